@@ -1,0 +1,88 @@
+"""Shared fixtures: the real broker (pulsar-lite on a free loopback port, or TG_TEST_PULSAR_URL)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from trustgraph_base.messaging import Bus, EmbeddedBroker, Processor, Topics
+from trustgraph_base.settings import ProcessorSettings
+
+
+@pytest.fixture(scope="session")
+def pulsar_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A running broker for the whole session."""
+    external = os.environ.get("TG_TEST_PULSAR_URL")
+    if external:
+        yield external
+        return
+    broker = EmbeddedBroker(tmp_path_factory.mktemp("broker"))
+    broker.start()
+    try:
+        yield broker.url
+    finally:
+        broker.stop()
+
+
+@pytest.fixture
+def prefix() -> str:
+    """A fresh topic prefix: each test sees only its own topics."""
+    return f"t{uuid.uuid4().hex[:10]}"
+
+
+@pytest.fixture
+def topics(prefix: str) -> Topics:
+    return Topics(prefix)
+
+
+@pytest.fixture
+def settings(pulsar_url: str, prefix: str, tmp_path: Path) -> ProcessorSettings:
+    return ProcessorSettings(
+        pulsar_url=pulsar_url, topic_prefix=prefix, data_dir=str(tmp_path / "data")
+    )
+
+
+@pytest.fixture
+async def bus(pulsar_url: str) -> AsyncIterator[Bus]:
+    b = Bus(pulsar_url)
+    try:
+        yield b
+    finally:
+        await b.close()
+
+
+class RunningProcessors:
+    """Start processors in this event loop and stop them (draining) at teardown."""
+
+    def __init__(self) -> None:
+        self._running: list[tuple[asyncio.Event, asyncio.Task[None]]] = []
+
+    async def start(self, proc: Processor, settings: ProcessorSettings) -> None:
+        stop, ready = asyncio.Event(), asyncio.Event()
+        task = asyncio.create_task(proc.run(settings, stop, ready))
+        waiter = asyncio.create_task(ready.wait())
+        done, _ = await asyncio.wait({waiter, task}, timeout=30, return_when=asyncio.FIRST_COMPLETED)
+        if task in done:
+            waiter.cancel()
+            task.result()  # raises the startup failure
+        assert waiter in done, f"{proc.name} did not become ready"
+        self._running.append((stop, task))
+
+    async def stop_all(self) -> None:
+        for stop, _ in self._running:
+            stop.set()
+        await asyncio.gather(*(t for _, t in self._running), return_exceptions=True)
+
+
+@pytest.fixture
+async def processors() -> AsyncIterator[RunningProcessors]:
+    running = RunningProcessors()
+    try:
+        yield running
+    finally:
+        await running.stop_all()

@@ -1,0 +1,97 @@
+"""The messaging runtime against the real broker."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+
+from tests.conftest import RunningProcessors
+from trustgraph_base.errors import RequestTimeout, ServiceError
+from trustgraph_base.messaging import Bus, Context, Processor, RequestClient, Topics
+from trustgraph_base.messaging.services import TEXT_COMPLETION
+from trustgraph_base.schema import Metadata, TextCompletionRequest, TextCompletionResponse, Triples
+from trustgraph_base.settings import ProcessorSettings
+
+
+def echo_processor() -> Processor[ProcessorSettings]:
+    proc: Processor[ProcessorSettings] = Processor("echo")
+
+    @proc.service(TEXT_COMPLETION)
+    async def complete(
+        req: TextCompletionRequest, ctx: Context[ProcessorSettings]
+    ) -> AsyncIterator[TextCompletionResponse]:
+        if req.prompt == "fail":
+            raise ServiceError("llm-error", "the model refused")
+        words = req.prompt.split()
+        for i, word in enumerate(words):
+            yield TextCompletionResponse(response=word, end_of_stream=i == len(words) - 1)
+
+    return proc
+
+
+async def test_streamed_reply(processors: RunningProcessors, settings: ProcessorSettings, bus: Bus, topics: Topics) -> None:
+    await processors.start(echo_processor(), settings)
+    client = RequestClient(bus, topics, TEXT_COMPLETION, "tester")
+    pieces = [r.response async for r in client.stream(TextCompletionRequest(prompt="a b c"), timeout=10)]
+    assert pieces == ["a", "b", "c"]
+    final = await client.request(TextCompletionRequest(prompt="x y"), timeout=10)
+    assert final.response == "y" and final.end_of_stream
+    with pytest.raises(ServiceError) as err:
+        await client.request(TextCompletionRequest(prompt="fail"), timeout=10)
+    assert err.value.type == "llm-error"
+    await client.close()
+
+
+async def test_malformed_request_is_answered_and_dead_lettered(
+    processors: RunningProcessors, settings: ProcessorSettings, bus: Bus, topics: Topics
+) -> None:
+    await processors.start(echo_processor(), settings)
+    request_topic = topics.request(TEXT_COMPLETION)
+    dlq = topics.dead_letter(request_topic, "echo.text-completion")
+    dead = await bus.subscribe(dlq, "inspect")
+    reply_topic = topics.topic("manual-replies")
+    replies = await bus.subscribe(reply_topic, "inspect")
+    await bus.publish(request_topic, b'{"prompt": 42, "bogus": true}', {"id": "r1", "reply-to": reply_topic})
+    reply = await asyncio.wait_for(replies.receive(), 10)
+    assert reply.properties()["id"] == "r1"
+    assert b"bad-request" in reply.data()
+    got = await asyncio.wait_for(dead.receive(), 10)
+    assert got.data() == b'{"prompt": 42, "bogus": true}'
+    # the service goes on serving
+    client = RequestClient(bus, topics, TEXT_COMPLETION, "tester")
+    assert (await client.request(TextCompletionRequest(prompt="still here"), timeout=10)).response == "here"
+    await client.close()
+
+
+async def test_consumer_poison_message_is_dead_lettered(
+    processors: RunningProcessors, settings: ProcessorSettings, bus: Bus, topics: Topics
+) -> None:
+    proc: Processor[ProcessorSettings] = Processor("sink")
+    seen: asyncio.Queue[str] = asyncio.Queue()
+
+    @proc.consumer("things", Triples)
+    async def on_triples(msg: Triples, ctx: Context[ProcessorSettings]) -> None:
+        if msg.metadata.id == "explode":
+            raise RuntimeError("handler bug")
+        await seen.put(msg.metadata.id)
+
+    await processors.start(proc, settings)
+    topic = topics.topic("things")
+    dead = await bus.subscribe(topics.dead_letter(topic, "sink.things"), "inspect")
+    await bus.publish(topic, b"not json at all")
+    await bus.publish(topic, Triples(metadata=Metadata(id="explode"), triples=[]))
+    await bus.publish(topic, Triples(metadata=Metadata(id="fine"), triples=[]))
+    assert await asyncio.wait_for(seen.get(), 10) == "fine"
+    first = await asyncio.wait_for(dead.receive(), 15)
+    second = await asyncio.wait_for(dead.receive(), 15)
+    assert {first.data(), second.data()} >= {b"not json at all"}
+    assert any(b"explode" in m.data() for m in (first, second))
+
+
+async def test_request_timeout_when_no_service(bus: Bus, topics: Topics) -> None:
+    client = RequestClient(bus, topics, TEXT_COMPLETION, "lonely")
+    with pytest.raises(RequestTimeout):
+        await client.request(TextCompletionRequest(prompt="anyone?"), timeout=0.5)
+    await client.close()

@@ -1,0 +1,1 @@
+"""Shared core: schemas, wire codec, RDF terms, provenance builders and Pulsar messaging."""

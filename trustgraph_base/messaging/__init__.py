@@ -1,0 +1,53 @@
+"""Pulsar messaging: the bus, request/response, the processor runtime and the embedded broker."""
+
+from trustgraph_base.messaging.broker import EmbeddedBroker, free_port
+from trustgraph_base.messaging.bus import Bus
+from trustgraph_base.messaging.requests import RequestClient
+from trustgraph_base.messaging.runtime import Context, Processor
+from trustgraph_base.messaging.services import (
+    AGENT,
+    CHUNKS,
+    DOCUMENT_LOADED,
+    DOCUMENT_RAG,
+    EMBEDDINGS,
+    EXPLAIN,
+    GRAPH_RAG,
+    INGEST_EVENTS,
+    LIBRARIAN,
+    PAGES,
+    SERVICES,
+    SPARQL,
+    TEXT_COMPLETION,
+    TRIPLES_QUERY,
+    TRIPLES_STORE,
+    VECTORS,
+    ServiceSpec,
+    Topics,
+)
+
+__all__ = [
+    "AGENT",
+    "CHUNKS",
+    "DOCUMENT_LOADED",
+    "DOCUMENT_RAG",
+    "EMBEDDINGS",
+    "EXPLAIN",
+    "GRAPH_RAG",
+    "INGEST_EVENTS",
+    "LIBRARIAN",
+    "PAGES",
+    "SERVICES",
+    "SPARQL",
+    "TEXT_COMPLETION",
+    "TRIPLES_QUERY",
+    "TRIPLES_STORE",
+    "VECTORS",
+    "Bus",
+    "Context",
+    "EmbeddedBroker",
+    "Processor",
+    "RequestClient",
+    "ServiceSpec",
+    "Topics",
+    "free_port",
+]

@@ -1,0 +1,394 @@
+"""The processor runtime: a processor is one module of decorator-registered typed handlers.
+
+    proc = Processor("chunker", ChunkerSettings)
+
+    @proc.consumer(PAGES, PageText)
+    async def on_page(page: PageText, ctx: Context) -> None: ...
+
+    @proc.service(GRAPH_RAG)
+    async def answer(req: GraphRagRequest, ctx: Context) -> AsyncIterator[GraphRagResponse]: ...
+
+    main = proc.main
+
+Policy lives here, not in handlers: payloads are validated from the message model; a
+message that does not validate is logged once and dead-lettered; a consumer's message is
+acked only after its handler returns, and negatively acked (then dead-lettered after a
+few redeliveries) if it raises; a service handler's failure is answered as an ``Error``
+and the request acked. Shutdown stops intake, drains in-flight work, and never
+unsubscribes durable subscriptions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import logging
+import signal
+import sys
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Generic, TypeVar, cast
+
+from pulsar.asyncio import Consumer
+from pydantic import BaseModel
+
+from trustgraph_base.errors import ServiceError, TrustGraphError, WireError
+from trustgraph_base.messaging.bus import Bus
+from trustgraph_base.messaging.requests import RequestClient
+from trustgraph_base.messaging.services import Req, Resp, ServiceSpec, Topics
+from trustgraph_base.schema.core import Error, Response
+from trustgraph_base.settings import ProcessorSettings, load_settings
+from trustgraph_base.wire import decode
+
+log = logging.getLogger(__name__)
+
+M = TypeVar("M", bound=BaseModel)
+S = TypeVar("S", bound=ProcessorSettings)
+
+ServiceHandler = Callable[[Any, "Context[Any]"], Awaitable[Any] | AsyncIterator[Any]]
+ConsumerHandler = Callable[[Any, "Context[Any]"], Awaitable[None]]
+BatchHandler = Callable[[list[Any], "Context[Any]"], Awaitable[None]]
+Hook = Callable[["Context[Any]"], Awaitable[None]]
+
+
+class Context(Generic[S]):
+    """What a handler may use: settings, publishing, requests to other services, state."""
+
+    def __init__(self, name: str, settings: S, bus: Bus) -> None:
+        self.name = name
+        self.settings = settings
+        self.bus = bus
+        self.topics = Topics(settings.topic_prefix)
+        self.state: dict[str, Any] = {}
+        self._clients: dict[str, RequestClient[Any, Any]] = {}
+
+    @property
+    def client_name(self) -> str:
+        return f"{self.name}-{self.settings.instance}" if self.settings.instance else self.name
+
+    async def publish(self, topic_name: str, message: BaseModel, *, batching: bool = False) -> None:
+        """Publish a message on a one-way topic (by short name, e.g. ``TRIPLES_STORE``)."""
+        await self.bus.publish(self.topics.topic(topic_name), message, batching=batching)
+
+    def client(self, spec: ServiceSpec[Req, Resp]) -> RequestClient[Req, Resp]:
+        """The request client for another service (one per process and service)."""
+        found = self._clients.get(spec.name)
+        if found is None:
+            found = RequestClient(self.bus, self.topics, spec, self.client_name)
+            self._clients[spec.name] = found
+        return cast(RequestClient[Req, Resp], found)
+
+    async def close(self) -> None:
+        for client in self._clients.values():
+            await client.close()
+
+
+@dataclass
+class _Route:
+    topic: str
+    subscription: str
+    kind: str  # "service" | "consumer" | "batch"
+    handler: Callable[..., Any]
+    model: type[BaseModel]
+    spec: ServiceSpec[Any, Any] | None = None
+    concurrency: int = 1
+    max_batch: int = 1
+    max_wait: float = 0.0
+
+
+@dataclass
+class Processor(Generic[S]):
+    """A named processor: its settings class, handlers and lifecycle hooks."""
+
+    name: str
+    settings_cls: type[S] = cast(type[S], ProcessorSettings)
+    routes: list[_Route] = field(default_factory=list)
+    startup: list[Hook] = field(default_factory=list)
+    shutdown: list[Hook] = field(default_factory=list)
+
+    # -- registration ---------------------------------------------------------------
+
+    def service(self, spec: ServiceSpec[Req, Resp], *, concurrency: int = 16) -> Callable[[Any], Any]:
+        """Register the handler of a request/response service.
+
+        The handler is ``async def (req, ctx) -> Resp`` or an async generator yielding
+        responses (intermediate ones with ``end_of_stream=False``).
+        """
+
+        def register(fn: Any) -> Any:
+            self._check(fn)
+            self.routes.append(
+                _Route("", f"{self.name}.{spec.name}", "service", fn, spec.request, spec, concurrency)
+            )
+            return fn
+
+        return register
+
+    def consumer(self, topic_name: str, model: type[M], *, concurrency: int = 1) -> Callable[[Any], Any]:
+        """Register ``async def (msg, ctx) -> None`` for a one-way topic."""
+
+        def register(fn: Any) -> Any:
+            self._check(fn)
+            self.routes.append(
+                _Route(topic_name, f"{self.name}.{topic_name}", "consumer", fn, model, None, concurrency)
+            )
+            return fn
+
+        return register
+
+    def batch_consumer(
+        self, topic_name: str, model: type[M], *, max_batch: int = 256, max_wait: float = 0.01
+    ) -> Callable[[Any], Any]:
+        """Register ``async def (msgs, ctx) -> None`` called with up to ``max_batch`` messages.
+
+        The whole batch is acked after the handler returns (or nacked if it raises).
+        """
+
+        def register(fn: Any) -> Any:
+            self._check(fn)
+            self.routes.append(
+                _Route(topic_name, f"{self.name}.{topic_name}", "batch", fn, model, None, 1, max_batch, max_wait)
+            )
+            return fn
+
+        return register
+
+    def on_start(self, fn: Hook) -> Hook:
+        """Run before any consumer starts (open stores, load models)."""
+        self.startup.append(fn)
+        return fn
+
+    def on_stop(self, fn: Hook) -> Hook:
+        """Run after every consumer has drained."""
+        self.shutdown.append(fn)
+        return fn
+
+    @staticmethod
+    def _check(fn: Any) -> None:
+        if not (inspect.iscoroutinefunction(fn) or inspect.isasyncgenfunction(fn)):
+            raise TypeError(f"handler {fn!r} must be 'async def'")
+
+    # -- running --------------------------------------------------------------------
+
+    def main(self, argv: list[str] | None = None) -> None:
+        """Entry point: settings from flags and ``TG_*`` environment, run until SIGTERM/SIGINT."""
+        settings = load_settings(self.settings_cls, argv, prog=self.name)
+        logging.basicConfig(
+            level=settings.log_level.upper(),
+            format=f"%(asctime)s {self.name} %(levelname)s %(message)s",
+            stream=sys.stderr,
+        )
+        try:
+            asyncio.run(self._main(settings))
+        except TrustGraphError as exc:
+            log.error("%s", exc)
+            sys.exit(1)
+
+    async def _main(self, settings: S) -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+        await self.run(settings, stop)
+
+    async def run(self, settings: S, stop: asyncio.Event, ready: asyncio.Event | None = None) -> None:
+        """Run until ``stop`` is set; set ``ready`` (and touch the ready file) once subscribed."""
+        bus = Bus(settings.pulsar_url)
+        ctx: Context[S] = Context(self.name, settings, bus)
+        runners: list[_Runner] = []
+        try:
+            for hook in self.startup:
+                await hook(ctx)
+            for route in self.routes:
+                topic = ctx.topics.request(route.spec) if route.spec else ctx.topics.topic(route.topic)
+                dlq = ctx.topics.dead_letter(topic, route.subscription)
+                consumer = await bus.subscribe(topic, route.subscription, dead_letter_topic=dlq)
+                runners.append(_Runner(route, consumer, ctx, topic, dlq))
+            tasks = [asyncio.create_task(r.run(), name=r.topic) for r in runners]
+            if settings.ready_file:
+                Path(settings.ready_file).write_text(str(time.time()))
+            if ready is not None:
+                ready.set()
+            log.info("%s ready on %s", self.name, settings.pulsar_url)
+            stopper = asyncio.create_task(stop.wait())
+            done, _ = await asyncio.wait([stopper, *tasks], return_when=asyncio.FIRST_COMPLETED)
+            stopper.cancel()
+            for task in done:
+                if task is not stopper and task.exception() is not None:
+                    log.error("consumer %s died: %r", task.get_name(), task.exception())
+            log.info("%s stopping: draining in-flight work", self.name)
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            await asyncio.gather(
+                *(r.drain(settings.drain_timeout) for r in runners), return_exceptions=True
+            )
+        finally:
+            for hook in self.shutdown:
+                try:
+                    await hook(ctx)
+                except Exception:
+                    log.exception("shutdown hook failed")
+            await ctx.close()
+            await bus.close()
+            log.info("%s stopped", self.name)
+
+
+@dataclass
+class _Runner:
+    """Receives from one subscription and dispatches to its handler under the route's policy."""
+
+    route: _Route
+    consumer: Consumer
+    ctx: Context[Any]
+    topic: str
+    dlq: str
+    inflight: set[asyncio.Task[None]] = field(default_factory=set)
+
+    async def run(self) -> None:
+        if self.route.kind == "batch":
+            await self._run_batches()
+            return
+        sem = asyncio.Semaphore(self.route.concurrency)
+        while True:
+            await sem.acquire()
+            try:
+                msg = await self.consumer.receive()
+            except BaseException:
+                sem.release()
+                raise
+            task = asyncio.create_task(self._dispatch(msg))
+            self.inflight.add(task)
+            task.add_done_callback(self.inflight.discard)
+            task.add_done_callback(lambda _t: sem.release())
+
+    async def drain(self, timeout: float) -> None:
+        if self.inflight:
+            await asyncio.wait(set(self.inflight), timeout=timeout)
+
+    async def _dispatch(self, msg: Any) -> None:
+        try:
+            if self.route.kind == "service":
+                await self._serve(msg)
+            else:
+                await self._consume(msg)
+        except Exception:
+            log.exception("unexpected failure handling a message on %s", self.topic)
+            await self.consumer.negative_acknowledge(msg)
+
+    def _decode(self, msg: Any) -> BaseModel | None:
+        try:
+            return decode(self.route.model, msg.data())
+        except WireError as exc:
+            log.warning(
+                "dead-lettering malformed message on %s (id=%s): %s",
+                self.topic,
+                msg.properties().get("id", "-"),
+                exc,
+            )
+            return None
+
+    async def _dead_letter(self, msg: Any) -> None:
+        await self.ctx.bus.publish(self.dlq, msg.data(), dict(msg.properties()))
+        await self.consumer.acknowledge(msg)
+
+    async def _consume(self, msg: Any) -> None:
+        value = self._decode(msg)
+        if value is None:
+            await self._dead_letter(msg)
+            return
+        try:
+            await self.route.handler(value, self.ctx)
+        except Exception as exc:
+            log.warning("handler failed on %s (will retry): %r", self.topic, exc)
+            await self.consumer.negative_acknowledge(msg)
+            return
+        await self.consumer.acknowledge(msg)
+
+    async def _serve(self, msg: Any) -> None:
+        spec = self.route.spec
+        assert spec is not None
+        props = msg.properties()
+        reply_to, rid = props.get("reply-to", ""), props.get("id", "")
+        if not reply_to or not rid:
+            log.warning("request on %s without id/reply-to: dead-lettered", self.topic)
+            await self._dead_letter(msg)
+            return
+
+        async def reply(resp: Response) -> None:
+            await self.ctx.bus.publish(reply_to, resp, {"id": rid})
+
+        request = self._decode(msg)
+        if request is None:
+            try:
+                decode(spec.request, msg.data())
+            except WireError as exc:
+                await reply(spec.response(error=Error(type="bad-request", message=str(exc))))
+            await self._dead_letter(msg)
+            return
+        await self._answer(request, reply, spec)
+        await self.consumer.acknowledge(msg)
+
+    async def _answer(
+        self, request: BaseModel, reply: Callable[[Response], Awaitable[None]], spec: ServiceSpec[Any, Any]
+    ) -> None:
+        finished = False
+        try:
+            result = self.route.handler(request, self.ctx)
+            if inspect.isasyncgen(result):
+                async for resp in result:
+                    await reply(resp)
+                    if resp.end_of_stream:
+                        finished = True
+                        break
+                if not finished:
+                    await reply(spec.response())
+            else:
+                await reply(await result)
+        except ServiceError as exc:
+            await reply(spec.response(error=Error(type=exc.type, message=exc.message)))
+        except Exception as exc:
+            log.exception("service %s failed", spec.name)
+            await reply(spec.response(error=Error(type="internal-error", message=f"{type(exc).__name__}: {exc}")))
+
+    async def _run_batches(self) -> None:
+        while True:
+            batch = [await self.consumer.receive()]
+            deadline = time.monotonic() + self.route.max_wait
+            while len(batch) < self.route.max_batch:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    break
+                try:
+                    batch.append(await asyncio.wait_for(self.consumer.receive(), remaining))
+                except TimeoutError:
+                    break
+            task = asyncio.create_task(self._consume_batch(batch))
+            self.inflight.add(task)
+            task.add_done_callback(self.inflight.discard)
+            await asyncio.shield(task)
+
+    async def _consume_batch(self, batch: list[Any]) -> None:
+        good: list[Any] = []
+        values: list[BaseModel] = []
+        for msg in batch:
+            value = self._decode(msg)
+            if value is None:
+                await self._dead_letter(msg)
+            else:
+                good.append(msg)
+                values.append(value)
+        if not values:
+            return
+        try:
+            await self.route.handler(values, self.ctx)
+        except Exception as exc:
+            log.warning("batch handler failed on %s (will retry): %r", self.topic, exc)
+            for msg in good:
+                await self.consumer.negative_acknowledge(msg)
+            return
+        for msg in good:
+            await self.consumer.acknowledge(msg)

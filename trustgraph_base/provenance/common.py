@@ -1,0 +1,65 @@
+"""Small pieces shared by the triple builders."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from trustgraph_base.provenance.namespaces import PROV, RDF, TG, XSD
+from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Term, Triple
+
+
+def now_iso() -> str:
+    """The current time as an ``xsd:dateTime`` lexical form (UTC, milliseconds)."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def datetime_literal(timestamp: str) -> LiteralTerm:
+    return LiteralTerm(v=timestamp, dt=XSD.dateTime)
+
+
+def integer_literal(value: int) -> LiteralTerm:
+    return LiteralTerm(v=str(int(value)), dt=XSD.integer)
+
+
+def text(value: str) -> LiteralTerm:
+    return LiteralTerm(v=value)
+
+
+def triple(s: str, p: IriTerm, o: Term, graph: str | None) -> Triple:
+    return Triple(s=IriTerm(i=s), p=p, o=o, g=graph)
+
+
+def types(s: str, graph: str | None, *classes: IriTerm) -> list[Triple]:
+    return [triple(s, RDF.type, cls, graph) for cls in classes]
+
+
+def metrics_triples(
+    stage_uri: str,
+    graph: str,
+    *,
+    model: str | None = None,
+    in_token: int | None = None,
+    out_token: int | None = None,
+    latency_ms: float | None = None,
+) -> list[Triple]:
+    """Per-stage cost figures as the extra predicates tg:model, tg:inToken, tg:outToken, tg:latencyMs."""
+    out: list[Triple] = []
+    if model:
+        out.append(triple(stage_uri, TG.model, text(model), graph))
+    if in_token is not None:
+        out.append(triple(stage_uri, TG.inToken, integer_literal(in_token), graph))
+    if out_token is not None:
+        out.append(triple(stage_uri, TG.outToken, integer_literal(out_token), graph))
+    if latency_ms is not None:
+        value = LiteralTerm(v=f"{latency_ms:.3f}", dt=XSD.decimal)
+        out.append(triple(stage_uri, TG.latencyMs, value, graph))
+    return out
+
+
+def failure_triples(uri: str, graph: str, message: str) -> list[Triple]:
+    """Mark a trace entity (its question) as failed, with the reason."""
+    return [triple(uri, TG.error, text(message), graph)]
+
+
+def derived(s: str, parent: str, graph: str | None) -> Triple:
+    return triple(s, PROV.wasDerivedFrom, IriTerm(i=parent), graph)

@@ -1,0 +1,91 @@
+"""Extraction-time provenance (graph ``urn:graph:source``): document → page → chunk → subgraph."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from trustgraph_base.provenance.common import (
+    datetime_literal,
+    derived,
+    integer_literal,
+    text,
+    triple,
+    types,
+)
+from trustgraph_base.provenance.namespaces import DC, GRAPH_SOURCE, PROV, RDFS, TG
+from trustgraph_base.rdf.terms import BlankTerm, IriTerm, LiteralTerm, Term, Triple, quoted
+
+G = GRAPH_SOURCE
+Edge = tuple[IriTerm | BlankTerm, IriTerm, Term]
+
+
+def document_triples(doc_uri: str, title: str, mime_type: str) -> list[Triple]:
+    """The document entity: its title, MIME type and label."""
+    return [
+        *types(doc_uri, G, PROV.Entity, TG.Document),
+        triple(doc_uri, DC.title, text(title), G),
+        triple(doc_uri, TG.mimeType, text(mime_type), G),
+        triple(doc_uri, RDFS.label, text(title or doc_uri), G),
+    ]
+
+
+def page_triples(page: str, doc_uri: str, page_number: int, activity: str) -> list[Triple]:
+    """A page ``{doc}/p{n}``, derived from its document."""
+    return [
+        *types(page, G, PROV.Entity, TG.Page),
+        triple(page, TG.pageNumber, integer_literal(page_number), G),
+        derived(page, doc_uri, G),
+        triple(page, PROV.wasGeneratedBy, IriTerm(i=activity), G),
+    ]
+
+
+def chunk_triples(
+    chunk: str,
+    parent_uri: str,
+    index: int,
+    char_offset: int,
+    char_length: int,
+    activity: str,
+) -> list[Triple]:
+    """A chunk, derived from its page (or from its document when there are no pages)."""
+    return [
+        *types(chunk, G, PROV.Entity, TG.Chunk),
+        triple(chunk, TG.chunkIndex, integer_literal(index), G),
+        triple(chunk, TG.charOffset, integer_literal(char_offset), G),
+        triple(chunk, TG.charLength, integer_literal(char_length), G),
+        derived(chunk, parent_uri, G),
+        triple(chunk, PROV.wasGeneratedBy, IriTerm(i=activity), G),
+    ]
+
+
+def subgraph_triples(
+    subgraph: str, chunk: str, edges: Sequence[Edge], activity: str
+) -> list[Triple]:
+    """The edges extracted from one chunk, each as ``tg:contains << s p o >>``."""
+    return [
+        *types(subgraph, G, PROV.Entity, TG.Subgraph),
+        derived(subgraph, chunk, G),
+        triple(subgraph, PROV.wasGeneratedBy, IriTerm(i=activity), G),
+        *(triple(subgraph, TG.contains, quoted(s, p, o), G) for s, p, o in edges),
+    ]
+
+
+def activity_triples(
+    activity: str,
+    component: str,
+    component_label: str,
+    started_at: str,
+    settings: Mapping[IriTerm, int | str] | None = None,
+) -> list[Triple]:
+    """An activity associated with the software agent that ran it, with the settings it used."""
+    out = [
+        *types(activity, G, PROV.Activity),
+        triple(activity, PROV.wasAssociatedWith, IriTerm(i=component), G),
+        triple(activity, PROV.startedAtTime, datetime_literal(started_at), G),
+        *types(component, G, PROV.SoftwareAgent),
+        triple(component, RDFS.label, text(component_label), G),
+    ]
+    for predicate, value in (settings or {}).items():
+        literal: LiteralTerm = integer_literal(value) if isinstance(value, int) else text(value)
+        out.append(triple(activity, predicate, literal, G))
+    return out

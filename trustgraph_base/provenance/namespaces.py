@@ -1,0 +1,117 @@
+"""The closed vocabulary: every IRI the system writes, declared once.
+
+A term is an attribute of its namespace class, so a misspelt term is an
+``AttributeError`` at import (and a mypy error), never a silent new IRI in the store.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from trustgraph_base.rdf.terms import IriTerm
+
+TG_NS: Final = "https://trustgraph.ai/ns/"
+PROV_NS: Final = "http://www.w3.org/ns/prov#"
+RDF_NS: Final = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+RDFS_NS: Final = "http://www.w3.org/2000/01/rdf-schema#"
+DC_NS: Final = "http://purl.org/dc/elements/1.1/"
+XSD_NS: Final = "http://www.w3.org/2001/XMLSchema#"
+
+GRAPH_SOURCE: Final = "urn:graph:source"
+GRAPH_RETRIEVAL: Final = "urn:graph:retrieval"
+
+
+def _t(ns: str, local: str) -> IriTerm:
+    return IriTerm(i=ns + local)
+
+
+class TG:
+    """``tg:`` terms (https://trustgraph.ai/ns/)."""
+
+    # classes
+    Question: Final = _t(TG_NS, "Question")
+    GraphRagQuestion: Final = _t(TG_NS, "GraphRagQuestion")
+    DocRagQuestion: Final = _t(TG_NS, "DocRagQuestion")
+    AgentQuestion: Final = _t(TG_NS, "AgentQuestion")
+    Analysis: Final = _t(TG_NS, "Analysis")
+    Conclusion: Final = _t(TG_NS, "Conclusion")
+    Exploration: Final = _t(TG_NS, "Exploration")
+    Focus: Final = _t(TG_NS, "Focus")
+    Synthesis: Final = _t(TG_NS, "Synthesis")
+    Document: Final = _t(TG_NS, "Document")
+    Page: Final = _t(TG_NS, "Page")
+    Chunk: Final = _t(TG_NS, "Chunk")
+    Subgraph: Final = _t(TG_NS, "Subgraph")
+    # query-time predicates
+    query: Final = _t(TG_NS, "query")
+    thought: Final = _t(TG_NS, "thought")
+    action: Final = _t(TG_NS, "action")
+    arguments: Final = _t(TG_NS, "arguments")
+    observation: Final = _t(TG_NS, "observation")
+    answer: Final = _t(TG_NS, "answer")
+    chunkCount: Final = _t(TG_NS, "chunkCount")
+    selectedChunk: Final = _t(TG_NS, "selectedChunk")
+    edgeCount: Final = _t(TG_NS, "edgeCount")
+    selectedEdge: Final = _t(TG_NS, "selectedEdge")
+    edge: Final = _t(TG_NS, "edge")
+    reasoning: Final = _t(TG_NS, "reasoning")
+    content: Final = _t(TG_NS, "content")
+    # extraction-time predicates
+    mimeType: Final = _t(TG_NS, "mimeType")
+    pageNumber: Final = _t(TG_NS, "pageNumber")
+    chunkIndex: Final = _t(TG_NS, "chunkIndex")
+    charOffset: Final = _t(TG_NS, "charOffset")
+    charLength: Final = _t(TG_NS, "charLength")
+    contains: Final = _t(TG_NS, "contains")
+    # extensions declared here (SPEC.md leaves them to us): stage metrics, settings, failure
+    model: Final = _t(TG_NS, "model")
+    inToken: Final = _t(TG_NS, "inToken")
+    outToken: Final = _t(TG_NS, "outToken")
+    latencyMs: Final = _t(TG_NS, "latencyMs")
+    chunkSize: Final = _t(TG_NS, "chunkSize")
+    chunkOverlap: Final = _t(TG_NS, "chunkOverlap")
+    error: Final = _t(TG_NS, "error")
+
+
+class PROV:
+    """``prov:`` terms (W3C PROV-O)."""
+
+    Activity: Final = _t(PROV_NS, "Activity")
+    Entity: Final = _t(PROV_NS, "Entity")
+    SoftwareAgent: Final = _t(PROV_NS, "SoftwareAgent")
+    wasDerivedFrom: Final = _t(PROV_NS, "wasDerivedFrom")
+    wasGeneratedBy: Final = _t(PROV_NS, "wasGeneratedBy")
+    wasAssociatedWith: Final = _t(PROV_NS, "wasAssociatedWith")
+    startedAtTime: Final = _t(PROV_NS, "startedAtTime")
+
+
+class RDF:
+    type: Final = _t(RDF_NS, "type")
+
+
+class RDFS:
+    label: Final = _t(RDFS_NS, "label")
+
+
+class DC:
+    title: Final = _t(DC_NS, "title")
+
+
+class XSD:
+    """Datatype IRIs (as strings, for ``LiteralTerm.dt``)."""
+
+    dateTime: Final = XSD_NS + "dateTime"
+    integer: Final = XSD_NS + "integer"
+    decimal: Final = XSD_NS + "decimal"
+    double: Final = XSD_NS + "double"
+    string: Final = XSD_NS + "string"
+
+
+PREFIXES: Final = {
+    "tg": TG_NS,
+    "prov": PROV_NS,
+    "rdf": RDF_NS,
+    "rdfs": RDFS_NS,
+    "dc": DC_NS,
+    "xsd": XSD_NS,
+}

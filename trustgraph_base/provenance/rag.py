@@ -1,0 +1,104 @@
+"""Triples of GraphRAG and DocumentRAG traces (graph ``urn:graph:retrieval``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from trustgraph_base.provenance.common import (
+    datetime_literal,
+    derived,
+    integer_literal,
+    text,
+    triple,
+    types,
+)
+from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, PROV, TG
+from trustgraph_base.provenance.uris import focus_edge_uri
+from trustgraph_base.rdf.terms import BlankTerm, IriTerm, Term, Triple, quoted
+
+G = GRAPH_RETRIEVAL
+
+
+class SelectedEdge(NamedTuple):
+    """An edge the LLM chose, with its stated reason."""
+
+    s: IriTerm | BlankTerm
+    p: IriTerm
+    o: Term
+    reasoning: str
+
+
+def _question(
+    uri: str, subtype: IriTerm, query: str, timestamp: str, parent_uri: str | None
+) -> list[Triple]:
+    out = [
+        *types(uri, G, PROV.Activity, TG.Question, subtype),
+        triple(uri, TG.query, text(query), G),
+        triple(uri, PROV.startedAtTime, datetime_literal(timestamp), G),
+    ]
+    if parent_uri:
+        out.append(derived(uri, parent_uri, G))
+    return out
+
+
+def graph_rag_question_triples(
+    question_uri: str, query: str, timestamp: str, parent_uri: str | None = None
+) -> list[Triple]:
+    """A GraphRAG question; ``parent_uri`` is the agent analysis that called it, if any."""
+    return _question(question_uri, TG.GraphRagQuestion, query, timestamp, parent_uri)
+
+
+def docrag_question_triples(
+    question_uri: str, query: str, timestamp: str, parent_uri: str | None = None
+) -> list[Triple]:
+    """A DocumentRAG question; ``parent_uri`` is the agent analysis that called it, if any."""
+    return _question(question_uri, TG.DocRagQuestion, query, timestamp, parent_uri)
+
+
+def graph_rag_exploration_triples(
+    exploration_uri: str, question_uri: str, edge_count: int
+) -> list[Triple]:
+    """Exploration: how many edges were retrieved from the knowledge graph."""
+    return [
+        *types(exploration_uri, G, PROV.Entity, TG.Exploration),
+        triple(exploration_uri, PROV.wasGeneratedBy, IriTerm(i=question_uri), G),
+        triple(exploration_uri, TG.edgeCount, integer_literal(edge_count), G),
+    ]
+
+
+def docrag_exploration_triples(
+    exploration_uri: str, question_uri: str, chunk_uris: Sequence[str]
+) -> list[Triple]:
+    """Exploration: the chunks retrieved, each named by its extraction-provenance URI."""
+    return [
+        *types(exploration_uri, G, PROV.Entity, TG.Exploration),
+        triple(exploration_uri, PROV.wasGeneratedBy, IriTerm(i=question_uri), G),
+        triple(exploration_uri, TG.chunkCount, integer_literal(len(chunk_uris)), G),
+        *(triple(exploration_uri, TG.selectedChunk, IriTerm(i=c), G) for c in chunk_uris),
+    ]
+
+
+def graph_rag_focus_triples(
+    focus: str, exploration_uri: str, question_uri: str, edges: Sequence[SelectedEdge]
+) -> list[Triple]:
+    """Focus: each selected edge ``…/focus/e{n}`` with ``tg:edge << s p o >>`` and its reasoning."""
+    out = [
+        *types(focus, G, PROV.Entity, TG.Focus),
+        derived(focus, exploration_uri, G),
+    ]
+    for n, edge in enumerate(edges, start=1):
+        e = focus_edge_uri(question_uri, n)
+        out.append(triple(focus, TG.selectedEdge, IriTerm(i=e), G))
+        out.append(triple(e, TG.edge, quoted(edge.s, edge.p, edge.o), G))
+        out.append(triple(e, TG.reasoning, text(edge.reasoning), G))
+    return out
+
+
+def synthesis_triples(synthesis: str, parent_uri: str, content: str) -> list[Triple]:
+    """Synthesis: the answer, derived from the focus (GraphRAG) or exploration (DocumentRAG)."""
+    return [
+        *types(synthesis, G, PROV.Entity, TG.Synthesis),
+        derived(synthesis, parent_uri, G),
+        triple(synthesis, TG.content, text(content), G),
+    ]

@@ -1,0 +1,133 @@
+"""URI builders and parsers for traces, documents and extracted entities."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from typing import Literal
+from urllib.parse import quote
+
+TraceKind = Literal["agent", "graph-rag", "document-rag"]
+
+AGENT_PREFIX = "urn:trustgraph:agent:"
+GRAPH_RAG_PREFIX = "urn:trustgraph:question:"
+DOCRAG_PREFIX = "urn:trustgraph:docrag:"
+DOC_PREFIX = "urn:trustgraph:doc:"
+ENTITY_PREFIX = "urn:trustgraph:entity:"
+RELATION_PREFIX = "urn:trustgraph:rel:"
+COMPONENT_PREFIX = "urn:trustgraph:component:"
+
+_PREFIX_KIND: dict[str, TraceKind] = {
+    AGENT_PREFIX: "agent",
+    GRAPH_RAG_PREFIX: "graph-rag",
+    DOCRAG_PREFIX: "document-rag",
+}
+_SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,127}$")
+_STAGE_SUFFIX = re.compile(r"/(i\d+|final|exploration|focus(/e\d+)?|synthesis)$")
+
+
+def new_session_id() -> str:
+    return str(uuid.uuid4())
+
+
+def check_session_id(session_id: str) -> str:
+    """A caller-chosen session id must be a short URI-safe token."""
+    if not _SESSION_ID.match(session_id):
+        raise ValueError(f"bad session id {session_id!r}: use letters, digits, '.', '_' or '-'")
+    return session_id
+
+
+def agent_session_uri(session_id: str) -> str:
+    return AGENT_PREFIX + check_session_id(session_id)
+
+
+def agent_iteration_uri(session_uri: str, n: int) -> str:
+    return f"{session_uri}/i{n}"
+
+
+def agent_final_uri(session_uri: str) -> str:
+    return f"{session_uri}/final"
+
+
+def graph_rag_question_uri(session_id: str) -> str:
+    return GRAPH_RAG_PREFIX + check_session_id(session_id)
+
+
+def docrag_question_uri(session_id: str) -> str:
+    return DOCRAG_PREFIX + check_session_id(session_id)
+
+
+def exploration_uri(question_uri: str) -> str:
+    return f"{question_uri}/exploration"
+
+
+def focus_uri(question_uri: str) -> str:
+    return f"{question_uri}/focus"
+
+
+def focus_edge_uri(question_uri: str, n: int) -> str:
+    return f"{question_uri}/focus/e{n}"
+
+
+def synthesis_uri(question_uri: str) -> str:
+    return f"{question_uri}/synthesis"
+
+
+def trace_kind(uri: str) -> TraceKind | None:
+    """The trace type a URI's pattern implies (the fallback when no rdf:type is stored)."""
+    for prefix, kind in _PREFIX_KIND.items():
+        if uri.startswith(prefix) and len(uri) > len(prefix):
+            return kind
+    return None
+
+
+def trace_root(uri: str) -> str | None:
+    """The question URI of the trace an entity URI belongs to, or None if it is not one."""
+    if trace_kind(uri) is None:
+        return None
+    return _STAGE_SUFFIX.sub("", uri)
+
+
+def document_uri(doc_id: str) -> str:
+    """A document URI: ``doc_id`` itself if it is already a URI, else ``urn:trustgraph:doc:{id}``."""
+    if ":" in doc_id:
+        return doc_id
+    return DOC_PREFIX + quote(doc_id, safe="-._~")
+
+
+def page_uri(doc_uri: str, n: int) -> str:
+    return f"{doc_uri}/p{n}"
+
+
+def chunk_uri(parent_uri: str, m: int) -> str:
+    """A chunk under a page (``{doc}/p{n}/c{m}``) or directly under a document (``{doc}/c{m}``)."""
+    return f"{parent_uri}/c{m}"
+
+
+def subgraph_uri(chunk: str) -> str:
+    return f"{chunk}/subgraph"
+
+
+def activity_uri(entity_uri: str, stage: str) -> str:
+    """The activity that generated an entity in one pipeline stage (decode, chunk, extract)."""
+    return f"{entity_uri}/activity/{stage}"
+
+
+def component_uri(name: str) -> str:
+    """The software agent (a processor) that carried out an activity."""
+    return COMPONENT_PREFIX + quote(name, safe="-._~")
+
+
+def _slug(label: str) -> str:
+    text = " ".join(label.split()).lower()
+    return quote(text.replace(" ", "_"), safe="-._~")
+
+
+def entity_uri(label: str) -> str:
+    """The IRI of an extracted entity, from its label (same label, same entity)."""
+    return ENTITY_PREFIX + _slug(label)
+
+
+def relation_uri(label: str) -> str:
+    """The IRI of an extracted relationship, from its label."""
+    return RELATION_PREFIX + _slug(label)

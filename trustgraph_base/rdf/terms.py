@@ -1,0 +1,191 @@
+"""RDF terms as pydantic models, in the gateway's JSON form.
+
+IRI ``{"t":"i","i":…}``, literal ``{"t":"l","v":…,"dt"?:…,"ln"?:…}``, blank node
+``{"t":"b","d":…}``, quoted triple ``{"t":"t","tr":{"s","p","o"}}``; a triple is
+``{"s","p","o","g"?}``. Quoted triples are allowed in object position only (RDF 1.2).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+XSD = "http://www.w3.org/2001/XMLSchema#"
+RDF_LANG_STRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
+
+# Characters RFC 3987 forbids in an IRI, plus anything that is not printable.
+_BAD_IRI = re.compile(r'[\x00-\x20<>"{}|^`\\\x7f]')
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
+_LANG = re.compile(r"^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$")
+_BLANK = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*$")
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+
+def check_iri(value: str) -> str:
+    """Return ``value`` if it is an absolute IRI, else raise ``ValueError`` naming the fault."""
+    if not _SCHEME.match(value):
+        raise ValueError(f"not an absolute IRI (no scheme): {value!r}")
+    bad = _BAD_IRI.search(value)
+    if bad:
+        raise ValueError(f"IRI contains a forbidden character {bad.group()!r}: {value!r}")
+    return value
+
+
+class IriTerm(BaseModel):
+    """An IRI."""
+
+    model_config = _FROZEN
+    t: Literal["i"] = "i"
+    i: str
+
+    @field_validator("i")
+    @classmethod
+    def _valid(cls, value: str) -> str:
+        return check_iri(value)
+
+
+class LiteralTerm(BaseModel):
+    """A literal with an optional datatype IRI or language tag (never both)."""
+
+    model_config = _FROZEN
+    t: Literal["l"] = "l"
+    v: str
+    dt: str | None = None
+    ln: str | None = None
+
+    @model_validator(mode="after")
+    def _valid(self) -> LiteralTerm:
+        if self.dt is not None and self.ln is not None:
+            raise ValueError("a literal has a datatype or a language tag, not both")
+        if self.dt is not None:
+            check_iri(self.dt)
+            check_lexical(self.v, self.dt)
+        if self.ln is not None and not _LANG.match(self.ln):
+            raise ValueError(f"bad language tag: {self.ln!r}")
+        return self
+
+
+class BlankTerm(BaseModel):
+    """A blank node, identified within one message."""
+
+    model_config = _FROZEN
+    t: Literal["b"] = "b"
+    d: str
+
+    @field_validator("d")
+    @classmethod
+    def _valid(cls, value: str) -> str:
+        if not _BLANK.match(value):
+            raise ValueError(f"bad blank node id: {value!r}")
+        return value
+
+
+class QuotedTriple(BaseModel):
+    """The s/p/o of a quoted triple (no graph)."""
+
+    model_config = _FROZEN
+    s: IriTerm | BlankTerm = Field(discriminator="t")
+    p: IriTerm
+    o: Term
+
+
+class TripleTerm(BaseModel):
+    """An RDF 1.2 triple term, written ``<< s p o >>``; allowed as an object only."""
+
+    model_config = _FROZEN
+    t: Literal["t"] = "t"
+    tr: QuotedTriple
+
+
+Term = Annotated[Union[IriTerm, LiteralTerm, BlankTerm, TripleTerm], Field(discriminator="t")]
+QuotedTriple.model_rebuild()
+
+
+class Triple(BaseModel):
+    """A triple, with the named graph it belongs in (``None``/absent: the default graph)."""
+
+    model_config = _FROZEN
+    s: IriTerm | BlankTerm = Field(discriminator="t")
+    p: IriTerm
+    o: Term
+    g: str | None = None
+
+    @field_validator("g")
+    @classmethod
+    def _graph(cls, value: str | None) -> str | None:
+        if value:
+            check_iri(value)
+        return value or None
+
+
+_INTEGER = re.compile(r"^[+-]?\d+$")
+_DECIMAL = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)$")
+_DOUBLE = re.compile(r"^([+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?|[+-]?INF|NaN)$")
+_DATETIME = re.compile(
+    r"^-?\d{4,}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})?$"
+)
+_LEXICAL = {
+    XSD + "integer": _INTEGER,
+    XSD + "int": _INTEGER,
+    XSD + "long": _INTEGER,
+    XSD + "nonNegativeInteger": re.compile(r"^\+?\d+$"),
+    XSD + "decimal": _DECIMAL,
+    XSD + "double": _DOUBLE,
+    XSD + "float": _DOUBLE,
+    XSD + "boolean": re.compile(r"^(true|false|1|0)$"),
+    XSD + "dateTime": _DATETIME,
+}
+
+
+def check_lexical(value: str, datatype: str) -> None:
+    """Raise ``ValueError`` when ``value`` is not a valid lexical form of a known XSD type."""
+    pattern = _LEXICAL.get(datatype)
+    if pattern is not None and not pattern.match(value):
+        short = datatype.removeprefix(XSD)
+        raise ValueError(f"{value!r} is not a valid xsd:{short}")
+
+
+def iri(value: str) -> IriTerm:
+    """An IRI term."""
+    return IriTerm(i=value)
+
+
+def lit(value: str | int | float | bool, dt: str | None = None, lang: str | None = None) -> LiteralTerm:
+    """A literal; Python ints and bools get ``xsd:integer``/``xsd:boolean`` unless ``dt`` is given."""
+    if isinstance(value, bool):
+        return LiteralTerm(v="true" if value else "false", dt=dt or XSD + "boolean")
+    if isinstance(value, int):
+        return LiteralTerm(v=str(value), dt=dt or XSD + "integer")
+    if isinstance(value, float):
+        return LiteralTerm(v=repr(value), dt=dt or XSD + "double")
+    return LiteralTerm(v=value, dt=dt, ln=lang)
+
+
+def blank(ident: str) -> BlankTerm:
+    """A blank node term."""
+    return BlankTerm(d=ident)
+
+
+def quoted(s: IriTerm | BlankTerm, p: IriTerm, o: IriTerm | LiteralTerm | BlankTerm | TripleTerm) -> TripleTerm:
+    """The quoted triple ``<< s p o >>``."""
+    return TripleTerm(tr=QuotedTriple(s=s, p=p, o=o))
+
+
+def term_key(term: IriTerm | LiteralTerm | BlankTerm | TripleTerm) -> str:
+    """A stable N-Triples-like string for a term, for sorting, dict keys and display."""
+    if isinstance(term, IriTerm):
+        return f"<{term.i}>"
+    if isinstance(term, LiteralTerm):
+        text = '"' + term.v.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+        if term.ln:
+            return f"{text}@{term.ln}"
+        if term.dt and term.dt != XSD + "string":
+            return f"{text}^^<{term.dt}>"
+        return text
+    if isinstance(term, BlankTerm):
+        return f"_:{term.d}"
+    tr = term.tr
+    return f"<< {term_key(tr.s)} {term_key(tr.p)} {term_key(tr.o)} >>"

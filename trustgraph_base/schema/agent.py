@@ -1,0 +1,49 @@
+"""The ReAct agent's messages (SPEC.md: Messages)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from trustgraph_base.schema.core import DEFAULT_COLLECTION, DEFAULT_USER, Message, Response
+
+
+class AgentStep(Message):
+    """One past iteration, as carried in ``AgentRequest.history``."""
+
+    thought: str = ""
+    action: str = ""
+    arguments: dict[str, Any] = {}
+    observation: str = ""
+    user: str = ""
+
+
+class AgentRequest(Message):
+    """Ask the agent. An empty ``session_id`` makes the service create one (every run is traced).
+
+    ``started_at`` fixes the trace's time (tests, replays); empty means now.
+    """
+
+    question: str = Field(min_length=1, max_length=20_000)
+    state: str = ""
+    group: list[str] | None = None
+    history: list[AgentStep] = []
+    user: str = Field(default=DEFAULT_USER, min_length=1, max_length=200)
+    collection: str = Field(default=DEFAULT_COLLECTION, min_length=1, max_length=200)
+    streaming: bool = False
+    session_id: str = ""
+    started_at: str = ""
+    max_iterations: int | None = Field(default=None, ge=1, le=1000)
+
+
+class AgentResponse(Response):
+    """One streamed piece: a ``thought``, ``action``, ``observation``, the ``answer``, or an
+    ``explain`` event naming a just-published trace entity. The final response carries the
+    answer and the session URI in ``explain_id``.
+    """
+
+    message_type: Literal["thought", "action", "observation", "answer", "explain"] = "answer"
+    content: str = ""
+    explain_id: str | None = None
+    explain_graph: str | None = None

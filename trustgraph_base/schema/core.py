@@ -1,0 +1,56 @@
+"""Messages shared by every service: the base classes, errors, metadata and triples."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from trustgraph_base.rdf.terms import Triple
+
+DEFAULT_USER = "trustgraph"
+DEFAULT_COLLECTION = "default"
+
+
+class Message(BaseModel):
+    """Base of every internal message: strict (unknown fields are refused) and frozen."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+
+class Error(Message):
+    """A failure returned as data in a response: a short machine ``type`` and a human ``message``."""
+
+    type: str
+    message: str
+
+
+class Response(Message):
+    """Base of every service response.
+
+    A streaming service sends several responses; the last has ``end_of_stream`` true.
+    A failed request answers with ``error`` set (and ``end_of_stream`` true).
+    """
+
+    error: Error | None = None
+    end_of_stream: bool = True
+
+
+class Scoped(Message):
+    """A request that acts within one user's collection."""
+
+    user: str = Field(default=DEFAULT_USER, min_length=1, max_length=200)
+    collection: str = Field(default=DEFAULT_COLLECTION, min_length=1, max_length=200)
+
+
+class Metadata(Message):
+    """Identity of a batch of triples and the user/collection it belongs to."""
+
+    id: str
+    user: str = Field(default=DEFAULT_USER, min_length=1, max_length=200)
+    collection: str = Field(default=DEFAULT_COLLECTION, min_length=1, max_length=200)
+
+
+class Triples(Message):
+    """A batch of triples for the store (each triple names its own graph)."""
+
+    metadata: Metadata
+    triples: list[Triple]

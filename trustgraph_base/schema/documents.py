@@ -1,0 +1,109 @@
+"""The ingestion pipeline: librarian → decoder → chunker → extractor, and its progress events."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from trustgraph_base.schema.core import Message, Metadata, Response, Scoped
+
+
+class DocumentInfo(Message):
+    """A stored document's metadata; ``id`` is its URI (``urn:trustgraph:doc:…``)."""
+
+    id: str
+    title: str = ""
+    mime_type: str
+    user: str
+    collection: str
+    time: str  # xsd:dateTime of upload
+    size: int = 0
+    status: Literal["uploading", "processing", "complete", "failed"] = "processing"
+    pages: int = 0
+    chunks: int = 0
+    chunks_done: int = 0
+    edges: int = 0
+    error: str | None = None
+
+
+class DocumentLoaded(Message):
+    """Librarian → decoder: a document is stored and ready to decode (content by URI)."""
+
+    metadata: Metadata
+    document: DocumentInfo
+
+
+class PageText(Message):
+    """Decoder → chunker: the text of one page, or of a whole page-less document."""
+
+    metadata: Metadata
+    document: str
+    page: str | None = None  # page URI; None for plain text / Markdown
+    page_number: int | None = None
+    text: str
+    chunk_size: int | None = None
+    chunk_overlap: int | None = None
+
+
+class ChunkText(Message):
+    """Chunker → extractor: one chunk, located in its page (or document)."""
+
+    metadata: Metadata
+    document: str
+    page: str | None = None
+    chunk: str  # chunk URI
+    index: int
+    char_offset: int
+    char_length: int
+    text: str
+
+
+class IngestEvent(Message):
+    """Progress of a document through the pipeline, reported to the librarian."""
+
+    metadata: Metadata
+    document: str
+    stage: Literal["decoded", "chunked", "extracted", "failed"]
+    pages: int = 0
+    chunks: int = 0
+    edges: int = 0
+    error: str | None = None
+
+
+class LibrarianRequest(Scoped):
+    """Librarian operations.
+
+    ``add-document`` uploads in parts: ``content`` is base64 of one part, ``part`` its
+    index from 0, ``final`` true on the last; the first part carries the metadata.
+    ``get-content`` returns base64 content of a document, page or chunk URI, a range of
+    it with ``offset``/``length`` (bytes for documents, characters for page/chunk text).
+    """
+
+    operation: Literal[
+        "add-document",
+        "get-document",
+        "list-documents",
+        "remove-document",
+        "get-content",
+        "put-content",
+    ]
+    id: str = ""
+    title: str = ""
+    mime_type: str = ""
+    content: str = ""
+    part: int = Field(default=0, ge=0)
+    final: bool = True
+    offset: int = Field(default=0, ge=0)
+    length: int | None = Field(default=None, ge=0)
+    ids: list[str] = []
+    chunk_size: int | None = Field(default=None, ge=50, le=100_000)
+    chunk_overlap: int | None = Field(default=None, ge=0, le=50_000)
+
+
+class LibrarianResponse(Response):
+    document: DocumentInfo | None = None
+    documents: list[DocumentInfo] = []
+    content: str = ""
+    contents: dict[str, str] = {}
+    total: int = 0

@@ -1,0 +1,154 @@
+"""The explain service: trace listing, assembled traces and document hierarchies.
+
+The store assembles these views server-side so that a client needs one round trip
+whatever the size of a trace. The CLI renders them as text or dumps them as JSON
+(their field names are the stable JSON keys).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from trustgraph_base.rdf.terms import Term
+from trustgraph_base.schema.core import Message, Response, Scoped
+
+TraceType = Literal["agent", "graph-rag", "document-rag"]
+TraceStatus = Literal["complete", "in-progress", "failed"]
+
+
+class TraceSummary(Message):
+    """One row of the trace list."""
+
+    id: str
+    type: TraceType
+    question: str
+    time: str  # xsd:dateTime lexical form
+    status: TraceStatus = "complete"
+
+
+class SourceRef(Message):
+    """Where a chunk came from: chunk → page (if any) → document."""
+
+    chunk: str
+    chunk_index: int | None = None
+    page: str | None = None
+    page_number: int | None = None
+    document: str
+    title: str | None = None
+    mime_type: str | None = None
+
+
+class EdgeView(Message):
+    """A knowledge edge ``<< s p o >>``; for a GraphRAG focus edge, with its reasoning."""
+
+    uri: str | None = None
+    s: Term
+    p: Term
+    o: Term
+    s_label: str | None = None
+    p_label: str | None = None
+    o_label: str | None = None
+    reasoning: str | None = None
+    sources: list[SourceRef] = []
+
+
+class ChunkView(Message):
+    """A chunk selected by DocumentRAG, with its source when provenance was asked for."""
+
+    uri: str
+    sources: list[SourceRef] = []
+
+
+class StageMetrics(Message):
+    """Per-stage figures recorded as extra predicates (tg:model, tg:inToken, …)."""
+
+    model: str | None = None
+    in_token: int | None = None
+    out_token: int | None = None
+    latency_ms: float | None = None
+
+
+class AgentStepView(Message):
+    """One agent iteration: thought, action, arguments, observation, and any sub-traces it ran."""
+
+    uri: str
+    index: int
+    thought: str = ""
+    action: str = ""
+    arguments: str = ""  # JSON text, as stored
+    observation: str | None = None  # None: not yet known (trace in progress)
+    subtraces: list[TraceView] = []
+
+
+class TraceView(Message):
+    """A whole trace, assembled from ``urn:graph:retrieval`` (and ``urn:graph:source``)."""
+
+    id: str
+    type: TraceType
+    question: str
+    time: str
+    status: TraceStatus
+    error: str | None = None
+    parent: str | None = None  # the analysis this sub-trace was called from
+    # agent
+    steps: list[AgentStepView] = []
+    answer: str | None = None  # agent conclusion (tg:answer) or RAG synthesis (tg:content)
+    # GraphRAG / DocumentRAG
+    exploration: str | None = None
+    edge_count: int | None = None
+    chunk_count: int | None = None
+    chunks: list[ChunkView] = []
+    focus: str | None = None
+    edges: list[EdgeView] = []
+    synthesis: str | None = None
+    metrics: dict[str, StageMetrics] = {}  # stage name → figures
+
+
+AgentStepView.model_rebuild()
+
+
+class ChunkNode(Message):
+    """A chunk in a document hierarchy, with the edges extracted from it."""
+
+    uri: str
+    index: int
+    char_offset: int
+    char_length: int
+    edges: list[EdgeView] = []
+    content: str | None = None
+
+
+class PageNode(Message):
+    uri: str
+    number: int
+    chunks: list[ChunkNode] = []
+    content: str | None = None
+
+
+class DocumentView(Message):
+    """Document → pages → chunks → edges (plain-text documents have chunks directly)."""
+
+    id: str
+    title: str | None = None
+    mime_type: str | None = None
+    pages: list[PageNode] = []
+    chunks: list[ChunkNode] = []
+
+
+class ExplainRequest(Scoped):
+    """Operations on traces and hierarchies; ``id`` is a trace or document URI."""
+
+    operation: Literal[
+        "list-traces", "get-trace", "delete-trace", "document-hierarchy", "delete-collection"
+    ]
+    id: str = ""
+    limit: int = Field(default=50, ge=1, le=10_000)
+    include_provenance: bool = False
+
+
+class ExplainResponse(Response):
+    traces: list[TraceSummary] = []
+    trace: TraceView | None = None
+    document: DocumentView | None = None

@@ -1,0 +1,40 @@
+"""Messages of the store: triple-pattern queries and read-only SPARQL."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from trustgraph_base.rdf.terms import BlankTerm, IriTerm, Term, Triple
+from trustgraph_base.schema.core import Response, Scoped
+
+
+class TriplesQueryRequest(Scoped):
+    """Triple pattern: any of s/p/o bound; ``g`` None = all graphs, ``""`` = the default graph."""
+
+    s: IriTerm | BlankTerm | None = Field(default=None, discriminator="t")
+    p: IriTerm | None = None
+    o: Term | None = None
+    g: str | None = None
+    limit: int = Field(default=10000, ge=1, le=1_000_000)
+
+
+class TriplesQueryResponse(Response):
+    triples: list[Triple] = []
+
+
+class SparqlQueryRequest(Scoped):
+    """A read-only SPARQL query (SELECT, ASK, CONSTRUCT, DESCRIBE) over the caller's collection."""
+
+    query: str = Field(min_length=1, max_length=100_000)
+
+
+class SparqlQueryResponse(Response):
+    """``kind`` says which of bindings / boolean / triples holds the result."""
+
+    kind: Literal["bindings", "boolean", "triples"] | None = None
+    vars: list[str] = []
+    bindings: list[dict[str, Term]] = []
+    boolean: bool | None = None
+    triples: list[Triple] = []

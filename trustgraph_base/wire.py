@@ -1,0 +1,59 @@
+"""The one wire codec: pydantic message models ↔ JSON bytes."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from trustgraph_base.errors import WireError
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def encode(model: BaseModel) -> bytes:
+    """Serialise a message to its JSON wire form (absent optionals omitted)."""
+    return model.model_dump_json(by_alias=True, exclude_none=True).encode()
+
+
+def to_json(model: BaseModel) -> Any:
+    """The JSON-compatible value of a message, as ``encode`` would write it."""
+    return model.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def decode(cls: type[M], data: bytes | str, *, tolerant: bool = False) -> M:
+    """Parse JSON bytes into ``cls``; raise ``WireError`` naming the first bad field.
+
+    ``tolerant`` drops unknown top-level fields instead of refusing them (the gateway's
+    edge, so that newer clients still work).
+    """
+    try:
+        value = json.loads(data)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise WireError(f"malformed JSON: {exc}") from None
+    return from_json(cls, value, tolerant=tolerant)
+
+
+def from_json(cls: type[M], value: Any, *, tolerant: bool = False) -> M:
+    """Validate an already-parsed JSON value into ``cls`` (see ``decode``)."""
+    if tolerant and isinstance(value, dict):
+        known = set()
+        for name, field in cls.model_fields.items():
+            known.add(name)
+            if field.alias:
+                known.add(field.alias)
+        value = {k: v for k, v in value.items() if k in known}
+    try:
+        return cls.model_validate(value)
+    except ValidationError as exc:
+        raise WireError(describe(exc)) from None
+
+
+def describe(exc: ValidationError) -> str:
+    """A one-line summary of a validation error: the field path and what is wrong."""
+    first = exc.errors(include_url=False)[0]
+    path = ".".join(str(part) for part in first["loc"]) or "(message)"
+    more = exc.error_count() - 1
+    tail = f" (and {more} more)" if more else ""
+    return f"{path}: {first['msg']}{tail}"

@@ -1,0 +1,1 @@
+"""The tg-* commands. They talk only to the gateway."""
