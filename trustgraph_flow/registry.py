@@ -1,0 +1,17 @@
+"""Every processor of the embedded stack, in start order (name → module run as ``python -m``)."""
+
+from __future__ import annotations
+
+PROCESSORS: dict[str, str] = {
+    "store": "trustgraph_flow.store.processor",
+    "text-completion": "trustgraph_flow.llm.processor",
+    "embeddings": "trustgraph_flow.embeddings.processor",
+    "vectors": "trustgraph_flow.vectors.processor",
+    "librarian": "trustgraph_flow.librarian.processor",
+    "decoder": "trustgraph_flow.decoder",
+    "chunker": "trustgraph_flow.chunker",
+    "extractor": "trustgraph_flow.extractor",
+    "graph-rag": "trustgraph_flow.graph_rag.processor",
+    "document-rag": "trustgraph_flow.document_rag.processor",
+    "agent": "trustgraph_flow.agent.processor",
+}
