@@ -141,7 +141,12 @@ class ExplainRequest(Scoped):
     """Operations on traces and hierarchies; ``id`` is a trace or document URI."""
 
     operation: Literal[
-        "list-traces", "get-trace", "delete-trace", "document-hierarchy", "delete-collection"
+        "list-traces",
+        "get-trace",
+        "delete-trace",
+        "document-hierarchy",
+        "delete-document",
+        "delete-collection",
     ]
     id: str = ""
     limit: int = Field(default=50, ge=1, le=10_000)
