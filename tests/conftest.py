@@ -66,7 +66,9 @@ class RunningProcessors:
         stop, ready = asyncio.Event(), asyncio.Event()
         task = asyncio.create_task(proc.run(settings, stop, ready))
         waiter = asyncio.create_task(ready.wait())
-        done, _ = await asyncio.wait({waiter, task}, timeout=30, return_when=asyncio.FIRST_COMPLETED)
+        done, _ = await asyncio.wait(
+            {waiter, task}, timeout=30, return_when=asyncio.FIRST_COMPLETED
+        )
         if task in done:
             waiter.cancel()
             task.result()  # raises the startup failure

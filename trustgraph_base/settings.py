@@ -31,4 +31,4 @@ class ProcessorSettings(BaseSettings):
 
 def load_settings(cls: type[S], argv: list[str] | None, prog: str) -> S:
     """Build settings from command-line flags (kebab-case) over ``TG_*`` environment variables."""
-    return cls(_cli_parse_args=argv if argv is not None else True, _cli_prog_name=prog)  # type: ignore[call-arg]
+    return cls(_cli_parse_args=argv if argv is not None else True, _cli_prog_name=prog)

@@ -31,10 +31,14 @@ def echo_processor() -> Processor[ProcessorSettings]:
     return proc
 
 
-async def test_streamed_reply(processors: RunningProcessors, settings: ProcessorSettings, bus: Bus, topics: Topics) -> None:
+async def test_streamed_reply(
+    processors: RunningProcessors, settings: ProcessorSettings, bus: Bus, topics: Topics
+) -> None:
     await processors.start(echo_processor(), settings)
     client = RequestClient(bus, topics, TEXT_COMPLETION, "tester")
-    pieces = [r.response async for r in client.stream(TextCompletionRequest(prompt="a b c"), timeout=10)]
+    pieces = [
+        r.response async for r in client.stream(TextCompletionRequest(prompt="a b c"), timeout=10)
+    ]
     assert pieces == ["a", "b", "c"]
     final = await client.request(TextCompletionRequest(prompt="x y"), timeout=10)
     assert final.response == "y" and final.end_of_stream
@@ -53,7 +57,9 @@ async def test_malformed_request_is_answered_and_dead_lettered(
     dead = await bus.subscribe(dlq, "inspect")
     reply_topic = topics.topic("manual-replies")
     replies = await bus.subscribe(reply_topic, "inspect")
-    await bus.publish(request_topic, b'{"prompt": 42, "bogus": true}', {"id": "r1", "reply-to": reply_topic})
+    await bus.publish(
+        request_topic, b'{"prompt": 42, "bogus": true}', {"id": "r1", "reply-to": reply_topic}
+    )
     reply = await asyncio.wait_for(replies.receive(), 10)
     assert reply.properties()["id"] == "r1"
     assert b"bad-request" in reply.data()
@@ -61,7 +67,9 @@ async def test_malformed_request_is_answered_and_dead_lettered(
     assert got.data() == b'{"prompt": 42, "bogus": true}'
     # the service goes on serving
     client = RequestClient(bus, topics, TEXT_COMPLETION, "tester")
-    assert (await client.request(TextCompletionRequest(prompt="still here"), timeout=10)).response == "here"
+    assert (
+        await client.request(TextCompletionRequest(prompt="still here"), timeout=10)
+    ).response == "here"
     await client.close()
 
 

@@ -34,12 +34,16 @@ def broker_binary() -> str:
     return path
 
 
-def wait_for_port(host: str, port: int, timeout: float, proc: subprocess.Popen[bytes] | None = None) -> None:
+def wait_for_port(
+    host: str, port: int, timeout: float, proc: subprocess.Popen[bytes] | None = None
+) -> None:
     """Block until ``host:port`` accepts TCP connections; raise ``BrokerUnavailable`` if not."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc is not None and proc.poll() is not None:
-            raise BrokerUnavailable(f"broker exited with code {proc.returncode} before it was ready")
+            raise BrokerUnavailable(
+                f"broker exited with code {proc.returncode} before it was ready"
+            )
         with contextlib.suppress(OSError), socket.create_connection((host, port), timeout=0.25):
             return
         time.sleep(0.05)
@@ -67,11 +71,9 @@ class EmbeddedBroker:
         self.port = self.port or free_port()
         self.metrics_port = self.metrics_port or free_port()
         config = self.data_dir / "pulsar-lite.toml"
-        config.write_text(
-            f'[metrics]\nenabled = true\naddr = "127.0.0.1:{self.metrics_port}"\n'
-        )
+        config.write_text(f'[metrics]\nenabled = true\naddr = "127.0.0.1:{self.metrics_port}"\n')
         log_path = self.log_path or self.data_dir / "broker.log"
-        self._log = open(log_path, "ab")  # noqa: SIM115 - kept open for the child's lifetime
+        self._log = open(log_path, "ab")
         self.proc = subprocess.Popen(
             [
                 broker_binary(),

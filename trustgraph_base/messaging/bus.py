@@ -63,7 +63,9 @@ class Bus:
                         max_pending_messages=10_000,
                     )
                 except Exception as exc:
-                    raise BrokerUnavailable(f"cannot publish to {topic} at {self.url}: {exc}") from exc
+                    raise BrokerUnavailable(
+                        f"cannot publish to {topic} at {self.url}: {exc}"
+                    ) from exc
                 self._producers[topic] = found
         return found
 

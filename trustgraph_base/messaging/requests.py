@@ -44,7 +44,9 @@ class RequestClient(Generic[Req, Resp]):
             if self._router is not None:
                 return
             consumer = await self.bus.subscribe(self.reply_topic, self.subscription)
-            self._router = asyncio.create_task(self._route(consumer), name=f"route:{self.reply_topic}")
+            self._router = asyncio.create_task(
+                self._route(consumer), name=f"route:{self.reply_topic}"
+            )
 
     async def _route(self, consumer: object) -> None:
         from pulsar.asyncio import Consumer
@@ -62,7 +64,9 @@ class RequestClient(Generic[Req, Resp]):
                     queue.put_nowait(self.spec.response.model_validate(error))
             await consumer.acknowledge(msg)
 
-    async def stream(self, request: Req, *, timeout: float = DEFAULT_TIMEOUT) -> AsyncIterator[Resp]:
+    async def stream(
+        self, request: Req, *, timeout: float = DEFAULT_TIMEOUT
+    ) -> AsyncIterator[Resp]:
         """Yield each reply until the final one.
 
         Raises ``ServiceError`` when a reply carries an error, ``RequestTimeout`` when no
@@ -105,4 +109,3 @@ class RequestClient(Generic[Req, Resp]):
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._router
             self._router = None
-

@@ -21,7 +21,6 @@ unsubscribes durable subscriptions.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import inspect
 import logging
 import signal
@@ -99,19 +98,21 @@ class _Route:
     max_wait: float = 0.0
 
 
-@dataclass
 class Processor(Generic[S]):
     """A named processor: its settings class, handlers and lifecycle hooks."""
 
-    name: str
-    settings_cls: type[S] = cast(type[S], ProcessorSettings)
-    routes: list[_Route] = field(default_factory=list)
-    startup: list[Hook] = field(default_factory=list)
-    shutdown: list[Hook] = field(default_factory=list)
+    def __init__(self, name: str, settings_cls: type[S] | None = None) -> None:
+        self.name = name
+        self.settings_cls: type[S] = settings_cls or cast(type[S], ProcessorSettings)
+        self.routes: list[_Route] = []
+        self.startup: list[Hook] = []
+        self.shutdown: list[Hook] = []
 
     # -- registration ---------------------------------------------------------------
 
-    def service(self, spec: ServiceSpec[Req, Resp], *, concurrency: int = 16) -> Callable[[Any], Any]:
+    def service(
+        self, spec: ServiceSpec[Req, Resp], *, concurrency: int = 16
+    ) -> Callable[[Any], Any]:
         """Register the handler of a request/response service.
 
         The handler is ``async def (req, ctx) -> Resp`` or an async generator yielding
@@ -121,19 +122,31 @@ class Processor(Generic[S]):
         def register(fn: Any) -> Any:
             self._check(fn)
             self.routes.append(
-                _Route("", f"{self.name}.{spec.name}", "service", fn, spec.request, spec, concurrency)
+                _Route(
+                    "", f"{self.name}.{spec.name}", "service", fn, spec.request, spec, concurrency
+                )
             )
             return fn
 
         return register
 
-    def consumer(self, topic_name: str, model: type[M], *, concurrency: int = 1) -> Callable[[Any], Any]:
+    def consumer(
+        self, topic_name: str, model: type[M], *, concurrency: int = 1
+    ) -> Callable[[Any], Any]:
         """Register ``async def (msg, ctx) -> None`` for a one-way topic."""
 
         def register(fn: Any) -> Any:
             self._check(fn)
             self.routes.append(
-                _Route(topic_name, f"{self.name}.{topic_name}", "consumer", fn, model, None, concurrency)
+                _Route(
+                    topic_name,
+                    f"{self.name}.{topic_name}",
+                    "consumer",
+                    fn,
+                    model,
+                    None,
+                    concurrency,
+                )
             )
             return fn
 
@@ -150,7 +163,17 @@ class Processor(Generic[S]):
         def register(fn: Any) -> Any:
             self._check(fn)
             self.routes.append(
-                _Route(topic_name, f"{self.name}.{topic_name}", "batch", fn, model, None, 1, max_batch, max_wait)
+                _Route(
+                    topic_name,
+                    f"{self.name}.{topic_name}",
+                    "batch",
+                    fn,
+                    model,
+                    None,
+                    1,
+                    max_batch,
+                    max_wait,
+                )
             )
             return fn
 
@@ -194,7 +217,9 @@ class Processor(Generic[S]):
             loop.add_signal_handler(sig, stop.set)
         await self.run(settings, stop)
 
-    async def run(self, settings: S, stop: asyncio.Event, ready: asyncio.Event | None = None) -> None:
+    async def run(
+        self, settings: S, stop: asyncio.Event, ready: asyncio.Event | None = None
+    ) -> None:
         """Run until ``stop`` is set; set ``ready`` (and touch the ready file) once subscribed."""
         bus = Bus(settings.pulsar_url)
         ctx: Context[S] = Context(self.name, settings, bus)
@@ -203,13 +228,15 @@ class Processor(Generic[S]):
             for hook in self.startup:
                 await hook(ctx)
             for route in self.routes:
-                topic = ctx.topics.request(route.spec) if route.spec else ctx.topics.topic(route.topic)
+                topic = (
+                    ctx.topics.request(route.spec) if route.spec else ctx.topics.topic(route.topic)
+                )
                 dlq = ctx.topics.dead_letter(topic, route.subscription)
                 consumer = await bus.subscribe(topic, route.subscription, dead_letter_topic=dlq)
                 runners.append(_Runner(route, consumer, ctx, topic, dlq))
             tasks = [asyncio.create_task(r.run(), name=r.topic) for r in runners]
             if settings.ready_file:
-                Path(settings.ready_file).write_text(str(time.time()))
+                _touch(settings.ready_file)
             if ready is not None:
                 ready.set()
             log.info("%s ready on %s", self.name, settings.pulsar_url)
@@ -235,6 +262,10 @@ class Processor(Generic[S]):
             await ctx.close()
             await bus.close()
             log.info("%s stopped", self.name)
+
+
+def _touch(path: str) -> None:
+    Path(path).write_text(str(time.time()))
 
 
 @dataclass
@@ -333,13 +364,17 @@ class _Runner:
         await self.consumer.acknowledge(msg)
 
     async def _answer(
-        self, request: BaseModel, reply: Callable[[Response], Awaitable[None]], spec: ServiceSpec[Any, Any]
+        self,
+        request: BaseModel,
+        reply: Callable[[Response], Awaitable[None]],
+        spec: ServiceSpec[Any, Any],
     ) -> None:
         finished = False
         try:
             result = self.route.handler(request, self.ctx)
             if inspect.isasyncgen(result):
-                async for resp in result:
+                async for item in result:
+                    resp = cast(Response, item)
                     await reply(resp)
                     if resp.end_of_stream:
                         finished = True
@@ -352,7 +387,11 @@ class _Runner:
             await reply(spec.response(error=Error(type=exc.type, message=exc.message)))
         except Exception as exc:
             log.exception("service %s failed", spec.name)
-            await reply(spec.response(error=Error(type="internal-error", message=f"{type(exc).__name__}: {exc}")))
+            await reply(
+                spec.response(
+                    error=Error(type="internal-error", message=f"{type(exc).__name__}: {exc}")
+                )
+            )
 
     async def _run_batches(self) -> None:
         while True:

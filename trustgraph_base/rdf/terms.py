@@ -8,7 +8,7 @@ IRI ``{"t":"i","i":…}``, literal ``{"t":"l","v":…,"dt"?:…,"ln"?:…}``, bl
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -100,7 +100,7 @@ class TripleTerm(BaseModel):
     tr: QuotedTriple
 
 
-Term = Annotated[Union[IriTerm, LiteralTerm, BlankTerm, TripleTerm], Field(discriminator="t")]
+Term = Annotated[IriTerm | LiteralTerm | BlankTerm | TripleTerm, Field(discriminator="t")]
 QuotedTriple.model_rebuild()
 
 
@@ -124,9 +124,7 @@ class Triple(BaseModel):
 _INTEGER = re.compile(r"^[+-]?\d+$")
 _DECIMAL = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)$")
 _DOUBLE = re.compile(r"^([+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?|[+-]?INF|NaN)$")
-_DATETIME = re.compile(
-    r"^-?\d{4,}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})?$"
-)
+_DATETIME = re.compile(r"^-?\d{4,}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})?$")
 _LEXICAL = {
     XSD + "integer": _INTEGER,
     XSD + "int": _INTEGER,
@@ -153,7 +151,9 @@ def iri(value: str) -> IriTerm:
     return IriTerm(i=value)
 
 
-def lit(value: str | int | float | bool, dt: str | None = None, lang: str | None = None) -> LiteralTerm:
+def lit(
+    value: str | int | float | bool, dt: str | None = None, lang: str | None = None
+) -> LiteralTerm:
     """A literal; Python ints and bools get ``xsd:integer``/``xsd:boolean`` unless ``dt`` is given."""
     if isinstance(value, bool):
         return LiteralTerm(v="true" if value else "false", dt=dt or XSD + "boolean")
@@ -169,7 +169,9 @@ def blank(ident: str) -> BlankTerm:
     return BlankTerm(d=ident)
 
 
-def quoted(s: IriTerm | BlankTerm, p: IriTerm, o: IriTerm | LiteralTerm | BlankTerm | TripleTerm) -> TripleTerm:
+def quoted(
+    s: IriTerm | BlankTerm, p: IriTerm, o: IriTerm | LiteralTerm | BlankTerm | TripleTerm
+) -> TripleTerm:
     """The quoted triple ``<< s p o >>``."""
     return TripleTerm(tr=QuotedTriple(s=s, p=p, o=o))
 

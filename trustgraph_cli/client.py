@@ -1,0 +1,127 @@
+"""The one gateway client: WebSocket streaming and REST, as every command uses it."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import AsyncIterator
+from types import TracebackType
+from typing import Any
+from urllib.parse import urljoin
+
+import aiohttp
+
+from trustgraph_cli.errors import AuthError, GatewayError
+from trustgraph_cli.options import Gateway
+
+DEFAULT_TIMEOUT = 600.0
+
+
+class GatewayClient:
+    """``async with GatewayClient(gw) as c: async for r in c.stream("agent", {...}): ...``
+
+    ``user`` and ``collection`` from the shared options are added to every request
+    that does not set them.
+    """
+
+    def __init__(self, gw: Gateway, *, timeout: float = DEFAULT_TIMEOUT) -> None:
+        self.gw = gw
+        self.base = gw.url if gw.url.endswith("/") else gw.url + "/"
+        self.timeout = timeout
+        self._session: aiohttp.ClientSession | None = None
+        self._ws: aiohttp.ClientWebSocketResponse | None = None
+        self._ids = itertools.count(1)
+
+    async def __aenter__(self) -> GatewayClient:
+        headers = {"Authorization": f"Bearer {self.gw.token}"} if self.gw.token else {}
+        self._session = aiohttp.ClientSession(
+            headers=headers, timeout=aiohttp.ClientTimeout(total=None, sock_connect=10)
+        )
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._ws is not None:
+            await self._ws.close()
+        if self._session is not None:
+            await self._session.close()
+
+    @property
+    def session(self) -> aiohttp.ClientSession:
+        assert self._session is not None, "use 'async with GatewayClient(...)'"
+        return self._session
+
+    def scoped(self, request: dict[str, Any]) -> dict[str, Any]:
+        return {"user": self.gw.user, "collection": self.gw.collection, **request}
+
+    async def _socket(self) -> aiohttp.ClientWebSocketResponse:
+        if self._ws is None or self._ws.closed:
+            url = urljoin(self.base, "api/v1/socket")
+            if url.startswith("http"):
+                url = "ws" + url[4:]
+            params = {"token": self.gw.token} if self.gw.token else None
+            try:
+                self._ws = await self.session.ws_connect(
+                    url, params=params, max_msg_size=64 * 2**20
+                )
+            except aiohttp.WSServerHandshakeError as exc:
+                if exc.status in (401, 403):
+                    raise AuthError(f"HTTP {exc.status}") from None
+                raise
+        return self._ws
+
+    async def stream(
+        self, service: str, request: dict[str, Any], *, flow: str = "default"
+    ) -> AsyncIterator[dict[str, Any]]:
+        """Send one request over the WebSocket; yield each response until ``complete``."""
+        ws = await self._socket()
+        rid = str(next(self._ids))
+        frame = {"id": rid, "service": service, "flow": flow, "request": self.scoped(request)}
+        await ws.send_str(json.dumps(frame))
+        while True:
+            msg = await ws.receive(timeout=self.timeout)
+            if msg.type != aiohttp.WSMsgType.TEXT:
+                raise GatewayError(
+                    "connection-closed", f"the gateway closed the connection ({msg.type.name})"
+                )
+            data = json.loads(msg.data)
+            if data.get("type") == "auth-failed":
+                raise AuthError("auth-failed")
+            if data.get("id") != rid:
+                continue
+            if data.get("error"):
+                err = data["error"]
+                raise GatewayError(err.get("type", "error"), err.get("message", str(err)))
+            yield data.get("response", {})
+            if data.get("complete"):
+                return
+
+    async def request(
+        self, service: str, request: dict[str, Any], *, flow: str = "default"
+    ) -> dict[str, Any]:
+        """One REST request; return the final response."""
+        url = urljoin(self.base, f"api/v1/flow/{flow}/service/{service}")
+        return await self._post(url, self.scoped(request))
+
+    async def librarian(self, request: dict[str, Any]) -> dict[str, Any]:
+        """One librarian operation over REST."""
+        return await self._post(urljoin(self.base, "api/v1/librarian"), self.scoped(request))
+
+    async def _post(self, url: str, body: dict[str, Any]) -> dict[str, Any]:
+        async with self.session.post(
+            url, json=body, timeout=aiohttp.ClientTimeout(total=self.timeout)
+        ) as resp:
+            if resp.status in (401, 403):
+                raise AuthError(f"HTTP {resp.status}")
+            try:
+                data: dict[str, Any] = await resp.json(content_type=None)
+            except (ValueError, aiohttp.ContentTypeError):
+                raise GatewayError(f"http-{resp.status}", (await resp.text())[:200]) from None
+            if data.get("error"):
+                err = data["error"]
+                raise GatewayError(err.get("type", "error"), err.get("message", str(err)))
+            return data
