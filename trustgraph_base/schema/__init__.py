@@ -12,6 +12,7 @@ from trustgraph_base.schema.core import (
     Triples,
 )
 from trustgraph_base.schema.documents import (
+    ChunkSpan,
     ChunkText,
     DocumentInfo,
     DocumentLoaded,
@@ -67,6 +68,7 @@ __all__ = [
     "AgentStep",
     "AgentStepView",
     "ChunkNode",
+    "ChunkSpan",
     "ChunkText",
     "ChunkView",
     "DocumentInfo",

@@ -25,6 +25,8 @@ class DocumentInfo(Message):
     chunks_done: int = 0
     edges: int = 0
     error: str | None = None
+    chunk_size: int | None = None  # per-document chunker overrides, carried to PageText
+    chunk_overlap: int | None = None
 
 
 class DocumentLoaded(Message):
@@ -69,6 +71,15 @@ class IngestEvent(Message):
     chunks: int = 0
     edges: int = 0
     error: str | None = None
+    source: str | None = None  # the page/chunk URI the event is about (deduplicates redeliveries)
+
+
+class ChunkSpan(Message):
+    """Where a chunk lies in its page (or page-less document) text, in characters."""
+
+    id: str
+    offset: int = Field(ge=0)
+    length: int = Field(ge=0)
 
 
 class LibrarianRequest(Scoped):
@@ -78,6 +89,9 @@ class LibrarianRequest(Scoped):
     index from 0, ``final`` true on the last; the first part carries the metadata.
     ``get-content`` returns base64 content of a document, page or chunk URI, a range of
     it with ``offset``/``length`` (bytes for documents, characters for page/chunk text).
+    ``put-content`` stores a page's text (``id`` the page URI, or the document URI for a
+    page-less document's decoded text; ``content`` base64 UTF-8) or, with ``spans``, where
+    each chunk lies in its parent's text.
     """
 
     operation: Literal[
@@ -99,6 +113,7 @@ class LibrarianRequest(Scoped):
     ids: list[str] = []
     chunk_size: int | None = Field(default=None, ge=50, le=100_000)
     chunk_overlap: int | None = Field(default=None, ge=0, le=50_000)
+    spans: list[ChunkSpan] = []
 
 
 class LibrarianResponse(Response):
