@@ -1,0 +1,1 @@
+"""Test helpers shared across areas (stand-in servers, builders)."""

@@ -1,0 +1,1 @@
+"""Text completion: an OpenAI-compatible HTTP client and the deterministic offline engine."""

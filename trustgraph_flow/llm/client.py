@@ -1,0 +1,199 @@
+"""An OpenAI-compatible chat-completions client: timeouts, retries with backoff, SSE streaming.
+
+Transient failures (429, 5xx, connection errors, timeouts) are retried with exponential
+backoff; anything else, or a transient failure that outlives its retries, is raised as
+``ServiceError("llm-error", ...)`` naming the endpoint, the status and the server's message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import aiohttp
+
+from trustgraph_base.errors import ServiceError
+from trustgraph_base.schema import TextCompletionRequest
+
+log = logging.getLogger(__name__)
+
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+MAX_BACKOFF = 30.0
+
+
+@dataclass(frozen=True)
+class Completion:
+    """A finished completion; token counts are ``None`` when the server did not report them."""
+
+    text: str
+    model: str
+    in_token: int | None = None
+    out_token: int | None = None
+
+
+class _Transient(Exception):
+    """A failure worth another try."""
+
+
+def _server_message(body: str) -> str:
+    """The ``error.message`` of an OpenAI error body, else the body itself (shortened)."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return body.strip()[:300] or "(empty body)"
+    error = data.get("error") if isinstance(data, dict) else None
+    if isinstance(error, dict) and error.get("message"):
+        return str(error["message"])
+    if isinstance(error, str):
+        return error
+    return body.strip()[:300]
+
+
+def _usage(data: dict[str, Any]) -> tuple[int | None, int | None]:
+    usage = data.get("usage")
+    if not isinstance(usage, dict):
+        return None, None
+    return usage.get("prompt_tokens"), usage.get("completion_tokens")
+
+
+@dataclass
+class ChatClient:
+    """Calls ``POST {base_url}/chat/completions`` on one OpenAI-compatible endpoint."""
+
+    session: aiohttp.ClientSession
+    base_url: str
+    model: str
+    api_key: str = ""
+    timeout: float = 60.0
+    retries: int = 3
+    backoff: float = 0.5
+
+    @property
+    def url(self) -> str:
+        return self.base_url.rstrip("/") + "/chat/completions"
+
+    def _body(self, req: TextCompletionRequest, stream: bool) -> dict[str, Any]:
+        messages = [{"role": "user", "content": req.prompt}]
+        if req.system:
+            messages.insert(0, {"role": "system", "content": req.system})
+        body: dict[str, Any] = {"model": self.model, "messages": messages, "stream": stream}
+        if req.temperature is not None:
+            body["temperature"] = req.temperature
+        if req.max_tokens is not None:
+            body["max_tokens"] = req.max_tokens
+        return body
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"Content-Type": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        return headers
+
+    async def _check(self, resp: aiohttp.ClientResponse) -> None:
+        if resp.status < 400:
+            return
+        message = _server_message(await resp.text())
+        text = f"LLM at {self.url} answered HTTP {resp.status}: {message}"
+        if resp.status in RETRY_STATUSES:
+            raise _Transient(text)
+        raise ServiceError("llm-error", text)
+
+    async def _retrying(self, attempt_fn: Any) -> Any:
+        """Run ``attempt_fn()`` until it succeeds, retrying transient failures with backoff."""
+        for attempt in range(self.retries + 1):
+            try:
+                return await attempt_fn()
+            except (_Transient, aiohttp.ClientConnectionError, TimeoutError) as exc:
+                reason = self._describe(exc)
+                if attempt == self.retries:
+                    raise ServiceError("llm-error", f"{reason} (gave up after {attempt + 1} attempts)") from exc
+                delay = min(MAX_BACKOFF, self.backoff * 2**attempt)
+                log.warning("%s; retrying in %.1fs", reason, delay)
+                await asyncio.sleep(delay)
+        raise AssertionError("unreachable")
+
+    def _describe(self, exc: BaseException) -> str:
+        if isinstance(exc, TimeoutError):
+            return f"LLM at {self.url} did not answer within {self.timeout:g}s"
+        if isinstance(exc, aiohttp.ClientConnectionError):
+            return f"cannot reach LLM at {self.url} ({exc})"
+        return str(exc)
+
+    def _post(self, body: dict[str, Any]) -> Any:
+        # A stream may run long: bound the silence between reads, not the whole reply.
+        if body["stream"]:
+            timeout = aiohttp.ClientTimeout(sock_connect=self.timeout, sock_read=self.timeout)
+        else:
+            timeout = aiohttp.ClientTimeout(total=self.timeout)
+        return self.session.post(self.url, json=body, headers=self._headers(), timeout=timeout)
+
+    async def complete(self, req: TextCompletionRequest) -> Completion:
+        """One non-streamed completion."""
+
+        async def attempt() -> Completion:
+            async with self._post(self._body(req, stream=False)) as resp:
+                await self._check(resp)
+                try:
+                    data = await resp.json(content_type=None)
+                    text = data["choices"][0]["message"]["content"] or ""
+                except (ValueError, KeyError, IndexError, TypeError) as exc:
+                    raise ServiceError("llm-error", f"LLM at {self.url} sent an unexpected reply: {exc!r}") from exc
+                in_tok, out_tok = _usage(data)
+                return Completion(str(text), str(data.get("model") or self.model), in_tok, out_tok)
+
+        result: Completion = await self._retrying(attempt)
+        return result
+
+    async def stream(self, req: TextCompletionRequest) -> AsyncIterator[str | Completion]:
+        """Yield text pieces as they arrive, then one ``Completion`` with the whole text."""
+        resp: aiohttp.ClientResponse = await self._retrying(lambda: self._open_stream(req))
+        pieces: list[str] = []
+        model, usage = self.model, (None, None)
+        try:
+            async for data in _sse_events(resp):
+                model = str(data.get("model") or model)
+                if data.get("usage"):
+                    usage = _usage(data)
+                for choice in data.get("choices") or []:
+                    piece = (choice.get("delta") or {}).get("content") or ""
+                    if piece:
+                        pieces.append(piece)
+                        yield piece
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            raise ServiceError("llm-error", f"LLM stream from {self.url} broke off: {self._describe(exc)}") from exc
+        finally:
+            resp.release()
+        yield Completion("".join(pieces), model, *usage)
+
+    async def _open_stream(self, req: TextCompletionRequest) -> aiohttp.ClientResponse:
+        resp: aiohttp.ClientResponse = await self._post(self._body(req, stream=True))
+        try:
+            await self._check(resp)
+        except BaseException:
+            resp.release()
+            raise
+        return resp
+
+
+async def _sse_events(resp: aiohttp.ClientResponse) -> AsyncIterator[dict[str, Any]]:
+    """The JSON payloads of a server-sent-events body, up to ``data: [DONE]``."""
+    async for raw in resp.content:
+        line = raw.decode("utf-8", errors="replace").strip()
+        if not line.startswith("data:"):
+            continue
+        payload = line[len("data:") :].strip()
+        if payload == "[DONE]":
+            return
+        try:
+            data = json.loads(payload)
+        except ValueError:
+            log.warning("ignoring a malformed SSE line from the LLM: %.200s", payload)
+            continue
+        if isinstance(data, dict):
+            if isinstance(data.get("error"), dict):
+                raise ServiceError("llm-error", f"LLM stream error: {_server_message(payload)}")
+            yield data

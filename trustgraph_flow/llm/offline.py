@@ -1,0 +1,152 @@
+"""The deterministic offline engine: answers every prompt type from its ``variables``.
+
+No model and no network: extraction is heuristic, selection and answers are extractive
+word-overlap, and the agent follows a fixed ReAct policy. Every function is pure.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from trustgraph_flow.llm.extract import extract_edges
+from trustgraph_flow.llm.text import (
+    as_list,
+    as_text,
+    content_words,
+    field,
+    first_sentence,
+    overlap,
+    sentences,
+)
+
+MODEL = "offline"
+DEFAULT_SELECT = 5
+FALLBACK_PICKS = 3
+MAX_ANSWER_SENTENCES = 3
+NO_GRAPH_ANSWER = "No relevant information was found in the knowledge graph."
+NO_DOCUMENT_ANSWER = "No relevant information was found in the documents."
+# An observation containing one of these did not answer the question.
+UNHELPFUL = ("no relevant", "no answer", "not found", "could not", "error")
+TOOL_ORDER = ("knowledge-query", "document-query")
+
+
+def _edge_text(edge: Any) -> str:
+    return " ".join(field(edge, k) for k in ("s", "p", "o"))
+
+
+def _ranked(question: str, texts: list[str]) -> list[tuple[int, list[str]]]:
+    """Indexes of ``texts`` with overlapping words, best first (ties keep input order)."""
+    words = content_words(question)
+    scored = [(i, overlap(words, t)) for i, t in enumerate(texts)]
+    hits = [(i, w) for i, w in scored if w]
+    return sorted(hits, key=lambda hit: (-len(hit[1]), hit[0]))
+
+
+def extract(variables: dict[str, Any]) -> str:
+    """``extract-edges``: a JSON list of edges from ``text``."""
+    edges = extract_edges(as_text(variables.get("text")))
+    return json.dumps([e.as_json() for e in edges], ensure_ascii=False)
+
+
+def select_edges(variables: dict[str, Any]) -> str:
+    """``graph-rag-select``: the ids of the edges sharing most words with the question."""
+    edges = [e for e in as_list(variables.get("edges")) if isinstance(e, dict)]
+    try:
+        limit = max(1, int(variables.get("max", DEFAULT_SELECT)))
+    except (TypeError, ValueError):
+        limit = DEFAULT_SELECT
+    ranked = _ranked(as_text(variables.get("question")), [_edge_text(e) for e in edges])
+    picks = [
+        {"id": field(edges[i], "id"), "reasoning": "mentions " + ", ".join(f"'{w}'" for w in words)
+         + " from the question"}
+        for i, words in ranked[:limit]
+    ]
+    if not picks:
+        picks = [
+            {"id": field(e, "id"), "reasoning": "closest available edge"}
+            for e in edges[: min(limit, FALLBACK_PICKS)]
+        ]
+    return json.dumps(picks, ensure_ascii=False)
+
+
+def _sentence(edge: Any) -> str:
+    text = _edge_text(edge).strip()
+    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
+
+
+def graph_answer(variables: dict[str, Any]) -> str:
+    """``graph-rag-answer``: "S P O." for the edges that best match the question."""
+    edges = [e for e in as_list(variables.get("edges")) if isinstance(e, dict) and _edge_text(e).strip()]
+    if not edges:
+        return NO_GRAPH_ANSWER
+    ranked = _ranked(as_text(variables.get("question")), [_edge_text(e) for e in edges])
+    chosen = [i for i, _ in ranked[:MAX_ANSWER_SENTENCES]] or list(range(min(len(edges), MAX_ANSWER_SENTENCES)))
+    return " ".join(_sentence(edges[i]) for i in chosen)
+
+
+def document_answer(variables: dict[str, Any]) -> str:
+    """``document-rag-answer``: the chunk sentences that best match the question."""
+    found = [s for chunk in as_list(variables.get("chunks")) for s in sentences(as_text(chunk))]
+    ranked = _ranked(as_text(variables.get("question")), found)
+    if not ranked:
+        return NO_DOCUMENT_ANSWER
+    best = len(ranked[0][1])
+    # Keep sentences nearly as relevant as the best one, in their document order.
+    chosen = sorted(i for i, words in ranked[:MAX_ANSWER_SENTENCES] if 2 * len(words) >= best)
+    return " ".join(found[i] for i in chosen)
+
+
+def _useful(observation: str) -> bool:
+    text = observation.strip().lower()
+    return bool(text) and not any(marker in text for marker in UNHELPFUL)
+
+
+def _action(tool: str, question: str, thought: str) -> str:
+    args = json.dumps({"question": question}, ensure_ascii=False)
+    return f"Thought: {thought}\nAction: {tool}\nArgs: {args}"
+
+
+def agent_step(variables: dict[str, Any]) -> str:
+    """``agent-react``: the next ReAct step under a fixed look-it-up policy."""
+    question = as_text(variables.get("question"))
+    names = [field(t, "name") for t in as_list(variables.get("tools")) if field(t, "name")]
+    history = [h for h in as_list(variables.get("history")) if isinstance(h, dict)]
+    if history:
+        observation = field(history[-1], "observation")
+        if _useful(observation):
+            return f"Thought: The observation answers the question.\nFinal Answer: {observation.strip()}"
+    tried = {field(h, "action") for h in history}
+    preferred = [n for n in TOOL_ORDER if n in names] + [n for n in names if n not in TOOL_ORDER]
+    untried = [n for n in preferred if n not in tried]
+    if untried and not history:
+        return _action(untried[0], question, "I should look this up in the knowledge graph."
+                       if untried[0] == "knowledge-query" else f"I should look this up with {untried[0]}.")
+    if untried:
+        return _action(untried[0], question, f"That did not answer it; I should try {untried[0]}.")
+    return (
+        "Thought: None of my tools found the answer.\n"
+        f"Final Answer: No answer was found in the collection for: {question}"
+    )
+
+
+def free_text(variables: dict[str, Any], prompt: str = "") -> str:
+    """``text``: a deterministic echo of the question's (or prompt's) first sentence."""
+    source = as_text(variables.get("question")) or prompt
+    return "Offline engine: " + (first_sentence(source) or "(empty prompt)")
+
+
+ENGINES: dict[str, Callable[[dict[str, Any]], str]] = {
+    "extract-edges": extract,
+    "graph-rag-select": select_edges,
+    "graph-rag-answer": graph_answer,
+    "document-rag-answer": document_answer,
+    "agent-react": agent_step,
+}
+
+
+def complete(prompt_type: str, variables: dict[str, Any], prompt: str = "") -> str:
+    """The offline completion for one request; unknown prompt types get free text."""
+    engine = ENGINES.get(prompt_type)
+    return engine(variables) if engine is not None else free_text(variables, prompt)

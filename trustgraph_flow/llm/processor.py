@@ -1,0 +1,135 @@
+"""The text-completion service: an OpenAI-compatible endpoint, or the offline engine.
+
+With ``llm_base_url`` set (flag ``--llm-base-url``, env ``TG_LLM_BASE_URL`` or
+``OPENAI_BASE_URL``) every request goes to ``{base}/chat/completions``; without it the
+deterministic offline engine answers from the request's ``prompt_type`` and ``variables``.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import AsyncIterator
+from typing import Protocol
+
+import aiohttp
+from pydantic import AliasChoices, Field
+
+from trustgraph_base.messaging import TEXT_COMPLETION, Context, Processor
+from trustgraph_base.schema import TextCompletionRequest, TextCompletionResponse
+from trustgraph_base.settings import ProcessorSettings
+from trustgraph_flow.llm import offline
+from trustgraph_flow.llm.client import ChatClient, Completion
+
+log = logging.getLogger(__name__)
+
+
+def _env(name: str) -> AliasChoices:
+    """Accept the field name, its ``TG_`` variable, then the conventional OpenAI variable."""
+    return AliasChoices(name, f"tg_{name}", f"openai_{name.removeprefix('llm_')}")
+
+
+class Settings(ProcessorSettings):
+    """Where the LLM is; no base URL means the offline engine."""
+
+    llm_base_url: str = Field(default="", validation_alias=_env("llm_base_url"))
+    llm_model: str = Field(default="gpt-4o-mini", validation_alias=_env("llm_model"))
+    llm_api_key: str = Field(default="", validation_alias=_env("llm_api_key"), repr=False)
+    llm_timeout: float = Field(default=60.0, gt=0)
+    llm_retries: int = Field(default=3, ge=0)
+    llm_backoff: float = Field(default=0.5, ge=0)
+
+
+class Engine(Protocol):
+    model: str
+
+    async def complete(self, req: TextCompletionRequest) -> Completion: ...
+
+    def stream(self, req: TextCompletionRequest) -> AsyncIterator[str | Completion]: ...
+
+
+class OfflineEngine:
+    """The deterministic offline engine behind the same interface as the HTTP client."""
+
+    model = offline.MODEL
+
+    async def complete(self, req: TextCompletionRequest) -> Completion:
+        text = offline.complete(req.prompt_type, dict(req.variables), req.prompt)
+        return Completion(text, offline.MODEL)
+
+    async def stream(self, req: TextCompletionRequest) -> AsyncIterator[str | Completion]:
+        done = await self.complete(req)
+        for piece in re.findall(r"\s*\S+", done.text):
+            yield piece
+        yield done
+
+
+def estimate_tokens(text: str) -> int:
+    """A rough token count (whitespace words) for servers that report no usage."""
+    return len(text.split())
+
+
+def _final(req: TextCompletionRequest, done: Completion, started: float, streamed: bool) -> TextCompletionResponse:
+    in_tok = done.in_token if done.in_token is not None else estimate_tokens(req.system + " " + req.prompt)
+    out_tok = done.out_token if done.out_token is not None else estimate_tokens(done.text)
+    return TextCompletionResponse(
+        response="" if streamed else done.text,
+        model=done.model,
+        in_token=in_tok,
+        out_token=out_tok,
+        latency_ms=round((time.monotonic() - started) * 1000, 3),
+    )
+
+
+proc: Processor[Settings] = Processor("text-completion", Settings)
+
+
+@proc.on_start
+async def open_engine(ctx: Context[Settings]) -> None:
+    """Pick the engine once: the configured endpoint, or the offline engine with a warning."""
+    s = ctx.settings
+    if not s.llm_base_url:
+        log.warning("no LLM configured: using the deterministic offline engine")
+        ctx.state["engine"] = OfflineEngine()
+        return
+    session = aiohttp.ClientSession()
+    ctx.state["session"] = session
+    ctx.state["engine"] = ChatClient(
+        session, s.llm_base_url, s.llm_model, s.llm_api_key,
+        timeout=s.llm_timeout, retries=s.llm_retries, backoff=s.llm_backoff,
+    )
+    log.info("text completion via %s (model %s)", s.llm_base_url, s.llm_model)
+
+
+@proc.on_stop
+async def close_engine(ctx: Context[Settings]) -> None:
+    session = ctx.state.pop("session", None)
+    if session is not None:
+        await session.close()
+
+
+@proc.service(TEXT_COMPLETION)
+async def complete(
+    req: TextCompletionRequest, ctx: Context[Settings]
+) -> AsyncIterator[TextCompletionResponse]:
+    """Answer one prompt; a streamed answer is its pieces, then a final empty response with counts."""
+    engine: Engine = ctx.state["engine"]
+    started = time.monotonic()
+    if not req.streaming:
+        yield _final(req, await engine.complete(req), started, streamed=False)
+        return
+    async for item in engine.stream(req):
+        if isinstance(item, Completion):
+            yield _final(req, item, started, streamed=True)
+            return
+        yield TextCompletionResponse(response=item, model=engine.model, end_of_stream=False)
+
+
+def main() -> None:
+    """Console-script entry point (``tg-proc-text-completion``)."""
+    proc.main()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,76 @@
+"""Small text helpers shared by the offline engine: sentences, content words, overlap."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+STOPWORDS = frozenset(
+    """a an the and or but if then else of in on at to for from by with about as into onto
+    is are was were be been being am do does did done has have had having it its this that
+    these those there here what which who whom whose when where why how i me my we our you
+    your he him his she her they them their not no nor so than too very can could should
+    would will shall may might must just also any all some each every both few more most
+    other such only own same over under again further once up down out off tell show give
+    please know find list name""".split()
+)
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
+
+
+def sentences(text: str) -> list[str]:
+    """Split text into trimmed, non-empty sentences."""
+    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of ``text`` (or the empty string)."""
+    found = sentences(text)
+    return found[0] if found else ""
+
+
+def stem(word: str) -> str:
+    """A very light stemmer so 'capitals' meets 'capital'."""
+    word = word.lower()
+    for suffix in ("ies", "es", "s"):
+        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    return word
+
+
+def content_words(text: str) -> list[str]:
+    """Lower-cased words of ``text`` minus stopwords, in order, without repeats."""
+    seen: dict[str, None] = {}
+    for word in _WORD.findall(text.lower()):
+        if word not in STOPWORDS:
+            seen.setdefault(word, None)
+    return list(seen)
+
+
+def overlap(question_words: Iterable[str], text: str) -> list[str]:
+    """The question words (in question order) whose stems occur in ``text``."""
+    stems = {stem(w) for w in _WORD.findall(text.lower())}
+    return [w for w in question_words if stem(w) in stems]
+
+
+def as_text(value: Any) -> str:
+    """A variable as a string, whatever the caller sent."""
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else str(value)
+
+
+def as_list(value: Any) -> list[Any]:
+    """A variable as a list, whatever the caller sent."""
+    if isinstance(value, list):
+        return value
+    if isinstance(value, tuple):
+        return list(value)
+    return [] if value is None or value == "" else [value]
+
+
+def field(item: Any, key: str) -> str:
+    """``item[key]`` as text when ``item`` is a mapping, else the empty string."""
+    return as_text(item.get(key)) if isinstance(item, dict) else ""
