@@ -1,0 +1,268 @@
+"""The builders produce exactly the triples of SPEC.md's diagrams."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from trustgraph_base.provenance import (
+    GRAPH_RETRIEVAL,
+    GRAPH_SOURCE,
+    TG,
+    SelectedEdge,
+    activity_triples,
+    agent_final_triples,
+    agent_iteration_triples,
+    agent_session_triples,
+    chunk_triples,
+    docrag_exploration_triples,
+    docrag_question_triples,
+    document_triples,
+    failure_triples,
+    graph_rag_exploration_triples,
+    graph_rag_focus_triples,
+    graph_rag_question_triples,
+    metrics_triples,
+    page_triples,
+    subgraph_triples,
+    synthesis_triples,
+    uris,
+)
+from trustgraph_base.rdf import Triple, iri, lit, term_key
+
+XSD = "http://www.w3.org/2001/XMLSchema#"
+
+
+PREFIXES = (
+    ("https://trustgraph.ai/ns/", "tg:"),
+    ("http://www.w3.org/ns/prov#", "prov:"),
+    ("http://www.w3.org/1999/02/22-rdf-syntax-ns#", "rdf:"),
+    ("http://www.w3.org/2000/01/rdf-schema#", "rdfs:"),
+    ("http://purl.org/dc/elements/1.1/", "dc:"),
+    (XSD, "xsd:"),
+)
+
+
+def lines(triples: list[Triple]) -> list[str]:
+    """Triples as readable lines with prefixed names, keeping the builder's order."""
+    out = []
+    for t in triples:
+        text = f"{term_key(t.s)} {term_key(t.p)} {term_key(t.o)}"
+        for ns, prefix in PREFIXES:
+            text = re.sub(f"<{re.escape(ns)}([A-Za-z]+)>", prefix + r"\1", text)
+        out.append(text)
+    return out
+
+
+def test_agent_trace_matches_spec() -> None:
+    session = uris.agent_session_uri("s1")
+    i1 = uris.agent_iteration_uri(session, 1)
+    final = uris.agent_final_uri(session)
+    got = (
+        lines(
+            agent_session_triples(session, "What is the capital of France?", "2026-01-01T00:00:00Z")
+        )
+        + lines(
+            agent_iteration_triples(
+                i1,
+                session,
+                "look it up",
+                "knowledge-query",
+                {"question": "capital of France"},
+                "Paris",
+            )
+        )
+        + lines(agent_final_triples(final, i1, "Paris"))
+    )
+    assert got == [
+        "<urn:trustgraph:agent:s1> rdf:type prov:Activity",
+        "<urn:trustgraph:agent:s1> rdf:type tg:Question",
+        "<urn:trustgraph:agent:s1> rdf:type tg:AgentQuestion",
+        '<urn:trustgraph:agent:s1> tg:query "What is the capital of France?"',
+        '<urn:trustgraph:agent:s1> prov:startedAtTime "2026-01-01T00:00:00Z"^^xsd:dateTime',
+        "<urn:trustgraph:agent:s1/i1> rdf:type prov:Entity",
+        "<urn:trustgraph:agent:s1/i1> rdf:type tg:Analysis",
+        "<urn:trustgraph:agent:s1/i1> prov:wasDerivedFrom <urn:trustgraph:agent:s1>",
+        '<urn:trustgraph:agent:s1/i1> tg:thought "look it up"',
+        '<urn:trustgraph:agent:s1/i1> tg:action "knowledge-query"',
+        '<urn:trustgraph:agent:s1/i1> tg:arguments "{\\"question\\": \\"capital of France\\"}"',
+        '<urn:trustgraph:agent:s1/i1> tg:observation "Paris"',
+        "<urn:trustgraph:agent:s1/final> rdf:type prov:Entity",
+        "<urn:trustgraph:agent:s1/final> rdf:type tg:Conclusion",
+        "<urn:trustgraph:agent:s1/final> prov:wasDerivedFrom <urn:trustgraph:agent:s1/i1>",
+        '<urn:trustgraph:agent:s1/final> tg:answer "Paris"',
+    ]
+    everything = agent_session_triples(session, "q", "2026-01-01T00:00:00Z") + agent_final_triples(
+        final, session, "a"
+    )
+    assert {t.g for t in everything} == {GRAPH_RETRIEVAL}
+
+
+def test_docrag_trace_matches_spec() -> None:
+    q = uris.docrag_question_uri("d1")
+    exp, syn = uris.exploration_uri(q), uris.synthesis_uri(q)
+    chunks = ["urn:trustgraph:doc:x/p1/c0", "urn:trustgraph:doc:x/p2/c3"]
+    got = (
+        lines(
+            docrag_question_triples(
+                q, "q?", "2026-01-01T00:00:00Z", parent_uri="urn:trustgraph:agent:s1/i2"
+            )
+        )
+        + lines(docrag_exploration_triples(exp, q, chunks))
+        + lines(synthesis_triples(syn, exp, "answer"))
+    )
+    assert got == [
+        "<urn:trustgraph:docrag:d1> rdf:type prov:Activity",
+        "<urn:trustgraph:docrag:d1> rdf:type tg:Question",
+        "<urn:trustgraph:docrag:d1> rdf:type tg:DocRagQuestion",
+        '<urn:trustgraph:docrag:d1> tg:query "q?"',
+        '<urn:trustgraph:docrag:d1> prov:startedAtTime "2026-01-01T00:00:00Z"^^xsd:dateTime',
+        "<urn:trustgraph:docrag:d1> prov:wasDerivedFrom <urn:trustgraph:agent:s1/i2>",
+        "<urn:trustgraph:docrag:d1/exploration> rdf:type prov:Entity",
+        "<urn:trustgraph:docrag:d1/exploration> rdf:type tg:Exploration",
+        "<urn:trustgraph:docrag:d1/exploration> prov:wasGeneratedBy <urn:trustgraph:docrag:d1>",
+        '<urn:trustgraph:docrag:d1/exploration> tg:chunkCount "2"^^xsd:integer',
+        "<urn:trustgraph:docrag:d1/exploration> tg:selectedChunk <urn:trustgraph:doc:x/p1/c0>",
+        "<urn:trustgraph:docrag:d1/exploration> tg:selectedChunk <urn:trustgraph:doc:x/p2/c3>",
+        "<urn:trustgraph:docrag:d1/synthesis> rdf:type prov:Entity",
+        "<urn:trustgraph:docrag:d1/synthesis> rdf:type tg:Synthesis",
+        "<urn:trustgraph:docrag:d1/synthesis> prov:wasDerivedFrom <urn:trustgraph:docrag:d1/exploration>",
+        '<urn:trustgraph:docrag:d1/synthesis> tg:content "answer"',
+    ]
+
+
+def test_graph_rag_trace_matches_spec() -> None:
+    q = uris.graph_rag_question_uri("g1")
+    exp, foc, syn = uris.exploration_uri(q), uris.focus_uri(q), uris.synthesis_uri(q)
+    edge = SelectedEdge(
+        iri("urn:trustgraph:entity:paris"),
+        iri("urn:trustgraph:rel:capital_of"),
+        iri("urn:trustgraph:entity:france"),
+        "names the capital",
+    )
+    got = (
+        lines(graph_rag_question_triples(q, "q?", "2026-01-01T00:00:00Z"))
+        + lines(graph_rag_exploration_triples(exp, q, 12))
+        + lines(graph_rag_focus_triples(foc, exp, q, [edge]))
+        + lines(synthesis_triples(syn, foc, "Paris"))
+    )
+    assert got == [
+        "<urn:trustgraph:question:g1> rdf:type prov:Activity",
+        "<urn:trustgraph:question:g1> rdf:type tg:Question",
+        "<urn:trustgraph:question:g1> rdf:type tg:GraphRagQuestion",
+        '<urn:trustgraph:question:g1> tg:query "q?"',
+        '<urn:trustgraph:question:g1> prov:startedAtTime "2026-01-01T00:00:00Z"^^xsd:dateTime',
+        "<urn:trustgraph:question:g1/exploration> rdf:type prov:Entity",
+        "<urn:trustgraph:question:g1/exploration> rdf:type tg:Exploration",
+        "<urn:trustgraph:question:g1/exploration> prov:wasGeneratedBy <urn:trustgraph:question:g1>",
+        '<urn:trustgraph:question:g1/exploration> tg:edgeCount "12"^^xsd:integer',
+        "<urn:trustgraph:question:g1/focus> rdf:type prov:Entity",
+        "<urn:trustgraph:question:g1/focus> rdf:type tg:Focus",
+        "<urn:trustgraph:question:g1/focus> prov:wasDerivedFrom <urn:trustgraph:question:g1/exploration>",
+        "<urn:trustgraph:question:g1/focus> tg:selectedEdge <urn:trustgraph:question:g1/focus/e1>",
+        "<urn:trustgraph:question:g1/focus/e1> tg:edge << <urn:trustgraph:entity:paris> <urn:trustgraph:rel:capital_of> <urn:trustgraph:entity:france> >>",
+        '<urn:trustgraph:question:g1/focus/e1> tg:reasoning "names the capital"',
+        "<urn:trustgraph:question:g1/synthesis> rdf:type prov:Entity",
+        "<urn:trustgraph:question:g1/synthesis> rdf:type tg:Synthesis",
+        "<urn:trustgraph:question:g1/synthesis> prov:wasDerivedFrom <urn:trustgraph:question:g1/focus>",
+        '<urn:trustgraph:question:g1/synthesis> tg:content "Paris"',
+    ]
+
+
+def test_extraction_provenance_matches_spec() -> None:
+    doc = uris.document_uri("abc123")
+    page = uris.page_uri(doc, 1)
+    chunk = uris.chunk_uri(page, 0)
+    sub = uris.subgraph_uri(chunk)
+    act = uris.activity_uri(chunk, "extract")
+    edge = (iri("urn:trustgraph:entity:paris"), iri("urn:trustgraph:rel:capital_of"), lit("France"))
+    got = (
+        lines(document_triples(doc, "Sample PDF", "application/pdf"))
+        + lines(page_triples(page, doc, 1, uris.activity_uri(doc, "decode")))
+        + lines(chunk_triples(chunk, page, 0, 0, 120, uris.activity_uri(page, "chunk")))
+        + lines(subgraph_triples(sub, chunk, [edge], act))
+        + lines(
+            activity_triples(
+                act,
+                uris.component_uri("extractor"),
+                "extractor",
+                "2026-01-01T00:00:00Z",
+                {TG.model: "offline"},
+            )
+        )
+    )
+    assert got == [
+        "<urn:trustgraph:doc:abc123> rdf:type prov:Entity",
+        "<urn:trustgraph:doc:abc123> rdf:type tg:Document",
+        '<urn:trustgraph:doc:abc123> dc:title "Sample PDF"',
+        '<urn:trustgraph:doc:abc123> tg:mimeType "application/pdf"',
+        '<urn:trustgraph:doc:abc123> rdfs:label "Sample PDF"',
+        "<urn:trustgraph:doc:abc123/p1> rdf:type prov:Entity",
+        "<urn:trustgraph:doc:abc123/p1> rdf:type tg:Page",
+        '<urn:trustgraph:doc:abc123/p1> tg:pageNumber "1"^^xsd:integer',
+        "<urn:trustgraph:doc:abc123/p1> prov:wasDerivedFrom <urn:trustgraph:doc:abc123>",
+        "<urn:trustgraph:doc:abc123/p1> prov:wasGeneratedBy <urn:trustgraph:doc:abc123/activity/decode>",
+        "<urn:trustgraph:doc:abc123/p1/c0> rdf:type prov:Entity",
+        "<urn:trustgraph:doc:abc123/p1/c0> rdf:type tg:Chunk",
+        '<urn:trustgraph:doc:abc123/p1/c0> tg:chunkIndex "0"^^xsd:integer',
+        '<urn:trustgraph:doc:abc123/p1/c0> tg:charOffset "0"^^xsd:integer',
+        '<urn:trustgraph:doc:abc123/p1/c0> tg:charLength "120"^^xsd:integer',
+        "<urn:trustgraph:doc:abc123/p1/c0> prov:wasDerivedFrom <urn:trustgraph:doc:abc123/p1>",
+        "<urn:trustgraph:doc:abc123/p1/c0> prov:wasGeneratedBy <urn:trustgraph:doc:abc123/p1/activity/chunk>",
+        "<urn:trustgraph:doc:abc123/p1/c0/subgraph> rdf:type prov:Entity",
+        "<urn:trustgraph:doc:abc123/p1/c0/subgraph> rdf:type tg:Subgraph",
+        "<urn:trustgraph:doc:abc123/p1/c0/subgraph> prov:wasDerivedFrom <urn:trustgraph:doc:abc123/p1/c0>",
+        "<urn:trustgraph:doc:abc123/p1/c0/subgraph> prov:wasGeneratedBy <urn:trustgraph:doc:abc123/p1/c0/activity/extract>",
+        '<urn:trustgraph:doc:abc123/p1/c0/subgraph> tg:contains << <urn:trustgraph:entity:paris> <urn:trustgraph:rel:capital_of> "France" >>',
+        "<urn:trustgraph:doc:abc123/p1/c0/activity/extract> rdf:type prov:Activity",
+        "<urn:trustgraph:doc:abc123/p1/c0/activity/extract> prov:wasAssociatedWith <urn:trustgraph:component:extractor>",
+        '<urn:trustgraph:doc:abc123/p1/c0/activity/extract> prov:startedAtTime "2026-01-01T00:00:00Z"^^xsd:dateTime',
+        "<urn:trustgraph:component:extractor> rdf:type prov:SoftwareAgent",
+        '<urn:trustgraph:component:extractor> rdfs:label "extractor"',
+        '<urn:trustgraph:doc:abc123/p1/c0/activity/extract> tg:model "offline"',
+    ]
+    assert {t.g for t in document_triples(doc, "t", "text/plain")} == {GRAPH_SOURCE}
+
+
+def test_metrics_and_failure_are_declared_predicates() -> None:
+    got = lines(
+        metrics_triples(
+            "urn:trustgraph:question:g1/focus",
+            GRAPH_RETRIEVAL,
+            model="m",
+            in_token=3,
+            out_token=4,
+            latency_ms=1.5,
+        )
+    )
+    assert got == [
+        '<urn:trustgraph:question:g1/focus> tg:model "m"',
+        '<urn:trustgraph:question:g1/focus> tg:inToken "3"^^xsd:integer',
+        '<urn:trustgraph:question:g1/focus> tg:outToken "4"^^xsd:integer',
+        '<urn:trustgraph:question:g1/focus> tg:latencyMs "1.500"^^xsd:decimal',
+    ]
+    assert lines(failure_triples("urn:trustgraph:agent:s1", GRAPH_RETRIEVAL, "LLM down")) == [
+        '<urn:trustgraph:agent:s1> tg:error "LLM down"'
+    ]
+
+
+def test_misspelt_vocabulary_term_fails_loudly() -> None:
+    with pytest.raises(AttributeError):
+        _ = TG.selectedEdges  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("bad", ["", "a b", "x/y", "../etc", "<script>"])
+def test_session_ids_are_uri_safe(bad: str) -> None:
+    with pytest.raises(ValueError):
+        uris.agent_session_uri(bad)
+
+
+def test_trace_uri_parsing() -> None:
+    assert uris.trace_kind("urn:trustgraph:agent:s1/i3") == "agent"
+    assert uris.trace_root("urn:trustgraph:agent:s1/i3") == "urn:trustgraph:agent:s1"
+    assert uris.trace_root("urn:trustgraph:question:q/focus/e2") == "urn:trustgraph:question:q"
+    assert uris.trace_root("urn:trustgraph:docrag:d/synthesis") == "urn:trustgraph:docrag:d"
+    assert uris.trace_kind("urn:trustgraph:doc:x") is None
+    assert uris.document_uri("my doc") == "urn:trustgraph:doc:my%20doc"
+    assert uris.entity_uri("Marie  Curie") == "urn:trustgraph:entity:marie_curie"

@@ -1,0 +1,104 @@
+"""Golden wire frames: real JSON round-trips through the one codec."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from pydantic import BaseModel
+
+from trustgraph_base import schema
+from trustgraph_base.errors import WireError
+from trustgraph_base.wire import decode, encode
+
+GOLDEN: list[tuple[type[BaseModel], str]] = [
+    (
+        schema.Triples,
+        '{"metadata":{"id":"m1","user":"alice","collection":"papers"},"triples":['
+        '{"s":{"t":"i","i":"urn:trustgraph:question:q1/focus/e1"},'
+        '"p":{"t":"i","i":"https://trustgraph.ai/ns/edge"},'
+        '"o":{"t":"t","tr":{"s":{"t":"i","i":"urn:trustgraph:entity:paris"},'
+        '"p":{"t":"i","i":"urn:trustgraph:rel:is_the_capital_of"},'
+        '"o":{"t":"i","i":"urn:trustgraph:entity:france"}}},'
+        '"g":"urn:graph:retrieval"},'
+        '{"s":{"t":"b","d":"b0"},"p":{"t":"i","i":"http://www.w3.org/2000/01/rdf-schema#label"},'
+        '"o":{"t":"l","v":"Paris","ln":"en"}},'
+        '{"s":{"t":"i","i":"urn:trustgraph:doc:d/p1"},"p":{"t":"i","i":"https://trustgraph.ai/ns/pageNumber"},'
+        '"o":{"t":"l","v":"1","dt":"http://www.w3.org/2001/XMLSchema#integer"},"g":"urn:graph:source"}]}',
+    ),
+    (
+        schema.AgentRequest,
+        '{"question":"What is the capital of France?","state":"","history":[{"thought":"t",'
+        '"action":"knowledge-query","arguments":{"question":"capital of France"},'
+        '"observation":"Paris","user":""}],"user":"trustgraph","collection":"default",'
+        '"streaming":true,"session_id":"s-1","started_at":""}',
+    ),
+    (
+        schema.AgentResponse,
+        '{"end_of_stream":false,"message_type":"thought","content":"I should look it up"}',
+    ),
+    (
+        schema.GraphRagResponse,
+        '{"end_of_stream":true,"message_type":"answer","response":"Paris.",'
+        '"explain_id":"urn:trustgraph:question:q1","explain_graph":"urn:graph:retrieval"}',
+    ),
+    (
+        schema.TriplesQueryRequest,
+        '{"user":"u","collection":"c","o":{"t":"t","tr":{"s":{"t":"i","i":"urn:a"},'
+        '"p":{"t":"i","i":"urn:b"},"o":{"t":"l","v":"x"}}},"g":"","limit":10}',
+    ),
+    (
+        schema.GraphRagResponse,
+        '{"error":{"type":"no-data","message":"collection is empty"},"end_of_stream":true,'
+        '"message_type":"answer","response":""}',
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("model", "frame"), GOLDEN, ids=[f"{m.__name__}-{i}" for i, (m, _) in enumerate(GOLDEN)]
+)
+def test_golden_frame_round_trips(model: type[BaseModel], frame: str) -> None:
+    value = decode(model, frame.encode())
+    assert json.loads(encode(value)) == json.loads(frame)
+    assert decode(model, encode(value)) == value
+
+
+def test_messages_from_before_a_field_existed_still_decode() -> None:
+    old = decode(schema.AgentRequest, b'{"question":"q","state":"","history":[],"user":"u"}')
+    assert old.session_id == ""
+    assert old.collection == "default"
+
+
+def test_unknown_fields_refused_internally_tolerated_at_the_edge() -> None:
+    frame = b'{"question":"q","future_field":1}'
+    with pytest.raises(WireError, match="future_field"):
+        decode(schema.AgentRequest, frame)
+    assert decode(schema.AgentRequest, frame, tolerant=True).question == "q"
+
+
+@pytest.mark.parametrize(
+    ("frame", "message"),
+    [
+        (b"{not json", "malformed JSON"),
+        (
+            b'{"metadata":{"id":"x"},"triples":[{"s":{"t":"i","i":"urn:a b"},"p":{"t":"i","i":"urn:p"},"o":{"t":"l","v":"x"}}]}',
+            "forbidden character",
+        ),
+        (
+            b'{"metadata":{"id":"x"},"triples":[{"s":{"t":"i","i":"urn:a"},"p":{"t":"i","i":"urn:p"},"o":{"t":"l","v":"ten","dt":"http://www.w3.org/2001/XMLSchema#integer"}}]}',
+            "not a valid xsd:integer",
+        ),
+        (
+            b'{"metadata":{"id":"x"},"triples":[{"s":{"t":"l","v":"lit"},"p":{"t":"i","i":"urn:p"},"o":{"t":"l","v":"x"}}]}',
+            "triples.0.s",
+        ),
+        (
+            b'{"metadata":{"id":"x"},"triples":[{"s":{"t":"i","i":"relative"},"p":{"t":"i","i":"urn:p"},"o":{"t":"l","v":"x"}}]}',
+            "no scheme",
+        ),
+    ],
+)
+def test_bad_frames_name_the_fault(frame: bytes, message: str) -> None:
+    with pytest.raises(WireError, match=message):
+        decode(schema.Triples, frame)
