@@ -1,0 +1,184 @@
+"""The explain service: trace listing, server-side trace assembly, deletion."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+import pyoxigraph as ox
+
+from trustgraph_base.errors import ServiceError
+from trustgraph_base.provenance.namespaces import TG
+from trustgraph_base.provenance.uris import (
+    AGENT_PREFIX,
+    DOCRAG_PREFIX,
+    GRAPH_RAG_PREFIX,
+    trace_kind,
+)
+from trustgraph_base.rdf.terms import check_iri
+from trustgraph_base.schema.explain import (
+    AgentStepView,
+    ChunkView,
+    StageMetrics,
+    TraceSummary,
+    TraceView,
+)
+from trustgraph_flow.store.convert import OxObject, named, value_of
+from trustgraph_flow.store.lookup import RETRIEVAL, as_int, chunk_source, edge_sources, edge_view
+from trustgraph_flow.store.stores import Handle
+
+Props = dict[str, dict[str, list[OxObject]]]  # entity URI → predicate IRI → objects
+_SESSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,127}$")
+_MAX_DEPTH = 4
+
+
+def list_traces(handle: Handle | None, limit: int) -> list[TraceSummary]:
+    """The newest top-level traces (sub-traces excluded), newest first."""
+    if handle is None:
+        return []
+    return [
+        TraceSummary(id=r.id, type=r.kind, question=r.question, time=r.time, status=r.status)  # type: ignore[arg-type]
+        for r in handle.index.newest(limit)
+    ]
+
+
+def candidates(trace_id: str) -> list[str]:
+    """The question URIs an id may name: a trace URI itself, or a bare session id under each prefix."""
+    if trace_kind(trace_id) is not None:
+        try:
+            check_iri(trace_id)
+        except ValueError as exc:
+            raise ServiceError("bad-request", f"malformed trace id: {exc}") from None
+        return [trace_id]
+    if _SESSION.match(trace_id):
+        return [prefix + trace_id for prefix in (AGENT_PREFIX, GRAPH_RAG_PREFIX, DOCRAG_PREFIX)]
+    raise ServiceError(
+        "bad-request",
+        f"malformed trace id {trace_id!r}: expected a trace URI (urn:trustgraph:agent:…, "
+        "urn:trustgraph:question:…, urn:trustgraph:docrag:…) or a session id",
+    )
+
+
+def resolve(handle: Handle | None, trace_id: str) -> str:
+    """The question URI of a trace, or ServiceError not-found."""
+    options = candidates(trace_id)
+    if handle is not None:
+        for uri in options:
+            if handle.index.get(uri) is not None:
+                return uri
+    raise ServiceError("not-found", f"no trace {trace_id!r} in this collection")
+
+
+def gather(handle: Handle, root: str) -> Props:
+    """Every retrieval-graph triple of a trace's entities, by subject and predicate."""
+    props: Props = {}
+    for uri in handle.index.entities(root):
+        by_pred: dict[str, list[OxObject]] = defaultdict(list)
+        for q in handle.store.quads_for_pattern(named(uri), None, None, RETRIEVAL):
+            by_pred[q.predicate.value].append(q.object)
+        props[uri] = by_pred
+    return props
+
+
+def text(props: Props, uri: str, pred: object) -> str | None:
+    values = props.get(uri, {}).get(pred.i, [])  # type: ignore[attr-defined]
+    return value_of(values[0]) if values else None
+
+
+def metrics(props: Props, root: str) -> dict[str, StageMetrics]:
+    """Stage name (``question``, ``i1``, ``focus``…) → the figures recorded on it."""
+    out: dict[str, StageMetrics] = {}
+    for uri in sorted(props):
+        model, tin, tout = text(props, uri, TG.model), text(props, uri, TG.inToken), text(props, uri, TG.outToken)
+        latency = text(props, uri, TG.latencyMs)
+        if model is None and tin is None and tout is None and latency is None:
+            continue
+        stage = "question" if uri == root else uri[len(root) + 1:]
+        out[stage] = StageMetrics(
+            model=model, in_token=as_int(tin), out_token=as_int(tout),
+            latency_ms=float(latency) if latency is not None else None,
+        )
+    return out
+
+
+def get_trace(handle: Handle | None, trace_id: str, include_provenance: bool) -> TraceView:
+    """The whole trace, with its sub-traces nested under the agent steps that ran them."""
+    root = resolve(handle, trace_id)
+    assert handle is not None
+    return assemble(handle, root, include_provenance, 0)
+
+
+def assemble(handle: Handle, root: str, provenance: bool, depth: int) -> TraceView:
+    row = handle.index.get(root)
+    assert row is not None
+    props = gather(handle, root)
+    view = TraceView(
+        id=root, type=row.kind, question=row.question, time=row.time,  # type: ignore[arg-type]
+        status=row.status, error=text(props, root, TG.error), parent=row.parent,  # type: ignore[arg-type]
+        metrics=metrics(props, root),
+    )
+    if row.kind == "agent":
+        return view.model_copy(update=agent_parts(handle, props, root, provenance, depth))
+    return view.model_copy(update=rag_parts(handle.store, props, root, provenance))
+
+
+def agent_parts(handle: Handle, props: Props, root: str, provenance: bool, depth: int) -> dict[str, object]:
+    subs: dict[str, list[TraceView]] = defaultdict(list)
+    if depth < _MAX_DEPTH:
+        for sub in handle.index.subtraces(root):
+            subs[sub.parent or ""].append(assemble(handle, sub.id, provenance, depth + 1))
+    step_re = re.compile(re.escape(root) + r"/i(\d+)$")
+    steps = []
+    for uri in props:
+        match = step_re.match(uri)
+        if match:
+            steps.append(AgentStepView(
+                uri=uri, index=int(match.group(1)),
+                thought=text(props, uri, TG.thought) or "", action=text(props, uri, TG.action) or "",
+                arguments=text(props, uri, TG.arguments) or "", observation=text(props, uri, TG.observation),
+                subtraces=subs.get(uri, []),
+            ))
+    return {"steps": sorted(steps, key=lambda s: s.index), "answer": text(props, f"{root}/final", TG.answer)}
+
+
+def rag_parts(store: ox.Store, props: Props, root: str, provenance: bool) -> dict[str, object]:
+    exploration, focus, synthesis = f"{root}/exploration", f"{root}/focus", f"{root}/synthesis"
+    chunks = [
+        ChunkView(uri=c.value, sources=[r for r in [chunk_source(store, c)] if r] if provenance else [])
+        for c in sorted(props.get(exploration, {}).get(TG.selectedChunk.i, []), key=str)
+        if isinstance(c, ox.NamedNode)
+    ]
+    edge_uris = [e.value for e in props.get(focus, {}).get(TG.selectedEdge.i, []) if isinstance(e, ox.NamedNode)]
+    edges = []
+    for uri in sorted(edge_uris, key=lambda u: (as_int(u.rsplit("/e", 1)[-1]) or 0, u)):
+        quoted = props.get(uri, {}).get(TG.edge.i, [])
+        if quoted and isinstance(quoted[0], ox.Triple):
+            sources = edge_sources(store, quoted[0]) if provenance else []
+            edges.append(edge_view(store, quoted[0], uri=uri, reasoning=text(props, uri, TG.reasoning), sources=sources))
+    return {
+        "exploration": exploration if exploration in props else None,
+        "edge_count": as_int(text(props, exploration, TG.edgeCount)),
+        "chunk_count": as_int(text(props, exploration, TG.chunkCount)),
+        "chunks": chunks,
+        "focus": focus if focus in props else None,
+        "edges": edges,
+        "synthesis": synthesis if synthesis in props else None,
+        "answer": text(props, synthesis, TG.content),
+    }
+
+
+def delete_trace(handle: Handle | None, trace_id: str) -> list[str]:
+    """Remove a trace, its sub-traces and every entity of theirs; returns the roots removed."""
+    root = resolve(handle, trace_id)
+    assert handle is not None
+    roots, pending = [], [root]
+    while pending:
+        current = pending.pop()
+        roots.append(current)
+        pending.extend(s.id for s in handle.index.subtraces(current) if s.id not in roots)
+    for r in roots:
+        for uri in handle.index.entities(r):
+            for q in list(handle.store.quads_for_pattern(named(uri), None, None, RETRIEVAL)):
+                handle.store.remove(q)
+    handle.index.forget(roots)  # after the store: a crash here leaves the trace deletable again
+    return roots

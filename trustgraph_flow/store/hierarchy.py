@@ -1,0 +1,59 @@
+"""The document hierarchy: document → pages (by number) → chunks (by index) → extracted edges."""
+
+from __future__ import annotations
+
+import pyoxigraph as ox
+
+from trustgraph_base.provenance.namespaces import DC, PROV, TG
+from trustgraph_base.schema.explain import ChunkNode, DocumentView, EdgeView, PageNode
+from trustgraph_flow.store.lookup import SOURCE, as_int, edge_view, first, has_type, n, objects
+
+
+def children(store: ox.Store, parent: ox.NamedNode, cls: object) -> list[ox.NamedNode]:
+    """Entities of class ``cls`` derived from ``parent`` in urn:graph:source."""
+    found = store.quads_for_pattern(None, n(PROV.wasDerivedFrom), parent, SOURCE)
+    return [q.subject for q in found if isinstance(q.subject, ox.NamedNode) and has_type(store, q.subject, cls, SOURCE)]
+
+
+def chunk_edges(store: ox.Store, chunk: ox.NamedNode) -> list[EdgeView]:
+    """The edges of a chunk's subgraph(s), in store order."""
+    edges: list[EdgeView] = []
+    for subgraph in children(store, chunk, TG.Subgraph):
+        for edge in objects(store, subgraph, TG.contains, SOURCE):
+            if isinstance(edge, ox.Triple):
+                edges.append(edge_view(store, edge))
+    return edges
+
+
+def chunk_node(store: ox.Store, chunk: ox.NamedNode) -> ChunkNode:
+    return ChunkNode(
+        uri=chunk.value,
+        index=as_int(first(store, chunk, TG.chunkIndex, SOURCE)) or 0,
+        char_offset=as_int(first(store, chunk, TG.charOffset, SOURCE)) or 0,
+        char_length=as_int(first(store, chunk, TG.charLength, SOURCE)) or 0,
+        edges=chunk_edges(store, chunk),
+    )
+
+
+def chunk_nodes(store: ox.Store, parent: ox.NamedNode) -> list[ChunkNode]:
+    return sorted((chunk_node(store, c) for c in children(store, parent, TG.Chunk)), key=lambda c: (c.index, c.uri))
+
+
+def document_view(store: ox.Store | None, doc_uri: str) -> DocumentView | None:
+    """The hierarchy of one document, or None when the store does not know it."""
+    if store is None:
+        return None
+    doc = ox.NamedNode(doc_uri)
+    if not has_type(store, doc, TG.Document, SOURCE) and not children(store, doc, TG.Chunk) and not children(store, doc, TG.Page):
+        return None
+    pages = [
+        PageNode(uri=p.value, number=as_int(first(store, p, TG.pageNumber, SOURCE)) or 0, chunks=chunk_nodes(store, p))
+        for p in children(store, doc, TG.Page)
+    ]
+    return DocumentView(
+        id=doc_uri,
+        title=first(store, doc, DC.title, SOURCE),
+        mime_type=first(store, doc, TG.mimeType, SOURCE),
+        pages=sorted(pages, key=lambda p: (p.number, p.uri)),
+        chunks=chunk_nodes(store, doc),
+    )

@@ -1,0 +1,200 @@
+"""The trace index: a sqlite side table per store, fed by the writer from retrieval-graph triples.
+
+It answers "the newest N top-level traces" with one partial-index scan and maps every
+trace entity to its root, so a trace is fetched or deleted without scanning the store.
+Every write is an idempotent upsert: replaying a batch (redelivery) changes nothing.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, PROV, RDF, TG
+from trustgraph_base.provenance.uris import trace_kind, trace_root
+from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Triple
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS traces (
+    id TEXT PRIMARY KEY, kind TEXT, question TEXT, time TEXT, sort_time TEXT,
+    parent TEXT, parent_root TEXT, is_question INTEGER NOT NULL DEFAULT 0,
+    complete INTEGER NOT NULL DEFAULT 0, failed INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX IF NOT EXISTS traces_top ON traces(sort_time DESC)
+    WHERE parent IS NULL AND is_question = 1;
+CREATE INDEX IF NOT EXISTS traces_parent_root ON traces(parent_root)
+    WHERE parent_root IS NOT NULL;
+CREATE TABLE IF NOT EXISTS entities (uri TEXT PRIMARY KEY, root TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS entities_root ON entities(root);
+"""
+
+_UPSERT = """
+INSERT INTO traces (id, kind, question, time, sort_time, parent, parent_root, is_question, complete, failed)
+VALUES (:id, :kind, :question, :time, :sort_time, :parent, :parent_root, :is_question, :complete, :failed)
+ON CONFLICT(id) DO UPDATE SET
+    kind = coalesce(excluded.kind, kind), question = coalesce(excluded.question, question),
+    time = coalesce(excluded.time, time), sort_time = coalesce(excluded.sort_time, sort_time),
+    parent = coalesce(excluded.parent, parent), parent_root = coalesce(excluded.parent_root, parent_root),
+    is_question = max(excluded.is_question, is_question),
+    complete = max(excluded.complete, complete), failed = max(excluded.failed, failed)
+"""
+
+_KINDS = {TG.AgentQuestion.i: "agent", TG.GraphRagQuestion.i: "graph-rag", TG.DocRagQuestion.i: "document-rag"}
+_FINAL_SUFFIXES = ("/final", "/synthesis")
+
+
+@dataclass(frozen=True)
+class TraceRow:
+    """One indexed trace."""
+
+    id: str
+    kind: str
+    question: str
+    time: str
+    parent: str | None
+    complete: bool
+    failed: bool
+
+    @property
+    def status(self) -> str:
+        if self.complete:
+            return "complete"
+        return "failed" if self.failed else "in-progress"
+
+
+def sort_key(timestamp: str) -> str:
+    """An xsd:dateTime as a UTC string that sorts chronologically (raw text if unparseable)."""
+    try:
+        when = datetime.fromisoformat(timestamp)
+    except ValueError:
+        return timestamp
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _blank(root: str) -> dict[str, object]:
+    return {"id": root, "kind": None, "question": None, "time": None, "sort_time": None,
+            "parent": None, "parent_root": None, "is_question": 0, "complete": 0, "failed": 0}
+
+
+def _root_fact(row: dict[str, object], t: Triple) -> None:
+    """Fold one triple about a question entity into its row."""
+    p, o = t.p.i, t.o
+    if p == RDF.type.i and isinstance(o, IriTerm):
+        if o.i == TG.Question.i:
+            row["is_question"] = 1
+        elif o.i in _KINDS:
+            row["kind"] = _KINDS[o.i]
+    elif p == TG.query.i and isinstance(o, LiteralTerm):
+        row["question"] = o.v
+    elif p == PROV.startedAtTime.i and isinstance(o, LiteralTerm):
+        row["time"], row["sort_time"] = o.v, sort_key(o.v)
+    elif p == PROV.wasDerivedFrom.i and isinstance(o, IriTerm):
+        row["parent"], row["parent_root"] = o.i, trace_root(o.i) or o.i
+    elif p == TG.error.i:
+        row["failed"] = 1
+
+
+def facts(triples: Iterable[Triple]) -> tuple[dict[str, dict[str, object]], dict[str, str]]:
+    """Trace rows and entity → root pairs implied by a batch of triples."""
+    rows: dict[str, dict[str, object]] = {}
+    entities: dict[str, str] = {}
+    for t in triples:
+        if t.g != GRAPH_RETRIEVAL or not isinstance(t.s, IriTerm):
+            continue
+        root = trace_root(t.s.i)
+        if root is None:
+            continue
+        entities[t.s.i] = root
+        row = rows.setdefault(root, _blank(root))
+        if t.s.i == root:
+            _root_fact(row, t)
+        elif t.p.i == RDF.type.i and t.s.i.endswith(_FINAL_SUFFIXES) and t.s.i.count("/") == root.count("/") + 1:
+            row["complete"] = 1
+    return rows, entities
+
+
+class TraceIndex:
+    """The sqlite side table of one store (WAL: a reader never waits on the writer)."""
+
+    def __init__(self, path: Path) -> None:
+        self.db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def record(self, triples: Iterable[Triple]) -> None:
+        """Index the trace facts in ``triples`` in one transaction (idempotent)."""
+        rows, entities = facts(triples)
+        if not rows:
+            return
+        with self._tx():
+            self.db.executemany(_UPSERT, list(rows.values()))
+            self.db.executemany("INSERT OR IGNORE INTO entities VALUES (?, ?)", list(entities.items()))
+
+    def _tx(self) -> _Commit:
+        self.db.execute("BEGIN")
+        return _Commit(self.db)
+
+    def newest(self, limit: int) -> list[TraceRow]:
+        """The newest top-level traces, newest first (one partial-index scan)."""
+        cur = self.db.execute(
+            "SELECT id, kind, question, time, parent, complete, failed FROM traces "
+            "WHERE parent IS NULL AND is_question = 1 ORDER BY sort_time DESC LIMIT ?",
+            (limit,),
+        )
+        return [_row(r) for r in cur]
+
+    def get(self, trace_id: str) -> TraceRow | None:
+        cur = self.db.execute(
+            "SELECT id, kind, question, time, parent, complete, failed FROM traces "
+            "WHERE id = ? AND is_question = 1",
+            (trace_id,),
+        )
+        found = cur.fetchone()
+        return _row(found) if found else None
+
+    def entities(self, root: str) -> list[str]:
+        return [r[0] for r in self.db.execute("SELECT uri FROM entities WHERE root = ?", (root,))]
+
+    def subtraces(self, root: str) -> list[TraceRow]:
+        """Traces called from any step of ``root``."""
+        cur = self.db.execute(
+            "SELECT id, kind, question, time, parent, complete, failed FROM traces "
+            "WHERE parent_root = ? AND is_question = 1 ORDER BY sort_time",
+            (root,),
+        )
+        return [_row(r) for r in cur]
+
+    def forget(self, roots: Iterable[str]) -> None:
+        """Drop traces and their entity maps."""
+        ids = [(r,) for r in roots]
+        with self._tx():
+            self.db.executemany("DELETE FROM entities WHERE root = ?", ids)
+            self.db.executemany("DELETE FROM traces WHERE id = ?", ids)
+
+
+class _Commit:
+    """Commit on success, roll back on error."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def __enter__(self) -> sqlite3.Connection:
+        return self.db
+
+    def __exit__(self, exc_type: object, *_: object) -> None:
+        self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+
+
+def _row(r: tuple[object, ...]) -> TraceRow:
+    trace_id = str(r[0])
+    kind = str(r[1]) if r[1] else (trace_kind(trace_id) or "agent")
+    return TraceRow(trace_id, kind, str(r[2] or ""), str(r[3] or ""), (r[4] and str(r[4])) or None,
+                    bool(r[5]), bool(r[6]))

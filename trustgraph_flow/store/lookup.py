@@ -1,0 +1,106 @@
+"""Small pattern lookups over one store, shared by the trace and hierarchy assemblers."""
+
+from __future__ import annotations
+
+import pyoxigraph as ox
+
+from trustgraph_base.provenance.namespaces import (
+    DC,
+    GRAPH_RETRIEVAL,
+    GRAPH_SOURCE,
+    PROV,
+    RDF,
+    RDFS,
+    TG,
+)
+from trustgraph_base.schema.explain import EdgeView, SourceRef
+from trustgraph_flow.store.convert import DEFAULT_GRAPH, OxObject, from_ox, named, value_of
+
+SOURCE = named(GRAPH_SOURCE)
+RETRIEVAL = named(GRAPH_RETRIEVAL)
+
+
+def n(term: object) -> ox.NamedNode:
+    """The NamedNode of a vocabulary IriTerm."""
+    return named(term.i)  # type: ignore[attr-defined]
+
+
+def objects(store: ox.Store, s: ox.NamedNode | ox.BlankNode, p: object, g: ox.NamedNode) -> list[OxObject]:
+    return [q.object for q in store.quads_for_pattern(s, n(p), None, g)]
+
+
+def first(store: ox.Store, s: ox.NamedNode | ox.BlankNode, p: object, g: ox.NamedNode) -> str | None:
+    for q in store.quads_for_pattern(s, n(p), None, g):
+        return value_of(q.object)
+    return None
+
+
+def as_int(value: str | None) -> int | None:
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def has_type(store: ox.Store, s: ox.NamedNode, cls: object, g: ox.NamedNode) -> bool:
+    return any(True for _ in store.quads_for_pattern(s, n(RDF.type), n(cls), g))
+
+
+def label(store: ox.Store, term: OxObject) -> str | None:
+    """The rdfs:label of an IRI in the default graph (the extracted knowledge)."""
+    if not isinstance(term, ox.NamedNode):
+        return None
+    for q in store.quads_for_pattern(term, n(RDFS.label), None, DEFAULT_GRAPH):
+        return value_of(q.object)
+    return None
+
+
+def edge_view(store: ox.Store, edge: ox.Triple, **extra: object) -> EdgeView:
+    """A quoted triple as an edge, with labels of s/p/o where the default graph has them."""
+    return EdgeView(
+        s=from_ox(edge.subject),  # type: ignore[arg-type]
+        p=from_ox(edge.predicate),
+        o=from_ox(edge.object),
+        s_label=label(store, edge.subject),  # type: ignore[arg-type]
+        p_label=label(store, edge.predicate),
+        o_label=label(store, edge.object),
+        **extra,  # type: ignore[arg-type]
+    )
+
+
+def chunk_source(store: ox.Store, chunk: ox.NamedNode) -> SourceRef | None:
+    """chunk → page (if any) → document, from urn:graph:source; None when the chunk is unknown."""
+    parent = next(iter(objects(store, chunk, PROV.wasDerivedFrom, SOURCE)), None)
+    if not isinstance(parent, ox.NamedNode):
+        return None
+    page: ox.NamedNode | None = None
+    doc = parent
+    if has_type(store, parent, TG.Page, SOURCE):
+        page = parent
+        up = next(iter(objects(store, parent, PROV.wasDerivedFrom, SOURCE)), None)
+        if not isinstance(up, ox.NamedNode):
+            return None
+        doc = up
+    return SourceRef(
+        chunk=chunk.value,
+        chunk_index=as_int(first(store, chunk, TG.chunkIndex, SOURCE)),
+        page=page.value if page else None,
+        page_number=as_int(first(store, page, TG.pageNumber, SOURCE)) if page else None,
+        document=doc.value,
+        title=first(store, doc, DC.title, SOURCE),
+        mime_type=first(store, doc, TG.mimeType, SOURCE),
+    )
+
+
+def edge_sources(store: ox.Store, edge: ox.Triple) -> list[SourceRef]:
+    """Every chunk an edge was extracted from: ``?sg tg:contains <<( s p o )>>`` → chunk → page → document."""
+    refs: list[SourceRef] = []
+    for q in store.quads_for_pattern(None, n(TG.contains), edge, SOURCE):
+        if not isinstance(q.subject, ox.NamedNode):
+            continue
+        for chunk in objects(store, q.subject, PROV.wasDerivedFrom, SOURCE):
+            if isinstance(chunk, ox.NamedNode):
+                ref = chunk_source(store, chunk)
+                if ref is not None and ref not in refs:
+                    refs.append(ref)
+    return refs

@@ -1,0 +1,108 @@
+"""Triple-pattern queries and read-only SPARQL over one collection's store.
+
+User strings never become query text: pattern terms are pyoxigraph terms passed to
+``quads_for_pattern``; SPARQL text is the caller's own query over their own store.
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import islice
+
+import pyoxigraph as ox
+
+from trustgraph_base.errors import ServiceError
+from trustgraph_base.rdf.terms import Term
+from trustgraph_base.schema.store import (
+    SparqlQueryRequest,
+    SparqlQueryResponse,
+    TriplesQueryRequest,
+    TriplesQueryResponse,
+)
+from trustgraph_flow.store.convert import (
+    DEFAULT_GRAPH,
+    ConversionError,
+    from_ox,
+    named,
+    to_ox,
+    triple_of,
+)
+
+_COMMENT = re.compile(r"(?m)(^|\s)#[^\n]*")
+_PROLOGUE = re.compile(r"^\s*((PREFIX\s+[^\s:]*:\s*<[^>]*>|BASE\s*<[^>]*>)\s*)*", re.IGNORECASE)
+_UPDATE = re.compile(r"^(INSERT|DELETE|LOAD|CLEAR|CREATE|DROP|COPY|MOVE|ADD|WITH)\b", re.IGNORECASE)
+_STRINGS_AND_IRIS = re.compile(r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\\]|\\\\.)*"|\'(?:[^\'\\\\]|\\\\.)*\'|<[^<>\s]*>')
+_SERVICE = re.compile(r"\bSERVICE\b", re.IGNORECASE)
+_MAX_ROWS = 100_000
+
+
+def pattern_term(term: Term | None, role: str) -> ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple | None:
+    if term is None:
+        return None
+    try:
+        return to_ox(term)
+    except (ValueError, TypeError, ConversionError) as exc:
+        raise ServiceError("bad-request", f"bad {role} term: {exc}") from None
+
+
+def triples_query(store: ox.Store | None, req: TriplesQueryRequest) -> TriplesQueryResponse:
+    """Match a pattern: ``g`` None = every graph, ``""`` = the default graph, else that graph."""
+    if store is None:
+        return TriplesQueryResponse()
+    s, p, o = (pattern_term(t, r) for t, r in ((req.s, "s"), (req.p, "p"), (req.o, "o")))
+    if req.g is None:
+        g: ox.NamedNode | ox.DefaultGraph | None = None
+    elif req.g == "":
+        g = DEFAULT_GRAPH
+    else:
+        try:
+            g = named(req.g)
+        except ValueError as exc:
+            raise ServiceError("bad-request", f"bad graph name {req.g!r}: {exc}") from None
+    quads = store.quads_for_pattern(s, p, o, g)  # type: ignore[arg-type]
+    return TriplesQueryResponse(triples=[triple_of(q) for q in islice(quads, req.limit)])
+
+
+def is_update(query: str) -> bool:
+    """Whether the text is a SPARQL update (its first keyword after the prologue)."""
+    text = _COMMENT.sub(" ", query)
+    return bool(_UPDATE.match(text[_PROLOGUE.match(text).end():].lstrip()))  # type: ignore[union-attr]
+
+
+def calls_service(query: str) -> bool:
+    """Whether the query federates (SERVICE would make the store fetch arbitrary URLs)."""
+    return bool(_SERVICE.search(_COMMENT.sub(" ", _STRINGS_AND_IRIS.sub(" ", query))))
+
+
+def sparql(store: ox.Store | None, req: SparqlQueryRequest) -> SparqlQueryResponse:
+    """Run a read-only query; updates are refused, syntax errors answered with their position."""
+    if is_update(req.query):
+        raise ServiceError("sparql-update-refused", "the store is read-only here: only SELECT, ASK, CONSTRUCT and DESCRIBE run")
+    if calls_service(req.query):
+        raise ServiceError("sparql-service-refused", "SERVICE (federated query) is not allowed")
+    # Parse-check against an empty in-memory store so a missing collection still reports syntax errors.
+    target = store if store is not None else ox.Store()
+    try:
+        result = target.query(req.query)
+    except SyntaxError as exc:
+        raise ServiceError("sparql-syntax", f"SPARQL syntax {exc}") from None
+    except OSError as exc:
+        raise ServiceError("sparql-error", str(exc)) from None
+    return _response(result)
+
+
+def _response(result: ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples) -> SparqlQueryResponse:
+    if isinstance(result, ox.QueryBoolean):
+        return SparqlQueryResponse(kind="boolean", boolean=bool(result))
+    if isinstance(result, ox.QueryTriples):
+        return SparqlQueryResponse(kind="triples", triples=[triple_of(t) for t in islice(result, _MAX_ROWS)])
+    names = [v.value for v in result.variables]
+    rows = []
+    for solution in islice(result, _MAX_ROWS):
+        row: dict[str, Term] = {}
+        for i, name in enumerate(names):
+            value = solution[i]
+            if value is not None:
+                row[name] = from_ox(value)
+        rows.append(row)
+    return SparqlQueryResponse(kind="bindings", vars=names, bindings=rows)
