@@ -1,0 +1,139 @@
+"""The chunker: splits each page (or page-less document) into overlapping chunks.
+
+Chunks end at a sentence or whitespace boundary when one is near, and start after
+whitespace, so a chunk rarely cuts a word; each records its exact character span.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+
+from trustgraph_base.messaging import (
+    CHUNKS,
+    INGEST_EVENTS,
+    LIBRARIAN,
+    PAGES,
+    TRIPLES_STORE,
+    Context,
+    Processor,
+)
+from trustgraph_base.provenance import TG, activity_triples, chunk_triples, now_iso
+from trustgraph_base.provenance.uris import activity_uri, chunk_uri, component_uri
+from trustgraph_base.schema import (
+    ChunkSpan,
+    ChunkText,
+    IngestEvent,
+    LibrarianRequest,
+    PageText,
+    Triples,
+)
+from trustgraph_base.settings import ProcessorSettings
+
+log = logging.getLogger(__name__)
+
+_SENTENCE_END = re.compile(r"[.!?;:][\"')\]]*\s+|\n\s*\n")
+_SPACE = re.compile(r"\s+")
+
+
+class Settings(ProcessorSettings):
+    chunk_size: int = 1000  # characters
+    chunk_overlap: int = 100  # characters
+
+
+@dataclass(frozen=True)
+class Span:
+    offset: int
+    length: int
+
+
+def _end_of(text: str, start: int, size: int) -> int:
+    """Where a chunk starting at ``start`` should end: the last sentence end, else space."""
+    hard = start + size
+    if hard >= len(text):
+        return len(text)
+    floor = start + size // 2  # never give up more than half a chunk to find a boundary
+    window = text[floor:hard]
+    ends = [m.end() for m in _SENTENCE_END.finditer(window)]
+    if ends:
+        return floor + ends[-1]
+    spaces = [m.start() for m in _SPACE.finditer(window)]
+    return floor + spaces[-1] if spaces else hard
+
+
+def _start_after(text: str, pos: int, limit: int) -> int:
+    """The first word start at or after ``pos`` (but before ``limit``), for the overlap."""
+    if pos == 0 or text[pos - 1].isspace():
+        return pos
+    found = _SPACE.search(text, pos, limit)
+    return found.end() if found else pos
+
+
+def split(text: str, size: int, overlap: int) -> list[Span]:
+    """Chunk spans of ``text``: at most ``size`` characters, neighbours sharing ~``overlap``."""
+    overlap = max(0, min(overlap, size // 2))
+    spans: list[Span] = []
+    start = 0
+    while start < len(text):
+        end = _end_of(text, start, size)
+        lo, hi = start, end
+        while lo < hi and text[lo].isspace():
+            lo += 1
+        while hi > lo and text[hi - 1].isspace():
+            hi -= 1
+        if hi > lo:
+            spans.append(Span(lo, hi - lo))
+        if end >= len(text):
+            break
+        start = max(_start_after(text, end - overlap, end), start + 1)
+    return spans
+
+
+proc: Processor[Settings] = Processor("chunker", Settings)
+
+
+@proc.consumer(PAGES, PageText)
+async def on_page(page: PageText, ctx: Context[Settings]) -> None:
+    """Split a page; record spans, publish provenance, the chunks and a ``chunked`` event."""
+    size = page.chunk_size or ctx.settings.chunk_size
+    overlap = page.chunk_overlap if page.chunk_overlap is not None else ctx.settings.chunk_overlap
+    parent = page.page or page.document
+    spans = split(page.text, size, overlap)
+    uris = [chunk_uri(parent, m) for m in range(len(spans))]
+    meta = page.metadata
+    if spans:
+        await ctx.client(LIBRARIAN).request(
+            LibrarianRequest(
+                operation="put-content", user=meta.user, collection=meta.collection,
+                spans=[ChunkSpan(id=u, offset=s.offset, length=s.length)
+                       for u, s in zip(uris, spans, strict=True)],
+            ),
+            timeout=ctx.settings.request_timeout,
+        )
+        activity = activity_uri(parent, "chunk")
+        triples = activity_triples(
+            activity, component_uri("chunker"), "chunker", now_iso(),
+            {TG.chunkSize: size, TG.chunkOverlap: overlap},
+        )
+        for m, (uri, span) in enumerate(zip(uris, spans, strict=True)):
+            triples += chunk_triples(uri, parent, m, span.offset, span.length, activity)
+        await ctx.publish(TRIPLES_STORE, Triples(metadata=meta, triples=triples))
+    for m, (uri, span) in enumerate(zip(uris, spans, strict=True)):
+        await ctx.publish(CHUNKS, ChunkText(
+            metadata=meta, document=page.document, page=page.page, chunk=uri, index=m,
+            char_offset=span.offset, char_length=span.length,
+            text=page.text[span.offset : span.offset + span.length],
+        ))
+    await ctx.publish(INGEST_EVENTS, IngestEvent(
+        metadata=meta, document=page.document, stage="chunked", chunks=len(spans),
+        source=parent))
+    log.info("chunked %s: %d chunks (size %d, overlap %d)", parent, len(spans), size, overlap)
+
+
+def main() -> None:
+    proc.main()
+
+
+if __name__ == "__main__":
+    main()

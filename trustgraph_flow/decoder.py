@@ -1,0 +1,183 @@
+"""The decoder: turns a stored document into page texts (PDF) or one page-less text.
+
+The whole document is decoded before anything is published, so a corrupt, encrypted,
+empty or unsupported document yields one ``failed`` event and nothing half-written.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import logging
+import tempfile
+from typing import IO
+
+from pypdf import PdfReader
+from pypdf.errors import PyPdfError
+
+from trustgraph_base.messaging import (
+    DOCUMENT_LOADED,
+    INGEST_EVENTS,
+    LIBRARIAN,
+    PAGES,
+    TRIPLES_STORE,
+    Context,
+    Processor,
+)
+from trustgraph_base.provenance import (
+    activity_triples,
+    document_triples,
+    now_iso,
+    page_triples,
+)
+from trustgraph_base.provenance.uris import activity_uri, component_uri, page_uri
+from trustgraph_base.rdf.terms import Triple
+from trustgraph_base.schema import (
+    DocumentInfo,
+    DocumentLoaded,
+    IngestEvent,
+    LibrarianRequest,
+    Metadata,
+    PageText,
+    Triples,
+)
+from trustgraph_base.settings import ProcessorSettings
+
+log = logging.getLogger(__name__)
+
+PDF = "application/pdf"
+TEXT_TYPES = frozenset({"text/plain", "text/markdown", "text/x-markdown"})
+
+
+class Settings(ProcessorSettings):
+    fetch_bytes: int = 1024 * 1024  # bytes per get-content request to the librarian
+
+
+class DecodeError(Exception):
+    """A document that cannot be decoded; the message says why, for the user."""
+
+
+proc: Processor[Settings] = Processor("decoder", Settings)
+
+
+def decode_pdf(fh: IO[bytes]) -> list[str]:
+    """The text of each page of a PDF (raises ``DecodeError`` when it cannot be read)."""
+    try:
+        reader = PdfReader(fh)
+        if reader.is_encrypted:
+            raise DecodeError("the PDF is encrypted (password-protected); decrypt it and load it again")
+        pages = [page.extract_text() or "" for page in reader.pages]
+    except DecodeError:
+        raise
+    except (PyPdfError, ValueError, KeyError, TypeError, OSError, AttributeError) as exc:
+        raise DecodeError(f"the PDF is corrupt or unreadable ({type(exc).__name__}: {exc})") from None
+    if not pages:
+        raise DecodeError("the PDF has no pages")
+    if not any(p.strip() for p in pages):
+        raise DecodeError("no text could be extracted from the PDF (is it scanned images?)")
+    return pages
+
+
+def decode_text(data: bytes) -> str:
+    """UTF-8 text (a byte-order mark is dropped)."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DecodeError(f"the text is not valid UTF-8 (byte {exc.start})") from None
+    if not text.strip():
+        raise DecodeError("the document contains no text")
+    return text
+
+
+async def _fetch(doc: DocumentInfo, meta: Metadata, ctx: Context[Settings]) -> IO[bytes]:
+    """Fetch the document from the librarian in ranges into a spooled temporary file."""
+    spool = tempfile.SpooledTemporaryFile(max_size=8 * 1024 * 1024)
+    librarian = ctx.client(LIBRARIAN)
+    offset = 0
+    while offset < doc.size:
+        resp = await librarian.request(
+            LibrarianRequest(operation="get-content", id=doc.id, offset=offset,
+                             length=ctx.settings.fetch_bytes, user=meta.user,
+                             collection=meta.collection),
+            timeout=ctx.settings.request_timeout,
+        )
+        part = base64.b64decode(resp.content)
+        if not part:
+            break
+        spool.write(part)
+        offset += len(part)
+    spool.seek(0)
+    return spool
+
+
+async def _decode(doc: DocumentInfo, meta: Metadata, ctx: Context[Settings]) -> list[str] | str:
+    if doc.size == 0:
+        raise DecodeError("the document is empty (0 bytes)")
+    if doc.mime_type != PDF and doc.mime_type not in TEXT_TYPES:
+        supported = ", ".join(sorted({PDF, *TEXT_TYPES}))
+        raise DecodeError(f"unsupported MIME type {doc.mime_type!r} (supported: {supported})")
+    fh = await _fetch(doc, meta, ctx)
+    with fh:
+        if doc.mime_type == PDF:
+            return await asyncio.to_thread(decode_pdf, fh)
+        return decode_text(fh.read())
+
+
+@proc.consumer(DOCUMENT_LOADED, DocumentLoaded)
+async def on_document(msg: DocumentLoaded, ctx: Context[Settings]) -> None:
+    """Decode a document, then store page texts, publish provenance, pages and an event."""
+    doc, meta = msg.document, msg.metadata
+    try:
+        decoded = await _decode(doc, meta, ctx)
+    except DecodeError as exc:
+        log.warning("cannot decode %s: %s", doc.id, exc)
+        await ctx.publish(INGEST_EVENTS, IngestEvent(
+            metadata=meta, document=doc.id, stage="failed", error=f"decode failed: {exc}"))
+        return
+    common = {"metadata": meta, "document": doc.id, "chunk_size": doc.chunk_size,
+              "chunk_overlap": doc.chunk_overlap}
+    if isinstance(decoded, str):  # page-less: the document's own text, chunks under it
+        units = [(doc.id, PageText(text=decoded, **common))]
+    else:
+        units = [
+            (uri, PageText(page=uri, page_number=n, text=text, **common))
+            for n, text in enumerate(decoded, start=1)
+            for uri in [page_uri(doc.id, n)]
+        ]
+    for uri, page in units:
+        await _put_text(uri, page.text, meta, ctx)
+    pages = [page.page for _, page in units if page.page]
+    await ctx.publish(TRIPLES_STORE, Triples(metadata=meta, triples=_provenance(doc, pages)))
+    await ctx.publish(INGEST_EVENTS, IngestEvent(
+        metadata=meta, document=doc.id, stage="decoded", pages=len(pages)))
+    for _, page in units:
+        await ctx.publish(PAGES, page)
+    log.info("decoded %s: %d pages", doc.id, len(pages))
+
+
+async def _put_text(uri: str, text: str, meta: Metadata, ctx: Context[Settings]) -> None:
+    await ctx.client(LIBRARIAN).request(
+        LibrarianRequest(operation="put-content", id=uri,
+                         content=base64.b64encode(text.encode()).decode(),
+                         user=meta.user, collection=meta.collection),
+        timeout=ctx.settings.request_timeout,
+    )
+
+
+def _provenance(doc: DocumentInfo, pages: list[str]) -> list[Triple]:
+    """The document entity, its pages and the decode activity that generated them."""
+    triples = document_triples(doc.id, doc.title, doc.mime_type)
+    if pages:
+        activity = activity_uri(doc.id, "decode")
+        triples += activity_triples(activity, component_uri("decoder"), "decoder", now_iso())
+        for n, uri in enumerate(pages, start=1):
+            triples += page_triples(uri, doc.id, n, activity)
+    return triples
+
+
+def main() -> None:
+    proc.main()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""The librarian processor: durable document store and ingestion progress."""

@@ -1,0 +1,221 @@
+"""The librarian: stores documents durably, serves their content by URI, tracks progress."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import logging
+from pathlib import Path
+
+from trustgraph_base.errors import RequestTimeout, ServiceError
+from trustgraph_base.messaging import (
+    DOCUMENT_LOADED,
+    EXPLAIN,
+    INGEST_EVENTS,
+    LIBRARIAN,
+    VECTORS,
+    Context,
+    Processor,
+)
+from trustgraph_base.provenance import now_iso
+from trustgraph_base.provenance.uris import document_uri
+from trustgraph_base.schema import (
+    DocumentInfo,
+    DocumentLoaded,
+    ExplainRequest,
+    IngestEvent,
+    LibrarianRequest,
+    LibrarianResponse,
+    Metadata,
+    VectorRequest,
+)
+from trustgraph_base.settings import ProcessorSettings
+from trustgraph_flow.librarian.store import LibrarianStore, Scope, StoreError
+
+log = logging.getLogger(__name__)
+
+
+class Settings(ProcessorSettings):
+    max_content_bytes: int = 3 * 1024 * 1024  # per get-content reply: fits a Pulsar message
+    removal_timeout: float = 30.0
+
+
+proc: Processor[Settings] = Processor("librarian", Settings)
+
+
+@proc.on_start
+async def open_store(ctx: Context[Settings]) -> None:
+    ctx.state["store"] = LibrarianStore(Path(ctx.settings.data_dir) / "librarian")
+    ctx.state["locks"] = {}
+
+
+@proc.on_stop
+async def close_store(ctx: Context[Settings]) -> None:
+    ctx.state["store"].close()
+
+
+def _store(ctx: Context[Settings]) -> LibrarianStore:
+    store: LibrarianStore = ctx.state["store"]
+    return store
+
+
+@proc.service(LIBRARIAN)
+async def librarian(req: LibrarianRequest, ctx: Context[Settings]) -> LibrarianResponse:
+    """Dispatch one librarian operation; store refusals become ``ServiceError``."""
+    scope = Scope(req.user, req.collection)
+    try:
+        if req.operation == "add-document":
+            return await _add(req, scope, ctx)
+        if req.operation == "get-document":
+            return LibrarianResponse(document=_store(ctx).require(scope, document_uri(req.id)))
+        if req.operation == "list-documents":
+            return LibrarianResponse(documents=_store(ctx).list(scope))
+        if req.operation == "remove-document":
+            return await _remove(req, scope, ctx)
+        if req.operation == "get-content":
+            return await _get_content(req, scope, ctx)
+        return _put_content(req, scope, ctx)
+    except StoreError as exc:
+        raise ServiceError(exc.type, exc.message) from None
+
+
+async def _add(req: LibrarianRequest, scope: Scope, ctx: Context[Settings]) -> LibrarianResponse:
+    """Append one part of an upload; on the final part, publish ``DocumentLoaded``."""
+    if req.part == 0 and not req.id:
+        raise ServiceError("bad-request", "add-document needs an id (a name or a URI)")
+    doc = document_uri(req.id)
+    data = _b64(req.content, "content")
+    store = _store(ctx)
+    lock = ctx.state["locks"].setdefault((scope, doc), asyncio.Lock())
+    async with lock:
+        if req.part == 0:
+            store.begin_upload(_new_info(req, doc))
+        await asyncio.to_thread(store.append_part, scope, doc, req.part, data)
+        if not req.final:
+            return LibrarianResponse(document=store.require(scope, doc))
+        info = await asyncio.to_thread(store.finish_upload, scope, doc)
+    ctx.state["locks"].pop((scope, doc), None)
+    meta = Metadata(id=doc, user=scope.user, collection=scope.collection)
+    await ctx.publish(DOCUMENT_LOADED, DocumentLoaded(metadata=meta, document=info))
+    log.info("stored %s (%d bytes) for %s/%s", doc, info.size, scope.user, scope.collection)
+    return LibrarianResponse(document=info)
+
+
+def _new_info(req: LibrarianRequest, doc: str) -> DocumentInfo:
+    if not req.mime_type:
+        raise ServiceError("bad-request", "add-document part 0 needs a mime_type")
+    size = req.chunk_size
+    if size is not None and req.chunk_overlap is not None and req.chunk_overlap >= size:
+        raise ServiceError(
+            "bad-request",
+            f"chunk_overlap {req.chunk_overlap} must be smaller than chunk_size {size}",
+        )
+    return DocumentInfo(
+        id=doc, title=req.title, mime_type=req.mime_type, user=req.user,
+        collection=req.collection, time=now_iso(), status="uploading",
+        chunk_size=req.chunk_size, chunk_overlap=req.chunk_overlap,
+    )
+
+
+def _b64(value: str, what: str) -> bytes:
+    try:
+        return base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        raise ServiceError("bad-request", f"{what} is not valid base64") from None
+
+
+async def _remove(req: LibrarianRequest, scope: Scope, ctx: Context[Settings]) -> LibrarianResponse:
+    """Ask the vector index and the store to forget the document, then drop our own data.
+
+    Downstream removals go first so that a failure leaves the document listed (and the
+    removal can be retried) rather than orphaning its vectors and triples.
+    """
+    store = _store(ctx)
+    doc = document_uri(req.id)
+    info = store.require(scope, doc)
+    timeout = ctx.settings.removal_timeout
+    try:
+        await ctx.client(VECTORS).request(
+            VectorRequest(operation="delete-document", document=doc, kind="chunk",
+                          user=scope.user, collection=scope.collection), timeout=timeout)
+        await ctx.client(VECTORS).request(
+            VectorRequest(operation="delete-document", document=doc, kind="entity",
+                          user=scope.user, collection=scope.collection), timeout=timeout)
+        await ctx.client(EXPLAIN).request(
+            ExplainRequest(operation="delete-document", id=doc,
+                           user=scope.user, collection=scope.collection), timeout=timeout)
+    except (RequestTimeout, ServiceError) as exc:
+        raise ServiceError(
+            "unavailable", f"could not remove {doc!r} from the index/store ({exc}); retry later"
+        ) from None
+    await asyncio.to_thread(store.remove, scope, doc)
+    return LibrarianResponse(document=info)
+
+
+async def _get_content(req: LibrarianRequest, scope: Scope, ctx: Context[Settings]) -> LibrarianResponse:
+    """Content of one URI (a range of it), or of every URI in ``ids`` (unknown ones omitted)."""
+    if req.ids:
+        contents: dict[str, str] = {}
+        for uri in req.ids:
+            try:
+                resp = await _content_of(uri, 0, None, scope, ctx)
+            except StoreError:
+                continue
+            contents[uri] = resp.content
+        return LibrarianResponse(contents=contents)
+    return await _content_of(req.id, req.offset, req.length, scope, ctx)
+
+
+async def _content_of(
+    uri: str, offset: int, length: int | None, scope: Scope, ctx: Context[Settings]
+) -> LibrarianResponse:
+    store = _store(ctx)
+    info = store.get(scope, document_uri(uri)) if uri else None
+    if info is not None:
+        if info.status == "uploading":
+            raise StoreError("not-ready", f"document {info.id!r} is still uploading")
+        cap = ctx.settings.max_content_bytes
+        want = min(cap, length if length is not None else cap)
+        data = await asyncio.to_thread(store.read_range, scope, info.id, offset, want)
+        return LibrarianResponse(content=base64.b64encode(data).decode(), total=info.size)
+    text = store.text(scope, uri)
+    if text is None:
+        raise StoreError("not-found", f"no content for {uri!r} in collection {scope.collection!r}")
+    end = len(text) if length is None else offset + length
+    piece = text[offset:end]
+    return LibrarianResponse(content=base64.b64encode(piece.encode()).decode(), total=len(text))
+
+
+def _put_content(req: LibrarianRequest, scope: Scope, ctx: Context[Settings]) -> LibrarianResponse:
+    store = _store(ctx)
+    if req.spans:
+        store.put_spans(scope, req.spans)
+        return LibrarianResponse(total=len(req.spans))
+    if not req.id:
+        raise ServiceError("bad-request", "put-content needs an id or spans")
+    try:
+        text = _b64(req.content, "content").decode()
+    except UnicodeDecodeError:
+        raise ServiceError("bad-request", "put-content text is not UTF-8") from None
+    store.put_text(scope, req.id, text)
+    return LibrarianResponse(total=len(text))
+
+
+@proc.consumer(INGEST_EVENTS, IngestEvent)
+async def on_event(event: IngestEvent, ctx: Context[Settings]) -> None:
+    """Update a document's status and progress counters from a pipeline event."""
+    info = _store(ctx).record_event(event)
+    if info is None:
+        log.info("event for unknown document %s ignored (removed?)", event.document)
+    elif info.status in ("complete", "failed"):
+        log.info("%s %s: %d pages, %d chunks, %d edges%s", info.id, info.status, info.pages,
+                 info.chunks, info.edges, f" ({info.error})" if info.error else "")
+
+
+def main() -> None:
+    proc.main()
+
+
+if __name__ == "__main__":
+    main()
