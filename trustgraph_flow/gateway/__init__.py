@@ -1,0 +1,1 @@
+"""The gateway: WebSocket and REST in front of the Pulsar services."""

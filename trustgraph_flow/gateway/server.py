@@ -1,0 +1,239 @@
+"""The gateway process: aiohttp serving the WebSocket and REST APIs over the Pulsar services.
+
+    tg-gateway --port 8088 --pulsar-url pulsar://127.0.0.1:6650 [--token T] [--host H]
+
+Without a token it binds 127.0.0.1 only, unless ``--host`` is given explicitly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import signal
+import sys
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from trustgraph_base.errors import TrustGraphError
+from trustgraph_base.messaging import LIBRARIAN, Bus, Topics
+from trustgraph_base.settings import ProcessorSettings, load_settings
+from trustgraph_flow.gateway.dispatch import Dispatcher, Failure, as_failure
+from trustgraph_flow.gateway.socket import Limits, SocketSession, same_token
+
+log = logging.getLogger("trustgraph_flow.gateway")
+
+
+class GatewaySettings(ProcessorSettings):
+    """Flags ``--kebab-case`` > env ``TG_*`` > these defaults."""
+
+    port: int = 8088
+    host: str = ""  # empty: 127.0.0.1 without a token, every interface with one
+    token: str = ""  # also TG_GATEWAY_TOKEN or TRUSTGRAPH_TOKEN
+    max_frame_bytes: int = 16 * 2**20
+    max_outstanding: int = 64
+
+
+SETTINGS = web.AppKey("settings", GatewaySettings)
+TOKEN = web.AppKey("token", str)  # "" when the gateway is open
+DISPATCHER = web.AppKey("dispatcher", Dispatcher)
+
+
+def effective_token(settings: GatewaySettings) -> str | None:
+    """The configured token: setting/TG_TOKEN, else TG_GATEWAY_TOKEN, else TRUSTGRAPH_TOKEN."""
+    for value in (
+        settings.token,
+        os.environ.get("TG_GATEWAY_TOKEN", ""),
+        os.environ.get("TRUSTGRAPH_TOKEN", ""),
+    ):
+        if value:
+            return value
+    return None
+
+
+def bind_host(settings: GatewaySettings, token: str | None) -> str:
+    if settings.host:
+        return settings.host
+    return "0.0.0.0" if token else "127.0.0.1"
+
+
+def error_response(failure: Failure) -> web.Response:
+    return web.json_response(failure.body(), status=failure.status)
+
+
+def _bearer(request: web.Request) -> str | None:
+    header = request.headers.get("Authorization", "")
+    if header[:7].lower() == "bearer ":
+        return header[7:].strip()
+    return None
+
+
+def authorised(request: web.Request) -> bool:
+    """REST and handshake auth: ``Authorization: Bearer`` or ``?token=``."""
+    token = request.app[TOKEN]
+    if not token:
+        return True
+    return same_token(_bearer(request), token) or same_token(request.query.get("token"), token)
+
+
+async def _json_body(request: web.Request) -> Any:
+    try:
+        return json.loads(await request.read())
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise Failure("bad-request", f"malformed JSON body: {exc}") from None
+
+
+async def call(request: web.Request, service: str) -> web.Response:
+    """Validate, forward, and answer the final reply (or the error) as JSON."""
+    if not authorised(request):
+        return error_response(Failure("unauthorized", "missing or wrong bearer token"))
+    dispatcher = request.app[DISPATCHER]
+    try:
+        spec, req = dispatcher.parse(service, await _json_body(request))
+        final: dict[str, Any] = {}
+        async for body, _last in dispatcher.stream(spec, req):
+            final = body
+    except web.HTTPRequestEntityTooLarge as exc:
+        return error_response(Failure("frame-too-large", exc.text or "request body too large"))
+    except Exception as exc:
+        return error_response(as_failure(exc))
+    return web.json_response(final)
+
+
+async def service_handler(request: web.Request) -> web.Response:
+    return await call(request, request.match_info["kind"])
+
+
+async def librarian_handler(request: web.Request) -> web.Response:
+    return await call(request, LIBRARIAN.name)
+
+
+async def health_handler(request: web.Request) -> web.Response:
+    return web.json_response({"status": "ok"})
+
+
+async def socket_handler(request: web.Request) -> web.StreamResponse:
+    """Upgrade to a WebSocket; a wrong ``?token=`` or bearer is refused with 401 up front."""
+    token = request.app[TOKEN] or None
+    offered = request.query.get("token") is not None or _bearer(request) is not None
+    if token and offered and not authorised(request):
+        return error_response(Failure("unauthorized", "wrong token"))
+    settings = request.app[SETTINGS]
+    # aiohttp closes the socket above its own limit; ours, lower, answers an error frame.
+    ws = web.WebSocketResponse(max_msg_size=2 * settings.max_frame_bytes + 1024, heartbeat=30)
+    await ws.prepare(request)
+    limits = Limits(settings.max_frame_bytes, settings.max_outstanding)
+    session = SocketSession(ws, request.app[DISPATCHER], limits, token=token, authed=offered)
+    await session.run()
+    return ws
+
+
+def make_app(settings: GatewaySettings, token: str | None = None) -> web.Application:
+    """The aiohttp application; the Pulsar connection lives in its cleanup context."""
+    app = web.Application(client_max_size=settings.max_frame_bytes)
+    app[SETTINGS] = settings
+    app[TOKEN] = token or ""
+    app.cleanup_ctx.append(_dispatcher_ctx)
+    app.router.add_get("/api/v1/health", health_handler)
+    app.router.add_get("/api/v1/socket", socket_handler)
+    app.router.add_post("/api/v1/flow/{flow}/service/{kind}", service_handler)
+    app.router.add_post("/api/v1/librarian", librarian_handler)
+    return app
+
+
+async def _dispatcher_ctx(app: web.Application) -> AsyncIterator[None]:
+    settings = app[SETTINGS]
+    client = f"gateway-{settings.instance}" if settings.instance else "gateway"
+    bus = Bus(settings.pulsar_url)
+    dispatcher = Dispatcher(bus, Topics(settings.topic_prefix), client, settings.request_timeout)
+    try:
+        await dispatcher.start()
+        app[DISPATCHER] = dispatcher
+        yield
+    finally:
+        await dispatcher.close()
+        await bus.close()
+
+
+def _touch(path: str) -> None:
+    Path(path).write_text(str(time.time()))
+
+
+class Gateway:
+    """A running gateway in this event loop: ``url = await gw.start()``, ``await gw.stop()``."""
+
+    def __init__(self, settings: GatewaySettings, token: str | None = None) -> None:
+        self.settings = settings
+        self.token = token
+        self._runner: web.AppRunner | None = None
+        self.port = settings.port
+
+    async def start(self) -> str:
+        """Connect to the broker, bind, and return the gateway URL."""
+        host = bind_host(self.settings, self.token)
+        self._runner = web.AppRunner(make_app(self.settings, self.token), access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, host, self.settings.port)
+        try:
+            await site.start()
+        except OSError:
+            await self.stop()
+            raise
+        if self._runner.addresses:  # port 0: report the real one
+            self.port = int(self._runner.addresses[0][1])
+        shown = "localhost" if host in ("127.0.0.1", "0.0.0.0") else host
+        return f"http://{shown}:{self.port}/"
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+
+async def serve(settings: GatewaySettings, stop: asyncio.Event) -> None:
+    """Run the gateway until ``stop`` is set; touch the ready file once listening."""
+    gateway = Gateway(settings, effective_token(settings))
+    url = await gateway.start()
+    try:
+        if settings.ready_file:
+            _touch(settings.ready_file)
+        log.info("gateway listening on %s (auth %s)", url, "on" if gateway.token else "off")
+        await stop.wait()
+    finally:
+        await gateway.stop()
+        log.info("gateway stopped")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: settings from flags and ``TG_*`` environment; run until SIGTERM/SIGINT."""
+    settings = load_settings(GatewaySettings, argv, prog="tg-gateway")
+    logging.basicConfig(
+        level=settings.log_level.upper(),
+        format="%(asctime)s gateway %(levelname)s %(message)s",
+        stream=sys.stderr,
+    )
+
+    async def run() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+        await serve(settings, stop)
+
+    try:
+        asyncio.run(run())
+    except OSError as exc:
+        log.error("cannot listen on port %s: %s", settings.port, exc.strerror or exc)
+        sys.exit(1)
+    except TrustGraphError as exc:
+        log.error("%s", exc)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,138 @@
+"""One WebSocket connection: multiplexed requests, streamed replies, limits, auth by frame."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import json
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from aiohttp import WSMsgType, web
+
+from trustgraph_flow.gateway.dispatch import Dispatcher, Failure, as_failure
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-socket limits; each exceeded answers a structured error and keeps the socket up."""
+
+    max_frame_bytes: int
+    max_outstanding: int
+
+
+def same_token(given: str | None, expected: str) -> bool:
+    """Constant-time token comparison."""
+    return given is not None and hmac.compare_digest(given.encode(), expected.encode())
+
+
+class SocketSession:
+    """Reads request frames, runs each as its own task, writes its reply frames."""
+
+    def __init__(
+        self,
+        ws: web.WebSocketResponse,
+        dispatcher: Dispatcher,
+        limits: Limits,
+        *,
+        token: str | None,
+        authed: bool,
+    ) -> None:
+        self.ws = ws
+        self.dispatcher = dispatcher
+        self.limits = limits
+        self.token = token
+        self.authed = authed or token is None
+        self.tasks: set[asyncio.Task[None]] = set()
+        self._send_lock = asyncio.Lock()
+
+    async def run(self) -> None:
+        """Serve frames until the client closes; then cancel what is still running."""
+        try:
+            async for msg in self.ws:
+                if msg.type == WSMsgType.TEXT:
+                    await self.on_frame(msg.data)
+                elif msg.type == WSMsgType.BINARY:
+                    await self.on_frame(msg.data)
+                elif msg.type == WSMsgType.ERROR:
+                    log.info("socket error: %s", self.ws.exception())
+        finally:
+            for task in self.tasks:
+                task.cancel()
+            await asyncio.gather(*self.tasks, return_exceptions=True)
+
+    async def send(self, frame: dict[str, Any]) -> None:
+        async with self._send_lock:
+            if self.ws.closed:
+                return
+            with contextlib.suppress(ConnectionError):
+                await self.ws.send_str(json.dumps(frame))
+
+    async def fail(self, rid: Any, failure: Failure, **extra: Any) -> None:
+        await self.send({"id": rid, **extra, **failure.body(), "complete": True})
+
+    async def on_frame(self, data: str | bytes) -> None:
+        """Check one frame's size, JSON and auth, then start it as a request."""
+        size = len(data) if isinstance(data, bytes) else len(data.encode())
+        try:
+            frame = json.loads(data)
+        except (ValueError, UnicodeDecodeError) as exc:
+            frame, error = None, f"malformed JSON: {exc}"
+        else:
+            error = None if isinstance(frame, dict) else "a frame must be a JSON object"
+        rid = frame.get("id") if isinstance(frame, dict) else None
+        if size > self.limits.max_frame_bytes:
+            limit = self.limits.max_frame_bytes
+            msg = f"frame of {size} bytes exceeds the limit of {limit} bytes"
+            await self.fail(rid, Failure("frame-too-large", msg))
+            return
+        if error is not None:
+            await self.fail(rid, Failure("bad-frame", error))
+            return
+        assert isinstance(frame, dict)
+        if frame.get("type") == "auth":
+            await self.on_auth(frame.get("token"))
+            return
+        if not self.authed:
+            msg = "this gateway needs a token: send {'type':'auth','token':…} first or use ?token="
+            await self.fail(rid, Failure("unauthorized", msg), type="auth-failed")
+            return
+        await self.start_request(frame)
+
+    async def on_auth(self, given: Any) -> None:
+        if self.token is None or same_token(given if isinstance(given, str) else None, self.token):
+            self.authed = True
+            await self.send({"type": "auth-ok"})
+        else:
+            self.authed = False
+            await self.send({"type": "auth-failed"})
+
+    async def start_request(self, frame: dict[str, Any]) -> None:
+        rid = frame.get("id")
+        if not isinstance(rid, str | int) or isinstance(rid, bool) or rid == "":
+            await self.fail(rid, Failure("bad-frame", "a request frame needs an 'id' (string)"))
+            return
+        try:
+            spec, request = self.dispatcher.parse(frame.get("service"), frame.get("request"))
+        except Failure as failure:
+            await self.fail(rid, failure)
+            return
+        if len(self.tasks) >= self.limits.max_outstanding:
+            msg = f"more than {self.limits.max_outstanding} requests outstanding on this socket"
+            await self.fail(rid, Failure("too-many-requests", msg))
+            return
+        task = asyncio.create_task(self.forward(rid, spec, request))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def forward(self, rid: Any, spec: Any, request: Any) -> None:
+        """Stream one request's replies back as frames."""
+        try:
+            async for body, last in self.dispatcher.stream(spec, request):
+                await self.send({"id": rid, "response": body, "complete": last})
+        except Exception as exc:
+            await self.fail(rid, as_failure(exc))
