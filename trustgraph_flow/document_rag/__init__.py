@@ -1,0 +1,1 @@
+"""DocumentRAG: answer from the nearest chunks, with a query-time trace."""

@@ -1,0 +1,124 @@
+"""DocumentRAG: embed the question, take the nearest chunks, let the LLM answer from them.
+
+Trace (graph ``urn:graph:retrieval``): Question ← Exploration (the chunks) ← Synthesis
+(the answer), each stage published the moment it completes.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import AsyncIterator
+
+from trustgraph_base.errors import ServiceError
+from trustgraph_base.messaging import DOCUMENT_RAG, LIBRARIAN, Context, Processor
+from trustgraph_base.provenance import (
+    docrag_exploration_triples,
+    docrag_question_triples,
+    synthesis_triples,
+)
+from trustgraph_base.provenance.uris import docrag_question_uri, exploration_uri, synthesis_uri
+from trustgraph_base.schema import (
+    DocumentRagRequest,
+    DocumentRagResponse,
+    LibrarianRequest,
+    TextCompletionRequest,
+    VectorMatch,
+)
+from trustgraph_flow.rag_common import (
+    Completion,
+    Cost,
+    RagSettings,
+    Trace,
+    nearest,
+    no_data_error,
+    trace_identity,
+)
+
+SYSTEM = (
+    "You answer questions using only the document excerpts given. If they do not "
+    "contain the answer, say so. Be concise."
+)
+
+proc: Processor[RagSettings] = Processor("document-rag", RagSettings)
+
+
+def render_prompt(question: str, chunks: list[str]) -> str:
+    """The prompt an HTTP LLM sees (the offline engine reads the variables instead)."""
+    excerpts = "\n\n".join(f"[{n}] {text}" for n, text in enumerate(chunks, start=1))
+    return f"Document excerpts:\n\n{excerpts}\n\nQuestion: {question}\n\nAnswer:"
+
+
+async def chunk_texts(
+    ctx: Context[RagSettings], req: DocumentRagRequest, matches: list[VectorMatch]
+) -> list[str]:
+    """Each match's text: from the index when it carries it, else from the librarian."""
+    missing = [m.id for m in matches if not m.text]
+    fetched: dict[str, str] = {}
+    if missing:
+        resp = await ctx.client(LIBRARIAN).request(
+            LibrarianRequest(
+                operation="get-content", ids=missing, user=req.user, collection=req.collection
+            ),
+            timeout=ctx.settings.request_timeout,
+        )
+        fetched = {
+            k: base64.b64decode(v).decode("utf-8", "replace") for k, v in resp.contents.items()
+        }
+    return [m.text or fetched.get(m.id, "") for m in matches]
+
+
+async def run(
+    req: DocumentRagRequest, ctx: Context[RagSettings], trace: Trace[DocumentRagResponse]
+) -> AsyncIterator[DocumentRagResponse]:
+    """The stages after the question: exploration, then synthesis."""
+    question = trace.question_uri
+    explore_cost = Cost()
+    matches = await nearest(ctx, req, "chunk", req.doc_limit, explore_cost)
+    if not matches:
+        raise no_data_error(req)
+    texts = await chunk_texts(ctx, req, matches)
+    explore = exploration_uri(question)
+    yield await trace.stage(
+        explore,
+        docrag_exploration_triples(explore, question, [m.id for m in matches]),
+        explore_cost,
+    )
+    call = Completion(
+        ctx,
+        TextCompletionRequest(
+            system=SYSTEM,
+            prompt=render_prompt(req.query, texts),
+            prompt_type="document-rag-answer",
+            variables={"question": req.query, "chunks": texts},
+            streaming=req.streaming,
+            temperature=ctx.settings.llm_temperature,
+        ),
+    )
+    async for piece in call.pieces():
+        if req.streaming:
+            yield trace.piece(piece)
+    if not call.text.strip():
+        raise ServiceError("llm-error", "the LLM returned an empty answer")
+    synth = synthesis_uri(question)
+    yield await trace.stage(synth, synthesis_triples(synth, explore, call.text), call.cost)
+    yield trace.final("" if req.streaming else call.text)
+
+
+@proc.service(DOCUMENT_RAG)
+async def answer(
+    req: DocumentRagRequest, ctx: Context[RagSettings]
+) -> AsyncIterator[DocumentRagResponse]:
+    """Answer one question, streaming explain events (and answer pieces when asked)."""
+    question, started = trace_identity(req, docrag_question_uri)
+    trace = Trace(ctx, req, question, DocumentRagResponse)
+    yield await trace.stage(
+        question, docrag_question_triples(question, req.query, started, req.parent_uri or None)
+    )
+    async for resp in trace.guard(run(req, ctx, trace)):
+        yield resp
+
+
+main = proc.main
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""GraphRAG: answer from a focused knowledge subgraph, with a query-time trace."""

@@ -1,0 +1,147 @@
+"""GraphRAG: find the question's entities, walk the knowledge graph, let the LLM pick the
+edges that matter (with a reason each), then answer from them.
+
+Trace (graph ``urn:graph:retrieval``): Question ← Exploration (edges retrieved) ← Focus
+(edges selected, each ``tg:edge << s p o >>`` with ``tg:reasoning``) ← Synthesis.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+from trustgraph_base.errors import ServiceError
+from trustgraph_base.messaging import GRAPH_RAG, Context, Processor
+from trustgraph_base.provenance import (
+    SelectedEdge,
+    graph_rag_exploration_triples,
+    graph_rag_focus_triples,
+    graph_rag_question_triples,
+    synthesis_triples,
+)
+from trustgraph_base.provenance.uris import (
+    exploration_uri,
+    focus_uri,
+    graph_rag_question_uri,
+    synthesis_uri,
+)
+from trustgraph_base.schema import GraphRagRequest, GraphRagResponse, TextCompletionRequest
+from trustgraph_flow.graph_rag.select import (
+    ANSWER_SYSTEM,
+    SELECT_SYSTEM,
+    MalformedSelection,
+    answer_variables,
+    parse_selection,
+    render_answer,
+    render_select,
+    select_variables,
+)
+from trustgraph_flow.graph_rag.subgraph import Subgraph, retrieve
+from trustgraph_flow.rag_common import (
+    Completion,
+    Cost,
+    RagSettings,
+    Timer,
+    Trace,
+    complete,
+    nearest,
+    no_data_error,
+    trace_identity,
+)
+
+SELECT_ATTEMPTS = 2  # a malformed selection is retried once, then the request fails
+
+proc: Processor[RagSettings] = Processor("graph-rag", RagSettings)
+
+
+async def explore(req: GraphRagRequest, ctx: Context[RagSettings], cost: Cost) -> Subgraph:
+    """The entities nearest the question and the subgraph around them."""
+    matches = await nearest(ctx, req, "entity", req.entity_limit, cost)
+    if not matches:
+        raise no_data_error(req)
+    timer = Timer()
+    graph = await retrieve(ctx, req, [m.id for m in matches])
+    cost.latency_ms += timer.ms()
+    return graph
+
+
+async def select(
+    req: GraphRagRequest, ctx: Context[RagSettings], graph: Subgraph, cost: Cost
+) -> list[SelectedEdge]:
+    """Ask the LLM which edges matter; a malformed answer is retried once."""
+    if not graph.edges:
+        return []
+    variables = select_variables(req.query, graph, req.max_edges_selected)
+    request = TextCompletionRequest(
+        system=SELECT_SYSTEM,
+        prompt=render_select(variables),
+        prompt_type="graph-rag-select",
+        variables=variables,
+        temperature=ctx.settings.llm_temperature,
+    )
+    problem = ""
+    for _ in range(SELECT_ATTEMPTS):
+        text = await complete(ctx, request, cost)
+        try:
+            return parse_selection(text, graph, req.max_edges_selected)
+        except MalformedSelection as exc:
+            problem = str(exc)
+    raise ServiceError("llm-bad-output", f"the LLM's edge selection was malformed twice: {problem}")
+
+
+async def run(
+    req: GraphRagRequest, ctx: Context[RagSettings], trace: Trace[GraphRagResponse]
+) -> AsyncIterator[GraphRagResponse]:
+    """The stages after the question: exploration, focus, synthesis."""
+    question = trace.question_uri
+    explore_uri, focus = exploration_uri(question), focus_uri(question)
+    explore_cost, focus_cost = Cost(), Cost()
+    graph = await explore(req, ctx, explore_cost)
+    yield await trace.stage(
+        explore_uri,
+        graph_rag_exploration_triples(explore_uri, question, len(graph.edges)),
+        explore_cost,
+    )
+    edges = await select(req, ctx, graph, focus_cost)
+    yield await trace.stage(
+        focus, graph_rag_focus_triples(focus, explore_uri, question, edges), focus_cost
+    )
+    variables = answer_variables(req.query, graph, edges)
+    call = Completion(
+        ctx,
+        TextCompletionRequest(
+            system=ANSWER_SYSTEM,
+            prompt=render_answer(variables),
+            prompt_type="graph-rag-answer",
+            variables=variables,
+            streaming=req.streaming,
+            temperature=ctx.settings.llm_temperature,
+        ),
+    )
+    async for piece in call.pieces():
+        if req.streaming:
+            yield trace.piece(piece)
+    if not call.text.strip():
+        raise ServiceError("llm-error", "the LLM returned an empty answer")
+    synth = synthesis_uri(question)
+    yield await trace.stage(synth, synthesis_triples(synth, focus, call.text), call.cost)
+    yield trace.final("" if req.streaming else call.text)
+
+
+@proc.service(GRAPH_RAG)
+async def answer(
+    req: GraphRagRequest, ctx: Context[RagSettings]
+) -> AsyncIterator[GraphRagResponse]:
+    """Answer one question, streaming explain events (and answer pieces when asked)."""
+    question, started = trace_identity(req, graph_rag_question_uri)
+    trace = Trace(ctx, req, question, GraphRagResponse)
+    yield await trace.stage(
+        question, graph_rag_question_triples(question, req.query, started, req.parent_uri or None)
+    )
+    async for resp in trace.guard(run(req, ctx, trace)):
+        yield resp
+
+
+main = proc.main
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,121 @@
+"""Breadth-first retrieval of the knowledge subgraph around some entities (default graph only)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import unquote
+
+from trustgraph_base.messaging import TRIPLES_QUERY, Context
+from trustgraph_base.provenance import RDFS
+from trustgraph_base.rdf.terms import BlankTerm, IriTerm, LiteralTerm, Term, Triple, term_key
+from trustgraph_base.schema import TriplesQueryRequest
+from trustgraph_base.schema.rag import GraphRagRequest
+
+DEFAULT_GRAPH = ""  # TriplesQueryRequest: "" is the default graph, None would be all graphs
+LABEL_FANOUT = 16  # label look-ups in flight at once
+
+
+@dataclass
+class Subgraph:
+    """The edges retrieved (in discovery order) and the labels known for their terms."""
+
+    edges: list[Triple] = field(default_factory=list)
+    labels: dict[str, str] = field(default_factory=dict)
+    seen: set[tuple[str, str, str]] = field(default_factory=set)
+
+    def add(self, t: Triple) -> bool:
+        """Keep a new edge (labels are noted, not kept as edges); True if it was new."""
+        if t.p == RDFS.label:
+            if isinstance(t.o, LiteralTerm):
+                self.labels.setdefault(term_key(t.s), t.o.v)
+            return False
+        key = (term_key(t.s), term_key(t.p), term_key(t.o))
+        if key in self.seen:
+            return False
+        self.seen.add(key)
+        self.edges.append(Triple(s=t.s, p=t.p, o=t.o))
+        return True
+
+    def label(self, term: Term) -> str:
+        """A readable name for a term: its rdfs:label, a literal's value, else the IRI's tail."""
+        if isinstance(term, LiteralTerm):
+            return term.v
+        found = self.labels.get(term_key(term))
+        if found:
+            return found
+        if isinstance(term, IriTerm):
+            tail = term.i.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1].rsplit("#", 1)[-1]
+            return unquote(tail).replace("_", " ") or term.i
+        return term_key(term)
+
+
+async def _query(
+    ctx: Context[Any], req: GraphRagRequest, limit: int, **pattern: Any
+) -> list[Triple]:
+    resp = await ctx.client(TRIPLES_QUERY).request(
+        TriplesQueryRequest(
+            g=DEFAULT_GRAPH, limit=limit, user=req.user, collection=req.collection, **pattern
+        ),
+        timeout=ctx.settings.request_timeout,
+    )
+    return list(resp.triples)
+
+
+async def _around(
+    ctx: Context[Any], req: GraphRagRequest, node: IriTerm | BlankTerm
+) -> list[Triple]:
+    """Edges with ``node`` as subject, then as object."""
+    out = await _query(ctx, req, req.triple_limit, s=node)
+    return out + await _query(ctx, req, req.triple_limit, o=node)
+
+
+def _next_nodes(edges: Iterable[Triple], visited: set[str]) -> list[IriTerm | BlankTerm]:
+    found: list[IriTerm | BlankTerm] = []
+    for t in edges:
+        for term in (t.s, t.o):
+            if isinstance(term, IriTerm | BlankTerm) and term_key(term) not in visited:
+                visited.add(term_key(term))
+                found.append(term)
+    return found
+
+
+async def retrieve(ctx: Context[Any], req: GraphRagRequest, entities: list[str]) -> Subgraph:
+    """Walk out from ``entities`` up to ``max_path_length`` hops, at most ``max_subgraph_size`` edges."""
+    graph = Subgraph()
+    frontier: list[IriTerm | BlankTerm] = [IriTerm(i=e) for e in dict.fromkeys(entities)]
+    visited = {term_key(n) for n in frontier}
+    for _ in range(req.max_path_length):
+        new_edges: list[Triple] = []
+        for node in frontier:
+            for t in await _around(ctx, req, node):
+                if len(graph.edges) >= req.max_subgraph_size:
+                    break
+                if graph.add(t):
+                    new_edges.append(t)
+            if len(graph.edges) >= req.max_subgraph_size:
+                break
+        frontier = _next_nodes(new_edges, visited)
+        if not frontier or len(graph.edges) >= req.max_subgraph_size:
+            break
+    await _resolve_labels(ctx, req, graph)
+    return graph
+
+
+async def _resolve_labels(ctx: Context[Any], req: GraphRagRequest, graph: Subgraph) -> None:
+    """Look up rdfs:label for every IRI in the edges that has none yet."""
+    wanted: dict[str, IriTerm] = {}
+    for t in graph.edges:
+        for term in (t.s, t.p, t.o):
+            if isinstance(term, IriTerm) and term_key(term) not in graph.labels:
+                wanted.setdefault(term_key(term), term)
+    gate = asyncio.Semaphore(LABEL_FANOUT)
+
+    async def one(term: IriTerm) -> None:
+        async with gate:
+            for t in await _query(ctx, req, 1, s=term, p=RDFS.label):
+                graph.add(t)
+
+    await asyncio.gather(*(one(term) for term in wanted.values()))

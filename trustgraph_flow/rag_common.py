@@ -1,0 +1,220 @@
+"""What GraphRAG and DocumentRAG share: the trace writer, LLM calls with their cost, failures.
+
+Each stage of a trace is published on ``triples-store`` the moment it completes (never
+batched at the end) and answered to the client as an ``explain`` event at the same time.
+A failure marks the question failed and answers a clear error; stages that did not
+complete are never written, so the stored trace is always well formed.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from trustgraph_base.errors import RequestTimeout, ServiceError
+from trustgraph_base.messaging import EMBEDDINGS, TEXT_COMPLETION, TRIPLES_STORE, VECTORS, Context
+from trustgraph_base.provenance import GRAPH_RETRIEVAL, failure_triples, metrics_triples, now_iso
+from trustgraph_base.provenance.uris import check_session_id, new_session_id
+from trustgraph_base.rdf.terms import Triple, check_iri, check_lexical
+from trustgraph_base.schema import (
+    EmbeddingsRequest,
+    Metadata,
+    TextCompletionRequest,
+    Triples,
+    VectorMatch,
+    VectorRequest,
+)
+from trustgraph_base.schema.rag import RagRequest, RagResponse
+from trustgraph_base.settings import ProcessorSettings
+
+R = TypeVar("R", bound=RagResponse)
+
+
+class RagSettings(ProcessorSettings):
+    """Settings of both RAG processors."""
+
+    llm_temperature: float | None = None
+
+
+def no_data_error(req: RagRequest) -> ServiceError:
+    """The error for a collection with nothing to retrieve from."""
+    return ServiceError(
+        "no-data",
+        f"collection {req.collection!r} of user {req.user!r} has no documents; "
+        "load some with tg-load-document",
+    )
+
+
+def trace_identity(req: RagRequest, uri_of: Callable[[str], str]) -> tuple[str, str]:
+    """The question URI and start time (the caller's ``session_id``/``started_at`` when given).
+
+    Everything the caller names is checked here, before anything is written.
+    """
+    try:
+        session = check_session_id(req.session_id) if req.session_id else new_session_id()
+        if req.parent_uri:
+            check_iri(req.parent_uri)
+        if req.started_at:
+            check_lexical(req.started_at, "http://www.w3.org/2001/XMLSchema#dateTime")
+    except ValueError as exc:
+        raise ServiceError("bad-request", str(exc)) from None
+    return uri_of(session), req.started_at or now_iso()
+
+
+@dataclass
+class Cost:
+    """What one stage cost: the model, tokens and wall time (summed over its calls)."""
+
+    model: str = ""
+    in_token: int | None = None
+    out_token: int | None = None
+    latency_ms: float = 0.0
+
+    def add(self, model: str, in_token: int, out_token: int, latency_ms: float) -> None:
+        self.model = self.model or model
+        self.in_token = (self.in_token or 0) + in_token
+        self.out_token = (self.out_token or 0) + out_token
+        self.latency_ms += latency_ms
+
+    def triples(self, stage_uri: str) -> list[Triple]:
+        return metrics_triples(
+            stage_uri,
+            GRAPH_RETRIEVAL,
+            model=self.model or None,
+            in_token=self.in_token,
+            out_token=self.out_token,
+            latency_ms=self.latency_ms,
+        )
+
+
+class Timer:
+    """Milliseconds since creation (monotonic)."""
+
+    def __init__(self) -> None:
+        self.start = time.monotonic()
+
+    def ms(self) -> float:
+        return (time.monotonic() - self.start) * 1000.0
+
+
+class Trace(Generic[R]):
+    """One trace being written for one request."""
+
+    def __init__(
+        self, ctx: Context[Any], req: RagRequest, question_uri: str, response: type[R]
+    ) -> None:
+        self.ctx = ctx
+        self.req = req
+        self.question_uri = question_uri
+        self.response = response
+
+    async def stage(self, uri: str, triples: Sequence[Triple], cost: Cost | None = None) -> R:
+        """Publish one completed stage (with its cost) and return its explain event."""
+        body = [*triples, *(cost.triples(uri) if cost else [])]
+        await self._publish(uri, body)
+        return self.response(
+            message_type="explain",
+            explain_id=uri,
+            explain_graph=GRAPH_RETRIEVAL,
+            end_of_stream=False,
+        )
+
+    def final(self, answer: str) -> R:
+        """The last response: the answer (empty when it was streamed) and the trace id."""
+        return self.response(
+            response=answer, explain_id=self.question_uri, explain_graph=GRAPH_RETRIEVAL
+        )
+
+    def piece(self, text: str) -> R:
+        return self.response(response=text, end_of_stream=False)
+
+    async def fail(self, message: str) -> None:
+        """Mark the question failed, with the reason."""
+        triples = failure_triples(self.question_uri, GRAPH_RETRIEVAL, message)
+        await self._publish(self.question_uri, triples)
+
+    async def guard(self, run: AsyncIterator[R]) -> AsyncIterator[R]:
+        """Pass ``run``'s responses on; on any failure mark the trace failed and answer an error."""
+        try:
+            async for resp in run:
+                yield resp
+        except ServiceError as exc:
+            await self.fail(f"{exc.type}: {exc.message}")
+            raise
+        except RequestTimeout as exc:
+            await self.fail(f"timeout: {exc}")
+            raise ServiceError("timeout", str(exc)) from None
+        except Exception as exc:
+            await self.fail(f"internal-error: {type(exc).__name__}: {exc}")
+            raise
+
+    async def _publish(self, uri: str, triples: list[Triple]) -> None:
+        meta = Metadata(id=uri, user=self.req.user, collection=self.req.collection)
+        await self.ctx.publish(TRIPLES_STORE, Triples(metadata=meta, triples=triples))
+
+
+@dataclass
+class Completion:
+    """One LLM call: iterate ``pieces()`` (streamed or not), then read ``text`` and ``cost``."""
+
+    ctx: Context[Any]
+    request: TextCompletionRequest
+    text: str = ""
+    cost: Cost = field(default_factory=Cost)
+
+    async def pieces(self) -> AsyncIterator[str]:
+        """Yield the answer as it arrives; a non-streaming call yields it once."""
+        timer = Timer()
+        client = self.ctx.client(TEXT_COMPLETION)
+        parts: list[str] = []
+        model, in_token, out_token = "", 0, 0
+        timeout = self.ctx.settings.request_timeout
+        async for resp in client.stream(self.request, timeout=timeout):
+            model = resp.model or model
+            in_token = max(in_token, resp.in_token)
+            out_token = max(out_token, resp.out_token)
+            if resp.response:
+                parts.append(resp.response)
+                yield resp.response
+        self.text = "".join(parts)
+        self.cost.add(model, in_token, out_token, timer.ms())
+
+
+async def complete(ctx: Context[Any], request: TextCompletionRequest, cost: Cost) -> str:
+    """One non-streamed LLM call; its cost is added to ``cost``."""
+    call = Completion(ctx, request.model_copy(update={"streaming": False}))
+    async for _ in call.pieces():
+        pass
+    cost.add(
+        call.cost.model, call.cost.in_token or 0, call.cost.out_token or 0, call.cost.latency_ms
+    )
+    return call.text
+
+
+async def nearest(
+    ctx: Context[Any], req: RagRequest, kind: str, limit: int, cost: Cost
+) -> list[VectorMatch]:
+    """Embed the question and return the ``limit`` nearest items of one kind in the collection."""
+    timer = Timer()
+    timeout = ctx.settings.request_timeout
+    emb = await ctx.client(EMBEDDINGS).request(
+        EmbeddingsRequest(texts=[req.query]), timeout=timeout
+    )
+    if not emb.vectors:
+        raise ServiceError("embeddings-error", "the embeddings service returned no vector")
+    found = await ctx.client(VECTORS).request(
+        VectorRequest(
+            operation="query",
+            kind=kind,  # type: ignore[arg-type]
+            vector=emb.vectors[0],
+            limit=limit,
+            user=req.user,
+            collection=req.collection,
+        ),
+        timeout=timeout,
+    )
+    cost.model = cost.model or emb.model
+    cost.latency_ms += timer.ms()
+    return list(found.matches)
