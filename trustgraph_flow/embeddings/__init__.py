@@ -1,0 +1,1 @@
+"""Embeddings: dependency-light hashing vectors, or sentence-transformers when installed."""

