@@ -1,0 +1,112 @@
+"""Trace and document data for the store tests, built with the real provenance builders."""
+
+from __future__ import annotations
+
+from trustgraph_base.provenance import (
+    RDFS,
+    SelectedEdge,
+    activity_triples,
+    agent_final_triples,
+    agent_iteration_triples,
+    agent_session_triples,
+    chunk_triples,
+    docrag_exploration_triples,
+    docrag_question_triples,
+    document_triples,
+    failure_triples,
+    graph_rag_exploration_triples,
+    graph_rag_focus_triples,
+    graph_rag_question_triples,
+    metrics_triples,
+    page_triples,
+    subgraph_triples,
+    synthesis_triples,
+    uris,
+)
+from trustgraph_base.rdf.terms import IriTerm, Triple, iri, lit
+from trustgraph_base.schema import Metadata, Triples
+
+__test__ = False
+
+DOC = "urn:trustgraph:doc:d1"
+FOX, DOG, JUMPS = uris.entity_uri("fox"), uris.entity_uri("dog"), uris.relation_uri("jumps over")
+CAT, CHASES = uris.entity_uri("cat"), uris.relation_uri("chases")
+EDGE_FOX = (iri(FOX), iri(JUMPS), iri(DOG))
+EDGE_CAT = (iri(CAT), iri(CHASES), iri(FOX))
+TIME = "2026-01-01T00:00:{:02d}.000Z"
+
+
+def msg(triples: list[Triple], ident: str = "m", user: str = "alice", collection: str = "default") -> Triples:
+    return Triples(metadata=Metadata(id=ident, user=user, collection=collection), triples=triples)
+
+
+def labels() -> list[Triple]:
+    """rdfs:label of the extracted entities in the default graph."""
+    pairs = [(FOX, "fox"), (DOG, "dog"), (JUMPS, "jumps over"), (CAT, "cat"), (CHASES, "chases")]
+    return [Triple(s=iri(u), p=RDFS.label, o=lit(text)) for u, text in pairs]
+
+
+def document() -> list[Triple]:
+    """d1: page 1 (chunks 0, 1), page 2 (chunk 0); fox-edge in p1/c0, cat-edge in p2/c0."""
+    out = document_triples(DOC, "Sample PDF", "application/pdf")
+    out += activity_triples(uris.activity_uri(DOC, "decode"), uris.component_uri("decoder"), "decoder", TIME.format(0))
+    layout = {2: [(0, [EDGE_CAT])], 1: [(1, []), (0, [EDGE_FOX])]}
+    for page_number, chunks in layout.items():
+        page = uris.page_uri(DOC, page_number)
+        out += page_triples(page, DOC, page_number, uris.activity_uri(page, "decode"))
+        for index, edges in chunks:
+            chunk = uris.chunk_uri(page, index)
+            out += chunk_triples(chunk, page, index, index * 100, 100, uris.activity_uri(chunk, "chunk"))
+            out += subgraph_triples(uris.subgraph_uri(chunk), chunk, edges, uris.activity_uri(chunk, "extract"))
+    return out
+
+
+def plain_document(doc: str = "urn:trustgraph:doc:notes") -> list[Triple]:
+    """A page-less document with two chunks directly under it."""
+    out = document_triples(doc, "Notes", "text/plain")
+    for index in (1, 0):
+        chunk = uris.chunk_uri(doc, index)
+        out += chunk_triples(chunk, doc, index, index * 50, 50, uris.activity_uri(chunk, "chunk"))
+    return out
+
+
+def graph_rag(sid: str, second: int, parent: str | None = None, *, finished: bool = True) -> list[Triple]:
+    """A GraphRAG trace selecting the fox edge; ``parent`` makes it a sub-trace."""
+    q = uris.graph_rag_question_uri(sid)
+    out = graph_rag_question_triples(q, f"what does the fox do? ({sid})", TIME.format(second), parent)
+    out += graph_rag_exploration_triples(uris.exploration_uri(q), q, 7)
+    out += graph_rag_focus_triples(uris.focus_uri(q), uris.exploration_uri(q), q, [SelectedEdge(*EDGE_FOX, "the fox acts")])
+    if finished:
+        out += synthesis_triples(uris.synthesis_uri(q), uris.focus_uri(q), "It jumps over the dog.")
+        out += metrics_triples(uris.synthesis_uri(q), "urn:graph:retrieval", model="m1", in_token=10, out_token=5, latency_ms=12.5)
+    return out
+
+
+def doc_rag(sid: str, second: int) -> list[Triple]:
+    q = uris.docrag_question_uri(sid)
+    out = docrag_question_triples(q, "what is in page 1?", TIME.format(second))
+    out += docrag_exploration_triples(uris.exploration_uri(q), q, [uris.chunk_uri(uris.page_uri(DOC, 1), 1)])
+    out += synthesis_triples(uris.synthesis_uri(q), uris.exploration_uri(q), "Page one text.")
+    return out
+
+
+def agent(sid: str, second: int, sub_sid: str) -> list[Triple]:
+    """An agent whose first step ran a GraphRAG sub-trace."""
+    a = uris.agent_session_uri(sid)
+    i1, i2 = uris.agent_iteration_uri(a, 1), uris.agent_iteration_uri(a, 2)
+    out = agent_session_triples(a, "tell me about the fox", TIME.format(second))
+    out += agent_iteration_triples(i1, a, "look it up", "knowledge-query", {"question": "fox"}, "It jumps over the dog.")
+    out += graph_rag(sub_sid, second, parent=i1)
+    out += agent_iteration_triples(i2, i1, "enough", "none", {}, "ok")
+    out += metrics_triples(i1, "urn:graph:retrieval", model="m1", in_token=3)
+    out += agent_final_triples(uris.agent_final_uri(a), i2, "The fox jumps over the dog.")
+    return out
+
+
+def failed_agent(sid: str, second: int) -> list[Triple]:
+    a = uris.agent_session_uri(sid)
+    return agent_session_triples(a, "doomed", TIME.format(second)) + failure_triples(a, "urn:graph:retrieval", "LLM down")
+
+
+def subject_count(triples: list[Triple], subject: str) -> int:
+    return sum(1 for t in triples if isinstance(t.s, IriTerm) and t.s.i == subject)

@@ -1,0 +1,96 @@
+"""Triple-pattern and SPARQL semantics on a real on-disk store (no broker)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyoxigraph as ox
+import pytest
+
+from tests.integration.test_store_support import CAT, DOC, EDGE_FOX, FOX, document, labels, msg
+from trustgraph_base.errors import ServiceError
+from trustgraph_base.provenance import RDFS, TG
+from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, TripleTerm, iri, quoted
+from trustgraph_base.schema.store import SparqlQueryRequest, TriplesQueryRequest
+from trustgraph_flow.store.convert import from_ox, quad_of, to_ox, triple_of
+from trustgraph_flow.store.query import calls_service, is_update, sparql, triples_query
+from trustgraph_flow.store.stores import Stores
+from trustgraph_flow.store.writer import write_batch
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> ox.Store:
+    stores = Stores(tmp_path / "store")
+    write_batch(stores, [msg(document() + labels())])
+    handle = stores.get("alice", "default")
+    assert handle is not None
+    return handle.store
+
+
+def test_terms_round_trip() -> None:
+    for term in (iri("urn:a"), LiteralTerm(v="5", dt=TG.query.i), LiteralTerm(v="hi", ln="en"), LiteralTerm(v="plain"),
+                 quoted(*EDGE_FOX), quoted(iri("urn:a"), iri("urn:p"), quoted(*EDGE_FOX))):
+        assert from_ox(to_ox(term)) == term
+    for t in document()[:5]:
+        assert triple_of(quad_of(t)) == t
+
+
+def test_graph_selection(store: ox.Store) -> None:
+    def count(g: str | None) -> int:
+        return len(triples_query(store, TriplesQueryRequest(s=iri(FOX), g=g)).triples)
+
+    assert count("") == 1  # the label, in the default graph
+    assert count("urn:graph:source") == 0
+    assert count(None) == 1
+    in_source = triples_query(store, TriplesQueryRequest(s=iri(DOC), g="urn:graph:source")).triples
+    assert in_source and all(t.g == "urn:graph:source" for t in in_source)
+    assert triples_query(store, TriplesQueryRequest(p=RDFS.label, g="")).triples[0].g is None
+
+
+def test_quoted_triple_object_pattern_and_limit(store: ox.Store) -> None:
+    found = triples_query(store, TriplesQueryRequest(p=TG.contains, o=quoted(*EDGE_FOX))).triples
+    assert [t.s for t in found] == [iri(f"{DOC}/p1/c0/subgraph")]
+    assert isinstance(found[0].o, TripleTerm)
+    assert len(triples_query(store, TriplesQueryRequest(p=TG.contains)).triples) == 2
+    assert len(triples_query(store, TriplesQueryRequest(p=TG.contains, limit=1)).triples) == 1
+    assert triples_query(None, TriplesQueryRequest(p=TG.contains)).triples == []
+
+
+def test_sparql_results(store: ox.Store) -> None:
+    rows = sparql(store, SparqlQueryRequest(query=f"SELECT ?l WHERE {{ <{CAT}> <{RDFS.label.i}> ?l }}"))
+    assert rows.kind == "bindings" and rows.vars == ["l"] and rows.bindings == [{"l": LiteralTerm(v="cat")}]
+    ask = sparql(store, SparqlQueryRequest(query="ASK { GRAPH <urn:graph:source> { ?sg <https://trustgraph.ai/ns/contains> ?t FILTER(isTRIPLE(?t)) } }"))
+    assert ask.kind == "boolean" and ask.boolean is True
+    built = sparql(store, SparqlQueryRequest(query=f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ ?s ?p ?o FILTER(?s = <{FOX}>) }}"))
+    assert built.kind == "triples" and built.triples[0].s == IriTerm(i=FOX)
+    assert sparql(store, SparqlQueryRequest(query=f"DESCRIBE <{FOX}>")).kind == "triples"
+
+
+@pytest.mark.parametrize("text", [
+    "INSERT DATA { <urn:a> <urn:b> <urn:c> }",
+    "PREFIX x: <urn:x#>\n# note\nDELETE WHERE { ?s ?p ?o }",
+    "DROP ALL",
+    "LOAD <http://example.com/data.ttl>",
+])
+def test_sparql_updates_refused(store: ox.Store, text: str) -> None:
+    assert is_update(text)
+    with pytest.raises(ServiceError) as err:
+        sparql(store, SparqlQueryRequest(query=text))
+    assert err.value.type == "sparql-update-refused"
+    assert len(store) > 0
+
+
+def test_sparql_syntax_error_names_position(store: ox.Store) -> None:
+    with pytest.raises(ServiceError) as err:
+        sparql(store, SparqlQueryRequest(query="SELECT * WHERE {\n  ?s ?p }"))
+    assert err.value.type == "sparql-syntax" and "2:" in err.value.message
+    with pytest.raises(ServiceError) as err:
+        sparql(None, SparqlQueryRequest(query="SELEC *"))
+    assert err.value.type == "sparql-syntax" and "error at 1:" in err.value.message
+
+
+def test_sparql_service_refused(store: ox.Store) -> None:
+    assert not calls_service('SELECT * { ?s ?p "SERVICE" }')
+    with pytest.raises(ServiceError) as err:
+        sparql(store, SparqlQueryRequest(query="SELECT * { SERVICE <http://127.0.0.1:9/> { ?s ?p ?o } }"))
+    assert err.value.type == "sparql-service-refused"
