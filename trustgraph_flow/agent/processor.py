@@ -1,0 +1,249 @@
+"""The ReAct agent service: think, act, observe — each step published to the trace at once.
+
+A session is the question ``urn:trustgraph:agent:{id}`` (published before the first LLM
+call), one analysis ``…/i{n}`` per iteration (published as soon as its observation is
+known) and a conclusion ``…/final``. Unparseable replies, unknown tools and failing tools
+become observations the LLM can react to; the iteration limit ends the session with a
+conclusion that says so.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from pydantic import Field
+
+from trustgraph_base.errors import RequestTimeout, ServiceError, TrustGraphError
+from trustgraph_base.messaging import AGENT, TEXT_COMPLETION, TRIPLES_STORE, Context, Processor
+from trustgraph_base.provenance import (
+    GRAPH_RETRIEVAL,
+    agent_final_triples,
+    agent_iteration_triples,
+    agent_session_triples,
+    arguments_json,
+    failure_triples,
+    now_iso,
+    uris,
+)
+from trustgraph_base.rdf.terms import Triple
+from trustgraph_base.schema import AgentRequest, AgentResponse, Metadata, Triples
+from trustgraph_base.settings import ProcessorSettings
+from trustgraph_flow.agent.prompt import Step, react_request
+from trustgraph_flow.agent.react import Finish, ParseError, parse_reply
+from trustgraph_flow.agent.tools import (
+    ToolCall,
+    ToolConfig,
+    ToolFailure,
+    load_tools,
+    run_tool,
+    select_tools,
+)
+
+log = logging.getLogger(__name__)
+
+MAX_RAW_THOUGHT = 2000
+PARSE_HINT = "reply with Thought/Action/Args or Thought/Final Answer"
+
+
+class Settings(ProcessorSettings):
+    """Loop limit, tool set and tool timeout (``request_timeout`` bounds each LLM call)."""
+
+    max_iterations: int = Field(default=10, ge=1, le=1000)
+    tools: str = ""  # JSON list of tool objects (see docs/agent.md); empty = the three defaults
+    tool_timeout: float = Field(default=120.0, gt=0)
+
+
+proc: Processor[Settings] = Processor("agent", Settings)
+
+
+@proc.on_start
+async def load_tool_config(ctx: Context[Settings]) -> None:
+    try:
+        ctx.state["tools"] = load_tools(ctx.settings.tools)
+    except ValueError as exc:
+        raise TrustGraphError(str(exc)) from None
+
+
+def stopped_answer(iterations: int) -> str:
+    return f"Stopped after {iterations} iterations without a final answer."
+
+
+def _event(kind: str, content: str = "", explain_id: str | None = None) -> AgentResponse:
+    graph = GRAPH_RETRIEVAL if explain_id else None
+    return AgentResponse(
+        message_type=kind,  # type: ignore[arg-type]
+        content=content,
+        explain_id=explain_id,
+        explain_graph=graph,
+        end_of_stream=False,
+    )
+
+
+@dataclass
+class Session:
+    """One run of the loop for one request."""
+
+    ctx: Context[Settings]
+    req: AgentRequest
+    uri: str
+    started_at: str
+    tools: list[ToolConfig]
+    max_iterations: int
+    prior: list[Step]
+    steps: list[Step] = field(default_factory=list)
+
+    @property
+    def last_uri(self) -> str:
+        return uris.agent_iteration_uri(self.uri, len(self.steps)) if self.steps else self.uri
+
+    async def publish(self, entity_uri: str, triples: list[Triple]) -> AgentResponse:
+        """Publish one trace entity now; return the explain event that names it."""
+        meta = Metadata(id=entity_uri, user=self.req.user, collection=self.req.collection)
+        await self.ctx.publish(TRIPLES_STORE, Triples(metadata=meta, triples=triples))
+        return _event("explain", explain_id=entity_uri)
+
+    async def run(self) -> AsyncIterator[AgentResponse]:
+        """Every event of the session, the last one the final answer."""
+        yield await self.publish(
+            self.uri, agent_session_triples(self.uri, self.req.question, self.started_at)
+        )
+        for n in range(1, self.max_iterations + 1):
+            reply = await self.think()
+            iteration_uri = uris.agent_iteration_uri(self.uri, n)
+            try:
+                parsed = parse_reply(reply)
+            except ParseError as exc:
+                if exc.thought:
+                    yield _event("thought", exc.thought)
+                thought = exc.thought or reply.strip()[:MAX_RAW_THOUGHT]
+                step = Step(
+                    thought, "", {}, f"Error: could not parse your reply: {exc}; {PARSE_HINT}."
+                )
+            else:
+                if parsed.thought:
+                    yield _event("thought", parsed.thought)
+                if isinstance(parsed, Finish):
+                    async for event in self.conclude(parsed.answer):
+                        yield event
+                    return
+                yield _event("action", f"{parsed.tool} {arguments_json(parsed.arguments)}")
+                observation = await self.act(parsed.tool, parsed.arguments, iteration_uri)
+                step = Step(parsed.thought, parsed.tool, parsed.arguments, observation)
+            yield _event("observation", step.observation)
+            yield await self.publish(
+                iteration_uri,
+                agent_iteration_triples(
+                    iteration_uri,
+                    self.last_uri,
+                    step.thought,
+                    step.action,
+                    step.arguments,
+                    step.observation,
+                ),
+            )
+            self.steps.append(step)
+        async for event in self.conclude(stopped_answer(self.max_iterations)):
+            yield event
+
+    async def think(self) -> str:
+        """Ask the LLM for the next step; a failing LLM ends the session, marked on the trace."""
+        request = react_request(self.req.question, self.tools, [*self.prior, *self.steps])
+        client = self.ctx.client(TEXT_COMPLETION)
+        try:
+            reply = await client.request(request, timeout=self.ctx.settings.request_timeout)
+        except ServiceError as exc:
+            await self.fail(f"the LLM failed: {exc.message} [{exc.type}]")
+            raise ServiceError(exc.type, f"the LLM failed: {exc.message}") from None
+        except RequestTimeout:
+            timeout = self.ctx.settings.request_timeout
+            await self.fail(f"the LLM did not answer within {timeout:g}s")
+            raise ServiceError("timeout", f"the LLM did not answer within {timeout:g}s") from None
+        return reply.response
+
+    async def fail(self, message: str) -> None:
+        await self.publish(self.uri, failure_triples(self.uri, GRAPH_RETRIEVAL, message))
+
+    async def act(self, name: str, arguments: dict[str, Any], iteration_uri: str) -> str:
+        """Run the named tool; any failure becomes an ``Error: …`` observation."""
+        tool = next((t for t in self.tools if t.name == name), None)
+        if tool is None:
+            known = ", ".join(t.name for t in self.tools) or "(none)"
+            return f"Error: unknown tool '{name}'; the available tools are: {known}."
+        call = ToolCall(
+            ctx=self.ctx,
+            user=self.req.user,
+            collection=self.req.collection,
+            parent_uri=iteration_uri,
+            timeout=self.ctx.settings.tool_timeout,
+        )
+        try:
+            observation = await run_tool(tool, arguments, call)
+        except ToolFailure as exc:
+            log.info("session %s: %s", self.uri, exc)
+            return f"Error: {exc}."
+        return observation.strip() or f"(tool '{name}' returned nothing)"
+
+    async def conclude(self, answer: str) -> AsyncIterator[AgentResponse]:
+        final_uri = uris.agent_final_uri(self.uri)
+        yield await self.publish(final_uri, agent_final_triples(final_uri, self.last_uri, answer))
+        yield AgentResponse(
+            message_type="answer",
+            content=answer,
+            explain_id=self.uri,
+            explain_graph=GRAPH_RETRIEVAL,
+            end_of_stream=True,
+        )
+
+
+def _timestamp(started_at: str) -> str:
+    if not started_at:
+        return now_iso()
+    try:
+        datetime.fromisoformat(started_at)
+    except ValueError:
+        raise ServiceError("bad-request", f"bad started_at {started_at!r}: use ISO 8601") from None
+    return started_at
+
+
+def open_session(req: AgentRequest, ctx: Context[Settings]) -> Session:
+    """Check the request and set up its session; ``ServiceError`` ("bad-request") if it is wrong."""
+    try:
+        uri = uris.agent_session_uri(req.session_id or uris.new_session_id())
+    except ValueError as exc:
+        raise ServiceError("bad-request", str(exc)) from None
+    configured: tuple[ToolConfig, ...] = ctx.state["tools"]
+    tools = select_tools(configured, req.group)
+    if req.group and not tools:
+        names = ", ".join(t.name for t in configured)
+        raise ServiceError(
+            "bad-request", f"no tool matches group {req.group}; configured tools: {names}"
+        )
+    prior = [Step(s.thought, s.action, dict(s.arguments), s.observation) for s in req.history]
+    return Session(
+        ctx=ctx,
+        req=req,
+        uri=uri,
+        started_at=_timestamp(req.started_at),
+        tools=tools,
+        max_iterations=req.max_iterations or ctx.settings.max_iterations,
+        prior=prior,
+    )
+
+
+@proc.service(AGENT)
+async def agent(req: AgentRequest, ctx: Context[Settings]) -> AsyncIterator[AgentResponse]:
+    """Run the ReAct loop; stream every event, or only the final answer when not streaming."""
+    session = open_session(req, ctx)
+    async for event in session.run():
+        if req.streaming or event.end_of_stream:
+            yield event
+
+
+main = proc.main
+
+if __name__ == "__main__":
+    main()

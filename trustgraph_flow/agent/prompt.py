@@ -1,0 +1,91 @@
+"""The ReAct prompt: rendered text for an HTTP LLM plus ``agent-react`` variables for the
+offline engine (docs/design.md, LLM prompts)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from trustgraph_base.provenance import arguments_json
+from trustgraph_base.schema import TextCompletionRequest
+from trustgraph_flow.agent.tools import ToolConfig
+
+SYSTEM = """You are a careful research agent. You answer the user's question by thinking step \
+by step and using the tools listed below; you never invent facts a tool did not give you.
+
+Reply in exactly one of these two forms, and nothing else.
+
+To use a tool:
+Thought: <your reasoning about what to do next>
+Action: <one tool name from the list>
+Args: <a JSON object with the tool's arguments>
+
+When you know the answer:
+Thought: <your reasoning>
+Final Answer: <the answer to the user's question>
+
+Never write an Observation yourself: the tool's result is given to you as the Observation."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One completed iteration as the next prompt shows it."""
+
+    thought: str
+    action: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+    observation: str = ""
+
+    def view(self) -> dict[str, Any]:
+        return {
+            "thought": self.thought,
+            "action": self.action,
+            "arguments": dict(self.arguments),
+            "observation": self.observation,
+        }
+
+
+def _tool_line(tool: ToolConfig) -> str:
+    args = ", ".join(
+        f"{a.name} ({a.type})" + (f": {a.description}" if a.description else "")
+        for a in tool.arguments
+    )
+    example = json.dumps({a.name: "..." for a in tool.arguments})
+    return f"- {tool.name}: {tool.description}\n  Arguments: {args}\n  Example: Args: {example}"
+
+
+def _step_text(step: Step) -> str:
+    lines = [f"Thought: {step.thought}"]
+    if step.action:
+        lines += [f"Action: {step.action}", f"Args: {arguments_json(step.arguments)}"]
+    lines.append(f"Observation: {step.observation}")
+    return "\n".join(lines)
+
+
+def render_prompt(question: str, tools: Sequence[ToolConfig], history: Sequence[Step]) -> str:
+    """The user message: tools, the question and the steps so far."""
+    tool_lines = [_tool_line(t) for t in tools] or ["(none: answer directly)"]
+    parts = ["Tools:", *tool_lines]
+    parts += ["", f"Question: {question}"]
+    if history:
+        parts += ["", "Steps so far:", *(_step_text(s) for s in history)]
+    parts += ["", "Reply with your next Thought and either an Action with Args or a Final Answer."]
+    return "\n".join(parts)
+
+
+def react_request(
+    question: str, tools: Sequence[ToolConfig], history: Sequence[Step]
+) -> TextCompletionRequest:
+    """The text-completion request for the next ReAct step."""
+    return TextCompletionRequest(
+        system=SYSTEM,
+        prompt=render_prompt(question, tools, history),
+        prompt_type="agent-react",
+        variables={
+            "question": question,
+            "tools": [t.prompt_view() for t in tools],
+            "history": [s.view() for s in history],
+        },
+    )

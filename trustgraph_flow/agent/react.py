@@ -1,0 +1,94 @@
+"""Parse the LLM's ReAct reply: ``Thought/Action/Args`` or ``Thought/Final Answer``.
+
+Lenient where models are sloppy (label case, code fences, multi-line JSON, a hallucinated
+``Observation:`` after the action) and strict where it matters: ``Args`` must be a JSON
+object, and a reply with neither an action nor a final answer is a ``ParseError``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+_LABEL = re.compile(
+    r"^[ \t>*#`]*(thought|action input|action|args|arguments|final answer|observation)[ \t*]*:",
+    re.IGNORECASE | re.MULTILINE,
+)
+_FENCE = re.compile(r"^\s*```[a-zA-Z]*\s*|\s*```\s*$")
+MAX_QUOTED = 300
+
+
+@dataclass(frozen=True)
+class Act:
+    """The model chose a tool."""
+
+    thought: str
+    tool: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Finish:
+    """The model gave its final answer."""
+
+    thought: str
+    answer: str
+
+
+class ParseError(ValueError):
+    """The reply is neither form; ``thought`` keeps whatever reasoning could be read."""
+
+    def __init__(self, message: str, thought: str = "") -> None:
+        super().__init__(message)
+        self.thought = thought
+
+
+def _sections(reply: str) -> list[tuple[str, str]]:
+    """(label, body) pairs in order of appearance, stopping at a made-up ``Observation``."""
+    marks = list(_LABEL.finditer(reply))
+    out: list[tuple[str, str]] = []
+    for i, mark in enumerate(marks):
+        label = mark.group(1).lower()
+        if label == "observation":
+            break  # the model is inventing the tool's output: ignore the rest
+        end = marks[i + 1].start() if i + 1 < len(marks) else len(reply)
+        out.append((label, reply[mark.end() : end].strip().lstrip("*").strip()))
+    return out
+
+
+def _arguments(text: str, thought: str) -> dict[str, Any]:
+    body = _FENCE.sub("", text.strip()).strip()
+    if not body:
+        return {}
+    try:
+        value, _ = json.JSONDecoder().raw_decode(body)
+    except json.JSONDecodeError as exc:
+        raise ParseError(
+            f"Args is not valid JSON ({exc.msg}): {body[:MAX_QUOTED]}", thought
+        ) from None
+    if not isinstance(value, dict):
+        raise ParseError(f"Args must be a JSON object, got: {body[:MAX_QUOTED]}", thought)
+    return value
+
+
+def parse_reply(reply: str) -> Act | Finish:
+    """Read one LLM reply; raise ``ParseError`` saying what is wrong."""
+    sections = _sections(reply)
+    found = {label: body for label, body in reversed(sections)}  # first occurrence wins
+    thought = found.get("thought", "")
+    order = [label for label, _ in sections if label in ("action", "final answer")]
+    if not order:
+        raise ParseError("found neither 'Action:' nor 'Final Answer:'", thought)
+    if order[0] == "final answer":
+        answer = found["final answer"]
+        if not answer:
+            raise ParseError("'Final Answer:' is empty", thought)
+        return Finish(thought, answer)
+    lines = found["action"].strip().splitlines()
+    tool = lines[0].strip().strip("`'\"").strip() if lines else ""
+    if not tool:
+        raise ParseError("'Action:' names no tool", thought)
+    raw_args = found.get("args", found.get("arguments", found.get("action input", "")))
+    return Act(thought, tool, _arguments(raw_args, thought))

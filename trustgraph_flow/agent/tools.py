@@ -1,0 +1,159 @@
+"""The agent's tools: their configuration (names, descriptions, arguments) and how each runs.
+
+A tool's ``kind`` says what it does; its ``name``, ``description`` and ``arguments`` are
+what the LLM sees. The value of the first declared argument is the tool's input.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from trustgraph_base.errors import RequestTimeout, ServiceError
+from trustgraph_base.messaging import DOCUMENT_RAG, GRAPH_RAG, TEXT_COMPLETION, Context
+from trustgraph_base.schema import DocumentRagRequest, GraphRagRequest, TextCompletionRequest
+
+ToolKind = Literal["knowledge-query", "document-query", "text-completion"]
+
+
+class ToolArgument(BaseModel):
+    """One argument the LLM must pass (in ``Args``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    name: str = Field(min_length=1)
+    type: str = "string"
+    description: str = ""
+
+
+class ToolConfig(BaseModel):
+    """A tool as configured: what the LLM is told and which implementation runs."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    name: str = Field(min_length=1, pattern=r"^\S+$")
+    kind: ToolKind
+    description: str = Field(min_length=1)
+    arguments: list[ToolArgument] = Field(min_length=1)
+    groups: list[str] = ["default"]
+
+    def prompt_view(self) -> dict[str, Any]:
+        """The tool as the ``agent-react`` prompt variables describe it."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "arguments": [a.model_dump() for a in self.arguments],
+        }
+
+
+def _question_arg(what: str) -> list[ToolArgument]:
+    return [ToolArgument(name="question", description=what)]
+
+
+DEFAULT_TOOLS: tuple[ToolConfig, ...] = (
+    ToolConfig(
+        name="knowledge-query",
+        kind="knowledge-query",
+        description="Answer a question from the knowledge graph extracted from the documents "
+        "(facts about entities and how they relate).",
+        arguments=_question_arg("The question to ask the knowledge graph."),
+    ),
+    ToolConfig(
+        name="document-query",
+        kind="document-query",
+        description="Answer a question from the text of the documents (passages that match it).",
+        arguments=_question_arg("The question to answer from the documents."),
+    ),
+    ToolConfig(
+        name="text-completion",
+        kind="text-completion",
+        description="Ask the language model directly, without looking anything up "
+        "(reasoning, rephrasing, general knowledge).",
+        arguments=_question_arg("The question or instruction for the language model."),
+    ),
+)
+
+_TOOL_LIST = TypeAdapter(list[ToolConfig])
+
+
+def load_tools(raw: str) -> tuple[ToolConfig, ...]:
+    """Tools from the JSON ``tools`` setting (a list of tool objects); empty means defaults."""
+    if not raw.strip():
+        return DEFAULT_TOOLS
+    try:
+        tools = _TOOL_LIST.validate_json(raw)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ValueError(f"bad tools setting at {where or '(top)'}: {first['msg']}") from None
+    names = [t.name for t in tools]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise ValueError(f"bad tools setting: duplicate tool names {duplicates}")
+    return tuple(tools)
+
+
+def select_tools(tools: Sequence[ToolConfig], group: Sequence[str] | None) -> list[ToolConfig]:
+    """The tools a request may use: all when ``group`` is empty, else those named by it or in one
+    of its groups."""
+    if not group:
+        return list(tools)
+    wanted = set(group)
+    return [t for t in tools if t.name in wanted or wanted.intersection(t.groups)]
+
+
+class ToolFailure(Exception):
+    """A tool could not produce an observation; the message is shown to the LLM."""
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """Everything a tool run needs besides its arguments."""
+
+    ctx: Context[Any]
+    user: str
+    collection: str
+    parent_uri: str
+    timeout: float
+
+
+def tool_input(tool: ToolConfig, arguments: dict[str, Any]) -> str:
+    """The value of the tool's first argument, as text; ``ToolFailure`` if missing or empty."""
+    name = tool.arguments[0].name
+    value = arguments.get(name)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        expected = json.dumps({a.name: "..." for a in tool.arguments})
+        raise ToolFailure(f"tool '{tool.name}' needs the argument '{name}', e.g. Args: {expected}")
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+async def run_tool(tool: ToolConfig, arguments: dict[str, Any], call: ToolCall) -> str:
+    """Run one tool and return its observation; ``ToolFailure`` says why it could not."""
+    query = tool_input(tool, arguments)
+    try:
+        if tool.kind == "knowledge-query":
+            graph = GraphRagRequest(
+                query=query, user=call.user, collection=call.collection, parent_uri=call.parent_uri
+            )
+            return (await call.ctx.client(GRAPH_RAG).request(graph, timeout=call.timeout)).response
+        if tool.kind == "document-query":
+            docs = DocumentRagRequest(
+                query=query, user=call.user, collection=call.collection, parent_uri=call.parent_uri
+            )
+            return (
+                await call.ctx.client(DOCUMENT_RAG).request(docs, timeout=call.timeout)
+            ).response
+        prompt = TextCompletionRequest(
+            prompt=query, prompt_type="text", variables={"question": query}
+        )
+        return (
+            await call.ctx.client(TEXT_COMPLETION).request(prompt, timeout=call.timeout)
+        ).response
+    except ServiceError as exc:
+        raise ToolFailure(f"tool '{tool.name}' failed: {exc.message} [{exc.type}]") from None
+    except RequestTimeout:
+        raise ToolFailure(f"tool '{tool.name}' did not answer within {call.timeout:g}s") from None
+    except ValueError as exc:  # a query the service's schema refuses (e.g. too long)
+        raise ToolFailure(f"tool '{tool.name}' refused its input: {exc}") from None
