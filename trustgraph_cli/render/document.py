@@ -1,0 +1,42 @@
+"""Text rendering of a document hierarchy (``DocumentView``): document → pages → chunks → edges."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from trustgraph_cli.render.style import Style
+from trustgraph_cli.render.text import preview
+from trustgraph_cli.render.trace import edge_text
+from trustgraph_cli.render.tree import Node, render_tree
+
+if TYPE_CHECKING:
+    from trustgraph_base.schema.explain import ChunkNode, DocumentView, PageNode
+
+
+def render_document(doc: DocumentView, style: Style, *, max_content: int = 200) -> str:
+    """The tree in the SPEC.md style; content lines only where the view carries content."""
+    root = Node("Document", doc.id, value_paint=(), title_paint=("bold", "magenta"))
+    if doc.title is not None:
+        root.add("Title", f'"{doc.title}"')
+    root.add("Type", doc.mime_type)
+    if not doc.pages and not doc.chunks:
+        root.add("Pages", "none yet (the document may still be processing)", "yellow")
+    root.children = [_page(p, style, max_content) for p in doc.pages]
+    root.children += [_chunk(c, style, max_content) for c in doc.chunks]
+    return "\n".join(render_tree(root, style))
+
+
+def _page(page: PageNode, style: Style, max_content: int) -> Node:
+    node = Node(f"Page {page.number}", page.uri, title_paint=("bold", "cyan"))
+    if page.content is not None:
+        node.add("Content", preview(page.content, max_content), "green")
+    node.children = [_chunk(c, style, max_content) for c in page.chunks]
+    return node
+
+
+def _chunk(chunk: ChunkNode, style: Style, max_content: int) -> Node:
+    node = Node(f"Chunk {chunk.index}", chunk.uri, title_paint=("bold",))
+    if chunk.content is not None:
+        node.add("Content", preview(chunk.content, max_content), "green")
+    node.children = [Node(edge_text(e, style), title_paint=()) for e in chunk.edges]
+    return node

@@ -1,0 +1,79 @@
+"""Fitting text to the screen: truncation with a visible marker, wrapping, RDF terms as text."""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any
+
+MIN_TEXT_WIDTH = 20
+
+
+def truncate(text: str, max_chars: int, ellipsis: str = "…") -> str:
+    """``text`` cut to ``max_chars`` with ``… [truncated, N chars]`` (N the full length); 0 keeps all."""
+    if max_chars <= 0 or len(text) <= max_chars:
+        return text
+    return f"{text[:max_chars].rstrip()}{ellipsis} [truncated, {len(text)} chars]"
+
+
+def one_line(text: str) -> str:
+    """Runs of whitespace (newlines included) collapsed to one space."""
+    return " ".join(text.split())
+
+
+def preview(text: str, max_chars: int, ellipsis: str = "...") -> str:
+    """A one-line quoted preview in the document-tree style: ``"The quick..." [truncated]``."""
+    flat = one_line(text)
+    if max_chars > 0 and len(flat) > max_chars:
+        return f'"{flat[:max_chars].rstrip()}{ellipsis}" [truncated]'
+    return f'"{flat}"'
+
+
+def fit(text: str, width: int, ellipsis: str = "…") -> str:
+    """One line of at most ``width`` characters (cut with an ellipsis)."""
+    flat = one_line(text)
+    if len(flat) <= width:
+        return flat
+    return flat[: max(0, width - len(ellipsis))].rstrip() + ellipsis
+
+
+def wrap_field(label: str, value: str, width: int) -> list[str]:
+    """``Label: value`` wrapped to ``width``, continuation lines hanging under the value."""
+    head = f"{label}: " if label else ""
+    hang = " " * min(len(head), 12)
+    width = max(width, len(hang) + MIN_TEXT_WIDTH)
+    lines: list[str] = []
+    for n, para in enumerate(value.splitlines() or [""]):
+        first = head if n == 0 else hang
+        if not para.strip():
+            lines.append(first.rstrip())
+            continue
+        wrapper = textwrap.TextWrapper(
+            width=width,
+            initial_indent=first,
+            subsequent_indent=hang,
+            break_on_hyphens=False,
+            drop_whitespace=True,
+        )
+        lines.extend(wrapper.wrap(para) or [first.rstrip()])
+    return lines
+
+
+def term_text(term: Any) -> str:
+    """An RDF term (pydantic model or its JSON dict) as short text: IRI, "literal", _:blank, << s p o >>."""
+    data = term if isinstance(term, dict) else term.model_dump()
+    kind = data.get("t")
+    if kind == "i":
+        return str(data["i"])
+    if kind == "l":
+        return f'"{data["v"]}"'
+    if kind == "b":
+        return f"_:{data['d']}"
+    if kind == "t":
+        tr = data["tr"]
+        return f"<< {term_text(tr['s'])} {term_text(tr['p'])} {term_text(tr['o'])} >>"
+    return str(data)
+
+
+def label_or_term(label: str | None, term: Any) -> str:
+    """A label where the store found one; else the term itself (a literal keeps its quotes)."""
+    return label if label else term_text(term)

@@ -1,0 +1,193 @@
+"""Text rendering of an assembled trace (``TraceView``): agent, GraphRAG and DocumentRAG."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from trustgraph_cli.render.style import Style
+from trustgraph_cli.render.text import label_or_term, truncate
+from trustgraph_cli.render.tree import Field, Node, render_tree
+
+if TYPE_CHECKING:
+    from trustgraph_base.schema.explain import (
+        AgentStepView,
+        EdgeView,
+        SourceRef,
+        StageMetrics,
+        TraceView,
+    )
+
+TYPE_NAMES = {"agent": "Agent", "graph-rag": "GraphRAG", "document-rag": "DocRAG"}
+PENDING = "(in progress)"
+
+
+@dataclass(frozen=True)
+class TraceOptions:
+    """What to show: ``max_answer`` cuts long texts (0: never), ``show_provenance`` adds sources."""
+
+    max_answer: int = 500
+    show_provenance: bool = False
+
+
+def render_trace(view: TraceView, style: Style, opts: TraceOptions) -> str:
+    """The whole trace as text, sub-traces nested under the agent steps that ran them."""
+    return "\n".join(render_tree(_Builder(style, opts).root(view, sub=False), style))
+
+
+class _Builder:
+    def __init__(self, style: Style, opts: TraceOptions) -> None:
+        self.style, self.opts = style, opts
+
+    def cut(self, text: str) -> str:
+        return truncate(text, self.opts.max_answer, self.style.ellipsis)
+
+    def root(self, view: TraceView, *, sub: bool) -> Node:
+        kind = TYPE_NAMES.get(view.type, view.type)
+        node = Node(f"{kind} sub-trace" if sub else f"{kind} trace", view.id)
+        node.title_paint = ("bold", "magenta")
+        node.add("Question", view.question)
+        node.add("Time", view.time)
+        if view.status == "in-progress":
+            node.add("Status", "in progress", "yellow")
+        elif view.status == "failed":
+            node.add("Status", "failed", "red", "bold")
+        node.add("Error", view.error, "red")
+        used = self.stage_keys(view)
+        for key, figures in view.metrics.items():
+            if key == "question":
+                node.add("Metrics", metrics_text(figures))
+            elif key not in used:
+                node.add(f"Metrics ({key})", metrics_text(figures))
+        node.children = self.agent(view) if view.type == "agent" else self.rag(view)
+        return node
+
+    def stage_keys(self, view: TraceView) -> set[str]:
+        """The metrics keys a stage node shows; any others are listed on the root."""
+        return {f"i{s.index}" for s in view.steps} | {"final", "exploration", "focus", "synthesis"}
+
+    def stage(self, title: str, uri: str, view: TraceView, key: str, *fields: Field) -> Node:
+        """A stage node: its fields, then its figures when the trace recorded any."""
+        node = Node(title, uri, list(fields), title_paint=("bold", "cyan"))
+        figures = view.metrics.get(key)
+        if figures is not None:
+            node.add("Metrics", metrics_text(figures), "dim")
+        return node
+
+    def pending(self, title: str) -> Node:
+        return Node(title, PENDING, title_paint=("bold", "cyan"), value_paint=("yellow",))
+
+    def agent(self, view: TraceView) -> list[Node]:
+        nodes = [self.step(view, step) for step in view.steps]
+        if view.answer is not None:
+            answer = _answer(self.cut(view.answer))
+            nodes.append(self.stage("Conclusion", f"{view.id}/final", view, "final", answer))
+        elif view.status == "in-progress":
+            nodes.append(self.pending("Conclusion"))
+        return nodes
+
+    def step(self, view: TraceView, step: AgentStepView) -> Node:
+        observation = (
+            Field("Observation", PENDING, ("yellow",))
+            if step.observation is None
+            else Field("Observation", self.cut(step.observation))
+        )
+        texts = [("Thought", step.thought, ()), ("Action", step.action, ("green",)),
+                 ("Arguments", step.arguments, ())]
+        fields = [Field(label, self.cut(t), paint) for label, t, paint in texts if t]
+        fields.append(observation)
+        node = self.stage(f"Analysis {step.index}", step.uri, view, f"i{step.index}", *fields)
+        node.children = [self.root(sub, sub=True) for sub in step.subtraces]
+        return node
+
+    def rag(self, view: TraceView) -> list[Node]:
+        nodes: list[Node] = []
+        if view.exploration is not None:
+            nodes.append(self.exploration(view, view.exploration))
+        if view.type == "graph-rag" and view.focus is not None:
+            nodes.append(self.focus(view, view.focus))
+        if view.synthesis is not None:
+            answer = _answer(self.cut(view.answer or ""))
+            nodes.append(self.stage("Synthesis", view.synthesis, view, "synthesis", answer))
+        elif view.status == "in-progress":
+            order = (
+                ["Exploration", "Focus", "Synthesis"]
+                if view.type == "graph-rag"
+                else ["Exploration", "Synthesis"]
+            )
+            nodes.append(self.pending(order[len(nodes)]))
+        return nodes
+
+    def exploration(self, view: TraceView, uri: str) -> Node:
+        if view.type == "graph-rag":
+            return self.stage(
+                "Exploration", uri, view, "exploration", _count("Edges retrieved", view.edge_count)
+            )
+        count = view.chunk_count if view.chunk_count is not None else len(view.chunks)
+        node = self.stage(
+            "Exploration", uri, view, "exploration", _count("Chunks retrieved", count)
+        )
+        for n, chunk in enumerate(view.chunks, start=1):
+            child = Node(f"Chunk {n}", chunk.uri)
+            if self.opts.show_provenance:
+                self.sources(child, chunk.sources)
+            node.children.append(child)
+        return node
+
+    def focus(self, view: TraceView, uri: str) -> Node:
+        node = self.stage("Focus", uri, view, "focus", _count("Edges selected", len(view.edges)))
+        for n, edge in enumerate(view.edges, start=1):
+            child = Node(f"Edge {n}", edge_text(edge, self.style), value_paint=())
+            child.add("Reasoning", self.cut(edge.reasoning) if edge.reasoning else None)
+            if self.opts.show_provenance:
+                self.sources(child, edge.sources)
+            node.children.append(child)
+        return node
+
+    def sources(self, node: Node, sources: list[SourceRef]) -> None:
+        if not sources:
+            node.add("Source", "(none recorded)", "dim")
+        for ref in sources:
+            node.add("Source", source_text(ref, self.style), "dim")
+
+
+def _answer(text: str) -> Field:
+    return Field("Answer", text)
+
+
+def _count(label: str, count: int | None) -> Field:
+    return Field(label, "unknown" if count is None else str(count))
+
+
+def edge_text(edge: EdgeView, style: Style) -> str:
+    """``s → p → o`` with labels where the store found them."""
+    parts = (
+        label_or_term(edge.s_label, edge.s),
+        label_or_term(edge.p_label, edge.p),
+        label_or_term(edge.o_label, edge.o),
+    )
+    return style.arrow.join(parts)
+
+
+def source_text(ref: SourceRef, style: Style) -> str:
+    """chunk → page N → document title (URI)."""
+    chunk = f"chunk {ref.chunk_index} ({ref.chunk})" if ref.chunk_index is not None else ref.chunk
+    parts = [chunk]
+    if ref.page is not None:
+        parts.append(f"page {ref.page_number}" if ref.page_number is not None else ref.page)
+    parts.append(f'"{ref.title}" ({ref.document})' if ref.title else ref.document)
+    return style.arrow.join(parts)
+
+
+def metrics_text(m: StageMetrics) -> str:
+    """``model M, tokens 120 in / 40 out, 830 ms`` (only the figures present)."""
+    parts = []
+    if m.model:
+        parts.append(f"model {m.model}")
+    if m.in_token is not None or m.out_token is not None:
+        tin = "?" if m.in_token is None else m.in_token
+        tout = "?" if m.out_token is None else m.out_token
+        parts.append(f"tokens {tin} in / {tout} out")
+    if m.latency_ms is not None:
+        parts.append(f"{m.latency_ms:.0f} ms")
+    return ", ".join(parts) or "none"

@@ -1,0 +1,110 @@
+"""A small tree of titled nodes with labelled fields, drawn with ├── └── │ and wrapped to width.
+
+Layout (the SPEC.md document tree)::
+
+    Document: urn:trustgraph:doc:abc123
+      Title: "Sample PDF"
+
+      └── Page 1: urn:trustgraph:doc:abc123/p1
+          ├── Chunk 0: urn:trustgraph:doc:abc123/p1/c0
+          │   Content: "The quick brown fox..." [truncated]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from trustgraph_cli.render.style import Style
+from trustgraph_cli.render.text import wrap_field
+
+Paint = tuple[str, ...]
+ROOT_INDENT = "  "
+
+
+@dataclass
+class Field:
+    """One ``Label: value`` line (wrapped); ``paint`` styles the value when colour is on."""
+
+    label: str
+    value: str
+    paint: Paint = ()
+
+
+@dataclass
+class Node:
+    """A titled node (``Title: value``) with fields under it and child nodes below those."""
+
+    title: str
+    value: str = ""
+    fields: list[Field] = field(default_factory=list)
+    children: list[Node] = field(default_factory=list)
+    title_paint: Paint = ("bold",)
+    value_paint: Paint = ("dim",)
+
+    def add(self, label: str, value: str | None, *paint: str) -> None:
+        """Add a field unless ``value`` is None."""
+        if value is not None:
+            self.fields.append(Field(label, value, paint))
+
+
+def render_tree(root: Node, style: Style) -> list[str]:
+    """The lines of a tree: the root's title and fields, a blank line, then its children."""
+    lines = _titled(root, "", "", style)
+    lines += _field_lines(root.fields, ROOT_INDENT, style)
+    if root.children:
+        lines.append("")
+        lines += _children(root.children, ROOT_INDENT, style)
+    return lines
+
+
+def _children(nodes: list[Node], prefix: str, style: Style) -> list[str]:
+    lines: list[str] = []
+    for n, node in enumerate(nodes):
+        last = n == len(nodes) - 1
+        inner = prefix + ("    " if last else style.pipe)
+        lines += _titled(node, prefix + (style.last if last else style.tee), inner, style)
+        lines += _field_lines(node.fields, inner, style)
+        lines += _children(node.children, inner, style)
+    return lines
+
+
+def _titled(node: Node, first: str, rest: str, style: Style) -> list[str]:
+    width = style.width - len(first)
+    if node.value:
+        wrapped = wrap_field(node.title, node.value, width)
+        head = f"{node.title}: "
+    else:
+        wrapped, head = wrap_field("", node.title, width), ""
+    out = []
+    for n, line in enumerate(wrapped):
+        if n == 0 and head:
+            text = style.paint(head.rstrip(), *node.title_paint) + " "
+            text += style.paint(line[len(head) :], *node.value_paint)
+        elif n == 0:
+            text = style.paint(line, *node.title_paint)
+        else:
+            text = _paint_body(line, node.value_paint if head else node.title_paint, style)
+        out.append((first if n == 0 else rest) + text)
+    return out
+
+
+def _field_lines(fields: list[Field], prefix: str, style: Style) -> list[str]:
+    lines = []
+    for f in fields:
+        head = f"{f.label}: " if f.label else ""
+        for n, line in enumerate(wrap_field(f.label, f.value, style.width - len(prefix))):
+            if n == 0 and head:
+                text = (
+                    style.paint(f.label + ":", "bold")
+                    + " "
+                    + style.paint(line[len(head) :], *f.paint)
+                )
+            else:
+                text = _paint_body(line, f.paint, style)
+            lines.append((prefix + text).rstrip())
+    return lines
+
+
+def _paint_body(line: str, paint: Paint, style: Style) -> str:
+    body = line.lstrip(" ")
+    return line[: len(line) - len(body)] + style.paint(body, *paint)
