@@ -128,27 +128,32 @@ def _b64(value: str, what: str) -> bytes:
 async def _remove(req: LibrarianRequest, scope: Scope, ctx: Context[Settings]) -> LibrarianResponse:
     """Ask the vector index and the store to forget the document, then drop our own data.
 
-    Downstream removals go first so that a failure leaves the document listed (and the
-    removal can be retried) rather than orphaning its vectors and triples.
+    Downstream removals go first so that an unreachable service leaves the document
+    listed (and the removal can be retried) rather than orphaning its vectors.
     """
     store = _store(ctx)
     doc = document_uri(req.id)
     info = store.require(scope, doc)
     timeout = ctx.settings.removal_timeout
+    where = {"user": scope.user, "collection": scope.collection}
     try:
-        await ctx.client(VECTORS).request(
-            VectorRequest(operation="delete-document", document=doc, kind="chunk",
-                          user=scope.user, collection=scope.collection), timeout=timeout)
-        await ctx.client(VECTORS).request(
-            VectorRequest(operation="delete-document", document=doc, kind="entity",
-                          user=scope.user, collection=scope.collection), timeout=timeout)
-        await ctx.client(EXPLAIN).request(
-            ExplainRequest(operation="delete-document", id=doc,
-                           user=scope.user, collection=scope.collection), timeout=timeout)
+        for kind in ("chunk", "entity"):
+            await ctx.client(VECTORS).request(VectorRequest(
+                operation="delete-document", document=doc, kind=kind, **where), timeout=timeout)
     except (RequestTimeout, ServiceError) as exc:
         raise ServiceError(
-            "unavailable", f"could not remove {doc!r} from the index/store ({exc}); retry later"
+            "unavailable", f"could not remove {doc!r} from the vector index ({exc}); retry later"
         ) from None
+    try:
+        await ctx.client(EXPLAIN).request(
+            ExplainRequest(operation="delete-document", id=doc, **where), timeout=timeout)
+    except RequestTimeout as exc:
+        raise ServiceError(
+            "unavailable", f"could not remove {doc!r} from the graph store ({exc}); retry later"
+        ) from None
+    except ServiceError as exc:
+        # The store may not know the document (nothing was extracted): nothing to remove.
+        log.warning("store did not remove %s: %s", doc, exc)
     await asyncio.to_thread(store.remove, scope, doc)
     return LibrarianResponse(document=info)
 

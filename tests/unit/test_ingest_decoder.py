@@ -1,0 +1,59 @@
+"""The decoder's PDF and text decoding, and its refusals."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from pypdf import PdfWriter
+
+from trustgraph_flow.decoder import DecodeError, decode_pdf, decode_text
+
+SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "world-facts.pdf"
+
+
+def encrypted_pdf() -> bytes:
+    writer = PdfWriter(clone_from=str(SAMPLE))
+    writer.encrypt(user_password="secret", owner_password="owner", algorithm="RC4-128")
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def blank_pdf() -> bytes:
+    writer = PdfWriter()
+    writer.add_blank_page(200, 200)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def test_sample_pdf_has_three_pages_of_text() -> None:
+    pages = decode_pdf(io.BytesIO(SAMPLE.read_bytes()))
+    assert len(pages) == 3
+    assert "Paris is the capital of France." in pages[0]
+    assert "Victor Hugo wrote Les Misérables." in pages[2]
+
+
+@pytest.mark.parametrize(
+    ("data", "why"),
+    [
+        (b"%PDF-1.4 not really", "corrupt"),
+        (b"hello, world", "corrupt"),
+        (SAMPLE.read_bytes()[:900], "corrupt"),
+        (encrypted_pdf(), "encrypted"),
+        (blank_pdf(), "no text could be extracted"),
+    ],
+)
+def test_bad_pdfs_are_refused_with_a_reason(data: bytes, why: str) -> None:
+    with pytest.raises(DecodeError, match=why):
+        decode_pdf(io.BytesIO(data))
+
+
+def test_text_decoding() -> None:
+    assert decode_text("\ufeffParis is the capital of France.".encode()) == "Paris is the capital of France."
+    with pytest.raises(DecodeError, match="not valid UTF-8"):
+        decode_text(b"caf\xe9 au lait")
+    with pytest.raises(DecodeError, match="no text"):
+        decode_text(b"  \n\t ")
