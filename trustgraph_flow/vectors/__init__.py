@@ -1,0 +1,1 @@
+"""The vector index: per user, collection and kind, persisted atomically on disk."""
