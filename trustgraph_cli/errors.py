@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import click
 
 
@@ -31,7 +33,9 @@ def to_click_error(exc: BaseException, url: str) -> click.ClickException:
         return click.ClickException(f"{exc.message} [{exc.type}]")
     if isinstance(exc, aiohttp.ClientConnectorError | ConnectionRefusedError):
         reason = getattr(exc, "os_error", None) or exc
-        text = getattr(reason, "strerror", None) or str(reason)
+        # aiohttp's own strerror ("Connect call failed (...)") hides the cause; errno names it.
+        code = getattr(reason, "errno", None)
+        text = os.strerror(code) if code else getattr(reason, "strerror", None) or str(reason)
         return click.ClickException(
             f"cannot reach gateway at {url} ({text.lower()}). Start it with 'tg-start', or pass --api-url."
         )

@@ -78,6 +78,7 @@ class SocketSession:
     async def on_frame(self, data: str | bytes) -> None:
         """Check one frame's size, JSON and auth, then start it as a request."""
         size = len(data) if isinstance(data, bytes) else len(data.encode())
+        error: str | None
         try:
             frame = json.loads(data)
         except (ValueError, UnicodeDecodeError) as exc:

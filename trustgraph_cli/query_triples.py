@@ -1,0 +1,76 @@
+"""tg-query-triples: triples matching a pattern, from the store behind the gateway."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from trustgraph_cli.options import Gateway, gateway_options, run
+from trustgraph_cli.terms import TermParam
+
+EPILOG = """\b
+Examples:
+  tg-query-triples -p http://www.w3.org/2000/01/rdf-schema#label --limit 10
+  tg-query-triples -s '<urn:trustgraph:doc:abc>' -g urn:graph:source --format json
+  tg-query-triples -o '"Alice"@en' -g ''      # '' is the default graph
+"""
+
+
+@click.command(epilog=EPILOG)
+@click.option("-s", "--subject", type=TermParam(kinds="ib"), help="Subject: <iri>, IRI or _:blank.")
+@click.option("-p", "--predicate", type=TermParam(kinds="i"), help="Predicate IRI.")
+@click.option(
+    "-o", "--object", "obj", type=TermParam(bare_literal=True), help='Object: <iri>, "literal"…'
+)
+@click.option("-g", "--graph", default=None, help="Named graph IRI; '' = the default graph.")
+@click.option("-l", "--limit", type=click.IntRange(1, 1_000_000), default=1000, show_default=True)
+@click.option(
+    "--format", "fmt", type=click.Choice(["space", "json"]), default="space", show_default=True
+)
+@gateway_options
+def main(
+    gw: Gateway, subject: Any, predicate: Any, obj: Any, graph: str | None, limit: int, fmt: str
+) -> None:
+    """Print the triples matching -s/-p/-o (any may be left open) in one or all graphs."""
+    if graph:
+        check_graph(graph)
+    request: dict[str, Any] = {"limit": limit}
+    for key, term in (("s", subject), ("p", predicate), ("o", obj)):
+        if term is not None:
+            request[key] = term.model_dump(mode="json", exclude_none=True)
+    if graph is not None:
+        request["g"] = graph
+
+    async def query() -> list[dict[str, Any]]:
+        from trustgraph_cli.client import GatewayClient
+
+        async with GatewayClient(gw) as client:
+            reply = await client.request("triples", request)
+        triples: list[dict[str, Any]] = reply.get("triples", [])
+        return triples
+
+    triples = run(gw, query)
+    if fmt == "json":
+        import json
+
+        click.echo(json.dumps(triples, indent=2, ensure_ascii=False))
+        return
+    from trustgraph_cli.terms import format_triple
+
+    for triple in triples:
+        click.echo(format_triple(triple))
+
+
+def check_graph(graph: str) -> None:
+    """A graph name must be an absolute IRI (usage error naming it otherwise)."""
+    from trustgraph_base.rdf.terms import check_iri
+
+    try:
+        check_iri(graph)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="'-g' / '--graph'") from None
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,113 @@
+"""tg-sparql: run a read-only SPARQL query over your collection through the gateway."""
+
+from __future__ import annotations
+
+from typing import Any, TextIO
+
+import click
+
+from trustgraph_cli.options import Gateway, gateway_options, run
+
+EPILOG = """\b
+Examples:
+  tg-sparql 'SELECT ?s ?label WHERE { ?s <http://www.w3.org/2000/01/rdf-schema#label> ?label } LIMIT 5'
+  tg-sparql -f query.rq --format json
+  tg-sparql 'ASK { GRAPH <urn:graph:retrieval> { ?s ?p ?o } }'
+"""
+
+
+@click.command(epilog=EPILOG)
+@click.argument("query", required=False)
+@click.option(
+    "-f", "--file", "file", type=click.File("r"), help="Read the query from FILE (- = stdin)."
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "csv"]),
+    default="table",
+    show_default=True,
+    help="json is the SPARQL 1.1 Query Results JSON format.",
+)
+@gateway_options
+def main(gw: Gateway, query: str | None, file: TextIO | None, fmt: str) -> None:
+    """Run QUERY (SELECT, ASK, CONSTRUCT or DESCRIBE) and print its result."""
+    if (query is None) == (file is None):
+        raise click.UsageError("give the query as QUERY or with -f FILE (exactly one)")
+    text = query if query is not None else file.read() if file is not None else ""
+    if not text.strip():
+        raise click.UsageError("the query is empty")
+
+    async def ask() -> dict[str, Any]:
+        from trustgraph_cli.client import GatewayClient
+
+        async with GatewayClient(gw) as client:
+            return await client.request("sparql", {"query": text})
+
+    click.echo(render(run(gw, ask), fmt), nl=False)
+
+
+def render(reply: dict[str, Any], fmt: str) -> str:
+    """The text to print for one SPARQL reply in ``fmt``."""
+    import json
+
+    from trustgraph_cli.terms import format_triple
+
+    kind = reply.get("kind") or ("triples" if reply.get("triples") else "bindings")
+    if kind == "boolean":
+        value = bool(reply.get("boolean"))
+        if fmt == "json":
+            return json.dumps({"head": {}, "boolean": value}) + "\n"
+        return ("true" if value else "false") + "\n"
+    if kind == "triples":
+        triples = reply.get("triples", [])
+        if fmt == "json":
+            return json.dumps(triples, indent=2, ensure_ascii=False) + "\n"
+        return "".join(format_triple(t) + "\n" for t in triples)
+    variables: list[str] = reply.get("vars", [])
+    rows: list[dict[str, Any]] = reply.get("bindings", [])
+    if fmt == "json":
+        return json.dumps(results_json(variables, rows), indent=2, ensure_ascii=False) + "\n"
+    if fmt == "csv":
+        return results_csv(variables, rows)
+    return results_table(variables, rows)
+
+
+def results_json(variables: list[str], rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """SPARQL 1.1 Query Results JSON."""
+    from trustgraph_cli.terms import sparql_json_term
+
+    bindings = [{k: sparql_json_term(v) for k, v in row.items()} for row in rows]
+    return {"head": {"vars": variables}, "results": {"bindings": bindings}}
+
+
+def results_csv(variables: list[str], rows: list[dict[str, Any]]) -> str:
+    """SPARQL 1.1 Query Results CSV: plain values, blank nodes as ``_:id``."""
+    import csv
+    import io
+
+    from trustgraph_cli.terms import display_term
+
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(variables)
+    for row in rows:
+        writer.writerow([display_term(row[v]) if v in row else "" for v in variables])
+    return out.getvalue()
+
+
+def results_table(variables: list[str], rows: list[dict[str, Any]]) -> str:
+    """An aligned text table of N-Triples-formatted values."""
+    from trustgraph_cli.terms import format_term
+
+    cells = [[format_term(row[v]) if v in row else "" for v in variables] for row in rows]
+    widths = [max([len(v), *(len(r[i]) for r in cells)]) for i, v in enumerate(variables)]
+    lines = ["  ".join(v.ljust(w) for v, w in zip(variables, widths, strict=True))]
+    lines.append("  ".join("-" * w for w in widths))
+    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in cells]
+    lines.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
+    return "".join(line.rstrip() + "\n" for line in lines)
+
+
+if __name__ == "__main__":
+    main()
