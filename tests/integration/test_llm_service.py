@@ -27,7 +27,8 @@ async def client(bus: Bus, topics: Topics) -> AsyncIterator[Client]:
 
 
 def llm_settings(base: ProcessorSettings, url: str = "", **extra: object) -> Settings:
-    return Settings(**base.model_dump(), llm_base_url=url, llm_model="m1", llm_backoff=0.01, **extra)
+    values = {**base.model_dump(), "llm_base_url": url, "llm_model": "m1", "llm_backoff": 0.01, **extra}
+    return Settings.model_validate(values)
 
 
 async def test_plain_completion_sends_system_and_user(

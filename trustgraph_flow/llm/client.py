@@ -152,7 +152,8 @@ class ChatClient:
         """Yield text pieces as they arrive, then one ``Completion`` with the whole text."""
         resp: aiohttp.ClientResponse = await self._retrying(lambda: self._open_stream(req))
         pieces: list[str] = []
-        model, usage = self.model, (None, None)
+        model = self.model
+        usage: tuple[int | None, int | None] = (None, None)
         try:
             async for data in _sse_events(resp):
                 model = str(data.get("model") or model)

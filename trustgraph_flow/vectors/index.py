@@ -36,7 +36,8 @@ def scope_dir(root: Path, user: str, collection: str) -> Path:
 def _unit(matrix: np.ndarray) -> np.ndarray:
     """Rows scaled to unit length (zero rows stay zero) so a dot product is the cosine."""
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    return np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
+    unit: np.ndarray = np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
+    return unit
 
 
 class VectorIndex:
