@@ -1,0 +1,350 @@
+"""The agent on the real broker: the real text-completion service against the scripted
+OpenAI stub, stand-in GraphRAG/DocumentRAG services, and a watcher on the triples-store
+topic that sees every trace entity in the order it is published."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from tests.conftest import RunningProcessors
+from tests.support.openai_stub import OpenAIStub
+from trustgraph_base.errors import ServiceError
+from trustgraph_base.messaging import (
+    AGENT,
+    DOCUMENT_RAG,
+    GRAPH_RAG,
+    TRIPLES_STORE,
+    Bus,
+    Context,
+    Processor,
+    RequestClient,
+    Topics,
+)
+from trustgraph_base.provenance import GRAPH_RETRIEVAL, graph_rag_question_triples
+from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Term
+from trustgraph_base.schema import (
+    AgentRequest,
+    AgentResponse,
+    DocumentRagRequest,
+    DocumentRagResponse,
+    GraphRagRequest,
+    GraphRagResponse,
+    Metadata,
+    Triples,
+)
+from trustgraph_base.settings import ProcessorSettings
+from trustgraph_flow.agent import processor as agent
+from trustgraph_flow.llm import processor as llm
+
+PROV = "http://www.w3.org/ns/prov#"
+TG = "https://trustgraph.ai/ns/"
+RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
+XSD_DT = "http://www.w3.org/2001/XMLSchema#dateTime"
+G = GRAPH_RETRIEVAL
+STARTED = "2026-01-02T03:04:05.000Z"
+PARIS = "Paris is the capital of France."
+
+Row = tuple[str, str, str, str | None]
+
+
+def row(t: Any) -> Row:
+    """A triple as plain text: subject, predicate, object (IRI or literal value), graph."""
+    o: Term = t.o
+    value = o.i if isinstance(o, IriTerm) else o.v if isinstance(o, LiteralTerm) else repr(o)
+    return (t.s.i, t.p.i, value, t.g)
+
+
+class TraceWatcher:
+    """Reads the triples-store topic: each message is one published entity, in order."""
+
+    def __init__(self) -> None:
+        self.batches: asyncio.Queue[Triples] = asyncio.Queue()
+        self.task: asyncio.Task[None] | None = None
+
+    async def start(self, bus: Bus, topics: Topics) -> None:
+        from trustgraph_base.wire import decode
+
+        consumer = await bus.subscribe(topics.topic(TRIPLES_STORE), "test-watch")
+
+        async def pump() -> None:
+            while True:
+                msg = await consumer.receive()
+                await self.batches.put(decode(Triples, msg.data()))
+                await consumer.acknowledge(msg)
+
+        self.task = asyncio.create_task(pump())
+
+    async def until(self, entity_id: str) -> list[Triples]:
+        """Every batch up to and including the one for ``entity_id``."""
+        seen: list[Triples] = []
+        while not seen or seen[-1].metadata.id != entity_id:
+            seen.append(await asyncio.wait_for(self.batches.get(), 15))
+        return seen
+
+    def stop(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+
+
+class StandIns:
+    """Stand-in RAG services: GraphRAG publishes a tiny sub-trace and answers; DocRAG fails."""
+
+    def __init__(self) -> None:
+        self.graph_requests: list[GraphRagRequest] = []
+        self.proc: Processor[ProcessorSettings] = Processor("standin-rag")
+
+        @self.proc.service(GRAPH_RAG)
+        async def graph_rag(
+            req: GraphRagRequest, ctx: Context[ProcessorSettings]
+        ) -> GraphRagResponse:
+            self.graph_requests.append(req)
+            question = f"urn:trustgraph:question:sub{len(self.graph_requests)}"
+            triples = graph_rag_question_triples(question, req.query, STARTED, req.parent_uri)
+            meta = Metadata(id=question, user=req.user, collection=req.collection)
+            await ctx.publish(TRIPLES_STORE, Triples(metadata=meta, triples=triples))
+            return GraphRagResponse(response=PARIS, explain_id=question, explain_graph=G)
+
+        @self.proc.service(DOCUMENT_RAG)
+        async def document_rag(
+            req: DocumentRagRequest, ctx: Context[ProcessorSettings]
+        ) -> DocumentRagResponse:
+            raise ServiceError("no-index", "the document index is unavailable")
+
+
+@pytest.fixture
+async def watcher(bus: Bus, topics: Topics) -> AsyncIterator[TraceWatcher]:
+    w = TraceWatcher()
+    await w.start(bus, topics)
+    yield w
+    w.stop()
+
+
+@pytest.fixture
+async def client(
+    bus: Bus, topics: Topics
+) -> AsyncIterator[RequestClient[AgentRequest, AgentResponse]]:
+    c = RequestClient(bus, topics, AGENT, "agent-tester")
+    yield c
+    await c.close()
+
+
+async def start_stack(
+    processors: RunningProcessors,
+    settings: ProcessorSettings,
+    stub: OpenAIStub,
+    **agent_settings: Any,
+) -> StandIns:
+    base = settings.model_dump()
+    await processors.start(
+        llm.proc, llm.Settings(**base, llm_base_url=stub.base_url, llm_retries=0)
+    )
+    stand = StandIns()
+    await processors.start(stand.proc, settings)
+    await processors.start(agent.proc, agent.Settings(**base, **agent_settings))
+    return stand
+
+
+def act(thought: str, tool: str, args: dict[str, Any]) -> str:
+    return f"Thought: {thought}\nAction: {tool}\nArgs: {json.dumps(args)}"
+
+
+def question_rows(uri: str, query: str) -> list[Row]:
+    return [
+        (uri, RDF_TYPE, PROV + "Activity", G),
+        (uri, RDF_TYPE, TG + "Question", G),
+        (uri, RDF_TYPE, TG + "AgentQuestion", G),
+        (uri, TG + "query", query, G),
+        (uri, PROV + "startedAtTime", STARTED, G),
+    ]
+
+
+def analysis_rows(
+    uri: str, parent: str, thought: str, action: str, args: str, obs: str
+) -> list[Row]:
+    return [
+        (uri, RDF_TYPE, PROV + "Entity", G),
+        (uri, RDF_TYPE, TG + "Analysis", G),
+        (uri, PROV + "wasDerivedFrom", parent, G),
+        (uri, TG + "thought", thought, G),
+        (uri, TG + "action", action, G),
+        (uri, TG + "arguments", args, G),
+        (uri, TG + "observation", obs, G),
+    ]
+
+
+def conclusion_rows(uri: str, parent: str, answer: str) -> list[Row]:
+    return [
+        (uri, RDF_TYPE, PROV + "Entity", G),
+        (uri, RDF_TYPE, TG + "Conclusion", G),
+        (uri, PROV + "wasDerivedFrom", parent, G),
+        (uri, TG + "answer", answer, G),
+    ]
+
+
+SCRIPT = [
+    act(
+        "I should look this up in the graph.", "knowledge-query", {"question": "capital of France?"}
+    ),
+    "I am not sure what to do.",
+    act("Check the documents too.", "document-query", {"question": "capital of France?"}),
+    act("Search the web.", "web-search", {"query": "capital of France"}),
+    "Thought: The graph said Paris.\nFinal Answer: Paris",
+]
+
+
+async def test_multi_iteration_session_is_traced_step_by_step(
+    processors: RunningProcessors,
+    settings: ProcessorSettings,
+    watcher: TraceWatcher,
+    client: RequestClient[AgentRequest, AgentResponse],
+) -> None:
+    async with OpenAIStub(SCRIPT) as stub:
+        stand = await start_stack(processors, settings, stub)
+        req = AgentRequest(
+            question="What is the capital of France?",
+            user="alice",
+            collection="geo",
+            streaming=True,
+            session_id="s1",
+            started_at=STARTED,
+        )
+        events = [r async for r in client.stream(req, timeout=30)]
+    s = "urn:trustgraph:agent:s1"
+    batches = await watcher.until(f"{s}/final")
+
+    # Published one entity at a time, the GraphRAG sub-trace before the analysis that called it.
+    assert [b.metadata.id for b in batches] == [
+        s,
+        "urn:trustgraph:question:sub1",
+        f"{s}/i1",
+        f"{s}/i2",
+        f"{s}/i3",
+        f"{s}/i4",
+        f"{s}/final",
+    ]
+    assert {(b.metadata.user, b.metadata.collection) for b in batches} == {("alice", "geo")}
+    rows = {b.metadata.id: [row(t) for t in b.triples] for b in batches}
+    assert rows[s] == question_rows(s, "What is the capital of France?")
+    assert ("urn:trustgraph:question:sub1", PROV + "wasDerivedFrom", f"{s}/i1", G) in rows[
+        "urn:trustgraph:question:sub1"
+    ]
+    q = '{"question": "capital of France?"}'
+    parse_error = (
+        "Error: could not parse your reply: found neither 'Action:' nor 'Final Answer:'; "
+        "reply with Thought/Action/Args or Thought/Final Answer."
+    )
+    assert rows[f"{s}/i1"] == analysis_rows(
+        f"{s}/i1", s, "I should look this up in the graph.", "knowledge-query", q, PARIS
+    )
+    assert rows[f"{s}/i2"] == analysis_rows(
+        f"{s}/i2", f"{s}/i1", "I am not sure what to do.", "", "{}", parse_error
+    )
+    assert rows[f"{s}/i3"] == analysis_rows(
+        f"{s}/i3",
+        f"{s}/i2",
+        "Check the documents too.",
+        "document-query",
+        q,
+        "Error: tool 'document-query' failed: the document index is unavailable [no-index].",
+    )
+    assert rows[f"{s}/i4"] == analysis_rows(
+        f"{s}/i4",
+        f"{s}/i3",
+        "Search the web.",
+        "web-search",
+        '{"query": "capital of France"}',
+        "Error: unknown tool 'web-search'; the available tools are: "
+        "knowledge-query, document-query, text-completion.",
+    )
+    assert rows[f"{s}/final"] == conclusion_rows(f"{s}/final", f"{s}/i4", "Paris")
+
+    # The tool got the user's scope and the calling analysis; the LLM saw each observation.
+    assert [(r.user, r.collection, r.parent_uri, r.query) for r in stand.graph_requests] == [
+        ("alice", "geo", f"{s}/i1", "capital of France?")
+    ]
+    prompts = stub.prompts()
+    assert len(prompts) == 5
+    assert f"Observation: {PARIS}" in prompts[1]
+    assert parse_error in prompts[2]
+    assert "Observation: Error: unknown tool 'web-search'" in prompts[4]
+
+    # The client saw every step as it happened, then the answer naming the trace.
+    kinds = [(e.message_type, e.explain_id) for e in events]
+    assert kinds[0] == ("explain", s)
+    assert [k for k, _ in kinds].count("observation") == 4
+    assert ("action", None) in kinds and ("explain", f"{s}/i4") in kinds
+    assert [e.content for e in events if e.message_type == "action"] == [
+        f"knowledge-query {q}",
+        f"document-query {q}",
+        'web-search {"query": "capital of France"}',
+    ]
+    final = events[-1]
+    assert (final.message_type, final.content, final.explain_id, final.explain_graph) == (
+        "answer",
+        "Paris",
+        s,
+        G,
+    )
+    assert final.end_of_stream and not any(e.end_of_stream for e in events[:-1])
+
+
+async def test_iteration_limit_ends_with_a_conclusion_saying_why(
+    processors: RunningProcessors,
+    settings: ProcessorSettings,
+    watcher: TraceWatcher,
+    client: RequestClient[AgentRequest, AgentResponse],
+) -> None:
+    again = act("Ask the model again.", "text-completion", {"question": "capital?"})
+    async with OpenAIStub([again, "Maybe Lyon.", again, "Maybe Paris."]) as stub:
+        await start_stack(processors, settings, stub, max_iterations=5)
+        req = AgentRequest(question="Capital?", group=["text-completion"], max_iterations=2)
+        replies = [r async for r in client.stream(req, timeout=30)]
+    assert len(replies) == 1  # not streaming: the final answer only
+    answer = replies[0]
+    assert answer.content == "Stopped after 2 iterations without a final answer."
+    s = answer.explain_id
+    assert s is not None and s.startswith("urn:trustgraph:agent:") and len(s) > 30
+    batches = await watcher.until(f"{s}/final")
+    assert [b.metadata.id for b in batches] == [s, f"{s}/i1", f"{s}/i2", f"{s}/final"]
+    assert [row(t) for t in batches[2].triples][6][2] == "Maybe Paris."
+    assert [row(t) for t in batches[-1].triples] == conclusion_rows(
+        f"{s}/final", f"{s}/i2", "Stopped after 2 iterations without a final answer."
+    )
+    # group restricted the tools the LLM was offered
+    agent_prompts = [p for p in stub.prompts() if p.startswith("Tools:")]
+    assert len(agent_prompts) == 2
+    assert "- text-completion:" in agent_prompts[0] and "knowledge-query" not in agent_prompts[0]
+
+
+async def test_bad_requests_and_a_failing_llm(
+    processors: RunningProcessors,
+    settings: ProcessorSettings,
+    watcher: TraceWatcher,
+    client: RequestClient[AgentRequest, AgentResponse],
+) -> None:
+    async with OpenAIStub([500]) as stub:
+        await start_stack(processors, settings, stub)
+        with pytest.raises(ServiceError) as bad_id:
+            await client.request(
+                AgentRequest(question="q", session_id="no spaces/allowed"), timeout=10
+            )
+        assert bad_id.value.type == "bad-request" and "bad session id" in bad_id.value.message
+        with pytest.raises(ServiceError) as bad_group:
+            await client.request(AgentRequest(question="q", group=["nope"]), timeout=10)
+        assert (
+            bad_group.value.type == "bad-request" and "no tool matches" in bad_group.value.message
+        )
+        with pytest.raises(ServiceError) as llm_down:
+            await client.request(AgentRequest(question="q", session_id="down"), timeout=10)
+    assert "the LLM failed" in llm_down.value.message
+    s = "urn:trustgraph:agent:down"
+    batches = await watcher.until(s)
+    batches.append(await asyncio.wait_for(watcher.batches.get(), 15))
+    assert batches[-1].metadata.id == s
+    marks = [row(t) for t in batches[-1].triples]
+    assert marks[0][:2] == (s, TG + "error") and "the LLM failed" in marks[0][2]
