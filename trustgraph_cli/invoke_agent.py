@@ -1,0 +1,98 @@
+"""tg-invoke-agent: ask the ReAct agent a question through the gateway.
+
+The answer alone goes to stdout (so it pipes); thoughts, actions, observations
+(``-v``), explain events (``-x``) and the trace id go to stderr, each line prefixed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from trustgraph_cli.options import Gateway, gateway_options, run
+
+EPILOG = """\b
+Examples:
+  tg-invoke-agent -q "What is the capital of France?"
+  tg-invoke-agent -v -q "Who founded the company?"       # show each thought and tool call
+  tg-invoke-agent -x -q "Why?" --max-iterations 5        # also list each trace entity
+  tg-invoke-agent -q "Summarise the report" -g document-query > answer.txt
+Then: tg-show-explain-trace <the trace id printed on stderr>
+"""
+
+PREFIX = {
+    "thought": "Thought: ",
+    "action": "Action: ",
+    "observation": "Observation: ",
+    "explain": "Explain: ",
+}
+
+
+def _say(kind: str, text: str) -> None:
+    """One streamed event on stderr: a prefix, continuation lines indented under it."""
+    prefix = PREFIX[kind]
+    lines = text.splitlines() or [""]
+    indent = "\n" + " " * len(prefix)
+    click.echo(prefix + indent.join(lines), err=True)
+
+
+@click.command(epilog=EPILOG)
+@click.option("-q", "--question", required=True, help="The question to ask.")
+@click.option(
+    "-v", "--verbose", is_flag=True, help="Show thoughts, actions and observations (stderr)."
+)
+@click.option(
+    "-x", "--explainable", is_flag=True, help="Show each trace entity as it is published (stderr)."
+)
+@click.option(
+    "--no-streaming", is_flag=True, help="Wait for the final answer only (nothing for -v/-x)."
+)
+@click.option(
+    "--max-iterations",
+    type=click.IntRange(1, 1000),
+    default=None,
+    help="Stop after N tool steps (default: the agent's setting, 10).",
+)
+@click.option(
+    "-g", "--group", multiple=True, help="Only use the tools named, or in this group (repeatable)."
+)
+@gateway_options
+def main(
+    gw: Gateway,
+    question: str,
+    verbose: bool,
+    explainable: bool,
+    no_streaming: bool,
+    max_iterations: int | None,
+    group: tuple[str, ...],
+) -> None:
+    """Ask the agent QUESTION; print its answer, then the trace id on stderr."""
+    if not question.strip():
+        raise click.UsageError("the question is empty: pass it with -q")
+    request: dict[str, Any] = {"question": question, "streaming": not no_streaming}
+    if max_iterations is not None:
+        request["max_iterations"] = max_iterations
+    if group:
+        request["group"] = list(group)
+
+    async def ask() -> dict[str, Any]:
+        from trustgraph_cli.client import GatewayClient
+
+        final: dict[str, Any] = {}
+        async with GatewayClient(gw) as client:
+            async for resp in client.stream("agent", request):
+                kind = resp.get("message_type", "answer")
+                if kind == "explain":
+                    if explainable:
+                        _say(kind, resp.get("explain_id", ""))
+                elif kind in PREFIX and verbose:
+                    _say(kind, resp.get("content", ""))
+                elif kind == "answer":
+                    final = resp
+        return final
+
+    final = run(gw, ask)
+    click.echo(final.get("content", ""))
+    if final.get("explain_id"):
+        click.echo(f"trace: {final['explain_id']}", err=True)
