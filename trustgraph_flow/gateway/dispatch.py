@@ -39,14 +39,13 @@ class Failure(Exception):
 
     @property
     def status(self) -> int:
-        """The HTTP status for REST: client mistakes 4xx, upstream failures 5xx."""
+        """The HTTP status for REST (the body's ``type`` is what clients should read)."""
         if self.type in STATUS:
             return STATUS[self.type]
-        if self.type.startswith(("bad-", "invalid")):
-            return 400
-        if self.type.endswith("not-found"):
-            return 404
-        return 502
+        for suffix, status in (("not-found", 404), ("timeout", 504), ("unavailable", 503)):
+            if self.type.endswith(suffix):
+                return status
+        return 400  # a service refused the request as it stands
 
     def body(self) -> dict[str, Any]:
         return {"error": {"type": self.type, "message": self.message}}

@@ -1,0 +1,143 @@
+"""The gateway's WebSocket and REST protocol against the real broker and store."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+
+from tests.support.stack import Stack, eventually
+from trustgraph_base.messaging import TRIPLES_STORE
+from trustgraph_base.rdf.terms import Triple, iri, lit
+from trustgraph_base.schema import Metadata, Triples
+from trustgraph_flow.store.processor import proc as store
+
+S, P = "urn:test:alice", "urn:test:knows"
+QUERY = {"p": {"t": "i", "i": P}, "limit": 10}
+
+
+@pytest.fixture
+async def stack(pulsar_url: str, prefix: str, tmp_path: Path) -> AsyncIterator[Stack]:
+    limits = {"max_outstanding": 2, "max_frame_bytes": 4000, "request_timeout": 3}
+    async with Stack(pulsar_url, prefix, [store], data_dir=tmp_path, gateway=limits) as running:
+        triple = Triple(s=iri(S), p=iri(P), o=lit("Bob"))
+        await running.publish(TRIPLES_STORE, Triples(metadata=Metadata(id="m1"), triples=[triple]))
+        yield running
+
+
+async def receive(ws: aiohttp.ClientWebSocketResponse) -> dict[str, Any]:
+    frame: dict[str, Any] = json.loads(await asyncio.wait_for(ws.receive_str(), 10))
+    return frame
+
+
+def frame(rid: str, service: str, request: Any) -> str:
+    return json.dumps({"id": rid, "service": service, "flow": "default", "request": request})
+
+
+async def test_socket_streams_replies_and_survives_bad_frames(stack: Stack) -> None:
+    async with aiohttp.ClientSession() as http, http.ws_connect(stack.url + "api/v1/socket") as ws:
+        reply = await eventually(
+            lambda: ask(ws, frame("q", "triples", QUERY)), lambda r: bool(r["response"]["triples"])
+        )
+        assert reply["id"] == "q" and reply["complete"] is True
+        assert reply["response"]["triples"][0]["s"] == {"t": "i", "i": S}
+
+        await ws.send_str("{not json")
+        bad = await receive(ws)
+        assert bad["error"]["type"] == "bad-frame" and bad["complete"] is True
+        await ws.send_str(frame("u", "no-such-service", {}))
+        unknown = await receive(ws)
+        assert unknown["id"] == "u" and unknown["error"]["type"] == "unknown-service"
+        assert "no-such-service" in unknown["error"]["message"]
+        await ws.send_str(frame("m", "sparql", {"user": "trustgraph"}))
+        missing = await receive(ws)
+        assert missing["error"]["type"] == "bad-request"
+        assert "query" in missing["error"]["message"] and "sparql" in missing["error"]["message"]
+        await ws.send_str(json.dumps({"service": "triples", "request": QUERY}))
+        assert (await receive(ws))["error"]["type"] == "bad-frame"
+
+        again = await ask(ws, frame("q2", "triples", QUERY))
+        assert again["id"] == "q2" and again["response"]["triples"]
+
+
+async def ask(ws: aiohttp.ClientWebSocketResponse, text: str) -> dict[str, Any]:
+    await ws.send_str(text)
+    return await receive(ws)
+
+
+async def test_limits_answer_errors_and_keep_the_socket(stack: Stack) -> None:
+    async with aiohttp.ClientSession() as http, http.ws_connect(stack.url + "api/v1/socket") as ws:
+        await ws.send_str(frame("big", "sparql", {"query": "x" * 5000}))
+        big = await receive(ws)
+        assert big["id"] == "big" and big["error"]["type"] == "frame-too-large"
+        # Nothing serves 'agent' here: two requests stay outstanding until they time out.
+        for rid in ("a1", "a2", "a3"):
+            await ws.send_str(frame(rid, "agent", {"question": "q"}))
+        refused = await receive(ws)
+        assert refused["id"] == "a3" and refused["error"]["type"] == "too-many-requests"
+        timeouts = {(await receive(ws))["id"], (await receive(ws))["id"]}
+        assert timeouts == {"a1", "a2"}
+        ok = await ask(ws, frame("q", "triples", QUERY))
+        assert ok["id"] == "q" and "response" in ok
+
+
+async def test_rest_final_response_and_errors(stack: Stack) -> None:
+    url = stack.url + "api/v1/flow/default/service/"
+    async with aiohttp.ClientSession() as http:
+
+        async def query() -> dict[str, Any]:
+            async with http.post(url + "triples", json=QUERY) as resp:
+                assert resp.status == 200
+                body: dict[str, Any] = await resp.json()
+                return body
+
+        body = await eventually(query, lambda b: bool(b["triples"]))
+        assert body["triples"][0]["o"] == {"t": "l", "v": "Bob"}
+        async with http.post(url + "nothing", json={}) as resp:
+            assert resp.status == 404
+            assert (await resp.json())["error"]["type"] == "unknown-service"
+        async with http.post(url + "triples", data=b"{oops") as resp:
+            assert resp.status == 400
+            assert "malformed JSON" in (await resp.json())["error"]["message"]
+        async with http.post(url + "sparql", json={"query": "SELEKT nonsense"}) as resp:
+            error = (await resp.json())["error"]
+            assert resp.status == 400 and error["type"] == "sparql-syntax"
+        async with http.get(stack.url + "api/v1/health") as resp:
+            assert (await resp.json()) == {"status": "ok"}
+
+
+async def test_token_on_socket_and_rest(pulsar_url: str, prefix: str, tmp_path: Path) -> None:
+    async with Stack(pulsar_url, prefix, [store], data_dir=tmp_path, token="s3cret") as stack:
+        sock = stack.url + "api/v1/socket"
+        rest = stack.url + "api/v1/flow/default/service/triples"
+        async with aiohttp.ClientSession() as http:
+            async with http.ws_connect(sock) as ws:
+                refused = await ask(ws, frame("1", "triples", QUERY))
+                assert (
+                    refused["type"] == "auth-failed" and refused["error"]["type"] == "unauthorized"
+                )
+                assert await ask(ws, json.dumps({"type": "auth", "token": "nope"})) == {
+                    "type": "auth-failed"
+                }
+                assert await ask(ws, json.dumps({"type": "auth", "token": "s3cret"})) == {
+                    "type": "auth-ok"
+                }
+                assert "response" in await ask(ws, frame("2", "triples", QUERY))
+            with pytest.raises(aiohttp.WSServerHandshakeError) as handshake:
+                await http.ws_connect(sock, params={"token": "nope"})
+            assert handshake.value.status == 401
+            async with http.ws_connect(sock, params={"token": "s3cret"}) as ws:
+                assert "response" in await ask(ws, frame("3", "triples", QUERY))
+            for headers in ({}, {"Authorization": "Bearer nope"}):
+                async with http.post(rest, json=QUERY, headers=headers) as resp:
+                    assert resp.status == 401
+                    assert (await resp.json())["error"]["type"] == "unauthorized"
+            async with http.post(
+                rest, json=QUERY, headers={"Authorization": "Bearer s3cret"}
+            ) as resp:
+                assert resp.status == 200 and "triples" in await resp.json()
