@@ -36,6 +36,14 @@ def fit(text: str, width: int, ellipsis: str = "…") -> str:
     return flat[: max(0, width - len(ellipsis))].rstrip() + ellipsis
 
 
+def short_time(value: str) -> str:
+    """``2026-01-02T03:04:05.123Z`` → ``2026-01-02 03:04:05Z`` (JSON output keeps the full value)."""
+    if len(value) >= 19 and value[10] == "T":
+        zone = "Z" if value.endswith("Z") else ""
+        return f"{value[:10]} {value[11:19]}{zone}"
+    return value
+
+
 def wrap_field(label: str, value: str, width: int) -> list[str]:
     """``Label: value`` wrapped to ``width``, continuation lines hanging under the value."""
     head = f"{label}: " if label else ""

@@ -1,0 +1,75 @@
+"""tg-list-documents: the documents of a collection and how far each got through the pipeline."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from trustgraph_cli.options import Gateway, gateway_options, run
+
+if TYPE_CHECKING:
+    from trustgraph_base.schema.documents import DocumentInfo
+
+EPILOG = """\b
+Examples:
+  tg-list-documents
+  tg-list-documents --format json -C research
+"""
+
+
+@click.command(epilog=EPILOG)
+@click.option(
+    "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
+    help="A table, or a JSON list of {id, title, type, status, pages, chunks, edges, time, error}.",
+)
+@gateway_options
+def main(fmt: str, gw: Gateway) -> None:
+    """List the documents loaded into a collection, with their processing status."""
+    docs: list[DocumentInfo] = run(gw, lambda: fetch_documents(gw))
+    from trustgraph_cli.render.output import emit, emit_json, scope_text
+
+    if fmt == "json":
+        emit_json([document_row(d) for d in docs])
+        return
+    from trustgraph_cli.render.style import Style
+    from trustgraph_cli.render.table import render_table
+    from trustgraph_cli.render.text import short_time
+
+    style = Style.detect()
+    if not docs:
+        emit(f"No documents in {scope_text(gw.user, gw.collection)}.", style)
+        return
+    headers = ["ID", "Title", "Type", "Status", "Pages", "Chunks", "Time"]
+    rows = [
+        [d.id, d.title, d.mime_type, d.status, str(d.pages), str(d.chunks), short_time(d.time)]
+        for d in docs
+    ]
+    emit("\n".join(render_table(headers, rows, style, flex=1)), style)
+
+
+def document_row(d: DocumentInfo) -> dict[str, Any]:
+    """The stable JSON keys of one document."""
+    return {
+        "id": d.id, "title": d.title, "type": d.mime_type, "status": d.status, "pages": d.pages,
+        "chunks": d.chunks, "edges": d.edges, "time": d.time, "error": d.error,
+    }
+
+
+async def fetch_documents(gw: Gateway) -> list[DocumentInfo]:
+    """One librarian list-documents round trip."""
+    from trustgraph_base.errors import WireError
+    from trustgraph_base.schema.documents import LibrarianResponse
+    from trustgraph_base.wire import from_json
+    from trustgraph_cli.client import GatewayClient
+
+    async with GatewayClient(gw) as client:
+        data = await client.librarian({"operation": "list-documents"})
+    try:
+        return list(from_json(LibrarianResponse, data, tolerant=True).documents)
+    except WireError as exc:
+        raise click.ClickException(f"the gateway sent a document list that does not validate ({exc}).") from None
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,88 @@
+"""tg-list-explain-traces: the top-level traces of a collection, newest first."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import click
+
+from trustgraph_cli.options import Gateway, gateway_options, run
+
+if TYPE_CHECKING:
+    from trustgraph_base.schema.explain import TraceSummary
+    from trustgraph_cli.render.style import Style
+
+EPILOG = """\b
+Examples:
+  tg-list-explain-traces
+  tg-list-explain-traces --limit 10 --format json
+  tg-list-explain-traces -U alice -C research
+"""
+
+TYPE_NAMES = {"agent": "Agent", "graph-rag": "GraphRAG", "document-rag": "DocRAG"}
+
+
+@click.command(epilog=EPILOG)
+@click.option(
+    "--limit", type=click.IntRange(1, 10_000), default=50, show_default=True,
+    help="Show at most this many traces.",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
+    help="A table, or a JSON list of {id, type, question, time, status}.",
+)
+@gateway_options
+def main(limit: int, fmt: str, gw: Gateway) -> None:
+    """List every top-level explain trace (agent, GraphRAG, DocumentRAG), newest first.
+
+    Traces run by an agent's tools are not listed: they appear inside the agent's trace
+    (tg-show-explain-trace).
+    """
+    traces: list[TraceSummary] = run(gw, lambda: fetch_traces(gw, limit))
+    from trustgraph_cli.render.output import emit, emit_json, scope_text
+
+    if fmt == "json":
+        emit_json([t.model_dump(mode="json") for t in traces])
+        return
+    from trustgraph_cli.render.style import Style
+
+    style = Style.detect()
+    if not traces:
+        emit(f"No traces in {scope_text(gw.user, gw.collection)}.", style)
+        return
+    emit("\n".join(trace_table(traces, style)), style)
+
+
+def trace_table(traces: list[TraceSummary], style: Style) -> list[str]:
+    """Session ID, Type, Question (cut to fit), Time, and Status when any is not complete."""
+    from trustgraph_cli.render.table import render_table
+    from trustgraph_cli.render.text import short_time
+
+    headers = ["Session ID", "Type", "Question", "Time"]
+    with_status = any(t.status != "complete" for t in traces)
+    if with_status:
+        headers.append("Status")
+    rows = []
+    for t in traces:
+        row = [t.id, TYPE_NAMES.get(t.type, t.type), t.question, short_time(t.time)]
+        rows.append([*row, t.status] if with_status else row)
+    return render_table(headers, rows, style, flex=2)
+
+
+async def fetch_traces(gw: Gateway, limit: int) -> list[TraceSummary]:
+    """One EXPLAIN list-traces round trip."""
+    from trustgraph_base.errors import WireError
+    from trustgraph_base.schema.explain import ExplainResponse
+    from trustgraph_base.wire import from_json
+    from trustgraph_cli.client import GatewayClient
+
+    async with GatewayClient(gw) as client:
+        data = await client.request("explain", {"operation": "list-traces", "limit": limit})
+    try:
+        return list(from_json(ExplainResponse, data, tolerant=True).traces)
+    except WireError as exc:
+        raise click.ClickException(f"the gateway sent a trace list that does not validate ({exc}).") from None
+
+
+if __name__ == "__main__":
+    main()

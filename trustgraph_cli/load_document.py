@@ -1,0 +1,170 @@
+"""tg-load-document: upload a file to the librarian and follow it through decode, chunk, extract."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from trustgraph_cli.options import Gateway, gateway_options, run
+
+if TYPE_CHECKING:
+    from trustgraph_base.schema.documents import DocumentInfo
+    from trustgraph_cli.client import GatewayClient
+
+EPILOG = """\b
+Examples:
+  tg-load-document report.pdf
+  tg-load-document notes.md --title "Meeting notes" --chunk-size 1000 --chunk-overlap 100
+  DOC=$(tg-load-document paper.txt --id paper-1)   # the URI is the last line of stdout
+"""
+
+MIME_TYPES = {".pdf": "application/pdf", ".txt": "text/plain", ".md": "text/markdown",
+              ".markdown": "text/markdown"}
+PART_SIZE = 1 << 20  # raw bytes per add-document part (1 MiB, ~1.4 MiB as base64)
+POLL_SECONDS = 0.25
+
+
+@click.command(epilog=EPILOG)
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--id", "doc_id", default=None, help="Document id or URI [default: file name + content hash].")
+@click.option("--title", default=None, help="Document title [default: the file name].")
+@click.option("--mime-type", default=None, type=click.Choice(sorted(set(MIME_TYPES.values()))),
+              help="MIME type [default: from the extension: .pdf, .txt, .md].")
+@click.option("--chunk-size", type=click.IntRange(50, 100_000), default=None,
+              help="Characters per chunk for this document [default: the chunker's].")
+@click.option("--chunk-overlap", type=click.IntRange(0, 50_000), default=None,
+              help="Characters shared by consecutive chunks [default: the chunker's].")
+@click.option("--no-wait", is_flag=True, help="Return once uploaded; do not follow processing.")
+@gateway_options
+def main(file: Path, doc_id: str | None, title: str | None, mime_type: str | None,
+         chunk_size: int | None, chunk_overlap: int | None, no_wait: bool, gw: Gateway) -> None:
+    """Load a PDF, text or Markdown FILE and wait until it is decoded, chunked and extracted.
+
+    Progress goes to stderr (a bar on a terminal, plain lines otherwise); the document
+    URI is printed as the last line of stdout once processing is done.
+    """
+    digest = check_file(file)
+    mime = mime_type or detect_mime(file)
+    if chunk_size is not None and chunk_overlap is not None and chunk_overlap >= chunk_size:
+        raise click.ClickException(
+            f"--chunk-overlap {chunk_overlap} must be smaller than --chunk-size {chunk_size}.")
+    meta = {"id": doc_id or default_id(file, digest), "title": title or file.name, "mime_type": mime,
+            "chunk_size": chunk_size, "chunk_overlap": chunk_overlap}
+    size = file.stat().st_size
+    info: DocumentInfo = run(gw, lambda: load(gw, file, size, meta, wait=not no_wait))
+    if info.status == "failed":
+        raise click.ClickException(f"processing {info.id} failed: {info.error or 'no reason given'}.")
+    click.echo(info.id)
+
+
+def detect_mime(file: Path) -> str:
+    """The MIME type its extension implies, or a one-line error naming what is supported."""
+    mime = MIME_TYPES.get(file.suffix.lower())
+    if mime is None:
+        raise click.ClickException(
+            f"unsupported file type {file.suffix or '(none)'!r} for {str(file)!r}: "
+            "load a .pdf, .txt or .md file, or pass --mime-type.")
+    return mime
+
+
+def check_file(file: Path) -> str:
+    """The file's SHA-256 (hex), after making sure it is a readable, non-empty file."""
+    if not file.exists():
+        raise click.ClickException(f"no such file {str(file)!r}.")
+    if not file.is_file():
+        raise click.ClickException(f"{str(file)!r} is not a file.")
+    digest = hashlib.sha256()
+    try:
+        with file.open("rb") as fh:
+            while block := fh.read(PART_SIZE):
+                digest.update(block)
+    except OSError as exc:
+        raise click.ClickException(f"cannot read {str(file)!r} ({exc.strerror}).") from None
+    if file.stat().st_size == 0:
+        raise click.ClickException(f"{str(file)!r} is empty: nothing to load.")
+    return digest.hexdigest()
+
+
+def default_id(file: Path, digest: str) -> str:
+    """``<file-stem>-<hash8>``: readable, and the same file always gets the same id."""
+    stem = re.sub(r"[^a-z0-9._-]+", "-", file.stem.lower()).strip("-.") or "document"
+    return f"{stem[:60]}-{digest[:8]}"
+
+
+async def load(
+    gw: Gateway, file: Path, size: int, meta: dict[str, Any], *, wait: bool
+) -> DocumentInfo:
+    """Upload in parts, then (if ``wait``) poll the librarian until the document is done."""
+    from trustgraph_cli.client import GatewayClient
+    from trustgraph_cli.render.progress import Progress
+
+    with Progress.detect() as progress:
+        async with GatewayClient(gw) as client:
+            info = await upload(client, file, size, meta, progress)
+            if not wait:
+                return info
+            return await follow(client, info, progress)
+
+
+async def upload(
+    client: GatewayClient, file: Path, size: int, meta: dict[str, Any], progress: Any
+) -> DocumentInfo:
+    """Send the file as base64 parts; the first part carries the metadata."""
+    import base64
+
+    parts = max(1, -(-size // PART_SIZE))
+    data: dict[str, Any] = {}
+    with file.open("rb") as fh:
+        for part in range(parts):
+            block = fh.read(PART_SIZE)
+            request = {"operation": "add-document", "id": meta["id"], "part": part,
+                       "final": part == parts - 1, "content": base64.b64encode(block).decode()}
+            if part == 0:
+                request.update({k: v for k, v in meta.items() if v is not None and k != "id"})
+            data = await client.librarian(request)
+            progress.update("uploading", min(size, (part + 1) * PART_SIZE), size, "bytes")
+    return _info(data)
+
+
+async def follow(client: GatewayClient, info: DocumentInfo, progress: Any) -> DocumentInfo:
+    """Poll get-document until the document is complete or failed, reporting each stage."""
+    import asyncio
+
+    while info.status not in ("complete", "failed"):
+        stage, done, total = stage_of(info)
+        progress.update(stage, done, total, "chunks" if stage == "extracting" else "")
+        await asyncio.sleep(POLL_SECONDS)
+        info = _info(await client.librarian({"operation": "get-document", "id": info.id}))
+    progress.finish(info)
+    return info
+
+
+def stage_of(info: DocumentInfo) -> tuple[str, int, int]:
+    """The stage a processing document is in, with its done/total counters."""
+    if info.status == "uploading":
+        return "uploading", 0, 0
+    if info.chunks == 0:
+        return ("chunking", 0, 0) if info.pages else ("decoding", 0, 0)
+    return "extracting", info.chunks_done, info.chunks
+
+
+def _info(data: dict[str, Any]) -> DocumentInfo:
+    from trustgraph_base.errors import WireError
+    from trustgraph_base.schema.documents import LibrarianResponse
+    from trustgraph_base.wire import from_json
+
+    try:
+        doc = from_json(LibrarianResponse, data, tolerant=True).document
+    except WireError as exc:
+        raise click.ClickException(f"the librarian sent a reply that does not validate ({exc}).") from None
+    if doc is None:
+        raise click.ClickException("the librarian's reply carries no document.")
+    return doc
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,79 @@
+"""Upload and processing progress on stderr: a rich bar on a terminal, plain lines otherwise."""
+
+from __future__ import annotations
+
+import sys
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+import click
+
+if TYPE_CHECKING:
+    from trustgraph_base.schema.documents import DocumentInfo
+
+
+class Progress:
+    """Report ``update(stage, done, total, unit)`` calls; ``finish`` prints the outcome."""
+
+    def __init__(self, *, live: bool) -> None:
+        self.live = live
+        self._bar: Any = None
+        self._task: Any = None
+        self._last: tuple[str, int, int] | None = None
+
+    @classmethod
+    def detect(cls) -> Progress:
+        """A live bar only when stderr is a terminal."""
+        try:
+            tty = sys.stderr.isatty()
+        except (AttributeError, ValueError):
+            tty = False
+        return cls(live=tty)
+
+    def __enter__(self) -> Progress:
+        if self.live:
+            from rich.console import Console
+            from rich.progress import BarColumn, TaskProgressColumn, TextColumn, TimeElapsedColumn
+            from rich.progress import Progress as Bar
+
+            self._bar = Bar(
+                TextColumn("{task.description:<11}"), BarColumn(), TaskProgressColumn(),
+                TextColumn("{task.fields[counts]}"), TimeElapsedColumn(),
+                console=Console(stderr=True),
+            )
+            self._bar.start()
+            self._task = self._bar.add_task("starting", total=None, counts="")
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+    def update(self, stage: str, done: int, total: int, unit: str = "") -> None:
+        """Show the current stage; plain mode prints a line only when something changed."""
+        if (stage, done, total) == self._last:
+            return
+        counts = f"{done}/{total} {unit}".strip() if total else ""
+        if self._bar is not None:
+            self._bar.update(self._task, description=stage, completed=done, total=total or None,
+                             counts=counts)
+        elif self._last is None or self._last[0] != stage or _step(self._last, done, total):
+            click.echo(f"{stage} {counts}".rstrip(), err=True)
+        self._last = (stage, done, total)
+
+    def finish(self, info: DocumentInfo) -> None:
+        """The final state: counts when complete, the reason when failed."""
+        if self._bar is not None:
+            total = max(info.chunks, 1)
+            self._bar.update(self._task, description=info.status, completed=total, total=total,
+                             counts=f"{info.chunks_done}/{info.chunks} chunks")
+        if info.status == "complete":
+            click.echo(f"complete: {info.pages} pages, {info.chunks} chunks, {info.edges} edges",
+                       err=True)
+
+
+def _step(last: tuple[str, int, int], done: int, total: int) -> bool:
+    """Plain mode prints extraction progress in steps of about a tenth."""
+    return total > 0 and (done == total or done - last[1] >= max(1, total // 10))

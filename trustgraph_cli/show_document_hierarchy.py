@@ -1,0 +1,108 @@
+"""tg-show-document-hierarchy: document → pages → chunks → extracted edges."""
+
+from __future__ import annotations
+
+import base64
+from typing import TYPE_CHECKING
+
+import click
+
+from trustgraph_cli.options import Gateway, gateway_options, run
+
+if TYPE_CHECKING:
+    from trustgraph_base.schema.explain import ChunkNode, DocumentView
+
+EPILOG = """\b
+Examples:
+  tg-show-document-hierarchy urn:trustgraph:doc:report-1a2b3c4d
+  tg-show-document-hierarchy report-1a2b3c4d --show-content --max-content 80
+  tg-show-document-hierarchy urn:trustgraph:doc:report-1a2b3c4d --format json
+"""
+
+NOT_FOUND_TYPES = {"not-found", "bad-request"}
+
+
+@click.command(epilog=EPILOG)
+@click.argument("doc_id", metavar="DOC_ID")
+@click.option("--show-content", is_flag=True, help="Show each chunk's text (from the librarian).")
+@click.option(
+    "--max-content", type=click.IntRange(min=0), default=200, show_default=True,
+    help="Cut content previews to this many characters (0: never).",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["tree", "json"]), default="tree", show_default=True,
+    help="A tree, or the DocumentView JSON (with full content when asked).",
+)
+@gateway_options
+def main(doc_id: str, show_content: bool, max_content: int, fmt: str, gw: Gateway) -> None:
+    """Show how a document was split and what was extracted from it.
+
+    DOC_ID is the document URI (as tg-load-document prints it) or the bare id it was
+    loaded with.
+    """
+    doc: DocumentView = run(gw, lambda: fetch_document(gw, doc_id, show_content))
+    from trustgraph_cli.render.output import emit, emit_json
+
+    if fmt == "json":
+        from trustgraph_cli.render.jsonout import view_json
+
+        emit_json(view_json(doc))
+        return
+    from trustgraph_cli.render.document import render_document
+    from trustgraph_cli.render.style import Style
+
+    style = Style.detect()
+    emit(render_document(doc, style, max_content=max_content), style)
+
+
+async def fetch_document(gw: Gateway, doc_id: str, with_content: bool) -> DocumentView:
+    """One EXPLAIN document-hierarchy round trip, plus one get-content for every chunk."""
+    from trustgraph_base.errors import WireError
+    from trustgraph_base.schema.explain import ExplainResponse
+    from trustgraph_base.wire import from_json
+    from trustgraph_cli.client import GatewayClient
+    from trustgraph_cli.errors import GatewayError
+    from trustgraph_cli.render.output import scope_text
+
+    missing = f"no document {doc_id!r} in {scope_text(gw.user, gw.collection)}."
+    async with GatewayClient(gw) as client:
+        try:
+            data = await client.request("explain", {"operation": "document-hierarchy", "id": doc_id})
+        except GatewayError as exc:
+            if exc.type in NOT_FOUND_TYPES:
+                raise click.ClickException(missing) from None
+            raise
+        try:
+            doc = from_json(ExplainResponse, data, tolerant=True).document
+        except WireError as exc:
+            raise click.ClickException(f"the gateway sent a hierarchy that does not validate ({exc}).") from None
+        if doc is None:
+            raise click.ClickException(missing)
+        if not with_content:
+            return doc
+        ids = [c.uri for c in all_chunks(doc)]
+        contents = (await client.librarian({"operation": "get-content", "ids": ids})).get("contents", {}) if ids else {}
+    return with_contents(doc, {uri: _text(b64) for uri, b64 in contents.items()})
+
+
+def all_chunks(doc: DocumentView) -> list[ChunkNode]:
+    """Every chunk, page by page, then the page-less ones."""
+    return [c for page in doc.pages for c in page.chunks] + list(doc.chunks)
+
+
+def with_contents(doc: DocumentView, texts: dict[str, str]) -> DocumentView:
+    """The view with each chunk's content filled in ("" when the librarian has none)."""
+
+    def fill(chunks: list[ChunkNode]) -> list[ChunkNode]:
+        return [c.model_copy(update={"content": texts.get(c.uri, "")}) for c in chunks]
+
+    pages = [p.model_copy(update={"chunks": fill(p.chunks)}) for p in doc.pages]
+    return doc.model_copy(update={"pages": pages, "chunks": fill(doc.chunks)})
+
+
+def _text(b64: str) -> str:
+    return base64.b64decode(b64).decode("utf-8", errors="replace")
+
+
+if __name__ == "__main__":
+    main()
