@@ -36,6 +36,7 @@ class Reply:
     delay: float = 0.0  # seconds to wait before answering (to provoke client timeouts)
     usage: bool = True  # include a ``usage`` block (token counts)
     model: str = "stub-model"
+    raw: dict[str, Any] | None = None  # sent verbatim as the JSON body (malformed replies)
 
 
 Scripted = str | int | Reply | Callable[[dict[str, Any]], str | int | Reply]
@@ -127,6 +128,8 @@ class OpenAIStub:
         if reply.status >= 400:
             error = {"message": reply.message or f"status {reply.status}", "type": "stub_error"}
             return web.json_response({"error": error}, status=reply.status)
+        if reply.raw is not None:
+            return web.json_response(reply.raw, status=reply.status)
         if body.get("stream"):
             return await self._stream(request, body, reply)
         return web.json_response(self._completion(body, reply))
