@@ -1,0 +1,100 @@
+"""tg-query-triples and tg-sparql as real subprocesses against a gateway and the real store."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.stack import Stack, eventually, run_cli
+from trustgraph_base.messaging import TRIPLES_STORE, free_port
+from trustgraph_base.rdf.terms import Triple, iri, lit, quoted
+from trustgraph_base.schema import Metadata, Triples
+from trustgraph_flow.store.processor import proc as store
+
+A, B, KNOWS, AGE = "urn:test:alice", "urn:test:bob", "urn:test:knows", "urn:test:age"
+SOURCE = "urn:graph:source"
+LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
+SELECT = f"SELECT ?o WHERE {{ <{A}> <{KNOWS}> ?o }}"
+
+
+@pytest.fixture
+async def stack(pulsar_url: str, prefix: str, tmp_path: Path) -> AsyncIterator[Stack]:
+    async with Stack(pulsar_url, prefix, [store], data_dir=tmp_path, token="tok") as running:
+        triples = [
+            Triple(s=iri(A), p=iri(KNOWS), o=iri(B)),
+            Triple(s=iri(A), p=iri(AGE), o=lit(42)),
+            Triple(s=iri(A), p=iri(LABEL), o=lit("Alice", lang="en")),
+            Triple(s=iri(A), p=iri("urn:test:saw"), o=quoted(iri(A), iri(KNOWS), iri(B)), g=SOURCE),
+        ]
+        await running.publish(TRIPLES_STORE, Triples(metadata=Metadata(id="m"), triples=triples))
+        await eventually(
+            lambda: running.cli("tg-query-triples", "-s", A), lambda r: r.stdout.count("\n") == 4
+        )
+        yield running
+
+
+async def test_query_triples_formats_and_graphs(stack: Stack) -> None:
+    code, out, err = await stack.cli("tg-query-triples", "-s", f"<{A}>", "-p", KNOWS)
+    assert (code, err) == (0, "")
+    assert out == f"<{A}> <{KNOWS}> <{B}> .\n"
+    code, out, _ = await stack.cli("tg-query-triples", "-o", '"Alice"@en', "--format", "json")
+    assert code == 0
+    assert json.loads(out) == [
+        {
+            "s": {"t": "i", "i": A},
+            "p": {"t": "i", "i": LABEL},
+            "o": {"t": "l", "v": "Alice", "ln": "en"},
+        }
+    ]
+    code, out, _ = await stack.cli("tg-query-triples", "-s", A, "-g", "")
+    assert code == 0 and out.count("\n") == 3 and SOURCE not in out
+    code, out, _ = await stack.cli("tg-query-triples", "-g", SOURCE)
+    assert out == f"<{A}> <urn:test:saw> << <{A}> <{KNOWS}> <{B}> >> <{SOURCE}> .\n"
+    code, out, _ = await stack.cli("tg-query-triples", "-o", '"42"^^xsd:integer', "--limit", "1")
+    assert out == f'<{A}> <{AGE}> "42"^^<http://www.w3.org/2001/XMLSchema#integer> .\n'
+
+
+async def test_sparql_select_ask_construct(stack: Stack, tmp_path: Path) -> None:
+    code, out, err = await stack.cli("tg-sparql", SELECT)
+    assert code == 0, err
+    assert out.splitlines() == ["o", "-" * len(f"<{B}>"), f"<{B}>", "(1 row)"]
+    code, out, _ = await stack.cli("tg-sparql", SELECT, "--format", "json")
+    assert json.loads(out) == {
+        "head": {"vars": ["o"]},
+        "results": {"bindings": [{"o": {"type": "uri", "value": B}}]},
+    }
+    query_file = tmp_path / "q.rq"
+    query_file.write_text(f"SELECT ?age WHERE {{ <{A}> <{AGE}> ?age }}")
+    code, out, _ = await stack.cli("tg-sparql", "-f", str(query_file), "--format", "csv")
+    assert out == "age\r\n42\r\n"
+    code, out, _ = await stack.cli(
+        "tg-sparql", f"ASK {{ <{A}> <{KNOWS}> <{B}> }}", "--format", "json"
+    )
+    assert json.loads(out) == {"head": {}, "boolean": True}
+    construct = f"CONSTRUCT {{ ?s <urn:test:friend> ?o }} WHERE {{ ?s <{KNOWS}> ?o }}"
+    code, out, _ = await stack.cli("tg-sparql", construct)
+    assert out == f"<{A}> <urn:test:friend> <{B}> .\n"
+
+
+async def test_errors_are_one_line(stack: Stack) -> None:
+    code, out, err = await stack.cli("tg-sparql", "SELEKT ?x")
+    assert code == 1 and out == "" and err.startswith("Error: ") and "[sparql-syntax]" in err
+    code, _, err = await stack.cli("tg-sparql", SELECT, env={"TRUSTGRAPH_TOKEN": "wrong"})
+    assert code == 1 and "refused the token" in err
+    code, _, err = await stack.cli("tg-query-triples", "-s", "not an iri")
+    assert code == 2 and "'not an iri'" in err
+    code, _, err = await stack.cli("tg-sparql")
+    assert code == 2 and "QUERY" in err
+
+
+async def test_unreachable_gateway() -> None:
+    url = f"http://127.0.0.1:{free_port()}/"
+    code, out, err = await run_cli("tg-query-triples", "-u", url)
+    assert (code, out) == (1, "")
+    assert err == (
+        f"Error: cannot reach gateway at {url} (connection refused). "
+        "Start it with 'tg-start', or pass --api-url.\n"
+    )
