@@ -58,6 +58,9 @@ class EmbeddedBroker:
     port: int = 0
     metrics_port: int = 0
     log_path: Path | None = None
+    # A launcher runs it in its own session, so a terminal's Ctrl-C reaches the launcher
+    # alone and the broker is stopped last, after the processors have drained.
+    new_session: bool = False
     proc: subprocess.Popen[bytes] | None = field(default=None, repr=False)
     _log: IO[bytes] | None = field(default=None, repr=False)
 
@@ -90,6 +93,7 @@ class EmbeddedBroker:
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
             cwd=str(self.data_dir),
+            start_new_session=self.new_session,
         )
         try:
             wait_for_port("127.0.0.1", self.port, timeout, self.proc)
