@@ -394,21 +394,34 @@ class _Runner:
             )
 
     async def _run_batches(self) -> None:
-        while True:
-            batch = [await self.consumer.receive()]
-            deadline = time.monotonic() + self.route.max_wait
-            while len(batch) < self.route.max_batch:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    break
-                try:
-                    batch.append(await asyncio.wait_for(self.consumer.receive(), remaining))
-                except TimeoutError:
-                    break
-            task = asyncio.create_task(self._consume_batch(batch))
-            self.inflight.add(task)
-            task.add_done_callback(self.inflight.discard)
-            await asyncio.shield(task)
+        # A receive is never cancelled on a timeout: the client would still hand its next
+        # message to the abandoned future, and that message would be lost (never acked,
+        # never redelivered while the consumer lives). An unfinished receive carries over.
+        pending: asyncio.Future[Any] | None = None
+        try:
+            while True:
+                if pending is None:
+                    pending = asyncio.ensure_future(self.consumer.receive())
+                batch = [await asyncio.shield(pending)]
+                pending = None
+                deadline = time.monotonic() + self.route.max_wait
+                while len(batch) < self.route.max_batch:
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0:
+                        break
+                    pending = asyncio.ensure_future(self.consumer.receive())
+                    done, _ = await asyncio.wait({pending}, timeout=remaining)
+                    if not done:
+                        break
+                    batch.append(pending.result())
+                    pending = None
+                task = asyncio.create_task(self._consume_batch(batch))
+                self.inflight.add(task)
+                task.add_done_callback(self.inflight.discard)
+                await asyncio.shield(task)
+        finally:
+            if pending is not None:
+                pending.cancel()
 
     async def _consume_batch(self, batch: list[Any]) -> None:
         good: list[Any] = []
