@@ -203,7 +203,7 @@ def _provenance(
     resp: TextCompletionResponse,
 ) -> list[Triple]:
     subgraph = subgraph_uri(chunk.chunk)
-    activity = activity_uri(subgraph, "extract")
+    activity = activity_uri(chunk.chunk, "extract")
     settings = {TG.model: resp.model} if resp.model else {}
     return [
         *activity_triples(activity, component_uri("extractor"), "extractor", now_iso(), settings),

@@ -1,0 +1,148 @@
+"""The whole ingestion pipeline on the real broker, store, LLM (offline), embeddings, vectors."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import AsyncIterator
+
+import pytest
+
+from tests.conftest import RunningProcessors
+from tests.integration.test_ingest_support import SAMPLES, USER, Client, k, objects, start
+from trustgraph_base.messaging import VECTORS, Bus, RequestClient, Topics
+from trustgraph_base.provenance import DC, PROV, RDF, RDFS, TG
+from trustgraph_base.provenance.common import integer_literal, text
+from trustgraph_base.provenance.uris import component_uri, entity_uri, relation_uri
+from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, quoted, term_key
+from trustgraph_base.schema import VectorRequest
+from trustgraph_base.settings import ProcessorSettings
+from trustgraph_flow import chunker, decoder, extractor
+from trustgraph_flow.embeddings import processor as embeddings
+from trustgraph_flow.librarian import processor as librarian
+from trustgraph_flow.llm import offline
+from trustgraph_flow.llm import processor as llm
+from trustgraph_flow.store import processor as store
+from trustgraph_flow.vectors import processor as vectors
+
+PARIS, FRANCE = IriTerm(i=entity_uri("Paris")), IriTerm(i=entity_uri("France"))
+CAPITAL = IriTerm(i=relation_uri("is the capital of"))
+
+
+@pytest.fixture
+async def client(processors: RunningProcessors, settings: ProcessorSettings, bus: Bus,
+                 topics: Topics) -> AsyncIterator[Client]:
+    await start(processors, settings, store, llm, embeddings, vectors, librarian, decoder,
+                chunker, extractor)
+    c = Client(bus, topics)
+    yield c
+    await c.close()
+
+
+def lit(value: int | str) -> str:
+    return term_key(integer_literal(value) if isinstance(value, int) else text(value))
+
+
+def activity_of(found: set[tuple[str, str, str]], entity: str, component: str) -> str:
+    """The activity that generated ``entity``; asserts it is associated with ``component``."""
+    (activity,) = objects(found, entity, PROV.wasGeneratedBy)
+    act = activity.strip("<>")
+    assert objects(found, act, PROV.wasAssociatedWith) == {k(component_uri(component))}
+    assert k(PROV.Activity) in objects(found, act, RDF.type)
+    assert k(PROV.SoftwareAgent) in objects(found, component_uri(component), RDF.type)
+    return act
+
+
+async def test_pdf_becomes_pages_chunks_and_edges_with_provenance(
+    client: Client, bus: Bus, topics: Topics
+) -> None:
+    pdf = (SAMPLES / "world-facts.pdf").read_bytes()
+    loaded = await client.upload("world-facts", pdf, "application/pdf", part_size=1000)
+    doc = loaded.id
+    assert doc == "urn:trustgraph:doc:world-facts" and loaded.size == len(pdf)
+    info = await client.settled(doc)
+    assert (info.status, info.error) == ("complete", None)
+    assert (info.pages, info.chunks, info.chunks_done, info.edges) == (3, 3, 3, 13)
+
+    sub0 = f"{doc}/p1/c0/subgraph"
+    found = await client.wait_triples(lambda f: any(s == k(f"{doc}/p3/c0/subgraph") for s, _, _ in f))
+    # document
+    assert objects(found, doc, RDF.type) == {k(PROV.Entity), k(TG.Document)}
+    assert objects(found, doc, DC.title) == {lit("world-facts")}
+    assert objects(found, doc, TG.mimeType) == {lit("application/pdf")}
+    assert objects(found, doc, RDFS.label) == {lit("world-facts")}
+    for n in (1, 2, 3):
+        page, chunk = f"{doc}/p{n}", f"{doc}/p{n}/c0"
+        assert objects(found, page, RDF.type) == {k(PROV.Entity), k(TG.Page)}
+        assert objects(found, page, TG.pageNumber) == {lit(n)}
+        assert objects(found, page, PROV.wasDerivedFrom) == {k(doc)}
+        activity_of(found, page, "decoder")
+        assert objects(found, chunk, RDF.type) == {k(PROV.Entity), k(TG.Chunk)}
+        assert objects(found, chunk, PROV.wasDerivedFrom) == {k(page)}
+        assert objects(found, chunk, TG.chunkIndex) == {lit(0)}
+        assert objects(found, chunk, TG.charOffset) == {lit(0)}
+        act = activity_of(found, chunk, "chunker")
+        assert objects(found, act, TG.chunkSize) == {lit(1000)}
+        assert objects(found, act, TG.chunkOverlap) == {lit(100)}
+        subgraph = chunk + "/subgraph"
+        assert objects(found, subgraph, RDF.type) == {k(PROV.Entity), k(TG.Subgraph)}
+        assert objects(found, subgraph, PROV.wasDerivedFrom) == {k(chunk)}
+        act = activity_of(found, subgraph, "extractor")
+        assert objects(found, act, TG.model) == {lit(offline.MODEL)}
+    contains = objects(found, sub0, TG.contains)
+    assert term_key(quoted(PARIS, CAPITAL, FRANCE)) in contains and len(contains) == 5
+
+    # the chunk's recorded span is exactly its text
+    page_text = (await client.content(f"{doc}/p1")).decode()
+    (length,) = objects(found, f"{doc}/p1/c0", TG.charLength)
+    chunk_text = (await client.content(f"{doc}/p1/c0")).decode()
+    assert lit(len(chunk_text)) == length and page_text.startswith(chunk_text)
+    assert "Paris is the capital of France." in chunk_text
+    batch = (await client.lib("get-content", ids=[f"{doc}/p2/c0", f"{doc}/p9", doc])).contents
+    assert set(batch) == {f"{doc}/p2/c0", doc}
+    assert base64.b64decode(batch[doc]) == pdf
+    assert await client.content(doc, offset=0, length=8) == pdf[:8]
+
+    # facts in the default graph, with labels
+    facts = await client.wait_triples(lambda f: bool(f), graph="")
+    assert (k(PARIS), k(CAPITAL), k(FRANCE)) in facts
+    assert objects(facts, PARIS.i, RDFS.label) == {lit("Paris")}
+    assert objects(facts, CAPITAL.i, RDFS.label) == {lit("is the capital of")}
+
+    # chunk and entity vectors, findable by the document they came from
+    vec = RequestClient(bus, topics, VECTORS, "tester-vectors")
+    deleted = await vec.request(VectorRequest(operation="delete-document", kind="chunk",
+                                              document=doc, user=USER), timeout=10)
+    assert deleted.count == 3
+    deleted = await vec.request(VectorRequest(operation="delete-document", kind="entity",
+                                              document=doc, user=USER), timeout=10)
+    assert deleted.count >= 10
+    await vec.close()
+
+
+async def test_text_document_chunks_directly_under_the_document(client: Client) -> None:
+    body = (SAMPLES / "capitals.txt").read_bytes()
+    loaded = await client.upload("capitals", body, "text/plain", chunk_size=100, chunk_overlap=20)
+    doc = loaded.id
+    info = await client.settled(doc)
+    assert info.status == "complete" and info.pages == 0 and info.chunks >= 3
+    assert (info.chunk_size, info.chunk_overlap) == (100, 20)
+    last = f"{doc}/c{info.chunks - 1}/subgraph"
+    found = await client.wait_triples(lambda f: any(s == k(last) for s, _, _ in f))
+    assert not any(s.startswith(k(doc)[:-1] + "/p") for s, _, _ in found), "no pages"
+    text_body = body.decode()
+    for m in range(info.chunks):
+        chunk = f"{doc}/c{m}"
+        assert objects(found, chunk, PROV.wasDerivedFrom) == {k(doc)}
+        assert objects(found, chunk, TG.chunkIndex) == {lit(m)}
+        act = activity_of(found, chunk, "chunker")
+        assert objects(found, act, TG.chunkSize) == {lit(100)}
+        assert objects(found, act, TG.chunkOverlap) == {lit(20)}
+        (offset,) = objects(found, chunk, TG.charOffset)
+        content = (await client.content(chunk)).decode()
+        start = int(offset.split('"')[1])
+        assert text_body[start : start + len(content)] == content and len(content) <= 100
+    assert await client.content(doc) == body
+    facts = await client.wait_triples(lambda f: (k(PARIS), k(CAPITAL), k(FRANCE)) in f, graph="")
+    assert (k(IriTerm(i=entity_uri("Eiffel Tower"))), k(IriTerm(i=relation_uri("was built in"))),
+            term_key(LiteralTerm(v="1889"))) in facts
+
