@@ -1,0 +1,1 @@
+"""tg-start / tg-stop: the embedded stack (broker, processors, gateway) in one data directory."""

@@ -1,0 +1,227 @@
+"""tg-start: run the embedded stack in the foreground — broker, every processor, the gateway."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import os
+import signal
+import socket
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from types import FrameType
+
+import click
+
+from trustgraph_flow.launcher.rundir import (
+    Lock,
+    RunDir,
+    default_data_dir,
+    kill_leftovers,
+    record_children,
+)
+from trustgraph_flow.launcher.supervise import Child, Supervisor, python_module
+
+STARTUP_TIMEOUT = 60.0
+GATEWAY = "gateway"
+
+EPILOG = """\b
+Examples:
+  tg-start                              # data in ~/.local/share/explaingraph, port 8088
+  tg-start --data-dir ./demo --port 8090
+  OPENAI_BASE_URL=… tg-start            # children inherit LLM settings from the environment
+Stop it with Ctrl-C, or 'tg-stop' (same --data-dir) from another terminal.
+"""
+
+
+def say(message: str) -> None:
+    click.echo(message)
+    sys.stdout.flush()
+
+
+def port_free(port: int, host: str = "127.0.0.1") -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((host, port))
+        except OSError:
+            return False
+        return True
+
+
+def importable(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ImportError:
+        return False
+
+
+@click.command(epilog=EPILOG)
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Where the broker, store, documents and logs live [default: per-user data dir].",
+)
+@click.option("--port", type=click.IntRange(1, 65535), default=8088, show_default=True)
+@click.option("--host", default=None, help="Gateway interface (default 127.0.0.1 without a token).")
+def main(data_dir: Path | None, port: int, host: str | None) -> None:
+    """Start the broker, every processor and the gateway; stop them all on Ctrl-C or tg-stop."""
+    rundir = RunDir((data_dir or default_data_dir()).expanduser().resolve())
+    rundir.make()
+    lock = Lock(rundir)
+    if not lock.acquire():
+        pid = rundir.read_pid()
+        raise click.ClickException(
+            f"explaingraph is already running on {rundir.root} (pid {pid}) — use tg-stop"
+        )
+    try:
+        if rundir.pid_file.exists():
+            left = kill_leftovers(rundir)
+            rundir.pid_file.unlink()
+            extra = f"; stopped leftover {', '.join(left)}" if left else ""
+            say(f"removed a stale pid file from {rundir.root}{extra}")
+        if not port_free(port, host or "127.0.0.1"):
+            raise click.ClickException(
+                f"port {port} is already in use — pass --port with a free one"
+            )
+        rundir.pid_file.write_text(f"{os.getpid()}\n")
+        code = Launch(rundir, port, host).run()
+    finally:
+        rundir.pid_file.unlink(missing_ok=True)
+        lock.release()
+    sys.exit(code)
+
+
+class Launch:
+    """One run of the stack, from broker start to the last child stopped."""
+
+    def __init__(self, rundir: RunDir, port: int, host: str | None) -> None:
+        self.rundir = rundir
+        self.port = port
+        self.host = host
+        self.stopping = False
+
+    def _on_signal(self, signum: int, frame: FrameType | None) -> None:
+        self.stopping = True
+
+    def run(self) -> int:
+        """Start everything, serve until told to stop, stop everything; the exit code."""
+        from trustgraph_base.messaging import EmbeddedBroker
+
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, self._on_signal)
+        say(f"starting explaingraph (data in {self.rundir.root})")
+        broker = EmbeddedBroker(
+            self.rundir.broker,
+            port=self.broker_port(),
+            log_path=self.rundir.log_file("broker"),
+            new_session=True,
+        )
+        try:
+            broker.start()
+        except Exception as exc:
+            say(f"Error: the broker did not start: {exc} (see {self.rundir.log_file('broker')})")
+            return 1
+        self.rundir.broker_port_file.write_text(str(broker.port))
+        say(f"broker up on {broker.url}")
+        supervisor = Supervisor(self.children(broker.url))
+        try:
+            return self.serve(supervisor, broker.proc.pid if broker.proc else None)
+        finally:
+            say("stopping…")
+            killed = supervisor.stop_all()
+            if killed:
+                say(f"killed (did not stop in time): {', '.join(killed)}")
+            broker.stop()
+            self.rundir.children_file.unlink(missing_ok=True)
+            say("explaingraph stopped.")
+
+    def broker_port(self) -> int:
+        """The port used last time if it is still free, else a new free one."""
+        from trustgraph_base.messaging import free_port
+
+        with contextlib.suppress(OSError, ValueError):
+            last = int(self.rundir.broker_port_file.read_text())
+            if port_free(last):
+                return last
+        return free_port()
+
+    def children(self, pulsar_url: str) -> list[Child]:
+        """Every available processor from the registry, then the gateway."""
+        from trustgraph_flow.registry import PROCESSORS
+
+        wanted = dict(PROCESSORS)
+        wanted[GATEWAY] = "trustgraph_flow.gateway.server"
+        out: list[Child] = []
+        for name, module in wanted.items():
+            if not importable(module):
+                say(f"skipping {name}: module {module} is not available")
+                continue
+            ready = self.rundir.ready_file(name)
+            flags = ["--pulsar-url", pulsar_url, "--data-dir", str(self.rundir.data)]
+            flags += ["--ready-file", str(ready)]
+            if name == GATEWAY:
+                flags += ["--port", str(self.port)] + (["--host", self.host] if self.host else [])
+            argv = python_module(module, *flags)
+            out.append(Child(name, argv, self.rundir.log_file(name), ready))
+        return out
+
+    def serve(self, supervisor: Supervisor, broker_pid: int | None) -> int:
+        say(f"starting {len(supervisor.children)} processes (logs in {self.rundir.logs})")
+        supervisor.start_all()
+        self.record(supervisor, broker_pid)
+        if not self.wait_ready(supervisor):
+            return 0 if self.stopping else 1
+        say(
+            f"explaingraph is up: http://localhost:{self.port}/ "
+            f"(data in {self.rundir.root}). Ctrl-C to stop."
+        )
+        while not self.stopping:
+            if supervisor.tick(say):
+                self.record(supervisor, broker_pid)
+            time.sleep(0.2)
+        return 0
+
+    def record(self, supervisor: Supervisor, broker_pid: int | None) -> None:
+        pids = supervisor.pids()
+        if broker_pid is not None:
+            pids["broker"] = broker_pid
+        record_children(self.rundir, pids)
+
+    def wait_ready(self, supervisor: Supervisor) -> bool:
+        """Report each child as it becomes ready; False if the gateway never answers."""
+        pending = {c.name: c for c in supervisor.children}
+        total = len(pending)
+        deadline = time.monotonic() + STARTUP_TIMEOUT
+        while pending and not self.stopping and time.monotonic() < deadline:
+            for name, child in list(pending.items()):
+                if child.ready:
+                    del pending[name]
+                    say(f"ready: {name} ({total - len(pending)}/{total})")
+            supervisor.tick(say)
+            time.sleep(0.1)
+        if self.stopping:
+            return False
+        for name, child in pending.items():
+            say(f"warning: {name} is not ready after {STARTUP_TIMEOUT:.0f}s — see {child.log_path}")
+        if GATEWAY in pending or not self.healthy():
+            say(f"Error: the gateway did not come up — see {self.rundir.log_file(GATEWAY)}")
+            return False
+        return True
+
+    def healthy(self) -> bool:
+        url = f"http://127.0.0.1:{self.port}/api/v1/health"
+        if self.host not in (None, "", "0.0.0.0", "127.0.0.1"):
+            url = f"http://{self.host}:{self.port}/api/v1/health"
+        try:
+            with urllib.request.urlopen(url, timeout=5) as resp:
+                return bool(resp.status == 200)
+        except OSError:
+            return False
+
+
+if __name__ == "__main__":
+    main()
