@@ -1,0 +1,172 @@
+"""DocumentRAG on the real broker and store, with the offline engine and the OpenAI stub."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import RunningProcessors
+from tests.integration.test_rag_support import (
+    CHUNKS,
+    COLLECTION,
+    DOC,
+    USER,
+    World,
+    costs,
+    spo,
+    start_stack,
+    until,
+    world_fixture,  # noqa: F401
+)
+from tests.support.openai_stub import OpenAIStub
+from trustgraph_base.errors import ServiceError
+from trustgraph_base.messaging import DOCUMENT_RAG
+from trustgraph_base.provenance import (
+    GRAPH_RETRIEVAL,
+    GRAPH_SOURCE,
+    PROV,
+    RDF,
+    TG,
+    docrag_exploration_triples,
+    docrag_question_triples,
+    failure_triples,
+    synthesis_triples,
+)
+from trustgraph_base.rdf.terms import IriTerm, iri
+from trustgraph_base.schema import DocumentRagRequest
+from trustgraph_base.settings import ProcessorSettings
+
+START = "2026-03-01T10:00:00Z"  # the store keeps this canonical form
+Q = "urn:trustgraph:docrag:"
+
+
+async def ask(world: World, **fields: object) -> list:
+    client = world.client(DOCUMENT_RAG)
+    req = DocumentRagRequest(user=USER, collection=COLLECTION, started_at=START, **fields)
+    return [r async for r in client.stream(req, timeout=20)]
+
+
+async def stored_trace(world: World, question: str, size: int) -> list:
+    found: list = []
+
+    async def complete() -> bool:
+        found[:] = await world.trace(question)
+        return len(spo(found)) >= size
+
+    await until(complete)
+    return found
+
+
+async def test_streamed_answer_and_trace_match_spec(
+    processors: RunningProcessors, settings: ProcessorSettings, world: World
+) -> None:
+    await start_stack(processors, settings)
+    await world.seed()
+    replies = await ask(
+        world, query="Where does the fox live?", streaming=True, doc_limit=2, session_id="d1"
+    )
+    question = Q + "d1"
+    explains = [r.explain_id for r in replies if r.message_type == "explain"]
+    assert explains == [question, question + "/exploration", question + "/synthesis"]
+    assert all(r.explain_graph == GRAPH_RETRIEVAL for r in replies if r.explain_id)
+    final = replies[-1]
+    assert final.end_of_stream and final.explain_id == question and final.response == ""
+    answer = "".join(r.response for r in replies if r.message_type == "answer")
+    assert "forest" in answer
+    # the answer streamed before the synthesis was announced
+    kinds = [r.message_type for r in replies]
+    assert kinds.index("answer") < len(kinds) - 2
+
+    explore, synth = question + "/exploration", question + "/synthesis"
+    expected = (
+        docrag_question_triples(question, "Where does the fox live?", START)
+        + docrag_exploration_triples(explore, question, list(CHUNKS))
+        + synthesis_triples(synth, explore, answer)
+    )
+    trace = await stored_trace(world, question, len(expected))
+    assert spo(trace) == spo(expected)
+    assert costs(trace, explore)["model"] == "hash-64"
+    synth_cost = costs(trace, synth)
+    assert synth_cost["model"] == "offline" and int(synth_cost["outToken"]) > 0
+    assert float(synth_cost["latencyMs"]) >= 0 and int(synth_cost["inToken"]) > 0
+
+    # every selected chunk leads back to a page of the document
+    for chunk in CHUNKS:
+        up = await world.query(s=iri(chunk), p=PROV.wasDerivedFrom, g=GRAPH_SOURCE)
+        page = up[0].o
+        assert isinstance(page, IriTerm)
+        assert await world.query(s=page, p=RDF.type, o=TG.Page, g=GRAPH_SOURCE)
+        doc = await world.query(s=page, p=PROV.wasDerivedFrom, g=GRAPH_SOURCE)
+        assert doc[0].o == iri(DOC)
+
+
+async def test_sub_trace_with_http_llm_non_streaming(
+    processors: RunningProcessors, settings: ProcessorSettings, world: World
+) -> None:
+    async with OpenAIStub(["The fox lives in the forest."]) as stub:
+        await start_stack(processors, settings, stub.base_url)
+        await world.seed()
+        parent = "urn:trustgraph:agent:a1/i1"
+        replies = await ask(
+            world, query="Where does the fox live?", doc_limit=1, session_id="d2", parent_uri=parent
+        )
+    final = replies[-1]
+    assert final.response == "The fox lives in the forest."
+    assert final.explain_id == Q + "d2"
+    sent = stub.requests[0]["messages"]
+    assert sent[0]["role"] == "system" and "Where does the fox live?" in sent[-1]["content"]
+    shown = [c for c, text in CHUNKS.items() if f"[1] {text}" in sent[-1]["content"]]
+    assert len(shown) == 1, "the prompt carries the retrieved chunk's text"
+    question, explore = Q + "d2", Q + "d2/exploration"
+    expected = (
+        docrag_question_triples(question, "Where does the fox live?", START, parent)
+        + docrag_exploration_triples(explore, question, shown)
+        + synthesis_triples(question + "/synthesis", explore, final.response)
+    )
+    trace = await stored_trace(world, question, len(expected))
+    assert spo(trace) == spo(expected)
+    synth_cost = costs(trace, question + "/synthesis")
+    assert synth_cost["model"] == "stub-model" and int(synth_cost["outToken"]) > 0
+
+
+async def test_empty_collection_is_a_clear_error_and_a_failed_trace(
+    processors: RunningProcessors, settings: ProcessorSettings, world: World
+) -> None:
+    await start_stack(processors, settings)
+    with pytest.raises(ServiceError) as err:
+        await ask(world, query="anything?", session_id="d3")
+    assert err.value.type == "no-data"
+    assert f"collection '{COLLECTION}' of user '{USER}' has no documents" in err.value.message
+    assert "tg-load-document" in err.value.message
+    question = Q + "d3"
+    expected = docrag_question_triples(question, "anything?", START) + failure_triples(
+        question, GRAPH_RETRIEVAL, f"no-data: {err.value.message}"
+    )
+    assert spo(await stored_trace(world, question, len(expected))) == spo(expected)
+
+
+async def test_llm_failure_keeps_the_stages_done_and_marks_the_question(
+    processors: RunningProcessors, settings: ProcessorSettings, world: World
+) -> None:
+    async with OpenAIStub([500, 500, 500]) as stub:
+        await start_stack(processors, settings, stub.base_url)
+        await world.seed()
+        with pytest.raises(ServiceError) as err:
+            await ask(world, query="Where does the fox live?", doc_limit=2, session_id="d4")
+    question = Q + "d4"
+    trace = await stored_trace(world, question, 12)
+    keys = spo(trace)
+    assert any(p == f"<{TG.error.i}>" for _, p, _ in keys)
+    assert (f"<{question}/exploration>", f"<{RDF.type.i}>", f"<{TG.Exploration.i}>") in keys
+    assert not any(s == f"<{question}/synthesis>" for s, _, _ in keys)
+    assert err.value.type != "internal-error"
+
+
+async def test_bad_session_id_writes_nothing(
+    processors: RunningProcessors, settings: ProcessorSettings, world: World
+) -> None:
+    await start_stack(processors, settings)
+    await world.seed()
+    with pytest.raises(ServiceError) as err:
+        await ask(world, query="x", session_id="no spaces allowed")
+    assert err.value.type == "bad-request" and "session id" in err.value.message
+    assert await world.query(g=GRAPH_RETRIEVAL) == []

@@ -1,0 +1,261 @@
+"""The RAG tests' world: a small document with its knowledge and provenance, and the stack.
+
+Store, text completion (offline or the OpenAI stub) and both RAG processors are the real
+ones; embeddings and vectors are a small stand-in on the real broker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import math
+import re
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from tests.conftest import RunningProcessors
+from trustgraph_base.messaging import (
+    EMBEDDINGS,
+    TRIPLES_QUERY,
+    TRIPLES_STORE,
+    VECTORS,
+    Bus,
+    Context,
+    Processor,
+    RequestClient,
+    Topics,
+)
+from trustgraph_base.provenance import (
+    GRAPH_RETRIEVAL,
+    GRAPH_SOURCE,
+    RDFS,
+    chunk_triples,
+    document_triples,
+    page_triples,
+    subgraph_triples,
+    uris,
+)
+from trustgraph_base.rdf.terms import IriTerm, Term, Triple, iri, lit
+from trustgraph_base.schema import (
+    EmbeddingsRequest,
+    EmbeddingsResponse,
+    Metadata,
+    Triples,
+    TriplesQueryRequest,
+    VectorItem,
+    VectorRequest,
+    VectorResponse,
+)
+from trustgraph_base.settings import ProcessorSettings
+
+__test__ = False
+
+USER, COLLECTION = "alice", "notes"
+DOC = "urn:trustgraph:doc:fox"
+P1, P2 = uris.page_uri(DOC, 1), uris.page_uri(DOC, 2)
+C1, C2 = uris.chunk_uri(P1, 0), uris.chunk_uri(P2, 0)
+CHUNKS = {
+    C1: "The quick brown fox jumps over the lazy dog. The fox lives in the forest.",
+    C2: "Cats chase foxes at night. The cat is black.",
+}
+E = uris.entity_uri
+R = uris.relation_uri
+EDGES: dict[str, list[tuple[IriTerm, IriTerm, Term]]] = {
+    C1: [
+        (iri(E("fox")), iri(R("jumps over")), iri(E("dog"))),
+        (iri(E("fox")), iri(R("lives in")), iri(E("forest"))),
+    ],
+    C2: [
+        (iri(E("cat")), iri(R("chases")), iri(E("fox"))),
+        (iri(E("cat")), iri(R("has colour")), lit("black")),
+    ],
+}
+LABELS = ["fox", "dog", "forest", "cat"]
+RELATIONS = ["jumps over", "lives in", "chases", "has colour"]
+DIM = 64
+
+
+def knowledge() -> list[Triple]:
+    """The extracted edges and their labels, in the default graph."""
+    out = [Triple(s=s, p=p, o=o) for edges in EDGES.values() for s, p, o in edges]
+    out += [Triple(s=iri(E(x)), p=RDFS.label, o=lit(x)) for x in LABELS]
+    out += [Triple(s=iri(R(x)), p=RDFS.label, o=lit(x)) for x in RELATIONS]
+    return out
+
+
+def provenance() -> list[Triple]:
+    """Document → pages → chunks → subgraphs, in urn:graph:source (real builders)."""
+    out = document_triples(DOC, "Fox notes", "application/pdf")
+    for n, (page, chunk) in enumerate([(P1, C1), (P2, C2)], start=1):
+        out += page_triples(page, DOC, n, uris.activity_uri(page, "decode"))
+        text = CHUNKS[chunk]
+        out += chunk_triples(chunk, page, 0, 0, len(text), uris.activity_uri(chunk, "chunk"))
+        out += subgraph_triples(
+            uris.subgraph_uri(chunk), chunk, EDGES[chunk], uris.activity_uri(chunk, "extract")
+        )
+    return out
+
+
+def embed(text: str) -> list[float]:
+    """Hashed bag of light stems: texts sharing words are near each other."""
+    vec = [0.0] * DIM
+    for word in re.findall(r"\w+", text.lower()):
+        stem = word[:-1] if len(word) > 3 and word.endswith("s") else word
+        vec[int(hashlib.sha1(stem.encode()).hexdigest(), 16) % DIM] += 1.0
+    norm = math.sqrt(sum(v * v for v in vec)) or 1.0
+    return [v / norm for v in vec]
+
+
+def standin() -> Processor[ProcessorSettings]:
+    """Embeddings and an in-memory vector index, until the real services are wired in."""
+    proc: Processor[ProcessorSettings] = Processor("retrieval-standin")
+    index: dict[tuple[str, str, str], dict[str, VectorItem]] = {}
+
+    @proc.service(EMBEDDINGS)
+    async def embeddings(req: EmbeddingsRequest, ctx: Context[Any]) -> EmbeddingsResponse:
+        return EmbeddingsResponse(vectors=[embed(t) for t in req.texts], model="hash-64")
+
+    @proc.service(VECTORS)
+    async def vectors(req: VectorRequest, ctx: Context[Any]) -> VectorResponse:
+        items = index.setdefault((req.user, req.collection, req.kind), {})
+        if req.operation == "upsert":
+            items.update({i.id: i for i in req.items})
+            return VectorResponse(count=len(req.items))
+        scored = sorted(
+            (
+                (sum(a * b for a, b in zip(i.vector, req.vector, strict=True)), i)
+                for i in items.values()
+            ),
+            key=lambda pair: -pair[0],
+        )
+        matches = [{"id": i.id, "score": score, "text": i.text} for score, i in scored[: req.limit]]
+        return VectorResponse.model_validate({"matches": matches, "count": len(matches)})
+
+    return proc
+
+
+async def until(check: Callable[[], Awaitable[bool]], timeout: float = 10.0) -> None:
+    """Wait for a condition that another process makes true (the store's write)."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not await check():
+        assert asyncio.get_running_loop().time() < deadline, "condition not reached in time"
+        await asyncio.sleep(0.02)
+
+
+@dataclass
+class World:
+    """Clients of the running stack, for one test (one client per service, closed at the end)."""
+
+    bus: Bus
+    topics: Topics
+    clients: dict[str, RequestClient[Any, Any]] = field(default_factory=dict)
+
+    def client(self, spec: Any) -> RequestClient[Any, Any]:
+        if spec.name not in self.clients:
+            self.clients[spec.name] = RequestClient(
+                self.bus, self.topics, spec, f"tester-{spec.name}"
+            )
+        return self.clients[spec.name]
+
+    async def close(self) -> None:
+        for c in self.clients.values():
+            await c.close()
+
+    async def query(self, **pattern: Any) -> list[Triple]:
+        req = TriplesQueryRequest(user=USER, collection=COLLECTION, **pattern)
+        return list((await self.client(TRIPLES_QUERY).request(req, timeout=10)).triples)
+
+    async def seed(self) -> None:
+        """Load the document's knowledge, provenance and vectors, and wait until stored."""
+        expected = knowledge() + provenance()
+        meta = Metadata(id=DOC, user=USER, collection=COLLECTION)
+        await self.bus.publish(
+            self.topics.topic(TRIPLES_STORE), Triples(metadata=meta, triples=expected)
+        )
+        vectors = self.client(VECTORS)
+        for kind, items in (
+            ("chunk", [VectorItem(id=c, vector=embed(t), text=t) for c, t in CHUNKS.items()]),
+            ("entity", [VectorItem(id=E(x), vector=embed(x), text=x) for x in LABELS]),
+        ):
+            await vectors.request(
+                VectorRequest(
+                    operation="upsert", kind=kind, items=items, user=USER, collection=COLLECTION
+                ),
+                timeout=10,
+            )
+
+        async def stored() -> bool:
+            return len(await self.query(g=GRAPH_SOURCE)) >= len(provenance())
+
+        await until(stored)
+
+    async def trace(self, question: str) -> list[Triple]:
+        """Every triple of a trace (its stages are named under the question URI)."""
+        found = await self.query(g=GRAPH_RETRIEVAL)
+        return [t for t in found if isinstance(t.s, IriTerm) and t.s.i.startswith(question)]
+
+
+async def start_stack(
+    processors: RunningProcessors, settings: ProcessorSettings, llm_url: str = ""
+) -> None:
+    """Store, text completion, the stand-in and both RAG processors."""
+    from trustgraph_flow.document_rag.processor import proc as docrag
+    from trustgraph_flow.graph_rag.processor import proc as graphrag
+    from trustgraph_flow.llm.processor import Settings as LlmSettings
+    from trustgraph_flow.llm.processor import proc as llm
+    from trustgraph_flow.rag_common import RagSettings
+    from trustgraph_flow.store.processor import StoreSettings
+    from trustgraph_flow.store.processor import proc as store
+
+    base = settings.model_dump()
+    await processors.start(store, StoreSettings(**base))
+    await processors.start(
+        llm, LlmSettings(**base, llm_base_url=llm_url, llm_retries=1, llm_backoff=0.01)
+    )
+    await processors.start(standin(), settings)
+    rag = RagSettings(**{**base, "request_timeout": 10.0})
+    await processors.start(graphrag, rag)
+    await processors.start(docrag, rag)
+
+
+METRICS = {"model", "inToken", "outToken", "latencyMs"}
+
+
+def spo(triples: list[Triple]) -> set[tuple[str, str, str]]:
+    """Triples as comparable keys, without the per-stage cost figures."""
+    from trustgraph_base.provenance.namespaces import TG_NS
+    from trustgraph_base.rdf.terms import term_key
+
+    return {
+        (term_key(t.s), term_key(t.p), term_key(t.o))
+        for t in triples
+        if t.p.i.removeprefix(TG_NS) not in METRICS
+    }
+
+
+def costs(triples: list[Triple], stage: str) -> dict[str, str]:
+    """The cost figures recorded on one stage."""
+    from trustgraph_base.provenance.namespaces import TG_NS
+    from trustgraph_base.rdf.terms import LiteralTerm
+
+    return {
+        t.p.i.removeprefix(TG_NS): t.o.v
+        for t in triples
+        if isinstance(t.s, IriTerm)
+        and t.s.i == stage
+        and isinstance(t.o, LiteralTerm)
+        and t.p.i.removeprefix(TG_NS) in METRICS
+    }
+
+
+@pytest.fixture(name="world")
+async def world_fixture(bus: Bus, topics: Topics) -> AsyncIterator[World]:
+    """The ``world`` fixture (import ``world_fixture`` into a test module to use it)."""
+    w = World(bus, topics)
+    try:
+        yield w
+    finally:
+        await w.close()
