@@ -1,0 +1,138 @@
+"""The librarian service on the real broker: scoping, uploads, content, removal."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+from collections.abc import AsyncIterator
+
+import pytest
+
+from tests.conftest import RunningProcessors
+from tests.integration.test_ingest_support import Client, start
+from trustgraph_base.errors import ServiceError
+from trustgraph_base.messaging import (
+    DOCUMENT_LOADED,
+    VECTORS,
+    Bus,
+    Context,
+    Processor,
+    Topics,
+)
+from trustgraph_base.schema import DocumentLoaded, VectorRequest, VectorResponse
+from trustgraph_base.settings import ProcessorSettings
+from trustgraph_base.wire import decode
+from trustgraph_flow.librarian import processor as librarian
+from trustgraph_flow.store import processor as store
+
+BODY = b"Paris is the capital of France. " * 100
+
+
+class StandIn:
+    def __init__(self, proc: Processor[ProcessorSettings]) -> None:
+        self.proc = proc
+
+
+def recording_vectors(seen: list[VectorRequest]) -> StandIn:
+    proc: Processor[ProcessorSettings] = Processor("vectors")
+
+    @proc.service(VECTORS)
+    async def handle(req: VectorRequest, ctx: Context[ProcessorSettings]) -> VectorResponse:
+        seen.append(req)
+        return VectorResponse(count=0)
+
+    return StandIn(proc)
+
+
+@pytest.fixture
+async def clients(bus: Bus, topics: Topics) -> AsyncIterator[tuple[Client, Client]]:
+    alice, bob = Client(bus, topics, "alice"), Client(bus, topics, "bob")
+    yield alice, bob
+    await alice.close()
+    await bob.close()
+
+
+async def test_upload_in_parts_is_announced_and_scoped_per_user(
+    processors: RunningProcessors, settings: ProcessorSettings, bus: Bus, topics: Topics,
+    clients: tuple[Client, Client],
+) -> None:
+    alice, bob = clients
+    loaded = await bus.subscribe(topics.topic(DOCUMENT_LOADED), "inspect")
+    await start(processors, settings, librarian)
+    info = await alice.upload("facts", BODY, "text/plain", part_size=700, chunk_size=300)
+    assert (info.status, info.size, info.chunk_size) == ("processing", len(BODY), 300)
+    announced = decode(DocumentLoaded, (await asyncio.wait_for(loaded.receive(), 10)).data())
+    assert announced.document.id == info.id and announced.metadata.user == "alice"
+
+    assert [d.id for d in (await alice.lib("list-documents")).documents] == [info.id]
+    assert (await bob.lib("list-documents")).documents == []
+    for op, extra in (("get-document", {}), ("get-content", {}), ("remove-document", {})):
+        with pytest.raises(ServiceError) as err:
+            await bob.lib(op, id="facts", **extra)
+        assert err.value.type == "not-found", op
+    # other collections of the same user are apart too
+    assert (await alice.lib("list-documents", collection="other")).documents == []
+
+    assert await alice.content(info.id, offset=32, length=5) == b"Paris"
+    whole = await alice.lib("get-content", id=info.id)
+    assert base64.b64decode(whole.content) == BODY and whole.total == len(BODY)
+
+
+async def test_bad_uploads_are_refused(
+    processors: RunningProcessors, settings: ProcessorSettings, clients: tuple[Client, Client]
+) -> None:
+    alice, _ = clients
+    await start(processors, settings, librarian)
+    cases = [
+        ({"id": "x", "mime_type": "text/plain", "content": "!!not base64!!"}, "bad-request"),
+        ({"id": "", "mime_type": "text/plain", "content": ""}, "bad-request"),
+        ({"id": "y", "content": ""}, "bad-request"),
+        ({"id": "z", "mime_type": "text/plain", "chunk_size": 100, "chunk_overlap": 100},
+         "bad-request"),
+        ({"id": "never-started", "part": 3, "content": ""}, "not-found"),
+    ]
+    for fields, kind in cases:
+        with pytest.raises(ServiceError) as err:
+            await alice.lib("add-document", **fields)
+        assert err.value.type == kind, fields
+    await alice.upload("once", b"hello", "text/plain")
+    with pytest.raises(ServiceError) as err:
+        await alice.upload("once", b"again", "text/plain")
+    assert err.value.type == "already-exists"
+    # an unfinished upload is listed as uploading and its content is not served yet
+    await alice.lib("add-document", id="half", mime_type="text/plain", final=False,
+                    content=base64.b64encode(b"part one").decode())
+    with pytest.raises(ServiceError) as err:
+        await alice.lib("add-document", id="half", part=2, content="")
+    assert "expected part 1" in err.value.message
+    statuses = {d.id.rsplit(":", 1)[1]: d.status for d in (await alice.lib("list-documents")).documents}
+    assert statuses == {"once": "processing", "half": "uploading"}
+    with pytest.raises(ServiceError) as err:
+        await alice.lib("get-content", id="half")
+    assert err.value.type == "not-ready"
+
+
+async def test_remove_document_clears_index_store_and_librarian(
+    processors: RunningProcessors, settings: ProcessorSettings, clients: tuple[Client, Client]
+) -> None:
+    alice, _ = clients
+    seen: list[VectorRequest] = []
+    await start(processors, settings, librarian, removal_timeout=0.5)
+    doc = (await alice.upload("gone", BODY, "text/plain")).id
+    await alice.lib("put-content", id=doc, content=base64.b64encode(b"decoded text").decode())
+    # nobody serves the vector index yet: the removal is refused and nothing is lost
+    with pytest.raises(ServiceError) as err:
+        await alice.lib("remove-document", id="gone")
+    assert err.value.type == "unavailable"
+    assert (await alice.lib("get-document", id="gone")).document is not None
+
+    await start(processors, settings, recording_vectors(seen), store)
+    removed = await alice.lib("remove-document", id="gone")
+    assert removed.document is not None and removed.document.id == doc
+    assert {(r.operation, r.kind, r.document, r.user) for r in seen[-2:]} == {
+        ("delete-document", "chunk", doc, "alice"), ("delete-document", "entity", doc, "alice")}
+    for op in ("get-document", "get-content"):
+        with pytest.raises(ServiceError) as err:
+            await alice.lib(op, id="gone")
+        assert err.value.type == "not-found"
+    assert (await alice.lib("list-documents")).documents == []
