@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import logging
 import signal
 import subprocess
 import sys
@@ -12,8 +11,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
-
-log = logging.getLogger("tg-start")
 
 MAX_BACKOFF = 30.0
 STABLE_AFTER = 30.0  # a child that ran this long gets its backoff reset
@@ -123,7 +120,6 @@ class Supervisor:
             code = child.exited()
             if code is not None:
                 delay = child.schedule_restart(now)
-                log.warning("%s exited with code %s; restarting in %.0fs", child.name, code, delay)
                 msg = f"{child.name} exited (code {code}); restarting in {delay:.0f}s — see {child.log_path}"
                 say(msg)
             elif child.restart_at is not None and now >= child.restart_at:

@@ -1,0 +1,117 @@
+"""tg-start / tg-stop as real subprocesses: up, data written, crash restart, stop, restart."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.stack import command_line, eventually, run_cli
+from trustgraph_base.messaging import TRIPLES_STORE, Bus, Topics, free_port
+from trustgraph_base.rdf.terms import Triple, iri, lit
+from trustgraph_base.schema import Metadata, Triples
+
+S, P = "urn:test:launcher", "urn:test:says"
+
+
+class Launcher:
+    """A tg-start subprocess whose output we read line by line."""
+
+    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+        self.proc = proc
+        self.lines: list[str] = []
+
+    async def wait_for(self, text: str, timeout: float = 50) -> str:
+        async def scan() -> str:
+            assert self.proc.stdout is not None
+            while True:
+                raw = await self.proc.stdout.readline()
+                assert raw, f"tg-start ended before {text!r}: {self.lines}"
+                self.lines.append(raw.decode().rstrip("\n"))
+                if text in self.lines[-1]:
+                    return self.lines[-1]
+
+        return await asyncio.wait_for(scan(), timeout)
+
+
+@pytest.fixture
+async def start(tmp_path: Path) -> AsyncIterator[object]:
+    started: list[Launcher] = []
+
+    async def launch(data: Path, port: int) -> Launcher:
+        proc = await asyncio.create_subprocess_exec(
+            *command_line("tg-start"),
+            "--data-dir",
+            str(data),
+            "--port",
+            str(port),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            stdin=asyncio.subprocess.DEVNULL,
+        )
+        started.append(Launcher(proc))
+        return started[-1]
+
+    yield launch
+    for launcher in started:
+        if launcher.proc.returncode is None:
+            launcher.proc.send_signal(signal.SIGTERM)
+            await asyncio.wait_for(launcher.proc.wait(), 30)
+
+
+async def publish(data: Path) -> None:
+    port = (data / "broker" / "port").read_text()
+    bus = Bus(f"pulsar://127.0.0.1:{port}")
+    try:
+        triple = Triple(s=iri(S), p=iri(P), o=lit("hello"))
+        await bus.publish(
+            Topics("tg").topic(TRIPLES_STORE), Triples(metadata=Metadata(id="l1"), triples=[triple])
+        )
+    finally:
+        await bus.close()
+
+
+async def query(url: str) -> tuple[int, str, str]:
+    return await run_cli("tg-query-triples", "-u", url, "-s", S)
+
+
+async def test_start_stop_restart_keeps_data(start, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    data, port = tmp_path / "tg", free_port()
+    url = f"http://localhost:{port}/"
+    first = await start(data, port)
+    assert url in await first.wait_for("explaingraph is up:")
+    broker_port = (data / "broker" / "port").read_text()
+    await publish(data)
+    found = await eventually(lambda: query(url), lambda r: "hello" in r[1])
+    assert found[1] == f'<{S}> <{P}> "hello" .\n'
+
+    code, _, err = await run_cli("tg-start", "--data-dir", str(data), "--port", str(free_port()))
+    assert code == 1 and f"already running on {data} (pid {first.proc.pid})" in err
+    code, _, err = await run_cli("tg-start", "--data-dir", str(tmp_path / "x"), "--port", str(port))
+    assert (
+        code == 1 and err == f"Error: port {port} is already in use — pass --port with a free one\n"
+    )
+
+    children = json.loads((data / "run" / "children.json").read_text())
+    os.kill(children["chunker"], signal.SIGKILL)
+    assert "chunker exited (code -9); restarting" in await first.wait_for("chunker exited")
+
+    code, out, _ = await run_cli("tg-stop", "--data-dir", str(data))
+    assert code == 0 and out.endswith("explaingraph stopped.\n")
+    assert await asyncio.wait_for(first.proc.wait(), 30) == 0
+    assert not (data / "launcher.pid").exists()
+    code, _, err = await run_cli("tg-stop", "--data-dir", str(data))
+    assert code == 1 and "not running" in err
+
+    second = await start(data, port)
+    await second.wait_for("explaingraph is up:")
+    assert (data / "broker" / "port").read_text() == broker_port
+    assert (await query(url))[1] == f'<{S}> <{P}> "hello" .\n'
+    second.proc.send_signal(signal.SIGINT)  # what Ctrl-C does
+    assert await asyncio.wait_for(second.proc.wait(), 30) == 0
+    assert "explaingraph stopped." in await second.wait_for("stopped.")
