@@ -10,6 +10,7 @@ import logging
 import re
 from dataclasses import dataclass
 
+from trustgraph_base.errors import ServiceError
 from trustgraph_base.messaging import (
     CHUNKS,
     INGEST_EVENTS,
@@ -93,24 +94,38 @@ def split(text: str, size: int, overlap: int) -> list[Span]:
 proc: Processor[Settings] = Processor("chunker", Settings)
 
 
+async def _record_spans(uris: list[str], spans: list[Span], page: PageText,
+                        ctx: Context[Settings]) -> bool:
+    """Tell the librarian where each chunk lies; False if the document is gone."""
+    meta = page.metadata
+    request = LibrarianRequest(
+        operation="put-content", user=meta.user, collection=meta.collection,
+        spans=[ChunkSpan(id=u, offset=s.offset, length=s.length)
+               for u, s in zip(uris, spans, strict=True)],
+    )
+    try:
+        await ctx.client(LIBRARIAN).request(request, timeout=ctx.settings.request_timeout)
+    except ServiceError as exc:
+        if exc.type != "not-found":
+            raise
+        return False
+    return True
+
+
 @proc.consumer(PAGES, PageText)
 async def on_page(page: PageText, ctx: Context[Settings]) -> None:
     """Split a page; record spans, publish provenance, the chunks and a ``chunked`` event."""
     size = page.chunk_size or ctx.settings.chunk_size
     overlap = page.chunk_overlap if page.chunk_overlap is not None else ctx.settings.chunk_overlap
+    overlap = max(0, min(overlap, size // 2))  # what split() uses, so provenance tells the truth
     parent = page.page or page.document
     spans = split(page.text, size, overlap)
     uris = [chunk_uri(parent, m) for m in range(len(spans))]
     meta = page.metadata
+    if spans and not await _record_spans(uris, spans, page, ctx):
+        log.info("%s was removed before it was chunked: skipped", page.document)
+        return
     if spans:
-        await ctx.client(LIBRARIAN).request(
-            LibrarianRequest(
-                operation="put-content", user=meta.user, collection=meta.collection,
-                spans=[ChunkSpan(id=u, offset=s.offset, length=s.length)
-                       for u, s in zip(uris, spans, strict=True)],
-            ),
-            timeout=ctx.settings.request_timeout,
-        )
         activity = activity_uri(parent, "chunk")
         triples = activity_triples(
             activity, component_uri("chunker"), "chunker", now_iso(),

@@ -15,6 +15,7 @@ from typing import IO
 from pypdf import PdfReader
 from pypdf.errors import PyPdfError
 
+from trustgraph_base.errors import ServiceError
 from trustgraph_base.messaging import (
     DOCUMENT_LOADED,
     INGEST_EVENTS,
@@ -129,6 +130,11 @@ async def on_document(msg: DocumentLoaded, ctx: Context[Settings]) -> None:
     doc, meta = msg.document, msg.metadata
     try:
         decoded = await _decode(doc, meta, ctx)
+    except ServiceError as exc:
+        if exc.type != "not-found":
+            raise  # the librarian is struggling: let the message be redelivered
+        log.info("%s was removed before it was decoded: skipped", doc.id)
+        return
     except DecodeError as exc:
         log.warning("cannot decode %s: %s", doc.id, exc)
         await ctx.publish(INGEST_EVENTS, IngestEvent(
