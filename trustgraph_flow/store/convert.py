@@ -103,3 +103,36 @@ def value_of(node: OxObject | None) -> str | None:
     if isinstance(node, ox.NamedNode | ox.Literal | ox.BlankNode):
         return node.value
     return None
+
+
+_ESCAPE = str.maketrans({"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r"})
+
+
+def nquads_term(term: Term | QuotedTriple) -> str | None:
+    """A term in N-Quads 1.2 syntax; None for blank nodes (a parser would rename them)."""
+    if isinstance(term, IriTerm):
+        return f"<{term.i}>"
+    if isinstance(term, LiteralTerm):
+        text = '"' + term.v.translate(_ESCAPE) + '"'
+        if term.ln is not None:
+            return f"{text}@{term.ln}"
+        if term.dt is not None and term.dt != _XSD_STRING:
+            return f"{text}^^<{term.dt}>"
+        return text
+    if isinstance(term, BlankTerm):
+        return None
+    tr = term.tr if isinstance(term, TripleTerm) else term
+    s, o = nquads_term(tr.s), nquads_term(tr.o)
+    return None if s is None or o is None else f"<<( {s} <{tr.p.i}> {o} )>>"
+
+
+def nquads(triples: list[Triple]) -> str | None:
+    """N-Quads text of a message for ``Store.load`` (parsed in Rust: much faster than building quads
+    in Python); None when it holds a blank node, which must keep its label to stay idempotent."""
+    lines = []
+    for t in triples:
+        s, o = nquads_term(t.s), nquads_term(t.o)
+        if s is None or o is None:
+            return None
+        lines.append(f"{s} <{t.p.i}> {o} <{t.g}> .\n" if t.g else f"{s} <{t.p.i}> {o} .\n")
+    return "".join(lines)

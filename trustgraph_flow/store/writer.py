@@ -1,9 +1,10 @@
 """The writer: a batch of Triples messages into their collections' stores, then the trace index.
 
-Each (user, collection) group is written with one ``Store.extend`` (one transaction)
-before the runtime acks the batch. Quads are a set, so a redelivered message changes
-nothing; the sqlite index is written after the store with idempotent upserts, so a
-crash between the two is repaired by the redelivery.
+Each (user, collection) group is written in one transaction (``Store.load`` of N-Quads
+text, or ``Store.extend`` when a message holds blank nodes) before the runtime acks the
+batch. Quads are a set, so a redelivered message changes nothing; the sqlite index is
+written after the store with idempotent upserts, so a crash between the two is repaired
+by the redelivery.
 """
 
 from __future__ import annotations
@@ -11,24 +12,24 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pyoxigraph as ox
 
 from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL
 from trustgraph_base.schema.core import Triples
-from trustgraph_flow.store.convert import ConversionError, quad_of
-from trustgraph_flow.store.stores import Stores
+from trustgraph_flow.store.convert import ConversionError, nquads, quad_of
+from trustgraph_flow.store.stores import Handle, Stores
 
 log = logging.getLogger(__name__)
 
 
 @dataclass
 class WriteReport:
-    """What a batch did: quads written, messages rejected (with reasons)."""
+    """What a batch did: triples written, messages rejected (id, reason)."""
 
     written: int = 0
-    rejected: list[tuple[str, str]] | None = None
+    rejected: list[tuple[str, str]] = field(default_factory=list)
 
 
 def convert_message(msg: Triples) -> list[ox.Quad]:
@@ -37,27 +38,42 @@ def convert_message(msg: Triples) -> list[ox.Quad]:
 
 
 def write_batch(stores: Stores, messages: Sequence[Triples]) -> WriteReport:
-    """Write every convertible message; a message that does not convert is rejected alone."""
-    report = WriteReport(rejected=[])
+    """Write every acceptable message; a message pyoxigraph refuses is rejected alone, logged."""
+    report = WriteReport()
     groups: dict[tuple[str, str], list[Triples]] = defaultdict(list)
-    quads: dict[tuple[str, str], list[ox.Quad]] = defaultdict(list)
     for msg in messages:
-        key = (msg.metadata.user, msg.metadata.collection)
-        try:
-            converted = convert_message(msg)
-        except ConversionError as exc:
-            log.warning("rejecting Triples %s (user=%s collection=%s): %s", msg.metadata.id, *key, exc)
-            assert report.rejected is not None
-            report.rejected.append((msg.metadata.id, str(exc)))
-            continue
-        groups[key].append(msg)
-        quads[key].extend(converted)
-    for key, group in groups.items():
-        handle = stores.get(*key, create=True)
+        groups[(msg.metadata.user, msg.metadata.collection)].append(msg)
+    for (user, collection), group in groups.items():
+        handle = stores.get(user, collection, create=True)
         assert handle is not None
-        handle.store.extend(quads[key])
-        report.written += len(quads[key])
-        retrieval = [t for m in group for t in m.triples if t.g == GRAPH_RETRIEVAL]
+        written = write_group(handle, group, report)
+        retrieval = [t for m in written for t in m.triples if t.g == GRAPH_RETRIEVAL]
         if retrieval:
             handle.index.record(retrieval)
     return report
+
+
+def write_group(handle: Handle, group: list[Triples], report: WriteReport) -> list[Triples]:
+    """Write one collection's messages in one transaction; returns the messages written."""
+    texts = [nquads(m.triples) for m in group]
+    if all(text is not None for text in texts):
+        try:
+            handle.store.load("".join(texts), ox.RdfFormat.N_QUADS)  # type: ignore[arg-type]
+            report.written += sum(len(m.triples) for m in group)
+            return group
+        except SyntaxError:
+            pass  # some term is refused: find the message that holds it, below
+    good: list[Triples] = []
+    quads: list[ox.Quad] = []
+    for msg in group:
+        try:
+            quads.extend(convert_message(msg))
+        except ConversionError as exc:
+            m = msg.metadata
+            log.warning("rejecting Triples %s (user=%s collection=%s): %s", m.id, m.user, m.collection, exc)
+            report.rejected.append((m.id, str(exc)))
+            continue
+        good.append(msg)
+    handle.store.extend(quads)
+    report.written += len(quads)
+    return good
