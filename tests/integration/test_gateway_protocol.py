@@ -107,6 +107,13 @@ async def test_rest_final_response_and_errors(stack: Stack) -> None:
         async with http.post(url + "sparql", json={"query": "SELEKT nonsense"}) as resp:
             error = (await resp.json())["error"]
             assert resp.status == 400 and error["type"] == "sparql-syntax"
+        async with http.post(url + "sparql", json={"query": "x" * 5000}) as resp:
+            assert resp.status == 413
+            assert (await resp.json())["error"]["type"] == "frame-too-large"
+        async with http.post(stack.url + "api/v1/librarian", json={"operation": "bogus"}) as resp:
+            error = (await resp.json())["error"]
+            assert resp.status == 400 and "librarian" in error["message"]
+            assert "operation" in error["message"]
         async with http.get(stack.url + "api/v1/health") as resp:
             assert (await resp.json()) == {"status": "ok"}
 
