@@ -14,7 +14,7 @@ from tests.integration.test_rag_support import (
     costs,
     spo,
     start_stack,
-    until,
+    stored_trace,
     world_fixture,  # noqa: F401
 )
 from tests.support.openai_stub import OpenAIStub
@@ -45,17 +45,6 @@ async def ask(world: World, **fields: object) -> list:
     return [r async for r in client.stream(req, timeout=20)]
 
 
-async def stored_trace(world: World, question: str, size: int) -> list:
-    found: list = []
-
-    async def complete() -> bool:
-        found[:] = await world.trace(question)
-        return len(spo(found)) >= size
-
-    await until(complete)
-    return found
-
-
 async def test_streamed_answer_and_trace_match_spec(
     processors: RunningProcessors, settings: ProcessorSettings, world: World
 ) -> None:
@@ -82,7 +71,7 @@ async def test_streamed_answer_and_trace_match_spec(
         + docrag_exploration_triples(explore, question, list(CHUNKS))
         + synthesis_triples(synth, explore, answer)
     )
-    trace = await stored_trace(world, question, len(expected))
+    trace = await stored_trace(world, question)
     assert spo(trace) == spo(expected)
     assert costs(trace, explore)["model"] == "hash-64"
     synth_cost = costs(trace, synth)
@@ -122,7 +111,7 @@ async def test_sub_trace_with_http_llm_non_streaming(
         + docrag_exploration_triples(explore, question, shown)
         + synthesis_triples(question + "/synthesis", explore, final.response)
     )
-    trace = await stored_trace(world, question, len(expected))
+    trace = await stored_trace(world, question)
     assert spo(trace) == spo(expected)
     synth_cost = costs(trace, question + "/synthesis")
     assert synth_cost["model"] == "stub-model" and int(synth_cost["outToken"]) > 0
@@ -141,7 +130,7 @@ async def test_empty_collection_is_a_clear_error_and_a_failed_trace(
     expected = docrag_question_triples(question, "anything?", START) + failure_triples(
         question, GRAPH_RETRIEVAL, f"no-data: {err.value.message}"
     )
-    assert spo(await stored_trace(world, question, len(expected))) == spo(expected)
+    assert spo(await stored_trace(world, question, "error")) == spo(expected)
 
 
 async def test_llm_failure_keeps_the_stages_done_and_marks_the_question(
@@ -153,7 +142,7 @@ async def test_llm_failure_keeps_the_stages_done_and_marks_the_question(
         with pytest.raises(ServiceError) as err:
             await ask(world, query="Where does the fox live?", doc_limit=2, session_id="d4")
     question = Q + "d4"
-    trace = await stored_trace(world, question, 12)
+    trace = await stored_trace(world, question, "error")
     keys = spo(trace)
     assert any(p == f"<{TG.error.i}>" for _, p, _ in keys)
     assert (f"<{question}/exploration>", f"<{RDF.type.i}>", f"<{TG.Exploration.i}>") in keys

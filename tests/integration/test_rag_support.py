@@ -38,6 +38,7 @@ from trustgraph_base.provenance import (
     subgraph_triples,
     uris,
 )
+from trustgraph_base.provenance.namespaces import TG_NS
 from trustgraph_base.rdf.terms import IriTerm, Term, Triple, iri, lit
 from trustgraph_base.schema import (
     EmbeddingsRequest,
@@ -199,7 +200,10 @@ class World:
 
 
 async def start_stack(
-    processors: RunningProcessors, settings: ProcessorSettings, llm_url: str = ""
+    processors: RunningProcessors,
+    settings: ProcessorSettings,
+    llm_url: str = "",
+    rag_timeout: float = 10.0,
 ) -> None:
     """Store, text completion, the stand-in and both RAG processors."""
     from trustgraph_flow.document_rag.processor import proc as docrag
@@ -216,9 +220,26 @@ async def start_stack(
         llm, LlmSettings(**base, llm_base_url=llm_url, llm_retries=1, llm_backoff=0.01)
     )
     await processors.start(standin(), settings)
-    rag = RagSettings(**{**base, "request_timeout": 10.0})
+    rag = RagSettings(**{**base, "request_timeout": rag_timeout})
     await processors.start(graphrag, rag)
     await processors.start(docrag, rag)
+
+
+async def stored_trace(world: World, question: str, last: str = "/synthesis") -> list[Triple]:
+    """The stored trace once its last stage is in (a stage is written in one transaction).
+
+    ``last`` is the suffix of the last stage written, or "error" for a failed trace.
+    """
+    found: list[Triple] = []
+
+    async def complete() -> bool:
+        found[:] = await world.trace(question)
+        if last == "error":
+            return any(t.p.i == TG_NS + "error" for t in found)
+        return any(isinstance(t.s, IriTerm) and t.s.i == question + last for t in found)
+
+    await until(complete)
+    return found
 
 
 METRICS = {"model", "inToken", "outToken", "latencyMs"}

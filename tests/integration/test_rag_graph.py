@@ -1,0 +1,204 @@
+"""GraphRAG on the real broker and store, with the offline engine and the OpenAI stub."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from tests.conftest import RunningProcessors
+from tests.integration.test_rag_support import (
+    COLLECTION,
+    DOC,
+    EDGES,
+    USER,
+    World,
+    costs,
+    spo,
+    start_stack,
+    stored_trace,
+    world_fixture,  # noqa: F401
+)
+from tests.support.openai_stub import OpenAIStub, Reply
+from trustgraph_base.errors import ServiceError
+from trustgraph_base.messaging import GRAPH_RAG
+from trustgraph_base.provenance import (
+    GRAPH_RETRIEVAL,
+    GRAPH_SOURCE,
+    PROV,
+    RDF,
+    TG,
+    SelectedEdge,
+    failure_triples,
+    graph_rag_exploration_triples,
+    graph_rag_focus_triples,
+    graph_rag_question_triples,
+    synthesis_triples,
+)
+from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Triple, TripleTerm, iri, term_key
+from trustgraph_base.schema import GraphRagRequest, GraphRagResponse
+from trustgraph_base.settings import ProcessorSettings
+
+START = "2026-03-01T11:00:00Z"
+Q = "urn:trustgraph:question:"
+ALL_EDGES = {(term_key(s), term_key(p), term_key(o)) for e in EDGES.values() for s, p, o in e}
+
+
+async def ask(world: World, **fields: Any) -> list[GraphRagResponse]:
+    req = GraphRagRequest(**{"user": USER, "collection": COLLECTION, "started_at": START, **fields})
+    return [r async for r in world.client(GRAPH_RAG).stream(req, timeout=20)]
+
+
+def focus_edges(trace: list[Triple], question: str) -> list[SelectedEdge]:
+    """The selected edges as stored, in e1, e2, … order."""
+    by_uri: dict[str, dict[str, Any]] = {}
+    for t in trace:
+        if isinstance(t.s, IriTerm) and t.s.i.startswith(question + "/focus/e"):
+            by_uri.setdefault(t.s.i, {})[t.p.i] = t.o
+    out = []
+    for n in range(1, len(by_uri) + 1):
+        item = by_uri[f"{question}/focus/e{n}"]
+        edge, reason = item[TG.edge.i], item[TG.reasoning.i]
+        assert isinstance(edge, TripleTerm) and isinstance(reason, LiteralTerm)
+        out.append(SelectedEdge(edge.tr.s, edge.tr.p, edge.tr.o, reason.v))
+    return out
+
+
+async def source_page(world: World, edge: SelectedEdge) -> str:
+    """Follow an edge through urn:graph:source: subgraph → chunk → page (must be a tg:Page)."""
+    quoted = TripleTerm.model_validate({"tr": {"s": edge.s, "p": edge.p, "o": edge.o}})
+    holders = await world.query(p=TG.contains, o=quoted, g=GRAPH_SOURCE)
+    assert holders, f"edge {edge} is not in any extracted subgraph"
+    subgraph = holders[0].s
+    chunk = (await world.query(s=subgraph, p=PROV.wasDerivedFrom, g=GRAPH_SOURCE))[0].o
+    assert isinstance(chunk, IriTerm)
+    page = (await world.query(s=chunk, p=PROV.wasDerivedFrom, g=GRAPH_SOURCE))[0].o
+    assert isinstance(page, IriTerm)
+    assert await world.query(s=page, p=RDF.type, o=TG.Page, g=GRAPH_SOURCE)
+    assert (await world.query(s=page, p=PROV.wasDerivedFrom, g=GRAPH_SOURCE))[0].o == iri(DOC)
+    return page.i
+
+
+async def test_streamed_answer_and_trace_match_spec(
+    processors: RunningProcessors, settings: ProcessorSettings, world: World
+) -> None:
+    await start_stack(processors, settings)
+    await world.seed()
+    query = "What does the fox jump over?"
+    replies = await ask(world, query=query, streaming=True, entity_limit=4, session_id="g1")
+    question = Q + "g1"
+    explore, focus, synth = (question + s for s in ("/exploration", "/focus", "/synthesis"))
+    explains = [r.explain_id for r in replies if r.message_type == "explain"]
+    assert explains == [question, explore, focus, synth]
+    final = replies[-1]
+    assert final.explain_id == question and final.explain_graph == GRAPH_RETRIEVAL
+    answer = "".join(r.response for r in replies if r.message_type == "answer")
+    assert "dog" in answer.lower()
+
+    trace = await stored_trace(world, question)
+    selected = focus_edges(trace, question)
+    assert (
+        selected and {(term_key(e.s), term_key(e.p), term_key(e.o)) for e in selected} <= ALL_EDGES
+    )
+    expected = (
+        graph_rag_question_triples(question, query, START)
+        + graph_rag_exploration_triples(explore, question, len(ALL_EDGES))
+        + graph_rag_focus_triples(focus, explore, question, selected)
+        + synthesis_triples(synth, focus, answer)
+    )
+    assert spo(trace) == spo(expected)
+    assert costs(trace, focus)["model"] == "offline" and int(costs(trace, focus)["inToken"]) > 0
+    assert costs(trace, synth)["model"] == "offline"
+    assert "latencyMs" in costs(trace, explore)
+    pages = {await source_page(world, e) for e in selected}
+    assert pages <= {DOC + "/p1", DOC + "/p2"}
+
+
+def select_reply(body: dict[str, Any]) -> str:
+    """Pick e1 (and an id that does not exist, which must be ignored)."""
+    assert "e1: " in body["messages"][-1]["content"]
+    return json.dumps([{"id": "e99", "reasoning": "made up"}, {"id": "e1", "reasoning": "first"}])
+
+
+async def test_bad_selection_is_retried_and_unknown_ids_ignored(
+    processors: RunningProcessors, settings: ProcessorSettings, world: World
+) -> None:
+    script = ["this is not JSON", select_reply, "The fox jumps over the dog."]
+    async with OpenAIStub(script) as stub:
+        await start_stack(processors, settings, stub.base_url)
+        await world.seed()
+        parent = "urn:trustgraph:agent:a1/i2"
+        replies = await ask(world, query="fox?", session_id="g2", parent_uri=parent)
+    assert len(stub.requests) == 3
+    assert replies[-1].response == "The fox jumps over the dog."
+    question = Q + "g2"
+    trace = await stored_trace(world, question)
+    selected = focus_edges(trace, question)
+    assert [e.reasoning for e in selected] == ["first"]
+    assert (f"<{question}>", f"<{PROV.wasDerivedFrom.i}>", f"<{parent}>") in spo(trace)
+    assert costs(trace, question + "/focus")["model"] == "stub-model"
+    await source_page(world, selected[0])
+
+
+async def test_subgraph_is_bounded(
+    processors: RunningProcessors, settings: ProcessorSettings, world: World
+) -> None:
+    await start_stack(processors, settings)
+    await world.seed()
+    await ask(world, query="fox?", entity_limit=4, max_subgraph_size=2, session_id="g3")
+    question = Q + "g3"
+    trace = await stored_trace(world, question)
+    counts = [t.o for t in trace if t.p == TG.edgeCount]
+    assert counts == [LiteralTerm(v="2", dt="http://www.w3.org/2001/XMLSchema#integer")]
+
+
+async def test_malformed_twice_fails_cleanly(
+    processors: RunningProcessors, settings: ProcessorSettings, world: World
+) -> None:
+    async with OpenAIStub(["nope", '{"id": 1}']) as stub:
+        await start_stack(processors, settings, stub.base_url)
+        await world.seed()
+        with pytest.raises(ServiceError) as err:
+            await ask(world, query="fox?", session_id="g4")
+    assert err.value.type == "llm-bad-output"
+    question = Q + "g4"
+    trace = await stored_trace(world, question, "error")
+    subjects = {t.s.i for t in trace if isinstance(t.s, IriTerm)}
+    assert subjects == {question, question + "/exploration"}
+    assert any(t.p == TG.error for t in trace)
+
+
+async def test_llm_400_and_empty_collection(
+    processors: RunningProcessors, settings: ProcessorSettings, world: World
+) -> None:
+    async with OpenAIStub([Reply(status=400, message="model 'm' does not exist")]) as stub:
+        await start_stack(processors, settings, stub.base_url)
+        await world.seed()
+        with pytest.raises(ServiceError) as err:
+            await ask(world, query="fox?", session_id="g5")
+        assert "does not exist" in err.value.message
+        assert len(stub.requests) == 1
+        with pytest.raises(ServiceError) as empty:
+            await ask(world, query="fox?", session_id="g6", collection="empty")
+    assert empty.value.type == "no-data" and "'empty' of user 'alice'" in empty.value.message
+    question = Q + "g5"
+    trace = await stored_trace(world, question, "error")
+    assert any(t.p == TG.error and err.value.message in t.o.v for t in trace)  # type: ignore[union-attr]
+    assert not any(isinstance(t.s, IriTerm) and t.s.i.endswith("/focus") for t in trace)
+
+
+async def test_timeout_is_a_clear_error(
+    processors: RunningProcessors, settings: ProcessorSettings, world: World
+) -> None:
+    async with OpenAIStub([Reply(text="[]", delay=3.0)]) as stub:
+        await start_stack(processors, settings, stub.base_url, rag_timeout=1.0)
+        await world.seed()
+        with pytest.raises(ServiceError) as err:
+            await ask(world, query="fox?", session_id="g7")
+    assert err.value.type == "timeout" and "text-completion" in err.value.message
+    expected = graph_rag_question_triples(Q + "g7", "fox?", START) + failure_triples(
+        Q + "g7", GRAPH_RETRIEVAL, f"timeout: {err.value.message}"
+    )
+    trace = await stored_trace(world, Q + "g7", "error")
+    assert spo(expected) <= spo(trace)
