@@ -41,8 +41,8 @@ def test_parts_are_joined_durably_and_scoped(store: LibrarianStore) -> None:
     assert info.status == "processing" and info.size == 31
     assert store.read_range(ALICE, DOC, 9, 3) == b"the"
     assert not store.path(ALICE, DOC, partial=True).exists()
-    assert store.get(BOB, DOC) is None and store.list(BOB) == []
-    assert [d.id for d in store.list(ALICE)] == [DOC]
+    assert store.get(BOB, DOC) is None and store.documents(BOB) == []
+    assert [d.id for d in store.documents(ALICE)] == [DOC]
     with pytest.raises(StoreError) as err:
         uploaded(store)
     assert err.value.type == "already-exists"

@@ -70,7 +70,7 @@ async def librarian(req: LibrarianRequest, ctx: Context[Settings]) -> LibrarianR
         if req.operation == "get-document":
             return LibrarianResponse(document=_store(ctx).require(scope, document_uri(req.id)))
         if req.operation == "list-documents":
-            return LibrarianResponse(documents=_store(ctx).list(scope))
+            return LibrarianResponse(documents=_store(ctx).documents(scope))
         if req.operation == "remove-document":
             return await _remove(req, scope, ctx)
         if req.operation == "get-content":

@@ -116,7 +116,7 @@ class LibrarianStore:
             raise StoreError("not-found", f"no document {doc!r} in collection {scope.collection!r}")
         return info
 
-    def list(self, scope: Scope) -> list[DocumentInfo]:
+    def documents(self, scope: Scope) -> list[DocumentInfo]:
         rows = self.db.execute(
             f"SELECT {_INFO_COLUMNS} FROM documents WHERE user=? AND collection=? "
             "ORDER BY time DESC, id",
