@@ -46,7 +46,7 @@ TG = "https://trustgraph.ai/ns/"
 RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 XSD_DT = "http://www.w3.org/2001/XMLSchema#dateTime"
 G = GRAPH_RETRIEVAL
-STARTED = "2026-01-02T03:04:05.000Z"
+STARTED = "2026-01-02T03:04:05Z"  # canonical xsd:dateTime, as the store keeps it
 PARIS = "Paris is the capital of France."
 
 Row = tuple[str, str, str, str | None]

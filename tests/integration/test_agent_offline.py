@@ -1,0 +1,197 @@
+"""The agent with the deterministic offline engine, the real store, and a killed agent process."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import RunningProcessors
+from tests.integration.test_agent_loop import (
+    PARIS,
+    PROV,
+    STARTED,
+    TG,
+    Row,
+    TraceWatcher,
+    analysis_rows,
+    client,
+    conclusion_rows,
+    question_rows,
+    row,
+    watcher,
+)
+from trustgraph_base.errors import ServiceError
+from trustgraph_base.messaging import (
+    DOCUMENT_RAG,
+    GRAPH_RAG,
+    TRIPLES_QUERY,
+    TRIPLES_STORE,
+    Bus,
+    Context,
+    Processor,
+    RequestClient,
+    Topics,
+)
+from trustgraph_base.provenance import GRAPH_RETRIEVAL, graph_rag_question_triples
+from trustgraph_base.schema import (
+    AgentRequest,
+    AgentResponse,
+    DocumentRagRequest,
+    DocumentRagResponse,
+    GraphRagRequest,
+    GraphRagResponse,
+    Metadata,
+    Triples,
+    TriplesQueryRequest,
+)
+from trustgraph_base.settings import ProcessorSettings
+from trustgraph_flow.agent import processor as agent
+from trustgraph_flow.llm import processor as llm
+from trustgraph_flow.store import processor as store
+
+__all__ = ["client", "watcher"]  # fixtures shared with test_agent_loop
+QUESTION = "What is the capital of France?"
+NO_INFO = "No relevant information was found in the knowledge graph."
+
+
+def rag_standins(
+    graph_answer: str, docs_pending: asyncio.Event, release: asyncio.Event
+) -> Processor[ProcessorSettings]:
+    """GraphRAG answers ``graph_answer`` (after publishing its sub-trace question); DocRAG
+    signals ``docs_pending`` and fails only once ``release`` is set."""
+    proc: Processor[ProcessorSettings] = Processor("standin-rag")
+
+    @proc.service(GRAPH_RAG)
+    async def graph_rag(req: GraphRagRequest, ctx: Context[ProcessorSettings]) -> GraphRagResponse:
+        question = "urn:trustgraph:question:sub1"
+        triples = graph_rag_question_triples(question, req.query, STARTED, req.parent_uri)
+        meta = Metadata(id=question, user=req.user, collection=req.collection)
+        await ctx.publish(TRIPLES_STORE, Triples(metadata=meta, triples=triples))
+        return GraphRagResponse(response=graph_answer, explain_id=question)
+
+    @proc.service(DOCUMENT_RAG)
+    async def document_rag(
+        req: DocumentRagRequest, ctx: Context[ProcessorSettings]
+    ) -> DocumentRagResponse:
+        docs_pending.set()
+        await release.wait()  # a slow tool: the agent is killed while it waits
+        raise ServiceError("too-late", "the caller is gone")
+
+    return proc
+
+
+async def stored_rows(bus: Bus, topics: Topics, count: int) -> set[Row]:
+    """The retrieval graph as the store holds it, once it holds ``count`` triples."""
+    reader = RequestClient(bus, topics, TRIPLES_QUERY, "agent-reader")
+    req = TriplesQueryRequest(g=GRAPH_RETRIEVAL, user="bob", collection="atlas")
+    found: list[Any] = []
+
+    async def caught_up() -> None:
+        nonlocal found
+        while len(found) < count:  # the store writes asynchronously
+            found = (await reader.request(req, timeout=10)).triples
+            await asyncio.sleep(0.05)
+
+    try:
+        await asyncio.wait_for(caught_up(), 20)
+        return {row(t) for t in found}
+    except TimeoutError:
+        raise AssertionError(f"store holds {len(found)} of {count} triples: {found}") from None
+    finally:
+        await reader.close()
+
+
+async def test_offline_engine_answers_through_knowledge_query_and_store_keeps_the_trace(
+    processors: RunningProcessors,
+    settings: ProcessorSettings,
+    bus: Bus,
+    topics: Topics,
+    watcher: TraceWatcher,
+    client: RequestClient[AgentRequest, AgentResponse],
+) -> None:
+    base = settings.model_dump()
+    await processors.start(store.proc, store.StoreSettings(**base))
+    await processors.start(llm.proc, llm.Settings(**base, llm_base_url=""))
+    await processors.start(rag_standins(PARIS, asyncio.Event(), asyncio.Event()), settings)
+    await processors.start(agent.proc, agent.Settings(**base))
+    req = AgentRequest(
+        question=QUESTION, user="bob", collection="atlas", session_id="off1", started_at=STARTED
+    )
+    answer = await client.request(req, timeout=30)
+    assert (answer.content, answer.explain_id) == (PARIS, "urn:trustgraph:agent:off1")
+    s = "urn:trustgraph:agent:off1"
+    batches = await watcher.until(f"{s}/final")
+    assert [b.metadata.id for b in batches] == [
+        s,
+        "urn:trustgraph:question:sub1",
+        f"{s}/i1",
+        f"{s}/final",
+    ]
+    expected = [
+        question_rows(s, QUESTION),
+        analysis_rows(
+            f"{s}/i1", s, "I should look this up in the knowledge graph.", "knowledge-query",
+            '{"question": "What is the capital of France?"}', PARIS,
+        ),
+        conclusion_rows(f"{s}/final", f"{s}/i1", PARIS),
+    ]  # fmt: skip
+    own = [b for b in batches if b.metadata.id.startswith(s)]
+    assert [[row(t) for t in b.triples] for b in own] == expected
+    sub_link = ("urn:trustgraph:question:sub1", PROV + "wasDerivedFrom", f"{s}/i1", GRAPH_RETRIEVAL)
+    assert sub_link in [row(t) for t in batches[1].triples]
+    # read back: the store holds exactly what was published, datatypes included
+    held = await stored_rows(bus, topics, sum(len(b.triples) for b in batches))
+    assert held == {r for b in batches for r in map(row, b.triples)}
+
+
+async def test_killed_agent_leaves_the_trace_of_how_far_it_got(
+    processors: RunningProcessors,
+    settings: ProcessorSettings,
+    pulsar_url: str,
+    prefix: str,
+    bus: Bus,
+    topics: Topics,
+    tmp_path: Path,
+    watcher: TraceWatcher,
+    client: RequestClient[AgentRequest, AgentResponse],
+) -> None:
+    base = settings.model_dump()
+    docs_pending, release = asyncio.Event(), asyncio.Event()
+    await processors.start(store.proc, store.StoreSettings(**base))
+    await processors.start(llm.proc, llm.Settings(**base, llm_base_url=""))
+    await processors.start(rag_standins(NO_INFO, docs_pending, release), settings)
+    ready = tmp_path / "agent.ready"
+    child = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "trustgraph_flow.agent.processor",
+        "--pulsar-url", pulsar_url, "--topic-prefix", prefix, "--ready-file", str(ready),
+        "--data-dir", str(tmp_path / "agent"), "--log-level", "WARNING",
+        stdin=asyncio.subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        req = AgentRequest(
+            question=QUESTION, user="bob", collection="atlas", session_id="k1", started_at=STARTED
+        )
+        asking = asyncio.create_task(client.request(req, timeout=60))
+        # offline policy: knowledge-query finds nothing, so it moves on to document-query,
+        # which never answers: kill the agent while that tool is pending
+        await asyncio.wait_for(docs_pending.wait(), 30)
+        child.send_signal(signal.SIGKILL)
+        await child.wait()
+        asking.cancel()
+    finally:
+        release.set()
+        if child.returncode is None:
+            child.kill()
+            await child.wait()
+    s = "urn:trustgraph:agent:k1"
+    batches = await watcher.until(f"{s}/i1")
+    assert [b.metadata.id for b in batches] == [s, "urn:trustgraph:question:sub1", f"{s}/i1"]
+    assert watcher.batches.empty()  # nothing was published after i1: no i2, no conclusion
+    i1 = dict((p, o) for _, p, o, _ in map(row, batches[2].triples))
+    assert (i1[TG + "action"], i1[TG + "observation"]) == ("knowledge-query", NO_INFO)
+    held = await stored_rows(bus, topics, sum(len(b.triples) for b in batches))
+    assert (f"{s}/i1", TG + "observation", NO_INFO, GRAPH_RETRIEVAL) in held
+    assert not any(r[0] in (f"{s}/i2", f"{s}/final") for r in held)
