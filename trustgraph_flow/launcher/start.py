@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import importlib.util
 import os
 import signal
@@ -41,14 +42,21 @@ def say(message: str) -> None:
     sys.stdout.flush()
 
 
-def port_free(port: int, host: str = "127.0.0.1") -> bool:
+def bind_problem(port: int, host: str = "127.0.0.1") -> str | None:
+    """Why the gateway could not listen on ``host:port`` (None when it could)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind((host, port))
-        except OSError:
-            return False
-        return True
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                return f"port {port} is already in use — pass --port with a free one"
+            return f"cannot listen on {host}:{port} ({exc.strerror or exc}) — check --host"
+        return None
+
+
+def port_free(port: int) -> bool:
+    return bind_problem(port) is None
 
 
 def importable(module: str) -> bool:
@@ -83,10 +91,9 @@ def main(data_dir: Path | None, port: int, host: str | None) -> None:
             rundir.pid_file.unlink()
             extra = f"; stopped leftover {', '.join(left)}" if left else ""
             say(f"removed a stale pid file from {rundir.root}{extra}")
-        if not port_free(port, host or "127.0.0.1"):
-            raise click.ClickException(
-                f"port {port} is already in use — pass --port with a free one"
-            )
+        problem = bind_problem(port, host or "127.0.0.1")
+        if problem:
+            raise click.ClickException(problem)
         rundir.pid_file.write_text(f"{os.getpid()}\n")
         code = Launch(rundir, port, host).run()
     finally:
@@ -197,6 +204,11 @@ class Launch:
         total = len(pending)
         deadline = time.monotonic() + STARTUP_TIMEOUT
         while pending and not self.stopping and time.monotonic() < deadline:
+            gateway = pending.get(GATEWAY)
+            if gateway is not None and gateway.exited() is not None:
+                # Without the gateway nothing is usable: say why at once, don't retry.
+                say(f"Error: the gateway exited while starting:\n{gateway.tail()}")
+                return False
             for name, child in list(pending.items()):
                 if child.ready:
                     del pending[name]
