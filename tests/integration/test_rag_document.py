@@ -73,7 +73,7 @@ async def test_streamed_answer_and_trace_match_spec(
     )
     trace = await stored_trace(world, question)
     assert spo(trace) == spo(expected)
-    assert costs(trace, explore)["model"] == "hash-64"
+    assert costs(trace, explore)["model"].startswith("hashing")
     synth_cost = costs(trace, synth)
     assert synth_cost["model"] == "offline" and int(synth_cost["outToken"]) > 0
     assert float(synth_cost["latencyMs"]) >= 0 and int(synth_cost["inToken"]) > 0

@@ -1,15 +1,12 @@
 """The RAG tests' world: a small document with its knowledge and provenance, and the stack.
 
-Store, text completion (offline or the OpenAI stub) and both RAG processors are the real
-ones; embeddings and vectors are a small stand-in on the real broker.
+Every processor is the real one: store, text completion (offline or the OpenAI stub),
+embeddings (hashing backend), vectors and both RAG processors.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import math
-import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,8 +20,6 @@ from trustgraph_base.messaging import (
     TRIPLES_STORE,
     VECTORS,
     Bus,
-    Context,
-    Processor,
     RequestClient,
     Topics,
 )
@@ -42,13 +37,11 @@ from trustgraph_base.provenance.namespaces import TG_NS
 from trustgraph_base.rdf.terms import IriTerm, Term, Triple, iri, lit
 from trustgraph_base.schema import (
     EmbeddingsRequest,
-    EmbeddingsResponse,
     Metadata,
     Triples,
     TriplesQueryRequest,
     VectorItem,
     VectorRequest,
-    VectorResponse,
 )
 from trustgraph_base.settings import ProcessorSettings
 
@@ -76,7 +69,6 @@ EDGES: dict[str, list[tuple[IriTerm, IriTerm, Term]]] = {
 }
 LABELS = ["fox", "dog", "forest", "cat"]
 RELATIONS = ["jumps over", "lives in", "chases", "has colour"]
-DIM = 64
 
 
 def knowledge() -> list[Triple]:
@@ -98,44 +90,6 @@ def provenance() -> list[Triple]:
             uris.subgraph_uri(chunk), chunk, EDGES[chunk], uris.activity_uri(chunk, "extract")
         )
     return out
-
-
-def embed(text: str) -> list[float]:
-    """Hashed bag of light stems: texts sharing words are near each other."""
-    vec = [0.0] * DIM
-    for word in re.findall(r"\w+", text.lower()):
-        stem = word[:-1] if len(word) > 3 and word.endswith("s") else word
-        vec[int(hashlib.sha1(stem.encode()).hexdigest(), 16) % DIM] += 1.0
-    norm = math.sqrt(sum(v * v for v in vec)) or 1.0
-    return [v / norm for v in vec]
-
-
-def standin() -> Processor[ProcessorSettings]:
-    """Embeddings and an in-memory vector index, until the real services are wired in."""
-    proc: Processor[ProcessorSettings] = Processor("retrieval-standin")
-    index: dict[tuple[str, str, str], dict[str, VectorItem]] = {}
-
-    @proc.service(EMBEDDINGS)
-    async def embeddings(req: EmbeddingsRequest, ctx: Context[Any]) -> EmbeddingsResponse:
-        return EmbeddingsResponse(vectors=[embed(t) for t in req.texts], model="hash-64")
-
-    @proc.service(VECTORS)
-    async def vectors(req: VectorRequest, ctx: Context[Any]) -> VectorResponse:
-        items = index.setdefault((req.user, req.collection, req.kind), {})
-        if req.operation == "upsert":
-            items.update({i.id: i for i in req.items})
-            return VectorResponse(count=len(req.items))
-        scored = sorted(
-            (
-                (sum(a * b for a, b in zip(i.vector, req.vector, strict=True)), i)
-                for i in items.values()
-            ),
-            key=lambda pair: -pair[0],
-        )
-        matches = [{"id": i.id, "score": score, "text": i.text} for score, i in scored[: req.limit]]
-        return VectorResponse.model_validate({"matches": matches, "count": len(matches)})
-
-    return proc
 
 
 async def until(check: Callable[[], Awaitable[bool]], timeout: float = 10.0) -> None:
@@ -177,13 +131,17 @@ class World:
             self.topics.topic(TRIPLES_STORE), Triples(metadata=meta, triples=expected)
         )
         vectors = self.client(VECTORS)
-        for kind, items in (
-            ("chunk", [VectorItem(id=c, vector=embed(t), text=t) for c, t in CHUNKS.items()]),
-            ("entity", [VectorItem(id=E(x), vector=embed(x), text=x) for x in LABELS]),
-        ):
+        texts = {**CHUNKS, **{E(x): x for x in LABELS}}
+        req = EmbeddingsRequest(texts=list(texts.values()))
+        found = (await self.client(EMBEDDINGS).request(req, timeout=10)).vectors
+        items = [
+            VectorItem(id=i, vector=v, text=t)
+            for (i, t), v in zip(texts.items(), found, strict=True)
+        ]
+        for kind, subset in (("chunk", items[: len(CHUNKS)]), ("entity", items[len(CHUNKS) :])):
             await vectors.request(
                 VectorRequest(
-                    operation="upsert", kind=kind, items=items, user=USER, collection=COLLECTION
+                    operation="upsert", kind=kind, items=subset, user=USER, collection=COLLECTION
                 ),
                 timeout=10,
             )
@@ -205,21 +163,25 @@ async def start_stack(
     llm_url: str = "",
     rag_timeout: float = 10.0,
 ) -> None:
-    """Store, text completion, the stand-in and both RAG processors."""
+    """Store, text completion, embeddings, vectors and both RAG processors."""
     from trustgraph_flow.document_rag.processor import proc as docrag
+    from trustgraph_flow.embeddings.processor import Settings as EmbeddingsSettings
+    from trustgraph_flow.embeddings.processor import proc as embeddings
     from trustgraph_flow.graph_rag.processor import proc as graphrag
     from trustgraph_flow.llm.processor import Settings as LlmSettings
     from trustgraph_flow.llm.processor import proc as llm
     from trustgraph_flow.rag_common import RagSettings
     from trustgraph_flow.store.processor import StoreSettings
     from trustgraph_flow.store.processor import proc as store
+    from trustgraph_flow.vectors.processor import proc as vectors
 
     base = settings.model_dump()
     await processors.start(store, StoreSettings(**base))
     await processors.start(
         llm, LlmSettings(**base, llm_base_url=llm_url, llm_retries=1, llm_backoff=0.01)
     )
-    await processors.start(standin(), settings)
+    await processors.start(embeddings, EmbeddingsSettings(**base))
+    await processors.start(vectors, settings)
     rag = RagSettings(**{**base, "request_timeout": rag_timeout})
     await processors.start(graphrag, rag)
     await processors.start(docrag, rag)

@@ -1,0 +1,41 @@
+"""tg-invoke-document-rag: answer a question from the nearest document chunks."""
+
+from __future__ import annotations
+
+import click
+
+from trustgraph_cli.options import Gateway, gateway_options
+from trustgraph_cli.rag_output import ask_rag, check_question
+
+EPILOG = """\b
+Examples:
+  tg-invoke-document-rag -q "What does the report say about revenue?"
+  tg-invoke-document-rag -x -q "Who wrote it?" --doc-limit 10   # list each trace entity
+  tg-invoke-document-rag -C research -q "Summarise the methods" > answer.txt
+Then: tg-show-explain-trace <the trace id printed on stderr>
+"""
+
+
+@click.command(epilog=EPILOG)
+@click.option("-q", "--question", required=True, help="The question to ask.")
+@click.option(
+    "-x", "--explainable", is_flag=True, help="Show each trace entity as it is published (stderr)."
+)
+@click.option("--no-streaming", is_flag=True, help="Wait for the whole answer, then print it.")
+@click.option(
+    "--doc-limit",
+    type=click.IntRange(1, 100),
+    default=5,
+    show_default=True,
+    help="How many chunks to answer from.",
+)
+@gateway_options
+def main(gw: Gateway, question: str, explainable: bool, no_streaming: bool, doc_limit: int) -> None:
+    """Ask QUESTION of the collection's documents; print the answer, then the trace id (stderr)."""
+    check_question(question)
+    request = {"query": question, "doc_limit": doc_limit}
+    ask_rag(gw, "document-rag", request, explainable=explainable, streaming=not no_streaming)
+
+
+if __name__ == "__main__":
+    main()
