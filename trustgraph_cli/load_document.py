@@ -19,7 +19,7 @@ EPILOG = """\b
 Examples:
   tg-load-document report.pdf
   tg-load-document notes.md --title "Meeting notes" --chunk-size 1000 --chunk-overlap 100
-  DOC=$(tg-load-document paper.txt --id paper-1)   # the URI is the last line of stdout
+  tg-load-document paper.txt --id paper-1 --no-wait
 """
 
 MIME_TYPES = {".pdf": "application/pdf", ".txt": "text/plain", ".md": "text/markdown",

@@ -1,0 +1,105 @@
+"""The commands' surface without a gateway: help and its examples, lazy imports, file checks."""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+import sys
+from importlib import import_module
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from trustgraph_base.schema.documents import DocumentInfo
+from trustgraph_base.schema.explain import TraceSummary
+from trustgraph_cli.list_explain_traces import trace_table
+from trustgraph_cli.load_document import default_id, stage_of
+from trustgraph_cli.render.style import Style
+
+COMMANDS = {
+    "tg-list-explain-traces": "trustgraph_cli.list_explain_traces",
+    "tg-show-explain-trace": "trustgraph_cli.show_explain_trace",
+    "tg-load-document": "trustgraph_cli.load_document",
+    "tg-list-documents": "trustgraph_cli.list_documents",
+    "tg-show-document-hierarchy": "trustgraph_cli.show_document_hierarchy",
+}
+NOWHERE = "http://127.0.0.1:9/"  # nothing listens: a command that tried to upload would say so
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_help_shows_examples_that_parse(name: str) -> None:
+    command = import_module(COMMANDS[name]).main
+    result = CliRunner().invoke(command, ["--help"])
+    assert result.exit_code == 0
+    assert "Example" in result.stdout and "--api-url" in result.stdout
+    examples = [line.strip() for line in command.epilog.splitlines() if line.strip().startswith(name)]
+    assert examples
+    for example in examples:
+        args = shlex.split(example)[1:]
+        with command.make_context(name, args, resilient_parsing=False) as ctx:
+            assert ctx.params  # every option of the example is accepted
+
+
+@pytest.mark.parametrize("module", sorted(COMMANDS.values()))
+def test_importing_a_command_stays_light(module: str) -> None:
+    code = (f"import sys, {module}; heavy = ('aiohttp', 'pydantic', 'rich', 'trustgraph_base'); "
+            "print(sorted({m.split('.')[0] for m in sys.modules if m.startswith(heavy)}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def load(*args: str) -> click.testing.Result:
+    from trustgraph_cli.load_document import main
+
+    return CliRunner().invoke(main, [*args, "-u", NOWHERE])
+
+
+def test_load_document_refuses_bad_files_before_uploading(tmp_path: Path) -> None:
+    missing = load(str(tmp_path / "nope.pdf"))
+    assert (missing.exit_code, missing.stderr) == (1, f"Error: no such file '{tmp_path}/nope.pdf'.\n")
+    (tmp_path / "empty.txt").write_bytes(b"")
+    empty = load(str(tmp_path / "empty.txt"))
+    assert empty.exit_code == 1 and "is empty: nothing to load" in empty.stderr
+    (tmp_path / "sheet.xlsx").write_bytes(b"data")
+    odd = load(str(tmp_path / "sheet.xlsx"))
+    assert odd.exit_code == 1 and "unsupported file type '.xlsx'" in odd.stderr
+    assert "--mime-type" in odd.stderr
+    (tmp_path / "a.txt").write_text("hello")
+    overlap = load(str(tmp_path / "a.txt"), "--chunk-size", "100", "--chunk-overlap", "100")
+    assert overlap.exit_code == 1 and "must be smaller than --chunk-size 100" in overlap.stderr
+    dirs = load(str(tmp_path))
+    assert dirs.exit_code == 1 and "is not a file" in dirs.stderr
+    # A good file gets as far as the gateway (which is not there): one line, exit 1.
+    unreachable = load(str(tmp_path / "a.txt"))
+    assert unreachable.exit_code == 1 and "cannot reach gateway" in unreachable.stderr
+    assert len(unreachable.stderr.splitlines()) == 1
+
+
+def test_default_id_is_readable_and_content_addressed() -> None:
+    assert default_id(Path("My Report (v2).PDF"), "0123456789abcdef") == "my-report-v2-01234567"
+    assert default_id(Path("...pdf"), "ff" * 32) == "document-ffffffff"
+
+
+def info(**fields: object) -> DocumentInfo:
+    base = {"id": "urn:trustgraph:doc:x", "mime_type": "text/plain", "user": "u",
+            "collection": "c", "time": "2026-01-01T00:00:00Z"}
+    return DocumentInfo(**{**base, **fields})  # type: ignore[arg-type]
+
+
+def test_processing_stages_follow_the_counters() -> None:
+    assert stage_of(info(status="uploading")) == ("uploading", 0, 0)
+    assert stage_of(info()) == ("decoding", 0, 0)
+    assert stage_of(info(pages=2)) == ("chunking", 0, 0)
+    assert stage_of(info(pages=2, chunks=8, chunks_done=3)) == ("extracting", 3, 8)
+
+
+def test_trace_table_adds_status_only_when_needed() -> None:
+    done = TraceSummary(id="urn:trustgraph:agent:1", type="agent", question="q?",
+                        time="2026-01-01T00:00:00.000Z")
+    assert trace_table([done], Style(width=80))[0].split() == ["Session", "ID", "Type", "Question", "Time"]
+    running = done.model_copy(update={"status": "in-progress"})
+    table = trace_table([done, running], Style(width=80))
+    assert table[0].split()[-1] == "Status" and table[3].endswith("in-progress")
+    assert "Agent" in table[2] and "2026-01-01 00:00:00Z" in table[2]
