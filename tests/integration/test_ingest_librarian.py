@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import os
 from collections.abc import AsyncIterator
 
 import pytest
 
 from tests.conftest import RunningProcessors
-from tests.integration.test_ingest_support import Client, start
+from tests.integration.test_ingest_support import Client, configured, start
 from trustgraph_base.errors import ServiceError
 from trustgraph_base.messaging import (
     DOCUMENT_LOADED,
@@ -26,6 +27,7 @@ from trustgraph_flow.librarian import processor as librarian
 from trustgraph_flow.store import processor as store
 
 BODY = b"Paris is the capital of France. " * 100
+MIB = 1024 * 1024
 
 
 class StandIn:
@@ -136,3 +138,38 @@ async def test_remove_document_clears_index_store_and_librarian(
             await alice.lib(op, id="gone")
         assert err.value.type == "not-found"
     assert (await alice.lib("list-documents")).documents == []
+
+
+async def test_large_document_survives_a_restart_and_is_served_in_ranges(
+    settings: ProcessorSettings, clients: tuple[Client, Client]
+) -> None:
+    alice, _ = clients
+    cfg = configured(librarian, settings)
+    body = os.urandom(4 * MIB + 123)
+
+    async def run_librarian() -> tuple[asyncio.Event, asyncio.Task[None]]:
+        stop, ready = asyncio.Event(), asyncio.Event()
+        task = asyncio.create_task(librarian.proc.run(cfg, stop, ready))
+        await asyncio.wait_for(ready.wait(), 30)
+        return stop, task
+
+    stop, task = await run_librarian()
+    doc = (await alice.upload("big", body, "application/pdf", part_size=MIB)).id
+    stop.set()
+    await task
+    stop, task = await run_librarian()
+    try:
+        info = (await alice.lib("get-document", id="big")).document
+        assert info is not None and (info.size, info.status) == (len(body), "processing")
+        first = await alice.lib("get-content", id=doc)
+        assert first.total == len(body)
+        got = base64.b64decode(first.content)
+        assert len(got) == cfg.max_content_bytes, "one reply is capped"
+        while len(got) < len(body):
+            got += await alice.content(doc, offset=len(got), length=MIB)
+        assert got == body
+        batch = await alice.lib("get-content", ids=[doc, doc, "urn:trustgraph:doc:nope"])
+        assert batch.total == 1 and base64.b64decode(batch.contents[doc]) == body[: 3 * MIB]
+    finally:
+        stop.set()
+        await task

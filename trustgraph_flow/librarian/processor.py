@@ -159,17 +159,25 @@ async def _remove(req: LibrarianRequest, scope: Scope, ctx: Context[Settings]) -
 
 
 async def _get_content(req: LibrarianRequest, scope: Scope, ctx: Context[Settings]) -> LibrarianResponse:
-    """Content of one URI (a range of it), or of every URI in ``ids`` (unknown ones omitted)."""
-    if req.ids:
-        contents: dict[str, str] = {}
-        for uri in req.ids:
-            try:
-                resp = await _content_of(uri, 0, None, scope, ctx)
-            except StoreError:
-                continue
-            contents[uri] = resp.content
-        return LibrarianResponse(contents=contents)
-    return await _content_of(req.id, req.offset, req.length, scope, ctx)
+    """Content of one URI (a range of it), or of every URI in ``ids``.
+
+    A batch leaves out unknown URIs, and stops once the reply would exceed
+    ``max_content_bytes`` (so it always fits one message); ``total`` counts what it holds.
+    """
+    if not req.ids:
+        return await _content_of(req.id, req.offset, req.length, scope, ctx)
+    contents: dict[str, str] = {}
+    budget = ctx.settings.max_content_bytes * 4 // 3  # base64 characters
+    for uri in dict.fromkeys(req.ids):
+        try:
+            resp = await _content_of(uri, 0, None, scope, ctx)
+        except StoreError:
+            continue
+        budget -= len(resp.content)
+        if budget < 0:
+            break
+        contents[uri] = resp.content
+    return LibrarianResponse(contents=contents, total=len(contents))
 
 
 async def _content_of(
