@@ -1,0 +1,123 @@
+"""tg-invoke-graph-rag and tg-invoke-document-rag end to end: a PDF loaded through the
+gateway and the real pipeline, questions answered with traces that lead back to its pages.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.support.stack import Stack
+from trustgraph_base.messaging import TRIPLES_QUERY, Bus, RequestClient, Topics
+from trustgraph_base.provenance import GRAPH_RETRIEVAL, GRAPH_SOURCE, PROV, RDF, TG
+from trustgraph_base.rdf.terms import IriTerm, Term, TripleTerm
+from trustgraph_base.schema import TriplesQueryRequest
+
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
+USER = "carol"
+
+
+def stack_processors() -> list:
+    from trustgraph_flow import chunker, decoder, extractor
+    from trustgraph_flow.document_rag import processor as document_rag
+    from trustgraph_flow.embeddings import processor as embeddings
+    from trustgraph_flow.graph_rag import processor as graph_rag
+    from trustgraph_flow.librarian import processor as librarian
+    from trustgraph_flow.llm import processor as llm
+    from trustgraph_flow.store import processor as store
+    from trustgraph_flow.vectors import processor as vectors
+
+    modules = [store, llm, embeddings, vectors, librarian, decoder, chunker, extractor]
+    return [m.proc for m in modules] + [graph_rag.proc, document_rag.proc]
+
+
+class Store:
+    """Read-only view of the user's collection, straight from the store service."""
+
+    def __init__(self, stack: Stack) -> None:
+        self.bus = Bus(stack.pulsar_url)
+        self.client = RequestClient(self.bus, Topics(stack.prefix), TRIPLES_QUERY, "rag-cli")
+
+    async def close(self) -> None:
+        await self.client.close()
+        await self.bus.close()
+
+    async def one(self, s: Term, p: IriTerm, g: str) -> Term:
+        req = TriplesQueryRequest(user=USER, s=s, p=p, g=g)
+        found = (await self.client.request(req, timeout=10)).triples
+        assert found, f"nothing for {s} {p.i} in {g}"
+        return found[0].o
+
+    async def page_of(self, entity: IriTerm, predicate: IriTerm, o: Term | None = None) -> str:
+        """The page an edge (quoted ``o``) or a chunk (``entity``) came from."""
+        if o is not None:
+            req = TriplesQueryRequest(user=USER, p=predicate, o=o, g=GRAPH_SOURCE)
+            holders = (await self.client.request(req, timeout=10)).triples
+            assert holders, "the focus edge is in no extracted subgraph"
+            subgraph = holders[0].s
+            assert isinstance(subgraph, IriTerm)
+            entity_ = await self.one(subgraph, PROV.wasDerivedFrom, GRAPH_SOURCE)
+            assert isinstance(entity_, IriTerm)
+            entity = entity_
+        page = await self.one(entity, PROV.wasDerivedFrom, GRAPH_SOURCE)
+        req = TriplesQueryRequest(user=USER, s=page, p=RDF.type, o=TG.Page, g=GRAPH_SOURCE)
+        assert (await self.client.request(req, timeout=10)).triples, f"{page} is not a page"
+        assert isinstance(page, IriTerm)
+        return page.i
+
+
+async def test_load_then_ask_both_ways(pulsar_url: str, prefix: str, tmp_path: Path) -> None:
+    async with Stack(pulsar_url, prefix, stack_processors(), data_dir=tmp_path) as stack:
+        scope = ("-U", USER)
+        loaded = await stack.cli("tg-load-document", str(SAMPLES / "world-facts.pdf"), *scope)
+        assert loaded.code == 0, loaded.stderr
+        doc = loaded.stdout.strip().splitlines()[-1]
+
+        graph = await stack.cli(
+            "tg-invoke-graph-rag", "-x", "-q", "What is the capital of France?", *scope
+        )
+        assert graph.code == 0, graph.stderr
+        assert "Paris" in graph.stdout
+        trace = graph.stderr.strip().splitlines()[-1].removeprefix("trace: ")
+        assert trace.startswith("urn:trustgraph:question:")
+        explained = [ln.removeprefix("Explain: ") for ln in graph.stderr.splitlines()[:-1]]
+        assert explained == [trace + s for s in ("", "/exploration", "/focus", "/synthesis")]
+
+        docs = await stack.cli(
+            "tg-invoke-document-rag", "--no-streaming", "-q", "Where was Marie Curie born?", *scope
+        )
+        assert docs.code == 0, docs.stderr
+        assert "Warsaw" in docs.stdout
+        assert docs.stderr.strip().startswith("trace: urn:trustgraph:docrag:")
+        doc_trace = docs.stderr.strip().removeprefix("trace: ")
+
+        store = Store(stack)
+        try:
+            edge = await store.one(IriTerm(i=trace + "/focus/e1"), TG.edge, GRAPH_RETRIEVAL)
+            assert isinstance(edge, TripleTerm)
+            page = await store.page_of(IriTerm(i=trace), TG.contains, edge)
+            assert page == doc + "/p1"
+            chunk = await store.one(
+                IriTerm(i=doc_trace + "/exploration"), TG.selectedChunk, GRAPH_RETRIEVAL
+            )
+            assert isinstance(chunk, IriTerm)
+            assert (await store.page_of(chunk, TG.contains)).startswith(doc + "/p")
+        finally:
+            await store.close()
+
+
+async def test_empty_collection_and_unreachable_gateway(
+    pulsar_url: str, prefix: str, tmp_path: Path
+) -> None:
+    from trustgraph_flow.document_rag import processor as document_rag
+    from trustgraph_flow.embeddings import processor as embeddings
+    from trustgraph_flow.store import processor as store
+    from trustgraph_flow.vectors import processor as vectors
+
+    procs = [store.proc, embeddings.proc, vectors.proc, document_rag.proc]
+    async with Stack(pulsar_url, prefix, procs, data_dir=tmp_path) as stack:
+        empty = await stack.cli("tg-invoke-document-rag", "-q", "anything?", "-C", "nothing")
+    assert empty.code == 1
+    assert "collection 'nothing' of user 'trustgraph' has no documents" in empty.stderr
+    assert "tg-load-document" in empty.stderr and "Traceback" not in empty.stderr
+    down = await stack.cli("tg-invoke-graph-rag", "-q", "x", env={"TRUSTGRAPH_URL": stack.url})
+    assert down.code == 1 and "cannot reach gateway" in down.stderr
