@@ -148,3 +148,34 @@ async def test_token_on_socket_and_rest(pulsar_url: str, prefix: str, tmp_path: 
                 rest, json=QUERY, headers={"Authorization": "Bearer s3cret"}
             ) as resp:
                 assert resp.status == 200 and "triples" in await resp.json()
+
+
+async def test_the_cli_client_speaks_the_protocol(
+    pulsar_url: str, prefix: str, tmp_path: Path
+) -> None:
+    from trustgraph_cli.client import GatewayClient
+    from trustgraph_cli.errors import AuthError, GatewayError
+    from trustgraph_cli.options import Gateway
+
+    async with Stack(pulsar_url, prefix, [store], data_dir=tmp_path, token="t0k") as stack:
+        gw = Gateway(url=stack.url, token="t0k", user="trustgraph", collection="c", debug=False)
+        async with GatewayClient(gw) as client:
+            replies = [r async for r in client.stream("triples", {"limit": 5})]
+            assert replies == [{"triples": [], "end_of_stream": True}]
+            with pytest.raises(GatewayError) as err:
+                async for _ in client.stream("sparql", {"query": "SELEKT"}):
+                    pass
+            assert err.value.type == "sparql-syntax"
+            assert await client.request("triples", {"limit": 5}) == replies[0]
+        wrong = Gateway(url=stack.url, token="nope", user="u", collection="c", debug=False)
+        async with GatewayClient(wrong) as client:
+            with pytest.raises(AuthError):
+                async for _ in client.stream("triples", {}):
+                    pass
+            with pytest.raises(AuthError):
+                await client.request("triples", {})
+        anonymous = Gateway(url=stack.url, token=None, user="u", collection="c", debug=False)
+        async with GatewayClient(anonymous) as client:
+            with pytest.raises(AuthError):
+                async for _ in client.stream("triples", {}):
+                    pass
