@@ -111,6 +111,8 @@ def test_render_select_as_table_csv_and_json() -> None:
         "s": {"type": "bnode", "value": "b0"}
     }
     assert sparql.render({"kind": "boolean", "boolean": False}, "table") == "false\n"
+    count = {"kind": "bindings", "vars": ["n"], "bindings": [{"n": lit(34).model_dump()}]}
+    assert sparql.render(count, "table").splitlines()[2] == "34"
 
 
 def test_usage_errors_exit_2_naming_the_value() -> None:
