@@ -80,6 +80,12 @@ async def test_invoke_agent_on_the_sample_corpus(
         assert quiet.stderr.startswith("trace: urn:trustgraph:agent:")
         assert len(quiet.stderr.strip().splitlines()) == 1
 
+        limited = await stack.cli(
+            "tg-invoke-agent", "--max-iterations", "1", "-q", QUESTION, *scope
+        )
+        assert limited.code == 0, limited.stderr
+        assert limited.stdout == "Stopped after 1 iteration without a final answer.\n"
+
         refused = await stack.cli("tg-invoke-agent", "-g", "nope", "-q", QUESTION, *scope)
         assert refused.code == 1
         assert (

@@ -96,6 +96,7 @@ class StandIns:
 
     def __init__(self) -> None:
         self.graph_requests: list[GraphRagRequest] = []
+        self.release = asyncio.Event()  # a query "slow" waits for it
         self.proc: Processor[ProcessorSettings] = Processor("standin-rag")
 
         @self.proc.service(GRAPH_RAG)
@@ -103,6 +104,8 @@ class StandIns:
             req: GraphRagRequest, ctx: Context[ProcessorSettings]
         ) -> GraphRagResponse:
             self.graph_requests.append(req)
+            if req.query == "slow":
+                await self.release.wait()
             question = f"urn:trustgraph:question:sub{len(self.graph_requests)}"
             triples = graph_rag_question_triples(question, req.query, STARTED, req.parent_uri)
             meta = Metadata(id=question, user=req.user, collection=req.collection)
@@ -348,3 +351,36 @@ async def test_bad_requests_and_a_failing_llm(
     assert batches[-1].metadata.id == s
     marks = [row(t) for t in batches[-1].triples]
     assert marks[0][:2] == (s, TG + "error") and "the LLM failed" in marks[0][2]
+
+
+async def test_slow_tool_and_missing_argument_become_observations(
+    processors: RunningProcessors,
+    settings: ProcessorSettings,
+    watcher: TraceWatcher,
+    client: RequestClient[AgentRequest, AgentResponse],
+) -> None:
+    script = [
+        act("Ask the graph.", "knowledge-query", {"question": "slow"}),
+        act("Ask again, differently.", "knowledge-query", {"q": "capital?"}),
+        "Thought: Nothing works.\nFinal Answer: I could not find out.",
+    ]
+    async with OpenAIStub(script) as stub:
+        stand = await start_stack(processors, settings, stub, tool_timeout=0.5)
+        try:
+            req = AgentRequest(question="Capital?", session_id="slow1", started_at=STARTED)
+            answer = await client.request(req, timeout=30)
+        finally:
+            stand.release.set()
+    assert answer.content == "I could not find out."
+    s = "urn:trustgraph:agent:slow1"
+    batches = await watcher.until(f"{s}/final")
+    observed = {
+        b.metadata.id: row(b.triples[-1]) for b in batches if b.metadata.id.startswith(s + "/i")
+    }
+    assert observed == {
+        f"{s}/i1": (f"{s}/i1", TG + "observation",
+                    "Error: tool 'knowledge-query' did not answer within 0.5s.", G),
+        f"{s}/i2": (f"{s}/i2", TG + "observation",
+                    "Error: tool 'knowledge-query' needs the argument 'question', "
+                    'e.g. Args: {"question": "..."}.', G),
+    }  # fmt: skip

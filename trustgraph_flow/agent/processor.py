@@ -13,7 +13,7 @@ import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -69,13 +69,18 @@ async def load_tool_config(ctx: Context[Settings]) -> None:
 
 
 def stopped_answer(iterations: int) -> str:
-    return f"Stopped after {iterations} iterations without a final answer."
+    """The conclusion of a session that hit its iteration limit."""
+    noun = "iteration" if iterations == 1 else "iterations"
+    return f"Stopped after {iterations} {noun} without a final answer."
 
 
-def _event(kind: str, content: str = "", explain_id: str | None = None) -> AgentResponse:
+EventKind = Literal["thought", "action", "observation", "explain"]
+
+
+def _event(kind: EventKind, content: str = "", explain_id: str | None = None) -> AgentResponse:
     graph = GRAPH_RETRIEVAL if explain_id else None
     return AgentResponse(
-        message_type=kind,  # type: ignore[arg-type]
+        message_type=kind,
         content=content,
         explain_id=explain_id,
         explain_graph=graph,
