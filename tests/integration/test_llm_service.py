@@ -89,7 +89,7 @@ async def test_client_error_is_not_retried_and_is_clear(
 async def test_timeout_gives_up_with_clear_error(
     processors: RunningProcessors, settings: ProcessorSettings, client: Client
 ) -> None:
-    async with OpenAIStub([Reply("late", delay=2.0), Reply("late", delay=2.0)]) as stub:
+    async with OpenAIStub([Reply("late", delay=30.0), Reply("late", delay=30.0)]) as stub:
         s = llm_settings(settings, stub.base_url, llm_timeout=0.2, llm_retries=1)
         await processors.start(proc, s)
         with pytest.raises(ServiceError) as err:

@@ -89,7 +89,8 @@ class OpenAIStub:
         app = web.Application()
         app.router.add_post("/v1/chat/completions", self._handle)
         app.router.add_post("/chat/completions", self._handle)
-        self._runner = web.AppRunner(app)
+        # a scripted delay must not hold up teardown: cancel in-flight handlers quickly
+        self._runner = web.AppRunner(app, shutdown_timeout=0.5)
         await self._runner.setup()
         await web.TCPSite(self._runner, "127.0.0.1", 0).start()
         self.port = int(self._runner.addresses[0][1])
