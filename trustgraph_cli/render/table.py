@@ -19,7 +19,8 @@ def render_table(
     widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
     if flex is not None:
         others = sum(w for i, w in enumerate(widths) if i != flex) + len(GAP) * (len(headers) - 1)
-        widths[flex] = max(MIN_FLEX, len(headers[flex]), min(widths[flex], style.width - others))
+        room = max(MIN_FLEX, len(headers[flex]), style.width - others)
+        widths[flex] = min(widths[flex], room)
         for row in cells:
             row[flex] = fit(row[flex], widths[flex], style.ellipsis)
     rule = "-" * min(style.width, sum(widths) + len(GAP) * (len(widths) - 1))

@@ -1,0 +1,92 @@
+"""tg-load-document, tg-list-documents, tg-show-document-hierarchy on the real ingestion pipeline."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from tests.golden.golden import ENV, check, invoke
+from tests.support.stack import Stack, eventually
+from trustgraph_flow import chunker, decoder, extractor
+from trustgraph_flow.embeddings import processor as embeddings
+from trustgraph_flow.librarian import processor as librarian
+from trustgraph_flow.llm import processor as llm
+from trustgraph_flow.store import processor as store
+from trustgraph_flow.vectors import processor as vectors
+
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
+PDF = "urn:trustgraph:doc:world-facts"
+PIPELINE = [store.proc, llm.proc, embeddings.proc, vectors.proc, librarian.proc, decoder.proc,
+            chunker.proc, extractor.proc]
+
+
+@pytest.fixture
+async def stack(pulsar_url: str, prefix: str, tmp_path: Path) -> AsyncIterator[Stack]:
+    async with Stack(pulsar_url, prefix, PIPELINE, data_dir=tmp_path) as running:
+        yield running
+
+
+async def test_load_list_and_show_a_pdf(stack: Stack) -> None:
+    empty = await invoke(stack.url, "tg-list-documents")
+    assert (empty.code, empty.stdout) == (0, "No documents in collection 'default' of user 'trustgraph'.\n")
+
+    loaded = await stack.cli("tg-load-document", str(SAMPLES / "world-facts.pdf"), "--id",
+                             "world-facts", "--title", "World facts")
+    assert loaded.code == 0, loaded.stderr
+    assert loaded.stdout.splitlines()[-1] == PDF  # the URI is the last line of stdout
+    progress = loaded.stderr.splitlines()  # piped: plain lines, one per stage reached
+    assert progress[0] == "uploading 2336/2336 bytes"
+    assert progress[-1] == "complete: 3 pages, 3 chunks, 13 edges"
+
+    listed = await invoke(stack.url, "tg-list-documents", "--format", "json")
+    (row,) = json.loads(listed.stdout)
+    assert {k: row[k] for k in ("id", "title", "type", "status", "pages", "chunks", "edges")} == {
+        "id": PDF, "title": "World facts", "type": "application/pdf", "status": "complete",
+        "pages": 3, "chunks": 3, "edges": 13}
+    table = await invoke(stack.url, "tg-list-documents")
+    assert table.stdout.splitlines()[0].split() == [
+        "ID", "Title", "Type", "Status", "Pages", "Chunks", "Time"]
+    assert f"{PDF}  World facts  application/pdf  complete  3" in table.stdout
+
+    tree = await eventually(  # the store writes the last subgraph a moment after "complete"
+        lambda: invoke(stack.url, "tg-show-document-hierarchy", PDF, "--show-content",
+                       "--max-content", "60"),
+        lambda r: r.stdout.count(" → ") == 2 * 13,
+    )
+    assert tree.code == 0, tree.stderr
+    check("hierarchy_world_facts.txt", tree.stdout)
+    as_json = await stack.cli("tg-show-document-hierarchy", "world-facts", "--show-content",
+                              "--format", "json", env=ENV)
+    check("hierarchy_world_facts.json", as_json.stdout)
+    doc = json.loads(as_json.stdout)
+    assert [p["number"] for p in doc["pages"]] == [1, 2, 3]
+    assert all(c["content"] for p in doc["pages"] for c in p["chunks"])  # full text, not cut
+
+
+async def test_document_errors(stack: Stack, tmp_path: Path) -> None:
+    unknown = await stack.cli("tg-show-document-hierarchy", "urn:trustgraph:doc:nope")
+    assert (unknown.code, unknown.stdout) == (1, "")
+    assert unknown.stderr == (
+        "Error: no document 'urn:trustgraph:doc:nope' in collection 'default' of user 'trustgraph'.\n")
+
+    text = str(SAMPLES / "capitals.txt")
+    first = await invoke(stack.url, "tg-load-document", text, "--no-wait")
+    uri = first.stdout.strip()
+    assert first.code == 0 and uri.startswith("urn:trustgraph:doc:capitals-")
+    again = await invoke(stack.url, "tg-load-document", text)
+    assert again.code == 1 and "already exists" in again.stderr
+    assert len(again.stderr.splitlines()) == 1
+
+    broken = tmp_path / "broken.pdf"
+    broken.write_bytes(b"this is not a PDF at all")
+    failed = await stack.cli("tg-load-document", str(broken))
+    assert failed.code == 1 and failed.stdout == ""
+    assert failed.stderr.splitlines()[-1].startswith("Error: processing urn:trustgraph:doc:broken-")
+    listed = await invoke(stack.url, "tg-list-documents", "--format", "json")
+    states = {r["id"]: r["status"] for r in json.loads(listed.stdout)}
+    assert states[uri] in ("processing", "complete") and "failed" in states.values()
+    other = await invoke(stack.url, "tg-list-documents", "-U", "bob")
+    assert other.stdout == "No documents in collection 'default' of user 'bob'.\n"
