@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import click
 
@@ -18,7 +19,10 @@ Then: tg-show-explain-trace <the trace id printed on stderr>
 """
 
 
-def _limit(flag: str, low: int, high: int, default: int, text: str) -> Any:
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _limit(flag: str, low: int, high: int, default: int, text: str) -> Callable[[F], F]:
     return click.option(
         flag, type=click.IntRange(low, high), default=default, show_default=True, help=text
     )

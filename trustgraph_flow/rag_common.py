@@ -26,6 +26,7 @@ from trustgraph_base.schema import (
     VectorMatch,
     VectorRequest,
 )
+from trustgraph_base.schema.llm import VectorKind
 from trustgraph_base.schema.rag import RagRequest, RagResponse
 from trustgraph_base.settings import ProcessorSettings
 
@@ -194,7 +195,7 @@ async def complete(ctx: Context[Any], request: TextCompletionRequest, cost: Cost
 
 
 async def nearest(
-    ctx: Context[Any], req: RagRequest, kind: str, limit: int, cost: Cost
+    ctx: Context[Any], req: RagRequest, kind: VectorKind, limit: int, cost: Cost
 ) -> list[VectorMatch]:
     """Embed the question and return the ``limit`` nearest items of one kind in the collection."""
     timer = Timer()
@@ -207,7 +208,7 @@ async def nearest(
     found = await ctx.client(VECTORS).request(
         VectorRequest(
             operation="query",
-            kind=kind,  # type: ignore[arg-type]
+            kind=kind,
             vector=emb.vectors[0],
             limit=limit,
             user=req.user,

@@ -177,7 +177,7 @@ async def test_llm_400_and_empty_collection(
         await world.seed()
         with pytest.raises(ServiceError) as err:
             await ask(world, query="fox?", session_id="g5")
-        assert "does not exist" in err.value.message
+        assert err.value.type == "llm-error" and "does not exist" in err.value.message
         assert len(stub.requests) == 1
         with pytest.raises(ServiceError) as empty:
             await ask(world, query="fox?", session_id="g6", collection="empty")
