@@ -67,3 +67,11 @@ async def test_unexpected_reply_shape_is_an_llm_error(session: aiohttp.ClientSes
             await chat(session, stub.base_url).complete(TextCompletionRequest(prompt="p"))
     assert err.value.type == "llm-error" and "unexpected reply" in err.value.message
     assert len(stub.requests) == 1
+
+
+async def test_stream_accepts_a_server_that_ignores_stream(session: aiohttp.ClientSession) -> None:
+    body = {"model": "plain", "choices": [{"message": {"content": "whole answer"}}]}
+    async with OpenAIStub([Reply(raw=body)]) as stub:
+        items = [i async for i in chat(session, stub.base_url).stream(TextCompletionRequest(prompt="p"))]
+    assert items[0] == "whole answer"
+    assert isinstance(items[1], Completion) and items[1].model == "plain" and items[1].in_token is None

@@ -131,19 +131,27 @@ class ChatClient:
             timeout = aiohttp.ClientTimeout(total=self.timeout)
         return self.session.post(self.url, json=body, headers=self._headers(), timeout=timeout)
 
+    def _parse(self, data: Any) -> Completion:
+        """A non-streamed chat completion body as a ``Completion``."""
+        try:
+            text = data["choices"][0]["message"]["content"] or ""
+        except (KeyError, IndexError, TypeError) as exc:
+            raise ServiceError("llm-error", f"LLM at {self.url} sent an unexpected reply: {exc!r}") from exc
+        return Completion(str(text), str(data.get("model") or self.model), *_usage(data))
+
+    async def _json(self, resp: aiohttp.ClientResponse) -> Any:
+        try:
+            return await resp.json(content_type=None)
+        except ValueError as exc:
+            raise ServiceError("llm-error", f"LLM at {self.url} sent a reply that is not JSON") from exc
+
     async def complete(self, req: TextCompletionRequest) -> Completion:
         """One non-streamed completion."""
 
         async def attempt() -> Completion:
             async with self._post(self._body(req, stream=False)) as resp:
                 await self._check(resp)
-                try:
-                    data = await resp.json(content_type=None)
-                    text = data["choices"][0]["message"]["content"] or ""
-                except (ValueError, KeyError, IndexError, TypeError) as exc:
-                    raise ServiceError("llm-error", f"LLM at {self.url} sent an unexpected reply: {exc!r}") from exc
-                in_tok, out_tok = _usage(data)
-                return Completion(str(text), str(data.get("model") or self.model), in_tok, out_tok)
+                return self._parse(await self._json(resp))
 
         result: Completion = await self._retrying(attempt)
         return result
@@ -154,6 +162,15 @@ class ChatClient:
         pieces: list[str] = []
         model = self.model
         usage: tuple[int | None, int | None] = (None, None)
+        if resp.content_type == "application/json":  # a server that ignores "stream"
+            try:
+                done = self._parse(await self._json(resp))
+            finally:
+                resp.release()
+            if done.text:
+                yield done.text
+            yield done
+            return
         try:
             async for data in _sse_events(resp):
                 model = str(data.get("model") or model)
