@@ -43,6 +43,10 @@ def test_dimension_mismatch_is_a_bad_request(index: VectorIndex) -> None:
         assert err.value.type == "bad-request"
     with pytest.raises(ServiceError, match="3-dimensional"):
         index.upsert([item("d", [1, 2, 3, 4])])
+    with pytest.raises(ServiceError, match="NaN or infinite"):
+        index.query([1, float("nan"), 0], limit=1)
+    with pytest.raises(ServiceError, match="NaN or infinite"):
+        index.upsert([item("d", [1, float("inf"), 0])])
     with pytest.raises(ServiceError, match="differ in dimension"):
         index.upsert([item("d", [1, 2, 3]), item("e", [1, 2])])
 

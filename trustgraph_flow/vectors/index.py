@@ -40,6 +40,12 @@ def _unit(matrix: np.ndarray) -> np.ndarray:
     return unit
 
 
+def _finite(matrix: np.ndarray) -> np.ndarray:
+    if not np.isfinite(matrix).all():
+        raise ServiceError("bad-request", "vector holds a NaN or infinite value")
+    return matrix
+
+
 class VectorIndex:
     """The items of one kind in one user's collection, kept in memory and persisted whole."""
 
@@ -107,7 +113,7 @@ class VectorIndex:
         self._check_dim(dims.pop())
         latest = {item.id: item for item in items}  # the last of repeated ids wins
         keep = [i for i, id_ in enumerate(self.ids) if id_ not in latest]
-        new = np.asarray([item.vector for item in latest.values()], dtype=np.float32)
+        new = _finite(np.asarray([item.vector for item in latest.values()], dtype=np.float32))
         base = self.matrix[keep] if self.ids else np.zeros((0, new.shape[1]), dtype=np.float32)
         self.matrix = np.vstack([base, _unit(new)])
         self.dim = new.shape[1]
@@ -121,7 +127,7 @@ class VectorIndex:
         self._check_dim(len(vector))
         if not self.ids:
             return []
-        query = _unit(np.asarray([vector], dtype=np.float32))[0]
+        query = _unit(_finite(np.asarray([vector], dtype=np.float32)))[0]
         scores = self.matrix @ query
         k = min(limit, len(scores))
         top = np.argpartition(-scores, k - 1)[:k]
