@@ -151,6 +151,12 @@ async def test_subgraph_is_bounded(
     trace = await stored_trace(world, question)
     counts = [t.o for t in trace if t.p == TG.edgeCount]
     assert counts == [LiteralTerm(v="2", dt="http://www.w3.org/2001/XMLSchema#integer")]
+    # from "dog" alone: one hop reaches the fox edge, two hops the fox's other edges too
+    for hops, edges in ((1, "1"), (2, "3")):
+        sid = f"g3-{hops}"
+        await ask(world, query="dog", entity_limit=1, max_path_length=hops, session_id=sid)
+        trace = await stored_trace(world, Q + sid)
+        assert [t.o.v for t in trace if t.p == TG.edgeCount] == [edges]  # type: ignore[union-attr]
 
 
 async def test_malformed_twice_fails_cleanly(

@@ -15,7 +15,7 @@ from trustgraph_base.schema import TriplesQueryRequest
 from trustgraph_base.schema.rag import GraphRagRequest
 
 DEFAULT_GRAPH = ""  # TriplesQueryRequest: "" is the default graph, None would be all graphs
-LABEL_FANOUT = 16  # label look-ups in flight at once
+FANOUT = 16  # store queries in flight at once
 
 
 @dataclass
@@ -87,21 +87,26 @@ async def retrieve(ctx: Context[Any], req: GraphRagRequest, entities: list[str])
     graph = Subgraph()
     frontier: list[IriTerm | BlankTerm] = [IriTerm(i=e) for e in dict.fromkeys(entities)]
     visited = {term_key(n) for n in frontier}
+    gate = asyncio.Semaphore(FANOUT)
+
+    async def around(node: IriTerm | BlankTerm) -> list[Triple]:
+        async with gate:
+            return await _around(ctx, req, node)
+
     for _ in range(req.max_path_length):
-        new_edges: list[Triple] = []
-        for node in frontier:
-            for t in await _around(ctx, req, node):
-                if len(graph.edges) >= req.max_subgraph_size:
-                    break
-                if graph.add(t):
-                    new_edges.append(t)
-            if len(graph.edges) >= req.max_subgraph_size:
-                break
+        # Fetched concurrently, kept in frontier order: the same graph gives the same edges.
+        found = await asyncio.gather(*(around(node) for node in frontier))
+        new_edges = [t for edges in found for t in edges if _keep(graph, req, t)]
         frontier = _next_nodes(new_edges, visited)
         if not frontier or len(graph.edges) >= req.max_subgraph_size:
             break
     await _resolve_labels(ctx, req, graph)
     return graph
+
+
+def _keep(graph: Subgraph, req: GraphRagRequest, t: Triple) -> bool:
+    """Add an edge while there is room; True if it was new."""
+    return len(graph.edges) < req.max_subgraph_size and graph.add(t)
 
 
 async def _resolve_labels(ctx: Context[Any], req: GraphRagRequest, graph: Subgraph) -> None:
@@ -111,7 +116,7 @@ async def _resolve_labels(ctx: Context[Any], req: GraphRagRequest, graph: Subgra
         for term in (t.s, t.p, t.o):
             if isinstance(term, IriTerm) and term_key(term) not in graph.labels:
                 wanted.setdefault(term_key(term), term)
-    gate = asyncio.Semaphore(LABEL_FANOUT)
+    gate = asyncio.Semaphore(FANOUT)
 
     async def one(term: IriTerm) -> None:
         async with gate:
