@@ -1,0 +1,84 @@
+"""Golden traces made by the real GraphRAG, DocumentRAG and agent processors on the sample corpus.
+
+Ids and times are fixed through the requests (``session_id``/``started_at``); what a run
+cannot fix (an agent's sub-trace uuid and clock, latencies) is masked before comparing.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.golden.golden import ENV, check, invoke, normalise
+from tests.support.stack import Stack, eventually
+from trustgraph_cli.client import GatewayClient
+from trustgraph_cli.options import Gateway
+from trustgraph_flow import chunker, decoder, extractor
+from trustgraph_flow.agent import processor as agent
+from trustgraph_flow.document_rag import processor as document_rag
+from trustgraph_flow.embeddings import processor as embeddings
+from trustgraph_flow.graph_rag import processor as graph_rag
+from trustgraph_flow.librarian import processor as librarian
+from trustgraph_flow.llm import processor as llm
+from trustgraph_flow.store import processor as store
+from trustgraph_flow.vectors import processor as vectors
+
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
+STARTED = "2026-02-03T04:05:0{}.000Z"  # one second apart: the list order is fixed
+PROCESSORS = [store.proc, llm.proc, embeddings.proc, vectors.proc, librarian.proc, decoder.proc,
+              chunker.proc, extractor.proc, graph_rag.proc, document_rag.proc, agent.proc]
+ASKS: list[tuple[str, str, dict[str, Any], str]] = [
+    ("graph-rag", "real-graph-rag", {"query": "What is the capital of France?"},
+     "urn:trustgraph:question:real-graph-rag"),
+    ("document-rag", "real-docrag", {"query": "Where was Victor Hugo born?"},
+     "urn:trustgraph:docrag:real-docrag"),
+    ("agent", "real-agent", {"question": "Which river flows through Cairo?"},
+     "urn:trustgraph:agent:real-agent"),
+]
+
+
+async def ask(url: str, service: str, request: dict[str, Any]) -> dict[str, Any]:
+    gw = Gateway(url=url, token=None, user="trustgraph", collection="default", debug=False)
+    async with GatewayClient(gw, timeout=60) as client:
+        body = {**request}
+        return await client.request(service, body)
+
+
+async def settled(url: str, trace: str) -> dict[str, Any]:
+    """The trace's JSON once the store has all of it (the last stages land just after the answer)."""
+    def done(r: Any) -> bool:
+        if r.code != 0:
+            return False
+        view = json.loads(r.stdout)
+        subs = [s for step in view["steps"] for s in step["subtraces"]]
+        return all(v["status"] == "complete" for v in [view, *subs])
+
+    result = await eventually(
+        lambda: invoke(url, "tg-show-explain-trace", trace, "--format", "json"), done)
+    assert done(result), result
+    return json.loads(result.stdout)
+
+
+async def test_real_traces_render_as_golden(pulsar_url: str, prefix: str, tmp_path: Path) -> None:
+    async with Stack(pulsar_url, prefix, PROCESSORS, data_dir=tmp_path) as stack:
+        for sample in ("world-facts.pdf", "capitals.txt", "writers.md"):
+            loaded = await invoke(stack.url, "tg-load-document", str(SAMPLES / sample))
+            assert loaded.code == 0, loaded.stderr
+        times = []
+        for n, (service, session, request, trace) in enumerate(ASKS):
+            started = STARTED.format(n)
+            times.append(started)
+            await ask(stack.url, service, {**request, "session_id": session, "started_at": started})
+            view = await settled(stack.url, trace)
+            assert (view["id"], view["time"]) == (trace, started)
+            stem = f"real_{service.replace('-', '_')}"
+            text = await stack.cli("tg-show-explain-trace", trace, "--show-provenance", env=ENV)
+            assert text.code == 0, text.stderr
+            check(f"{stem}.txt", normalise(text.stdout, started))
+            as_json = await invoke(stack.url, "tg-show-explain-trace", trace, "--show-provenance",
+                                   "--format", "json")
+            check(f"{stem}.json", normalise(as_json.stdout, started))
+        listed = await invoke(stack.url, "tg-list-explain-traces")
+        assert listed.stdout.splitlines()[2].startswith("urn:trustgraph:agent:real-agent")
+        check("real_list_traces.txt", listed.stdout)
