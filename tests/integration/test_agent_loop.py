@@ -337,6 +337,9 @@ async def test_bad_requests_and_a_failing_llm(
                 AgentRequest(question="q", session_id="no spaces/allowed"), timeout=10
             )
         assert bad_id.value.type == "bad-request" and "bad session id" in bad_id.value.message
+        with pytest.raises(ServiceError) as bad_time:
+            await client.request(AgentRequest(question="q", started_at="2026-01-02"), timeout=10)
+        assert bad_time.value.type == "bad-request" and "bad started_at" in bad_time.value.message
         with pytest.raises(ServiceError) as bad_group:
             await client.request(AgentRequest(question="q", group=["nope"]), timeout=10)
         assert (

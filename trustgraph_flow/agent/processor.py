@@ -138,21 +138,26 @@ class Session:
                 yield _event("action", f"{parsed.tool} {arguments_json(parsed.arguments)}")
                 observation = await self.act(parsed.tool, parsed.arguments, iteration_uri)
                 step = Step(parsed.thought, parsed.tool, parsed.arguments, observation)
+            explain = await self.record(step)
             yield _event("observation", step.observation)
-            yield await self.publish(
-                iteration_uri,
-                agent_iteration_triples(
-                    iteration_uri,
-                    self.last_uri,
-                    step.thought,
-                    step.action,
-                    step.arguments,
-                    step.observation,
-                ),
-            )
-            self.steps.append(step)
+            yield explain
         async for event in self.conclude(stopped_answer(self.max_iterations)):
             yield event
+
+    async def record(self, step: Step) -> AgentResponse:
+        """Publish the next analysis (the trace first, before the client hears of it)."""
+        uri = uris.agent_iteration_uri(self.uri, len(self.steps) + 1)
+        triples = agent_iteration_triples(
+            uri,
+            self.last_uri,
+            step.thought,
+            step.action,
+            step.arguments,
+            step.observation,
+        )
+        explain = await self.publish(uri, triples)
+        self.steps.append(step)
+        return explain
 
     async def think(self) -> str:
         """Ask the LLM for the next step; a failing LLM ends the session, marked on the trace."""
@@ -205,12 +210,17 @@ class Session:
 
 
 def _timestamp(started_at: str) -> str:
+    """The session's start time: now, or the caller's (an ISO 8601 date and time)."""
     if not started_at:
         return now_iso()
     try:
         datetime.fromisoformat(started_at)
+        if "T" not in started_at:
+            raise ValueError("no time")
     except ValueError:
-        raise ServiceError("bad-request", f"bad started_at {started_at!r}: use ISO 8601") from None
+        raise ServiceError(
+            "bad-request", f"bad started_at {started_at!r}: use e.g. 2026-01-02T03:04:05Z"
+        ) from None
     return started_at
 
 
