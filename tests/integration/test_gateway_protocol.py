@@ -179,3 +179,14 @@ async def test_the_cli_client_speaks_the_protocol(
             with pytest.raises(AuthError):
                 async for _ in client.stream("triples", {}):
                     pass
+
+
+async def test_stopping_closes_open_sockets(pulsar_url: str, prefix: str, tmp_path: Path) -> None:
+    async with aiohttp.ClientSession() as http:
+        async with Stack(pulsar_url, prefix, [], data_dir=tmp_path) as stack:
+            ws = await http.ws_connect(stack.url + "api/v1/socket")
+            await ws.send_str(frame("pending", "agent", {"question": "q"}))
+        closing = await asyncio.wait_for(ws.receive(), 10)
+        assert closing.type == aiohttp.WSMsgType.CLOSE
+        assert closing.data == aiohttp.WSCloseCode.GOING_AWAY
+        await ws.close()

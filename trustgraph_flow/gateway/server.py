@@ -14,11 +14,12 @@ import os
 import signal
 import sys
 import time
+import weakref
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from aiohttp import web
+from aiohttp import WSCloseCode, web
 
 from trustgraph_base.errors import TrustGraphError
 from trustgraph_base.messaging import LIBRARIAN, Bus, Topics
@@ -42,6 +43,7 @@ class GatewaySettings(ProcessorSettings):
 SETTINGS = web.AppKey("settings", GatewaySettings)
 TOKEN = web.AppKey("token", str)  # "" when the gateway is open
 DISPATCHER = web.AppKey("dispatcher", Dispatcher)
+SOCKETS = web.AppKey("sockets", weakref.WeakSet[web.WebSocketResponse])
 
 
 def effective_token(settings: GatewaySettings) -> str | None:
@@ -125,8 +127,11 @@ async def socket_handler(request: web.Request) -> web.StreamResponse:
         return error_response(Failure("unauthorized", "wrong token"))
     settings = request.app[SETTINGS]
     # aiohttp closes the socket above its own limit; ours, lower, answers an error frame.
-    ws = web.WebSocketResponse(max_msg_size=2 * settings.max_frame_bytes + 1024, heartbeat=30)
+    ws = web.WebSocketResponse(
+        max_msg_size=2 * settings.max_frame_bytes + 1024, heartbeat=30, timeout=2
+    )
     await ws.prepare(request)
+    request.app[SOCKETS].add(ws)
     limits = Limits(settings.max_frame_bytes, settings.max_outstanding)
     session = SocketSession(ws, request.app[DISPATCHER], limits, token=token, authed=offered)
     await session.run()
@@ -138,12 +143,21 @@ def make_app(settings: GatewaySettings, token: str | None = None) -> web.Applica
     app = web.Application(client_max_size=settings.max_frame_bytes)
     app[SETTINGS] = settings
     app[TOKEN] = token or ""
+    app[SOCKETS] = weakref.WeakSet()
+    app.on_shutdown.append(_close_sockets)
     app.cleanup_ctx.append(_dispatcher_ctx)
     app.router.add_get("/api/v1/health", health_handler)
     app.router.add_get("/api/v1/socket", socket_handler)
     app.router.add_post("/api/v1/flow/{flow}/service/{kind}", service_handler)
     app.router.add_post("/api/v1/librarian", librarian_handler)
     return app
+
+
+async def _close_sockets(app: web.Application) -> None:
+    """Open sockets would hold shutdown up for a minute: close them (going away)."""
+    sockets: weakref.WeakSet[web.WebSocketResponse] = app[SOCKETS]
+    for ws in list(sockets):
+        await ws.close(code=WSCloseCode.GOING_AWAY, message=b"gateway shutting down")
 
 
 async def _dispatcher_ctx(app: web.Application) -> AsyncIterator[None]:
