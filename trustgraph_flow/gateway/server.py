@@ -103,7 +103,9 @@ async def call(request: web.Request, service: str) -> web.Response:
     except web.HTTPRequestEntityTooLarge as exc:
         return error_response(Failure("frame-too-large", exc.text or "request body too large"))
     except Exception as exc:
-        return error_response(as_failure(exc))
+        failure = as_failure(exc)
+        log.info("REST request to %s failed: %s", service, failure)
+        return error_response(failure)
     return web.json_response(final)
 
 

@@ -136,4 +136,6 @@ class SocketSession:
             async for body, last in self.dispatcher.stream(spec, request):
                 await self.send({"id": rid, "response": body, "complete": last})
         except Exception as exc:
-            await self.fail(rid, as_failure(exc))
+            failure = as_failure(exc)
+            log.info("request %r to %s failed: %s", rid, spec.name, failure)
+            await self.fail(rid, failure)

@@ -228,8 +228,9 @@ class Launch:
         url = f"http://127.0.0.1:{self.port}/api/v1/health"
         if self.host not in (None, "", "0.0.0.0", "127.0.0.1"):
             url = f"http://{self.host}:{self.port}/api/v1/health"
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # never a proxy
         try:
-            with urllib.request.urlopen(url, timeout=5) as resp:
+            with opener.open(url, timeout=5) as resp:
                 return bool(resp.status == 200)
         except OSError:
             return False
