@@ -31,8 +31,9 @@ CAPITAL = IriTerm(i=relation_uri("is the capital of"))
 @pytest.fixture
 async def client(processors: RunningProcessors, settings: ProcessorSettings, bus: Bus,
                  topics: Topics) -> AsyncIterator[Client]:
+    # a small fetch size makes the decoder read the PDF from the librarian in several ranges
     await start(processors, settings, store, llm, embeddings, vectors, librarian, decoder,
-                chunker, extractor)
+                chunker, extractor, fetch_bytes=700)
     c = Client(bus, topics)
     yield c
     await c.close()
