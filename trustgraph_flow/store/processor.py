@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -44,7 +45,6 @@ class StoreSettings(ProcessorSettings):
     """Settings of the store processor."""
 
     open_stores: int = 32  # (user, collection) stores kept open at once
-    write_batch: int = 512  # messages per write transaction under load
 
 
 proc: Processor[StoreSettings] = Processor("store", StoreSettings)
@@ -73,11 +73,12 @@ async def close_stores(ctx: Context[StoreSettings]) -> None:
         ctx.state["pool"].shutdown(wait=True)
 
 
-@proc.batch_consumer(TRIPLES_STORE, Triples, max_batch=512, max_wait=0.005)
+@proc.batch_consumer(TRIPLES_STORE, Triples, max_batch=1024, max_wait=0.02)
 async def store_triples(batch: list[Triples], ctx: Context[StoreSettings]) -> None:
     """Commit the batch before returning: the runtime acks it only afterwards."""
+    started = time.perf_counter()
     report = await run(ctx, lambda stores: write_batch(stores, batch))
-    log.debug("wrote %d quads from %d messages", report.written, len(batch))
+    log.debug("wrote %d triples from %d messages in %.1f ms", report.written, len(batch), (time.perf_counter() - started) * 1000)
 
 
 @proc.service(TRIPLES_QUERY)

@@ -1,0 +1,218 @@
+"""Store benchmark: end-to-end write throughput through Pulsar, crash recovery, trace-index latency.
+
+    python -m bench.bench_store [--quick]
+
+Part 1 runs the broker (pulsar-lite) and the store processor as a subprocess, publishes
+pre-encoded Triples messages from this process and times until the store has committed
+them all (a clean run), then repeats with a SIGKILL of the store mid-run and a restart,
+and checks that every published triple is in the store. Part 2 bulk-loads traces directly
+through the writer code path (wire decode + ``write_batch``, no Pulsar, to keep it quick)
+and times listing the newest 50 and assembling one trace.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from trustgraph_base.messaging import (
+    SPARQL,
+    TRIPLES_STORE,
+    Bus,
+    EmbeddedBroker,
+    RequestClient,
+    Topics,
+)
+from trustgraph_base.provenance import (
+    RDFS,
+    TG,
+    agent_final_triples,
+    agent_iteration_triples,
+    agent_session_triples,
+    graph_rag_question_triples,
+    subgraph_triples,
+    synthesis_triples,
+    uris,
+)
+from trustgraph_base.rdf.terms import Triple, iri, lit
+from trustgraph_base.schema import Metadata, SparqlQueryRequest, Triples
+from trustgraph_base.wire import decode, encode
+from trustgraph_flow.store import explain
+from trustgraph_flow.store.stores import Stores
+from trustgraph_flow.store.writer import write_batch
+
+USER = "bench"
+SEQ = "urn:bench:seq"
+
+
+def payload(i: int, per_message: int) -> bytes:
+    """One extraction-like message: labels in the default graph, a subgraph of quoted edges."""
+    chunk = f"urn:trustgraph:doc:bench/p{i}/c0"
+    edges, out = [], []
+    for k in range((per_message - 5) // 3):
+        s, o = iri(uris.entity_uri(f"e{i}-{k}")), iri(uris.entity_uri(f"e{i}-{k + 1}"))
+        edges.append((s, iri(uris.relation_uri(f"r{k % 7}")), o))
+        out.append(Triple(s=s, p=RDFS.label, o=lit(f"entity {i}-{k}")))
+    out += subgraph_triples(uris.subgraph_uri(chunk), chunk, edges, uris.activity_uri(chunk, "extract"))
+    out.append(Triple(s=iri(f"urn:bench:m{i}"), p=iri(SEQ), o=lit(i)))
+    return encode(Triples(metadata=Metadata(id=f"m{i}", user=USER), triples=out))
+
+
+async def start_store(url: str, prefix: str, data: Path) -> asyncio.subprocess.Process:
+    ready = data.parent / "ready"
+    ready.unlink(missing_ok=True)
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "trustgraph_flow.store.processor", "--pulsar-url", url,
+        "--topic-prefix", prefix, "--data-dir", str(data), "--ready-file", str(ready),
+        "--log-level", "WARNING", stdin=asyncio.subprocess.DEVNULL,
+    )  # fmt: skip
+    while True:  # the processor touches the file once subscribed
+        if ready.exists():
+            return proc
+        await asyncio.sleep(0.02)
+
+
+async def count(client: RequestClient, where: str) -> int:  # type: ignore[type-arg]
+    query = f"SELECT (COUNT(*) AS ?n) WHERE {{ {where} }}"
+    resp = await client.request(SparqlQueryRequest(query=query, user=USER), timeout=120)
+    return int(resp.bindings[0]["n"].v)  # type: ignore[union-attr]
+
+
+async def wait_messages(client: RequestClient, n: int, at_least: int | None = None) -> None:  # type: ignore[type-arg]
+    target = at_least if at_least is not None else n
+    while True:  # poll the committed count (one marker triple per message)
+        if await count(client, f"?m <{SEQ}> ?i") >= target:
+            return
+        await asyncio.sleep(0.1)
+
+
+async def write_run(url: str, messages: list[bytes], triples: int, *, kill: bool) -> None:
+    """One run: publish everything, optionally SIGKILL + restart the store, wait for the commit."""
+    prefix = f"bench{time.monotonic_ns()}"
+    data = Path(tempfile.mkdtemp(prefix="bench-store-")) / "data"
+    store = await start_store(url, prefix, data)
+    bus = Bus(url)
+    client = RequestClient(bus, Topics(prefix), SPARQL, "bench")
+    topic = Topics(prefix).topic(TRIPLES_STORE)
+    try:
+        await client.start()
+        started = time.perf_counter()
+        sends = asyncio.gather(*(bus.publish(topic, m, batching=True) for m in messages))
+        if kill:
+            await wait_messages(client, len(messages), at_least=len(messages) * 2 // 5)
+            store.send_signal(signal.SIGKILL)
+            await store.wait()
+            killed_at = time.perf_counter() - started
+            store = await start_store(url, prefix, data)
+        await sends
+        published = time.perf_counter() - started
+        await wait_messages(client, len(messages))
+        elapsed = time.perf_counter() - started
+        stored = await count(client, "{ ?s ?p ?o } UNION { GRAPH ?g { ?s ?p ?o } }")
+        label = "with SIGKILL+restart" if kill else "clean run"
+        print(f"  {label}: {len(messages)} msgs, {triples} triples published in {published:.2f}s, "
+              f"committed in {elapsed:.2f}s -> {triples / elapsed:,.0f} triples/s")
+        if kill:
+            print(f"    store killed at {killed_at:.2f}s and restarted; "
+                  f"stored {stored} of {triples} published: {'ALL PRESENT' if stored == triples else 'MISMATCH'}")
+    finally:
+        store.terminate()
+        await store.wait()
+        await client.close()
+        await bus.close()
+
+
+TEMPLATE_TIME = "2000-01-01T00:00:00.000Z"
+
+
+def trace_templates() -> dict[str, str]:
+    """Wire JSON of one GraphRAG trace and one agent trace (with a GraphRAG sub-trace), id ``SID``."""
+    q = uris.graph_rag_question_uri("gSID")
+    rag = graph_rag_question_triples(q, "question SID", TEMPLATE_TIME)
+    rag += synthesis_triples(uris.synthesis_uri(q), q, "answer SID")
+    a = uris.agent_session_uri("aSID")
+    i1, sub = uris.agent_iteration_uri(a, 1), uris.graph_rag_question_uri("sSID")
+    ag = agent_session_triples(a, "agent question SID", TEMPLATE_TIME)
+    ag += agent_iteration_triples(i1, a, "think", "knowledge-query", {"q": "SID"}, "seen")
+    ag += graph_rag_question_triples(sub, "sub SID", TEMPLATE_TIME, i1)
+    ag += synthesis_triples(uris.synthesis_uri(sub), sub, "sub answer")
+    ag += agent_final_triples(uris.agent_final_uri(a), i1, "answer SID")
+    wrap = lambda ts: encode(Triples(metadata=Metadata(id="SID", user=USER), triples=ts)).decode()  # noqa: E731
+    return {"graph-rag": wrap(rag), "agent": wrap(ag)}
+
+
+def trace_message(templates: dict[str, str], i: int) -> bytes:
+    """Trace ``i``: GraphRAG, or every 10th an agent whose sub-trace must not be listed."""
+    when = f"2026-01-{1 + i // 86400 % 28:02d}T{i // 3600 % 24:02d}:{i // 60 % 60:02d}:{i % 60:02d}.000Z"
+    text = templates["agent" if i % 10 == 0 else "graph-rag"]
+    return text.replace("SID", str(i)).replace(TEMPLATE_TIME, when).encode()
+
+
+def timed(fn, runs: int) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+    samples = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        fn()
+        samples.append((time.perf_counter() - t) * 1000)
+    samples.sort()
+    return statistics.median(samples), samples[int(len(samples) * 0.95) - 1]
+
+
+def index_bench(n_traces: int) -> None:
+    """Bulk-load traces through decode + write_batch, then time the explain reads."""
+    stores = Stores(Path(tempfile.mkdtemp(prefix="bench-traces-")))
+    templates = trace_templates()
+    started, batch = time.perf_counter(), []
+    for i in range(n_traces):
+        batch.append(decode(Triples, trace_message(templates, i)))
+        if len(batch) == 512:
+            write_batch(stores, batch)
+            batch = []
+    write_batch(stores, batch)
+    handle = stores.get(USER, "default")
+    assert handle is not None
+    load = time.perf_counter() - started
+    print(f"  bulk-loaded {n_traces} top-level traces ({len(handle.store)} quads) in {load:.1f}s")
+    p50, p95 = timed(lambda: explain.list_traces(handle, 50), 200)
+    print(f"  list newest 50 of {n_traces}: p50 {p50:.2f} ms, p95 {p95:.2f} ms (goal <= 20 ms)")
+    agent_id = uris.agent_session_uri(f"a{n_traces // 20 * 10}")
+    p50, p95 = timed(lambda: explain.get_trace(handle, agent_id, True), 100)
+    print(f"  get-trace (agent + nested GraphRAG sub-trace): p50 {p50:.2f} ms, p95 {p95:.2f} ms")
+    sparql = (f"SELECT ?q ?t WHERE {{ GRAPH <urn:graph:retrieval> {{ ?q a <{TG.Question.i}> ; "
+              "<http://www.w3.org/ns/prov#startedAtTime> ?t } } ORDER BY DESC(?t) LIMIT 50")
+    p50, _ = timed(lambda: list(handle.store.query(sparql)), 3)
+    print(f"  for comparison, the same list as SPARQL ORDER BY ... LIMIT 50: {p50:.0f} ms")
+    stores.close()
+
+
+async def main_async(quick: bool) -> None:
+    n_messages, per_message = (1_500, 50) if quick else (10_000, 50)
+    messages = [payload(i, per_message) for i in range(n_messages)]
+    triples = sum(len(decode(Triples, m).triples) for m in messages[:1]) * n_messages
+    print(f"Write path: {n_messages} Triples messages x {triples // n_messages} triples, "
+          "producer in this process, store as a subprocess, embedded broker")
+    with tempfile.TemporaryDirectory(prefix="bench-broker-") as tmp, EmbeddedBroker(Path(tmp)) as broker:
+        await write_run(broker.url, messages, triples, kill=False)
+        await write_run(broker.url, messages, triples, kill=True)
+    n_traces = 5_000 if quick else 100_000
+    print(f"Trace index: {n_traces} traces loaded through the writer code path (no Pulsar)")
+    index_bench(n_traces)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.bench_store")
+    parser.add_argument("--quick", action="store_true", help="a smaller run (< 60 s)")
+    args = parser.parse_args()
+    started = time.perf_counter()
+    asyncio.run(main_async(args.quick))
+    print(f"total {time.perf_counter() - started:.1f}s")
+
+
+if __name__ == "__main__":
+    main()
