@@ -3,16 +3,28 @@
 from __future__ import annotations
 
 import base64
+import json
 from collections.abc import AsyncIterator
 
 import pytest
 
 from tests.conftest import RunningProcessors
-from tests.integration.test_ingest_support import SAMPLES, USER, Client, k, objects, start
+from tests.integration.test_ingest_support import SAMPLES, USER, Client, k, keys, objects, start
 from trustgraph_base.messaging import VECTORS, Bus, RequestClient, Topics
-from trustgraph_base.provenance import DC, PROV, RDF, RDFS, TG
+from trustgraph_base.provenance import (
+    DC,
+    GRAPH_SOURCE,
+    PROV,
+    RDF,
+    RDFS,
+    TG,
+    chunk_triples,
+    document_triples,
+    page_triples,
+    subgraph_triples,
+)
 from trustgraph_base.provenance.common import integer_literal, text
-from trustgraph_base.provenance.uris import component_uri, entity_uri, relation_uri
+from trustgraph_base.provenance.uris import activity_uri, component_uri, entity_uri, relation_uri
 from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, quoted, term_key
 from trustgraph_base.schema import VectorRequest
 from trustgraph_base.settings import ProcessorSettings
@@ -41,6 +53,29 @@ async def client(processors: RunningProcessors, settings: ProcessorSettings, bus
 
 def lit(value: int | str) -> str:
     return term_key(integer_literal(value) if isinstance(value, int) else text(value))
+
+
+def about(found: set[tuple[str, str, str]], subject: str) -> set[tuple[str, str, str]]:
+    return {t for t in found if t[0] == k(subject)}
+
+
+async def assert_exactly_as_built(client: Client, found: set[tuple[str, str, str]], doc: str) -> None:
+    """Page 1's document, page, chunk and subgraph carry exactly the builders' triples."""
+    page, chunk = f"{doc}/p1", f"{doc}/p1/c0"
+    chunk_text = (await client.content(chunk)).decode()
+    edges = [(IriTerm(i=entity_uri(e["s"])), IriTerm(i=relation_uri(e["p"])),
+              LiteralTerm(v=e["o"]) if e["o_literal"] else IriTerm(i=entity_uri(e["o"])))
+             for e in json.loads(offline.extract({"text": chunk_text}))]
+    expected = {
+        doc: document_triples(doc, "world-facts", "application/pdf"),
+        page: page_triples(page, doc, 1, activity_uri(doc, "decode")),
+        chunk: chunk_triples(chunk, page, 0, 0, len(chunk_text), activity_uri(page, "chunk")),
+        chunk + "/subgraph": subgraph_triples(chunk + "/subgraph", chunk, edges,
+                                              activity_uri(chunk, "extract")),
+    }
+    for subject, triples in expected.items():
+        assert all(t.g == GRAPH_SOURCE for t in triples)
+        assert about(found, subject) == keys(triples), subject
 
 
 def activity_of(found: set[tuple[str, str, str]], entity: str, component: str) -> str:
@@ -91,6 +126,7 @@ async def test_pdf_becomes_pages_chunks_and_edges_with_provenance(
         assert objects(found, act, TG.model) == {lit(offline.MODEL)}
     contains = objects(found, sub0, TG.contains)
     assert term_key(quoted(PARIS, CAPITAL, FRANCE)) in contains and len(contains) == 5
+    await assert_exactly_as_built(client, found, doc)
 
     # the chunk's recorded span is exactly its text
     page_text = (await client.content(f"{doc}/p1")).decode()
