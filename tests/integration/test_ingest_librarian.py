@@ -88,6 +88,7 @@ async def test_bad_uploads_are_refused(
     cases = [
         ({"id": "x", "mime_type": "text/plain", "content": "!!not base64!!"}, "bad-request"),
         ({"id": "", "mime_type": "text/plain", "content": ""}, "bad-request"),
+        ({"id": "my doc:1 <x>", "mime_type": "text/plain", "content": ""}, "bad-request"),
         ({"id": "y", "content": ""}, "bad-request"),
         ({"id": "z", "mime_type": "text/plain", "chunk_size": 100, "chunk_overlap": 100},
          "bad-request"),

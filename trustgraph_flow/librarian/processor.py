@@ -20,6 +20,7 @@ from trustgraph_base.messaging import (
 )
 from trustgraph_base.provenance import now_iso
 from trustgraph_base.provenance.uris import document_uri
+from trustgraph_base.rdf.terms import check_iri
 from trustgraph_base.schema import (
     DocumentInfo,
     DocumentLoaded,
@@ -85,6 +86,10 @@ async def _add(req: LibrarianRequest, scope: Scope, ctx: Context[Settings]) -> L
     if req.part == 0 and not req.id:
         raise ServiceError("bad-request", "add-document needs an id (a name or a URI)")
     doc = document_uri(req.id)
+    try:
+        check_iri(doc)  # it names the document in every provenance triple
+    except ValueError as exc:
+        raise ServiceError("bad-request", f"bad document id: {exc}") from None
     data = _b64(req.content, "content")
     store = _store(ctx)
     lock = ctx.state["locks"].setdefault((scope, doc), asyncio.Lock())
