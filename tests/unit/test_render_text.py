@@ -100,3 +100,18 @@ def test_detect_colour_on_a_terminal_and_plain_when_piped(monkeypatch: pytest.Mo
 def test_paint_only_with_colour() -> None:
     assert Style(color=True).paint("x", "bold", "red") == "\x1b[1;31mx\x1b[0m"
     assert Style(color=False).paint("x", "bold") == "x"
+
+
+def test_wrap_never_loses_text_or_overflows() -> None:
+    import random
+
+    rng = random.Random(7)
+    for _ in range(2000):
+        text = " ".join("x" * rng.randint(1, 40) for _ in range(rng.randint(0, 30)))
+        label, width = rng.choice(["", "A", "Answer", "Observation"]), rng.randint(20, 90)
+        lines = wrap_field(label, text, width)
+        limit = max(width, min(len(label) + 2, 12) + 20)
+        assert all(len(line) <= limit for line in lines)
+        head = f"{label}: " if label else ""
+        assert "".join(lines).replace(" ", "") == (head + text).replace(" ", "")
+        assert all(line.strip() for line in lines[1:])  # no blank continuation lines

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import textwrap
 from typing import Any
 
 MIN_TEXT_WIDTH = 20
@@ -52,17 +51,39 @@ def wrap_field(label: str, value: str, width: int) -> list[str]:
     lines: list[str] = []
     for n, para in enumerate(value.splitlines() or [""]):
         first = head if n == 0 else hang
-        if not para.strip():
-            lines.append(first.rstrip())
+        if len(first) + len(para) <= width and "  " not in para:
+            lines.append((first + para).rstrip())  # the common case: it fits as it is
+        else:
+            lines.extend(_greedy(para.split(), first, hang, width))
+    return lines
+
+
+def _greedy(words: list[str], first: str, hang: str, width: int) -> list[str]:
+    """Fill lines word by word; a word longer than a whole line fills the rest of the current one."""
+    lines: list[str] = []
+    line, indent = first, len(first)
+    for word in words:
+        gap = 0 if len(line) == indent else 1
+        if len(line) + gap + len(word) <= width:
+            line += " " * gap + word
             continue
-        wrapper = textwrap.TextWrapper(
-            width=width,
-            initial_indent=first,
-            subsequent_indent=hang,
-            break_on_hyphens=False,
-            drop_whitespace=True,
-        )
-        lines.extend(wrapper.wrap(para) or [first.rstrip()])
+        if len(line) > indent and len(word) <= width - len(hang):  # fits on a fresh line
+            lines.append(line)
+            line, indent = hang + word, len(hang)
+            continue
+        while word:  # too long for any line: cut it across lines
+            gap = 0 if len(line) == indent else 1
+            room = width - len(line) - gap
+            if room <= 0:
+                lines.append(line)
+                line, indent = hang, len(hang)
+                continue
+            line += " " * gap + word[:room]
+            word = word[room:]
+            if word:
+                lines.append(line)
+                line, indent = hang, len(hang)
+    lines.append(line.rstrip())
     return lines
 
 
