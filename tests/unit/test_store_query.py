@@ -112,3 +112,10 @@ def test_both_write_paths_store_the_same_terms(tmp_path: Path) -> None:
     read = lambda st: sorted(str(q) for q in st.store.quads_for_pattern(None, None, None, None))  # noqa: E731
     assert len(slow.store) == 4 and set(read(fast)) < set(read(slow))
     assert [triple_of(q).o for q in fast.store.quads_for_pattern(None, None, None, ox.NamedNode("urn:g"))] == [tricky]
+
+
+def test_sparql_computed_ill_typed_literal_is_an_error(store: ox.Store) -> None:
+    query = "SELECT ?x WHERE { BIND(STRDT('abc', <http://www.w3.org/2001/XMLSchema#integer>) AS ?x) }"
+    with pytest.raises(ServiceError) as err:
+        sparql(store, SparqlQueryRequest(query=query))
+    assert err.value.type == "sparql-result" and "'abc' is not a valid xsd:integer" in err.value.message

@@ -77,13 +77,16 @@ def from_ox(node: OxObject) -> Term:
     if isinstance(node, ox.NamedNode):
         return IriTerm(i=node.value)
     if isinstance(node, ox.Literal):
-        if node.language:
-            return LiteralTerm(v=node.value, ln=node.language)
-        dt = node.datatype.value
-        return LiteralTerm(v=node.value, dt=None if dt == _XSD_STRING else dt)
+        return literal_of(node)
     if isinstance(node, ox.BlankNode):
         return BlankTerm(d=node.value)
-    return TripleTerm(tr=QuotedTriple(s=from_ox(node.subject), p=IriTerm(i=node.predicate.value), o=from_ox(node.object)))  # type: ignore[arg-type]
+    return TripleTerm(tr=QuotedTriple(s=from_ox(node.subject), p=IriTerm(i=node.predicate.value), o=from_ox(node.object)))
+
+
+def literal_of(node: ox.Literal) -> LiteralTerm:
+    """A literal as a wire term; ``ValueError`` for an ill-typed one (SPARQL can compute them)."""
+    dt = None if node.language or node.datatype.value == _XSD_STRING else node.datatype.value
+    return LiteralTerm(v=node.value, dt=dt, ln=node.language)
 
 
 def triple_of(q: ox.Quad | ox.Triple, graph: OxGraph | None = None) -> Triple:
@@ -91,7 +94,7 @@ def triple_of(q: ox.Quad | ox.Triple, graph: OxGraph | None = None) -> Triple:
     g = q.graph_name if isinstance(q, ox.Quad) else graph
     name = g.value if isinstance(g, ox.NamedNode | ox.BlankNode) else None
     return Triple(
-        s=from_ox(q.subject),  # type: ignore[arg-type]
+        s=from_ox(q.subject),
         p=IriTerm(i=q.predicate.value),
         o=from_ox(q.object),
         g=name,

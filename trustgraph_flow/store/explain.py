@@ -37,7 +37,7 @@ def list_traces(handle: Handle | None, limit: int) -> list[TraceSummary]:
     if handle is None:
         return []
     return [
-        TraceSummary(id=r.id, type=r.kind, question=r.question, time=r.time, status=r.status)  # type: ignore[arg-type]
+        TraceSummary(id=r.id, type=r.kind, question=r.question, time=r.time, status=r.status)
         for r in handle.index.newest(limit)
     ]
 
@@ -113,8 +113,8 @@ def assemble(handle: Handle, root: str, provenance: bool, depth: int) -> TraceVi
     assert row is not None
     props = gather(handle, root)
     view = TraceView(
-        id=root, type=row.kind, question=row.question, time=row.time,  # type: ignore[arg-type]
-        status=row.status, error=text(props, root, TG.error), parent=row.parent,  # type: ignore[arg-type]
+        id=root, type=row.kind, question=row.question, time=row.time,
+        status=row.status, error=text(props, root, TG.error), parent=row.parent,
         metrics=metrics(props, root),
     )
     if row.kind == "agent":

@@ -196,5 +196,5 @@ class _Commit:
 def _row(r: tuple[object, ...]) -> TraceRow:
     trace_id = str(r[0])
     kind = str(r[1]) if r[1] else (trace_kind(trace_id) or "agent")
-    return TraceRow(trace_id, kind, str(r[2] or ""), str(r[3] or ""), (r[4] and str(r[4])) or None,
-                    bool(r[5]), bool(r[6]))
+    parent = str(r[4]) if r[4] else None
+    return TraceRow(trace_id, kind, str(r[2] or ""), str(r[3] or ""), parent, bool(r[5]), bool(r[6]))

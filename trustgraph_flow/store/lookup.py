@@ -58,13 +58,13 @@ def label(store: ox.Store, term: OxObject) -> str | None:
 def edge_view(store: ox.Store, edge: ox.Triple, **extra: object) -> EdgeView:
     """A quoted triple as an edge, with labels of s/p/o where the default graph has them."""
     return EdgeView(
-        s=from_ox(edge.subject),  # type: ignore[arg-type]
+        s=from_ox(edge.subject),
         p=from_ox(edge.predicate),
         o=from_ox(edge.object),
-        s_label=label(store, edge.subject),  # type: ignore[arg-type]
+        s_label=label(store, edge.subject),
         p_label=label(store, edge.predicate),
         o_label=label(store, edge.object),
-        **extra,  # type: ignore[arg-type]
+        **extra,
     )
 
 

@@ -88,7 +88,10 @@ def sparql(store: ox.Store | None, req: SparqlQueryRequest) -> SparqlQueryRespon
         raise ServiceError("sparql-syntax", f"SPARQL syntax {exc}") from None
     except OSError as exc:
         raise ServiceError("sparql-error", str(exc)) from None
-    return _response(result)
+    try:
+        return _response(result)
+    except ValueError as exc:  # a computed literal the wire form cannot carry
+        raise ServiceError("sparql-result", f"a result term cannot be sent: {exc}") from None
 
 
 def _response(result: ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples) -> SparqlQueryResponse:
