@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import itertools
 import json
 from collections.abc import AsyncIterator
@@ -31,6 +33,9 @@ class GatewayClient:
         self._session: aiohttp.ClientSession | None = None
         self._ws: aiohttp.ClientWebSocketResponse | None = None
         self._ids = itertools.count(1)
+        # One reader routes frames by id, so several streams can share the socket.
+        self._reader: asyncio.Task[None] | None = None
+        self._queues: dict[str, asyncio.Queue[dict[str, Any] | BaseException]] = {}
 
     async def __aenter__(self) -> GatewayClient:
         headers = {"Authorization": f"Bearer {self.gw.token}"} if self.gw.token else {}
@@ -45,6 +50,10 @@ class GatewayClient:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._reader
         if self._ws is not None:
             await self._ws.close()
         if self._session is not None:
@@ -59,11 +68,13 @@ class GatewayClient:
         return {"user": self.gw.user, "collection": self.gw.collection, **request}
 
     async def _socket(self) -> aiohttp.ClientWebSocketResponse:
-        if self._ws is None or self._ws.closed:
+        if self._ws is None or self._ws.closed or self._reader is None or self._reader.done():
             url = urljoin(self.base, "api/v1/socket")
             if url.startswith("http"):
                 url = "ws" + url[4:]
             params = {"token": self.gw.token} if self.gw.token else None
+            if self._ws is not None and not self._ws.closed:
+                await self._ws.close()
             try:
                 self._ws = await self.session.ws_connect(
                     url, params=params, max_msg_size=64 * 2**20
@@ -72,7 +83,29 @@ class GatewayClient:
                 if exc.status in (401, 403):
                     raise AuthError(f"HTTP {exc.status}") from None
                 raise
+            self._reader = asyncio.create_task(self._read(self._ws))
         return self._ws
+
+    async def _read(self, ws: aiohttp.ClientWebSocketResponse) -> None:
+        """Hand each frame to the stream waiting for its id; fail them all when the socket ends."""
+        try:
+            while True:
+                msg = await ws.receive()
+                if msg.type != aiohttp.WSMsgType.TEXT:
+                    raise GatewayError(
+                        "connection-closed", f"the gateway closed the connection ({msg.type.name})"
+                    )
+                data = json.loads(msg.data)
+                rid = data.get("id")
+                if data.get("type") == "auth-failed":
+                    waiting = [self._queues[rid]] if rid in self._queues else self._queues.values()
+                    for queue in list(waiting):
+                        queue.put_nowait(AuthError("auth-failed"))
+                elif rid in self._queues:
+                    self._queues[rid].put_nowait(data)
+        except Exception as exc:
+            for queue in self._queues.values():
+                queue.put_nowait(exc)
 
     async def stream(
         self, service: str, request: dict[str, Any], *, flow: str = "default"
@@ -80,25 +113,23 @@ class GatewayClient:
         """Send one request over the WebSocket; yield each response until ``complete``."""
         ws = await self._socket()
         rid = str(next(self._ids))
-        frame = {"id": rid, "service": service, "flow": flow, "request": self.scoped(request)}
-        await ws.send_str(json.dumps(frame))
-        while True:
-            msg = await ws.receive(timeout=self.timeout)
-            if msg.type != aiohttp.WSMsgType.TEXT:
-                raise GatewayError(
-                    "connection-closed", f"the gateway closed the connection ({msg.type.name})"
-                )
-            data = json.loads(msg.data)
-            if data.get("type") == "auth-failed":
-                raise AuthError("auth-failed")
-            if data.get("id") != rid:
-                continue
-            if data.get("error"):
-                err = data["error"]
-                raise GatewayError(err.get("type", "error"), err.get("message", str(err)))
-            yield data.get("response", {})
-            if data.get("complete"):
-                return
+        queue: asyncio.Queue[dict[str, Any] | BaseException] = asyncio.Queue()
+        self._queues[rid] = queue
+        try:
+            frame = {"id": rid, "service": service, "flow": flow, "request": self.scoped(request)}
+            await ws.send_str(json.dumps(frame))
+            while True:
+                data = await asyncio.wait_for(queue.get(), self.timeout)
+                if isinstance(data, BaseException):
+                    raise data
+                if data.get("error"):
+                    err = data["error"]
+                    raise GatewayError(err.get("type", "error"), err.get("message", str(err)))
+                yield data.get("response", {})
+                if data.get("complete"):
+                    return
+        finally:
+            self._queues.pop(rid, None)
 
     async def request(
         self, service: str, request: dict[str, Any], *, flow: str = "default"

@@ -167,6 +167,18 @@ async def test_the_cli_client_speaks_the_protocol(
                     pass
             assert err.value.type == "sparql-syntax"
             assert await client.request("triples", {"limit": 5}) == replies[0]
+
+            async def collect(service: str, request: dict[str, Any]) -> list[dict[str, Any]]:
+                return [r async for r in client.stream(service, request)]
+
+            # Several streams share one socket: each gets its own replies.
+            results = await asyncio.gather(
+                collect("triples", {"limit": 1}),
+                collect("sparql", {"query": "ASK { ?s ?p ?o }"}),
+                collect("triples", {"limit": 2}),
+            )
+            assert [(r["kind"], r["boolean"]) for r in results[1]] == [("boolean", False)]
+            assert results[0] == results[2] == replies
         wrong = Gateway(url=stack.url, token="nope", user="u", collection="c", debug=False)
         async with GatewayClient(wrong) as client:
             with pytest.raises(AuthError):
