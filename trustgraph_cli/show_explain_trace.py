@@ -62,13 +62,13 @@ def main(trace_id: str, max_answer: int, show_provenance: bool, fmt: str, gw: Ga
 
 async def fetch_trace(gw: Gateway, trace_id: str, include_provenance: bool) -> TraceView:
     """One EXPLAIN get-trace round trip, validated into a ``TraceView``."""
-    from trustgraph_base.errors import WireError
-    from trustgraph_base.schema.explain import ExplainResponse
-    from trustgraph_base.wire import from_json
     from trustgraph_cli.client import GatewayClient
     from trustgraph_cli.errors import GatewayError
+    from trustgraph_cli.render.lazy import preload
     from trustgraph_cli.render.output import scope_text
 
+    loading = preload("trustgraph_base.wire", "trustgraph_base.schema.explain",
+                      "trustgraph_cli.render.trace")
     missing = f"no trace {trace_id!r} in {scope_text(gw.user, gw.collection)}."
     request = {"operation": "get-trace", "id": trace_id, "include_provenance": include_provenance}
     async with GatewayClient(gw) as client:
@@ -78,6 +78,12 @@ async def fetch_trace(gw: Gateway, trace_id: str, include_provenance: bool) -> T
             if exc.type in NOT_FOUND_TYPES:
                 raise click.ClickException(missing) from None
             raise
+        finally:
+            await loading
+    from trustgraph_base.errors import WireError
+    from trustgraph_base.schema.explain import ExplainResponse
+    from trustgraph_base.wire import from_json
+
     try:
         resp = from_json(ExplainResponse, data, tolerant=True)
     except WireError as exc:
