@@ -32,7 +32,8 @@ EPILOG = """\b
 Examples:
   tg-start                              # data in ~/.local/share/explaingraph, port 8088
   tg-start --data-dir ./demo --port 8090
-  OPENAI_BASE_URL=… tg-start            # children inherit LLM settings from the environment
+  TG_LLM_BASE_URL=http://localhost:8000/v1 tg-start   # LLM settings pass through the environment
+  TG_GATEWAY_TOKEN=s3cret tg-start --host 0.0.0.0      # clients then need --token s3cret
 Stop it with Ctrl-C, or 'tg-stop' (same --data-dir) from another terminal.
 """
 
