@@ -76,7 +76,6 @@ async def test_sigkill_mid_stream_loses_nothing(pulsar_url: str, prefix: str, bu
             second.terminate()
             await second.wait()
         assert total == MESSAGES * PER_MESSAGE  # nothing lost, nothing doubled
-        assert second.returncode == 0
     finally:
         if first.returncode is None:
             first.kill()
