@@ -20,6 +20,7 @@ Examples:
 """
 
 TYPE_NAMES = {"agent": "Agent", "graph-rag": "GraphRAG", "document-rag": "DocRAG"}
+TRACE_PREFIXES = ("urn:trustgraph:agent:", "urn:trustgraph:question:", "urn:trustgraph:docrag:")
 
 
 @click.command(epilog=EPILOG)
@@ -54,7 +55,11 @@ def main(limit: int, fmt: str, gw: Gateway) -> None:
 
 
 def trace_table(traces: list[TraceSummary], style: Style) -> list[str]:
-    """Session ID, Type, Question (cut to fit), Time, and Status when any is not complete."""
+    """Session ID, Type, Question (cut to fit), Time, and Status when any is not complete.
+
+    The Session ID is the bare id (tg-show-explain-trace takes it as it is); the type
+    column says which kind of trace it names, and the JSON output keeps the full URI.
+    """
     from trustgraph_cli.render.table import render_table
     from trustgraph_cli.render.text import short_time
 
@@ -64,9 +69,17 @@ def trace_table(traces: list[TraceSummary], style: Style) -> list[str]:
         headers.append("Status")
     rows = []
     for t in traces:
-        row = [t.id, TYPE_NAMES.get(t.type, t.type), t.question, short_time(t.time)]
+        row = [session_id(t.id), TYPE_NAMES.get(t.type, t.type), t.question, short_time(t.time)]
         rows.append([*row, t.status] if with_status else row)
     return render_table(headers, rows, style, flex=2)
+
+
+def session_id(trace_id: str) -> str:
+    """``urn:trustgraph:agent:ID`` → ``ID``; any other id as it is."""
+    for prefix in TRACE_PREFIXES:
+        if trace_id.startswith(prefix) and len(trace_id) > len(prefix):
+            return trace_id[len(prefix):]
+    return trace_id
 
 
 async def fetch_traces(gw: Gateway, limit: int) -> list[TraceSummary]:

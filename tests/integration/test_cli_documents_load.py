@@ -39,7 +39,7 @@ async def test_load_list_and_show_a_pdf(stack: Stack) -> None:
     assert loaded.stdout.splitlines()[-1] == PDF  # the URI is the last line of stdout
     progress = loaded.stderr.splitlines()  # piped: plain lines, one per stage reached
     assert progress[0] == "uploading 2336/2336 bytes"
-    assert progress[-1] == "complete: 3 pages, 3 chunks, 13 edges"
+    assert progress[-1] == "complete: 3 pages, 3 chunks, 13 edges"  # plural-aware
 
     listed = await invoke(stack.url, "tg-list-documents", "--format", "json")
     (row,) = json.loads(listed.stdout)

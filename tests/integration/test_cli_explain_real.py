@@ -80,5 +80,5 @@ async def test_real_traces_render_as_golden(pulsar_url: str, prefix: str, tmp_pa
                                    "--format", "json")
             check(f"{stem}.json", normalise(as_json.stdout, started))
         listed = await invoke(stack.url, "tg-list-explain-traces")
-        assert listed.stdout.splitlines()[2].startswith("urn:trustgraph:agent:real-agent")
+        assert listed.stdout.splitlines()[2].split()[:2] == ["real-agent", "Agent"]
         check("real_list_traces.txt", listed.stdout)

@@ -103,3 +103,11 @@ def test_trace_table_adds_status_only_when_needed() -> None:
     table = trace_table([done, running], Style(width=80))
     assert table[0].split()[-1] == "Status" and table[3].endswith("in-progress")
     assert "Agent" in table[2] and "2026-01-01 00:00:00Z" in table[2]
+
+
+def test_session_ids_are_shown_bare() -> None:
+    from trustgraph_cli.list_explain_traces import session_id
+
+    assert session_id("urn:trustgraph:docrag:abc") == "abc"
+    assert session_id("urn:trustgraph:agent:") == "urn:trustgraph:agent:"
+    assert session_id("urn:other:x") == "urn:other:x"

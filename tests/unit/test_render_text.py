@@ -110,7 +110,7 @@ def test_wrap_never_loses_text_or_overflows() -> None:
         text = " ".join("x" * rng.randint(1, 40) for _ in range(rng.randint(0, 30)))
         label, width = rng.choice(["", "A", "Answer", "Observation"]), rng.randint(20, 90)
         lines = wrap_field(label, text, width)
-        limit = max(width, min(len(label) + 2, 12) + 20)
+        limit = max(width, min(len(label) + 2, 20) + 20)
         assert all(len(line) <= limit for line in lines)
         head = f"{label}: " if label else ""
         assert "".join(lines).replace(" ", "") == (head + text).replace(" ", "")

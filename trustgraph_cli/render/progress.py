@@ -70,8 +70,13 @@ class Progress:
             self._bar.update(self._task, description=info.status, completed=total, total=total,
                              counts=f"{info.chunks_done}/{info.chunks} chunks")
         if info.status == "complete":
-            click.echo(f"complete: {info.pages} pages, {info.chunks} chunks, {info.edges} edges",
-                       err=True)
+            counts = ", ".join(_plural(n, w) for n, w in (
+                (info.pages, "page"), (info.chunks, "chunk"), (info.edges, "edge")))
+            click.echo(f"complete: {counts}", err=True)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def _step(last: tuple[str, int, int], done: int, total: int) -> bool:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 MIN_TEXT_WIDTH = 20
+MAX_HANG = 20  # continuation lines hang under the value, up to this far in
+_GLUE = "\ue000"  # stands for a space that must not break (inside a truncation marker)
+_MARKER = re.compile(r"\[truncated, \d+ chars\]")
 
 
 def truncate(text: str, max_chars: int, ellipsis: str = "…") -> str:
@@ -46,13 +50,16 @@ def short_time(value: str) -> str:
 def wrap_field(label: str, value: str, width: int) -> list[str]:
     """``Label: value`` wrapped to ``width``, continuation lines hanging under the value."""
     head = f"{label}: " if label else ""
-    hang = " " * min(len(head), 12)
+    hang = " " * min(len(head), MAX_HANG)
     width = max(width, len(hang) + MIN_TEXT_WIDTH)
     lines: list[str] = []
     for n, para in enumerate(value.splitlines() or [""]):
         first = head if n == 0 else hang
         if len(first) + len(para) <= width and "  " not in para:
             lines.append((first + para).rstrip())  # the common case: it fits as it is
+        elif "[truncated, " in para:
+            glued = _MARKER.sub(lambda m: m.group().replace(" ", _GLUE), para)
+            lines.extend(w.replace(_GLUE, " ") for w in _greedy(glued.split(), first, hang, width))
         else:
             lines.extend(_greedy(para.split(), first, hang, width))
     return lines
