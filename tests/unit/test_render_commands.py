@@ -111,3 +111,21 @@ def test_session_ids_are_shown_bare() -> None:
     assert session_id("urn:trustgraph:docrag:abc") == "abc"
     assert session_id("urn:trustgraph:agent:") == "urn:trustgraph:agent:"
     assert session_id("urn:other:x") == "urn:other:x"
+
+
+def test_plain_progress_prints_each_stage_once_then_the_summary(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from trustgraph_cli.render.progress import Progress
+
+    with Progress(live=False) as progress:
+        progress.update("uploading", 10, 10, "bytes")
+        progress.update("decoding", 0, 0)
+        progress.update("decoding", 0, 0)
+        for done in range(0, 101):
+            progress.update("extracting", done, 100, "chunks")
+        progress.finish(info(status="complete", pages=1, chunks=100, chunks_done=100, edges=7))
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[:3] == ["uploading 10/10 bytes", "decoding", "extracting 0/100 chunks"]
+    assert len(lines) <= 16  # extraction in steps of about a tenth, not a line per chunk
+    assert lines[-2:] == ["extracting 100/100 chunks", "complete: 1 page, 100 chunks, 7 edges"]

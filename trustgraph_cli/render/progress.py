@@ -20,6 +20,7 @@ class Progress:
         self._bar: Any = None
         self._task: Any = None
         self._last: tuple[str, int, int] | None = None
+        self._summary: str | None = None
 
     @classmethod
     def detect(cls) -> Progress:
@@ -50,6 +51,8 @@ class Progress:
     ) -> None:
         if self._bar is not None:
             self._bar.stop()
+        if self._summary is not None:  # after the bar, so it is not drawn over
+            click.echo(self._summary, err=True)
 
     def update(self, stage: str, done: int, total: int, unit: str = "") -> None:
         """Show the current stage; plain mode prints a line only when something changed."""
@@ -72,7 +75,7 @@ class Progress:
         if info.status == "complete":
             counts = ", ".join(_plural(n, w) for n, w in (
                 (info.pages, "page"), (info.chunks, "chunk"), (info.edges, "edge")))
-            click.echo(f"complete: {counts}", err=True)
+            self._summary = f"complete: {counts}"
 
 
 def _plural(n: int, word: str) -> str:
