@@ -64,6 +64,9 @@ async def test_load_list_and_show_a_pdf(stack: Stack) -> None:
     doc = json.loads(as_json.stdout)
     assert [p["number"] for p in doc["pages"]] == [1, 2, 3]
     assert all(c["content"] for p in doc["pages"] for c in p["chunks"])  # full text, not cut
+    hidden = await invoke(stack.url, "tg-show-document-hierarchy", PDF, "-U", "bob")
+    assert hidden.code == 1
+    assert hidden.stderr == f"Error: no document '{PDF}' in collection 'default' of user 'bob'.\n"
 
 
 async def test_document_errors(stack: Stack, tmp_path: Path) -> None:
