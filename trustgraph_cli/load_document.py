@@ -39,9 +39,12 @@ POLL_SECONDS = 0.25
 @click.option("--chunk-overlap", type=click.IntRange(0, 50_000), default=None,
               help="Characters shared by consecutive chunks [default: the chunker's].")
 @click.option("--no-wait", is_flag=True, help="Return once uploaded; do not follow processing.")
+@click.option("--stall-timeout", type=click.FloatRange(min=1), default=600, show_default=True,
+              help="Give up waiting when processing makes no progress for this many seconds.")
 @gateway_options
 def main(file: Path, doc_id: str | None, title: str | None, mime_type: str | None,
-         chunk_size: int | None, chunk_overlap: int | None, no_wait: bool, gw: Gateway) -> None:
+         chunk_size: int | None, chunk_overlap: int | None, no_wait: bool, stall_timeout: float,
+         gw: Gateway) -> None:
     """Load a PDF, text or Markdown FILE and wait until it is decoded, chunked and extracted.
 
     Progress goes to stderr (a bar on a terminal, plain lines otherwise); the document
@@ -55,7 +58,8 @@ def main(file: Path, doc_id: str | None, title: str | None, mime_type: str | Non
     meta = {"id": doc_id or default_id(file, digest), "title": title or file.name, "mime_type": mime,
             "chunk_size": chunk_size, "chunk_overlap": chunk_overlap}
     size = file.stat().st_size
-    info: DocumentInfo = run(gw, lambda: load(gw, file, size, meta, wait=not no_wait))
+    wait = None if no_wait else stall_timeout
+    info: DocumentInfo = run(gw, lambda: load(gw, file, size, meta, wait=wait))
     if info.status == "failed":
         raise click.ClickException(f"processing {info.id} failed: {info.error or 'no reason given'}.")
     click.echo(info.id)
@@ -96,18 +100,21 @@ def default_id(file: Path, digest: str) -> str:
 
 
 async def load(
-    gw: Gateway, file: Path, size: int, meta: dict[str, Any], *, wait: bool
+    gw: Gateway, file: Path, size: int, meta: dict[str, Any], *, wait: float | None
 ) -> DocumentInfo:
-    """Upload in parts, then (if ``wait``) poll the librarian until the document is done."""
+    """Upload in parts, then (unless ``wait`` is None) follow the document until it is done.
+
+    ``wait`` is the stall timeout: how long processing may go without visible progress.
+    """
     from trustgraph_cli.client import GatewayClient
     from trustgraph_cli.render.progress import Progress
 
     with Progress.detect() as progress:
         async with GatewayClient(gw) as client:
             info = await upload(client, file, size, meta, progress)
-            if not wait:
+            if wait is None:
                 return info
-            return await follow(client, info, progress)
+            return await follow(client, info, progress, stall=wait)
 
 
 async def upload(
@@ -130,11 +137,22 @@ async def upload(
     return _info(data)
 
 
-async def follow(client: GatewayClient, info: DocumentInfo, progress: Any) -> DocumentInfo:
+async def follow(
+    client: GatewayClient, info: DocumentInfo, progress: Any, *, stall: float
+) -> DocumentInfo:
     """Poll get-document until the document is complete or failed, reporting each stage."""
     import asyncio
 
+    clock = asyncio.get_running_loop().time
+    seen, since = None, clock()
     while info.status not in ("complete", "failed"):
+        counters = (info.status, info.pages, info.chunks, info.chunks_done, info.edges)
+        if counters != seen:
+            seen, since = counters, clock()
+        elif clock() - since > stall:
+            raise click.ClickException(
+                f"{info.id} made no progress for {stall:g} s ({describe(info)}). Check that "
+                "the processors run (tg-start), then follow it with tg-list-documents.")
         stage, done, total = stage_of(info)
         progress.update(stage, done, total, "chunks" if stage == "extracting" else "")
         await asyncio.sleep(POLL_SECONDS)
@@ -150,6 +168,12 @@ def stage_of(info: DocumentInfo) -> tuple[str, int, int]:
     if info.chunks == 0:
         return ("chunking", 0, 0) if info.pages else ("decoding", 0, 0)
     return "extracting", info.chunks_done, info.chunks
+
+
+def describe(info: DocumentInfo) -> str:
+    """Where a document got to, in words."""
+    return (f"status {info.status}, {info.pages} pages, "
+            f"{info.chunks_done}/{info.chunks} chunks extracted")
 
 
 def _info(data: dict[str, Any]) -> DocumentInfo:

@@ -93,3 +93,16 @@ async def test_document_errors(stack: Stack, tmp_path: Path) -> None:
     assert states[uri] in ("processing", "complete") and "failed" in states.values()
     other = await invoke(stack.url, "tg-list-documents", "-U", "bob")
     assert other.stdout == "No documents in collection 'default' of user 'bob'.\n"
+
+
+async def test_a_stalled_pipeline_is_reported_not_waited_on_forever(
+    pulsar_url: str, prefix: str, tmp_path: Path
+) -> None:
+    async with Stack(pulsar_url, prefix, [librarian.proc], data_dir=tmp_path) as alone:
+        # No decoder runs: the document is stored and then never makes progress.
+        result = await invoke(alone.url, "tg-load-document", str(SAMPLES / "writers.md"),
+                              "--stall-timeout", "1")
+        assert result.code == 1 and result.stdout == ""
+        error = result.stderr.splitlines()[-1]
+        assert error.startswith("Error: urn:trustgraph:doc:writers-") and "no progress for 1 s" in error
+        assert "status processing, 0 pages, 0/0 chunks extracted" in error
