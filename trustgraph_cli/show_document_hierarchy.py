@@ -57,13 +57,13 @@ def main(doc_id: str, show_content: bool, max_content: int, fmt: str, gw: Gatewa
 
 async def fetch_document(gw: Gateway, doc_id: str, with_content: bool) -> DocumentView:
     """One EXPLAIN document-hierarchy round trip, plus one get-content for every chunk."""
-    from trustgraph_base.errors import WireError
-    from trustgraph_base.schema.explain import ExplainResponse
-    from trustgraph_base.wire import from_json
     from trustgraph_cli.client import GatewayClient
     from trustgraph_cli.errors import GatewayError
+    from trustgraph_cli.render.lazy import preload
     from trustgraph_cli.render.output import scope_text
 
+    loading = preload("trustgraph_base.wire", "trustgraph_base.schema.explain",
+                      "trustgraph_cli.render.document")
     missing = f"no document {doc_id!r} in {scope_text(gw.user, gw.collection)}."
     async with GatewayClient(gw) as client:
         try:
@@ -72,6 +72,12 @@ async def fetch_document(gw: Gateway, doc_id: str, with_content: bool) -> Docume
             if exc.type in NOT_FOUND_TYPES:
                 raise click.ClickException(missing) from None
             raise
+        finally:
+            await loading
+        from trustgraph_base.errors import WireError
+        from trustgraph_base.schema.explain import ExplainResponse
+        from trustgraph_base.wire import from_json
+
         try:
             doc = from_json(ExplainResponse, data, tolerant=True).document
         except WireError as exc:
