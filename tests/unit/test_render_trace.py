@@ -92,3 +92,13 @@ def test_piped_ascii_and_colour_on_a_terminal() -> None:
     assert not any(ord(c) > 127 for c in ascii_out)
     coloured = render_trace(samples.agent(), Style(color=True), TraceOptions())
     assert "\x1b[" in coloured and "\x1b[" not in render_trace(samples.agent(), PLAIN, TraceOptions())
+
+
+def test_a_rag_trace_in_progress_names_the_stage_it_waits_for() -> None:
+    partial = samples.graph_rag().model_copy(
+        update={"status": "in-progress", "synthesis": None, "answer": None, "focus": None,
+                "edges": []})
+    assert show(partial)[-1] == "  └── Focus: (in progress)"
+    doc = samples.doc_rag().model_copy(
+        update={"status": "in-progress", "synthesis": None, "answer": None})
+    assert show(doc)[-1] == "  └── Synthesis: (in progress)"
