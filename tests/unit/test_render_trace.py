@@ -102,3 +102,11 @@ def test_a_rag_trace_in_progress_names_the_stage_it_waits_for() -> None:
     doc = samples.doc_rag().model_copy(
         update={"status": "in-progress", "synthesis": None, "answer": None})
     assert show(doc)[-1] == "  └── Synthesis: (in progress)"
+
+
+def test_stages_arriving_out_of_order_still_name_the_missing_one() -> None:
+    early_focus = samples.graph_rag().model_copy(
+        update={"status": "in-progress", "exploration": None, "synthesis": None, "answer": None})
+    out = show(early_focus)
+    assert out[-1] == "  └── Exploration: (in progress)"
+    assert "  ├── Focus: urn:trustgraph:question:g1/focus" in out

@@ -110,12 +110,10 @@ class _Builder:
             answer = _answer(self.cut(view.answer or ""))
             nodes.append(self.stage("Synthesis", view.synthesis, view, "synthesis", answer))
         elif view.status == "in-progress":
-            order = (
-                ["Exploration", "Focus", "Synthesis"]
-                if view.type == "graph-rag"
-                else ["Exploration", "Synthesis"]
-            )
-            nodes.append(self.pending(order[len(nodes)]))
+            stages = {"Exploration": view.exploration, "Focus": view.focus, "Synthesis": None}
+            if view.type != "graph-rag":
+                del stages["Focus"]
+            nodes.append(self.pending(next(n for n, uri in stages.items() if uri is None)))
         return nodes
 
     def exploration(self, view: TraceView, uri: str) -> Node:
