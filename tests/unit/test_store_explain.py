@@ -22,6 +22,7 @@ from trustgraph_base.errors import ServiceError
 from trustgraph_base.provenance import uris
 from trustgraph_base.rdf.terms import LiteralTerm, Triple, iri
 from trustgraph_flow.store import explain, hierarchy
+from trustgraph_flow.store.index import NEWEST, sort_key
 from trustgraph_flow.store.stores import Handle, Stores, safe_name
 from trustgraph_flow.store.writer import write_batch
 
@@ -173,3 +174,14 @@ def test_lru_evicts_and_reopens(stores: Stores) -> None:
         write_batch(stores, [msg(graph_rag(user, 1), user=user)])
     assert len(handle(stores).store) > 0  # reopened after eviction
     assert stores.drop("bob", "default") and stores.get("bob", "default") is None
+
+
+def test_newest_list_is_one_partial_index_scan(stores: Stores) -> None:
+    plan = handle(stores).index.db.execute("EXPLAIN QUERY PLAN " + NEWEST, (50,)).fetchall()
+    detail = " ".join(str(row[-1]) for row in plan)
+    assert "traces_top" in detail and "TEMP B-TREE" not in detail
+
+
+def test_times_in_other_zones_sort_by_instant() -> None:
+    assert sort_key("2026-01-01T10:00:00+02:00") < sort_key("2026-01-01T09:00:00Z") < sort_key("2026-01-01T09:30:00.5Z")
+    assert sort_key("not a time") == "not a time"

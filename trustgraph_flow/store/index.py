@@ -41,6 +41,10 @@ ON CONFLICT(id) DO UPDATE SET
     complete = max(excluded.complete, complete), failed = max(excluded.failed, failed)
 """
 
+NEWEST = (
+    "SELECT id, kind, question, time, parent, complete, failed FROM traces "
+    "WHERE parent IS NULL AND is_question = 1 ORDER BY sort_time DESC LIMIT ?"
+)
 _KINDS = {TG.AgentQuestion.i: "agent", TG.GraphRagQuestion.i: "graph-rag", TG.DocRagQuestion.i: "document-rag"}
 _FINAL_SUFFIXES = ("/final", "/synthesis")
 
@@ -144,12 +148,7 @@ class TraceIndex:
 
     def newest(self, limit: int) -> list[TraceRow]:
         """The newest top-level traces, newest first (one partial-index scan)."""
-        cur = self.db.execute(
-            "SELECT id, kind, question, time, parent, complete, failed FROM traces "
-            "WHERE parent IS NULL AND is_question = 1 ORDER BY sort_time DESC LIMIT ?",
-            (limit,),
-        )
-        return [_row(r) for r in cur]
+        return [_row(r) for r in self.db.execute(NEWEST, (limit,))]
 
     def get(self, trace_id: str) -> TraceRow | None:
         cur = self.db.execute(
