@@ -54,6 +54,8 @@ def test_document_rag_lists_chunks_and_says_when_a_source_is_missing() -> None:
     assert "  │   Chunks retrieved: 2" in out
     assert "  │   ├── Chunk 1: urn:trustgraph:doc:sample/p1/c0" in out
     assert "  │       Source: (none recorded)" in out
+    # the chunk URI is the node's title already: the source line does not repeat it
+    assert '  │   │   Source: chunk 0 → page 1 → "Sample PDF" (urn:trustgraph:doc:sample)' in out
     assert out[-1] == "      Answer: The fox is quick and brown."
 
 

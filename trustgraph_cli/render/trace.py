@@ -128,7 +128,7 @@ class _Builder:
         for n, chunk in enumerate(view.chunks, start=1):
             child = Node(f"Chunk {n}", chunk.uri)
             if self.opts.show_provenance:
-                self.sources(child, chunk.sources)
+                self.sources(child, chunk.sources, within=chunk.uri)
             node.children.append(child)
         return node
 
@@ -142,11 +142,12 @@ class _Builder:
             node.children.append(child)
         return node
 
-    def sources(self, node: Node, sources: list[SourceRef]) -> None:
+    def sources(self, node: Node, sources: list[SourceRef], within: str | None = None) -> None:
+        """One Source line per origin; ``within`` is a chunk the node already names."""
         if not sources:
             node.add("Source", "(none recorded)", "dim")
         for ref in sources:
-            node.add("Source", source_text(ref, self.style), "dim")
+            node.add("Source", source_text(ref, self.style, named=ref.chunk == within), "dim")
 
 
 def _answer(text: str) -> Field:
@@ -167,10 +168,12 @@ def edge_text(edge: EdgeView, style: Style) -> str:
     return style.arrow.join(parts)
 
 
-def source_text(ref: SourceRef, style: Style) -> str:
-    """chunk → page N → document title (URI)."""
-    chunk = f"chunk {ref.chunk_index} ({ref.chunk})" if ref.chunk_index is not None else ref.chunk
-    parts = [chunk]
+def source_text(ref: SourceRef, style: Style, *, named: bool = False) -> str:
+    """chunk → page N → document title (URI); ``named``: the chunk URI is shown already."""
+    chunk = ref.chunk if not named else ""
+    if ref.chunk_index is not None:
+        chunk = f"chunk {ref.chunk_index} ({ref.chunk})" if not named else f"chunk {ref.chunk_index}"
+    parts = [chunk] if chunk else []
     if ref.page is not None:
         parts.append(f"page {ref.page_number}" if ref.page_number is not None else ref.page)
     parts.append(f'"{ref.title}" ({ref.document})' if ref.title else ref.document)

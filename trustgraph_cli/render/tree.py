@@ -42,8 +42,8 @@ class Node:
     value_paint: Paint = ("dim",)
 
     def add(self, label: str, value: str | None, *paint: str) -> None:
-        """Add a field unless ``value`` is None."""
-        if value is not None:
+        """Add a field unless ``value`` is None or empty."""
+        if value:
             self.fields.append(Field(label, value, paint))
 
 
