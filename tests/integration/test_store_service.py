@@ -150,3 +150,14 @@ async def test_queries_and_explain_over_the_bus(clients, bus: Bus, topics: Topic
     assert await listing() == ids[1:]
     gone = TriplesQueryRequest(s=iri(uris.graph_rag_question_uri("g-sub")), user="alice")
     assert (await triples_c.request(gone, timeout=10)).triples == []
+
+
+async def test_reply_too_large_is_an_error_naming_the_fix(clients, bus: Bus, topics: Topics) -> None:  # type: ignore[no-untyped-def]
+    triples_c, _, _ = clients
+    big = "x" * 1_000_000
+    await publish(bus, topics, *(msg([Triple(s=iri(f"urn:big:{i}"), p=iri("urn:big"), o=LiteralTerm(v=big))], f"big{i}") for i in range(5)))
+    query = TriplesQueryRequest(p=iri("urn:big"), user="alice", limit=2)
+    await eventually(lambda: triples_c.request(query, timeout=10), lambda r: len(r.triples) == 2)
+    with pytest.raises(ServiceError) as err:
+        await eventually(lambda: triples_c.request(query.model_copy(update={"limit": 10}), timeout=10), lambda r: False)
+    assert err.value.type == "result-too-large" and "lower the limit" in err.value.message

@@ -14,6 +14,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
 
+from pydantic import BaseModel
+
 from trustgraph_base.errors import ServiceError
 from trustgraph_base.messaging import (
     EXPLAIN,
@@ -33,12 +35,14 @@ from trustgraph_base.schema.store import (
     TriplesQueryResponse,
 )
 from trustgraph_base.settings import ProcessorSettings
+from trustgraph_base.wire import encode
 from trustgraph_flow.store import explain, hierarchy, query
 from trustgraph_flow.store.stores import Stores
 from trustgraph_flow.store.writer import write_batch
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+R = TypeVar("R", bound=BaseModel)
 
 
 class StoreSettings(ProcessorSettings):
@@ -48,6 +52,20 @@ class StoreSettings(ProcessorSettings):
 
 
 proc: Processor[StoreSettings] = Processor("store", StoreSettings)
+
+
+MAX_REPLY_BYTES = 4 * 1024 * 1024  # Pulsar refuses messages over 5 MB
+
+
+def checked(resp: R) -> R:
+    """Refuse a reply too large to publish, naming the fix, instead of failing at the broker."""
+    size = len(encode(resp))
+    if size > MAX_REPLY_BYTES:
+        raise ServiceError(
+            "result-too-large",
+            f"the result is {size / 1e6:.1f} MB, over the {MAX_REPLY_BYTES / 1e6:.1f} MB a reply may carry: lower the limit or narrow the query",
+        )
+    return resp
 
 
 async def run(ctx: Context[StoreSettings], fn: Callable[[Stores], T]) -> T:
@@ -85,7 +103,7 @@ async def store_triples(batch: list[Triples], ctx: Context[StoreSettings]) -> No
 async def triples(req: TriplesQueryRequest, ctx: Context[StoreSettings]) -> TriplesQueryResponse:
     def go(stores: Stores) -> TriplesQueryResponse:
         handle = stores.get(req.user, req.collection)
-        return query.triples_query(handle.store if handle else None, req)
+        return checked(query.triples_query(handle.store if handle else None, req))
 
     return await run(ctx, go)
 
@@ -94,7 +112,7 @@ async def triples(req: TriplesQueryRequest, ctx: Context[StoreSettings]) -> Trip
 async def sparql(req: SparqlQueryRequest, ctx: Context[StoreSettings]) -> SparqlQueryResponse:
     def go(stores: Stores) -> SparqlQueryResponse:
         handle = stores.get(req.user, req.collection)
-        return query.sparql(handle.store if handle else None, req)
+        return checked(query.sparql(handle.store if handle else None, req))
 
     return await run(ctx, go)
 
@@ -125,7 +143,7 @@ def explain_op(stores: Stores, req: ExplainRequest) -> ExplainResponse:
 
 @proc.service(EXPLAIN)
 async def explain_service(req: ExplainRequest, ctx: Context[StoreSettings]) -> ExplainResponse:
-    return await run(ctx, lambda stores: explain_op(stores, req))
+    return await run(ctx, lambda stores: checked(explain_op(stores, req)))
 
 
 def main() -> None:
