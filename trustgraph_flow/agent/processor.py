@@ -10,7 +10,7 @@ conclusion that says so.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -55,6 +55,7 @@ class Settings(ProcessorSettings):
     max_iterations: int = Field(default=10, ge=1, le=1000)
     tools: str = ""  # JSON list of tool objects (see docs/agent.md); empty = the three defaults
     tool_timeout: float = Field(default=120.0, gt=0)
+    explainable: bool = True  # false: no trace triples, no explain events; still answers
 
 
 proc: Processor[Settings] = Processor("agent", Settings)
@@ -100,22 +101,29 @@ class Session:
     max_iterations: int
     prior: list[Step]
     steps: list[Step] = field(default_factory=list)
+    explainable: bool = True
 
     @property
     def last_uri(self) -> str:
         return uris.agent_iteration_uri(self.uri, len(self.steps)) if self.steps else self.uri
 
-    async def publish(self, entity_uri: str, triples: list[Triple]) -> AgentResponse:
-        """Publish one trace entity now; return the explain event that names it."""
+    async def publish(
+        self, entity_uri: str, build: Callable[[], list[Triple]]
+    ) -> AgentResponse | None:
+        """Publish one trace entity now; the explain event that names it (None: not explainable)."""
+        if not self.explainable:
+            return None  # the triples are not even built: off costs nothing
         meta = Metadata(id=entity_uri, user=self.req.user, collection=self.req.collection)
-        await self.ctx.publish(TRIPLES_STORE, Triples(metadata=meta, triples=triples))
+        await self.ctx.publish(TRIPLES_STORE, Triples(metadata=meta, triples=build()))
         return _event("explain", explain_id=entity_uri)
 
     async def run(self) -> AsyncIterator[AgentResponse]:
         """Every event of the session, the last one the final answer."""
-        yield await self.publish(
-            self.uri, agent_session_triples(self.uri, self.req.question, self.started_at)
+        opened = await self.publish(
+            self.uri, lambda: agent_session_triples(self.uri, self.req.question, self.started_at)
         )
+        if opened is not None:
+            yield opened
         for n in range(1, self.max_iterations + 1):
             reply = await self.think()
             iteration_uri = uris.agent_iteration_uri(self.uri, n)
@@ -140,22 +148,21 @@ class Session:
                 step = Step(parsed.thought, parsed.tool, parsed.arguments, observation)
             explain = await self.record(step)
             yield _event("observation", step.observation)
-            yield explain
+            if explain is not None:
+                yield explain
         async for event in self.conclude(stopped_answer(self.max_iterations)):
             yield event
 
-    async def record(self, step: Step) -> AgentResponse:
+    async def record(self, step: Step) -> AgentResponse | None:
         """Publish the next analysis (the trace first, before the client hears of it)."""
         uri = uris.agent_iteration_uri(self.uri, len(self.steps) + 1)
-        triples = agent_iteration_triples(
+        previous = self.last_uri
+        explain = await self.publish(
             uri,
-            self.last_uri,
-            step.thought,
-            step.action,
-            step.arguments,
-            step.observation,
+            lambda: agent_iteration_triples(
+                uri, previous, step.thought, step.action, step.arguments, step.observation
+            ),
         )
-        explain = await self.publish(uri, triples)
         self.steps.append(step)
         return explain
 
@@ -175,7 +182,7 @@ class Session:
         return reply.response
 
     async def fail(self, message: str) -> None:
-        await self.publish(self.uri, failure_triples(self.uri, GRAPH_RETRIEVAL, message))
+        await self.publish(self.uri, lambda: failure_triples(self.uri, GRAPH_RETRIEVAL, message))
 
     async def act(self, name: str, arguments: dict[str, Any], iteration_uri: str) -> str:
         """Run the named tool; any failure becomes an ``Error: …`` observation."""
@@ -187,7 +194,7 @@ class Session:
             ctx=self.ctx,
             user=self.req.user,
             collection=self.req.collection,
-            parent_uri=iteration_uri,
+            parent_uri=iteration_uri if self.explainable else "",  # no trace to hang it on
             timeout=self.ctx.settings.tool_timeout,
         )
         try:
@@ -199,12 +206,17 @@ class Session:
 
     async def conclude(self, answer: str) -> AsyncIterator[AgentResponse]:
         final_uri = uris.agent_final_uri(self.uri)
-        yield await self.publish(final_uri, agent_final_triples(final_uri, self.last_uri, answer))
+        last = self.last_uri
+        explain = await self.publish(
+            final_uri, lambda: agent_final_triples(final_uri, last, answer)
+        )
+        if explain is not None:
+            yield explain
         yield AgentResponse(
             message_type="answer",
             content=answer,
-            explain_id=self.uri,
-            explain_graph=GRAPH_RETRIEVAL,
+            explain_id=self.uri if self.explainable else None,
+            explain_graph=GRAPH_RETRIEVAL if self.explainable else None,
             end_of_stream=True,
         )
 
@@ -246,6 +258,7 @@ def open_session(req: AgentRequest, ctx: Context[Settings]) -> Session:
         tools=tools,
         max_iterations=req.max_iterations or ctx.settings.max_iterations,
         prior=prior,
+        explainable=ctx.settings.explainable,
     )
 
 

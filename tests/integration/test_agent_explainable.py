@@ -1,0 +1,108 @@
+"""The agent's ``explainable`` setting on the real broker: off publishes no trace and no
+explain events, yet answers; on (the default) publishes the question, analysis and
+conclusion. The offline engine drives the loop; a stand-in GraphRAG answers at once."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+from pulsar.asyncio import Consumer
+
+from tests.conftest import RunningProcessors
+from trustgraph_base.messaging import (
+    AGENT,
+    GRAPH_RAG,
+    TRIPLES_STORE,
+    Bus,
+    Context,
+    Processor,
+    RequestClient,
+    Topics,
+)
+from trustgraph_base.schema import (
+    AgentRequest,
+    AgentResponse,
+    GraphRagRequest,
+    GraphRagResponse,
+    Metadata,
+    Triples,
+)
+from trustgraph_base.settings import ProcessorSettings
+from trustgraph_base.wire import decode
+from trustgraph_flow.agent import processor as agent
+from trustgraph_flow.llm import processor as llm
+
+PARIS = "Paris is the capital of France."
+SENTINEL = "urn:test:sentinel"
+
+
+def standin_graph_rag(seen: list[GraphRagRequest]) -> Processor[ProcessorSettings]:
+    """GraphRAG that answers at once and publishes nothing."""
+    proc: Processor[ProcessorSettings] = Processor("standin-graph-rag")
+
+    @proc.service(GRAPH_RAG)
+    async def answer(req: GraphRagRequest, ctx: Context[ProcessorSettings]) -> GraphRagResponse:
+        seen.append(req)
+        return GraphRagResponse(response=PARIS)
+
+    return proc
+
+
+async def published_before_sentinel(bus: Bus, topics: Topics, consumer: Consumer) -> list[str]:
+    """Entity ids on triples-store up to a sentinel we publish now (all earlier sends are in)."""
+    meta = Metadata(id=SENTINEL, user="u", collection="c")
+    await bus.publish(topics.topic(TRIPLES_STORE), Triples(metadata=meta, triples=[]))
+    ids: list[str] = []
+    while not ids or ids[-1] != SENTINEL:
+        msg = await asyncio.wait_for(consumer.receive(), 10)
+        ids.append(decode(Triples, msg.data()).metadata.id)
+        await consumer.acknowledge(msg)
+    return ids[:-1]
+
+
+@pytest.fixture
+async def client(
+    bus: Bus, topics: Topics
+) -> AsyncIterator[RequestClient[AgentRequest, AgentResponse]]:
+    c = RequestClient(bus, topics, AGENT, "explainable-tester")
+    yield c
+    await c.close()
+
+
+@pytest.mark.parametrize("explainable", [False, True])
+async def test_explainable_setting_controls_the_trace(
+    explainable: bool,
+    processors: RunningProcessors,
+    settings: ProcessorSettings,
+    bus: Bus,
+    topics: Topics,
+    client: RequestClient[AgentRequest, AgentResponse],
+) -> None:
+    watch = await bus.subscribe(topics.topic(TRIPLES_STORE), "test-watch")
+    seen: list[GraphRagRequest] = []
+    base = settings.model_dump()
+    await processors.start(llm.proc, llm.Settings(**base))  # no base URL: the offline engine
+    await processors.start(standin_graph_rag(seen), settings)
+    await processors.start(agent.proc, agent.Settings(**base, explainable=explainable))
+
+    req = AgentRequest(question="What is the capital of France?", streaming=True, session_id="s1")
+    events = [e async for e in client.stream(req, timeout=30)]
+    ids = await published_before_sentinel(bus, topics, watch)
+
+    s = "urn:trustgraph:agent:s1"
+    answer = events[-1]
+    assert answer.message_type == "answer"
+    assert answer.content == PARIS
+    assert [e.message_type for e in events if e.message_type != "thought"] == (
+        ["explain", "action", "observation", "explain", "explain", "answer"]
+        if explainable
+        else ["action", "observation", "answer"]
+    )
+    if explainable:
+        assert ids == [s, f"{s}/i1", f"{s}/final"]
+        assert (answer.explain_id, seen[0].parent_uri) == (s, f"{s}/i1")
+    else:
+        assert ids == []
+        assert (answer.explain_id, answer.explain_graph, seen[0].parent_uri) == (None, None, "")
