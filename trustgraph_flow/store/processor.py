@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
 
+import pyoxigraph as ox
 from pydantic import BaseModel
 
 from trustgraph_base.errors import ServiceError
@@ -36,7 +37,7 @@ from trustgraph_base.schema.store import (
 )
 from trustgraph_base.settings import ProcessorSettings
 from trustgraph_base.wire import encode
-from trustgraph_flow.store import explain, hierarchy, query
+from trustgraph_flow.store import deletion, explain, hierarchy, query
 from trustgraph_flow.store.stores import Stores
 from trustgraph_flow.store.writer import write_batch
 
@@ -132,13 +133,26 @@ def explain_op(stores: Stores, req: ExplainRequest) -> ExplainResponse:
     if req.operation == "delete-trace":
         explain.delete_trace(handle, req.id)
         return ExplainResponse()
-    try:
-        doc = hierarchy.document_view(handle.store if handle else None, document_uri(req.id))
-    except ValueError as exc:
-        raise ServiceError("bad-request", f"malformed document id {req.id!r}: {exc}") from None
+    if req.operation == "delete-document":
+        if handle is None or not deletion.delete_document(handle.store, doc_iri(req.id)):
+            raise ServiceError("not-found", f"no document {req.id!r} in this collection")
+        return ExplainResponse()
+    if req.operation != "document-hierarchy":
+        raise ServiceError("bad-request", f"unknown operation {req.operation!r}")
+    doc = hierarchy.document_view(handle.store if handle else None, doc_iri(req.id))
     if doc is None:
         raise ServiceError("not-found", f"no document {req.id!r} in this collection")
     return ExplainResponse(document=doc)
+
+
+def doc_iri(doc_id: str) -> str:
+    """The document URI of an id or URI, checked as pyoxigraph would; bad-request otherwise."""
+    try:
+        uri = document_uri(doc_id)
+        ox.NamedNode(uri)
+    except ValueError as exc:
+        raise ServiceError("bad-request", f"malformed document id {doc_id!r}: {exc}") from None
+    return uri
 
 
 @proc.service(EXPLAIN)

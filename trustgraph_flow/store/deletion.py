@@ -1,0 +1,115 @@
+"""Deleting a document: its provenance in urn:graph:source and the facts only it supports.
+
+Removal is quad by quad (pyoxigraph has no multi-statement transaction short of SPARQL
+text, and user strings never become query text), in an order that keeps a retry complete
+after a crash: facts first, then the derived entities and activities, the document
+entity last, so the document stays findable until everything under it is gone.
+"""
+
+from __future__ import annotations
+
+import pyoxigraph as ox
+
+from trustgraph_base.provenance.namespaces import PROV, RDF, RDFS, TG
+from trustgraph_flow.store.convert import DEFAULT_GRAPH
+from trustgraph_flow.store.lookup import SOURCE, has_type, n
+
+_LABEL = n(RDFS.label)
+
+
+def derived(store: ox.Store, doc: ox.NamedNode) -> list[ox.NamedNode]:
+    """The document and every entity derived from it, transitively (pages, chunks, subgraphs)."""
+    found, pending = [doc], [doc]
+    seen = {doc.value}
+    while pending:
+        parent = pending.pop()
+        for q in store.quads_for_pattern(None, n(PROV.wasDerivedFrom), parent, SOURCE):
+            child = q.subject
+            if isinstance(child, ox.NamedNode) and child.value not in seen:
+                seen.add(child.value)
+                found.append(child)
+                pending.append(child)
+    return found
+
+
+def activities(store: ox.Store, entities: list[ox.NamedNode]) -> list[ox.NamedNode]:
+    """The activities named under one of the entities (``{entity}/activity/…``).
+
+    One scan of the activities: some (the document's decode) are not linked from a
+    remaining entity, so following ``prov:wasGeneratedBy`` would miss them.
+    """
+    owners = {e.value for e in entities}
+    found = store.quads_for_pattern(None, n(RDF.type), n(PROV.Activity), SOURCE)
+    return [
+        q.subject for q in found
+        if isinstance(q.subject, ox.NamedNode) and q.subject.value.rpartition("/activity/")[0] in owners
+    ]
+
+
+def exists(store: ox.Store, doc: ox.NamedNode) -> bool:
+    """Whether the store holds the document entity or anything derived from it."""
+    return has_type(store, doc, TG.Document, SOURCE) or any(
+        True for _ in store.quads_for_pattern(None, n(PROV.wasDerivedFrom), doc, SOURCE)
+    )
+
+
+def orphaned_edges(store: ox.Store, subgraphs: set[str]) -> list[ox.Triple]:
+    """Edges contained by the given subgraphs and by no other subgraph."""
+    out: list[ox.Triple] = []
+    seen: set[ox.Triple] = set()
+    for sg in subgraphs:
+        for q in store.quads_for_pattern(ox.NamedNode(sg), n(TG.contains), None, SOURCE):
+            edge = q.object
+            if not isinstance(edge, ox.Triple) or edge in seen:
+                continue
+            seen.add(edge)
+            holders = store.quads_for_pattern(None, n(TG.contains), edge, SOURCE)
+            if all(isinstance(h.subject, ox.NamedNode) and h.subject.value in subgraphs for h in holders):
+                out.append(edge)
+    return out
+
+
+def in_use(store: ox.Store, iri: ox.NamedNode) -> bool:
+    """Whether a default-graph edge other than a label still uses ``iri``."""
+    as_subject = (q for q in store.quads_for_pattern(iri, None, None, DEFAULT_GRAPH) if q.predicate != _LABEL)
+    return (
+        any(True for _ in as_subject)
+        or any(True for _ in store.quads_for_pattern(None, iri, None, DEFAULT_GRAPH))
+        or any(True for _ in store.quads_for_pattern(None, None, iri, DEFAULT_GRAPH))
+    )
+
+
+def remove_facts(store: ox.Store, edges: list[ox.Triple]) -> int:
+    """Remove the edges from the default graph, then the labels of IRIs no edge uses any more."""
+    iris: dict[str, ox.NamedNode] = {}
+    removed = 0
+    for edge in edges:
+        quad = ox.Quad(edge.subject, edge.predicate, edge.object, DEFAULT_GRAPH)
+        if quad in store:
+            store.remove(quad)
+            removed += 1
+        for term in (edge.subject, edge.predicate, edge.object):
+            if isinstance(term, ox.NamedNode):
+                iris[term.value] = term
+    for iri in iris.values():
+        if not in_use(store, iri):
+            for q in list(store.quads_for_pattern(iri, _LABEL, None, DEFAULT_GRAPH)):
+                store.remove(q)
+    return removed
+
+
+def delete_document(store: ox.Store, doc_uri: str) -> bool:
+    """Remove a document's provenance and unshared facts; False when the store does not know it."""
+    doc = ox.NamedNode(doc_uri)
+    if not exists(store, doc):
+        return False
+    entities = derived(store, doc)
+    subgraphs = {e.value for e in entities if has_type(store, e, TG.Subgraph, SOURCE)}
+    remove_facts(store, orphaned_edges(store, subgraphs))
+    owned = activities(store, entities) + entities[1:][::-1] + [doc]  # deepest first, document last
+    link = n(PROV.wasDerivedFrom)
+    for subject in owned:
+        quads = list(store.quads_for_pattern(subject, None, None, SOURCE))
+        for q in sorted(quads, key=lambda q: q.predicate == link):  # the link last: still reachable
+            store.remove(q)
+    return True
