@@ -8,6 +8,7 @@ Every write is an idempotent upsert: replaying a batch (redelivery) changes noth
 from __future__ import annotations
 
 import sqlite3
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -122,16 +123,33 @@ def facts(triples: Iterable[Triple]) -> tuple[dict[str, dict[str, object]], dict
 
 
 class TraceIndex:
-    """The sqlite side table of one store (WAL: a reader never waits on the writer)."""
+    """The sqlite side table of one store: one connection per thread (WAL: readers never wait on the writer)."""
 
     def __init__(self, path: Path) -> None:
-        self.db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self.path = path
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._all: list[sqlite3.Connection] = []
         self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(_SCHEMA)
 
+    @property
+    def db(self) -> sqlite3.Connection:
+        """This thread's connection (sqlite connections must not be shared between threads)."""
+        conn: sqlite3.Connection | None = getattr(self._local, "db", None)
+        if conn is None:
+            conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            conn.execute("PRAGMA synchronous=NORMAL")
+            self._local.db = conn
+            with self._lock:
+                self._all.append(conn)
+        return conn
+
     def close(self) -> None:
-        self.db.close()
+        with self._lock:
+            conns, self._all = self._all, []
+        for conn in conns:
+            conn.close()
 
     def record(self, triples: Iterable[Triple]) -> None:
         """Index the trace facts in ``triples`` in one transaction (idempotent)."""

@@ -1,7 +1,9 @@
 """The store processor: writes the triples-store topic and serves triples, SPARQL and explain.
 
-Every store operation runs on one worker thread: pyoxigraph and sqlite calls never
-block the event loop, and the LRU of open stores is touched by one thread only.
+Writes (batches, deletions) run on one writer thread; reads (pattern queries, SPARQL,
+trace and hierarchy views) on a small pool of reader threads, so a slow query never
+delays a write. pyoxigraph stores take concurrent readers; each thread has its own
+sqlite connection (WAL); ``Stores`` leases handles so none is closed while in use.
 """
 
 from __future__ import annotations
@@ -9,13 +11,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
 
 import pyoxigraph as ox
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from trustgraph_base.errors import ServiceError
 from trustgraph_base.messaging import (
@@ -38,7 +40,7 @@ from trustgraph_base.schema.store import (
 from trustgraph_base.settings import ProcessorSettings
 from trustgraph_base.wire import encode
 from trustgraph_flow.store import deletion, explain, hierarchy, query
-from trustgraph_flow.store.stores import Stores
+from trustgraph_flow.store.stores import Handle, Stores
 from trustgraph_flow.store.writer import write_batch
 
 log = logging.getLogger(__name__)
@@ -50,6 +52,8 @@ class StoreSettings(ProcessorSettings):
     """Settings of the store processor."""
 
     open_stores: int = 32  # (user, collection) stores kept open at once
+    read_threads: int = Field(default=2, ge=1)  # threads serving queries
+    sparql_timeout: float = Field(default=30.0, gt=0)  # seconds before a SPARQL caller gets "timeout"
 
 
 proc: Processor[StoreSettings] = Processor("store", StoreSettings)
@@ -69,11 +73,14 @@ def checked(resp: R) -> R:
     return resp
 
 
-async def run(ctx: Context[StoreSettings], fn: Callable[[Stores], T]) -> T:
-    """Run ``fn`` on the store thread."""
-    pool: ThreadPoolExecutor = ctx.state["pool"]
-    stores: Stores = ctx.state["stores"]
-    return await asyncio.get_running_loop().run_in_executor(pool, fn, stores)
+async def write(ctx: Context[StoreSettings], fn: Callable[[Stores], T]) -> T:
+    """Run ``fn`` on the writer thread."""
+    return await asyncio.get_running_loop().run_in_executor(ctx.state["writer"], fn, ctx.state["stores"])
+
+
+async def read(ctx: Context[StoreSettings], fn: Callable[[Stores], T]) -> T:
+    """Run ``fn`` on a reader thread."""
+    return await asyncio.get_running_loop().run_in_executor(ctx.state["readers"], fn, ctx.state["stores"])
 
 
 @proc.on_start
@@ -81,41 +88,62 @@ async def open_stores(ctx: Context[StoreSettings]) -> None:
     root = Path(ctx.settings.data_dir) / "store"
     root.mkdir(parents=True, exist_ok=True)
     ctx.state["stores"] = Stores(root, ctx.settings.open_stores)
-    ctx.state["pool"] = ThreadPoolExecutor(1, thread_name_prefix="store")
+    ctx.state["writer"] = ThreadPoolExecutor(1, thread_name_prefix="store-write")
+    ctx.state["readers"] = ThreadPoolExecutor(ctx.settings.read_threads, thread_name_prefix="store-read")
     log.info("store data under %s", root)
 
 
 @proc.on_stop
 async def close_stores(ctx: Context[StoreSettings]) -> None:
     if "stores" in ctx.state:
-        await run(ctx, lambda stores: stores.close())
-        ctx.state["pool"].shutdown(wait=True)
+        ctx.state["readers"].shutdown(wait=False, cancel_futures=True)  # a timed-out query may still run
+        await write(ctx, lambda stores: stores.close())
+        ctx.state["writer"].shutdown(wait=True)
 
 
 @proc.batch_consumer(TRIPLES_STORE, Triples, max_batch=1024, max_wait=0.02)
 async def store_triples(batch: list[Triples], ctx: Context[StoreSettings]) -> None:
     """Commit the batch before returning: the runtime acks it only afterwards."""
     started = time.perf_counter()
-    report = await run(ctx, lambda stores: write_batch(stores, batch))
+    report = await write(ctx, lambda stores: write_batch(stores, batch))
     log.debug("wrote %d triples from %d messages in %.1f ms", report.written, len(batch), (time.perf_counter() - started) * 1000)
 
 
 @proc.service(TRIPLES_QUERY)
 async def triples(req: TriplesQueryRequest, ctx: Context[StoreSettings]) -> TriplesQueryResponse:
     def go(stores: Stores) -> TriplesQueryResponse:
-        handle = stores.get(req.user, req.collection)
-        return checked(query.triples_query(handle.store if handle else None, req))
+        with stores.lease(req.user, req.collection) as handle:
+            return checked(query.triples_query(handle.store if handle else None, req))
 
-    return await run(ctx, go)
+    return await read(ctx, go)
 
 
 @proc.service(SPARQL)
 async def sparql(req: SparqlQueryRequest, ctx: Context[StoreSettings]) -> SparqlQueryResponse:
-    def go(stores: Stores) -> SparqlQueryResponse:
-        handle = stores.get(req.user, req.collection)
-        return checked(query.sparql(handle.store if handle else None, req))
+    """Answer within ``sparql_timeout``; past it the caller gets "timeout" (see ``bounded``)."""
+    limit = ctx.settings.sparql_timeout
+    deadline = time.monotonic() + limit
 
-    return await run(ctx, go)
+    def go(stores: Stores) -> SparqlQueryResponse:
+        with stores.lease(req.user, req.collection) as handle:
+            return checked(query.sparql(handle.store if handle else None, req, deadline))
+
+    return await bounded(read(ctx, go), limit)
+
+
+async def bounded(work: Awaitable[T], limit: float) -> T:
+    """``work``'s result, or ServiceError "timeout" after ``limit`` seconds.
+
+    A thread cannot be interrupted: a query past its time keeps its reader thread until
+    it finishes (a streamed result stops at its next row, see ``query.sparql``), and
+    its result is dropped.
+    """
+    try:
+        return await asyncio.wait_for(work, limit)
+    except TimeoutError:
+        raise ServiceError(
+            "timeout", f"the query did not finish within {limit:g} s: narrow it or add a LIMIT"
+        ) from None
 
 
 def explain_op(stores: Stores, req: ExplainRequest) -> ExplainResponse:
@@ -123,7 +151,11 @@ def explain_op(stores: Stores, req: ExplainRequest) -> ExplainResponse:
     if req.operation == "delete-collection":
         stores.drop(req.user, req.collection)
         return ExplainResponse()
-    handle = stores.get(req.user, req.collection)
+    with stores.lease(req.user, req.collection) as handle:
+        return on_collection(handle, req)
+
+
+def on_collection(handle: Handle | None, req: ExplainRequest) -> ExplainResponse:
     if req.operation == "list-traces":
         return ExplainResponse(traces=explain.list_traces(handle, req.limit))
     if not req.id:
@@ -155,8 +187,13 @@ def doc_iri(doc_id: str) -> str:
     return uri
 
 
+WRITES = frozenset({"delete-trace", "delete-document", "delete-collection"})
+
+
 @proc.service(EXPLAIN)
 async def explain_service(req: ExplainRequest, ctx: Context[StoreSettings]) -> ExplainResponse:
+    """Deletions on the writer thread, views on a reader thread."""
+    run = write if req.operation in WRITES else read
     return await run(ctx, lambda stores: checked(explain_op(stores, req)))
 
 

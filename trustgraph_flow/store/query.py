@@ -7,7 +7,10 @@ User strings never become query text: pattern terms are pyoxigraph terms passed 
 from __future__ import annotations
 
 import re
+import time
+from collections.abc import Iterable, Iterator
 from itertools import islice
+from typing import TypeVar
 
 import pyoxigraph as ox
 
@@ -34,6 +37,7 @@ _UPDATE = re.compile(r"^(INSERT|DELETE|LOAD|CLEAR|CREATE|DROP|COPY|MOVE|ADD|WITH
 _STRINGS_AND_IRIS = re.compile(r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\\]|\\\\.)*"|\'(?:[^\'\\\\]|\\\\.)*\'|<[^<>\s]*>')
 _SERVICE = re.compile(r"\bSERVICE\b", re.IGNORECASE)
 _MAX_ROWS = 100_000
+T = TypeVar("T")
 
 
 def pattern_term(term: Term | None, role: str) -> ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple | None:
@@ -74,8 +78,12 @@ def calls_service(query: str) -> bool:
     return bool(_SERVICE.search(_COMMENT.sub(" ", _STRINGS_AND_IRIS.sub(" ", query))))
 
 
-def sparql(store: ox.Store | None, req: SparqlQueryRequest) -> SparqlQueryResponse:
-    """Run a read-only query; updates are refused, syntax errors answered with their position."""
+def sparql(store: ox.Store | None, req: SparqlQueryRequest, deadline: float | None = None) -> SparqlQueryResponse:
+    """Run a read-only query; updates are refused, syntax errors answered with their position.
+
+    ``deadline`` (``time.monotonic``) stops a streamed result between rows, so a query the
+    caller has stopped waiting for does not keep its thread for long.
+    """
     if is_update(req.query):
         raise ServiceError("sparql-update-refused", "the store is read-only here: only SELECT, ASK, CONSTRUCT and DESCRIBE run")
     if calls_service(req.query):
@@ -89,19 +97,27 @@ def sparql(store: ox.Store | None, req: SparqlQueryRequest) -> SparqlQueryRespon
     except OSError as exc:
         raise ServiceError("sparql-error", str(exc)) from None
     try:
-        return _response(result)
+        return _response(result, deadline)
     except ValueError as exc:  # a computed literal the wire form cannot carry
         raise ServiceError("sparql-result", f"a result term cannot be sent: {exc}") from None
 
 
-def _response(result: ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples) -> SparqlQueryResponse:
+def in_time(rows: Iterable[T], deadline: float | None) -> Iterator[T]:
+    """``rows`` up to ``_MAX_ROWS``; ServiceError "timeout" once ``deadline`` has passed."""
+    for n, row in enumerate(islice(rows, _MAX_ROWS)):
+        if deadline is not None and n % 256 == 0 and time.monotonic() > deadline:
+            raise ServiceError("timeout", "the query ran past its time limit")
+        yield row
+
+
+def _response(result: ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples, deadline: float | None) -> SparqlQueryResponse:
     if isinstance(result, ox.QueryBoolean):
         return SparqlQueryResponse(kind="boolean", boolean=bool(result))
     if isinstance(result, ox.QueryTriples):
-        return SparqlQueryResponse(kind="triples", triples=[triple_of(t) for t in islice(result, _MAX_ROWS)])
+        return SparqlQueryResponse(kind="triples", triples=[triple_of(t) for t in in_time(result, deadline)])
     names = [v.value for v in result.variables]
     rows = []
-    for solution in islice(result, _MAX_ROWS):
+    for solution in in_time(result, deadline):
         row: dict[str, Term] = {}
         for i, name in enumerate(names):
             value = solution[i]

@@ -6,7 +6,10 @@ import gc
 import hashlib
 import logging
 import shutil
+import threading
 from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
@@ -28,13 +31,17 @@ def safe_name(prefix: str, text: str) -> str:
     return f"{prefix}-{encoded}"
 
 
-@dataclass
+@dataclass(eq=False)
 class Handle:
-    """An open store and its trace index."""
+    """An open store and its trace index; ``users`` counts the leases held on it."""
 
+    key: tuple[str, str]
     path: Path
     store: ox.Store
     index: TraceIndex
+    users: int = 0
+    retired: bool = False  # evicted or dropped while leased: closed by the last release
+    dropped: bool = False  # its directory is gone: never revived
 
     def close(self) -> None:
         self.store.flush()
@@ -42,48 +49,92 @@ class Handle:
 
 
 class Stores:
-    """Every (user, collection) store under ``root``; only this object opens them."""
+    """Every (user, collection) store under ``root``; only this object opens them.
+
+    Thread-safe: the writer thread and the reader threads lease handles; a handle evicted
+    from the LRU (or dropped) while leased is closed when its last lease ends, and one
+    evicted but still leased is revived rather than opened twice (RocksDB refuses that).
+    """
 
     def __init__(self, root: Path, capacity: int = 32) -> None:
         self.root = root
         self.capacity = capacity
+        self._lock = threading.Lock()
         self._open: OrderedDict[tuple[str, str], Handle] = OrderedDict()
+        self._retired: list[Handle] = []
 
     def path(self, user: str, collection: str) -> Path:
         return self.root / safe_name("u", user) / safe_name("c", collection)
 
+    @contextmanager
+    def lease(self, user: str, collection: str, *, create: bool = False) -> Iterator[Handle | None]:
+        """The open store of one collection for the ``with`` block; None when absent and not ``create``."""
+        with self._lock:
+            handle = self._acquire((user, collection), create)
+        try:
+            yield handle
+        finally:
+            if handle is not None:
+                with self._lock:
+                    self._release(handle)
+
     def get(self, user: str, collection: str, *, create: bool = False) -> Handle | None:
-        """The open store of one collection; None when it does not exist and ``create`` is false."""
-        key = (user, collection)
-        found = self._open.get(key)
-        if found is not None:
-            self._open.move_to_end(key)
-            return found
-        path = self.path(user, collection)
-        if not create and not path.is_dir():
-            return None
-        path.mkdir(parents=True, exist_ok=True)
-        handle = Handle(path, ox.Store(str(path / "oxigraph")), TraceIndex(path / "traces.sqlite"))
-        self._open[key] = handle
+        """The open store of one collection, unleased (single-threaded callers and tests)."""
+        with self.lease(user, collection, create=create) as handle:
+            return handle
+
+    def _acquire(self, key: tuple[str, str], create: bool) -> Handle | None:
+        handle = self._open.get(key)
+        if handle is None:
+            handle = next((h for h in self._retired if h.key == key and not h.dropped), None)
+            if handle is not None:
+                self._retired.remove(handle)
+                handle.retired = False
+            else:
+                path = self.path(*key)
+                if not create and not path.is_dir():
+                    return None
+                path.mkdir(parents=True, exist_ok=True)
+                handle = Handle(key, path, ox.Store(str(path / "oxigraph")), TraceIndex(path / "traces.sqlite"))
+            self._open[key] = handle
+        self._open.move_to_end(key)
+        handle.users += 1
         while len(self._open) > self.capacity:
             _, old = self._open.popitem(last=False)
-            old.close()
+            self._retire(old)
         return handle
+
+    def _retire(self, handle: Handle) -> None:
+        if handle.users:
+            handle.retired = True
+            self._retired.append(handle)
+        else:
+            handle.close()
+
+    def _release(self, handle: Handle) -> None:
+        handle.users -= 1
+        if handle.users == 0 and handle.retired:
+            self._retired.remove(handle)
+            handle.close()
 
     def drop(self, user: str, collection: str) -> bool:
         """Close and delete a collection's store; False when there was none."""
-        handle = self._open.pop((user, collection), None)
-        if handle is not None:
-            handle.close()
+        with self._lock:
+            handle = self._open.pop((user, collection), None)
+            if handle is not None:
+                self._retire(handle)
+                handle.dropped = True
             del handle
             gc.collect()  # the RocksDB handle closes when its Store is freed
-        path = self.path(user, collection)
-        if not path.is_dir():
-            return False
-        shutil.rmtree(path)
-        return True
+            path = self.path(user, collection)
+            if not path.is_dir():
+                return False
+            shutil.rmtree(path)
+            return True
 
     def close(self) -> None:
-        while self._open:
-            _, handle = self._open.popitem()
-            handle.close()
+        with self._lock:
+            for handle in [*self._open.values(), *self._retired]:
+                handle.close()
+            self._open.clear()
+            self._retired.clear()

@@ -44,12 +44,12 @@ def write_batch(stores: Stores, messages: Sequence[Triples]) -> WriteReport:
     for msg in messages:
         groups[(msg.metadata.user, msg.metadata.collection)].append(msg)
     for (user, collection), group in groups.items():
-        handle = stores.get(user, collection, create=True)
-        assert handle is not None
-        written = write_group(handle, group, report)
-        retrieval = [t for m in written for t in m.triples if t.g == GRAPH_RETRIEVAL]
-        if retrieval:
-            handle.index.record(retrieval)
+        with stores.lease(user, collection, create=True) as handle:
+            assert handle is not None
+            written = write_group(handle, group, report)
+            retrieval = [t for m in written for t in m.triples if t.g == GRAPH_RETRIEVAL]
+            if retrieval:
+                handle.index.record(retrieval)
     return report
 
 

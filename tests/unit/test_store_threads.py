@@ -1,0 +1,96 @@
+"""Reads on their own threads: a busy writer never delays a query; SPARQL answers "timeout" in time."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.integration.test_store_support import FOX, document, graph_rag, labels, msg
+from trustgraph_base.errors import ServiceError
+from trustgraph_base.messaging import Context
+from trustgraph_base.rdf.terms import iri
+from trustgraph_base.schema.explain import ExplainRequest
+from trustgraph_base.schema.store import SparqlQueryRequest, TriplesQueryRequest
+from trustgraph_flow.store import processor, query
+from trustgraph_flow.store.stores import Stores
+from trustgraph_flow.store.writer import write_batch
+
+
+@pytest.fixture
+async def ctx(tmp_path: Path) -> AsyncIterator[Context[processor.StoreSettings]]:
+    settings = processor.StoreSettings(data_dir=str(tmp_path), read_threads=1, sparql_timeout=0.5)
+    context: Context[processor.StoreSettings] = Context("store", settings, bus=None)  # type: ignore[arg-type]
+    await processor.open_stores(context)
+    await processor.write(context, lambda s: write_batch(s, [msg(document() + labels() + graph_rag("g1", 1))]))
+    yield context
+    await processor.close_stores(context)
+
+
+def blocked(pool: Any) -> tuple[threading.Event, Any]:
+    """Occupy ``pool``'s thread until the returned event is set."""
+    gate = threading.Event()
+    return gate, asyncio.wrap_future(pool.submit(gate.wait))
+
+
+async def test_queries_answer_while_the_writer_is_busy(ctx: Context[processor.StoreSettings]) -> None:
+    gate, busy = blocked(ctx.state["writer"])
+    try:
+        found = await processor.triples(TriplesQueryRequest(user="alice", s=iri(FOX), g=""), ctx)
+        assert [t.o.v for t in found.triples] == ["fox"]
+        traces = await processor.explain_service(ExplainRequest(operation="list-traces", user="alice"), ctx)
+        assert [t.id.rsplit(":", 1)[1] for t in traces.traces] == ["g1"]
+        asked = await processor.sparql(SparqlQueryRequest(user="alice", query="ASK { ?s ?p ?o }"), ctx)
+        assert asked.boolean is True and not busy.done()
+    finally:
+        gate.set()
+    await busy
+
+
+async def test_sparql_past_its_time_answers_timeout(ctx: Context[processor.StoreSettings]) -> None:
+    gate, busy = blocked(ctx.state["readers"])  # the only reader thread is taken: the query cannot finish
+    try:
+        with pytest.raises(ServiceError) as err:
+            await processor.sparql(SparqlQueryRequest(user="alice", query="ASK { ?s ?p ?o }"), ctx)
+        assert err.value.type == "timeout" and "0.5 s" in err.value.message
+    finally:
+        gate.set()
+    await busy
+    asked = await processor.sparql(SparqlQueryRequest(user="alice", query="ASK { ?s ?p ?o }"), ctx)
+    assert asked.boolean is True
+
+
+def test_a_streamed_result_stops_at_its_deadline(tmp_path: Path) -> None:
+    stores = Stores(tmp_path)
+    write_batch(stores, [msg(document())])
+    handle = stores.get("alice", "default")
+    assert handle is not None
+    req = SparqlQueryRequest(user="alice", query="SELECT * { GRAPH ?g { ?s ?p ?o } }")
+    assert query.sparql(handle.store, req, time.monotonic() + 60).bindings
+    with pytest.raises(ServiceError) as err:
+        query.sparql(handle.store, req, time.monotonic() - 1)
+    assert err.value.type == "timeout"
+    stores.close()
+
+
+def test_a_leased_store_survives_eviction_and_is_revived(tmp_path: Path) -> None:
+    stores = Stores(tmp_path, capacity=1)
+    write_batch(stores, [msg(document())])
+    with stores.lease("alice", "default") as held:
+        assert held is not None
+        write_batch(stores, [msg(document(), user="bob")])  # evicts alice's store while it is leased
+        assert len(held.store) > 0 and held.index.newest(5) == []  # still open
+        with stores.lease("alice", "default") as again:
+            assert again is held  # revived, not opened a second time
+        count = len(held.store)
+    assert stores.get("bob", "default") is not None  # alice's is now closed and evicted
+    assert held.retired is False and held not in stores._retired
+    del held, again  # RocksDB lets go of the directory when the last reference goes
+    reopened = stores.get("alice", "default")
+    assert reopened is not None and len(reopened.store) == count
+    stores.close()
