@@ -11,7 +11,9 @@ iterations (K+1 LLM calls) and, with explainability, K+2 trace messages. Session
 after another, streamed; each mode gets a fresh topic prefix and warm-up sessions first.
 With explainability on, the time until the store has committed the last conclusion is
 printed too (the agent does not wait for the store; the store runs in this event loop and
-competes for the same CPU, as it would on one machine).
+competes for the same CPU, as it would on one machine). ``--without-store`` leaves the
+store out (the trace is published to the broker and read by no one) to separate the
+agent's own cost from the store's competition for the CPU.
 """
 
 from __future__ import annotations
@@ -94,7 +96,8 @@ class Run:
 class Stack:
     """Store, text-completion, stand-in GraphRAG and agent on one topic prefix."""
 
-    def __init__(self, url: str, data: Path, explainable: bool, k: int) -> None:
+    def __init__(self, url: str, data: Path, explainable: bool, k: int, with_store: bool) -> None:
+        self.with_store = with_store
         self.prefix = f"b{uuid.uuid4().hex[:10]}"
         self.base = ProcessorSettings(
             pulsar_url=url, topic_prefix=self.prefix, data_dir=str(data), log_level="WARNING"
@@ -105,7 +108,8 @@ class Stack:
         self.running: list[tuple[asyncio.Event, asyncio.Task[None]]] = []
 
     async def start(self) -> None:
-        await self._start(store.proc, store.StoreSettings(**self.base))
+        if self.with_store:
+            await self._start(store.proc, store.StoreSettings(**self.base))
         await self._start(llm.proc, llm.Settings(**self.base))
         await self._start(standin, ProcessorSettings(**self.base))
         await self._start(agent.proc, self.agent_settings)
@@ -149,10 +153,10 @@ async def committed(bus: Bus, topics: Topics, final_uri: str, timeout: float = 1
 
 
 async def measure(
-    url: str, work: Path, *, explainable: bool, sessions: int, k: int, warmup: int
+    url: str, work: Path, *, explainable: bool, sessions: int, k: int, warmup: int, with_store: bool
 ) -> Run:
     """One mode on a fresh prefix and store: warm up, then time ``sessions`` sessions."""
-    stack = Stack(url, work / uuid.uuid4().hex[:8], explainable, k)
+    stack = Stack(url, work / uuid.uuid4().hex[:8], explainable, k, with_store)
     await stack.start()
     bus = Bus(url)
     topics = Topics(stack.prefix)
@@ -166,7 +170,7 @@ async def measure(
         seconds = time.perf_counter() - started
         assert last.content.startswith("No answer was found"), last.content
         run = Run(explainable, sessions, k, seconds)
-        if explainable:
+        if explainable and with_store:
             await committed(bus, topics, f"urn:trustgraph:agent:s{sessions - 1}/final")
             run.drain_seconds = time.perf_counter() - started - seconds
         return run
@@ -193,12 +197,14 @@ def report(runs: list[Run], k: int) -> None:
         f"overhead per iteration: {ms_on - ms_off:+.2f} ms; on/off time ratio {ms_on / ms_off:.2f}x"
     )
     drains = [r.drain_seconds for r in on if r.drain_seconds is not None]
+    if not drains:
+        return
     print(
         f"store caught up {1000 * statistics.median(drains):.0f} ms after the last answer (median)"
     )
 
 
-async def main_async(sessions: int, k: int, rounds: int, warmup: int) -> None:
+async def main_async(sessions: int, k: int, rounds: int, *, warmup: int, with_store: bool) -> None:
     with tempfile.TemporaryDirectory(prefix="bench-agent-") as tmp:
         work = Path(tmp)
         broker = EmbeddedBroker(work / "broker")
@@ -214,6 +220,7 @@ async def main_async(sessions: int, k: int, rounds: int, warmup: int) -> None:
                         sessions=sessions,
                         k=k,
                         warmup=warmup,
+                        with_store=with_store,
                     )
                     runs.append(run)
                     mode = "on " if explainable else "off"
@@ -232,10 +239,13 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, help="sessions per run (default 300; quick 60)")
     parser.add_argument("--iterations", type=int, default=3, help="iterations per session")
     parser.add_argument("--rounds", type=int, help="on/off pairs (default 3; quick 2)")
+    parser.add_argument("--without-store", action="store_true", help="no store: agent cost only")
     args = parser.parse_args()
     sessions = args.sessions or (60 if args.quick else 300)
     rounds = args.rounds or (2 if args.quick else 3)
-    asyncio.run(main_async(sessions, args.iterations, rounds, warmup=5))
+    asyncio.run(
+        main_async(sessions, args.iterations, rounds, warmup=5, with_store=not args.without_store)
+    )
 
 
 if __name__ == "__main__":
