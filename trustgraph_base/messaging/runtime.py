@@ -23,16 +23,18 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+import os
 import signal
 import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, TypeVar, cast
+from typing import Any, Generic, NoReturn, TypeVar, cast
 
 from pulsar.asyncio import Consumer
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
+from pydantic_settings import SettingsError
 
 from trustgraph_base.errors import ServiceError, TrustGraphError, WireError
 from trustgraph_base.messaging.bus import Bus
@@ -40,7 +42,7 @@ from trustgraph_base.messaging.requests import RequestClient
 from trustgraph_base.messaging.services import Req, Resp, ServiceSpec, Topics
 from trustgraph_base.schema.core import Error, Response
 from trustgraph_base.settings import ProcessorSettings, load_settings
-from trustgraph_base.wire import decode
+from trustgraph_base.wire import decode, describe
 
 log = logging.getLogger(__name__)
 
@@ -198,24 +200,7 @@ class Processor(Generic[S]):
 
     def main(self, argv: list[str] | None = None) -> None:
         """Entry point: settings from flags and ``TG_*`` environment, run until SIGTERM/SIGINT."""
-        settings = load_settings(self.settings_cls, argv, prog=self.name)
-        logging.basicConfig(
-            level=settings.log_level.upper(),
-            format=f"%(asctime)s {self.name} %(levelname)s %(message)s",
-            stream=sys.stderr,
-        )
-        try:
-            asyncio.run(self._main(settings))
-        except TrustGraphError as exc:
-            log.error("%s", exc)
-            sys.exit(1)
-
-    async def _main(self, settings: S) -> None:
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, stop.set)
-        await self.run(settings, stop)
+        run_main(self.name, self.settings_cls, argv, self.run)
 
     async def run(
         self, settings: S, stop: asyncio.Event, ready: asyncio.Event | None = None
@@ -262,6 +247,57 @@ class Processor(Generic[S]):
             await ctx.close()
             await bus.close()
             log.info("%s stopped", self.name)
+
+
+def run_main(
+    name: str,
+    settings_cls: type[S],
+    argv: list[str] | None,
+    body: Callable[[S, asyncio.Event], Awaitable[None]],
+) -> NoReturn:
+    """Run a long-lived process: parse settings, log to stderr, stop on SIGTERM/SIGINT.
+
+    A bad setting is one line and exit 2; a startup failure one line and exit 1. The
+    process ends with ``os._exit`` once everything is drained and closed: pulsar-client's
+    C++ objects can crash in their destructors at interpreter teardown (seen under load as
+    an abort or a segfault after a clean stop), and nothing is left to run by then.
+    """
+    try:
+        settings = load_settings(settings_cls, argv, prog=name)
+    except (ValidationError, SettingsError) as exc:
+        detail = describe(exc) if isinstance(exc, ValidationError) else str(exc)
+        print(f"{name}: bad setting: {detail}", file=sys.stderr)
+        _exit(2)
+    logging.basicConfig(
+        level=settings.log_level.upper(),
+        format=f"%(asctime)s {name} %(levelname)s %(message)s",
+        stream=sys.stderr,
+    )
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+        await body(settings, stop)
+
+    code = 0
+    try:
+        asyncio.run(main())
+    except (TrustGraphError, OSError) as exc:
+        log.error("%s", exc)
+        code = 1
+    except Exception:
+        log.exception("%s failed", name)
+        code = 1
+    _exit(code)
+
+
+def _exit(code: int) -> NoReturn:
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def _touch(path: str) -> None:

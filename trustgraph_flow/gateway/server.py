@@ -11,8 +11,6 @@ import asyncio
 import json
 import logging
 import os
-import signal
-import sys
 import time
 import weakref
 from collections.abc import AsyncIterator
@@ -23,7 +21,8 @@ from aiohttp import WSCloseCode, web
 
 from trustgraph_base.errors import TrustGraphError
 from trustgraph_base.messaging import LIBRARIAN, Bus, Topics
-from trustgraph_base.settings import ProcessorSettings, load_settings
+from trustgraph_base.messaging.runtime import run_main
+from trustgraph_base.settings import ProcessorSettings
 from trustgraph_flow.gateway.dispatch import Dispatcher, Failure, as_failure
 from trustgraph_flow.gateway.socket import Limits, SocketSession, same_token
 
@@ -214,7 +213,12 @@ class Gateway:
 async def serve(settings: GatewaySettings, stop: asyncio.Event) -> None:
     """Run the gateway until ``stop`` is set; touch the ready file once listening."""
     gateway = Gateway(settings, effective_token(settings))
-    url = await gateway.start()
+    try:
+        url = await gateway.start()
+    except OSError as exc:
+        raise TrustGraphError(
+            f"cannot listen on port {settings.port}: {exc.strerror or exc}"
+        ) from None
     try:
         if settings.ready_file:
             _touch(settings.ready_file)
@@ -227,28 +231,7 @@ async def serve(settings: GatewaySettings, stop: asyncio.Event) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point: settings from flags and ``TG_*`` environment; run until SIGTERM/SIGINT."""
-    settings = load_settings(GatewaySettings, argv, prog="tg-gateway")
-    logging.basicConfig(
-        level=settings.log_level.upper(),
-        format="%(asctime)s gateway %(levelname)s %(message)s",
-        stream=sys.stderr,
-    )
-
-    async def run() -> None:
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, stop.set)
-        await serve(settings, stop)
-
-    try:
-        asyncio.run(run())
-    except OSError as exc:
-        log.error("cannot listen on port %s: %s", settings.port, exc.strerror or exc)
-        sys.exit(1)
-    except TrustGraphError as exc:
-        log.error("%s", exc)
-        sys.exit(1)
+    run_main("gateway", GatewaySettings, argv, serve)
 
 
 if __name__ == "__main__":
