@@ -146,6 +146,14 @@ def test_every_service_uses_the_one_broker() -> None:
         assert SERVICES[name]["depends_on"][BROKER] == {"condition": "service_healthy"}
 
 
+def test_stop_leaves_time_to_drain() -> None:
+    drain = ProcessorSettings.model_fields["drain_timeout"].default
+    for name in APP_SERVICES:
+        grace = SERVICES[name]["stop_grace_period"]
+        assert SERVICES[name]["init"] is True
+        assert grace.endswith("s") and float(grace[:-1]) > drain
+
+
 def test_stateful_processors_own_one_named_volume_each() -> None:
     owners: dict[str, str] = {}
     for name in APP_SERVICES:
