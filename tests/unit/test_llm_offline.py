@@ -63,10 +63,13 @@ def test_select_scores_by_question_words() -> None:
         "max": 2,
     }
     picks = json.loads(offline.complete("graph-rag-select", variables))
+    # Lyon shares half as many question words as the best edge: not relevant enough.
     assert picks == [
         {"id": "e2", "reasoning": "mentions 'capital', 'france' from the question"},
-        {"id": "e3", "reasoning": "mentions 'france' from the question"},
     ]
+    variables["question"] = "Which city is the capital of France?"
+    picks = json.loads(offline.complete("graph-rag-select", variables))
+    assert [p["id"] for p in picks] == ["e2", "e3"]  # 3 words vs 2: both kept, best first
 
 
 def test_select_falls_back_to_closest_edges() -> None:

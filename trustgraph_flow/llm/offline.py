@@ -44,6 +44,14 @@ def _ranked(question: str, texts: list[str]) -> list[tuple[int, list[str]]]:
     return sorted(hits, key=lambda hit: (-len(hit[1]), hit[0]))
 
 
+def _most_relevant(ranked: list[tuple[int, list[str]]]) -> list[tuple[int, list[str]]]:
+    """The hits sharing more than half as many question words as the best one."""
+    if not ranked:
+        return []
+    best = len(ranked[0][1])
+    return [hit for hit in ranked if 2 * len(hit[1]) > best]
+
+
 def extract(variables: dict[str, Any]) -> str:
     """``extract-edges``: a JSON list of edges from ``text``."""
     edges = extract_edges(as_text(variables.get("text")))
@@ -61,7 +69,7 @@ def select_edges(variables: dict[str, Any]) -> str:
     picks = [
         {"id": field(edges[i], "id"), "reasoning": "mentions " + ", ".join(f"'{w}'" for w in words)
          + " from the question"}
-        for i, words in ranked[:limit]
+        for i, words in _most_relevant(ranked)[:limit]
     ]
     if not picks:
         picks = [
@@ -82,7 +90,9 @@ def graph_answer(variables: dict[str, Any]) -> str:
     if not edges:
         return NO_GRAPH_ANSWER
     ranked = _ranked(as_text(variables.get("question")), [_edge_text(e) for e in edges])
-    chosen = [i for i, _ in ranked[:MAX_ANSWER_SENTENCES]] or list(range(min(len(edges), MAX_ANSWER_SENTENCES)))
+    chosen = [i for i, _ in _most_relevant(ranked)[:MAX_ANSWER_SENTENCES]] or list(
+        range(min(len(edges), MAX_ANSWER_SENTENCES))
+    )
     return " ".join(_sentence(edges[i]) for i in chosen)
 
 
@@ -92,9 +102,8 @@ def document_answer(variables: dict[str, Any]) -> str:
     ranked = _ranked(as_text(variables.get("question")), found)
     if not ranked:
         return NO_DOCUMENT_ANSWER
-    best = len(ranked[0][1])
-    # Keep sentences nearly as relevant as the best one, in their document order.
-    chosen = sorted(i for i, words in ranked[:MAX_ANSWER_SENTENCES] if 2 * len(words) >= best)
+    # The most relevant sentences, in their document order.
+    chosen = sorted(i for i, _ in _most_relevant(ranked)[:MAX_ANSWER_SENTENCES])
     return " ".join(found[i] for i in chosen)
 
 
