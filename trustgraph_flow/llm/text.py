@@ -13,7 +13,7 @@ STOPWORDS = frozenset(
     your he him his she her they them their not no nor so than too very can could should
     would will shall may might must just also any all some each every both few more most
     other such only own same over under again further once up down out off tell show give
-    please know find list name""".split()
+    please know find list name through across between within without""".split()
 )
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
