@@ -101,7 +101,7 @@ def from_wire(value: Any) -> AnyTerm:
 
 
 def format_term(term: AnyTerm | dict[str, Any]) -> str:
-    """N-Triples form: ``<iri>``, ``"v"@en``, ``"5"^^<dt>``, ``_:b``, ``<< s p o >>``."""
+    """N-Triples form: ``<iri>``, ``"v"@en``, ``"5"^^<dt>``, ``_:b``, ``<<( s p o )>>``."""
     from trustgraph_base.rdf.terms import term_key
 
     return term_key(from_wire(term) if isinstance(term, dict) else term)

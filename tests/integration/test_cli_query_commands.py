@@ -52,7 +52,7 @@ async def test_query_triples_formats_and_graphs(stack: Stack) -> None:
     code, out, _ = await stack.cli("tg-query-triples", "-s", A, "-g", "")
     assert code == 0 and out.count("\n") == 3 and SOURCE not in out
     code, out, _ = await stack.cli("tg-query-triples", "-g", SOURCE)
-    assert out == f"<{A}> <urn:test:saw> << <{A}> <{KNOWS}> <{B}> >> <{SOURCE}> .\n"
+    assert out == f"<{A}> <urn:test:saw> <<( <{A}> <{KNOWS}> <{B}> )>> <{SOURCE}> .\n"
     code, out, _ = await stack.cli("tg-query-triples", "-o", '"42"^^xsd:integer', "--limit", "1")
     assert out == f'<{A}> <{AGE}> "42"^^<http://www.w3.org/2001/XMLSchema#integer> .\n'
 

@@ -65,7 +65,7 @@ def test_round_trip_through_format() -> None:
     for term in (iri("urn:a"), lit("x", lang="en"), lit(5), lit('q"uote\n'), BlankTerm(d="b")):
         assert parse_term(format_term(term)) == term
     edge = quoted(iri("urn:s"), iri("urn:p"), lit("o"))
-    assert format_term(edge.model_dump()) == '<< <urn:s> <urn:p> "o" >>'
+    assert format_term(edge.model_dump()) == '<<( <urn:s> <urn:p> "o" )>>'
     assert display_term({"t": "l", "v": "text", "ln": "en"}) == "text"
     triple = {
         "s": {"t": "i", "i": "urn:s"},
