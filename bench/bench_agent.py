@@ -29,6 +29,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench.summary import summary
 from trustgraph_base.messaging import (
     AGENT,
     GRAPH_RAG,
@@ -195,6 +196,12 @@ def report(runs: list[Run], k: int) -> None:
     ms_off = statistics.median(r.ms_per_iteration for r in off)
     print(
         f"overhead per iteration: {ms_on - ms_off:+.2f} ms; on/off time ratio {ms_on / ms_off:.2f}x"
+    )
+    summary(
+        "provenance overhead per agent iteration",
+        f"{ms_on - ms_off:+.2f} ms",
+        "small next to an LLM call",
+        f"{ms_on:.1f} vs {ms_off:.1f} ms/iteration on/off ({ms_on / ms_off:.2f}x), offline engine",
     )
     drains = [r.drain_seconds for r in on if r.drain_seconds is not None]
     if not drains:

@@ -13,6 +13,8 @@ import sys
 import time
 from pathlib import Path
 
+from bench.summary import summary
+
 COMMANDS = [
     "tg-invoke-agent",
     "tg-list-explain-traces",
@@ -49,6 +51,8 @@ def main() -> list[tuple[str, float, str, str]]:
         value = timed([str(path), "--help"], runs)
         print(f"{cmd + ' --help':34} {value:9.3f} {value / baseline:10.2f}")
         rows.append((f"{cmd} --help", value, "<= 0.15 s", f"{value / baseline:.1f}x python"))
+        summary(f"cold start: {cmd} --help", f"{value:.3f} s", "<= 0.15 s",
+                f"{value / baseline:.1f}x bare python ({baseline:.3f} s)")  # fmt: skip
     return rows
 
 

@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench.summary import summary
 from trustgraph_base.messaging import TRIPLES_STORE, Bus, EmbeddedBroker, Topics
 from trustgraph_base.provenance import (
     SelectedEdge,
@@ -156,6 +157,8 @@ async def report(url: str, runs: int, round_trip: float) -> list[tuple[str, floa
         verdict = "ok" if median < GOAL_SECONDS else "OVER GOAL"
         print(f"{label:44} {median:9.3f} {worst:7.3f} {lines:7,}  {verdict}")
         rows.append((f"tg-show-explain-trace {label}", median, f"< {GOAL_SECONDS} s", verdict))
+        summary(f"1,000-step trace render ({label})", f"{median:.2f} s", f"< {GOAL_SECONDS} s",
+                f"server get-trace {round_trip * 1000:.0f} ms")  # fmt: skip
     return rows
 
 
