@@ -15,8 +15,14 @@ from typing import Any, Generic, TypeVar
 
 from trustgraph_base.errors import RequestTimeout, ServiceError
 from trustgraph_base.messaging import EMBEDDINGS, TEXT_COMPLETION, TRIPLES_STORE, VECTORS, Context
-from trustgraph_base.provenance import GRAPH_RETRIEVAL, failure_triples, metrics_triples, now_iso
-from trustgraph_base.provenance.uris import check_session_id, new_session_id
+from trustgraph_base.provenance import (
+    GRAPH_RETRIEVAL,
+    failure_triples,
+    metrics_triples,
+    now_iso,
+    synthesis_triples,
+)
+from trustgraph_base.provenance.uris import check_session_id, new_session_id, synthesis_uri
 from trustgraph_base.rdf.terms import Triple, check_iri, check_lexical
 from trustgraph_base.schema import (
     EmbeddingsRequest,
@@ -150,6 +156,19 @@ class Trace(Generic[R]):
         except Exception as exc:
             await self.fail(f"internal-error: {type(exc).__name__}: {exc}")
             raise
+
+    async def synthesize(self, request: TextCompletionRequest, parent_uri: str) -> AsyncIterator[R]:
+        """Ask the LLM for the answer (streaming its pieces when asked), publish the synthesis
+        stage derived from ``parent_uri``, and end with the final response."""
+        call = Completion(self.ctx, request)
+        async for piece in call.pieces():
+            if request.streaming:
+                yield self.piece(piece)
+        if not call.text.strip():
+            raise ServiceError("llm-error", "the LLM returned an empty answer")
+        synth = synthesis_uri(self.question_uri)
+        yield await self.stage(synth, synthesis_triples(synth, parent_uri, call.text), call.cost)
+        yield self.final("" if request.streaming else call.text)
 
     async def _publish(self, uri: str, triples: list[Triple]) -> None:
         meta = Metadata(id=uri, user=self.req.user, collection=self.req.collection)

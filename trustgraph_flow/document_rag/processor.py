@@ -9,14 +9,12 @@ from __future__ import annotations
 import base64
 from collections.abc import AsyncIterator
 
-from trustgraph_base.errors import ServiceError
 from trustgraph_base.messaging import DOCUMENT_RAG, LIBRARIAN, Context, Processor
 from trustgraph_base.provenance import (
     docrag_exploration_triples,
     docrag_question_triples,
-    synthesis_triples,
 )
-from trustgraph_base.provenance.uris import docrag_question_uri, exploration_uri, synthesis_uri
+from trustgraph_base.provenance.uris import docrag_question_uri, exploration_uri
 from trustgraph_base.schema import (
     DocumentRagRequest,
     DocumentRagResponse,
@@ -25,7 +23,6 @@ from trustgraph_base.schema import (
     VectorMatch,
 )
 from trustgraph_flow.rag_common import (
-    Completion,
     Cost,
     RagSettings,
     Trace,
@@ -83,25 +80,16 @@ async def run(
         docrag_exploration_triples(explore, question, [m.id for m in matches]),
         explore_cost,
     )
-    call = Completion(
-        ctx,
-        TextCompletionRequest(
-            system=SYSTEM,
-            prompt=render_prompt(req.query, texts),
-            prompt_type="document-rag-answer",
-            variables={"question": req.query, "chunks": texts},
-            streaming=req.streaming,
-            temperature=ctx.settings.llm_temperature,
-        ),
+    request = TextCompletionRequest(
+        system=SYSTEM,
+        prompt=render_prompt(req.query, texts),
+        prompt_type="document-rag-answer",
+        variables={"question": req.query, "chunks": texts},
+        streaming=req.streaming,
+        temperature=ctx.settings.llm_temperature,
     )
-    async for piece in call.pieces():
-        if req.streaming:
-            yield trace.piece(piece)
-    if not call.text.strip():
-        raise ServiceError("llm-error", "the LLM returned an empty answer")
-    synth = synthesis_uri(question)
-    yield await trace.stage(synth, synthesis_triples(synth, explore, call.text), call.cost)
-    yield trace.final("" if req.streaming else call.text)
+    async for resp in trace.synthesize(request, explore):
+        yield resp
 
 
 @proc.service(DOCUMENT_RAG)

@@ -16,13 +16,11 @@ from trustgraph_base.provenance import (
     graph_rag_exploration_triples,
     graph_rag_focus_triples,
     graph_rag_question_triples,
-    synthesis_triples,
 )
 from trustgraph_base.provenance.uris import (
     exploration_uri,
     focus_uri,
     graph_rag_question_uri,
-    synthesis_uri,
 )
 from trustgraph_base.schema import GraphRagRequest, GraphRagResponse, TextCompletionRequest
 from trustgraph_flow.graph_rag.select import (
@@ -37,7 +35,6 @@ from trustgraph_flow.graph_rag.select import (
 )
 from trustgraph_flow.graph_rag.subgraph import Subgraph, retrieve
 from trustgraph_flow.rag_common import (
-    Completion,
     Cost,
     RagSettings,
     Timer,
@@ -106,25 +103,16 @@ async def run(
         focus, graph_rag_focus_triples(focus, explore_uri, question, edges), focus_cost
     )
     variables = answer_variables(req.query, graph, edges)
-    call = Completion(
-        ctx,
-        TextCompletionRequest(
-            system=ANSWER_SYSTEM,
-            prompt=render_answer(variables),
-            prompt_type="graph-rag-answer",
-            variables=variables,
-            streaming=req.streaming,
-            temperature=ctx.settings.llm_temperature,
-        ),
+    request = TextCompletionRequest(
+        system=ANSWER_SYSTEM,
+        prompt=render_answer(variables),
+        prompt_type="graph-rag-answer",
+        variables=variables,
+        streaming=req.streaming,
+        temperature=ctx.settings.llm_temperature,
     )
-    async for piece in call.pieces():
-        if req.streaming:
-            yield trace.piece(piece)
-    if not call.text.strip():
-        raise ServiceError("llm-error", "the LLM returned an empty answer")
-    synth = synthesis_uri(question)
-    yield await trace.stage(synth, synthesis_triples(synth, focus, call.text), call.cost)
-    yield trace.final("" if req.streaming else call.text)
+    async for resp in trace.synthesize(request, focus):
+        yield resp
 
 
 @proc.service(GRAPH_RAG)
