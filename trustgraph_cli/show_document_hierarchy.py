@@ -19,7 +19,6 @@ Examples:
   tg-show-document-hierarchy urn:trustgraph:doc:report-1a2b3c4d --format json
 """
 
-NOT_FOUND_TYPES = {"not-found", "bad-request"}
 
 
 @click.command(epilog=EPILOG)
@@ -58,30 +57,19 @@ def main(doc_id: str, show_content: bool, max_content: int, fmt: str, gw: Gatewa
 async def fetch_document(gw: Gateway, doc_id: str, with_content: bool) -> DocumentView:
     """One EXPLAIN document-hierarchy round trip, plus one get-content for every chunk."""
     from trustgraph_cli.client import GatewayClient
-    from trustgraph_cli.errors import GatewayError
+    from trustgraph_cli.explain_call import call_explain
     from trustgraph_cli.render.lazy import preload
     from trustgraph_cli.render.output import scope_text
 
     loading = preload("trustgraph_base.wire", "trustgraph_base.schema.explain",
                       "trustgraph_cli.render.document")
     missing = f"no document {doc_id!r} in {scope_text(gw.user, gw.collection)}."
+    request = {"operation": "document-hierarchy", "id": doc_id}
     async with GatewayClient(gw) as client:
         try:
-            data = await client.request("explain", {"operation": "document-hierarchy", "id": doc_id})
-        except GatewayError as exc:
-            if exc.type in NOT_FOUND_TYPES:
-                raise click.ClickException(missing) from None
-            raise
+            doc = (await call_explain(client, request, missing, "a hierarchy")).document
         finally:
             await loading
-        from trustgraph_base.errors import WireError
-        from trustgraph_base.schema.explain import ExplainResponse
-        from trustgraph_base.wire import from_json
-
-        try:
-            doc = from_json(ExplainResponse, data, tolerant=True).document
-        except WireError as exc:
-            raise click.ClickException(f"the gateway sent a hierarchy that does not validate ({exc}).") from None
         if doc is None:
             raise click.ClickException(missing)
         if not with_content:

@@ -18,7 +18,6 @@ Examples:
   tg-show-explain-trace 3f1c2d0e-5b7a-4c1e-9d2f-0a1b2c3d4e5f --format json
 """
 
-NOT_FOUND_TYPES = {"not-found", "bad-request"}
 
 
 @click.command(epilog=EPILOG)
@@ -63,7 +62,7 @@ def main(trace_id: str, max_answer: int, show_provenance: bool, fmt: str, gw: Ga
 async def fetch_trace(gw: Gateway, trace_id: str, include_provenance: bool) -> TraceView:
     """One EXPLAIN get-trace round trip, validated into a ``TraceView``."""
     from trustgraph_cli.client import GatewayClient
-    from trustgraph_cli.errors import GatewayError
+    from trustgraph_cli.explain_call import call_explain
     from trustgraph_cli.render.lazy import preload
     from trustgraph_cli.render.output import scope_text
 
@@ -73,21 +72,9 @@ async def fetch_trace(gw: Gateway, trace_id: str, include_provenance: bool) -> T
     request = {"operation": "get-trace", "id": trace_id, "include_provenance": include_provenance}
     async with GatewayClient(gw) as client:
         try:
-            data = await client.request("explain", request)
-        except GatewayError as exc:
-            if exc.type in NOT_FOUND_TYPES:
-                raise click.ClickException(missing) from None
-            raise
+            resp = await call_explain(client, request, missing, "a trace")
         finally:
             await loading
-    from trustgraph_base.errors import WireError
-    from trustgraph_base.schema.explain import ExplainResponse
-    from trustgraph_base.wire import from_json
-
-    try:
-        resp = from_json(ExplainResponse, data, tolerant=True)
-    except WireError as exc:
-        raise click.ClickException(f"the gateway sent a trace that does not validate ({exc}).") from None
     if resp.trace is None:
         raise click.ClickException(missing)
     return resp.trace

@@ -1,0 +1,41 @@
+"""One explain-service call as the show commands make it: a missing id is one clear line."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import click
+
+if TYPE_CHECKING:
+    from trustgraph_base.schema.explain import ExplainResponse
+    from trustgraph_cli.client import GatewayClient
+
+# A malformed id is answered "bad-request" by the store: to a user it is just not there.
+NOT_FOUND_TYPES = {"not-found", "bad-request"}
+
+
+async def call_explain(
+    client: GatewayClient, request: dict[str, Any], missing: str, what: str
+) -> ExplainResponse:
+    """Send ``request`` to the explain service and validate the answer.
+
+    ``missing`` is the error shown when the id is unknown or malformed; ``what`` names the
+    view in the message shown if the gateway's answer does not validate.
+    """
+    from trustgraph_base.errors import WireError
+    from trustgraph_base.schema.explain import ExplainResponse
+    from trustgraph_base.wire import from_json
+    from trustgraph_cli.errors import GatewayError
+
+    try:
+        data = await client.request("explain", request)
+    except GatewayError as exc:
+        if exc.type in NOT_FOUND_TYPES:
+            raise click.ClickException(missing) from None
+        raise
+    try:
+        return from_json(ExplainResponse, data, tolerant=True)
+    except WireError as exc:
+        raise click.ClickException(
+            f"the gateway sent {what} that does not validate ({exc})."
+        ) from None
