@@ -433,7 +433,13 @@ class _Runner:
         # A receive is never cancelled on a timeout: the client would still hand its next
         # message to the abandoned future, and that message would be lost (never acked,
         # never redelivered while the consumer lives). An unfinished receive carries over.
+        #
+        # Batches are pipelined: batch N+1 is received and decoded while batch N's handler
+        # runs (its write releases the GIL), but N+1's handler starts only once N's handler
+        # and acks are done, so batches are handled in order and each message is acked
+        # strictly after the handler that holds it has returned.
         pending: asyncio.Future[Any] | None = None
+        writing: asyncio.Task[None] | None = None
         try:
             while True:
                 if pending is None:
@@ -451,15 +457,20 @@ class _Runner:
                         break
                     batch.append(pending.result())
                     pending = None
-                task = asyncio.create_task(self._consume_batch(batch))
-                self.inflight.add(task)
-                task.add_done_callback(self.inflight.discard)
-                await asyncio.shield(task)
+                good, values = await self._decode_batch(batch)
+                if writing is not None:
+                    await asyncio.shield(writing)
+                    writing = None
+                if values:
+                    writing = asyncio.create_task(self._handle_batch(good, values))
+                    self.inflight.add(writing)
+                    writing.add_done_callback(self.inflight.discard)
         finally:
             if pending is not None:
                 pending.cancel()
 
-    async def _consume_batch(self, batch: list[Any]) -> None:
+    async def _decode_batch(self, batch: list[Any]) -> tuple[list[Any], list[BaseModel]]:
+        """The messages that decode and their values; the others are dead-lettered."""
         good: list[Any] = []
         values: list[BaseModel] = []
         for msg in batch:
@@ -469,8 +480,9 @@ class _Runner:
             else:
                 good.append(msg)
                 values.append(value)
-        if not values:
-            return
+        return good, values
+
+    async def _handle_batch(self, good: list[Any], values: list[BaseModel]) -> None:
         try:
             await self.route.handler(values, self.ctx)
         except Exception as exc:
