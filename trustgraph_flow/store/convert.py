@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 import pyoxigraph as ox
@@ -109,6 +110,7 @@ def value_of(node: OxObject | None) -> str | None:
 
 
 _ESCAPE = str.maketrans({"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r"})
+_NEEDS_ESCAPE = re.compile(r'[\\"\n\r]')
 
 
 def nquads_term(term: Term | QuotedTriple) -> str | None:
@@ -116,12 +118,14 @@ def nquads_term(term: Term | QuotedTriple) -> str | None:
     if isinstance(term, IriTerm):
         return f"<{term.i}>"
     if isinstance(term, LiteralTerm):
-        text = '"' + term.v.translate(_ESCAPE) + '"'
+        value = term.v
+        if _NEEDS_ESCAPE.search(value):  # most literals need no escaping: skip the translate
+            value = value.translate(_ESCAPE)
         if term.ln is not None:
-            return f"{text}@{term.ln}"
+            return f'"{value}"@{term.ln}'
         if term.dt is not None and term.dt != _XSD_STRING:
-            return f"{text}^^<{term.dt}>"
-        return text
+            return f'"{value}"^^<{term.dt}>'
+        return f'"{value}"'
     if isinstance(term, BlankTerm):
         return None
     tr = term.tr if isinstance(term, TripleTerm) else term
@@ -134,8 +138,10 @@ def nquads(triples: list[Triple]) -> str | None:
     in Python); None when it holds a blank node, which must keep its label to stay idempotent."""
     lines = []
     for t in triples:
-        s, o = nquads_term(t.s), nquads_term(t.o)
-        if s is None or o is None:
+        s, o = t.s, t.o
+        s_text = f"<{s.i}>" if isinstance(s, IriTerm) else None
+        o_text = f"<{o.i}>" if isinstance(o, IriTerm) else nquads_term(o)
+        if s_text is None or o_text is None:
             return None
-        lines.append(f"{s} <{t.p.i}> {o} <{t.g}> .\n" if t.g else f"{s} <{t.p.i}> {o} .\n")
+        lines.append(f"{s_text} <{t.p.i}> {o_text} <{t.g}> .\n" if t.g else f"{s_text} <{t.p.i}> {o_text} .\n")
     return "".join(lines)

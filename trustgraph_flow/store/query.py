@@ -89,17 +89,33 @@ def sparql(store: ox.Store | None, req: SparqlQueryRequest, deadline: float | No
     if calls_service(req.query):
         raise ServiceError("sparql-service-refused", "SERVICE (federated query) is not allowed")
     # Parse-check against an empty in-memory store so a missing collection still reports syntax errors.
-    target = store if store is not None else ox.Store()
+    return _answer(store if store is not None else ox.Store(), req.query, deadline)
+
+
+def _answer(target: ox.Store, text: str, deadline: float | None) -> SparqlQueryResponse:
+    """The response, or a fresh ServiceError raised once the result is gone.
+
+    pyoxigraph results must be freed on the thread that made them: an exception whose
+    traceback still held one would free it on another thread (a RuntimeError).
+    """
     try:
-        result = target.query(req.query)
+        result = target.query(text)
     except SyntaxError as exc:
         raise ServiceError("sparql-syntax", f"SPARQL syntax {exc}") from None
     except OSError as exc:
         raise ServiceError("sparql-error", str(exc)) from None
+    error: ServiceError
     try:
         return _response(result, deadline)
+    except ServiceError as exc:
+        error = ServiceError(exc.type, exc.message)
     except ValueError as exc:  # a computed literal the wire form cannot carry
-        raise ServiceError("sparql-result", f"a result term cannot be sent: {exc}") from None
+        error = ServiceError("sparql-result", f"a result term cannot be sent: {exc}")
+    except OSError as exc:
+        error = ServiceError("sparql-error", str(exc))
+    finally:
+        del result
+    raise error
 
 
 def in_time(rows: Iterable[T], deadline: float | None) -> Iterator[T]:
