@@ -92,7 +92,7 @@ async def wait_messages(client: RequestClient, n: int, at_least: int | None = No
         await asyncio.sleep(0.1)
 
 
-async def write_run(url: str, messages: list[bytes], triples: int, *, kill: bool) -> None:
+async def write_run(url: str, messages: list[bytes], triples: int, *, kill: bool) -> float:
     """One run: publish everything, optionally SIGKILL + restart the store, wait for the commit."""
     prefix = f"bench{time.monotonic_ns()}"
     data = Path(tempfile.mkdtemp(prefix="bench-store-")) / "data"
@@ -121,11 +121,45 @@ async def write_run(url: str, messages: list[bytes], triples: int, *, kill: bool
         if kill:
             print(f"    store killed at {killed_at:.2f}s and restarted; "
                   f"stored {stored} of {triples} published: {'ALL PRESENT' if stored == triples else 'MISMATCH'}")
+        return elapsed
     finally:
         store.terminate()
         await store.wait()
         await client.close()
         await bus.close()
+
+
+async def raw_consume(url: str, topic: str, n: int, ready: str) -> None:
+    """The baseline consumer: receive and ack ``n`` messages, nothing else (no decode, no store)."""
+    bus = Bus(url)
+    consumer = await bus.subscribe(topic, "raw")
+    Path(ready).write_text("ready")
+    for _ in range(n):
+        await consumer.acknowledge(await consumer.receive())
+    await bus.close()
+
+
+async def raw_run(url: str, messages: list[bytes], triples: int) -> float:
+    """Pulsar alone: publish the same messages, a bare consumer subprocess receives and acks them."""
+    topic = Topics(f"raw{time.monotonic_ns()}").topic(TRIPLES_STORE)
+    ready = Path(tempfile.mkdtemp(prefix="bench-raw-")) / "ready"
+    consumer = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bench.bench_store", "--raw-consume", url, topic, str(len(messages)), str(ready),
+        stdin=asyncio.subprocess.DEVNULL,
+    )  # fmt: skip
+    while True:  # the consumer touches the file once subscribed
+        if ready.exists():
+            break
+        await asyncio.sleep(0.02)
+    bus = Bus(url)
+    started = time.perf_counter()
+    await asyncio.gather(*(bus.publish(topic, m, batching=True) for m in messages))
+    await consumer.wait()
+    elapsed = time.perf_counter() - started
+    await bus.close()
+    print(f"  baseline, Pulsar only (bare consumer, no decode, no store): {len(messages)} msgs in "
+          f"{elapsed:.2f}s -> {triples / elapsed:,.0f} triples/s")
+    return elapsed
 
 
 TEMPLATE_TIME = "2000-01-01T00:00:00.000Z"
@@ -191,15 +225,19 @@ def index_bench(n_traces: int) -> None:
     stores.close()
 
 
-async def main_async(quick: bool) -> None:
+async def main_async(quick: bool, write_only: bool) -> None:
     n_messages, per_message = (1_500, 50) if quick else (10_000, 50)
     messages = [payload(i, per_message) for i in range(n_messages)]
     triples = sum(len(decode(Triples, m).triples) for m in messages[:1]) * n_messages
     print(f"Write path: {n_messages} Triples messages x {triples // n_messages} triples, "
           "producer in this process, store as a subprocess, embedded broker")
     with tempfile.TemporaryDirectory(prefix="bench-broker-") as tmp, EmbeddedBroker(Path(tmp)) as broker:
-        await write_run(broker.url, messages, triples, kill=False)
+        raw = await raw_run(broker.url, messages, triples)
+        clean = await write_run(broker.url, messages, triples, kill=False)
+        print(f"  store / baseline: {raw / clean:.0%} of the Pulsar-only rate")
         await write_run(broker.url, messages, triples, kill=True)
+    if write_only:
+        return
     n_traces = 5_000 if quick else 100_000
     print(f"Trace index: {n_traces} traces loaded through the writer code path (no Pulsar)")
     index_bench(n_traces)
@@ -208,9 +246,15 @@ async def main_async(quick: bool) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.bench_store")
     parser.add_argument("--quick", action="store_true", help="a smaller run (< 60 s)")
+    parser.add_argument("--raw-consume", nargs=4, metavar=("URL", "TOPIC", "N", "READY"), help=argparse.SUPPRESS)
+    parser.add_argument("--write-only", action="store_true", help="skip the trace-index part")
     args = parser.parse_args()
+    if args.raw_consume:
+        url, topic, n, ready = args.raw_consume
+        asyncio.run(raw_consume(url, topic, int(n), ready))
+        return
     started = time.perf_counter()
-    asyncio.run(main_async(args.quick))
+    asyncio.run(main_async(args.quick, args.write_only))
     print(f"total {time.perf_counter() - started:.1f}s")
 
 
