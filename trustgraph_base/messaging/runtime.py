@@ -314,6 +314,7 @@ class _Runner:
     topic: str
     dlq: str
     inflight: set[asyncio.Task[None]] = field(default_factory=set)
+    pending: asyncio.Future[Any] | None = None  # a batch consumer's receive in progress
 
     async def run(self) -> None:
         if self.route.kind == "batch":
@@ -434,30 +435,15 @@ class _Runner:
         # message to the abandoned future, and that message would be lost (never acked,
         # never redelivered while the consumer lives). An unfinished receive carries over.
         #
-        # Batches are pipelined: batch N+1 is received and decoded while batch N's handler
-        # runs (its write releases the GIL), but N+1's handler starts only once N's handler
-        # and acks are done, so batches are handled in order and each message is acked
-        # strictly after the handler that holds it has returned.
-        pending: asyncio.Future[Any] | None = None
+        # Batches are pipelined: while batch N's handler runs (its write releases the GIL),
+        # batch N+1 is received and decoded message by message, and it keeps growing past
+        # ``max_wait`` until N is done (or it is full). N+1's handler starts only once N's
+        # handler and acks are done: batches are handled in order, and each message is
+        # acked strictly after the handler that holds it has returned.
         writing: asyncio.Task[None] | None = None
         try:
             while True:
-                if pending is None:
-                    pending = asyncio.ensure_future(self.consumer.receive())
-                batch = [await asyncio.shield(pending)]
-                pending = None
-                deadline = time.monotonic() + self.route.max_wait
-                while len(batch) < self.route.max_batch:
-                    remaining = deadline - time.monotonic()
-                    if remaining <= 0:
-                        break
-                    pending = asyncio.ensure_future(self.consumer.receive())
-                    done, _ = await asyncio.wait({pending}, timeout=remaining)
-                    if not done:
-                        break
-                    batch.append(pending.result())
-                    pending = None
-                good, values = await self._decode_batch(batch)
+                good, values = await self._collect(writing)
                 if writing is not None:
                     await asyncio.shield(writing)
                     writing = None
@@ -466,20 +452,45 @@ class _Runner:
                     self.inflight.add(writing)
                     writing.add_done_callback(self.inflight.discard)
         finally:
-            if pending is not None:
-                pending.cancel()
+            if self.pending is not None:
+                self.pending.cancel()
 
-    async def _decode_batch(self, batch: list[Any]) -> tuple[list[Any], list[BaseModel]]:
-        """The messages that decode and their values; the others are dead-lettered."""
+    def _receive(self) -> asyncio.Future[Any]:
+        """The receive in progress, started if there is none (it is never abandoned)."""
+        if self.pending is None:
+            self.pending = asyncio.ensure_future(self.consumer.receive())
+        return self.pending
+
+    async def _collect(self, writing: asyncio.Task[None] | None) -> tuple[list[Any], list[BaseModel]]:
+        """One batch, decoded as it arrives: closed when full, or once ``max_wait`` has passed
+        since its first message and the previous batch's handler is done."""
         good: list[Any] = []
         values: list[BaseModel] = []
-        for msg in batch:
+        deadline: float | None = None
+        while len(good) < self.route.max_batch:
+            receiving = self._receive()
+            if deadline is None:  # nothing yet: wait for a message however long it takes
+                await asyncio.shield(receiving)
+            else:
+                waiting: set[asyncio.Future[Any]] = {receiving}
+                timeout: float | None = deadline - time.monotonic()
+                if timeout is not None and timeout <= 0:
+                    if writing is None or writing.done():
+                        break
+                    waiting.add(writing)
+                    timeout = None
+                await asyncio.wait(waiting, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+                if not receiving.done():
+                    continue  # max_wait passed, or the previous batch is done: check again
+            msg, self.pending = receiving.result(), None
+            if deadline is None:
+                deadline = time.monotonic() + self.route.max_wait
             value = self._decode(msg)
             if value is None:
                 await self._dead_letter(msg)
-            else:
-                good.append(msg)
-                values.append(value)
+                continue
+            good.append(msg)
+            values.append(value)
         return good, values
 
     async def _handle_batch(self, good: list[Any], values: list[BaseModel]) -> None:
