@@ -83,6 +83,10 @@ class IriTerm(BaseModel):
         except ValidationError as exc:
             raise with_iri_faults(exc) from None
 
+    # Marked as pydantic's own __init__: otherwise pydantic-core would call this method for
+    # every IRI it validates (from JSON too), which costs as much as the Python check did.
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
+
 
 class LiteralTerm(BaseModel):
     """A literal with an optional datatype IRI or language tag (never both)."""
