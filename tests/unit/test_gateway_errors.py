@@ -44,6 +44,8 @@ def test_token_sources_and_bind_host(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TRUSTGRAPH_TOKEN", "b")
     assert effective_token(settings) == "b"
     monkeypatch.setenv("TG_GATEWAY_TOKEN", "a")
-    assert effective_token(settings) == "a" and bind_host(settings, "a") == "0.0.0.0"
+    # a token alone does not widen the bind: another interface must be asked for
+    assert effective_token(settings) == "a" and bind_host(settings, "a") == "127.0.0.1"
+    assert bind_host(GatewaySettings(host="0.0.0.0"), "a") == "0.0.0.0"
     assert effective_token(GatewaySettings(token="c")) == "c"
     assert bind_host(GatewaySettings(host="10.0.0.1"), None) == "10.0.0.1"

@@ -33,7 +33,7 @@ class GatewaySettings(ProcessorSettings):
     """Flags ``--kebab-case`` > env ``TG_*`` > these defaults."""
 
     port: int = 8088
-    host: str = ""  # empty: 127.0.0.1 without a token, every interface with one
+    host: str = ""  # empty: 127.0.0.1; another interface only when given explicitly
     token: str = ""  # also TG_GATEWAY_TOKEN or TRUSTGRAPH_TOKEN
     max_frame_bytes: int = 16 * 2**20
     max_outstanding: int = 64
@@ -58,9 +58,12 @@ def effective_token(settings: GatewaySettings) -> str | None:
 
 
 def bind_host(settings: GatewaySettings, token: str | None) -> str:
-    if settings.host:
-        return settings.host
-    return "0.0.0.0" if token else "127.0.0.1"
+    """Loopback unless told otherwise; an open gateway on another interface is warned about."""
+    if not settings.host:
+        return "127.0.0.1"
+    if not token and settings.host not in ("127.0.0.1", "localhost", "::1"):
+        log.warning("listening on %s with no token: anyone who can reach it can use it", settings.host)
+    return settings.host
 
 
 def error_response(failure: Failure) -> web.Response:
