@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 from pydantic_core import InitErrorDetails
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
@@ -97,16 +97,26 @@ class LiteralTerm(BaseModel):
     dt: str | None = None
     ln: str | None = None
 
-    @model_validator(mode="after")
-    def _valid(self) -> LiteralTerm:
-        if self.dt is not None and self.ln is not None:
-            raise ValueError("a literal has a datatype or a language tag, not both")
-        if self.dt is not None:
-            check_iri(self.dt)
-            check_lexical(self.v, self.dt)
-        if self.ln is not None and not _LANG.match(self.ln):
-            raise ValueError(f"bad language tag: {self.ln!r}")
-        return self
+    # Field validators, not a model validator: they run only when ``dt``/``ln`` is given,
+    # so a plain literal (most of them) costs no Python call when decoded.
+    @field_validator("dt")
+    @classmethod
+    def _datatype(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is not None:
+            check_iri(value)
+            if "v" in info.data:
+                check_lexical(info.data["v"], value)
+        return value
+
+    @field_validator("ln")
+    @classmethod
+    def _language(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is not None:
+            if info.data.get("dt") is not None:
+                raise ValueError("a literal has a datatype or a language tag, not both")
+            if not _LANG.match(value):
+                raise ValueError(f"bad language tag: {value!r}")
+        return value
 
 
 class BlankTerm(BaseModel):
