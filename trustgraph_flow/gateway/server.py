@@ -21,7 +21,7 @@ from aiohttp import WSCloseCode, web
 
 from trustgraph_base.errors import TrustGraphError
 from trustgraph_base.messaging import LIBRARIAN, Bus, Topics
-from trustgraph_base.messaging.runtime import run_main
+from trustgraph_base.messaging.entry import run_main
 from trustgraph_base.settings import ProcessorSettings
 from trustgraph_flow.gateway.dispatch import Dispatcher, Failure, as_failure
 from trustgraph_flow.gateway.socket import Limits, SocketSession, same_token

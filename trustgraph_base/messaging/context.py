@@ -1,0 +1,49 @@
+"""What a handler is given: settings, publishing, requests to other services, state."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Generic, TypeVar, cast
+
+from pydantic import BaseModel
+
+from trustgraph_base.messaging.bus import Bus
+from trustgraph_base.messaging.requests import RequestClient
+from trustgraph_base.messaging.services import Req, Resp, ServiceSpec, Topics
+from trustgraph_base.settings import ProcessorSettings
+
+log = logging.getLogger(__name__)
+
+S = TypeVar("S", bound=ProcessorSettings)
+
+
+class Context(Generic[S]):
+    """What a handler may use: settings, publishing, requests to other services, state."""
+
+    def __init__(self, name: str, settings: S, bus: Bus) -> None:
+        self.name = name
+        self.settings = settings
+        self.bus = bus
+        self.topics = Topics(settings.topic_prefix)
+        self.state: dict[str, Any] = {}
+        self._clients: dict[str, RequestClient[Any, Any]] = {}
+
+    @property
+    def client_name(self) -> str:
+        return f"{self.name}-{self.settings.instance}" if self.settings.instance else self.name
+
+    async def publish(self, topic_name: str, message: BaseModel, *, batching: bool = False) -> None:
+        """Publish a message on a one-way topic (by short name, e.g. ``TRIPLES_STORE``)."""
+        await self.bus.publish(self.topics.topic(topic_name), message, batching=batching)
+
+    def client(self, spec: ServiceSpec[Req, Resp]) -> RequestClient[Req, Resp]:
+        """The request client for another service (one per process and service)."""
+        found = self._clients.get(spec.name)
+        if found is None:
+            found = RequestClient(self.bus, self.topics, spec, self.client_name)
+            self._clients[spec.name] = found
+        return cast(RequestClient[Req, Resp], found)
+
+    async def close(self) -> None:
+        for client in self._clients.values():
+            await client.close()

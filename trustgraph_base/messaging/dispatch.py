@@ -1,0 +1,241 @@
+"""One subscription's receive loop and the policy it applies to each message (see runtime)."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar, cast
+
+from pulsar.asyncio import Consumer
+from pydantic import BaseModel
+
+from trustgraph_base.errors import ServiceError, WireError
+from trustgraph_base.messaging.context import Context
+from trustgraph_base.messaging.services import ServiceSpec
+from trustgraph_base.schema.core import Error, Response
+from trustgraph_base.settings import ProcessorSettings
+from trustgraph_base.wire import decode
+
+log = logging.getLogger(__name__)
+
+S = TypeVar("S", bound=ProcessorSettings)
+
+
+@dataclass
+class Route:
+    topic: str
+    subscription: str
+    kind: str  # "service" | "consumer" | "batch"
+    handler: Callable[..., Any]
+    model: type[BaseModel]
+    spec: ServiceSpec[Any, Any] | None = None
+    concurrency: int = 1
+    max_batch: int = 1
+    max_wait: float = 0.0
+
+
+@dataclass
+class Runner:
+    """Receives from one subscription and dispatches to its handler under the route's policy."""
+
+    route: Route
+    consumer: Consumer
+    ctx: Context[Any]
+    topic: str
+    dlq: str
+    inflight: set[asyncio.Task[None]] = field(default_factory=set)
+    pending: asyncio.Future[Any] | None = None  # a batch consumer's receive in progress
+
+    async def run(self) -> None:
+        if self.route.kind == "batch":
+            await self._run_batches()
+            return
+        sem = asyncio.Semaphore(self.route.concurrency)
+        while True:
+            await sem.acquire()
+            try:
+                msg = await self.consumer.receive()
+            except BaseException:
+                sem.release()
+                raise
+            task = asyncio.create_task(self._dispatch(msg))
+            self.inflight.add(task)
+            task.add_done_callback(self.inflight.discard)
+            task.add_done_callback(lambda _t: sem.release())
+
+    async def drain(self, timeout: float) -> None:
+        if self.inflight:
+            await asyncio.wait(set(self.inflight), timeout=timeout)
+
+    async def _dispatch(self, msg: Any) -> None:
+        try:
+            if self.route.kind == "service":
+                await self._serve(msg)
+            else:
+                await self._consume(msg)
+        except Exception:
+            log.exception("unexpected failure handling a message on %s", self.topic)
+            await self.consumer.negative_acknowledge(msg)
+
+    def _decode(self, msg: Any) -> BaseModel | None:
+        try:
+            return decode(self.route.model, msg.data())
+        except WireError as exc:
+            log.warning(
+                "dead-lettering malformed message on %s (id=%s): %s",
+                self.topic,
+                msg.properties().get("id", "-"),
+                exc,
+            )
+            return None
+
+    async def _dead_letter(self, msg: Any) -> None:
+        await self.ctx.bus.publish(self.dlq, msg.data(), dict(msg.properties()))
+        await self.consumer.acknowledge(msg)
+
+    async def _consume(self, msg: Any) -> None:
+        value = self._decode(msg)
+        if value is None:
+            await self._dead_letter(msg)
+            return
+        try:
+            await self.route.handler(value, self.ctx)
+        except Exception as exc:
+            log.warning("handler failed on %s (will retry): %r", self.topic, exc)
+            await self.consumer.negative_acknowledge(msg)
+            return
+        await self.consumer.acknowledge(msg)
+
+    async def _serve(self, msg: Any) -> None:
+        spec = self.route.spec
+        assert spec is not None
+        props = msg.properties()
+        reply_to, rid = props.get("reply-to", ""), props.get("id", "")
+        if not reply_to or not rid:
+            log.warning("request on %s without id/reply-to: dead-lettered", self.topic)
+            await self._dead_letter(msg)
+            return
+
+        async def reply(resp: Response) -> None:
+            await self.ctx.bus.publish(reply_to, resp, {"id": rid})
+
+        request = self._decode(msg)
+        if request is None:
+            try:
+                decode(spec.request, msg.data())
+            except WireError as exc:
+                await reply(spec.response(error=Error(type="bad-request", message=str(exc))))
+            await self._dead_letter(msg)
+            return
+        await self._answer(request, reply, spec)
+        await self.consumer.acknowledge(msg)
+
+    async def _answer(
+        self,
+        request: BaseModel,
+        reply: Callable[[Response], Awaitable[None]],
+        spec: ServiceSpec[Any, Any],
+    ) -> None:
+        finished = False
+        try:
+            result = self.route.handler(request, self.ctx)
+            if inspect.isasyncgen(result):
+                async for item in result:
+                    resp = cast(Response, item)
+                    await reply(resp)
+                    if resp.end_of_stream:
+                        finished = True
+                        break
+                if not finished:
+                    await reply(spec.response())
+            else:
+                await reply(await result)
+        except ServiceError as exc:
+            await reply(spec.response(error=Error(type=exc.type, message=exc.message)))
+        except Exception as exc:
+            log.exception("service %s failed", spec.name)
+            await reply(
+                spec.response(
+                    error=Error(type="internal-error", message=f"{type(exc).__name__}: {exc}")
+                )
+            )
+
+    async def _run_batches(self) -> None:
+        # A receive is never cancelled on a timeout: the client would still hand its next
+        # message to the abandoned future, and that message would be lost (never acked,
+        # never redelivered while the consumer lives). An unfinished receive carries over.
+        #
+        # Batches are pipelined: while batch N's handler runs (its write releases the GIL),
+        # batch N+1 is received and decoded message by message, and it keeps growing past
+        # ``max_wait`` until N is done (or it is full). N+1's handler starts only once N's
+        # handler and acks are done: batches are handled in order, and each message is
+        # acked strictly after the handler that holds it has returned.
+        writing: asyncio.Task[None] | None = None
+        try:
+            while True:
+                good, values = await self._collect(writing)
+                if writing is not None:
+                    await asyncio.shield(writing)
+                    writing = None
+                if values:
+                    writing = asyncio.create_task(self._handle_batch(good, values))
+                    self.inflight.add(writing)
+                    writing.add_done_callback(self.inflight.discard)
+        finally:
+            if self.pending is not None:
+                self.pending.cancel()
+
+    def _receive(self) -> asyncio.Future[Any]:
+        """The receive in progress, started if there is none (it is never abandoned)."""
+        if self.pending is None:
+            self.pending = asyncio.ensure_future(self.consumer.receive())
+        return self.pending
+
+    async def _collect(
+        self, writing: asyncio.Task[None] | None
+    ) -> tuple[list[Any], list[BaseModel]]:
+        """One batch, decoded as it arrives: closed when full, or once ``max_wait`` has passed
+        since its first message and the previous batch's handler is done."""
+        good: list[Any] = []
+        values: list[BaseModel] = []
+        deadline: float | None = None
+        while len(good) < self.route.max_batch:
+            receiving = self._receive()
+            if deadline is None:  # nothing yet: wait for a message however long it takes
+                await asyncio.shield(receiving)
+            else:
+                waiting: set[asyncio.Future[Any]] = {receiving}
+                timeout: float | None = deadline - time.monotonic()
+                if timeout is not None and timeout <= 0:
+                    if writing is None or writing.done():
+                        break
+                    waiting.add(writing)
+                    timeout = None
+                await asyncio.wait(waiting, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+                if not receiving.done():
+                    continue  # max_wait passed, or the previous batch is done: check again
+            msg, self.pending = receiving.result(), None
+            if deadline is None:
+                deadline = time.monotonic() + self.route.max_wait
+            value = self._decode(msg)
+            if value is None:
+                await self._dead_letter(msg)
+                continue
+            good.append(msg)
+            values.append(value)
+        return good, values
+
+    async def _handle_batch(self, good: list[Any], values: list[BaseModel]) -> None:
+        try:
+            await self.route.handler(values, self.ctx)
+        except Exception as exc:
+            log.warning("batch handler failed on %s (will retry): %r", self.topic, exc)
+            for msg in good:
+                await self.consumer.negative_acknowledge(msg)
+            return
+        for msg in good:
+            await self.consumer.acknowledge(msg)
