@@ -175,6 +175,27 @@ class Trace(Generic[R]):
         await self.ctx.publish(TRIPLES_STORE, Triples(metadata=meta, triples=triples))
 
 
+QuestionTriples = Callable[[str, str, str, str | None], list[Triple]]
+
+
+async def traced(
+    req: RagRequest,
+    ctx: Context[Any],
+    response: type[R],
+    uri_of: Callable[[str], str],
+    question_triples: QuestionTriples,
+    run: Callable[[Any, Context[Any], Trace[R]], AsyncIterator[R]],
+) -> AsyncIterator[R]:
+    """Open a trace with its question stage, then pass on ``run``'s stages under the guard."""
+    question, started = trace_identity(req, uri_of)
+    trace = Trace(ctx, req, question, response)
+    yield await trace.stage(
+        question, question_triples(question, req.query, started, req.parent_uri or None)
+    )
+    async for resp in trace.guard(run(req, ctx, trace)):
+        yield resp
+
+
 @dataclass
 class Completion:
     """One LLM call: iterate ``pieces()`` (streamed or not), then read ``text`` and ``cost``."""

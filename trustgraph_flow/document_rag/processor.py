@@ -28,7 +28,7 @@ from trustgraph_flow.rag_common import (
     Trace,
     nearest,
     no_data_error,
-    trace_identity,
+    traced,
 )
 
 SYSTEM = (
@@ -97,12 +97,9 @@ async def answer(
     req: DocumentRagRequest, ctx: Context[RagSettings]
 ) -> AsyncIterator[DocumentRagResponse]:
     """Answer one question, streaming explain events (and answer pieces when asked)."""
-    question, started = trace_identity(req, docrag_question_uri)
-    trace = Trace(ctx, req, question, DocumentRagResponse)
-    yield await trace.stage(
-        question, docrag_question_triples(question, req.query, started, req.parent_uri or None)
-    )
-    async for resp in trace.guard(run(req, ctx, trace)):
+    async for resp in traced(
+        req, ctx, DocumentRagResponse, docrag_question_uri, docrag_question_triples, run
+    ):
         yield resp
 
 

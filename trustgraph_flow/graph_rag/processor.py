@@ -42,7 +42,7 @@ from trustgraph_flow.rag_common import (
     complete,
     nearest,
     no_data_error,
-    trace_identity,
+    traced,
 )
 
 SELECT_ATTEMPTS = 2  # a malformed selection is retried once, then the request fails
@@ -120,12 +120,9 @@ async def answer(
     req: GraphRagRequest, ctx: Context[RagSettings]
 ) -> AsyncIterator[GraphRagResponse]:
     """Answer one question, streaming explain events (and answer pieces when asked)."""
-    question, started = trace_identity(req, graph_rag_question_uri)
-    trace = Trace(ctx, req, question, GraphRagResponse)
-    yield await trace.stage(
-        question, graph_rag_question_triples(question, req.query, started, req.parent_uri or None)
-    )
-    async for resp in trace.guard(run(req, ctx, trace)):
+    async for resp in traced(
+        req, ctx, GraphRagResponse, graph_rag_question_uri, graph_rag_question_triples, run
+    ):
         yield resp
 
 
