@@ -58,17 +58,13 @@ def document_row(d: DocumentInfo) -> dict[str, Any]:
 
 async def fetch_documents(gw: Gateway) -> list[DocumentInfo]:
     """One librarian list-documents round trip."""
-    from trustgraph_base.errors import WireError
     from trustgraph_base.schema.documents import LibrarianResponse
-    from trustgraph_base.wire import from_json
     from trustgraph_cli.client import GatewayClient
+    from trustgraph_cli.responses import validated
 
     async with GatewayClient(gw) as client:
         data = await client.librarian({"operation": "list-documents"})
-    try:
-        return list(from_json(LibrarianResponse, data, tolerant=True).documents)
-    except WireError as exc:
-        raise click.ClickException(f"the gateway sent a document list that does not validate ({exc}).") from None
+    return list(validated(LibrarianResponse, data, "a document list").documents)
 
 
 if __name__ == "__main__":

@@ -84,17 +84,13 @@ def session_id(trace_id: str) -> str:
 
 async def fetch_traces(gw: Gateway, limit: int) -> list[TraceSummary]:
     """One EXPLAIN list-traces round trip."""
-    from trustgraph_base.errors import WireError
     from trustgraph_base.schema.explain import ExplainResponse
-    from trustgraph_base.wire import from_json
     from trustgraph_cli.client import GatewayClient
+    from trustgraph_cli.responses import validated
 
     async with GatewayClient(gw) as client:
         data = await client.request("explain", {"operation": "list-traces", "limit": limit})
-    try:
-        return list(from_json(ExplainResponse, data, tolerant=True).traces)
-    except WireError as exc:
-        raise click.ClickException(f"the gateway sent a trace list that does not validate ({exc}).") from None
+    return list(validated(ExplainResponse, data, "a trace list").traces)
 
 
 if __name__ == "__main__":

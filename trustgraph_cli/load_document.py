@@ -177,14 +177,10 @@ def describe(info: DocumentInfo) -> str:
 
 
 def _info(data: dict[str, Any]) -> DocumentInfo:
-    from trustgraph_base.errors import WireError
     from trustgraph_base.schema.documents import LibrarianResponse
-    from trustgraph_base.wire import from_json
+    from trustgraph_cli.responses import validated
 
-    try:
-        doc = from_json(LibrarianResponse, data, tolerant=True).document
-    except WireError as exc:
-        raise click.ClickException(f"the librarian sent a reply that does not validate ({exc}).") from None
+    doc = validated(LibrarianResponse, data, "a librarian reply").document
     if doc is None:
         raise click.ClickException("the librarian's reply carries no document.")
     return doc

@@ -57,9 +57,9 @@ def main(doc_id: str, show_content: bool, max_content: int, fmt: str, gw: Gatewa
 async def fetch_document(gw: Gateway, doc_id: str, with_content: bool) -> DocumentView:
     """One EXPLAIN document-hierarchy round trip, plus one get-content for every chunk."""
     from trustgraph_cli.client import GatewayClient
-    from trustgraph_cli.explain_call import call_explain
     from trustgraph_cli.render.lazy import preload
     from trustgraph_cli.render.output import scope_text
+    from trustgraph_cli.responses import call_explain
 
     loading = preload("trustgraph_base.wire", "trustgraph_base.schema.explain",
                       "trustgraph_cli.render.document")

@@ -62,9 +62,9 @@ def main(trace_id: str, max_answer: int, show_provenance: bool, fmt: str, gw: Ga
 async def fetch_trace(gw: Gateway, trace_id: str, include_provenance: bool) -> TraceView:
     """One EXPLAIN get-trace round trip, validated into a ``TraceView``."""
     from trustgraph_cli.client import GatewayClient
-    from trustgraph_cli.explain_call import call_explain
     from trustgraph_cli.render.lazy import preload
     from trustgraph_cli.render.output import scope_text
+    from trustgraph_cli.responses import call_explain
 
     loading = preload("trustgraph_base.wire", "trustgraph_base.schema.explain",
                       "trustgraph_cli.render.trace")

@@ -1,10 +1,13 @@
-"""One explain-service call as the show commands make it: a missing id is one clear line."""
+"""Gateway answers as the commands take them: validated into views, failures as one clear line."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
+from pydantic import BaseModel
+
+M = TypeVar("M", bound=BaseModel)
 
 if TYPE_CHECKING:
     from trustgraph_base.schema.explain import ExplainResponse
@@ -22,9 +25,7 @@ async def call_explain(
     ``missing`` is the error shown when the id is unknown or malformed; ``what`` names the
     view in the message shown if the gateway's answer does not validate.
     """
-    from trustgraph_base.errors import WireError
     from trustgraph_base.schema.explain import ExplainResponse
-    from trustgraph_base.wire import from_json
     from trustgraph_cli.errors import GatewayError
 
     try:
@@ -33,8 +34,16 @@ async def call_explain(
         if exc.type in NOT_FOUND_TYPES:
             raise click.ClickException(missing) from None
         raise
+    return validated(ExplainResponse, data, what)
+
+
+def validated(model: type[M], data: dict[str, Any], what: str) -> M:
+    """The gateway's answer as ``model``; one line naming ``what`` if it does not validate."""
+    from trustgraph_base.errors import WireError
+    from trustgraph_base.wire import from_json
+
     try:
-        return from_json(ExplainResponse, data, tolerant=True)
+        return from_json(model, data, tolerant=True)
     except WireError as exc:
         raise click.ClickException(
             f"the gateway sent {what} that does not validate ({exc})."
