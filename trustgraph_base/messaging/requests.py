@@ -56,7 +56,14 @@ class RequestClient(Generic[Req, Resp]):
             msg = await consumer.receive()
             rid = msg.properties().get("id", "")
             queue = self._pending.get(rid)
-            if queue is not None:
+            if queue is None:
+                log.warning(
+                    "a reply from '%s' (id %s) found no waiting caller: it timed out, or the "
+                    "request was redelivered and answered twice",
+                    self.spec.name,
+                    rid,
+                )
+            else:
                 try:
                     queue.put_nowait(decode(self.spec.response, msg.data()))
                 except WireError as exc:
