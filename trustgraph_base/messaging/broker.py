@@ -116,13 +116,6 @@ class EmbeddedBroker:
             self._log.close()
             self._log = None
 
-    def kill(self) -> None:
-        """SIGKILL the broker (for crash tests)."""
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-        self.proc = None
-
     def __enter__(self) -> EmbeddedBroker:
         return self.start()
 
