@@ -12,6 +12,7 @@ from typing import Any
 from urllib.parse import urljoin
 
 import aiohttp
+import click
 
 from trustgraph_cli.errors import AuthError, GatewayError
 from trustgraph_cli.options import Gateway
@@ -26,8 +27,11 @@ class GatewayClient:
     that does not set them.
     """
 
-    def __init__(self, gw: Gateway, *, timeout: float = DEFAULT_TIMEOUT) -> None:
+    def __init__(
+        self, gw: Gateway, *, timeout: float = DEFAULT_TIMEOUT, note_level: int = 1
+    ) -> None:
         self.gw = gw
+        self.note_level = note_level  # how many -v it takes to show each request
         self.base = gw.url if gw.url.endswith("/") else gw.url + "/"
         self.timeout = timeout
         self._session: aiohttp.ClientSession | None = None
@@ -59,6 +63,11 @@ class GatewayClient:
         if self._session is not None:
             await self._session.close()
 
+    def note(self, text: str) -> None:
+        """One ``-v/--verbose`` line on stderr (nothing otherwise)."""
+        if self.gw.verbose >= self.note_level:
+            click.echo(f"gateway: {text}", err=True)
+
     @property
     def session(self) -> aiohttp.ClientSession:
         assert self._session is not None, "use 'async with GatewayClient(...)'"
@@ -75,6 +84,7 @@ class GatewayClient:
             params = {"token": self.gw.token} if self.gw.token else None
             if self._ws is not None and not self._ws.closed:
                 await self._ws.close()
+            self.note(f"connecting to {url}")
             try:
                 self._ws = await self.session.ws_connect(
                     url, params=params, max_msg_size=64 * 2**20
@@ -116,6 +126,7 @@ class GatewayClient:
         queue: asyncio.Queue[dict[str, Any] | BaseException] = asyncio.Queue()
         self._queues[rid] = queue
         try:
+            self.note(f"request {rid}: {service} (flow {flow})")
             frame = {"id": rid, "service": service, "flow": flow, "request": self.scoped(request)}
             await ws.send_str(json.dumps(frame))
             while True:
@@ -143,9 +154,12 @@ class GatewayClient:
         return await self._post(urljoin(self.base, "api/v1/librarian"), self.scoped(request))
 
     async def _post(self, url: str, body: dict[str, Any]) -> dict[str, Any]:
+        operation = body.get("operation")
+        self.note(f"POST {url}" + (f" ({operation})" if operation else ""))
         async with self.session.post(
             url, json=body, timeout=aiohttp.ClientTimeout(total=self.timeout)
         ) as resp:
+            self.note(f"HTTP {resp.status} from {url}")
             if resp.status in (401, 403):
                 raise AuthError(f"HTTP {resp.status}")
             try:

@@ -10,14 +10,21 @@ from typing import Any
 
 import click
 
-from trustgraph_cli.options import Gateway, gateway_options, run
+from trustgraph_cli.options import (
+    Gateway,
+    command,
+    explainable_option,
+    gateway_options,
+    question_option,
+    run,
+)
 
 EPILOG = """\b
 Examples:
   tg-invoke-agent -q "What is the capital of France?"
   tg-invoke-agent -v -q "Who founded the company?"       # show each thought and tool call
   tg-invoke-agent -x -q "Why?" --max-iterations 5        # also list each trace entity
-  tg-invoke-agent -q "Summarise the report" -g document-query > answer.txt
+  tg-invoke-agent -q "Summarise the report" --group document-query > answer.txt
 Then: tg-show-explain-trace <the trace id printed on stderr>
 """
 
@@ -37,14 +44,9 @@ def _say(kind: str, text: str) -> None:
     click.echo(prefix + indent.join(lines), err=True)
 
 
-@click.command(epilog=EPILOG)
-@click.option("-q", "--question", required=True, help="The question to ask.")
-@click.option(
-    "-v", "--verbose", is_flag=True, help="Show thoughts, actions and observations (stderr)."
-)
-@click.option(
-    "-x", "--explainable", is_flag=True, help="Show each trace entity as it is published (stderr)."
-)
+@command(epilog=EPILOG)
+@question_option
+@explainable_option
 @click.option(
     "--no-streaming", is_flag=True, help="Wait for the final answer only (nothing for -v/-x)."
 )
@@ -55,19 +57,21 @@ def _say(kind: str, text: str) -> None:
     help="Stop after N tool steps (default: the agent's setting, 10).",
 )
 @click.option(
-    "-g", "--group", multiple=True, help="Only use the tools named, or in this group (repeatable)."
+    "--group", multiple=True, help="Only use the tools named, or in this group (repeatable)."
 )
 @gateway_options
 def main(
     gw: Gateway,
     question: str,
-    verbose: bool,
     explainable: bool,
     no_streaming: bool,
     max_iterations: int | None,
     group: tuple[str, ...],
 ) -> None:
-    """Ask the agent QUESTION; print its answer, then the trace id on stderr."""
+    """Ask the agent QUESTION; print its answer, then the trace id on stderr.
+
+    -v shows each thought, action and observation on stderr as the agent works.
+    """
     if not question.strip():
         raise click.UsageError("the question is empty: pass it with -q")
     request: dict[str, Any] = {"question": question, "streaming": not no_streaming}
@@ -80,13 +84,13 @@ def main(
         from trustgraph_cli.client import GatewayClient
 
         final: dict[str, Any] = {}
-        async with GatewayClient(gw) as client:
+        async with GatewayClient(gw, note_level=2) as client:
             async for resp in client.stream("agent", request):
                 kind = resp.get("message_type", "answer")
                 if kind == "explain":
                     if explainable:
                         _say(kind, resp.get("explain_id", ""))
-                elif kind in PREFIX and verbose:
+                elif kind in PREFIX and gw.verbose:
                     _say(kind, resp.get("content", ""))
                 elif kind == "answer":
                     final = resp

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import click
 
-from trustgraph_cli.options import Gateway, gateway_options
+from trustgraph_cli.options import (
+    Gateway,
+    command,
+    explainable_option,
+    gateway_options,
+    question_option,
+)
 from trustgraph_cli.rag_output import ask_rag, check_question
 
 EPILOG = """\b
@@ -16,11 +22,9 @@ Then: tg-show-explain-trace <the trace id printed on stderr>
 """
 
 
-@click.command(epilog=EPILOG)
-@click.option("-q", "--question", required=True, help="The question to ask.")
-@click.option(
-    "-x", "--explainable", is_flag=True, help="Show each trace entity as it is published (stderr)."
-)
+@command(epilog=EPILOG)
+@question_option
+@explainable_option
 @click.option("--no-streaming", is_flag=True, help="Wait for the whole answer, then print it.")
 @click.option(
     "--doc-limit",

@@ -7,7 +7,13 @@ from typing import Any, TypeVar
 
 import click
 
-from trustgraph_cli.options import Gateway, gateway_options
+from trustgraph_cli.options import (
+    Gateway,
+    command,
+    explainable_option,
+    gateway_options,
+    question_option,
+)
 from trustgraph_cli.rag_output import ask_rag, check_question
 
 EPILOG = """\b
@@ -28,11 +34,9 @@ def _limit(flag: str, low: int, high: int, default: int, text: str) -> Callable[
     )
 
 
-@click.command(epilog=EPILOG)
-@click.option("-q", "--question", required=True, help="The question to ask.")
-@click.option(
-    "-x", "--explainable", is_flag=True, help="Show each trace entity as it is published (stderr)."
-)
+@command(epilog=EPILOG)
+@question_option
+@explainable_option
 @click.option("--no-streaming", is_flag=True, help="Wait for the whole answer, then print it.")
 @_limit("--entity-limit", 1, 1000, 50, "Entities to start from (nearest to the question).")
 @_limit("--triple-limit", 1, 1000, 30, "Edges fetched per entity and direction.")

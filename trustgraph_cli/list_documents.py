@@ -4,9 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import click
-
-from trustgraph_cli.options import Gateway, gateway_options, run
+from trustgraph_cli.options import (
+    Gateway,
+    command,
+    format_option,
+    gateway_options,
+    limit_option,
+    run,
+)
 
 if TYPE_CHECKING:
     from trustgraph_base.schema.documents import DocumentInfo
@@ -15,18 +20,20 @@ EPILOG = """\b
 Examples:
   tg-list-documents
   tg-list-documents --format json -C research
+  tg-list-documents -l 20
 """
 
 
-@click.command(epilog=EPILOG)
-@click.option(
-    "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
+@command(epilog=EPILOG)
+@limit_option("documents", default=1000)
+@format_option(
+    "table", "json",
     help="A table, or a JSON list of {id, title, type, status, pages, chunks, edges, time, error}.",
 )
 @gateway_options
-def main(fmt: str, gw: Gateway) -> None:
+def main(limit: int, fmt: str, gw: Gateway) -> None:
     """List the documents loaded into a collection, with their processing status."""
-    docs: list[DocumentInfo] = run(gw, lambda: fetch_documents(gw))
+    docs: list[DocumentInfo] = run(gw, lambda: fetch_documents(gw))[:limit]
     from trustgraph_cli.render.output import emit, emit_json, scope_text
 
     if fmt == "json":

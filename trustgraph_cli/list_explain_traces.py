@@ -4,9 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import click
-
-from trustgraph_cli.options import Gateway, gateway_options, run
+from trustgraph_cli.options import (
+    Gateway,
+    command,
+    format_option,
+    gateway_options,
+    limit_option,
+    run,
+)
 
 if TYPE_CHECKING:
     from trustgraph_base.schema.explain import TraceSummary
@@ -15,7 +20,7 @@ if TYPE_CHECKING:
 EPILOG = """\b
 Examples:
   tg-list-explain-traces
-  tg-list-explain-traces --limit 10 --format json
+  tg-list-explain-traces -l 10 --format json
   tg-list-explain-traces -U alice -C research
 """
 
@@ -23,15 +28,9 @@ TYPE_NAMES = {"agent": "Agent", "graph-rag": "GraphRAG", "document-rag": "DocRAG
 TRACE_PREFIXES = ("urn:trustgraph:agent:", "urn:trustgraph:question:", "urn:trustgraph:docrag:")
 
 
-@click.command(epilog=EPILOG)
-@click.option(
-    "--limit", type=click.IntRange(1, 10_000), default=50, show_default=True,
-    help="Show at most this many traces.",
-)
-@click.option(
-    "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
-    help="A table, or a JSON list of {id, type, question, time, status}.",
-)
+@command(epilog=EPILOG)
+@limit_option("traces", default=50, maximum=10_000)
+@format_option("table", "json", help="A table, or a JSON list of {id, type, question, time, status}.")
 @gateway_options
 def main(limit: int, fmt: str, gw: Gateway) -> None:
     """List every top-level explain trace (agent, GraphRAG, DocumentRAG), newest first.

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from trustgraph_cli.options import Gateway, gateway_options, run
+from trustgraph_cli.options import Gateway, command, gateway_options, run
 
 if TYPE_CHECKING:
     from trustgraph_base.schema.documents import DocumentInfo
@@ -28,7 +28,7 @@ PART_SIZE = 1 << 20  # raw bytes per add-document part (1 MiB, ~1.4 MiB as base6
 POLL_SECONDS = 0.25
 
 
-@click.command(epilog=EPILOG)
+@command(epilog=EPILOG)
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option("--id", "doc_id", default=None, help="Document id or URI [default: file name + content hash].")
 @click.option("--title", default=None, help="Document title [default: the file name].")
@@ -53,8 +53,9 @@ def main(file: Path, doc_id: str | None, title: str | None, mime_type: str | Non
     digest = check_file(file)
     mime = mime_type or detect_mime(file)
     if chunk_size is not None and chunk_overlap is not None and chunk_overlap >= chunk_size:
-        raise click.ClickException(
-            f"--chunk-overlap {chunk_overlap} must be smaller than --chunk-size {chunk_size}.")
+        raise click.BadParameter(
+            f"{chunk_overlap} must be smaller than --chunk-size {chunk_size}.",
+            param_hint="'--chunk-overlap'")
     meta = {"id": doc_id or default_id(file, digest), "title": title or file.name, "mime_type": mime,
             "chunk_size": chunk_size, "chunk_overlap": chunk_overlap}
     size = file.stat().st_size

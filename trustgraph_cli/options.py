@@ -1,4 +1,9 @@
-"""The options every command shares, declared once: gateway URL, token, user, collection, debug.
+"""The flag and format vocabulary every command shares, declared once (docs/commands.md).
+
+Gateway URL, token, user, collection, ``-v/--verbose`` and ``--debug`` come from
+``gateway_options``; ``-l/--limit``, ``-g/--graph``, ``-q/--question``, ``-x/--explainable``
+and ``--format`` from the helpers below, so each flag means one thing everywhere. Usage
+errors print one line and exit 2 (``command``, from ``trustgraph_base.usage``).
 
 Kept free of heavy imports so that ``tg-... --help`` starts fast.
 """
@@ -6,30 +11,38 @@ Kept free of heavy imports so that ``tg-... --help`` starts fast.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import click
 
+from trustgraph_base.usage import Command, UsageLine, command
+
 DEFAULT_URL = "http://localhost:8088/"
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+__all__ = ["Command", "Gateway", "UsageLine", "command", "gateway_options", "run"]
+
+# The one set of format names. Old names stay accepted where a command used them.
+FORMAT_ALIASES: Mapping[str, str] = {"tree": "text", "space": "text"}
+
 
 @dataclass(frozen=True)
 class Gateway:
-    """Where and as whom a command talks to the gateway."""
+    """Where and as whom a command talks to the gateway, and how much it says."""
 
     url: str
     token: str | None
     user: str
     collection: str
     debug: bool
+    verbose: int = 0
 
 
 def gateway_options(fn: F) -> F:
-    """Add ``-u/--api-url -t/--token -U/--user -C/--collection --debug``; pass them as ``gw``."""
+    """Add ``-u/--api-url -t/--token -U/--user -C/--collection -v/--verbose --debug`` as ``gw``."""
 
     @click.option(
         "-u",
@@ -37,7 +50,7 @@ def gateway_options(fn: F) -> F:
         envvar="TRUSTGRAPH_URL",
         default=DEFAULT_URL,
         show_default=True,
-        help="Gateway URL (env TRUSTGRAPH_URL).",
+        help="Gateway URL, http(s)://HOST:PORT/ (env TRUSTGRAPH_URL).",
     )
     @click.option(
         "-t",
@@ -52,6 +65,12 @@ def gateway_options(fn: F) -> F:
     @click.option(
         "-C", "--collection", default="default", show_default=True, help="Collection to use."
     )
+    @click.option(
+        "-v",
+        "--verbose",
+        count=True,
+        help="Say more on stderr: each gateway request (the agent: its thoughts; -vv adds requests).",
+    )
     @click.option("--debug", is_flag=True, help="Show the full traceback on errors.")
     @functools.wraps(fn)
     def wrapper(
@@ -60,15 +79,81 @@ def gateway_options(fn: F) -> F:
         token: str | None,
         user: str,
         collection: str,
+        verbose: int,
         debug: bool,
         **kwargs: Any,
     ) -> Any:
         gw = Gateway(
-            url=api_url, token=token or None, user=user, collection=collection, debug=debug
+            url=api_url,
+            token=token or None,
+            user=user,
+            collection=collection,
+            debug=debug,
+            verbose=verbose,
         )
         return fn(*args, gw=gw, **kwargs)
 
     return wrapper  # type: ignore[return-value]
+
+
+class FormatChoice(click.Choice):  # type: ignore[type-arg]
+    """The command's format names; an old name (``tree``, ``space``) means its new one."""
+
+    def __init__(self, choices: Iterable[str], aliases: Mapping[str, str] = FORMAT_ALIASES) -> None:
+        names = list(choices)
+        super().__init__(names)
+        self.aliases = {old: new for old, new in aliases.items() if new in names}
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str):
+            value = self.aliases.get(value.lower(), value)
+        return super().convert(value, param, ctx)
+
+
+def format_option(*choices: str, help: str) -> Callable[[F], F]:
+    """``--format`` over ``choices`` (the first is the default), passed as ``fmt``."""
+    return click.option(
+        "--format",
+        "fmt",
+        type=FormatChoice(choices),
+        default=choices[0],
+        show_default=True,
+        help=help,
+    )
+
+
+def limit_option(what: str, *, default: int, maximum: int = 1_000_000) -> Callable[[F], F]:
+    """``-l/--limit N``: the most results a command prints."""
+    return click.option(
+        "-l",
+        "--limit",
+        type=click.IntRange(1, maximum),
+        default=default,
+        show_default=True,
+        help=f"Show at most this many {what}.",
+    )
+
+
+def graph_option(fn: F) -> F:
+    """``-g/--graph IRI``: one named graph ('' the default graph); always a graph, never a group."""
+    return click.option(
+        "-g", "--graph", default=None, help="Named graph IRI; '' means the default graph."
+    )(fn)
+
+
+def question_option(fn: F) -> F:
+    """``-q/--question TEXT`` (required)."""
+    return click.option("-q", "--question", required=True, help="The question to ask.")(fn)
+
+
+def explainable_option(fn: F) -> F:
+    """``-x/--explainable``: show each trace entity as it is published."""
+    return click.option(
+        "-x",
+        "--explainable",
+        is_flag=True,
+        help="Show each trace entity as it is published (stderr).",
+    )(fn)
 
 
 def run(gw: Gateway, main: Callable[[], Any]) -> Any:

@@ -6,27 +6,35 @@ from typing import Any
 
 import click
 
-from trustgraph_cli.options import Gateway, gateway_options, run
+from trustgraph_cli.options import (
+    Gateway,
+    command,
+    format_option,
+    gateway_options,
+    graph_option,
+    limit_option,
+    run,
+)
 from trustgraph_cli.terms import TermParam
 
 EPILOG = """\b
 Examples:
-  tg-query-triples -p http://www.w3.org/2000/01/rdf-schema#label --limit 10
+  tg-query-triples -p http://www.w3.org/2000/01/rdf-schema#label -l 10
   tg-query-triples -s '<urn:trustgraph:doc:abc>' -g urn:graph:source --format json
   tg-query-triples -o '"Alice"@en' -g ''      # '' is the default graph
 """
 
 
-@click.command(epilog=EPILOG)
+@command(epilog=EPILOG)
 @click.option("-s", "--subject", type=TermParam(kinds="ib"), help="Subject: <iri>, IRI or _:blank.")
 @click.option("-p", "--predicate", type=TermParam(kinds="i"), help="Predicate IRI.")
 @click.option(
     "-o", "--object", "obj", type=TermParam(bare_literal=True), help='Object: <iri>, "literal"…'
 )
-@click.option("-g", "--graph", default=None, help="Named graph IRI; '' = the default graph.")
-@click.option("-l", "--limit", type=click.IntRange(1, 1_000_000), default=1000, show_default=True)
-@click.option(
-    "--format", "fmt", type=click.Choice(["space", "json"]), default="space", show_default=True
+@graph_option
+@limit_option("triples", default=1000)
+@format_option(
+    "text", "json", help="One triple a line in N-Triples form, or a JSON list of {s, p, o, g} terms."
 )
 @gateway_options
 def main(

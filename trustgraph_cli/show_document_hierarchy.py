@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from trustgraph_cli.options import Gateway, gateway_options, run
+from trustgraph_cli.options import Gateway, command, format_option, gateway_options, run
 
 if TYPE_CHECKING:
     from trustgraph_base.schema.explain import ChunkNode, DocumentView
@@ -21,16 +21,15 @@ Examples:
 
 
 
-@click.command(epilog=EPILOG)
+@command(epilog=EPILOG)
 @click.argument("doc_id", metavar="DOC_ID")
 @click.option("--show-content", is_flag=True, help="Show each chunk's text (from the librarian).")
 @click.option(
     "--max-content", type=click.IntRange(min=0), default=200, show_default=True,
     help="Cut content previews to this many characters (0: never).",
 )
-@click.option(
-    "--format", "fmt", type=click.Choice(["tree", "json"]), default="tree", show_default=True,
-    help="A tree, or the DocumentView JSON (with full content when asked).",
+@format_option(
+    "text", "json", help="A text tree, or the DocumentView JSON (with full content when asked)."
 )
 @gateway_options
 def main(doc_id: str, show_content: bool, max_content: int, fmt: str, gw: Gateway) -> None:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from trustgraph_cli.options import Gateway, gateway_options, run
+from trustgraph_cli.options import Gateway, command, format_option, gateway_options, run
 
 if TYPE_CHECKING:
     from trustgraph_base.schema.explain import TraceView
@@ -20,7 +20,7 @@ Examples:
 
 
 
-@click.command(epilog=EPILOG)
+@command(epilog=EPILOG)
 @click.argument("trace_id", metavar="ID")
 @click.option(
     "--max-answer",
@@ -32,10 +32,7 @@ Examples:
 @click.option(
     "--show-provenance", is_flag=True, help="Show each edge's or chunk's source: chunk → page → document."
 )
-@click.option(
-    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
-    help="Text tree, or the TraceView JSON (everything, never cut).",
-)
+@format_option("text", "json", help="A text tree, or the TraceView JSON (everything, never cut).")
 @gateway_options
 def main(trace_id: str, max_answer: int, show_provenance: bool, fmt: str, gw: Gateway) -> None:
     """Show one explain trace: an agent run, a GraphRAG or a DocumentRAG answer.

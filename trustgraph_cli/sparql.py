@@ -6,28 +6,24 @@ from typing import Any, TextIO
 
 import click
 
-from trustgraph_cli.options import Gateway, gateway_options, run
+from trustgraph_cli.options import Gateway, command, format_option, gateway_options, run
 
 EPILOG = """\b
 Examples:
   tg-sparql 'SELECT ?s ?label WHERE { ?s <http://www.w3.org/2000/01/rdf-schema#label> ?label } LIMIT 5'
-  tg-sparql -f query.rq --format json
+  tg-sparql --format json -f - < query.rq
   tg-sparql 'ASK { GRAPH <urn:graph:retrieval> { ?s ?p ?o } }'
 """
 
 
-@click.command(epilog=EPILOG)
+@command(epilog=EPILOG)
 @click.argument("query", required=False)
 @click.option(
     "-f", "--file", "file", type=click.File("r"), help="Read the query from FILE (- = stdin)."
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "json", "csv"]),
-    default="table",
-    show_default=True,
-    help="json is the SPARQL 1.1 Query Results JSON format.",
+@format_option(
+    "table", "json", "csv",
+    help="A table (triples one a line for CONSTRUCT/DESCRIBE), SPARQL 1.1 Results JSON, or CSV.",
 )
 @gateway_options
 def main(gw: Gateway, query: str | None, file: TextIO | None, fmt: str) -> None:

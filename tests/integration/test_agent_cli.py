@@ -86,7 +86,7 @@ async def test_invoke_agent_on_the_sample_corpus(
         assert limited.code == 0, limited.stderr
         assert limited.stdout == "Stopped after 1 iteration without a final answer.\n"
 
-        refused = await stack.cli("tg-invoke-agent", "-g", "nope", "-q", QUESTION, *scope)
+        refused = await stack.cli("tg-invoke-agent", "--group", "nope", "-q", QUESTION, *scope)
         assert refused.code == 1
         assert (
             "no tool matches group ['nope']" in refused.stderr and "[bad-request]" in refused.stderr

@@ -16,6 +16,7 @@ from types import FrameType
 
 import click
 
+from trustgraph_base.usage import command
 from trustgraph_flow.launcher.rundir import (
     Lock,
     RunDir,
@@ -67,14 +68,17 @@ def importable(module: str) -> bool:
         return False
 
 
-@click.command(epilog=EPILOG)
+@command(epilog=EPILOG)
 @click.option(
     "--data-dir",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
     help="Where the broker, store, documents and logs live [default: per-user data dir].",
 )
-@click.option("--port", type=click.IntRange(1, 65535), default=8088, show_default=True)
+@click.option(
+    "--port", type=click.IntRange(1, 65535), default=8088, show_default=True,
+    help="Gateway port.",
+)
 @click.option("--host", default=None, help="Gateway interface (default 127.0.0.1 without a token).")
 def main(data_dir: Path | None, port: int, host: str | None) -> None:
     """Start the broker, every processor and the gateway; stop them all on Ctrl-C or tg-stop."""

@@ -10,12 +10,13 @@ from pathlib import Path
 
 import click
 
+from trustgraph_base.usage import command
 from trustgraph_flow.launcher.rundir import RunDir, default_data_dir, held_by_other
 
 STOP_TIMEOUT = 60.0
 
 
-@click.command(epilog="\b\nExample:\n  tg-stop --data-dir ./demo")
+@command(epilog="\b\nExample:\n  tg-stop --data-dir ./demo")
 @click.option(
     "--data-dir",
     type=click.Path(file_okay=False, path_type=Path),
