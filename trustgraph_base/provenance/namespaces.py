@@ -71,6 +71,11 @@ class TG:
     chunkSize: Final = _t(TG_NS, "chunkSize")
     chunkOverlap: Final = _t(TG_NS, "chunkOverlap")
     error: Final = _t(TG_NS, "error")
+    # lineage governance (docs/lineage.md): removal of a source a trace used
+    Erasure: Final = _t(TG_NS, "Erasure")
+    reason: Final = _t(TG_NS, "reason")
+    removedDocument: Final = _t(TG_NS, "removedDocument")
+    removedSource: Final = _t(TG_NS, "removedSource")
 
 
 class PROV:
@@ -83,6 +88,8 @@ class PROV:
     wasGeneratedBy: Final = _t(PROV_NS, "wasGeneratedBy")
     wasAssociatedWith: Final = _t(PROV_NS, "wasAssociatedWith")
     startedAtTime: Final = _t(PROV_NS, "startedAtTime")
+    endedAtTime: Final = _t(PROV_NS, "endedAtTime")
+    wasInvalidatedBy: Final = _t(PROV_NS, "wasInvalidatedBy")
 
 
 class RDF:

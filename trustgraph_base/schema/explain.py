@@ -118,6 +118,7 @@ class ChunkNode(Message):
     char_length: int
     edges: list[EdgeView] = []
     content: str | None = None
+    used_by: int | None = None  # top-level traces whose answer rests on this chunk
 
 
 class PageNode(Message):
@@ -125,6 +126,7 @@ class PageNode(Message):
     number: int
     chunks: list[ChunkNode] = []
     content: str | None = None
+    used_by: int | None = None  # top-level traces whose answer rests on this page
 
 
 class DocumentView(Message):
@@ -137,6 +139,31 @@ class DocumentView(Message):
     chunks: list[ChunkNode] = []
 
 
+class UsagePath(Message):
+    """How a trace reaches the source: a focus edge or a selected chunk of (a sub-trace of) it."""
+
+    kind: Literal["edge", "chunk"]
+    trace: str  # the (sub-)trace whose entity holds the link
+    entity: str  # that entity: a focus edge ``…/focus/e{n}`` or an exploration
+    chunk: str | None = None  # the chunk (within the asked source) the link goes through
+    edge: EdgeView | None = None  # for an edge link: the edge
+
+
+class UsageTrace(Message):
+    """A top-level trace whose answer rests on the source, with every path that links them."""
+
+    trace: TraceSummary
+    paths: list[UsagePath] = []
+
+
+class SourceUsage(Message):
+    """Reverse lineage of a document, page, chunk or edge: the answers that used it, newest first."""
+
+    source: str  # the URI, or the edge as N-Triples text
+    kind: Literal["document", "page", "chunk", "edge"]
+    traces: list[UsageTrace] = []
+
+
 class ExplainRequest(Scoped):
     """Operations on traces and hierarchies; ``id`` is a trace or document URI."""
 
@@ -147,6 +174,7 @@ class ExplainRequest(Scoped):
         "document-hierarchy",
         "delete-document",
         "delete-collection",
+        "source-usage",
     ]
     id: str = ""
     limit: int = Field(default=50, ge=1, le=10_000)
@@ -157,3 +185,4 @@ class ExplainResponse(Response):
     traces: list[TraceSummary] = []
     trace: TraceView | None = None
     document: DocumentView | None = None
+    usage: SourceUsage | None = None

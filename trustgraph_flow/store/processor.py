@@ -39,7 +39,7 @@ from trustgraph_base.schema.store import (
 )
 from trustgraph_base.settings import ProcessorSettings
 from trustgraph_base.wire import encode
-from trustgraph_flow.store import deletion, explain, hierarchy, query
+from trustgraph_flow.store import deletion, explain, hierarchy, lineage, query
 from trustgraph_flow.store.stores import Handle, Stores
 from trustgraph_flow.store.writer import write_batch
 
@@ -169,12 +169,14 @@ def on_collection(handle: Handle | None, req: ExplainRequest) -> ExplainResponse
         if handle is None or not deletion.delete_document(handle.store, doc_iri(req.id)):
             raise ServiceError("not-found", f"no document {req.id!r} in this collection")
         return ExplainResponse()
+    if req.operation == "source-usage":
+        return ExplainResponse(usage=lineage.source_usage(handle, req.id, req.limit))
     if req.operation != "document-hierarchy":
         raise ServiceError("bad-request", f"unknown operation {req.operation!r}")
     doc = hierarchy.document_view(handle.store if handle else None, doc_iri(req.id))
-    if doc is None:
+    if doc is None or handle is None:
         raise ServiceError("not-found", f"no document {req.id!r} in this collection")
-    return ExplainResponse(document=doc)
+    return ExplainResponse(document=lineage.with_usage(handle.index, doc))
 
 
 def doc_iri(doc_id: str) -> str:

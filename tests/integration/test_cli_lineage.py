@@ -1,0 +1,86 @@
+"""Lineage commands end to end: the real pipeline loads two documents, real services answer
+questions, then the lineage commands run against the gateway as a user would run them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.golden.golden import invoke
+from tests.integration.test_cli_explain_real import PROCESSORS, SAMPLES, ask, settled
+from tests.support.stack import CliResult, Stack
+
+PARIS = ("<urn:trustgraph:entity:paris> <urn:trustgraph:rel:is_the_capital_of> "
+         "<urn:trustgraph:entity:france>")
+GRAPH_RAG = "urn:trustgraph:question:lin-graph"
+DOC_RAG = "urn:trustgraph:docrag:lin-doc"
+AGENT = "urn:trustgraph:agent:lin-agent"
+
+
+async def load(url: str, sample: str, *args: str) -> str:
+    done = await invoke(url, "tg-load-document", str(SAMPLES / sample), *args)
+    assert done.code == 0, done.stderr
+    return done.stdout.strip().splitlines()[-1]
+
+
+async def answered(url: str) -> None:
+    """A GraphRAG, a DocumentRAG and an agent answer, one second apart, fully stored."""
+    asks: list[tuple[str, str, dict[str, Any], str]] = [
+        ("graph-rag", "lin-graph", {"query": "What is the capital of France?"}, GRAPH_RAG),
+        ("document-rag", "lin-doc", {"query": "Where was Victor Hugo born?"}, DOC_RAG),
+        ("agent", "lin-agent", {"question": "Which river flows through Cairo?"}, AGENT),
+    ]
+    for n, (service, session, request, trace) in enumerate(asks):
+        started = f"2026-03-01T00:00:0{n}.000Z"
+        await ask(url, service, {**request, "session_id": session, "started_at": started})
+        await settled(url, trace)
+
+
+def as_json(result: CliResult) -> Any:
+    assert result.code == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+async def test_source_usage_and_hierarchy_counts(pulsar_url: str, prefix: str, tmp_path: Path) -> None:
+    async with Stack(pulsar_url, prefix, PROCESSORS, data_dir=tmp_path) as stack:
+        url = stack.url
+        facts = await load(url, "world-facts.pdf")
+        capitals = await load(url, "capitals.txt")
+        await answered(url)
+
+        edge = as_json(await invoke(url, "tg-show-source-usage", PARIS, "--format", "json"))
+        assert edge["kind"] == "edge"
+        assert [t["trace"]["id"] for t in edge["traces"]] == [GRAPH_RAG]
+
+        page1 = as_json(await invoke(url, "tg-show-source-usage", f"{facts}/p1", "--format", "json"))
+        assert [t["trace"]["id"] for t in page1["traces"]] == [DOC_RAG, GRAPH_RAG]
+        kinds = {t["trace"]["id"]: {p["kind"] for p in t["paths"]} for t in page1["traces"]}
+        assert kinds == {DOC_RAG: {"chunk"}, GRAPH_RAG: {"edge"}}
+
+        # The agent's knowledge-query sub-trace selected the Nile edge of page 2.
+        page2 = as_json(await invoke(url, "tg-show-source-usage", f"{facts}/p2", "--format", "json"))
+        agent_use = next(t for t in page2["traces"] if t["trace"]["id"] == AGENT)
+        assert agent_use["paths"] and all(p["trace"] != AGENT for p in agent_use["paths"])
+
+        whole = as_json(await invoke(url, "tg-show-source-usage", capitals, "-l", "1", "--format", "json"))
+        assert len(whole["traces"]) == 1 and whole["kind"] == "document"
+
+        table = await stack.cli("tg-show-source-usage", f"{facts}/p2", env={"COLUMNS": "200"})
+        assert table.code == 0, table.stderr
+        header, _, *rows = table.stdout.splitlines()
+        assert header.split()[:2] == ["Session", "ID"] and "Linked through" in header
+        assert any(r.startswith("lin-agent") and "via sub-trace" in r for r in rows)
+
+        tree = await invoke(url, "tg-show-document-hierarchy", facts)
+        assert tree.code == 0, tree.stderr
+        assert "Used by: 2 answers" in tree.stdout  # page 1: the GraphRAG and the DocumentRAG
+
+        for bad, message in [
+            ("urn:trustgraph:doc:nope", "no document, page or chunk 'urn:trustgraph:doc:nope' in collection 'default' of user 'trustgraph'."),
+            ("<urn:a> <urn:b>", "malformed edge"),
+            (f"{PARIS} . <urn:x> <urn:y> <urn:z>", "malformed edge"),  # two triples smuggled in one
+        ]:
+            refused = await stack.cli("tg-show-source-usage", bad)
+            assert refused.code == 1 and message in refused.stderr, refused
+            assert len(refused.stderr.strip().splitlines()) == 1

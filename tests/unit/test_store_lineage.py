@@ -1,0 +1,109 @@
+"""Reverse lineage (source-usage) and "used by" counts on a real on-disk store (no broker)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.integration.test_store_support import (
+    DOC,
+    DOG,
+    FOX,
+    JUMPS,
+    agent,
+    doc_rag,
+    document,
+    graph_rag,
+    labels,
+    msg,
+)
+from trustgraph_base.errors import ServiceError
+from trustgraph_base.provenance import uris
+from trustgraph_base.schema.explain import ExplainRequest, SourceUsage
+from trustgraph_flow.store.processor import explain_op
+from trustgraph_flow.store.stores import Stores
+from trustgraph_flow.store.writer import write_batch
+
+FOX_EDGE = f"<{FOX}> <{JUMPS}> <{DOG}>"
+P1 = uris.page_uri(DOC, 1)
+
+
+@pytest.fixture
+def stores(tmp_path: Path) -> Stores:
+    s = Stores(tmp_path / "store")
+    write_batch(s, [msg(document() + labels(), "doc")])
+    write_batch(s, [msg(graph_rag("g1", 1)), msg(doc_rag("d1", 2)), msg(agent("a1", 3, "g-sub"))])
+    return s
+
+
+def usage(stores: Stores, source: str, limit: int = 50, user: str = "alice") -> SourceUsage:
+    resp = explain_op(stores, ExplainRequest(operation="source-usage", id=source, limit=limit, user=user))
+    assert resp.usage is not None
+    return resp.usage
+
+
+def ids(u: SourceUsage) -> list[str]:
+    return [t.trace.id.rsplit(":", 1)[1] for t in u.traces]
+
+
+def test_an_edge_is_used_by_graph_rag_and_by_the_agent_whose_subtrace_selected_it(stores: Stores) -> None:
+    u = usage(stores, FOX_EDGE)
+    assert u.kind == "edge" and ids(u) == ["a1", "g1"]  # newest first; the sub-trace is not a top
+    [path] = u.traces[0].paths
+    assert path.kind == "edge" and path.trace == uris.graph_rag_question_uri("g-sub")
+    assert path.entity == uris.focus_edge_uri(uris.graph_rag_question_uri("g-sub"), 1)
+    assert path.edge is not None and path.edge.s_label == "fox"
+
+
+def test_chunk_page_and_document_cover_what_lies_under_them(stores: Stores) -> None:
+    assert ids(usage(stores, uris.chunk_uri(P1, 0))) == ["a1", "g1"]  # through the fox edge it holds
+    docrag = usage(stores, uris.chunk_uri(P1, 1))
+    assert ids(docrag) == ["d1"] and docrag.traces[0].paths[0].kind == "chunk"
+    assert ids(usage(stores, P1)) == ["a1", "d1", "g1"]
+    assert usage(stores, uris.page_uri(DOC, 2)).traces == []
+    whole = usage(stores, "d1")  # a bare document id, as tg-load-document takes it
+    assert whole.kind == "document" and ids(whole) == ["a1", "d1", "g1"]
+    assert {p.chunk for t in whole.traces for p in t.paths} == {uris.chunk_uri(P1, 0), uris.chunk_uri(P1, 1)}
+    assert ids(usage(stores, P1, limit=2)) == ["a1", "d1"]
+
+
+def test_a_parent_written_after_its_subtrace_still_becomes_the_top(tmp_path: Path) -> None:
+    s = Stores(tmp_path / "store")
+    write_batch(s, [msg(document(), "doc")])
+    whole = agent("late", 9, "early-sub")
+    sub_q = uris.graph_rag_question_uri("early-sub")
+    sub = [t for t in whole if uris.trace_root(t.s.i) == sub_q]  # type: ignore[union-attr]
+    write_batch(s, [msg(graph_rag("old", 1))])
+    write_batch(s, [msg(sub)])  # the sub-trace first: its parent is not indexed yet
+    write_batch(s, [msg([t for t in whole if t not in sub])])
+    assert ids(usage(s, FOX_EDGE)) == ["late", "old"]
+
+
+def test_other_users_and_deleted_traces_are_not_counted(stores: Stores) -> None:
+    with pytest.raises(ServiceError) as err:
+        usage(stores, FOX_EDGE, user="bob")
+    assert err.value.type == "not-found"
+    explain_op(stores, ExplainRequest(operation="delete-trace", id="a1", user="alice"))
+    assert ids(usage(stores, FOX_EDGE)) == ["g1"]
+
+
+@pytest.mark.parametrize(("source", "kind"), [
+    ("urn:trustgraph:doc:nope", "not-found"),
+    (f"<{FOX}> <{JUMPS}> <{FOX}>", "not-found"),
+    (f"<{FOX}> <{JUMPS}>", "bad-request"),
+    (f"{FOX_EDGE} . <urn:x> <urn:y> <urn:z>", "bad-request"),  # two triples smuggled in one edge
+    ('<urn:a> <urn:b> "x" } ; DROP GRAPH <urn:graph:source> #', "bad-request"),
+    ("urn:a b", "bad-request"),
+])
+def test_bad_sources_are_refused(stores: Stores, source: str, kind: str) -> None:
+    with pytest.raises(ServiceError) as err:
+        usage(stores, source)
+    assert err.value.type == kind
+
+
+def test_hierarchy_counts_the_answers_using_each_page_and_chunk(stores: Stores) -> None:
+    doc = explain_op(stores, ExplainRequest(operation="document-hierarchy", id=DOC, user="alice")).document
+    assert doc is not None
+    counts = {p.number: (p.used_by, [c.used_by for c in p.chunks]) for p in doc.pages}
+    assert counts == {1: (3, [2, 1]), 2: (0, [0])}

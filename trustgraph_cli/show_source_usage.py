@@ -1,0 +1,117 @@
+"""tg-show-source-usage: every answer that rests on a document, page, chunk or edge."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import click
+
+from trustgraph_cli.options import Gateway, gateway_options, run
+
+if TYPE_CHECKING:
+    from trustgraph_base.schema.explain import SourceUsage, UsagePath
+    from trustgraph_cli.render.style import Style
+
+EPILOG = """\b
+Examples:
+  tg-show-source-usage urn:trustgraph:doc:world-facts
+  tg-show-source-usage urn:trustgraph:doc:world-facts/p1 --limit 10
+  tg-show-source-usage urn:trustgraph:doc:world-facts/p1/c0 --format json
+  tg-show-source-usage "<urn:trustgraph:entity:paris> <urn:trustgraph:rel:is_the_capital_of> <urn:trustgraph:entity:france>"
+"""
+
+
+@click.command(epilog=EPILOG)
+@click.argument("source", metavar="URI")
+@click.option(
+    "-l", "--limit", type=click.IntRange(1, 10_000), default=50, show_default=True,
+    help="Show at most this many answers.",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
+    help="A table (one line per linking path), or the SourceUsage JSON.",
+)
+@gateway_options
+def main(source: str, limit: int, fmt: str, gw: Gateway) -> None:
+    """List every top-level answer whose evidence rests on a source, newest first.
+
+    URI is a document (URI or the id it was loaded with), a page, a chunk, or an edge
+    written as "<s> <p> <o>". An answer rests on a source through a GraphRAG focus edge
+    extracted from it, a DocumentRAG selected chunk of it, or an agent tool's sub-trace
+    that did either; each linking path is shown.
+    """
+    usage: SourceUsage = run(gw, lambda: fetch_usage(gw, source, limit))
+    from trustgraph_cli.render.output import emit, emit_json
+
+    if fmt == "json":
+        from trustgraph_cli.render.jsonout import view_json
+
+        emit_json(view_json(usage))
+        return
+    from trustgraph_cli.render.style import Style
+
+    style = Style.detect()
+    if not usage.traces:
+        emit(f"No answer uses {usage.kind} {usage.source}.", style)
+        return
+    emit("\n".join(usage_table(usage, style)), style)
+
+
+def usage_table(usage: SourceUsage, style: Style) -> list[str]:
+    """Session ID, Type, Question, Time, and the path, one line per path."""
+    from trustgraph_cli.list_explain_traces import TYPE_NAMES, session_id
+    from trustgraph_cli.render.table import render_table
+    from trustgraph_cli.render.text import short_time
+
+    rows = []
+    for used in usage.traces:
+        t = used.trace
+        first = [session_id(t.id), TYPE_NAMES.get(t.type, t.type), t.question, short_time(t.time)]
+        for n, path in enumerate(used.paths or [None]):
+            lead = first if n == 0 else ["", "", "", ""]
+            rows.append([*lead, path_text(path, t.id, style) if path else ""])
+    return render_table(["Session ID", "Type", "Question", "Time", "Linked through"], rows, style, flex=2)
+
+
+def path_text(path: UsagePath, top: str, style: Style) -> str:
+    """``edge s → p → o (chunk URI)`` or ``chunk URI``, plus the sub-trace it went through."""
+    from trustgraph_cli.list_explain_traces import session_id
+    from trustgraph_cli.render.trace import edge_text
+
+    if path.kind == "edge" and path.edge is not None:
+        text = f"edge {edge_text(path.edge, style)}"
+        if path.chunk:
+            text += f" in {path.chunk}"
+    else:
+        text = f"chunk {path.chunk}"
+    if path.trace != top:
+        text += f" (via sub-trace {session_id(path.trace)})"
+    return text
+
+
+async def fetch_usage(gw: Gateway, source: str, limit: int) -> SourceUsage:
+    """One EXPLAIN source-usage round trip."""
+    from trustgraph_base.schema.explain import ExplainResponse
+    from trustgraph_cli.client import GatewayClient
+    from trustgraph_cli.errors import GatewayError
+    from trustgraph_cli.render.output import scope_text
+    from trustgraph_cli.responses import validated
+
+    async with GatewayClient(gw) as client:
+        try:
+            data = await client.request("explain", {"operation": "source-usage", "id": source, "limit": limit})
+        except GatewayError as exc:
+            if exc.type == "not-found":
+                raise click.ClickException(f"{exc.message.removesuffix(' in this collection')} in "
+                                           f"{scope_text(gw.user, gw.collection)}.") from None
+            if exc.type == "bad-request":
+                raise click.ClickException(exc.message) from None
+            raise
+    usage = validated(ExplainResponse, data, "a source usage").usage
+    if usage is None:
+        raise click.ClickException("the gateway sent no source usage.")
+    return usage
+
+
+if __name__ == "__main__":
+    main()
