@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from trustgraph_cli.options import Gateway, gateway_options, run
+from trustgraph_cli.options import Gateway, format_option, gateway_options, limit_option, run
 
 if TYPE_CHECKING:
     from trustgraph_base.schema.explain import SourceUsage, UsagePath
@@ -23,14 +23,8 @@ Examples:
 
 @click.command(epilog=EPILOG)
 @click.argument("source", metavar="URI")
-@click.option(
-    "-l", "--limit", type=click.IntRange(1, 10_000), default=50, show_default=True,
-    help="Show at most this many answers.",
-)
-@click.option(
-    "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
-    help="A table (one line per linking path), or the SourceUsage JSON.",
-)
+@limit_option("answers", default=50, maximum=10_000)
+@format_option("table", "json", help="A table (one line per linking path), or the SourceUsage JSON.")
 @gateway_options
 def main(source: str, limit: int, fmt: str, gw: Gateway) -> None:
     """List every top-level answer whose evidence rests on a source, newest first.
