@@ -29,8 +29,10 @@ def to_click_error(exc: BaseException, url: str) -> click.ClickException:
             f"the gateway at {url} refused the token ({exc}). Pass the right one with --token "
             "or TRUSTGRAPH_TOKEN."
         )
+    from trustgraph_cli.render.text import safe
+
     if isinstance(exc, GatewayError):
-        return click.ClickException(f"{exc.message} [{exc.type}]")
+        return click.ClickException(safe(f"{exc.message} [{exc.type}]"))
     if isinstance(exc, aiohttp.ClientConnectorError | ConnectionRefusedError):
         reason = getattr(exc, "os_error", None) or exc
         # aiohttp's own strerror ("Connect call failed (...)") hides the cause; errno names it.

@@ -38,8 +38,10 @@ PREFIX = {
 
 def _say(kind: str, text: str) -> None:
     """One streamed event on stderr: a prefix, continuation lines indented under it."""
+    from trustgraph_cli.render.text import safe
+
     prefix = PREFIX[kind]
-    lines = text.splitlines() or [""]
+    lines = safe(text).splitlines() or [""]
     indent = "\n" + " " * len(prefix)
     click.echo(prefix + indent.join(lines), err=True)
 
@@ -96,7 +98,9 @@ def main(
                     final = resp
         return final
 
+    from trustgraph_cli.render.text import safe
+
     final = run(gw, ask)
-    click.echo(final.get("content", ""))
+    click.echo(safe(final.get("content", "")))
     if final.get("explain_id"):
-        click.echo(f"trace: {final['explain_id']}", err=True)
+        click.echo(f"trace: {safe(final['explain_id'])}", err=True)

@@ -47,9 +47,10 @@ def main(limit: int, fmt: str, gw: Gateway) -> None:
     if not docs:
         emit(f"No documents in {scope_text(gw.user, gw.collection)}.", style)
         return
-    headers = ["ID", "Title", "Type", "Status", "Pages", "Chunks", "Time"]
+    headers = ["ID", "Title", "Type", "Status", "Pages", "Chunks", "Edges", "Time"]
     rows = [
-        [d.id, d.title, d.mime_type, d.status, str(d.pages), str(d.chunks), short_time(d.time)]
+        [d.id, d.title, d.mime_type, d.status, str(d.pages), str(d.chunks), str(d.edges),
+         short_time(d.time)]
         for d in docs
     ]
     emit("\n".join(render_table(headers, rows, style, flex=1)), style)

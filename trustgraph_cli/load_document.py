@@ -62,7 +62,10 @@ def main(file: Path, doc_id: str | None, title: str | None, mime_type: str | Non
     wait = None if no_wait else stall_timeout
     info: DocumentInfo = run(gw, lambda: load(gw, file, size, meta, wait=wait))
     if info.status == "failed":
-        raise click.ClickException(f"processing {info.id} failed: {info.error or 'no reason given'}.")
+        from trustgraph_cli.render.text import safe
+
+        reason = safe(info.error or "no reason given")
+        raise click.ClickException(f"processing {info.id} failed: {reason}.")
     click.echo(info.id)
 
 

@@ -64,10 +64,11 @@ def main(
 
         click.echo(json.dumps(triples, indent=2, ensure_ascii=False))
         return
+    from trustgraph_cli.render.text import safe
     from trustgraph_cli.terms import format_triple
 
     for triple in triples:
-        click.echo(format_triple(triple))
+        click.echo(safe(format_triple(triple)))
 
 
 def check_graph(graph: str) -> None:

@@ -22,6 +22,8 @@ def ask_rag(
     gw: Gateway, service: str, request: dict[str, Any], *, explainable: bool, streaming: bool
 ) -> None:
     """Send one RAG request; print answer pieces as they come, explain events, then the trace id."""
+    from trustgraph_cli.render.text import safe
+
     body = {**request, "streaming": streaming}
 
     async def ask() -> dict[str, Any]:
@@ -33,11 +35,11 @@ def ask_rag(
             async for resp in client.stream(service, body):
                 if resp.get("message_type") == "explain":
                     if explainable:
-                        click.echo(f"Explain: {resp.get('explain_id', '')}", err=True)
+                        click.echo(f"Explain: {safe(resp.get('explain_id', ''))}", err=True)
                     continue
                 text = resp.get("response", "")
                 if text:
-                    click.echo(text, nl=False)
+                    click.echo(safe(text), nl=False)
                     printed = True
                 if resp.get("end_of_stream", True):
                     final = resp
@@ -47,4 +49,4 @@ def ask_rag(
 
     final = run(gw, ask)
     if final.get("explain_id"):
-        click.echo(f"trace: {final['explain_id']}", err=True)
+        click.echo(f"trace: {safe(final['explain_id'])}", err=True)

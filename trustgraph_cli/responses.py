@@ -17,6 +17,10 @@ if TYPE_CHECKING:
 NOT_FOUND_TYPES = {"not-found", "bad-request"}
 
 
+class NotFound(click.ClickException):
+    """The id is unknown or malformed (the message names it and the scope)."""
+
+
 async def call_explain(
     client: GatewayClient, request: dict[str, Any], missing: str, what: str
 ) -> ExplainResponse:
@@ -32,7 +36,7 @@ async def call_explain(
         data = await client.request("explain", request)
     except GatewayError as exc:
         if exc.type in NOT_FOUND_TYPES:
-            raise click.ClickException(missing) from None
+            raise NotFound(missing) from None
         raise
     return validated(ExplainResponse, data, what)
 

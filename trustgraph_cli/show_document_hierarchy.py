@@ -11,6 +11,7 @@ from trustgraph_cli.options import Gateway, command, format_option, gateway_opti
 
 if TYPE_CHECKING:
     from trustgraph_base.schema.explain import ChunkNode, DocumentView
+    from trustgraph_cli.client import GatewayClient
 
 EPILOG = """\b
 Examples:
@@ -58,7 +59,7 @@ async def fetch_document(gw: Gateway, doc_id: str, with_content: bool) -> Docume
     from trustgraph_cli.client import GatewayClient
     from trustgraph_cli.render.lazy import preload
     from trustgraph_cli.render.output import scope_text
-    from trustgraph_cli.responses import call_explain
+    from trustgraph_cli.responses import NotFound, call_explain
 
     loading = preload("trustgraph_base.wire", "trustgraph_base.schema.explain",
                       "trustgraph_cli.render.document")
@@ -67,8 +68,12 @@ async def fetch_document(gw: Gateway, doc_id: str, with_content: bool) -> Docume
     async with GatewayClient(gw) as client:
         try:
             doc = (await call_explain(client, request, missing, "a hierarchy")).document
+        except NotFound:
+            doc = None
         finally:
             await loading
+        if doc is None or not (doc.pages or doc.chunks):
+            await explain_unfinished(client, doc_id, missing if doc is None else None)
         if doc is None:
             raise click.ClickException(missing)
         if not with_content:
@@ -76,6 +81,37 @@ async def fetch_document(gw: Gateway, doc_id: str, with_content: bool) -> Docume
         ids = [c.uri for c in all_chunks(doc)]
         contents = (await client.librarian({"operation": "get-content", "ids": ids})).get("contents", {}) if ids else {}
     return with_contents(doc, {uri: _text(b64) for uri, b64 in contents.items()})
+
+
+async def explain_unfinished(client: GatewayClient, doc_id: str, missing: str | None) -> None:
+    """A document with no hierarchy: say why when the librarian knows (failed), else return.
+
+    ``missing`` is the not-found message, kept when the librarian does not know it either.
+    """
+    from trustgraph_base.schema.documents import LibrarianResponse
+    from trustgraph_cli.errors import GatewayError
+    from trustgraph_cli.render.text import safe
+    from trustgraph_cli.responses import NOT_FOUND_TYPES, validated
+
+    try:
+        data = await client.librarian({"operation": "get-document", "id": doc_id})
+    except GatewayError as exc:
+        if exc.type in NOT_FOUND_TYPES and missing is not None:
+            raise click.ClickException(missing) from None
+        raise
+    info = validated(LibrarianResponse, data, "a librarian reply").document
+    if info is None:
+        return
+    if info.status == "failed":
+        reason = safe(info.error or "no reason recorded")
+        raise click.ClickException(
+            f"document {info.id!r} failed and has no pages or chunks: {reason}. "
+            "Fix the file and load it again.")
+    if info.status != "complete":
+        raise click.ClickException(
+            f"document {info.id!r} is still {info.status} ({info.pages} pages, "
+            f"{info.chunks_done}/{info.chunks} chunks extracted): nothing to show yet. "
+            "Follow it with tg-list-documents.")
 
 
 def all_chunks(doc: DocumentView) -> list[ChunkNode]:

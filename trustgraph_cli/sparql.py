@@ -47,6 +47,7 @@ def render(reply: dict[str, Any], fmt: str) -> str:
     """The text to print for one SPARQL reply in ``fmt``."""
     import json
 
+    from trustgraph_cli.render.text import safe
     from trustgraph_cli.terms import format_triple
 
     kind = reply.get("kind") or ("triples" if reply.get("triples") else "bindings")
@@ -59,7 +60,7 @@ def render(reply: dict[str, Any], fmt: str) -> str:
         triples = reply.get("triples", [])
         if fmt == "json":
             return json.dumps(triples, indent=2, ensure_ascii=False) + "\n"
-        return "".join(format_triple(t) + "\n" for t in triples)
+        return "".join(safe(format_triple(t)) + "\n" for t in triples)
     variables: list[str] = reply.get("vars", [])
     rows: list[dict[str, Any]] = reply.get("bindings", [])
     if fmt == "json":
@@ -107,12 +108,13 @@ NUMERIC = ("integer", "decimal", "double", "float", "boolean", "int", "long")
 
 
 def table_term(term: dict[str, Any]) -> str:
-    """N-Triples form, except numbers and booleans, which read better bare."""
+    """N-Triples form, except numbers and booleans, which read better bare; controls escaped."""
+    from trustgraph_cli.render.text import safe
     from trustgraph_cli.terms import XSD, format_term
 
     if term.get("t") == "l" and term.get("dt") in {XSD + n for n in NUMERIC}:
-        return str(term["v"])
-    return format_term(term)
+        return safe(str(term["v"]))
+    return safe(format_term(term))
 
 
 if __name__ == "__main__":

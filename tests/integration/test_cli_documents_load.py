@@ -48,8 +48,9 @@ async def test_load_list_and_show_a_pdf(stack: Stack) -> None:
         "pages": 3, "chunks": 3, "edges": 13}
     table = await invoke(stack.url, "tg-list-documents")
     assert table.stdout.splitlines()[0].split() == [
-        "ID", "Title", "Type", "Status", "Pages", "Chunks", "Time"]
-    assert f"{PDF}  World facts  application/pdf  complete  3" in table.stdout
+        "ID", "Title", "Type", "Status", "Pages", "Chunks", "Edges", "Time"]
+    assert table.stdout.splitlines()[2].split()[:8] == [
+        PDF, "World", "facts", "application/pdf", "complete", "3", "3", "13"]
 
     tree = await eventually(  # the store writes the last subgraph a moment after "complete"
         lambda: invoke(stack.url, "tg-show-document-hierarchy", PDF, "--show-content",
@@ -88,6 +89,12 @@ async def test_document_errors(stack: Stack, tmp_path: Path) -> None:
     failed = await stack.cli("tg-load-document", str(broken))
     assert failed.code == 1 and failed.stdout == ""
     assert failed.stderr.splitlines()[-1].startswith("Error: processing urn:trustgraph:doc:broken-")
+    broken_id = failed.stderr.splitlines()[-1].split()[2]
+    why = await stack.cli("tg-show-document-hierarchy", broken_id)
+    assert (why.code, why.stdout) == (1, "")
+    assert why.stderr.startswith(f"Error: document '{broken_id}' failed and has no pages or chunks: ")
+    assert "does not exist" not in why.stderr and "no document" not in why.stderr
+    assert len(why.stderr.splitlines()) == 1
     listed = await invoke(stack.url, "tg-list-documents", "--format", "json")
     states = {r["id"]: r["status"] for r in json.loads(listed.stdout)}
     assert states[uri] in ("processing", "complete") and "failed" in states.values()
@@ -106,3 +113,23 @@ async def test_a_stalled_pipeline_is_reported_not_waited_on_forever(
         error = result.stderr.splitlines()[-1]
         assert error.startswith("Error: urn:trustgraph:doc:writers-") and "no progress for 1 s" in error
         assert "status processing, 0 pages, 0/0 chunks extracted" in error
+
+
+EVIL = "\x1b[2J\x1b]0;owned\x07A rather long title for a small note"
+SHOWN = "\\x1b[2J\\x1b]0;owned\\x07A rather long title for a small note"
+
+
+async def test_piped_tables_keep_whole_titles_and_escape_control_characters(
+    stack: Stack, tmp_path: Path
+) -> None:
+    note = tmp_path / "note.txt"
+    note.write_text("Ada Lovelace was born in London.\n")
+    loaded = await stack.cli("tg-load-document", str(note), "--title", EVIL)
+    assert loaded.code == 0, loaded.stderr
+    table = await stack.cli("tg-list-documents", env=ENV)
+    (row,) = table.stdout.splitlines()[2:]
+    assert SHOWN in row and "\x1b" not in table.stdout  # whole, not cut to 12 characters
+    listed = await stack.cli("tg-list-documents", "--format", "json")
+    assert json.loads(listed.stdout)[0]["title"] == EVIL  # JSON stays exact
+    tree = await stack.cli("tg-show-document-hierarchy", loaded.stdout.strip(), env=ENV)
+    assert f'Title: "{SHOWN}"' in tree.stdout and "\x1b" not in tree.stdout

@@ -98,3 +98,38 @@ async def test_unreachable_gateway() -> None:
         f"Error: cannot reach gateway at {url} (connection refused). "
         "Start it with 'tg-start', or pass --api-url.\n"
     )
+
+
+async def test_select_star_keeps_the_query_order_in_every_format(stack: Stack) -> None:
+    star = f"SELECT * WHERE {{ ?s <{KNOWS}> ?o . ?s <{AGE}> ?age }}"
+    code, out, err = await stack.cli("tg-sparql", star)
+    assert code == 0, err
+    assert out.splitlines()[0].split() == ["s", "o", "age"]
+    code, out, _ = await stack.cli("tg-sparql", star, "--format", "json")
+    assert json.loads(out)["head"]["vars"] == ["s", "o", "age"]
+    code, out, _ = await stack.cli("tg-sparql", star, "--format", "csv")
+    assert out.splitlines()[0] == "s,o,age"
+    written = f"SELECT ?age ?o WHERE {{ ?s <{KNOWS}> ?o . ?s <{AGE}> ?age }}"  # sorted as written
+    code, out, _ = await stack.cli("tg-sparql", written, "--format", "csv")
+    assert out.splitlines()[0] == "age,o"
+
+
+EVIL = "\x1b[2J\x1b]0;owned\x07Eve\x9b31m\u202e"
+SHOWN = "\\x1b[2J\\x1b]0;owned\\x07Eve\\x9b31m\\u202e"
+
+
+async def test_stored_control_characters_are_shown_escaped_but_json_is_exact(stack: Stack) -> None:
+    eve = "urn:test:eve"
+    await stack.publish(TRIPLES_STORE, Triples(metadata=Metadata(id="m2"), triples=[
+        Triple(s=iri(eve), p=iri(LABEL), o=lit(EVIL))]))
+    found = await eventually(lambda: stack.cli("tg-query-triples", "-s", eve),
+                             lambda r: r.stdout.count("\n") == 1)
+    assert found.stdout == f'<{eve}> <{LABEL}> "{SHOWN}" .\n'
+    assert "\x1b" not in found.stdout
+    _, out, _ = await stack.cli("tg-query-triples", "-s", eve, "--format", "json")
+    assert json.loads(out)[0]["o"]["v"] == EVIL
+    query = f"SELECT ?label WHERE {{ <{eve}> <{LABEL}> ?label }}"
+    _, out, _ = await stack.cli("tg-sparql", query)
+    assert out.splitlines()[2] == f'"{SHOWN}"'
+    _, out, _ = await stack.cli("tg-sparql", query, "--format", "json")
+    assert json.loads(out)["results"]["bindings"][0]["label"]["value"] == EVIL

@@ -86,7 +86,7 @@ def test_detect_colour_on_a_terminal_and_plain_when_piped(monkeypatch: pytest.Mo
     monkeypatch.delenv("FORCE_COLOR", raising=False)
     monkeypatch.setenv("COLUMNS", "77")
     assert Style.detect(Stream(tty=True)) == Style(color=True, unicode=True, width=77)
-    assert Style.detect(Stream(tty=False)) == Style(color=False, unicode=True, width=77)
+    assert Style.detect(Stream(tty=False)) == Style(color=False, unicode=True, width=77, fit_tables=False)
     assert Style.detect(Stream(tty=False, encoding="ascii")).unicode is False
     monkeypatch.setenv("NO_COLOR", "1")
     assert Style.detect(Stream(tty=True)).color is False

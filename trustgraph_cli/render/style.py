@@ -25,11 +25,13 @@ MIN_WIDTH = 40
 
 @dataclass(frozen=True)
 class Style:
-    """Colour on or off, Unicode glyphs or ASCII, and the width to wrap to."""
+    """Colour on or off, Unicode glyphs or ASCII, the width to wrap to, and whether tables
+    are cut to fit it (on a terminal; piped tables keep every character, so grep finds it)."""
 
     color: bool = False
     unicode: bool = True
     width: int = DEFAULT_WIDTH
+    fit_tables: bool = True
 
     @classmethod
     def detect(cls, stream: TextIO | None = None) -> Style:
@@ -38,7 +40,9 @@ class Style:
         tty = _isatty(out)
         color = (tty or bool(os.environ.get("FORCE_COLOR"))) and not os.environ.get("NO_COLOR")
         width = shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns
-        return cls(color=color, unicode=_can_encode(out), width=max(MIN_WIDTH, width))
+        return cls(
+            color=color, unicode=_can_encode(out), width=max(MIN_WIDTH, width), fit_tables=tty
+        )
 
     def paint(self, text: str, *styles: str) -> str:
         """``text`` wrapped in ANSI codes for ``styles`` when colour is on."""

@@ -11,6 +11,29 @@ _GLUE = "\ue000"  # stands for a space that must not break (inside a truncation 
 _MARKER = re.compile(r"\[truncated, \d+ chars\]")
 
 
+# Bidirectional overrides and isolates: they reorder what the terminal shows.
+_BIDI = frozenset(range(0x202A, 0x202F)) | frozenset(range(0x2066, 0x206A))
+
+
+def safe(text: str) -> str:
+    """``text`` with terminal control characters shown escaped, so stored text cannot drive the terminal.
+
+    C0 controls (ESC, BEL, CR, backspace …) but newline and tab, DEL, C1 controls (U+0080–U+009F)
+    and bidirectional overrides become ``\\x1b`` / ``\\u202e``. Every text, table and tree output
+    of text from the store or the gateway goes through this; JSON output stays exact.
+    """
+    if text.isprintable():  # the common case: nothing to escape (newlines and tabs are not printable)
+        return text
+    return "".join(_escaped(ch) for ch in text)
+
+
+def _escaped(ch: str) -> str:
+    code = ord(ch)
+    if ch in "\n\t" or (0x20 <= code < 0x7F) or (code > 0x9F and code not in _BIDI):
+        return ch
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
 def truncate(text: str, max_chars: int, ellipsis: str = "…") -> str:
     """``text`` cut to ``max_chars`` with ``… [truncated, N chars]`` (N the full length); 0 keeps all."""
     if max_chars <= 0 or len(text) <= max_chars:
@@ -19,8 +42,8 @@ def truncate(text: str, max_chars: int, ellipsis: str = "…") -> str:
 
 
 def one_line(text: str) -> str:
-    """Runs of whitespace (newlines included) collapsed to one space."""
-    return " ".join(text.split())
+    """Runs of whitespace (newlines included) collapsed to one space, controls escaped."""
+    return " ".join(safe(text).split())
 
 
 def preview(text: str, max_chars: int, ellipsis: str = "...") -> str:
@@ -49,11 +72,11 @@ def short_time(value: str) -> str:
 
 def wrap_field(label: str, value: str, width: int) -> list[str]:
     """``Label: value`` wrapped to ``width``, continuation lines hanging under the value."""
-    head = f"{label}: " if label else ""
+    head = f"{safe(label)}: " if label else ""
     hang = " " * min(len(head), MAX_HANG)
     width = max(width, len(hang) + MIN_TEXT_WIDTH)
     lines: list[str] = []
-    for n, para in enumerate(value.splitlines() or [""]):
+    for n, para in enumerate(safe(value).splitlines() or [""]):
         first = head if n == 0 else hang
         if len(first) + len(para) <= width and "  " not in para:
             lines.append((first + para).rstrip())  # the common case: it fits as it is

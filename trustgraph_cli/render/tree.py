@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from trustgraph_cli.render.style import Style
-from trustgraph_cli.render.text import wrap_field
+from trustgraph_cli.render.text import safe, wrap_field
 
 Paint = tuple[str, ...]
 ROOT_INDENT = "  "
@@ -72,7 +72,7 @@ def _titled(node: Node, first: str, rest: str, style: Style) -> list[str]:
     width = style.width - len(first)
     if node.value:
         wrapped = wrap_field(node.title, node.value, width)
-        head = f"{node.title}: "
+        head = f"{safe(node.title)}: "
     else:
         wrapped, head = wrap_field("", node.title, width), ""
     out = []

@@ -30,6 +30,7 @@ from trustgraph_flow.store.convert import (
     to_ox,
     triple_of,
 )
+from trustgraph_flow.store.projection import in_order, star_order
 
 _COMMENT = re.compile(r"(?m)(^|\s)#[^\n]*")
 _PROLOGUE = re.compile(r"^\s*((PREFIX\s+[^\s:]*:\s*<[^>]*>|BASE\s*<[^>]*>)\s*)*", re.IGNORECASE)
@@ -98,6 +99,7 @@ def _answer(target: ox.Store, text: str, deadline: float | None) -> SparqlQueryR
     pyoxigraph results must be freed on the thread that made them: an exception whose
     traceback still held one would free it on another thread (a RuntimeError).
     """
+    order = star_order(text) if "*" in text else None  # before any result exists (see there)
     try:
         result = target.query(text)
     except SyntaxError as exc:
@@ -106,7 +108,7 @@ def _answer(target: ox.Store, text: str, deadline: float | None) -> SparqlQueryR
         raise ServiceError("sparql-error", str(exc)) from None
     error: ServiceError
     try:
-        return _response(result, deadline)
+        return _response(result, deadline, order)
     except ServiceError as exc:
         error = ServiceError(exc.type, exc.message)
     except ValueError as exc:  # a computed literal the wire form cannot carry
@@ -126,17 +128,20 @@ def in_time(rows: Iterable[T], deadline: float | None) -> Iterator[T]:
         yield row
 
 
-def _response(result: ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples, deadline: float | None) -> SparqlQueryResponse:
+def _response(
+    result: ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples, deadline: float | None, order: list[str] | None
+) -> SparqlQueryResponse:
     if isinstance(result, ox.QueryBoolean):
         return SparqlQueryResponse(kind="boolean", boolean=bool(result))
     if isinstance(result, ox.QueryTriples):
         return SparqlQueryResponse(kind="triples", triples=[triple_of(t) for t in in_time(result, deadline)])
-    names = [v.value for v in result.variables]
+    index = {v.value: i for i, v in enumerate(result.variables)}
+    names = in_order(list(index), order)
     rows = []
     for solution in in_time(result, deadline):
         row: dict[str, Term] = {}
-        for i, name in enumerate(names):
-            value = solution[i]
+        for name in names:
+            value = solution[index[name]]
             if value is not None:
                 row[name] = from_ox(value)
         rows.append(row)
