@@ -1,26 +1,25 @@
 """The knowledge extractor: asks the LLM for a chunk's edges, stores them with provenance.
 
-Facts go to the default graph; the chunk's subgraph (``tg:contains << s p o >>``) and
-the extraction activity go to ``urn:graph:source``. The chunk text and entity labels
-are embedded and indexed. Unusable LLM output is retried once, then reported and that
-chunk's edges skipped; an unavailable LLM, embeddings or vector service fails the
-message so it is redelivered.
+The reply is structured output: the edge-list schema (``ExtractedEdges``) is sent with
+the request and every reply is validated against it. Facts go to the default graph; the
+chunk's subgraph (``tg:contains << s p o >>``) and the extraction activity go to
+``urn:graph:source``. The chunk text and entity labels are embedded and indexed.
+Unusable LLM output is retried once, then reported and that chunk's edges skipped; an
+unavailable LLM, embeddings or vector service fails the message so it is redelivered.
 """
 
 from __future__ import annotations
 
-import json
 import logging
-import re
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from trustgraph_base.errors import ServiceError
 from trustgraph_base.messaging import (
     CHUNKS,
     EMBEDDINGS,
     INGEST_EVENTS,
-    TEXT_COMPLETION,
     TRIPLES_STORE,
     VECTORS,
     Context,
@@ -54,23 +53,28 @@ from trustgraph_base.schema import (
     VectorRequest,
 )
 from trustgraph_base.settings import ProcessorSettings
+from trustgraph_flow.structured import BadReply, ask, schema_of, validate
 
 log = logging.getLogger(__name__)
 
 SYSTEM = (
-    "You extract knowledge graph edges from text. Answer with JSON only: a list of "
-    'objects {"s": subject, "p": predicate, "o": object, "o_literal": bool}.'
+    "You extract knowledge graph edges from text. Answer with JSON only: an object "
+    '{"edges": [...]} whose items are {"s": subject, "p": predicate, "o": object, '
+    '"o_literal": bool}.'
 )
 PROMPT = """Extract the factual relationships stated in the text below.
 Use short entity names as they appear in the text and a short lowercase predicate
 (for example "capital of", "born in", "wrote"). Set "o_literal" to true when the object
 is a value (a number, date or quantity) rather than a named entity.
-Answer with a JSON list only, no prose, for example:
-[{{"s": "Paris", "p": "capital of", "o": "France", "o_literal": false}}]
+Answer with JSON only, no prose: an object whose "edges" list has one item per
+relationship, each with "s" (subject), "p" (predicate), "o" (object) and "o_literal".
 
 Text:
 {text}
 """
+MAX_REPLY_EDGES = 50  # the schema's maxItems: a small model may otherwise repeat itself
+MAX_REPLY_TOKENS = 2048
+MAX_LABEL = 80  # the schema's maxLength for a label
 
 
 class Settings(ProcessorSettings):
@@ -81,9 +85,9 @@ class ExtractedEdge(BaseModel):
     """One edge as the LLM states it (labels, not URIs)."""
 
     model_config = ConfigDict(extra="ignore", frozen=True)
-    s: str
-    p: str
-    o: str
+    s: str = Field(min_length=1)
+    p: str = Field(min_length=1)
+    o: str = Field(min_length=1)
     o_literal: bool = False
 
     @field_validator("s", "p", "o")
@@ -95,30 +99,40 @@ class ExtractedEdge(BaseModel):
         return label
 
 
-_EDGES = TypeAdapter(list[ExtractedEdge])
-_FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
+class ExtractedEdges(BaseModel):
+    """An ``extract-edges`` reply: ``{"edges": [...]}`` (a bare list is accepted too)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+    edges: list[ExtractedEdge]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _bare_list(cls, value: Any) -> Any:
+        return {"edges": value} if isinstance(value, list) else value
+
+
+EDGES_SCHEMA = schema_of(ExtractedEdges, max_length=MAX_LABEL)
+EDGES_SCHEMA["properties"]["edges"]["maxItems"] = MAX_REPLY_EDGES
 
 
 class BadOutput(ValueError):
     """The LLM's answer is not a valid edge list."""
 
 
+def check_edges(reply: ExtractedEdges, max_edges: int = 200) -> list[ExtractedEdge]:
+    """The edges of a validated reply, without repeats; too many is a runaway answer."""
+    if len(reply.edges) > max_edges:
+        raise BadOutput(f"{len(reply.edges)} edges in one chunk (limit {max_edges})")
+    return list(dict.fromkeys(reply.edges))
+
+
 def parse_edges(answer: str, max_edges: int = 200) -> list[ExtractedEdge]:
-    """Validate an ``extract-edges`` answer: a JSON list of {s, p, o, o_literal}."""
-    body = _FENCE.sub("", answer.strip())
+    """Validate an ``extract-edges`` answer: ``{"edges": [{s, p, o, o_literal}]}`` or a list."""
     try:
-        value = json.loads(body)
-    except json.JSONDecodeError as exc:
-        raise BadOutput(f"not JSON ({exc.msg} at char {exc.pos}): {answer[:120]!r}") from None
-    try:
-        edges = _EDGES.validate_python(value)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(x) for x in first["loc"])
-        raise BadOutput(f"not an edge list ({where}: {first['msg']})") from None
-    if len(edges) > max_edges:
-        raise BadOutput(f"{len(edges)} edges in one chunk (limit {max_edges})")
-    return list(dict.fromkeys(edges))
+        reply = validate(answer, ExtractedEdges)
+    except BadReply as exc:
+        raise BadOutput(f"not an edge list: {exc}") from None
+    return check_edges(reply, max_edges)
 
 
 Quoted = tuple[IriTerm, IriTerm, IriTerm | LiteralTerm]
@@ -152,12 +166,12 @@ proc: Processor[Settings] = Processor("extractor", Settings)
 CONCURRENCY = 4  # chunks in flight at once: LLM calls dominate, so overlap them
 
 
-async def _complete(chunk: ChunkText, ctx: Context[Settings]) -> TextCompletionResponse:
-    req = TextCompletionRequest(
-        system=SYSTEM, prompt=PROMPT.format(text=chunk.text), prompt_type="extract-edges",
-        variables={"text": chunk.text}, temperature=0.0,
+def extraction_request(text: str) -> TextCompletionRequest:
+    """The ``extract-edges`` request for one chunk's text."""
+    return TextCompletionRequest(
+        system=SYSTEM, prompt=PROMPT.format(text=text), prompt_type="extract-edges",
+        variables={"text": text}, temperature=0.0, max_tokens=MAX_REPLY_TOKENS,
     )
-    return await ctx.client(TEXT_COMPLETION).request(req, timeout=ctx.settings.request_timeout)
 
 
 async def _extract(
@@ -168,11 +182,16 @@ async def _extract(
     resp: TextCompletionResponse | None = None
     for attempt in (1, 2):
         try:
-            resp = await _complete(chunk, ctx)
-            return parse_edges(resp.response, ctx.settings.max_edges), resp, None
+            reply = await ask(ctx, extraction_request(chunk.text), ExtractedEdges,
+                              schema=EDGES_SCHEMA)
+            resp = reply.response
+            return check_edges(reply.value, ctx.settings.max_edges), resp, None
+        except BadReply as exc:
+            resp = exc.response
+            error = f"not an edge list: {exc}"
         except (BadOutput, ServiceError) as exc:
             error = str(exc)
-            log.warning("extraction from %s failed (attempt %d): %s", chunk.chunk, attempt, error)
+        log.warning("extraction from %s failed (attempt %d): %s", chunk.chunk, attempt, error)
     return [], resp, error
 
 

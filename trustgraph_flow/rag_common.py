@@ -28,6 +28,7 @@ from trustgraph_base.schema import (
     EmbeddingsRequest,
     Metadata,
     TextCompletionRequest,
+    TextCompletionResponse,
     Triples,
     VectorMatch,
     VectorRequest,
@@ -223,15 +224,9 @@ class Completion:
         self.cost.add(model, in_token, out_token, timer.ms())
 
 
-async def complete(ctx: Context[Any], request: TextCompletionRequest, cost: Cost) -> str:
-    """One non-streamed LLM call; its cost is added to ``cost``."""
-    call = Completion(ctx, request.model_copy(update={"streaming": False}))
-    async for _ in call.pieces():
-        pass
-    cost.add(
-        call.cost.model, call.cost.in_token or 0, call.cost.out_token or 0, call.cost.latency_ms
-    )
-    return call.text
+def add_cost(cost: Cost, response: TextCompletionResponse, latency_ms: float) -> None:
+    """Add one finished LLM call (its response and wall time) to a stage's cost."""
+    cost.add(response.model, response.in_token, response.out_token, latency_ms)
 
 
 async def nearest(

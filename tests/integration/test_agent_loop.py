@@ -1,6 +1,9 @@
 """The agent on the real broker: the real text-completion service against the scripted
 OpenAI stub, stand-in GraphRAG/DocumentRAG services, and a watcher on the triples-store
-topic that sees every trace entity in the order it is published."""
+topic that sees every trace entity in the order it is published.
+
+These sessions use ReAct text (``llm_structured="none"``); test_agent_structured.py
+runs the same loop on structured JSON steps."""
 
 from __future__ import annotations
 
@@ -148,6 +151,7 @@ async def start_stack(
     )
     stand = StandIns()
     await processors.start(stand.proc, settings)
+    agent_settings.setdefault("llm_structured", "none")
     await processors.start(agent.proc, agent.Settings(**base, **agent_settings))
     return stand
 
@@ -293,6 +297,8 @@ async def test_multi_iteration_session_is_traced_step_by_step(
         s,
         G,
     )
+    assert (final.finish_reason, final.model) == ("answer", "stub-model")
+    assert not any("response_format" in r for r in stub.requests)  # "none": ReAct text only
     assert final.end_of_stream and not any(e.end_of_stream for e in events[:-1])
 
 
@@ -310,6 +316,7 @@ async def test_iteration_limit_ends_with_a_conclusion_saying_why(
     assert len(replies) == 1  # not streaming: the final answer only
     answer = replies[0]
     assert answer.content == "Stopped after 2 iterations without a final answer."
+    assert (answer.finish_reason, answer.model) == ("iteration-limit", "stub-model")
     s = answer.explain_id
     assert s is not None and s.startswith("urn:trustgraph:agent:") and len(s) > 30
     batches = await watcher.until(f"{s}/final")

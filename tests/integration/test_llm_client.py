@@ -75,3 +75,74 @@ async def test_stream_accepts_a_server_that_ignores_stream(session: aiohttp.Clie
         items = [i async for i in chat(session, stub.base_url).stream(TextCompletionRequest(prompt="p"))]
     assert items[0] == "whole answer"
     assert isinstance(items[1], Completion) and items[1].model == "plain" and items[1].in_token is None
+
+
+SCHEMA = {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"],
+          "additionalProperties": False}
+
+
+def structured(level: str, session: aiohttp.ClientSession, url: str) -> ChatClient:
+    return ChatClient(session, url, "m", retries=2, backoff=0.01, timeout=5, structured=level)
+
+
+def ask_json() -> TextCompletionRequest:
+    return TextCompletionRequest(prompt="p", prompt_type="extract-edges", response_schema=SCHEMA)
+
+
+async def test_each_level_sends_its_response_format(session: aiohttp.ClientSession) -> None:
+    async with OpenAIStub(default='{"a": "x"}') as stub:
+        for level in ("json_schema", "json_object", "none"):
+            await structured(level, session, stub.base_url).complete(ask_json())
+        await structured("json_schema", session, stub.base_url).complete(
+            TextCompletionRequest(prompt="free text")
+        )
+    assert stub.formats() == [
+        {"type": "json_schema",
+         "json_schema": {"name": "extract-edges", "schema": SCHEMA, "strict": True}},
+        {"type": "json_object", "schema": SCHEMA},
+        None,  # "none": the prompt alone
+        None,  # no schema asked: free text
+    ]
+
+
+@pytest.mark.parametrize("status", [400, 500])
+async def test_a_refused_format_falls_back_one_level_once_and_stays_down(
+    session: aiohttp.ClientSession, status: int, caplog: pytest.LogCaptureFixture
+) -> None:
+    # llama-cpp-python's server takes only json_object (+ schema), and answers 500 otherwise.
+    async with OpenAIStub(default='{"a": "x"}', accepts={"json_object"}, refuse_status=status) as stub:
+        client = structured("json_schema", session, stub.base_url)
+        first = await client.complete(ask_json())
+        second = await client.complete(ask_json())
+    assert (first.text, second.text) == ('{"a": "x"}', '{"a": "x"}')
+    types = [f["type"] for f in stub.formats()]
+    assert types == ["json_schema", "json_object", "json_object"]  # no retries of the refusal
+    assert client.structured == "json_object"
+    fell = [r.getMessage() for r in caplog.records if "falls back" in r.getMessage()]
+    assert len(fell) == 1 and "from json_schema to json_object" in fell[0]
+    assert f"HTTP {status}: response_format.type" in fell[0]
+
+
+async def test_a_server_refusing_every_format_ends_with_the_prompt_alone(
+    session: aiohttp.ClientSession,
+) -> None:
+    async with OpenAIStub(default='{"a": "x"}', accepts=set()) as stub:
+        client = structured("json_schema", session, stub.base_url)
+        with pytest.raises(ServiceError) as err:  # one fallback per request, not two
+            await client.complete(ask_json())
+        assert "response_format" in err.value.message
+        streamed = [i async for i in client.stream(ask_json())]
+    assert isinstance(streamed[-1], Completion) and streamed[-1].text == '{"a": "x"}'
+    assert [f and f["type"] for f in stub.formats()] == [
+        "json_schema", "json_object", "json_object", None
+    ]
+    assert client.structured == "none"
+
+
+async def test_an_unrelated_400_does_not_lower_the_level(session: aiohttp.ClientSession) -> None:
+    async with OpenAIStub([Reply(status=400, message="model 'm' does not exist")]) as stub:
+        client = structured("json_schema", session, stub.base_url)
+        with pytest.raises(ServiceError) as err:
+            await client.complete(ask_json())
+    assert "does not exist" in err.value.message
+    assert client.structured == "json_schema" and len(stub.requests) == 1

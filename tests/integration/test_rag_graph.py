@@ -132,6 +132,13 @@ async def test_bad_selection_is_retried_and_unknown_ids_ignored(
         replies = await ask(world, query="fox?", session_id="g2", parent_uri=parent)
     assert len(stub.requests) == 3
     assert replies[-1].response == "The fox jumps over the dog."
+    # The selection asked for its schema: ids limited to those offered; the answer is free text.
+    select_format, _, answer_format = stub.formats()
+    schema = select_format["json_schema"]["schema"]
+    ids = schema["properties"]["edges"]["items"]["properties"]["id"]["enum"]
+    assert ids == [f"e{n}" for n in range(1, len(ids) + 1)]
+    assert f"\n{ids[-1]}: " in stub.prompts()[0] and f"\ne{len(ids) + 1}: " not in stub.prompts()[0]
+    assert answer_format is None
     question = Q + "g2"
     trace = await stored_trace(world, question)
     selected = focus_edges(trace, question)

@@ -11,6 +11,12 @@ status, e.g. 429 or 500), a ``Reply`` (full control: status, delay, usage, model
 callable taking the request body and returning any of those (for replies that depend
 on the prompt). When the script runs out, ``default`` answers (a 500 if it is None).
 A request with ``"stream": true`` gets the reply as server-sent events, one word each.
+
+Structured output: ``stub.formats()`` lists each request's ``response_format`` (None when
+absent). ``accepts`` (e.g. ``{"json_object"}``) is the set of ``response_format`` types
+the stub takes; a request asking for another is refused with ``refuse_status`` (400 by
+default; llama-cpp-python's server answers 500) and a message naming ``response_format``,
+before any scripted reply is used.
 """
 
 from __future__ import annotations
@@ -59,9 +65,18 @@ def _tokens(body: dict[str, Any]) -> int:
 class OpenAIStub:
     """The server; ``requests`` holds every JSON body received, in order."""
 
-    def __init__(self, replies: Iterable[Scripted] = (), *, default: Scripted | None = None) -> None:
+    def __init__(
+        self,
+        replies: Iterable[Scripted] = (),
+        *,
+        default: Scripted | None = None,
+        accepts: set[str] | None = None,
+        refuse_status: int = 400,
+    ) -> None:
         self.script: deque[Scripted] = deque(replies)
         self.default = default
+        self.accepts = accepts
+        self.refuse_status = refuse_status
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.port = 0
@@ -75,6 +90,10 @@ class OpenAIStub:
     def add(self, *replies: Scripted) -> None:
         """Script more replies after those already queued."""
         self.script.extend(replies)
+
+    def formats(self) -> list[Any]:
+        """The ``response_format`` of each request received (None where there was none)."""
+        return [r.get("response_format") for r in self.requests]
 
     def prompts(self) -> list[str]:
         """The last (user) message of each request received."""
@@ -119,7 +138,8 @@ class OpenAIStub:
             body = await request.json()
         except ValueError:
             return web.json_response({"error": {"message": "body is not JSON"}}, status=400)
-        reply = _as_reply(self._next(), body)
+        refusal = self._refusal(body)
+        reply = refusal or _as_reply(self._next(), body)
         async with self._received:
             self.requests.append(body)
             self.headers.append(dict(request.headers))
@@ -134,6 +154,15 @@ class OpenAIStub:
         if body.get("stream"):
             return await self._stream(request, body, reply)
         return web.json_response(self._completion(body, reply))
+
+    def _refusal(self, body: dict[str, Any]) -> Reply | None:
+        """The error for a ``response_format`` this stub does not take (None: it takes it)."""
+        wanted = body.get("response_format")
+        if self.accepts is None or not isinstance(wanted, dict) or wanted.get("type") in self.accepts:
+            return None
+        allowed = " or ".join(repr(t) for t in sorted(self.accepts)) or "nothing"
+        message = f"response_format.type: Input should be {allowed}, got {wanted.get('type')!r}"
+        return Reply(status=self.refuse_status, message=message)
 
     def _completion(self, body: dict[str, Any], reply: Reply) -> dict[str, Any]:
         data: dict[str, Any] = {

@@ -40,10 +40,14 @@ class AgentRequest(Message):
 class AgentResponse(Response):
     """One streamed piece: a ``thought``, ``action``, ``observation``, the ``answer``, or an
     ``explain`` event naming a just-published trace entity. The final response carries the
-    answer and the session URI in ``explain_id``.
+    answer and the session URI in ``explain_id``, the ``model`` that chose the steps
+    (``"offline"``: the offline engine) and ``finish_reason``: ``"answer"``, or
+    ``"iteration-limit"`` when the loop stopped without a final answer.
     """
 
     message_type: Literal["thought", "action", "observation", "answer", "explain"] = "answer"
     content: str = ""
     explain_id: str | None = None
     explain_graph: str | None = None
+    model: str | None = None
+    finish_reason: Literal["answer", "iteration-limit"] | None = None

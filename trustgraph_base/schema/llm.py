@@ -16,6 +16,8 @@ class TextCompletionRequest(Message):
     ``graph-rag-answer``, ``document-rag-answer``, ``agent-react``, ``text``) and
     ``variables`` carries its inputs, so the offline engine can answer it without
     parsing ``prompt``; an HTTP LLM sees only ``system`` and ``prompt``.
+    ``response_schema`` is the JSON Schema the reply must match (structured output;
+    ``None``: free text); the text-completion service asks the server to enforce it.
     """
 
     system: str = ""
@@ -25,6 +27,7 @@ class TextCompletionRequest(Message):
     streaming: bool = False
     temperature: float | None = None
     max_tokens: int | None = None
+    response_schema: dict[str, Any] | None = None
 
 
 class TextCompletionResponse(Response):

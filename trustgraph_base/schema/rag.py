@@ -39,13 +39,15 @@ class DocumentRagRequest(RagRequest):
 class RagResponse(Response):
     """``message_type`` "answer": ``response`` is answer text (a piece of it when streaming);
     "explain": a trace entity was just published, named by ``explain_id``.
-    The final response carries the trace's question URI in ``explain_id``.
+    The final response carries the trace's question URI in ``explain_id`` and the
+    ``model`` that wrote the answer (``"offline"``: the offline engine).
     """
 
     message_type: Literal["answer", "explain"] = "answer"
     response: str = ""
     explain_id: str | None = None
     explain_graph: str | None = None
+    model: str | None = None
 
 
 class GraphRagResponse(RagResponse):

@@ -33,7 +33,7 @@ from trustgraph_base.rdf.terms import Triple
 from trustgraph_base.schema import AgentRequest, AgentResponse, Metadata, Triples
 from trustgraph_base.settings import ProcessorSettings
 from trustgraph_flow.agent.prompt import Step, react_request
-from trustgraph_flow.agent.react import Finish, ParseError, parse_reply
+from trustgraph_flow.agent.react import Act, Finish, ParseError, StepReply, parse_reply, step_schema
 from trustgraph_flow.agent.tools import (
     ToolCall,
     ToolConfig,
@@ -42,11 +42,13 @@ from trustgraph_flow.agent.tools import (
     run_tool,
     select_tools,
 )
+from trustgraph_flow.structured import BadReply, ask
 
 log = logging.getLogger(__name__)
 
 MAX_RAW_THOUGHT = 2000
 PARSE_HINT = "reply with Thought/Action/Args or Thought/Final Answer"
+JSON_HINT = 'reply with one JSON object {"thought": ..., "next": {...}} as described'
 
 
 class Settings(ProcessorSettings):
@@ -56,6 +58,9 @@ class Settings(ProcessorSettings):
     tools: str = ""  # JSON list of tool objects (see docs/agent.md); empty = the three defaults
     tool_timeout: float = Field(default=120.0, gt=0)
     explainable: bool = True  # false: no trace triples, no explain events; still answers
+    # The same setting as text-completion's (env TG_LLM_STRUCTURED): "none" asks for ReAct
+    # text; otherwise each step is a JSON object whose schema goes with the request.
+    llm_structured: Literal["json_schema", "json_object", "none"] = "json_schema"
 
 
 proc: Processor[Settings] = Processor("agent", Settings)
@@ -102,6 +107,8 @@ class Session:
     prior: list[Step]
     steps: list[Step] = field(default_factory=list)
     explainable: bool = True
+    structured: bool = True
+    model: str = ""  # the model that wrote the last reply
 
     @property
     def last_uri(self) -> str:
@@ -128,14 +135,13 @@ class Session:
             reply = await self.think()
             iteration_uri = uris.agent_iteration_uri(self.uri, n)
             try:
-                parsed = parse_reply(reply)
+                parsed = self.read(reply)
             except ParseError as exc:
                 if exc.thought:
                     yield _event("thought", exc.thought)
-                thought = exc.thought or reply.strip()[:MAX_RAW_THOUGHT]
-                step = Step(
-                    thought, "", {}, f"Error: could not parse your reply: {exc}; {PARSE_HINT}."
-                )
+                thought = exc.thought or _raw(reply)[:MAX_RAW_THOUGHT]
+                hint = JSON_HINT if self.structured else PARSE_HINT
+                step = Step(thought, "", {}, f"Error: could not parse your reply: {exc}; {hint}.")
             else:
                 if parsed.thought:
                     yield _event("thought", parsed.thought)
@@ -150,8 +156,16 @@ class Session:
             yield _event("observation", step.observation)
             if explain is not None:
                 yield explain
-        async for event in self.conclude(stopped_answer(self.max_iterations)):
+        async for event in self.conclude(stopped_answer(self.max_iterations), "iteration-limit"):
             yield event
+
+    def read(self, reply: str | StepReply | BadReply) -> Act | Finish:
+        """The LLM's decision; ``ParseError`` for a reply that is neither form."""
+        if isinstance(reply, BadReply):
+            raise ParseError(str(reply))
+        if isinstance(reply, StepReply):
+            return reply.decision()
+        return parse_reply(reply)
 
     async def record(self, step: Step) -> AgentResponse | None:
         """Publish the next analysis (the trace first, before the client hears of it)."""
@@ -166,19 +180,30 @@ class Session:
         self.steps.append(step)
         return explain
 
-    async def think(self) -> str:
-        """Ask the LLM for the next step; a failing LLM ends the session, marked on the trace."""
-        request = react_request(self.req.question, self.tools, [*self.prior, *self.steps])
-        client = self.ctx.client(TEXT_COMPLETION)
+    async def think(self) -> str | StepReply | BadReply:
+        """Ask the LLM for the next step: the validated JSON step (or why it is not one) when
+        structured, else the reply text. A failing LLM ends the session, marked on the trace."""
+        history = [*self.prior, *self.steps]
+        request = react_request(self.req.question, self.tools, history, self.structured)
+        timeout = self.ctx.settings.request_timeout
         try:
-            reply = await client.request(request, timeout=self.ctx.settings.request_timeout)
+            if self.structured:
+                try:
+                    step = await ask(self.ctx, request, StepReply,
+                                     schema=step_schema(self.tools), timeout=timeout)
+                except BadReply as bad:
+                    self.model = bad.response.model if bad.response else self.model
+                    return bad
+                self.model = step.response.model
+                return step.value
+            reply = await self.ctx.client(TEXT_COMPLETION).request(request, timeout=timeout)
         except ServiceError as exc:
             await self.fail(f"the LLM failed: {exc.message} [{exc.type}]")
             raise ServiceError(exc.type, f"the LLM failed: {exc.message}") from None
         except RequestTimeout:
-            timeout = self.ctx.settings.request_timeout
             await self.fail(f"the LLM did not answer within {timeout:g}s")
             raise ServiceError("timeout", f"the LLM did not answer within {timeout:g}s") from None
+        self.model = reply.model
         return reply.response
 
     async def fail(self, message: str) -> None:
@@ -204,7 +229,9 @@ class Session:
             return f"Error: {exc}."
         return observation.strip() or f"(tool '{name}' returned nothing)"
 
-    async def conclude(self, answer: str) -> AsyncIterator[AgentResponse]:
+    async def conclude(
+        self, answer: str, reason: Literal["answer", "iteration-limit"] = "answer"
+    ) -> AsyncIterator[AgentResponse]:
         final_uri = uris.agent_final_uri(self.uri)
         last = self.last_uri
         explain = await self.publish(
@@ -217,8 +244,17 @@ class Session:
             content=answer,
             explain_id=self.uri if self.explainable else None,
             explain_graph=GRAPH_RETRIEVAL if self.explainable else None,
+            model=self.model or None,
+            finish_reason=reason,
             end_of_stream=True,
         )
+
+
+def _raw(reply: str | StepReply | BadReply) -> str:
+    """The reply as text, for the trace when it could not be read."""
+    if isinstance(reply, BadReply):
+        return reply.text.strip()
+    return reply.strip() if isinstance(reply, str) else reply.model_dump_json()
 
 
 def _timestamp(started_at: str) -> str:
@@ -259,6 +295,7 @@ def open_session(req: AgentRequest, ctx: Context[Settings]) -> Session:
         max_iterations=req.max_iterations or ctx.settings.max_iterations,
         prior=prior,
         explainable=ctx.settings.explainable,
+        structured=ctx.settings.llm_structured != "none",
     )
 
 

@@ -1,5 +1,6 @@
-"""The ReAct prompt: rendered text for an HTTP LLM plus ``agent-react`` variables for the
-offline engine (docs/design.md, LLM prompts)."""
+"""The agent's prompt: rendered text for an HTTP LLM plus ``agent-react`` variables for the
+offline engine (docs/design.md, LLM prompts). Structured (the default), the reply is a JSON
+step whose schema goes with the request; otherwise ReAct text."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 
 from trustgraph_base.provenance import arguments_json
 from trustgraph_base.schema import TextCompletionRequest
-from trustgraph_flow.agent.tools import ToolConfig
+from trustgraph_flow.agent.tools import FINAL_ANSWER, ToolConfig
 
 SYSTEM = """You are a careful research agent. You answer the user's question by thinking step \
 by step and using the tools listed below; you never invent facts a tool did not give you.
@@ -27,6 +28,20 @@ Thought: <your reasoning>
 Final Answer: <the answer to the user's question>
 
 Never write an Observation yourself: the tool's result is given to you as the Observation."""
+
+SYSTEM_JSON = f"""You are a careful research agent. You answer the user's question by thinking step \
+by step and using the tools listed below; you never invent facts a tool did not give you.
+
+Reply with one JSON object and nothing else.
+
+To use a tool:
+{{"thought": "<your reasoning about what to do next>", \
+"next": {{"action": "<one tool name from the list>", "arguments": {{<the tool's arguments>}}}}}}
+
+When you know the answer:
+{{"thought": "<your reasoning>", "next": {{"action": "{FINAL_ANSWER}", "answer": "<the answer>"}}}}
+
+The tool's result is given to you as the Observation of that step."""
 
 
 @dataclass(frozen=True)
@@ -47,12 +62,15 @@ class Step:
         }
 
 
-def _tool_line(tool: ToolConfig) -> str:
+def _tool_line(tool: ToolConfig, structured: bool = False) -> str:
     args = ", ".join(
         f"{a.name} ({a.type})" + (f": {a.description}" if a.description else "")
         for a in tool.arguments
     )
     example = json.dumps({a.name: "..." for a in tool.arguments})
+    if structured:
+        call = json.dumps({"action": tool.name, "arguments": {a.name: "..." for a in tool.arguments}})
+        return f"- {tool.name}: {tool.description}\n  Arguments: {args}\n  Example: \"next\": {call}"
     return f"- {tool.name}: {tool.description}\n  Arguments: {args}\n  Example: Args: {example}"
 
 
@@ -64,25 +82,34 @@ def _step_text(step: Step) -> str:
     return "\n".join(lines)
 
 
-def render_prompt(question: str, tools: Sequence[ToolConfig], history: Sequence[Step]) -> str:
+def render_prompt(
+    question: str, tools: Sequence[ToolConfig], history: Sequence[Step], structured: bool = False
+) -> str:
     """The user message: tools, the question and the steps so far."""
-    tool_lines = [_tool_line(t) for t in tools] or ["(none: answer directly)"]
+    tool_lines = [_tool_line(t, structured) for t in tools] or ["(none: answer directly)"]
     parts = ["Tools:", *tool_lines]
     parts += ["", f"Question: {question}"]
     if history:
         parts += ["", "Steps so far:", *(_step_text(s) for s in history)]
-    parts += ["", "Reply with your next Thought and either an Action with Args or a Final Answer."]
+    if structured:
+        parts += ["", f"Reply with the JSON of your next step: a tool, or \"{FINAL_ANSWER}\"."]
+    else:
+        parts += ["", "Reply with your next Thought and either an Action with Args or a Final Answer."]
     return "\n".join(parts)
 
 
+MAX_STEP_TOKENS = 512  # a step is short; this bounds a model that does not stop
+
+
 def react_request(
-    question: str, tools: Sequence[ToolConfig], history: Sequence[Step]
+    question: str, tools: Sequence[ToolConfig], history: Sequence[Step], structured: bool = False
 ) -> TextCompletionRequest:
-    """The text-completion request for the next ReAct step."""
+    """The text-completion request for the next step (the JSON step when ``structured``)."""
     return TextCompletionRequest(
-        system=SYSTEM,
-        prompt=render_prompt(question, tools, history),
+        system=SYSTEM_JSON if structured else SYSTEM,
+        prompt=render_prompt(question, tools, history, structured),
         prompt_type="agent-react",
+        max_tokens=MAX_STEP_TOKENS if structured else None,
         variables={
             "question": question,
             "tools": [t.prompt_view() for t in tools],

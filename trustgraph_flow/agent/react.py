@@ -1,16 +1,26 @@
-"""Parse the LLM's ReAct reply: ``Thought/Action/Args`` or ``Thought/Final Answer``.
+"""Read the LLM's reply: the structured JSON step, or ReAct text (``Thought/Action/Args`` or
+``Thought/Final Answer``) when structured output is off.
 
-Lenient where models are sloppy (label case, code fences, multi-line JSON, a hallucinated
-``Observation:`` after the action) and strict where it matters: ``Args`` must be a JSON
-object, and a reply with neither an action nor a final answer is a ``ParseError``.
+The JSON step is ``{"thought": …, "next": {"action": TOOL, "arguments": {…}}}`` or
+``{"thought": …, "next": {"action": "final-answer", "answer": …}}`` (``step_schema``).
+The text parser is lenient where models are sloppy (label case, code fences, multi-line
+JSON, a hallucinated ``Observation:`` after the action) and strict where it matters:
+``Args`` must be a JSON object, and a reply with neither an action nor a final answer is
+a ``ParseError``.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from trustgraph_flow.agent.tools import FINAL_ANSWER, ToolConfig
+from trustgraph_flow.structured import limit_strings
 
 _LABEL = re.compile(
     r"^[ \t>*#`]*(thought|action input|action|args|arguments|final answer|observation)[ \t*]*:",
@@ -18,6 +28,7 @@ _LABEL = re.compile(
 )
 _FENCE = re.compile(r"^\s*```[a-zA-Z]*\s*|\s*```\s*$")
 MAX_QUOTED = 300
+MAX_STEP_STRING = 500  # the schema's maxLength for a thought, an argument or the answer
 
 
 @dataclass(frozen=True)
@@ -43,6 +54,62 @@ class ParseError(ValueError):
     def __init__(self, message: str, thought: str = "") -> None:
         super().__init__(message)
         self.thought = thought
+
+
+class NextStep(BaseModel):
+    """What the structured step does next: a tool with its arguments, or the final answer."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+    action: str = Field(min_length=1)
+    arguments: dict[str, Any] = {}
+    answer: str = ""
+
+
+class StepReply(BaseModel):
+    """One structured agent step (validated on every reply)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+    thought: str = ""
+    next: NextStep
+
+    def decision(self) -> Act | Finish:
+        """The step as an action or the final answer; ``ParseError`` for an empty answer."""
+        thought = self.thought.strip()
+        if self.next.action != FINAL_ANSWER:
+            return Act(thought, self.next.action.strip(), dict(self.next.arguments))
+        if not self.next.answer.strip():
+            raise ParseError("'final-answer' has an empty 'answer'", thought)
+        return Finish(thought, self.next.answer.strip())
+
+
+def step_schema(tools: Sequence[ToolConfig]) -> dict[str, Any]:
+    """The JSON schema of a step: one branch per tool (its name and argument schema), plus
+    the final answer, so that every reply that validates can be carried out. ``anyOf``
+    (the branches exclude each other by ``action``): strict servers refuse ``oneOf``."""
+    final = {
+        "type": "object",
+        "properties": {"action": {"type": "string", "enum": [FINAL_ANSWER]},
+                       "answer": {"type": "string"}},
+        "required": ["action", "answer"],
+        "additionalProperties": False,
+    }
+    branches = [
+        {
+            "type": "object",
+            "properties": {"action": {"type": "string", "enum": [t.name]},
+                           "arguments": t.arguments_schema()},
+            "required": ["action", "arguments"],
+            "additionalProperties": False,
+        }
+        for t in tools
+    ]
+    schema = {
+        "type": "object",
+        "properties": {"thought": {"type": "string"}, "next": {"anyOf": [*branches, final]}},
+        "required": ["thought", "next"],
+        "additionalProperties": False,
+    }
+    return limit_strings(schema, MAX_STEP_STRING)
 
 
 def _sections(reply: str) -> list[tuple[str, str]]:

@@ -18,6 +18,9 @@ from trustgraph_base.messaging import DOCUMENT_RAG, GRAPH_RAG, TEXT_COMPLETION, 
 from trustgraph_base.schema import DocumentRagRequest, GraphRagRequest, TextCompletionRequest
 
 ToolKind = Literal["knowledge-query", "document-query", "text-completion"]
+FINAL_ANSWER = "final-answer"  # the structured step's action that ends the loop; no tool's name
+# Argument types the JSON schema of a step can state; any other type is asked as a string.
+_JSON_TYPES = frozenset({"string", "number", "integer", "boolean"})
 
 
 class ToolArgument(BaseModel):
@@ -38,6 +41,18 @@ class ToolConfig(BaseModel):
     description: str = Field(min_length=1)
     arguments: list[ToolArgument] = Field(min_length=1)
     groups: list[str] = ["default"]
+
+    def arguments_schema(self) -> dict[str, Any]:
+        """The JSON schema of this tool's arguments object (every argument required)."""
+        props = {
+            a.name: {"type": a.type if a.type in _JSON_TYPES else "string"} for a in self.arguments
+        }
+        return {
+            "type": "object",
+            "properties": props,
+            "required": list(props),
+            "additionalProperties": False,
+        }
 
     def prompt_view(self) -> dict[str, Any]:
         """The tool as the ``agent-react`` prompt variables describe it."""
@@ -92,6 +107,8 @@ def load_tools(raw: str) -> tuple[ToolConfig, ...]:
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
         raise ValueError(f"bad tools setting: duplicate tool names {duplicates}")
+    if FINAL_ANSWER in names:
+        raise ValueError(f"bad tools setting: {FINAL_ANSWER!r} is reserved for the final answer")
     return tuple(tools)
 
 

@@ -25,12 +25,14 @@ from trustgraph_base.provenance.uris import (
 from trustgraph_base.schema import GraphRagRequest, GraphRagResponse, TextCompletionRequest
 from trustgraph_flow.graph_rag.select import (
     ANSWER_SYSTEM,
+    MAX_SELECT_TOKENS,
     SELECT_SYSTEM,
-    MalformedSelection,
+    Selection,
     answer_variables,
-    parse_selection,
+    chosen_edges,
     render_answer,
     render_select,
+    select_schema,
     select_variables,
 )
 from trustgraph_flow.graph_rag.subgraph import Subgraph, retrieve
@@ -39,11 +41,12 @@ from trustgraph_flow.rag_common import (
     RagSettings,
     Timer,
     Trace,
-    complete,
+    add_cost,
     nearest,
     no_data_error,
     traced,
 )
+from trustgraph_flow.structured import BadReply, ask
 
 SELECT_ATTEMPTS = 2  # a malformed selection is retried once, then the request fails
 
@@ -74,14 +77,20 @@ async def select(
         prompt_type="graph-rag-select",
         variables=variables,
         temperature=ctx.settings.llm_temperature,
+        max_tokens=MAX_SELECT_TOKENS,
     )
+    schema = select_schema(len(graph.edges), req.max_edges_selected)
     problem = ""
     for _ in range(SELECT_ATTEMPTS):
-        text = await complete(ctx, request, cost)
         try:
-            return parse_selection(text, graph, req.max_edges_selected)
-        except MalformedSelection as exc:
-            problem = str(exc)
+            reply = await ask(ctx, request, Selection, schema=schema)
+        except BadReply as exc:
+            if exc.response is not None:
+                add_cost(cost, exc.response, exc.latency_ms)
+            problem = f"not a list of {{id, reasoning}}: {exc}"
+            continue
+        add_cost(cost, reply.response, reply.latency_ms)
+        return chosen_edges(reply.value, graph, req.max_edges_selected)
     raise ServiceError("llm-bad-output", f"the LLM's edge selection was malformed twice: {problem}")
 
 

@@ -1,18 +1,19 @@
-"""The LLM's edge selection: its prompt and the validation of its JSON answer."""
+"""The LLM's edge selection: its prompt, its reply schema and the validation of the reply."""
 
 from __future__ import annotations
 
-import json
-import re
 from typing import Any
+
+from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
 from trustgraph_base.provenance import SelectedEdge
 from trustgraph_base.rdf.terms import Triple
 from trustgraph_flow.graph_rag.subgraph import Subgraph
+from trustgraph_flow.structured import BadReply, schema_of, validate
 
 SELECT_SYSTEM = (
     "You choose which knowledge-graph edges are needed to answer a question. Reply with "
-    'only a JSON list like [{"id": "e1", "reasoning": "why this edge matters"}], using '
+    'only JSON like {"edges": [{"id": "e1", "reasoning": "why this edge matters"}]}, using '
     "ids from the list given, most important first."
 )
 ANSWER_SYSTEM = (
@@ -20,11 +21,55 @@ ANSWER_SYSTEM = (
     "contain the answer, say so. Be concise."
 )
 NO_REASON = "(no reason given)"
-_FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
+MAX_REASON = 200  # the schema's maxLength for a reason
+MAX_SELECT_TOKENS = 1024
 
 
 class MalformedSelection(ValueError):
     """The LLM's selection is not a JSON list of objects with an ``id``."""
+
+
+class Pick(BaseModel):
+    """One selected edge: its id in the prompt's list and why it matters."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+    id: str
+    reasoning: str = ""
+
+    @field_validator("id", mode="before")
+    @classmethod
+    def _id(cls, value: Any) -> Any:
+        return str(value) if isinstance(value, int) else value
+
+    @field_validator("reasoning", mode="before")
+    @classmethod
+    def _reason(cls, value: Any) -> Any:
+        return value if isinstance(value, str) else ""
+
+
+class Selection(BaseModel):
+    """A ``graph-rag-select`` reply: ``{"edges": [...]}`` (a bare list is accepted too)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+    edges: list[Pick]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _wrapped(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            return {"edges": value}
+        if isinstance(value, dict) and "edges" not in value and "selected" in value:
+            return {"edges": value["selected"]}
+        return value
+
+
+def select_schema(count: int, limit: int) -> dict[str, Any]:
+    """The reply schema for ``count`` edges: ids limited to ``e1…e{count}``, at most ``limit``."""
+    schema = schema_of(Selection, max_length=MAX_REASON)
+    edges = schema["properties"]["edges"]
+    edges["maxItems"] = limit
+    edges["items"]["properties"]["id"] = {"type": "string", "enum": edge_ids(count)}
+    return schema
 
 
 def edge_ids(count: int) -> list[str]:
@@ -54,25 +99,24 @@ def render_select(variables: dict[str, Any]) -> str:
 
 
 def parse_selection(text: str, graph: Subgraph, limit: int) -> list[SelectedEdge]:
-    """The chosen edges in the LLM's order; unknown or repeated ids are ignored."""
+    """The chosen edges of a reply text (see ``chosen_edges``)."""
     try:
-        data = json.loads(_FENCE.sub("", text.strip()))
-    except ValueError:
-        raise MalformedSelection(f"not JSON: {text[:120]!r}") from None
-    if isinstance(data, dict):
-        data = data.get("edges", data.get("selected"))
-    if not isinstance(data, list) or not all(isinstance(i, dict) and "id" in i for i in data):
-        raise MalformedSelection(f"not a list of {{id, reasoning}}: {text[:120]!r}")
+        selection = validate(text, Selection)
+    except BadReply as exc:
+        raise MalformedSelection(f"not a list of {{id, reasoning}}: {exc}") from None
+    return chosen_edges(selection, graph, limit)
+
+
+def chosen_edges(selection: Selection, graph: Subgraph, limit: int) -> list[SelectedEdge]:
+    """The chosen edges in the LLM's order; unknown or repeated ids are ignored."""
     by_id = dict(zip(edge_ids(len(graph.edges)), graph.edges, strict=True))
     chosen: dict[str, SelectedEdge] = {}
-    for item in data:
-        eid = str(item["id"])
-        edge = by_id.get(eid)
-        if edge is None or eid in chosen:
+    for pick in selection.edges:
+        edge = by_id.get(pick.id)
+        if edge is None or pick.id in chosen:
             continue
-        reason = item.get("reasoning")
-        reason = reason.strip() if isinstance(reason, str) and reason.strip() else NO_REASON
-        chosen[eid] = SelectedEdge(edge.s, edge.p, edge.o, reason)
+        reason = pick.reasoning.strip() or NO_REASON
+        chosen[pick.id] = SelectedEdge(edge.s, edge.p, edge.o, reason)
         if len(chosen) >= limit:
             break
     return list(chosen.values())

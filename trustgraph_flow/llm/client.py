@@ -1,8 +1,16 @@
-"""An OpenAI-compatible chat-completions client: timeouts, retries with backoff, SSE streaming.
+"""An OpenAI-compatible chat-completions client: timeouts, retries with backoff, SSE streaming,
+structured output.
 
 Transient failures (429, 5xx, connection errors, timeouts) are retried with exponential
 backoff; anything else, or a transient failure that outlives its retries, is raised as
 ``ServiceError("llm-error", ...)`` naming the endpoint, the status and the server's message.
+
+A request with a ``response_schema`` asks the server to enforce it, at the client's
+``structured`` level: ``json_schema`` (OpenAI, vLLM, Ollama, llama.cpp's ``llama-server``),
+``json_object`` with a ``schema`` (llama-cpp-python's server), or ``none`` (the prompt
+alone). A server that refuses the format (an error naming ``response_format`` or the
+schema) makes the client drop one level, log it, and send that request again once; the
+lower level stays for later requests.
 """
 
 from __future__ import annotations
@@ -23,6 +31,9 @@ log = logging.getLogger(__name__)
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 MAX_BACKOFF = 30.0
+LEVELS = ("json_schema", "json_object", "none")
+# Words in an error message that say the server refused the requested output format.
+_FORMAT_WORDS = ("response_format", "json_schema", "schema", "grammar")
 
 
 @dataclass(frozen=True)
@@ -37,6 +48,25 @@ class Completion:
 
 class _Transient(Exception):
     """A failure worth another try."""
+
+
+class _FormatRefused(Exception):
+    """The server refused the requested ``response_format``."""
+
+
+def refuses_format(status: int, message: str) -> bool:
+    """Whether an error answer says the server does not take the requested output format.
+
+    Some servers answer a request they cannot validate with 500 rather than 400/422
+    (llama-cpp-python's server does), so the status alone does not tell.
+    """
+    text = message.lower()
+    return status in (400, 422, 500) and any(word in text for word in _FORMAT_WORDS)
+
+
+def _schema_name(prompt_type: str) -> str:
+    name = "".join(c if c.isalnum() or c in "_-" else "_" for c in prompt_type)[:64]
+    return name or "reply"
 
 
 def _server_message(body: str) -> str:
@@ -71,6 +101,7 @@ class ChatClient:
     timeout: float = 60.0
     retries: int = 3
     backoff: float = 0.5
+    structured: str = "json_schema"
 
     @property
     def url(self) -> str:
@@ -85,7 +116,40 @@ class ChatClient:
             body["temperature"] = req.temperature
         if req.max_tokens is not None:
             body["max_tokens"] = req.max_tokens
+        response_format = self._response_format(req)
+        if response_format is not None:
+            body["response_format"] = response_format
         return body
+
+    def _response_format(self, req: TextCompletionRequest) -> dict[str, Any] | None:
+        schema = req.response_schema
+        if schema is None or self.structured == "none":
+            return None
+        if self.structured == "json_object":
+            return {"type": "json_object", "schema": schema}
+        named = {"name": _schema_name(req.prompt_type), "schema": schema, "strict": True}
+        return {"type": "json_schema", "json_schema": named}
+
+    def _fall_back(self, reason: str) -> None:
+        """Drop one structured-output level, for this request (sent again) and later ones."""
+        lower = LEVELS[min(LEVELS.index(self.structured) + 1, len(LEVELS) - 1)]
+        log.warning(
+            "%s; structured output falls back from %s to %s", reason, self.structured, lower
+        )
+        self.structured = lower
+
+    async def _formatted(self, send: Any) -> Any:
+        """``send()``, and once more one level lower if the server refuses the format."""
+        try:
+            return await send()
+        except _FormatRefused as exc:
+            if self.structured == "none":
+                raise ServiceError("llm-error", str(exc)) from None
+            self._fall_back(str(exc))
+        try:
+            return await send()
+        except _FormatRefused as exc:
+            raise ServiceError("llm-error", str(exc)) from None
 
     def _headers(self) -> dict[str, str]:
         headers = {"Content-Type": "application/json"}
@@ -93,11 +157,13 @@ class ChatClient:
             headers["Authorization"] = f"Bearer {self.api_key}"
         return headers
 
-    async def _check(self, resp: aiohttp.ClientResponse) -> None:
+    async def _check(self, resp: aiohttp.ClientResponse, formatted: bool = False) -> None:
         if resp.status < 400:
             return
         message = _server_message(await resp.text())
         text = f"LLM at {self.url} answered HTTP {resp.status}: {message}"
+        if formatted and refuses_format(resp.status, message):
+            raise _FormatRefused(text)
         if resp.status in RETRY_STATUSES:
             raise _Transient(text)
         raise ServiceError("llm-error", text)
@@ -149,16 +215,19 @@ class ChatClient:
         """One non-streamed completion."""
 
         async def attempt() -> Completion:
-            async with self._post(self._body(req, stream=False)) as resp:
-                await self._check(resp)
+            body = self._body(req, stream=False)
+            async with self._post(body) as resp:
+                await self._check(resp, "response_format" in body)
                 return self._parse(await self._json(resp))
 
-        result: Completion = await self._retrying(attempt)
+        result: Completion = await self._formatted(lambda: self._retrying(attempt))
         return result
 
     async def stream(self, req: TextCompletionRequest) -> AsyncIterator[str | Completion]:
         """Yield text pieces as they arrive, then one ``Completion`` with the whole text."""
-        resp: aiohttp.ClientResponse = await self._retrying(lambda: self._open_stream(req))
+        resp: aiohttp.ClientResponse = await self._formatted(
+            lambda: self._retrying(lambda: self._open_stream(req))
+        )
         pieces: list[str] = []
         model = self.model
         usage: tuple[int | None, int | None] = (None, None)
@@ -188,9 +257,10 @@ class ChatClient:
         yield Completion("".join(pieces), model, *usage)
 
     async def _open_stream(self, req: TextCompletionRequest) -> aiohttp.ClientResponse:
-        resp: aiohttp.ClientResponse = await self._post(self._body(req, stream=True))
+        body = self._body(req, stream=True)
+        resp: aiohttp.ClientResponse = await self._post(body)
         try:
-            await self._check(resp)
+            await self._check(resp, "response_format" in body)
         except BaseException:
             resp.release()
             raise

@@ -52,14 +52,15 @@ def _most_relevant(ranked: list[tuple[int, list[str]]]) -> list[tuple[int, list[
     return [hit for hit in ranked if 2 * len(hit[1]) > best]
 
 
-def extract(variables: dict[str, Any]) -> str:
-    """``extract-edges``: a JSON list of edges from ``text``."""
-    edges = extract_edges(as_text(variables.get("text")))
-    return json.dumps([e.as_json() for e in edges], ensure_ascii=False)
+def extract(variables: dict[str, Any], structured: bool = False) -> str:
+    """``extract-edges``: a JSON list of edges from ``text`` (``{"edges": [...]}`` structured)."""
+    edges = [e.as_json() for e in extract_edges(as_text(variables.get("text")))]
+    return json.dumps({"edges": edges} if structured else edges, ensure_ascii=False)
 
 
-def select_edges(variables: dict[str, Any]) -> str:
-    """``graph-rag-select``: the ids of the edges sharing most words with the question."""
+def select_edges(variables: dict[str, Any], structured: bool = False) -> str:
+    """``graph-rag-select``: the ids of the edges sharing most words with the question
+    (a list; ``{"edges": [...]}`` structured)."""
     edges = [e for e in as_list(variables.get("edges")) if isinstance(e, dict)]
     try:
         limit = max(1, int(variables.get("max", DEFAULT_SELECT)))
@@ -76,7 +77,7 @@ def select_edges(variables: dict[str, Any]) -> str:
             {"id": field(e, "id"), "reasoning": "closest available edge"}
             for e in edges[: min(limit, FALLBACK_PICKS)]
         ]
-    return json.dumps(picks, ensure_ascii=False)
+    return json.dumps({"edges": picks} if structured else picks, ensure_ascii=False)
 
 
 def _sentence(edge: Any) -> str:
@@ -84,7 +85,7 @@ def _sentence(edge: Any) -> str:
     return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
 
 
-def graph_answer(variables: dict[str, Any]) -> str:
+def graph_answer(variables: dict[str, Any], structured: bool = False) -> str:
     """``graph-rag-answer``: "S P O." for the edges that best match the question."""
     edges = [e for e in as_list(variables.get("edges")) if isinstance(e, dict) and _edge_text(e).strip()]
     if not edges:
@@ -96,7 +97,7 @@ def graph_answer(variables: dict[str, Any]) -> str:
     return " ".join(_sentence(edges[i]) for i in chosen)
 
 
-def document_answer(variables: dict[str, Any]) -> str:
+def document_answer(variables: dict[str, Any], structured: bool = False) -> str:
     """``document-rag-answer``: the chunk sentences that best match the question."""
     found = [s for chunk in as_list(variables.get("chunks")) for s in sentences(as_text(chunk))]
     ranked = _ranked(as_text(variables.get("question")), found)
@@ -112,32 +113,43 @@ def _useful(observation: str) -> bool:
     return bool(text) and not any(marker in text for marker in UNHELPFUL)
 
 
-def _action(tool: str, question: str, thought: str) -> str:
+def _action(tool: str, question: str, thought: str, structured: bool) -> str:
+    if structured:
+        step = {"action": tool, "arguments": {"question": question}}
+        return json.dumps({"thought": thought, "next": step}, ensure_ascii=False)
     args = json.dumps({"question": question}, ensure_ascii=False)
     return f"Thought: {thought}\nAction: {tool}\nArgs: {args}"
 
 
-def agent_step(variables: dict[str, Any]) -> str:
-    """``agent-react``: the next ReAct step under a fixed look-it-up policy."""
+def _final(thought: str, answer: str, structured: bool) -> str:
+    if structured:
+        step = {"action": "final-answer", "answer": answer}
+        return json.dumps({"thought": thought, "next": step}, ensure_ascii=False)
+    return f"Thought: {thought}\nFinal Answer: {answer}"
+
+
+def agent_step(variables: dict[str, Any], structured: bool = False) -> str:
+    """``agent-react``: the next step under a fixed look-it-up policy (ReAct text, or the
+    JSON step ``{"thought", "next": {"action", "arguments" | "answer"}}`` structured)."""
     question = as_text(variables.get("question"))
     names = [field(t, "name") for t in as_list(variables.get("tools")) if field(t, "name")]
     history = [h for h in as_list(variables.get("history")) if isinstance(h, dict)]
     if history:
         observation = field(history[-1], "observation")
         if _useful(observation):
-            return f"Thought: The observation answers the question.\nFinal Answer: {observation.strip()}"
+            return _final("The observation answers the question.", observation.strip(), structured)
     tried = {field(h, "action") for h in history}
     preferred = [n for n in TOOL_ORDER if n in names] + [n for n in names if n not in TOOL_ORDER]
     untried = [n for n in preferred if n not in tried]
     if untried and not history:
         return _action(untried[0], question, "I should look this up in the knowledge graph."
-                       if untried[0] == "knowledge-query" else f"I should look this up with {untried[0]}.")
+                       if untried[0] == "knowledge-query" else f"I should look this up with {untried[0]}.",
+                       structured)
     if untried:
-        return _action(untried[0], question, f"That did not answer it; I should try {untried[0]}.")
-    return (
-        "Thought: None of my tools found the answer.\n"
-        f"Final Answer: No answer was found in the collection for: {question}"
-    )
+        return _action(untried[0], question, f"That did not answer it; I should try {untried[0]}.",
+                       structured)
+    return _final("None of my tools found the answer.",
+                  f"No answer was found in the collection for: {question}", structured)
 
 
 def free_text(variables: dict[str, Any], prompt: str = "") -> str:
@@ -146,7 +158,7 @@ def free_text(variables: dict[str, Any], prompt: str = "") -> str:
     return "Offline engine: " + (first_sentence(source) or "(empty prompt)")
 
 
-ENGINES: dict[str, Callable[[dict[str, Any]], str]] = {
+ENGINES: dict[str, Callable[[dict[str, Any], bool], str]] = {
     "extract-edges": extract,
     "graph-rag-select": select_edges,
     "graph-rag-answer": graph_answer,
@@ -155,7 +167,13 @@ ENGINES: dict[str, Callable[[dict[str, Any]], str]] = {
 }
 
 
-def complete(prompt_type: str, variables: dict[str, Any], prompt: str = "") -> str:
-    """The offline completion for one request; unknown prompt types get free text."""
+def complete(
+    prompt_type: str, variables: dict[str, Any], prompt: str = "", *, structured: bool = False
+) -> str:
+    """The offline completion for one request; unknown prompt types get free text.
+
+    ``structured`` (the request carried a response schema): the reply is the JSON object
+    that schema describes, as a server enforcing it would send.
+    """
     engine = ENGINES.get(prompt_type)
-    return engine(variables) if engine is not None else free_text(variables, prompt)
+    return engine(variables, structured) if engine is not None else free_text(variables, prompt)

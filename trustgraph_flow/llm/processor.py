@@ -11,7 +11,7 @@ import logging
 import re
 import time
 from collections.abc import AsyncIterator
-from typing import Protocol
+from typing import Literal, Protocol
 
 import aiohttp
 from pydantic import AliasChoices, Field
@@ -39,6 +39,8 @@ class Settings(ProcessorSettings):
     llm_timeout: float = Field(default=60.0, gt=0)
     llm_retries: int = Field(default=3, ge=0)
     llm_backoff: float = Field(default=0.5, ge=0)
+    # How a request's response_schema is enforced (docs/llm.md, structured output).
+    llm_structured: Literal["json_schema", "json_object", "none"] = "json_schema"
 
 
 class Engine(Protocol):
@@ -55,7 +57,10 @@ class OfflineEngine:
     model = offline.MODEL
 
     async def complete(self, req: TextCompletionRequest) -> Completion:
-        text = offline.complete(req.prompt_type, dict(req.variables), req.prompt)
+        text = offline.complete(
+            req.prompt_type, dict(req.variables), req.prompt,
+            structured=req.response_schema is not None,
+        )
         return Completion(text, offline.MODEL)
 
     async def stream(self, req: TextCompletionRequest) -> AsyncIterator[str | Completion]:
@@ -98,8 +103,12 @@ async def open_engine(ctx: Context[Settings]) -> None:
     ctx.state["engine"] = ChatClient(
         session, s.llm_base_url, s.llm_model, s.llm_api_key,
         timeout=s.llm_timeout, retries=s.llm_retries, backoff=s.llm_backoff,
+        structured=s.llm_structured,
     )
-    log.info("text completion via %s (model %s)", s.llm_base_url, s.llm_model)
+    log.info(
+        "text completion via %s (model %s, structured output %s)",
+        s.llm_base_url, s.llm_model, s.llm_structured,
+    )
 
 
 @proc.on_stop

@@ -1,0 +1,100 @@
+"""The agent on structured JSON steps (the default): the real text-completion service against
+the scripted OpenAI stub, the text-completion tool as the one tool, the trace read off the
+triples-store topic."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from tests.conftest import RunningProcessors
+from tests.support.openai_stub import OpenAIStub
+from trustgraph_base.messaging import AGENT, TRIPLES_STORE, Bus, RequestClient, Topics
+from trustgraph_base.schema import AgentRequest, AgentResponse, Triples
+from trustgraph_base.settings import ProcessorSettings
+from trustgraph_base.wire import decode
+from trustgraph_flow.agent import processor as agent
+from trustgraph_flow.llm import processor as llm
+
+TG = "https://trustgraph.ai/ns/"
+
+
+def step(thought: str, action: str, **rest: Any) -> str:
+    return json.dumps({"thought": thought, "next": {"action": action, **rest}})
+
+
+async def run_session(
+    bus: Bus, topics: Topics, processors: RunningProcessors, settings: ProcessorSettings,
+    stub: OpenAIStub, session: str,
+) -> tuple[AgentResponse, dict[str, dict[str, str]]]:
+    """Start text-completion and the agent on ``stub``, ask once; the answer and the trace
+    (entity URI → predicate local name → value)."""
+    base = settings.model_dump()
+    await processors.start(llm.proc, llm.Settings(**base, llm_base_url=stub.base_url,
+                                                  llm_retries=0))
+    await processors.start(agent.proc, agent.Settings(**base))
+    watch = await bus.subscribe(topics.topic(TRIPLES_STORE), "test-watch")
+    client = RequestClient(bus, topics, AGENT, "agent-tester")
+    try:
+        req = AgentRequest(question="Capital of France?", group=["text-completion"],
+                           session_id=session)
+        answer = await client.request(req, timeout=30)
+    finally:
+        await client.close()
+    trace: dict[str, dict[str, str]] = {}
+    while f"urn:trustgraph:agent:{session}/final" not in trace:
+        msg = await asyncio.wait_for(watch.receive(), 15)
+        batch = decode(Triples, msg.data())
+        await watch.acknowledge(msg)
+        for t in batch.triples:
+            value = getattr(t.o, "v", None) or getattr(t.o, "i", "")
+            trace.setdefault(t.s.i, {})[t.p.i.removeprefix(TG)] = value
+    return answer, trace
+
+
+async def test_json_steps_carry_the_tool_schema_and_a_bad_step_is_recorded(
+    bus: Bus, topics: Topics, processors: RunningProcessors, settings: ProcessorSettings,
+) -> None:
+    script = [
+        step("Ask the model.", "text-completion", arguments={"question": "capital?"}),
+        "Paris is the capital.",  # the tool's own (free text) completion
+        '{"thought": "I forgot the rest"}',
+        step("It said Paris.", "final-answer", answer="Paris"),
+    ]
+    async with OpenAIStub(script) as stub:
+        answer, trace = await run_session(bus, topics, processors, settings, stub, "js1")
+    assert (answer.content, answer.finish_reason, answer.model) == ("Paris", "answer", "stub-model")
+    s = "urn:trustgraph:agent:js1"
+    assert trace[f"{s}/i1"]["action"] == "text-completion"
+    assert trace[f"{s}/i1"]["arguments"] == '{"question": "capital?"}'
+    assert trace[f"{s}/i1"]["observation"] == "Paris is the capital."
+    assert trace[f"{s}/i2"]["action"] == ""
+    assert trace[f"{s}/i2"]["thought"] == '{"thought": "I forgot the rest"}'
+    assert trace[f"{s}/i2"]["observation"].startswith(
+        "Error: could not parse your reply: does not match the schema (next: Field required)"
+    )
+    assert trace[f"{s}/final"]["answer"] == "Paris"
+
+    formats = stub.formats()
+    assert formats[1] is None  # the tool's free-text call asks for no format
+    steps = [f for f in formats if f is not None]
+    assert len(steps) == 3 and {f["type"] for f in steps} == {"json_schema"}
+    schema = steps[0]["json_schema"]["schema"]
+    names = [b["properties"]["action"]["enum"][0] for b in schema["properties"]["next"]["anyOf"]]
+    assert names == ["text-completion", "final-answer"]  # the group's tools, and the answer
+    assert '"next"' in stub.requests[0]["messages"][0]["content"]  # the JSON system prompt
+    assert "could not parse your reply" in stub.prompts()[3]  # the LLM saw why
+
+
+async def test_a_server_refusing_json_schema_gets_json_object_and_the_agent_still_answers(
+    bus: Bus, topics: Topics, processors: RunningProcessors, settings: ProcessorSettings,
+) -> None:
+    # As llama-cpp-python's server: json_object with a schema only, HTTP 500 for json_schema.
+    async with OpenAIStub([step("Known.", "final-answer", answer="Paris")],
+                          accepts={"json_object"}, refuse_status=500) as stub:
+        answer, trace = await run_session(bus, topics, processors, settings, stub, "js2")
+    assert answer.content == "Paris"
+    assert trace["urn:trustgraph:agent:js2/final"]["answer"] == "Paris"
+    assert [f["type"] for f in stub.formats()] == ["json_schema", "json_object"]
+    assert stub.formats()[1]["schema"]["properties"]["next"]["anyOf"]
