@@ -9,7 +9,7 @@ from typing import Any
 
 from tests.golden.golden import invoke
 from tests.integration.test_cli_explain_real import PROCESSORS, SAMPLES, ask, settled
-from tests.support.stack import CliResult, Stack
+from tests.support.stack import CliResult, Stack, eventually
 
 PARIS = ("<urn:trustgraph:entity:paris> <urn:trustgraph:rel:is_the_capital_of> "
          "<urn:trustgraph:entity:france>")
@@ -84,3 +84,79 @@ async def test_source_usage_and_hierarchy_counts(pulsar_url: str, prefix: str, t
             refused = await stack.cli("tg-show-source-usage", bad)
             assert refused.code == 1 and message in refused.stderr, refused
             assert len(refused.stderr.strip().splitlines()) == 1
+
+
+async def test_remove_document_marks_its_traces_and_leaves_the_rest(
+    pulsar_url: str, prefix: str, tmp_path: Path
+) -> None:
+    async with Stack(pulsar_url, prefix, PROCESSORS, data_dir=tmp_path) as stack:
+        url = stack.url
+        facts = await load(url, "world-facts.pdf")
+        capitals = await load(url, "capitals.txt")
+        bob_doc = await load(url, "world-facts.pdf", "-U", "bob")
+        await answered(url)
+        await ask(url, "graph-rag", {"query": "What is the capital of France?", "user": "bob",
+                                     "session_id": "bob-graph"})
+        bob = ["-U", "bob", "--format", "json"]
+        bob_trace = await eventually(
+            lambda: invoke(url, "tg-show-explain-trace", "bob-graph", *bob),
+            lambda r: r.code == 0 and json.loads(r.stdout)["status"] == "complete")
+        assert json.loads(bob_trace.stdout)["status"] == "complete"
+        bob_before = [await invoke(url, "tg-show-document-hierarchy", bob_doc, *bob),
+                      await invoke(url, "tg-show-explain-trace", "bob-graph", *bob)]
+        capitals_before = await invoke(url, "tg-show-document-hierarchy", capitals, "--format", "json")
+
+        removed = await stack.cli("tg-remove-document", facts, "--reason", "takedown request 114")
+        assert removed.code == 0, removed.stderr
+        assert removed.stdout.startswith(f'Removed {facts} ("world-facts.pdf"): ')
+        assert "Kept 3 answers that used it, marked" in removed.stdout
+
+        text = await stack.cli("tg-show-explain-trace", GRAPH_RAG, env={"COLUMNS": "200"})
+        assert text.code == 0, text.stderr
+        assert "source removed on " in text.stdout and "reason: takedown request 114" in text.stdout
+        view = as_json(await invoke(url, "tg-show-explain-trace", GRAPH_RAG, "--show-provenance",
+                                    "--format", "json"))
+        [edge] = view["edges"]
+        assert edge["removed"][0]["document"] == facts
+        assert [s["document"] for s in edge["sources"]] == [capitals]  # the other source stays
+        agent = as_json(await invoke(url, "tg-show-explain-trace", AGENT, "--format", "json"))
+        assert agent["steps"][0]["subtraces"][0]["edges"][0]["removed"]
+
+        gone = await stack.cli("tg-show-document-hierarchy", facts)
+        assert gone.code == 1
+        listed = as_json(await invoke(url, "tg-list-documents", "--format", "json"))
+        assert [d["id"] for d in listed] == [capitals]
+        after = await invoke(url, "tg-show-document-hierarchy", capitals, "--format", "json")
+        assert after.stdout == capitals_before.stdout
+        assert [await invoke(url, "tg-show-document-hierarchy", bob_doc, *bob),
+                await invoke(url, "tg-show-explain-trace", "bob-graph", *bob)] == bob_before
+
+        again = await stack.cli("tg-remove-document", facts)
+        assert again.code == 1 and "no document" in again.stderr
+        assert len(again.stderr.strip().splitlines()) == 1
+
+        purged = as_json(await invoke(url, "tg-remove-document", capitals, "--purge-traces",
+                                      "--format", "json"))
+        assert set(purged["removal"]["purged"]) == {GRAPH_RAG, DOC_RAG}
+        traces = as_json(await invoke(url, "tg-list-explain-traces", "--format", "json"))
+        assert [t["id"] for t in traces] == [AGENT]
+
+
+async def test_a_failed_load_can_be_removed_and_loaded_again(
+    pulsar_url: str, prefix: str, tmp_path: Path
+) -> None:
+    async with Stack(pulsar_url, prefix, PROCESSORS, data_dir=tmp_path) as stack:
+        broken = tmp_path / "broken.pdf"
+        broken.write_bytes(b"this is not a PDF at all")
+        failed = await invoke(stack.url, "tg-load-document", str(broken), "--id", "broken")
+        assert failed.code == 1
+        listed = as_json(await invoke(stack.url, "tg-list-documents", "--format", "json"))
+        assert [d["status"] for d in listed] == ["failed"]
+        removed = await stack.cli("tg-remove-document", "broken")
+        assert removed.code == 0, removed.stderr
+        assert "held nothing extracted" in removed.stdout
+        assert as_json(await invoke(stack.url, "tg-list-documents", "--format", "json")) == []
+        good = tmp_path / "broken.txt"
+        good.write_text("Paris is the capital of France.")
+        again = await invoke(stack.url, "tg-load-document", str(good), "--id", "broken")
+        assert again.code == 0, again.stderr

@@ -9,7 +9,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-COMMANDS = ["show_source_usage"]
+COMMANDS = ["show_source_usage", "remove_document"]
 
 
 def command(module: str) -> click.Command:

@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from trustgraph_base.schema.core import Message, Metadata, Response, Scoped
+from trustgraph_base.schema.explain import RemovalReport
 
 
 class DocumentInfo(Message):
@@ -113,11 +114,15 @@ class LibrarianRequest(Scoped):
     ids: list[str] = []
     chunk_size: int | None = Field(default=None, ge=50, le=100_000)
     chunk_overlap: int | None = Field(default=None, ge=0, le=50_000)
+    # remove-document: what becomes of the traces that used it (docs/lineage.md)
+    purge_traces: bool = False
+    reason: str = Field(default="", max_length=2000)
     spans: list[ChunkSpan] = []
 
 
 class LibrarianResponse(Response):
     document: DocumentInfo | None = None
+    removal: RemovalReport | None = None  # remove-document: the traces marked or purged
     documents: list[DocumentInfo] = []
     content: str = ""
     contents: dict[str, str] = {}

@@ -40,6 +40,15 @@ class SourceRef(Message):
     mime_type: str | None = None
 
 
+class Removal(Message):
+    """A source a trace used was removed: the erasure activity (``prov:wasInvalidatedBy``)."""
+
+    erasure: str  # urn:trustgraph:erasure:{uuid}
+    time: str  # xsd:dateTime of the removal
+    reason: str | None = None
+    document: str | None = None  # the document removed
+
+
 class EdgeView(Message):
     """A knowledge edge ``<< s p o >>``; for a GraphRAG focus edge, with its reasoning."""
 
@@ -52,6 +61,7 @@ class EdgeView(Message):
     o_label: str | None = None
     reasoning: str | None = None
     sources: list[SourceRef] = []
+    removed: list[Removal] = []  # a focus edge whose source document was removed since
 
 
 class ChunkView(Message):
@@ -59,6 +69,7 @@ class ChunkView(Message):
 
     uri: str
     sources: list[SourceRef] = []
+    removed: list[Removal] = []  # the chunk's document was removed since
 
 
 class StageMetrics(Message):
@@ -164,6 +175,16 @@ class SourceUsage(Message):
     traces: list[UsageTrace] = []
 
 
+class RemovalReport(Message):
+    """What removing a document did to the traces that used it."""
+
+    document: str
+    erasure: str | None = None  # the erasure activity marking kept traces (None: nothing used it, or purged)
+    marked: list[str] = []  # top-level traces kept and marked
+    purged: list[str] = []  # top-level traces deleted (``purge_traces``)
+    edges_removed: int = 0  # knowledge edges no other document supported
+
+
 class ExplainRequest(Scoped):
     """Operations on traces and hierarchies; ``id`` is a trace or document URI."""
 
@@ -179,6 +200,9 @@ class ExplainRequest(Scoped):
     id: str = ""
     limit: int = Field(default=50, ge=1, le=10_000)
     include_provenance: bool = False
+    # delete-document
+    purge_traces: bool = False  # delete the traces that used it instead of marking them
+    reason: str = Field(default="", max_length=2000)
 
 
 class ExplainResponse(Response):
@@ -186,3 +210,4 @@ class ExplainResponse(Response):
     trace: TraceView | None = None
     document: DocumentView | None = None
     usage: SourceUsage | None = None
+    removal: RemovalReport | None = None

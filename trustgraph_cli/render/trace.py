@@ -6,13 +6,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from trustgraph_cli.render.style import Style
-from trustgraph_cli.render.text import label_or_term, truncate
+from trustgraph_cli.render.text import label_or_term, short_time, truncate
 from trustgraph_cli.render.tree import Field, Node, render_tree
 
 if TYPE_CHECKING:
     from trustgraph_base.schema.explain import (
         AgentStepView,
         EdgeView,
+        Removal,
         SourceRef,
         StageMetrics,
         TraceView,
@@ -127,6 +128,7 @@ class _Builder:
         )
         for n, chunk in enumerate(view.chunks, start=1):
             child = Node(f"Chunk {n}", chunk.uri)
+            self.removed(child, chunk.removed)
             if self.opts.show_provenance:
                 self.sources(child, chunk.sources, within=chunk.uri)
             node.children.append(child)
@@ -137,10 +139,17 @@ class _Builder:
         for n, edge in enumerate(view.edges, start=1):
             child = Node(f"Edge {n}", edge_text(edge, self.style), value_paint=())
             child.add("Reasoning", self.cut(edge.reasoning) if edge.reasoning else None)
+            self.removed(child, edge.removed)
             if self.opts.show_provenance:
                 self.sources(child, edge.sources)
             node.children.append(child)
         return node
+
+    def removed(self, node: Node, removals: list[Removal]) -> None:
+        """``source removed on TIME (DOC; reason: …)`` where a removed document's link was."""
+        for r in removals:
+            detail = "; ".join(x for x in (r.document, f"reason: {r.reason}" if r.reason else None) if x)
+            node.add("", f"source removed on {short_time(r.time)}" + (f" ({detail})" if detail else ""), "red")
 
     def sources(self, node: Node, sources: list[SourceRef], within: str | None = None) -> None:
         """One Source line per origin; ``within`` is a chunk the node already names."""

@@ -149,9 +149,12 @@ async def _remove(req: LibrarianRequest, scope: Scope, ctx: Context[Settings]) -
         raise ServiceError(
             "unavailable", f"could not remove {doc!r} from the vector index ({exc}); retry later"
         ) from None
+    removal = None
     try:
-        await ctx.client(EXPLAIN).request(
-            ExplainRequest(operation="delete-document", id=doc, **where), timeout=timeout)
+        answer = await ctx.client(EXPLAIN).request(ExplainRequest(
+            operation="delete-document", id=doc, purge_traces=req.purge_traces, reason=req.reason,
+            **where), timeout=timeout)
+        removal = answer.removal
     except RequestTimeout as exc:
         raise ServiceError(
             "unavailable", f"could not remove {doc!r} from the graph store ({exc}); retry later"
@@ -160,7 +163,7 @@ async def _remove(req: LibrarianRequest, scope: Scope, ctx: Context[Settings]) -
         # The store may not know the document (nothing was extracted): nothing to remove.
         log.warning("store did not remove %s: %s", doc, exc)
     await asyncio.to_thread(store.remove, scope, doc)
-    return LibrarianResponse(document=info)
+    return LibrarianResponse(document=info, removal=removal)
 
 
 async def _get_content(req: LibrarianRequest, scope: Scope, ctx: Context[Settings]) -> LibrarianResponse:

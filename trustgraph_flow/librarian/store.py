@@ -128,7 +128,7 @@ class LibrarianStore:
         """Record a new document in state ``uploading`` (part 0)."""
         scope = Scope(info.user, info.collection)
         if self.get(scope, info.id) is not None:
-            raise StoreError("already-exists", f"document {info.id!r} already exists; remove it first")
+            raise StoreError("already-exists", f"document {info.id!r} already exists; remove it first (tg-remove-document)")
         self.path(scope, info.id, partial=True).unlink(missing_ok=True)
         self.db.execute(
             "INSERT INTO documents (user, collection, id, title, mime_type, time, status, "

@@ -103,13 +103,19 @@ def delete_document(store: ox.Store, doc_uri: str) -> bool:
     doc = ox.NamedNode(doc_uri)
     if not exists(store, doc):
         return False
+    delete_known(store, doc)
+    return True
+
+
+def delete_known(store: ox.Store, doc: ox.NamedNode) -> int:
+    """Remove a known document's provenance and unshared facts; the number of facts removed."""
     entities = derived(store, doc)
     subgraphs = {e.value for e in entities if has_type(store, e, TG.Subgraph, SOURCE)}
-    remove_facts(store, orphaned_edges(store, subgraphs))
+    removed = remove_facts(store, orphaned_edges(store, subgraphs))
     owned = activities(store, entities) + entities[1:][::-1] + [doc]  # deepest first, document last
     link = n(PROV.wasDerivedFrom)
     for subject in owned:
         quads = list(store.quads_for_pattern(subject, None, None, SOURCE))
         for q in sorted(quads, key=lambda q: q.predicate == link):  # the link last: still reachable
             store.remove(q)
-    return True
+    return removed

@@ -8,7 +8,7 @@ from collections import defaultdict
 import pyoxigraph as ox
 
 from trustgraph_base.errors import ServiceError
-from trustgraph_base.provenance.namespaces import TG
+from trustgraph_base.provenance.namespaces import PROV, TG
 from trustgraph_base.provenance.uris import (
     AGENT_PREFIX,
     DOCRAG_PREFIX,
@@ -24,6 +24,7 @@ from trustgraph_base.schema.explain import (
     TraceView,
 )
 from trustgraph_flow.store.convert import OxObject, named, value_of
+from trustgraph_flow.store.erasure import removals
 from trustgraph_flow.store.lookup import RETRIEVAL, as_int, chunk_source, edge_sources, edge_view
 from trustgraph_flow.store.stores import Handle
 
@@ -144,7 +145,8 @@ def agent_parts(handle: Handle, props: Props, root: str, provenance: bool, depth
 def rag_parts(store: ox.Store, props: Props, root: str, provenance: bool) -> dict[str, object]:
     exploration, focus, synthesis = f"{root}/exploration", f"{root}/focus", f"{root}/synthesis"
     chunks = [
-        ChunkView(uri=c.value, sources=[r for r in [chunk_source(store, c)] if r] if provenance else [])
+        ChunkView(uri=c.value, sources=[r for r in [chunk_source(store, c)] if r] if provenance else [],
+                  removed=removals(store, c))
         for c in sorted(props.get(exploration, {}).get(TG.selectedChunk.i, []), key=str)
         if isinstance(c, ox.NamedNode)
     ]
@@ -154,7 +156,8 @@ def rag_parts(store: ox.Store, props: Props, root: str, provenance: bool) -> dic
         quoted = props.get(uri, {}).get(TG.edge.i, [])
         if quoted and isinstance(quoted[0], ox.Triple):
             sources = edge_sources(store, quoted[0]) if provenance else []
-            edges.append(edge_view(store, quoted[0], uri=uri, reasoning=text(props, uri, TG.reasoning), sources=sources))
+            edges.append(edge_view(store, quoted[0], uri=uri, reasoning=text(props, uri, TG.reasoning), sources=sources,
+                                   removed=removals(store, named(uri)) if PROV.wasInvalidatedBy.i in props.get(uri, {}) else []))
     return {
         "exploration": exploration if exploration in props else None,
         "edge_count": as_int(text(props, exploration, TG.edgeCount)),

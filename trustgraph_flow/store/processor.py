@@ -39,7 +39,7 @@ from trustgraph_base.schema.store import (
 )
 from trustgraph_base.settings import ProcessorSettings
 from trustgraph_base.wire import encode
-from trustgraph_flow.store import deletion, explain, hierarchy, lineage, query
+from trustgraph_flow.store import erasure, explain, hierarchy, lineage, query
 from trustgraph_flow.store.stores import Handle, Stores
 from trustgraph_flow.store.writer import write_batch
 
@@ -166,9 +166,11 @@ def on_collection(handle: Handle | None, req: ExplainRequest) -> ExplainResponse
         explain.delete_trace(handle, req.id)
         return ExplainResponse()
     if req.operation == "delete-document":
-        if handle is None or not deletion.delete_document(handle.store, doc_iri(req.id)):
+        report = erasure.remove_document(handle, doc_iri(req.id), reason=req.reason,
+                                         purge_traces=req.purge_traces) if handle else None
+        if report is None:
             raise ServiceError("not-found", f"no document {req.id!r} in this collection")
-        return ExplainResponse()
+        return ExplainResponse(removal=report)
     if req.operation == "source-usage":
         return ExplainResponse(usage=lineage.source_usage(handle, req.id, req.limit))
     if req.operation != "document-hierarchy":

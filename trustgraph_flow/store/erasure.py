@@ -1,0 +1,113 @@
+"""Removal that follows lineage: a document goes, and the traces that used it are marked or purged.
+
+Before the document's provenance and unshared facts are deleted (``deletion.py``), the
+reverse-lineage index names every trace link into it (focus edges extracted from it,
+selected chunks of it). Kept traces are marked with PROV in ``urn:graph:retrieval``:
+
+    <urn:trustgraph:erasure:{uuid}> a prov:Activity, tg:Erasure ;
+        prov:startedAtTime …, prov:endedAtTime … ; tg:reason "…" ;
+        tg:removedDocument <doc> ; tg:removedSource <chunk> … .
+    <doc> prov:wasInvalidatedBy <erasure> .       <chunk> prov:wasInvalidatedBy <erasure> .
+    <…/focus/e1> prov:wasInvalidatedBy <erasure> . <…/exploration> prov:wasInvalidatedBy <erasure> .
+
+With ``purge_traces`` the top-level traces (and their sub-traces) are deleted instead.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+import pyoxigraph as ox
+
+from trustgraph_base.provenance import now_iso
+from trustgraph_base.provenance.namespaces import PROV, RDF, TG, XSD
+from trustgraph_base.schema.explain import Removal, RemovalReport
+from trustgraph_flow.store import deletion
+from trustgraph_flow.store.convert import named, value_of
+from trustgraph_flow.store.lineage import Target, chunk_targets, chunks_under
+from trustgraph_flow.store.lookup import RETRIEVAL, n
+from trustgraph_flow.store.stores import Handle
+
+ERASURE_PREFIX = "urn:trustgraph:erasure:"
+
+
+def links_into(handle: Handle, doc: ox.NamedNode) -> list[tuple[str, str, str, str]]:
+    """(entity, target, kind, top) of every trace link into the document's chunks and edges."""
+    targets: dict[str, Target] = {}
+    for chunk in chunks_under(handle.store, doc, "document"):
+        chunk_targets(handle.store, chunk, targets)
+    if not targets:
+        return []
+    rows = handle.index.db.execute(
+        "SELECT entity, target, kind, top FROM uses WHERE target IN (SELECT value FROM json_each(?))",
+        (json.dumps(list(targets)),),
+    )
+    out = []
+    for entity, key, kind, top in rows:
+        chunk = targets[key].chunk
+        out.append((str(entity), str(chunk or key), str(kind), str(top)))
+    return out
+
+
+def erasure_quads(doc: str, reason: str, links: list[tuple[str, str, str, str]]) -> tuple[str, list[ox.Quad]]:
+    """The erasure activity and the invalidation of the document, chunks and trace entities it hit."""
+    erasure = named(ERASURE_PREFIX + str(uuid.uuid4()))
+    when = ox.Literal(now_iso(), datatype=named(XSD.dateTime))
+    invalidated = n(PROV.wasInvalidatedBy)
+    quads = [
+        ox.Quad(erasure, n(RDF.type), n(PROV.Activity), RETRIEVAL),
+        ox.Quad(erasure, n(RDF.type), n(TG.Erasure), RETRIEVAL),
+        ox.Quad(erasure, n(PROV.startedAtTime), when, RETRIEVAL),
+        ox.Quad(erasure, n(PROV.endedAtTime), when, RETRIEVAL),
+        ox.Quad(erasure, n(TG.removedDocument), named(doc), RETRIEVAL),
+        ox.Quad(named(doc), invalidated, erasure, RETRIEVAL),
+    ]
+    if reason:
+        quads.append(ox.Quad(erasure, n(TG.reason), ox.Literal(reason), RETRIEVAL))
+    for entity, chunk, _, _ in links:
+        quads.append(ox.Quad(named(entity), invalidated, erasure, RETRIEVAL))
+        quads.append(ox.Quad(named(chunk), invalidated, erasure, RETRIEVAL))
+        quads.append(ox.Quad(erasure, n(TG.removedSource), named(chunk), RETRIEVAL))
+    return erasure.value, quads
+
+
+def remove_document(handle: Handle, doc_uri: str, *, reason: str, purge_traces: bool) -> RemovalReport | None:
+    """Delete the document (``deletion``) and mark or purge the traces that used it; None if unknown."""
+    from trustgraph_flow.store.explain import delete_trace
+
+    doc = ox.NamedNode(doc_uri)
+    if not deletion.exists(handle.store, doc):
+        return None
+    links = links_into(handle, doc)
+    tops = list(dict.fromkeys(top for *_, top in links))
+    edges = deletion.delete_known(handle.store, doc)
+    if not links:
+        return RemovalReport(document=doc_uri, edges_removed=edges)
+    if purge_traces:
+        purged = [t for t in tops if handle.index.get(t) is not None]
+        for top in purged:
+            delete_trace(handle, top)
+        return RemovalReport(document=doc_uri, purged=purged, edges_removed=edges)
+    erasure, quads = erasure_quads(doc_uri, reason, links)
+    handle.store.extend(quads)
+    return RemovalReport(document=doc_uri, erasure=erasure, marked=tops, edges_removed=edges)
+
+
+def removals(store: ox.Store, subject: ox.NamedNode) -> list[Removal]:
+    """The erasures that invalidated ``subject`` (a chunk or a trace entity), oldest first."""
+    found = []
+    for q in store.quads_for_pattern(subject, n(PROV.wasInvalidatedBy), None, RETRIEVAL):
+        if isinstance(q.object, ox.NamedNode):
+            found.append(removal(store, q.object))
+    return sorted(found, key=lambda r: r.time)
+
+
+def removal(store: ox.Store, erasure: ox.NamedNode) -> Removal:
+    def first(pred: object) -> str | None:
+        for q in store.quads_for_pattern(erasure, n(pred), None, RETRIEVAL):
+            return value_of(q.object)
+        return None
+
+    return Removal(erasure=erasure.value, time=first(PROV.endedAtTime) or "", reason=first(TG.reason),
+                   document=first(TG.removedDocument))
