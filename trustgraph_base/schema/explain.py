@@ -186,7 +186,13 @@ class RemovalReport(Message):
 
 
 class ExplainRequest(Scoped):
-    """Operations on traces and hierarchies; ``id`` is a trace or document URI."""
+    """Operations on traces and hierarchies; ``id`` is a trace or document URI.
+
+    ``list-traces`` pages with ``cursor`` (the previous reply's) and narrows with
+    ``search`` (question text), ``type``, ``status`` and ``since``/``until``
+    (xsd:dateTime, inclusive/exclusive). ``get-trace`` with ``step_limit`` returns an
+    agent's steps ``step_offset`` to ``step_offset + step_limit`` only.
+    """
 
     operation: Literal[
         "list-traces",
@@ -203,10 +209,21 @@ class ExplainRequest(Scoped):
     # delete-document
     purge_traces: bool = False  # delete the traces that used it instead of marking them
     reason: str = Field(default="", max_length=2000)
+    # list-traces (and get-trace's step window)
+    cursor: str | None = Field(default=None, max_length=2000)
+    search: str | None = Field(default=None, max_length=500)
+    type: TraceType | None = None
+    status: TraceStatus | None = None
+    since: str | None = Field(default=None, max_length=64)
+    until: str | None = Field(default=None, max_length=64)
+    step_offset: int | None = Field(default=None, ge=0)
+    step_limit: int | None = Field(default=None, ge=1, le=10_000)
 
 
 class ExplainResponse(Response):
     traces: list[TraceSummary] = []
+    cursor: str | None = None  # list-traces: pass back for the next page; None on the last
+    step_total: int | None = None  # get-trace with step_limit: how many steps the trace has
     trace: TraceView | None = None
     document: DocumentView | None = None
     usage: SourceUsage | None = None

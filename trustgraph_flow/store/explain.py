@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
 import re
 from collections import defaultdict
+from datetime import datetime
 
 import pyoxigraph as ox
 
@@ -19,12 +23,14 @@ from trustgraph_base.rdf.terms import check_iri
 from trustgraph_base.schema.explain import (
     AgentStepView,
     ChunkView,
+    ExplainRequest,
     StageMetrics,
     TraceSummary,
     TraceView,
 )
 from trustgraph_flow.store.convert import OxObject, named, value_of
 from trustgraph_flow.store.erasure import removals
+from trustgraph_flow.store.index import TraceFilter, TraceRow, sort_key
 from trustgraph_flow.store.lookup import RETRIEVAL, as_int, chunk_source, edge_sources, edge_view
 from trustgraph_flow.store.stores import Handle
 
@@ -37,10 +43,50 @@ def list_traces(handle: Handle | None, limit: int) -> list[TraceSummary]:
     """The newest top-level traces (sub-traces excluded), newest first."""
     if handle is None:
         return []
-    return [
-        TraceSummary(id=r.id, type=r.kind, question=r.question, time=r.time, status=r.status)
-        for r in handle.index.newest(limit)
-    ]
+    return [_summary(r) for r in handle.index.newest(limit)]
+
+
+def page_traces(handle: Handle | None, req: ExplainRequest) -> tuple[list[TraceSummary], str | None]:
+    """One page of the trace list, narrowed by the request's filters, and the next page's cursor."""
+    flt = TraceFilter(
+        search=req.search or "", kind=req.type, status=req.status,
+        since=_instant("since", req.since), until=_instant("until", req.until),
+    )
+    after = _decode_cursor(req.cursor) if req.cursor else None
+    if handle is None:
+        return [], None
+    rows, last = handle.index.page(req.limit, flt, after)
+    return [_summary(r) for r in rows], _encode_cursor(last) if last else None
+
+
+def _summary(r: TraceRow) -> TraceSummary:
+    return TraceSummary(id=r.id, type=r.kind, question=r.question, time=r.time, status=r.status)  # type: ignore[arg-type]
+
+
+def _instant(name: str, value: str | None) -> str | None:
+    if not value:
+        return None
+    try:
+        datetime.fromisoformat(value)
+    except ValueError:
+        raise ServiceError(
+            "bad-request", f"{name} {value!r} is not a date-time (e.g. 2026-01-31T12:00:00Z)"
+        ) from None
+    return sort_key(value)
+
+
+def _encode_cursor(last: tuple[str, str]) -> str:
+    return base64.urlsafe_b64encode(json.dumps(list(last)).encode()).decode()
+
+
+def _decode_cursor(cursor: str) -> tuple[str, str]:
+    try:
+        key, last = json.loads(base64.urlsafe_b64decode(cursor.encode()))
+        if isinstance(key, str) and isinstance(last, str):
+            return key, last
+    except (ValueError, TypeError, binascii.Error):
+        pass
+    raise ServiceError("bad-request", "malformed cursor: pass back the cursor of the previous page")
 
 
 def candidates(trace_id: str) -> list[str]:
@@ -70,10 +116,10 @@ def resolve(handle: Handle | None, trace_id: str) -> str:
     raise ServiceError("not-found", f"no trace {trace_id!r} in this collection")
 
 
-def gather(handle: Handle, root: str) -> Props:
-    """Every retrieval-graph triple of a trace's entities, by subject and predicate."""
+def gather(handle: Handle, root: str, only: list[str] | None = None) -> Props:
+    """Every retrieval-graph triple of a trace's entities (or of ``only``), by subject and predicate."""
     props: Props = {}
-    for uri in handle.index.entities(root):
+    for uri in handle.index.entities(root) if only is None else only:
         by_pred: dict[str, list[OxObject]] = defaultdict(list)
         for q in handle.store.quads_for_pattern(named(uri), None, None, RETRIEVAL):
             by_pred[q.predicate.value].append(q.object)
@@ -109,10 +155,32 @@ def get_trace(handle: Handle | None, trace_id: str, include_provenance: bool) ->
     return assemble(handle, root, include_provenance, 0)
 
 
-def assemble(handle: Handle, root: str, provenance: bool, depth: int) -> TraceView:
+def get_trace_window(
+    handle: Handle | None, trace_id: str, include_provenance: bool, offset: int, limit: int
+) -> tuple[TraceView, int]:
+    """The trace with only agent steps ``offset`` to ``offset + limit`` (and their sub-traces),
+    and how many steps it has: a 20,000-step trace is read a window at a time."""
+    root = resolve(handle, trace_id)
+    assert handle is not None
+    steps = step_uris(handle, root)
+    window = steps[offset:offset + limit]
+    view = assemble(handle, root, include_provenance, 0, [root, f"{root}/final", *window])
+    return view, len(steps)
+
+
+def step_uris(handle: Handle, root: str) -> list[str]:
+    """An agent trace's step URIs (``…/i{n}``) in step order, from the index alone."""
+    step_re = re.compile(re.escape(root) + r"/i(\d+)$")
+    found = [(int(m.group(1)), uri) for uri in handle.index.entities(root) if (m := step_re.match(uri))]
+    return [uri for _, uri in sorted(found)]
+
+
+def assemble(
+    handle: Handle, root: str, provenance: bool, depth: int, only: list[str] | None = None
+) -> TraceView:
     row = handle.index.get(root)
     assert row is not None
-    props = gather(handle, root)
+    props = gather(handle, root, only)
     view = TraceView(
         id=root, type=row.kind, question=row.question, time=row.time,
         status=row.status, error=text(props, root, TG.error), parent=row.parent,
@@ -127,6 +195,8 @@ def agent_parts(handle: Handle, props: Props, root: str, provenance: bool, depth
     subs: dict[str, list[TraceView]] = defaultdict(list)
     if depth < _MAX_DEPTH:
         for sub in handle.index.subtraces(root):
+            if sub.parent not in props:
+                continue  # a step outside the window being read
             subs[sub.parent or ""].append(assemble(handle, sub.id, provenance, depth + 1))
     step_re = re.compile(re.escape(root) + r"/i(\d+)$")
     steps = []

@@ -26,6 +26,8 @@ CREATE TABLE IF NOT EXISTS traces (
     complete INTEGER NOT NULL DEFAULT 0, failed INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS traces_top ON traces(sort_time DESC)
     WHERE parent IS NULL AND is_question = 1;
+CREATE INDEX IF NOT EXISTS traces_page ON traces(ifnull(sort_time, ''), id)
+    WHERE parent IS NULL AND is_question = 1;
 CREATE INDEX IF NOT EXISTS traces_parent_root ON traces(parent_root)
     WHERE parent_root IS NOT NULL;
 CREATE TABLE IF NOT EXISTS entities (uri TEXT PRIMARY KEY, root TEXT NOT NULL);
@@ -53,8 +55,26 @@ NEWEST = (
     "SELECT id, kind, question, time, parent, complete, failed FROM traces "
     "WHERE parent IS NULL AND is_question = 1 ORDER BY sort_time DESC LIMIT ?"
 )
+_COLUMNS = "id, kind, question, time, parent, complete, failed"
+_PAGE_KEY = "ifnull(sort_time, '')"
+_STATUS_SQL = {
+    "complete": "complete = 1",
+    "failed": "complete = 0 AND failed = 1",
+    "in-progress": "complete = 0 AND failed = 0",
+}
 _KINDS = {TG.AgentQuestion.i: "agent", TG.GraphRagQuestion.i: "graph-rag", TG.DocRagQuestion.i: "document-rag"}
 _FINAL_SUFFIXES = ("/final", "/synthesis")
+
+
+@dataclass(frozen=True)
+class TraceFilter:
+    """What a page of the trace list is narrowed to; times are ``sort_key`` strings."""
+
+    search: str = ""  # matched case-insensitively anywhere in the question
+    kind: str | None = None
+    status: str | None = None
+    since: str | None = None  # inclusive
+    until: str | None = None  # exclusive
 
 
 @dataclass(frozen=True)
@@ -181,6 +201,7 @@ class TraceIndex:
         if conn is None:
             conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
             conn.execute("PRAGMA synchronous=NORMAL")
+            conn.create_function("tg_contains", 2, _contains, deterministic=True)
             self._local.db = conn
             with self._lock:
                 self._all.append(conn)
@@ -239,6 +260,19 @@ class TraceIndex:
         """The newest top-level traces, newest first (one partial-index scan)."""
         return [_row(r) for r in self.db.execute(NEWEST, (limit,))]
 
+    def page(
+        self, limit: int, flt: TraceFilter, after: tuple[str, str] | None = None
+    ) -> tuple[list[TraceRow], tuple[str, str] | None]:
+        """One page of top-level traces, newest first, and the key to pass as ``after`` for the next.
+
+        Keyset pagination on the ``traces_page`` index: page 1,000 costs what page 1 does.
+        """
+        sql, args = page_query(limit + 1, flt, after)
+        found = list(self.db.execute(sql, args))
+        rows = [_row(r[:-1]) for r in found[:limit]]
+        more = len(found) > limit
+        return rows, ((str(found[limit - 1][-1]), rows[-1].id) if more and rows else None)
+
     def get(self, trace_id: str) -> TraceRow | None:
         cur = self.db.execute(
             "SELECT id, kind, question, time, parent, complete, failed FROM traces "
@@ -267,6 +301,41 @@ class TraceIndex:
             self.db.executemany("DELETE FROM entities WHERE root = ?", ids)
             self.db.executemany("DELETE FROM uses WHERE root = ?", ids)
             self.db.executemany("DELETE FROM traces WHERE id = ?", ids)
+
+
+def page_query(
+    limit: int, flt: TraceFilter, after: tuple[str, str] | None
+) -> tuple[str, list[object]]:
+    """The SQL and parameters of ``TraceIndex.page`` (every value a parameter)."""
+    where = ["parent IS NULL", "is_question = 1"]
+    args: list[object] = []
+    if after is not None:
+        where.append(f"({_PAGE_KEY}, id) < (?, ?)")
+        args += list(after)
+    if flt.kind:
+        where.append("kind = ?")
+        args.append(flt.kind)
+    if flt.status:
+        where.append(_STATUS_SQL[flt.status])
+    if flt.since:
+        where.append(f"{_PAGE_KEY} >= ?")
+        args.append(flt.since)
+    if flt.until:
+        where.append(f"{_PAGE_KEY} < ?")
+        args.append(flt.until)
+    if flt.search:
+        where.append("tg_contains(question, ?)")
+        args.append(flt.search.casefold())
+    sql = (
+        f"SELECT {_COLUMNS}, {_PAGE_KEY} FROM traces WHERE {' AND '.join(where)} "
+        f"ORDER BY {_PAGE_KEY} DESC, id DESC LIMIT ?"
+    )
+    return sql, [*args, limit]
+
+
+def _contains(text: object, folded: object) -> bool:
+    """sqlite function: does ``text`` contain ``folded`` (already casefolded), ignoring case."""
+    return isinstance(text, str) and isinstance(folded, str) and folded in text.casefold()
 
 
 class _Commit:

@@ -157,9 +157,15 @@ def explain_op(stores: Stores, req: ExplainRequest) -> ExplainResponse:
 
 def on_collection(handle: Handle | None, req: ExplainRequest) -> ExplainResponse:
     if req.operation == "list-traces":
-        return ExplainResponse(traces=explain.list_traces(handle, req.limit))
+        traces, cursor = explain.page_traces(handle, req)
+        return ExplainResponse(traces=traces, cursor=cursor)
     if not req.id:
         raise ServiceError("bad-request", f"operation {req.operation!r} needs an id")
+    if req.operation == "get-trace" and req.step_limit is not None:
+        view, total = explain.get_trace_window(
+            handle, req.id, req.include_provenance, req.step_offset or 0, req.step_limit
+        )
+        return ExplainResponse(trace=view, step_total=total)
     if req.operation == "get-trace":
         return ExplainResponse(trace=explain.get_trace(handle, req.id, req.include_provenance))
     if req.operation == "delete-trace":

@@ -1,0 +1,93 @@
+"""The trace list's keyset pages and filters, and agent traces read a window of steps at a time."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.integration.test_store_support import agent, doc_rag, failed_agent, graph_rag, msg
+from trustgraph_base.errors import ServiceError
+from trustgraph_base.provenance import agent_iteration_triples, agent_session_triples, uris
+from trustgraph_base.schema.explain import ExplainRequest
+from trustgraph_flow.store import explain
+from trustgraph_flow.store.index import TraceFilter, page_query
+from trustgraph_flow.store.processor import on_collection
+from trustgraph_flow.store.stores import Handle, Stores
+from trustgraph_flow.store.writer import write_batch
+
+
+@pytest.fixture
+def handle(tmp_path: Path) -> Handle:
+    stores = Stores(tmp_path / "store", capacity=2)
+    write_batch(stores, [msg(graph_rag(f"g{n}", n)) for n in range(10)])
+    write_batch(stores, [msg(agent("a1", 3, "sub")), msg(doc_rag("d1", 4)), msg(failed_agent("bad", 5))])
+    write_batch(stores, [msg(graph_rag("run", 15, finished=False))])
+    found = stores.get("alice", "default")
+    assert found is not None
+    return found
+
+
+def listing(handle: Handle, **fields: object) -> list[str]:
+    """Every page of the list, walked by cursor three at a time: the ids in order."""
+    ids: list[str] = []
+    cursor: str | None = None
+    while True:
+        req = ExplainRequest(operation="list-traces", limit=3, cursor=cursor, **fields)  # type: ignore[arg-type]
+        resp = on_collection(handle, req)
+        ids += [t.id.rsplit(":", 1)[1] for t in resp.traces]
+        cursor = resp.cursor
+        if cursor is None:
+            return ids
+
+
+def test_pages_walk_every_top_level_trace_once_newest_first(handle: Handle) -> None:
+    everything = listing(handle)
+    assert len(everything) == len(set(everything)) == 14  # the agent's sub-trace is not listed
+    assert everything[:3] == ["run", "g9", "g8"]
+    assert [t.id.rsplit(":", 1)[1] for t in explain.list_traces(handle, 14)] == everything
+
+
+def test_filters_narrow_the_pages(handle: Handle) -> None:
+    assert listing(handle, type="agent") == ["bad", "a1"]
+    assert listing(handle, status="failed") == ["bad"]
+    assert listing(handle, status="in-progress") == ["run"]
+    assert listing(handle, search="DO? (G1)") == ["g1"]  # question text, any case
+    assert listing(handle, since="2026-01-01T00:00:08Z", status="complete") == ["g9", "g8"]
+    assert listing(handle, until="2026-01-01T00:00:02Z", type="graph-rag") == ["g1", "g0"]
+    assert listing(handle, search="no such question") == []
+
+
+def test_bad_filter_values_are_refused(handle: Handle) -> None:
+    for fields in ({"since": "yesterday"}, {"cursor": "not-a-cursor"}):
+        with pytest.raises(ServiceError) as err:
+            on_collection(handle, ExplainRequest(operation="list-traces", **fields))  # type: ignore[arg-type]
+        assert err.value.type == "bad-request"
+
+
+def test_a_deep_page_is_one_index_range_scan(handle: Handle) -> None:
+    sql, args = page_query(51, TraceFilter(kind="agent", search="x"), ("2026-01-01T00:00:05.000000Z", "urn:x"))
+    plan = " ".join(str(r[-1]) for r in handle.index.db.execute("EXPLAIN QUERY PLAN " + sql, args))
+    assert "traces_page" in plan and "TEMP B-TREE" not in plan
+
+
+def test_a_long_agent_trace_is_read_a_window_at_a_time(handle: Handle, tmp_path: Path) -> None:
+    stores = Stores(tmp_path / "long", capacity=1)
+    a = uris.agent_session_uri("long")
+    triples = agent_session_triples(a, "a long run", "2026-01-01T00:00:00Z")
+    previous = a
+    for n in range(1, 31):
+        step = uris.agent_iteration_uri(a, n)
+        triples += agent_iteration_triples(step, previous, f"thought {n}", "search", {"n": n}, f"seen {n}")
+        previous = step
+    triples += graph_rag("inner", 1, parent=uris.agent_iteration_uri(a, 12))
+    write_batch(stores, [msg(triples)])
+    h = stores.get("alice", "default")
+    assert h is not None
+    resp = on_collection(h, ExplainRequest(operation="get-trace", id="long", step_offset=10, step_limit=5))
+    assert resp.trace is not None and resp.step_total == 30
+    assert [s.index for s in resp.trace.steps] == [11, 12, 13, 14, 15]
+    assert [len(s.subtraces) for s in resp.trace.steps] == [0, 1, 0, 0, 0]
+    assert resp.trace.question == "a long run"
+    whole = on_collection(h, ExplainRequest(operation="get-trace", id="long"))
+    assert whole.trace is not None and len(whole.trace.steps) == 30 and whole.step_total is None
