@@ -91,3 +91,9 @@ def test_a_long_agent_trace_is_read_a_window_at_a_time(handle: Handle, tmp_path:
     assert resp.trace.question == "a long run"
     whole = on_collection(h, ExplainRequest(operation="get-trace", id="long"))
     assert whole.trace is not None and len(whole.trace.steps) == 30 and whole.step_total is None
+
+
+def test_a_windowed_read_of_a_rag_trace_returns_all_of_it(handle: Handle) -> None:
+    resp = on_collection(handle, ExplainRequest(operation="get-trace", id="g1", step_limit=5, include_provenance=True))
+    assert resp.trace is not None and resp.step_total == 0
+    assert (resp.trace.answer, resp.trace.edges[0].reasoning) == ("It jumps over the dog.", "the fox acts")

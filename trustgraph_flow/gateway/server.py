@@ -25,6 +25,7 @@ from trustgraph_base.messaging.entry import run_main
 from trustgraph_base.settings import ProcessorSettings
 from trustgraph_flow.gateway.dispatch import Dispatcher, Failure, as_failure
 from trustgraph_flow.gateway.socket import Limits, SocketSession, same_token
+from trustgraph_flow.gateway.viewer import add_viewer, cookie_key
 
 log = logging.getLogger("trustgraph_flow.gateway")
 
@@ -77,12 +78,20 @@ def _bearer(request: web.Request) -> str | None:
     return None
 
 
-def authorised(request: web.Request) -> bool:
-    """REST and handshake auth: ``Authorization: Bearer`` or ``?token=``."""
-    token = request.app[TOKEN]
-    if not token:
+def accepts(app: web.Application, key: str | None) -> bool:
+    """The one key check: is ``key`` good for this gateway (always, when it has no token)?"""
+    token = app[TOKEN]
+    return not token or same_token(key, token)
+
+
+def authorised(request: web.Request, *, cookie: bool = True) -> bool:
+    """REST and handshake auth: ``Authorization: Bearer``, ``?token=`` or the viewer's cookie."""
+    if not request.app[TOKEN]:
         return True
-    return same_token(_bearer(request), token) or same_token(request.query.get("token"), token)
+    offered = [_bearer(request), request.query.get("token")]
+    if cookie:
+        offered.append(cookie_key(request))
+    return any(accepts(request.app, key) for key in offered if key is not None)
 
 
 async def _json_body(request: web.Request) -> Any:
@@ -127,7 +136,7 @@ async def socket_handler(request: web.Request) -> web.StreamResponse:
     """Upgrade to a WebSocket; a wrong ``?token=`` or bearer is refused with 401 up front."""
     token = request.app[TOKEN] or None
     offered = request.query.get("token") is not None or _bearer(request) is not None
-    if token and offered and not authorised(request):
+    if token and offered and not authorised(request, cookie=False):
         return error_response(Failure("unauthorized", "wrong token"))
     settings = request.app[SETTINGS]
     # aiohttp closes the socket above its own limit; ours, lower, answers an error frame.
@@ -154,6 +163,7 @@ def make_app(settings: GatewaySettings, token: str | None = None) -> web.Applica
     app.router.add_get("/api/v1/socket", socket_handler)
     app.router.add_post("/api/v1/flow/{flow}/service/{kind}", service_handler)
     app.router.add_post("/api/v1/librarian", librarian_handler)
+    add_viewer(app, accepts, auth_on=bool(token))
     return app
 
 

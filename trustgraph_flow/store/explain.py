@@ -159,9 +159,13 @@ def get_trace_window(
     handle: Handle | None, trace_id: str, include_provenance: bool, offset: int, limit: int
 ) -> tuple[TraceView, int]:
     """The trace with only agent steps ``offset`` to ``offset + limit`` (and their sub-traces),
-    and how many steps it has: a 20,000-step trace is read a window at a time."""
+    and how many steps it has (0 for GraphRAG and DocumentRAG traces, returned whole): a
+    20,000-step agent trace is read a window at a time."""
     root = resolve(handle, trace_id)
     assert handle is not None
+    row = handle.index.get(root)
+    if row is None or row.kind != "agent":
+        return assemble(handle, root, include_provenance, 0), 0
     steps = step_uris(handle, root)
     window = steps[offset:offset + limit]
     view = assemble(handle, root, include_provenance, 0, [root, f"{root}/final", *window])

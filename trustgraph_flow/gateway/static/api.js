@@ -1,0 +1,69 @@
+// The gateway's REST API, as the tg-* commands use it. The browser sends the viewer's
+// HttpOnly cookie itself; the X-TG-Viewer header lets the gateway read it.
+
+export class ApiError extends Error {
+  constructor(type, message, status) {
+    super(message);
+    this.type = type;
+    this.status = status;
+  }
+}
+
+async function post(path, body) {
+  let resp;
+  try {
+    resp = await fetch(path, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-TG-Viewer": "1" },
+      body: JSON.stringify(body),
+    });
+  } catch (err) {
+    throw new ApiError("unreachable", `cannot reach the gateway (${err.message}); is tg-start still running?`, 0);
+  }
+  let data = null;
+  try {
+    data = await resp.json();
+  } catch {
+    data = null;
+  }
+  const error = data && (data.error || null);
+  if (!resp.ok || error) {
+    throw new ApiError(error?.type || "http", error?.message || `HTTP ${resp.status}`, resp.status);
+  }
+  return data;
+}
+
+export function explain(request) {
+  return post("/api/v1/flow/default/service/explain", request);
+}
+
+export function librarian(request) {
+  return post("/api/v1/librarian", request);
+}
+
+export async function session() {
+  const resp = await fetch("/viewer/session", { credentials: "same-origin" });
+  return resp.json();
+}
+
+export function signIn(key) {
+  return post("/viewer/login", { key });
+}
+
+export function signOut() {
+  return post("/viewer/logout", {});
+}
+
+/** The text of pages or chunks, in batches of 50 (well under a reply's cap), as {uri: text}. */
+export async function contents(ids) {
+  const out = {};
+  const decoder = new TextDecoder();
+  for (let i = 0; i < ids.length; i += 50) {
+    const data = await librarian({ operation: "get-content", ids: ids.slice(i, i + 50) });
+    for (const [uri, b64] of Object.entries(data.contents || {})) {
+      out[uri] = decoder.decode(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)));
+    }
+  }
+  return out;
+}

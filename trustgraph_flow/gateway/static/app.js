@@ -1,0 +1,101 @@
+// The viewer's shell: sign-in, routing between the Traces, Trace and Document pages.
+
+import * as api from "./api.js";
+import { clear, h, parseRoute } from "./dom.js";
+import { documentPage } from "./document.js";
+import { tracePage } from "./trace.js";
+import { tracesPage } from "./traces.js";
+
+const main = document.getElementById("main");
+const signOut = document.getElementById("sign-out");
+let session = { auth: false, signed_in: true };
+let rendering = 0;
+
+export function problem(err, retry) {
+  const box = h("div", { class: "notice error", role: "alert" },
+    h("strong", {}, "Something went wrong. "), err.message || String(err));
+  if (retry) box.append(" ", h("button", { type: "button", onclick: retry }, "Try again"));
+  return box;
+}
+
+function loginPage(message) {
+  const input = h("input", {
+    id: "key", type: "password", name: "key", autocomplete: "current-password", required: true,
+    "aria-describedby": "key-help",
+  });
+  const status = h("p", { class: "form-status", role: "status" }, message || "");
+  const form = h("form", { class: "login" },
+    h("h1", {}, "Sign in"),
+    h("p", { id: "key-help" },
+      "This gateway asks for an access key. Enter it once: the browser keeps it for a week ",
+      "in a cookie that page scripts cannot read."),
+    h("label", { for: "key" }, "Access key"),
+    input,
+    h("button", { type: "submit", class: "primary" }, "Sign in"),
+    status);
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    status.textContent = "Checking…";
+    try {
+      session = await api.signIn(input.value);
+      input.value = "";
+      render();
+    } catch (err) {
+      status.textContent = err.status === 401 ? "That key was not accepted. Check it and try again." : err.message;
+      input.focus();
+    }
+  });
+  clear(main).append(form);
+  input.focus();
+}
+
+async function render() {
+  const ticket = ++rendering;
+  signOut.hidden = !(session.auth && session.signed_in);
+  if (session.auth && !session.signed_in) {
+    loginPage();
+    return;
+  }
+  const { page, id, params } = parseRoute(location.hash);
+  document.getElementById("nav-traces").setAttribute("aria-current", page === "traces" ? "page" : "false");
+  const view = h("div", { class: "page" });
+  const live = () => ticket === rendering;
+  try {
+    if (page === "trace" && id) await tracePage(view, id, params, live);
+    else if (page === "document" && id) await documentPage(view, id, params, live);
+    else await tracesPage(view, params, live);
+  } catch (err) {
+    if (err.status === 401) {
+      session = { auth: true, signed_in: false };
+      loginPage("Your key is no longer accepted; sign in again.");
+      return;
+    }
+    view.append(problem(err, render));
+  }
+  if (!live()) return;
+  clear(main).append(view);
+  const target = view.querySelector("[data-autofocus]");
+  if (target) target.focus();
+  view.dispatchEvent(new CustomEvent("shown"));
+  document.body.dataset.ready = page;
+}
+
+signOut.addEventListener("click", async () => {
+  session = await api.signOut();
+  render();
+});
+
+window.addEventListener("hashchange", () => {
+  document.body.dataset.ready = "";
+  render();
+});
+
+(async () => {
+  try {
+    session = await api.session();
+  } catch (err) {
+    clear(main).append(problem(err, () => location.reload()));
+    return;
+  }
+  render();
+})();

@@ -1,0 +1,277 @@
+// The Trace page: the same content as `tg-show-explain-trace --show-provenance`, as a
+// collapsible tree with a details panel, and the lineage picture above it. An agent trace
+// arrives a window of steps at a time; steps not yet fetched are placeholders.
+
+import * as api from "./api.js";
+import {
+  TYPE_NAMES, clear, cut, edgeText, h, metricsText, route, sourceText, statusBadge, termText,
+  typeBadge, when,
+} from "./dom.js";
+import { lineageSvg } from "./lineage.js";
+import { VirtualTree } from "./tree.js";
+
+export const WINDOW = 1000; // agent steps per get-trace request
+const SMALL = 30; // an agent trace this short opens with its sub-traces expanded
+
+function node(key, title, summary, extra) {
+  return { key, title, summary, badges: [], children: null, expanded: false, fields: [], ...extra };
+}
+
+function metricBadge(m) {
+  const text = metricsText(m);
+  return text ? h("span", { class: "metric" }, text.replace(/^model /, "")) : null;
+}
+
+function field(label, value, opts) {
+  return { label, value, ...(opts || {}) };
+}
+
+function prettyJson(text) {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
+
+function traceNode(view, sub) {
+  const kind = TYPE_NAMES[view.type] || view.type;
+  const root = node(view.id, sub ? `${kind} sub-trace` : `${kind} trace`, view.question, {
+    kind: "trace", view, expanded: true,
+    badges: [statusBadge(view.status), metricBadge(view.metrics?.question)],
+    fields: [
+      field("Question", view.question), field("Type", kind), field("Status", view.status, { status: true }),
+      field("Time", when(view.time), { title: view.time }),
+      view.error ? field("Error", view.error, { error: true }) : null,
+      field("Trace id", view.id, { code: true }),
+      view.parent ? field("Called from", view.parent, { code: true, node: view.parent }) : null,
+      view.metrics?.question ? field("Cost", metricsText(view.metrics.question)) : null,
+    ],
+  });
+  root.children = view.type === "agent" ? agentChildren(view) : ragChildren(view);
+  return root;
+}
+
+function stage(view, key, uri, title, summary, fields) {
+  const m = view.metrics?.[key];
+  return node(uri, title, summary, {
+    kind: "stage", badges: [metricBadge(m)],
+    fields: [...fields, m ? field("Cost", metricsText(m)) : null, field("URI", uri, { code: true })],
+  });
+}
+
+function stepNode(view, step) {
+  const n = stage(view, `i${step.index}`, step.uri, `Step ${step.index}`,
+    `${step.action || "(no action)"} — ${cut(step.thought, 140)}`, [
+      field("Thought", step.thought), field("Action", step.action, { code: true }),
+      step.arguments ? field("Arguments", prettyJson(step.arguments), { pre: true }) : null,
+      field("Observation", step.observation ?? "(not yet known: the step is still running)"),
+    ]);
+  n.kind = "step";
+  if (step.observation === null || step.observation === undefined) n.badges.unshift(statusBadge("in-progress"));
+  if (step.subtraces?.length) {
+    n.children = step.subtraces.map((sub) => traceNode(sub, true));
+    n.expanded = (view.step_total ?? view.steps.length) <= SMALL;
+  }
+  return n;
+}
+
+function placeholder(view, index) {
+  return node(`${view.id}/i${index}`, `Step ${index}`, "loading…", { kind: "step", placeholder: true, index });
+}
+
+function agentChildren(view) {
+  const total = view.step_total ?? view.steps.length;
+  const byIndex = new Map(view.steps.map((s) => [s.index, s]));
+  const kids = [];
+  // Steps are numbered from 1 in order; a window that arrived replaces its placeholders.
+  for (let i = 1; i <= Math.max(total, view.steps.length ? view.steps.at(-1).index : 0); i++) {
+    const step = byIndex.get(i);
+    kids.push(step ? stepNode(view, step) : placeholder(view, i));
+  }
+  if (view.answer !== null && view.answer !== undefined) {
+    kids.push(stage(view, "final", `${view.id}/final`, "Conclusion", cut(view.answer, 160), [field("Answer", view.answer)]));
+  } else if (view.status === "in-progress") {
+    kids.push(node(`${view.id}/final`, "Conclusion", "in progress", { badges: [statusBadge("in-progress")] }));
+  }
+  return kids;
+}
+
+function sourceNodes(owner, sources) {
+  return sources.map((ref, i) => node(`${owner}#source${i}`, "Source", sourceText(ref), {
+    kind: "source", ref, fields: sourceFields(ref),
+  }));
+}
+
+function sourceFields(ref) {
+  return [
+    field("Chunk", ref.chunk, { code: true }),
+    ref.page ? field("Page", `page ${ref.page_number}`, { code: false }) : null,
+    field("Document", ref.title || ref.document),
+    field("Open", ref, { source: true }),
+  ];
+}
+
+function ragChildren(view) {
+  const kids = [];
+  if (view.exploration) {
+    const graph = view.type === "graph-rag";
+    const count = graph ? view.edge_count : (view.chunk_count ?? view.chunks.length);
+    const n = stage(view, "exploration", view.exploration, "Exploration",
+      `${count ?? "unknown"} ${graph ? "edges" : "chunks"} retrieved`,
+      [field(graph ? "Edges retrieved" : "Chunks retrieved", String(count ?? "unknown"))]);
+    if (!graph && view.chunks.length) {
+      n.children = view.chunks.map((chunk, i) => {
+        const c = node(chunk.uri, `Chunk ${i + 1}`, chunk.sources.length ? sourceText(chunk.sources[0]) : chunk.uri, {
+          kind: "chunk", badges: [h("span", { class: "cited" }, h("span", { "aria-hidden": "true" }, "★ "), "used")],
+          fields: [field("Chunk", chunk.uri, { code: true }), ...chunk.sources.map((ref) => field("Source", ref, { source: true }))],
+        });
+        if (!chunk.sources.length) c.fields.push(field("Source", "(none recorded)"));
+        return c;
+      });
+      n.expanded = true;
+    }
+    kids.push(n);
+  }
+  if (view.type === "graph-rag" && view.focus) {
+    const n = stage(view, "focus", view.focus, "Focus", `${view.edges.length} edge${view.edges.length === 1 ? "" : "s"} selected as evidence`,
+      [field("Edges selected", String(view.edges.length))]);
+    n.children = view.edges.map((edge, i) => {
+      const key = edge.uri || `${view.focus}#${i}`;
+      const e = node(key, `Edge ${i + 1}`, edgeText(edge), {
+        kind: "edge", edge,
+        badges: [h("span", { class: "cited" }, h("span", { "aria-hidden": "true" }, "★ "), "evidence")],
+        fields: [
+          field("Edge", edgeText(edge)),
+          field("Reasoning", edge.reasoning || "(none recorded)"),
+          field("Subject", termText(edge.s), { code: true, title: JSON.stringify(edge.s) }),
+          field("Predicate", termText(edge.p), { code: true }),
+          field("Object", termText(edge.o), { code: true }),
+          ...(edge.sources.length ? edge.sources.map((ref) => field("Source", ref, { source: true })) : [field("Source", "(none recorded)")]),
+        ],
+      });
+      if (edge.sources.length) e.children = sourceNodes(key, edge.sources);
+      return e;
+    });
+    n.expanded = true;
+    kids.push(n);
+  }
+  if (view.synthesis) {
+    kids.push(stage(view, "synthesis", view.synthesis, "Synthesis", cut(view.answer, 160), [field("Answer", view.answer || "")]));
+  } else if (view.status === "in-progress") {
+    kids.push(node(`${view.id}/pending`, "Next stage", "in progress", { badges: [statusBadge("in-progress")] }));
+  }
+  return kids;
+}
+
+function sourceLink(ref, traceId) {
+  const label = ref.page
+    ? `Page ${ref.page_number} of ${ref.title ? `“${ref.title}”` : ref.document}`
+    : (ref.title ? `“${ref.title}”` : ref.document);
+  return h("a", { href: route("document", ref.document, { page: ref.page, chunk: ref.chunk, from: traceId }), class: "source-link" },
+    label, h("span", { class: "muted" }, ref.chunk_index !== null && ref.chunk_index !== undefined ? `, chunk ${ref.chunk_index}` : ""));
+}
+
+function details(panel, n, traceId, tree) {
+  clear(panel);
+  if (!n) {
+    panel.append(h("p", { class: "muted" }, "Select a row of the tree to see all of it here."));
+    return;
+  }
+  panel.append(h("h2", { id: "details-title" }, n.title));
+  const dl = h("dl", {});
+  for (const f of n.fields || []) {
+    if (!f) continue;
+    let value;
+    if (f.source) value = typeof f.value === "string" ? f.value : sourceLink(f.value, traceId);
+    else if (f.status) value = statusBadge(f.value);
+    else if (f.node) {
+      value = h("a", { href: route("trace", traceId, { node: f.value }) }, f.value);
+    } else if (f.pre) value = h("pre", {}, f.value);
+    else if (f.code) value = h("code", { title: f.title || null }, f.value);
+    else value = h("span", { class: f.error ? "error-text" : "text", title: f.title || null }, f.value);
+    dl.append(h("dt", {}, f.label), h("dd", {}, value));
+  }
+  panel.append(dl);
+  if (n.children && n.children.length) {
+    const b = h("button", { type: "button" }, n.expanded ? "Collapse in tree" : "Expand in tree");
+    b.addEventListener("click", () => {
+      tree.toggle(n);
+      details(panel, n, traceId, tree);
+    });
+    panel.append(b);
+  }
+}
+
+async function fetchWindow(id, offset) {
+  return api.explain({ operation: "get-trace", id, include_provenance: true, step_offset: offset, step_limit: WINDOW });
+}
+
+export async function tracePage(view, id, params, live) {
+  const first = await fetchWindow(id, 0);
+  if (!live()) return;
+  const trace = { ...first.trace, step_total: first.step_total };
+  const traceId = trace.id;
+  document.title = `${cut(trace.question, 60)} · explaingraph`;
+
+  const panel = h("aside", { class: "details", "aria-labelledby": "details-title", "aria-live": "polite" });
+  const tree = new VirtualTree({
+    label: "Trace steps",
+    onSelect: (n) => {
+      details(panel, n, traceId, tree);
+      history.replaceState(null, "", route("trace", traceId, { node: n.key }));
+    },
+    onNeed: async (n) => {
+      const offset = Math.floor((n.index - 1) / WINDOW) * WINDOW;
+      const more = await fetchWindow(traceId, offset);
+      const root = tree.roots[0];
+      const fresh = new Map(more.trace.steps.map((s) => [s.uri, stepNode(more.trace, s)]));
+      root.children = root.children.map((c) => fresh.get(c.key) || c);
+      tree.index();
+      tree.refresh();
+    },
+  });
+  tree.setRoots([traceNode(trace, false)]);
+
+  const kind = TYPE_NAMES[trace.type] || trace.type;
+  view.append(
+    h("nav", { class: "crumbs", "aria-label": "Breadcrumb" }, h("a", { href: "#/" }, "Traces"), " › ", h("span", {}, `${kind} trace`)),
+    h("h1", { tabindex: "-1", "data-autofocus": "" }, trace.question || "(no question text)"),
+    h("p", { class: "meta" }, typeBadge(trace.type), " ", statusBadge(trace.status), " ",
+      h("time", { datetime: trace.time, title: trace.time }, when(trace.time)), " ",
+      h("code", { class: "trace-id" }, trace.id),
+      trace.step_total ? h("span", { class: "muted" }, ` · ${trace.step_total.toLocaleString()} step${trace.step_total === 1 ? "" : "s"}`) : null));
+  if (trace.error) view.append(h("div", { class: "notice error", role: "alert" }, h("strong", {}, "This trace failed: "), trace.error));
+  view.append(h("section", { class: "answer", "aria-labelledby": "answer-h" },
+    h("h2", { id: "answer-h" }, "Answer"),
+    h("p", {}, trace.answer ?? (trace.status === "in-progress" ? "Not answered yet: the trace is still running." : "(no answer recorded)"))));
+  const picture = lineageSvg(trace, traceId);
+  view.append(h("section", { class: "lineage-section", "aria-labelledby": "lineage-h" },
+    h("h2", { id: "lineage-h" }, "Where the answer came from"),
+    picture
+      ? h("p", { class: "muted" }, "Each box is a link: follow an edge or chunk to the page and document it was extracted from.")
+      : h("p", { class: "muted" }, "This trace used no recorded evidence (no edges or chunks)."),
+    picture));
+  view.append(h("section", { class: "explorer", "aria-labelledby": "steps-h" },
+    h("h2", { id: "steps-h" }, "How it was reached"),
+    h("p", { class: "muted keys" }, "Click a row, or use ↑ ↓ to move, → ← to open and close, Enter or Space to toggle."),
+    h("div", { class: "split" }, tree.el, panel)));
+
+  // A box of the picture that names a node of this trace opens it here, without a reload.
+  view.addEventListener("click", (e) => {
+    const link = e.target.closest("a.box");
+    if (!link) return;
+    const target = new URLSearchParams((link.getAttribute("href").split("?")[1]) || "");
+    if (link.getAttribute("href").startsWith(route("trace", traceId)) && tree.reveal(target.get("node"), true)) {
+      e.preventDefault();
+    }
+  });
+
+  const wanted = params.get("node");
+  view.addEventListener("shown", () => {
+    tree.render();
+    if (!(wanted && tree.reveal(wanted, true))) {
+      tree.select(tree.roots[0]);
+    }
+  }, { once: true });
+}
