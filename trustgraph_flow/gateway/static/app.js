@@ -78,6 +78,7 @@ async function render() {
   if (target) target.focus();
   view.dispatchEvent(new CustomEvent("shown"));
   document.body.dataset.ready = page;
+  performance.mark(`viewer:ready:${page}`); // read by bench/bench_viewer.py
 }
 
 signOut.addEventListener("click", async () => {

@@ -2,9 +2,40 @@
 // each chunk. Reached from a trace's source links; ?page= / ?chunk= mark where to look.
 
 import * as api from "./api.js";
-import { cut, edgeText, h, route } from "./dom.js";
+import { cut, edgeText, h, route, statusBadge, typeBadge, when } from "./dom.js";
 
-function chunkArticle(chunk, text, marked) {
+/** "Answers that used this page": a disclosure that asks the store (source-usage) when opened. */
+function usedBy(uri, count, what, from, open) {
+  const n = count ?? null;
+  const label = n === null ? `Answers that used this ${what}` : `${n} answer${n === 1 ? "" : "s"} used this ${what}`;
+  const body = h("div", { class: "usage-body" }, h("p", { class: "muted" }, "Loading…"));
+  const box = h("details", { class: "usage", open: open && n !== 0 }, h("summary", {}, label), body);
+  let loaded = false;
+  const load = async () => {
+    if (loaded || !box.open) return;
+    loaded = true;
+    try {
+      const data = await api.explain({ operation: "source-usage", id: uri, limit: 50 });
+      const traces = data.usage?.traces || [];
+      body.replaceChildren(traces.length
+        ? h("ul", { class: "usage-list" }, traces.map((u) => h("li", {},
+          statusBadge(u.trace.status), " ", typeBadge(u.trace.type), " ",
+          h("a", { href: route("trace", u.trace.id), "aria-current": u.trace.id === from ? "true" : null }, cut(u.trace.question, 120) || u.trace.id),
+          " ", h("time", { class: "muted", datetime: u.trace.time }, when(u.trace.time)),
+          u.trace.id === from ? h("span", { class: "here" }, "the trace you came from") : null,
+          u.paths.some((p) => p.trace !== u.trace.id) ? h("span", { class: "muted" }, " (through an agent tool)") : null)))
+        : h("p", { class: "muted" }, `No answer has used this ${what} yet.`));
+    } catch (err) {
+      body.replaceChildren(h("p", { class: "error-text" }, err.message));
+      loaded = false;
+    }
+  };
+  box.addEventListener("toggle", load);
+  if (box.open) queueMicrotask(load);
+  return box;
+}
+
+function chunkArticle(chunk, text, marked, from) {
   const edges = chunk.edges || [];
   return h("article", { class: `chunk${marked ? " target" : ""}`, id: `chunk-${chunk.uri}`, "aria-labelledby": `ct-${chunk.uri}` },
     h("h3", { id: `ct-${chunk.uri}`, tabindex: "-1" },
@@ -15,7 +46,8 @@ function chunkArticle(chunk, text, marked) {
       ? h("p", { class: "muted" }, "(the librarian has no text for this chunk)")
       : h("blockquote", { class: "chunk-text" }, text),
     h("h4", {}, edges.length ? `Edges extracted from this chunk (${edges.length})` : "No edges were extracted from this chunk."),
-    edges.length ? h("ul", { class: "edges" }, edges.map((e) => h("li", {}, edgeText(e)))) : null);
+    edges.length ? h("ul", { class: "edges" }, edges.map((e) => h("li", {}, edgeText(e)))) : null,
+    usedBy(chunk.uri, chunk.used_by, "chunk", from, false));
 }
 
 export async function documentPage(view, id, params, live) {
@@ -53,11 +85,12 @@ export async function documentPage(view, id, params, live) {
       h("h2", { id: `pt-${page.uri}`, tabindex: "-1", "data-autofocus": marked && !wantChunk ? "" : null },
         `Page ${page.number}`,
         marked ? h("span", { class: "here" }, h("span", { "aria-hidden": "true" }, "◆ "), "the page the evidence came from") : null),
-      page.chunks.length ? page.chunks.map((c) => chunkArticle(c, texts[c.uri], c.uri === wantChunk)) : h("p", { class: "muted" }, "No chunks on this page.")));
+      usedBy(page.uri, page.used_by, "page", from, marked),
+      page.chunks.length ? page.chunks.map((c) => chunkArticle(c, texts[c.uri], c.uri === wantChunk, from)) : h("p", { class: "muted" }, "No chunks on this page.")));
   }
   if (doc.chunks.length) {
     view.append(h("section", { class: "doc-page" }, h("h2", {}, "Chunks"),
-      doc.chunks.map((c) => chunkArticle(c, texts[c.uri], c.uri === wantChunk))));
+      doc.chunks.map((c) => chunkArticle(c, texts[c.uri], c.uri === wantChunk, from))));
   }
   if (wantChunk) {
     const heading = [...view.querySelectorAll("article.chunk h3")].find((el) => el.id === `ct-${wantChunk}`);

@@ -5,8 +5,8 @@ import { cut, edgeText, h, route, s } from "./dom.js";
 
 const COLUMNS = ["Answer", "Edges", "Chunks", "Pages", "Documents"];
 const MAX_PER_COLUMN = 10;
-const BOX_W = 190, BOX_H = 34, GAP_X = 46, GAP_Y = 10, HEAD = 28;
-const LABEL = 26; // characters that fit a box
+const BOX_W = 212, BOX_H = 34, GAP_X = 40, GAP_Y = 10, HEAD = 28;
+const LABEL = 29; // characters that fit a box
 
 /** Walk a trace and its sub-traces: the nodes of each column and the links between them. */
 export function lineageOf(view, traceId) {

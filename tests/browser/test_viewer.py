@@ -1,0 +1,183 @@
+"""The web viewer in a real browser against the real gateway and stack.
+
+A new user's walk: sign in with the key, find a question in the list, open its trace,
+follow an edge to the page and document it came from, see which other answers used that
+page, and come back. Screenshots of each page go to docs/images/ (the README shows two).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.browser.support import ask, browser, populated_stack, settled
+
+IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
+KEY = "viewer-test-key"
+TIMEOUT = 15_000  # ms, for each wait on the page
+HOSTILE = '<img src=x onerror="window.__owned=1"> What is the capital of Japan?'
+
+pytestmark = pytest.mark.timeout(300)
+
+
+async def expect_rows(rows: Any, n: int) -> None:
+    from playwright.async_api import expect
+
+    await expect(rows).to_have_count(n, timeout=TIMEOUT)
+
+
+async def shown(page: Any, name: str) -> None:
+    """Wait until the viewer has rendered page ``name`` (traces / trace / document)."""
+    await page.wait_for_selector(f'body[data-ready="{name}"]', timeout=TIMEOUT)
+
+
+async def shot(page: Any, name: str) -> None:
+    IMAGES.mkdir(parents=True, exist_ok=True)
+    await page.screenshot(path=str(IMAGES / f"{name}.png"), full_page=True)
+
+
+async def texts(page: Any, selector: str) -> list[str]:
+    return [t.strip() for t in await page.locator(selector).all_inner_texts()]
+
+
+async def test_from_the_list_to_a_page_and_back(pulsar_url: str, prefix: str, tmp_path: Path) -> None:
+    async with populated_stack(pulsar_url, prefix, tmp_path, token=KEY) as stack:
+        reply = await ask(stack.url, KEY, "graph-rag", {"query": HOSTILE, "session_id": "hostile",
+                                                        "started_at": "2026-02-03T03:00:00.000Z"})
+        await settled(stack, reply["explain_id"])
+        async with browser() as b:
+            context = await b.new_context(viewport={"width": 1280, "height": 900})
+            page = await context.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+
+            # Sign in once: the key goes into an HttpOnly cookie that page scripts cannot read.
+            await page.goto(stack.url)
+            await page.get_by_label("Access key").fill("not the key")
+            await page.get_by_role("button", name="Sign in").click()
+            await page.get_by_text("That key was not accepted").wait_for(timeout=TIMEOUT)
+            await page.get_by_label("Access key").fill(KEY)
+            await page.keyboard.press("Enter")
+            await shown(page, "traces")
+            errors.clear()  # the refused key's 401 was expected
+            [cookie] = [c for c in await context.cookies() if c["name"] == "tg_viewer_key"]
+            assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
+            assert await page.evaluate("document.cookie") == ""
+
+            # Traces: newest first, each with its type, status as a word, question and time.
+            rows = page.locator("table.traces tbody tr")
+            assert await rows.count() == 4
+            first = await texts(page, "table.traces tbody tr:first-child td")
+            assert first[:3] == ["✓\nComplete", "Agent", "Which river flows through Cairo?"]
+            assert re.search(r"2026", first[3])
+            questions = await texts(page, "td.question")
+            assert questions[-1] == HOSTILE  # stored text shown as text, never run
+            assert await page.evaluate("window.__owned") is None
+
+            await page.get_by_label("Question contains").fill("victor hugo")
+            await page.get_by_role("button", name="Search").click()
+            await expect_rows(rows, 1)
+            assert await texts(page, "td.question") == ["Where was Victor Hugo born?"]
+            await page.get_by_role("link", name="Clear").click()
+            await page.get_by_label("Type").select_option("graph-rag")
+            await page.get_by_role("button", name="Search").click()
+            await expect_rows(rows, 2)
+            await page.get_by_role("link", name="Clear").click()
+            await expect_rows(rows, 4)
+
+            # Trace: the answer, the lineage picture, the tree with the sub-trace nested in step 1.
+            await page.get_by_role("link", name="Which river flows through Cairo?").click()
+            await shown(page, "trace")
+            assert await page.locator("h1").inner_text() == "Which river flows through Cairo?"
+            assert await page.locator("section.answer p").inner_text() == "Nile flows through Cairo."
+            boxes = await page.locator("svg.lineage a.box > text").all_text_contents()
+            assert boxes == ["Nile flows through Cairo.", "Nile → flows through → Cairo", "chunk 0 · p.2",
+                             "page 2 · world-facts.pdf", "world-facts.pdf"]
+            tree = await texts(page, ".tree .row .title")
+            assert tree[:4] == ["Agent trace", "Step 1", "GraphRAG sub-trace", "Exploration"]
+            assert "Edge 1" in tree and tree[-1] == "Conclusion"
+            assert "offline" in await page.locator(".tree .row", has_text="Synthesis").inner_text()
+            await shot(page, "viewer-trace")
+
+            # An edge: its reasoning and where it came from.
+            await page.locator(".tree .row", has_text="Edge 1").click()
+            details = page.locator("aside.details")
+            await details.get_by_text("Reasoning").wait_for(timeout=TIMEOUT)
+            assert "flows" in await details.inner_text()
+            source = details.get_by_role("link", name=re.compile(r"Page 2 of “world-facts.pdf”"))
+            await source.click()
+
+            # Document: the page the edge came from, its text and edges, and who else used it.
+            await shown(page, "document")
+            assert await page.locator("h1").inner_text() == "world-facts.pdf"
+            target = page.locator("section.doc-page.target")
+            assert (await target.locator("h2").inner_text()).startswith("Page 2")
+            marked = target.locator("article.chunk.target")
+            assert "The Nile flows through Cairo." in await marked.locator(".chunk-text").inner_text()
+            assert "Nile → flows through → Cairo" in await texts(page, "article.chunk.target .edges li")
+            usage = target.locator("details.usage").first
+            await usage.locator("li").first.wait_for(timeout=TIMEOUT)
+            users = await texts(page, "section.doc-page.target details.usage[open] li a")
+            assert users == ["Which river flows through Cairo?", "Where was Victor Hugo born?"]
+            await shot(page, "viewer-document")
+
+            # Another answer that used the page, then back to the trace we came from.
+            await usage.get_by_role("link", name="Where was Victor Hugo born?").click()
+            await shown(page, "trace")
+            assert await page.locator("h1").inner_text() == "Where was Victor Hugo born?"
+            await page.go_back()
+            await shown(page, "document")
+            await page.get_by_role("link", name="← Back to the trace").click()
+            await shown(page, "trace")
+            assert await page.locator("h1").inner_text() == "Which river flows through Cairo?"
+            await page.go_back()
+            await shown(page, "document")
+            await page.go_back()
+            await shown(page, "trace")
+            await page.locator("aside.details h2", has_text="Edge 1").wait_for(timeout=TIMEOUT)  # as we left it
+            await page.get_by_role("link", name="Traces").first.click()
+            await shown(page, "traces")
+            assert errors == []
+
+
+async def test_keyboard_alone_reaches_and_works_the_tree(pulsar_url: str, prefix: str, tmp_path: Path) -> None:
+    async with populated_stack(pulsar_url, prefix, tmp_path) as stack, browser() as b:
+        page = await b.new_page(viewport={"width": 1280, "height": 900})
+        await page.goto(stack.url)  # no key asked: auth is off on loopback
+        await shown(page, "traces")
+        await shot(page, "viewer-traces")
+        for _ in range(30):  # Tab until the first trace link has focus
+            await page.keyboard.press("Tab")
+            if await page.evaluate("document.activeElement.closest('td.question') !== null"):
+                break
+        assert await page.evaluate("document.activeElement.textContent") == "Which river flows through Cairo?"
+        await page.keyboard.press("Enter")
+        await shown(page, "trace")
+        for _ in range(40):  # past the lineage links, into the tree (one tab stop)
+            await page.keyboard.press("Tab")
+            if await page.evaluate("document.activeElement.getAttribute('role')") == "treeitem":
+                break
+        focused = "document.activeElement"
+        assert await page.evaluate(f"{focused}.getAttribute('role')") == "treeitem"
+        outline = await page.evaluate(f"getComputedStyle({focused}).outlineStyle")
+        assert outline not in ("none", ""), "the focused row must show where focus is"
+        await page.keyboard.press("ArrowDown")  # Step 1
+        assert await page.evaluate(f"{focused}.querySelector('.title').textContent") == "Step 1"
+        assert await page.evaluate(f"{focused}.getAttribute('aria-expanded')") == "true"
+        await page.keyboard.press("Enter")
+        assert await page.evaluate(f"{focused}.getAttribute('aria-expanded')") == "false"
+        assert "GraphRAG sub-trace" not in await texts(page, ".tree .row .title")
+        await page.keyboard.press(" ")
+        assert await page.evaluate(f"{focused}.getAttribute('aria-expanded')") == "true"
+        assert await page.locator("aside.details h2").inner_text() == "Step 1"
+        await page.keyboard.press("ArrowLeft")
+        assert await page.evaluate(f"{focused}.getAttribute('aria-expanded')") == "false"
+        await page.keyboard.press("ArrowRight")
+        await page.keyboard.press("ArrowDown")
+        assert await page.evaluate(f"{focused}.querySelector('.title').textContent") == "GraphRAG sub-trace"
+        # Status is a word beside its colour, in the tree as in the list.
+        assert "Complete" in await page.evaluate(f"{focused}.textContent")

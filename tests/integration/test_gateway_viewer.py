@@ -1,0 +1,79 @@
+"""The viewer's files, headers and sign-in, on a real gateway and store (no browser needed)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import aiohttp
+
+from tests.support.stack import Stack
+from trustgraph_flow.gateway.viewer import COOKIE, FILES, HEADER
+from trustgraph_flow.store.processor import proc as store
+
+EXPLAIN = "api/v1/flow/default/service/explain"
+LIST = {"operation": "list-traces", "limit": 5}
+VIEWER = {HEADER: "1"}
+
+
+async def test_pages_and_files_are_served_with_a_strict_policy(pulsar_url: str, prefix: str, tmp_path: Path) -> None:
+    async with Stack(pulsar_url, prefix, [], data_dir=tmp_path) as stack, aiohttp.ClientSession() as http:
+        async with http.get(stack.url) as resp:
+            page = await resp.text()
+            assert resp.status == 200 and resp.content_type == "text/html"
+            csp = resp.headers["Content-Security-Policy"]
+            assert "script-src 'self'" in csp and "unsafe-inline" not in csp and "default-src 'none'" in csp
+            assert resp.headers["X-Content-Type-Options"] == "nosniff"
+            assert resp.headers["X-Frame-Options"] == "DENY"
+        assert '<script type="module" src="/viewer/app.js">' in page and "<script>" not in page
+        assert "http://" not in page and "https://" not in page  # nothing fetched from elsewhere
+        async with http.get(stack.url + "viewer/app.js") as resp:
+            assert resp.status == 200 and resp.content_type == "text/javascript"
+            assert resp.headers["X-Content-Type-Options"] == "nosniff"
+        for name in sorted(FILES):
+            async with http.get(stack.url + "viewer/" + name) as resp:
+                text = await resp.text()
+                assert resp.status == 200, name
+                for sink in (".innerHTML", ".outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function"):
+                    assert sink not in text, (name, sink)  # stored text reaches the DOM as text only
+        for bad in ("viewer/..%2Fserver.py", "viewer/server.py", "viewer/nope.js"):
+            async with http.get(stack.url + bad) as resp:
+                assert resp.status == 404, bad
+        async with http.get(stack.url + "viewer/session") as resp:
+            assert await resp.json() == {"auth": False, "signed_in": True}
+
+
+async def test_a_key_entered_once_is_kept_in_an_httponly_cookie(pulsar_url: str, prefix: str, tmp_path: Path) -> None:
+    async with Stack(pulsar_url, prefix, [store], data_dir=tmp_path, token="s3cret") as stack:
+        jar = aiohttp.CookieJar(unsafe=True)
+        async with aiohttp.ClientSession(cookie_jar=jar) as http:
+            async with http.post(stack.url + EXPLAIN, json=LIST, headers=VIEWER) as resp:
+                assert resp.status == 401
+            async with http.get(stack.url + "viewer/session") as resp:
+                assert await resp.json() == {"auth": True, "signed_in": False}
+            async with http.post(stack.url + "viewer/login", json={"key": "wrong"}, headers=VIEWER) as resp:
+                assert resp.status == 401 and (await resp.json())["error"]["type"] == "unauthorized"
+                assert COOKIE not in resp.cookies
+            async with http.post(stack.url + "viewer/login", json={"key": "s3cret"}) as resp:
+                assert resp.status == 400  # not from the viewer's own pages
+            async with http.post(stack.url + "viewer/login", json={"key": "s3cret"}, headers=VIEWER) as resp:
+                assert resp.status == 200
+                cookie = resp.cookies[COOKIE]
+                assert cookie["httponly"] and cookie["samesite"] == "Strict" and cookie["path"] == "/"
+            async with http.get(stack.url + "viewer/session") as resp:
+                assert await resp.json() == {"auth": True, "signed_in": True}
+            async with http.post(stack.url + EXPLAIN, json=LIST, headers=VIEWER) as resp:
+                assert resp.status == 200 and (await resp.json())["traces"] == []
+            # The cookie alone, without the viewer's header (what another page could send), is not enough.
+            async with http.post(stack.url + EXPLAIN, data=json.dumps(LIST), headers={"Content-Type": "text/plain"}) as resp:
+                assert resp.status == 401
+            # Nor does it open a WebSocket (a socket is authenticated by token only).
+            async with http.ws_connect(stack.url + "api/v1/socket", headers=VIEWER) as ws:
+                await ws.send_str(json.dumps({"id": "1", "service": "explain", "request": LIST}))
+                reply = json.loads(await asyncio.wait_for(ws.receive_str(), 10))
+                assert reply["error"]["type"] == "unauthorized"
+            async with http.post(stack.url + "viewer/logout", headers=VIEWER) as resp:
+                assert resp.status == 200
+            async with http.post(stack.url + EXPLAIN, json=LIST, headers=VIEWER) as resp:
+                assert resp.status == 401
