@@ -9,6 +9,7 @@ import signal
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import aiohttp
 import pytest
 
 from tests.support.stack import command_line, eventually, run_cli
@@ -85,6 +86,9 @@ async def test_start_stop_restart_keeps_data(start, tmp_path: Path) -> None:  # 
     url = f"http://localhost:{port}/"
     first = await start(data, port)
     assert url in await first.wait_for("explaingraph is up:")
+    assert url in await first.wait_for("trace viewer:")
+    async with aiohttp.ClientSession() as http, http.get(url) as page:  # the printed URL is the viewer
+        assert page.status == 200 and "<title>explaingraph" in await page.text()
     broker_port = (data / "broker" / "port").read_text()
     await publish(data)
     found = await eventually(lambda: query(url), lambda r: "hello" in r[1])

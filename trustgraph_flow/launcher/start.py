@@ -191,6 +191,7 @@ class Launch:
             f"explaingraph is up: http://localhost:{self.port}/ "
             f"(data in {self.rundir.root}). Ctrl-C to stop."
         )
+        say(f"trace viewer: open http://localhost:{self.port}/ in a browser")
         while not self.stopping:
             if supervisor.tick(say):
                 self.record(supervisor, broker_pid)
