@@ -97,6 +97,17 @@ function agentChildren(view) {
   return kids;
 }
 
+function removedBadge(removed) {
+  return removed?.length
+    ? h("span", { class: "removed" }, h("span", { "aria-hidden": "true" }, "⚠ "), "source removed")
+    : null;
+}
+
+function removedFields(removed) {
+  return (removed || []).map((r) => field("Source removed",
+    `${r.document || "its document"} was removed ${when(r.time)}${r.reason ? ` — ${r.reason}` : ""}`, { error: true }));
+}
+
 function sourceNodes(owner, sources) {
   return sources.map((ref, i) => node(`${owner}#source${i}`, "Source", sourceText(ref), {
     kind: "source", ref, fields: sourceFields(ref),
@@ -123,8 +134,9 @@ function ragChildren(view) {
     if (!graph && view.chunks.length) {
       n.children = view.chunks.map((chunk, i) => {
         const c = node(chunk.uri, `Chunk ${i + 1}`, chunk.sources.length ? sourceText(chunk.sources[0]) : chunk.uri, {
-          kind: "chunk", badges: [h("span", { class: "cited" }, h("span", { "aria-hidden": "true" }, "★ "), "used")],
-          fields: [field("Chunk", chunk.uri, { code: true }), ...chunk.sources.map((ref) => field("Source", ref, { source: true }))],
+          kind: "chunk", badges: [h("span", { class: "cited" }, h("span", { "aria-hidden": "true" }, "★ "), "used"), removedBadge(chunk.removed)],
+          fields: [field("Chunk", chunk.uri, { code: true }), ...chunk.sources.map((ref) => field("Source", ref, { source: true })),
+            ...removedFields(chunk.removed)],
         });
         if (!chunk.sources.length) c.fields.push(field("Source", "(none recorded)"));
         return c;
@@ -140,7 +152,7 @@ function ragChildren(view) {
       const key = edge.uri || `${view.focus}#${i}`;
       const e = node(key, `Edge ${i + 1}`, edgeText(edge), {
         kind: "edge", edge,
-        badges: [h("span", { class: "cited" }, h("span", { "aria-hidden": "true" }, "★ "), "evidence")],
+        badges: [h("span", { class: "cited" }, h("span", { "aria-hidden": "true" }, "★ "), "evidence"), removedBadge(edge.removed)],
         fields: [
           field("Edge", edgeText(edge)),
           field("Reasoning", edge.reasoning || "(none recorded)"),
@@ -148,6 +160,7 @@ function ragChildren(view) {
           field("Predicate", termText(edge.p), { code: true }),
           field("Object", termText(edge.o), { code: true }),
           ...(edge.sources.length ? edge.sources.map((ref) => field("Source", ref, { source: true })) : [field("Source", "(none recorded)")]),
+          ...removedFields(edge.removed),
         ],
       });
       if (edge.sources.length) e.children = sourceNodes(key, edge.sources);
