@@ -23,8 +23,9 @@ DEFAULT_TIMEOUT = 600.0
 class GatewayClient:
     """``async with GatewayClient(gw) as c: async for r in c.stream("agent", {...}): ...``
 
-    ``user`` and ``collection`` from the shared options are added to every request
-    that does not set them.
+    ``user`` and ``collection``, when given on the command line, are added to every
+    request that does not set them (otherwise the gateway's defaults apply: the API
+    key's user, else ``trustgraph``; collection ``default``).
     """
 
     def __init__(
@@ -74,7 +75,9 @@ class GatewayClient:
         return self._session
 
     def scoped(self, request: dict[str, Any]) -> dict[str, Any]:
-        return {"user": self.gw.user, "collection": self.gw.collection, **request}
+        given = {"user": self.gw.user, "collection": self.gw.collection}
+        sent = {k: v for k, v in given.items() if k in self.gw.named and v is not None}
+        return {**sent, **request}
 
     async def _socket(self) -> aiohttp.ClientWebSocketResponse:
         if self._ws is None or self._ws.closed or self._reader is None or self._reader.done():
@@ -153,6 +156,10 @@ class GatewayClient:
         """One librarian operation over REST."""
         return await self._post(urljoin(self.base, "api/v1/librarian"), self.scoped(request))
 
+    async def iam(self, request: dict[str, Any]) -> dict[str, Any]:
+        """One API key operation (``/api/v1/iam``, admin token only)."""
+        return await self._post(urljoin(self.base, "api/v1/iam"), request)
+
     async def _post(self, url: str, body: dict[str, Any]) -> dict[str, Any]:
         operation = body.get("operation")
         self.note(f"POST {url}" + (f" ({operation})" if operation else ""))
@@ -160,7 +167,7 @@ class GatewayClient:
             url, json=body, timeout=aiohttp.ClientTimeout(total=self.timeout)
         ) as resp:
             self.note(f"HTTP {resp.status} from {url}")
-            if resp.status in (401, 403):
+            if resp.status == 401:
                 raise AuthError(f"HTTP {resp.status}")
             try:
                 data: dict[str, Any] = await resp.json(content_type=None)

@@ -23,22 +23,31 @@ DEFAULT_URL = "http://localhost:8088/"
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-__all__ = ["Command", "Gateway", "UsageLine", "command", "gateway_options", "run"]
+__all__ = ["Command", "Gateway", "UsageLine", "admin_options", "command", "gateway_options", "run"]
 
 # The one set of format names. Old names stay accepted where a command used them.
 FORMAT_ALIASES: Mapping[str, str] = {"tree": "text", "space": "text"}
 
 
+API_KEY_PREFIX = "tg_"  # per-user API keys look like tg_<id>_<secret>
+
+
 @dataclass(frozen=True)
 class Gateway:
-    """Where and as whom a command talks to the gateway, and how much it says."""
+    """Where and as whom a command talks to the gateway, and how much it says.
+
+    ``user`` is None when ``-U`` was not given and the token is an API key: the gateway
+    then acts as the key's user. ``user``/``collection`` are sent only when given
+    (``named``), so the gateway's default (``trustgraph``, or the key's user) applies.
+    """
 
     url: str
     token: str | None
-    user: str
+    user: str | None
     collection: str
     debug: bool
     verbose: int = 0
+    named: frozenset[str] = frozenset({"user", "collection"})
 
 
 def gateway_options(fn: F) -> F:
@@ -60,7 +69,11 @@ def gateway_options(fn: F) -> F:
         help="Gateway token (env TRUSTGRAPH_TOKEN).",
     )
     @click.option(
-        "-U", "--user", default="trustgraph", show_default=True, help="User whose data to use."
+        "-U",
+        "--user",
+        default="trustgraph",
+        show_default=True,
+        help="User whose data to use (with an API key: the key's user, the default).",
     )
     @click.option(
         "-C", "--collection", default="default", show_default=True, help="Collection to use."
@@ -73,7 +86,10 @@ def gateway_options(fn: F) -> F:
     )
     @click.option("--debug", is_flag=True, help="Show the full traceback on errors.")
     @functools.wraps(fn)
+    @click.pass_context
     def wrapper(
+        ctx: click.Context,
+        /,
         *args: Any,
         api_url: str,
         token: str | None,
@@ -83,13 +99,58 @@ def gateway_options(fn: F) -> F:
         debug: bool,
         **kwargs: Any,
     ) -> Any:
+        named = frozenset(
+            name
+            for name in ("user", "collection")
+            if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT
+        )
+        key_user = "user" not in named and (token or "").startswith(API_KEY_PREFIX)
         gw = Gateway(
             url=api_url,
             token=token or None,
-            user=user,
+            user=None if key_user else user,
             collection=collection,
             debug=debug,
             verbose=verbose,
+            named=named,
+        )
+        return fn(*args, gw=gw, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def admin_options(fn: F) -> F:
+    """Add ``-u/--api-url -t/--token -v/--verbose --debug`` (key management: no user or collection)."""
+
+    @click.option(
+        "-u",
+        "--api-url",
+        envvar="TRUSTGRAPH_URL",
+        default=DEFAULT_URL,
+        show_default=True,
+        help="Gateway URL, http(s)://HOST:PORT/ (env TRUSTGRAPH_URL).",
+    )
+    @click.option(
+        "-t",
+        "--token",
+        envvar="TRUSTGRAPH_TOKEN",
+        default=None,
+        help="The gateway's admin token (env TRUSTGRAPH_TOKEN).",
+    )
+    @click.option("-v", "--verbose", count=True, help="Say more on stderr: each gateway request.")
+    @click.option("--debug", is_flag=True, help="Show the full traceback on errors.")
+    @functools.wraps(fn)
+    def wrapper(
+        *args: Any, api_url: str, token: str | None, verbose: int, debug: bool, **kwargs: Any
+    ) -> Any:
+        gw = Gateway(
+            url=api_url,
+            token=token or None,
+            user=None,
+            collection="",
+            debug=debug,
+            verbose=verbose,
+            named=frozenset(),
         )
         return fn(*args, gw=gw, **kwargs)
 

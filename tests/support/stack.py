@@ -147,6 +147,7 @@ class Stack:
                 topic_prefix=self.prefix,
                 host="127.0.0.1",
                 port=0,
+                data_dir=str(self.data_dir / "gateway"),
                 **self.gateway_extra,
             )
             self._gateway = Gateway(gw_settings, self.token)

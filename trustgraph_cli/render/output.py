@@ -20,6 +20,10 @@ def emit_json(value: Any) -> None:
     click.echo(dumps(value))
 
 
-def scope_text(user: str, collection: str) -> str:
-    """``collection 'c' of user 'u'``, as every not-found message names the scope."""
-    return f"collection {collection!r} of user {user!r}"
+def scope_text(user: str | None, collection: str) -> str:
+    """``collection 'c' of user 'u'``, as every not-found message names the scope.
+
+    ``user`` None: the user of the API key the command ran with.
+    """
+    owner = f"user {user!r}" if user is not None else "this API key's user"
+    return f"collection {collection!r} of {owner}"

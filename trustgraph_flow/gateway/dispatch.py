@@ -8,61 +8,16 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from trustgraph_base.errors import BrokerUnavailable, RequestTimeout, ServiceError, WireError
+from trustgraph_base.errors import WireError
 from trustgraph_base.messaging import SERVICES, Bus, RequestClient, ServiceSpec, Topics
 from trustgraph_base.schema import Response
 from trustgraph_base.wire import from_json, to_json
+from trustgraph_flow.gateway.auth import Principal, admit
+from trustgraph_flow.gateway.failure import STATUS, Failure, as_failure
+
+__all__ = ["STATUS", "Dispatcher", "Failure", "as_failure"]
 
 log = logging.getLogger(__name__)
-
-# HTTP status of each error the gateway itself raises; a service's own errors map below.
-STATUS = {
-    "bad-frame": 400,
-    "bad-request": 400,
-    "unauthorized": 401,
-    "unknown-service": 404,
-    "frame-too-large": 413,
-    "too-many-requests": 429,
-    "internal-error": 500,
-    "broker-unavailable": 503,
-    "timeout": 504,
-}
-
-
-class Failure(Exception):
-    """A request the gateway answers with ``{"error": {type, message}}``."""
-
-    def __init__(self, type: str, message: str) -> None:
-        super().__init__(f"{type}: {message}")
-        self.type = type
-        self.message = message
-
-    @property
-    def status(self) -> int:
-        """The HTTP status for REST (the body's ``type`` is what clients should read)."""
-        if self.type in STATUS:
-            return STATUS[self.type]
-        for suffix, status in (("not-found", 404), ("timeout", 504), ("unavailable", 503)):
-            if self.type.endswith(suffix):
-                return status
-        return 400  # a service refused the request as it stands
-
-    def body(self) -> dict[str, Any]:
-        return {"error": {"type": self.type, "message": self.message}}
-
-
-def as_failure(exc: BaseException) -> Failure:
-    """Map any failure while forwarding a request to a ``Failure``."""
-    if isinstance(exc, Failure):
-        return exc
-    if isinstance(exc, ServiceError):
-        return Failure(exc.type, exc.message)
-    if isinstance(exc, RequestTimeout):
-        return Failure("timeout", str(exc))
-    if isinstance(exc, BrokerUnavailable):
-        return Failure("broker-unavailable", str(exc))
-    log.error("unexpected failure forwarding a request", exc_info=exc)
-    return Failure("internal-error", f"{type(exc).__name__}: {exc}")
 
 
 class Dispatcher:
@@ -84,15 +39,20 @@ class Dispatcher:
             await client.close()
 
     def parse(
-        self, service: Any, request: Any
+        self, service: Any, request: Any, principal: Principal
     ) -> tuple[ServiceSpec[BaseModel, Response], BaseModel]:
-        """The service's spec and its validated request; ``Failure`` naming what is wrong."""
+        """The service's spec and its validated request as ``principal`` may send it.
+
+        ``Failure`` naming what is wrong: an unknown service, a request that does not
+        validate, or one the principal may not make (``auth.admit``).
+        """
         if not isinstance(service, str) or service not in SERVICES:
             known = ", ".join(sorted(SERVICES))
             raise Failure("unknown-service", f"unknown service {service!r} (known: {known})")
         if not isinstance(request, dict):
             raise Failure("bad-request", f"service '{service}': 'request' must be a JSON object")
         spec = SERVICES[service]
+        request = admit(principal, service, request)
         try:
             return spec, from_json(spec.request, request, tolerant=True)
         except WireError as exc:

@@ -23,9 +23,19 @@ from trustgraph_base.errors import TrustGraphError
 from trustgraph_base.messaging import LIBRARIAN, Bus, Topics
 from trustgraph_base.messaging.entry import run_main
 from trustgraph_base.settings import ProcessorSettings
+from trustgraph_flow.gateway.auth import (
+    AUTH,
+    Auth,
+    accepts,
+    authenticate,
+    key_file,
+    offered_token,
+)
 from trustgraph_flow.gateway.dispatch import Dispatcher, Failure, as_failure
-from trustgraph_flow.gateway.socket import Limits, SocketSession, same_token
-from trustgraph_flow.gateway.viewer import add_viewer, cookie_key
+from trustgraph_flow.gateway.iam import iam_handler
+from trustgraph_flow.gateway.keys import KeyStore
+from trustgraph_flow.gateway.socket import Limits, SocketSession
+from trustgraph_flow.gateway.viewer import add_viewer
 
 log = logging.getLogger("trustgraph_flow.gateway")
 
@@ -35,13 +45,13 @@ class GatewaySettings(ProcessorSettings):
 
     port: int = 8088
     host: str = ""  # empty: 127.0.0.1; another interface only when given explicitly
-    token: str = ""  # also TG_GATEWAY_TOKEN or TRUSTGRAPH_TOKEN
+    token: str = ""  # the admin token; also TG_GATEWAY_TOKEN or TRUSTGRAPH_TOKEN
+    api_keys: str = ""  # the API key file; empty: <data_dir>/gateway/api-keys.json
     max_frame_bytes: int = 16 * 2**20
     max_outstanding: int = 64
 
 
 SETTINGS = web.AppKey("settings", GatewaySettings)
-TOKEN = web.AppKey("token", str)  # "" when the gateway is open
 DISPATCHER = web.AppKey("dispatcher", Dispatcher)
 SOCKETS = web.AppKey("sockets", weakref.WeakSet[web.WebSocketResponse])
 
@@ -71,29 +81,6 @@ def error_response(failure: Failure) -> web.Response:
     return web.json_response(failure.body(), status=failure.status)
 
 
-def _bearer(request: web.Request) -> str | None:
-    header = request.headers.get("Authorization", "")
-    if header[:7].lower() == "bearer ":
-        return header[7:].strip()
-    return None
-
-
-def accepts(app: web.Application, key: str | None) -> bool:
-    """The one key check: is ``key`` good for this gateway (always, when it has no token)?"""
-    token = app[TOKEN]
-    return not token or same_token(key, token)
-
-
-def authorised(request: web.Request, *, cookie: bool = True) -> bool:
-    """REST and handshake auth: ``Authorization: Bearer``, ``?token=`` or the viewer's cookie."""
-    if not request.app[TOKEN]:
-        return True
-    offered = [_bearer(request), request.query.get("token")]
-    if cookie:
-        offered.append(cookie_key(request))
-    return any(accepts(request.app, key) for key in offered if key is not None)
-
-
 async def _json_body(request: web.Request) -> Any:
     try:
         return json.loads(await request.read())
@@ -103,11 +90,10 @@ async def _json_body(request: web.Request) -> Any:
 
 async def call(request: web.Request, service: str) -> web.Response:
     """Validate, forward, and answer the final reply (or the error) as JSON."""
-    if not authorised(request):
-        return error_response(Failure("unauthorized", "missing or wrong bearer token"))
     dispatcher = request.app[DISPATCHER]
     try:
-        spec, req = dispatcher.parse(service, await _json_body(request))
+        principal = authenticate(request)
+        spec, req = dispatcher.parse(service, await _json_body(request), principal)
         final: dict[str, Any] = {}
         async for body, _last in dispatcher.stream(spec, req):
             final = body
@@ -134,10 +120,10 @@ async def health_handler(request: web.Request) -> web.Response:
 
 async def socket_handler(request: web.Request) -> web.StreamResponse:
     """Upgrade to a WebSocket; a wrong ``?token=`` or bearer is refused with 401 up front."""
-    token = request.app[TOKEN] or None
-    offered = request.query.get("token") is not None or _bearer(request) is not None
-    if token and offered and not authorised(request, cookie=False):
-        return error_response(Failure("unauthorized", "wrong token"))
+    offered = offered_token(request, cookie=False)
+    principal = request.app[AUTH].principal(offered)
+    if offered is not None and principal is None:
+        return error_response(Failure("unauthorized", "unknown or revoked token"))
     settings = request.app[SETTINGS]
     # aiohttp closes the socket above its own limit; ours, lower, answers an error frame.
     ws = web.WebSocketResponse(
@@ -146,7 +132,7 @@ async def socket_handler(request: web.Request) -> web.StreamResponse:
     await ws.prepare(request)
     request.app[SOCKETS].add(ws)
     limits = Limits(settings.max_frame_bytes, settings.max_outstanding)
-    session = SocketSession(ws, request.app[DISPATCHER], limits, token=token, authed=offered)
+    session = SocketSession(ws, request.app[DISPATCHER], limits, request.app[AUTH], principal)
     await session.run()
     return ws
 
@@ -155,7 +141,7 @@ def make_app(settings: GatewaySettings, token: str | None = None) -> web.Applica
     """The aiohttp application; the Pulsar connection lives in its cleanup context."""
     app = web.Application(client_max_size=settings.max_frame_bytes)
     app[SETTINGS] = settings
-    app[TOKEN] = token or ""
+    app[AUTH] = Auth(token, KeyStore(key_file(settings.data_dir, settings.api_keys)))
     app[SOCKETS] = weakref.WeakSet()
     app.on_shutdown.append(_close_sockets)
     app.cleanup_ctx.append(_dispatcher_ctx)
@@ -163,6 +149,7 @@ def make_app(settings: GatewaySettings, token: str | None = None) -> web.Applica
     app.router.add_get("/api/v1/socket", socket_handler)
     app.router.add_post("/api/v1/flow/{flow}/service/{kind}", service_handler)
     app.router.add_post("/api/v1/librarian", librarian_handler)
+    app.router.add_post("/api/v1/iam", iam_handler)
     add_viewer(app, accepts, auth_on=bool(token))
     return app
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hmac
 import json
 import logging
 from dataclasses import dataclass
@@ -12,6 +11,7 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
+from trustgraph_flow.gateway.auth import Auth, Principal
 from trustgraph_flow.gateway.dispatch import Dispatcher, Failure, as_failure
 
 log = logging.getLogger(__name__)
@@ -25,11 +25,6 @@ class Limits:
     max_outstanding: int
 
 
-def same_token(given: str | None, expected: str) -> bool:
-    """Constant-time token comparison."""
-    return given is not None and hmac.compare_digest(given.encode(), expected.encode())
-
-
 class SocketSession:
     """Reads request frames, runs each as its own task, writes its reply frames."""
 
@@ -38,15 +33,14 @@ class SocketSession:
         ws: web.WebSocketResponse,
         dispatcher: Dispatcher,
         limits: Limits,
-        *,
-        token: str | None,
-        authed: bool,
+        auth: Auth,
+        principal: Principal | None,
     ) -> None:
         self.ws = ws
         self.dispatcher = dispatcher
         self.limits = limits
-        self.token = token
-        self.authed = authed or token is None
+        self.auth = auth
+        self.principal = principal  # None until an auth frame names a valid token
         self.tasks: set[asyncio.Task[None]] = set()
         self._send_lock = asyncio.Lock()
 
@@ -98,19 +92,15 @@ class SocketSession:
         if frame.get("type") == "auth":
             await self.on_auth(frame.get("token"))
             return
-        if not self.authed:
+        if self.principal is None:
             msg = "this gateway needs a token: send {'type':'auth','token':…} first or use ?token="
             await self.fail(rid, Failure("unauthorized", msg), type="auth-failed")
             return
         await self.start_request(frame)
 
     async def on_auth(self, given: Any) -> None:
-        if self.token is None or same_token(given if isinstance(given, str) else None, self.token):
-            self.authed = True
-            await self.send({"type": "auth-ok"})
-        else:
-            self.authed = False
-            await self.send({"type": "auth-failed"})
+        self.principal = self.auth.principal(given if isinstance(given, str) else None)
+        await self.send({"type": "auth-ok" if self.principal is not None else "auth-failed"})
 
     async def start_request(self, frame: dict[str, Any]) -> None:
         rid = frame.get("id")
@@ -118,7 +108,10 @@ class SocketSession:
             await self.fail(rid, Failure("bad-frame", "a request frame needs an 'id' (string)"))
             return
         try:
-            spec, request = self.dispatcher.parse(frame.get("service"), frame.get("request"))
+            assert self.principal is not None
+            spec, request = self.dispatcher.parse(
+                frame.get("service"), frame.get("request"), self.principal
+            )
         except Failure as failure:
             await self.fail(rid, failure)
             return

@@ -1,0 +1,152 @@
+"""Per-user API keys on the real stack: the key fixes the user; admin commands manage keys."""
+
+from __future__ import annotations
+
+import json
+import stat
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+
+from tests.support.stack import Stack, eventually
+from trustgraph_base.messaging import TRIPLES_STORE
+from trustgraph_base.rdf.terms import Triple, iri, lit
+from trustgraph_base.schema import Metadata, Triples
+from trustgraph_flow.store.processor import proc as store
+
+ADMIN = "admin-t0ken"
+P = "urn:test:secret"
+
+
+@pytest.fixture
+async def stack(pulsar_url: str, prefix: str, tmp_path: Path) -> AsyncIterator[Stack]:
+    async with Stack(pulsar_url, prefix, [store], data_dir=tmp_path, token=ADMIN) as running:
+        for user, collection in (("alice", "default"), ("alice", "work"), ("bob", "default")):
+            triple = Triple(s=iri(f"urn:test:{user}-{collection}"), p=iri(P), o=lit(user))
+            meta = Metadata(id=f"{user}-{collection}", user=user, collection=collection)
+            await running.publish(TRIPLES_STORE, Triples(metadata=meta, triples=[triple]))
+        await eventually(
+            lambda: running.cli("tg-query-triples", "-p", P, "-U", "bob"),
+            lambda r: "urn:test:bob" in r.stdout,
+        )
+        yield running
+
+
+async def create_key(stack: Stack, user: str, *extra: str) -> str:
+    code, out, err = await stack.cli("tg-create-api-key", "--user-id", user, "--name", "t", *extra)
+    assert code == 0, err
+    assert "API key (shown once, capture now):" in err and "Key id: " in err
+    return out.strip()
+
+
+def frame(rid: str, service: str, request: dict[str, Any]) -> str:
+    return json.dumps({"id": rid, "service": service, "request": request})
+
+
+async def test_a_key_acts_as_its_user_and_no_other(stack: Stack) -> None:
+    alice, bob = await create_key(stack, "alice"), await create_key(stack, "bob")
+    assert alice.startswith("tg_") and alice != bob
+
+    code, out, _ = await stack.cli("tg-query-triples", "-p", P, env={"TRUSTGRAPH_TOKEN": alice})
+    assert code == 0 and "urn:test:alice-default" in out and "bob" not in out
+    code, out, _ = await stack.cli("tg-query-triples", "-p", P, env={"TRUSTGRAPH_TOKEN": bob})
+    assert code == 0 and "urn:test:bob-default" in out and "alice" not in out
+
+    # bob naming alice: refused on the command line, over REST and on a raw socket frame
+    code, out, err = await stack.cli(
+        "tg-query-triples", "-p", P, "-U", "alice", env={"TRUSTGRAPH_TOKEN": bob}
+    )
+    assert (code, out) == (1, "")
+    assert "belongs to user 'bob'; it cannot act as user 'alice'" in err and "[forbidden]" in err
+    headers = {"Authorization": f"Bearer {bob}"}
+    url = stack.url + "api/v1/flow/default/service/"
+    async with aiohttp.ClientSession() as http:
+        for service, body in (
+            ("triples", {"user": "alice", "p": {"t": "i", "i": P}}),
+            ("sparql", {"user": "alice", "query": "SELECT * { ?s ?p ?o }"}),
+            ("explain", {"user": "alice", "operation": "list-traces"}),
+        ):
+            async with http.post(url + service, json=body, headers=headers) as resp:
+                assert resp.status == 403
+                assert (await resp.json())["error"]["type"] == "forbidden"
+        async with http.post(
+            stack.url + "api/v1/librarian",
+            json={"operation": "list-documents", "user": "alice"},
+            headers=headers,
+        ) as resp:
+            assert resp.status == 403
+        async with http.ws_connect(stack.url + "api/v1/socket", params={"token": bob}) as ws:
+            await ws.send_str(frame("1", "triples", {"user": "alice", "p": {"t": "i", "i": P}}))
+            reply = json.loads(await ws.receive_str(timeout=10))
+            assert reply["id"] == "1" and reply["error"]["type"] == "forbidden"
+            await ws.send_str(frame("2", "triples", {"p": {"t": "i", "i": P}}))
+            reply = json.loads(await ws.receive_str(timeout=10))
+            assert [t["s"]["i"] for t in reply["response"]["triples"]] == ["urn:test:bob-default"]
+        async with http.ws_connect(stack.url + "api/v1/socket") as ws:  # auth by first frame
+            await ws.send_str(json.dumps({"type": "auth", "token": bob}))
+            assert json.loads(await ws.receive_str(timeout=10)) == {"type": "auth-ok"}
+            await ws.send_str(frame("3", "sparql", {"user": "alice", "query": "ASK {}"}))
+            assert json.loads(await ws.receive_str(timeout=10))["error"]["type"] == "forbidden"
+
+    # the admin token still acts for any user it names
+    code, out, _ = await stack.cli("tg-query-triples", "-p", P, "-U", "alice", "-C", "work")
+    assert code == 0 and "urn:test:alice-work" in out
+
+
+async def test_a_key_limited_to_collections(stack: Stack) -> None:
+    key = await create_key(stack, "alice", "--collection", "work")
+    env = {"TRUSTGRAPH_TOKEN": key}
+    code, out, _ = await stack.cli("tg-query-triples", "-p", P, "-C", "work", env=env)
+    assert code == 0 and "urn:test:alice-work" in out
+    code, _, err = await stack.cli("tg-query-triples", "-p", P, env=env)
+    assert code == 1 and "may not use collection 'default' (allowed: work)" in err
+
+
+async def test_keys_are_listed_revoked_and_stored_hashed(stack: Stack, tmp_path: Path) -> None:
+    alice = await create_key(stack, "alice")
+    code, out, _ = await stack.cli("tg-list-api-keys", "--user-id", "alice", "--format", "json")
+    assert code == 0
+    (record,) = json.loads(out)
+    assert record["user_id"] == "alice" and alice.startswith(record["prefix"] + "_")
+    assert alice not in out and "digest" not in record
+
+    key_file = tmp_path / "gateway" / "gateway" / "api-keys.json"
+    assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
+    assert alice not in key_file.read_text() and alice.split("_", 2)[2] not in key_file.read_text()
+
+    # only the admin token manages keys
+    code, _, err = await stack.cli("tg-list-api-keys", env={"TRUSTGRAPH_TOKEN": alice})
+    assert code == 1 and "needs the admin token" in err
+
+    code, out, _ = await stack.cli("tg-revoke-api-key", "--key-id", record["id"])
+    assert (code, out) == (0, f"Revoked key {record['id']}\n")
+    code, _, err = await stack.cli("tg-query-triples", "-p", P, env={"TRUSTGRAPH_TOKEN": alice})
+    assert code == 1 and "refused the token" in err
+    code, _, err = await stack.cli("tg-revoke-api-key", "--key-id", record["id"])
+    assert code == 1 and "no API key with id" in err
+    code, out, _ = await stack.cli("tg-list-api-keys")
+    assert (code, out) == (0, "No keys.\n")
+
+
+async def test_internal_operations_are_not_reachable(stack: Stack) -> None:
+    """D8: what only processors call is refused at the gateway, even for the admin token."""
+    headers = {"Authorization": f"Bearer {ADMIN}"}
+    url = stack.url + "api/v1/flow/default/service/"
+    refused = [
+        (stack.url + "api/v1/librarian", {"operation": "put-content", "id": "urn:x", "content": ""}),
+        (url + "vectors", {"operation": "upsert", "items": []}),
+        (url + "vectors", {"operation": "delete-collection"}),
+        (url + "vectors", {"operation": "delete-document", "document": "urn:x"}),
+        (url + "explain", {"operation": "delete-document", "id": "urn:x"}),
+    ]
+    async with aiohttp.ClientSession() as http:
+        for target, body in refused:
+            async with http.post(target, json=body, headers=headers) as resp:
+                error = (await resp.json())["error"]
+                assert resp.status == 403 and error["type"] == "forbidden", body
+                assert "is internal" in error["message"]
+        async with http.post(url + "explain", json={"operation": "list-traces"}, headers=headers) as r:
+            assert r.status == 200

@@ -1,0 +1,52 @@
+"""tg-list-api-keys: the API keys of one user, or of every user (admin token only)."""
+
+from __future__ import annotations
+
+import click
+
+from trustgraph_cli.create_api_key import call
+from trustgraph_cli.options import Gateway, admin_options, command, format_option, run
+
+EPILOG = """\b
+Examples:
+  tg-list-api-keys --user-id alice
+  tg-list-api-keys --format json
+"""
+
+
+@command(epilog=EPILOG)
+@click.option("--user-id", default=None, help="Only this user's keys (default: every user's).")
+@format_option("table", "json", help="A table, or the JSON list of key records (never the keys).")
+@admin_options
+def main(user_id: str | None, fmt: str, gw: Gateway) -> None:
+    """List API keys: id, user, name, prefix, collections, created, expires."""
+    request = {"operation": "list-api-keys"}
+    if user_id:
+        request["user_id"] = user_id
+    keys = run(gw, lambda: call(gw, request)).get("api_keys", [])
+    from trustgraph_cli.render.output import emit, emit_json
+
+    if fmt == "json":
+        emit_json(keys)
+        return
+    from trustgraph_cli.render.style import Style
+    from trustgraph_cli.render.table import render_table
+
+    style = Style.detect()
+    if not keys:
+        emit("No keys.", style)
+        return
+    headers = ["id", "user", "name", "prefix", "collections", "created", "expires"]
+    rows = [
+        [
+            str(k.get("id", "")), str(k.get("user_id", "")), str(k.get("name", "")),
+            str(k.get("prefix", "")), ", ".join(k.get("collections") or []) or "all",
+            str(k.get("created", "")), str(k.get("expires") or "never"),
+        ]
+        for k in keys
+    ]
+    emit("\n".join(render_table(headers, rows, style, flex=2)), style)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,144 @@
+"""The gateway's one authentication and authorisation point.
+
+Every way in (REST, the WebSocket, and any page or endpoint added to the gateway) calls:
+
+- ``authenticate(request)`` — who the HTTP request is (``Authorization: Bearer`` or
+  ``?token=``), as a ``Principal``; ``Failure("unauthorized")`` when auth is on and the
+  token is missing or unknown. ``principal_for(app, token)`` does the same for a token
+  read elsewhere (the socket's auth frame).
+- ``admit(principal, service, request)`` — the request as it may be forwarded: the
+  service and operation must be on the outside allow-list (``edge.py``), processor-only
+  fields are dropped, and the user/collection are the principal's (a request naming
+  another user, or a collection outside the key's list, is ``Failure("forbidden")``).
+
+Modes:
+
+- **open** (no token configured): loopback only, one trust domain; a request's ``user``
+  is taken as written (default ``trustgraph``).
+- **auth on** (a token configured): that token is the **admin** token — it manages API
+  keys (``/api/v1/iam``) and may act for any user named in a request. Every other caller
+  needs a per-user API key (``keys.py``); the key fixes the user, and optionally the
+  collections, of everything it sends.
+"""
+
+from __future__ import annotations
+
+import hmac
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from trustgraph_base.schema import DEFAULT_COLLECTION
+from trustgraph_flow.gateway.edge import check_operation, strip_internal
+from trustgraph_flow.gateway.failure import Failure
+from trustgraph_flow.gateway.keys import KeyStore
+from trustgraph_flow.gateway.viewer import cookie_key
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who a request comes from and what it may name."""
+
+    user: str | None  # None: may name any user (open gateway, admin token)
+    collections: frozenset[str] | None = None  # None: any collection of ``user``
+    admin: bool = False
+    key_id: str | None = None
+
+    def scope(self, request: dict[str, Any]) -> dict[str, Any]:
+        """``request`` with this principal's user and collection; ``forbidden`` if it names others."""
+        if self.user is None:
+            return request
+        named = request.get("user")
+        if named is not None and named != self.user:
+            raise Failure(
+                "forbidden",
+                f"this API key belongs to user {self.user!r}; it cannot act as user {named!r}",
+            )
+        scoped = {**request, "user": self.user}
+        if self.collections is not None:
+            collection = request.get("collection")
+            if collection is None:
+                collection = DEFAULT_COLLECTION
+            if collection not in self.collections:
+                allowed = ", ".join(sorted(self.collections))
+                raise Failure(
+                    "forbidden",
+                    f"this API key may not use collection {collection!r} (allowed: {allowed})",
+                )
+            scoped["collection"] = collection
+        return scoped
+
+
+OPEN = Principal(user=None)
+ADMIN = Principal(user=None, admin=True)
+
+
+class Auth:
+    """The admin token (None: the gateway is open) and the per-user key store."""
+
+    def __init__(self, admin_token: str | None, keys: KeyStore) -> None:
+        self.admin_token = admin_token or None
+        self.keys = keys
+
+    @property
+    def on(self) -> bool:
+        return self.admin_token is not None
+
+    def principal(self, token: str | None) -> Principal | None:
+        """Who ``token`` is; None when auth is on and it is missing, unknown or expired."""
+        if self.admin_token is None:
+            return OPEN
+        if token is None:
+            return None
+        if hmac.compare_digest(token.encode(), self.admin_token.encode()):
+            return ADMIN
+        key = self.keys.verify(token)
+        if key is None:
+            return None
+        collections = frozenset(key.collections) if key.collections is not None else None
+        return Principal(user=key.user, collections=collections, key_id=key.id)
+
+
+AUTH = web.AppKey("auth", Auth)
+
+
+def key_file(data_dir: str, configured: str = "") -> Path:
+    """Where the gateway keeps API keys: the setting, else ``<data_dir>/gateway/api-keys.json``."""
+    return Path(configured) if configured else Path(data_dir) / "gateway" / "api-keys.json"
+
+
+def offered_token(request: web.Request, *, cookie: bool = True) -> str | None:
+    """The token an HTTP request carries: ``Authorization: Bearer T``, else ``?token=T``,
+    else (with ``cookie``) the web viewer's sign-in cookie (``viewer.cookie_key``)."""
+    header = request.headers.get("Authorization", "")
+    if header[:7].lower() == "bearer ":
+        return header[7:].strip()
+    if "token" in request.query:
+        return request.query["token"]
+    return cookie_key(request) if cookie else None
+
+
+def principal_for(app: web.Application, token: str | None) -> Principal | None:
+    """Who ``token`` is on this gateway (None: refused)."""
+    return app[AUTH].principal(token)
+
+
+def accepts(app: web.Application, key: str | None) -> bool:
+    """Whether ``key`` signs in to this gateway (the viewer's check): always when auth is off."""
+    return principal_for(app, key) is not None
+
+
+def authenticate(request: web.Request) -> Principal:
+    """Who this HTTP request is; ``Failure("unauthorized")`` if auth is on and it has no valid token."""
+    principal = principal_for(request.app, offered_token(request))
+    if principal is None:
+        raise Failure("unauthorized", "missing, unknown or revoked token (an API key or the admin token)")
+    return principal
+
+
+def admit(principal: Principal, service: str, request: dict[str, Any]) -> dict[str, Any]:
+    """The outside request as it may be forwarded (see the module docstring)."""
+    check_operation(service, request)
+    return principal.scope(strip_internal(service, request))

@@ -1,0 +1,72 @@
+"""What the outside may call through the gateway: an allow-list per service.
+
+Processors reach every operation over Pulsar; clients reach only these. Operations a
+processor calls on another (the librarian's ``put-content``, vector writes, the store's
+``delete-document`` that the librarian calls on ``remove-document``) are refused with
+``forbidden``, and the fields the services set for each other (``parent_uri`` of a
+sub-trace, a chosen ``session_id`` or ``started_at``) are dropped, so a client cannot
+graft, merge into or re-date a trace: every outside run gets a fresh trace id and time.
+"""
+
+from __future__ import annotations
+
+from typing import Any, get_args
+
+from trustgraph_base.messaging import SERVICES
+from trustgraph_flow.gateway.failure import Failure
+
+# service → the operations a client may ask for (None: the service has no operations).
+ALLOWED: dict[str, frozenset[str] | None] = {
+    "agent": None,
+    "graph-rag": None,
+    "document-rag": None,
+    "text-completion": None,
+    "embeddings": None,
+    "triples": None,
+    "sparql": None,
+    "vectors": frozenset({"query"}),
+    "explain": frozenset(
+        {"list-traces", "get-trace", "delete-trace", "document-hierarchy", "delete-collection",
+         "source-usage"}
+    ),
+    "librarian": frozenset(
+        {"add-document", "get-document", "list-documents", "remove-document", "get-content"}
+    ),
+}
+
+# service → request fields only processors set for each other.
+INTERNAL_FIELDS: dict[str, tuple[str, ...]] = {
+    "agent": ("session_id", "started_at"),
+    "graph-rag": ("session_id", "started_at", "parent_uri"),
+    "document-rag": ("session_id", "started_at", "parent_uri"),
+}
+
+
+def check_operation(service: str, request: dict[str, Any]) -> None:
+    """``forbidden`` unless the outside may call this service (and its ``operation``)."""
+    if service not in ALLOWED:
+        return  # unknown services are answered by the dispatcher (unknown-service)
+    allowed = ALLOWED[service]
+    if allowed is None:
+        return
+    operation = request.get("operation")
+    if isinstance(operation, str) and operation not in allowed and operation in _operations(service):
+        raise Failure(
+            "forbidden",
+            f"service '{service}': operation {operation!r} is internal "
+            f"(clients may use: {', '.join(sorted(allowed))})",
+        )
+
+
+def _operations(service: str) -> tuple[str, ...]:
+    """Every operation the service's request model knows (an unknown one fails validation)."""
+    field = SERVICES[service].request.model_fields.get("operation")
+    return get_args(field.annotation) if field is not None else ()
+
+
+def strip_internal(service: str, request: dict[str, Any]) -> dict[str, Any]:
+    """``request`` without the fields processors set for each other."""
+    fields = INTERNAL_FIELDS.get(service, ())
+    if not any(f in request for f in fields):
+        return request
+    return {k: v for k, v in request.items() if k not in fields}

@@ -1,0 +1,95 @@
+"""``POST /api/v1/iam``: API key management, for the admin token only.
+
+The operations and field names are the TrustGraph IAM ones that ``tg-create-api-key``,
+``tg-list-api-keys`` and ``tg-revoke-api-key`` send:
+
+- ``{"operation": "create-api-key", "key": {"user_id", "name", "expires"?, "collections"?}}``
+  → ``{"api_key_plaintext": KEY, "api_key": {id, user_id, name, prefix, created, expires, collections}}``
+- ``{"operation": "list-api-keys", "user_id"?}`` → ``{"api_keys": [...]}``
+- ``{"operation": "revoke-api-key", "key_id"}`` → ``{"revoked": KEY_ID}``
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import Any
+
+from aiohttp import web
+
+from trustgraph_flow.gateway.auth import AUTH, authenticate
+from trustgraph_flow.gateway.failure import Failure
+from trustgraph_flow.gateway.keys import KeyRequestError, KeyStore
+
+log = logging.getLogger("trustgraph_flow.gateway")
+
+
+def _text(value: Any, field: str, *, required: bool = True) -> str | None:
+    if value is None and not required:
+        return None
+    if not isinstance(value, str) or (required and not value):
+        raise Failure("bad-request", f"iam: '{field}' must be a non-empty string")
+    return value
+
+
+def _create(keys: KeyStore, body: dict[str, Any]) -> dict[str, Any]:
+    spec = body.get("key")
+    if not isinstance(spec, dict):
+        raise Failure("bad-request", "iam: create-api-key needs 'key': {user_id, name}")
+    user = _text(spec.get("user_id"), "key.user_id")
+    name = _text(spec.get("name"), "key.name")
+    expires = _text(spec.get("expires"), "key.expires", required=False)
+    collections = spec.get("collections")
+    if collections is not None and (
+        not isinstance(collections, list) or not all(isinstance(c, str) for c in collections)
+    ):
+        raise Failure("bad-request", "iam: 'key.collections' must be a list of names")
+    assert user is not None and name is not None
+    key, plaintext = keys.create(user, name, collections=collections, expires=expires)
+    log.info("created API key %s for user %r (%s)", key.id, user, name)
+    return {"api_key_plaintext": plaintext, "api_key": key.public()}
+
+
+def run(keys: KeyStore, body: dict[str, Any]) -> dict[str, Any]:
+    """Carry out one IAM operation; ``Failure`` naming what is wrong."""
+    operation = body.get("operation")
+    try:
+        if operation == "create-api-key":
+            return _create(keys, body)
+        if operation == "list-api-keys":
+            user = _text(body.get("user_id"), "user_id", required=False)
+            return {"api_keys": [k.public() for k in keys.list(user)]}
+        if operation == "revoke-api-key":
+            key_id = _text(body.get("key_id"), "key_id")
+            assert key_id is not None
+            if not keys.revoke(key_id):
+                raise Failure("not-found", f"no API key with id {key_id!r}")
+            log.info("revoked API key %s", key_id)
+            return {"revoked": key_id}
+    except KeyRequestError as exc:
+        raise Failure("bad-request", f"iam: {exc}") from None
+    known = "create-api-key, list-api-keys, revoke-api-key"
+    raise Failure("bad-request", f"iam: unknown operation {operation!r} (known: {known})")
+
+
+async def iam_handler(request: web.Request) -> web.Response:
+    try:
+        auth = request.app[AUTH]
+        if not auth.on:
+            raise Failure(
+                "bad-request",
+                "API keys need auth on: start the gateway with an admin token "
+                "(TG_GATEWAY_TOKEN or --token)",
+            )
+        if not authenticate(request).admin:
+            raise Failure("forbidden", "managing API keys needs the admin token")
+        try:
+            body = json.loads(await request.read())
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+            raise Failure("bad-request", f"malformed JSON body: {exc}") from None
+        if not isinstance(body, dict):
+            raise Failure("bad-request", "iam: the body must be a JSON object")
+        return web.json_response(await asyncio.to_thread(run, auth.keys, body))
+    except Failure as failure:
+        return web.json_response(failure.body(), status=failure.status)
