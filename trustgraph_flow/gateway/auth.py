@@ -141,4 +141,4 @@ def authenticate(request: web.Request) -> Principal:
 def admit(principal: Principal, service: str, request: dict[str, Any]) -> dict[str, Any]:
     """The outside request as it may be forwarded (see the module docstring)."""
     check_operation(service, request)
-    return principal.scope(strip_internal(service, request))
+    return principal.scope(strip_internal(service, request, operator=principal.user is None))

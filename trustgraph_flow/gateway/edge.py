@@ -3,9 +3,12 @@
 Processors reach every operation over Pulsar; clients reach only these. Operations a
 processor calls on another (the librarian's ``put-content``, vector writes, the store's
 ``delete-document`` that the librarian calls on ``remove-document``) are refused with
-``forbidden``, and the fields the services set for each other (``parent_uri`` of a
-sub-trace, a chosen ``session_id`` or ``started_at``) are dropped, so a client cannot
-graft, merge into or re-date a trace: every outside run gets a fresh trace id and time.
+``forbidden``, and the fields the services set for each other are dropped: ``parent_uri``
+(a sub-trace's caller) always, so nobody can graft a run onto another trace; a chosen
+``session_id`` or ``started_at`` for every API-key user, so such a run gets a fresh trace
+id and the current time. Only the operator (open gateway, admin token) may fix those two,
+for replays and tests; the services still refuse a session id that is already a trace
+and a time that is not a sane ``xsd:dateTime``.
 """
 
 from __future__ import annotations
@@ -34,11 +37,16 @@ ALLOWED: dict[str, frozenset[str] | None] = {
     ),
 }
 
-# service → request fields only processors set for each other.
+# service → request fields only processors set for each other (dropped for everyone) …
 INTERNAL_FIELDS: dict[str, tuple[str, ...]] = {
+    "graph-rag": ("parent_uri",),
+    "document-rag": ("parent_uri",),
+}
+# … and those only the operator may also set (dropped for API-key users).
+OPERATOR_FIELDS: dict[str, tuple[str, ...]] = {
     "agent": ("session_id", "started_at"),
-    "graph-rag": ("session_id", "started_at", "parent_uri"),
-    "document-rag": ("session_id", "started_at", "parent_uri"),
+    "graph-rag": ("session_id", "started_at"),
+    "document-rag": ("session_id", "started_at"),
 }
 
 
@@ -64,9 +72,11 @@ def _operations(service: str) -> tuple[str, ...]:
     return get_args(field.annotation) if field is not None else ()
 
 
-def strip_internal(service: str, request: dict[str, Any]) -> dict[str, Any]:
-    """``request`` without the fields processors set for each other."""
+def strip_internal(service: str, request: dict[str, Any], *, operator: bool) -> dict[str, Any]:
+    """``request`` without the fields processors set for each other (see the module docstring)."""
     fields = INTERNAL_FIELDS.get(service, ())
+    if not operator:
+        fields += OPERATOR_FIELDS.get(service, ())
     if not any(f in request for f in fields):
         return request
     return {k: v for k, v in request.items() if k not in fields}

@@ -6,7 +6,6 @@ User strings never become query text: pattern terms are pyoxigraph terms passed 
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Iterable, Iterator
 from itertools import islice
@@ -31,12 +30,8 @@ from trustgraph_flow.store.convert import (
     triple_of,
 )
 from trustgraph_flow.store.projection import in_order, star_order
+from trustgraph_flow.store.sparql_check import check_query
 
-_COMMENT = re.compile(r"(?m)(^|\s)#[^\n]*")
-_PROLOGUE = re.compile(r"^\s*((PREFIX\s+[^\s:]*:\s*<[^>]*>|BASE\s*<[^>]*>)\s*)*", re.IGNORECASE)
-_UPDATE = re.compile(r"^(INSERT|DELETE|LOAD|CLEAR|CREATE|DROP|COPY|MOVE|ADD|WITH)\b", re.IGNORECASE)
-_STRINGS_AND_IRIS = re.compile(r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\\]|\\\\.)*"|\'(?:[^\'\\\\]|\\\\.)*\'|<[^<>\s]*>')
-_SERVICE = re.compile(r"\bSERVICE\b", re.IGNORECASE)
 _MAX_ROWS = 100_000
 T = TypeVar("T")
 
@@ -68,27 +63,13 @@ def triples_query(store: ox.Store | None, req: TriplesQueryRequest) -> TriplesQu
     return TriplesQueryResponse(triples=[triple_of(q) for q in islice(quads, req.limit)])
 
 
-def is_update(query: str) -> bool:
-    """Whether the text is a SPARQL update (its first keyword after the prologue)."""
-    text = _COMMENT.sub(" ", query)
-    return bool(_UPDATE.match(text[_PROLOGUE.match(text).end():].lstrip()))  # type: ignore[union-attr]
-
-
-def calls_service(query: str) -> bool:
-    """Whether the query federates (SERVICE would make the store fetch arbitrary URLs)."""
-    return bool(_SERVICE.search(_COMMENT.sub(" ", _STRINGS_AND_IRIS.sub(" ", query))))
-
-
 def sparql(store: ox.Store | None, req: SparqlQueryRequest, deadline: float | None = None) -> SparqlQueryResponse:
     """Run a read-only query; updates are refused, syntax errors answered with their position.
 
     ``deadline`` (``time.monotonic``) stops a streamed result between rows, so a query the
     caller has stopped waiting for does not keep its thread for long.
     """
-    if is_update(req.query):
-        raise ServiceError("sparql-update-refused", "the store is read-only here: only SELECT, ASK, CONSTRUCT and DESCRIBE run")
-    if calls_service(req.query):
-        raise ServiceError("sparql-service-refused", "SERVICE (federated query) is not allowed")
+    check_query(req.query)  # updates, SERVICE and unreadable text never reach pyoxigraph
     # Parse-check against an empty in-memory store so a missing collection still reports syntax errors.
     return _answer(store if store is not None else ox.Store(), req.query, deadline)
 

@@ -1,0 +1,98 @@
+"""Which SPARQL text may run on a store: a query (not an update) that never calls SERVICE.
+
+pyoxigraph 0.5 cannot switch SERVICE off (its ``Store.query`` has no such option, and
+SERVICE fetches any URL from the store's host) nor hand out its parse. So the text is
+parsed by rdflib's SPARQL grammar and the parse tree is searched for a
+``ServiceGraphPattern``; an update parses only as an update. The check fails closed:
+text rdflib cannot read is refused, never run.
+
+Two differences between rdflib and pyoxigraph are closed off first, so both read the
+same structure:
+
+- rdflib expands ``\\u``/``\\U`` escapes in the whole text before parsing (so
+  ``"\\u0022"`` ends a string for rdflib but not for pyoxigraph, which would hide a
+  SERVICE inside what rdflib reads as one long string). Text holding a backslash
+  followed by ``u``/``U`` is refused: write the character itself.
+- rdflib does not know RDF 1.2 triple terms. For the check only, ``<<(``/``)>>`` (and
+  ``<<``/``>>``) become parentheses (a collection, the same shape of term) and the RDF 1.2
+  functions (``isTRIPLE``, ``TRIPLE``, ``SUBJECT`` …) become IRI function calls. These
+  edits only turn ``<``, ``>`` into spaces and parentheses and add closed ``<…>`` IRIs,
+  so they cannot open a string, comment or IRI around a keyword: what rdflib then reads
+  has the same SERVICE clauses pyoxigraph reads.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from typing import Any
+
+from pyparsing import ParseBaseException
+from rdflib.plugins.sparql.parser import parseQuery, parseUpdate
+from rdflib.plugins.sparql.parserutils import CompValue
+
+from trustgraph_base.errors import ServiceError
+
+_RDF12_FUNCTIONS = re.compile(
+    r"(?<![\w:?$.\-])(isTRIPLE|TRIPLE|SUBJECT|PREDICATE|OBJECT|hasLANGDIR|hasLANG|LANGDIR|STRLANGDIR)(?=\s*\()",
+    re.IGNORECASE,
+)
+_lock = threading.Lock()  # pyparsing's parser objects are shared module state
+
+
+def check_query(text: str) -> None:
+    """Refuse (``ServiceError``) an update, a SERVICE call, or text the check cannot read."""
+    if "\\u" in text or "\\U" in text:
+        raise ServiceError(
+            "sparql-unsupported",
+            "\\u and \\U escapes are not accepted here: write the character itself",
+        )
+    view = rdf11_view(text)
+    try:
+        with _lock:
+            tree = parseQuery(view)
+    except ParseBaseException as exc:
+        if _is_update(view):
+            raise ServiceError(
+                "sparql-update-refused",
+                "the store is read-only here: only SELECT, ASK, CONSTRUCT and DESCRIBE run",
+            ) from None
+        raise ServiceError(
+            "sparql-syntax", f"SPARQL syntax error at {exc.lineno}:{exc.col}: {exc.msg}"
+        ) from None
+    except RecursionError:
+        raise ServiceError("sparql-syntax", "the query is nested too deeply to check") from None
+    if calls_service(tree):
+        raise ServiceError("sparql-service-refused", "SERVICE (federated query) is not allowed")
+
+
+def rdf11_view(text: str) -> str:
+    """The text with RDF 1.2 terms and functions in SPARQL 1.1 shapes (see the module docstring)."""
+    for token, plain in (("<<(", " ( "), (")>>", " ) "), ("<<", " ( "), (">>", " ) ")):
+        text = text.replace(token, plain)
+    return _RDF12_FUNCTIONS.sub(lambda m: f" <urn:x-rdf12:{m.group(1).lower()}>", text)
+
+
+def _is_update(view: str) -> bool:
+    try:
+        with _lock:
+            parseUpdate(view)
+    except (ParseBaseException, RecursionError):
+        return False
+    return True
+
+
+def calls_service(tree: Any) -> bool:
+    """Whether a parse tree holds a SERVICE pattern anywhere (walked without recursion)."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, CompValue):
+            if node.name == "ServiceGraphPattern":
+                return True
+            stack.extend(node.values())
+        elif isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list | tuple) or type(node).__name__ == "ParseResults":
+            stack.extend(list(node))
+    return False
