@@ -11,6 +11,7 @@ from trustgraph_base.errors import WireError
 from trustgraph_base.rdf.terms import iri_fault
 
 M = TypeVar("M", bound=BaseModel)
+TOO_DEEP = "nested too deeply"
 
 
 def encode(model: BaseModel) -> bytes:
@@ -41,6 +42,8 @@ def decode(cls: type[M], data: bytes | str, *, tolerant: bool = False) -> M:
         value = json.loads(data)
     except (ValueError, UnicodeDecodeError) as exc:
         raise WireError(f"malformed JSON: {exc}") from None
+    except RecursionError:
+        raise WireError(f"malformed JSON: {TOO_DEEP}") from None
     return from_json(cls, value, tolerant=tolerant)
 
 
@@ -57,6 +60,8 @@ def from_json(cls: type[M], value: Any, *, tolerant: bool = False) -> M:
         return cls.model_validate(value)
     except ValidationError as exc:
         raise WireError(describe(exc)) from None
+    except RecursionError:
+        raise WireError(f"(message): {TOO_DEEP}") from None
 
 
 def json_fault(data: bytes | str) -> str:
@@ -65,6 +70,8 @@ def json_fault(data: bytes | str) -> str:
         json.loads(data)
     except (ValueError, UnicodeDecodeError) as exc:
         return str(exc)
+    except RecursionError:
+        return TOO_DEEP
     return "invalid JSON"
 
 

@@ -31,7 +31,7 @@ from trustgraph_base.messaging import (
 )
 from trustgraph_base.provenance import TG, uris
 from trustgraph_base.rdf.terms import LiteralTerm, Triple, iri, quoted
-from trustgraph_base.schema import ExplainRequest, SparqlQueryRequest, TriplesQueryRequest
+from trustgraph_base.schema import ExplainRequest, SparqlQueryRequest, Triples, TriplesQueryRequest
 from trustgraph_base.settings import ProcessorSettings
 from trustgraph_flow.store.processor import StoreSettings, proc
 
@@ -161,3 +161,34 @@ async def test_reply_too_large_is_an_error_naming_the_fix(clients, bus: Bus, top
     with pytest.raises(ServiceError) as err:
         await eventually(lambda: triples_c.request(query.model_copy(update={"limit": 10}), timeout=10), lambda r: False)
     assert err.value.type == "result-too-large" and "lower the limit" in err.value.message
+
+
+async def test_poison_messages_are_rejected_alone_and_the_writer_lives(clients, bus: Bus, topics: Topics) -> None:  # type: ignore[no-untyped-def]
+    """D3: whatever a message holds, it is dead-lettered alone; its batch is written."""
+    triples_c, _, _ = clients
+    topic = topics.topic(TRIPLES_STORE)
+    dead = await bus.subscribe(topics.dead_letter(topic, f"store.{TRIPLES_STORE}"), "inspect")
+    poison = [
+        b"[" * 100000 + b"]" * 100000,
+        b'{"metadata": ' * 20000 + b"1" + b"}" * 20000,
+        b'\xff\xfe{"metadata": {"id": "x"}, "triples": []}',
+        b"[]",
+        b'{"metadata": 5, "triples": "no"}',
+    ]
+    goods = [msg([Triple(s=iri(f"urn:good:{u}{n}"), p=iri("urn:p3"), o=LiteralTerm(v="1"))], f"{u}{n}", user=u)
+             for n in range(3) for u in ("alice", "bob")]
+    mixed: list[Triples | bytes] = [x for pair in zip(goods, poison, strict=False) for x in pair] + goods[len(poison):]
+    await asyncio.gather(*(bus.publish(topic, m) for m in mixed))
+    dead_payloads = [(await asyncio.wait_for(dead.receive(), 15)).data() for _ in poison]
+    assert sorted(dead_payloads) == sorted(poison)
+
+    async def subjects(user: str) -> list[str]:
+        found = await triples_c.request(TriplesQueryRequest(p=iri("urn:p3"), user=user), timeout=10)
+        return sorted(t.s.i for t in found.triples)
+
+    for user in ("alice", "bob"):
+        expected = [f"urn:good:{user}{n}" for n in range(3)]
+        assert await eventually(lambda u=user: subjects(u), lambda r, e=expected: r == e) == expected  # type: ignore[misc]
+    # the consumer is still there: a later message is written too
+    await bus.publish(topic, msg([Triple(s=iri("urn:good:later"), p=iri("urn:p3"), o=LiteralTerm(v="1"))], "later"))
+    assert "urn:good:later" in await eventually(lambda: subjects("alice"), lambda r: "urn:good:later" in r)

@@ -82,9 +82,10 @@ class Runner:
             await self.consumer.negative_acknowledge(msg)
 
     def _decode(self, msg: Any) -> BaseModel | None:
+        """The message's value, or None (logged once) when it cannot be decoded, whatever it holds."""
         try:
             return decode(self.route.model, msg.data())
-        except WireError as exc:
+        except Exception as exc:  # WireError; anything else from a decoder must not kill the consumer
             log.warning(
                 "dead-lettering malformed message on %s (id=%s): %s",
                 self.topic,
