@@ -231,12 +231,18 @@ class Runner:
         return good, values
 
     async def _handle_batch(self, good: list[Any], values: list[BaseModel]) -> None:
+        """Ack the batch once the handler returns; nack all if it raises, or only the values
+        it returns (those failed for a reason of their own: the rest are done)."""
         try:
-            await self.route.handler(values, self.ctx)
+            failed = await self.route.handler(values, self.ctx)
         except Exception as exc:
             log.warning("batch handler failed on %s (will retry): %r", self.topic, exc)
             for msg in good:
                 await self.consumer.negative_acknowledge(msg)
             return
-        for msg in good:
-            await self.consumer.acknowledge(msg)
+        retry = {id(v) for v in failed or ()}
+        for msg, value in zip(good, values, strict=True):
+            if id(value) in retry:
+                await self.consumer.negative_acknowledge(msg)
+            else:
+                await self.consumer.acknowledge(msg)

@@ -100,9 +100,11 @@ class Processor(Generic[S]):
     def batch_consumer(
         self, topic_name: str, model: type[M], *, max_batch: int = 256, max_wait: float = 0.01
     ) -> Callable[[Any], Any]:
-        """Register ``async def (msgs, ctx) -> None`` called with up to ``max_batch`` messages.
+        """Register ``async def (msgs, ctx)`` called with up to ``max_batch`` messages.
 
-        The whole batch is acked after the handler returns (or nacked if it raises).
+        The whole batch is acked after the handler returns (or nacked if it raises). A
+        handler may return the messages that failed on their own (e.g. one collection's
+        store could not be opened): only those are nacked (retried, then dead-lettered).
         """
 
         def register(fn: Any) -> Any:

@@ -102,11 +102,13 @@ async def close_stores(ctx: Context[StoreSettings]) -> None:
 
 
 @proc.batch_consumer(TRIPLES_STORE, Triples, max_batch=1024, max_wait=0.02)
-async def store_triples(batch: list[Triples], ctx: Context[StoreSettings]) -> None:
-    """Commit the batch before returning: the runtime acks it only afterwards."""
+async def store_triples(batch: list[Triples], ctx: Context[StoreSettings]) -> list[Triples]:
+    """Commit the batch before returning: the runtime acks it only afterwards (all but the
+    returned messages, whose collection could not be written: they are redelivered)."""
     started = time.perf_counter()
     report = await write(ctx, lambda stores: write_batch(stores, batch))
     log.debug("wrote %d triples from %d messages in %.1f ms", report.written, len(batch), (time.perf_counter() - started) * 1000)
+    return report.retry
 
 
 @proc.service(TRIPLES_QUERY)

@@ -24,11 +24,24 @@ _MAX_NAME = 100
 
 
 def safe_name(prefix: str, text: str) -> str:
-    """A directory name for user text: percent-encoded, or hashed when long; never '.' or '..'."""
+    """A directory name for user text, distinct for distinct texts by construction.
+
+    ``<prefix>-<percent-encoded>`` (percent-encoding is injective, and never yields '.' or
+    '..'), or, when that is longer than 100 characters, ``<prefix>h-<sha256>``: its second
+    character is ``h``, never the ``-`` of an encoded name, so no literal name can reach a
+    hashed one's directory.
+    """
     encoded = quote(text, safe="-_")
     if len(encoded) > _MAX_NAME:
-        encoded = "h" + hashlib.sha256(text.encode()).hexdigest()
+        return f"{prefix}h-{hashlib.sha256(text.encode()).hexdigest()}"
     return f"{prefix}-{encoded}"
+
+
+def legacy_name(prefix: str, text: str) -> str | None:
+    """The pre-injective directory of a long name (``<prefix>-h<sha256>``), else None."""
+    if len(quote(text, safe="-_")) > _MAX_NAME:
+        return f"{prefix}-h{hashlib.sha256(text.encode()).hexdigest()}"
+    return None
 
 
 @dataclass(eq=False)
@@ -66,6 +79,21 @@ class Stores:
     def path(self, user: str, collection: str) -> Path:
         return self.root / safe_name("u", user) / safe_name("c", collection)
 
+    def _migrate(self, user: str, collection: str) -> None:
+        """Move a long name's store from its old hashed directory to its injective one.
+
+        The old form (``u-h<sha256>``) was also what a user literally named ``h<sha256>``
+        got; the long name's owner is taken as the owner (a literal 64-hex name is
+        what the collision attack used). Done once, logged.
+        """
+        old_user = legacy_name("u", user) or safe_name("u", user)
+        old_coll = legacy_name("c", collection) or safe_name("c", collection)
+        old, new = self.root / old_user / old_coll, self.path(user, collection)
+        if old != new and old.is_dir() and not new.exists():
+            new.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            old.rename(new)
+            log.warning("moved store %s to %s (collision-free directory names)", old, new)
+
     @contextmanager
     def lease(self, user: str, collection: str, *, create: bool = False) -> Iterator[Handle | None]:
         """The open store of one collection for the ``with`` block; None when absent and not ``create``."""
@@ -91,6 +119,7 @@ class Stores:
                 self._retired.remove(handle)
                 handle.retired = False
             else:
+                self._migrate(*key)
                 path = self.path(*key)
                 if not create and not path.is_dir():
                     return None

@@ -30,6 +30,7 @@ class WriteReport:
 
     written: int = 0
     rejected: list[tuple[str, str]] = field(default_factory=list)
+    retry: list[Triples] = field(default_factory=list)  # their collection failed: redeliver
 
 
 def convert_message(msg: Triples) -> list[ox.Quad]:
@@ -44,12 +45,19 @@ def write_batch(stores: Stores, messages: Sequence[Triples]) -> WriteReport:
     for msg in messages:
         groups[(msg.metadata.user, msg.metadata.collection)].append(msg)
     for (user, collection), group in groups.items():
-        with stores.lease(user, collection, create=True) as handle:
-            assert handle is not None
-            written = write_group(handle, group, report)
-            retrieval = [t for m in written for t in m.triples if t.g == GRAPH_RETRIEVAL]
-            if retrieval:
-                handle.index.record(retrieval)
+        try:
+            with stores.lease(user, collection, create=True) as handle:
+                assert handle is not None
+                written = write_group(handle, group, report)
+                retrieval = [t for m in written for t in m.triples if t.g == GRAPH_RETRIEVAL]
+                if retrieval:
+                    handle.index.record(retrieval)
+        except OSError as exc:
+            # This collection only (its store would not open or write): the other groups
+            # of the batch are done and acked; these messages are redelivered alone.
+            log.warning("cannot write %d messages of user=%s collection=%s (will retry): %s",
+                        len(group), user, collection, exc)
+            report.retry.extend(group)
     return report
 
 
