@@ -17,13 +17,14 @@ from trustgraph_base.errors import RequestTimeout, ServiceError
 from trustgraph_base.messaging import EMBEDDINGS, TEXT_COMPLETION, TRIPLES_STORE, VECTORS, Context
 from trustgraph_base.provenance import (
     GRAPH_RETRIEVAL,
+    check_started_at,
     failure_triples,
     metrics_triples,
     now_iso,
     synthesis_triples,
 )
 from trustgraph_base.provenance.uris import check_session_id, new_session_id, synthesis_uri
-from trustgraph_base.rdf.terms import Triple, check_iri, check_lexical
+from trustgraph_base.rdf.terms import Triple, check_iri
 from trustgraph_base.schema import (
     EmbeddingsRequest,
     Metadata,
@@ -65,7 +66,7 @@ def trace_identity(req: RagRequest, uri_of: Callable[[str], str]) -> tuple[str, 
         if req.parent_uri:
             check_iri(req.parent_uri)
         if req.started_at:
-            check_lexical(req.started_at, "http://www.w3.org/2001/XMLSchema#dateTime")
+            check_started_at(req.started_at)
     except ValueError as exc:
         raise ServiceError("bad-request", str(exc)) from None
     return uri_of(session), req.started_at or now_iso()

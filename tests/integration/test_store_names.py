@@ -10,7 +10,14 @@ from pathlib import Path
 from tests.conftest import RunningProcessors
 from tests.integration.test_store_service import eventually
 from tests.integration.test_store_support import graph_rag, msg
-from trustgraph_base.messaging import EXPLAIN, TRIPLES_QUERY, TRIPLES_STORE, Bus, RequestClient, Topics
+from trustgraph_base.messaging import (
+    EXPLAIN,
+    TRIPLES_QUERY,
+    TRIPLES_STORE,
+    Bus,
+    RequestClient,
+    Topics,
+)
 from trustgraph_base.rdf.terms import LiteralTerm, Triple, iri
 from trustgraph_base.schema import ExplainRequest, TriplesQueryRequest
 from trustgraph_base.settings import ProcessorSettings

@@ -7,6 +7,7 @@ from trustgraph_base.provenance.agent import (
     arguments_json,
 )
 from trustgraph_base.provenance.common import (
+    check_started_at,
     failure_triples,
     metrics_triples,
     now_iso,
@@ -55,6 +56,7 @@ __all__ = [
     "agent_iteration_triples",
     "agent_session_triples",
     "arguments_json",
+    "check_started_at",
     "chunk_triples",
     "docrag_exploration_triples",
     "docrag_question_triples",

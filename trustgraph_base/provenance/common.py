@@ -2,15 +2,37 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from trustgraph_base.provenance.namespaces import PROV, RDF, TG, XSD
-from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Term, Triple
+from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Term, Triple, check_lexical
+
+EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
+MAX_AHEAD = timedelta(days=1)  # clock skew between a replaying caller and this host
 
 
 def now_iso() -> str:
     """The current time as an ``xsd:dateTime`` lexical form (UTC, milliseconds)."""
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def check_started_at(text: str) -> str:
+    """A caller-given trace time: an ``xsd:dateTime`` with its zone, from 1970 to a day from now.
+
+    ``ValueError`` otherwise, so a trace cannot be pinned to the top of the list (9999-12-31)
+    or given an offset no clock has (+25:00).
+    """
+    hint = "use e.g. 2026-01-02T03:04:05Z"
+    try:
+        check_lexical(text, XSD.dateTime)
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        raise ValueError(f"bad started_at {text!r}: {hint}") from None
+    if when.tzinfo is None:
+        raise ValueError(f"bad started_at {text!r}: it needs a zone (Z or ±hh:mm); {hint}")
+    if not EARLIEST <= when <= datetime.now(UTC) + MAX_AHEAD:
+        raise ValueError(f"bad started_at {text!r}: not between 1970 and now")
+    return text
 
 
 def datetime_literal(timestamp: str) -> LiteralTerm:

@@ -175,7 +175,11 @@ class Triple(BaseModel):
 _INTEGER = re.compile(r"^[+-]?\d+$")
 _DECIMAL = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)$")
 _DOUBLE = re.compile(r"^([+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?|[+-]?INF|NaN)$")
-_DATETIME = re.compile(r"^-?\d{4,}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})?$")
+# XSD 1.1: month 01-12, day 01-31, hour 00-24, minutes/seconds 00-59, zone offset at most 14:00.
+_DATETIME = re.compile(
+    r"^-?\d{4,}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-4]):[0-5]\d:[0-5]\d(\.\d+)?"
+    r"(Z|[+-]((0\d|1[0-3]):[0-5]\d|14:00))?$"
+)
 _LEXICAL = {
     XSD + "integer": _INTEGER,
     XSD + "int": _INTEGER,

@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import Field
@@ -25,6 +24,7 @@ from trustgraph_base.provenance import (
     agent_iteration_triples,
     agent_session_triples,
     arguments_json,
+    check_started_at,
     failure_triples,
     now_iso,
     uris,
@@ -262,14 +262,9 @@ def _timestamp(started_at: str) -> str:
     if not started_at:
         return now_iso()
     try:
-        datetime.fromisoformat(started_at)
-        if "T" not in started_at:
-            raise ValueError("no time")
-    except ValueError:
-        raise ServiceError(
-            "bad-request", f"bad started_at {started_at!r}: use e.g. 2026-01-02T03:04:05Z"
-        ) from None
-    return started_at
+        return check_started_at(started_at)
+    except ValueError as exc:
+        raise ServiceError("bad-request", str(exc)) from None
 
 
 def open_session(req: AgentRequest, ctx: Context[Settings]) -> Session:

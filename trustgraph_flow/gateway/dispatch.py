@@ -9,8 +9,17 @@ from typing import Any
 from pydantic import BaseModel
 
 from trustgraph_base.errors import WireError
-from trustgraph_base.messaging import SERVICES, Bus, RequestClient, ServiceSpec, Topics
-from trustgraph_base.schema import Response
+from trustgraph_base.messaging import (
+    SERVICES,
+    TRIPLES_QUERY,
+    Bus,
+    RequestClient,
+    ServiceSpec,
+    Topics,
+)
+from trustgraph_base.provenance import GRAPH_RETRIEVAL, uris
+from trustgraph_base.rdf.terms import IriTerm
+from trustgraph_base.schema import Response, TriplesQueryRequest, TriplesQueryResponse
 from trustgraph_base.wire import from_json, to_json
 from trustgraph_flow.gateway.auth import Principal, admit
 from trustgraph_flow.gateway.failure import STATUS, Failure, as_failure
@@ -18,6 +27,24 @@ from trustgraph_flow.gateway.failure import STATUS, Failure, as_failure
 __all__ = ["STATUS", "Dispatcher", "Failure", "as_failure"]
 
 log = logging.getLogger(__name__)
+
+
+_TRACE_URI = {
+    "agent": uris.agent_session_uri,
+    "graph-rag": uris.graph_rag_question_uri,
+    "document-rag": uris.docrag_question_uri,
+}
+
+
+def trace_uri(service: str, session_id: str) -> str | None:
+    """The trace a chosen session id names (None: none chosen, or not a traced service)."""
+    make = _TRACE_URI.get(service)
+    if make is None or not session_id:
+        return None
+    try:
+        return make(session_id)
+    except ValueError:
+        return None  # the service answers bad-request itself
 
 
 class Dispatcher:
@@ -58,12 +85,35 @@ class Dispatcher:
         except WireError as exc:
             raise Failure("bad-request", f"service '{service}': {exc}") from None
 
+    async def refuse_reused_session(self, spec: ServiceSpec[BaseModel, Response], request: BaseModel) -> None:
+        """A chosen ``session_id`` whose trace already exists is ``session-exists`` (D7).
+
+        Only the operator can choose one (``edge.py`` drops it for API-key users); a run
+        under an existing id would merge into that trace. A duplicate sent at the same
+        moment, before either trace is written, is not caught here.
+        """
+        uri = trace_uri(spec.name, getattr(request, "session_id", ""))
+        if uri is None:
+            return
+        probe = TriplesQueryRequest(
+            s=IriTerm(i=uri), g=GRAPH_RETRIEVAL, limit=1,
+            user=request.user, collection=request.collection,  # type: ignore[attr-defined]
+        )
+        found = await self._clients[TRIPLES_QUERY.name].request(probe, timeout=self.timeout)
+        if isinstance(found, TriplesQueryResponse) and found.triples:
+            raise Failure(
+                "session-exists",
+                f"session_id {getattr(request, 'session_id', '')!r} is already a trace ({uri}): "
+                "leave it empty for a new one",
+            )
+
     async def stream(
         self, spec: ServiceSpec[BaseModel, Response], request: BaseModel
     ) -> AsyncIterator[tuple[dict[str, Any], bool]]:
         """Forward ``request``; yield each reply's JSON and whether it is the last."""
         client = self._clients[spec.name]
         try:
+            await self.refuse_reused_session(spec, request)
             async for reply in client.stream(request, timeout=self.timeout):
                 yield to_json(reply), reply.end_of_stream
         except Exception as exc:
