@@ -18,6 +18,7 @@ from trustgraph_cli.options import (
     question_option,
     run,
 )
+from trustgraph_cli.rag_output import note_offline
 
 EPILOG = """\b
 Examples:
@@ -101,6 +102,16 @@ def main(
     from trustgraph_cli.render.text import safe
 
     final = run(gw, ask)
+    note_offline(final)
+    trace = safe(final.get("explain_id") or "")
+    if final.get("finish_reason") == "iteration-limit":
+        # No answer: nothing on stdout, the reason on stderr, exit 1 (the trace keeps it too).
+        reason = safe(final.get("content", "")).strip().rstrip(".") or "Stopped"
+        see = f"tg-show-explain-trace {trace}" if trace else "tg-show-explain-trace"
+        raise click.ClickException(
+            f"the agent {reason[:1].lower()}{reason[1:]}; raise --max-iterations, "
+            f"or see how far it got with {see}"
+        )
     click.echo(safe(final.get("content", "")))
-    if final.get("explain_id"):
-        click.echo(f"trace: {safe(final['explain_id'])}", err=True)
+    if trace:
+        click.echo(f"trace: {trace}", err=True)

@@ -12,6 +12,18 @@ import click
 
 from trustgraph_cli.options import Gateway, run
 
+OFFLINE_MODEL = "offline"  # the model name the offline engine reports
+OFFLINE_NOTE = (
+    "note: answered by the offline engine (no LLM is configured); to use a real one, start "
+    "the stack with TG_LLM_BASE_URL and TG_LLM_MODEL set (README: Using a real LLM)"
+)
+
+
+def note_offline(final: dict[str, Any]) -> None:
+    """One stderr line when the answer came from the offline engine."""
+    if final.get("model") == OFFLINE_MODEL:
+        click.echo(OFFLINE_NOTE, err=True)
+
 
 def check_question(question: str) -> None:
     if not question.strip():
@@ -48,5 +60,6 @@ def ask_rag(
         return final
 
     final = run(gw, ask)
+    note_offline(final)
     if final.get("explain_id"):
         click.echo(f"trace: {safe(final['explain_id'])}", err=True)

@@ -11,10 +11,17 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 from trustgraph_base.errors import RequestTimeout, ServiceError
-from trustgraph_base.messaging import EMBEDDINGS, TEXT_COMPLETION, TRIPLES_STORE, VECTORS, Context
+from trustgraph_base.messaging import (
+    EMBEDDINGS,
+    LIBRARIAN,
+    TEXT_COMPLETION,
+    TRIPLES_STORE,
+    VECTORS,
+    Context,
+)
 from trustgraph_base.provenance import (
     GRAPH_RETRIEVAL,
     check_started_at,
@@ -27,6 +34,7 @@ from trustgraph_base.provenance.uris import check_session_id, new_session_id, sy
 from trustgraph_base.rdf.terms import Triple, check_iri
 from trustgraph_base.schema import (
     EmbeddingsRequest,
+    LibrarianRequest,
     Metadata,
     TextCompletionRequest,
     TextCompletionResponse,
@@ -47,6 +55,9 @@ class RagSettings(ProcessorSettings):
     llm_temperature: float | None = None
 
 
+LOOKUP_TIMEOUT = 5.0  # seconds to wait for the librarian when explaining an empty result
+
+
 def no_data_error(req: RagRequest) -> ServiceError:
     """The error for a collection with nothing to retrieve from."""
     return ServiceError(
@@ -54,6 +65,36 @@ def no_data_error(req: RagRequest) -> ServiceError:
         f"collection {req.collection!r} of user {req.user!r} has no documents; "
         "load some with tg-load-document",
     )
+
+
+async def nothing_found_error(
+    ctx: Context[Any], req: RagRequest, missing: Literal["edges", "chunks"]
+) -> ServiceError:
+    """The error when retrieval finds nothing, saying why: no documents, documents still
+    being processed, or documents from which nothing was extracted (asked of the librarian;
+    if it does not answer, the plain ``no_data_error``)."""
+    listing = LibrarianRequest(operation="list-documents", user=req.user, collection=req.collection)
+    try:
+        found = await ctx.client(LIBRARIAN).request(
+            listing, timeout=min(LOOKUP_TIMEOUT, ctx.settings.request_timeout)
+        )
+    except (ServiceError, RequestTimeout):
+        return no_data_error(req)
+    docs = found.documents
+    if not docs:
+        return no_data_error(req)
+    noun = "document" if len(docs) == 1 else "documents"
+    what = "knowledge edges were extracted" if missing == "edges" else "text chunks were indexed"
+    where = f"collection {req.collection!r} of user {req.user!r}"
+    busy = sum(d.status in ("uploading", "processing") for d in docs)
+    if busy:
+        hint = f"{busy} of them still being processed: ask again when tg-list-documents shows them complete"
+    elif missing == "edges":
+        hint = "the LLM found no facts in them (tg-list-documents shows each document's edges " \
+            "and errors); tg-invoke-document-rag answers from their text"
+    else:
+        hint = "tg-list-documents shows each document's status and errors"
+    return ServiceError("no-data", f"no {what} from the {len(docs)} {noun} in {where} ({hint})")
 
 
 def trace_identity(req: RagRequest, uri_of: Callable[[str], str]) -> tuple[str, str]:
@@ -130,10 +171,12 @@ class Trace(Generic[R]):
             end_of_stream=False,
         )
 
-    def final(self, answer: str) -> R:
-        """The last response: the answer (empty when it was streamed) and the trace id."""
+    def final(self, answer: str, model: str = "") -> R:
+        """The last response: the answer (empty when it was streamed), the trace id and the
+        model that wrote the answer."""
         return self.response(
-            response=answer, explain_id=self.question_uri, explain_graph=GRAPH_RETRIEVAL
+            response=answer, explain_id=self.question_uri, explain_graph=GRAPH_RETRIEVAL,
+            model=model or None,
         )
 
     def piece(self, text: str) -> R:
@@ -170,7 +213,7 @@ class Trace(Generic[R]):
             raise ServiceError("llm-error", "the LLM returned an empty answer")
         synth = synthesis_uri(self.question_uri)
         yield await self.stage(synth, synthesis_triples(synth, parent_uri, call.text), call.cost)
-        yield self.final("" if request.streaming else call.text)
+        yield self.final("" if request.streaming else call.text, call.cost.model)
 
     async def _publish(self, uri: str, triples: list[Triple]) -> None:
         meta = Metadata(id=uri, user=self.req.user, collection=self.req.collection)

@@ -11,6 +11,7 @@ from trustgraph_base.messaging import TRIPLES_QUERY, Bus, RequestClient, Topics
 from trustgraph_base.provenance import GRAPH_RETRIEVAL, PROV
 from trustgraph_base.rdf.terms import IriTerm
 from trustgraph_base.schema import TriplesQueryRequest, TriplesQueryResponse
+from trustgraph_cli.rag_output import OFFLINE_NOTE
 from trustgraph_flow.agent import processor as agent
 
 USER = "dora"
@@ -57,6 +58,7 @@ async def test_invoke_agent_on_the_sample_corpus(
             f"Explain: {trace}/i1",
             "Thought: The observation answers the question.",
             f"Explain: {trace}/final",
+            OFFLINE_NOTE,  # the answer came from the offline engine, and says so
         ]
 
         # The GraphRAG run the tool made is a sub-trace of the analysis that called it.
@@ -77,14 +79,26 @@ async def test_invoke_agent_on_the_sample_corpus(
         quiet = await stack.cli("tg-invoke-agent", "-v", "--no-streaming", "-q", QUESTION, *scope)
         assert quiet.code == 0, quiet.stderr
         assert quiet.stdout.startswith("Paris is the capital of France.")
-        assert quiet.stderr.startswith("trace: urn:trustgraph:agent:")
-        assert len(quiet.stderr.strip().splitlines()) == 1
+        assert quiet.stderr.splitlines()[0] == OFFLINE_NOTE
+        assert quiet.stderr.splitlines()[1].startswith("trace: urn:trustgraph:agent:")
+        assert len(quiet.stderr.strip().splitlines()) == 2
 
         limited = await stack.cli(
             "tg-invoke-agent", "--max-iterations", "1", "-q", QUESTION, *scope
         )
-        assert limited.code == 0, limited.stderr
-        assert limited.stdout == "Stopped after 1 iteration without a final answer.\n"
+        # No answer within the limit: nothing on stdout, the reason on stderr, exit 1.
+        assert (limited.code, limited.stdout) == (1, "")
+        stopped = limited.stderr.strip().splitlines()[-1]
+        assert stopped.startswith(
+            "Error: the agent stopped after 1 iteration without a final answer; "
+            "raise --max-iterations, or see how far it got with tg-show-explain-trace "
+            "urn:trustgraph:agent:"
+        )
+        kept = await eventually(
+            lambda: stack.cli("tg-show-explain-trace", stopped.rsplit(" ", 1)[-1], *scope),
+            lambda r: "Conclusion" in r.stdout,
+        )
+        assert "Stopped after 1 iteration without a final answer." in kept.stdout
 
         refused = await stack.cli("tg-invoke-agent", "--group", "nope", "-q", QUESTION, *scope)
         assert refused.code == 1

@@ -44,7 +44,8 @@ class Launcher:
 async def start(tmp_path: Path) -> AsyncIterator[object]:
     started: list[Launcher] = []
 
-    async def launch(data: Path, port: int) -> Launcher:
+    async def launch(data: Path, port: int, env: dict[str, str] | None = None) -> Launcher:
+        base = {k: v for k, v in os.environ.items() if not k.startswith(("TG_LLM_", "OPENAI_"))}
         proc = await asyncio.create_subprocess_exec(
             *command_line("tg-start"),
             "--data-dir",
@@ -54,6 +55,7 @@ async def start(tmp_path: Path) -> AsyncIterator[object]:
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
             stdin=asyncio.subprocess.DEVNULL,
+            env={**base, **(env or {})},
         )
         started.append(Launcher(proc))
         return started[-1]
@@ -89,6 +91,12 @@ async def test_start_stop_restart_keeps_data(start, tmp_path: Path) -> None:  # 
     assert url in await first.wait_for("trace viewer:")
     async with aiohttp.ClientSession() as http, http.get(url) as page:  # the printed URL is the viewer
         assert page.status == 200 and "<title>explaingraph" in await page.text()
+    offline = [ln for ln in first.lines if "offline engine" in ln]
+    assert offline == [
+        "answers come from the offline engine (no LLM configured): to use a real LLM, set "
+        "TG_LLM_BASE_URL and TG_LLM_MODEL (e.g. TG_LLM_BASE_URL=http://localhost:11434/v1 "
+        "TG_LLM_MODEL=llama3.2 for Ollama) before tg-start; README: Using a real LLM"
+    ]
     broker_port = (data / "broker" / "port").read_text()
     await publish(data)
     found = await eventually(lambda: query(url), lambda r: "hello" in r[1])
@@ -112,7 +120,10 @@ async def test_start_stop_restart_keeps_data(start, tmp_path: Path) -> None:  # 
     code, _, err = await run_cli("tg-stop", "--data-dir", str(data))
     assert code == 1 and "not running" in err
 
-    second = await start(data, port)
+    second = await start(data, port, {"TG_LLM_BASE_URL": "http://127.0.0.1:9/v1",
+                                      "TG_LLM_MODEL": "tiny"})
+    configured = await second.wait_for("answers come from")
+    assert configured == "answers come from the LLM at http://127.0.0.1:9/v1 (model tiny)"
     await second.wait_for("explaingraph is up:")
     assert (data / "broker" / "port").read_text() == broker_port
     assert (await query(url))[1] == f'<{S}> <{P}> "hello" .\n'

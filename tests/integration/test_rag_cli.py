@@ -11,6 +11,7 @@ from trustgraph_base.messaging import TRIPLES_QUERY, Bus, RequestClient, Topics
 from trustgraph_base.provenance import GRAPH_RETRIEVAL, GRAPH_SOURCE, PROV, RDF, TG
 from trustgraph_base.rdf.terms import IriTerm, Term, TripleTerm
 from trustgraph_base.schema import TriplesQueryRequest
+from trustgraph_cli.rag_output import OFFLINE_NOTE
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 USER = "carol"
@@ -79,16 +80,18 @@ async def test_load_then_ask_both_ways(pulsar_url: str, prefix: str, tmp_path: P
         assert "Paris" in graph.stdout
         trace = graph.stderr.strip().splitlines()[-1].removeprefix("trace: ")
         assert trace.startswith("urn:trustgraph:question:")
-        explained = [ln.removeprefix("Explain: ") for ln in graph.stderr.splitlines()[:-1]]
+        explained = [ln.removeprefix("Explain: ") for ln in graph.stderr.splitlines()[:-2]]
         assert explained == [trace + s for s in ("", "/exploration", "/focus", "/synthesis")]
+        assert graph.stderr.splitlines()[-2] == OFFLINE_NOTE
 
         docs = await stack.cli(
             "tg-invoke-document-rag", "--no-streaming", "-q", "Where was Marie Curie born?", *scope
         )
         assert docs.code == 0, docs.stderr
         assert "Warsaw" in docs.stdout
-        assert docs.stderr.strip().startswith("trace: urn:trustgraph:docrag:")
-        doc_trace = docs.stderr.strip().removeprefix("trace: ")
+        assert docs.stderr.splitlines()[0] == OFFLINE_NOTE
+        assert docs.stderr.splitlines()[1].startswith("trace: urn:trustgraph:docrag:")
+        doc_trace = docs.stderr.splitlines()[1].removeprefix("trace: ")
 
         store = Store(stack)
         try:
@@ -121,3 +124,24 @@ async def test_empty_collection_and_unreachable_gateway(
     assert "tg-load-document" in empty.stderr and "Traceback" not in empty.stderr
     down = await stack.cli("tg-invoke-graph-rag", "-q", "x", env={"TRUSTGRAPH_URL": stack.url})
     assert down.code == 1 and "cannot reach gateway" in down.stderr
+
+
+async def test_documents_without_edges_are_not_called_no_documents(
+    pulsar_url: str, prefix: str, tmp_path: Path
+) -> None:
+    # Lower-case prose: the offline engine finds no subject in it, so no edge is extracted.
+    text = tmp_path / "plain.txt"
+    text.write_text("just some words without any names in them. nothing to relate here.\n")
+    async with Stack(pulsar_url, prefix, stack_processors(), data_dir=tmp_path) as stack:
+        loaded = await stack.cli("tg-load-document", str(text), "-U", USER)
+        assert loaded.code == 0, loaded.stderr
+        graph = await stack.cli("tg-invoke-graph-rag", "-q", "What is here?", "-U", USER)
+        docs = await stack.cli("tg-invoke-document-rag", "-q", "What is here?", "-C", "other")
+    assert graph.code == 1
+    assert (
+        f"no knowledge edges were extracted from the 1 document in collection 'default' of "
+        f"user '{USER}'"
+    ) in graph.stderr
+    assert "tg-invoke-document-rag answers from their text" in graph.stderr
+    assert "has no documents" not in graph.stderr and "Traceback" not in graph.stderr
+    assert docs.code == 1 and "collection 'other' of user 'trustgraph' has no documents" in docs.stderr

@@ -27,7 +27,7 @@ from trustgraph_flow.rag_common import (
     RagSettings,
     Trace,
     nearest,
-    no_data_error,
+    nothing_found_error,
     traced,
 )
 
@@ -72,7 +72,7 @@ async def run(
     explore_cost = Cost()
     matches = await nearest(ctx, req, "chunk", req.doc_limit, explore_cost)
     if not matches:
-        raise no_data_error(req)
+        raise await nothing_found_error(ctx, req, "chunks")
     texts = await chunk_texts(ctx, req, matches)
     explore = exploration_uri(question)
     yield await trace.stage(

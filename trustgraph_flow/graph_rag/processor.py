@@ -43,7 +43,7 @@ from trustgraph_flow.rag_common import (
     Trace,
     add_cost,
     nearest,
-    no_data_error,
+    nothing_found_error,
     traced,
 )
 from trustgraph_flow.structured import BadReply, ask
@@ -57,7 +57,7 @@ async def explore(req: GraphRagRequest, ctx: Context[RagSettings], cost: Cost) -
     """The entities nearest the question and the subgraph around them."""
     matches = await nearest(ctx, req, "entity", req.entity_limit, cost)
     if not matches:
-        raise no_data_error(req)
+        raise await nothing_found_error(ctx, req, "edges")
     timer = Timer()
     graph = await retrieve(ctx, req, [m.id for m in matches])
     cost.latency_ms += timer.ms()

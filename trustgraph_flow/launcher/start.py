@@ -57,6 +57,25 @@ def bind_problem(port: int, host: str = "127.0.0.1") -> str | None:
         return None
 
 
+def llm_line() -> str:
+    """Where answers will come from, as the text-completion processor will read its settings."""
+    from pydantic import ValidationError
+
+    from trustgraph_flow.llm.processor import Settings
+
+    try:
+        llm = Settings()
+    except ValidationError as exc:
+        return f"warning: the LLM settings are invalid ({exc.error_count()} errors); see logs"
+    if llm.llm_base_url:
+        return f"answers come from the LLM at {llm.llm_base_url} (model {llm.llm_model})"
+    return (
+        "answers come from the offline engine (no LLM configured): to use a real LLM, "
+        "set TG_LLM_BASE_URL and TG_LLM_MODEL (e.g. TG_LLM_BASE_URL=http://localhost:11434/v1 "
+        "TG_LLM_MODEL=llama3.2 for Ollama) before tg-start; README: Using a real LLM"
+    )
+
+
 def port_free(port: int) -> bool:
     return bind_problem(port) is None
 
@@ -126,6 +145,7 @@ class Launch:
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, self._on_signal)
         say(f"starting explaingraph (data in {self.rundir.root})")
+        say(llm_line())
         broker = EmbeddedBroker(
             self.rundir.broker,
             port=self.broker_port(),
