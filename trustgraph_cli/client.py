@@ -14,7 +14,7 @@ from urllib.parse import urljoin
 import aiohttp
 import click
 
-from trustgraph_cli.errors import AuthError, GatewayError
+from trustgraph_cli.errors import AuthError, GatewayError, NotAGateway
 from trustgraph_cli.options import Gateway
 
 DEFAULT_TIMEOUT = 600.0
@@ -94,7 +94,9 @@ class GatewayClient:
                 )
             except aiohttp.WSServerHandshakeError as exc:
                 if exc.status in (401, 403):
-                    raise AuthError(f"HTTP {exc.status}") from None
+                    raise AuthError(f"HTTP {exc.status}", token_sent=bool(self.gw.token)) from None
+                if exc.status == 404:
+                    raise NotAGateway(url, exc.status) from None
                 raise
             self._reader = asyncio.create_task(self._read(self._ws))
         return self._ws
@@ -113,7 +115,7 @@ class GatewayClient:
                 if data.get("type") == "auth-failed":
                     waiting = [self._queues[rid]] if rid in self._queues else self._queues.values()
                     for queue in list(waiting):
-                        queue.put_nowait(AuthError("auth-failed"))
+                        queue.put_nowait(AuthError("auth-failed", token_sent=bool(self.gw.token)))
                 elif rid in self._queues:
                     self._queues[rid].put_nowait(data)
         except Exception as exc:
@@ -168,11 +170,14 @@ class GatewayClient:
         ) as resp:
             self.note(f"HTTP {resp.status} from {url}")
             if resp.status == 401:
-                raise AuthError(f"HTTP {resp.status}")
+                raise AuthError(f"HTTP {resp.status}", token_sent=bool(self.gw.token))
             try:
                 data: dict[str, Any] = await resp.json(content_type=None)
             except (ValueError, aiohttp.ContentTypeError):
-                raise GatewayError(f"http-{resp.status}", (await resp.text())[:200]) from None
+                if resp.status == 404:
+                    raise NotAGateway(url, resp.status) from None
+                text = " ".join((await resp.text())[:200].split())
+                raise GatewayError(f"http-{resp.status}", f"{url} answered: {text}") from None
             if data.get("error"):
                 err = data["error"]
                 raise GatewayError(err.get("type", "error"), err.get("message", str(err)))

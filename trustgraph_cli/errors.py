@@ -17,22 +17,62 @@ class GatewayError(Exception):
 
 
 class AuthError(Exception):
-    """The gateway refused the token."""
+    """The gateway refused the request: a wrong token, or none where one is required."""
+
+    def __init__(self, detail: str, *, token_sent: bool = True) -> None:
+        super().__init__(detail)
+        self.token_sent = token_sent
+
+
+class NotAGateway(Exception):
+    """A URL under ``--api-url`` answered 404: the URL is not the gateway's root."""
+
+    def __init__(self, tried: str, status: int) -> None:
+        super().__init__(f"HTTP {status} from {tried}")
+        self.tried = tried
+        self.status = status
+
+
+def root_of(url: str) -> str:
+    """``scheme://host:port/`` of ``url``: what --api-url should usually be."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}/"
 
 
 def to_click_error(exc: BaseException, url: str) -> click.ClickException:
     """Translate any failure into ``Error: what failed, the value, the next step``."""
     import aiohttp
 
+    if isinstance(exc, AuthError) and not exc.token_sent:
+        return click.ClickException(
+            f"the gateway at {url} requires a token ({exc}) and none was given. Pass it with "
+            "--token or TRUSTGRAPH_TOKEN."
+        )
     if isinstance(exc, AuthError):
         return click.ClickException(
             f"the gateway at {url} refused the token ({exc}). Pass the right one with --token "
             "or TRUSTGRAPH_TOKEN."
         )
+    if isinstance(exc, NotAGateway):
+        return click.ClickException(
+            f"no gateway API at {url}: {exc.tried} answered HTTP {exc.status}. Pass the "
+            f"gateway's root as --api-url, e.g. {root_of(url)}"
+        )
     from trustgraph_cli.render.text import safe
 
     if isinstance(exc, GatewayError):
         return click.ClickException(safe(f"{exc.message} [{exc.type}]"))
+    if isinstance(exc, aiohttp.ClientSSLError):
+        return click.ClickException(f"cannot reach gateway at {url} ({tls_reason(exc, url)}).")
+    if isinstance(exc, aiohttp.ClientConnectorDNSError):
+        host = getattr(exc, "host", "") or url
+        why = getattr(exc.os_error, "strerror", None) or "name not resolved"
+        return click.ClickException(
+            f"cannot reach gateway at {url} (unknown host {host!r}: {why.lower()}). "
+            "Check the host name in --api-url."
+        )
     if isinstance(exc, aiohttp.ClientConnectorError | ConnectionRefusedError):
         reason = getattr(exc, "os_error", None) or exc
         # aiohttp's own strerror ("Connect call failed (...)") hides the cause; errno names it.
@@ -50,3 +90,14 @@ def to_click_error(exc: BaseException, url: str) -> click.ClickException:
     if isinstance(exc, aiohttp.ClientError):
         return click.ClickException(f"talking to the gateway at {url} failed: {exc}")
     return click.ClickException(f"{type(exc).__name__}: {exc} (run with --debug for details)")
+
+
+def tls_reason(exc: BaseException, url: str) -> str:
+    """Why TLS failed, in words, with the likely fix (an https:// URL on a plain gateway)."""
+    cause = getattr(exc, "os_error", None) or exc.__cause__ or exc
+    reason = getattr(cause, "reason", None) or type(cause).__name__
+    if reason == "WRONG_VERSION_NUMBER" and url.startswith("https://"):
+        plain = "http://" + url.removeprefix("https://")
+        return (f"TLS failed: SSL {reason}, the server does not speak TLS there; "
+                f"a plain gateway takes --api-url {plain}")
+    return f"TLS failed: SSL {reason}"

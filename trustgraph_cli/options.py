@@ -106,7 +106,7 @@ def gateway_options(fn: F) -> F:
         )
         key_user = "user" not in named and (token or "").startswith(API_KEY_PREFIX)
         gw = Gateway(
-            url=api_url,
+            url=checked_url(api_url),
             token=token or None,
             user=None if key_user else user,
             collection=collection,
@@ -155,6 +155,28 @@ def admin_options(fn: F) -> F:
         return fn(*args, gw=gw, **kwargs)
 
     return wrapper  # type: ignore[return-value]
+
+
+def checked_url(url: str) -> str:
+    """``url`` if it is an http(s) URL with a host; else a usage error naming it and the fix."""
+    from urllib.parse import urlsplit
+
+    hint = "'-u' / '--api-url'"
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018  (raises ValueError for a port out of range)
+    except ValueError as exc:
+        raise click.BadParameter(f"{url!r} is not a URL ({exc}).", param_hint=hint) from None
+    if "://" not in url:
+        raise click.BadParameter(
+            f"{url!r} has no scheme: write http://{url.strip('/')}/", param_hint=hint)
+    if parts.scheme not in ("http", "https"):
+        raise click.BadParameter(
+            f"{url!r} uses {parts.scheme}://; the gateway speaks http:// (or https:// "
+            "behind TLS).", param_hint=hint)
+    if not parts.hostname:
+        raise click.BadParameter(f"{url!r} names no host.", param_hint=hint)
+    return url
 
 
 class FormatChoice(click.Choice):  # type: ignore[type-arg]

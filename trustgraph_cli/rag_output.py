@@ -6,6 +6,7 @@ to stderr.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import click
@@ -30,6 +31,38 @@ def check_question(question: str) -> None:
         raise click.UsageError("the question is empty: pass it with -q")
 
 
+class AnswerLine:
+    """The streamed answer on stdout; a line of stderr never lands glued to its end.
+
+    On a terminal (stdout and stderr on the same screen) an answer line still open when
+    something is printed to stderr is ended first. Piped, stdout gets the answer as it is.
+    """
+
+    def __init__(self) -> None:
+        self.open = False
+        self.printed = False
+        try:
+            self.terminal = sys.stdout.isatty()
+        except (AttributeError, ValueError):
+            self.terminal = False
+
+    def write(self, text: str) -> None:
+        click.echo(text, nl=False)
+        sys.stdout.flush()
+        self.printed = True
+        self.open = not text.endswith("\n")
+
+    def before_stderr(self) -> None:
+        if self.open and self.terminal:
+            click.echo()
+            self.open = False
+
+    def close(self) -> None:
+        """End the answer with a newline (unless the terminal line was ended already)."""
+        if self.printed and (self.open or not self.terminal):
+            click.echo()
+
+
 def ask_rag(
     gw: Gateway, service: str, request: dict[str, Any], *, explainable: bool, streaming: bool
 ) -> None:
@@ -42,21 +75,20 @@ def ask_rag(
         from trustgraph_cli.client import GatewayClient
 
         final: dict[str, Any] = {}
-        printed = False
+        line = AnswerLine()
         async with GatewayClient(gw) as client:
             async for resp in client.stream(service, body):
                 if resp.get("message_type") == "explain":
                     if explainable:
+                        line.before_stderr()
                         click.echo(f"Explain: {safe(resp.get('explain_id', ''))}", err=True)
                     continue
                 text = resp.get("response", "")
                 if text:
-                    click.echo(safe(text), nl=False)
-                    printed = True
+                    line.write(safe(text))
                 if resp.get("end_of_stream", True):
                     final = resp
-        if printed:
-            click.echo()
+        line.close()
         return final
 
     final = run(gw, ask)

@@ -226,6 +226,10 @@ class Session:
             observation = await run_tool(tool, arguments, call)
         except ToolFailure as exc:
             log.info("session %s: %s", self.uri, exc)
+            if exc.cause is not None and exc.cause.type == "no-data":
+                # Nothing to search: say so, as GraphRAG and DocRAG do, not an answer made up.
+                await self.fail(exc.cause.message)
+                raise ServiceError("no-data", exc.cause.message) from None
             return f"Error: {exc}."
         return observation.strip() or f"(tool '{name}' returned nothing)"
 

@@ -122,7 +122,14 @@ def select_tools(tools: Sequence[ToolConfig], group: Sequence[str] | None) -> li
 
 
 class ToolFailure(Exception):
-    """A tool could not produce an observation; the message is shown to the LLM."""
+    """A tool could not produce an observation; the message is shown to the LLM.
+
+    ``cause`` is the service's error when there was one (``no-data``: nothing to search).
+    """
+
+    def __init__(self, message: str, cause: ServiceError | None = None) -> None:
+        super().__init__(message)
+        self.cause = cause
 
 
 @dataclass(frozen=True)
@@ -169,7 +176,7 @@ async def run_tool(tool: ToolConfig, arguments: dict[str, Any], call: ToolCall) 
             await call.ctx.client(TEXT_COMPLETION).request(prompt, timeout=call.timeout)
         ).response
     except ServiceError as exc:
-        raise ToolFailure(f"tool '{tool.name}' failed: {exc.message} [{exc.type}]") from None
+        raise ToolFailure(f"tool '{tool.name}' failed: {exc.message} [{exc.type}]", exc) from None
     except RequestTimeout:
         raise ToolFailure(f"tool '{tool.name}' did not answer within {call.timeout:g}s") from None
     except ValueError as exc:  # a query the service's schema refuses (e.g. too long)

@@ -1,0 +1,75 @@
+"""What a new user trips over in the first hour, through the real commands on the real stack:
+an empty collection, -x on a terminal, answers with control characters."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import pty
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from tests.integration.test_rag_cli import SAMPLES, stack_processors
+from tests.support.stack import Stack, command_line
+from trustgraph_flow.agent import processor as agent
+
+QUESTION = "Who invented the printing press?"
+
+
+@pytest.fixture
+async def stack(pulsar_url: str, prefix: str, tmp_path: Path) -> AsyncIterator[Stack]:
+    async with Stack(pulsar_url, prefix, [*stack_processors(), agent.proc],
+                     data_dir=tmp_path) as running:
+        yield running
+
+
+async def on_terminal(stack: Stack, *argv: str) -> tuple[int, str]:
+    """Run a command with stdout and stderr on one pseudo-terminal; its code and screen text."""
+    main, child = pty.openpty()
+    proc = await asyncio.create_subprocess_exec(
+        *command_line(argv[0]), *argv[1:], stdin=asyncio.subprocess.DEVNULL, stdout=child,
+        stderr=child, env={**os.environ, **stack.env, "NO_COLOR": "1"})
+    os.close(child)
+    chunks: list[bytes] = []
+
+    def read_all() -> None:
+        while True:
+            try:
+                data = os.read(main, 4096)
+            except OSError:  # EIO: the child closed the terminal
+                return
+            if not data:
+                return
+            chunks.append(data)
+
+    await asyncio.wait_for(asyncio.gather(asyncio.to_thread(read_all), proc.wait()), 120)
+    os.close(main)
+    return proc.returncode or 0, b"".join(chunks).decode().replace("\r\n", "\n")
+
+
+async def test_the_agent_on_an_empty_collection_says_there_is_nothing_to_search(
+    stack: Stack,
+) -> None:
+    empty = await stack.cli("tg-invoke-agent", "-C", "nothing", "-q", QUESTION)
+    assert (empty.code, empty.stdout) == (1, "")
+    assert empty.stderr == (
+        "Error: collection 'nothing' of user 'trustgraph' has no documents; "
+        "load some with tg-load-document [no-data]\n")
+    graph = await stack.cli("tg-invoke-graph-rag", "-C", "nothing", "-q", QUESTION)
+    assert graph.code == 1 and graph.stderr.endswith("[no-data]\n")
+
+
+async def test_explain_lines_never_glue_to_the_answer_on_a_terminal(stack: Stack) -> None:
+    loaded = await stack.cli("tg-load-document", str(SAMPLES / "capitals.txt"))
+    assert loaded.code == 0, loaded.stderr
+    for command in ("tg-invoke-graph-rag", "tg-invoke-document-rag", "tg-invoke-agent"):
+        code, screen = await on_terminal(stack, command, "-x", "-q", "What is the capital of France?")
+        assert code == 0, screen
+        lines = screen.splitlines()
+        assert any(line.startswith("Explain: urn:") for line in lines), screen
+        assert all(line.startswith("Explain: ") for line in lines if "Explain:" in line), screen
+        assert "Paris" in screen and lines[-1].startswith("trace: urn:"), screen
+    piped = await stack.cli("tg-invoke-graph-rag", "-x", "-q", "What is the capital of France?")
+    assert piped.stdout.count("\n") == 1  # piped, stdout is the answer alone, one line
