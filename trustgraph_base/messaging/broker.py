@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import IO
 
 from trustgraph_base.errors import BrokerUnavailable
+from trustgraph_base.process import die_with_parent
 
 
 def free_port() -> int:
@@ -61,6 +62,8 @@ class EmbeddedBroker:
     # A launcher runs it in its own session, so a terminal's Ctrl-C reaches the launcher
     # alone and the broker is stopped last, after the processors have drained.
     new_session: bool = False
+    # A launcher's broker dies with the launcher (see die_with_parent).
+    with_parent: bool = False
     proc: subprocess.Popen[bytes] | None = field(default=None, repr=False)
     _log: IO[bytes] | None = field(default=None, repr=False)
 
@@ -94,6 +97,7 @@ class EmbeddedBroker:
             stdin=subprocess.DEVNULL,
             cwd=str(self.data_dir),
             start_new_session=self.new_session,
+            preexec_fn=die_with_parent() if self.with_parent else None,
         )
         try:
             wait_for_port("127.0.0.1", self.port, timeout, self.proc)

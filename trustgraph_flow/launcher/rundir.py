@@ -7,6 +7,7 @@ import fcntl
 import json
 import os
 import signal
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -112,24 +113,53 @@ def held_by_other(rundir: RunDir) -> bool:
 
 
 def record_children(rundir: RunDir, pids: dict[str, int]) -> None:
-    rundir.children_file.write_text(json.dumps(pids))
+    """Write every child's pid (each leads its own process group) for tg-stop and the next start."""
+    tmp = rundir.children_file.with_suffix(".tmp")
+    tmp.write_text(json.dumps(pids))
+    tmp.replace(rundir.children_file)  # never a half-written file if the launcher dies here
 
 
-def kill_leftovers(rundir: RunDir) -> list[str]:
-    """SIGTERM children a dead launcher left running (only processes that name this dir)."""
+def _ours(pid: int, rundir: RunDir) -> bool:
+    """Is ``pid`` alive (not a zombie) and a process of this run directory?"""
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z" and str(rundir.root).encode() in cmdline
+
+
+def _signal(pid: int, sig: int) -> None:
+    """Signal the child's whole process group when it leads one, else the process alone."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        if os.getpgid(pid) == pid:
+            os.killpg(pid, sig)
+        else:
+            os.kill(pid, sig)
+
+
+def kill_leftovers(rundir: RunDir, timeout: float = 10.0) -> list[str]:
+    """Stop the children a dead launcher left running, and wait until they are gone.
+
+    Only processes whose command line names this directory are touched (a recorded pid
+    may have been reused). SIGTERM first; what is still there after ``timeout`` gets
+    SIGKILL. On return their locks and ports are free: the RocksDB lock, the broker's and
+    the gateway's ports.
+    """
     try:
         pids: dict[str, int] = json.loads(rundir.children_file.read_text())
     except (OSError, ValueError):
         return []
-    killed = []
-    for name, pid in pids.items():
-        try:
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-        except OSError:
-            continue
-        if str(rundir.root).encode() in cmdline:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGTERM)
-                killed.append(name)
+    alive = {name: pid for name, pid in pids.items() if _ours(pid, rundir)}
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        left = [pid for pid in alive.values() if _ours(pid, rundir)]
+        for pid in left:
+            _signal(pid, sig)
+        deadline = time.monotonic() + timeout
+        while left and time.monotonic() < deadline:
+            time.sleep(0.05)
+            left = [pid for pid in left if _ours(pid, rundir)]
+        if not left:
+            break
     rundir.children_file.unlink(missing_ok=True)
-    return killed
+    return list(alive)

@@ -40,8 +40,10 @@ Stop it with Ctrl-C, or 'tg-stop' (same --data-dir) from another terminal.
 
 
 def say(message: str) -> None:
-    click.echo(message)
-    sys.stdout.flush()
+    # After SIGHUP the terminal may be gone: stopping must go on without it.
+    with contextlib.suppress(OSError):
+        click.echo(message)
+        sys.stdout.flush()
 
 
 def bind_problem(port: int, host: str = "127.0.0.1") -> str | None:
@@ -110,11 +112,14 @@ def main(data_dir: Path | None, port: int, host: str | None) -> None:
             f"explaingraph is already running on {rundir.root} (pid {pid}) — use tg-stop"
         )
     try:
+        # A launcher that died (kill -9, a crash) left its pid file, maybe children too:
+        # stop them and wait, so their locks and ports are free before anything starts.
+        left = kill_leftovers(rundir)
+        if left:
+            say(f"stopped what a dead launcher left running: {', '.join(left)}")
         if rundir.pid_file.exists():
-            left = kill_leftovers(rundir)
             rundir.pid_file.unlink()
-            extra = f"; stopped leftover {', '.join(left)}" if left else ""
-            say(f"removed a stale pid file from {rundir.root}{extra}")
+            say(f"removed a stale pid file from {rundir.root}")
         problem = bind_problem(port, host or "127.0.0.1")
         if problem:
             raise click.ClickException(problem)
@@ -142,7 +147,8 @@ class Launch:
         """Start everything, serve until told to stop, stop everything; the exit code."""
         from trustgraph_base.messaging import EmbeddedBroker
 
-        for sig in (signal.SIGTERM, signal.SIGINT):
+        # SIGHUP (the terminal closed) stops the stack cleanly, like Ctrl-C and tg-stop.
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             signal.signal(sig, self._on_signal)
         say(f"starting explaingraph (data in {self.rundir.root})")
         say(llm_line())
@@ -151,6 +157,7 @@ class Launch:
             port=self.broker_port(),
             log_path=self.rundir.log_file("broker"),
             new_session=True,
+            with_parent=True,
         )
         try:
             broker.start()
@@ -158,6 +165,7 @@ class Launch:
             say(f"Error: the broker did not start: {exc} (see {self.rundir.log_file('broker')})")
             return 1
         self.rundir.broker_port_file.write_text(str(broker.port))
+        record_children(self.rundir, {"broker": broker.proc.pid} if broker.proc else {})
         say(f"broker up on {broker.url}")
         supervisor = Supervisor(self.children(broker.url))
         try:

@@ -11,7 +11,12 @@ from pathlib import Path
 import click
 
 from trustgraph_base.usage import command
-from trustgraph_flow.launcher.rundir import RunDir, default_data_dir, held_by_other
+from trustgraph_flow.launcher.rundir import (
+    RunDir,
+    default_data_dir,
+    held_by_other,
+    kill_leftovers,
+)
 
 STOP_TIMEOUT = 60.0
 
@@ -28,8 +33,14 @@ def main(data_dir: Path | None) -> None:
     rundir = RunDir((data_dir or default_data_dir()).expanduser().resolve())
     pid = rundir.read_pid()
     if not held_by_other(rundir):
-        if rundir.pid_file.exists():
-            rundir.pid_file.unlink()
+        # No launcher: it may have died (kill -9) and left children serving.
+        left = kill_leftovers(rundir)
+        stale = rundir.pid_file.exists()
+        rundir.pid_file.unlink(missing_ok=True)
+        if left:
+            click.echo(f"the launcher on {rundir.root} had died; stopped {', '.join(left)}.")
+            sys.exit(0)
+        if stale:
             raise click.ClickException(
                 f"explaingraph is not running on {rundir.root} (removed a stale pid file)"
             )

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+from trustgraph_base.process import die_with_parent
+
 MAX_BACKOFF = 30.0
 STABLE_AFTER = 30.0  # a child that ran this long gets its backoff reset
 
@@ -36,13 +38,15 @@ class Child:
         if self._log is None:
             self._log = open(self.log_path, "ab")  # kept open across restarts
         # Its own session: Ctrl-C in the terminal reaches the launcher, which stops
-        # children in order (broker last) instead of everything dying at once.
+        # children in order (broker last) instead of everything dying at once. And it
+        # dies with the launcher: a killed launcher leaves nothing serving.
         self.proc = subprocess.Popen(
             self.argv,
             stdout=self._log,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
             start_new_session=True,
+            preexec_fn=die_with_parent(),
         )
         self.started = time.monotonic()
         self.restart_at = None
