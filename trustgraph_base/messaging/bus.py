@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+import time
+from collections.abc import Awaitable
+from typing import Any, TypeVar
 
 import pulsar
 from pulsar.asyncio import Client, Consumer, Producer
@@ -22,6 +24,22 @@ log = logging.getLogger(__name__)
 
 NACK_DELAY_MS = 200
 MAX_REDELIVERIES = 3
+# Every wait on the broker has a deadline. pulsar-client bounds its own operations
+# (``operation_timeout``, ``send_timeout``); these bound our awaits on top of them, so a
+# lost callback cannot hang a process.
+SEND_TIMEOUT = 30.0
+SUBSCRIBE_DEADLINE = 90.0  # retried: a killed predecessor may hold the subscription for a while
+CLOSE_TIMEOUT = 5.0
+
+T = TypeVar("T")
+
+
+async def bounded(what: str, awaitable: Awaitable[T], timeout: float) -> T:
+    """Await with a deadline; ``BrokerUnavailable`` naming ``what`` when it passes."""
+    try:
+        return await asyncio.wait_for(awaitable, timeout)
+    except TimeoutError:
+        raise BrokerUnavailable(f"{what}: no answer from the broker within {timeout:g}s") from None
 
 
 def _pulsar_logger() -> Any:
@@ -31,8 +49,16 @@ def _pulsar_logger() -> Any:
 class Bus:
     """One Pulsar client per process, shared by every producer and consumer in it."""
 
-    def __init__(self, url: str, *, operation_timeout: int = 30) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        operation_timeout: int = 30,
+        subscribe_deadline: float = SUBSCRIBE_DEADLINE,
+    ) -> None:
         self.url = url
+        self.operation_timeout = operation_timeout
+        self.subscribe_deadline = subscribe_deadline
         try:
             self._client = Client(
                 url,
@@ -45,6 +71,30 @@ class Bus:
         self._producers: dict[str, Producer] = {}
         self._producer_lock = asyncio.Lock()
         self._consumers: list[Consumer] = []
+        self.failure: BaseException | None = None
+        self._failed: asyncio.Event | None = None
+
+    def fail(self, exc: BaseException) -> None:
+        """A task this process depends on died (a reply router): the process must go down.
+
+        The runtime and the gateway wait on ``failed()`` beside their stop signal and then
+        exit non-zero, so a supervisor restarts them instead of leaving them deaf.
+        """
+        if self.failure is None:
+            self.failure = exc
+            log.error("fatal: %r", exc)
+        self._event().set()
+
+    async def failed(self) -> BaseException:
+        """Wait until ``fail`` is called; the failure."""
+        await self._event().wait()
+        assert self.failure is not None
+        return self.failure
+
+    def _event(self) -> asyncio.Event:
+        if self._failed is None:
+            self._failed = asyncio.Event()
+        return self._failed
 
     async def producer(self, topic: str, *, batching: bool = False) -> Producer:
         """A cached producer for ``topic`` (batching trades ~1 ms latency for throughput)."""
@@ -55,13 +105,20 @@ class Bus:
             found = self._producers.get(topic)
             if found is None:
                 try:
-                    found = await self._client.create_producer(
-                        topic,
-                        batching_enabled=batching,
-                        batching_max_publish_delay_ms=1,
-                        block_if_queue_full=True,
-                        max_pending_messages=10_000,
+                    found = await bounded(
+                        f"creating a producer on {topic}",
+                        self._client.create_producer(
+                            topic,
+                            batching_enabled=batching,
+                            batching_max_publish_delay_ms=1,
+                            block_if_queue_full=True,
+                            max_pending_messages=10_000,
+                            send_timeout_millis=int(SEND_TIMEOUT * 1000),
+                        ),
+                        self.operation_timeout + 5,
                     )
+                except BrokerUnavailable:
+                    raise
                 except Exception as exc:
                     raise BrokerUnavailable(
                         f"cannot publish to {topic} at {self.url}: {exc}"
@@ -80,7 +137,12 @@ class Bus:
         """Send one message and wait until the broker has persisted it."""
         data = payload if isinstance(payload, bytes) else encode(payload)
         producer = await self.producer(topic, batching=batching)
-        await producer.send(data, properties=properties or {})
+        # Bounded by the producer's send_timeout (pulsar-client's own timer, no Task per
+        # message on this hot path): a message not persisted in time raises.
+        try:
+            await producer.send(data, properties=properties or {})
+        except Exception as exc:  # pulsar.Timeout and friends: the broker did not persist it
+            raise BrokerUnavailable(f"cannot publish to {topic} at {self.url}: {exc}") from exc
 
     async def subscribe(
         self,
@@ -100,37 +162,66 @@ class Bus:
             policy = pulsar.ConsumerDeadLetterPolicy(
                 max_redeliver_count=MAX_REDELIVERIES, dead_letter_topic=dead_letter_topic
             )
-        try:
-            consumer = await self._client.subscribe(
-                topic,
-                subscription,
-                consumer_type=pulsar.ConsumerType.Shared,
-                initial_position=pulsar.InitialPosition.Earliest,
-                negative_ack_redelivery_delay_ms=NACK_DELAY_MS,
-                receiver_queue_size=receiver_queue_size,
-                dead_letter_policy=policy,
-            )
-        except Exception as exc:
-            raise BrokerUnavailable(f"cannot subscribe to {topic} at {self.url}: {exc}") from exc
+        deadline = time.monotonic() + self.subscribe_deadline
+        delay = 0.5
+        while True:
+            try:
+                consumer = await bounded(
+                    f"subscribing to {topic}",
+                    self._client.subscribe(
+                        topic,
+                        subscription,
+                        consumer_type=pulsar.ConsumerType.Shared,
+                        initial_position=pulsar.InitialPosition.Earliest,
+                        negative_ack_redelivery_delay_ms=NACK_DELAY_MS,
+                        receiver_queue_size=receiver_queue_size,
+                        dead_letter_policy=policy,
+                    ),
+                    self.operation_timeout + 5,
+                )
+                break
+            except Exception as exc:
+                if time.monotonic() + delay > deadline:
+                    raise BrokerUnavailable(
+                        f"cannot subscribe to {topic} as '{subscription}' at {self.url} within "
+                        f"{self.subscribe_deadline:g}s: {exc} (is another process on this "
+                        "subscription, or a killed one not yet timed out by the broker?)"
+                    ) from exc
+                log.warning("subscribing to %s failed (%s); retrying in %.1fs", topic, exc, delay)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 5.0)
         self._consumers.append(consumer)
         return consumer
+
+    async def unsubscribe(self, consumer: Consumer) -> None:
+        """Drop a process-private subscription (a reply topic's) for good; best effort."""
+        if consumer in self._consumers:
+            self._consumers.remove(consumer)
+        try:
+            await bounded("unsubscribing", consumer.unsubscribe(), CLOSE_TIMEOUT)
+        except Exception as exc:
+            log.debug("unsubscribing: %s", exc)
+        try:
+            await bounded("closing a consumer", consumer.close(), CLOSE_TIMEOUT)
+        except Exception as exc:
+            log.debug("closing consumer: %s", exc)
 
     async def close(self) -> None:
         """Close consumers (never unsubscribing them), flush producers, close the client."""
         for consumer in self._consumers:
             try:
-                await consumer.close()
+                await bounded("closing a consumer", consumer.close(), CLOSE_TIMEOUT)
             except Exception as exc:  # already closed or broker gone
                 log.debug("closing consumer: %s", exc)
         self._consumers.clear()
         for producer in self._producers.values():
             try:
-                await producer.flush()
-                await producer.close()
+                await bounded("flushing a producer", producer.flush(), SEND_TIMEOUT)
+                await bounded("closing a producer", producer.close(), CLOSE_TIMEOUT)
             except Exception as exc:
                 log.debug("closing producer: %s", exc)
         self._producers.clear()
         try:
-            await self._client.close()
+            await bounded("closing the client", self._client.close(), CLOSE_TIMEOUT)
         except Exception as exc:
             log.debug("closing client: %s", exc)

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 
 from trustgraph_base.errors import ServiceError, WireError
 from trustgraph_base.messaging.context import Context
+from trustgraph_base.messaging.requests import expired
 from trustgraph_base.messaging.services import ServiceSpec
 from trustgraph_base.schema.core import Error, Response
 from trustgraph_base.settings import ProcessorSettings
@@ -119,6 +120,12 @@ class Runner:
         if not reply_to or not rid:
             log.warning("request on %s without id/reply-to: dead-lettered", self.topic)
             await self._dead_letter(msg)
+            return
+        if expired(props):
+            # Redelivered after a crash (or queued too long): its caller has given up, and
+            # running it now would only leave a second trace nobody asked for.
+            log.info("skipping request %s on %s: its caller stopped waiting", rid, self.topic)
+            await self.consumer.acknowledge(msg)
             return
 
         async def reply(resp: Response) -> None:

@@ -1,9 +1,14 @@
 """Request/response over Pulsar: correlate replies by the ``id`` property.
 
-Each requester has its own reply topic (``<service>.reply.<client>``) named in the
-``reply-to`` property of every request; a router task hands each reply to the
-request waiting for its ``id``. A streaming service sends several replies; the last
-has ``end_of_stream`` true.
+Each requester process has its own reply topic (``<service>.reply.<client>.<process>``,
+``process`` random per process start) named in the ``reply-to`` property of every
+request, so replicas with the same client name never take each other's replies; a
+router task hands each reply to the request waiting for its ``id``. A streaming service
+sends several replies; the last has ``end_of_stream`` true.
+
+Every request also carries ``deadline`` (epoch milliseconds): past it the caller has
+stopped waiting for a first reply, and a service that only gets the request then (it
+was redelivered after a crash) acks it without running it.
 """
 
 from __future__ import annotations
@@ -11,9 +16,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 import uuid
 from collections.abc import AsyncIterator
 from typing import Generic
+
+from pulsar.asyncio import Consumer
 
 from trustgraph_base.errors import RequestTimeout, ServiceError, WireError
 from trustgraph_base.messaging.bus import Bus
@@ -23,6 +31,21 @@ from trustgraph_base.wire import decode
 log = logging.getLogger(__name__)
 
 DEFAULT_TIMEOUT = 120.0
+PROCESS = uuid.uuid4().hex[:12]  # this process's part of its reply topics' names
+
+
+def deadline_property(timeout: float) -> str:
+    """The ``deadline`` property of a request sent now by a caller waiting ``timeout`` s."""
+    return str(int((time.time() + timeout) * 1000))
+
+
+def expired(properties: dict[str, str], now: float | None = None) -> bool:
+    """Has the caller of a request with these properties stopped waiting?"""
+    try:
+        deadline = int(properties["deadline"]) / 1000
+    except (KeyError, ValueError):
+        return False  # an older caller: no deadline
+    return (time.time() if now is None else now) > deadline
 
 
 class RequestClient(Generic[Req, Resp]):
@@ -32,10 +55,11 @@ class RequestClient(Generic[Req, Resp]):
         self.bus = bus
         self.spec = spec
         self.request_topic = topics.request(spec)
-        self.reply_topic = topics.reply(spec, client)
+        self.reply_topic = topics.reply(spec, f"{client}.{PROCESS}")
         self.subscription = client
         self._pending: dict[str, asyncio.Queue[Resp]] = {}
         self._router: asyncio.Task[None] | None = None
+        self._consumer: Consumer | None = None
         self._start_lock = asyncio.Lock()
 
     async def start(self) -> None:
@@ -44,14 +68,22 @@ class RequestClient(Generic[Req, Resp]):
             if self._router is not None:
                 return
             consumer = await self.bus.subscribe(self.reply_topic, self.subscription)
+            self._consumer = consumer
             self._router = asyncio.create_task(
                 self._route(consumer), name=f"route:{self.reply_topic}"
             )
 
-    async def _route(self, consumer: object) -> None:
-        from pulsar.asyncio import Consumer
+    async def _route(self, consumer: Consumer) -> None:
+        try:
+            await self._route_replies(consumer)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            # Without its router this process would never hear a reply again: go down.
+            self.bus.fail(RuntimeError(f"reply router for '{self.spec.name}' died: {exc!r}"))
+            raise
 
-        assert isinstance(consumer, Consumer)
+    async def _route_replies(self, consumer: Consumer) -> None:
         while True:
             msg = await consumer.receive()
             rid = msg.properties().get("id", "")
@@ -84,9 +116,12 @@ class RequestClient(Generic[Req, Resp]):
         queue: asyncio.Queue[Resp] = asyncio.Queue()
         self._pending[rid] = queue
         try:
-            await self.bus.publish(
-                self.request_topic, request, {"id": rid, "reply-to": self.reply_topic}
-            )
+            props = {
+                "id": rid,
+                "reply-to": self.reply_topic,
+                "deadline": deadline_property(timeout),
+            }
+            await self.bus.publish(self.request_topic, request, props)
             while True:
                 try:
                     reply = await asyncio.wait_for(queue.get(), timeout)
@@ -116,3 +151,6 @@ class RequestClient(Generic[Req, Resp]):
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._router
             self._router = None
+        if self._consumer is not None:  # private to this process: nobody will read it again
+            await self.bus.unsubscribe(self._consumer)
+            self._consumer = None

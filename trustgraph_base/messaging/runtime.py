@@ -28,6 +28,7 @@ from typing import Any, Generic, TypeVar, cast
 
 from pydantic import BaseModel
 
+from trustgraph_base.errors import TrustGraphError
 from trustgraph_base.messaging.bus import Bus
 from trustgraph_base.messaging.context import Context
 from trustgraph_base.messaging.dispatch import Route, Runner
@@ -154,6 +155,7 @@ class Processor(Generic[S]):
         bus = Bus(settings.pulsar_url)
         ctx: Context[S] = Context(self.name, settings, bus)
         runners: list[Runner] = []
+        death: BaseException | None = None
         try:
             for hook in self.startup:
                 await hook(ctx)
@@ -171,11 +173,19 @@ class Processor(Generic[S]):
                 ready.set()
             log.info("%s ready on %s", self.name, settings.pulsar_url)
             stopper = asyncio.create_task(stop.wait())
-            done, _ = await asyncio.wait([stopper, *tasks], return_when=asyncio.FIRST_COMPLETED)
+            failed = asyncio.create_task(bus.failed())
+            done, _ = await asyncio.wait(
+                [stopper, failed, *tasks], return_when=asyncio.FIRST_COMPLETED
+            )
             stopper.cancel()
+            failed.cancel()
+            if failed in done:
+                death = failed.result()
             for task in done:
-                if task is not stopper and task.exception() is not None:
-                    log.error("consumer %s died: %r", task.get_name(), task.exception())
+                if task is not stopper and task is not failed:
+                    exc = task.exception() if not task.cancelled() else None
+                    log.error("consumer %s died: %r", task.get_name(), exc)
+                    death = death or exc or RuntimeError(f"consumer {task.get_name()} ended")
             log.info("%s stopping: draining in-flight work", self.name)
             for task in tasks:
                 task.cancel()
@@ -192,6 +202,9 @@ class Processor(Generic[S]):
             await ctx.close()
             await bus.close()
             log.info("%s stopped", self.name)
+        if death is not None:
+            # Exit non-zero so a supervisor restarts the process (it cannot serve any more).
+            raise TrustGraphError(f"{self.name} cannot go on: {death!r}")
 
 
 __all__ = ["Context", "Processor"]

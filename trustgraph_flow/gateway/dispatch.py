@@ -51,6 +51,7 @@ class Dispatcher:
     """One request client per service, shared by every socket and REST call."""
 
     def __init__(self, bus: Bus, topics: Topics, client_name: str, timeout: float) -> None:
+        self.bus = bus
         self.timeout = timeout
         self._clients: dict[str, RequestClient[BaseModel, Response]] = {
             name: RequestClient(bus, topics, spec, client_name) for name, spec in SERVICES.items()

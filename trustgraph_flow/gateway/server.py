@@ -204,6 +204,11 @@ class Gateway:
         shown = "localhost" if host in ("127.0.0.1", "0.0.0.0") else host
         return f"http://{shown}:{self.port}/"
 
+    async def failed(self) -> BaseException:
+        """Wait until the broker side of the gateway dies for good (a reply router); why."""
+        assert self._runner is not None
+        return await self._runner.app[DISPATCHER].bus.failed()
+
     async def stop(self) -> None:
         if self._runner is not None:
             await self._runner.cleanup()
@@ -223,7 +228,14 @@ async def serve(settings: GatewaySettings, stop: asyncio.Event) -> None:
         if settings.ready_file:
             _touch(settings.ready_file)
         log.info("gateway listening on %s (auth %s)", url, "on" if gateway.token else "off")
-        await stop.wait()
+        stopped = asyncio.create_task(stop.wait())
+        failed = asyncio.create_task(gateway.failed())
+        await asyncio.wait({stopped, failed}, return_when=asyncio.FIRST_COMPLETED)
+        stopped.cancel()
+        failed.cancel()
+        if failed.done() and not failed.cancelled():
+            # Exit non-zero: a supervisor restarts a gateway that can no longer get replies.
+            raise TrustGraphError(f"gateway cannot go on: {failed.result()!r}")
     finally:
         await gateway.stop()
         log.info("gateway stopped")
