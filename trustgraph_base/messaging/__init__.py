@@ -7,6 +7,7 @@ from trustgraph_base.messaging.runtime import Context, Processor
 from trustgraph_base.messaging.services import (
     AGENT,
     CHUNKS,
+    COLLECTION_DELETED,
     DOCUMENT_LOADED,
     DOCUMENT_RAG,
     EMBEDDINGS,
@@ -28,6 +29,7 @@ from trustgraph_base.messaging.services import (
 __all__ = [
     "AGENT",
     "CHUNKS",
+    "COLLECTION_DELETED",
     "DOCUMENT_LOADED",
     "DOCUMENT_RAG",
     "EMBEDDINGS",

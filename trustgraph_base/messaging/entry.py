@@ -37,6 +37,7 @@ def run_main(
     C++ objects can crash in their destructors at interpreter teardown (seen under load as
     an abort or a segfault after a clean stop), and nothing is left to run by then.
     """
+    os.umask(0o077)  # every file a processor makes is its owner's alone (0600, folders 0700)
     try:
         settings = load_settings(settings_cls, argv, prog=name)
     except (ValidationError, SettingsError) as exc:

@@ -81,6 +81,7 @@ DOCUMENT_LOADED = "document-loaded"  # DocumentLoaded: librarian → decoder
 PAGES = "pages"  # PageText: decoder → chunker
 CHUNKS = "chunks"  # ChunkText: chunker → extractor
 INGEST_EVENTS = "ingest-events"  # IngestEvent: pipeline stages → librarian
+COLLECTION_DELETED = "collection-deleted"  # CollectionDeleted: store → librarian, vectors
 
 NAMESPACE = "persistent://public/default"
 

@@ -14,6 +14,7 @@ from trustgraph_base.schema.core import (
 from trustgraph_base.schema.documents import (
     ChunkSpan,
     ChunkText,
+    CollectionDeleted,
     DocumentInfo,
     DocumentLoaded,
     IngestEvent,
@@ -71,6 +72,7 @@ __all__ = [
     "ChunkSpan",
     "ChunkText",
     "ChunkView",
+    "CollectionDeleted",
     "DocumentInfo",
     "DocumentLoaded",
     "DocumentRagRequest",

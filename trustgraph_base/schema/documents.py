@@ -75,6 +75,13 @@ class IngestEvent(Message):
     source: str | None = None  # the page/chunk URI the event is about (deduplicates redeliveries)
 
 
+class CollectionDeleted(Message):
+    """Store → librarian, vectors: a collection's store was deleted; forget its documents and vectors."""
+
+    user: str = Field(min_length=1, max_length=200)
+    collection: str = Field(min_length=1, max_length=200)
+
+
 class ChunkSpan(Message):
     """Where a chunk lies in its page (or page-less document) text, in characters."""
 

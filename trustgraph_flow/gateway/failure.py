@@ -17,6 +17,7 @@ STATUS = {
     "forbidden": 403,
     "unknown-service": 404,
     "frame-too-large": 413,
+    "request-timeout": 408,
     "too-many-requests": 429,
     "internal-error": 500,
     "broker-unavailable": 503,
@@ -56,5 +57,7 @@ def as_failure(exc: BaseException) -> Failure:
         return Failure("timeout", str(exc))
     if isinstance(exc, BrokerUnavailable):
         return Failure("broker-unavailable", str(exc))
+    if type(exc).__name__ == "MessageTooBig":  # pulsar's, raised when the request is sent
+        return Failure("frame-too-large", "the request is larger than the broker takes (5 MB)")
     log.error("unexpected failure forwarding a request", exc_info=exc)
     return Failure("internal-error", f"{type(exc).__name__}: {exc}")

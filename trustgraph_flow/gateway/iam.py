@@ -12,13 +12,13 @@ The operations and field names are the TrustGraph IAM ones that ``tg-create-api-
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from typing import Any
 
 from aiohttp import web
 
 from trustgraph_flow.gateway.auth import AUTH, authenticate
+from trustgraph_flow.gateway.body import json_body
 from trustgraph_flow.gateway.failure import Failure
 from trustgraph_flow.gateway.keys import KeyRequestError, KeyStore
 
@@ -84,10 +84,7 @@ async def iam_handler(request: web.Request) -> web.Response:
             )
         if not authenticate(request).admin:
             raise Failure("forbidden", "managing API keys needs the admin token")
-        try:
-            body = json.loads(await request.read())
-        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
-            raise Failure("bad-request", f"malformed JSON body: {exc}") from None
+        body = await json_body(request)
         if not isinstance(body, dict):
             raise Failure("bad-request", "iam: the body must be a JSON object")
         return web.json_response(await asyncio.to_thread(run, auth.keys, body))

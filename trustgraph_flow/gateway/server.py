@@ -8,7 +8,6 @@ Without a token it binds 127.0.0.1 only, unless ``--host`` is given explicitly.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 import time
@@ -31,6 +30,7 @@ from trustgraph_flow.gateway.auth import (
     key_file,
     offered_token,
 )
+from trustgraph_flow.gateway.body import HTTP_TIMEOUT, json_body
 from trustgraph_flow.gateway.dispatch import Dispatcher, Failure, as_failure
 from trustgraph_flow.gateway.iam import iam_handler
 from trustgraph_flow.gateway.keys import KeyStore
@@ -47,8 +47,12 @@ class GatewaySettings(ProcessorSettings):
     host: str = ""  # empty: 127.0.0.1; another interface only when given explicitly
     token: str = ""  # the admin token; also TG_GATEWAY_TOKEN or TRUSTGRAPH_TOKEN
     api_keys: str = ""  # the API key file; empty: <data_dir>/gateway/api-keys.json
-    max_frame_bytes: int = 16 * 2**20
+    # Pulsar refuses messages over 5 MB: a larger request could never be forwarded.
+    max_frame_bytes: int = 4 * 2**20
     max_outstanding: int = 64
+    # A request whose headers or body do not arrive within this many seconds is dropped
+    # (headers: the connection closes; body: 408 request-timeout).
+    http_timeout: float = 15.0
 
 
 SETTINGS = web.AppKey("settings", GatewaySettings)
@@ -81,19 +85,12 @@ def error_response(failure: Failure) -> web.Response:
     return web.json_response(failure.body(), status=failure.status)
 
 
-async def _json_body(request: web.Request) -> Any:
-    try:
-        return json.loads(await request.read())
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise Failure("bad-request", f"malformed JSON body: {exc}") from None
-
-
 async def call(request: web.Request, service: str) -> web.Response:
     """Validate, forward, and answer the final reply (or the error) as JSON."""
     dispatcher = request.app[DISPATCHER]
     try:
         principal = authenticate(request)
-        spec, req = dispatcher.parse(service, await _json_body(request), principal)
+        spec, req = dispatcher.parse(service, await json_body(request), principal)
         final: dict[str, Any] = {}
         async for body, _last in dispatcher.stream(spec, req):
             final = body
@@ -127,7 +124,7 @@ async def socket_handler(request: web.Request) -> web.StreamResponse:
     settings = request.app[SETTINGS]
     # aiohttp closes the socket above its own limit; ours, lower, answers an error frame.
     ws = web.WebSocketResponse(
-        max_msg_size=2 * settings.max_frame_bytes + 1024, heartbeat=30, timeout=2
+        max_msg_size=4 * settings.max_frame_bytes + 1024, heartbeat=30, timeout=2
     )
     await ws.prepare(request)
     request.app[SOCKETS].add(ws)
@@ -141,6 +138,7 @@ def make_app(settings: GatewaySettings, token: str | None = None) -> web.Applica
     """The aiohttp application; the Pulsar connection lives in its cleanup context."""
     app = web.Application(client_max_size=settings.max_frame_bytes)
     app[SETTINGS] = settings
+    app[HTTP_TIMEOUT] = settings.http_timeout
     app[AUTH] = Auth(token, KeyStore(key_file(settings.data_dir, settings.api_keys)))
     app[SOCKETS] = weakref.WeakSet()
     app.on_shutdown.append(_close_sockets)
@@ -191,7 +189,11 @@ class Gateway:
     async def start(self) -> str:
         """Connect to the broker, bind, and return the gateway URL."""
         host = bind_host(self.settings, self.token)
-        self._runner = web.AppRunner(make_app(self.settings, self.token), access_log=None)
+        self._runner = web.AppRunner(
+            make_app(self.settings, self.token),
+            access_log=None,
+            keepalive_timeout=self.settings.http_timeout,  # also bounds half-sent headers
+        )
         await self._runner.setup()
         site = web.TCPSite(self._runner, host, self.settings.port)
         try:

@@ -77,6 +77,8 @@ class SocketSession:
             frame = json.loads(data)
         except (ValueError, UnicodeDecodeError) as exc:
             frame, error = None, f"malformed JSON: {exc}"
+        except RecursionError:
+            frame, error = None, "malformed JSON: nested too deeply"
         else:
             error = None if isinstance(frame, dict) else "a frame must be a JSON object"
         rid = frame.get("id") if isinstance(frame, dict) else None

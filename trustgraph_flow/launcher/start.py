@@ -103,8 +103,10 @@ def importable(module: str) -> bool:
 @click.option("--host", default=None, help="Gateway interface (default 127.0.0.1 without a token).")
 def main(data_dir: Path | None, port: int, host: str | None) -> None:
     """Start the broker, every processor and the gateway; stop them all on Ctrl-C or tg-stop."""
+    os.umask(0o077)  # the data folder, logs and the broker's files: private to their owner
     rundir = RunDir((data_dir or default_data_dir()).expanduser().resolve())
     rundir.make()
+    rundir.root.chmod(0o700)  # also closes a folder made before the umask (0755 then)
     lock = Lock(rundir)
     if not lock.acquire():
         pid = rundir.read_pid()

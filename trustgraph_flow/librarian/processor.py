@@ -10,6 +10,7 @@ from pathlib import Path
 
 from trustgraph_base.errors import RequestTimeout, ServiceError
 from trustgraph_base.messaging import (
+    COLLECTION_DELETED,
     DOCUMENT_LOADED,
     EXPLAIN,
     INGEST_EVENTS,
@@ -22,6 +23,7 @@ from trustgraph_base.provenance import now_iso
 from trustgraph_base.provenance.uris import document_uri
 from trustgraph_base.rdf.terms import check_iri
 from trustgraph_base.schema import (
+    CollectionDeleted,
     DocumentInfo,
     DocumentLoaded,
     ExplainRequest,
@@ -196,6 +198,10 @@ async def _content_of(
     if info is not None:
         if info.status == "uploading":
             raise StoreError("not-ready", f"document {info.id!r} is still uploading")
+        if offset > info.size:
+            raise StoreError(
+                "bad-request", f"offset {offset} is past the end of {info.id!r} ({info.size} bytes)"
+            )
         cap = ctx.settings.max_content_bytes
         want = min(cap, length if length is not None else cap)
         data = await asyncio.to_thread(store.read_range, scope, info.id, offset, want)
@@ -203,6 +209,10 @@ async def _content_of(
     text = store.text(scope, uri)
     if text is None:
         raise StoreError("not-found", f"no content for {uri!r} in collection {scope.collection!r}")
+    if offset > len(text):
+        raise StoreError(
+            "bad-request", f"offset {offset} is past the end of {uri!r} ({len(text)} characters)"
+        )
     end = len(text) if length is None else offset + length
     piece = text[offset:end]
     return LibrarianResponse(content=base64.b64encode(piece.encode()).decode(), total=len(text))
@@ -221,6 +231,14 @@ def _put_content(req: LibrarianRequest, scope: Scope, ctx: Context[Settings]) ->
         raise ServiceError("bad-request", "put-content text is not UTF-8") from None
     store.put_text(scope, req.id, text)
     return LibrarianResponse(total=len(text))
+
+
+@proc.consumer(COLLECTION_DELETED, CollectionDeleted)
+async def on_collection_deleted(event: CollectionDeleted, ctx: Context[Settings]) -> None:
+    """The collection's store is gone (explain delete-collection): its documents go too."""
+    scope = Scope(event.user, event.collection)
+    removed = await asyncio.to_thread(_store(ctx).remove_collection, scope)
+    log.info("collection %s/%s deleted: removed %d documents", scope.user, scope.collection, removed)
 
 
 @proc.consumer(INGEST_EVENTS, IngestEvent)

@@ -125,9 +125,16 @@ class LibrarianStore:
         return [_info(r) for r in rows]
 
     def begin_upload(self, info: DocumentInfo) -> None:
-        """Record a new document in state ``uploading`` (part 0)."""
+        """Record a new document in state ``uploading`` (part 0).
+
+        Part 0 of an id still ``uploading`` starts that upload again (an abandoned upload
+        never blocks its id); a document past uploading must be removed first.
+        """
         scope = Scope(info.user, info.collection)
-        if self.get(scope, info.id) is not None:
+        existing = self.get(scope, info.id)
+        if existing is not None and existing.status == "uploading":
+            self.remove(scope, info.id)
+        elif existing is not None:
             raise StoreError("already-exists", f"document {info.id!r} already exists; remove it first (tg-remove-document)")
         self.path(scope, info.id, partial=True).unlink(missing_ok=True)
         self.db.execute(
@@ -178,6 +185,13 @@ class LibrarianStore:
             self.db.execute(
                 f"DELETE FROM {table} WHERE user=? AND collection=? AND {column}=?", key
             )
+
+    def remove_collection(self, scope: Scope) -> int:
+        """Forget every document of a collection; how many there were."""
+        docs = self.documents(scope)
+        for info in docs:
+            self.remove(scope, info.id)
+        return len(docs)
 
     # -- texts and spans -------------------------------------------------------------------
 

@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 
 from trustgraph_base.errors import ServiceError
 from trustgraph_base.messaging import (
+    COLLECTION_DELETED,
     EXPLAIN,
     SPARQL,
     TRIPLES_QUERY,
@@ -30,6 +31,7 @@ from trustgraph_base.messaging import (
 )
 from trustgraph_base.provenance.uris import document_uri
 from trustgraph_base.schema.core import Triples
+from trustgraph_base.schema.documents import CollectionDeleted
 from trustgraph_base.schema.explain import ExplainRequest, ExplainResponse
 from trustgraph_base.schema.store import (
     SparqlQueryRequest,
@@ -206,7 +208,13 @@ WRITES = frozenset({"delete-trace", "delete-document", "delete-collection"})
 async def explain_service(req: ExplainRequest, ctx: Context[StoreSettings]) -> ExplainResponse:
     """Deletions on the writer thread, views on a reader thread."""
     run = write if req.operation in WRITES else read
-    return await run(ctx, lambda stores: checked(explain_op(stores, req)))
+    resp = await run(ctx, lambda stores: checked(explain_op(stores, req)))
+    if req.operation == "delete-collection":
+        # The librarian's documents and the vector indexes go too (durable: delivered
+        # even to a processor that is down now).
+        gone = CollectionDeleted(user=req.user, collection=req.collection)
+        await ctx.publish(COLLECTION_DELETED, gone)
+    return resp
 
 
 def main() -> None:

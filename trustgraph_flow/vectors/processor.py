@@ -13,8 +13,8 @@ from collections import defaultdict
 from pathlib import Path
 
 from trustgraph_base.errors import ServiceError
-from trustgraph_base.messaging import VECTORS, Context, Processor
-from trustgraph_base.schema import VectorRequest, VectorResponse
+from trustgraph_base.messaging import COLLECTION_DELETED, VECTORS, Context, Processor
+from trustgraph_base.schema import CollectionDeleted, VectorRequest, VectorResponse
 from trustgraph_base.settings import ProcessorSettings
 from trustgraph_flow.vectors.index import VectorIndex, remove_dir, scope_dir
 
@@ -92,6 +92,14 @@ async def vectors(req: VectorRequest, ctx: Context[ProcessorSettings]) -> Vector
     """Upsert, query (cosine top-k) or delete within one user's collection and kind."""
     store: VectorStore = ctx.state["store"]
     return await store.handle(req)
+
+
+@proc.consumer(COLLECTION_DELETED, CollectionDeleted)
+async def on_collection_deleted(event: CollectionDeleted, ctx: Context[ProcessorSettings]) -> None:
+    """The collection's store is gone (explain delete-collection): its vectors go too."""
+    store: VectorStore = ctx.state["store"]
+    gone = VectorRequest(operation="delete-collection", user=event.user, collection=event.collection)
+    await store.handle(gone)
 
 
 def main() -> None:
