@@ -107,3 +107,18 @@ def test_hierarchy_counts_the_answers_using_each_page_and_chunk(stores: Stores) 
     assert doc is not None
     counts = {p.number: (p.used_by, [c.used_by for c in p.chunks]) for p in doc.pages}
     assert counts == {1: (3, [2, 1]), 2: (0, [0])}
+
+
+def test_traces_written_before_the_lineage_index_are_indexed_when_the_store_opens(
+    stores: Stores, tmp_path: Path
+) -> None:
+    import sqlite3
+
+    path = stores.path("alice", "default") / "traces.sqlite"
+    stores.close()
+    with sqlite3.connect(path) as db:  # as a store written by the version before lineage
+        db.execute("DELETE FROM links")
+        db.execute("DELETE FROM lineage_meta")
+    reopened = Stores(tmp_path / "store")
+    assert ids(usage(reopened, FOX_EDGE)) == ["a1", "g1"]
+    assert ids(usage(reopened, P1)) == ["a1", "d1", "g1"]

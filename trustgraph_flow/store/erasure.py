@@ -15,7 +15,6 @@ With ``purge_traces`` the top-level traces (and their sub-traces) are deleted in
 
 from __future__ import annotations
 
-import json
 import uuid
 
 import pyoxigraph as ox
@@ -25,7 +24,6 @@ from trustgraph_base.provenance.namespaces import PROV, RDF, TG, XSD
 from trustgraph_base.schema.explain import Removal, RemovalReport
 from trustgraph_flow.store import deletion
 from trustgraph_flow.store.convert import named, value_of
-from trustgraph_flow.store.lineage import Target, chunk_targets, chunks_under
 from trustgraph_flow.store.lookup import RETRIEVAL, n
 from trustgraph_flow.store.stores import Handle
 
@@ -33,21 +31,9 @@ ERASURE_PREFIX = "urn:trustgraph:erasure:"
 
 
 def links_into(handle: Handle, doc: ox.NamedNode) -> list[tuple[str, str, str, str]]:
-    """(entity, target, kind, top) of every trace link into the document's chunks and edges."""
-    targets: dict[str, Target] = {}
-    for chunk in chunks_under(handle.store, doc, "document"):
-        chunk_targets(handle.store, chunk, targets)
-    if not targets:
-        return []
-    rows = handle.index.db.execute(
-        "SELECT entity, target, kind, top FROM uses WHERE target IN (SELECT value FROM json_each(?))",
-        (json.dumps(list(targets)),),
-    )
-    out = []
-    for entity, key, kind, top in rows:
-        chunk = targets[key].chunk
-        out.append((str(entity), str(chunk or key), str(kind), str(top)))
-    return out
+    """(entity, chunk, kind, top) of every trace link into the document's chunks and edges."""
+    rows = handle.index.db.execute("SELECT entity, chunk, kind, top FROM links WHERE doc = ?", (doc.value,))
+    return [(str(e), str(c), str(k), str(t)) for e, c, k, t in rows]
 
 
 def erasure_quads(doc: str, reason: str, links: list[tuple[str, str, str, str]]) -> tuple[str, list[ox.Quad]]:
@@ -82,6 +68,8 @@ def remove_document(handle: Handle, doc_uri: str, *, reason: str, purge_traces: 
     links = links_into(handle, doc)
     tops = list(dict.fromkeys(top for *_, top in links))
     edges = deletion.delete_known(handle.store, doc)
+    # Its links go: a document loaded later under the same URI is not what these answers read.
+    handle.index.db.execute("DELETE FROM links WHERE doc = ?", (doc_uri,))
     if not links:
         return RemovalReport(document=doc_uri, edges_removed=edges)
     if purge_traces:

@@ -16,8 +16,9 @@ from pathlib import Path
 
 from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, PROV, RDF, TG
 from trustgraph_base.provenance.uris import trace_kind, trace_root
-from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Triple, TripleTerm
-from trustgraph_flow.store.convert import ConversionError, quoted_to_ox
+from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Triple
+from trustgraph_flow.store import links
+from trustgraph_flow.store.links import Resolver, Use, use_of
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS traces (
@@ -32,12 +33,6 @@ CREATE INDEX IF NOT EXISTS traces_parent_root ON traces(parent_root)
     WHERE parent_root IS NOT NULL;
 CREATE TABLE IF NOT EXISTS entities (uri TEXT PRIMARY KEY, root TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS entities_root ON entities(root);
-CREATE TABLE IF NOT EXISTS uses (
-    entity TEXT NOT NULL, target TEXT NOT NULL, kind TEXT NOT NULL, root TEXT NOT NULL,
-    top TEXT NOT NULL, top_time TEXT, cited INTEGER NOT NULL DEFAULT 0,
-    PRIMARY KEY (entity, target));
-CREATE INDEX IF NOT EXISTS uses_target ON uses(target, top_time DESC);
-CREATE INDEX IF NOT EXISTS uses_top ON uses(top);
 """
 
 _UPSERT = """
@@ -130,33 +125,6 @@ def _root_fact(row: dict[str, object], t: Triple) -> None:
         row["failed"] = 1
 
 
-@dataclass(frozen=True)
-class Use:
-    """A trace entity's link to a source: a selected chunk (its URI) or a focus edge (its key)."""
-
-    entity: str
-    target: str
-    kind: str  # "chunk" | "edge"
-    root: str
-
-
-def edge_key(edge: object) -> str:
-    """The index key of an edge: the canonical N-Triples text of its pyoxigraph triple."""
-    return str(edge)
-
-
-def use_of(t: Triple, root: str) -> Use | None:
-    """The source link a retrieval triple records, if it is one (tg:selectedChunk, tg:edge)."""
-    if t.p.i == TG.selectedChunk.i and isinstance(t.o, IriTerm):
-        return Use(t.s.i, t.o.i, "chunk", root)  # type: ignore[union-attr]
-    if t.p.i == TG.edge.i and isinstance(t.o, TripleTerm):
-        try:
-            return Use(t.s.i, edge_key(quoted_to_ox(t.o.tr)), "edge", root)  # type: ignore[union-attr]
-        except (ValueError, TypeError, ConversionError):
-            return None
-    return None
-
-
 Facts = tuple[dict[str, dict[str, object]], dict[str, str], list[Use]]
 
 
@@ -192,7 +160,7 @@ class TraceIndex:
         self._lock = threading.Lock()
         self._all: list[sqlite3.Connection] = []
         self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.executescript(_SCHEMA)
+        self.db.executescript(_SCHEMA + links.SCHEMA)
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -213,44 +181,21 @@ class TraceIndex:
         for conn in conns:
             conn.close()
 
-    def record(self, triples: Iterable[Triple]) -> None:
-        """Index the trace facts in ``triples`` in one transaction (idempotent)."""
+    def record(self, triples: Iterable[Triple], resolve: Resolver | None = None) -> None:
+        """Index the trace facts in ``triples`` in one transaction (idempotent).
+
+        ``resolve`` names the chunk, page and document behind each source link (from the
+        store's ``urn:graph:source``); without it only a chunk link knows its chunk.
+        """
         rows, entities, uses = facts(triples)
         if not rows:
             return
         with self._tx():
             self.db.executemany(_UPSERT, list(rows.values()))
             self.db.executemany("INSERT OR IGNORE INTO entities VALUES (?, ?)", list(entities.items()))
-            self.db.executemany(
-                "INSERT OR IGNORE INTO uses (entity, target, kind, root, top) VALUES (?, ?, ?, ?, ?)",
-                [(u.entity, u.target, u.kind, u.root, u.root) for u in uses],
-            )
+            links.record(self.db, uses, resolve)
             for root in rows:
-                self._retop(root)
-
-    def top(self, root: str) -> str:
-        """The top-level trace a (sub-)trace belongs to: its ``parent_root`` chain, followed up."""
-        seen = {root}
-        current = root
-        while True:
-            found = self.db.execute("SELECT parent_root FROM traces WHERE id = ?", (current,)).fetchone()
-            if not found or not found[0] or found[0] in seen:
-                return current
-            current = str(found[0])
-            seen.add(current)
-
-    def _retop(self, root: str) -> None:
-        """Point the source links of ``root`` (and of traces it was top of) at their top-level trace.
-
-        Run for every trace a batch touches: a sub-trace's parent link, or a top-level
-        trace's time, may arrive after its links were indexed.
-        """
-        top = self.top(root)
-        found = self.db.execute("SELECT sort_time FROM traces WHERE id = ?", (top,)).fetchone()
-        self.db.execute(
-            "UPDATE uses SET top = ?, top_time = ? WHERE top IN (?, ?)",
-            (top, found[0] if found else None, root, top),
-        )
+                links.retop(self.db, root)
 
     def _tx(self) -> _Commit:
         self.db.execute("BEGIN")
@@ -299,7 +244,7 @@ class TraceIndex:
         ids = [(r,) for r in roots]
         with self._tx():
             self.db.executemany("DELETE FROM entities WHERE root = ?", ids)
-            self.db.executemany("DELETE FROM uses WHERE root = ?", ids)
+            self.db.executemany("DELETE FROM links WHERE root = ?", ids)
             self.db.executemany("DELETE FROM traces WHERE id = ?", ids)
 
 

@@ -1,19 +1,13 @@
 """Reverse lineage: which top-level answers rest on a document, page, chunk or edge.
 
-The writer records every trace's source links in the index's ``uses`` table (a focus
-edge's quoted triple, a DocumentRAG selected chunk), each with the top-level trace it
-belongs to and that trace's time. A source is resolved here to the set of link targets
-it covers (a chunk: its URI and the edges of its subgraph; a page or document: those of
-every chunk under it), and the newest top-level traces are read by merging one
-time-ordered index scan per target, stopping at the limit.
+The writer records every trace's source links in the index's ``links`` table (a focus
+edge's quoted triple, a DocumentRAG selected chunk), resolved to the chunk, page and
+document behind them, each with the top-level trace it belongs to and that trace's time
+(``links.py``). The newest answers resting on a source are one time-ordered index scan
+on its column, stopping at the limit.
 """
 
 from __future__ import annotations
-
-import heapq
-import json
-from collections.abc import Iterator
-from dataclasses import dataclass
 
 import pyoxigraph as ox
 
@@ -23,28 +17,18 @@ from trustgraph_base.provenance.uris import document_uri
 from trustgraph_base.schema.explain import (
     ChunkNode,
     DocumentView,
-    EdgeView,
     SourceUsage,
     TraceSummary,
     UsagePath,
     UsageTrace,
 )
-from trustgraph_flow.store.convert import ConversionError, to_ox
-from trustgraph_flow.store.hierarchy import children
-from trustgraph_flow.store.index import TraceIndex, edge_key
-from trustgraph_flow.store.lookup import SOURCE, edge_view, has_type, n, objects
+from trustgraph_flow.store.index import TraceIndex
+from trustgraph_flow.store.links import edge_key
+from trustgraph_flow.store.lookup import SOURCE, edge_view, has_type, n
 from trustgraph_flow.store.stores import Handle
 
 Source = ox.NamedNode | ox.Triple
-
-
-@dataclass(frozen=True)
-class Target:
-    """One index key a source covers: a chunk URI or an edge key, and the chunk it comes from."""
-
-    kind: str  # "chunk" | "edge"
-    chunk: str | None
-    edge: ox.Triple | None = None
+COLUMN = {"edge": "target", "chunk": "chunk", "page": "page", "document": "doc"}  # never user text
 
 
 def parse_source(text: str) -> Source:
@@ -80,84 +64,62 @@ def classify(store: ox.Store, node: ox.NamedNode) -> str | None:
     return None
 
 
-def chunk_targets(store: ox.Store, chunk: ox.NamedNode, out: dict[str, Target]) -> None:
-    """The chunk's own key, and the key of every edge its subgraph(s) contain."""
-    out[chunk.value] = Target("chunk", chunk.value)
-    for subgraph in children(store, chunk, TG.Subgraph):
-        for edge in objects(store, subgraph, TG.contains, SOURCE):
-            if isinstance(edge, ox.Triple):
-                out.setdefault(edge_key(edge), Target("edge", chunk.value, edge))
-
-
-def chunks_under(store: ox.Store, node: ox.NamedNode, kind: str) -> list[ox.NamedNode]:
-    """The chunks of a document (through its pages, and page-less ones), page or chunk."""
-    if kind == "chunk":
-        return [node]
-    found = children(store, node, TG.Chunk)
-    if kind == "document":
-        for page in children(store, node, TG.Page):
-            found.extend(children(store, page, TG.Chunk))
-    return found
-
-
 def known_edge(handle: Handle, edge: ox.Triple) -> bool:
     """Whether the collection holds the edge: extracted, in the knowledge graph, or used by a trace."""
     store = handle.store
     return (
         any(True for _ in store.quads_for_pattern(None, n(TG.contains), edge, SOURCE))
         or any(True for _ in store.quads_for_pattern(edge.subject, edge.predicate, edge.object, None))  # type: ignore[arg-type]
-        or handle.index.db.execute("SELECT 1 FROM uses WHERE target = ? LIMIT 1", (edge_key(edge),)).fetchone() is not None
+        or handle.index.db.execute("SELECT 1 FROM links WHERE target = ? LIMIT 1", (edge_key(edge),)).fetchone() is not None
     )
 
 
-def targets_of(handle: Handle, source: Source) -> tuple[str, dict[str, Target]]:
-    """The kind of a source and the index keys it covers; not-found when the store does not know it."""
-    store = handle.store
+def resolve_source(handle: Handle, source: Source) -> tuple[str, str]:
+    """The kind of a source and its key in the links table; not-found when the store does not know it."""
     if isinstance(source, ox.Triple):
         if not known_edge(handle, source):
             raise ServiceError("not-found", f"no edge {str(source)!r} in this collection")
-        return "edge", {edge_key(source): Target("edge", None, source)}
-    kind = classify(store, source)
+        return "edge", edge_key(source)
+    kind = classify(handle.store, source)
     if kind is None:
         raise ServiceError("not-found", f"no document, page or chunk {source.value!r} in this collection")
-    out: dict[str, Target] = {}
-    for chunk in chunks_under(store, source, kind):
-        chunk_targets(store, chunk, out)
-    return kind, out
+    return kind, source.value
 
 
-def _scan(index: TraceIndex, key: str) -> Iterator[tuple[str, str]]:
-    for time, top in index.db.execute(
-        "SELECT coalesce(top_time, ''), top FROM uses WHERE target = ? ORDER BY top_time DESC", (key,)
-    ):
-        yield str(time), str(top)
-
-
-def newest_tops(index: TraceIndex, keys: list[str], limit: int) -> list[str]:
-    """The newest distinct top-level traces using any key: a lazy merge of per-key index scans."""
+def newest_tops(index: TraceIndex, kind: str, key: str, limit: int) -> list[str]:
+    """The newest distinct top-level traces linked to the key: one index scan in time order."""
     tops: list[str] = []
     seen: set[str] = set()
-    for _, top in heapq.merge(*(_scan(index, k) for k in keys), reverse=True):
+    cur = index.db.execute(f"SELECT top FROM links WHERE {COLUMN[kind]} = ? ORDER BY top_time DESC", (key,))
+    for (top,) in cur:
         if top not in seen:
             seen.add(top)
-            tops.append(top)
+            tops.append(str(top))
             if len(tops) >= limit:
                 break
+    cur.close()
     return tops
 
 
-def paths_of(handle: Handle, top: str, targets: dict[str, Target]) -> list[UsagePath]:
+def edge_of(key: str) -> ox.Triple | None:
+    """An edge key (N-Triples text) back as a triple."""
+    try:
+        q = next(iter(ox.parse(input=key + " .", format=ox.RdfFormat.N_TRIPLES)))
+    except (SyntaxError, StopIteration):
+        return None
+    return ox.Triple(q.subject, q.predicate, q.object)
+
+
+def paths_of(handle: Handle, top: str, kind: str, key: str) -> list[UsagePath]:
     """Every link from a top-level trace (and its sub-traces) into the asked source."""
     paths: list[UsagePath] = []
     rows = handle.index.db.execute(
-        "SELECT root, entity, target, kind FROM uses WHERE top = ? ORDER BY root, entity", (top,)
-    )
-    for root, entity, key, kind in rows:
-        target = targets.get(key)
-        if target is None:
-            continue
-        edge = edge_view(handle.store, target.edge) if target.edge is not None else None
-        paths.append(UsagePath(kind=kind, trace=root, entity=entity, chunk=target.chunk, edge=edge))
+        f"SELECT root, entity, target, kind, chunk FROM links WHERE top = ? AND {COLUMN[kind]} = ? "
+        "ORDER BY root, entity, chunk", (top, key))
+    for root, entity, target, link, chunk in rows:
+        edge = edge_of(target) if link == "edge" else None
+        view = edge_view(handle.store, edge) if edge is not None else None
+        paths.append(UsagePath(kind=link, trace=root, entity=entity, chunk=chunk or None, edge=view))
     return paths
 
 
@@ -167,48 +129,29 @@ def source_usage(handle: Handle | None, text: str, limit: int) -> SourceUsage:
     label = str(source) if isinstance(source, ox.Triple) else source.value
     if handle is None:
         raise ServiceError("not-found", f"no source {label!r} in this collection")
-    kind, targets = targets_of(handle, source)
+    kind, key = resolve_source(handle, source)
     traces = []
-    for top in newest_tops(handle.index, list(targets), limit):
+    for top in newest_tops(handle.index, kind, key, limit):
         row = handle.index.get(top)
         if row is None:
             continue  # the question of this trace has not been written (yet)
         summary = TraceSummary(id=row.id, type=row.kind, question=row.question, time=row.time, status=row.status)
-        traces.append(UsageTrace(trace=summary, paths=paths_of(handle, top, targets)))
+        traces.append(UsageTrace(trace=summary, paths=paths_of(handle, top, kind, key)))
     return SourceUsage(source=label, kind=kind, traces=traces)  # type: ignore[arg-type]
 
 
-def count_users(index: TraceIndex, keys: list[str]) -> int:
-    """How many distinct top-level traces use any of the keys."""
-    if not keys:
-        return 0
-    found = index.db.execute(
-        "SELECT COUNT(DISTINCT top) FROM uses WHERE target IN (SELECT value FROM json_each(?))",
-        (json.dumps(keys),),
-    ).fetchone()
+def count_users(index: TraceIndex, kind: str, key: str) -> int:
+    """How many distinct top-level traces are linked to the key."""
+    found = index.db.execute(f"SELECT COUNT(DISTINCT top) FROM links WHERE {COLUMN[kind]} = ?", (key,)).fetchone()
     return int(found[0]) if found else 0
-
-
-def _edge_key(edge: EdgeView) -> str | None:
-    try:
-        s, o = to_ox(edge.s), to_ox(edge.o)
-        return edge_key(ox.Triple(s, ox.NamedNode(edge.p.i), o))  # type: ignore[arg-type, union-attr]
-    except (ValueError, TypeError, AttributeError, ConversionError):
-        return None
-
-
-def chunk_keys(chunk: ChunkNode) -> list[str]:
-    return [chunk.uri, *(k for k in map(_edge_key, chunk.edges) if k is not None)]
 
 
 def with_usage(index: TraceIndex, doc: DocumentView) -> DocumentView:
     """The hierarchy with "used by N answers" on every page and chunk."""
 
     def counted(chunks: list[ChunkNode]) -> list[ChunkNode]:
-        return [c.model_copy(update={"used_by": count_users(index, chunk_keys(c))}) for c in chunks]
+        return [c.model_copy(update={"used_by": count_users(index, "chunk", c.uri)}) for c in chunks]
 
-    pages = []
-    for page in doc.pages:
-        keys = [k for c in page.chunks for k in chunk_keys(c)]
-        pages.append(page.model_copy(update={"chunks": counted(page.chunks), "used_by": count_users(index, keys)}))
+    pages = [p.model_copy(update={"chunks": counted(p.chunks), "used_by": count_users(index, "page", p.uri)})
+             for p in doc.pages]
     return doc.model_copy(update={"pages": pages, "chunks": counted(doc.chunks)})

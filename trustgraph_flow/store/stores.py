@@ -16,6 +16,7 @@ from urllib.parse import quote
 
 import pyoxigraph as ox
 
+from trustgraph_flow.store import links
 from trustgraph_flow.store.index import TraceIndex
 
 log = logging.getLogger(__name__)
@@ -125,6 +126,7 @@ class Stores:
                     return None
                 path.mkdir(parents=True, exist_ok=True)
                 handle = Handle(key, path, ox.Store(str(path / "oxigraph")), TraceIndex(path / "traces.sqlite"))
+                links.backfill(handle.index.db, handle.store)  # traces older than the lineage index
             self._open[key] = handle
         self._open.move_to_end(key)
         handle.users += 1

@@ -19,6 +19,7 @@ import pyoxigraph as ox
 from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL
 from trustgraph_base.schema.core import Triples
 from trustgraph_flow.store.convert import ConversionError, nquads, quad_of
+from trustgraph_flow.store.links import SourceResolver
 from trustgraph_flow.store.stores import Handle, Stores
 
 log = logging.getLogger(__name__)
@@ -51,7 +52,7 @@ def write_batch(stores: Stores, messages: Sequence[Triples]) -> WriteReport:
                 written = write_group(handle, group, report)
                 retrieval = [t for m in written for t in m.triples if t.g == GRAPH_RETRIEVAL]
                 if retrieval:
-                    handle.index.record(retrieval)
+                    handle.index.record(retrieval, SourceResolver(handle.store))
         except OSError as exc:
             # This collection only (its store would not open or write): the other groups
             # of the batch are done and acked; these messages are redelivered alone.

@@ -1,0 +1,180 @@
+"""The lineage side table: every trace's links into its sources, resolved when written.
+
+A link is a focus edge's quoted triple (``tg:edge``) or a DocumentRAG ``tg:selectedChunk``.
+The writer resolves each against ``urn:graph:source`` as it indexes it — the chunk(s) the
+edge was extracted from, their page and document — and stores one row per (trace entity,
+target, chunk) with the trace's top-level trace and time. "The newest answers using this
+document / page / chunk / edge" is then one index range scan in time order, whatever the
+number of traces. A source loaded after an answer does not become part of its lineage:
+the answer did not rest on it.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+import pyoxigraph as ox
+
+from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, PROV, TG
+from trustgraph_base.provenance.uris import trace_root
+from trustgraph_base.rdf.terms import IriTerm, Triple, TripleTerm
+from trustgraph_flow.store.convert import ConversionError, named, quoted_to_ox
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS links (
+    entity TEXT NOT NULL, target TEXT NOT NULL, kind TEXT NOT NULL, root TEXT NOT NULL,
+    top TEXT NOT NULL, top_time TEXT, chunk TEXT NOT NULL DEFAULT '', page TEXT, doc TEXT,
+    cited INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (entity, target, chunk));
+CREATE INDEX IF NOT EXISTS links_target ON links(target, top_time DESC);
+CREATE INDEX IF NOT EXISTS links_chunk ON links(chunk, top_time DESC);
+CREATE INDEX IF NOT EXISTS links_page ON links(page, top_time DESC) WHERE page IS NOT NULL;
+CREATE INDEX IF NOT EXISTS links_doc ON links(doc, top_time DESC) WHERE doc IS NOT NULL;
+CREATE INDEX IF NOT EXISTS links_top ON links(top);
+CREATE TABLE IF NOT EXISTS lineage_meta (key TEXT PRIMARY KEY);
+"""
+
+Chain = tuple[str, str | None, str | None]  # chunk ('' when none), page, document
+Resolver = Callable[["Use"], list[Chain]]
+
+
+@dataclass(frozen=True)
+class Use:
+    """A trace entity's link to a source: a selected chunk (its URI) or a focus edge (its key)."""
+
+    entity: str
+    target: str
+    kind: str  # "chunk" | "edge"
+    root: str
+    edge: ox.Triple | None = field(default=None, compare=False)
+
+
+def edge_key(edge: ox.Triple) -> str:
+    """The index key of an edge: the canonical N-Triples text of its pyoxigraph triple."""
+    return str(edge)
+
+
+def use_of(t: Triple, root: str) -> Use | None:
+    """The source link a retrieval triple records, if it is one (tg:selectedChunk, tg:edge)."""
+    subject = t.s.i if isinstance(t.s, IriTerm) else None
+    if subject is None:
+        return None
+    if t.p.i == TG.selectedChunk.i and isinstance(t.o, IriTerm):
+        return Use(subject, t.o.i, "chunk", root)
+    if t.p.i == TG.edge.i and isinstance(t.o, TripleTerm):
+        try:
+            edge = quoted_to_ox(t.o.tr)
+        except (ValueError, TypeError, ConversionError):
+            return None
+        return Use(subject, edge_key(edge), "edge", root, edge)
+    return None
+
+
+class SourceResolver:
+    """Resolves links against one store's ``urn:graph:source`` (chunk → page → document)."""
+
+    def __init__(self, store: ox.Store) -> None:
+        self.store = store
+        self._chains: dict[str, Chain] = {}  # per batch; a plain dict: no cycle keeps the store alive
+        self._source = named("urn:graph:source")
+
+    def chain(self, chunk: str) -> Chain:
+        found = self._chains.get(chunk)
+        if found is None:
+            found = self._chains[chunk] = self._chain(chunk)
+        return found
+
+    def __call__(self, use: Use) -> list[Chain]:
+        if use.kind == "chunk":
+            return [self.chain(use.target)]
+        chains: list[Chain] = []
+        if use.edge is not None:
+            for q in self.store.quads_for_pattern(None, named(TG.contains.i), use.edge, self._source):
+                for chunk in self._parents(q.subject):
+                    chains.append(self.chain(chunk))
+        return list(dict.fromkeys(chains)) or [("", None, None)]
+
+    def _parents(self, node: object) -> list[str]:
+        if not isinstance(node, ox.NamedNode):
+            return []
+        return [q.object.value for q in self.store.quads_for_pattern(node, named(PROV.wasDerivedFrom.i), None, self._source)
+                if isinstance(q.object, ox.NamedNode)]
+
+    def _chain(self, chunk: str) -> Chain:
+        """(chunk, page, document): a chunk's parent is a page (then its parent the document) or the document."""
+        try:
+            parents = self._parents(ox.NamedNode(chunk))
+        except ValueError:
+            return (chunk, None, None)
+        if not parents:
+            return (chunk, None, None)
+        parent = parents[0]
+        is_page = any(True for _ in self.store.quads_for_pattern(
+            named(parent), named("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"), named(TG.Page.i), self._source))
+        if not is_page:
+            return (chunk, None, parent)
+        up = self._parents(named(parent))
+        return (chunk, parent, up[0] if up else None)
+
+
+def record(db: sqlite3.Connection, uses: Iterable[Use], resolve: Resolver | None) -> None:
+    """Insert the links of a batch (idempotent), one row per chunk each resolves to."""
+    rows = []
+    for u in uses:
+        chains = resolve(u) if resolve else [(u.target if u.kind == "chunk" else "", None, None)]
+        rows.extend((u.entity, u.target, u.kind, u.root, u.root, c, p, d) for c, p, d in chains)
+    db.executemany(
+        "INSERT OR IGNORE INTO links (entity, target, kind, root, top, chunk, page, doc) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+
+
+def top_of(db: sqlite3.Connection, root: str) -> str:
+    """The top-level trace a (sub-)trace belongs to: its ``parent_root`` chain, followed up."""
+    seen = {root}
+    current = root
+    while True:
+        found = db.execute("SELECT parent_root FROM traces WHERE id = ?", (current,)).fetchone()
+        if not found or not found[0] or found[0] in seen:
+            return current
+        current = str(found[0])
+        seen.add(current)
+
+
+def retop(db: sqlite3.Connection, root: str) -> None:
+    """Point the links of ``root`` (and of traces it was top of) at their top-level trace and its time.
+
+    Run for every trace a batch touches: a sub-trace's parent link, or a top-level
+    trace's time, may arrive after its links were indexed.
+    """
+    top = top_of(db, root)
+    found = db.execute("SELECT sort_time FROM traces WHERE id = ?", (top,)).fetchone()
+    db.execute("UPDATE links SET top = ?, top_time = ? WHERE top IN (?, ?)",
+               (top, found[0] if found else None, root, top))
+
+
+def backfill(db: sqlite3.Connection, store: ox.Store) -> None:
+    """Index the links of traces written before this table existed (once per store)."""
+    if db.execute("SELECT 1 FROM lineage_meta WHERE key = 'links'").fetchone():
+        return
+    retrieval = named(GRAPH_RETRIEVAL)
+    uses = []
+    for q in store.quads_for_pattern(None, named(TG.selectedChunk.i), None, retrieval):
+        root = trace_root(q.subject.value) if isinstance(q.subject, ox.NamedNode) else None
+        if root and isinstance(q.object, ox.NamedNode):
+            uses.append(Use(q.subject.value, q.object.value, "chunk", root))
+    for q in store.quads_for_pattern(None, named(TG.edge.i), None, retrieval):
+        root = trace_root(q.subject.value) if isinstance(q.subject, ox.NamedNode) else None
+        if root and isinstance(q.object, ox.Triple):
+            uses.append(Use(q.subject.value, edge_key(q.object), "edge", root, q.object))
+    db.execute("BEGIN")
+    try:
+        record(db, uses, SourceResolver(store))
+        for root in {u.root for u in uses}:
+            retop(db, root)
+        db.execute("INSERT OR IGNORE INTO lineage_meta VALUES ('links')")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
