@@ -202,10 +202,14 @@ class ExplainRequest(Scoped):
         "delete-document",
         "delete-collection",
         "source-usage",
+        "purge-traces",
     ]
     id: str = ""
     limit: int = Field(default=50, ge=1, le=10_000)
     include_provenance: bool = False
+    # purge-traces: top-level traces (with their sub-traces) started longer ago than this
+    older_than: float | None = Field(default=None, ge=0)  # seconds
+    dry_run: bool = False  # only say which traces would go
     # delete-document
     purge_traces: bool = False  # delete the traces that used it instead of marking them
     reason: str = Field(default="", max_length=2000)
@@ -228,3 +232,5 @@ class ExplainResponse(Response):
     document: DocumentView | None = None
     usage: SourceUsage | None = None
     removal: RemovalReport | None = None
+    deleted: list[TraceSummary] = []  # delete-trace / purge-traces: the top-level traces removed (at most ``limit``)
+    count: int = 0  # purge-traces: how many top-level traces were (or, dry run, would be) removed

@@ -116,6 +116,15 @@ def resolve(handle: Handle | None, trace_id: str) -> str:
     raise ServiceError("not-found", f"no trace {trace_id!r} in this collection")
 
 
+def list_one(handle: Handle | None, trace_id: str) -> TraceSummary:
+    """The list row of one trace (not-found as ``resolve``)."""
+    root = resolve(handle, trace_id)
+    assert handle is not None
+    r = handle.index.get(root)
+    assert r is not None
+    return TraceSummary(id=r.id, type=r.kind, question=r.question, time=r.time, status=r.status)  # type: ignore[arg-type]
+
+
 def gather(handle: Handle, root: str, only: list[str] | None = None) -> Props:
     """Every retrieval-graph triple of a trace's entities (or of ``only``), by subject and predicate."""
     props: Props = {}

@@ -9,6 +9,7 @@ sqlite connection (WAL); ``Stores`` leases handles so none is closed while in us
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -17,8 +18,9 @@ from pathlib import Path
 from typing import TypeVar
 
 import pyoxigraph as ox
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
+from trustgraph_base.durations import parse_duration
 from trustgraph_base.errors import ServiceError
 from trustgraph_base.messaging import (
     COLLECTION_DELETED,
@@ -41,7 +43,7 @@ from trustgraph_base.schema.store import (
 )
 from trustgraph_base.settings import ProcessorSettings
 from trustgraph_base.wire import encode
-from trustgraph_flow.store import erasure, explain, hierarchy, lineage, query
+from trustgraph_flow.store import erasure, explain, hierarchy, lineage, query, retention
 from trustgraph_flow.store.stores import Handle, Stores
 from trustgraph_flow.store.writer import write_batch
 
@@ -56,6 +58,15 @@ class StoreSettings(ProcessorSettings):
     open_stores: int = 32  # (user, collection) stores kept open at once
     read_threads: int = Field(default=2, ge=1)  # threads serving queries
     sparql_timeout: float = Field(default=30.0, gt=0)  # seconds before a SPARQL caller gets "timeout"
+    retention: str = ""  # e.g. "30d": purge traces older than this by itself ("" keeps them all)
+    retention_interval: float = Field(default=3600.0, gt=0)  # seconds between retention passes
+
+    @field_validator("retention")
+    @classmethod
+    def _period(cls, value: str) -> str:
+        if value.strip():
+            parse_duration(value)  # a bad period stops the processor at start, naming it
+        return value.strip()
 
 
 proc: Processor[StoreSettings] = Processor("store", StoreSettings)
@@ -93,10 +104,29 @@ async def open_stores(ctx: Context[StoreSettings]) -> None:
     ctx.state["writer"] = ThreadPoolExecutor(1, thread_name_prefix="store-write")
     ctx.state["readers"] = ThreadPoolExecutor(ctx.settings.read_threads, thread_name_prefix="store-read")
     log.info("store data under %s", root)
+    if ctx.settings.retention:
+        ctx.state["retention"] = asyncio.create_task(retain(ctx, parse_duration(ctx.settings.retention)))
+
+
+async def retain(ctx: Context[StoreSettings], period: float) -> None:
+    """Purge traces older than ``period`` from every collection, now and every interval, on the writer thread."""
+    log.info("retention: traces older than %s are purged every %.0f s", ctx.settings.retention,
+             ctx.settings.retention_interval)
+    while True:
+        try:
+            await write(ctx, lambda stores: retention.purge_all(stores, period))
+        except Exception:  # one failed pass must not end retention
+            log.exception("retention pass failed; retrying next interval")
+        await asyncio.sleep(ctx.settings.retention_interval)
 
 
 @proc.on_stop
 async def close_stores(ctx: Context[StoreSettings]) -> None:
+    task = ctx.state.pop("retention", None)
+    if task is not None:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
     if "stores" in ctx.state:
         ctx.state["readers"].shutdown(wait=False, cancel_futures=True)  # a timed-out query may still run
         await write(ctx, lambda stores: stores.close())
@@ -163,6 +193,11 @@ def on_collection(handle: Handle | None, req: ExplainRequest) -> ExplainResponse
     if req.operation == "list-traces":
         traces, cursor = explain.page_traces(handle, req)
         return ExplainResponse(traces=traces, cursor=cursor)
+    if req.operation == "purge-traces":
+        if req.older_than is None:
+            raise ServiceError("bad-request", "purge-traces needs older_than (seconds)")
+        gone = retention.purge(handle, req.older_than, dry_run=req.dry_run)
+        return ExplainResponse(deleted=gone[: req.limit], count=len(gone))
     if not req.id:
         raise ServiceError("bad-request", f"operation {req.operation!r} needs an id")
     if req.operation == "get-trace" and req.step_limit is not None:
@@ -173,8 +208,9 @@ def on_collection(handle: Handle | None, req: ExplainRequest) -> ExplainResponse
     if req.operation == "get-trace":
         return ExplainResponse(trace=explain.get_trace(handle, req.id, req.include_provenance))
     if req.operation == "delete-trace":
+        summary = explain.list_one(handle, req.id)
         explain.delete_trace(handle, req.id)
-        return ExplainResponse()
+        return ExplainResponse(deleted=[summary], count=1)
     if req.operation == "delete-document":
         report = erasure.remove_document(handle, doc_iri(req.id), reason=req.reason,
                                          purge_traces=req.purge_traces) if handle else None
@@ -201,7 +237,7 @@ def doc_iri(doc_id: str) -> str:
     return uri
 
 
-WRITES = frozenset({"delete-trace", "delete-document", "delete-collection"})
+WRITES = frozenset({"delete-trace", "delete-document", "delete-collection", "purge-traces"})
 
 
 @proc.service(EXPLAIN)

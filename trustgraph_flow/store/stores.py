@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import json
 import logging
 import shutil
 import threading
@@ -12,7 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 import pyoxigraph as ox
 
@@ -22,6 +23,7 @@ from trustgraph_flow.store.index import TraceIndex
 log = logging.getLogger(__name__)
 
 _MAX_NAME = 100
+SCOPE_FILE = "scope.json"  # names the (user, collection) a store directory holds: hashed names are not reversible
 
 
 def safe_name(prefix: str, text: str) -> str:
@@ -125,6 +127,7 @@ class Stores:
                 if not create and not path.is_dir():
                     return None
                 path.mkdir(parents=True, exist_ok=True)
+                (path / SCOPE_FILE).write_text(json.dumps({"user": key[0], "collection": key[1]}))
                 handle = Handle(key, path, ox.Store(str(path / "oxigraph")), TraceIndex(path / "traces.sqlite"))
                 links.backfill(handle.index.db, handle.store)  # traces older than the lineage index
             self._open[key] = handle
@@ -147,6 +150,21 @@ class Stores:
         if handle.users == 0 and handle.retired:
             self._retired.remove(handle)
             handle.close()
+
+    def scopes(self) -> list[tuple[str, str]]:
+        """The (user, collection) of every store on disk (from the scope file each one keeps)."""
+        found = []
+        for path in sorted(self.root.glob("u-*/c-*")):
+            try:
+                data = json.loads((path / SCOPE_FILE).read_text())
+                found.append((str(data["user"]), str(data["collection"])))
+            except FileNotFoundError:  # a store from before scope files: its names, if not hashed
+                user, collection = unquote(path.parent.name[2:]), unquote(path.name[2:])
+                if self.path(user, collection) == path:
+                    found.append((user, collection))
+            except (OSError, ValueError, KeyError, TypeError):
+                log.warning("unreadable scope file in %s: skipped", path)
+        return found
 
     def drop(self, user: str, collection: str) -> bool:
         """Close and delete a collection's store; False when there was none."""

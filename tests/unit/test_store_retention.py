@@ -1,0 +1,80 @@
+"""Retention on a real on-disk store: delete-trace, purge by age (dry run and real), durations."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.integration.test_store_support import agent, document, graph_rag, msg
+from trustgraph_base.durations import parse_duration
+from trustgraph_base.provenance import now_iso, uris
+from trustgraph_base.schema.explain import ExplainRequest, ExplainResponse
+from trustgraph_flow.store import retention
+from trustgraph_flow.store.processor import StoreSettings, explain_op
+from trustgraph_flow.store.stores import Stores
+from trustgraph_flow.store.writer import write_batch
+
+
+def recent(sid: str) -> list:  # type: ignore[type-arg]
+    """A GraphRAG trace started now."""
+    return [t.model_copy(update={"o": t.o.model_copy(update={"v": now_iso()})}) if "startedAtTime" in t.p.i else t
+            for t in graph_rag(sid, 0)]
+
+
+@pytest.fixture
+def stores(tmp_path: Path) -> Stores:
+    s = Stores(tmp_path / "store")
+    for user in ("alice", "bob"):
+        write_batch(s, [msg(document(), "doc", user=user)])
+        write_batch(s, [msg(graph_rag("old", 1), user=user), msg(agent("a1", 3, "g-sub"), user=user),
+                        msg(recent("new"), user=user)])
+    return s
+
+
+def op(stores: Stores, operation: str, user: str = "alice", **extra: object) -> ExplainResponse:
+    return explain_op(stores, ExplainRequest(operation=operation, user=user, **extra))  # type: ignore[arg-type]
+
+
+def listed(stores: Stores, user: str = "alice") -> list[str]:
+    return [t.id.rsplit(":", 1)[1] for t in op(stores, "list-traces", user).traces]
+
+
+def test_durations() -> None:
+    assert parse_duration("30d") == 30 * 86400
+    assert parse_duration(" 1d12h ") == 36 * 3600
+    assert parse_duration("2W") == 14 * 86400
+    for bad in ("", "30", "d", "3x", "-1d", "1.5d"):
+        with pytest.raises(ValueError):
+            parse_duration(bad)
+
+
+def test_delete_trace_takes_its_subtraces(stores: Stores) -> None:
+    resp = op(stores, "delete-trace", id="a1")
+    assert [t.id for t in resp.deleted] == [uris.agent_session_uri("a1")]
+    handle = stores.get("alice", "default")
+    assert handle is not None and handle.index.get(uris.graph_rag_question_uri("g-sub")) is None
+    assert listed(stores) == ["new", "old"]
+
+
+def test_purge_by_age_dry_run_then_real_in_one_collection_only(stores: Stores) -> None:
+    dry = op(stores, "purge-traces", older_than=30 * 86400, dry_run=True)
+    assert dry.count == 2 and [t.id.rsplit(":", 1)[1] for t in dry.deleted] == ["old", "a1"]  # oldest first
+    assert listed(stores) == ["new", "a1", "old"]
+    assert op(stores, "purge-traces", older_than=30 * 86400, limit=1).count == 2
+    assert listed(stores) == ["new"]
+    assert listed(stores, "bob") == ["new", "a1", "old"]
+
+
+def test_retention_pass_covers_every_collection_on_disk(stores: Stores, tmp_path: Path) -> None:
+    stores.close()
+    reopened = Stores(tmp_path / "store")
+    assert sorted(reopened.scopes()) == [("alice", "default"), ("bob", "default")]
+    assert retention.purge_all(reopened, 30 * 86400) == 4
+    assert listed(reopened) == ["new"] and listed(reopened, "bob") == ["new"]
+
+
+def test_a_bad_retention_setting_is_refused_by_name() -> None:
+    with pytest.raises(ValueError, match="bad duration '30 days'"):
+        StoreSettings(retention="30 days")
+    assert StoreSettings(retention="30d").retention == "30d"

@@ -1,0 +1,56 @@
+"""tg-delete-explain-trace: delete one trace with its sub-traces."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import click
+
+from trustgraph_cli.options import Gateway, format_option, gateway_options, run
+
+if TYPE_CHECKING:
+    from trustgraph_base.schema.explain import TraceSummary
+
+EPILOG = """\b
+Examples:
+  tg-delete-explain-trace urn:trustgraph:agent:3f1c2d0e-5b7a-4c1e-9d2f-0a1b2c3d4e5f
+  tg-delete-explain-trace 3f1c2d0e-5b7a-4c1e-9d2f-0a1b2c3d4e5f --format json
+  tg-delete-explain-trace urn:trustgraph:question:42 -U alice -C research
+"""
+
+
+@click.command(epilog=EPILOG)
+@click.argument("trace_id", metavar="ID")
+@format_option("text", "json", help="A summary line, or the deleted trace's {id, type, question, time, status}.")
+@gateway_options
+def main(trace_id: str, fmt: str, gw: Gateway) -> None:
+    """Delete an explain trace and every sub-trace it ran (an agent's GraphRAG/DocumentRAG calls).
+
+    ID is a trace URI (as tg-list-explain-traces prints it) or a bare session id. Only
+    the trace goes: documents and knowledge are not touched.
+    """
+    trace: TraceSummary = run(gw, lambda: delete(gw, trace_id))
+    from trustgraph_cli.render.output import emit_json
+
+    if fmt == "json":
+        emit_json(trace.model_dump(mode="json"))
+        return
+    click.echo(f'Deleted trace {trace.id} ("{trace.question}") and its sub-traces.')
+
+
+async def delete(gw: Gateway, trace_id: str) -> TraceSummary:
+    """One EXPLAIN delete-trace round trip."""
+    from trustgraph_cli.client import GatewayClient
+    from trustgraph_cli.render.output import scope_text
+    from trustgraph_cli.responses import call_explain
+
+    missing = f"no trace {trace_id!r} in {scope_text(gw.user, gw.collection)}. List them with tg-list-explain-traces."
+    async with GatewayClient(gw) as client:
+        resp = await call_explain(client, {"operation": "delete-trace", "id": trace_id}, missing, "a deletion")
+    if not resp.deleted:
+        raise click.ClickException(missing)
+    return resp.deleted[0]
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,77 @@
+"""tg-purge-explain-traces: delete the traces older than a period (retention)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import click
+
+from trustgraph_cli.options import Gateway, format_option, gateway_options, limit_option, run
+
+if TYPE_CHECKING:
+    from trustgraph_base.schema.explain import ExplainResponse
+
+EPILOG = """\b
+Examples:
+  tg-purge-explain-traces --older-than 30d --dry-run
+  tg-purge-explain-traces --older-than 30d
+  tg-purge-explain-traces --older-than 1w12h -U alice --format json
+"""
+
+
+def duration(ctx: click.Context | None, param: click.Parameter | None, value: str) -> float:
+    from trustgraph_base.durations import parse_duration
+
+    try:
+        return parse_duration(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+@click.command(epilog=EPILOG)
+@click.option("--older-than", "older_than", required=True, callback=duration, metavar="PERIOD",
+              help="Delete top-level traces started longer ago than this: 30d, 12h, 90m, 2w, 1d12h.")
+@click.option("--dry-run", is_flag=True, help="Only list what would be deleted.")
+@limit_option("traces", default=50, maximum=10_000)
+@format_option("table", "json", help="A count and a table of the traces, or {count, traces} JSON.")
+@gateway_options
+def main(older_than: float, dry_run: bool, limit: int, fmt: str, gw: Gateway) -> None:
+    """Delete every top-level explain trace (with its sub-traces) older than a period.
+
+    Age is the question's start time; traces without one are kept. The store can also
+    do this by itself: start it with TG_RETENTION=30d (docs/lineage.md).
+    """
+    resp: ExplainResponse = run(gw, lambda: purge(gw, older_than, dry_run, limit))
+    from trustgraph_cli.render.output import emit, emit_json
+
+    if fmt == "json":
+        emit_json({"count": resp.count, "dry_run": dry_run,
+                   "traces": [t.model_dump(mode="json") for t in resp.deleted]})
+        return
+    from trustgraph_cli.list_explain_traces import trace_table
+    from trustgraph_cli.render.style import Style
+
+    style = Style.detect()
+    verb = "Would delete" if dry_run else "Deleted"
+    head = f"{verb} {resp.count} trace{'s' if resp.count != 1 else ''}"
+    if not resp.deleted:
+        emit(f"{head}.", style)
+        return
+    shown = "" if len(resp.deleted) == resp.count else f" (the oldest {len(resp.deleted)} shown)"
+    emit("\n".join([f"{head}{shown}:", *trace_table(resp.deleted, style)]), style)
+
+
+async def purge(gw: Gateway, older_than: float, dry_run: bool, limit: int) -> ExplainResponse:
+    """One EXPLAIN purge-traces round trip."""
+    from trustgraph_base.schema.explain import ExplainResponse
+    from trustgraph_cli.client import GatewayClient
+    from trustgraph_cli.responses import validated
+
+    request = {"operation": "purge-traces", "older_than": older_than, "dry_run": dry_run, "limit": limit}
+    async with GatewayClient(gw) as client:
+        data = await client.request("explain", request)
+    return validated(ExplainResponse, data, "a purge")
+
+
+if __name__ == "__main__":
+    main()

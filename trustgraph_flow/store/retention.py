@@ -1,0 +1,61 @@
+"""Retention: purge top-level traces (with their sub-traces) older than a period.
+
+By request (explain ``purge-traces``) or by itself: with the store setting ``retention``
+(e.g. ``TG_RETENTION=30d``) the processor purges every collection on disk once per
+``retention_interval`` seconds. A trace's age is its question's ``prov:startedAtTime``;
+traces without one are never purged by age.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime, timedelta
+
+from trustgraph_base.schema.explain import TraceSummary
+from trustgraph_flow.store.explain import delete_trace
+from trustgraph_flow.store.stores import Handle, Stores
+
+log = logging.getLogger(__name__)
+
+
+def cutoff(older_than: float, now: datetime | None = None) -> str:
+    """The ``sort_time`` (UTC, sortable text) before which a trace is older than ``older_than`` s."""
+    when = (now or datetime.now(UTC)) - timedelta(seconds=older_than)
+    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def expired(handle: Handle, older_than: float) -> list[TraceSummary]:
+    """The top-level traces started before the cutoff, oldest first (one partial-index range scan)."""
+    rows = handle.index.db.execute(
+        "SELECT id FROM traces WHERE parent IS NULL AND is_question = 1 AND sort_time < ? "
+        "ORDER BY sort_time", (cutoff(older_than),)).fetchall()
+    out = []
+    for (trace_id,) in rows:
+        row = handle.index.get(str(trace_id))
+        if row is not None:
+            out.append(TraceSummary(id=row.id, type=row.kind, question=row.question, time=row.time,
+                                    status=row.status))  # type: ignore[arg-type]
+    return out
+
+
+def purge(handle: Handle | None, older_than: float, *, dry_run: bool) -> list[TraceSummary]:
+    """Delete (or, dry run, only list) the expired traces of one collection."""
+    if handle is None:
+        return []
+    found = expired(handle, older_than)
+    if not dry_run:
+        for trace in found:
+            delete_trace(handle, trace.id)
+    return found
+
+
+def purge_all(stores: Stores, older_than: float) -> int:
+    """Apply the retention period to every collection on disk; the number of traces removed."""
+    removed = 0
+    for user, collection in stores.scopes():
+        with stores.lease(user, collection) as handle:
+            gone = purge(handle, older_than, dry_run=False)
+        if gone:
+            log.info("retention: removed %d traces older than %.0f s from %s/%s", len(gone), older_than, user, collection)
+        removed += len(gone)
+    return removed
