@@ -227,6 +227,7 @@ export async function tracePage(view, id, params, live) {
   const traceId = trace.id;
   document.title = `${cut(trace.question, 60)} · explaingraph`;
 
+  const windows = new Map([[0, Promise.resolve()]]); // step offset → its request
   const panel = h("aside", { class: "details", "aria-labelledby": "details-title", "aria-live": "polite" });
   const tree = new VirtualTree({
     label: "Trace steps",
@@ -234,14 +235,21 @@ export async function tracePage(view, id, params, live) {
       details(panel, n, traceId, tree);
       history.replaceState(null, "", route("trace", traceId, { node: n.key }));
     },
-    onNeed: async (n) => {
+    onNeed: (n) => {
+      // One request per window of steps, however many of its placeholders scroll past.
       const offset = Math.floor((n.index - 1) / WINDOW) * WINDOW;
-      const more = await fetchWindow(traceId, offset);
-      const root = tree.roots[0];
-      const fresh = new Map(more.trace.steps.map((s) => [s.uri, stepNode(more.trace, s)]));
-      root.children = root.children.map((c) => fresh.get(c.key) || c);
-      tree.index();
-      tree.refresh();
+      if (windows.has(offset)) return;
+      windows.set(offset, fetchWindow(traceId, offset).then((more) => {
+        const root = tree.roots[0];
+        const fresh = new Map(more.trace.steps.map((s) => [s.uri, stepNode(more.trace, s)]));
+        root.children = root.children.map((c) => fresh.get(c.key) || c);
+        tree.index();
+        tree.refresh();
+      }, (err) => {
+        windows.delete(offset);
+        n.summary = `could not load this step: ${err.message}`;
+        tree.render();
+      }));
     },
   });
   tree.setRoots([traceNode(trace, false)]);
