@@ -124,6 +124,11 @@ async def test_from_the_list_to_a_page_and_back(pulsar_url: str, prefix: str, tm
             users = await texts(page, "section.doc-page.target details.usage[open] li a")
             assert users == ["Which river flows through Cairo?", "Where was Victor Hugo born?"]
             await shot(page, "viewer-document")
+            async with page.expect_download() as waiting:
+                await page.get_by_role("button", name="Download the original").click()
+            download = await waiting.value
+            assert download.suggested_filename == "world-facts.pdf"
+            assert Path(await download.path()).read_bytes().startswith(b"%PDF")
 
             # Another answer that used the page, then back to the trace we came from.
             await usage.get_by_role("link", name="Where was Victor Hugo born?").click()

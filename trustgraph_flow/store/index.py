@@ -255,8 +255,9 @@ def page_query(
     where = ["parent IS NULL", "is_question = 1"]
     args: list[object] = []
     if after is not None:
-        where.append(f"({_PAGE_KEY}, id) < (?, ?)")
-        args += list(after)
+        # Written so the key bound is a range on the index (a row-value comparison is a scan).
+        where.append(f"{_PAGE_KEY} <= ? AND ({_PAGE_KEY} < ? OR id < ?)")
+        args += [after[0], after[0], after[1]]
     if flt.kind:
         where.append("kind = ?")
         args.append(flt.kind)

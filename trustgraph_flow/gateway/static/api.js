@@ -67,3 +67,20 @@ export async function contents(ids) {
   }
   return out;
 }
+
+/** A document's original bytes, fetched in pieces the librarian's replies can carry. */
+export async function original(id, mimeType) {
+  const parts = [];
+  const piece = 2 * 1024 * 1024;
+  let offset = 0;
+  let total = 1;
+  while (offset < total) {
+    const data = await librarian({ operation: "get-content", id, offset, length: piece });
+    const bytes = Uint8Array.from(atob(data.content || ""), (c) => c.charCodeAt(0));
+    total = data.total || 0;
+    if (!bytes.length) break;
+    parts.push(bytes);
+    offset += bytes.length;
+  }
+  return new Blob(parts, { type: mimeType || "application/octet-stream" });
+}

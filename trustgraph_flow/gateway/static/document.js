@@ -73,7 +73,25 @@ export async function documentPage(view, id, params, live) {
       doc.mime_type ? h("span", { class: "kind" }, doc.mime_type) : null, " ",
       h("code", {}, doc.id), " ",
       h("span", { class: "muted" }, `${doc.pages.length} pages · ${chunks.length} chunks · ${edgeCount} edges extracted`)));
-  if (from) view.append(h("p", {}, h("a", { href: route("trace", from), class: "button" }, "← Back to the trace")));
+  const download = h("button", { type: "button" }, "Download the original");
+  const saving = h("span", { class: "muted", role: "status" });
+  download.addEventListener("click", async () => {
+    saving.textContent = " Fetching…";
+    try {
+      const blob = await api.original(doc.id, doc.mime_type);
+      const link = h("a", { href: URL.createObjectURL(blob), download: doc.title || "document" });
+      document.body.append(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
+      saving.textContent = "";
+    } catch (err) {
+      saving.textContent = ` ${err.message}`;
+    }
+  });
+  view.append(h("p", { class: "actions" },
+    from ? h("a", { href: route("trace", from), class: "button" }, "← Back to the trace") : null,
+    " ", download, saving));
 
   if (doc.pages.length) {
     view.append(h("nav", { class: "toc", "aria-label": "Pages" }, h("span", { class: "muted" }, "Pages: "),

@@ -10,7 +10,7 @@ import {
 import { lineageSvg } from "./lineage.js";
 import { VirtualTree } from "./tree.js";
 
-export const WINDOW = 1000; // agent steps per get-trace request
+export const WINDOW = 500; // agent steps per get-trace request
 const SMALL = 30; // an agent trace this short opens with its sub-traces expanded
 
 function node(key, title, summary, extra) {
@@ -267,8 +267,10 @@ export async function tracePage(view, id, params, live) {
     h("h2", { id: "answer-h" }, "Answer"),
     h("p", {}, trace.answer ?? (trace.status === "in-progress" ? "Not answered yet: the trace is still running." : "(no answer recorded)"))));
   const picture = lineageSvg(trace, traceId);
+  const partial = trace.step_total > trace.steps.length;
   view.append(h("section", { class: "lineage-section", "aria-labelledby": "lineage-h" },
     h("h2", { id: "lineage-h" }, "Where the answer came from"),
+    partial ? h("p", { class: "notice" }, `Drawn from the first ${trace.steps.length.toLocaleString()} of ${trace.step_total.toLocaleString()} steps; the tree fetches the rest as you scroll to them.`) : null,
     picture
       ? h("p", { class: "muted" }, "Each box is a link: follow an edge or chunk to the page and document it was extracted from.")
       : h("p", { class: "muted" }, "This trace used no recorded evidence (no edges or chunks)."),
