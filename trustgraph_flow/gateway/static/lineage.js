@@ -88,7 +88,7 @@ export function lineageSvg(view, traceId) {
   const x = (c) => c * (BOX_W + GAP_X);
   shown.forEach((col, c) => col.forEach(([key], r) => pos.set(`${c}|${key}`, [x(c), HEAD + r * (BOX_H + GAP_Y)])));
   const svg = s("svg", {
-    class: "lineage", viewBox: `0 0 ${width} ${height}`, width, height, role: "group",
+    class: "lineage", viewBox: `-2 -2 ${width + 4} ${height + 4}`, width: width + 4, height: height + 4, role: "group",
     "aria-label": "Lineage: the answer, the edges it used, and the chunks, pages and documents they came from",
   });
   names.forEach((name, c) => {

@@ -246,7 +246,7 @@ export async function tracePage(view, id, params, live) {
         tree.index();
         tree.refresh();
       }, (err) => {
-        windows.delete(offset);
+        setTimeout(() => windows.delete(offset), 5000); // then let a placeholder in view ask again
         n.summary = `could not load this step: ${err.message}`;
         tree.render();
       }));

@@ -3,12 +3,13 @@
 //
 // A node is {key, title, summary, badges: [Node|string], children: [node] | null,
 // expanded, placeholder}. A placeholder stands for a node not yet fetched: when it is
-// rendered, onNeed(node) is called once so the page can fetch and replace it.
+// in view when scrolling pauses, onNeed(node) is called so the page can fetch and replace it.
 
 import { clear, h } from "./dom.js";
 
 const ROW = 34; // px; keep in step with .tree .row in app.css
 const OVERSCAN = 12;
+const NEED_DELAY = 120; // ms of no scrolling before placeholders in view are fetched
 
 export class VirtualTree {
   constructor({ label, onSelect, onNeed }) {
@@ -19,7 +20,8 @@ export class VirtualTree {
     this.byKey = new Map();
     this.selected = null;
     this.focusIndex = 0;
-    this.asked = new Set();
+    this.waiting = [];
+    this.needTimer = 0;
     this.frame = 0;
     this.layer = h("div", { class: "rows", role: "tree", "aria-label": label });
     this.spacer = h("div", { class: "spacer" }, this.layer);
@@ -80,8 +82,16 @@ export class VirtualTree {
     for (let i = first; i < last; i++) indexes.push(i);
     if (this.rows.length && (this.focusIndex < first || this.focusIndex >= last)) indexes.push(this.focusIndex);
     clear(this.layer);
+    this.waiting = [];
     for (const i of indexes) this.layer.append(this.row(this.rows[i], i));
     if (hadFocus) this.focusRow(false);
+    // Placeholders are asked for once scrolling pauses, so a fast scroll past thousands
+    // of unfetched steps asks only for the ones it stops at.
+    clearTimeout(this.needTimer);
+    if (this.waiting.length) {
+      const waiting = this.waiting;
+      this.needTimer = setTimeout(() => waiting.forEach((n) => this.onNeed(n)), NEED_DELAY);
+    }
   }
 
   row(node, i) {
@@ -104,10 +114,7 @@ export class VirtualTree {
     h("span", { class: "badges" }, node.badges || []));
     el.style.transform = `translateY(${i * ROW}px)`;
     el.firstChild.style.marginLeft = `${node.depth * 1.1}rem`;
-    if (node.placeholder && !this.asked.has(node.key)) {
-      this.asked.add(node.key);
-      queueMicrotask(() => this.onNeed(node));
-    }
+    if (node.placeholder) this.waiting.push(node);
     return el;
   }
 
