@@ -2,11 +2,14 @@
 
 A new user's walk: sign in with the key, find a question in the list, open its trace,
 follow an edge to the page and document it came from, see which other answers used that
-page, and come back. Screenshots of each page go to docs/images/ (the README shows two).
+page, and come back. Each page is saved as a screenshot: into ``$TG_SCREENSHOT_DIR`` when
+set (``TG_SCREENSHOT_DIR=docs/images scripts/test tests/browser`` refreshes the README's),
+else under the test's temporary directory, so a test run never changes tracked files.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -15,7 +18,6 @@ import pytest
 
 from tests.browser.support import ask, browser, populated_stack, settled
 
-IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
 KEY = "viewer-test-key"
 TIMEOUT = 15_000  # ms, for each wait on the page
 HOSTILE = '<img src=x onerror="window.__owned=1"> What is the capital of Japan?'
@@ -34,9 +36,10 @@ async def shown(page: Any, name: str) -> None:
     await page.wait_for_selector(f'body[data-ready="{name}"]', timeout=TIMEOUT)
 
 
-async def shot(page: Any, name: str) -> None:
-    IMAGES.mkdir(parents=True, exist_ok=True)
-    await page.screenshot(path=str(IMAGES / f"{name}.png"), full_page=True)
+async def shot(page: Any, name: str, fallback: Path) -> None:
+    folder = Path(os.environ.get("TG_SCREENSHOT_DIR") or fallback)
+    folder.mkdir(parents=True, exist_ok=True)
+    await page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
 
 
 async def texts(page: Any, selector: str) -> list[str]:
@@ -101,7 +104,7 @@ async def test_from_the_list_to_a_page_and_back(pulsar_url: str, prefix: str, tm
             assert tree[:4] == ["Agent trace", "Step 1", "GraphRAG sub-trace", "Exploration"]
             assert "Edge 1" in tree and tree[-1] == "Conclusion"
             assert "offline" in await page.locator(".tree .row", has_text="Synthesis").inner_text()
-            await shot(page, "viewer-trace")
+            await shot(page, "viewer-trace", tmp_path / "screenshots")
 
             # An edge: its reasoning and where it came from.
             await page.locator(".tree .row", has_text="Edge 1").click()
@@ -123,7 +126,7 @@ async def test_from_the_list_to_a_page_and_back(pulsar_url: str, prefix: str, tm
             await usage.locator("li").first.wait_for(timeout=TIMEOUT)
             users = await texts(page, "section.doc-page.target details.usage[open] li a")
             assert users == ["Which river flows through Cairo?", "Where was Victor Hugo born?"]
-            await shot(page, "viewer-document")
+            await shot(page, "viewer-document", tmp_path / "screenshots")
             async with page.expect_download() as waiting:
                 await page.get_by_role("button", name="Download the original").click()
             download = await waiting.value
@@ -154,7 +157,7 @@ async def test_keyboard_alone_reaches_and_works_the_tree(pulsar_url: str, prefix
         page = await b.new_page(viewport={"width": 1280, "height": 900})
         await page.goto(stack.url)  # no key asked: auth is off on loopback
         await shown(page, "traces")
-        await shot(page, "viewer-traces")
+        await shot(page, "viewer-traces", tmp_path / "screenshots")
         for _ in range(30):  # Tab until the first trace link has focus
             await page.keyboard.press("Tab")
             if await page.evaluate("document.activeElement.closest('td.question') !== null"):
