@@ -173,6 +173,7 @@ async def start_stack(
     from trustgraph_flow.rag_common import RagSettings
     from trustgraph_flow.store.processor import StoreSettings
     from trustgraph_flow.store.processor import proc as store
+    from trustgraph_flow.vectors.processor import Settings as VectorsSettings
     from trustgraph_flow.vectors.processor import proc as vectors
 
     base = settings.model_dump()
@@ -181,7 +182,7 @@ async def start_stack(
         llm, LlmSettings(**base, llm_base_url=llm_url, llm_retries=1, llm_backoff=0.01)
     )
     await processors.start(embeddings, EmbeddingsSettings(**base))
-    await processors.start(vectors, settings)
+    await processors.start(vectors, VectorsSettings(**base))
     rag = RagSettings(**{**base, "request_timeout": rag_timeout})
     await processors.start(graphrag, rag)
     await processors.start(docrag, rag)

@@ -42,6 +42,10 @@ def query(user: str, collection: str, vector: list[float], kind: VectorKind = "c
     return VectorRequest(user=user, collection=collection, operation="query", kind=kind, vector=vector)
 
 
+def vectors_settings(settings: ProcessorSettings) -> vectors.Settings:
+    return vectors.Settings(**settings.model_dump())
+
+
 async def ids(client: Client, req: VectorRequest) -> list[str]:
     return [m.id for m in (await client.request(req, timeout=10)).matches]
 
@@ -49,7 +53,7 @@ async def ids(client: Client, req: VectorRequest) -> list[str]:
 async def test_isolation_between_users_collections_and_kinds(
     processors: RunningProcessors, settings: ProcessorSettings, client: Client
 ) -> None:
-    await processors.start(vectors.proc, settings)
+    await processors.start(vectors.proc, vectors_settings(settings))
     await client.request(upsert("alice", "c1", ("a1", [1, 0], "d")), timeout=10)
     await client.request(upsert("alice", "c2", ("a2", [1, 0], "d")), timeout=10)
     await client.request(upsert("bob", "c1", ("b1", [1, 0], "d")), timeout=10)
@@ -70,12 +74,12 @@ async def test_index_survives_restart_and_deletes(
     processors: RunningProcessors, settings: ProcessorSettings, client: Client
 ) -> None:
     first = RunningProcessors()
-    await first.start(vectors.proc, settings)
+    await first.start(vectors.proc, vectors_settings(settings))
     await client.request(upsert("u", "c", ("x1", [1, 0, 0], "doc:x"), ("x2", [0.9, 0.1, 0], "doc:x"),
                                 ("y1", [0, 1, 0], "doc:y")), timeout=10)
     await first.stop_all()
 
-    await processors.start(vectors.proc, settings)
+    await processors.start(vectors.proc, vectors_settings(settings))
     assert await ids(client, query("u", "c", [1, 0, 0])) == ["x1", "x2", "y1"]
     gone = await client.request(
         VectorRequest(user="u", collection="c", operation="delete-document", document="doc:x"), timeout=10)
@@ -90,7 +94,7 @@ async def test_embeddings_then_vectors_find_the_nearest_text(
     processors: RunningProcessors, settings: ProcessorSettings, bus: Bus, topics: Topics, client: Client
 ) -> None:
     await processors.start(embeddings.proc, embeddings.Settings(**settings.model_dump()))
-    await processors.start(vectors.proc, settings)
+    await processors.start(vectors.proc, vectors_settings(settings))
     embed: RequestClient[EmbeddingsRequest, EmbeddingsResponse] = RequestClient(bus, topics, EMBEDDINGS, "emb-tester")
     texts = ["Paris is the capital of France.", "Marie Curie discovered polonium.", "Rivers flow to the sea."]
     resp = await embed.request(EmbeddingsRequest(texts=texts), timeout=10)

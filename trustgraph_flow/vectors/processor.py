@@ -1,8 +1,9 @@
 """The vector index service: upsert, query, delete-document and delete-collection.
 
-Each (user, collection) has a folder under ``<data_dir>/vectors/`` with one index file
-per kind (``chunk``, ``entity``); a query only ever sees its own user, collection and
-kind. Indexes load lazily and stay in memory; every change is persisted before the reply.
+The vectors live in Milvus (``trustgraph_flow.vectors.milvus``): by default Milvus Lite
+under ``<data_dir>/vectors/milvus.db``, or the Milvus server named by ``vectors_uri``.
+Each (user, collection, kind) is its own Milvus collection, so a query only ever sees its
+own user, collection and kind. Every change is written before the reply (and the ack).
 """
 
 from __future__ import annotations
@@ -16,79 +17,62 @@ from trustgraph_base.errors import ServiceError
 from trustgraph_base.messaging import COLLECTION_DELETED, VECTORS, Context, Processor
 from trustgraph_base.schema import CollectionDeleted, VectorRequest, VectorResponse
 from trustgraph_base.settings import ProcessorSettings
-from trustgraph_flow.vectors.index import VectorIndex, remove_dir, scope_dir
+from trustgraph_flow.vectors.milvus import MilvusVectors
 
 log = logging.getLogger(__name__)
 
-KINDS = ("chunk", "entity")
+
+class Settings(ProcessorSettings):
+    """Where the vectors are kept."""
+
+    # empty: Milvus Lite under <data_dir>/vectors; else a Milvus server (http://milvus:19530)
+    vectors_uri: str = ""
 
 
 class VectorStore:
-    """The open indexes, one lock per (user, collection) so changes never interleave."""
+    """The Milvus indexes, one lock per (user, collection) so its changes never interleave."""
 
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self._open: dict[tuple[str, str, str], VectorIndex] = {}
+    def __init__(self, milvus: MilvusVectors) -> None:
+        self.milvus = milvus
         self._locks: defaultdict[tuple[str, str], asyncio.Lock] = defaultdict(asyncio.Lock)
 
-    async def _index(self, user: str, collection: str, kind: str) -> VectorIndex:
-        key = (user, collection, kind)
-        found = self._open.get(key)
-        if found is None:
-            path = scope_dir(self.root, user, collection) / f"{kind}.vec"
-            found = await asyncio.to_thread(VectorIndex, path)
-            self._open[key] = found
-        return found
-
-    async def _persist(self, key: tuple[str, str, str], index: VectorIndex) -> None:
-        try:
-            await asyncio.to_thread(index.save)
-        except BaseException:
-            # memory may now differ from disk: reload from disk on next use
-            self._open.pop(key, None)
-            raise
-
     async def handle(self, req: VectorRequest) -> VectorResponse:
-        """Carry out one request under its collection's lock."""
-        async with self._locks[(req.user, req.collection)]:
+        """Carry out one request under its collection's lock (blocking calls in a thread)."""
+        m, scope = self.milvus, (req.user, req.collection)
+        async with self._locks[scope]:
             if req.operation == "delete-collection":
-                return VectorResponse(count=await self._drop(req.user, req.collection))
-            key = (req.user, req.collection, req.kind)
-            index = await self._index(*key)
+                return VectorResponse(count=await asyncio.to_thread(m.drop, *scope))
             if req.operation == "query":
-                return VectorResponse(matches=index.query(req.vector, req.limit), count=len(index))
+                matches, size = await asyncio.to_thread(m.query, *scope, req.kind, req.vector, req.limit)
+                return VectorResponse(matches=matches, count=size)
             if req.operation == "upsert":
-                count = index.upsert(req.items)
-            else:
-                if not req.document:
-                    raise ServiceError("bad-request", "delete-document needs 'document'")
-                count = index.delete_document(req.document)
-            if count:
-                await self._persist(key, index)
-            return VectorResponse(count=count)
-
-    async def _drop(self, user: str, collection: str) -> int:
-        removed = 0
-        for kind in KINDS:
-            removed += len(await self._index(user, collection, kind))
-            self._open.pop((user, collection, kind), None)
-        await asyncio.to_thread(remove_dir, scope_dir(self.root, user, collection))
-        return removed
+                return VectorResponse(count=await asyncio.to_thread(m.upsert, *scope, req.kind, req.items))
+            if not req.document:
+                raise ServiceError("bad-request", "delete-document needs 'document'")
+            return VectorResponse(
+                count=await asyncio.to_thread(m.delete_document, *scope, req.kind, req.document))
 
 
-proc: Processor[ProcessorSettings] = Processor("vectors", ProcessorSettings)
+proc: Processor[Settings] = Processor("vectors", Settings)
 
 
 @proc.on_start
-async def open_store(ctx: Context[ProcessorSettings]) -> None:
-    root = Path(ctx.settings.data_dir) / "vectors"
-    root.mkdir(parents=True, exist_ok=True)
-    ctx.state["store"] = VectorStore(root)
-    log.info("vector indexes under %s", root)
+async def open_store(ctx: Context[Settings]) -> None:
+    uri = ctx.settings.vectors_uri
+    milvus = await asyncio.to_thread(MilvusVectors.open, uri, Path(ctx.settings.data_dir))
+    ctx.state["store"] = VectorStore(milvus)
+    log.info("vectors in %s", uri or f"Milvus Lite at {milvus.uri}")
+
+
+@proc.on_stop
+async def close_store(ctx: Context[Settings]) -> None:
+    store: VectorStore | None = ctx.state.get("store")
+    if store is not None:
+        await asyncio.to_thread(store.milvus.close)
 
 
 @proc.service(VECTORS)
-async def vectors(req: VectorRequest, ctx: Context[ProcessorSettings]) -> VectorResponse:
+async def vectors(req: VectorRequest, ctx: Context[Settings]) -> VectorResponse:
     """Upsert, query (cosine top-k) or delete within one user's collection and kind."""
     store: VectorStore = ctx.state["store"]
     return await store.handle(req)

@@ -1,0 +1,280 @@
+"""The vector index in Milvus: one Milvus collection per (user, collection, kind).
+
+pymilvus talks to Milvus Lite (a Milvus process the client starts, its files in one folder)
+or to a Milvus server at a URI, with the same calls. No user string ever reaches a Milvus
+name or filter expression: a collection is named by a hash of its (user, collection, kind),
+which is also stored as the collection's description and checked on first use; an item's
+primary key is a hash of its id and ``doc`` a hash of its document URI, so every filter
+holds only hex digits this module made. (Milvus Lite has no filter templating, does not
+decode ``\\n`` in a string literal, and pastes primary keys into SQL: an escaped user string
+is not safe there.) The id, text and document themselves are stored as plain fields.
+
+Vectors are stored scaled to unit length under the inner-product metric, so a score is
+the cosine and a zero vector scores 0, as in the hand-written index this replaces.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pymilvus import DataType, MilvusClient, MilvusException
+
+from trustgraph_base.errors import ServiceError
+from trustgraph_base.schema import VectorItem, VectorMatch
+
+log = logging.getLogger(__name__)
+
+KINDS = ("chunk", "entity")
+MAX_BYTES = 65_535  # Milvus's VARCHAR limit, for ids, texts and document URIs
+_KEY = 32  # hex digits of a 128-bit blake2b key
+
+
+def collection_name(user: str, collection: str, kind: str) -> str:
+    """A valid Milvus collection name for one index, whatever the user and collection are."""
+    return f"tg_{kind}_{key(_scope(user, collection, kind))}"
+
+
+def key(value: str) -> str:
+    """The hex key that stands for ``value`` in Milvus (a primary key or the ``doc`` field)."""
+    data = value.encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(data, digest_size=_KEY // 2).hexdigest()
+
+
+def _scope(user: str, collection: str, kind: str) -> str:
+    return json.dumps([user, collection, kind])  # injective: a JSON array of strings
+
+
+def _keys_filter(field: str, keys: Sequence[str]) -> str:
+    return f"{field} in {json.dumps(list(keys))}"  # hex digits only: nothing to escape
+
+
+def _unit(matrix: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length (zero rows stay zero) so an inner product is the cosine."""
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    unit: np.ndarray = np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
+    return unit
+
+
+def _finite(matrix: np.ndarray) -> np.ndarray:
+    if not np.isfinite(matrix).all():
+        raise ServiceError("bad-request", "vector holds a NaN or infinite value")
+    return matrix
+
+
+def _check_dim(dim: int, held: int | None) -> None:
+    if dim == 0:
+        raise ServiceError("bad-request", "empty vector")
+    if held and dim != held:
+        raise ServiceError(
+            "bad-request", f"vector has {dim} dimensions but this index holds {held}-dimensional vectors"
+        )
+
+
+def _check_sizes(item: VectorItem) -> None:
+    for field in ("id", "text", "document"):
+        size = len(getattr(item, field).encode("utf-8", "surrogatepass"))
+        if size > MAX_BYTES:
+            raise ServiceError(
+                "bad-request",
+                f"item {item.id[:80]!r}: its {field} is {size:,} bytes, more than the {MAX_BYTES:,} an index holds",
+            )
+
+
+def _unavailable(exc: MilvusException) -> ServiceError:
+    return ServiceError("unavailable", f"vector store: {exc.message} (code {exc.code})")
+
+
+class MilvusVectors:
+    """The indexes of every user, collection and kind in one Milvus database (blocking calls).
+
+    With Milvus Lite (one process owns its folder) a write inserts the new ids and upserts
+    only those already present: Milvus Lite's upsert grows slower with the collection's size
+    (bench/bench_vectors.py). A server always upserts, which stays right when replicas race
+    on one message.
+    """
+
+    def __init__(self, uri: str, lite_path: Path | None = None) -> None:
+        self.uri = uri
+        self.lite_path = lite_path
+        self.client = MilvusClient(uri=uri)
+        self._dims: dict[str, int] = {}  # collections known to exist (and loaded), by name
+
+    @classmethod
+    def open(cls, uri: str, data_dir: Path) -> MilvusVectors:
+        """The server at ``uri``, or (empty) Milvus Lite in ``<data_dir>/vectors/milvus.db``."""
+        if uri:
+            return cls(uri)
+        root = data_dir / "vectors"
+        root.mkdir(parents=True, exist_ok=True)
+        old = sorted(root.glob("*/*.vec"))
+        if old:
+            log.warning("%d index files of the old format under %s are not read: re-load those "
+                        "documents to index them in Milvus", len(old), root)
+        path = root / "milvus.db"
+        return cls(str(path), lite_path=path)
+
+    def close(self) -> None:
+        """Close the client (and stop Milvus Lite, which releases its folder)."""
+        self.client.close()
+        if self.lite_path is not None:
+            from milvus_lite.server_manager import server_manager_instance
+
+            server_manager_instance.release_server(str(self.lite_path))
+
+    # -- collections ------------------------------------------------------------------
+
+    def _dim(self, name: str, scope: str) -> int | None:
+        """The dimension of an existing collection (loaded for search), or None."""
+        known = self._dims.get(name)
+        if known is not None:
+            return known
+        if not self.client.has_collection(name):
+            return None
+        desc = self.client.describe_collection(name)
+        if desc.get("description") != scope:
+            raise ServiceError("internal-error", f"Milvus collection {name} belongs to another index")
+        dim = next(int(f["params"]["dim"]) for f in desc["fields"] if f["name"] == "vector")
+        if str(self.client.get_load_state(name).get("state")) != "Loaded":
+            self.client.load_collection(name)
+        self._dims[name] = dim
+        return dim
+
+    def _create(self, name: str, scope: str, dim: int) -> None:
+        schema = MilvusClient.create_schema(auto_id=False, enable_dynamic_field=False, description=scope)
+        schema.add_field("id", DataType.VARCHAR, is_primary=True, max_length=_KEY)
+        schema.add_field("vector", DataType.FLOAT_VECTOR, dim=dim)
+        schema.add_field("item", DataType.VARCHAR, max_length=MAX_BYTES)
+        schema.add_field("text", DataType.VARCHAR, max_length=MAX_BYTES)
+        schema.add_field("document", DataType.VARCHAR, max_length=MAX_BYTES)
+        schema.add_field("doc", DataType.VARCHAR, max_length=_KEY)
+        index = self.client.prepare_index_params()
+        index.add_index("vector", index_type="FLAT", metric_type="IP")  # exact, like a scan
+        try:
+            self.client.create_collection(
+                name, schema=schema, index_params=index, consistency_level="Strong")
+        except MilvusException:
+            if not self.client.has_collection(name):  # not a replica that created it first
+                raise
+        self._dims.pop(name, None)
+
+    def _drop(self, name: str) -> None:
+        self._dims.pop(name, None)
+        self.client.drop_collection(name)
+
+    def _count(self, name: str, filter: str = "") -> int:
+        rows = self.client.query(name, filter=filter, output_fields=["count(*)"])
+        return int(rows[0]["count(*)"]) if rows else 0
+
+    def _write(self, name: str, rows: list[dict[str, Any]]) -> None:
+        if self.lite_path is None:
+            self.client.upsert(name, rows)
+            return
+        present = self.client.query(name, filter=_keys_filter("id", [r["id"] for r in rows]),
+                                    output_fields=["id"])
+        have = {row["id"] for row in present}
+        new, old = [r for r in rows if r["id"] not in have], [r for r in rows if r["id"] in have]
+        if old:
+            self.client.upsert(name, old)
+        if new:
+            self.client.insert(name, new)
+
+    # -- operations -------------------------------------------------------------------
+
+    def upsert(self, user: str, collection: str, kind: str, items: Sequence[VectorItem]) -> int:
+        """Add items, replacing any with the same id; returns how many were given."""
+        try:
+            return self._upsert(user, collection, kind, items)
+        except MilvusException as exc:
+            self._dims.clear()  # a collection may have gone under us (another replica)
+            raise _unavailable(exc) from None
+
+    def _upsert(self, user: str, collection: str, kind: str, items: Sequence[VectorItem]) -> int:
+        dims = {len(item.vector) for item in items}
+        if len(dims) > 1:
+            raise ServiceError("bad-request", f"items of one upsert differ in dimension: {sorted(dims)}")
+        if not items:
+            return 0
+        dim = dims.pop()
+        name, scope = collection_name(user, collection, kind), _scope(user, collection, kind)
+        held = self._dim(name, scope)
+        if held and dim and dim != held and self._count(name) == 0:
+            self._drop(name)  # an emptied index holds no dimension
+            held = None
+        _check_dim(dim, held)
+        for item in items:
+            _check_sizes(item)
+        latest = {item.id: item for item in items}  # the last of repeated ids wins
+        vectors = _unit(_finite(np.asarray([it.vector for it in latest.values()], dtype=np.float32)))
+        if held is None:
+            self._create(name, scope, dim)
+            self._dim(name, scope)
+        rows = [
+            {"id": key(it.id), "vector": vec, "item": it.id, "text": it.text,
+             "document": it.document, "doc": key(it.document)}
+            for it, vec in zip(latest.values(), vectors.tolist(), strict=True)
+        ]  # fmt: skip
+        self._write(name, rows)
+        return len(items)
+
+    def query(
+        self, user: str, collection: str, kind: str, vector: Sequence[float], limit: int
+    ) -> tuple[list[VectorMatch], int]:
+        """The ``limit`` items most cosine-similar to ``vector``, best first, and the index size."""
+        _check_dim(len(vector), None)
+        name = collection_name(user, collection, kind)
+        try:
+            held = self._dim(name, _scope(user, collection, kind))
+            size = self._count(name) if held else 0
+            if not size:
+                return [], 0
+            _check_dim(len(vector), held)
+            query = _unit(_finite(np.asarray([vector], dtype=np.float32)))[0]
+            found = self.client.search(
+                name, [query.tolist()], limit=min(limit, size), output_fields=["item", "text"],
+                search_params={"metric_type": "IP"},
+            )  # fmt: skip
+        except MilvusException as exc:
+            self._dims.clear()
+            raise _unavailable(exc) from None
+        hits: list[dict[str, Any]] = list(found[0]) if found else []
+        matches = [
+            VectorMatch(id=h["entity"]["item"], score=float(h["distance"]), text=h["entity"]["text"])
+            for h in hits
+        ]
+        matches.sort(key=lambda m: (-m.score, m.id))
+        return matches, size
+
+    def delete_document(self, user: str, collection: str, kind: str, document: str) -> int:
+        """Remove every item of this index that came from ``document``; returns how many."""
+        name = collection_name(user, collection, kind)
+        where = _keys_filter("doc", [key(document)])
+        try:
+            if self._dim(name, _scope(user, collection, kind)) is None:
+                return 0
+            removed = self._count(name, where)
+            if removed:
+                self.client.delete(name, filter=where)
+            return removed
+        except MilvusException as exc:
+            self._dims.clear()
+            raise _unavailable(exc) from None
+
+    def drop(self, user: str, collection: str) -> int:
+        """Remove every kind's index of one collection; returns how many items they held."""
+        removed = 0
+        try:
+            for kind in KINDS:
+                name = collection_name(user, collection, kind)
+                if self._dim(name, _scope(user, collection, kind)) is not None:
+                    removed += self._count(name)
+                    self._drop(name)
+        except MilvusException as exc:
+            self._dims.clear()
+            raise _unavailable(exc) from None
+        return removed
