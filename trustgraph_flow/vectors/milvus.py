@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -116,6 +117,10 @@ class MilvusVectors:
         if old:
             log.warning("%d index files of the old format under %s are not read: re-load those "
                         "documents to index them in Milvus", len(old), root)
+        # Milvus Lite's process inherits our environment: its errors to our stderr, and no
+        # log file of its own in /tmp for every start
+        os.environ.setdefault("GLOG_logtostderr", "1")
+        os.environ.setdefault("GLOG_minloglevel", "2")
         path = root / "milvus.db"
         return cls(str(path), lite_path=path)
 
