@@ -39,8 +39,10 @@ _SPACE = re.compile(r"\s+")
 
 
 class Settings(ProcessorSettings):
-    chunk_size: int = 1000  # characters
-    chunk_overlap: int = 100  # characters
+    chunk_size: int = 1000
+    """Characters per chunk."""
+    chunk_overlap: int = 100
+    """Characters shared by consecutive chunks."""
 
 
 @dataclass(frozen=True)

@@ -51,7 +51,8 @@ TEXT_TYPES = frozenset({"text/plain", "text/markdown", "text/x-markdown"})
 
 
 class Settings(ProcessorSettings):
-    fetch_bytes: int = 1024 * 1024  # bytes per get-content request to the librarian
+    fetch_bytes: int = 1024 * 1024
+    """Bytes per get-content request to the librarian."""
 
 
 class DecodeError(Exception):

@@ -78,7 +78,8 @@ MAX_LABEL = 80  # the schema's maxLength for a label
 
 
 class Settings(ProcessorSettings):
-    max_edges: int = 200  # per chunk; more is a runaway answer
+    max_edges: int = 200
+    """Most edges kept per chunk (more is a runaway answer)."""
 
 
 class ExtractedEdge(BaseModel):

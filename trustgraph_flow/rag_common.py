@@ -53,6 +53,7 @@ class RagSettings(ProcessorSettings):
     """Settings of both RAG processors."""
 
     llm_temperature: float | None = None
+    """Sampling temperature for answers (empty: the model's default)."""
 
 
 LOOKUP_TIMEOUT = 5.0  # seconds to wait for the librarian when explaining an empty result

@@ -55,6 +55,7 @@ async def test_start_stop_restart_keeps_data(start, tmp_path: Path) -> None:  # 
 
     code, _, err = await run_cli("tg-start", "--data-dir", str(data), "--port", str(free_port()))
     assert code == 1 and f"already running on {data} (pid {first.proc.pid})" in err
+    assert f"'tg-stop --data-dir {data}'" in err and len(err.splitlines()) == 1
     code, _, err = await run_cli("tg-start", "--data-dir", str(tmp_path / "x"), "--port", str(port))
     assert (
         code == 1 and err == f"Error: port {port} is already in use — pass --port with a free one\n"
@@ -70,6 +71,10 @@ async def test_start_stop_restart_keeps_data(start, tmp_path: Path) -> None:  # 
     assert not (data / "launcher.pid").exists()
     code, _, err = await run_cli("tg-stop", "--data-dir", str(data))
     assert code == 1 and "not running" in err
+    nowhere = tmp_path / "nonexistent"
+    code, _, err = await run_cli("tg-stop", "--data-dir", str(nowhere))
+    assert (code, err) == (1, f"Error: explaingraph is not running on {nowhere} (no such directory)\n")
+    assert not nowhere.exists()  # looking did not create it
 
     second = await start(data, port, {"TG_LLM_BASE_URL": "http://127.0.0.1:9/v1",
                                       "TG_LLM_MODEL": "tiny"})

@@ -29,6 +29,7 @@ def run_main(
     settings_cls: type[S],
     argv: list[str] | None,
     body: Callable[[S, asyncio.Event], Awaitable[None]],
+    about: str | None = None,
 ) -> NoReturn:
     """Run a long-lived process: parse settings, log to stderr, stop on SIGTERM/SIGINT.
 
@@ -39,7 +40,7 @@ def run_main(
     """
     os.umask(0o077)  # every file a processor makes is its owner's alone (0600, folders 0700)
     try:
-        settings = load_settings(settings_cls, argv, prog=name)
+        settings = load_settings(settings_cls, argv, prog=name, about=about)
     except (ValidationError, SettingsError) as exc:
         detail = describe(exc) if isinstance(exc, ValidationError) else str(exc)
         print(f"{name}: bad setting: {detail}", file=sys.stderr)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+import sys
 from collections.abc import Awaitable, Callable
 from typing import Any, Generic, TypeVar, cast
 
@@ -49,6 +50,8 @@ class Processor(Generic[S]):
 
     def __init__(self, name: str, settings_cls: type[S] | None = None) -> None:
         self.name = name
+        # The module that made this processor: its docstring heads ``--help``.
+        self.module: str = sys._getframe(1).f_globals.get("__name__", "")
         self.settings_cls: type[S] = settings_cls or cast(type[S], ProcessorSettings)
         self.routes: list[Route] = []
         self.startup: list[Hook] = []
@@ -146,7 +149,8 @@ class Processor(Generic[S]):
 
     def main(self, argv: list[str] | None = None) -> None:
         """Entry point: settings from flags and ``TG_*`` environment, run until SIGTERM/SIGINT."""
-        run_main(self.name, self.settings_cls, argv, self.run)
+        module = sys.modules.get(self.module)
+        run_main(self.name, self.settings_cls, argv, self.run, about=getattr(module, "__doc__", None))
 
     async def run(
         self, settings: S, stop: asyncio.Event, ready: asyncio.Event | None = None

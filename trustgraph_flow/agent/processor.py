@@ -55,12 +55,17 @@ class Settings(ProcessorSettings):
     """Loop limit, tool set and tool timeout (``request_timeout`` bounds each LLM call)."""
 
     max_iterations: int = Field(default=10, ge=1, le=1000)
-    tools: str = ""  # JSON list of tool objects (see docs/agent.md); empty = the three defaults
+    """Most tool steps before the agent stops without an answer."""
+    tools: str = ""
+    """JSON list of tool objects (docs/agent.md); empty: the three default tools."""
     tool_timeout: float = Field(default=120.0, gt=0)
-    explainable: bool = True  # false: no trace triples, no explain events; still answers
+    """Seconds a tool may take before its step records a timeout."""
+    explainable: bool = True
+    """Publish a trace and explain events (off: answers only)."""
     # The same setting as text-completion's (env TG_LLM_STRUCTURED): "none" asks for ReAct
     # text; otherwise each step is a JSON object whose schema goes with the request.
     llm_structured: Literal["json_schema", "json_object", "none"] = "json_schema"
+    """How each step's JSON schema is enforced: json_schema, json_object or none."""
 
 
 proc: Processor[Settings] = Processor("agent", Settings)

@@ -27,8 +27,11 @@ class Settings(ProcessorSettings):
     """Which embedding backend to use and its size or model."""
 
     embeddings_backend: Literal["hashing", "sentence-transformers"] = "hashing"
+    """hashing (no download) or sentence-transformers."""
     embeddings_dim: int = Field(default=hashing.DEFAULT_DIM, ge=8, le=8192)
-    embeddings_model: str = ""  # sentence-transformers: a local path or model name
+    """Vector size of the hashing backend."""
+    embeddings_model: str = ""
+    """sentence-transformers: a local path or model name."""
 
 
 class Embedder(Protocol):

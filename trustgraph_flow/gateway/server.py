@@ -44,15 +44,20 @@ class GatewaySettings(ProcessorSettings):
     """Flags ``--kebab-case`` > env ``TG_*`` > these defaults."""
 
     port: int = 8088
-    host: str = ""  # empty: 127.0.0.1; another interface only when given explicitly
-    token: str = ""  # the admin token; also TG_GATEWAY_TOKEN or TRUSTGRAPH_TOKEN
-    api_keys: str = ""  # the API key file; empty: <data_dir>/gateway/api-keys.json
+    """Port to listen on."""
+    host: str = ""
+    """Interface to listen on (empty: 127.0.0.1; another interface only when given)."""
+    token: str = ""
+    """The admin token (also TG_GATEWAY_TOKEN or TRUSTGRAPH_TOKEN); empty: no token."""
+    api_keys: str = ""
+    """The API key file (empty: <data-dir>/gateway/api-keys.json)."""
     # Pulsar refuses messages over 5 MB: a larger request could never be forwarded.
     max_frame_bytes: int = 4 * 2**20
+    """Largest WebSocket frame or REST body accepted, in bytes."""
     max_outstanding: int = 64
-    # A request whose headers or body do not arrive within this many seconds is dropped
-    # (headers: the connection closes; body: 408 request-timeout).
+    """Most requests one WebSocket may have in flight at once."""
     http_timeout: float = 15.0
+    """Seconds for a request's headers (else the connection closes) or body (else 408)."""
 
 
 SETTINGS = web.AppKey("settings", GatewaySettings)
@@ -245,7 +250,7 @@ async def serve(settings: GatewaySettings, stop: asyncio.Event) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point: settings from flags and ``TG_*`` environment; run until SIGTERM/SIGINT."""
-    run_main("gateway", GatewaySettings, argv, serve)
+    run_main("gateway", GatewaySettings, argv, serve, about=__doc__)
 
 
 if __name__ == "__main__":

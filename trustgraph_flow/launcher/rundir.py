@@ -12,11 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from trustgraph_base.paths import default_data_dir
 
-def default_data_dir() -> Path:
-    """``$XDG_DATA_HOME/explaingraph``, else ``~/.local/share/explaingraph``."""
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "explaingraph"
+__all__ = ["Lock", "RunDir", "default_data_dir", "held_by_other"]
 
 
 @dataclass(frozen=True)

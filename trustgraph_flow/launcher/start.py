@@ -6,6 +6,7 @@ import contextlib
 import errno
 import importlib.util
 import os
+import shlex
 import signal
 import socket
 import sys
@@ -111,7 +112,9 @@ def main(data_dir: Path | None, port: int, host: str | None) -> None:
     if not lock.acquire():
         pid = rundir.read_pid()
         raise click.ClickException(
-            f"explaingraph is already running on {rundir.root} (pid {pid}) — use tg-stop"
+            f"explaingraph is already running on {rundir.root} (pid {pid}); stop it with "
+            f"'tg-stop --data-dir {shlex.quote(str(rundir.root))}', or start another with "
+            "a different --data-dir"
         )
     try:
         # A launcher that died (kill -9, a crash) left its pid file, maybe children too:

@@ -31,6 +31,9 @@ STOP_TIMEOUT = 60.0
 def main(data_dir: Path | None) -> None:
     """Stop the explaingraph stack started by tg-start on the same data directory."""
     rundir = RunDir((data_dir or default_data_dir()).expanduser().resolve())
+    if not rundir.lock_file.exists() and not rundir.pid_file.exists():  # look, create nothing
+        where = "no such directory" if not rundir.root.exists() else "tg-start never ran there"
+        raise click.ClickException(f"explaingraph is not running on {rundir.root} ({where})")
     pid = rundir.read_pid()
     if not held_by_other(rundir):
         # No launcher: it may have died (kill -9) and left children serving.

@@ -40,8 +40,10 @@ log = logging.getLogger(__name__)
 
 
 class Settings(ProcessorSettings):
-    max_content_bytes: int = 3 * 1024 * 1024  # per get-content reply: fits a Pulsar message
+    max_content_bytes: int = 3 * 1024 * 1024
+    """Most bytes in one get-content reply (fits a Pulsar message)."""
     removal_timeout: float = 30.0
+    """Seconds a document removal may take."""
 
 
 proc: Processor[Settings] = Processor("librarian", Settings)

@@ -34,13 +34,20 @@ class Settings(ProcessorSettings):
     """Where the LLM is; no base URL means the offline engine."""
 
     llm_base_url: str = Field(default="", validation_alias=_env("llm_base_url"))
+    """An OpenAI-compatible endpoint (also OPENAI_BASE_URL); empty: the offline engine."""
     llm_model: str = Field(default="gpt-4o-mini", validation_alias=_env("llm_model"))
+    """Model name sent to the endpoint (also OPENAI_MODEL)."""
     llm_api_key: str = Field(default="", validation_alias=_env("llm_api_key"), repr=False)
+    """API key for the endpoint (also OPENAI_API_KEY)."""
     llm_timeout: float = Field(default=60.0, gt=0)
+    """Seconds to wait for one completion."""
     llm_retries: int = Field(default=3, ge=0)
+    """Retries of a failed completion."""
     llm_backoff: float = Field(default=0.5, ge=0)
+    """Seconds before the first retry (doubled for each next one)."""
     # How a request's response_schema is enforced (docs/llm.md, structured output).
     llm_structured: Literal["json_schema", "json_object", "none"] = "json_schema"
+    """How a request's response schema is enforced: json_schema, json_object or none."""
 
 
 class Engine(Protocol):

@@ -55,11 +55,16 @@ R = TypeVar("R", bound=BaseModel)
 class StoreSettings(ProcessorSettings):
     """Settings of the store processor."""
 
-    open_stores: int = 32  # (user, collection) stores kept open at once
-    read_threads: int = Field(default=2, ge=1)  # threads serving queries
-    sparql_timeout: float = Field(default=30.0, gt=0)  # seconds before a SPARQL caller gets "timeout"
-    retention: str = ""  # e.g. "30d": purge traces older than this by itself ("" keeps them all)
-    retention_interval: float = Field(default=3600.0, gt=0)  # seconds between retention passes
+    open_stores: int = 32
+    """(user, collection) stores kept open at once."""
+    read_threads: int = Field(default=2, ge=1)
+    """Threads serving queries."""
+    sparql_timeout: float = Field(default=30.0, gt=0)
+    """Seconds before a SPARQL caller gets 'timeout'."""
+    retention: str = ""
+    """Purge traces older than this by itself, e.g. 30d (empty: keep them all)."""
+    retention_interval: float = Field(default=3600.0, gt=0)
+    """Seconds between retention passes."""
 
     @field_validator("retention")
     @classmethod
