@@ -25,8 +25,8 @@ log = logging.getLogger(__name__)
 class Settings(ProcessorSettings):
     """Where the vectors are kept."""
 
-    # empty: Milvus Lite under <data_dir>/vectors; else a Milvus server (http://milvus:19530)
     vectors_uri: str = ""
+    """A Milvus server, e.g. http://milvus:19530 (empty: Milvus Lite under <data-dir>/vectors)."""
 
 
 class VectorStore:
