@@ -76,6 +76,23 @@ async def test_source_usage_and_hierarchy_counts(pulsar_url: str, prefix: str, t
         assert tree.code == 0, tree.stderr
         assert "Used by: 2 answers" in tree.stdout  # page 1: the GraphRAG and the DocumentRAG
 
+        diff = as_json(await invoke(url, "tg-diff-explain-traces", GRAPH_RAG, DOC_RAG, "--format", "json"))
+        assert (diff["a"]["type"], diff["b"]["type"]) == ("graph-rag", "document-rag")
+        assert [i["id"] for i in diff["edges"]["only_a"]] == [PARIS]
+        assert {i["id"] for i in diff["documents"]["both"]} == {facts, capitals}
+        assert f"{facts}/p1" in {i["id"] for i in diff["pages"]["both"]}
+        assert f"{facts}/p2" in {i["id"] for i in diff["pages"]["only_b"]}
+        text = await stack.cli("tg-diff-explain-traces", "lin-graph", "lin-doc", env={"COLUMNS": "200"})
+        assert text.code == 0, text.stderr
+        assert text.stdout.splitlines()[0] == f"A: GraphRAG {GRAPH_RAG}"
+        assert "   Answer: Paris is the capital of France." in text.stdout
+        assert "Edges: 0 both, 1 only A, 0 only B" in text.stdout
+        assert "  only A  Paris → is the capital of → France (" in text.stdout
+        agents = as_json(await invoke(url, "tg-diff-explain-traces", AGENT, GRAPH_RAG, "--format", "json"))
+        assert agents["edges"]["only_a"] and agents["edges"]["only_b"]  # the agent's evidence: its sub-trace's
+        unknown = await stack.cli("tg-diff-explain-traces", "lin-graph", "nope")
+        assert unknown.code == 1 and unknown.stderr.startswith("Error: no trace 'nope' in collection")
+
         for bad, message in [
             ("urn:trustgraph:doc:nope", "no document, page or chunk 'urn:trustgraph:doc:nope' in collection 'default' of user 'trustgraph'."),
             ("<urn:a> <urn:b>", "malformed edge"),

@@ -122,3 +122,22 @@ def test_traces_written_before_the_lineage_index_are_indexed_when_the_store_open
     reopened = Stores(tmp_path / "store")
     assert ids(usage(reopened, FOX_EDGE)) == ["a1", "g1"]
     assert ids(usage(reopened, P1)) == ["a1", "d1", "g1"]
+
+
+def test_diff_compares_evidence_across_trace_types(stores: Stores) -> None:
+    d = explain_op(stores, ExplainRequest(operation="diff-traces", id="a1", other="d1", user="alice")).diff
+    assert d is not None and d.a.type == "agent" and d.b.type == "document-rag"
+    assert (d.answer_a, d.answer_b) == ("The fox jumps over the dog.", "Page one text.")
+    assert [i.id for i in d.edges.only_a] == [FOX_EDGE] and d.edges.only_a[0].label == "fox → jumps over → dog"
+    assert d.edges.both == [] and d.edges.only_b == []
+    assert [i.id for i in d.chunks.only_a] == [uris.chunk_uri(P1, 0)]
+    assert [i.id for i in d.chunks.only_b] == [uris.chunk_uri(P1, 1)]
+    assert [i.id for i in d.pages.both] == [P1] and [i.id for i in d.documents.both] == [DOC]
+    same = explain_op(stores, ExplainRequest(operation="diff-traces", id="a1", other="g1", user="alice")).diff
+    assert same is not None and [i.id for i in same.edges.both] == [FOX_EDGE] and same.edges.only_a == []
+
+
+def test_diff_of_an_unknown_trace_is_not_found(stores: Stores) -> None:
+    with pytest.raises(ServiceError) as err:
+        explain_op(stores, ExplainRequest(operation="diff-traces", id="a1", other="nope", user="alice"))
+    assert err.value.type == "not-found" and "'nope'" in err.value.message

@@ -185,6 +185,33 @@ class RemovalReport(Message):
     edges_removed: int = 0  # knowledge edges no other document supported
 
 
+class EvidenceItem(Message):
+    """One piece of evidence in a diff: an edge (its N-Triples text), chunk, page or document URI."""
+
+    id: str
+    label: str | None = None  # edge "s → p → o" with labels; document title; page/chunk number
+    cited_by: list[Literal["a", "b"]] = []  # the answers that cite it (tg:cited…, when recorded)
+
+
+class EvidenceLevel(Message):
+    both: list[EvidenceItem] = []
+    only_a: list[EvidenceItem] = []
+    only_b: list[EvidenceItem] = []
+
+
+class TraceDiff(Message):
+    """Two answers and the evidence they rest on, compared at each level."""
+
+    a: TraceSummary
+    b: TraceSummary
+    answer_a: str | None = None
+    answer_b: str | None = None
+    edges: EvidenceLevel = EvidenceLevel()
+    chunks: EvidenceLevel = EvidenceLevel()
+    pages: EvidenceLevel = EvidenceLevel()
+    documents: EvidenceLevel = EvidenceLevel()
+
+
 class ExplainRequest(Scoped):
     """Operations on traces and hierarchies; ``id`` is a trace or document URI.
 
@@ -203,6 +230,7 @@ class ExplainRequest(Scoped):
         "delete-collection",
         "source-usage",
         "purge-traces",
+        "diff-traces",
     ]
     id: str = ""
     limit: int = Field(default=50, ge=1, le=10_000)
@@ -210,6 +238,8 @@ class ExplainRequest(Scoped):
     # purge-traces: top-level traces (with their sub-traces) started longer ago than this
     older_than: float | None = Field(default=None, ge=0)  # seconds
     dry_run: bool = False  # only say which traces would go
+    # diff-traces: ``id`` is trace A, ``other`` trace B
+    other: str = ""
     # delete-document
     purge_traces: bool = False  # delete the traces that used it instead of marking them
     reason: str = Field(default="", max_length=2000)
@@ -233,4 +263,5 @@ class ExplainResponse(Response):
     usage: SourceUsage | None = None
     removal: RemovalReport | None = None
     deleted: list[TraceSummary] = []  # delete-trace / purge-traces: the top-level traces removed (at most ``limit``)
+    diff: TraceDiff | None = None
     count: int = 0  # purge-traces: how many top-level traces were (or, dry run, would be) removed

@@ -43,7 +43,7 @@ from trustgraph_base.schema.store import (
 )
 from trustgraph_base.settings import ProcessorSettings
 from trustgraph_base.wire import encode
-from trustgraph_flow.store import erasure, explain, hierarchy, lineage, query, retention
+from trustgraph_flow.store import diff, erasure, explain, hierarchy, lineage, query, retention
 from trustgraph_flow.store.stores import Handle, Stores
 from trustgraph_flow.store.writer import write_batch
 
@@ -222,6 +222,10 @@ def on_collection(handle: Handle | None, req: ExplainRequest) -> ExplainResponse
         if report is None:
             raise ServiceError("not-found", f"no document {req.id!r} in this collection")
         return ExplainResponse(removal=report)
+    if req.operation == "diff-traces":
+        if not req.other:
+            raise ServiceError("bad-request", "diff-traces needs other (the second trace)")
+        return ExplainResponse(diff=diff.diff_traces(handle, req.id, req.other))
     if req.operation == "source-usage":
         return ExplainResponse(usage=lineage.source_usage(handle, req.id, req.limit))
     if req.operation != "document-hierarchy":

@@ -1,0 +1,104 @@
+"""tg-diff-explain-traces: two answers and the evidence each rests on, side by side."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import click
+
+from trustgraph_cli.options import Gateway, format_option, gateway_options, run
+
+if TYPE_CHECKING:
+    from trustgraph_base.schema.explain import EvidenceItem, TraceDiff, TraceSummary
+    from trustgraph_cli.render.style import Style
+
+EPILOG = """\b
+Examples:
+  tg-diff-explain-traces urn:trustgraph:question:1b2c urn:trustgraph:docrag:9f8e
+  tg-diff-explain-traces 1b2c 9f8e --format json
+  tg-diff-explain-traces urn:trustgraph:agent:aa11 urn:trustgraph:agent:bb22 -U alice
+"""
+
+LEVELS = (("documents", "Documents"), ("pages", "Pages"), ("chunks", "Chunks"), ("edges", "Edges"))
+
+
+@click.command(epilog=EPILOG)
+@click.argument("trace_a", metavar="A")
+@click.argument("trace_b", metavar="B")
+@format_option("text", "json", help="Text, or the TraceDiff JSON (both, only_a, only_b per level).")
+@gateway_options
+def main(trace_a: str, trace_b: str, fmt: str, gw: Gateway) -> None:
+    """Compare the evidence of two answers: used by both, only by A, only by B.
+
+    A and B are trace URIs or bare session ids, of any type (agent, GraphRAG,
+    DocumentRAG); an agent's evidence is that of the sub-traces its tools ran. Levels:
+    document, page, chunk and edge. Evidence an answer cites is marked [cited A] / [cited B].
+    """
+    result: TraceDiff = run(gw, lambda: fetch_diff(gw, trace_a, trace_b))
+    from trustgraph_cli.render.output import emit, emit_json
+
+    if fmt == "json":
+        from trustgraph_cli.render.jsonout import view_json
+
+        emit_json(view_json(result))
+        return
+    from trustgraph_cli.render.style import Style
+
+    style = Style.detect()
+    emit("\n".join(render_diff(result, style)), style)
+
+
+def render_diff(d: TraceDiff, style: Style) -> list[str]:
+    """The two answers, then per level a count line and one line per item."""
+    from trustgraph_cli.render.text import safe
+
+    lines = [*_side("A", d.a, d.answer_a, style), *_side("B", d.b, d.answer_b, style)]
+    for name, title in LEVELS:
+        level = getattr(d, name)
+        lines.append("")
+        lines.append(style.paint(f"{title}: {len(level.both)} both, {len(level.only_a)} only A, "
+                                 f"{len(level.only_b)} only B", "bold"))
+        for tag, items in (("both  ", level.both), ("only A", level.only_a), ("only B", level.only_b)):
+            lines += [f"  {tag}  {safe(_item(i))}" for i in items]
+    return lines
+
+
+def _side(tag: str, t: TraceSummary, answer: str | None, style: Style) -> list[str]:
+    from trustgraph_cli.list_explain_traces import TYPE_NAMES
+    from trustgraph_cli.render.text import safe
+
+    return [style.paint(f"{tag}: {TYPE_NAMES.get(t.type, t.type)} {t.id}", "bold"),
+            f"   Question: {safe(t.question)}", f"   Answer: {safe(answer or '(none)')}"]
+
+
+def _item(item: EvidenceItem) -> str:
+    text = f"{item.label} ({item.id})" if item.label else item.id
+    marks = "".join(f" [cited {side.upper()}]" for side in item.cited_by)
+    return text + marks
+
+
+async def fetch_diff(gw: Gateway, trace_a: str, trace_b: str) -> TraceDiff:
+    """One EXPLAIN diff-traces round trip."""
+    from trustgraph_base.schema.explain import ExplainResponse
+    from trustgraph_cli.client import GatewayClient
+    from trustgraph_cli.errors import GatewayError
+    from trustgraph_cli.render.output import scope_text
+    from trustgraph_cli.responses import validated
+
+    async with GatewayClient(gw) as client:
+        try:
+            data = await client.request("explain", {"operation": "diff-traces", "id": trace_a, "other": trace_b})
+        except GatewayError as exc:
+            if exc.type in ("not-found", "bad-request"):
+                where = scope_text(gw.user, gw.collection)
+                raise click.ClickException(f"{exc.message.removesuffix(' in this collection')} in {where}. "
+                                           "List them with tg-list-explain-traces.") from None
+            raise
+    result = validated(ExplainResponse, data, "a diff").diff
+    if result is None:
+        raise click.ClickException("the gateway sent no diff.")
+    return result
+
+
+if __name__ == "__main__":
+    main()

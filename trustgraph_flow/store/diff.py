@@ -1,0 +1,109 @@
+"""Evidence diff: two traces' answers and the evidence each rests on, by edge, chunk, page, document.
+
+Both traces are assembled with provenance (``explain.assemble``), whatever their type:
+GraphRAG focus edges and their source chunks, DocumentRAG selected chunks, and for an
+agent every sub-trace its tools ran. Each side's evidence is then a set per level, and
+the diff is their intersection and differences.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pyoxigraph as ox
+
+from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Term
+from trustgraph_base.schema.explain import (
+    EdgeView,
+    EvidenceItem,
+    EvidenceLevel,
+    SourceRef,
+    TraceDiff,
+    TraceSummary,
+    TraceView,
+)
+from trustgraph_flow.store.convert import ConversionError, to_ox
+from trustgraph_flow.store.explain import get_trace
+from trustgraph_flow.store.links import edge_key
+from trustgraph_flow.store.stores import Handle
+
+LEVELS = ("edges", "chunks", "pages", "documents")
+
+
+@dataclass
+class Evidence:
+    """Per level: evidence id → label; and the ids the answer cites."""
+
+    levels: dict[str, dict[str, str | None]] = field(default_factory=lambda: {k: {} for k in LEVELS})
+    cited: set[str] = field(default_factory=set)
+
+
+def term_text(term: Term, label: str | None) -> str:
+    if label:
+        return label
+    if isinstance(term, IriTerm):
+        return term.i
+    return term.v if isinstance(term, LiteralTerm) else str(term)
+
+
+def edge_id(edge: EdgeView) -> str:
+    """The edge's canonical N-Triples text (the lineage index's key)."""
+    try:
+        return edge_key(ox.Triple(to_ox(edge.s), ox.NamedNode(edge.p.i), to_ox(edge.o)))  # type: ignore[arg-type, union-attr]
+    except (ValueError, TypeError, AttributeError, ConversionError):
+        return f"{term_text(edge.s, None)} {term_text(edge.p, None)} {term_text(edge.o, None)}"
+
+
+def add_source(ev: Evidence, ref: SourceRef) -> None:
+    ev.levels["chunks"].setdefault(ref.chunk, f"chunk {ref.chunk_index}" if ref.chunk_index is not None else None)
+    if ref.page is not None:
+        ev.levels["pages"].setdefault(ref.page, f"page {ref.page_number}" if ref.page_number is not None else None)
+    ev.levels["documents"].setdefault(ref.document, ref.title)
+
+
+def collect(view: TraceView, ev: Evidence) -> Evidence:
+    """The evidence of a trace and of every sub-trace under its steps."""
+    for edge in view.edges:
+        key = edge_id(edge)
+        ev.levels["edges"][key] = " → ".join(
+            term_text(t, lab) for t, lab in ((edge.s, edge.s_label), (edge.p, edge.p_label), (edge.o, edge.o_label)))
+        if getattr(edge, "cited", False):
+            ev.cited.add(key)
+        for ref in edge.sources:
+            add_source(ev, ref)
+    for chunk in view.chunks:
+        ev.levels["chunks"].setdefault(chunk.uri, None)
+        if getattr(chunk, "cited", False):
+            ev.cited.add(chunk.uri)
+        for ref in chunk.sources:
+            add_source(ev, ref)
+    for step in view.steps:
+        for sub in step.subtraces:
+            collect(sub, ev)
+    return ev
+
+
+def compare(a: Evidence, b: Evidence, level: str) -> EvidenceLevel:
+    left, right = a.levels[level], b.levels[level]
+
+    def item(key: str) -> EvidenceItem:
+        cited = [side for side, ev in (("a", a), ("b", b)) if key in ev.cited]
+        return EvidenceItem(id=key, label=left.get(key) or right.get(key), cited_by=cited)  # type: ignore[arg-type]
+
+    def ordered(keys: set[str]) -> list[EvidenceItem]:
+        return [item(k) for k in sorted(keys, key=lambda k: ((left.get(k) or right.get(k) or k), k))]
+
+    return EvidenceLevel(both=ordered(set(left) & set(right)), only_a=ordered(set(left) - set(right)),
+                         only_b=ordered(set(right) - set(left)))
+
+
+def summary(view: TraceView) -> TraceSummary:
+    return TraceSummary(id=view.id, type=view.type, question=view.question, time=view.time, status=view.status)
+
+
+def diff_traces(handle: Handle | None, a_id: str, b_id: str) -> TraceDiff:
+    """Both answers, then the evidence used by both / only A / only B at each level."""
+    a, b = get_trace(handle, a_id, True), get_trace(handle, b_id, True)
+    ea, eb = collect(a, Evidence()), collect(b, Evidence())
+    return TraceDiff(a=summary(a), b=summary(b), answer_a=a.answer, answer_b=b.answer,
+                     **{level: compare(ea, eb, level) for level in LEVELS})
