@@ -18,7 +18,7 @@ import pytest
 
 from tests.browser.support import ask, browser, populated_stack, settled
 
-KEY = "viewer-test-key"
+ADMIN = "viewer-admin-token"
 TIMEOUT = 15_000  # ms, for each wait on the page
 HOSTILE = '<img src=x onerror="window.__owned=1"> What is the capital of Japan?'
 
@@ -47,10 +47,13 @@ async def texts(page: Any, selector: str) -> list[str]:
 
 
 async def test_from_the_list_to_a_page_and_back(pulsar_url: str, prefix: str, tmp_path: Path) -> None:
-    async with populated_stack(pulsar_url, prefix, tmp_path, token=KEY) as stack:
-        reply = await ask(stack.url, KEY, "graph-rag", {"query": HOSTILE, "session_id": "hostile",
-                                                        "started_at": "2026-02-03T03:00:00.000Z"})
+    async with populated_stack(pulsar_url, prefix, tmp_path, token=ADMIN) as stack:
+        reply = await ask(stack.url, ADMIN, "graph-rag", {"query": HOSTILE, "session_id": "hostile",
+                                                          "started_at": "2026-02-03T03:00:00.000Z"})
         await settled(stack, reply["explain_id"])
+        made = await stack.cli("tg-create-api-key", "--user-id", "trustgraph", "--name", "browser")
+        assert made.code == 0, made.stderr
+        key = made.stdout.strip()  # a user's own API key, as a person signing in would have
         async with browser() as b:
             context = await b.new_context(viewport={"width": 1280, "height": 900})
             page = await context.new_page()
@@ -63,13 +66,14 @@ async def test_from_the_list_to_a_page_and_back(pulsar_url: str, prefix: str, tm
             await page.get_by_label("Access key").fill("not the key")
             await page.get_by_role("button", name="Sign in").click()
             await page.get_by_text("That key was not accepted").wait_for(timeout=TIMEOUT)
-            await page.get_by_label("Access key").fill(KEY)
+            await page.get_by_label("Access key").fill(key)
             await page.keyboard.press("Enter")
             await shown(page, "traces")
             errors.clear()  # the refused key's 401 was expected
             [cookie] = [c for c in await context.cookies() if c["name"] == "tg_viewer_key"]
             assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
             assert await page.evaluate("document.cookie") == ""
+            assert await page.locator("#who").inner_text() == "Signed in as trustgraph"
 
             # Traces: newest first, each with its type, status as a word, question and time.
             rows = page.locator("table.traces tbody tr")

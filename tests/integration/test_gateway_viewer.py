@@ -8,7 +8,10 @@ from pathlib import Path
 
 import aiohttp
 
-from tests.support.stack import Stack
+from tests.integration.test_store_support import graph_rag, msg
+from tests.support.stack import Stack, eventually
+from trustgraph_base.messaging import TRIPLES_STORE
+from trustgraph_base.provenance import uris
 from trustgraph_flow.gateway.viewer import COOKIE, FILES, HEADER
 from trustgraph_flow.store.processor import proc as store
 
@@ -41,7 +44,8 @@ async def test_pages_and_files_are_served_with_a_strict_policy(pulsar_url: str, 
             async with http.get(stack.url + bad) as resp:
                 assert resp.status == 404, bad
         async with http.get(stack.url + "viewer/session") as resp:
-            assert await resp.json() == {"auth": False, "signed_in": True}
+            assert await resp.json() == {
+                "auth": False, "signed_in": True, "who": {"user": None, "collections": None, "admin": False}}
 
 
 async def test_a_key_entered_once_is_kept_in_an_httponly_cookie(pulsar_url: str, prefix: str, tmp_path: Path) -> None:
@@ -51,7 +55,7 @@ async def test_a_key_entered_once_is_kept_in_an_httponly_cookie(pulsar_url: str,
             async with http.post(stack.url + EXPLAIN, json=LIST, headers=VIEWER) as resp:
                 assert resp.status == 401
             async with http.get(stack.url + "viewer/session") as resp:
-                assert await resp.json() == {"auth": True, "signed_in": False}
+                assert await resp.json() == {"auth": True, "signed_in": False, "who": None}
             async with http.post(stack.url + "viewer/login", json={"key": "wrong"}, headers=VIEWER) as resp:
                 assert resp.status == 401 and (await resp.json())["error"]["type"] == "unauthorized"
                 assert COOKIE not in resp.cookies
@@ -62,7 +66,7 @@ async def test_a_key_entered_once_is_kept_in_an_httponly_cookie(pulsar_url: str,
                 cookie = resp.cookies[COOKIE]
                 assert cookie["httponly"] and cookie["samesite"] == "Strict" and cookie["path"] == "/"
             async with http.get(stack.url + "viewer/session") as resp:
-                assert await resp.json() == {"auth": True, "signed_in": True}
+                assert (await resp.json())["who"] == {"user": None, "collections": None, "admin": True}
             async with http.post(stack.url + EXPLAIN, json=LIST, headers=VIEWER) as resp:
                 assert resp.status == 200 and (await resp.json())["traces"] == []
             # The cookie alone, without the viewer's header (what another page could send), is not enough.
@@ -77,3 +81,35 @@ async def test_a_key_entered_once_is_kept_in_an_httponly_cookie(pulsar_url: str,
                 assert resp.status == 200
             async with http.post(stack.url + EXPLAIN, json=LIST, headers=VIEWER) as resp:
                 assert resp.status == 401
+
+
+async def test_the_viewer_sees_only_what_its_key_may(pulsar_url: str, prefix: str, tmp_path: Path) -> None:
+    """Signed in with alice's API key, the viewer's calls are alice's, exactly as her commands are."""
+    async with Stack(pulsar_url, prefix, [store], data_dir=tmp_path, token="admin-t0ken") as stack:
+        for user, sid in (("alice", "a1"), ("bob", "b1"), ("alice", "a2")):
+            await stack.publish(TRIPLES_STORE, msg(graph_rag(sid, int(sid[1])), sid, user=user))
+        code, out, err = await stack.cli("tg-create-api-key", "--user-id", "alice", "--name", "viewer",
+                                         "--collection", "default")
+        assert code == 0, err
+        key = out.strip()
+        listed = await eventually(
+            lambda: stack.cli("tg-list-explain-traces", "--format", "json", env={"TRUSTGRAPH_TOKEN": key}),
+            lambda r: r.stdout.count('"id"') == 2)
+        by_command = [t["id"] for t in json.loads(listed.stdout)]
+        async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:
+            async with http.post(stack.url + "viewer/login", json={"key": key}, headers=VIEWER) as resp:
+                assert (await resp.json())["who"] == {"user": "alice", "collections": ["default"], "admin": False}
+            async with http.post(stack.url + EXPLAIN, json=LIST, headers=VIEWER) as resp:
+                assert [t["id"] for t in (await resp.json())["traces"]] == by_command
+            assert by_command == [uris.graph_rag_question_uri("a2"), uris.graph_rag_question_uri("a1")]
+            for other in ({"user": "bob"}, {"collection": "work"}):
+                async with http.post(stack.url + EXPLAIN, json={**LIST, **other}, headers=VIEWER) as resp:
+                    assert resp.status == 403 and (await resp.json())["error"]["type"] == "forbidden"
+            code, out, err = await stack.cli("tg-list-api-keys", "--user-id", "alice", "--format", "json")
+            [key_id] = [k["id"] for k in json.loads(out)]
+            code, _, err = await stack.cli("tg-revoke-api-key", "--key-id", key_id)
+            assert code == 0, err
+            async with http.post(stack.url + EXPLAIN, json=LIST, headers=VIEWER) as resp:
+                assert resp.status == 401  # a revoked key's cookie opens nothing
+            async with http.get(stack.url + "viewer/session") as resp:
+                assert (await resp.json())["signed_in"] is False

@@ -130,6 +130,15 @@ def accepts(app: web.Application, key: str | None) -> bool:
     return principal_for(app, key) is not None
 
 
+def identity(app: web.Application, key: str | None) -> dict[str, object] | None:
+    """What the viewer shows of who ``key`` is (from the same check): user, collections, admin."""
+    principal = principal_for(app, key)
+    if principal is None:
+        return None
+    collections = sorted(principal.collections) if principal.collections is not None else None
+    return {"user": principal.user, "collections": collections, "admin": principal.admin}
+
+
 def authenticate(request: web.Request) -> Principal:
     """Who this HTTP request is; ``Failure("unauthorized")`` if auth is on and it has no valid token."""
     principal = principal_for(request.app, offered_token(request))

@@ -27,6 +27,7 @@ from trustgraph_flow.gateway.auth import (
     Auth,
     accepts,
     authenticate,
+    identity,
     key_file,
     offered_token,
 )
@@ -153,7 +154,7 @@ def make_app(settings: GatewaySettings, token: str | None = None) -> web.Applica
     app.router.add_post("/api/v1/flow/{flow}/service/{kind}", service_handler)
     app.router.add_post("/api/v1/librarian", librarian_handler)
     app.router.add_post("/api/v1/iam", iam_handler)
-    add_viewer(app, accepts, auth_on=bool(token))
+    add_viewer(app, accepts, auth_on=bool(token), identify=identity)
     return app
 
 

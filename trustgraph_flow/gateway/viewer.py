@@ -34,7 +34,10 @@ CSP = (
 )
 
 KeyCheck = Callable[[web.Application, str | None], bool]
+# Who a key is, for the page to show: {"user": str | None, "collections": [str] | None, "admin": bool}.
+Identify = Callable[[web.Application, str | None], dict[str, object] | None]
 CHECK = web.AppKey("viewer_check", KeyCheck)  # type: ignore[type-abstract]
+IDENTIFY = web.AppKey("viewer_identify", Identify)  # type: ignore[type-abstract]
 AUTH_ON = web.AppKey("viewer_auth_on", bool)
 
 
@@ -68,8 +71,14 @@ async def file_handler(request: web.Request) -> web.Response:
 async def session_handler(request: web.Request) -> web.Response:
     """Whether this gateway needs a key, and whether the browser's cookie holds a good one."""
     auth = request.app[AUTH_ON]
-    signed_in = not auth or request.app[CHECK](request.app, request.cookies.get(COOKIE))
-    return web.json_response({"auth": auth, "signed_in": signed_in})
+    key = request.cookies.get(COOKIE)
+    signed_in = not auth or request.app[CHECK](request.app, key)
+    who = _who(request.app, key if auth else None) if signed_in else None
+    return web.json_response({"auth": auth, "signed_in": signed_in, "who": who})
+
+
+def _who(app: web.Application, key: str | None) -> dict[str, object] | None:
+    return app[IDENTIFY](app, key) if IDENTIFY in app else None
 
 
 async def login_handler(request: web.Request) -> web.Response:
@@ -84,10 +93,10 @@ async def login_handler(request: web.Request) -> web.Response:
     if not isinstance(key, str) or not key.strip():
         return _error(400, "bad-request", "send {\"key\": \"…\"} with your access key")
     if not request.app[AUTH_ON]:
-        return web.json_response({"auth": False, "signed_in": True})
+        return web.json_response({"auth": False, "signed_in": True, "who": _who(request.app, None)})
     if not request.app[CHECK](request.app, key.strip()):
         return _error(401, "unauthorized", "that key is not valid for this gateway")
-    resp = web.json_response({"auth": True, "signed_in": True})
+    resp = web.json_response({"auth": True, "signed_in": True, "who": _who(request.app, key.strip())})
     resp.set_cookie(
         COOKIE, key.strip(), max_age=COOKIE_MAX_AGE, path="/", httponly=True,
         samesite="Strict", secure=request.secure,
@@ -114,10 +123,15 @@ async def _security_headers(request: web.Request, response: web.StreamResponse) 
         response.headers.setdefault("Referrer-Policy", "no-referrer")
 
 
-def add_viewer(app: web.Application, check: KeyCheck, *, auth_on: bool) -> None:
-    """Serve the viewer from ``app``; ``check(app, key)`` is the gateway's one key check."""
+def add_viewer(
+    app: web.Application, check: KeyCheck, *, auth_on: bool, identify: Identify | None = None
+) -> None:
+    """Serve the viewer from ``app``; ``check(app, key)`` is the gateway's one key check,
+    ``identify(app, key)`` what the page may show of who the key is."""
     app[CHECK] = check
     app[AUTH_ON] = auth_on
+    if identify is not None:
+        app[IDENTIFY] = identify
     app.on_response_prepare.append(_security_headers)
     app.router.add_get("/", index_handler)
     app.router.add_get("/viewer/session", session_handler)

@@ -34,12 +34,23 @@ async function post(path, body) {
   return data;
 }
 
+let collection = null; // null: the gateway's default collection
+
+/** Ask every later request about ``name`` (a key limited to some collections picks one). */
+export function useCollection(name) {
+  collection = name || null;
+}
+
+function scoped(request) {
+  return collection ? { ...request, collection } : request;
+}
+
 export function explain(request) {
-  return post("/api/v1/flow/default/service/explain", request);
+  return post("/api/v1/flow/default/service/explain", scoped(request));
 }
 
 export function librarian(request) {
-  return post("/api/v1/librarian", request);
+  return post("/api/v1/librarian", scoped(request));
 }
 
 export async function session() {

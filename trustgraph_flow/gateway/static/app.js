@@ -49,9 +49,35 @@ function loginPage(message) {
   input.focus();
 }
 
+const who = document.getElementById("who");
+
+/** "Signed in as …" and, for a key limited to some collections, which one to look at. */
+function identity() {
+  clear(who);
+  const me = session.signed_in ? session.who : null;
+  if (!me) return;
+  if (session.auth) who.append(h("span", { class: "muted" }, me.admin ? "Signed in as the administrator" : `Signed in as ${me.user}`));
+  const allowed = me.collections;
+  if (allowed && allowed.length) {
+    const saved = sessionStorage.getItem("tg-collection");
+    const current = allowed.includes(saved) ? saved : (allowed.includes("default") ? "default" : allowed[0]);
+    api.useCollection(current);
+    const pick = h("select", { id: "collection", "aria-label": "Collection" },
+      allowed.map((c) => h("option", { value: c, selected: c === current }, c)));
+    pick.addEventListener("change", () => {
+      sessionStorage.setItem("tg-collection", pick.value);
+      api.useCollection(pick.value);
+      location.hash = "#/";
+      render();
+    });
+    who.append(" ", h("label", { for: "collection", class: "muted" }, "Collection"), " ", pick);
+  }
+}
+
 async function render() {
   const ticket = ++rendering;
   signOut.hidden = !(session.auth && session.signed_in);
+  identity();
   if (session.auth && !session.signed_in) {
     loginPage();
     return;
