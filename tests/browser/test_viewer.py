@@ -9,6 +9,7 @@ else under the test's temporary directory, so a test run never changes tracked f
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
@@ -109,6 +110,11 @@ async def test_from_the_list_to_a_page_and_back(pulsar_url: str, prefix: str, tm
             assert "Edge 1" in tree and tree[-1] == "Conclusion"
             assert "offline" in await page.locator(".tree .row", has_text="Synthesis").inner_text()
             await shot(page, "viewer-trace", tmp_path / "screenshots")
+            async with page.expect_download() as waiting:
+                await page.get_by_role("button", name="Download JSON").click()
+            exported = json.loads(Path(await (await waiting.value).path()).read_text())
+            assert exported["id"] == "urn:trustgraph:agent:agent-cairo" and len(exported["steps"]) == 1
+            assert exported["steps"][0]["subtraces"][0]["edges"][0]["sources"][0]["page_number"] == 2
 
             # An edge: its reasoning and where it came from.
             await page.locator(".tree .row", has_text="Edge 1").click()

@@ -216,6 +216,40 @@ function details(panel, n, traceId, tree) {
   }
 }
 
+/** The whole trace (its TraceView JSON, with provenance, null fields left out), a window of steps at a time. */
+async function wholeTrace(id, first) {
+  const steps = [...first.trace.steps];
+  for (let offset = WINDOW; offset < (first.step_total || 0); offset += WINDOW) {
+    steps.push(...(await fetchWindow(id, offset)).trace.steps);
+  }
+  return { ...first.trace, steps };
+}
+
+function saveFile(name, type, text) {
+  const link = h("a", { href: URL.createObjectURL(new Blob([text], { type })), download: name });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
+}
+
+function exportButton(traceId, first) {
+  const status = h("span", { class: "muted", role: "status" });
+  const button = h("button", { type: "button" }, "Download JSON");
+  button.addEventListener("click", async () => {
+    status.textContent = " Fetching…";
+    try {
+      const whole = await wholeTrace(traceId, first);
+      const name = `${traceId.replace(/^urn:trustgraph:/, "").replace(/[^A-Za-z0-9._-]+/g, "-")}.json`;
+      saveFile(name, "application/json", `${JSON.stringify(whole, null, 2)}\n`);
+      status.textContent = "";
+    } catch (err) {
+      status.textContent = ` ${err.message}`;
+    }
+  });
+  return [button, status];
+}
+
 async function fetchWindow(id, offset) {
   return api.explain({ operation: "get-trace", id, include_provenance: true, step_offset: offset, step_limit: WINDOW });
 }
@@ -262,6 +296,7 @@ export async function tracePage(view, id, params, live) {
       h("time", { datetime: trace.time, title: trace.time }, when(trace.time)), " ",
       h("code", { class: "trace-id" }, trace.id),
       trace.step_total ? h("span", { class: "muted" }, ` · ${trace.step_total.toLocaleString()} step${trace.step_total === 1 ? "" : "s"}`) : null));
+  view.append(h("p", { class: "actions" }, ...exportButton(traceId, first)));
   if (trace.error) view.append(h("div", { class: "notice error", role: "alert" }, h("strong", {}, "This trace failed: "), trace.error));
   view.append(h("section", { class: "answer", "aria-labelledby": "answer-h" },
     h("h2", { id: "answer-h" }, "Answer"),
