@@ -44,6 +44,8 @@ from trustgraph_base.schema.store import (
 from trustgraph_base.settings import ProcessorSettings
 from trustgraph_base.wire import encode
 from trustgraph_flow.store import diff, erasure, explain, hierarchy, lineage, query, retention
+from trustgraph_flow.store.sparql_check import check_query
+from trustgraph_flow.store.sparql_pool import Snapshots, SparqlPool
 from trustgraph_flow.store.stores import Handle, Stores
 from trustgraph_flow.store.writer import write_batch
 
@@ -60,7 +62,9 @@ class StoreSettings(ProcessorSettings):
     read_threads: int = Field(default=2, ge=1)
     """Threads serving queries."""
     sparql_timeout: float = Field(default=30.0, gt=0)
-    """Seconds before a SPARQL caller gets 'timeout'."""
+    """Seconds after which a SPARQL query is stopped (its worker killed) and answers 'timeout'."""
+    sparql_workers: int = Field(default=2, ge=1)
+    """Processes running SPARQL queries (each killed at the time limit)."""
     retention: str = ""
     """Purge traces older than this by itself, e.g. 30d (empty: keep them all)."""
     retention_interval: float = Field(default=3600.0, gt=0)
@@ -92,8 +96,11 @@ def checked(resp: R) -> R:
 
 
 async def write(ctx: Context[StoreSettings], fn: Callable[[Stores], T]) -> T:
-    """Run ``fn`` on the writer thread."""
-    return await asyncio.get_running_loop().run_in_executor(ctx.state["writer"], fn, ctx.state["stores"])
+    """Run ``fn`` on the writer thread (SPARQL snapshots are taken again after it)."""
+    try:
+        return await asyncio.get_running_loop().run_in_executor(ctx.state["writer"], fn, ctx.state["stores"])
+    finally:
+        ctx.state["snapshots"].written()
 
 
 async def read(ctx: Context[StoreSettings], fn: Callable[[Stores], T]) -> T:
@@ -108,6 +115,11 @@ async def open_stores(ctx: Context[StoreSettings]) -> None:
     ctx.state["stores"] = Stores(root, ctx.settings.open_stores)
     ctx.state["writer"] = ThreadPoolExecutor(1, thread_name_prefix="store-write")
     ctx.state["readers"] = ThreadPoolExecutor(ctx.settings.read_threads, thread_name_prefix="store-read")
+    # SPARQL has threads and worker processes of its own: a runaway query never holds up a
+    # triples or explain read, and is killed at its time limit.
+    ctx.state["sparql"] = ThreadPoolExecutor(ctx.settings.sparql_workers, thread_name_prefix="store-sparql")
+    ctx.state["sparql_pool"] = SparqlPool(ctx.settings.sparql_workers)
+    ctx.state["snapshots"] = Snapshots(Path(ctx.settings.data_dir) / "store-snapshots")
     log.info("store data under %s", root)
     if ctx.settings.retention:
         ctx.state["retention"] = asyncio.create_task(retain(ctx, parse_duration(ctx.settings.retention)))
@@ -133,7 +145,9 @@ async def close_stores(ctx: Context[StoreSettings]) -> None:
         with contextlib.suppress(asyncio.CancelledError):
             await task
     if "stores" in ctx.state:
-        ctx.state["readers"].shutdown(wait=False, cancel_futures=True)  # a timed-out query may still run
+        ctx.state["readers"].shutdown(wait=False, cancel_futures=True)
+        ctx.state["sparql_pool"].close()
+        ctx.state["sparql"].shutdown(wait=False, cancel_futures=True)
         await write(ctx, lambda stores: stores.close())
         ctx.state["writer"].shutdown(wait=True)
 
@@ -159,26 +173,36 @@ async def triples(req: TriplesQueryRequest, ctx: Context[StoreSettings]) -> Trip
 
 @proc.service(SPARQL)
 async def sparql(req: SparqlQueryRequest, ctx: Context[StoreSettings]) -> SparqlQueryResponse:
-    """Answer within ``sparql_timeout``; past it the caller gets "timeout" (see ``bounded``)."""
+    """Answer within ``sparql_timeout``: past it the query is stopped (``sparql_pool``)."""
     limit = ctx.settings.sparql_timeout
+    pool: SparqlPool = ctx.state["sparql_pool"]
+    await asyncio.to_thread(pool.warm_up)  # a worker's start-up is not the query's time
     deadline = time.monotonic() + limit
+    stores: Stores = ctx.state["stores"]
+    snapshots: Snapshots = ctx.state["snapshots"]
 
-    def go(stores: Stores) -> SparqlQueryResponse:
+    def go() -> SparqlQueryResponse:
+        check_query(req.query)  # updates, SERVICE and unreadable text never reach pyoxigraph
         with stores.lease(req.user, req.collection) as handle:
-            return checked(query.sparql(handle.store if handle else None, req, deadline))
+            snap = snapshots.acquire((req.user, req.collection), handle)
+        try:
+            return checked(pool.run(snap.path if snap else None, req.query, deadline, limit))
+        finally:
+            snapshots.release(snap)
 
-    return await bounded(read(ctx, go), limit)
+    work = asyncio.get_running_loop().run_in_executor(ctx.state["sparql"], go)
+    # The worker is stopped at ``limit``; this answers a query still waiting for a thread.
+    return await bounded(work, limit, grace=1.0)
 
 
-async def bounded(work: Awaitable[T], limit: float) -> T:
-    """``work``'s result, or ServiceError "timeout" after ``limit`` seconds.
+async def bounded(work: Awaitable[T], limit: float, *, grace: float = 0.0) -> T:
+    """``work``'s result, or ServiceError "timeout" after ``limit`` (+ ``grace``) seconds.
 
-    A thread cannot be interrupted: a query past its time keeps its reader thread until
-    it finishes (a streamed result stops at its next row, see ``query.sparql``), and
-    its result is dropped.
+    Only the wait ends here: SPARQL work itself is stopped by ``sparql_pool`` (the worker
+    process is killed at the deadline).
     """
     try:
-        return await asyncio.wait_for(work, limit)
+        return await asyncio.wait_for(work, limit + grace)
     except TimeoutError:
         raise ServiceError(
             "timeout", f"the query did not finish within {limit:g} s: narrow it or add a LIMIT"

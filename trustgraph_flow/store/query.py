@@ -71,10 +71,10 @@ def sparql(store: ox.Store | None, req: SparqlQueryRequest, deadline: float | No
     """
     check_query(req.query)  # updates, SERVICE and unreadable text never reach pyoxigraph
     # Parse-check against an empty in-memory store so a missing collection still reports syntax errors.
-    return _answer(store if store is not None else ox.Store(), req.query, deadline)
+    return answer(store if store is not None else ox.Store(), req.query, deadline)
 
 
-def _answer(target: ox.Store, text: str, deadline: float | None) -> SparqlQueryResponse:
+def answer(target: ox.Store, text: str, deadline: float | None) -> SparqlQueryResponse:
     """The response, or a fresh ServiceError raised once the result is gone.
 
     pyoxigraph results must be freed on the thread that made them: an exception whose

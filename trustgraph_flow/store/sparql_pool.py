@@ -1,0 +1,241 @@
+"""SPARQL in killable worker processes: a query past its time limit is stopped, its memory freed.
+
+pyoxigraph offers no way to interrupt a query from Python, and one that computes everything
+before its first row (aggregates, ``ORDER BY``, big joins) can run for minutes and grow to
+gigabytes. So each query runs in a worker process over a **snapshot** of its collection's
+store (``Store.backup``: a RocksDB checkpoint of hard links, opened there read-only); at
+the deadline the worker is killed (SIGKILL: every byte it held is returned) and a fresh
+one takes its place. A snapshot is reused until the store process writes again.
+
+The check for updates and SERVICE (``sparql_check``) runs before a query is sent here.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+from trustgraph_base.errors import ServiceError
+from trustgraph_base.schema.store import SparqlQueryResponse
+from trustgraph_base.wire import decode
+from trustgraph_flow.store.stores import Handle, safe_name
+
+log = logging.getLogger(__name__)
+
+
+def _serve(conn: Connection) -> None:
+    """A worker: answer ``(snapshot path or "", query, deadline)`` until the pipe closes."""
+    import pyoxigraph as ox
+
+    from trustgraph_base.wire import encode
+    from trustgraph_flow.store.query import answer
+
+    opened: tuple[str, Any] = ("", ox.Store())
+    conn.send(("ready",))
+    while True:
+        try:
+            path, text, deadline = conn.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            if path != opened[0]:
+                opened = (path, ox.Store.read_only(path) if path else ox.Store())
+            conn.send(("ok", encode(answer(opened[1], text, deadline))))
+        except ServiceError as exc:
+            conn.send(("error", exc.type, exc.message))
+        except Exception as exc:
+            conn.send(("error", "sparql-error", f"{type(exc).__name__}: {exc}"))
+
+
+STARTUP = 60.0  # seconds a new worker may take to import (not counted against a query)
+
+
+@dataclass(eq=False)
+class Worker:
+    process: Any
+    conn: Connection
+    ready: threading.Event
+
+    ok: bool = False
+
+    @classmethod
+    def start(cls) -> Worker:
+        """A fresh interpreter (never a fork of a process running Pulsar's threads)."""
+        mine, theirs = socket.socketpair()
+        process = subprocess.Popen(
+            [sys.executable, "-m", "trustgraph_flow.store.sparql_pool", str(theirs.fileno())],
+            pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
+        )
+        theirs.close()
+        worker = cls(process, Connection(mine.detach()), threading.Event())
+        threading.Thread(target=worker._await_ready, daemon=True).start()
+        return worker
+
+    def _await_ready(self) -> None:
+        """Take the worker's "ready" message (sent once its imports are done)."""
+        try:
+            if self.conn.poll(STARTUP):
+                self.conn.recv()
+                self.ok = True
+        except (EOFError, OSError):
+            pass
+        finally:
+            self.ready.set()
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.process.wait(5)
+
+
+class SparqlPool:
+    """``size`` workers, started on first use; ``run`` blocks the calling thread."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._idle: queue.Queue[Worker] = queue.Queue()
+        self._all: set[Worker] = set()
+        self._lock = threading.Lock()
+        self._started = False
+        self._closed = False
+
+    def pids(self) -> set[int]:
+        with self._lock:
+            return {w.process.pid for w in self._all}
+
+    def _spawn(self) -> Worker:
+        worker = Worker.start()
+        with self._lock:
+            self._all.add(worker)
+        return worker
+
+    def _start(self) -> None:
+        with self._lock:
+            first = not self._started
+            self._started = True
+        if first:
+            for _ in range(self.size):
+                self._idle.put(self._spawn())
+
+    def warm_up(self) -> None:
+        """Start the workers on first use and wait for their imports (not a query's time)."""
+        self._start()
+        with self._lock:
+            workers = list(self._all)
+        for worker in workers:
+            worker.ready.wait(STARTUP)
+
+    def _retire(self, worker: Worker) -> None:
+        worker.kill()
+        with self._lock:
+            self._all.discard(worker)
+
+    def run(self, snapshot: Path | None, text: str, deadline: float, limit: float) -> SparqlQueryResponse:
+        """The query's answer, or ``ServiceError`` (``timeout`` once ``deadline`` passes)."""
+        if time.monotonic() >= deadline:  # waited its whole time in the queue
+            raise ServiceError("timeout", f"the query waited {limit:g} s for a free worker: try again")
+        self._start()
+        worker: Worker | None = self._idle.get()
+        assert worker is not None
+        try:
+            waited = time.monotonic()
+            if not worker.ready.wait(STARTUP) or not worker.ok:
+                raise EOFError
+            deadline += time.monotonic() - waited  # its start-up is not the query's time
+            worker.conn.send((str(snapshot) if snapshot else "", text, deadline))
+            if not worker.conn.poll(max(0.0, deadline - time.monotonic())):
+                self._retire(worker)
+                worker = None
+                raise ServiceError(
+                    "timeout",
+                    f"the query did not finish within {limit:g} s and was stopped: narrow it or add a LIMIT",
+                )
+            reply = worker.conn.recv()
+        except (EOFError, OSError):
+            if worker is not None:
+                self._retire(worker)
+                worker = None
+            raise ServiceError("sparql-error", "the query's worker process died (out of memory?)") from None
+        finally:
+            if not self._closed:
+                self._idle.put(worker if worker is not None else self._spawn())
+        if reply[0] == "ok":
+            return decode(SparqlQueryResponse, reply[1])
+        raise ServiceError(reply[1], reply[2])
+
+    def close(self) -> None:
+        self._closed = True
+        with self._lock:
+            workers = list(self._all)
+            self._all.clear()
+        for worker in workers:
+            worker.kill()
+
+
+@dataclass(eq=False)
+class Snapshot:
+    path: Path
+    generation: int
+    users: int = 0
+    stale: bool = False
+
+
+class Snapshots:
+    """One checkpoint per collection, taken again once the store has written since."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        shutil.rmtree(root, ignore_errors=True)  # a previous run's are of no use
+        self.generation = 0  # bumped after every write of the store process
+        self._latest: dict[tuple[str, str], Snapshot] = {}
+        self._lock = threading.Lock()
+
+    def written(self) -> None:
+        with self._lock:
+            self.generation += 1
+
+    def acquire(self, key: tuple[str, str], handle: Handle | None) -> Snapshot | None:
+        """The collection's current snapshot (None: it has no store); ``release`` it after."""
+        with self._lock:
+            snap = self._latest.get(key)
+            if snap is not None and snap.generation == self.generation and handle is not None:
+                snap.users += 1
+                return snap
+            if snap is not None:
+                self._drop(key)
+            if handle is None:
+                return None
+            path = self.root / safe_name("u", key[0]) / safe_name("c", key[1]) / uuid.uuid4().hex
+            path.parent.mkdir(parents=True, exist_ok=True)
+            handle.store.backup(str(path))
+            snap = Snapshot(path, self.generation, users=1)
+            self._latest[key] = snap
+            return snap
+
+    def release(self, snap: Snapshot | None) -> None:
+        if snap is None:
+            return
+        with self._lock:
+            snap.users -= 1
+            if snap.stale and snap.users == 0:
+                shutil.rmtree(snap.path, ignore_errors=True)
+
+    def _drop(self, key: tuple[str, str]) -> None:
+        snap = self._latest.pop(key)
+        snap.stale = True
+        if snap.users == 0:
+            shutil.rmtree(snap.path, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    _serve(Connection(int(sys.argv[1])))
