@@ -115,7 +115,9 @@ async def test_rest_final_response_and_errors(stack: Stack) -> None:
             assert resp.status == 400 and "librarian" in error["message"]
             assert "operation" in error["message"]
         async with http.get(stack.url + "api/v1/health") as resp:
-            assert (await resp.json()) == {"status": "ok"}
+            health = await resp.json()
+            assert resp.status == 200 and health["status"] == "ok" and health["down"] == []
+            assert health["processes"]["broker"]["state"] == "up"
 
 
 async def test_token_on_socket_and_rest(pulsar_url: str, prefix: str, tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ import asyncio
 import inspect
 import logging
 import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
@@ -22,6 +23,8 @@ from trustgraph_base.settings import ProcessorSettings
 from trustgraph_base.wire import decode
 
 log = logging.getLogger(__name__)
+
+TAKEN_MAX = 10_000  # request ids remembered per subscription for duplicate deliveries
 
 S = TypeVar("S", bound=ProcessorSettings)
 
@@ -50,6 +53,9 @@ class Runner:
     dlq: str
     inflight: set[asyncio.Task[None]] = field(default_factory=set)
     pending: asyncio.Future[Any] | None = None  # a batch consumer's receive in progress
+    # Request ids this process has taken on (newest last, bounded): a second delivery of
+    # one (the broker restarted while it ran, and redelivered it) is acked, not run again.
+    taken: OrderedDict[str, None] = field(default_factory=OrderedDict)
 
     async def run(self) -> None:
         if self.route.kind == "batch":
@@ -80,6 +86,7 @@ class Runner:
                 await self._consume(msg)
         except Exception:
             log.exception("unexpected failure handling a message on %s", self.topic)
+            self.taken.pop(msg.properties().get("id", ""), None)  # its redelivery must run
             await self.consumer.negative_acknowledge(msg)
 
     def _decode(self, msg: Any) -> BaseModel | None:
@@ -127,6 +134,13 @@ class Runner:
             log.info("skipping request %s on %s: its caller stopped waiting", rid, self.topic)
             await self.consumer.acknowledge(msg)
             return
+        if rid in self.taken:
+            log.info("skipping request %s on %s: delivered again, already taken", rid, self.topic)
+            await self.consumer.acknowledge(msg)
+            return
+        self.taken[rid] = None
+        if len(self.taken) > TAKEN_MAX:
+            self.taken.popitem(last=False)
 
         async def reply(resp: Response) -> None:
             await self.ctx.bus.publish(reply_to, resp, {"id": rid})

@@ -22,6 +22,7 @@ from trustgraph_base.errors import TrustGraphError
 from trustgraph_base.messaging import LIBRARIAN, Bus, Topics
 from trustgraph_base.messaging.entry import run_main
 from trustgraph_base.settings import ProcessorSettings
+from trustgraph_flow.gateway import health
 from trustgraph_flow.gateway.auth import (
     AUTH,
     Auth,
@@ -59,6 +60,8 @@ class GatewaySettings(ProcessorSettings):
     """Most requests one WebSocket may have in flight at once."""
     http_timeout: float = 15.0
     """Seconds for a request's headers (else the connection closes) or body (else 408)."""
+    health_file: str = ""
+    """tg-start's state file of its processes, reported by /api/v1/health (empty: none)."""
 
 
 SETTINGS = web.AppKey("settings", GatewaySettings)
@@ -118,7 +121,9 @@ async def librarian_handler(request: web.Request) -> web.Response:
 
 
 async def health_handler(request: web.Request) -> web.Response:
-    return web.json_response({"status": "ok"})
+    settings = request.app[SETTINGS]
+    status, body = await health.report(settings.pulsar_url, settings.health_file)
+    return web.json_response(body, status=status)
 
 
 async def socket_handler(request: web.Request) -> web.StreamResponse:

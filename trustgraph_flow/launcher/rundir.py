@@ -52,6 +52,10 @@ class RunDir:
         return self.run / "children.json"
 
     @property
+    def health_file(self) -> Path:
+        return self.run / "health.json"
+
+    @property
     def broker_port_file(self) -> Path:
         return self.broker / "port"
 
@@ -112,9 +116,14 @@ def held_by_other(rundir: RunDir) -> bool:
 
 def record_children(rundir: RunDir, pids: dict[str, int]) -> None:
     """Write every child's pid (each leads its own process group) for tg-stop and the next start."""
-    tmp = rundir.children_file.with_suffix(".tmp")
-    tmp.write_text(json.dumps(pids))
-    tmp.replace(rundir.children_file)  # never a half-written file if the launcher dies here
+    write_json(rundir.children_file, pids)
+
+
+def write_json(path: Path, value: object) -> None:
+    """Replace ``path`` atomically: a reader never sees half a file."""
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(value))
+    tmp.replace(path)
 
 
 def _ours(pid: int, rundir: RunDir) -> bool:

@@ -11,6 +11,7 @@ import signal
 import socket
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 from types import FrameType
@@ -24,8 +25,9 @@ from trustgraph_flow.launcher.rundir import (
     default_data_dir,
     kill_leftovers,
     record_children,
+    write_json,
 )
-from trustgraph_flow.launcher.supervise import Child, Supervisor, python_module
+from trustgraph_flow.launcher.supervise import BrokerWatch, Child, Supervisor, python_module
 
 STARTUP_TIMEOUT = 60.0
 GATEWAY = "gateway"
@@ -98,7 +100,10 @@ def importable(module: str) -> bool:
     help="Where the broker, store, documents and logs live [default: per-user data dir].",
 )
 @click.option(
-    "--port", type=click.IntRange(1, 65535), default=8088, show_default=True,
+    "--port",
+    type=click.IntRange(1, 65535),
+    default=8088,
+    show_default=True,
     help="Gateway port.",
 )
 @click.option("--host", default=None, help="Gateway interface (default 127.0.0.1 without a token).")
@@ -144,6 +149,7 @@ class Launch:
         self.port = port
         self.host = host
         self.stopping = False
+        self.health: dict[str, object] = {}
 
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
         self.stopping = True
@@ -174,7 +180,7 @@ class Launch:
         say(f"broker up on {broker.url}")
         supervisor = Supervisor(self.children(broker.url))
         try:
-            return self.serve(supervisor, broker.proc.pid if broker.proc else None)
+            return self.serve(supervisor, BrokerWatch(broker))
         finally:
             say("stopping…")
             killed = supervisor.stop_all()
@@ -182,6 +188,7 @@ class Launch:
                 say(f"killed (did not stop in time): {', '.join(killed)}")
             broker.stop()
             self.rundir.children_file.unlink(missing_ok=True)
+            self.rundir.health_file.unlink(missing_ok=True)
             say("explaingraph stopped.")
 
     def broker_port(self) -> int:
@@ -209,16 +216,17 @@ class Launch:
             flags = ["--pulsar-url", pulsar_url, "--data-dir", str(self.rundir.data)]
             flags += ["--ready-file", str(ready)]
             if name == GATEWAY:
+                flags += ["--health-file", str(self.rundir.health_file)]
                 flags += ["--port", str(self.port)] + (["--host", self.host] if self.host else [])
             argv = python_module(module, *flags)
             out.append(Child(name, argv, self.rundir.log_file(name), ready))
         return out
 
-    def serve(self, supervisor: Supervisor, broker_pid: int | None) -> int:
+    def serve(self, supervisor: Supervisor, broker: BrokerWatch) -> int:
         say(f"starting {len(supervisor.children)} processes (logs in {self.rundir.logs})")
         supervisor.start_all()
-        self.record(supervisor, broker_pid)
-        if not self.wait_ready(supervisor):
+        self.record(supervisor, broker)
+        if not self.wait_ready(supervisor, broker):
             return 0 if self.stopping else 1
         say(
             f"explaingraph is up: http://localhost:{self.port}/ "
@@ -226,18 +234,37 @@ class Launch:
         )
         say(f"trace viewer: open http://localhost:{self.port}/ in a browser")
         while not self.stopping:
-            if supervisor.tick(say):
-                self.record(supervisor, broker_pid)
+            changed = broker.tick(say)
+            changed = supervisor.tick(say) or changed
+            crashed = supervisor.take_crashed()
+            if crashed and broker.up:
+                names = ", ".join(crashed)
+                broker.bounce(
+                    say,
+                    f"{names} was killed; only a restart makes it drop the dead "
+                    "process's subscriptions and redeliver what it held",
+                )
+                changed = True
+            if changed:
+                self.record(supervisor, broker)
+            self.report(supervisor, broker)
             time.sleep(0.2)
         return 0
 
-    def record(self, supervisor: Supervisor, broker_pid: int | None) -> None:
+    def report(self, supervisor: Supervisor, broker: BrokerWatch) -> None:
+        """Write every process's state for the gateway's health answer (when it changed)."""
+        now = {"broker": broker.state(), **supervisor.states()}
+        if now != self.health:
+            write_json(self.rundir.health_file, now)
+            self.health = now
+
+    def record(self, supervisor: Supervisor, broker: BrokerWatch) -> None:
         pids = supervisor.pids()
-        if broker_pid is not None:
-            pids["broker"] = broker_pid
+        if broker.pid is not None:
+            pids["broker"] = broker.pid
         record_children(self.rundir, pids)
 
-    def wait_ready(self, supervisor: Supervisor) -> bool:
+    def wait_ready(self, supervisor: Supervisor, broker: BrokerWatch) -> bool:
         """Report each child as it becomes ready; False if the gateway never answers."""
         pending = {c.name: c for c in supervisor.children}
         total = len(pending)
@@ -253,6 +280,7 @@ class Launch:
                     del pending[name]
                     say(f"ready: {name} ({total - len(pending)}/{total})")
             supervisor.tick(say)
+            self.report(supervisor, broker)
             time.sleep(0.1)
         if self.stopping:
             return False
@@ -271,6 +299,8 @@ class Launch:
         try:
             with opener.open(url, timeout=5) as resp:
                 return bool(resp.status == 200)
+        except urllib.error.HTTPError as exc:
+            return exc.code == 503  # it answers, and reports something down
         except OSError:
             return False
 

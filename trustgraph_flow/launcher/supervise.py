@@ -10,9 +10,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING, Any
 
 from trustgraph_base.process import die_with_parent
+
+if TYPE_CHECKING:
+    from trustgraph_base.messaging import EmbeddedBroker
 
 MAX_BACKOFF = 30.0
 STABLE_AFTER = 30.0  # a child that ran this long gets its backoff reset
@@ -90,6 +93,14 @@ class Child:
             self._log.close()
             self._log = None
 
+    def state(self) -> dict[str, Any]:
+        """What health reports for it: up (ready), starting, or down (restart pending)."""
+        if self.proc is None or self.restart_at is not None or self.proc.poll() is not None:
+            state = "down"
+        else:
+            state = "up" if self.ready else "starting"
+        return {"state": state, "pid": self.pid, "restarts": self.restarts}
+
     def tail(self, lines: int = 5) -> str:
         """The last lines of its log, for error messages."""
         try:
@@ -108,6 +119,7 @@ class Supervisor:
 
     def __init__(self, children: list[Child]) -> None:
         self.children = children
+        self.crashed: list[str] = []  # killed by a signal since last asked (see take_crashed)
 
     def start_all(self) -> None:
         for child in self.children:
@@ -123,6 +135,8 @@ class Supervisor:
         for child in self.children:
             code = child.exited()
             if code is not None:
+                if code < 0 and child.ready:  # killed (a signal), not exited: see take_crashed
+                    self.crashed.append(child.name)
                 delay = child.schedule_restart(now)
                 msg = f"{child.name} exited (code {code}); restarting in {delay:.0f}s — see {child.log_path}"
                 say(msg)
@@ -130,6 +144,20 @@ class Supervisor:
                 child.start()
                 changed = True
         return changed
+
+    def take_crashed(self) -> list[str]:
+        """Ready children killed by a signal since the last call.
+
+        pulsar-lite keeps the consumers of a connection that was reset (a process killed
+        with deliveries unread) registered, with their unacked messages, until it
+        restarts: the successor is refused ("Consumer 0 already exists") and the messages
+        are never redelivered. The launcher restarts the broker when this returns names.
+        """
+        crashed, self.crashed = self.crashed, []
+        return crashed
+
+    def states(self) -> dict[str, dict[str, Any]]:
+        return {c.name: c.state() for c in self.children}
 
     def stop_all(self, timeout: float = 15.0) -> list[str]:
         """SIGTERM every child (last started first), wait, SIGKILL stragglers; name those."""
@@ -149,3 +177,74 @@ class Supervisor:
             child.ready_path.unlink(missing_ok=True)
             child.close_log()
         return killed
+
+
+class BrokerWatch:
+    """The broker under supervision: noticed when it dies (reaped), restarted with backoff
+    on the same port with the same data; processors reconnect on their own."""
+
+    def __init__(self, broker: EmbeddedBroker) -> None:
+        self.broker = broker
+        self.backoff = 1.0
+        self.restart_at: float | None = None
+        self.restarts = 0
+        self.started = time.monotonic()
+
+    @property
+    def pid(self) -> int | None:
+        proc = self.broker.proc
+        return proc.pid if proc is not None else None
+
+    @property
+    def up(self) -> bool:
+        proc = self.broker.proc
+        return self.restart_at is None and proc is not None and proc.poll() is None
+
+    def state(self) -> dict[str, Any]:
+        return {"state": "up" if self.up else "down", "pid": self.pid, "restarts": self.restarts}
+
+    def tick(self, say: Callable[[str], None]) -> bool:
+        """Notice a dead broker, restart it once its backoff has passed; True if its pid changed."""
+        now = time.monotonic()
+        if self.restart_at is None:
+            proc = self.broker.proc
+            if proc is not None and proc.poll() is None:
+                return False
+            code = proc.returncode if proc is not None else None
+            self.broker.stop()  # reaped (no <defunct> left), its log closed
+            delay = self._schedule(now)
+            say(
+                f"broker exited (code {code}); restarting in {delay:.0f}s on port {self.broker.port}"
+            )
+            return True
+        if now < self.restart_at:
+            return False
+        return self._start(say)
+
+    def bounce(self, say: Callable[[str], None], why: str) -> None:
+        """Restart a running broker now (same port, same data)."""
+        say(f"restarting the broker: {why}")
+        self.broker.stop()
+        self.restarts += 1
+        self._start(say)
+
+    def _schedule(self, now: float) -> float:
+        if now - self.started > STABLE_AFTER:
+            self.backoff = 1.0
+        delay = self.backoff
+        self.backoff = min(self.backoff * 2, MAX_BACKOFF)
+        self.restart_at = now + delay
+        self.restarts += 1
+        return delay
+
+    def _start(self, say: Callable[[str], None]) -> bool:
+        try:
+            self.broker.start()
+        except Exception as exc:
+            delay = self._schedule(time.monotonic())
+            say(f"the broker did not restart ({exc}); trying again in {delay:.0f}s")
+            return False
+        self.restart_at = None
+        self.started = time.monotonic()
+        say(f"broker up again on {self.broker.url}")
+        return True
