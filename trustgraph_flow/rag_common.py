@@ -45,6 +45,7 @@ from trustgraph_base.schema import (
 from trustgraph_base.schema.llm import VectorKind
 from trustgraph_base.schema.rag import RagRequest, RagResponse
 from trustgraph_base.settings import ProcessorSettings
+from trustgraph_flow.run_journal import journal
 
 R = TypeVar("R", bound=RagResponse)
 
@@ -235,11 +236,18 @@ async def traced(
     """Open a trace with its question stage, then pass on ``run``'s stages under the guard."""
     question, started = trace_identity(req, uri_of)
     trace = Trace(ctx, req, question, response)
-    yield await trace.stage(
-        question, question_triples(question, req.query, started, req.parent_uri or None)
-    )
-    async for resp in trace.guard(run(req, ctx, trace)):
-        yield resp
+    runs = journal(ctx)
+    if runs is not None:  # until this run ends, a restart would mark it interrupted
+        runs.open(question, req.user, req.collection)
+    try:
+        yield await trace.stage(
+            question, question_triples(question, req.query, started, req.parent_uri or None)
+        )
+        async for resp in trace.guard(run(req, ctx, trace)):
+            yield resp
+    finally:
+        if runs is not None:
+            runs.close(question)
 
 
 @dataclass

@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import RunningProcessors
 from tests.integration.test_agent_loop import (
     PARIS,
@@ -23,9 +25,11 @@ from tests.integration.test_agent_loop import (
     row,
     watcher,
 )
-from trustgraph_base.errors import ServiceError
+from tests.support.stack import eventually
+from trustgraph_base.errors import RequestTimeout, ServiceError
 from trustgraph_base.messaging import (
     DOCUMENT_RAG,
+    EXPLAIN,
     GRAPH_RAG,
     TRIPLES_QUERY,
     TRIPLES_STORE,
@@ -41,6 +45,7 @@ from trustgraph_base.schema import (
     AgentResponse,
     DocumentRagRequest,
     DocumentRagResponse,
+    ExplainRequest,
     GraphRagRequest,
     GraphRagResponse,
     Metadata,
@@ -195,3 +200,65 @@ async def test_killed_agent_leaves_the_trace_of_how_far_it_got(
     held = await stored_rows(bus, topics, sum(len(b.triples) for b in batches))
     assert (f"{s}/i1", TG + "observation", NO_INFO, GRAPH_RETRIEVAL) in held
     assert not any(r[0] in (f"{s}/i2", f"{s}/final") for r in held)
+
+
+async def test_a_run_its_agent_died_in_ends_interrupted_and_its_abandoned_request_is_not_rerun(
+    processors: RunningProcessors,
+    settings: ProcessorSettings,
+    pulsar_url: str,
+    prefix: str,
+    bus: Bus,
+    topics: Topics,
+    tmp_path: Path,
+    watcher: TraceWatcher,
+    client: RequestClient[AgentRequest, AgentResponse],
+) -> None:
+    base = settings.model_dump()
+    docs_pending, release = asyncio.Event(), asyncio.Event()
+    await processors.start(store.proc, store.StoreSettings(**base))
+    await processors.start(llm.proc, llm.Settings(**base, llm_base_url=""))
+    await processors.start(rag_standins(NO_INFO, docs_pending, release), settings)
+    ready = tmp_path / "agent.ready"
+    child = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "trustgraph_flow.agent.processor",
+        "--pulsar-url", pulsar_url, "--topic-prefix", prefix, "--ready-file", str(ready),
+        "--data-dir", str(tmp_path / "agent"), "--log-level", "WARNING",
+        stdin=asyncio.subprocess.DEVNULL,
+    )  # fmt: skip
+    req = AgentRequest(question=QUESTION, user="bob", collection="atlas", session_id="k2")
+    try:
+        asking = asyncio.create_task(client.request(req, timeout=5))
+        await asyncio.wait_for(docs_pending.wait(), 30)
+        child.send_signal(signal.SIGKILL)
+        await child.wait()
+    finally:
+        if child.returncode is None:
+            child.kill()
+            await child.wait()
+    with pytest.raises(RequestTimeout):
+        await asking  # the caller gives up: its request is redelivered past its deadline
+    docs_pending.clear()
+    await processors.start(
+        agent.proc, agent.Settings(**{**base, "data_dir": str(tmp_path / "agent")})
+    )
+    s = "urn:trustgraph:agent:k2"
+    await watcher.until(f"{s}/i1")
+    (marked,) = await watcher.until(s)  # published by the restarted agent at start-up
+    facts = {p: o for _, p, o, _ in map(row, marked.triples)}
+    assert "process stopped before this run finished" in facts[TG + "interrupted"]
+    assert PROV + "endedAtTime" in facts
+
+    explain = RequestClient(bus, topics, EXPLAIN, "agent-explain")
+    scope = {"user": "bob", "collection": "atlas"}
+
+    async def listed() -> list[Any]:
+        found = await explain.request(ExplainRequest(operation="list-traces", **scope), timeout=10)
+        return found.traces
+
+    traces = await eventually(listed, lambda ts: any(t.status == "interrupted" for t in ts))
+    assert [(t.id, t.status) for t in traces] == [(s, "interrupted")]
+    view = await explain.request(ExplainRequest(operation="get-trace", id=s, **scope), timeout=10)
+    assert view.trace is not None and view.trace.status == "interrupted"
+    assert docs_pending.is_set() is False  # the abandoned request was not run again
+    release.set()
+    await explain.close()

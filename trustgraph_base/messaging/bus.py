@@ -72,6 +72,7 @@ class Bus:
         self._producer_lock = asyncio.Lock()
         self._consumers: list[Consumer] = []
         self.failure: BaseException | None = None
+        self.closing = False  # close() has begun: consumers ending now are not failures
         self._failed: asyncio.Event | None = None
 
     def fail(self, exc: BaseException) -> None:
@@ -208,6 +209,7 @@ class Bus:
 
     async def close(self) -> None:
         """Close consumers (never unsubscribing them), flush producers, close the client."""
+        self.closing = True
         for consumer in self._consumers:
             try:
                 await bounded("closing a consumer", consumer.close(), CLOSE_TIMEOUT)

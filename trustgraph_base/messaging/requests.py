@@ -80,7 +80,8 @@ class RequestClient(Generic[Req, Resp]):
             raise
         except Exception as exc:
             # Without its router this process would never hear a reply again: go down.
-            self.bus.fail(RuntimeError(f"reply router for '{self.spec.name}' died: {exc!r}"))
+            if not self.bus.closing:
+                self.bus.fail(RuntimeError(f"reply router for '{self.spec.name}' died: {exc!r}"))
             raise
 
     async def _route_replies(self, consumer: Consumer) -> None:

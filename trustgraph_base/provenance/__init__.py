@@ -9,6 +9,7 @@ from trustgraph_base.provenance.agent import (
 from trustgraph_base.provenance.common import (
     check_started_at,
     failure_triples,
+    interrupted_triples,
     metrics_triples,
     now_iso,
 )
@@ -65,6 +66,7 @@ __all__ = [
     "graph_rag_exploration_triples",
     "graph_rag_focus_triples",
     "graph_rag_question_triples",
+    "interrupted_triples",
     "metrics_triples",
     "now_iso",
     "page_triples",

@@ -83,5 +83,14 @@ def failure_triples(uri: str, graph: str, message: str) -> list[Triple]:
     return [triple(uri, TG.error, text(message), graph)]
 
 
+def interrupted_triples(uri: str, graph: str, message: str, ended_at: str) -> list[Triple]:
+    """Mark a trace whose run died with its process: it ended (``prov:endedAtTime``, when
+    this was found) without a conclusion, and ``tg:interrupted`` says why."""
+    return [
+        triple(uri, PROV.endedAtTime, datetime_literal(ended_at), graph),
+        triple(uri, TG.interrupted, text(message), graph),
+    ]
+
+
 def derived(s: str, parent: str, graph: str | None) -> Triple:
     return triple(s, PROV.wasDerivedFrom, IriTerm(i=parent), graph)

@@ -71,6 +71,7 @@ class TG:
     chunkSize: Final = _t(TG_NS, "chunkSize")
     chunkOverlap: Final = _t(TG_NS, "chunkOverlap")
     error: Final = _t(TG_NS, "error")
+    interrupted: Final = _t(TG_NS, "interrupted")  # a run its process died in (the reason)
     # lineage governance (docs/lineage.md): removal of a source a trace used
     Erasure: Final = _t(TG_NS, "Erasure")
     reason: Final = _t(TG_NS, "reason")

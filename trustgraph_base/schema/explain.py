@@ -15,7 +15,7 @@ from trustgraph_base.rdf.terms import Term
 from trustgraph_base.schema.core import Message, Response, Scoped
 
 TraceType = Literal["agent", "graph-rag", "document-rag"]
-TraceStatus = Literal["complete", "in-progress", "failed"]
+TraceStatus = Literal["complete", "in-progress", "failed", "interrupted"]
 
 
 class TraceSummary(Message):

@@ -53,6 +53,8 @@ class _Builder:
             node.add("Status", "in progress", "yellow")
         elif view.status == "failed":
             node.add("Status", "failed", "red", "bold")
+        elif view.status == "interrupted":
+            node.add("Status", "interrupted", "red", "bold")
         node.add("Error", view.error, "red")
         used = self.stage_keys(view)
         for key, figures in view.metrics.items():

@@ -42,6 +42,7 @@ from trustgraph_flow.agent.tools import (
     run_tool,
     select_tools,
 )
+from trustgraph_flow.run_journal import journal, recover_runs
 from trustgraph_flow.structured import BadReply, ask
 
 log = logging.getLogger(__name__)
@@ -69,6 +70,7 @@ class Settings(ProcessorSettings):
 
 
 proc: Processor[Settings] = Processor("agent", Settings)
+proc.on_start(recover_runs)  # traces a killed predecessor left open end as interrupted
 
 
 @proc.on_start
@@ -307,9 +309,16 @@ def open_session(req: AgentRequest, ctx: Context[Settings]) -> Session:
 async def agent(req: AgentRequest, ctx: Context[Settings]) -> AsyncIterator[AgentResponse]:
     """Run the ReAct loop; stream every event, or only the final answer when not streaming."""
     session = open_session(req, ctx)
-    async for event in session.run():
-        if req.streaming or event.end_of_stream:
-            yield event
+    runs = journal(ctx) if session.explainable else None
+    if runs is not None:  # until this run ends, a restart would mark it interrupted
+        runs.open(session.uri, req.user, req.collection)
+    try:
+        async for event in session.run():
+            if req.streaming or event.end_of_stream:
+                yield event
+    finally:
+        if runs is not None:
+            runs.close(session.uri)
 
 
 main = proc.main

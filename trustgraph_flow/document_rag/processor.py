@@ -30,6 +30,7 @@ from trustgraph_flow.rag_common import (
     nothing_found_error,
     traced,
 )
+from trustgraph_flow.run_journal import recover_runs
 
 SYSTEM = (
     "You answer questions using only the document excerpts given. If they do not "
@@ -37,6 +38,7 @@ SYSTEM = (
 )
 
 proc: Processor[RagSettings] = Processor("document-rag", RagSettings)
+proc.on_start(recover_runs)  # traces a killed predecessor left open end as interrupted
 
 
 def render_prompt(question: str, chunks: list[str]) -> str:

@@ -46,11 +46,13 @@ from trustgraph_flow.rag_common import (
     nothing_found_error,
     traced,
 )
+from trustgraph_flow.run_journal import recover_runs
 from trustgraph_flow.structured import BadReply, ask
 
 SELECT_ATTEMPTS = 2  # a malformed selection is retried once, then the request fails
 
 proc: Processor[RagSettings] = Processor("graph-rag", RagSettings)
+proc.on_start(recover_runs)  # traces a killed predecessor left open end as interrupted
 
 
 async def explore(req: GraphRagRequest, ctx: Context[RagSettings], cost: Cost) -> Subgraph:

@@ -196,7 +196,8 @@ def assemble(
     props = gather(handle, root, only)
     view = TraceView(
         id=root, type=row.kind, question=row.question, time=row.time,
-        status=row.status, error=text(props, root, TG.error), parent=row.parent,
+        status=row.status, parent=row.parent,
+        error=text(props, root, TG.error) or text(props, root, TG.interrupted),
         metrics=metrics(props, root),
     )
     if row.kind == "agent":

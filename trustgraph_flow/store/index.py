@@ -55,6 +55,7 @@ _PAGE_KEY = "ifnull(sort_time, '')"
 _STATUS_SQL = {
     "complete": "complete = 1",
     "failed": "complete = 0 AND failed = 1",
+    "interrupted": "complete = 0 AND failed = 2",
     "in-progress": "complete = 0 AND failed = 0",
 }
 _KINDS = {TG.AgentQuestion.i: "agent", TG.GraphRagQuestion.i: "graph-rag", TG.DocRagQuestion.i: "document-rag"}
@@ -82,13 +83,13 @@ class TraceRow:
     time: str
     parent: str | None
     complete: bool
-    failed: bool
+    failed: int  # 0: no; 1: failed (tg:error); 2: interrupted (tg:interrupted, its process died)
 
     @property
     def status(self) -> str:
         if self.complete:
             return "complete"
-        return "failed" if self.failed else "in-progress"
+        return {0: "in-progress", 1: "failed"}.get(self.failed, "interrupted")
 
 
 def sort_key(timestamp: str) -> str:
@@ -122,7 +123,9 @@ def _root_fact(row: dict[str, object], t: Triple) -> None:
     elif p == PROV.wasDerivedFrom.i and isinstance(o, IriTerm):
         row["parent"], row["parent_root"] = o.i, trace_root(o.i) or o.i
     elif p == TG.error.i:
-        row["failed"] = 1
+        row["failed"] = max(1, int(str(row["failed"])))
+    elif p == TG.interrupted.i:
+        row["failed"] = 2
 
 
 Facts = tuple[dict[str, dict[str, object]], dict[str, str], list[Use]]
@@ -301,4 +304,4 @@ def _row(r: tuple[object, ...]) -> TraceRow:
     trace_id = str(r[0])
     kind = str(r[1]) if r[1] else (trace_kind(trace_id) or "agent")
     parent = str(r[4]) if r[4] else None
-    return TraceRow(trace_id, kind, str(r[2] or ""), str(r[3] or ""), parent, bool(r[5]), bool(r[6]))
+    return TraceRow(trace_id, kind, str(r[2] or ""), str(r[3] or ""), parent, bool(r[5]), int(str(r[6] or 0)))
