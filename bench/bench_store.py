@@ -74,10 +74,25 @@ async def start_store(url: str, prefix: str, data: Path) -> asyncio.subprocess.P
         "--topic-prefix", prefix, "--data-dir", str(data), "--ready-file", str(ready),
         "--log-level", "WARNING", stdin=asyncio.subprocess.DEVNULL,
     )  # fmt: skip
-    while True:  # the processor touches the file once subscribed
-        if ready.exists():
-            return proc
+    return await until_ready(proc, ready, "the store")
+
+
+READY_TIMEOUT = 60.0
+COMMIT_TIMEOUT = 600.0
+
+
+async def until_ready(proc: asyncio.subprocess.Process, ready: Path, what: str) -> asyncio.subprocess.Process:
+    """Wait for the ready file, with a deadline, failing at once if the process died (this
+    wait had none: after a SIGKILL it once hung the bench for minutes, see docs/messaging.md)."""
+    deadline = time.monotonic() + READY_TIMEOUT
+    while not ready.exists():  # the process touches the file once subscribed
+        if proc.returncode is not None:
+            raise SystemExit(f"{what} exited with code {proc.returncode} before it was ready")
+        if time.monotonic() > deadline:
+            proc.kill()
+            raise SystemExit(f"{what} was not ready within {READY_TIMEOUT:.0f}s")
         await asyncio.sleep(0.02)
+    return proc
 
 
 async def count(client: RequestClient, where: str, timeout: float = 120) -> int:  # type: ignore[type-arg]
@@ -88,7 +103,10 @@ async def count(client: RequestClient, where: str, timeout: float = 120) -> int:
 
 async def wait_messages(client: RequestClient, n: int, at_least: int | None = None) -> None:  # type: ignore[type-arg]
     target = at_least if at_least is not None else n
+    deadline = time.monotonic() + COMMIT_TIMEOUT
     while True:  # poll the committed count (one marker triple per message)
+        if time.monotonic() > deadline:
+            raise SystemExit(f"the store did not commit {target} messages within {COMMIT_TIMEOUT:.0f}s")
         try:
             if await count(client, f"?m <{SEQ}> ?i", timeout=5) >= target:
                 return
@@ -97,8 +115,11 @@ async def wait_messages(client: RequestClient, n: int, at_least: int | None = No
         await asyncio.sleep(0.1)
 
 
-async def write_run(url: str, messages: list[bytes], triples: int, *, kill: bool) -> float:
+async def write_run(
+    broker: EmbeddedBroker, messages: list[bytes], triples: int, *, kill: bool
+) -> float:
     """One run: publish everything, optionally SIGKILL + restart the store, wait for the commit."""
+    url = broker.url
     prefix = f"bench{time.monotonic_ns()}"
     data = Path(tempfile.mkdtemp(prefix="bench-store-")) / "data"
     store = await start_store(url, prefix, data)
@@ -113,6 +134,10 @@ async def write_run(url: str, messages: list[bytes], triples: int, *, kill: bool
             await wait_messages(client, len(messages), at_least=len(messages) * 2 // 5)
             store.send_signal(signal.SIGKILL)
             await store.wait()
+            # As tg-start does: pulsar-lite keeps a killed consumer's messages until it
+            # restarts (docs/messaging.md); without this the new store is refused.
+            broker.stop()
+            broker.start()
             killed_at = time.perf_counter() - started
             store = await start_store(url, prefix, data)
         await sends
@@ -154,10 +179,7 @@ async def raw_run(url: str, messages: list[bytes], triples: int) -> float:
         sys.executable, "-m", "bench.bench_store", "--raw-consume", url, topic, str(len(messages)), str(ready),
         stdin=asyncio.subprocess.DEVNULL,
     )  # fmt: skip
-    while True:  # the consumer touches the file once subscribed
-        if ready.exists():
-            break
-        await asyncio.sleep(0.02)
+    await until_ready(consumer, ready, "the baseline consumer")
     bus = Bus(url)
     started = time.perf_counter()
     await asyncio.gather(*(bus.publish(topic, m, batching=True) for m in messages))
@@ -244,12 +266,12 @@ async def main_async(quick: bool, write_only: bool) -> None:
           "producer in this process, store as a subprocess, embedded broker")
     with tempfile.TemporaryDirectory(prefix="bench-broker-") as tmp, EmbeddedBroker(Path(tmp)) as broker:
         raw = await raw_run(broker.url, messages, triples)
-        clean = await write_run(broker.url, messages, triples, kill=False)
+        clean = await write_run(broker, messages, triples, kill=False)
         print(f"  store / baseline: {raw / clean:.0%} of the Pulsar-only rate")
         summary("ingest: producers -> Pulsar -> committed store", f"{triples / clean:,.0f} triples/s",
                 ">= 50,000 triples/s", f"{raw / clean:.0%} of the Pulsar-only rate in the same run "
                 f"({triples / raw:,.0f} triples/s)")
-        await write_run(broker.url, messages, triples, kill=True)
+        await write_run(broker, messages, triples, kill=True)
     if write_only:
         return
     n_traces = 5_000 if quick else 100_000
