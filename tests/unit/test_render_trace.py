@@ -112,3 +112,11 @@ def test_stages_arriving_out_of_order_still_name_the_missing_one() -> None:
     out = show(early_focus)
     assert out[-1] == "  └── Exploration: (in progress)"
     assert "  ├── Focus: urn:trustgraph:question:g1/focus" in out
+
+
+def test_interrupted_trace_says_so_and_why_without_pretending_it_goes_on() -> None:
+    reason = "the agent process stopped before this run finished"
+    view = samples.in_progress().model_copy(update={"status": "interrupted", "error": reason})
+    out = show(view)
+    assert "  Status: interrupted" in out and f"  Error: {reason}" in out
+    assert not any("Conclusion: (in progress)" in line for line in out)

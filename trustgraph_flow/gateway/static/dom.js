@@ -81,6 +81,7 @@ const STATUS = {
   "complete": ["✓", "Complete"],
   "in-progress": ["◔", "In progress"],
   "failed": ["✕", "Failed"],
+  "interrupted": ["⊘", "Interrupted"],
 };
 
 /** A status badge: an icon and a word, never colour alone. */

@@ -33,7 +33,7 @@ function filters(params) {
       h("label", { for: "f-q" }, "Question contains"),
       h("input", { id: "f-q", name: "q", type: "search", value: params.get("q") || "", placeholder: "e.g. capital of France" })),
     select("type", "Type", [["", "Any type"], ["agent", "Agent"], ["graph-rag", "GraphRAG"], ["document-rag", "DocRAG"]], params.get("type") || ""),
-    select("status", "Status", [["", "Any status"], ["complete", "Complete"], ["in-progress", "In progress"], ["failed", "Failed"]], params.get("status") || ""),
+    select("status", "Status", [["", "Any status"], ["complete", "Complete"], ["in-progress", "In progress"], ["failed", "Failed"], ["interrupted", "Interrupted"]], params.get("status") || ""),
     h("div", { class: "field" },
       h("label", { for: "f-since" }, "From"),
       h("input", { id: "f-since", name: "since", type: "datetime-local", value: toLocal(params.get("since")) })),
