@@ -44,9 +44,10 @@ def main(trace_id: str, max_answer: int, show_provenance: bool, fmt: str, gw: Ga
     from trustgraph_cli.render.output import emit, emit_json
 
     if fmt == "json":
-        from trustgraph_cli.render.jsonout import view_json
+        from trustgraph_cli.render.jsonout import sources_not_requested, view_json
 
-        emit_json(view_json(view))
+        data = view_json(view)
+        emit_json(data if show_provenance else sources_not_requested(data))
         return
     from trustgraph_cli.render.style import Style
     from trustgraph_cli.render.trace import TraceOptions, render_trace

@@ -79,6 +79,20 @@ async def test_real_traces_render_as_golden(pulsar_url: str, prefix: str, tmp_pa
             as_json = await invoke(stack.url, "tg-show-explain-trace", trace, "--show-provenance",
                                    "--format", "json")
             check(f"{stem}.json", normalise(as_json.stdout, started))
+            plain = json.loads((await invoke(stack.url, "tg-show-explain-trace", trace,
+                                             "--format", "json")).stdout)
+            looked_up = json.loads(as_json.stdout)
+            assert all("sources" not in item for item in items(plain))  # not asked for
+            assert all(item["sources"] for item in items(looked_up))  # asked for: found
         listed = await invoke(stack.url, "tg-list-explain-traces")
         assert listed.stdout.splitlines()[2].split()[:2] == ["real-agent", "Agent"]
         check("real_list_traces.txt", listed.stdout)
+
+
+def items(view: dict) -> list[dict]:
+    """Every edge and chunk of a TraceView's JSON, sub-traces included."""
+    found = [*view["edges"], *view["chunks"]]
+    for step in view["steps"]:
+        for sub in step["subtraces"]:
+            found += items(sub)
+    return found

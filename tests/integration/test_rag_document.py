@@ -31,7 +31,7 @@ from trustgraph_base.provenance import (
     failure_triples,
     synthesis_triples,
 )
-from trustgraph_base.rdf.terms import IriTerm, iri
+from trustgraph_base.rdf.terms import IriTerm, Term, Triple, TripleTerm, iri
 from trustgraph_base.schema import DocumentRagRequest
 from trustgraph_base.settings import ProcessorSettings
 
@@ -72,7 +72,8 @@ async def test_streamed_answer_and_trace_match_spec(
         + synthesis_triples(synth, explore, answer)
     )
     trace = await stored_trace(world, question)
-    assert spo(trace) == spo(expected)
+    assert spec_part(trace) == spo(expected)  # SPEC's triples exactly
+    assert sorted(scored_chunks(trace, explore)) == sorted(CHUNKS)  # each reified, by score
     assert costs(trace, explore)["model"].startswith("hashing")
     synth_cost = costs(trace, synth)
     assert synth_cost["model"] == "offline" and int(synth_cost["outToken"]) > 0
@@ -112,7 +113,8 @@ async def test_sub_trace_with_http_llm_non_streaming(
         + synthesis_triples(question + "/synthesis", explore, final.response)
     )
     trace = await stored_trace(world, question)
-    assert spo(trace) == spo(expected)
+    assert spec_part(trace) == spo(expected)
+    assert scored_chunks(trace, explore) == list(shown)
     synth_cost = costs(trace, question + "/synthesis")
     assert synth_cost["model"] == "stub-model" and int(synth_cost["outToken"]) > 0
 
@@ -159,3 +161,26 @@ async def test_bad_session_id_writes_nothing(
         await ask(world, query="x", session_id="no spaces allowed")
     assert err.value.type == "bad-request" and "session id" in err.value.message
     assert await world.query(g=GRAPH_RETRIEVAL) == []
+
+
+def spec_part(trace: list[Triple]) -> set[tuple[str, str, str]]:
+    """The trace without the score reifiers (``…/exploration/c{rank}``)."""
+    return {t for t in spo(trace) if "/exploration/c" not in t[0]}
+
+
+def scored_chunks(trace: list[Triple], explore: str) -> list[str]:
+    """The chunks the reifiers name, by tg:rank; their scores never rise with the rank."""
+    rows: dict[str, dict[str, Term]] = {}
+    for t in trace:
+        if isinstance(t.s, IriTerm) and t.s.i.startswith(explore + "/c"):
+            rows.setdefault(t.s.i, {})[t.p.i] = t.o
+    ranked = []
+    for row in rows.values():
+        about = row[RDF.reifies.i]
+        assert isinstance(about, TripleTerm) and about.tr.p == TG.selectedChunk
+        assert about.tr.s == IriTerm(i=explore)
+        ranked.append((int(row[TG.rank.i].v), float(row[TG.score.i].v), about.tr.o.i))
+    ranked.sort()
+    scores = [score for _, score, _ in ranked]
+    assert scores == sorted(scores, reverse=True)
+    return [chunk for _, _, chunk in ranked]

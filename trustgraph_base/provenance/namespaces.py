@@ -77,6 +77,10 @@ class TG:
     reason: Final = _t(TG_NS, "reason")
     removedDocument: Final = _t(TG_NS, "removedDocument")
     removedSource: Final = _t(TG_NS, "removedSource")
+    # DocumentRAG: each selected chunk's rank and similarity, on a reifier of its
+    # tg:selectedChunk triple (docs/provenance.md)
+    rank: Final = _t(TG_NS, "rank")
+    score: Final = _t(TG_NS, "score")
 
 
 class PROV:
@@ -95,6 +99,7 @@ class PROV:
 
 class RDF:
     type: Final = _t(RDF_NS, "type")
+    reifies: Final = _t(RDF_NS, "reifies")  # RDF 1.2: a reifier names the triple it is about
 
 
 class RDFS:

@@ -13,9 +13,9 @@ from trustgraph_base.provenance.common import (
     triple,
     types,
 )
-from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, PROV, TG
+from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, PROV, RDF, TG, XSD
 from trustgraph_base.provenance.uris import focus_edge_uri
-from trustgraph_base.rdf.terms import BlankTerm, IriTerm, Term, Triple, quoted
+from trustgraph_base.rdf.terms import BlankTerm, IriTerm, LiteralTerm, Term, Triple, quoted
 
 G = GRAPH_RETRIEVAL
 
@@ -68,15 +68,30 @@ def graph_rag_exploration_triples(
 
 
 def docrag_exploration_triples(
-    exploration_uri: str, question_uri: str, chunk_uris: Sequence[str]
+    exploration_uri: str,
+    question_uri: str,
+    chunk_uris: Sequence[str],
+    scores: Sequence[float] | None = None,
 ) -> list[Triple]:
-    """Exploration: the chunks retrieved, each named by its extraction-provenance URI."""
-    return [
+    """Exploration: the chunks retrieved, each named by its extraction-provenance URI.
+
+    ``chunk_uris`` are in relevance order; with ``scores`` (one each) every
+    ``tg:selectedChunk`` triple gets a reifier ``…/exploration/c{rank}`` carrying
+    ``tg:rank`` and ``tg:score``, so SPEC's triples stay exactly as they are.
+    """
+    out = [
         *types(exploration_uri, G, PROV.Entity, TG.Exploration),
         triple(exploration_uri, PROV.wasGeneratedBy, IriTerm(i=question_uri), G),
         triple(exploration_uri, TG.chunkCount, integer_literal(len(chunk_uris)), G),
         *(triple(exploration_uri, TG.selectedChunk, IriTerm(i=c), G) for c in chunk_uris),
     ]
+    for rank, (chunk, score) in enumerate(zip(chunk_uris, scores or [], strict=False), start=1):
+        reifier = f"{exploration_uri}/c{rank}"
+        selected = quoted(IriTerm(i=exploration_uri), TG.selectedChunk, IriTerm(i=chunk))
+        out.append(triple(reifier, RDF.reifies, selected, G))
+        out.append(triple(reifier, TG.rank, integer_literal(rank), G))
+        out.append(triple(reifier, TG.score, LiteralTerm(v=repr(float(score)), dt=XSD.double), G))
+    return out
 
 
 def graph_rag_focus_triples(

@@ -68,6 +68,7 @@ class ChunkView(Message):
     """A chunk selected by DocumentRAG, with its source when provenance was asked for."""
 
     uri: str
+    score: float | None = None  # similarity to the question (None in traces from before scores)
     sources: list[SourceRef] = []
     removed: list[Removal] = []  # the chunk's document was removed since
 

@@ -13,6 +13,20 @@ def view_json(model: Any) -> Any:
     return _clean_terms(model.model_dump(mode="json", by_alias=True))
 
 
+def sources_not_requested(value: Any) -> Any:
+    """Each edge's and chunk's ``sources`` left out: not looked up (``[]`` would read "none")."""
+    if isinstance(value, list):
+        return [sources_not_requested(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    out = {k: sources_not_requested(v) for k, v in value.items()}
+    for key in ("edges", "chunks"):
+        for item in out.get(key) or []:
+            if isinstance(item, dict):
+                item.pop("sources", None)
+    return out
+
+
 def dumps(value: Any) -> str:
     """Indented, key order kept, non-ASCII left readable."""
     return json.dumps(value, indent=2, ensure_ascii=False)

@@ -130,6 +130,8 @@ class _Builder:
         )
         for n, chunk in enumerate(view.chunks, start=1):
             child = Node(f"Chunk {n}", chunk.uri)
+            if chunk.score is not None:
+                child.add("Score", f"{chunk.score:.3f}")
             self.removed(child, chunk.removed)
             if self.opts.show_provenance:
                 self.sources(child, chunk.sources, within=chunk.uri)

@@ -79,7 +79,9 @@ async def run(
     explore = exploration_uri(question)
     yield await trace.stage(
         explore,
-        docrag_exploration_triples(explore, question, [m.id for m in matches]),
+        docrag_exploration_triples(
+            explore, question, [m.id for m in matches], [m.score for m in matches]
+        ),
         explore_cost,
     )
     request = TextCompletionRequest(

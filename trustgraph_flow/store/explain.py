@@ -12,7 +12,7 @@ from datetime import datetime
 import pyoxigraph as ox
 
 from trustgraph_base.errors import ServiceError
-from trustgraph_base.provenance.namespaces import PROV, TG
+from trustgraph_base.provenance.namespaces import PROV, RDF, TG
 from trustgraph_base.provenance.uris import (
     AGENT_PREFIX,
     DOCRAG_PREFIX,
@@ -228,11 +228,13 @@ def agent_parts(handle: Handle, props: Props, root: str, provenance: bool, depth
 
 def rag_parts(store: ox.Store, props: Props, root: str, provenance: bool) -> dict[str, object]:
     exploration, focus, synthesis = f"{root}/exploration", f"{root}/focus", f"{root}/synthesis"
+    ranked = chunk_ranks(props, exploration)
+    selected = [c for c in props.get(exploration, {}).get(TG.selectedChunk.i, []) if isinstance(c, ox.NamedNode)]
     chunks = [
-        ChunkView(uri=c.value, sources=[r for r in [chunk_source(store, c)] if r] if provenance else [],
+        ChunkView(uri=c.value, score=ranked.get(c.value, (0, None))[1],
+                  sources=[r for r in [chunk_source(store, c)] if r] if provenance else [],
                   removed=removals(store, c))
-        for c in sorted(props.get(exploration, {}).get(TG.selectedChunk.i, []), key=str)
-        if isinstance(c, ox.NamedNode)
+        for c in sorted(selected, key=lambda c: (ranked.get(c.value, (len(selected) + 1, None))[0], c.value))
     ]
     edge_uris = [e.value for e in props.get(focus, {}).get(TG.selectedEdge.i, []) if isinstance(e, ox.NamedNode)]
     edges = []
@@ -252,6 +254,20 @@ def rag_parts(store: ox.Store, props: Props, root: str, provenance: bool) -> dic
         "synthesis": synthesis if synthesis in props else None,
         "answer": text(props, synthesis, TG.content),
     }
+
+
+def chunk_ranks(props: Props, exploration: str) -> dict[str, tuple[int, float | None]]:
+    """Chunk URI → (rank, score) from the reifiers of its ``tg:selectedChunk`` triple."""
+    ranks: dict[str, tuple[int, float | None]] = {}
+    for uri, by_pred in props.items():
+        if not uri.startswith(exploration + "/c"):
+            continue
+        about = by_pred.get(RDF.reifies.i, [])
+        rank = as_int(text(props, uri, TG.rank))
+        if about and isinstance(about[0], ox.Triple) and rank is not None:
+            score = text(props, uri, TG.score)
+            ranks[about[0].object.value] = (rank, float(score) if score is not None else None)
+    return ranks
 
 
 def delete_trace(handle: Handle | None, trace_id: str) -> list[str]:
