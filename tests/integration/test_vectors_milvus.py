@@ -232,3 +232,25 @@ async def test_stopping_in_process_leaves_no_milvus_process(
     assert started
     await running.stop_all()
     assert not any(_alive(p) for p in started)
+
+
+def test_two_replicas_on_one_server_see_each_others_changes(milvus_server: str, tmp_path: Path) -> None:
+    """Two processors' stores on one Milvus server (replicas): one's drop is not the other's stale cache."""
+    from trustgraph_flow.vectors.milvus import MilvusVectors
+
+    a, b = MilvusVectors.open(milvus_server, tmp_path), MilvusVectors.open(milvus_server, tmp_path)
+    try:
+        item = VectorItem(id="x", vector=[1, 0], text="first", document="d")
+        assert a.upsert("u", "c", "chunk", [item]) == 1
+        assert b.upsert("u", "c", "chunk", [item]) == 1  # the same message on both: one copy
+        assert [(m.id, m.text) for m in b.query("u", "c", "chunk", [1, 0], 10)[0]] == [("x", "first")]
+        assert a.drop("u", "c") == 1
+        assert b.query("u", "c", "chunk", [1, 0], 10) == ([], 0)
+        again = VectorItem(id="y", vector=[0, 1, 0], text="after", document="d")
+        assert b.upsert("u", "c", "chunk", [again]) == 1  # b still remembered a 2-dimensional index
+        assert [(m.id, m.text) for m in a.query("u", "c", "chunk", [0, 1, 0], 10)[0]] == [("y", "after")]
+        assert a.delete_document("u", "c", "chunk", "d") == 1
+        assert b.delete_document("u", "c", "chunk", "d") == 0
+    finally:
+        a.close()
+        b.close()

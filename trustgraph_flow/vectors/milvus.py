@@ -19,9 +19,9 @@ import hashlib
 import json
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from pymilvus import DataType, MilvusClient, MilvusException
@@ -30,6 +30,7 @@ from trustgraph_base.errors import ServiceError
 from trustgraph_base.schema import VectorItem, VectorMatch
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 KINDS = ("chunk", "entity")
 MAX_BYTES = 65_535  # Milvus's VARCHAR limit, for ids, texts and document URIs
@@ -189,15 +190,27 @@ class MilvusVectors:
         if new:
             self.client.insert(name, new)
 
+    def _retried(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)``; after a Milvus error, forget what is cached and try once more.
+
+        Another replica may have dropped or created the collection since it was cached. Every
+        operation is idempotent, so a second try is safe; a second failure is ``unavailable``.
+        """
+        try:
+            return fn(*args)
+        except MilvusException:
+            self._dims.clear()
+        try:
+            return fn(*args)
+        except MilvusException as exc:
+            self._dims.clear()
+            raise _unavailable(exc) from None
+
     # -- operations -------------------------------------------------------------------
 
     def upsert(self, user: str, collection: str, kind: str, items: Sequence[VectorItem]) -> int:
         """Add items, replacing any with the same id; returns how many were given."""
-        try:
-            return self._upsert(user, collection, kind, items)
-        except MilvusException as exc:
-            self._dims.clear()  # a collection may have gone under us (another replica)
-            raise _unavailable(exc) from None
+        return self._retried(self._upsert, user, collection, kind, items)
 
     def _upsert(self, user: str, collection: str, kind: str, items: Sequence[VectorItem]) -> int:
         dims = {len(item.vector) for item in items}
@@ -232,21 +245,22 @@ class MilvusVectors:
     ) -> tuple[list[VectorMatch], int]:
         """The ``limit`` items most cosine-similar to ``vector``, best first, and the index size."""
         _check_dim(len(vector), None)
+        return self._retried(self._query, user, collection, kind, vector, limit)
+
+    def _query(
+        self, user: str, collection: str, kind: str, vector: Sequence[float], limit: int
+    ) -> tuple[list[VectorMatch], int]:
         name = collection_name(user, collection, kind)
-        try:
-            held = self._dim(name, _scope(user, collection, kind))
-            size = self._count(name) if held else 0
-            if not size:
-                return [], 0
-            _check_dim(len(vector), held)
-            query = _unit(_finite(np.asarray([vector], dtype=np.float32)))[0]
-            found = self.client.search(
-                name, [query.tolist()], limit=min(limit, size), output_fields=["item", "text"],
-                search_params={"metric_type": "IP"},
-            )  # fmt: skip
-        except MilvusException as exc:
-            self._dims.clear()
-            raise _unavailable(exc) from None
+        held = self._dim(name, _scope(user, collection, kind))
+        size = self._count(name) if held else 0
+        if not size:
+            return [], 0
+        _check_dim(len(vector), held)
+        query = _unit(_finite(np.asarray([vector], dtype=np.float32)))[0]
+        found = self.client.search(
+            name, [query.tolist()], limit=min(limit, size), output_fields=["item", "text"],
+            search_params={"metric_type": "IP"},
+        )  # fmt: skip
         hits: list[dict[str, Any]] = list(found[0]) if found else []
         matches = [
             VectorMatch(id=h["entity"]["item"], score=float(h["distance"]), text=h["entity"]["text"])
@@ -257,29 +271,27 @@ class MilvusVectors:
 
     def delete_document(self, user: str, collection: str, kind: str, document: str) -> int:
         """Remove every item of this index that came from ``document``; returns how many."""
+        return self._retried(self._delete_document, user, collection, kind, document)
+
+    def _delete_document(self, user: str, collection: str, kind: str, document: str) -> int:
         name = collection_name(user, collection, kind)
+        if self._dim(name, _scope(user, collection, kind)) is None:
+            return 0
         where = _keys_filter("doc", [key(document)])
-        try:
-            if self._dim(name, _scope(user, collection, kind)) is None:
-                return 0
-            removed = self._count(name, where)
-            if removed:
-                self.client.delete(name, filter=where)
-            return removed
-        except MilvusException as exc:
-            self._dims.clear()
-            raise _unavailable(exc) from None
+        removed = self._count(name, where)
+        if removed:
+            self.client.delete(name, filter=where)
+        return removed
 
     def drop(self, user: str, collection: str) -> int:
         """Remove every kind's index of one collection; returns how many items they held."""
+        return self._retried(self._drop_all, user, collection)
+
+    def _drop_all(self, user: str, collection: str) -> int:
         removed = 0
-        try:
-            for kind in KINDS:
-                name = collection_name(user, collection, kind)
-                if self._dim(name, _scope(user, collection, kind)) is not None:
-                    removed += self._count(name)
-                    self._drop(name)
-        except MilvusException as exc:
-            self._dims.clear()
-            raise _unavailable(exc) from None
+        for kind in KINDS:
+            name = collection_name(user, collection, kind)
+            if self._dim(name, _scope(user, collection, kind)) is not None:
+                removed += self._count(name)
+                self._drop(name)
         return removed
