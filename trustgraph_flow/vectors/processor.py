@@ -79,7 +79,7 @@ async def vectors(req: VectorRequest, ctx: Context[Settings]) -> VectorResponse:
 
 
 @proc.consumer(COLLECTION_DELETED, CollectionDeleted)
-async def on_collection_deleted(event: CollectionDeleted, ctx: Context[ProcessorSettings]) -> None:
+async def on_collection_deleted(event: CollectionDeleted, ctx: Context[Settings]) -> None:
     """The collection's store is gone (explain delete-collection): its vectors go too."""
     store: VectorStore = ctx.state["store"]
     gone = VectorRequest(operation="delete-collection", user=event.user, collection=event.collection)
