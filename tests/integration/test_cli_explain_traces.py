@@ -9,6 +9,8 @@ from tests.golden import corpus
 from tests.golden.golden import ENV, check, invoke
 from tests.support.stack import CliResult, Stack, eventually
 from trustgraph_base.messaging import TRIPLES_STORE
+from trustgraph_base.provenance import GRAPH_RETRIEVAL, agent_session_triples, interrupted_triples
+from trustgraph_base.schema import Metadata, Triples
 from trustgraph_base.schema.explain import TraceView
 from trustgraph_base.wire import from_json
 from trustgraph_flow.store.processor import proc as store
@@ -107,3 +109,25 @@ async def test_unknown_ids_other_users_and_empty_collections(
         assert [r["id"] for r in json.loads(bob_list.stdout)] == [bob_id]
         other = await stack.cli("tg-list-explain-traces", "-C", "elsewhere")
         assert other.stdout == "No traces in collection 'elsewhere' of user 'trustgraph'.\n"
+
+
+async def test_an_interrupted_run_is_listed_and_shown_as_interrupted(
+    pulsar_url: str, prefix: str, tmp_path: Path
+) -> None:
+    """What an agent publishes for a run it started and, restarted, found left open."""
+    uri, reason = "urn:trustgraph:agent:cut1", "the agent process stopped before this run finished"
+    meta = Metadata(id=uri)
+    async with Stack(pulsar_url, prefix, [store], data_dir=tmp_path) as stack:
+        opened = agent_session_triples(uri, "Where is Cairo?", "2026-03-01T10:00:00.000Z")
+        await stack.publish(TRIPLES_STORE, Triples(metadata=meta, triples=opened))
+        ended = interrupted_triples(uri, GRAPH_RETRIEVAL, reason, "2026-03-01T10:05:00.000Z")
+        await stack.publish(TRIPLES_STORE, Triples(metadata=meta, triples=ended))
+        listed = await eventually(
+            lambda: stack.cli("tg-list-explain-traces", env=ENV),
+            lambda r: r.code == 0 and "interrupted" in r.stdout,
+        )
+        assert "interrupted" in listed.stdout and "Where is Cairo?" in listed.stdout, listed
+        shown = await stack.cli("tg-show-explain-trace", uri, env=ENV)
+        assert shown.code == 0, shown.stderr
+        assert "  Status: interrupted" in lines(shown)
+        assert f"  Error: {reason}" in lines(shown)
