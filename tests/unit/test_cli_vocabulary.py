@@ -24,7 +24,7 @@ CLICK = {
     if not name.startswith("tg-proc-") and name != "tg-gateway"
 }
 CLIENTS = {name for name in CLICK if name not in ("tg-start", "tg-stop")}
-FORMATS = {"text", "table", "json", "csv", "turtle", "ntriples"}
+FORMATS = {"text", "table", "json", "csv", "turtle", "ntriples", "trig", "jsonld", "provn", "provjson"}
 
 
 def command(name: str) -> click.Command:

@@ -9,7 +9,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-COMMANDS = ["show_source_usage", "remove_document", "delete_explain_trace", "purge_explain_traces", "diff_explain_traces"]
+COMMANDS = ["show_source_usage", "remove_document", "delete_explain_trace", "purge_explain_traces", "diff_explain_traces", "export_explain_trace"]
 
 
 def command(module: str) -> click.Command:

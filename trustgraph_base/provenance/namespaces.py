@@ -89,6 +89,7 @@ class PROV:
     Activity: Final = _t(PROV_NS, "Activity")
     Entity: Final = _t(PROV_NS, "Entity")
     SoftwareAgent: Final = _t(PROV_NS, "SoftwareAgent")
+    Agent: Final = _t(PROV_NS, "Agent")
     wasDerivedFrom: Final = _t(PROV_NS, "wasDerivedFrom")
     wasGeneratedBy: Final = _t(PROV_NS, "wasGeneratedBy")
     wasAssociatedWith: Final = _t(PROV_NS, "wasAssociatedWith")
@@ -100,6 +101,11 @@ class PROV:
 class RDF:
     type: Final = _t(RDF_NS, "type")
     reifies: Final = _t(RDF_NS, "reifies")  # RDF 1.2: a reifier names the triple it is about
+    # classic reification: exports to formats without RDF 1.2 triple terms
+    Statement: Final = _t(RDF_NS, "Statement")
+    subject: Final = _t(RDF_NS, "subject")
+    predicate: Final = _t(RDF_NS, "predicate")
+    object: Final = _t(RDF_NS, "object")
 
 
 class RDFS:

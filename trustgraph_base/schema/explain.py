@@ -232,6 +232,7 @@ class ExplainRequest(Scoped):
         "source-usage",
         "purge-traces",
         "diff-traces",
+        "export-trace",
     ]
     id: str = ""
     limit: int = Field(default=50, ge=1, le=10_000)
@@ -241,6 +242,8 @@ class ExplainRequest(Scoped):
     dry_run: bool = False  # only say which traces would go
     # diff-traces: ``id`` is trace A, ``other`` trace B
     other: str = ""
+    # export-trace: the trace and its source chain in this format (docs/lineage.md)
+    format: Literal["trig", "turtle", "jsonld", "provn", "provjson"] = "trig"
     # delete-document
     purge_traces: bool = False  # delete the traces that used it instead of marking them
     reason: str = Field(default="", max_length=2000)
@@ -265,4 +268,6 @@ class ExplainResponse(Response):
     removal: RemovalReport | None = None
     deleted: list[TraceSummary] = []  # delete-trace / purge-traces: the top-level traces removed (at most ``limit``)
     diff: TraceDiff | None = None
+    export: str = ""  # export-trace: the document text
+    media_type: str = ""  # its media type (application/trig, text/turtle, …)
     count: int = 0  # purge-traces: how many top-level traces were (or, dry run, would be) removed

@@ -30,7 +30,7 @@ ALLOWED: dict[str, frozenset[str] | None] = {
     "vectors": frozenset({"query"}),
     "explain": frozenset(
         {"list-traces", "get-trace", "delete-trace", "document-hierarchy", "delete-collection",
-         "source-usage", "purge-traces", "diff-traces"}
+         "source-usage", "purge-traces", "diff-traces", "export-trace"}
     ),
     "librarian": frozenset(
         {"add-document", "get-document", "list-documents", "remove-document", "get-content"}

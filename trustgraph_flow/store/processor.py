@@ -43,7 +43,16 @@ from trustgraph_base.schema.store import (
 )
 from trustgraph_base.settings import ProcessorSettings
 from trustgraph_base.wire import encode
-from trustgraph_flow.store import diff, erasure, explain, hierarchy, lineage, query, retention
+from trustgraph_flow.store import (
+    diff,
+    erasure,
+    explain,
+    export,
+    hierarchy,
+    lineage,
+    query,
+    retention,
+)
 from trustgraph_flow.store.sparql_check import check_query
 from trustgraph_flow.store.sparql_pool import Snapshots, SparqlPool
 from trustgraph_flow.store.stores import Handle, Stores
@@ -246,6 +255,9 @@ def on_collection(handle: Handle | None, req: ExplainRequest) -> ExplainResponse
         if report is None:
             raise ServiceError("not-found", f"no document {req.id!r} in this collection")
         return ExplainResponse(removal=report)
+    if req.operation == "export-trace":
+        text, media_type = export.export_trace(handle, req.id, req.format)
+        return ExplainResponse(export=text, media_type=media_type)
     if req.operation == "diff-traces":
         if not req.other:
             raise ServiceError("bad-request", "diff-traces needs other (the second trace)")

@@ -1,0 +1,183 @@
+"""Export one trace with the source chain it points at, as TriG, Turtle, JSON-LD, PROV-N or PROV-JSON.
+
+What is exported (the same statements in every format):
+
+- ``urn:graph:retrieval``: every entity of the trace and of its sub-traces, the erasure
+  activities that invalidated any of them (docs/lineage.md) and their marks on the used
+  chunks;
+- ``urn:graph:source``: for each used chunk and each chunk a focus edge was extracted
+  from: the chunk, its page and document, their generating activities, and the
+  subgraph with only the ``tg:contains`` of the edges the trace used;
+- the default graph: each used edge as a fact, with the ``rdfs:label`` of its IRIs.
+
+TriG keeps the named graphs and RDF 1.2 triple terms; Turtle is the same statements in
+one graph. JSON-LD, PROV-N and PROV-JSON have no triple terms: each quoted edge becomes an
+``rdf:Statement`` node ``urn:trustgraph:statement:{sha256}`` (``rdf:subject``,
+``rdf:predicate``, ``rdf:object``; also a ``prov:Entity``) in the graph that quoted it,
+and a ``prov:SoftwareAgent`` is also typed ``prov:Agent`` (as PROV-O entails) so PROV readers keep it. PROV-N and PROV-JSON are
+made by the ``prov`` package from that RDF (one bundle per named graph).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import logging
+import warnings
+from collections.abc import Iterable
+
+import pyoxigraph as ox
+
+from trustgraph_base.errors import ServiceError
+from trustgraph_base.provenance.namespaces import PREFIXES, PROV, RDF, RDFS, TG
+from trustgraph_flow.store.convert import DEFAULT_GRAPH, named
+from trustgraph_flow.store.explain import resolve
+from trustgraph_flow.store.lookup import RETRIEVAL, SOURCE, n
+from trustgraph_flow.store.stores import Handle
+
+FORMATS = {
+    "trig": "application/trig",
+    "turtle": "text/turtle",
+    "jsonld": "application/ld+json",
+    "provn": "text/provenance-notation",
+    "provjson": "application/json",
+}
+STATEMENT_PREFIX = "urn:trustgraph:statement:"
+log = logging.getLogger(__name__)
+
+
+def roots_of(handle: Handle, root: str) -> list[str]:
+    """The trace and every sub-trace under it, recursively."""
+    out, pending = [], [root]
+    while pending:
+        current = pending.pop()
+        out.append(current)
+        pending.extend(s.id for s in handle.index.subtraces(current) if s.id not in out)
+    return out
+
+
+def _subject(store: ox.Store, s: ox.NamedNode, g: ox.NamedNode | ox.DefaultGraph) -> list[ox.Quad]:
+    return list(store.quads_for_pattern(s, None, None, g))
+
+
+def retrieval_part(handle: Handle, root: str) -> tuple[list[ox.Quad], set[str], list[ox.Triple]]:
+    """The trace's quads, with the chunks it selected and the edges it quoted."""
+    store = handle.store
+    quads: list[ox.Quad] = []
+    chunks: set[str] = set()
+    edges: list[ox.Triple] = []
+    erasures: set[str] = set()
+    for r in roots_of(handle, root):
+        for uri in handle.index.entities(r):
+            for q in _subject(store, named(uri), RETRIEVAL):
+                quads.append(q)
+                if q.predicate == n(TG.selectedChunk) and isinstance(q.object, ox.NamedNode):
+                    chunks.add(q.object.value)
+                elif q.predicate == n(TG.edge) and isinstance(q.object, ox.Triple):
+                    edges.append(q.object)
+                elif q.predicate == n(PROV.wasInvalidatedBy) and isinstance(q.object, ox.NamedNode):
+                    erasures.add(q.object.value)
+    for e in sorted(erasures):
+        quads += _subject(store, named(e), RETRIEVAL)
+    for c in sorted(chunks):
+        quads += [q for q in store.quads_for_pattern(named(c), n(PROV.wasInvalidatedBy), None, RETRIEVAL)
+                  if isinstance(q.object, ox.NamedNode) and q.object.value in erasures]
+    return quads, chunks, edges
+
+
+def source_part(store: ox.Store, chunks: set[str], edges: list[ox.Triple]) -> list[ox.Quad]:
+    """The source chain of the used chunks and edges, and the edges as facts with their labels."""
+    quads: list[ox.Quad] = []
+    derived, contains = n(PROV.wasDerivedFrom), n(TG.contains)
+    chain: set[str] = set(chunks)
+    for edge in edges:
+        for q in store.quads_for_pattern(None, contains, edge, SOURCE):
+            if isinstance(q.subject, ox.NamedNode):
+                quads.append(q)
+                quads += [x for x in _subject(store, q.subject, SOURCE) if x.predicate != contains]
+                chain.update(x.object.value for x in store.quads_for_pattern(q.subject, derived, None, SOURCE)
+                             if isinstance(x.object, ox.NamedNode))
+    seen: set[str] = set()
+    pending = sorted(chain)
+    while pending:
+        uri = pending.pop()
+        if uri in seen:
+            continue
+        seen.add(uri)
+        for q in _subject(store, named(uri), SOURCE):
+            quads.append(q)
+            if q.predicate in (derived, n(PROV.wasGeneratedBy), n(PROV.wasAssociatedWith)) and isinstance(q.object, ox.NamedNode):
+                pending.append(q.object.value)
+    for edge in edges:
+        fact = ox.Quad(edge.subject, edge.predicate, edge.object, DEFAULT_GRAPH)
+        if fact in store:
+            quads.append(fact)
+        for term in (edge.subject, edge.predicate, edge.object):
+            if isinstance(term, ox.NamedNode):
+                quads += list(store.quads_for_pattern(term, n(RDFS.label), None, DEFAULT_GRAPH))
+    return quads
+
+
+def trace_dataset(handle: Handle | None, trace_id: str) -> list[ox.Quad]:
+    """Every statement the export of a trace holds, in a stable order, without duplicates."""
+    root = resolve(handle, trace_id)
+    assert handle is not None
+    quads, chunks, edges = retrieval_part(handle, root)
+    quads += source_part(handle.store, chunks, edges)
+    return sorted(set(quads), key=str)
+
+
+def statement_iri(edge: ox.Triple) -> ox.NamedNode:
+    return ox.NamedNode(STATEMENT_PREFIX + hashlib.sha256(str(edge).encode()).hexdigest()[:32])
+
+
+def reified(quads: Iterable[ox.Quad]) -> list[ox.Quad]:
+    """The quads with each triple-term object replaced by an ``rdf:Statement`` node (same graph)."""
+    out: list[ox.Quad] = []
+    for q in quads:
+        if q.predicate == n(RDF.type) and q.object == n(PROV.SoftwareAgent):  # PROV-O: a prov:Agent too
+            out.append(ox.Quad(q.subject, q.predicate, n(PROV.Agent), q.graph_name))
+        if not isinstance(q.object, ox.Triple):
+            out.append(q)
+            continue
+        node, edge, g = statement_iri(q.object), q.object, q.graph_name
+        out += [ox.Quad(q.subject, q.predicate, node, g),
+                ox.Quad(node, n(RDF.type), n(RDF.Statement), g),
+                ox.Quad(node, n(RDF.type), n(PROV.Entity), g),  # so PROV readers keep it as an entity
+                ox.Quad(node, n(RDF.subject), edge.subject, g),
+                ox.Quad(node, n(RDF.predicate), edge.predicate, g),
+                ox.Quad(node, n(RDF.object), edge.object, g)]
+    return sorted(set(out), key=str)
+
+
+def prov_document(quads: list[ox.Quad]) -> object:
+    """The ``prov`` package's document of the (reified) statements: one bundle per named graph."""
+    from prov import read
+
+    trig = ox.serialize(reified(quads), format=ox.RdfFormat.TRIG, prefixes=PREFIXES).decode()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")  # rdflib's deprecations inside prov's reader; prov's own notes
+        doc = read(io.StringIO(trig), format="rdf", rdf_format="trig")
+    for w in caught:
+        if not issubclass(w.category, DeprecationWarning):
+            log.info("PROV export: %s", w.message)
+    return doc
+
+
+def export_trace(handle: Handle | None, trace_id: str, fmt: str) -> tuple[str, str]:
+    """The export text and its media type."""
+    if fmt not in FORMATS:
+        raise ServiceError("bad-request", f"unknown export format {fmt!r}: one of {', '.join(FORMATS)}")
+    quads = trace_dataset(handle, trace_id)
+    if fmt == "trig":
+        text = ox.serialize(quads, format=ox.RdfFormat.TRIG, prefixes=PREFIXES).decode()
+    elif fmt == "turtle":
+        triples = sorted({ox.Triple(q.subject, q.predicate, q.object) for q in quads}, key=str)
+        text = ox.serialize(triples, format=ox.RdfFormat.TURTLE, prefixes=PREFIXES).decode()
+    elif fmt == "jsonld":
+        text = ox.serialize(reified(quads), format=ox.RdfFormat.JSON_LD).decode()
+    elif fmt == "provn":
+        text = prov_document(quads).get_provn()  # type: ignore[attr-defined]
+    else:
+        text = prov_document(quads).serialize(format="json")  # type: ignore[attr-defined]
+    return text, FORMATS[fmt]
