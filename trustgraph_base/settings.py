@@ -34,6 +34,8 @@ class ProcessorSettings(BaseSettings):
 
     pulsar_url: str = "pulsar://127.0.0.1:6650"
     """The Pulsar broker to use."""
+    pulsar_token: str = ""
+    """A token for a broker that requires one (pulsar token auth), or file:PATH to read it from."""
     topic_prefix: str = "tg"
     """Prefix of every topic name, so several stacks can share one broker."""
     instance: str = ""

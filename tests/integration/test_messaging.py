@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 
 from tests.conftest import RunningProcessors
 from trustgraph_base.errors import RequestTimeout, ServiceError
 from trustgraph_base.messaging import Bus, Context, Processor, RequestClient, Topics
+from trustgraph_base.messaging.bus import broker_auth
 from trustgraph_base.messaging.services import TEXT_COMPLETION
 from trustgraph_base.schema import Metadata, TextCompletionRequest, TextCompletionResponse, Triples
 from trustgraph_base.settings import ProcessorSettings
@@ -103,3 +105,23 @@ async def test_request_timeout_when_no_service(bus: Bus, topics: Topics) -> None
     with pytest.raises(RequestTimeout):
         await client.request(TextCompletionRequest(prompt="anyone?"), timeout=0.5)
     await client.close()
+
+
+async def test_a_broker_token_is_sent_and_the_embedded_broker_still_serves(
+    pulsar_url: str, topics: Topics, tmp_path: Path
+) -> None:
+    """D9: processors take TG_PULSAR_TOKEN (or file:PATH); pulsar-lite ignores it (no auth)."""
+    token_file = tmp_path / "client.token"
+    token_file.write_text("eyJhbGciOiJIUzI1NiJ9.e30.not-checked-here\n")
+    assert broker_auth("") is None
+    for token in ("a-token", f"file:{token_file}"):
+        bus = Bus(pulsar_url, token=token)
+        try:
+            topic = topics.topic(f"auth-{len(token)}")
+            consumer = await bus.subscribe(topic, "s")
+            await bus.publish(topic, b"hello")
+            msg = await asyncio.wait_for(consumer.receive(), 10)
+            assert msg.data() == b"hello"
+            await consumer.acknowledge(msg)
+        finally:
+            await bus.close()

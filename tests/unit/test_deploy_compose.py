@@ -38,6 +38,7 @@ PASS_THROUGH = {
     "text-completion": {"OPENAI_BASE_URL", "OPENAI_MODEL", "OPENAI_API_KEY"},
     "gateway": {"TRUSTGRAPH_URL", "TRUSTGRAPH_TOKEN"},
 }
+HOST = {"TG_GATEWAY_TOKEN": "s3cret", "TG_PULSAR_TOKEN": "jwt.for.processors"}  # the operator's .env
 INTERPOLATION = re.compile(r"^\$\{(\w+)(?::([?-])(.*))?\}$")
 
 
@@ -120,10 +121,11 @@ def test_environment_is_settings_fields_or_documented_pass_through(
             assert key in fields, f"{name}: {key} is no field of {cls.__name__}"
         else:
             assert key in PASS_THROUGH.get(name, set()), f"{name}: undocumented {key}"
-    for key, value in container_env(name, {"TG_GATEWAY_TOKEN": "s3cret"}).items():
+    for key, value in container_env(name, HOST).items():
         clean_env.setenv(key, value)
     settings = cls(_cli_parse_args=[])  # the values validate as the container would see them
     assert settings.pulsar_url == "pulsar://pulsar:6650"
+    assert settings.pulsar_token == "jwt.for.processors"
 
 
 def test_openai_variables_are_passed_through_not_defaulted() -> None:
@@ -138,12 +140,30 @@ def test_every_service_uses_the_one_broker() -> None:
     assert urls == {"pulsar://pulsar:6650"}
     pulsar = SERVICES[BROKER]
     assert re.fullmatch(r"apachepulsar/pulsar:[34]\.\d+\.\d+", pulsar["image"])
-    assert pulsar["command"][:2] == ["bin/pulsar", "standalone"]
-    advertised = pulsar["command"].index("--advertised-address") + 1
-    assert pulsar["command"][advertised] == pulsar["hostname"] == BROKER
+    script = pulsar["command"][-1].split()
+    assert pulsar["command"][:2] == ["sh", "-c"] and "bin/pulsar" in script
+    assert script[script.index("bin/pulsar") + 1] == "standalone"
+    advertised = script.index("--advertised-address") + 1
+    assert script[advertised] == pulsar["hostname"] == BROKER
     assert "pulsar-admin" in " ".join(pulsar["healthcheck"]["test"])
     for name in APP_SERVICES:
         assert SERVICES[name]["depends_on"][BROKER] == {"condition": "service_healthy"}
+
+
+def test_the_broker_requires_a_token_and_every_client_has_it() -> None:
+    """D9: token authentication on at the broker; compose refuses to start without the key."""
+    env = SERVICES[BROKER]["environment"]
+    script = SERVICES[BROKER]["command"][-1]
+    for conf in ("conf/standalone.conf", "conf/client.conf"):  # applied before the broker starts
+        assert f"bin/apply-config-from-env.py {conf}" in script
+    assert env["authenticationEnabled"] == "true"
+    assert env["authenticationProviders"].endswith("AuthenticationProviderToken")
+    assert env["PULSAR_PREFIX_tokenSecretKey"].startswith("data:;base64,${TG_PULSAR_SECRET_KEY:?")
+    assert env["authParams"] == env["brokerClientAuthenticationParameters"] == "token:${TG_PULSAR_TOKEN:?set TG_PULSAR_TOKEN}"
+    for name in APP_SERVICES:
+        assert SERVICES[name]["environment"]["TG_PULSAR_TOKEN"].startswith("${TG_PULSAR_TOKEN:?")
+        with pytest.raises(LookupError):
+            container_env(name, {"TG_GATEWAY_TOKEN": "s3cret"})
 
 
 def test_stop_leaves_time_to_drain() -> None:
@@ -175,8 +195,8 @@ def test_gateway_listens_on_every_interface_only_with_a_token(
     gateway = SERVICES["gateway"]
     assert gateway["ports"] == ["${TG_GATEWAY_PORT:-8088}:8088"]
     with pytest.raises(LookupError):  # compose refuses to start without the token
-        container_env("gateway", {})
-    for key, value in container_env("gateway", {"TG_GATEWAY_TOKEN": "s3cret"}).items():
+        container_env("gateway", {"TG_PULSAR_TOKEN": "jwt.for.processors"})
+    for key, value in container_env("gateway", HOST).items():
         clean_env.setenv(key, value)
     settings = GatewaySettings(_cli_parse_args=[])
     token = effective_token(settings)

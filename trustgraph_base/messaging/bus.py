@@ -46,6 +46,22 @@ def _pulsar_logger() -> Any:
     return pulsar.ConsoleLogger(pulsar.LoggerLevel.Error)
 
 
+def broker_auth(token: str) -> pulsar.Authentication | None:
+    """Pulsar token authentication for ``token`` (``file:PATH`` reads it from a file, again
+    on each connection, so a rotated token is picked up); None without one."""
+    if not token:
+        return None
+    if token.startswith("file:"):
+        path = token.removeprefix("file:").removeprefix("//")
+
+        def read() -> str:
+            with open(path, encoding="utf-8") as fh:
+                return fh.read().strip()
+
+        return pulsar.AuthenticationToken(read)
+    return pulsar.AuthenticationToken(token)
+
+
 class Bus:
     """One Pulsar client per process, shared by every producer and consumer in it."""
 
@@ -55,6 +71,7 @@ class Bus:
         *,
         operation_timeout: int = 30,
         subscribe_deadline: float = SUBSCRIBE_DEADLINE,
+        token: str = "",
     ) -> None:
         self.url = url
         self.operation_timeout = operation_timeout
@@ -65,6 +82,7 @@ class Bus:
                 operation_timeout_seconds=operation_timeout,
                 connection_timeout_ms=10_000,
                 logger=_pulsar_logger(),
+                authentication=broker_auth(token),
             )
         except Exception as exc:
             raise BrokerUnavailable(f"cannot use broker URL {url!r}: {exc}") from exc

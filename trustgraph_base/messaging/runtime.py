@@ -156,7 +156,7 @@ class Processor(Generic[S]):
         self, settings: S, stop: asyncio.Event, ready: asyncio.Event | None = None
     ) -> None:
         """Run until ``stop`` is set; set ``ready`` (and touch the ready file) once subscribed."""
-        bus = Bus(settings.pulsar_url)
+        bus = Bus(settings.pulsar_url, token=settings.pulsar_token)
         ctx: Context[S] = Context(self.name, settings, bus)
         runners: list[Runner] = []
         death: BaseException | None = None

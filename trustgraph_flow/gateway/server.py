@@ -173,7 +173,7 @@ async def _close_sockets(app: web.Application) -> None:
 async def _dispatcher_ctx(app: web.Application) -> AsyncIterator[None]:
     settings = app[SETTINGS]
     client = f"gateway-{settings.instance}" if settings.instance else "gateway"
-    bus = Bus(settings.pulsar_url)
+    bus = Bus(settings.pulsar_url, token=settings.pulsar_token)
     dispatcher = Dispatcher(bus, Topics(settings.topic_prefix), client, settings.request_timeout)
     try:
         await dispatcher.start()
