@@ -53,6 +53,7 @@ STARTED = "2026-01-02T03:04:05Z"  # canonical xsd:dateTime, as the store keeps i
 PARIS = "Paris is the capital of France."
 
 Row = tuple[str, str, str, str | None]
+METRICS = {TG + "model", TG + "inToken", TG + "outToken", TG + "latencyMs"}
 
 
 def row(t: Any) -> Row:
@@ -235,7 +236,14 @@ async def test_multi_iteration_session_is_traced_step_by_step(
         f"{s}/final",
     ]
     assert {(b.metadata.user, b.metadata.collection) for b in batches} == {("alice", "geo")}
-    rows = {b.metadata.id: [row(t) for t in b.triples] for b in batches}
+    # Each step and the conclusion carry the figures of the LLM call that produced them.
+    figures = {b.metadata.id: {r[1]: r[2] for r in map(row, b.triples) if r[1] in METRICS}
+               for b in batches}
+    assert figures[f"{s}/i1"][TG + "model"] == "stub-model"
+    assert int(figures[f"{s}/i1"][TG + "inToken"]) > 0 and TG + "latencyMs" in figures[f"{s}/i1"]
+    assert figures[f"{s}/final"][TG + "outToken"] == "8"  # the stub counts the reply's words
+    assert figures[s] == {}
+    rows = {b.metadata.id: [r for r in map(row, b.triples) if r[1] not in METRICS] for b in batches}
     assert rows[s] == question_rows(s, "What is the capital of France?")
     assert ("urn:trustgraph:question:sub1", PROV + "wasDerivedFrom", f"{s}/i1", G) in rows[
         "urn:trustgraph:question:sub1"
@@ -322,7 +330,7 @@ async def test_iteration_limit_ends_with_a_conclusion_saying_why(
     batches = await watcher.until(f"{s}/final")
     assert [b.metadata.id for b in batches] == [s, f"{s}/i1", f"{s}/i2", f"{s}/final"]
     assert [row(t) for t in batches[2].triples][6][2] == "Maybe Paris."
-    assert [row(t) for t in batches[-1].triples] == conclusion_rows(
+    assert [row(t) for t in batches[-1].triples] == conclusion_rows(  # no figures: no LLM answer
         f"{s}/final", f"{s}/i2", "Stopped after 2 iterations without a final answer."
     )
     # group restricted the tools the LLM was offered
@@ -385,7 +393,8 @@ async def test_slow_tool_and_missing_argument_become_observations(
     s = "urn:trustgraph:agent:slow1"
     batches = await watcher.until(f"{s}/final")
     observed = {
-        b.metadata.id: row(b.triples[-1]) for b in batches if b.metadata.id.startswith(s + "/i")
+        b.metadata.id: next(r for r in map(row, b.triples) if r[1] == TG + "observation")
+        for b in batches if b.metadata.id.startswith(s + "/i")
     }
     assert observed == {
         f"{s}/i1": (f"{s}/i1", TG + "observation",

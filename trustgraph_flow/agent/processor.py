@@ -10,6 +10,7 @@ conclusion that says so.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -26,11 +27,18 @@ from trustgraph_base.provenance import (
     arguments_json,
     check_started_at,
     failure_triples,
+    metrics_triples,
     now_iso,
     uris,
 )
 from trustgraph_base.rdf.terms import Triple
-from trustgraph_base.schema import AgentRequest, AgentResponse, Metadata, Triples
+from trustgraph_base.schema import (
+    AgentRequest,
+    AgentResponse,
+    Metadata,
+    TextCompletionResponse,
+    Triples,
+)
 from trustgraph_base.settings import ProcessorSettings
 from trustgraph_flow.agent.prompt import Step, react_request
 from trustgraph_flow.agent.react import Act, Finish, ParseError, StepReply, parse_reply, step_schema
@@ -116,6 +124,7 @@ class Session:
     explainable: bool = True
     structured: bool = True
     model: str = ""  # the model that wrote the last reply
+    last_call: tuple[str, int, int, float] | None = None  # its model, tokens in/out, latency
 
     @property
     def last_uri(self) -> str:
@@ -182,7 +191,7 @@ class Session:
             uri,
             lambda: agent_iteration_triples(
                 uri, previous, step.thought, step.action, step.arguments, step.observation
-            ),
+            ) + self.cost_of(uri),
         )
         self.steps.append(step)
         return explain
@@ -193,15 +202,17 @@ class Session:
         history = [*self.prior, *self.steps]
         request = react_request(self.req.question, self.tools, history, self.structured)
         timeout = self.ctx.settings.request_timeout
+        started = time.monotonic()
         try:
             if self.structured:
                 try:
                     step = await ask(self.ctx, request, StepReply,
                                      schema=step_schema(self.tools), timeout=timeout)
                 except BadReply as bad:
-                    self.model = bad.response.model if bad.response else self.model
+                    if bad.response is not None:
+                        self.note_call(bad.response, bad.latency_ms)
                     return bad
-                self.model = step.response.model
+                self.note_call(step.response, step.latency_ms)
                 return step.value
             reply = await self.ctx.client(TEXT_COMPLETION).request(request, timeout=timeout)
         except ServiceError as exc:
@@ -210,8 +221,21 @@ class Session:
         except RequestTimeout:
             await self.fail(f"the LLM did not answer within {timeout:g}s")
             raise ServiceError("timeout", f"the LLM did not answer within {timeout:g}s") from None
-        self.model = reply.model
+        self.note_call(reply, (time.monotonic() - started) * 1000.0)
         return reply.response
+
+    def note_call(self, response: TextCompletionResponse, latency_ms: float) -> None:
+        """Remember who answered the last LLM call and what it cost (for its trace stage)."""
+        self.model = response.model
+        self.last_call = (response.model, response.in_token, response.out_token, latency_ms)
+
+    def cost_of(self, stage_uri: str) -> list[Triple]:
+        """The last LLM call's model, tokens and latency, as figures on ``stage_uri``."""
+        if self.last_call is None:
+            return []
+        model, in_token, out_token, latency = self.last_call
+        return metrics_triples(stage_uri, GRAPH_RETRIEVAL, model=model or None,
+                               in_token=in_token, out_token=out_token, latency_ms=latency)
 
     async def fail(self, message: str) -> None:
         await self.publish(self.uri, lambda: failure_triples(self.uri, GRAPH_RETRIEVAL, message))
@@ -246,7 +270,11 @@ class Session:
         final_uri = uris.agent_final_uri(self.uri)
         last = self.last_uri
         explain = await self.publish(
-            final_uri, lambda: agent_final_triples(final_uri, last, answer)
+            final_uri,
+            # An answer the LLM gave carries that call's figures; the iteration limit's does not
+            # (its last call is on the last analysis).
+            lambda: agent_final_triples(final_uri, last, answer)
+            + (self.cost_of(final_uri) if reason == "answer" else []),
         )
         if explain is not None:
             yield explain
