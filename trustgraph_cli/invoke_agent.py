@@ -57,7 +57,7 @@ def _say(kind: str, text: str) -> None:
     "--max-iterations",
     type=click.IntRange(1, 1000),
     default=None,
-    help="Stop after N tool steps (default: the agent's setting, 10).",
+    help="At most N steps, the last one an answer (default: the agent's setting, 10).",
 )
 @click.option(
     "--group", multiple=True, help="Only use the tools named, or in this group (repeatable)."

@@ -101,10 +101,14 @@ def schema_of(model: type[BaseModel], max_length: int | None = None) -> dict[str
 
 
 def parse_json(text: str) -> Any:
-    """The first JSON value in a reply (a code fence around it and text after it are ignored)."""
+    """The first JSON value in a reply (a code fence around it and text after it are ignored).
+
+    Raw control characters inside strings are accepted: llama-cpp-python's grammar for a
+    length-limited string lets a model write a bare newline there.
+    """
     body = _FENCE.sub("", text.strip()).strip()
     try:
-        value, _ = json.JSONDecoder().raw_decode(body)
+        value, _ = json.JSONDecoder(strict=False).raw_decode(body)
     except json.JSONDecodeError as exc:
         raise BadReply(f"not JSON ({exc.msg} at char {exc.pos}): {text[:MAX_QUOTED]!r}", text) from None
     return value

@@ -20,13 +20,19 @@ from trustgraph_flow.llm import processor as llm
 TG = "https://trustgraph.ai/ns/"
 
 
+def branches(fmt: dict[str, Any]) -> list[str]:
+    """The actions a step's schema offers."""
+    alternatives = fmt["json_schema"]["schema"]["properties"]["next"]["anyOf"]
+    return [b["properties"]["action"]["enum"][0] for b in alternatives]
+
+
 def step(thought: str, action: str, **rest: Any) -> str:
     return json.dumps({"thought": thought, "next": {"action": action, **rest}})
 
 
 async def run_session(
     bus: Bus, topics: Topics, processors: RunningProcessors, settings: ProcessorSettings,
-    stub: OpenAIStub, session: str,
+    stub: OpenAIStub, session: str, max_iterations: int | None = None,
 ) -> tuple[AgentResponse, dict[str, dict[str, str]]]:
     """Start text-completion and the agent on ``stub``, ask once; the answer and the trace
     (entity URI → predicate local name → value)."""
@@ -38,7 +44,7 @@ async def run_session(
     client = RequestClient(bus, topics, AGENT, "agent-tester")
     try:
         req = AgentRequest(question="Capital of France?", group=["text-completion"],
-                           session_id=session)
+                           session_id=session, max_iterations=max_iterations)
         answer = await client.request(req, timeout=30)
     finally:
         await client.close()
@@ -98,3 +104,23 @@ async def test_a_server_refusing_json_schema_gets_json_object_and_the_agent_stil
     assert trace["urn:trustgraph:agent:js2/final"]["answer"] == "Paris"
     assert [f["type"] for f in stub.formats()] == ["json_schema", "json_object"]
     assert stub.formats()[1]["schema"]["properties"]["next"]["anyOf"]
+
+
+async def test_the_last_step_may_only_answer(
+    bus: Bus, topics: Topics, processors: RunningProcessors, settings: ProcessorSettings,
+) -> None:
+    again = step("Ask again.", "text-completion", arguments={"question": "capital?"})
+    async with OpenAIStub([again, "Maybe Paris.", again]) as stub:
+        answer, trace = await run_session(bus, topics, processors, settings, stub, "js3", 2)
+    # The model called a tool on its last step anyway: the step is refused, the loop stops.
+    assert (answer.content, answer.finish_reason) == (
+        "Stopped after 2 iterations without a final answer.", "iteration-limit"
+    )
+    s = "urn:trustgraph:agent:js3"
+    assert trace[f"{s}/i2"]["observation"].startswith(
+        "Error: could not parse your reply: the last step must be the final answer"
+    )
+    first, _, last = stub.formats()
+    assert branches(first) == ["text-completion", "final-answer"]
+    assert branches(last) == ["final-answer"]  # the last step's schema offers no tool
+    assert "This is your last step" in stub.prompts()[2]

@@ -70,7 +70,11 @@ def command_line(name: str) -> list[str]:
 
 
 async def run_cli(
-    name: str, *args: str, env: dict[str, str] | None = None, stdin: bytes | None = None
+    name: str,
+    *args: str,
+    env: dict[str, str] | None = None,
+    stdin: bytes | None = None,
+    timeout: float = CLI_TIMEOUT,
 ) -> CliResult:
     """Run command ``name`` as a subprocess (environment: ours minus gateway vars, plus ``env``)."""
     base = {k: v for k, v in os.environ.items() if k not in ("TRUSTGRAPH_URL", "TRUSTGRAPH_TOKEN")}
@@ -83,7 +87,7 @@ async def run_cli(
         env={**base, **(env or {})},
     )
     try:
-        out, err = await asyncio.wait_for(proc.communicate(stdin), CLI_TIMEOUT)
+        out, err = await asyncio.wait_for(proc.communicate(stdin), timeout)
     except TimeoutError:
         proc.kill()
         await proc.wait()

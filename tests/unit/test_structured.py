@@ -119,3 +119,10 @@ def test_a_reply_that_does_not_validate_says_why_and_keeps_the_text(text: str, s
 def test_schema_of_limits_strings_when_asked() -> None:
     assert "maxLength" not in json.dumps(schema_of(StepReply))
     assert schema_of(StepReply, max_length=9)["properties"]["thought"]["maxLength"] == 9
+
+
+def test_a_bare_newline_inside_a_string_is_tolerated() -> None:
+    # llama-cpp-python's length-limited string grammar lets a model write one.
+    reply = validate('{"edges": [{"s": "Marie\nCurie", "p": "born in", "o": "Warsaw"}]}',
+                     ExtractedEdges)
+    assert reply.edges[0].s == "Marie Curie"

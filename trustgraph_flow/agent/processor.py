@@ -58,6 +58,7 @@ log = logging.getLogger(__name__)
 MAX_RAW_THOUGHT = 2000
 PARSE_HINT = "reply with Thought/Action/Args or Thought/Final Answer"
 JSON_HINT = 'reply with one JSON object {"thought": ..., "next": {...}} as described'
+LAST_STEP_ERROR = "the last step must be the final answer, not another tool call"
 
 
 class Settings(ProcessorSettings):
@@ -148,10 +149,12 @@ class Session:
         if opened is not None:
             yield opened
         for n in range(1, self.max_iterations + 1):
-            reply = await self.think()
+            # Structured, the last step may only answer: its schema offers no tool.
+            last = self.structured and n == self.max_iterations
+            reply = await self.think(last)
             iteration_uri = uris.agent_iteration_uri(self.uri, n)
             try:
-                parsed = self.read(reply)
+                parsed = self.read(reply, last)
             except ParseError as exc:
                 if exc.thought:
                     yield _event("thought", exc.thought)
@@ -175,12 +178,16 @@ class Session:
         async for event in self.conclude(stopped_answer(self.max_iterations), "iteration-limit"):
             yield event
 
-    def read(self, reply: str | StepReply | BadReply) -> Act | Finish:
-        """The LLM's decision; ``ParseError`` for a reply that is neither form."""
+    def read(self, reply: str | StepReply | BadReply, last: bool = False) -> Act | Finish:
+        """The LLM's decision; ``ParseError`` for a reply that is neither form (or, on the
+        last structured step, not the final answer its schema asked for)."""
         if isinstance(reply, BadReply):
             raise ParseError(str(reply))
         if isinstance(reply, StepReply):
-            return reply.decision()
+            decision = reply.decision()
+            if last and isinstance(decision, Act):
+                raise ParseError(LAST_STEP_ERROR, decision.thought)
+            return decision
         return parse_reply(reply)
 
     async def record(self, step: Step) -> AgentResponse | None:
@@ -196,18 +203,20 @@ class Session:
         self.steps.append(step)
         return explain
 
-    async def think(self) -> str | StepReply | BadReply:
+    async def think(self, last: bool = False) -> str | StepReply | BadReply:
         """Ask the LLM for the next step: the validated JSON step (or why it is not one) when
-        structured, else the reply text. A failing LLM ends the session, marked on the trace."""
+        structured, else the reply text. ``last``: the step must be the final answer.
+        A failing LLM ends the session, marked on the trace."""
         history = [*self.prior, *self.steps]
-        request = react_request(self.req.question, self.tools, history, self.structured)
+        request = react_request(self.req.question, self.tools, history, self.structured, last)
+        offered = [] if last else self.tools
         timeout = self.ctx.settings.request_timeout
         started = time.monotonic()
         try:
             if self.structured:
                 try:
                     step = await ask(self.ctx, request, StepReply,
-                                     schema=step_schema(self.tools), timeout=timeout)
+                                     schema=step_schema(offered), timeout=timeout)
                 except BadReply as bad:
                     if bad.response is not None:
                         self.note_call(bad.response, bad.latency_ms)

@@ -82,8 +82,18 @@ def _step_text(step: Step) -> str:
     return "\n".join(lines)
 
 
+LAST_STEP = (
+    f"This is your last step: reply with \"{FINAL_ANSWER}\", answering the question from the "
+    "observations so far (say so if they do not answer it)."
+)
+
+
 def render_prompt(
-    question: str, tools: Sequence[ToolConfig], history: Sequence[Step], structured: bool = False
+    question: str,
+    tools: Sequence[ToolConfig],
+    history: Sequence[Step],
+    structured: bool = False,
+    last: bool = False,
 ) -> str:
     """The user message: tools, the question and the steps so far."""
     tool_lines = [_tool_line(t, structured) for t in tools] or ["(none: answer directly)"]
@@ -91,8 +101,11 @@ def render_prompt(
     parts += ["", f"Question: {question}"]
     if history:
         parts += ["", "Steps so far:", *(_step_text(s) for s in history)]
-    if structured:
-        parts += ["", f"Reply with the JSON of your next step: a tool, or \"{FINAL_ANSWER}\"."]
+    if structured and last:
+        parts += ["", LAST_STEP]
+    elif structured:
+        parts += ["", f"Reply with the JSON of your next step: a tool, or \"{FINAL_ANSWER}\" "
+                  "when the observations answer the question."]
     else:
         parts += ["", "Reply with your next Thought and either an Action with Args or a Final Answer."]
     return "\n".join(parts)
@@ -102,17 +115,25 @@ MAX_STEP_TOKENS = 512  # a step is short; this bounds a model that does not stop
 
 
 def react_request(
-    question: str, tools: Sequence[ToolConfig], history: Sequence[Step], structured: bool = False
+    question: str,
+    tools: Sequence[ToolConfig],
+    history: Sequence[Step],
+    structured: bool = False,
+    last: bool = False,
 ) -> TextCompletionRequest:
-    """The text-completion request for the next step (the JSON step when ``structured``)."""
+    """The text-completion request for the next step (the JSON step when ``structured``;
+    ``last``: a structured step that may only give the final answer)."""
+    variables: dict[str, Any] = {
+        "question": question,
+        "tools": [t.prompt_view() for t in tools],
+        "history": [s.view() for s in history],
+    }
+    if last:
+        variables["final"] = True
     return TextCompletionRequest(
         system=SYSTEM_JSON if structured else SYSTEM,
-        prompt=render_prompt(question, tools, history, structured),
+        prompt=render_prompt(question, tools, history, structured, last),
         prompt_type="agent-react",
         max_tokens=MAX_STEP_TOKENS if structured else None,
-        variables={
-            "question": question,
-            "tools": [t.prompt_view() for t in tools],
-            "history": [s.view() for s in history],
-        },
+        variables=variables,
     )

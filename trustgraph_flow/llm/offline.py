@@ -138,6 +138,13 @@ def agent_step(variables: dict[str, Any], structured: bool = False) -> str:
         observation = field(history[-1], "observation")
         if _useful(observation):
             return _final("The observation answers the question.", observation.strip(), structured)
+    if structured and variables.get("final"):  # the last step: only an answer is allowed
+        useful = [field(h, "observation") for h in history if _useful(field(h, "observation"))]
+        if useful:
+            return _final("This is my last step; an earlier observation answers it.",
+                          useful[-1].strip(), structured)
+        return _final("This is my last step and no tool found the answer.",
+                      f"No answer was found in the collection for: {question}", structured)
     tried = {field(h, "action") for h in history}
     preferred = [n for n in TOOL_ORDER if n in names] + [n for n in names if n not in TOOL_ORDER]
     untried = [n for n in preferred if n not in tried]
