@@ -18,7 +18,10 @@ from pathlib import Path
 
 from bench.summary import PREFIX
 
-BENCHMARKS = ["bench_store", "bench_vectors", "bench_agent", "bench_render", "bench_cli_start"]
+BENCHMARKS = [
+    "bench_store", "bench_vectors", "bench_agent", "bench_render", "bench_cli_start",
+    "bench_realmodel",
+]
 
 
 def run(module: str, quick: bool) -> list[list[str]]:

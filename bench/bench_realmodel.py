@@ -90,7 +90,8 @@ async def measure(runs: int) -> tuple[list[Answer], dict[str, float]]:
             for question in QUESTIONS[:runs]:
                 for kind, cmd in KINDS.items():
                     before = len(proxy.calls)
-                    code, _, err, wall = await run(cmd, "-q", question, env=stack.env)
+                    code, _, err, wall = await run(cmd, "--no-streaming", "-q", question,
+                                                   env=stack.env)
                     calls = proxy.calls[before:]
                     trace = err.strip().splitlines()[-1].removeprefix("trace: ") if err else ""
                     entities = await entities_of(trace, stack.env) if code == 0 else 0

@@ -146,3 +146,17 @@ async def test_an_unrelated_400_does_not_lower_the_level(session: aiohttp.Client
             await client.complete(ask_json())
     assert "does not exist" in err.value.message
     assert client.structured == "json_schema" and len(stub.requests) == 1
+
+
+async def test_a_stream_asks_for_its_usage_unless_the_server_refuses(
+    session: aiohttp.ClientSession,
+) -> None:
+    refusal = Reply(status=400, message="Unrecognized request argument: stream_options")
+    async with OpenAIStub(["a b", refusal, "c d", "e"]) as stub:
+        client = chat(session, stub.base_url)
+        first = [i async for i in client.stream(TextCompletionRequest(prompt="p"))]
+        second = [i async for i in client.stream(TextCompletionRequest(prompt="p"))]
+        third = [i async for i in client.stream(TextCompletionRequest(prompt="p"))]
+    assert [first[-1].text, second[-1].text, third[-1].text] == ["a b", "c d", "e"]  # type: ignore[union-attr]
+    asked = [r.get("stream_options") for r in stub.requests]
+    assert asked == [{"include_usage": True}, {"include_usage": True}, None, None]

@@ -92,13 +92,15 @@ async def test_each_invoke_command_answers_from_the_real_model(
         validate(call.text, StepReply)  # each step the server sent is a valid step
     traces["agent"] = agent.stderr.strip().splitlines()[-1].removeprefix("trace: ")
 
-    graph = await cli(stack, "tg-invoke-graph-rag", "-q", QUESTION)
+    # Not streamed: llama-cpp-python's server sends no usage on a stream (the counts would be
+    # estimated), and the figures below are to be the server's.
+    graph = await cli(stack, "tg-invoke-graph-rag", "--no-streaming", "-q", QUESTION)
     assert graph.code == 0, graph.stderr
     traces["graph-rag"] = graph.stderr.strip().splitlines()[-1].removeprefix("trace: ")
     for call in calls_of(proxy, "graph-rag-select"):
         validate(call.text, Selection)
 
-    docs = await cli(stack, "tg-invoke-document-rag", "-q", QUESTION)
+    docs = await cli(stack, "tg-invoke-document-rag", "--no-streaming", "-q", QUESTION)
     assert docs.code == 0, docs.stderr
     traces["document-rag"] = docs.stderr.strip().splitlines()[-1].removeprefix("trace: ")
 

@@ -102,6 +102,7 @@ class ChatClient:
     retries: int = 3
     backoff: float = 0.5
     structured: str = "json_schema"
+    stream_usage: bool = True  # ask for a stream's usage (dropped if the server refuses it)
 
     @property
     def url(self) -> str:
@@ -258,9 +259,19 @@ class ChatClient:
 
     async def _open_stream(self, req: TextCompletionRequest) -> aiohttp.ClientResponse:
         body = self._body(req, stream=True)
+        if self.stream_usage:
+            # OpenAI and vLLM report a stream's usage only when asked; others ignore this.
+            body["stream_options"] = {"include_usage": True}
         resp: aiohttp.ClientResponse = await self._post(body)
         try:
             await self._check(resp, "response_format" in body)
+        except ServiceError as exc:
+            resp.release()
+            if not self.stream_usage or "stream_options" not in exc.message:
+                raise
+            log.warning("%s; streaming without stream_options from now on", exc.message)
+            self.stream_usage = False
+            return await self._open_stream(req)
         except BaseException:
             resp.release()
             raise
