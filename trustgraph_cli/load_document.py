@@ -150,7 +150,8 @@ async def follow(
     clock = asyncio.get_running_loop().time
     seen, since = None, clock()
     while info.status not in ("complete", "failed"):
-        counters = (info.status, info.pages, info.chunks, info.chunks_done, info.edges)
+        counters = (info.status, info.pages_decoded, info.pages, info.pages_chunked, info.chunks,
+                    info.chunks_done, info.edges)
         if counters != seen:
             seen, since = counters, clock()
         elif clock() - since > stall:
@@ -158,19 +159,29 @@ async def follow(
                 f"{info.id} made no progress for {stall:g} s ({describe(info)}). Check that "
                 "the processors run (tg-start), then follow it with tg-list-documents.")
         stage, done, total = stage_of(info)
-        progress.update(stage, done, total, "chunks" if stage == "extracting" else "")
+        progress.update(stage, done, total, UNITS[stage])
         await asyncio.sleep(POLL_SECONDS)
         info = _info(await client.librarian({"operation": "get-document", "id": info.id}))
     progress.finish(info)
     return info
 
 
+UNITS = {"uploading": "bytes", "decoding": "pages", "chunking": "pages", "extracting": "chunks"}
+
+
 def stage_of(info: DocumentInfo) -> tuple[str, int, int]:
-    """The stage a processing document is in, with its done/total counters."""
+    """The stage a processing document is in, with done/total counters that never grow.
+
+    A total of 0 means not known yet (shown as a count alone): pages read while a PDF
+    decodes, then pages chunked out of the page count, then chunks extracted out of a
+    chunk count that is final (every page chunked).
+    """
     if info.status == "uploading":
         return "uploading", 0, 0
-    if info.chunks == 0:
-        return ("chunking", 0, 0) if info.pages else ("decoding", 0, 0)
+    if info.pages == 0 and info.pages_chunked == 0:
+        return "decoding", info.pages_decoded, 0
+    if info.pages_chunked < max(info.pages, 1):
+        return "chunking", info.pages_chunked, info.pages
     return "extracting", info.chunks_done, info.chunks
 
 

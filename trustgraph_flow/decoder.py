@@ -48,6 +48,7 @@ log = logging.getLogger(__name__)
 
 PDF = "application/pdf"
 TEXT_TYPES = frozenset({"text/plain", "text/markdown", "text/x-markdown"})
+PROGRESS_SECONDS = 0.5  # how often a decoding PDF reports the pages read so far
 
 
 class Settings(ProcessorSettings):
@@ -62,13 +63,20 @@ class DecodeError(Exception):
 proc: Processor[Settings] = Processor("decoder", Settings)
 
 
-def decode_pdf(fh: IO[bytes]) -> list[str]:
-    """The text of each page of a PDF (raises ``DecodeError`` when it cannot be read)."""
+def decode_pdf(fh: IO[bytes], done: list[int] | None = None) -> list[str]:
+    """The text of each page of a PDF (raises ``DecodeError`` when it cannot be read).
+
+    ``done[0]`` counts the pages read so far, for progress reported from another thread.
+    """
+    counter = done if done is not None else [0]
     try:
         reader = PdfReader(fh)
         if reader.is_encrypted:
             raise DecodeError("the PDF is encrypted (password-protected); decrypt it and load it again")
-        pages = [page.extract_text() or "" for page in reader.pages]
+        pages = []
+        for page in reader.pages:
+            pages.append(page.extract_text() or "")
+            counter[0] = len(pages)
     except DecodeError:
         raise
     except (PyPdfError, ValueError, KeyError, TypeError, OSError, AttributeError) as exc:
@@ -121,8 +129,25 @@ async def _decode(doc: DocumentInfo, meta: Metadata, ctx: Context[Settings]) -> 
     fh = await _fetch(doc, meta, ctx)
     with fh:
         if doc.mime_type == PDF:
-            return await asyncio.to_thread(decode_pdf, fh)
+            return await _decode_reporting(fh, doc, meta, ctx)
         return decode_text(fh.read())
+
+
+async def _decode_reporting(
+    fh: IO[bytes], doc: DocumentInfo, meta: Metadata, ctx: Context[Settings]
+) -> list[str]:
+    """Decode a PDF in a thread, telling the librarian how many pages are read as it goes."""
+    done = [0]
+    task = asyncio.create_task(asyncio.to_thread(decode_pdf, fh, done))
+    reported = 0
+    while not task.done():
+        await asyncio.wait({task}, timeout=PROGRESS_SECONDS)
+        if done[0] > reported and not task.done():
+            reported = done[0]
+            await ctx.publish(INGEST_EVENTS, IngestEvent(
+                metadata=meta, document=doc.id, stage="decoding", pages=reported,
+                source=f"{doc.id}#decoding-{reported}"))
+    return await task
 
 
 @proc.consumer(DOCUMENT_LOADED, DocumentLoaded)

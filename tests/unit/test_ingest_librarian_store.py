@@ -97,3 +97,13 @@ def test_owner_document() -> None:
     assert owner_document(DOC + "/p3/c12") == DOC
     assert owner_document(DOC + "/c0") == DOC
     assert owner_document(DOC) == DOC
+
+
+def test_decoding_pages_and_chunked_pages_are_counted(store: LibrarianStore) -> None:
+    uploaded(store)
+    store.record_event(event("decoding", DOC + "#decoding-5", pages=5))
+    info = store.record_event(event("decoding", DOC + "#decoding-3", pages=3))  # late, smaller
+    assert info is not None and (info.pages_decoded, info.pages, info.status) == (5, 0, "processing")
+    store.record_event(event("decoded", DOC, pages=2))
+    info = store.record_event(event("chunked", DOC + "/p1", chunks=2))
+    assert info is not None and (info.pages, info.pages_chunked, info.chunks) == (2, 1, 2)

@@ -93,8 +93,38 @@ def info(**fields: object) -> DocumentInfo:
 def test_processing_stages_follow_the_counters() -> None:
     assert stage_of(info(status="uploading")) == ("uploading", 0, 0)
     assert stage_of(info()) == ("decoding", 0, 0)
-    assert stage_of(info(pages=2)) == ("chunking", 0, 0)
-    assert stage_of(info(pages=2, chunks=8, chunks_done=3)) == ("extracting", 3, 8)
+    assert stage_of(info(pages_decoded=37)) == ("decoding", 37, 0)  # a page counter, no total yet
+    assert stage_of(info(pages=2)) == ("chunking", 0, 2)
+    assert stage_of(info(pages=2, pages_chunked=1, chunks=8)) == ("chunking", 1, 2)
+    assert stage_of(info(pages=2, pages_chunked=2, chunks=8, chunks_done=3)) == ("extracting", 3, 8)
+    assert stage_of(info(pages_chunked=1, chunks=2, chunks_done=1)) == ("extracting", 1, 2)
+
+
+def test_progress_totals_never_grow_while_a_long_pdf_is_processed(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The counters a 114-page PDF goes through: chunk counts grow page by page."""
+    from trustgraph_cli.load_document import UNITS
+    from trustgraph_cli.render.progress import Progress
+
+    states = [info(pages_decoded=n) for n in range(0, 115, 7)]
+    states += [info(pages=114, pages_chunked=n, chunks=3 * n, chunks_done=n) for n in range(115)]
+    states += [info(pages=114, pages_chunked=114, chunks=342, chunks_done=n) for n in range(343)]
+    with Progress(live=False) as progress:
+        for state in states:
+            stage, done, total = stage_of(state)
+            progress.update(stage, done, total, UNITS[stage])
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[:2] == ["decoding", "decoding 7 pages"]
+    read = [int(line.split()[1]) for line in lines[1:] if line.startswith("decoding")]
+    assert len(read) >= 5 and read == sorted(read)  # a page counter while the PDF decodes
+    totals: dict[str, set[str]] = {}
+    for line in lines[1:]:
+        stage, counts, _unit = line.split()
+        if "/" in counts:
+            totals.setdefault(stage, set()).add(counts.split("/")[1])
+    assert totals == {"chunking": {"114"}, "extracting": {"342"}}  # one total per stage
+    assert lines[-1] == "extracting 342/342 chunks"
 
 
 def test_trace_table_adds_status_only_when_needed() -> None:

@@ -22,6 +22,8 @@ class DocumentInfo(Message):
     size: int = 0
     status: Literal["uploading", "processing", "complete", "failed"] = "processing"
     pages: int = 0
+    pages_decoded: int = 0  # while a PDF decodes: pages read so far
+    pages_chunked: int = 0  # pages whose chunks are counted: ``chunks`` is final when all are
     chunks: int = 0
     chunks_done: int = 0
     edges: int = 0
@@ -67,7 +69,7 @@ class IngestEvent(Message):
 
     metadata: Metadata
     document: str
-    stage: Literal["decoded", "chunked", "extracted", "failed"]
+    stage: Literal["decoding", "decoded", "chunked", "extracted", "failed"]  # decoding: pages so far
     pages: int = 0
     chunks: int = 0
     edges: int = 0

@@ -58,11 +58,11 @@ class Progress:
         """Show the current stage; plain mode prints a line only when something changed."""
         if (stage, done, total) == self._last:
             return
-        counts = f"{done}/{total} {unit}".strip() if total else ""
+        counts = f"{done}/{total} {unit}" if total else f"{done} {unit}" if done else ""
         if self._bar is not None:
             self._bar.update(self._task, description=stage, completed=done, total=total or None,
                              counts=counts)
-        elif self._last is None or self._last[0] != stage or _step(self._last, done, total):
+        elif self._last is None or self._last[0] != stage or _step(self._last, done, total, stage):
             click.echo(f"{stage} {counts}".rstrip(), err=True)
         self._last = (stage, done, total)
 
@@ -72,6 +72,7 @@ class Progress:
             total = max(info.chunks, 1)
             self._bar.update(self._task, description=info.status, completed=total, total=total,
                              counts=f"{info.chunks_done}/{info.chunks} chunks")
+            self._bar.refresh()  # a small file finishes before the first refresh: draw it
         if info.status == "complete":
             counts = ", ".join(_plural(n, w) for n, w in (
                 (info.pages, "page"), (info.chunks, "chunk"), (info.edges, "edge")))
@@ -82,6 +83,8 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def _step(last: tuple[str, int, int], done: int, total: int) -> bool:
-    """Plain mode prints extraction progress in steps of about a tenth."""
-    return total > 0 and (done == total or done - last[1] >= max(1, total // 10))
+def _step(last: tuple[str, int, int], done: int, total: int, stage: str) -> bool:
+    """Plain mode prints progress in steps of about a tenth (of the total when known)."""
+    if total > 0:
+        return done == total or done - last[1] >= max(1, total // 10)
+    return stage == "decoding" and done - last[1] >= max(1, last[1] // 10)

@@ -26,6 +26,7 @@ CREATE TABLE IF NOT EXISTS documents (
     chunk_size INTEGER, chunk_overlap INTEGER,
     next_part INTEGER NOT NULL DEFAULT 0, decoded INTEGER NOT NULL DEFAULT 0,
     pages_chunked INTEGER NOT NULL DEFAULT 0, skipped INTEGER NOT NULL DEFAULT 0,
+    pages_decoded INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (user, collection, id));
 CREATE TABLE IF NOT EXISTS texts (
     user TEXT NOT NULL, collection TEXT NOT NULL, id TEXT NOT NULL,
@@ -42,8 +43,8 @@ CREATE TABLE IF NOT EXISTS events (
 """
 
 _INFO_COLUMNS = (
-    "id, title, mime_type, user, collection, time, size, status, pages, chunks, "
-    "chunks_done, edges, error, chunk_size, chunk_overlap"
+    "id, title, mime_type, user, collection, time, size, status, pages, pages_decoded, "
+    "pages_chunked, chunks, chunks_done, edges, error, chunk_size, chunk_overlap"
 )
 _CHILD_SUFFIX = re.compile(r"/(p|c)\d+$")
 
@@ -85,6 +86,10 @@ class LibrarianStore:
         self.db = sqlite3.connect(root / "librarian.db", isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.executescript(_SCHEMA)
+        columns = {row[1] for row in self.db.execute("PRAGMA table_info(documents)")}
+        if "pages_decoded" not in columns:  # a store made before decode progress was kept
+            self.db.execute(
+                "ALTER TABLE documents ADD COLUMN pages_decoded INTEGER NOT NULL DEFAULT 0")
 
     def close(self) -> None:
         self.db.close()
@@ -253,6 +258,10 @@ class LibrarianStore:
         if ev.stage == "failed":
             self.db.execute("UPDATE documents SET status='failed', error=?" + where,
                             (ev.error or "failed", *key))
+            return
+        if ev.stage == "decoding":
+            self.db.execute("UPDATE documents SET pages_decoded=MAX(pages_decoded, ?)" + where,
+                            (ev.pages, *key))
             return
         if ev.stage == "decoded":
             self.db.execute("UPDATE documents SET decoded=1, pages=?" + where, (ev.pages, *key))
