@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any, Generic, TypeVar, cast
 
@@ -45,5 +46,5 @@ class Context(Generic[S]):
         return cast(RequestClient[Req, Resp], found)
 
     async def close(self) -> None:
-        for client in self._clients.values():
-            await client.close()
+        # Together: each close is bounded, but in sequence they add up with the broker gone.
+        await asyncio.gather(*(c.close() for c in self._clients.values()))

@@ -279,7 +279,8 @@ class Launch:
                 if child.ready:
                     del pending[name]
                     say(f"ready: {name} ({total - len(pending)}/{total})")
-            supervisor.tick(say)
+            if broker.tick(say) | supervisor.tick(say):
+                self.record(supervisor, broker)
             self.report(supervisor, broker)
             time.sleep(0.1)
         if self.stopping:
