@@ -37,6 +37,7 @@ from trustgraph_flow.gateway.dispatch import Dispatcher, Failure, as_failure
 from trustgraph_flow.gateway.iam import iam_handler
 from trustgraph_flow.gateway.keys import KeyStore
 from trustgraph_flow.gateway.socket import Limits, SocketSession
+from trustgraph_flow.gateway.sparql_protocol import add_sparql_protocol
 from trustgraph_flow.gateway.viewer import add_viewer
 
 log = logging.getLogger("trustgraph_flow.gateway")
@@ -159,6 +160,7 @@ def make_app(settings: GatewaySettings, token: str | None = None) -> web.Applica
     app.router.add_post("/api/v1/flow/{flow}/service/{kind}", service_handler)
     app.router.add_post("/api/v1/librarian", librarian_handler)
     app.router.add_post("/api/v1/iam", iam_handler)
+    add_sparql_protocol(app)
     add_viewer(app, accepts, auth_on=bool(token), identify=identity)
     return app
 
