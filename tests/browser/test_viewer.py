@@ -91,6 +91,7 @@ async def test_from_the_list_to_a_page_and_back(pulsar_url: str, prefix: str, tm
             await expect_rows(rows, 1)
             assert await texts(page, "td.question") == ["Where was Victor Hugo born?"]
             await page.get_by_role("link", name="Clear").click()
+            await expect_rows(rows, 4)
             await page.get_by_label("Type").select_option("graph-rag")
             await page.get_by_role("button", name="Search").click()
             await expect_rows(rows, 2)
@@ -157,6 +158,19 @@ async def test_from_the_list_to_a_page_and_back(pulsar_url: str, prefix: str, tm
             await page.go_back()
             await shown(page, "trace")
             await page.locator("aside.details h2", has_text="Edge 1").wait_for(timeout=TIMEOUT)  # as we left it
+            # Compare it with the DocumentRAG answer that used the same page.
+            await page.get_by_role("link", name="Compare with another answer").click()
+            await shown(page, "traces")
+            await page.get_by_role("link", name="Compare with: Where was Victor Hugo born?").click()
+            await shown(page, "compare")
+            sides = await texts(page, ".diff-side h2")
+            assert sides == ["Which river flows through Cairo?", "Where was Victor Hugo born?"]
+            pages = page.locator("section.diff-level", has_text="Pages")
+            assert await texts(page, "section.diff-level[aria-label=Pages] .diff-both li") == ["page 2 · world-facts.pdf"]
+            assert await pages.locator(".diff-a h4").inner_text() == "Only in A (0)"
+            only_b = await texts(page, "section.diff-level[aria-label=Documents] .diff-b li")
+            assert sorted(only_b) == ["capitals.txt", "writers.md"]
+            await shot(page, "viewer-compare", tmp_path / "screenshots")
             await page.get_by_role("link", name="Traces").first.click()
             await shown(page, "traces")
             assert errors == []

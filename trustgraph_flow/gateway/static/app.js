@@ -2,6 +2,7 @@
 
 import * as api from "./api.js";
 import { clear, h, parseRoute } from "./dom.js";
+import { comparePage } from "./compare.js";
 import { documentPage } from "./document.js";
 import { tracePage } from "./trace.js";
 import { tracesPage } from "./traces.js";
@@ -89,6 +90,7 @@ async function render() {
   try {
     if (page === "trace" && id) await tracePage(view, id, params, live);
     else if (page === "document" && id) await documentPage(view, id, params, live);
+    else if (page === "compare") await comparePage(view, params, live);
     else await tracesPage(view, params, live);
   } catch (err) {
     if (err.status === 401) {

@@ -296,7 +296,9 @@ export async function tracePage(view, id, params, live) {
       h("time", { datetime: trace.time, title: trace.time }, when(trace.time)), " ",
       h("code", { class: "trace-id" }, trace.id),
       trace.step_total ? h("span", { class: "muted" }, ` · ${trace.step_total.toLocaleString()} step${trace.step_total === 1 ? "" : "s"}`) : null));
-  view.append(h("p", { class: "actions" }, ...exportButton(traceId, first)));
+  view.append(h("p", { class: "actions" },
+    h("a", { class: "button", href: route("traces", "", { compare: traceId }) }, "Compare with another answer"), " ",
+    ...exportButton(traceId, first)));
   if (trace.error) view.append(h("div", { class: "notice error", role: "alert" }, h("strong", {}, "This trace failed: "), trace.error));
   view.append(h("section", { class: "answer", "aria-labelledby": "answer-h" },
     h("h2", { id: "answer-h" }, "Answer"),

@@ -48,6 +48,7 @@ function filters(params) {
     const data = new FormData(form);
     cursors.length = 0;
     location.hash = route("traces", "", {
+      compare: params.get("compare"),
       q: data.get("q").trim(), type: data.get("type"), status: data.get("status"),
       since: toIso(data.get("since")), until: toIso(data.get("until")),
     });
@@ -65,11 +66,17 @@ export async function tracesPage(view, params, live) {
   const data = await api.explain(request);
   if (!live()) return;
   const traces = data.traces || [];
+  const comparing = params.get("compare");
   const filtered = ["q", "type", "status", "since", "until"].some((k) => params.get(k));
   view.append(
     h("h1", {}, "Traces"),
     h("p", { class: "lede" }, "Every question answered here, newest first. Open one to see how its answer was reached and which pages it came from."),
     filters(params));
+  if (comparing) {
+    view.append(h("p", { class: "notice picking", role: "status" },
+      "Pick the answer to compare with: each row has a “Compare” link. ",
+      h("a", { href: route("trace", comparing) }, "Cancel")));
+  }
   if (!traces.length) {
     view.append(h("p", { class: "empty" }, filtered
       ? "No trace matches these filters."
@@ -79,12 +86,15 @@ export async function tracesPage(view, params, live) {
       h("td", {}, statusBadge(t.status)),
       h("td", {}, typeBadge(t.type)),
       h("td", { class: "question" }, h("a", { href: route("trace", t.id) }, cut(t.question, 160) || "(no question text)")),
-      h("td", { class: "time" }, h("time", { datetime: t.time, title: t.time }, when(t.time)))));
+      h("td", { class: "time" }, h("time", { datetime: t.time, title: t.time }, when(t.time))),
+      comparing ? h("td", {}, t.id === comparing ? h("span", { class: "muted" }, "(this one)")
+        : h("a", { href: route("compare", "", { a: comparing, b: t.id }), class: "button", "aria-label": `Compare with: ${cut(t.question, 80)}` }, "Compare")) : null));
     view.append(h("table", { class: "traces" },
       h("caption", { class: "visually-hidden" }, "Traces, newest first"),
       h("thead", {}, h("tr", {},
         h("th", { scope: "col" }, "Status"), h("th", { scope: "col" }, "Type"),
-        h("th", { scope: "col" }, "Question"), h("th", { scope: "col" }, "Time"))),
+        h("th", { scope: "col" }, "Question"), h("th", { scope: "col" }, "Time"),
+        comparing ? h("th", { scope: "col" }, h("span", { class: "visually-hidden" }, "Compare")) : null)),
       h("tbody", {}, rows)));
   }
   const base = Object.fromEntries([...params.entries()].filter(([k]) => k !== "after"));
