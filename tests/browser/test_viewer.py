@@ -111,8 +111,15 @@ async def test_from_the_list_to_a_page_and_back(pulsar_url: str, prefix: str, tm
             assert "Edge 1" in tree and tree[-1] == "Conclusion"
             assert "offline" in await page.locator(".tree .row", has_text="Synthesis").inner_text()
             await shot(page, "viewer-trace", tmp_path / "screenshots")
+            await page.get_by_label("Export format").select_option("trig")
             async with page.expect_download() as waiting:
-                await page.get_by_role("button", name="Download JSON").click()
+                await page.get_by_role("button", name="Export").click()
+            trig = await waiting.value
+            assert trig.suggested_filename == "agent-agent-cairo.trig"
+            assert "urn:trustgraph:agent:agent-cairo" in Path(await trig.path()).read_text()
+            await page.get_by_label("Export format").select_option("view")
+            async with page.expect_download() as waiting:
+                await page.get_by_role("button", name="Export").click()
             exported = json.loads(Path(await (await waiting.value).path()).read_text())
             assert exported["id"] == "urn:trustgraph:agent:agent-cairo" and len(exported["steps"]) == 1
             assert exported["steps"][0]["subtraces"][0]["edges"][0]["sources"][0]["page_number"] == 2

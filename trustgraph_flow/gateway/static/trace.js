@@ -133,9 +133,13 @@ function ragChildren(view) {
       [field(graph ? "Edges retrieved" : "Chunks retrieved", String(count ?? "unknown"))]);
     if (!graph && view.chunks.length) {
       n.children = view.chunks.map((chunk, i) => {
+        chunk = { ...chunk, sources: chunk.sources || [] };
         const c = node(chunk.uri, `Chunk ${i + 1}`, chunk.sources.length ? sourceText(chunk.sources[0]) : chunk.uri, {
-          kind: "chunk", badges: [h("span", { class: "cited" }, h("span", { "aria-hidden": "true" }, "★ "), "used"), removedBadge(chunk.removed)],
-          fields: [field("Chunk", chunk.uri, { code: true }), ...chunk.sources.map((ref) => field("Source", ref, { source: true })),
+          kind: "chunk",
+          badges: [chunk.score !== null && chunk.score !== undefined ? h("span", { class: "metric" }, `score ${chunk.score.toFixed(3)}`) : null,
+            h("span", { class: "cited" }, h("span", { "aria-hidden": "true" }, "★ "), "used"), removedBadge(chunk.removed)],
+          fields: [field("Chunk", chunk.uri, { code: true }),
+            chunk.score !== null && chunk.score !== undefined ? field("Score", `${chunk.score.toFixed(3)} (similarity to the question; chunks listed by relevance)`) : null, ...chunk.sources.map((ref) => field("Source", ref, { source: true })),
             ...removedFields(chunk.removed)],
         });
         if (!chunk.sources.length) c.fields.push(field("Source", "(none recorded)"));
@@ -149,6 +153,7 @@ function ragChildren(view) {
     const n = stage(view, "focus", view.focus, "Focus", `${view.edges.length} edge${view.edges.length === 1 ? "" : "s"} selected as evidence`,
       [field("Edges selected", String(view.edges.length))]);
     n.children = view.edges.map((edge, i) => {
+      edge = { ...edge, sources: edge.sources || [] };
       const key = edge.uri || `${view.focus}#${i}`;
       const e = node(key, `Edge ${i + 1}`, edgeText(edge), {
         kind: "edge", edge,
@@ -233,21 +238,36 @@ function saveFile(name, type, text) {
   setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
 }
 
+// Export formats: the store's export-trace (the trace, its sub-traces and the source chain
+// it rests on, as RDF or PROV), and the viewer's own JSON of the assembled trace.
+const FORMATS = [
+  ["trig", "TriG (RDF, named graphs)", "trig"], ["turtle", "Turtle", "ttl"], ["jsonld", "JSON-LD", "jsonld"],
+  ["provn", "PROV-N", "provn"], ["provjson", "PROV-JSON", "json"], ["view", "JSON (as shown here)", "json"],
+];
+
 function exportButton(traceId, first) {
   const status = h("span", { class: "muted", role: "status" });
-  const button = h("button", { type: "button" }, "Download JSON");
+  const format = h("select", { id: "export-format", "aria-label": "Export format" },
+    FORMATS.map(([value, label]) => h("option", { value }, label)));
+  const button = h("button", { type: "button" }, "Export");
   button.addEventListener("click", async () => {
     status.textContent = " Fetching…";
+    const [value, , ext] = FORMATS.find(([v]) => v === format.value);
+    const name = `${traceId.replace(/^urn:trustgraph:/, "").replace(/[^A-Za-z0-9._-]+/g, "-")}.${ext}`;
     try {
-      const whole = await wholeTrace(traceId, first);
-      const name = `${traceId.replace(/^urn:trustgraph:/, "").replace(/[^A-Za-z0-9._-]+/g, "-")}.json`;
-      saveFile(name, "application/json", `${JSON.stringify(whole, null, 2)}\n`);
+      if (value === "view") {
+        const whole = await wholeTrace(traceId, first);
+        saveFile(name, "application/json", `${JSON.stringify(whole, null, 2)}\n`);
+      } else {
+        const data = await api.explain({ operation: "export-trace", id: traceId, format: value });
+        saveFile(name, data.media_type || "text/plain", data.export);
+      }
       status.textContent = "";
     } catch (err) {
       status.textContent = ` ${err.message}`;
     }
   });
-  return [button, status];
+  return [h("label", { for: "export-format", class: "muted" }, "Export as"), format, button, status];
 }
 
 async function fetchWindow(id, offset) {
