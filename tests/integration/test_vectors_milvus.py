@@ -254,3 +254,18 @@ def test_two_replicas_on_one_server_see_each_others_changes(milvus_server: str, 
     finally:
         a.close()
         b.close()
+
+
+async def test_a_killed_milvus_lite_is_started_again(
+    processors: RunningProcessors, settings: ProcessorSettings, client: Client
+) -> None:
+    before = _children(os.getpid())
+    await processors.start(vectors.proc, vectors.Settings(**settings.model_dump()))
+    await client.request(upsert("u", "c", VectorItem(id="a", vector=[1, 0])), timeout=20)
+    (lite,) = _children(os.getpid()) - before
+    os.kill(lite, signal.SIGKILL)
+    await asyncio.wait_for(_gone({lite}), 30)
+    await client.request(upsert("u", "c", VectorItem(id="b", vector=[0, 1])), timeout=30)
+    assert sorted(m for m, _ in await found(client, query("u", "c", [1, 1]))) == ["a", "b"]
+    (again,) = _children(os.getpid()) - before
+    assert again != lite

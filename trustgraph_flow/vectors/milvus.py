@@ -133,6 +133,22 @@ class MilvusVectors:
 
             server_manager_instance.release_server(str(self.lite_path))
 
+    def _revive(self) -> None:
+        """Start Milvus Lite again if its process has died (killed, out of memory)."""
+        if self.lite_path is None:
+            return
+        from milvus_lite.server_manager import server_manager_instance
+
+        # milvus-lite 2.5 keeps its servers by resolved path, each with its Popen as ``_p``
+        server = server_manager_instance._servers.get(str(self.lite_path.absolute().resolve()))
+        child = getattr(server, "_p", None)
+        if child is not None and child.poll() is None:
+            return
+        log.warning("Milvus Lite has exited (%s); starting it again",
+                    f"status {child.returncode}" if child is not None else "not running")
+        self.close()
+        self.client = MilvusClient(uri=str(self.lite_path))
+
     # -- collections ------------------------------------------------------------------
 
     def _dim(self, name: str, scope: str) -> int | None:
@@ -193,13 +209,15 @@ class MilvusVectors:
     def _retried(self, fn: Callable[..., T], *args: Any) -> T:
         """``fn(*args)``; after a Milvus error, forget what is cached and try once more.
 
-        Another replica may have dropped or created the collection since it was cached. Every
-        operation is idempotent, so a second try is safe; a second failure is ``unavailable``.
+        Another replica may have dropped or created the collection since it was cached, or
+        Milvus Lite's process may have died (it is started again). Every operation is
+        idempotent, so a second try is safe; a second failure is ``unavailable``.
         """
         try:
             return fn(*args)
         except MilvusException:
             self._dims.clear()
+            self._revive()
         try:
             return fn(*args)
         except MilvusException as exc:
