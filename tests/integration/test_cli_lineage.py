@@ -148,13 +148,19 @@ async def test_remove_document_marks_its_traces_and_leaves_the_rest(
         assert [await invoke(url, "tg-show-document-hierarchy", bob_doc, *bob),
                 await invoke(url, "tg-show-explain-trace", "bob-graph", *bob)] == bob_before
 
+        # Its vectors went too: a new DocumentRAG answer retrieves only the other document's chunks.
+        after = "urn:trustgraph:docrag:after-removal"
+        await ask(url, "document-rag", {"query": "Where was Victor Hugo born?", "session_id": "after-removal"})
+        retrieved = [c["uri"] for c in (await settled(url, after))["chunks"]]
+        assert retrieved and all(c.startswith(capitals) for c in retrieved), retrieved
+
         again = await stack.cli("tg-remove-document", facts)
         assert again.code == 1 and "no document" in again.stderr
         assert len(again.stderr.strip().splitlines()) == 1
 
         purged = as_json(await invoke(url, "tg-remove-document", capitals, "--purge-traces",
                                       "--format", "json"))
-        assert set(purged["removal"]["purged"]) == {GRAPH_RAG, DOC_RAG}
+        assert set(purged["removal"]["purged"]) == {GRAPH_RAG, DOC_RAG, after}
         traces = as_json(await invoke(url, "tg-list-explain-traces", "--format", "json"))
         assert [t["id"] for t in traces] == [AGENT]
 
