@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,9 @@ FORGED = {"query": "q", "session_id": "mine", "started_at": "9999-12-31T23:59:59
           "parent_uri": "urn:trustgraph:agent:victim/i1"}
 
 
+HOLD = asyncio.Event()  # a run under session "twin" waits for it
+
+
 def recorder() -> tuple[Processor[ProcessorSettings], list[GraphRagRequest]]:
     """A stand-in graph-rag on the real broker that keeps the requests it is sent."""
     seen: list[GraphRagRequest] = []
@@ -29,6 +33,8 @@ def recorder() -> tuple[Processor[ProcessorSettings], list[GraphRagRequest]]:
     @stand.service(GRAPH_RAG)
     async def answer(req: GraphRagRequest, ctx: Context[ProcessorSettings]) -> GraphRagResponse:
         seen.append(req)
+        if req.session_id == "twin":
+            await HOLD.wait()
         return GraphRagResponse(response="ok")
 
     return stand, seen
@@ -69,6 +75,15 @@ async def test_processor_fields_are_dropped_and_reused_sessions_refused(
         assert (status, body["error"]["type"]) == (400, "session-exists")
         assert "'old1' is already a trace" in body["error"]["message"]
         assert len(seen) == asked
+
+        # ... nor run the same new id twice at once
+        first = asyncio.ensure_future(post(stack, ADMIN, {"query": "q", "session_id": "twin"}))
+        await eventually(lambda: asyncio.sleep(0.05, result=seen), lambda s: s[-1].session_id == "twin")
+        status, body = await post(stack, ADMIN, {"query": "q", "session_id": "twin"})
+        assert (status, body["error"]["type"]) == (400, "session-exists")
+        assert "being run now" in body["error"]["message"]
+        HOLD.set()
+        assert (await first)[0] == 200
 
 
 @pytest.mark.parametrize("bad", [

@@ -54,6 +54,7 @@ class Dispatcher:
     def __init__(self, bus: Bus, topics: Topics, client_name: str, timeout: float) -> None:
         self.bus = bus
         self.timeout = timeout
+        self._running: set[tuple[str, str, str]] = set()  # chosen traces being run now
         self._clients: dict[str, RequestClient[BaseModel, Response]] = {
             name: RequestClient(bus, topics, spec, client_name) for name, spec in SERVICES.items()
         }
@@ -88,16 +89,31 @@ class Dispatcher:
         except WireError as exc:
             raise Failure("bad-request", f"service '{service}': {exc}") from None
 
-    async def refuse_reused_session(self, spec: ServiceSpec[BaseModel, Response], request: BaseModel) -> None:
-        """A chosen ``session_id`` whose trace already exists is ``session-exists`` (D7).
+    async def refuse_reused_session(
+        self, spec: ServiceSpec[BaseModel, Response], request: BaseModel
+    ) -> tuple[str, str, str] | None:
+        """A chosen ``session_id`` whose trace exists, or is being run through this gateway
+        now, is ``session-exists`` (D7); otherwise the claim to release when the run ends.
 
         Only the operator can choose one (``edge.py`` drops it for API-key users); a run
-        under an existing id would merge into that trace. A duplicate sent at the same
-        moment, before either trace is written, is not caught here.
+        under an existing id would merge into that trace. (Two gateway processes given
+        the same new id at the same instant are not told apart.)
         """
         uri = trace_uri(spec.name, getattr(request, "session_id", ""))
         if uri is None:
-            return
+            return None
+        claim = (request.user, request.collection, uri)  # type: ignore[attr-defined]
+        if claim in self._running:
+            raise Failure("session-exists", f"session_id {uri!r} is being run now: leave it empty for a new one")
+        self._running.add(claim)
+        try:
+            await self._refuse_stored(uri, request)
+        except BaseException:
+            self._running.discard(claim)
+            raise
+        return claim
+
+    async def _refuse_stored(self, uri: str, request: BaseModel) -> None:
         probe = TriplesQueryRequest(
             s=IriTerm(i=uri), g=GRAPH_RETRIEVAL, limit=1,
             user=request.user, collection=request.collection,  # type: ignore[attr-defined]
@@ -115,9 +131,13 @@ class Dispatcher:
     ) -> AsyncIterator[tuple[dict[str, Any], bool]]:
         """Forward ``request``; yield each reply's JSON and whether it is the last."""
         client = self._clients[spec.name]
+        claim = None
         try:
-            await self.refuse_reused_session(spec, request)
+            claim = await self.refuse_reused_session(spec, request)
             async for reply in client.stream(request, timeout=self.timeout):
                 yield to_json(reply), reply.end_of_stream
         except Exception as exc:
             raise as_failure(exc) from None
+        finally:
+            if claim is not None:
+                self._running.discard(claim)
