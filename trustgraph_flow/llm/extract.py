@@ -3,7 +3,11 @@
 Deliberately simple and deterministic: a sentence whose subject is a capitalised noun
 phrase yields one edge whose predicate is the lower-case words up to the next
 capitalised noun phrase (an entity), a number (a literal), or, failing those, the
-first noun phrase after the verb.
+first noun phrase after the verb. A predicate starts with a verb, never a preposition
+("Mainz around 1400" is no relation), and an object ends where a clause begins
+("worked as a goldsmith before he…" gives "goldsmith"). A passive sentence with a
+lower-case subject ("The printing press was invented by Gutenberg") keeps its subject;
+Markdown list markers, headings and emphasis are read past ("- **Paris** is…").
 """
 
 from __future__ import annotations
@@ -22,12 +26,24 @@ _LEADING_CLAUSE = re.compile(
     r"^(?:in|on|at|after|before|during|since|by|from|until|following)\b[^,]{0,80},\s*", re.I
 )
 _ARTICLES = frozenset({"the", "a", "an"})
+_MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|[-*+]\s+|\d{1,3}[.)]\s+|>\s*)+|[*_`]{1,3}")
+# A clause starts here: an object phrase ends before it.
+_CLAUSE_WORDS = frozenset(
+    {"before", "after", "when", "while", "because", "until", "since", "although", "though",
+     "unless", "whereas", "where", "which", "who", "that", "and", "or", "but", "then"}
+)
+# Prepositions that may follow a verb in a predicate ("worked as", "lives in").
+_VERB_PARTICLES = frozenset({"as", "in", "at", "on", "for", "with", "to", "from", "into", "of"})
 _PRONOUNS = frozenset({"he", "she", "it", "they"})
 _COPULAS = frozenset({"is", "was", "are", "were"})
 # A predicate never starts with one of these: "Pierre and Marie" is no relation.
 _NOT_VERBS = frozenset(
     {"and", "or", "but", "of", "in", "on", "at", "to", "for", "from", "by", "with", "as", "the",
-     "a", "an", "nor", "than", "that", "which", "who"}
+     "a", "an", "nor", "than", "that", "which", "who", "around", "about", "near", "into", "over",
+     "under", "between", "through", "during", "before", "after", "since", "until", "against",
+     "among", "without", "within", "across", "behind", "beyond", "like", "per", "via", "circa",
+     "toward", "towards", "upon", "along", "throughout", "despite", "except", "beside", "besides",
+     "then", "also", "when", "while", "where", "whose", "because"}
 )
 
 
@@ -77,7 +93,8 @@ def _object_phrase(tokens: list[str], start: int) -> str:
     """Up to a few content words after a verb, stopping at punctuation or a stopword."""
     words: list[str] = []
     for token in tokens[start:]:
-        if not _is_word(token) or (token.lower() in STOPWORDS and words):
+        low = token.lower()
+        if not _is_word(token) or low in _CLAUSE_WORDS or (low in STOPWORDS and words):
             break
         if token.lower() in STOPWORDS:
             continue
@@ -101,8 +118,8 @@ def _edge_after(subject: str, tokens: list[str], start: int) -> Edge | None:
         return None
     for i in range(start, min(len(tokens), start + MAX_PREDICATE_WORDS + 1)):
         token = tokens[i]
-        if not _is_word(token):
-            break
+        if not _is_word(token) or token.lower() in _CLAUSE_WORDS:
+            break  # a predicate never runs into the next clause
         predicate = _predicate(tokens[start:i])
         if _is_cap(token) and predicate:
             return Edge(subject, predicate, " ".join(tokens[i : _noun_phrase(tokens, i)]))
@@ -117,8 +134,13 @@ def _fallback_edge(subject: str, tokens: list[str], start: int) -> Edge | None:
     """'X is a physicist' / 'X discovered polonium': a lower-case object."""
     verb = [tokens[start]]
     nxt = start + 1
-    if tokens[start].lower() in _COPULAS and nxt < len(tokens) and tokens[nxt].lower() in _ARTICLES:
-        verb.append(tokens[nxt])
+    if (tokens[start].lower() not in _COPULAS and nxt < len(tokens)
+            and tokens[nxt].lower() in _VERB_PARTICLES):
+        verb.append(tokens[nxt])  # "worked as", "lives in"
+        nxt += 1
+    if nxt < len(tokens) and tokens[nxt].lower() in _ARTICLES:
+        if tokens[start].lower() in _COPULAS:
+            verb.append(tokens[nxt])  # "is a physicist" keeps its article in the predicate
         nxt += 1
     obj = _object_phrase(tokens, nxt)
     if not obj:
@@ -126,15 +148,35 @@ def _fallback_edge(subject: str, tokens: list[str], start: int) -> Edge | None:
     return Edge(subject, " ".join(w.lower() for w in verb), obj)
 
 
+def _passive(tokens: list[str]) -> Edge | None:
+    """'The printing press was invented by Gutenberg': a lower-case subject of a passive."""
+    start = 1 if tokens and tokens[0].lower() in _ARTICLES else 0
+    for i in range(start + 1, min(len(tokens) - 3, start + 4) + 1):
+        verb, by = tokens[i + 1], tokens[i + 2]
+        if tokens[i].lower() in _COPULAS and by.lower() == "by" and _is_cap(tokens[i + 3]):
+            subject = tokens[start:i]
+            if not all(_is_word(w) and w.lower() not in STOPWORDS for w in subject):
+                return None
+            if not _is_word(verb) or verb.lower() in STOPWORDS:
+                return None
+            agent = " ".join(tokens[i + 3 : _noun_phrase(tokens, i + 3)])
+            return Edge(" ".join(subject), f"{tokens[i].lower()} {verb.lower()} by", agent)
+    return None
+
+
 def extract_edges(text: str, limit: int = MAX_EDGES) -> list[Edge]:
     """Edges found in ``text``, at most ``limit``, without duplicates, in text order."""
     found: dict[tuple[str, str, str], Edge] = {}
     previous = ""
     for sentence in sentences(text):
-        body = _LEADING_CLAUSE.sub("", sentence.strip().rstrip(".!?;:"))
+        plain = _MARKUP.sub("", sentence.strip())
+        body = _LEADING_CLAUSE.sub("", plain.strip().rstrip(".!?;:"))
         tokens = _TOKEN.findall(body)
         subject, start = _subject(tokens, previous)
         if not subject:
+            passive = _passive(tokens)
+            if passive is not None:
+                found.setdefault((passive.s, passive.p, passive.o), passive)
             continue
         previous = subject
         edge = _edge_after(subject, tokens, start)
