@@ -4,8 +4,9 @@ stack (``tg-start``) pointed at it through a recording proxy (tests/support/real
     python -m bench.bench_realmodel            # 3 answers of each kind
     python -m bench.bench_realmodel --quick    # 1 of each
 
-Loads the four samples, then asks the agent, GraphRAG and DocumentRAG the same questions
-through their ``tg-invoke-*`` commands. Per answer: the LLM calls the server saw, their
+Loads the four samples, then asks the agent (``--max-iterations 4``), GraphRAG and
+DocumentRAG the same questions through their ``tg-invoke-*`` commands (``--no-streaming``:
+llama-cpp-python's server reports no usage on a stream). Per answer: the LLM calls the server saw, their
 tokens in/out (the server's ``usage``) and time, and the answer's wall time (the command,
 start to exit). The explainability overhead is put as a share of that real answer time two
 ways: an upper bound (everything that is not the LLM: CLI start, retrieval, broker, trace)
@@ -34,8 +35,9 @@ QUESTIONS = [
     "Where was Marie Curie born?",
     "Who wrote Les Misérables?",
 ]
-KINDS = {"agent": "tg-invoke-agent", "graph-rag": "tg-invoke-graph-rag",
-         "document-rag": "tg-invoke-document-rag"}
+AGENT_ITERATIONS = "4"  # a few steps: each is seconds to tens of seconds on 2 shared cores
+KINDS = {"agent": ["tg-invoke-agent", "--max-iterations", AGENT_ITERATIONS],
+         "graph-rag": ["tg-invoke-graph-rag"], "document-rag": ["tg-invoke-document-rag"]}
 TRACE_ENTITY_MS = 5.0  # bench_agent: what one published trace entity costs the loop (docs/agent.md)
 
 
@@ -90,7 +92,7 @@ async def measure(runs: int) -> tuple[list[Answer], dict[str, float]]:
             for question in QUESTIONS[:runs]:
                 for kind, cmd in KINDS.items():
                     before = len(proxy.calls)
-                    code, _, err, wall = await run(cmd, "--no-streaming", "-q", question,
+                    code, _, err, wall = await run(*cmd, "--no-streaming", "-q", question,
                                                    env=stack.env)
                     calls = proxy.calls[before:]
                     trace = err.strip().splitlines()[-1].removeprefix("trace: ") if err else ""
