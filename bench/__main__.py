@@ -20,7 +20,7 @@ from bench.summary import PREFIX
 
 BENCHMARKS = [
     "bench_store", "bench_vectors", "bench_agent", "bench_render", "bench_cli_start",
-    "bench_realmodel",
+    "bench_realmodel", "bench_viewer",
 ]
 
 

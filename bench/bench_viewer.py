@@ -188,6 +188,13 @@ async def browse(url: str, deep: str, long_steps: list[int], n_traces: int) -> N
 
 
 async def main(quick: bool) -> None:
+    from tests.browser.support import missing
+
+    reason = missing()
+    if reason is not None:
+        print(f"  skipped: {reason}")
+        summary("viewer benchmark", "skipped", "-", reason)
+        return
     n_traces = 10_000 if quick else 100_000
     long_steps = [1_000, 5_000] if quick else [1_000, 20_000]
     tmp = Path(tempfile.mkdtemp(prefix="bench-viewer-"))
