@@ -21,7 +21,7 @@ EPILOG = """\b
 Examples:
   tg-query-triples -p http://www.w3.org/2000/01/rdf-schema#label -l 10
   tg-query-triples -s '<urn:trustgraph:doc:abc>' -g urn:graph:source --format json
-  tg-query-triples -o '"Alice"@en' -g ''      # '' is the default graph
+  tg-query-triples -o '"Alice"@en' -g ''      # '' is the default graph (no -g: every graph)
 """
 
 
@@ -47,15 +47,16 @@ def main(
     for key, term in (("s", subject), ("p", predicate), ("o", obj)):
         if term is not None:
             request[key] = term.model_dump(mode="json", exclude_none=True)
-    if graph is not None:
-        request["g"] = graph
+    # The wire's g: missing is the default graph, "*" every graph (TrustGraph's reading);
+    # this command searches every graph unless -g names one.
+    request["g"] = "*" if graph is None else graph
 
     async def query() -> list[dict[str, Any]]:
         from trustgraph_cli.client import GatewayClient
 
         async with GatewayClient(gw) as client:
             reply = await client.request("triples", request)
-        triples: list[dict[str, Any]] = reply.get("triples", [])
+        triples: list[dict[str, Any]] = reply.get("response", [])
         return triples
 
     triples = run(gw, query)

@@ -84,7 +84,7 @@ async def test_a_key_acts_as_its_user_and_no_other(stack: Stack) -> None:
             assert reply["id"] == "1" and reply["error"]["type"] == "forbidden"
             await ws.send_str(frame("2", "triples", {"p": {"t": "i", "i": P}}))
             reply = json.loads(await ws.receive_str(timeout=10))
-            assert [t["s"]["i"] for t in reply["response"]["triples"]] == ["urn:test:bob-default"]
+            assert [t["s"]["i"] for t in reply["response"]["response"]] == ["urn:test:bob-default"]
         async with http.ws_connect(stack.url + "api/v1/socket") as ws:  # auth by first frame
             await ws.send_str(json.dumps({"type": "auth", "token": bob}))
             assert json.loads(await ws.receive_str(timeout=10)) == {"type": "auth-ok"}

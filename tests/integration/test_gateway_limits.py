@@ -54,7 +54,7 @@ async def test_deep_and_huge_requests_are_answered_and_the_socket_stays(stack: S
         assert (reply["id"], reply["error"]["type"]) == ("big", "frame-too-large")
         await ws.send_str(frame("after", "triples", TRIPLES))
         reply = json.loads(await ws.receive_str(timeout=10))
-        assert reply["id"] == "after" and reply["response"]["triples"] == []
+        assert reply["id"] == "after" and reply["response"]["response"] == []
     status, body = await rest(stack, "api/v1/flow/default/service/triples", NESTED.encode())
     assert (status, body["error"]["type"]) == (400, "bad-frame")
     status, body = await rest(stack, "api/v1/flow/default/service/sparql",

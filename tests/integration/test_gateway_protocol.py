@@ -42,10 +42,10 @@ def frame(rid: str, service: str, request: Any) -> str:
 async def test_socket_streams_replies_and_survives_bad_frames(stack: Stack) -> None:
     async with aiohttp.ClientSession() as http, http.ws_connect(stack.url + "api/v1/socket") as ws:
         reply = await eventually(
-            lambda: ask(ws, frame("q", "triples", QUERY)), lambda r: bool(r["response"]["triples"])
+            lambda: ask(ws, frame("q", "triples", QUERY)), lambda r: bool(r["response"]["response"])
         )
         assert reply["id"] == "q" and reply["complete"] is True
-        assert reply["response"]["triples"][0]["s"] == {"t": "i", "i": S}
+        assert reply["response"]["response"][0]["s"] == {"t": "i", "i": S}
 
         await ws.send_str("{not json")
         bad = await receive(ws)
@@ -62,7 +62,26 @@ async def test_socket_streams_replies_and_survives_bad_frames(stack: Stack) -> N
         assert (await receive(ws))["error"]["type"] == "bad-frame"
 
         again = await ask(ws, frame("q2", "triples", QUERY))
-        assert again["id"] == "q2" and again["response"]["triples"]
+        assert again["id"] == "q2" and again["response"]["response"]
+
+
+async def test_triples_g_semantics_and_streaming_batches(stack: Stack) -> None:
+    """TrustGraph's reading: no g is the default graph, "*" every graph; batches when streaming."""
+    named = [Triple(s=iri(f"urn:test:n{i}"), p=iri(P), o=lit(f"n{i}"), g="urn:graph:test") for i in range(3)]
+    await stack.publish(TRIPLES_STORE, Triples(metadata=Metadata(id="m2"), triples=named))
+    everywhere = {**QUERY, "g": "*"}
+    async with aiohttp.ClientSession() as http, http.ws_connect(stack.url + "api/v1/socket") as ws:
+        every = await eventually(
+            lambda: ask(ws, frame("all", "triples", everywhere)),
+            lambda r: len(r["response"]["response"]) == 4,
+        )
+        assert {t.get("g") for t in every["response"]["response"]} == {None, "urn:graph:test"}
+        default = await ask(ws, frame("d", "triples", QUERY))
+        assert [t["s"]["i"] for t in default["response"]["response"]] == [S]
+        await ws.send_str(frame("b", "triples", {**everywhere, "streaming": True, "batch-size": 3}))
+        batches = [await receive(ws), await receive(ws)]
+    assert [len(b["response"]["response"]) for b in batches] == [3, 1]
+    assert [b["complete"] for b in batches] == [False, True]
 
 
 async def ask(ws: aiohttp.ClientWebSocketResponse, text: str) -> dict[str, Any]:
@@ -96,8 +115,8 @@ async def test_rest_final_response_and_errors(stack: Stack) -> None:
                 body: dict[str, Any] = await resp.json()
                 return body
 
-        body = await eventually(query, lambda b: bool(b["triples"]))
-        assert body["triples"][0]["o"] == {"t": "l", "v": "Bob"}
+        body = await eventually(query, lambda b: bool(b["response"]))
+        assert body["response"][0]["o"] == {"t": "l", "v": "Bob"}
         async with http.post(url + "nothing", json={}) as resp:
             assert resp.status == 404
             assert (await resp.json())["error"]["type"] == "unknown-service"
@@ -149,7 +168,7 @@ async def test_token_on_socket_and_rest(pulsar_url: str, prefix: str, tmp_path: 
             async with http.post(
                 rest, json=QUERY, headers={"Authorization": "Bearer s3cret"}
             ) as resp:
-                assert resp.status == 200 and "triples" in await resp.json()
+                assert resp.status == 200 and "response" in await resp.json()
 
 
 async def test_the_cli_client_speaks_the_protocol(
@@ -163,7 +182,7 @@ async def test_the_cli_client_speaks_the_protocol(
         gw = Gateway(url=stack.url, token="t0k", user="trustgraph", collection="c", debug=False)
         async with GatewayClient(gw) as client:
             replies = [r async for r in client.stream("triples", {"limit": 5})]
-            assert replies == [{"triples": [], "end_of_stream": True}]
+            assert replies == [{"response": [], "end_of_stream": True}]
             with pytest.raises(GatewayError) as err:
                 async for _ in client.stream("sparql", {"query": "SELEKT"}):
                     pass

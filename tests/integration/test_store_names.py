@@ -89,7 +89,7 @@ async def test_one_unwritable_store_dead_letters_only_its_own_messages(
     await asyncio.gather(bus.publish(topic, carol), bus.publish(topic, dave))
 
     async def found(user: str) -> list[str]:
-        resp = await triples.request(TriplesQueryRequest(p=iri("urn:p"), user=user), timeout=10)
+        resp = await triples.request(TriplesQueryRequest(p=iri("urn:p"), g="*", user=user), timeout=10)
         return [t.s.i for t in resp.triples]
 
     assert await eventually(lambda: found("dave"), lambda r: r == ["urn:dave"]) == ["urn:dave"]

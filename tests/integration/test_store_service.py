@@ -86,7 +86,7 @@ async def test_isolation_between_users_and_collections(clients, bus: Bus, topics
     for user, collection, expected in (("bob", "default", True), ("alice", "default", False), ("alice", "other", False)):
         resp = await sparql_c.request(SparqlQueryRequest(query=ask, user=user, collection=collection), timeout=10)
         assert resp.boolean is expected
-    pattern = TriplesQueryRequest(p=TG.query, user="alice", collection="default")
+    pattern = TriplesQueryRequest(p=TG.query, g="*", user="alice", collection="default")
     found = (await triples_c.request(pattern, timeout=10)).triples
     assert [t.o for t in found] == [LiteralTerm(v="what does the fox do? (alice1)")]
 
@@ -112,7 +112,7 @@ async def test_bad_input_is_dead_lettered_or_rejected_and_the_writer_goes_on(cli
     await publish(bus, topics, refused, good)
     dead_payloads = {(await asyncio.wait_for(dead.receive(), 15)).data() for _ in range(2)}
     assert dead_payloads == {invalid, ill_typed}
-    query = TriplesQueryRequest(p=iri("urn:p"), user="alice")
+    query = TriplesQueryRequest(p=iri("urn:p"), g="*", user="alice")
     found = await eventually(lambda: triples_c.request(query, timeout=10), lambda r: len(r.triples) >= 1)
     assert [t.s for t in found.triples] == [iri("urn:good")]
 
@@ -148,7 +148,7 @@ async def test_queries_and_explain_over_the_bus(clients, bus: Bus, topics: Topic
 
     await explain_c.request(ExplainRequest(operation="delete-trace", id="a1", user="alice"), timeout=10)
     assert await listing() == ids[1:]
-    gone = TriplesQueryRequest(s=iri(uris.graph_rag_question_uri("g-sub")), user="alice")
+    gone = TriplesQueryRequest(s=iri(uris.graph_rag_question_uri("g-sub")), g="*", user="alice")
     assert (await triples_c.request(gone, timeout=10)).triples == []
 
 
@@ -156,7 +156,7 @@ async def test_reply_too_large_is_an_error_naming_the_fix(clients, bus: Bus, top
     triples_c, _, _ = clients
     big = "x" * 1_000_000
     await publish(bus, topics, *(msg([Triple(s=iri(f"urn:big:{i}"), p=iri("urn:big"), o=LiteralTerm(v=big))], f"big{i}") for i in range(5)))
-    query = TriplesQueryRequest(p=iri("urn:big"), user="alice", limit=2)
+    query = TriplesQueryRequest(p=iri("urn:big"), g="*", user="alice", limit=2)
     await eventually(lambda: triples_c.request(query, timeout=10), lambda r: len(r.triples) == 2)
     with pytest.raises(ServiceError) as err:
         await eventually(lambda: triples_c.request(query.model_copy(update={"limit": 10}), timeout=10), lambda r: False)
@@ -183,7 +183,7 @@ async def test_poison_messages_are_rejected_alone_and_the_writer_lives(clients, 
     assert sorted(dead_payloads) == sorted(poison)
 
     async def subjects(user: str) -> list[str]:
-        found = await triples_c.request(TriplesQueryRequest(p=iri("urn:p3"), user=user), timeout=10)
+        found = await triples_c.request(TriplesQueryRequest(p=iri("urn:p3"), g="*", user=user), timeout=10)
         return sorted(t.s.i for t in found.triples)
 
     for user in ("alice", "bob"):

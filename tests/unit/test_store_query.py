@@ -41,19 +41,23 @@ def test_graph_selection(store: ox.Store) -> None:
 
     assert count("") == 1  # the label, in the default graph
     assert count("urn:graph:source") == 0
-    assert count(None) == 1
+    assert count(None) == 1  # missing g: the default graph (TrustGraph's reading)
+    assert count("*") == 1
     in_source = triples_query(store, TriplesQueryRequest(s=iri(DOC), g="urn:graph:source")).triples
     assert in_source and all(t.g == "urn:graph:source" for t in in_source)
+    everywhere = triples_query(store, TriplesQueryRequest(s=iri(DOC), g="*")).triples
+    assert everywhere == in_source
+    assert triples_query(store, TriplesQueryRequest(s=iri(DOC))).triples == []
     assert triples_query(store, TriplesQueryRequest(p=RDFS.label, g="")).triples[0].g is None
 
 
 def test_quoted_triple_object_pattern_and_limit(store: ox.Store) -> None:
-    found = triples_query(store, TriplesQueryRequest(p=TG.contains, o=quoted(*EDGE_FOX))).triples
+    found = triples_query(store, TriplesQueryRequest(p=TG.contains, o=quoted(*EDGE_FOX), g="*")).triples
     assert [t.s for t in found] == [iri(f"{DOC}/p1/c0/subgraph")]
     assert isinstance(found[0].o, TripleTerm)
-    assert len(triples_query(store, TriplesQueryRequest(p=TG.contains)).triples) == 2
-    assert len(triples_query(store, TriplesQueryRequest(p=TG.contains, limit=1)).triples) == 1
-    assert triples_query(None, TriplesQueryRequest(p=TG.contains)).triples == []
+    assert len(triples_query(store, TriplesQueryRequest(p=TG.contains, g="*")).triples) == 2
+    assert len(triples_query(store, TriplesQueryRequest(p=TG.contains, limit=1, g="*")).triples) == 1
+    assert triples_query(None, TriplesQueryRequest(p=TG.contains, g="*")).triples == []
 
 
 def test_sparql_results(store: ox.Store) -> None:

@@ -41,8 +41,8 @@ def blocked(pool: Any) -> tuple[threading.Event, Any]:
 async def test_queries_answer_while_the_writer_is_busy(ctx: Context[processor.StoreSettings]) -> None:
     gate, busy = blocked(ctx.state["writer"])
     try:
-        found = await processor.triples(TriplesQueryRequest(user="alice", s=iri(FOX), g=""), ctx)
-        assert [t.o.v for t in found.triples] == ["fox"]
+        found = [r async for r in processor.triples(TriplesQueryRequest(user="alice", s=iri(FOX), g=""), ctx)]
+        assert [t.o.v for r in found for t in r.triples] == ["fox"]
         traces = await processor.explain_service(ExplainRequest(operation="list-traces", user="alice"), ctx)
         assert [t.id.rsplit(":", 1)[1] for t in traces.traces] == ["g1"]
         asked = await processor.sparql(SparqlQueryRequest(user="alice", query="ASK { ?s ?p ?o }"), ctx)

@@ -45,7 +45,13 @@ GOLDEN: list[tuple[type[BaseModel], str]] = [
     (
         schema.TriplesQueryRequest,
         '{"user":"u","collection":"c","o":{"t":"t","tr":{"s":{"t":"i","i":"urn:a"},'
-        '"p":{"t":"i","i":"urn:b"},"o":{"t":"l","v":"x"}}},"g":"","limit":10}',
+        '"p":{"t":"i","i":"urn:b"},"o":{"t":"l","v":"x"}}},"g":"","limit":10,'
+        '"streaming":false,"batch-size":20}',
+    ),
+    (
+        schema.TriplesQueryResponse,
+        '{"end_of_stream":true,"response":[{"s":{"t":"i","i":"urn:a"},'
+        '"p":{"t":"i","i":"urn:b"},"o":{"t":"l","v":"x"},"g":"urn:graph:source"}]}',
     ),
     (
         schema.GraphRagResponse,

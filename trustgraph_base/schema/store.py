@@ -9,19 +9,29 @@ from pydantic import Field
 from trustgraph_base.rdf.terms import BlankTerm, IriTerm, Term, Triple
 from trustgraph_base.schema.core import Response, Scoped
 
+ALL_GRAPHS = "*"
+
 
 class TriplesQueryRequest(Scoped):
-    """Triple pattern: any of s/p/o bound; ``g`` None = all graphs, ``""`` = the default graph."""
+    """Triple pattern: any of s/p/o bound; ``g`` as TrustGraph reads it.
+
+    ``g`` missing (or ``""``) is the default graph, ``"*"`` every graph, else that graph.
+    ``streaming`` answers in batches of ``batch-size`` triples (the last one final).
+    """
 
     s: IriTerm | BlankTerm | None = Field(default=None, discriminator="t")
     p: IriTerm | None = None
     o: Term | None = None
     g: str | None = None
     limit: int = Field(default=10000, ge=1, le=1_000_000)
+    streaming: bool = False
+    batch_size: int = Field(default=20, ge=1, le=100_000, alias="batch-size")
 
 
 class TriplesQueryResponse(Response):
-    triples: list[Triple] = []
+    """The matching triples, on the wire as ``response`` (TrustGraph's name)."""
+
+    triples: list[Triple] = Field(default=[], alias="response")
 
 
 class SparqlQueryRequest(Scoped):

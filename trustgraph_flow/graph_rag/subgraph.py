@@ -14,7 +14,7 @@ from trustgraph_base.rdf.terms import BlankTerm, IriTerm, LiteralTerm, Term, Tri
 from trustgraph_base.schema import TriplesQueryRequest
 from trustgraph_base.schema.rag import GraphRagRequest
 
-DEFAULT_GRAPH = ""  # TriplesQueryRequest: "" is the default graph, None would be all graphs
+DEFAULT_GRAPH = None  # TriplesQueryRequest: None is the default graph ("*" would be all graphs)
 FANOUT = 16  # store queries in flight at once
 
 

@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
@@ -172,12 +172,23 @@ async def store_triples(batch: list[Triples], ctx: Context[StoreSettings]) -> li
 
 
 @proc.service(TRIPLES_QUERY)
-async def triples(req: TriplesQueryRequest, ctx: Context[StoreSettings]) -> TriplesQueryResponse:
+async def triples(
+    req: TriplesQueryRequest, ctx: Context[StoreSettings]
+) -> AsyncIterator[TriplesQueryResponse]:
+    """The matches in one reply, or (``streaming``) in replies of ``batch_size`` triples."""
+
     def go(stores: Stores) -> TriplesQueryResponse:
         with stores.lease(req.user, req.collection) as handle:
             return checked(query.triples_query(handle.store if handle else None, req))
 
-    return await read(ctx, go)
+    answer = await read(ctx, go)
+    if not req.streaming or len(answer.triples) <= req.batch_size:
+        yield answer
+        return
+    found = answer.triples
+    for start in range(0, len(found), req.batch_size):
+        last = start + req.batch_size >= len(found)
+        yield TriplesQueryResponse(triples=found[start : start + req.batch_size], end_of_stream=last)
 
 
 @proc.service(SPARQL)

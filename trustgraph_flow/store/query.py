@@ -16,6 +16,7 @@ import pyoxigraph as ox
 from trustgraph_base.errors import ServiceError
 from trustgraph_base.rdf.terms import Term
 from trustgraph_base.schema.store import (
+    ALL_GRAPHS,
     SparqlQueryRequest,
     SparqlQueryResponse,
     TriplesQueryRequest,
@@ -46,13 +47,13 @@ def pattern_term(term: Term | None, role: str) -> ox.NamedNode | ox.BlankNode | 
 
 
 def triples_query(store: ox.Store | None, req: TriplesQueryRequest) -> TriplesQueryResponse:
-    """Match a pattern: ``g`` None = every graph, ``""`` = the default graph, else that graph."""
+    """Match a pattern: ``g`` None or ``""`` = the default graph, ``"*"`` = every graph."""
     if store is None:
         return TriplesQueryResponse()
     s, p, o = (pattern_term(t, r) for t, r in ((req.s, "s"), (req.p, "p"), (req.o, "o")))
-    if req.g is None:
+    if req.g == ALL_GRAPHS:
         g: ox.NamedNode | ox.DefaultGraph | None = None
-    elif req.g == "":
+    elif not req.g:
         g = DEFAULT_GRAPH
     else:
         try:
