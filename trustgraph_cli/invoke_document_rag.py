@@ -37,7 +37,7 @@ Then: tg-show-explain-trace <the trace id printed on stderr>
 def main(gw: Gateway, question: str, explainable: bool, no_streaming: bool, doc_limit: int) -> None:
     """Ask QUESTION of the collection's documents; print the answer, then the trace id (stderr)."""
     check_question(question)
-    request = {"query": question, "doc_limit": doc_limit}
+    request = {"query": question, "doc-limit": doc_limit}
     ask_rag(gw, "document-rag", request, explainable=explainable, streaming=not no_streaming)
 
 

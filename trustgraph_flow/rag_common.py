@@ -170,6 +170,7 @@ class Trace(Generic[R]):
             message_type="explain",
             explain_id=uri,
             explain_graph=GRAPH_RETRIEVAL,
+            explain_triples=body,
             end_of_stream=False,
         )
 
@@ -178,7 +179,7 @@ class Trace(Generic[R]):
         model that wrote the answer."""
         return self.response(
             response=answer, explain_id=self.question_uri, explain_graph=GRAPH_RETRIEVAL,
-            model=model or None,
+            model=model or None, end_of_session=True,
         )
 
     def piece(self, text: str) -> R:

@@ -59,11 +59,11 @@ async def test_streamed_answer_and_trace_match_spec(
     assert all(r.explain_graph == GRAPH_RETRIEVAL for r in replies if r.explain_id)
     final = replies[-1]
     assert final.end_of_stream and final.explain_id == question and final.response == ""
-    answer = "".join(r.response for r in replies if r.message_type == "answer")
+    answer = "".join(r.response for r in replies if r.message_type == "chunk")
     assert "forest" in answer
     # the answer streamed before the synthesis was announced
     kinds = [r.message_type for r in replies]
-    assert kinds.index("answer") < len(kinds) - 2
+    assert kinds.index("chunk") < len(kinds) - 2
 
     explore, synth = question + "/exploration", question + "/synthesis"
     expected = (

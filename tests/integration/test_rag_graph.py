@@ -93,7 +93,7 @@ async def test_streamed_answer_and_trace_match_spec(
     assert explains == [question, explore, focus, synth]
     final = replies[-1]
     assert final.explain_id == question and final.explain_graph == GRAPH_RETRIEVAL
-    answer = "".join(r.response for r in replies if r.message_type == "answer")
+    answer = "".join(r.response for r in replies if r.message_type == "chunk")
     assert "dog" in answer.lower()
 
     trace = await stored_trace(world, question)

@@ -35,12 +35,22 @@ GOLDEN: list[tuple[type[BaseModel], str]] = [
     ),
     (
         schema.AgentResponse,
-        '{"end_of_stream":false,"message_type":"thought","content":"I should look it up"}',
+        '{"end_of_stream":false,"message_type":"thought","content":"I should look it up",'
+        '"explain_triples":[]}',
+    ),
+    (
+        schema.AgentResponse,
+        '{"end_of_stream":false,"message_type":"explain","content":"",'
+        '"explain_id":"urn:trustgraph:agent:s1/i1","explain_graph":"urn:graph:retrieval",'
+        '"explain_triples":[{"s":{"t":"i","i":"urn:trustgraph:agent:s1/i1"},'
+        '"p":{"t":"i","i":"https://trustgraph.ai/ns/action"},"o":{"t":"l","v":"knowledge-query"},'
+        '"g":"urn:graph:retrieval"}]}',
     ),
     (
         schema.GraphRagResponse,
-        '{"end_of_stream":true,"message_type":"answer","response":"Paris.",'
-        '"explain_id":"urn:trustgraph:question:q1","explain_graph":"urn:graph:retrieval"}',
+        '{"end_of_stream":true,"message_type":"chunk","response":"Paris.",'
+        '"explain_id":"urn:trustgraph:question:q1","explain_graph":"urn:graph:retrieval",'
+        '"explain_triples":[],"end_of_session":true}',
     ),
     (
         schema.TriplesQueryRequest,
@@ -56,7 +66,18 @@ GOLDEN: list[tuple[type[BaseModel], str]] = [
     (
         schema.GraphRagResponse,
         '{"error":{"type":"no-data","message":"collection is empty"},"end_of_stream":true,'
-        '"message_type":"answer","response":""}',
+        '"message_type":"chunk","response":"","explain_triples":[],"end_of_session":false}',
+    ),
+    (
+        schema.GraphRagRequest,
+        '{"user":"u","collection":"c","query":"q","streaming":true,"parent_uri":"",'
+        '"session_id":"","started_at":"","entity-limit":5,"triple-limit":30,'
+        '"max-subgraph-size":150,"max-path-length":2,"edge-limit":25}',
+    ),
+    (
+        schema.DocumentRagRequest,
+        '{"user":"u","collection":"c","query":"q","streaming":false,"parent_uri":"",'
+        '"session_id":"","started_at":"","doc-limit":10}',
     ),
 ]
 

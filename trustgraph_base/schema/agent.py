@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from trustgraph_base.rdf.terms import Triple
 from trustgraph_base.schema.core import DEFAULT_COLLECTION, DEFAULT_USER, Message, Response
 
 
@@ -49,5 +50,6 @@ class AgentResponse(Response):
     content: str = ""
     explain_id: str | None = None
     explain_graph: str | None = None
+    explain_triples: list[Triple] = []  # an explain event's triples, inline (TrustGraph's field)
     model: str | None = None
     finish_reason: Literal["answer", "iteration-limit"] | None = None

@@ -99,13 +99,19 @@ def stopped_answer(iterations: int) -> str:
 EventKind = Literal["thought", "action", "observation", "explain"]
 
 
-def _event(kind: EventKind, content: str = "", explain_id: str | None = None) -> AgentResponse:
+def _event(
+    kind: EventKind,
+    content: str = "",
+    explain_id: str | None = None,
+    triples: list[Triple] | None = None,
+) -> AgentResponse:
     graph = GRAPH_RETRIEVAL if explain_id else None
     return AgentResponse(
         message_type=kind,
         content=content,
         explain_id=explain_id,
         explain_graph=graph,
+        explain_triples=triples or [],
         end_of_stream=False,
     )
 
@@ -138,8 +144,9 @@ class Session:
         if not self.explainable:
             return None  # the triples are not even built: off costs nothing
         meta = Metadata(id=entity_uri, user=self.req.user, collection=self.req.collection)
-        await self.ctx.publish(TRIPLES_STORE, Triples(metadata=meta, triples=build()))
-        return _event("explain", explain_id=entity_uri)
+        triples = build()
+        await self.ctx.publish(TRIPLES_STORE, Triples(metadata=meta, triples=triples))
+        return _event("explain", explain_id=entity_uri, triples=triples)
 
     async def run(self) -> AsyncIterator[AgentResponse]:
         """Every event of the session, the last one the final answer."""
