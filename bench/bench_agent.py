@@ -145,7 +145,7 @@ async def committed(bus: Bus, topics: Topics, final_uri: str, timeout: float = 1
     try:
         while time.monotonic() < deadline:
             resp = await client.request(SparqlQueryRequest(query=query, user=USER), timeout=30)
-            if resp.boolean:
+            if resp.ask_result:
                 return
             await asyncio.sleep(0.01)
         raise TimeoutError(f"the store did not commit {final_uri} within {timeout:g}s")

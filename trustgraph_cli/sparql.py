@@ -50,19 +50,22 @@ def render(reply: dict[str, Any], fmt: str) -> str:
     from trustgraph_cli.render.text import safe
     from trustgraph_cli.terms import format_triple
 
-    kind = reply.get("kind") or ("triples" if reply.get("triples") else "bindings")
-    if kind == "boolean":
-        value = bool(reply.get("boolean"))
+    kind = reply.get("query-type") or "select"
+    if kind == "ask":
+        value = bool(reply.get("ask-result"))
         if fmt == "json":
             return json.dumps({"head": {}, "boolean": value}) + "\n"
         return ("true" if value else "false") + "\n"
-    if kind == "triples":
+    if kind in ("construct", "describe"):
         triples = reply.get("triples", [])
         if fmt == "json":
             return json.dumps(triples, indent=2, ensure_ascii=False) + "\n"
         return "".join(safe(format_triple(t)) + "\n" for t in triples)
-    variables: list[str] = reply.get("vars", [])
-    rows: list[dict[str, Any]] = reply.get("bindings", [])
+    variables: list[str] = reply.get("variables", [])
+    rows: list[dict[str, Any]] = [
+        {v: term for v, term in zip(variables, b.get("values", []), strict=False) if term is not None}
+        for b in reply.get("bindings", [])
+    ]
     if fmt == "json":
         return json.dumps(results_json(variables, rows), indent=2, ensure_ascii=False) + "\n"
     if fmt == "csv":

@@ -26,11 +26,17 @@ from trustgraph_base.provenance import (
     GRAPH_RETRIEVAL,
     check_started_at,
     failure_triples,
+    grounding_triples,
     metrics_triples,
     now_iso,
     synthesis_triples,
 )
-from trustgraph_base.provenance.uris import check_session_id, new_session_id, synthesis_uri
+from trustgraph_base.provenance.uris import (
+    check_session_id,
+    grounding_uri,
+    new_session_id,
+    synthesis_uri,
+)
 from trustgraph_base.rdf.terms import Triple, check_iri
 from trustgraph_base.schema import (
     EmbeddingsRequest,
@@ -173,6 +179,12 @@ class Trace(Generic[R]):
             explain_triples=body,
             end_of_stream=False,
         )
+
+    async def ground(self) -> tuple[str, R]:
+        """Publish the Grounding TrustGraph's tools look for: what the retrieval searched with
+        (the question text: both flows embed it whole). Its URI and explain event."""
+        uri = grounding_uri(self.question_uri)
+        return uri, await self.stage(uri, grounding_triples(uri, self.question_uri, [self.req.query]))
 
     def final(self, answer: str, model: str = "") -> R:
         """The last response: the answer (empty when it was streamed), the trace id and the

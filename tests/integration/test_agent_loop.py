@@ -161,6 +161,9 @@ def act(thought: str, tool: str, args: dict[str, Any]) -> str:
     return f"Thought: {thought}\nAction: {tool}\nArgs: {json.dumps(args)}"
 
 
+RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
+
+
 def question_rows(uri: str, query: str) -> list[Row]:
     return [
         (uri, RDF_TYPE, PROV + "Activity", G),
@@ -168,6 +171,7 @@ def question_rows(uri: str, query: str) -> list[Row]:
         (uri, RDF_TYPE, TG + "AgentQuestion", G),
         (uri, TG + "query", query, G),
         (uri, PROV + "startedAtTime", STARTED, G),
+        (uri, RDFS_LABEL, "Question", G),  # TrustGraph's, beside SPEC's (docs/provenance.md)
     ]
 
 
@@ -182,6 +186,8 @@ def analysis_rows(
         (uri, TG + "action", action, G),
         (uri, TG + "arguments", args, G),
         (uri, TG + "observation", obs, G),
+        (uri, RDF_TYPE, TG + "ToolUse", G),  # TrustGraph's, beside SPEC's
+        (uri, RDFS_LABEL, "Analysis", G),
     ]
 
 
@@ -191,6 +197,9 @@ def conclusion_rows(uri: str, parent: str, answer: str) -> list[Row]:
         (uri, RDF_TYPE, TG + "Conclusion", G),
         (uri, PROV + "wasDerivedFrom", parent, G),
         (uri, TG + "answer", answer, G),
+        (uri, RDF_TYPE, TG + "Answer", G),  # TrustGraph's, beside SPEC's
+        (uri, RDFS_LABEL, "Conclusion", G),
+        (uri, TG + "document", uri + "/document", G),
     ]
 
 

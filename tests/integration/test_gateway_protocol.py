@@ -198,7 +198,7 @@ async def test_the_cli_client_speaks_the_protocol(
                 collect("sparql", {"query": "ASK { ?s ?p ?o }"}),
                 collect("triples", {"limit": 2}),
             )
-            assert [(r["kind"], r["boolean"]) for r in results[1]] == [("boolean", False)]
+            assert [(r["query-type"], r["ask-result"]) for r in results[1]] == [("ask", False)]
             assert results[0] == results[2] == replies
         wrong = Gateway(url=stack.url, token="nope", user="u", collection="c", debug=False)
         async with GatewayClient(wrong) as client:
@@ -223,3 +223,30 @@ async def test_stopping_closes_open_sockets(pulsar_url: str, prefix: str, tmp_pa
         assert closing.type == aiohttp.WSMsgType.CLOSE
         assert closing.data == aiohttp.WSCloseCode.GOING_AWAY
         await ws.close()
+
+
+async def test_unknown_paths_and_the_import_socket(stack: Stack) -> None:
+    async with aiohttp.ClientSession() as http:
+        async with http.post(stack.url + "api/v1/collection-management", json={}) as resp:
+            body = await resp.json()
+        assert resp.status == 404 and body["error"]["type"] == "unknown-service"
+        assert "'/api/v1/collection-management'" in body["error"]["message"]
+        assert "/api/v1/librarian" in body["error"]["message"]
+        imported = {"t": "i", "i": "urn:test:imported"}
+        async with http.ws_connect(stack.url + "api/v1/flow/default/import/triples") as ws:
+            await ws.send_str("{oops")
+            assert json.loads(await ws.receive_str())["error"]["type"] == "bad-frame"
+            forged = {"s": imported, "p": {"t": "i", "i": P}, "o": {"t": "l", "v": "x"},
+                      "g": "urn:graph:retrieval"}
+            await ws.send_str(json.dumps({"metadata": {"id": "m"}, "triples": [forged]}))
+            refused = json.loads(await ws.receive_str())["error"]
+            assert refused["type"] == "forbidden" and "urn:graph:retrieval" in refused["message"]
+            plain = {k: v for k, v in forged.items() if k != "g"}
+            await ws.send_str(json.dumps({"metadata": {"id": "m"}, "triples": [plain]}))
+        async with http.ws_connect(stack.url + "api/v1/socket") as ws:
+            query = {"s": imported, "g": "*", "limit": 10}
+            found = await eventually(
+                lambda: ask(ws, frame("i", "triples", query)),
+                lambda r: bool(r["response"]["response"]),
+            )
+    assert [t.get("g") for t in found["response"]["response"]] == [None]

@@ -24,6 +24,7 @@ class World(NamedTuple):
     doc: str
     graph_trace: str
     doc_trace: str
+    agent_trace: str
 
     async def official(self, name: str, *args: str) -> CliResult:
         return await run_official(self.bin, self.stack, name, *args)
@@ -44,12 +45,15 @@ async def world(
         assert graph.code == 0, graph.stderr
         docs = await stack.cli("tg-invoke-document-rag", "-q", "Where was Marie Curie born?")
         assert docs.code == 0, docs.stderr
+        asked = await stack.cli("tg-invoke-agent", "-q", "What is the capital of France?")
+        assert asked.code == 0, asked.stderr
         yield World(
             stack,
             bin_dir,
             loaded.stdout.strip().splitlines()[-1],
             trace_of(graph),
             trace_of(docs),
+            trace_of(asked),
         )
 
 
@@ -106,3 +110,87 @@ async def test_explainable_runs_show_each_stage(world: World) -> None:
     assert asked.code == 0, asked.stderr
     assert "Paris" in asked.stdout
     assert "[analysis: knowledge-query]" in asked.stderr and "[conclusion]" in asked.stderr
+
+
+async def test_trace_list_and_every_trace_type(world: World) -> None:
+    listed = await world.official("tg-list-explain-traces")
+    assert listed.code == 0, listed.stderr
+    rows = {ln.split()[0]: ln for ln in listed.stdout.splitlines() if ln.startswith("urn:")}
+    assert "GraphRAG" in rows[world.graph_trace] and "What is the capital of France?" in rows[world.graph_trace]
+    assert "DocRAG" in rows[world.doc_trace] and "Where was Marie Curie born?" in rows[world.doc_trace]
+    assert "Agent" in rows[world.agent_trace]
+
+    graph = await world.official("tg-show-explain-trace", world.graph_trace, "--show-provenance")
+    assert graph.code == 0, graph.stderr
+    assert "Question: What is the capital of France?" in graph.stdout
+    assert "Retrieved " in graph.stdout and "No exploration data found" not in graph.stdout
+    assert "(Paris, is the capital of, France)" in graph.stdout
+    source = f"Source: {world.doc}/p1/c0/subgraph -> {world.doc}/p1/c0 -> {world.doc}/p1 -> {world.doc}"
+    assert source in graph.stdout
+    assert "Answer:\n  Paris is the capital of France." in graph.stdout
+
+    docs = await world.official("tg-show-explain-trace", world.doc_trace)
+    assert docs.code == 0, docs.stderr
+    assert "Concepts: Where was Marie Curie born?" in docs.stdout
+    assert "Retrieved 3 chunks from document store" in docs.stdout
+    assert "Answer:\n  Marie Curie was born in Warsaw." in docs.stdout
+
+    agent = await world.official("tg-show-explain-trace", world.agent_trace)
+    assert agent.code == 0, agent.stderr
+    steps = agent.stdout.split("--- ")[1:]
+    assert [s.split(" ---")[0] for s in steps] == ["Analysis", "Conclusion"]
+    assert "Action: knowledge-query" in agent.stdout
+    assert "Answer:\n  Paris is the capital of France." in agent.stdout
+
+
+async def test_trace_json(world: World) -> None:
+    import json
+
+    graph = await world.official("tg-show-explain-trace", world.graph_trace, "--format", "json")
+    assert graph.code == 0, graph.stderr
+    shown = json.loads(graph.stdout)
+    assert shown["question"] == "What is the capital of France?"
+    assert shown["synthesis"]["document"] == f"{world.graph_trace}/synthesis/document"
+    docs = await world.official("tg-show-explain-trace", world.doc_trace, "--format", "json")
+    assert docs.code == 0, docs.stderr
+    assert json.loads(docs.stdout)["grounding"]["concepts"] == ["Where was Marie Curie born?"]
+
+
+async def test_sparql_results(world: World) -> None:
+    query = "SELECT ?s ?q WHERE { GRAPH ?g { ?s <https://trustgraph.ai/ns/query> ?q } }"
+    rows = await world.official("tg-invoke-sparql-query", "-q", query)
+    assert rows.code == 0, rows.stderr
+    assert f"{world.graph_trace} | What is the capital of France?" in rows.stdout
+    ask = await world.official("tg-invoke-sparql-query", "-q", "ASK { ?s ?p ?o }")
+    assert ask.stdout == "true\n"
+    built = await world.official(
+        "tg-invoke-sparql-query", "-q", f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ GRAPH ?g {{ ?s ?p ?o }} FILTER(?s = <{world.doc}>) }}"
+    )
+    assert built.code == 0, built.stderr
+    assert f"<{world.doc}> <http://purl.org/dc/elements/1.1/title>" in built.stdout
+
+
+async def test_load_turtle_into_the_default_graph(world: World, tmp_path: Path) -> None:
+    ttl = tmp_path / "extra.ttl"
+    ttl.write_text(
+        '<urn:test:zeno> <http://www.w3.org/2000/01/rdf-schema#label> "Zeno of Elea"@en .\n'
+        "<urn:test:zeno> <urn:test:born-in> <urn:test:elea> .\n"
+    )
+    loaded = await world.official("tg-load-turtle", "-i", "urn:test:extra", str(ttl))
+    assert loaded.code == 0, loaded.stdout + loaded.stderr
+    assert "File loaded." in loaded.stdout and "retry" not in loaded.stdout
+
+    async def shown() -> CliResult:
+        return await world.official("tg-query-graph", "-s", "urn:test:zeno")
+
+    from tests.support.stack import eventually
+
+    found = await eventually(shown, lambda r: "urn:test:elea" in r.stdout)
+    assert "Zeno of Elea" in found.stdout and "urn:test:elea" in found.stdout
+
+
+async def test_services_we_do_not_offer_end_at_once(world: World) -> None:
+    listed = await world.official("tg-list-collections")
+    assert "404" in listed.stdout + listed.stderr  # the official client shows only the status
+    flows = await world.official("tg-show-flows")
+    assert flows.stdout + flows.stderr  # it ended (no retry loop) and said something

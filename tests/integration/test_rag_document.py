@@ -29,6 +29,7 @@ from trustgraph_base.provenance import (
     docrag_exploration_triples,
     docrag_question_triples,
     failure_triples,
+    grounding_triples,
     synthesis_triples,
 )
 from trustgraph_base.rdf.terms import IriTerm, Term, Triple, TripleTerm, iri
@@ -55,7 +56,7 @@ async def test_streamed_answer_and_trace_match_spec(
     )
     question = Q + "d1"
     explains = [r.explain_id for r in replies if r.message_type == "explain"]
-    assert explains == [question, question + "/exploration", question + "/synthesis"]
+    assert explains == [question, question + "/grounding", question + "/exploration", question + "/synthesis"]
     assert all(r.explain_graph == GRAPH_RETRIEVAL for r in replies if r.explain_id)
     final = replies[-1]
     assert final.end_of_stream and final.explain_id == question and final.response == ""
@@ -68,7 +69,8 @@ async def test_streamed_answer_and_trace_match_spec(
     explore, synth = question + "/exploration", question + "/synthesis"
     expected = (
         docrag_question_triples(question, "Where does the fox live?", START)
-        + docrag_exploration_triples(explore, question, list(CHUNKS))
+        + grounding_triples(question + "/grounding", question, ["Where does the fox live?"])
+        + docrag_exploration_triples(explore, question, list(CHUNKS), grounding=question + "/grounding")
         + synthesis_triples(synth, explore, answer)
     )
     trace = await stored_trace(world, question)
@@ -109,7 +111,8 @@ async def test_sub_trace_with_http_llm_non_streaming(
     question, explore = Q + "d2", Q + "d2/exploration"
     expected = (
         docrag_question_triples(question, "Where does the fox live?", START, parent)
-        + docrag_exploration_triples(explore, question, shown)
+        + grounding_triples(question + "/grounding", question, ["Where does the fox live?"])
+        + docrag_exploration_triples(explore, question, shown, grounding=question + "/grounding")
         + synthesis_triples(question + "/synthesis", explore, final.response)
     )
     trace = await stored_trace(world, question)

@@ -34,6 +34,7 @@ from trustgraph_base.provenance import (
     graph_rag_exploration_triples,
     graph_rag_focus_triples,
     graph_rag_question_triples,
+    grounding_triples,
     synthesis_triples,
 )
 from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Triple, TripleTerm, iri, term_key
@@ -88,9 +89,12 @@ async def test_streamed_answer_and_trace_match_spec(
     query = "What does the fox jump over?"
     replies = await ask(world, query=query, streaming=True, entity_limit=4, session_id="g1")
     question = Q + "g1"
+    grounding = question + "/grounding"
     explore, focus, synth = (question + s for s in ("/exploration", "/focus", "/synthesis"))
     explains = [r.explain_id for r in replies if r.message_type == "explain"]
-    assert explains == [question, explore, focus, synth]
+    assert explains == [question, grounding, explore, focus, synth]
+    inline = {r.explain_id: r.explain_triples for r in replies if r.message_type == "explain"}
+    assert {t.s.i for t in inline[grounding] if isinstance(t.s, IriTerm)} == {grounding}
     final = replies[-1]
     assert final.explain_id == question and final.explain_graph == GRAPH_RETRIEVAL
     answer = "".join(r.response for r in replies if r.message_type == "chunk")
@@ -103,7 +107,8 @@ async def test_streamed_answer_and_trace_match_spec(
     )
     expected = (
         graph_rag_question_triples(question, query, START)
-        + graph_rag_exploration_triples(explore, question, len(ALL_EDGES))
+        + grounding_triples(grounding, question, [query])
+        + graph_rag_exploration_triples(explore, question, len(ALL_EDGES), grounding)
         + graph_rag_focus_triples(focus, explore, question, selected)
         + synthesis_triples(synth, focus, answer)
     )
@@ -178,7 +183,7 @@ async def test_malformed_twice_fails_cleanly(
     question = Q + "g4"
     trace = await stored_trace(world, question, "error")
     subjects = {t.s.i for t in trace if isinstance(t.s, IriTerm)}
-    assert subjects == {question, question + "/exploration"}
+    assert subjects == {question, question + "/grounding", question + "/exploration"}
     assert any(t.p == TG.error for t in trace)
 
 

@@ -85,7 +85,7 @@ async def test_isolation_between_users_and_collections(clients, bus: Bus, topics
     ask = "ASK { GRAPH ?g { ?q <https://trustgraph.ai/ns/query> ?text FILTER(CONTAINS(?text, 'bob1')) } }"
     for user, collection, expected in (("bob", "default", True), ("alice", "default", False), ("alice", "other", False)):
         resp = await sparql_c.request(SparqlQueryRequest(query=ask, user=user, collection=collection), timeout=10)
-        assert resp.boolean is expected
+        assert resp.ask_result is expected
     pattern = TriplesQueryRequest(p=TG.query, g="*", user="alice", collection="default")
     found = (await triples_c.request(pattern, timeout=10)).triples
     assert [t.o for t in found] == [LiteralTerm(v="what does the fox do? (alice1)")]

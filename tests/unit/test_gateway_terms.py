@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import click
 import pytest
 from click.testing import CliRunner
@@ -96,22 +98,21 @@ def test_sparql_json_terms() -> None:
 
 
 def test_render_select_as_table_csv_and_json() -> None:
-    reply = {
-        "kind": "bindings",
-        "vars": ["s", "n"],
+    reply = {  # TrustGraph's result shape: a value per variable, in order, null when unbound
+        "query-type": "select",
+        "variables": ["s", "n"],
         "bindings": [
-            {"s": {"t": "i", "i": "urn:a"}, "n": {"t": "l", "v": 'x,"y"'}},
-            {"s": {"t": "b", "d": "b0"}},
+            {"values": [{"t": "i", "i": "urn:a"}, {"t": "l", "v": 'x,"y"'}]},
+            {"values": [{"t": "b", "d": "b0"}, None]},
         ],
     }
     assert sparql.render(reply, "csv") == 's,n\r\nurn:a,"x,""y"""\r\n_:b0,\r\n'
     table = sparql.render(reply, "table").splitlines()
     assert table[0].split() == ["s", "n"] and table[-1] == "(2 rows)"
-    assert sparql.results_json(reply["vars"], reply["bindings"])["results"]["bindings"][1] == {
-        "s": {"type": "bnode", "value": "b0"}
-    }
-    assert sparql.render({"kind": "boolean", "boolean": False}, "table") == "false\n"
-    count = {"kind": "bindings", "vars": ["n"], "bindings": [{"n": lit(34).model_dump()}]}
+    shown = json.loads(sparql.render(reply, "json"))
+    assert shown["results"]["bindings"][1] == {"s": {"type": "bnode", "value": "b0"}}
+    assert sparql.render({"query-type": "ask", "ask-result": False}, "table") == "false\n"
+    count = {"query-type": "select", "variables": ["n"], "bindings": [{"values": [lit(34).model_dump()]}]}
     assert sparql.render(count, "table").splitlines()[2] == "34"
 
 

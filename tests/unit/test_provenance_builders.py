@@ -23,6 +23,7 @@ from trustgraph_base.provenance import (
     graph_rag_exploration_triples,
     graph_rag_focus_triples,
     graph_rag_question_triples,
+    grounding_triples,
     metrics_triples,
     page_triples,
     subgraph_triples,
@@ -42,6 +43,12 @@ PREFIXES = (
     ("http://purl.org/dc/elements/1.1/", "dc:"),
     (XSD, "xsd:"),
 )
+
+
+def split(got: list[str], spec: list[str], extras: list[str]) -> None:
+    """``got`` is SPEC.md's triples in order, plus exactly TrustGraph's ``extras`` beside them."""
+    assert [line for line in got if line not in extras] == spec
+    assert sorted(line for line in got if line not in spec) == sorted(extras)
 
 
 def lines(triples: list[Triple]) -> list[str]:
@@ -75,7 +82,7 @@ def test_agent_trace_matches_spec() -> None:
         )
         + lines(agent_final_triples(final, i1, "Paris"))
     )
-    assert got == [
+    split(got, [
         "<urn:trustgraph:agent:s1> rdf:type prov:Activity",
         "<urn:trustgraph:agent:s1> rdf:type tg:Question",
         "<urn:trustgraph:agent:s1> rdf:type tg:AgentQuestion",
@@ -92,7 +99,14 @@ def test_agent_trace_matches_spec() -> None:
         "<urn:trustgraph:agent:s1/final> rdf:type tg:Conclusion",
         "<urn:trustgraph:agent:s1/final> prov:wasDerivedFrom <urn:trustgraph:agent:s1/i1>",
         '<urn:trustgraph:agent:s1/final> tg:answer "Paris"',
-    ]
+    ], [
+        '<urn:trustgraph:agent:s1> rdfs:label "Question"',
+        "<urn:trustgraph:agent:s1/i1> rdf:type tg:ToolUse",
+        '<urn:trustgraph:agent:s1/i1> rdfs:label "Analysis"',
+        "<urn:trustgraph:agent:s1/final> rdf:type tg:Answer",
+        '<urn:trustgraph:agent:s1/final> rdfs:label "Conclusion"',
+        "<urn:trustgraph:agent:s1/final> tg:document <urn:trustgraph:agent:s1/final/document>",
+    ])
     everything = agent_session_triples(session, "q", "2026-01-01T00:00:00Z") + agent_final_triples(
         final, session, "a"
     )
@@ -109,10 +123,11 @@ def test_docrag_trace_matches_spec() -> None:
                 q, "q?", "2026-01-01T00:00:00Z", parent_uri="urn:trustgraph:agent:s1/i2"
             )
         )
-        + lines(docrag_exploration_triples(exp, q, chunks))
+        + lines(grounding_triples(uris.grounding_uri(q), q, ["q?"]))
+        + lines(docrag_exploration_triples(exp, q, chunks, grounding=uris.grounding_uri(q)))
         + lines(synthesis_triples(syn, exp, "answer"))
     )
-    assert got == [
+    split(got, [
         "<urn:trustgraph:docrag:d1> rdf:type prov:Activity",
         "<urn:trustgraph:docrag:d1> rdf:type tg:Question",
         "<urn:trustgraph:docrag:d1> rdf:type tg:DocRagQuestion",
@@ -129,7 +144,19 @@ def test_docrag_trace_matches_spec() -> None:
         "<urn:trustgraph:docrag:d1/synthesis> rdf:type tg:Synthesis",
         "<urn:trustgraph:docrag:d1/synthesis> prov:wasDerivedFrom <urn:trustgraph:docrag:d1/exploration>",
         '<urn:trustgraph:docrag:d1/synthesis> tg:content "answer"',
-    ]
+    ], [
+        '<urn:trustgraph:docrag:d1> rdfs:label "Question"',
+        "<urn:trustgraph:docrag:d1/grounding> rdf:type prov:Entity",
+        "<urn:trustgraph:docrag:d1/grounding> rdf:type tg:Grounding",
+        "<urn:trustgraph:docrag:d1/grounding> prov:wasDerivedFrom <urn:trustgraph:docrag:d1>",
+        '<urn:trustgraph:docrag:d1/grounding> rdfs:label "Grounding"',
+        '<urn:trustgraph:docrag:d1/grounding> tg:concept "q?"',
+        '<urn:trustgraph:docrag:d1/exploration> rdfs:label "Exploration"',
+        "<urn:trustgraph:docrag:d1/exploration> prov:wasDerivedFrom <urn:trustgraph:docrag:d1/grounding>",
+        "<urn:trustgraph:docrag:d1/synthesis> rdf:type tg:Answer",
+        '<urn:trustgraph:docrag:d1/synthesis> rdfs:label "Synthesis"',
+        "<urn:trustgraph:docrag:d1/synthesis> tg:document <urn:trustgraph:docrag:d1/synthesis/document>",
+    ])
 
 
 def test_graph_rag_trace_matches_spec() -> None:
@@ -143,11 +170,11 @@ def test_graph_rag_trace_matches_spec() -> None:
     )
     got = (
         lines(graph_rag_question_triples(q, "q?", "2026-01-01T00:00:00Z"))
-        + lines(graph_rag_exploration_triples(exp, q, 12))
+        + lines(graph_rag_exploration_triples(exp, q, 12, uris.grounding_uri(q)))
         + lines(graph_rag_focus_triples(foc, exp, q, [edge]))
         + lines(synthesis_triples(syn, foc, "Paris"))
     )
-    assert got == [
+    split(got, [
         "<urn:trustgraph:question:g1> rdf:type prov:Activity",
         "<urn:trustgraph:question:g1> rdf:type tg:Question",
         "<urn:trustgraph:question:g1> rdf:type tg:GraphRagQuestion",
@@ -167,7 +194,16 @@ def test_graph_rag_trace_matches_spec() -> None:
         "<urn:trustgraph:question:g1/synthesis> rdf:type tg:Synthesis",
         "<urn:trustgraph:question:g1/synthesis> prov:wasDerivedFrom <urn:trustgraph:question:g1/focus>",
         '<urn:trustgraph:question:g1/synthesis> tg:content "Paris"',
-    ]
+    ], [
+        '<urn:trustgraph:question:g1> rdfs:label "Question"',
+        '<urn:trustgraph:question:g1/exploration> rdfs:label "Exploration"',
+        "<urn:trustgraph:question:g1/exploration> prov:wasDerivedFrom <urn:trustgraph:question:g1/grounding>",
+        '<urn:trustgraph:question:g1/focus> rdfs:label "Focus"',
+        "<urn:trustgraph:question:g1/focus/e1> rdf:type tg:EdgeSelection",
+        "<urn:trustgraph:question:g1/synthesis> rdf:type tg:Answer",
+        '<urn:trustgraph:question:g1/synthesis> rdfs:label "Synthesis"',
+        "<urn:trustgraph:question:g1/synthesis> tg:document <urn:trustgraph:question:g1/synthesis/document>",
+    ])
 
 
 def test_extraction_provenance_matches_spec() -> None:

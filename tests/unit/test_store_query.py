@@ -11,7 +11,7 @@ from tests.integration.test_store_support import CAT, DOC, EDGE_FOX, FOX, docume
 from trustgraph_base.errors import ServiceError
 from trustgraph_base.provenance import RDFS, TG
 from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Triple, TripleTerm, blank, iri, quoted
-from trustgraph_base.schema.store import SparqlQueryRequest, TriplesQueryRequest
+from trustgraph_base.schema.store import SparqlBinding, SparqlQueryRequest, TriplesQueryRequest
 from trustgraph_flow.store.convert import from_ox, quad_of, to_ox, triple_of
 from trustgraph_flow.store.query import sparql, triples_query
 from trustgraph_flow.store.stores import Stores
@@ -62,12 +62,13 @@ def test_quoted_triple_object_pattern_and_limit(store: ox.Store) -> None:
 
 def test_sparql_results(store: ox.Store) -> None:
     rows = sparql(store, SparqlQueryRequest(query=f"SELECT ?l WHERE {{ <{CAT}> <{RDFS.label.i}> ?l }}"))
-    assert rows.kind == "bindings" and rows.vars == ["l"] and rows.bindings == [{"l": LiteralTerm(v="cat")}]
+    assert rows.query_type == "select" and rows.variables == ["l"]
+    assert rows.bindings == [SparqlBinding(values=[LiteralTerm(v="cat")])]
     ask = sparql(store, SparqlQueryRequest(query="ASK { GRAPH <urn:graph:source> { ?sg <https://trustgraph.ai/ns/contains> ?t FILTER(isTRIPLE(?t)) } }"))
-    assert ask.kind == "boolean" and ask.boolean is True
+    assert ask.query_type == "ask" and ask.ask_result is True
     built = sparql(store, SparqlQueryRequest(query=f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ ?s ?p ?o FILTER(?s = <{FOX}>) }}"))
-    assert built.kind == "triples" and built.triples[0].s == IriTerm(i=FOX)
-    assert sparql(store, SparqlQueryRequest(query=f"DESCRIBE <{FOX}>")).kind == "triples"
+    assert built.query_type == "construct" and built.triples[0].s == IriTerm(i=FOX)
+    assert sparql(store, SparqlQueryRequest(query=f"DESCRIBE <{FOX}>")).query_type == "describe"
 
 
 @pytest.mark.parametrize("text", [
@@ -93,9 +94,9 @@ def test_sparql_syntax_error_names_position(store: ox.Store) -> None:
 
 
 def test_sparql_service_refused(store: ox.Store) -> None:
-    assert sparql(store, SparqlQueryRequest(query='SELECT * { ?s ?p "SERVICE" }')).kind == "bindings"
+    assert sparql(store, SparqlQueryRequest(query='SELECT * { ?s ?p "SERVICE" }')).query_type == "select"
     prefixed = 'PREFIX service: <urn:s#> SELECT * { ?s service:SERVICE ?o }'
-    assert sparql(store, SparqlQueryRequest(query=prefixed)).kind == "bindings"
+    assert sparql(store, SparqlQueryRequest(query=prefixed)).query_type == "select"
     with pytest.raises(ServiceError) as err:
         sparql(store, SparqlQueryRequest(query="SELECT * { SERVICE <http://127.0.0.1:9/> { ?s ?p ?o } }"))
     assert err.value.type == "sparql-service-refused"

@@ -46,7 +46,7 @@ async def test_queries_answer_while_the_writer_is_busy(ctx: Context[processor.St
         traces = await processor.explain_service(ExplainRequest(operation="list-traces", user="alice"), ctx)
         assert [t.id.rsplit(":", 1)[1] for t in traces.traces] == ["g1"]
         asked = await processor.sparql(SparqlQueryRequest(user="alice", query="ASK { ?s ?p ?o }"), ctx)
-        assert asked.boolean is True and not busy.done()
+        assert asked.ask_result is True and not busy.done()
     finally:
         gate.set()
     await busy
@@ -66,7 +66,7 @@ async def test_sparql_past_its_time_answers_timeout(ctx: Context[processor.Store
     for _, b in gates:
         await b
     asked = await processor.sparql(SparqlQueryRequest(user="alice", query="ASK { ?s ?p ?o }"), ctx)
-    assert asked.boolean is True
+    assert asked.ask_result is True
 
 
 def test_a_streamed_result_stops_at_its_deadline(tmp_path: Path) -> None:

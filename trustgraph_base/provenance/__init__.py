@@ -38,6 +38,7 @@ from trustgraph_base.provenance.rag import (
     graph_rag_exploration_triples,
     graph_rag_focus_triples,
     graph_rag_question_triples,
+    grounding_triples,
     synthesis_triples,
 )
 
@@ -66,6 +67,7 @@ __all__ = [
     "graph_rag_exploration_triples",
     "graph_rag_focus_triples",
     "graph_rag_question_triples",
+    "grounding_triples",
     "interrupted_triples",
     "metrics_triples",
     "now_iso",

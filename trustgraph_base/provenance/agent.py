@@ -7,7 +7,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from trustgraph_base.provenance.common import datetime_literal, derived, text, triple, types
-from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, PROV, TG
+from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, PROV, RDF, TG
+from trustgraph_base.provenance.rag import answer_extras, label
 from trustgraph_base.rdf.terms import Triple
 
 G = GRAPH_RETRIEVAL
@@ -19,6 +20,7 @@ def agent_session_triples(session_uri: str, query: str, timestamp: str) -> list[
         *types(session_uri, G, PROV.Activity, TG.Question, TG.AgentQuestion),
         triple(session_uri, TG.query, text(query), G),
         triple(session_uri, PROV.startedAtTime, datetime_literal(timestamp), G),
+        label(session_uri, "Question"),
     ]
 
 
@@ -45,6 +47,8 @@ def agent_iteration_triples(
         triple(iteration_uri, TG.action, text(action), G),
         triple(iteration_uri, TG.arguments, text(arguments_json(arguments)), G),
         triple(iteration_uri, TG.observation, text(observation), G),
+        triple(iteration_uri, RDF.type, TG.ToolUse, G),
+        label(iteration_uri, "Analysis"),
     ]
 
 
@@ -54,4 +58,5 @@ def agent_final_triples(final_uri: str, parent_uri: str, answer: str) -> list[Tr
         *types(final_uri, G, PROV.Entity, TG.Conclusion),
         derived(final_uri, parent_uri, G),
         triple(final_uri, TG.answer, text(answer), G),
+        *answer_extras(final_uri, "Conclusion"),
     ]

@@ -13,8 +13,8 @@ from trustgraph_base.provenance.common import (
     triple,
     types,
 )
-from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, PROV, RDF, TG, XSD
-from trustgraph_base.provenance.uris import focus_edge_uri
+from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, PROV, RDF, RDFS, TG, XSD
+from trustgraph_base.provenance.uris import answer_document_uri, focus_edge_uri
 from trustgraph_base.rdf.terms import BlankTerm, IriTerm, LiteralTerm, Term, Triple, quoted
 
 G = GRAPH_RETRIEVAL
@@ -29,6 +29,11 @@ class SelectedEdge(NamedTuple):
     reasoning: str
 
 
+def label(uri: str, name: str) -> Triple:
+    """``rdfs:label``: the name TrustGraph's tools show for a trace node."""
+    return triple(uri, RDFS.label, text(name), G)
+
+
 def _question(
     uri: str, subtype: IriTerm, query: str, timestamp: str, parent_uri: str | None
 ) -> list[Triple]:
@@ -36,6 +41,7 @@ def _question(
         *types(uri, G, PROV.Activity, TG.Question, subtype),
         triple(uri, TG.query, text(query), G),
         triple(uri, PROV.startedAtTime, datetime_literal(timestamp), G),
+        label(uri, "Question"),
     ]
     if parent_uri:
         out.append(derived(uri, parent_uri, G))
@@ -56,13 +62,33 @@ def docrag_question_triples(
     return _question(question_uri, TG.DocRagQuestion, query, timestamp, parent_uri)
 
 
+def grounding_triples(grounding: str, question_uri: str, concepts: Sequence[str]) -> list[Triple]:
+    """Grounding (TrustGraph's): the texts the retrieval searched with, one ``tg:concept`` each."""
+    return [
+        *types(grounding, G, PROV.Entity, TG.Grounding),
+        derived(grounding, question_uri, G),
+        label(grounding, "Grounding"),
+        *(triple(grounding, TG.concept, text(c), G) for c in concepts),
+    ]
+
+
+def _exploration(exploration_uri: str, question_uri: str, grounding: str | None) -> list[Triple]:
+    out = [
+        *types(exploration_uri, G, PROV.Entity, TG.Exploration),
+        triple(exploration_uri, PROV.wasGeneratedBy, IriTerm(i=question_uri), G),
+        label(exploration_uri, "Exploration"),
+    ]
+    if grounding:
+        out.append(derived(exploration_uri, grounding, G))
+    return out
+
+
 def graph_rag_exploration_triples(
-    exploration_uri: str, question_uri: str, edge_count: int
+    exploration_uri: str, question_uri: str, edge_count: int, grounding: str | None = None
 ) -> list[Triple]:
     """Exploration: how many edges were retrieved from the knowledge graph."""
     return [
-        *types(exploration_uri, G, PROV.Entity, TG.Exploration),
-        triple(exploration_uri, PROV.wasGeneratedBy, IriTerm(i=question_uri), G),
+        *_exploration(exploration_uri, question_uri, grounding),
         triple(exploration_uri, TG.edgeCount, integer_literal(edge_count), G),
     ]
 
@@ -72,6 +98,8 @@ def docrag_exploration_triples(
     question_uri: str,
     chunk_uris: Sequence[str],
     scores: Sequence[float] | None = None,
+    *,
+    grounding: str | None = None,
 ) -> list[Triple]:
     """Exploration: the chunks retrieved, each named by its extraction-provenance URI.
 
@@ -80,8 +108,7 @@ def docrag_exploration_triples(
     ``tg:rank`` and ``tg:score``, so SPEC's triples stay exactly as they are.
     """
     out = [
-        *types(exploration_uri, G, PROV.Entity, TG.Exploration),
-        triple(exploration_uri, PROV.wasGeneratedBy, IriTerm(i=question_uri), G),
+        *_exploration(exploration_uri, question_uri, grounding),
         triple(exploration_uri, TG.chunkCount, integer_literal(len(chunk_uris)), G),
         *(triple(exploration_uri, TG.selectedChunk, IriTerm(i=c), G) for c in chunk_uris),
     ]
@@ -101,12 +128,14 @@ def graph_rag_focus_triples(
     out = [
         *types(focus, G, PROV.Entity, TG.Focus),
         derived(focus, exploration_uri, G),
+        label(focus, "Focus"),
     ]
     for n, edge in enumerate(edges, start=1):
         e = focus_edge_uri(question_uri, n)
         out.append(triple(focus, TG.selectedEdge, IriTerm(i=e), G))
         out.append(triple(e, TG.edge, quoted(edge.s, edge.p, edge.o), G))
         out.append(triple(e, TG.reasoning, text(edge.reasoning), G))
+        out.append(triple(e, RDF.type, TG.EdgeSelection, G))
     return out
 
 
@@ -116,4 +145,15 @@ def synthesis_triples(synthesis: str, parent_uri: str, content: str) -> list[Tri
         *types(synthesis, G, PROV.Entity, TG.Synthesis),
         derived(synthesis, parent_uri, G),
         triple(synthesis, TG.content, text(content), G),
+        *answer_extras(synthesis, "Synthesis"),
+    ]
+
+
+def answer_extras(uri: str, name: str) -> list[Triple]:
+    """What TrustGraph writes on an answer beside the SPEC triples: ``tg:Answer``, a label and
+    ``tg:document``, the librarian document its tools fetch the text from."""
+    return [
+        triple(uri, RDF.type, TG.Answer, G),
+        label(uri, name),
+        triple(uri, TG.document, IriTerm(i=answer_document_uri(uri)), G),
     ]

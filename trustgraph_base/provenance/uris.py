@@ -69,6 +69,15 @@ def focus_edge_uri(question_uri: str, n: int) -> str:
     return f"{question_uri}/focus/e{n}"
 
 
+def grounding_uri(question_uri: str) -> str:
+    return f"{question_uri}/grounding"
+
+
+def answer_document_uri(entity_uri: str) -> str:
+    """The librarian document holding an answer's or observation's text (see tg:document)."""
+    return f"{entity_uri}/document"
+
+
 def synthesis_uri(question_uri: str) -> str:
     return f"{question_uri}/synthesis"
 

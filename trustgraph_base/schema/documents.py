@@ -101,7 +101,9 @@ class LibrarianRequest(Scoped):
     it with ``offset``/``length`` (bytes for documents, characters for page/chunk text).
     ``put-content`` stores a page's text (``id`` the page URI, or the document URI for a
     page-less document's decoded text; ``content`` base64 UTF-8) or, with ``spans``, where
-    each chunk lies in its parent's text.
+    each chunk lies in its parent's text. ``get-document-content`` (TrustGraph's name) takes
+    ``document-id`` and answers the whole content, also of the answer and observation
+    documents a trace names with ``tg:document``.
     """
 
     operation: Literal[
@@ -111,8 +113,10 @@ class LibrarianRequest(Scoped):
         "remove-document",
         "get-content",
         "put-content",
+        "get-document-content",
     ]
     id: str = ""
+    document_id: str = Field(default="", alias="document-id")  # get-document-content (TrustGraph's)
     title: str = ""
     mime_type: str = ""
     content: str = ""

@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from trustgraph_base.rdf.terms import BlankTerm, IriTerm, Term, Triple
-from trustgraph_base.schema.core import Response, Scoped
+from trustgraph_base.schema.core import Message, Response, Scoped
 
 ALL_GRAPHS = "*"
 
@@ -40,11 +40,20 @@ class SparqlQueryRequest(Scoped):
     query: str = Field(min_length=1, max_length=100_000)
 
 
-class SparqlQueryResponse(Response):
-    """``kind`` says which of bindings / boolean / triples holds the result."""
+class SparqlBinding(Message):
+    """One SELECT row: a value per variable, in ``variables`` order (None: unbound)."""
 
-    kind: Literal["bindings", "boolean", "triples"] | None = None
-    vars: list[str] = []
-    bindings: list[dict[str, Term]] = []
-    boolean: bool | None = None
+    values: list[Term | None]
+
+
+class SparqlQueryResponse(Response):
+    """TrustGraph's result shape: ``query-type`` says which of ``variables``/``bindings``
+    (select), ``ask-result`` (ask) or ``triples`` (construct, describe) holds the result."""
+
+    query_type: Literal["select", "ask", "construct", "describe"] | None = Field(
+        default=None, alias="query-type"
+    )
+    variables: list[str] = []
+    bindings: list[SparqlBinding] = []
+    ask_result: bool | None = Field(default=None, alias="ask-result")
     triples: list[Triple] = []

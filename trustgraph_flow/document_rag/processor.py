@@ -69,18 +69,21 @@ async def chunk_texts(
 async def run(
     req: DocumentRagRequest, ctx: Context[RagSettings], trace: Trace[DocumentRagResponse]
 ) -> AsyncIterator[DocumentRagResponse]:
-    """The stages after the question: exploration, then synthesis."""
+    """The stages after the question: grounding, exploration, then synthesis."""
     question = trace.question_uri
     explore_cost = Cost()
     matches = await nearest(ctx, req, "chunk", req.doc_limit, explore_cost)
     if not matches:
         raise await nothing_found_error(ctx, req, "chunks")
     texts = await chunk_texts(ctx, req, matches)
+    grounding, grounded = await trace.ground()
+    yield grounded
     explore = exploration_uri(question)
     yield await trace.stage(
         explore,
         docrag_exploration_triples(
-            explore, question, [m.id for m in matches], [m.score for m in matches]
+            explore, question, [m.id for m in matches], [m.score for m in matches],
+            grounding=grounding,
         ),
         explore_cost,
     )

@@ -33,7 +33,8 @@ ALLOWED: dict[str, frozenset[str] | None] = {
          "source-usage", "purge-traces", "diff-traces", "export-trace"}
     ),
     "librarian": frozenset(
-        {"add-document", "get-document", "list-documents", "remove-document", "get-content"}
+        {"add-document", "get-document", "list-documents", "remove-document", "get-content",
+         "get-document-content"}
     ),
 }
 

@@ -33,6 +33,12 @@ from trustgraph_flow.gateway.auth import (
     offered_token,
 )
 from trustgraph_flow.gateway.body import HTTP_TIMEOUT, json_body
+from trustgraph_flow.gateway.bulk import (
+    PUBLISHER,
+    Publisher,
+    import_triples_handler,
+    unknown_handler,
+)
 from trustgraph_flow.gateway.dispatch import Dispatcher, Failure, as_failure
 from trustgraph_flow.gateway.iam import iam_handler
 from trustgraph_flow.gateway.keys import KeyStore
@@ -161,7 +167,9 @@ def make_app(settings: GatewaySettings, token: str | None = None) -> web.Applica
     app.router.add_post("/api/v1/librarian", librarian_handler)
     app.router.add_post("/api/v1/iam", iam_handler)
     add_sparql_protocol(app)
+    app.router.add_get("/api/v1/flow/{flow}/import/triples", import_triples_handler)
     add_viewer(app, accepts, auth_on=bool(token), identify=identity)
+    app.router.add_route("*", "/api/v1/{tail:.*}", unknown_handler)  # last: what nothing else took
     return app
 
 
@@ -180,6 +188,7 @@ async def _dispatcher_ctx(app: web.Application) -> AsyncIterator[None]:
     try:
         await dispatcher.start()
         app[DISPATCHER] = dispatcher
+        app[PUBLISHER] = Publisher(bus, Topics(settings.topic_prefix))
         yield
     finally:
         await dispatcher.close()

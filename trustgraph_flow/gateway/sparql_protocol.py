@@ -157,31 +157,33 @@ def csv_value(term: Term) -> str:
 
 def results_body(resp: SparqlQueryResponse, media: str) -> str:
     """SELECT/ASK results in one of the four result formats."""
+    asked, variables = resp.query_type == "ask", resp.variables
+    rows = [{v: t for v, t in zip(variables, b.values, strict=False) if t is not None} for b in resp.bindings]
     if media == RESULTS[0]:
-        if resp.kind == "boolean":
-            return json.dumps({"head": {}, "boolean": bool(resp.boolean)})
-        rows = [{k: json_term(v) for k, v in row.items()} for row in resp.bindings]
-        return json.dumps({"head": {"vars": resp.vars}, "results": {"bindings": rows}}, ensure_ascii=False)
+        if asked:
+            return json.dumps({"head": {}, "boolean": bool(resp.ask_result)})
+        shown = [{k: json_term(v) for k, v in row.items()} for row in rows]
+        return json.dumps({"head": {"vars": variables}, "results": {"bindings": shown}}, ensure_ascii=False)
     if media == RESULTS[1]:
         head = '<?xml version="1.0"?>\n<sparql xmlns="http://www.w3.org/2005/sparql-results#">'
-        if resp.kind == "boolean":
-            return f"{head}<head/><boolean>{'true' if resp.boolean else 'false'}</boolean></sparql>\n"
-        variables = "".join(f"<variable name={quoteattr(v)}/>" for v in resp.vars)
+        if asked:
+            return f"{head}<head/><boolean>{'true' if resp.ask_result else 'false'}</boolean></sparql>\n"
+        variables = "".join(f"<variable name={quoteattr(v)}/>" for v in variables)
         results = "".join(
             "<result>" + "".join(f"<binding name={quoteattr(k)}>{xml_term(v)}</binding>" for k, v in row.items())
-            + "</result>" for row in resp.bindings)
+            + "</result>" for row in rows)
         return f"{head}<head>{variables}</head><results>{results}</results></sparql>\n"
-    if resp.kind == "boolean":
-        return ("_askResult\r\n" if media == RESULTS[2] else "?_askResult\n") + ("true" if resp.boolean else "false") + "\n"
+    if asked:
+        return ("_askResult\r\n" if media == RESULTS[2] else "?_askResult\n") + ("true" if resp.ask_result else "false") + "\n"
     if media == RESULTS[2]:
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\r\n")
-        writer.writerow(resp.vars)
-        for row in resp.bindings:
-            writer.writerow([csv_value(row[v]) if v in row else "" for v in resp.vars])
+        writer.writerow(variables)
+        for row in rows:
+            writer.writerow([csv_value(row[v]) if v in row else "" for v in variables])
         return out.getvalue()
-    lines = ["\t".join(f"?{v}" for v in resp.vars)]
-    lines += ["\t".join(str(to_ox(row[v])) if v in row else "" for v in resp.vars) for row in resp.bindings]
+    lines = ["\t".join(f"?{v}" for v in variables)]
+    lines += ["\t".join(str(to_ox(row[v])) if v in row else "" for v in variables) for row in rows]
     return "\n".join(lines) + "\n"
 
 
@@ -224,13 +226,14 @@ async def sparql_handler(request: web.Request) -> web.Response:
         failure = as_failure(exc)
         log.info("SPARQL protocol request failed: %s", failure)
         return failure_response(failure)
-    offered = GRAPHS if resp.kind == "triples" else RESULTS
+    graph = resp.query_type in ("construct", "describe")
+    offered = GRAPHS if graph else RESULTS
     media = choose(request, offered)
     if media is None:
         return web.json_response(
             {"error": {"type": "not-acceptable", "message": f"none of the Accept types can carry this result: "
                        f"ask for one of {', '.join(offered)}"}}, status=406)
-    if resp.kind == "triples":
+    if graph:
         return web.Response(body=graph_body(resp, media), content_type=media, charset="utf-8")
     return web.Response(text=results_body(resp, media), content_type=media, charset="utf-8")
 

@@ -99,14 +99,16 @@ async def select(
 async def run(
     req: GraphRagRequest, ctx: Context[RagSettings], trace: Trace[GraphRagResponse]
 ) -> AsyncIterator[GraphRagResponse]:
-    """The stages after the question: exploration, focus, synthesis."""
+    """The stages after the question: grounding, exploration, focus, synthesis."""
     question = trace.question_uri
     explore_uri, focus = exploration_uri(question), focus_uri(question)
     explore_cost, focus_cost = Cost(), Cost()
     graph = await explore(req, ctx, explore_cost)
+    grounding, grounded = await trace.ground()
+    yield grounded
     yield await trace.stage(
         explore_uri,
-        graph_rag_exploration_triples(explore_uri, question, len(graph.edges)),
+        graph_rag_exploration_triples(explore_uri, question, len(graph.edges), grounding),
         explore_cost,
     )
     edges = await select(req, ctx, graph, focus_cost)

@@ -34,6 +34,7 @@ from trustgraph_base.schema import (
     VectorRequest,
 )
 from trustgraph_base.settings import ProcessorSettings
+from trustgraph_flow.librarian.answers import trace_text
 from trustgraph_flow.librarian.store import LibrarianStore, Scope, StoreError
 
 log = logging.getLogger(__name__)
@@ -80,6 +81,8 @@ async def librarian(req: LibrarianRequest, ctx: Context[Settings]) -> LibrarianR
             return await _remove(req, scope, ctx)
         if req.operation == "get-content":
             return await _get_content(req, scope, ctx)
+        if req.operation == "get-document-content":
+            return await _document_content(req, scope, ctx)
         return _put_content(req, scope, ctx)
     except StoreError as exc:
         raise ServiceError(exc.type, exc.message) from None
@@ -190,6 +193,27 @@ async def _get_content(req: LibrarianRequest, scope: Scope, ctx: Context[Setting
             break
         contents[uri] = resp.content
     return LibrarianResponse(contents=contents, total=len(contents))
+
+
+async def _document_content(
+    req: LibrarianRequest, scope: Scope, ctx: Context[Settings]
+) -> LibrarianResponse:
+    """TrustGraph's ``get-document-content``: the whole content of a document, page or chunk,
+    or the text of an answer or observation that a trace names with ``tg:document``."""
+    doc = req.document_id or req.id
+    if not doc:
+        raise ServiceError("bad-request", "get-document-content needs a document-id")
+    try:
+        return await _content_of(doc, 0, None, scope, ctx)
+    except StoreError as exc:
+        if exc.type != "not-found":
+            raise
+        missing = exc
+    found = await trace_text(ctx, scope, doc)
+    if found is None:
+        raise missing
+    data = found.encode()
+    return LibrarianResponse(content=base64.b64encode(data).decode(), total=len(data))
 
 
 async def _content_of(

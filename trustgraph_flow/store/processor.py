@@ -202,11 +202,11 @@ async def sparql(req: SparqlQueryRequest, ctx: Context[StoreSettings]) -> Sparql
     snapshots: Snapshots = ctx.state["snapshots"]
 
     def go() -> SparqlQueryResponse:
-        check_query(req.query)  # updates, SERVICE and unreadable text never reach pyoxigraph
+        form = check_query(req.query)  # updates, SERVICE and unreadable text never reach pyoxigraph
         with stores.lease(req.user, req.collection) as handle:
             snap = snapshots.acquire((req.user, req.collection), handle)
         try:
-            return checked(pool.run(snap.path if snap else None, req.query, deadline, limit))
+            return checked(pool.run(snap.path if snap else None, req.query, deadline, limit, form))
         finally:
             snapshots.release(snap)
 

@@ -17,6 +17,7 @@ from trustgraph_base.errors import ServiceError
 from trustgraph_base.rdf.terms import Term
 from trustgraph_base.schema.store import (
     ALL_GRAPHS,
+    SparqlBinding,
     SparqlQueryRequest,
     SparqlQueryResponse,
     TriplesQueryRequest,
@@ -70,12 +71,14 @@ def sparql(store: ox.Store | None, req: SparqlQueryRequest, deadline: float | No
     ``deadline`` (``time.monotonic``) stops a streamed result between rows, so a query the
     caller has stopped waiting for does not keep its thread for long.
     """
-    check_query(req.query)  # updates, SERVICE and unreadable text never reach pyoxigraph
+    form = check_query(req.query)  # updates, SERVICE and unreadable text never reach pyoxigraph
     # Parse-check against an empty in-memory store so a missing collection still reports syntax errors.
-    return answer(store if store is not None else ox.Store(), req.query, deadline)
+    return answer(store if store is not None else ox.Store(), req.query, deadline, form)
 
 
-def answer(target: ox.Store, text: str, deadline: float | None) -> SparqlQueryResponse:
+def answer(
+    target: ox.Store, text: str, deadline: float | None, form: str = "select"
+) -> SparqlQueryResponse:
     """The response, or a fresh ServiceError raised once the result is gone.
 
     pyoxigraph results must be freed on the thread that made them: an exception whose
@@ -90,7 +93,7 @@ def answer(target: ox.Store, text: str, deadline: float | None) -> SparqlQueryRe
         raise ServiceError("sparql-error", str(exc)) from None
     error: ServiceError
     try:
-        return _response(result, deadline, order)
+        return _response(result, deadline, order, form)
     except ServiceError as exc:
         error = ServiceError(exc.type, exc.message)
     except ValueError as exc:  # a computed literal the wire form cannot carry
@@ -111,20 +114,23 @@ def in_time(rows: Iterable[T], deadline: float | None) -> Iterator[T]:
 
 
 def _response(
-    result: ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples, deadline: float | None, order: list[str] | None
+    result: ox.QuerySolutions | ox.QueryBoolean | ox.QueryTriples,
+    deadline: float | None,
+    order: list[str] | None,
+    form: str = "select",
 ) -> SparqlQueryResponse:
     if isinstance(result, ox.QueryBoolean):
-        return SparqlQueryResponse(kind="boolean", boolean=bool(result))
+        return SparqlQueryResponse(query_type="ask", ask_result=bool(result))
     if isinstance(result, ox.QueryTriples):
-        return SparqlQueryResponse(kind="triples", triples=[triple_of(t) for t in in_time(result, deadline)])
+        kind = "describe" if form == "describe" else "construct"
+        return SparqlQueryResponse(query_type=kind, triples=[triple_of(t) for t in in_time(result, deadline)])
     index = {v.value: i for i, v in enumerate(result.variables)}
     names = in_order(list(index), order)
     rows = []
     for solution in in_time(result, deadline):
-        row: dict[str, Term] = {}
+        values: list[Term | None] = []
         for name in names:
             value = solution[index[name]]
-            if value is not None:
-                row[name] = from_ox(value)
-        rows.append(row)
-    return SparqlQueryResponse(kind="bindings", vars=names, bindings=rows)
+            values.append(from_ox(value) if value is not None else None)
+        rows.append(SparqlBinding(values=values))
+    return SparqlQueryResponse(query_type="select", variables=names, bindings=rows)

@@ -40,8 +40,13 @@ _RDF12_FUNCTIONS = re.compile(
 _lock = threading.Lock()  # pyparsing's parser objects are shared module state
 
 
-def check_query(text: str) -> None:
-    """Refuse (``ServiceError``) an update, a SERVICE call, or text the check cannot read."""
+_FORMS = {"SelectQuery": "select", "AskQuery": "ask", "ConstructQuery": "construct",
+          "DescribeQuery": "describe"}
+
+
+def check_query(text: str) -> str:
+    """The query's form (``select``, ``ask``, ``construct``, ``describe``); ``ServiceError``
+    for an update, a SERVICE call, or text the check cannot read."""
     if "\\u" in text or "\\U" in text:
         raise ServiceError(
             "sparql-unsupported",
@@ -64,6 +69,7 @@ def check_query(text: str) -> None:
         raise ServiceError("sparql-syntax", "the query is nested too deeply to check") from None
     if calls_service(tree):
         raise ServiceError("sparql-service-refused", "SERVICE (federated query) is not allowed")
+    return _FORMS.get(getattr(tree[1], "name", ""), "select")
 
 
 def rdf11_view(text: str) -> str:

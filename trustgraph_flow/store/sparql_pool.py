@@ -35,7 +35,7 @@ log = logging.getLogger(__name__)
 
 
 def _serve(conn: Connection) -> None:
-    """A worker: answer ``(snapshot path or "", query, deadline)`` until the pipe closes."""
+    """A worker: answer ``(snapshot path or "", query, deadline, form)`` until the pipe closes."""
     import pyoxigraph as ox
 
     from trustgraph_base.wire import encode
@@ -45,13 +45,13 @@ def _serve(conn: Connection) -> None:
     conn.send(("ready",))
     while True:
         try:
-            path, text, deadline = conn.recv()
+            path, text, deadline, form = conn.recv()
         except (EOFError, OSError):
             return
         try:
             if path != opened[0]:
                 opened = (path, ox.Store.read_only(path) if path else ox.Store())
-            conn.send(("ok", encode(answer(opened[1], text, deadline))))
+            conn.send(("ok", encode(answer(opened[1], text, deadline, form))))
         except ServiceError as exc:
             conn.send(("error", exc.type, exc.message))
         except Exception as exc:
@@ -140,8 +140,11 @@ class SparqlPool:
         with self._lock:
             self._all.discard(worker)
 
-    def run(self, snapshot: Path | None, text: str, deadline: float, limit: float) -> SparqlQueryResponse:
-        """The query's answer, or ``ServiceError`` (``timeout`` once ``deadline`` passes)."""
+    def run(
+        self, snapshot: Path | None, text: str, deadline: float, limit: float, form: str = "select"
+    ) -> SparqlQueryResponse:
+        """The query's answer (``form``: what ``check_query`` said it is), or ``ServiceError``
+        (``timeout`` once ``deadline`` passes)."""
         if time.monotonic() >= deadline:  # waited its whole time in the queue
             raise ServiceError("timeout", f"the query waited {limit:g} s for a free worker: try again")
         self._start()
@@ -152,7 +155,7 @@ class SparqlPool:
             if not worker.ready.wait(STARTUP) or not worker.ok:
                 raise EOFError
             deadline += time.monotonic() - waited  # its start-up is not the query's time
-            worker.conn.send((str(snapshot) if snapshot else "", text, deadline))
+            worker.conn.send((str(snapshot) if snapshot else "", text, deadline, form))
             if not worker.conn.poll(max(0.0, deadline - time.monotonic())):
                 self._retire(worker)
                 worker = None

@@ -1,0 +1,112 @@
+"""TrustGraph's bulk import socket, and one clear answer for what this gateway does not offer.
+
+``/api/v1/flow/{flow}/import/triples`` (what ``tg-load-turtle`` and ``tg-load-knowledge``
+send): each text frame ``{"metadata": {"id", "collection", …}, "triples": [{s, p, o}, …]}``
+is written to the collection's **default graph** (the knowledge GraphRAG traverses) through
+the store's topic. A triple naming a graph is refused: the trace and source graphs are
+written by the services only, never from outside. A bad frame is answered with an error
+frame; the socket stays open.
+
+Any other path under ``/api/v1/`` answers ``unknown-service`` naming what this gateway
+offers, so a client learns at once that the service is not here.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from typing import Any
+
+from aiohttp import WSMsgType, web
+
+from trustgraph_base.errors import WireError
+from trustgraph_base.messaging import SERVICES, TRIPLES_STORE, Bus, Topics
+from trustgraph_base.schema import DEFAULT_COLLECTION, DEFAULT_USER, Triples
+from trustgraph_base.wire import from_json
+from trustgraph_flow.gateway.auth import Principal, authenticate
+from trustgraph_flow.gateway.failure import Failure, as_failure
+
+log = logging.getLogger(__name__)
+
+PUBLISHER = web.AppKey("bulk_publisher", object)
+
+OFFERED = (
+    "POST /api/v1/flow/{flow}/service/{service} and the socket /api/v1/socket for the services "
+    + ", ".join(sorted(SERVICES))
+    + "; POST /api/v1/librarian; POST /api/v1/iam (API keys); "
+    "the socket /api/v1/flow/{flow}/import/triples; GET /api/v1/health"
+)
+
+
+class Publisher:
+    """Writes imported triples to the store's topic."""
+
+    def __init__(self, bus: Bus, topics: Topics) -> None:
+        self.bus = bus
+        self.topic = topics.topic(TRIPLES_STORE)
+
+    async def write(self, principal: Principal, frame: Any) -> int:
+        """Publish one import frame; how many triples it held. ``Failure`` when it is refused."""
+        if not isinstance(frame, dict) or not isinstance(frame.get("triples"), list):
+            raise Failure("bad-frame", "an import frame is {'metadata': {...}, 'triples': [...]}")
+        meta = frame.get("metadata") if isinstance(frame.get("metadata"), dict) else {}
+        scoped = principal.scope(
+            {k: meta[k] for k in ("user", "collection") if isinstance(meta.get(k), str) and meta[k]}
+        )
+        try:
+            batch = from_json(
+                Triples,
+                {
+                    "metadata": {
+                        "id": str(meta.get("id") or f"urn:trustgraph:import:{uuid.uuid4()}"),
+                        "user": scoped.get("user", DEFAULT_USER),
+                        "collection": scoped.get("collection", DEFAULT_COLLECTION),
+                    },
+                    "triples": frame["triples"],
+                },
+            )
+        except WireError as exc:
+            raise Failure("bad-frame", f"import/triples: {exc}") from None
+        named = sorted({t.g for t in batch.triples if t.g})
+        if named:
+            raise Failure(
+                "forbidden",
+                f"import/triples writes the default graph only, not {named[0]!r} "
+                "(trace and source graphs are written by the services)",
+            )
+        await self.bus.publish(self.topic, batch)
+        return len(batch.triples)
+
+
+async def import_triples_handler(request: web.Request) -> web.StreamResponse:
+    try:
+        principal = authenticate(request)
+    except Failure as failure:
+        return web.json_response(failure.body(), status=failure.status)
+    publisher = request.app[PUBLISHER]
+    assert isinstance(publisher, Publisher)
+    ws = web.WebSocketResponse(heartbeat=30)
+    await ws.prepare(request)
+    total = 0
+    async for msg in ws:
+        if msg.type not in (WSMsgType.TEXT, WSMsgType.BINARY):
+            continue
+        try:
+            frame = json.loads(msg.data)
+        except (ValueError, RecursionError) as exc:
+            await ws.send_str(json.dumps(Failure("bad-frame", f"malformed JSON: {exc}").body()))
+            continue
+        try:
+            total += await publisher.write(principal, frame)
+        except Exception as exc:
+            await ws.send_str(json.dumps(as_failure(exc).body()))
+    log.info("imported %d triples", total)
+    return ws
+
+
+async def unknown_handler(request: web.Request) -> web.Response:
+    failure = Failure(
+        "unknown-service", f"this gateway does not offer {request.path!r}; it offers {OFFERED}"
+    )
+    return web.json_response(failure.body(), status=failure.status)
