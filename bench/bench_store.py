@@ -98,7 +98,7 @@ async def until_ready(proc: asyncio.subprocess.Process, ready: Path, what: str) 
 async def count(client: RequestClient, where: str, timeout: float = 120) -> int:  # type: ignore[type-arg]
     query = f"SELECT (COUNT(*) AS ?n) WHERE {{ {where} }}"
     resp = await client.request(SparqlQueryRequest(query=query, user=USER), timeout=timeout)
-    return int(resp.bindings[0]["n"].v)  # type: ignore[union-attr]
+    return int(resp.bindings[0].values[0].v)  # type: ignore[union-attr]
 
 
 async def wait_messages(client: RequestClient, n: int, at_least: int | None = None) -> None:  # type: ignore[type-arg]

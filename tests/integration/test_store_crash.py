@@ -37,7 +37,7 @@ async def start_store(pulsar_url: str, prefix: str, data: Path, ready: Path) -> 
 
 async def stored(client: RequestClient) -> int:  # type: ignore[type-arg]
     resp = await client.request(SparqlQueryRequest(query=COUNT, user="alice"), timeout=20)
-    value = resp.bindings[0]["n"]
+    value = resp.bindings[0].values[0]
     return int(value.v)  # type: ignore[union-attr]
 
 
