@@ -194,3 +194,20 @@ async def test_services_we_do_not_offer_end_at_once(world: World) -> None:
     assert "404" in listed.stdout + listed.stderr  # the official client shows only the status
     flows = await world.official("tg-show-flows")
     assert flows.stdout + flows.stderr  # it ended (no retry loop) and said something
+
+
+async def test_library_list_and_content(world: World, tmp_path: Path) -> None:
+    listed = await world.official("tg-show-library-documents")
+    assert listed.code == 0, listed.stderr
+    assert world.doc in listed.stdout and "world-facts.pdf" in listed.stdout
+    assert "application/pdf" in listed.stdout
+    page = await world.official("tg-get-document-content", f"{world.doc}/p1")
+    assert page.code == 0, page.stderr
+    assert "Paris is the capital of France" in page.stdout
+    saved = tmp_path / "copy.pdf"
+    whole = await world.official("tg-get-document-content", world.doc, "-o", str(saved))
+    assert whole.code == 0, whole.stderr
+    original = (SAMPLES / "world-facts.pdf").read_bytes()
+    assert saved.read_bytes() == original and f"Written {len(original)} bytes" in whole.stdout
+    missing = await world.official("tg-get-document-content", "urn:trustgraph:doc:nope")
+    assert "404 Client Error" in missing.stdout  # the official client prints it and exits 0

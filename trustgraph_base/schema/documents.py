@@ -32,6 +32,20 @@ class DocumentInfo(Message):
     chunk_overlap: int | None = None
 
 
+class DocumentMetadata(Message):
+    """A document as TrustGraph's ``list-documents`` names it (``document-metadatas``):
+    ``time`` in seconds since the epoch, ``kind`` the MIME type."""
+
+    id: str
+    time: int
+    kind: str
+    title: str = ""
+    comments: str = ""
+    metadata: list[dict[str, object]] = []
+    user: str = ""
+    tags: list[str] = []
+
+
 class DocumentLoaded(Message):
     """Librarian → decoder: a document is stored and ready to decode (content by URI)."""
 
@@ -137,6 +151,8 @@ class LibrarianResponse(Response):
     document: DocumentInfo | None = None
     removal: RemovalReport | None = None  # remove-document: the traces marked or purged
     documents: list[DocumentInfo] = []
+    # list-documents, as TrustGraph's clients read it
+    document_metadatas: list[DocumentMetadata] = Field(default=[], alias="document-metadatas")
     content: str = ""
     contents: dict[str, str] = {}
     total: int = 0

@@ -36,6 +36,7 @@ from trustgraph_flow.gateway.body import HTTP_TIMEOUT, json_body
 from trustgraph_flow.gateway.bulk import (
     PUBLISHER,
     Publisher,
+    document_stream_handler,
     import_triples_handler,
     unknown_handler,
 )
@@ -168,6 +169,7 @@ def make_app(settings: GatewaySettings, token: str | None = None) -> web.Applica
     app.router.add_post("/api/v1/iam", iam_handler)
     add_sparql_protocol(app)
     app.router.add_get("/api/v1/flow/{flow}/import/triples", import_triples_handler)
+    app.router.add_get("/api/v1/document-stream", document_stream_handler)
     add_viewer(app, accepts, auth_on=bool(token), identify=identity)
     app.router.add_route("*", "/api/v1/{tail:.*}", unknown_handler)  # last: what nothing else took
     return app

@@ -6,6 +6,7 @@ import asyncio
 import base64
 import binascii
 import logging
+from datetime import datetime
 from pathlib import Path
 
 from trustgraph_base.errors import RequestTimeout, ServiceError
@@ -26,6 +27,7 @@ from trustgraph_base.schema import (
     CollectionDeleted,
     DocumentInfo,
     DocumentLoaded,
+    DocumentMetadata,
     ExplainRequest,
     IngestEvent,
     LibrarianRequest,
@@ -76,7 +78,8 @@ async def librarian(req: LibrarianRequest, ctx: Context[Settings]) -> LibrarianR
         if req.operation == "get-document":
             return LibrarianResponse(document=_store(ctx).require(scope, document_uri(req.id)))
         if req.operation == "list-documents":
-            return LibrarianResponse(documents=_store(ctx).documents(scope))
+            docs = _store(ctx).documents(scope)
+            return LibrarianResponse(documents=docs, document_metadatas=[metadata_of(d) for d in docs])
         if req.operation == "remove-document":
             return await _remove(req, scope, ctx)
         if req.operation == "get-content":
@@ -86,6 +89,14 @@ async def librarian(req: LibrarianRequest, ctx: Context[Settings]) -> LibrarianR
         return _put_content(req, scope, ctx)
     except StoreError as exc:
         raise ServiceError(exc.type, exc.message) from None
+
+
+def metadata_of(doc: DocumentInfo) -> DocumentMetadata:
+    """TrustGraph's view of a stored document (``document-metadatas``)."""
+    when = int(datetime.fromisoformat(doc.time.replace("Z", "+00:00")).timestamp())
+    return DocumentMetadata(
+        id=doc.id, time=when, kind=doc.mime_type, title=doc.title, user=doc.user
+    )
 
 
 async def _add(req: LibrarianRequest, scope: Scope, ctx: Context[Settings]) -> LibrarianResponse:
