@@ -211,3 +211,13 @@ async def test_library_list_and_content(world: World, tmp_path: Path) -> None:
     assert saved.read_bytes() == original and f"Written {len(original)} bytes" in whole.stdout
     missing = await world.official("tg-get-document-content", "urn:trustgraph:doc:nope")
     assert "404 Client Error" in missing.stdout  # the official client prints it and exits 0
+
+
+async def test_extraction_provenance_with_content(world: World) -> None:
+    shown = await world.official(
+        "tg-show-extraction-provenance", world.doc, "--show-content"
+    )
+    assert shown.code == 0, shown.stderr
+    assert f"Document: {world.doc}" in shown.stdout and "Page: p1" in shown.stdout
+    assert 'Content: "Capitals of the world"' in shown.stdout  # page 1's text (its first line)
+    assert "Edge: (urn:trustgraph:entity:paris, urn:trustgraph:rel:is_the_capital_of" in shown.stdout
