@@ -50,24 +50,26 @@ class Gateway:
     named: frozenset[str] = frozenset({"user", "collection"})
 
 
+_api_url_option = click.option(
+    "-u",
+    "--api-url",
+    envvar="TRUSTGRAPH_URL",
+    default=DEFAULT_URL,
+    show_default=True,
+    help="Gateway URL, http(s)://HOST:PORT/ (env TRUSTGRAPH_URL).",
+)
+_debug_option = click.option("--debug", is_flag=True, help="Show the full traceback on errors.")
+
+
+def _token_option(help_text: str) -> Callable[[F], F]:
+    return click.option("-t", "--token", envvar="TRUSTGRAPH_TOKEN", default=None, help=help_text)
+
+
 def gateway_options(fn: F) -> F:
     """Add ``-u/--api-url -t/--token -U/--user -C/--collection -v/--verbose --debug`` as ``gw``."""
 
-    @click.option(
-        "-u",
-        "--api-url",
-        envvar="TRUSTGRAPH_URL",
-        default=DEFAULT_URL,
-        show_default=True,
-        help="Gateway URL, http(s)://HOST:PORT/ (env TRUSTGRAPH_URL).",
-    )
-    @click.option(
-        "-t",
-        "--token",
-        envvar="TRUSTGRAPH_TOKEN",
-        default=None,
-        help="Gateway token (env TRUSTGRAPH_TOKEN).",
-    )
+    @_api_url_option
+    @_token_option("Gateway token (env TRUSTGRAPH_TOKEN).")
     @click.option(
         "-U",
         "--user",
@@ -84,7 +86,7 @@ def gateway_options(fn: F) -> F:
         count=True,
         help="Say more on stderr: each gateway request (the agent: its thoughts; -vv adds requests).",
     )
-    @click.option("--debug", is_flag=True, help="Show the full traceback on errors.")
+    @_debug_option
     @functools.wraps(fn)
     @click.pass_context
     def wrapper(
@@ -122,29 +124,16 @@ def gateway_options(fn: F) -> F:
 def admin_options(fn: F) -> F:
     """Add ``-u/--api-url -t/--token -v/--verbose --debug`` (key management: no user or collection)."""
 
-    @click.option(
-        "-u",
-        "--api-url",
-        envvar="TRUSTGRAPH_URL",
-        default=DEFAULT_URL,
-        show_default=True,
-        help="Gateway URL, http(s)://HOST:PORT/ (env TRUSTGRAPH_URL).",
-    )
-    @click.option(
-        "-t",
-        "--token",
-        envvar="TRUSTGRAPH_TOKEN",
-        default=None,
-        help="The gateway's admin token (env TRUSTGRAPH_TOKEN).",
-    )
+    @_api_url_option
+    @_token_option("The gateway's admin token (env TRUSTGRAPH_TOKEN).")
     @click.option("-v", "--verbose", count=True, help="Say more on stderr: each gateway request.")
-    @click.option("--debug", is_flag=True, help="Show the full traceback on errors.")
+    @_debug_option
     @functools.wraps(fn)
     def wrapper(
         *args: Any, api_url: str, token: str | None, verbose: int, debug: bool, **kwargs: Any
     ) -> Any:
         gw = Gateway(
-            url=api_url,
+            url=checked_url(api_url),
             token=token or None,
             user=None,
             collection="",

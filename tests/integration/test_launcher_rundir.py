@@ -56,7 +56,7 @@ def test_leftovers_of_this_dir_only_are_stopped(tmp_path: Path) -> None:
 
 def test_restart_backoff_doubles_then_resets(tmp_path: Path) -> None:
     child = Child("x", ["true"], tmp_path / "x.log", tmp_path / "x.ready")
-    child.started = 100.0
-    delays = [child.schedule_restart(101.0) for _ in range(7)]
+    child.backoff.started = 100.0
+    delays = [child.backoff.schedule(101.0) for _ in range(7)]
     assert delays == [1, 2, 4, 8, 16, MAX_BACKOFF, MAX_BACKOFF]
-    assert child.schedule_restart(100.0 + 31) == 1  # it had run long enough: start over
+    assert child.backoff.schedule(100.0 + 31) == 1  # it had run long enough: start over

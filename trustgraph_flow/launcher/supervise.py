@@ -18,7 +18,32 @@ if TYPE_CHECKING:
     from trustgraph_base.messaging import EmbeddedBroker
 
 MAX_BACKOFF = 30.0
-STABLE_AFTER = 30.0  # a child that ran this long gets its backoff reset
+STABLE_AFTER = 30.0  # a process that ran this long gets its backoff reset
+
+
+@dataclass
+class Backoff:
+    """When a supervised process may start again: the delay doubles to MAX_BACKOFF, and
+    starts over once a run lasted STABLE_AFTER."""
+
+    started: float = 0.0
+    delay: float = 1.0
+    due: float | None = None  # a restart is pending until then
+    restarts: int = 0
+
+    def schedule(self, now: float) -> float:
+        """Plan the next restart; the delay until it."""
+        if now - self.started > STABLE_AFTER:
+            self.delay = 1.0
+        delay = self.delay
+        self.delay = min(self.delay * 2, MAX_BACKOFF)
+        self.due = now + delay
+        self.restarts += 1
+        return delay
+
+    def began(self) -> None:
+        self.started = time.monotonic()
+        self.due = None
 
 
 @dataclass
@@ -30,10 +55,7 @@ class Child:
     log_path: Path
     ready_path: Path
     proc: subprocess.Popen[bytes] | None = None
-    started: float = 0.0
-    backoff: float = 1.0
-    restart_at: float | None = None
-    restarts: int = 0
+    backoff: Backoff = field(default_factory=Backoff)
     _log: IO[bytes] | None = field(default=None, repr=False)
 
     def start(self) -> None:
@@ -51,8 +73,7 @@ class Child:
             start_new_session=True,
             preexec_fn=die_with_parent(),
         )
-        self.started = time.monotonic()
-        self.restart_at = None
+        self.backoff.began()
 
     @property
     def ready(self) -> bool:
@@ -64,18 +85,9 @@ class Child:
 
     def exited(self) -> int | None:
         """The exit code if the process has ended (and no restart is pending yet)."""
-        if self.proc is None or self.restart_at is not None:
+        if self.proc is None or self.backoff.due is not None:
             return None
         return self.proc.poll()
-
-    def schedule_restart(self, now: float) -> float:
-        if now - self.started > STABLE_AFTER:
-            self.backoff = 1.0
-        delay = self.backoff
-        self.backoff = min(self.backoff * 2, MAX_BACKOFF)
-        self.restart_at = now + delay
-        self.restarts += 1
-        return delay
 
     def terminate(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -95,11 +107,11 @@ class Child:
 
     def state(self) -> dict[str, Any]:
         """What health reports for it: up (ready), starting, or down (restart pending)."""
-        if self.proc is None or self.restart_at is not None or self.proc.poll() is not None:
+        if self.proc is None or self.backoff.due is not None or self.proc.poll() is not None:
             state = "down"
         else:
             state = "up" if self.ready else "starting"
-        return {"state": state, "pid": self.pid, "restarts": self.restarts}
+        return {"state": state, "pid": self.pid, "restarts": self.backoff.restarts}
 
     def tail(self, lines: int = 5) -> str:
         """The last lines of its log, for error messages."""
@@ -137,10 +149,10 @@ class Supervisor:
             if code is not None:
                 if code < 0 and child.ready:  # killed (a signal), not exited: see take_crashed
                     self.crashed.append(child.name)
-                delay = child.schedule_restart(now)
+                delay = child.backoff.schedule(now)
                 msg = f"{child.name} exited (code {code}); restarting in {delay:.0f}s — see {child.log_path}"
                 say(msg)
-            elif child.restart_at is not None and now >= child.restart_at:
+            elif child.backoff.due is not None and now >= child.backoff.due:
                 child.start()
                 changed = True
         return changed
@@ -162,7 +174,7 @@ class Supervisor:
     def stop_all(self, timeout: float = 15.0) -> list[str]:
         """SIGTERM every child (last started first), wait, SIGKILL stragglers; name those."""
         for child in reversed(self.children):
-            child.restart_at = None
+            child.backoff.due = None
             child.terminate()
         deadline = time.monotonic() + timeout
         killed = []
@@ -185,10 +197,7 @@ class BrokerWatch:
 
     def __init__(self, broker: EmbeddedBroker) -> None:
         self.broker = broker
-        self.backoff = 1.0
-        self.restart_at: float | None = None
-        self.restarts = 0
-        self.started = time.monotonic()
+        self.backoff = Backoff(started=time.monotonic())
 
     @property
     def pid(self) -> int | None:
@@ -198,26 +207,27 @@ class BrokerWatch:
     @property
     def up(self) -> bool:
         proc = self.broker.proc
-        return self.restart_at is None and proc is not None and proc.poll() is None
+        return self.backoff.due is None and proc is not None and proc.poll() is None
 
     def state(self) -> dict[str, Any]:
-        return {"state": "up" if self.up else "down", "pid": self.pid, "restarts": self.restarts}
+        state = "up" if self.up else "down"
+        return {"state": state, "pid": self.pid, "restarts": self.backoff.restarts}
 
     def tick(self, say: Callable[[str], None]) -> bool:
         """Notice a dead broker, restart it once its backoff has passed; True if its pid changed."""
         now = time.monotonic()
-        if self.restart_at is None:
+        if self.backoff.due is None:
             proc = self.broker.proc
             if proc is not None and proc.poll() is None:
                 return False
             code = proc.returncode if proc is not None else None
             self.broker.stop()  # reaped (no <defunct> left), its log closed
-            delay = self._schedule(now)
+            delay = self.backoff.schedule(now)
             say(
                 f"broker exited (code {code}); restarting in {delay:.0f}s on port {self.broker.port}"
             )
             return True
-        if now < self.restart_at:
+        if now < self.backoff.due:
             return False
         return self._start(say)
 
@@ -225,26 +235,16 @@ class BrokerWatch:
         """Restart a running broker now (same port, same data)."""
         say(f"restarting the broker: {why}")
         self.broker.stop()
-        self.restarts += 1
+        self.backoff.restarts += 1
         self._start(say)
-
-    def _schedule(self, now: float) -> float:
-        if now - self.started > STABLE_AFTER:
-            self.backoff = 1.0
-        delay = self.backoff
-        self.backoff = min(self.backoff * 2, MAX_BACKOFF)
-        self.restart_at = now + delay
-        self.restarts += 1
-        return delay
 
     def _start(self, say: Callable[[str], None]) -> bool:
         try:
             self.broker.start()
         except Exception as exc:
-            delay = self._schedule(time.monotonic())
+            delay = self.backoff.schedule(time.monotonic())
             say(f"the broker did not restart ({exc}); trying again in {delay:.0f}s")
             return False
-        self.restart_at = None
-        self.started = time.monotonic()
+        self.backoff.began()
         say(f"broker up again on {self.broker.url}")
         return True
