@@ -50,12 +50,14 @@ def standin_graph_rag(seen: list[GraphRagRequest]) -> Processor[ProcessorSetting
     return proc
 
 
-async def published_before_sentinel(bus: Bus, topics: Topics, consumer: Consumer) -> list[str]:
+async def published_before_sentinel(
+    bus: Bus, topics: Topics, consumer: Consumer, sentinel: str = SENTINEL
+) -> list[str]:
     """Entity ids on triples-store up to a sentinel we publish now (all earlier sends are in)."""
-    meta = Metadata(id=SENTINEL, user="u", collection="c")
+    meta = Metadata(id=sentinel, user="u", collection="c")
     await bus.publish(topics.topic(TRIPLES_STORE), Triples(metadata=meta, triples=[]))
     ids: list[str] = []
-    while not ids or ids[-1] != SENTINEL:
+    while not ids or ids[-1] != sentinel:
         msg = await asyncio.wait_for(consumer.receive(), 10)
         ids.append(decode(Triples, msg.data()).metadata.id)
         await consumer.acknowledge(msg)
@@ -106,3 +108,36 @@ async def test_explainable_setting_controls_the_trace(
     else:
         assert ids == []
         assert (answer.explain_id, answer.explain_graph, seen[0].parent_uri) == (None, None, "")
+
+
+async def test_each_step_is_in_the_trace_before_the_caller_hears_of_it(
+    processors: RunningProcessors,
+    settings: ProcessorSettings,
+    bus: Bus,
+    topics: Topics,
+    client: RequestClient[AgentRequest, AgentResponse],
+) -> None:
+    """The agent does not wait for the broker inside a step, yet every entity an event
+    names (and the analysis an observation ends) is already on triples-store when the
+    caller receives that event: not held back to the end of the session."""
+    watch = await bus.subscribe(topics.topic(TRIPLES_STORE), "test-watch-steps")
+    base = settings.model_dump()
+    await processors.start(llm.proc, llm.Settings(**base))
+    await processors.start(standin_graph_rag([]), settings)
+    await processors.start(agent.proc, agent.Settings(**base))
+    s = "urn:trustgraph:agent:s2"
+    req = AgentRequest(question="What is the capital of France?", streaming=True, session_id="s2")
+    published: list[str] = []
+    checked: list[tuple[str, str]] = []
+    async for event in client.stream(req, timeout=30):
+        named = {"explain": event.explain_id, "observation": f"{s}/i1"}.get(event.message_type)
+        if named is None:
+            continue
+        sentinel = f"{SENTINEL}{len(checked)}"
+        published += await published_before_sentinel(bus, topics, watch, sentinel)
+        assert named in published, (event.message_type, named, published)
+        checked.append((event.message_type, str(named)))
+    assert checked == [
+        ("explain", s), ("observation", f"{s}/i1"), ("explain", f"{s}/i1"), ("explain", f"{s}/final")
+    ]  # fmt: skip
+    assert published == [s, f"{s}/i1", f"{s}/final"]

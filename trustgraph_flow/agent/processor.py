@@ -9,6 +9,7 @@ conclusion that says so.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator, Callable
@@ -132,6 +133,9 @@ class Session:
     structured: bool = True
     model: str = ""  # the model that wrote the last reply
     last_call: tuple[str, int, int, float] | None = None  # its model, tokens in/out, latency
+    # Trace messages sent, in order of publication; ``stream`` holds back every event until
+    # the messages sent before it are persisted.
+    sent: list[asyncio.Future[None]] = field(default_factory=list)
 
     @property
     def last_uri(self) -> str:
@@ -140,13 +144,53 @@ class Session:
     async def publish(
         self, entity_uri: str, build: Callable[[], list[Triple]]
     ) -> AgentResponse | None:
-        """Publish one trace entity now; the explain event that names it (None: not explainable)."""
+        """Send one trace entity now; the explain event that names it (None: not explainable).
+
+        The step does not wait for the broker's receipt: ``stream`` passes no later event
+        to the caller before it (and every earlier trace message) is persisted."""
         if not self.explainable:
             return None  # the triples are not even built: off costs nothing
         meta = Metadata(id=entity_uri, user=self.req.user, collection=self.req.collection)
         triples = build()
-        await self.ctx.publish(TRIPLES_STORE, Triples(metadata=meta, triples=triples))
+        message = Triples(metadata=meta, triples=triples)
+        # Tasks start in creation order, so the sends reach the producer in trace order.
+        self.sent.append(asyncio.ensure_future(self.ctx.publish(TRIPLES_STORE, message)))
         return _event("explain", explain_id=entity_uri, triples=triples)
+
+    async def settle(self, upto: int | None = None) -> None:
+        """Wait until the first ``upto`` trace messages (default: all) are persisted."""
+        for sending in self.sent[:upto]:
+            await sending  # raises BrokerUnavailable if the broker did not persist it
+
+    async def stream(self) -> AsyncIterator[AgentResponse]:
+        """``run``'s events in order, each passed on only once every trace message sent
+        before it is persisted. The session goes on meanwhile (its next LLM call overlaps
+        the broker's receipts and the replies), so nothing the caller saw can be lost."""
+        queue: asyncio.Queue[tuple[AgentResponse | Exception | None, int]] = asyncio.Queue()
+
+        async def drive() -> None:
+            end: Exception | None = None
+            try:
+                async for event in self.run():
+                    queue.put_nowait((event, len(self.sent)))
+            except Exception as exc:  # passed on after the events before it
+                end = exc
+            finally:
+                queue.put_nowait((end, len(self.sent)))
+
+        driving = asyncio.create_task(drive())
+        try:
+            while True:
+                item, upto = await queue.get()
+                await self.settle(upto)
+                if item is None:
+                    return
+                if isinstance(item, Exception):
+                    raise item
+                yield item
+        finally:
+            driving.cancel()  # still running only if the caller or a send gave up
+            await asyncio.gather(driving, return_exceptions=True)
 
     async def run(self) -> AsyncIterator[AgentResponse]:
         """Every event of the session, the last one the final answer."""
@@ -258,6 +302,8 @@ class Session:
 
     async def act(self, name: str, arguments: dict[str, Any], iteration_uri: str) -> str:
         """Run the named tool; any failure becomes an ``Error: …`` observation."""
+        # The tool's own trace names this session's entities: they are in the trace first.
+        await self.settle()
         tool = next((t for t in self.tools if t.name == name), None)
         if tool is None:
             known = ", ".join(t.name for t in self.tools) or "(none)"
@@ -357,7 +403,7 @@ async def agent(req: AgentRequest, ctx: Context[Settings]) -> AsyncIterator[Agen
     if runs is not None:  # until this run ends, a restart would mark it interrupted
         runs.open(session.uri, req.user, req.collection)
     try:
-        async for event in session.run():
+        async for event in session.stream():
             if req.streaming or event.end_of_stream:
                 yield event
     finally:
