@@ -162,29 +162,40 @@ class Runner:
         reply: Callable[[Response], Awaitable[None]],
         spec: ServiceSpec[Any, Any],
     ) -> None:
-        finished = False
+        # A stream's replies before its last are sent without waiting for each receipt: the
+        # handler goes on while they travel, in order on one producer (tasks start in the
+        # order made). Every one is persisted before the last reply (or an error) is sent,
+        # and so before the request is acked.
+        sending: list[asyncio.Task[None]] = []
         try:
             result = self.route.handler(request, self.ctx)
             if inspect.isasyncgen(result):
+                last: Response = spec.response()
                 async for item in result:
                     resp = cast(Response, item)
-                    await reply(resp)
                     if resp.end_of_stream:
-                        finished = True
+                        last = resp
                         break
-                if not finished:
-                    await reply(spec.response())
+                    sending.append(asyncio.ensure_future(reply(resp)))
+                while sending:
+                    await sending.pop(0)  # raises BrokerUnavailable if one was not persisted
+                await reply(last)
             else:
                 await reply(await result)
         except ServiceError as exc:
+            await _drain(sending)
             await reply(spec.response(error=Error(type=exc.type, message=exc.message)))
         except Exception as exc:
             log.exception("service %s failed", spec.name)
+            await _drain(sending)
             await reply(
                 spec.response(
                     error=Error(type="internal-error", message=f"{type(exc).__name__}: {exc}")
                 )
             )
+        finally:
+            for task in sending:  # only when cancelled (shutdown): nobody waits for them
+                task.cancel()
 
     async def _run_batches(self) -> None:
         # A receive is never cancelled on a timeout: the client would still hand its next
@@ -267,3 +278,9 @@ class Runner:
                 await self.consumer.negative_acknowledge(msg)
             else:
                 await self.consumer.acknowledge(msg)
+
+
+async def _drain(sending: list[asyncio.Task[None]]) -> None:
+    """Wait for the replies still on their way (before an error reply goes after them)."""
+    await asyncio.gather(*sending, return_exceptions=True)
+    sending.clear()
