@@ -276,7 +276,7 @@ def test_metrics_and_failure_are_declared_predicates() -> None:
         '<urn:trustgraph:question:g1/focus> tg:model "m"',
         '<urn:trustgraph:question:g1/focus> tg:inToken "3"^^xsd:integer',
         '<urn:trustgraph:question:g1/focus> tg:outToken "4"^^xsd:integer',
-        '<urn:trustgraph:question:g1/focus> tg:latencyMs "1.500"^^xsd:decimal',
+        '<urn:trustgraph:question:g1/focus> tg:latencyMs "1.5"^^xsd:decimal',
     ]
     assert lines(failure_triples("urn:trustgraph:agent:s1", GRAPH_RETRIEVAL, "LLM down")) == [
         '<urn:trustgraph:agent:s1> tg:error "LLM down"'

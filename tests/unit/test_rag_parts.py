@@ -127,7 +127,7 @@ def test_cost_adds_calls_and_becomes_metrics() -> None:
     assert got[TG.model.i] == lit("m1")
     values = {p: o.v for p, o in got.items() if isinstance(o, LiteralTerm)}
     assert (values[TG.inToken.i], values[TG.outToken.i]) == ("13", "3")
-    assert values[TG.latencyMs.i] == "7.500"
+    assert values[TG.latencyMs.i] == "7.5"
     assert TG.inToken.i not in {t.p.i for t in Cost(latency_ms=1).triples("urn:x:s")}
 
 

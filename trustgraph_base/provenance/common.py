@@ -73,7 +73,9 @@ def metrics_triples(
     if out_token is not None:
         out.append(triple(stage_uri, TG.outToken, integer_literal(out_token), graph))
     if latency_ms is not None:
-        value = LiteralTerm(v=f"{latency_ms:.3f}", dt=XSD.decimal)
+        # The canonical xsd:decimal form (no trailing zeros), which is what the store gives
+        # back: "7.350" would be read as "7.35" and no longer equal what was published.
+        value = LiteralTerm(v=f"{latency_ms:.3f}".rstrip("0").rstrip("."), dt=XSD.decimal)
         out.append(triple(stage_uri, TG.latencyMs, value, graph))
     return out
 
