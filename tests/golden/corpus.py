@@ -11,6 +11,7 @@ from trustgraph_base.provenance import (
     activity_triples,
     agent_final_triples,
     agent_iteration_triples,
+    agent_observation_triples,
     agent_session_triples,
     chunk_triples,
     docrag_exploration_triples,
@@ -98,8 +99,10 @@ def agent() -> list[Triple]:
     out = agent_session_triples(AGENT, "Why does the fox jump?", TIME.format(4))
     out += agent_iteration_triples(i1, AGENT, "I should ask the knowledge graph.", "knowledge-query",
                                    {"question": "What does the fox do?"}, "It jumps over the dog.")
+    out += agent_observation_triples(uris.agent_observation_uri(i1), i1)
     out += graph_rag(SUB, 5, parent=i1)
     out += agent_iteration_triples(i2, i1, "Now I know enough.", "calculator", {"expression": "1+1"}, "2")
+    out += agent_observation_triples(uris.agent_observation_uri(i2), i2)
     out += agent_final_triples(uris.agent_final_uri(AGENT), i2, LONG_ANSWER)
     return out
 

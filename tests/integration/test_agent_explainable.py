@@ -98,12 +98,12 @@ async def test_explainable_setting_controls_the_trace(
     assert answer.message_type == "answer"
     assert answer.content == PARIS
     assert [e.message_type for e in events if e.message_type != "thought"] == (
-        ["explain", "action", "observation", "explain", "explain", "answer"]
+        ["explain", "action", "observation", "explain", "explain", "explain", "answer"]
         if explainable
         else ["action", "observation", "answer"]
     )
     if explainable:
-        assert ids == [s, f"{s}/i1", f"{s}/final"]
+        assert ids == [s, f"{s}/i1", f"{s}/i1/observation", f"{s}/final"]
         assert (answer.explain_id, seen[0].parent_uri) == (s, f"{s}/i1")
     else:
         assert ids == []

@@ -191,6 +191,18 @@ def analysis_rows(
     ]
 
 
+def observation_rows(analysis: str) -> list[Row]:
+    """TrustGraph's Observation entity of an analysis: its text is the analysis's document."""
+    uri = analysis + "/observation"
+    return [
+        (uri, RDF_TYPE, PROV + "Entity", G),
+        (uri, RDF_TYPE, TG + "Observation", G),
+        (uri, RDFS_LABEL, "Observation", G),
+        (uri, PROV + "wasDerivedFrom", analysis, G),
+        (uri, TG + "document", uri + "/document", G),
+    ]
+
+
 def conclusion_rows(uri: str, parent: str, answer: str) -> list[Row]:
     return [
         (uri, RDF_TYPE, PROV + "Entity", G),
@@ -234,14 +246,19 @@ async def test_multi_iteration_session_is_traced_step_by_step(
     s = "urn:trustgraph:agent:s1"
     batches = await watcher.until(f"{s}/final")
 
-    # Published one entity at a time, the GraphRAG sub-trace before the analysis that called it.
+    # Published one entity at a time, the GraphRAG sub-trace before the analysis that called it,
+    # each analysis followed at once by TrustGraph's Observation entity of it.
     assert [b.metadata.id for b in batches] == [
         s,
         "urn:trustgraph:question:sub1",
         f"{s}/i1",
+        f"{s}/i1/observation",
         f"{s}/i2",
+        f"{s}/i2/observation",
         f"{s}/i3",
+        f"{s}/i3/observation",
         f"{s}/i4",
+        f"{s}/i4/observation",
         f"{s}/final",
     ]
     assert {(b.metadata.user, b.metadata.collection) for b in batches} == {("alice", "geo")}
@@ -286,6 +303,8 @@ async def test_multi_iteration_session_is_traced_step_by_step(
         "knowledge-query, document-query, text-completion.",
     )
     assert rows[f"{s}/final"] == conclusion_rows(f"{s}/final", f"{s}/i4", "Paris")
+    for n in range(1, 5):
+        assert rows[f"{s}/i{n}/observation"] == observation_rows(f"{s}/i{n}")
 
     # The tool got the user's scope and the calling analysis; the LLM saw each observation.
     assert [(r.user, r.collection, r.parent_uri, r.query) for r in stand.graph_requests] == [
@@ -302,6 +321,7 @@ async def test_multi_iteration_session_is_traced_step_by_step(
     assert kinds[0] == ("explain", s)
     assert [k for k, _ in kinds].count("observation") == 4
     assert ("action", None) in kinds and ("explain", f"{s}/i4") in kinds
+    assert kinds.index(("explain", f"{s}/i4/observation")) == kinds.index(("explain", f"{s}/i4")) + 1
     assert [e.content for e in events if e.message_type == "action"] == [
         f"knowledge-query {q}",
         f"document-query {q}",
@@ -337,8 +357,10 @@ async def test_iteration_limit_ends_with_a_conclusion_saying_why(
     s = answer.explain_id
     assert s is not None and s.startswith("urn:trustgraph:agent:") and len(s) > 30
     batches = await watcher.until(f"{s}/final")
-    assert [b.metadata.id for b in batches] == [s, f"{s}/i1", f"{s}/i2", f"{s}/final"]
-    assert [row(t) for t in batches[2].triples][6][2] == "Maybe Paris."
+    assert [b.metadata.id for b in batches] == [
+        s, f"{s}/i1", f"{s}/i1/observation", f"{s}/i2", f"{s}/i2/observation", f"{s}/final"
+    ]
+    assert [row(t) for t in batches[3].triples][6][2] == "Maybe Paris."
     assert [row(t) for t in batches[-1].triples] == conclusion_rows(  # no figures: no LLM answer
         f"{s}/final", f"{s}/i2", "Stopped after 2 iterations without a final answer."
     )
@@ -403,7 +425,7 @@ async def test_slow_tool_and_missing_argument_become_observations(
     batches = await watcher.until(f"{s}/final")
     observed = {
         b.metadata.id: next(r for r in map(row, b.triples) if r[1] == TG + "observation")
-        for b in batches if b.metadata.id.startswith(s + "/i")
+        for b in batches if b.metadata.id.startswith(s + "/i") and not b.metadata.id.endswith("/observation")
     }
     assert observed == {
         f"{s}/i1": (f"{s}/i1", TG + "observation",

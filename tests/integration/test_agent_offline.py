@@ -22,6 +22,7 @@ from tests.integration.test_agent_loop import (
     analysis_rows,
     client,
     conclusion_rows,
+    observation_rows,
     question_rows,
     row,
     watcher,
@@ -134,6 +135,7 @@ async def test_offline_engine_answers_through_knowledge_query_and_store_keeps_th
         s,
         "urn:trustgraph:question:sub1",
         f"{s}/i1",
+        f"{s}/i1/observation",
         f"{s}/final",
     ]
     expected = [
@@ -142,6 +144,7 @@ async def test_offline_engine_answers_through_knowledge_query_and_store_keeps_th
             f"{s}/i1", s, "I should look this up in the knowledge graph.", "knowledge-query",
             '{"question": "What is the capital of France?"}', PARIS,
         ),
+        observation_rows(f"{s}/i1"),
         conclusion_rows(f"{s}/final", f"{s}/i1", PARIS),
     ]  # fmt: skip
     own = [b for b in batches if b.metadata.id.startswith(s)]
@@ -195,8 +198,10 @@ async def test_killed_agent_leaves_the_trace_of_how_far_it_got(
             child.kill()
             await child.wait()
     s = "urn:trustgraph:agent:k1"
-    batches = await watcher.until(f"{s}/i1")
-    assert [b.metadata.id for b in batches] == [s, "urn:trustgraph:question:sub1", f"{s}/i1"]
+    batches = await watcher.until(f"{s}/i1/observation")
+    assert [b.metadata.id for b in batches] == [
+        s, "urn:trustgraph:question:sub1", f"{s}/i1", f"{s}/i1/observation"
+    ]
     assert watcher.batches.empty()  # nothing was published after i1: no i2, no conclusion
     i1 = dict((p, o) for _, p, o, _ in map(row, batches[2].triples))
     assert (i1[TG + "action"], i1[TG + "observation"]) == ("knowledge-query", NO_INFO)
@@ -245,7 +250,7 @@ async def test_a_run_its_agent_died_in_ends_interrupted_and_its_abandoned_reques
         agent.proc, agent.Settings(**{**base, "data_dir": str(tmp_path / "agent")})
     )
     s = "urn:trustgraph:agent:k2"
-    await watcher.until(f"{s}/i1")
+    await watcher.until(f"{s}/i1/observation")
     (marked,) = await watcher.until(s)  # published by the restarted agent at start-up
     facts = {p: o for _, p, o, _ in map(row, marked.triples)}
     assert "process stopped before this run finished" in facts[TG + "interrupted"]

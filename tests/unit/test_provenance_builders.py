@@ -297,6 +297,7 @@ def test_session_ids_are_uri_safe(bad: str) -> None:
 def test_trace_uri_parsing() -> None:
     assert uris.trace_kind("urn:trustgraph:agent:s1/i3") == "agent"
     assert uris.trace_root("urn:trustgraph:agent:s1/i3") == "urn:trustgraph:agent:s1"
+    assert uris.trace_root("urn:trustgraph:agent:s1/i3/observation") == "urn:trustgraph:agent:s1"
     assert uris.trace_root("urn:trustgraph:question:q/focus/e2") == "urn:trustgraph:question:q"
     assert uris.trace_root("urn:trustgraph:docrag:d/synthesis") == "urn:trustgraph:docrag:d"
     assert uris.trace_kind("urn:trustgraph:doc:x") is None

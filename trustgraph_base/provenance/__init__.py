@@ -3,6 +3,7 @@
 from trustgraph_base.provenance.agent import (
     agent_final_triples,
     agent_iteration_triples,
+    agent_observation_triples,
     agent_session_triples,
     arguments_json,
 )
@@ -56,6 +57,7 @@ __all__ = [
     "activity_triples",
     "agent_final_triples",
     "agent_iteration_triples",
+    "agent_observation_triples",
     "agent_session_triples",
     "arguments_json",
     "check_started_at",

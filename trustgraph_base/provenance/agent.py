@@ -9,7 +9,8 @@ from typing import Any
 from trustgraph_base.provenance.common import datetime_literal, derived, text, triple, types
 from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, PROV, RDF, TG
 from trustgraph_base.provenance.rag import answer_extras, label
-from trustgraph_base.rdf.terms import Triple
+from trustgraph_base.provenance.uris import answer_document_uri
+from trustgraph_base.rdf.terms import IriTerm, Triple
 
 G = GRAPH_RETRIEVAL
 
@@ -49,6 +50,18 @@ def agent_iteration_triples(
         triple(iteration_uri, TG.observation, text(observation), G),
         triple(iteration_uri, RDF.type, TG.ToolUse, G),
         label(iteration_uri, "Analysis"),
+    ]
+
+
+def agent_observation_triples(observation_uri: str, iteration_uri: str) -> list[Triple]:
+    """TrustGraph's Observation entity of one analysis, beside SPEC's ``tg:observation``:
+    derived from the analysis, its text the librarian document ``tg:document`` names (that
+    document is the analysis's own ``tg:observation`` literal, not a second copy)."""
+    return [
+        *types(observation_uri, G, PROV.Entity, TG.Observation),
+        label(observation_uri, "Observation"),
+        derived(observation_uri, iteration_uri, G),
+        triple(observation_uri, TG.document, IriTerm(i=answer_document_uri(observation_uri)), G),
     ]
 
 

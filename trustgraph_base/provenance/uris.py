@@ -23,7 +23,7 @@ _PREFIX_KIND: dict[str, TraceKind] = {
     DOCRAG_PREFIX: "document-rag",
 }
 _SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,127}$")
-_STAGE_SUFFIX = re.compile(r"/(i\d+|final|exploration(/c\d+)?|focus(/e\d+)?|synthesis)$")
+_STAGE_SUFFIX = re.compile(r"/(i\d+(/observation)?|final|exploration(/c\d+)?|focus(/e\d+)?|synthesis)$")
 
 
 def new_session_id() -> str:
@@ -43,6 +43,11 @@ def agent_session_uri(session_id: str) -> str:
 
 def agent_iteration_uri(session_uri: str, n: int) -> str:
     return f"{session_uri}/i{n}"
+
+
+def agent_observation_uri(iteration_uri: str) -> str:
+    """The Observation entity of an analysis (TrustGraph's ``…/i{n}/observation``)."""
+    return f"{iteration_uri}/observation"
 
 
 def agent_final_uri(session_uri: str) -> str:

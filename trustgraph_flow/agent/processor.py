@@ -24,6 +24,7 @@ from trustgraph_base.provenance import (
     GRAPH_RETRIEVAL,
     agent_final_triples,
     agent_iteration_triples,
+    agent_observation_triples,
     agent_session_triples,
     arguments_json,
     check_started_at,
@@ -222,9 +223,9 @@ class Session:
                 yield _event("action", f"{parsed.tool} {arguments_json(parsed.arguments)}")
                 observation = await self.act(parsed.tool, parsed.arguments, iteration_uri)
                 step = Step(parsed.thought, parsed.tool, parsed.arguments, observation)
-            explain = await self.record(step)
+            explains = await self.record(step)
             yield _event("observation", step.observation)
-            if explain is not None:
+            for explain in explains:
                 yield explain
         async for event in self.conclude(stopped_answer(self.max_iterations), "iteration-limit"):
             yield event
@@ -241,18 +242,23 @@ class Session:
             return decision
         return parse_reply(reply)
 
-    async def record(self, step: Step) -> AgentResponse | None:
-        """Publish the next analysis (the trace first, before the client hears of it)."""
+    async def record(self, step: Step) -> list[AgentResponse]:
+        """Publish the next analysis, then TrustGraph's Observation entity of it (the trace
+        first, before the client hears of either); their explain events (none: not explainable)."""
         uri = uris.agent_iteration_uri(self.uri, len(self.steps) + 1)
         previous = self.last_uri
-        explain = await self.publish(
+        analysis = await self.publish(
             uri,
             lambda: agent_iteration_triples(
                 uri, previous, step.thought, step.action, step.arguments, step.observation
             ) + self.cost_of(uri),
         )
         self.steps.append(step)
-        return explain
+        observation_uri = uris.agent_observation_uri(uri)
+        observation = await self.publish(
+            observation_uri, lambda: agent_observation_triples(observation_uri, uri)
+        )
+        return [e for e in (analysis, observation) if e is not None]
 
     async def think(self, last: bool = False) -> str | StepReply | BadReply:
         """Ask the LLM for the next step: the validated JSON step (or why it is not one) when
