@@ -138,6 +138,7 @@ async def test_each_step_is_in_the_trace_before_the_caller_hears_of_it(
         assert named in published, (event.message_type, named, published)
         checked.append((event.message_type, str(named)))
     assert checked == [
-        ("explain", s), ("observation", f"{s}/i1"), ("explain", f"{s}/i1"), ("explain", f"{s}/final")
+        ("explain", s), ("observation", f"{s}/i1"), ("explain", f"{s}/i1"),
+        ("explain", f"{s}/i1/observation"), ("explain", f"{s}/final"),
     ]  # fmt: skip
-    assert published == [s, f"{s}/i1", f"{s}/final"]
+    assert published == [s, f"{s}/i1", f"{s}/i1/observation", f"{s}/final"]
