@@ -243,6 +243,18 @@ async def test_unknown_paths_and_the_import_socket(stack: Stack) -> None:
             assert refused["type"] == "forbidden" and "urn:graph:retrieval" in refused["message"]
             plain = {k: v for k, v in forged.items() if k != "g"}
             await ws.send_str(json.dumps({"metadata": {"id": "m"}, "triples": [plain]}))
+        contexts = stack.url + "api/v1/flow/default/import/entity-contexts"
+        async with http.ws_connect(contexts) as ws:
+            await ws.send_str("{oops")
+            assert json.loads(await ws.receive_str())["error"]["type"] == "bad-frame"
+            literal = {"entity": {"t": "l", "v": "x"}, "context": "x"}
+            await ws.send_str(json.dumps({"metadata": {}, "entities": [literal]}))
+            bad = json.loads(await ws.receive_str())["error"]
+            assert bad["type"] == "bad-frame" and "IRI" in bad["message"]
+            wordless = {"entity": imported, "context": 3}
+            await ws.send_str(json.dumps({"metadata": {}, "entities": [wordless]}))
+            bad = json.loads(await ws.receive_str())["error"]
+            assert bad["type"] == "bad-frame" and "'context' is a string" in bad["message"]
         async with http.ws_connect(stack.url + "api/v1/socket") as ws:
             query = {"s": imported, "g": "*", "limit": 10}
             found = await eventually(

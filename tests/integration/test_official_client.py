@@ -223,3 +223,34 @@ async def test_extraction_provenance_with_content(world: World) -> None:
     assert f"Document: {world.doc}" in shown.stdout and "Page: p1" in shown.stdout
     assert 'Content: "Capitals of the world"' in shown.stdout  # page 1's text (its first line)
     assert "Edge: (urn:trustgraph:entity:paris, urn:trustgraph:rel:is_the_capital_of" in shown.stdout
+
+
+async def test_load_knowledge_triples_and_entity_contexts(world: World, tmp_path: Path) -> None:
+    ttl = tmp_path / "knowledge.ttl"
+    ttl.write_text(
+        '<urn:test:zorblat> <http://www.w3.org/2000/01/rdf-schema#label> "Zorblat the moon" .\n'
+        "<urn:test:zorblat> <urn:test:orbits> <urn:test:quuxar> .\n"
+        '<urn:test:quuxar> <http://www.w3.org/2000/01/rdf-schema#label> "Quuxar" .\n'
+    )
+    loaded = await world.official("tg-load-knowledge", "-i", "urn:test:knowledge", str(ttl))
+    # it used to retry import/entity-contexts forever; now it finishes
+    assert loaded.code == 0, loaded.stdout + loaded.stderr
+    assert "Loaded 3 triples" in loaded.stdout and "Loaded 2 entity contexts" in loaded.stdout
+    assert "Triples and entity contexts loaded." in loaded.stdout and "retry" not in loaded.stdout.lower()
+
+    from tests.support.stack import eventually
+
+    async def shown() -> CliResult:
+        return await world.official("tg-query-graph", "-s", "urn:test:zorblat")
+
+    found = await eventually(shown, lambda r: "urn:test:quuxar" in r.stdout)
+    assert "Zorblat the moon" in found.stdout
+
+    # the contexts are the entities' vectors: GraphRAG starts from Zorblat and finds its edge
+    async def asked() -> CliResult:
+        return await world.official("tg-invoke-graph-rag", "-x", "-q", "What does Zorblat orbit?")
+
+    edge = "Edge: (Zorblat the moon, urn:test:orbits, Quuxar)"  # nothing else indexes urn:test:zorblat
+    answer = await eventually(asked, lambda r: edge in r.stderr)
+    assert answer.code == 0, answer.stderr
+    assert "Quuxar" in answer.stdout

@@ -36,7 +36,7 @@ OFFERED = (
     "POST /api/v1/flow/{flow}/service/{service} and the socket /api/v1/socket for the services "
     + ", ".join(sorted(SERVICES))
     + "; POST /api/v1/librarian; POST /api/v1/iam (API keys); "
-    "the socket /api/v1/flow/{flow}/import/triples; GET /api/v1/document-stream; GET /api/v1/health"
+    "the sockets /api/v1/flow/{flow}/import/triples and …/import/entity-contexts; GET /api/v1/document-stream; GET /api/v1/health"
 )
 
 

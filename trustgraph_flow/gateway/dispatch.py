@@ -126,6 +126,14 @@ class Dispatcher:
                 "leave it empty for a new one",
             )
 
+    async def call(self, spec: ServiceSpec[BaseModel, Response], request: BaseModel) -> Response:
+        """The gateway's own request to a service (built by the gateway, not an outside
+        request: no allow-list); its reply, or ``Failure``."""
+        try:
+            return await self._clients[spec.name].request(request, timeout=self.timeout)
+        except Exception as exc:
+            raise as_failure(exc) from None
+
     async def stream(
         self, spec: ServiceSpec[BaseModel, Response], request: BaseModel
     ) -> AsyncIterator[tuple[dict[str, Any], bool]]:

@@ -40,6 +40,7 @@ from trustgraph_flow.gateway.bulk import (
     import_triples_handler,
     unknown_handler,
 )
+from trustgraph_flow.gateway.contexts import import_entity_contexts_handler
 from trustgraph_flow.gateway.dispatch import Dispatcher, Failure, as_failure
 from trustgraph_flow.gateway.iam import iam_handler
 from trustgraph_flow.gateway.keys import KeyStore
@@ -169,6 +170,7 @@ def make_app(settings: GatewaySettings, token: str | None = None) -> web.Applica
     app.router.add_post("/api/v1/iam", iam_handler)
     add_sparql_protocol(app)
     app.router.add_get("/api/v1/flow/{flow}/import/triples", import_triples_handler)
+    app.router.add_get("/api/v1/flow/{flow}/import/entity-contexts", import_entity_contexts_handler)
     app.router.add_get("/api/v1/document-stream", document_stream_handler)
     add_viewer(app, accepts, auth_on=bool(token), identify=identity)
     app.router.add_route("*", "/api/v1/{tail:.*}", unknown_handler)  # last: what nothing else took
