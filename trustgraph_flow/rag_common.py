@@ -13,6 +13,8 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
+from pydantic import BaseModel, ConfigDict, field_validator
+
 from trustgraph_base.errors import RequestTimeout, ServiceError
 from trustgraph_base.messaging import (
     EMBEDDINGS,
@@ -25,6 +27,7 @@ from trustgraph_base.messaging import (
 from trustgraph_base.provenance import (
     GRAPH_RETRIEVAL,
     check_started_at,
+    citation_triples,
     failure_triples,
     grounding_triples,
     metrics_triples,
@@ -52,6 +55,7 @@ from trustgraph_base.schema.llm import VectorKind
 from trustgraph_base.schema.rag import RagRequest, RagResponse
 from trustgraph_base.settings import ProcessorSettings
 from trustgraph_flow.run_journal import journal
+from trustgraph_flow.structured import BadReply, ask, schema_of
 
 R = TypeVar("R", bound=RagResponse)
 
@@ -61,6 +65,47 @@ class RagSettings(ProcessorSettings):
 
     llm_temperature: float | None = None
     """Sampling temperature for answers (empty: the model's default)."""
+
+    # The same setting as text-completion's (env TG_LLM_STRUCTURED): with "none" the answer
+    # is plain text and cites nothing; otherwise it is {"answer", "cited"} (docs/rag.md).
+    llm_structured: Literal["json_schema", "json_object", "none"] = "json_schema"
+
+
+CITE_SYSTEM = (
+    ' Reply with only JSON like {"answer": "the answer", "cited": [1, 3]}, where "cited" '
+    "lists the numbers of the {what} the answer rests on (none if it rests on none)."
+)
+
+
+class CitedAnswer(BaseModel):
+    """A synthesis reply under structured output: the answer and the numbers (1-based) of
+    the evidence it cites; "e2", "[2]" and "2" are all read as 2."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+    answer: str
+    cited: list[int] = []
+
+    @field_validator("cited", mode="before")
+    @classmethod
+    def _numbers(cls, value: Any) -> Any:
+        if not isinstance(value, list):
+            return value
+        out: list[Any] = []
+        for item in value:
+            if isinstance(item, str):
+                digits = item.strip().strip("[]").lstrip("eEcC#")
+                out.append(int(digits) if digits.isdigit() else 0)
+            else:
+                out.append(item)
+        return out
+
+
+def cited_schema(count: int) -> dict[str, Any]:
+    """The synthesis reply schema for ``count`` numbered pieces of evidence."""
+    schema = schema_of(CitedAnswer)
+    items: dict[str, Any] = {"type": "integer", "enum": list(range(1, count + 1))}
+    schema["properties"]["cited"] = {"type": "array", "items": items, "maxItems": count}
+    return schema
 
 
 LOOKUP_TIMEOUT = 5.0  # seconds to wait for the librarian when explaining an empty result
@@ -217,18 +262,51 @@ class Trace(Generic[R]):
             await self.fail(f"internal-error: {type(exc).__name__}: {exc}")
             raise
 
-    async def synthesize(self, request: TextCompletionRequest, parent_uri: str) -> AsyncIterator[R]:
-        """Ask the LLM for the answer (streaming its pieces when asked), publish the synthesis
-        stage derived from ``parent_uri``, and end with the final response."""
-        call = Completion(self.ctx, request)
-        async for piece in call.pieces():
-            if request.streaming:
-                yield self.piece(piece)
-        if not call.text.strip():
+    async def synthesize(
+        self, request: TextCompletionRequest, parent_uri: str,
+        evidence: Sequence[str] = (), what: str = "facts",
+    ) -> AsyncIterator[R]:
+        """Ask the LLM for the answer, publish the synthesis stage derived from ``parent_uri``
+        (with ``tg:cites`` for the evidence it cites) and end with the final response.
+
+        ``evidence`` are the URIs of the numbered evidence of the prompt (focus edges or
+        chunks, in order). Under structured output the answer and its citations come in one
+        non-streamed JSON reply (a streaming client gets the answer as one piece); a reply
+        that is not that JSON is taken as a plain answer citing nothing. With
+        ``llm_structured=none`` the answer streams as plain text and cites nothing.
+        """
+        if evidence and getattr(self.ctx.settings, "llm_structured", "none") != "none":
+            answer, cited, cost = await self._cited(request, evidence, what)
+            if request.streaming and answer.strip():
+                yield self.piece(answer)
+        else:
+            call = Completion(self.ctx, request)
+            async for piece in call.pieces():
+                if request.streaming:
+                    yield self.piece(piece)
+            answer, cited, cost = call.text, [], call.cost
+        if not answer.strip():
             raise ServiceError("llm-error", "the LLM returned an empty answer")
         synth = synthesis_uri(self.question_uri)
-        yield await self.stage(synth, synthesis_triples(synth, parent_uri, call.text), call.cost)
-        yield self.final("" if request.streaming else call.text, call.cost.model)
+        triples = [*synthesis_triples(synth, parent_uri, answer), *citation_triples(synth, cited)]
+        yield await self.stage(synth, triples, cost)
+        yield self.final("" if request.streaming else answer, cost.model)
+
+    async def _cited(
+        self, request: TextCompletionRequest, evidence: Sequence[str], what: str
+    ) -> tuple[str, list[str], Cost]:
+        """One structured call: the answer, the URIs of the evidence it cites, its cost."""
+        asked = request.model_copy(update={"system": request.system + CITE_SYSTEM.replace("{what}", what)})
+        cost = Cost()
+        try:
+            reply = await ask(self.ctx, asked, CitedAnswer, schema=cited_schema(len(evidence)))
+        except BadReply as exc:  # not the JSON asked for: a plain answer that cites nothing
+            if exc.response is not None:
+                add_cost(cost, exc.response, exc.latency_ms)
+            return exc.text, [], cost
+        add_cost(cost, reply.response, reply.latency_ms)
+        cited = [evidence[n - 1] for n in reply.value.cited if 1 <= n <= len(evidence)]
+        return reply.value.answer, cited, cost
 
     async def _publish(self, uri: str, triples: list[Triple]) -> None:
         meta = Metadata(id=uri, user=self.req.user, collection=self.req.collection)

@@ -14,6 +14,7 @@ from trustgraph_base.provenance import (
     agent_observation_triples,
     agent_session_triples,
     chunk_triples,
+    citation_triples,
     docrag_exploration_triples,
     docrag_question_triples,
     document_triples,
@@ -80,6 +81,7 @@ def graph_rag(q: str, second: int, parent: str | None = None, *, answer: str = "
         SelectedEdge(*EDGE_CAT, "The fox is chased, which explains why it jumps."),
     ])
     out += synthesis_triples(uris.synthesis_uri(q), uris.focus_uri(q), answer or "It jumps over the dog.")
+    out += citation_triples(uris.synthesis_uri(q), [uris.focus_edge_uri(q, 1)])  # the fox edge
     out += metrics_triples(uris.synthesis_uri(q), GRAPH_RETRIEVAL, model="offline", in_token=212,
                            out_token=9, latency_ms=3.25)
     return out
@@ -90,6 +92,7 @@ def doc_rag() -> list[Triple]:
     chunks = [uris.chunk_uri(uris.page_uri(DOC, 2), 0), uris.chunk_uri(uris.page_uri(DOC, 1), 0)]
     out += docrag_exploration_triples(uris.exploration_uri(DOC_RAG), DOC_RAG, chunks)
     out += synthesis_triples(uris.synthesis_uri(DOC_RAG), uris.exploration_uri(DOC_RAG), "The cat.")
+    out += citation_triples(uris.synthesis_uri(DOC_RAG), [chunks[0]])  # page 2: the cat
     return out
 
 

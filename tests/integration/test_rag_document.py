@@ -76,6 +76,9 @@ async def test_streamed_answer_and_trace_match_spec(
     trace = await stored_trace(world, question)
     assert spec_part(trace) == spo(expected)  # SPEC's triples exactly
     assert sorted(scored_chunks(trace, explore)) == sorted(CHUNKS)  # each reified, by score
+    # the offline engine cites the chunk its answer sentence came from: the forest one
+    cited = [t.o.i for t in trace if t.p == TG.cites and isinstance(t.o, IriTerm)]
+    assert cited == [c for c, text in CHUNKS.items() if "forest" in text]
     assert costs(trace, explore)["model"].startswith("hashing")
     synth_cost = costs(trace, synth)
     assert synth_cost["model"] == "offline" and int(synth_cost["outToken"]) > 0
@@ -167,8 +170,9 @@ async def test_bad_session_id_writes_nothing(
 
 
 def spec_part(trace: list[Triple]) -> set[tuple[str, str, str]]:
-    """The trace without the score reifiers (``…/exploration/c{rank}``)."""
-    return {t for t in spo(trace) if "/exploration/c" not in t[0]}
+    """The trace without what we add beside SPEC: the score reifiers (``…/exploration/c{rank}``)
+    and the citations (``tg:cites``)."""
+    return {t for t in spo(trace) if "/exploration/c" not in t[0] and t[1] != f"<{TG.cites.i}>"}
 
 
 def scored_chunks(trace: list[Triple], explore: str) -> list[str]:

@@ -30,6 +30,7 @@ from trustgraph_base.provenance import (
     RDF,
     TG,
     SelectedEdge,
+    citation_triples,
     failure_triples,
     graph_rag_exploration_triples,
     graph_rag_focus_triples,
@@ -111,6 +112,9 @@ async def test_streamed_answer_and_trace_match_spec(
         + graph_rag_exploration_triples(explore, question, len(ALL_EDGES), grounding)
         + graph_rag_focus_triples(focus, explore, question, selected)
         + synthesis_triples(synth, focus, answer)
+        # the offline engine cites the edges its answer was written from: here the dog edge
+        + citation_triples(synth, [f"{focus}/e{n}" for n, e in enumerate(selected, start=1)
+                                   if "dog" in term_key(e.o).lower()])
     )
     assert spo(trace) == spo(expected)
     assert costs(trace, focus)["model"] == "offline" and int(costs(trace, focus)["inToken"]) > 0
@@ -137,19 +141,23 @@ async def test_bad_selection_is_retried_and_unknown_ids_ignored(
         replies = await ask(world, query="fox?", session_id="g2", parent_uri=parent)
     assert len(stub.requests) == 3
     assert replies[-1].response == "The fox jumps over the dog."
-    # The selection asked for its schema: ids limited to those offered; the answer is free text.
+    # The selection asked for its schema: ids limited to those offered; the answer asked for
+    # {"answer", "cited"} with numbers limited to the facts offered, and a plain-text reply
+    # is taken as an answer that cites nothing.
     select_format, _, answer_format = stub.formats()
     schema = select_format["json_schema"]["schema"]
     ids = schema["properties"]["edges"]["items"]["properties"]["id"]["enum"]
     assert ids == [f"e{n}" for n in range(1, len(ids) + 1)]
     assert f"\n{ids[-1]}: " in stub.prompts()[0] and f"\ne{len(ids) + 1}: " not in stub.prompts()[0]
-    assert answer_format is None
+    cited = answer_format["json_schema"]["schema"]["properties"]["cited"]
+    assert cited["items"]["enum"] == [1] and "[1] " in stub.prompts()[2]
     question = Q + "g2"
     trace = await stored_trace(world, question)
     selected = focus_edges(trace, question)
     assert [e.reasoning for e in selected] == ["first"]
     assert (f"<{question}>", f"<{PROV.wasDerivedFrom.i}>", f"<{parent}>") in spo(trace)
     assert costs(trace, question + "/focus")["model"] == "stub-model"
+    assert not [t for t in trace if t.p == TG.cites]
     await source_page(world, selected[0])
 
 

@@ -34,6 +34,7 @@ from trustgraph_base.provenance.namespaces import (
 )
 from trustgraph_base.provenance.rag import (
     SelectedEdge,
+    citation_triples,
     docrag_exploration_triples,
     docrag_question_triples,
     graph_rag_exploration_triples,
@@ -62,6 +63,7 @@ __all__ = [
     "arguments_json",
     "check_started_at",
     "chunk_triples",
+    "citation_triples",
     "docrag_exploration_triples",
     "docrag_question_triples",
     "document_triples",

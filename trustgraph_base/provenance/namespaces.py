@@ -89,6 +89,9 @@ class TG:
     # tg:selectedChunk triple (docs/provenance.md)
     rank: Final = _t(TG_NS, "rank")
     score: Final = _t(TG_NS, "score")
+    # the evidence a synthesis cites: a focus edge (…/focus/e{n}) or a chunk URI,
+    # beside SPEC's triples (docs/provenance.md, "Cited evidence")
+    cites: Final = _t(TG_NS, "cites")
 
 
 class PROV:

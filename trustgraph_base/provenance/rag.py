@@ -149,6 +149,12 @@ def synthesis_triples(synthesis: str, parent_uri: str, content: str) -> list[Tri
     ]
 
 
+def citation_triples(synthesis: str, cited: Sequence[str]) -> list[Triple]:
+    """``tg:cites``: the evidence the answer cites, beside SPEC's synthesis triples; each is a
+    focus edge ``…/focus/e{n}`` (GraphRAG) or a selected chunk's URI (DocumentRAG)."""
+    return [triple(synthesis, TG.cites, IriTerm(i=uri), G) for uri in dict.fromkeys(cited)]
+
+
 def answer_extras(uri: str, name: str) -> list[Triple]:
     """What TrustGraph writes on an answer beside the SPEC triples: ``tg:Answer``, a label and
     ``tg:document``, the librarian document its tools fetch the text from."""

@@ -60,6 +60,7 @@ class EdgeView(Message):
     p_label: str | None = None
     o_label: str | None = None
     reasoning: str | None = None
+    cited: bool = False  # a focus edge the answer cites (tg:cites on the synthesis)
     sources: list[SourceRef] = []
     removed: list[Removal] = []  # a focus edge whose source document was removed since
 
@@ -69,6 +70,7 @@ class ChunkView(Message):
 
     uri: str
     score: float | None = None  # similarity to the question (None in traces from before scores)
+    cited: bool = False  # a selected chunk the answer cites (tg:cites on the synthesis)
     sources: list[SourceRef] = []
     removed: list[Removal] = []  # the chunk's document was removed since
 

@@ -132,6 +132,7 @@ class _Builder:
             child = Node(f"Chunk {n}", chunk.uri)
             if chunk.score is not None:
                 child.add("Score", f"{chunk.score:.3f}")
+            child.add("", CITED if chunk.cited else None)
             self.removed(child, chunk.removed)
             if self.opts.show_provenance:
                 self.sources(child, chunk.sources, within=chunk.uri)
@@ -143,6 +144,7 @@ class _Builder:
         for n, edge in enumerate(view.edges, start=1):
             child = Node(f"Edge {n}", edge_text(edge, self.style), value_paint=())
             child.add("Reasoning", self.cut(edge.reasoning) if edge.reasoning else None)
+            child.add("", CITED if edge.cited else None)
             self.removed(child, edge.removed)
             if self.opts.show_provenance:
                 self.sources(child, edge.sources)
@@ -161,6 +163,9 @@ class _Builder:
             node.add("Source", "(none recorded)", "dim")
         for ref in sources:
             node.add("Source", source_text(ref, self.style, named=ref.chunk == within), "dim")
+
+
+CITED = "★ cited by the answer"  # retrieved → selected → cited (docs/lineage.md)
 
 
 def _answer(text: str) -> Field:

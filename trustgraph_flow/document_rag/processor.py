@@ -1,7 +1,7 @@
 """DocumentRAG: embed the question, take the nearest chunks, let the LLM answer from them.
 
 Trace (graph ``urn:graph:retrieval``): Question ← Exploration (the chunks) ← Synthesis
-(the answer), each stage published the moment it completes.
+(the answer, with ``tg:cites`` for the chunks it cites), each stage published the moment it completes.
 """
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ async def run(
         streaming=req.streaming,
         temperature=ctx.settings.llm_temperature,
     )
-    async for resp in trace.synthesize(request, explore):
+    async for resp in trace.synthesize(request, explore, [m.id for m in matches], "excerpts"):
         yield resp
 
 

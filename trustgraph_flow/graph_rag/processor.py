@@ -2,7 +2,8 @@
 edges that matter (with a reason each), then answer from them.
 
 Trace (graph ``urn:graph:retrieval``): Question ← Exploration (edges retrieved) ← Focus
-(edges selected, each ``tg:edge << s p o >>`` with ``tg:reasoning``) ← Synthesis.
+(edges selected, each ``tg:edge << s p o >>`` with ``tg:reasoning``) ← Synthesis (with
+``tg:cites`` for the focus edges the answer cites).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from trustgraph_base.provenance import (
 )
 from trustgraph_base.provenance.uris import (
     exploration_uri,
+    focus_edge_uri,
     focus_uri,
     graph_rag_question_uri,
 )
@@ -124,7 +126,8 @@ async def run(
         streaming=req.streaming,
         temperature=ctx.settings.llm_temperature,
     )
-    async for resp in trace.synthesize(request, focus):
+    cites = [focus_edge_uri(question, n) for n in range(1, len(edges) + 1)]  # fact [n] is e{n}
+    async for resp in trace.synthesize(request, focus, cites, "facts"):
         yield resp
 
 

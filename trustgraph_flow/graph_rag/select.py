@@ -129,5 +129,5 @@ def answer_variables(question: str, graph: Subgraph, edges: list[SelectedEdge]) 
 
 
 def render_answer(variables: dict[str, Any]) -> str:
-    lines = [f"- {e['s']} {e['p']} {e['o']}" for e in variables["edges"]]
+    lines = [f"[{n}] {e['s']} {e['p']} {e['o']}" for n, e in enumerate(variables["edges"], start=1)]
     return "Facts:\n" + "\n".join(lines) + f"\n\nQuestion: {variables['question']}\n\nAnswer:"

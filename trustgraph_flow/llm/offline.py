@@ -86,26 +86,41 @@ def _sentence(edge: Any) -> str:
 
 
 def graph_answer(variables: dict[str, Any], structured: bool = False) -> str:
-    """``graph-rag-answer``: "S P O." for the edges that best match the question."""
+    """``graph-rag-answer``: "S P O." for the edges that best match the question (structured:
+    ``{"answer", "cited"}`` citing those edges' numbers)."""
     edges = [e for e in as_list(variables.get("edges")) if isinstance(e, dict) and _edge_text(e).strip()]
     if not edges:
-        return NO_GRAPH_ANSWER
+        return _answer(NO_GRAPH_ANSWER, [], structured)
     ranked = _ranked(as_text(variables.get("question")), [_edge_text(e) for e in edges])
     chosen = [i for i, _ in _most_relevant(ranked)[:MAX_ANSWER_SENTENCES]] or list(
         range(min(len(edges), MAX_ANSWER_SENTENCES))
     )
-    return " ".join(_sentence(edges[i]) for i in chosen)
+    return _answer(" ".join(_sentence(edges[i]) for i in chosen), [i + 1 for i in chosen], structured)
+
+
+def _answer(text: str, cited: list[int], structured: bool) -> str:
+    """An answer: plain text, or ``{"answer", "cited"}`` (the 1-based numbers of the
+    evidence it was written from, ascending) structured."""
+    if not structured:
+        return text
+    return json.dumps({"answer": text, "cited": sorted(set(cited))}, ensure_ascii=False)
 
 
 def document_answer(variables: dict[str, Any], structured: bool = False) -> str:
-    """``document-rag-answer``: the chunk sentences that best match the question."""
-    found = [s for chunk in as_list(variables.get("chunks")) for s in sentences(as_text(chunk))]
+    """``document-rag-answer``: the chunk sentences that best match the question (structured:
+    ``{"answer", "cited"}`` citing the chunks they come from)."""
+    found: list[str] = []
+    source: list[int] = []  # the 1-based number of the chunk each sentence is from
+    for n, chunk in enumerate(as_list(variables.get("chunks")), start=1):
+        for sentence in sentences(as_text(chunk)):
+            found.append(sentence)
+            source.append(n)
     ranked = _ranked(as_text(variables.get("question")), found)
     if not ranked:
-        return NO_DOCUMENT_ANSWER
+        return _answer(NO_DOCUMENT_ANSWER, [], structured)
     # The most relevant sentences, in their document order.
     chosen = sorted(i for i, _ in _most_relevant(ranked)[:MAX_ANSWER_SENTENCES])
-    return " ".join(found[i] for i in chosen)
+    return _answer(" ".join(found[i] for i in chosen), [source[i] for i in chosen], structured)
 
 
 def _useful(observation: str) -> bool:

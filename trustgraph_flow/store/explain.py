@@ -229,9 +229,10 @@ def agent_parts(handle: Handle, props: Props, root: str, provenance: bool, depth
 def rag_parts(store: ox.Store, props: Props, root: str, provenance: bool) -> dict[str, object]:
     exploration, focus, synthesis = f"{root}/exploration", f"{root}/focus", f"{root}/synthesis"
     ranked = chunk_ranks(props, exploration)
+    cites = {c.value for c in props.get(synthesis, {}).get(TG.cites.i, []) if isinstance(c, ox.NamedNode)}
     selected = [c for c in props.get(exploration, {}).get(TG.selectedChunk.i, []) if isinstance(c, ox.NamedNode)]
     chunks = [
-        ChunkView(uri=c.value, score=ranked.get(c.value, (0, None))[1],
+        ChunkView(uri=c.value, score=ranked.get(c.value, (0, None))[1], cited=c.value in cites,
                   sources=[r for r in [chunk_source(store, c)] if r] if provenance else [],
                   removed=removals(store, c))
         for c in sorted(selected, key=lambda c: (ranked.get(c.value, (len(selected) + 1, None))[0], c.value))
@@ -242,7 +243,8 @@ def rag_parts(store: ox.Store, props: Props, root: str, provenance: bool) -> dic
         quoted = props.get(uri, {}).get(TG.edge.i, [])
         if quoted and isinstance(quoted[0], ox.Triple):
             sources = edge_sources(store, quoted[0]) if provenance else []
-            edges.append(edge_view(store, quoted[0], uri=uri, reasoning=text(props, uri, TG.reasoning), sources=sources,
+            edges.append(edge_view(store, quoted[0], uri=uri, reasoning=text(props, uri, TG.reasoning),
+                                   cited=uri in cites, sources=sources,
                                    removed=removals(store, named(uri)) if PROV.wasInvalidatedBy.i in props.get(uri, {}) else []))
     return {
         "exploration": exploration if exploration in props else None,
