@@ -80,6 +80,8 @@ def path_text(path: UsagePath, top: str, style: Style) -> str:
         text = f"chunk {path.chunk}"
     if path.trace != top:
         text += f" (via sub-trace {session_id(path.trace)})"
+    if path.cited:
+        text += " ★ cited"
     return text
 
 

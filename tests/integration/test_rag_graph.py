@@ -228,3 +228,22 @@ async def test_timeout_is_a_clear_error(
     )
     trace = await stored_trace(world, Q + "g7", "error")
     assert spo(expected) <= spo(trace)
+
+
+async def test_real_llm_answer_cites_the_facts_it_names(
+    processors: RunningProcessors, settings: ProcessorSettings, world: World
+) -> None:
+    """With structured output the answer comes as {"answer", "cited"}: fact [1] is focus edge
+    e1, so the synthesis cites e1; a number outside the facts offered is ignored."""
+    answer = json.dumps({"answer": "The fox jumps over the dog.", "cited": [1, 7]})
+    async with OpenAIStub([select_reply, answer]) as stub:
+        await start_stack(processors, settings, stub.base_url)
+        await world.seed()
+        replies = await ask(world, query="fox?", session_id="g9", streaming=True)
+    pieces = [r.response for r in replies if r.message_type == "chunk"]
+    assert "".join(pieces) == "The fox jumps over the dog." and replies[-1].response == ""
+    question = Q + "g9"
+    trace = await stored_trace(world, question)
+    cites = [t.o for t in trace if t.p == TG.cites]
+    assert cites == [IriTerm(i=question + "/focus/e1")]
+    assert "[1] " in stub.prompts()[1] and '"cited"' in stub.requests[1]["messages"][0]["content"]

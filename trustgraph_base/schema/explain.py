@@ -161,6 +161,7 @@ class UsagePath(Message):
     entity: str  # that entity: a focus edge ``…/focus/e{n}`` or an exploration
     chunk: str | None = None  # the chunk (within the asked source) the link goes through
     edge: EdgeView | None = None  # for an edge link: the edge
+    cited: bool = False  # the answer cites this edge or chunk (not only selected it)
 
 
 class UsageTrace(Message):

@@ -197,6 +197,7 @@ class TraceIndex:
             self.db.executemany(_UPSERT, list(rows.values()))
             self.db.executemany("INSERT OR IGNORE INTO entities VALUES (?, ?)", list(entities.items()))
             links.record(self.db, uses, resolve)
+            links.mark_cited(self.db, links.citations(triples))
             for root in rows:
                 links.retop(self.db, root)
 

@@ -114,12 +114,13 @@ def paths_of(handle: Handle, top: str, kind: str, key: str) -> list[UsagePath]:
     """Every link from a top-level trace (and its sub-traces) into the asked source."""
     paths: list[UsagePath] = []
     rows = handle.index.db.execute(
-        f"SELECT root, entity, target, kind, chunk FROM links WHERE top = ? AND {COLUMN[kind]} = ? "
+        f"SELECT root, entity, target, kind, chunk, cited FROM links WHERE top = ? AND {COLUMN[kind]} = ? "
         "ORDER BY root, entity, chunk", (top, key))
-    for root, entity, target, link, chunk in rows:
+    for root, entity, target, link, chunk, cited in rows:
         edge = edge_of(target) if link == "edge" else None
         view = edge_view(handle.store, edge) if edge is not None else None
-        paths.append(UsagePath(kind=link, trace=root, entity=entity, chunk=chunk or None, edge=view))
+        paths.append(UsagePath(kind=link, trace=root, entity=entity, chunk=chunk or None, edge=view,
+                               cited=bool(cited)))
     return paths
 
 

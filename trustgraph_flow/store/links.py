@@ -130,6 +130,26 @@ def record(db: sqlite3.Connection, uses: Iterable[Use], resolve: Resolver | None
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
 
 
+def citations(triples: Iterable[Triple]) -> list[tuple[str, str]]:
+    """(root, cited URI) for each ``tg:cites`` of a synthesis in a batch."""
+    out = []
+    for t in triples:
+        if t.p.i == TG.cites.i and isinstance(t.s, IriTerm) and isinstance(t.o, IriTerm):
+            root = trace_root(t.s.i)
+            if root is not None:
+                out.append((root, t.o.i))
+    return out
+
+
+def mark_cited(db: sqlite3.Connection, cites: Iterable[tuple[str, str]]) -> None:
+    """Set ``cited`` on the links an answer cites: a focus edge (its entity) or a selected
+    chunk (its target) of the same trace. The synthesis is written after the focus and
+    exploration, so their links are indexed by then."""
+    for root, uri in cites:
+        db.execute("UPDATE links SET cited = 1 WHERE root = ? AND (entity = ? OR (kind = 'chunk' AND target = ?))",
+                   (root, uri, uri))
+
+
 def top_of(db: sqlite3.Connection, root: str) -> str:
     """The top-level trace a (sub-)trace belongs to: its ``parent_root`` chain, followed up."""
     seen = {root}

@@ -97,6 +97,14 @@ function agentChildren(view) {
   return kids;
 }
 
+// Retrieved → selected → cited: ★ marks the evidence the answer cites (tg:cites); the rest was
+// selected for the answer but not cited by it (docs/lineage.md).
+function evidenceBadge(cited) {
+  return cited
+    ? h("span", { class: "cited", title: "the answer cites this" }, h("span", { "aria-hidden": "true" }, "★ "), "cited")
+    : h("span", { class: "kind", title: "selected as evidence; the answer does not cite it" }, "selected");
+}
+
 function removedBadge(removed) {
   return removed?.length
     ? h("span", { class: "removed" }, h("span", { "aria-hidden": "true" }, "⚠ "), "source removed")
@@ -137,7 +145,7 @@ function ragChildren(view) {
         const c = node(chunk.uri, `Chunk ${i + 1}`, chunk.sources.length ? sourceText(chunk.sources[0]) : chunk.uri, {
           kind: "chunk",
           badges: [chunk.score !== null && chunk.score !== undefined ? h("span", { class: "metric" }, `score ${chunk.score.toFixed(3)}`) : null,
-            h("span", { class: "cited" }, h("span", { "aria-hidden": "true" }, "★ "), "used"), removedBadge(chunk.removed)],
+            evidenceBadge(chunk.cited), removedBadge(chunk.removed)],
           fields: [field("Chunk", chunk.uri, { code: true }),
             chunk.score !== null && chunk.score !== undefined ? field("Score", `${chunk.score.toFixed(3)} (similarity to the question; chunks listed by relevance)`) : null, ...chunk.sources.map((ref) => field("Source", ref, { source: true })),
             ...removedFields(chunk.removed)],
@@ -157,7 +165,7 @@ function ragChildren(view) {
       const key = edge.uri || `${view.focus}#${i}`;
       const e = node(key, `Edge ${i + 1}`, edgeText(edge), {
         kind: "edge", edge,
-        badges: [h("span", { class: "cited" }, h("span", { "aria-hidden": "true" }, "★ "), "evidence"), removedBadge(edge.removed)],
+        badges: [evidenceBadge(edge.cited), removedBadge(edge.removed)],
         fields: [
           field("Edge", edgeText(edge)),
           field("Reasoning", edge.reasoning || "(none recorded)"),
