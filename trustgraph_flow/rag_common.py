@@ -66,9 +66,9 @@ class RagSettings(ProcessorSettings):
     llm_temperature: float | None = None
     """Sampling temperature for answers (empty: the model's default)."""
 
-    # The same setting as text-completion's (env TG_LLM_STRUCTURED): with "none" the answer
-    # is plain text and cites nothing; otherwise it is {"answer", "cited"} (docs/rag.md).
     llm_structured: Literal["json_schema", "json_object", "none"] = "json_schema"
+    """As text-completion's: json_schema/json_object ask the answer with the evidence it cites
+    (one non-streamed reply); none streams plain text that cites nothing (docs/rag.md)."""
 
 
 CITE_SYSTEM = (
