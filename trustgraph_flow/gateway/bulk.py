@@ -17,6 +17,7 @@ import base64
 import json
 import logging
 import uuid
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiohttp import WSMsgType, web
@@ -81,12 +82,23 @@ class Publisher:
 
 
 async def import_triples_handler(request: web.Request) -> web.StreamResponse:
+    publisher = request.app[PUBLISHER]
+    assert isinstance(publisher, Publisher)
+    return await serve_import(request, publisher.write, "triples")
+
+
+async def serve_import(
+    request: web.Request,
+    write: Callable[[Principal, Any], Awaitable[int]],
+    what: str,
+) -> web.StreamResponse:
+    """An import socket: each frame is written for the caller (``write`` answers how many
+    items it took); a frame that is not JSON, or that ``write`` refuses, is answered with an
+    error frame and the socket stays open."""
     try:
         principal = authenticate(request)
     except Failure as failure:
         return web.json_response(failure.body(), status=failure.status)
-    publisher = request.app[PUBLISHER]
-    assert isinstance(publisher, Publisher)
     ws = web.WebSocketResponse(heartbeat=30)
     await ws.prepare(request)
     total = 0
@@ -99,10 +111,10 @@ async def import_triples_handler(request: web.Request) -> web.StreamResponse:
             await ws.send_str(json.dumps(Failure("bad-frame", f"malformed JSON: {exc}").body()))
             continue
         try:
-            total += await publisher.write(principal, frame)
+            total += await write(principal, frame)
         except Exception as exc:
             await ws.send_str(json.dumps(as_failure(exc).body()))
-    log.info("imported %d triples", total)
+    log.info("imported %d %s", total, what)
     return ws
 
 

@@ -14,11 +14,9 @@ an error frame; the socket stays open.
 
 from __future__ import annotations
 
-import json
-import logging
 from typing import Any
 
-from aiohttp import WSMsgType, web
+from aiohttp import web
 
 from trustgraph_base.messaging import EMBEDDINGS, VECTORS
 from trustgraph_base.rdf.terms import check_iri
@@ -30,10 +28,9 @@ from trustgraph_base.schema import (
     VectorItem,
     VectorRequest,
 )
-from trustgraph_flow.gateway.auth import Principal, authenticate
-from trustgraph_flow.gateway.failure import Failure, as_failure
-
-log = logging.getLogger(__name__)
+from trustgraph_flow.gateway.auth import Principal
+from trustgraph_flow.gateway.bulk import serve_import
+from trustgraph_flow.gateway.failure import Failure
 
 BATCH = 256  # texts per embeddings request (its limit is 2048)
 
@@ -120,25 +117,5 @@ class ContextWriter:
 async def import_entity_contexts_handler(request: web.Request) -> web.StreamResponse:
     from trustgraph_flow.gateway.server import DISPATCHER
 
-    try:
-        principal = authenticate(request)
-    except Failure as failure:
-        return web.json_response(failure.body(), status=failure.status)
     writer = ContextWriter(request.app[DISPATCHER])
-    ws = web.WebSocketResponse(heartbeat=30)
-    await ws.prepare(request)
-    total = 0
-    async for msg in ws:
-        if msg.type not in (WSMsgType.TEXT, WSMsgType.BINARY):
-            continue
-        try:
-            frame = json.loads(msg.data)
-        except (ValueError, RecursionError) as exc:
-            await ws.send_str(json.dumps(Failure("bad-frame", f"malformed JSON: {exc}").body()))
-            continue
-        try:
-            total += await writer.write(principal, frame)
-        except Exception as exc:
-            await ws.send_str(json.dumps(as_failure(exc).body()))
-    log.info("imported the contexts of %d entities", total)
-    return ws
+    return await serve_import(request, writer.write, "entity contexts")
