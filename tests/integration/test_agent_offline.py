@@ -158,6 +158,31 @@ async def test_offline_engine_answers_through_knowledge_query_and_store_keeps_th
     assert held == {r for b in batches for r in map(row, b.triples)}
 
 
+async def killable_agent(
+    processors: RunningProcessors,
+    settings: ProcessorSettings,
+    *,
+    pulsar_url: str,
+    prefix: str,
+    data: Path,
+) -> tuple[asyncio.subprocess.Process, asyncio.Event, asyncio.Event]:
+    """Store, offline LLM and RAG stand-ins in process (document-query waits for ``release``
+    and sets the first event when asked), and the agent as a subprocess on ``data``, to kill."""
+    base = settings.model_dump()
+    docs_pending, release = asyncio.Event(), asyncio.Event()
+    await processors.start(store.proc, store.StoreSettings(**base))
+    await processors.start(llm.proc, llm.Settings(**base, llm_base_url=""))
+    await processors.start(rag_standins(NO_INFO, docs_pending, release), settings)
+    child = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "trustgraph_flow.agent.processor",
+        "--pulsar-url", pulsar_url, "--topic-prefix", prefix,
+        "--ready-file", str(data.parent / "agent.ready"),
+        "--data-dir", str(data), "--log-level", "WARNING",
+        stdin=asyncio.subprocess.DEVNULL,
+    )  # fmt: skip
+    return child, docs_pending, release
+
+
 async def test_killed_agent_leaves_the_trace_of_how_far_it_got(
     processors: RunningProcessors,
     settings: ProcessorSettings,
@@ -169,18 +194,9 @@ async def test_killed_agent_leaves_the_trace_of_how_far_it_got(
     watcher: TraceWatcher,
     client: RequestClient[AgentRequest, AgentResponse],
 ) -> None:
-    base = settings.model_dump()
-    docs_pending, release = asyncio.Event(), asyncio.Event()
-    await processors.start(store.proc, store.StoreSettings(**base))
-    await processors.start(llm.proc, llm.Settings(**base, llm_base_url=""))
-    await processors.start(rag_standins(NO_INFO, docs_pending, release), settings)
-    ready = tmp_path / "agent.ready"
-    child = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "trustgraph_flow.agent.processor",
-        "--pulsar-url", pulsar_url, "--topic-prefix", prefix, "--ready-file", str(ready),
-        "--data-dir", str(tmp_path / "agent"), "--log-level", "WARNING",
-        stdin=asyncio.subprocess.DEVNULL,
-    )  # fmt: skip
+    child, docs_pending, release = await killable_agent(
+        processors, settings, pulsar_url=pulsar_url, prefix=prefix, data=tmp_path / "agent"
+    )
     try:
         req = AgentRequest(
             question=QUESTION, user="bob", collection="atlas", session_id="k1", started_at=STARTED
@@ -222,17 +238,9 @@ async def test_a_run_its_agent_died_in_ends_interrupted_and_its_abandoned_reques
     client: RequestClient[AgentRequest, AgentResponse],
 ) -> None:
     base = settings.model_dump()
-    docs_pending, release = asyncio.Event(), asyncio.Event()
-    await processors.start(store.proc, store.StoreSettings(**base))
-    await processors.start(llm.proc, llm.Settings(**base, llm_base_url=""))
-    await processors.start(rag_standins(NO_INFO, docs_pending, release), settings)
-    ready = tmp_path / "agent.ready"
-    child = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "trustgraph_flow.agent.processor",
-        "--pulsar-url", pulsar_url, "--topic-prefix", prefix, "--ready-file", str(ready),
-        "--data-dir", str(tmp_path / "agent"), "--log-level", "WARNING",
-        stdin=asyncio.subprocess.DEVNULL,
-    )  # fmt: skip
+    child, docs_pending, release = await killable_agent(
+        processors, settings, pulsar_url=pulsar_url, prefix=prefix, data=tmp_path / "agent"
+    )
     req = AgentRequest(question=QUESTION, user="bob", collection="atlas", session_id="k2")
     try:
         asking = asyncio.create_task(client.request(req, timeout=5))
