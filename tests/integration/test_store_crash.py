@@ -12,7 +12,7 @@ from trustgraph_base.messaging import SPARQL, TRIPLES_STORE, Bus, RequestClient,
 from trustgraph_base.rdf.terms import Triple, iri, lit
 from trustgraph_base.schema import SparqlQueryRequest
 
-MESSAGES, PER_MESSAGE = 12000, 10  # a stream long enough to outlast the first count (SPARQL runs in a worker)
+MESSAGES, PER_MESSAGE = 3000, 10
 COUNT = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
 
 
