@@ -19,8 +19,13 @@ from pathlib import Path
 from bench.summary import PREFIX
 
 BENCHMARKS = [
-    "bench_store", "bench_vectors", "bench_agent", "bench_render", "bench_cli_start",
-    "bench_realmodel", "bench_viewer",
+    "bench_store",
+    "bench_vectors",
+    "bench_agent",
+    "bench_render",
+    "bench_cli_start",
+    "bench_realmodel",
+    "bench_viewer",
 ]
 
 

@@ -76,7 +76,9 @@ def corpus() -> list[Triples]:
                 chunk = uris.chunk_uri(page, c)
                 ts += chunk_triples(chunk, page, c, c * 100, 100, uris.activity_uri(chunk, "chunk"))
                 edges = [tuple(iri(x) for x in edge_of(n * EDGES + k)) for k in range(EDGES)]
-                ts += subgraph_triples(uris.subgraph_uri(chunk), chunk, edges, uris.activity_uri(chunk, "extract"))
+                ts += subgraph_triples(
+                    uris.subgraph_uri(chunk), chunk, edges, uris.activity_uri(chunk, "extract")
+                )
         out.append(Triples(metadata=Metadata(id=doc, user=USER), triples=ts))
     return out
 
@@ -101,7 +103,9 @@ def trace(i: int, rng: random.Random) -> list[Triple]:
     if kind < 9:
         q = uris.docrag_question_uri(f"d{i}")
         ts = docrag_question_triples(q, f"question {i}", when(i))
-        ts += docrag_exploration_triples(uris.exploration_uri(q), q, [chunk_of(c) for c in rng.sample(range(n_chunks), 5)])
+        ts += docrag_exploration_triples(
+            uris.exploration_uri(q), q, [chunk_of(c) for c in rng.sample(range(n_chunks), 5)]
+        )
         return ts + synthesis_triples(uris.synthesis_uri(q), uris.exploration_uri(q), "answer")
     a = uris.agent_session_uri(f"a{i}")
     i1 = uris.agent_iteration_uri(a, 1)
@@ -118,7 +122,12 @@ def load(stores: Stores, n_traces: int) -> float:
     write_batch(stores, corpus())
     batch = []
     for i in range(n_traces):
-        batch.append(decode(Triples, encode(Triples(metadata=Metadata(id=str(i), user=USER), triples=trace(i, rng)))))
+        batch.append(
+            decode(
+                Triples,
+                encode(Triples(metadata=Metadata(id=str(i), user=USER), triples=trace(i, rng))),
+            )
+        )
         if len(batch) == 512:
             write_batch(stores, batch)
             batch = []
@@ -134,19 +143,36 @@ def run(n_traces: int) -> None:
     print(f"  loaded {n_traces:,} traces ({len(handle.store):,} quads) in {seconds:.1f}s")
     s, p, o = edge_of(1234)
     page = uris.page_uri(doc_uri(3), 4)
-    cases = [("edge", f"<{s}> <{p}> <{o}>"), ("chunk", chunk_of(617)), ("page", page), ("document", doc_uri(7))]
+    cases = [
+        ("edge", f"<{s}> <{p}> <{o}>"),
+        ("chunk", chunk_of(617)),
+        ("page", page),
+        ("document", doc_uri(7)),
+    ]
     for kind, source in cases:
         users = len(lineage.source_usage(handle, source, 10_000).traces)
         p50, p95 = timed(lambda source=source: lineage.source_usage(handle, source, 50), 50)  # type: ignore[misc]
-        print(f"  source-usage of a {kind} (newest 50 of {users:,} answers): p50 {p50:.2f} ms, p95 {p95:.2f} ms")
-        summary(f"source-usage of a {kind} at {n_traces:,} traces (server)", f"p50 {p50:.2f} ms, p95 {p95:.2f} ms",
-                "<= 50 ms", f"newest 50 of {users:,} answers using it")
+        print(
+            f"  source-usage of a {kind} (newest 50 of {users:,} answers): p50 {p50:.2f} ms, p95 {p95:.2f} ms"
+        )
+        summary(
+            f"source-usage of a {kind} at {n_traces:,} traces (server)",
+            f"p50 {p50:.2f} ms, p95 {p95:.2f} ms",
+            "<= 50 ms",
+            f"newest 50 of {users:,} answers using it",
+        )
     view = hierarchy.document_view(handle.store, doc_uri(7))
     assert view is not None
     h50, h95 = timed(lambda: lineage.with_usage(handle.index, view), 10)
-    print(f"  'used by' counts for a document's 10 pages and 50 chunks: p50 {h50:.1f} ms, p95 {h95:.1f} ms")
-    summary(f"document hierarchy 'used by' counts at {n_traces:,} traces", f"p50 {h50:.1f} ms", "-",
-            "10 pages, 50 chunks, 250 edges")
+    print(
+        f"  'used by' counts for a document's 10 pages and 50 chunks: p50 {h50:.1f} ms, p95 {h95:.1f} ms"
+    )
+    summary(
+        f"document hierarchy 'used by' counts at {n_traces:,} traces",
+        f"p50 {h50:.1f} ms",
+        "-",
+        "10 pages, 50 chunks, 250 edges",
+    )
     stores.close()
 
 
@@ -155,8 +181,10 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="10,000 traces instead of 100,000")
     args = parser.parse_args()
     n = 10_000 if args.quick else 100_000
-    print(f"Reverse lineage: {n:,} traces over {DOCS} documents, {DOCS * PAGES * CHUNKS} chunks, "
-          f"{DOCS * PAGES * CHUNKS * EDGES} edges")
+    print(
+        f"Reverse lineage: {n:,} traces over {DOCS} documents, {DOCS * PAGES * CHUNKS} chunks, "
+        f"{DOCS * PAGES * CHUNKS * EDGES} edges"
+    )
     run(n)
 
 

@@ -36,8 +36,11 @@ QUESTIONS = [
     "Who wrote Les Misérables?",
 ]
 AGENT_ITERATIONS = "4"  # a few steps: each is seconds to tens of seconds on 2 shared cores
-KINDS = {"agent": ["tg-invoke-agent", "--max-iterations", AGENT_ITERATIONS],
-         "graph-rag": ["tg-invoke-graph-rag"], "document-rag": ["tg-invoke-document-rag"]}
+KINDS = {
+    "agent": ["tg-invoke-agent", "--max-iterations", AGENT_ITERATIONS],
+    "graph-rag": ["tg-invoke-graph-rag"],
+    "document-rag": ["tg-invoke-document-rag"],
+}
 TRACE_ENTITY_MS = 5.0  # bench_agent: what one published trace entity costs the loop (docs/agent.md)
 
 
@@ -78,41 +81,60 @@ async def measure(runs: int) -> tuple[list[Answer], dict[str, float]]:
     answers: list[Answer] = []
     with tempfile.TemporaryDirectory(prefix="bench-realmodel-") as tmp:
         root = Path(tmp)
-        async with llama_server(root / "server.log") as upstream, \
-                recording_proxy(upstream) as proxy, \
-                real_stack(proxy.base_url, root / "stack") as stack:
+        async with (
+            llama_server(root / "server.log") as upstream,
+            recording_proxy(upstream) as proxy,
+            real_stack(proxy.base_url, root / "stack") as stack,
+        ):
             started = time.monotonic()
             for name in DOCUMENTS:
                 code, _, err, _ = await run("tg-load-document", str(SAMPLES / name), env=stack.env)
                 if code != 0:
                     raise SystemExit(f"loading {name} failed: {err.strip()}")
-            ingest = {"wall_s": time.monotonic() - started, "calls": len(proxy.calls),
-                      "in": sum(c.usage.get("prompt_tokens", 0) for c in proxy.calls),
-                      "out": sum(c.usage.get("completion_tokens", 0) for c in proxy.calls)}
+            ingest = {
+                "wall_s": time.monotonic() - started,
+                "calls": len(proxy.calls),
+                "in": sum(c.usage.get("prompt_tokens", 0) for c in proxy.calls),
+                "out": sum(c.usage.get("completion_tokens", 0) for c in proxy.calls),
+            }
             for question in QUESTIONS[:runs]:
                 for kind, cmd in KINDS.items():
                     before = len(proxy.calls)
-                    code, _, err, wall = await run(*cmd, "--no-streaming", "-q", question,
-                                                   env=stack.env)
+                    code, _, err, wall = await run(
+                        *cmd, "--no-streaming", "-q", question, env=stack.env
+                    )
                     calls = proxy.calls[before:]
                     trace = err.strip().splitlines()[-1].removeprefix("trace: ") if err else ""
                     entities = await entities_of(trace, stack.env) if code == 0 else 0
-                    answers.append(Answer(
-                        kind, code == 0, wall, len(calls),
-                        sum(c.usage.get("prompt_tokens", 0) for c in calls),
-                        sum(c.usage.get("completion_tokens", 0) for c in calls),
-                        sum(c.elapsed_ms for c in calls) / 1000.0, entities,
-                    ))
-                    print(f"  {kind:13} {'ok' if code == 0 else 'FAILED':6} {wall:6.1f} s, "
-                          f"{len(calls)} LLM calls", flush=True)
+                    answers.append(
+                        Answer(
+                            kind,
+                            code == 0,
+                            wall,
+                            len(calls),
+                            sum(c.usage.get("prompt_tokens", 0) for c in calls),
+                            sum(c.usage.get("completion_tokens", 0) for c in calls),
+                            sum(c.elapsed_ms for c in calls) / 1000.0,
+                            entities,
+                        )
+                    )
+                    print(
+                        f"  {kind:13} {'ok' if code == 0 else 'FAILED':6} {wall:6.1f} s, "
+                        f"{len(calls)} LLM calls",
+                        flush=True,
+                    )
     return answers, ingest
 
 
 def report(answers: list[Answer], ingest: dict[str, float]) -> None:
-    print(f"\ningest of {len(DOCUMENTS)} samples: {ingest['wall_s']:.1f} s, "
-          f"{ingest['calls']:.0f} LLM calls, {ingest['in']:.0f} tokens in / {ingest['out']:.0f} out")
-    head = (f"{'kind':13} {'answers':>7} {'calls':>6} {'tok in':>7} {'tok out':>7} "
-            f"{'LLM s':>6} {'wall s':>7} {'non-LLM':>8} {'trace':>6}")
+    print(
+        f"\ningest of {len(DOCUMENTS)} samples: {ingest['wall_s']:.1f} s, "
+        f"{ingest['calls']:.0f} LLM calls, {ingest['in']:.0f} tokens in / {ingest['out']:.0f} out"
+    )
+    head = (
+        f"{'kind':13} {'answers':>7} {'calls':>6} {'tok in':>7} {'tok out':>7} "
+        f"{'LLM s':>6} {'wall s':>7} {'non-LLM':>8} {'trace':>6}"
+    )
     print(head)
     for kind in KINDS:
         mine = [a for a in answers if a.kind == kind and a.ok]
@@ -125,17 +147,30 @@ def report(answers: list[Answer], ingest: dict[str, float]) -> None:
         def med(values: list[float]) -> float:
             return statistics.median(values)
 
-        calls, tin, tout = med([a.calls for a in mine]), med([a.in_tokens for a in mine]), \
-            med([a.out_tokens for a in mine])
+        calls, tin, tout = (
+            med([a.calls for a in mine]),
+            med([a.in_tokens for a in mine]),
+            med([a.out_tokens for a in mine]),
+        )
         llm, wall = med([a.llm_s for a in mine]), med([a.wall_s for a in mine])
         non_llm = 1 - llm / wall if wall else 0.0
         trace = med([a.entities for a in mine]) * TRACE_ENTITY_MS / 1000.0 / wall if wall else 0.0
-        print(f"{kind:13} {len(mine):>7} {calls:6.0f} {tin:7.0f} {tout:7.0f} {llm:6.1f} "
-              f"{wall:7.1f} {non_llm:8.1%} {trace:6.2%}" + (f"  ({failed} failed)" if failed else ""))
-        summary(f"real model: {kind} per answer", f"{wall:.1f} s, {calls:.0f} LLM calls",
-                "-", f"{tin:.0f} tok in / {tout:.0f} out; LLM {llm:.1f} s")
-        summary(f"real model: {kind} explainability", f"{trace:.2%} of answer time", "-",
-                f"all non-LLM time {non_llm:.1%} (upper bound)")
+        print(
+            f"{kind:13} {len(mine):>7} {calls:6.0f} {tin:7.0f} {tout:7.0f} {llm:6.1f} "
+            f"{wall:7.1f} {non_llm:8.1%} {trace:6.2%}" + (f"  ({failed} failed)" if failed else "")
+        )
+        summary(
+            f"real model: {kind} per answer",
+            f"{wall:.1f} s, {calls:.0f} LLM calls",
+            "-",
+            f"{tin:.0f} tok in / {tout:.0f} out; LLM {llm:.1f} s",
+        )
+        summary(
+            f"real model: {kind} explainability",
+            f"{trace:.2%} of answer time",
+            "-",
+            f"all non-LLM time {non_llm:.1%} (upper bound)",
+        )
 
 
 def main() -> None:

@@ -50,19 +50,33 @@ GOAL_SECONDS = 2.0
 
 def step_triples(n: int) -> list[Triple]:
     """Analysis ``n`` (and, every 10th step, the GraphRAG sub-trace it ran)."""
-    step, parent = uris.agent_iteration_uri(TRACE, n), (
-        uris.agent_iteration_uri(TRACE, n - 1) if n > 1 else TRACE)
+    step, parent = (
+        uris.agent_iteration_uri(TRACE, n),
+        (uris.agent_iteration_uri(TRACE, n - 1) if n > 1 else TRACE),
+    )
     out = agent_iteration_triples(
-        step, parent, f"Step {n}: I should look at the next fact. " * 3, "knowledge-query",
-        {"question": f"fact number {n}?"}, f"Fact {n} is that entity {n} relates to {n + 1}. " * 4)
+        step,
+        parent,
+        f"Step {n}: I should look at the next fact. " * 3,
+        "knowledge-query",
+        {"question": f"fact number {n}?"},
+        f"Fact {n} is that entity {n} relates to {n + 1}. " * 4,
+    )
     if n % 10 == 0:
         q = uris.graph_rag_question_uri(f"{SESSION}-sub{n}")
-        edge = (iri(uris.entity_uri(f"e{n}")), iri(uris.relation_uri("relates to")),
-                iri(uris.entity_uri(f"e{n + 1}")))
+        edge = (
+            iri(uris.entity_uri(f"e{n}")),
+            iri(uris.relation_uri("relates to")),
+            iri(uris.entity_uri(f"e{n + 1}")),
+        )
         out += graph_rag_question_triples(q, f"fact number {n}?", TIME, step)
         out += graph_rag_exploration_triples(uris.exploration_uri(q), q, 20)
-        out += graph_rag_focus_triples(uris.focus_uri(q), uris.exploration_uri(q), q,
-                                       [SelectedEdge(*edge, "It is the fact asked for.")])
+        out += graph_rag_focus_triples(
+            uris.focus_uri(q),
+            uris.exploration_uri(q),
+            q,
+            [SelectedEdge(*edge, "It is the fact asked for.")],
+        )
         out += synthesis_triples(uris.synthesis_uri(q), uris.focus_uri(q), f"Fact {n}.")
     return out
 
@@ -75,10 +89,15 @@ def trace_messages(steps: int, per_message: int = 50) -> list[Triples]:
         for n in range(start, min(steps, start + per_message - 1) + 1):
             batch += step_triples(n)
         batches.append(batch)
-    batches.append(agent_final_triples(
-        uris.agent_final_uri(TRACE), uris.agent_iteration_uri(TRACE, steps), "All facts seen."))
-    return [Triples(metadata=Metadata(id=f"bench-{i}", user="trustgraph"), triples=b)
-            for i, b in enumerate(batches)]
+    batches.append(
+        agent_final_triples(
+            uris.agent_final_uri(TRACE), uris.agent_iteration_uri(TRACE, steps), "All facts seen."
+        )
+    )
+    return [
+        Triples(metadata=Metadata(id=f"bench-{i}", user="trustgraph"), triples=b)
+        for i, b in enumerate(batches)
+    ]
 
 
 async def wait_complete(url: str, steps: int) -> float:
@@ -106,7 +125,8 @@ async def timed_cli(url: str, args: list[str], runs: int) -> tuple[float, float,
     for _ in range(runs):
         started = time.perf_counter()
         proc = await asyncio.create_subprocess_exec(
-            exe, *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env)
+            exe, *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env
+        )
         out, err = await proc.communicate()
         samples.append(time.perf_counter() - started)
         if proc.returncode != 0:
@@ -123,8 +143,9 @@ async def run(steps: int, runs: int) -> list[tuple[str, float, str, str]]:
     stop, ready = asyncio.Event(), asyncio.Event()
     settings = store.settings_cls(pulsar_url=broker.url, topic_prefix=prefix, data_dir=str(data))
     task = asyncio.create_task(store.run(settings, stop, ready))
-    gateway = Gateway(GatewaySettings(pulsar_url=broker.url, topic_prefix=prefix,
-                                      host="127.0.0.1", port=0))
+    gateway = Gateway(
+        GatewaySettings(pulsar_url=broker.url, topic_prefix=prefix, host="127.0.0.1", port=0)
+    )
     bus = Bus(broker.url)
     try:
         await asyncio.wait_for(ready.wait(), 30)
@@ -135,8 +156,10 @@ async def run(steps: int, runs: int) -> list[tuple[str, float, str, str]]:
         for message in messages:
             await bus.publish(Topics(prefix).topic(TRIPLES_STORE), message)
         round_trip = await wait_complete(url, steps)
-        print(f"trace: {steps} steps, {steps // 10} sub-traces, {triples:,} triples, "
-              f"stored in {time.perf_counter() - started:.2f}s")
+        print(
+            f"trace: {steps} steps, {steps // 10} sub-traces, {triples:,} triples, "
+            f"stored in {time.perf_counter() - started:.2f}s"
+        )
         print(f"get-trace round trip (server assembly + JSON): {round_trip * 1000:.0f} ms")
         return await report(url, runs, round_trip)
     finally:
@@ -149,10 +172,14 @@ async def run(steps: int, runs: int) -> list[tuple[str, float, str, str]]:
 
 async def report(url: str, runs: int, round_trip: float) -> list[tuple[str, float, str, str]]:
     rows: list[tuple[str, float, str, str]] = [
-        ("get-trace round trip", round_trip, "-", "server side, 1,000 steps")]
+        ("get-trace round trip", round_trip, "-", "server side, 1,000 steps")
+    ]
     print(f"{'tg-show-explain-trace':44} {'median s':>9} {'max s':>7} {'lines':>7}")
-    for label, args in (("text", [TRACE]), ("text --show-provenance", [TRACE, "--show-provenance"]),
-                        ("--format json", [TRACE, "--format", "json"])):
+    for label, args in (
+        ("text", [TRACE]),
+        ("text --show-provenance", [TRACE, "--show-provenance"]),
+        ("--format json", [TRACE, "--format", "json"]),
+    ):
         median, worst, lines = await timed_cli(url, args, runs)
         verdict = "ok" if median < GOAL_SECONDS else "OVER GOAL"
         print(f"{label:44} {median:9.3f} {worst:7.3f} {lines:7,}  {verdict}")

@@ -61,7 +61,9 @@ def payload(i: int, per_message: int) -> bytes:
         s, o = iri(uris.entity_uri(f"e{i}-{k}")), iri(uris.entity_uri(f"e{i}-{k + 1}"))
         edges.append((s, iri(uris.relation_uri(f"r{k % 7}")), o))
         out.append(Triple(s=s, p=RDFS.label, o=lit(f"entity {i}-{k}")))
-    out += subgraph_triples(uris.subgraph_uri(chunk), chunk, edges, uris.activity_uri(chunk, "extract"))
+    out += subgraph_triples(
+        uris.subgraph_uri(chunk), chunk, edges, uris.activity_uri(chunk, "extract")
+    )
     out.append(Triple(s=iri(f"urn:bench:m{i}"), p=iri(SEQ), o=lit(i)))
     return encode(Triples(metadata=Metadata(id=f"m{i}", user=USER), triples=out))
 
@@ -81,7 +83,9 @@ READY_TIMEOUT = 60.0
 COMMIT_TIMEOUT = 600.0
 
 
-async def until_ready(proc: asyncio.subprocess.Process, ready: Path, what: str) -> asyncio.subprocess.Process:
+async def until_ready(
+    proc: asyncio.subprocess.Process, ready: Path, what: str
+) -> asyncio.subprocess.Process:
     """Wait for the ready file, with a deadline, failing at once if the process died (this
     wait had none: after a SIGKILL it once hung the bench for minutes, see docs/messaging.md)."""
     deadline = time.monotonic() + READY_TIMEOUT
@@ -106,7 +110,9 @@ async def wait_messages(client: RequestClient, n: int, at_least: int | None = No
     deadline = time.monotonic() + COMMIT_TIMEOUT
     while True:  # poll the committed count (one marker triple per message)
         if time.monotonic() > deadline:
-            raise SystemExit(f"the store did not commit {target} messages within {COMMIT_TIMEOUT:.0f}s")
+            raise SystemExit(
+                f"the store did not commit {target} messages within {COMMIT_TIMEOUT:.0f}s"
+            )
         try:
             if await count(client, f"?m <{SEQ}> ?i", timeout=5) >= target:
                 return
@@ -146,13 +152,21 @@ async def write_run(
         elapsed = time.perf_counter() - started
         stored = await count(client, "{ ?s ?p ?o } UNION { GRAPH ?g { ?s ?p ?o } }")
         label = "with SIGKILL+restart" if kill else "clean run"
-        print(f"  {label}: {len(messages)} msgs, {triples} triples published in {published:.2f}s, "
-              f"committed in {elapsed:.2f}s -> {triples / elapsed:,.0f} triples/s")
+        print(
+            f"  {label}: {len(messages)} msgs, {triples} triples published in {published:.2f}s, "
+            f"committed in {elapsed:.2f}s -> {triples / elapsed:,.0f} triples/s"
+        )
         if kill:
-            print(f"    store killed at {killed_at:.2f}s and restarted; "
-                  f"stored {stored} of {triples} published: {'ALL PRESENT' if stored == triples else 'MISMATCH'}")
-            summary("crash: store SIGKILLed mid-ingest, restarted", f"{stored:,} of {triples:,} stored",
-                    "every acked triple", f"{triples / elapsed:,.0f} triples/s including the restart")
+            print(
+                f"    store killed at {killed_at:.2f}s and restarted; "
+                f"stored {stored} of {triples} published: {'ALL PRESENT' if stored == triples else 'MISMATCH'}"
+            )
+            summary(
+                "crash: store SIGKILLed mid-ingest, restarted",
+                f"{stored:,} of {triples:,} stored",
+                "every acked triple",
+                f"{triples / elapsed:,.0f} triples/s including the restart",
+            )
         return elapsed
     finally:
         store.terminate()
@@ -186,8 +200,10 @@ async def raw_run(url: str, messages: list[bytes], triples: int) -> float:
     await consumer.wait()
     elapsed = time.perf_counter() - started
     await bus.close()
-    print(f"  baseline, Pulsar only (bare consumer, no decode, no store): {len(messages)} msgs in "
-          f"{elapsed:.2f}s -> {triples / elapsed:,.0f} triples/s")
+    print(
+        f"  baseline, Pulsar only (bare consumer, no decode, no store): {len(messages)} msgs in "
+        f"{elapsed:.2f}s -> {triples / elapsed:,.0f} triples/s"
+    )
     return elapsed
 
 
@@ -243,18 +259,32 @@ def index_bench(n_traces: int) -> None:
     load = time.perf_counter() - started
     print(f"  bulk-loaded {n_traces} top-level traces ({len(handle.store)} quads) in {load:.1f}s")
     list50, list95 = timed(lambda: explain.list_traces(handle, 50), 200)
-    print(f"  list newest 50 of {n_traces}: p50 {list50:.2f} ms, p95 {list95:.2f} ms (goal <= 20 ms)")
+    print(
+        f"  list newest 50 of {n_traces}: p50 {list50:.2f} ms, p95 {list95:.2f} ms (goal <= 20 ms)"
+    )
     agent_id = uris.agent_session_uri(f"a{n_traces // 20 * 10}")
     get50, get95 = timed(lambda: explain.get_trace(handle, agent_id, True), 100)
-    print(f"  get-trace (agent + nested GraphRAG sub-trace): p50 {get50:.2f} ms, p95 {get95:.2f} ms")
-    sparql = (f"SELECT ?q ?t WHERE {{ GRAPH <urn:graph:retrieval> {{ ?q a <{TG.Question.i}> ; "
-              "<http://www.w3.org/ns/prov#startedAtTime> ?t } } ORDER BY DESC(?t) LIMIT 50")
+    print(
+        f"  get-trace (agent + nested GraphRAG sub-trace): p50 {get50:.2f} ms, p95 {get95:.2f} ms"
+    )
+    sparql = (
+        f"SELECT ?q ?t WHERE {{ GRAPH <urn:graph:retrieval> {{ ?q a <{TG.Question.i}> ; "
+        "<http://www.w3.org/ns/prov#startedAtTime> ?t } } ORDER BY DESC(?t) LIMIT 50"
+    )
     baseline, _ = timed(lambda: list(handle.store.query(sparql)), 3)
     print(f"  for comparison, the same list as SPARQL ORDER BY ... LIMIT 50: {baseline:.0f} ms")
-    summary(f"list newest 50 of {n_traces:,} traces (server)", f"p50 {list50:.2f} ms, p95 {list95:.2f} ms",
-            "<= 20 ms", f"SPARQL ORDER BY ... LIMIT 50 in the same run: {baseline:.0f} ms")
-    summary(f"get-trace at {n_traces:,} traces (server, with provenance)",
-            f"p50 {get50:.2f} ms, p95 {get95:.2f} ms", "-", "agent trace with a nested GraphRAG sub-trace")
+    summary(
+        f"list newest 50 of {n_traces:,} traces (server)",
+        f"p50 {list50:.2f} ms, p95 {list95:.2f} ms",
+        "<= 20 ms",
+        f"SPARQL ORDER BY ... LIMIT 50 in the same run: {baseline:.0f} ms",
+    )
+    summary(
+        f"get-trace at {n_traces:,} traces (server, with provenance)",
+        f"p50 {get50:.2f} ms, p95 {get95:.2f} ms",
+        "-",
+        "agent trace with a nested GraphRAG sub-trace",
+    )
     stores.close()
 
 
@@ -262,15 +292,24 @@ async def main_async(quick: bool, write_only: bool) -> None:
     n_messages, per_message = (1_500, 50) if quick else (10_000, 50)
     messages = [payload(i, per_message) for i in range(n_messages)]
     triples = sum(len(decode(Triples, m).triples) for m in messages[:1]) * n_messages
-    print(f"Write path: {n_messages} Triples messages x {triples // n_messages} triples, "
-          "producer in this process, store as a subprocess, embedded broker")
-    with tempfile.TemporaryDirectory(prefix="bench-broker-") as tmp, EmbeddedBroker(Path(tmp)) as broker:
+    print(
+        f"Write path: {n_messages} Triples messages x {triples // n_messages} triples, "
+        "producer in this process, store as a subprocess, embedded broker"
+    )
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-broker-") as tmp,
+        EmbeddedBroker(Path(tmp)) as broker,
+    ):
         raw = await raw_run(broker.url, messages, triples)
         clean = await write_run(broker, messages, triples, kill=False)
         print(f"  store / baseline: {raw / clean:.0%} of the Pulsar-only rate")
-        summary("ingest: producers -> Pulsar -> committed store", f"{triples / clean:,.0f} triples/s",
-                ">= 50,000 triples/s", f"{raw / clean:.0%} of the Pulsar-only rate in the same run "
-                f"({triples / raw:,.0f} triples/s)")
+        summary(
+            "ingest: producers -> Pulsar -> committed store",
+            f"{triples / clean:,.0f} triples/s",
+            ">= 50,000 triples/s",
+            f"{raw / clean:.0%} of the Pulsar-only rate in the same run "
+            f"({triples / raw:,.0f} triples/s)",
+        )
         await write_run(broker, messages, triples, kill=True)
     if write_only:
         return
@@ -282,7 +321,9 @@ async def main_async(quick: bool, write_only: bool) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.bench_store")
     parser.add_argument("--quick", action="store_true", help="a smaller run (< 60 s)")
-    parser.add_argument("--raw-consume", nargs=4, metavar=("URL", "TOPIC", "N", "READY"), help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--raw-consume", nargs=4, metavar=("URL", "TOPIC", "N", "READY"), help=argparse.SUPPRESS
+    )
     parser.add_argument("--write-only", action="store_true", help="skip the trace-index part")
     args = parser.parse_args()
     if args.raw_consume:

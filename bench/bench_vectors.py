@@ -73,7 +73,9 @@ def ms(values: list[float]) -> tuple[float, float]:
     return statistics.median(values) * 1000, values[int(0.95 * (len(values) - 1))] * 1000
 
 
-def ingest(upsert: Any, n: int, size: int, budget: float) -> tuple[int, float, list[tuple[int, float]]]:
+def ingest(
+    upsert: Any, n: int, size: int, budget: float
+) -> tuple[int, float, list[tuple[int, float]]]:
     """Upsert n items in batches; returns (items done, seconds, [(items, cumulative s)])."""
     done, spent, marks = 0, 0.0, []
     step = max(n // 10, size)
@@ -115,7 +117,14 @@ def bench_milvus(tmp: Path, n: int, size: int, qs: list[list[float]]) -> dict[st
         p50, p95 = search_times(lambda q: store.query("u", "c", "chunk", q, 10), qs)
         single = []
         for i, batch in enumerate(batches(200, 1, seed=99)):
-            one = [VectorItem(id=f"urn:extra:{i}", vector=batch[0].vector, text=batch[0].text, document="urn:doc:extra")]
+            one = [
+                VectorItem(
+                    id=f"urn:extra:{i}",
+                    vector=batch[0].vector,
+                    text=batch[0].text,
+                    document="urn:doc:extra",
+                )
+            ]
             t = time.perf_counter()
             store.upsert("u", "c", "chunk", one)
             single.append(time.perf_counter() - t)
@@ -153,7 +162,14 @@ def bench_old(tmp: Path, n: int, size: int, qs: list[list[float]], budget: float
     p50, p95 = search_times(lambda q: index.query(q, 10), qs)
     single = []
     for i, batch in enumerate(batches(20, 1, seed=99)):
-        one = [VectorItem(id=f"urn:extra:{i}", vector=batch[0].vector, text=batch[0].text, document="urn:doc:extra")]
+        one = [
+            VectorItem(
+                id=f"urn:extra:{i}",
+                vector=batch[0].vector,
+                text=batch[0].text,
+                document="urn:doc:extra",
+            )
+        ]
         t = time.perf_counter()
         upsert(one)
         single.append(time.perf_counter() - t)
@@ -172,9 +188,13 @@ def bench_old(tmp: Path, n: int, size: int, qs: list[list[float]], budget: float
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="20,000 chunks")
-    parser.add_argument("--chunks", type=int, help="how many chunks (default 100,000; quick 20,000)")
+    parser.add_argument(
+        "--chunks", type=int, help="how many chunks (default 100,000; quick 20,000)"
+    )
     parser.add_argument("--batch", type=int, default=100, help="items per upsert (default 100)")
-    parser.add_argument("--old-budget", type=float, help="seconds of old-index ingest before projecting")
+    parser.add_argument(
+        "--old-budget", type=float, help="seconds of old-index ingest before projecting"
+    )
     args = parser.parse_args()
     n = args.chunks or (20_000 if args.quick else 100_000)
     budget = args.old_budget or (60.0 if args.quick else 300.0)
@@ -183,7 +203,9 @@ def main() -> None:
         tmp = Path(name)
         print(f"Milvus Lite: {n:,} chunks × {DIM}, upserts of {args.batch}", flush=True)
         new = bench_milvus(tmp, n, args.batch, qs)
-        print(f"old index (baseline, from git history): same items, budget {budget:.0f} s", flush=True)
+        print(
+            f"old index (baseline, from git history): same items, budget {budget:.0f} s", flush=True
+        )
         old = bench_old(tmp, n, args.batch, qs, budget)
     print()
     print(f"{'':34} {'Milvus Lite':>14} {'old index':>14}")
@@ -192,10 +214,18 @@ def main() -> None:
         (f"ingest {n:,} chunks, s", f"{new['ingest']:.1f}", old_ingest),
         ("  chunks/s", f"{n / new['ingest']:,.0f}", f"{n / old['projected']:,.0f}"),
         (f"  old index measured: {old['items']:,} chunks in s", "", f"{old['ingest']:.1f}"),
-        (f"one 1-item upsert at {n:,}, p50 ms", f"{new['single'][0]:.1f}", f"{old['single'][0]:.0f}"),
+        (
+            f"one 1-item upsert at {n:,}, p50 ms",
+            f"{new['single'][0]:.1f}",
+            f"{old['single'][0]:.0f}",
+        ),
         (f"search top-10 at {n:,}, p50 ms", f"{new['p50']:.2f}", f"{old['p50']:.2f}"),
         ("  p95 ms", f"{new['p95']:.2f}", f"{old['p95']:.2f}"),
-        ("delete-document (10 chunks), ms", f"{new['delete'] * 1000:.1f}", f"{old['delete'] * 1000:.0f}"),
+        (
+            "delete-document (10 chunks), ms",
+            f"{new['delete'] * 1000:.1f}",
+            f"{old['delete'] * 1000:.0f}",
+        ),
         ("reopen + first search, s", f"{new['reopen']:.2f}", f"{old['reopen']:.2f}"),
     ]
     for label, a, b in rows:

@@ -59,15 +59,27 @@ def long_agent(sid: str, steps: int, when: str) -> list[Triples]:
     previous, batches = a, []
     for n in range(1, steps + 1):
         step = uris.agent_iteration_uri(a, n)
-        out += agent_iteration_triples(step, previous, f"step {n}: think about part {n}", "search",
-                                       {"part": n}, f"observed part {n}")
+        out += agent_iteration_triples(
+            step,
+            previous,
+            f"step {n}: think about part {n}",
+            "search",
+            {"part": n},
+            f"observed part {n}",
+        )
         if n % 25 == 0:
             q = uris.graph_rag_question_uri(f"{sid}-sub{n}")
-            edge = SelectedEdge(iri(uris.entity_uri(f"part{n}")), iri(uris.relation_uri("follows")),
-                                iri(uris.entity_uri(f"part{n - 1}")), "the step asked about it")
+            edge = SelectedEdge(
+                iri(uris.entity_uri(f"part{n}")),
+                iri(uris.relation_uri("follows")),
+                iri(uris.entity_uri(f"part{n - 1}")),
+                "the step asked about it",
+            )
             out += graph_rag_question_triples(q, f"what about part {n}?", when, step)
             out += graph_rag_focus_triples(uris.focus_uri(q), uris.exploration_uri(q), q, [edge])
-            out += synthesis_triples(uris.synthesis_uri(q), uris.focus_uri(q), f"part {n} follows {n - 1}")
+            out += synthesis_triples(
+                uris.synthesis_uri(q), uris.focus_uri(q), f"part {n} follows {n - 1}"
+            )
         previous = step
         if len(out) > 5000:
             batches.append(Triples(metadata=Metadata(id=f"{sid}-{n}", user=USER), triples=out))
@@ -80,7 +92,9 @@ def long_agent(sid: str, steps: int, when: str) -> list[Triples]:
 def load(root: Path, n_traces: int, long_steps: list[int]) -> str:
     """Fill the store under ``root``; returns the cursor of the deepest list page."""
     stores = Stores(root)
-    templates = {k: v.replace('"user":"bench"', f'"user":"{USER}"') for k, v in trace_templates().items()}
+    templates = {
+        k: v.replace('"user":"bench"', f'"user":"{USER}"') for k, v in trace_templates().items()
+    }
     assert all(f'"user":"{USER}"' in v for v in templates.values())
     started, batch = time.perf_counter(), []
     for i in range(n_traces):
@@ -93,17 +107,22 @@ def load(root: Path, n_traces: int, long_steps: list[int]) -> str:
         write_batch(stores, long_agent(f"long{steps}", steps, BIG_TIME.format(k)))
     handle = stores.get(USER, "default")
     assert handle is not None
-    print(f"  loaded {n_traces:,} traces + agent traces of {long_steps} steps "
-          f"({len(handle.store):,} quads) in {time.perf_counter() - started:.0f} s")
+    print(
+        f"  loaded {n_traces:,} traces + agent traces of {long_steps} steps "
+        f"({len(handle.store):,} quads) in {time.perf_counter() - started:.0f} s"
+    )
     # The deepest page: after the 50th-oldest trace (the list is newest first).
     rows = handle.index.db.execute(
         "SELECT ifnull(sort_time, ''), id FROM traces WHERE parent IS NULL AND is_question = 1 "
-        "ORDER BY ifnull(sort_time, '') ASC, id ASC LIMIT 1 OFFSET 50").fetchall()
+        "ORDER BY ifnull(sort_time, '') ASC, id ASC LIMIT 1 OFFSET 50"
+    ).fetchall()
     stores.close()
     return _encode_cursor((str(rows[0][0]), str(rows[0][1])))
 
 
-async def rest_ms(http: aiohttp.ClientSession, url: str, body: dict[str, Any], runs: int = 15) -> tuple[float, int]:
+async def rest_ms(
+    http: aiohttp.ClientSession, url: str, body: dict[str, Any], runs: int = 15
+) -> tuple[float, int]:
     """Median round trip of one explain request through the gateway, and its row count."""
     samples, rows = [], 0
     for _ in range(runs):
@@ -121,7 +140,9 @@ async def ready_ms(page: Any, url: str, name: str) -> float:
     await page.goto("about:blank")
     await page.goto(url)
     await page.wait_for_selector(f'body[data-ready="{name}"]', timeout=120_000)
-    mark = await page.evaluate(f"performance.getEntriesByName('viewer:ready:{name}').at(-1).startTime")
+    mark = await page.evaluate(
+        f"performance.getEntriesByName('viewer:ready:{name}').at(-1).startTime"
+    )
     return float(mark)
 
 
@@ -163,28 +184,42 @@ async def browse(url: str, deep: str, long_steps: list[int], n_traces: int) -> N
     async with browser() as b:
         page = await b.new_page(viewport={"width": 1280, "height": 900})
         first = [await ready_ms(page, url, "traces") for _ in range(3)]
-        print(f"  Traces page (newest 50 of {n_traces:,}): ready {statistics.median(first):.0f} ms after navigation")
+        print(
+            f"  Traces page (newest 50 of {n_traces:,}): ready {statistics.median(first):.0f} ms after navigation"
+        )
         deepest = [await ready_ms(page, f"{url}#/traces?after={deep}", "traces") for _ in range(3)]
         print(f"  Traces page, the oldest 50: ready {statistics.median(deepest):.0f} ms")
-        summary(f"viewer: list page of {n_traces:,} traces (browser)",
-                f"first {statistics.median(first):.0f} ms, deepest {statistics.median(deepest):.0f} ms",
-                "same at any depth", "navigation to rendered table")
+        summary(
+            f"viewer: list page of {n_traces:,} traces (browser)",
+            f"first {statistics.median(first):.0f} ms, deepest {statistics.median(deepest):.0f} ms",
+            "same at any depth",
+            "navigation to rendered table",
+        )
         for steps in long_steps:
             trace = f"{url}#/trace/{uris.agent_session_uri(f'long{steps}')}"
             opened = [await ready_ms(page, trace, "trace") for _ in range(3)]
             toggle = await page.evaluate(TOGGLE_JS)
             rows = await page.evaluate("document.querySelectorAll('.tree .row').length")
-            print(f"  {steps:,}-step trace: interactive {statistics.median(opened):.0f} ms after navigation "
-                  f"(median of 3), a toggle click {toggle[0]:.1f} ms to the next frame, {rows} rows in the DOM")
+            print(
+                f"  {steps:,}-step trace: interactive {statistics.median(opened):.0f} ms after navigation "
+                f"(median of 3), a toggle click {toggle[0]:.1f} ms to the next frame, {rows} rows in the DOM"
+            )
             line = f"open {statistics.median(opened):.0f} ms, toggle {toggle[0]:.0f} ms"
             if steps >= 5000:
                 scroll = await page.evaluate(SCROLL_JS)
-                print(f"    scroll to the end in 120 frames: {scroll['scrolled']:.0f} ms, frame p50 "
-                      f"{scroll['p50']:.1f} ms / p95 {scroll['p95']:.1f} ms / max {scroll['max']:.1f} ms; "
-                      f"last window of steps arrived {scroll['filled']:.0f} ms later; {scroll['rows']} rows in the DOM")
+                print(
+                    f"    scroll to the end in 120 frames: {scroll['scrolled']:.0f} ms, frame p50 "
+                    f"{scroll['p50']:.1f} ms / p95 {scroll['p95']:.1f} ms / max {scroll['max']:.1f} ms; "
+                    f"last window of steps arrived {scroll['filled']:.0f} ms later; {scroll['rows']} rows in the DOM"
+                )
                 line += f", scroll frames p95 {scroll['p95']:.0f} ms, last window +{scroll['filled']:.0f} ms"
             goal = "< 1 s interactive" if steps <= 1000 else "opens and scrolls"
-            summary(f"viewer: {steps:,}-step agent trace (browser)", line, goal, "navigation to interactive tree")
+            summary(
+                f"viewer: {steps:,}-step agent trace (browser)",
+                line,
+                goal,
+                "navigation to interactive tree",
+            )
 
 
 async def main(quick: bool) -> None:
@@ -204,7 +239,9 @@ async def main(quick: bool) -> None:
     from tests.support.stack import Stack
 
     try:
-        async with Stack(broker.url, f"b{uuid.uuid4().hex[:8]}", [store.proc], data_dir=tmp / "data") as stack:
+        async with Stack(
+            broker.url, f"b{uuid.uuid4().hex[:8]}", [store.proc], data_dir=tmp / "data"
+        ) as stack:
             async with aiohttp.ClientSession() as http:
                 base = {"operation": "list-traces", "limit": 50}
                 for label, body in [
@@ -213,14 +250,27 @@ async def main(quick: bool) -> None:
                     ("search, one match", {**base, "search": f"question {n_traces - 7}"}),
                     ("search, no match", {**base, "search": "no such question"}),
                     ("type agent", {**base, "type": "agent"}),
-                    ("since, deepest day", {**base, "since": "2026-01-01T00:00:00Z", "until": "2026-01-01T01:00:00Z"}),
+                    (
+                        "since, deepest day",
+                        {**base, "since": "2026-01-01T00:00:00Z", "until": "2026-01-01T01:00:00Z"},
+                    ),
                 ]:
                     ms, rows = await rest_ms(http, stack.url, body)
                     print(f"  list-traces {label}: {ms:.1f} ms through the gateway ({rows} rows)")
-                    summary(f"viewer API: list {label} ({n_traces:,} traces)", f"{ms:.1f} ms", "flat with depth", "gateway round trip, p50")
+                    summary(
+                        f"viewer API: list {label} ({n_traces:,} traces)",
+                        f"{ms:.1f} ms",
+                        "flat with depth",
+                        "gateway round trip, p50",
+                    )
                 for steps in long_steps:
-                    body = {"operation": "get-trace", "id": f"long{steps}", "include_provenance": True,
-                            "step_offset": 0, "step_limit": 500}
+                    body = {
+                        "operation": "get-trace",
+                        "id": f"long{steps}",
+                        "include_provenance": True,
+                        "step_offset": 0,
+                        "step_limit": 500,
+                    }
                     ms, _ = await rest_ms(http, stack.url, body, runs=5)
                     print(f"  get-trace window of 500 steps of {steps:,}: {ms:.0f} ms")
             await browse(stack.url, deep, long_steps, n_traces)

@@ -14,25 +14,34 @@ from pathlib import Path
 from fpdf import FPDF
 
 PAGES: list[tuple[str, list[str]]] = [
-    ("Capitals of the world", [
-        "Paris is the capital of France.",
-        "Tokyo is the capital of Japan.",
-        "Ottawa is the capital of Canada.",
-        "Canberra is the capital of Australia.",
-        "Cairo is the capital of Egypt.",
-    ]),
-    ("Rivers and mountains", [
-        "The Nile flows through Cairo.",
-        "The Danube flows through Vienna.",
-        "Mount Fuji is the highest mountain of Japan.",
-        "Mont Blanc is the highest mountain of France.",
-    ]),
-    ("People and places", [
-        "Victor Hugo was born in Besançon.",
-        "Victor Hugo wrote Les Misérables.",
-        "Marie Curie was born in Warsaw.",
-        "Wolfgang Amadeus Mozart was born in Salzburg.",
-    ]),
+    (
+        "Capitals of the world",
+        [
+            "Paris is the capital of France.",
+            "Tokyo is the capital of Japan.",
+            "Ottawa is the capital of Canada.",
+            "Canberra is the capital of Australia.",
+            "Cairo is the capital of Egypt.",
+        ],
+    ),
+    (
+        "Rivers and mountains",
+        [
+            "The Nile flows through Cairo.",
+            "The Danube flows through Vienna.",
+            "Mount Fuji is the highest mountain of Japan.",
+            "Mont Blanc is the highest mountain of France.",
+        ],
+    ),
+    (
+        "People and places",
+        [
+            "Victor Hugo was born in Besançon.",
+            "Victor Hugo wrote Les Misérables.",
+            "Marie Curie was born in Warsaw.",
+            "Wolfgang Amadeus Mozart was born in Salzburg.",
+        ],
+    ),
 ]
 
 

@@ -18,7 +18,11 @@ def parse_duration(text: str) -> float:
             total += int(digits) * UNITS[ch]
             digits = ""
         else:
-            raise ValueError(f"bad duration {text!r}: write it like 30d, 12h, 90m or 45s (units s m h d w)")
+            raise ValueError(
+                f"bad duration {text!r}: write it like 30d, 12h, 90m or 45s (units s m h d w)"
+            )
     if digits:
-        raise ValueError(f"bad duration {text!r}: {digits} needs a unit (s m h d w), e.g. {digits}d")
+        raise ValueError(
+            f"bad duration {text!r}: {digits} needs a unit (s m h d w), e.g. {digits}d"
+        )
     return float(total)

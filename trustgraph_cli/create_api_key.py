@@ -20,7 +20,9 @@ Examples:
 @click.option("--name", required=True, help="A label for the key (e.g. 'laptop', 'ci').")
 @click.option("--expires", default=None, help="ISO-8601 expiry (default: never).")
 @click.option(
-    "--collection", "collections", multiple=True,
+    "--collection",
+    "collections",
+    multiple=True,
     help="Limit the key to this collection (repeat for several; default: all of the user's).",
 )
 @admin_options

@@ -21,7 +21,11 @@ Examples:
 
 @click.command(epilog=EPILOG)
 @click.argument("trace_id", metavar="ID")
-@format_option("text", "json", help="A summary line, or the deleted trace's {id, type, question, time, status}.")
+@format_option(
+    "text",
+    "json",
+    help="A summary line, or the deleted trace's {id, type, question, time, status}.",
+)
 @gateway_options
 def main(trace_id: str, fmt: str, gw: Gateway) -> None:
     """Delete an explain trace and every sub-trace it ran (an agent's GraphRAG/DocumentRAG calls).
@@ -46,7 +50,9 @@ async def delete(gw: Gateway, trace_id: str) -> TraceSummary:
 
     missing = f"no trace {trace_id!r} in {scope_text(gw.user, gw.collection)}. List them with tg-list-explain-traces."
     async with GatewayClient(gw) as client:
-        resp = await call_explain(client, {"operation": "delete-trace", "id": trace_id}, missing, "a deletion")
+        resp = await call_explain(
+            client, {"operation": "delete-trace", "id": trace_id}, missing, "a deletion"
+        )
     if not resp.deleted:
         raise click.ClickException(missing)
     return resp.deleted[0]

@@ -56,9 +56,18 @@ def render_diff(d: TraceDiff, style: Style) -> list[str]:
     for name, title in LEVELS:
         level = getattr(d, name)
         lines.append("")
-        lines.append(style.paint(f"{title}: {len(level.both)} both, {len(level.only_a)} only A, "
-                                 f"{len(level.only_b)} only B", "bold"))
-        for tag, items in (("both  ", level.both), ("only A", level.only_a), ("only B", level.only_b)):
+        lines.append(
+            style.paint(
+                f"{title}: {len(level.both)} both, {len(level.only_a)} only A, "
+                f"{len(level.only_b)} only B",
+                "bold",
+            )
+        )
+        for tag, items in (
+            ("both  ", level.both),
+            ("only A", level.only_a),
+            ("only B", level.only_b),
+        ):
             lines += [f"  {tag}  {safe(_item(i))}" for i in items]
     return lines
 
@@ -67,8 +76,11 @@ def _side(tag: str, t: TraceSummary, answer: str | None, style: Style) -> list[s
     from trustgraph_cli.list_explain_traces import TYPE_NAMES
     from trustgraph_cli.render.text import safe
 
-    return [style.paint(f"{tag}: {TYPE_NAMES.get(t.type, t.type)} {t.id}", "bold"),
-            f"   Question: {safe(t.question)}", f"   Answer: {safe(answer or '(none)')}"]
+    return [
+        style.paint(f"{tag}: {TYPE_NAMES.get(t.type, t.type)} {t.id}", "bold"),
+        f"   Question: {safe(t.question)}",
+        f"   Answer: {safe(answer or '(none)')}",
+    ]
 
 
 def _item(item: EvidenceItem) -> str:
@@ -87,12 +99,16 @@ async def fetch_diff(gw: Gateway, trace_a: str, trace_b: str) -> TraceDiff:
 
     async with GatewayClient(gw) as client:
         try:
-            data = await client.request("explain", {"operation": "diff-traces", "id": trace_a, "other": trace_b})
+            data = await client.request(
+                "explain", {"operation": "diff-traces", "id": trace_a, "other": trace_b}
+            )
         except GatewayError as exc:
             if exc.type in ("not-found", "bad-request"):
                 where = scope_text(gw.user, gw.collection)
-                raise click.ClickException(f"{exc.message.removesuffix(' in this collection')} in {where}. "
-                                           "List them with tg-list-explain-traces.") from None
+                raise click.ClickException(
+                    f"{exc.message.removesuffix(' in this collection')} in {where}. "
+                    "List them with tg-list-explain-traces."
+                ) from None
             raise
     result = validated(ExplainResponse, data, "a diff").diff
     if result is None:

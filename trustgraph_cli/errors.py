@@ -98,6 +98,8 @@ def tls_reason(exc: BaseException, url: str) -> str:
     reason = getattr(cause, "reason", None) or type(cause).__name__
     if reason == "WRONG_VERSION_NUMBER" and url.startswith("https://"):
         plain = "http://" + url.removeprefix("https://")
-        return (f"TLS failed: SSL {reason}, the server does not speak TLS there; "
-                f"a plain gateway takes --api-url {plain}")
+        return (
+            f"TLS failed: SSL {reason}, the server does not speak TLS there; "
+            f"a plain gateway takes --api-url {plain}"
+        )
     return f"TLS failed: SSL {reason}"

@@ -20,10 +20,21 @@ FORMATS = ["trig", "turtle", "jsonld", "provn", "provjson"]
 
 @click.command(epilog=EPILOG)
 @click.argument("trace_id", metavar="ID")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="trig", show_default=True,
-              help="trig (named graphs, RDF 1.2), turtle (one graph), jsonld, provn, provjson (PROV, via the prov package).")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True, path_type=Path), default=None,
-              help="Write to this file instead of stdout.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="trig",
+    show_default=True,
+    help="trig (named graphs, RDF 1.2), turtle (one graph), jsonld, provn, provjson (PROV, via the prov package).",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    default=None,
+    help="Write to this file instead of stdout.",
+)
 @gateway_options
 def main(trace_id: str, fmt: str, output: Path | None, gw: Gateway) -> None:
     """Export an explain trace, its sub-traces and the source chain it rests on.
@@ -40,7 +51,9 @@ def main(trace_id: str, fmt: str, output: Path | None, gw: Gateway) -> None:
     try:
         output.write_text(text, encoding="utf-8")
     except OSError as exc:
-        raise click.ClickException(f"cannot write {str(output)!r}: {exc.strerror or exc}.") from None
+        raise click.ClickException(
+            f"cannot write {str(output)!r}: {exc.strerror or exc}."
+        ) from None
     click.echo(f"wrote {fmt} export of {trace_id} to {output}", err=True)
 
 
@@ -52,6 +65,10 @@ async def fetch_export(gw: Gateway, trace_id: str, fmt: str) -> str:
 
     missing = f"no trace {trace_id!r} in {scope_text(gw.user, gw.collection)}. List them with tg-list-explain-traces."
     async with GatewayClient(gw) as client:
-        resp = await call_explain(client, {"operation": "export-trace", "id": trace_id, "format": fmt},
-                                  missing, "an export")
+        resp = await call_explain(
+            client,
+            {"operation": "export-trace", "id": trace_id, "format": fmt},
+            missing,
+            "an export",
+        )
     return resp.export

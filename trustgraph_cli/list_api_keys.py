@@ -39,9 +39,13 @@ def main(user_id: str | None, fmt: str, gw: Gateway) -> None:
     headers = ["id", "user", "name", "prefix", "collections", "created", "expires"]
     rows = [
         [
-            str(k.get("id", "")), str(k.get("user_id", "")), str(k.get("name", "")),
-            str(k.get("prefix", "")), ", ".join(k.get("collections") or []) or "all",
-            str(k.get("created", "")), str(k.get("expires") or "never"),
+            str(k.get("id", "")),
+            str(k.get("user_id", "")),
+            str(k.get("name", "")),
+            str(k.get("prefix", "")),
+            ", ".join(k.get("collections") or []) or "all",
+            str(k.get("created", "")),
+            str(k.get("expires") or "never"),
         ]
         for k in keys
     ]

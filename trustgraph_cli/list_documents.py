@@ -27,7 +27,8 @@ Examples:
 @command(epilog=EPILOG)
 @limit_option("documents", default=1000)
 @format_option(
-    "table", "json",
+    "table",
+    "json",
     help="A table, or a JSON list of {id, title, type, status, pages, chunks, edges, time, error}.",
 )
 @gateway_options
@@ -49,8 +50,16 @@ def main(limit: int, fmt: str, gw: Gateway) -> None:
         return
     headers = ["ID", "Title", "Type", "Status", "Pages", "Chunks", "Edges", "Time"]
     rows = [
-        [d.id, d.title, d.mime_type, d.status, str(d.pages), str(d.chunks), str(d.edges),
-         short_time(d.time)]
+        [
+            d.id,
+            d.title,
+            d.mime_type,
+            d.status,
+            str(d.pages),
+            str(d.chunks),
+            str(d.edges),
+            short_time(d.time),
+        ]
         for d in docs
     ]
     emit("\n".join(render_table(headers, rows, style, flex=1)), style)
@@ -59,8 +68,15 @@ def main(limit: int, fmt: str, gw: Gateway) -> None:
 def document_row(d: DocumentInfo) -> dict[str, Any]:
     """The stable JSON keys of one document."""
     return {
-        "id": d.id, "title": d.title, "type": d.mime_type, "status": d.status, "pages": d.pages,
-        "chunks": d.chunks, "edges": d.edges, "time": d.time, "error": d.error,
+        "id": d.id,
+        "title": d.title,
+        "type": d.mime_type,
+        "status": d.status,
+        "pages": d.pages,
+        "chunks": d.chunks,
+        "edges": d.edges,
+        "time": d.time,
+        "error": d.error,
     }
 
 

@@ -30,7 +30,9 @@ TRACE_PREFIXES = ("urn:trustgraph:agent:", "urn:trustgraph:question:", "urn:trus
 
 @command(epilog=EPILOG)
 @limit_option("traces", default=50, maximum=10_000)
-@format_option("table", "json", help="A table, or a JSON list of {id, type, question, time, status}.")
+@format_option(
+    "table", "json", help="A table, or a JSON list of {id, type, question, time, status}."
+)
 @gateway_options
 def main(limit: int, fmt: str, gw: Gateway) -> None:
     """List every top-level explain trace (agent, GraphRAG, DocumentRAG), newest first.
@@ -77,7 +79,7 @@ def session_id(trace_id: str) -> str:
     """``urn:trustgraph:agent:ID`` → ``ID``; any other id as it is."""
     for prefix in TRACE_PREFIXES:
         if trace_id.startswith(prefix) and len(trace_id) > len(prefix):
-            return trace_id[len(prefix):]
+            return trace_id[len(prefix) :]
     return trace_id
 
 

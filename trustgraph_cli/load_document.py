@@ -22,29 +22,60 @@ Examples:
   tg-load-document paper.txt --id paper-1 --no-wait
 """
 
-MIME_TYPES = {".pdf": "application/pdf", ".txt": "text/plain", ".md": "text/markdown",
-              ".markdown": "text/markdown"}
+MIME_TYPES = {
+    ".pdf": "application/pdf",
+    ".txt": "text/plain",
+    ".md": "text/markdown",
+    ".markdown": "text/markdown",
+}
 PART_SIZE = 1 << 20  # raw bytes per add-document part (1 MiB, ~1.4 MiB as base64)
 POLL_SECONDS = 0.25
 
 
 @command(epilog=EPILOG)
 @click.argument("file", type=click.Path(path_type=Path))
-@click.option("--id", "doc_id", default=None, help="Document id or URI [default: file name + content hash].")
+@click.option(
+    "--id", "doc_id", default=None, help="Document id or URI [default: file name + content hash]."
+)
 @click.option("--title", default=None, help="Document title [default: the file name].")
-@click.option("--mime-type", default=None, type=click.Choice(sorted(set(MIME_TYPES.values()))),
-              help="MIME type [default: from the extension: .pdf, .txt, .md].")
-@click.option("--chunk-size", type=click.IntRange(50, 100_000), default=None,
-              help="Characters per chunk for this document [default: the chunker's].")
-@click.option("--chunk-overlap", type=click.IntRange(0, 50_000), default=None,
-              help="Characters shared by consecutive chunks [default: the chunker's].")
+@click.option(
+    "--mime-type",
+    default=None,
+    type=click.Choice(sorted(set(MIME_TYPES.values()))),
+    help="MIME type [default: from the extension: .pdf, .txt, .md].",
+)
+@click.option(
+    "--chunk-size",
+    type=click.IntRange(50, 100_000),
+    default=None,
+    help="Characters per chunk for this document [default: the chunker's].",
+)
+@click.option(
+    "--chunk-overlap",
+    type=click.IntRange(0, 50_000),
+    default=None,
+    help="Characters shared by consecutive chunks [default: the chunker's].",
+)
 @click.option("--no-wait", is_flag=True, help="Return once uploaded; do not follow processing.")
-@click.option("--stall-timeout", type=click.FloatRange(min=1), default=600, show_default=True,
-              help="Give up waiting when processing makes no progress for this many seconds.")
+@click.option(
+    "--stall-timeout",
+    type=click.FloatRange(min=1),
+    default=600,
+    show_default=True,
+    help="Give up waiting when processing makes no progress for this many seconds.",
+)
 @gateway_options
-def main(file: Path, doc_id: str | None, title: str | None, mime_type: str | None,
-         chunk_size: int | None, chunk_overlap: int | None, no_wait: bool, stall_timeout: float,
-         gw: Gateway) -> None:
+def main(
+    file: Path,
+    doc_id: str | None,
+    title: str | None,
+    mime_type: str | None,
+    chunk_size: int | None,
+    chunk_overlap: int | None,
+    no_wait: bool,
+    stall_timeout: float,
+    gw: Gateway,
+) -> None:
     """Load a PDF, text or Markdown FILE and wait until it is decoded, chunked and extracted.
 
     Progress goes to stderr (a bar on a terminal, plain lines otherwise); the document
@@ -55,9 +86,15 @@ def main(file: Path, doc_id: str | None, title: str | None, mime_type: str | Non
     if chunk_size is not None and chunk_overlap is not None and chunk_overlap >= chunk_size:
         raise click.BadParameter(
             f"{chunk_overlap} must be smaller than --chunk-size {chunk_size}.",
-            param_hint="'--chunk-overlap'")
-    meta = {"id": doc_id or default_id(file, digest), "title": title or file.name, "mime_type": mime,
-            "chunk_size": chunk_size, "chunk_overlap": chunk_overlap}
+            param_hint="'--chunk-overlap'",
+        )
+    meta = {
+        "id": doc_id or default_id(file, digest),
+        "title": title or file.name,
+        "mime_type": mime,
+        "chunk_size": chunk_size,
+        "chunk_overlap": chunk_overlap,
+    }
     size = file.stat().st_size
     wait = None if no_wait else stall_timeout
     info: DocumentInfo = run(gw, lambda: load(gw, file, size, meta, wait=wait))
@@ -75,7 +112,8 @@ def detect_mime(file: Path) -> str:
     if mime is None:
         raise click.ClickException(
             f"unsupported file type {file.suffix or '(none)'!r} for {str(file)!r}: "
-            "load a .pdf, .txt or .md file, or pass --mime-type.")
+            "load a .pdf, .txt or .md file, or pass --mime-type."
+        )
     return mime
 
 
@@ -132,8 +170,13 @@ async def upload(
     with file.open("rb") as fh:
         for part in range(parts):
             block = fh.read(PART_SIZE)
-            request = {"operation": "add-document", "id": meta["id"], "part": part,
-                       "final": part == parts - 1, "content": base64.b64encode(block).decode()}
+            request = {
+                "operation": "add-document",
+                "id": meta["id"],
+                "part": part,
+                "final": part == parts - 1,
+                "content": base64.b64encode(block).decode(),
+            }
             if part == 0:
                 request.update({k: v for k, v in meta.items() if v is not None and k != "id"})
             data = await client.librarian(request)
@@ -150,14 +193,22 @@ async def follow(
     clock = asyncio.get_running_loop().time
     seen, since = None, clock()
     while info.status not in ("complete", "failed"):
-        counters = (info.status, info.pages_decoded, info.pages, info.pages_chunked, info.chunks,
-                    info.chunks_done, info.edges)
+        counters = (
+            info.status,
+            info.pages_decoded,
+            info.pages,
+            info.pages_chunked,
+            info.chunks,
+            info.chunks_done,
+            info.edges,
+        )
         if counters != seen:
             seen, since = counters, clock()
         elif clock() - since > stall:
             raise click.ClickException(
                 f"{info.id} made no progress for {stall:g} s ({describe(info)}). Check that "
-                "the processors run (tg-start), then follow it with tg-list-documents.")
+                "the processors run (tg-start), then follow it with tg-list-documents."
+            )
         stage, done, total = stage_of(info)
         progress.update(stage, done, total, UNITS[stage])
         await asyncio.sleep(POLL_SECONDS)
@@ -187,8 +238,10 @@ def stage_of(info: DocumentInfo) -> tuple[str, int, int]:
 
 def describe(info: DocumentInfo) -> str:
     """Where a document got to, in words."""
-    return (f"status {info.status}, {info.pages} pages, "
-            f"{info.chunks_done}/{info.chunks} chunks extracted")
+    return (
+        f"status {info.status}, {info.pages} pages, "
+        f"{info.chunks_done}/{info.chunks} chunks extracted"
+    )
 
 
 def _info(data: dict[str, Any]) -> DocumentInfo:

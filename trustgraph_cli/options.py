@@ -158,11 +158,13 @@ def checked_url(url: str) -> str:
         raise click.BadParameter(f"{url!r} is not a URL ({exc}).", param_hint=hint) from None
     if "://" not in url:
         raise click.BadParameter(
-            f"{url!r} has no scheme: write http://{url.strip('/')}/", param_hint=hint)
+            f"{url!r} has no scheme: write http://{url.strip('/')}/", param_hint=hint
+        )
     if parts.scheme not in ("http", "https"):
         raise click.BadParameter(
-            f"{url!r} uses {parts.scheme}://; the gateway speaks http:// (or https:// "
-            "behind TLS).", param_hint=hint)
+            f"{url!r} uses {parts.scheme}://; the gateway speaks http:// (or https:// behind TLS).",
+            param_hint=hint,
+        )
     if not parts.hostname:
         raise click.BadParameter(f"{url!r} names no host.", param_hint=hint)
     return url

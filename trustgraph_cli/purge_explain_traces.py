@@ -29,8 +29,14 @@ def duration(ctx: click.Context | None, param: click.Parameter | None, value: st
 
 
 @click.command(epilog=EPILOG)
-@click.option("--older-than", "older_than", required=True, callback=duration, metavar="PERIOD",
-              help="Delete top-level traces started longer ago than this: 30d, 12h, 90m, 2w, 1d12h.")
+@click.option(
+    "--older-than",
+    "older_than",
+    required=True,
+    callback=duration,
+    metavar="PERIOD",
+    help="Delete top-level traces started longer ago than this: 30d, 12h, 90m, 2w, 1d12h.",
+)
 @click.option("--dry-run", is_flag=True, help="Only list what would be deleted.")
 @limit_option("traces", default=50, maximum=10_000)
 @format_option("table", "json", help="A count and a table of the traces, or {count, traces} JSON.")
@@ -45,8 +51,13 @@ def main(older_than: float, dry_run: bool, limit: int, fmt: str, gw: Gateway) ->
     from trustgraph_cli.render.output import emit, emit_json
 
     if fmt == "json":
-        emit_json({"count": resp.count, "dry_run": dry_run,
-                   "traces": [t.model_dump(mode="json") for t in resp.deleted]})
+        emit_json(
+            {
+                "count": resp.count,
+                "dry_run": dry_run,
+                "traces": [t.model_dump(mode="json") for t in resp.deleted],
+            }
+        )
         return
     from trustgraph_cli.list_explain_traces import trace_table
     from trustgraph_cli.render.style import Style
@@ -67,7 +78,12 @@ async def purge(gw: Gateway, older_than: float, dry_run: bool, limit: int) -> Ex
     from trustgraph_cli.client import GatewayClient
     from trustgraph_cli.responses import validated
 
-    request = {"operation": "purge-traces", "older_than": older_than, "dry_run": dry_run, "limit": limit}
+    request = {
+        "operation": "purge-traces",
+        "older_than": older_than,
+        "dry_run": dry_run,
+        "limit": limit,
+    }
     async with GatewayClient(gw) as client:
         data = await client.request("explain", request)
     return validated(ExplainResponse, data, "a purge")

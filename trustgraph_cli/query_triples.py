@@ -34,7 +34,9 @@ Examples:
 @graph_option
 @limit_option("triples", default=1000)
 @format_option(
-    "text", "json", help="One triple a line in N-Triples form, or a JSON list of {s, p, o, g} terms."
+    "text",
+    "json",
+    help="One triple a line in N-Triples form, or a JSON list of {s, p, o, g} terms.",
 )
 @gateway_options
 def main(

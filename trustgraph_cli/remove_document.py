@@ -21,8 +21,11 @@ Examples:
 
 @click.command(epilog=EPILOG)
 @click.argument("doc_id", metavar="DOC")
-@click.option("--purge-traces", is_flag=True,
-              help="Delete the traces whose answers used the document, instead of marking them.")
+@click.option(
+    "--purge-traces",
+    is_flag=True,
+    help="Delete the traces whose answers used the document, instead of marking them.",
+)
 @click.option("--reason", default="", help="Why it is removed (recorded on the erasure activity).")
 @format_option("text", "json", help="A summary line, or {document, removal} JSON.")
 @gateway_options
@@ -41,8 +44,12 @@ def main(doc_id: str, purge_traces: bool, reason: str, fmt: str, gw: Gateway) ->
     if fmt == "json":
         from trustgraph_cli.render.jsonout import view_json
 
-        emit_json({"document": view_json(resp.document) if resp.document else None,
-                   "removal": view_json(resp.removal) if resp.removal else None})
+        emit_json(
+            {
+                "document": view_json(resp.document) if resp.document else None,
+                "removal": view_json(resp.removal) if resp.removal else None,
+            }
+        )
         return
     click.echo(summary(resp, doc_id))
 
@@ -54,13 +61,17 @@ def summary(resp: LibrarianResponse, doc_id: str) -> str:
     title = f' ("{info.title}")' if info and info.title else ""
     if report is None:
         return f"Removed {name}{title} (the graph store held nothing extracted from it)."
-    lines = [f"Removed {name}{title}: pages, chunks and vectors, and {report.edges_removed} "
-             f"edge{'s' if report.edges_removed != 1 else ''} no other document supports."]
+    lines = [
+        f"Removed {name}{title}: pages, chunks and vectors, and {report.edges_removed} "
+        f"edge{'s' if report.edges_removed != 1 else ''} no other document supports."
+    ]
     if report.purged:
         lines.append(f"Deleted {plural(len(report.purged))} that used it.")
     elif report.marked:
-        lines.append(f"Kept {plural(len(report.marked))} that used it, marked as resting on a removed "
-                     f"source ({report.erasure}).")
+        lines.append(
+            f"Kept {plural(len(report.marked))} that used it, marked as resting on a removed "
+            f"source ({report.erasure})."
+        )
     else:
         lines.append("No answer used it.")
     return "\n".join(lines)
@@ -78,8 +89,12 @@ async def remove(gw: Gateway, doc_id: str, purge_traces: bool, reason: str) -> L
     from trustgraph_cli.render.output import scope_text
     from trustgraph_cli.responses import validated
 
-    request: dict[str, Any] = {"operation": "remove-document", "id": doc_id,
-                               "purge_traces": purge_traces, "reason": reason}
+    request: dict[str, Any] = {
+        "operation": "remove-document",
+        "id": doc_id,
+        "purge_traces": purge_traces,
+        "reason": reason,
+    }
     async with GatewayClient(gw) as client:
         try:
             data = await client.librarian(request)
@@ -87,7 +102,8 @@ async def remove(gw: Gateway, doc_id: str, purge_traces: bool, reason: str) -> L
             if exc.type in ("not-found", "bad-request"):
                 raise click.ClickException(
                     f"no document {doc_id!r} in {scope_text(gw.user, gw.collection)}. "
-                    "List them with tg-list-documents.") from None
+                    "List them with tg-list-documents."
+                ) from None
             raise
     return validated(LibrarianResponse, data, "a removal")
 

@@ -21,12 +21,14 @@ Examples:
 """
 
 
-
 @command(epilog=EPILOG)
 @click.argument("doc_id", metavar="DOC_ID")
 @click.option("--show-content", is_flag=True, help="Show each chunk's text (from the librarian).")
 @click.option(
-    "--max-content", type=click.IntRange(min=0), default=200, show_default=True,
+    "--max-content",
+    type=click.IntRange(min=0),
+    default=200,
+    show_default=True,
     help="Cut content previews to this many characters (0: never).",
 )
 @format_option(
@@ -61,8 +63,9 @@ async def fetch_document(gw: Gateway, doc_id: str, with_content: bool) -> Docume
     from trustgraph_cli.render.output import scope_text
     from trustgraph_cli.responses import NotFound, call_explain
 
-    loading = preload("trustgraph_base.wire", "trustgraph_base.schema.explain",
-                      "trustgraph_cli.render.document")
+    loading = preload(
+        "trustgraph_base.wire", "trustgraph_base.schema.explain", "trustgraph_cli.render.document"
+    )
     missing = f"no document {doc_id!r} in {scope_text(gw.user, gw.collection)}."
     request = {"operation": "document-hierarchy", "id": doc_id}
     async with GatewayClient(gw) as client:
@@ -79,7 +82,11 @@ async def fetch_document(gw: Gateway, doc_id: str, with_content: bool) -> Docume
         if not with_content:
             return doc
         ids = [c.uri for c in all_chunks(doc)]
-        contents = (await client.librarian({"operation": "get-content", "ids": ids})).get("contents", {}) if ids else {}
+        contents = (
+            (await client.librarian({"operation": "get-content", "ids": ids})).get("contents", {})
+            if ids
+            else {}
+        )
     return with_contents(doc, {uri: _text(b64) for uri, b64 in contents.items()})
 
 
@@ -106,12 +113,14 @@ async def explain_unfinished(client: GatewayClient, doc_id: str, missing: str | 
         reason = safe(info.error or "no reason recorded")
         raise click.ClickException(
             f"document {info.id!r} failed and has no pages or chunks: {reason}. "
-            "Fix the file and load it again.")
+            "Fix the file and load it again."
+        )
     if info.status != "complete":
         raise click.ClickException(
             f"document {info.id!r} is still {info.status} ({info.pages} pages, "
             f"{info.chunks_done}/{info.chunks} chunks extracted): nothing to show yet. "
-            "Follow it with tg-list-documents.")
+            "Follow it with tg-list-documents."
+        )
 
 
 def all_chunks(doc: DocumentView) -> list[ChunkNode]:

@@ -19,7 +19,6 @@ Examples:
 """
 
 
-
 @command(epilog=EPILOG)
 @click.argument("trace_id", metavar="ID")
 @click.option(
@@ -30,7 +29,9 @@ Examples:
     help="Cut answers, thoughts and observations longer than this (0: never).",
 )
 @click.option(
-    "--show-provenance", is_flag=True, help="Show each edge's or chunk's source: chunk → page → document."
+    "--show-provenance",
+    is_flag=True,
+    help="Show each edge's or chunk's source: chunk → page → document.",
 )
 @format_option("text", "json", help="A text tree, or the TraceView JSON (everything, never cut).")
 @gateway_options
@@ -64,8 +65,9 @@ async def fetch_trace(gw: Gateway, trace_id: str, include_provenance: bool) -> T
     from trustgraph_cli.render.output import scope_text
     from trustgraph_cli.responses import call_explain
 
-    loading = preload("trustgraph_base.wire", "trustgraph_base.schema.explain",
-                      "trustgraph_cli.render.trace")
+    loading = preload(
+        "trustgraph_base.wire", "trustgraph_base.schema.explain", "trustgraph_cli.render.trace"
+    )
     missing = f"no trace {trace_id!r} in {scope_text(gw.user, gw.collection)}."
     request = {"operation": "get-trace", "id": trace_id, "include_provenance": include_provenance}
     async with GatewayClient(gw) as client:

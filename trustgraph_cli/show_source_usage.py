@@ -24,7 +24,9 @@ Examples:
 @click.command(epilog=EPILOG)
 @click.argument("source", metavar="URI")
 @limit_option("answers", default=50, maximum=10_000)
-@format_option("table", "json", help="A table (one line per linking path), or the SourceUsage JSON.")
+@format_option(
+    "table", "json", help="A table (one line per linking path), or the SourceUsage JSON."
+)
 @gateway_options
 def main(source: str, limit: int, fmt: str, gw: Gateway) -> None:
     """List every top-level answer whose evidence rests on a source, newest first.
@@ -64,7 +66,9 @@ def usage_table(usage: SourceUsage, style: Style) -> list[str]:
         for n, path in enumerate(used.paths or [None]):
             lead = first if n == 0 else ["", "", "", ""]
             rows.append([*lead, path_text(path, t.id, style) if path else ""])
-    return render_table(["Session ID", "Type", "Question", "Time", "Linked through"], rows, style, flex=2)
+    return render_table(
+        ["Session ID", "Type", "Question", "Time", "Linked through"], rows, style, flex=2
+    )
 
 
 def path_text(path: UsagePath, top: str, style: Style) -> str:
@@ -95,11 +99,15 @@ async def fetch_usage(gw: Gateway, source: str, limit: int) -> SourceUsage:
 
     async with GatewayClient(gw) as client:
         try:
-            data = await client.request("explain", {"operation": "source-usage", "id": source, "limit": limit})
+            data = await client.request(
+                "explain", {"operation": "source-usage", "id": source, "limit": limit}
+            )
         except GatewayError as exc:
             if exc.type == "not-found":
-                raise click.ClickException(f"{exc.message.removesuffix(' in this collection')} in "
-                                           f"{scope_text(gw.user, gw.collection)}.") from None
+                raise click.ClickException(
+                    f"{exc.message.removesuffix(' in this collection')} in "
+                    f"{scope_text(gw.user, gw.collection)}."
+                ) from None
             if exc.type == "bad-request":
                 raise click.ClickException(exc.message) from None
             raise

@@ -22,7 +22,9 @@ Examples:
     "-f", "--file", "file", type=click.File("r"), help="Read the query from FILE (- = stdin)."
 )
 @format_option(
-    "table", "json", "csv",
+    "table",
+    "json",
+    "csv",
     help="A table (triples one a line for CONSTRUCT/DESCRIBE), SPARQL 1.1 Results JSON, or CSV.",
 )
 @gateway_options
@@ -63,7 +65,11 @@ def render(reply: dict[str, Any], fmt: str) -> str:
         return "".join(safe(format_triple(t)) + "\n" for t in triples)
     variables: list[str] = reply.get("variables", [])
     rows: list[dict[str, Any]] = [
-        {v: term for v, term in zip(variables, b.get("values", []), strict=False) if term is not None}
+        {
+            v: term
+            for v, term in zip(variables, b.get("values", []), strict=False)
+            if term is not None
+        }
         for b in reply.get("bindings", [])
     ]
     if fmt == "json":

@@ -96,14 +96,19 @@ def split(text: str, size: int, overlap: int) -> list[Span]:
 proc: Processor[Settings] = Processor("chunker", Settings)
 
 
-async def _record_spans(uris: list[str], spans: list[Span], page: PageText,
-                        ctx: Context[Settings]) -> bool:
+async def _record_spans(
+    uris: list[str], spans: list[Span], page: PageText, ctx: Context[Settings]
+) -> bool:
     """Tell the librarian where each chunk lies; False if the document is gone."""
     meta = page.metadata
     request = LibrarianRequest(
-        operation="put-content", user=meta.user, collection=meta.collection,
-        spans=[ChunkSpan(id=u, offset=s.offset, length=s.length)
-               for u, s in zip(uris, spans, strict=True)],
+        operation="put-content",
+        user=meta.user,
+        collection=meta.collection,
+        spans=[
+            ChunkSpan(id=u, offset=s.offset, length=s.length)
+            for u, s in zip(uris, spans, strict=True)
+        ],
     )
     try:
         await ctx.client(LIBRARIAN).request(request, timeout=ctx.settings.request_timeout)
@@ -130,21 +135,35 @@ async def on_page(page: PageText, ctx: Context[Settings]) -> None:
     if spans:
         activity = activity_uri(parent, "chunk")
         triples = activity_triples(
-            activity, component_uri("chunker"), "chunker", now_iso(),
+            activity,
+            component_uri("chunker"),
+            "chunker",
+            now_iso(),
             {TG.chunkSize: size, TG.chunkOverlap: overlap},
         )
         for m, (uri, span) in enumerate(zip(uris, spans, strict=True)):
             triples += chunk_triples(uri, parent, m, span.offset, span.length, activity)
         await ctx.publish(TRIPLES_STORE, Triples(metadata=meta, triples=triples))
     for m, (uri, span) in enumerate(zip(uris, spans, strict=True)):
-        await ctx.publish(CHUNKS, ChunkText(
-            metadata=meta, document=page.document, page=page.page, chunk=uri, index=m,
-            char_offset=span.offset, char_length=span.length,
-            text=page.text[span.offset : span.offset + span.length],
-        ))
-    await ctx.publish(INGEST_EVENTS, IngestEvent(
-        metadata=meta, document=page.document, stage="chunked", chunks=len(spans),
-        source=parent))
+        await ctx.publish(
+            CHUNKS,
+            ChunkText(
+                metadata=meta,
+                document=page.document,
+                page=page.page,
+                chunk=uri,
+                index=m,
+                char_offset=span.offset,
+                char_length=span.length,
+                text=page.text[span.offset : span.offset + span.length],
+            ),
+        )
+    await ctx.publish(
+        INGEST_EVENTS,
+        IngestEvent(
+            metadata=meta, document=page.document, stage="chunked", chunks=len(spans), source=parent
+        ),
+    )
     log.info("chunked %s: %d chunks (size %d, overlap %d)", parent, len(spans), size, overlap)
 
 

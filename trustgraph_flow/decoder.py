@@ -72,7 +72,9 @@ def decode_pdf(fh: IO[bytes], done: list[int] | None = None) -> list[str]:
     try:
         reader = PdfReader(fh)
         if reader.is_encrypted:
-            raise DecodeError("the PDF is encrypted (password-protected); decrypt it and load it again")
+            raise DecodeError(
+                "the PDF is encrypted (password-protected); decrypt it and load it again"
+            )
         pages = []
         for page in reader.pages:
             pages.append(page.extract_text() or "")
@@ -80,7 +82,9 @@ def decode_pdf(fh: IO[bytes], done: list[int] | None = None) -> list[str]:
     except DecodeError:
         raise
     except (PyPdfError, ValueError, KeyError, TypeError, OSError, AttributeError) as exc:
-        raise DecodeError(f"the PDF is corrupt or unreadable ({type(exc).__name__}: {exc})") from None
+        raise DecodeError(
+            f"the PDF is corrupt or unreadable ({type(exc).__name__}: {exc})"
+        ) from None
     if not pages:
         raise DecodeError("the PDF has no pages")
     if not any(p.strip() for p in pages):
@@ -106,9 +110,14 @@ async def _fetch(doc: DocumentInfo, meta: Metadata, ctx: Context[Settings]) -> I
     offset = 0
     while offset < doc.size:
         resp = await librarian.request(
-            LibrarianRequest(operation="get-content", id=doc.id, offset=offset,
-                             length=ctx.settings.fetch_bytes, user=meta.user,
-                             collection=meta.collection),
+            LibrarianRequest(
+                operation="get-content",
+                id=doc.id,
+                offset=offset,
+                length=ctx.settings.fetch_bytes,
+                user=meta.user,
+                collection=meta.collection,
+            ),
             timeout=ctx.settings.request_timeout,
         )
         part = base64.b64decode(resp.content)
@@ -144,9 +153,16 @@ async def _decode_reporting(
         await asyncio.wait({task}, timeout=PROGRESS_SECONDS)
         if done[0] > reported and not task.done():
             reported = done[0]
-            await ctx.publish(INGEST_EVENTS, IngestEvent(
-                metadata=meta, document=doc.id, stage="decoding", pages=reported,
-                source=f"{doc.id}#decoding-{reported}"))
+            await ctx.publish(
+                INGEST_EVENTS,
+                IngestEvent(
+                    metadata=meta,
+                    document=doc.id,
+                    stage="decoding",
+                    pages=reported,
+                    source=f"{doc.id}#decoding-{reported}",
+                ),
+            )
     return await task
 
 
@@ -163,11 +179,19 @@ async def on_document(msg: DocumentLoaded, ctx: Context[Settings]) -> None:
         return
     except DecodeError as exc:
         log.warning("cannot decode %s: %s", doc.id, exc)
-        await ctx.publish(INGEST_EVENTS, IngestEvent(
-            metadata=meta, document=doc.id, stage="failed", error=f"decode failed: {exc}"))
+        await ctx.publish(
+            INGEST_EVENTS,
+            IngestEvent(
+                metadata=meta, document=doc.id, stage="failed", error=f"decode failed: {exc}"
+            ),
+        )
         return
-    common = {"metadata": meta, "document": doc.id, "chunk_size": doc.chunk_size,
-              "chunk_overlap": doc.chunk_overlap}
+    common = {
+        "metadata": meta,
+        "document": doc.id,
+        "chunk_size": doc.chunk_size,
+        "chunk_overlap": doc.chunk_overlap,
+    }
     if isinstance(decoded, str):  # page-less: the document's own text, chunks under it
         units = [(doc.id, PageText(text=decoded, **common))]
     else:
@@ -180,8 +204,10 @@ async def on_document(msg: DocumentLoaded, ctx: Context[Settings]) -> None:
         await _put_text(uri, page.text, meta, ctx)
     pages = [page.page for _, page in units if page.page]
     await ctx.publish(TRIPLES_STORE, Triples(metadata=meta, triples=_provenance(doc, pages)))
-    await ctx.publish(INGEST_EVENTS, IngestEvent(
-        metadata=meta, document=doc.id, stage="decoded", pages=len(pages)))
+    await ctx.publish(
+        INGEST_EVENTS,
+        IngestEvent(metadata=meta, document=doc.id, stage="decoded", pages=len(pages)),
+    )
     for _, page in units:
         await ctx.publish(PAGES, page)
     log.info("decoded %s: %d pages", doc.id, len(pages))
@@ -189,9 +215,13 @@ async def on_document(msg: DocumentLoaded, ctx: Context[Settings]) -> None:
 
 async def _put_text(uri: str, text: str, meta: Metadata, ctx: Context[Settings]) -> None:
     await ctx.client(LIBRARIAN).request(
-        LibrarianRequest(operation="put-content", id=uri,
-                         content=base64.b64encode(text.encode()).decode(),
-                         user=meta.user, collection=meta.collection),
+        LibrarianRequest(
+            operation="put-content",
+            id=uri,
+            content=base64.b64encode(text.encode()).decode(),
+            user=meta.user,
+            collection=meta.collection,
+        ),
         timeout=ctx.settings.request_timeout,
     )
 

@@ -170,8 +170,12 @@ CONCURRENCY = 4  # chunks in flight at once: LLM calls dominate, so overlap them
 def extraction_request(text: str) -> TextCompletionRequest:
     """The ``extract-edges`` request for one chunk's text."""
     return TextCompletionRequest(
-        system=SYSTEM, prompt=PROMPT.format(text=text), prompt_type="extract-edges",
-        variables={"text": text}, temperature=0.0, max_tokens=MAX_REPLY_TOKENS,
+        system=SYSTEM,
+        prompt=PROMPT.format(text=text),
+        prompt_type="extract-edges",
+        variables={"text": text},
+        temperature=0.0,
+        max_tokens=MAX_REPLY_TOKENS,
     )
 
 
@@ -183,8 +187,9 @@ async def _extract(
     resp: TextCompletionResponse | None = None
     for attempt in (1, 2):
         try:
-            reply = await ask(ctx, extraction_request(chunk.text), ExtractedEdges,
-                              schema=EDGES_SCHEMA)
+            reply = await ask(
+                ctx, extraction_request(chunk.text), ExtractedEdges, schema=EDGES_SCHEMA
+            )
             resp = reply.response
             return check_edges(reply.value, ctx.settings.max_edges), resp, None
         except BadReply as exc:
@@ -198,28 +203,42 @@ async def _extract(
 
 async def _index(chunk: ChunkText, edges: list[ExtractedEdge], ctx: Context[Settings]) -> None:
     """Embed the chunk text and entity labels and upsert them into the vector index."""
-    labels = list(dict.fromkeys(
-        [e.s for e in edges] + [e.o for e in edges if not e.o_literal]))
+    labels = list(dict.fromkeys([e.s for e in edges] + [e.o for e in edges if not e.o_literal]))
     timeout = ctx.settings.request_timeout
     emb = await ctx.client(EMBEDDINGS).request(
-        EmbeddingsRequest(texts=[chunk.text, *labels]), timeout=timeout)
+        EmbeddingsRequest(texts=[chunk.text, *labels]), timeout=timeout
+    )
     if len(emb.vectors) != 1 + len(labels):
         got, want = len(emb.vectors), 1 + len(labels)
         raise RuntimeError(f"embeddings returned {got} vectors for {want} texts")
     scope = {"user": chunk.metadata.user, "collection": chunk.metadata.collection}
     vectors = ctx.client(VECTORS)
-    await vectors.request(VectorRequest(operation="upsert", kind="chunk", items=[VectorItem(
-        id=chunk.chunk, vector=emb.vectors[0], text=chunk.text, document=chunk.document)],
-        **scope), timeout=timeout)
+    await vectors.request(
+        VectorRequest(
+            operation="upsert",
+            kind="chunk",
+            items=[
+                VectorItem(
+                    id=chunk.chunk, vector=emb.vectors[0], text=chunk.text, document=chunk.document
+                )
+            ],
+            **scope,
+        ),
+        timeout=timeout,
+    )
     if labels:
-        items = [VectorItem(id=entity_uri(lbl), vector=vec, text=lbl, document=chunk.document)
-                 for lbl, vec in zip(labels, emb.vectors[1:], strict=True)]
-        await vectors.request(VectorRequest(operation="upsert", kind="entity", items=items,
-                                            **scope), timeout=timeout)
+        items = [
+            VectorItem(id=entity_uri(lbl), vector=vec, text=lbl, document=chunk.document)
+            for lbl, vec in zip(labels, emb.vectors[1:], strict=True)
+        ]
+        await vectors.request(
+            VectorRequest(operation="upsert", kind="entity", items=items, **scope), timeout=timeout
+        )
 
 
 def _provenance(
-    chunk: ChunkText, quoted: list[Quoted],
+    chunk: ChunkText,
+    quoted: list[Quoted],
     resp: TextCompletionResponse,
 ) -> list[Triple]:
     subgraph = subgraph_uri(chunk.chunk)
@@ -227,8 +246,13 @@ def _provenance(
     settings = {TG.model: resp.model} if resp.model else {}
     return [
         *activity_triples(activity, component_uri("extractor"), "extractor", now_iso(), settings),
-        *metrics_triples(activity, GRAPH_SOURCE, in_token=resp.in_token,
-                         out_token=resp.out_token, latency_ms=resp.latency_ms),
+        *metrics_triples(
+            activity,
+            GRAPH_SOURCE,
+            in_token=resp.in_token,
+            out_token=resp.out_token,
+            latency_ms=resp.latency_ms,
+        ),
         *subgraph_triples(subgraph, chunk.chunk, quoted, activity),
     ]
 
@@ -242,9 +266,17 @@ async def on_chunk(chunk: ChunkText, ctx: Context[Settings]) -> None:
     if resp is not None and error is None:
         triples = facts + _provenance(chunk, quoted, resp)
         await ctx.publish(TRIPLES_STORE, Triples(metadata=chunk.metadata, triples=triples))
-    await ctx.publish(INGEST_EVENTS, IngestEvent(
-        metadata=chunk.metadata, document=chunk.document, stage="extracted", edges=len(edges),
-        error=f"{chunk.chunk}: {error}" if error else None, source=chunk.chunk))
+    await ctx.publish(
+        INGEST_EVENTS,
+        IngestEvent(
+            metadata=chunk.metadata,
+            document=chunk.document,
+            stage="extracted",
+            edges=len(edges),
+            error=f"{chunk.chunk}: {error}" if error else None,
+            source=chunk.chunk,
+        ),
+    )
 
 
 def main() -> None:

@@ -143,8 +143,10 @@ async def nothing_found_error(
     if busy:
         hint = f"{busy} of them still being processed: ask again when tg-list-documents shows them complete"
     elif missing == "edges":
-        hint = "the LLM found no facts in them (tg-list-documents shows each document's edges " \
+        hint = (
+            "the LLM found no facts in them (tg-list-documents shows each document's edges "
             "and errors); tg-invoke-document-rag answers from their text"
+        )
     else:
         hint = "tg-list-documents shows each document's status and errors"
     return ServiceError("no-data", f"no {what} from the {len(docs)} {noun} in {where} ({hint})")
@@ -229,14 +231,19 @@ class Trace(Generic[R]):
         """Publish the Grounding TrustGraph's tools look for: what the retrieval searched with
         (the question text: both flows embed it whole). Its URI and explain event."""
         uri = grounding_uri(self.question_uri)
-        return uri, await self.stage(uri, grounding_triples(uri, self.question_uri, [self.req.query]))
+        return uri, await self.stage(
+            uri, grounding_triples(uri, self.question_uri, [self.req.query])
+        )
 
     def final(self, answer: str, model: str = "") -> R:
         """The last response: the answer (empty when it was streamed), the trace id and the
         model that wrote the answer."""
         return self.response(
-            response=answer, explain_id=self.question_uri, explain_graph=GRAPH_RETRIEVAL,
-            model=model or None, end_of_session=True,
+            response=answer,
+            explain_id=self.question_uri,
+            explain_graph=GRAPH_RETRIEVAL,
+            model=model or None,
+            end_of_session=True,
         )
 
     def piece(self, text: str) -> R:
@@ -263,8 +270,11 @@ class Trace(Generic[R]):
             raise
 
     async def synthesize(
-        self, request: TextCompletionRequest, parent_uri: str,
-        evidence: Sequence[str] = (), what: str = "facts",
+        self,
+        request: TextCompletionRequest,
+        parent_uri: str,
+        evidence: Sequence[str] = (),
+        what: str = "facts",
     ) -> AsyncIterator[R]:
         """Ask the LLM for the answer, publish the synthesis stage derived from ``parent_uri``
         (with ``tg:cites`` for the evidence it cites) and end with the final response.
@@ -296,7 +306,9 @@ class Trace(Generic[R]):
         self, request: TextCompletionRequest, evidence: Sequence[str], what: str
     ) -> tuple[str, list[str], Cost]:
         """One structured call: the answer, the URIs of the evidence it cites, its cost."""
-        asked = request.model_copy(update={"system": request.system + CITE_SYSTEM.replace("{what}", what)})
+        asked = request.model_copy(
+            update={"system": request.system + CITE_SYSTEM.replace("{what}", what)}
+        )
         cost = Cost()
         try:
             reply = await ask(self.ctx, asked, CitedAnswer, schema=cited_schema(len(evidence)))

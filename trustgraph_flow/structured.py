@@ -110,7 +110,9 @@ def parse_json(text: str) -> Any:
     try:
         value, _ = json.JSONDecoder(strict=False).raw_decode(body)
     except json.JSONDecodeError as exc:
-        raise BadReply(f"not JSON ({exc.msg} at char {exc.pos}): {text[:MAX_QUOTED]!r}", text) from None
+        raise BadReply(
+            f"not JSON ({exc.msg} at char {exc.pos}): {text[:MAX_QUOTED]!r}", text
+        ) from None
     return value
 
 

@@ -31,15 +31,34 @@ from trustgraph_flow.store import processor as store
 from trustgraph_flow.vectors import processor as vectors
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
-PROCESSORS = [store.proc, llm.proc, embeddings.proc, vectors.proc, librarian.proc, decoder.proc,
-              chunker.proc, extractor.proc, graph_rag.proc, document_rag.proc, agent.proc]
+PROCESSORS = [
+    store.proc,
+    llm.proc,
+    embeddings.proc,
+    vectors.proc,
+    librarian.proc,
+    decoder.proc,
+    chunker.proc,
+    extractor.proc,
+    graph_rag.proc,
+    document_rag.proc,
+    agent.proc,
+]
 QUESTIONS: list[tuple[str, str, dict[str, Any]]] = [
     ("document-rag", "docrag-hugo", {"query": "Where was Victor Hugo born?"}),
     ("graph-rag", "graph-france", {"query": "What is the capital of France?"}),
     ("agent", "agent-cairo", {"question": "Which river flows through Cairo?"}),
 ]
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def chromium_path() -> str:
@@ -62,7 +81,9 @@ async def browser() -> AsyncIterator[Any]:
     from playwright.async_api import async_playwright
 
     async with async_playwright() as pw:
-        b = await pw.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True)
+        b = await pw.chromium.launch(
+            executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True
+        )
         try:
             yield b
         finally:
@@ -77,17 +98,23 @@ async def ask(url: str, token: str | None, service: str, request: dict[str, Any]
 
 async def settled(stack: Stack, trace: str) -> None:
     """Wait until the store holds the whole trace (the last stages land just after the answer)."""
+
     def done(r: Any) -> bool:
         return r.code == 0 and '"status": "in-progress"' not in r.stdout
 
     env = {"TRUSTGRAPH_TOKEN": stack.token} if stack.token else None
     result = await eventually(
-        lambda: invoke(stack.url, "tg-show-explain-trace", trace, "--format", "json", env=env), done, timeout=30)
+        lambda: invoke(stack.url, "tg-show-explain-trace", trace, "--format", "json", env=env),
+        done,
+        timeout=30,
+    )
     assert done(result), result
 
 
 @asynccontextmanager
-async def populated_stack(pulsar_url: str, prefix: str, data_dir: Path, token: str | None = None) -> AsyncIterator[Stack]:
+async def populated_stack(
+    pulsar_url: str, prefix: str, data_dir: Path, token: str | None = None
+) -> AsyncIterator[Stack]:
     """Every processor and the gateway, the samples loaded, and the QUESTIONS answered (in order)."""
     async with Stack(pulsar_url, prefix, PROCESSORS, data_dir=data_dir, token=token) as stack:
         env = {"TRUSTGRAPH_TOKEN": token} if token else None
@@ -96,6 +123,8 @@ async def populated_stack(pulsar_url: str, prefix: str, data_dir: Path, token: s
             assert loaded.code == 0, loaded.stderr
         for n, (service, session, request) in enumerate(QUESTIONS):
             started = f"2026-02-03T04:05:0{n}.000Z"
-            reply = await ask(stack.url, token, service, {**request, "session_id": session, "started_at": started})
+            reply = await ask(
+                stack.url, token, service, {**request, "session_id": session, "started_at": started}
+            )
             await settled(stack, reply["explain_id"])
         yield stack

@@ -47,10 +47,16 @@ async def texts(page: Any, selector: str) -> list[str]:
     return [t.strip() for t in await page.locator(selector).all_inner_texts()]
 
 
-async def test_from_the_list_to_a_page_and_back(pulsar_url: str, prefix: str, tmp_path: Path) -> None:
+async def test_from_the_list_to_a_page_and_back(
+    pulsar_url: str, prefix: str, tmp_path: Path
+) -> None:
     async with populated_stack(pulsar_url, prefix, tmp_path, token=ADMIN) as stack:
-        reply = await ask(stack.url, ADMIN, "graph-rag", {"query": HOSTILE, "session_id": "hostile",
-                                                          "started_at": "2026-02-03T03:00:00.000Z"})
+        reply = await ask(
+            stack.url,
+            ADMIN,
+            "graph-rag",
+            {"query": HOSTILE, "session_id": "hostile", "started_at": "2026-02-03T03:00:00.000Z"},
+        )
         await settled(stack, reply["explain_id"])
         made = await stack.cli("tg-create-api-key", "--user-id", "trustgraph", "--name", "browser")
         assert made.code == 0, made.stderr
@@ -102,10 +108,17 @@ async def test_from_the_list_to_a_page_and_back(pulsar_url: str, prefix: str, tm
             await page.get_by_role("link", name="Which river flows through Cairo?").click()
             await shown(page, "trace")
             assert await page.locator("h1").inner_text() == "Which river flows through Cairo?"
-            assert await page.locator("section.answer p").inner_text() == "Nile flows through Cairo."
+            assert (
+                await page.locator("section.answer p").inner_text() == "Nile flows through Cairo."
+            )
             boxes = await page.locator("svg.lineage a.box > text").all_text_contents()
-            assert boxes == ["Nile flows through Cairo.", "Nile → flows through → Cairo", "chunk 0 · p.2",
-                             "page 2 · world-facts.pdf", "world-facts.pdf"]
+            assert boxes == [
+                "Nile flows through Cairo.",
+                "Nile → flows through → Cairo",
+                "chunk 0 · p.2",
+                "page 2 · world-facts.pdf",
+                "world-facts.pdf",
+            ]
             tree = await texts(page, ".tree .row .title")
             assert tree[:4] == ["Agent trace", "Step 1", "GraphRAG sub-trace", "Exploration"]
             assert "Edge 1" in tree and tree[-1] == "Conclusion"
@@ -121,8 +134,12 @@ async def test_from_the_list_to_a_page_and_back(pulsar_url: str, prefix: str, tm
             async with page.expect_download() as waiting:
                 await page.get_by_role("button", name="Export").click()
             exported = json.loads(Path(await (await waiting.value).path()).read_text())
-            assert exported["id"] == "urn:trustgraph:agent:agent-cairo" and len(exported["steps"]) == 1
-            assert exported["steps"][0]["subtraces"][0]["edges"][0]["sources"][0]["page_number"] == 2
+            assert (
+                exported["id"] == "urn:trustgraph:agent:agent-cairo" and len(exported["steps"]) == 1
+            )
+            assert (
+                exported["steps"][0]["subtraces"][0]["edges"][0]["sources"][0]["page_number"] == 2
+            )
 
             # An edge: its reasoning and where it came from.
             await page.locator(".tree .row", has_text="Edge 1").click()
@@ -138,8 +155,12 @@ async def test_from_the_list_to_a_page_and_back(pulsar_url: str, prefix: str, tm
             target = page.locator("section.doc-page.target")
             assert (await target.locator("h2").inner_text()).startswith("Page 2")
             marked = target.locator("article.chunk.target")
-            assert "The Nile flows through Cairo." in await marked.locator(".chunk-text").inner_text()
-            assert "Nile → flows through → Cairo" in await texts(page, "article.chunk.target .edges li")
+            assert (
+                "The Nile flows through Cairo." in await marked.locator(".chunk-text").inner_text()
+            )
+            assert "Nile → flows through → Cairo" in await texts(
+                page, "article.chunk.target .edges li"
+            )
             usage = target.locator("details.usage").first
             await usage.locator("li").first.wait_for(timeout=TIMEOUT)
             users = await texts(page, "section.doc-page.target details.usage[open] li a")
@@ -164,7 +185,9 @@ async def test_from_the_list_to_a_page_and_back(pulsar_url: str, prefix: str, tm
             await shown(page, "document")
             await page.go_back()
             await shown(page, "trace")
-            await page.locator("aside.details h2", has_text="Edge 1").wait_for(timeout=TIMEOUT)  # as we left it
+            await page.locator("aside.details h2", has_text="Edge 1").wait_for(
+                timeout=TIMEOUT
+            )  # as we left it
             # Compare it with the DocumentRAG answer that used the same page.
             await page.get_by_role("link", name="Compare with another answer").click()
             await shown(page, "traces")
@@ -173,7 +196,9 @@ async def test_from_the_list_to_a_page_and_back(pulsar_url: str, prefix: str, tm
             sides = await texts(page, ".diff-side h2")
             assert sides == ["Which river flows through Cairo?", "Where was Victor Hugo born?"]
             pages = page.locator("section.diff-level", has_text="Pages")
-            assert await texts(page, "section.diff-level[aria-label=Pages] .diff-both li") == ["page 2 · world-facts.pdf"]
+            assert await texts(page, "section.diff-level[aria-label=Pages] .diff-both li") == [
+                "page 2 · world-facts.pdf"
+            ]
             assert await pages.locator(".diff-a h4").inner_text() == "Only in A (0)"
             only_b = await texts(page, "section.diff-level[aria-label=Documents] .diff-b li")
             assert sorted(only_b) == ["capitals.txt", "writers.md"]
@@ -183,7 +208,9 @@ async def test_from_the_list_to_a_page_and_back(pulsar_url: str, prefix: str, tm
             assert errors == []
 
 
-async def test_keyboard_alone_reaches_and_works_the_tree(pulsar_url: str, prefix: str, tmp_path: Path) -> None:
+async def test_keyboard_alone_reaches_and_works_the_tree(
+    pulsar_url: str, prefix: str, tmp_path: Path
+) -> None:
     async with populated_stack(pulsar_url, prefix, tmp_path) as stack, browser() as b:
         page = await b.new_page(viewport={"width": 1280, "height": 900})
         await page.goto(stack.url)  # no key asked: auth is off on loopback
@@ -193,7 +220,10 @@ async def test_keyboard_alone_reaches_and_works_the_tree(pulsar_url: str, prefix
             await page.keyboard.press("Tab")
             if await page.evaluate("document.activeElement.closest('td.question') !== null"):
                 break
-        assert await page.evaluate("document.activeElement.textContent") == "Which river flows through Cairo?"
+        assert (
+            await page.evaluate("document.activeElement.textContent")
+            == "Which river flows through Cairo?"
+        )
         await page.keyboard.press("Enter")
         await shown(page, "trace")
         for _ in range(40):  # past the lineage links, into the tree (one tab stop)
@@ -217,6 +247,9 @@ async def test_keyboard_alone_reaches_and_works_the_tree(pulsar_url: str, prefix
         assert await page.evaluate(f"{focused}.getAttribute('aria-expanded')") == "false"
         await page.keyboard.press("ArrowRight")
         await page.keyboard.press("ArrowDown")
-        assert await page.evaluate(f"{focused}.querySelector('.title').textContent") == "GraphRAG sub-trace"
+        assert (
+            await page.evaluate(f"{focused}.querySelector('.title').textContent")
+            == "GraphRAG sub-trace"
+        )
         # Status is a word beside its colour, in the tree as in the list.
         assert "Complete" in await page.evaluate(f"{focused}.textContent")

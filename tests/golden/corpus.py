@@ -64,11 +64,14 @@ def document() -> list[Triple]:
         out += page_triples(page, DOC, page_number, uris.activity_uri(page, "decode"))
         for index, edges in chunks:
             chunk = uris.chunk_uri(page, index)
-            out += chunk_triples(chunk, page, index, index * 100, 100, uris.activity_uri(chunk, "chunk"))
+            out += chunk_triples(
+                chunk, page, index, index * 100, 100, uris.activity_uri(chunk, "chunk")
+            )
             sub = uris.subgraph_uri(chunk)
             out += subgraph_triples(sub, chunk, edges, uris.activity_uri(chunk, "extract"))
-    out += activity_triples(uris.activity_uri(DOC, "decode"), uris.component_uri("decoder"),
-                            "decoder", TIME.format(0))
+    out += activity_triples(
+        uris.activity_uri(DOC, "decode"), uris.component_uri("decoder"), "decoder", TIME.format(0)
+    )
     return out
 
 
@@ -76,14 +79,27 @@ def graph_rag(q: str, second: int, parent: str | None = None, *, answer: str = "
     """A GraphRAG trace that selected the fox and cat edges."""
     out = graph_rag_question_triples(q, "What does the fox do?", TIME.format(second), parent)
     out += graph_rag_exploration_triples(uris.exploration_uri(q), q, 7)
-    out += graph_rag_focus_triples(uris.focus_uri(q), uris.exploration_uri(q), q, [
-        SelectedEdge(*EDGE_FOX, "It says what the fox does."),
-        SelectedEdge(*EDGE_CAT, "The fox is chased, which explains why it jumps."),
-    ])
-    out += synthesis_triples(uris.synthesis_uri(q), uris.focus_uri(q), answer or "It jumps over the dog.")
+    out += graph_rag_focus_triples(
+        uris.focus_uri(q),
+        uris.exploration_uri(q),
+        q,
+        [
+            SelectedEdge(*EDGE_FOX, "It says what the fox does."),
+            SelectedEdge(*EDGE_CAT, "The fox is chased, which explains why it jumps."),
+        ],
+    )
+    out += synthesis_triples(
+        uris.synthesis_uri(q), uris.focus_uri(q), answer or "It jumps over the dog."
+    )
     out += citation_triples(uris.synthesis_uri(q), [uris.focus_edge_uri(q, 1)])  # the fox edge
-    out += metrics_triples(uris.synthesis_uri(q), GRAPH_RETRIEVAL, model="offline", in_token=212,
-                           out_token=9, latency_ms=3.25)
+    out += metrics_triples(
+        uris.synthesis_uri(q),
+        GRAPH_RETRIEVAL,
+        model="offline",
+        in_token=212,
+        out_token=9,
+        latency_ms=3.25,
+    )
     return out
 
 
@@ -100,11 +116,19 @@ def agent() -> list[Triple]:
     """Two steps; the first ran a GraphRAG sub-trace; then a conclusion."""
     i1, i2 = uris.agent_iteration_uri(AGENT, 1), uris.agent_iteration_uri(AGENT, 2)
     out = agent_session_triples(AGENT, "Why does the fox jump?", TIME.format(4))
-    out += agent_iteration_triples(i1, AGENT, "I should ask the knowledge graph.", "knowledge-query",
-                                   {"question": "What does the fox do?"}, "It jumps over the dog.")
+    out += agent_iteration_triples(
+        i1,
+        AGENT,
+        "I should ask the knowledge graph.",
+        "knowledge-query",
+        {"question": "What does the fox do?"},
+        "It jumps over the dog.",
+    )
     out += agent_observation_triples(uris.agent_observation_uri(i1), i1)
     out += graph_rag(SUB, 5, parent=i1)
-    out += agent_iteration_triples(i2, i1, "Now I know enough.", "calculator", {"expression": "1+1"}, "2")
+    out += agent_iteration_triples(
+        i2, i1, "Now I know enough.", "calculator", {"expression": "1+1"}, "2"
+    )
     out += agent_observation_triples(uris.agent_observation_uri(i2), i2)
     out += agent_final_triples(uris.agent_final_uri(AGENT), i2, LONG_ANSWER)
     return out

@@ -51,4 +51,6 @@ def normalise(text: str, keep_time: str) -> str:
     """Mask what a real run cannot fix: sub-trace uuids, their clock times, latencies."""
     text = _UUID.sub("<uuid>", text)
     text = _TIME.sub(lambda m: m.group() if m.group() == keep_time else "<time>", text)
-    return _LATENCY.sub(lambda m: '"latency_ms": 0' if m.group().startswith('"') else "<n> ms", text)
+    return _LATENCY.sub(
+        lambda m: '"latency_ms": 0' if m.group().startswith('"') else "<n> ms", text
+    )

@@ -89,7 +89,10 @@ async def test_invoke_agent_on_the_sample_corpus(
             "tg-invoke-agent", "--max-iterations", "1", "-q", QUESTION, *scope
         )
         # The last step may only answer: at one iteration the offline engine says it found nothing.
-        assert (limited.code, limited.stdout) == (0, f"No answer was found in the collection for: {QUESTION}\n")
+        assert (limited.code, limited.stdout) == (
+            0,
+            f"No answer was found in the collection for: {QUESTION}\n",
+        )
 
         refused = await stack.cli("tg-invoke-agent", "--group", "nope", "-q", QUESTION, *scope)
         assert refused.code == 1
@@ -106,8 +109,9 @@ async def test_an_agent_stopped_at_its_limit_exits_1_with_the_reason(
     # A model whose every step is unusable: the loop runs out of iterations, no answer.
     async with OpenAIStub(default="I am not sure.") as stub:
         settings = {"text-completion": {"llm_base_url": stub.base_url, "llm_retries": 0}}
-        async with Stack(pulsar_url, prefix, [llm.proc, agent.proc], data_dir=tmp_path,
-                         settings=settings) as stack:
+        async with Stack(
+            pulsar_url, prefix, [llm.proc, agent.proc], data_dir=tmp_path, settings=settings
+        ) as stack:
             limited = await stack.cli("tg-invoke-agent", "--max-iterations", "2", "-q", QUESTION)
     assert (limited.code, limited.stdout) == (1, "")
     stopped = limited.stderr.strip().splitlines()[-1]

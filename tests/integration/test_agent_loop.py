@@ -263,8 +263,9 @@ async def test_multi_iteration_session_is_traced_step_by_step(
     ]
     assert {(b.metadata.user, b.metadata.collection) for b in batches} == {("alice", "geo")}
     # Each step and the conclusion carry the figures of the LLM call that produced them.
-    figures = {b.metadata.id: {r[1]: r[2] for r in map(row, b.triples) if r[1] in METRICS}
-               for b in batches}
+    figures = {
+        b.metadata.id: {r[1]: r[2] for r in map(row, b.triples) if r[1] in METRICS} for b in batches
+    }
     assert figures[f"{s}/i1"][TG + "model"] == "stub-model"
     assert int(figures[f"{s}/i1"][TG + "inToken"]) > 0 and TG + "latencyMs" in figures[f"{s}/i1"]
     assert figures[f"{s}/final"][TG + "outToken"] == "8"  # the stub counts the reply's words
@@ -321,7 +322,9 @@ async def test_multi_iteration_session_is_traced_step_by_step(
     assert kinds[0] == ("explain", s)
     assert [k for k, _ in kinds].count("observation") == 4
     assert ("action", None) in kinds and ("explain", f"{s}/i4") in kinds
-    assert kinds.index(("explain", f"{s}/i4/observation")) == kinds.index(("explain", f"{s}/i4")) + 1
+    assert (
+        kinds.index(("explain", f"{s}/i4/observation")) == kinds.index(("explain", f"{s}/i4")) + 1
+    )
     assert [e.content for e in events if e.message_type == "action"] == [
         f"knowledge-query {q}",
         f"document-query {q}",
@@ -358,7 +361,12 @@ async def test_iteration_limit_ends_with_a_conclusion_saying_why(
     assert s is not None and s.startswith("urn:trustgraph:agent:") and len(s) > 30
     batches = await watcher.until(f"{s}/final")
     assert [b.metadata.id for b in batches] == [
-        s, f"{s}/i1", f"{s}/i1/observation", f"{s}/i2", f"{s}/i2/observation", f"{s}/final"
+        s,
+        f"{s}/i1",
+        f"{s}/i1/observation",
+        f"{s}/i2",
+        f"{s}/i2/observation",
+        f"{s}/final",
     ]
     assert [row(t) for t in batches[3].triples][6][2] == "Maybe Paris."
     assert [row(t) for t in batches[-1].triples] == conclusion_rows(  # no figures: no LLM answer
@@ -425,7 +433,8 @@ async def test_slow_tool_and_missing_argument_become_observations(
     batches = await watcher.until(f"{s}/final")
     observed = {
         b.metadata.id: next(r for r in map(row, b.triples) if r[1] == TG + "observation")
-        for b in batches if b.metadata.id.startswith(s + "/i") and not b.metadata.id.endswith("/observation")
+        for b in batches
+        if b.metadata.id.startswith(s + "/i") and not b.metadata.id.endswith("/observation")
     }
     assert observed == {
         f"{s}/i1": (f"{s}/i1", TG + "observation",

@@ -216,7 +216,10 @@ async def test_killed_agent_leaves_the_trace_of_how_far_it_got(
     s = "urn:trustgraph:agent:k1"
     batches = await watcher.until(f"{s}/i1/observation")
     assert [b.metadata.id for b in batches] == [
-        s, "urn:trustgraph:question:sub1", f"{s}/i1", f"{s}/i1/observation"
+        s,
+        "urn:trustgraph:question:sub1",
+        f"{s}/i1",
+        f"{s}/i1/observation",
     ]
     assert watcher.batches.empty()  # nothing was published after i1: no i2, no conclusion
     i1 = dict((p, o) for _, p, o, _ in map(row, batches[2].triples))

@@ -31,20 +31,30 @@ def step(thought: str, action: str, **rest: Any) -> str:
 
 
 async def run_session(
-    bus: Bus, topics: Topics, processors: RunningProcessors, settings: ProcessorSettings,
-    stub: OpenAIStub, session: str, max_iterations: int | None = None,
+    bus: Bus,
+    topics: Topics,
+    processors: RunningProcessors,
+    settings: ProcessorSettings,
+    stub: OpenAIStub,
+    session: str,
+    max_iterations: int | None = None,
 ) -> tuple[AgentResponse, dict[str, dict[str, str]]]:
     """Start text-completion and the agent on ``stub``, ask once; the answer and the trace
     (entity URI → predicate local name → value)."""
     base = settings.model_dump()
-    await processors.start(llm.proc, llm.Settings(**base, llm_base_url=stub.base_url,
-                                                  llm_retries=0))
+    await processors.start(
+        llm.proc, llm.Settings(**base, llm_base_url=stub.base_url, llm_retries=0)
+    )
     await processors.start(agent.proc, agent.Settings(**base))
     watch = await bus.subscribe(topics.topic(TRIPLES_STORE), "test-watch")
     client = RequestClient(bus, topics, AGENT, "agent-tester")
     try:
-        req = AgentRequest(question="Capital of France?", group=["text-completion"],
-                           session_id=session, max_iterations=max_iterations)
+        req = AgentRequest(
+            question="Capital of France?",
+            group=["text-completion"],
+            session_id=session,
+            max_iterations=max_iterations,
+        )
         answer = await client.request(req, timeout=30)
     finally:
         await client.close()
@@ -60,7 +70,10 @@ async def run_session(
 
 
 async def test_json_steps_carry_the_tool_schema_and_a_bad_step_is_recorded(
-    bus: Bus, topics: Topics, processors: RunningProcessors, settings: ProcessorSettings,
+    bus: Bus,
+    topics: Topics,
+    processors: RunningProcessors,
+    settings: ProcessorSettings,
 ) -> None:
     script = [
         step("Ask the model.", "text-completion", arguments={"question": "capital?"}),
@@ -94,11 +107,15 @@ async def test_json_steps_carry_the_tool_schema_and_a_bad_step_is_recorded(
 
 
 async def test_a_server_refusing_json_schema_gets_json_object_and_the_agent_still_answers(
-    bus: Bus, topics: Topics, processors: RunningProcessors, settings: ProcessorSettings,
+    bus: Bus,
+    topics: Topics,
+    processors: RunningProcessors,
+    settings: ProcessorSettings,
 ) -> None:
     # As llama-cpp-python's server: json_object with a schema only, HTTP 500 for json_schema.
-    async with OpenAIStub([step("Known.", "final-answer", answer="Paris")],
-                          accepts={"json_object"}, refuse_status=500) as stub:
+    async with OpenAIStub(
+        [step("Known.", "final-answer", answer="Paris")], accepts={"json_object"}, refuse_status=500
+    ) as stub:
         answer, trace = await run_session(bus, topics, processors, settings, stub, "js2")
     assert answer.content == "Paris"
     assert trace["urn:trustgraph:agent:js2/final"]["answer"] == "Paris"
@@ -107,14 +124,18 @@ async def test_a_server_refusing_json_schema_gets_json_object_and_the_agent_stil
 
 
 async def test_the_last_step_may_only_answer(
-    bus: Bus, topics: Topics, processors: RunningProcessors, settings: ProcessorSettings,
+    bus: Bus,
+    topics: Topics,
+    processors: RunningProcessors,
+    settings: ProcessorSettings,
 ) -> None:
     again = step("Ask again.", "text-completion", arguments={"question": "capital?"})
     async with OpenAIStub([again, "Maybe Paris.", again]) as stub:
         answer, trace = await run_session(bus, topics, processors, settings, stub, "js3", 2)
     # The model called a tool on its last step anyway: the step is refused, the loop stops.
     assert (answer.content, answer.finish_reason) == (
-        "Stopped after 2 iterations without a final answer.", "iteration-limit"
+        "Stopped after 2 iterations without a final answer.",
+        "iteration-limit",
     )
     s = "urn:trustgraph:agent:js3"
     assert trace[f"{s}/i2"]["observation"].startswith(

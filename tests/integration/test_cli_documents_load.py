@@ -19,8 +19,16 @@ from trustgraph_flow.vectors import processor as vectors
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 PDF = "urn:trustgraph:doc:world-facts"
-PIPELINE = [store.proc, llm.proc, embeddings.proc, vectors.proc, librarian.proc, decoder.proc,
-            chunker.proc, extractor.proc]
+PIPELINE = [
+    store.proc,
+    llm.proc,
+    embeddings.proc,
+    vectors.proc,
+    librarian.proc,
+    decoder.proc,
+    chunker.proc,
+    extractor.proc,
+]
 
 
 @pytest.fixture
@@ -31,10 +39,19 @@ async def stack(pulsar_url: str, prefix: str, tmp_path: Path) -> AsyncIterator[S
 
 async def test_load_list_and_show_a_pdf(stack: Stack) -> None:
     empty = await invoke(stack.url, "tg-list-documents")
-    assert (empty.code, empty.stdout) == (0, "No documents in collection 'default' of user 'trustgraph'.\n")
+    assert (empty.code, empty.stdout) == (
+        0,
+        "No documents in collection 'default' of user 'trustgraph'.\n",
+    )
 
-    loaded = await stack.cli("tg-load-document", str(SAMPLES / "world-facts.pdf"), "--id",
-                             "world-facts", "--title", "World facts")
+    loaded = await stack.cli(
+        "tg-load-document",
+        str(SAMPLES / "world-facts.pdf"),
+        "--id",
+        "world-facts",
+        "--title",
+        "World facts",
+    )
     assert loaded.code == 0, loaded.stderr
     assert loaded.stdout.splitlines()[-1] == PDF  # the URI is the last line of stdout
     progress = loaded.stderr.splitlines()  # piped: plain lines, one per stage reached
@@ -44,23 +61,47 @@ async def test_load_list_and_show_a_pdf(stack: Stack) -> None:
     listed = await invoke(stack.url, "tg-list-documents", "--format", "json")
     (row,) = json.loads(listed.stdout)
     assert {k: row[k] for k in ("id", "title", "type", "status", "pages", "chunks", "edges")} == {
-        "id": PDF, "title": "World facts", "type": "application/pdf", "status": "complete",
-        "pages": 3, "chunks": 3, "edges": 13}
+        "id": PDF,
+        "title": "World facts",
+        "type": "application/pdf",
+        "status": "complete",
+        "pages": 3,
+        "chunks": 3,
+        "edges": 13,
+    }
     table = await invoke(stack.url, "tg-list-documents")
     assert table.stdout.splitlines()[0].split() == [
-        "ID", "Title", "Type", "Status", "Pages", "Chunks", "Edges", "Time"]
+        "ID",
+        "Title",
+        "Type",
+        "Status",
+        "Pages",
+        "Chunks",
+        "Edges",
+        "Time",
+    ]
     assert table.stdout.splitlines()[2].split()[:8] == [
-        PDF, "World", "facts", "application/pdf", "complete", "3", "3", "13"]
+        PDF,
+        "World",
+        "facts",
+        "application/pdf",
+        "complete",
+        "3",
+        "3",
+        "13",
+    ]
 
     tree = await eventually(  # the store writes the last subgraph a moment after "complete"
-        lambda: invoke(stack.url, "tg-show-document-hierarchy", PDF, "--show-content",
-                       "--max-content", "60"),
+        lambda: invoke(
+            stack.url, "tg-show-document-hierarchy", PDF, "--show-content", "--max-content", "60"
+        ),
         lambda r: r.stdout.count(" → ") == 2 * 13,
     )
     assert tree.code == 0, tree.stderr
     check("hierarchy_world_facts.txt", tree.stdout)
-    as_json = await stack.cli("tg-show-document-hierarchy", "world-facts", "--show-content",
-                              "--format", "json", env=ENV)
+    as_json = await stack.cli(
+        "tg-show-document-hierarchy", "world-facts", "--show-content", "--format", "json", env=ENV
+    )
     check("hierarchy_world_facts.json", as_json.stdout)
     doc = json.loads(as_json.stdout)
     assert [p["number"] for p in doc["pages"]] == [1, 2, 3]
@@ -74,7 +115,8 @@ async def test_document_errors(stack: Stack, tmp_path: Path) -> None:
     unknown = await stack.cli("tg-show-document-hierarchy", "urn:trustgraph:doc:nope")
     assert (unknown.code, unknown.stdout) == (1, "")
     assert unknown.stderr == (
-        "Error: no document 'urn:trustgraph:doc:nope' in collection 'default' of user 'trustgraph'.\n")
+        "Error: no document 'urn:trustgraph:doc:nope' in collection 'default' of user 'trustgraph'.\n"
+    )
 
     text = str(SAMPLES / "capitals.txt")
     first = await invoke(stack.url, "tg-load-document", text, "--no-wait")
@@ -92,7 +134,9 @@ async def test_document_errors(stack: Stack, tmp_path: Path) -> None:
     broken_id = failed.stderr.splitlines()[-1].split()[2]
     why = await stack.cli("tg-show-document-hierarchy", broken_id)
     assert (why.code, why.stdout) == (1, "")
-    assert why.stderr.startswith(f"Error: document '{broken_id}' failed and has no pages or chunks: ")
+    assert why.stderr.startswith(
+        f"Error: document '{broken_id}' failed and has no pages or chunks: "
+    )
     assert "does not exist" not in why.stderr and "no document" not in why.stderr
     assert len(why.stderr.splitlines()) == 1
     listed = await invoke(stack.url, "tg-list-documents", "--format", "json")
@@ -107,11 +151,15 @@ async def test_a_stalled_pipeline_is_reported_not_waited_on_forever(
 ) -> None:
     async with Stack(pulsar_url, prefix, [librarian.proc], data_dir=tmp_path) as alone:
         # No decoder runs: the document is stored and then never makes progress.
-        result = await invoke(alone.url, "tg-load-document", str(SAMPLES / "writers.md"),
-                              "--stall-timeout", "1")
+        result = await invoke(
+            alone.url, "tg-load-document", str(SAMPLES / "writers.md"), "--stall-timeout", "1"
+        )
         assert result.code == 1 and result.stdout == ""
         error = result.stderr.splitlines()[-1]
-        assert error.startswith("Error: urn:trustgraph:doc:writers-") and "no progress for 1 s" in error
+        assert (
+            error.startswith("Error: urn:trustgraph:doc:writers-")
+            and "no progress for 1 s" in error
+        )
         assert "status processing, 0 pages, 0/0 chunks extracted" in error
 
 

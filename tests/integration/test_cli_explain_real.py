@@ -26,15 +26,38 @@ from trustgraph_flow.vectors import processor as vectors
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 STARTED = "2026-02-03T04:05:0{}.000Z"  # one second apart: the list order is fixed
-PROCESSORS = [store.proc, llm.proc, embeddings.proc, vectors.proc, librarian.proc, decoder.proc,
-              chunker.proc, extractor.proc, graph_rag.proc, document_rag.proc, agent.proc]
+PROCESSORS = [
+    store.proc,
+    llm.proc,
+    embeddings.proc,
+    vectors.proc,
+    librarian.proc,
+    decoder.proc,
+    chunker.proc,
+    extractor.proc,
+    graph_rag.proc,
+    document_rag.proc,
+    agent.proc,
+]
 ASKS: list[tuple[str, str, dict[str, Any], str]] = [
-    ("graph-rag", "real-graph-rag", {"query": "What is the capital of France?"},
-     "urn:trustgraph:question:real-graph-rag"),
-    ("document-rag", "real-docrag", {"query": "Where was Victor Hugo born?"},
-     "urn:trustgraph:docrag:real-docrag"),
-    ("agent", "real-agent", {"question": "Which river flows through Cairo?"},
-     "urn:trustgraph:agent:real-agent"),
+    (
+        "graph-rag",
+        "real-graph-rag",
+        {"query": "What is the capital of France?"},
+        "urn:trustgraph:question:real-graph-rag",
+    ),
+    (
+        "document-rag",
+        "real-docrag",
+        {"query": "Where was Victor Hugo born?"},
+        "urn:trustgraph:docrag:real-docrag",
+    ),
+    (
+        "agent",
+        "real-agent",
+        {"question": "Which river flows through Cairo?"},
+        "urn:trustgraph:agent:real-agent",
+    ),
 ]
 
 
@@ -47,6 +70,7 @@ async def ask(url: str, service: str, request: dict[str, Any]) -> dict[str, Any]
 
 async def settled(url: str, trace: str) -> dict[str, Any]:
     """The trace's JSON once the store has all of it (the last stages land just after the answer)."""
+
     def done(r: Any) -> bool:
         if r.code != 0:
             return False
@@ -55,7 +79,8 @@ async def settled(url: str, trace: str) -> dict[str, Any]:
         return all(v["status"] == "complete" for v in [view, *subs])
 
     result = await eventually(
-        lambda: invoke(url, "tg-show-explain-trace", trace, "--format", "json"), done)
+        lambda: invoke(url, "tg-show-explain-trace", trace, "--format", "json"), done
+    )
     assert done(result), result
     return json.loads(result.stdout)
 
@@ -76,11 +101,13 @@ async def test_real_traces_render_as_golden(pulsar_url: str, prefix: str, tmp_pa
             text = await stack.cli("tg-show-explain-trace", trace, "--show-provenance", env=ENV)
             assert text.code == 0, text.stderr
             check(f"{stem}.txt", normalise(text.stdout, started))
-            as_json = await invoke(stack.url, "tg-show-explain-trace", trace, "--show-provenance",
-                                   "--format", "json")
+            as_json = await invoke(
+                stack.url, "tg-show-explain-trace", trace, "--show-provenance", "--format", "json"
+            )
             check(f"{stem}.json", normalise(as_json.stdout, started))
-            plain = json.loads((await invoke(stack.url, "tg-show-explain-trace", trace,
-                                             "--format", "json")).stdout)
+            plain = json.loads(
+                (await invoke(stack.url, "tg-show-explain-trace", trace, "--format", "json")).stdout
+            )
             looked_up = json.loads(as_json.stdout)
             assert all("sources" not in item for item in items(plain))  # not asked for
             assert all(item["sources"] for item in items(looked_up))  # asked for: found

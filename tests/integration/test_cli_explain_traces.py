@@ -45,24 +45,37 @@ async def test_list_and_show_golden(pulsar_url: str, prefix: str, tmp_path: Path
         as_json = await invoke(stack.url, "tg-list-explain-traces", "--format", "json")
         rows = json.loads(as_json.stdout)
         assert [r["id"] for r in rows] == [
-            corpus.FAILED, corpus.RUNNING, corpus.AGENT, corpus.DOC_RAG, corpus.GRAPH_RAG]
+            corpus.FAILED,
+            corpus.RUNNING,
+            corpus.AGENT,
+            corpus.DOC_RAG,
+            corpus.GRAPH_RAG,
+        ]
         assert corpus.SUB not in as_json.stdout  # sub-traces are not top-level
         assert all(list(r) == ["id", "type", "question", "time", "status"] for r in rows)
-        limited = await invoke(stack.url, "tg-list-explain-traces", "--limit", "2", "--format",
-                               "json")
+        limited = await invoke(
+            stack.url, "tg-list-explain-traces", "--limit", "2", "--format", "json"
+        )
         assert [r["id"] for r in json.loads(limited.stdout)] == [corpus.FAILED, corpus.RUNNING]
 
         for stem, trace_id in corpus.GOLDEN_TRACES.items():
             text = await invoke(stack.url, "tg-show-explain-trace", trace_id, "--max-answer", "120")
             assert text.code == 0, text.stderr
             check(f"{stem}.txt", text.stdout)
-            prov = await invoke(stack.url, "tg-show-explain-trace", trace_id, "--show-provenance",
-                                "--format", "json")
+            prov = await invoke(
+                stack.url,
+                "tg-show-explain-trace",
+                trace_id,
+                "--show-provenance",
+                "--format",
+                "json",
+            )
             check(f"{stem}.json", prov.stdout)
             view = from_json(TraceView, json.loads(prov.stdout))
             assert view.id == trace_id
-        with_prov = await stack.cli("tg-show-explain-trace", corpus.GRAPH_RAG, "--show-provenance",
-                                    env=ENV)
+        with_prov = await stack.cli(
+            "tg-show-explain-trace", corpus.GRAPH_RAG, "--show-provenance", env=ENV
+        )
         check("trace_graph_rag_provenance.txt", with_prov.stdout)
 
 
@@ -93,13 +106,16 @@ async def test_unknown_ids_other_users_and_empty_collections(
     async with Stack(pulsar_url, prefix, [store], data_dir=tmp_path) as stack:
         empty = await stack.cli("tg-list-explain-traces")
         assert (empty.code, empty.stdout) == (
-            0, "No traces in collection 'default' of user 'trustgraph'.\n")
+            0,
+            "No traces in collection 'default' of user 'trustgraph'.\n",
+        )
         await loaded(stack)
         for bad in ("urn:trustgraph:agent:nope", "not a trace id", "urn:other:x"):
             result = await stack.cli("tg-show-explain-trace", bad)
             assert result.code == 1 and result.stdout == ""
             assert result.stderr == (
-                f"Error: no trace {bad!r} in collection 'default' of user 'trustgraph'.\n")
+                f"Error: no trace {bad!r} in collection 'default' of user 'trustgraph'.\n"
+            )
         bob_id = "urn:trustgraph:question:bob-private"
         hidden = await stack.cli("tg-show-explain-trace", bob_id)
         assert hidden.code == 1 and "no trace" in hidden.stderr

@@ -31,7 +31,9 @@ def rdflib_quads(text: str) -> set[ox.Quad]:
     """JSON-LD read by rdflib, handed over as N-Quads."""
     data = rdflib.Dataset()
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)  # rdflib's own, inside its JSON-LD reader
+        warnings.simplefilter(
+            "ignore", DeprecationWarning
+        )  # rdflib's own, inside its JSON-LD reader
         data.parse(data=text, format="json-ld")
         nquads = data.serialize(format="nquads")
     return as_quads(nquads, ox.RdfFormat.N_QUADS)
@@ -39,10 +41,12 @@ def rdflib_quads(text: str) -> set[ox.Quad]:
 
 def canonical(quads: set[ox.Quad]) -> set[tuple[object, ...]]:
     """Quads with xsd:dateTime literals as instants (readers may rewrite their lexical form)."""
+
     def term(t: object) -> object:
         if isinstance(t, ox.Literal) and t.datatype.value.endswith("#dateTime"):
             return ("dateTime", datetime.fromisoformat(t.value))
         return t
+
     return {(q.subject, q.predicate, term(q.object), q.graph_name) for q in quads}
 
 
@@ -51,7 +55,9 @@ def prov_relations(doc: object) -> Counter[str]:
     return Counter(type(r).__name__ for r in records)
 
 
-async def test_every_export_format_reads_back_the_same_statements(pulsar_url: str, prefix: str, tmp_path: Path) -> None:
+async def test_every_export_format_reads_back_the_same_statements(
+    pulsar_url: str, prefix: str, tmp_path: Path
+) -> None:
     async with Stack(pulsar_url, prefix, PROCESSORS, data_dir=tmp_path) as stack:
         url = stack.url
         facts = await load(url, "world-facts.pdf")
@@ -60,23 +66,39 @@ async def test_every_export_format_reads_back_the_same_statements(pulsar_url: st
         out = {}
         for fmt in ("trig", "turtle", "jsonld", "provn", "provjson"):
             path = tmp_path / f"agent.{fmt}"
-            done = await stack.cli("tg-export-explain-trace", AGENT, "--format", fmt, "-o", str(path))
+            done = await stack.cli(
+                "tg-export-explain-trace", AGENT, "--format", fmt, "-o", str(path)
+            )
             assert done.code == 0, done.stderr
             out[fmt] = path.read_text()
 
         trig = as_quads(out["trig"], ox.RdfFormat.TRIG)
         graphs = {q.graph_name for q in trig}
-        assert {ox.NamedNode("urn:graph:retrieval"), ox.NamedNode("urn:graph:source"), ox.DefaultGraph()} == graphs
+        assert {
+            ox.NamedNode("urn:graph:retrieval"),
+            ox.NamedNode("urn:graph:source"),
+            ox.DefaultGraph(),
+        } == graphs
         subjects = {q.subject.value for q in trig if isinstance(q.subject, ox.NamedNode)}
-        assert {AGENT, f"{AGENT}/final", facts, f"{facts}/p2"} <= subjects  # the trace and its source chain
+        assert {
+            AGENT,
+            f"{AGENT}/final",
+            facts,
+            f"{facts}/p2",
+        } <= subjects  # the trace and its source chain
         assert any(s.startswith("urn:trustgraph:question:") for s in subjects)  # its sub-trace
         stdout = await invoke(url, "tg-export-explain-trace", AGENT)
         assert as_quads(stdout.stdout, ox.RdfFormat.TRIG) == trig
 
-        turtle = {ox.Triple(t.subject, t.predicate, t.object) for t in as_quads(out["turtle"], ox.RdfFormat.TURTLE)}
+        turtle = {
+            ox.Triple(t.subject, t.predicate, t.object)
+            for t in as_quads(out["turtle"], ox.RdfFormat.TURTLE)
+        }
         assert turtle == {ox.Triple(q.subject, q.predicate, q.object) for q in trig}
 
-        assert canonical(rdflib_quads(out["jsonld"])) == canonical(set(reified(trig)))  # edges as rdf:Statement nodes
+        assert canonical(rdflib_quads(out["jsonld"])) == canonical(
+            set(reified(trig))
+        )  # edges as rdf:Statement nodes
 
         doc = prov_read(io.StringIO(out["provjson"]), format="json")
         relations = prov_relations(doc)
@@ -85,8 +107,13 @@ async def test_every_export_format_reads_back_the_same_statements(pulsar_url: st
         generated = sum(1 for q in reified(trig) if q.predicate.value == PROV_NS + "wasGeneratedBy")
         assert relations["ProvGeneration"] == generated
         # PROV-N has no Python reader: its records are counted against the PROV-JSON ones.
-        for relation, name in (("wasDerivedFrom(", "ProvDerivation"), ("wasGeneratedBy(", "ProvGeneration"),
-                               ("entity(", "ProvEntity"), ("activity(", "ProvActivity"), ("agent(", "ProvAgent")):
+        for relation, name in (
+            ("wasDerivedFrom(", "ProvDerivation"),
+            ("wasGeneratedBy(", "ProvGeneration"),
+            ("entity(", "ProvEntity"),
+            ("activity(", "ProvActivity"),
+            ("agent(", "ProvAgent"),
+        ):
             assert out["provn"].count(f"    {relation}") == relations[name] > 0, relation
         assert json.loads(out["provjson"])["bundle"]
 

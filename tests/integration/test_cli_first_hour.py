@@ -20,8 +20,9 @@ QUESTION = "Who invented the printing press?"
 
 @pytest.fixture
 async def stack(pulsar_url: str, prefix: str, tmp_path: Path) -> AsyncIterator[Stack]:
-    async with Stack(pulsar_url, prefix, [*stack_processors(), agent.proc],
-                     data_dir=tmp_path) as running:
+    async with Stack(
+        pulsar_url, prefix, [*stack_processors(), agent.proc], data_dir=tmp_path
+    ) as running:
         yield running
 
 
@@ -29,8 +30,13 @@ async def on_terminal(stack: Stack, *argv: str) -> tuple[int, str]:
     """Run a command with stdout and stderr on one pseudo-terminal; its code and screen text."""
     main, child = pty.openpty()
     proc = await asyncio.create_subprocess_exec(
-        *command_line(argv[0]), *argv[1:], stdin=asyncio.subprocess.DEVNULL, stdout=child,
-        stderr=child, env={**os.environ, **stack.env, "NO_COLOR": "1"})
+        *command_line(argv[0]),
+        *argv[1:],
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=child,
+        stderr=child,
+        env={**os.environ, **stack.env, "NO_COLOR": "1"},
+    )
     os.close(child)
     chunks: list[bytes] = []
 
@@ -56,7 +62,8 @@ async def test_the_agent_on_an_empty_collection_says_there_is_nothing_to_search(
     assert (empty.code, empty.stdout) == (1, "")
     assert empty.stderr == (
         "Error: collection 'nothing' of user 'trustgraph' has no documents; "
-        "load some with tg-load-document [no-data]\n")
+        "load some with tg-load-document [no-data]\n"
+    )
     graph = await stack.cli("tg-invoke-graph-rag", "-C", "nothing", "-q", QUESTION)
     assert graph.code == 1 and graph.stderr.endswith("[no-data]\n")
 
@@ -65,7 +72,9 @@ async def test_explain_lines_never_glue_to_the_answer_on_a_terminal(stack: Stack
     loaded = await stack.cli("tg-load-document", str(SAMPLES / "capitals.txt"))
     assert loaded.code == 0, loaded.stderr
     for command in ("tg-invoke-graph-rag", "tg-invoke-document-rag", "tg-invoke-agent"):
-        code, screen = await on_terminal(stack, command, "-x", "-q", "What is the capital of France?")
+        code, screen = await on_terminal(
+            stack, command, "-x", "-q", "What is the capital of France?"
+        )
         assert code == 0, screen
         lines = screen.splitlines()
         assert any(line.startswith("Explain: urn:") for line in lines), screen

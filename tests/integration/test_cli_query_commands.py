@@ -120,10 +120,15 @@ SHOWN = "\\x1b[2J\\x1b]0;owned\\x07Eve\\x9b31m\\u202e"
 
 async def test_stored_control_characters_are_shown_escaped_but_json_is_exact(stack: Stack) -> None:
     eve = "urn:test:eve"
-    await stack.publish(TRIPLES_STORE, Triples(metadata=Metadata(id="m2"), triples=[
-        Triple(s=iri(eve), p=iri(LABEL), o=lit(EVIL))]))
-    found = await eventually(lambda: stack.cli("tg-query-triples", "-s", eve),
-                             lambda r: r.stdout.count("\n") == 1)
+    await stack.publish(
+        TRIPLES_STORE,
+        Triples(
+            metadata=Metadata(id="m2"), triples=[Triple(s=iri(eve), p=iri(LABEL), o=lit(EVIL))]
+        ),
+    )
+    found = await eventually(
+        lambda: stack.cli("tg-query-triples", "-s", eve), lambda r: r.stdout.count("\n") == 1
+    )
     assert found.stdout == f'<{eve}> <{LABEL}> "{SHOWN}" .\n'
     assert "\x1b" not in found.stdout
     _, out, _ = await stack.cli("tg-query-triples", "-s", eve, "--format", "json")

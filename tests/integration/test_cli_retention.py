@@ -17,17 +17,31 @@ USER = ["-U", "alice"]
 
 async def traces(url: str) -> list[str]:
     listed = await invoke(url, "tg-list-explain-traces", *USER, "--format", "json")
-    return [t["id"].rsplit(":", 1)[1] for t in json.loads(listed.stdout)] if listed.code == 0 else []
+    return (
+        [t["id"].rsplit(":", 1)[1] for t in json.loads(listed.stdout)] if listed.code == 0 else []
+    )
 
 
 async def test_delete_and_purge_commands(pulsar_url: str, prefix: str, tmp_path: Path) -> None:
     async with Stack(pulsar_url, prefix, [store], data_dir=tmp_path) as stack:
-        await stack.publish(TRIPLES_STORE, msg(document() + graph_rag("old", 1) + agent("a1", 3, "g-sub")
-                                               + recent("new")))
-        assert await eventually(lambda: traces(stack.url), lambda t: len(t) == 3) == ["new", "a1", "old"]
+        await stack.publish(
+            TRIPLES_STORE,
+            msg(document() + graph_rag("old", 1) + agent("a1", 3, "g-sub") + recent("new")),
+        )
+        assert await eventually(lambda: traces(stack.url), lambda t: len(t) == 3) == [
+            "new",
+            "a1",
+            "old",
+        ]
 
-        dry = await stack.cli("tg-purge-explain-traces", "--older-than", "30d", "--dry-run", *USER,
-                              env={"COLUMNS": "120"})
+        dry = await stack.cli(
+            "tg-purge-explain-traces",
+            "--older-than",
+            "30d",
+            "--dry-run",
+            *USER,
+            env={"COLUMNS": "120"},
+        )
         assert dry.code == 0, dry.stderr
         assert dry.stdout.splitlines()[0] == "Would delete 2 traces:"
         assert [ln.split()[0] for ln in dry.stdout.splitlines()[3:]] == ["old", "a1"]
@@ -35,14 +49,20 @@ async def test_delete_and_purge_commands(pulsar_url: str, prefix: str, tmp_path:
 
         deleted = await stack.cli("tg-delete-explain-trace", "a1", *USER)
         assert deleted.code == 0, deleted.stderr
-        assert deleted.stdout == 'Deleted trace urn:trustgraph:agent:a1 ("tell me about the fox") and its sub-traces.\n'
+        assert (
+            deleted.stdout
+            == 'Deleted trace urn:trustgraph:agent:a1 ("tell me about the fox") and its sub-traces.\n'
+        )
         again = await stack.cli("tg-delete-explain-trace", "a1", *USER)
-        assert again.code == 1 and again.stderr.startswith("Error: no trace 'a1' in collection 'default'")
+        assert again.code == 1 and again.stderr.startswith(
+            "Error: no trace 'a1' in collection 'default'"
+        )
         hostile = await stack.cli("tg-delete-explain-trace", "x> } ; DROP ALL ; #", *USER)
         assert hostile.code == 1 and len(hostile.stderr.strip().splitlines()) == 1
 
-        purged = await invoke(stack.url, "tg-purge-explain-traces", "--older-than", "30d", *USER,
-                              "--format", "json")
+        purged = await invoke(
+            stack.url, "tg-purge-explain-traces", "--older-than", "30d", *USER, "--format", "json"
+        )
         assert json.loads(purged.stdout)["count"] == 1
         assert await traces(stack.url) == ["new"]
 
@@ -50,7 +70,9 @@ async def test_delete_and_purge_commands(pulsar_url: str, prefix: str, tmp_path:
         assert bad.code == 2 and "bad duration '30 days'" in bad.stderr
 
 
-async def test_the_store_applies_its_retention_period_by_itself(pulsar_url: str, prefix: str, tmp_path: Path) -> None:
+async def test_the_store_applies_its_retention_period_by_itself(
+    pulsar_url: str, prefix: str, tmp_path: Path
+) -> None:
     settings = {"store": {"retention": "30d", "retention_interval": 0.2}}
     async with Stack(pulsar_url, prefix, [store], data_dir=tmp_path, settings=settings) as stack:
         await stack.publish(TRIPLES_STORE, msg(document() + graph_rag("old", 1) + recent("new")))
@@ -59,5 +81,9 @@ async def test_the_store_applies_its_retention_period_by_itself(pulsar_url: str,
         assert left == ["new"]
         bob = await eventually(
             lambda: invoke(stack.url, "tg-list-explain-traces", "-U", "bob", "--format", "json"),
-            lambda r: r.code == 0 and [t["id"] for t in json.loads(r.stdout)] == ["urn:trustgraph:question:newb"])
+            lambda r: (
+                r.code == 0
+                and [t["id"] for t in json.loads(r.stdout)] == ["urn:trustgraph:question:newb"]
+            ),
+        )
         assert [t["id"] for t in json.loads(bob.stdout)] == ["urn:trustgraph:question:newb"]

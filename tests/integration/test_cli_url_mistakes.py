@@ -30,7 +30,9 @@ async def test_url_mistakes_name_the_url_and_the_cause(stack: Stack) -> None:
     for command in (("tg-list-explain-traces",), ("tg-invoke-graph-rag", "-q", "hi")):
         bare = await run_cli(*command, "-u", f"localhost:{port}", *token)
         assert bare.code == 2
-        assert f"'localhost:{port}' has no scheme: write http://localhost:{port}/" in one_line(bare.stderr)
+        assert f"'localhost:{port}' has no scheme: write http://localhost:{port}/" in one_line(
+            bare.stderr
+        )
 
         ftp = await run_cli(*command, "-u", f"ftp://localhost:{port}/", *token)
         assert ftp.code == 2 and "uses ftp://" in one_line(ftp.stderr)

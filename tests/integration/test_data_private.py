@@ -11,12 +11,17 @@ from trustgraph_base.messaging import SPARQL, TRIPLES_STORE, Bus, RequestClient,
 from trustgraph_base.rdf.terms import Triple, iri, lit
 
 
-async def test_store_files_are_private(pulsar_url: str, prefix: str, bus: Bus, tmp_path: Path) -> None:
+async def test_store_files_are_private(
+    pulsar_url: str, prefix: str, bus: Bus, tmp_path: Path
+) -> None:
     data = tmp_path / "data"
     proc = await start_store(pulsar_url, prefix, data, tmp_path / "ready")
     client = RequestClient(bus, Topics(prefix), SPARQL, "perm")
     try:
-        await bus.publish(Topics(prefix).topic(TRIPLES_STORE), msg([Triple(s=iri("urn:a"), p=iri("urn:p"), o=lit(1))], "m"))
+        await bus.publish(
+            Topics(prefix).topic(TRIPLES_STORE),
+            msg([Triple(s=iri("urn:a"), p=iri("urn:p"), o=lit(1))], "m"),
+        )
         for _ in range(200):
             if await stored(client) == 1:
                 break
@@ -26,6 +31,9 @@ async def test_store_files_are_private(pulsar_url: str, prefix: str, bus: Bus, t
         await client.close()
     made = [p for p in data.rglob("*")]
     assert any(p.name == "traces.sqlite" for p in made)
-    loose = [(str(p.relative_to(data)), oct(stat.S_IMODE(p.stat().st_mode))) for p in made
-             if stat.S_IMODE(p.stat().st_mode) & 0o077]
+    loose = [
+        (str(p.relative_to(data)), oct(stat.S_IMODE(p.stat().st_mode)))
+        for p in made
+        if stat.S_IMODE(p.stat().st_mode) & 0o077
+    ]
     assert loose == []

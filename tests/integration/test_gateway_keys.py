@@ -136,7 +136,10 @@ async def test_internal_operations_are_not_reachable(stack: Stack) -> None:
     headers = {"Authorization": f"Bearer {ADMIN}"}
     url = stack.url + "api/v1/flow/default/service/"
     refused = [
-        (stack.url + "api/v1/librarian", {"operation": "put-content", "id": "urn:x", "content": ""}),
+        (
+            stack.url + "api/v1/librarian",
+            {"operation": "put-content", "id": "urn:x", "content": ""},
+        ),
         (url + "vectors", {"operation": "upsert", "items": []}),
         (url + "vectors", {"operation": "delete-collection"}),
         (url + "vectors", {"operation": "delete-document", "document": "urn:x"}),
@@ -148,5 +151,7 @@ async def test_internal_operations_are_not_reachable(stack: Stack) -> None:
                 error = (await resp.json())["error"]
                 assert resp.status == 403 and error["type"] == "forbidden", body
                 assert "is internal" in error["message"]
-        async with http.post(url + "explain", json={"operation": "list-traces"}, headers=headers) as r:
+        async with http.post(
+            url + "explain", json={"operation": "list-traces"}, headers=headers
+        ) as r:
             assert r.status == 200

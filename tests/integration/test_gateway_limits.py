@@ -27,16 +27,24 @@ TRIPLES = {"p": {"t": "i", "i": "urn:p"}, "limit": 1}
 
 @pytest.fixture
 async def stack(pulsar_url: str, prefix: str, tmp_path: Path) -> AsyncIterator[Stack]:
-    async with Stack(pulsar_url, prefix, [store, librarian, vectors], data_dir=tmp_path,
-                     gateway={"http_timeout": 1.0}) as running:
+    async with Stack(
+        pulsar_url,
+        prefix,
+        [store, librarian, vectors],
+        data_dir=tmp_path,
+        gateway={"http_timeout": 1.0},
+    ) as running:
         yield running
 
 
 async def rest(stack: Stack, path: str, body: Any) -> tuple[int, dict[str, Any]]:
     data = body if isinstance(body, bytes) else json.dumps(body).encode()
-    async with aiohttp.ClientSession() as http, http.post(
-        stack.url + path, data=io.BytesIO(data), headers={"Content-Type": "application/json"}
-    ) as resp:
+    async with (
+        aiohttp.ClientSession() as http,
+        http.post(
+            stack.url + path, data=io.BytesIO(data), headers={"Content-Type": "application/json"}
+        ) as resp,
+    ):
         return resp.status, await resp.json()
 
 
@@ -48,7 +56,10 @@ async def test_deep_and_huge_requests_are_answered_and_the_socket_stays(stack: S
     async with aiohttp.ClientSession() as http, http.ws_connect(stack.url + "api/v1/socket") as ws:
         await ws.send_str('{"id": "deep", "service": "triples", "request": ' + NESTED + "}")
         reply = json.loads(await ws.receive_str(timeout=10))
-        assert reply["error"]["type"] == "bad-frame" and "nested too deeply" in reply["error"]["message"]
+        assert (
+            reply["error"]["type"] == "bad-frame"
+            and "nested too deeply" in reply["error"]["message"]
+        )
         await ws.send_str(frame("big", "sparql", {"query": "#" + "x" * 10_000_000}))
         reply = json.loads(await ws.receive_str(timeout=30))
         assert (reply["id"], reply["error"]["type"]) == ("big", "frame-too-large")
@@ -57,8 +68,9 @@ async def test_deep_and_huge_requests_are_answered_and_the_socket_stays(stack: S
         assert reply["id"] == "after" and reply["response"]["response"] == []
     status, body = await rest(stack, "api/v1/flow/default/service/triples", NESTED.encode())
     assert (status, body["error"]["type"]) == (400, "bad-frame")
-    status, body = await rest(stack, "api/v1/flow/default/service/sparql",
-                              {"query": "#" + "x" * 10_000_000})
+    status, body = await rest(
+        stack, "api/v1/flow/default/service/sparql", {"query": "#" + "x" * 10_000_000}
+    )
     assert (status, body["error"]["type"]) == (413, "frame-too-large")
 
 
@@ -78,9 +90,18 @@ async def test_half_sent_requests_are_dropped(stack: Stack) -> None:
 
 
 async def add(stack: Stack, doc: str, *, final: bool = True) -> tuple[int, dict[str, Any]]:
-    return await rest(stack, "api/v1/librarian", {
-        "operation": "add-document", "id": doc, "mime_type": "text/plain", "part": 0,
-        "final": final, "content": base64.b64encode(b"hello world").decode()})
+    return await rest(
+        stack,
+        "api/v1/librarian",
+        {
+            "operation": "add-document",
+            "id": doc,
+            "mime_type": "text/plain",
+            "part": 0,
+            "final": final,
+            "content": base64.b64encode(b"hello world").decode(),
+        },
+    )
 
 
 async def test_content_offsets_and_abandoned_uploads(stack: Stack) -> None:
@@ -90,12 +111,14 @@ async def test_content_offsets_and_abandoned_uploads(stack: Stack) -> None:
     assert status == 200 and body["document"]["status"] == "processing"
     status, body = await add(stack, "half")
     assert (status, body["error"]["type"]) == (400, "already-exists")
-    status, body = await rest(stack, "api/v1/librarian",
-                              {"operation": "get-content", "id": "half", "offset": 10**18})
+    status, body = await rest(
+        stack, "api/v1/librarian", {"operation": "get-content", "id": "half", "offset": 10**18}
+    )
     assert (status, body["error"]["type"]) == (400, "bad-request")
     assert "past the end" in body["error"]["message"]
-    status, body = await rest(stack, "api/v1/librarian",
-                              {"operation": "get-content", "id": "half", "offset": 6})
+    status, body = await rest(
+        stack, "api/v1/librarian", {"operation": "get-content", "id": "half", "offset": 6}
+    )
     assert status == 200 and base64.b64decode(body["content"]) == b"world"
 
 
@@ -103,21 +126,28 @@ async def test_delete_collection_removes_documents_and_vectors(stack: Stack) -> 
     assert (await add(stack, "doomed"))[0] == 200
     bus = Bus(stack.pulsar_url)
     index = RequestClient(bus, stack.topics, VECTORS, "tester")  # the pipeline's own write
-    item = VectorItem(id="urn:c1", vector=[1.0, 0.0], text="t", document="urn:trustgraph:doc:doomed")
+    item = VectorItem(
+        id="urn:c1", vector=[1.0, 0.0], text="t", document="urn:trustgraph:doc:doomed"
+    )
     await index.request(VectorRequest(operation="upsert", items=[item]), timeout=10)
     await index.close()
     await bus.close()
     query = {"operation": "query", "vector": [1.0, 0.0]}
     status, body = await rest(stack, "api/v1/flow/default/service/vectors", query)
     assert status == 200 and body["count"] == 1
-    status, _ = await rest(stack, "api/v1/flow/default/service/explain",
-                           {"operation": "delete-collection"})
+    status, _ = await rest(
+        stack, "api/v1/flow/default/service/explain", {"operation": "delete-collection"}
+    )
     assert status == 200
 
     async def documents() -> list[Any]:
-        return (await rest(stack, "api/v1/librarian", {"operation": "list-documents"}))[1]["documents"]
+        return (await rest(stack, "api/v1/librarian", {"operation": "list-documents"}))[1][
+            "documents"
+        ]
 
     assert await eventually(documents, lambda d: d == []) == []
     counted = await eventually(
-        lambda: rest(stack, "api/v1/flow/default/service/vectors", query), lambda r: r[1]["count"] == 0)
+        lambda: rest(stack, "api/v1/flow/default/service/vectors", query),
+        lambda r: r[1]["count"] == 0,
+    )
     assert counted[1]["count"] == 0

@@ -67,7 +67,10 @@ async def test_socket_streams_replies_and_survives_bad_frames(stack: Stack) -> N
 
 async def test_triples_g_semantics_and_streaming_batches(stack: Stack) -> None:
     """TrustGraph's reading: no g is the default graph, "*" every graph; batches when streaming."""
-    named = [Triple(s=iri(f"urn:test:n{i}"), p=iri(P), o=lit(f"n{i}"), g="urn:graph:test") for i in range(3)]
+    named = [
+        Triple(s=iri(f"urn:test:n{i}"), p=iri(P), o=lit(f"n{i}"), g="urn:graph:test")
+        for i in range(3)
+    ]
     await stack.publish(TRIPLES_STORE, Triples(metadata=Metadata(id="m2"), triples=named))
     everywhere = {**QUERY, "g": "*"}
     async with aiohttp.ClientSession() as http, http.ws_connect(stack.url + "api/v1/socket") as ws:
@@ -236,8 +239,12 @@ async def test_unknown_paths_and_the_import_socket(stack: Stack) -> None:
         async with http.ws_connect(stack.url + "api/v1/flow/default/import/triples") as ws:
             await ws.send_str("{oops")
             assert json.loads(await ws.receive_str())["error"]["type"] == "bad-frame"
-            forged = {"s": imported, "p": {"t": "i", "i": P}, "o": {"t": "l", "v": "x"},
-                      "g": "urn:graph:retrieval"}
+            forged = {
+                "s": imported,
+                "p": {"t": "i", "i": P},
+                "o": {"t": "l", "v": "x"},
+                "g": "urn:graph:retrieval",
+            }
             await ws.send_str(json.dumps({"metadata": {"id": "m"}, "triples": [forged]}))
             refused = json.loads(await ws.receive_str())["error"]
             assert refused["type"] == "forbidden" and "urn:graph:retrieval" in refused["message"]

@@ -55,7 +55,9 @@ def scripted_llm(calls: Counter[str]) -> StandIn:
     proc: Processor[ProcessorSettings] = Processor("text-completion")
 
     @proc.service(TEXT_COMPLETION)
-    async def complete(req: TextCompletionRequest, ctx: Context[ProcessorSettings]) -> TextCompletionResponse:
+    async def complete(
+        req: TextCompletionRequest, ctx: Context[ProcessorSettings]
+    ) -> TextCompletionResponse:
         text = str(req.variables.get("text", ""))
         calls[text] += 1
         if "GARBAGE" in text:
@@ -106,7 +108,9 @@ async def test_bad_documents_fail_with_a_reason_and_leave_no_provenance(
         "picture": (b"\x89PNG\r\n\x1a\n....", "image/png", "unsupported MIME type 'image/png'"),
         "latin1": ("café".encode("latin-1"), "text/plain", "not valid UTF-8"),
     }
-    docs = {name: (await client.upload(name, data, mime)).id for name, (data, mime, _) in cases.items()}
+    docs = {
+        name: (await client.upload(name, data, mime)).id for name, (data, mime, _) in cases.items()
+    }
     for name, doc in docs.items():
         info = await client.settled(doc)
         assert info.status == "failed", name
@@ -132,8 +136,11 @@ async def test_unusable_llm_output_is_retried_once_then_reported(
     assert info.error is not None and f"{doc}/c1" in info.error and "not JSON" in info.error
     assert calls["This GARBAGE sentence breaks the model."] == 2
     assert calls["Paris is the capital of France."] == 1
-    paris = (k(IriTerm(i=entity_uri("Paris"))), k(IriTerm(i=relation_uri("is the capital of"))),
-             k(IriTerm(i=entity_uri("France"))))
+    paris = (
+        k(IriTerm(i=entity_uri("Paris"))),
+        k(IriTerm(i=relation_uri("is the capital of"))),
+        k(IriTerm(i=entity_uri("France"))),
+    )
     await client.wait_triples(lambda f: paris in f, graph="")
     found = await client.wait_triples(lambda f: any(s == k(f"{doc}/c0/subgraph") for s, _, _ in f))
     assert not any(s == k(f"{doc}/c1/subgraph") for s, _, _ in found)
@@ -141,21 +148,26 @@ async def test_unusable_llm_output_is_retried_once_then_reported(
 
 
 async def test_embeddings_outage_redelivers_the_chunk(
-    processors: RunningProcessors, settings: ProcessorSettings, client: Client, bus: Bus,
+    processors: RunningProcessors,
+    settings: ProcessorSettings,
+    client: Client,
+    bus: Bus,
     topics: Topics,
 ) -> None:
     llm_calls: Counter[str] = Counter()
     embed_calls: list[int] = []
-    await start(processors, settings, scripted_llm(llm_calls), flaky_embeddings(embed_calls),
-                *PIPELINE)
+    await start(
+        processors, settings, scripted_llm(llm_calls), flaky_embeddings(embed_calls), *PIPELINE
+    )
     doc = (await client.upload("berlin", b"Berlin is the capital of Germany.", "text/plain")).id
     info = await client.settled(doc)
     assert (info.status, info.chunks_done, info.edges) == ("complete", 1, 1)
     assert len(embed_calls) == 2, "the failed chunk came back"
     assert llm_calls["Berlin is the capital of Germany."] == 2
     vec = RequestClient(bus, topics, VECTORS, "tester-vectors")
-    gone = await vec.request(VectorRequest(operation="delete-document", kind="chunk", document=doc,
-                                           user=USER), timeout=10)
+    gone = await vec.request(
+        VectorRequest(operation="delete-document", kind="chunk", document=doc, user=USER),
+        timeout=10,
+    )
     await vec.close()
     assert gone.count == 1
-

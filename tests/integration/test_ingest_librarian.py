@@ -55,7 +55,10 @@ async def clients(bus: Bus, topics: Topics) -> AsyncIterator[tuple[Client, Clien
 
 
 async def test_upload_in_parts_is_announced_and_scoped_per_user(
-    processors: RunningProcessors, settings: ProcessorSettings, bus: Bus, topics: Topics,
+    processors: RunningProcessors,
+    settings: ProcessorSettings,
+    bus: Bus,
+    topics: Topics,
     clients: tuple[Client, Client],
 ) -> None:
     alice, bob = clients
@@ -90,8 +93,10 @@ async def test_bad_uploads_are_refused(
         ({"id": "", "mime_type": "text/plain", "content": ""}, "bad-request"),
         ({"id": "my doc:1 <x>", "mime_type": "text/plain", "content": ""}, "bad-request"),
         ({"id": "y", "content": ""}, "bad-request"),
-        ({"id": "z", "mime_type": "text/plain", "chunk_size": 100, "chunk_overlap": 100},
-         "bad-request"),
+        (
+            {"id": "z", "mime_type": "text/plain", "chunk_size": 100, "chunk_overlap": 100},
+            "bad-request",
+        ),
         ({"id": "never-started", "part": 3, "content": ""}, "not-found"),
     ]
     for fields, kind in cases:
@@ -103,12 +108,19 @@ async def test_bad_uploads_are_refused(
         await alice.upload("once", b"again", "text/plain")
     assert err.value.type == "already-exists"
     # an unfinished upload is listed as uploading and its content is not served yet
-    await alice.lib("add-document", id="half", mime_type="text/plain", final=False,
-                    content=base64.b64encode(b"part one").decode())
+    await alice.lib(
+        "add-document",
+        id="half",
+        mime_type="text/plain",
+        final=False,
+        content=base64.b64encode(b"part one").decode(),
+    )
     with pytest.raises(ServiceError) as err:
         await alice.lib("add-document", id="half", part=2, content="")
     assert "expected part 1" in err.value.message
-    statuses = {d.id.rsplit(":", 1)[1]: d.status for d in (await alice.lib("list-documents")).documents}
+    statuses = {
+        d.id.rsplit(":", 1)[1]: d.status for d in (await alice.lib("list-documents")).documents
+    }
     assert statuses == {"once": "processing", "half": "uploading"}
     with pytest.raises(ServiceError) as err:
         await alice.lib("get-content", id="half")
@@ -133,7 +145,9 @@ async def test_remove_document_clears_index_store_and_librarian(
     removed = await alice.lib("remove-document", id="gone")
     assert removed.document is not None and removed.document.id == doc
     assert {(r.operation, r.kind, r.document, r.user) for r in seen[-2:]} == {
-        ("delete-document", "chunk", doc, "alice"), ("delete-document", "entity", doc, "alice")}
+        ("delete-document", "chunk", doc, "alice"),
+        ("delete-document", "entity", doc, "alice"),
+    }
     for op in ("get-document", "get-content"):
         with pytest.raises(ServiceError) as err:
             await alice.lib(op, id="gone")

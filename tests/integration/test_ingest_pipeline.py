@@ -41,11 +41,23 @@ CAPITAL = IriTerm(i=relation_uri("is the capital of"))
 
 
 @pytest.fixture
-async def client(processors: RunningProcessors, settings: ProcessorSettings, bus: Bus,
-                 topics: Topics) -> AsyncIterator[Client]:
+async def client(
+    processors: RunningProcessors, settings: ProcessorSettings, bus: Bus, topics: Topics
+) -> AsyncIterator[Client]:
     # a small fetch size makes the decoder read the PDF from the librarian in several ranges
-    await start(processors, settings, store, llm, embeddings, vectors, librarian, decoder,
-                chunker, extractor, fetch_bytes=700)
+    await start(
+        processors,
+        settings,
+        store,
+        llm,
+        embeddings,
+        vectors,
+        librarian,
+        decoder,
+        chunker,
+        extractor,
+        fetch_bytes=700,
+    )
     c = Client(bus, topics)
     yield c
     await c.close()
@@ -59,19 +71,27 @@ def about(found: set[tuple[str, str, str]], subject: str) -> set[tuple[str, str,
     return {t for t in found if t[0] == k(subject)}
 
 
-async def assert_exactly_as_built(client: Client, found: set[tuple[str, str, str]], doc: str) -> None:
+async def assert_exactly_as_built(
+    client: Client, found: set[tuple[str, str, str]], doc: str
+) -> None:
     """Page 1's document, page, chunk and subgraph carry exactly the builders' triples."""
     page, chunk = f"{doc}/p1", f"{doc}/p1/c0"
     chunk_text = (await client.content(chunk)).decode()
-    edges = [(IriTerm(i=entity_uri(e["s"])), IriTerm(i=relation_uri(e["p"])),
-              LiteralTerm(v=e["o"]) if e["o_literal"] else IriTerm(i=entity_uri(e["o"])))
-             for e in json.loads(offline.extract({"text": chunk_text}))]
+    edges = [
+        (
+            IriTerm(i=entity_uri(e["s"])),
+            IriTerm(i=relation_uri(e["p"])),
+            LiteralTerm(v=e["o"]) if e["o_literal"] else IriTerm(i=entity_uri(e["o"])),
+        )
+        for e in json.loads(offline.extract({"text": chunk_text}))
+    ]
     expected = {
         doc: document_triples(doc, "world-facts", "application/pdf"),
         page: page_triples(page, doc, 1, activity_uri(doc, "decode")),
         chunk: chunk_triples(chunk, page, 0, 0, len(chunk_text), activity_uri(page, "chunk")),
-        chunk + "/subgraph": subgraph_triples(chunk + "/subgraph", chunk, edges,
-                                              activity_uri(chunk, "extract")),
+        chunk + "/subgraph": subgraph_triples(
+            chunk + "/subgraph", chunk, edges, activity_uri(chunk, "extract")
+        ),
     }
     for subject, triples in expected.items():
         assert all(t.g == GRAPH_SOURCE for t in triples)
@@ -100,7 +120,9 @@ async def test_pdf_becomes_pages_chunks_and_edges_with_provenance(
     assert (info.pages, info.chunks, info.chunks_done, info.edges) == (3, 3, 3, 13)
 
     sub0 = f"{doc}/p1/c0/subgraph"
-    found = await client.wait_triples(lambda f: any(s == k(f"{doc}/p3/c0/subgraph") for s, _, _ in f))
+    found = await client.wait_triples(
+        lambda f: any(s == k(f"{doc}/p3/c0/subgraph") for s, _, _ in f)
+    )
     # document
     assert objects(found, doc, RDF.type) == {k(PROV.Entity), k(TG.Document)}
     assert objects(found, doc, DC.title) == {lit("world-facts")}
@@ -147,11 +169,15 @@ async def test_pdf_becomes_pages_chunks_and_edges_with_provenance(
 
     # chunk and entity vectors, findable by the document they came from
     vec = RequestClient(bus, topics, VECTORS, "tester-vectors")
-    deleted = await vec.request(VectorRequest(operation="delete-document", kind="chunk",
-                                              document=doc, user=USER), timeout=10)
+    deleted = await vec.request(
+        VectorRequest(operation="delete-document", kind="chunk", document=doc, user=USER),
+        timeout=10,
+    )
     assert deleted.count == 3
-    deleted = await vec.request(VectorRequest(operation="delete-document", kind="entity",
-                                              document=doc, user=USER), timeout=10)
+    deleted = await vec.request(
+        VectorRequest(operation="delete-document", kind="entity", document=doc, user=USER),
+        timeout=10,
+    )
     assert deleted.count >= 10
     await vec.close()
 
@@ -180,6 +206,8 @@ async def test_text_document_chunks_directly_under_the_document(client: Client) 
         assert text_body[start : start + len(content)] == content and len(content) <= 100
     assert await client.content(doc) == body
     facts = await client.wait_triples(lambda f: (k(PARIS), k(CAPITAL), k(FRANCE)) in f, graph="")
-    assert (k(IriTerm(i=entity_uri("Eiffel Tower"))), k(IriTerm(i=relation_uri("was built in"))),
-            term_key(LiteralTerm(v="1889"))) in facts
-
+    assert (
+        k(IriTerm(i=entity_uri("Eiffel Tower"))),
+        k(IriTerm(i=relation_uri("was built in"))),
+        term_key(LiteralTerm(v="1889")),
+    ) in facts

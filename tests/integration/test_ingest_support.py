@@ -39,8 +39,9 @@ def configured(proc_module: Any, base: ProcessorSettings, **overrides: Any) -> A
     return cls(**{**base.model_dump(), **overrides})
 
 
-async def start(processors: RunningProcessors, base: ProcessorSettings, *modules: Any,
-                **overrides: Any) -> None:
+async def start(
+    processors: RunningProcessors, base: ProcessorSettings, *modules: Any, **overrides: Any
+) -> None:
     for module in modules:
         await processors.start(module.proc, configured(module, base, **overrides))
 
@@ -62,20 +63,28 @@ class Client:
         req = LibrarianRequest(operation=operation, user=self.user, **fields)  # type: ignore[arg-type]
         return await self.librarian.request(req, timeout=15)
 
-    async def upload(self, name: str, data: bytes, mime_type: str, *, part_size: int = 4096,
-                     **fields: Any) -> DocumentInfo:
+    async def upload(
+        self, name: str, data: bytes, mime_type: str, *, part_size: int = 4096, **fields: Any
+    ) -> DocumentInfo:
         """Upload in parts; part 0 carries the metadata."""
         parts = [data[i : i + part_size] for i in range(0, len(data), part_size)] or [b""]
         resp = None
         for n, part in enumerate(parts):
             meta = {"title": name, "mime_type": mime_type, **fields} if n == 0 else {}
-            resp = await self.lib("add-document", id=name, part=n, final=n == len(parts) - 1,
-                                  content=base64.b64encode(part).decode(), **meta)
+            resp = await self.lib(
+                "add-document",
+                id=name,
+                part=n,
+                final=n == len(parts) - 1,
+                content=base64.b64encode(part).decode(),
+                **meta,
+            )
         assert resp is not None and resp.document is not None
         return resp.document
 
     async def settled(self, doc: str, timeout: float = 60) -> DocumentInfo:
         """Wait until the document is complete or failed."""
+
         async def poll() -> DocumentInfo:
             while True:
                 info = (await self.lib("get-document", id=doc)).document
@@ -93,10 +102,14 @@ class Client:
         req = TriplesQueryRequest(user=self.user, g=graph, **pattern)
         return (await self.triples_client.request(req, timeout=15)).triples
 
-    async def wait_triples(self, ready: Callable[[set[tuple[str, str, str]]], bool],
-                           graph: str | None = GRAPH_SOURCE, timeout: float = 30
-                           ) -> set[tuple[str, str, str]]:
+    async def wait_triples(
+        self,
+        ready: Callable[[set[tuple[str, str, str]]], bool],
+        graph: str | None = GRAPH_SOURCE,
+        timeout: float = 30,
+    ) -> set[tuple[str, str, str]]:
         """Poll the store until ``ready`` holds for its (s, p, o) keys (the writer is async)."""
+
         async def poll() -> set[tuple[str, str, str]]:
             while True:
                 found = keys(await self.triples(graph))

@@ -53,7 +53,8 @@ async def test_a_killed_broker_is_reported_down_restarted_and_used_again(  # typ
     assert "broker up again" in await launcher.wait_for("broker up again")
     assert not Path(f"/proc/{broker_pid}").exists()  # reaped, not <defunct>
     restarted = await eventually(
-        lambda: asyncio.sleep(0, children(data)), lambda c: c.get("broker", broker_pid) != broker_pid
+        lambda: asyncio.sleep(0, children(data)),
+        lambda c: c.get("broker", broker_pid) != broker_pid,
     )
     assert restarted["broker"] != broker_pid
 

@@ -40,7 +40,10 @@ async def test_start_stop_restart_keeps_data(start, tmp_path: Path) -> None:  # 
     first = await start(data, port)
     assert url in await first.wait_for("explaingraph is up:")
     assert url in await first.wait_for("trace viewer:")
-    async with aiohttp.ClientSession() as http, http.get(url) as page:  # the printed URL is the viewer
+    async with (
+        aiohttp.ClientSession() as http,
+        http.get(url) as page,
+    ):  # the printed URL is the viewer
         assert page.status == 200 and "<title>explaingraph" in await page.text()
     offline = [ln for ln in first.lines if "offline engine" in ln]
     assert offline == [
@@ -73,11 +76,15 @@ async def test_start_stop_restart_keeps_data(start, tmp_path: Path) -> None:  # 
     assert code == 1 and "not running" in err
     nowhere = tmp_path / "nonexistent"
     code, _, err = await run_cli("tg-stop", "--data-dir", str(nowhere))
-    assert (code, err) == (1, f"Error: explaingraph is not running on {nowhere} (no such directory)\n")
+    assert (code, err) == (
+        1,
+        f"Error: explaingraph is not running on {nowhere} (no such directory)\n",
+    )
     assert not nowhere.exists()  # looking did not create it
 
-    second = await start(data, port, {"TG_LLM_BASE_URL": "http://127.0.0.1:9/v1",
-                                      "TG_LLM_MODEL": "tiny"})
+    second = await start(
+        data, port, {"TG_LLM_BASE_URL": "http://127.0.0.1:9/v1", "TG_LLM_MODEL": "tiny"}
+    )
     configured = await second.wait_for("answers come from")
     assert configured == "answers come from the LLM at http://127.0.0.1:9/v1 (model tiny)"
     await second.wait_for("explaingraph is up:")

@@ -35,7 +35,9 @@ async def test_connection_refused_is_retried_then_reported(session: aiohttp.Clie
 async def test_persistent_500_names_status_and_message(session: aiohttp.ClientSession) -> None:
     async with OpenAIStub(default=Reply(status=500, message="overloaded")) as stub:
         with pytest.raises(ServiceError) as err:
-            await chat(session, stub.base_url, retries=1).complete(TextCompletionRequest(prompt="hi"))
+            await chat(session, stub.base_url, retries=1).complete(
+                TextCompletionRequest(prompt="hi")
+            )
     assert "HTTP 500: overloaded" in err.value.message
     assert len(stub.requests) == 2
 
@@ -46,7 +48,9 @@ async def test_scripted_multi_turn_replies(session: aiohttp.ClientSession) -> No
 
     async with OpenAIStub(["first", by_prompt], default="later") as stub:
         client = chat(session, stub.base_url)
-        got = [(await client.complete(TextCompletionRequest(prompt=p))).text for p in ("a", "b", "c")]
+        got = [
+            (await client.complete(TextCompletionRequest(prompt=p))).text for p in ("a", "b", "c")
+        ]
         await stub.wait_for_requests(3)
     assert got == ["first", "echo b", "later"]
     assert stub.prompts() == ["a", "b", "c"]
@@ -54,7 +58,9 @@ async def test_scripted_multi_turn_replies(session: aiohttp.ClientSession) -> No
 
 async def test_stream_retries_before_first_piece(session: aiohttp.ClientSession) -> None:
     async with OpenAIStub([429, "x y"]) as stub:
-        items = [i async for i in chat(session, stub.base_url).stream(TextCompletionRequest(prompt="p"))]
+        items = [
+            i async for i in chat(session, stub.base_url).stream(TextCompletionRequest(prompt="p"))
+        ]
     assert items[:-1] == ["x", " y"]
     final = items[-1]
     assert isinstance(final, Completion) and final.text == "x y" and final.out_token == 2
@@ -72,13 +78,21 @@ async def test_unexpected_reply_shape_is_an_llm_error(session: aiohttp.ClientSes
 async def test_stream_accepts_a_server_that_ignores_stream(session: aiohttp.ClientSession) -> None:
     body = {"model": "plain", "choices": [{"message": {"content": "whole answer"}}]}
     async with OpenAIStub([Reply(raw=body)]) as stub:
-        items = [i async for i in chat(session, stub.base_url).stream(TextCompletionRequest(prompt="p"))]
+        items = [
+            i async for i in chat(session, stub.base_url).stream(TextCompletionRequest(prompt="p"))
+        ]
     assert items[0] == "whole answer"
-    assert isinstance(items[1], Completion) and items[1].model == "plain" and items[1].in_token is None
+    assert (
+        isinstance(items[1], Completion) and items[1].model == "plain" and items[1].in_token is None
+    )
 
 
-SCHEMA = {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"],
-          "additionalProperties": False}
+SCHEMA = {
+    "type": "object",
+    "properties": {"a": {"type": "string"}},
+    "required": ["a"],
+    "additionalProperties": False,
+}
 
 
 def structured(level: str, session: aiohttp.ClientSession, url: str) -> ChatClient:
@@ -97,8 +111,10 @@ async def test_each_level_sends_its_response_format(session: aiohttp.ClientSessi
             TextCompletionRequest(prompt="free text")
         )
     assert stub.formats() == [
-        {"type": "json_schema",
-         "json_schema": {"name": "extract-edges", "schema": SCHEMA, "strict": True}},
+        {
+            "type": "json_schema",
+            "json_schema": {"name": "extract-edges", "schema": SCHEMA, "strict": True},
+        },
         {"type": "json_object", "schema": SCHEMA},
         None,  # "none": the prompt alone
         None,  # no schema asked: free text
@@ -110,7 +126,9 @@ async def test_a_refused_format_falls_back_one_level_once_and_stays_down(
     session: aiohttp.ClientSession, status: int, caplog: pytest.LogCaptureFixture
 ) -> None:
     # llama-cpp-python's server takes only json_object (+ schema), and answers 500 otherwise.
-    async with OpenAIStub(default='{"a": "x"}', accepts={"json_object"}, refuse_status=status) as stub:
+    async with OpenAIStub(
+        default='{"a": "x"}', accepts={"json_object"}, refuse_status=status
+    ) as stub:
         client = structured("json_schema", session, stub.base_url)
         first = await client.complete(ask_json())
         second = await client.complete(ask_json())
@@ -134,7 +152,10 @@ async def test_a_server_refusing_every_format_ends_with_the_prompt_alone(
         streamed = [i async for i in client.stream(ask_json())]
     assert isinstance(streamed[-1], Completion) and streamed[-1].text == '{"a": "x"}'
     assert [f and f["type"] for f in stub.formats()] == [
-        "json_schema", "json_object", "json_object", None
+        "json_schema",
+        "json_object",
+        "json_object",
+        None,
     ]
     assert client.structured == "none"
 

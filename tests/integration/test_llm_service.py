@@ -27,7 +27,13 @@ async def client(bus: Bus, topics: Topics) -> AsyncIterator[Client]:
 
 
 def llm_settings(base: ProcessorSettings, url: str = "", **extra: object) -> Settings:
-    values = {**base.model_dump(), "llm_base_url": url, "llm_model": "m1", "llm_backoff": 0.01, **extra}
+    values = {
+        **base.model_dump(),
+        "llm_base_url": url,
+        "llm_model": "m1",
+        "llm_backoff": 0.01,
+        **extra,
+    }
     return Settings.model_validate(values)
 
 
@@ -36,7 +42,9 @@ async def test_plain_completion_sends_system_and_user(
 ) -> None:
     async with OpenAIStub(["Paris is the capital."]) as stub:
         await processors.start(proc, llm_settings(settings, stub.base_url, llm_api_key="sk-test"))
-        req = TextCompletionRequest(system="Be brief.", prompt="Capital of France?", temperature=0.0)
+        req = TextCompletionRequest(
+            system="Be brief.", prompt="Capital of France?", temperature=0.0
+        )
         resp = await client.request(req, timeout=10)
     assert resp.response == "Paris is the capital."
     assert (resp.model, resp.in_token, resp.out_token) == ("stub-model", 5, 4)
@@ -77,7 +85,9 @@ async def test_retries_after_429_then_succeeds(
 async def test_client_error_is_not_retried_and_is_clear(
     processors: RunningProcessors, settings: ProcessorSettings, client: Client
 ) -> None:
-    async with OpenAIStub([Reply(status=400, message="model 'm1' does not exist"), "unused"]) as stub:
+    async with OpenAIStub(
+        [Reply(status=400, message="model 'm1' does not exist"), "unused"]
+    ) as stub:
         await processors.start(proc, llm_settings(settings, stub.base_url))
         with pytest.raises(ServiceError) as err:
             await client.request(TextCompletionRequest(prompt="hi"), timeout=10)
@@ -99,14 +109,17 @@ async def test_timeout_gives_up_with_clear_error(
 
 
 async def test_offline_engine_when_no_endpoint(
-    processors: RunningProcessors, settings: ProcessorSettings, client: Client,
+    processors: RunningProcessors,
+    settings: ProcessorSettings,
+    client: Client,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     with caplog.at_level(logging.WARNING):
         await processors.start(proc, llm_settings(settings))
     assert "no LLM configured: using the deterministic offline engine" in caplog.text
     req = TextCompletionRequest(
-        prompt="(rendered prompt)", prompt_type="extract-edges",
+        prompt="(rendered prompt)",
+        prompt_type="extract-edges",
         variables={"text": "Paris is the capital of France."},
     )
     resp = await client.request(req, timeout=10)
@@ -114,7 +127,11 @@ async def test_offline_engine_when_no_endpoint(
     assert json.loads(resp.response) == [
         {"s": "Paris", "p": "is the capital of", "o": "France", "o_literal": False}
     ]
-    streamed = [r async for r in client.stream(
-        TextCompletionRequest(prompt="Say hello. Then stop.", streaming=True), timeout=10)]
+    streamed = [
+        r
+        async for r in client.stream(
+            TextCompletionRequest(prompt="Say hello. Then stop.", streaming=True), timeout=10
+        )
+    ]
     assert "".join(r.response for r in streamed) == "Offline engine: Say hello."
     assert streamed[-1].end_of_stream and not streamed[0].end_of_stream

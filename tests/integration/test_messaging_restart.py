@@ -77,7 +77,9 @@ async def killed_mid_work(
         for p in prompts
     ]
     await client.start()
-    second = await echo(delay=60, url=broker.url)  # subscribes from the earliest message: the whole backlog at once
+    second = await echo(
+        delay=60, url=broker.url
+    )  # subscribes from the earliest message: the whole backlog at once
 
     async def started() -> list[str]:
         return seen(tmp_path)

@@ -31,9 +31,7 @@ class World(NamedTuple):
 
 
 @pytest.fixture(scope="module")
-async def world(
-    pulsar_url: str, tmp_path_factory: pytest.TempPathFactory
-) -> AsyncIterator[World]:
+async def world(pulsar_url: str, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[World]:
     """world-facts.pdf loaded, one GraphRAG and one DocumentRAG trace made by our commands."""
     bin_dir = official_bin()
     data = tmp_path_factory.mktemp("official")
@@ -95,7 +93,9 @@ async def test_rag_answers_streaming_and_not(world: World) -> None:
 
 
 async def test_explainable_runs_show_each_stage(world: World) -> None:
-    graph = await world.official("tg-invoke-graph-rag", "-x", "-q", "What is the capital of France?")
+    graph = await world.official(
+        "tg-invoke-graph-rag", "-x", "-q", "What is the capital of France?"
+    )
     assert graph.code == 0, graph.stderr
     assert "Paris" in graph.stdout
     assert "[question]" in graph.stderr and "Query: What is the capital of France?" in graph.stderr
@@ -116,8 +116,13 @@ async def test_trace_list_and_every_trace_type(world: World) -> None:
     listed = await world.official("tg-list-explain-traces")
     assert listed.code == 0, listed.stderr
     rows = {ln.split()[0]: ln for ln in listed.stdout.splitlines() if ln.startswith("urn:")}
-    assert "GraphRAG" in rows[world.graph_trace] and "What is the capital of France?" in rows[world.graph_trace]
-    assert "DocRAG" in rows[world.doc_trace] and "Where was Marie Curie born?" in rows[world.doc_trace]
+    assert (
+        "GraphRAG" in rows[world.graph_trace]
+        and "What is the capital of France?" in rows[world.graph_trace]
+    )
+    assert (
+        "DocRAG" in rows[world.doc_trace] and "Where was Marie Curie born?" in rows[world.doc_trace]
+    )
     assert "Agent" in rows[world.agent_trace]
 
     graph = await world.official("tg-show-explain-trace", world.graph_trace, "--show-provenance")
@@ -125,7 +130,9 @@ async def test_trace_list_and_every_trace_type(world: World) -> None:
     assert "Question: What is the capital of France?" in graph.stdout
     assert "Retrieved " in graph.stdout and "No exploration data found" not in graph.stdout
     assert "(Paris, is the capital of, France)" in graph.stdout
-    source = f"Source: {world.doc}/p1/c0/subgraph -> {world.doc}/p1/c0 -> {world.doc}/p1 -> {world.doc}"
+    source = (
+        f"Source: {world.doc}/p1/c0/subgraph -> {world.doc}/p1/c0 -> {world.doc}/p1 -> {world.doc}"
+    )
     assert source in graph.stdout
     assert "Answer:\n  Paris is the capital of France." in graph.stdout
 
@@ -141,7 +148,9 @@ async def test_trace_list_and_every_trace_type(world: World) -> None:
     assert sorted(steps) == ["Analysis", "Conclusion", "Observation"], agent.stdout
     assert "Action: knowledge-query" in steps["Analysis"]
     # the tool's result, fetched as the Observation's librarian document (our tg:observation)
-    assert steps["Observation"].startswith("Observation ---\nContent:\n  Paris is the capital of France.")
+    assert steps["Observation"].startswith(
+        "Observation ---\nContent:\n  Paris is the capital of France."
+    )
     assert "Answer:\n  Paris is the capital of France." in agent.stdout
 
 
@@ -166,7 +175,9 @@ async def test_sparql_results(world: World) -> None:
     ask = await world.official("tg-invoke-sparql-query", "-q", "ASK { ?s ?p ?o }")
     assert ask.stdout == "true\n"
     built = await world.official(
-        "tg-invoke-sparql-query", "-q", f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ GRAPH ?g {{ ?s ?p ?o }} FILTER(?s = <{world.doc}>) }}"
+        "tg-invoke-sparql-query",
+        "-q",
+        f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ GRAPH ?g {{ ?s ?p ?o }} FILTER(?s = <{world.doc}>) }}",
     )
     assert built.code == 0, built.stderr
     assert f"<{world.doc}> <http://purl.org/dc/elements/1.1/title>" in built.stdout
@@ -216,13 +227,13 @@ async def test_library_list_and_content(world: World, tmp_path: Path) -> None:
 
 
 async def test_extraction_provenance_with_content(world: World) -> None:
-    shown = await world.official(
-        "tg-show-extraction-provenance", world.doc, "--show-content"
-    )
+    shown = await world.official("tg-show-extraction-provenance", world.doc, "--show-content")
     assert shown.code == 0, shown.stderr
     assert f"Document: {world.doc}" in shown.stdout and "Page: p1" in shown.stdout
     assert 'Content: "Capitals of the world"' in shown.stdout  # page 1's text (its first line)
-    assert "Edge: (urn:trustgraph:entity:paris, urn:trustgraph:rel:is_the_capital_of" in shown.stdout
+    assert (
+        "Edge: (urn:trustgraph:entity:paris, urn:trustgraph:rel:is_the_capital_of" in shown.stdout
+    )
 
 
 async def test_load_knowledge_triples_and_entity_contexts(world: World, tmp_path: Path) -> None:
@@ -236,7 +247,10 @@ async def test_load_knowledge_triples_and_entity_contexts(world: World, tmp_path
     # it used to retry import/entity-contexts forever; now it finishes
     assert loaded.code == 0, loaded.stdout + loaded.stderr
     assert "Loaded 3 triples" in loaded.stdout and "Loaded 2 entity contexts" in loaded.stdout
-    assert "Triples and entity contexts loaded." in loaded.stdout and "retry" not in loaded.stdout.lower()
+    assert (
+        "Triples and entity contexts loaded." in loaded.stdout
+        and "retry" not in loaded.stdout.lower()
+    )
 
     from tests.support.stack import eventually
 
@@ -250,7 +264,9 @@ async def test_load_knowledge_triples_and_entity_contexts(world: World, tmp_path
     async def asked() -> CliResult:
         return await world.official("tg-invoke-graph-rag", "-x", "-q", "What does Zorblat orbit?")
 
-    edge = "Edge: (Zorblat the moon, urn:test:orbits, Quuxar)"  # nothing else indexes urn:test:zorblat
+    edge = (
+        "Edge: (Zorblat the moon, urn:test:orbits, Quuxar)"  # nothing else indexes urn:test:zorblat
+    )
     answer = await eventually(asked, lambda r: edge in r.stderr)
     assert answer.code == 0, answer.stderr
     assert "Quuxar" in answer.stdout

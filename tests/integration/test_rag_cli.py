@@ -145,4 +145,6 @@ async def test_documents_without_edges_are_not_called_no_documents(
     ) in graph.stderr
     assert "tg-invoke-document-rag answers from their text" in graph.stderr
     assert "has no documents" not in graph.stderr and "Traceback" not in graph.stderr
-    assert docs.code == 1 and "collection 'other' of user 'trustgraph' has no documents" in docs.stderr
+    assert (
+        docs.code == 1 and "collection 'other' of user 'trustgraph' has no documents" in docs.stderr
+    )

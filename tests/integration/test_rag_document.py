@@ -56,7 +56,12 @@ async def test_streamed_answer_and_trace_match_spec(
     )
     question = Q + "d1"
     explains = [r.explain_id for r in replies if r.message_type == "explain"]
-    assert explains == [question, question + "/grounding", question + "/exploration", question + "/synthesis"]
+    assert explains == [
+        question,
+        question + "/grounding",
+        question + "/exploration",
+        question + "/synthesis",
+    ]
     assert all(r.explain_graph == GRAPH_RETRIEVAL for r in replies if r.explain_id)
     final = replies[-1]
     assert final.end_of_stream and final.explain_id == question and final.response == ""
@@ -70,7 +75,9 @@ async def test_streamed_answer_and_trace_match_spec(
     expected = (
         docrag_question_triples(question, "Where does the fox live?", START)
         + grounding_triples(question + "/grounding", question, ["Where does the fox live?"])
-        + docrag_exploration_triples(explore, question, list(CHUNKS), grounding=question + "/grounding")
+        + docrag_exploration_triples(
+            explore, question, list(CHUNKS), grounding=question + "/grounding"
+        )
         + synthesis_triples(synth, explore, answer)
     )
     trace = await stored_trace(world, question)

@@ -113,8 +113,14 @@ async def test_streamed_answer_and_trace_match_spec(
         + graph_rag_focus_triples(focus, explore, question, selected)
         + synthesis_triples(synth, focus, answer)
         # the offline engine cites the edges its answer was written from: here the dog edge
-        + citation_triples(synth, [f"{focus}/e{n}" for n, e in enumerate(selected, start=1)
-                                   if "dog" in term_key(e.o).lower()])
+        + citation_triples(
+            synth,
+            [
+                f"{focus}/e{n}"
+                for n, e in enumerate(selected, start=1)
+                if "dog" in term_key(e.o).lower()
+            ],
+        )
     )
     assert spo(trace) == spo(expected)
     assert costs(trace, focus)["model"] == "offline" and int(costs(trace, focus)["inToken"]) > 0

@@ -33,8 +33,11 @@ TIMES = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(\.\d+)?Z?")
 LATENCY = re.compile(r"\b\d+ ms\b")
 NOT_RUN = ("tg-start", "tg-stop")
 ENV = {"COLUMNS": "100", "NO_COLOR": "1", "PYTHONUNBUFFERED": "1"}
-DEMO_FILES = [*sorted(ROOT.glob("samples/*.txt")), ROOT / "samples/writers.md",
-              *sorted(ROOT.glob("samples/*.pdf"))]
+DEMO_FILES = [
+    *sorted(ROOT.glob("samples/*.txt")),
+    ROOT / "samples/writers.md",
+    *sorted(ROOT.glob("samples/*.pdf")),
+]
 
 
 def examples(text: str) -> list[tuple[str, list[str], tuple[int, int]]]:
@@ -48,8 +51,13 @@ def examples(text: str) -> list[tuple[str, list[str], tuple[int, int]]]:
     def close() -> None:
         nonlocal current, shown
         if current is not None:
-            found.append((current[0], [x.rstrip("\n") for x in shown],
-                          (current[1], current[1] + sum(len(x) for x in shown))))
+            found.append(
+                (
+                    current[0],
+                    [x.rstrip("\n") for x in shown],
+                    (current[1], current[1] + sum(len(x) for x in shown)),
+                )
+            )
         current, shown = None, []
 
     for line in text.splitlines(keepends=True):
@@ -81,10 +89,12 @@ def matches(shown: list[str], actual: list[str]) -> bool:
     """``shown`` equals ``actual`` after masking; a ``…`` line stands for any lines."""
     if "…" in [s.strip() for s in shown]:
         cut = [s.strip() for s in shown].index("…")
-        head, tail = shown[:cut], shown[cut + 1:]
-        return (len(actual) >= len(head) + len(tail)
-                and matches(head, actual[:len(head)])
-                and matches(tail, actual[len(actual) - len(tail):] if tail else []))
+        head, tail = shown[:cut], shown[cut + 1 :]
+        return (
+            len(actual) >= len(head) + len(tail)
+            and matches(head, actual[: len(head)])
+            and matches(tail, actual[len(actual) - len(tail) :] if tail else [])
+        )
     return [masked(s).rstrip() for s in shown] == [masked(a).rstrip() for a in actual]
 
 
@@ -95,23 +105,28 @@ def filled(shown: list[str], actual: list[str]) -> list[str]:
         return actual
     cut = stripped.index("…")
     tail = len(shown) - cut - 1
-    return actual[:cut] + ["…"] + (actual[len(actual) - tail:] if tail else [])
+    return actual[:cut] + ["…"] + (actual[len(actual) - tail :] if tail else [])
 
 
 async def run(url: str, command: str) -> list[str]:
     proc = await asyncio.create_subprocess_exec(
-        *command_line(shlex.split(command)[0]), *shlex.split(command)[1:], cwd=ROOT,
-        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+        *command_line(shlex.split(command)[0]),
+        *shlex.split(command)[1:],
+        cwd=ROOT,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
-        env={**os.environ, **ENV, "TRUSTGRAPH_URL": url})
+        env={**os.environ, **ENV, "TRUSTGRAPH_URL": url},
+    )
     out, _ = await asyncio.wait_for(proc.communicate(), 120)
     return out.decode().rstrip("\n").splitlines()
 
 
 @pytest.fixture
 async def stack(pulsar_url: str, prefix: str, tmp_path: Path) -> AsyncIterator[Stack]:
-    async with Stack(pulsar_url, prefix, [*stack_processors(), agent.proc],
-                     data_dir=tmp_path) as running:
+    async with Stack(
+        pulsar_url, prefix, [*stack_processors(), agent.proc], data_dir=tmp_path
+    ) as running:
         yield running
 
 
@@ -133,7 +148,9 @@ async def settled(url: str) -> None:
 async def test_the_readme_shows_what_the_commands_print(stack: Stack) -> None:
     text = README.read_text(encoding="utf-8")
     for file in DEMO_FILES:  # what scripts/demo does before the excerpt it shows
-        assert (await run(stack.url, f"tg-load-document {file.relative_to(ROOT)}"))[-1].startswith("urn:")
+        assert (await run(stack.url, f"tg-load-document {file.relative_to(ROOT)}"))[-1].startswith(
+            "urn:"
+        )
     await settled(stack.url)
     ids: dict[str, str] = {}
     failures, updates = [], []
@@ -145,12 +162,17 @@ async def test_the_readme_shows_what_the_commands_print(stack: Stack) -> None:
         actual = await run(stack.url, command)
         if command.startswith("tg-load-document"):
             await settled(stack.url)
-        for readme_id, real in zip(UUID.findall("\n".join(shown)), UUID.findall("\n".join(actual)),
-                                   strict=False):
+        for readme_id, real in zip(
+            UUID.findall("\n".join(shown)), UUID.findall("\n".join(actual)), strict=False
+        ):
             ids.setdefault(readme_id, real)
         if not matches(shown, actual):
-            failures.append(f"$ {command}\n--- README\n" + "\n".join(shown) + "\n--- printed\n"
-                            + "\n".join(actual))
+            failures.append(
+                f"$ {command}\n--- README\n"
+                + "\n".join(shown)
+                + "\n--- printed\n"
+                + "\n".join(actual)
+            )
             updates.append((span, filled(shown, actual)))
     if os.environ.get("TG_UPDATE_README") and updates:
         for (start, end), lines in sorted(updates, reverse=True):

@@ -34,10 +34,14 @@ FOX = "urn:trustgraph:entity:fox"
 async def stack(pulsar_url: str, prefix: str, tmp_path: Path) -> AsyncIterator[Stack]:
     async with Stack(pulsar_url, prefix, [store], data_dir=tmp_path, token=ADMIN) as running:
         fact = Triple(s=EDGE_FOX[0], p=EDGE_FOX[1], o=EDGE_FOX[2])
-        await running.publish(TRIPLES_STORE, msg(document() + labels() + [fact] + graph_rag("g1", 1)))
+        await running.publish(
+            TRIPLES_STORE, msg(document() + labels() + [fact] + graph_rag("g1", 1))
+        )
         await running.publish(TRIPLES_STORE, msg(labels()[:1], user="bob"))
-        await eventually(lambda: running.cli("tg-list-explain-traces", "-U", "alice", "-t", ADMIN),
-                         lambda r: "g1" in r.stdout)
+        await eventually(
+            lambda: running.cli("tg-list-explain-traces", "-U", "alice", "-t", ADMIN),
+            lambda r: "g1" in r.stdout,
+        )
         yield running
 
 
@@ -58,21 +62,30 @@ async def test_rdflib_sparqlstore_reads_the_callers_own_collection(stack: Stack)
     alice = await create_key(stack, "alice")
 
     def labels_as(key: str, collection: str = "default") -> list[tuple[str, str]]:
-        sparql = SPARQLStore(query_endpoint=endpoint(stack), headers={"Authorization": f"Bearer {key}"},
-                             params={"collection": collection})
+        sparql = SPARQLStore(
+            query_endpoint=endpoint(stack),
+            headers={"Authorization": f"Bearer {key}"},
+            params={"collection": collection},
+        )
         graph = rdflib.Graph(store=sparql)
         return [(str(r[0]), str(r[1])) for r in graph.query(LABELS)]  # type: ignore[index]
 
     rows = await asyncio.to_thread(labels_as, alice)
-    assert rows[:2] == [("urn:trustgraph:entity:cat", "cat"), ("urn:trustgraph:rel:chases", "chases")]
+    assert rows[:2] == [
+        ("urn:trustgraph:entity:cat", "cat"),
+        ("urn:trustgraph:rel:chases", "chases"),
+    ]
     assert len(rows) == 5
     assert await asyncio.to_thread(labels_as, alice, "other") == []
     bob = await create_key(stack, "bob")
     assert await asyncio.to_thread(labels_as, bob) == [(FOX, "fox")]  # bob's store, not alice's
 
     def ask(key: str) -> bool:
-        graph = rdflib.Graph(store=SPARQLStore(query_endpoint=endpoint(stack),
-                                               headers={"Authorization": f"Bearer {key}"}))
+        graph = rdflib.Graph(
+            store=SPARQLStore(
+                query_endpoint=endpoint(stack), headers={"Authorization": f"Bearer {key}"}
+            )
+        )
         return bool(graph.query(f"ASK {{ <{FOX}> ?p ?o }}").askAnswer)
 
     assert await asyncio.to_thread(ask, alice) is True
@@ -80,7 +93,9 @@ async def test_rdflib_sparqlstore_reads_the_callers_own_collection(stack: Stack)
 
 async def test_sparqlwrapper_gets_every_result_format(stack: Stack) -> None:
     key = await create_key(stack, "alice")
-    select = f"SELECT ?label WHERE {{ <{FOX}> <http://www.w3.org/2000/01/rdf-schema#label> ?label }}"
+    select = (
+        f"SELECT ?label WHERE {{ <{FOX}> <http://www.w3.org/2000/01/rdf-schema#label> ?label }}"
+    )
 
     def run(fmt: str, query: str = select, method: str = "GET") -> Any:
         client = wrapper(stack, key, fmt, query)
@@ -96,8 +111,10 @@ async def test_sparqlwrapper_gets_every_result_format(stack: Stack) -> None:
     tsv = (await asyncio.to_thread(run, TSV)).decode().splitlines()
     assert tsv == ["?label", '"fox"']
 
-    construct = ("CONSTRUCT { ?e <urn:test:quoted> ?t } WHERE { GRAPH <urn:graph:retrieval> "
-                 "{ ?e <https://trustgraph.ai/ns/edge> ?t } }")
+    construct = (
+        "CONSTRUCT { ?e <urn:test:quoted> ?t } WHERE { GRAPH <urn:graph:retrieval> "
+        "{ ?e <https://trustgraph.ai/ns/edge> ?t } }"
+    )
     turtle = await asyncio.to_thread(run, TURTLE, construct)
     parsed = list(ox.parse(input=turtle, format=ox.RdfFormat.TURTLE))
     assert len(parsed) == 1 and isinstance(parsed[0].object, ox.Triple)  # RDF 1.2 triple term kept
@@ -111,32 +128,51 @@ async def test_raw_protocol_requests(stack: Stack) -> None:
     auth = {"Authorization": f"Bearer {key}"}
     construct = f"CONSTRUCT {{ <{FOX}> ?p ?o }} WHERE {{ <{FOX}> ?p ?o }}"
     async with aiohttp.ClientSession(headers=auth) as http:
-        async with http.post(endpoint(stack), data=construct.encode(),
-                             headers={"Content-Type": "application/sparql-query",
-                                      "Accept": "application/trig;q=0.9, application/n-triples;q=0.5"}) as r:
+        async with http.post(
+            endpoint(stack),
+            data=construct.encode(),
+            headers={
+                "Content-Type": "application/sparql-query",
+                "Accept": "application/trig;q=0.9, application/n-triples;q=0.5",
+            },
+        ) as r:
             assert (r.status, r.content_type) == (200, "application/trig")
             quads = set(ox.parse(input=await r.read(), format=ox.RdfFormat.TRIG))
-        async with http.post(endpoint(stack), data={"query": construct},
-                             headers={"Accept": "application/n-triples"}) as r:
+        async with http.post(
+            endpoint(stack), data={"query": construct}, headers={"Accept": "application/n-triples"}
+        ) as r:
             assert r.content_type == "application/n-triples"
             nt = ox.parse(input=await r.read(), format=ox.RdfFormat.N_TRIPLES)
-            assert {(q.subject, q.predicate, q.object) for q in quads} == {(q.subject, q.predicate, q.object) for q in nt}
+            assert {(q.subject, q.predicate, q.object) for q in quads} == {
+                (q.subject, q.predicate, q.object) for q in nt
+            }
             assert len(quads) == 2
-        async with http.get(endpoint(stack), params={"query": "ASK { ?s ?p ?o }"},
-                            headers={"Accept": "text/csv"}) as r:
+        async with http.get(
+            endpoint(stack), params={"query": "ASK { ?s ?p ?o }"}, headers={"Accept": "text/csv"}
+        ) as r:
             assert (await r.text()).splitlines() == ["_askResult", "true"]
-        async with http.get(endpoint(stack), params={"query": LABELS}, headers={"Accept": "image/png"}) as r:
+        async with http.get(
+            endpoint(stack), params={"query": LABELS}, headers={"Accept": "image/png"}
+        ) as r:
             assert r.status == 406
-        for params, kind in [({"query": "INSERT DATA { <urn:a> <urn:b> <urn:c> }"}, "sparql-update-refused"),
-                             ({"update": "DROP ALL"}, "sparql-update-refused"),
-                             ({"query": "SELECT * WHERE { SERVICE <http://x/> { ?s ?p ?o } }"}, "sparql-service-refused"),
-                             ({"query": "SELEC nonsense"}, "sparql-syntax"),
-                             ({}, "bad-request"),
-                             ({"query": LABELS, "user": "bob"}, "forbidden")]:
+        for params, kind in [
+            ({"query": "INSERT DATA { <urn:a> <urn:b> <urn:c> }"}, "sparql-update-refused"),
+            ({"update": "DROP ALL"}, "sparql-update-refused"),
+            (
+                {"query": "SELECT * WHERE { SERVICE <http://x/> { ?s ?p ?o } }"},
+                "sparql-service-refused",
+            ),
+            ({"query": "SELEC nonsense"}, "sparql-syntax"),
+            ({}, "bad-request"),
+            ({"query": LABELS, "user": "bob"}, "forbidden"),
+        ]:
             async with http.get(endpoint(stack), params=params) as r:
                 body = json.loads(await r.text())
                 assert r.status in (400, 403) and body["error"]["type"] == kind, (params, body)
-    async with aiohttp.ClientSession() as anonymous, anonymous.get(endpoint(stack), params={"query": LABELS}) as r:
+    async with (
+        aiohttp.ClientSession() as anonymous,
+        anonymous.get(endpoint(stack), params={"query": LABELS}) as r,
+    ):
         assert r.status == 401
 
 

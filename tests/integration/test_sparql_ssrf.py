@@ -11,7 +11,9 @@ from tests.support.stack import Stack
 from trustgraph_flow.store.processor import proc as store
 
 
-async def test_service_queries_reach_no_server(pulsar_url: str, prefix: str, tmp_path: Path) -> None:
+async def test_service_queries_reach_no_server(
+    pulsar_url: str, prefix: str, tmp_path: Path
+) -> None:
     hits: list[str] = []
 
     async def record(request: web.Request) -> web.Response:

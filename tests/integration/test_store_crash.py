@@ -16,7 +16,9 @@ MESSAGES, PER_MESSAGE = 3000, 10
 COUNT = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
 
 
-async def start_store(pulsar_url: str, prefix: str, data: Path, ready: Path) -> asyncio.subprocess.Process:
+async def start_store(
+    pulsar_url: str, prefix: str, data: Path, ready: Path
+) -> asyncio.subprocess.Process:
     ready.unlink(missing_ok=True)
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "trustgraph_flow.store.processor",
@@ -54,16 +56,22 @@ async def wait_count(client: RequestClient, ok, timeout: float) -> int:  # type:
 
 def message(i: int):  # type: ignore[no-untyped-def]
     subject = iri(f"urn:test:m{i}")
-    return msg([Triple(s=subject, p=iri(f"urn:test:p{k}"), o=lit(i)) for k in range(PER_MESSAGE)], f"m{i}")
+    return msg(
+        [Triple(s=subject, p=iri(f"urn:test:p{k}"), o=lit(i)) for k in range(PER_MESSAGE)], f"m{i}"
+    )
 
 
-async def test_sigkill_mid_stream_loses_nothing(pulsar_url: str, prefix: str, bus: Bus, tmp_path: Path) -> None:
+async def test_sigkill_mid_stream_loses_nothing(
+    pulsar_url: str, prefix: str, bus: Bus, tmp_path: Path
+) -> None:
     data, ready = tmp_path / "data", tmp_path / "ready"
     first = await start_store(pulsar_url, prefix, data, ready)
     client = RequestClient(bus, Topics(prefix), SPARQL, "tester")
     topic = Topics(prefix).topic(TRIPLES_STORE)
     try:
-        sends = asyncio.gather(*(bus.publish(topic, message(i), batching=True) for i in range(MESSAGES)))
+        sends = asyncio.gather(
+            *(bus.publish(topic, message(i), batching=True) for i in range(MESSAGES))
+        )
         before_kill = await wait_count(client, lambda n: n > 0, 30)
         first.send_signal(signal.SIGKILL)
         await first.wait()

@@ -28,10 +28,21 @@ ROME = (k(entity_uri("Rome")), CAPITAL, k(entity_uri("Italy")))
 
 
 @pytest.fixture
-async def client(processors: RunningProcessors, settings: ProcessorSettings, bus: Bus,
-                 topics: Topics) -> AsyncIterator[Client]:
-    await start(processors, settings, store, llm, embeddings, vectors, librarian, decoder,
-                chunker, extractor)
+async def client(
+    processors: RunningProcessors, settings: ProcessorSettings, bus: Bus, topics: Topics
+) -> AsyncIterator[Client]:
+    await start(
+        processors,
+        settings,
+        store,
+        llm,
+        embeddings,
+        vectors,
+        librarian,
+        decoder,
+        chunker,
+        extractor,
+    )
     c = Client(bus, topics)
     yield c
     await c.close()
@@ -41,7 +52,8 @@ async def hierarchy(client: Client, doc: str) -> str:
     """``found`` or the error type of a document-hierarchy request."""
     try:
         await client.explain.request(
-            ExplainRequest(operation="document-hierarchy", id=doc, user=client.user), timeout=15)
+            ExplainRequest(operation="document-hierarchy", id=doc, user=client.user), timeout=15
+        )
     except ServiceError as exc:
         return exc.type
     return "found"
@@ -49,19 +61,27 @@ async def hierarchy(client: Client, doc: str) -> str:
 
 async def test_removed_document_leaves_only_the_other_documents_facts(client: Client) -> None:
     docs = {}
-    for name, body in (("a", "Paris is the capital of France. Berlin is the capital of Germany."),
-                       ("b", "Paris is the capital of France. Rome is the capital of Italy.")):
+    for name, body in (
+        ("a", "Paris is the capital of France. Berlin is the capital of Germany."),
+        ("b", "Paris is the capital of France. Rome is the capital of Italy."),
+    ):
         docs[name] = (await client.upload(name, body.encode(), "text/plain")).id
         assert (await client.settled(docs[name])).status == "complete"
     a, b = docs["a"], docs["b"]
     await client.wait_triples(lambda f: {PARIS, BERLIN, ROME} <= f, graph="")
-    await client.wait_triples(lambda f: any(s == k(f"{d}/c0/subgraph") for s, _, _ in f for d in (a, b)))
+    await client.wait_triples(
+        lambda f: any(s == k(f"{d}/c0/subgraph") for s, _, _ in f for d in (a, b))
+    )
 
     await client.lib("remove-document", id=a)
 
     source = await client.triples()
-    mentions_a = [t for t in source if a in (getattr(t.s, "i", ""), getattr(t.o, "i", ""))
-                  or getattr(t.s, "i", "").startswith(a + "/")]
+    mentions_a = [
+        t
+        for t in source
+        if a in (getattr(t.s, "i", ""), getattr(t.o, "i", ""))
+        or getattr(t.s, "i", "").startswith(a + "/")
+    ]
     assert mentions_a == []
     assert any(getattr(t.s, "i", "").startswith(b + "/") for t in source)
     facts = {(s, p, o) for s, p, o in await client.wait_triples(lambda f: True, graph="")}

@@ -84,12 +84,16 @@ async def test_one_unwritable_store_dead_letters_only_its_own_messages(
     triples = RequestClient(bus, topics, TRIPLES_QUERY, "tester")
     topic = topics.topic(TRIPLES_STORE)
     dead = await bus.subscribe(topics.dead_letter(topic, f"store.{TRIPLES_STORE}"), "inspect")
-    carol = msg([Triple(s=iri("urn:carol"), p=iri("urn:p"), o=LiteralTerm(v="1"))], "c", user="carol")
+    carol = msg(
+        [Triple(s=iri("urn:carol"), p=iri("urn:p"), o=LiteralTerm(v="1"))], "c", user="carol"
+    )
     dave = msg([Triple(s=iri("urn:dave"), p=iri("urn:p"), o=LiteralTerm(v="1"))], "d", user="dave")
     await asyncio.gather(bus.publish(topic, carol), bus.publish(topic, dave))
 
     async def found(user: str) -> list[str]:
-        resp = await triples.request(TriplesQueryRequest(p=iri("urn:p"), g="*", user=user), timeout=10)
+        resp = await triples.request(
+            TriplesQueryRequest(p=iri("urn:p"), g="*", user=user), timeout=10
+        )
         return [t.s.i for t in resp.triples]
 
     assert await eventually(lambda: found("dave"), lambda r: r == ["urn:dave"]) == ["urn:dave"]

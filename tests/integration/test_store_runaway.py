@@ -17,8 +17,10 @@ from trustgraph_base.schema import ExplainRequest, SparqlQueryRequest
 from trustgraph_base.settings import ProcessorSettings
 from trustgraph_flow.store.processor import StoreSettings, proc
 
-HEAVY = ("SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?a { ?s1 ?p1 ?o1 } GRAPH ?b { ?s2 ?p2 ?o2 } "
-         "GRAPH ?c { ?s3 ?p3 ?o3 } GRAPH ?d { ?s4 ?p4 ?o4 } }")
+HEAVY = (
+    "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?a { ?s1 ?p1 ?o1 } GRAPH ?b { ?s2 ?p2 ?o2 } "
+    "GRAPH ?c { ?s3 ?p3 ?o3 } GRAPH ?d { ?s4 ?p4 ?o4 } }"
+)
 
 
 def sparql_workers() -> set[int]:
@@ -42,23 +44,37 @@ async def test_runaway_query_is_stopped_and_others_are_served(
     await processors.start(proc, StoreSettings(**fields))
     sparql = RequestClient(bus, topics, SPARQL, "tester")
     explain = RequestClient(bus, topics, EXPLAIN, "tester")
-    rows = [Triple(s=iri(f"urn:s{i}"), p=iri("urn:p"), o=LiteralTerm(v=str(i)), g="urn:g") for i in range(400)]
+    rows = [
+        Triple(s=iri(f"urn:s{i}"), p=iri("urn:p"), o=LiteralTerm(v=str(i)), g="urn:g")
+        for i in range(400)
+    ]
     await bus.publish(topics.topic(TRIPLES_STORE), msg(rows, "big", user="bob"))
     await bus.publish(topics.topic(TRIPLES_STORE), msg(graph_rag("alice1", 1), "a", user="alice"))
 
     async def alice_traces() -> list[str]:
-        resp = await explain.request(ExplainRequest(operation="list-traces", user="alice"), timeout=10)
+        resp = await explain.request(
+            ExplainRequest(operation="list-traces", user="alice"), timeout=10
+        )
         return [t.id.rsplit(":", 1)[1] for t in resp.traces]
 
     assert await eventually(alice_traces, lambda v: v == ["alice1"]) == ["alice1"]
-    count = SparqlQueryRequest(user="bob", query="SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }")
-    assert (await eventually(lambda: sparql.request(count, timeout=10),
-                             lambda r: r.bindings[0].values[0].v == "400")).bindings  # type: ignore[union-attr]
+    count = SparqlQueryRequest(
+        user="bob", query="SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }"
+    )
+    assert (
+        await eventually(
+            lambda: sparql.request(count, timeout=10), lambda r: r.bindings[0].values[0].v == "400"
+        )
+    ).bindings  # type: ignore[union-attr]
     before = sparql_workers()
     assert len(before) == 2
 
-    heavy = [asyncio.ensure_future(sparql.request(SparqlQueryRequest(user="bob", query=HEAVY), timeout=60))
-             for _ in range(2)]
+    heavy = [
+        asyncio.ensure_future(
+            sparql.request(SparqlQueryRequest(user="bob", query=HEAVY), timeout=60)
+        )
+        for _ in range(2)
+    ]
     await asyncio.sleep(0)  # both sent: they hold both workers now
     served = 0
     while not all(h.done() for h in heavy):  # meanwhile alice is answered, again and again
@@ -67,9 +83,13 @@ async def test_runaway_query_is_stopped_and_others_are_served(
     assert served > 0
     for h in heavy:
         err = h.exception()
-        assert isinstance(err, ServiceError) and err.type == "timeout" and "was stopped" in err.message
+        assert (
+            isinstance(err, ServiceError) and err.type == "timeout" and "was stopped" in err.message
+        )
     assert before.isdisjoint(sparql_workers())  # the workers that ran them are gone
-    asked = await sparql.request(SparqlQueryRequest(user="alice", query="ASK { ?s ?p ?o }"), timeout=30)
+    asked = await sparql.request(
+        SparqlQueryRequest(user="alice", query="ASK { ?s ?p ?o }"), timeout=30
+    )
     assert asked.ask_result is False  # alice's default graph is empty; fresh workers answer
     await sparql.close()
     await explain.close()

@@ -38,8 +38,11 @@ from trustgraph_flow.store.processor import StoreSettings, proc
 T = TypeVar("T")
 
 
-async def eventually(probe: Callable[[], Awaitable[T]], ok: Callable[[T], bool], timeout: float = 15) -> T:
+async def eventually(
+    probe: Callable[[], Awaitable[T]], ok: Callable[[T], bool], timeout: float = 15
+) -> T:
     """Re-run ``probe`` until ``ok`` holds (the store commits asynchronously to publishing)."""
+
     async def loop() -> T:
         while True:
             value = await probe()
@@ -51,7 +54,9 @@ async def eventually(probe: Callable[[], Awaitable[T]], ok: Callable[[T], bool],
 
 
 @pytest.fixture
-async def clients(processors: RunningProcessors, settings: ProcessorSettings, bus: Bus, topics: Topics):  # type: ignore[no-untyped-def]
+async def clients(
+    processors: RunningProcessors, settings: ProcessorSettings, bus: Bus, topics: Topics
+):  # type: ignore[no-untyped-def]
     await processors.start(proc, StoreSettings(**settings.model_dump()))
     made = [RequestClient(bus, topics, spec, "tester") for spec in (TRIPLES_QUERY, SPARQL, EXPLAIN)]
     yield made
@@ -74,7 +79,9 @@ async def test_isolation_between_users_and_collections(clients, bus: Bus, topics
     )  # fmt: skip
 
     async def listed(user: str, collection: str) -> list[str]:
-        resp = await explain_c.request(ExplainRequest(operation="list-traces", user=user, collection=collection), timeout=10)
+        resp = await explain_c.request(
+            ExplainRequest(operation="list-traces", user=user, collection=collection), timeout=10
+        )
         return [t.id.rsplit(":", 1)[1] for t in resp.traces]
 
     assert await eventually(lambda: listed("bob", "default"), lambda v: v == ["bob1"])
@@ -83,23 +90,35 @@ async def test_isolation_between_users_and_collections(clients, bus: Bus, topics
     assert await listed("carol", "default") == []
 
     ask = "ASK { GRAPH ?g { ?q <https://trustgraph.ai/ns/query> ?text FILTER(CONTAINS(?text, 'bob1')) } }"
-    for user, collection, expected in (("bob", "default", True), ("alice", "default", False), ("alice", "other", False)):
-        resp = await sparql_c.request(SparqlQueryRequest(query=ask, user=user, collection=collection), timeout=10)
+    for user, collection, expected in (
+        ("bob", "default", True),
+        ("alice", "default", False),
+        ("alice", "other", False),
+    ):
+        resp = await sparql_c.request(
+            SparqlQueryRequest(query=ask, user=user, collection=collection), timeout=10
+        )
         assert resp.ask_result is expected
     pattern = TriplesQueryRequest(p=TG.query, g="*", user="alice", collection="default")
     found = (await triples_c.request(pattern, timeout=10)).triples
     assert [t.o for t in found] == [LiteralTerm(v="what does the fox do? (alice1)")]
 
     with pytest.raises(ServiceError) as err:
-        await explain_c.request(ExplainRequest(operation="get-trace", id="bob1", user="alice"), timeout=10)
+        await explain_c.request(
+            ExplainRequest(operation="get-trace", id="bob1", user="alice"), timeout=10
+        )
     assert err.value.type == "not-found"
 
-    await explain_c.request(ExplainRequest(operation="delete-collection", user="alice", collection="other"), timeout=10)
+    await explain_c.request(
+        ExplainRequest(operation="delete-collection", user="alice", collection="other"), timeout=10
+    )
     assert await listed("alice", "other") == []
     assert await listed("alice", "default") == ["alice1"]
 
 
-async def test_bad_input_is_dead_lettered_or_rejected_and_the_writer_goes_on(clients, bus: Bus, topics: Topics) -> None:  # type: ignore[no-untyped-def]
+async def test_bad_input_is_dead_lettered_or_rejected_and_the_writer_goes_on(
+    clients, bus: Bus, topics: Topics
+) -> None:  # type: ignore[no-untyped-def]
     triples_c, _, _ = clients
     topic = topics.topic(TRIPLES_STORE)
     dead = await bus.subscribe(topics.dead_letter(topic, f"store.{TRIPLES_STORE}"), "inspect")
@@ -107,63 +126,120 @@ async def test_bad_input_is_dead_lettered_or_rejected_and_the_writer_goes_on(cli
     ill_typed = b'{"metadata": {"id": "y"}, "triples": [{"s": {"t": "i", "i": "urn:s"}, "p": {"t": "i", "i": "urn:p"}, "o": {"t": "l", "v": "abc", "dt": "http://www.w3.org/2001/XMLSchema#integer"}}]}'
     await bus.publish(topic, invalid)
     await bus.publish(topic, ill_typed)
-    refused = msg([Triple(s=iri("http://ex.com/%zz"), p=iri("urn:p"), o=LiteralTerm(v="1"))], "refused")
+    refused = msg(
+        [Triple(s=iri("http://ex.com/%zz"), p=iri("urn:p"), o=LiteralTerm(v="1"))], "refused"
+    )
     good = msg([Triple(s=iri("urn:good"), p=iri("urn:p"), o=LiteralTerm(v="1"))], "good")
     await publish(bus, topics, refused, good)
     dead_payloads = {(await asyncio.wait_for(dead.receive(), 15)).data() for _ in range(2)}
     assert dead_payloads == {invalid, ill_typed}
     query = TriplesQueryRequest(p=iri("urn:p"), g="*", user="alice")
-    found = await eventually(lambda: triples_c.request(query, timeout=10), lambda r: len(r.triples) >= 1)
+    found = await eventually(
+        lambda: triples_c.request(query, timeout=10), lambda r: len(r.triples) >= 1
+    )
     assert [t.s for t in found.triples] == [iri("urn:good")]
 
 
 async def test_queries_and_explain_over_the_bus(clients, bus: Bus, topics: Topics) -> None:  # type: ignore[no-untyped-def]
     triples_c, sparql_c, explain_c = clients
-    await publish(bus, topics, msg(document() + labels(), "doc"), msg(agent("a1", 3, "g-sub"), "agent"),
-                  msg(graph_rag("g1", 1), "g"), msg(doc_rag("d1", 2), "d"))
+    await publish(
+        bus,
+        topics,
+        msg(document() + labels(), "doc"),
+        msg(agent("a1", 3, "g-sub"), "agent"),
+        msg(graph_rag("g1", 1), "g"),
+        msg(doc_rag("d1", 2), "d"),
+    )
 
     async def listing() -> list[str]:
-        resp = await explain_c.request(ExplainRequest(operation="list-traces", user="alice"), timeout=10)
+        resp = await explain_c.request(
+            ExplainRequest(operation="list-traces", user="alice"), timeout=10
+        )
         return [t.id for t in resp.traces]
 
     ids = await eventually(listing, lambda v: len(v) == 3)
-    assert ids == [uris.agent_session_uri("a1"), uris.docrag_question_uri("d1"), uris.graph_rag_question_uri("g1")]
-    trace = (await explain_c.request(ExplainRequest(operation="get-trace", id=ids[0], include_provenance=True, user="alice"), timeout=10)).trace
-    assert trace is not None and trace.steps[0].subtraces[0].edges[0].sources[0].title == "Sample PDF"
-    hierarchy = (await explain_c.request(ExplainRequest(operation="document-hierarchy", id=DOC, user="alice"), timeout=10)).document
+    assert ids == [
+        uris.agent_session_uri("a1"),
+        uris.docrag_question_uri("d1"),
+        uris.graph_rag_question_uri("g1"),
+    ]
+    trace = (
+        await explain_c.request(
+            ExplainRequest(operation="get-trace", id=ids[0], include_provenance=True, user="alice"),
+            timeout=10,
+        )
+    ).trace
+    assert (
+        trace is not None and trace.steps[0].subtraces[0].edges[0].sources[0].title == "Sample PDF"
+    )
+    hierarchy = (
+        await explain_c.request(
+            ExplainRequest(operation="document-hierarchy", id=DOC, user="alice"), timeout=10
+        )
+    ).document
     assert hierarchy is not None and [p.number for p in hierarchy.pages] == [1, 2]
 
     edge_query = TriplesQueryRequest(o=quoted(*EDGE_FOX), g="urn:graph:retrieval", user="alice")
     found = (await triples_c.request(edge_query, timeout=10)).triples
-    assert {t.s.i for t in found if hasattr(t.s, "i")} == {uris.focus_edge_uri(uris.graph_rag_question_uri(s), 1) for s in ("g1", "g-sub")}
-    assert len((await triples_c.request(edge_query.model_copy(update={"limit": 1}), timeout=10)).triples) == 1
+    assert {t.s.i for t in found if hasattr(t.s, "i")} == {
+        uris.focus_edge_uri(uris.graph_rag_question_uri(s), 1) for s in ("g1", "g-sub")
+    }
+    assert (
+        len(
+            (
+                await triples_c.request(edge_query.model_copy(update={"limit": 1}), timeout=10)
+            ).triples
+        )
+        == 1
+    )
 
-    for bad, kind in (("DELETE WHERE { ?s ?p ?o }", "sparql-update-refused"), ("SELECT ?x WHERE {", "sparql-syntax")):
+    for bad, kind in (
+        ("DELETE WHERE { ?s ?p ?o }", "sparql-update-refused"),
+        ("SELECT ?x WHERE {", "sparql-syntax"),
+    ):
         with pytest.raises(ServiceError) as err:
             await sparql_c.request(SparqlQueryRequest(query=bad, user="alice"), timeout=10)
         assert err.value.type == kind
     with pytest.raises(ServiceError) as err:
-        await explain_c.request(ExplainRequest(operation="get-trace", id="not a trace id", user="alice"), timeout=10)
+        await explain_c.request(
+            ExplainRequest(operation="get-trace", id="not a trace id", user="alice"), timeout=10
+        )
     assert err.value.type == "bad-request"
 
-    await explain_c.request(ExplainRequest(operation="delete-trace", id="a1", user="alice"), timeout=10)
+    await explain_c.request(
+        ExplainRequest(operation="delete-trace", id="a1", user="alice"), timeout=10
+    )
     assert await listing() == ids[1:]
     gone = TriplesQueryRequest(s=iri(uris.graph_rag_question_uri("g-sub")), g="*", user="alice")
     assert (await triples_c.request(gone, timeout=10)).triples == []
 
 
-async def test_reply_too_large_is_an_error_naming_the_fix(clients, bus: Bus, topics: Topics) -> None:  # type: ignore[no-untyped-def]
+async def test_reply_too_large_is_an_error_naming_the_fix(
+    clients, bus: Bus, topics: Topics
+) -> None:  # type: ignore[no-untyped-def]
     triples_c, _, _ = clients
     big = "x" * 1_000_000
-    await publish(bus, topics, *(msg([Triple(s=iri(f"urn:big:{i}"), p=iri("urn:big"), o=LiteralTerm(v=big))], f"big{i}") for i in range(5)))
+    await publish(
+        bus,
+        topics,
+        *(
+            msg([Triple(s=iri(f"urn:big:{i}"), p=iri("urn:big"), o=LiteralTerm(v=big))], f"big{i}")
+            for i in range(5)
+        ),
+    )
     query = TriplesQueryRequest(p=iri("urn:big"), g="*", user="alice", limit=2)
     await eventually(lambda: triples_c.request(query, timeout=10), lambda r: len(r.triples) == 2)
     with pytest.raises(ServiceError) as err:
-        await eventually(lambda: triples_c.request(query.model_copy(update={"limit": 10}), timeout=10), lambda r: False)
+        await eventually(
+            lambda: triples_c.request(query.model_copy(update={"limit": 10}), timeout=10),
+            lambda r: False,
+        )
     assert err.value.type == "result-too-large" and "lower the limit" in err.value.message
 
 
-async def test_poison_messages_are_rejected_alone_and_the_writer_lives(clients, bus: Bus, topics: Topics) -> None:  # type: ignore[no-untyped-def]
+async def test_poison_messages_are_rejected_alone_and_the_writer_lives(
+    clients, bus: Bus, topics: Topics
+) -> None:  # type: ignore[no-untyped-def]
     """D3: whatever a message holds, it is dead-lettered alone; its batch is written."""
     triples_c, _, _ = clients
     topic = topics.topic(TRIPLES_STORE)
@@ -175,20 +251,38 @@ async def test_poison_messages_are_rejected_alone_and_the_writer_lives(clients, 
         b"[]",
         b'{"metadata": 5, "triples": "no"}',
     ]
-    goods = [msg([Triple(s=iri(f"urn:good:{u}{n}"), p=iri("urn:p3"), o=LiteralTerm(v="1"))], f"{u}{n}", user=u)
-             for n in range(3) for u in ("alice", "bob")]
-    mixed: list[Triples | bytes] = [x for pair in zip(goods, poison, strict=False) for x in pair] + goods[len(poison):]
+    goods = [
+        msg(
+            [Triple(s=iri(f"urn:good:{u}{n}"), p=iri("urn:p3"), o=LiteralTerm(v="1"))],
+            f"{u}{n}",
+            user=u,
+        )
+        for n in range(3)
+        for u in ("alice", "bob")
+    ]
+    mixed: list[Triples | bytes] = [
+        x for pair in zip(goods, poison, strict=False) for x in pair
+    ] + goods[len(poison) :]
     await asyncio.gather(*(bus.publish(topic, m) for m in mixed))
     dead_payloads = [(await asyncio.wait_for(dead.receive(), 15)).data() for _ in poison]
     assert sorted(dead_payloads) == sorted(poison)
 
     async def subjects(user: str) -> list[str]:
-        found = await triples_c.request(TriplesQueryRequest(p=iri("urn:p3"), g="*", user=user), timeout=10)
+        found = await triples_c.request(
+            TriplesQueryRequest(p=iri("urn:p3"), g="*", user=user), timeout=10
+        )
         return sorted(t.s.i for t in found.triples)
 
     for user in ("alice", "bob"):
         expected = [f"urn:good:{user}{n}" for n in range(3)]
-        assert await eventually(lambda u=user: subjects(u), lambda r, e=expected: r == e) == expected  # type: ignore[misc]
+        assert (
+            await eventually(lambda u=user: subjects(u), lambda r, e=expected: r == e) == expected
+        )  # type: ignore[misc]
     # the consumer is still there: a later message is written too
-    await bus.publish(topic, msg([Triple(s=iri("urn:good:later"), p=iri("urn:p3"), o=LiteralTerm(v="1"))], "later"))
-    assert "urn:good:later" in await eventually(lambda: subjects("alice"), lambda r: "urn:good:later" in r)
+    await bus.publish(
+        topic,
+        msg([Triple(s=iri("urn:good:later"), p=iri("urn:p3"), o=LiteralTerm(v="1"))], "later"),
+    )
+    assert "urn:good:later" in await eventually(
+        lambda: subjects("alice"), lambda r: "urn:good:later" in r
+    )

@@ -36,7 +36,9 @@ EDGE_CAT = (iri(CAT), iri(CHASES), iri(FOX))
 TIME = "2026-01-01T00:00:{:02d}.000Z"
 
 
-def msg(triples: list[Triple], ident: str = "m", user: str = "alice", collection: str = "default") -> Triples:
+def msg(
+    triples: list[Triple], ident: str = "m", user: str = "alice", collection: str = "default"
+) -> Triples:
     return Triples(metadata=Metadata(id=ident, user=user, collection=collection), triples=triples)
 
 
@@ -49,15 +51,21 @@ def labels() -> list[Triple]:
 def document() -> list[Triple]:
     """d1: page 1 (chunks 0, 1), page 2 (chunk 0); fox-edge in p1/c0, cat-edge in p2/c0."""
     out = document_triples(DOC, "Sample PDF", "application/pdf")
-    out += activity_triples(uris.activity_uri(DOC, "decode"), uris.component_uri("decoder"), "decoder", TIME.format(0))
+    out += activity_triples(
+        uris.activity_uri(DOC, "decode"), uris.component_uri("decoder"), "decoder", TIME.format(0)
+    )
     layout = {2: [(0, [EDGE_CAT])], 1: [(1, []), (0, [EDGE_FOX])]}
     for page_number, chunks in layout.items():
         page = uris.page_uri(DOC, page_number)
         out += page_triples(page, DOC, page_number, uris.activity_uri(page, "decode"))
         for index, edges in chunks:
             chunk = uris.chunk_uri(page, index)
-            out += chunk_triples(chunk, page, index, index * 100, 100, uris.activity_uri(chunk, "chunk"))
-            out += subgraph_triples(uris.subgraph_uri(chunk), chunk, edges, uris.activity_uri(chunk, "extract"))
+            out += chunk_triples(
+                chunk, page, index, index * 100, 100, uris.activity_uri(chunk, "chunk")
+            )
+            out += subgraph_triples(
+                uris.subgraph_uri(chunk), chunk, edges, uris.activity_uri(chunk, "extract")
+            )
     return out
 
 
@@ -70,22 +78,37 @@ def plain_document(doc: str = "urn:trustgraph:doc:notes") -> list[Triple]:
     return out
 
 
-def graph_rag(sid: str, second: int, parent: str | None = None, *, finished: bool = True) -> list[Triple]:
+def graph_rag(
+    sid: str, second: int, parent: str | None = None, *, finished: bool = True
+) -> list[Triple]:
     """A GraphRAG trace selecting the fox edge; ``parent`` makes it a sub-trace."""
     q = uris.graph_rag_question_uri(sid)
-    out = graph_rag_question_triples(q, f"what does the fox do? ({sid})", TIME.format(second), parent)
+    out = graph_rag_question_triples(
+        q, f"what does the fox do? ({sid})", TIME.format(second), parent
+    )
     out += graph_rag_exploration_triples(uris.exploration_uri(q), q, 7)
-    out += graph_rag_focus_triples(uris.focus_uri(q), uris.exploration_uri(q), q, [SelectedEdge(*EDGE_FOX, "the fox acts")])
+    out += graph_rag_focus_triples(
+        uris.focus_uri(q), uris.exploration_uri(q), q, [SelectedEdge(*EDGE_FOX, "the fox acts")]
+    )
     if finished:
         out += synthesis_triples(uris.synthesis_uri(q), uris.focus_uri(q), "It jumps over the dog.")
-        out += metrics_triples(uris.synthesis_uri(q), "urn:graph:retrieval", model="m1", in_token=10, out_token=5, latency_ms=12.5)
+        out += metrics_triples(
+            uris.synthesis_uri(q),
+            "urn:graph:retrieval",
+            model="m1",
+            in_token=10,
+            out_token=5,
+            latency_ms=12.5,
+        )
     return out
 
 
 def doc_rag(sid: str, second: int) -> list[Triple]:
     q = uris.docrag_question_uri(sid)
     out = docrag_question_triples(q, "what is in page 1?", TIME.format(second))
-    out += docrag_exploration_triples(uris.exploration_uri(q), q, [uris.chunk_uri(uris.page_uri(DOC, 1), 1)])
+    out += docrag_exploration_triples(
+        uris.exploration_uri(q), q, [uris.chunk_uri(uris.page_uri(DOC, 1), 1)]
+    )
     out += synthesis_triples(uris.synthesis_uri(q), uris.exploration_uri(q), "Page one text.")
     return out
 
@@ -95,7 +118,9 @@ def agent(sid: str, second: int, sub_sid: str) -> list[Triple]:
     a = uris.agent_session_uri(sid)
     i1, i2 = uris.agent_iteration_uri(a, 1), uris.agent_iteration_uri(a, 2)
     out = agent_session_triples(a, "tell me about the fox", TIME.format(second))
-    out += agent_iteration_triples(i1, a, "look it up", "knowledge-query", {"question": "fox"}, "It jumps over the dog.")
+    out += agent_iteration_triples(
+        i1, a, "look it up", "knowledge-query", {"question": "fox"}, "It jumps over the dog."
+    )
     out += graph_rag(sub_sid, second, parent=i1)
     out += agent_iteration_triples(i2, i1, "enough", "none", {}, "ok")
     out += metrics_triples(i1, "urn:graph:retrieval", model="m1", in_token=3)
@@ -105,7 +130,9 @@ def agent(sid: str, second: int, sub_sid: str) -> list[Triple]:
 
 def failed_agent(sid: str, second: int) -> list[Triple]:
     a = uris.agent_session_uri(sid)
-    return agent_session_triples(a, "doomed", TIME.format(second)) + failure_triples(a, "urn:graph:retrieval", "LLM down")
+    return agent_session_triples(a, "doomed", TIME.format(second)) + failure_triples(
+        a, "urn:graph:retrieval", "LLM down"
+    )
 
 
 def subject_count(triples: list[Triple], subject: str) -> int:

@@ -88,11 +88,15 @@ def upsert(user: str, collection: str, *items: VectorItem) -> VectorRequest:
 
 
 def query(user: str, collection: str, vector: list[float], limit: int = 10) -> VectorRequest:
-    return VectorRequest(user=user, collection=collection, operation="query", vector=vector, limit=limit)
+    return VectorRequest(
+        user=user, collection=collection, operation="query", vector=vector, limit=limit
+    )
 
 
 def delete_document(user: str, collection: str, document: str) -> VectorRequest:
-    return VectorRequest(user=user, collection=collection, operation="delete-document", document=document)
+    return VectorRequest(
+        user=user, collection=collection, operation="delete-document", document=document
+    )
 
 
 async def found(client: Client, req: VectorRequest) -> list[tuple[str, str]]:
@@ -105,8 +109,12 @@ async def test_hostile_names_stay_isolated(
     await processors.start(vectors.proc, backend)
     names = [n or "-" for n in HOSTILE]  # user and collection must not be empty
     for i, name in enumerate(names):
-        await client.request(upsert(name, name, VectorItem(id=f"u{i}", vector=[1, 0], text=name)), timeout=20)
-        await client.request(upsert("u", name, VectorItem(id=f"c{i}", vector=[1, 0], text=name)), timeout=20)
+        await client.request(
+            upsert(name, name, VectorItem(id=f"u{i}", vector=[1, 0], text=name)), timeout=20
+        )
+        await client.request(
+            upsert("u", name, VectorItem(id=f"c{i}", vector=[1, 0], text=name)), timeout=20
+        )
     # the old folder scheme joined user and collection with a NUL: these two must differ
     await client.request(upsert("a\0b", "c", VectorItem(id="first", vector=[1, 0])), timeout=20)
     await client.request(upsert("a", "b\0c", VectorItem(id="second", vector=[1, 0])), timeout=20)
@@ -122,7 +130,10 @@ async def test_hostile_ids_and_documents(
     processors: RunningProcessors, backend: vectors.Settings, client: Client
 ) -> None:
     await processors.start(vectors.proc, backend)
-    items = [VectorItem(id=f"id:{s}", vector=[1, i + 1], text=f"text:{s}", document=s) for i, s in enumerate(HOSTILE)]
+    items = [
+        VectorItem(id=f"id:{s}", vector=[1, i + 1], text=f"text:{s}", document=s)
+        for i, s in enumerate(HOSTILE)
+    ]
     await client.request(upsert("u", "c", *items), timeout=20)
     every = await found(client, query("u", "c", [1, 0], limit=100))
     assert sorted(every) == sorted((it.id, it.text) for it in items)
@@ -146,14 +157,19 @@ async def test_upsert_replaces_and_redelivery_is_idempotent(
         assert (await client.request(first, timeout=20)).count == 2
     resp = await client.request(query("u", "c", [1, 0, 0]), timeout=20)
     assert [(m.id, m.text) for m in resp.matches] == [("a", "old"), ("b", "b")] and resp.count == 2
-    assert resp.matches[0].score == pytest.approx(1.0) and resp.matches[1].score == pytest.approx(0.0)
+    assert resp.matches[0].score == pytest.approx(1.0) and resp.matches[1].score == pytest.approx(
+        0.0
+    )
 
     # the same id again: replaced (vector, text and document), not added
     again = upsert("u", "c", VectorItem(id="a", vector=[0, 0, 2], text="new", document="d2"),
                    VectorItem(id="a", vector=[0, 0, 1], text="newest", document="d2"))  # fmt: skip
     assert (await client.request(again, timeout=20)).count == 2  # how many were given
     resp = await client.request(query("u", "c", [0, 0, 1]), timeout=20)
-    assert [(m.id, m.text) for m in resp.matches] == [("a", "newest"), ("b", "b")] and resp.count == 2
+    assert [(m.id, m.text) for m in resp.matches] == [
+        ("a", "newest"),
+        ("b", "b"),
+    ] and resp.count == 2
     assert (await client.request(delete_document("u", "c", "d1"), timeout=20)).count == 0
     assert (await client.request(delete_document("u", "c", "d2"), timeout=20)).count == 2
     assert (await client.request(delete_document("u", "c", "d2"), timeout=20)).count == 0
@@ -164,7 +180,9 @@ async def test_upsert_replaces_and_redelivery_is_idempotent(
         await client.request(upsert("u", "c", VectorItem(id="y", vector=[1, 0, 0, 0])), timeout=20)
     assert err.value.type == "bad-request" and "2-dimensional" in err.value.message
     with pytest.raises(ServiceError, match="more than the 65,535"):
-        await client.request(upsert("u", "c", VectorItem(id="y", vector=[1, 0], text="é" * 40_000)), timeout=20)
+        await client.request(
+            upsert("u", "c", VectorItem(id="y", vector=[1, 0], text="é" * 40_000)), timeout=20
+        )
     assert await found(client, query("u", "c", [0, 1])) == [("z", "")]
 
 
@@ -197,7 +215,9 @@ async def test_sigkill_loses_no_acknowledged_write_and_leaves_no_process(
         assert helpers, "Milvus Lite runs as a child process of the processor"
 
         async def write(i: int) -> int:
-            batch = [VectorItem(id=f"m{i}-{k}", vector=[1, i, k], document=f"d{i}") for k in range(5)]
+            batch = [
+                VectorItem(id=f"m{i}-{k}", vector=[1, i, k], document=f"d{i}") for k in range(5)
+            ]
             await client.request(upsert("u", "c", *batch), timeout=30)
             return i
 
@@ -234,7 +254,9 @@ async def test_stopping_in_process_leaves_no_milvus_process(
     assert not any(_alive(p) for p in started)
 
 
-def test_two_replicas_on_one_server_see_each_others_changes(milvus_server: str, tmp_path: Path) -> None:
+def test_two_replicas_on_one_server_see_each_others_changes(
+    milvus_server: str, tmp_path: Path
+) -> None:
     """Two processors' stores on one Milvus server (replicas): one's drop is not the other's stale cache."""
     from trustgraph_flow.vectors.milvus import MilvusVectors
 
@@ -243,12 +265,16 @@ def test_two_replicas_on_one_server_see_each_others_changes(milvus_server: str, 
         item = VectorItem(id="x", vector=[1, 0], text="first", document="d")
         assert a.upsert("u", "c", "chunk", [item]) == 1
         assert b.upsert("u", "c", "chunk", [item]) == 1  # the same message on both: one copy
-        assert [(m.id, m.text) for m in b.query("u", "c", "chunk", [1, 0], 10)[0]] == [("x", "first")]
+        assert [(m.id, m.text) for m in b.query("u", "c", "chunk", [1, 0], 10)[0]] == [
+            ("x", "first")
+        ]
         assert a.drop("u", "c") == 1
         assert b.query("u", "c", "chunk", [1, 0], 10) == ([], 0)
         again = VectorItem(id="y", vector=[0, 1, 0], text="after", document="d")
         assert b.upsert("u", "c", "chunk", [again]) == 1  # b still remembered a 2-dimensional index
-        assert [(m.id, m.text) for m in a.query("u", "c", "chunk", [0, 1, 0], 10)[0]] == [("y", "after")]
+        assert [(m.id, m.text) for m in a.query("u", "c", "chunk", [0, 1, 0], 10)[0]] == [
+            ("y", "after")
+        ]
         assert a.delete_document("u", "c", "chunk", "d") == 1
         assert b.delete_document("u", "c", "chunk", "d") == 0
     finally:

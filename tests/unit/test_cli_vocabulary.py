@@ -24,7 +24,18 @@ CLICK = {
     if not name.startswith("tg-proc-") and name != "tg-gateway"
 }
 CLIENTS = {name for name in CLICK if name not in ("tg-start", "tg-stop")}
-FORMATS = {"text", "table", "json", "csv", "turtle", "ntriples", "trig", "jsonld", "provn", "provjson"}
+FORMATS = {
+    "text",
+    "table",
+    "json",
+    "csv",
+    "turtle",
+    "ntriples",
+    "trig",
+    "jsonld",
+    "provn",
+    "provjson",
+}
 
 
 def command(name: str) -> click.Command:
@@ -60,7 +71,9 @@ def test_every_option_has_help_and_the_help_has_examples_that_parse(name: str) -
     assert [o.name for o in options(name) if not o.help] == []
     result = CliRunner().invoke(cmd, ["--help"])
     assert result.exit_code == 0 and "Example" in result.output
-    examples = [ln.strip() for ln in (cmd.epilog or "").splitlines() if ln.strip().startswith(name + " ")]
+    examples = [
+        ln.strip() for ln in (cmd.epilog or "").splitlines() if ln.strip().startswith(name + " ")
+    ]
     assert examples, f"{name} --help shows no example"
     for example in examples:
         with cmd.make_context(name, example_args(example)) as ctx:
@@ -84,12 +97,23 @@ def test_client_commands_share_the_gateway_options(name: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(CLICK))
 def test_each_short_flag_means_one_thing_everywhere(name: str) -> None:
-    meaning = {"-g": "--graph", "-l": "--limit", "-v": "--verbose", "-q": "--question",
-               "-x": "--explainable", "-f": "--file", "-u": "--api-url", "-t": "--token",
-               "-U": "--user", "-C": "--collection"}
+    meaning = {
+        "-g": "--graph",
+        "-l": "--limit",
+        "-v": "--verbose",
+        "-q": "--question",
+        "-x": "--explainable",
+        "-f": "--file",
+        "-u": "--api-url",
+        "-t": "--token",
+        "-U": "--user",
+        "-C": "--collection",
+    }
     for short, opt in flags(name).items():
         if short in meaning:
-            assert meaning[short] in opt.opts, f"{name}: {short} is {opt.opts}, not {meaning[short]}"
+            assert meaning[short] in opt.opts, (
+                f"{name}: {short} is {opt.opts}, not {meaning[short]}"
+            )
         if "--limit" in opt.opts:
             assert "-l" in opt.opts, f"{name}: --limit without -l"
         if "--graph" in opt.opts:
@@ -107,8 +131,10 @@ def test_formats_use_the_shared_names(name: str) -> None:
 
 
 def test_old_format_names_still_work() -> None:
-    for name, old, new in (("tg-query-triples", "space", "text"),
-                           ("tg-show-document-hierarchy", "tree", "text")):
+    for name, old, new in (
+        ("tg-query-triples", "space", "text"),
+        ("tg-show-document-hierarchy", "tree", "text"),
+    ):
         assert FORMAT_ALIASES[old] == new
         args = ["--format", old] + (["x"] if name == "tg-show-document-hierarchy" else [])
         with command(name).make_context(name, args) as ctx:
@@ -118,8 +144,11 @@ def test_old_format_names_still_work() -> None:
 @pytest.mark.parametrize(
     ("name", "args", "says"),
     [
-        ("tg-load-document", ["README.md", "--chunk-overlap", "200", "--chunk-size", "100"],
-         "must be smaller than --chunk-size 100"),
+        (
+            "tg-load-document",
+            ["README.md", "--chunk-overlap", "200", "--chunk-size", "100"],
+            "must be smaller than --chunk-size 100",
+        ),
         ("tg-list-explain-traces", ["--limit", "0"], "'-l' / '--limit'"),
         ("tg-show-explain-trace", [], "Missing argument 'ID'"),
         ("tg-query-triples", ["--format", "yaml"], "'yaml' is not one of 'text', 'json'"),

@@ -38,7 +38,10 @@ PASS_THROUGH = {
     "text-completion": {"OPENAI_BASE_URL", "OPENAI_MODEL", "OPENAI_API_KEY"},
     "gateway": {"TRUSTGRAPH_URL", "TRUSTGRAPH_TOKEN"},
 }
-HOST = {"TG_GATEWAY_TOKEN": "s3cret", "TG_PULSAR_TOKEN": "jwt.for.processors"}  # the operator's .env
+HOST = {
+    "TG_GATEWAY_TOKEN": "s3cret",
+    "TG_PULSAR_TOKEN": "jwt.for.processors",
+}  # the operator's .env
 INTERPOLATION = re.compile(r"^\$\{(\w+)(?::([?-])(.*))?\}$")
 
 
@@ -159,7 +162,11 @@ def test_the_broker_requires_a_token_and_every_client_has_it() -> None:
     assert env["authenticationEnabled"] == "true"
     assert env["authenticationProviders"].endswith("AuthenticationProviderToken")
     assert env["PULSAR_PREFIX_tokenSecretKey"].startswith("data:;base64,${TG_PULSAR_SECRET_KEY:?")
-    assert env["authParams"] == env["brokerClientAuthenticationParameters"] == "token:${TG_PULSAR_TOKEN:?set TG_PULSAR_TOKEN}"
+    assert (
+        env["authParams"]
+        == env["brokerClientAuthenticationParameters"]
+        == "token:${TG_PULSAR_TOKEN:?set TG_PULSAR_TOKEN}"
+    )
     for name in APP_SERVICES:
         assert SERVICES[name]["environment"]["TG_PULSAR_TOKEN"].startswith("${TG_PULSAR_TOKEN:?")
         with pytest.raises(LookupError):

@@ -29,7 +29,9 @@ def test_deterministic_and_normalised() -> None:
 
 def test_stable_across_processes() -> None:
     code = "from trustgraph_flow.embeddings import hashing; print(hashing.embed_one('stable text')[:4].tolist())"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert out.strip() == str(hashing.embed_one("stable text")[:4].tolist())
 
 

@@ -19,8 +19,27 @@ MARKDOWN = """## Rivers of Europe
 3. Prague is the capital of Czechia
 > Lisbon is the capital of Portugal
 """
-PREPOSITIONS = {"around", "about", "near", "before", "after", "during", "in", "on", "at", "by",
-                "of", "with", "for", "from", "to", "since", "until", "over", "under"}
+PREPOSITIONS = {
+    "around",
+    "about",
+    "near",
+    "before",
+    "after",
+    "during",
+    "in",
+    "on",
+    "at",
+    "by",
+    "of",
+    "with",
+    "for",
+    "from",
+    "to",
+    "since",
+    "until",
+    "over",
+    "under",
+}
 CLAUSE_WORDS = {"before", "after", "when", "while", "because", "until", "and", "or", "but"}
 
 

@@ -17,8 +17,16 @@ def test_a_key_is_its_record_and_nothing_else_is(tmp_path: Path) -> None:
     record, token = keys.create("alice", "laptop", collections=["work"])
     assert keys.verify(token) == record and record.collections == ("work",)
     prefix, secret = token.rsplit("_", 1)[0], token.split("_", 2)[2]
-    for wrong in (token + "x", token[:-1], f"{prefix}_{'A' * len(secret)}", "", "tg_", "tg__x",
-                  "not-a-key", token.replace("tg_", "TG_", 1)):
+    for wrong in (
+        token + "x",
+        token[:-1],
+        f"{prefix}_{'A' * len(secret)}",
+        "",
+        "tg_",
+        "tg__x",
+        "not-a-key",
+        token.replace("tg_", "TG_", 1),
+    ):
         assert keys.verify(wrong) is None, wrong
     text = keys.path.read_text()
     assert token not in text and secret not in text

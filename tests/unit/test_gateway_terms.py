@@ -112,7 +112,11 @@ def test_render_select_as_table_csv_and_json() -> None:
     shown = json.loads(sparql.render(reply, "json"))
     assert shown["results"]["bindings"][1] == {"s": {"type": "bnode", "value": "b0"}}
     assert sparql.render({"query-type": "ask", "ask-result": False}, "table") == "false\n"
-    count = {"query-type": "select", "variables": ["n"], "bindings": [{"values": [lit(34).model_dump()]}]}
+    count = {
+        "query-type": "select",
+        "variables": ["n"],
+        "bindings": [{"values": [lit(34).model_dump()]}],
+    }
     assert sparql.render(count, "table").splitlines()[2] == "34"
 
 

@@ -8,7 +8,9 @@ import pytest
 
 from trustgraph_flow.chunker import split
 
-SENTENCES = " ".join(f"Sentence number {i} says that city {i} is the capital of land {i}." for i in range(60))
+SENTENCES = " ".join(
+    f"Sentence number {i} says that city {i} is the capital of land {i}." for i in range(60)
+)
 
 
 def texts(text: str, size: int, overlap: int) -> list[str]:
@@ -48,7 +50,9 @@ def test_no_overlap_means_disjoint_chunks() -> None:
 
 
 def test_short_blank_and_unbroken_text() -> None:
-    assert texts("Paris is the capital of France.", 1000, 100) == ["Paris is the capital of France."]
+    assert texts("Paris is the capital of France.", 1000, 100) == [
+        "Paris is the capital of France."
+    ]
     assert split("   \n\n  ", 100, 10) == []
     unbroken = "x" * 250
     pieces = texts(unbroken, 100, 10)

@@ -52,7 +52,10 @@ def test_bad_pdfs_are_refused_with_a_reason(data: bytes, why: str) -> None:
 
 
 def test_text_decoding() -> None:
-    assert decode_text("\ufeffParis is the capital of France.".encode()) == "Paris is the capital of France."
+    assert (
+        decode_text("\ufeffParis is the capital of France.".encode())
+        == "Paris is the capital of France."
+    )
     with pytest.raises(DecodeError, match="not valid UTF-8"):
         decode_text(b"caf\xe9 au lait")
     with pytest.raises(DecodeError, match="no text"):

@@ -14,7 +14,13 @@ from trustgraph_flow.extractor import PROMPT, BadOutput, ExtractedEdge, edge_tri
 
 def test_valid_answer_with_fences_and_duplicates() -> None:
     edge = {"s": "Paris", "p": "capital of", "o": "France", "o_literal": False}
-    answer = "```json\n" + json.dumps([edge, edge, {"s": " Eiffel  Tower", "p": "height", "o": "330 m", "o_literal": True}]) + "\n```"
+    answer = (
+        "```json\n"
+        + json.dumps(
+            [edge, edge, {"s": " Eiffel  Tower", "p": "height", "o": "330 m", "o_literal": True}]
+        )
+        + "\n```"
+    )
     edges = parse_edges(answer)
     assert edges == [
         ExtractedEdge(s="Paris", p="capital of", o="France"),
@@ -61,7 +67,9 @@ def test_facts_are_in_the_default_graph_with_labels() -> None:
     assert (tower, IriTerm(i=relation_uri("built in")), LiteralTerm(v="1889")) in spo
     assert not any(t.s == IriTerm(i=entity_uri("1889")) for t in facts), "a literal gets no entity"
     assert quoted[0] == (paris, capital, france)
-    assert len(facts) == 2 + 5  # two facts, five labels (Paris, capital of, France, tower, built in)
+    assert (
+        len(facts) == 2 + 5
+    )  # two facts, five labels (Paris, capital of, France, tower, built in)
 
 
 def test_prompt_renders_the_text() -> None:

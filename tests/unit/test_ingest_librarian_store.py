@@ -23,17 +23,26 @@ def store(tmp_path: Path) -> Iterator[LibrarianStore]:
 
 
 def uploaded(store: LibrarianStore, scope: Scope = ALICE, doc: str = DOC) -> DocumentInfo:
-    store.begin_upload(DocumentInfo(id=doc, title="T", mime_type="text/plain", user=scope.user,
-                                    collection=scope.collection, time="2026-01-01T00:00:00Z",
-                                    status="uploading"))
+    store.begin_upload(
+        DocumentInfo(
+            id=doc,
+            title="T",
+            mime_type="text/plain",
+            user=scope.user,
+            collection=scope.collection,
+            time="2026-01-01T00:00:00Z",
+            status="uploading",
+        )
+    )
     store.append_part(scope, doc, 0, b"Paris is ")
     store.append_part(scope, doc, 1, b"the capital of France.")
     return store.finish_upload(scope, doc)
 
 
 def event(stage: str, source: str, **kw: int | str) -> IngestEvent:
-    return IngestEvent(metadata=Metadata(id=DOC, user="alice"), document=DOC, stage=stage,
-                       source=source, **kw)  # type: ignore[arg-type]
+    return IngestEvent(
+        metadata=Metadata(id=DOC, user="alice"), document=DOC, stage=stage, source=source, **kw
+    )  # type: ignore[arg-type]
 
 
 def test_parts_are_joined_durably_and_scoped(store: LibrarianStore) -> None:
@@ -49,8 +58,15 @@ def test_parts_are_joined_durably_and_scoped(store: LibrarianStore) -> None:
 
 
 def test_parts_out_of_order_are_refused(store: LibrarianStore) -> None:
-    store.begin_upload(DocumentInfo(id=DOC, mime_type="text/plain", user="alice",
-                                    collection="default", time="2026-01-01T00:00:00Z"))
+    store.begin_upload(
+        DocumentInfo(
+            id=DOC,
+            mime_type="text/plain",
+            user="alice",
+            collection="default",
+            time="2026-01-01T00:00:00Z",
+        )
+    )
     with pytest.raises(StoreError, match="expected part 0"):
         store.append_part(ALICE, DOC, 1, b"x")
 
@@ -59,8 +75,13 @@ def test_texts_and_chunk_spans(store: LibrarianStore) -> None:
     uploaded(store)
     page = DOC + "/p1"
     store.put_text(ALICE, page, "Paris is the capital of France.")
-    store.put_spans(ALICE, [ChunkSpan(id=page + "/c0", offset=0, length=5),
-                            ChunkSpan(id=page + "/c1", offset=13, length=7)])
+    store.put_spans(
+        ALICE,
+        [
+            ChunkSpan(id=page + "/c0", offset=0, length=5),
+            ChunkSpan(id=page + "/c1", offset=13, length=7),
+        ],
+    )
     assert store.text(ALICE, page + "/c0") == "Paris"
     assert store.text(ALICE, page + "/c1") == "capital"
     assert store.text(BOB, page + "/c0") is None
@@ -81,7 +102,13 @@ def test_progress_completes_once_every_chunk_is_extracted(store: LibrarianStore)
     store.record_event(event("chunked", DOC + "/p2", chunks=0))
     info = store.record_event(event("extracted", DOC + "/p1/c1", edges=1, error="bad json"))
     assert info is not None
-    assert (info.status, info.pages, info.chunks, info.chunks_done, info.edges) == ("complete", 2, 2, 2, 4)
+    assert (info.status, info.pages, info.chunks, info.chunks_done, info.edges) == (
+        "complete",
+        2,
+        2,
+        2,
+        4,
+    )
     assert info.error is not None and "bad json" in info.error
 
 
@@ -89,8 +116,12 @@ def test_failure_event_marks_failed(store: LibrarianStore) -> None:
     uploaded(store)
     info = store.record_event(event("failed", DOC, error="decode failed: encrypted"))
     assert info is not None and info.status == "failed" and info.error == "decode failed: encrypted"
-    assert store.record_event(IngestEvent(metadata=Metadata(id="x", user="bob"), document=DOC,
-                                          stage="decoded")) is None
+    assert (
+        store.record_event(
+            IngestEvent(metadata=Metadata(id="x", user="bob"), document=DOC, stage="decoded")
+        )
+        is None
+    )
 
 
 def test_owner_document() -> None:
@@ -103,7 +134,11 @@ def test_decoding_pages_and_chunked_pages_are_counted(store: LibrarianStore) -> 
     uploaded(store)
     store.record_event(event("decoding", DOC + "#decoding-5", pages=5))
     info = store.record_event(event("decoding", DOC + "#decoding-3", pages=3))  # late, smaller
-    assert info is not None and (info.pages_decoded, info.pages, info.status) == (5, 0, "processing")
+    assert info is not None and (info.pages_decoded, info.pages, info.status) == (
+        5,
+        0,
+        "processing",
+    )
     store.record_event(event("decoded", DOC, pages=2))
     info = store.record_event(event("chunked", DOC + "/p1", chunks=2))
     assert info is not None and (info.pages, info.pages_chunked, info.chunks) == (2, 1, 2)

@@ -9,7 +9,14 @@ import click
 import pytest
 from click.testing import CliRunner
 
-COMMANDS = ["show_source_usage", "remove_document", "delete_explain_trace", "purge_explain_traces", "diff_explain_traces", "export_explain_trace"]
+COMMANDS = [
+    "show_source_usage",
+    "remove_document",
+    "delete_explain_trace",
+    "purge_explain_traces",
+    "diff_explain_traces",
+    "export_explain_trace",
+]
 
 
 def command(module: str) -> click.Command:
@@ -23,7 +30,9 @@ def test_help_shows_examples_that_parse(module: str) -> None:
     cmd = command(module)
     result = CliRunner().invoke(cmd, ["--help"])
     assert result.exit_code == 0 and "Examples:" in result.output
-    examples = [ln.strip() for ln in (cmd.epilog or "").splitlines() if ln.strip().startswith("tg-")]
+    examples = [
+        ln.strip() for ln in (cmd.epilog or "").splitlines() if ln.strip().startswith("tg-")
+    ]
     assert len(examples) >= 2
     for line in examples:
         cmd.make_context(cmd.name or "tg", shlex.split(line)[1:])  # raises on a bad example

@@ -23,8 +23,12 @@ def edges_of(text: str) -> list[tuple[str, str, str, bool]]:
 
 
 def test_extracts_the_documented_examples() -> None:
-    assert edges_of("Paris is the capital of France.") == [("Paris", "is the capital of", "France", False)]
-    assert edges_of("Marie Curie was born in Warsaw.") == [("Marie Curie", "was born in", "Warsaw", False)]
+    assert edges_of("Paris is the capital of France.") == [
+        ("Paris", "is the capital of", "France", False)
+    ]
+    assert edges_of("Marie Curie was born in Warsaw.") == [
+        ("Marie Curie", "was born in", "Warsaw", False)
+    ]
 
 
 def test_extraction_variants() -> None:
@@ -41,7 +45,9 @@ def test_extraction_variants() -> None:
     ]
 
 
-@pytest.mark.parametrize("text", ["", "   ", "!!! ?? ...", "lower case only here.", "He went.", "x" * 5000, "{}[]"])
+@pytest.mark.parametrize(
+    "text", ["", "   ", "!!! ?? ...", "lower case only here.", "He went.", "x" * 5000, "{}[]"]
+)
 def test_extraction_never_crashes_on_odd_text(text: str) -> None:
     assert isinstance(json.loads(offline.complete("extract-edges", {"text": text})), list)
 
@@ -74,17 +80,29 @@ def test_select_scores_by_question_words() -> None:
 
 def test_select_falls_back_to_closest_edges() -> None:
     edges = [{"id": f"e{i}", "s": "A", "p": "b", "o": "C"} for i in range(5)]
-    picks = json.loads(offline.complete("graph-rag-select", {"question": "zebra?", "edges": edges, "max": 10}))
+    picks = json.loads(
+        offline.complete("graph-rag-select", {"question": "zebra?", "edges": edges, "max": 10})
+    )
     assert [p["id"] for p in picks] == ["e0", "e1", "e2"]
     assert {p["reasoning"] for p in picks} == {"closest available edge"}
-    assert json.loads(offline.complete("graph-rag-select", {"question": "q", "edges": "junk"})) == []
+    assert (
+        json.loads(offline.complete("graph-rag-select", {"question": "q", "edges": "junk"})) == []
+    )
 
 
 def test_graph_answer_is_extractive() -> None:
-    edges = [{"s": "Marie Curie", "p": "born in", "o": "Warsaw"}, {"s": "Paris", "p": "is the capital of", "o": "France"}]
-    answer = offline.complete("graph-rag-answer", {"question": "What is the capital of France?", "edges": edges})
+    edges = [
+        {"s": "Marie Curie", "p": "born in", "o": "Warsaw"},
+        {"s": "Paris", "p": "is the capital of", "o": "France"},
+    ]
+    answer = offline.complete(
+        "graph-rag-answer", {"question": "What is the capital of France?", "edges": edges}
+    )
     assert answer == "Paris is the capital of France."
-    assert offline.complete("graph-rag-answer", {"question": "q", "edges": []}) == offline.NO_GRAPH_ANSWER
+    assert (
+        offline.complete("graph-rag-answer", {"question": "q", "edges": []})
+        == offline.NO_GRAPH_ANSWER
+    )
 
 
 def test_document_answer_picks_best_sentences() -> None:
@@ -92,14 +110,18 @@ def test_document_answer_picks_best_sentences() -> None:
         "Warsaw is in Poland. Marie Curie was born in Warsaw in 1867.",
         "She moved to Paris. Curie won two Nobel prizes.",
     ]
-    answer = offline.complete("document-rag-answer", {"question": "Where was Marie Curie born?", "chunks": chunks})
+    answer = offline.complete(
+        "document-rag-answer", {"question": "Where was Marie Curie born?", "chunks": chunks}
+    )
     assert answer == "Marie Curie was born in Warsaw in 1867."
     none = offline.complete("document-rag-answer", {"question": "zebras?", "chunks": chunks})
     assert none == offline.NO_DOCUMENT_ANSWER
 
 
 def react(history: list[dict[str, Any]], tools: list[dict[str, Any]] = TOOLS) -> str:
-    return offline.complete("agent-react", {"question": "Who founded X?", "tools": tools, "history": history})
+    return offline.complete(
+        "agent-react", {"question": "Who founded X?", "tools": tools, "history": history}
+    )
 
 
 def test_agent_first_step_queries_the_graph() -> None:
@@ -110,23 +132,46 @@ def test_agent_first_step_queries_the_graph() -> None:
 
 
 def test_agent_answers_from_a_useful_observation() -> None:
-    step = {"thought": "t", "action": "knowledge-query", "arguments": {}, "observation": "Y founded X."}
-    assert react([step]) == "Thought: The observation answers the question.\nFinal Answer: Y founded X."
+    step = {
+        "thought": "t",
+        "action": "knowledge-query",
+        "arguments": {},
+        "observation": "Y founded X.",
+    }
+    assert (
+        react([step])
+        == "Thought: The observation answers the question.\nFinal Answer: Y founded X."
+    )
 
 
 def test_agent_falls_back_to_documents_then_gives_up() -> None:
-    kq = {"thought": "t", "action": "knowledge-query", "arguments": {}, "observation": offline.NO_GRAPH_ANSWER}
+    kq = {
+        "thought": "t",
+        "action": "knowledge-query",
+        "arguments": {},
+        "observation": offline.NO_GRAPH_ANSWER,
+    }
     second = react([kq])
     assert "Action: document-query" in second and "Final Answer" not in second
-    dq = {"thought": "t", "action": "document-query", "arguments": {}, "observation": "Error: timeout"}
-    assert react([kq, dq]).endswith("Final Answer: No answer was found in the collection for: Who founded X?")
+    dq = {
+        "thought": "t",
+        "action": "document-query",
+        "arguments": {},
+        "observation": "Error: timeout",
+    }
+    assert react([kq, dq]).endswith(
+        "Final Answer: No answer was found in the collection for: Who founded X?"
+    )
     # only tools that exist are used
     assert "Final Answer: No answer" in react([kq], tools=TOOLS[:1])
     assert "Final Answer: No answer" in react([], tools=[])
 
 
 def test_text_and_unknown_types_are_deterministic() -> None:
-    assert offline.complete("text", {"question": "Hello there. More."}) == "Offline engine: Hello there."
+    assert (
+        offline.complete("text", {"question": "Hello there. More."})
+        == "Offline engine: Hello there."
+    )
     assert offline.complete("mystery", {}, "Prompt text! Rest") == "Offline engine: Prompt text!"
     assert offline.complete("text", {}) == "Offline engine: (empty prompt)"
 

@@ -10,7 +10,13 @@ from trustgraph_flow.llm.processor import Settings, estimate_tokens
 
 @pytest.fixture(autouse=True)
 def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("TG_LLM_BASE_URL", "OPENAI_BASE_URL", "TG_LLM_MODEL", "OPENAI_MODEL", "OPENAI_API_KEY"):
+    for name in (
+        "TG_LLM_BASE_URL",
+        "OPENAI_BASE_URL",
+        "TG_LLM_MODEL",
+        "OPENAI_MODEL",
+        "OPENAI_API_KEY",
+    ):
         monkeypatch.delenv(name, raising=False)
 
 
@@ -32,7 +38,10 @@ def test_tg_variable_beats_openai_and_flag_beats_both(monkeypatch: pytest.Monkey
     monkeypatch.setenv("OPENAI_BASE_URL", "http://openai/v1")
     monkeypatch.setenv("TG_LLM_BASE_URL", "http://tg/v1")
     assert load_settings(Settings, [], "t").llm_base_url == "http://tg/v1"
-    assert load_settings(Settings, ["--llm-base-url", "http://flag/v1"], "t").llm_base_url == "http://flag/v1"
+    assert (
+        load_settings(Settings, ["--llm-base-url", "http://flag/v1"], "t").llm_base_url
+        == "http://flag/v1"
+    )
 
 
 def test_token_estimate_counts_words() -> None:

@@ -82,31 +82,35 @@ def test_agent_trace_matches_spec() -> None:
         )
         + lines(agent_final_triples(final, i1, "Paris"))
     )
-    split(got, [
-        "<urn:trustgraph:agent:s1> rdf:type prov:Activity",
-        "<urn:trustgraph:agent:s1> rdf:type tg:Question",
-        "<urn:trustgraph:agent:s1> rdf:type tg:AgentQuestion",
-        '<urn:trustgraph:agent:s1> tg:query "What is the capital of France?"',
-        '<urn:trustgraph:agent:s1> prov:startedAtTime "2026-01-01T00:00:00Z"^^xsd:dateTime',
-        "<urn:trustgraph:agent:s1/i1> rdf:type prov:Entity",
-        "<urn:trustgraph:agent:s1/i1> rdf:type tg:Analysis",
-        "<urn:trustgraph:agent:s1/i1> prov:wasDerivedFrom <urn:trustgraph:agent:s1>",
-        '<urn:trustgraph:agent:s1/i1> tg:thought "look it up"',
-        '<urn:trustgraph:agent:s1/i1> tg:action "knowledge-query"',
-        '<urn:trustgraph:agent:s1/i1> tg:arguments "{\\"question\\": \\"capital of France\\"}"',
-        '<urn:trustgraph:agent:s1/i1> tg:observation "Paris"',
-        "<urn:trustgraph:agent:s1/final> rdf:type prov:Entity",
-        "<urn:trustgraph:agent:s1/final> rdf:type tg:Conclusion",
-        "<urn:trustgraph:agent:s1/final> prov:wasDerivedFrom <urn:trustgraph:agent:s1/i1>",
-        '<urn:trustgraph:agent:s1/final> tg:answer "Paris"',
-    ], [
-        '<urn:trustgraph:agent:s1> rdfs:label "Question"',
-        "<urn:trustgraph:agent:s1/i1> rdf:type tg:ToolUse",
-        '<urn:trustgraph:agent:s1/i1> rdfs:label "Analysis"',
-        "<urn:trustgraph:agent:s1/final> rdf:type tg:Answer",
-        '<urn:trustgraph:agent:s1/final> rdfs:label "Conclusion"',
-        "<urn:trustgraph:agent:s1/final> tg:document <urn:trustgraph:agent:s1/final/document>",
-    ])
+    split(
+        got,
+        [
+            "<urn:trustgraph:agent:s1> rdf:type prov:Activity",
+            "<urn:trustgraph:agent:s1> rdf:type tg:Question",
+            "<urn:trustgraph:agent:s1> rdf:type tg:AgentQuestion",
+            '<urn:trustgraph:agent:s1> tg:query "What is the capital of France?"',
+            '<urn:trustgraph:agent:s1> prov:startedAtTime "2026-01-01T00:00:00Z"^^xsd:dateTime',
+            "<urn:trustgraph:agent:s1/i1> rdf:type prov:Entity",
+            "<urn:trustgraph:agent:s1/i1> rdf:type tg:Analysis",
+            "<urn:trustgraph:agent:s1/i1> prov:wasDerivedFrom <urn:trustgraph:agent:s1>",
+            '<urn:trustgraph:agent:s1/i1> tg:thought "look it up"',
+            '<urn:trustgraph:agent:s1/i1> tg:action "knowledge-query"',
+            '<urn:trustgraph:agent:s1/i1> tg:arguments "{\\"question\\": \\"capital of France\\"}"',
+            '<urn:trustgraph:agent:s1/i1> tg:observation "Paris"',
+            "<urn:trustgraph:agent:s1/final> rdf:type prov:Entity",
+            "<urn:trustgraph:agent:s1/final> rdf:type tg:Conclusion",
+            "<urn:trustgraph:agent:s1/final> prov:wasDerivedFrom <urn:trustgraph:agent:s1/i1>",
+            '<urn:trustgraph:agent:s1/final> tg:answer "Paris"',
+        ],
+        [
+            '<urn:trustgraph:agent:s1> rdfs:label "Question"',
+            "<urn:trustgraph:agent:s1/i1> rdf:type tg:ToolUse",
+            '<urn:trustgraph:agent:s1/i1> rdfs:label "Analysis"',
+            "<urn:trustgraph:agent:s1/final> rdf:type tg:Answer",
+            '<urn:trustgraph:agent:s1/final> rdfs:label "Conclusion"',
+            "<urn:trustgraph:agent:s1/final> tg:document <urn:trustgraph:agent:s1/final/document>",
+        ],
+    )
     everything = agent_session_triples(session, "q", "2026-01-01T00:00:00Z") + agent_final_triples(
         final, session, "a"
     )
@@ -127,36 +131,40 @@ def test_docrag_trace_matches_spec() -> None:
         + lines(docrag_exploration_triples(exp, q, chunks, grounding=uris.grounding_uri(q)))
         + lines(synthesis_triples(syn, exp, "answer"))
     )
-    split(got, [
-        "<urn:trustgraph:docrag:d1> rdf:type prov:Activity",
-        "<urn:trustgraph:docrag:d1> rdf:type tg:Question",
-        "<urn:trustgraph:docrag:d1> rdf:type tg:DocRagQuestion",
-        '<urn:trustgraph:docrag:d1> tg:query "q?"',
-        '<urn:trustgraph:docrag:d1> prov:startedAtTime "2026-01-01T00:00:00Z"^^xsd:dateTime',
-        "<urn:trustgraph:docrag:d1> prov:wasDerivedFrom <urn:trustgraph:agent:s1/i2>",
-        "<urn:trustgraph:docrag:d1/exploration> rdf:type prov:Entity",
-        "<urn:trustgraph:docrag:d1/exploration> rdf:type tg:Exploration",
-        "<urn:trustgraph:docrag:d1/exploration> prov:wasGeneratedBy <urn:trustgraph:docrag:d1>",
-        '<urn:trustgraph:docrag:d1/exploration> tg:chunkCount "2"^^xsd:integer',
-        "<urn:trustgraph:docrag:d1/exploration> tg:selectedChunk <urn:trustgraph:doc:x/p1/c0>",
-        "<urn:trustgraph:docrag:d1/exploration> tg:selectedChunk <urn:trustgraph:doc:x/p2/c3>",
-        "<urn:trustgraph:docrag:d1/synthesis> rdf:type prov:Entity",
-        "<urn:trustgraph:docrag:d1/synthesis> rdf:type tg:Synthesis",
-        "<urn:trustgraph:docrag:d1/synthesis> prov:wasDerivedFrom <urn:trustgraph:docrag:d1/exploration>",
-        '<urn:trustgraph:docrag:d1/synthesis> tg:content "answer"',
-    ], [
-        '<urn:trustgraph:docrag:d1> rdfs:label "Question"',
-        "<urn:trustgraph:docrag:d1/grounding> rdf:type prov:Entity",
-        "<urn:trustgraph:docrag:d1/grounding> rdf:type tg:Grounding",
-        "<urn:trustgraph:docrag:d1/grounding> prov:wasDerivedFrom <urn:trustgraph:docrag:d1>",
-        '<urn:trustgraph:docrag:d1/grounding> rdfs:label "Grounding"',
-        '<urn:trustgraph:docrag:d1/grounding> tg:concept "q?"',
-        '<urn:trustgraph:docrag:d1/exploration> rdfs:label "Exploration"',
-        "<urn:trustgraph:docrag:d1/exploration> prov:wasDerivedFrom <urn:trustgraph:docrag:d1/grounding>",
-        "<urn:trustgraph:docrag:d1/synthesis> rdf:type tg:Answer",
-        '<urn:trustgraph:docrag:d1/synthesis> rdfs:label "Synthesis"',
-        "<urn:trustgraph:docrag:d1/synthesis> tg:document <urn:trustgraph:docrag:d1/synthesis/document>",
-    ])
+    split(
+        got,
+        [
+            "<urn:trustgraph:docrag:d1> rdf:type prov:Activity",
+            "<urn:trustgraph:docrag:d1> rdf:type tg:Question",
+            "<urn:trustgraph:docrag:d1> rdf:type tg:DocRagQuestion",
+            '<urn:trustgraph:docrag:d1> tg:query "q?"',
+            '<urn:trustgraph:docrag:d1> prov:startedAtTime "2026-01-01T00:00:00Z"^^xsd:dateTime',
+            "<urn:trustgraph:docrag:d1> prov:wasDerivedFrom <urn:trustgraph:agent:s1/i2>",
+            "<urn:trustgraph:docrag:d1/exploration> rdf:type prov:Entity",
+            "<urn:trustgraph:docrag:d1/exploration> rdf:type tg:Exploration",
+            "<urn:trustgraph:docrag:d1/exploration> prov:wasGeneratedBy <urn:trustgraph:docrag:d1>",
+            '<urn:trustgraph:docrag:d1/exploration> tg:chunkCount "2"^^xsd:integer',
+            "<urn:trustgraph:docrag:d1/exploration> tg:selectedChunk <urn:trustgraph:doc:x/p1/c0>",
+            "<urn:trustgraph:docrag:d1/exploration> tg:selectedChunk <urn:trustgraph:doc:x/p2/c3>",
+            "<urn:trustgraph:docrag:d1/synthesis> rdf:type prov:Entity",
+            "<urn:trustgraph:docrag:d1/synthesis> rdf:type tg:Synthesis",
+            "<urn:trustgraph:docrag:d1/synthesis> prov:wasDerivedFrom <urn:trustgraph:docrag:d1/exploration>",
+            '<urn:trustgraph:docrag:d1/synthesis> tg:content "answer"',
+        ],
+        [
+            '<urn:trustgraph:docrag:d1> rdfs:label "Question"',
+            "<urn:trustgraph:docrag:d1/grounding> rdf:type prov:Entity",
+            "<urn:trustgraph:docrag:d1/grounding> rdf:type tg:Grounding",
+            "<urn:trustgraph:docrag:d1/grounding> prov:wasDerivedFrom <urn:trustgraph:docrag:d1>",
+            '<urn:trustgraph:docrag:d1/grounding> rdfs:label "Grounding"',
+            '<urn:trustgraph:docrag:d1/grounding> tg:concept "q?"',
+            '<urn:trustgraph:docrag:d1/exploration> rdfs:label "Exploration"',
+            "<urn:trustgraph:docrag:d1/exploration> prov:wasDerivedFrom <urn:trustgraph:docrag:d1/grounding>",
+            "<urn:trustgraph:docrag:d1/synthesis> rdf:type tg:Answer",
+            '<urn:trustgraph:docrag:d1/synthesis> rdfs:label "Synthesis"',
+            "<urn:trustgraph:docrag:d1/synthesis> tg:document <urn:trustgraph:docrag:d1/synthesis/document>",
+        ],
+    )
 
 
 def test_graph_rag_trace_matches_spec() -> None:
@@ -174,36 +182,40 @@ def test_graph_rag_trace_matches_spec() -> None:
         + lines(graph_rag_focus_triples(foc, exp, q, [edge]))
         + lines(synthesis_triples(syn, foc, "Paris"))
     )
-    split(got, [
-        "<urn:trustgraph:question:g1> rdf:type prov:Activity",
-        "<urn:trustgraph:question:g1> rdf:type tg:Question",
-        "<urn:trustgraph:question:g1> rdf:type tg:GraphRagQuestion",
-        '<urn:trustgraph:question:g1> tg:query "q?"',
-        '<urn:trustgraph:question:g1> prov:startedAtTime "2026-01-01T00:00:00Z"^^xsd:dateTime',
-        "<urn:trustgraph:question:g1/exploration> rdf:type prov:Entity",
-        "<urn:trustgraph:question:g1/exploration> rdf:type tg:Exploration",
-        "<urn:trustgraph:question:g1/exploration> prov:wasGeneratedBy <urn:trustgraph:question:g1>",
-        '<urn:trustgraph:question:g1/exploration> tg:edgeCount "12"^^xsd:integer',
-        "<urn:trustgraph:question:g1/focus> rdf:type prov:Entity",
-        "<urn:trustgraph:question:g1/focus> rdf:type tg:Focus",
-        "<urn:trustgraph:question:g1/focus> prov:wasDerivedFrom <urn:trustgraph:question:g1/exploration>",
-        "<urn:trustgraph:question:g1/focus> tg:selectedEdge <urn:trustgraph:question:g1/focus/e1>",
-        "<urn:trustgraph:question:g1/focus/e1> tg:edge <<( <urn:trustgraph:entity:paris> <urn:trustgraph:rel:capital_of> <urn:trustgraph:entity:france> )>>",
-        '<urn:trustgraph:question:g1/focus/e1> tg:reasoning "names the capital"',
-        "<urn:trustgraph:question:g1/synthesis> rdf:type prov:Entity",
-        "<urn:trustgraph:question:g1/synthesis> rdf:type tg:Synthesis",
-        "<urn:trustgraph:question:g1/synthesis> prov:wasDerivedFrom <urn:trustgraph:question:g1/focus>",
-        '<urn:trustgraph:question:g1/synthesis> tg:content "Paris"',
-    ], [
-        '<urn:trustgraph:question:g1> rdfs:label "Question"',
-        '<urn:trustgraph:question:g1/exploration> rdfs:label "Exploration"',
-        "<urn:trustgraph:question:g1/exploration> prov:wasDerivedFrom <urn:trustgraph:question:g1/grounding>",
-        '<urn:trustgraph:question:g1/focus> rdfs:label "Focus"',
-        "<urn:trustgraph:question:g1/focus/e1> rdf:type tg:EdgeSelection",
-        "<urn:trustgraph:question:g1/synthesis> rdf:type tg:Answer",
-        '<urn:trustgraph:question:g1/synthesis> rdfs:label "Synthesis"',
-        "<urn:trustgraph:question:g1/synthesis> tg:document <urn:trustgraph:question:g1/synthesis/document>",
-    ])
+    split(
+        got,
+        [
+            "<urn:trustgraph:question:g1> rdf:type prov:Activity",
+            "<urn:trustgraph:question:g1> rdf:type tg:Question",
+            "<urn:trustgraph:question:g1> rdf:type tg:GraphRagQuestion",
+            '<urn:trustgraph:question:g1> tg:query "q?"',
+            '<urn:trustgraph:question:g1> prov:startedAtTime "2026-01-01T00:00:00Z"^^xsd:dateTime',
+            "<urn:trustgraph:question:g1/exploration> rdf:type prov:Entity",
+            "<urn:trustgraph:question:g1/exploration> rdf:type tg:Exploration",
+            "<urn:trustgraph:question:g1/exploration> prov:wasGeneratedBy <urn:trustgraph:question:g1>",
+            '<urn:trustgraph:question:g1/exploration> tg:edgeCount "12"^^xsd:integer',
+            "<urn:trustgraph:question:g1/focus> rdf:type prov:Entity",
+            "<urn:trustgraph:question:g1/focus> rdf:type tg:Focus",
+            "<urn:trustgraph:question:g1/focus> prov:wasDerivedFrom <urn:trustgraph:question:g1/exploration>",
+            "<urn:trustgraph:question:g1/focus> tg:selectedEdge <urn:trustgraph:question:g1/focus/e1>",
+            "<urn:trustgraph:question:g1/focus/e1> tg:edge <<( <urn:trustgraph:entity:paris> <urn:trustgraph:rel:capital_of> <urn:trustgraph:entity:france> )>>",
+            '<urn:trustgraph:question:g1/focus/e1> tg:reasoning "names the capital"',
+            "<urn:trustgraph:question:g1/synthesis> rdf:type prov:Entity",
+            "<urn:trustgraph:question:g1/synthesis> rdf:type tg:Synthesis",
+            "<urn:trustgraph:question:g1/synthesis> prov:wasDerivedFrom <urn:trustgraph:question:g1/focus>",
+            '<urn:trustgraph:question:g1/synthesis> tg:content "Paris"',
+        ],
+        [
+            '<urn:trustgraph:question:g1> rdfs:label "Question"',
+            '<urn:trustgraph:question:g1/exploration> rdfs:label "Exploration"',
+            "<urn:trustgraph:question:g1/exploration> prov:wasDerivedFrom <urn:trustgraph:question:g1/grounding>",
+            '<urn:trustgraph:question:g1/focus> rdfs:label "Focus"',
+            "<urn:trustgraph:question:g1/focus/e1> rdf:type tg:EdgeSelection",
+            "<urn:trustgraph:question:g1/synthesis> rdf:type tg:Answer",
+            '<urn:trustgraph:question:g1/synthesis> rdfs:label "Synthesis"',
+            "<urn:trustgraph:question:g1/synthesis> tg:document <urn:trustgraph:question:g1/synthesis/document>",
+        ],
+    )
 
 
 def test_extraction_provenance_matches_spec() -> None:

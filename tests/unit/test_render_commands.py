@@ -34,7 +34,9 @@ def test_help_shows_examples_that_parse(name: str) -> None:
     result = CliRunner().invoke(command, ["--help"])
     assert result.exit_code == 0
     assert "Example" in result.stdout and "--api-url" in result.stdout
-    examples = [line.strip() for line in command.epilog.splitlines() if line.strip().startswith(name)]
+    examples = [
+        line.strip() for line in command.epilog.splitlines() if line.strip().startswith(name)
+    ]
     assert examples
     for example in examples:
         args = shlex.split(example)[1:]
@@ -44,9 +46,11 @@ def test_help_shows_examples_that_parse(name: str) -> None:
 
 @pytest.mark.parametrize("module", sorted(COMMANDS.values()))
 def test_importing_a_command_stays_light(module: str) -> None:
-    code = (f"import sys, {module}; heavy = ('aiohttp', 'pydantic', 'rich', 'trustgraph_base'); "
-            "print(sorted({m.split('.')[0] for m in sys.modules if m.startswith(heavy) "
-            "and m not in ('trustgraph_base', 'trustgraph_base.usage')}))")
+    code = (
+        f"import sys, {module}; heavy = ('aiohttp', 'pydantic', 'rich', 'trustgraph_base'); "
+        "print(sorted({m.split('.')[0] for m in sys.modules if m.startswith(heavy) "
+        "and m not in ('trustgraph_base', 'trustgraph_base.usage')}))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
@@ -59,7 +63,10 @@ def load(*args: str) -> click.testing.Result:
 
 def test_load_document_refuses_bad_files_before_uploading(tmp_path: Path) -> None:
     missing = load(str(tmp_path / "nope.pdf"))
-    assert (missing.exit_code, missing.stderr) == (1, f"Error: no such file '{tmp_path}/nope.pdf'.\n")
+    assert (missing.exit_code, missing.stderr) == (
+        1,
+        f"Error: no such file '{tmp_path}/nope.pdf'.\n",
+    )
     (tmp_path / "empty.txt").write_bytes(b"")
     empty = load(str(tmp_path / "empty.txt"))
     assert empty.exit_code == 1 and "is empty: nothing to load" in empty.stderr
@@ -85,8 +92,13 @@ def test_default_id_is_readable_and_content_addressed() -> None:
 
 
 def info(**fields: object) -> DocumentInfo:
-    base = {"id": "urn:trustgraph:doc:x", "mime_type": "text/plain", "user": "u",
-            "collection": "c", "time": "2026-01-01T00:00:00Z"}
+    base = {
+        "id": "urn:trustgraph:doc:x",
+        "mime_type": "text/plain",
+        "user": "u",
+        "collection": "c",
+        "time": "2026-01-01T00:00:00Z",
+    }
     return DocumentInfo(**{**base, **fields})  # type: ignore[arg-type]
 
 
@@ -128,9 +140,16 @@ def test_progress_totals_never_grow_while_a_long_pdf_is_processed(
 
 
 def test_trace_table_adds_status_only_when_needed() -> None:
-    done = TraceSummary(id="urn:trustgraph:agent:1", type="agent", question="q?",
-                        time="2026-01-01T00:00:00.000Z")
-    assert trace_table([done], Style(width=80))[0].split() == ["Session", "ID", "Type", "Question", "Time"]
+    done = TraceSummary(
+        id="urn:trustgraph:agent:1", type="agent", question="q?", time="2026-01-01T00:00:00.000Z"
+    )
+    assert trace_table([done], Style(width=80))[0].split() == [
+        "Session",
+        "ID",
+        "Type",
+        "Question",
+        "Time",
+    ]
     running = done.model_copy(update={"status": "in-progress"})
     table = trace_table([done, running], Style(width=80))
     assert table[0].split()[-1] == "Status" and table[3].endswith("in-progress")

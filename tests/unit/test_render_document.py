@@ -23,13 +23,27 @@ Document: urn:trustgraph:doc:abc123
 def test_the_spec_example_exactly() -> None:
     doc = "urn:trustgraph:doc:abc123"
     chunks = [
-        ChunkNode(uri=f"{doc}/p1/c0", index=0, char_offset=0, char_length=40,
-                  content="The quick brown fox jumps over the lazy dog"),
-        ChunkNode(uri=f"{doc}/p1/c1", index=1, char_offset=40, char_length=40,
-                  content="Machine learning is a field of study"),
+        ChunkNode(
+            uri=f"{doc}/p1/c0",
+            index=0,
+            char_offset=0,
+            char_length=40,
+            content="The quick brown fox jumps over the lazy dog",
+        ),
+        ChunkNode(
+            uri=f"{doc}/p1/c1",
+            index=1,
+            char_offset=40,
+            char_length=40,
+            content="Machine learning is a field of study",
+        ),
     ]
-    view = DocumentView(id=doc, title="Sample PDF", mime_type="application/pdf",
-                        pages=[PageNode(uri=f"{doc}/p1", number=1, chunks=chunks)])
+    view = DocumentView(
+        id=doc,
+        title="Sample PDF",
+        mime_type="application/pdf",
+        pages=[PageNode(uri=f"{doc}/p1", number=1, chunks=chunks)],
+    )
     assert render_document(view, Style(), max_content=19) == SPEC_EXAMPLE
 
 
@@ -42,10 +56,15 @@ def test_edges_under_each_chunk_and_short_content_is_not_marked() -> None:
 
 def test_without_content_and_page_less_documents() -> None:
     doc = "urn:trustgraph:doc:notes"
-    view = DocumentView(id=doc, title="Notes", mime_type="text/plain", chunks=[
-        ChunkNode(uri=f"{doc}/c0", index=0, char_offset=0, char_length=5),
-        ChunkNode(uri=f"{doc}/c1", index=1, char_offset=5, char_length=5),
-    ])
+    view = DocumentView(
+        id=doc,
+        title="Notes",
+        mime_type="text/plain",
+        chunks=[
+            ChunkNode(uri=f"{doc}/c0", index=0, char_offset=0, char_length=5),
+            ChunkNode(uri=f"{doc}/c1", index=1, char_offset=5, char_length=5),
+        ],
+    )
     out = render_document(view, Style()).splitlines()
     assert out[-2:] == [f"  ├── Chunk 0: {doc}/c0", f"  └── Chunk 1: {doc}/c1"]
     assert not any("Content" in line for line in out)

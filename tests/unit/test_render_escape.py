@@ -32,9 +32,20 @@ def test_trace_tree_escapes_stored_text_and_keeps_its_own_colour() -> None:
 
 
 def test_document_tree_and_table_cells_are_escaped() -> None:
-    doc = DocumentView(id="urn:trustgraph:doc:x", title=EVIL, mime_type="text/plain",
-                       chunks=[ChunkNode(uri="urn:trustgraph:doc:x/c0", index=0, content=EVIL,
-                                         char_offset=0, char_length=len(EVIL))])
+    doc = DocumentView(
+        id="urn:trustgraph:doc:x",
+        title=EVIL,
+        mime_type="text/plain",
+        chunks=[
+            ChunkNode(
+                uri="urn:trustgraph:doc:x/c0",
+                index=0,
+                content=EVIL,
+                char_offset=0,
+                char_length=len(EVIL),
+            )
+        ],
+    )
     text = render_document(doc, Style(width=200), max_content=0)
     assert f'Title: "{SHOWN}"' in text and f'Content: "{SHOWN}"' in text
     assert "\x1b" not in text

@@ -53,8 +53,14 @@ def test_terms_as_text() -> None:
     assert term_text(IriTerm(i="urn:x")) == "urn:x"
     assert term_text(LiteralTerm(v="42")) == '"42"'
     assert term_text({"t": "b", "d": "n1"}) == "_:n1"
-    quoted = {"t": "t", "tr": {"s": {"t": "i", "i": "urn:s"}, "p": {"t": "i", "i": "urn:p"},
-                               "o": {"t": "l", "v": "o"}}}
+    quoted = {
+        "t": "t",
+        "tr": {
+            "s": {"t": "i", "i": "urn:s"},
+            "p": {"t": "i", "i": "urn:p"},
+            "o": {"t": "l", "v": "o"},
+        },
+    }
     assert term_text(quoted) == '<< urn:s urn:p "o" >>'
 
 
@@ -86,7 +92,9 @@ def test_detect_colour_on_a_terminal_and_plain_when_piped(monkeypatch: pytest.Mo
     monkeypatch.delenv("FORCE_COLOR", raising=False)
     monkeypatch.setenv("COLUMNS", "77")
     assert Style.detect(Stream(tty=True)) == Style(color=True, unicode=True, width=77)
-    assert Style.detect(Stream(tty=False)) == Style(color=False, unicode=True, width=77, fit_tables=False)
+    assert Style.detect(Stream(tty=False)) == Style(
+        color=False, unicode=True, width=77, fit_tables=False
+    )
     assert Style.detect(Stream(tty=False, encoding="ascii")).unicode is False
     monkeypatch.setenv("NO_COLOR", "1")
     assert Style.detect(Stream(tty=True)).color is False

@@ -25,9 +25,13 @@ def test_agent_nests_the_subtrace_under_the_step_that_ran_it() -> None:
     assert "  │   └── GraphRAG sub-trace: urn:trustgraph:question:g1" in out
     assert "  │       ├── Focus: urn:trustgraph:question:g1/focus" in out
     assert "  │       │   ├── Edge 1: Alice → knows → Bob" in out
-    assert out[-2:] == ["  └── Conclusion: urn:trustgraph:agent:a1/final", "      Answer: Bob is 42."]
+    assert out[-2:] == [
+        "  └── Conclusion: urn:trustgraph:agent:a1/final",
+        "      Answer: Bob is 42.",
+    ]
     assert out.index("  │   Observation: Alice knows Bob, who is 42.") < out.index(
-        "  │   └── GraphRAG sub-trace: urn:trustgraph:question:g1")
+        "  │   └── GraphRAG sub-trace: urn:trustgraph:question:g1"
+    )
 
 
 def test_graph_rag_edges_reasoning_metrics_and_literal_objects() -> None:
@@ -93,22 +97,32 @@ def test_piped_ascii_and_colour_on_a_terminal() -> None:
     assert "Alice -> knows -> Bob" in ascii_out
     assert not any(ord(c) > 127 for c in ascii_out)
     coloured = render_trace(samples.agent(), Style(color=True), TraceOptions())
-    assert "\x1b[" in coloured and "\x1b[" not in render_trace(samples.agent(), PLAIN, TraceOptions())
+    assert "\x1b[" in coloured and "\x1b[" not in render_trace(
+        samples.agent(), PLAIN, TraceOptions()
+    )
 
 
 def test_a_rag_trace_in_progress_names_the_stage_it_waits_for() -> None:
     partial = samples.graph_rag().model_copy(
-        update={"status": "in-progress", "synthesis": None, "answer": None, "focus": None,
-                "edges": []})
+        update={
+            "status": "in-progress",
+            "synthesis": None,
+            "answer": None,
+            "focus": None,
+            "edges": [],
+        }
+    )
     assert show(partial)[-1] == "  └── Focus: (in progress)"
     doc = samples.doc_rag().model_copy(
-        update={"status": "in-progress", "synthesis": None, "answer": None})
+        update={"status": "in-progress", "synthesis": None, "answer": None}
+    )
     assert show(doc)[-1] == "  └── Synthesis: (in progress)"
 
 
 def test_stages_arriving_out_of_order_still_name_the_missing_one() -> None:
     early_focus = samples.graph_rag().model_copy(
-        update={"status": "in-progress", "exploration": None, "synthesis": None, "answer": None})
+        update={"status": "in-progress", "exploration": None, "synthesis": None, "answer": None}
+    )
     out = show(early_focus)
     assert out[-1] == "  └── Exploration: (in progress)"
     assert "  ├── Focus: urn:trustgraph:question:g1/focus" in out

@@ -48,15 +48,25 @@ def second_document() -> list[Triple]:
     chunk = uris.chunk_uri(DOC2, 0)
     out = document_triples(DOC2, "Other", "text/plain")
     out += chunk_triples(chunk, DOC2, 0, 0, 10, uris.activity_uri(chunk, "chunk"))
-    out += activity_triples(uris.activity_uri(chunk, "chunk"), uris.component_uri("chunker"), "chunker", TIME.format(1))
-    out += subgraph_triples(uris.subgraph_uri(chunk), chunk, [EDGE_CAT], uris.activity_uri(chunk, "extract"))
+    out += activity_triples(
+        uris.activity_uri(chunk, "chunk"), uris.component_uri("chunker"), "chunker", TIME.format(1)
+    )
+    out += subgraph_triples(
+        uris.subgraph_uri(chunk), chunk, [EDGE_CAT], uris.activity_uri(chunk, "extract")
+    )
     return out
 
 
 @pytest.fixture
 def stores(tmp_path: Path) -> Stores:
     s = Stores(tmp_path / "store")
-    write_batch(s, [msg(document() + labels() + facts(EDGE_FOX, EDGE_CAT), "d1"), msg(second_document() + facts(EDGE_CAT), "d2")])
+    write_batch(
+        s,
+        [
+            msg(document() + labels() + facts(EDGE_FOX, EDGE_CAT), "d1"),
+            msg(second_document() + facts(EDGE_CAT), "d2"),
+        ],
+    )
     return s
 
 
@@ -65,11 +75,18 @@ def op(stores: Stores, operation: str, doc: str) -> None:
 
 
 def subjects(store: ox.Store, graph: ox.NamedNode | ox.DefaultGraph) -> set[str]:
-    return {q.subject.value for q in store.quads_for_pattern(None, None, None, graph) if isinstance(q.subject, ox.NamedNode)}
+    return {
+        q.subject.value
+        for q in store.quads_for_pattern(None, None, None, graph)
+        if isinstance(q.subject, ox.NamedNode)
+    }
 
 
 def default_edges(store: ox.Store) -> set[tuple[str, str, str]]:
-    return {(q.subject.value, q.predicate.value, q.object.value) for q in store.quads_for_pattern(None, None, None, ox.DefaultGraph())}
+    return {
+        (q.subject.value, q.predicate.value, q.object.value)
+        for q in store.quads_for_pattern(None, None, None, ox.DefaultGraph())
+    }
 
 
 def test_delete_document_removes_provenance_and_unshared_facts(stores: Stores) -> None:
@@ -79,9 +96,15 @@ def test_delete_document_removes_provenance_and_unshared_facts(stores: Stores) -
     source = subjects(handle.store, ox.NamedNode(GRAPH_SOURCE))
     assert not {s for s in source if s == DOC or s.startswith(DOC + "/")}
     assert DOC2 in source and uris.subgraph_uri(uris.chunk_uri(DOC2, 0)) in source
-    assert uris.component_uri("chunker") in source and uris.component_uri("decoder") in source  # shared agents stay
+    assert (
+        uris.component_uri("chunker") in source and uris.component_uri("decoder") in source
+    )  # shared agents stay
     edges = default_edges(handle.store)
-    assert (FOX, JUMPS, DOG) not in edges and (CAT, CHASES, FOX) in edges  # the cat edge is d2's too
+    assert (FOX, JUMPS, DOG) not in edges and (
+        CAT,
+        CHASES,
+        FOX,
+    ) in edges  # the cat edge is d2's too
     labelled = {s for s, p, _ in edges if p.endswith("#label")}
     assert labelled == {FOX, CAT, CHASES}  # dog and "jumps over" no longer used by any edge
     with pytest.raises(ServiceError) as err:
@@ -102,6 +125,8 @@ def test_delete_document_unknown_or_repeated_is_not_found(stores: Stores) -> Non
         op(stores, "delete-document", "urn:bad iri")
     assert err.value.type == "bad-request"
     handle = stores.get("alice", "default")
-    assert handle is not None and (CAT, CHASES, FOX) in default_edges(handle.store)  # d1 still holds it
+    assert handle is not None and (CAT, CHASES, FOX) in default_edges(
+        handle.store
+    )  # d1 still holds it
     assert (FOX, JUMPS, DOG) in default_edges(handle.store)
     assert not {s for s in subjects(handle.store, ox.NamedNode(GRAPH_SOURCE)) if s.startswith(DOC2)}

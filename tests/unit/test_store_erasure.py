@@ -34,7 +34,9 @@ def notes_rag(sid: str, second: int) -> list:  # type: ignore[type-arg]
     """A DocumentRAG trace that used only the other document."""
     return [t for t in doc_rag(sid, second) if "selectedChunk" not in t.p.i] + [
         t.model_copy(update={"o": t.o.model_copy(update={"i": uris.chunk_uri(NOTES, 0)})})
-        for t in doc_rag(sid, second) if "selectedChunk" in t.p.i]
+        for t in doc_rag(sid, second)
+        if "selectedChunk" in t.p.i
+    ]
 
 
 @pytest.fixture
@@ -43,12 +45,21 @@ def stores(tmp_path: Path) -> Stores:
     for user in ("alice", "bob"):
         facts = [Triple(s=e[0], p=e[1], o=e[2]) for e in (EDGE_FOX, EDGE_CAT)]
         write_batch(s, [msg(document() + plain_document() + labels() + facts, "doc", user=user)])
-        write_batch(s, [msg(graph_rag("g1", 1), user=user), msg(doc_rag("d1", 2), user=user),
-                        msg(agent("a1", 3, "g-sub"), user=user), msg(notes_rag("n1", 4), user=user)])
+        write_batch(
+            s,
+            [
+                msg(graph_rag("g1", 1), user=user),
+                msg(doc_rag("d1", 2), user=user),
+                msg(agent("a1", 3, "g-sub"), user=user),
+                msg(notes_rag("n1", 4), user=user),
+            ],
+        )
     return s
 
 
-def op(stores: Stores, operation: str, ident: str, user: str = "alice", **extra: object) -> ExplainResponse:
+def op(
+    stores: Stores, operation: str, ident: str, user: str = "alice", **extra: object
+) -> ExplainResponse:
     return explain_op(stores, ExplainRequest(operation=operation, id=ident, user=user, **extra))  # type: ignore[arg-type]
 
 
@@ -62,7 +73,11 @@ def trace_quads(stores: Stores, trace: str) -> set[ox.Quad]:
     handle = stores.get("alice", "default")
     assert handle is not None
     root = explain.resolve(handle, trace)
-    return {q for e in handle.index.entities(root) for q in handle.store.quads_for_pattern(ox.NamedNode(e), None, None, None)}
+    return {
+        q
+        for e in handle.index.entities(root)
+        for q in handle.store.quads_for_pattern(ox.NamedNode(e), None, None, None)
+    }
 
 
 def test_removal_marks_every_trace_that_used_the_document_and_nothing_else(stores: Stores) -> None:
@@ -71,16 +86,25 @@ def test_removal_marks_every_trace_that_used_the_document_and_nothing_else(store
     notes_tree = op(stores, "document-hierarchy", NOTES).document
     report = op(stores, "delete-document", DOC, reason="takedown 114").removal
     assert report is not None and report.erasure is not None
-    assert sorted(report.marked) == sorted(uris.graph_rag_question_uri(s) if s.startswith("g") else
-                                           uris.agent_session_uri(s) if s.startswith("a") else
-                                           uris.docrag_question_uri(s) for s in ("g1", "d1", "a1"))
+    assert sorted(report.marked) == sorted(
+        uris.graph_rag_question_uri(s)
+        if s.startswith("g")
+        else uris.agent_session_uri(s)
+        if s.startswith("a")
+        else uris.docrag_question_uri(s)
+        for s in ("g1", "d1", "a1")
+    )
     assert report.edges_removed == 2 and report.purged == []
 
     g1 = op(stores, "get-trace", "g1", include_provenance=True).trace
     assert g1 is not None and g1.status == "complete" and g1.answer == "It jumps over the dog."
     [edge] = g1.edges
     [removed] = edge.removed
-    assert (removed.reason, removed.document, removed.erasure) == ("takedown 114", DOC, report.erasure)
+    assert (removed.reason, removed.document, removed.erasure) == (
+        "takedown 114",
+        DOC,
+        report.erasure,
+    )
     assert edge.sources == []  # its only source is gone
     d1 = op(stores, "get-trace", "d1").trace
     assert d1 is not None and d1.chunks[0].removed[0].erasure == report.erasure
@@ -96,8 +120,15 @@ def test_removal_marks_every_trace_that_used_the_document_and_nothing_else(store
     handle = stores.get("alice", "default")
     assert handle is not None
     erasure = ox.NamedNode(report.erasure)
-    assert ox.Quad(ox.NamedNode(DOC), ox.NamedNode("http://www.w3.org/ns/prov#wasInvalidatedBy"), erasure,
-                   ox.NamedNode("urn:graph:retrieval")) in handle.store
+    assert (
+        ox.Quad(
+            ox.NamedNode(DOC),
+            ox.NamedNode("http://www.w3.org/ns/prov#wasInvalidatedBy"),
+            erasure,
+            ox.NamedNode("urn:graph:retrieval"),
+        )
+        in handle.store
+    )
 
 
 def test_purge_deletes_the_traces_that_used_it_with_their_subtraces(stores: Stores) -> None:

@@ -47,7 +47,9 @@ def test_safe_names_never_escape_the_root() -> None:
 
 
 def test_list_traces_newest_first_without_subtraces(stores: Stores) -> None:
-    write_batch(stores, [msg(graph_rag("g1", 1)), msg(agent("a1", 3, "g-sub")), msg(doc_rag("d1", 2))])
+    write_batch(
+        stores, [msg(graph_rag("g1", 1)), msg(agent("a1", 3, "g-sub")), msg(doc_rag("d1", 2))]
+    )
     write_batch(stores, [msg(failed_agent("bad", 4)), msg(graph_rag("g2", 5, finished=False))])
     rows = explain.list_traces(handle(stores), 50)
     assert [(r.id.rsplit(":", 1)[1], r.type, r.status) for r in rows] == [
@@ -66,7 +68,11 @@ def test_agent_trace_nests_its_graph_rag_subtrace(stores: Stores) -> None:
     assert view.id == uris.agent_session_uri("a1") and view.status == "complete"
     assert [s.index for s in view.steps] == [1, 2]
     step = view.steps[0]
-    assert (step.action, step.arguments, step.observation) == ("knowledge-query", '{"question": "fox"}', "It jumps over the dog.")
+    assert (step.action, step.arguments, step.observation) == (
+        "knowledge-query",
+        '{"question": "fox"}',
+        "It jumps over the dog.",
+    )
     assert view.answer == "The fox jumps over the dog."
     assert view.metrics["i1"].model == "m1" and view.metrics["i1"].in_token == 3
     [sub] = step.subtraces
@@ -77,14 +83,27 @@ def test_agent_trace_nests_its_graph_rag_subtrace(stores: Stores) -> None:
 
 def test_graph_rag_trace_with_provenance(stores: Stores) -> None:
     write_batch(stores, [msg(graph_rag("g1", 1))])
-    view = explain.get_trace(handle(stores), uris.graph_rag_question_uri("g1"), include_provenance=True)
+    view = explain.get_trace(
+        handle(stores), uris.graph_rag_question_uri("g1"), include_provenance=True
+    )
     assert (view.edge_count, view.answer, view.status) == (7, "It jumps over the dog.", "complete")
     [edge] = view.edges
     assert (edge.s, edge.p, edge.o) == EDGE_FOX
-    assert (edge.s_label, edge.p_label, edge.o_label, edge.reasoning) == ("fox", "jumps over", "dog", "the fox acts")
+    assert (edge.s_label, edge.p_label, edge.o_label, edge.reasoning) == (
+        "fox",
+        "jumps over",
+        "dog",
+        "the fox acts",
+    )
     [src] = edge.sources
-    assert (src.chunk, src.chunk_index, src.page_number, src.document, src.title, src.mime_type) == (
-        f"{DOC}/p1/c0", 0, 1, DOC, "Sample PDF", "application/pdf")
+    assert (
+        src.chunk,
+        src.chunk_index,
+        src.page_number,
+        src.document,
+        src.title,
+        src.mime_type,
+    ) == (f"{DOC}/p1/c0", 0, 1, DOC, "Sample PDF", "application/pdf")
     assert view.metrics["synthesis"].latency_ms == 12.5 and view.metrics["synthesis"].out_token == 5
     bare = explain.get_trace(handle(stores), "g1", include_provenance=False)
     assert bare.edges[0].sources == []
@@ -95,7 +114,11 @@ def test_doc_rag_trace_with_provenance(stores: Stores) -> None:
     view = explain.get_trace(handle(stores), "d1", include_provenance=True)
     assert view.type == "document-rag" and view.chunk_count == 1 and view.answer == "Page one text."
     [chunk] = view.chunks
-    assert chunk.uri == f"{DOC}/p1/c1" and chunk.sources[0].chunk_index == 1 and chunk.sources[0].page == f"{DOC}/p1"
+    assert (
+        chunk.uri == f"{DOC}/p1/c1"
+        and chunk.sources[0].chunk_index == 1
+        and chunk.sources[0].page == f"{DOC}/p1"
+    )
 
 
 def test_failed_trace_reports_its_error(stores: Stores) -> None:
@@ -122,7 +145,10 @@ def test_delete_trace_removes_entities_and_subtraces(stores: Stores) -> None:
     assert set(removed) == {uris.agent_session_uri("a1"), uris.graph_rag_question_uri("g-sub")}
     assert [r.id for r in explain.list_traces(h, 10)] == [uris.graph_rag_question_uri("g1")]
     remaining = {q.subject.value for q in h.store.quads_for_pattern(None, None, None, None)}
-    assert not any(s.startswith((uris.agent_session_uri("a1"), uris.graph_rag_question_uri("g-sub"))) for s in remaining)
+    assert not any(
+        s.startswith((uris.agent_session_uri("a1"), uris.graph_rag_question_uri("g-sub")))
+        for s in remaining
+    )
     assert len(h.store) == before - len(agent("a1", 3, "g-sub"))
     with pytest.raises(ServiceError):
         explain.get_trace(h, "g-sub", include_provenance=False)
@@ -140,12 +166,22 @@ def test_redelivery_changes_nothing(stores: Stores) -> None:
 def test_bad_message_rejected_alone(stores: Stores) -> None:
     good = msg([Triple(s=iri("urn:x:1"), p=iri("urn:p"), o=LiteralTerm(v="ok"))], "good")
     # The schema accepts these; pyoxigraph refuses them (bad percent-encoding, empty BCP 47 extension).
-    bad_iri = msg([Triple(s=iri("http://ex.com/%zz"), p=iri("urn:p"), o=LiteralTerm(v="x"))], "bad-iri")
-    bad_lang = msg([Triple(s=iri("urn:x:2"), p=iri("urn:p"), o=LiteralTerm(v="x", ln="en-a"))], "bad-lang")
+    bad_iri = msg(
+        [Triple(s=iri("http://ex.com/%zz"), p=iri("urn:p"), o=LiteralTerm(v="x"))], "bad-iri"
+    )
+    bad_lang = msg(
+        [Triple(s=iri("urn:x:2"), p=iri("urn:p"), o=LiteralTerm(v="x", ln="en-a"))], "bad-lang"
+    )
     report = write_batch(stores, [bad_iri, good, bad_lang])
-    assert report.rejected is not None and [r[0] for r in report.rejected] == ["bad-iri", "bad-lang"]
+    assert report.rejected is not None and [r[0] for r in report.rejected] == [
+        "bad-iri",
+        "bad-lang",
+    ]
     assert "percent" in report.rejected[0][1] and report.written == 1
-    assert len(list(handle(stores).store.quads_for_pattern(iri_node("urn:x:1"), None, None, None))) == 1
+    assert (
+        len(list(handle(stores).store.quads_for_pattern(iri_node("urn:x:1"), None, None, None)))
+        == 1
+    )
 
 
 def iri_node(value: str):  # type: ignore[no-untyped-def]
@@ -161,7 +197,12 @@ def test_document_hierarchy(stores: Stores) -> None:
     assert [p.number for p in doc.pages] == [1, 2]
     assert [c.index for c in doc.pages[0].chunks] == [0, 1]
     edge = doc.pages[0].chunks[0].edges[0]
-    assert (edge.s, edge.o, edge.s_label, edge.p_label) == (EDGE_FOX[0], EDGE_FOX[2], "fox", "jumps over")
+    assert (edge.s, edge.o, edge.s_label, edge.p_label) == (
+        EDGE_FOX[0],
+        EDGE_FOX[2],
+        "fox",
+        "jumps over",
+    )
     assert doc.pages[1].chunks[0].edges[0].o_label == "fox" and doc.chunks == []
     plain = hierarchy.document_view(handle(stores).store, "urn:trustgraph:doc:notes")
     assert plain is not None and plain.pages == [] and [c.index for c in plain.chunks] == [0, 1]
@@ -183,5 +224,9 @@ def test_newest_list_is_one_partial_index_scan(stores: Stores) -> None:
 
 
 def test_times_in_other_zones_sort_by_instant() -> None:
-    assert sort_key("2026-01-01T10:00:00+02:00") < sort_key("2026-01-01T09:00:00Z") < sort_key("2026-01-01T09:30:00.5Z")
+    assert (
+        sort_key("2026-01-01T10:00:00+02:00")
+        < sort_key("2026-01-01T09:00:00Z")
+        < sort_key("2026-01-01T09:30:00.5Z")
+    )
     assert sort_key("not a time") == "not a time"

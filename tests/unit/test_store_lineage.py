@@ -38,7 +38,9 @@ def stores(tmp_path: Path) -> Stores:
 
 
 def usage(stores: Stores, source: str, limit: int = 50, user: str = "alice") -> SourceUsage:
-    resp = explain_op(stores, ExplainRequest(operation="source-usage", id=source, limit=limit, user=user))
+    resp = explain_op(
+        stores, ExplainRequest(operation="source-usage", id=source, limit=limit, user=user)
+    )
     assert resp.usage is not None
     return resp.usage
 
@@ -47,7 +49,9 @@ def ids(u: SourceUsage) -> list[str]:
     return [t.trace.id.rsplit(":", 1)[1] for t in u.traces]
 
 
-def test_an_edge_is_used_by_graph_rag_and_by_the_agent_whose_subtrace_selected_it(stores: Stores) -> None:
+def test_an_edge_is_used_by_graph_rag_and_by_the_agent_whose_subtrace_selected_it(
+    stores: Stores,
+) -> None:
     u = usage(stores, FOX_EDGE)
     assert u.kind == "edge" and ids(u) == ["a1", "g1"]  # newest first; the sub-trace is not a top
     [path] = u.traces[0].paths
@@ -57,14 +61,20 @@ def test_an_edge_is_used_by_graph_rag_and_by_the_agent_whose_subtrace_selected_i
 
 
 def test_chunk_page_and_document_cover_what_lies_under_them(stores: Stores) -> None:
-    assert ids(usage(stores, uris.chunk_uri(P1, 0))) == ["a1", "g1"]  # through the fox edge it holds
+    assert ids(usage(stores, uris.chunk_uri(P1, 0))) == [
+        "a1",
+        "g1",
+    ]  # through the fox edge it holds
     docrag = usage(stores, uris.chunk_uri(P1, 1))
     assert ids(docrag) == ["d1"] and docrag.traces[0].paths[0].kind == "chunk"
     assert ids(usage(stores, P1)) == ["a1", "d1", "g1"]
     assert usage(stores, uris.page_uri(DOC, 2)).traces == []
     whole = usage(stores, "d1")  # a bare document id, as tg-load-document takes it
     assert whole.kind == "document" and ids(whole) == ["a1", "d1", "g1"]
-    assert {p.chunk for t in whole.traces for p in t.paths} == {uris.chunk_uri(P1, 0), uris.chunk_uri(P1, 1)}
+    assert {p.chunk for t in whole.traces for p in t.paths} == {
+        uris.chunk_uri(P1, 0),
+        uris.chunk_uri(P1, 1),
+    }
     assert ids(usage(stores, P1, limit=2)) == ["a1", "d1"]
 
 
@@ -88,14 +98,20 @@ def test_other_users_and_deleted_traces_are_not_counted(stores: Stores) -> None:
     assert ids(usage(stores, FOX_EDGE)) == ["g1"]
 
 
-@pytest.mark.parametrize(("source", "kind"), [
-    ("urn:trustgraph:doc:nope", "not-found"),
-    (f"<{FOX}> <{JUMPS}> <{FOX}>", "not-found"),
-    (f"<{FOX}> <{JUMPS}>", "bad-request"),
-    (f"{FOX_EDGE} . <urn:x> <urn:y> <urn:z>", "bad-request"),  # two triples smuggled in one edge
-    ('<urn:a> <urn:b> "x" } ; DROP GRAPH <urn:graph:source> #', "bad-request"),
-    ("urn:a b", "bad-request"),
-])
+@pytest.mark.parametrize(
+    ("source", "kind"),
+    [
+        ("urn:trustgraph:doc:nope", "not-found"),
+        (f"<{FOX}> <{JUMPS}> <{FOX}>", "not-found"),
+        (f"<{FOX}> <{JUMPS}>", "bad-request"),
+        (
+            f"{FOX_EDGE} . <urn:x> <urn:y> <urn:z>",
+            "bad-request",
+        ),  # two triples smuggled in one edge
+        ('<urn:a> <urn:b> "x" } ; DROP GRAPH <urn:graph:source> #', "bad-request"),
+        ("urn:a b", "bad-request"),
+    ],
+)
 def test_bad_sources_are_refused(stores: Stores, source: str, kind: str) -> None:
     with pytest.raises(ServiceError) as err:
         usage(stores, source)
@@ -103,7 +119,9 @@ def test_bad_sources_are_refused(stores: Stores, source: str, kind: str) -> None
 
 
 def test_hierarchy_counts_the_answers_using_each_page_and_chunk(stores: Stores) -> None:
-    doc = explain_op(stores, ExplainRequest(operation="document-hierarchy", id=DOC, user="alice")).document
+    doc = explain_op(
+        stores, ExplainRequest(operation="document-hierarchy", id=DOC, user="alice")
+    ).document
     assert doc is not None
     counts = {p.number: (p.used_by, [c.used_by for c in p.chunks]) for p in doc.pages}
     assert counts == {1: (3, [2, 1]), 2: (0, [0])}
@@ -125,19 +143,31 @@ def test_traces_written_before_the_lineage_index_are_indexed_when_the_store_open
 
 
 def test_diff_compares_evidence_across_trace_types(stores: Stores) -> None:
-    d = explain_op(stores, ExplainRequest(operation="diff-traces", id="a1", other="d1", user="alice")).diff
+    d = explain_op(
+        stores, ExplainRequest(operation="diff-traces", id="a1", other="d1", user="alice")
+    ).diff
     assert d is not None and d.a.type == "agent" and d.b.type == "document-rag"
     assert (d.answer_a, d.answer_b) == ("The fox jumps over the dog.", "Page one text.")
-    assert [i.id for i in d.edges.only_a] == [FOX_EDGE] and d.edges.only_a[0].label == "fox → jumps over → dog"
+    assert [i.id for i in d.edges.only_a] == [FOX_EDGE] and d.edges.only_a[
+        0
+    ].label == "fox → jumps over → dog"
     assert d.edges.both == [] and d.edges.only_b == []
     assert [i.id for i in d.chunks.only_a] == [uris.chunk_uri(P1, 0)]
     assert [i.id for i in d.chunks.only_b] == [uris.chunk_uri(P1, 1)]
     assert [i.id for i in d.pages.both] == [P1] and [i.id for i in d.documents.both] == [DOC]
-    same = explain_op(stores, ExplainRequest(operation="diff-traces", id="a1", other="g1", user="alice")).diff
-    assert same is not None and [i.id for i in same.edges.both] == [FOX_EDGE] and same.edges.only_a == []
+    same = explain_op(
+        stores, ExplainRequest(operation="diff-traces", id="a1", other="g1", user="alice")
+    ).diff
+    assert (
+        same is not None
+        and [i.id for i in same.edges.both] == [FOX_EDGE]
+        and same.edges.only_a == []
+    )
 
 
 def test_diff_of_an_unknown_trace_is_not_found(stores: Stores) -> None:
     with pytest.raises(ServiceError) as err:
-        explain_op(stores, ExplainRequest(operation="diff-traces", id="a1", other="nope", user="alice"))
+        explain_op(
+            stores, ExplainRequest(operation="diff-traces", id="a1", other="nope", user="alice")
+        )
     assert err.value.type == "not-found" and "'nope'" in err.value.message

@@ -28,8 +28,14 @@ def store(tmp_path: Path) -> ox.Store:
 
 
 def test_terms_round_trip() -> None:
-    for term in (iri("urn:a"), LiteralTerm(v="5", dt=TG.query.i), LiteralTerm(v="hi", ln="en"), LiteralTerm(v="plain"),
-                 quoted(*EDGE_FOX), quoted(iri("urn:a"), iri("urn:p"), quoted(*EDGE_FOX))):
+    for term in (
+        iri("urn:a"),
+        LiteralTerm(v="5", dt=TG.query.i),
+        LiteralTerm(v="hi", ln="en"),
+        LiteralTerm(v="plain"),
+        quoted(*EDGE_FOX),
+        quoted(iri("urn:a"), iri("urn:p"), quoted(*EDGE_FOX)),
+    ):
         assert from_ox(to_ox(term)) == term
     for t in document()[:5]:
         assert triple_of(quad_of(t)) == t
@@ -52,31 +58,50 @@ def test_graph_selection(store: ox.Store) -> None:
 
 
 def test_quoted_triple_object_pattern_and_limit(store: ox.Store) -> None:
-    found = triples_query(store, TriplesQueryRequest(p=TG.contains, o=quoted(*EDGE_FOX), g="*")).triples
+    found = triples_query(
+        store, TriplesQueryRequest(p=TG.contains, o=quoted(*EDGE_FOX), g="*")
+    ).triples
     assert [t.s for t in found] == [iri(f"{DOC}/p1/c0/subgraph")]
     assert isinstance(found[0].o, TripleTerm)
     assert len(triples_query(store, TriplesQueryRequest(p=TG.contains, g="*")).triples) == 2
-    assert len(triples_query(store, TriplesQueryRequest(p=TG.contains, limit=1, g="*")).triples) == 1
+    assert (
+        len(triples_query(store, TriplesQueryRequest(p=TG.contains, limit=1, g="*")).triples) == 1
+    )
     assert triples_query(None, TriplesQueryRequest(p=TG.contains, g="*")).triples == []
 
 
 def test_sparql_results(store: ox.Store) -> None:
-    rows = sparql(store, SparqlQueryRequest(query=f"SELECT ?l WHERE {{ <{CAT}> <{RDFS.label.i}> ?l }}"))
+    rows = sparql(
+        store, SparqlQueryRequest(query=f"SELECT ?l WHERE {{ <{CAT}> <{RDFS.label.i}> ?l }}")
+    )
     assert rows.query_type == "select" and rows.variables == ["l"]
     assert rows.bindings == [SparqlBinding(values=[LiteralTerm(v="cat")])]
-    ask = sparql(store, SparqlQueryRequest(query="ASK { GRAPH <urn:graph:source> { ?sg <https://trustgraph.ai/ns/contains> ?t FILTER(isTRIPLE(?t)) } }"))
+    ask = sparql(
+        store,
+        SparqlQueryRequest(
+            query="ASK { GRAPH <urn:graph:source> { ?sg <https://trustgraph.ai/ns/contains> ?t FILTER(isTRIPLE(?t)) } }"
+        ),
+    )
     assert ask.query_type == "ask" and ask.ask_result is True
-    built = sparql(store, SparqlQueryRequest(query=f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ ?s ?p ?o FILTER(?s = <{FOX}>) }}"))
+    built = sparql(
+        store,
+        SparqlQueryRequest(
+            query=f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ ?s ?p ?o FILTER(?s = <{FOX}>) }}"
+        ),
+    )
     assert built.query_type == "construct" and built.triples[0].s == IriTerm(i=FOX)
     assert sparql(store, SparqlQueryRequest(query=f"DESCRIBE <{FOX}>")).query_type == "describe"
 
 
-@pytest.mark.parametrize("text", [
-    "INSERT DATA { <urn:a> <urn:b> <urn:c> }",
-    "PREFIX x: <urn:x#>\n# note\nDELETE WHERE { ?s ?p ?o }",
-    "DROP ALL",
-    "LOAD <http://example.com/data.ttl>",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "INSERT DATA { <urn:a> <urn:b> <urn:c> }",
+        "PREFIX x: <urn:x#>\n# note\nDELETE WHERE { ?s ?p ?o }",
+        "DROP ALL",
+        "LOAD <http://example.com/data.ttl>",
+    ],
+)
 def test_sparql_updates_refused(store: ox.Store, text: str) -> None:
     with pytest.raises(ServiceError) as err:
         sparql(store, SparqlQueryRequest(query=text))
@@ -94,11 +119,17 @@ def test_sparql_syntax_error_names_position(store: ox.Store) -> None:
 
 
 def test_sparql_service_refused(store: ox.Store) -> None:
-    assert sparql(store, SparqlQueryRequest(query='SELECT * { ?s ?p "SERVICE" }')).query_type == "select"
-    prefixed = 'PREFIX service: <urn:s#> SELECT * { ?s service:SERVICE ?o }'
+    assert (
+        sparql(store, SparqlQueryRequest(query='SELECT * { ?s ?p "SERVICE" }')).query_type
+        == "select"
+    )
+    prefixed = "PREFIX service: <urn:s#> SELECT * { ?s service:SERVICE ?o }"
     assert sparql(store, SparqlQueryRequest(query=prefixed)).query_type == "select"
     with pytest.raises(ServiceError) as err:
-        sparql(store, SparqlQueryRequest(query="SELECT * { SERVICE <http://127.0.0.1:9/> { ?s ?p ?o } }"))
+        sparql(
+            store,
+            SparqlQueryRequest(query="SELECT * { SERVICE <http://127.0.0.1:9/> { ?s ?p ?o } }"),
+        )
     assert err.value.type == "sparql-service-refused"
 
 
@@ -106,22 +137,40 @@ def test_both_write_paths_store_the_same_terms(tmp_path: Path) -> None:
     tricky = LiteralTerm(v='say "hi"\\n\nnext\r\tend é')
     plain = [
         Triple(s=iri("urn:a"), p=iri("urn:p"), o=tricky, g="urn:g"),
-        Triple(s=iri("urn:a"), p=iri("urn:p"), o=quoted(iri("urn:x"), iri("urn:y"), LiteralTerm(v="1", ln="en-GB"))),
-        Triple(s=iri("urn:a"), p=iri("urn:q"), o=LiteralTerm(v="2.5", dt="http://www.w3.org/2001/XMLSchema#decimal")),
+        Triple(
+            s=iri("urn:a"),
+            p=iri("urn:p"),
+            o=quoted(iri("urn:x"), iri("urn:y"), LiteralTerm(v="1", ln="en-GB")),
+        ),
+        Triple(
+            s=iri("urn:a"),
+            p=iri("urn:q"),
+            o=LiteralTerm(v="2.5", dt="http://www.w3.org/2001/XMLSchema#decimal"),
+        ),
     ]
     with_blank = [*plain, Triple(s=blank("b1"), p=iri("urn:p"), o=iri("urn:a"))]
     stores = Stores(tmp_path)
     write_batch(stores, [msg(plain, "n", user="nq"), msg(with_blank, "b", user="ext")])
-    write_batch(stores, [msg(with_blank, "b", user="ext")])  # redelivery keeps the blank node's label
+    write_batch(
+        stores, [msg(with_blank, "b", user="ext")]
+    )  # redelivery keeps the blank node's label
     fast, slow = stores.get("nq", "default"), stores.get("ext", "default")
     assert fast is not None and slow is not None
     read = lambda st: sorted(str(q) for q in st.store.quads_for_pattern(None, None, None, None))  # noqa: E731
     assert len(slow.store) == 4 and set(read(fast)) < set(read(slow))
-    assert [triple_of(q).o for q in fast.store.quads_for_pattern(None, None, None, ox.NamedNode("urn:g"))] == [tricky]
+    assert [
+        triple_of(q).o
+        for q in fast.store.quads_for_pattern(None, None, None, ox.NamedNode("urn:g"))
+    ] == [tricky]
 
 
 def test_sparql_computed_ill_typed_literal_is_an_error(store: ox.Store) -> None:
-    query = "SELECT ?x WHERE { BIND(STRDT('abc', <http://www.w3.org/2001/XMLSchema#integer>) AS ?x) }"
+    query = (
+        "SELECT ?x WHERE { BIND(STRDT('abc', <http://www.w3.org/2001/XMLSchema#integer>) AS ?x) }"
+    )
     with pytest.raises(ServiceError) as err:
         sparql(store, SparqlQueryRequest(query=query))
-    assert err.value.type == "sparql-result" and "'abc' is not a valid xsd:integer" in err.value.message
+    assert (
+        err.value.type == "sparql-result"
+        and "'abc' is not a valid xsd:integer" in err.value.message
+    )

@@ -18,8 +18,12 @@ from trustgraph_flow.store.writer import write_batch
 
 def recent(sid: str) -> list:  # type: ignore[type-arg]
     """A GraphRAG trace started now."""
-    return [t.model_copy(update={"o": t.o.model_copy(update={"v": now_iso()})}) if "startedAtTime" in t.p.i else t
-            for t in graph_rag(sid, 0)]
+    return [
+        t.model_copy(update={"o": t.o.model_copy(update={"v": now_iso()})})
+        if "startedAtTime" in t.p.i
+        else t
+        for t in graph_rag(sid, 0)
+    ]
 
 
 @pytest.fixture
@@ -27,8 +31,14 @@ def stores(tmp_path: Path) -> Stores:
     s = Stores(tmp_path / "store")
     for user in ("alice", "bob"):
         write_batch(s, [msg(document(), "doc", user=user)])
-        write_batch(s, [msg(graph_rag("old", 1), user=user), msg(agent("a1", 3, "g-sub"), user=user),
-                        msg(recent("new"), user=user)])
+        write_batch(
+            s,
+            [
+                msg(graph_rag("old", 1), user=user),
+                msg(agent("a1", 3, "g-sub"), user=user),
+                msg(recent("new"), user=user),
+            ],
+        )
     return s
 
 
@@ -59,7 +69,10 @@ def test_delete_trace_takes_its_subtraces(stores: Stores) -> None:
 
 def test_purge_by_age_dry_run_then_real_in_one_collection_only(stores: Stores) -> None:
     dry = op(stores, "purge-traces", older_than=30 * 86400, dry_run=True)
-    assert dry.count == 2 and [t.id.rsplit(":", 1)[1] for t in dry.deleted] == ["old", "a1"]  # oldest first
+    assert dry.count == 2 and [t.id.rsplit(":", 1)[1] for t in dry.deleted] == [
+        "old",
+        "a1",
+    ]  # oldest first
     assert listed(stores) == ["new", "a1", "old"]
     assert op(stores, "purge-traces", older_than=30 * 86400, limit=1).count == 2
     assert listed(stores) == ["new"]

@@ -27,7 +27,9 @@ async def ctx(tmp_path: Path) -> AsyncIterator[Context[processor.StoreSettings]]
     settings = processor.StoreSettings(data_dir=str(tmp_path), read_threads=1, sparql_timeout=0.5)
     context: Context[processor.StoreSettings] = Context("store", settings, bus=None)  # type: ignore[arg-type]
     await processor.open_stores(context)
-    await processor.write(context, lambda s: write_batch(s, [msg(document() + labels() + graph_rag("g1", 1))]))
+    await processor.write(
+        context, lambda s: write_batch(s, [msg(document() + labels() + graph_rag("g1", 1))])
+    )
     yield context
     await processor.close_stores(context)
 
@@ -38,14 +40,25 @@ def blocked(pool: Any) -> tuple[threading.Event, Any]:
     return gate, asyncio.wrap_future(pool.submit(gate.wait))
 
 
-async def test_queries_answer_while_the_writer_is_busy(ctx: Context[processor.StoreSettings]) -> None:
+async def test_queries_answer_while_the_writer_is_busy(
+    ctx: Context[processor.StoreSettings],
+) -> None:
     gate, busy = blocked(ctx.state["writer"])
     try:
-        found = [r async for r in processor.triples(TriplesQueryRequest(user="alice", s=iri(FOX), g=""), ctx)]
+        found = [
+            r
+            async for r in processor.triples(
+                TriplesQueryRequest(user="alice", s=iri(FOX), g=""), ctx
+            )
+        ]
         assert [t.o.v for r in found for t in r.triples] == ["fox"]
-        traces = await processor.explain_service(ExplainRequest(operation="list-traces", user="alice"), ctx)
+        traces = await processor.explain_service(
+            ExplainRequest(operation="list-traces", user="alice"), ctx
+        )
         assert [t.id.rsplit(":", 1)[1] for t in traces.traces] == ["g1"]
-        asked = await processor.sparql(SparqlQueryRequest(user="alice", query="ASK { ?s ?p ?o }"), ctx)
+        asked = await processor.sparql(
+            SparqlQueryRequest(user="alice", query="ASK { ?s ?p ?o }"), ctx
+        )
         assert asked.ask_result is True and not busy.done()
     finally:
         gate.set()
@@ -87,7 +100,9 @@ def test_a_leased_store_survives_eviction_and_is_revived(tmp_path: Path) -> None
     write_batch(stores, [msg(document())])
     with stores.lease("alice", "default") as held:
         assert held is not None
-        write_batch(stores, [msg(document(), user="bob")])  # evicts alice's store while it is leased
+        write_batch(
+            stores, [msg(document(), user="bob")]
+        )  # evicts alice's store while it is leased
         assert len(held.store) > 0 and held.index.newest(5) == []  # still open
         with stores.lease("alice", "default") as again:
             assert again is held  # revived, not opened a second time

@@ -21,7 +21,9 @@ from trustgraph_flow.store.writer import write_batch
 def handle(tmp_path: Path) -> Handle:
     stores = Stores(tmp_path / "store", capacity=2)
     write_batch(stores, [msg(graph_rag(f"g{n}", n)) for n in range(10)])
-    write_batch(stores, [msg(agent("a1", 3, "sub")), msg(doc_rag("d1", 4)), msg(failed_agent("bad", 5))])
+    write_batch(
+        stores, [msg(agent("a1", 3, "sub")), msg(doc_rag("d1", 4)), msg(failed_agent("bad", 5))]
+    )
     write_batch(stores, [msg(graph_rag("run", 15, finished=False))])
     found = stores.get("alice", "default")
     assert found is not None
@@ -66,9 +68,13 @@ def test_bad_filter_values_are_refused(handle: Handle) -> None:
 
 
 def test_a_deep_page_is_one_index_range_scan(handle: Handle) -> None:
-    sql, args = page_query(51, TraceFilter(kind="agent", search="x"), ("2026-01-01T00:00:05.000000Z", "urn:x"))
+    sql, args = page_query(
+        51, TraceFilter(kind="agent", search="x"), ("2026-01-01T00:00:05.000000Z", "urn:x")
+    )
     plan = " ".join(str(r[-1]) for r in handle.index.db.execute("EXPLAIN QUERY PLAN " + sql, args))
-    assert "SEARCH traces USING INDEX traces_page" in plan and "TEMP B-TREE" not in plan  # a seek, not a scan
+    assert (
+        "SEARCH traces USING INDEX traces_page" in plan and "TEMP B-TREE" not in plan
+    )  # a seek, not a scan
 
 
 def test_a_long_agent_trace_is_read_a_window_at_a_time(handle: Handle, tmp_path: Path) -> None:
@@ -78,13 +84,17 @@ def test_a_long_agent_trace_is_read_a_window_at_a_time(handle: Handle, tmp_path:
     previous = a
     for n in range(1, 31):
         step = uris.agent_iteration_uri(a, n)
-        triples += agent_iteration_triples(step, previous, f"thought {n}", "search", {"n": n}, f"seen {n}")
+        triples += agent_iteration_triples(
+            step, previous, f"thought {n}", "search", {"n": n}, f"seen {n}"
+        )
         previous = step
     triples += graph_rag("inner", 1, parent=uris.agent_iteration_uri(a, 12))
     write_batch(stores, [msg(triples)])
     h = stores.get("alice", "default")
     assert h is not None
-    resp = on_collection(h, ExplainRequest(operation="get-trace", id="long", step_offset=10, step_limit=5))
+    resp = on_collection(
+        h, ExplainRequest(operation="get-trace", id="long", step_offset=10, step_limit=5)
+    )
     assert resp.trace is not None and resp.step_total == 30
     assert [s.index for s in resp.trace.steps] == [11, 12, 13, 14, 15]
     assert [len(s.subtraces) for s in resp.trace.steps] == [0, 1, 0, 0, 0]
@@ -94,6 +104,12 @@ def test_a_long_agent_trace_is_read_a_window_at_a_time(handle: Handle, tmp_path:
 
 
 def test_a_windowed_read_of_a_rag_trace_returns_all_of_it(handle: Handle) -> None:
-    resp = on_collection(handle, ExplainRequest(operation="get-trace", id="g1", step_limit=5, include_provenance=True))
+    resp = on_collection(
+        handle,
+        ExplainRequest(operation="get-trace", id="g1", step_limit=5, include_provenance=True),
+    )
     assert resp.trace is not None and resp.step_total == 0
-    assert (resp.trace.answer, resp.trace.edges[0].reasoning) == ("It jumps over the dog.", "the fox acts")
+    assert (resp.trace.answer, resp.trace.edges[0].reasoning) == (
+        "It jumps over the dog.",
+        "the fox acts",
+    )

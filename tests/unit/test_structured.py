@@ -27,9 +27,7 @@ def objects(node: object) -> list[dict[str, object]]:
     return found
 
 
-@pytest.mark.parametrize(
-    "schema", [EDGES_SCHEMA, select_schema(3, 2), step_schema(DEFAULT_TOOLS)]
-)
+@pytest.mark.parametrize("schema", [EDGES_SCHEMA, select_schema(3, 2), step_schema(DEFAULT_TOOLS)])
 def test_every_schema_sent_is_strict(schema: dict[str, object]) -> None:
     # What OpenAI's strict mode requires: a root object, closed objects, all fields required,
     # no $ref left to resolve, no oneOf.
@@ -67,35 +65,61 @@ def test_selection_schema_names_only_the_ids_offered() -> None:
 
 
 def test_step_schema_has_one_branch_per_tool_plus_the_final_answer() -> None:
-    tools = load_tools(json.dumps([
-        {"name": "facts", "kind": "knowledge-query", "description": "d",
-         "arguments": [{"name": "query"}, {"name": "depth", "type": "integer"}]},
-    ]))
+    tools = load_tools(
+        json.dumps(
+            [
+                {
+                    "name": "facts",
+                    "kind": "knowledge-query",
+                    "description": "d",
+                    "arguments": [{"name": "query"}, {"name": "depth", "type": "integer"}],
+                },
+            ]
+        )
+    )
     schema = step_schema(tools)
     branches = schema["properties"]["next"]["anyOf"]
     assert [b["properties"]["action"]["enum"] for b in branches] == [["facts"], ["final-answer"]]
     args = branches[0]["properties"]["arguments"]
-    assert args["properties"] == {"query": {"type": "string", "maxLength": 500},
-                                  "depth": {"type": "integer"}}
+    assert args["properties"] == {
+        "query": {"type": "string", "maxLength": 500},
+        "depth": {"type": "integer"},
+    }
     assert args["required"] == ["query", "depth"]
     assert branches[1]["required"] == ["action", "answer"]
 
 
 def test_final_answer_is_a_reserved_tool_name() -> None:
     with pytest.raises(ValueError, match="reserved"):
-        load_tools(json.dumps([{"name": "final-answer", "kind": "text-completion",
-                                "description": "d", "arguments": [{"name": "q"}]}]))
+        load_tools(
+            json.dumps(
+                [
+                    {
+                        "name": "final-answer",
+                        "kind": "text-completion",
+                        "description": "d",
+                        "arguments": [{"name": "q"}],
+                    }
+                ]
+            )
+        )
 
 
 def test_a_json_step_is_an_action_or_the_final_answer() -> None:
-    act = validate('{"thought": "look", "next": {"action": "knowledge-query", '
-                   '"arguments": {"question": "q"}}}', StepReply)
+    act = validate(
+        '{"thought": "look", "next": {"action": "knowledge-query", '
+        '"arguments": {"question": "q"}}}',
+        StepReply,
+    )
     assert act.decision() == Act("look", "knowledge-query", {"question": "q"})
-    done = validate('```json\n{"thought": "t", "next": {"action": "final-answer", '
-                    '"answer": " Paris "}}\n```', StepReply)
+    done = validate(
+        '```json\n{"thought": "t", "next": {"action": "final-answer", "answer": " Paris "}}\n```',
+        StepReply,
+    )
     assert done.decision() == Finish("t", "Paris")
-    empty = validate('{"thought": "t", "next": {"action": "final-answer", "answer": ""}}',
-                     StepReply)
+    empty = validate(
+        '{"thought": "t", "next": {"action": "final-answer", "answer": ""}}', StepReply
+    )
     with pytest.raises(ParseError, match="empty 'answer'") as err:
         empty.decision()
     assert err.value.thought == "t"
@@ -123,6 +147,7 @@ def test_schema_of_limits_strings_when_asked() -> None:
 
 def test_a_bare_newline_inside_a_string_is_tolerated() -> None:
     # llama-cpp-python's length-limited string grammar lets a model write one.
-    reply = validate('{"edges": [{"s": "Marie\nCurie", "p": "born in", "o": "Warsaw"}]}',
-                     ExtractedEdges)
+    reply = validate(
+        '{"edges": [{"s": "Marie\nCurie", "p": "born in", "o": "Warsaw"}]}', ExtractedEdges
+    )
     assert reply.edges[0].s == "Marie Curie"

@@ -93,7 +93,9 @@ class Runner:
         """The message's value, or None (logged once) when it cannot be decoded, whatever it holds."""
         try:
             return decode(self.route.model, msg.data())
-        except Exception as exc:  # WireError; anything else from a decoder must not kill the consumer
+        except (
+            Exception
+        ) as exc:  # WireError; anything else from a decoder must not kill the consumer
             log.warning(
                 "dead-lettering malformed message on %s (id=%s): %s",
                 self.topic,

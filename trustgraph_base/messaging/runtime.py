@@ -150,7 +150,9 @@ class Processor(Generic[S]):
     def main(self, argv: list[str] | None = None) -> None:
         """Entry point: settings from flags and ``TG_*`` environment, run until SIGTERM/SIGINT."""
         module = sys.modules.get(self.module)
-        run_main(self.name, self.settings_cls, argv, self.run, about=getattr(module, "__doc__", None))
+        run_main(
+            self.name, self.settings_cls, argv, self.run, about=getattr(module, "__doc__", None)
+        )
 
     async def run(
         self, settings: S, stop: asyncio.Event, ready: asyncio.Event | None = None

@@ -23,7 +23,9 @@ _PREFIX_KIND: dict[str, TraceKind] = {
     DOCRAG_PREFIX: "document-rag",
 }
 _SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,127}$")
-_STAGE_SUFFIX = re.compile(r"/(i\d+(/observation)?|final|exploration(/c\d+)?|focus(/e\d+)?|synthesis)$")
+_STAGE_SUFFIX = re.compile(
+    r"/(i\d+(/observation)?|final|exploration(/c\d+)?|focus(/e\d+)?|synthesis)$"
+)
 
 
 def new_session_id() -> str:

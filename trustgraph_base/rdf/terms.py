@@ -61,11 +61,23 @@ def with_iri_faults(exc: ValidationError) -> ValidationError:
     for error in details:
         fault = iri_fault(error)
         if fault is not None:
-            errors.append({"type": "value_error", "loc": error["loc"], "input": error["input"],
-                           "ctx": {"error": ValueError(fault)}})
+            errors.append(
+                {
+                    "type": "value_error",
+                    "loc": error["loc"],
+                    "input": error["input"],
+                    "ctx": {"error": ValueError(fault)},
+                }
+            )
         else:
-            errors.append({"type": error["type"], "loc": error["loc"], "input": error["input"],
-                           **({"ctx": error["ctx"]} if "ctx" in error else {})})  # type: ignore[typeddict-item]
+            kept: InitErrorDetails = {
+                "type": error["type"],
+                "loc": error["loc"],
+                "input": error["input"],
+            }
+            if "ctx" in error:
+                kept["ctx"] = error["ctx"]
+            errors.append(kept)
     return ValidationError.from_exception_data(exc.title, errors)
 
 

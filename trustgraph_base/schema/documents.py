@@ -83,7 +83,9 @@ class IngestEvent(Message):
 
     metadata: Metadata
     document: str
-    stage: Literal["decoding", "decoded", "chunked", "extracted", "failed"]  # decoding: pages so far
+    stage: Literal[
+        "decoding", "decoded", "chunked", "extracted", "failed"
+    ]  # decoding: pages so far
     pages: int = 0
     chunks: int = 0
     edges: int = 0

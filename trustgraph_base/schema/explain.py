@@ -183,7 +183,9 @@ class RemovalReport(Message):
     """What removing a document did to the traces that used it."""
 
     document: str
-    erasure: str | None = None  # the erasure activity marking kept traces (None: nothing used it, or purged)
+    erasure: str | None = (
+        None  # the erasure activity marking kept traces (None: nothing used it, or purged)
+    )
     marked: list[str] = []  # top-level traces kept and marked
     purged: list[str] = []  # top-level traces deleted (``purge_traces``)
     edges_removed: int = 0  # knowledge edges no other document supported
@@ -269,7 +271,9 @@ class ExplainResponse(Response):
     document: DocumentView | None = None
     usage: SourceUsage | None = None
     removal: RemovalReport | None = None
-    deleted: list[TraceSummary] = []  # delete-trace / purge-traces: the top-level traces removed (at most ``limit``)
+    deleted: list[
+        TraceSummary
+    ] = []  # delete-trace / purge-traces: the top-level traces removed (at most ``limit``)
     diff: TraceDiff | None = None
     export: str = ""  # export-trace: the document text
     media_type: str = ""  # its media type (application/trig, text/turtle, …)

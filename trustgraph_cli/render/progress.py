@@ -38,8 +38,11 @@ class Progress:
             from rich.progress import Progress as Bar
 
             self._bar = Bar(
-                TextColumn("{task.description:<11}"), BarColumn(), TaskProgressColumn(),
-                TextColumn("{task.fields[counts]}"), TimeElapsedColumn(),
+                TextColumn("{task.description:<11}"),
+                BarColumn(),
+                TaskProgressColumn(),
+                TextColumn("{task.fields[counts]}"),
+                TimeElapsedColumn(),
                 console=Console(stderr=True),
             )
             self._bar.start()
@@ -47,7 +50,10 @@ class Progress:
         return self
 
     def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
     ) -> None:
         if self._bar is not None:
             self._bar.stop()
@@ -60,8 +66,9 @@ class Progress:
             return
         counts = f"{done}/{total} {unit}" if total else f"{done} {unit}" if done else ""
         if self._bar is not None:
-            self._bar.update(self._task, description=stage, completed=done, total=total or None,
-                             counts=counts)
+            self._bar.update(
+                self._task, description=stage, completed=done, total=total or None, counts=counts
+            )
         elif self._last is None or self._last[0] != stage or _step(self._last, done, total, stage):
             click.echo(f"{stage} {counts}".rstrip(), err=True)
         self._last = (stage, done, total)
@@ -70,12 +77,19 @@ class Progress:
         """The final state: counts when complete, the reason when failed."""
         if self._bar is not None:
             total = max(info.chunks, 1)
-            self._bar.update(self._task, description=info.status, completed=total, total=total,
-                             counts=f"{info.chunks_done}/{info.chunks} chunks")
+            self._bar.update(
+                self._task,
+                description=info.status,
+                completed=total,
+                total=total,
+                counts=f"{info.chunks_done}/{info.chunks} chunks",
+            )
             self._bar.refresh()  # a small file finishes before the first refresh: draw it
         if info.status == "complete":
-            counts = ", ".join(_plural(n, w) for n, w in (
-                (info.pages, "page"), (info.chunks, "chunk"), (info.edges, "edge")))
+            counts = ", ".join(
+                _plural(n, w)
+                for n, w in ((info.pages, "page"), (info.chunks, "chunk"), (info.edges, "edge"))
+            )
             self._summary = f"complete: {counts}"
 
 

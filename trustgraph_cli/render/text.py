@@ -22,7 +22,9 @@ def safe(text: str) -> str:
     and bidirectional overrides become ``\\x1b`` / ``\\u202e``. Every text, table and tree output
     of text from the store or the gateway goes through this; JSON output stays exact.
     """
-    if text.isprintable():  # the common case: nothing to escape (newlines and tabs are not printable)
+    if (
+        text.isprintable()
+    ):  # the common case: nothing to escape (newlines and tabs are not printable)
         return text
     return "".join(_escaped(ch) for ch in text)
 

@@ -95,8 +95,11 @@ class _Builder:
             if step.observation is None
             else Field("Observation", self.cut(step.observation))
         )
-        texts = [("Thought", step.thought, ()), ("Action", step.action, ("green",)),
-                 ("Arguments", step.arguments, ())]
+        texts = [
+            ("Thought", step.thought, ()),
+            ("Action", step.action, ("green",)),
+            ("Arguments", step.arguments, ()),
+        ]
         fields = [Field(label, self.cut(t), paint) for label, t, paint in texts if t]
         fields.append(observation)
         node = self.stage(f"Analysis {step.index}", step.uri, view, f"i{step.index}", *fields)
@@ -154,8 +157,14 @@ class _Builder:
     def removed(self, node: Node, removals: list[Removal]) -> None:
         """``source removed on TIME (DOC; reason: …)`` where a removed document's link was."""
         for r in removals:
-            detail = "; ".join(x for x in (r.document, f"reason: {r.reason}" if r.reason else None) if x)
-            node.add("", f"source removed on {short_time(r.time)}" + (f" ({detail})" if detail else ""), "red")
+            detail = "; ".join(
+                x for x in (r.document, f"reason: {r.reason}" if r.reason else None) if x
+            )
+            node.add(
+                "",
+                f"source removed on {short_time(r.time)}" + (f" ({detail})" if detail else ""),
+                "red",
+            )
 
     def sources(self, node: Node, sources: list[SourceRef], within: str | None = None) -> None:
         """One Source line per origin; ``within`` is a chunk the node already names."""
@@ -190,7 +199,9 @@ def source_text(ref: SourceRef, style: Style, *, named: bool = False) -> str:
     """chunk → page N → document title (URI); ``named``: the chunk URI is shown already."""
     chunk = ref.chunk if not named else ""
     if ref.chunk_index is not None:
-        chunk = f"chunk {ref.chunk_index} ({ref.chunk})" if not named else f"chunk {ref.chunk_index}"
+        chunk = (
+            f"chunk {ref.chunk_index} ({ref.chunk})" if not named else f"chunk {ref.chunk_index}"
+        )
     parts = [chunk] if chunk else []
     if ref.page is not None:
         parts.append(f"page {ref.page_number}" if ref.page_number is not None else ref.page)

@@ -249,9 +249,12 @@ class Session:
         previous = self.last_uri
         analysis = await self.publish(
             uri,
-            lambda: agent_iteration_triples(
-                uri, previous, step.thought, step.action, step.arguments, step.observation
-            ) + self.cost_of(uri),
+            lambda: (
+                agent_iteration_triples(
+                    uri, previous, step.thought, step.action, step.arguments, step.observation
+                )
+                + self.cost_of(uri)
+            ),
         )
         self.steps.append(step)
         observation_uri = uris.agent_observation_uri(uri)
@@ -272,8 +275,9 @@ class Session:
         try:
             if self.structured:
                 try:
-                    step = await ask(self.ctx, request, StepReply,
-                                     schema=step_schema(offered), timeout=timeout)
+                    step = await ask(
+                        self.ctx, request, StepReply, schema=step_schema(offered), timeout=timeout
+                    )
                 except BadReply as bad:
                     if bad.response is not None:
                         self.note_call(bad.response, bad.latency_ms)
@@ -300,8 +304,14 @@ class Session:
         if self.last_call is None:
             return []
         model, in_token, out_token, latency = self.last_call
-        return metrics_triples(stage_uri, GRAPH_RETRIEVAL, model=model or None,
-                               in_token=in_token, out_token=out_token, latency_ms=latency)
+        return metrics_triples(
+            stage_uri,
+            GRAPH_RETRIEVAL,
+            model=model or None,
+            in_token=in_token,
+            out_token=out_token,
+            latency_ms=latency,
+        )
 
     async def fail(self, message: str) -> None:
         await self.publish(self.uri, lambda: failure_triples(self.uri, GRAPH_RETRIEVAL, message))
@@ -341,8 +351,10 @@ class Session:
             final_uri,
             # An answer the LLM gave carries that call's figures; the iteration limit's does not
             # (its last call is on the last analysis).
-            lambda: agent_final_triples(final_uri, last, answer)
-            + (self.cost_of(final_uri) if reason == "answer" else []),
+            lambda: (
+                agent_final_triples(final_uri, last, answer)
+                + (self.cost_of(final_uri) if reason == "answer" else [])
+            ),
         )
         if explain is not None:
             yield explain

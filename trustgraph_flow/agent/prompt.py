@@ -69,8 +69,10 @@ def _tool_line(tool: ToolConfig, structured: bool = False) -> str:
     )
     example = json.dumps({a.name: "..." for a in tool.arguments})
     if structured:
-        call = json.dumps({"action": tool.name, "arguments": {a.name: "..." for a in tool.arguments}})
-        return f"- {tool.name}: {tool.description}\n  Arguments: {args}\n  Example: \"next\": {call}"
+        call = json.dumps(
+            {"action": tool.name, "arguments": {a.name: "..." for a in tool.arguments}}
+        )
+        return f'- {tool.name}: {tool.description}\n  Arguments: {args}\n  Example: "next": {call}'
     return f"- {tool.name}: {tool.description}\n  Arguments: {args}\n  Example: Args: {example}"
 
 
@@ -83,7 +85,7 @@ def _step_text(step: Step) -> str:
 
 
 LAST_STEP = (
-    f"This is your last step: reply with \"{FINAL_ANSWER}\", answering the question from the "
+    f'This is your last step: reply with "{FINAL_ANSWER}", answering the question from the '
     "observations so far (say so if they do not answer it)."
 )
 
@@ -104,10 +106,16 @@ def render_prompt(
     if structured and last:
         parts += ["", LAST_STEP]
     elif structured:
-        parts += ["", f"Reply with the JSON of your next step: a tool, or \"{FINAL_ANSWER}\" "
-                  "when the observations answer the question."]
+        parts += [
+            "",
+            f'Reply with the JSON of your next step: a tool, or "{FINAL_ANSWER}" '
+            "when the observations answer the question.",
+        ]
     else:
-        parts += ["", "Reply with your next Thought and either an Action with Args or a Final Answer."]
+        parts += [
+            "",
+            "Reply with your next Thought and either an Action with Args or a Final Answer.",
+        ]
     return "\n".join(parts)
 
 

@@ -88,16 +88,20 @@ def step_schema(tools: Sequence[ToolConfig]) -> dict[str, Any]:
     (the branches exclude each other by ``action``): strict servers refuse ``oneOf``."""
     final = {
         "type": "object",
-        "properties": {"action": {"type": "string", "enum": [FINAL_ANSWER]},
-                       "answer": {"type": "string"}},
+        "properties": {
+            "action": {"type": "string", "enum": [FINAL_ANSWER]},
+            "answer": {"type": "string"},
+        },
         "required": ["action", "answer"],
         "additionalProperties": False,
     }
     branches = [
         {
             "type": "object",
-            "properties": {"action": {"type": "string", "enum": [t.name]},
-                           "arguments": t.arguments_schema()},
+            "properties": {
+                "action": {"type": "string", "enum": [t.name]},
+                "arguments": t.arguments_schema(),
+            },
             "required": ["action", "arguments"],
             "additionalProperties": False,
         }

@@ -82,7 +82,10 @@ async def run(
     yield await trace.stage(
         explore,
         docrag_exploration_triples(
-            explore, question, [m.id for m in matches], [m.score for m in matches],
+            explore,
+            question,
+            [m.id for m in matches],
+            [m.score for m in matches],
             grounding=grounding,
         ),
         explore_cost,

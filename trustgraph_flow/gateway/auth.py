@@ -143,7 +143,9 @@ def authenticate(request: web.Request) -> Principal:
     """Who this HTTP request is; ``Failure("unauthorized")`` if auth is on and it has no valid token."""
     principal = principal_for(request.app, offered_token(request))
     if principal is None:
-        raise Failure("unauthorized", "missing, unknown or revoked token (an API key or the admin token)")
+        raise Failure(
+            "unauthorized", "missing, unknown or revoked token (an API key or the admin token)"
+        )
     return principal
 
 

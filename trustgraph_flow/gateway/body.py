@@ -19,7 +19,9 @@ async def read_body(request: web.Request) -> bytes:
     try:
         return await asyncio.wait_for(request.read(), limit)
     except TimeoutError:
-        raise Failure("request-timeout", f"the request body did not arrive within {limit:g} s") from None
+        raise Failure(
+            "request-timeout", f"the request body did not arrive within {limit:g} s"
+        ) from None
 
 
 def parse_body(body: bytes) -> Any:

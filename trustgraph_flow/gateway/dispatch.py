@@ -104,7 +104,10 @@ class Dispatcher:
             return None
         claim = (request.user, request.collection, uri)  # type: ignore[attr-defined]
         if claim in self._running:
-            raise Failure("session-exists", f"session_id {uri!r} is being run now: leave it empty for a new one")
+            raise Failure(
+                "session-exists",
+                f"session_id {uri!r} is being run now: leave it empty for a new one",
+            )
         self._running.add(claim)
         try:
             await self._refuse_stored(uri, request)
@@ -115,8 +118,11 @@ class Dispatcher:
 
     async def _refuse_stored(self, uri: str, request: BaseModel) -> None:
         probe = TriplesQueryRequest(
-            s=IriTerm(i=uri), g=GRAPH_RETRIEVAL, limit=1,
-            user=request.user, collection=request.collection,  # type: ignore[attr-defined]
+            s=IriTerm(i=uri),
+            g=GRAPH_RETRIEVAL,
+            limit=1,
+            user=request.user,
+            collection=request.collection,  # type: ignore[attr-defined]
         )
         found = await self._clients[TRIPLES_QUERY.name].request(probe, timeout=self.timeout)
         if isinstance(found, TriplesQueryResponse) and found.triples:

@@ -29,12 +29,27 @@ ALLOWED: dict[str, frozenset[str] | None] = {
     "sparql": None,
     "vectors": frozenset({"query"}),
     "explain": frozenset(
-        {"list-traces", "get-trace", "delete-trace", "document-hierarchy", "delete-collection",
-         "source-usage", "purge-traces", "diff-traces", "export-trace"}
+        {
+            "list-traces",
+            "get-trace",
+            "delete-trace",
+            "document-hierarchy",
+            "delete-collection",
+            "source-usage",
+            "purge-traces",
+            "diff-traces",
+            "export-trace",
+        }
     ),
     "librarian": frozenset(
-        {"add-document", "get-document", "list-documents", "remove-document", "get-content",
-         "get-document-content"}
+        {
+            "add-document",
+            "get-document",
+            "list-documents",
+            "remove-document",
+            "get-content",
+            "get-document-content",
+        }
     ),
 }
 
@@ -59,7 +74,11 @@ def check_operation(service: str, request: dict[str, Any]) -> None:
     if allowed is None:
         return
     operation = request.get("operation")
-    if isinstance(operation, str) and operation not in allowed and operation in _operations(service):
+    if (
+        isinstance(operation, str)
+        and operation not in allowed
+        and operation in _operations(service)
+    ):
         raise Failure(
             "forbidden",
             f"service '{service}': operation {operation!r} is internal "

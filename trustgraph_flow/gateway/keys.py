@@ -70,7 +70,9 @@ def parse_time(text: str) -> datetime:
     try:
         value = datetime.fromisoformat(text)
     except ValueError:
-        raise KeyRequestError(f"not an ISO-8601 time: {text!r} (e.g. 2027-01-31T00:00:00Z)") from None
+        raise KeyRequestError(
+            f"not an ISO-8601 time: {text!r} (e.g. 2027-01-31T00:00:00Z)"
+        ) from None
     return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
@@ -78,7 +80,7 @@ def key_id_of(token: str) -> str | None:
     """The id part of a presented key, or None if it does not look like one of ours."""
     if not token.startswith(PREFIX):
         return None
-    parts = token[len(PREFIX):].split("_", 1)
+    parts = token[len(PREFIX) :].split("_", 1)
     return parts[0] if len(parts) == 2 and parts[0] and parts[1] else None
 
 

@@ -95,7 +95,9 @@ def bind_host(settings: GatewaySettings, token: str | None) -> str:
     if not settings.host:
         return "127.0.0.1"
     if not token and settings.host not in ("127.0.0.1", "localhost", "::1"):
-        log.warning("listening on %s with no token: anyone who can reach it can use it", settings.host)
+        log.warning(
+            "listening on %s with no token: anyone who can reach it can use it", settings.host
+        )
     return settings.host
 
 

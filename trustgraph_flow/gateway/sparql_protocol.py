@@ -35,14 +35,31 @@ from trustgraph_flow.store.convert import graph_node, to_ox
 
 log = logging.getLogger(__name__)
 
-RESULTS = ["application/sparql-results+json", "application/sparql-results+xml", "text/csv",
-           "text/tab-separated-values"]
+RESULTS = [
+    "application/sparql-results+json",
+    "application/sparql-results+xml",
+    "text/csv",
+    "text/tab-separated-values",
+]
 GRAPHS = ["text/turtle", "application/n-triples", "application/trig"]
-ALIASES = {"json": RESULTS[0], "xml": RESULTS[1], "csv": RESULTS[2], "tsv": RESULTS[3],
-           "turtle": GRAPHS[0], "ttl": GRAPHS[0], "n-triples": GRAPHS[1], "ntriples": GRAPHS[1], "nt": GRAPHS[1],
-           "trig": GRAPHS[2]}
-GENERIC = {"application/json": RESULTS[0], "application/xml": RESULTS[1], "text/xml": RESULTS[1],
-           "text/plain": GRAPHS[1]}
+ALIASES = {
+    "json": RESULTS[0],
+    "xml": RESULTS[1],
+    "csv": RESULTS[2],
+    "tsv": RESULTS[3],
+    "turtle": GRAPHS[0],
+    "ttl": GRAPHS[0],
+    "n-triples": GRAPHS[1],
+    "ntriples": GRAPHS[1],
+    "nt": GRAPHS[1],
+    "trig": GRAPHS[2],
+}
+GENERIC = {
+    "application/json": RESULTS[0],
+    "application/xml": RESULTS[1],
+    "text/xml": RESULTS[1],
+    "text/plain": GRAPHS[1],
+}
 UNSUPPORTED = ("default-graph-uri", "named-graph-uri")
 
 
@@ -97,19 +114,32 @@ async def query_of(request: web.Request) -> tuple[str, dict[str, str]]:
             form = await request.post()
             params.update({k: str(v) for k, v in form.items()})
         elif ctype == "application/sparql-update":
-            raise Failure("sparql-update-refused", "this endpoint is read-only: SPARQL Update is not accepted")
+            raise Failure(
+                "sparql-update-refused", "this endpoint is read-only: SPARQL Update is not accepted"
+            )
         else:
-            raise Failure("bad-request", f"unsupported Content-Type {ctype!r}: use application/sparql-query "
-                          "or application/x-www-form-urlencoded")
+            raise Failure(
+                "bad-request",
+                f"unsupported Content-Type {ctype!r}: use application/sparql-query "
+                "or application/x-www-form-urlencoded",
+            )
     if "update" in params:
-        raise Failure("sparql-update-refused", "this endpoint is read-only: SPARQL Update is not accepted")
+        raise Failure(
+            "sparql-update-refused", "this endpoint is read-only: SPARQL Update is not accepted"
+        )
     for name in UNSUPPORTED:
         if name in params:
-            raise Failure("bad-request", f"{name} is not supported: name graphs with GRAPH <…> in the query "
-                          "(the default graph is the collection's default graph)")
+            raise Failure(
+                "bad-request",
+                f"{name} is not supported: name graphs with GRAPH <…> in the query "
+                "(the default graph is the collection's default graph)",
+            )
     query = params.pop("query", None)
     if not query:
-        raise Failure("bad-request", "no query: pass query=… (GET or form POST) or a application/sparql-query body")
+        raise Failure(
+            "bad-request",
+            "no query: pass query=… (GET or form POST) or a application/sparql-query body",
+        )
     return query, params
 
 
@@ -127,8 +157,14 @@ def json_term(term: Term) -> dict[str, Any]:
         return out
     assert isinstance(term, TripleTerm)
     tr = term.tr
-    return {"type": "triple", "value": {"subject": json_term(tr.s), "predicate": json_term(tr.p),
-                                        "object": json_term(tr.o)}}
+    return {
+        "type": "triple",
+        "value": {
+            "subject": json_term(tr.s),
+            "predicate": json_term(tr.p),
+            "object": json_term(tr.o),
+        },
+    }
 
 
 def xml_term(term: Term) -> str:
@@ -137,12 +173,18 @@ def xml_term(term: Term) -> str:
     if isinstance(term, BlankTerm):
         return f"<bnode>{escape(term.d)}</bnode>"
     if isinstance(term, LiteralTerm):
-        attr = f" xml:lang={quoteattr(term.ln)}" if term.ln else (f" datatype={quoteattr(term.dt)}" if term.dt else "")
+        attr = (
+            f" xml:lang={quoteattr(term.ln)}"
+            if term.ln
+            else (f" datatype={quoteattr(term.dt)}" if term.dt else "")
+        )
         return f"<literal{attr}>{escape(term.v)}</literal>"
     assert isinstance(term, TripleTerm)
     tr = term.tr
-    return (f"<triple><subject>{xml_term(tr.s)}</subject><predicate>{xml_term(tr.p)}</predicate>"
-            f"<object>{xml_term(tr.o)}</object></triple>")
+    return (
+        f"<triple><subject>{xml_term(tr.s)}</subject><predicate>{xml_term(tr.p)}</predicate>"
+        f"<object>{xml_term(tr.o)}</object></triple>"
+    )
 
 
 def csv_value(term: Term) -> str:
@@ -158,23 +200,37 @@ def csv_value(term: Term) -> str:
 def results_body(resp: SparqlQueryResponse, media: str) -> str:
     """SELECT/ASK results in one of the four result formats."""
     asked, variables = resp.query_type == "ask", resp.variables
-    rows = [{v: t for v, t in zip(variables, b.values, strict=False) if t is not None} for b in resp.bindings]
+    rows = [
+        {v: t for v, t in zip(variables, b.values, strict=False) if t is not None}
+        for b in resp.bindings
+    ]
     if media == RESULTS[0]:
         if asked:
             return json.dumps({"head": {}, "boolean": bool(resp.ask_result)})
         shown = [{k: json_term(v) for k, v in row.items()} for row in rows]
-        return json.dumps({"head": {"vars": variables}, "results": {"bindings": shown}}, ensure_ascii=False)
+        return json.dumps(
+            {"head": {"vars": variables}, "results": {"bindings": shown}}, ensure_ascii=False
+        )
     if media == RESULTS[1]:
         head = '<?xml version="1.0"?>\n<sparql xmlns="http://www.w3.org/2005/sparql-results#">'
         if asked:
             return f"{head}<head/><boolean>{'true' if resp.ask_result else 'false'}</boolean></sparql>\n"
         variables = "".join(f"<variable name={quoteattr(v)}/>" for v in variables)
         results = "".join(
-            "<result>" + "".join(f"<binding name={quoteattr(k)}>{xml_term(v)}</binding>" for k, v in row.items())
-            + "</result>" for row in rows)
+            "<result>"
+            + "".join(
+                f"<binding name={quoteattr(k)}>{xml_term(v)}</binding>" for k, v in row.items()
+            )
+            + "</result>"
+            for row in rows
+        )
         return f"{head}<head>{variables}</head><results>{results}</results></sparql>\n"
     if asked:
-        return ("_askResult\r\n" if media == RESULTS[2] else "?_askResult\n") + ("true" if resp.ask_result else "false") + "\n"
+        return (
+            ("_askResult\r\n" if media == RESULTS[2] else "?_askResult\n")
+            + ("true" if resp.ask_result else "false")
+            + "\n"
+        )
     if media == RESULTS[2]:
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\r\n")
@@ -190,7 +246,10 @@ def results_body(resp: SparqlQueryResponse, media: str) -> str:
 def graph_body(resp: SparqlQueryResponse, media: str) -> bytes:
     """CONSTRUCT/DESCRIBE triples as Turtle, N-Triples or TriG (pyoxigraph's serialisers, RDF 1.2)."""
     if media == GRAPHS[2]:
-        quads = [ox.Quad(to_ox(t.s), ox.NamedNode(t.p.i), to_ox(t.o), graph_node(t.g)) for t in resp.triples]  # type: ignore[arg-type]
+        quads = [
+            ox.Quad(to_ox(t.s), ox.NamedNode(t.p.i), to_ox(t.o), graph_node(t.g))
+            for t in resp.triples
+        ]  # type: ignore[arg-type]
         return ox.serialize(quads, format=ox.RdfFormat.TRIG)
     triples = [ox.Triple(to_ox(t.s), ox.NamedNode(t.p.i), to_ox(t.o)) for t in resp.triples]  # type: ignore[arg-type]
     fmt = ox.RdfFormat.TURTLE if media == GRAPHS[0] else ox.RdfFormat.N_TRIPLES
@@ -221,7 +280,9 @@ async def sparql_handler(request: web.Request) -> web.Response:
     except web.HTTPRequestEntityTooLarge as exc:
         return failure_response(Failure("frame-too-large", exc.text or "request body too large"))
     except WireError as exc:
-        return failure_response(Failure("internal-error", f"the store's answer does not validate: {exc}"))
+        return failure_response(
+            Failure("internal-error", f"the store's answer does not validate: {exc}")
+        )
     except Exception as exc:
         failure = as_failure(exc)
         log.info("SPARQL protocol request failed: %s", failure)
@@ -231,8 +292,15 @@ async def sparql_handler(request: web.Request) -> web.Response:
     media = choose(request, offered)
     if media is None:
         return web.json_response(
-            {"error": {"type": "not-acceptable", "message": f"none of the Accept types can carry this result: "
-                       f"ask for one of {', '.join(offered)}"}}, status=406)
+            {
+                "error": {
+                    "type": "not-acceptable",
+                    "message": f"none of the Accept types can carry this result: "
+                    f"ask for one of {', '.join(offered)}",
+                }
+            },
+            status=406,
+        )
     if graph:
         return web.Response(body=graph_body(resp, media), content_type=media, charset="utf-8")
     return web.Response(text=results_body(resp, media), content_type=media, charset="utf-8")

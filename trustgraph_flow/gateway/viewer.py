@@ -91,15 +91,22 @@ async def login_handler(request: web.Request) -> web.Response:
         body = None
     key = body.get("key") if isinstance(body, dict) else None
     if not isinstance(key, str) or not key.strip():
-        return _error(400, "bad-request", "send {\"key\": \"…\"} with your access key")
+        return _error(400, "bad-request", 'send {"key": "…"} with your access key')
     if not request.app[AUTH_ON]:
         return web.json_response({"auth": False, "signed_in": True, "who": _who(request.app, None)})
     if not request.app[CHECK](request.app, key.strip()):
         return _error(401, "unauthorized", "that key is not valid for this gateway")
-    resp = web.json_response({"auth": True, "signed_in": True, "who": _who(request.app, key.strip())})
+    resp = web.json_response(
+        {"auth": True, "signed_in": True, "who": _who(request.app, key.strip())}
+    )
     resp.set_cookie(
-        COOKIE, key.strip(), max_age=COOKIE_MAX_AGE, path="/", httponly=True,
-        samesite="Strict", secure=request.secure,
+        COOKIE,
+        key.strip(),
+        max_age=COOKIE_MAX_AGE,
+        path="/",
+        httponly=True,
+        samesite="Strict",
+        secure=request.secure,
     )
     return resp
 

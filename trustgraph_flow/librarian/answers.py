@@ -36,8 +36,10 @@ async def trace_text(ctx: Context[Any], scope: Scope, document: str) -> str | No
             for t in props:
                 if t.p.i == want and isinstance(t.o, LiteralTerm):
                     return t.o.v
-        if any(t.p.i == RDF.type.i and isinstance(t.o, IriTerm) and t.o.i == TG.Observation.i
-               for t in props):
+        if any(
+            t.p.i == RDF.type.i and isinstance(t.o, IriTerm) and t.o.i == TG.Observation.i
+            for t in props
+        ):
             # an agent Observation: its text is the tg:observation of the analysis it derives from
             for t in props:
                 if t.p.i == PROV.wasDerivedFrom.i and isinstance(t.o, IriTerm):

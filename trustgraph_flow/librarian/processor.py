@@ -79,7 +79,9 @@ async def librarian(req: LibrarianRequest, ctx: Context[Settings]) -> LibrarianR
             return LibrarianResponse(document=_store(ctx).require(scope, document_uri(req.id)))
         if req.operation == "list-documents":
             docs = _store(ctx).documents(scope)
-            return LibrarianResponse(documents=docs, document_metadatas=[metadata_of(d) for d in docs])
+            return LibrarianResponse(
+                documents=docs, document_metadatas=[metadata_of(d) for d in docs]
+            )
         if req.operation == "remove-document":
             return await _remove(req, scope, ctx)
         if req.operation == "get-content":
@@ -135,9 +137,15 @@ def _new_info(req: LibrarianRequest, doc: str) -> DocumentInfo:
             f"chunk_overlap {req.chunk_overlap} must be smaller than chunk_size {size}",
         )
     return DocumentInfo(
-        id=doc, title=req.title, mime_type=req.mime_type, user=req.user,
-        collection=req.collection, time=now_iso(), status="uploading",
-        chunk_size=req.chunk_size, chunk_overlap=req.chunk_overlap,
+        id=doc,
+        title=req.title,
+        mime_type=req.mime_type,
+        user=req.user,
+        collection=req.collection,
+        time=now_iso(),
+        status="uploading",
+        chunk_size=req.chunk_size,
+        chunk_overlap=req.chunk_overlap,
     )
 
 
@@ -161,17 +169,26 @@ async def _remove(req: LibrarianRequest, scope: Scope, ctx: Context[Settings]) -
     where = {"user": scope.user, "collection": scope.collection}
     try:
         for kind in ("chunk", "entity"):
-            await ctx.client(VECTORS).request(VectorRequest(
-                operation="delete-document", document=doc, kind=kind, **where), timeout=timeout)
+            await ctx.client(VECTORS).request(
+                VectorRequest(operation="delete-document", document=doc, kind=kind, **where),
+                timeout=timeout,
+            )
     except (RequestTimeout, ServiceError) as exc:
         raise ServiceError(
             "unavailable", f"could not remove {doc!r} from the vector index ({exc}); retry later"
         ) from None
     removal = None
     try:
-        answer = await ctx.client(EXPLAIN).request(ExplainRequest(
-            operation="delete-document", id=doc, purge_traces=req.purge_traces, reason=req.reason,
-            **where), timeout=timeout)
+        answer = await ctx.client(EXPLAIN).request(
+            ExplainRequest(
+                operation="delete-document",
+                id=doc,
+                purge_traces=req.purge_traces,
+                reason=req.reason,
+                **where,
+            ),
+            timeout=timeout,
+        )
         removal = answer.removal
     except RequestTimeout as exc:
         raise ServiceError(
@@ -184,7 +201,9 @@ async def _remove(req: LibrarianRequest, scope: Scope, ctx: Context[Settings]) -
     return LibrarianResponse(document=info, removal=removal)
 
 
-async def _get_content(req: LibrarianRequest, scope: Scope, ctx: Context[Settings]) -> LibrarianResponse:
+async def _get_content(
+    req: LibrarianRequest, scope: Scope, ctx: Context[Settings]
+) -> LibrarianResponse:
     """Content of one URI (a range of it), or of every URI in ``ids``.
 
     A batch leaves out unknown URIs, and stops once the reply would exceed
@@ -275,7 +294,9 @@ async def on_collection_deleted(event: CollectionDeleted, ctx: Context[Settings]
     """The collection's store is gone (explain delete-collection): its documents go too."""
     scope = Scope(event.user, event.collection)
     removed = await asyncio.to_thread(_store(ctx).remove_collection, scope)
-    log.info("collection %s/%s deleted: removed %d documents", scope.user, scope.collection, removed)
+    log.info(
+        "collection %s/%s deleted: removed %d documents", scope.user, scope.collection, removed
+    )
 
 
 @proc.consumer(INGEST_EVENTS, IngestEvent)
@@ -285,8 +306,15 @@ async def on_event(event: IngestEvent, ctx: Context[Settings]) -> None:
     if info is None:
         log.info("event for unknown document %s ignored (removed?)", event.document)
     elif info.status in ("complete", "failed"):
-        log.info("%s %s: %d pages, %d chunks, %d edges%s", info.id, info.status, info.pages,
-                 info.chunks, info.edges, f" ({info.error})" if info.error else "")
+        log.info(
+            "%s %s: %d pages, %d chunks, %d edges%s",
+            info.id,
+            info.status,
+            info.pages,
+            info.chunks,
+            info.edges,
+            f" ({info.error})" if info.error else "",
+        )
 
 
 def main() -> None:

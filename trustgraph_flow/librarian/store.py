@@ -83,13 +83,16 @@ class LibrarianStore:
         self.root = root
         self.files = root / "content"
         self.files.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(root / "librarian.db", isolation_level=None, check_same_thread=False)
+        self.db = sqlite3.connect(
+            root / "librarian.db", isolation_level=None, check_same_thread=False
+        )
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.executescript(_SCHEMA)
         columns = {row[1] for row in self.db.execute("PRAGMA table_info(documents)")}
         if "pages_decoded" not in columns:  # a store made before decode progress was kept
             self.db.execute(
-                "ALTER TABLE documents ADD COLUMN pages_decoded INTEGER NOT NULL DEFAULT 0")
+                "ALTER TABLE documents ADD COLUMN pages_decoded INTEGER NOT NULL DEFAULT 0"
+            )
 
     def close(self) -> None:
         self.db.close()
@@ -140,13 +143,24 @@ class LibrarianStore:
         if existing is not None and existing.status == "uploading":
             self.remove(scope, info.id)
         elif existing is not None:
-            raise StoreError("already-exists", f"document {info.id!r} already exists; remove it first (tg-remove-document)")
+            raise StoreError(
+                "already-exists",
+                f"document {info.id!r} already exists; remove it first (tg-remove-document)",
+            )
         self.path(scope, info.id, partial=True).unlink(missing_ok=True)
         self.db.execute(
             "INSERT INTO documents (user, collection, id, title, mime_type, time, status, "
             "chunk_size, chunk_overlap) VALUES (?,?,?,?,?,?,'uploading',?,?)",
-            (scope.user, scope.collection, info.id, info.title, info.mime_type, info.time,
-             info.chunk_size, info.chunk_overlap),
+            (
+                scope.user,
+                scope.collection,
+                info.id,
+                info.title,
+                info.mime_type,
+                info.time,
+                info.chunk_size,
+                info.chunk_overlap,
+            ),
         )
 
     def append_part(self, scope: Scope, doc: str, part: int, data: bytes) -> None:
@@ -185,8 +199,12 @@ class LibrarianStore:
         self.path(scope, doc).unlink(missing_ok=True)
         self.path(scope, doc, partial=True).unlink(missing_ok=True)
         key = (scope.user, scope.collection, doc)
-        for table, column in (("documents", "id"), ("texts", "document"),
-                              ("spans", "document"), ("events", "document")):
+        for table, column in (
+            ("documents", "id"),
+            ("texts", "document"),
+            ("spans", "document"),
+            ("events", "document"),
+        ):
             self.db.execute(
                 f"DELETE FROM {table} WHERE user=? AND collection=? AND {column}=?", key
             )
@@ -213,8 +231,17 @@ class LibrarianStore:
         for span in spans:
             doc = owner_document(span.id)
             self.require(scope, doc)
-            rows.append((scope.user, scope.collection, span.id, doc, parent_of(span.id),
-                         span.offset, span.length))
+            rows.append(
+                (
+                    scope.user,
+                    scope.collection,
+                    span.id,
+                    doc,
+                    parent_of(span.id),
+                    span.offset,
+                    span.length,
+                )
+            )
         self.db.executemany("INSERT OR REPLACE INTO spans VALUES (?,?,?,?,?,?,?)", rows)
 
     def text(self, scope: Scope, uri: str) -> str | None:
@@ -244,8 +271,13 @@ class LibrarianStore:
             return None
         seen = self.db.execute(
             "INSERT OR IGNORE INTO events VALUES (?,?,?,?,?)",
-            (scope.user, scope.collection, event.document, event.stage,
-             event.source or event.document),
+            (
+                scope.user,
+                scope.collection,
+                event.document,
+                event.stage,
+                event.source or event.document,
+            ),
         )
         if seen.rowcount == 0:
             return info
@@ -256,30 +288,39 @@ class LibrarianStore:
         key = (scope.user, scope.collection, ev.document)
         where = " WHERE user=? AND collection=? AND id=?"
         if ev.stage == "failed":
-            self.db.execute("UPDATE documents SET status='failed', error=?" + where,
-                            (ev.error or "failed", *key))
+            self.db.execute(
+                "UPDATE documents SET status='failed', error=?" + where,
+                (ev.error or "failed", *key),
+            )
             return
         if ev.stage == "decoding":
-            self.db.execute("UPDATE documents SET pages_decoded=MAX(pages_decoded, ?)" + where,
-                            (ev.pages, *key))
+            self.db.execute(
+                "UPDATE documents SET pages_decoded=MAX(pages_decoded, ?)" + where, (ev.pages, *key)
+            )
             return
         if ev.stage == "decoded":
             self.db.execute("UPDATE documents SET decoded=1, pages=?" + where, (ev.pages, *key))
         elif ev.stage == "chunked":
             self.db.execute(
                 "UPDATE documents SET pages_chunked=pages_chunked+1, chunks=chunks+?" + where,
-                (ev.chunks, *key))
+                (ev.chunks, *key),
+            )
         else:
             self.db.execute(
                 "UPDATE documents SET chunks_done=chunks_done+1, edges=edges+?, "
-                "skipped=skipped+?" + where, (ev.edges, 1 if ev.error else 0, *key))
+                "skipped=skipped+?" + where,
+                (ev.edges, 1 if ev.error else 0, *key),
+            )
             if ev.error:
                 self.db.execute(
                     "UPDATE documents SET error=COALESCE(error, ?)" + where,
-                    (f"some chunks yielded no edges: {ev.error}", *key))
+                    (f"some chunks yielded no edges: {ev.error}", *key),
+                )
         self.db.execute(
             "UPDATE documents SET status='complete'" + where + " AND status='processing' "
-            "AND decoded=1 AND pages_chunked >= MAX(pages, 1) AND chunks_done >= chunks", key)
+            "AND decoded=1 AND pages_chunked >= MAX(pages, 1) AND chunks_done >= chunks",
+            key,
+        )
 
 
 def _info(row: tuple[object, ...]) -> DocumentInfo:

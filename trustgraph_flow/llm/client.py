@@ -177,7 +177,9 @@ class ChatClient:
             except (_Transient, aiohttp.ClientConnectionError, TimeoutError) as exc:
                 reason = self._describe(exc)
                 if attempt == self.retries:
-                    raise ServiceError("llm-error", f"{reason} (gave up after {attempt + 1} attempts)") from exc
+                    raise ServiceError(
+                        "llm-error", f"{reason} (gave up after {attempt + 1} attempts)"
+                    ) from exc
                 delay = min(MAX_BACKOFF, self.backoff * 2**attempt)
                 log.warning("%s; retrying in %.1fs", reason, delay)
                 await asyncio.sleep(delay)
@@ -203,14 +205,18 @@ class ChatClient:
         try:
             text = data["choices"][0]["message"]["content"] or ""
         except (KeyError, IndexError, TypeError) as exc:
-            raise ServiceError("llm-error", f"LLM at {self.url} sent an unexpected reply: {exc!r}") from exc
+            raise ServiceError(
+                "llm-error", f"LLM at {self.url} sent an unexpected reply: {exc!r}"
+            ) from exc
         return Completion(str(text), str(data.get("model") or self.model), *_usage(data))
 
     async def _json(self, resp: aiohttp.ClientResponse) -> Any:
         try:
             return await resp.json(content_type=None)
         except ValueError as exc:
-            raise ServiceError("llm-error", f"LLM at {self.url} sent a reply that is not JSON") from exc
+            raise ServiceError(
+                "llm-error", f"LLM at {self.url} sent a reply that is not JSON"
+            ) from exc
 
     async def complete(self, req: TextCompletionRequest) -> Completion:
         """One non-streamed completion."""
@@ -252,7 +258,9 @@ class ChatClient:
                         pieces.append(piece)
                         yield piece
         except (aiohttp.ClientError, TimeoutError) as exc:
-            raise ServiceError("llm-error", f"LLM stream from {self.url} broke off: {self._describe(exc)}") from exc
+            raise ServiceError(
+                "llm-error", f"LLM stream from {self.url} broke off: {self._describe(exc)}"
+            ) from exc
         finally:
             resp.release()
         yield Completion("".join(pieces), model, *usage)

@@ -29,8 +29,27 @@ _ARTICLES = frozenset({"the", "a", "an"})
 _MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|[-*+]\s+|\d{1,3}[.)]\s+|>\s*)+|[*_`]{1,3}")
 # A clause starts here: an object phrase ends before it.
 _CLAUSE_WORDS = frozenset(
-    {"before", "after", "when", "while", "because", "until", "since", "although", "though",
-     "unless", "whereas", "where", "which", "who", "that", "and", "or", "but", "then"}
+    {
+        "before",
+        "after",
+        "when",
+        "while",
+        "because",
+        "until",
+        "since",
+        "although",
+        "though",
+        "unless",
+        "whereas",
+        "where",
+        "which",
+        "who",
+        "that",
+        "and",
+        "or",
+        "but",
+        "then",
+    }
 )
 # Prepositions that may follow a verb in a predicate ("worked as", "lives in").
 _VERB_PARTICLES = frozenset({"as", "in", "at", "on", "for", "with", "to", "from", "into", "of"})
@@ -38,12 +57,69 @@ _PRONOUNS = frozenset({"he", "she", "it", "they"})
 _COPULAS = frozenset({"is", "was", "are", "were"})
 # A predicate never starts with one of these: "Pierre and Marie" is no relation.
 _NOT_VERBS = frozenset(
-    {"and", "or", "but", "of", "in", "on", "at", "to", "for", "from", "by", "with", "as", "the",
-     "a", "an", "nor", "than", "that", "which", "who", "around", "about", "near", "into", "over",
-     "under", "between", "through", "during", "before", "after", "since", "until", "against",
-     "among", "without", "within", "across", "behind", "beyond", "like", "per", "via", "circa",
-     "toward", "towards", "upon", "along", "throughout", "despite", "except", "beside", "besides",
-     "then", "also", "when", "while", "where", "whose", "because"}
+    {
+        "and",
+        "or",
+        "but",
+        "of",
+        "in",
+        "on",
+        "at",
+        "to",
+        "for",
+        "from",
+        "by",
+        "with",
+        "as",
+        "the",
+        "a",
+        "an",
+        "nor",
+        "than",
+        "that",
+        "which",
+        "who",
+        "around",
+        "about",
+        "near",
+        "into",
+        "over",
+        "under",
+        "between",
+        "through",
+        "during",
+        "before",
+        "after",
+        "since",
+        "until",
+        "against",
+        "among",
+        "without",
+        "within",
+        "across",
+        "behind",
+        "beyond",
+        "like",
+        "per",
+        "via",
+        "circa",
+        "toward",
+        "towards",
+        "upon",
+        "along",
+        "throughout",
+        "despite",
+        "except",
+        "beside",
+        "besides",
+        "then",
+        "also",
+        "when",
+        "while",
+        "where",
+        "whose",
+        "because",
+    }
 )
 
 
@@ -134,8 +210,11 @@ def _fallback_edge(subject: str, tokens: list[str], start: int) -> Edge | None:
     """'X is a physicist' / 'X discovered polonium': a lower-case object."""
     verb = [tokens[start]]
     nxt = start + 1
-    if (tokens[start].lower() not in _COPULAS and nxt < len(tokens)
-            and tokens[nxt].lower() in _VERB_PARTICLES):
+    if (
+        tokens[start].lower() not in _COPULAS
+        and nxt < len(tokens)
+        and tokens[nxt].lower() in _VERB_PARTICLES
+    ):
         verb.append(tokens[nxt])  # "worked as", "lives in"
         nxt += 1
     if nxt < len(tokens) and tokens[nxt].lower() in _ARTICLES:

@@ -68,8 +68,10 @@ def select_edges(variables: dict[str, Any], structured: bool = False) -> str:
         limit = DEFAULT_SELECT
     ranked = _ranked(as_text(variables.get("question")), [_edge_text(e) for e in edges])
     picks = [
-        {"id": field(edges[i], "id"), "reasoning": "mentions " + ", ".join(f"'{w}'" for w in words)
-         + " from the question"}
+        {
+            "id": field(edges[i], "id"),
+            "reasoning": "mentions " + ", ".join(f"'{w}'" for w in words) + " from the question",
+        }
         for i, words in _most_relevant(ranked)[:limit]
     ]
     if not picks:
@@ -88,14 +90,18 @@ def _sentence(edge: Any) -> str:
 def graph_answer(variables: dict[str, Any], structured: bool = False) -> str:
     """``graph-rag-answer``: "S P O." for the edges that best match the question (structured:
     ``{"answer", "cited"}`` citing those edges' numbers)."""
-    edges = [e for e in as_list(variables.get("edges")) if isinstance(e, dict) and _edge_text(e).strip()]
+    edges = [
+        e for e in as_list(variables.get("edges")) if isinstance(e, dict) and _edge_text(e).strip()
+    ]
     if not edges:
         return _answer(NO_GRAPH_ANSWER, [], structured)
     ranked = _ranked(as_text(variables.get("question")), [_edge_text(e) for e in edges])
     chosen = [i for i, _ in _most_relevant(ranked)[:MAX_ANSWER_SENTENCES]] or list(
         range(min(len(edges), MAX_ANSWER_SENTENCES))
     )
-    return _answer(" ".join(_sentence(edges[i]) for i in chosen), [i + 1 for i in chosen], structured)
+    return _answer(
+        " ".join(_sentence(edges[i]) for i in chosen), [i + 1 for i in chosen], structured
+    )
 
 
 def _answer(text: str, cited: list[int], structured: bool) -> str:
@@ -156,22 +162,37 @@ def agent_step(variables: dict[str, Any], structured: bool = False) -> str:
     if structured and variables.get("final"):  # the last step: only an answer is allowed
         useful = [field(h, "observation") for h in history if _useful(field(h, "observation"))]
         if useful:
-            return _final("This is my last step; an earlier observation answers it.",
-                          useful[-1].strip(), structured)
-        return _final("This is my last step and no tool found the answer.",
-                      f"No answer was found in the collection for: {question}", structured)
+            return _final(
+                "This is my last step; an earlier observation answers it.",
+                useful[-1].strip(),
+                structured,
+            )
+        return _final(
+            "This is my last step and no tool found the answer.",
+            f"No answer was found in the collection for: {question}",
+            structured,
+        )
     tried = {field(h, "action") for h in history}
     preferred = [n for n in TOOL_ORDER if n in names] + [n for n in names if n not in TOOL_ORDER]
     untried = [n for n in preferred if n not in tried]
     if untried and not history:
-        return _action(untried[0], question, "I should look this up in the knowledge graph."
-                       if untried[0] == "knowledge-query" else f"I should look this up with {untried[0]}.",
-                       structured)
+        return _action(
+            untried[0],
+            question,
+            "I should look this up in the knowledge graph."
+            if untried[0] == "knowledge-query"
+            else f"I should look this up with {untried[0]}.",
+            structured,
+        )
     if untried:
-        return _action(untried[0], question, f"That did not answer it; I should try {untried[0]}.",
-                       structured)
-    return _final("None of my tools found the answer.",
-                  f"No answer was found in the collection for: {question}", structured)
+        return _action(
+            untried[0], question, f"That did not answer it; I should try {untried[0]}.", structured
+        )
+    return _final(
+        "None of my tools found the answer.",
+        f"No answer was found in the collection for: {question}",
+        structured,
+    )
 
 
 def free_text(variables: dict[str, Any], prompt: str = "") -> str:

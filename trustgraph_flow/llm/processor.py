@@ -65,7 +65,9 @@ class OfflineEngine:
 
     async def complete(self, req: TextCompletionRequest) -> Completion:
         text = offline.complete(
-            req.prompt_type, dict(req.variables), req.prompt,
+            req.prompt_type,
+            dict(req.variables),
+            req.prompt,
             structured=req.response_schema is not None,
         )
         return Completion(text, offline.MODEL)
@@ -82,8 +84,14 @@ def estimate_tokens(text: str) -> int:
     return len(text.split())
 
 
-def _final(req: TextCompletionRequest, done: Completion, started: float, streamed: bool) -> TextCompletionResponse:
-    in_tok = done.in_token if done.in_token is not None else estimate_tokens(req.system + " " + req.prompt)
+def _final(
+    req: TextCompletionRequest, done: Completion, started: float, streamed: bool
+) -> TextCompletionResponse:
+    in_tok = (
+        done.in_token
+        if done.in_token is not None
+        else estimate_tokens(req.system + " " + req.prompt)
+    )
     out_tok = done.out_token if done.out_token is not None else estimate_tokens(done.text)
     return TextCompletionResponse(
         response="" if streamed else done.text,
@@ -108,13 +116,20 @@ async def open_engine(ctx: Context[Settings]) -> None:
     session = aiohttp.ClientSession()
     ctx.state["session"] = session
     ctx.state["engine"] = ChatClient(
-        session, s.llm_base_url, s.llm_model, s.llm_api_key,
-        timeout=s.llm_timeout, retries=s.llm_retries, backoff=s.llm_backoff,
+        session,
+        s.llm_base_url,
+        s.llm_model,
+        s.llm_api_key,
+        timeout=s.llm_timeout,
+        retries=s.llm_retries,
+        backoff=s.llm_backoff,
         structured=s.llm_structured,
     )
     log.info(
         "text completion via %s (model %s, structured output %s)",
-        s.llm_base_url, s.llm_model, s.llm_structured,
+        s.llm_base_url,
+        s.llm_model,
+        s.llm_structured,
     )
 
 

@@ -81,7 +81,11 @@ def from_ox(node: OxObject) -> Term:
         return literal_of(node)
     if isinstance(node, ox.BlankNode):
         return BlankTerm(d=node.value)
-    return TripleTerm(tr=QuotedTriple(s=from_ox(node.subject), p=IriTerm(i=node.predicate.value), o=from_ox(node.object)))
+    return TripleTerm(
+        tr=QuotedTriple(
+            s=from_ox(node.subject), p=IriTerm(i=node.predicate.value), o=from_ox(node.object)
+        )
+    )
 
 
 def literal_of(node: ox.Literal) -> LiteralTerm:
@@ -143,5 +147,9 @@ def nquads(triples: list[Triple]) -> str | None:
         o_text = f"<{o.i}>" if isinstance(o, IriTerm) else nquads_term(o)
         if s_text is None or o_text is None:
             return None
-        lines.append(f"{s_text} <{t.p.i}> {o_text} <{t.g}> .\n" if t.g else f"{s_text} <{t.p.i}> {o_text} .\n")
+        lines.append(
+            f"{s_text} <{t.p.i}> {o_text} <{t.g}> .\n"
+            if t.g
+            else f"{s_text} <{t.p.i}> {o_text} .\n"
+        )
     return "".join(lines)

@@ -41,8 +41,10 @@ def activities(store: ox.Store, entities: list[ox.NamedNode]) -> list[ox.NamedNo
     owners = {e.value for e in entities}
     found = store.quads_for_pattern(None, n(RDF.type), n(PROV.Activity), SOURCE)
     return [
-        q.subject for q in found
-        if isinstance(q.subject, ox.NamedNode) and q.subject.value.rpartition("/activity/")[0] in owners
+        q.subject
+        for q in found
+        if isinstance(q.subject, ox.NamedNode)
+        and q.subject.value.rpartition("/activity/")[0] in owners
     ]
 
 
@@ -64,14 +66,19 @@ def orphaned_edges(store: ox.Store, subgraphs: set[str]) -> list[ox.Triple]:
                 continue
             seen.add(edge)
             holders = store.quads_for_pattern(None, n(TG.contains), edge, SOURCE)
-            if all(isinstance(h.subject, ox.NamedNode) and h.subject.value in subgraphs for h in holders):
+            if all(
+                isinstance(h.subject, ox.NamedNode) and h.subject.value in subgraphs
+                for h in holders
+            ):
                 out.append(edge)
     return out
 
 
 def in_use(store: ox.Store, iri: ox.NamedNode) -> bool:
     """Whether a default-graph edge other than a label still uses ``iri``."""
-    as_subject = (q for q in store.quads_for_pattern(iri, None, None, DEFAULT_GRAPH) if q.predicate != _LABEL)
+    as_subject = (
+        q for q in store.quads_for_pattern(iri, None, None, DEFAULT_GRAPH) if q.predicate != _LABEL
+    )
     return (
         any(True for _ in as_subject)
         or any(True for _ in store.quads_for_pattern(None, iri, None, DEFAULT_GRAPH))

@@ -34,7 +34,9 @@ LEVELS = ("edges", "chunks", "pages", "documents")
 class Evidence:
     """Per level: evidence id → label; and the ids the answer cites."""
 
-    levels: dict[str, dict[str, str | None]] = field(default_factory=lambda: {k: {} for k in LEVELS})
+    levels: dict[str, dict[str, str | None]] = field(
+        default_factory=lambda: {k: {} for k in LEVELS}
+    )
     cited: set[str] = field(default_factory=set)
 
 
@@ -55,9 +57,13 @@ def edge_id(edge: EdgeView) -> str:
 
 
 def add_source(ev: Evidence, ref: SourceRef) -> None:
-    ev.levels["chunks"].setdefault(ref.chunk, f"chunk {ref.chunk_index}" if ref.chunk_index is not None else None)
+    ev.levels["chunks"].setdefault(
+        ref.chunk, f"chunk {ref.chunk_index}" if ref.chunk_index is not None else None
+    )
     if ref.page is not None:
-        ev.levels["pages"].setdefault(ref.page, f"page {ref.page_number}" if ref.page_number is not None else None)
+        ev.levels["pages"].setdefault(
+            ref.page, f"page {ref.page_number}" if ref.page_number is not None else None
+        )
     ev.levels["documents"].setdefault(ref.document, ref.title)
 
 
@@ -66,7 +72,9 @@ def collect(view: TraceView, ev: Evidence) -> Evidence:
     for edge in view.edges:
         key = edge_id(edge)
         ev.levels["edges"][key] = " → ".join(
-            term_text(t, lab) for t, lab in ((edge.s, edge.s_label), (edge.p, edge.p_label), (edge.o, edge.o_label)))
+            term_text(t, lab)
+            for t, lab in ((edge.s, edge.s_label), (edge.p, edge.p_label), (edge.o, edge.o_label))
+        )
         if getattr(edge, "cited", False):
             ev.cited.add(key)
         for ref in edge.sources:
@@ -91,19 +99,31 @@ def compare(a: Evidence, b: Evidence, level: str) -> EvidenceLevel:
         return EvidenceItem(id=key, label=left.get(key) or right.get(key), cited_by=cited)  # type: ignore[arg-type]
 
     def ordered(keys: set[str]) -> list[EvidenceItem]:
-        return [item(k) for k in sorted(keys, key=lambda k: ((left.get(k) or right.get(k) or k), k))]
+        return [
+            item(k) for k in sorted(keys, key=lambda k: ((left.get(k) or right.get(k) or k), k))
+        ]
 
-    return EvidenceLevel(both=ordered(set(left) & set(right)), only_a=ordered(set(left) - set(right)),
-                         only_b=ordered(set(right) - set(left)))
+    return EvidenceLevel(
+        both=ordered(set(left) & set(right)),
+        only_a=ordered(set(left) - set(right)),
+        only_b=ordered(set(right) - set(left)),
+    )
 
 
 def summary(view: TraceView) -> TraceSummary:
-    return TraceSummary(id=view.id, type=view.type, question=view.question, time=view.time, status=view.status)
+    return TraceSummary(
+        id=view.id, type=view.type, question=view.question, time=view.time, status=view.status
+    )
 
 
 def diff_traces(handle: Handle | None, a_id: str, b_id: str) -> TraceDiff:
     """Both answers, then the evidence used by both / only A / only B at each level."""
     a, b = get_trace(handle, a_id, True), get_trace(handle, b_id, True)
     ea, eb = collect(a, Evidence()), collect(b, Evidence())
-    return TraceDiff(a=summary(a), b=summary(b), answer_a=a.answer, answer_b=b.answer,
-                     **{level: compare(ea, eb, level) for level in LEVELS})
+    return TraceDiff(
+        a=summary(a),
+        b=summary(b),
+        answer_a=a.answer,
+        answer_b=b.answer,
+        **{level: compare(ea, eb, level) for level in LEVELS},
+    )

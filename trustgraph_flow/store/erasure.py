@@ -32,11 +32,15 @@ ERASURE_PREFIX = "urn:trustgraph:erasure:"
 
 def links_into(handle: Handle, doc: ox.NamedNode) -> list[tuple[str, str, str, str]]:
     """(entity, chunk, kind, top) of every trace link into the document's chunks and edges."""
-    rows = handle.index.db.execute("SELECT entity, chunk, kind, top FROM links WHERE doc = ?", (doc.value,))
+    rows = handle.index.db.execute(
+        "SELECT entity, chunk, kind, top FROM links WHERE doc = ?", (doc.value,)
+    )
     return [(str(e), str(c), str(k), str(t)) for e, c, k, t in rows]
 
 
-def erasure_quads(doc: str, reason: str, links: list[tuple[str, str, str, str]]) -> tuple[str, list[ox.Quad]]:
+def erasure_quads(
+    doc: str, reason: str, links: list[tuple[str, str, str, str]]
+) -> tuple[str, list[ox.Quad]]:
     """The erasure activity and the invalidation of the document, chunks and trace entities it hit."""
     erasure = named(ERASURE_PREFIX + str(uuid.uuid4()))
     when = ox.Literal(now_iso(), datatype=named(XSD.dateTime))
@@ -58,7 +62,9 @@ def erasure_quads(doc: str, reason: str, links: list[tuple[str, str, str, str]])
     return erasure.value, quads
 
 
-def remove_document(handle: Handle, doc_uri: str, *, reason: str, purge_traces: bool) -> RemovalReport | None:
+def remove_document(
+    handle: Handle, doc_uri: str, *, reason: str, purge_traces: bool
+) -> RemovalReport | None:
     """Delete the document (``deletion``) and mark or purge the traces that used it; None if unknown."""
     from trustgraph_flow.store.explain import delete_trace
 
@@ -97,5 +103,9 @@ def removal(store: ox.Store, erasure: ox.NamedNode) -> Removal:
             return value_of(q.object)
         return None
 
-    return Removal(erasure=erasure.value, time=first(PROV.endedAtTime) or "", reason=first(TG.reason),
-                   document=first(TG.removedDocument))
+    return Removal(
+        erasure=erasure.value,
+        time=first(PROV.endedAtTime) or "",
+        reason=first(TG.reason),
+        document=first(TG.removedDocument),
+    )

@@ -46,11 +46,16 @@ def list_traces(handle: Handle | None, limit: int) -> list[TraceSummary]:
     return [_summary(r) for r in handle.index.newest(limit)]
 
 
-def page_traces(handle: Handle | None, req: ExplainRequest) -> tuple[list[TraceSummary], str | None]:
+def page_traces(
+    handle: Handle | None, req: ExplainRequest
+) -> tuple[list[TraceSummary], str | None]:
     """One page of the trace list, narrowed by the request's filters, and the next page's cursor."""
     flt = TraceFilter(
-        search=req.search or "", kind=req.type, status=req.status,
-        since=_instant("since", req.since), until=_instant("until", req.until),
+        search=req.search or "",
+        kind=req.type,
+        status=req.status,
+        since=_instant("since", req.since),
+        until=_instant("until", req.until),
     )
     after = _decode_cursor(req.cursor) if req.cursor else None
     if handle is None:
@@ -145,13 +150,19 @@ def metrics(props: Props, root: str) -> dict[str, StageMetrics]:
     """Stage name (``question``, ``i1``, ``focus``…) → the figures recorded on it."""
     out: dict[str, StageMetrics] = {}
     for uri in sorted(props):
-        model, tin, tout = text(props, uri, TG.model), text(props, uri, TG.inToken), text(props, uri, TG.outToken)
+        model, tin, tout = (
+            text(props, uri, TG.model),
+            text(props, uri, TG.inToken),
+            text(props, uri, TG.outToken),
+        )
         latency = text(props, uri, TG.latencyMs)
         if model is None and tin is None and tout is None and latency is None:
             continue
-        stage = "question" if uri == root else uri[len(root) + 1:]
+        stage = "question" if uri == root else uri[len(root) + 1 :]
         out[stage] = StageMetrics(
-            model=model, in_token=as_int(tin), out_token=as_int(tout),
+            model=model,
+            in_token=as_int(tin),
+            out_token=as_int(tout),
             latency_ms=float(latency) if latency is not None else None,
         )
     return out
@@ -176,7 +187,7 @@ def get_trace_window(
     if row is None or row.kind != "agent":
         return assemble(handle, root, include_provenance, 0), 0
     steps = step_uris(handle, root)
-    window = steps[offset:offset + limit]
+    window = steps[offset : offset + limit]
     view = assemble(handle, root, include_provenance, 0, [root, f"{root}/final", *window])
     return view, len(steps)
 
@@ -184,7 +195,9 @@ def get_trace_window(
 def step_uris(handle: Handle, root: str) -> list[str]:
     """An agent trace's step URIs (``…/i{n}``) in step order, from the index alone."""
     step_re = re.compile(re.escape(root) + r"/i(\d+)$")
-    found = [(int(m.group(1)), uri) for uri in handle.index.entities(root) if (m := step_re.match(uri))]
+    found = [
+        (int(m.group(1)), uri) for uri in handle.index.entities(root) if (m := step_re.match(uri))
+    ]
     return [uri for _, uri in sorted(found)]
 
 
@@ -195,8 +208,12 @@ def assemble(
     assert row is not None
     props = gather(handle, root, only)
     view = TraceView(
-        id=root, type=row.kind, question=row.question, time=row.time,
-        status=row.status, parent=row.parent,
+        id=root,
+        type=row.kind,
+        question=row.question,
+        time=row.time,
+        status=row.status,
+        parent=row.parent,
         error=text(props, root, TG.error) or text(props, root, TG.interrupted),
         metrics=metrics(props, root),
     )
@@ -205,7 +222,9 @@ def assemble(
     return view.model_copy(update=rag_parts(handle.store, props, root, provenance))
 
 
-def agent_parts(handle: Handle, props: Props, root: str, provenance: bool, depth: int) -> dict[str, object]:
+def agent_parts(
+    handle: Handle, props: Props, root: str, provenance: bool, depth: int
+) -> dict[str, object]:
     subs: dict[str, list[TraceView]] = defaultdict(list)
     if depth < _MAX_DEPTH:
         for sub in handle.index.subtraces(root):
@@ -217,35 +236,69 @@ def agent_parts(handle: Handle, props: Props, root: str, provenance: bool, depth
     for uri in props:
         match = step_re.match(uri)
         if match:
-            steps.append(AgentStepView(
-                uri=uri, index=int(match.group(1)),
-                thought=text(props, uri, TG.thought) or "", action=text(props, uri, TG.action) or "",
-                arguments=text(props, uri, TG.arguments) or "", observation=text(props, uri, TG.observation),
-                subtraces=subs.get(uri, []),
-            ))
-    return {"steps": sorted(steps, key=lambda s: s.index), "answer": text(props, f"{root}/final", TG.answer)}
+            steps.append(
+                AgentStepView(
+                    uri=uri,
+                    index=int(match.group(1)),
+                    thought=text(props, uri, TG.thought) or "",
+                    action=text(props, uri, TG.action) or "",
+                    arguments=text(props, uri, TG.arguments) or "",
+                    observation=text(props, uri, TG.observation),
+                    subtraces=subs.get(uri, []),
+                )
+            )
+    return {
+        "steps": sorted(steps, key=lambda s: s.index),
+        "answer": text(props, f"{root}/final", TG.answer),
+    }
 
 
 def rag_parts(store: ox.Store, props: Props, root: str, provenance: bool) -> dict[str, object]:
     exploration, focus, synthesis = f"{root}/exploration", f"{root}/focus", f"{root}/synthesis"
     ranked = chunk_ranks(props, exploration)
-    cites = {c.value for c in props.get(synthesis, {}).get(TG.cites.i, []) if isinstance(c, ox.NamedNode)}
-    selected = [c for c in props.get(exploration, {}).get(TG.selectedChunk.i, []) if isinstance(c, ox.NamedNode)]
-    chunks = [
-        ChunkView(uri=c.value, score=ranked.get(c.value, (0, None))[1], cited=c.value in cites,
-                  sources=[r for r in [chunk_source(store, c)] if r] if provenance else [],
-                  removed=removals(store, c))
-        for c in sorted(selected, key=lambda c: (ranked.get(c.value, (len(selected) + 1, None))[0], c.value))
+    cites = {
+        c.value for c in props.get(synthesis, {}).get(TG.cites.i, []) if isinstance(c, ox.NamedNode)
+    }
+    selected = [
+        c
+        for c in props.get(exploration, {}).get(TG.selectedChunk.i, [])
+        if isinstance(c, ox.NamedNode)
     ]
-    edge_uris = [e.value for e in props.get(focus, {}).get(TG.selectedEdge.i, []) if isinstance(e, ox.NamedNode)]
+    chunks = [
+        ChunkView(
+            uri=c.value,
+            score=ranked.get(c.value, (0, None))[1],
+            cited=c.value in cites,
+            sources=[r for r in [chunk_source(store, c)] if r] if provenance else [],
+            removed=removals(store, c),
+        )
+        for c in sorted(
+            selected, key=lambda c: (ranked.get(c.value, (len(selected) + 1, None))[0], c.value)
+        )
+    ]
+    edge_uris = [
+        e.value
+        for e in props.get(focus, {}).get(TG.selectedEdge.i, [])
+        if isinstance(e, ox.NamedNode)
+    ]
     edges = []
     for uri in sorted(edge_uris, key=lambda u: (as_int(u.rsplit("/e", 1)[-1]) or 0, u)):
         quoted = props.get(uri, {}).get(TG.edge.i, [])
         if quoted and isinstance(quoted[0], ox.Triple):
             sources = edge_sources(store, quoted[0]) if provenance else []
-            edges.append(edge_view(store, quoted[0], uri=uri, reasoning=text(props, uri, TG.reasoning),
-                                   cited=uri in cites, sources=sources,
-                                   removed=removals(store, named(uri)) if PROV.wasInvalidatedBy.i in props.get(uri, {}) else []))
+            edges.append(
+                edge_view(
+                    store,
+                    quoted[0],
+                    uri=uri,
+                    reasoning=text(props, uri, TG.reasoning),
+                    cited=uri in cites,
+                    sources=sources,
+                    removed=removals(store, named(uri))
+                    if PROV.wasInvalidatedBy.i in props.get(uri, {})
+                    else [],
+                )
+            )
     return {
         "exploration": exploration if exploration in props else None,
         "edge_count": as_int(text(props, exploration, TG.edgeCount)),

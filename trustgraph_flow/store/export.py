@@ -80,8 +80,11 @@ def retrieval_part(handle: Handle, root: str) -> tuple[list[ox.Quad], set[str], 
     for e in sorted(erasures):
         quads += _subject(store, named(e), RETRIEVAL)
     for c in sorted(chunks):
-        quads += [q for q in store.quads_for_pattern(named(c), n(PROV.wasInvalidatedBy), None, RETRIEVAL)
-                  if isinstance(q.object, ox.NamedNode) and q.object.value in erasures]
+        quads += [
+            q
+            for q in store.quads_for_pattern(named(c), n(PROV.wasInvalidatedBy), None, RETRIEVAL)
+            if isinstance(q.object, ox.NamedNode) and q.object.value in erasures
+        ]
     return quads, chunks, edges
 
 
@@ -95,8 +98,11 @@ def source_part(store: ox.Store, chunks: set[str], edges: list[ox.Triple]) -> li
             if isinstance(q.subject, ox.NamedNode):
                 quads.append(q)
                 quads += [x for x in _subject(store, q.subject, SOURCE) if x.predicate != contains]
-                chain.update(x.object.value for x in store.quads_for_pattern(q.subject, derived, None, SOURCE)
-                             if isinstance(x.object, ox.NamedNode))
+                chain.update(
+                    x.object.value
+                    for x in store.quads_for_pattern(q.subject, derived, None, SOURCE)
+                    if isinstance(x.object, ox.NamedNode)
+                )
     seen: set[str] = set()
     pending = sorted(chain)
     while pending:
@@ -106,7 +112,11 @@ def source_part(store: ox.Store, chunks: set[str], edges: list[ox.Triple]) -> li
         seen.add(uri)
         for q in _subject(store, named(uri), SOURCE):
             quads.append(q)
-            if q.predicate in (derived, n(PROV.wasGeneratedBy), n(PROV.wasAssociatedWith)) and isinstance(q.object, ox.NamedNode):
+            if q.predicate in (
+                derived,
+                n(PROV.wasGeneratedBy),
+                n(PROV.wasAssociatedWith),
+            ) and isinstance(q.object, ox.NamedNode):
                 pending.append(q.object.value)
     for edge in edges:
         fact = ox.Quad(edge.subject, edge.predicate, edge.object, DEFAULT_GRAPH)
@@ -135,18 +145,22 @@ def reified(quads: Iterable[ox.Quad]) -> list[ox.Quad]:
     """The quads with each triple-term object replaced by an ``rdf:Statement`` node (same graph)."""
     out: list[ox.Quad] = []
     for q in quads:
-        if q.predicate == n(RDF.type) and q.object == n(PROV.SoftwareAgent):  # PROV-O: a prov:Agent too
+        if q.predicate == n(RDF.type) and q.object == n(
+            PROV.SoftwareAgent
+        ):  # PROV-O: a prov:Agent too
             out.append(ox.Quad(q.subject, q.predicate, n(PROV.Agent), q.graph_name))
         if not isinstance(q.object, ox.Triple):
             out.append(q)
             continue
         node, edge, g = statement_iri(q.object), q.object, q.graph_name
-        out += [ox.Quad(q.subject, q.predicate, node, g),
-                ox.Quad(node, n(RDF.type), n(RDF.Statement), g),
-                ox.Quad(node, n(RDF.type), n(PROV.Entity), g),  # so PROV readers keep it as an entity
-                ox.Quad(node, n(RDF.subject), edge.subject, g),
-                ox.Quad(node, n(RDF.predicate), edge.predicate, g),
-                ox.Quad(node, n(RDF.object), edge.object, g)]
+        out += [
+            ox.Quad(q.subject, q.predicate, node, g),
+            ox.Quad(node, n(RDF.type), n(RDF.Statement), g),
+            ox.Quad(node, n(RDF.type), n(PROV.Entity), g),  # so PROV readers keep it as an entity
+            ox.Quad(node, n(RDF.subject), edge.subject, g),
+            ox.Quad(node, n(RDF.predicate), edge.predicate, g),
+            ox.Quad(node, n(RDF.object), edge.object, g),
+        ]
     return sorted(set(out), key=str)
 
 
@@ -156,7 +170,9 @@ def prov_document(quads: list[ox.Quad]) -> object:
 
     trig = ox.serialize(reified(quads), format=ox.RdfFormat.TRIG, prefixes=PREFIXES).decode()
     with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")  # rdflib's deprecations inside prov's reader; prov's own notes
+        warnings.simplefilter(
+            "always"
+        )  # rdflib's deprecations inside prov's reader; prov's own notes
         doc = read(io.StringIO(trig), format="rdf", rdf_format="trig")
     for w in caught:
         if not issubclass(w.category, DeprecationWarning):
@@ -167,7 +183,9 @@ def prov_document(quads: list[ox.Quad]) -> object:
 def export_trace(handle: Handle | None, trace_id: str, fmt: str) -> tuple[str, str]:
     """The export text and its media type."""
     if fmt not in FORMATS:
-        raise ServiceError("bad-request", f"unknown export format {fmt!r}: one of {', '.join(FORMATS)}")
+        raise ServiceError(
+            "bad-request", f"unknown export format {fmt!r}: one of {', '.join(FORMATS)}"
+        )
     quads = trace_dataset(handle, trace_id)
     if fmt == "trig":
         text = ox.serialize(quads, format=ox.RdfFormat.TRIG, prefixes=PREFIXES).decode()

@@ -12,7 +12,11 @@ from trustgraph_flow.store.lookup import SOURCE, as_int, edge_view, first, has_t
 def children(store: ox.Store, parent: ox.NamedNode, cls: object) -> list[ox.NamedNode]:
     """Entities of class ``cls`` derived from ``parent`` in urn:graph:source."""
     found = store.quads_for_pattern(None, n(PROV.wasDerivedFrom), parent, SOURCE)
-    return [q.subject for q in found if isinstance(q.subject, ox.NamedNode) and has_type(store, q.subject, cls, SOURCE)]
+    return [
+        q.subject
+        for q in found
+        if isinstance(q.subject, ox.NamedNode) and has_type(store, q.subject, cls, SOURCE)
+    ]
 
 
 def chunk_edges(store: ox.Store, chunk: ox.NamedNode) -> list[EdgeView]:
@@ -36,7 +40,10 @@ def chunk_node(store: ox.Store, chunk: ox.NamedNode) -> ChunkNode:
 
 
 def chunk_nodes(store: ox.Store, parent: ox.NamedNode) -> list[ChunkNode]:
-    return sorted((chunk_node(store, c) for c in children(store, parent, TG.Chunk)), key=lambda c: (c.index, c.uri))
+    return sorted(
+        (chunk_node(store, c) for c in children(store, parent, TG.Chunk)),
+        key=lambda c: (c.index, c.uri),
+    )
 
 
 def document_view(store: ox.Store | None, doc_uri: str) -> DocumentView | None:
@@ -44,10 +51,18 @@ def document_view(store: ox.Store | None, doc_uri: str) -> DocumentView | None:
     if store is None:
         return None
     doc = ox.NamedNode(doc_uri)
-    if not has_type(store, doc, TG.Document, SOURCE) and not children(store, doc, TG.Chunk) and not children(store, doc, TG.Page):
+    if (
+        not has_type(store, doc, TG.Document, SOURCE)
+        and not children(store, doc, TG.Chunk)
+        and not children(store, doc, TG.Page)
+    ):
         return None
     pages = [
-        PageNode(uri=p.value, number=as_int(first(store, p, TG.pageNumber, SOURCE)) or 0, chunks=chunk_nodes(store, p))
+        PageNode(
+            uri=p.value,
+            number=as_int(first(store, p, TG.pageNumber, SOURCE)) or 0,
+            chunks=chunk_nodes(store, p),
+        )
         for p in children(store, doc, TG.Page)
     ]
     return DocumentView(

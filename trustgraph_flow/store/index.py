@@ -58,7 +58,11 @@ _STATUS_SQL = {
     "interrupted": "complete = 0 AND failed = 2",
     "in-progress": "complete = 0 AND failed = 0",
 }
-_KINDS = {TG.AgentQuestion.i: "agent", TG.GraphRagQuestion.i: "graph-rag", TG.DocRagQuestion.i: "document-rag"}
+_KINDS = {
+    TG.AgentQuestion.i: "agent",
+    TG.GraphRagQuestion.i: "graph-rag",
+    TG.DocRagQuestion.i: "document-rag",
+}
 _FINAL_SUFFIXES = ("/final", "/synthesis")
 
 
@@ -104,8 +108,18 @@ def sort_key(timestamp: str) -> str:
 
 
 def _blank(root: str) -> dict[str, object]:
-    return {"id": root, "kind": None, "question": None, "time": None, "sort_time": None,
-            "parent": None, "parent_root": None, "is_question": 0, "complete": 0, "failed": 0}
+    return {
+        "id": root,
+        "kind": None,
+        "question": None,
+        "time": None,
+        "sort_time": None,
+        "parent": None,
+        "parent_root": None,
+        "is_question": 0,
+        "complete": 0,
+        "failed": 0,
+    }
 
 
 def _root_fact(row: dict[str, object], t: Triple) -> None:
@@ -149,7 +163,11 @@ def facts(triples: Iterable[Triple]) -> Facts:
         row = rows.setdefault(root, _blank(root))
         if t.s.i == root:
             _root_fact(row, t)
-        elif t.p.i == RDF.type.i and t.s.i.endswith(_FINAL_SUFFIXES) and t.s.i.count("/") == root.count("/") + 1:
+        elif (
+            t.p.i == RDF.type.i
+            and t.s.i.endswith(_FINAL_SUFFIXES)
+            and t.s.i.count("/") == root.count("/") + 1
+        ):
             row["complete"] = 1
     return rows, entities, uses
 
@@ -195,7 +213,9 @@ class TraceIndex:
             return
         with self._tx():
             self.db.executemany(_UPSERT, list(rows.values()))
-            self.db.executemany("INSERT OR IGNORE INTO entities VALUES (?, ?)", list(entities.items()))
+            self.db.executemany(
+                "INSERT OR IGNORE INTO entities VALUES (?, ?)", list(entities.items())
+            )
             links.record(self.db, uses, resolve)
             links.mark_cited(self.db, links.citations(triples))
             for root in rows:
@@ -305,4 +325,6 @@ def _row(r: tuple[object, ...]) -> TraceRow:
     trace_id = str(r[0])
     kind = str(r[1]) if r[1] else (trace_kind(trace_id) or "agent")
     parent = str(r[4]) if r[4] else None
-    return TraceRow(trace_id, kind, str(r[2] or ""), str(r[3] or ""), parent, bool(r[5]), int(str(r[6] or 0)))
+    return TraceRow(
+        trace_id, kind, str(r[2] or ""), str(r[3] or ""), parent, bool(r[5]), int(str(r[6] or 0))
+    )

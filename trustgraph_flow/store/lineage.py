@@ -44,9 +44,13 @@ def parse_source(text: str) -> Source:
         try:
             quads = list(ox.parse(input=text + " .", format=ox.RdfFormat.N_TRIPLES))
         except SyntaxError as exc:
-            raise ServiceError("bad-request", f"malformed edge {text!r}: {exc} (write it as '<s> <p> <o>')") from None
+            raise ServiceError(
+                "bad-request", f"malformed edge {text!r}: {exc} (write it as '<s> <p> <o>')"
+            ) from None
         if len(quads) != 1:
-            raise ServiceError("bad-request", f"malformed edge {text!r}: expected one triple '<s> <p> <o>'")
+            raise ServiceError(
+                "bad-request", f"malformed edge {text!r}: expected one triple '<s> <p> <o>'"
+            )
         q = quads[0]
         return ox.Triple(q.subject, q.predicate, q.object)
     uri = text[1:-1] if text.startswith("<") else document_uri(text)
@@ -69,8 +73,13 @@ def known_edge(handle: Handle, edge: ox.Triple) -> bool:
     store = handle.store
     return (
         any(True for _ in store.quads_for_pattern(None, n(TG.contains), edge, SOURCE))
-        or any(True for _ in store.quads_for_pattern(edge.subject, edge.predicate, edge.object, None))  # type: ignore[arg-type]
-        or handle.index.db.execute("SELECT 1 FROM links WHERE target = ? LIMIT 1", (edge_key(edge),)).fetchone() is not None
+        or any(
+            True for _ in store.quads_for_pattern(edge.subject, edge.predicate, edge.object, None)
+        )  # type: ignore[arg-type]
+        or handle.index.db.execute(
+            "SELECT 1 FROM links WHERE target = ? LIMIT 1", (edge_key(edge),)
+        ).fetchone()
+        is not None
     )
 
 
@@ -82,7 +91,9 @@ def resolve_source(handle: Handle, source: Source) -> tuple[str, str]:
         return "edge", edge_key(source)
     kind = classify(handle.store, source)
     if kind is None:
-        raise ServiceError("not-found", f"no document, page or chunk {source.value!r} in this collection")
+        raise ServiceError(
+            "not-found", f"no document, page or chunk {source.value!r} in this collection"
+        )
     return kind, source.value
 
 
@@ -90,7 +101,9 @@ def newest_tops(index: TraceIndex, kind: str, key: str, limit: int) -> list[str]
     """The newest distinct top-level traces linked to the key: one index scan in time order."""
     tops: list[str] = []
     seen: set[str] = set()
-    cur = index.db.execute(f"SELECT top FROM links WHERE {COLUMN[kind]} = ? ORDER BY top_time DESC", (key,))
+    cur = index.db.execute(
+        f"SELECT top FROM links WHERE {COLUMN[kind]} = ? ORDER BY top_time DESC", (key,)
+    )
     for (top,) in cur:
         if top not in seen:
             seen.add(top)
@@ -115,12 +128,22 @@ def paths_of(handle: Handle, top: str, kind: str, key: str) -> list[UsagePath]:
     paths: list[UsagePath] = []
     rows = handle.index.db.execute(
         f"SELECT root, entity, target, kind, chunk, cited FROM links WHERE top = ? AND {COLUMN[kind]} = ? "
-        "ORDER BY root, entity, chunk", (top, key))
+        "ORDER BY root, entity, chunk",
+        (top, key),
+    )
     for root, entity, target, link, chunk, cited in rows:
         edge = edge_of(target) if link == "edge" else None
         view = edge_view(handle.store, edge) if edge is not None else None
-        paths.append(UsagePath(kind=link, trace=root, entity=entity, chunk=chunk or None, edge=view,
-                               cited=bool(cited)))
+        paths.append(
+            UsagePath(
+                kind=link,
+                trace=root,
+                entity=entity,
+                chunk=chunk or None,
+                edge=view,
+                cited=bool(cited),
+            )
+        )
     return paths
 
 
@@ -136,14 +159,18 @@ def source_usage(handle: Handle | None, text: str, limit: int) -> SourceUsage:
         row = handle.index.get(top)
         if row is None:
             continue  # the question of this trace has not been written (yet)
-        summary = TraceSummary(id=row.id, type=row.kind, question=row.question, time=row.time, status=row.status)
+        summary = TraceSummary(
+            id=row.id, type=row.kind, question=row.question, time=row.time, status=row.status
+        )
         traces.append(UsageTrace(trace=summary, paths=paths_of(handle, top, kind, key)))
     return SourceUsage(source=label, kind=kind, traces=traces)  # type: ignore[arg-type]
 
 
 def count_users(index: TraceIndex, kind: str, key: str) -> int:
     """How many distinct top-level traces are linked to the key."""
-    found = index.db.execute(f"SELECT COUNT(DISTINCT top) FROM links WHERE {COLUMN[kind]} = ?", (key,)).fetchone()
+    found = index.db.execute(
+        f"SELECT COUNT(DISTINCT top) FROM links WHERE {COLUMN[kind]} = ?", (key,)
+    ).fetchone()
     return int(found[0]) if found else 0
 
 
@@ -151,8 +178,14 @@ def with_usage(index: TraceIndex, doc: DocumentView) -> DocumentView:
     """The hierarchy with "used by N answers" on every page and chunk."""
 
     def counted(chunks: list[ChunkNode]) -> list[ChunkNode]:
-        return [c.model_copy(update={"used_by": count_users(index, "chunk", c.uri)}) for c in chunks]
+        return [
+            c.model_copy(update={"used_by": count_users(index, "chunk", c.uri)}) for c in chunks
+        ]
 
-    pages = [p.model_copy(update={"chunks": counted(p.chunks), "used_by": count_users(index, "page", p.uri)})
-             for p in doc.pages]
+    pages = [
+        p.model_copy(
+            update={"chunks": counted(p.chunks), "used_by": count_users(index, "page", p.uri)}
+        )
+        for p in doc.pages
+    ]
     return doc.model_copy(update={"pages": pages, "chunks": counted(doc.chunks)})

@@ -77,7 +77,9 @@ class SourceResolver:
 
     def __init__(self, store: ox.Store) -> None:
         self.store = store
-        self._chains: dict[str, Chain] = {}  # per batch; a plain dict: no cycle keeps the store alive
+        self._chains: dict[
+            str, Chain
+        ] = {}  # per batch; a plain dict: no cycle keeps the store alive
         self._source = named("urn:graph:source")
 
     def chain(self, chunk: str) -> Chain:
@@ -91,7 +93,9 @@ class SourceResolver:
             return [self.chain(use.target)]
         chains: list[Chain] = []
         if use.edge is not None:
-            for q in self.store.quads_for_pattern(None, named(TG.contains.i), use.edge, self._source):
+            for q in self.store.quads_for_pattern(
+                None, named(TG.contains.i), use.edge, self._source
+            ):
                 for chunk in self._parents(q.subject):
                     chains.append(self.chain(chunk))
         return list(dict.fromkeys(chains)) or [("", None, None)]
@@ -99,8 +103,13 @@ class SourceResolver:
     def _parents(self, node: object) -> list[str]:
         if not isinstance(node, ox.NamedNode):
             return []
-        return [q.object.value for q in self.store.quads_for_pattern(node, named(PROV.wasDerivedFrom.i), None, self._source)
-                if isinstance(q.object, ox.NamedNode)]
+        return [
+            q.object.value
+            for q in self.store.quads_for_pattern(
+                node, named(PROV.wasDerivedFrom.i), None, self._source
+            )
+            if isinstance(q.object, ox.NamedNode)
+        ]
 
     def _chain(self, chunk: str) -> Chain:
         """(chunk, page, document): a chunk's parent is a page (then its parent the document) or the document."""
@@ -111,8 +120,15 @@ class SourceResolver:
         if not parents:
             return (chunk, None, None)
         parent = parents[0]
-        is_page = any(True for _ in self.store.quads_for_pattern(
-            named(parent), named("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"), named(TG.Page.i), self._source))
+        is_page = any(
+            True
+            for _ in self.store.quads_for_pattern(
+                named(parent),
+                named("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"),
+                named(TG.Page.i),
+                self._source,
+            )
+        )
         if not is_page:
             return (chunk, None, parent)
         up = self._parents(named(parent))
@@ -127,7 +143,9 @@ def record(db: sqlite3.Connection, uses: Iterable[Use], resolve: Resolver | None
         rows.extend((u.entity, u.target, u.kind, u.root, u.root, c, p, d) for c, p, d in chains)
     db.executemany(
         "INSERT OR IGNORE INTO links (entity, target, kind, root, top, chunk, page, doc) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        rows,
+    )
 
 
 def citations(triples: Iterable[Triple]) -> list[tuple[str, str]]:
@@ -146,8 +164,10 @@ def mark_cited(db: sqlite3.Connection, cites: Iterable[tuple[str, str]]) -> None
     chunk (its target) of the same trace. The synthesis is written after the focus and
     exploration, so their links are indexed by then."""
     for root, uri in cites:
-        db.execute("UPDATE links SET cited = 1 WHERE root = ? AND (entity = ? OR (kind = 'chunk' AND target = ?))",
-                   (root, uri, uri))
+        db.execute(
+            "UPDATE links SET cited = 1 WHERE root = ? AND (entity = ? OR (kind = 'chunk' AND target = ?))",
+            (root, uri, uri),
+        )
 
 
 def top_of(db: sqlite3.Connection, root: str) -> str:
@@ -170,8 +190,10 @@ def retop(db: sqlite3.Connection, root: str) -> None:
     """
     top = top_of(db, root)
     found = db.execute("SELECT sort_time FROM traces WHERE id = ?", (top,)).fetchone()
-    db.execute("UPDATE links SET top = ?, top_time = ? WHERE top IN (?, ?)",
-               (top, found[0] if found else None, root, top))
+    db.execute(
+        "UPDATE links SET top = ?, top_time = ? WHERE top IN (?, ?)",
+        (top, found[0] if found else None, root, top),
+    )
 
 
 def backfill(db: sqlite3.Connection, store: ox.Store) -> None:

@@ -25,11 +25,15 @@ def n(term: object) -> ox.NamedNode:
     return named(term.i)  # type: ignore[attr-defined]
 
 
-def objects(store: ox.Store, s: ox.NamedNode | ox.BlankNode, p: object, g: ox.NamedNode) -> list[OxObject]:
+def objects(
+    store: ox.Store, s: ox.NamedNode | ox.BlankNode, p: object, g: ox.NamedNode
+) -> list[OxObject]:
     return [q.object for q in store.quads_for_pattern(s, n(p), None, g)]
 
 
-def first(store: ox.Store, s: ox.NamedNode | ox.BlankNode, p: object, g: ox.NamedNode) -> str | None:
+def first(
+    store: ox.Store, s: ox.NamedNode | ox.BlankNode, p: object, g: ox.NamedNode
+) -> str | None:
     for q in store.quads_for_pattern(s, n(p), None, g):
         return value_of(q.object)
     return None

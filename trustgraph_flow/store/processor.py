@@ -107,14 +107,18 @@ def checked(resp: R) -> R:
 async def write(ctx: Context[StoreSettings], fn: Callable[[Stores], T]) -> T:
     """Run ``fn`` on the writer thread (SPARQL snapshots are taken again after it)."""
     try:
-        return await asyncio.get_running_loop().run_in_executor(ctx.state["writer"], fn, ctx.state["stores"])
+        return await asyncio.get_running_loop().run_in_executor(
+            ctx.state["writer"], fn, ctx.state["stores"]
+        )
     finally:
         ctx.state["snapshots"].written()
 
 
 async def read(ctx: Context[StoreSettings], fn: Callable[[Stores], T]) -> T:
     """Run ``fn`` on a reader thread."""
-    return await asyncio.get_running_loop().run_in_executor(ctx.state["readers"], fn, ctx.state["stores"])
+    return await asyncio.get_running_loop().run_in_executor(
+        ctx.state["readers"], fn, ctx.state["stores"]
+    )
 
 
 @proc.on_start
@@ -123,21 +127,30 @@ async def open_stores(ctx: Context[StoreSettings]) -> None:
     root.mkdir(parents=True, exist_ok=True)
     ctx.state["stores"] = Stores(root, ctx.settings.open_stores)
     ctx.state["writer"] = ThreadPoolExecutor(1, thread_name_prefix="store-write")
-    ctx.state["readers"] = ThreadPoolExecutor(ctx.settings.read_threads, thread_name_prefix="store-read")
+    ctx.state["readers"] = ThreadPoolExecutor(
+        ctx.settings.read_threads, thread_name_prefix="store-read"
+    )
     # SPARQL has threads and worker processes of its own: a runaway query never holds up a
     # triples or explain read, and is killed at its time limit.
-    ctx.state["sparql"] = ThreadPoolExecutor(ctx.settings.sparql_workers, thread_name_prefix="store-sparql")
+    ctx.state["sparql"] = ThreadPoolExecutor(
+        ctx.settings.sparql_workers, thread_name_prefix="store-sparql"
+    )
     ctx.state["sparql_pool"] = SparqlPool(ctx.settings.sparql_workers)
     ctx.state["snapshots"] = Snapshots(Path(ctx.settings.data_dir) / "store-snapshots")
     log.info("store data under %s", root)
     if ctx.settings.retention:
-        ctx.state["retention"] = asyncio.create_task(retain(ctx, parse_duration(ctx.settings.retention)))
+        ctx.state["retention"] = asyncio.create_task(
+            retain(ctx, parse_duration(ctx.settings.retention))
+        )
 
 
 async def retain(ctx: Context[StoreSettings], period: float) -> None:
     """Purge traces older than ``period`` from every collection, now and every interval, on the writer thread."""
-    log.info("retention: traces older than %s are purged every %.0f s", ctx.settings.retention,
-             ctx.settings.retention_interval)
+    log.info(
+        "retention: traces older than %s are purged every %.0f s",
+        ctx.settings.retention,
+        ctx.settings.retention_interval,
+    )
     while True:
         try:
             await write(ctx, lambda stores: retention.purge_all(stores, period))
@@ -167,7 +180,12 @@ async def store_triples(batch: list[Triples], ctx: Context[StoreSettings]) -> li
     returned messages, whose collection could not be written: they are redelivered)."""
     started = time.perf_counter()
     report = await write(ctx, lambda stores: write_batch(stores, batch))
-    log.debug("wrote %d triples from %d messages in %.1f ms", report.written, len(batch), (time.perf_counter() - started) * 1000)
+    log.debug(
+        "wrote %d triples from %d messages in %.1f ms",
+        report.written,
+        len(batch),
+        (time.perf_counter() - started) * 1000,
+    )
     return report.retry
 
 
@@ -188,7 +206,9 @@ async def triples(
     found = answer.triples
     for start in range(0, len(found), req.batch_size):
         last = start + req.batch_size >= len(found)
-        yield TriplesQueryResponse(triples=found[start : start + req.batch_size], end_of_stream=last)
+        yield TriplesQueryResponse(
+            triples=found[start : start + req.batch_size], end_of_stream=last
+        )
 
 
 @proc.service(SPARQL)
@@ -261,8 +281,13 @@ def on_collection(handle: Handle | None, req: ExplainRequest) -> ExplainResponse
         explain.delete_trace(handle, req.id)
         return ExplainResponse(deleted=[summary], count=1)
     if req.operation == "delete-document":
-        report = erasure.remove_document(handle, doc_iri(req.id), reason=req.reason,
-                                         purge_traces=req.purge_traces) if handle else None
+        report = (
+            erasure.remove_document(
+                handle, doc_iri(req.id), reason=req.reason, purge_traces=req.purge_traces
+            )
+            if handle
+            else None
+        )
         if report is None:
             raise ServiceError("not-found", f"no document {req.id!r} in this collection")
         return ExplainResponse(removal=report)

@@ -38,7 +38,9 @@ _MAX_ROWS = 100_000
 T = TypeVar("T")
 
 
-def pattern_term(term: Term | None, role: str) -> ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple | None:
+def pattern_term(
+    term: Term | None, role: str
+) -> ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple | None:
     if term is None:
         return None
     try:
@@ -65,7 +67,9 @@ def triples_query(store: ox.Store | None, req: TriplesQueryRequest) -> TriplesQu
     return TriplesQueryResponse(triples=[triple_of(q) for q in islice(quads, req.limit)])
 
 
-def sparql(store: ox.Store | None, req: SparqlQueryRequest, deadline: float | None = None) -> SparqlQueryResponse:
+def sparql(
+    store: ox.Store | None, req: SparqlQueryRequest, deadline: float | None = None
+) -> SparqlQueryResponse:
     """Run a read-only query; updates are refused, syntax errors answered with their position.
 
     ``deadline`` (``time.monotonic``) stops a streamed result between rows, so a query the
@@ -123,7 +127,9 @@ def _response(
         return SparqlQueryResponse(query_type="ask", ask_result=bool(result))
     if isinstance(result, ox.QueryTriples):
         kind = "describe" if form == "describe" else "construct"
-        return SparqlQueryResponse(query_type=kind, triples=[triple_of(t) for t in in_time(result, deadline)])
+        return SparqlQueryResponse(
+            query_type=kind, triples=[triple_of(t) for t in in_time(result, deadline)]
+        )
     index = {v.value: i for i, v in enumerate(result.variables)}
     names = in_order(list(index), order)
     rows = []

@@ -28,13 +28,22 @@ def expired(handle: Handle, older_than: float) -> list[TraceSummary]:
     """The top-level traces started before the cutoff, oldest first (one partial-index range scan)."""
     rows = handle.index.db.execute(
         "SELECT id FROM traces WHERE parent IS NULL AND is_question = 1 AND sort_time < ? "
-        "ORDER BY sort_time", (cutoff(older_than),)).fetchall()
+        "ORDER BY sort_time",
+        (cutoff(older_than),),
+    ).fetchall()
     out = []
     for (trace_id,) in rows:
         row = handle.index.get(str(trace_id))
         if row is not None:
-            out.append(TraceSummary(id=row.id, type=row.kind, question=row.question, time=row.time,
-                                    status=row.status))  # type: ignore[arg-type]
+            out.append(
+                TraceSummary(
+                    id=row.id,
+                    type=row.kind,
+                    question=row.question,
+                    time=row.time,
+                    status=row.status,
+                )
+            )  # type: ignore[arg-type]
     return out
 
 
@@ -56,6 +65,12 @@ def purge_all(stores: Stores, older_than: float) -> int:
         with stores.lease(user, collection) as handle:
             gone = purge(handle, older_than, dry_run=False)
         if gone:
-            log.info("retention: removed %d traces older than %.0f s from %s/%s", len(gone), older_than, user, collection)
+            log.info(
+                "retention: removed %d traces older than %.0f s from %s/%s",
+                len(gone),
+                older_than,
+                user,
+                collection,
+            )
         removed += len(gone)
     return removed

@@ -40,8 +40,12 @@ _RDF12_FUNCTIONS = re.compile(
 _lock = threading.Lock()  # pyparsing's parser objects are shared module state
 
 
-_FORMS = {"SelectQuery": "select", "AskQuery": "ask", "ConstructQuery": "construct",
-          "DescribeQuery": "describe"}
+_FORMS = {
+    "SelectQuery": "select",
+    "AskQuery": "ask",
+    "ConstructQuery": "construct",
+    "DescribeQuery": "describe",
+}
 
 
 def check_query(text: str) -> str:

@@ -75,7 +75,8 @@ class Worker:
         mine, theirs = socket.socketpair()
         process = subprocess.Popen(
             [sys.executable, "-m", "trustgraph_flow.store.sparql_pool", str(theirs.fileno())],
-            pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
+            pass_fds=[theirs.fileno()],
+            stdin=subprocess.DEVNULL,
         )
         theirs.close()
         worker = cls(process, Connection(mine.detach()), threading.Event())
@@ -146,7 +147,9 @@ class SparqlPool:
         """The query's answer (``form``: what ``check_query`` said it is), or ``ServiceError``
         (``timeout`` once ``deadline`` passes)."""
         if time.monotonic() >= deadline:  # waited its whole time in the queue
-            raise ServiceError("timeout", f"the query waited {limit:g} s for a free worker: try again")
+            raise ServiceError(
+                "timeout", f"the query waited {limit:g} s for a free worker: try again"
+            )
         self._start()
         worker: Worker | None = self._idle.get()
         assert worker is not None
@@ -168,7 +171,9 @@ class SparqlPool:
             if worker is not None:
                 self._retire(worker)
                 worker = None
-            raise ServiceError("sparql-error", "the query's worker process died (out of memory?)") from None
+            raise ServiceError(
+                "sparql-error", "the query's worker process died (out of memory?)"
+            ) from None
         finally:
             if not self._closed:
                 self._idle.put(worker if worker is not None else self._spawn())

@@ -128,7 +128,9 @@ class Stores:
                     return None
                 path.mkdir(parents=True, exist_ok=True)
                 (path / SCOPE_FILE).write_text(json.dumps({"user": key[0], "collection": key[1]}))
-                handle = Handle(key, path, ox.Store(str(path / "oxigraph")), TraceIndex(path / "traces.sqlite"))
+                handle = Handle(
+                    key, path, ox.Store(str(path / "oxigraph")), TraceIndex(path / "traces.sqlite")
+                )
                 links.backfill(handle.index.db, handle.store)  # traces older than the lineage index
             self._open[key] = handle
         self._open.move_to_end(key)

@@ -56,8 +56,13 @@ def write_batch(stores: Stores, messages: Sequence[Triples]) -> WriteReport:
         except OSError as exc:
             # This collection only (its store would not open or write): the other groups
             # of the batch are done and acked; these messages are redelivered alone.
-            log.warning("cannot write %d messages of user=%s collection=%s (will retry): %s",
-                        len(group), user, collection, exc)
+            log.warning(
+                "cannot write %d messages of user=%s collection=%s (will retry): %s",
+                len(group),
+                user,
+                collection,
+                exc,
+            )
             report.retry.extend(group)
     return report
 
@@ -79,7 +84,9 @@ def write_group(handle: Handle, group: list[Triples], report: WriteReport) -> li
             quads.extend(convert_message(msg))
         except ConversionError as exc:
             m = msg.metadata
-            log.warning("rejecting Triples %s (user=%s collection=%s): %s", m.id, m.user, m.collection, exc)
+            log.warning(
+                "rejecting Triples %s (user=%s collection=%s): %s", m.id, m.user, m.collection, exc
+            )
             report.rejected.append((m.id, str(exc)))
             continue
         good.append(msg)

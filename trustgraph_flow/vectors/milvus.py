@@ -74,7 +74,8 @@ def _check_dim(dim: int, held: int | None) -> None:
         raise ServiceError("bad-request", "empty vector")
     if held and dim != held:
         raise ServiceError(
-            "bad-request", f"vector has {dim} dimensions but this index holds {held}-dimensional vectors"
+            "bad-request",
+            f"vector has {dim} dimensions but this index holds {held}-dimensional vectors",
         )
 
 
@@ -116,8 +117,12 @@ class MilvusVectors:
         root.mkdir(parents=True, exist_ok=True)
         old = sorted(root.glob("*/*.vec"))
         if old:
-            log.warning("%d index files of the old format under %s are not read: re-load those "
-                        "documents to index them in Milvus", len(old), root)
+            log.warning(
+                "%d index files of the old format under %s are not read: re-load those "
+                "documents to index them in Milvus",
+                len(old),
+                root,
+            )
         # Milvus Lite's process inherits our environment: its errors to our stderr, and no
         # log file of its own in /tmp for every start
         os.environ.setdefault("GLOG_logtostderr", "1")
@@ -144,8 +149,10 @@ class MilvusVectors:
         child = getattr(server, "_p", None)
         if child is not None and child.poll() is None:
             return
-        log.warning("Milvus Lite has exited (%s); starting it again",
-                    f"status {child.returncode}" if child is not None else "not running")
+        log.warning(
+            "Milvus Lite has exited (%s); starting it again",
+            f"status {child.returncode}" if child is not None else "not running",
+        )
         self.close()
         self.client = MilvusClient(uri=str(self.lite_path))
 
@@ -160,7 +167,9 @@ class MilvusVectors:
             return None
         desc = self.client.describe_collection(name)
         if desc.get("description") != scope:
-            raise ServiceError("internal-error", f"Milvus collection {name} belongs to another index")
+            raise ServiceError(
+                "internal-error", f"Milvus collection {name} belongs to another index"
+            )
         dim = next(int(f["params"]["dim"]) for f in desc["fields"] if f["name"] == "vector")
         if str(self.client.get_load_state(name).get("state")) != "Loaded":
             self.client.load_collection(name)
@@ -168,7 +177,9 @@ class MilvusVectors:
         return dim
 
     def _create(self, name: str, scope: str, dim: int) -> None:
-        schema = MilvusClient.create_schema(auto_id=False, enable_dynamic_field=False, description=scope)
+        schema = MilvusClient.create_schema(
+            auto_id=False, enable_dynamic_field=False, description=scope
+        )
         schema.add_field("id", DataType.VARCHAR, is_primary=True, max_length=_KEY)
         schema.add_field("vector", DataType.FLOAT_VECTOR, dim=dim)
         schema.add_field("item", DataType.VARCHAR, max_length=MAX_BYTES)
@@ -179,7 +190,8 @@ class MilvusVectors:
         index.add_index("vector", index_type="FLAT", metric_type="IP")  # exact, like a scan
         try:
             self.client.create_collection(
-                name, schema=schema, index_params=index, consistency_level="Strong")
+                name, schema=schema, index_params=index, consistency_level="Strong"
+            )
         except MilvusException:
             if not self.client.has_collection(name):  # not a replica that created it first
                 raise
@@ -197,8 +209,9 @@ class MilvusVectors:
         if self.lite_path is None:
             self.client.upsert(name, rows)
             return
-        present = self.client.query(name, filter=_keys_filter("id", [r["id"] for r in rows]),
-                                    output_fields=["id"])
+        present = self.client.query(
+            name, filter=_keys_filter("id", [r["id"] for r in rows]), output_fields=["id"]
+        )
         have = {row["id"] for row in present}
         new, old = [r for r in rows if r["id"] not in have], [r for r in rows if r["id"] in have]
         if old:
@@ -233,7 +246,9 @@ class MilvusVectors:
     def _upsert(self, user: str, collection: str, kind: str, items: Sequence[VectorItem]) -> int:
         dims = {len(item.vector) for item in items}
         if len(dims) > 1:
-            raise ServiceError("bad-request", f"items of one upsert differ in dimension: {sorted(dims)}")
+            raise ServiceError(
+                "bad-request", f"items of one upsert differ in dimension: {sorted(dims)}"
+            )
         if not items:
             return 0
         dim = dims.pop()
@@ -246,7 +261,9 @@ class MilvusVectors:
         for item in items:
             _check_sizes(item)
         latest = {item.id: item for item in items}  # the last of repeated ids wins
-        vectors = _unit(_finite(np.asarray([it.vector for it in latest.values()], dtype=np.float32)))
+        vectors = _unit(
+            _finite(np.asarray([it.vector for it in latest.values()], dtype=np.float32))
+        )
         if held is None:
             self._create(name, scope, dim)
             self._dim(name, scope)
@@ -281,7 +298,9 @@ class MilvusVectors:
         )  # fmt: skip
         hits: list[dict[str, Any]] = list(found[0]) if found else []
         matches = [
-            VectorMatch(id=h["entity"]["item"], score=float(h["distance"]), text=h["entity"]["text"])
+            VectorMatch(
+                id=h["entity"]["item"], score=float(h["distance"]), text=h["entity"]["text"]
+            )
             for h in hits
         ]
         matches.sort(key=lambda m: (-m.score, m.id))

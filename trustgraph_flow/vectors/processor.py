@@ -43,14 +43,19 @@ class VectorStore:
             if req.operation == "delete-collection":
                 return VectorResponse(count=await asyncio.to_thread(m.drop, *scope))
             if req.operation == "query":
-                matches, size = await asyncio.to_thread(m.query, *scope, req.kind, req.vector, req.limit)
+                matches, size = await asyncio.to_thread(
+                    m.query, *scope, req.kind, req.vector, req.limit
+                )
                 return VectorResponse(matches=matches, count=size)
             if req.operation == "upsert":
-                return VectorResponse(count=await asyncio.to_thread(m.upsert, *scope, req.kind, req.items))
+                return VectorResponse(
+                    count=await asyncio.to_thread(m.upsert, *scope, req.kind, req.items)
+                )
             if not req.document:
                 raise ServiceError("bad-request", "delete-document needs 'document'")
             return VectorResponse(
-                count=await asyncio.to_thread(m.delete_document, *scope, req.kind, req.document))
+                count=await asyncio.to_thread(m.delete_document, *scope, req.kind, req.document)
+            )
 
 
 proc: Processor[Settings] = Processor("vectors", Settings)
@@ -82,7 +87,9 @@ async def vectors(req: VectorRequest, ctx: Context[Settings]) -> VectorResponse:
 async def on_collection_deleted(event: CollectionDeleted, ctx: Context[Settings]) -> None:
     """The collection's store is gone (explain delete-collection): its vectors go too."""
     store: VectorStore = ctx.state["store"]
-    gone = VectorRequest(operation="delete-collection", user=event.user, collection=event.collection)
+    gone = VectorRequest(
+        operation="delete-collection", user=event.user, collection=event.collection
+    )
     await store.handle(gone)
 
 
