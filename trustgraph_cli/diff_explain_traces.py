@@ -73,8 +73,8 @@ def render_diff(d: TraceDiff, style: Style) -> list[str]:
 
 
 def _side(tag: str, t: TraceSummary, answer: str | None, style: Style) -> list[str]:
-    from trustgraph_cli.list_explain_traces import TYPE_NAMES
     from trustgraph_cli.render.text import safe
+    from trustgraph_cli.render.trace import TYPE_NAMES
 
     return [
         style.paint(f"{tag}: {TYPE_NAMES.get(t.type, t.type)} {t.id}", "bold"),

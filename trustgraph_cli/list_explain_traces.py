@@ -24,9 +24,6 @@ Examples:
   tg-list-explain-traces -U alice -C research
 """
 
-TYPE_NAMES = {"agent": "Agent", "graph-rag": "GraphRAG", "document-rag": "DocRAG"}
-TRACE_PREFIXES = ("urn:trustgraph:agent:", "urn:trustgraph:question:", "urn:trustgraph:docrag:")
-
 
 @command(epilog=EPILOG)
 @limit_option("traces", default=50, maximum=10_000)
@@ -63,6 +60,7 @@ def trace_table(traces: list[TraceSummary], style: Style) -> list[str]:
     """
     from trustgraph_cli.render.table import render_table
     from trustgraph_cli.render.text import short_time
+    from trustgraph_cli.render.trace import TYPE_NAMES
 
     headers = ["Session ID", "Type", "Question", "Time"]
     with_status = any(t.status != "complete" for t in traces)
@@ -77,10 +75,9 @@ def trace_table(traces: list[TraceSummary], style: Style) -> list[str]:
 
 def session_id(trace_id: str) -> str:
     """``urn:trustgraph:agent:ID`` → ``ID``; any other id as it is."""
-    for prefix in TRACE_PREFIXES:
-        if trace_id.startswith(prefix) and len(trace_id) > len(prefix):
-            return trace_id[len(prefix) :]
-    return trace_id
+    from trustgraph_base.provenance.uris import session_id_of
+
+    return session_id_of(trace_id) or trace_id
 
 
 async def fetch_traces(gw: Gateway, limit: int) -> list[TraceSummary]:

@@ -55,9 +55,10 @@ def main(source: str, limit: int, fmt: str, gw: Gateway) -> None:
 
 def usage_table(usage: SourceUsage, style: Style) -> list[str]:
     """Session ID, Type, Question, Time, and the path, one line per path."""
-    from trustgraph_cli.list_explain_traces import TYPE_NAMES, session_id
+    from trustgraph_cli.list_explain_traces import session_id
     from trustgraph_cli.render.table import render_table
     from trustgraph_cli.render.text import short_time
+    from trustgraph_cli.render.trace import TYPE_NAMES
 
     rows = []
     for used in usage.traces:

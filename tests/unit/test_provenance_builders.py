@@ -315,3 +315,28 @@ def test_trace_uri_parsing() -> None:
     assert uris.trace_kind("urn:trustgraph:doc:x") is None
     assert uris.document_uri("my doc") == "urn:trustgraph:doc:my%20doc"
     assert uris.entity_uri("Marie  Curie") == "urn:trustgraph:entity:marie_curie"
+
+
+def test_parse_helpers_invert_the_builders() -> None:
+    session = uris.agent_session_uri("s1")
+    assert uris.session_id_of(session) == "s1"
+    assert uris.session_id_of(uris.docrag_question_uri("d.2")) == "d.2"
+    assert uris.session_id_of("urn:trustgraph:doc:x") is None
+    assert uris.session_trace_uris("s1") == [
+        session,
+        uris.graph_rag_question_uri("s1"),
+        uris.docrag_question_uri("s1"),
+    ]
+    assert uris.agent_step_index(session, uris.agent_iteration_uri(session, 12)) == 12
+    assert uris.agent_step_index(session, uris.agent_final_uri(session)) is None
+    step = uris.agent_iteration_uri(session, 3)
+    assert uris.agent_step_index(session, uris.agent_observation_uri(step)) is None
+    assert uris.agent_step_index(session + "0", uris.agent_iteration_uri(session, 3)) is None
+    assert uris.is_conclusion_uri(session, uris.agent_final_uri(session))
+    question = uris.graph_rag_question_uri("q")
+    assert uris.is_conclusion_uri(question, uris.synthesis_uri(question))
+    assert not uris.is_conclusion_uri(question, uris.synthesis_uri(question + "/x"))
+    exploration = uris.exploration_uri(question)
+    assert uris.is_exploration_chunk_uri(exploration, uris.exploration_chunk_uri(exploration, 2))
+    assert not uris.is_exploration_chunk_uri(exploration, uris.focus_edge_uri(question, 2))
+    assert uris.is_session_id("a-b_c.d") and not uris.is_session_id("a b")

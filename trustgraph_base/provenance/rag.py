@@ -14,7 +14,11 @@ from trustgraph_base.provenance.common import (
     types,
 )
 from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, PROV, RDF, RDFS, TG, XSD
-from trustgraph_base.provenance.uris import answer_document_uri, focus_edge_uri
+from trustgraph_base.provenance.uris import (
+    answer_document_uri,
+    exploration_chunk_uri,
+    focus_edge_uri,
+)
 from trustgraph_base.rdf.terms import BlankTerm, IriTerm, LiteralTerm, Term, Triple, quoted
 
 G = GRAPH_RETRIEVAL
@@ -113,7 +117,7 @@ def docrag_exploration_triples(
         *(triple(exploration_uri, TG.selectedChunk, IriTerm(i=c), G) for c in chunk_uris),
     ]
     for rank, (chunk, score) in enumerate(zip(chunk_uris, scores or [], strict=False), start=1):
-        reifier = f"{exploration_uri}/c{rank}"
+        reifier = exploration_chunk_uri(exploration_uri, rank)
         selected = quoted(IriTerm(i=exploration_uri), TG.selectedChunk, IriTerm(i=chunk))
         out.append(triple(reifier, RDF.reifies, selected, G))
         out.append(triple(reifier, TG.rank, integer_literal(rank), G))

@@ -22,7 +22,9 @@ _PREFIX_KIND: dict[str, TraceKind] = {
     GRAPH_RAG_PREFIX: "graph-rag",
     DOCRAG_PREFIX: "document-rag",
 }
+TRACE_PREFIXES = tuple(_PREFIX_KIND)
 _SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,127}$")
+_STEP_INDEX = re.compile(r"/i(\d+)$")
 _STAGE_SUFFIX = re.compile(
     r"/(i\d+(/observation)?|final|exploration(/c\d+)?|focus(/e\d+)?|synthesis)$"
 )
@@ -32,9 +34,14 @@ def new_session_id() -> str:
     return str(uuid.uuid4())
 
 
+def is_session_id(text: str) -> bool:
+    """Whether ``text`` is a session id: a short URI-safe token (letters, digits, ``._-``)."""
+    return _SESSION_ID.match(text) is not None
+
+
 def check_session_id(session_id: str) -> str:
     """A caller-chosen session id must be a short URI-safe token."""
-    if not _SESSION_ID.match(session_id):
+    if not is_session_id(session_id):
         raise ValueError(f"bad session id {session_id!r}: use letters, digits, '.', '_' or '-'")
     return session_id
 
@@ -45,6 +52,14 @@ def agent_session_uri(session_id: str) -> str:
 
 def agent_iteration_uri(session_uri: str, n: int) -> str:
     return f"{session_uri}/i{n}"
+
+
+def agent_step_index(session_uri: str, uri: str) -> int | None:
+    """``n`` when ``uri`` is the session's iteration ``{session_uri}/i{n}``, else None."""
+    if not uri.startswith(session_uri):
+        return None
+    match = _STEP_INDEX.fullmatch(uri, len(session_uri))
+    return int(match.group(1)) if match else None
 
 
 def agent_observation_uri(iteration_uri: str) -> str:
@@ -85,6 +100,16 @@ def answer_document_uri(entity_uri: str) -> str:
     return f"{entity_uri}/document"
 
 
+def exploration_chunk_uri(exploration: str, rank: int) -> str:
+    """The reifier of a selected chunk's ``tg:selectedChunk`` triple (``…/exploration/c{rank}``)."""
+    return f"{exploration}/c{rank}"
+
+
+def is_exploration_chunk_uri(exploration: str, uri: str) -> bool:
+    """Whether ``uri`` is one of ``exploration``'s chunk reifiers (``exploration_chunk_uri``)."""
+    return uri.startswith(exploration + "/c")
+
+
 def synthesis_uri(question_uri: str) -> str:
     return f"{question_uri}/synthesis"
 
@@ -95,6 +120,24 @@ def trace_kind(uri: str) -> TraceKind | None:
         if uri.startswith(prefix) and len(uri) > len(prefix):
             return kind
     return None
+
+
+def session_id_of(uri: str) -> str | None:
+    """The session id of a trace URI (``urn:trustgraph:agent:ID`` → ``ID``), or None if not one."""
+    for prefix in TRACE_PREFIXES:
+        if uri.startswith(prefix) and len(uri) > len(prefix):
+            return uri[len(prefix) :]
+    return None
+
+
+def session_trace_uris(session_id: str) -> list[str]:
+    """The trace URIs a bare session id may name: one under each trace kind's prefix."""
+    return [prefix + check_session_id(session_id) for prefix in TRACE_PREFIXES]
+
+
+def is_conclusion_uri(root: str, uri: str) -> bool:
+    """Whether ``uri`` is the last stage of trace ``root``: ``agent_final_uri`` or ``synthesis_uri``."""
+    return uri in (f"{root}/final", f"{root}/synthesis")
 
 
 def trace_root(uri: str) -> str | None:

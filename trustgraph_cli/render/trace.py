@@ -81,10 +81,12 @@ class _Builder:
         return Node(title, PENDING, title_paint=("bold", "cyan"), value_paint=("yellow",))
 
     def agent(self, view: TraceView) -> list[Node]:
+        from trustgraph_base.provenance.uris import agent_final_uri
+
         nodes = [self.step(view, step) for step in view.steps]
         if view.answer is not None:
             answer = _answer(self.cut(view.answer))
-            nodes.append(self.stage("Conclusion", f"{view.id}/final", view, "final", answer))
+            nodes.append(self.stage("Conclusion", agent_final_uri(view.id), view, "final", answer))
         elif view.status == "in-progress":
             nodes.append(self.pending("Conclusion"))
         return nodes

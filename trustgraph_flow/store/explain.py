@@ -5,7 +5,6 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import re
 from collections import defaultdict
 from datetime import datetime
 
@@ -14,9 +13,11 @@ import pyoxigraph as ox
 from trustgraph_base.errors import ServiceError
 from trustgraph_base.provenance.namespaces import PROV, RDF, TG
 from trustgraph_base.provenance.uris import (
-    AGENT_PREFIX,
-    DOCRAG_PREFIX,
-    GRAPH_RAG_PREFIX,
+    agent_final_uri,
+    agent_step_index,
+    is_exploration_chunk_uri,
+    is_session_id,
+    session_trace_uris,
     trace_kind,
 )
 from trustgraph_base.rdf.terms import check_iri
@@ -35,7 +36,6 @@ from trustgraph_flow.store.lookup import RETRIEVAL, as_int, chunk_source, edge_s
 from trustgraph_flow.store.stores import Handle
 
 Props = dict[str, dict[str, list[OxObject]]]  # entity URI → predicate IRI → objects
-_SESSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,127}$")
 _MAX_DEPTH = 4
 
 
@@ -102,8 +102,8 @@ def candidates(trace_id: str) -> list[str]:
         except ValueError as exc:
             raise ServiceError("bad-request", f"malformed trace id: {exc}") from None
         return [trace_id]
-    if _SESSION.match(trace_id):
-        return [prefix + trace_id for prefix in (AGENT_PREFIX, GRAPH_RAG_PREFIX, DOCRAG_PREFIX)]
+    if is_session_id(trace_id):
+        return session_trace_uris(trace_id)
     raise ServiceError(
         "bad-request",
         f"malformed trace id {trace_id!r}: expected a trace URI (urn:trustgraph:agent:…, "
@@ -188,15 +188,16 @@ def get_trace_window(
         return assemble(handle, root, include_provenance, 0), 0
     steps = step_uris(handle, root)
     window = steps[offset : offset + limit]
-    view = assemble(handle, root, include_provenance, 0, [root, f"{root}/final", *window])
+    view = assemble(handle, root, include_provenance, 0, [root, agent_final_uri(root), *window])
     return view, len(steps)
 
 
 def step_uris(handle: Handle, root: str) -> list[str]:
     """An agent trace's step URIs (``…/i{n}``) in step order, from the index alone."""
-    step_re = re.compile(re.escape(root) + r"/i(\d+)$")
     found = [
-        (int(m.group(1)), uri) for uri in handle.index.entities(root) if (m := step_re.match(uri))
+        (n, uri)
+        for uri in handle.index.entities(root)
+        if (n := agent_step_index(root, uri)) is not None
     ]
     return [uri for _, uri in sorted(found)]
 
@@ -231,15 +232,14 @@ def agent_parts(
             if sub.parent not in props:
                 continue  # a step outside the window being read
             subs[sub.parent or ""].append(assemble(handle, sub.id, provenance, depth + 1))
-    step_re = re.compile(re.escape(root) + r"/i(\d+)$")
     steps = []
     for uri in props:
-        match = step_re.match(uri)
-        if match:
+        n = agent_step_index(root, uri)
+        if n is not None:
             steps.append(
                 AgentStepView(
                     uri=uri,
-                    index=int(match.group(1)),
+                    index=n,
                     thought=text(props, uri, TG.thought) or "",
                     action=text(props, uri, TG.action) or "",
                     arguments=text(props, uri, TG.arguments) or "",
@@ -249,7 +249,7 @@ def agent_parts(
             )
     return {
         "steps": sorted(steps, key=lambda s: s.index),
-        "answer": text(props, f"{root}/final", TG.answer),
+        "answer": text(props, agent_final_uri(root), TG.answer),
     }
 
 
@@ -315,7 +315,7 @@ def chunk_ranks(props: Props, exploration: str) -> dict[str, tuple[int, float | 
     """Chunk URI → (rank, score) from the reifiers of its ``tg:selectedChunk`` triple."""
     ranks: dict[str, tuple[int, float | None]] = {}
     for uri, by_pred in props.items():
-        if not uri.startswith(exploration + "/c"):
+        if not is_exploration_chunk_uri(exploration, uri):
             continue
         about = by_pred.get(RDF.reifies.i, [])
         rank = as_int(text(props, uri, TG.rank))

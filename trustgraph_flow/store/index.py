@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, PROV, RDF, TG
-from trustgraph_base.provenance.uris import trace_kind, trace_root
+from trustgraph_base.provenance.uris import is_conclusion_uri, trace_kind, trace_root
 from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Triple
 from trustgraph_flow.store import links
 from trustgraph_flow.store.links import Resolver, Use, use_of
@@ -63,7 +63,6 @@ _KINDS = {
     TG.GraphRagQuestion.i: "graph-rag",
     TG.DocRagQuestion.i: "document-rag",
 }
-_FINAL_SUFFIXES = ("/final", "/synthesis")
 
 
 @dataclass(frozen=True)
@@ -163,11 +162,7 @@ def facts(triples: Iterable[Triple]) -> Facts:
         row = rows.setdefault(root, _blank(root))
         if t.s.i == root:
             _root_fact(row, t)
-        elif (
-            t.p.i == RDF.type.i
-            and t.s.i.endswith(_FINAL_SUFFIXES)
-            and t.s.i.count("/") == root.count("/") + 1
-        ):
+        elif t.p.i == RDF.type.i and is_conclusion_uri(root, t.s.i):
             row["complete"] = 1
     return rows, entities, uses
 
