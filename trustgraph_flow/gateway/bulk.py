@@ -52,7 +52,7 @@ class Publisher:
         """Publish one import frame; how many triples it held. ``Failure`` when it is refused."""
         if not isinstance(frame, dict) or not isinstance(frame.get("triples"), list):
             raise Failure("bad-frame", "an import frame is {'metadata': {...}, 'triples': [...]}")
-        meta = frame.get("metadata") if isinstance(frame.get("metadata"), dict) else {}
+        meta: dict[str, Any] = frame["metadata"] if isinstance(frame.get("metadata"), dict) else {}
         scoped = principal.scope(
             {k: meta[k] for k in ("user", "collection") if isinstance(meta.get(k), str) and meta[k]}
         )

@@ -121,7 +121,7 @@ class Dispatcher:
             s=IriTerm(i=uri),
             g=GRAPH_RETRIEVAL,
             limit=1,
-            user=request.user,
+            user=request.user,  # type: ignore[attr-defined]
             collection=request.collection,  # type: ignore[attr-defined]
         )
         found = await self._clients[TRIPLES_QUERY.name].request(probe, timeout=self.timeout)

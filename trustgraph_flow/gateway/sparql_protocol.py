@@ -31,7 +31,7 @@ from trustgraph_base.schema.store import SparqlQueryResponse
 from trustgraph_base.wire import from_json
 from trustgraph_flow.gateway.auth import authenticate
 from trustgraph_flow.gateway.failure import Failure, as_failure
-from trustgraph_flow.store.convert import graph_node, to_ox
+from trustgraph_flow.store.convert import graph_node, serialized, to_ox
 
 log = logging.getLogger(__name__)
 
@@ -215,7 +215,7 @@ def results_body(resp: SparqlQueryResponse, media: str) -> str:
         head = '<?xml version="1.0"?>\n<sparql xmlns="http://www.w3.org/2005/sparql-results#">'
         if asked:
             return f"{head}<head/><boolean>{'true' if resp.ask_result else 'false'}</boolean></sparql>\n"
-        variables = "".join(f"<variable name={quoteattr(v)}/>" for v in variables)
+        heads = "".join(f"<variable name={quoteattr(v)}/>" for v in variables)
         results = "".join(
             "<result>"
             + "".join(
@@ -224,7 +224,7 @@ def results_body(resp: SparqlQueryResponse, media: str) -> str:
             + "</result>"
             for row in rows
         )
-        return f"{head}<head>{variables}</head><results>{results}</results></sparql>\n"
+        return f"{head}<head>{heads}</head><results>{results}</results></sparql>\n"
     if asked:
         return (
             ("_askResult\r\n" if media == RESULTS[2] else "?_askResult\n")
@@ -247,13 +247,13 @@ def graph_body(resp: SparqlQueryResponse, media: str) -> bytes:
     """CONSTRUCT/DESCRIBE triples as Turtle, N-Triples or TriG (pyoxigraph's serialisers, RDF 1.2)."""
     if media == GRAPHS[2]:
         quads = [
-            ox.Quad(to_ox(t.s), ox.NamedNode(t.p.i), to_ox(t.o), graph_node(t.g))
+            ox.Quad(to_ox(t.s), ox.NamedNode(t.p.i), to_ox(t.o), graph_node(t.g))  # type: ignore[arg-type]
             for t in resp.triples
-        ]  # type: ignore[arg-type]
-        return ox.serialize(quads, format=ox.RdfFormat.TRIG)
+        ]
+        return serialized(quads, ox.RdfFormat.TRIG)
     triples = [ox.Triple(to_ox(t.s), ox.NamedNode(t.p.i), to_ox(t.o)) for t in resp.triples]  # type: ignore[arg-type]
     fmt = ox.RdfFormat.TURTLE if media == GRAPHS[0] else ox.RdfFormat.N_TRIPLES
-    return ox.serialize(triples, format=fmt)
+    return serialized(triples, fmt)
 
 
 def failure_response(failure: Failure) -> web.Response:

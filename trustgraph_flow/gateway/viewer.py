@@ -36,8 +36,8 @@ CSP = (
 KeyCheck = Callable[[web.Application, str | None], bool]
 # Who a key is, for the page to show: {"user": str | None, "collections": [str] | None, "admin": bool}.
 Identify = Callable[[web.Application, str | None], dict[str, object] | None]
-CHECK = web.AppKey("viewer_check", KeyCheck)  # type: ignore[type-abstract]
-IDENTIFY = web.AppKey("viewer_identify", Identify)  # type: ignore[type-abstract]
+CHECK: web.AppKey[KeyCheck] = web.AppKey("viewer_check")
+IDENTIFY: web.AppKey[Identify] = web.AppKey("viewer_identify")
 AUTH_ON = web.AppKey("viewer_auth_on", bool)
 
 

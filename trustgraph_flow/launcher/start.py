@@ -253,7 +253,7 @@ class Launch:
 
     def report(self, supervisor: Supervisor, broker: BrokerWatch) -> None:
         """Write every process's state for the gateway's health answer (when it changed)."""
-        now = {"broker": broker.state(), **supervisor.states()}
+        now: dict[str, object] = {"broker": broker.state(), **supervisor.states()}
         if now != self.health:
             write_json(self.rundir.health_file, now)
             self.health = now

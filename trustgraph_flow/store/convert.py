@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 
 import pyoxigraph as ox
@@ -28,6 +29,17 @@ _XSD_STRING = XSD + "string"
 
 class ConversionError(ValueError):
     """A term pyoxigraph refuses (a bad IRI, language tag or triple term position)."""
+
+
+def serialized(
+    items: Iterable[ox.Quad] | Iterable[ox.Triple],
+    fmt: ox.RdfFormat,
+    prefixes: dict[str, str] | None = None,
+) -> bytes:
+    """pyoxigraph's serialisation (which returns None only when it is given a file)."""
+    data = ox.serialize(items, format=fmt, prefixes=prefixes)
+    assert data is not None
+    return data
 
 
 @lru_cache(maxsize=65536)

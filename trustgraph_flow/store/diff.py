@@ -96,7 +96,7 @@ def compare(a: Evidence, b: Evidence, level: str) -> EvidenceLevel:
 
     def item(key: str) -> EvidenceItem:
         cited = [side for side, ev in (("a", a), ("b", b)) if key in ev.cited]
-        return EvidenceItem(id=key, label=left.get(key) or right.get(key), cited_by=cited)  # type: ignore[arg-type]
+        return EvidenceItem(id=key, label=left.get(key) or right.get(key), cited_by=cited)
 
     def ordered(keys: set[str]) -> list[EvidenceItem]:
         return [

@@ -65,7 +65,7 @@ def page_traces(
 
 
 def _summary(r: TraceRow) -> TraceSummary:
-    return TraceSummary(id=r.id, type=r.kind, question=r.question, time=r.time, status=r.status)  # type: ignore[arg-type]
+    return TraceSummary(id=r.id, type=r.kind, question=r.question, time=r.time, status=r.status)
 
 
 def _instant(name: str, value: str | None) -> str | None:
@@ -127,7 +127,7 @@ def list_one(handle: Handle | None, trace_id: str) -> TraceSummary:
     assert handle is not None
     r = handle.index.get(root)
     assert r is not None
-    return TraceSummary(id=r.id, type=r.kind, question=r.question, time=r.time, status=r.status)  # type: ignore[arg-type]
+    return TraceSummary(id=r.id, type=r.kind, question=r.question, time=r.time, status=r.status)
 
 
 def gather(handle: Handle, root: str, only: list[str] | None = None) -> Props:
@@ -319,9 +319,10 @@ def chunk_ranks(props: Props, exploration: str) -> dict[str, tuple[int, float | 
             continue
         about = by_pred.get(RDF.reifies.i, [])
         rank = as_int(text(props, uri, TG.rank))
-        if about and isinstance(about[0], ox.Triple) and rank is not None:
+        target = about[0].object if about and isinstance(about[0], ox.Triple) else None
+        if target is not None and not isinstance(target, ox.Triple) and rank is not None:
             score = text(props, uri, TG.score)
-            ranks[about[0].object.value] = (rank, float(score) if score is not None else None)
+            ranks[target.value] = (rank, float(score) if score is not None else None)
     return ranks
 
 

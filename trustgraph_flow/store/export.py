@@ -30,7 +30,7 @@ import pyoxigraph as ox
 
 from trustgraph_base.errors import ServiceError
 from trustgraph_base.provenance.namespaces import PREFIXES, PROV, RDF, RDFS, TG
-from trustgraph_flow.store.convert import DEFAULT_GRAPH, named
+from trustgraph_flow.store.convert import DEFAULT_GRAPH, named, serialized
 from trustgraph_flow.store.explain import resolve
 from trustgraph_flow.store.lookup import RETRIEVAL, SOURCE, n
 from trustgraph_flow.store.stores import Handle
@@ -168,7 +168,7 @@ def prov_document(quads: list[ox.Quad]) -> object:
     """The ``prov`` package's document of the (reified) statements: one bundle per named graph."""
     from prov import read
 
-    trig = ox.serialize(reified(quads), format=ox.RdfFormat.TRIG, prefixes=PREFIXES).decode()
+    trig = serialized(reified(quads), ox.RdfFormat.TRIG, prefixes=PREFIXES).decode()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter(
             "always"
@@ -188,12 +188,12 @@ def export_trace(handle: Handle | None, trace_id: str, fmt: str) -> tuple[str, s
         )
     quads = trace_dataset(handle, trace_id)
     if fmt == "trig":
-        text = ox.serialize(quads, format=ox.RdfFormat.TRIG, prefixes=PREFIXES).decode()
+        text = serialized(quads, ox.RdfFormat.TRIG, prefixes=PREFIXES).decode()
     elif fmt == "turtle":
         triples = sorted({ox.Triple(q.subject, q.predicate, q.object) for q in quads}, key=str)
-        text = ox.serialize(triples, format=ox.RdfFormat.TURTLE, prefixes=PREFIXES).decode()
+        text = serialized(triples, ox.RdfFormat.TURTLE, prefixes=PREFIXES).decode()
     elif fmt == "jsonld":
-        text = ox.serialize(reified(quads), format=ox.RdfFormat.JSON_LD).decode()
+        text = serialized(reified(quads), ox.RdfFormat.JSON_LD).decode()
     elif fmt == "provn":
         text = prov_document(quads).get_provn()  # type: ignore[attr-defined]
     else:

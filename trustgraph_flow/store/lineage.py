@@ -75,7 +75,7 @@ def known_edge(handle: Handle, edge: ox.Triple) -> bool:
         any(True for _ in store.quads_for_pattern(None, n(TG.contains), edge, SOURCE))
         or any(
             True for _ in store.quads_for_pattern(edge.subject, edge.predicate, edge.object, None)
-        )  # type: ignore[arg-type]
+        )
         or handle.index.db.execute(
             "SELECT 1 FROM links WHERE target = ? LIMIT 1", (edge_key(edge),)
         ).fetchone()
@@ -163,7 +163,7 @@ def source_usage(handle: Handle | None, text: str, limit: int) -> SourceUsage:
             id=row.id, type=row.kind, question=row.question, time=row.time, status=row.status
         )
         traces.append(UsageTrace(trace=summary, paths=paths_of(handle, top, kind, key)))
-    return SourceUsage(source=label, kind=kind, traces=traces)  # type: ignore[arg-type]
+    return SourceUsage(source=label, kind=kind, traces=traces)
 
 
 def count_users(index: TraceIndex, kind: str, key: str) -> int:

@@ -137,7 +137,7 @@ class SourceResolver:
 
 def record(db: sqlite3.Connection, uses: Iterable[Use], resolve: Resolver | None) -> None:
     """Insert the links of a batch (idempotent), one row per chunk each resolves to."""
-    rows = []
+    rows: list[tuple[str | None, ...]] = []
     for u in uses:
         chains = resolve(u) if resolve else [(u.target if u.kind == "chunk" else "", None, None)]
         rows.extend((u.entity, u.target, u.kind, u.root, u.root, c, p, d) for c, p, d in chains)
@@ -203,11 +203,15 @@ def backfill(db: sqlite3.Connection, store: ox.Store) -> None:
     retrieval = named(GRAPH_RETRIEVAL)
     uses = []
     for q in store.quads_for_pattern(None, named(TG.selectedChunk.i), None, retrieval):
-        root = trace_root(q.subject.value) if isinstance(q.subject, ox.NamedNode) else None
+        if not isinstance(q.subject, ox.NamedNode):
+            continue
+        root = trace_root(q.subject.value)
         if root and isinstance(q.object, ox.NamedNode):
             uses.append(Use(q.subject.value, q.object.value, "chunk", root))
     for q in store.quads_for_pattern(None, named(TG.edge.i), None, retrieval):
-        root = trace_root(q.subject.value) if isinstance(q.subject, ox.NamedNode) else None
+        if not isinstance(q.subject, ox.NamedNode):
+            continue
+        root = trace_root(q.subject.value)
         if root and isinstance(q.object, ox.Triple):
             uses.append(Use(q.subject.value, edge_key(q.object), "edge", root, q.object))
     db.execute("BEGIN")

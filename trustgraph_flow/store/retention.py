@@ -43,7 +43,7 @@ def expired(handle: Handle, older_than: float) -> list[TraceSummary]:
                     time=row.time,
                     status=row.status,
                 )
-            )  # type: ignore[arg-type]
+            )
     return out
 
 
