@@ -119,7 +119,7 @@ async def _record_spans(
     return True
 
 
-@proc.consumer(PAGES, PageText)
+@proc.consumer(PAGES)
 async def on_page(page: PageText, ctx: Context[Settings]) -> None:
     """Split a page; record spans, publish provenance, the chunks and a ``chunked`` event."""
     size = page.chunk_size or ctx.settings.chunk_size

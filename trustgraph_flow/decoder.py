@@ -166,7 +166,7 @@ async def _decode_reporting(
     return await task
 
 
-@proc.consumer(DOCUMENT_LOADED, DocumentLoaded)
+@proc.consumer(DOCUMENT_LOADED)
 async def on_document(msg: DocumentLoaded, ctx: Context[Settings]) -> None:
     """Decode a document, then store page texts, publish provenance, pages and an event."""
     doc, meta = msg.document, msg.metadata

@@ -257,7 +257,7 @@ def _provenance(
     ]
 
 
-@proc.consumer(CHUNKS, ChunkText, concurrency=CONCURRENCY)
+@proc.consumer(CHUNKS, concurrency=CONCURRENCY)
 async def on_chunk(chunk: ChunkText, ctx: Context[Settings]) -> None:
     """Extract, index and store one chunk's knowledge, then report it."""
     edges, resp, error = await _extract(chunk, ctx)

@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import RunningProcessors
 from trustgraph_base.errors import RequestTimeout, ServiceError
-from trustgraph_base.messaging import Bus, Context, Processor, RequestClient, Topics
+from trustgraph_base.messaging import Bus, Context, Processor, RequestClient, Topic, Topics
 from trustgraph_base.messaging.bus import broker_auth
 from trustgraph_base.messaging.services import TEXT_COMPLETION
 from trustgraph_base.schema import Metadata, TextCompletionRequest, TextCompletionResponse, Triples
@@ -81,7 +81,7 @@ async def test_consumer_poison_message_is_dead_lettered(
     proc: Processor[ProcessorSettings] = Processor("sink")
     seen: asyncio.Queue[str] = asyncio.Queue()
 
-    @proc.consumer("things", Triples)
+    @proc.consumer(Topic("things", Triples))
     async def on_triples(msg: Triples, ctx: Context[ProcessorSettings]) -> None:
         if msg.metadata.id == "explode":
             raise RuntimeError("handler bug")

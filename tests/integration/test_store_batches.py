@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from tests.conftest import RunningProcessors
-from trustgraph_base.messaging import Bus, Context, Processor, Topics
+from trustgraph_base.messaging import Bus, Context, Processor, Topic, Topics
 from trustgraph_base.schema import Metadata, Triples
 from trustgraph_base.settings import ProcessorSettings
 
@@ -18,7 +18,7 @@ async def test_next_batch_collected_during_the_write_and_handled_after_it(
     batches: list[list[str]] = []
     gate, started, second = asyncio.Event(), asyncio.Event(), asyncio.Event()
 
-    @proc.batch_consumer("writes", Triples, max_batch=100, max_wait=0.001)
+    @proc.batch_consumer(Topic("writes", Triples), max_batch=100, max_wait=0.001)
     async def write(batch: list[Triples], ctx: Context[ProcessorSettings]) -> None:
         batches.append([m.metadata.id for m in batch])
         started.set()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from trustgraph_base.messaging import Context, Processor
+from trustgraph_base.messaging import Context, Processor, Topic
 from trustgraph_base.schema import Triples
 from trustgraph_base.settings import ProcessorSettings
 
@@ -18,7 +18,7 @@ class SinkSettings(ProcessorSettings):
 proc: Processor[SinkSettings] = Processor("slow-sink", SinkSettings)
 
 
-@proc.consumer("work", Triples)
+@proc.consumer(Topic("work", Triples))
 async def handle(msg: Triples, ctx: Context[SinkSettings]) -> None:
     await asyncio.sleep(ctx.settings.delay)
     with Path(ctx.settings.record).open("a") as f:

@@ -42,10 +42,11 @@ from typing import Any, NamedTuple, TypeVar
 
 from pydantic import BaseModel
 
-from trustgraph_base.messaging import Bus, Processor, Topics
+from trustgraph_base.messaging import Bus, Processor, Topic, Topics
 from trustgraph_flow.gateway.server import Gateway, GatewaySettings
 
 T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
 CLI_TIMEOUT = 60.0
 
 
@@ -200,11 +201,11 @@ class Stack:
             await self._bus.close()
             self._bus = None
 
-    async def publish(self, topic_name: str, message: BaseModel) -> None:
+    async def publish(self, topic: Topic[M], message: M) -> None:
         """Publish on a one-way topic of this stack (e.g. ``TRIPLES_STORE``)."""
         if self._bus is None:
             self._bus = Bus(self.pulsar_url)
-        await self._bus.publish(self.topics.topic(topic_name), message)
+        await self._bus.publish(self.topics.topic(topic), message)
 
     async def cli(self, name: str, *args: str, env: dict[str, str] | None = None) -> CliResult:
         """Run command ``name`` against this stack's gateway."""

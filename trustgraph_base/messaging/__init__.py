@@ -23,6 +23,7 @@ from trustgraph_base.messaging.services import (
     TRIPLES_STORE,
     VECTORS,
     ServiceSpec,
+    Topic,
     Topics,
 )
 
@@ -50,6 +51,7 @@ __all__ = [
     "Processor",
     "RequestClient",
     "ServiceSpec",
+    "Topic",
     "Topics",
     "free_port",
 ]

@@ -10,12 +10,13 @@ from pydantic import BaseModel
 
 from trustgraph_base.messaging.bus import Bus
 from trustgraph_base.messaging.requests import RequestClient
-from trustgraph_base.messaging.services import Req, Resp, ServiceSpec, Topics
+from trustgraph_base.messaging.services import Req, Resp, ServiceSpec, Topic, Topics
 from trustgraph_base.settings import ProcessorSettings
 
 log = logging.getLogger(__name__)
 
 S = TypeVar("S", bound=ProcessorSettings)
+M = TypeVar("M", bound=BaseModel)
 
 
 class Context(Generic[S]):
@@ -33,9 +34,13 @@ class Context(Generic[S]):
     def client_name(self) -> str:
         return f"{self.name}-{self.settings.instance}" if self.settings.instance else self.name
 
-    async def publish(self, topic_name: str, message: BaseModel, *, batching: bool = False) -> None:
-        """Publish a message on a one-way topic (by short name, e.g. ``TRIPLES_STORE``)."""
-        await self.bus.publish(self.topics.topic(topic_name), message, batching=batching)
+    async def publish(self, topic: Topic[M], message: M, *, batching: bool = False) -> None:
+        """Publish ``message`` on a one-way topic (e.g. ``TRIPLES_STORE``) of its type."""
+        if not isinstance(message, topic.model):  # what mypy checks, for untyped callers
+            raise TypeError(
+                f"{topic.name} carries {topic.model.__name__}, not {type(message).__name__}"
+            )
+        await self.bus.publish(self.topics.topic(topic), message, batching=batching)
 
     def client(self, spec: ServiceSpec[Req, Resp]) -> RequestClient[Req, Resp]:
         """The request client for another service (one per process and service)."""

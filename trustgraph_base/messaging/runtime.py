@@ -2,7 +2,7 @@
 
     proc = Processor("chunker", ChunkerSettings)
 
-    @proc.consumer(PAGES, PageText)
+    @proc.consumer(PAGES)  # a Topic[PageText]: the payload type comes from the topic
     async def on_page(page: PageText, ctx: Context) -> None: ...
 
     @proc.service(GRAPH_RAG)
@@ -24,8 +24,8 @@ import asyncio
 import inspect
 import logging
 import sys
-from collections.abc import Awaitable, Callable
-from typing import Any, Generic, TypeVar, cast
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import Any, Generic, TypeAlias, TypeVar, cast
 
 from pydantic import BaseModel
 
@@ -34,7 +34,7 @@ from trustgraph_base.messaging.bus import Bus
 from trustgraph_base.messaging.context import Context
 from trustgraph_base.messaging.dispatch import Route, Runner
 from trustgraph_base.messaging.entry import run_main, touch
-from trustgraph_base.messaging.services import Req, Resp, ServiceSpec
+from trustgraph_base.messaging.services import Req, Resp, ServiceSpec, Topic
 from trustgraph_base.settings import ProcessorSettings
 
 log = logging.getLogger(__name__)
@@ -42,7 +42,13 @@ log = logging.getLogger(__name__)
 M = TypeVar("M", bound=BaseModel)
 S = TypeVar("S", bound=ProcessorSettings)
 
-Hook = Callable[["Context[Any]"], Awaitable[None]]
+Hook: TypeAlias = Callable[[Context[S]], Awaitable[None]]
+ConsumerFn: TypeAlias = Callable[[M, Context[S]], Awaitable[None]]
+# A batch handler may return the messages that failed on their own (to be retried).
+BatchFn: TypeAlias = Callable[[list[M], Context[S]], Awaitable[Sequence[M] | None]]
+# A service handler (ServiceFn[Req, S, Resp]) returns its response, or is an async
+# generator of responses.
+ServiceFn: TypeAlias = Callable[[Req, Context[S]], Awaitable[Resp] | AsyncIterator[Resp]]
 
 
 class Processor(Generic[S]):
@@ -54,21 +60,21 @@ class Processor(Generic[S]):
         self.module: str = sys._getframe(1).f_globals.get("__name__", "")
         self.settings_cls: type[S] = settings_cls or cast(type[S], ProcessorSettings)
         self.routes: list[Route] = []
-        self.startup: list[Hook] = []
-        self.shutdown: list[Hook] = []
+        self.startup: list[Hook[S]] = []
+        self.shutdown: list[Hook[S]] = []
 
     # -- registration ---------------------------------------------------------------
 
     def service(
         self, spec: ServiceSpec[Req, Resp], *, concurrency: int = 16
-    ) -> Callable[[Any], Any]:
+    ) -> Callable[[ServiceFn[Req, S, Resp]], ServiceFn[Req, S, Resp]]:
         """Register the handler of a request/response service.
 
         The handler is ``async def (req, ctx) -> Resp`` or an async generator yielding
         responses (intermediate ones with ``end_of_stream=False``).
         """
 
-        def register(fn: Any) -> Any:
+        def register(fn: ServiceFn[Req, S, Resp]) -> ServiceFn[Req, S, Resp]:
             self._check(fn)
             self.routes.append(
                 Route(
@@ -80,19 +86,20 @@ class Processor(Generic[S]):
         return register
 
     def consumer(
-        self, topic_name: str, model: type[M], *, concurrency: int = 1
-    ) -> Callable[[Any], Any]:
-        """Register ``async def (msg, ctx) -> None`` for a one-way topic."""
+        self, topic: Topic[M], *, concurrency: int = 1
+    ) -> Callable[[ConsumerFn[M, S]], ConsumerFn[M, S]]:
+        """Register ``async def (msg, ctx) -> None`` for a one-way topic (``msg`` of its type)."""
+        _check_topic(topic)
 
-        def register(fn: Any) -> Any:
+        def register(fn: ConsumerFn[M, S]) -> ConsumerFn[M, S]:
             self._check(fn)
             self.routes.append(
                 Route(
-                    topic_name,
-                    f"{self.name}.{topic_name}",
+                    topic.name,
+                    f"{self.name}.{topic.name}",
                     "consumer",
                     fn,
-                    model,
+                    topic.model,
                     None,
                     concurrency,
                 )
@@ -102,24 +109,25 @@ class Processor(Generic[S]):
         return register
 
     def batch_consumer(
-        self, topic_name: str, model: type[M], *, max_batch: int = 256, max_wait: float = 0.01
-    ) -> Callable[[Any], Any]:
+        self, topic: Topic[M], *, max_batch: int = 256, max_wait: float = 0.01
+    ) -> Callable[[BatchFn[M, S]], BatchFn[M, S]]:
         """Register ``async def (msgs, ctx)`` called with up to ``max_batch`` messages.
 
         The whole batch is acked after the handler returns (or nacked if it raises). A
         handler may return the messages that failed on their own (e.g. one collection's
         store could not be opened): only those are nacked (retried, then dead-lettered).
         """
+        _check_topic(topic)
 
-        def register(fn: Any) -> Any:
+        def register(fn: BatchFn[M, S]) -> BatchFn[M, S]:
             self._check(fn)
             self.routes.append(
                 Route(
-                    topic_name,
-                    f"{self.name}.{topic_name}",
+                    topic.name,
+                    f"{self.name}.{topic.name}",
                     "batch",
                     fn,
-                    model,
+                    topic.model,
                     None,
                     1,
                     max_batch,
@@ -130,12 +138,12 @@ class Processor(Generic[S]):
 
         return register
 
-    def on_start(self, fn: Hook) -> Hook:
+    def on_start(self, fn: Hook[S]) -> Hook[S]:
         """Run before any consumer starts (open stores, load models)."""
         self.startup.append(fn)
         return fn
 
-    def on_stop(self, fn: Hook) -> Hook:
+    def on_stop(self, fn: Hook[S]) -> Hook[S]:
         """Run after every consumer has drained."""
         self.shutdown.append(fn)
         return fn
@@ -211,6 +219,11 @@ class Processor(Generic[S]):
         if death is not None:
             # Exit non-zero so a supervisor restarts the process (it cannot serve any more).
             raise TrustGraphError(f"{self.name} cannot go on: {death!r}")
+
+
+def _check_topic(topic: object) -> None:
+    if not isinstance(topic, Topic):
+        raise TypeError(f"a consumer takes a Topic (e.g. PAGES), not {topic!r}")
 
 
 __all__ = ["Context", "Processor"]

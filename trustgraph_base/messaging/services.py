@@ -1,19 +1,24 @@
-"""The request/response services and the one-way topics, by name.
+"""The request/response services and the one-way topics, each with its message types.
 
 Each service ``NAME`` takes requests on topic ``<prefix>.NAME.request``; a requester names
-its own reply topic in the ``reply-to`` property and correlates replies by ``id``.
+its own reply topic in the ``reply-to`` property and correlates replies by ``id``. A
+one-way topic is a ``Topic[M]``: it carries messages of type ``M`` only, so that a consumer
+takes its payload type from it and ``ctx.publish(topic, message)`` is type-checked.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
 from trustgraph_base.schema import (
     AgentRequest,
     AgentResponse,
+    ChunkText,
+    CollectionDeleted,
+    DocumentLoaded,
     DocumentRagRequest,
     DocumentRagResponse,
     EmbeddingsRequest,
@@ -22,21 +27,39 @@ from trustgraph_base.schema import (
     ExplainResponse,
     GraphRagRequest,
     GraphRagResponse,
+    IngestEvent,
     LibrarianRequest,
     LibrarianResponse,
+    PageText,
     Response,
     SparqlQueryRequest,
     SparqlQueryResponse,
     TextCompletionRequest,
     TextCompletionResponse,
+    Triples,
     TriplesQueryRequest,
     TriplesQueryResponse,
     VectorRequest,
     VectorResponse,
 )
 
+M = TypeVar("M", bound=BaseModel)
 Req = TypeVar("Req", bound=BaseModel)
 Resp = TypeVar("Resp", bound=Response)
+
+
+@dataclass(frozen=True)
+class Topic(Generic[M]):
+    """A one-way topic: its short name and the one message type it carries.
+
+    It prints as its short name (``f"store.{TRIPLES_STORE}"`` is a subscription name).
+    """
+
+    name: str
+    model: type[M]
+
+    def __str__(self) -> str:
+        return self.name
 
 
 @dataclass(frozen=True)
@@ -75,13 +98,13 @@ SERVICES: dict[str, ServiceSpec[BaseModel, Response]] = {
     )
 }
 
-# One-way topics (names; see Topics.topic for the full Pulsar name).
-TRIPLES_STORE = "triples-store"  # Triples: provenance, explainability and knowledge
-DOCUMENT_LOADED = "document-loaded"  # DocumentLoaded: librarian → decoder
-PAGES = "pages"  # PageText: decoder → chunker
-CHUNKS = "chunks"  # ChunkText: chunker → extractor
-INGEST_EVENTS = "ingest-events"  # IngestEvent: pipeline stages → librarian
-COLLECTION_DELETED = "collection-deleted"  # CollectionDeleted: store → librarian, vectors
+# One-way topics (see Topics.topic for the full Pulsar name).
+TRIPLES_STORE = Topic("triples-store", Triples)  # provenance, explainability and knowledge
+DOCUMENT_LOADED = Topic("document-loaded", DocumentLoaded)  # librarian → decoder
+PAGES = Topic("pages", PageText)  # decoder → chunker
+CHUNKS = Topic("chunks", ChunkText)  # chunker → extractor
+INGEST_EVENTS = Topic("ingest-events", IngestEvent)  # pipeline stages → librarian
+COLLECTION_DELETED = Topic("collection-deleted", CollectionDeleted)  # store → librarian, vectors
 
 NAMESPACE = "persistent://public/default"
 
@@ -92,8 +115,9 @@ class Topics:
 
     prefix: str = "tg"
 
-    def topic(self, name: str) -> str:
-        return f"{NAMESPACE}/{self.prefix}.{name}"
+    def topic(self, topic: Topic[Any] | str) -> str:
+        """The full name of a one-way topic (or of a bare name, e.g. a test's own topic)."""
+        return f"{NAMESPACE}/{self.prefix}.{topic}"
 
     def request(self, spec: ServiceSpec[Req, Resp]) -> str:
         return self.topic(f"{spec.name}.request")

@@ -289,7 +289,7 @@ def _put_content(req: LibrarianRequest, scope: Scope, ctx: Context[Settings]) ->
     return LibrarianResponse(total=len(text))
 
 
-@proc.consumer(COLLECTION_DELETED, CollectionDeleted)
+@proc.consumer(COLLECTION_DELETED)
 async def on_collection_deleted(event: CollectionDeleted, ctx: Context[Settings]) -> None:
     """The collection's store is gone (explain delete-collection): its documents go too."""
     scope = Scope(event.user, event.collection)
@@ -299,7 +299,7 @@ async def on_collection_deleted(event: CollectionDeleted, ctx: Context[Settings]
     )
 
 
-@proc.consumer(INGEST_EVENTS, IngestEvent)
+@proc.consumer(INGEST_EVENTS)
 async def on_event(event: IngestEvent, ctx: Context[Settings]) -> None:
     """Update a document's status and progress counters from a pipeline event."""
     info = _store(ctx).record_event(event)

@@ -174,7 +174,7 @@ async def close_stores(ctx: Context[StoreSettings]) -> None:
         ctx.state["writer"].shutdown(wait=True)
 
 
-@proc.batch_consumer(TRIPLES_STORE, Triples, max_batch=1024, max_wait=0.02)
+@proc.batch_consumer(TRIPLES_STORE, max_batch=1024, max_wait=0.02)
 async def store_triples(batch: list[Triples], ctx: Context[StoreSettings]) -> list[Triples]:
     """Commit the batch before returning: the runtime acks it only afterwards (all but the
     returned messages, whose collection could not be written: they are redelivered)."""

@@ -83,7 +83,7 @@ async def vectors(req: VectorRequest, ctx: Context[Settings]) -> VectorResponse:
     return await store.handle(req)
 
 
-@proc.consumer(COLLECTION_DELETED, CollectionDeleted)
+@proc.consumer(COLLECTION_DELETED)
 async def on_collection_deleted(event: CollectionDeleted, ctx: Context[Settings]) -> None:
     """The collection's store is gone (explain delete-collection): its vectors go too."""
     store: VectorStore = ctx.state["store"]
