@@ -1,7 +1,8 @@
-"""What GraphRAG and DocumentRAG share: the trace writer, LLM calls with their cost, failures.
+"""What GraphRAG and DocumentRAG share: their trace's stages, LLM calls with their cost, failures.
 
 Each stage of a trace is published on ``triples-store`` the moment it completes (never
-batched at the end) and answered to the client as an ``explain`` event at the same time.
+batched at the end), by the trace writer the agent uses too (``trace_writer``), and
+answered to the client as an ``explain`` event once it is persisted.
 A failure marks the question failed and answers a clear error; stages that did not
 complete are never written, so the stored trace is always well formed.
 """
@@ -16,46 +17,29 @@ from typing import Any, Generic, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from trustgraph_base.errors import RequestTimeout, ServiceError
-from trustgraph_base.messaging import (
-    EMBEDDINGS,
-    LIBRARIAN,
-    TEXT_COMPLETION,
-    TRIPLES_STORE,
-    VECTORS,
-    Context,
-)
+from trustgraph_base.messaging import EMBEDDINGS, LIBRARIAN, TEXT_COMPLETION, VECTORS, Context
 from trustgraph_base.provenance import (
     GRAPH_RETRIEVAL,
-    check_started_at,
     citation_triples,
-    failure_triples,
     grounding_triples,
     metrics_triples,
-    now_iso,
     synthesis_triples,
 )
-from trustgraph_base.provenance.uris import (
-    check_session_id,
-    grounding_uri,
-    new_session_id,
-    synthesis_uri,
-)
+from trustgraph_base.provenance.uris import grounding_uri, synthesis_uri
 from trustgraph_base.rdf.terms import Triple, check_iri
 from trustgraph_base.schema import (
     EmbeddingsRequest,
     LibrarianRequest,
-    Metadata,
     TextCompletionRequest,
     TextCompletionResponse,
-    Triples,
     VectorMatch,
     VectorRequest,
 )
 from trustgraph_base.schema.llm import VectorKind
 from trustgraph_base.schema.rag import RagRequest, RagResponse
 from trustgraph_base.settings import ProcessorSettings
-from trustgraph_flow.run_journal import journal
 from trustgraph_flow.structured import BadReply, ask, schema_of
+from trustgraph_flow.trace_writer import TraceWriter, identity, open_trace
 
 R = TypeVar("R", bound=RagResponse)
 
@@ -155,17 +139,16 @@ async def nothing_found_error(
 def trace_identity(req: RagRequest, uri_of: Callable[[str], str]) -> tuple[str, str]:
     """The question URI and start time (the caller's ``session_id``/``started_at`` when given).
 
-    Everything the caller names is checked here, before anything is written.
+    Everything the caller names is checked before anything is written: the session id and
+    the parent here, ``started_at`` when the request was read (``StartedAt``).
     """
-    try:
-        session = check_session_id(req.session_id) if req.session_id else new_session_id()
-        if req.parent_uri:
+    found = identity(req.session_id, req.started_at, uri_of)
+    if req.parent_uri:
+        try:
             check_iri(req.parent_uri)
-        if req.started_at:
-            check_started_at(req.started_at)
-    except ValueError as exc:
-        raise ServiceError("bad-request", str(exc)) from None
-    return uri_of(session), req.started_at or now_iso()
+        except ValueError as exc:
+            raise ServiceError("bad-request", str(exc)) from None
+    return found
 
 
 @dataclass
@@ -207,18 +190,17 @@ class Timer:
 class Trace(Generic[R]):
     """One trace being written for one request."""
 
-    def __init__(
-        self, ctx: Context[Any], req: RagRequest, question_uri: str, response: type[R]
-    ) -> None:
-        self.ctx = ctx
+    def __init__(self, writer: TraceWriter, req: RagRequest, response: type[R]) -> None:
+        self.writer = writer
+        self.ctx = writer.ctx
         self.req = req
-        self.question_uri = question_uri
+        self.question_uri = writer.question_uri
         self.response = response
 
     async def stage(self, uri: str, triples: Sequence[Triple], cost: Cost | None = None) -> R:
         """Publish one completed stage (with its cost) and return its explain event."""
         body = [*triples, *(cost.triples(uri) if cost else [])]
-        await self._publish(uri, body)
+        await self.writer.publish(uri, body)
         return self.response(
             message_type="explain",
             explain_id=uri,
@@ -251,8 +233,8 @@ class Trace(Generic[R]):
 
     async def fail(self, message: str) -> None:
         """Mark the question failed, with the reason."""
-        triples = failure_triples(self.question_uri, GRAPH_RETRIEVAL, message)
-        await self._publish(self.question_uri, triples)
+        self.writer.fail(message)
+        await self.writer.settle()
 
     async def guard(self, run: AsyncIterator[R]) -> AsyncIterator[R]:
         """Pass ``run``'s responses on; on any failure mark the trace failed and answer an error."""
@@ -320,10 +302,6 @@ class Trace(Generic[R]):
         cited = [evidence[n - 1] for n in reply.value.cited if 1 <= n <= len(evidence)]
         return reply.value.answer, cited, cost
 
-    async def _publish(self, uri: str, triples: list[Triple]) -> None:
-        meta = Metadata(id=uri, user=self.req.user, collection=self.req.collection)
-        await self.ctx.publish(TRIPLES_STORE, Triples(metadata=meta, triples=triples))
-
 
 QuestionTriples = Callable[[str, str, str, str | None], list[Triple]]
 
@@ -338,19 +316,13 @@ async def traced(
 ) -> AsyncIterator[R]:
     """Open a trace with its question stage, then pass on ``run``'s stages under the guard."""
     question, started = trace_identity(req, uri_of)
-    trace = Trace(ctx, req, question, response)
-    runs = journal(ctx)
-    if runs is not None:  # until this run ends, a restart would mark it interrupted
-        runs.open(question, req.user, req.collection)
-    try:
+    with open_trace(ctx, question, req, started) as writer:
+        trace = Trace(writer, req, response)
         yield await trace.stage(
             question, question_triples(question, req.query, started, req.parent_uri or None)
         )
         async for resp in trace.guard(run(req, ctx, trace)):
             yield resp
-    finally:
-        if runs is not None:
-            runs.close(question)
 
 
 @dataclass

@@ -9,10 +9,12 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from trustgraph_base.errors import ServiceError
+from trustgraph_base.errors import ServiceError, WireError
 from trustgraph_base.provenance import RDFS, TG
 from trustgraph_base.rdf.terms import LiteralTerm, Triple, iri, lit
 from trustgraph_base.schema import DocumentRagRequest, GraphRagRequest
+from trustgraph_base.schema.rag import RagRequest
+from trustgraph_base.wire import decode
 from trustgraph_flow.document_rag.processor import render_prompt
 from trustgraph_flow.graph_rag.select import (
     NO_REASON,
@@ -109,7 +111,6 @@ def test_trace_identity_uses_the_callers_id_and_time() -> None:
     [
         {"session_id": "has space"},
         {"session_id": "../etc"},
-        {"started_at": "yesterday"},
         {"parent_uri": "not an iri"},
     ],
 )
@@ -117,6 +118,15 @@ def test_trace_identity_refuses_bad_caller_values(fields: dict[str, str]) -> Non
     with pytest.raises(ServiceError) as err:
         trace_identity(DocumentRagRequest(query="q", **fields), lambda s: "urn:d:" + s)
     assert err.value.type == "bad-request"
+
+
+@pytest.mark.parametrize("model", [DocumentRagRequest, GraphRagRequest])
+def test_a_bad_started_at_is_refused_when_the_request_is_read(model: type[RagRequest]) -> None:
+    """The time is checked by its field type, so the service answers bad-request before
+    anything is written (the same check, and words, as the agent's)."""
+    frame = json.dumps({"query": "q", "started_at": "yesterday"}).encode()
+    with pytest.raises(WireError, match=r"^started_at: bad started_at 'yesterday': use e\.g\."):
+        decode(model, frame)
 
 
 def test_cost_adds_calls_and_becomes_metrics() -> None:

@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from trustgraph_base.rdf.terms import Triple
-from trustgraph_base.schema.core import DEFAULT_COLLECTION, DEFAULT_USER, Message, Response
+from trustgraph_base.schema.core import Message, Response, Scoped, StartedAt
 
 
 class AgentStep(Message):
@@ -20,8 +20,9 @@ class AgentStep(Message):
     user: str = ""
 
 
-class AgentRequest(Message):
-    """Ask the agent. An empty ``session_id`` makes the service create one (every run is traced).
+class AgentRequest(Scoped):
+    """Ask the agent, within one user's collection. An empty ``session_id`` makes the service
+    create one (every run is traced).
 
     ``started_at`` fixes the trace's time (tests, replays); empty means now.
     """
@@ -30,11 +31,9 @@ class AgentRequest(Message):
     state: str = ""
     group: list[str] | None = None
     history: list[AgentStep] = []
-    user: str = Field(default=DEFAULT_USER, min_length=1, max_length=200)
-    collection: str = Field(default=DEFAULT_COLLECTION, min_length=1, max_length=200)
     streaming: bool = False
     session_id: str = ""
-    started_at: str = ""
+    started_at: StartedAt = ""
     max_iterations: int | None = Field(default=None, ge=1, le=1000)
 
 

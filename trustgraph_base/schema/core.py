@@ -2,12 +2,30 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Annotated
 
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic_core import PydanticCustomError
+
+from trustgraph_base.provenance.common import check_started_at
 from trustgraph_base.rdf.terms import Triple
 
 DEFAULT_USER = "trustgraph"
 DEFAULT_COLLECTION = "default"
+
+
+def _started_at(value: str) -> str:
+    if not value:
+        return value
+    try:
+        return check_started_at(value)
+    except ValueError as exc:  # its own words, without pydantic's "Value error, " prefix
+        raise PydanticCustomError("started_at", str(exc)) from None
+
+
+StartedAt = Annotated[str, AfterValidator(_started_at)]
+"""A caller-given trace start: empty (now), or an ``xsd:dateTime`` with its zone, from 1970
+to a day from now (``check_started_at``); anything else is refused when the request is read."""
 
 
 class Message(BaseModel):

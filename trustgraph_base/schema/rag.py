@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from trustgraph_base.rdf.terms import Triple
-from trustgraph_base.schema.core import Response, Scoped
+from trustgraph_base.schema.core import Response, Scoped, StartedAt
 
 
 class RagRequest(Scoped):
@@ -22,7 +22,7 @@ class RagRequest(Scoped):
     streaming: bool = False
     parent_uri: str = ""
     session_id: str = ""
-    started_at: str = ""
+    started_at: StartedAt = ""
 
 
 class GraphRagRequest(RagRequest):

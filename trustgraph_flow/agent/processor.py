@@ -19,7 +19,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from trustgraph_base.errors import RequestTimeout, ServiceError, TrustGraphError
-from trustgraph_base.messaging import AGENT, TEXT_COMPLETION, TRIPLES_STORE, Context, Processor
+from trustgraph_base.messaging import AGENT, TEXT_COMPLETION, Context, Processor
 from trustgraph_base.provenance import (
     GRAPH_RETRIEVAL,
     agent_final_triples,
@@ -27,20 +27,11 @@ from trustgraph_base.provenance import (
     agent_observation_triples,
     agent_session_triples,
     arguments_json,
-    check_started_at,
-    failure_triples,
     metrics_triples,
-    now_iso,
     uris,
 )
 from trustgraph_base.rdf.terms import Triple
-from trustgraph_base.schema import (
-    AgentRequest,
-    AgentResponse,
-    Metadata,
-    TextCompletionResponse,
-    Triples,
-)
+from trustgraph_base.schema import AgentRequest, AgentResponse, TextCompletionResponse
 from trustgraph_base.settings import ProcessorSettings
 from trustgraph_flow.agent.prompt import Step, react_request
 from trustgraph_flow.agent.react import Act, Finish, ParseError, StepReply, parse_reply, step_schema
@@ -52,8 +43,9 @@ from trustgraph_flow.agent.tools import (
     run_tool,
     select_tools,
 )
-from trustgraph_flow.run_journal import journal, recover_runs
+from trustgraph_flow.run_journal import recover_runs
 from trustgraph_flow.structured import BadReply, ask
+from trustgraph_flow.trace_writer import TraceWriter, identity, open_trace
 
 log = logging.getLogger(__name__)
 
@@ -125,43 +117,44 @@ class Session:
     ctx: Context[Settings]
     req: AgentRequest
     uri: str
-    started_at: str
     tools: list[ToolConfig]
     max_iterations: int
     prior: list[Step]
+    # The trace (None: not explainable). ``stream`` holds back every event until the trace
+    # messages sent before it are persisted.
+    trace: TraceWriter | None
     steps: list[Step] = field(default_factory=list)
-    explainable: bool = True
     structured: bool = True
     model: str = ""  # the model that wrote the last reply
     last_call: tuple[str, int, int, float] | None = None  # its model, tokens in/out, latency
-    # Trace messages sent, in order of publication; ``stream`` holds back every event until
-    # the messages sent before it are persisted.
-    sent: list[asyncio.Future[None]] = field(default_factory=list)
+
+    @property
+    def explainable(self) -> bool:
+        return self.trace is not None
 
     @property
     def last_uri(self) -> str:
         return uris.agent_iteration_uri(self.uri, len(self.steps)) if self.steps else self.uri
 
-    async def publish(
-        self, entity_uri: str, build: Callable[[], list[Triple]]
-    ) -> AgentResponse | None:
+    def publish(self, entity_uri: str, build: Callable[[], list[Triple]]) -> AgentResponse | None:
         """Send one trace entity now; the explain event that names it (None: not explainable).
 
         The step does not wait for the broker's receipt: ``stream`` passes no later event
         to the caller before it (and every earlier trace message) is persisted."""
-        if not self.explainable:
+        if self.trace is None:
             return None  # the triples are not even built: off costs nothing
-        meta = Metadata(id=entity_uri, user=self.req.user, collection=self.req.collection)
         triples = build()
-        message = Triples(metadata=meta, triples=triples)
-        # Tasks start in creation order, so the sends reach the producer in trace order.
-        self.sent.append(asyncio.ensure_future(self.ctx.publish(TRIPLES_STORE, message)))
+        self.trace.send(entity_uri, triples)
         return _event("explain", explain_id=entity_uri, triples=triples)
+
+    def sent(self) -> int:
+        """How many trace messages have been sent so far."""
+        return 0 if self.trace is None else len(self.trace.sent)
 
     async def settle(self, upto: int | None = None) -> None:
         """Wait until the first ``upto`` trace messages (default: all) are persisted."""
-        for sending in self.sent[:upto]:
-            await sending  # raises BrokerUnavailable if the broker did not persist it
+        if self.trace is not None:
+            await self.trace.settle(upto)
 
     async def stream(self) -> AsyncIterator[AgentResponse]:
         """``run``'s events in order, each passed on only once every trace message sent
@@ -173,11 +166,11 @@ class Session:
             end: Exception | None = None
             try:
                 async for event in self.run():
-                    queue.put_nowait((event, len(self.sent)))
+                    queue.put_nowait((event, self.sent()))
             except Exception as exc:  # passed on after the events before it
                 end = exc
             finally:
-                queue.put_nowait((end, len(self.sent)))
+                queue.put_nowait((end, self.sent()))
 
         driving = asyncio.create_task(drive())
         try:
@@ -195,8 +188,11 @@ class Session:
 
     async def run(self) -> AsyncIterator[AgentResponse]:
         """Every event of the session, the last one the final answer."""
-        opened = await self.publish(
-            self.uri, lambda: agent_session_triples(self.uri, self.req.question, self.started_at)
+        opened = self.publish(
+            self.uri,
+            lambda: agent_session_triples(
+                self.uri, self.req.question, self.trace.started_at if self.trace else ""
+            ),
         )
         if opened is not None:
             yield opened
@@ -223,7 +219,7 @@ class Session:
                 yield _event("action", f"{parsed.tool} {arguments_json(parsed.arguments)}")
                 observation = await self.act(parsed.tool, parsed.arguments, iteration_uri)
                 step = Step(parsed.thought, parsed.tool, parsed.arguments, observation)
-            explains = await self.record(step)
+            explains = self.record(step)
             yield _event("observation", step.observation)
             for explain in explains:
                 yield explain
@@ -242,12 +238,12 @@ class Session:
             return decision
         return parse_reply(reply)
 
-    async def record(self, step: Step) -> list[AgentResponse]:
+    def record(self, step: Step) -> list[AgentResponse]:
         """Publish the next analysis, then TrustGraph's Observation entity of it (the trace
         first, before the client hears of either); their explain events (none: not explainable)."""
         uri = uris.agent_iteration_uri(self.uri, len(self.steps) + 1)
         previous = self.last_uri
-        analysis = await self.publish(
+        analysis = self.publish(
             uri,
             lambda: (
                 agent_iteration_triples(
@@ -258,7 +254,7 @@ class Session:
         )
         self.steps.append(step)
         observation_uri = uris.agent_observation_uri(uri)
-        observation = await self.publish(
+        observation = self.publish(
             observation_uri, lambda: agent_observation_triples(observation_uri, uri)
         )
         return [e for e in (analysis, observation) if e is not None]
@@ -286,10 +282,10 @@ class Session:
                 return step.value
             reply = await self.ctx.client(TEXT_COMPLETION).request(request, timeout=timeout)
         except ServiceError as exc:
-            await self.fail(f"the LLM failed: {exc.message} [{exc.type}]")
+            self.fail(f"the LLM failed: {exc.message} [{exc.type}]")
             raise ServiceError(exc.type, f"the LLM failed: {exc.message}") from None
         except RequestTimeout:
-            await self.fail(f"the LLM did not answer within {timeout:g}s")
+            self.fail(f"the LLM did not answer within {timeout:g}s")
             raise ServiceError("timeout", f"the LLM did not answer within {timeout:g}s") from None
         self.note_call(reply, (time.monotonic() - started) * 1000.0)
         return reply.response
@@ -313,8 +309,10 @@ class Session:
             latency_ms=latency,
         )
 
-    async def fail(self, message: str) -> None:
-        await self.publish(self.uri, lambda: failure_triples(self.uri, GRAPH_RETRIEVAL, message))
+    def fail(self, message: str) -> None:
+        """Mark the question failed, with the reason."""
+        if self.trace is not None:
+            self.trace.fail(message)
 
     async def act(self, name: str, arguments: dict[str, Any], iteration_uri: str) -> str:
         """Run the named tool; any failure becomes an ``Error: …`` observation."""
@@ -337,7 +335,7 @@ class Session:
             log.info("session %s: %s", self.uri, exc)
             if exc.cause is not None and exc.cause.type == "no-data":
                 # Nothing to search: say so, as GraphRAG and DocRAG do, not an answer made up.
-                await self.fail(exc.cause.message)
+                self.fail(exc.cause.message)
                 raise ServiceError("no-data", exc.cause.message) from None
             return f"Error: {exc}."
         return observation.strip() or f"(tool '{name}' returned nothing)"
@@ -347,7 +345,7 @@ class Session:
     ) -> AsyncIterator[AgentResponse]:
         final_uri = uris.agent_final_uri(self.uri)
         last = self.last_uri
-        explain = await self.publish(
+        explain = self.publish(
             final_uri,
             # An answer the LLM gave carries that call's figures; the iteration limit's does not
             # (its last call is on the last analysis).
@@ -376,22 +374,10 @@ def _raw(reply: str | StepReply | BadReply) -> str:
     return reply.strip() if isinstance(reply, str) else reply.model_dump_json()
 
 
-def _timestamp(started_at: str) -> str:
-    """The session's start time: now, or the caller's (an ISO 8601 date and time)."""
-    if not started_at:
-        return now_iso()
-    try:
-        return check_started_at(started_at)
-    except ValueError as exc:
-        raise ServiceError("bad-request", str(exc)) from None
-
-
-def open_session(req: AgentRequest, ctx: Context[Settings]) -> Session:
+def open_session(
+    req: AgentRequest, ctx: Context[Settings], uri: str, trace: TraceWriter | None
+) -> Session:
     """Check the request and set up its session; ``ServiceError`` ("bad-request") if it is wrong."""
-    try:
-        uri = uris.agent_session_uri(req.session_id or uris.new_session_id())
-    except ValueError as exc:
-        raise ServiceError("bad-request", str(exc)) from None
     configured: tuple[ToolConfig, ...] = ctx.state["tools"]
     tools = select_tools(configured, req.group)
     if req.group and not tools:
@@ -404,11 +390,10 @@ def open_session(req: AgentRequest, ctx: Context[Settings]) -> Session:
         ctx=ctx,
         req=req,
         uri=uri,
-        started_at=_timestamp(req.started_at),
         tools=tools,
         max_iterations=req.max_iterations or ctx.settings.max_iterations,
         prior=prior,
-        explainable=ctx.settings.explainable,
+        trace=trace,
         structured=ctx.settings.llm_structured != "none",
     )
 
@@ -416,17 +401,13 @@ def open_session(req: AgentRequest, ctx: Context[Settings]) -> Session:
 @proc.service(AGENT)
 async def agent(req: AgentRequest, ctx: Context[Settings]) -> AsyncIterator[AgentResponse]:
     """Run the ReAct loop; stream every event, or only the final answer when not streaming."""
-    session = open_session(req, ctx)
-    runs = journal(ctx) if session.explainable else None
-    if runs is not None:  # until this run ends, a restart would mark it interrupted
-        runs.open(session.uri, req.user, req.collection)
-    try:
+    uri, started = identity(req.session_id, req.started_at, uris.agent_session_uri)
+    explainable = ctx.settings.explainable
+    with open_trace(ctx, uri, req, started, journaled=explainable) as trace:
+        session = open_session(req, ctx, uri, trace if explainable else None)
         async for event in session.stream():
             if req.streaming or event.end_of_stream:
                 yield event
-    finally:
-        if runs is not None:
-            runs.close(session.uri)
 
 
 main = proc.main
