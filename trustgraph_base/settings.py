@@ -10,6 +10,7 @@ import argparse
 import inspect
 from typing import TypeVar
 
+from pydantic import Field
 from pydantic_settings import BaseSettings, CliSettingsSource, SettingsConfigDict
 
 from trustgraph_base.paths import default_processor_data_dir
@@ -50,6 +51,8 @@ class ProcessorSettings(BaseSettings):
     """Seconds to wait for another service's reply."""
     drain_timeout: float = 10.0
     """Seconds to finish in-flight work on shutdown."""
+    service_concurrency: int = Field(default=64, ge=1, le=10_000)
+    """Requests each service of this process works on at once (more wait in the broker)."""
 
 
 def load_settings(cls: type[S], argv: list[str] | None, prog: str, about: str | None = None) -> S:

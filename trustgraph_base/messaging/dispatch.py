@@ -37,7 +37,7 @@ class Route:
     handler: Callable[..., Any]
     model: type[BaseModel]
     spec: ServiceSpec[Any, Any] | None = None
-    concurrency: int = 1
+    concurrency: int | None = 1  # None: the ``service_concurrency`` setting
     max_batch: int = 1
     max_wait: float = 0.0
 
@@ -61,7 +61,11 @@ class Runner:
         if self.route.kind == "batch":
             await self._run_batches()
             return
-        sem = asyncio.Semaphore(self.route.concurrency)
+        # A service waits on other services (an LLM, the store) far more than it computes, so
+        # it takes on many requests at once: with a low limit, concurrent callers queue in
+        # waves behind one another (bench_concurrency). Every one is still acked after it.
+        limit = self.route.concurrency or self.ctx.settings.service_concurrency
+        sem = asyncio.Semaphore(limit)
         while True:
             await sem.acquire()
             try:

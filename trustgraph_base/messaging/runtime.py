@@ -66,12 +66,13 @@ class Processor(Generic[S]):
     # -- registration ---------------------------------------------------------------
 
     def service(
-        self, spec: ServiceSpec[Req, Resp], *, concurrency: int = 16
+        self, spec: ServiceSpec[Req, Resp], *, concurrency: int | None = None
     ) -> Callable[[ServiceFn[Req, S, Resp]], ServiceFn[Req, S, Resp]]:
         """Register the handler of a request/response service.
 
         The handler is ``async def (req, ctx) -> Resp`` or an async generator yielding
-        responses (intermediate ones with ``end_of_stream=False``).
+        responses (intermediate ones with ``end_of_stream=False``). It runs for up to
+        ``concurrency`` requests at once (default: the ``service_concurrency`` setting).
         """
 
         def register(fn: ServiceFn[Req, S, Resp]) -> ServiceFn[Req, S, Resp]:
