@@ -11,7 +11,12 @@ from tests.integration.test_store_support import CAT, DOC, EDGE_FOX, FOX, docume
 from trustgraph_base.errors import ServiceError
 from trustgraph_base.provenance import RDFS, TG
 from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Triple, TripleTerm, blank, iri, quoted
-from trustgraph_base.schema.store import SparqlBinding, SparqlQueryRequest, TriplesQueryRequest
+from trustgraph_base.schema.store import (
+    SparqlBinding,
+    SparqlQueryRequest,
+    TriplePattern,
+    TriplesQueryRequest,
+)
 from trustgraph_flow.store.convert import from_ox, quad_of, to_ox, triple_of
 from trustgraph_flow.store.query import sparql, triples_query
 from trustgraph_flow.store.stores import Stores
@@ -68,6 +73,26 @@ def test_quoted_triple_object_pattern_and_limit(store: ox.Store) -> None:
         len(triples_query(store, TriplesQueryRequest(p=TG.contains, limit=1, g="*")).triples) == 1
     )
     assert triples_query(None, TriplesQueryRequest(p=TG.contains, g="*")).triples == []
+
+
+def test_several_patterns_in_one_request_answer_in_pattern_order(store: ox.Store) -> None:
+    def one(**pattern: object) -> list[Triple]:
+        return triples_query(store, TriplesQueryRequest(g="*", limit=1, **pattern)).triples
+
+    patterns = [
+        TriplePattern(s=iri(CAT), p=RDFS.label),
+        TriplePattern(p=TG.contains),  # two matches: the limit holds per pattern
+        TriplePattern(s=iri("urn:nothing")),
+        TriplePattern(s=iri(FOX), p=RDFS.label),
+    ]
+    both = triples_query(store, TriplesQueryRequest(g="*", limit=1, patterns=patterns)).triples
+    expected = [t for p in patterns for t in one(s=p.s, p=p.p, o=p.o)]
+    assert both == expected and [t.o for t in (both[0], both[2])] == [
+        LiteralTerm(v="cat"),
+        LiteralTerm(v="fox"),
+    ]
+    with pytest.raises(ServiceError, match="either s/p/o or patterns"):
+        triples_query(store, TriplesQueryRequest(s=iri(CAT), patterns=patterns))
 
 
 def test_sparql_results(store: ox.Store) -> None:

@@ -58,6 +58,7 @@ from trustgraph_base.schema.rag import (
 from trustgraph_base.schema.store import (
     SparqlQueryRequest,
     SparqlQueryResponse,
+    TriplePattern,
     TriplesQueryRequest,
     TriplesQueryResponse,
 )
@@ -107,6 +108,7 @@ __all__ = [
     "TextCompletionResponse",
     "TraceSummary",
     "TraceView",
+    "TriplePattern",
     "Triples",
     "TriplesQueryRequest",
     "TriplesQueryResponse",

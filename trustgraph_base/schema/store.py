@@ -12,17 +12,31 @@ from trustgraph_base.schema.core import Message, Response, Scoped
 ALL_GRAPHS = "*"
 
 
+MAX_PATTERNS = 1000
+
+
+class TriplePattern(Message):
+    """One triple pattern: any of s/p/o bound."""
+
+    s: IriTerm | BlankTerm | None = Field(default=None, discriminator="t")
+    p: IriTerm | None = None
+    o: Term | None = None
+
+
 class TriplesQueryRequest(Scoped):
     """Triple pattern: any of s/p/o bound; ``g`` as TrustGraph reads it.
 
     ``g`` missing (or ``""``) is the default graph, ``"*"`` every graph, else that graph.
     ``streaming`` answers in batches of ``batch-size`` triples (the last one final).
+    ``patterns`` (instead of s/p/o) asks several patterns in one round trip: the reply
+    holds each one's matches (at most ``limit`` each) in the order of the patterns.
     """
 
     s: IriTerm | BlankTerm | None = Field(default=None, discriminator="t")
     p: IriTerm | None = None
     o: Term | None = None
     g: str | None = None
+    patterns: list[TriplePattern] | None = Field(default=None, max_length=MAX_PATTERNS)
     limit: int = Field(default=10000, ge=1, le=1_000_000)
     streaming: bool = False
     batch_size: int = Field(default=20, ge=1, le=100_000, alias="batch-size")

@@ -11,11 +11,12 @@ from urllib.parse import unquote
 from trustgraph_base.messaging import TRIPLES_QUERY, Context
 from trustgraph_base.provenance import RDFS
 from trustgraph_base.rdf.terms import BlankTerm, IriTerm, LiteralTerm, Term, Triple, term_key
-from trustgraph_base.schema import TriplesQueryRequest
+from trustgraph_base.schema import TriplePattern, TriplesQueryRequest
 from trustgraph_base.schema.rag import GraphRagRequest
+from trustgraph_base.schema.store import MAX_PATTERNS
 
 DEFAULT_GRAPH = None  # TriplesQueryRequest: None is the default graph ("*" would be all graphs)
-FANOUT = 16  # store queries in flight at once
+FANOUT = 16  # store requests in flight at once (each up to MAX_PATTERNS patterns)
 
 
 @dataclass
@@ -53,23 +54,35 @@ class Subgraph:
 
 
 async def _query(
-    ctx: Context[Any], req: GraphRagRequest, limit: int, **pattern: Any
+    ctx: Context[Any], req: GraphRagRequest, limit: int, patterns: list[TriplePattern]
 ) -> list[Triple]:
-    resp = await ctx.client(TRIPLES_QUERY).request(
-        TriplesQueryRequest(
-            g=DEFAULT_GRAPH, limit=limit, user=req.user, collection=req.collection, **pattern
-        ),
-        timeout=ctx.settings.request_timeout,
-    )
-    return list(resp.triples)
+    """Every pattern's matches (at most ``limit`` each), in pattern order: one round trip
+    per ``MAX_PATTERNS`` patterns, so a question costs the store a few messages, not one
+    per node (which made GraphRAG most of a question's CPU; bench_concurrency)."""
+    chunks = [patterns[i : i + MAX_PATTERNS] for i in range(0, len(patterns), MAX_PATTERNS)]
+    gate = asyncio.Semaphore(FANOUT)
+
+    async def one(chunk: list[TriplePattern]) -> list[Triple]:
+        async with gate:
+            resp = await ctx.client(TRIPLES_QUERY).request(
+                TriplesQueryRequest(
+                    g=DEFAULT_GRAPH,
+                    limit=limit,
+                    user=req.user,
+                    collection=req.collection,
+                    patterns=chunk,
+                ),
+                timeout=ctx.settings.request_timeout,
+            )
+            return list(resp.triples)
+
+    found = await asyncio.gather(*(one(chunk) for chunk in chunks))
+    return [t for triples in found for t in triples]
 
 
-async def _around(
-    ctx: Context[Any], req: GraphRagRequest, node: IriTerm | BlankTerm
-) -> list[Triple]:
-    """Edges with ``node`` as subject, then as object."""
-    out = await _query(ctx, req, req.triple_limit, s=node)
-    return out + await _query(ctx, req, req.triple_limit, o=node)
+def _around(nodes: list[IriTerm | BlankTerm]) -> list[TriplePattern]:
+    """For each node, the edges with it as subject, then as object."""
+    return [pattern for node in nodes for pattern in (TriplePattern(s=node), TriplePattern(o=node))]
 
 
 def _next_nodes(edges: Iterable[Triple], visited: set[str]) -> list[IriTerm | BlankTerm]:
@@ -87,16 +100,10 @@ async def retrieve(ctx: Context[Any], req: GraphRagRequest, entities: list[str])
     graph = Subgraph()
     frontier: list[IriTerm | BlankTerm] = [IriTerm(i=e) for e in dict.fromkeys(entities)]
     visited = {term_key(n) for n in frontier}
-    gate = asyncio.Semaphore(FANOUT)
-
-    async def around(node: IriTerm | BlankTerm) -> list[Triple]:
-        async with gate:
-            return await _around(ctx, req, node)
-
     for _ in range(req.max_path_length):
-        # Fetched concurrently, kept in frontier order: the same graph gives the same edges.
-        found = await asyncio.gather(*(around(node) for node in frontier))
-        new_edges = [t for edges in found for t in edges if _keep(graph, req, t)]
+        # One hop in one request, kept in frontier order: the same graph gives the same edges.
+        found = await _query(ctx, req, req.triple_limit, _around(frontier))
+        new_edges = [t for t in found if _keep(graph, req, t)]
         frontier = _next_nodes(new_edges, visited)
         if not frontier or len(graph.edges) >= req.max_subgraph_size:
             break
@@ -116,11 +123,8 @@ async def _resolve_labels(ctx: Context[Any], req: GraphRagRequest, graph: Subgra
         for term in (t.s, t.p, t.o):
             if isinstance(term, IriTerm) and term_key(term) not in graph.labels:
                 wanted.setdefault(term_key(term), term)
-    gate = asyncio.Semaphore(FANOUT)
-
-    async def one(term: IriTerm) -> None:
-        async with gate:
-            for t in await _query(ctx, req, 1, s=term, p=RDFS.label):
-                graph.add(t)
-
-    await asyncio.gather(*(one(term) for term in wanted.values()))
+    if not wanted:
+        return
+    patterns = [TriplePattern(s=term, p=RDFS.label) for term in wanted.values()]
+    for t in await _query(ctx, req, 1, patterns):
+        graph.add(t)

@@ -14,7 +14,7 @@ from typing import TypeVar
 import pyoxigraph as ox
 
 from trustgraph_base.errors import ServiceError
-from trustgraph_base.rdf.terms import Term
+from trustgraph_base.rdf.terms import Term, Triple
 from trustgraph_base.schema.store import (
     ALL_GRAPHS,
     SparqlBinding,
@@ -51,9 +51,24 @@ def pattern_term(
 
 def triples_query(store: ox.Store | None, req: TriplesQueryRequest) -> TriplesQueryResponse:
     """Match a pattern: ``g`` None or ``""`` = the default graph, ``"*"`` = every graph."""
+    if req.patterns is not None and (req.s, req.p, req.o) != (None, None, None):
+        raise ServiceError("bad-request", "give either s/p/o or patterns, not both")
     if store is None:
         return TriplesQueryResponse()
-    s, p, o = (pattern_term(t, r) for t, r in ((req.s, "s"), (req.p, "p"), (req.o, "o")))
+    g = graph_of(req)
+    patterns = req.patterns if req.patterns is not None else [req]
+    found: list[Triple] = []
+    for pattern in patterns:
+        s, p, o = (
+            pattern_term(t, r) for t, r in ((pattern.s, "s"), (pattern.p, "p"), (pattern.o, "o"))
+        )
+        quads = store.quads_for_pattern(s, p, o, g)  # type: ignore[arg-type]
+        found.extend(triple_of(q) for q in islice(quads, req.limit))
+    return TriplesQueryResponse(triples=found)
+
+
+def graph_of(req: TriplesQueryRequest) -> ox.NamedNode | ox.DefaultGraph | None:
+    """The graph a request names (None: every graph); ServiceError for a bad name."""
     if req.g == ALL_GRAPHS:
         g: ox.NamedNode | ox.DefaultGraph | None = None
     elif not req.g:
@@ -63,8 +78,7 @@ def triples_query(store: ox.Store | None, req: TriplesQueryRequest) -> TriplesQu
             g = named(req.g)
         except ValueError as exc:
             raise ServiceError("bad-request", f"bad graph name {req.g!r}: {exc}") from None
-    quads = store.quads_for_pattern(s, p, o, g)  # type: ignore[arg-type]
-    return TriplesQueryResponse(triples=[triple_of(q) for q in islice(quads, req.limit)])
+    return g
 
 
 def sparql(
