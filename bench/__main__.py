@@ -22,6 +22,7 @@ BENCHMARKS = [
     "bench_store",
     "bench_vectors",
     "bench_agent",
+    "bench_concurrency",
     "bench_render",
     "bench_cli_start",
     "bench_realmodel",

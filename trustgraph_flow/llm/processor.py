@@ -7,6 +7,7 @@ deterministic offline engine answers from the request's ``prompt_type`` and ``va
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import time
@@ -48,6 +49,8 @@ class Settings(ProcessorSettings):
     # How a request's response_schema is enforced (docs/llm.md, structured output).
     llm_structured: Literal["json_schema", "json_object", "none"] = "json_schema"
     """How a request's response schema is enforced: json_schema, json_object or none."""
+    offline_latency: float = Field(default=0.0, ge=0, le=60)
+    """Seconds the offline engine takes per answer (0: at once); models a hosted LLM's latency."""
 
 
 class Engine(Protocol):
@@ -63,7 +66,14 @@ class OfflineEngine:
 
     model = offline.MODEL
 
+    def __init__(self, latency: float = 0.0) -> None:
+        self.latency = latency
+
     async def complete(self, req: TextCompletionRequest) -> Completion:
+        if self.latency:
+            # A hosted model keeps the caller waiting, not this process's CPU: sleep, so many
+            # requests overlap as they would against a real endpoint (bench_concurrency).
+            await asyncio.sleep(self.latency)
         text = offline.complete(
             req.prompt_type,
             dict(req.variables),
@@ -111,7 +121,7 @@ async def open_engine(ctx: Context[Settings]) -> None:
     s = ctx.settings
     if not s.llm_base_url:
         log.warning("no LLM configured: using the deterministic offline engine")
-        ctx.state["engine"] = OfflineEngine()
+        ctx.state["engine"] = OfflineEngine(s.offline_latency)
         return
     session = aiohttp.ClientSession()
     ctx.state["session"] = session
