@@ -23,6 +23,7 @@ BENCHMARKS = [
     "bench_vectors",
     "bench_agent",
     "bench_concurrency",
+    "bench_stages",
     "bench_render",
     "bench_cli_start",
     "bench_realmodel",

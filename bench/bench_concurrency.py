@@ -64,8 +64,9 @@ def free_port() -> int:
 
 
 def cpu_by_process(root: int) -> dict[str, float]:
-    """User+system CPU seconds of each of ``root``'s descendants (the stack's processes),
-    by name (a processor's module, or the broker)."""
+    """User+system CPU seconds of ``root``'s children (the stack's processes) by name (a
+    processor's module, or the broker), each with its own children (Milvus Lite's server
+    under vectors, the SPARQL workers under the store) counted in."""
     tick = os.sysconf("SC_CLK_TCK")
     children: dict[int, list[int]] = {}
     stats: dict[int, tuple[str, float]] = {}
@@ -86,13 +87,15 @@ def cpu_by_process(root: int) -> dict[str, float]:
             (int(fields[11]) + int(fields[12])) / tick,
         )
     found: dict[str, float] = {}
-    todo = list(children.get(root, []))
+    todo = [(pid, "") for pid in children.get(root, [])]
     while todo:
-        pid = todo.pop()
-        if pid in stats:
-            name, cpu = stats[pid]
-            found[name] = found.get(name, 0.0) + cpu
-        todo.extend(children.get(pid, []))
+        pid, owner = todo.pop()
+        if pid not in stats:
+            continue
+        name, cpu = stats[pid]
+        owner = owner or name
+        found[owner] = found.get(owner, 0.0) + cpu
+        todo.extend((child, owner) for child in children.get(pid, []))
     return found
 
 
@@ -107,19 +110,22 @@ class EmbeddedStack:
         self.env.pop("TG_LLM_BASE_URL", None)
         self.env.pop("OPENAI_BASE_URL", None)
         self.proc: subprocess.Popen[str] | None = None
+        self.broker_url = ""
 
     def start(self) -> None:
         argv = [str(BIN / "tg-start"), "--data-dir", str(self.data), "--port", str(self.port)]
         self.proc = subprocess.Popen(argv, env=self.env, stdout=subprocess.PIPE, text=True)
         assert self.proc.stdout is not None
         for line in self.proc.stdout:
+            if line.startswith("broker up on "):
+                self.broker_url = line.split()[-1]
             if "explaingraph is up" in line:
                 return
         raise RuntimeError(f"tg-start exited ({self.proc.wait()}) before it was up")
 
-    def load(self) -> None:
+    def load(self, path: Path = SAMPLE, *args: str) -> None:
         subprocess.run(
-            [str(BIN / "tg-load-document"), str(SAMPLE)],
+            [str(BIN / "tg-load-document"), str(path), *args],
             env=self.env,
             check=True,
             stdout=subprocess.DEVNULL,

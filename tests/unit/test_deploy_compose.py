@@ -29,9 +29,13 @@ DOCKERFILE = (ROOT / "Dockerfile").read_text()
 DOCKERIGNORE = (ROOT / ".dockerignore").read_text().split()
 
 BROKER = "pulsar"
+# The engines that hold the data, each a server of its own (not our image): the setting
+# that points a processor at it, and the port that setting must name.
+VECTORS_SERVER = "milvus"
+ENGINES = {BROKER, VECTORS_SERVER}
 GATEWAY_MODULE = "trustgraph_flow.gateway.server"
 APP_SERVICES = {name: module for name, module in PROCESSORS.items()} | {"gateway": GATEWAY_MODULE}
-STATEFUL = {"store", "librarian", "vectors"}
+STATEFUL = {"store", "librarian"}  # the rest keep their data in the engines and may scale
 # Not TG_* settings, passed through on purpose: the LLM's OpenAI-style variables (read by
 # the text-completion settings as fallbacks) and the tg-* commands' own variables.
 PASS_THROUGH = {
@@ -96,7 +100,7 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
 
 
 def test_one_service_per_processor_and_the_gateway() -> None:
-    assert set(SERVICES) == set(APP_SERVICES) | {BROKER}
+    assert set(SERVICES) == set(APP_SERVICES) | ENGINES
     modules = [script_module(command(SERVICES[name])[0]) for name in APP_SERVICES]
     assert sorted(modules) == sorted(APP_SERVICES.values())  # each runs once
 
@@ -181,6 +185,41 @@ def test_stop_leaves_time_to_drain() -> None:
         assert grace.endswith("s") and float(grace[:-1]) > drain
 
 
+def test_the_vectors_use_the_milvus_server(clean_env: pytest.MonkeyPatch) -> None:
+    """TG_VECTORS_URI names the engine service, on the port it listens on, and validates
+    through the processor's own settings."""
+    milvus = SERVICES[VECTORS_SERVER]
+    assert re.fullmatch(r"milvusdb/milvus:v2\.\d+\.\d+", milvus["image"])
+    assert milvus["command"] == ["milvus", "run", "standalone"]
+    assert milvus["environment"]["ETCD_USE_EMBED"] == "true"  # standalone needs no etcd/MinIO
+    assert milvus["environment"]["COMMON_STORAGETYPE"] == "local"
+    assert "9091/healthz" in " ".join(milvus["healthcheck"]["test"])
+    for name, key, server, port, started in (
+        ("vectors", "TG_VECTORS_URI", VECTORS_SERVER, 19530, "service_healthy"),
+    ):
+        env = container_env(name, HOST)
+        assert env[key] == f"http://{server}:{port}"
+        assert SERVICES[server]["hostname"] == server
+        assert SERVICES[name]["depends_on"][server] == {"condition": started}
+        assert "TG_DATA_DIR" not in env and not SERVICES[name].get("volumes")
+        for k, v in env.items():
+            clean_env.setenv(k, v)
+        settings = settings_cls(APP_SERVICES[name])(_cli_parse_args=[])
+        assert getattr(settings, key.removeprefix("TG_").lower()) == env[key]
+
+
+def test_every_engine_owns_one_named_volume_and_restarts() -> None:
+    owners = {}
+    for name in ENGINES:
+        (mount,) = SERVICES[name]["volumes"]
+        volume = mount.split(":")[0]
+        assert volume in COMPOSE["volumes"] and volume not in owners
+        owners[volume] = name
+        assert SERVICES[name]["restart"] == "unless-stopped"
+        assert "build" not in SERVICES[name]  # an engine's own image, pinned
+        assert not SERVICES[name].get("ports"), "only the gateway is published"
+
+
 def test_stateful_processors_own_one_named_volume_each() -> None:
     owners: dict[str, str] = {}
     for name in APP_SERVICES:
@@ -194,6 +233,8 @@ def test_stateful_processors_own_one_named_volume_each() -> None:
         assert volume in COMPOSE["volumes"] and volume not in owners
         owners[volume] = name
     assert sorted(owners.values()) == sorted(STATEFUL)
+    engine_volumes = {SERVICES[e]["volumes"][0].split(":")[0] for e in ENGINES}
+    assert set(COMPOSE["volumes"]) == set(owners) | engine_volumes  # none left unused
 
 
 def test_gateway_listens_on_every_interface_only_with_a_token(
