@@ -162,26 +162,47 @@ async def load(
 async def upload(
     client: GatewayClient, file: Path, size: int, meta: dict[str, Any], progress: Any
 ) -> DocumentInfo:
-    """Send the file as base64 parts; the first part carries the metadata."""
+    """Store the file in the library as base64 parts (the first carries its
+    ``document-metadata``), then start its processing into the collection."""
     import base64
+    import time
+    import uuid
 
     parts = max(1, -(-size // PART_SIZE))
-    data: dict[str, Any] = {}
     with file.open("rb") as fh:
         for part in range(parts):
             block = fh.read(PART_SIZE)
-            request = {
+            request: dict[str, Any] = {
                 "operation": "add-document",
-                "id": meta["id"],
                 "part": part,
                 "final": part == parts - 1,
                 "content": base64.b64encode(block).decode(),
             }
             if part == 0:
-                request.update({k: v for k, v in meta.items() if v is not None and k != "id"})
+                request["document-metadata"] = {
+                    "id": meta["id"],
+                    "time": int(time.time()),
+                    "kind": meta["mime_type"],
+                    "title": meta["title"],
+                }
+                request.update({k: meta[k] for k in CHUNKING if meta.get(k) is not None})
+            else:
+                request["document-id"] = meta["id"]
             data = await client.librarian(request)
             progress.update("uploading", min(size, (part + 1) * PART_SIZE), size, "bytes")
-    return _info(data)
+    stored = _info(data)
+    record = {
+        "id": f"load-{uuid.uuid4()}",
+        "document-id": stored.id,
+        "collection": stored.collection,
+        "flow": "default",
+    }
+    return _info(
+        await client.librarian({"operation": "add-processing", "processing-metadata": record})
+    )
+
+
+CHUNKING = ("chunk_size", "chunk_overlap")
 
 
 async def follow(
@@ -212,7 +233,7 @@ async def follow(
         stage, done, total = stage_of(info)
         progress.update(stage, done, total, UNITS[stage])
         await asyncio.sleep(POLL_SECONDS)
-        info = _info(await client.librarian({"operation": "get-document", "id": info.id}))
+        info = _info(await client.librarian({"operation": "get-document", "document-id": info.id}))
     progress.finish(info)
     return info
 

@@ -91,7 +91,7 @@ async def remove(gw: Gateway, doc_id: str, purge_traces: bool, reason: str) -> L
 
     request: dict[str, Any] = {
         "operation": "remove-document",
-        "id": doc_id,
+        "document-id": doc_id,
         "purge_traces": purge_traces,
         "reason": reason,
     }

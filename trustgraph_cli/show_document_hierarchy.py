@@ -101,7 +101,7 @@ async def explain_unfinished(client: GatewayClient, doc_id: str, missing: str | 
     from trustgraph_cli.responses import NOT_FOUND_TYPES, validated
 
     try:
-        data = await client.librarian({"operation": "get-document", "id": doc_id})
+        data = await client.librarian({"operation": "get-document", "document-id": doc_id})
     except GatewayError as exc:
         if exc.type in NOT_FOUND_TYPES and missing is not None:
             raise click.ClickException(missing) from None

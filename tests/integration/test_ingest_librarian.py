@@ -6,6 +6,7 @@ import asyncio
 import base64
 import os
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 
@@ -88,16 +89,16 @@ async def test_bad_uploads_are_refused(
 ) -> None:
     alice, _ = clients
     await start(processors, settings, librarian)
+
+    def meta(id: str, **more: Any) -> dict[str, Any]:
+        return {"document_metadata": {"id": id, "kind": "text/plain", **more}}
+
     cases = [
-        ({"id": "x", "mime_type": "text/plain", "content": "!!not base64!!"}, "bad-request"),
-        ({"id": "", "mime_type": "text/plain", "content": ""}, "bad-request"),
-        ({"id": "my doc:1 <x>", "mime_type": "text/plain", "content": ""}, "bad-request"),
-        ({"id": "y", "content": ""}, "bad-request"),
-        (
-            {"id": "z", "mime_type": "text/plain", "chunk_size": 100, "chunk_overlap": 100},
-            "bad-request",
-        ),
-        ({"id": "never-started", "part": 3, "content": ""}, "not-found"),
+        ({**meta("x"), "content": "!!not base64!!"}, "bad-request"),
+        ({**meta("my doc:1 <x>"), "content": ""}, "bad-request"),
+        ({"id": "no-metadata", "content": ""}, "bad-request"),
+        ({**meta("z"), "chunk_size": 100, "chunk_overlap": 100}, "bad-request"),
+        ({"document_id": "never-started", "part": 3, "content": ""}, "not-found"),
     ]
     for fields, kind in cases:
         with pytest.raises(ServiceError) as err:
@@ -110,13 +111,12 @@ async def test_bad_uploads_are_refused(
     # an unfinished upload is listed as uploading and its content is not served yet
     await alice.lib(
         "add-document",
-        id="half",
-        mime_type="text/plain",
+        **meta("half"),
         final=False,
         content=base64.b64encode(b"part one").decode(),
     )
     with pytest.raises(ServiceError) as err:
-        await alice.lib("add-document", id="half", part=2, content="")
+        await alice.lib("add-document", document_id="half", part=2, content="")
     assert "expected part 1" in err.value.message
     statuses = {
         d.id.rsplit(":", 1)[1]: d.status for d in (await alice.lib("list-documents")).documents

@@ -64,23 +64,42 @@ class Client:
         return await self.librarian.request(req, timeout=15)
 
     async def upload(
-        self, name: str, data: bytes, mime_type: str, *, part_size: int = 4096, **fields: Any
+        self,
+        name: str,
+        data: bytes,
+        mime_type: str,
+        *,
+        part_size: int = 4096,
+        process: bool = True,
+        **fields: Any,
     ) -> DocumentInfo:
-        """Upload in parts; part 0 carries the metadata."""
+        """Store in parts (part 0 carries the document-metadata), then, with ``process``,
+        start its processing into the same collection (add-processing)."""
         parts = [data[i : i + part_size] for i in range(0, len(data), part_size)] or [b""]
         resp = None
         for n, part in enumerate(parts):
-            meta = {"title": name, "mime_type": mime_type, **fields} if n == 0 else {}
+            named: dict[str, Any] = (
+                {"document_metadata": {"id": name, "kind": mime_type, "title": name}, **fields}
+                if n == 0
+                else {"document_id": name}
+            )
             resp = await self.lib(
                 "add-document",
-                id=name,
                 part=n,
                 final=n == len(parts) - 1,
                 content=base64.b64encode(part).decode(),
-                **meta,
+                **named,
             )
         assert resp is not None and resp.document is not None
-        return resp.document
+        if not process:
+            return resp.document
+        record = {"id": f"load-{name}", "document_id": resp.document.id}
+        collection = fields.get("collection")
+        if collection is not None:
+            record["collection"] = collection
+        started = await self.lib("add-processing", processing_metadata=record, **fields)
+        assert started.document is not None
+        return started.document
 
     async def settled(self, doc: str, timeout: float = 60) -> DocumentInfo:
         """Wait until the document is complete or failed."""

@@ -15,6 +15,7 @@ from trustgraph_base.schema.documents import (
     ChunkSpan,
     ChunkText,
     CollectionDeleted,
+    CollectionMetadata,
     DocumentInfo,
     DocumentLoaded,
     DocumentMetadata,
@@ -22,6 +23,7 @@ from trustgraph_base.schema.documents import (
     LibrarianRequest,
     LibrarianResponse,
     PageText,
+    ProcessingMetadata,
 )
 from trustgraph_base.schema.explain import (
     AgentStepView,
@@ -75,6 +77,7 @@ __all__ = [
     "ChunkText",
     "ChunkView",
     "CollectionDeleted",
+    "CollectionMetadata",
     "DocumentInfo",
     "DocumentLoaded",
     "DocumentMetadata",
@@ -96,6 +99,7 @@ __all__ = [
     "Metadata",
     "PageNode",
     "PageText",
+    "ProcessingMetadata",
     "RagRequest",
     "RagResponse",
     "Response",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from trustgraph_base.schema.core import Message, Metadata, Response, Scoped
 from trustgraph_base.schema.explain import RemovalReport
@@ -20,7 +20,8 @@ class DocumentInfo(Message):
     collection: str
     time: str  # xsd:dateTime of upload
     size: int = 0
-    status: Literal["uploading", "processing", "complete", "failed"] = "processing"
+    # stored: in the library, not processed yet (add-processing starts it)
+    status: Literal["uploading", "stored", "processing", "complete", "failed"] = "processing"
     pages: int = 0
     pages_decoded: int = 0  # while a PDF decodes: pages read so far
     pages_chunked: int = 0  # pages whose chunks are counted: ``chunks`` is final when all are
@@ -30,19 +31,51 @@ class DocumentInfo(Message):
     error: str | None = None
     chunk_size: int | None = None  # per-document chunker overrides, carried to PageText
     chunk_overlap: int | None = None
+    comments: str = ""
+    tags: list[str] = []
+    metadata: list[dict[str, object]] = []  # the triples the uploader described it with
 
 
 class DocumentMetadata(Message):
-    """A document as TrustGraph's ``list-documents`` names it (``document-metadatas``):
-    ``time`` in seconds since the epoch, ``kind`` the MIME type."""
+    """A document as TrustGraph names it (``document-metadata``, ``document-metadatas``):
+    ``time`` in seconds since the epoch, ``kind`` the MIME type. Read tolerantly: clients
+    send more (``parent-id``, ``document-type``, ``workspace``) than we keep."""
 
-    id: str
-    time: int
-    kind: str
-    title: str = ""
-    comments: str = ""
-    metadata: list[dict[str, object]] = []
+    model_config = ConfigDict(frozen=True, extra="ignore", populate_by_name=True)
+
+    id: str = Field(min_length=1, max_length=2000)
+    time: int = 0
+    kind: str = Field(min_length=1, max_length=200)
+    title: str = Field(default="", max_length=2000)
+    comments: str = Field(default="", max_length=20_000)
+    metadata: list[dict[str, object]] = Field(default=[], max_length=10_000)
     user: str = ""
+    tags: list[str] = Field(default=[], max_length=1000)
+
+
+class ProcessingMetadata(Message):
+    """A processing record (TrustGraph's ``processing-metadata``): run the ingestion of
+    ``document-id`` into ``collection``."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore", populate_by_name=True)
+
+    id: str = Field(min_length=1, max_length=200)
+    document_id: str = Field(alias="document-id", min_length=1, max_length=2000)
+    time: int = 0
+    flow: str = Field(default="default", max_length=200)
+    collection: str = Field(default="default", min_length=1, max_length=200)
+    user: str = ""
+    tags: list[str] = Field(default=[], max_length=1000)
+
+
+class CollectionMetadata(Message):
+    """A collection as TrustGraph's collection management names it."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore", populate_by_name=True)
+
+    collection: str
+    name: str = ""
+    description: str = ""
     tags: list[str] = []
 
 
@@ -109,10 +142,19 @@ class ChunkSpan(Message):
 
 
 class LibrarianRequest(Scoped):
-    """Librarian operations.
+    """Librarian operations, in TrustGraph's names and fields.
 
-    ``add-document`` uploads in parts: ``content`` is base64 of one part, ``part`` its
-    index from 0, ``final`` true on the last; the first part carries the metadata.
+    ``add-document`` stores a document in the library (not processed yet): the first part
+    carries ``document-metadata`` (``id``, ``kind`` = MIME type, ``title``, ``comments``,
+    ``tags``, ``metadata`` triples) and ``content`` (base64). A large document comes in
+    parts: ``part`` its index from 0, ``final`` true on the last, later parts naming
+    ``document-id``. ``add-processing`` (``processing-metadata``: ``id``, ``document-id``,
+    ``collection``, ``flow``, ``tags``) runs the ingestion (decode, chunk, extract) of a
+    stored document into a collection; ``list-processing`` and ``remove-processing``
+    (``processing-id``) read and drop those records. ``get-document`` and
+    ``remove-document`` take ``document-id``. ``list-collections`` and
+    ``update-collection`` (``name``, ``description``, ``tags``) keep the user's
+    collections' descriptions (collection management).
     ``get-content`` returns base64 content of a document, page or chunk URI, a range of
     it with ``offset``/``length`` (bytes for documents, characters for page/chunk text).
     ``put-content`` stores a page's text (``id`` the page URI, or the document URI for a
@@ -130,11 +172,19 @@ class LibrarianRequest(Scoped):
         "get-content",
         "put-content",
         "get-document-content",
+        "add-processing",
+        "list-processing",
+        "remove-processing",
+        "list-collections",
+        "update-collection",
     ]
-    id: str = ""
-    document_id: str = Field(default="", alias="document-id")  # get-document-content (TrustGraph's)
-    title: str = ""
-    mime_type: str = ""
+    id: str = ""  # get-content, put-content: a document, page or chunk URI
+    document_id: str = Field(default="", alias="document-id")
+    document_metadata: DocumentMetadata | None = Field(default=None, alias="document-metadata")
+    processing_metadata: ProcessingMetadata | None = Field(
+        default=None, alias="processing-metadata"
+    )
+    processing_id: str = Field(default="", alias="processing-id", max_length=200)
     content: str = ""
     part: int = Field(default=0, ge=0)
     final: bool = True
@@ -147,6 +197,10 @@ class LibrarianRequest(Scoped):
     purge_traces: bool = False
     reason: str = Field(default="", max_length=2000)
     spans: list[ChunkSpan] = []
+    # update-collection
+    name: str | None = Field(default=None, max_length=2000)
+    description: str | None = Field(default=None, max_length=20_000)
+    tags: list[str] | None = Field(default=None, max_length=1000)
 
 
 class LibrarianResponse(Response):
@@ -155,6 +209,9 @@ class LibrarianResponse(Response):
     documents: list[DocumentInfo] = []
     # list-documents, as TrustGraph's clients read it
     document_metadatas: list[DocumentMetadata] = Field(default=[], alias="document-metadatas")
+    document_metadata: DocumentMetadata | None = Field(default=None, alias="document-metadata")
+    processing_metadatas: list[ProcessingMetadata] = Field(default=[], alias="processing-metadatas")
+    collections: list[CollectionMetadata] = []
     content: str = ""
     contents: dict[str, str] = {}
     total: int = 0

@@ -31,7 +31,7 @@ from typing import Any
 from aiohttp import web
 
 from trustgraph_base.schema import DEFAULT_COLLECTION
-from trustgraph_flow.gateway.edge import check_operation, strip_internal
+from trustgraph_flow.gateway.edge import check_operation, named_collections, strip_internal
 from trustgraph_flow.gateway.failure import Failure
 from trustgraph_flow.gateway.keys import KeyStore
 from trustgraph_flow.gateway.viewer import cookie_key
@@ -152,4 +152,6 @@ def authenticate(request: web.Request) -> Principal:
 def admit(principal: Principal, service: str, request: dict[str, Any]) -> dict[str, Any]:
     """The outside request as it may be forwarded (see the module docstring)."""
     check_operation(service, request)
+    for collection in named_collections(service, request):
+        principal.scope({"collection": collection})
     return principal.scope(strip_internal(service, request, operator=principal.user is None))

@@ -25,11 +25,11 @@ async def read_body(request: web.Request) -> bytes:
 
 
 def parse_body(body: bytes) -> Any:
-    """A JSON body; ``bad-request`` if malformed, ``bad-frame`` if nested too deeply."""
+    """A JSON body; ``bad-frame`` if malformed or nested too deeply."""
     try:
         return json.loads(body)
     except (ValueError, UnicodeDecodeError) as exc:
-        raise Failure("bad-request", f"malformed JSON body: {exc}") from None
+        raise Failure("bad-frame", f"malformed JSON body: {exc}") from None
     except RecursionError:
         raise Failure("bad-frame", "malformed JSON body: nested too deeply") from None
 

@@ -36,7 +36,7 @@ PUBLISHER = web.AppKey("bulk_publisher", object)
 OFFERED = (
     "POST /api/v1/flow/{flow}/service/{service} and the socket /api/v1/socket for the services "
     + ", ".join(sorted(SERVICES))
-    + "; POST /api/v1/librarian; POST /api/v1/iam (API keys); "
+    + "; POST /api/v1/librarian; POST /api/v1/collection-management; POST /api/v1/iam (API keys); "
     "the sockets /api/v1/flow/{flow}/import/triples and …/import/entity-contexts; GET /api/v1/document-stream; GET /api/v1/health"
 )
 
@@ -122,7 +122,10 @@ async def unknown_handler(request: web.Request) -> web.Response:
     failure = Failure(
         "unknown-service", f"this gateway does not offer {request.path!r}; it offers {OFFERED}"
     )
-    return web.json_response(failure.body(), status=failure.status)
+    if request.headers.get("Upgrade", "").lower() == "websocket":
+        # A socket client reads the status of the refused upgrade: 404, never a retry loop.
+        return web.json_response(failure.body(), status=failure.status)
+    return failure.rest()
 
 
 STREAM_PART = 2 * 2**20  # bytes asked of the librarian per reply (under its per-message cap)

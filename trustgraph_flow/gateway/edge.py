@@ -49,6 +49,11 @@ ALLOWED: dict[str, frozenset[str] | None] = {
             "remove-document",
             "get-content",
             "get-document-content",
+            "add-processing",
+            "list-processing",
+            "remove-processing",
+            "list-collections",
+            "update-collection",
         }
     ),
 }
@@ -90,6 +95,17 @@ def _operations(service: str) -> tuple[str, ...]:
     """Every operation the service's request model knows (an unknown one fails validation)."""
     field = SERVICES[service].request.model_fields.get("operation")
     return get_args(field.annotation) if field is not None else ()
+
+
+def named_collections(service: str, request: dict[str, Any]) -> list[Any]:
+    """Collections a request names besides its own ``collection`` (a processing record's
+    target), which the caller must be allowed to use too."""
+    if service != "librarian":
+        return []
+    record = request.get("processing-metadata", request.get("processing_metadata"))
+    if isinstance(record, dict) and "collection" in record:
+        return [record["collection"]]
+    return []
 
 
 def strip_internal(service: str, request: dict[str, Any], *, operator: bool) -> dict[str, Any]:

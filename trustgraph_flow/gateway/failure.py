@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from aiohttp import web
+
 from trustgraph_base.errors import BrokerUnavailable, RequestTimeout, ServiceError
 
 log = logging.getLogger("trustgraph_flow.gateway.dispatch")
@@ -43,8 +45,25 @@ class Failure(Exception):
                 return status
         return 400  # a service refused the request as it stands
 
+    @property
+    def rest_status(self) -> int:
+        """The status of a REST API answer (see ``READ_AS_TRANSPORT``): 200 unless the
+        token was refused or the body could not be read."""
+        return self.status if self.type in READ_AS_TRANSPORT else 200
+
     def body(self) -> dict[str, Any]:
         return {"error": {"type": self.type, "message": self.message}}
+
+    def rest(self) -> web.Response:
+        """This failure as a REST API answer: the error body, with ``rest_status``."""
+        return web.json_response(self.body(), status=self.rest_status)
+
+
+# TrustGraph's REST clients take any status but 200 as a transport failure and print only
+# the code ("Status code 404"); they read a service's refusal from the body of a 200, as
+# its gateway sends it. So the REST API answers a refused request 200 with the error body,
+# and keeps the status only for a refused token and a body it could not read.
+READ_AS_TRANSPORT = frozenset({"unauthorized", "bad-frame", "request-timeout", "frame-too-large"})
 
 
 def as_failure(exc: BaseException) -> Failure:

@@ -89,4 +89,4 @@ async def iam_handler(request: web.Request) -> web.Response:
             raise Failure("bad-request", "iam: the body must be a JSON object")
         return web.json_response(await asyncio.to_thread(run, auth.keys, body))
     except Failure as failure:
-        return web.json_response(failure.body(), status=failure.status)
+        return failure.rest()

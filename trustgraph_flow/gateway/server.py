@@ -40,6 +40,7 @@ from trustgraph_flow.gateway.bulk import (
     import_triples_handler,
     unknown_handler,
 )
+from trustgraph_flow.gateway.collections import collection_management_handler
 from trustgraph_flow.gateway.contexts import import_entity_contexts_handler
 from trustgraph_flow.gateway.dispatch import Dispatcher, Failure, as_failure
 from trustgraph_flow.gateway.iam import iam_handler
@@ -102,7 +103,7 @@ def bind_host(settings: GatewaySettings, token: str | None) -> str:
 
 
 def error_response(failure: Failure) -> web.Response:
-    return web.json_response(failure.body(), status=failure.status)
+    return failure.rest()
 
 
 async def call(request: web.Request, service: str) -> web.Response:
@@ -170,6 +171,7 @@ def make_app(settings: GatewaySettings, token: str | None = None) -> web.Applica
     app.router.add_post("/api/v1/flow/{flow}/service/{kind}", service_handler)
     app.router.add_post("/api/v1/librarian", librarian_handler)
     app.router.add_post("/api/v1/iam", iam_handler)
+    app.router.add_post("/api/v1/collection-management", collection_management_handler)
     add_sparql_protocol(app)
     app.router.add_get("/api/v1/flow/{flow}/import/triples", import_triples_handler)
     app.router.add_get("/api/v1/flow/{flow}/import/entity-contexts", import_entity_contexts_handler)

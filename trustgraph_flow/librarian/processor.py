@@ -6,6 +6,7 @@ import asyncio
 import base64
 import binascii
 import logging
+import time
 from datetime import datetime
 from pathlib import Path
 
@@ -76,7 +77,12 @@ async def librarian(req: LibrarianRequest, ctx: Context[Settings]) -> LibrarianR
         if req.operation == "add-document":
             return await _add(req, scope, ctx)
         if req.operation == "get-document":
-            return LibrarianResponse(document=_store(ctx).require(scope, document_uri(req.id)))
+            info = _store(ctx).require(scope, _named(req, "get-document"))
+            return LibrarianResponse(document=info, document_metadata=metadata_of(info))
+        if req.operation in PROCESSING_OPERATIONS:
+            return await _processing(req, scope, ctx)
+        if req.operation in COLLECTION_OPERATIONS:
+            return _collections(req, scope, ctx)
         if req.operation == "list-documents":
             docs = _store(ctx).documents(scope)
             return LibrarianResponse(
@@ -94,42 +100,114 @@ async def librarian(req: LibrarianRequest, ctx: Context[Settings]) -> LibrarianR
 
 
 def metadata_of(doc: DocumentInfo) -> DocumentMetadata:
-    """TrustGraph's view of a stored document (``document-metadatas``)."""
+    """TrustGraph's view of a stored document (``document-metadata``)."""
     when = int(datetime.fromisoformat(doc.time.replace("Z", "+00:00")).timestamp())
     return DocumentMetadata(
-        id=doc.id, time=when, kind=doc.mime_type, title=doc.title, user=doc.user
+        id=doc.id,
+        time=when,
+        kind=doc.mime_type,
+        title=doc.title,
+        comments=doc.comments,
+        metadata=doc.metadata,
+        user=doc.user,
+        tags=doc.tags,
     )
 
 
-async def _add(req: LibrarianRequest, scope: Scope, ctx: Context[Settings]) -> LibrarianResponse:
-    """Append one part of an upload; on the final part, publish ``DocumentLoaded``."""
-    if req.part == 0 and not req.id:
-        raise ServiceError("bad-request", "add-document needs an id (a name or a URI)")
-    doc = document_uri(req.id)
+def _named(req: LibrarianRequest, what: str) -> str:
+    """The document a request names (``document-id``; ``id`` is still read), as a checked URI."""
+    name = req.document_id or req.id
+    if not name:
+        raise ServiceError("bad-request", f"{what} needs a document-id")
+    return _document(name)
+
+
+def _document(name: str) -> str:
+    doc = document_uri(name)
     try:
         check_iri(doc)  # it names the document in every provenance triple
     except ValueError as exc:
-        raise ServiceError("bad-request", f"bad document id: {exc}") from None
+        raise ServiceError("bad-request", f"bad document id {name!r}: {exc}") from None
+    return doc
+
+
+async def _add(req: LibrarianRequest, scope: Scope, ctx: Context[Settings]) -> LibrarianResponse:
+    """Append one part of an upload; the final part leaves the document ``stored``."""
+    meta = req.document_metadata
+    if req.part == 0 and meta is None:
+        raise ServiceError(
+            "bad-request", "add-document needs document-metadata (id, kind) on its first part"
+        )
+    doc = _document(meta.id) if meta is not None else _named(req, "add-document part > 0")
     data = _b64(req.content, "content")
     store = _store(ctx)
     lock = ctx.state["locks"].setdefault((scope, doc), asyncio.Lock())
     async with lock:
         if req.part == 0:
-            store.begin_upload(_new_info(req, doc))
+            assert meta is not None
+            store.begin_upload(_new_info(req, meta, doc))
         await asyncio.to_thread(store.append_part, scope, doc, req.part, data)
         if not req.final:
             return LibrarianResponse(document=store.require(scope, doc))
         info = await asyncio.to_thread(store.finish_upload, scope, doc)
     ctx.state["locks"].pop((scope, doc), None)
-    meta = Metadata(id=doc, user=scope.user, collection=scope.collection)
-    await ctx.publish(DOCUMENT_LOADED, DocumentLoaded(metadata=meta, document=info))
     log.info("stored %s (%d bytes) for %s/%s", doc, info.size, scope.user, scope.collection)
-    return LibrarianResponse(document=info)
+    return LibrarianResponse(document=info, document_metadata=metadata_of(info))
 
 
-def _new_info(req: LibrarianRequest, doc: str) -> DocumentInfo:
-    if not req.mime_type:
-        raise ServiceError("bad-request", "add-document part 0 needs a mime_type")
+PROCESSING_OPERATIONS = frozenset({"add-processing", "list-processing", "remove-processing"})
+COLLECTION_OPERATIONS = frozenset({"list-collections", "update-collection"})
+
+
+async def _processing(
+    req: LibrarianRequest, scope: Scope, ctx: Context[Settings]
+) -> LibrarianResponse:
+    """TrustGraph's processing records: ``add-processing`` runs the ingestion of a stored
+    document into the record's collection (a copy of it when that is another collection)."""
+    store = _store(ctx)
+    if req.operation == "list-processing":
+        return LibrarianResponse(processing_metadatas=store.processing(scope))
+    if req.operation == "remove-processing":
+        if not req.processing_id:
+            raise ServiceError("bad-request", "remove-processing needs a processing-id")
+        store.remove_processing(scope, req.processing_id)
+        return LibrarianResponse()
+    record = req.processing_metadata
+    if record is None:
+        raise ServiceError("bad-request", "add-processing needs processing-metadata")
+    doc = _document(record.document_id)
+    target = Scope(scope.user, record.collection)
+    store.require(scope, doc)
+    record = record.model_copy(
+        update={"document_id": doc, "user": scope.user, "time": record.time or int(time.time())}
+    )
+    store.add_processing(scope, record)
+    try:
+        if target == scope:
+            info = store.start_processing(scope, doc)
+        else:
+            copied = await asyncio.to_thread(store.copy, scope, target, doc, now_iso())
+            info = store.start_processing(target, copied.id)
+    except StoreError:
+        store.remove_processing(scope, record.id)
+        raise
+    meta = Metadata(id=doc, user=target.user, collection=target.collection)
+    await ctx.publish(DOCUMENT_LOADED, DocumentLoaded(metadata=meta, document=info))
+    log.info("processing %s into %s/%s (%s)", doc, target.user, target.collection, record.id)
+    return LibrarianResponse(document=info, processing_metadatas=[record])
+
+
+def _collections(req: LibrarianRequest, scope: Scope, ctx: Context[Settings]) -> LibrarianResponse:
+    store = _store(ctx)
+    if req.operation == "list-collections":
+        return LibrarianResponse(collections=store.collections(scope.user))
+    described = store.describe_collection(
+        scope, name=req.name, description=req.description, tags=req.tags
+    )
+    return LibrarianResponse(collections=[described])
+
+
+def _new_info(req: LibrarianRequest, meta: DocumentMetadata, doc: str) -> DocumentInfo:
     size = req.chunk_size
     if size is not None and req.chunk_overlap is not None and req.chunk_overlap >= size:
         raise ServiceError(
@@ -138,14 +216,17 @@ def _new_info(req: LibrarianRequest, doc: str) -> DocumentInfo:
         )
     return DocumentInfo(
         id=doc,
-        title=req.title,
-        mime_type=req.mime_type,
+        title=meta.title,
+        mime_type=meta.kind,
         user=req.user,
         collection=req.collection,
         time=now_iso(),
         status="uploading",
         chunk_size=req.chunk_size,
         chunk_overlap=req.chunk_overlap,
+        comments=meta.comments,
+        tags=meta.tags,
+        metadata=meta.metadata,
     )
 
 
@@ -163,7 +244,7 @@ async def _remove(req: LibrarianRequest, scope: Scope, ctx: Context[Settings]) -
     listed (and the removal can be retried) rather than orphaning its vectors.
     """
     store = _store(ctx)
-    doc = document_uri(req.id)
+    doc = _named(req, "remove-document")
     info = store.require(scope, doc)
     timeout = ctx.settings.removal_timeout
     where = {"user": scope.user, "collection": scope.collection}

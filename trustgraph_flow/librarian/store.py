@@ -8,13 +8,21 @@ into place (after fsync) on the final part, so a crash never leaves half a docum
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
+import shutil
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from trustgraph_base.schema import ChunkSpan, DocumentInfo, IngestEvent
+from trustgraph_base.schema import (
+    ChunkSpan,
+    CollectionMetadata,
+    DocumentInfo,
+    IngestEvent,
+    ProcessingMetadata,
+)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (
@@ -27,6 +35,8 @@ CREATE TABLE IF NOT EXISTS documents (
     next_part INTEGER NOT NULL DEFAULT 0, decoded INTEGER NOT NULL DEFAULT 0,
     pages_chunked INTEGER NOT NULL DEFAULT 0, skipped INTEGER NOT NULL DEFAULT 0,
     pages_decoded INTEGER NOT NULL DEFAULT 0,
+    comments TEXT NOT NULL DEFAULT '', tags TEXT NOT NULL DEFAULT '[]',
+    metadata TEXT NOT NULL DEFAULT '[]',
     PRIMARY KEY (user, collection, id));
 CREATE TABLE IF NOT EXISTS texts (
     user TEXT NOT NULL, collection TEXT NOT NULL, id TEXT NOT NULL,
@@ -36,6 +46,15 @@ CREATE TABLE IF NOT EXISTS spans (
     user TEXT NOT NULL, collection TEXT NOT NULL, id TEXT NOT NULL,
     document TEXT NOT NULL, parent TEXT NOT NULL, offset INTEGER NOT NULL, length INTEGER NOT NULL,
     PRIMARY KEY (user, collection, id));
+CREATE TABLE IF NOT EXISTS processing (
+    user TEXT NOT NULL, collection TEXT NOT NULL, id TEXT NOT NULL,
+    document TEXT NOT NULL, target TEXT NOT NULL, flow TEXT NOT NULL, time INTEGER NOT NULL,
+    tags TEXT NOT NULL,
+    PRIMARY KEY (user, collection, id));
+CREATE TABLE IF NOT EXISTS collections (
+    user TEXT NOT NULL, collection TEXT NOT NULL,
+    name TEXT NOT NULL, description TEXT NOT NULL, tags TEXT NOT NULL,
+    PRIMARY KEY (user, collection));
 CREATE TABLE IF NOT EXISTS events (
     user TEXT NOT NULL, collection TEXT NOT NULL, document TEXT NOT NULL,
     stage TEXT NOT NULL, source TEXT NOT NULL,
@@ -44,7 +63,16 @@ CREATE TABLE IF NOT EXISTS events (
 
 _INFO_COLUMNS = (
     "id, title, mime_type, user, collection, time, size, status, pages, pages_decoded, "
-    "pages_chunked, chunks, chunks_done, edges, error, chunk_size, chunk_overlap"
+    "pages_chunked, chunks, chunks_done, edges, error, chunk_size, chunk_overlap, "
+    "comments, tags, metadata"
+)
+_JSON_COLUMNS = ("tags", "metadata")
+# Columns added after the first release: (name, definition), added to an older store.
+_ADDED = (
+    ("pages_decoded", "INTEGER NOT NULL DEFAULT 0"),
+    ("comments", "TEXT NOT NULL DEFAULT ''"),
+    ("tags", "TEXT NOT NULL DEFAULT '[]'"),
+    ("metadata", "TEXT NOT NULL DEFAULT '[]'"),
 )
 _CHILD_SUFFIX = re.compile(r"/(p|c)\d+$")
 
@@ -89,10 +117,9 @@ class LibrarianStore:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.executescript(_SCHEMA)
         columns = {row[1] for row in self.db.execute("PRAGMA table_info(documents)")}
-        if "pages_decoded" not in columns:  # a store made before decode progress was kept
-            self.db.execute(
-                "ALTER TABLE documents ADD COLUMN pages_decoded INTEGER NOT NULL DEFAULT 0"
-            )
+        for name, definition in _ADDED:  # a store made before these were kept
+            if name not in columns:
+                self.db.execute(f"ALTER TABLE documents ADD COLUMN {name} {definition}")
 
     def close(self) -> None:
         self.db.close()
@@ -150,7 +177,8 @@ class LibrarianStore:
         self.path(scope, info.id, partial=True).unlink(missing_ok=True)
         self.db.execute(
             "INSERT INTO documents (user, collection, id, title, mime_type, time, status, "
-            "chunk_size, chunk_overlap) VALUES (?,?,?,?,?,?,'uploading',?,?)",
+            "chunk_size, chunk_overlap, comments, tags, metadata) "
+            "VALUES (?,?,?,?,?,?,'uploading',?,?,?,?,?)",
             (
                 scope.user,
                 scope.collection,
@@ -160,6 +188,9 @@ class LibrarianStore:
                 info.time,
                 info.chunk_size,
                 info.chunk_overlap,
+                info.comments,
+                json.dumps(info.tags),
+                json.dumps(info.metadata),
             ),
         )
 
@@ -182,17 +213,53 @@ class LibrarianStore:
         )
 
     def finish_upload(self, scope: Scope, doc: str) -> DocumentInfo:
-        """Make the upload durable (fsync, rename) and mark the document ``processing``."""
+        """Make the upload durable (fsync, rename) and mark the document ``stored``."""
         partial = self.path(scope, doc, partial=True)
         partial.touch()
         with partial.open("rb+") as fh:
             os.fsync(fh.fileno())
         os.replace(partial, self.path(scope, doc))
         self.db.execute(
+            "UPDATE documents SET status='stored' WHERE user=? AND collection=? AND id=?",
+            (scope.user, scope.collection, doc),
+        )
+        return self.require(scope, doc)
+
+    def start_processing(self, scope: Scope, doc: str) -> DocumentInfo:
+        """Mark a stored document ``processing`` (once: ``already-exists`` if it was)."""
+        info = self.require(scope, doc)
+        if info.status != "stored":
+            raise StoreError(
+                "already-exists",
+                f"document {doc!r} is already {info.status} in collection "
+                f"{scope.collection!r}; remove it there first to process it again",
+            )
+        self.db.execute(
             "UPDATE documents SET status='processing' WHERE user=? AND collection=? AND id=?",
             (scope.user, scope.collection, doc),
         )
         return self.require(scope, doc)
+
+    def copy(self, source: Scope, target: Scope, doc: str, time: str) -> DocumentInfo:
+        """A stored document copied into another collection of the same user, ``stored``
+        there (its content file copied under the target's name)."""
+        info = self.require(source, doc)
+        if info.status == "uploading":
+            raise StoreError("not-ready", f"document {doc!r} is still uploading")
+        if self.get(target, doc) is not None:
+            raise StoreError(
+                "already-exists",
+                f"document {doc!r} is already in collection {target.collection!r}; "
+                "remove it there first to process it again",
+            )
+        copied = info.model_copy(update={"collection": target.collection, "time": time})
+        self.begin_upload(copied)
+        shutil.copyfile(self.path(source, doc), self.path(target, doc, partial=True))
+        self.db.execute(
+            "UPDATE documents SET size=? WHERE user=? AND collection=? AND id=?",
+            (info.size, target.user, target.collection, doc),
+        )
+        return self.finish_upload(target, doc)
 
     def remove(self, scope: Scope, doc: str) -> None:
         """Forget a document: its file, metadata, texts, spans and events."""
@@ -204,6 +271,7 @@ class LibrarianStore:
             ("texts", "document"),
             ("spans", "document"),
             ("events", "document"),
+            ("processing", "document"),
         ):
             self.db.execute(
                 f"DELETE FROM {table} WHERE user=? AND collection=? AND {column}=?", key
@@ -214,7 +282,102 @@ class LibrarianStore:
         docs = self.documents(scope)
         for info in docs:
             self.remove(scope, info.id)
+        key = (scope.user, scope.collection)
+        for table in ("processing", "collections"):
+            self.db.execute(f"DELETE FROM {table} WHERE user=? AND collection=?", key)
         return len(docs)
+
+    # -- processing records and collections ------------------------------------------------
+
+    def add_processing(self, scope: Scope, record: ProcessingMetadata) -> None:
+        """Keep a processing record (its id unique in the collection)."""
+        try:
+            self.db.execute(
+                "INSERT INTO processing VALUES (?,?,?,?,?,?,?,?)",
+                (
+                    scope.user,
+                    scope.collection,
+                    record.id,
+                    record.document_id,
+                    record.collection,
+                    record.flow,
+                    record.time,
+                    json.dumps(record.tags),
+                ),
+            )
+        except sqlite3.IntegrityError:
+            raise StoreError(
+                "already-exists", f"a processing record {record.id!r} already exists"
+            ) from None
+
+    def processing(self, scope: Scope) -> list[ProcessingMetadata]:
+        rows = self.db.execute(
+            "SELECT id, document, target, flow, time, tags FROM processing "
+            "WHERE user=? AND collection=? ORDER BY time DESC, id",
+            (scope.user, scope.collection),
+        ).fetchall()
+        return [
+            ProcessingMetadata(
+                id=r[0],
+                document_id=r[1],
+                collection=r[2],
+                flow=r[3],
+                time=r[4],
+                user=scope.user,
+                tags=json.loads(r[5]),
+            )
+            for r in rows
+        ]
+
+    def remove_processing(self, scope: Scope, record: str) -> None:
+        gone = self.db.execute(
+            "DELETE FROM processing WHERE user=? AND collection=? AND id=?",
+            (scope.user, scope.collection, record),
+        )
+        if gone.rowcount == 0:
+            raise StoreError("not-found", f"no processing record {record!r}")
+
+    def collections(self, user: str) -> list[CollectionMetadata]:
+        """The user's collections: those described, and those holding documents."""
+        described = {
+            r[0]: CollectionMetadata(
+                collection=r[0], name=r[1], description=r[2], tags=json.loads(r[3])
+            )
+            for r in self.db.execute(
+                "SELECT collection, name, description, tags FROM collections WHERE user=?",
+                (user,),
+            )
+        }
+        for (name,) in self.db.execute(
+            "SELECT DISTINCT collection FROM documents WHERE user=?", (user,)
+        ):
+            described.setdefault(name, CollectionMetadata(collection=name, name=name))
+        return [described[k] for k in sorted(described)]
+
+    def describe_collection(
+        self,
+        scope: Scope,
+        *,
+        name: str | None,
+        description: str | None,
+        tags: list[str] | None,
+    ) -> CollectionMetadata:
+        """Create or update a collection's description; what it now is."""
+        old = next(
+            (c for c in self.collections(scope.user) if c.collection == scope.collection),
+            CollectionMetadata(collection=scope.collection, name=scope.collection),
+        )
+        new = CollectionMetadata(
+            collection=scope.collection,
+            name=old.name if name is None else name,
+            description=old.description if description is None else description,
+            tags=old.tags if tags is None else tags,
+        )
+        self.db.execute(
+            "INSERT OR REPLACE INTO collections VALUES (?,?,?,?,?)",
+            (scope.user, scope.collection, new.name, new.description, json.dumps(new.tags)),
+        )
+        return new
 
     # -- texts and spans -------------------------------------------------------------------
 
@@ -325,4 +488,7 @@ class LibrarianStore:
 
 def _info(row: tuple[object, ...]) -> DocumentInfo:
     names = [c.strip() for c in _INFO_COLUMNS.split(",")]
-    return DocumentInfo.model_validate(dict(zip(names, row, strict=True)))
+    values = dict(zip(names, row, strict=True))
+    for name in _JSON_COLUMNS:
+        values[name] = json.loads(str(values[name]))
+    return DocumentInfo.model_validate(values)

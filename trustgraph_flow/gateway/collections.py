@@ -1,0 +1,106 @@
+"""TrustGraph's collection management (``POST /api/v1/collection-management``) over our
+per-user collections.
+
+- ``list-collections`` (``tag_filter``: keep those with any of these tags): the caller's
+  collections, those described with ``update-collection`` and those holding documents (the
+  librarian's); a key limited to some collections sees only those.
+- ``update-collection`` (``collection``, ``name``, ``description``, ``tags``): describe one.
+- ``delete-collection`` (``collection``): remove it and everything in it, by the one path
+  that does (the store's ``delete-collection``, which tells the librarian and the vector
+  index to drop theirs).
+
+Everything acts for the caller's user (``Principal.scope``), whatever the request names.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from aiohttp import web
+
+from trustgraph_base.messaging import EXPLAIN, LIBRARIAN
+from trustgraph_base.schema import DEFAULT_COLLECTION
+from trustgraph_flow.gateway.auth import Principal, authenticate
+from trustgraph_flow.gateway.body import json_body
+from trustgraph_flow.gateway.failure import Failure, as_failure
+
+log = logging.getLogger(__name__)
+
+OPERATIONS = ("list-collections", "update-collection", "delete-collection")
+
+
+async def collection_management_handler(request: web.Request) -> web.Response:
+    from trustgraph_flow.gateway.server import DISPATCHER
+
+    try:
+        principal = authenticate(request)
+        body = await json_body(request)
+        if not isinstance(body, dict):
+            raise Failure("bad-request", "collection-management: the body must be a JSON object")
+        ask = Asker(request.app[DISPATCHER], principal)
+        return web.json_response(await answer(ask, body))
+    except web.HTTPRequestEntityTooLarge as exc:
+        return Failure("frame-too-large", exc.text or "request body too large").rest()
+    except Exception as exc:
+        failure = as_failure(exc)
+        log.info("collection-management failed: %s", failure)
+        return failure.rest()
+
+
+class Asker:
+    """One request to a service as ``principal`` may make it; the final reply's JSON."""
+
+    def __init__(self, dispatcher: Any, principal: Principal) -> None:
+        self.dispatcher = dispatcher
+        self.principal = principal
+
+    async def __call__(self, service: str, request: dict[str, Any]) -> dict[str, Any]:
+        spec, req = self.dispatcher.parse(service, request, self.principal)
+        final: dict[str, Any] = {}
+        async for reply, _last in self.dispatcher.stream(spec, req):
+            final = reply
+        return final
+
+
+async def answer(ask: Asker, body: dict[str, Any]) -> dict[str, Any]:
+    operation = body.get("operation")
+    scope = {k: body[k] for k in ("user",) if k in body}
+    if operation == "list-collections":
+        allowed = ask.principal.collections
+        # A key limited to some collections asks within one of them (it may not name others).
+        where = sorted(allowed)[0] if allowed is not None else DEFAULT_COLLECTION
+        reply = await ask("librarian", {**scope, "operation": operation, "collection": where})
+        wanted = set(_strings(body.get("tag_filter", body.get("tag-filter")), "tag_filter"))
+        return {
+            "collections": [
+                c
+                for c in reply.get("collections", [])
+                if (allowed is None or c["collection"] in allowed)
+                and (not wanted or wanted & set(c.get("tags", [])))
+            ]
+        }
+    if operation not in OPERATIONS:
+        raise Failure(
+            "bad-request",
+            f"collection-management: unknown operation {operation!r} "
+            f"(this gateway offers: {', '.join(OPERATIONS)})",
+        )
+    collection = body.get("collection")
+    if not isinstance(collection, str) or not collection:
+        raise Failure("bad-request", f"{operation} needs a collection")
+    scope["collection"] = collection
+    if operation == "delete-collection":
+        await ask(EXPLAIN.name, {**scope, "operation": "delete-collection"})
+        return {}
+    fields = {k: body[k] for k in ("name", "description", "tags") if body.get(k) is not None}
+    reply = await ask(LIBRARIAN.name, {**scope, **fields, "operation": operation})
+    return {"collections": reply.get("collections", [])}
+
+
+def _strings(value: Any, what: str) -> list[str]:
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise Failure("bad-request", f"{what} must be a list of strings")
+    return value
