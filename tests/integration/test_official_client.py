@@ -4,6 +4,7 @@ its commands, run as a TrustGraph user runs them, show our data (docs/gateway.md
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import NamedTuple
@@ -203,10 +204,114 @@ async def test_load_turtle_into_the_default_graph(world: World, tmp_path: Path) 
 
 
 async def test_services_we_do_not_offer_end_at_once(world: World) -> None:
-    listed = await world.official("tg-list-collections")
-    assert "404" in listed.stdout + listed.stderr  # the official client shows only the status
     flows = await world.official("tg-show-flows")
-    assert flows.stdout + flows.stderr  # it ended (no retry loop) and said something
+    # it ended at once (no retry loop) and printed our one-line reason, not a status code
+    assert "unknown-service" in flows.stdout and "unknown service 'config'" in flows.stdout
+    users = await world.official("tg-list-users")  # REST: our message, not "Status code 400"
+    assert "bad-request: API keys need auth on" in users.stderr, users
+
+
+async def test_library_add_process_show_and_remove(world: World, tmp_path: Path) -> None:
+    note = tmp_path / "moons.txt"
+    note.write_text("Zorblat is a moon. Zorblat orbits the planet Quuxar.\n")
+    doc = "urn:test:moons"
+    added = await world.official(
+        "tg-add-library-document",
+        "--id",
+        doc,
+        "--name",
+        "Moons of Quuxar",
+        "--description",
+        "a note on moons",
+        "-k",
+        "text/plain",
+        "--tags",
+        "astro,test",
+        str(note),
+    )
+    assert added.code == 0 and "Loaded successfully" in added.stdout, added.stdout
+    listed = await world.official("tg-show-library-documents")
+    assert doc in listed.stdout and "Moons of Quuxar" in listed.stdout
+    assert "a note on moons" in listed.stdout and "astro, test" in listed.stdout
+    content = await world.official("tg-get-document-content", doc)
+    assert "Zorblat orbits the planet Quuxar" in content.stdout
+
+    started = await world.official(
+        "tg-start-library-processing",
+        "-d",
+        doc,
+        "--id",
+        "proc-moons",
+        "--collection",
+        "astro",
+        "--tags",
+        "run1",
+    )
+    assert started.code == 0 and "Exception" not in started.stdout, started.stdout
+    procs = await world.official("tg-show-library-processing")
+    assert "proc-moons" in procs.stdout and doc in procs.stdout
+    assert "astro" in procs.stdout and "run1" in procs.stdout
+    again = await world.official(
+        "tg-start-library-processing", "-d", doc, "--id", "proc-moons", "--collection", "astro"
+    )
+    assert "already-exists" in again.stdout
+
+    # the ingestion really ran into collection astro: its chunks and edges are there
+    from tests.support.stack import eventually
+
+    async def hierarchy() -> CliResult:
+        return await world.stack.cli("tg-show-document-hierarchy", doc, "-C", "astro")
+
+    shown = await eventually(hierarchy, lambda r: r.code == 0 and "Chunk 0" in r.stdout, 60)
+    assert "Zorblat" in shown.stdout or doc in shown.stdout
+    collections = await world.official("tg-list-collections")
+    assert "astro" in collections.stdout and "default" in collections.stdout
+
+    stopped = await world.official("tg-stop-library-processing", "--id", "proc-moons")
+    assert stopped.code == 0 and "Exception" not in stopped.stdout, stopped.stdout
+    procs = await world.official("tg-show-library-processing")
+    assert procs.code == 0 and "proc-moons" not in procs.stdout
+    missing = await world.official("tg-stop-library-processing", "--id", "proc-moons")
+    assert "not-found" in missing.stdout
+
+    removed = await world.official("tg-remove-library-document", "--id", doc)
+    assert removed.code == 0 and "Exception" not in removed.stdout, removed.stdout
+    listed = await world.official("tg-show-library-documents")
+    assert doc not in listed.stdout and world.doc in listed.stdout
+    unknown = await world.official("tg-remove-library-document", "--id", "urn:test:nope")
+    assert "not-found" in unknown.stdout and "urn:test:nope" in unknown.stdout
+
+
+async def test_bad_library_input_is_refused_in_one_line(world: World, tmp_path: Path) -> None:
+    hostile = await world.official(
+        "tg-start-library-processing", "-d", "urn:x> <urn:y", "--id", "p-bad"
+    )
+    assert "Exception: bad-request" in hostile.stdout and "bad document id" in hostile.stdout
+    unknown = await world.official("tg-start-library-processing", "-d", "urn:nope", "--id", "p2")
+    assert "Exception: not-found" in unknown.stdout
+    procs = (await world.official("tg-show-library-processing")).stdout
+    assert "p-bad" not in procs and "p2" not in procs
+
+
+async def test_collections_set_list_and_delete(world: World, tmp_path: Path) -> None:
+    made = await world.official(
+        "tg-set-collection", "scratch", "-n", "Scratch space", "-d", "for trying", "-t", "tmp"
+    )
+    assert made.code == 0 and "Collection 'scratch' set successfully." in made.stdout
+    listed = await world.official("tg-list-collections")
+    assert "Scratch space" in listed.stdout and "for trying" in listed.stdout
+    tagged = await world.official("tg-list-collections", "-t", "tmp")
+    assert "scratch" in tagged.stdout and "default" not in tagged.stdout
+    note = tmp_path / "scratch.txt"
+    note.write_text("A scratch note.\n")
+    loaded = await world.stack.cli("tg-load-document", str(note), "-C", "scratch")
+    assert loaded.code == 0, loaded.stderr
+    gone = await world.official("tg-delete-collection", "scratch", "-y")
+    assert gone.code == 0 and "Collection 'scratch' deleted successfully." in gone.stdout
+    after = await world.official("tg-list-collections")
+    assert "scratch" not in after.stdout and "default" in after.stdout
+    docs = await world.stack.cli("tg-list-documents", "-C", "scratch", "--format", "json")
+    assert docs.code == 0 and json.loads(docs.stdout) == [], docs.stdout  # its documents went too
 
 
 async def test_library_list_and_content(world: World, tmp_path: Path) -> None:

@@ -36,13 +36,30 @@ def uploaded(store: LibrarianStore, scope: Scope = ALICE, doc: str = DOC) -> Doc
     )
     store.append_part(scope, doc, 0, b"Paris is ")
     store.append_part(scope, doc, 1, b"the capital of France.")
-    return store.finish_upload(scope, doc)
+    assert store.finish_upload(scope, doc).status == "stored"
+    return store.start_processing(scope, doc)
 
 
 def event(stage: str, source: str, **kw: int | str) -> IngestEvent:
     return IngestEvent(
         metadata=Metadata(id=DOC, user="alice"), document=DOC, stage=stage, source=source, **kw
     )  # type: ignore[arg-type]
+
+
+def test_a_stored_document_is_processed_once_and_copied_apart(store: LibrarianStore) -> None:
+    info = uploaded(store)
+    with pytest.raises(StoreError) as err:
+        store.start_processing(ALICE, DOC)
+    assert err.value.type == "already-exists"
+    other = Scope("alice", "other")
+    copy = store.copy(ALICE, other, DOC, "2026-01-02T00:00:00Z")
+    assert (copy.status, copy.collection, copy.size) == ("stored", "other", info.size)
+    assert store.read_range(other, DOC, 0, 5) == b"Paris"
+    with pytest.raises(StoreError) as err:
+        store.copy(ALICE, other, DOC, "2026-01-02T00:00:00Z")
+    assert err.value.type == "already-exists"
+    assert store.get(BOB, DOC) is None and store.collections("bob") == []
+    assert [c.collection for c in store.collections("alice")] == ["default", "other"]
 
 
 def test_parts_are_joined_durably_and_scoped(store: LibrarianStore) -> None:

@@ -27,6 +27,7 @@ from trustgraph_base.messaging import SERVICES, TRIPLES_STORE, Bus, Topics
 from trustgraph_base.schema import DEFAULT_COLLECTION, DEFAULT_USER, Triples
 from trustgraph_base.wire import from_json
 from trustgraph_flow.gateway.auth import Principal, authenticate
+from trustgraph_flow.gateway.dispatch import DISPATCHER
 from trustgraph_flow.gateway.failure import Failure, as_failure
 
 log = logging.getLogger(__name__)
@@ -134,7 +135,6 @@ STREAM_PART = 2 * 2**20  # bytes asked of the librarian per reply (under its per
 async def document_stream_handler(request: web.Request) -> web.StreamResponse:
     """TrustGraph's ``GET /api/v1/document-stream?document-id=…``: a document's bytes (or a
     page's or chunk's text), read from the librarian a part at a time."""
-    from trustgraph_flow.gateway.server import DISPATCHER
 
     dispatcher = request.app[DISPATCHER]
     doc = request.query.get("document-id", "")

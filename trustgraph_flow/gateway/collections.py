@@ -23,6 +23,7 @@ from trustgraph_base.messaging import EXPLAIN, LIBRARIAN
 from trustgraph_base.schema import DEFAULT_COLLECTION
 from trustgraph_flow.gateway.auth import Principal, authenticate
 from trustgraph_flow.gateway.body import json_body
+from trustgraph_flow.gateway.dispatch import DISPATCHER
 from trustgraph_flow.gateway.failure import Failure, as_failure
 
 log = logging.getLogger(__name__)
@@ -31,7 +32,6 @@ OPERATIONS = ("list-collections", "update-collection", "delete-collection")
 
 
 async def collection_management_handler(request: web.Request) -> web.Response:
-    from trustgraph_flow.gateway.server import DISPATCHER
 
     try:
         principal = authenticate(request)

@@ -30,6 +30,7 @@ from trustgraph_base.schema import (
 )
 from trustgraph_flow.gateway.auth import Principal
 from trustgraph_flow.gateway.bulk import serve_import
+from trustgraph_flow.gateway.dispatch import DISPATCHER
 from trustgraph_flow.gateway.failure import Failure
 
 BATCH = 256  # texts per embeddings request (its limit is 2048)
@@ -115,7 +116,6 @@ class ContextWriter:
 
 
 async def import_entity_contexts_handler(request: web.Request) -> web.StreamResponse:
-    from trustgraph_flow.gateway.server import DISPATCHER
 
     writer = ContextWriter(request.app[DISPATCHER])
     return await serve_import(request, writer.write, "entity contexts")

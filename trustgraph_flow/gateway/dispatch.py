@@ -7,6 +7,7 @@ import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
+from aiohttp import web
 from pydantic import BaseModel
 
 from trustgraph_base.errors import WireError
@@ -25,7 +26,7 @@ from trustgraph_base.wire import from_json, to_json
 from trustgraph_flow.gateway.auth import Principal, admit
 from trustgraph_flow.gateway.failure import STATUS, Failure, as_failure
 
-__all__ = ["STATUS", "Dispatcher", "Failure", "as_failure"]
+__all__ = ["DISPATCHER", "STATUS", "Dispatcher", "Failure", "as_failure"]
 
 log = logging.getLogger(__name__)
 
@@ -155,3 +156,8 @@ class Dispatcher:
         finally:
             if claim is not None:
                 self._running.discard(claim)
+
+
+# Here, not in server.py: that module also runs as ``__main__`` (python -m), where a key
+# defined in it would be a second key that the handlers importing it never find.
+DISPATCHER = web.AppKey("dispatcher", Dispatcher)

@@ -42,7 +42,7 @@ from trustgraph_flow.gateway.bulk import (
 )
 from trustgraph_flow.gateway.collections import collection_management_handler
 from trustgraph_flow.gateway.contexts import import_entity_contexts_handler
-from trustgraph_flow.gateway.dispatch import Dispatcher, Failure, as_failure
+from trustgraph_flow.gateway.dispatch import DISPATCHER, Dispatcher, Failure, as_failure
 from trustgraph_flow.gateway.iam import iam_handler
 from trustgraph_flow.gateway.keys import KeyStore
 from trustgraph_flow.gateway.socket import Limits, SocketSession
@@ -75,7 +75,6 @@ class GatewaySettings(ProcessorSettings):
 
 
 SETTINGS = web.AppKey("settings", GatewaySettings)
-DISPATCHER = web.AppKey("dispatcher", Dispatcher)
 SOCKETS = web.AppKey("sockets", weakref.WeakSet[web.WebSocketResponse])
 
 

@@ -30,6 +30,7 @@ from trustgraph_base.rdf.terms import BlankTerm, IriTerm, LiteralTerm, Term, Tri
 from trustgraph_base.schema.store import SparqlQueryResponse
 from trustgraph_base.wire import from_json
 from trustgraph_flow.gateway.auth import authenticate
+from trustgraph_flow.gateway.dispatch import DISPATCHER
 from trustgraph_flow.gateway.failure import Failure, as_failure
 from trustgraph_flow.store.convert import graph_node, serialized, to_ox
 
@@ -263,7 +264,6 @@ def failure_response(failure: Failure) -> web.Response:
 
 async def sparql_handler(request: web.Request) -> web.Response:
     """One SPARQL Protocol query, answered in the negotiated format."""
-    from trustgraph_flow.gateway.server import DISPATCHER
 
     try:
         principal = authenticate(request)

@@ -1,0 +1,162 @@
+"""Every command of the official TrustGraph client, with arguments it accepts, run once
+against a gateway: each must end on its own (work, or say why not), never hang or retry.
+
+    python -m tests.support.official_sweep BIN_DIR URL [WORKDIR]
+
+prints one line per command: its name, exit code, seconds, and the first line it printed.
+``tests/integration/test_official_client.py`` runs the same table.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import NamedTuple
+
+DOC = "urn:trustgraph:doc:world-facts-718bc1a1"
+TRACE = "urn:trustgraph:question:none"
+
+
+def arguments(work: Path) -> dict[str, list[str]]:
+    """Arguments for each official command (none: it is run bare)."""
+    ttl, note, blob = work / "k.ttl", work / "note.txt", work / "blob.bin"
+    ttl.write_text("<urn:sweep:a> <urn:sweep:p> <urn:sweep:b> .\n")
+    note.write_text("Sweep note: Zorblat orbits Quuxar.\n")
+    blob.write_bytes(b"\x00")
+    out = str(work / "out")
+    return {
+        "tg-add-library-document": ["--id", "urn:sweep:note", "-k", "text/plain", str(note)],
+        "tg-change-password": ["--new-password", "x", "--current-password", "y"],
+        "tg-create-api-key": ["--user-id", "u", "--name", "n"],
+        "tg-create-user": ["--username", "u"],
+        "tg-create-workspace": ["--workspace-id", "w"],
+        "tg-delete-collection": ["sweep-none", "-y"],
+        "tg-delete-config-item": ["--type", "t", "--key", "k"],
+        "tg-delete-flow-blueprint": ["-n", "x"],
+        "tg-delete-kg-core": ["--id", "x"],
+        "tg-delete-mcp-tool": ["--id", "x"],
+        "tg-delete-tool": ["--id", "x"],
+        "tg-delete-user": ["--user-id", "x"],
+        "tg-describe-image": ["-i", str(blob)],
+        "tg-disable-user": ["--user-id", "x"],
+        "tg-dump-msgpack": ["-i", str(blob)],
+        "tg-dump-queues": ["q"],
+        "tg-enable-user": ["--user-id", "x"],
+        "tg-export-workspace": ["-o", out + ".tar.gz"],
+        "tg-export-workspace-config": ["-o", out + ".json"],
+        "tg-get-config-item": ["--type", "t", "--key", "k"],
+        "tg-get-de-core": ["--id", "x", "-o", out],
+        "tg-get-document-content": [DOC + "/p1"],
+        "tg-get-flow-blueprint": ["-n", "x"],
+        "tg-get-kg-core": ["--id", "x", "-o", out],
+        "tg-import-workspace": ["-i", str(blob)],
+        "tg-import-workspace-config": ["-i", str(blob)],
+        "tg-invoke-agent": ["-q", "What is the capital of France?"],
+        "tg-invoke-cloze": ["x"],
+        "tg-invoke-decision-scoring": ["--question", "q", "--options", "a"],
+        "tg-invoke-document-embeddings": ["Paris"],
+        "tg-invoke-document-rag": ["-q", "Where was Marie Curie born?"],
+        "tg-invoke-embeddings": ["Paris"],
+        "tg-invoke-field-extract": ["--text", "t", "--fields", "f"],
+        "tg-invoke-graph-embeddings": ["Paris"],
+        "tg-invoke-graph-rag": ["-q", "What is the capital of France?"],
+        "tg-invoke-llm": ["You are terse.", "Say hello."],
+        "tg-invoke-mcp-tool": ["-n", "x"],
+        "tg-invoke-nlp-query": ["-q", "q"],
+        "tg-invoke-prompt": ["question", "question=q"],
+        "tg-invoke-reranker": ["-q", "q", "a"],
+        "tg-invoke-row-embeddings": ["q", "-s", "x"],
+        "tg-invoke-rows-query": ["-q", "{ x }"],
+        "tg-invoke-sparql-query": ["-q", "SELECT ?s WHERE { ?s ?p ?o } LIMIT 1"],
+        "tg-invoke-structured-query": ["-q", "q"],
+        "tg-list-api-keys": ["--user-id", "u"],
+        "tg-list-config-items": ["--type", "t"],
+        "tg-load-doc-embeds": ["-i", str(blob)],
+        "tg-load-kg-core": ["--id", "x"],
+        "tg-load-knowledge": ["-i", "urn:sweep:k", str(ttl)],
+        "tg-load-structured-data": ["-i", str(blob)],
+        "tg-load-turtle": ["-i", "urn:sweep:t", str(ttl)],
+        "tg-login": ["--username", "u", "--password", "p"],
+        "tg-mint-token": ["--user-id", "u", "--workspace", "w", "--ttl", "1"],
+        "tg-put-config-item": ["--type", "t", "--key", "k", "--value", "v"],
+        "tg-put-de-core": ["--id", "x", "-i", str(blob)],
+        "tg-put-flow-blueprint": ["-n", "x", "-c", "{}"],
+        "tg-put-kg-core": ["--id", "x", "-i", str(blob)],
+        "tg-query-graph": ["-p", "http://www.w3.org/2000/01/rdf-schema#label"],
+        "tg-remove-library-document": ["--id", "urn:sweep:note"],
+        "tg-reset-password": ["--user-id", "u"],
+        "tg-revoke-api-key": ["--key-id", "x"],
+        "tg-save-doc-embeds": ["-o", out + ".msgpack"],
+        "tg-set-collection": ["sweep", "-n", "Sweep", "-d", "made by the sweep"],
+        "tg-set-mcp-tool": ["--id", "x", "--tool-url", "http://127.0.0.1:9/"],
+        "tg-set-prompt": ["--id", "x", "--prompt", "p"],
+        "tg-set-token-costs": ["--model", "m", "-i", "1", "-o", "1"],
+        "tg-set-tool": ["--id", "x", "--name", "n", "--type", "knowledge-query"],
+        "tg-show-explain-trace": [TRACE],
+        "tg-show-extraction-provenance": [DOC],
+        "tg-start-flow": ["-n", "x", "-i", "y", "-d", "z"],
+        "tg-start-library-processing": ["-d", "urn:sweep:note", "--id", "sweep-proc"],
+        "tg-stop-flow": ["-i", "x"],
+        "tg-stop-library-processing": ["--id", "sweep-proc"],
+        "tg-unload-kg-core": ["--id", "x"],
+        "tg-update-user": ["--user-id", "x"],
+    }
+
+
+# Commands that would otherwise wait for input or watch forever by design.
+STDIN_OR_WATCH = {"tg-monitor-prompts", "tg-show-token-rate", "tg-dump-queues"}
+
+
+class Outcome(NamedTuple):
+    name: str
+    code: int | None  # None: it had to be stopped
+    seconds: float
+    first_line: str
+
+
+def run_one(bin_dir: Path, name: str, args: list[str], url: str, limit: float) -> Outcome:
+    env = {**os.environ, "TRUSTGRAPH_URL": url}
+    env.pop("TRUSTGRAPH_TOKEN", None)
+    env.pop("VIRTUAL_ENV", None)
+    start = time.monotonic()
+    try:
+        done = subprocess.run(
+            [str(bin_dir / name), *args],
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            env=env,
+            timeout=limit,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as exc:
+        text = exc.stdout or b""
+        first = (text.decode() if isinstance(text, bytes) else text).strip().splitlines()
+        return Outcome(name, None, time.monotonic() - start, first[0] if first else "")
+    lines = [ln for ln in (done.stdout + done.stderr).splitlines() if ln.strip()]
+    first = next(
+        (ln for ln in lines if "Error" in ln or "Exception" in ln), lines[0] if lines else ""
+    )
+    return Outcome(name, done.returncode, time.monotonic() - start, first.strip()[:160])
+
+
+def sweep(bin_dir: Path, url: str, work: Path, limit: float = 60.0) -> list[Outcome]:
+    table = arguments(work)
+    names = sorted(p.name for p in bin_dir.glob("tg-*"))
+    return [run_one(bin_dir, n, table.get(n, []), url, limit) for n in names]
+
+
+def main() -> None:
+    bin_dir, url = Path(sys.argv[1]), sys.argv[2]
+    work = Path(sys.argv[3]) if len(sys.argv) > 3 else Path.cwd()
+    work.mkdir(parents=True, exist_ok=True)
+    for o in sweep(bin_dir, url, work):
+        code = "HUNG" if o.code is None else str(o.code)
+        print(f"{o.name}\t{code}\t{o.seconds:.1f}\t{o.first_line}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
