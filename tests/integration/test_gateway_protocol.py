@@ -274,3 +274,16 @@ async def test_unknown_paths_and_the_import_socket(stack: Stack) -> None:
                 lambda r: bool(r["response"]["response"]),
             )
     assert [t.get("g") for t in found["response"]["response"]] == [None]
+
+    # the export socket sends the collection's triples, one frame each, then closes
+    async def exported(collection: str) -> list[dict[str, Any]]:
+        url = stack.url + "api/v1/flow/default/export/triples"
+        async with (
+            aiohttp.ClientSession() as http,
+            http.ws_connect(url, params={"collection": collection}) as ws,
+        ):
+            return [json.loads(msg.data) async for msg in ws]
+
+    everything = await exported("default")
+    assert {"s": imported, "p": {"t": "i", "i": P}, "o": {"t": "l", "v": "x"}} in everything
+    assert await exported("elsewhere") == []

@@ -375,3 +375,25 @@ async def test_load_knowledge_triples_and_entity_contexts(world: World, tmp_path
     answer = await eventually(asked, lambda r: edge in r.stderr)
     assert answer.code == 0, answer.stderr
     assert "Quuxar" in answer.stdout
+
+
+@pytest.mark.timeout(900)
+async def test_every_official_command_ends_with_our_data_or_our_reason(
+    world: World, tmp_path: Path
+) -> None:
+    """All 103 commands, once each: none hangs or retries forever, and none is left with only
+    a status code where we sent a reason (docs/gateway.md, the compatibility table)."""
+    import asyncio
+
+    from tests.support.official_sweep import WATCHERS, sweep
+
+    outcomes = await asyncio.to_thread(sweep, world.bin, world.stack.url, tmp_path)
+    assert len(outcomes) == 103
+    hung = [o.name for o in outcomes if o.code is None and o.name not in WATCHERS]
+    assert hung == []
+    bare = [o.name for o in outcomes if "Status code" in o.output]
+    assert bare == []
+    shown = {o.name: o.output for o in outcomes}
+    assert "Paris" in shown["tg-invoke-graph-rag"] and "Warsaw" in shown["tg-invoke-document-rag"]
+    assert "unknown-service" in shown["tg-show-config"]
+    assert "Loaded successfully" in shown["tg-add-library-document"]

@@ -55,7 +55,6 @@ def arguments(work: Path) -> dict[str, list[str]]:
         "tg-import-workspace": ["-i", str(blob)],
         "tg-import-workspace-config": ["-i", str(blob)],
         "tg-invoke-agent": ["-q", "What is the capital of France?"],
-        "tg-invoke-cloze": ["x"],
         "tg-invoke-decision-scoring": ["--question", "q", "--options", "a"],
         "tg-invoke-document-embeddings": ["Paris"],
         "tg-invoke-document-rag": ["-q", "Where was Marie Curie born?"],
@@ -80,7 +79,6 @@ def arguments(work: Path) -> dict[str, list[str]]:
         "tg-load-structured-data": ["-i", str(blob)],
         "tg-load-turtle": ["-i", "urn:sweep:t", str(ttl)],
         "tg-login": ["--username", "u", "--password", "p"],
-        "tg-mint-token": ["--user-id", "u", "--workspace", "w", "--ttl", "1"],
         "tg-put-config-item": ["--type", "t", "--key", "k", "--value", "v"],
         "tg-put-de-core": ["--id", "x", "-i", str(blob)],
         "tg-put-flow-blueprint": ["-n", "x", "-c", "{}"],
@@ -102,12 +100,16 @@ def arguments(work: Path) -> dict[str, list[str]]:
         "tg-stop-flow": ["-i", "x"],
         "tg-stop-library-processing": ["--id", "sweep-proc"],
         "tg-unload-kg-core": ["--id", "x"],
-        "tg-update-user": ["--user-id", "x"],
+        "tg-update-user": ["--user-id", "x", "--name", "n"],
+        "tg-verify-system-status": ["--global-timeout", "10", "--retry-delay", "1"],
+        "tg-invoke-cloze": ["-m", "m", "x"],
+        "tg-mint-token": ["-w", "w", "--user-context", "u", "--ttl", "1"],
     }
 
 
-# Commands that would otherwise wait for input or watch forever by design.
-STDIN_OR_WATCH = {"tg-monitor-prompts", "tg-show-token-rate", "tg-dump-queues"}
+# Commands that run until interrupted by design (they tap live queues): given a few seconds.
+WATCHERS = {"tg-save-doc-embeds", "tg-monitor-prompts"}
+WATCH_SECONDS = 5.0
 
 
 class Outcome(NamedTuple):
@@ -115,6 +117,7 @@ class Outcome(NamedTuple):
     code: int | None  # None: it had to be stopped
     seconds: float
     first_line: str
+    output: str
 
 
 def run_one(bin_dir: Path, name: str, args: list[str], url: str, limit: float) -> Outcome:
@@ -133,20 +136,25 @@ def run_one(bin_dir: Path, name: str, args: list[str], url: str, limit: float) -
             check=False,
         )
     except subprocess.TimeoutExpired as exc:
-        text = exc.stdout or b""
-        first = (text.decode() if isinstance(text, bytes) else text).strip().splitlines()
-        return Outcome(name, None, time.monotonic() - start, first[0] if first else "")
-    lines = [ln for ln in (done.stdout + done.stderr).splitlines() if ln.strip()]
+        raw = exc.stdout or b""
+        text = raw.decode() if isinstance(raw, bytes) else raw
+        first = text.strip().splitlines()
+        return Outcome(name, None, time.monotonic() - start, first[0] if first else "", text)
+    text = done.stdout + done.stderr
+    lines = [ln for ln in text.splitlines() if ln.strip()]
     first = next(
         (ln for ln in lines if "Error" in ln or "Exception" in ln), lines[0] if lines else ""
     )
-    return Outcome(name, done.returncode, time.monotonic() - start, first.strip()[:160])
+    return Outcome(name, done.returncode, time.monotonic() - start, first.strip()[:160], text)
 
 
 def sweep(bin_dir: Path, url: str, work: Path, limit: float = 60.0) -> list[Outcome]:
     table = arguments(work)
     names = sorted(p.name for p in bin_dir.glob("tg-*"))
-    return [run_one(bin_dir, n, table.get(n, []), url, limit) for n in names]
+    return [
+        run_one(bin_dir, n, table.get(n, []), url, WATCH_SECONDS if n in WATCHERS else limit)
+        for n in names
+    ]
 
 
 def main() -> None:
@@ -154,7 +162,7 @@ def main() -> None:
     work = Path(sys.argv[3]) if len(sys.argv) > 3 else Path.cwd()
     work.mkdir(parents=True, exist_ok=True)
     for o in sweep(bin_dir, url, work):
-        code = "HUNG" if o.code is None else str(o.code)
+        code = ("watching" if o.name in WATCHERS else "HUNG") if o.code is None else str(o.code)
         print(f"{o.name}\t{code}\t{o.seconds:.1f}\t{o.first_line}", flush=True)
 
 

@@ -38,7 +38,7 @@ OFFERED = (
     "POST /api/v1/flow/{flow}/service/{service} and the socket /api/v1/socket for the services "
     + ", ".join(sorted(SERVICES))
     + "; POST /api/v1/librarian; POST /api/v1/collection-management; POST /api/v1/iam (API keys); "
-    "the sockets /api/v1/flow/{flow}/import/triples and …/import/entity-contexts; GET /api/v1/document-stream; GET /api/v1/health"
+    "the sockets /api/v1/flow/{flow}/import/triples, …/import/entity-contexts and …/export/triples; GET /api/v1/document-stream; GET /api/v1/health"
 )
 
 
@@ -116,6 +116,43 @@ async def serve_import(
         except Exception as exc:
             await ws.send_str(json.dumps(as_failure(exc).body()))
     log.info("imported %d %s", total, what)
+    return ws
+
+
+EXPORT_BATCH = 1000  # triples asked of the store per streamed reply
+EXPORT_LIMIT = 1_000_000  # the most triples one export sends (the store's largest limit)
+
+
+async def export_triples_handler(request: web.Request) -> web.StreamResponse:
+    """``/api/v1/flow/{flow}/export/triples``: every triple of the caller's collection (its
+    default graph, and the source and trace graphs with their ``g``), one text frame each
+    (``{s, p, o, g?}``), then the socket closes. The reference taps the triples being
+    written instead; a snapshot is what this gateway can give without replaying the broker.
+    ``?collection=`` picks the collection (``default``)."""
+    dispatcher = request.app[DISPATCHER]
+    try:
+        principal = authenticate(request)
+        ask = {k: request.query[k] for k in ("user", "collection") if request.query.get(k)}
+        spec, req = dispatcher.parse(
+            "triples",
+            {**ask, "g": "*", "limit": EXPORT_LIMIT, "streaming": True, "batch-size": EXPORT_BATCH},
+            principal,
+        )
+    except Exception as exc:
+        failure = as_failure(exc)
+        return web.json_response(failure.body(), status=failure.status)
+    ws = web.WebSocketResponse(heartbeat=30)
+    await ws.prepare(request)
+    sent = 0
+    try:
+        async for reply, _last in dispatcher.stream(spec, req):
+            for triple in reply.get("response", []):
+                await ws.send_str(json.dumps(triple))
+                sent += 1
+    except Exception as exc:
+        await ws.send_str(json.dumps(as_failure(exc).body()))
+    await ws.close()
+    log.info("exported %d triples", sent)
     return ws
 
 

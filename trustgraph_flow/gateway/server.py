@@ -37,6 +37,7 @@ from trustgraph_flow.gateway.bulk import (
     PUBLISHER,
     Publisher,
     document_stream_handler,
+    export_triples_handler,
     import_triples_handler,
     unknown_handler,
 )
@@ -174,6 +175,7 @@ def make_app(settings: GatewaySettings, token: str | None = None) -> web.Applica
     add_sparql_protocol(app)
     app.router.add_get("/api/v1/flow/{flow}/import/triples", import_triples_handler)
     app.router.add_get("/api/v1/flow/{flow}/import/entity-contexts", import_entity_contexts_handler)
+    app.router.add_get("/api/v1/flow/{flow}/export/triples", export_triples_handler)
     app.router.add_get("/api/v1/document-stream", document_stream_handler)
     add_viewer(app, accepts, auth_on=bool(token), identify=identity)
     app.router.add_route("*", "/api/v1/{tail:.*}", unknown_handler)  # last: what nothing else took
