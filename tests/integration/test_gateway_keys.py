@@ -103,6 +103,19 @@ async def test_a_key_limited_to_collections(stack: Stack) -> None:
     assert code == 0 and "urn:test:alice-work" in out
     code, _, err = await stack.cli("tg-query-triples", "-p", P, env=env)
     assert code == 1 and "may not use collection 'default' (allowed: work)" in err
+    # nor through a processing record naming another collection as its target
+    record = {"id": "p1", "document-id": "d", "collection": "default"}
+    async with aiohttp.ClientSession(headers={"Authorization": f"Bearer {key}"}) as http:
+        async with http.post(
+            stack.url + "api/v1/librarian",
+            json={
+                "operation": "add-processing",
+                "collection": "work",
+                "processing-metadata": record,
+            },
+        ) as resp:
+            error = (await resp.json())["error"]
+    assert error["type"] == "forbidden" and "'default' (allowed: work)" in error["message"]
 
 
 async def test_keys_are_listed_revoked_and_stored_hashed(stack: Stack, tmp_path: Path) -> None:
