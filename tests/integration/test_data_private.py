@@ -5,10 +5,18 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
-from tests.integration.test_store_crash import start_store, stored
+from tests.integration.test_store_crash import start_store
 from tests.integration.test_store_support import msg
 from trustgraph_base.messaging import SPARQL, TRIPLES_STORE, Bus, RequestClient, Topics
 from trustgraph_base.rdf.terms import Triple, iri, lit
+from trustgraph_base.schema import SparqlQueryRequest
+
+
+async def stored(client: RequestClient) -> int:  # type: ignore[type-arg]
+    """The collection's triple count, by SPARQL (which writes a snapshot under the data folder too)."""
+    query = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
+    resp = await client.request(SparqlQueryRequest(query=query, user="alice"), timeout=20)
+    return int(resp.bindings[0].values[0].v)  # type: ignore[union-attr]
 
 
 async def test_store_files_are_private(
