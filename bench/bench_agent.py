@@ -28,6 +28,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from bench.summary import summary
 from trustgraph_base.messaging import (
@@ -115,7 +116,7 @@ class Stack:
         await self._start(standin, ProcessorSettings(**self.base))
         await self._start(agent.proc, self.agent_settings)
 
-    async def _start(self, proc: Processor, settings: ProcessorSettings) -> None:  # type: ignore[type-arg]
+    async def _start(self, proc: Processor[Any, Any], settings: ProcessorSettings) -> None:
         stop, ready = asyncio.Event(), asyncio.Event()
         task = asyncio.create_task(proc.run(settings, stop, ready))
         await asyncio.wait_for(ready.wait(), 30)

@@ -7,6 +7,7 @@ import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -62,7 +63,7 @@ class RunningProcessors:
     def __init__(self) -> None:
         self._running: list[tuple[asyncio.Event, asyncio.Task[None]]] = []
 
-    async def start(self, proc: Processor, settings: ProcessorSettings) -> None:
+    async def start(self, proc: Processor[Any, Any], settings: ProcessorSettings) -> None:
         stop, ready = asyncio.Event(), asyncio.Event()
         task = asyncio.create_task(proc.run(settings, stop, ready))
         waiter = asyncio.create_task(ready.wait())

@@ -38,6 +38,7 @@ from trustgraph_base.schema import (
 from trustgraph_base.schema.llm import VectorKind
 from trustgraph_base.schema.rag import RagRequest, RagResponse
 from trustgraph_base.settings import ProcessorSettings
+from trustgraph_flow.run_journal import Journaled, RunJournal, open_journal
 from trustgraph_flow.structured import BadReply, ask, schema_of
 from trustgraph_flow.trace_writer import TraceWriter, identity, open_trace
 
@@ -53,6 +54,21 @@ class RagSettings(ProcessorSettings):
     llm_structured: Literal["json_schema", "json_object", "none"] = "json_schema"
     """As text-completion's: json_schema/json_object ask the answer with the evidence it cites
     (one non-streamed reply); none streams plain text that cites nothing (docs/rag.md)."""
+
+
+@dataclass(frozen=True)
+class RagState:
+    """A RAG processor's state: its run journal."""
+
+    journal: RunJournal
+
+
+RagContext = Context[RagSettings, RagState]
+
+
+async def open_rag_state(ctx: Context[RagSettings]) -> AsyncIterator[RagState]:
+    """Lifespan of both RAG processors: traces a killed predecessor left open end as interrupted."""
+    yield RagState(await open_journal(ctx))
 
 
 CITE_SYSTEM = (
@@ -308,7 +324,7 @@ QuestionTriples = Callable[[str, str, str, str | None], list[Triple]]
 
 async def traced(
     req: RagRequest,
-    ctx: Context[Any],
+    ctx: Context[Any, Journaled],
     response: type[R],
     uri_of: Callable[[str], str],
     question_triples: QuestionTriples,

@@ -14,15 +14,13 @@ import hashlib
 import json
 import logging
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from trustgraph_base.messaging import TRIPLES_STORE, Context
 from trustgraph_base.provenance import GRAPH_RETRIEVAL, interrupted_triples, now_iso
 from trustgraph_base.schema import Metadata, Triples
 
 log = logging.getLogger(__name__)
-
-STATE_KEY = "run-journal"
 
 
 class RunJournal:
@@ -54,17 +52,17 @@ class RunJournal:
         return found
 
 
-def journal(ctx: Context[Any]) -> RunJournal | None:
-    """This process's journal (None before ``recover_runs`` ran, e.g. a bare test)."""
-    found = ctx.state.get(STATE_KEY)
-    return found if isinstance(found, RunJournal) else None
+class Journaled(Protocol):
+    """The state of a traced service: it holds the service's run journal."""
+
+    @property
+    def journal(self) -> RunJournal: ...
 
 
-async def recover_runs(ctx: Context[Any]) -> None:
-    """Start-up hook: open the journal and mark every run a dead predecessor left."""
+async def open_journal(ctx: Context[Any]) -> RunJournal:
+    """Open the journal (at start, in a lifespan hook) and mark every run a dead predecessor left."""
     name = ctx.client_name
     book = RunJournal(Path(ctx.settings.data_dir) / name / "runs")
-    ctx.state[STATE_KEY] = book
     for entry in book.left():
         uri = entry["uri"]
         reason = f"the {name} process stopped before this run finished"
@@ -73,3 +71,4 @@ async def recover_runs(ctx: Context[Any]) -> None:
         await ctx.publish(TRIPLES_STORE, Triples(metadata=meta, triples=triples))
         book.close(uri)
         log.warning("marked run %s interrupted: %s", uri, reason)
+    return book

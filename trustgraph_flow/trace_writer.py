@@ -23,7 +23,7 @@ from trustgraph_base.provenance import GRAPH_RETRIEVAL, failure_triples, now_iso
 from trustgraph_base.provenance.uris import check_session_id, new_session_id
 from trustgraph_base.rdf.terms import Triple
 from trustgraph_base.schema import Metadata, Scoped, Triples
-from trustgraph_flow.run_journal import journal
+from trustgraph_flow.run_journal import Journaled
 
 
 @dataclass
@@ -73,12 +73,17 @@ def identity(session_id: str, started_at: str, uri_of: Callable[[str], str]) -> 
 
 @contextmanager
 def open_trace(
-    ctx: Context[Any], uri: str, scope: Scoped, started_at: str, *, journaled: bool = True
+    ctx: Context[Any, Journaled],
+    uri: str,
+    scope: Scoped,
+    started_at: str,
+    *,
+    journaled: bool = True,
 ) -> Iterator[TraceWriter]:
     """The writer of the trace ``uri`` (started at ``started_at``) for a request ``scope``
     (its user and collection). Until the block ends, a restart would mark the trace
     interrupted (``journaled``)."""
-    runs = journal(ctx) if journaled else None
+    runs = ctx.state.journal if journaled else None
     if runs is not None:
         runs.open(uri, scope.user, scope.collection)
     try:

@@ -116,7 +116,7 @@ class Stack:
         self,
         pulsar_url: str,
         prefix: str,
-        processors: Sequence[Processor[Any]] = (),
+        processors: Sequence[Processor[Any, Any]] = (),
         *,
         data_dir: Path,
         token: str | None = None,
@@ -167,7 +167,7 @@ class Stack:
     ) -> None:
         await self.close()
 
-    async def _start(self, proc: Processor[Any]) -> None:
+    async def _start(self, proc: Processor[Any, Any]) -> None:
         fields = {
             "pulsar_url": self.pulsar_url,
             "topic_prefix": self.prefix,

@@ -1,4 +1,4 @@
-"""Wrong models on typed topics: every marked line is a mypy error (tests/unit/test_typed_topics.py)."""
+"""Wrong models on typed topics: every marked line is a mypy error (tests/unit/test_processor_typing.py)."""
 
 from __future__ import annotations
 

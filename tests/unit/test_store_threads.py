@@ -13,7 +13,6 @@ import pytest
 
 from tests.integration.test_store_support import FOX, document, graph_rag, labels, msg
 from trustgraph_base.errors import ServiceError
-from trustgraph_base.messaging import Context
 from trustgraph_base.rdf.terms import iri
 from trustgraph_base.schema.explain import ExplainRequest
 from trustgraph_base.schema.store import SparqlQueryRequest, TriplesQueryRequest
@@ -23,15 +22,15 @@ from trustgraph_flow.store.writer import write_batch
 
 
 @pytest.fixture
-async def ctx(tmp_path: Path) -> AsyncIterator[Context[processor.StoreSettings]]:
+async def ctx(tmp_path: Path) -> AsyncIterator[processor.Ctx]:
     settings = processor.StoreSettings(data_dir=str(tmp_path), read_threads=1, sparql_timeout=0.5)
-    context: Context[processor.StoreSettings] = Context("store", settings, bus=None)  # type: ignore[arg-type]
-    await processor.open_stores(context)
-    await processor.write(
-        context, lambda s: write_batch(s, [msg(document() + labels() + graph_rag("g1", 1))])
-    )
-    yield context
-    await processor.close_stores(context)
+    # The store's state opened as the runtime opens it, without a broker (the handlers
+    # below only read and write the store).
+    async with processor.proc.context(settings, bus=None) as context:  # type: ignore[arg-type]
+        await processor.write(
+            context, lambda s: write_batch(s, [msg(document() + labels() + graph_rag("g1", 1))])
+        )
+        yield context
 
 
 def blocked(pool: Any) -> tuple[threading.Event, Any]:
@@ -41,9 +40,9 @@ def blocked(pool: Any) -> tuple[threading.Event, Any]:
 
 
 async def test_queries_answer_while_the_writer_is_busy(
-    ctx: Context[processor.StoreSettings],
+    ctx: processor.Ctx,
 ) -> None:
-    gate, busy = blocked(ctx.state["writer"])
+    gate, busy = blocked(ctx.state.writer)
     try:
         found = [
             r
@@ -65,10 +64,10 @@ async def test_queries_answer_while_the_writer_is_busy(
     await busy
 
 
-async def test_sparql_past_its_time_answers_timeout(ctx: Context[processor.StoreSettings]) -> None:
+async def test_sparql_past_its_time_answers_timeout(ctx: processor.Ctx) -> None:
     # SPARQL has threads of its own (a runaway query never holds up other reads): with all of
     # them taken, a query cannot start in time.
-    gates = [blocked(ctx.state["sparql"]) for _ in range(ctx.settings.sparql_workers)]
+    gates = [blocked(ctx.state.sparql) for _ in range(ctx.settings.sparql_workers)]
     try:
         with pytest.raises(ServiceError) as err:
             await processor.sparql(SparqlQueryRequest(user="alice", query="ASK { ?s ?p ?o }"), ctx)

@@ -1,12 +1,13 @@
-"""What a handler is given: settings, publishing, requests to other services, state."""
+"""What a handler is given: settings, publishing, requests to other services, typed state."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any, Generic, TypeVar, cast
+from typing import Any, Generic, cast
 
 from pydantic import BaseModel
+from typing_extensions import TypeVar
 
 from trustgraph_base.messaging.bus import Bus
 from trustgraph_base.messaging.requests import RequestClient
@@ -17,18 +18,34 @@ log = logging.getLogger(__name__)
 
 S = TypeVar("S", bound=ProcessorSettings)
 M = TypeVar("M", bound=BaseModel)
+# The processor's state (what its lifespan hook opened). Unnamed, it is ``object``: a
+# helper taking ``Context[Any]`` takes any processor's context, and cannot use its state.
+T_co = TypeVar("T_co", covariant=True, default=object)
+
+_UNOPENED: Any = object()
 
 
-class Context(Generic[S]):
-    """What a handler may use: settings, publishing, requests to other services, state."""
+class Context(Generic[S, T_co]):
+    """What a handler may use: settings, publishing, requests to other services, state.
+
+    ``ctx.state`` is the object the processor's ``@proc.lifespan`` hook opened (typed by the
+    second parameter, ``Context[Settings, State]``): it is there before the first message.
+    """
 
     def __init__(self, name: str, settings: S, bus: Bus) -> None:
         self.name = name
         self.settings = settings
         self.bus = bus
         self.topics = Topics(settings.topic_prefix)
-        self.state: dict[str, Any] = {}
+        self._state: Any = _UNOPENED
         self._clients: dict[str, RequestClient[Any, Any]] = {}
+
+    @property
+    def state(self) -> T_co:
+        """The processor's state, opened at start by its lifespan hook."""
+        if self._state is _UNOPENED:
+            raise RuntimeError(f"{self.name}: state asked for before the lifespan hook opened it")
+        return cast(T_co, self._state)
 
     @property
     def client_name(self) -> str:

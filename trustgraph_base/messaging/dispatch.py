@@ -48,7 +48,7 @@ class Runner:
 
     route: Route
     consumer: Consumer
-    ctx: Context[Any]
+    ctx: Context[Any, Any]
     topic: str
     dlq: str
     inflight: set[asyncio.Task[None]] = field(default_factory=set)

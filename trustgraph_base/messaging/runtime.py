@@ -1,12 +1,19 @@
 """The processor runtime: a processor is one module of decorator-registered typed handlers.
 
-    proc = Processor("chunker", ChunkerSettings)
+    proc: Processor[ChunkerSettings, Splitter] = Processor("chunker", ChunkerSettings)
+
+    @proc.lifespan  # opens the state before the first message, closes it after the last
+    async def open_splitter(ctx: Context[ChunkerSettings]) -> AsyncIterator[Splitter]:
+        splitter = Splitter(ctx.settings.chunk_size)
+        yield splitter
+        splitter.close()
 
     @proc.consumer(PAGES)  # a Topic[PageText]: the payload type comes from the topic
-    async def on_page(page: PageText, ctx: Context) -> None: ...
+    async def on_page(page: PageText, ctx: Context[ChunkerSettings, Splitter]) -> None:
+        ctx.state.split(page.text)  # typed: a Splitter
 
     @proc.service(GRAPH_RAG)
-    async def answer(req: GraphRagRequest, ctx: Context) -> AsyncIterator[GraphRagResponse]: ...
+    async def answer(req: GraphRagRequest, ctx: Context[...]) -> AsyncIterator[GraphRagResponse]: ...
 
     main = proc.main
 
@@ -25,9 +32,11 @@ import inspect
 import logging
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from typing import Any, Generic, TypeAlias, TypeVar, cast
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any, Generic, TypeAlias, cast
 
 from pydantic import BaseModel
+from typing_extensions import TypeVar
 
 from trustgraph_base.errors import TrustGraphError
 from trustgraph_base.messaging.bus import Bus
@@ -41,18 +50,22 @@ log = logging.getLogger(__name__)
 
 M = TypeVar("M", bound=BaseModel)
 S = TypeVar("S", bound=ProcessorSettings)
+T = TypeVar("T", default=object)  # the processor's state (see Processor.lifespan)
 
-Hook: TypeAlias = Callable[[Context[S]], Awaitable[None]]
-ConsumerFn: TypeAlias = Callable[[M, Context[S]], Awaitable[None]]
+X = TypeVar("X")  # the state, in the handler types below
+
+# Opens the state: an async generator that yields it once, and closes it after the yield.
+Lifespan: TypeAlias = Callable[[Context[S]], AsyncIterator[X]]
+ConsumerFn: TypeAlias = Callable[[M, Context[S, X]], Awaitable[None]]
 # A batch handler may return the messages that failed on their own (to be retried).
-BatchFn: TypeAlias = Callable[[list[M], Context[S]], Awaitable[Sequence[M] | None]]
-# A service handler (ServiceFn[Req, S, Resp]) returns its response, or is an async
+BatchFn: TypeAlias = Callable[[list[M], Context[S, X]], Awaitable[Sequence[M] | None]]
+# A service handler (ServiceFn[Req, S, T, Resp]) returns its response, or is an async
 # generator of responses.
-ServiceFn: TypeAlias = Callable[[Req, Context[S]], Awaitable[Resp] | AsyncIterator[Resp]]
+ServiceFn: TypeAlias = Callable[[Req, Context[S, X]], Awaitable[Resp] | AsyncIterator[Resp]]
 
 
-class Processor(Generic[S]):
-    """A named processor: its settings class, handlers and lifecycle hooks."""
+class Processor(Generic[S, T]):
+    """A named processor: its settings class, its state's lifespan, and its handlers."""
 
     def __init__(self, name: str, settings_cls: type[S] | None = None) -> None:
         self.name = name
@@ -60,14 +73,13 @@ class Processor(Generic[S]):
         self.module: str = sys._getframe(1).f_globals.get("__name__", "")
         self.settings_cls: type[S] = settings_cls or cast(type[S], ProcessorSettings)
         self.routes: list[Route] = []
-        self.startup: list[Hook[S]] = []
-        self.shutdown: list[Hook[S]] = []
+        self.opener: Callable[[Context[S]], AbstractAsyncContextManager[T]] | None = None
 
     # -- registration ---------------------------------------------------------------
 
     def service(
         self, spec: ServiceSpec[Req, Resp], *, concurrency: int | None = None
-    ) -> Callable[[ServiceFn[Req, S, Resp]], ServiceFn[Req, S, Resp]]:
+    ) -> Callable[[ServiceFn[Req, S, T, Resp]], ServiceFn[Req, S, T, Resp]]:
         """Register the handler of a request/response service.
 
         The handler is ``async def (req, ctx) -> Resp`` or an async generator yielding
@@ -75,7 +87,7 @@ class Processor(Generic[S]):
         ``concurrency`` requests at once (default: the ``service_concurrency`` setting).
         """
 
-        def register(fn: ServiceFn[Req, S, Resp]) -> ServiceFn[Req, S, Resp]:
+        def register(fn: ServiceFn[Req, S, T, Resp]) -> ServiceFn[Req, S, T, Resp]:
             self._check(fn)
             self.routes.append(
                 Route(
@@ -88,11 +100,11 @@ class Processor(Generic[S]):
 
     def consumer(
         self, topic: Topic[M], *, concurrency: int = 1
-    ) -> Callable[[ConsumerFn[M, S]], ConsumerFn[M, S]]:
+    ) -> Callable[[ConsumerFn[M, S, T]], ConsumerFn[M, S, T]]:
         """Register ``async def (msg, ctx) -> None`` for a one-way topic (``msg`` of its type)."""
         _check_topic(topic)
 
-        def register(fn: ConsumerFn[M, S]) -> ConsumerFn[M, S]:
+        def register(fn: ConsumerFn[M, S, T]) -> ConsumerFn[M, S, T]:
             self._check(fn)
             self.routes.append(
                 Route(
@@ -111,7 +123,7 @@ class Processor(Generic[S]):
 
     def batch_consumer(
         self, topic: Topic[M], *, max_batch: int = 256, max_wait: float = 0.01
-    ) -> Callable[[BatchFn[M, S]], BatchFn[M, S]]:
+    ) -> Callable[[BatchFn[M, S, T]], BatchFn[M, S, T]]:
         """Register ``async def (msgs, ctx)`` called with up to ``max_batch`` messages.
 
         The whole batch is acked after the handler returns (or nacked if it raises). A
@@ -120,7 +132,7 @@ class Processor(Generic[S]):
         """
         _check_topic(topic)
 
-        def register(fn: BatchFn[M, S]) -> BatchFn[M, S]:
+        def register(fn: BatchFn[M, S, T]) -> BatchFn[M, S, T]:
             self._check(fn)
             self.routes.append(
                 Route(
@@ -139,15 +151,36 @@ class Processor(Generic[S]):
 
         return register
 
-    def on_start(self, fn: Hook[S]) -> Hook[S]:
-        """Run before any consumer starts (open stores, load models)."""
-        self.startup.append(fn)
+    def lifespan(self, fn: Lifespan[S, T]) -> Lifespan[S, T]:
+        """Register what opens the processor's state: ``async def (ctx)`` yielding it once.
+
+        It runs before the first subscription (a resource that cannot be opened stops the
+        process at start); the state is ``ctx.state`` in every handler; the code after the
+        ``yield`` closes it once every handler has drained (as in ``contextlib``: put it in
+        a ``finally`` to close on a failure too).
+        """
+        if not inspect.isasyncgenfunction(fn):
+            raise TypeError(f"lifespan {fn!r} must be an async generator (one 'yield')")
+        if self.opener is not None:
+            raise TypeError(f"{self.name} has a lifespan already: one state object per processor")
+        self.opener = asynccontextmanager(fn)
         return fn
 
-    def on_stop(self, fn: Hook[S]) -> Hook[S]:
-        """Run after every consumer has drained."""
-        self.shutdown.append(fn)
-        return fn
+    @asynccontextmanager
+    async def context(self, settings: S, bus: Bus) -> AsyncIterator[Context[S, T]]:
+        """A context with the processor's state open, closed on exit (what ``run`` serves
+        in; also the seam a test uses to call handlers without a broker)."""
+        ctx: Context[S, T] = Context(self.name, settings, bus)
+        try:
+            if self.opener is None:
+                ctx._state = None
+                yield ctx
+                return
+            async with self.opener(cast(Context[S], ctx)) as state:
+                ctx._state = state
+                yield ctx
+        finally:
+            await ctx.close()
 
     @staticmethod
     def _check(fn: Any) -> None:
@@ -168,58 +201,54 @@ class Processor(Generic[S]):
     ) -> None:
         """Run until ``stop`` is set; set ``ready`` (and touch the ready file) once subscribed."""
         bus = Bus(settings.pulsar_url, token=settings.pulsar_token)
-        ctx: Context[S] = Context(self.name, settings, bus)
-        runners: list[Runner] = []
-        death: BaseException | None = None
         try:
-            for hook in self.startup:
-                await hook(ctx)
-            for route in self.routes:
-                topic = (
-                    ctx.topics.request(route.spec) if route.spec else ctx.topics.topic(route.topic)
-                )
-                dlq = ctx.topics.dead_letter(topic, route.subscription)
-                consumer = await bus.subscribe(topic, route.subscription, dead_letter_topic=dlq)
-                runners.append(Runner(route, consumer, ctx, topic, dlq))
-            tasks = [asyncio.create_task(r.run(), name=r.topic) for r in runners]
-            if settings.ready_file:
-                touch(settings.ready_file)
-            if ready is not None:
-                ready.set()
-            log.info("%s ready on %s", self.name, settings.pulsar_url)
-            stopper = asyncio.create_task(stop.wait())
-            failed = asyncio.create_task(bus.failed())
-            done, _ = await asyncio.wait(
-                [stopper, failed, *tasks], return_when=asyncio.FIRST_COMPLETED
-            )
-            stopper.cancel()
-            failed.cancel()
-            if failed in done:
-                death = failed.result()
-            for task in done:
-                if task is not stopper and task is not failed:
-                    exc = task.exception() if not task.cancelled() else None
-                    log.error("consumer %s died: %r", task.get_name(), exc)
-                    death = death or exc or RuntimeError(f"consumer {task.get_name()} ended")
-            log.info("%s stopping: draining in-flight work", self.name)
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            await asyncio.gather(
-                *(r.drain(settings.drain_timeout) for r in runners), return_exceptions=True
-            )
+            async with self.context(settings, bus) as ctx:
+                death = await self._serve(ctx, stop, ready)
         finally:
-            for hook in self.shutdown:
-                try:
-                    await hook(ctx)
-                except Exception:
-                    log.exception("shutdown hook failed")
-            await ctx.close()
             await bus.close()
             log.info("%s stopped", self.name)
         if death is not None:
             # Exit non-zero so a supervisor restarts the process (it cannot serve any more).
             raise TrustGraphError(f"{self.name} cannot go on: {death!r}")
+
+    async def _serve(
+        self, ctx: Context[S, T], stop: asyncio.Event, ready: asyncio.Event | None
+    ) -> BaseException | None:
+        """Subscribe, run until stopped or a consumer dies, drain; what killed it, if anything."""
+        bus, settings = ctx.bus, ctx.settings
+        runners: list[Runner] = []
+        death: BaseException | None = None
+        for route in self.routes:
+            topic = ctx.topics.request(route.spec) if route.spec else ctx.topics.topic(route.topic)
+            dlq = ctx.topics.dead_letter(topic, route.subscription)
+            consumer = await bus.subscribe(topic, route.subscription, dead_letter_topic=dlq)
+            runners.append(Runner(route, consumer, ctx, topic, dlq))
+        tasks = [asyncio.create_task(r.run(), name=r.topic) for r in runners]
+        if settings.ready_file:
+            touch(settings.ready_file)
+        if ready is not None:
+            ready.set()
+        log.info("%s ready on %s", self.name, settings.pulsar_url)
+        stopper = asyncio.create_task(stop.wait())
+        failed = asyncio.create_task(bus.failed())
+        done, _ = await asyncio.wait([stopper, failed, *tasks], return_when=asyncio.FIRST_COMPLETED)
+        stopper.cancel()
+        failed.cancel()
+        if failed in done:
+            death = failed.result()
+        for task in done:
+            if task is not stopper and task is not failed:
+                exc = task.exception() if not task.cancelled() else None
+                log.error("consumer %s died: %r", task.get_name(), exc)
+                death = death or exc or RuntimeError(f"consumer {task.get_name()} ended")
+        log.info("%s stopping: draining in-flight work", self.name)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await asyncio.gather(
+            *(r.drain(settings.drain_timeout) for r in runners), return_exceptions=True
+        )
+        return death
 
 
 def _check_topic(topic: object) -> None:

@@ -43,7 +43,7 @@ from trustgraph_flow.agent.tools import (
     run_tool,
     select_tools,
 )
-from trustgraph_flow.run_journal import recover_runs
+from trustgraph_flow.run_journal import RunJournal, open_journal
 from trustgraph_flow.structured import BadReply, ask
 from trustgraph_flow.trace_writer import TraceWriter, identity, open_trace
 
@@ -72,16 +72,27 @@ class Settings(ProcessorSettings):
     """How each step's JSON schema is enforced: json_schema, json_object or none."""
 
 
-proc: Processor[Settings] = Processor("agent", Settings)
-proc.on_start(recover_runs)  # traces a killed predecessor left open end as interrupted
+@dataclass(frozen=True)
+class State:
+    """The agent's configured tools, and its run journal."""
+
+    tools: tuple[ToolConfig, ...]
+    journal: RunJournal
 
 
-@proc.on_start
-async def load_tool_config(ctx: Context[Settings]) -> None:
+Ctx = Context[Settings, State]
+proc: Processor[Settings, State] = Processor("agent", Settings)
+
+
+@proc.lifespan
+async def open_state(ctx: Context[Settings]) -> AsyncIterator[State]:
+    """Load the tool configuration (a bad one stops the agent at start) and the run journal
+    (traces a killed predecessor left open end as interrupted)."""
     try:
-        ctx.state["tools"] = load_tools(ctx.settings.tools)
+        tools = load_tools(ctx.settings.tools)
     except ValueError as exc:
         raise TrustGraphError(str(exc)) from None
+    yield State(tools, await open_journal(ctx))
 
 
 def stopped_answer(iterations: int) -> str:
@@ -374,11 +385,9 @@ def _raw(reply: str | StepReply | BadReply) -> str:
     return reply.strip() if isinstance(reply, str) else reply.model_dump_json()
 
 
-def open_session(
-    req: AgentRequest, ctx: Context[Settings], uri: str, trace: TraceWriter | None
-) -> Session:
+def open_session(req: AgentRequest, ctx: Ctx, uri: str, trace: TraceWriter | None) -> Session:
     """Check the request and set up its session; ``ServiceError`` ("bad-request") if it is wrong."""
-    configured: tuple[ToolConfig, ...] = ctx.state["tools"]
+    configured = ctx.state.tools
     tools = select_tools(configured, req.group)
     if req.group and not tools:
         names = ", ".join(t.name for t in configured)
@@ -399,7 +408,7 @@ def open_session(
 
 
 @proc.service(AGENT)
-async def agent(req: AgentRequest, ctx: Context[Settings]) -> AsyncIterator[AgentResponse]:
+async def agent(req: AgentRequest, ctx: Ctx) -> AsyncIterator[AgentResponse]:
     """Run the ReAct loop; stream every event, or only the final answer when not streaming."""
     uri, started = identity(req.session_id, req.started_at, uris.agent_session_uri)
     explainable = ctx.settings.explainable

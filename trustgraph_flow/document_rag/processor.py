@@ -24,21 +24,23 @@ from trustgraph_base.schema import (
 )
 from trustgraph_flow.rag_common import (
     Cost,
+    RagContext,
     RagSettings,
+    RagState,
     Trace,
     nearest,
     nothing_found_error,
+    open_rag_state,
     traced,
 )
-from trustgraph_flow.run_journal import recover_runs
 
 SYSTEM = (
     "You answer questions using only the document excerpts given. If they do not "
     "contain the answer, say so. Be concise."
 )
 
-proc: Processor[RagSettings] = Processor("document-rag", RagSettings)
-proc.on_start(recover_runs)  # traces a killed predecessor left open end as interrupted
+proc: Processor[RagSettings, RagState] = Processor("document-rag", RagSettings)
+proc.lifespan(open_rag_state)
 
 
 def render_prompt(question: str, chunks: list[str]) -> str:
@@ -103,9 +105,7 @@ async def run(
 
 
 @proc.service(DOCUMENT_RAG)
-async def answer(
-    req: DocumentRagRequest, ctx: Context[RagSettings]
-) -> AsyncIterator[DocumentRagResponse]:
+async def answer(req: DocumentRagRequest, ctx: RagContext) -> AsyncIterator[DocumentRagResponse]:
     """Answer one question, streaming explain events (and answer pieces when asked)."""
     async for resp in traced(
         req, ctx, DocumentRagResponse, docrag_question_uri, docrag_question_triples, run

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import AsyncIterator
 from typing import Literal, Protocol
 
 import numpy as np
@@ -60,20 +61,20 @@ def open_embedder(settings: Settings) -> Embedder:
     return SentenceEmbedder.load(settings.embeddings_model)
 
 
-proc: Processor[Settings] = Processor("embeddings", Settings)
+proc: Processor[Settings, Embedder] = Processor("embeddings", Settings)
 
 
-@proc.on_start
-async def load_backend(ctx: Context[Settings]) -> None:
+@proc.lifespan
+async def load_backend(ctx: Context[Settings]) -> AsyncIterator[Embedder]:
     embedder = await asyncio.to_thread(open_embedder, ctx.settings)
-    ctx.state["embedder"] = embedder
     log.info("embeddings backend %s (model %s)", ctx.settings.embeddings_backend, embedder.model)
+    yield embedder
 
 
 @proc.service(EMBEDDINGS)
-async def embed(req: EmbeddingsRequest, ctx: Context[Settings]) -> EmbeddingsResponse:
+async def embed(req: EmbeddingsRequest, ctx: Context[Settings, Embedder]) -> EmbeddingsResponse:
     """One vector per text, in order."""
-    embedder: Embedder = ctx.state["embedder"]
+    embedder = ctx.state
     try:
         matrix = await asyncio.to_thread(embedder.embed, list(req.texts))
     except Exception as exc:

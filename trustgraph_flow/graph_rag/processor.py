@@ -40,21 +40,23 @@ from trustgraph_flow.graph_rag.select import (
 from trustgraph_flow.graph_rag.subgraph import Subgraph, retrieve
 from trustgraph_flow.rag_common import (
     Cost,
+    RagContext,
     RagSettings,
+    RagState,
     Timer,
     Trace,
     add_cost,
     nearest,
     nothing_found_error,
+    open_rag_state,
     traced,
 )
-from trustgraph_flow.run_journal import recover_runs
 from trustgraph_flow.structured import BadReply, ask
 
 SELECT_ATTEMPTS = 2  # a malformed selection is retried once, then the request fails
 
-proc: Processor[RagSettings] = Processor("graph-rag", RagSettings)
-proc.on_start(recover_runs)  # traces a killed predecessor left open end as interrupted
+proc: Processor[RagSettings, RagState] = Processor("graph-rag", RagSettings)
+proc.lifespan(open_rag_state)
 
 
 async def explore(req: GraphRagRequest, ctx: Context[RagSettings], cost: Cost) -> Subgraph:
@@ -132,9 +134,7 @@ async def run(
 
 
 @proc.service(GRAPH_RAG)
-async def answer(
-    req: GraphRagRequest, ctx: Context[RagSettings]
-) -> AsyncIterator[GraphRagResponse]:
+async def answer(req: GraphRagRequest, ctx: RagContext) -> AsyncIterator[GraphRagResponse]:
     """Answer one question, streaming explain events (and answer pieces when asked)."""
     async for resp in traced(
         req, ctx, GraphRagResponse, graph_rag_question_uri, graph_rag_question_triples, run

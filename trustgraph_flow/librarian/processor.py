@@ -7,6 +7,8 @@ import base64
 import binascii
 import logging
 import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
@@ -50,27 +52,33 @@ class Settings(ProcessorSettings):
     """Seconds a document removal may take."""
 
 
-proc: Processor[Settings] = Processor("librarian", Settings)
+@dataclass(frozen=True)
+class State:
+    """The document store, and one lock per upload in progress."""
+
+    store: LibrarianStore
+    locks: dict[tuple[Scope, str], asyncio.Lock] = field(default_factory=dict)
 
 
-@proc.on_start
-async def open_store(ctx: Context[Settings]) -> None:
-    ctx.state["store"] = LibrarianStore(Path(ctx.settings.data_dir) / "librarian")
-    ctx.state["locks"] = {}
+Ctx = Context[Settings, State]
+proc: Processor[Settings, State] = Processor("librarian", Settings)
 
 
-@proc.on_stop
-async def close_store(ctx: Context[Settings]) -> None:
-    ctx.state["store"].close()
+@proc.lifespan
+async def open_store(ctx: Context[Settings]) -> AsyncIterator[State]:
+    store = LibrarianStore(Path(ctx.settings.data_dir) / "librarian")
+    try:
+        yield State(store)
+    finally:
+        store.close()
 
 
-def _store(ctx: Context[Settings]) -> LibrarianStore:
-    store: LibrarianStore = ctx.state["store"]
-    return store
+def _store(ctx: Ctx) -> LibrarianStore:
+    return ctx.state.store
 
 
 @proc.service(LIBRARIAN)
-async def librarian(req: LibrarianRequest, ctx: Context[Settings]) -> LibrarianResponse:
+async def librarian(req: LibrarianRequest, ctx: Ctx) -> LibrarianResponse:
     """Dispatch one librarian operation; store refusals become ``ServiceError``."""
     scope = Scope(req.user, req.collection)
     try:
@@ -131,7 +139,7 @@ def _document(name: str) -> str:
     return doc
 
 
-async def _add(req: LibrarianRequest, scope: Scope, ctx: Context[Settings]) -> LibrarianResponse:
+async def _add(req: LibrarianRequest, scope: Scope, ctx: Ctx) -> LibrarianResponse:
     """Append one part of an upload; the final part leaves the document ``stored``."""
     meta = req.document_metadata
     if req.part == 0 and meta is None:
@@ -141,7 +149,7 @@ async def _add(req: LibrarianRequest, scope: Scope, ctx: Context[Settings]) -> L
     doc = _document(meta.id) if meta is not None else _named(req, "add-document part > 0")
     data = _b64(req.content, "content")
     store = _store(ctx)
-    lock = ctx.state["locks"].setdefault((scope, doc), asyncio.Lock())
+    lock = ctx.state.locks.setdefault((scope, doc), asyncio.Lock())
     async with lock:
         if req.part == 0:
             assert meta is not None
@@ -150,7 +158,7 @@ async def _add(req: LibrarianRequest, scope: Scope, ctx: Context[Settings]) -> L
         if not req.final:
             return LibrarianResponse(document=store.require(scope, doc))
         info = await asyncio.to_thread(store.finish_upload, scope, doc)
-    ctx.state["locks"].pop((scope, doc), None)
+    ctx.state.locks.pop((scope, doc), None)
     log.info("stored %s (%d bytes) for %s/%s", doc, info.size, scope.user, scope.collection)
     return LibrarianResponse(document=info, document_metadata=metadata_of(info))
 
@@ -159,9 +167,7 @@ PROCESSING_OPERATIONS = frozenset({"add-processing", "list-processing", "remove-
 COLLECTION_OPERATIONS = frozenset({"list-collections", "update-collection"})
 
 
-async def _processing(
-    req: LibrarianRequest, scope: Scope, ctx: Context[Settings]
-) -> LibrarianResponse:
+async def _processing(req: LibrarianRequest, scope: Scope, ctx: Ctx) -> LibrarianResponse:
     """TrustGraph's processing records: ``add-processing`` runs the ingestion of a stored
     document into the record's collection (a copy of it when that is another collection)."""
     store = _store(ctx)
@@ -197,7 +203,7 @@ async def _processing(
     return LibrarianResponse(document=info, processing_metadatas=[record])
 
 
-def _collections(req: LibrarianRequest, scope: Scope, ctx: Context[Settings]) -> LibrarianResponse:
+def _collections(req: LibrarianRequest, scope: Scope, ctx: Ctx) -> LibrarianResponse:
     store = _store(ctx)
     if req.operation == "list-collections":
         return LibrarianResponse(collections=store.collections(scope.user))
@@ -237,7 +243,7 @@ def _b64(value: str, what: str) -> bytes:
         raise ServiceError("bad-request", f"{what} is not valid base64") from None
 
 
-async def _remove(req: LibrarianRequest, scope: Scope, ctx: Context[Settings]) -> LibrarianResponse:
+async def _remove(req: LibrarianRequest, scope: Scope, ctx: Ctx) -> LibrarianResponse:
     """Ask the vector index and the store to forget the document, then drop our own data.
 
     Downstream removals go first so that an unreachable service leaves the document
@@ -282,9 +288,7 @@ async def _remove(req: LibrarianRequest, scope: Scope, ctx: Context[Settings]) -
     return LibrarianResponse(document=info, removal=removal)
 
 
-async def _get_content(
-    req: LibrarianRequest, scope: Scope, ctx: Context[Settings]
-) -> LibrarianResponse:
+async def _get_content(req: LibrarianRequest, scope: Scope, ctx: Ctx) -> LibrarianResponse:
     """Content of one URI (a range of it), or of every URI in ``ids``.
 
     A batch leaves out unknown URIs, and stops once the reply would exceed
@@ -306,9 +310,7 @@ async def _get_content(
     return LibrarianResponse(contents=contents, total=len(contents))
 
 
-async def _document_content(
-    req: LibrarianRequest, scope: Scope, ctx: Context[Settings]
-) -> LibrarianResponse:
+async def _document_content(req: LibrarianRequest, scope: Scope, ctx: Ctx) -> LibrarianResponse:
     """TrustGraph's ``get-document-content``: the whole content of a document, page or chunk,
     or the text of an answer or observation that a trace names with ``tg:document``."""
     doc = req.document_id or req.id
@@ -328,7 +330,7 @@ async def _document_content(
 
 
 async def _content_of(
-    uri: str, offset: int, length: int | None, scope: Scope, ctx: Context[Settings]
+    uri: str, offset: int, length: int | None, scope: Scope, ctx: Ctx
 ) -> LibrarianResponse:
     store = _store(ctx)
     info = store.get(scope, document_uri(uri)) if uri else None
@@ -355,7 +357,7 @@ async def _content_of(
     return LibrarianResponse(content=base64.b64encode(piece.encode()).decode(), total=len(text))
 
 
-def _put_content(req: LibrarianRequest, scope: Scope, ctx: Context[Settings]) -> LibrarianResponse:
+def _put_content(req: LibrarianRequest, scope: Scope, ctx: Ctx) -> LibrarianResponse:
     store = _store(ctx)
     if req.spans:
         store.put_spans(scope, req.spans)
@@ -371,7 +373,7 @@ def _put_content(req: LibrarianRequest, scope: Scope, ctx: Context[Settings]) ->
 
 
 @proc.consumer(COLLECTION_DELETED)
-async def on_collection_deleted(event: CollectionDeleted, ctx: Context[Settings]) -> None:
+async def on_collection_deleted(event: CollectionDeleted, ctx: Ctx) -> None:
     """The collection's store is gone (explain delete-collection): its documents go too."""
     scope = Scope(event.user, event.collection)
     removed = await asyncio.to_thread(_store(ctx).remove_collection, scope)
@@ -381,7 +383,7 @@ async def on_collection_deleted(event: CollectionDeleted, ctx: Context[Settings]
 
 
 @proc.consumer(INGEST_EVENTS)
-async def on_event(event: IngestEvent, ctx: Context[Settings]) -> None:
+async def on_event(event: IngestEvent, ctx: Ctx) -> None:
     """Update a document's status and progress counters from a pipeline event."""
     info = _store(ctx).record_event(event)
     if info is None:

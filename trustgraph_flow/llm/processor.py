@@ -112,50 +112,42 @@ def _final(
     )
 
 
-proc: Processor[Settings] = Processor("text-completion", Settings)
+proc: Processor[Settings, Engine] = Processor("text-completion", Settings)
 
 
-@proc.on_start
-async def open_engine(ctx: Context[Settings]) -> None:
+@proc.lifespan
+async def open_engine(ctx: Context[Settings]) -> AsyncIterator[Engine]:
     """Pick the engine once: the configured endpoint, or the offline engine with a warning."""
     s = ctx.settings
     if not s.llm_base_url:
         log.warning("no LLM configured: using the deterministic offline engine")
-        ctx.state["engine"] = OfflineEngine(s.offline_latency)
+        yield OfflineEngine(s.offline_latency)
         return
-    session = aiohttp.ClientSession()
-    ctx.state["session"] = session
-    ctx.state["engine"] = ChatClient(
-        session,
-        s.llm_base_url,
-        s.llm_model,
-        s.llm_api_key,
-        timeout=s.llm_timeout,
-        retries=s.llm_retries,
-        backoff=s.llm_backoff,
-        structured=s.llm_structured,
-    )
-    log.info(
-        "text completion via %s (model %s, structured output %s)",
-        s.llm_base_url,
-        s.llm_model,
-        s.llm_structured,
-    )
-
-
-@proc.on_stop
-async def close_engine(ctx: Context[Settings]) -> None:
-    session = ctx.state.pop("session", None)
-    if session is not None:
-        await session.close()
+    async with aiohttp.ClientSession() as session:
+        log.info(
+            "text completion via %s (model %s, structured output %s)",
+            s.llm_base_url,
+            s.llm_model,
+            s.llm_structured,
+        )
+        yield ChatClient(
+            session,
+            s.llm_base_url,
+            s.llm_model,
+            s.llm_api_key,
+            timeout=s.llm_timeout,
+            retries=s.llm_retries,
+            backoff=s.llm_backoff,
+            structured=s.llm_structured,
+        )
 
 
 @proc.service(TEXT_COMPLETION)
 async def complete(
-    req: TextCompletionRequest, ctx: Context[Settings]
+    req: TextCompletionRequest, ctx: Context[Settings, Engine]
 ) -> AsyncIterator[TextCompletionResponse]:
     """Answer one prompt; a streamed answer is its pieces, then a final empty response with counts."""
-    engine: Engine = ctx.state["engine"]
+    engine = ctx.state
     started = time.monotonic()
     if not req.streaming:
         yield _final(req, await engine.complete(req), started, streamed=False)

@@ -14,6 +14,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
@@ -87,7 +88,33 @@ class StoreSettings(ProcessorSettings):
         return value.strip()
 
 
-proc: Processor[StoreSettings] = Processor("store", StoreSettings)
+@dataclass(frozen=True)
+class State:
+    """The open stores, and the threads and worker processes that work on them."""
+
+    stores: Stores
+    writer: ThreadPoolExecutor  # one thread: every write, in order
+    readers: ThreadPoolExecutor
+    # SPARQL has threads and worker processes of its own: a runaway query never holds up a
+    # triples or explain read, and is killed at its time limit.
+    sparql: ThreadPoolExecutor
+    sparql_pool: SparqlPool
+    snapshots: Snapshots
+
+    async def write(self, fn: Callable[[Stores], T]) -> T:
+        """Run ``fn`` on the writer thread (SPARQL snapshots are taken again after it)."""
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self.writer, fn, self.stores)
+        finally:
+            self.snapshots.written()
+
+    async def read(self, fn: Callable[[Stores], T]) -> T:
+        """Run ``fn`` on a reader thread."""
+        return await asyncio.get_running_loop().run_in_executor(self.readers, fn, self.stores)
+
+
+Ctx = Context[StoreSettings, State]
+proc: Processor[StoreSettings, State] = Processor("store", StoreSettings)
 
 
 MAX_REPLY_BYTES = 4 * 1024 * 1024  # Pulsar refuses messages over 5 MB
@@ -104,78 +131,64 @@ def checked(resp: R) -> R:
     return resp
 
 
-async def write(ctx: Context[StoreSettings], fn: Callable[[Stores], T]) -> T:
+async def write(ctx: Ctx, fn: Callable[[Stores], T]) -> T:
     """Run ``fn`` on the writer thread (SPARQL snapshots are taken again after it)."""
-    try:
-        return await asyncio.get_running_loop().run_in_executor(
-            ctx.state["writer"], fn, ctx.state["stores"]
-        )
-    finally:
-        ctx.state["snapshots"].written()
+    return await ctx.state.write(fn)
 
 
-async def read(ctx: Context[StoreSettings], fn: Callable[[Stores], T]) -> T:
+async def read(ctx: Ctx, fn: Callable[[Stores], T]) -> T:
     """Run ``fn`` on a reader thread."""
-    return await asyncio.get_running_loop().run_in_executor(
-        ctx.state["readers"], fn, ctx.state["stores"]
-    )
+    return await ctx.state.read(fn)
 
 
-@proc.on_start
-async def open_stores(ctx: Context[StoreSettings]) -> None:
-    root = Path(ctx.settings.data_dir) / "store"
+@proc.lifespan
+async def open_stores(ctx: Context[StoreSettings]) -> AsyncIterator[State]:
+    settings = ctx.settings
+    root = Path(settings.data_dir) / "store"
     root.mkdir(parents=True, exist_ok=True)
-    ctx.state["stores"] = Stores(root, ctx.settings.open_stores)
-    ctx.state["writer"] = ThreadPoolExecutor(1, thread_name_prefix="store-write")
-    ctx.state["readers"] = ThreadPoolExecutor(
-        ctx.settings.read_threads, thread_name_prefix="store-read"
+    state = State(
+        stores=Stores(root, settings.open_stores),
+        writer=ThreadPoolExecutor(1, thread_name_prefix="store-write"),
+        readers=ThreadPoolExecutor(settings.read_threads, thread_name_prefix="store-read"),
+        sparql=ThreadPoolExecutor(settings.sparql_workers, thread_name_prefix="store-sparql"),
+        sparql_pool=SparqlPool(settings.sparql_workers),
+        snapshots=Snapshots(Path(settings.data_dir) / "store-snapshots"),
     )
-    # SPARQL has threads and worker processes of its own: a runaway query never holds up a
-    # triples or explain read, and is killed at its time limit.
-    ctx.state["sparql"] = ThreadPoolExecutor(
-        ctx.settings.sparql_workers, thread_name_prefix="store-sparql"
-    )
-    ctx.state["sparql_pool"] = SparqlPool(ctx.settings.sparql_workers)
-    ctx.state["snapshots"] = Snapshots(Path(ctx.settings.data_dir) / "store-snapshots")
     log.info("store data under %s", root)
-    if ctx.settings.retention:
-        ctx.state["retention"] = asyncio.create_task(
-            retain(ctx, parse_duration(ctx.settings.retention))
-        )
+    purging = asyncio.create_task(retain(state, settings)) if settings.retention else None
+    try:
+        yield state
+    finally:
+        if purging is not None:
+            purging.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await purging
+        state.readers.shutdown(wait=False, cancel_futures=True)
+        state.sparql_pool.close()
+        state.sparql.shutdown(wait=False, cancel_futures=True)
+        await state.write(lambda stores: stores.close())
+        state.writer.shutdown(wait=True)
 
 
-async def retain(ctx: Context[StoreSettings], period: float) -> None:
-    """Purge traces older than ``period`` from every collection, now and every interval, on the writer thread."""
+async def retain(state: State, settings: StoreSettings) -> None:
+    """Purge traces older than the retention period from every collection, now and every
+    interval, on the writer thread."""
+    period = parse_duration(settings.retention)
     log.info(
         "retention: traces older than %s are purged every %.0f s",
-        ctx.settings.retention,
-        ctx.settings.retention_interval,
+        settings.retention,
+        settings.retention_interval,
     )
     while True:
         try:
-            await write(ctx, lambda stores: retention.purge_all(stores, period))
+            await state.write(lambda stores: retention.purge_all(stores, period))
         except Exception:  # one failed pass must not end retention
             log.exception("retention pass failed; retrying next interval")
-        await asyncio.sleep(ctx.settings.retention_interval)
-
-
-@proc.on_stop
-async def close_stores(ctx: Context[StoreSettings]) -> None:
-    task = ctx.state.pop("retention", None)
-    if task is not None:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
-    if "stores" in ctx.state:
-        ctx.state["readers"].shutdown(wait=False, cancel_futures=True)
-        ctx.state["sparql_pool"].close()
-        ctx.state["sparql"].shutdown(wait=False, cancel_futures=True)
-        await write(ctx, lambda stores: stores.close())
-        ctx.state["writer"].shutdown(wait=True)
+        await asyncio.sleep(settings.retention_interval)
 
 
 @proc.batch_consumer(TRIPLES_STORE, max_batch=1024, max_wait=0.02)
-async def store_triples(batch: list[Triples], ctx: Context[StoreSettings]) -> list[Triples]:
+async def store_triples(batch: list[Triples], ctx: Ctx) -> list[Triples]:
     """Commit the batch before returning: the runtime acks it only afterwards (all but the
     returned messages, whose collection could not be written: they are redelivered)."""
     started = time.perf_counter()
@@ -190,9 +203,7 @@ async def store_triples(batch: list[Triples], ctx: Context[StoreSettings]) -> li
 
 
 @proc.service(TRIPLES_QUERY)
-async def triples(
-    req: TriplesQueryRequest, ctx: Context[StoreSettings]
-) -> AsyncIterator[TriplesQueryResponse]:
+async def triples(req: TriplesQueryRequest, ctx: Ctx) -> AsyncIterator[TriplesQueryResponse]:
     """The matches in one reply, or (``streaming``) in replies of ``batch_size`` triples."""
 
     def go(stores: Stores) -> TriplesQueryResponse:
@@ -212,14 +223,13 @@ async def triples(
 
 
 @proc.service(SPARQL)
-async def sparql(req: SparqlQueryRequest, ctx: Context[StoreSettings]) -> SparqlQueryResponse:
+async def sparql(req: SparqlQueryRequest, ctx: Ctx) -> SparqlQueryResponse:
     """Answer within ``sparql_timeout``: past it the query is stopped (``sparql_pool``)."""
     limit = ctx.settings.sparql_timeout
-    pool: SparqlPool = ctx.state["sparql_pool"]
+    pool = ctx.state.sparql_pool
     await asyncio.to_thread(pool.warm_up)  # a worker's start-up is not the query's time
     deadline = time.monotonic() + limit
-    stores: Stores = ctx.state["stores"]
-    snapshots: Snapshots = ctx.state["snapshots"]
+    stores, snapshots = ctx.state.stores, ctx.state.snapshots
 
     def go() -> SparqlQueryResponse:
         form = check_query(req.query)  # updates, SERVICE and unreadable text never reach pyoxigraph
@@ -230,7 +240,7 @@ async def sparql(req: SparqlQueryRequest, ctx: Context[StoreSettings]) -> Sparql
         finally:
             snapshots.release(snap)
 
-    work = asyncio.get_running_loop().run_in_executor(ctx.state["sparql"], go)
+    work = asyncio.get_running_loop().run_in_executor(ctx.state.sparql, go)
     # The worker is stopped at ``limit``; this answers a query still waiting for a thread.
     return await bounded(work, limit, grace=1.0)
 
@@ -322,7 +332,7 @@ WRITES = frozenset({"delete-trace", "delete-document", "delete-collection", "pur
 
 
 @proc.service(EXPLAIN)
-async def explain_service(req: ExplainRequest, ctx: Context[StoreSettings]) -> ExplainResponse:
+async def explain_service(req: ExplainRequest, ctx: Ctx) -> ExplainResponse:
     """Deletions on the writer thread, views on a reader thread."""
     run = write if req.operation in WRITES else read
     resp = await run(ctx, lambda stores: checked(explain_op(stores, req)))

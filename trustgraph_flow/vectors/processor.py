@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import defaultdict
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 from trustgraph_base.errors import ServiceError
@@ -58,39 +59,35 @@ class VectorStore:
             )
 
 
-proc: Processor[Settings] = Processor("vectors", Settings)
+proc: Processor[Settings, VectorStore] = Processor("vectors", Settings)
 
 
-@proc.on_start
-async def open_store(ctx: Context[Settings]) -> None:
+@proc.lifespan
+async def open_store(ctx: Context[Settings]) -> AsyncIterator[VectorStore]:
     uri = ctx.settings.vectors_uri
     milvus = await asyncio.to_thread(MilvusVectors.open, uri, Path(ctx.settings.data_dir))
-    ctx.state["store"] = VectorStore(milvus)
     log.info("vectors in %s", uri or f"Milvus Lite at {milvus.uri}")
-
-
-@proc.on_stop
-async def close_store(ctx: Context[Settings]) -> None:
-    store: VectorStore | None = ctx.state.get("store")
-    if store is not None:
-        await asyncio.to_thread(store.milvus.close)
+    try:
+        yield VectorStore(milvus)
+    finally:
+        await asyncio.to_thread(milvus.close)
 
 
 @proc.service(VECTORS)
-async def vectors(req: VectorRequest, ctx: Context[Settings]) -> VectorResponse:
+async def vectors(req: VectorRequest, ctx: Context[Settings, VectorStore]) -> VectorResponse:
     """Upsert, query (cosine top-k) or delete within one user's collection and kind."""
-    store: VectorStore = ctx.state["store"]
-    return await store.handle(req)
+    return await ctx.state.handle(req)
 
 
 @proc.consumer(COLLECTION_DELETED)
-async def on_collection_deleted(event: CollectionDeleted, ctx: Context[Settings]) -> None:
+async def on_collection_deleted(
+    event: CollectionDeleted, ctx: Context[Settings, VectorStore]
+) -> None:
     """The collection's store is gone (explain delete-collection): its vectors go too."""
-    store: VectorStore = ctx.state["store"]
     gone = VectorRequest(
         operation="delete-collection", user=event.user, collection=event.collection
     )
-    await store.handle(gone)
+    await ctx.state.handle(gone)
 
 
 def main() -> None:

@@ -1,4 +1,5 @@
-"""Typed topics: mypy refuses a wrong model published on, or consumed from, a topic.
+"""Typed topics and state: mypy refuses a wrong model published on, or consumed from, a
+topic, and a processor's state used as what it is not.
 
 The files under tests/typing mark each line that must fail with ``# mypy: <code>``; this
 test type-checks them with the project's mypy settings and compares.
@@ -41,17 +42,25 @@ def marked(path: Path) -> set[tuple[int, str]]:
     return {(n, m[1]) for n, line in enumerate(lines, 1) if (m := MARK.search(line))}
 
 
-def test_wrong_models_on_topics_fail_mypy_on_the_marked_lines() -> None:
-    wrong = TYPING / "topics_wrong.py"
+@pytest.mark.parametrize(
+    ("name", "wrongs"),
+    [
+        ("topics", 4),  # two publishes, a consumer and a batch consumer
+        ("state", 3),  # a lifespan of the wrong type, a missing field, untyped state
+    ],
+)
+def test_misuse_fails_mypy_on_the_marked_lines(name: str, wrongs: int) -> None:
+    wrong = TYPING / f"{name}_wrong.py"
     expected = marked(wrong)
-    assert len(expected) == 4  # two publishes, a consumer and a batch consumer
+    assert len(expected) == wrongs
     status, errors = mypy(wrong)
     assert status == 1
     assert errors == expected
 
 
-def test_the_correct_counterpart_passes_mypy() -> None:
-    right = TYPING / "topics_right.py"
+@pytest.mark.parametrize("name", ["topics", "state"])
+def test_the_correct_counterpart_passes_mypy(name: str) -> None:
+    right = TYPING / f"{name}_right.py"
     assert marked(right) == set()
     assert mypy(right) == (0, set())
 
