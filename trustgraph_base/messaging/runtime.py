@@ -22,7 +22,8 @@ message that does not validate is logged once and dead-lettered; a consumer's me
 acked only after its handler returns, and negatively acked (then dead-lettered after a
 few redeliveries) if it raises; a service handler's failure is answered as an ``Error``
 and the request acked. Shutdown stops intake, drains in-flight work, and never
-unsubscribes durable subscriptions.
+unsubscribes durable subscriptions. The subscriptions' runners (``dispatch``, ``batches``)
+run in one ``TaskGroup``: one that dies brings the process down, non-zero.
 """
 
 from __future__ import annotations
@@ -33,15 +34,16 @@ import logging
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Any, Generic, TypeAlias, cast
+from typing import Generic, TypeAlias, cast
 
 from pydantic import BaseModel
 from typing_extensions import TypeVar
 
 from trustgraph_base.errors import TrustGraphError
+from trustgraph_base.messaging.batches import BatchRoute
 from trustgraph_base.messaging.bus import Bus
 from trustgraph_base.messaging.context import Context
-from trustgraph_base.messaging.dispatch import Route, Runner
+from trustgraph_base.messaging.dispatch import ConsumerRoute, Route, ServiceRoute
 from trustgraph_base.messaging.entry import run_main, touch
 from trustgraph_base.messaging.services import Req, Resp, ServiceSpec, Topic
 from trustgraph_base.settings import ProcessorSettings
@@ -88,10 +90,13 @@ class Processor(Generic[S, T]):
         """
 
         def register(fn: ServiceFn[Req, S, T, Resp]) -> ServiceFn[Req, S, T, Resp]:
-            self._check(fn)
-            self.routes.append(
-                Route(
-                    "", f"{self.name}.{spec.name}", "service", fn, spec.request, spec, concurrency
+            self._add(
+                ServiceRoute(
+                    subscription=f"{self.name}.{spec.name}",
+                    handler=fn,
+                    model=spec.request,
+                    spec=spec,
+                    concurrency=concurrency,
                 )
             )
             return fn
@@ -105,16 +110,13 @@ class Processor(Generic[S, T]):
         _check_topic(topic)
 
         def register(fn: ConsumerFn[M, S, T]) -> ConsumerFn[M, S, T]:
-            self._check(fn)
-            self.routes.append(
-                Route(
-                    topic.name,
-                    f"{self.name}.{topic.name}",
-                    "consumer",
-                    fn,
-                    topic.model,
-                    None,
-                    concurrency,
+            self._add(
+                ConsumerRoute(
+                    subscription=f"{self.name}.{topic.name}",
+                    handler=fn,
+                    model=topic.model,
+                    topic_name=topic.name,
+                    concurrency=concurrency,
                 )
             )
             return fn
@@ -133,18 +135,14 @@ class Processor(Generic[S, T]):
         _check_topic(topic)
 
         def register(fn: BatchFn[M, S, T]) -> BatchFn[M, S, T]:
-            self._check(fn)
-            self.routes.append(
-                Route(
-                    topic.name,
-                    f"{self.name}.{topic.name}",
-                    "batch",
-                    fn,
-                    topic.model,
-                    None,
-                    1,
-                    max_batch,
-                    max_wait,
+            self._add(
+                BatchRoute(
+                    subscription=f"{self.name}.{topic.name}",
+                    handler=fn,
+                    model=topic.model,
+                    topic_name=topic.name,
+                    max_batch=max_batch,
+                    max_wait=max_wait,
                 )
             )
             return fn
@@ -182,10 +180,11 @@ class Processor(Generic[S, T]):
         finally:
             await ctx.close()
 
-    @staticmethod
-    def _check(fn: Any) -> None:
+    def _add(self, route: Route) -> None:
+        fn = route.handler
         if not (inspect.iscoroutinefunction(fn) or inspect.isasyncgenfunction(fn)):
             raise TypeError(f"handler {fn!r} must be 'async def'")
+        self.routes.append(route)
 
     # -- running --------------------------------------------------------------------
 
@@ -214,41 +213,53 @@ class Processor(Generic[S, T]):
     async def _serve(
         self, ctx: Context[S, T], stop: asyncio.Event, ready: asyncio.Event | None
     ) -> BaseException | None:
-        """Subscribe, run until stopped or a consumer dies, drain; what killed it, if anything."""
-        bus, settings = ctx.bus, ctx.settings
-        runners: list[Runner] = []
-        death: BaseException | None = None
+        """Subscribe, run until stopped, drain; what made it stop if it was not ``stop``.
+
+        The subscriptions' runners and the watch on ``stop`` and the bus are one
+        ``TaskGroup``: a runner that dies takes the others down with it at once.
+        """
+        settings = ctx.settings
+        runners = []
         for route in self.routes:
-            topic = ctx.topics.request(route.spec) if route.spec else ctx.topics.topic(route.topic)
+            topic = route.topic(ctx.topics)
             dlq = ctx.topics.dead_letter(topic, route.subscription)
-            consumer = await bus.subscribe(topic, route.subscription, dead_letter_topic=dlq)
-            runners.append(Runner(route, consumer, ctx, topic, dlq))
-        tasks = [asyncio.create_task(r.run(), name=r.topic) for r in runners]
+            consumer = await ctx.bus.subscribe(topic, route.subscription, dead_letter_topic=dlq)
+            runners.append(route.runner(consumer, ctx, topic))
         if settings.ready_file:
             touch(settings.ready_file)
         if ready is not None:
             ready.set()
         log.info("%s ready on %s", self.name, settings.pulsar_url)
-        stopper = asyncio.create_task(stop.wait())
-        failed = asyncio.create_task(bus.failed())
-        done, _ = await asyncio.wait([stopper, failed, *tasks], return_when=asyncio.FIRST_COMPLETED)
-        stopper.cancel()
+        stopping = asyncio.Event()
+        try:
+            async with asyncio.TaskGroup() as tasks:
+                watch = tasks.create_task(_watch(stop, ctx.bus, stopping))
+                for runner in runners:
+                    tasks.create_task(runner.run(stopping, settings.drain_timeout))
+            return watch.result()
+        except BaseExceptionGroup as group:
+            return _first(group)
+
+
+async def _watch(stop: asyncio.Event, bus: Bus, stopping: asyncio.Event) -> BaseException | None:
+    """Wait for ``stop`` or a fatal failure on the bus, then set ``stopping`` (the runners
+    drain); the failure, if it was one."""
+    stopped = asyncio.ensure_future(stop.wait())
+    failed = asyncio.ensure_future(bus.failed())
+    try:
+        done, _ = await asyncio.wait({stopped, failed}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopped.cancel()
         failed.cancel()
-        if failed in done:
-            death = failed.result()
-        for task in done:
-            if task is not stopper and task is not failed:
-                exc = task.exception() if not task.cancelled() else None
-                log.error("consumer %s died: %r", task.get_name(), exc)
-                death = death or exc or RuntimeError(f"consumer {task.get_name()} ended")
-        log.info("%s stopping: draining in-flight work", self.name)
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        await asyncio.gather(
-            *(r.drain(settings.drain_timeout) for r in runners), return_exceptions=True
-        )
-        return death
+    log.info("stopping: draining in-flight work")
+    stopping.set()
+    return failed.result() if failed in done else None
+
+
+def _first(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    """The first failure in a (nested) exception group."""
+    found = group.exceptions[0]
+    return _first(found) if isinstance(found, BaseExceptionGroup) else found
 
 
 def _check_topic(topic: object) -> None:

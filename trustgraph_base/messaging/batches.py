@@ -1,0 +1,123 @@
+"""The batch consumer (the store's write path): messages handled a batch at a time.
+
+Batches are pipelined: while batch N's handler runs (its write releases the GIL), batch
+N+1 is received and decoded message by message, and it keeps growing past ``max_wait``
+until N is done (or it is full). N+1's handler starts only once N's handler and acks are
+done: batches are handled in order, and each message is acked strictly after the handler
+that holds it has returned.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from pulsar.asyncio import Consumer
+from pydantic import BaseModel
+
+from trustgraph_base.messaging.context import Context
+from trustgraph_base.messaging.dispatch import Route, Runner
+from trustgraph_base.messaging.services import Topics
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, kw_only=True)
+class BatchRoute(Route):
+    topic_name: str
+    max_batch: int
+    max_wait: float
+
+    def topic(self, topics: Topics) -> str:
+        return topics.topic(self.topic_name)
+
+    def runner(self, consumer: Consumer, ctx: Context[Any, Any], topic: str) -> Runner:
+        return BatchRunner(self, consumer, ctx, topic)
+
+
+class BatchRunner(Runner):
+    """Up to ``max_batch`` messages per handler call; acked (or nacked) once it returns."""
+
+    def __init__(
+        self, route: BatchRoute, consumer: Consumer, ctx: Context[Any, Any], topic: str
+    ) -> None:
+        super().__init__(route, consumer, ctx, topic)
+        self.max_batch, self.max_wait = route.max_batch, route.max_wait
+        self.pending: asyncio.Future[Any] | None = None  # a receive in progress
+
+    async def _intake(self, work: asyncio.TaskGroup) -> None:
+        # A receive is never cancelled on a timeout: the client would still hand its next
+        # message to the abandoned future, and that message would be lost (never acked,
+        # never redelivered while the consumer lives). An unfinished receive carries over.
+        writing: asyncio.Task[None] | None = None
+        try:
+            while True:
+                good, values = await self._collect(writing)
+                if writing is not None:
+                    await asyncio.shield(writing)  # a stop lets the batch in hand finish
+                    writing = None
+                if values:
+                    writing = work.create_task(self._handle_batch(good, values))
+        finally:
+            if self.pending is not None:
+                self.pending.cancel()
+
+    def _receive(self) -> asyncio.Future[Any]:
+        """The receive in progress, started if there is none (it is never abandoned)."""
+        if self.pending is None:
+            self.pending = asyncio.ensure_future(self.consumer.receive())
+        return self.pending
+
+    async def _collect(
+        self, writing: asyncio.Task[None] | None
+    ) -> tuple[list[Any], list[BaseModel]]:
+        """One batch, decoded as it arrives: closed when full, or once ``max_wait`` has passed
+        since its first message and the previous batch's handler is done."""
+        good: list[Any] = []
+        values: list[BaseModel] = []
+        deadline: float | None = None
+        while len(good) < self.max_batch:
+            receiving = self._receive()
+            if deadline is None:  # nothing yet: wait for a message however long it takes
+                await asyncio.shield(receiving)
+            else:
+                waiting: set[asyncio.Future[Any]] = {receiving}
+                timeout: float | None = deadline - time.monotonic()
+                if timeout is not None and timeout <= 0:
+                    if writing is None or writing.done():
+                        break
+                    waiting.add(writing)
+                    timeout = None
+                await asyncio.wait(waiting, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+                if not receiving.done():
+                    continue  # max_wait passed, or the previous batch is done: check again
+            msg, self.pending = receiving.result(), None
+            if deadline is None:
+                deadline = time.monotonic() + self.max_wait
+            value = self._decode(msg)
+            if isinstance(value, Exception):
+                await self._dead_letter(msg)
+                continue
+            good.append(msg)
+            values.append(value)
+        return good, values
+
+    async def _handle_batch(self, good: list[Any], values: list[BaseModel]) -> None:
+        """Ack the batch once the handler returns; nack all if it raises, or only the values
+        it returns (those failed for a reason of their own: the rest are done)."""
+        try:
+            failed = await self.route.handler(values, self.ctx)
+        except Exception as exc:
+            log.warning("batch handler failed on %s (will retry): %r", self.topic, exc)
+            for msg in good:
+                await self.consumer.negative_acknowledge(msg)
+            return
+        retry = {id(v) for v in failed or ()}
+        for msg, value in zip(good, values, strict=True):
+            if id(value) in retry:
+                await self.consumer.negative_acknowledge(msg)
+            else:
+                await self.consumer.acknowledge(msg)
