@@ -188,3 +188,36 @@ async def test_large_document_survives_a_restart_and_is_served_in_ranges(
     finally:
         stop.set()
         await task
+
+
+async def test_chunked_upload_in_the_references_operations(
+    processors: RunningProcessors, settings: ProcessorSettings, clients: tuple[Client, Client]
+) -> None:
+    alice, bob = clients
+    await start(processors, settings, librarian)
+    meta = {"id": "chunked", "kind": "text/plain", "title": "In chunks"}
+    begun = await alice.lib("begin-upload", document_metadata=meta, total_size=11)
+    assert begun.upload_id and begun.total_chunks == 1 and begun.upload_chunk_size > 0
+    with pytest.raises(ServiceError) as err:
+        await bob.lib("upload-chunk", upload_id=begun.upload_id, content="")
+    assert err.value.type == "not-found"  # an upload id is no key into another user's upload
+    for n, piece in enumerate((b"hello ", b"world")):
+        chunk = base64.b64encode(piece).decode()
+        await alice.lib("upload-chunk", upload_id=begun.upload_id, chunk_index=n, content=chunk)
+    with pytest.raises(ServiceError) as err:
+        await alice.lib("upload-chunk", upload_id=begun.upload_id, chunk_index=5, content="")
+    assert err.value.type == "bad-request" and "expected part 3" in err.value.message
+    done = await alice.lib("complete-upload", upload_id=begun.upload_id)
+    assert done.document is not None and (done.document.status, done.document.size) == (
+        "stored",
+        11,
+    )
+    assert await alice.content(done.document.id) == b"hello world"
+    with pytest.raises(ServiceError) as err:
+        await alice.lib("complete-upload", upload_id=begun.upload_id)
+    assert err.value.type == "not-found"
+
+    again = await alice.lib("begin-upload", document_metadata={**meta, "id": "dropped"})
+    await alice.lib("abort-upload", upload_id=again.upload_id)
+    ids = {d.id for d in (await alice.lib("list-documents")).documents}
+    assert ids == {done.document.id}

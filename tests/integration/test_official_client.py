@@ -282,6 +282,24 @@ async def test_library_add_process_show_and_remove(world: World, tmp_path: Path)
     assert "not-found" in unknown.stdout and "urn:test:nope" in unknown.stdout
 
 
+async def test_a_large_library_document_goes_in_chunks(world: World, tmp_path: Path) -> None:
+    import os
+
+    big = tmp_path / "big.bin"
+    body = os.urandom(5 * 2**20 + 7)  # over the official client's 2 MB: begin-upload, chunks
+    big.write_bytes(body)
+    added = await world.official(
+        "tg-add-library-document", "--id", "urn:test:big", "-k", "application/pdf", str(big)
+    )
+    assert added.code == 0 and "Loaded successfully" in added.stdout, added.stdout
+    saved = tmp_path / "back.bin"
+    got = await world.official("tg-get-document-content", "urn:test:big", "-o", str(saved))
+    assert got.code == 0, got.stdout + got.stderr
+    assert saved.read_bytes() == body
+    removed = await world.official("tg-remove-library-document", "--id", "urn:test:big")
+    assert removed.code == 0 and "Exception" not in removed.stdout
+
+
 async def test_bad_library_input_is_refused_in_one_line(world: World, tmp_path: Path) -> None:
     hostile = await world.official(
         "tg-start-library-processing", "-d", "urn:x> <urn:y", "--id", "p-bad"

@@ -154,7 +154,8 @@ class LibrarianRequest(Scoped):
     (``processing-id``) read and drop those records. ``get-document`` and
     ``remove-document`` take ``document-id``. ``list-collections`` and
     ``update-collection`` (``name``, ``description``, ``tags``) keep the user's
-    collections' descriptions (collection management).
+    collections' descriptions (collection management). ``begin-upload``, ``upload-chunk``,
+    ``complete-upload`` and ``abort-upload`` are TrustGraph's names for the same parts.
     ``get-content`` returns base64 content of a document, page or chunk URI, a range of
     it with ``offset``/``length`` (bytes for documents, characters for page/chunk text).
     ``put-content`` stores a page's text (``id`` the page URI, or the document URI for a
@@ -177,6 +178,10 @@ class LibrarianRequest(Scoped):
         "remove-processing",
         "list-collections",
         "update-collection",
+        "begin-upload",
+        "upload-chunk",
+        "complete-upload",
+        "abort-upload",
     ]
     id: str = ""  # get-content, put-content: a document, page or chunk URI
     document_id: str = Field(default="", alias="document-id")
@@ -185,6 +190,11 @@ class LibrarianRequest(Scoped):
         default=None, alias="processing-metadata"
     )
     processing_id: str = Field(default="", alias="processing-id", max_length=200)
+    # TrustGraph's chunked upload: begin-upload (document-metadata, total-size) answers an
+    # upload-id; upload-chunk (upload-id, chunk-index, content) in order; complete-upload.
+    upload_id: str = Field(default="", alias="upload-id", max_length=200)
+    chunk_index: int = Field(default=0, alias="chunk-index", ge=0)
+    total_size: int = Field(default=0, alias="total-size", ge=0)
     content: str = ""
     part: int = Field(default=0, ge=0)
     final: bool = True
@@ -212,6 +222,10 @@ class LibrarianResponse(Response):
     document_metadata: DocumentMetadata | None = Field(default=None, alias="document-metadata")
     processing_metadatas: list[ProcessingMetadata] = Field(default=[], alias="processing-metadatas")
     collections: list[CollectionMetadata] = []
+    # begin-upload: the upload's id, the part size to send (bytes) and how many parts
+    upload_id: str = Field(default="", alias="upload-id")
+    upload_chunk_size: int = Field(default=0, alias="chunk-size")
+    total_chunks: int = Field(default=0, alias="total-chunks")
     content: str = ""
     contents: dict[str, str] = {}
     total: int = 0

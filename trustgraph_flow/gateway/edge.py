@@ -54,6 +54,10 @@ ALLOWED: dict[str, frozenset[str] | None] = {
             "remove-processing",
             "list-collections",
             "update-collection",
+            "begin-upload",
+            "upload-chunk",
+            "complete-upload",
+            "abort-upload",
         }
     ),
 }

@@ -7,6 +7,7 @@ import base64
 import binascii
 import logging
 import time
+import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -89,6 +90,8 @@ async def librarian(req: LibrarianRequest, ctx: Ctx) -> LibrarianResponse:
             return LibrarianResponse(document=info, document_metadata=metadata_of(info))
         if req.operation in PROCESSING_OPERATIONS:
             return await _processing(req, scope, ctx)
+        if req.operation in UPLOAD_OPERATIONS:
+            return await _chunked(req, scope, ctx)
         if req.operation in COLLECTION_OPERATIONS:
             return _collections(req, scope, ctx)
         if req.operation == "list-documents":
@@ -161,6 +164,51 @@ async def _add(req: LibrarianRequest, scope: Scope, ctx: Ctx) -> LibrarianRespon
     ctx.state.locks.pop((scope, doc), None)
     log.info("stored %s (%d bytes) for %s/%s", doc, info.size, scope.user, scope.collection)
     return LibrarianResponse(document=info, document_metadata=metadata_of(info))
+
+
+UPLOAD_OPERATIONS = frozenset({"begin-upload", "upload-chunk", "complete-upload", "abort-upload"})
+# Part size answered to begin-upload: its base64 must fit the gateway's 4 MiB request limit.
+UPLOAD_PART = 2 * 1024 * 1024
+
+
+async def _chunked(
+    req: LibrarianRequest, scope: Scope, ctx: Ctx
+) -> LibrarianResponse:
+    """TrustGraph's chunked upload, onto the same parts as ``add-document``'s."""
+    store = _store(ctx)
+    if req.operation == "begin-upload":
+        first = req.model_copy(update={"operation": "add-document", "part": 0, "final": False})
+        started = await _add(first, scope, ctx)
+        assert started.document is not None
+        upload_id = str(uuid.uuid4())
+        store.name_upload(scope, started.document.id, upload_id)
+        parts = max(1, -(-req.total_size // UPLOAD_PART))
+        return LibrarianResponse(
+            document=started.document,
+            upload_id=upload_id,
+            upload_chunk_size=UPLOAD_PART,
+            total_chunks=parts,
+        )
+    if not req.upload_id:
+        raise ServiceError("bad-request", f"{req.operation} needs an upload-id")
+    info = store.upload(scope, req.upload_id)
+    if req.operation == "abort-upload":
+        store.remove(scope, info.id)
+        return LibrarianResponse(document=info)
+    # add-document's part 0 held no bytes: chunk n is part n + 1
+    part = req.model_copy(
+        update={
+            "operation": "add-document",
+            "document_id": info.id,
+            "document_metadata": None,
+            "part": req.chunk_index + 1
+            if req.operation == "upload-chunk"
+            else store.next_part(scope, info.id),
+            "final": req.operation == "complete-upload",
+            "content": req.content if req.operation == "upload-chunk" else "",
+        }
+    )
+    return await _add(part, scope, ctx)
 
 
 PROCESSING_OPERATIONS = frozenset({"add-processing", "list-processing", "remove-processing"})

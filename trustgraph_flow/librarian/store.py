@@ -36,7 +36,7 @@ CREATE TABLE IF NOT EXISTS documents (
     pages_chunked INTEGER NOT NULL DEFAULT 0, skipped INTEGER NOT NULL DEFAULT 0,
     pages_decoded INTEGER NOT NULL DEFAULT 0,
     comments TEXT NOT NULL DEFAULT '', tags TEXT NOT NULL DEFAULT '[]',
-    metadata TEXT NOT NULL DEFAULT '[]',
+    metadata TEXT NOT NULL DEFAULT '[]', upload_id TEXT,
     PRIMARY KEY (user, collection, id));
 CREATE TABLE IF NOT EXISTS texts (
     user TEXT NOT NULL, collection TEXT NOT NULL, id TEXT NOT NULL,
@@ -73,6 +73,7 @@ _ADDED = (
     ("comments", "TEXT NOT NULL DEFAULT ''"),
     ("tags", "TEXT NOT NULL DEFAULT '[]'"),
     ("metadata", "TEXT NOT NULL DEFAULT '[]'"),
+    ("upload_id", "TEXT"),
 )
 _CHILD_SUFFIX = re.compile(r"/(p|c)\d+$")
 
@@ -193,6 +194,31 @@ class LibrarianStore:
                 json.dumps(info.metadata),
             ),
         )
+
+    def name_upload(self, scope: Scope, doc: str, upload_id: str) -> None:
+        """Give an upload in progress the id its client names it by (TrustGraph's upload-id)."""
+        self.db.execute(
+            "UPDATE documents SET upload_id=? WHERE user=? AND collection=? AND id=?",
+            (upload_id, scope.user, scope.collection, doc),
+        )
+
+    def upload(self, scope: Scope, upload_id: str) -> DocumentInfo:
+        """The document an upload id names, while it is uploading; ``not-found`` otherwise."""
+        row = self.db.execute(
+            "SELECT id FROM documents WHERE user=? AND collection=? AND upload_id=? "
+            "AND status='uploading'",
+            (scope.user, scope.collection, upload_id),
+        ).fetchone()
+        if row is None:
+            raise StoreError("not-found", f"no upload in progress with upload-id {upload_id!r}")
+        return self.require(scope, str(row[0]))
+
+    def next_part(self, scope: Scope, doc: str) -> int:
+        row = self.db.execute(
+            "SELECT next_part FROM documents WHERE user=? AND collection=? AND id=?",
+            (scope.user, scope.collection, doc),
+        ).fetchone()
+        return int(row[0]) if row else 0
 
     def append_part(self, scope: Scope, doc: str, part: int, data: bytes) -> None:
         """Append one part to the upload's temporary file (parts must come in order)."""
