@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,7 +29,7 @@ MIME_TYPES = {
     ".md": "text/markdown",
     ".markdown": "text/markdown",
 }
-PART_SIZE = 1 << 20  # raw bytes per add-document part (1 MiB, ~1.4 MiB as base64)
+PART_SIZE = 1 << 20  # files up to this go in one add-document; larger ones in upload chunks
 POLL_SECONDS = 0.25
 
 
@@ -162,34 +163,45 @@ async def load(
 async def upload(
     client: GatewayClient, file: Path, size: int, meta: dict[str, Any], progress: Any
 ) -> DocumentInfo:
-    """Store the file in the library as base64 parts (the first carries its
-    ``document-metadata``), then start its processing into the collection."""
+    """Store the file in the library (TrustGraph's ``add-document``, or for a large file
+    ``begin-upload``, ``upload-chunk``…, ``complete-upload``), then start its processing into
+    the collection (``add-processing``)."""
     import base64
     import time
     import uuid
 
-    parts = max(1, -(-size // PART_SIZE))
+    described: dict[str, Any] = {
+        "document-metadata": {
+            "id": meta["id"],
+            "time": int(time.time()),
+            "kind": meta["mime_type"],
+            "title": meta["title"],
+        },
+        **{k: meta[k] for k in CHUNKING if meta.get(k) is not None},
+    }
     with file.open("rb") as fh:
-        for part in range(parts):
-            block = fh.read(PART_SIZE)
-            request: dict[str, Any] = {
-                "operation": "add-document",
-                "part": part,
-                "final": part == parts - 1,
-                "content": base64.b64encode(block).decode(),
-            }
-            if part == 0:
-                request["document-metadata"] = {
-                    "id": meta["id"],
-                    "time": int(time.time()),
-                    "kind": meta["mime_type"],
-                    "title": meta["title"],
-                }
-                request.update({k: meta[k] for k in CHUNKING if meta.get(k) is not None})
-            else:
-                request["document-id"] = meta["id"]
-            data = await client.librarian(request)
-            progress.update("uploading", min(size, (part + 1) * PART_SIZE), size, "bytes")
+        if size <= PART_SIZE:
+            content = base64.b64encode(fh.read()).decode()
+            data = await client.librarian(
+                {"operation": "add-document", **described, "content": content}
+            )
+            progress.update("uploading", size, size, "bytes")
+        else:
+            begun = await client.librarian(
+                {"operation": "begin-upload", **described, "total-size": size}
+            )
+            upload_id, part_size = begun["upload-id"], int(begun["chunk-size"])
+            sent = 0
+            for index in itertools.count():
+                block = fh.read(part_size)
+                if not block:
+                    break
+                chunk = {"upload-id": upload_id, "chunk-index": index}
+                content = base64.b64encode(block).decode()
+                await client.librarian({"operation": "upload-chunk", **chunk, "content": content})
+                sent += len(block)
+                progress.update("uploading", sent, size, "bytes")
+            data = await client.librarian({"operation": "complete-upload", "upload-id": upload_id})
     stored = _info(data)
     record = {
         "id": f"load-{uuid.uuid4()}",

@@ -90,21 +90,18 @@ async def test_half_sent_requests_are_dropped(stack: Stack) -> None:
 
 
 async def add(stack: Stack, doc: str, *, final: bool = True) -> tuple[int, dict[str, Any]]:
+    """Store a small document; without ``final``, only begin its upload and abandon it."""
+    meta = {"document-metadata": {"id": doc, "kind": "text/plain"}}
+    if not final:
+        return await rest(stack, "api/v1/librarian", {"operation": "begin-upload", **meta})
+    content = base64.b64encode(b"hello world").decode()
     return await rest(
-        stack,
-        "api/v1/librarian",
-        {
-            "operation": "add-document",
-            "document-metadata": {"id": doc, "kind": "text/plain"},
-            "part": 0,
-            "final": final,
-            "content": base64.b64encode(b"hello world").decode(),
-        },
+        stack, "api/v1/librarian", {"operation": "add-document", **meta, "content": content}
     )
 
 
 async def test_content_offsets_and_abandoned_uploads(stack: Stack) -> None:
-    status, _ = await add(stack, "half", final=False)  # part 0 of 2, then abandoned
+    status, _ = await add(stack, "half", final=False)  # begun, then abandoned
     assert status == 200
     status, body = await add(stack, "half")  # starting it again is allowed
     assert status == 200 and body["document"]["status"] == "stored"

@@ -98,7 +98,6 @@ async def test_bad_uploads_are_refused(
         ({**meta("my doc:1 <x>"), "content": ""}, "bad-request"),
         ({"id": "no-metadata", "content": ""}, "bad-request"),
         ({**meta("z"), "chunk_size": 100, "chunk_overlap": 100}, "bad-request"),
-        ({"document_id": "never-started", "part": 3, "content": ""}, "not-found"),
     ]
     for fields, kind in cases:
         with pytest.raises(ServiceError) as err:
@@ -109,15 +108,15 @@ async def test_bad_uploads_are_refused(
         await alice.upload("once", b"again", "text/plain")
     assert err.value.type == "already-exists"
     # an unfinished upload is listed as uploading and its content is not served yet
-    await alice.lib(
-        "add-document",
-        **meta("half"),
-        final=False,
-        content=base64.b64encode(b"part one").decode(),
-    )
+    half = await alice.lib("begin-upload", **meta("half"), total_size=16)
+    chunk = base64.b64encode(b"part one").decode()
+    await alice.lib("upload-chunk", upload_id=half.upload_id, content=chunk)
     with pytest.raises(ServiceError) as err:
-        await alice.lib("add-document", document_id="half", part=2, content="")
-    assert "expected part 1" in err.value.message
+        await alice.lib("upload-chunk", upload_id=half.upload_id, chunk_index=2, content="")
+    assert "expected chunk-index 1, got 2" in err.value.message
+    with pytest.raises(ServiceError) as err:
+        await alice.lib("upload-chunk", upload_id="never-started", content="")
+    assert err.value.type == "not-found"
     statuses = {
         d.id.rsplit(":", 1)[1]: d.status for d in (await alice.lib("list-documents")).documents
     }
@@ -206,7 +205,7 @@ async def test_chunked_upload_in_the_references_operations(
         await alice.lib("upload-chunk", upload_id=begun.upload_id, chunk_index=n, content=chunk)
     with pytest.raises(ServiceError) as err:
         await alice.lib("upload-chunk", upload_id=begun.upload_id, chunk_index=5, content="")
-    assert err.value.type == "bad-request" and "expected part 3" in err.value.message
+    assert err.value.type == "bad-request" and "expected chunk-index 2, got 5" in err.value.message
     done = await alice.lib("complete-upload", upload_id=begun.upload_id)
     assert done.document is not None and (done.document.status, done.document.size) == (
         "stored",

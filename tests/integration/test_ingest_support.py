@@ -46,6 +46,10 @@ async def start(
         await processors.start(module.proc, configured(module, base, **overrides))
 
 
+def scope_of(fields: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in fields.items() if k == "collection"}
+
+
 class Client:
     """The test's view of the system: librarian and store requests as one user."""
 
@@ -73,24 +77,26 @@ class Client:
         process: bool = True,
         **fields: Any,
     ) -> DocumentInfo:
-        """Store in parts (part 0 carries the document-metadata), then, with ``process``,
-        start its processing into the same collection (add-processing)."""
-        parts = [data[i : i + part_size] for i in range(0, len(data), part_size)] or [b""]
-        resp = None
-        for n, part in enumerate(parts):
-            named: dict[str, Any] = (
-                {"document_metadata": {"id": name, "kind": mime_type, "title": name}, **fields}
-                if n == 0
-                else {"document_id": name}
-            )
-            resp = await self.lib(
-                "add-document",
-                part=n,
-                final=n == len(parts) - 1,
-                content=base64.b64encode(part).decode(),
-                **named,
-            )
-        assert resp is not None and resp.document is not None
+        """Store it (``add-document``, or ``begin-upload`` and ``upload-chunk`` of
+        ``part_size`` bytes when larger), then, with ``process``, start its processing into
+        the same collection (``add-processing``)."""
+        meta = {"document_metadata": {"id": name, "kind": mime_type, "title": name}, **fields}
+        if len(data) <= part_size:
+            content = base64.b64encode(data).decode()
+            resp = await self.lib("add-document", content=content, **meta)
+        else:
+            begun = await self.lib("begin-upload", total_size=len(data), **meta)
+            for n, at in enumerate(range(0, len(data), part_size)):
+                content = base64.b64encode(data[at : at + part_size]).decode()
+                await self.lib(
+                    "upload-chunk",
+                    upload_id=begun.upload_id,
+                    chunk_index=n,
+                    content=content,
+                    **scope_of(fields),
+                )
+            resp = await self.lib("complete-upload", upload_id=begun.upload_id, **scope_of(fields))
+        assert resp.document is not None
         if not process:
             return resp.document
         record = {"id": f"load-{name}", "document_id": resp.document.id}

@@ -144,18 +144,18 @@ class ChunkSpan(Message):
 class LibrarianRequest(Scoped):
     """Librarian operations, in TrustGraph's names and fields.
 
-    ``add-document`` stores a document in the library (not processed yet): the first part
-    carries ``document-metadata`` (``id``, ``kind`` = MIME type, ``title``, ``comments``,
-    ``tags``, ``metadata`` triples) and ``content`` (base64). A large document comes in
-    parts: ``part`` its index from 0, ``final`` true on the last, later parts naming
-    ``document-id``. ``add-processing`` (``processing-metadata``: ``id``, ``document-id``,
+    ``add-document`` stores a document in the library (not processed yet):
+    ``document-metadata`` (``id``, ``kind`` = MIME type, ``title``, ``comments``, ``tags``,
+    ``metadata`` triples) and ``content`` (base64). A large one goes in parts:
+    ``begin-upload`` (``document-metadata``, ``total-size``) answers an ``upload-id``, then
+    ``upload-chunk`` (``upload-id``, ``chunk-index``, ``content``) in order, then
+    ``complete-upload`` (or ``abort-upload``). ``add-processing`` (``processing-metadata``: ``id``, ``document-id``,
     ``collection``, ``flow``, ``tags``) runs the ingestion (decode, chunk, extract) of a
     stored document into a collection; ``list-processing`` and ``remove-processing``
     (``processing-id``) read and drop those records. ``get-document`` and
     ``remove-document`` take ``document-id``. ``list-collections`` and
     ``update-collection`` (``name``, ``description``, ``tags``) keep the user's
-    collections' descriptions (collection management). ``begin-upload``, ``upload-chunk``,
-    ``complete-upload`` and ``abort-upload`` are TrustGraph's names for the same parts.
+    collections' descriptions (collection management).
     ``get-content`` returns base64 content of a document, page or chunk URI, a range of
     it with ``offset``/``length`` (bytes for documents, characters for page/chunk text).
     ``put-content`` stores a page's text (``id`` the page URI, or the document URI for a
@@ -196,8 +196,6 @@ class LibrarianRequest(Scoped):
     chunk_index: int = Field(default=0, alias="chunk-index", ge=0)
     total_size: int = Field(default=0, alias="total-size", ge=0)
     content: str = ""
-    part: int = Field(default=0, ge=0)
-    final: bool = True
     offset: int = Field(default=0, ge=0)
     length: int | None = Field(default=None, ge=0)
     ids: list[str] = []

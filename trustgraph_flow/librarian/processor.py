@@ -143,22 +143,39 @@ def _document(name: str) -> str:
 
 
 async def _add(req: LibrarianRequest, scope: Scope, ctx: Ctx) -> LibrarianResponse:
-    """Append one part of an upload; the final part leaves the document ``stored``."""
-    meta = req.document_metadata
-    if req.part == 0 and meta is None:
+    """``add-document``: a whole document (``document-metadata``, ``content``), ``stored``."""
+    meta = _metadata(req)
+    doc = _document(meta.id)
+    await _part(scope, ctx, doc, 0, _b64(req.content, "content"), begin=_new_info(req, meta, doc))
+    return await _part(scope, ctx, doc, 1, b"", final=True)
+
+
+def _metadata(req: LibrarianRequest) -> DocumentMetadata:
+    if req.document_metadata is None:
         raise ServiceError(
-            "bad-request", "add-document needs document-metadata (id, kind) on its first part"
+            "bad-request", f"{req.operation} needs document-metadata (id, kind, title, …)"
         )
-    doc = _document(meta.id) if meta is not None else _named(req, "add-document part > 0")
-    data = _b64(req.content, "content")
+    return req.document_metadata
+
+
+async def _part(
+    scope: Scope,
+    ctx: Ctx,
+    doc: str,
+    part: int,
+    data: bytes,
+    *,
+    begin: DocumentInfo | None = None,
+    final: bool = False,
+) -> LibrarianResponse:
+    """Append one part of an upload (``begin``: start it); ``final`` leaves it ``stored``."""
     store = _store(ctx)
     lock = ctx.state.locks.setdefault((scope, doc), asyncio.Lock())
     async with lock:
-        if req.part == 0:
-            assert meta is not None
-            store.begin_upload(_new_info(req, meta, doc))
-        await asyncio.to_thread(store.append_part, scope, doc, req.part, data)
-        if not req.final:
+        if begin is not None:
+            store.begin_upload(begin)
+        await asyncio.to_thread(store.append_part, scope, doc, part, data)
+        if not final:
             return LibrarianResponse(document=store.require(scope, doc))
         info = await asyncio.to_thread(store.finish_upload, scope, doc)
     ctx.state.locks.pop((scope, doc), None)
@@ -171,23 +188,21 @@ UPLOAD_OPERATIONS = frozenset({"begin-upload", "upload-chunk", "complete-upload"
 UPLOAD_PART = 2 * 1024 * 1024
 
 
-async def _chunked(
-    req: LibrarianRequest, scope: Scope, ctx: Ctx
-) -> LibrarianResponse:
-    """TrustGraph's chunked upload, onto the same parts as ``add-document``'s."""
+async def _chunked(req: LibrarianRequest, scope: Scope, ctx: Ctx) -> LibrarianResponse:
+    """TrustGraph's chunked upload: begin, chunks in order (``chunk-index`` n is store part
+    n + 1, part 0 holding no bytes), complete; or abort."""
     store = _store(ctx)
     if req.operation == "begin-upload":
-        first = req.model_copy(update={"operation": "add-document", "part": 0, "final": False})
-        started = await _add(first, scope, ctx)
-        assert started.document is not None
+        meta = _metadata(req)
+        doc = _document(meta.id)
+        started = await _part(scope, ctx, doc, 0, b"", begin=_new_info(req, meta, doc))
         upload_id = str(uuid.uuid4())
-        store.name_upload(scope, started.document.id, upload_id)
-        parts = max(1, -(-req.total_size // UPLOAD_PART))
+        store.name_upload(scope, doc, upload_id)
         return LibrarianResponse(
             document=started.document,
             upload_id=upload_id,
             upload_chunk_size=UPLOAD_PART,
-            total_chunks=parts,
+            total_chunks=max(1, -(-req.total_size // UPLOAD_PART)),
         )
     if not req.upload_id:
         raise ServiceError("bad-request", f"{req.operation} needs an upload-id")
@@ -195,20 +210,17 @@ async def _chunked(
     if req.operation == "abort-upload":
         store.remove(scope, info.id)
         return LibrarianResponse(document=info)
-    # add-document's part 0 held no bytes: chunk n is part n + 1
-    part = req.model_copy(
-        update={
-            "operation": "add-document",
-            "document_id": info.id,
-            "document_metadata": None,
-            "part": req.chunk_index + 1
-            if req.operation == "upload-chunk"
-            else store.next_part(scope, info.id),
-            "final": req.operation == "complete-upload",
-            "content": req.content if req.operation == "upload-chunk" else "",
-        }
-    )
-    return await _add(part, scope, ctx)
+    expected = store.next_part(scope, info.id) - 1  # the chunk-index it waits for
+    if req.operation == "upload-chunk":
+        if req.chunk_index != expected:
+            raise ServiceError(
+                "bad-request",
+                f"upload {req.upload_id!r}: expected chunk-index {expected}, "
+                f"got {req.chunk_index} (chunks go in order)",
+            )
+        data = _b64(req.content, "content")
+        return await _part(scope, ctx, info.id, req.chunk_index + 1, data)
+    return await _part(scope, ctx, info.id, expected + 1, b"", final=True)
 
 
 PROCESSING_OPERATIONS = frozenset({"add-processing", "list-processing", "remove-processing"})
