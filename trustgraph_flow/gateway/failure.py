@@ -60,9 +60,9 @@ class Failure(Exception):
 
 
 # TrustGraph's REST clients take any status but 200 as a transport failure and print only
-# the code ("Status code 404"); they read a service's refusal from the body of a 200, as
-# its gateway sends it. So the REST API answers a refused request 200 with the error body,
-# and keeps the status only for a refused token and a body it could not read.
+# the code ("Status code 404"); they read a service's refusal from the body of a 200. So the
+# REST API answers a refused request 200 with the error body, and keeps the status only for
+# a refused token and a body it could not read.
 READ_AS_TRANSPORT = frozenset({"unauthorized", "bad-frame", "request-timeout", "frame-too-large"})
 
 
