@@ -11,13 +11,14 @@ from __future__ import annotations
 import pyoxigraph as ox
 
 from trustgraph_base.provenance.namespaces import PROV, RDF, RDFS, TG
+from trustgraph_flow.store.backend import QuadStore
 from trustgraph_flow.store.convert import DEFAULT_GRAPH
 from trustgraph_flow.store.lookup import SOURCE, has_type, n
 
 _LABEL = n(RDFS.label)
 
 
-def derived(store: ox.Store, doc: ox.NamedNode) -> list[ox.NamedNode]:
+def derived(store: QuadStore, doc: ox.NamedNode) -> list[ox.NamedNode]:
     """The document and every entity derived from it, transitively (pages, chunks, subgraphs)."""
     found, pending = [doc], [doc]
     seen = {doc.value}
@@ -32,7 +33,7 @@ def derived(store: ox.Store, doc: ox.NamedNode) -> list[ox.NamedNode]:
     return found
 
 
-def activities(store: ox.Store, entities: list[ox.NamedNode]) -> list[ox.NamedNode]:
+def activities(store: QuadStore, entities: list[ox.NamedNode]) -> list[ox.NamedNode]:
     """The activities named under one of the entities (``{entity}/activity/…``).
 
     One scan of the activities: some (the document's decode) are not linked from a
@@ -48,14 +49,14 @@ def activities(store: ox.Store, entities: list[ox.NamedNode]) -> list[ox.NamedNo
     ]
 
 
-def exists(store: ox.Store, doc: ox.NamedNode) -> bool:
+def exists(store: QuadStore, doc: ox.NamedNode) -> bool:
     """Whether the store holds the document entity or anything derived from it."""
     return has_type(store, doc, TG.Document, SOURCE) or any(
         True for _ in store.quads_for_pattern(None, n(PROV.wasDerivedFrom), doc, SOURCE)
     )
 
 
-def orphaned_edges(store: ox.Store, subgraphs: set[str]) -> list[ox.Triple]:
+def orphaned_edges(store: QuadStore, subgraphs: set[str]) -> list[ox.Triple]:
     """Edges contained by the given subgraphs and by no other subgraph."""
     out: list[ox.Triple] = []
     seen: set[ox.Triple] = set()
@@ -74,7 +75,7 @@ def orphaned_edges(store: ox.Store, subgraphs: set[str]) -> list[ox.Triple]:
     return out
 
 
-def in_use(store: ox.Store, iri: ox.NamedNode) -> bool:
+def in_use(store: QuadStore, iri: ox.NamedNode) -> bool:
     """Whether a default-graph edge other than a label still uses ``iri``."""
     as_subject = (
         q for q in store.quads_for_pattern(iri, None, None, DEFAULT_GRAPH) if q.predicate != _LABEL
@@ -86,7 +87,7 @@ def in_use(store: ox.Store, iri: ox.NamedNode) -> bool:
     )
 
 
-def remove_facts(store: ox.Store, edges: list[ox.Triple]) -> int:
+def remove_facts(store: QuadStore, edges: list[ox.Triple]) -> int:
     """Remove the edges from the default graph, then the labels of IRIs no edge uses any more."""
     iris: dict[str, ox.NamedNode] = {}
     removed = 0
@@ -105,7 +106,7 @@ def remove_facts(store: ox.Store, edges: list[ox.Triple]) -> int:
     return removed
 
 
-def delete_document(store: ox.Store, doc_uri: str) -> bool:
+def delete_document(store: QuadStore, doc_uri: str) -> bool:
     """Remove a document's provenance and unshared facts; False when the store does not know it."""
     doc = ox.NamedNode(doc_uri)
     if not exists(store, doc):
@@ -114,7 +115,7 @@ def delete_document(store: ox.Store, doc_uri: str) -> bool:
     return True
 
 
-def delete_known(store: ox.Store, doc: ox.NamedNode) -> int:
+def delete_known(store: QuadStore, doc: ox.NamedNode) -> int:
     """Remove a known document's provenance and unshared facts; the number of facts removed."""
     entities = derived(store, doc)
     subgraphs = {e.value for e in entities if has_type(store, e, TG.Subgraph, SOURCE)}

@@ -23,19 +23,16 @@ from trustgraph_base.provenance import now_iso
 from trustgraph_base.provenance.namespaces import PROV, RDF, TG, XSD
 from trustgraph_base.schema.explain import Removal, RemovalReport
 from trustgraph_flow.store import deletion
+from trustgraph_flow.store.backend import Handle, QuadStore
 from trustgraph_flow.store.convert import named, value_of
 from trustgraph_flow.store.lookup import RETRIEVAL, n
-from trustgraph_flow.store.stores import Handle
 
 ERASURE_PREFIX = "urn:trustgraph:erasure:"
 
 
 def links_into(handle: Handle, doc: ox.NamedNode) -> list[tuple[str, str, str, str]]:
     """(entity, chunk, kind, top) of every trace link into the document's chunks and edges."""
-    rows = handle.index.db.execute(
-        "SELECT entity, chunk, kind, top FROM links WHERE doc = ?", (doc.value,)
-    )
-    return [(str(e), str(c), str(k), str(t)) for e, c, k, t in rows]
+    return handle.index.document_links(doc.value)
 
 
 def erasure_quads(
@@ -75,7 +72,7 @@ def remove_document(
     tops = list(dict.fromkeys(top for *_, top in links))
     edges = deletion.delete_known(handle.store, doc)
     # Its links go: a document loaded later under the same URI is not what these answers read.
-    handle.index.db.execute("DELETE FROM links WHERE doc = ?", (doc_uri,))
+    handle.index.forget_document(doc_uri)
     if not links:
         return RemovalReport(document=doc_uri, edges_removed=edges)
     if purge_traces:
@@ -88,7 +85,7 @@ def remove_document(
     return RemovalReport(document=doc_uri, erasure=erasure, marked=tops, edges_removed=edges)
 
 
-def removals(store: ox.Store, subject: ox.NamedNode) -> list[Removal]:
+def removals(store: QuadStore, subject: ox.NamedNode) -> list[Removal]:
     """The erasures that invalidated ``subject`` (a chunk or a trace entity), oldest first."""
     found = []
     for q in store.quads_for_pattern(subject, n(PROV.wasInvalidatedBy), None, RETRIEVAL):
@@ -97,7 +94,7 @@ def removals(store: ox.Store, subject: ox.NamedNode) -> list[Removal]:
     return sorted(found, key=lambda r: r.time)
 
 
-def removal(store: ox.Store, erasure: ox.NamedNode) -> Removal:
+def removal(store: QuadStore, erasure: ox.NamedNode) -> Removal:
     def first(pred: object) -> str | None:
         for q in store.quads_for_pattern(erasure, n(pred), None, RETRIEVAL):
             return value_of(q.object)

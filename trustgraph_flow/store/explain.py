@@ -29,11 +29,11 @@ from trustgraph_base.schema.explain import (
     TraceSummary,
     TraceView,
 )
+from trustgraph_flow.store.backend import Handle, QuadStore
 from trustgraph_flow.store.convert import OxObject, named, value_of
 from trustgraph_flow.store.erasure import removals
 from trustgraph_flow.store.index import TraceFilter, TraceRow, sort_key
 from trustgraph_flow.store.lookup import RETRIEVAL, as_int, chunk_source, edge_sources, edge_view
-from trustgraph_flow.store.stores import Handle
 
 Props = dict[str, dict[str, list[OxObject]]]  # entity URI → predicate IRI → objects
 _MAX_DEPTH = 4
@@ -253,7 +253,7 @@ def agent_parts(
     }
 
 
-def rag_parts(store: ox.Store, props: Props, root: str, provenance: bool) -> dict[str, object]:
+def rag_parts(store: QuadStore, props: Props, root: str, provenance: bool) -> dict[str, object]:
     exploration, focus, synthesis = f"{root}/exploration", f"{root}/focus", f"{root}/synthesis"
     ranked = chunk_ranks(props, exploration)
     cites = {

@@ -30,10 +30,10 @@ import pyoxigraph as ox
 
 from trustgraph_base.errors import ServiceError
 from trustgraph_base.provenance.namespaces import PREFIXES, PROV, RDF, RDFS, TG
+from trustgraph_flow.store.backend import Handle, QuadStore
 from trustgraph_flow.store.convert import DEFAULT_GRAPH, named, serialized
 from trustgraph_flow.store.explain import resolve
 from trustgraph_flow.store.lookup import RETRIEVAL, SOURCE, n
-from trustgraph_flow.store.stores import Handle
 
 FORMATS = {
     "trig": "application/trig",
@@ -56,7 +56,7 @@ def roots_of(handle: Handle, root: str) -> list[str]:
     return out
 
 
-def _subject(store: ox.Store, s: ox.NamedNode, g: ox.NamedNode | ox.DefaultGraph) -> list[ox.Quad]:
+def _subject(store: QuadStore, s: ox.NamedNode, g: ox.NamedNode | ox.DefaultGraph) -> list[ox.Quad]:
     return list(store.quads_for_pattern(s, None, None, g))
 
 
@@ -88,7 +88,7 @@ def retrieval_part(handle: Handle, root: str) -> tuple[list[ox.Quad], set[str], 
     return quads, chunks, edges
 
 
-def source_part(store: ox.Store, chunks: set[str], edges: list[ox.Triple]) -> list[ox.Quad]:
+def source_part(store: QuadStore, chunks: set[str], edges: list[ox.Triple]) -> list[ox.Quad]:
     """The source chain of the used chunks and edges, and the edges as facts with their labels."""
     quads: list[ox.Quad] = []
     derived, contains = n(PROV.wasDerivedFrom), n(TG.contains)

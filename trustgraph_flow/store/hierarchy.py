@@ -6,10 +6,11 @@ import pyoxigraph as ox
 
 from trustgraph_base.provenance.namespaces import DC, PROV, TG
 from trustgraph_base.schema.explain import ChunkNode, DocumentView, EdgeView, PageNode
+from trustgraph_flow.store.backend import QuadStore
 from trustgraph_flow.store.lookup import SOURCE, as_int, edge_view, first, has_type, n, objects
 
 
-def children(store: ox.Store, parent: ox.NamedNode, cls: object) -> list[ox.NamedNode]:
+def children(store: QuadStore, parent: ox.NamedNode, cls: object) -> list[ox.NamedNode]:
     """Entities of class ``cls`` derived from ``parent`` in urn:graph:source."""
     found = store.quads_for_pattern(None, n(PROV.wasDerivedFrom), parent, SOURCE)
     return [
@@ -19,7 +20,7 @@ def children(store: ox.Store, parent: ox.NamedNode, cls: object) -> list[ox.Name
     ]
 
 
-def chunk_edges(store: ox.Store, chunk: ox.NamedNode) -> list[EdgeView]:
+def chunk_edges(store: QuadStore, chunk: ox.NamedNode) -> list[EdgeView]:
     """The edges of a chunk's subgraph(s), in store order."""
     edges: list[EdgeView] = []
     for subgraph in children(store, chunk, TG.Subgraph):
@@ -29,7 +30,7 @@ def chunk_edges(store: ox.Store, chunk: ox.NamedNode) -> list[EdgeView]:
     return edges
 
 
-def chunk_node(store: ox.Store, chunk: ox.NamedNode) -> ChunkNode:
+def chunk_node(store: QuadStore, chunk: ox.NamedNode) -> ChunkNode:
     return ChunkNode(
         uri=chunk.value,
         index=as_int(first(store, chunk, TG.chunkIndex, SOURCE)) or 0,
@@ -39,14 +40,14 @@ def chunk_node(store: ox.Store, chunk: ox.NamedNode) -> ChunkNode:
     )
 
 
-def chunk_nodes(store: ox.Store, parent: ox.NamedNode) -> list[ChunkNode]:
+def chunk_nodes(store: QuadStore, parent: ox.NamedNode) -> list[ChunkNode]:
     return sorted(
         (chunk_node(store, c) for c in children(store, parent, TG.Chunk)),
         key=lambda c: (c.index, c.uri),
     )
 
 
-def document_view(store: ox.Store | None, doc_uri: str) -> DocumentView | None:
+def document_view(store: QuadStore | None, doc_uri: str) -> DocumentView | None:
     """The hierarchy of one document, or None when the store does not know it."""
     if store is None:
         return None

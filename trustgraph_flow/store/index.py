@@ -1,4 +1,4 @@
-"""The trace index: a sqlite side table per store, fed by the writer from retrieval-graph triples.
+"""The embedded trace index: a sqlite side table per store, fed by the writer from retrieval-graph triples.
 
 It answers "the newest N top-level traces" with one partial-index scan and maps every
 trace entity to its root, so a trace is fetched or deleted without scanning the store.
@@ -18,6 +18,7 @@ from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, PROV, RDF, TG
 from trustgraph_base.provenance.uris import is_conclusion_uri, trace_kind, trace_root
 from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Triple
 from trustgraph_flow.store import links
+from trustgraph_flow.store.backend import QuadStore
 from trustgraph_flow.store.links import Resolver, Use, use_of
 
 _SCHEMA = """
@@ -257,6 +258,68 @@ class TraceIndex:
             (root,),
         )
         return [_row(r) for r in cur]
+
+    def expired(self, before: str) -> list[str]:
+        """Top-level traces whose ``sort_time`` is before ``before``, oldest first (one index range scan)."""
+        rows = self.db.execute(
+            "SELECT id FROM traces WHERE parent IS NULL AND is_question = 1 AND sort_time < ? "
+            "ORDER BY sort_time",
+            (before,),
+        ).fetchall()
+        return [str(r[0]) for r in rows]
+
+    def backfill(self, store: QuadStore) -> None:
+        """Index the links of traces written before the links table existed (once per store)."""
+        links.backfill(self.db, store)
+
+    def has_link(self, target: str) -> bool:
+        """Whether a trace links to the edge key ``target``."""
+        found = self.db.execute("SELECT 1 FROM links WHERE target = ? LIMIT 1", (target,))
+        return found.fetchone() is not None
+
+    def link_tops(self, kind: str, key: str, limit: int) -> list[str]:
+        """The newest distinct top-level traces linked to the source: one index scan in time order."""
+        tops: list[str] = []
+        seen: set[str] = set()
+        cur = self.db.execute(
+            f"SELECT top FROM links WHERE {links.COLUMN[kind]} = ? ORDER BY top_time DESC", (key,)
+        )
+        for (top,) in cur:
+            if top not in seen:
+                seen.add(top)
+                tops.append(str(top))
+                if len(tops) >= limit:
+                    break
+        cur.close()
+        return tops
+
+    def link_paths(self, top: str, kind: str, key: str) -> list[links.LinkRow]:
+        """Every link of a top-level trace (and its sub-traces) into the source."""
+        rows = self.db.execute(
+            "SELECT root, entity, target, kind, chunk, cited FROM links "
+            f"WHERE top = ? AND {links.COLUMN[kind]} = ? ORDER BY root, entity, chunk",
+            (top, key),
+        )
+        return [
+            links.LinkRow(str(r), str(e), str(t), str(k), str(c or ""), bool(x))
+            for r, e, t, k, c, x in rows
+        ]
+
+    def count_users(self, kind: str, key: str) -> int:
+        """How many distinct top-level traces are linked to the source."""
+        found = self.db.execute(
+            f"SELECT COUNT(DISTINCT top) FROM links WHERE {links.COLUMN[kind]} = ?", (key,)
+        ).fetchone()
+        return int(found[0]) if found else 0
+
+    def document_links(self, doc: str) -> list[tuple[str, str, str, str]]:
+        """(entity, chunk, kind, top) of every trace link into the document."""
+        rows = self.db.execute("SELECT entity, chunk, kind, top FROM links WHERE doc = ?", (doc,))
+        return [(str(e), str(c), str(k), str(t)) for e, c, k, t in rows]
+
+    def forget_document(self, doc: str) -> None:
+        """Drop the links into a removed document."""
+        self.db.execute("DELETE FROM links WHERE doc = ?", (doc,))
 
     def forget(self, roots: Iterable[str]) -> None:
         """Drop traces and their entity maps."""

@@ -22,13 +22,11 @@ from trustgraph_base.schema.explain import (
     UsagePath,
     UsageTrace,
 )
-from trustgraph_flow.store.index import TraceIndex
+from trustgraph_flow.store.backend import Handle, Index, QuadStore
 from trustgraph_flow.store.links import edge_key
 from trustgraph_flow.store.lookup import SOURCE, edge_view, has_type, n
-from trustgraph_flow.store.stores import Handle
 
 Source = ox.NamedNode | ox.Triple
-COLUMN = {"edge": "target", "chunk": "chunk", "page": "page", "document": "doc"}  # never user text
 
 
 def parse_source(text: str) -> Source:
@@ -60,7 +58,7 @@ def parse_source(text: str) -> Source:
         raise ServiceError("bad-request", f"malformed URI {text!r}: {exc}") from None
 
 
-def classify(store: ox.Store, node: ox.NamedNode) -> str | None:
+def classify(store: QuadStore, node: ox.NamedNode) -> str | None:
     """``document``, ``page`` or ``chunk`` from the node's type in urn:graph:source; None if unknown."""
     for cls, kind in ((TG.Chunk, "chunk"), (TG.Page, "page"), (TG.Document, "document")):
         if has_type(store, node, cls, SOURCE):
@@ -76,10 +74,7 @@ def known_edge(handle: Handle, edge: ox.Triple) -> bool:
         or any(
             True for _ in store.quads_for_pattern(edge.subject, edge.predicate, edge.object, None)
         )
-        or handle.index.db.execute(
-            "SELECT 1 FROM links WHERE target = ? LIMIT 1", (edge_key(edge),)
-        ).fetchone()
-        is not None
+        or handle.index.has_link(edge_key(edge))
     )
 
 
@@ -97,21 +92,9 @@ def resolve_source(handle: Handle, source: Source) -> tuple[str, str]:
     return kind, source.value
 
 
-def newest_tops(index: TraceIndex, kind: str, key: str, limit: int) -> list[str]:
-    """The newest distinct top-level traces linked to the key: one index scan in time order."""
-    tops: list[str] = []
-    seen: set[str] = set()
-    cur = index.db.execute(
-        f"SELECT top FROM links WHERE {COLUMN[kind]} = ? ORDER BY top_time DESC", (key,)
-    )
-    for (top,) in cur:
-        if top not in seen:
-            seen.add(top)
-            tops.append(str(top))
-            if len(tops) >= limit:
-                break
-    cur.close()
-    return tops
+def newest_tops(index: Index, kind: str, key: str, limit: int) -> list[str]:
+    """The newest distinct top-level traces linked to the key."""
+    return index.link_tops(kind, key, limit)
 
 
 def edge_of(key: str) -> ox.Triple | None:
@@ -126,22 +109,17 @@ def edge_of(key: str) -> ox.Triple | None:
 def paths_of(handle: Handle, top: str, kind: str, key: str) -> list[UsagePath]:
     """Every link from a top-level trace (and its sub-traces) into the asked source."""
     paths: list[UsagePath] = []
-    rows = handle.index.db.execute(
-        f"SELECT root, entity, target, kind, chunk, cited FROM links WHERE top = ? AND {COLUMN[kind]} = ? "
-        "ORDER BY root, entity, chunk",
-        (top, key),
-    )
-    for root, entity, target, link, chunk, cited in rows:
-        edge = edge_of(target) if link == "edge" else None
+    for row in handle.index.link_paths(top, kind, key):
+        edge = edge_of(row.target) if row.kind == "edge" else None
         view = edge_view(handle.store, edge) if edge is not None else None
         paths.append(
             UsagePath(
-                kind=link,
-                trace=root,
-                entity=entity,
-                chunk=chunk or None,
+                kind=row.kind,
+                trace=row.root,
+                entity=row.entity,
+                chunk=row.chunk or None,
                 edge=view,
-                cited=bool(cited),
+                cited=row.cited,
             )
         )
     return paths
@@ -166,15 +144,12 @@ def source_usage(handle: Handle | None, text: str, limit: int) -> SourceUsage:
     return SourceUsage(source=label, kind=kind, traces=traces)
 
 
-def count_users(index: TraceIndex, kind: str, key: str) -> int:
+def count_users(index: Index, kind: str, key: str) -> int:
     """How many distinct top-level traces are linked to the key."""
-    found = index.db.execute(
-        f"SELECT COUNT(DISTINCT top) FROM links WHERE {COLUMN[kind]} = ?", (key,)
-    ).fetchone()
-    return int(found[0]) if found else 0
+    return index.count_users(kind, key)
 
 
-def with_usage(index: TraceIndex, doc: DocumentView) -> DocumentView:
+def with_usage(index: Index, doc: DocumentView) -> DocumentView:
     """The hierarchy with "used by N answers" on every page and chunk."""
 
     def counted(chunks: list[ChunkNode]) -> list[ChunkNode]:

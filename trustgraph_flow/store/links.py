@@ -20,6 +20,7 @@ import pyoxigraph as ox
 from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, PROV, TG
 from trustgraph_base.provenance.uris import trace_root
 from trustgraph_base.rdf.terms import IriTerm, Triple, TripleTerm
+from trustgraph_flow.store.backend import QuadStore
 from trustgraph_flow.store.convert import ConversionError, named, quoted_to_ox
 
 SCHEMA = """
@@ -36,6 +37,7 @@ CREATE INDEX IF NOT EXISTS links_top ON links(top);
 CREATE TABLE IF NOT EXISTS lineage_meta (key TEXT PRIMARY KEY);
 """
 
+COLUMN = {"edge": "target", "chunk": "chunk", "page": "page", "document": "doc"}  # never user text
 Chain = tuple[str, str | None, str | None]  # chunk ('' when none), page, document
 Resolver = Callable[["Use"], list[Chain]]
 
@@ -49,6 +51,18 @@ class Use:
     kind: str  # "chunk" | "edge"
     root: str
     edge: ox.Triple | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class LinkRow:
+    """One indexed link, as the lineage views read it."""
+
+    root: str
+    entity: str
+    target: str
+    kind: str
+    chunk: str  # '' when none
+    cited: bool
 
 
 def edge_key(edge: ox.Triple) -> str:
@@ -75,7 +89,7 @@ def use_of(t: Triple, root: str) -> Use | None:
 class SourceResolver:
     """Resolves links against one store's ``urn:graph:source`` (chunk → page → document)."""
 
-    def __init__(self, store: ox.Store) -> None:
+    def __init__(self, store: QuadStore) -> None:
         self.store = store
         self._chains: dict[
             str, Chain
@@ -196,7 +210,7 @@ def retop(db: sqlite3.Connection, root: str) -> None:
     )
 
 
-def backfill(db: sqlite3.Connection, store: ox.Store) -> None:
+def backfill(db: sqlite3.Connection, store: QuadStore) -> None:
     """Index the links of traces written before this table existed (once per store)."""
     if db.execute("SELECT 1 FROM lineage_meta WHERE key = 'links'").fetchone():
         return

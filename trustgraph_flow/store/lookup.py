@@ -14,6 +14,7 @@ from trustgraph_base.provenance.namespaces import (
     TG,
 )
 from trustgraph_base.schema.explain import EdgeView, SourceRef
+from trustgraph_flow.store.backend import QuadStore
 from trustgraph_flow.store.convert import DEFAULT_GRAPH, OxObject, from_ox, named, value_of
 
 SOURCE = named(GRAPH_SOURCE)
@@ -26,13 +27,13 @@ def n(term: object) -> ox.NamedNode:
 
 
 def objects(
-    store: ox.Store, s: ox.NamedNode | ox.BlankNode, p: object, g: ox.NamedNode
+    store: QuadStore, s: ox.NamedNode | ox.BlankNode, p: object, g: ox.NamedNode
 ) -> list[OxObject]:
     return [q.object for q in store.quads_for_pattern(s, n(p), None, g)]
 
 
 def first(
-    store: ox.Store, s: ox.NamedNode | ox.BlankNode, p: object, g: ox.NamedNode
+    store: QuadStore, s: ox.NamedNode | ox.BlankNode, p: object, g: ox.NamedNode
 ) -> str | None:
     for q in store.quads_for_pattern(s, n(p), None, g):
         return value_of(q.object)
@@ -46,11 +47,11 @@ def as_int(value: str | None) -> int | None:
         return None
 
 
-def has_type(store: ox.Store, s: ox.NamedNode, cls: object, g: ox.NamedNode) -> bool:
+def has_type(store: QuadStore, s: ox.NamedNode, cls: object, g: ox.NamedNode) -> bool:
     return any(True for _ in store.quads_for_pattern(s, n(RDF.type), n(cls), g))
 
 
-def label(store: ox.Store, term: OxObject) -> str | None:
+def label(store: QuadStore, term: OxObject) -> str | None:
     """The rdfs:label of an IRI in the default graph (the extracted knowledge)."""
     if not isinstance(term, ox.NamedNode):
         return None
@@ -59,7 +60,7 @@ def label(store: ox.Store, term: OxObject) -> str | None:
     return None
 
 
-def edge_view(store: ox.Store, edge: ox.Triple, **extra: object) -> EdgeView:
+def edge_view(store: QuadStore, edge: ox.Triple, **extra: object) -> EdgeView:
     """A quoted triple as an edge, with labels of s/p/o where the default graph has them."""
     return EdgeView(
         s=from_ox(edge.subject),
@@ -72,7 +73,7 @@ def edge_view(store: ox.Store, edge: ox.Triple, **extra: object) -> EdgeView:
     )
 
 
-def chunk_source(store: ox.Store, chunk: ox.NamedNode) -> SourceRef | None:
+def chunk_source(store: QuadStore, chunk: ox.NamedNode) -> SourceRef | None:
     """chunk → page (if any) → document, from urn:graph:source; None when the chunk is unknown."""
     parent = next(iter(objects(store, chunk, PROV.wasDerivedFrom, SOURCE)), None)
     if not isinstance(parent, ox.NamedNode):
@@ -96,7 +97,7 @@ def chunk_source(store: ox.Store, chunk: ox.NamedNode) -> SourceRef | None:
     )
 
 
-def edge_sources(store: ox.Store, edge: ox.Triple) -> list[SourceRef]:
+def edge_sources(store: QuadStore, edge: ox.Triple) -> list[SourceRef]:
     """Every chunk an edge was extracted from: ``?sg tg:contains <<( s p o )>>`` → chunk → page → document."""
     refs: list[SourceRef] = []
     for q in store.quads_for_pattern(None, n(TG.contains), edge, SOURCE):

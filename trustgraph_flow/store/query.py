@@ -23,6 +23,7 @@ from trustgraph_base.schema.store import (
     TriplesQueryRequest,
     TriplesQueryResponse,
 )
+from trustgraph_flow.store.backend import QuadStore
 from trustgraph_flow.store.convert import (
     DEFAULT_GRAPH,
     ConversionError,
@@ -49,7 +50,7 @@ def pattern_term(
         raise ServiceError("bad-request", f"bad {role} term: {exc}") from None
 
 
-def triples_query(store: ox.Store | None, req: TriplesQueryRequest) -> TriplesQueryResponse:
+def triples_query(store: QuadStore | None, req: TriplesQueryRequest) -> TriplesQueryResponse:
     """Match a pattern: ``g`` None or ``""`` = the default graph, ``"*"`` = every graph."""
     if req.patterns is not None and (req.s, req.p, req.o) != (None, None, None):
         raise ServiceError("bad-request", "give either s/p/o or patterns, not both")
@@ -82,7 +83,7 @@ def graph_of(req: TriplesQueryRequest) -> ox.NamedNode | ox.DefaultGraph | None:
 
 
 def sparql(
-    store: ox.Store | None, req: SparqlQueryRequest, deadline: float | None = None
+    store: QuadStore | None, req: SparqlQueryRequest, deadline: float | None = None
 ) -> SparqlQueryResponse:
     """Run a read-only query; updates are refused, syntax errors answered with their position.
 

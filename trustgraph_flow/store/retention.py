@@ -12,8 +12,8 @@ import logging
 from datetime import UTC, datetime, timedelta
 
 from trustgraph_base.schema.explain import TraceSummary
+from trustgraph_flow.store.backend import Backend, Handle
 from trustgraph_flow.store.explain import delete_trace
-from trustgraph_flow.store.stores import Handle, Stores
 
 log = logging.getLogger(__name__)
 
@@ -26,13 +26,8 @@ def cutoff(older_than: float, now: datetime | None = None) -> str:
 
 def expired(handle: Handle, older_than: float) -> list[TraceSummary]:
     """The top-level traces started before the cutoff, oldest first (one partial-index range scan)."""
-    rows = handle.index.db.execute(
-        "SELECT id FROM traces WHERE parent IS NULL AND is_question = 1 AND sort_time < ? "
-        "ORDER BY sort_time",
-        (cutoff(older_than),),
-    ).fetchall()
     out = []
-    for (trace_id,) in rows:
+    for trace_id in handle.index.expired(cutoff(older_than)):
         row = handle.index.get(str(trace_id))
         if row is not None:
             out.append(
@@ -58,7 +53,7 @@ def purge(handle: Handle | None, older_than: float, *, dry_run: bool) -> list[Tr
     return found
 
 
-def purge_all(stores: Stores, older_than: float) -> int:
+def purge_all(stores: Backend, older_than: float) -> int:
     """Apply the retention period to every collection on disk; the number of traces removed."""
     removed = 0
     for user, collection in stores.scopes():

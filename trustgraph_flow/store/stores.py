@@ -1,4 +1,4 @@
-"""On-disk stores, one directory per (user, collection), opened lazily and kept in a bounded LRU."""
+"""The embedded backend: on-disk stores, one directory per (user, collection), opened lazily and kept in a bounded LRU."""
 
 from __future__ import annotations
 
@@ -11,13 +11,12 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote, unquote
 
 import pyoxigraph as ox
 
-from trustgraph_flow.store import links
+from trustgraph_flow.store.backend import Handle
 from trustgraph_flow.store.index import TraceIndex
 
 log = logging.getLogger(__name__)
@@ -47,23 +46,6 @@ def legacy_name(prefix: str, text: str) -> str | None:
     return None
 
 
-@dataclass(eq=False)
-class Handle:
-    """An open store and its trace index; ``users`` counts the leases held on it."""
-
-    key: tuple[str, str]
-    path: Path
-    store: ox.Store
-    index: TraceIndex
-    users: int = 0
-    retired: bool = False  # evicted or dropped while leased: closed by the last release
-    dropped: bool = False  # its directory is gone: never revived
-
-    def close(self) -> None:
-        self.store.flush()
-        self.index.close()
-
-
 class Stores:
     """Every (user, collection) store under ``root``; only this object opens them.
 
@@ -80,6 +62,7 @@ class Stores:
         self._retired: list[Handle] = []
 
     def path(self, user: str, collection: str) -> Path:
+        """The directory of one collection's store."""
         return self.root / safe_name("u", user) / safe_name("c", collection)
 
     def _migrate(self, user: str, collection: str) -> None:
@@ -131,7 +114,7 @@ class Stores:
                 handle = Handle(
                     key, path, ox.Store(str(path / "oxigraph")), TraceIndex(path / "traces.sqlite")
                 )
-                links.backfill(handle.index.db, handle.store)  # traces older than the lineage index
+                handle.index.backfill(handle.store)  # traces older than the lineage index
             self._open[key] = handle
         self._open.move_to_end(key)
         handle.users += 1

@@ -18,9 +18,9 @@ import pyoxigraph as ox
 
 from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL
 from trustgraph_base.schema.core import Triples
+from trustgraph_flow.store.backend import Backend, Handle
 from trustgraph_flow.store.convert import ConversionError, nquads, quad_of
 from trustgraph_flow.store.links import SourceResolver
-from trustgraph_flow.store.stores import Handle, Stores
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +39,7 @@ def convert_message(msg: Triples) -> list[ox.Quad]:
     return [quad_of(t) for t in msg.triples]
 
 
-def write_batch(stores: Stores, messages: Sequence[Triples]) -> WriteReport:
+def write_batch(stores: Backend, messages: Sequence[Triples]) -> WriteReport:
     """Write every acceptable message; a message pyoxigraph refuses is rejected alone, logged."""
     report = WriteReport()
     groups: dict[tuple[str, str], list[Triples]] = defaultdict(list)

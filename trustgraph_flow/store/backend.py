@@ -1,0 +1,105 @@
+"""The store backend interface: what the writer, queries and explain views need of a store.
+
+Two backends implement it, chosen by the store setting ``store_uri``:
+
+- embedded (empty ``store_uri``, the default): ``stores.Stores``, one pyoxigraph store and
+  one sqlite trace index per (user, collection) under the data directory;
+- server (``store_uri`` = a SPARQL 1.1 Protocol endpoint, e.g. ``oxigraph serve``, Jena
+  Fuseki 6): ``remote.RemoteStores``, every collection in named graphs of that server and
+  the trace index in a named graph beside them, so the processor keeps no state of its own.
+
+A ``Handle`` is one collection's ``QuadStore`` (the subset of ``pyoxigraph.Store`` the code
+uses, in that collection's logical graph names) and its ``Index`` (the trace list, entity
+map and lineage links).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+import pyoxigraph as ox
+
+if TYPE_CHECKING:
+    from trustgraph_base.rdf.terms import Triple
+    from trustgraph_flow.store.index import TraceFilter, TraceRow
+    from trustgraph_flow.store.links import LinkRow, Resolver
+
+
+class QuadStore(Protocol):
+    """The part of ``pyoxigraph.Store`` the store code uses (``ox.Store`` itself is one)."""
+
+    def quads_for_pattern(
+        self,
+        subject: ox.NamedNode | ox.BlankNode | ox.Triple | None,
+        predicate: ox.NamedNode | None,
+        object: ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple | None,
+        graph_name: ox.NamedNode | ox.BlankNode | ox.DefaultGraph | None = None,
+    ) -> Iterator[ox.Quad]: ...
+
+    def extend(self, quads: Iterable[ox.Quad]) -> None: ...
+
+    def remove(self, quad: ox.Quad) -> None: ...
+
+    def load(self, input: str, format: ox.RdfFormat) -> None: ...
+
+    def flush(self) -> None: ...
+
+
+class Index(Protocol):
+    """One collection's trace index (``index.TraceIndex`` embedded, ``graph_index.GraphIndex`` on a server)."""
+
+    def record(self, triples: Iterable[Triple], resolve: Resolver | None = None) -> None: ...
+    def newest(self, limit: int) -> list[TraceRow]: ...
+    def page(
+        self, limit: int, flt: TraceFilter, after: tuple[str, str] | None = None
+    ) -> tuple[list[TraceRow], tuple[str, str] | None]: ...
+    def get(self, trace_id: str) -> TraceRow | None: ...
+    def entities(self, root: str) -> list[str]: ...
+    def subtraces(self, root: str) -> list[TraceRow]: ...
+    def forget(self, roots: Iterable[str]) -> None: ...
+    def expired(self, before: str) -> list[str]: ...
+    def backfill(self, store: QuadStore) -> None: ...
+    def has_link(self, target: str) -> bool: ...
+    def link_tops(self, kind: str, key: str, limit: int) -> list[str]: ...
+    def link_paths(self, top: str, kind: str, key: str) -> list[LinkRow]: ...
+    def count_users(self, kind: str, key: str) -> int: ...
+    def document_links(self, doc: str) -> list[tuple[str, str, str, str]]: ...
+    def forget_document(self, doc: str) -> None: ...
+    def close(self) -> None: ...
+
+
+@dataclass(eq=False)
+class Handle:
+    """An open collection: its store and trace index; ``users`` counts the leases held on it."""
+
+    key: tuple[str, str]
+    path: Path | None  # its directory (embedded), None on a server
+    store: QuadStore
+    index: Index
+    users: int = 0
+    retired: bool = False  # evicted or dropped while leased: closed by the last release
+    dropped: bool = False  # its directory is gone: never revived
+
+    def close(self) -> None:
+        self.store.flush()
+        self.index.close()
+
+
+class Backend(Protocol):
+    """Every collection's store: opened, leased, listed and dropped."""
+
+    def lease(
+        self, user: str, collection: str, *, create: bool = False
+    ) -> AbstractContextManager[Handle | None]: ...
+
+    def get(self, user: str, collection: str, *, create: bool = False) -> Handle | None: ...
+
+    def scopes(self) -> list[tuple[str, str]]: ...
+
+    def drop(self, user: str, collection: str) -> bool: ...
+
+    def close(self) -> None: ...
