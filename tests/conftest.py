@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +13,7 @@ import pytest
 
 from trustgraph_base.messaging import Bus, EmbeddedBroker, Processor, Topics
 from trustgraph_base.settings import ProcessorSettings
+from trustgraph_flow.store.backend import Backend
 
 
 @pytest.fixture(scope="session")
@@ -28,6 +29,49 @@ def pulsar_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield broker.url
     finally:
         broker.stop()
+
+
+@pytest.fixture(autouse=True)
+def store_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[str | None]:
+    """With ``TG_TEST_STORE=server``, a fresh ``oxigraph serve`` per test as the store's backend."""
+    from tests.support.sparql_server import oxigraph_server, server_mode
+
+    if not server_mode():
+        yield None
+        return
+    with oxigraph_server() as url:
+        monkeypatch.setenv("TG_STORE_URI", url)
+        yield url
+
+
+@pytest.fixture(params=["embedded", "server"])
+def make_backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[[], Backend]]:
+    """A factory of store backends over one set of data, for tests run on both: embedded
+    stores under tmp_path, or collections on one fresh ``oxigraph serve``."""
+    from trustgraph_flow.store.remote import RemoteStores
+    from trustgraph_flow.store.sparql_http import SparqlServer
+    from trustgraph_flow.store.stores import Stores
+
+    made: list[Backend] = []
+    if request.param == "embedded":
+
+        def embedded() -> Backend:
+            made.append(Stores(tmp_path / "store"))
+            return made[-1]
+
+        yield embedded
+    else:
+        from tests.support.sparql_server import oxigraph_server
+
+        with oxigraph_server() as url:
+
+            def server() -> Backend:
+                made.append(RemoteStores(SparqlServer(url)))
+                return made[-1]
+
+            yield server
+    for backend in made:
+        backend.close()
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from tests.integration.test_store_crash import start_store
 from tests.integration.test_store_support import msg
+from tests.support.sparql_server import embedded_only
 from trustgraph_base.messaging import SPARQL, TRIPLES_STORE, Bus, RequestClient, Topics
 from trustgraph_base.rdf.terms import Triple, iri, lit
 from trustgraph_base.schema import SparqlQueryRequest
@@ -19,6 +20,7 @@ async def stored(client: RequestClient) -> int:  # type: ignore[type-arg]
     return int(resp.bindings[0].values[0].v)  # type: ignore[union-attr]
 
 
+@embedded_only("the files and folders it writes under the data folder")
 async def test_store_files_are_private(
     pulsar_url: str, prefix: str, bus: Bus, tmp_path: Path
 ) -> None:

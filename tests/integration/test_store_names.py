@@ -10,6 +10,7 @@ from pathlib import Path
 from tests.conftest import RunningProcessors
 from tests.integration.test_store_service import eventually
 from tests.integration.test_store_support import graph_rag, msg
+from tests.support.sparql_server import embedded_only
 from trustgraph_base.messaging import (
     EXPLAIN,
     TRIPLES_QUERY,
@@ -73,6 +74,7 @@ async def test_victim_and_attacker_stay_apart_across_restarts(
     await explain.close()
 
 
+@embedded_only("a collection's own directory made unwritable")
 async def test_one_unwritable_store_dead_letters_only_its_own_messages(
     processors: RunningProcessors, settings: ProcessorSettings, bus: Bus, topics: Topics
 ) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 from tests.conftest import RunningProcessors
 from tests.integration.test_store_service import eventually
 from tests.integration.test_store_support import graph_rag, msg
+from tests.support.sparql_server import embedded_only
 from trustgraph_base.errors import ServiceError
 from trustgraph_base.messaging import EXPLAIN, SPARQL, TRIPLES_STORE, Bus, RequestClient, Topics
 from trustgraph_base.rdf.terms import LiteralTerm, Triple, iri
@@ -37,6 +38,7 @@ def sparql_workers() -> set[int]:
     return found
 
 
+@embedded_only("its SPARQL worker processes (a server stops a query by its own time limit)")
 async def test_runaway_query_is_stopped_and_others_are_served(
     processors: RunningProcessors, settings: ProcessorSettings, bus: Bus, topics: Topics
 ) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ from tests.integration.test_store_support import (
 from trustgraph_base.errors import ServiceError
 from trustgraph_base.provenance import uris
 from trustgraph_base.schema.explain import ExplainRequest, SourceUsage
+from trustgraph_flow.store.backend import Backend
 from trustgraph_flow.store.processor import explain_op
 from trustgraph_flow.store.stores import Stores
 from trustgraph_flow.store.writer import write_batch
@@ -30,14 +32,14 @@ P1 = uris.page_uri(DOC, 1)
 
 
 @pytest.fixture
-def stores(tmp_path: Path) -> Stores:
-    s = Stores(tmp_path / "store")
+def stores(make_backend: Callable[[], Backend]) -> Backend:
+    s = make_backend()
     write_batch(s, [msg(document() + labels(), "doc")])
     write_batch(s, [msg(graph_rag("g1", 1)), msg(doc_rag("d1", 2)), msg(agent("a1", 3, "g-sub"))])
     return s
 
 
-def usage(stores: Stores, source: str, limit: int = 50, user: str = "alice") -> SourceUsage:
+def usage(stores: Backend, source: str, limit: int = 50, user: str = "alice") -> SourceUsage:
     resp = explain_op(
         stores, ExplainRequest(operation="source-usage", id=source, limit=limit, user=user)
     )
@@ -50,7 +52,7 @@ def ids(u: SourceUsage) -> list[str]:
 
 
 def test_an_edge_is_used_by_graph_rag_and_by_the_agent_whose_subtrace_selected_it(
-    stores: Stores,
+    stores: Backend,
 ) -> None:
     u = usage(stores, FOX_EDGE)
     assert u.kind == "edge" and ids(u) == ["a1", "g1"]  # newest first; the sub-trace is not a top
@@ -60,7 +62,7 @@ def test_an_edge_is_used_by_graph_rag_and_by_the_agent_whose_subtrace_selected_i
     assert path.edge is not None and path.edge.s_label == "fox"
 
 
-def test_chunk_page_and_document_cover_what_lies_under_them(stores: Stores) -> None:
+def test_chunk_page_and_document_cover_what_lies_under_them(stores: Backend) -> None:
     assert ids(usage(stores, uris.chunk_uri(P1, 0))) == [
         "a1",
         "g1",
@@ -78,8 +80,10 @@ def test_chunk_page_and_document_cover_what_lies_under_them(stores: Stores) -> N
     assert ids(usage(stores, P1, limit=2)) == ["a1", "d1"]
 
 
-def test_a_parent_written_after_its_subtrace_still_becomes_the_top(tmp_path: Path) -> None:
-    s = Stores(tmp_path / "store")
+def test_a_parent_written_after_its_subtrace_still_becomes_the_top(
+    make_backend: Callable[[], Backend],
+) -> None:
+    s = make_backend()
     write_batch(s, [msg(document(), "doc")])
     whole = agent("late", 9, "early-sub")
     sub_q = uris.graph_rag_question_uri("early-sub")
@@ -90,7 +94,7 @@ def test_a_parent_written_after_its_subtrace_still_becomes_the_top(tmp_path: Pat
     assert ids(usage(s, FOX_EDGE)) == ["late", "old"]
 
 
-def test_other_users_and_deleted_traces_are_not_counted(stores: Stores) -> None:
+def test_other_users_and_deleted_traces_are_not_counted(stores: Backend) -> None:
     with pytest.raises(ServiceError) as err:
         usage(stores, FOX_EDGE, user="bob")
     assert err.value.type == "not-found"
@@ -112,13 +116,13 @@ def test_other_users_and_deleted_traces_are_not_counted(stores: Stores) -> None:
         ("urn:a b", "bad-request"),
     ],
 )
-def test_bad_sources_are_refused(stores: Stores, source: str, kind: str) -> None:
+def test_bad_sources_are_refused(stores: Backend, source: str, kind: str) -> None:
     with pytest.raises(ServiceError) as err:
         usage(stores, source)
     assert err.value.type == kind
 
 
-def test_hierarchy_counts_the_answers_using_each_page_and_chunk(stores: Stores) -> None:
+def test_hierarchy_counts_the_answers_using_each_page_and_chunk(stores: Backend) -> None:
     doc = explain_op(
         stores, ExplainRequest(operation="document-hierarchy", id=DOC, user="alice")
     ).document
@@ -128,10 +132,15 @@ def test_hierarchy_counts_the_answers_using_each_page_and_chunk(stores: Stores) 
 
 
 def test_traces_written_before_the_lineage_index_are_indexed_when_the_store_opens(
-    stores: Stores, tmp_path: Path
+    tmp_path: Path,
 ) -> None:
     import sqlite3
 
+    stores = Stores(tmp_path / "store")  # the embedded sqlite index's own upgrade
+    write_batch(stores, [msg(document() + labels(), "doc")])
+    write_batch(
+        stores, [msg(graph_rag("g1", 1)), msg(doc_rag("d1", 2)), msg(agent("a1", 3, "g-sub"))]
+    )
     path = stores.path("alice", "default") / "traces.sqlite"
     stores.close()
     with sqlite3.connect(path) as db:  # as a store written by the version before lineage
@@ -142,7 +151,7 @@ def test_traces_written_before_the_lineage_index_are_indexed_when_the_store_open
     assert ids(usage(reopened, P1)) == ["a1", "d1", "g1"]
 
 
-def test_diff_compares_evidence_across_trace_types(stores: Stores) -> None:
+def test_diff_compares_evidence_across_trace_types(stores: Backend) -> None:
     d = explain_op(
         stores, ExplainRequest(operation="diff-traces", id="a1", other="d1", user="alice")
     ).diff
@@ -165,7 +174,7 @@ def test_diff_compares_evidence_across_trace_types(stores: Stores) -> None:
     )
 
 
-def test_diff_of_an_unknown_trace_is_not_found(stores: Stores) -> None:
+def test_diff_of_an_unknown_trace_is_not_found(stores: Backend) -> None:
     with pytest.raises(ServiceError) as err:
         explain_op(
             stores, ExplainRequest(operation="diff-traces", id="a1", other="nope", user="alice")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -11,15 +12,16 @@ from trustgraph_base.errors import ServiceError
 from trustgraph_base.provenance import agent_iteration_triples, agent_session_triples, uris
 from trustgraph_base.schema.explain import ExplainRequest
 from trustgraph_flow.store import explain
+from trustgraph_flow.store.backend import Backend, Handle
 from trustgraph_flow.store.index import TraceFilter, page_query
 from trustgraph_flow.store.processor import on_collection
-from trustgraph_flow.store.stores import Handle, Stores
+from trustgraph_flow.store.stores import Stores
 from trustgraph_flow.store.writer import write_batch
 
 
 @pytest.fixture
-def handle(tmp_path: Path) -> Handle:
-    stores = Stores(tmp_path / "store", capacity=2)
+def handle(make_backend: Callable[[], Backend]) -> Handle:
+    stores = make_backend()
     write_batch(stores, [msg(graph_rag(f"g{n}", n)) for n in range(10)])
     write_batch(
         stores, [msg(agent("a1", 3, "sub")), msg(doc_rag("d1", 4)), msg(failed_agent("bad", 5))]
@@ -67,7 +69,9 @@ def test_bad_filter_values_are_refused(handle: Handle) -> None:
         assert err.value.type == "bad-request"
 
 
-def test_a_deep_page_is_one_index_range_scan(handle: Handle) -> None:
+def test_a_deep_page_is_one_index_range_scan(tmp_path: Path) -> None:
+    handle = Stores(tmp_path / "store").get("alice", "default", create=True)
+    assert handle is not None
     sql, args = page_query(
         51, TraceFilter(kind="agent", search="x"), ("2026-01-01T00:00:05.000000Z", "urn:x")
     )

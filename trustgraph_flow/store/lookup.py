@@ -108,4 +108,5 @@ def edge_sources(store: QuadStore, edge: ox.Triple) -> list[SourceRef]:
                 ref = chunk_source(store, chunk)
                 if ref is not None and ref not in refs:
                     refs.append(ref)
-    return refs
+    # In document order, not the store's (which differs between backends).
+    return sorted(refs, key=lambda r: (r.document, r.page_number or 0, r.chunk_index or 0, r.chunk))

@@ -54,9 +54,12 @@ from trustgraph_flow.store import (
     query,
     retention,
 )
+from trustgraph_flow.store.backend import Backend, Handle
+from trustgraph_flow.store.remote import RemoteStore, open_server
 from trustgraph_flow.store.sparql_check import check_query
+from trustgraph_flow.store.sparql_http import SparqlServer, StoreUnavailable
 from trustgraph_flow.store.sparql_pool import Snapshots, SparqlPool
-from trustgraph_flow.store.stores import Handle, Stores
+from trustgraph_flow.store.stores import Stores
 from trustgraph_flow.store.writer import write_batch
 
 log = logging.getLogger(__name__)
@@ -75,10 +78,22 @@ class StoreSettings(ProcessorSettings):
     """Seconds after which a SPARQL query is stopped (its worker killed) and answers 'timeout'."""
     sparql_workers: int = Field(default=2, ge=1)
     """Processes running SPARQL queries (each killed at the time limit)."""
+    store_uri: str = ""
+    """A SPARQL 1.1 server holding every collection, e.g. http://oxigraph:7878 (oxigraph serve)
+    or http://fuseki:3030/tg (a Fuseki 6 dataset); empty: embedded pyoxigraph under <data-dir>/store."""
     retention: str = ""
     """Purge traces older than this by itself, e.g. 30d (empty: keep them all)."""
     retention_interval: float = Field(default=3600.0, gt=0)
     """Seconds between retention passes."""
+
+    @field_validator("store_uri")
+    @classmethod
+    def _server(cls, value: str) -> str:
+        if value.strip():
+            SparqlServer(
+                value.strip()
+            )  # not an http(s) URL: stops the processor at start, naming it
+        return value.strip()
 
     @field_validator("retention")
     @classmethod
@@ -90,27 +105,33 @@ class StoreSettings(ProcessorSettings):
 
 @dataclass(frozen=True)
 class State:
-    """The open stores, and the threads and worker processes that work on them."""
+    """The open stores (embedded) or the server's (``store_uri``), and the threads and
+    worker processes that work on them."""
 
-    stores: Stores
-    writer: ThreadPoolExecutor  # one thread: every write, in order
+    stores: Backend
+    writer: ThreadPoolExecutor  # one thread: every write of this process, in order
     readers: ThreadPoolExecutor
-    # SPARQL has threads and worker processes of its own: a runaway query never holds up a
-    # triples or explain read, and is killed at its time limit.
+    # SPARQL has threads and (embedded) worker processes of its own: a runaway query never
+    # holds up a triples or explain read, and is stopped at its time limit.
     sparql: ThreadPoolExecutor
-    sparql_pool: SparqlPool
-    snapshots: Snapshots
+    sparql_pool: SparqlPool | None = None  # embedded only
+    snapshots: Snapshots | None = None  # embedded only
 
-    async def write(self, fn: Callable[[Stores], T]) -> T:
+    async def write(self, fn: Callable[[Backend], T]) -> T:
         """Run ``fn`` on the writer thread (SPARQL snapshots are taken again after it)."""
         try:
             return await asyncio.get_running_loop().run_in_executor(self.writer, fn, self.stores)
         finally:
-            self.snapshots.written()
+            if self.snapshots is not None:
+                self.snapshots.written()
 
-    async def read(self, fn: Callable[[Stores], T]) -> T:
-        """Run ``fn`` on a reader thread."""
-        return await asyncio.get_running_loop().run_in_executor(self.readers, fn, self.stores)
+    async def read(self, fn: Callable[[Backend], T]) -> T:
+        """Run ``fn`` on a reader thread (a store server that cannot be reached answers
+        ``store-unavailable``)."""
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self.readers, fn, self.stores)
+        except StoreUnavailable as exc:
+            raise ServiceError("store-unavailable", str(exc)) from None
 
 
 Ctx = Context[StoreSettings, State]
@@ -131,12 +152,12 @@ def checked(resp: R) -> R:
     return resp
 
 
-async def write(ctx: Ctx, fn: Callable[[Stores], T]) -> T:
+async def write(ctx: Ctx, fn: Callable[[Backend], T]) -> T:
     """Run ``fn`` on the writer thread (SPARQL snapshots are taken again after it)."""
     return await ctx.state.write(fn)
 
 
-async def read(ctx: Ctx, fn: Callable[[Stores], T]) -> T:
+async def read(ctx: Ctx, fn: Callable[[Backend], T]) -> T:
     """Run ``fn`` on a reader thread."""
     return await ctx.state.read(fn)
 
@@ -144,17 +165,7 @@ async def read(ctx: Ctx, fn: Callable[[Stores], T]) -> T:
 @proc.lifespan
 async def open_stores(ctx: Context[StoreSettings]) -> AsyncIterator[State]:
     settings = ctx.settings
-    root = Path(settings.data_dir) / "store"
-    root.mkdir(parents=True, exist_ok=True)
-    state = State(
-        stores=Stores(root, settings.open_stores),
-        writer=ThreadPoolExecutor(1, thread_name_prefix="store-write"),
-        readers=ThreadPoolExecutor(settings.read_threads, thread_name_prefix="store-read"),
-        sparql=ThreadPoolExecutor(settings.sparql_workers, thread_name_prefix="store-sparql"),
-        sparql_pool=SparqlPool(settings.sparql_workers),
-        snapshots=Snapshots(Path(settings.data_dir) / "store-snapshots"),
-    )
-    log.info("store data under %s", root)
+    state = await open_server_backend(settings) if settings.store_uri else open_embedded(settings)
     purging = asyncio.create_task(retain(state, settings)) if settings.retention else None
     try:
         yield state
@@ -164,10 +175,40 @@ async def open_stores(ctx: Context[StoreSettings]) -> AsyncIterator[State]:
             with contextlib.suppress(asyncio.CancelledError):
                 await purging
         state.readers.shutdown(wait=False, cancel_futures=True)
-        state.sparql_pool.close()
+        if state.sparql_pool is not None:
+            state.sparql_pool.close()
         state.sparql.shutdown(wait=False, cancel_futures=True)
         await state.write(lambda stores: stores.close())
         state.writer.shutdown(wait=True)
+
+
+async def open_server_backend(settings: StoreSettings) -> State:
+    """Every collection on the SPARQL server: no state here, so replicas may run side by side.
+
+    An unreachable server is an OSError: the process says so in one line and exits 1.
+    """
+    stores = await asyncio.to_thread(open_server, settings.store_uri, settings.sparql_timeout)
+    return State(
+        stores=stores,
+        writer=ThreadPoolExecutor(1, thread_name_prefix="store-write"),
+        readers=ThreadPoolExecutor(settings.read_threads, thread_name_prefix="store-read"),
+        sparql=ThreadPoolExecutor(settings.sparql_workers, thread_name_prefix="store-sparql"),
+    )
+
+
+def open_embedded(settings: StoreSettings) -> State:
+    """pyoxigraph stores and sqlite indexes under the data directory."""
+    root = Path(settings.data_dir) / "store"
+    root.mkdir(parents=True, exist_ok=True)
+    log.info("store data under %s", root)
+    return State(
+        stores=Stores(root, settings.open_stores),
+        writer=ThreadPoolExecutor(1, thread_name_prefix="store-write"),
+        readers=ThreadPoolExecutor(settings.read_threads, thread_name_prefix="store-read"),
+        sparql=ThreadPoolExecutor(settings.sparql_workers, thread_name_prefix="store-sparql"),
+        sparql_pool=SparqlPool(settings.sparql_workers),
+        snapshots=Snapshots(Path(settings.data_dir) / "store-snapshots"),
+    )
 
 
 async def retain(state: State, settings: StoreSettings) -> None:
@@ -206,7 +247,7 @@ async def store_triples(batch: list[Triples], ctx: Ctx) -> list[Triples]:
 async def triples(req: TriplesQueryRequest, ctx: Ctx) -> AsyncIterator[TriplesQueryResponse]:
     """The matches in one reply, or (``streaming``) in replies of ``batch_size`` triples."""
 
-    def go(stores: Stores) -> TriplesQueryResponse:
+    def go(stores: Backend) -> TriplesQueryResponse:
         with stores.lease(req.user, req.collection) as handle:
             return checked(query.triples_query(handle.store if handle else None, req))
 
@@ -226,10 +267,12 @@ async def triples(req: TriplesQueryRequest, ctx: Ctx) -> AsyncIterator[TriplesQu
 async def sparql(req: SparqlQueryRequest, ctx: Ctx) -> SparqlQueryResponse:
     """Answer within ``sparql_timeout``: past it the query is stopped (``sparql_pool``)."""
     limit = ctx.settings.sparql_timeout
-    pool = ctx.state.sparql_pool
+    pool, snapshots = ctx.state.sparql_pool, ctx.state.snapshots
+    if pool is None or snapshots is None:
+        return await sparql_on_server(req, ctx)
     await asyncio.to_thread(pool.warm_up)  # a worker's start-up is not the query's time
     deadline = time.monotonic() + limit
-    stores, snapshots = ctx.state.stores, ctx.state.snapshots
+    stores = ctx.state.stores
 
     def go() -> SparqlQueryResponse:
         form = check_query(req.query)  # updates, SERVICE and unreadable text never reach pyoxigraph
@@ -242,6 +285,28 @@ async def sparql(req: SparqlQueryRequest, ctx: Ctx) -> SparqlQueryResponse:
 
     work = asyncio.get_running_loop().run_in_executor(ctx.state.sparql, go)
     # The worker is stopped at ``limit``; this answers a query still waiting for a thread.
+    return await bounded(work, limit, grace=1.0)
+
+
+async def sparql_on_server(req: SparqlQueryRequest, ctx: Ctx) -> SparqlQueryResponse:
+    """The query on the server, over the caller's collection only; its time limit is the
+    request's (and the server's own, e.g. ``oxigraph serve --timeout-s``)."""
+    limit = ctx.settings.sparql_timeout
+    stores = ctx.state.stores
+
+    def go() -> SparqlQueryResponse:
+        form = check_query(req.query)  # updates, SERVICE and unreadable text never reach the server
+        try:
+            with stores.lease(req.user, req.collection) as handle:
+                if handle is None:  # syntax is still checked, as on an empty embedded store
+                    return checked(query.sparql(None, req))
+                remote = handle.store
+                assert isinstance(remote, RemoteStore)
+                return checked(remote.sparql(req.query, form, limit))
+        except StoreUnavailable as exc:
+            raise ServiceError("store-unavailable", str(exc)) from None
+
+    work = asyncio.get_running_loop().run_in_executor(ctx.state.sparql, go)
     return await bounded(work, limit, grace=1.0)
 
 
@@ -259,7 +324,7 @@ async def bounded(work: Awaitable[T], limit: float, *, grace: float = 0.0) -> T:
         ) from None
 
 
-def explain_op(stores: Stores, req: ExplainRequest) -> ExplainResponse:
+def explain_op(stores: Backend, req: ExplainRequest) -> ExplainResponse:
     """One explain operation against the caller's collection."""
     if req.operation == "delete-collection":
         stores.drop(req.user, req.collection)

@@ -7,7 +7,7 @@ User strings never become query text: pattern terms are pyoxigraph terms passed 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 from typing import TypeVar
 
@@ -83,7 +83,7 @@ def graph_of(req: TriplesQueryRequest) -> ox.NamedNode | ox.DefaultGraph | None:
 
 
 def sparql(
-    store: QuadStore | None, req: SparqlQueryRequest, deadline: float | None = None
+    store: ox.Store | None, req: SparqlQueryRequest, deadline: float | None = None
 ) -> SparqlQueryResponse:
     """Run a read-only query; updates are refused, syntax errors answered with their position.
 
@@ -122,6 +122,41 @@ def answer(
     finally:
         del result
     raise error
+
+
+def respond(
+    result: bool | list[ox.Triple] | tuple[list[str], list[list[object]]],
+    deadline: float | None,
+    text: str,
+    form: str,
+    term: Callable[[object], object] | None = None,
+) -> SparqlQueryResponse:
+    """The response of results read from a SPARQL server: a boolean (ASK), triples
+    (CONSTRUCT, DESCRIBE) or (variables, rows of terms); ``term`` maps each result term back
+    to the caller's names (a graph's logical name)."""
+    if isinstance(result, bool):
+        return SparqlQueryResponse(query_type="ask", ask_result=result)
+    if isinstance(result, list):
+        return SparqlQueryResponse(
+            query_type="describe" if form == "describe" else "construct",
+            triples=[triple_of(t) for t in in_time(result, deadline)],
+        )
+    order = star_order(text) if "*" in text else None
+    variables, solutions = result
+    index = {v: i for i, v in enumerate(variables)}
+    names = in_order(list(index), order)
+    rows = []
+    try:
+        for solution in in_time(solutions, deadline):
+            found = [solution[index[name]] for name in names]
+            if term is not None:
+                found = [term(v) if v is not None else None for v in found]
+            rows.append(
+                SparqlBinding(values=[from_ox(v) if v is not None else None for v in found])  # type: ignore[arg-type]
+            )
+    except ValueError as exc:
+        raise ServiceError("sparql-result", f"a result term cannot be sent: {exc}") from None
+    return SparqlQueryResponse(query_type="select", variables=names, bindings=rows)
 
 
 def in_time(rows: Iterable[T], deadline: float | None) -> Iterator[T]:

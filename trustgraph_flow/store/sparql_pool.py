@@ -26,10 +26,13 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+import pyoxigraph as ox
+
 from trustgraph_base.errors import ServiceError
 from trustgraph_base.schema.store import SparqlQueryResponse
 from trustgraph_base.wire import decode
-from trustgraph_flow.store.stores import Handle, safe_name
+from trustgraph_flow.store.backend import Handle
+from trustgraph_flow.store.stores import safe_name
 
 log = logging.getLogger(__name__)
 
@@ -225,6 +228,7 @@ class Snapshots:
                 return None
             path = self.root / safe_name("u", key[0]) / safe_name("c", key[1]) / uuid.uuid4().hex
             path.parent.mkdir(parents=True, exist_ok=True)
+            assert isinstance(handle.store, ox.Store)  # snapshots are of embedded stores only
             handle.store.backup(str(path))
             snap = Snapshot(path, self.generation, users=1)
             self._latest[key] = snap

@@ -1,0 +1,127 @@
+"""The server backend on a real ``oxigraph serve``: isolation, logical graph names, idempotent
+writes (replayed, and raced by two replicas), blank nodes, an unreachable server, the setting."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+
+import pydantic
+import pytest
+
+from tests.integration.test_store_support import graph_rag, labels, msg
+from tests.support.sparql_server import oxigraph_server
+from trustgraph_base.messaging import free_port
+from trustgraph_base.rdf.terms import BlankTerm, Triple, iri, lit
+from trustgraph_base.schema import ExplainRequest, TriplesQueryRequest
+from trustgraph_flow.store import query
+from trustgraph_flow.store.processor import StoreSettings, explain_op
+from trustgraph_flow.store.remote import RemoteStore, RemoteStores, rename_graphs, scope_iri
+from trustgraph_flow.store.sparql_check import check_query
+from trustgraph_flow.store.sparql_http import SparqlServer, StoreUnavailable
+from trustgraph_flow.store.writer import write_batch
+
+
+@pytest.fixture
+def url() -> Iterator[str]:
+    with oxigraph_server() as found:
+        yield found
+
+
+@pytest.fixture
+def stores(url: str) -> Iterator[RemoteStores]:
+    backend = RemoteStores(SparqlServer(url))
+    yield backend
+    backend.close()
+
+
+def ask(stores: RemoteStores, user: str, text: str) -> query.SparqlQueryResponse:
+    with stores.lease(user, "default") as handle:
+        assert handle is not None and isinstance(handle.store, RemoteStore)
+        return handle.store.sparql(text, check_query(text), 10)
+
+
+def count(stores: RemoteStores) -> int:
+    """Every quad on the server but the registry's."""
+    rows = stores.server.rows(
+        "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } FILTER(?g != <urn:tg:store:registry>) }"
+    )
+    return int(rows[0]["n"].value)
+
+
+def test_a_query_sees_only_its_own_collection_in_logical_graph_names(
+    stores: RemoteStores,
+) -> None:
+    write_batch(stores, [msg(graph_rag("a1", 1), user="alice"), msg(labels(), user="bob")])
+    mine = ask(stores, "alice", "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }")
+    assert [b.values[0].i for b in mine.bindings] == ["urn:graph:retrieval"]  # type: ignore[union-attr]
+    q = "SELECT (COUNT(*) AS ?n) WHERE { GRAPH <urn:graph:retrieval> { ?s ?p ?o } }"
+    assert int(ask(stores, "alice", q).bindings[0].values[0].v) > 10  # type: ignore[union-attr]
+    assert ask(stores, "bob", q).bindings[0].values[0].v == "0"  # type: ignore[union-attr]
+    # Naming alice's physical graphs, or asking for them with FROM, still sees only bob's.
+    theirs = f"{scope_iri('alice', 'default')}:g:urn:graph:retrieval"
+    for text in (
+        f"SELECT * WHERE {{ GRAPH <{theirs}> {{ ?s ?p ?o }} }}",
+        f"SELECT * FROM <{theirs}> FROM NAMED <{theirs}> WHERE {{ {{ ?s ?p ?o }} UNION {{ GRAPH ?g {{ ?s ?p ?o }} }} FILTER(isIRI(?s) && CONTAINS(STR(?s), 'question')) }}",
+    ):
+        assert ask(stores, "bob", text).bindings == []
+    # The default graph is the collection's own; the index graph is never visible.
+    labelled = ask(stores, "bob", "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }")
+    assert labelled.bindings[0].values[0].v == str(len(labels()))  # type: ignore[union-attr]
+
+
+def test_replayed_and_raced_batches_leave_one_copy(url: str, stores: RemoteStores) -> None:
+    batch = [msg(graph_rag(f"g{n}", n)) for n in range(5)]
+    write_batch(stores, batch)
+    once = count(stores)
+    replicas = [RemoteStores(SparqlServer(url)) for _ in range(2)]
+    threads = [threading.Thread(target=write_batch, args=(r, batch)) for r in replicas]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert count(stores) == once
+    listed = explain_op(stores, ExplainRequest(operation="list-traces", user="alice"))
+    assert [t.id.rsplit(":", 1)[1] for t in listed.traces] == ["g4", "g3", "g2", "g1", "g0"]
+    for r in replicas:
+        r.close()
+
+
+def test_blank_nodes_keep_their_identity(stores: RemoteStores) -> None:
+    node = BlankTerm(d="b1")
+    triples = [
+        Triple(s=node, p=iri("urn:p"), o=lit("x")),
+        Triple(s=iri("urn:s"), p=iri("urn:q"), o=node),
+    ]
+    write_batch(stores, [msg(triples)])
+    write_batch(stores, [msg(triples)])  # redelivered
+    assert count(stores) == 2
+    with stores.lease("alice", "default") as handle:
+        assert handle is not None
+        found = query.triples_query(handle.store, TriplesQueryRequest(s=node, user="alice"))
+    assert [(t.s, t.o) for t in found.triples] == [(node, lit("x"))]
+
+
+def test_renaming_touches_only_graph_iris_outside_strings_and_comments() -> None:
+    names = {"urn:graph:source": "urn:x:g:urn:graph:source"}
+    text = (
+        "SELECT ?s WHERE { GRAPH <urn:graph:source> { ?s ?p '<urn:graph:source>' } "
+        '# <urn:graph:source>\n FILTER(?s != """<urn:graph:source>""") }'
+    )
+    assert rename_graphs(text, names) == text.replace(
+        "GRAPH <urn:graph:source>", "GRAPH <urn:x:g:urn:graph:source>", 1
+    )
+
+
+def test_an_unreachable_server_leaves_the_batch_to_be_redelivered() -> None:
+    down = RemoteStores(SparqlServer(f"http://127.0.0.1:{free_port()}", timeout=2))
+    batch = [msg(graph_rag("g1", 1))]
+    assert write_batch(down, batch).retry == batch
+    with pytest.raises(StoreUnavailable, match="unreachable"), down.lease("alice", "default"):
+        pass
+
+
+def test_the_setting_must_be_an_http_url() -> None:
+    with pytest.raises(pydantic.ValidationError, match="not an http"):
+        StoreSettings(store_uri="ftp://example.org/sparql")
+    assert StoreSettings(store_uri=" http://oxigraph:7878 ").store_uri == "http://oxigraph:7878"

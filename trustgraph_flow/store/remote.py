@@ -1,0 +1,347 @@
+"""The server backend: every collection in named graphs of one SPARQL 1.1 server.
+
+A (user, collection) is a *scope*: ``urn:tg:store:<user>:<collection>`` with both names
+percent-encoded (``quote(…, safe="")``: injective, and never a ``:``), so distinct names
+give distinct graphs by construction. Its logical graphs are physical named graphs:
+
+    default graph            <scope>:default
+    <urn:graph:source> etc.  <scope>:g:urn:graph:source
+    the trace index          <scope>:index          (graph_index.py)
+
+and the registry graph ``urn:tg:store:registry`` names each scope's user and collection
+(written in the same transaction as every batch, so a collection exists once it has data).
+Nothing is kept in the processor: several replicas can serve one server. Writes are
+``INSERT DATA`` (a set: replaying or racing the same batch changes nothing); a batch is
+one update request, so one transaction.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
+from urllib.parse import quote, unquote
+
+import pyoxigraph as ox
+
+from trustgraph_base.errors import ServiceError
+from trustgraph_base.schema.store import SparqlQueryResponse
+from trustgraph_flow.store.backend import Handle
+from trustgraph_flow.store.convert import DEFAULT_GRAPH, OxGraph, named
+from trustgraph_flow.store.graph_index import GraphIndex
+from trustgraph_flow.store.sparql_http import (
+    SparqlServer,
+    StoreRefused,
+    StoreUnavailable,
+    literal,
+    refused,
+    term,
+)
+
+log = logging.getLogger(__name__)
+
+PREFIX = "urn:tg:store:"
+REGISTRY = named(PREFIX + "registry")
+_USER, _COLLECTION = named(PREFIX + "user"), named(PREFIX + "collection")
+
+
+BNODE = "urn:tg:bnode:"  # blank nodes are stored as these IRIs (skolemised) and read back as blank nodes
+
+
+def skolem(t: Any) -> Any:
+    """A term with its blank nodes as IRIs: SPARQL Update makes a fresh node of every ``_:x``
+    (a replayed batch would duplicate it), and a query cannot name a stored one."""
+    if isinstance(t, ox.BlankNode):
+        return named(BNODE + quote(t.value, safe=""))
+    if isinstance(t, ox.Triple):
+        return ox.Triple(skolem(t.subject), t.predicate, skolem(t.object))
+    return t
+
+
+def unskolem(t: Any) -> Any:
+    """The stored form of a term back as written (``skolem`` undone)."""
+    if isinstance(t, ox.NamedNode) and t.value.startswith(BNODE):
+        return ox.BlankNode(unquote(t.value[len(BNODE) :]))
+    if isinstance(t, ox.Triple):
+        return ox.Triple(unskolem(t.subject), t.predicate, unskolem(t.object))
+    return t
+
+
+def scope_iri(user: str, collection: str) -> str:
+    return f"{PREFIX}{quote(user, safe='')}:{quote(collection, safe='')}"
+
+
+class Scope:
+    """The physical graph names of one collection."""
+
+    def __init__(self, user: str, collection: str) -> None:
+        self.user, self.collection = user, collection
+        self.iri = scope_iri(user, collection)
+        self.default = named(self.iri + ":default")
+        self.index = named(self.iri + ":index")
+        self._named = self.iri + ":g:"
+
+    def physical(self, g: OxGraph) -> ox.NamedNode:
+        if isinstance(g, ox.DefaultGraph):
+            return self.default
+        if isinstance(g, ox.BlankNode):
+            raise ValueError("a blank node graph name cannot be stored on a SPARQL server")
+        return named(self._named + g.value)
+
+    def logical(self, g: ox.NamedNode) -> OxGraph | None:
+        """The logical graph of a physical name of this scope (None: not one of its data graphs)."""
+        if g == self.default:
+            return DEFAULT_GRAPH
+        if g.value.startswith(self._named):
+            return named(g.value[len(self._named) :])
+        return None
+
+    def filter(self, var: str) -> str:
+        """A FILTER keeping ``?var`` to this scope's data graphs (not its index)."""
+        return (
+            f"FILTER(?{var} = {term(self.default)} || "
+            f"STRSTARTS(STR(?{var}), {literal(self._named)}))"
+        )
+
+    def registry(self) -> list[ox.Quad]:
+        s = named(self.iri)
+        return [
+            ox.Quad(s, _USER, ox.Literal(self.user), REGISTRY),
+            ox.Quad(s, _COLLECTION, ox.Literal(self.collection), REGISTRY),
+        ]
+
+
+def insert_data(quads: Iterable[ox.Quad], op: str = "INSERT DATA") -> str:
+    """``INSERT DATA`` (or ``DELETE DATA``) of physical quads, grouped by graph."""
+    by_graph: dict[ox.NamedNode, list[str]] = defaultdict(list)
+    for q in quads:
+        assert isinstance(q.graph_name, ox.NamedNode)
+        by_graph[q.graph_name].append(f"{term(q.subject)} {term(q.predicate)} {term(q.object)} .")
+    body = " ".join(f"GRAPH {term(g)} {{ {' '.join(lines)} }}" for g, lines in by_graph.items())
+    return f"{op} {{ {body} }}"
+
+
+class RemoteStore:
+    """One collection's ``QuadStore`` on the server, in its logical graph names."""
+
+    def __init__(self, server: SparqlServer, scope: Scope, *, register: bool = False) -> None:
+        self.server = server
+        self.scope = scope
+        self._register = register  # a writer's lease: every write names the collection too
+
+    def quads_for_pattern(
+        self,
+        subject: ox.NamedNode | ox.BlankNode | ox.Triple | None,
+        predicate: ox.NamedNode | None,
+        object: ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple | None,
+        graph_name: OxGraph | None = None,
+    ) -> Iterator[ox.Quad]:
+        parts = [
+            term(skolem(t)) if t is not None else f"?{v}"
+            for t, v in ((subject, "s"), (predicate, "p"), (object, "o"))
+        ]
+        pattern = " ".join(parts)
+        if graph_name is None:
+            query = f"SELECT * WHERE {{ GRAPH ?g {{ {pattern} }} {self.scope.filter('g')} }}"
+        else:
+            query = f"SELECT * WHERE {{ GRAPH {term(self.scope.physical(graph_name))} {{ {pattern} }} }}"
+        for row in self.server.rows(query):
+            g = self.scope.logical(row["g"]) if graph_name is None else graph_name
+            if g is None:
+                continue
+            yield ox.Quad(
+                subject if subject is not None else unskolem(row["s"]),
+                predicate if predicate is not None else row["p"],
+                object if object is not None else unskolem(row["o"]),
+                g,
+            )
+
+    def _physical(self, quads: Iterable[ox.Quad]) -> list[ox.Quad]:
+        return [
+            ox.Quad(
+                skolem(q.subject), q.predicate, skolem(q.object), self.scope.physical(q.graph_name)
+            )
+            for q in quads
+        ]
+
+    def extend(self, quads: Iterable[ox.Quad]) -> None:
+        """Write the quads in one transaction (and, on a writer's lease, the registry entry)."""
+        found = self._physical(quads)
+        if self._register:
+            found += self.scope.registry()
+        if found:
+            self.server.update(insert_data(found))
+
+    def load(self, input: str, format: ox.RdfFormat) -> None:
+        """Parse here (``SyntaxError`` for a refused term, as pyoxigraph's ``Store.load``), then write."""
+        self.extend(ox.parse(input, format))
+
+    def __contains__(self, quad: ox.Quad) -> bool:
+        q = self._physical([quad])[0]
+        assert isinstance(q.graph_name, ox.NamedNode)
+        return self.server.ask(
+            f"ASK {{ GRAPH {term(q.graph_name)} {{ {term(q.subject)} {term(q.predicate)} {term(q.object)} }} }}"
+        )
+
+    def remove(self, quad: ox.Quad) -> None:
+        self.remove_all([quad])
+
+    def remove_all(self, quads: Iterable[ox.Quad]) -> None:
+        found = self._physical(quads)
+        if found:
+            self.server.update(insert_data(found, "DELETE DATA"))
+
+    def flush(self) -> None:
+        pass
+
+    def sparql(self, text: str, form: str, timeout: float) -> SparqlQueryResponse:
+        """The caller's checked query over this collection only (the protocol's dataset)."""
+        from trustgraph_flow.store.query import respond
+
+        graphs = self.graphs()
+        text = rename_graphs(text, {g.value: self.scope.physical(g).value for g in graphs})
+        default = [self.scope.default.value]
+        names = [self.scope.physical(g).value for g in graphs]
+        started = time.monotonic()
+        result: bool | list[ox.Triple] | tuple[list[str], list[list[object]]]
+        try:
+            if form in ("construct", "describe"):
+                result = self.server.construct(text, default=default, named=names, timeout=timeout)
+            else:
+                found = self.server.select(text, default=default, named=names, timeout=timeout)
+                result = _plain(found)
+                del found  # pyoxigraph results stay on the thread that made them
+        except StoreRefused as exc:
+            raise refused(exc) from None
+        except TimeoutError:
+            raise ServiceError(
+                "timeout",
+                f"the query did not finish within {timeout:g} s and was stopped: narrow it or add a LIMIT",
+            ) from None
+        except StoreUnavailable as exc:
+            raise ServiceError("sparql-error", str(exc)) from None
+        if isinstance(result, list):
+            result = [unskolem(t) for t in result]
+        return respond(result, started + timeout, text, form, self.logical)
+
+    def logical(self, node: object) -> object:
+        """A result term as the caller wrote it: a graph's logical name, a blank node's label."""
+        if isinstance(node, ox.NamedNode) and not node.value.startswith(BNODE):
+            g = self.scope.logical(node)
+            return g if isinstance(g, ox.NamedNode) else node
+        return unskolem(node)
+
+    def graphs(self) -> list[ox.NamedNode]:
+        """The collection's logical named graphs."""
+        rows = self.server.rows(f"SELECT ?g WHERE {{ GRAPH ?g {{}} {self.scope.filter('g')} }}")
+        found = [self.scope.logical(r["g"]) for r in rows]
+        return [g for g in found if isinstance(g, ox.NamedNode)]
+
+
+def _plain(
+    found: ox.QuerySolutions | ox.QueryBoolean,
+) -> bool | tuple[list[str], list[list[object]]]:
+    if isinstance(found, ox.QueryBoolean):
+        return bool(found)
+    variables = [v.value for v in found.variables]
+    return variables, [[sol[i] for i in range(len(variables))] for sol in found]
+
+
+_IRIREF = re.compile(r'<([^<>"{}|^`\\\x00-\x20]*)>')
+
+
+def rename_graphs(text: str, names: dict[str, str]) -> str:
+    """The query with each ``<iri>`` naming one of the collection's graphs written as its physical name.
+
+    Only IRI tokens outside strings and comments are touched; anything not renamed still
+    cannot reach another collection (the protocol's dataset holds this one's graphs only).
+    """
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "#":
+            end = text.find("\n", i)
+            end = n if end < 0 else end
+            out.append(text[i:end])
+            i = end
+        elif c in "\"'":
+            quote_ = text[i : i + 3] if text[i : i + 3] in ('"""', "'''") else c
+            j = i + len(quote_)
+            while j < n and not text.startswith(quote_, j):
+                j += 2 if text[j] == "\\" else 1
+            end = min(n, j + len(quote_))
+            out.append(text[i:end])
+            i = end
+        elif c == "<" and (m := _IRIREF.match(text, i)):
+            iri = m.group(1)
+            out.append(f"<{names[iri]}>" if iri in names else m.group(0))
+            i = m.end()
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+class RemoteStores:
+    """The ``Backend`` of a SPARQL server: a handle is made per lease, nothing is cached."""
+
+    def __init__(self, server: SparqlServer) -> None:
+        self.server = server
+
+    def handle(self, user: str, collection: str, *, register: bool = False) -> Handle:
+        scope = Scope(user, collection)
+        store = RemoteStore(self.server, scope, register=register)
+        return Handle((user, collection), None, store, GraphIndex(self.server, scope.index))
+
+    def exists(self, user: str, collection: str) -> bool:
+        return self.server.ask(
+            f"ASK {{ GRAPH {term(REGISTRY)} {{ {term(named(scope_iri(user, collection)))} ?p ?o }} }}"
+        )
+
+    @contextmanager
+    def lease(self, user: str, collection: str, *, create: bool = False) -> Iterator[Handle | None]:
+        if not create and not self.exists(user, collection):
+            yield None
+            return
+        yield self.handle(user, collection, register=create)
+
+    def get(self, user: str, collection: str, *, create: bool = False) -> Handle | None:
+        with self.lease(user, collection, create=create) as handle:
+            return handle
+
+    def scopes(self) -> list[tuple[str, str]]:
+        rows = self.server.rows(
+            f"SELECT ?u ?c WHERE {{ GRAPH {term(REGISTRY)} {{ ?s {term(_USER)} ?u ; {term(_COLLECTION)} ?c }} }}"
+        )
+        return sorted({(r["u"].value, r["c"].value) for r in rows})
+
+    def drop(self, user: str, collection: str) -> bool:
+        """Drop every graph of the collection and its registry entry; False when there was none."""
+        scope = Scope(user, collection)
+        if not self.exists(user, collection):
+            return False
+        rows = self.server.rows(
+            f"SELECT ?g WHERE {{ GRAPH ?g {{}} FILTER(STRSTARTS(STR(?g), {literal(scope.iri + ':')})) }}"
+        )
+        ops = [f"DROP SILENT GRAPH {term(r['g'])}" for r in rows]
+        ops.append(
+            f"DELETE WHERE {{ GRAPH {term(REGISTRY)} {{ {term(named(scope.iri))} ?p ?o }} }}"
+        )
+        self.server.update(" ;\n".join(ops))
+        return True
+
+    def close(self) -> None:
+        self.server.close()
+
+
+def open_server(uri: str, timeout: float) -> RemoteStores:
+    """The server backend for ``store_uri``, once the server answers."""
+    server = SparqlServer(uri, timeout)
+    server.wait_ready()
+    log.info("store on the SPARQL server %s", uri)
+    return RemoteStores(server)
