@@ -28,6 +28,7 @@ BENCHMARKS = [
     "bench_cli_start",
     "bench_realmodel",
     "bench_viewer",
+    "bench_trace_list",
 ]
 
 
