@@ -125,3 +125,14 @@ def test_the_setting_must_be_an_http_url() -> None:
     with pytest.raises(pydantic.ValidationError, match="not an http"):
         StoreSettings(store_uri="ftp://example.org/sparql")
     assert StoreSettings(store_uri=" http://oxigraph:7878 ").store_uri == "http://oxigraph:7878"
+
+
+def test_a_deleted_trace_leaves_nothing_behind(stores: RemoteStores) -> None:
+    write_batch(stores, [msg(graph_rag("g1", 1)), msg(graph_rag("g2", 2))])
+    before = count(stores)
+    gone = explain_op(stores, ExplainRequest(operation="delete-trace", id="g1", user="alice"))
+    assert [t.id.rsplit(":", 1)[1] for t in gone.deleted] == ["g1"]
+    listed = explain_op(stores, ExplainRequest(operation="list-traces", user="alice"))
+    assert [t.id.rsplit(":", 1)[1] for t in listed.traces] == ["g2"]
+    left = ask(stores, "alice", "ASK { GRAPH ?g { ?s ?p ?o FILTER(CONTAINS(STR(?s), 'g1')) } }")
+    assert left.ask_result is False and count(stores) < before

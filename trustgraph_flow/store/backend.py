@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import pyoxigraph as ox
 
@@ -49,6 +49,22 @@ class QuadStore(Protocol):
     def load(self, input: str, format: ox.RdfFormat) -> None: ...
 
     def flush(self) -> None: ...
+
+
+@runtime_checkable
+class BatchRemover(Protocol):
+    """A store that removes many quads in one request (the server backend's ``RemoteStore``)."""
+
+    def remove_all(self, quads: Iterable[ox.Quad]) -> None: ...
+
+
+def remove_quads(store: QuadStore, quads: list[ox.Quad]) -> None:
+    """Remove the quads: one request on a server, one by one on a pyoxigraph store."""
+    if isinstance(store, BatchRemover):
+        store.remove_all(quads)
+        return
+    for q in quads:
+        store.remove(q)
 
 
 class Index(Protocol):

@@ -29,7 +29,7 @@ from trustgraph_base.schema.explain import (
     TraceSummary,
     TraceView,
 )
-from trustgraph_flow.store.backend import Handle, QuadStore
+from trustgraph_flow.store.backend import Handle, QuadStore, remove_quads
 from trustgraph_flow.store.convert import OxObject, named, value_of
 from trustgraph_flow.store.erasure import removals
 from trustgraph_flow.store.index import TraceFilter, TraceRow, sort_key
@@ -335,9 +335,12 @@ def delete_trace(handle: Handle | None, trace_id: str) -> list[str]:
         current = pending.pop()
         roots.append(current)
         pending.extend(s.id for s in handle.index.subtraces(current) if s.id not in roots)
-    for r in roots:
-        for uri in handle.index.entities(r):
-            for q in list(handle.store.quads_for_pattern(named(uri), None, None, RETRIEVAL)):
-                handle.store.remove(q)
+    quads = [
+        q
+        for r in roots
+        for uri in handle.index.entities(r)
+        for q in handle.store.quads_for_pattern(named(uri), None, None, RETRIEVAL)
+    ]
+    remove_quads(handle.store, quads)  # on a server: one request, not one per quad
     handle.index.forget(roots)  # after the store: a crash here leaves the trace deletable again
     return roots
