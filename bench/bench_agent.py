@@ -9,6 +9,9 @@ agent with ``explainable`` on, then off. The agent is given K knowledge-query to
 stand-in never helps, so the offline policy tries each once: every session is exactly K
 iterations (K+1 LLM calls) and, with explainability, K+2 trace messages. Sessions run one
 after another, streamed; each mode gets a fresh topic prefix and warm-up sessions first.
+Beside the wall time, the CPU time each mode used (this process, with the store's
+catching up included, plus the broker process) is printed per iteration: on a machine
+shared with other work the wall time swings with the load, the CPU time much less.
 With explainability on, the time until the store has committed the last conclusion is
 printed too (the agent does not wait for the store; the store runs in this event loop and
 competes for the same CPU, as it would on one machine). ``--without-store`` leaves the
@@ -22,6 +25,7 @@ import argparse
 import asyncio
 import json
 import logging
+import os
 import statistics
 import tempfile
 import time
@@ -85,6 +89,11 @@ class Run:
     iterations: int
     seconds: float
     drain_seconds: float | None = None
+    cpu_seconds: float = 0.0  # this process and the broker, until the store has caught up
+
+    @property
+    def cpu_ms_per_iteration(self) -> float:
+        return 1000 * self.cpu_seconds / (self.sessions * self.iterations)
 
     @property
     def per_second(self) -> float:
@@ -154,8 +163,28 @@ async def committed(bus: Bus, topics: Topics, final_uri: str, timeout: float = 1
         await client.close()
 
 
+def cpu_seconds(broker_pid: int | None) -> float:
+    """CPU time used so far by this process (all its threads) and the broker process."""
+    used = time.process_time()
+    if broker_pid is not None:
+        try:
+            fields = Path(f"/proc/{broker_pid}/stat").read_text().rsplit(")", 1)[1].split()
+            used += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, ValueError, IndexError):
+            pass  # not Linux: this process only
+    return used
+
+
 async def measure(
-    url: str, work: Path, *, explainable: bool, sessions: int, k: int, warmup: int, with_store: bool
+    url: str,
+    work: Path,
+    *,
+    explainable: bool,
+    sessions: int,
+    k: int,
+    warmup: int,
+    with_store: bool,
+    broker_pid: int | None = None,
 ) -> Run:
     """One mode on a fresh prefix and store: warm up, then time ``sessions`` sessions."""
     stack = Stack(url, work / uuid.uuid4().hex[:8], explainable, k, with_store)
@@ -166,6 +195,7 @@ async def measure(
     try:
         for i in range(warmup):
             await session(client, f"warm{i}")
+        cpu = cpu_seconds(broker_pid)
         started = time.perf_counter()
         for i in range(sessions):
             last = await session(client, f"s{i}")
@@ -175,6 +205,7 @@ async def measure(
         if explainable and with_store:
             await committed(bus, topics, f"urn:trustgraph:agent:s{sessions - 1}/final")
             run.drain_seconds = time.perf_counter() - started - seconds
+        run.cpu_seconds = cpu_seconds(broker_pid) - cpu
         return run
     finally:
         await client.close()
@@ -188,15 +219,22 @@ def report(runs: list[Run], k: int) -> None:
     print(
         f"\n{k} iterations per session ({k + 1} LLM calls; with explainability {k + 2} trace messages)"
     )
-    print(f"{'mode':<20}{'sessions/s':>12}{'ms/iteration':>15}{'ms/session':>13}")
+    print(f"{'mode':<20}{'sessions/s':>12}{'ms/iteration':>15}{'ms/session':>13}{'CPU ms/it':>12}")
     for name, group in (("explainability off", off), ("explainability on", on)):
         per_s = statistics.median(r.per_second for r in group)
         ms_it = statistics.median(r.ms_per_iteration for r in group)
-        print(f"{name:<20}{per_s:>12.1f}{ms_it:>15.2f}{ms_it * k:>13.2f}")
+        cpu_it = statistics.median(r.cpu_ms_per_iteration for r in group)
+        print(f"{name:<20}{per_s:>12.1f}{ms_it:>15.2f}{ms_it * k:>13.2f}{cpu_it:>12.2f}")
     ms_on = statistics.median(r.ms_per_iteration for r in on)
     ms_off = statistics.median(r.ms_per_iteration for r in off)
+    cpu_on = statistics.median(r.cpu_ms_per_iteration for r in on)
+    cpu_off = statistics.median(r.cpu_ms_per_iteration for r in off)
     print(
         f"overhead per iteration: {ms_on - ms_off:+.2f} ms; on/off time ratio {ms_on / ms_off:.2f}x"
+    )
+    print(
+        f"CPU per iteration (this process + broker): {cpu_on - cpu_off:+.2f} ms "
+        f"({cpu_on:.2f} vs {cpu_off:.2f}); load average {os.getloadavg()[0]:.1f}"
     )
     summary(
         "provenance overhead per agent iteration",
@@ -229,6 +267,7 @@ async def main_async(sessions: int, k: int, rounds: int, *, warmup: int, with_st
                         k=k,
                         warmup=warmup,
                         with_store=with_store,
+                        broker_pid=broker.proc.pid if broker.proc else None,
                     )
                     runs.append(run)
                     mode = "on " if explainable else "off"

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from functools import cache
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from trustgraph_base.errors import WireError
 from trustgraph_base.rdf.terms import iri_fault
@@ -17,6 +19,27 @@ TOO_DEEP = "nested too deeply"
 def encode(model: BaseModel) -> bytes:
     """Serialise a message to its JSON wire form (absent optionals omitted)."""
     return model.model_dump_json(by_alias=True, exclude_none=True).encode()
+
+
+def encode_pack(models: Sequence[BaseModel]) -> bytes:
+    """Several messages as one payload: the JSON array of their wire forms (``decode_pack``)."""
+    return b"[" + b",".join(encode(m) for m in models) + b"]"
+
+
+@cache
+def _pack_of(cls: type[M]) -> TypeAdapter[list[M]]:
+    return TypeAdapter(list[cls])  # type: ignore[valid-type]
+
+
+def decode_pack(cls: type[M], data: bytes | str) -> list[M]:
+    """The messages of an ``encode_pack`` payload, parsed and validated in one pass;
+    ``WireError`` naming the first bad field (its path starts with the item's index)."""
+    try:
+        return _pack_of(cls).validate_json(data)
+    except ValidationError as exc:
+        if exc.errors(include_url=False)[0]["type"] == "json_invalid":
+            raise WireError(f"malformed JSON: {json_fault(data)}") from None
+        raise WireError(describe(exc)) from None
 
 
 def to_json(model: BaseModel) -> Any:

@@ -9,12 +9,13 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import RunningProcessors
-from trustgraph_base.errors import RequestTimeout, ServiceError
+from trustgraph_base.errors import RequestTimeout, ServiceError, WireError
 from trustgraph_base.messaging import Bus, Context, Processor, RequestClient, Topic, Topics
 from trustgraph_base.messaging.bus import broker_auth
 from trustgraph_base.messaging.services import TEXT_COMPLETION
 from trustgraph_base.schema import Metadata, TextCompletionRequest, TextCompletionResponse, Triples
 from trustgraph_base.settings import ProcessorSettings
+from trustgraph_base.wire import decode_pack, encode
 
 
 def echo_processor() -> Processor[ProcessorSettings]:
@@ -48,6 +49,37 @@ async def test_streamed_reply(
         await client.request(TextCompletionRequest(prompt="fail"), timeout=10)
     assert err.value.type == "llm-error"
     await client.close()
+
+
+async def test_replies_ready_together_travel_as_one_message(
+    processors: RunningProcessors, settings: ProcessorSettings, bus: Bus, topics: Topics
+) -> None:
+    """A handler that yields several replies without pausing sends them as one message (the
+    ``pack`` property, a JSON array in order), which a RequestClient hands out one by one."""
+    await processors.start(echo_processor(), settings)
+    reply_topic = topics.topic("packed-replies")
+    replies = await bus.subscribe(reply_topic, "inspect")
+    await bus.publish(
+        topics.request(TEXT_COMPLETION),
+        TextCompletionRequest(prompt="one two three"),
+        {"id": "p1", "reply-to": reply_topic},
+    )
+    msg = await asyncio.wait_for(replies.receive(), 10)
+    assert (msg.properties()["id"], msg.properties()["pack"]) == ("p1", "3")
+    got = decode_pack(TextCompletionResponse, msg.data())
+    assert [(r.response, r.end_of_stream) for r in got] == [
+        ("one", False), ("two", False), ("three", True),
+    ]  # fmt: skip
+    client = RequestClient(bus, topics, TEXT_COMPLETION, "pack-tester")
+    pieces = [r.response async for r in client.stream(TextCompletionRequest(prompt="a b c d"))]
+    assert pieces == ["a", "b", "c", "d"]
+    await client.close()
+
+
+def test_a_pack_with_a_bad_reply_names_its_place() -> None:
+    good = encode(TextCompletionResponse(response="fine"))
+    with pytest.raises(WireError, match=r"^1\.in_token: "):
+        decode_pack(TextCompletionResponse, b"[" + good + b',{"in_token": "many"}]')
 
 
 async def test_malformed_request_is_answered_and_dead_lettered(

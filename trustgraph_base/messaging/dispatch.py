@@ -15,7 +15,7 @@ import inspect
 import logging
 from abc import ABC, abstractmethod
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -27,11 +27,12 @@ from trustgraph_base.messaging.context import Context
 from trustgraph_base.messaging.requests import expired
 from trustgraph_base.messaging.services import ServiceSpec, Topics
 from trustgraph_base.schema.core import Error, Response
-from trustgraph_base.wire import decode
+from trustgraph_base.wire import decode, encode_pack
 
 log = logging.getLogger(__name__)
 
 TAKEN_MAX = 10_000  # request ids remembered per subscription for duplicate deliveries
+PACK_MAX = 16  # replies held together in one message at most
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -216,28 +217,42 @@ class ServiceRunner(_OneByOne):
         if len(self.taken) > TAKEN_MAX:
             self.taken.popitem(last=False)
 
-        async def reply(resp: Response) -> None:
-            await self.ctx.bus.publish(reply_to, resp, {"id": rid})
+        async def reply(resps: Sequence[Response]) -> None:
+            if len(resps) == 1:
+                await self.ctx.bus.publish(reply_to, resps[0], {"id": rid})
+            else:  # replies ready together: one message (RequestClient unpacks it)
+                await self.ctx.bus.publish(
+                    reply_to, encode_pack(resps), {"id": rid, "pack": str(len(resps))}
+                )
 
         request = self._decode(msg)
         if isinstance(request, Exception):
             if isinstance(request, WireError):
                 error = Error(type="bad-request", message=str(request))
-                await reply(self.spec.response(error=error))
+                await reply([self.spec.response(error=error)])
             await self._dead_letter(msg)
             return
         await self._answer(request, reply)
         await self.consumer.acknowledge(msg)
 
     async def _answer(
-        self, request: BaseModel, reply: Callable[[Response], Awaitable[None]]
+        self, request: BaseModel, reply: Callable[[Sequence[Response]], Awaitable[None]]
     ) -> None:
         # A stream's replies before its last are sent without waiting for each receipt: the
         # handler goes on while they travel, in order on one producer (tasks start in the
-        # order made). Every one is persisted before the last reply (or an error) is sent,
-        # and so before the request is acked.
+        # order made). Replies the handler yields without pausing in between are held until
+        # it pauses and go as one message. The last reply goes after every earlier one (in
+        # their message when they were held with it); an error reply only once every
+        # earlier one is persisted; the request is acked only once all of them are.
         spec = self.spec
         sending: list[asyncio.Task[None]] = []
+        held: list[Response] = []
+
+        def flush() -> None:
+            if held:
+                sending.append(asyncio.ensure_future(reply(held[:])))
+                held.clear()
+
         try:
             result = self.route.handler(request, self.ctx)
             if inspect.isasyncgen(result):
@@ -247,20 +262,27 @@ class ServiceRunner(_OneByOne):
                     if resp.end_of_stream:
                         last = resp
                         break
-                    sending.append(asyncio.ensure_future(reply(resp)))
+                    if not held:  # sent once the handler pauses (or ends)
+                        asyncio.get_running_loop().call_soon(flush)
+                    held.append(resp)
+                    if len(held) == PACK_MAX:  # a handler that never pauses: bounded messages
+                        flush()
+                held.append(last)
+                flush()
                 while sending:
                     await sending.pop(0)  # raises BrokerUnavailable if one was not persisted
-                await reply(last)
             else:
-                await reply(await result)
+                await reply([await result])
         except ServiceError as exc:
+            flush()
             await _drain(sending)
-            await reply(spec.response(error=Error(type=exc.type, message=exc.message)))
+            await reply([spec.response(error=Error(type=exc.type, message=exc.message))])
         except Exception as exc:
             log.exception("service %s failed", spec.name)
+            flush()
             await _drain(sending)
             message = f"{type(exc).__name__}: {exc}"
-            await reply(spec.response(error=Error(type="internal-error", message=message)))
+            await reply([spec.response(error=Error(type="internal-error", message=message))])
         finally:
             for task in sending:  # only when cancelled (shutdown): nobody waits for them
                 task.cancel()

@@ -4,7 +4,9 @@ Each requester process has its own reply topic (``<service>.reply.<client>.<proc
 ``process`` random per process start) named in the ``reply-to`` property of every
 request, so replicas with the same client name never take each other's replies; a
 router task hands each reply to the request waiting for its ``id``. A streaming service
-sends several replies; the last has ``end_of_stream`` true.
+sends several replies; the last has ``end_of_stream`` true. Replies ready at the same time
+travel as one message (property ``pack``: a JSON array of them, in order), so a burst of
+events costs one broker round trip.
 
 Every request also carries ``deadline`` (epoch milliseconds): past it the caller has
 stopped waiting for a first reply, and a service that only gets the request then (it
@@ -26,7 +28,7 @@ from pulsar.asyncio import Consumer
 from trustgraph_base.errors import RequestTimeout, ServiceError, WireError
 from trustgraph_base.messaging.bus import Bus
 from trustgraph_base.messaging.services import Req, Resp, ServiceSpec, Topics
-from trustgraph_base.wire import decode
+from trustgraph_base.wire import decode, decode_pack
 
 log = logging.getLogger(__name__)
 
@@ -98,7 +100,11 @@ class RequestClient(Generic[Req, Resp]):
                 )
             else:
                 try:
-                    queue.put_nowait(decode(self.spec.response, msg.data()))
+                    if msg.properties().get("pack"):
+                        for reply in decode_pack(self.spec.response, msg.data()):
+                            queue.put_nowait(reply)
+                    else:
+                        queue.put_nowait(decode(self.spec.response, msg.data()))
                 except WireError as exc:
                     error = {"error": {"type": "bad-response", "message": str(exc)}}
                     queue.put_nowait(self.spec.response.model_validate(error))

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 
 from trustgraph_base.provenance.namespaces import PROV, RDF, TG, XSD
-from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Term, Triple, check_lexical
+from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Term, Triple, check_iri, check_lexical
 
 EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
 MAX_AHEAD = timedelta(days=1)  # clock skew between a replaying caller and this host
@@ -44,11 +45,27 @@ def integer_literal(value: int) -> LiteralTerm:
 
 
 def text(value: str) -> LiteralTerm:
-    return LiteralTerm(v=value)
+    # A plain literal has nothing to check beyond being a string (which the type says).
+    return LiteralTerm.model_construct(v=str(value))
+
+
+@lru_cache(maxsize=4096)
+def _subject(uri: str) -> IriTerm:
+    """The (checked) IRI term of an entity: a builder names each entity in every triple."""
+    return IriTerm(i=uri)
+
+
+@lru_cache(maxsize=64)
+def _graph(graph: str | None) -> str | None:
+    if graph:
+        check_iri(graph)
+    return graph or None
 
 
 def triple(s: str, p: IriTerm, o: Term, graph: str | None) -> Triple:
-    return Triple(s=IriTerm(i=s), p=p, o=o, g=graph)
+    # Every part is a model already validated when it was made (the subject and graph
+    # checked here, once per distinct value): the triple is assembled, not validated again.
+    return Triple.model_construct(s=_subject(s), p=p, o=o, g=_graph(graph))
 
 
 def types(s: str, graph: str | None, *classes: IriTerm) -> list[Triple]:
