@@ -11,7 +11,7 @@ from __future__ import annotations
 import pyoxigraph as ox
 
 from trustgraph_base.provenance.namespaces import PROV, RDF, RDFS, TG
-from trustgraph_flow.store.backend import QuadStore
+from trustgraph_flow.store.backend import QuadStore, remove_quads
 from trustgraph_flow.store.convert import DEFAULT_GRAPH
 from trustgraph_flow.store.lookup import SOURCE, has_type, n
 
@@ -90,20 +90,23 @@ def in_use(store: QuadStore, iri: ox.NamedNode) -> bool:
 def remove_facts(store: QuadStore, edges: list[ox.Triple]) -> int:
     """Remove the edges from the default graph, then the labels of IRIs no edge uses any more."""
     iris: dict[str, ox.NamedNode] = {}
-    removed = 0
+    present = []
     for edge in edges:
         quad = ox.Quad(edge.subject, edge.predicate, edge.object, DEFAULT_GRAPH)
         if quad in store:
-            store.remove(quad)
-            removed += 1
+            present.append(quad)
         for term in (edge.subject, edge.predicate, edge.object):
             if isinstance(term, ox.NamedNode):
                 iris[term.value] = term
-    for iri in iris.values():
-        if not in_use(store, iri):
-            for q in list(store.quads_for_pattern(iri, _LABEL, None, DEFAULT_GRAPH)):
-                store.remove(q)
-    return removed
+    remove_quads(store, present)  # the edges first: the labels below go only if now unused
+    labels = [
+        q
+        for iri in iris.values()
+        if not in_use(store, iri)
+        for q in store.quads_for_pattern(iri, _LABEL, None, DEFAULT_GRAPH)
+    ]
+    remove_quads(store, labels)
+    return len(present)
 
 
 def delete_document(store: QuadStore, doc_uri: str) -> bool:
@@ -124,6 +127,7 @@ def delete_known(store: QuadStore, doc: ox.NamedNode) -> int:
     link = n(PROV.wasDerivedFrom)
     for subject in owned:
         quads = list(store.quads_for_pattern(subject, None, None, SOURCE))
-        for q in sorted(quads, key=lambda q: q.predicate == link):  # the link last: still reachable
-            store.remove(q)
+        # The link last (one by one embedded; one request, so all or nothing, on a server):
+        # an interrupted deletion leaves the subject reachable for the retry.
+        remove_quads(store, sorted(quads, key=lambda q: q.predicate == link))
     return removed
