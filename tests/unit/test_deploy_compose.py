@@ -31,11 +31,11 @@ DOCKERIGNORE = (ROOT / ".dockerignore").read_text().split()
 BROKER = "pulsar"
 # The engines that hold the data, each a server of its own (not our image): the setting
 # that points a processor at it, and the port that setting must name.
-VECTORS_SERVER = "milvus"
-ENGINES = {BROKER, VECTORS_SERVER}
+STORE_SERVER, VECTORS_SERVER = "oxigraph", "milvus"
+ENGINES = {BROKER, STORE_SERVER, VECTORS_SERVER}
 GATEWAY_MODULE = "trustgraph_flow.gateway.server"
 APP_SERVICES = {name: module for name, module in PROCESSORS.items()} | {"gateway": GATEWAY_MODULE}
-STATEFUL = {"store", "librarian"}  # the rest keep their data in the engines and may scale
+STATEFUL = {"librarian"}  # the rest keep their data in the engines and may scale
 # Not TG_* settings, passed through on purpose: the LLM's OpenAI-style variables (read by
 # the text-completion settings as fallbacks) and the tg-* commands' own variables.
 PASS_THROUGH = {
@@ -185,9 +185,18 @@ def test_stop_leaves_time_to_drain() -> None:
         assert grace.endswith("s") and float(grace[:-1]) > drain
 
 
-def test_the_vectors_use_the_milvus_server(clean_env: pytest.MonkeyPatch) -> None:
-    """TG_VECTORS_URI names the engine service, on the port it listens on, and validates
-    through the processor's own settings."""
+def test_the_store_and_the_vectors_use_their_servers(clean_env: pytest.MonkeyPatch) -> None:
+    """TG_STORE_URI / TG_VECTORS_URI name the engine services, on the ports they listen on,
+    and validate through the processors' own settings."""
+    oxigraph = SERVICES[STORE_SERVER]
+    assert re.fullmatch(r"ghcr\.io/oxigraph/oxigraph:0\.5\.\d+", oxigraph["image"])
+    cmd = oxigraph["command"]
+    assert cmd[0] == "serve" and cmd[cmd.index("--bind") + 1] == "0.0.0.0:7878"
+    (mount,) = oxigraph["volumes"]
+    assert mount.split(":")[1] == cmd[cmd.index("--location") + 1]
+    # The server stops a query no sooner than the store stops waiting for it.
+    store_timeout = settings_cls(APP_SERVICES["store"]).model_fields["sparql_timeout"].default
+    assert float(cmd[cmd.index("--timeout-s") + 1]) >= store_timeout
     milvus = SERVICES[VECTORS_SERVER]
     assert re.fullmatch(r"milvusdb/milvus:v2\.\d+\.\d+", milvus["image"])
     assert milvus["command"] == ["milvus", "run", "standalone"]
@@ -195,6 +204,7 @@ def test_the_vectors_use_the_milvus_server(clean_env: pytest.MonkeyPatch) -> Non
     assert milvus["environment"]["COMMON_STORAGETYPE"] == "local"
     assert "9091/healthz" in " ".join(milvus["healthcheck"]["test"])
     for name, key, server, port, started in (
+        ("store", "TG_STORE_URI", STORE_SERVER, 7878, "service_started"),
         ("vectors", "TG_VECTORS_URI", VECTORS_SERVER, 19530, "service_healthy"),
     ):
         env = container_env(name, HOST)
