@@ -10,7 +10,8 @@ store), not by SPARQL: a SPARQL query runs in a worker process over a snapshot, 
 first answer of a poll (the worker's start-up, a checkpoint per write, the request queued
 behind the stream's messages) could come after a fixed stream was fully written, so the
 kill landed after its end. That the store died mid-stream is read from what it left on
-disk (its RocksDB, opened read-only after the kill), not from a count taken before the kill.
+disk (its RocksDB, opened read-only after the kill; or the store server's graph), not from
+a count taken before the kill.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ from trustgraph_base.messaging import (
 )
 from trustgraph_base.rdf.terms import Triple, iri, lit
 from trustgraph_base.schema import SparqlQueryRequest, TriplesQueryRequest
+from trustgraph_flow.store.remote import Scope
+from trustgraph_flow.store.sparql_http import SparqlServer, term
 from trustgraph_flow.store.stores import Stores
 
 PER_MESSAGE, CHUNK, WINDOW, CAP = 10, 250, 4, 40_000
@@ -101,7 +104,15 @@ async def wait_messages(client: RequestClient, limit: int, timeout: float) -> in
 
 
 def on_disk(data: Path) -> int:
-    """Triples the killed store left committed (its RocksDB opened read-only, WAL replayed)."""
+    """Triples the killed store left committed: its RocksDB opened read-only (WAL replayed),
+    or, with the store on a SPARQL server (TG_STORE_URI), the collection's default graph there."""
+    url = os.environ.get("TG_STORE_URI")
+    if url:
+        server = SparqlServer(url)
+        graph = term(Scope("alice", "default").default)
+        rows = server.rows(f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH {graph} {{ ?s ?p ?o }} }}")
+        server.close()
+        return int(rows[0]["n"].value)
     store = ox.Store.read_only(str(Stores(data / "store").path("alice", "default") / "oxigraph"))
     return len(store)
 
