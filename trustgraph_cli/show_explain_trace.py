@@ -9,7 +9,9 @@ import click
 from trustgraph_cli.options import Gateway, command, format_option, gateway_options, run
 
 if TYPE_CHECKING:
-    from trustgraph_base.schema.explain import TraceView
+    from collections.abc import AsyncIterator
+
+    from trustgraph_base.schema.explain import AgentStepView, StageMetrics, TraceView
 
 EPILOG = """\b
 Examples:
@@ -41,44 +43,84 @@ def main(trace_id: str, max_answer: int, show_provenance: bool, fmt: str, gw: Ga
     ID is a trace URI (as tg-list-explain-traces prints it) or a bare session id.
     Sub-traces (a GraphRAG run by an agent tool) appear under the step that ran them.
     """
-    view: TraceView = run(gw, lambda: fetch_trace(gw, trace_id, show_provenance))
+    import gc
+
+    gc.disable()  # a short-lived command whose objects all live to the end: nothing to collect
+    run(gw, lambda: show(gw, trace_id, show_provenance, fmt, max_answer))
+
+
+async def show(gw: Gateway, trace_id: str, provenance: bool, fmt: str, max_answer: int) -> None:
+    """Print the trace as its pieces arrive (text), or whole once they all have (JSON)."""
     from trustgraph_cli.render.output import emit, emit_json
 
     if fmt == "json":
         from trustgraph_cli.render.jsonout import sources_not_requested, view_json
 
-        data = view_json(view)
-        emit_json(data if show_provenance else sources_not_requested(data))
+        data = view_json(await fetch_trace(gw, trace_id, provenance))
+        emit_json(data if provenance else sources_not_requested(data))
         return
     from trustgraph_cli.render.style import Style
-    from trustgraph_cli.render.trace import TraceOptions, render_trace
+    from trustgraph_cli.render.trace import PieceRenderer, TraceOptions
 
     style = Style.detect()
-    opts = TraceOptions(max_answer=max_answer, show_provenance=show_provenance)
-    emit(render_trace(view, style, opts), style)
+    opts = TraceOptions(max_answer=max_answer, show_provenance=provenance)
+    renderer: PieceRenderer | None = None
+    async for piece, total in trace_pieces(gw, trace_id, provenance):
+        renderer = renderer or PieceRenderer(style, opts, total)
+        lines = renderer.lines(piece)
+        if lines:
+            emit("\n".join(lines), style)
 
 
 async def fetch_trace(gw: Gateway, trace_id: str, include_provenance: bool) -> TraceView:
-    """One EXPLAIN get-trace round trip, validated into a ``TraceView``."""
+    """The whole trace, its pieces joined into one ``TraceView``."""
+    first: TraceView | None = None
+    steps: list[AgentStepView] = []
+    metrics: dict[str, StageMetrics] = {}
+    async for piece, _ in trace_pieces(gw, trace_id, include_provenance):
+        first = first or piece
+        steps += piece.steps
+        metrics.update(piece.metrics)
+    assert first is not None
+    return first.model_copy(update={"steps": steps, "metrics": metrics})
+
+
+async def trace_pieces(
+    gw: Gateway, trace_id: str, include_provenance: bool
+) -> AsyncIterator[tuple[TraceView, int]]:
+    """A streamed get-trace: each piece (the trace with its next agent steps, in order) as it
+    arrives, and how many steps the trace has; a trace of any length fits in the replies."""
     from trustgraph_cli.client import GatewayClient
+    from trustgraph_cli.errors import GatewayError
     from trustgraph_cli.render.lazy import preload
     from trustgraph_cli.render.output import scope_text
-    from trustgraph_cli.responses import call_explain
+    from trustgraph_cli.responses import NOT_FOUND_TYPES, NotFound, validated
 
     loading = preload(
         "trustgraph_base.wire", "trustgraph_base.schema.explain", "trustgraph_cli.render.trace"
     )
     missing = f"no trace {trace_id!r} in {scope_text(gw.user, gw.collection)}."
-    request = {"operation": "get-trace", "id": trace_id, "include_provenance": include_provenance}
+    request = {
+        "operation": "get-trace",
+        "id": trace_id,
+        "include_provenance": include_provenance,
+        "streaming": True,
+    }
     async with GatewayClient(gw) as client:
         try:
-            resp = await call_explain(client, request, missing, "a trace")
+            replies = client.stream("explain", request)
+            try:
+                async for data in replies:
+                    await loading
+                    from trustgraph_base.schema.explain import ExplainResponse
+
+                    resp = validated(ExplainResponse, data, "a trace")
+                    if resp.trace is None:
+                        raise click.ClickException(missing)
+                    yield resp.trace, resp.step_total or 0
+            except GatewayError as exc:
+                if exc.type in NOT_FOUND_TYPES:
+                    raise NotFound(missing) from None
+                raise
         finally:
             await loading
-    if resp.trace is None:
-        raise click.ClickException(missing)
-    return resp.trace
-
-
-if __name__ == "__main__":
-    main()

@@ -261,6 +261,7 @@ class ExplainRequest(Scoped):
     until: str | None = Field(default=None, max_length=64)
     step_offset: int | None = Field(default=None, ge=0)
     step_limit: int | None = Field(default=None, ge=1, le=10_000)
+    streaming: bool = False  # get-trace: the steps in replies of step_limit steps
 
 
 class ExplainResponse(Response):

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from trustgraph_cli.render.style import Style
 from trustgraph_cli.render.text import label_or_term, short_time, truncate
-from trustgraph_cli.render.tree import Field, Node, render_tree
+from trustgraph_cli.render.tree import Field, Node, render_child, render_head, render_tree
 
 if TYPE_CHECKING:
     from trustgraph_base.schema.explain import (
@@ -36,6 +36,37 @@ def render_trace(view: TraceView, style: Style, opts: TraceOptions) -> str:
     return "\n".join(render_tree(_Builder(style, opts).root(view, sub=False), style))
 
 
+class PieceRenderer:
+    """Text of a trace read in pieces, as a streamed get-trace sends them (each piece the
+    trace with its next steps, of ``total``): ``lines(piece)`` draws each as it arrives,
+    and all of them together are the text ``render_trace`` gives of the whole."""
+
+    def __init__(self, style: Style, opts: TraceOptions, total: int) -> None:
+        self.style, self.total = style, total
+        self.builder = _Builder(style, opts)
+        self.drawn = 0
+        self.ending: Node | None = None
+        self.started = False
+
+    def lines(self, view: TraceView) -> list[str]:
+        if view.type != "agent":  # GraphRAG and DocumentRAG come whole
+            return render_trace(view, self.style, self.builder.opts).split("\n")
+        out: list[str] = []
+        if not self.started:
+            self.started = True
+            self.ending = self.builder.conclusion(view)
+            head = self.builder.root(view, sub=False, children=False)
+            out += render_head(head, self.style, bool(self.total or self.ending))
+        for step in view.steps:
+            self.drawn += 1
+            last = self.drawn == self.total and self.ending is None
+            out += render_child(self.builder.step(view, step), self.style, last=last)
+        if self.ending is not None and self.drawn >= self.total:
+            out += render_child(self.ending, self.style, last=True)
+            self.ending = None
+        return out
+
+
 class _Builder:
     def __init__(self, style: Style, opts: TraceOptions) -> None:
         self.style, self.opts = style, opts
@@ -43,7 +74,7 @@ class _Builder:
     def cut(self, text: str) -> str:
         return truncate(text, self.opts.max_answer, self.style.ellipsis)
 
-    def root(self, view: TraceView, *, sub: bool) -> Node:
+    def root(self, view: TraceView, *, sub: bool, children: bool = True) -> Node:
         kind = TYPE_NAMES.get(view.type, view.type)
         node = Node(f"{kind} sub-trace" if sub else f"{kind} trace", view.id)
         node.title_paint = ("bold", "magenta")
@@ -62,7 +93,8 @@ class _Builder:
                 node.add("Metrics", metrics_text(figures))
             elif key not in used:
                 node.add(f"Metrics ({key})", metrics_text(figures))
-        node.children = self.agent(view) if view.type == "agent" else self.rag(view)
+        if children:
+            node.children = self.agent(view) if view.type == "agent" else self.rag(view)
         return node
 
     def stage_keys(self, view: TraceView) -> set[str]:
@@ -81,15 +113,20 @@ class _Builder:
         return Node(title, PENDING, title_paint=("bold", "cyan"), value_paint=("yellow",))
 
     def agent(self, view: TraceView) -> list[Node]:
+        nodes = [self.step(view, step) for step in view.steps]
+        ending = self.conclusion(view)
+        return nodes if ending is None else [*nodes, ending]
+
+    def conclusion(self, view: TraceView) -> Node | None:
+        """The agent's Conclusion node, a pending one while it runs, or None."""
         from trustgraph_base.provenance.uris import agent_final_uri
 
-        nodes = [self.step(view, step) for step in view.steps]
         if view.answer is not None:
             answer = _answer(self.cut(view.answer))
-            nodes.append(self.stage("Conclusion", agent_final_uri(view.id), view, "final", answer))
-        elif view.status == "in-progress":
-            nodes.append(self.pending("Conclusion"))
-        return nodes
+            return self.stage("Conclusion", agent_final_uri(view.id), view, "final", answer)
+        if view.status == "in-progress":
+            return self.pending("Conclusion")
+        return None
 
     def step(self, view: TraceView, step: AgentStepView) -> Node:
         observation = (

@@ -49,22 +49,38 @@ class Node:
 
 def render_tree(root: Node, style: Style) -> list[str]:
     """The lines of a tree: the root's title and fields, a blank line, then its children."""
+    lines = render_head(root, style, bool(root.children))
+    lines += _children(root.children, ROOT_INDENT, style)
+    return lines
+
+
+def render_head(root: Node, style: Style, children: bool) -> list[str]:
+    """The root's title and fields, and the blank line before its ``children`` if it has any."""
     lines = _titled(root, "", "", style)
     lines += _field_lines(root.fields, ROOT_INDENT, style)
-    if root.children:
+    if children:
         lines.append("")
-        lines += _children(root.children, ROOT_INDENT, style)
     return lines
+
+
+def render_child(node: Node, style: Style, *, last: bool) -> list[str]:
+    """One child of the root and everything under it (``last``: the root's last child), so a
+    long tree can be drawn a child at a time: ``render_head`` then each ``render_child``."""
+    return _child(node, ROOT_INDENT, last, style)
 
 
 def _children(nodes: list[Node], prefix: str, style: Style) -> list[str]:
     lines: list[str] = []
     for n, node in enumerate(nodes):
-        last = n == len(nodes) - 1
-        inner = prefix + ("    " if last else style.pipe)
-        lines += _titled(node, prefix + (style.last if last else style.tee), inner, style)
-        lines += _field_lines(node.fields, inner, style)
-        lines += _children(node.children, inner, style)
+        lines += _child(node, prefix, n == len(nodes) - 1, style)
+    return lines
+
+
+def _child(node: Node, prefix: str, last: bool, style: Style) -> list[str]:
+    inner = prefix + ("    " if last else style.pipe)
+    lines = _titled(node, prefix + (style.last if last else style.tee), inner, style)
+    lines += _field_lines(node.fields, inner, style)
+    lines += _children(node.children, inner, style)
     return lines
 
 

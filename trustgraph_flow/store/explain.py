@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import base64
 import binascii
+import gc
 import json
+import threading
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime
 
 import pyoxigraph as ox
@@ -133,10 +138,11 @@ def list_one(handle: Handle | None, trace_id: str) -> TraceSummary:
 def gather(handle: Handle, root: str, only: list[str] | None = None) -> Props:
     """Every retrieval-graph triple of a trace's entities (or of ``only``), by subject and predicate."""
     props: Props = {}
+    quads = handle.store.quads_for_pattern
     for uri in handle.index.entities(root) if only is None else only:
-        by_pred: dict[str, list[OxObject]] = defaultdict(list)
-        for q in handle.store.quads_for_pattern(named(uri), None, None, RETRIEVAL):
-            by_pred[q.predicate.value].append(q.object)
+        by_pred: dict[str, list[OxObject]] = {}
+        for q in quads(named(uri), None, None, RETRIEVAL):
+            by_pred.setdefault(q.predicate.value, []).append(q.object)
         props[uri] = by_pred
     return props
 
@@ -181,15 +187,74 @@ def get_trace_window(
     """The trace with only agent steps ``offset`` to ``offset + limit`` (and their sub-traces),
     and how many steps it has (0 for GraphRAG and DocumentRAG traces, returned whole): a
     20,000-step agent trace is read a window at a time."""
+    reader = open_trace(handle, trace_id, include_provenance)
+    return reader.window(offset, offset + limit), reader.total
+
+
+def open_trace(handle: Handle | None, trace_id: str, include_provenance: bool) -> TraceReader:
+    """A trace ready to be read a window of agent steps at a time (not-found as ``resolve``)."""
     root = resolve(handle, trace_id)
     assert handle is not None
     row = handle.index.get(root)
     if row is None or row.kind != "agent":
-        return assemble(handle, root, include_provenance, 0), 0
-    steps = step_uris(handle, root)
-    window = steps[offset : offset + limit]
-    view = assemble(handle, root, include_provenance, 0, [root, agent_final_uri(root), *window])
-    return view, len(steps)
+        return TraceReader(handle, root, include_provenance, [], None)
+    subs: dict[str, list[TraceRow]] = defaultdict(list)
+    for sub in handle.index.subtraces(root):
+        subs[sub.parent or ""].append(sub)
+    return TraceReader(handle, root, include_provenance, step_uris(handle, root), subs)
+
+
+@dataclass(frozen=True)
+class TraceReader:
+    """One trace's step list and sub-traces, looked up once for every window read from it.
+
+    ``subs`` is None for a GraphRAG or DocumentRAG trace, which has no steps: any window of
+    it is the whole trace.
+    """
+
+    handle: Handle
+    root: str
+    provenance: bool
+    steps: list[str]
+    subs: dict[str, list[TraceRow]] | None
+
+    @property
+    def total(self) -> int:
+        return len(self.steps)
+
+    def window(self, start: int, stop: int) -> TraceView:
+        """The trace with agent steps ``start`` to ``stop`` (list positions) only."""
+        if self.subs is None:
+            return assemble(self.handle, self.root, self.provenance, 0)
+        only = [self.root, agent_final_uri(self.root), *self.steps[start:stop]]
+        with gc_paused():
+            return assemble(self.handle, self.root, self.provenance, 0, only, self.subs)
+
+
+_gc_lock = threading.Lock()
+_gc_holders = 0
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection while a large view is built (held by any thread).
+
+    Building a few thousand steps allocates hundreds of thousands of objects, none of them
+    garbage; the collector would walk the whole heap several times meanwhile (a third of
+    the time of a 20,000-step trace).
+    """
+    global _gc_holders
+    with _gc_lock:
+        _gc_holders += 1
+        if _gc_holders == 1:
+            gc.disable()
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_holders -= 1
+            if _gc_holders == 0:
+                gc.enable()
 
 
 def step_uris(handle: Handle, root: str) -> list[str]:
@@ -203,8 +268,15 @@ def step_uris(handle: Handle, root: str) -> list[str]:
 
 
 def assemble(
-    handle: Handle, root: str, provenance: bool, depth: int, only: list[str] | None = None
+    handle: Handle,
+    root: str,
+    provenance: bool,
+    depth: int,
+    only: list[str] | None = None,
+    subs: dict[str, list[TraceRow]] | None = None,
 ) -> TraceView:
+    """The view of trace ``root`` (of its entities ``only``, with ``subs``, its sub-traces by
+    calling step, when the caller has looked them up already)."""
     row = handle.index.get(root)
     assert row is not None
     props = gather(handle, root, only)
@@ -219,19 +291,28 @@ def assemble(
         metrics=metrics(props, root),
     )
     if row.kind == "agent":
-        return view.model_copy(update=agent_parts(handle, props, root, provenance, depth))
+        parts = agent_parts(handle, props, root, provenance, depth, subs)
+        return view.model_copy(update=parts)
     return view.model_copy(update=rag_parts(handle.store, props, root, provenance))
 
 
 def agent_parts(
-    handle: Handle, props: Props, root: str, provenance: bool, depth: int
+    handle: Handle,
+    props: Props,
+    root: str,
+    provenance: bool,
+    depth: int,
+    by_step: dict[str, list[TraceRow]] | None = None,
 ) -> dict[str, object]:
     subs: dict[str, list[TraceView]] = defaultdict(list)
     if depth < _MAX_DEPTH:
-        for sub in handle.index.subtraces(root):
-            if sub.parent not in props:
-                continue  # a step outside the window being read
-            subs[sub.parent or ""].append(assemble(handle, sub.id, provenance, depth + 1))
+        if by_step is None:
+            by_step = defaultdict(list)
+            for sub in handle.index.subtraces(root):
+                by_step[sub.parent or ""].append(sub)
+        for step, rows in by_step.items():
+            if step in props:  # else a step outside the window being read
+                subs[step] = [assemble(handle, r.id, provenance, depth + 1) for r in rows]
     steps = []
     for uri in props:
         n = agent_step_index(root, uri)

@@ -397,8 +397,12 @@ WRITES = frozenset({"delete-trace", "delete-document", "delete-collection", "pur
 
 
 @proc.service(EXPLAIN)
-async def explain_service(req: ExplainRequest, ctx: Ctx) -> ExplainResponse:
-    """Deletions on the writer thread, views on a reader thread."""
+async def explain_service(req: ExplainRequest, ctx: Ctx) -> AsyncIterator[ExplainResponse]:
+    """Deletions on the writer thread, views on a reader thread; a streamed trace in pieces."""
+    if req.operation == "get-trace" and req.streaming:
+        async for piece in stream_trace(ctx, req):
+            yield piece
+        return
     run = write if req.operation in WRITES else read
     resp = await run(ctx, lambda stores: checked(explain_op(stores, req)))
     if req.operation == "delete-collection":
@@ -406,7 +410,45 @@ async def explain_service(req: ExplainRequest, ctx: Ctx) -> ExplainResponse:
         # even to a processor that is down now).
         gone = CollectionDeleted(user=req.user, collection=req.collection)
         await ctx.publish(COLLECTION_DELETED, gone)
-    return resp
+    yield resp
+
+
+STREAM_STEPS = 500  # agent steps per reply of a streamed get-trace (unless step_limit says)
+
+
+async def stream_trace(ctx: Ctx, req: ExplainRequest) -> AsyncIterator[ExplainResponse]:
+    """A trace in replies of ``step_limit`` agent steps, each read on a reader thread while
+    the one before travels; a piece too large for one reply is sent as two halves."""
+    lease = contextlib.ExitStack()
+    last: ExplainResponse | None = None
+    try:
+        reader = await read(
+            ctx,
+            lambda s: explain.open_trace(
+                lease.enter_context(s.lease(req.user, req.collection)),
+                req.id,
+                req.include_provenance,
+            ),
+        )
+        size = req.step_limit or STREAM_STEPS
+        starts = range(req.step_offset or 0, reader.total, size)
+        pending = [(a, min(a + size, reader.total)) for a in starts] or [(0, 0)]
+        while pending:
+            start, stop = pending.pop(0)
+            view = await read(ctx, lambda _, a=start, b=stop: reader.window(a, b))
+            resp = ExplainResponse(trace=view, step_total=reader.total, end_of_stream=not pending)
+            if stop - start > 1 and len(encode(resp)) > MAX_REPLY_BYTES:
+                middle = (start + stop) // 2
+                pending[:0] = [(start, middle), (middle, stop)]
+                continue
+            if not pending:
+                last = checked(resp)
+            else:
+                yield checked(resp)
+    finally:
+        lease.close()
+    if last is not None:  # after the lease ends: the runtime stops reading at the last reply
+        yield last
 
 
 def main() -> None:
