@@ -43,10 +43,10 @@ def main(trace_id: str, max_answer: int, show_provenance: bool, fmt: str, gw: Ga
     ID is a trace URI (as tg-list-explain-traces prints it) or a bare session id.
     Sub-traces (a GraphRAG run by an agent tool) appear under the step that ran them.
     """
-    import gc
+    from trustgraph_base.gcpause import gc_paused
 
-    gc.disable()  # a short-lived command whose objects all live to the end: nothing to collect
-    run(gw, lambda: show(gw, trace_id, show_provenance, fmt, max_answer))
+    with gc_paused():  # what a long trace allocates lives to the end: nothing to collect
+        run(gw, lambda: show(gw, trace_id, show_provenance, fmt, max_answer))
 
 
 async def show(gw: Gateway, trace_id: str, provenance: bool, fmt: str, max_answer: int) -> None:

@@ -4,18 +4,15 @@ from __future__ import annotations
 
 import base64
 import binascii
-import gc
 import json
-import threading
 from collections import defaultdict
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 
 import pyoxigraph as ox
 
 from trustgraph_base.errors import ServiceError
+from trustgraph_base.gcpause import gc_paused
 from trustgraph_base.provenance.namespaces import PROV, RDF, TG
 from trustgraph_base.provenance.uris import (
     agent_final_uri,
@@ -229,32 +226,6 @@ class TraceReader:
         only = [self.root, agent_final_uri(self.root), *self.steps[start:stop]]
         with gc_paused():
             return assemble(self.handle, self.root, self.provenance, 0, only, self.subs)
-
-
-_gc_lock = threading.Lock()
-_gc_holders = 0
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """No cyclic garbage collection while a large view is built (held by any thread).
-
-    Building a few thousand steps allocates hundreds of thousands of objects, none of them
-    garbage; the collector would walk the whole heap several times meanwhile (a third of
-    the time of a 20,000-step trace).
-    """
-    global _gc_holders
-    with _gc_lock:
-        _gc_holders += 1
-        if _gc_holders == 1:
-            gc.disable()
-    try:
-        yield
-    finally:
-        with _gc_lock:
-            _gc_holders -= 1
-            if _gc_holders == 0:
-                gc.enable()
 
 
 def step_uris(handle: Handle, root: str) -> list[str]:
