@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -35,7 +36,7 @@ from trustgraph_base.messaging import (
 from trustgraph_base.provenance.uris import document_uri
 from trustgraph_base.schema.core import Triples
 from trustgraph_base.schema.documents import CollectionDeleted
-from trustgraph_base.schema.explain import ExplainRequest, ExplainResponse
+from trustgraph_base.schema.explain import ExplainRequest, ExplainResponse, TraceView
 from trustgraph_base.schema.store import (
     SparqlQueryRequest,
     SparqlQueryResponse,
@@ -435,7 +436,7 @@ async def stream_trace(ctx: Ctx, req: ExplainRequest) -> AsyncIterator[ExplainRe
         pending = [(a, min(a + size, reader.total)) for a in starts] or [(0, 0)]
         while pending:
             start, stop = pending.pop(0)
-            view = await read(ctx, lambda _, a=start, b=stop: reader.window(a, b))
+            view = await read(ctx, functools.partial(piece, reader, start, stop))
             resp = ExplainResponse(trace=view, step_total=reader.total, end_of_stream=not pending)
             if stop - start > 1 and len(encode(resp)) > MAX_REPLY_BYTES:
                 middle = (start + stop) // 2
@@ -449,6 +450,11 @@ async def stream_trace(ctx: Ctx, req: ExplainRequest) -> AsyncIterator[ExplainRe
         lease.close()
     if last is not None:  # after the lease ends: the runtime stops reading at the last reply
         yield last
+
+
+def piece(reader: explain.TraceReader, start: int, stop: int, _: Stores) -> TraceView:
+    """Steps ``start`` to ``stop`` of a trace being streamed (on a reader thread)."""
+    return reader.window(start, stop)
 
 
 def main() -> None:
