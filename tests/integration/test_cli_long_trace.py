@@ -41,15 +41,16 @@ SUB_EVERY = 2_500  # these steps ran a GraphRAG sub-trace
 TRACE = uris.agent_session_uri("long-run")
 
 
-def long_trace() -> list[Triples]:
+def long_trace(steps: int = STEPS, sub_every: int = SUB_EVERY) -> list[Triples]:
+    """Agent trace TRACE of ``steps`` steps, every ``sub_every``-th with a GraphRAG sub-trace."""
     triples: list[Triple] = agent_session_triples(TRACE, "Walk every part", "2026-01-01T00:00:00Z")
     previous = TRACE
-    for n in range(1, STEPS + 1):
+    for n in range(1, steps + 1):
         step = uris.agent_iteration_uri(TRACE, n)
         triples += agent_iteration_triples(
             step, previous, f"think about part {n}", "search", {"part": n}, f"seen part {n}"
         )
-        if n % SUB_EVERY == 0:
+        if n % sub_every == 0:
             q = uris.graph_rag_question_uri(f"long-run-sub{n}")
             edge = SelectedEdge(
                 iri(uris.entity_uri(f"part{n}")),
