@@ -51,9 +51,12 @@ async def test_queries_answer_while_the_writer_is_busy(
             )
         ]
         assert [t.o.v for r in found for t in r.triples] == ["fox"]
-        traces = await processor.explain_service(
-            ExplainRequest(operation="list-traces", user="alice"), ctx
-        )
+        (traces,) = [
+            r
+            async for r in processor.explain_service(
+                ExplainRequest(operation="list-traces", user="alice"), ctx
+            )
+        ]
         assert [t.id.rsplit(":", 1)[1] for t in traces.traces] == ["g1"]
         asked = await processor.sparql(
             SparqlQueryRequest(user="alice", query="ASK { ?s ?p ?o }"), ctx

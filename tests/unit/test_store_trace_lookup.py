@@ -5,8 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from tests.integration.test_cli_long_trace import TRACE, long_trace
 from tests.integration.test_store_support import agent, graph_rag, msg
-from trustgraph_flow.store import explain
+from trustgraph_base.messaging import Context
+from trustgraph_base.schema.explain import ExplainRequest
+from trustgraph_base.wire import encode
+from trustgraph_flow.store import explain, processor
 from trustgraph_flow.store.stores import Stores
 from trustgraph_flow.store.writer import write_batch
 
@@ -34,3 +40,28 @@ def test_showing_a_trace_never_scans_the_index(tmp_path: Path) -> None:
         assert plan[0].startswith("SEARCH"), (sql, plan)
         assert not [step for step in plan if step.startswith("SCAN")], (sql, plan)
     stores.close()
+
+
+async def test_a_streamed_trace_comes_in_pieces_each_small_enough(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = processor.StoreSettings(data_dir=str(tmp_path), read_threads=1)
+    ctx: Context[processor.StoreSettings] = Context("store", settings, bus=None)  # type: ignore[arg-type]
+    await processor.open_stores(ctx)
+    try:
+        await processor.write(ctx, lambda s: write_batch(s, long_trace(1_200, sub_every=100)))
+        req = ExplainRequest(operation="get-trace", id=TRACE, streaming=True, step_limit=500)
+        pieces = [r async for r in processor.explain_service(req, ctx)]
+        assert [len(p.trace.steps) for p in pieces if p.trace] == [500, 500, 200]
+        assert [p.end_of_stream for p in pieces] == [False, False, True]
+        assert {p.step_total for p in pieces} == {1_200}
+        steps = [s.index for p in pieces if p.trace for s in p.trace.steps]
+        assert steps == list(range(1, 1_201))
+        # A piece over what a reply may carry is sent as smaller ones, in order.
+        monkeypatch.setattr(processor, "MAX_REPLY_BYTES", 20_000)
+        small = [r async for r in processor.explain_service(req, ctx)]
+        assert len(small) > 3 and all(len(encode(p)) <= 20_000 for p in small)
+        assert [s.index for p in small if p.trace for s in p.trace.steps] == steps
+        assert [p.end_of_stream for p in small].count(True) == 1 and small[-1].end_of_stream
+    finally:
+        await processor.close_stores(ctx)
