@@ -9,7 +9,6 @@ import pytest
 
 from tests.integration.test_cli_long_trace import TRACE, long_trace
 from tests.integration.test_store_support import agent, graph_rag, msg
-from trustgraph_base.messaging import Context
 from trustgraph_base.schema.explain import ExplainRequest
 from trustgraph_base.wire import encode
 from trustgraph_flow.store import explain, processor
@@ -46,9 +45,7 @@ async def test_a_streamed_trace_comes_in_pieces_each_small_enough(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     settings = processor.StoreSettings(data_dir=str(tmp_path), read_threads=1)
-    ctx: Context[processor.StoreSettings] = Context("store", settings, bus=None)  # type: ignore[arg-type]
-    await processor.open_stores(ctx)
-    try:
+    async with processor.proc.context(settings, bus=None) as ctx:  # type: ignore[arg-type]
         await processor.write(ctx, lambda s: write_batch(s, long_trace(1_200, sub_every=100)))
         req = ExplainRequest(operation="get-trace", id=TRACE, streaming=True, step_limit=500)
         pieces = [r async for r in processor.explain_service(req, ctx)]
@@ -63,5 +60,3 @@ async def test_a_streamed_trace_comes_in_pieces_each_small_enough(
         assert len(small) > 3 and all(len(encode(p)) <= 20_000 for p in small)
         assert [s.index for p in small if p.trace for s in p.trace.steps] == steps
         assert [p.end_of_stream for p in small].count(True) == 1 and small[-1].end_of_stream
-    finally:
-        await processor.close_stores(ctx)
