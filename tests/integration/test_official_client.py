@@ -320,6 +320,17 @@ async def test_collections_set_list_and_delete(world: World, tmp_path: Path) -> 
     assert "Scratch space" in listed.stdout and "for trying" in listed.stdout
     tagged = await world.official("tg-list-collections", "-t", "tmp")
     assert "scratch" in tagged.stdout and "default" not in tagged.stdout
+    ttl = tmp_path / "t.ttl"
+    ttl.write_text("<urn:test:turtle> <urn:test:p> <urn:test:o> .\n")
+    loaded = await world.official("tg-load-turtle", "-i", "urn:test:t", "-C", "turtles", str(ttl))
+    assert loaded.code == 0, loaded.stdout + loaded.stderr
+    from tests.support.stack import eventually
+
+    async def listed_now() -> CliResult:
+        return await world.official("tg-list-collections")
+
+    # a collection holding only triples (no documents, never described) is listed too
+    await eventually(listed_now, lambda r: "turtles" in r.stdout)
     note = tmp_path / "scratch.txt"
     note.write_text("A scratch note.\n")
     loaded = await world.stack.cli("tg-load-document", str(note), "-C", "scratch")

@@ -238,6 +238,7 @@ class ExplainRequest(Scoped):
         "purge-traces",
         "diff-traces",
         "export-trace",
+        "list-collections",
     ]
     id: str = ""
     limit: int = Field(default=50, ge=1, le=10_000)
@@ -279,3 +280,4 @@ class ExplainResponse(Response):
     export: str = ""  # export-trace: the document text
     media_type: str = ""  # its media type (application/trig, text/turtle, …)
     count: int = 0  # purge-traces: how many top-level traces were (or, dry run, would be) removed
+    collections: list[str] = []  # list-collections: the user's collections holding a store

@@ -2,8 +2,9 @@
 per-user collections.
 
 - ``list-collections`` (``tag_filter``: keep those with any of these tags): the caller's
-  collections, those described with ``update-collection`` and those holding documents (the
-  librarian's); a key limited to some collections sees only those.
+  collections, those described with ``update-collection``, those holding documents (the
+  librarian's) and those holding triples or traces (the store's); a key limited to some
+  collections sees only those.
 - ``update-collection`` (``collection``, ``name``, ``description``, ``tags``): describe one.
 - ``delete-collection`` (``collection``): remove it and everything in it, by the one path
   that does (the store's ``delete-collection``, which tells the librarian and the vector
@@ -71,11 +72,19 @@ async def answer(ask: Asker, body: dict[str, Any]) -> dict[str, Any]:
         # A key limited to some collections asks within one of them (it may not name others).
         where = sorted(allowed)[0] if allowed is not None else DEFAULT_COLLECTION
         reply = await ask("librarian", {**scope, "operation": operation, "collection": where})
+        stored = await ask(EXPLAIN.name, {**scope, "operation": operation, "collection": where})
+        described = {c["collection"] for c in reply.get("collections", [])}
+        found = [
+            {"collection": c, "name": c, "description": "", "tags": []}
+            for c in stored.get("collections", [])
+            if c not in described
+        ]
+        everyone = sorted([*reply.get("collections", []), *found], key=lambda c: c["collection"])
         wanted = set(_strings(body.get("tag_filter", body.get("tag-filter")), "tag_filter"))
         return {
             "collections": [
                 c
-                for c in reply.get("collections", [])
+                for c in everyone
                 if (allowed is None or c["collection"] in allowed)
                 and (not wanted or wanted & set(c.get("tags", [])))
             ]

@@ -39,6 +39,7 @@ ALLOWED: dict[str, frozenset[str] | None] = {
             "purge-traces",
             "diff-traces",
             "export-trace",
+            "list-collections",
         }
     ),
     "librarian": frozenset(

@@ -330,6 +330,9 @@ def explain_op(stores: Backend, req: ExplainRequest) -> ExplainResponse:
     if req.operation == "delete-collection":
         stores.drop(req.user, req.collection)
         return ExplainResponse()
+    if req.operation == "list-collections":
+        mine = {collection for user, collection in stores.scopes() if user == req.user}
+        return ExplainResponse(collections=sorted(mine))
     with stores.lease(req.user, req.collection) as handle:
         return on_collection(handle, req)
 
