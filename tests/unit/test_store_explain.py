@@ -184,6 +184,32 @@ def test_bad_message_rejected_alone(stores: Stores) -> None:
     )
 
 
+def test_bad_message_rejected_alone_in_a_bulk_sized_group(stores: Stores) -> None:
+    """A group large enough for the bulk writer: the refused message leaves nothing behind."""
+    from trustgraph_flow.store.writer import BULK_MIN
+
+    many = [
+        msg(
+            [
+                Triple(s=iri(f"urn:x:m{i}"), p=iri(f"urn:p{k}"), o=LiteralTerm(v="v"))
+                for k in range(10)
+            ],
+            f"m{i}",
+        )
+        for i in range(BULK_MIN // 10 + 1)
+    ]
+    bad = msg(
+        [Triple(s=iri("urn:x:bad"), p=iri("urn:p"), o=LiteralTerm(v="x")),
+         Triple(s=iri("http://ex.com/%zz"), p=iri("urn:p"), o=LiteralTerm(v="x"))],
+        "bad-iri",
+    )  # fmt: skip
+    before = len(handle(stores).store)
+    report = write_batch(stores, [*many[:100], bad, *many[100:]])
+    assert [r[0] for r in report.rejected] == ["bad-iri"]
+    assert report.written == len(handle(stores).store) - before == 10 * len(many)
+    assert not list(handle(stores).store.quads_for_pattern(iri_node("urn:x:bad"), None, None, None))
+
+
 def iri_node(value: str):  # type: ignore[no-untyped-def]
     import pyoxigraph as ox
 

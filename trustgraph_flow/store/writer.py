@@ -24,6 +24,12 @@ from trustgraph_flow.store.links import SourceResolver
 
 log = logging.getLogger(__name__)
 
+BULK_MIN = 5_000
+"""Groups of at least this many triples are written with ``Store.bulk_extend`` (RocksDB
+files built aside and ingested: ~9 µs of CPU per triple against ~20 for a transactional
+``Store.load``); smaller ones with ``load``, where the ingested files would be so small that
+compacting them costs what the bulk write saved (docs/store.md)."""
+
 
 @dataclass
 class WriteReport:
@@ -71,9 +77,16 @@ def write_group(handle: Handle, group: list[Triples], report: WriteReport) -> li
     """Write one collection's messages in one transaction; returns the messages written."""
     texts = [nquads(m.triples) for m in group]
     if all(text is not None for text in texts):
+        text = "".join(texts)  # type: ignore[arg-type]
+        count = sum(len(m.triples) for m in group)
         try:
-            handle.store.load("".join(texts), ox.RdfFormat.N_QUADS)  # type: ignore[arg-type]
-            report.written += sum(len(m.triples) for m in group)
+            if count < BULK_MIN:
+                handle.store.load(text, ox.RdfFormat.N_QUADS)
+            else:
+                # Parsed in full first: a term pyoxigraph refuses raises here, before
+                # anything is written (the bulk writer would keep what came before it).
+                handle.store.bulk_extend(list(ox.parse(text, ox.RdfFormat.N_QUADS)))
+            report.written += count
             return group
         except SyntaxError:
             pass  # some term is refused: find the message that holds it, below
