@@ -168,7 +168,7 @@ GC_INTERVAL = 30.0
 """Seconds between full garbage collections (CPython's own generation-2 trigger is off here)."""
 
 
-def tune_gc() -> None:
+def tune_gc() -> tuple[int, int, int]:
     """Keep CPython's generation-2 collections off the write path.
 
     A batch being decoded keeps ~6 model objects per triple alive (200,000 for a batch of
@@ -176,10 +176,17 @@ def tune_gc() -> None:
     them again: with the default thresholds decoding cost ~31 µs per triple instead of ~6
     (docs/store.md). So what was loaded at start is frozen out of the collector, young
     generations are collected as usual, and full collections run every ``GC_INTERVAL``.
+    Returns the thresholds before, for ``untune_gc`` (a test runs the store in its process).
     """
+    before = gc.get_threshold()
     gc.freeze()
-    threshold0, threshold1, _ = gc.get_threshold()
-    gc.set_threshold(threshold0, threshold1, 1_000_000)
+    gc.set_threshold(before[0], before[1], 1_000_000)
+    return before
+
+
+def untune_gc(before: tuple[int, int, int]) -> None:
+    gc.unfreeze()
+    gc.set_threshold(*before)
 
 
 async def collect_garbage() -> None:
@@ -193,7 +200,7 @@ async def collect_garbage() -> None:
 async def open_stores(ctx: Context[StoreSettings]) -> AsyncIterator[State]:
     settings = ctx.settings
     state = await open_server_backend(settings) if settings.store_uri else open_embedded(settings)
-    tune_gc()
+    thresholds = tune_gc()
     collecting = asyncio.create_task(collect_garbage())
     purging = asyncio.create_task(retain(state, settings)) if settings.retention else None
     try:
@@ -204,6 +211,7 @@ async def open_stores(ctx: Context[StoreSettings]) -> AsyncIterator[State]:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+        untune_gc(thresholds)
         state.readers.shutdown(wait=False, cancel_futures=True)
         if state.sparql_pool is not None:
             state.sparql_pool.close()

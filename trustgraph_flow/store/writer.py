@@ -1,10 +1,11 @@
 """The writer: a batch of Triples messages into their collections' stores, then the trace index.
 
-Each (user, collection) group is written in one transaction (``Store.load`` of N-Quads
-text, or ``Store.extend`` when a message holds blank nodes) before the runtime acks the
-batch. Quads are a set, so a redelivered message changes nothing; the sqlite index is
-written after the store with idempotent upserts, so a crash between the two is repaired
-by the redelivery.
+Each (user, collection) group is written before the runtime acks the batch: parsed in
+full and bulk-written (``Store.bulk_extend``) when it is large, loaded in one transaction
+(``Store.load`` of N-Quads text) when it is small, or ``Store.extend`` of converted quads
+when a message holds blank nodes. Quads are a set, so a redelivered message changes
+nothing; the sqlite index is written after the store with idempotent upserts, so a crash
+between the two is repaired by the redelivery.
 """
 
 from __future__ import annotations
