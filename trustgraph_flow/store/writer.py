@@ -26,10 +26,10 @@ from trustgraph_flow.store.links import SourceResolver
 log = logging.getLogger(__name__)
 
 BULK_MIN = 5_000
-"""Groups of at least this many triples are written with ``Store.bulk_extend`` (RocksDB
-files built aside and ingested: ~9 µs of CPU per triple against ~20 for a transactional
-``Store.load``); smaller ones with ``load``, where the ingested files would be so small that
-compacting them costs what the bulk write saved (docs/store.md)."""
+"""Groups of at least this many triples in an embedded store are written with
+``Store.bulk_extend`` (RocksDB files built aside and ingested: ~9 µs of CPU per triple
+against ~20 for a transactional ``Store.load``); smaller ones, and every group on a SPARQL
+server, with ``load``: bulk files that small cost as much to compact as they saved."""
 
 
 @dataclass
@@ -81,12 +81,12 @@ def write_group(handle: Handle, group: list[Triples], report: WriteReport) -> li
         text = "".join(texts)  # type: ignore[arg-type]
         count = sum(len(m.triples) for m in group)
         try:
-            if count < BULK_MIN:
-                handle.store.load(text, ox.RdfFormat.N_QUADS)
-            else:
+            if count >= BULK_MIN and isinstance(handle.store, ox.Store):  # embedded backend
                 # Parsed in full first: a term pyoxigraph refuses raises here, before
                 # anything is written (the bulk writer would keep what came before it).
                 handle.store.bulk_extend(list(ox.parse(text, ox.RdfFormat.N_QUADS)))
+            else:
+                handle.store.load(text, ox.RdfFormat.N_QUADS)
             report.written += count
             return group
         except SyntaxError:
