@@ -14,7 +14,8 @@ from urllib.parse import urljoin
 import aiohttp
 import click
 
-from trustgraph_cli.errors import AuthError, GatewayError, NotAGateway
+from trustgraph_base.errors import ErrorType, ServiceError
+from trustgraph_cli.errors import AuthError, NotAGateway
 from trustgraph_cli.options import Gateway
 
 DEFAULT_TIMEOUT = 600.0
@@ -107,8 +108,9 @@ class GatewayClient:
             while True:
                 msg = await ws.receive()
                 if msg.type != aiohttp.WSMsgType.TEXT:
-                    raise GatewayError(
-                        "connection-closed", f"the gateway closed the connection ({msg.type.name})"
+                    raise ServiceError(
+                        ErrorType.CONNECTION_CLOSED,
+                        f"the gateway closed the connection ({msg.type.name})",
                     )
                 data = json.loads(msg.data)
                 rid = data.get("id")
@@ -139,8 +141,7 @@ class GatewayClient:
                 if isinstance(data, BaseException):
                     raise data
                 if data.get("error"):
-                    err = data["error"]
-                    raise GatewayError(err.get("type", "error"), err.get("message", str(err)))
+                    raise ServiceError.from_body(data["error"])
                 yield data.get("response", {})
                 if data.get("complete"):
                     return
@@ -177,8 +178,9 @@ class GatewayClient:
                 if resp.status == 404:
                     raise NotAGateway(url, resp.status) from None
                 text = " ".join((await resp.text())[:200].split())
-                raise GatewayError(f"http-{resp.status}", f"{url} answered: {text}") from None
+                raise ServiceError(
+                    ErrorType(f"http-{resp.status}"), f"{url} answered: {text}"
+                ) from None
             if data.get("error"):
-                err = data["error"]
-                raise GatewayError(err.get("type", "error"), err.get("message", str(err)))
+                raise ServiceError.from_body(data["error"])
             return data

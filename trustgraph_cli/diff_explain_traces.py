@@ -91,9 +91,9 @@ def _item(item: EvidenceItem) -> str:
 
 async def fetch_diff(gw: Gateway, trace_a: str, trace_b: str) -> TraceDiff:
     """One EXPLAIN diff-traces round trip."""
+    from trustgraph_base.errors import ServiceError
     from trustgraph_base.schema.explain import ExplainResponse
     from trustgraph_cli.client import GatewayClient
-    from trustgraph_cli.errors import GatewayError
     from trustgraph_cli.render.output import scope_text
     from trustgraph_cli.responses import validated
 
@@ -102,7 +102,7 @@ async def fetch_diff(gw: Gateway, trace_a: str, trace_b: str) -> TraceDiff:
             data = await client.request(
                 "explain", {"operation": "diff-traces", "id": trace_a, "other": trace_b}
             )
-        except GatewayError as exc:
+        except ServiceError as exc:
             if exc.type in ("not-found", "bad-request"):
                 where = scope_text(gw.user, gw.collection)
                 raise click.ClickException(

@@ -6,25 +6,20 @@ import os
 
 import click
 
+from trustgraph_base.errors import ErrorType, ServiceError, TrustGraphError
 
-class GatewayError(Exception):
-    """The gateway (or a service behind it) answered with an error."""
-
-    def __init__(self, type: str, message: str) -> None:
-        super().__init__(f"{type}: {message}")
-        self.type = type
-        self.message = message
+# The gateway's (or a service's) error answers are raised as ``ServiceError``.
 
 
-class AuthError(Exception):
+class AuthError(ServiceError):
     """The gateway refused the request: a wrong token, or none where one is required."""
 
     def __init__(self, detail: str, *, token_sent: bool = True) -> None:
-        super().__init__(detail)
+        super().__init__(ErrorType.UNAUTHORIZED, detail)
         self.token_sent = token_sent
 
 
-class NotAGateway(Exception):
+class NotAGateway(TrustGraphError):
     """A URL under ``--api-url`` answered 404: the URL is not the gateway's root."""
 
     def __init__(self, tried: str, status: int) -> None:
@@ -47,12 +42,12 @@ def to_click_error(exc: BaseException, url: str) -> click.ClickException:
 
     if isinstance(exc, AuthError) and not exc.token_sent:
         return click.ClickException(
-            f"the gateway at {url} requires a token ({exc}) and none was given. Pass it with "
+            f"the gateway at {url} requires a token ({exc.message}) and none was given. Pass it with "
             "--token or TRUSTGRAPH_TOKEN."
         )
     if isinstance(exc, AuthError):
         return click.ClickException(
-            f"the gateway at {url} refused the token ({exc}). Pass the right one with --token "
+            f"the gateway at {url} refused the token ({exc.message}). Pass the right one with --token "
             "or TRUSTGRAPH_TOKEN."
         )
     if isinstance(exc, NotAGateway):
@@ -62,7 +57,7 @@ def to_click_error(exc: BaseException, url: str) -> click.ClickException:
         )
     from trustgraph_cli.render.text import safe
 
-    if isinstance(exc, GatewayError):
+    if isinstance(exc, ServiceError):
         return click.ClickException(safe(f"{exc.message} [{exc.type}]"))
     if isinstance(exc, aiohttp.ClientSSLError):
         return click.ClickException(f"cannot reach gateway at {url} ({tls_reason(exc, url)}).")

@@ -83,9 +83,9 @@ def plural(n: int) -> str:
 
 async def remove(gw: Gateway, doc_id: str, purge_traces: bool, reason: str) -> LibrarianResponse:
     """One librarian remove-document round trip."""
+    from trustgraph_base.errors import ServiceError
     from trustgraph_base.schema.documents import LibrarianResponse
     from trustgraph_cli.client import GatewayClient
-    from trustgraph_cli.errors import GatewayError
     from trustgraph_cli.render.output import scope_text
     from trustgraph_cli.responses import validated
 
@@ -98,7 +98,7 @@ async def remove(gw: Gateway, doc_id: str, purge_traces: bool, reason: str) -> L
     async with GatewayClient(gw) as client:
         try:
             data = await client.librarian(request)
-        except GatewayError as exc:
+        except ServiceError as exc:
             if exc.type in ("not-found", "bad-request"):
                 raise click.ClickException(
                     f"no document {doc_id!r} in {scope_text(gw.user, gw.collection)}. "

@@ -29,12 +29,12 @@ async def call_explain(
     ``missing`` is the error shown when the id is unknown or malformed; ``what`` names the
     view in the message shown if the gateway's answer does not validate.
     """
+    from trustgraph_base.errors import ServiceError
     from trustgraph_base.schema.explain import ExplainResponse
-    from trustgraph_cli.errors import GatewayError
 
     try:
         data = await client.request("explain", request)
-    except GatewayError as exc:
+    except ServiceError as exc:
         if exc.type in NOT_FOUND_TYPES:
             raise NotFound(missing) from None
         raise

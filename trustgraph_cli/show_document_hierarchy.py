@@ -95,14 +95,14 @@ async def explain_unfinished(client: GatewayClient, doc_id: str, missing: str | 
 
     ``missing`` is the not-found message, kept when the librarian does not know it either.
     """
+    from trustgraph_base.errors import ServiceError
     from trustgraph_base.schema.documents import LibrarianResponse
-    from trustgraph_cli.errors import GatewayError
     from trustgraph_cli.render.text import safe
     from trustgraph_cli.responses import NOT_FOUND_TYPES, validated
 
     try:
         data = await client.librarian({"operation": "get-document", "document-id": doc_id})
-    except GatewayError as exc:
+    except ServiceError as exc:
         if exc.type in NOT_FOUND_TYPES and missing is not None:
             raise click.ClickException(missing) from None
         raise

@@ -92,9 +92,9 @@ def path_text(path: UsagePath, top: str, style: Style) -> str:
 
 async def fetch_usage(gw: Gateway, source: str, limit: int) -> SourceUsage:
     """One EXPLAIN source-usage round trip."""
+    from trustgraph_base.errors import ServiceError
     from trustgraph_base.schema.explain import ExplainResponse
     from trustgraph_cli.client import GatewayClient
-    from trustgraph_cli.errors import GatewayError
     from trustgraph_cli.render.output import scope_text
     from trustgraph_cli.responses import validated
 
@@ -103,7 +103,7 @@ async def fetch_usage(gw: Gateway, source: str, limit: int) -> SourceUsage:
             data = await client.request(
                 "explain", {"operation": "source-usage", "id": source, "limit": limit}
             )
-        except GatewayError as exc:
+        except ServiceError as exc:
             if exc.type == "not-found":
                 raise click.ClickException(
                     f"{exc.message.removesuffix(' in this collection')} in "

@@ -10,7 +10,7 @@ import logging
 import re
 from dataclasses import dataclass
 
-from trustgraph_base.errors import ServiceError
+from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.messaging import (
     CHUNKS,
     INGEST_EVENTS,
@@ -113,7 +113,7 @@ async def _record_spans(
     try:
         await ctx.client(LIBRARIAN).request(request, timeout=ctx.settings.request_timeout)
     except ServiceError as exc:
-        if exc.type != "not-found":
+        if exc.type != ErrorType.NOT_FOUND:
             raise
         return False
     return True

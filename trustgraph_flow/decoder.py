@@ -15,7 +15,7 @@ from typing import IO
 from pypdf import PdfReader
 from pypdf.errors import PyPdfError
 
-from trustgraph_base.errors import ServiceError
+from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.messaging import (
     DOCUMENT_LOADED,
     INGEST_EVENTS,
@@ -173,7 +173,7 @@ async def on_document(msg: DocumentLoaded, ctx: Context[Settings]) -> None:
     try:
         decoded = await _decode(doc, meta, ctx)
     except ServiceError as exc:
-        if exc.type != "not-found":
+        if exc.type != ErrorType.NOT_FOUND:
             raise  # the librarian is struggling: let the message be redelivered
         log.info("%s was removed before it was decoded: skipped", doc.id)
         return

@@ -16,7 +16,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from trustgraph_base.errors import RequestTimeout, ServiceError
+from trustgraph_base.errors import ErrorType, RequestTimeout, ServiceError
 from trustgraph_base.messaging import EMBEDDINGS, LIBRARIAN, TEXT_COMPLETION, VECTORS, Context
 from trustgraph_base.provenance import (
     GRAPH_RETRIEVAL,
@@ -114,7 +114,7 @@ LOOKUP_TIMEOUT = 5.0  # seconds to wait for the librarian when explaining an emp
 def no_data_error(req: RagRequest) -> ServiceError:
     """The error for a collection with nothing to retrieve from."""
     return ServiceError(
-        "no-data",
+        ErrorType.NO_DATA,
         f"collection {req.collection!r} of user {req.user!r} has no documents; "
         "load some with tg-load-document",
     )
@@ -149,7 +149,9 @@ async def nothing_found_error(
         )
     else:
         hint = "tg-list-documents shows each document's status and errors"
-    return ServiceError("no-data", f"no {what} from the {len(docs)} {noun} in {where} ({hint})")
+    return ServiceError(
+        ErrorType.NO_DATA, f"no {what} from the {len(docs)} {noun} in {where} ({hint})"
+    )
 
 
 def trace_identity(req: RagRequest, uri_of: Callable[[str], str]) -> tuple[str, str]:
@@ -163,7 +165,7 @@ def trace_identity(req: RagRequest, uri_of: Callable[[str], str]) -> tuple[str, 
         try:
             check_iri(req.parent_uri)
         except ValueError as exc:
-            raise ServiceError("bad-request", str(exc)) from None
+            raise ServiceError(ErrorType.BAD_REQUEST, str(exc)) from None
     return found
 
 
@@ -262,7 +264,7 @@ class Trace(Generic[R]):
             raise
         except RequestTimeout as exc:
             await self.fail(f"timeout: {exc}")
-            raise ServiceError("timeout", str(exc)) from None
+            raise ServiceError(ErrorType.TIMEOUT, str(exc)) from None
         except Exception as exc:
             await self.fail(f"internal-error: {type(exc).__name__}: {exc}")
             raise
@@ -294,7 +296,7 @@ class Trace(Generic[R]):
                     yield self.piece(piece)
             answer, cited, cost = call.text, [], call.cost
         if not answer.strip():
-            raise ServiceError("llm-error", "the LLM returned an empty answer")
+            raise ServiceError(ErrorType.LLM_ERROR, "the LLM returned an empty answer")
         synth = synthesis_uri(self.question_uri)
         triples = [*synthesis_triples(synth, parent_uri, answer), *citation_triples(synth, cited)]
         yield await self.stage(synth, triples, cost)
@@ -383,7 +385,7 @@ async def nearest(
         EmbeddingsRequest(texts=[req.query]), timeout=timeout
     )
     if not emb.vectors:
-        raise ServiceError("embeddings-error", "the embeddings service returned no vector")
+        raise ServiceError(ErrorType.EMBEDDINGS_ERROR, "the embeddings service returned no vector")
     found = await ctx.client(VECTORS).request(
         VectorRequest(
             operation="query",

@@ -16,7 +16,7 @@ import pytest
 
 from tests.conftest import RunningProcessors
 from tests.support.openai_stub import OpenAIStub
-from trustgraph_base.errors import ServiceError
+from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.messaging import (
     AGENT,
     DOCUMENT_RAG,
@@ -120,7 +120,7 @@ class StandIns:
         async def document_rag(
             req: DocumentRagRequest, ctx: Context[ProcessorSettings]
         ) -> DocumentRagResponse:
-            raise ServiceError("no-index", "the document index is unavailable")
+            raise ServiceError(ErrorType("no-index"), "the document index is unavailable")
 
 
 @pytest.fixture

@@ -28,7 +28,7 @@ from tests.integration.test_agent_loop import (
     watcher,
 )
 from tests.support.stack import eventually
-from trustgraph_base.errors import RequestTimeout, ServiceError
+from trustgraph_base.errors import ErrorType, RequestTimeout, ServiceError
 from trustgraph_base.messaging import (
     DOCUMENT_RAG,
     EXPLAIN,
@@ -85,7 +85,7 @@ def rag_standins(
     ) -> DocumentRagResponse:
         docs_pending.set()
         await release.wait()  # a slow tool: the agent is killed while it waits
-        raise ServiceError("too-late", "the caller is gone")
+        raise ServiceError(ErrorType("too-late"), "the caller is gone")
 
     return proc
 

@@ -11,7 +11,7 @@ from pypdf import PdfWriter
 
 from tests.conftest import RunningProcessors
 from tests.integration.test_ingest_support import SAMPLES, USER, Client, k, start
-from trustgraph_base.errors import ServiceError
+from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.messaging import (
     EMBEDDINGS,
     TEXT_COMPLETION,
@@ -75,7 +75,7 @@ def flaky_embeddings(calls: list[int]) -> StandIn:
     async def embed(req: EmbeddingsRequest, ctx: Context[ProcessorSettings]) -> EmbeddingsResponse:
         calls.append(len(req.texts))
         if len(calls) == 1:
-            raise ServiceError("unavailable", "model still loading")
+            raise ServiceError(ErrorType.UNAVAILABLE, "model still loading")
         return EmbeddingsResponse(vectors=[[1.0, float(i), 0.5] for i in range(len(req.texts))])
 
     return StandIn(proc)

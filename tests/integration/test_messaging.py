@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import RunningProcessors
-from trustgraph_base.errors import RequestTimeout, ServiceError, WireError
+from trustgraph_base.errors import ErrorType, RequestTimeout, ServiceError, WireError
 from trustgraph_base.messaging import Bus, Context, Processor, RequestClient, Topic, Topics
 from trustgraph_base.messaging.bus import broker_auth
 from trustgraph_base.messaging.services import TEXT_COMPLETION
@@ -26,7 +26,7 @@ def echo_processor() -> Processor[ProcessorSettings]:
         req: TextCompletionRequest, ctx: Context[ProcessorSettings]
     ) -> AsyncIterator[TextCompletionResponse]:
         if req.prompt == "fail":
-            raise ServiceError("llm-error", "the model refused")
+            raise ServiceError(ErrorType.LLM_ERROR, "the model refused")
         words = req.prompt.split()
         for i, word in enumerate(words):
             yield TextCompletionResponse(response=word, end_of_stream=i == len(words) - 1)

@@ -22,7 +22,7 @@ from typing import Any, cast
 from pulsar.asyncio import Consumer
 from pydantic import BaseModel
 
-from trustgraph_base.errors import ServiceError, WireError
+from trustgraph_base.errors import ErrorType, ServiceError, WireError
 from trustgraph_base.messaging.context import Context
 from trustgraph_base.messaging.requests import expired
 from trustgraph_base.messaging.services import ServiceSpec, Topics
@@ -228,7 +228,7 @@ class ServiceRunner(_OneByOne):
         request = self._decode(msg)
         if isinstance(request, Exception):
             if isinstance(request, WireError):
-                error = Error(type="bad-request", message=str(request))
+                error = Error(type=ErrorType.BAD_REQUEST, message=str(request))
                 await reply([self.spec.response(error=error)])
             await self._dead_letter(msg)
             return
@@ -282,7 +282,9 @@ class ServiceRunner(_OneByOne):
             flush()
             await _drain(sending)
             message = f"{type(exc).__name__}: {exc}"
-            await reply([spec.response(error=Error(type="internal-error", message=message))])
+            await reply(
+                [spec.response(error=Error(type=ErrorType.INTERNAL_ERROR, message=message))]
+            )
         finally:
             for task in sending:  # only when cancelled (shutdown): nobody waits for them
                 task.cancel()

@@ -25,7 +25,7 @@ from typing import Generic
 
 from pulsar.asyncio import Consumer
 
-from trustgraph_base.errors import RequestTimeout, ServiceError, WireError
+from trustgraph_base.errors import ErrorType, RequestTimeout, ServiceError, WireError
 from trustgraph_base.messaging.bus import Bus
 from trustgraph_base.messaging.services import Req, Resp, ServiceSpec, Topics
 from trustgraph_base.wire import decode, decode_pack
@@ -137,7 +137,7 @@ class RequestClient(Generic[Req, Resp]):
                         f"no reply from service '{self.spec.name}' within {timeout:g}s"
                     ) from None
                 if reply.error is not None:
-                    raise ServiceError(reply.error.type, reply.error.message)
+                    raise ServiceError(ErrorType(reply.error.type), reply.error.message)
                 yield reply
                 if reply.end_of_stream:
                     return

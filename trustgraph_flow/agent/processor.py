@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from trustgraph_base.errors import RequestTimeout, ServiceError, TrustGraphError
+from trustgraph_base.errors import ErrorType, RequestTimeout, ServiceError, TrustGraphError
 from trustgraph_base.messaging import AGENT, TEXT_COMPLETION, Context, Processor
 from trustgraph_base.provenance import (
     GRAPH_RETRIEVAL,
@@ -297,7 +297,9 @@ class Session:
             raise ServiceError(exc.type, f"the LLM failed: {exc.message}") from None
         except RequestTimeout:
             self.fail(f"the LLM did not answer within {timeout:g}s")
-            raise ServiceError("timeout", f"the LLM did not answer within {timeout:g}s") from None
+            raise ServiceError(
+                ErrorType.TIMEOUT, f"the LLM did not answer within {timeout:g}s"
+            ) from None
         self.note_call(reply, (time.monotonic() - started) * 1000.0)
         return reply.response
 
@@ -344,10 +346,10 @@ class Session:
             observation = await run_tool(tool, arguments, call)
         except ToolFailure as exc:
             log.info("session %s: %s", self.uri, exc)
-            if exc.cause is not None and exc.cause.type == "no-data":
+            if exc.cause is not None and exc.cause.type == ErrorType.NO_DATA:
                 # Nothing to search: say so, as GraphRAG and DocRAG do, not an answer made up.
                 self.fail(exc.cause.message)
-                raise ServiceError("no-data", exc.cause.message) from None
+                raise ServiceError(ErrorType.NO_DATA, exc.cause.message) from None
             return f"Error: {exc}."
         return observation.strip() or f"(tool '{name}' returned nothing)"
 
@@ -392,7 +394,7 @@ def open_session(req: AgentRequest, ctx: Ctx, uri: str, trace: TraceWriter | Non
     if req.group and not tools:
         names = ", ".join(t.name for t in configured)
         raise ServiceError(
-            "bad-request", f"no tool matches group {req.group}; configured tools: {names}"
+            ErrorType.BAD_REQUEST, f"no tool matches group {req.group}; configured tools: {names}"
         )
     prior = [Step(s.thought, s.action, dict(s.arguments), s.observation) for s in req.history]
     return Session(

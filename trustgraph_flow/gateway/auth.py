@@ -3,13 +3,13 @@
 Every way in (REST, the WebSocket, and any page or endpoint added to the gateway) calls:
 
 - ``authenticate(request)`` — who the HTTP request is (``Authorization: Bearer`` or
-  ``?token=``), as a ``Principal``; ``Failure("unauthorized")`` when auth is on and the
+  ``?token=``), as a ``Principal``; ``ServiceError("unauthorized")`` when auth is on and the
   token is missing or unknown. ``principal_for(app, token)`` does the same for a token
   read elsewhere (the socket's auth frame).
 - ``admit(principal, service, request)`` — the request as it may be forwarded: the
   service and operation must be on the outside allow-list (``edge.py``), processor-only
   fields are dropped, and the user/collection are the principal's (a request naming
-  another user, or a collection outside the key's list, is ``Failure("forbidden")``).
+  another user, or a collection outside the key's list, is ``ServiceError("forbidden")``).
 
 Modes:
 
@@ -30,9 +30,9 @@ from typing import Any
 
 from aiohttp import web
 
+from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.schema import DEFAULT_COLLECTION
 from trustgraph_flow.gateway.edge import check_operation, named_collections, strip_internal
-from trustgraph_flow.gateway.failure import Failure
 from trustgraph_flow.gateway.keys import KeyStore
 from trustgraph_flow.gateway.viewer import cookie_key
 
@@ -52,8 +52,8 @@ class Principal:
             return request
         named = request.get("user")
         if named is not None and named != self.user:
-            raise Failure(
-                "forbidden",
+            raise ServiceError(
+                ErrorType.FORBIDDEN,
                 f"this API key belongs to user {self.user!r}; it cannot act as user {named!r}",
             )
         scoped = {**request, "user": self.user}
@@ -63,8 +63,8 @@ class Principal:
                 collection = DEFAULT_COLLECTION
             if collection not in self.collections:
                 allowed = ", ".join(sorted(self.collections))
-                raise Failure(
-                    "forbidden",
+                raise ServiceError(
+                    ErrorType.FORBIDDEN,
                     f"this API key may not use collection {collection!r} (allowed: {allowed})",
                 )
             scoped["collection"] = collection
@@ -140,11 +140,12 @@ def identity(app: web.Application, key: str | None) -> dict[str, object] | None:
 
 
 def authenticate(request: web.Request) -> Principal:
-    """Who this HTTP request is; ``Failure("unauthorized")`` if auth is on and it has no valid token."""
+    """Who this HTTP request is; ``ServiceError("unauthorized")`` if auth is on and it has no valid token."""
     principal = principal_for(request.app, offered_token(request))
     if principal is None:
-        raise Failure(
-            "unauthorized", "missing, unknown or revoked token (an API key or the admin token)"
+        raise ServiceError(
+            ErrorType.UNAUTHORIZED,
+            "missing, unknown or revoked token (an API key or the admin token)",
         )
     return principal
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from aiohttp import web
 
-from trustgraph_flow.gateway.failure import Failure
+from trustgraph_base.errors import ErrorType, ServiceError
 
 HTTP_TIMEOUT = web.AppKey("http_timeout", float)  # seconds a client may take to send a body
 
@@ -19,8 +19,8 @@ async def read_body(request: web.Request) -> bytes:
     try:
         return await asyncio.wait_for(request.read(), limit)
     except TimeoutError:
-        raise Failure(
-            "request-timeout", f"the request body did not arrive within {limit:g} s"
+        raise ServiceError(
+            ErrorType.REQUEST_TIMEOUT, f"the request body did not arrive within {limit:g} s"
         ) from None
 
 
@@ -29,9 +29,9 @@ def parse_body(body: bytes) -> Any:
     try:
         return json.loads(body)
     except (ValueError, UnicodeDecodeError) as exc:
-        raise Failure("bad-frame", f"malformed JSON body: {exc}") from None
+        raise ServiceError(ErrorType.BAD_FRAME, f"malformed JSON body: {exc}") from None
     except RecursionError:
-        raise Failure("bad-frame", "malformed JSON body: nested too deeply") from None
+        raise ServiceError(ErrorType.BAD_FRAME, "malformed JSON body: nested too deeply") from None
 
 
 async def json_body(request: web.Request) -> Any:

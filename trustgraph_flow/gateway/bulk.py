@@ -22,13 +22,13 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
-from trustgraph_base.errors import WireError
+from trustgraph_base.errors import ErrorType, ServiceError, WireError
 from trustgraph_base.messaging import SERVICES, TRIPLES_STORE, Bus, Topics
 from trustgraph_base.schema import DEFAULT_COLLECTION, DEFAULT_USER, Triples
 from trustgraph_base.wire import from_json
 from trustgraph_flow.gateway.auth import Principal, authenticate
 from trustgraph_flow.gateway.dispatch import DISPATCHER
-from trustgraph_flow.gateway.failure import Failure, as_failure
+from trustgraph_flow.gateway.failure import as_failure, rest_response
 
 log = logging.getLogger(__name__)
 
@@ -50,9 +50,11 @@ class Publisher:
         self.topic = topics.topic(TRIPLES_STORE)
 
     async def write(self, principal: Principal, frame: Any) -> int:
-        """Publish one import frame; how many triples it held. ``Failure`` when it is refused."""
+        """Publish one import frame; how many triples it held. ``ServiceError`` when it is refused."""
         if not isinstance(frame, dict) or not isinstance(frame.get("triples"), list):
-            raise Failure("bad-frame", "an import frame is {'metadata': {...}, 'triples': [...]}")
+            raise ServiceError(
+                ErrorType.BAD_FRAME, "an import frame is {'metadata': {...}, 'triples': [...]}"
+            )
         meta: dict[str, Any] = frame["metadata"] if isinstance(frame.get("metadata"), dict) else {}
         scoped = principal.scope(
             {k: meta[k] for k in ("user", "collection") if isinstance(meta.get(k), str) and meta[k]}
@@ -70,11 +72,11 @@ class Publisher:
                 },
             )
         except WireError as exc:
-            raise Failure("bad-frame", f"import/triples: {exc}") from None
+            raise ServiceError(ErrorType.BAD_FRAME, f"import/triples: {exc}") from None
         named = sorted({t.g for t in batch.triples if t.g})
         if named:
-            raise Failure(
-                "forbidden",
+            raise ServiceError(
+                ErrorType.FORBIDDEN,
                 f"import/triples writes the default graph only, not {named[0]!r} "
                 "(trace and source graphs are written by the services)",
             )
@@ -98,7 +100,7 @@ async def serve_import(
     error frame and the socket stays open."""
     try:
         principal = authenticate(request)
-    except Failure as failure:
+    except ServiceError as failure:
         return web.json_response(failure.body(), status=failure.status)
     ws = web.WebSocketResponse(heartbeat=30)
     await ws.prepare(request)
@@ -109,7 +111,9 @@ async def serve_import(
         try:
             frame = json.loads(msg.data)
         except (ValueError, RecursionError) as exc:
-            await ws.send_str(json.dumps(Failure("bad-frame", f"malformed JSON: {exc}").body()))
+            await ws.send_str(
+                json.dumps(ServiceError(ErrorType.BAD_FRAME, f"malformed JSON: {exc}").body())
+            )
             continue
         try:
             total += await write(principal, frame)
@@ -157,13 +161,14 @@ async def export_triples_handler(request: web.Request) -> web.StreamResponse:
 
 
 async def unknown_handler(request: web.Request) -> web.Response:
-    failure = Failure(
-        "unknown-service", f"this gateway does not offer {request.path!r}; it offers {OFFERED}"
+    failure = ServiceError(
+        ErrorType.UNKNOWN_SERVICE,
+        f"this gateway does not offer {request.path!r}; it offers {OFFERED}",
     )
     if request.headers.get("Upgrade", "").lower() == "websocket":
         # A socket client reads the status of the refused upgrade: 404, never a retry loop.
         return web.json_response(failure.body(), status=failure.status)
-    return failure.rest()
+    return rest_response(failure)
 
 
 STREAM_PART = 2 * 2**20  # bytes asked of the librarian per reply (under its per-message cap)
@@ -180,7 +185,7 @@ async def document_stream_handler(request: web.Request) -> web.StreamResponse:
     try:
         principal = authenticate(request)
         if not doc:
-            raise Failure("bad-request", "document-stream needs ?document-id=")
+            raise ServiceError(ErrorType.BAD_REQUEST, "document-stream needs ?document-id=")
 
         async def part(offset: int, length: int | None) -> tuple[bytes, int]:
             ask: dict[str, Any] = {**scope, "operation": "get-content", "id": doc, "offset": offset}

@@ -20,12 +20,13 @@ from typing import Any
 
 from aiohttp import web
 
+from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.messaging import EXPLAIN, LIBRARIAN
 from trustgraph_base.schema import DEFAULT_COLLECTION
 from trustgraph_flow.gateway.auth import Principal, authenticate
 from trustgraph_flow.gateway.body import json_body
 from trustgraph_flow.gateway.dispatch import DISPATCHER
-from trustgraph_flow.gateway.failure import Failure, as_failure
+from trustgraph_flow.gateway.failure import as_failure, rest_response
 
 log = logging.getLogger(__name__)
 
@@ -38,15 +39,19 @@ async def collection_management_handler(request: web.Request) -> web.Response:
         principal = authenticate(request)
         body = await json_body(request)
         if not isinstance(body, dict):
-            raise Failure("bad-request", "collection-management: the body must be a JSON object")
+            raise ServiceError(
+                ErrorType.BAD_REQUEST, "collection-management: the body must be a JSON object"
+            )
         ask = Asker(request.app[DISPATCHER], principal)
         return web.json_response(await answer(ask, body))
     except web.HTTPRequestEntityTooLarge as exc:
-        return Failure("frame-too-large", exc.text or "request body too large").rest()
+        return rest_response(
+            ServiceError(ErrorType.FRAME_TOO_LARGE, exc.text or "request body too large")
+        )
     except Exception as exc:
         failure = as_failure(exc)
         log.info("collection-management failed: %s", failure)
-        return failure.rest()
+        return rest_response(failure)
 
 
 class Asker:
@@ -90,14 +95,14 @@ async def answer(ask: Asker, body: dict[str, Any]) -> dict[str, Any]:
             ]
         }
     if operation not in OPERATIONS:
-        raise Failure(
-            "bad-request",
+        raise ServiceError(
+            ErrorType.BAD_REQUEST,
             f"collection-management: unknown operation {operation!r} "
             f"(this gateway offers: {', '.join(OPERATIONS)})",
         )
     collection = body.get("collection")
     if not isinstance(collection, str) or not collection:
-        raise Failure("bad-request", f"{operation} needs a collection")
+        raise ServiceError(ErrorType.BAD_REQUEST, f"{operation} needs a collection")
     scope["collection"] = collection
     if operation == "delete-collection":
         await ask(EXPLAIN.name, {**scope, "operation": "delete-collection"})
@@ -111,5 +116,5 @@ def _strings(value: Any, what: str) -> list[str]:
     if value is None:
         return []
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise Failure("bad-request", f"{what} must be a list of strings")
+        raise ServiceError(ErrorType.BAD_REQUEST, f"{what} must be a list of strings")
     return value

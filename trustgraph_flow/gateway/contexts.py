@@ -18,6 +18,7 @@ from typing import Any
 
 from aiohttp import web
 
+from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.messaging import EMBEDDINGS, VECTORS
 from trustgraph_base.rdf.terms import check_iri
 from trustgraph_base.schema import (
@@ -31,14 +32,13 @@ from trustgraph_base.schema import (
 from trustgraph_flow.gateway.auth import Principal
 from trustgraph_flow.gateway.bulk import serve_import
 from trustgraph_flow.gateway.dispatch import DISPATCHER
-from trustgraph_flow.gateway.failure import Failure
 
 BATCH = 256  # texts per embeddings request (its limit is 2048)
 
 
 def _entity_iri(item: Any) -> str:
     """The IRI an entity-context item names (TrustGraph's ``{"t": "i", "i": …}`` or the older
-    ``{"v": …, "e": true}``); ``Failure`` for anything else."""
+    ``{"v": …, "e": true}``); ``ServiceError`` for anything else."""
     entity = item.get("entity") if isinstance(item, dict) else None
     iri: Any = None
     if isinstance(entity, dict):
@@ -47,21 +47,23 @@ def _entity_iri(item: Any) -> str:
         elif entity.get("e") is True:
             iri = entity.get("v")
     if not isinstance(iri, str):
-        raise Failure(
-            "bad-frame", "import/entity-contexts: each entity is an IRI term {'t': 'i', 'i': ...}"
+        raise ServiceError(
+            ErrorType.BAD_FRAME,
+            "import/entity-contexts: each entity is an IRI term {'t': 'i', 'i': ...}",
         )
     try:
         check_iri(iri)
     except ValueError as exc:
-        raise Failure("bad-frame", f"import/entity-contexts: {exc}") from None
+        raise ServiceError(ErrorType.BAD_FRAME, f"import/entity-contexts: {exc}") from None
     return iri
 
 
 def read_frame(frame: Any) -> tuple[dict[str, str], str, dict[str, str]]:
     """The frame's scope, document id and one context text per entity (in first-seen order)."""
     if not isinstance(frame, dict) or not isinstance(frame.get("entities"), list):
-        raise Failure(
-            "bad-frame", "an entity-contexts frame is {'metadata': {...}, 'entities': [...]}"
+        raise ServiceError(
+            ErrorType.BAD_FRAME,
+            "an entity-contexts frame is {'metadata': {...}, 'entities': [...]}",
         )
     given = frame.get("metadata")
     meta: dict[str, Any] = given if isinstance(given, dict) else {}
@@ -71,7 +73,9 @@ def read_frame(frame: Any) -> tuple[dict[str, str], str, dict[str, str]]:
         iri = _entity_iri(item)
         context = item.get("context")
         if not isinstance(context, str):
-            raise Failure("bad-frame", "import/entity-contexts: each 'context' is a string")
+            raise ServiceError(
+                ErrorType.BAD_FRAME, "import/entity-contexts: each 'context' is a string"
+            )
         if context.strip() and context not in texts.setdefault(iri, []):
             texts[iri].append(context)
     joined = {iri: "\n".join(parts) for iri, parts in texts.items() if parts}
@@ -85,7 +89,7 @@ class ContextWriter:
         self.dispatcher = dispatcher
 
     async def write(self, principal: Principal, frame: Any) -> int:
-        """Store one frame's contexts; how many entities it held. ``Failure`` when refused."""
+        """Store one frame's contexts; how many entities it held. ``ServiceError`` when refused."""
         scope, document, contexts = read_frame(frame)
         scoped = principal.scope(scope)
         user = scoped.get("user", DEFAULT_USER)
@@ -98,8 +102,8 @@ class ContextWriter:
             )
             assert isinstance(emb, EmbeddingsResponse)
             if len(emb.vectors) != len(part):
-                raise Failure(
-                    "embeddings-error",
+                raise ServiceError(
+                    ErrorType.EMBEDDINGS_ERROR,
                     f"embeddings returned {len(emb.vectors)} vectors for {len(part)} texts",
                 )
             items = [

@@ -10,7 +10,7 @@ from typing import Any
 from aiohttp import web
 from pydantic import BaseModel
 
-from trustgraph_base.errors import WireError
+from trustgraph_base.errors import ErrorType, ServiceError, WireError
 from trustgraph_base.messaging import (
     SERVICES,
     TRIPLES_QUERY,
@@ -24,9 +24,9 @@ from trustgraph_base.rdf.terms import IriTerm
 from trustgraph_base.schema import Response, TriplesQueryRequest, TriplesQueryResponse
 from trustgraph_base.wire import from_json, to_json
 from trustgraph_flow.gateway.auth import Principal, admit
-from trustgraph_flow.gateway.failure import STATUS, Failure, as_failure
+from trustgraph_flow.gateway.failure import as_failure
 
-__all__ = ["DISPATCHER", "STATUS", "Dispatcher", "Failure", "as_failure"]
+__all__ = ["DISPATCHER", "Dispatcher", "as_failure"]
 
 log = logging.getLogger(__name__)
 
@@ -75,20 +75,24 @@ class Dispatcher:
     ) -> tuple[ServiceSpec[BaseModel, Response], BaseModel]:
         """The service's spec and its validated request as ``principal`` may send it.
 
-        ``Failure`` naming what is wrong: an unknown service, a request that does not
+        ``ServiceError`` naming what is wrong: an unknown service, a request that does not
         validate, or one the principal may not make (``auth.admit``).
         """
         if not isinstance(service, str) or service not in SERVICES:
             known = ", ".join(sorted(SERVICES))
-            raise Failure("unknown-service", f"unknown service {service!r} (known: {known})")
+            raise ServiceError(
+                ErrorType.UNKNOWN_SERVICE, f"unknown service {service!r} (known: {known})"
+            )
         if not isinstance(request, dict):
-            raise Failure("bad-request", f"service '{service}': 'request' must be a JSON object")
+            raise ServiceError(
+                ErrorType.BAD_REQUEST, f"service '{service}': 'request' must be a JSON object"
+            )
         spec = SERVICES[service]
         request = admit(principal, service, request)
         try:
             return spec, from_json(spec.request, request, tolerant=True)
         except WireError as exc:
-            raise Failure("bad-request", f"service '{service}': {exc}") from None
+            raise ServiceError(ErrorType.BAD_REQUEST, f"service '{service}': {exc}") from None
 
     async def refuse_reused_session(
         self, spec: ServiceSpec[BaseModel, Response], request: BaseModel
@@ -105,8 +109,8 @@ class Dispatcher:
             return None
         claim = (request.user, request.collection, uri)  # type: ignore[attr-defined]
         if claim in self._running:
-            raise Failure(
-                "session-exists",
+            raise ServiceError(
+                ErrorType.SESSION_EXISTS,
                 f"session_id {uri!r} is being run now: leave it empty for a new one",
             )
         self._running.add(claim)
@@ -127,15 +131,15 @@ class Dispatcher:
         )
         found = await self._clients[TRIPLES_QUERY.name].request(probe, timeout=self.timeout)
         if isinstance(found, TriplesQueryResponse) and found.triples:
-            raise Failure(
-                "session-exists",
+            raise ServiceError(
+                ErrorType.SESSION_EXISTS,
                 f"session_id {getattr(request, 'session_id', '')!r} is already a trace ({uri}): "
                 "leave it empty for a new one",
             )
 
     async def call(self, spec: ServiceSpec[BaseModel, Response], request: BaseModel) -> Response:
         """The gateway's own request to a service (built by the gateway, not an outside
-        request: no allow-list); its reply, or ``Failure``."""
+        request: no allow-list); its reply, or ``ServiceError``."""
         try:
             return await self._clients[spec.name].request(request, timeout=self.timeout)
         except Exception as exc:

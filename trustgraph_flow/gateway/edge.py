@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any, get_args
 
+from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.messaging import SERVICES
-from trustgraph_flow.gateway.failure import Failure
 
 # service → the operations a client may ask for (None: the service has no operations).
 ALLOWED: dict[str, frozenset[str] | None] = {
@@ -89,8 +89,8 @@ def check_operation(service: str, request: dict[str, Any]) -> None:
         and operation not in allowed
         and operation in _operations(service)
     ):
-        raise Failure(
-            "forbidden",
+        raise ServiceError(
+            ErrorType.FORBIDDEN,
             f"service '{service}': operation {operation!r} is internal "
             f"(clients may use: {', '.join(sorted(allowed))})",
         )

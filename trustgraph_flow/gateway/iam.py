@@ -17,9 +17,10 @@ from typing import Any
 
 from aiohttp import web
 
+from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_flow.gateway.auth import AUTH, authenticate
 from trustgraph_flow.gateway.body import json_body
-from trustgraph_flow.gateway.failure import Failure
+from trustgraph_flow.gateway.failure import rest_response
 from trustgraph_flow.gateway.keys import KeyRequestError, KeyStore
 
 log = logging.getLogger("trustgraph_flow.gateway")
@@ -29,14 +30,16 @@ def _text(value: Any, field: str, *, required: bool = True) -> str | None:
     if value is None and not required:
         return None
     if not isinstance(value, str) or (required and not value):
-        raise Failure("bad-request", f"iam: '{field}' must be a non-empty string")
+        raise ServiceError(ErrorType.BAD_REQUEST, f"iam: '{field}' must be a non-empty string")
     return value
 
 
 def _create(keys: KeyStore, body: dict[str, Any]) -> dict[str, Any]:
     spec = body.get("key")
     if not isinstance(spec, dict):
-        raise Failure("bad-request", "iam: create-api-key needs 'key': {user_id, name}")
+        raise ServiceError(
+            ErrorType.BAD_REQUEST, "iam: create-api-key needs 'key': {user_id, name}"
+        )
     user = _text(spec.get("user_id"), "key.user_id")
     name = _text(spec.get("name"), "key.name")
     expires = _text(spec.get("expires"), "key.expires", required=False)
@@ -44,7 +47,7 @@ def _create(keys: KeyStore, body: dict[str, Any]) -> dict[str, Any]:
     if collections is not None and (
         not isinstance(collections, list) or not all(isinstance(c, str) for c in collections)
     ):
-        raise Failure("bad-request", "iam: 'key.collections' must be a list of names")
+        raise ServiceError(ErrorType.BAD_REQUEST, "iam: 'key.collections' must be a list of names")
     assert user is not None and name is not None
     key, plaintext = keys.create(user, name, collections=collections, expires=expires)
     log.info("created API key %s for user %r (%s)", key.id, user, name)
@@ -52,7 +55,7 @@ def _create(keys: KeyStore, body: dict[str, Any]) -> dict[str, Any]:
 
 
 def run(keys: KeyStore, body: dict[str, Any]) -> dict[str, Any]:
-    """Carry out one IAM operation; ``Failure`` naming what is wrong."""
+    """Carry out one IAM operation; ``ServiceError`` naming what is wrong."""
     operation = body.get("operation")
     try:
         if operation == "create-api-key":
@@ -64,29 +67,31 @@ def run(keys: KeyStore, body: dict[str, Any]) -> dict[str, Any]:
             key_id = _text(body.get("key_id"), "key_id")
             assert key_id is not None
             if not keys.revoke(key_id):
-                raise Failure("not-found", f"no API key with id {key_id!r}")
+                raise ServiceError(ErrorType.NOT_FOUND, f"no API key with id {key_id!r}")
             log.info("revoked API key %s", key_id)
             return {"revoked": key_id}
     except KeyRequestError as exc:
-        raise Failure("bad-request", f"iam: {exc}") from None
+        raise ServiceError(ErrorType.BAD_REQUEST, f"iam: {exc}") from None
     known = "create-api-key, list-api-keys, revoke-api-key"
-    raise Failure("bad-request", f"iam: unknown operation {operation!r} (known: {known})")
+    raise ServiceError(
+        ErrorType.BAD_REQUEST, f"iam: unknown operation {operation!r} (known: {known})"
+    )
 
 
 async def iam_handler(request: web.Request) -> web.Response:
     try:
         auth = request.app[AUTH]
         if not auth.on:
-            raise Failure(
-                "bad-request",
+            raise ServiceError(
+                ErrorType.BAD_REQUEST,
                 "API keys need auth on: start the gateway with an admin token "
                 "(TG_GATEWAY_TOKEN or --token)",
             )
         if not authenticate(request).admin:
-            raise Failure("forbidden", "managing API keys needs the admin token")
+            raise ServiceError(ErrorType.FORBIDDEN, "managing API keys needs the admin token")
         body = await json_body(request)
         if not isinstance(body, dict):
-            raise Failure("bad-request", "iam: the body must be a JSON object")
+            raise ServiceError(ErrorType.BAD_REQUEST, "iam: the body must be a JSON object")
         return web.json_response(await asyncio.to_thread(run, auth.keys, body))
-    except Failure as failure:
-        return failure.rest()
+    except ServiceError as failure:
+        return rest_response(failure)

@@ -18,7 +18,7 @@ from typing import Any
 
 from aiohttp import WSCloseCode, web
 
-from trustgraph_base.errors import TrustGraphError
+from trustgraph_base.errors import ErrorType, ServiceError, TrustGraphError
 from trustgraph_base.messaging import LIBRARIAN, Bus, Topics
 from trustgraph_base.messaging.entry import run_main
 from trustgraph_base.settings import ProcessorSettings
@@ -43,7 +43,8 @@ from trustgraph_flow.gateway.bulk import (
 )
 from trustgraph_flow.gateway.collections import collection_management_handler
 from trustgraph_flow.gateway.contexts import import_entity_contexts_handler
-from trustgraph_flow.gateway.dispatch import DISPATCHER, Dispatcher, Failure, as_failure
+from trustgraph_flow.gateway.dispatch import DISPATCHER, Dispatcher, as_failure
+from trustgraph_flow.gateway.failure import rest_response
 from trustgraph_flow.gateway.iam import iam_handler
 from trustgraph_flow.gateway.keys import KeyStore
 from trustgraph_flow.gateway.socket import Limits, SocketSession
@@ -102,8 +103,8 @@ def bind_host(settings: GatewaySettings, token: str | None) -> str:
     return settings.host
 
 
-def error_response(failure: Failure) -> web.Response:
-    return failure.rest()
+def error_response(failure: ServiceError) -> web.Response:
+    return rest_response(failure)
 
 
 async def call(request: web.Request, service: str) -> web.Response:
@@ -116,7 +117,9 @@ async def call(request: web.Request, service: str) -> web.Response:
         async for body, _last in dispatcher.stream(spec, req):
             final = body
     except web.HTTPRequestEntityTooLarge as exc:
-        return error_response(Failure("frame-too-large", exc.text or "request body too large"))
+        return error_response(
+            ServiceError(ErrorType.FRAME_TOO_LARGE, exc.text or "request body too large")
+        )
     except Exception as exc:
         failure = as_failure(exc)
         log.info("REST request to %s failed: %s", service, failure)
@@ -143,7 +146,7 @@ async def socket_handler(request: web.Request) -> web.StreamResponse:
     offered = offered_token(request, cookie=False)
     principal = request.app[AUTH].principal(offered)
     if offered is not None and principal is None:
-        return error_response(Failure("unauthorized", "unknown or revoked token"))
+        return error_response(ServiceError(ErrorType.UNAUTHORIZED, "unknown or revoked token"))
     settings = request.app[SETTINGS]
     # aiohttp closes the socket above its own limit; ours, lower, answers an error frame.
     ws = web.WebSocketResponse(

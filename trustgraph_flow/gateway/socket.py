@@ -11,8 +11,9 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
+from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_flow.gateway.auth import Auth, Principal
-from trustgraph_flow.gateway.dispatch import Dispatcher, Failure, as_failure
+from trustgraph_flow.gateway.dispatch import Dispatcher, as_failure
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +67,7 @@ class SocketSession:
             with contextlib.suppress(ConnectionError):
                 await self.ws.send_str(json.dumps(frame))
 
-    async def fail(self, rid: Any, failure: Failure, **extra: Any) -> None:
+    async def fail(self, rid: Any, failure: ServiceError, **extra: Any) -> None:
         await self.send({"id": rid, **extra, **failure.body(), "complete": True})
 
     async def on_frame(self, data: str | bytes) -> None:
@@ -85,10 +86,10 @@ class SocketSession:
         if size > self.limits.max_frame_bytes:
             limit = self.limits.max_frame_bytes
             msg = f"frame of {size} bytes exceeds the limit of {limit} bytes"
-            await self.fail(rid, Failure("frame-too-large", msg))
+            await self.fail(rid, ServiceError(ErrorType.FRAME_TOO_LARGE, msg))
             return
         if error is not None:
-            await self.fail(rid, Failure("bad-frame", error))
+            await self.fail(rid, ServiceError(ErrorType.BAD_FRAME, error))
             return
         assert isinstance(frame, dict)
         if frame.get("type") == "auth":
@@ -96,7 +97,7 @@ class SocketSession:
             return
         if self.principal is None:
             msg = "this gateway needs a token: send {'type':'auth','token':…} first or use ?token="
-            await self.fail(rid, Failure("unauthorized", msg), type="auth-failed")
+            await self.fail(rid, ServiceError(ErrorType.UNAUTHORIZED, msg), type="auth-failed")
             return
         await self.start_request(frame)
 
@@ -107,19 +108,21 @@ class SocketSession:
     async def start_request(self, frame: dict[str, Any]) -> None:
         rid = frame.get("id")
         if not isinstance(rid, str | int) or isinstance(rid, bool) or rid == "":
-            await self.fail(rid, Failure("bad-frame", "a request frame needs an 'id' (string)"))
+            await self.fail(
+                rid, ServiceError(ErrorType.BAD_FRAME, "a request frame needs an 'id' (string)")
+            )
             return
         try:
             assert self.principal is not None
             spec, request = self.dispatcher.parse(
                 frame.get("service"), frame.get("request"), self.principal
             )
-        except Failure as failure:
+        except ServiceError as failure:
             await self.fail(rid, failure)
             return
         if len(self.tasks) >= self.limits.max_outstanding:
             msg = f"more than {self.limits.max_outstanding} requests outstanding on this socket"
-            await self.fail(rid, Failure("too-many-requests", msg))
+            await self.fail(rid, ServiceError(ErrorType.TOO_MANY_REQUESTS, msg))
             return
         task = asyncio.create_task(self.forward(rid, spec, request))
         self.tasks.add(task)

@@ -25,13 +25,13 @@ from xml.sax.saxutils import escape, quoteattr
 import pyoxigraph as ox
 from aiohttp import web
 
-from trustgraph_base.errors import WireError
+from trustgraph_base.errors import ErrorType, ServiceError, WireError
 from trustgraph_base.rdf.terms import BlankTerm, IriTerm, LiteralTerm, Term, TripleTerm
 from trustgraph_base.schema.store import SparqlQueryResponse
 from trustgraph_base.wire import from_json
 from trustgraph_flow.gateway.auth import authenticate
 from trustgraph_flow.gateway.dispatch import DISPATCHER
-from trustgraph_flow.gateway.failure import Failure, as_failure
+from trustgraph_flow.gateway.failure import as_failure
 from trustgraph_flow.store.convert import graph_node, serialized, to_ox
 
 log = logging.getLogger(__name__)
@@ -115,30 +115,32 @@ async def query_of(request: web.Request) -> tuple[str, dict[str, str]]:
             form = await request.post()
             params.update({k: str(v) for k, v in form.items()})
         elif ctype == "application/sparql-update":
-            raise Failure(
-                "sparql-update-refused", "this endpoint is read-only: SPARQL Update is not accepted"
+            raise ServiceError(
+                ErrorType.SPARQL_UPDATE_REFUSED,
+                "this endpoint is read-only: SPARQL Update is not accepted",
             )
         else:
-            raise Failure(
-                "bad-request",
+            raise ServiceError(
+                ErrorType.BAD_REQUEST,
                 f"unsupported Content-Type {ctype!r}: use application/sparql-query "
                 "or application/x-www-form-urlencoded",
             )
     if "update" in params:
-        raise Failure(
-            "sparql-update-refused", "this endpoint is read-only: SPARQL Update is not accepted"
+        raise ServiceError(
+            ErrorType.SPARQL_UPDATE_REFUSED,
+            "this endpoint is read-only: SPARQL Update is not accepted",
         )
     for name in UNSUPPORTED:
         if name in params:
-            raise Failure(
-                "bad-request",
+            raise ServiceError(
+                ErrorType.BAD_REQUEST,
                 f"{name} is not supported: name graphs with GRAPH <…> in the query "
                 "(the default graph is the collection's default graph)",
             )
     query = params.pop("query", None)
     if not query:
-        raise Failure(
-            "bad-request",
+        raise ServiceError(
+            ErrorType.BAD_REQUEST,
             "no query: pass query=… (GET or form POST) or a application/sparql-query body",
         )
     return query, params
@@ -257,9 +259,8 @@ def graph_body(resp: SparqlQueryResponse, media: str) -> bytes:
     return serialized(triples, fmt)
 
 
-def failure_response(failure: Failure) -> web.Response:
-    status = 400 if failure.type == "sparql-update-refused" else failure.status
-    return web.json_response(failure.body(), status=status)
+def failure_response(failure: ServiceError) -> web.Response:
+    return web.json_response(failure.body(), status=failure.status)
 
 
 async def sparql_handler(request: web.Request) -> web.Response:
@@ -278,10 +279,12 @@ async def sparql_handler(request: web.Request) -> web.Response:
             final = reply
         resp = from_json(SparqlQueryResponse, final, tolerant=True)
     except web.HTTPRequestEntityTooLarge as exc:
-        return failure_response(Failure("frame-too-large", exc.text or "request body too large"))
+        return failure_response(
+            ServiceError(ErrorType.FRAME_TOO_LARGE, exc.text or "request body too large")
+        )
     except WireError as exc:
         return failure_response(
-            Failure("internal-error", f"the store's answer does not validate: {exc}")
+            ServiceError(ErrorType.INTERNAL_ERROR, f"the store's answer does not validate: {exc}")
         )
     except Exception as exc:
         failure = as_failure(exc)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
-from trustgraph_base.errors import ServiceError
+from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.messaging import GRAPH_RAG, Context, Processor
 from trustgraph_base.provenance import (
     SelectedEdge,
@@ -97,7 +97,9 @@ async def select(
             continue
         add_cost(cost, reply.response, reply.latency_ms)
         return chosen_edges(reply.value, graph, req.max_edges_selected)
-    raise ServiceError("llm-bad-output", f"the LLM's edge selection was malformed twice: {problem}")
+    raise ServiceError(
+        ErrorType.LLM_BAD_OUTPUT, f"the LLM's edge selection was malformed twice: {problem}"
+    )
 
 
 async def run(

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from trustgraph_base.errors import RequestTimeout, ServiceError
+from trustgraph_base.errors import ErrorType, RequestTimeout, ServiceError
 from trustgraph_base.messaging import (
     COLLECTION_DELETED,
     DOCUMENT_LOADED,
@@ -129,7 +129,7 @@ def _named(req: LibrarianRequest, what: str) -> str:
     """The document a request names (``document-id``; ``id`` is still read), as a checked URI."""
     name = req.document_id or req.id
     if not name:
-        raise ServiceError("bad-request", f"{what} needs a document-id")
+        raise ServiceError(ErrorType.BAD_REQUEST, f"{what} needs a document-id")
     return _document(name)
 
 
@@ -138,7 +138,7 @@ def _document(name: str) -> str:
     try:
         check_iri(doc)  # it names the document in every provenance triple
     except ValueError as exc:
-        raise ServiceError("bad-request", f"bad document id {name!r}: {exc}") from None
+        raise ServiceError(ErrorType.BAD_REQUEST, f"bad document id {name!r}: {exc}") from None
     return doc
 
 
@@ -153,7 +153,7 @@ async def _add(req: LibrarianRequest, scope: Scope, ctx: Ctx) -> LibrarianRespon
 def _metadata(req: LibrarianRequest) -> DocumentMetadata:
     if req.document_metadata is None:
         raise ServiceError(
-            "bad-request", f"{req.operation} needs document-metadata (id, kind, title, …)"
+            ErrorType.BAD_REQUEST, f"{req.operation} needs document-metadata (id, kind, title, …)"
         )
     return req.document_metadata
 
@@ -205,7 +205,7 @@ async def _chunked(req: LibrarianRequest, scope: Scope, ctx: Ctx) -> LibrarianRe
             total_chunks=max(1, -(-req.total_size // UPLOAD_PART)),
         )
     if not req.upload_id:
-        raise ServiceError("bad-request", f"{req.operation} needs an upload-id")
+        raise ServiceError(ErrorType.BAD_REQUEST, f"{req.operation} needs an upload-id")
     info = store.upload(scope, req.upload_id)
     if req.operation == "abort-upload":
         store.remove(scope, info.id)
@@ -214,7 +214,7 @@ async def _chunked(req: LibrarianRequest, scope: Scope, ctx: Ctx) -> LibrarianRe
     if req.operation == "upload-chunk":
         if req.chunk_index != expected:
             raise ServiceError(
-                "bad-request",
+                ErrorType.BAD_REQUEST,
                 f"upload {req.upload_id!r}: expected chunk-index {expected}, "
                 f"got {req.chunk_index} (chunks go in order)",
             )
@@ -235,12 +235,12 @@ async def _processing(req: LibrarianRequest, scope: Scope, ctx: Ctx) -> Libraria
         return LibrarianResponse(processing_metadatas=store.processing(scope))
     if req.operation == "remove-processing":
         if not req.processing_id:
-            raise ServiceError("bad-request", "remove-processing needs a processing-id")
+            raise ServiceError(ErrorType.BAD_REQUEST, "remove-processing needs a processing-id")
         store.remove_processing(scope, req.processing_id)
         return LibrarianResponse()
     record = req.processing_metadata
     if record is None:
-        raise ServiceError("bad-request", "add-processing needs processing-metadata")
+        raise ServiceError(ErrorType.BAD_REQUEST, "add-processing needs processing-metadata")
     doc = _document(record.document_id)
     target = Scope(scope.user, record.collection)
     store.require(scope, doc)
@@ -277,7 +277,7 @@ def _new_info(req: LibrarianRequest, meta: DocumentMetadata, doc: str) -> Docume
     size = req.chunk_size
     if size is not None and req.chunk_overlap is not None and req.chunk_overlap >= size:
         raise ServiceError(
-            "bad-request",
+            ErrorType.BAD_REQUEST,
             f"chunk_overlap {req.chunk_overlap} must be smaller than chunk_size {size}",
         )
     return DocumentInfo(
@@ -300,7 +300,7 @@ def _b64(value: str, what: str) -> bytes:
     try:
         return base64.b64decode(value, validate=True)
     except (binascii.Error, ValueError):
-        raise ServiceError("bad-request", f"{what} is not valid base64") from None
+        raise ServiceError(ErrorType.BAD_REQUEST, f"{what} is not valid base64") from None
 
 
 async def _remove(req: LibrarianRequest, scope: Scope, ctx: Ctx) -> LibrarianResponse:
@@ -322,7 +322,8 @@ async def _remove(req: LibrarianRequest, scope: Scope, ctx: Ctx) -> LibrarianRes
             )
     except (RequestTimeout, ServiceError) as exc:
         raise ServiceError(
-            "unavailable", f"could not remove {doc!r} from the vector index ({exc}); retry later"
+            ErrorType.UNAVAILABLE,
+            f"could not remove {doc!r} from the vector index ({exc}); retry later",
         ) from None
     removal = None
     try:
@@ -339,7 +340,8 @@ async def _remove(req: LibrarianRequest, scope: Scope, ctx: Ctx) -> LibrarianRes
         removal = answer.removal
     except RequestTimeout as exc:
         raise ServiceError(
-            "unavailable", f"could not remove {doc!r} from the graph store ({exc}); retry later"
+            ErrorType.UNAVAILABLE,
+            f"could not remove {doc!r} from the graph store ({exc}); retry later",
         ) from None
     except ServiceError as exc:
         # The store may not know the document (nothing was extracted): nothing to remove.
@@ -375,11 +377,11 @@ async def _document_content(req: LibrarianRequest, scope: Scope, ctx: Ctx) -> Li
     or the text of an answer or observation that a trace names with ``tg:document``."""
     doc = req.document_id or req.id
     if not doc:
-        raise ServiceError("bad-request", "get-document-content needs a document-id")
+        raise ServiceError(ErrorType.BAD_REQUEST, "get-document-content needs a document-id")
     try:
         return await _content_of(doc, 0, None, scope, ctx)
     except StoreError as exc:
-        if exc.type != "not-found":
+        if exc.type != ErrorType.NOT_FOUND:
             raise
         missing = exc
     found = await trace_text(ctx, scope, doc)
@@ -396,10 +398,11 @@ async def _content_of(
     info = store.get(scope, document_uri(uri)) if uri else None
     if info is not None:
         if info.status == "uploading":
-            raise StoreError("not-ready", f"document {info.id!r} is still uploading")
+            raise StoreError(ErrorType.NOT_READY, f"document {info.id!r} is still uploading")
         if offset > info.size:
             raise StoreError(
-                "bad-request", f"offset {offset} is past the end of {info.id!r} ({info.size} bytes)"
+                ErrorType.BAD_REQUEST,
+                f"offset {offset} is past the end of {info.id!r} ({info.size} bytes)",
             )
         cap = ctx.settings.max_content_bytes
         want = min(cap, length if length is not None else cap)
@@ -407,10 +410,13 @@ async def _content_of(
         return LibrarianResponse(content=base64.b64encode(data).decode(), total=info.size)
     text = store.text(scope, uri)
     if text is None:
-        raise StoreError("not-found", f"no content for {uri!r} in collection {scope.collection!r}")
+        raise StoreError(
+            ErrorType.NOT_FOUND, f"no content for {uri!r} in collection {scope.collection!r}"
+        )
     if offset > len(text):
         raise StoreError(
-            "bad-request", f"offset {offset} is past the end of {uri!r} ({len(text)} characters)"
+            ErrorType.BAD_REQUEST,
+            f"offset {offset} is past the end of {uri!r} ({len(text)} characters)",
         )
     end = len(text) if length is None else offset + length
     piece = text[offset:end]
@@ -423,11 +429,11 @@ def _put_content(req: LibrarianRequest, scope: Scope, ctx: Ctx) -> LibrarianResp
         store.put_spans(scope, req.spans)
         return LibrarianResponse(total=len(req.spans))
     if not req.id:
-        raise ServiceError("bad-request", "put-content needs an id or spans")
+        raise ServiceError(ErrorType.BAD_REQUEST, "put-content needs an id or spans")
     try:
         text = _b64(req.content, "content").decode()
     except UnicodeDecodeError:
-        raise ServiceError("bad-request", "put-content text is not UTF-8") from None
+        raise ServiceError(ErrorType.BAD_REQUEST, "put-content text is not UTF-8") from None
     store.put_text(scope, req.id, text)
     return LibrarianResponse(total=len(text))
 

@@ -16,6 +16,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
+from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.schema import (
     ChunkSpan,
     CollectionMetadata,
@@ -78,13 +79,8 @@ _ADDED = (
 _CHILD_SUFFIX = re.compile(r"/(p|c)\d+$")
 
 
-class StoreError(Exception):
-    """A request the store refuses: ``type`` is the error type to answer with."""
-
-    def __init__(self, type: str, message: str) -> None:
-        super().__init__(message)
-        self.type = type
-        self.message = message
+class StoreError(ServiceError):
+    """A request the store refuses, answered with its ``type`` and ``message``."""
 
 
 @dataclass(frozen=True)
@@ -149,7 +145,9 @@ class LibrarianStore:
     def require(self, scope: Scope, doc: str) -> DocumentInfo:
         info = self.get(scope, doc)
         if info is None:
-            raise StoreError("not-found", f"no document {doc!r} in collection {scope.collection!r}")
+            raise StoreError(
+                ErrorType.NOT_FOUND, f"no document {doc!r} in collection {scope.collection!r}"
+            )
         return info
 
     def documents(self, scope: Scope) -> list[DocumentInfo]:
@@ -172,7 +170,7 @@ class LibrarianStore:
             self.remove(scope, info.id)
         elif existing is not None:
             raise StoreError(
-                "already-exists",
+                ErrorType.ALREADY_EXISTS,
                 f"document {info.id!r} already exists; remove it first (tg-remove-document)",
             )
         self.path(scope, info.id, partial=True).unlink(missing_ok=True)
@@ -227,9 +225,11 @@ class LibrarianStore:
             (scope.user, scope.collection, doc),
         ).fetchone()
         if row is None or row[0] != "uploading":
-            raise StoreError("not-found", f"no upload in progress for document {doc!r}")
+            raise StoreError(ErrorType.NOT_FOUND, f"no upload in progress for document {doc!r}")
         if part != row[1]:
-            raise StoreError("bad-request", f"expected part {row[1]} of {doc!r}, got part {part}")
+            raise StoreError(
+                ErrorType.BAD_REQUEST, f"expected part {row[1]} of {doc!r}, got part {part}"
+            )
         with self.path(scope, doc, partial=True).open("ab") as fh:
             fh.write(data)
         self.db.execute(
@@ -256,7 +256,7 @@ class LibrarianStore:
         info = self.require(scope, doc)
         if info.status != "stored":
             raise StoreError(
-                "already-exists",
+                ErrorType.ALREADY_EXISTS,
                 f"document {doc!r} is already {info.status} in collection "
                 f"{scope.collection!r}; remove it there first to process it again",
             )
@@ -271,10 +271,10 @@ class LibrarianStore:
         there (its content file copied under the target's name)."""
         info = self.require(source, doc)
         if info.status == "uploading":
-            raise StoreError("not-ready", f"document {doc!r} is still uploading")
+            raise StoreError(ErrorType.NOT_READY, f"document {doc!r} is still uploading")
         if self.get(target, doc) is not None:
             raise StoreError(
-                "already-exists",
+                ErrorType.ALREADY_EXISTS,
                 f"document {doc!r} is already in collection {target.collection!r}; "
                 "remove it there first to process it again",
             )
@@ -333,7 +333,7 @@ class LibrarianStore:
             )
         except sqlite3.IntegrityError:
             raise StoreError(
-                "already-exists", f"a processing record {record.id!r} already exists"
+                ErrorType.ALREADY_EXISTS, f"a processing record {record.id!r} already exists"
             ) from None
 
     def processing(self, scope: Scope) -> list[ProcessingMetadata]:
@@ -361,7 +361,7 @@ class LibrarianStore:
             (scope.user, scope.collection, record),
         )
         if gone.rowcount == 0:
-            raise StoreError("not-found", f"no processing record {record!r}")
+            raise StoreError(ErrorType.NOT_FOUND, f"no processing record {record!r}")
 
     def collections(self, user: str) -> list[CollectionMetadata]:
         """The user's collections: those described, and those holding documents."""

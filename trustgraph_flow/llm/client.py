@@ -24,7 +24,7 @@ from typing import Any
 
 import aiohttp
 
-from trustgraph_base.errors import ServiceError
+from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.schema import TextCompletionRequest
 
 log = logging.getLogger(__name__)
@@ -145,12 +145,12 @@ class ChatClient:
             return await send()
         except _FormatRefused as exc:
             if self.structured == "none":
-                raise ServiceError("llm-error", str(exc)) from None
+                raise ServiceError(ErrorType.LLM_ERROR, str(exc)) from None
             self._fall_back(str(exc))
         try:
             return await send()
         except _FormatRefused as exc:
-            raise ServiceError("llm-error", str(exc)) from None
+            raise ServiceError(ErrorType.LLM_ERROR, str(exc)) from None
 
     def _headers(self) -> dict[str, str]:
         headers = {"Content-Type": "application/json"}
@@ -167,7 +167,7 @@ class ChatClient:
             raise _FormatRefused(text)
         if resp.status in RETRY_STATUSES:
             raise _Transient(text)
-        raise ServiceError("llm-error", text)
+        raise ServiceError(ErrorType.LLM_ERROR, text)
 
     async def _retrying(self, attempt_fn: Any) -> Any:
         """Run ``attempt_fn()`` until it succeeds, retrying transient failures with backoff."""
@@ -178,7 +178,7 @@ class ChatClient:
                 reason = self._describe(exc)
                 if attempt == self.retries:
                     raise ServiceError(
-                        "llm-error", f"{reason} (gave up after {attempt + 1} attempts)"
+                        ErrorType.LLM_ERROR, f"{reason} (gave up after {attempt + 1} attempts)"
                     ) from exc
                 delay = min(MAX_BACKOFF, self.backoff * 2**attempt)
                 log.warning("%s; retrying in %.1fs", reason, delay)
@@ -206,7 +206,7 @@ class ChatClient:
             text = data["choices"][0]["message"]["content"] or ""
         except (KeyError, IndexError, TypeError) as exc:
             raise ServiceError(
-                "llm-error", f"LLM at {self.url} sent an unexpected reply: {exc!r}"
+                ErrorType.LLM_ERROR, f"LLM at {self.url} sent an unexpected reply: {exc!r}"
             ) from exc
         return Completion(str(text), str(data.get("model") or self.model), *_usage(data))
 
@@ -215,7 +215,7 @@ class ChatClient:
             return await resp.json(content_type=None)
         except ValueError as exc:
             raise ServiceError(
-                "llm-error", f"LLM at {self.url} sent a reply that is not JSON"
+                ErrorType.LLM_ERROR, f"LLM at {self.url} sent a reply that is not JSON"
             ) from exc
 
     async def complete(self, req: TextCompletionRequest) -> Completion:
@@ -259,7 +259,7 @@ class ChatClient:
                         yield piece
         except (aiohttp.ClientError, TimeoutError) as exc:
             raise ServiceError(
-                "llm-error", f"LLM stream from {self.url} broke off: {self._describe(exc)}"
+                ErrorType.LLM_ERROR, f"LLM stream from {self.url} broke off: {self._describe(exc)}"
             ) from exc
         finally:
             resp.release()
@@ -302,5 +302,7 @@ async def _sse_events(resp: aiohttp.ClientResponse) -> AsyncIterator[dict[str, A
             continue
         if isinstance(data, dict):
             if isinstance(data.get("error"), dict):
-                raise ServiceError("llm-error", f"LLM stream error: {_server_message(payload)}")
+                raise ServiceError(
+                    ErrorType.LLM_ERROR, f"LLM stream error: {_server_message(payload)}"
+                )
             yield data

@@ -11,7 +11,7 @@ from datetime import datetime
 
 import pyoxigraph as ox
 
-from trustgraph_base.errors import ServiceError
+from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.gcpause import gc_paused
 from trustgraph_base.provenance.namespaces import PROV, RDF, TG
 from trustgraph_base.provenance.uris import (
@@ -77,7 +77,8 @@ def _instant(name: str, value: str | None) -> str | None:
         datetime.fromisoformat(value)
     except ValueError:
         raise ServiceError(
-            "bad-request", f"{name} {value!r} is not a date-time (e.g. 2026-01-31T12:00:00Z)"
+            ErrorType.BAD_REQUEST,
+            f"{name} {value!r} is not a date-time (e.g. 2026-01-31T12:00:00Z)",
         ) from None
     return sort_key(value)
 
@@ -93,7 +94,9 @@ def _decode_cursor(cursor: str) -> tuple[str, str]:
             return key, last
     except (ValueError, TypeError, binascii.Error):
         pass
-    raise ServiceError("bad-request", "malformed cursor: pass back the cursor of the previous page")
+    raise ServiceError(
+        ErrorType.BAD_REQUEST, "malformed cursor: pass back the cursor of the previous page"
+    )
 
 
 def candidates(trace_id: str) -> list[str]:
@@ -102,12 +105,12 @@ def candidates(trace_id: str) -> list[str]:
         try:
             check_iri(trace_id)
         except ValueError as exc:
-            raise ServiceError("bad-request", f"malformed trace id: {exc}") from None
+            raise ServiceError(ErrorType.BAD_REQUEST, f"malformed trace id: {exc}") from None
         return [trace_id]
     if is_session_id(trace_id):
         return session_trace_uris(trace_id)
     raise ServiceError(
-        "bad-request",
+        ErrorType.BAD_REQUEST,
         f"malformed trace id {trace_id!r}: expected a trace URI (urn:trustgraph:agent:…, "
         "urn:trustgraph:question:…, urn:trustgraph:docrag:…) or a session id",
     )
@@ -120,7 +123,7 @@ def resolve(handle: Handle | None, trace_id: str) -> str:
         for uri in options:
             if handle.index.get(uri) is not None:
                 return uri
-    raise ServiceError("not-found", f"no trace {trace_id!r} in this collection")
+    raise ServiceError(ErrorType.NOT_FOUND, f"no trace {trace_id!r} in this collection")
 
 
 def list_one(handle: Handle | None, trace_id: str) -> TraceSummary:

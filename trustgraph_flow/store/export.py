@@ -28,7 +28,7 @@ from collections.abc import Iterable
 
 import pyoxigraph as ox
 
-from trustgraph_base.errors import ServiceError
+from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.provenance.namespaces import PREFIXES, PROV, RDF, RDFS, TG
 from trustgraph_flow.store.backend import Handle, QuadStore
 from trustgraph_flow.store.convert import DEFAULT_GRAPH, named, serialized
@@ -184,7 +184,7 @@ def export_trace(handle: Handle | None, trace_id: str, fmt: str) -> tuple[str, s
     """The export text and its media type."""
     if fmt not in FORMATS:
         raise ServiceError(
-            "bad-request", f"unknown export format {fmt!r}: one of {', '.join(FORMATS)}"
+            ErrorType.BAD_REQUEST, f"unknown export format {fmt!r}: one of {', '.join(FORMATS)}"
         )
     quads = trace_dataset(handle, trace_id)
     if fmt == "trig":

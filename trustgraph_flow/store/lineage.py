@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pyoxigraph as ox
 
-from trustgraph_base.errors import ServiceError
+from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.provenance.namespaces import TG
 from trustgraph_base.provenance.uris import document_uri
 from trustgraph_base.schema.explain import (
@@ -43,11 +43,11 @@ def parse_source(text: str) -> Source:
             quads = list(ox.parse(input=text + " .", format=ox.RdfFormat.N_TRIPLES))
         except SyntaxError as exc:
             raise ServiceError(
-                "bad-request", f"malformed edge {text!r}: {exc} (write it as '<s> <p> <o>')"
+                ErrorType.BAD_REQUEST, f"malformed edge {text!r}: {exc} (write it as '<s> <p> <o>')"
             ) from None
         if len(quads) != 1:
             raise ServiceError(
-                "bad-request", f"malformed edge {text!r}: expected one triple '<s> <p> <o>'"
+                ErrorType.BAD_REQUEST, f"malformed edge {text!r}: expected one triple '<s> <p> <o>'"
             )
         q = quads[0]
         return ox.Triple(q.subject, q.predicate, q.object)
@@ -55,7 +55,7 @@ def parse_source(text: str) -> Source:
     try:
         return ox.NamedNode(uri)
     except ValueError as exc:
-        raise ServiceError("bad-request", f"malformed URI {text!r}: {exc}") from None
+        raise ServiceError(ErrorType.BAD_REQUEST, f"malformed URI {text!r}: {exc}") from None
 
 
 def classify(store: QuadStore, node: ox.NamedNode) -> str | None:
@@ -82,12 +82,12 @@ def resolve_source(handle: Handle, source: Source) -> tuple[str, str]:
     """The kind of a source and its key in the links table; not-found when the store does not know it."""
     if isinstance(source, ox.Triple):
         if not known_edge(handle, source):
-            raise ServiceError("not-found", f"no edge {str(source)!r} in this collection")
+            raise ServiceError(ErrorType.NOT_FOUND, f"no edge {str(source)!r} in this collection")
         return "edge", edge_key(source)
     kind = classify(handle.store, source)
     if kind is None:
         raise ServiceError(
-            "not-found", f"no document, page or chunk {source.value!r} in this collection"
+            ErrorType.NOT_FOUND, f"no document, page or chunk {source.value!r} in this collection"
         )
     return kind, source.value
 
@@ -130,7 +130,7 @@ def source_usage(handle: Handle | None, text: str, limit: int) -> SourceUsage:
     source = parse_source(text)
     label = str(source) if isinstance(source, ox.Triple) else source.value
     if handle is None:
-        raise ServiceError("not-found", f"no source {label!r} in this collection")
+        raise ServiceError(ErrorType.NOT_FOUND, f"no source {label!r} in this collection")
     kind, key = resolve_source(handle, source)
     traces = []
     for top in newest_tops(handle.index, kind, key, limit):

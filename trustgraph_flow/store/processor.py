@@ -24,7 +24,7 @@ import pyoxigraph as ox
 from pydantic import BaseModel, Field, field_validator
 
 from trustgraph_base.durations import parse_duration
-from trustgraph_base.errors import ServiceError
+from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.messaging import (
     COLLECTION_DELETED,
     EXPLAIN,
@@ -148,7 +148,7 @@ def checked(resp: R) -> R:
     size = len(encode(resp))
     if size > MAX_REPLY_BYTES:
         raise ServiceError(
-            "result-too-large",
+            ErrorType.RESULT_TOO_LARGE,
             f"the result is {size / 1e6:.1f} MB, over the {MAX_REPLY_BYTES / 1e6:.1f} MB a reply may carry: lower the limit or narrow the query",
         )
     return resp
@@ -358,7 +358,8 @@ async def bounded(work: Awaitable[T], limit: float, *, grace: float = 0.0) -> T:
         return await asyncio.wait_for(work, limit + grace)
     except TimeoutError:
         raise ServiceError(
-            "timeout", f"the query did not finish within {limit:g} s: narrow it or add a LIMIT"
+            ErrorType.TIMEOUT,
+            f"the query did not finish within {limit:g} s: narrow it or add a LIMIT",
         ) from None
 
 
@@ -380,11 +381,11 @@ def on_collection(handle: Handle | None, req: ExplainRequest) -> ExplainResponse
         return ExplainResponse(traces=traces, cursor=cursor)
     if req.operation == "purge-traces":
         if req.older_than is None:
-            raise ServiceError("bad-request", "purge-traces needs older_than (seconds)")
+            raise ServiceError(ErrorType.BAD_REQUEST, "purge-traces needs older_than (seconds)")
         gone = retention.purge(handle, req.older_than, dry_run=req.dry_run)
         return ExplainResponse(deleted=gone[: req.limit], count=len(gone))
     if not req.id:
-        raise ServiceError("bad-request", f"operation {req.operation!r} needs an id")
+        raise ServiceError(ErrorType.BAD_REQUEST, f"operation {req.operation!r} needs an id")
     if req.operation == "get-trace" and req.step_limit is not None:
         view, total = explain.get_trace_window(
             handle, req.id, req.include_provenance, req.step_offset or 0, req.step_limit
@@ -405,22 +406,22 @@ def on_collection(handle: Handle | None, req: ExplainRequest) -> ExplainResponse
             else None
         )
         if report is None:
-            raise ServiceError("not-found", f"no document {req.id!r} in this collection")
+            raise ServiceError(ErrorType.NOT_FOUND, f"no document {req.id!r} in this collection")
         return ExplainResponse(removal=report)
     if req.operation == "export-trace":
         text, media_type = export.export_trace(handle, req.id, req.format)
         return ExplainResponse(export=text, media_type=media_type)
     if req.operation == "diff-traces":
         if not req.other:
-            raise ServiceError("bad-request", "diff-traces needs other (the second trace)")
+            raise ServiceError(ErrorType.BAD_REQUEST, "diff-traces needs other (the second trace)")
         return ExplainResponse(diff=diff.diff_traces(handle, req.id, req.other))
     if req.operation == "source-usage":
         return ExplainResponse(usage=lineage.source_usage(handle, req.id, req.limit))
     if req.operation != "document-hierarchy":
-        raise ServiceError("bad-request", f"unknown operation {req.operation!r}")
+        raise ServiceError(ErrorType.BAD_REQUEST, f"unknown operation {req.operation!r}")
     doc = hierarchy.document_view(handle.store if handle else None, doc_iri(req.id))
     if doc is None or handle is None:
-        raise ServiceError("not-found", f"no document {req.id!r} in this collection")
+        raise ServiceError(ErrorType.NOT_FOUND, f"no document {req.id!r} in this collection")
     return ExplainResponse(document=lineage.with_usage(handle.index, doc))
 
 
@@ -430,7 +431,9 @@ def doc_iri(doc_id: str) -> str:
         uri = document_uri(doc_id)
         ox.NamedNode(uri)
     except ValueError as exc:
-        raise ServiceError("bad-request", f"malformed document id {doc_id!r}: {exc}") from None
+        raise ServiceError(
+            ErrorType.BAD_REQUEST, f"malformed document id {doc_id!r}: {exc}"
+        ) from None
     return uri
 
 

@@ -13,7 +13,7 @@ from typing import TypeVar
 
 import pyoxigraph as ox
 
-from trustgraph_base.errors import ServiceError
+from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.rdf.terms import Term, Triple
 from trustgraph_base.schema.store import (
     ALL_GRAPHS,
@@ -47,13 +47,13 @@ def pattern_term(
     try:
         return to_ox(term)
     except (ValueError, TypeError, ConversionError) as exc:
-        raise ServiceError("bad-request", f"bad {role} term: {exc}") from None
+        raise ServiceError(ErrorType.BAD_REQUEST, f"bad {role} term: {exc}") from None
 
 
 def triples_query(store: QuadStore | None, req: TriplesQueryRequest) -> TriplesQueryResponse:
     """Match a pattern: ``g`` None or ``""`` = the default graph, ``"*"`` = every graph."""
     if req.patterns is not None and (req.s, req.p, req.o) != (None, None, None):
-        raise ServiceError("bad-request", "give either s/p/o or patterns, not both")
+        raise ServiceError(ErrorType.BAD_REQUEST, "give either s/p/o or patterns, not both")
     if store is None:
         return TriplesQueryResponse()
     g = graph_of(req)
@@ -78,7 +78,7 @@ def graph_of(req: TriplesQueryRequest) -> ox.NamedNode | ox.DefaultGraph | None:
         try:
             g = named(req.g)
         except ValueError as exc:
-            raise ServiceError("bad-request", f"bad graph name {req.g!r}: {exc}") from None
+            raise ServiceError(ErrorType.BAD_REQUEST, f"bad graph name {req.g!r}: {exc}") from None
     return g
 
 
@@ -107,18 +107,18 @@ def answer(
     try:
         result = target.query(text)
     except SyntaxError as exc:
-        raise ServiceError("sparql-syntax", f"SPARQL syntax {exc}") from None
+        raise ServiceError(ErrorType.SPARQL_SYNTAX, f"SPARQL syntax {exc}") from None
     except OSError as exc:
-        raise ServiceError("sparql-error", str(exc)) from None
+        raise ServiceError(ErrorType.SPARQL_ERROR, str(exc)) from None
     error: ServiceError
     try:
         return _response(result, deadline, order, form)
     except ServiceError as exc:
         error = ServiceError(exc.type, exc.message)
     except ValueError as exc:  # a computed literal the wire form cannot carry
-        error = ServiceError("sparql-result", f"a result term cannot be sent: {exc}")
+        error = ServiceError(ErrorType.SPARQL_RESULT, f"a result term cannot be sent: {exc}")
     except OSError as exc:
-        error = ServiceError("sparql-error", str(exc))
+        error = ServiceError(ErrorType.SPARQL_ERROR, str(exc))
     finally:
         del result
     raise error
@@ -163,7 +163,7 @@ def in_time(rows: Iterable[T], deadline: float | None) -> Iterator[T]:
     """``rows`` up to ``_MAX_ROWS``; ServiceError "timeout" once ``deadline`` has passed."""
     for n, row in enumerate(islice(rows, _MAX_ROWS)):
         if deadline is not None and n % 256 == 0 and time.monotonic() > deadline:
-            raise ServiceError("timeout", "the query ran past its time limit")
+            raise ServiceError(ErrorType.TIMEOUT, "the query ran past its time limit")
         yield row
 
 

@@ -31,7 +31,7 @@ from pyparsing import ParseBaseException
 from rdflib.plugins.sparql.parser import parseQuery, parseUpdate
 from rdflib.plugins.sparql.parserutils import CompValue
 
-from trustgraph_base.errors import ServiceError
+from trustgraph_base.errors import ErrorType, ServiceError
 
 _RDF12_FUNCTIONS = re.compile(
     r"(?<![\w:?$.\-])(isTRIPLE|TRIPLE|SUBJECT|PREDICATE|OBJECT|hasLANGDIR|hasLANG|LANGDIR|STRLANGDIR)(?=\s*\()",
@@ -53,7 +53,7 @@ def check_query(text: str) -> str:
     for an update, a SERVICE call, or text the check cannot read."""
     if "\\u" in text or "\\U" in text:
         raise ServiceError(
-            "sparql-unsupported",
+            ErrorType.SPARQL_UNSUPPORTED,
             "\\u and \\U escapes are not accepted here: write the character itself",
         )
     view = rdf11_view(text)
@@ -63,16 +63,20 @@ def check_query(text: str) -> str:
     except ParseBaseException as exc:
         if _is_update(view):
             raise ServiceError(
-                "sparql-update-refused",
+                ErrorType.SPARQL_UPDATE_REFUSED,
                 "the store is read-only here: only SELECT, ASK, CONSTRUCT and DESCRIBE run",
             ) from None
         raise ServiceError(
-            "sparql-syntax", f"SPARQL syntax error at {exc.lineno}:{exc.col}: {exc.msg}"
+            ErrorType.SPARQL_SYNTAX, f"SPARQL syntax error at {exc.lineno}:{exc.col}: {exc.msg}"
         ) from None
     except RecursionError:
-        raise ServiceError("sparql-syntax", "the query is nested too deeply to check") from None
+        raise ServiceError(
+            ErrorType.SPARQL_SYNTAX, "the query is nested too deeply to check"
+        ) from None
     if calls_service(tree):
-        raise ServiceError("sparql-service-refused", "SERVICE (federated query) is not allowed")
+        raise ServiceError(
+            ErrorType.SPARQL_SERVICE_REFUSED, "SERVICE (federated query) is not allowed"
+        )
     return _FORMS.get(getattr(tree[1], "name", ""), "select")
 
 

@@ -28,7 +28,7 @@ from typing import Any
 
 import pyoxigraph as ox
 
-from trustgraph_base.errors import ServiceError
+from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.schema.store import SparqlQueryResponse
 from trustgraph_base.wire import decode
 from trustgraph_flow.store.backend import Handle
@@ -151,7 +151,7 @@ class SparqlPool:
         (``timeout`` once ``deadline`` passes)."""
         if time.monotonic() >= deadline:  # waited its whole time in the queue
             raise ServiceError(
-                "timeout", f"the query waited {limit:g} s for a free worker: try again"
+                ErrorType.TIMEOUT, f"the query waited {limit:g} s for a free worker: try again"
             )
         self._start()
         worker: Worker | None = self._idle.get()
@@ -166,7 +166,7 @@ class SparqlPool:
                 self._retire(worker)
                 worker = None
                 raise ServiceError(
-                    "timeout",
+                    ErrorType.TIMEOUT,
                     f"the query did not finish within {limit:g} s and was stopped: narrow it or add a LIMIT",
                 )
             reply = worker.conn.recv()
@@ -175,7 +175,7 @@ class SparqlPool:
                 self._retire(worker)
                 worker = None
             raise ServiceError(
-                "sparql-error", "the query's worker process died (out of memory?)"
+                ErrorType.SPARQL_ERROR, "the query's worker process died (out of memory?)"
             ) from None
         finally:
             if not self._closed:

@@ -26,7 +26,7 @@ from typing import Any, TypeVar
 import numpy as np
 from pymilvus import DataType, MilvusClient, MilvusException
 
-from trustgraph_base.errors import ServiceError
+from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.schema import VectorItem, VectorMatch
 
 log = logging.getLogger(__name__)
@@ -65,16 +65,16 @@ def _unit(matrix: np.ndarray) -> np.ndarray:
 
 def _finite(matrix: np.ndarray) -> np.ndarray:
     if not np.isfinite(matrix).all():
-        raise ServiceError("bad-request", "vector holds a NaN or infinite value")
+        raise ServiceError(ErrorType.BAD_REQUEST, "vector holds a NaN or infinite value")
     return matrix
 
 
 def _check_dim(dim: int, held: int | None) -> None:
     if dim == 0:
-        raise ServiceError("bad-request", "empty vector")
+        raise ServiceError(ErrorType.BAD_REQUEST, "empty vector")
     if held and dim != held:
         raise ServiceError(
-            "bad-request",
+            ErrorType.BAD_REQUEST,
             f"vector has {dim} dimensions but this index holds {held}-dimensional vectors",
         )
 
@@ -84,13 +84,13 @@ def _check_sizes(item: VectorItem) -> None:
         size = len(getattr(item, field).encode("utf-8", "surrogatepass"))
         if size > MAX_BYTES:
             raise ServiceError(
-                "bad-request",
+                ErrorType.BAD_REQUEST,
                 f"item {item.id[:80]!r}: its {field} is {size:,} bytes, more than the {MAX_BYTES:,} an index holds",
             )
 
 
 def _unavailable(exc: MilvusException) -> ServiceError:
-    return ServiceError("unavailable", f"vector store: {exc.message} (code {exc.code})")
+    return ServiceError(ErrorType.UNAVAILABLE, f"vector store: {exc.message} (code {exc.code})")
 
 
 class MilvusVectors:
@@ -168,7 +168,7 @@ class MilvusVectors:
         desc = self.client.describe_collection(name)
         if desc.get("description") != scope:
             raise ServiceError(
-                "internal-error", f"Milvus collection {name} belongs to another index"
+                ErrorType.INTERNAL_ERROR, f"Milvus collection {name} belongs to another index"
             )
         dim = next(int(f["params"]["dim"]) for f in desc["fields"] if f["name"] == "vector")
         if str(self.client.get_load_state(name).get("state")) != "Loaded":
@@ -247,7 +247,7 @@ class MilvusVectors:
         dims = {len(item.vector) for item in items}
         if len(dims) > 1:
             raise ServiceError(
-                "bad-request", f"items of one upsert differ in dimension: {sorted(dims)}"
+                ErrorType.BAD_REQUEST, f"items of one upsert differ in dimension: {sorted(dims)}"
             )
         if not items:
             return 0

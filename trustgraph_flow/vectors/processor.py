@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from trustgraph_base.errors import ServiceError
+from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.messaging import COLLECTION_DELETED, VECTORS, Context, Processor
 from trustgraph_base.schema import CollectionDeleted, VectorRequest, VectorResponse
 from trustgraph_base.settings import ProcessorSettings
@@ -53,7 +53,7 @@ class VectorStore:
                     count=await asyncio.to_thread(m.upsert, *scope, req.kind, req.items)
                 )
             if not req.document:
-                raise ServiceError("bad-request", "delete-document needs 'document'")
+                raise ServiceError(ErrorType.BAD_REQUEST, "delete-document needs 'document'")
             return VectorResponse(
                 count=await asyncio.to_thread(m.delete_document, *scope, req.kind, req.document)
             )
