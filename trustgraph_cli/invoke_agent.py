@@ -10,8 +10,10 @@ from typing import Any
 
 import click
 
+from trustgraph_base.bounds import MAX_ITERATIONS
 from trustgraph_cli.options import (
     Gateway,
+    bounded_option,
     command,
     explainable_option,
     gateway_options,
@@ -53,11 +55,10 @@ def _say(kind: str, text: str) -> None:
 @click.option(
     "--no-streaming", is_flag=True, help="Wait for the final answer only (nothing for -v/-x)."
 )
-@click.option(
+@bounded_option(
     "--max-iterations",
-    type=click.IntRange(1, 1000),
-    default=None,
-    help="At most N steps, the last one an answer (default: the agent's setting, 10).",
+    MAX_ITERATIONS,
+    "At most N steps, the last one an answer (default: the agent's setting, 10).",
 )
 @click.option(
     "--group", multiple=True, help="Only use the tools named, or in this group (repeatable)."

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import click
 
+from trustgraph_base.bounds import DOC_LIMIT
 from trustgraph_cli.options import (
     Gateway,
+    bounded_option,
     command,
     explainable_option,
     gateway_options,
@@ -26,13 +28,7 @@ Then: tg-show-explain-trace <the trace id printed on stderr>
 @question_option
 @explainable_option
 @click.option("--no-streaming", is_flag=True, help="Wait for the whole answer, then print it.")
-@click.option(
-    "--doc-limit",
-    type=click.IntRange(1, 100),
-    default=5,
-    show_default=True,
-    help="How many chunks to answer from.",
-)
+@bounded_option("--doc-limit", DOC_LIMIT, "How many chunks to answer from.")
 @gateway_options
 def main(gw: Gateway, question: str, explainable: bool, no_streaming: bool, doc_limit: int) -> None:
     """Ask QUESTION of the collection's documents; print the answer, then the trace id (stderr)."""

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 
+from trustgraph_base import bounds
 from trustgraph_cli.options import (
     Gateway,
+    bounded_option,
     command,
     explainable_option,
     gateway_options,
@@ -25,24 +26,17 @@ Then: tg-show-explain-trace <the trace id printed on stderr>
 """
 
 
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def _limit(flag: str, low: int, high: int, default: int, text: str) -> Callable[[F], F]:
-    return click.option(
-        flag, type=click.IntRange(low, high), default=default, show_default=True, help=text
-    )
-
-
 @command(epilog=EPILOG)
 @question_option
 @explainable_option
 @click.option("--no-streaming", is_flag=True, help="Wait for the whole answer, then print it.")
-@_limit("--entity-limit", 1, 1000, 50, "Entities to start from (nearest to the question).")
-@_limit("--triple-limit", 1, 1000, 30, "Edges fetched per entity and direction.")
-@_limit("--max-subgraph-size", 1, 10_000, 150, "Most edges retrieved in all.")
-@_limit("--max-path-length", 1, 5, 2, "Hops out from the starting entities.")
-@_limit("--max-edges-selected", 1, 200, 10, "Most edges the LLM may select.")
+@bounded_option(
+    "--entity-limit", bounds.ENTITY_LIMIT, "Entities to start from (nearest to the question)."
+)
+@bounded_option("--triple-limit", bounds.TRIPLE_LIMIT, "Edges fetched per entity and direction.")
+@bounded_option("--max-subgraph-size", bounds.MAX_SUBGRAPH_SIZE, "Most edges retrieved in all.")
+@bounded_option("--max-path-length", bounds.MAX_PATH_LENGTH, "Hops out from the starting entities.")
+@bounded_option("--max-edges-selected", bounds.MAX_EDGES_SELECTED, "Most edges the LLM may select.")
 @gateway_options
 def main(
     gw: Gateway,

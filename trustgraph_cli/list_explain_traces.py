@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from trustgraph_base.bounds import TRACE_LIMIT
 from trustgraph_cli.options import (
     Gateway,
     command,
@@ -26,7 +27,7 @@ Examples:
 
 
 @command(epilog=EPILOG)
-@limit_option("traces", default=50, maximum=10_000)
+@limit_option("traces", bound=TRACE_LIMIT)
 @format_option(
     "table", "json", help="A table, or a JSON list of {id, type, question, time, status}."
 )

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from trustgraph_cli.options import Gateway, command, gateway_options, run
+from trustgraph_base.bounds import CHUNK_OVERLAP, CHUNK_SIZE
+from trustgraph_cli.options import Gateway, bounded_option, command, gateway_options, run
 
 if TYPE_CHECKING:
     from trustgraph_base.schema.documents import DocumentInfo
@@ -45,17 +46,13 @@ POLL_SECONDS = 0.25
     type=click.Choice(sorted(set(MIME_TYPES.values()))),
     help="MIME type [default: from the extension: .pdf, .txt, .md].",
 )
-@click.option(
-    "--chunk-size",
-    type=click.IntRange(50, 100_000),
-    default=None,
-    help="Characters per chunk for this document [default: the chunker's].",
+@bounded_option(
+    "--chunk-size", CHUNK_SIZE, "Characters per chunk for this document [default: the chunker's]."
 )
-@click.option(
+@bounded_option(
     "--chunk-overlap",
-    type=click.IntRange(0, 50_000),
-    default=None,
-    help="Characters shared by consecutive chunks [default: the chunker's].",
+    CHUNK_OVERLAP,
+    "Characters shared by consecutive chunks [default: the chunker's].",
 )
 @click.option("--no-wait", is_flag=True, help="Return once uploaded; do not follow processing.")
 @click.option(

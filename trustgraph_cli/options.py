@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 import click
 
+from trustgraph_base.bounds import DEFAULT_COLLECTION, DEFAULT_USER, Bound
 from trustgraph_base.usage import Command, UsageLine, command
 
 DEFAULT_URL = "http://localhost:8088/"
@@ -73,12 +74,16 @@ def gateway_options(fn: F) -> F:
     @click.option(
         "-U",
         "--user",
-        default="trustgraph",
+        default=DEFAULT_USER,
         show_default=True,
         help="User whose data to use (with an API key: the key's user, the default).",
     )
     @click.option(
-        "-C", "--collection", default="default", show_default=True, help="Collection to use."
+        "-C",
+        "--collection",
+        default=DEFAULT_COLLECTION,
+        show_default=True,
+        help="Collection to use.",
     )
     @click.option(
         "-v",
@@ -196,15 +201,32 @@ def format_option(*choices: str, help: str) -> Callable[[F], F]:
     )
 
 
-def limit_option(what: str, *, default: int, maximum: int = 1_000_000) -> Callable[[F], F]:
-    """``-l/--limit N``: the most results a command prints."""
+_PRINTED = Bound(None, 1, 1_000_000)  # a limit the command applies itself
+
+
+def limit_option(
+    what: str, *, bound: Bound = _PRINTED, default: int | None = None
+) -> Callable[[F], F]:
+    """``-l/--limit N``: the most results a command prints; ``bound`` when the service
+    takes the limit (its schema's range and default, unless ``default`` says otherwise)."""
     return click.option(
         "-l",
         "--limit",
-        type=click.IntRange(1, maximum),
-        default=default,
+        type=click.IntRange(bound.low, bound.high),
+        default=bound.default if default is None else default,
         show_default=True,
         help=f"Show at most this many {what}.",
+    )
+
+
+def bounded_option(flag: str, bound: Bound, help: str) -> Callable[[F], F]:
+    """An integer flag with the range and default its request field has (``bounds``)."""
+    return click.option(
+        flag,
+        type=click.IntRange(bound.low, bound.high),
+        default=bound.default,
+        show_default=bound.default is not None,
+        help=help,
     )
 
 

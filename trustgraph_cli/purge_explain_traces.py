@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from trustgraph_base.bounds import TRACE_LIMIT
 from trustgraph_cli.options import Gateway, format_option, gateway_options, limit_option, run
 
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ def duration(ctx: click.Context | None, param: click.Parameter | None, value: st
     help="Delete top-level traces started longer ago than this: 30d, 12h, 90m, 2w, 1d12h.",
 )
 @click.option("--dry-run", is_flag=True, help="Only list what would be deleted.")
-@limit_option("traces", default=50, maximum=10_000)
+@limit_option("traces", bound=TRACE_LIMIT)
 @format_option("table", "json", help="A count and a table of the traces, or {count, traces} JSON.")
 @gateway_options
 def main(older_than: float, dry_run: bool, limit: int, fmt: str, gw: Gateway) -> None:

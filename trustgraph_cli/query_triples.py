@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 
+from trustgraph_base.bounds import TRIPLE_QUERY_LIMIT
 from trustgraph_cli.options import (
     Gateway,
     command,
@@ -32,7 +33,7 @@ Examples:
     "-o", "--object", "obj", type=TermParam(bare_literal=True), help='Object: <iri>, "literal"…'
 )
 @graph_option
-@limit_option("triples", default=1000)
+@limit_option("triples", bound=TRIPLE_QUERY_LIMIT, default=1000)
 @format_option(
     "text",
     "json",

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from trustgraph_base.bounds import TRACE_LIMIT
 from trustgraph_cli.options import Gateway, format_option, gateway_options, limit_option, run
 
 if TYPE_CHECKING:
@@ -23,7 +24,7 @@ Examples:
 
 @click.command(epilog=EPILOG)
 @click.argument("source", metavar="URI")
-@limit_option("answers", default=50, maximum=10_000)
+@limit_option("answers", bound=TRACE_LIMIT)
 @format_option(
     "table", "json", help="A table (one line per linking path), or the SourceUsage JSON."
 )

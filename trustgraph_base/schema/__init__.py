@@ -1,9 +1,8 @@
 """Pydantic message models for every topic and service."""
 
+from trustgraph_base.bounds import DEFAULT_COLLECTION, DEFAULT_USER
 from trustgraph_base.schema.agent import AgentRequest, AgentResponse, AgentStep
 from trustgraph_base.schema.core import (
-    DEFAULT_COLLECTION,
-    DEFAULT_USER,
     Error,
     Message,
     Metadata,

@@ -6,8 +6,9 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from trustgraph_base import bounds
 from trustgraph_base.rdf.terms import Triple
-from trustgraph_base.schema.core import Message, Response, Scoped, StartedAt
+from trustgraph_base.schema.core import Message, Response, Scoped, StartedAt, bounded
 
 
 class AgentStep(Message):
@@ -27,14 +28,14 @@ class AgentRequest(Scoped):
     ``started_at`` fixes the trace's time (tests, replays); empty means now.
     """
 
-    question: str = Field(min_length=1, max_length=20_000)
+    question: str = Field(min_length=1, max_length=bounds.QUESTION_MAX)
     state: str = ""
     group: list[str] | None = None
     history: list[AgentStep] = []
     streaming: bool = False
     session_id: str = ""
     started_at: StartedAt = ""
-    max_iterations: int | None = Field(default=None, ge=1, le=1000)
+    max_iterations: int | None = bounded(bounds.MAX_ITERATIONS)
 
 
 class AgentResponse(Response):

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
+from trustgraph_base.bounds import DEFAULT_COLLECTION, DEFAULT_USER, NAME_MAX, Bound
 from trustgraph_base.provenance.common import check_started_at
 from trustgraph_base.rdf.terms import Triple
 
-DEFAULT_USER = "trustgraph"
-DEFAULT_COLLECTION = "default"
+
+def bounded(bound: Bound, **field: Any) -> Any:
+    """A ``Field`` with ``bound``'s default and range (the CLI reads the same ``Bound``)."""
+    return Field(default=bound.default, ge=bound.low, le=bound.high, **field)
 
 
 def _started_at(value: str) -> str:
@@ -55,16 +58,16 @@ class Response(Message):
 class Scoped(Message):
     """A request that acts within one user's collection."""
 
-    user: str = Field(default=DEFAULT_USER, min_length=1, max_length=200)
-    collection: str = Field(default=DEFAULT_COLLECTION, min_length=1, max_length=200)
+    user: str = Field(default=DEFAULT_USER, min_length=1, max_length=NAME_MAX)
+    collection: str = Field(default=DEFAULT_COLLECTION, min_length=1, max_length=NAME_MAX)
 
 
 class Metadata(Message):
     """Identity of a batch of triples and the user/collection it belongs to."""
 
     id: str
-    user: str = Field(default=DEFAULT_USER, min_length=1, max_length=200)
-    collection: str = Field(default=DEFAULT_COLLECTION, min_length=1, max_length=200)
+    user: str = Field(default=DEFAULT_USER, min_length=1, max_length=NAME_MAX)
+    collection: str = Field(default=DEFAULT_COLLECTION, min_length=1, max_length=NAME_MAX)
 
 
 class Triples(Message):

@@ -6,7 +6,8 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field
 
-from trustgraph_base.schema.core import Message, Metadata, Response, Scoped
+from trustgraph_base import bounds
+from trustgraph_base.schema.core import Message, Metadata, Response, Scoped, bounded
 from trustgraph_base.schema.explain import RemovalReport
 
 
@@ -129,8 +130,8 @@ class IngestEvent(Message):
 class CollectionDeleted(Message):
     """Store → librarian, vectors: a collection's store was deleted; forget its documents and vectors."""
 
-    user: str = Field(min_length=1, max_length=200)
-    collection: str = Field(min_length=1, max_length=200)
+    user: str = Field(min_length=1, max_length=bounds.NAME_MAX)
+    collection: str = Field(min_length=1, max_length=bounds.NAME_MAX)
 
 
 class ChunkSpan(Message):
@@ -199,8 +200,8 @@ class LibrarianRequest(Scoped):
     offset: int = Field(default=0, ge=0)
     length: int | None = Field(default=None, ge=0)
     ids: list[str] = []
-    chunk_size: int | None = Field(default=None, ge=50, le=100_000)
-    chunk_overlap: int | None = Field(default=None, ge=0, le=50_000)
+    chunk_size: int | None = bounded(bounds.CHUNK_SIZE)
+    chunk_overlap: int | None = bounded(bounds.CHUNK_OVERLAP)
     # remove-document: what becomes of the traces that used it (docs/lineage.md)
     purge_traces: bool = False
     reason: str = Field(default="", max_length=2000)

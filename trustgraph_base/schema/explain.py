@@ -11,8 +11,9 @@ from typing import Literal
 
 from pydantic import Field
 
+from trustgraph_base import bounds
 from trustgraph_base.rdf.terms import Term
-from trustgraph_base.schema.core import Message, Response, Scoped
+from trustgraph_base.schema.core import Message, Response, Scoped, bounded
 
 TraceType = Literal["agent", "graph-rag", "document-rag"]
 TraceStatus = Literal["complete", "in-progress", "failed", "interrupted"]
@@ -241,7 +242,7 @@ class ExplainRequest(Scoped):
         "list-collections",
     ]
     id: str = ""
-    limit: int = Field(default=50, ge=1, le=10_000)
+    limit: int = bounded(bounds.TRACE_LIMIT)
     include_provenance: bool = False
     # purge-traces: top-level traces (with their sub-traces) started longer ago than this
     older_than: float | None = Field(default=None, ge=0)  # seconds

@@ -6,8 +6,9 @@ from typing import Literal
 
 from pydantic import Field
 
+from trustgraph_base import bounds
 from trustgraph_base.rdf.terms import Triple
-from trustgraph_base.schema.core import Response, Scoped, StartedAt
+from trustgraph_base.schema.core import Response, Scoped, StartedAt, bounded
 
 
 class RagRequest(Scoped):
@@ -18,7 +19,7 @@ class RagRequest(Scoped):
     a fresh uuid and the current time.
     """
 
-    query: str = Field(min_length=1, max_length=20_000)
+    query: str = Field(min_length=1, max_length=bounds.QUESTION_MAX)
     streaming: bool = False
     parent_uri: str = ""
     session_id: str = ""
@@ -29,15 +30,15 @@ class GraphRagRequest(RagRequest):
     """The limits on the wire are TrustGraph's kebab-case names (``entity-limit``, …;
     ``edge-limit`` is how many edges the LLM may select); the Python names are accepted too."""
 
-    entity_limit: int = Field(default=50, ge=1, le=1000, alias="entity-limit")
-    triple_limit: int = Field(default=30, ge=1, le=1000, alias="triple-limit")
-    max_subgraph_size: int = Field(default=150, ge=1, le=10_000, alias="max-subgraph-size")
-    max_path_length: int = Field(default=2, ge=1, le=5, alias="max-path-length")
-    max_edges_selected: int = Field(default=10, ge=1, le=200, alias="edge-limit")
+    entity_limit: int = bounded(bounds.ENTITY_LIMIT, alias="entity-limit")
+    triple_limit: int = bounded(bounds.TRIPLE_LIMIT, alias="triple-limit")
+    max_subgraph_size: int = bounded(bounds.MAX_SUBGRAPH_SIZE, alias="max-subgraph-size")
+    max_path_length: int = bounded(bounds.MAX_PATH_LENGTH, alias="max-path-length")
+    max_edges_selected: int = bounded(bounds.MAX_EDGES_SELECTED, alias="edge-limit")
 
 
 class DocumentRagRequest(RagRequest):
-    doc_limit: int = Field(default=5, ge=1, le=100, alias="doc-limit")
+    doc_limit: int = bounded(bounds.DOC_LIMIT, alias="doc-limit")
 
 
 class RagResponse(Response):

@@ -6,8 +6,9 @@ from typing import Literal
 
 from pydantic import Field
 
+from trustgraph_base import bounds
 from trustgraph_base.rdf.terms import BlankTerm, IriTerm, Term, Triple
-from trustgraph_base.schema.core import Message, Response, Scoped
+from trustgraph_base.schema.core import Message, Response, Scoped, bounded
 
 ALL_GRAPHS = "*"
 
@@ -37,7 +38,7 @@ class TriplesQueryRequest(Scoped):
     o: Term | None = None
     g: str | None = None
     patterns: list[TriplePattern] | None = Field(default=None, max_length=MAX_PATTERNS)
-    limit: int = Field(default=10000, ge=1, le=1_000_000)
+    limit: int = bounded(bounds.TRIPLE_QUERY_LIMIT)
     streaming: bool = False
     batch_size: int = Field(default=20, ge=1, le=100_000, alias="batch-size")
 
