@@ -91,29 +91,15 @@ def _item(item: EvidenceItem) -> str:
 
 async def fetch_diff(gw: Gateway, trace_a: str, trace_b: str) -> TraceDiff:
     """One EXPLAIN diff-traces round trip."""
-    from trustgraph_base.errors import ServiceError
     from trustgraph_base.schema.explain import ExplainResponse
     from trustgraph_cli.client import GatewayClient
-    from trustgraph_cli.render.output import scope_text
-    from trustgraph_cli.responses import validated
+    from trustgraph_cli.responses import in_scope, required, unknown_as, validated
 
+    request = {"operation": "diff-traces", "id": trace_a, "other": trace_b}
     async with GatewayClient(gw) as client:
-        try:
-            data = await client.request(
-                "explain", {"operation": "diff-traces", "id": trace_a, "other": trace_b}
-            )
-        except ServiceError as exc:
-            if exc.type in ("not-found", "bad-request"):
-                where = scope_text(gw.user, gw.collection)
-                raise click.ClickException(
-                    f"{exc.message.removesuffix(' in this collection')} in {where}. "
-                    "List them with tg-list-explain-traces."
-                ) from None
-            raise
-    result = validated(ExplainResponse, data, "a diff").diff
-    if result is None:
-        raise click.ClickException("the gateway sent no diff.")
-    return result
+        with unknown_as(lambda exc: f"{in_scope(exc, gw)}. List them with tg-list-explain-traces."):
+            data = await client.request("explain", request)
+    return required(validated(ExplainResponse, data, "a diff").diff, "diff")
 
 
 if __name__ == "__main__":

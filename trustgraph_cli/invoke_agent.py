@@ -6,7 +6,7 @@ The answer alone goes to stdout (so it pipes); thoughts, actions, observations
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -21,6 +21,9 @@ from trustgraph_cli.options import (
     run,
 )
 from trustgraph_cli.rag_output import note_offline
+
+if TYPE_CHECKING:
+    from trustgraph_base.schema.agent import AgentResponse
 
 EPILOG = """\b
 Examples:
@@ -84,18 +87,21 @@ def main(
     if group:
         request["group"] = list(group)
 
-    async def ask() -> dict[str, Any]:
+    async def ask() -> AgentResponse:
+        from trustgraph_base.schema.agent import AgentResponse
         from trustgraph_cli.client import GatewayClient
+        from trustgraph_cli.responses import validated
 
-        final: dict[str, Any] = {}
+        final = AgentResponse()
         async with GatewayClient(gw, note_level=2) as client:
-            async for resp in client.stream("agent", request):
-                kind = resp.get("message_type", "answer")
+            async for data in client.stream("agent", request):
+                resp = validated(AgentResponse, data, "an agent answer")
+                kind = resp.message_type
                 if kind == "explain":
                     if explainable:
-                        _say(kind, resp.get("explain_id", ""))
+                        _say(kind, resp.explain_id or "")
                 elif kind in PREFIX and gw.verbose:
-                    _say(kind, resp.get("content", ""))
+                    _say(kind, resp.content)
                 elif kind == "answer":
                     final = resp
         return final
@@ -103,16 +109,16 @@ def main(
     from trustgraph_cli.render.text import safe
 
     final = run(gw, ask)
-    note_offline(final)
-    trace = safe(final.get("explain_id") or "")
-    if final.get("finish_reason") == "iteration-limit":
+    note_offline(final.model)
+    trace = safe(final.explain_id or "")
+    if final.finish_reason == "iteration-limit":
         # No answer: nothing on stdout, the reason on stderr, exit 1 (the trace keeps it too).
-        reason = safe(final.get("content", "")).strip().rstrip(".") or "Stopped"
+        reason = safe(final.content).strip().rstrip(".") or "Stopped"
         see = f"tg-show-explain-trace {trace}" if trace else "tg-show-explain-trace"
         raise click.ClickException(
             f"the agent {reason[:1].lower()}{reason[1:]}; raise --max-iterations, "
             f"or see how far it got with {see}"
         )
-    click.echo(safe(final.get("content", "")))
+    click.echo(safe(final.content))
     if trace:
         click.echo(f"trace: {trace}", err=True)

@@ -276,12 +276,9 @@ def describe(info: DocumentInfo) -> str:
 
 def _info(data: dict[str, Any]) -> DocumentInfo:
     from trustgraph_base.schema.documents import LibrarianResponse
-    from trustgraph_cli.responses import validated
+    from trustgraph_cli.responses import required, validated
 
-    doc = validated(LibrarianResponse, data, "a librarian reply").document
-    if doc is None:
-        raise click.ClickException("the librarian's reply carries no document.")
-    return doc
+    return required(validated(LibrarianResponse, data, "a librarian reply").document, "document")
 
 
 if __name__ == "__main__":

@@ -55,12 +55,15 @@ def main(
     request["g"] = "*" if graph is None else graph
 
     async def query() -> list[dict[str, Any]]:
+        from trustgraph_base.schema.store import TriplesQueryResponse
+        from trustgraph_base.wire import to_json
         from trustgraph_cli.client import GatewayClient
+        from trustgraph_cli.responses import validated
 
         async with GatewayClient(gw) as client:
-            reply = await client.request("triples", request)
-        triples: list[dict[str, Any]] = reply.get("response", [])
-        return triples
+            data = await client.request("triples", request)
+        reply = validated(TriplesQueryResponse, data, "a triples answer")
+        return [to_json(t) for t in reply.triples]
 
     triples = run(gw, query)
     if fmt == "json":

@@ -7,11 +7,14 @@ to stderr.
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from trustgraph_cli.options import Gateway, run
+
+if TYPE_CHECKING:
+    from trustgraph_base.schema.rag import RagResponse
 
 OFFLINE_MODEL = "offline"  # the model name the offline engine reports
 OFFLINE_NOTE = (
@@ -20,9 +23,9 @@ OFFLINE_NOTE = (
 )
 
 
-def note_offline(final: dict[str, Any]) -> None:
+def note_offline(model: str | None) -> None:
     """One stderr line when the answer came from the offline engine."""
-    if final.get("model") == OFFLINE_MODEL:
+    if model == OFFLINE_MODEL:
         click.echo(OFFLINE_NOTE, err=True)
 
 
@@ -71,27 +74,29 @@ def ask_rag(
 
     body = {**request, "streaming": streaming}
 
-    async def ask() -> dict[str, Any]:
+    async def ask() -> RagResponse:
+        from trustgraph_base.schema.rag import RagResponse
         from trustgraph_cli.client import GatewayClient
+        from trustgraph_cli.responses import validated
 
-        final: dict[str, Any] = {}
+        final = RagResponse()
         line = AnswerLine()
         async with GatewayClient(gw) as client:
-            async for resp in client.stream(service, body):
-                if resp.get("message_type") == "explain":
+            async for data in client.stream(service, body):
+                resp = validated(RagResponse, data, "an answer")
+                if resp.message_type == "explain":
                     if explainable:
                         line.before_stderr()
-                        click.echo(f"Explain: {safe(resp.get('explain_id', ''))}", err=True)
+                        click.echo(f"Explain: {safe(resp.explain_id or '')}", err=True)
                     continue
-                text = resp.get("response", "")
-                if text:
-                    line.write(safe(text))
-                if resp.get("end_of_stream", True):
+                if resp.response:
+                    line.write(safe(resp.response))
+                if resp.end_of_stream:
                     final = resp
         line.close()
         return final
 
     final = run(gw, ask)
-    note_offline(final)
-    if final.get("explain_id"):
-        click.echo(f"trace: {safe(final['explain_id'])}", err=True)
+    note_offline(final.model)
+    if final.explain_id:
+        click.echo(f"trace: {safe(final.explain_id)}", err=True)

@@ -83,11 +83,10 @@ def plural(n: int) -> str:
 
 async def remove(gw: Gateway, doc_id: str, purge_traces: bool, reason: str) -> LibrarianResponse:
     """One librarian remove-document round trip."""
-    from trustgraph_base.errors import ServiceError
     from trustgraph_base.schema.documents import LibrarianResponse
     from trustgraph_cli.client import GatewayClient
     from trustgraph_cli.render.output import scope_text
-    from trustgraph_cli.responses import validated
+    from trustgraph_cli.responses import unknown_as, validated
 
     request: dict[str, Any] = {
         "operation": "remove-document",
@@ -96,15 +95,12 @@ async def remove(gw: Gateway, doc_id: str, purge_traces: bool, reason: str) -> L
         "reason": reason,
     }
     async with GatewayClient(gw) as client:
-        try:
+        missing = (
+            f"no document {doc_id!r} in {scope_text(gw.user, gw.collection)}. "
+            "List them with tg-list-documents."
+        )
+        with unknown_as(missing):
             data = await client.librarian(request)
-        except ServiceError as exc:
-            if exc.type in ("not-found", "bad-request"):
-                raise click.ClickException(
-                    f"no document {doc_id!r} in {scope_text(gw.user, gw.collection)}. "
-                    "List them with tg-list-documents."
-                ) from None
-            raise
     return validated(LibrarianResponse, data, "a removal")
 
 

@@ -2,23 +2,49 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 from pydantic import BaseModel
 
+from trustgraph_base.errors import ErrorType, ServiceError
+
 M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     from trustgraph_base.schema.explain import ExplainResponse
     from trustgraph_cli.client import GatewayClient
+    from trustgraph_cli.options import Gateway
 
 # A malformed id is answered "bad-request" by the store: to a user it is just not there.
-NOT_FOUND_TYPES = {"not-found", "bad-request"}
+NOT_FOUND_TYPES = frozenset({ErrorType.NOT_FOUND, ErrorType.BAD_REQUEST})
 
 
 class NotFound(click.ClickException):
     """The id is unknown or malformed (the message names it and the scope)."""
+
+
+@contextmanager
+def unknown_as(missing: str | Callable[[ServiceError], str]) -> Iterator[None]:
+    """Inside, the gateway's not-found (or a malformed id's bad-request) is ``NotFound``
+    saying ``missing`` (or what ``missing`` makes of the error); other errors pass."""
+    try:
+        yield
+    except ServiceError as exc:
+        if exc.type in NOT_FOUND_TYPES:
+            raise NotFound(missing if isinstance(missing, str) else missing(exc)) from None
+        raise
+
+
+def in_scope(exc: ServiceError, gw: Gateway) -> str:
+    """A service's not-found message with the scope the command used named in it."""
+    from trustgraph_cli.render.output import scope_text
+
+    where = scope_text(gw.user, gw.collection)
+    return f"{exc.message.removesuffix(' in this collection')} in {where}"
 
 
 async def call_explain(
@@ -29,16 +55,18 @@ async def call_explain(
     ``missing`` is the error shown when the id is unknown or malformed; ``what`` names the
     view in the message shown if the gateway's answer does not validate.
     """
-    from trustgraph_base.errors import ServiceError
     from trustgraph_base.schema.explain import ExplainResponse
 
-    try:
+    with unknown_as(missing):
         data = await client.request("explain", request)
-    except ServiceError as exc:
-        if exc.type in NOT_FOUND_TYPES:
-            raise NotFound(missing) from None
-        raise
     return validated(ExplainResponse, data, what)
+
+
+def required(value: T | None, what: str) -> T:
+    """A part the answer must carry; one line naming ``what`` when it does not."""
+    if value is None:
+        raise click.ClickException(f"the gateway sent no {what}.")
+    return value
 
 
 def validated(model: type[M], data: dict[str, Any], what: str) -> M:

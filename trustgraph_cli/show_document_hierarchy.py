@@ -82,12 +82,17 @@ async def fetch_document(gw: Gateway, doc_id: str, with_content: bool) -> Docume
         if not with_content:
             return doc
         ids = [c.uri for c in all_chunks(doc)]
-        contents = (
-            (await client.librarian({"operation": "get-content", "ids": ids})).get("contents", {})
-            if ids
-            else {}
-        )
+        contents = await chunk_contents(client, ids) if ids else {}
     return with_contents(doc, {uri: _text(b64) for uri, b64 in contents.items()})
+
+
+async def chunk_contents(client: GatewayClient, ids: list[str]) -> dict[str, str]:
+    """Each chunk's text (base64), from one librarian get-content round trip."""
+    from trustgraph_base.schema.documents import LibrarianResponse
+    from trustgraph_cli.responses import validated
+
+    data = await client.librarian({"operation": "get-content", "ids": ids})
+    return validated(LibrarianResponse, data, "chunk contents").contents
 
 
 async def explain_unfinished(client: GatewayClient, doc_id: str, missing: str | None) -> None:
@@ -95,17 +100,16 @@ async def explain_unfinished(client: GatewayClient, doc_id: str, missing: str | 
 
     ``missing`` is the not-found message, kept when the librarian does not know it either.
     """
-    from trustgraph_base.errors import ServiceError
     from trustgraph_base.schema.documents import LibrarianResponse
     from trustgraph_cli.render.text import safe
-    from trustgraph_cli.responses import NOT_FOUND_TYPES, validated
+    from trustgraph_cli.responses import unknown_as, validated
 
-    try:
-        data = await client.librarian({"operation": "get-document", "document-id": doc_id})
-    except ServiceError as exc:
-        if exc.type in NOT_FOUND_TYPES and missing is not None:
-            raise click.ClickException(missing) from None
-        raise
+    request = {"operation": "get-document", "document-id": doc_id}
+    if missing is None:
+        data = await client.librarian(request)
+    else:
+        with unknown_as(missing):
+            data = await client.librarian(request)
     info = validated(LibrarianResponse, data, "a librarian reply").document
     if info is None:
         return

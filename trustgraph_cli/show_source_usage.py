@@ -93,30 +93,19 @@ def path_text(path: UsagePath, top: str, style: Style) -> str:
 
 async def fetch_usage(gw: Gateway, source: str, limit: int) -> SourceUsage:
     """One EXPLAIN source-usage round trip."""
-    from trustgraph_base.errors import ServiceError
+    from trustgraph_base.errors import ErrorType, ServiceError
     from trustgraph_base.schema.explain import ExplainResponse
     from trustgraph_cli.client import GatewayClient
-    from trustgraph_cli.render.output import scope_text
-    from trustgraph_cli.responses import validated
+    from trustgraph_cli.responses import in_scope, required, unknown_as, validated
 
+    def missing(exc: ServiceError) -> str:  # a malformed source is named as the service says
+        return exc.message if exc.type == ErrorType.BAD_REQUEST else f"{in_scope(exc, gw)}."
+
+    request = {"operation": "source-usage", "id": source, "limit": limit}
     async with GatewayClient(gw) as client:
-        try:
-            data = await client.request(
-                "explain", {"operation": "source-usage", "id": source, "limit": limit}
-            )
-        except ServiceError as exc:
-            if exc.type == "not-found":
-                raise click.ClickException(
-                    f"{exc.message.removesuffix(' in this collection')} in "
-                    f"{scope_text(gw.user, gw.collection)}."
-                ) from None
-            if exc.type == "bad-request":
-                raise click.ClickException(exc.message) from None
-            raise
-    usage = validated(ExplainResponse, data, "a source usage").usage
-    if usage is None:
-        raise click.ClickException("the gateway sent no source usage.")
-    return usage
+        with unknown_as(missing):
+            data = await client.request("explain", request)
+    return required(validated(ExplainResponse, data, "a source usage").usage, "source usage")
 
 
 if __name__ == "__main__":

@@ -37,10 +37,15 @@ def main(gw: Gateway, query: str | None, file: TextIO | None, fmt: str) -> None:
         raise click.UsageError("the query is empty")
 
     async def ask() -> dict[str, Any]:
+        from trustgraph_base.schema.store import SparqlQueryResponse
+        from trustgraph_base.wire import to_json
         from trustgraph_cli.client import GatewayClient
+        from trustgraph_cli.responses import validated
 
         async with GatewayClient(gw) as client:
-            return await client.request("sparql", {"query": text})
+            data = await client.request("sparql", {"query": text})
+        wire: dict[str, Any] = to_json(validated(SparqlQueryResponse, data, "a SPARQL answer"))
+        return wire
 
     click.echo(render(run(gw, ask), fmt), nl=False)
 

@@ -128,27 +128,7 @@ def format_triple(triple: dict[str, Any], *, with_graph: bool = True) -> str:
 
 
 def sparql_json_term(term: AnyTerm | dict[str, Any]) -> dict[str, Any]:
-    """A term as a SPARQL 1.1 Query Results JSON binding (triple terms as in SPARQL 1.2)."""
-    from trustgraph_base.rdf.terms import BlankTerm, IriTerm, LiteralTerm
+    """A term (or its wire JSON) as a SPARQL 1.1 Query Results JSON binding (``sparql_json``)."""
+    from trustgraph_base.rdf.terms import sparql_json
 
-    value = from_wire(term) if isinstance(term, dict) else term
-    if isinstance(value, IriTerm):
-        return {"type": "uri", "value": value.i}
-    if isinstance(value, BlankTerm):
-        return {"type": "bnode", "value": value.d}
-    if isinstance(value, LiteralTerm):
-        out: dict[str, Any] = {"type": "literal", "value": value.v}
-        if value.ln:
-            out["xml:lang"] = value.ln
-        elif value.dt and value.dt != XSD + "string":
-            out["datatype"] = value.dt
-        return out
-    tr = value.tr
-    return {
-        "type": "triple",
-        "value": {
-            "subject": sparql_json_term(tr.s),
-            "predicate": sparql_json_term(tr.p),
-            "object": sparql_json_term(tr.o),
-        },
-    }
+    return sparql_json(from_wire(term) if isinstance(term, dict) else term)

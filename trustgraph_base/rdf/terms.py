@@ -258,3 +258,21 @@ def term_key(term: IriTerm | LiteralTerm | BlankTerm | TripleTerm) -> str:
         return f"_:{term.d}"
     tr = term.tr
     return f"<<( {term_key(tr.s)} {term_key(tr.p)} {term_key(tr.o)} )>>"
+
+
+def sparql_json(term: IriTerm | LiteralTerm | BlankTerm | TripleTerm) -> dict[str, Any]:
+    """The term as a SPARQL 1.1 Query Results JSON binding (a triple term as in SPARQL 1.2)."""
+    if isinstance(term, IriTerm):
+        return {"type": "uri", "value": term.i}
+    if isinstance(term, BlankTerm):
+        return {"type": "bnode", "value": term.d}
+    if isinstance(term, LiteralTerm):
+        out: dict[str, Any] = {"type": "literal", "value": term.v}
+        if term.ln:
+            out["xml:lang"] = term.ln
+        elif term.dt and term.dt != XSD + "string":
+            out["datatype"] = term.dt
+        return out
+    tr = term.tr
+    parts = {"subject": tr.s, "predicate": tr.p, "object": tr.o}
+    return {"type": "triple", "value": {k: sparql_json(v) for k, v in parts.items()}}

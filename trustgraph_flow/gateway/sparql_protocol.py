@@ -26,7 +26,7 @@ import pyoxigraph as ox
 from aiohttp import web
 
 from trustgraph_base.errors import ErrorType, ServiceError, WireError
-from trustgraph_base.rdf.terms import BlankTerm, IriTerm, LiteralTerm, Term, TripleTerm
+from trustgraph_base.rdf.terms import BlankTerm, IriTerm, LiteralTerm, Term, TripleTerm, sparql_json
 from trustgraph_base.schema.store import SparqlQueryResponse
 from trustgraph_base.wire import from_json
 from trustgraph_flow.gateway.auth import authenticate
@@ -146,30 +146,6 @@ async def query_of(request: web.Request) -> tuple[str, dict[str, str]]:
     return query, params
 
 
-def json_term(term: Term) -> dict[str, Any]:
-    if isinstance(term, IriTerm):
-        return {"type": "uri", "value": term.i}
-    if isinstance(term, BlankTerm):
-        return {"type": "bnode", "value": term.d}
-    if isinstance(term, LiteralTerm):
-        out: dict[str, Any] = {"type": "literal", "value": term.v}
-        if term.ln:
-            out["xml:lang"] = term.ln
-        elif term.dt:
-            out["datatype"] = term.dt
-        return out
-    assert isinstance(term, TripleTerm)
-    tr = term.tr
-    return {
-        "type": "triple",
-        "value": {
-            "subject": json_term(tr.s),
-            "predicate": json_term(tr.p),
-            "object": json_term(tr.o),
-        },
-    }
-
-
 def xml_term(term: Term) -> str:
     if isinstance(term, IriTerm):
         return f"<uri>{escape(term.i)}</uri>"
@@ -210,7 +186,7 @@ def results_body(resp: SparqlQueryResponse, media: str) -> str:
     if media == RESULTS[0]:
         if asked:
             return json.dumps({"head": {}, "boolean": bool(resp.ask_result)})
-        shown = [{k: json_term(v) for k, v in row.items()} for row in rows]
+        shown = [{k: sparql_json(v) for k, v in row.items()} for row in rows]
         return json.dumps(
             {"head": {"vars": variables}, "results": {"bindings": shown}}, ensure_ascii=False
         )
