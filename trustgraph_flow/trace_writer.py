@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from trustgraph_base.errors import ServiceError
+from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.messaging import TRIPLES_STORE, Context
 from trustgraph_base.provenance import GRAPH_RETRIEVAL, failure_triples, now_iso
 from trustgraph_base.provenance.uris import check_session_id, new_session_id
@@ -67,7 +67,7 @@ def identity(session_id: str, started_at: str, uri_of: Callable[[str], str]) -> 
     try:
         uri = uri_of(check_session_id(session_id) if session_id else new_session_id())
     except ValueError as exc:
-        raise ServiceError("bad-request", str(exc)) from None
+        raise ServiceError(ErrorType.BAD_REQUEST, str(exc)) from None
     return uri, started_at or now_iso()
 
 
