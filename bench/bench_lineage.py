@@ -15,6 +15,7 @@ the document hierarchy with its "used by" counts.
 from __future__ import annotations
 
 import argparse
+import functools
 import random
 import tempfile
 import time
@@ -38,7 +39,7 @@ from trustgraph_base.provenance import (
     synthesis_triples,
     uris,
 )
-from trustgraph_base.rdf.terms import Triple, iri
+from trustgraph_base.rdf.terms import IriTerm, Triple, iri
 from trustgraph_base.schema import Metadata, Triples
 from trustgraph_base.wire import decode, encode
 from trustgraph_flow.store import hierarchy, lineage
@@ -63,6 +64,11 @@ def edge_of(n: int) -> tuple[str, str, str]:
     return (uris.entity_uri(f"e{n}"), uris.relation_uri(f"r{n % 50}"), uris.entity_uri(f"f{n}"))
 
 
+def iri_edge(n: int) -> tuple[IriTerm, IriTerm, IriTerm]:
+    s, p, o = edge_of(n)
+    return iri(s), iri(p), iri(o)
+
+
 def corpus() -> list[Triples]:
     out = []
     for d in range(DOCS):
@@ -75,7 +81,7 @@ def corpus() -> list[Triples]:
                 n = (d * PAGES + p) * CHUNKS + c
                 chunk = uris.chunk_uri(page, c)
                 ts += chunk_triples(chunk, page, c, c * 100, 100, uris.activity_uri(chunk, "chunk"))
-                edges = [tuple(iri(x) for x in edge_of(n * EDGES + k)) for k in range(EDGES)]
+                edges = [iri_edge(n * EDGES + k) for k in range(EDGES)]
                 ts += subgraph_triples(
                     uris.subgraph_uri(chunk), chunk, edges, uris.activity_uri(chunk, "extract")
                 )
@@ -90,7 +96,7 @@ def when(i: int) -> str:
 def graph_rag(sid: str, i: int, edges: list[int], parent: str | None = None) -> list[Triple]:
     q = uris.graph_rag_question_uri(sid)
     ts = graph_rag_question_triples(q, f"question {sid}", when(i), parent)
-    chosen = [SelectedEdge(*(iri(x) for x in edge_of(e)), "bench") for e in edges]  # type: ignore[arg-type]
+    chosen = [SelectedEdge(*iri_edge(e), "bench") for e in edges]
     ts += graph_rag_focus_triples(uris.focus_uri(q), uris.exploration_uri(q), q, chosen)
     return ts + synthesis_triples(uris.synthesis_uri(q), uris.focus_uri(q), "answer")
 
@@ -151,7 +157,7 @@ def run(n_traces: int) -> None:
     ]
     for kind, source in cases:
         users = len(lineage.source_usage(handle, source, 10_000).traces)
-        p50, p95 = timed(lambda source=source: lineage.source_usage(handle, source, 50), 50)  # type: ignore[misc]
+        p50, p95 = timed(functools.partial(lineage.source_usage, handle, source, 50), 50)
         print(
             f"  source-usage of a {kind} (newest 50 of {users:,} answers): p50 {p50:.2f} ms, p95 {p95:.2f} ms"
         )

@@ -20,6 +20,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from bench.summary import summary
@@ -104,7 +105,7 @@ async def until_ready(
 async def count(client: RequestClient, where: str, timeout: float = 120) -> int:  # type: ignore[type-arg]
     query = f"SELECT (COUNT(*) AS ?n) WHERE {{ {where} }}"
     resp = await client.request(SparqlQueryRequest(query=query, user=USER), timeout=timeout)
-    return int(resp.bindings[0].values[0].v)  # type: ignore[union-attr]
+    return int(resp.bindings[0].values[0].v)
 
 
 async def marked(client: RequestClient, limit: int, s: str | None = None) -> int:  # type: ignore[type-arg]
@@ -251,7 +252,10 @@ def trace_templates() -> dict[str, str]:
     ag += graph_rag_question_triples(sub, "sub SID", TEMPLATE_TIME, i1)
     ag += synthesis_triples(uris.synthesis_uri(sub), sub, "sub answer")
     ag += agent_final_triples(uris.agent_final_uri(a), i1, "answer SID")
-    wrap = lambda ts: encode(Triples(metadata=Metadata(id="SID", user=USER), triples=ts)).decode()  # noqa: E731
+
+    def wrap(ts: list[Triple]) -> str:
+        return encode(Triples(metadata=Metadata(id="SID", user=USER), triples=ts)).decode()
+
     return {"graph-rag": wrap(rag), "agent": wrap(ag)}
 
 
@@ -262,7 +266,7 @@ def trace_message(templates: dict[str, str], i: int) -> bytes:
     return text.replace("SID", str(i)).replace(TEMPLATE_TIME, when).encode()
 
 
-def timed(fn, runs: int) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+def timed(fn: Callable[[], object], runs: int) -> tuple[float, float]:
     samples = []
     for _ in range(runs):
         t = time.perf_counter()
@@ -272,17 +276,22 @@ def timed(fn, runs: int) -> tuple[float, float]:  # type: ignore[no-untyped-def]
     return statistics.median(samples), samples[int(len(samples) * 0.95) - 1]
 
 
-def index_bench(n_traces: int) -> None:
-    """Bulk-load traces through decode + write_batch, then time the explain reads."""
-    stores = Stores(Path(tempfile.mkdtemp(prefix="bench-traces-")))
-    templates = trace_templates()
-    started, batch = time.perf_counter(), []
+def bulk_load(stores: Stores, templates: dict[str, str], n_traces: int) -> None:
+    """Write ``n_traces`` traces made from ``templates`` through decode + write_batch."""
+    batch: list[Triples] = []
     for i in range(n_traces):
         batch.append(decode(Triples, trace_message(templates, i)))
         if len(batch) == 512:
             write_batch(stores, batch)
             batch = []
     write_batch(stores, batch)
+
+
+def index_bench(n_traces: int) -> None:
+    """Bulk-load traces through decode + write_batch, then time the explain reads."""
+    stores = Stores(Path(tempfile.mkdtemp(prefix="bench-traces-")))
+    started = time.perf_counter()
+    bulk_load(stores, trace_templates(), n_traces)
     handle = stores.get(USER, "default")
     assert handle is not None
     load = time.perf_counter() - started
@@ -300,7 +309,7 @@ def index_bench(n_traces: int) -> None:
         f"SELECT ?q ?t WHERE {{ GRAPH <urn:graph:retrieval> {{ ?q a <{TG.Question.i}> ; "
         "<http://www.w3.org/ns/prov#startedAtTime> ?t } } ORDER BY DESC(?t) LIMIT 50"
     )
-    baseline, _ = timed(lambda: list(handle.store.query(sparql)), 3)
+    baseline, _ = timed(lambda: list(handle.store.query(sparql)), 3)  # type: ignore[arg-type]
     print(f"  for comparison, the same list as SPARQL ORDER BY ... LIMIT 50: {baseline:.0f} ms")
     summary(
         f"list newest 50 of {n_traces:,} traces (server)",

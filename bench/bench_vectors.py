@@ -18,7 +18,6 @@ import argparse
 import importlib.util
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -239,4 +238,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

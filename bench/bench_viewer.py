@@ -27,7 +27,7 @@ from typing import Any
 
 import aiohttp
 
-from bench.bench_store import trace_message, trace_templates
+from bench.bench_store import bulk_load, trace_templates
 from bench.summary import summary
 from trustgraph_base.messaging import EmbeddedBroker
 from trustgraph_base.provenance import (
@@ -42,7 +42,6 @@ from trustgraph_base.provenance import (
 )
 from trustgraph_base.rdf.terms import iri
 from trustgraph_base.schema import Metadata, Triples
-from trustgraph_base.wire import decode
 from trustgraph_flow.store import processor as store
 from trustgraph_flow.store.explain import _encode_cursor
 from trustgraph_flow.store.stores import Stores
@@ -96,13 +95,8 @@ def load(root: Path, n_traces: int, long_steps: list[int]) -> str:
         k: v.replace('"user":"bench"', f'"user":"{USER}"') for k, v in trace_templates().items()
     }
     assert all(f'"user":"{USER}"' in v for v in templates.values())
-    started, batch = time.perf_counter(), []
-    for i in range(n_traces):
-        batch.append(decode(Triples, trace_message(templates, i)))
-        if len(batch) == 512:
-            write_batch(stores, batch)
-            batch = []
-    write_batch(stores, batch)
+    started = time.perf_counter()
+    bulk_load(stores, templates, n_traces)
     for k, steps in enumerate(long_steps):
         write_batch(stores, long_agent(f"long{steps}", steps, BIG_TIME.format(k)))
     handle = stores.get(USER, "default")

@@ -17,33 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from tests.golden.golden import invoke
-from tests.support.stack import Stack, eventually
+from tests.support.poll import eventually
+from tests.support.processors import EVERY, SAMPLES
+from tests.support.stack import Stack
 from trustgraph_cli.client import GatewayClient
 from trustgraph_cli.options import Gateway
-from trustgraph_flow import chunker, decoder, extractor
-from trustgraph_flow.agent import processor as agent
-from trustgraph_flow.document_rag import processor as document_rag
-from trustgraph_flow.embeddings import processor as embeddings
-from trustgraph_flow.graph_rag import processor as graph_rag
-from trustgraph_flow.librarian import processor as librarian
-from trustgraph_flow.llm import processor as llm
-from trustgraph_flow.store import processor as store
-from trustgraph_flow.vectors import processor as vectors
 
-SAMPLES = Path(__file__).resolve().parents[2] / "samples"
-PROCESSORS = [
-    store.proc,
-    llm.proc,
-    embeddings.proc,
-    vectors.proc,
-    librarian.proc,
-    decoder.proc,
-    chunker.proc,
-    extractor.proc,
-    graph_rag.proc,
-    document_rag.proc,
-    agent.proc,
-]
 QUESTIONS: list[tuple[str, str, dict[str, Any]]] = [
     ("document-rag", "docrag-hugo", {"query": "Where was Victor Hugo born?"}),
     ("graph-rag", "graph-france", {"query": "What is the capital of France?"}),
@@ -116,7 +95,7 @@ async def populated_stack(
     pulsar_url: str, prefix: str, data_dir: Path, token: str | None = None
 ) -> AsyncIterator[Stack]:
     """Every processor and the gateway, the samples loaded, and the QUESTIONS answered (in order)."""
-    async with Stack(pulsar_url, prefix, PROCESSORS, data_dir=data_dir, token=token) as stack:
+    async with Stack(pulsar_url, prefix, EVERY, data_dir=data_dir, token=token) as stack:
         env = {"TRUSTGRAPH_TOKEN": token} if token else None
         for sample in ("world-facts.pdf", "capitals.txt", "writers.md"):
             loaded = await invoke(stack.url, "tg-load-document", str(SAMPLES / sample), env=env)

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from tests.integration.test_rag_cli import SAMPLES, stack_processors
 from tests.support.openai_stub import OpenAIStub
-from tests.support.stack import Stack, eventually
+from tests.support.poll import eventually
+from tests.support.stack import Stack
 from trustgraph_base.messaging import TRIPLES_QUERY, Bus, RequestClient, Topics
 from trustgraph_base.provenance import GRAPH_RETRIEVAL, PROV
 from trustgraph_base.rdf.terms import IriTerm

@@ -5,12 +5,13 @@ conclusion. The offline engine drives the loop; a stand-in GraphRAG answers at o
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 from pulsar.asyncio import Consumer
 
 from tests.conftest import RunningProcessors
+from tests.support.clients import client_fixture
 from trustgraph_base.messaging import (
     AGENT,
     GRAPH_RAG,
@@ -64,13 +65,20 @@ async def published_before_sentinel(
     return ids[:-1]
 
 
-@pytest.fixture
-async def client(
-    bus: Bus, topics: Topics
-) -> AsyncIterator[RequestClient[AgentRequest, AgentResponse]]:
-    c = RequestClient(bus, topics, AGENT, "explainable-tester")
-    yield c
-    await c.close()
+client = client_fixture(AGENT, "explainable-tester")
+
+
+async def start_agent(
+    processors: RunningProcessors,
+    settings: ProcessorSettings,
+    seen: list[GraphRagRequest],
+    **agent_settings: Any,
+) -> None:
+    """The offline LLM (no base URL), the stand-in GraphRAG and the agent."""
+    base = settings.model_dump()
+    await processors.start(llm.proc, llm.Settings(**base))
+    await processors.start(standin_graph_rag(seen), settings)
+    await processors.start(agent.proc, agent.Settings(**base, **agent_settings))
 
 
 @pytest.mark.parametrize("explainable", [False, True])
@@ -84,10 +92,7 @@ async def test_explainable_setting_controls_the_trace(
 ) -> None:
     watch = await bus.subscribe(topics.topic(TRIPLES_STORE), "test-watch")
     seen: list[GraphRagRequest] = []
-    base = settings.model_dump()
-    await processors.start(llm.proc, llm.Settings(**base))  # no base URL: the offline engine
-    await processors.start(standin_graph_rag(seen), settings)
-    await processors.start(agent.proc, agent.Settings(**base, explainable=explainable))
+    await start_agent(processors, settings, seen, explainable=explainable)
 
     req = AgentRequest(question="What is the capital of France?", streaming=True, session_id="s1")
     events = [e async for e in client.stream(req, timeout=30)]
@@ -121,10 +126,7 @@ async def test_each_step_is_in_the_trace_before_the_caller_hears_of_it(
     names (and the analysis an observation ends) is already on triples-store when the
     caller receives that event: not held back to the end of the session."""
     watch = await bus.subscribe(topics.topic(TRIPLES_STORE), "test-watch-steps")
-    base = settings.model_dump()
-    await processors.start(llm.proc, llm.Settings(**base))
-    await processors.start(standin_graph_rag([]), settings)
-    await processors.start(agent.proc, agent.Settings(**base))
+    await start_agent(processors, settings, [])
     s = "urn:trustgraph:agent:s2"
     req = AgentRequest(question="What is the capital of France?", streaming=True, session_id="s2")
     published: list[str] = []

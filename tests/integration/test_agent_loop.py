@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import RunningProcessors
+from tests.support.clients import client_fixture
 from tests.support.openai_stub import OpenAIStub
 from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.messaging import (
@@ -131,13 +132,7 @@ async def watcher(bus: Bus, topics: Topics) -> AsyncIterator[TraceWatcher]:
     w.stop()
 
 
-@pytest.fixture
-async def client(
-    bus: Bus, topics: Topics
-) -> AsyncIterator[RequestClient[AgentRequest, AgentResponse]]:
-    c = RequestClient(bus, topics, AGENT, "agent-tester")
-    yield c
-    await c.close()
+client = client_fixture(AGENT, "agent-tester")
 
 
 async def start_stack(

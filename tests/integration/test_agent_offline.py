@@ -27,7 +27,7 @@ from tests.integration.test_agent_loop import (
     row,
     watcher,
 )
-from tests.support.stack import eventually
+from tests.support.poll import eventually
 from trustgraph_base.errors import ErrorType, RequestTimeout, ServiceError
 from trustgraph_base.messaging import (
     DOCUMENT_RAG,

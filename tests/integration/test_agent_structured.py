@@ -11,6 +11,7 @@ from typing import Any
 from tests.conftest import RunningProcessors
 from tests.support.openai_stub import OpenAIStub
 from trustgraph_base.messaging import AGENT, TRIPLES_STORE, Bus, RequestClient, Topics
+from trustgraph_base.rdf.terms import IriTerm
 from trustgraph_base.schema import AgentRequest, AgentResponse, Triples
 from trustgraph_base.settings import ProcessorSettings
 from trustgraph_base.wire import decode
@@ -65,7 +66,8 @@ async def run_session(
         await watch.acknowledge(msg)
         for t in batch.triples:
             value = getattr(t.o, "v", None) or getattr(t.o, "i", "")
-            trace.setdefault(t.s.i, {})[t.p.i.removeprefix(TG)] = value
+            assert isinstance(t.s, IriTerm)
+            trace.setdefault(t.s.i, {})[t.p.i.removeprefix(TG)] = str(value)
     return answer, trace
 
 

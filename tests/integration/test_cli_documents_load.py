@@ -9,31 +9,17 @@ from pathlib import Path
 import pytest
 
 from tests.golden.golden import ENV, check, invoke
-from tests.support.stack import Stack, eventually
-from trustgraph_flow import chunker, decoder, extractor
-from trustgraph_flow.embeddings import processor as embeddings
+from tests.support.poll import eventually
+from tests.support.processors import INGEST, SAMPLES
+from tests.support.stack import Stack
 from trustgraph_flow.librarian import processor as librarian
-from trustgraph_flow.llm import processor as llm
-from trustgraph_flow.store import processor as store
-from trustgraph_flow.vectors import processor as vectors
 
-SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 PDF = "urn:trustgraph:doc:world-facts"
-PIPELINE = [
-    store.proc,
-    llm.proc,
-    embeddings.proc,
-    vectors.proc,
-    librarian.proc,
-    decoder.proc,
-    chunker.proc,
-    extractor.proc,
-]
 
 
 @pytest.fixture
 async def stack(pulsar_url: str, prefix: str, tmp_path: Path) -> AsyncIterator[Stack]:
-    async with Stack(pulsar_url, prefix, PIPELINE, data_dir=tmp_path) as running:
+    async with Stack(pulsar_url, prefix, INGEST, data_dir=tmp_path) as running:
         yield running
 
 

@@ -11,34 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from tests.golden.golden import ENV, check, invoke, normalise
-from tests.support.stack import Stack, eventually
+from tests.support.poll import eventually
+from tests.support.processors import EVERY, SAMPLES
+from tests.support.stack import Stack
 from trustgraph_cli.client import GatewayClient
 from trustgraph_cli.options import Gateway
-from trustgraph_flow import chunker, decoder, extractor
-from trustgraph_flow.agent import processor as agent
-from trustgraph_flow.document_rag import processor as document_rag
-from trustgraph_flow.embeddings import processor as embeddings
-from trustgraph_flow.graph_rag import processor as graph_rag
-from trustgraph_flow.librarian import processor as librarian
-from trustgraph_flow.llm import processor as llm
-from trustgraph_flow.store import processor as store
-from trustgraph_flow.vectors import processor as vectors
 
-SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 STARTED = "2026-02-03T04:05:0{}.000Z"  # one second apart: the list order is fixed
-PROCESSORS = [
-    store.proc,
-    llm.proc,
-    embeddings.proc,
-    vectors.proc,
-    librarian.proc,
-    decoder.proc,
-    chunker.proc,
-    extractor.proc,
-    graph_rag.proc,
-    document_rag.proc,
-    agent.proc,
-]
 ASKS: list[tuple[str, str, dict[str, Any], str]] = [
     (
         "graph-rag",
@@ -82,11 +61,12 @@ async def settled(url: str, trace: str) -> dict[str, Any]:
         lambda: invoke(url, "tg-show-explain-trace", trace, "--format", "json"), done
     )
     assert done(result), result
-    return json.loads(result.stdout)
+    view: dict[str, Any] = json.loads(result.stdout)
+    return view
 
 
 async def test_real_traces_render_as_golden(pulsar_url: str, prefix: str, tmp_path: Path) -> None:
-    async with Stack(pulsar_url, prefix, PROCESSORS, data_dir=tmp_path) as stack:
+    async with Stack(pulsar_url, prefix, EVERY, data_dir=tmp_path) as stack:
         for sample in ("world-facts.pdf", "capitals.txt", "writers.md"):
             loaded = await invoke(stack.url, "tg-load-document", str(SAMPLES / sample))
             assert loaded.code == 0, loaded.stderr
@@ -116,7 +96,7 @@ async def test_real_traces_render_as_golden(pulsar_url: str, prefix: str, tmp_pa
         check("real_list_traces.txt", listed.stdout)
 
 
-def items(view: dict) -> list[dict]:
+def items(view: dict[str, Any]) -> list[dict[str, Any]]:
     """Every edge and chunk of a TraceView's JSON, sub-traces included."""
     found = [*view["edges"], *view["chunks"]]
     for step in view["steps"]:

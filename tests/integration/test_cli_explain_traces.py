@@ -7,7 +7,8 @@ from pathlib import Path
 
 from tests.golden import corpus
 from tests.golden.golden import ENV, check, invoke
-from tests.support.stack import CliResult, Stack, eventually
+from tests.support.poll import eventually
+from tests.support.stack import CliResult, Stack
 from trustgraph_base.messaging import TRIPLES_STORE
 from trustgraph_base.provenance import GRAPH_RETRIEVAL, agent_session_triples, interrupted_triples
 from trustgraph_base.schema import Metadata, Triples
@@ -33,7 +34,7 @@ async def loaded(stack: Stack) -> None:
         lambda: invoke(stack.url, "tg-show-explain-trace", corpus.AGENT, "--format", "json"),
         lambda r: r.code == 0 and json.loads(r.stdout)["answer"] is not None,
     )
-    assert json.loads(agent.stdout)["answer"] is not None
+    assert json.loads(agent.stdout)["answer"] == corpus.LONG_ANSWER
 
 
 async def test_list_and_show_golden(pulsar_url: str, prefix: str, tmp_path: Path) -> None:

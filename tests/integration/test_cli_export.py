@@ -15,8 +15,8 @@ import rdflib
 from prov import read as prov_read
 
 from tests.golden.golden import invoke
-from tests.integration.test_cli_explain_real import PROCESSORS
 from tests.integration.test_cli_lineage import AGENT, answered, load
+from tests.support.processors import EVERY
 from tests.support.stack import Stack
 from trustgraph_flow.store.export import reified
 
@@ -58,7 +58,7 @@ def prov_relations(doc: object) -> Counter[str]:
 async def test_every_export_format_reads_back_the_same_statements(
     pulsar_url: str, prefix: str, tmp_path: Path
 ) -> None:
-    async with Stack(pulsar_url, prefix, PROCESSORS, data_dir=tmp_path) as stack:
+    async with Stack(pulsar_url, prefix, EVERY, data_dir=tmp_path) as stack:
         url = stack.url
         facts = await load(url, "world-facts.pdf")
         await load(url, "capitals.txt")

@@ -8,8 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from tests.golden.golden import invoke
-from tests.integration.test_cli_explain_real import PROCESSORS, SAMPLES, ask, settled
-from tests.support.stack import CliResult, Stack, eventually
+from tests.integration.test_cli_explain_real import ask, settled
+from tests.support.poll import eventually
+from tests.support.processors import EVERY, SAMPLES
+from tests.support.stack import CliResult, Stack
 
 PARIS = (
     "<urn:trustgraph:entity:paris> <urn:trustgraph:rel:is_the_capital_of> "
@@ -47,7 +49,7 @@ def as_json(result: CliResult) -> Any:
 async def test_source_usage_and_hierarchy_counts(
     pulsar_url: str, prefix: str, tmp_path: Path
 ) -> None:
-    async with Stack(pulsar_url, prefix, PROCESSORS, data_dir=tmp_path) as stack:
+    async with Stack(pulsar_url, prefix, EVERY, data_dir=tmp_path) as stack:
         url = stack.url
         facts = await load(url, "world-facts.pdf")
         capitals = await load(url, "capitals.txt")
@@ -129,7 +131,7 @@ async def test_source_usage_and_hierarchy_counts(
 async def test_remove_document_marks_its_traces_and_leaves_the_rest(
     pulsar_url: str, prefix: str, tmp_path: Path
 ) -> None:
-    async with Stack(pulsar_url, prefix, PROCESSORS, data_dir=tmp_path) as stack:
+    async with Stack(pulsar_url, prefix, EVERY, data_dir=tmp_path) as stack:
         url = stack.url
         facts = await load(url, "world-facts.pdf")
         capitals = await load(url, "capitals.txt")
@@ -185,13 +187,13 @@ async def test_remove_document_marks_its_traces_and_leaves_the_rest(
         ] == bob_before
 
         # Its vectors went too: a new DocumentRAG answer retrieves only the other document's chunks.
-        after = "urn:trustgraph:docrag:after-removal"
+        after_uri = "urn:trustgraph:docrag:after-removal"
         await ask(
             url,
             "document-rag",
             {"query": "Where was Victor Hugo born?", "session_id": "after-removal"},
         )
-        retrieved = [c["uri"] for c in (await settled(url, after))["chunks"]]
+        retrieved = [c["uri"] for c in (await settled(url, after_uri))["chunks"]]
         assert retrieved and all(c.startswith(capitals) for c in retrieved), retrieved
 
         again = await stack.cli("tg-remove-document", facts)
@@ -201,7 +203,7 @@ async def test_remove_document_marks_its_traces_and_leaves_the_rest(
         purged = as_json(
             await invoke(url, "tg-remove-document", capitals, "--purge-traces", "--format", "json")
         )
-        assert set(purged["removal"]["purged"]) == {GRAPH_RAG, DOC_RAG, after}
+        assert set(purged["removal"]["purged"]) == {GRAPH_RAG, DOC_RAG, after_uri}
         traces = as_json(await invoke(url, "tg-list-explain-traces", "--format", "json"))
         assert [t["id"] for t in traces] == [AGENT]
 
@@ -209,7 +211,7 @@ async def test_remove_document_marks_its_traces_and_leaves_the_rest(
 async def test_a_failed_load_can_be_removed_and_loaded_again(
     pulsar_url: str, prefix: str, tmp_path: Path
 ) -> None:
-    async with Stack(pulsar_url, prefix, PROCESSORS, data_dir=tmp_path) as stack:
+    async with Stack(pulsar_url, prefix, EVERY, data_dir=tmp_path) as stack:
         broken = tmp_path / "broken.pdf"
         broken.write_bytes(b"this is not a PDF at all")
         failed = await invoke(stack.url, "tg-load-document", str(broken), "--id", "broken")

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.stack import Stack, eventually, run_cli
+from tests.support.poll import eventually
+from tests.support.stack import Stack, run_cli
 from trustgraph_base.messaging import TRIPLES_STORE, free_port
 from trustgraph_base.rdf.terms import Triple, iri, lit, quoted
 from trustgraph_base.schema import Metadata, Triples

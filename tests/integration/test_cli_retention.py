@@ -6,8 +6,9 @@ import json
 from pathlib import Path
 
 from tests.golden.golden import invoke
-from tests.integration.test_store_support import agent, document, graph_rag, msg
-from tests.support.stack import Stack, eventually
+from tests.support.poll import eventually
+from tests.support.stack import Stack
+from tests.support.store import agent, document, graph_rag, msg
 from tests.unit.test_store_retention import recent
 from trustgraph_base.messaging import TRIPLES_STORE
 from trustgraph_flow.store.processor import proc as store

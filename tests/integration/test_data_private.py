@@ -6,8 +6,8 @@ import stat
 from pathlib import Path
 
 from tests.integration.test_store_crash import start_store
-from tests.integration.test_store_support import msg
 from tests.support.sparql_server import embedded_only
+from tests.support.store import msg
 from trustgraph_base.messaging import SPARQL, TRIPLES_STORE, Bus, RequestClient, Topics
 from trustgraph_base.rdf.terms import Triple, iri, lit
 from trustgraph_base.schema import SparqlQueryRequest

@@ -11,7 +11,8 @@ from typing import Any
 import aiohttp
 import pytest
 
-from tests.support.stack import Stack, eventually
+from tests.support.poll import eventually
+from tests.support.stack import Stack
 from trustgraph_base.messaging import TRIPLES_STORE
 from trustgraph_base.rdf.terms import Triple, iri, lit
 from trustgraph_base.schema import Metadata, Triples

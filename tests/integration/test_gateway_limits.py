@@ -14,7 +14,8 @@ from typing import Any
 import aiohttp
 import pytest
 
-from tests.support.stack import Stack, eventually
+from tests.support.poll import eventually
+from tests.support.stack import Stack
 from trustgraph_base.messaging import VECTORS, Bus, RequestClient
 from trustgraph_base.schema import VectorItem, VectorRequest
 from trustgraph_flow.librarian.processor import proc as librarian
@@ -137,9 +138,10 @@ async def test_delete_collection_removes_documents_and_vectors(stack: Stack) -> 
     assert status == 200
 
     async def documents() -> list[Any]:
-        return (await rest(stack, "api/v1/librarian", {"operation": "list-documents"}))[1][
-            "documents"
-        ]
+        listed: list[Any] = (
+            await rest(stack, "api/v1/librarian", {"operation": "list-documents"})
+        )[1]["documents"]
+        return listed
 
     assert await eventually(documents, lambda d: d == []) == []
     counted = await eventually(

@@ -12,7 +12,7 @@ import pytest
 
 from tests.conftest import RunningProcessors
 from tests.integration.test_messaging import echo_processor
-from tests.support.stack import eventually
+from tests.support.poll import eventually
 from trustgraph_base.messaging import free_port
 from trustgraph_base.settings import ProcessorSettings
 

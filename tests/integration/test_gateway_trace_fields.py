@@ -9,8 +9,9 @@ from typing import Any
 import aiohttp
 import pytest
 
-from tests.integration.test_store_support import graph_rag, msg
-from tests.support.stack import Stack, eventually
+from tests.support.poll import eventually
+from tests.support.stack import Stack
+from tests.support.store import graph_rag, msg
 from trustgraph_base.messaging import GRAPH_RAG, TRIPLES_STORE, Context, Processor
 from trustgraph_base.provenance import check_started_at
 from trustgraph_base.schema import GraphRagRequest, GraphRagResponse

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import aiohttp
 
-from tests.integration.test_store_support import graph_rag, msg
-from tests.support.stack import Stack, eventually
+from tests.support.poll import eventually
+from tests.support.stack import Stack
+from tests.support.store import graph_rag, msg
 from trustgraph_base.messaging import TRIPLES_STORE
 from trustgraph_base.provenance import uris
 from trustgraph_flow.gateway.viewer import COOKIE, FILES, HEADER

@@ -10,7 +10,8 @@ import pytest
 from pypdf import PdfWriter
 
 from tests.conftest import RunningProcessors
-from tests.integration.test_ingest_support import SAMPLES, USER, Client, k, start
+from tests.support.ingest import SAMPLES, USER, Client, k, start
+from tests.support.standin import StandIn
 from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.messaging import (
     EMBEDDINGS,
@@ -41,13 +42,6 @@ from trustgraph_flow.store import processor as store
 from trustgraph_flow.vectors import processor as vectors
 
 PIPELINE = (store, vectors, librarian, decoder, chunker, extractor)
-
-
-class StandIn:
-    """A processor module look-alike: ``proc`` with the default settings class."""
-
-    def __init__(self, proc: Processor[ProcessorSettings]) -> None:
-        self.proc = proc
 
 
 def scripted_llm(calls: Counter[str]) -> StandIn:

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from tests.conftest import RunningProcessors
-from tests.integration.test_ingest_support import Client, configured, start
+from tests.support.ingest import Client, configured, start
+from tests.support.standin import StandIn
 from trustgraph_base.errors import ServiceError
 from trustgraph_base.messaging import (
     DOCUMENT_LOADED,
@@ -29,11 +30,6 @@ from trustgraph_flow.store import processor as store
 
 BODY = b"Paris is the capital of France. " * 100
 MIB = 1024 * 1024
-
-
-class StandIn:
-    def __init__(self, proc: Processor[ProcessorSettings]) -> None:
-        self.proc = proc
 
 
 def recording_vectors(seen: list[VectorRequest]) -> StandIn:
@@ -72,9 +68,9 @@ async def test_upload_in_parts_is_announced_and_scoped_per_user(
 
     assert [d.id for d in (await alice.lib("list-documents")).documents] == [info.id]
     assert (await bob.lib("list-documents")).documents == []
-    for op, extra in (("get-document", {}), ("get-content", {}), ("remove-document", {})):
+    for op in ("get-document", "get-content", "remove-document"):
         with pytest.raises(ServiceError) as err:
-            await bob.lib(op, id="facts", **extra)
+            await bob.lib(op, id="facts")
         assert err.value.type == "not-found", op
     # other collections of the same user are apart too
     assert (await alice.lib("list-documents", collection="other")).documents == []
@@ -93,7 +89,7 @@ async def test_bad_uploads_are_refused(
     def meta(id: str, **more: Any) -> dict[str, Any]:
         return {"document_metadata": {"id": id, "kind": "text/plain", **more}}
 
-    cases = [
+    cases: list[tuple[dict[str, Any], str]] = [
         ({**meta("x"), "content": "!!not base64!!"}, "bad-request"),
         ({**meta("my doc:1 <x>"), "content": ""}, "bad-request"),
         ({"id": "no-metadata", "content": ""}, "bad-request"),
@@ -138,7 +134,8 @@ async def test_remove_document_clears_index_store_and_librarian(
     with pytest.raises(ServiceError) as err:
         await alice.lib("remove-document", id="gone")
     assert err.value.type == "unavailable"
-    assert (await alice.lib("get-document", id="gone")).document is not None
+    kept = (await alice.lib("get-document", id="gone")).document
+    assert kept is not None and (kept.id, kept.size) == (doc, len(BODY))
 
     await start(processors, settings, recording_vectors(seen), store)
     removed = await alice.lib("remove-document", id="gone")

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from tests.conftest import RunningProcessors
-from tests.integration.test_ingest_support import SAMPLES, USER, Client, k, keys, objects, start
+from tests.support.ingest import SAMPLES, USER, Client, k, keys, objects, start
 from trustgraph_base.messaging import VECTORS, Bus, RequestClient, Topics
 from trustgraph_base.provenance import (
     DC,

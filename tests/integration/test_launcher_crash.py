@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from tests.integration.test_launcher_start_stop import publish, query
-from tests.support.stack import eventually, run_cli
+from tests.support.poll import eventually
+from tests.support.stack import run_cli
 from trustgraph_base.messaging import EmbeddedBroker, free_port
 from trustgraph_flow.launcher.rundir import RunDir, _ours, kill_leftovers, record_children
 

@@ -13,7 +13,7 @@ from typing import Any
 import aiohttp
 
 from tests.integration.test_launcher_start_stop import publish, query
-from tests.support.stack import eventually
+from tests.support.poll import eventually
 from trustgraph_base.messaging import free_port
 
 

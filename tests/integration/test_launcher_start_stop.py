@@ -10,7 +10,8 @@ from pathlib import Path
 
 import aiohttp
 
-from tests.support.stack import eventually, run_cli
+from tests.support.poll import eventually
+from tests.support.stack import run_cli
 from trustgraph_base.messaging import TRIPLES_STORE, Bus, Topics, free_port
 from trustgraph_base.rdf.terms import Triple, iri, lit
 from trustgraph_base.schema import Metadata, Triples

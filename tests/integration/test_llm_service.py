@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator
 
 import pytest
 
 from tests.conftest import RunningProcessors
+from tests.support.clients import client_fixture
 from tests.support.openai_stub import OpenAIStub, Reply
 from trustgraph_base.errors import ServiceError
-from trustgraph_base.messaging import TEXT_COMPLETION, Bus, RequestClient, Topics
+from trustgraph_base.messaging import TEXT_COMPLETION, RequestClient
 from trustgraph_base.schema import TextCompletionRequest, TextCompletionResponse
 from trustgraph_base.settings import ProcessorSettings
 from trustgraph_flow.llm.processor import Settings, proc
@@ -19,11 +19,7 @@ from trustgraph_flow.llm.processor import Settings, proc
 Client = RequestClient[TextCompletionRequest, TextCompletionResponse]
 
 
-@pytest.fixture
-async def client(bus: Bus, topics: Topics) -> AsyncIterator[Client]:
-    c = RequestClient(bus, topics, TEXT_COMPLETION, "llm-tester")
-    yield c
-    await c.close()
+client = client_fixture(TEXT_COMPLETION, "llm-tester")
 
 
 def llm_settings(base: ProcessorSettings, url: str = "", **extra: object) -> Settings:

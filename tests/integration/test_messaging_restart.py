@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.stack import eventually
+from tests.support.poll import eventually
 from trustgraph_base.errors import RequestTimeout
 from trustgraph_base.messaging import Bus, EmbeddedBroker, RequestClient, Topics
 from trustgraph_base.messaging.services import TEXT_COMPLETION

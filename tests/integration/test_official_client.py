@@ -197,7 +197,7 @@ async def test_load_turtle_into_the_default_graph(world: World, tmp_path: Path) 
     async def shown() -> CliResult:
         return await world.official("tg-query-graph", "-s", "urn:test:zeno")
 
-    from tests.support.stack import eventually
+    from tests.support.poll import eventually
 
     found = await eventually(shown, lambda r: "urn:test:elea" in r.stdout)
     assert "Zeno of Elea" in found.stdout and "urn:test:elea" in found.stdout
@@ -386,7 +386,7 @@ async def test_load_knowledge_triples_and_entity_contexts(world: World, tmp_path
         and "retry" not in loaded.stdout.lower()
     )
 
-    from tests.support.stack import eventually
+    from tests.support.poll import eventually
 
     async def shown() -> CliResult:
         return await world.official("tg-query-graph", "-s", "urn:test:zorblat")

@@ -5,9 +5,10 @@ gateway and the real pipeline, questions answered with traces that lead back to 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from tests.support.stack import Stack
-from trustgraph_base.messaging import TRIPLES_QUERY, Bus, RequestClient, Topics
+from trustgraph_base.messaging import TRIPLES_QUERY, Bus, Processor, RequestClient, Topics
 from trustgraph_base.provenance import GRAPH_RETRIEVAL, GRAPH_SOURCE, PROV, RDF, TG
 from trustgraph_base.rdf.terms import IriTerm, Term, TripleTerm
 from trustgraph_base.schema import TriplesQueryRequest
@@ -17,7 +18,7 @@ SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 USER = "carol"
 
 
-def stack_processors() -> list:
+def stack_processors() -> list[Processor[Any]]:
     from trustgraph_flow import chunker, decoder, extractor
     from trustgraph_flow.document_rag import processor as document_rag
     from trustgraph_flow.embeddings import processor as embeddings
@@ -117,7 +118,7 @@ async def test_empty_collection_and_unreachable_gateway(
     from trustgraph_flow.store import processor as store
     from trustgraph_flow.vectors import processor as vectors
 
-    procs = [store.proc, embeddings.proc, vectors.proc, document_rag.proc]
+    procs: list[Processor[Any]] = [store.proc, embeddings.proc, vectors.proc, document_rag.proc]
     async with Stack(pulsar_url, prefix, procs, data_dir=tmp_path) as stack:
         empty = await stack.cli("tg-invoke-document-rag", "-q", "anything?", "-C", "nothing")
     assert empty.code == 1

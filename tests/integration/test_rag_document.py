@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from tests.conftest import RunningProcessors
-from tests.integration.test_rag_support import (
+from tests.support.openai_stub import OpenAIStub
+from tests.support.rag import (
     CHUNKS,
     COLLECTION,
     DOC,
@@ -17,7 +20,6 @@ from tests.integration.test_rag_support import (
     stored_trace,
     world_fixture,  # noqa: F401
 )
-from tests.support.openai_stub import OpenAIStub
 from trustgraph_base.errors import ServiceError
 from trustgraph_base.messaging import DOCUMENT_RAG
 from trustgraph_base.provenance import (
@@ -32,15 +34,15 @@ from trustgraph_base.provenance import (
     grounding_triples,
     synthesis_triples,
 )
-from trustgraph_base.rdf.terms import IriTerm, Term, Triple, TripleTerm, iri
-from trustgraph_base.schema import DocumentRagRequest
+from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Term, Triple, TripleTerm, iri
+from trustgraph_base.schema import DocumentRagRequest, DocumentRagResponse
 from trustgraph_base.settings import ProcessorSettings
 
 START = "2026-03-01T10:00:00Z"  # the store keeps this canonical form
 Q = "urn:trustgraph:docrag:"
 
 
-async def ask(world: World, **fields: object) -> list:
+async def ask(world: World, **fields: Any) -> list[DocumentRagResponse]:
     client = world.client(DOCUMENT_RAG)
     req = DocumentRagRequest(user=USER, collection=COLLECTION, started_at=START, **fields)
     return [r async for r in client.stream(req, timeout=20)]
@@ -193,7 +195,10 @@ def scored_chunks(trace: list[Triple], explore: str) -> list[str]:
         about = row[RDF.reifies.i]
         assert isinstance(about, TripleTerm) and about.tr.p == TG.selectedChunk
         assert about.tr.s == IriTerm(i=explore)
-        ranked.append((int(row[TG.rank.i].v), float(row[TG.score.i].v), about.tr.o.i))
+        rank, score, chunk = row[TG.rank.i], row[TG.score.i], about.tr.o
+        assert isinstance(rank, LiteralTerm) and isinstance(score, LiteralTerm)
+        assert isinstance(chunk, IriTerm)
+        ranked.append((int(rank.v), float(score.v), chunk.i))
     ranked.sort()
     scores = [score for _, score, _ in ranked]
     assert scores == sorted(scores, reverse=True)

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from tests.conftest import RunningProcessors
-from tests.integration.test_rag_support import (
+from tests.support.openai_stub import OpenAIStub, Reply, Scripted
+from tests.support.rag import (
     COLLECTION,
     DOC,
     EDGES,
@@ -20,7 +21,6 @@ from tests.integration.test_rag_support import (
     stored_trace,
     world_fixture,  # noqa: F401
 )
-from tests.support.openai_stub import OpenAIStub, Reply
 from trustgraph_base.errors import ServiceError
 from trustgraph_base.messaging import GRAPH_RAG
 from trustgraph_base.provenance import (
@@ -139,7 +139,7 @@ def select_reply(body: dict[str, Any]) -> str:
 async def test_bad_selection_is_retried_and_unknown_ids_ignored(
     processors: RunningProcessors, settings: ProcessorSettings, world: World
 ) -> None:
-    script = ["this is not JSON", select_reply, "The fox jumps over the dog."]
+    script: list[Scripted] = ["this is not JSON", select_reply, "The fox jumps over the dog."]
     async with OpenAIStub(script) as stub:
         await start_stack(processors, settings, stub.base_url)
         await world.seed()

@@ -46,7 +46,8 @@ def examples(text: str) -> list[tuple[str, list[str], tuple[int, int]]]:
     Only plain fences (no language) hold examples; a fence with a language is source.
     """
     found: list[tuple[str, list[str], tuple[int, int]]] = []
-    offset, fence, current, shown = 0, None, None, []
+    offset, fence, current = 0, None, None
+    shown: list[str] = []
 
     def close() -> None:
         nonlocal current, shown

@@ -26,7 +26,7 @@ from pathlib import Path
 import pyoxigraph as ox
 import pytest
 
-from tests.integration.test_store_support import msg
+from tests.support.store import msg
 from trustgraph_base.errors import RequestTimeout
 from trustgraph_base.messaging import (
     SPARQL,

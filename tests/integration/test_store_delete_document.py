@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from tests.conftest import RunningProcessors
-from tests.integration.test_ingest_support import Client, k, start
+from tests.support.ingest import Client, k, start
 from trustgraph_base.errors import ServiceError
 from trustgraph_base.messaging import Bus, Topics
 from trustgraph_base.provenance import RDFS

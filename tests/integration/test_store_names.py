@@ -8,9 +8,9 @@ import hashlib
 from pathlib import Path
 
 from tests.conftest import RunningProcessors
-from tests.integration.test_store_service import eventually
-from tests.integration.test_store_support import graph_rag, msg
+from tests.support.poll import eventually
 from tests.support.sparql_server import embedded_only
+from tests.support.store import graph_rag, msg
 from trustgraph_base.messaging import (
     EXPLAIN,
     TRIPLES_QUERY,

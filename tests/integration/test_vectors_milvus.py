@@ -10,14 +10,15 @@ import asyncio
 import os
 import signal
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import RunningProcessors
+from tests.support.clients import client_fixture
 from trustgraph_base.errors import ServiceError
-from trustgraph_base.messaging import VECTORS, Bus, RequestClient, Topics
+from trustgraph_base.messaging import VECTORS, RequestClient
 from trustgraph_base.messaging.broker import free_port
 from trustgraph_base.schema import VectorItem, VectorRequest, VectorResponse
 from trustgraph_base.settings import ProcessorSettings
@@ -76,11 +77,7 @@ def backend(request: pytest.FixtureRequest, settings: ProcessorSettings) -> vect
     return vectors.Settings(**settings.model_dump(), vectors_uri=uri)
 
 
-@pytest.fixture
-async def client(bus: Bus, topics: Topics) -> AsyncIterator[Client]:
-    c = RequestClient(bus, topics, VECTORS, "vectors-tester")
-    yield c
-    await c.close()
+client = client_fixture(VECTORS, "vectors-tester")
 
 
 def upsert(user: str, collection: str, *items: VectorItem) -> VectorRequest:

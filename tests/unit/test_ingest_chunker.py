@@ -26,7 +26,7 @@ def test_spans_are_bounded_exact_and_cover_the_text(size: int, overlap: int) -> 
         assert 0 < span.length <= size
         assert piece == piece.strip(), "no leading/trailing whitespace"
     # every word of the text is in some chunk
-    covered = set()
+    covered: set[int] = set()
     for span in spans:
         covered.update(range(span.offset, span.offset + span.length))
     assert all(i in covered for i, ch in enumerate(SENTENCES) if not ch.isspace())

@@ -43,7 +43,7 @@ def uploaded(store: LibrarianStore, scope: Scope = ALICE, doc: str = DOC) -> Doc
 def event(stage: str, source: str, **kw: int | str) -> IngestEvent:
     return IngestEvent(
         metadata=Metadata(id=DOC, user="alice"), document=DOC, stage=stage, source=source, **kw
-    )  # type: ignore[arg-type]
+    )
 
 
 def test_a_stored_document_is_processed_once_and_copied_apart(store: LibrarianStore) -> None:

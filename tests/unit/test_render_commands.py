@@ -103,7 +103,7 @@ def info(**fields: object) -> DocumentInfo:
         "collection": "c",
         "time": "2026-01-01T00:00:00Z",
     }
-    return DocumentInfo(**{**base, **fields})  # type: ignore[arg-type]
+    return DocumentInfo(**{**base, **fields})
 
 
 def test_processing_stages_follow_the_counters() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pyoxigraph as ox
 import pytest
 
-from tests.integration.test_store_support import (
+from tests.support.store import (
     DOC,
     EDGE_CAT,
     EDGE_FOX,
@@ -15,6 +15,7 @@ from tests.integration.test_store_support import (
     doc_rag,
     document,
     graph_rag,
+    handle_of,
     labels,
     msg,
     plain_document,
@@ -60,7 +61,7 @@ def stores(tmp_path: Path) -> Stores:
 def op(
     stores: Stores, operation: str, ident: str, user: str = "alice", **extra: object
 ) -> ExplainResponse:
-    return explain_op(stores, ExplainRequest(operation=operation, id=ident, user=user, **extra))  # type: ignore[arg-type]
+    return explain_op(stores, ExplainRequest(operation=operation, id=ident, user=user, **extra))
 
 
 def quads(stores: Stores, user: str) -> set[ox.Quad]:
@@ -70,8 +71,7 @@ def quads(stores: Stores, user: str) -> set[ox.Quad]:
 
 
 def trace_quads(stores: Stores, trace: str) -> set[ox.Quad]:
-    handle = stores.get("alice", "default")
-    assert handle is not None
+    handle = handle_of(stores)
     root = explain.resolve(handle, trace)
     return {
         q
@@ -117,8 +117,7 @@ def test_removal_marks_every_trace_that_used_the_document_and_nothing_else(store
     assert op(stores, "document-hierarchy", NOTES).document == notes_tree
     assert quads(stores, "bob") == bob_before  # another tenant: not a quad changed
 
-    handle = stores.get("alice", "default")
-    assert handle is not None
+    handle = handle_of(stores)
     erasure = ox.NamedNode(report.erasure)
     assert (
         ox.Quad(

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.test_store_support import (
+from tests.support.store import (
     DOC,
     DOG,
     FOX,

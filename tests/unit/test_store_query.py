@@ -7,7 +7,7 @@ from pathlib import Path
 import pyoxigraph as ox
 import pytest
 
-from tests.integration.test_store_support import CAT, DOC, EDGE_FOX, FOX, document, labels, msg
+from tests.support.store import CAT, DOC, EDGE_FOX, FOX, document, handle_of, labels, msg, written
 from trustgraph_base.errors import ServiceError
 from trustgraph_base.provenance import RDFS, TG
 from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Triple, TripleTerm, blank, iri, quoted
@@ -19,17 +19,13 @@ from trustgraph_base.schema.store import (
 )
 from trustgraph_flow.store.convert import from_ox, quad_of, to_ox, triple_of
 from trustgraph_flow.store.query import sparql, triples_query
-from trustgraph_flow.store.stores import Stores
+from trustgraph_flow.store.stores import Handle, Stores
 from trustgraph_flow.store.writer import write_batch
 
 
 @pytest.fixture
 def store(tmp_path: Path) -> ox.Store:
-    stores = Stores(tmp_path / "store")
-    write_batch(stores, [msg(document() + labels())])
-    handle = stores.get("alice", "default")
-    assert handle is not None
-    return handle.store
+    return handle_of(written(tmp_path / "store", [msg(document() + labels())])).store
 
 
 def test_terms_round_trip() -> None:
@@ -181,7 +177,10 @@ def test_both_write_paths_store_the_same_terms(tmp_path: Path) -> None:
     )  # redelivery keeps the blank node's label
     fast, slow = stores.get("nq", "default"), stores.get("ext", "default")
     assert fast is not None and slow is not None
-    read = lambda st: sorted(str(q) for q in st.store.quads_for_pattern(None, None, None, None))  # noqa: E731
+
+    def read(st: Handle) -> list[str]:
+        return sorted(str(q) for q in st.store.quads_for_pattern(None, None, None, None))
+
     assert len(slow.store) == 4 and set(read(fast)) < set(read(slow))
     assert [
         triple_of(q).o

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.test_store_support import agent, document, graph_rag, msg
+from tests.support.store import agent, document, graph_rag, msg
 from trustgraph_base.durations import parse_duration
 from trustgraph_base.provenance import now_iso, uris
 from trustgraph_base.schema.explain import ExplainRequest, ExplainResponse
@@ -43,7 +43,7 @@ def stores(tmp_path: Path) -> Stores:
 
 
 def op(stores: Stores, operation: str, user: str = "alice", **extra: object) -> ExplainResponse:
-    return explain_op(stores, ExplainRequest(operation=operation, user=user, **extra))  # type: ignore[arg-type]
+    return explain_op(stores, ExplainRequest(operation=operation, user=user, **extra))
 
 
 def listed(stores: Stores, user: str = "alice") -> list[str]:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.integration.test_store_support import FOX, document, graph_rag, labels, msg
+from tests.support.store import FOX, document, graph_rag, labels, msg
 from trustgraph_base.errors import ServiceError
 from trustgraph_base.rdf.terms import iri
 from trustgraph_base.schema.explain import ExplainRequest

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.test_store_support import agent, doc_rag, failed_agent, graph_rag, msg
+from tests.support.store import agent, doc_rag, failed_agent, graph_rag, msg
 from trustgraph_base.errors import ServiceError
 from trustgraph_base.provenance import agent_iteration_triples, agent_session_triples, uris
 from trustgraph_base.schema.explain import ExplainRequest

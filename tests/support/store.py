@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from trustgraph_base.provenance import (
     RDFS,
     SelectedEdge,
@@ -25,6 +27,8 @@ from trustgraph_base.provenance import (
 )
 from trustgraph_base.rdf.terms import IriTerm, Triple, iri, lit
 from trustgraph_base.schema import Metadata, Triples
+from trustgraph_flow.store.stores import Handle, Stores
+from trustgraph_flow.store.writer import write_batch
 
 __test__ = False
 
@@ -137,3 +141,18 @@ def failed_agent(sid: str, second: int) -> list[Triple]:
 
 def subject_count(triples: list[Triple], subject: str) -> int:
     return sum(1 for t in triples if isinstance(t.s, IriTerm) and t.s.i == subject)
+
+
+def written(path: Path, *batches: list[Triples], capacity: int = 32) -> Stores:
+    """A store under ``path`` with each batch written in turn, as the store's writer does."""
+    stores = Stores(path, capacity=capacity)
+    for batch in batches:
+        write_batch(stores, batch)
+    return stores
+
+
+def handle_of(stores: Stores, user: str = "alice") -> Handle:
+    """The open store of ``user``'s default collection (one the test wrote to)."""
+    found = stores.get(user, "default")
+    assert found is not None, f"nothing written for {user}"
+    return found

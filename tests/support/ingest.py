@@ -64,7 +64,7 @@ class Client:
             await client.close()
 
     async def lib(self, operation: str, **fields: Any) -> LibrarianResponse:
-        req = LibrarianRequest(operation=operation, user=self.user, **fields)  # type: ignore[arg-type]
+        req = LibrarianRequest(operation=operation, user=self.user, **fields)
         return await self.librarian.request(req, timeout=15)
 
     async def upload(

@@ -6,14 +6,14 @@ embeddings (hashing backend), vectors and both RAG processors.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 
 from tests.conftest import RunningProcessors
+from tests.support.poll import until
 from trustgraph_base.messaging import (
     EMBEDDINGS,
     TRIPLES_QUERY,
@@ -90,14 +90,6 @@ def provenance() -> list[Triple]:
             uris.subgraph_uri(chunk), chunk, EDGES[chunk], uris.activity_uri(chunk, "extract")
         )
     return out
-
-
-async def until(check: Callable[[], Awaitable[bool]], timeout: float = 10.0) -> None:
-    """Wait for a condition that another process makes true (the store's write)."""
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not await check():
-        assert asyncio.get_running_loop().time() < deadline, "condition not reached in time"
-        await asyncio.sleep(0.02)
 
 
 @dataclass

@@ -1,0 +1,33 @@
+"""The processor lists the end-to-end tests start, and the sample documents they load."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from trustgraph_base.messaging import Processor
+from trustgraph_flow import chunker, decoder, extractor
+from trustgraph_flow.agent import processor as agent
+from trustgraph_flow.document_rag import processor as document_rag
+from trustgraph_flow.embeddings import processor as embeddings
+from trustgraph_flow.graph_rag import processor as graph_rag
+from trustgraph_flow.librarian import processor as librarian
+from trustgraph_flow.llm import processor as llm
+from trustgraph_flow.store import processor as store
+from trustgraph_flow.vectors import processor as vectors
+
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
+
+# What loading a document needs: the store, models, vectors and the ingest pipeline.
+INGEST: list[Processor[Any]] = [
+    store.proc,
+    llm.proc,
+    embeddings.proc,
+    vectors.proc,
+    librarian.proc,
+    decoder.proc,
+    chunker.proc,
+    extractor.proc,
+]
+# Every processor: the ingest pipeline and the three question answerers.
+EVERY: list[Processor[Any]] = [*INGEST, graph_rag.proc, document_rag.proc, agent.proc]
