@@ -36,6 +36,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 
@@ -47,6 +48,7 @@ from trustgraph_base.messaging import (
     PAGES,
     TRIPLES_STORE,
     Bus,
+    Topic,
     Topics,
 )
 from trustgraph_base.schema import Triples
@@ -54,7 +56,11 @@ from trustgraph_base.wire import decode
 
 SAMPLES = [ROOT / "samples" / n for n in ("capitals.txt", "scientists.txt", "writers.md")]
 BURST = 50
-ONE_WAY = {"document-loaded": DOCUMENT_LOADED, "pages": PAGES, "chunks": CHUNKS}
+ONE_WAY: dict[str, Topic[Any]] = {
+    "document-loaded": DOCUMENT_LOADED,
+    "pages": PAGES,
+    "chunks": CHUNKS,
+}
 
 
 class Counts:
@@ -103,7 +109,7 @@ class Phase:
 
 
 async def run_phase(
-    stack: EmbeddedStack, counts: Counts, phase: Phase, work: asyncio.Future[object]
+    stack: EmbeddedStack, counts: Counts, phase: Phase, work: asyncio.Future[Any]
 ) -> None:
     """Time ``work`` and the stack's catching up after it; CPU and counts over both."""
     assert stack.proc is not None

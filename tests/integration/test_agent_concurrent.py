@@ -12,7 +12,8 @@ import aiohttp
 import pytest
 
 from tests.integration.test_rag_cli import SAMPLES, stack_processors
-from tests.support.stack import Stack, eventually
+from tests.support.poll import eventually
+from tests.support.stack import Stack
 from trustgraph_flow.agent import processor as agent
 
 CAPITALS = {
@@ -33,7 +34,7 @@ async def stack(pulsar_url: str, prefix: str, tmp_path: Path) -> AsyncIterator[S
     # The offline engine takes a moment per answer, as a hosted model would: sessions then
     # really overlap in the agent, GraphRAG and text-completion instead of running in turn.
     # A service limit below 50 makes the rest wait in the broker, which must lose nothing.
-    settings = {
+    settings: dict[str, dict[str, Any]] = {
         "text-completion": {"offline_latency": 0.05},
         "agent": {"service_concurrency": 20},
     }

@@ -257,7 +257,7 @@ async def test_library_add_process_show_and_remove(world: World, tmp_path: Path)
     assert "already-exists" in again.stdout
 
     # the ingestion really ran into collection astro: its chunks and edges are there
-    from tests.support.stack import eventually
+    from tests.support.poll import eventually
 
     async def hierarchy() -> CliResult:
         return await world.stack.cli("tg-show-document-hierarchy", doc, "-C", "astro")

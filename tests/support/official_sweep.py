@@ -138,13 +138,12 @@ def run_one(bin_dir: Path, name: str, args: list[str], url: str, limit: float) -
     except subprocess.TimeoutExpired as exc:
         raw = exc.stdout or b""
         text = raw.decode() if isinstance(raw, bytes) else raw
-        first = text.strip().splitlines()
-        return Outcome(name, None, time.monotonic() - start, first[0] if first else "", text)
+        head = text.strip().splitlines()
+        return Outcome(name, None, time.monotonic() - start, head[0] if head else "", text)
     text = done.stdout + done.stderr
     lines = [ln for ln in text.splitlines() if ln.strip()]
-    first = next(
-        (ln for ln in lines if "Error" in ln or "Exception" in ln), lines[0] if lines else ""
-    )
+    errors = [ln for ln in lines if "Error" in ln or "Exception" in ln]
+    first = (errors or lines or [""])[0]
     return Outcome(name, done.returncode, time.monotonic() - start, first.strip()[:160], text)
 
 
