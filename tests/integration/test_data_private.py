@@ -17,7 +17,7 @@ async def stored(client: RequestClient) -> int:  # type: ignore[type-arg]
     """The collection's triple count, by SPARQL (which writes a snapshot under the data folder too)."""
     query = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
     resp = await client.request(SparqlQueryRequest(query=query, user="alice"), timeout=20)
-    return int(resp.bindings[0].values[0].v)  # type: ignore[union-attr]
+    return int(resp.bindings[0].values[0].v)
 
 
 @embedded_only("the files and folders it writes under the data folder")

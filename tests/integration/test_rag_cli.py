@@ -18,7 +18,7 @@ SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 USER = "carol"
 
 
-def stack_processors() -> list[Processor[Any]]:
+def stack_processors() -> list[Processor[Any, Any]]:
     from trustgraph_flow import chunker, decoder, extractor
     from trustgraph_flow.document_rag import processor as document_rag
     from trustgraph_flow.embeddings import processor as embeddings
@@ -118,7 +118,12 @@ async def test_empty_collection_and_unreachable_gateway(
     from trustgraph_flow.store import processor as store
     from trustgraph_flow.vectors import processor as vectors
 
-    procs: list[Processor[Any]] = [store.proc, embeddings.proc, vectors.proc, document_rag.proc]
+    procs: list[Processor[Any, Any]] = [
+        store.proc,
+        embeddings.proc,
+        vectors.proc,
+        document_rag.proc,
+    ]
     async with Stack(pulsar_url, prefix, procs, data_dir=tmp_path) as stack:
         empty = await stack.cli("tg-invoke-document-rag", "-q", "anything?", "-C", "nothing")
     assert empty.code == 1

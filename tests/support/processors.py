@@ -19,7 +19,7 @@ from trustgraph_flow.vectors import processor as vectors
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 
 # What loading a document needs: the store, models, vectors and the ingest pipeline.
-INGEST: list[Processor[Any]] = [
+INGEST: list[Processor[Any, Any]] = [
     store.proc,
     llm.proc,
     embeddings.proc,
@@ -30,4 +30,4 @@ INGEST: list[Processor[Any]] = [
     extractor.proc,
 ]
 # Every processor: the ingest pipeline and the three question answerers.
-EVERY: list[Processor[Any]] = [*INGEST, graph_rag.proc, document_rag.proc, agent.proc]
+EVERY: list[Processor[Any, Any]] = [*INGEST, graph_rag.proc, document_rag.proc, agent.proc]
