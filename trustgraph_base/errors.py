@@ -69,6 +69,7 @@ class ErrorType(StrEnum):
     INTERNAL_ERROR = "internal-error", 500
     UNAVAILABLE = "unavailable", 503
     EMBEDDINGS_UNAVAILABLE = "embeddings-unavailable", 503
+    STORE_UNAVAILABLE = "store-unavailable", 503
     BROKER_UNAVAILABLE = "broker-unavailable", 503
     TIMEOUT = "timeout", 504
     # the CLI's side of the connection

@@ -90,8 +90,8 @@ async def trace_pieces(
 ) -> AsyncIterator[tuple[TraceView, int]]:
     """A streamed get-trace: each piece (the trace with its next agent steps, in order) as it
     arrives, and how many steps the trace has; a trace of any length fits in the replies."""
+    from trustgraph_base.errors import ServiceError
     from trustgraph_cli.client import GatewayClient
-    from trustgraph_cli.errors import GatewayError
     from trustgraph_cli.render.lazy import preload
     from trustgraph_cli.render.output import scope_text
     from trustgraph_cli.responses import NOT_FOUND_TYPES, NotFound, validated
@@ -118,7 +118,7 @@ async def trace_pieces(
                     if resp.trace is None:
                         raise click.ClickException(missing)
                     yield resp.trace, resp.step_total or 0
-            except GatewayError as exc:
+            except ServiceError as exc:
                 if exc.type in NOT_FOUND_TYPES:
                     raise NotFound(missing) from None
                 raise

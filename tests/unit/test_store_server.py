@@ -9,8 +9,8 @@ from collections.abc import Iterator
 import pydantic
 import pytest
 
-from tests.integration.test_store_support import graph_rag, labels, msg
 from tests.support.sparql_server import oxigraph_server
+from tests.support.store import graph_rag, labels, msg
 from trustgraph_base.messaging import free_port
 from trustgraph_base.rdf.terms import BlankTerm, Triple, iri, lit
 from trustgraph_base.schema import ExplainRequest, TriplesQueryRequest

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.integration.test_cli_long_trace import TRACE, long_trace
-from tests.integration.test_store_support import agent, graph_rag, msg
+from tests.support.store import agent, graph_rag, msg
 from trustgraph_base.schema.explain import ExplainRequest
 from trustgraph_base.wire import encode
 from trustgraph_flow.store import explain, processor

@@ -208,7 +208,9 @@ class LibrarianStore:
             (scope.user, scope.collection, upload_id),
         ).fetchone()
         if row is None:
-            raise StoreError("not-found", f"no upload in progress with upload-id {upload_id!r}")
+            raise StoreError(
+                ErrorType.NOT_FOUND, f"no upload in progress with upload-id {upload_id!r}"
+            )
         return self.require(scope, str(row[0]))
 
     def next_part(self, scope: Scope, doc: str) -> int:

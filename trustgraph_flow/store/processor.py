@@ -133,7 +133,7 @@ class State:
         try:
             return await asyncio.get_running_loop().run_in_executor(self.readers, fn, self.stores)
         except StoreUnavailable as exc:
-            raise ServiceError("store-unavailable", str(exc)) from None
+            raise ServiceError(ErrorType.STORE_UNAVAILABLE, str(exc)) from None
 
 
 Ctx = Context[StoreSettings, State]
@@ -342,7 +342,7 @@ async def sparql_on_server(req: SparqlQueryRequest, ctx: Ctx) -> SparqlQueryResp
                 assert isinstance(remote, RemoteStore)
                 return checked(remote.sparql(req.query, form, limit))
         except StoreUnavailable as exc:
-            raise ServiceError("store-unavailable", str(exc)) from None
+            raise ServiceError(ErrorType.STORE_UNAVAILABLE, str(exc)) from None
 
     work = asyncio.get_running_loop().run_in_executor(ctx.state.sparql, go)
     return await bounded(work, limit, grace=1.0)

@@ -155,7 +155,9 @@ def respond(
                 SparqlBinding(values=[from_ox(v) if v is not None else None for v in found])  # type: ignore[arg-type]
             )
     except ValueError as exc:
-        raise ServiceError("sparql-result", f"a result term cannot be sent: {exc}") from None
+        raise ServiceError(
+            ErrorType.SPARQL_RESULT, f"a result term cannot be sent: {exc}"
+        ) from None
     return SparqlQueryResponse(query_type="select", variables=names, bindings=rows)
 
 

@@ -28,7 +28,7 @@ from urllib.parse import quote, unquote
 
 import pyoxigraph as ox
 
-from trustgraph_base.errors import ServiceError
+from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.schema.store import SparqlQueryResponse
 from trustgraph_flow.store.backend import Handle
 from trustgraph_flow.store.convert import DEFAULT_GRAPH, OxGraph, named
@@ -219,11 +219,11 @@ class RemoteStore:
             raise refused(exc) from None
         except TimeoutError:
             raise ServiceError(
-                "timeout",
+                ErrorType.TIMEOUT,
                 f"the query did not finish within {timeout:g} s and was stopped: narrow it or add a LIMIT",
             ) from None
         except StoreUnavailable as exc:
-            raise ServiceError("sparql-error", str(exc)) from None
+            raise ServiceError(ErrorType.SPARQL_ERROR, str(exc)) from None
         if isinstance(result, list):
             result = [unskolem(t) for t in result]
         return respond(result, started + timeout, text, form, self.logical)

@@ -17,7 +17,7 @@ from urllib.parse import urlencode, urlsplit
 
 import pyoxigraph as ox
 
-from trustgraph_base.errors import ServiceError
+from trustgraph_base.errors import ErrorType, ServiceError
 
 _JSON = "application/sparql-results+json"
 _NTRIPLES = "application/n-triples"
@@ -172,4 +172,4 @@ class SparqlServer:
 
 def refused(exc: StoreRefused) -> ServiceError:
     """A server's refusal of a caller's query as the service's error."""
-    return ServiceError("sparql-syntax", f"the SPARQL server refused the query: {exc}")
+    return ServiceError(ErrorType.SPARQL_SYNTAX, f"the SPARQL server refused the query: {exc}")
