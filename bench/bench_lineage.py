@@ -21,6 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import pyoxigraph as ox
+
 from bench.bench_store import timed
 from bench.summary import summary
 from trustgraph_base.provenance import (
@@ -146,6 +148,9 @@ def run(n_traces: int) -> None:
     seconds = load(stores, n_traces)
     handle = stores.get(USER, "default")
     assert handle is not None
+    assert isinstance(
+        handle.store, ox.Store
+    )  # Stores (the embedded backend) opens pyoxigraph stores
     print(f"  loaded {n_traces:,} traces ({len(handle.store):,} quads) in {seconds:.1f}s")
     s, p, o = edge_of(1234)
     page = uris.page_uri(doc_uri(3), 4)

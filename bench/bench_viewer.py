@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import pyoxigraph as ox
 
 from bench.bench_store import bulk_load, trace_templates
 from bench.summary import summary
@@ -44,6 +45,7 @@ from trustgraph_base.rdf.terms import iri
 from trustgraph_base.schema import Metadata, Triples
 from trustgraph_flow.store import processor as store
 from trustgraph_flow.store.explain import _encode_cursor
+from trustgraph_flow.store.index import TraceIndex
 from trustgraph_flow.store.stores import Stores
 from trustgraph_flow.store.writer import write_batch
 
@@ -101,6 +103,8 @@ def load(root: Path, n_traces: int, long_steps: list[int]) -> str:
         write_batch(stores, long_agent(f"long{steps}", steps, BIG_TIME.format(k)))
     handle = stores.get(USER, "default")
     assert handle is not None
+    # Stores (the embedded backend) opens a pyoxigraph store and a sqlite index.
+    assert isinstance(handle.store, ox.Store) and isinstance(handle.index, TraceIndex)
     print(
         f"  loaded {n_traces:,} traces + agent traces of {long_steps} steps "
         f"({len(handle.store):,} quads) in {time.perf_counter() - started:.0f} s"

@@ -324,7 +324,7 @@ async def test_collections_set_list_and_delete(world: World, tmp_path: Path) -> 
     ttl.write_text("<urn:test:turtle> <urn:test:p> <urn:test:o> .\n")
     loaded = await world.official("tg-load-turtle", "-i", "urn:test:t", "-C", "turtles", str(ttl))
     assert loaded.code == 0, loaded.stdout + loaded.stderr
-    from tests.support.stack import eventually
+    from tests.support.poll import eventually
 
     async def listed_now() -> CliResult:
         return await world.official("tg-list-collections")

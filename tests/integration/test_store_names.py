@@ -44,7 +44,8 @@ def test_an_old_hashed_directory_is_moved_to_its_long_name(tmp_path: Path) -> No
     (legacy / "marker").write_text("victim's")
     stores = Stores(tmp_path)
     handle = stores.get(VICTIM, "default")
-    assert handle is not None and (handle.path / "marker").read_text() == "victim's"
+    assert handle is not None and handle.path is not None
+    assert (handle.path / "marker").read_text() == "victim's"
     assert not legacy.exists() and stores.get(ATTACKER, "default") is None
     stores.close()
 
@@ -96,7 +97,7 @@ async def test_one_unwritable_store_dead_letters_only_its_own_messages(
         resp = await triples.request(
             TriplesQueryRequest(p=iri("urn:p"), g="*", user=user), timeout=10
         )
-        return [t.s.i for t in resp.triples]
+        return [t.s.i for t in resp.triples]  # type: ignore[union-attr]  # the subjects written are IRIs
 
     assert await eventually(lambda: found("dave"), lambda r: r == ["urn:dave"]) == ["urn:dave"]
     first_dead = await asyncio.wait_for(dead.receive(), 60)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pyoxigraph as ox
+
 from trustgraph_base.provenance import (
     RDFS,
     SelectedEdge,
@@ -27,7 +29,9 @@ from trustgraph_base.provenance import (
 )
 from trustgraph_base.rdf.terms import IriTerm, Triple, iri, lit
 from trustgraph_base.schema import Metadata, Triples
-from trustgraph_flow.store.stores import Handle, Stores
+from trustgraph_flow.store.backend import Handle
+from trustgraph_flow.store.index import TraceIndex
+from trustgraph_flow.store.stores import Stores
 from trustgraph_flow.store.writer import write_batch
 
 __test__ = False
@@ -156,3 +160,15 @@ def handle_of(stores: Stores, user: str = "alice") -> Handle:
     found = stores.get(user, "default")
     assert found is not None, f"nothing written for {user}"
     return found
+
+
+def ox_store(handle: Handle) -> ox.Store:
+    """The pyoxigraph store of an embedded handle (``Stores`` opens no other kind)."""
+    assert isinstance(handle.store, ox.Store), f"not an embedded store: {handle.store!r}"
+    return handle.store
+
+
+def sqlite_index(handle: Handle) -> TraceIndex:
+    """The sqlite trace index of an embedded handle (``Stores`` opens no other kind)."""
+    assert isinstance(handle.index, TraceIndex), f"not an embedded index: {handle.index!r}"
+    return handle.index

@@ -21,6 +21,7 @@ from tests.support.store import (
     handle_of,
     labels,
     msg,
+    ox_store,
     written,
 )
 from trustgraph_base.errors import ServiceError
@@ -92,13 +93,13 @@ def default_edges(store: ox.Store) -> set[tuple[str, str, str]]:
 def test_delete_document_removes_provenance_and_unshared_facts(stores: Stores) -> None:
     handle = handle_of(stores)
     op(stores, "delete-document", DOC)
-    source = subjects(handle.store, ox.NamedNode(GRAPH_SOURCE))
+    source = subjects(ox_store(handle), ox.NamedNode(GRAPH_SOURCE))
     assert not {s for s in source if s == DOC or s.startswith(DOC + "/")}
     assert DOC2 in source and uris.subgraph_uri(uris.chunk_uri(DOC2, 0)) in source
     assert (
         uris.component_uri("chunker") in source and uris.component_uri("decoder") in source
     )  # shared agents stay
-    edges = default_edges(handle.store)
+    edges = default_edges(ox_store(handle))
     assert (FOX, JUMPS, DOG) not in edges and (
         CAT,
         CHASES,
@@ -125,7 +126,9 @@ def test_delete_document_unknown_or_repeated_is_not_found(stores: Stores) -> Non
     assert err.value.type == "bad-request"
     handle = stores.get("alice", "default")
     assert handle is not None and (CAT, CHASES, FOX) in default_edges(
-        handle.store
+        ox_store(handle)
     )  # d1 still holds it
-    assert (FOX, JUMPS, DOG) in default_edges(handle.store)
-    assert not {s for s in subjects(handle.store, ox.NamedNode(GRAPH_SOURCE)) if s.startswith(DOC2)}
+    assert (FOX, JUMPS, DOG) in default_edges(ox_store(handle))
+    assert not {
+        s for s in subjects(ox_store(handle), ox.NamedNode(GRAPH_SOURCE)) if s.startswith(DOC2)
+    }

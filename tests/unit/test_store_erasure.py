@@ -18,6 +18,7 @@ from tests.support.store import (
     handle_of,
     labels,
     msg,
+    ox_store,
     plain_document,
 )
 from trustgraph_base.provenance import uris
@@ -67,7 +68,7 @@ def op(
 def quads(stores: Stores, user: str) -> set[ox.Quad]:
     handle = stores.get(user, "default")
     assert handle is not None
-    return set(handle.store)
+    return set(ox_store(handle))
 
 
 def trace_quads(stores: Stores, trace: str) -> set[ox.Quad]:

@@ -18,15 +18,18 @@ from tests.support.store import (
     handle_of,
     labels,
     msg,
+    ox_store,
     plain_document,
+    sqlite_index,
     written,
 )
 from trustgraph_base.errors import ServiceError
 from trustgraph_base.provenance import uris
 from trustgraph_base.rdf.terms import LiteralTerm, Triple, iri
 from trustgraph_flow.store import explain, hierarchy
+from trustgraph_flow.store.backend import Handle
 from trustgraph_flow.store.index import NEWEST, sort_key
-from trustgraph_flow.store.stores import Handle, Stores, safe_name
+from trustgraph_flow.store.stores import Stores, safe_name
 from trustgraph_flow.store.writer import write_batch
 
 
@@ -140,7 +143,7 @@ def test_unknown_and_malformed_ids(stores: Stores) -> None:
 def test_delete_trace_removes_entities_and_subtraces(stores: Stores) -> None:
     write_batch(stores, [msg(agent("a1", 3, "g-sub")), msg(graph_rag("g1", 1))])
     h = handle(stores)
-    before = len(h.store)
+    before = len(ox_store(h))
     removed = explain.delete_trace(h, "a1")
     assert set(removed) == {uris.agent_session_uri("a1"), uris.graph_rag_question_uri("g-sub")}
     assert [r.id for r in explain.list_traces(h, 10)] == [uris.graph_rag_question_uri("g1")]
@@ -153,7 +156,7 @@ def test_delete_trace_removes_entities_and_subtraces(stores: Stores) -> None:
         s.startswith((uris.agent_session_uri("a1"), uris.graph_rag_question_uri("g-sub")))
         for s in remaining
     )
-    assert len(h.store) == before - len(agent("a1", 3, "g-sub"))
+    assert len(ox_store(h)) == before - len(agent("a1", 3, "g-sub"))
     with pytest.raises(ServiceError):
         explain.get_trace(h, "g-sub", include_provenance=False)
 
@@ -162,9 +165,9 @@ def test_redelivery_changes_nothing(stores: Stores) -> None:
     batch = [msg(agent("a1", 3, "g-sub"))]
     write_batch(stores, batch)
     h = handle(stores)
-    size, rows = len(h.store), explain.list_traces(h, 10)
+    size, rows = len(ox_store(h)), explain.list_traces(h, 10)
     write_batch(stores, batch)
-    assert len(h.store) == size and explain.list_traces(h, 10) == rows
+    assert len(ox_store(h)) == size and explain.list_traces(h, 10) == rows
 
 
 def test_bad_message_rejected_alone(stores: Stores) -> None:
@@ -207,10 +210,10 @@ def test_bad_message_rejected_alone_in_a_bulk_sized_group(stores: Stores) -> Non
          Triple(s=iri("http://ex.com/%zz"), p=iri("urn:p"), o=LiteralTerm(v="x"))],
         "bad-iri",
     )  # fmt: skip
-    before = len(handle(stores).store)
+    before = len(ox_store(handle(stores)))
     report = write_batch(stores, [*many[:100], bad, *many[100:]])
     assert [r[0] for r in report.rejected] == ["bad-iri"]
-    assert report.written == len(handle(stores).store) - before == 10 * len(many)
+    assert report.written == len(ox_store(handle(stores))) - before == 10 * len(many)
     assert not list(handle(stores).store.quads_for_pattern(iri_node("urn:x:bad"), None, None, None))
 
 
@@ -243,12 +246,12 @@ def test_document_hierarchy(stores: Stores) -> None:
 def test_lru_evicts_and_reopens(stores: Stores) -> None:
     for user in ("bob", "carol", "dave"):
         write_batch(stores, [msg(graph_rag(user, 1), user=user)])
-    assert len(handle(stores).store) > 0  # reopened after eviction
+    assert len(ox_store(handle(stores))) > 0  # reopened after eviction
     assert stores.drop("bob", "default") and stores.get("bob", "default") is None
 
 
 def test_newest_list_is_one_partial_index_scan(stores: Stores) -> None:
-    plan = handle(stores).index.db.execute("EXPLAIN QUERY PLAN " + NEWEST, (50,)).fetchall()
+    plan = sqlite_index(handle(stores)).db.execute("EXPLAIN QUERY PLAN " + NEWEST, (50,)).fetchall()
     detail = " ".join(str(row[-1]) for row in plan)
     assert "traces_top" in detail and "TEMP B-TREE" not in detail
 

@@ -7,7 +7,18 @@ from pathlib import Path
 import pyoxigraph as ox
 import pytest
 
-from tests.support.store import CAT, DOC, EDGE_FOX, FOX, document, handle_of, labels, msg, written
+from tests.support.store import (
+    CAT,
+    DOC,
+    EDGE_FOX,
+    FOX,
+    document,
+    handle_of,
+    labels,
+    msg,
+    ox_store,
+    written,
+)
 from trustgraph_base.errors import ServiceError
 from trustgraph_base.provenance import RDFS, TG
 from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Triple, TripleTerm, blank, iri, quoted
@@ -17,15 +28,16 @@ from trustgraph_base.schema.store import (
     TriplePattern,
     TriplesQueryRequest,
 )
+from trustgraph_flow.store.backend import Handle
 from trustgraph_flow.store.convert import from_ox, quad_of, to_ox, triple_of
 from trustgraph_flow.store.query import sparql, triples_query
-from trustgraph_flow.store.stores import Handle, Stores
+from trustgraph_flow.store.stores import Stores
 from trustgraph_flow.store.writer import write_batch
 
 
 @pytest.fixture
 def store(tmp_path: Path) -> ox.Store:
-    return handle_of(written(tmp_path / "store", [msg(document() + labels())])).store
+    return ox_store(handle_of(written(tmp_path / "store", [msg(document() + labels())])))
 
 
 def test_terms_round_trip() -> None:
@@ -181,7 +193,7 @@ def test_both_write_paths_store_the_same_terms(tmp_path: Path) -> None:
     def read(st: Handle) -> list[str]:
         return sorted(str(q) for q in st.store.quads_for_pattern(None, None, None, None))
 
-    assert len(slow.store) == 4 and set(read(fast)) < set(read(slow))
+    assert len(ox_store(slow)) == 4 and set(read(fast)) < set(read(slow))
     assert [
         triple_of(q).o
         for q in fast.store.quads_for_pattern(None, None, None, ox.NamedNode("urn:g"))

@@ -14,6 +14,7 @@ from tests.support.store import graph_rag, labels, msg
 from trustgraph_base.messaging import free_port
 from trustgraph_base.rdf.terms import BlankTerm, Triple, iri, lit
 from trustgraph_base.schema import ExplainRequest, TriplesQueryRequest
+from trustgraph_base.schema.store import SparqlQueryResponse
 from trustgraph_flow.store import query
 from trustgraph_flow.store.processor import StoreSettings, explain_op
 from trustgraph_flow.store.remote import RemoteStore, RemoteStores, rename_graphs, scope_iri
@@ -35,7 +36,7 @@ def stores(url: str) -> Iterator[RemoteStores]:
     backend.close()
 
 
-def ask(stores: RemoteStores, user: str, text: str) -> query.SparqlQueryResponse:
+def ask(stores: RemoteStores, user: str, text: str) -> SparqlQueryResponse:
     with stores.lease(user, "default") as handle:
         assert handle is not None and isinstance(handle.store, RemoteStore)
         return handle.store.sparql(text, check_query(text), 10)

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from tests.support.store import FOX, document, graph_rag, labels, msg
+from tests.support.handlers import answered, streamed
+from tests.support.store import FOX, document, graph_rag, labels, msg, ox_store
 from trustgraph_base.errors import ServiceError
 from trustgraph_base.rdf.terms import iri
 from trustgraph_base.schema.explain import ExplainRequest
@@ -46,20 +47,22 @@ async def test_queries_answer_while_the_writer_is_busy(
     try:
         found = [
             r
-            async for r in processor.triples(
-                TriplesQueryRequest(user="alice", s=iri(FOX), g=""), ctx
+            async for r in streamed(
+                processor.triples(TriplesQueryRequest(user="alice", s=iri(FOX), g=""), ctx)
             )
         ]
-        assert [t.o.v for r in found for t in r.triples] == ["fox"]
+        assert [t.o.v for r in found for t in r.triples] == ["fox"]  # type: ignore[union-attr]  # a label is a literal
         (traces,) = [
             r
-            async for r in processor.explain_service(
-                ExplainRequest(operation="list-traces", user="alice"), ctx
+            async for r in streamed(
+                processor.explain_service(
+                    ExplainRequest(operation="list-traces", user="alice"), ctx
+                )
             )
         ]
         assert [t.id.rsplit(":", 1)[1] for t in traces.traces] == ["g1"]
-        asked = await processor.sparql(
-            SparqlQueryRequest(user="alice", query="ASK { ?s ?p ?o }"), ctx
+        asked = await answered(
+            processor.sparql(SparqlQueryRequest(user="alice", query="ASK { ?s ?p ?o }"), ctx)
         )
         assert asked.ask_result is True and not busy.done()
     finally:
@@ -73,14 +76,18 @@ async def test_sparql_past_its_time_answers_timeout(ctx: processor.Ctx) -> None:
     gates = [blocked(ctx.state.sparql) for _ in range(ctx.settings.sparql_workers)]
     try:
         with pytest.raises(ServiceError) as err:
-            await processor.sparql(SparqlQueryRequest(user="alice", query="ASK { ?s ?p ?o }"), ctx)
+            await answered(
+                processor.sparql(SparqlQueryRequest(user="alice", query="ASK { ?s ?p ?o }"), ctx)
+            )
         assert err.value.type == "timeout" and "0.5 s" in err.value.message
     finally:
         for g, _ in gates:
             g.set()
     for _, b in gates:
         await b
-    asked = await processor.sparql(SparqlQueryRequest(user="alice", query="ASK { ?s ?p ?o }"), ctx)
+    asked = await answered(
+        processor.sparql(SparqlQueryRequest(user="alice", query="ASK { ?s ?p ?o }"), ctx)
+    )
     assert asked.ask_result is True
 
 
@@ -90,9 +97,9 @@ def test_a_streamed_result_stops_at_its_deadline(tmp_path: Path) -> None:
     handle = stores.get("alice", "default")
     assert handle is not None
     req = SparqlQueryRequest(user="alice", query="SELECT * { GRAPH ?g { ?s ?p ?o } }")
-    assert query.sparql(handle.store, req, time.monotonic() + 60).bindings
+    assert query.sparql(ox_store(handle), req, time.monotonic() + 60).bindings
     with pytest.raises(ServiceError) as err:
-        query.sparql(handle.store, req, time.monotonic() - 1)
+        query.sparql(ox_store(handle), req, time.monotonic() - 1)
     assert err.value.type == "timeout"
     stores.close()
 
@@ -105,13 +112,13 @@ def test_a_leased_store_survives_eviction_and_is_revived(tmp_path: Path) -> None
         write_batch(
             stores, [msg(document(), user="bob")]
         )  # evicts alice's store while it is leased
-        assert len(held.store) > 0 and held.index.newest(5) == []  # still open
+        assert len(ox_store(held)) > 0 and held.index.newest(5) == []  # still open
         with stores.lease("alice", "default") as again:
             assert again is held  # revived, not opened a second time
-        count = len(held.store)
+        count = len(ox_store(held))
     assert stores.get("bob", "default") is not None  # alice's is now closed and evicted
     assert held.retired is False and held not in stores._retired
     del held, again  # RocksDB lets go of the directory when the last reference goes
     reopened = stores.get("alice", "default")
-    assert reopened is not None and len(reopened.store) == count
+    assert reopened is not None and len(ox_store(reopened)) == count
     stores.close()

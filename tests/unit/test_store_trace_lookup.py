@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from tests.integration.test_cli_long_trace import TRACE, long_trace
-from tests.support.store import agent, graph_rag, msg
+from tests.support.handlers import streamed
+from tests.support.store import agent, graph_rag, msg, sqlite_index
 from trustgraph_base.schema.explain import ExplainRequest
 from trustgraph_base.wire import encode
 from trustgraph_flow.store import explain, processor
@@ -22,19 +23,20 @@ def test_showing_a_trace_never_scans_the_index(tmp_path: Path) -> None:
     write_batch(stores, [msg(agent("a1", 30, "sub"))])
     handle = stores.get("alice", "default")
     assert handle is not None
+    index = sqlite_index(handle)
     statements: list[str] = []
-    handle.index.db.set_trace_callback(statements.append)
+    index.db.set_trace_callback(statements.append)
     try:
         for trace in ("a1", "urn:trustgraph:question:g7"):  # a session id, a trace IRI
             reader = explain.open_trace(handle, trace, include_provenance=True)
             view = reader.window(0, 500)
             assert view.question
     finally:
-        handle.index.db.set_trace_callback(None)
+        index.db.set_trace_callback(None)
     selects = [s for s in statements if s.lstrip().upper().startswith("SELECT")]
     assert selects, "the lookups go through the sqlite index"
     for sql in selects:
-        plan = [str(r[-1]) for r in handle.index.db.execute("EXPLAIN QUERY PLAN " + sql)]
+        plan = [str(r[-1]) for r in index.db.execute("EXPLAIN QUERY PLAN " + sql)]
         # A seek on a key; sorting what it found (one trace's sub-traces) is fine.
         assert plan[0].startswith("SEARCH"), (sql, plan)
         assert not [step for step in plan if step.startswith("SCAN")], (sql, plan)
@@ -48,7 +50,7 @@ async def test_a_streamed_trace_comes_in_pieces_each_small_enough(
     async with processor.proc.context(settings, bus=None) as ctx:  # type: ignore[arg-type]
         await processor.write(ctx, lambda s: write_batch(s, long_trace(1_200, sub_every=100)))
         req = ExplainRequest(operation="get-trace", id=TRACE, streaming=True, step_limit=500)
-        pieces = [r async for r in processor.explain_service(req, ctx)]
+        pieces = [r async for r in streamed(processor.explain_service(req, ctx))]
         assert [len(p.trace.steps) for p in pieces if p.trace] == [500, 500, 200]
         assert [p.end_of_stream for p in pieces] == [False, False, True]
         assert {p.step_total for p in pieces} == {1_200}
@@ -56,7 +58,7 @@ async def test_a_streamed_trace_comes_in_pieces_each_small_enough(
         assert steps == list(range(1, 1_201))
         # A piece over what a reply may carry is sent as smaller ones, in order.
         monkeypatch.setattr(processor, "MAX_REPLY_BYTES", 20_000)
-        small = [r async for r in processor.explain_service(req, ctx)]
+        small = [r async for r in streamed(processor.explain_service(req, ctx))]
         assert len(small) > 3 and all(len(encode(p)) <= 20_000 for p in small)
         assert [s.index for p in small if p.trace for s in p.trace.steps] == steps
         assert [p.end_of_stream for p in small].count(True) == 1 and small[-1].end_of_stream

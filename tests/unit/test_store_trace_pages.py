@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.store import agent, doc_rag, failed_agent, graph_rag, msg
+from tests.support.store import agent, doc_rag, failed_agent, graph_rag, msg, sqlite_index
 from trustgraph_base.errors import ServiceError
 from trustgraph_base.provenance import agent_iteration_triples, agent_session_triples, uris
 from trustgraph_base.schema.explain import ExplainRequest
@@ -37,7 +37,7 @@ def listing(handle: Handle, **fields: object) -> list[str]:
     ids: list[str] = []
     cursor: str | None = None
     while True:
-        req = ExplainRequest(operation="list-traces", limit=3, cursor=cursor, **fields)  # type: ignore[arg-type]
+        req = ExplainRequest(operation="list-traces", limit=3, cursor=cursor, **fields)
         resp = on_collection(handle, req)
         ids += [t.id.rsplit(":", 1)[1] for t in resp.traces]
         cursor = resp.cursor
@@ -65,7 +65,7 @@ def test_filters_narrow_the_pages(handle: Handle) -> None:
 def test_bad_filter_values_are_refused(handle: Handle) -> None:
     for fields in ({"since": "yesterday"}, {"cursor": "not-a-cursor"}):
         with pytest.raises(ServiceError) as err:
-            on_collection(handle, ExplainRequest(operation="list-traces", **fields))  # type: ignore[arg-type]
+            on_collection(handle, ExplainRequest(operation="list-traces", **fields))
         assert err.value.type == "bad-request"
 
 
@@ -75,7 +75,9 @@ def test_a_deep_page_is_one_index_range_scan(tmp_path: Path) -> None:
     sql, args = page_query(
         51, TraceFilter(kind="agent", search="x"), ("2026-01-01T00:00:05.000000Z", "urn:x")
     )
-    plan = " ".join(str(r[-1]) for r in handle.index.db.execute("EXPLAIN QUERY PLAN " + sql, args))
+    plan = " ".join(
+        str(r[-1]) for r in sqlite_index(handle).db.execute("EXPLAIN QUERY PLAN " + sql, args)
+    )
     assert (
         "SEARCH traces USING INDEX traces_page" in plan and "TEMP B-TREE" not in plan
     )  # a seek, not a scan
