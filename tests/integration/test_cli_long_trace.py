@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.golden.golden import ENV, invoke
+from tests.support.sparql_server import server_mode
 from tests.support.stack import Stack
 from trustgraph_base.provenance import (
     SelectedEdge,
@@ -71,6 +72,11 @@ def long_trace(steps: int = STEPS, sub_every: int = SUB_EVERY) -> list[Triples]:
     ]
 
 
+@pytest.mark.skipif(
+    server_mode(),
+    reason="known limit on a SPARQL server store (issue 17): oxigraph serve answers 500 (EAGAIN)"
+    " to the store's reads of a 20,000-step trace; this test writes the embedded files directly",
+)
 async def test_a_20000_step_trace_shows_every_step_in_order(
     pulsar_url: str, prefix: str, tmp_path: Path
 ) -> None:
