@@ -11,6 +11,7 @@ from pypdf import PdfWriter
 
 from tests.conftest import RunningProcessors
 from tests.support.ingest import SAMPLES, USER, Client, k, start
+from tests.support.processors import PIPELINE
 from tests.support.standin import StandIn
 from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.messaging import (
@@ -33,15 +34,9 @@ from trustgraph_base.schema import (
     VectorRequest,
 )
 from trustgraph_base.settings import ProcessorSettings
-from trustgraph_flow import chunker, decoder, extractor
 from trustgraph_flow.embeddings import processor as embeddings
-from trustgraph_flow.librarian import processor as librarian
 from trustgraph_flow.llm import offline
 from trustgraph_flow.llm import processor as llm
-from trustgraph_flow.store import processor as store
-from trustgraph_flow.vectors import processor as vectors
-
-PIPELINE = (store, vectors, librarian, decoder, chunker, extractor)
 
 
 def scripted_llm(calls: Counter[str]) -> StandIn:

@@ -10,6 +10,7 @@ import pytest
 
 from tests.conftest import RunningProcessors
 from tests.support.ingest import SAMPLES, USER, Client, k, keys, objects, start
+from tests.support.processors import PIPELINE
 from trustgraph_base.messaging import VECTORS, Bus, RequestClient, Topics
 from trustgraph_base.provenance import (
     DC,
@@ -28,13 +29,9 @@ from trustgraph_base.provenance.uris import activity_uri, component_uri, entity_
 from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, quoted, term_key
 from trustgraph_base.schema import VectorRequest
 from trustgraph_base.settings import ProcessorSettings
-from trustgraph_flow import chunker, decoder, extractor
 from trustgraph_flow.embeddings import processor as embeddings
-from trustgraph_flow.librarian import processor as librarian
 from trustgraph_flow.llm import offline
 from trustgraph_flow.llm import processor as llm
-from trustgraph_flow.store import processor as store
-from trustgraph_flow.vectors import processor as vectors
 
 PARIS, FRANCE = IriTerm(i=entity_uri("Paris")), IriTerm(i=entity_uri("France"))
 CAPITAL = IriTerm(i=relation_uri("is the capital of"))
@@ -45,19 +42,7 @@ async def client(
     processors: RunningProcessors, settings: ProcessorSettings, bus: Bus, topics: Topics
 ) -> AsyncIterator[Client]:
     # a small fetch size makes the decoder read the PDF from the librarian in several ranges
-    await start(
-        processors,
-        settings,
-        store,
-        llm,
-        embeddings,
-        vectors,
-        librarian,
-        decoder,
-        chunker,
-        extractor,
-        fetch_bytes=700,
-    )
+    await start(processors, settings, llm, embeddings, *PIPELINE, fetch_bytes=700)
     c = Client(bus, topics)
     yield c
     await c.close()

@@ -8,18 +8,15 @@ import pytest
 
 from tests.conftest import RunningProcessors
 from tests.support.ingest import Client, k, start
+from tests.support.processors import PIPELINE
 from trustgraph_base.errors import ServiceError
 from trustgraph_base.messaging import Bus, Topics
 from trustgraph_base.provenance import RDFS
 from trustgraph_base.provenance.uris import entity_uri, relation_uri
 from trustgraph_base.schema import ExplainRequest
 from trustgraph_base.settings import ProcessorSettings
-from trustgraph_flow import chunker, decoder, extractor
 from trustgraph_flow.embeddings import processor as embeddings
-from trustgraph_flow.librarian import processor as librarian
 from trustgraph_flow.llm import processor as llm
-from trustgraph_flow.store import processor as store
-from trustgraph_flow.vectors import processor as vectors
 
 CAPITAL = k(relation_uri("is the capital of"))
 PARIS = (k(entity_uri("Paris")), CAPITAL, k(entity_uri("France")))
@@ -31,18 +28,7 @@ ROME = (k(entity_uri("Rome")), CAPITAL, k(entity_uri("Italy")))
 async def client(
     processors: RunningProcessors, settings: ProcessorSettings, bus: Bus, topics: Topics
 ) -> AsyncIterator[Client]:
-    await start(
-        processors,
-        settings,
-        store,
-        llm,
-        embeddings,
-        vectors,
-        librarian,
-        decoder,
-        chunker,
-        extractor,
-    )
+    await start(processors, settings, llm, embeddings, *PIPELINE)
     c = Client(bus, topics)
     yield c
     await c.close()

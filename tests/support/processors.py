@@ -29,5 +29,8 @@ INGEST: list[Processor[Any, Any]] = [
     chunker.proc,
     extractor.proc,
 ]
+# The modules of the ingest pipeline behind the models (tests.support.ingest.start takes
+# modules, so a test can put stand-ins for the models in front).
+PIPELINE = (store, vectors, librarian, decoder, chunker, extractor)
 # Every processor: the ingest pipeline and the three question answerers.
 EVERY: list[Processor[Any, Any]] = [*INGEST, graph_rag.proc, document_rag.proc, agent.proc]
