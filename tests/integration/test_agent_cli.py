@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.integration.test_rag_cli import SAMPLES, stack_processors
 from tests.support.openai_stub import OpenAIStub
 from tests.support.poll import eventually
+from tests.support.processors import EVERY, SAMPLES
 from tests.support.stack import Stack
 from trustgraph_base.messaging import TRIPLES_QUERY, Bus, RequestClient, Topics
 from trustgraph_base.provenance import GRAPH_RETRIEVAL, PROV
@@ -37,8 +37,7 @@ async def derived_from(stack: Stack, uri: str) -> TriplesQueryResponse:
 async def test_invoke_agent_on_the_sample_corpus(
     pulsar_url: str, prefix: str, tmp_path: Path
 ) -> None:
-    procs = [*stack_processors(), agent.proc]
-    async with Stack(pulsar_url, prefix, procs, data_dir=tmp_path) as stack:
+    async with Stack(pulsar_url, prefix, EVERY, data_dir=tmp_path) as stack:
         scope = ("-U", USER)
         loaded = await stack.cli("tg-load-document", str(SAMPLES / "capitals.txt"), *scope)
         assert loaded.code == 0, loaded.stderr

@@ -11,10 +11,9 @@ from typing import Any
 import aiohttp
 import pytest
 
-from tests.integration.test_rag_cli import SAMPLES, stack_processors
 from tests.support.poll import eventually
+from tests.support.processors import EVERY, SAMPLES
 from tests.support.stack import Stack
-from trustgraph_flow.agent import processor as agent
 
 CAPITALS = {
     "France": "Paris",
@@ -41,7 +40,7 @@ async def stack(pulsar_url: str, prefix: str, tmp_path: Path) -> AsyncIterator[S
     async with Stack(
         pulsar_url,
         prefix,
-        [*stack_processors(), agent.proc],
+        EVERY,
         data_dir=tmp_path,
         settings=settings,
         gateway={"request_timeout": 120},

@@ -3,24 +3,18 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
-
-import pytest
 
 from tests.golden.golden import ENV, check, invoke
 from tests.support.poll import eventually
 from tests.support.processors import INGEST, SAMPLES
-from tests.support.stack import Stack
+from tests.support.stack import Stack, stack_fixture
 from trustgraph_flow.librarian import processor as librarian
 
 PDF = "urn:trustgraph:doc:world-facts"
 
 
-@pytest.fixture
-async def stack(pulsar_url: str, prefix: str, tmp_path: Path) -> AsyncIterator[Stack]:
-    async with Stack(pulsar_url, prefix, INGEST, data_dir=tmp_path) as running:
-        yield running
+stack = stack_fixture(INGEST)
 
 
 async def test_load_list_and_show_a_pdf(stack: Stack) -> None:

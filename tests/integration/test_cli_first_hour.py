@@ -6,24 +6,14 @@ from __future__ import annotations
 import asyncio
 import os
 import pty
-from collections.abc import AsyncIterator
-from pathlib import Path
 
-import pytest
-
-from tests.integration.test_rag_cli import SAMPLES, stack_processors
-from tests.support.stack import Stack, command_line
-from trustgraph_flow.agent import processor as agent
+from tests.support.processors import EVERY, SAMPLES
+from tests.support.stack import Stack, command_line, stack_fixture
 
 QUESTION = "Who invented the printing press?"
 
 
-@pytest.fixture
-async def stack(pulsar_url: str, prefix: str, tmp_path: Path) -> AsyncIterator[Stack]:
-    async with Stack(
-        pulsar_url, prefix, [*stack_processors(), agent.proc], data_dir=tmp_path
-    ) as running:
-        yield running
+stack = stack_fixture(EVERY)
 
 
 async def on_terminal(stack: Stack, *argv: str) -> tuple[int, str]:

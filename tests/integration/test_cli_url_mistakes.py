@@ -3,19 +3,10 @@ URL and the real cause (usage mistakes exit 2, the rest exit 1)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
-import pytest
-
-from tests.support.stack import Stack, run_cli
+from tests.support.stack import Stack, run_cli, stack_fixture
 from trustgraph_flow.store.processor import proc as store
 
-
-@pytest.fixture
-async def stack(pulsar_url: str, prefix: str, tmp_path: Path) -> AsyncIterator[Stack]:
-    async with Stack(pulsar_url, prefix, [store], data_dir=tmp_path, token="tok") as running:
-        yield running
+stack = stack_fixture([store], token="tok")
 
 
 def one_line(err: str) -> str:

@@ -11,10 +11,9 @@ from typing import NamedTuple
 
 import pytest
 
-from tests.integration.test_rag_cli import SAMPLES, stack_processors
 from tests.support.official import official_bin, run_official
+from tests.support.processors import EVERY, SAMPLES
 from tests.support.stack import CliResult, Stack
-from trustgraph_flow.agent import processor as agent
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -36,8 +35,7 @@ async def world(pulsar_url: str, tmp_path_factory: pytest.TempPathFactory) -> As
     """world-facts.pdf loaded, one GraphRAG and one DocumentRAG trace made by our commands."""
     bin_dir = official_bin()
     data = tmp_path_factory.mktemp("official")
-    procs = [*stack_processors(), agent.proc]
-    async with Stack(pulsar_url, "official" + data.name[-6:], procs, data_dir=data) as stack:
+    async with Stack(pulsar_url, "official" + data.name[-6:], EVERY, data_dir=data) as stack:
         loaded = await stack.cli("tg-load-document", str(SAMPLES / "world-facts.pdf"))
         assert loaded.code == 0, loaded.stderr
         graph = await stack.cli("tg-invoke-graph-rag", "-q", "What is the capital of France?")

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from tests.support.processors import RAG, SAMPLES
 from tests.support.stack import Stack
 from trustgraph_base.messaging import TRIPLES_QUERY, Bus, Processor, RequestClient, Topics
 from trustgraph_base.provenance import GRAPH_RETRIEVAL, GRAPH_SOURCE, PROV, RDF, TG
@@ -14,22 +15,7 @@ from trustgraph_base.rdf.terms import IriTerm, Term, TripleTerm
 from trustgraph_base.schema import TriplesQueryRequest
 from trustgraph_cli.rag_output import OFFLINE_NOTE
 
-SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 USER = "carol"
-
-
-def stack_processors() -> list[Processor[Any, Any]]:
-    from trustgraph_flow import chunker, decoder, extractor
-    from trustgraph_flow.document_rag import processor as document_rag
-    from trustgraph_flow.embeddings import processor as embeddings
-    from trustgraph_flow.graph_rag import processor as graph_rag
-    from trustgraph_flow.librarian import processor as librarian
-    from trustgraph_flow.llm import processor as llm
-    from trustgraph_flow.store import processor as store
-    from trustgraph_flow.vectors import processor as vectors
-
-    modules = [store, llm, embeddings, vectors, librarian, decoder, chunker, extractor]
-    return [m.proc for m in modules] + [graph_rag.proc, document_rag.proc]
 
 
 class Store:
@@ -68,7 +54,7 @@ class Store:
 
 
 async def test_load_then_ask_both_ways(pulsar_url: str, prefix: str, tmp_path: Path) -> None:
-    async with Stack(pulsar_url, prefix, stack_processors(), data_dir=tmp_path) as stack:
+    async with Stack(pulsar_url, prefix, RAG, data_dir=tmp_path) as stack:
         scope = ("-U", USER)
         loaded = await stack.cli("tg-load-document", str(SAMPLES / "world-facts.pdf"), *scope)
         assert loaded.code == 0, loaded.stderr
@@ -139,7 +125,7 @@ async def test_documents_without_edges_are_not_called_no_documents(
     # Lower-case prose: the offline engine finds no subject in it, so no edge is extracted.
     text = tmp_path / "plain.txt"
     text.write_text("just some words without any names in them. nothing to relate here.\n")
-    async with Stack(pulsar_url, prefix, stack_processors(), data_dir=tmp_path) as stack:
+    async with Stack(pulsar_url, prefix, RAG, data_dir=tmp_path) as stack:
         loaded = await stack.cli("tg-load-document", str(text), "-U", USER)
         assert loaded.code == 0, loaded.stderr
         graph = await stack.cli("tg-invoke-graph-rag", "-q", "What is here?", "-U", USER)

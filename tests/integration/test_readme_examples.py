@@ -16,14 +16,10 @@ import asyncio
 import os
 import re
 import shlex
-from collections.abc import AsyncIterator
 from pathlib import Path
 
-import pytest
-
-from tests.integration.test_rag_cli import stack_processors
-from tests.support.stack import Stack, command_line
-from trustgraph_flow.agent import processor as agent
+from tests.support.processors import EVERY
+from tests.support.stack import Stack, command_line, stack_fixture
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
@@ -123,12 +119,7 @@ async def run(url: str, command: str) -> list[str]:
     return out.decode().rstrip("\n").splitlines()
 
 
-@pytest.fixture
-async def stack(pulsar_url: str, prefix: str, tmp_path: Path) -> AsyncIterator[Stack]:
-    async with Stack(
-        pulsar_url, prefix, [*stack_processors(), agent.proc], data_dir=tmp_path
-    ) as running:
-        yield running
+stack = stack_fixture(EVERY)
 
 
 async def settled(url: str) -> None:

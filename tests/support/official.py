@@ -9,14 +9,13 @@ called by path, never from PATH. Where it cannot be installed the tests skip, un
 
 from __future__ import annotations
 
-import asyncio
 import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.support.stack import CLI_TIMEOUT, CliResult, Stack
+from tests.support.stack import CLI_TIMEOUT, CliResult, Stack, run_argv
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -38,21 +37,5 @@ async def run_official(
     bin_dir: Path, stack: Stack, name: str, *args: str, timeout: float = CLI_TIMEOUT
 ) -> CliResult:
     """Run official command ``name`` against ``stack``'s gateway (TRUSTGRAPH_URL, as its users do)."""
-    base = {k: v for k, v in os.environ.items() if k not in ("TRUSTGRAPH_URL", "TRUSTGRAPH_TOKEN")}
-    base.pop("VIRTUAL_ENV", None)
-    proc = await asyncio.create_subprocess_exec(
-        str(bin_dir / name),
-        *args,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        env={**base, **stack.env},
-    )
-    try:
-        out, err = await asyncio.wait_for(proc.communicate(), timeout)
-    except TimeoutError:
-        proc.kill()
-        await proc.wait()
-        raise
-    assert proc.returncode is not None
-    return CliResult(proc.returncode, out.decode(), err.decode())
+    argv = [str(bin_dir / name), *args]
+    return await run_argv(argv, env=stack.env, timeout=timeout, unset=("VIRTUAL_ENV",))

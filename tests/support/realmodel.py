@@ -25,7 +25,7 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
-from tests.support.stack import command_line
+from tests.support.launcher import launch
 from trustgraph_base.messaging import free_port
 
 INSTALL = "pip install -e '.[realmodel]' (builds llama.cpp from source, about 7 minutes)"
@@ -235,39 +235,13 @@ async def real_stack(
         **SLOW_ENV,
         **(extra or {}),
     }
-    proc = await asyncio.create_subprocess_exec(
-        *command_line("tg-start"),
-        "--data-dir",
-        str(data),
-        "--port",
-        str(port),
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-        stdin=asyncio.subprocess.DEVNULL,
-        env=env,
-    )
-    output: list[str] = []
-
-    async def until_up() -> None:
-        assert proc.stdout is not None
-        while True:
-            raw = await proc.stdout.readline()
-            assert raw, f"tg-start ended while starting: {output}"
-            output.append(raw.decode().rstrip("\n"))
-            if "explaingraph is up" in output[-1]:
-                return
-
-    async def drain() -> None:  # keep reading, or a full pipe would block tg-start
-        assert proc.stdout is not None
-        while raw := await proc.stdout.readline():
-            output.append(raw.decode().rstrip("\n"))
-
+    launcher = await launch(data, port, env)
     drainer: asyncio.Task[None] | None = None
     try:
-        await asyncio.wait_for(until_up(), STACK_START)
-        drainer = asyncio.create_task(drain())
-        yield RealStack(f"http://127.0.0.1:{port}/", data, output)
+        await launcher.wait_for("explaingraph is up", STACK_START)
+        drainer = asyncio.create_task(launcher.drain())
+        yield RealStack(f"http://127.0.0.1:{port}/", data, launcher.lines)
     finally:
-        await _stop(proc)
+        await _stop(launcher.proc)
         if drainer is not None:
             await drainer

@@ -35,12 +35,13 @@ import os
 import shutil
 import sys
 import sysconfig
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from importlib.metadata import entry_points
 from pathlib import Path
 from types import TracebackType
 from typing import Any, NamedTuple, TypeVar
 
+import pytest
 from pydantic import BaseModel
 
 from trustgraph_base.messaging import Bus, Processor, Topic, Topics
@@ -79,10 +80,23 @@ async def run_cli(
     timeout: float = CLI_TIMEOUT,
 ) -> CliResult:
     """Run command ``name`` as a subprocess (environment: ours minus gateway vars, plus ``env``)."""
-    base = {k: v for k, v in os.environ.items() if k not in ("TRUSTGRAPH_URL", "TRUSTGRAPH_TOKEN")}
+    return await run_argv([*command_line(name), *args], env=env, stdin=stdin, timeout=timeout)
+
+
+async def run_argv(
+    argv: Sequence[str],
+    *,
+    env: dict[str, str] | None = None,
+    stdin: bytes | None = None,
+    timeout: float = CLI_TIMEOUT,
+    unset: Sequence[str] = (),
+) -> CliResult:
+    """Run ``argv`` with our environment minus the gateway variables and ``unset``, plus ``env``;
+    its code and decoded output (killed and ``TimeoutError`` after ``timeout`` seconds)."""
+    dropped = {"TRUSTGRAPH_URL", "TRUSTGRAPH_TOKEN", *unset}
+    base = {k: v for k, v in os.environ.items() if k not in dropped}
     proc = await asyncio.create_subprocess_exec(
-        *command_line(name),
-        *args,
+        *argv,
         stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
@@ -199,3 +213,15 @@ class Stack:
     async def cli(self, name: str, *args: str, env: dict[str, str] | None = None) -> CliResult:
         """Run command ``name`` against this stack's gateway."""
         return await run_cli(name, *args, env={**self.env, **(env or {})})
+
+
+def stack_fixture(processors: Sequence[Processor[Any, Any]], **options: Any) -> Any:
+    """``stack = stack_fixture(EVERY)`` in a test module gives its tests a ``stack`` fixture:
+    a running ``Stack`` of ``processors`` (``options``: its keyword arguments, e.g. ``token``)."""
+
+    @pytest.fixture(name="stack")
+    async def stack(pulsar_url: str, prefix: str, tmp_path: Path) -> AsyncIterator[Stack]:
+        async with Stack(pulsar_url, prefix, processors, data_dir=tmp_path, **options) as running:
+            yield running
+
+    return stack
