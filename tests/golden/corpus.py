@@ -5,38 +5,29 @@ Written through the real store, it gives the golden outputs stable ids and times
 
 from __future__ import annotations
 
+from tests.support.store import EDGE_CAT, EDGE_FOX, Layout, labels, msg, paged_document
 from trustgraph_base.provenance import (
-    RDFS,
     SelectedEdge,
-    activity_triples,
     agent_final_triples,
     agent_iteration_triples,
     agent_observation_triples,
     agent_session_triples,
-    chunk_triples,
     citation_triples,
     docrag_exploration_triples,
     docrag_question_triples,
-    document_triples,
     failure_triples,
     graph_rag_exploration_triples,
     graph_rag_focus_triples,
     graph_rag_question_triples,
     metrics_triples,
-    page_triples,
-    subgraph_triples,
     synthesis_triples,
     uris,
 )
 from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL
-from trustgraph_base.rdf.terms import Triple, iri, lit
-from trustgraph_base.schema import Metadata, Triples
+from trustgraph_base.rdf.terms import Triple
+from trustgraph_base.schema import Triples
 
 DOC = "urn:trustgraph:doc:fox-report"
-FOX, DOG, JUMPS = uris.entity_uri("fox"), uris.entity_uri("dog"), uris.relation_uri("jumps over")
-CAT, CHASES = uris.entity_uri("cat"), uris.relation_uri("chases")
-EDGE_FOX = (iri(FOX), iri(JUMPS), iri(DOG))
-EDGE_CAT = (iri(CAT), iri(CHASES), iri(FOX))
 TIME = "2026-01-01T10:00:{:02d}.000Z"
 AGENT = uris.agent_session_uri("golden-agent")
 GRAPH_RAG = uris.graph_rag_question_uri("golden-graph-rag")
@@ -48,31 +39,13 @@ LONG_ANSWER = "The fox jumps over the dog. " * 40
 
 
 def batch(triples: list[Triple], ident: str, user: str = "trustgraph") -> Triples:
-    return Triples(metadata=Metadata(id=ident, user=user, collection="default"), triples=triples)
-
-
-def labels() -> list[Triple]:
-    pairs = [(FOX, "fox"), (DOG, "dog"), (JUMPS, "jumps over"), (CAT, "cat"), (CHASES, "chases")]
-    return [Triple(s=iri(u), p=RDFS.label, o=lit(text)) for u, text in pairs]
+    return msg(triples, ident, user)
 
 
 def document() -> list[Triple]:
     """Page 1 (chunks 0 and 1, the fox edge in c0), page 2 (chunk 0, the cat edge)."""
-    out = document_triples(DOC, "Fox Report", "application/pdf")
-    for page_number, chunks in {1: [(0, [EDGE_FOX]), (1, [])], 2: [(0, [EDGE_CAT])]}.items():
-        page = uris.page_uri(DOC, page_number)
-        out += page_triples(page, DOC, page_number, uris.activity_uri(page, "decode"))
-        for index, edges in chunks:
-            chunk = uris.chunk_uri(page, index)
-            out += chunk_triples(
-                chunk, page, index, index * 100, 100, uris.activity_uri(chunk, "chunk")
-            )
-            sub = uris.subgraph_uri(chunk)
-            out += subgraph_triples(sub, chunk, edges, uris.activity_uri(chunk, "extract"))
-    out += activity_triples(
-        uris.activity_uri(DOC, "decode"), uris.component_uri("decoder"), "decoder", TIME.format(0)
-    )
-    return out
+    layout: Layout = {1: [(0, [EDGE_FOX]), (1, [])], 2: [(0, [EDGE_CAT])]}
+    return paged_document(DOC, "Fox Report", layout, TIME.format(0))
 
 
 def graph_rag(q: str, second: int, parent: str | None = None, *, answer: str = "") -> list[Triple]:

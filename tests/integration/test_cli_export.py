@@ -15,7 +15,7 @@ import rdflib
 from prov import read as prov_read
 
 from tests.golden.golden import invoke
-from tests.integration.test_cli_lineage import AGENT, answered, load
+from tests.integration.test_cli_lineage import AGENT, loaded_and_answered
 from tests.support.processors import EVERY
 from tests.support.stack import Stack
 from trustgraph_flow.store.export import reified
@@ -60,9 +60,7 @@ async def test_every_export_format_reads_back_the_same_statements(
 ) -> None:
     async with Stack(pulsar_url, prefix, EVERY, data_dir=tmp_path) as stack:
         url = stack.url
-        facts = await load(url, "world-facts.pdf")
-        await load(url, "capitals.txt")
-        await answered(url)
+        facts, _ = await loaded_and_answered(url)
         out = {}
         for fmt in ("trig", "turtle", "jsonld", "provn", "provjson"):
             path = tmp_path / f"agent.{fmt}"

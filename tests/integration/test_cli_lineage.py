@@ -41,6 +41,14 @@ async def answered(url: str) -> None:
         await settled(url, trace)
 
 
+async def loaded_and_answered(url: str) -> tuple[str, str]:
+    """world-facts.pdf and capitals.txt loaded, then ``answered``: the two document ids."""
+    facts = await load(url, "world-facts.pdf")
+    capitals = await load(url, "capitals.txt")
+    await answered(url)
+    return facts, capitals
+
+
 def as_json(result: CliResult) -> Any:
     assert result.code == 0, result.stderr
     return json.loads(result.stdout)
@@ -51,9 +59,7 @@ async def test_source_usage_and_hierarchy_counts(
 ) -> None:
     async with Stack(pulsar_url, prefix, EVERY, data_dir=tmp_path) as stack:
         url = stack.url
-        facts = await load(url, "world-facts.pdf")
-        capitals = await load(url, "capitals.txt")
-        await answered(url)
+        facts, capitals = await loaded_and_answered(url)
 
         edge = as_json(await invoke(url, "tg-show-source-usage", PARIS, "--format", "json"))
         assert edge["kind"] == "edge"
@@ -133,10 +139,8 @@ async def test_remove_document_marks_its_traces_and_leaves_the_rest(
 ) -> None:
     async with Stack(pulsar_url, prefix, EVERY, data_dir=tmp_path) as stack:
         url = stack.url
-        facts = await load(url, "world-facts.pdf")
-        capitals = await load(url, "capitals.txt")
         bob_doc = await load(url, "world-facts.pdf", "-U", "bob")
-        await answered(url)
+        facts, capitals = await loaded_and_answered(url)
         await ask(
             url,
             "graph-rag",

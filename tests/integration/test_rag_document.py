@@ -14,6 +14,7 @@ from tests.support.rag import (
     DOC,
     USER,
     World,
+    by_subject,
     costs,
     spo,
     start_stack,
@@ -34,7 +35,7 @@ from trustgraph_base.provenance import (
     grounding_triples,
     synthesis_triples,
 )
-from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Term, Triple, TripleTerm, iri
+from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Triple, TripleTerm, iri
 from trustgraph_base.schema import DocumentRagRequest, DocumentRagResponse
 from trustgraph_base.settings import ProcessorSettings
 
@@ -186,12 +187,8 @@ def spec_part(trace: list[Triple]) -> set[tuple[str, str, str]]:
 
 def scored_chunks(trace: list[Triple], explore: str) -> list[str]:
     """The chunks the reifiers name, by tg:rank; their scores never rise with the rank."""
-    rows: dict[str, dict[str, Term]] = {}
-    for t in trace:
-        if isinstance(t.s, IriTerm) and t.s.i.startswith(explore + "/c"):
-            rows.setdefault(t.s.i, {})[t.p.i] = t.o
     ranked = []
-    for row in rows.values():
+    for row in by_subject(trace, explore + "/c").values():
         about = row[RDF.reifies.i]
         assert isinstance(about, TripleTerm) and about.tr.p == TG.selectedChunk
         assert about.tr.s == IriTerm(i=explore)

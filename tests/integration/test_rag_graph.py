@@ -15,6 +15,7 @@ from tests.support.rag import (
     EDGES,
     USER,
     World,
+    by_subject,
     costs,
     spo,
     start_stack,
@@ -54,10 +55,7 @@ async def ask(world: World, **fields: Any) -> list[GraphRagResponse]:
 
 def focus_edges(trace: list[Triple], question: str) -> list[SelectedEdge]:
     """The selected edges as stored, in e1, e2, … order."""
-    by_uri: dict[str, dict[str, Any]] = {}
-    for t in trace:
-        if isinstance(t.s, IriTerm) and t.s.i.startswith(question + "/focus/e"):
-            by_uri.setdefault(t.s.i, {})[t.p.i] = t.o
+    by_uri = by_subject(trace, question + "/focus/e")
     out = []
     for n in range(1, len(by_uri) + 1):
         item = by_uri[f"{question}/focus/e{n}"]

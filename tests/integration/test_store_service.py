@@ -7,6 +7,7 @@ import functools
 from collections.abc import AsyncIterator
 
 import pytest
+from pulsar.asyncio import Consumer
 
 from tests.conftest import RunningProcessors
 from tests.support.poll import eventually
@@ -66,6 +67,18 @@ async def clients(
         await c.close()
 
 
+@pytest.fixture
+async def dead_letters(bus: Bus, topics: Topics) -> Consumer:
+    """The store's dead-letter topic for triples-store, subscribed before anything is sent."""
+    topic = topics.topic(TRIPLES_STORE)
+    return await bus.subscribe(topics.dead_letter(topic, f"store.{TRIPLES_STORE}"), "inspect")
+
+
+def fact(subject: str, ident: str, predicate: str = "urn:p", user: str = "alice") -> Triples:
+    """A batch ``ident`` of one triple, ``<subject> <predicate> "1"``."""
+    return msg([Triple(s=iri(subject), p=iri(predicate), o=LiteralTerm(v="1"))], ident, user=user)
+
+
 async def publish(bus: Bus, topics: Topics, *messages: object) -> None:
     for m in messages:
         await bus.publish(topics.topic(TRIPLES_STORE), m)  # type: ignore[arg-type]
@@ -119,21 +132,16 @@ async def test_isolation_between_users_and_collections(clients, bus: Bus, topics
 
 
 async def test_bad_input_is_dead_lettered_or_rejected_and_the_writer_goes_on(
-    clients: Clients, bus: Bus, topics: Topics
+    clients: Clients, bus: Bus, topics: Topics, dead_letters: Consumer
 ) -> None:
     triples_c, _, _ = clients
     topic = topics.topic(TRIPLES_STORE)
-    dead = await bus.subscribe(topics.dead_letter(topic, f"store.{TRIPLES_STORE}"), "inspect")
     invalid = b'{"metadata": {"id": "x"}, "triples": [{"s": {"t": "i", "i": "has space"}, "p": {"t": "i", "i": "urn:p"}, "o": {"t": "l", "v": "1"}}]}'
     ill_typed = b'{"metadata": {"id": "y"}, "triples": [{"s": {"t": "i", "i": "urn:s"}, "p": {"t": "i", "i": "urn:p"}, "o": {"t": "l", "v": "abc", "dt": "http://www.w3.org/2001/XMLSchema#integer"}}]}'
     await bus.publish(topic, invalid)
     await bus.publish(topic, ill_typed)
-    refused = msg(
-        [Triple(s=iri("http://ex.com/%zz"), p=iri("urn:p"), o=LiteralTerm(v="1"))], "refused"
-    )
-    good = msg([Triple(s=iri("urn:good"), p=iri("urn:p"), o=LiteralTerm(v="1"))], "good")
-    await publish(bus, topics, refused, good)
-    dead_payloads = {(await asyncio.wait_for(dead.receive(), 15)).data() for _ in range(2)}
+    await publish(bus, topics, fact("http://ex.com/%zz", "refused"), fact("urn:good", "good"))
+    dead_payloads = {(await asyncio.wait_for(dead_letters.receive(), 15)).data() for _ in range(2)}
     assert dead_payloads == {invalid, ill_typed}
     query = TriplesQueryRequest(p=iri("urn:p"), g="*", user="alice")
     found = await eventually(
@@ -240,12 +248,11 @@ async def test_reply_too_large_is_an_error_naming_the_fix(
 
 
 async def test_poison_messages_are_rejected_alone_and_the_writer_lives(
-    clients: Clients, bus: Bus, topics: Topics
+    clients: Clients, bus: Bus, topics: Topics, dead_letters: Consumer
 ) -> None:
     """D3: whatever a message holds, it is dead-lettered alone; its batch is written."""
     triples_c, _, _ = clients
     topic = topics.topic(TRIPLES_STORE)
-    dead = await bus.subscribe(topics.dead_letter(topic, f"store.{TRIPLES_STORE}"), "inspect")
     poison = [
         b"[" * 100000 + b"]" * 100000,
         b'{"metadata": ' * 20000 + b"1" + b"}" * 20000,
@@ -254,18 +261,12 @@ async def test_poison_messages_are_rejected_alone_and_the_writer_lives(
         b'{"metadata": 5, "triples": "no"}',
     ]
     goods = [
-        msg(
-            [Triple(s=iri(f"urn:good:{u}{n}"), p=iri("urn:p3"), o=LiteralTerm(v="1"))],
-            f"{u}{n}",
-            user=u,
-        )
-        for n in range(3)
-        for u in ("alice", "bob")
+        fact(f"urn:good:{u}{n}", f"{u}{n}", "urn:p3", u) for n in range(3) for u in ("alice", "bob")
     ]
     mixed: list[Triples | bytes] = [x for pair in zip(goods, poison, strict=False) for x in pair]
     mixed += goods[len(poison) :]
     await asyncio.gather(*(bus.publish(topic, m) for m in mixed))
-    dead_payloads = [(await asyncio.wait_for(dead.receive(), 15)).data() for _ in poison]
+    dead_payloads = [(await asyncio.wait_for(dead_letters.receive(), 15)).data() for _ in poison]
     assert sorted(dead_payloads) == sorted(poison)
 
     async def subjects(user: str) -> list[str]:
@@ -278,10 +279,7 @@ async def test_poison_messages_are_rejected_alone_and_the_writer_lives(
         expected = [f"urn:good:{user}{n}" for n in range(3)]
         assert await eventually(functools.partial(subjects, user), expected.__eq__) == expected
     # the consumer is still there: a later message is written too
-    await bus.publish(
-        topic,
-        msg([Triple(s=iri("urn:good:later"), p=iri("urn:p3"), o=LiteralTerm(v="1"))], "later"),
-    )
+    await bus.publish(topic, fact("urn:good:later", "later", "urn:p3"))
     assert "urn:good:later" in await eventually(
         lambda: subjects("alice"), lambda r: "urn:good:later" in r
     )

@@ -227,6 +227,15 @@ def costs(triples: list[Triple], stage: str) -> dict[str, str]:
     }
 
 
+def by_subject(trace: list[Triple], prefix: str) -> dict[str, dict[str, Term]]:
+    """The properties (predicate IRI to object) of each subject in ``trace`` under ``prefix``."""
+    found: dict[str, dict[str, Term]] = {}
+    for t in trace:
+        if isinstance(t.s, IriTerm) and t.s.i.startswith(prefix):
+            found.setdefault(t.s.i, {})[t.p.i] = t.o
+    return found
+
+
 @pytest.fixture(name="world")
 async def world_fixture(bus: Bus, topics: Topics) -> AsyncIterator[World]:
     """The ``world`` fixture (import ``world_fixture`` into a test module to use it)."""

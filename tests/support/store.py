@@ -56,16 +56,18 @@ def labels() -> list[Triple]:
     return [Triple(s=iri(u), p=RDFS.label, o=lit(text)) for u, text in pairs]
 
 
-def document() -> list[Triple]:
-    """d1: page 1 (chunks 0, 1), page 2 (chunk 0); fox-edge in p1/c0, cat-edge in p2/c0."""
-    out = document_triples(DOC, "Sample PDF", "application/pdf")
+Layout = dict[int, list[tuple[int, list[tuple[IriTerm, IriTerm, IriTerm]]]]]
+
+
+def paged_document(doc: str, title: str, layout: Layout, decoded_at: str) -> list[Triple]:
+    """A PDF ``doc``: ``layout`` maps each page number to its chunks (index, extracted edges)."""
+    out = document_triples(doc, title, "application/pdf")
     out += activity_triples(
-        uris.activity_uri(DOC, "decode"), uris.component_uri("decoder"), "decoder", TIME.format(0)
+        uris.activity_uri(doc, "decode"), uris.component_uri("decoder"), "decoder", decoded_at
     )
-    layout = {2: [(0, [EDGE_CAT])], 1: [(1, []), (0, [EDGE_FOX])]}
     for page_number, chunks in layout.items():
-        page = uris.page_uri(DOC, page_number)
-        out += page_triples(page, DOC, page_number, uris.activity_uri(page, "decode"))
+        page = uris.page_uri(doc, page_number)
+        out += page_triples(page, doc, page_number, uris.activity_uri(page, "decode"))
         for index, edges in chunks:
             chunk = uris.chunk_uri(page, index)
             out += chunk_triples(
@@ -75,6 +77,12 @@ def document() -> list[Triple]:
                 uris.subgraph_uri(chunk), chunk, edges, uris.activity_uri(chunk, "extract")
             )
     return out
+
+
+def document() -> list[Triple]:
+    """d1: page 1 (chunks 0, 1), page 2 (chunk 0); fox-edge in p1/c0, cat-edge in p2/c0."""
+    layout: Layout = {2: [(0, [EDGE_CAT])], 1: [(1, []), (0, [EDGE_FOX])]}
+    return paged_document(DOC, "Sample PDF", layout, TIME.format(0))
 
 
 def plain_document(doc: str = "urn:trustgraph:doc:notes") -> list[Triple]:
