@@ -1,4 +1,5 @@
-"""Fixtures of the launcher tests: ``start(data_dir, port)`` runs a real tg-start subprocess."""
+"""Fixtures of the integration tests: ``start(data_dir, port)`` runs a real tg-start
+subprocess; ``watcher`` reads the triples-store topic (the agent tests)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.agent import TraceWatcher
 from tests.support.launcher import Launcher, launch
+from trustgraph_base.messaging import Bus, Topics
 
 
 @pytest.fixture
@@ -27,3 +30,12 @@ async def start(tmp_path: Path) -> AsyncIterator[object]:
         if launcher.proc.returncode is None:
             launcher.proc.send_signal(signal.SIGTERM)
             await asyncio.wait_for(launcher.proc.wait(), 30)
+
+
+@pytest.fixture
+async def watcher(bus: Bus, topics: Topics) -> AsyncIterator[TraceWatcher]:
+    """A ``TraceWatcher`` subscribed before the test body runs."""
+    w = TraceWatcher(bus, topics)
+    await w.start()
+    yield w
+    w.stop()

@@ -4,38 +4,30 @@ conclusion. The offline engine drives the loop; a stand-in GraphRAG answers at o
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import pytest
-from pulsar.asyncio import Consumer
 
 from tests.conftest import RunningProcessors
+from tests.support.agent import PARIS, TraceWatcher, published
 from tests.support.clients import client_fixture
 from trustgraph_base.messaging import (
     AGENT,
     GRAPH_RAG,
-    TRIPLES_STORE,
-    Bus,
     Context,
     Processor,
     RequestClient,
-    Topics,
 )
 from trustgraph_base.schema import (
     AgentRequest,
     AgentResponse,
     GraphRagRequest,
     GraphRagResponse,
-    Metadata,
-    Triples,
 )
 from trustgraph_base.settings import ProcessorSettings
-from trustgraph_base.wire import decode
 from trustgraph_flow.agent import processor as agent
 from trustgraph_flow.llm import processor as llm
 
-PARIS = "Paris is the capital of France."
 SENTINEL = "urn:test:sentinel"
 
 
@@ -49,20 +41,6 @@ def standin_graph_rag(seen: list[GraphRagRequest]) -> Processor[ProcessorSetting
         return GraphRagResponse(response=PARIS)
 
     return proc
-
-
-async def published_before_sentinel(
-    bus: Bus, topics: Topics, consumer: Consumer, sentinel: str = SENTINEL
-) -> list[str]:
-    """Entity ids on triples-store up to a sentinel we publish now (all earlier sends are in)."""
-    meta = Metadata(id=sentinel, user="u", collection="c")
-    await bus.publish(topics.topic(TRIPLES_STORE), Triples(metadata=meta, triples=[]))
-    ids: list[str] = []
-    while not ids or ids[-1] != sentinel:
-        msg = await asyncio.wait_for(consumer.receive(), 10)
-        ids.append(decode(Triples, msg.data()).metadata.id)
-        await consumer.acknowledge(msg)
-    return ids[:-1]
 
 
 client = client_fixture(AGENT, "explainable-tester")
@@ -86,17 +64,15 @@ async def test_explainable_setting_controls_the_trace(
     explainable: bool,
     processors: RunningProcessors,
     settings: ProcessorSettings,
-    bus: Bus,
-    topics: Topics,
+    watcher: TraceWatcher,
     client: RequestClient[AgentRequest, AgentResponse],
 ) -> None:
-    watch = await bus.subscribe(topics.topic(TRIPLES_STORE), "test-watch")
     seen: list[GraphRagRequest] = []
     await start_agent(processors, settings, seen, explainable=explainable)
 
     req = AgentRequest(question="What is the capital of France?", streaming=True, session_id="s1")
     events = [e async for e in client.stream(req, timeout=30)]
-    ids = await published_before_sentinel(bus, topics, watch)
+    ids = await watcher.before_sentinel(SENTINEL)
 
     s = "urn:trustgraph:agent:s1"
     answer = events[-1]
@@ -108,7 +84,7 @@ async def test_explainable_setting_controls_the_trace(
         else ["action", "observation", "answer"]
     )
     if explainable:
-        assert ids == [s, f"{s}/i1", f"{s}/i1/observation", f"{s}/final"]
+        assert ids == published(s, 1, sub=False)
         assert (answer.explain_id, seen[0].parent_uri) == (s, f"{s}/i1")
     else:
         assert ids == []
@@ -118,29 +94,27 @@ async def test_explainable_setting_controls_the_trace(
 async def test_each_step_is_in_the_trace_before_the_caller_hears_of_it(
     processors: RunningProcessors,
     settings: ProcessorSettings,
-    bus: Bus,
-    topics: Topics,
+    watcher: TraceWatcher,
     client: RequestClient[AgentRequest, AgentResponse],
 ) -> None:
     """The agent does not wait for the broker inside a step, yet every entity an event
     names (and the analysis an observation ends) is already on triples-store when the
     caller receives that event: not held back to the end of the session."""
-    watch = await bus.subscribe(topics.topic(TRIPLES_STORE), "test-watch-steps")
     await start_agent(processors, settings, [])
     s = "urn:trustgraph:agent:s2"
     req = AgentRequest(question="What is the capital of France?", streaming=True, session_id="s2")
-    published: list[str] = []
+    seen: list[str] = []
     checked: list[tuple[str, str]] = []
     async for event in client.stream(req, timeout=30):
         named = {"explain": event.explain_id, "observation": f"{s}/i1"}.get(event.message_type)
         if named is None:
             continue
         sentinel = f"{SENTINEL}{len(checked)}"
-        published += await published_before_sentinel(bus, topics, watch, sentinel)
-        assert named in published, (event.message_type, named, published)
+        seen += await watcher.before_sentinel(sentinel)
+        assert named in seen, (event.message_type, named, seen)
         checked.append((event.message_type, str(named)))
     assert checked == [
         ("explain", s), ("observation", f"{s}/i1"), ("explain", f"{s}/i1"),
         ("explain", f"{s}/i1/observation"), ("explain", f"{s}/final"),
     ]  # fmt: skip
-    assert published == [s, f"{s}/i1", f"{s}/i1/observation", f"{s}/final"]
+    assert seen == published(s, 1, sub=False)

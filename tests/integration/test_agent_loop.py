@@ -9,12 +9,28 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
 from tests.conftest import RunningProcessors
+from tests.support.agent import (
+    METRICS,
+    PARIS,
+    PROV,
+    STARTED,
+    SUB1,
+    TG,
+    G,
+    TraceWatcher,
+    analysis_rows,
+    conclusion_rows,
+    observation_rows,
+    publish_sub_question,
+    published,
+    question_rows,
+    row,
+)
 from tests.support.clients import client_fixture
 from tests.support.openai_stub import OpenAIStub
 from trustgraph_base.errors import ErrorType, ServiceError
@@ -22,15 +38,10 @@ from trustgraph_base.messaging import (
     AGENT,
     DOCUMENT_RAG,
     GRAPH_RAG,
-    TRIPLES_STORE,
-    Bus,
     Context,
     Processor,
     RequestClient,
-    Topics,
 )
-from trustgraph_base.provenance import GRAPH_RETRIEVAL, graph_rag_question_triples
-from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Term
 from trustgraph_base.schema import (
     AgentRequest,
     AgentResponse,
@@ -38,62 +49,10 @@ from trustgraph_base.schema import (
     DocumentRagResponse,
     GraphRagRequest,
     GraphRagResponse,
-    Metadata,
-    Triples,
 )
 from trustgraph_base.settings import ProcessorSettings
 from trustgraph_flow.agent import processor as agent
 from trustgraph_flow.llm import processor as llm
-
-PROV = "http://www.w3.org/ns/prov#"
-TG = "https://trustgraph.ai/ns/"
-RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
-XSD_DT = "http://www.w3.org/2001/XMLSchema#dateTime"
-G = GRAPH_RETRIEVAL
-STARTED = "2026-01-02T03:04:05Z"  # canonical xsd:dateTime, as the store keeps it
-PARIS = "Paris is the capital of France."
-
-Row = tuple[str, str, str, str | None]
-METRICS = {TG + "model", TG + "inToken", TG + "outToken", TG + "latencyMs"}
-
-
-def row(t: Any) -> Row:
-    """A triple as plain text: subject, predicate, object (IRI or literal value), graph."""
-    o: Term = t.o
-    value = o.i if isinstance(o, IriTerm) else o.v if isinstance(o, LiteralTerm) else repr(o)
-    return (t.s.i, t.p.i, value, t.g)
-
-
-class TraceWatcher:
-    """Reads the triples-store topic: each message is one published entity, in order."""
-
-    def __init__(self) -> None:
-        self.batches: asyncio.Queue[Triples] = asyncio.Queue()
-        self.task: asyncio.Task[None] | None = None
-
-    async def start(self, bus: Bus, topics: Topics) -> None:
-        from trustgraph_base.wire import decode
-
-        consumer = await bus.subscribe(topics.topic(TRIPLES_STORE), "test-watch")
-
-        async def pump() -> None:
-            while True:
-                msg = await consumer.receive()
-                await self.batches.put(decode(Triples, msg.data()))
-                await consumer.acknowledge(msg)
-
-        self.task = asyncio.create_task(pump())
-
-    async def until(self, entity_id: str) -> list[Triples]:
-        """Every batch up to and including the one for ``entity_id``."""
-        seen: list[Triples] = []
-        while not seen or seen[-1].metadata.id != entity_id:
-            seen.append(await asyncio.wait_for(self.batches.get(), 15))
-        return seen
-
-    def stop(self) -> None:
-        if self.task is not None:
-            self.task.cancel()
 
 
 class StandIns:
@@ -112,9 +71,7 @@ class StandIns:
             if req.query == "slow":
                 await self.release.wait()
             question = f"urn:trustgraph:question:sub{len(self.graph_requests)}"
-            triples = graph_rag_question_triples(question, req.query, STARTED, req.parent_uri)
-            meta = Metadata(id=question, user=req.user, collection=req.collection)
-            await ctx.publish(TRIPLES_STORE, Triples(metadata=meta, triples=triples))
+            await publish_sub_question(req, ctx, question)
             return GraphRagResponse(response=PARIS, explain_id=question, explain_graph=G)
 
         @self.proc.service(DOCUMENT_RAG)
@@ -122,14 +79,6 @@ class StandIns:
             req: DocumentRagRequest, ctx: Context[ProcessorSettings]
         ) -> DocumentRagResponse:
             raise ServiceError(ErrorType("no-index"), "the document index is unavailable")
-
-
-@pytest.fixture
-async def watcher(bus: Bus, topics: Topics) -> AsyncIterator[TraceWatcher]:
-    w = TraceWatcher()
-    await w.start(bus, topics)
-    yield w
-    w.stop()
 
 
 client = client_fixture(AGENT, "agent-tester")
@@ -154,60 +103,6 @@ async def start_stack(
 
 def act(thought: str, tool: str, args: dict[str, Any]) -> str:
     return f"Thought: {thought}\nAction: {tool}\nArgs: {json.dumps(args)}"
-
-
-RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
-
-
-def question_rows(uri: str, query: str) -> list[Row]:
-    return [
-        (uri, RDF_TYPE, PROV + "Activity", G),
-        (uri, RDF_TYPE, TG + "Question", G),
-        (uri, RDF_TYPE, TG + "AgentQuestion", G),
-        (uri, TG + "query", query, G),
-        (uri, PROV + "startedAtTime", STARTED, G),
-        (uri, RDFS_LABEL, "Question", G),  # TrustGraph's, beside SPEC's (docs/provenance.md)
-    ]
-
-
-def analysis_rows(
-    uri: str, parent: str, thought: str, action: str, args: str, obs: str
-) -> list[Row]:
-    return [
-        (uri, RDF_TYPE, PROV + "Entity", G),
-        (uri, RDF_TYPE, TG + "Analysis", G),
-        (uri, PROV + "wasDerivedFrom", parent, G),
-        (uri, TG + "thought", thought, G),
-        (uri, TG + "action", action, G),
-        (uri, TG + "arguments", args, G),
-        (uri, TG + "observation", obs, G),
-        (uri, RDF_TYPE, TG + "ToolUse", G),  # TrustGraph's, beside SPEC's
-        (uri, RDFS_LABEL, "Analysis", G),
-    ]
-
-
-def observation_rows(analysis: str) -> list[Row]:
-    """TrustGraph's Observation entity of an analysis: its text is the analysis's document."""
-    uri = analysis + "/observation"
-    return [
-        (uri, RDF_TYPE, PROV + "Entity", G),
-        (uri, RDF_TYPE, TG + "Observation", G),
-        (uri, RDFS_LABEL, "Observation", G),
-        (uri, PROV + "wasDerivedFrom", analysis, G),
-        (uri, TG + "document", uri + "/document", G),
-    ]
-
-
-def conclusion_rows(uri: str, parent: str, answer: str) -> list[Row]:
-    return [
-        (uri, RDF_TYPE, PROV + "Entity", G),
-        (uri, RDF_TYPE, TG + "Conclusion", G),
-        (uri, PROV + "wasDerivedFrom", parent, G),
-        (uri, TG + "answer", answer, G),
-        (uri, RDF_TYPE, TG + "Answer", G),  # TrustGraph's, beside SPEC's
-        (uri, RDFS_LABEL, "Conclusion", G),
-        (uri, TG + "document", uri + "/document", G),
-    ]
 
 
 SCRIPT = [
@@ -243,19 +138,7 @@ async def test_multi_iteration_session_is_traced_step_by_step(
 
     # Published one entity at a time, the GraphRAG sub-trace before the analysis that called it,
     # each analysis followed at once by TrustGraph's Observation entity of it.
-    assert [b.metadata.id for b in batches] == [
-        s,
-        "urn:trustgraph:question:sub1",
-        f"{s}/i1",
-        f"{s}/i1/observation",
-        f"{s}/i2",
-        f"{s}/i2/observation",
-        f"{s}/i3",
-        f"{s}/i3/observation",
-        f"{s}/i4",
-        f"{s}/i4/observation",
-        f"{s}/final",
-    ]
+    assert [b.metadata.id for b in batches] == published(s, 4)
     assert {(b.metadata.user, b.metadata.collection) for b in batches} == {("alice", "geo")}
     # Each step and the conclusion carry the figures of the LLM call that produced them.
     figures = {
@@ -267,9 +150,7 @@ async def test_multi_iteration_session_is_traced_step_by_step(
     assert figures[s] == {}
     rows = {b.metadata.id: [r for r in map(row, b.triples) if r[1] not in METRICS] for b in batches}
     assert rows[s] == question_rows(s, "What is the capital of France?")
-    assert ("urn:trustgraph:question:sub1", PROV + "wasDerivedFrom", f"{s}/i1", G) in rows[
-        "urn:trustgraph:question:sub1"
-    ]
+    assert (SUB1, PROV + "wasDerivedFrom", f"{s}/i1", G) in rows[SUB1]
     q = '{"question": "capital of France?"}'
     parse_error = (
         "Error: could not parse your reply: found neither 'Action:' nor 'Final Answer:'; "
@@ -355,14 +236,7 @@ async def test_iteration_limit_ends_with_a_conclusion_saying_why(
     s = answer.explain_id
     assert s is not None and s.startswith("urn:trustgraph:agent:") and len(s) > 30
     batches = await watcher.until(f"{s}/final")
-    assert [b.metadata.id for b in batches] == [
-        s,
-        f"{s}/i1",
-        f"{s}/i1/observation",
-        f"{s}/i2",
-        f"{s}/i2/observation",
-        f"{s}/final",
-    ]
+    assert [b.metadata.id for b in batches] == published(s, 2, sub=False)
     assert [row(t) for t in batches[3].triples][6][2] == "Maybe Paris."
     assert [row(t) for t in batches[-1].triples] == conclusion_rows(  # no figures: no LLM answer
         f"{s}/final", f"{s}/i2", "Stopped after 2 iterations without a final answer."

@@ -11,37 +11,39 @@ from typing import Any
 import pytest
 
 from tests.conftest import RunningProcessors
-from tests.integration.test_agent_loop import (
+from tests.support.agent import (
     METRICS,
     PARIS,
     PROV,
     STARTED,
+    SUB1,
     TG,
     Row,
     TraceWatcher,
     analysis_rows,
-    client,
     conclusion_rows,
     observation_rows,
+    publish_sub_question,
+    published,
     question_rows,
     row,
-    watcher,
 )
+from tests.support.clients import client_fixture
 from tests.support.poll import eventually
 from trustgraph_base.errors import ErrorType, RequestTimeout, ServiceError
 from trustgraph_base.messaging import (
+    AGENT,
     DOCUMENT_RAG,
     EXPLAIN,
     GRAPH_RAG,
     TRIPLES_QUERY,
-    TRIPLES_STORE,
     Bus,
     Context,
     Processor,
     RequestClient,
     Topics,
 )
-from trustgraph_base.provenance import GRAPH_RETRIEVAL, graph_rag_question_triples
+from trustgraph_base.provenance import GRAPH_RETRIEVAL
 from trustgraph_base.schema import (
     AgentRequest,
     AgentResponse,
@@ -50,8 +52,6 @@ from trustgraph_base.schema import (
     ExplainRequest,
     GraphRagRequest,
     GraphRagResponse,
-    Metadata,
-    Triples,
     TriplesQueryRequest,
 )
 from trustgraph_base.settings import ProcessorSettings
@@ -59,7 +59,7 @@ from trustgraph_flow.agent import processor as agent
 from trustgraph_flow.llm import processor as llm
 from trustgraph_flow.store import processor as store
 
-__all__ = ["client", "watcher"]  # fixtures shared with test_agent_loop
+client = client_fixture(AGENT, "agent-tester")
 QUESTION = "What is the capital of France?"
 NO_INFO = "No relevant information was found in the knowledge graph."
 
@@ -73,11 +73,8 @@ def rag_standins(
 
     @proc.service(GRAPH_RAG)
     async def graph_rag(req: GraphRagRequest, ctx: Context[ProcessorSettings]) -> GraphRagResponse:
-        question = "urn:trustgraph:question:sub1"
-        triples = graph_rag_question_triples(question, req.query, STARTED, req.parent_uri)
-        meta = Metadata(id=question, user=req.user, collection=req.collection)
-        await ctx.publish(TRIPLES_STORE, Triples(metadata=meta, triples=triples))
-        return GraphRagResponse(response=graph_answer, explain_id=question)
+        await publish_sub_question(req, ctx, SUB1)
+        return GraphRagResponse(response=graph_answer, explain_id=SUB1)
 
     @proc.service(DOCUMENT_RAG)
     async def document_rag(
@@ -94,19 +91,11 @@ async def stored_rows(bus: Bus, topics: Topics, count: int) -> set[Row]:
     """The retrieval graph as the store holds it, once it holds ``count`` triples."""
     reader = RequestClient(bus, topics, TRIPLES_QUERY, "agent-reader")
     req = TriplesQueryRequest(g=GRAPH_RETRIEVAL, user="bob", collection="atlas")
-    found: list[Any] = []
-
-    async def caught_up() -> None:
-        nonlocal found
-        while len(found) < count:  # the store writes asynchronously
-            found = (await reader.request(req, timeout=10)).triples
-            await asyncio.sleep(0.05)
-
-    try:
-        await asyncio.wait_for(caught_up(), 20)
-        return {row(t) for t in found}
-    except TimeoutError:
-        raise AssertionError(f"store holds {len(found)} of {count} triples: {found}") from None
+    try:  # the store writes asynchronously
+        found = await eventually(
+            lambda: reader.request(req, timeout=10), lambda r: len(r.triples) >= count, 20
+        )
+        return {row(t) for t in found.triples}
     finally:
         await reader.close()
 
@@ -131,13 +120,7 @@ async def test_offline_engine_answers_through_knowledge_query_and_store_keeps_th
     assert (answer.content, answer.explain_id) == (PARIS, "urn:trustgraph:agent:off1")
     s = "urn:trustgraph:agent:off1"
     batches = await watcher.until(f"{s}/final")
-    assert [b.metadata.id for b in batches] == [
-        s,
-        "urn:trustgraph:question:sub1",
-        f"{s}/i1",
-        f"{s}/i1/observation",
-        f"{s}/final",
-    ]
+    assert [b.metadata.id for b in batches] == published(s, 1)
     expected = [
         question_rows(s, QUESTION),
         analysis_rows(
@@ -151,7 +134,7 @@ async def test_offline_engine_answers_through_knowledge_query_and_store_keeps_th
     assert [[r for r in map(row, b.triples) if r[1] not in METRICS] for b in own] == expected
     offline = {r[2] for b in own for r in map(row, b.triples) if r[1] == TG + "model"}
     assert offline == {"offline"}  # the step and the answer name the engine that chose them
-    sub_link = ("urn:trustgraph:question:sub1", PROV + "wasDerivedFrom", f"{s}/i1", GRAPH_RETRIEVAL)
+    sub_link = (SUB1, PROV + "wasDerivedFrom", f"{s}/i1", GRAPH_RETRIEVAL)
     assert sub_link in [row(t) for t in batches[1].triples]
     # read back: the store holds exactly what was published, datatypes included
     held = await stored_rows(bus, topics, sum(len(b.triples) for b in batches))
@@ -183,6 +166,19 @@ async def killable_agent(
     return child, docs_pending, release
 
 
+async def kill_at_document_query(
+    child: asyncio.subprocess.Process, docs_pending: asyncio.Event
+) -> None:
+    """SIGKILL the agent subprocess once its document-query call is pending; reap it."""
+    try:
+        await asyncio.wait_for(docs_pending.wait(), 30)
+        child.send_signal(signal.SIGKILL)
+    finally:
+        if child.returncode is None:
+            child.kill()
+        await child.wait()
+
+
 async def test_killed_agent_leaves_the_trace_of_how_far_it_got(
     processors: RunningProcessors,
     settings: ProcessorSettings,
@@ -197,30 +193,20 @@ async def test_killed_agent_leaves_the_trace_of_how_far_it_got(
     child, docs_pending, release = await killable_agent(
         processors, settings, pulsar_url=pulsar_url, prefix=prefix, data=tmp_path / "agent"
     )
+    req = AgentRequest(
+        question=QUESTION, user="bob", collection="atlas", session_id="k1", started_at=STARTED
+    )
+    asking = asyncio.create_task(client.request(req, timeout=60))
     try:
-        req = AgentRequest(
-            question=QUESTION, user="bob", collection="atlas", session_id="k1", started_at=STARTED
-        )
-        asking = asyncio.create_task(client.request(req, timeout=60))
         # offline policy: knowledge-query finds nothing, so it moves on to document-query,
         # which never answers: kill the agent while that tool is pending
-        await asyncio.wait_for(docs_pending.wait(), 30)
-        child.send_signal(signal.SIGKILL)
-        await child.wait()
-        asking.cancel()
+        await kill_at_document_query(child, docs_pending)
     finally:
+        asking.cancel()
         release.set()
-        if child.returncode is None:
-            child.kill()
-            await child.wait()
     s = "urn:trustgraph:agent:k1"
     batches = await watcher.until(f"{s}/i1/observation")
-    assert [b.metadata.id for b in batches] == [
-        s,
-        "urn:trustgraph:question:sub1",
-        f"{s}/i1",
-        f"{s}/i1/observation",
-    ]
+    assert [b.metadata.id for b in batches] == published(s, 1, final=False)
     assert watcher.batches.empty()  # nothing was published after i1: no i2, no conclusion
     i1 = dict((p, o) for _, p, o, _ in map(row, batches[2].triples))
     assert (i1[TG + "action"], i1[TG + "observation"]) == ("knowledge-query", NO_INFO)
@@ -245,15 +231,8 @@ async def test_a_run_its_agent_died_in_ends_interrupted_and_its_abandoned_reques
         processors, settings, pulsar_url=pulsar_url, prefix=prefix, data=tmp_path / "agent"
     )
     req = AgentRequest(question=QUESTION, user="bob", collection="atlas", session_id="k2")
-    try:
-        asking = asyncio.create_task(client.request(req, timeout=5))
-        await asyncio.wait_for(docs_pending.wait(), 30)
-        child.send_signal(signal.SIGKILL)
-        await child.wait()
-    finally:
-        if child.returncode is None:
-            child.kill()
-            await child.wait()
+    asking = asyncio.create_task(client.request(req, timeout=5))
+    await kill_at_document_query(child, docs_pending)
     with pytest.raises(RequestTimeout):
         await asking  # the caller gives up: its request is redelivered past its deadline
     docs_pending.clear()

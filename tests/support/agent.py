@@ -1,0 +1,141 @@
+"""What the agent tests share: a watcher on the triples-store topic, the trace rows the
+agent must publish, and the GraphRAG stand-in's sub-trace question."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from trustgraph_base.messaging import TRIPLES_STORE, Bus, Context, Topics
+from trustgraph_base.provenance import GRAPH_RETRIEVAL, graph_rag_question_triples
+from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Term
+from trustgraph_base.schema import GraphRagRequest, Metadata, Triples
+from trustgraph_base.settings import ProcessorSettings
+from trustgraph_base.wire import decode
+
+PROV = "http://www.w3.org/ns/prov#"
+TG = "https://trustgraph.ai/ns/"
+RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
+RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
+G = GRAPH_RETRIEVAL
+STARTED = "2026-01-02T03:04:05Z"  # canonical xsd:dateTime, as the store keeps it
+PARIS = "Paris is the capital of France."
+SUB1 = "urn:trustgraph:question:sub1"  # the first GraphRAG sub-trace a stand-in publishes
+
+Row = tuple[str, str, str, str | None]
+METRICS = {TG + "model", TG + "inToken", TG + "outToken", TG + "latencyMs"}
+
+
+def row(t: Any) -> Row:
+    """A triple as plain text: subject, predicate, object (IRI or literal value), graph."""
+    o: Term = t.o
+    value = o.i if isinstance(o, IriTerm) else o.v if isinstance(o, LiteralTerm) else repr(o)
+    return (t.s.i, t.p.i, value, t.g)
+
+
+class TraceWatcher:
+    """Reads the triples-store topic: each message is one published entity, in order."""
+
+    def __init__(self, bus: Bus, topics: Topics) -> None:
+        self.bus, self.topics = bus, topics
+        self.batches: asyncio.Queue[Triples] = asyncio.Queue()
+        self.task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        """Subscribe now (what is published from here on is seen), then read in the background."""
+        consumer = await self.bus.subscribe(self.topics.topic(TRIPLES_STORE), "test-watch")
+
+        async def pump() -> None:
+            while True:
+                msg = await consumer.receive()
+                await self.batches.put(decode(Triples, msg.data()))
+                await consumer.acknowledge(msg)
+
+        self.task = asyncio.create_task(pump())
+
+    async def until(self, entity_id: str) -> list[Triples]:
+        """Every batch up to and including the one for ``entity_id``."""
+        seen: list[Triples] = []
+        while not seen or seen[-1].metadata.id != entity_id:
+            seen.append(await asyncio.wait_for(self.batches.get(), 15))
+        return seen
+
+    async def before_sentinel(self, sentinel: str) -> list[str]:
+        """The entity ids published before a sentinel batch we publish now (so every earlier
+        send is in)."""
+        meta = Metadata(id=sentinel, user="u", collection="c")
+        await self.bus.publish(self.topics.topic(TRIPLES_STORE), Triples(metadata=meta, triples=[]))
+        return [b.metadata.id for b in await self.until(sentinel)][:-1]
+
+    def stop(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+
+
+def published(session: str, steps: int, *, sub: bool = True, final: bool = True) -> list[str]:
+    """The entity ids a session publishes, in order: its question, the first step's GraphRAG
+    sub-trace (``sub``), each step and its observation, then the conclusion (``final``)."""
+    ids = [session, SUB1] if sub else [session]
+    for n in range(1, steps + 1):
+        ids += [f"{session}/i{n}", f"{session}/i{n}/observation"]
+    return ids + [f"{session}/final"] if final else ids
+
+
+async def publish_sub_question(
+    req: GraphRagRequest, ctx: Context[ProcessorSettings], question: str
+) -> None:
+    """What a GraphRAG stand-in publishes of its sub-trace: the question, under the caller."""
+    triples = graph_rag_question_triples(question, req.query, STARTED, req.parent_uri)
+    meta = Metadata(id=question, user=req.user, collection=req.collection)
+    await ctx.publish(TRIPLES_STORE, Triples(metadata=meta, triples=triples))
+
+
+def question_rows(uri: str, query: str) -> list[Row]:
+    return [
+        (uri, RDF_TYPE, PROV + "Activity", G),
+        (uri, RDF_TYPE, TG + "Question", G),
+        (uri, RDF_TYPE, TG + "AgentQuestion", G),
+        (uri, TG + "query", query, G),
+        (uri, PROV + "startedAtTime", STARTED, G),
+        (uri, RDFS_LABEL, "Question", G),  # TrustGraph's, beside SPEC's (docs/provenance.md)
+    ]
+
+
+def analysis_rows(
+    uri: str, parent: str, thought: str, action: str, args: str, obs: str
+) -> list[Row]:
+    return [
+        (uri, RDF_TYPE, PROV + "Entity", G),
+        (uri, RDF_TYPE, TG + "Analysis", G),
+        (uri, PROV + "wasDerivedFrom", parent, G),
+        (uri, TG + "thought", thought, G),
+        (uri, TG + "action", action, G),
+        (uri, TG + "arguments", args, G),
+        (uri, TG + "observation", obs, G),
+        (uri, RDF_TYPE, TG + "ToolUse", G),  # TrustGraph's, beside SPEC's
+        (uri, RDFS_LABEL, "Analysis", G),
+    ]
+
+
+def observation_rows(analysis: str) -> list[Row]:
+    """TrustGraph's Observation entity of an analysis: its text is the analysis's document."""
+    uri = analysis + "/observation"
+    return [
+        (uri, RDF_TYPE, PROV + "Entity", G),
+        (uri, RDF_TYPE, TG + "Observation", G),
+        (uri, RDFS_LABEL, "Observation", G),
+        (uri, PROV + "wasDerivedFrom", analysis, G),
+        (uri, TG + "document", uri + "/document", G),
+    ]
+
+
+def conclusion_rows(uri: str, parent: str, answer: str) -> list[Row]:
+    return [
+        (uri, RDF_TYPE, PROV + "Entity", G),
+        (uri, RDF_TYPE, TG + "Conclusion", G),
+        (uri, PROV + "wasDerivedFrom", parent, G),
+        (uri, TG + "answer", answer, G),
+        (uri, RDF_TYPE, TG + "Answer", G),  # TrustGraph's, beside SPEC's
+        (uri, RDFS_LABEL, "Conclusion", G),
+        (uri, TG + "document", uri + "/document", G),
+    ]
