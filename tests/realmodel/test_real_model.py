@@ -141,7 +141,7 @@ async def test_traces_have_the_seed_shape_and_the_servers_figures(
             assert view["steps"] is not None and len(view["steps"]) <= MAX_ITERATIONS
         elif kind == "graph-rag":
             assert view["exploration"] and view["focus"] and view["synthesis"]
-            assert view["edge_count"] is not None
+            assert view["edge_count"] >= len(view["edges"])  # it chose from the edges it explored
         else:
             assert view["exploration"] and view["synthesis"] and view["chunk_count"]
         figures = stage_figures(view)

@@ -78,7 +78,7 @@ def published(session: str, steps: int, *, sub: bool = True, final: bool = True)
     ids = [session, SUB1] if sub else [session]
     for n in range(1, steps + 1):
         ids += [f"{session}/i{n}", f"{session}/i{n}/observation"]
-    return ids + [f"{session}/final"] if final else ids
+    return [*ids, f"{session}/final"] if final else ids
 
 
 async def publish_sub_question(

@@ -29,7 +29,7 @@ from trustgraph_base.provenance import (
 )
 from trustgraph_base.rdf.terms import IriTerm, Triple, iri, lit
 from trustgraph_base.schema import Metadata, Triples
-from trustgraph_flow.store.backend import Handle
+from trustgraph_flow.store.backend import Backend, Handle
 from trustgraph_flow.store.index import TraceIndex
 from trustgraph_flow.store.stores import Stores
 from trustgraph_flow.store.writer import write_batch
@@ -163,7 +163,7 @@ def written(path: Path, *batches: list[Triples], capacity: int = 32) -> Stores:
     return stores
 
 
-def handle_of(stores: Stores, user: str = "alice") -> Handle:
+def handle_of(stores: Backend, user: str = "alice") -> Handle:
     """The open store of ``user``'s default collection (one the test wrote to)."""
     found = stores.get(user, "default")
     assert found is not None, f"nothing written for {user}"

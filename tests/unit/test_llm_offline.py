@@ -49,7 +49,7 @@ def test_extraction_variants() -> None:
     "text", ["", "   ", "!!! ?? ...", "lower case only here.", "He went.", "x" * 5000, "{}[]"]
 )
 def test_extraction_never_crashes_on_odd_text(text: str) -> None:
-    assert isinstance(json.loads(offline.complete("extract-edges", {"text": text})), list)
+    assert json.loads(offline.complete("extract-edges", {"text": text})) == []  # no statement in it
 
 
 def test_extraction_is_capped_and_deduplicated() -> None:

@@ -124,10 +124,8 @@ def test_delete_document_unknown_or_repeated_is_not_found(stores: Stores) -> Non
     with pytest.raises(ServiceError) as err:
         op(stores, "delete-document", "urn:bad iri")
     assert err.value.type == "bad-request"
-    handle = stores.get("alice", "default")
-    assert handle is not None and (CAT, CHASES, FOX) in default_edges(
-        ox_store(handle)
-    )  # d1 still holds it
+    handle = handle_of(stores)
+    assert (CAT, CHASES, FOX) in default_edges(ox_store(handle))  # d1 still holds it
     assert (FOX, JUMPS, DOG) in default_edges(ox_store(handle))
     assert not {
         s for s in subjects(ox_store(handle), ox.NamedNode(GRAPH_SOURCE)) if s.startswith(DOC2)

@@ -66,9 +66,7 @@ def op(
 
 
 def quads(stores: Stores, user: str) -> set[ox.Quad]:
-    handle = stores.get(user, "default")
-    assert handle is not None
-    return set(ox_store(handle))
+    return set(ox_store(handle_of(stores, user)))
 
 
 def trace_quads(stores: Stores, trace: str) -> set[ox.Quad]:
@@ -135,8 +133,7 @@ def test_purge_deletes_the_traces_that_used_it_with_their_subtraces(stores: Stor
     report = op(stores, "delete-document", DOC, purge_traces=True).removal
     assert report is not None and len(report.purged) == 3 and report.marked == []
     assert [t.id for t in op(stores, "list-traces", "").traces] == [uris.docrag_question_uri("n1")]
-    handle = stores.get("alice", "default")
-    assert handle is not None and handle.index.get(uris.graph_rag_question_uri("g-sub")) is None
+    assert handle_of(stores).index.get(uris.graph_rag_question_uri("g-sub")) is None
 
 
 def test_unknown_or_repeated_removal_is_not_found(stores: Stores) -> None:

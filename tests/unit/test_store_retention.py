@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.store import agent, document, graph_rag, msg
+from tests.support.store import agent, document, graph_rag, handle_of, msg
 from trustgraph_base.durations import parse_duration
 from trustgraph_base.provenance import now_iso, uris
 from trustgraph_base.schema.explain import ExplainRequest, ExplainResponse
@@ -62,8 +62,7 @@ def test_durations() -> None:
 def test_delete_trace_takes_its_subtraces(stores: Stores) -> None:
     resp = op(stores, "delete-trace", id="a1")
     assert [t.id for t in resp.deleted] == [uris.agent_session_uri("a1")]
-    handle = stores.get("alice", "default")
-    assert handle is not None and handle.index.get(uris.graph_rag_question_uri("g-sub")) is None
+    assert handle_of(stores).index.get(uris.graph_rag_question_uri("g-sub")) is None
     assert listed(stores) == ["new", "old"]
 
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.support.handlers import answered, streamed
-from tests.support.store import FOX, document, graph_rag, labels, msg, ox_store
+from tests.support.store import FOX, document, graph_rag, handle_of, labels, msg, ox_store, written
 from trustgraph_base.errors import ServiceError
 from trustgraph_base.rdf.terms import iri
 from trustgraph_base.schema.explain import ExplainRequest
@@ -92,10 +92,8 @@ async def test_sparql_past_its_time_answers_timeout(ctx: processor.Ctx) -> None:
 
 
 def test_a_streamed_result_stops_at_its_deadline(tmp_path: Path) -> None:
-    stores = Stores(tmp_path)
-    write_batch(stores, [msg(document())])
-    handle = stores.get("alice", "default")
-    assert handle is not None
+    stores = written(tmp_path, [msg(document())])
+    handle = handle_of(stores)
     req = SparqlQueryRequest(user="alice", query="SELECT * { GRAPH ?g { ?s ?p ?o } }")
     assert query.sparql(ox_store(handle), req, time.monotonic() + 60).bindings
     with pytest.raises(ServiceError) as err:

@@ -9,20 +9,20 @@ import pytest
 
 from tests.integration.test_cli_long_trace import TRACE, long_trace
 from tests.support.handlers import streamed
-from tests.support.store import agent, graph_rag, msg, sqlite_index
+from tests.support.store import agent, graph_rag, handle_of, msg, sqlite_index, written
 from trustgraph_base.schema.explain import ExplainRequest
 from trustgraph_base.wire import encode
 from trustgraph_flow.store import explain, processor
-from trustgraph_flow.store.stores import Stores
 from trustgraph_flow.store.writer import write_batch
 
 
 def test_showing_a_trace_never_scans_the_index(tmp_path: Path) -> None:
-    stores = Stores(tmp_path / "store")
-    write_batch(stores, [msg(graph_rag(f"g{n}", n)) for n in range(20)])
-    write_batch(stores, [msg(agent("a1", 30, "sub"))])
-    handle = stores.get("alice", "default")
-    assert handle is not None
+    stores = written(
+        tmp_path / "store",
+        [msg(graph_rag(f"g{n}", n)) for n in range(20)],
+        [msg(agent("a1", 30, "sub"))],
+    )
+    handle = handle_of(stores)
     index = sqlite_index(handle)
     statements: list[str] = []
     index.db.set_trace_callback(statements.append)

@@ -7,7 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.store import agent, doc_rag, failed_agent, graph_rag, msg, sqlite_index
+from tests.support.store import (
+    agent,
+    doc_rag,
+    failed_agent,
+    graph_rag,
+    handle_of,
+    msg,
+    sqlite_index,
+)
 from trustgraph_base.errors import ServiceError
 from trustgraph_base.provenance import agent_iteration_triples, agent_session_triples, uris
 from trustgraph_base.schema.explain import ExplainRequest
@@ -27,9 +35,7 @@ def handle(make_backend: Callable[[], Backend]) -> Handle:
         stores, [msg(agent("a1", 3, "sub")), msg(doc_rag("d1", 4)), msg(failed_agent("bad", 5))]
     )
     write_batch(stores, [msg(graph_rag("run", 15, finished=False))])
-    found = stores.get("alice", "default")
-    assert found is not None
-    return found
+    return handle_of(stores)
 
 
 def listing(handle: Handle, **fields: object) -> list[str]:
@@ -96,8 +102,7 @@ def test_a_long_agent_trace_is_read_a_window_at_a_time(handle: Handle, tmp_path:
         previous = step
     triples += graph_rag("inner", 1, parent=uris.agent_iteration_uri(a, 12))
     write_batch(stores, [msg(triples)])
-    h = stores.get("alice", "default")
-    assert h is not None
+    h = handle_of(stores)
     resp = on_collection(
         h, ExplainRequest(operation="get-trace", id="long", step_offset=10, step_limit=5)
     )
