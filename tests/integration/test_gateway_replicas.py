@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -12,7 +11,7 @@ import pytest
 
 from tests.conftest import RunningProcessors
 from tests.integration.test_messaging import echo_processor
-from tests.support.poll import eventually
+from tests.support.launcher import start_module
 from trustgraph_base.messaging import free_port
 from trustgraph_base.settings import ProcessorSettings
 
@@ -22,21 +21,15 @@ async def gateways(pulsar_url: str, prefix: str, tmp_path: Path) -> AsyncIterato
     """Two gateway processes with the same client name ("gateway"), on free ports."""
     procs, ports = [], []
     for n in range(2):
-        port, ready = free_port(), tmp_path / f"gw{n}.ready"
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "trustgraph_flow.gateway.server",
+        port = free_port()
+        proc = await start_module(
+            "trustgraph_flow.gateway.server",
             "--pulsar-url", pulsar_url, "--topic-prefix", prefix, "--port", str(port),
-            "--data-dir", str(tmp_path / f"gw{n}"), "--ready-file", str(ready),
-            "--log-level", "WARNING", stdin=asyncio.subprocess.DEVNULL,
+            "--data-dir", str(tmp_path / f"gw{n}"), "--log-level", "WARNING",
+            ready=tmp_path / f"gw{n}.ready",
         )  # fmt: skip
         procs.append(proc)
         ports.append(port)
-
-        async def up(proc: asyncio.subprocess.Process = proc, ready: Path = ready) -> bool:
-            assert proc.returncode is None, f"gateway exited with {proc.returncode}"
-            return ready.exists()
-
-        assert await eventually(up, bool, 60), "a gateway did not become ready"
     try:
         yield ports
     finally:

@@ -13,6 +13,7 @@ from typing import Any
 import aiohttp
 
 from tests.integration.test_launcher_start_stop import publish, query
+from tests.support.launcher import Launcher
 from tests.support.poll import eventually
 from trustgraph_base.messaging import free_port
 
@@ -27,6 +28,14 @@ async def health(port: int) -> tuple[int, dict[str, Any]]:
             return 0, {}
 
 
+async def up(start: Any, tmp_path: Path) -> tuple[Path, int, Launcher]:
+    """A tg-start on a fresh data directory and a free port, once it says it is up."""
+    data, port = tmp_path / "tg", free_port()
+    launcher = await start(data, port)
+    await launcher.wait_for("explaingraph is up:")
+    return data, port, launcher
+
+
 def children(data: Path) -> dict[str, int]:
     found: dict[str, int] = json.loads((data / "run" / "children.json").read_text())
     return found
@@ -35,9 +44,7 @@ def children(data: Path) -> dict[str, int]:
 async def test_a_killed_broker_is_reported_down_restarted_and_used_again(  # type: ignore[no-untyped-def]
     start, tmp_path: Path
 ) -> None:
-    data, port = tmp_path / "tg", free_port()
-    launcher = await start(data, port)
-    await launcher.wait_for("explaingraph is up:")
+    data, port, launcher = await up(start, tmp_path)
     status, body = await eventually(lambda: health(port), lambda r: r[0] == 200)
     assert body["status"] == "ok" and body["processes"]["store"]["state"] == "up"
 
@@ -76,9 +83,7 @@ async def ask_agent(http: aiohttp.ClientSession, port: int, n: int) -> tuple[int
 async def test_a_processor_killed_mid_work_comes_back_and_its_callers_are_answered(  # type: ignore[no-untyped-def]
     start, tmp_path: Path
 ) -> None:
-    data, port = tmp_path / "tg", free_port()
-    launcher = await start(data, port)
-    await launcher.wait_for("explaingraph is up:")
+    data, port, launcher = await up(start, tmp_path)
     agent_pid = children(data)["agent"]
     timeout = aiohttp.ClientTimeout(total=150)
     async with aiohttp.ClientSession(trust_env=False, timeout=timeout) as http:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.launcher import start_module
 from tests.support.poll import eventually
 from trustgraph_base.errors import RequestTimeout
 from trustgraph_base.messaging import Bus, EmbeddedBroker, RequestClient, Topics
@@ -27,20 +28,13 @@ async def echo(pulsar_url: str, prefix: str, tmp_path: Path) -> AsyncIterator[St
     started: list[asyncio.subprocess.Process] = []
 
     async def start(delay: float = 0.5, url: str = pulsar_url) -> asyncio.subprocess.Process:
-        ready = tmp_path / f"ready{len(started)}"
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "tests.support.slow_echo", "--pulsar-url", url,
+        proc = await start_module(
+            "tests.support.slow_echo", "--pulsar-url", url,
             "--topic-prefix", prefix, "--record", str(tmp_path / "seen.txt"),
-            "--ready-file", str(ready), "--log-level", "WARNING", "--delay", str(delay),
-            stdin=asyncio.subprocess.DEVNULL,
+            "--log-level", "WARNING", "--delay", str(delay),
+            ready=tmp_path / f"ready{len(started)}",
         )  # fmt: skip
         started.append(proc)
-
-        async def up() -> bool:
-            assert proc.returncode is None, f"slow-echo exited with {proc.returncode}"
-            return ready.exists()
-
-        assert await eventually(up, bool, 60), "slow-echo did not become ready"
         return proc
 
     yield start

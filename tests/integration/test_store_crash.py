@@ -19,13 +19,13 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
 
+from tests.support.launcher import start_module
 from tests.support.store import msg
 from trustgraph_base.errors import RequestTimeout
 from trustgraph_base.messaging import (
@@ -66,22 +66,12 @@ async def broker(
 async def start_store(
     pulsar_url: str, prefix: str, data: Path, ready: Path
 ) -> asyncio.subprocess.Process:
-    ready.unlink(missing_ok=True)
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "trustgraph_flow.store.processor",
+    return await start_module(
+        "trustgraph_flow.store.processor",
         "--pulsar-url", pulsar_url, "--topic-prefix", prefix, "--data-dir", str(data),
-        "--ready-file", str(ready), "--log-level", "WARNING",
-        stdin=asyncio.subprocess.DEVNULL,
+        "--log-level", "WARNING",
+        ready=ready, timeout=30,
     )  # fmt: skip
-
-    async def wait_ready() -> None:
-        while not ready.exists():
-            if proc.returncode is not None:
-                raise RuntimeError("store exited during startup")
-            await asyncio.sleep(0.05)
-
-    await asyncio.wait_for(wait_ready(), 30)
-    return proc
 
 
 async def messages_stored(client: RequestClient, limit: int) -> int:  # type: ignore[type-arg]

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,6 +16,7 @@ import pytest
 
 from tests.conftest import RunningProcessors
 from tests.support.clients import client_fixture
+from tests.support.launcher import start_module
 from trustgraph_base.errors import ServiceError
 from trustgraph_base.messaging import VECTORS, RequestClient
 from trustgraph_base.messaging.broker import free_port
@@ -184,22 +184,12 @@ async def test_upsert_replaces_and_redelivery_is_idempotent(
 
 
 async def start_vectors(settings: ProcessorSettings, ready: Path) -> asyncio.subprocess.Process:
-    ready.unlink(missing_ok=True)
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "trustgraph_flow.vectors.processor",
+    return await start_module(
+        "trustgraph_flow.vectors.processor",
         "--pulsar-url", settings.pulsar_url, "--topic-prefix", settings.topic_prefix,
-        "--data-dir", settings.data_dir, "--ready-file", str(ready), "--log-level", "WARNING",
-        stdin=asyncio.subprocess.DEVNULL,
+        "--data-dir", settings.data_dir, "--log-level", "WARNING",
+        ready=ready,
     )  # fmt: skip
-
-    async def wait_ready() -> None:
-        while not ready.exists():
-            if proc.returncode is not None:
-                raise RuntimeError("vectors exited during startup")
-            await asyncio.sleep(0.05)
-
-    await asyncio.wait_for(wait_ready(), 60)
-    return proc
 
 
 async def test_sigkill_loses_no_acknowledged_write_and_leaves_no_process(

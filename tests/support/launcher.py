@@ -1,10 +1,13 @@
-"""A real ``tg-start`` subprocess whose output a test reads line by line."""
+"""Real subprocesses for a test: ``tg-start`` read line by line, a processor module started
+and waited on through its ready file."""
 
 from __future__ import annotations
 
 import asyncio
+import sys
 from pathlib import Path
 
+from tests.support.poll import eventually
 from tests.support.stack import command_line
 
 
@@ -50,3 +53,28 @@ async def launch(data: Path, port: int, env: dict[str, str]) -> Launcher:
         env=env,
     )
     return Launcher(proc)
+
+
+async def start_module(
+    module: str, *args: str, ready: Path, timeout: float = 60
+) -> asyncio.subprocess.Process:
+    """``python -m module *args --ready-file ready``, returned once it has written ``ready``
+    (killed, and the wait fails, if it exits first or is not ready within ``timeout`` s)."""
+    ready.unlink(missing_ok=True)
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", module, *args, "--ready-file", str(ready),
+        stdin=asyncio.subprocess.DEVNULL,
+    )  # fmt: skip
+
+    async def up() -> bool:
+        assert proc.returncode is None, f"{module} exited with {proc.returncode} while starting"
+        return ready.exists()
+
+    try:
+        await eventually(up, bool, timeout)
+    except BaseException:
+        if proc.returncode is None:
+            proc.kill()
+        await proc.wait()
+        raise
+    return proc
