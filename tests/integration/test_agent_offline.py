@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
@@ -141,16 +142,22 @@ async def test_offline_engine_answers_through_knowledge_query_and_store_keeps_th
     assert held == {r for b in batches for r in map(row, b.triples)}
 
 
-async def killable_agent(
+class Killable(NamedTuple):
+    child: asyncio.subprocess.Process  # the agent
+    docs_pending: asyncio.Event  # set when document-query is asked
+    release: asyncio.Event  # lets document-query fail
+
+
+@pytest.fixture
+async def killable(
     processors: RunningProcessors,
     settings: ProcessorSettings,
-    *,
     pulsar_url: str,
     prefix: str,
-    data: Path,
-) -> tuple[asyncio.subprocess.Process, asyncio.Event, asyncio.Event]:
-    """Store, offline LLM and RAG stand-ins in process (document-query waits for ``release``
-    and sets the first event when asked), and the agent as a subprocess on ``data``, to kill."""
+    tmp_path: Path,
+) -> AsyncIterator[Killable]:
+    """Store, offline LLM and RAG stand-ins in process (document-query waits for ``release``),
+    and the agent as a subprocess on ``tmp_path / "agent"``, to kill."""
     base = settings.model_dump()
     docs_pending, release = asyncio.Event(), asyncio.Event()
     await processors.start(store.proc, store.StoreSettings(**base))
@@ -159,11 +166,15 @@ async def killable_agent(
     child = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "trustgraph_flow.agent.processor",
         "--pulsar-url", pulsar_url, "--topic-prefix", prefix,
-        "--ready-file", str(data.parent / "agent.ready"),
-        "--data-dir", str(data), "--log-level", "WARNING",
+        "--ready-file", str(tmp_path / "agent.ready"),
+        "--data-dir", str(tmp_path / "agent"), "--log-level", "WARNING",
         stdin=asyncio.subprocess.DEVNULL,
     )  # fmt: skip
-    return child, docs_pending, release
+    yield Killable(child, docs_pending, release)
+    release.set()
+    if child.returncode is None:
+        child.kill()
+    await child.wait()
 
 
 async def kill_at_document_query(
@@ -180,19 +191,13 @@ async def kill_at_document_query(
 
 
 async def test_killed_agent_leaves_the_trace_of_how_far_it_got(
-    processors: RunningProcessors,
-    settings: ProcessorSettings,
-    pulsar_url: str,
-    prefix: str,
     bus: Bus,
     topics: Topics,
-    tmp_path: Path,
     watcher: TraceWatcher,
     client: RequestClient[AgentRequest, AgentResponse],
+    killable: Killable,
 ) -> None:
-    child, docs_pending, release = await killable_agent(
-        processors, settings, pulsar_url=pulsar_url, prefix=prefix, data=tmp_path / "agent"
-    )
+    child, docs_pending, release = killable
     req = AgentRequest(
         question=QUESTION, user="bob", collection="atlas", session_id="k1", started_at=STARTED
     )
@@ -218,18 +223,15 @@ async def test_killed_agent_leaves_the_trace_of_how_far_it_got(
 async def test_a_run_its_agent_died_in_ends_interrupted_and_its_abandoned_request_is_not_rerun(
     processors: RunningProcessors,
     settings: ProcessorSettings,
-    pulsar_url: str,
-    prefix: str,
     bus: Bus,
     topics: Topics,
     tmp_path: Path,
     watcher: TraceWatcher,
     client: RequestClient[AgentRequest, AgentResponse],
+    killable: Killable,
 ) -> None:
     base = settings.model_dump()
-    child, docs_pending, release = await killable_agent(
-        processors, settings, pulsar_url=pulsar_url, prefix=prefix, data=tmp_path / "agent"
-    )
+    child, docs_pending, release = killable
     req = AgentRequest(question=QUESTION, user="bob", collection="atlas", session_id="k2")
     asking = asyncio.create_task(client.request(req, timeout=5))
     await kill_at_document_query(child, docs_pending)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 from pulsar.asyncio import Consumer
@@ -79,6 +80,14 @@ def fact(subject: str, ident: str, predicate: str = "urn:p", user: str = "alice"
     return msg([Triple(s=iri(subject), p=iri(predicate), o=LiteralTerm(v="1"))], ident, user=user)
 
 
+async def explained(
+    client: RequestClient[ExplainRequest, ExplainResponse], operation: str, **fields: Any
+) -> ExplainResponse:
+    """The explain service's answer to ``operation`` (for alice unless ``user`` is given)."""
+    req = ExplainRequest(operation=operation, **{"user": "alice", **fields})
+    return await client.request(req, timeout=10)
+
+
 async def publish(bus: Bus, topics: Topics, *messages: object) -> None:
     for m in messages:
         await bus.publish(topics.topic(TRIPLES_STORE), m)  # type: ignore[arg-type]
@@ -94,9 +103,7 @@ async def test_isolation_between_users_and_collections(clients, bus: Bus, topics
     )  # fmt: skip
 
     async def listed(user: str, collection: str) -> list[str]:
-        resp = await explain_c.request(
-            ExplainRequest(operation="list-traces", user=user, collection=collection), timeout=10
-        )
+        resp = await explained(explain_c, "list-traces", user=user, collection=collection)
         return [t.id.rsplit(":", 1)[1] for t in resp.traces]
 
     assert await eventually(lambda: listed("bob", "default"), lambda v: v == ["bob1"])
@@ -119,14 +126,10 @@ async def test_isolation_between_users_and_collections(clients, bus: Bus, topics
     assert [t.o for t in found] == [LiteralTerm(v="what does the fox do? (alice1)")]
 
     with pytest.raises(ServiceError) as err:
-        await explain_c.request(
-            ExplainRequest(operation="get-trace", id="bob1", user="alice"), timeout=10
-        )
+        await explained(explain_c, "get-trace", id="bob1")
     assert err.value.type == "not-found"
 
-    await explain_c.request(
-        ExplainRequest(operation="delete-collection", user="alice", collection="other"), timeout=10
-    )
+    await explained(explain_c, "delete-collection", collection="other")
     assert await listed("alice", "other") == []
     assert await listed("alice", "default") == ["alice1"]
 
@@ -162,9 +165,7 @@ async def test_queries_and_explain_over_the_bus(clients, bus: Bus, topics: Topic
     )
 
     async def listing() -> list[str]:
-        resp = await explain_c.request(
-            ExplainRequest(operation="list-traces", user="alice"), timeout=10
-        )
+        resp = await explained(explain_c, "list-traces")
         return [t.id for t in resp.traces]
 
     ids = await eventually(listing, lambda v: len(v) == 3)
@@ -173,20 +174,11 @@ async def test_queries_and_explain_over_the_bus(clients, bus: Bus, topics: Topic
         uris.docrag_question_uri("d1"),
         uris.graph_rag_question_uri("g1"),
     ]
-    trace = (
-        await explain_c.request(
-            ExplainRequest(operation="get-trace", id=ids[0], include_provenance=True, user="alice"),
-            timeout=10,
-        )
-    ).trace
+    trace = (await explained(explain_c, "get-trace", id=ids[0], include_provenance=True)).trace
     assert (
         trace is not None and trace.steps[0].subtraces[0].edges[0].sources[0].title == "Sample PDF"
     )
-    hierarchy = (
-        await explain_c.request(
-            ExplainRequest(operation="document-hierarchy", id=DOC, user="alice"), timeout=10
-        )
-    ).document
+    hierarchy = (await explained(explain_c, "document-hierarchy", id=DOC)).document
     assert hierarchy is not None and [p.number for p in hierarchy.pages] == [1, 2]
 
     edge_query = TriplesQueryRequest(o=quoted(*EDGE_FOX), g="urn:graph:retrieval", user="alice")
@@ -211,14 +203,10 @@ async def test_queries_and_explain_over_the_bus(clients, bus: Bus, topics: Topic
             await sparql_c.request(SparqlQueryRequest(query=bad, user="alice"), timeout=10)
         assert err.value.type == kind
     with pytest.raises(ServiceError) as err:
-        await explain_c.request(
-            ExplainRequest(operation="get-trace", id="not a trace id", user="alice"), timeout=10
-        )
+        await explained(explain_c, "get-trace", id="not a trace id")
     assert err.value.type == "bad-request"
 
-    await explain_c.request(
-        ExplainRequest(operation="delete-trace", id="a1", user="alice"), timeout=10
-    )
+    await explained(explain_c, "delete-trace", id="a1")
     assert await listing() == ids[1:]
     gone = TriplesQueryRequest(s=iri(uris.graph_rag_question_uri("g-sub")), g="*", user="alice")
     assert (await triples_c.request(gone, timeout=10)).triples == []
