@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import shlex
 import subprocess
 import sys
-from importlib import import_module
 from pathlib import Path
 
 import click
@@ -26,22 +24,6 @@ COMMANDS = {
     "tg-show-document-hierarchy": "trustgraph_cli.show_document_hierarchy",
 }
 NOWHERE = "http://127.0.0.1:9/"  # nothing listens: a command that tried to upload would say so
-
-
-@pytest.mark.parametrize("name", sorted(COMMANDS))
-def test_help_shows_examples_that_parse(name: str) -> None:
-    command = import_module(COMMANDS[name]).main
-    result = CliRunner().invoke(command, ["--help"])
-    assert result.exit_code == 0
-    assert "Example" in result.stdout and "--api-url" in result.stdout
-    examples = [
-        line.strip() for line in command.epilog.splitlines() if line.strip().startswith(name)
-    ]
-    assert examples
-    for example in examples:
-        args = shlex.split(example)[1:]
-        with command.make_context(name, args, resilient_parsing=False) as ctx:
-            assert ctx.params  # every option of the example is accepted
 
 
 # The pydantic-free modules of trustgraph_base that every command needs at start-up.
