@@ -10,8 +10,8 @@ import aiohttp
 import pytest
 
 from tests.conftest import RunningProcessors
-from tests.integration.test_messaging import echo_processor
 from tests.support.launcher import start_module
+from tests.support.standin import echo_processor
 from trustgraph_base.messaging import free_port
 from trustgraph_base.settings import ProcessorSettings
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.test_launcher_start_stop import publish, query
+from tests.support.launcher import publish, query
 from tests.support.poll import eventually
 from tests.support.stack import run_cli
 from trustgraph_base.messaging import EmbeddedBroker, free_port

@@ -12,8 +12,7 @@ from typing import Any
 
 import aiohttp
 
-from tests.integration.test_launcher_start_stop import publish, query
-from tests.support.launcher import Launcher
+from tests.support.launcher import Launcher, publish, query
 from tests.support.poll import eventually
 from trustgraph_base.messaging import free_port
 

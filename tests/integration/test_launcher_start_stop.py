@@ -10,29 +10,10 @@ from pathlib import Path
 
 import aiohttp
 
+from tests.support.launcher import P, S, publish, query
 from tests.support.poll import eventually
 from tests.support.stack import run_cli
-from trustgraph_base.messaging import TRIPLES_STORE, Bus, Topics, free_port
-from trustgraph_base.rdf.terms import Triple, iri, lit
-from trustgraph_base.schema import Metadata, Triples
-
-S, P = "urn:test:launcher", "urn:test:says"
-
-
-async def publish(data: Path) -> None:
-    port = (data / "broker" / "port").read_text()
-    bus = Bus(f"pulsar://127.0.0.1:{port}")
-    try:
-        triple = Triple(s=iri(S), p=iri(P), o=lit("hello"))
-        await bus.publish(
-            Topics("tg").topic(TRIPLES_STORE), Triples(metadata=Metadata(id="l1"), triples=[triple])
-        )
-    finally:
-        await bus.close()
-
-
-async def query(url: str) -> tuple[int, str, str]:
-    return await run_cli("tg-query-triples", "-u", url, "-s", S)
+from trustgraph_base.messaging import free_port
 
 
 async def test_start_stop_restart_keeps_data(start, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

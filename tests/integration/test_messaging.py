@@ -3,35 +3,19 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import RunningProcessors
-from trustgraph_base.errors import ErrorType, RequestTimeout, ServiceError, WireError
+from tests.support.standin import echo_processor
+from trustgraph_base.errors import RequestTimeout, ServiceError, WireError
 from trustgraph_base.messaging import Bus, Context, Processor, RequestClient, Topic, Topics
 from trustgraph_base.messaging.bus import broker_auth
 from trustgraph_base.messaging.services import TEXT_COMPLETION
 from trustgraph_base.schema import Metadata, TextCompletionRequest, TextCompletionResponse, Triples
 from trustgraph_base.settings import ProcessorSettings
 from trustgraph_base.wire import decode_pack, encode
-
-
-def echo_processor() -> Processor[ProcessorSettings]:
-    proc: Processor[ProcessorSettings] = Processor("echo")
-
-    @proc.service(TEXT_COMPLETION)
-    async def complete(
-        req: TextCompletionRequest, ctx: Context[ProcessorSettings]
-    ) -> AsyncIterator[TextCompletionResponse]:
-        if req.prompt == "fail":
-            raise ServiceError(ErrorType.LLM_ERROR, "the model refused")
-        words = req.prompt.split()
-        for i, word in enumerate(words):
-            yield TextCompletionResponse(response=word, end_of_stream=i == len(words) - 1)
-
-    return proc
 
 
 async def test_streamed_reply(

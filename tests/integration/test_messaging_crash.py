@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from tests.conftest import RunningProcessors
-from tests.integration.test_messaging import echo_processor
+from tests.support.standin import echo_processor
 from trustgraph_base.messaging import Bus, EmbeddedBroker, RequestClient, Topics
 from trustgraph_base.messaging.services import TEXT_COMPLETION
 from trustgraph_base.schema import Metadata, TextCompletionRequest, Triples

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import RunningProcessors
-from tests.integration.test_messaging import echo_processor
+from tests.support.standin import echo_processor
 from trustgraph_base.messaging import Bus, RequestClient, Topics
 from trustgraph_base.messaging.broker import wait_for_port
 from trustgraph_base.messaging.services import TEXT_COMPLETION

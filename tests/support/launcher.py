@@ -1,5 +1,6 @@
-"""Real subprocesses for a test: ``tg-start`` read line by line, a processor module started
-and waited on through its ready file."""
+"""Real subprocesses for a test: ``tg-start`` read line by line (and ``publish``/``query`` of
+one triple through the stack it runs), a processor module started and waited on through its
+ready file."""
 
 from __future__ import annotations
 
@@ -8,7 +9,30 @@ import sys
 from pathlib import Path
 
 from tests.support.poll import eventually
-from tests.support.stack import command_line
+from tests.support.stack import command_line, run_cli
+from trustgraph_base.messaging import TRIPLES_STORE, Bus, Topics
+from trustgraph_base.rdf.terms import Triple, iri, lit
+from trustgraph_base.schema import Metadata, Triples
+
+S, P = "urn:test:launcher", "urn:test:says"
+
+
+async def publish(data: Path) -> None:
+    """A "hello" triple onto the triples-store topic of the broker a tg-start on ``data`` runs."""
+    port = (data / "broker" / "port").read_text()
+    bus = Bus(f"pulsar://127.0.0.1:{port}")
+    try:
+        triple = Triple(s=iri(S), p=iri(P), o=lit("hello"))
+        await bus.publish(
+            Topics("tg").topic(TRIPLES_STORE), Triples(metadata=Metadata(id="l1"), triples=[triple])
+        )
+    finally:
+        await bus.close()
+
+
+async def query(url: str) -> tuple[int, str, str]:
+    """tg-query-triples for the subject ``publish`` wrote, against the gateway at ``url``."""
+    return await run_cli("tg-query-triples", "-u", url, "-s", S)
 
 
 class Launcher:

@@ -1,8 +1,13 @@
-"""Stand-in services for a test: a processor module look-alike around one ``Processor``."""
+"""Stand-in services for a test: a processor module look-alike around one ``Processor``, and
+an echoing text-completion service."""
 
 from __future__ import annotations
 
-from trustgraph_base.messaging import Processor
+from collections.abc import AsyncIterator
+
+from trustgraph_base.errors import ErrorType, ServiceError
+from trustgraph_base.messaging import TEXT_COMPLETION, Context, Processor
+from trustgraph_base.schema import TextCompletionRequest, TextCompletionResponse
 from trustgraph_base.settings import ProcessorSettings
 
 
@@ -11,3 +16,20 @@ class StandIn:
 
     def __init__(self, proc: Processor[ProcessorSettings]) -> None:
         self.proc = proc
+
+
+def echo_processor() -> Processor[ProcessorSettings]:
+    """Text completion that streams the prompt back a word at a time; the prompt ``fail`` fails."""
+    proc: Processor[ProcessorSettings] = Processor("echo")
+
+    @proc.service(TEXT_COMPLETION)
+    async def complete(
+        req: TextCompletionRequest, ctx: Context[ProcessorSettings]
+    ) -> AsyncIterator[TextCompletionResponse]:
+        if req.prompt == "fail":
+            raise ServiceError(ErrorType.LLM_ERROR, "the model refused")
+        words = req.prompt.split()
+        for i, word in enumerate(words):
+            yield TextCompletionResponse(response=word, end_of_stream=i == len(words) - 1)
+
+    return proc
