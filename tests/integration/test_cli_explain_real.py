@@ -11,11 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from tests.golden.golden import ENV, check, invoke, normalise
-from tests.support.poll import eventually
-from tests.support.processors import EVERY, SAMPLES
+from tests.support.processors import EVERY
 from tests.support.stack import Stack
-from trustgraph_cli.client import GatewayClient
-from trustgraph_cli.options import Gateway
+from tests.support.traces import answered_as, load
 
 STARTED = "2026-02-03T04:05:0{}.000Z"  # one second apart: the list order is fixed
 ASKS: list[tuple[str, str, dict[str, Any], str]] = [
@@ -40,42 +38,15 @@ ASKS: list[tuple[str, str, dict[str, Any], str]] = [
 ]
 
 
-async def ask(url: str, service: str, request: dict[str, Any]) -> dict[str, Any]:
-    gw = Gateway(url=url, token=None, user="trustgraph", collection="default", debug=False)
-    async with GatewayClient(gw, timeout=60) as client:
-        body = {**request}
-        return await client.request(service, body)
-
-
-async def settled(url: str, trace: str) -> dict[str, Any]:
-    """The trace's JSON once the store has all of it (the last stages land just after the answer)."""
-
-    def done(r: Any) -> bool:
-        if r.code != 0:
-            return False
-        view = json.loads(r.stdout)
-        subs = [s for step in view["steps"] for s in step["subtraces"]]
-        return all(v["status"] == "complete" for v in [view, *subs])
-
-    result = await eventually(
-        lambda: invoke(url, "tg-show-explain-trace", trace, "--format", "json"), done
-    )
-    assert done(result), result
-    view: dict[str, Any] = json.loads(result.stdout)
-    return view
-
-
 async def test_real_traces_render_as_golden(pulsar_url: str, prefix: str, tmp_path: Path) -> None:
     async with Stack(pulsar_url, prefix, EVERY, data_dir=tmp_path) as stack:
         for sample in ("world-facts.pdf", "capitals.txt", "writers.md"):
-            loaded = await invoke(stack.url, "tg-load-document", str(SAMPLES / sample))
-            assert loaded.code == 0, loaded.stderr
-        times = []
+            await load(stack.url, sample)
         for n, (service, session, request, trace) in enumerate(ASKS):
             started = STARTED.format(n)
-            times.append(started)
-            await ask(stack.url, service, {**request, "session_id": session, "started_at": started})
-            view = await settled(stack.url, trace)
+            view = await answered_as(
+                stack.url, service, request, session=session, trace=trace, started=started
+            )
             assert (view["id"], view["time"]) == (trace, started)
             stem = f"real_{service.replace('-', '_')}"
             text = await stack.cli("tg-show-explain-trace", trace, "--show-provenance", env=ENV)

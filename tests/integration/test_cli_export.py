@@ -15,9 +15,9 @@ import rdflib
 from prov import read as prov_read
 
 from tests.golden.golden import invoke
-from tests.integration.test_cli_lineage import AGENT, loaded_and_answered
 from tests.support.processors import EVERY
 from tests.support.stack import Stack
+from tests.support.traces import AGENT, loaded_and_answered
 from trustgraph_flow.store.export import reified
 
 PROV_NS = "http://www.w3.org/ns/prov#"

@@ -8,45 +8,23 @@ from pathlib import Path
 from typing import Any
 
 from tests.golden.golden import invoke
-from tests.integration.test_cli_explain_real import ask, settled
 from tests.support.poll import eventually
-from tests.support.processors import EVERY, SAMPLES
+from tests.support.processors import EVERY
 from tests.support.stack import CliResult, Stack
+from tests.support.traces import (
+    AGENT,
+    DOC_RAG,
+    GRAPH_RAG,
+    ask,
+    load,
+    loaded_and_answered,
+    settled,
+)
 
 PARIS = (
     "<urn:trustgraph:entity:paris> <urn:trustgraph:rel:is_the_capital_of> "
     "<urn:trustgraph:entity:france>"
 )
-GRAPH_RAG = "urn:trustgraph:question:lin-graph"
-DOC_RAG = "urn:trustgraph:docrag:lin-doc"
-AGENT = "urn:trustgraph:agent:lin-agent"
-
-
-async def load(url: str, sample: str, *args: str) -> str:
-    done = await invoke(url, "tg-load-document", str(SAMPLES / sample), *args)
-    assert done.code == 0, done.stderr
-    return done.stdout.strip().splitlines()[-1]
-
-
-async def answered(url: str) -> None:
-    """A GraphRAG, a DocumentRAG and an agent answer, one second apart, fully stored."""
-    asks: list[tuple[str, str, dict[str, Any], str]] = [
-        ("graph-rag", "lin-graph", {"query": "What is the capital of France?"}, GRAPH_RAG),
-        ("document-rag", "lin-doc", {"query": "Where was Victor Hugo born?"}, DOC_RAG),
-        ("agent", "lin-agent", {"question": "Which river flows through Cairo?"}, AGENT),
-    ]
-    for n, (service, session, request, trace) in enumerate(asks):
-        started = f"2026-03-01T00:00:0{n}.000Z"
-        await ask(url, service, {**request, "session_id": session, "started_at": started})
-        await settled(url, trace)
-
-
-async def loaded_and_answered(url: str) -> tuple[str, str]:
-    """world-facts.pdf and capitals.txt loaded, then ``answered``: the two document ids."""
-    facts = await load(url, "world-facts.pdf")
-    capitals = await load(url, "capitals.txt")
-    await answered(url)
-    return facts, capitals
 
 
 def as_json(result: CliResult) -> Any:
