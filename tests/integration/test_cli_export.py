@@ -16,11 +16,13 @@ from prov import read as prov_read
 
 from tests.golden.golden import invoke
 from tests.support.processors import EVERY
-from tests.support.stack import Stack
+from tests.support.stack import Stack, stack_fixture
 from tests.support.traces import AGENT, loaded_and_answered
 from trustgraph_flow.store.export import reified
 
 PROV_NS = "http://www.w3.org/ns/prov#"
+
+stack = stack_fixture(EVERY)
 
 
 def as_quads(text: str, fmt: ox.RdfFormat) -> set[ox.Quad]:
@@ -56,67 +58,64 @@ def prov_relations(doc: object) -> Counter[str]:
 
 
 async def test_every_export_format_reads_back_the_same_statements(
-    pulsar_url: str, prefix: str, tmp_path: Path
+    stack: Stack, tmp_path: Path
 ) -> None:
-    async with Stack(pulsar_url, prefix, EVERY, data_dir=tmp_path) as stack:
-        url = stack.url
-        facts, _ = await loaded_and_answered(url)
-        out = {}
-        for fmt in ("trig", "turtle", "jsonld", "provn", "provjson"):
-            path = tmp_path / f"agent.{fmt}"
-            done = await stack.cli(
-                "tg-export-explain-trace", AGENT, "--format", fmt, "-o", str(path)
-            )
-            assert done.code == 0, done.stderr
-            out[fmt] = path.read_text()
+    url = stack.url
+    facts, _ = await loaded_and_answered(url)
+    out = {}
+    for fmt in ("trig", "turtle", "jsonld", "provn", "provjson"):
+        path = tmp_path / f"agent.{fmt}"
+        done = await stack.cli("tg-export-explain-trace", AGENT, "--format", fmt, "-o", str(path))
+        assert done.code == 0, done.stderr
+        out[fmt] = path.read_text()
 
-        trig = as_quads(out["trig"], ox.RdfFormat.TRIG)
-        graphs = {q.graph_name for q in trig}
-        assert {
-            ox.NamedNode("urn:graph:retrieval"),
-            ox.NamedNode("urn:graph:source"),
-            ox.DefaultGraph(),
-        } == graphs
-        subjects = {q.subject.value for q in trig if isinstance(q.subject, ox.NamedNode)}
-        assert {
-            AGENT,
-            f"{AGENT}/final",
-            facts,
-            f"{facts}/p2",
-        } <= subjects  # the trace and its source chain
-        assert any(s.startswith("urn:trustgraph:question:") for s in subjects)  # its sub-trace
-        stdout = await invoke(url, "tg-export-explain-trace", AGENT)
-        assert as_quads(stdout.stdout, ox.RdfFormat.TRIG) == trig
+    trig = as_quads(out["trig"], ox.RdfFormat.TRIG)
+    graphs = {q.graph_name for q in trig}
+    assert {
+        ox.NamedNode("urn:graph:retrieval"),
+        ox.NamedNode("urn:graph:source"),
+        ox.DefaultGraph(),
+    } == graphs
+    subjects = {q.subject.value for q in trig if isinstance(q.subject, ox.NamedNode)}
+    assert {
+        AGENT,
+        f"{AGENT}/final",
+        facts,
+        f"{facts}/p2",
+    } <= subjects  # the trace and its source chain
+    assert any(s.startswith("urn:trustgraph:question:") for s in subjects)  # its sub-trace
+    stdout = await invoke(url, "tg-export-explain-trace", AGENT)
+    assert as_quads(stdout.stdout, ox.RdfFormat.TRIG) == trig
 
-        turtle = {
-            ox.Triple(t.subject, t.predicate, t.object)
-            for t in as_quads(out["turtle"], ox.RdfFormat.TURTLE)
-        }
-        assert turtle == {ox.Triple(q.subject, q.predicate, q.object) for q in trig}
+    turtle = {
+        ox.Triple(t.subject, t.predicate, t.object)
+        for t in as_quads(out["turtle"], ox.RdfFormat.TURTLE)
+    }
+    assert turtle == {ox.Triple(q.subject, q.predicate, q.object) for q in trig}
 
-        assert canonical(rdflib_quads(out["jsonld"])) == canonical(
-            set(reified(trig))
-        )  # edges as rdf:Statement nodes
+    assert canonical(rdflib_quads(out["jsonld"])) == canonical(
+        set(reified(trig))
+    )  # edges as rdf:Statement nodes
 
-        doc = prov_read(io.StringIO(out["provjson"]), format="json")
-        relations = prov_relations(doc)
-        derived = sum(1 for q in reified(trig) if q.predicate.value == PROV_NS + "wasDerivedFrom")
-        assert relations["ProvDerivation"] == derived
-        generated = sum(1 for q in reified(trig) if q.predicate.value == PROV_NS + "wasGeneratedBy")
-        assert relations["ProvGeneration"] == generated
-        # PROV-N has no Python reader: its records are counted against the PROV-JSON ones.
-        for relation, name in (
-            ("wasDerivedFrom(", "ProvDerivation"),
-            ("wasGeneratedBy(", "ProvGeneration"),
-            ("entity(", "ProvEntity"),
-            ("activity(", "ProvActivity"),
-            ("agent(", "ProvAgent"),
-        ):
-            assert out["provn"].count(f"    {relation}") == relations[name] > 0, relation
-        assert json.loads(out["provjson"])["bundle"]
+    doc = prov_read(io.StringIO(out["provjson"]), format="json")
+    relations = prov_relations(doc)
+    derived = sum(1 for q in reified(trig) if q.predicate.value == PROV_NS + "wasDerivedFrom")
+    assert relations["ProvDerivation"] == derived
+    generated = sum(1 for q in reified(trig) if q.predicate.value == PROV_NS + "wasGeneratedBy")
+    assert relations["ProvGeneration"] == generated
+    # PROV-N has no Python reader: its records are counted against the PROV-JSON ones.
+    for relation, name in (
+        ("wasDerivedFrom(", "ProvDerivation"),
+        ("wasGeneratedBy(", "ProvGeneration"),
+        ("entity(", "ProvEntity"),
+        ("activity(", "ProvActivity"),
+        ("agent(", "ProvAgent"),
+    ):
+        assert out["provn"].count(f"    {relation}") == relations[name] > 0, relation
+    assert json.loads(out["provjson"])["bundle"]
 
-        for bad, message in [("nope", "no trace 'nope'"), ("x> } DROP", "no trace 'x> } DROP'")]:
-            refused = await stack.cli("tg-export-explain-trace", bad)
-            assert refused.code == 1 and message in refused.stderr
-        usage = await stack.cli("tg-export-explain-trace", AGENT, "--format", "xml")
-        assert usage.code == 2
+    for bad, message in [("nope", "no trace 'nope'"), ("x> } DROP", "no trace 'x> } DROP'")]:
+        refused = await stack.cli("tg-export-explain-trace", bad)
+        assert refused.code == 1 and message in refused.stderr
+    usage = await stack.cli("tg-export-explain-trace", AGENT, "--format", "xml")
+    assert usage.code == 2
