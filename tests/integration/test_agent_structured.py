@@ -4,21 +4,19 @@ triples-store topic."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
 from tests.conftest import RunningProcessors
+from tests.support.agent import TG, TraceWatcher
+from tests.support.clients import client_fixture
 from tests.support.openai_stub import OpenAIStub
-from trustgraph_base.messaging import AGENT, TRIPLES_STORE, Bus, RequestClient, Topics
+from trustgraph_base.messaging import AGENT, RequestClient
 from trustgraph_base.rdf.terms import IriTerm
-from trustgraph_base.schema import AgentRequest, AgentResponse, Triples
+from trustgraph_base.schema import AgentRequest, AgentResponse
 from trustgraph_base.settings import ProcessorSettings
-from trustgraph_base.wire import decode
 from trustgraph_flow.agent import processor as agent
 from trustgraph_flow.llm import processor as llm
-
-TG = "https://trustgraph.ai/ns/"
 
 
 def branches(fmt: dict[str, Any]) -> list[str]:
@@ -31,12 +29,17 @@ def step(thought: str, action: str, **rest: Any) -> str:
     return json.dumps({"thought": thought, "next": {"action": action, **rest}})
 
 
+client = client_fixture(AGENT, "agent-tester")
+Client = RequestClient[AgentRequest, AgentResponse]
+
+
 async def run_session(
-    bus: Bus,
-    topics: Topics,
     processors: RunningProcessors,
     settings: ProcessorSettings,
     stub: OpenAIStub,
+    *,
+    watcher: TraceWatcher,
+    client: Client,
     session: str,
     max_iterations: int | None = None,
 ) -> tuple[AgentResponse, dict[str, dict[str, str]]]:
@@ -47,23 +50,15 @@ async def run_session(
         llm.proc, llm.Settings(**base, llm_base_url=stub.base_url, llm_retries=0)
     )
     await processors.start(agent.proc, agent.Settings(**base))
-    watch = await bus.subscribe(topics.topic(TRIPLES_STORE), "test-watch")
-    client = RequestClient(bus, topics, AGENT, "agent-tester")
-    try:
-        req = AgentRequest(
-            question="Capital of France?",
-            group=["text-completion"],
-            session_id=session,
-            max_iterations=max_iterations,
-        )
-        answer = await client.request(req, timeout=30)
-    finally:
-        await client.close()
+    req = AgentRequest(
+        question="Capital of France?",
+        group=["text-completion"],
+        session_id=session,
+        max_iterations=max_iterations,
+    )
+    answer = await client.request(req, timeout=30)
     trace: dict[str, dict[str, str]] = {}
-    while f"urn:trustgraph:agent:{session}/final" not in trace:
-        msg = await asyncio.wait_for(watch.receive(), 15)
-        batch = decode(Triples, msg.data())
-        await watch.acknowledge(msg)
+    for batch in await watcher.until(f"urn:trustgraph:agent:{session}/final"):
         for t in batch.triples:
             value = getattr(t.o, "v", None) or getattr(t.o, "i", "")
             assert isinstance(t.s, IriTerm)
@@ -72,10 +67,10 @@ async def run_session(
 
 
 async def test_json_steps_carry_the_tool_schema_and_a_bad_step_is_recorded(
-    bus: Bus,
-    topics: Topics,
     processors: RunningProcessors,
     settings: ProcessorSettings,
+    watcher: TraceWatcher,
+    client: Client,
 ) -> None:
     script = [
         step("Ask the model.", "text-completion", arguments={"question": "capital?"}),
@@ -84,7 +79,9 @@ async def test_json_steps_carry_the_tool_schema_and_a_bad_step_is_recorded(
         step("It said Paris.", "final-answer", answer="Paris"),
     ]
     async with OpenAIStub(script) as stub:
-        answer, trace = await run_session(bus, topics, processors, settings, stub, "js1")
+        answer, trace = await run_session(
+            processors, settings, stub, watcher=watcher, client=client, session="js1"
+        )
     assert (answer.content, answer.finish_reason, answer.model) == ("Paris", "answer", "stub-model")
     s = "urn:trustgraph:agent:js1"
     assert trace[f"{s}/i1"]["action"] == "text-completion"
@@ -109,16 +106,18 @@ async def test_json_steps_carry_the_tool_schema_and_a_bad_step_is_recorded(
 
 
 async def test_a_server_refusing_json_schema_gets_json_object_and_the_agent_still_answers(
-    bus: Bus,
-    topics: Topics,
     processors: RunningProcessors,
     settings: ProcessorSettings,
+    watcher: TraceWatcher,
+    client: Client,
 ) -> None:
     # As llama-cpp-python's server: json_object with a schema only, HTTP 500 for json_schema.
     async with OpenAIStub(
         [step("Known.", "final-answer", answer="Paris")], accepts={"json_object"}, refuse_status=500
     ) as stub:
-        answer, trace = await run_session(bus, topics, processors, settings, stub, "js2")
+        answer, trace = await run_session(
+            processors, settings, stub, watcher=watcher, client=client, session="js2"
+        )
     assert answer.content == "Paris"
     assert trace["urn:trustgraph:agent:js2/final"]["answer"] == "Paris"
     assert [f["type"] for f in stub.formats()] == ["json_schema", "json_object"]
@@ -126,14 +125,22 @@ async def test_a_server_refusing_json_schema_gets_json_object_and_the_agent_stil
 
 
 async def test_the_last_step_may_only_answer(
-    bus: Bus,
-    topics: Topics,
     processors: RunningProcessors,
     settings: ProcessorSettings,
+    watcher: TraceWatcher,
+    client: Client,
 ) -> None:
     again = step("Ask again.", "text-completion", arguments={"question": "capital?"})
     async with OpenAIStub([again, "Maybe Paris.", again]) as stub:
-        answer, trace = await run_session(bus, topics, processors, settings, stub, "js3", 2)
+        answer, trace = await run_session(
+            processors,
+            settings,
+            stub,
+            watcher=watcher,
+            client=client,
+            session="js3",
+            max_iterations=2,
+        )
     # The model called a tool on its last step anyway: the step is refused, the loop stops.
     assert (answer.content, answer.finish_reason) == (
         "Stopped after 2 iterations without a final answer.",
