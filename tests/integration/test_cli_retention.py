@@ -8,8 +8,7 @@ from pathlib import Path
 from tests.golden.golden import invoke
 from tests.support.poll import eventually
 from tests.support.stack import Stack
-from tests.support.store import agent, document, graph_rag, msg
-from tests.unit.test_store_retention import recent
+from tests.support.store import agent, document, graph_rag, msg, recent
 from trustgraph_base.messaging import TRIPLES_STORE
 from trustgraph_flow.store.processor import proc as store
 

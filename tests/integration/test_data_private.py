@@ -5,7 +5,7 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
-from tests.integration.test_store_crash import start_store
+from tests.support.launcher import start_store
 from tests.support.sparql_server import embedded_only
 from tests.support.store import msg
 from trustgraph_base.messaging import SPARQL, TRIPLES_STORE, Bus, RequestClient, Topics

@@ -12,13 +12,12 @@ import aiohttp
 import pytest
 
 from tests.support.poll import eventually
-from tests.support.stack import Stack
+from tests.support.stack import ADMIN, Stack, create_key
 from trustgraph_base.messaging import TRIPLES_STORE
 from trustgraph_base.rdf.terms import Triple, iri, lit
 from trustgraph_base.schema import Metadata, Triples
 from trustgraph_flow.store.processor import proc as store
 
-ADMIN = "admin-t0ken"
 P = "urn:test:secret"
 
 
@@ -34,13 +33,6 @@ async def stack(pulsar_url: str, prefix: str, tmp_path: Path) -> AsyncIterator[S
             lambda r: "urn:test:bob" in r.stdout,
         )
         yield running
-
-
-async def create_key(stack: Stack, user: str, *extra: str) -> str:
-    code, out, err = await stack.cli("tg-create-api-key", "--user-id", user, "--name", "t", *extra)
-    assert code == 0, err
-    assert "API key (shown once, capture now):" in err and "Key id: " in err
-    return out.strip()
 
 
 def frame(rid: str, service: str, request: dict[str, Any]) -> str:

@@ -19,9 +19,8 @@ from rdflib.plugins.stores.sparqlstore import SPARQLStore
 from SPARQLWrapper import CSV, JSON, N3, TSV, TURTLE, XML, SPARQLWrapper
 from SPARQLWrapper.SPARQLExceptions import QueryBadFormed, Unauthorized
 
-from tests.integration.test_gateway_keys import ADMIN, create_key
 from tests.support.poll import eventually
-from tests.support.stack import Stack
+from tests.support.stack import ADMIN, Stack, create_key
 from tests.support.store import EDGE_FOX, document, graph_rag, labels, msg
 from trustgraph_base.messaging import TRIPLES_STORE
 from trustgraph_base.rdf.terms import Triple

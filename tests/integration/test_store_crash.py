@@ -25,7 +25,7 @@ from pathlib import Path
 import pyoxigraph as ox
 import pytest
 
-from tests.support.launcher import start_module
+from tests.support.launcher import start_store
 from tests.support.store import msg
 from trustgraph_base.errors import RequestTimeout
 from trustgraph_base.messaging import (
@@ -61,17 +61,6 @@ async def broker(
         yield own.url, own
     finally:
         own.stop()
-
-
-async def start_store(
-    pulsar_url: str, prefix: str, data: Path, ready: Path
-) -> asyncio.subprocess.Process:
-    return await start_module(
-        "trustgraph_flow.store.processor",
-        "--pulsar-url", pulsar_url, "--topic-prefix", prefix, "--data-dir", str(data),
-        "--log-level", "WARNING",
-        ready=ready, timeout=30,
-    )  # fmt: skip
 
 
 async def messages_stored(client: RequestClient, limit: int) -> int:  # type: ignore[type-arg]

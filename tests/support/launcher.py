@@ -102,3 +102,15 @@ async def start_module(
         await proc.wait()
         raise
     return proc
+
+
+async def start_store(
+    pulsar_url: str, prefix: str, data: Path, ready: Path
+) -> asyncio.subprocess.Process:
+    """The store processor as a subprocess on ``data``, once ready."""
+    return await start_module(
+        "trustgraph_flow.store.processor",
+        "--pulsar-url", pulsar_url, "--topic-prefix", prefix, "--data-dir", str(data),
+        "--log-level", "WARNING",
+        ready=ready, timeout=30,
+    )  # fmt: skip

@@ -50,6 +50,7 @@ from trustgraph_flow.gateway.server import Gateway, GatewaySettings
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
 CLI_TIMEOUT = 60.0
+ADMIN = "admin-t0ken"  # the admin token of a Stack made with token=ADMIN
 
 
 class CliResult(NamedTuple):
@@ -213,6 +214,14 @@ class Stack:
     async def cli(self, name: str, *args: str, env: dict[str, str] | None = None) -> CliResult:
         """Run command ``name`` against this stack's gateway."""
         return await run_cli(name, *args, env={**self.env, **(env or {})})
+
+
+async def create_key(stack: Stack, user: str, *extra: str) -> str:
+    """A new API key for ``user`` made with tg-create-api-key (``stack`` runs with ``ADMIN``)."""
+    code, out, err = await stack.cli("tg-create-api-key", "--user-id", user, "--name", "t", *extra)
+    assert code == 0, err
+    assert "API key (shown once, capture now):" in err and "Key id: " in err
+    return out.strip()
 
 
 def stack_fixture(processors: Sequence[Processor[Any, Any]], **options: Any) -> Any:

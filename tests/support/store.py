@@ -22,6 +22,7 @@ from trustgraph_base.provenance import (
     graph_rag_focus_triples,
     graph_rag_question_triples,
     metrics_triples,
+    now_iso,
     page_triples,
     subgraph_triples,
     synthesis_triples,
@@ -127,6 +128,16 @@ def doc_rag(sid: str, second: int) -> list[Triple]:
     )
     out += synthesis_triples(uris.synthesis_uri(q), uris.exploration_uri(q), "Page one text.")
     return out
+
+
+def recent(sid: str) -> list[Triple]:
+    """A GraphRAG trace started now."""
+    return [
+        t.model_copy(update={"o": t.o.model_copy(update={"v": now_iso()})})
+        if "startedAtTime" in t.p.i
+        else t
+        for t in graph_rag(sid, 0)
+    ]
 
 
 def agent(sid: str, second: int, sub_sid: str) -> list[Triple]:

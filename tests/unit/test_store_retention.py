@@ -6,24 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.store import agent, document, graph_rag, handle_of, msg
+from tests.support.store import agent, document, graph_rag, handle_of, msg, recent
 from trustgraph_base.durations import parse_duration
-from trustgraph_base.provenance import now_iso, uris
+from trustgraph_base.provenance import uris
 from trustgraph_base.schema.explain import ExplainRequest, ExplainResponse
 from trustgraph_flow.store import retention
 from trustgraph_flow.store.processor import StoreSettings, explain_op
 from trustgraph_flow.store.stores import Stores
 from trustgraph_flow.store.writer import write_batch
-
-
-def recent(sid: str) -> list:  # type: ignore[type-arg]
-    """A GraphRAG trace started now."""
-    return [
-        t.model_copy(update={"o": t.o.model_copy(update={"v": now_iso()})})
-        if "startedAtTime" in t.p.i
-        else t
-        for t in graph_rag(sid, 0)
-    ]
 
 
 @pytest.fixture
