@@ -1,22 +1,26 @@
 """Agent benchmark: what explainability costs per ReAct iteration.
 
-    python -m bench.bench_agent [--quick] [--sessions N] [--iterations K]
+    python -m bench.bench_agent [--quick] [--pairs N] [--iterations K] [--without-store]
 
-Everything runs in this process on a fresh pulsar-lite broker: the real text-completion
-processor (offline engine), the real store (its own data directory), a stand-in GraphRAG
-that answers at once (so the figure is the agent's own overhead, not retrieval) and the
-agent with ``explainable`` on, then off. The agent is given K knowledge-query tools and the
-stand-in never helps, so the offline policy tries each once: every session is exactly K
-iterations (K+1 LLM calls) and, with explainability, K+2 trace messages. Sessions run one
-after another, streamed; each mode gets a fresh topic prefix and warm-up sessions first.
-Beside the wall time, the CPU time each mode used (this process, with the store's
-catching up included, plus the broker process) is printed per iteration: on a machine
-shared with other work the wall time swings with the load, the CPU time much less.
-With explainability on, the time until the store has committed the last conclusion is
-printed too (the agent does not wait for the store; the store runs in this event loop and
-competes for the same CPU, as it would on one machine). ``--without-store`` leaves the
-store out (the trace is published to the broker and read by no one) to separate the
-agent's own cost from the store's competition for the CPU.
+Two agents run side by side on one fresh pulsar-lite broker, each on its own topic
+prefix with its own text-completion processor (offline engine) and a stand-in GraphRAG
+that answers at once (so the figure is the agent's own overhead, not retrieval): one
+with ``explainable`` on, one with it off. Every processor is its own process, as
+``tg-start`` runs them; the store serves the explainable agent's prefix (the other
+publishes no trace). The agent is given K knowledge-query tools and the stand-in never
+helps, so the offline policy tries each once: every session is exactly K iterations (K+1
+LLM calls) and, with explainability, 2K+2 trace messages.
+
+Sessions are interleaved — on, off, then off, on, … — so drift in the machine's load
+hits both modes alike, and each adjacent on/off pair gives one difference per iteration;
+the median and the spread (quartiles) of those differences are the figure. After each
+explainable session the bench waits, untimed, until the store has committed its
+conclusion, so the store's catching up never lands in the next session's time. Beside
+the wall time: the CPU time each mode's processes (agent, text-completion, stand-in) and
+the broker used per iteration, and the store process's CPU per explainable iteration (the
+ingest cost of the trace, issue 18.1). The load average is printed before and after: on
+a shared machine the wall time swings with it. ``--without-store`` leaves the store out
+(the trace is published and read by no one).
 """
 
 from __future__ import annotations
@@ -24,21 +28,21 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import logging
 import os
 import statistics
+import sys
 import tempfile
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from bench.bench_store import start_processor, start_store
 from bench.summary import summary
 from trustgraph_base.messaging import (
     AGENT,
     GRAPH_RAG,
-    SPARQL,
+    TRIPLES_QUERY,
     Bus,
     Context,
     EmbeddedBroker,
@@ -46,23 +50,24 @@ from trustgraph_base.messaging import (
     RequestClient,
     Topics,
 )
+from trustgraph_base.rdf.terms import iri
 from trustgraph_base.schema import (
     AgentRequest,
     AgentResponse,
     GraphRagRequest,
     GraphRagResponse,
-    SparqlQueryRequest,
-    SparqlQueryResponse,
+    TriplesQueryRequest,
+    TriplesQueryResponse,
 )
 from trustgraph_base.settings import ProcessorSettings
-from trustgraph_flow.agent import processor as agent
-from trustgraph_flow.llm import processor as llm
-from trustgraph_flow.store import processor as store
 
 USER = "bench"
 UNHELPFUL = "No relevant information was found in the knowledge graph."
 
 standin: Processor[ProcessorSettings] = Processor("bench-graph-rag")
+# Whose CPU time is counted per session: this process, then a stack's processes in order.
+ROLES = ("client", "text-completion", "stand-in", "agent")
+STANDIN = "--standin"  # python -m bench.bench_agent FLAGS --standin: the stand-in alone
 
 
 @standin.service(GRAPH_RAG)
@@ -82,59 +87,78 @@ def tools_json(k: int) -> str:
     )
 
 
+def load() -> str:
+    """``uptime``'s load averages (1, 5 and 15 minutes)."""
+    return " ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def process_cpu(pid: int | None) -> float:
+    """CPU seconds used so far by process ``pid`` (all its threads); 0 off Linux."""
+    if pid is None:
+        return 0.0
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
 @dataclass
-class Run:
+class Mode:
+    """What one mode's timed sessions took: wall seconds per session, CPU summed."""
+
     explainable: bool
-    sessions: int
-    iterations: int
-    seconds: float
-    drain_seconds: float | None = None
-    cpu_seconds: float = 0.0  # this process and the broker, until the store has caught up
+    seconds: list[float] = field(default_factory=list)
+    cpu: dict[str, float] = field(default_factory=dict)  # by role (ROLES)
+    cpu_broker: float = 0.0
 
     @property
-    def cpu_ms_per_iteration(self) -> float:
-        return 1000 * self.cpu_seconds / (self.sessions * self.iterations)
+    def cpu_here(self) -> float:
+        """The client's, the agent's, text-completion's and the stand-in's CPU seconds."""
+        return sum(self.cpu.values())
 
     @property
-    def per_second(self) -> float:
-        return self.sessions / self.seconds
-
-    @property
-    def ms_per_iteration(self) -> float:
-        return 1000 * self.seconds / (self.sessions * self.iterations)
+    def name(self) -> str:
+        return "explainability on" if self.explainable else "explainability off"
 
 
 class Stack:
-    """Store, text-completion, stand-in GraphRAG and agent on one topic prefix."""
+    """Text-completion, stand-in GraphRAG and an agent on one topic prefix, each its own
+    process (the store, when there is one, is a process of its own on the same prefix)."""
 
-    def __init__(self, url: str, data: Path, explainable: bool, k: int, with_store: bool) -> None:
-        self.with_store = with_store
+    def __init__(self, url: str, data: Path, explainable: bool, k: int) -> None:
+        self.url = url
+        self.explainable = explainable
         self.prefix = f"b{uuid.uuid4().hex[:10]}"
-        self.base = ProcessorSettings(
-            pulsar_url=url, topic_prefix=self.prefix, data_dir=str(data), log_level="WARNING"
-        ).model_dump()
-        self.agent_settings = agent.Settings(
-            **self.base, explainable=explainable, tools=tools_json(k)
-        )
-        self.running: list[tuple[asyncio.Event, asyncio.Task[None]]] = []
+        self.data = data
+        self.k = k
+        self.procs: list[asyncio.subprocess.Process] = []
 
     async def start(self) -> None:
-        if self.with_store:
-            await self._start(store.proc, store.StoreSettings(**self.base))
-        await self._start(llm.proc, llm.Settings(**self.base))
-        await self._start(standin, ProcessorSettings(**self.base))
-        await self._start(agent.proc, self.agent_settings)
+        explainable = "--explainable" if self.explainable else "--no-explainable"
+        for module, what, flags in (
+            ("trustgraph_flow.llm.processor", "text-completion", ()),
+            ("bench.bench_agent", "the stand-in GraphRAG", (STANDIN,)),
+            ("trustgraph_flow.agent.processor", "the agent", (explainable, "--tools", tools_json(self.k))),
+        ):  # fmt: skip
+            data = self.data / module
+            data.mkdir(parents=True, exist_ok=True)
+            # ERROR: text-completion warns at every start that it runs offline; we know.
+            proc = await start_processor(
+                module, self.url, self.prefix, data, what, *flags, level="ERROR"
+            )
+            self.procs.append(proc)
 
-    async def _start(self, proc: Processor[Any, Any], settings: ProcessorSettings) -> None:
-        stop, ready = asyncio.Event(), asyncio.Event()
-        task = asyncio.create_task(proc.run(settings, stop, ready))
-        await asyncio.wait_for(ready.wait(), 30)
-        self.running.append((stop, task))
+    @property
+    def pids(self) -> list[int]:
+        return [proc.pid for proc in self.procs]
 
     async def stop(self) -> None:
-        for stop, _ in reversed(self.running):
-            stop.set()
-        await asyncio.gather(*(task for _, task in self.running))
+        for proc in reversed(self.procs):
+            if proc.returncode is None:
+                proc.terminate()
+        for proc in self.procs:
+            await proc.wait()
 
 
 async def session(client: RequestClient[AgentRequest, AgentResponse], sid: str) -> AgentResponse:
@@ -142,157 +166,169 @@ async def session(client: RequestClient[AgentRequest, AgentResponse], sid: str) 
         question="What is the capital of France?", user=USER, streaming=True, session_id=sid
     )
     events = [e async for e in client.stream(req, timeout=60)]
-    return events[-1]
+    last = events[-1]
+    assert last.content.startswith("No answer was found"), last.content
+    return last
 
 
-async def committed(bus: Bus, topics: Topics, final_uri: str, timeout: float = 120) -> None:
-    """Wait until the store answers that the conclusion ``final_uri`` is there."""
-    client: RequestClient[SparqlQueryRequest, SparqlQueryResponse] = RequestClient(
-        bus, topics, SPARQL, "bench-agent-sparql"
-    )
-    query = f"ASK {{ GRAPH ?g {{ <{final_uri}> ?p ?o }} }}"  # a URI we minted: no user text
+async def committed(
+    client: RequestClient[TriplesQueryRequest, TriplesQueryResponse],
+    final_uri: str,
+    timeout: float = 120,
+) -> None:
+    """Wait until the store has the conclusion ``final_uri`` (a triple pattern on the live
+    store: cheap for the store, unlike a SPARQL query's snapshot)."""
+    req = TriplesQueryRequest(user=USER, s=iri(final_uri), g="*", limit=1)
     deadline = time.monotonic() + timeout
-    try:
-        while time.monotonic() < deadline:
-            resp = await client.request(SparqlQueryRequest(query=query, user=USER), timeout=30)
-            if resp.ask_result:
-                return
-            await asyncio.sleep(0.01)
-        raise TimeoutError(f"the store did not commit {final_uri} within {timeout:g}s")
-    finally:
-        await client.close()
+    while time.monotonic() < deadline:
+        if (await client.request(req, timeout=30)).triples:
+            return
+        await asyncio.sleep(0.002)
+    raise TimeoutError(f"the store did not commit {final_uri} within {timeout:g}s")
 
 
-def cpu_seconds(broker_pid: int | None) -> float:
-    """CPU time used so far by this process (all its threads) and the broker process."""
-    used = time.process_time()
-    if broker_pid is not None:
-        try:
-            fields = Path(f"/proc/{broker_pid}/stat").read_text().rsplit(")", 1)[1].split()
-            used += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-        except (OSError, ValueError, IndexError):
-            pass  # not Linux: this process only
-    return used
+async def timed(
+    mode: Mode,
+    client: RequestClient[AgentRequest, AgentResponse],
+    sid: str,
+    pids: list[int],
+    broker_pid: int | None,
+) -> None:
+    """One session of ``mode``, its wall time and CPU added to the mode's."""
+    before = [time.process_time(), *(process_cpu(pid) for pid in pids)]
+    broker = process_cpu(broker_pid)
+    started = time.perf_counter()
+    await session(client, sid)
+    mode.seconds.append(time.perf_counter() - started)
+    after = [time.process_time(), *(process_cpu(pid) for pid in pids)]
+    for role, used in zip(ROLES, (b - a for a, b in zip(before, after, strict=True)), strict=True):
+        mode.cpu[role] = mode.cpu.get(role, 0.0) + used
+    mode.cpu_broker += process_cpu(broker_pid) - broker
 
 
-async def measure(
-    url: str,
-    work: Path,
-    *,
-    explainable: bool,
-    sessions: int,
-    k: int,
-    warmup: int,
-    with_store: bool,
-    broker_pid: int | None = None,
-) -> Run:
-    """One mode on a fresh prefix and store: warm up, then time ``sessions`` sessions."""
-    stack = Stack(url, work / uuid.uuid4().hex[:8], explainable, k, with_store)
-    await stack.start()
-    bus = Bus(url)
-    topics = Topics(stack.prefix)
-    client: RequestClient[AgentRequest, AgentResponse] = RequestClient(bus, topics, AGENT, "bench")
-    try:
-        for i in range(warmup):
-            await session(client, f"warm{i}")
-        cpu = cpu_seconds(broker_pid)
-        started = time.perf_counter()
-        for i in range(sessions):
-            last = await session(client, f"s{i}")
-        seconds = time.perf_counter() - started
-        assert last.content.startswith("No answer was found"), last.content
-        run = Run(explainable, sessions, k, seconds)
-        if explainable and with_store:
-            await committed(bus, topics, f"urn:trustgraph:agent:s{sessions - 1}/final")
-            run.drain_seconds = time.perf_counter() - started - seconds
-        run.cpu_seconds = cpu_seconds(broker_pid) - cpu
-        return run
-    finally:
-        await client.close()
-        await bus.close()
-        await stack.stop()
+def quartiles(values: list[float]) -> tuple[float, float, float]:
+    q1, q2, q3 = statistics.quantiles(values, n=4, method="inclusive")
+    return q1, q2, q3
 
 
-def report(runs: list[Run], k: int) -> None:
-    on = [r for r in runs if r.explainable]
-    off = [r for r in runs if not r.explainable]
+def report(off: Mode, on: Mode, k: int, store_cpu: float | None, loads: tuple[str, str]) -> None:
+    pairs = len(on.seconds)
+    diffs = [1000 * (a - b) / k for a, b in zip(on.seconds, off.seconds, strict=True)]
     print(
-        f"\n{k} iterations per session ({k + 1} LLM calls; with explainability {k + 2} trace messages)"
+        f"\n{pairs} on/off pairs of sessions, interleaved; {k} iterations per session "
+        f"({k + 1} LLM calls; with explainability {2 * k + 2} trace messages)"
     )
-    print(f"{'mode':<20}{'sessions/s':>12}{'ms/iteration':>15}{'ms/session':>13}{'CPU ms/it':>12}")
-    for name, group in (("explainability off", off), ("explainability on", on)):
-        per_s = statistics.median(r.per_second for r in group)
-        ms_it = statistics.median(r.ms_per_iteration for r in group)
-        cpu_it = statistics.median(r.cpu_ms_per_iteration for r in group)
-        print(f"{name:<20}{per_s:>12.1f}{ms_it:>15.2f}{ms_it * k:>13.2f}{cpu_it:>12.2f}")
-    ms_on = statistics.median(r.ms_per_iteration for r in on)
-    ms_off = statistics.median(r.ms_per_iteration for r in off)
-    cpu_on = statistics.median(r.cpu_ms_per_iteration for r in on)
-    cpu_off = statistics.median(r.cpu_ms_per_iteration for r in off)
+    print(f"{'mode':<20}{'ms/iteration (median)':>23}{'CPU ms/it procs':>17}{'+ broker':>10}")
+    for mode in (off, on):
+        ms = 1000 * statistics.median(mode.seconds) / k
+        here = 1000 * mode.cpu_here / (pairs * k)
+        broker = 1000 * mode.cpu_broker / (pairs * k)
+        print(f"{mode.name:<20}{ms:>23.2f}{here:>17.2f}{broker:>10.2f}")
     print(
-        f"overhead per iteration: {ms_on - ms_off:+.2f} ms; on/off time ratio {ms_on / ms_off:.2f}x"
+        "CPU ms/iteration by process, off → on: "
+        + ", ".join(
+            f"{role} {1000 * off.cpu.get(role, 0) / (pairs * k):.2f} → "
+            f"{1000 * on.cpu.get(role, 0) / (pairs * k):.2f}"
+            for role in ROLES
+        )
+    )
+    q1, median, q3 = quartiles(diffs)
+    ms_on = 1000 * statistics.median(on.seconds) / k
+    ms_off = 1000 * statistics.median(off.seconds) / k
+    cpu = 1000 * (on.cpu_here + on.cpu_broker - off.cpu_here - off.cpu_broker) / (pairs * k)
+    print(
+        f"overhead per iteration (on − off, per pair): median {median:+.2f} ms, "
+        f"quartiles {q1:+.2f} / {q3:+.2f} ms; on/off median time {ms_on / ms_off:.2f}x"
     )
     print(
-        f"CPU per iteration (this process + broker): {cpu_on - cpu_off:+.2f} ms "
-        f"({cpu_on:.2f} vs {cpu_off:.2f}); load average {os.getloadavg()[0]:.1f}"
+        f"CPU overhead per iteration (agent, text-completion, stand-in, client + broker): {cpu:+.2f} ms"
     )
+    if store_cpu is not None:
+        print(
+            f"store process CPU per explainable iteration: {1000 * store_cpu / (pairs * k):.2f} ms"
+        )
+    print(f"load average before: {loads[0]}; after: {loads[1]}")
     summary(
         "provenance overhead per agent iteration",
-        f"{ms_on - ms_off:+.2f} ms",
-        "small next to an LLM call",
-        f"{ms_on:.1f} vs {ms_off:.1f} ms/iteration on/off ({ms_on / ms_off:.2f}x), offline engine",
-    )
-    drains = [r.drain_seconds for r in on if r.drain_seconds is not None]
-    if not drains:
-        return
-    print(
-        f"store caught up {1000 * statistics.median(drains):.0f} ms after the last answer (median)"
+        f"{median:+.2f} ms",
+        "≤ 1 ms",
+        f"median of {pairs} interleaved on/off pairs (quartiles {q1:+.2f}/{q3:+.2f} ms), "
+        f"{ms_on:.1f} vs {ms_off:.1f} ms/iteration; CPU {cpu:+.2f} ms; load {loads[1]}",
     )
 
 
-async def main_async(sessions: int, k: int, rounds: int, *, warmup: int, with_store: bool) -> None:
+async def main_async(pairs: int, k: int, *, warmup: int, with_store: bool) -> None:
+    loads = [load()]
     with tempfile.TemporaryDirectory(prefix="bench-agent-") as tmp:
         work = Path(tmp)
         broker = EmbeddedBroker(work / "broker")
         broker.start()
+        broker_pid = broker.proc.pid if broker.proc else None
+        stacks = [
+            Stack(broker.url, work / "off", False, k),
+            Stack(broker.url, work / "on", True, k),
+        ]
+        store_proc = None
+        bus = Bus(broker.url)
         try:
-            runs: list[Run] = []
-            for r in range(rounds):  # alternate the modes so drift hits both alike
-                for explainable in (False, True) if r % 2 == 0 else (True, False):
-                    run = await measure(
-                        broker.url,
-                        work,
-                        explainable=explainable,
-                        sessions=sessions,
-                        k=k,
-                        warmup=warmup,
-                        with_store=with_store,
-                        broker_pid=broker.proc.pid if broker.proc else None,
-                    )
-                    runs.append(run)
-                    mode = "on " if explainable else "off"
-                    print(f"round {r + 1} explainability {mode}: {run.sessions} sessions in "
-                          f"{run.seconds:.2f} s, {run.ms_per_iteration:.2f} ms/iteration")  # fmt: skip
-            report(runs, k)
+            if with_store:
+                store_proc = await start_store(broker.url, stacks[1].prefix, work / "on" / "store")
+            for stack in stacks:
+                await stack.start()
+            clients: list[RequestClient[AgentRequest, AgentResponse]] = [
+                RequestClient(bus, Topics(s.prefix), AGENT, f"bench-{s.explainable}")
+                for s in stacks
+            ]
+            query: RequestClient[TriplesQueryRequest, TriplesQueryResponse] = RequestClient(
+                bus, Topics(stacks[1].prefix), TRIPLES_QUERY, "bench-agent-query"
+            )
+            modes = [Mode(False), Mode(True)]
+            for i in range(warmup):
+                for client in clients:
+                    await session(client, f"warm{i}")
+            if with_store:
+                await committed(query, f"urn:trustgraph:agent:warm{warmup - 1}/final")
+            store_cpu = process_cpu(store_proc.pid if store_proc else None)
+            for i in range(pairs):
+                order = (0, 1) if i % 2 == 0 else (1, 0)  # alternate which mode goes first
+                for m in order:
+                    await timed(modes[m], clients[m], f"s{i}", stacks[m].pids, broker_pid)
+                    if m == 1 and with_store:  # untimed: the store catches up
+                        await committed(query, f"urn:trustgraph:agent:s{i}/final")
+                if (i + 1) % max(1, pairs // 4) == 0:
+                    print(f"{i + 1} of {pairs} pairs; load average {load()}", flush=True)
+            used = process_cpu(store_proc.pid if store_proc else None) - store_cpu
+            loads.append(load())
+            report(modes[0], modes[1], k, used if with_store else None, (loads[0], loads[1]))
+            await query.close()
+            for client in clients:
+                await client.close()
         finally:
+            await bus.close()
+            for stack in reversed(stacks):
+                await stack.stop()
+            if store_proc is not None and store_proc.returncode is None:
+                store_proc.terminate()
+                await store_proc.wait()
             broker.stop()
 
 
 def main() -> None:
-    # The text-completion processor warns at every start that it runs offline: we know.
-    logging.getLogger(llm.__name__).setLevel(logging.ERROR)
+    if STANDIN in sys.argv:  # a child of this bench: the stand-in GraphRAG, alone
+        standin.main([arg for arg in sys.argv[1:] if arg != STANDIN])
+        return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer sessions (< 60 s)")
-    parser.add_argument("--sessions", type=int, help="sessions per run (default 300; quick 60)")
+    parser.add_argument("--quick", action="store_true", help="fewer pairs (< 60 s)")
+    parser.add_argument(
+        "--pairs", type=int, help="on/off pairs of sessions (default 1000; quick 200)"
+    )
     parser.add_argument("--iterations", type=int, default=3, help="iterations per session")
-    parser.add_argument("--rounds", type=int, help="on/off pairs (default 3; quick 2)")
     parser.add_argument("--without-store", action="store_true", help="no store: agent cost only")
     args = parser.parse_args()
-    sessions = args.sessions or (60 if args.quick else 300)
-    rounds = args.rounds or (2 if args.quick else 3)
-    asyncio.run(
-        main_async(sessions, args.iterations, rounds, warmup=5, with_store=not args.without_store)
-    )
+    pairs = args.pairs or (200 if args.quick else 1000)
+    if pairs < 2 or args.iterations < 1:
+        sys.exit("error: --pairs must be at least 2 and --iterations at least 1")
+    asyncio.run(main_async(pairs, args.iterations, warmup=5, with_store=not args.without_store))
 
 
 if __name__ == "__main__":

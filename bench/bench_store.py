@@ -74,14 +74,22 @@ def payload(i: int, per_message: int) -> bytes:
 
 
 async def start_store(url: str, prefix: str, data: Path) -> asyncio.subprocess.Process:
-    ready = data.parent / "ready"
+    return await start_processor("trustgraph_flow.store.processor", url, prefix, data, "the store")
+
+
+async def start_processor(
+    module: str, url: str, prefix: str, data: Path, what: str, *flags: str, level: str = "WARNING"
+) -> asyncio.subprocess.Process:
+    """``python -m module`` on topic prefix ``prefix`` (its data in ``data``), its own process
+    as ``tg-start`` runs it; returned once it is subscribed (its ready file, beside ``data``)."""
+    ready = data.parent / f"{module}.ready"
     ready.unlink(missing_ok=True)
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "trustgraph_flow.store.processor", "--pulsar-url", url,
-        "--topic-prefix", prefix, "--data-dir", str(data), "--ready-file", str(ready),
-        "--log-level", "WARNING", stdin=asyncio.subprocess.DEVNULL,
+        sys.executable, "-m", module, "--pulsar-url", url, "--topic-prefix", prefix,
+        "--data-dir", str(data), "--ready-file", str(ready), "--log-level", level, *flags,
+        stdin=asyncio.subprocess.DEVNULL,
     )  # fmt: skip
-    return await until_ready(proc, ready, "the store")
+    return await until_ready(proc, ready, what)
 
 
 READY_TIMEOUT = 60.0
