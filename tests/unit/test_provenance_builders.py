@@ -31,6 +31,8 @@ from trustgraph_base.provenance import (
     uris,
 )
 from trustgraph_base.rdf import Triple, iri, lit, term_key
+from trustgraph_base.schema import Metadata, Triples
+from trustgraph_base.wire import decode, encode
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 
@@ -340,3 +342,26 @@ def test_parse_helpers_invert_the_builders() -> None:
     assert uris.is_exploration_chunk_uri(exploration, uris.exploration_chunk_uri(exploration, 2))
     assert not uris.is_exploration_chunk_uri(exploration, uris.focus_edge_uri(question, 2))
     assert uris.is_session_id("a-b_c.d") and not uris.is_session_id("a b")
+
+
+def test_built_triples_are_the_models_the_wire_gives_back() -> None:
+    """The builders assemble triples from parts checked once; what they make is equal to,
+    and encodes like, the same triples validated from their JSON."""
+    session = uris.agent_session_uri("s2")
+    i1 = uris.agent_iteration_uri(session, 1)
+    built = [
+        *agent_session_triples(session, "Q?", "2026-01-01T00:00:00Z"),
+        *agent_iteration_triples(i1, session, "t", "kq", {"question": "é"}, "obs"),
+        *metrics_triples(i1, GRAPH_RETRIEVAL, model="m", in_token=3, latency_ms=7.25),
+        *agent_final_triples(uris.agent_final_uri(session), i1, "A"),
+    ]
+    batch = Triples(metadata=Metadata(id=session), triples=built)
+    again = decode(Triples, encode(batch))
+    assert again.triples == built
+    assert encode(again) == encode(batch)
+    assert [t.model_dump() for t in again.triples] == [t.model_dump() for t in built]
+
+
+def test_a_bad_parent_iri_is_still_refused() -> None:
+    with pytest.raises(ValueError, match="IRI"):
+        agent_iteration_triples("urn:x:a/i1", "not an iri", "t", "kq", {}, "obs")
