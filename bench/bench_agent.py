@@ -327,7 +327,7 @@ def main() -> None:
     args = parser.parse_args()
     pairs = args.pairs or (200 if args.quick else 1000)
     if pairs < 2 or args.iterations < 1:
-        sys.exit("error: --pairs must be at least 2 and --iterations at least 1")
+        parser.error("--pairs must be at least 2 and --iterations at least 1")
     asyncio.run(main_async(pairs, args.iterations, warmup=5, with_store=not args.without_store))
 
 
