@@ -27,7 +27,6 @@ import argparse
 import asyncio
 import os
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -38,29 +37,15 @@ from pathlib import Path
 
 import aiohttp
 
+from bench.capitals import CAPITALS
 from bench.summary import summary
+from trustgraph_base.messaging.broker import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "samples" / "capitals.txt"
 BIN = Path(sys.executable).parent
-CAPITALS = {
-    "France": "Paris",
-    "Germany": "Berlin",
-    "Spain": "Madrid",
-    "Italy": "Rome",
-    "Portugal": "Lisbon",
-    "Austria": "Vienna",
-    "Poland": "Warsaw",
-    "Greece": "Athens",
-}
 COUNTRIES = list(CAPITALS)
 TIMEOUT = 120.0
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def cpu_by_process(root: int) -> dict[str, float]:

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from bench.bench_store import timed
 from bench.summary import summary
+from bench.timing import timed
 from trustgraph_base.provenance import (
     SelectedEdge,
     agent_final_triples,

@@ -16,16 +16,15 @@ import argparse
 import asyncio
 import os
 import signal
-import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pyoxigraph as ox
 
 from bench.summary import summary
+from bench.timing import timed
 from trustgraph_base.errors import RequestTimeout
 from trustgraph_base.messaging import (
     SPARQL,
@@ -274,16 +273,6 @@ def trace_message(templates: dict[str, str], i: int) -> bytes:
     when = f"2026-01-{1 + i // 86400 % 28:02d}T{i // 3600 % 24:02d}:{i // 60 % 60:02d}:{i % 60:02d}.000Z"
     text = templates["agent" if i % 10 == 0 else "graph-rag"]
     return text.replace("SID", str(i)).replace(TEMPLATE_TIME, when).encode()
-
-
-def timed(fn: Callable[[], object], runs: int) -> tuple[float, float]:
-    samples = []
-    for _ in range(runs):
-        t = time.perf_counter()
-        fn()
-        samples.append((time.perf_counter() - t) * 1000)
-    samples.sort()
-    return statistics.median(samples), samples[int(len(samples) * 0.95) - 1]
 
 
 def bulk_load(stores: Stores, templates: dict[str, str], n_traces: int) -> None:

@@ -24,18 +24,18 @@ from __future__ import annotations
 import argparse
 import gc
 import shutil
-import statistics
 import subprocess
 import tempfile
 import time
 import urllib.request
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pyoxigraph as ox
 
 from bench.summary import summary
+from bench.timing import timed
 from trustgraph_base.messaging import free_port
 from trustgraph_flow.store import index as sqlite_index
 from trustgraph_flow.store.graph_index import GraphIndex, LocalSparql
@@ -73,16 +73,6 @@ def rows(n: int, rate: float) -> Iterator[dict[str, object]]:
                 parent_root=root,
             )
             yield sub
-
-
-def timed(fn: Callable[[], object], runs: int) -> tuple[float, float]:
-    samples = []
-    for _ in range(runs):
-        t = time.perf_counter()
-        fn()
-        samples.append((time.perf_counter() - t) * 1000)
-    samples.sort()
-    return statistics.median(samples), samples[max(0, int(len(samples) * 0.95) - 1)]
 
 
 def load_sqlite(path: Path, found: Iterable[dict[str, object]]) -> sqlite_index.TraceIndex:

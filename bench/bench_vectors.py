@@ -109,24 +109,30 @@ def search_times(search: Any, qs: list[list[float]]) -> tuple[float, float]:
     return ms(times)
 
 
+def single_upserts(upsert: Any, count: int) -> list[float]:
+    """Seconds for each of ``count`` upserts of one new item (document ``urn:doc:extra``)."""
+    times = []
+    for i, batch in enumerate(batches(count, 1, seed=99)):
+        one = [
+            VectorItem(
+                id=f"urn:extra:{i}",
+                vector=batch[0].vector,
+                text=batch[0].text,
+                document="urn:doc:extra",
+            )
+        ]
+        t = time.perf_counter()
+        upsert(one)
+        times.append(time.perf_counter() - t)
+    return times
+
+
 def bench_milvus(tmp: Path, n: int, size: int, qs: list[list[float]]) -> dict[str, Any]:
     store = MilvusVectors.open("", tmp / "milvus")
     try:
         done, spent, _ = ingest(lambda b: store.upsert("u", "c", "chunk", b), n, size, float("inf"))
         p50, p95 = search_times(lambda q: store.query("u", "c", "chunk", q, 10), qs)
-        single = []
-        for i, batch in enumerate(batches(200, 1, seed=99)):
-            one = [
-                VectorItem(
-                    id=f"urn:extra:{i}",
-                    vector=batch[0].vector,
-                    text=batch[0].text,
-                    document="urn:doc:extra",
-                )
-            ]
-            t = time.perf_counter()
-            store.upsert("u", "c", "chunk", one)
-            single.append(time.perf_counter() - t)
+        single = single_upserts(lambda one: store.upsert("u", "c", "chunk", one), 200)
         t = time.perf_counter()
         removed = store.delete_document("u", "c", "chunk", "urn:doc:5")
         delete = time.perf_counter() - t
@@ -159,19 +165,7 @@ def bench_old(tmp: Path, n: int, size: int, qs: list[list[float]], budget: float
         index.save()
     assert len(index) == n
     p50, p95 = search_times(lambda q: index.query(q, 10), qs)
-    single = []
-    for i, batch in enumerate(batches(20, 1, seed=99)):
-        one = [
-            VectorItem(
-                id=f"urn:extra:{i}",
-                vector=batch[0].vector,
-                text=batch[0].text,
-                document="urn:doc:extra",
-            )
-        ]
-        t = time.perf_counter()
-        upsert(one)
-        single.append(time.perf_counter() - t)
+    single = single_upserts(upsert, 20)
     t = time.perf_counter()
     index.delete_document("urn:doc:5")
     index.save()

@@ -29,20 +29,10 @@ import aiohttp
 import pyoxigraph as ox
 
 from bench.bench_store import bulk_load, trace_templates
+from bench.long_trace import long_agent_trace
 from bench.summary import summary
 from trustgraph_base.messaging import EmbeddedBroker
-from trustgraph_base.provenance import (
-    SelectedEdge,
-    agent_final_triples,
-    agent_iteration_triples,
-    agent_session_triples,
-    graph_rag_focus_triples,
-    graph_rag_question_triples,
-    synthesis_triples,
-    uris,
-)
-from trustgraph_base.rdf.terms import iri
-from trustgraph_base.schema import Metadata, Triples
+from trustgraph_base.provenance import uris
 from trustgraph_flow.store import processor as store
 from trustgraph_flow.store.explain import _encode_cursor
 from trustgraph_flow.store.index import TraceIndex
@@ -51,43 +41,6 @@ from trustgraph_flow.store.writer import write_batch
 
 USER = "trustgraph"  # the viewer asks as the default user
 BIG_TIME = "2027-01-01T00:00:0{}.000Z"  # newer than every bulk trace
-
-
-def long_agent(sid: str, steps: int, when: str) -> list[Triples]:
-    """An agent trace of ``steps`` steps; every 25th step ran a GraphRAG sub-trace with one edge."""
-    a = uris.agent_session_uri(sid)
-    out = agent_session_triples(a, f"a long agent run of {steps:,} steps", when)
-    previous, batches = a, []
-    for n in range(1, steps + 1):
-        step = uris.agent_iteration_uri(a, n)
-        out += agent_iteration_triples(
-            step,
-            previous,
-            f"step {n}: think about part {n}",
-            "search",
-            {"part": n},
-            f"observed part {n}",
-        )
-        if n % 25 == 0:
-            q = uris.graph_rag_question_uri(f"{sid}-sub{n}")
-            edge = SelectedEdge(
-                iri(uris.entity_uri(f"part{n}")),
-                iri(uris.relation_uri("follows")),
-                iri(uris.entity_uri(f"part{n - 1}")),
-                "the step asked about it",
-            )
-            out += graph_rag_question_triples(q, f"what about part {n}?", when, step)
-            out += graph_rag_focus_triples(uris.focus_uri(q), uris.exploration_uri(q), q, [edge])
-            out += synthesis_triples(
-                uris.synthesis_uri(q), uris.focus_uri(q), f"part {n} follows {n - 1}"
-            )
-        previous = step
-        if len(out) > 5000:
-            batches.append(Triples(metadata=Metadata(id=f"{sid}-{n}", user=USER), triples=out))
-            out = []
-    out += agent_final_triples(uris.agent_final_uri(a), previous, f"done after {steps:,} steps")
-    batches.append(Triples(metadata=Metadata(id=f"{sid}-end", user=USER), triples=out))
-    return batches
 
 
 def load(root: Path, n_traces: int, long_steps: list[int]) -> str:
@@ -100,7 +53,12 @@ def load(root: Path, n_traces: int, long_steps: list[int]) -> str:
     started = time.perf_counter()
     bulk_load(stores, templates, n_traces)
     for k, steps in enumerate(long_steps):
-        write_batch(stores, long_agent(f"long{steps}", steps, BIG_TIME.format(k)))
+        write_batch(
+            stores,
+            long_agent_trace(
+                f"long{steps}", steps, sub_every=25, started_at=BIG_TIME.format(k), user=USER
+            ),
+        )
     handle = stores.get(USER, "default")
     assert handle is not None
     # Stores (the embedded backend) opens a pyoxigraph store and a sqlite index.

@@ -11,20 +11,11 @@ from typing import Any
 import aiohttp
 import pytest
 
+from bench.capitals import CAPITALS
 from tests.support.poll import eventually
 from tests.support.processors import EVERY, SAMPLES
 from tests.support.stack import Stack
 
-CAPITALS = {
-    "France": "Paris",
-    "Germany": "Berlin",
-    "Spain": "Madrid",
-    "Italy": "Rome",
-    "Portugal": "Lisbon",
-    "Austria": "Vienna",
-    "Poland": "Warsaw",
-    "Greece": "Athens",
-}
 QUESTIONS = 50
 
 

@@ -12,21 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from bench.long_trace import long_agent_trace
 from tests.golden.golden import ENV, invoke
 from tests.support.sparql_server import server_mode
 from tests.support.stack import Stack
-from trustgraph_base.provenance import (
-    SelectedEdge,
-    agent_final_triples,
-    agent_iteration_triples,
-    agent_session_triples,
-    graph_rag_focus_triples,
-    graph_rag_question_triples,
-    synthesis_triples,
-    uris,
-)
-from trustgraph_base.rdf.terms import Triple, iri
-from trustgraph_base.schema import Metadata, Triples
+from trustgraph_base.provenance import uris
 from trustgraph_base.schema.explain import TraceView
 from trustgraph_base.wire import from_json
 from trustgraph_cli.render.style import Style
@@ -42,36 +32,6 @@ SUB_EVERY = 2_500  # these steps ran a GraphRAG sub-trace
 TRACE = uris.agent_session_uri("long-run")
 
 
-def long_trace(steps: int = STEPS, sub_every: int = SUB_EVERY) -> list[Triples]:
-    """Agent trace TRACE of ``steps`` steps, every ``sub_every``-th with a GraphRAG sub-trace."""
-    triples: list[Triple] = agent_session_triples(TRACE, "Walk every part", "2026-01-01T00:00:00Z")
-    previous = TRACE
-    for n in range(1, steps + 1):
-        step = uris.agent_iteration_uri(TRACE, n)
-        triples += agent_iteration_triples(
-            step, previous, f"think about part {n}", "search", {"part": n}, f"seen part {n}"
-        )
-        if n % sub_every == 0:
-            q = uris.graph_rag_question_uri(f"long-run-sub{n}")
-            edge = SelectedEdge(
-                iri(uris.entity_uri(f"part{n}")),
-                iri(uris.relation_uri("follows")),
-                iri(uris.entity_uri(f"part{n - 1}")),
-                "asked about it",
-            )
-            triples += graph_rag_question_triples(q, f"part {n}?", "2026-01-01T00:00:01Z", step)
-            triples += graph_rag_focus_triples(
-                uris.focus_uri(q), uris.exploration_uri(q), q, [edge]
-            )
-            triples += synthesis_triples(uris.synthesis_uri(q), uris.focus_uri(q), f"part {n}")
-        previous = step
-    triples += agent_final_triples(uris.agent_final_uri(TRACE), previous, "every part seen")
-    return [
-        Triples(metadata=Metadata(id=f"long-{i}", user="trustgraph"), triples=triples[i : i + 5000])
-        for i in range(0, len(triples), 5000)
-    ]
-
-
 @pytest.mark.skipif(
     server_mode(),
     reason="known limit on a SPARQL server store (issue 17): oxigraph serve answers 500 (EAGAIN)"
@@ -81,7 +41,7 @@ async def test_a_20000_step_trace_shows_every_step_in_order(
     pulsar_url: str, prefix: str, tmp_path: Path
 ) -> None:
     stores = Stores(tmp_path / "store" / "store")  # where the stack's store processor looks
-    write_batch(stores, long_trace())
+    write_batch(stores, long_agent_trace("long-run", STEPS, sub_every=SUB_EVERY))
     stores.close()
     async with Stack(pulsar_url, prefix, [store], data_dir=tmp_path) as stack:
         as_json = await invoke(stack.url, "tg-show-explain-trace", TRACE, "--format", "json")
