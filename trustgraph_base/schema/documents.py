@@ -142,6 +142,28 @@ class ChunkSpan(Message):
     length: int = Field(ge=0)
 
 
+# What a client may ask of the librarian through the gateway (trustgraph_flow/gateway/edge.py),
+# and what only the processors ask (the decoder's and the chunker's put-content).
+LibrarianClientOperation = Literal[
+    "add-document",
+    "get-document",
+    "list-documents",
+    "remove-document",
+    "get-content",
+    "get-document-content",
+    "add-processing",
+    "list-processing",
+    "remove-processing",
+    "list-collections",
+    "update-collection",
+    "begin-upload",
+    "upload-chunk",
+    "complete-upload",
+    "abort-upload",
+]
+LibrarianInternalOperation = Literal["put-content"]
+
+
 class LibrarianRequest(Scoped):
     """Librarian operations, in TrustGraph's names and fields.
 
@@ -166,24 +188,7 @@ class LibrarianRequest(Scoped):
     documents a trace names with ``tg:document``.
     """
 
-    operation: Literal[
-        "add-document",
-        "get-document",
-        "list-documents",
-        "remove-document",
-        "get-content",
-        "put-content",
-        "get-document-content",
-        "add-processing",
-        "list-processing",
-        "remove-processing",
-        "list-collections",
-        "update-collection",
-        "begin-upload",
-        "upload-chunk",
-        "complete-upload",
-        "abort-upload",
-    ]
+    operation: Literal[LibrarianClientOperation, LibrarianInternalOperation]
     id: str = ""  # get-content, put-content: a document, page or chunk URI
     document_id: str = Field(default="", alias="document-id")
     document_metadata: DocumentMetadata | None = Field(default=None, alias="document-metadata")

@@ -17,6 +17,21 @@ from trustgraph_base.schema.core import Message, Response, Scoped, bounded
 
 TraceType = Literal["agent", "graph-rag", "document-rag"]
 TraceStatus = Literal["complete", "in-progress", "failed", "interrupted"]
+# What a client may ask of the explain service through the gateway (trustgraph_flow/gateway/
+# edge.py), and what only the librarian asks (on remove-document).
+ExplainClientOperation = Literal[
+    "list-traces",
+    "get-trace",
+    "delete-trace",
+    "document-hierarchy",
+    "delete-collection",
+    "source-usage",
+    "purge-traces",
+    "diff-traces",
+    "export-trace",
+    "list-collections",
+]
+ExplainInternalOperation = Literal["delete-document"]
 
 
 class TraceSummary(Message):
@@ -228,19 +243,7 @@ class ExplainRequest(Scoped):
     agent's steps ``step_offset`` to ``step_offset + step_limit`` only.
     """
 
-    operation: Literal[
-        "list-traces",
-        "get-trace",
-        "delete-trace",
-        "document-hierarchy",
-        "delete-document",
-        "delete-collection",
-        "source-usage",
-        "purge-traces",
-        "diff-traces",
-        "export-trace",
-        "list-collections",
-    ]
+    operation: Literal[ExplainClientOperation, ExplainInternalOperation]
     id: str = ""
     limit: int = bounded(bounds.TRACE_LIMIT)
     include_provenance: bool = False

@@ -1,4 +1,5 @@
-"""What the outside may call through the gateway: an allow-list per service.
+"""What the outside may call through the gateway: an allow-list per service (for the explain
+service and the librarian, the `*ClientOperation` literals their request models are made of).
 
 Processors reach every operation over Pulsar; clients reach only these. Operations a
 processor calls on another (the librarian's ``put-content``, vector writes, the store's
@@ -17,6 +18,8 @@ from typing import Any, get_args
 
 from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.messaging import SERVICES
+from trustgraph_base.schema.documents import LibrarianClientOperation
+from trustgraph_base.schema.explain import ExplainClientOperation
 
 # service → the operations a client may ask for (None: the service has no operations).
 ALLOWED: dict[str, frozenset[str] | None] = {
@@ -28,39 +31,8 @@ ALLOWED: dict[str, frozenset[str] | None] = {
     "triples": None,
     "sparql": None,
     "vectors": frozenset({"query"}),
-    "explain": frozenset(
-        {
-            "list-traces",
-            "get-trace",
-            "delete-trace",
-            "document-hierarchy",
-            "delete-collection",
-            "source-usage",
-            "purge-traces",
-            "diff-traces",
-            "export-trace",
-            "list-collections",
-        }
-    ),
-    "librarian": frozenset(
-        {
-            "add-document",
-            "get-document",
-            "list-documents",
-            "remove-document",
-            "get-content",
-            "get-document-content",
-            "add-processing",
-            "list-processing",
-            "remove-processing",
-            "list-collections",
-            "update-collection",
-            "begin-upload",
-            "upload-chunk",
-            "complete-upload",
-            "abort-upload",
-        }
-    ),
+    "explain": frozenset(get_args(ExplainClientOperation)),
+    "librarian": frozenset(get_args(LibrarianClientOperation)),
 }
 
 # service → request fields only processors set for each other (dropped for everyone) …
