@@ -13,7 +13,7 @@ import pyoxigraph as ox
 from trustgraph_base.provenance.namespaces import PROV, RDF, RDFS, TG
 from trustgraph_flow.store.backend import QuadStore, remove_quads
 from trustgraph_flow.store.convert import DEFAULT_GRAPH
-from trustgraph_flow.store.lookup import SOURCE, has_type, n
+from trustgraph_flow.store.lookup import SOURCE, has_type, n, stated_facts
 
 _LABEL = n(RDFS.label)
 
@@ -89,19 +89,11 @@ def in_use(store: QuadStore, iri: ox.NamedNode) -> bool:
 
 def remove_facts(store: QuadStore, edges: list[ox.Triple]) -> int:
     """Remove the edges from the default graph, then the labels of IRIs no edge uses any more."""
-    iris: dict[str, ox.NamedNode] = {}
-    present = []
-    for edge in edges:
-        quad = ox.Quad(edge.subject, edge.predicate, edge.object, DEFAULT_GRAPH)
-        if quad in store:
-            present.append(quad)
-        for term in (edge.subject, edge.predicate, edge.object):
-            if isinstance(term, ox.NamedNode):
-                iris[term.value] = term
+    present, iris = stated_facts(store, edges)
     remove_quads(store, present)  # the edges first: the labels below go only if now unused
     labels = [
         q
-        for iri in iris.values()
+        for iri in iris
         if not in_use(store, iri)
         for q in store.quads_for_pattern(iri, _LABEL, None, DEFAULT_GRAPH)
     ]

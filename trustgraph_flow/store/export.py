@@ -33,7 +33,7 @@ from trustgraph_base.provenance.namespaces import PREFIXES, PROV, RDF, RDFS, TG
 from trustgraph_flow.store.backend import Handle, QuadStore
 from trustgraph_flow.store.convert import DEFAULT_GRAPH, named, serialized
 from trustgraph_flow.store.explain import resolve
-from trustgraph_flow.store.lookup import RETRIEVAL, SOURCE, n
+from trustgraph_flow.store.lookup import RETRIEVAL, SOURCE, n, stated_facts
 
 FORMATS = {
     "trig": "application/trig",
@@ -118,13 +118,10 @@ def source_part(store: QuadStore, chunks: set[str], edges: list[ox.Triple]) -> l
                 n(PROV.wasAssociatedWith),
             ) and isinstance(q.object, ox.NamedNode):
                 pending.append(q.object.value)
-    for edge in edges:
-        fact = ox.Quad(edge.subject, edge.predicate, edge.object, DEFAULT_GRAPH)
-        if fact in store:
-            quads.append(fact)
-        for term in (edge.subject, edge.predicate, edge.object):
-            if isinstance(term, ox.NamedNode):
-                quads += list(store.quads_for_pattern(term, n(RDFS.label), None, DEFAULT_GRAPH))
+    facts, iris = stated_facts(store, edges)
+    quads += facts
+    for iri in iris:
+        quads += store.quads_for_pattern(iri, n(RDFS.label), None, DEFAULT_GRAPH)
     return quads
 
 

@@ -110,3 +110,19 @@ def edge_sources(store: QuadStore, edge: ox.Triple) -> list[SourceRef]:
                     refs.append(ref)
     # In document order, not the store's (which differs between backends).
     return sorted(refs, key=lambda r: (r.document, r.page_number or 0, r.chunk_index or 0, r.chunk))
+
+
+def stated_facts(
+    store: QuadStore, edges: list[ox.Triple]
+) -> tuple[list[ox.Quad], list[ox.NamedNode]]:
+    """The edges the default graph states (as quads), and every IRI the edges name, once each."""
+    facts = []
+    iris: dict[str, ox.NamedNode] = {}
+    for edge in edges:
+        quad = ox.Quad(edge.subject, edge.predicate, edge.object, DEFAULT_GRAPH)
+        if quad in store:
+            facts.append(quad)
+        for term in (edge.subject, edge.predicate, edge.object):
+            if isinstance(term, ox.NamedNode):
+                iris[term.value] = term
+    return facts, list(iris.values())
