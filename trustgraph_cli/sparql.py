@@ -94,17 +94,10 @@ def results_json(variables: list[str], rows: list[dict[str, Any]]) -> dict[str, 
 
 def results_csv(variables: list[str], rows: list[dict[str, Any]]) -> str:
     """SPARQL 1.1 Query Results CSV: plain values, blank nodes as ``_:id``."""
-    import csv
-    import io
-
+    from trustgraph_base.rdf.results import results_csv as write_csv
     from trustgraph_cli.terms import display_term
 
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(variables)
-    for row in rows:
-        writer.writerow([display_term(row[v]) if v in row else "" for v in variables])
-    return out.getvalue()
+    return write_csv(variables, rows, display_term)
 
 
 def results_table(variables: list[str], rows: list[dict[str, Any]]) -> str:

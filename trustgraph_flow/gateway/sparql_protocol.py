@@ -15,8 +15,6 @@ error or a refused update, 401/403 for auth, 406 when no asked format fits).
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import logging
 from typing import Any
@@ -26,6 +24,7 @@ import pyoxigraph as ox
 from aiohttp import web
 
 from trustgraph_base.errors import ErrorType, ServiceError, WireError
+from trustgraph_base.rdf.results import results_csv
 from trustgraph_base.rdf.terms import BlankTerm, IriTerm, LiteralTerm, Term, TripleTerm, sparql_json
 from trustgraph_base.schema.store import SparqlQueryResponse
 from trustgraph_base.wire import from_json
@@ -211,12 +210,7 @@ def results_body(resp: SparqlQueryResponse, media: str) -> str:
             + "\n"
         )
     if media == RESULTS[2]:
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\r\n")
-        writer.writerow(variables)
-        for row in rows:
-            writer.writerow([csv_value(row[v]) if v in row else "" for v in variables])
-        return out.getvalue()
+        return results_csv(variables, rows, csv_value)
     lines = ["\t".join(f"?{v}" for v in variables)]
     lines += ["\t".join(str(to_ox(row[v])) if v in row else "" for v in variables) for row in rows]
     return "\n".join(lines) + "\n"
