@@ -11,9 +11,8 @@ unavailable LLM, embeddings or vector service fails the message so it is redeliv
 from __future__ import annotations
 
 import logging
-from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from trustgraph_base.errors import ServiceError
 from trustgraph_base.messaging import (
@@ -53,7 +52,7 @@ from trustgraph_base.schema import (
     VectorRequest,
 )
 from trustgraph_base.settings import ProcessorSettings
-from trustgraph_flow.structured import BadReply, ask, schema_of, validate
+from trustgraph_flow.structured import BadReply, EdgeList, ask, schema_of, validate
 
 log = logging.getLogger(__name__)
 
@@ -100,16 +99,10 @@ class ExtractedEdge(BaseModel):
         return label
 
 
-class ExtractedEdges(BaseModel):
+class ExtractedEdges(EdgeList):
     """An ``extract-edges`` reply: ``{"edges": [...]}`` (a bare list is accepted too)."""
 
-    model_config = ConfigDict(extra="ignore", frozen=True)
     edges: list[ExtractedEdge]
-
-    @model_validator(mode="before")
-    @classmethod
-    def _bare_list(cls, value: Any) -> Any:
-        return {"edges": value} if isinstance(value, list) else value
 
 
 EDGES_SCHEMA = schema_of(ExtractedEdges, max_length=MAX_LABEL)

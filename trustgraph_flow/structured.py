@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from trustgraph_base.messaging import TEXT_COMPLETION, Context
 from trustgraph_base.schema import TextCompletionRequest, TextCompletionResponse
@@ -46,6 +46,17 @@ class Structured(Generic[M]):
     value: M
     response: TextCompletionResponse
     latency_ms: float
+
+
+class EdgeList(BaseModel):
+    """A reply ``{"edges": [...]}`` (a bare list is accepted too); a subclass declares ``edges``."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _bare_list(cls, value: Any) -> Any:
+        return {"edges": value} if isinstance(value, list) else value
 
 
 def strict_schema(schema: dict[str, Any]) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 from trustgraph_base.provenance import SelectedEdge
 from trustgraph_base.rdf.terms import Triple
 from trustgraph_flow.graph_rag.subgraph import Subgraph
-from trustgraph_flow.structured import BadReply, schema_of, validate
+from trustgraph_flow.structured import BadReply, EdgeList, schema_of, validate
 
 SELECT_SYSTEM = (
     "You choose which knowledge-graph edges are needed to answer a question. Reply with "
@@ -47,17 +47,15 @@ class Pick(BaseModel):
         return value if isinstance(value, str) else ""
 
 
-class Selection(BaseModel):
-    """A ``graph-rag-select`` reply: ``{"edges": [...]}`` (a bare list is accepted too)."""
+class Selection(EdgeList):
+    """A ``graph-rag-select`` reply: ``{"edges": [...]}`` (a bare list, or ``{"selected": [...]}``,
+    is accepted too)."""
 
-    model_config = ConfigDict(extra="ignore", frozen=True)
     edges: list[Pick]
 
     @model_validator(mode="before")
     @classmethod
-    def _wrapped(cls, value: Any) -> Any:
-        if isinstance(value, list):
-            return {"edges": value}
+    def _selected(cls, value: Any) -> Any:
         if isinstance(value, dict) and "edges" not in value and "selected" in value:
             return {"edges": value["selected"]}
         return value
