@@ -44,15 +44,11 @@ def main(trace_id: str, fmt: str, gw: Gateway) -> None:
 
 async def delete(gw: Gateway, trace_id: str) -> TraceSummary:
     """One EXPLAIN delete-trace round trip."""
-    from trustgraph_cli.client import GatewayClient
-    from trustgraph_cli.render.output import scope_text
-    from trustgraph_cli.responses import call_explain
+    from trustgraph_cli.responses import explain_once, no_trace
 
-    missing = f"no trace {trace_id!r} in {scope_text(gw.user, gw.collection)}. List them with tg-list-explain-traces."
-    async with GatewayClient(gw) as client:
-        resp = await call_explain(
-            client, {"operation": "delete-trace", "id": trace_id}, missing, "a deletion"
-        )
+    missing = no_trace(trace_id, gw)
+    request = {"operation": "delete-trace", "id": trace_id}
+    resp = await explain_once(gw, request, "a deletion", missing)
     if not resp.deleted:
         raise click.ClickException(missing)
     return resp.deleted[0]

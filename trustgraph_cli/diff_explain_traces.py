@@ -91,15 +91,16 @@ def _item(item: EvidenceItem) -> str:
 
 async def fetch_diff(gw: Gateway, trace_a: str, trace_b: str) -> TraceDiff:
     """One EXPLAIN diff-traces round trip."""
-    from trustgraph_base.schema.explain import ExplainResponse
-    from trustgraph_cli.client import GatewayClient
-    from trustgraph_cli.responses import in_scope, required, unknown_as, validated
+    from trustgraph_cli.responses import explain_once, in_scope, required
 
     request = {"operation": "diff-traces", "id": trace_a, "other": trace_b}
-    async with GatewayClient(gw) as client:
-        with unknown_as(lambda exc: f"{in_scope(exc, gw)}. List them with tg-list-explain-traces."):
-            data = await client.request("explain", request)
-    return required(validated(ExplainResponse, data, "a diff").diff, "diff")
+    resp = await explain_once(
+        gw,
+        request,
+        "a diff",
+        lambda exc: f"{in_scope(exc, gw)}. List them with tg-list-explain-traces.",
+    )
+    return required(resp.diff, "diff")
 
 
 if __name__ == "__main__":

@@ -59,16 +59,8 @@ def main(trace_id: str, fmt: str, output: Path | None, gw: Gateway) -> None:
 
 async def fetch_export(gw: Gateway, trace_id: str, fmt: str) -> str:
     """One EXPLAIN export-trace round trip."""
-    from trustgraph_cli.client import GatewayClient
-    from trustgraph_cli.render.output import scope_text
-    from trustgraph_cli.responses import call_explain
+    from trustgraph_cli.responses import explain_once, no_trace
 
-    missing = f"no trace {trace_id!r} in {scope_text(gw.user, gw.collection)}. List them with tg-list-explain-traces."
-    async with GatewayClient(gw) as client:
-        resp = await call_explain(
-            client,
-            {"operation": "export-trace", "id": trace_id, "format": fmt},
-            missing,
-            "an export",
-        )
+    request = {"operation": "export-trace", "id": trace_id, "format": fmt}
+    resp = await explain_once(gw, request, "an export", no_trace(trace_id, gw))
     return resp.export

@@ -83,13 +83,10 @@ def session_id(trace_id: str) -> str:
 
 async def fetch_traces(gw: Gateway, limit: int) -> list[TraceSummary]:
     """One EXPLAIN list-traces round trip."""
-    from trustgraph_base.schema.explain import ExplainResponse
-    from trustgraph_cli.client import GatewayClient
-    from trustgraph_cli.responses import validated
+    from trustgraph_cli.responses import explain_once
 
-    async with GatewayClient(gw) as client:
-        data = await client.request("explain", {"operation": "list-traces", "limit": limit})
-    return list(validated(ExplainResponse, data, "a trace list").traces)
+    request = {"operation": "list-traces", "limit": limit}
+    return list((await explain_once(gw, request, "a trace list")).traces)
 
 
 if __name__ == "__main__":

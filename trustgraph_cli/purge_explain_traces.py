@@ -75,9 +75,7 @@ def main(older_than: float, dry_run: bool, limit: int, fmt: str, gw: Gateway) ->
 
 async def purge(gw: Gateway, older_than: float, dry_run: bool, limit: int) -> ExplainResponse:
     """One EXPLAIN purge-traces round trip."""
-    from trustgraph_base.schema.explain import ExplainResponse
-    from trustgraph_cli.client import GatewayClient
-    from trustgraph_cli.responses import validated
+    from trustgraph_cli.responses import explain_once
 
     request = {
         "operation": "purge-traces",
@@ -85,9 +83,7 @@ async def purge(gw: Gateway, older_than: float, dry_run: bool, limit: int) -> Ex
         "dry_run": dry_run,
         "limit": limit,
     }
-    async with GatewayClient(gw) as client:
-        data = await client.request("explain", request)
-    return validated(ExplainResponse, data, "a purge")
+    return await explain_once(gw, request, "a purge")
 
 
 if __name__ == "__main__":

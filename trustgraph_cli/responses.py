@@ -27,14 +27,19 @@ class NotFound(click.ClickException):
     """The id is unknown or malformed (the message names it and the scope)."""
 
 
+# What a not-found is told as: a line, or one made of the service's error.
+Missing = str | Callable[[ServiceError], str]
+
+
 @contextmanager
-def unknown_as(missing: str | Callable[[ServiceError], str]) -> Iterator[None]:
+def unknown_as(missing: Missing | None) -> Iterator[None]:
     """Inside, the gateway's not-found (or a malformed id's bad-request) is ``NotFound``
-    saying ``missing`` (or what ``missing`` makes of the error); other errors pass."""
+    saying ``missing`` (or what ``missing`` makes of the error); other errors pass, as
+    every error does when ``missing`` is None."""
     try:
         yield
     except ServiceError as exc:
-        if exc.type in NOT_FOUND_TYPES:
+        if missing is not None and exc.type in NOT_FOUND_TYPES:
             raise NotFound(missing if isinstance(missing, str) else missing(exc)) from None
         raise
 
@@ -47,13 +52,32 @@ def in_scope(exc: ServiceError, gw: Gateway) -> str:
     return f"{exc.message.removesuffix(' in this collection')} in {where}"
 
 
+def no_trace(trace_id: str, gw: Gateway) -> str:
+    """The line for a trace id the store does not know, with the next step."""
+    from trustgraph_cli.render.output import scope_text
+
+    where = scope_text(gw.user, gw.collection)
+    return f"no trace {trace_id!r} in {where}. List them with tg-list-explain-traces."
+
+
+async def explain_once(
+    gw: Gateway, request: dict[str, Any], what: str, missing: Missing | None = None
+) -> ExplainResponse:
+    """``call_explain`` on a connection of its own: one EXPLAIN round trip."""
+    from trustgraph_cli.client import GatewayClient
+
+    async with GatewayClient(gw) as client:
+        return await call_explain(client, request, missing, what)
+
+
 async def call_explain(
-    client: GatewayClient, request: dict[str, Any], missing: str, what: str
+    client: GatewayClient, request: dict[str, Any], missing: Missing | None, what: str
 ) -> ExplainResponse:
     """Send ``request`` to the explain service and validate the answer.
 
-    ``missing`` is the error shown when the id is unknown or malformed; ``what`` names the
-    view in the message shown if the gateway's answer does not validate.
+    ``missing`` is the error shown when the id is unknown or malformed (None: the service's
+    own); ``what`` names the view in the message shown if the gateway's answer does not
+    validate.
     """
     from trustgraph_base.schema.explain import ExplainResponse
 

@@ -94,18 +94,14 @@ def path_text(path: UsagePath, top: str, style: Style) -> str:
 async def fetch_usage(gw: Gateway, source: str, limit: int) -> SourceUsage:
     """One EXPLAIN source-usage round trip."""
     from trustgraph_base.errors import ErrorType, ServiceError
-    from trustgraph_base.schema.explain import ExplainResponse
-    from trustgraph_cli.client import GatewayClient
-    from trustgraph_cli.responses import in_scope, required, unknown_as, validated
+    from trustgraph_cli.responses import explain_once, in_scope, required
 
     def missing(exc: ServiceError) -> str:  # a malformed source is named as the service says
         return exc.message if exc.type == ErrorType.BAD_REQUEST else f"{in_scope(exc, gw)}."
 
     request = {"operation": "source-usage", "id": source, "limit": limit}
-    async with GatewayClient(gw) as client:
-        with unknown_as(missing):
-            data = await client.request("explain", request)
-    return required(validated(ExplainResponse, data, "a source usage").usage, "source usage")
+    resp = await explain_once(gw, request, "a source usage", missing)
+    return required(resp.usage, "source usage")
 
 
 if __name__ == "__main__":
