@@ -230,6 +230,17 @@ def bounded_option(flag: str, bound: Bound, help: str) -> Callable[[F], F]:
     )
 
 
+def cut_option(flag: str, default: int, what: str) -> Callable[[F], F]:
+    """A flag that cuts ``what`` longer than N characters in text output (0: never)."""
+    return click.option(
+        flag,
+        type=click.IntRange(min=0),
+        default=default,
+        show_default=True,
+        help=f"Cut {what} longer than this many characters (0: never).",
+    )
+
+
 def graph_option(fn: F) -> F:
     """``-g/--graph IRI``: one named graph ('' the default graph); always a graph, never a group."""
     return click.option(

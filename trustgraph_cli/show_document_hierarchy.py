@@ -7,7 +7,14 @@ from typing import TYPE_CHECKING
 
 import click
 
-from trustgraph_cli.options import Gateway, command, format_option, gateway_options, run
+from trustgraph_cli.options import (
+    Gateway,
+    command,
+    cut_option,
+    format_option,
+    gateway_options,
+    run,
+)
 
 if TYPE_CHECKING:
     from trustgraph_base.schema.explain import ChunkNode, DocumentView
@@ -24,13 +31,7 @@ Examples:
 @command(epilog=EPILOG)
 @click.argument("doc_id", metavar="DOC_ID")
 @click.option("--show-content", is_flag=True, help="Show each chunk's text (from the librarian).")
-@click.option(
-    "--max-content",
-    type=click.IntRange(min=0),
-    default=200,
-    show_default=True,
-    help="Cut content previews to this many characters (0: never).",
-)
+@cut_option("--max-content", 200, "content previews")
 @format_option(
     "text", "json", help="A text tree, or the DocumentView JSON (with full content when asked)."
 )

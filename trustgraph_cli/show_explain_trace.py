@@ -6,7 +6,14 @@ from typing import TYPE_CHECKING
 
 import click
 
-from trustgraph_cli.options import Gateway, command, format_option, gateway_options, run
+from trustgraph_cli.options import (
+    Gateway,
+    command,
+    cut_option,
+    format_option,
+    gateway_options,
+    run,
+)
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -23,13 +30,7 @@ Examples:
 
 @command(epilog=EPILOG)
 @click.argument("trace_id", metavar="ID")
-@click.option(
-    "--max-answer",
-    type=click.IntRange(min=0),
-    default=500,
-    show_default=True,
-    help="Cut answers, thoughts and observations longer than this (0: never).",
-)
+@cut_option("--max-answer", 500, "answers, thoughts and observations")
 @click.option(
     "--show-provenance",
     is_flag=True,
