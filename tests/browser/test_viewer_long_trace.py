@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from bench.long_trace import long_agent_trace
 from tests.browser.support import browser
-from tests.integration.test_cli_long_trace import TRACE, long_trace
+from tests.integration.test_cli_long_trace import TRACE
 from tests.support.stack import Stack
 from trustgraph_flow.store.processor import proc as store
 from trustgraph_flow.store.stores import Stores
@@ -27,7 +28,7 @@ async def test_the_last_of_2000_steps_is_reachable(
     pulsar_url: str, prefix: str, tmp_path: Path
 ) -> None:
     stores = Stores(tmp_path / "store" / "store")  # where the stack's store processor looks
-    write_batch(stores, long_trace(STEPS, sub_every=500))
+    write_batch(stores, long_agent_trace("long-run", STEPS, sub_every=500))
     stores.close()
     async with (
         Stack(pulsar_url, prefix, [store], data_dir=tmp_path) as stack,

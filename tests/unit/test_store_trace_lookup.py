@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.test_cli_long_trace import TRACE, long_trace
+from bench.long_trace import long_agent_trace
+from tests.integration.test_cli_long_trace import TRACE
 from tests.support.handlers import streamed
 from tests.support.store import agent, graph_rag, handle_of, msg, sqlite_index, written
 from trustgraph_base.schema.explain import ExplainRequest
@@ -48,7 +49,9 @@ async def test_a_streamed_trace_comes_in_pieces_each_small_enough(
 ) -> None:
     settings = processor.StoreSettings(data_dir=str(tmp_path), read_threads=1)
     async with processor.proc.context(settings, bus=None) as ctx:  # type: ignore[arg-type]
-        await processor.write(ctx, lambda s: write_batch(s, long_trace(1_200, sub_every=100)))
+        await processor.write(
+            ctx, lambda s: write_batch(s, long_agent_trace("long-run", 1_200, sub_every=100))
+        )
         req = ExplainRequest(operation="get-trace", id=TRACE, streaming=True, step_limit=500)
         pieces = [r async for r in streamed(processor.explain_service(req, ctx))]
         assert [len(p.trace.steps) for p in pieces if p.trace] == [500, 500, 200]
