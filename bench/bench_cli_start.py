@@ -1,12 +1,16 @@
-"""Cold start of the tg-* commands: wall time of ``CMD --help`` in fresh processes.
+"""Cold start of the tg-* commands: wall and CPU time of ``CMD --help`` in fresh processes.
 
-Baseline measured in the same run: ``python -c pass`` (the interpreter alone), so the
-figure that matters is the command's cost above the interpreter's.
+Baselines measured in the same run: ``python -c pass`` (the interpreter alone) and
+``python -c "import click"`` (what every command must load), so the figure that matters is
+the command's cost above them. CPU time (user + system of the child) is printed beside the
+wall time because on a loaded machine the wall time is mostly waiting for a core.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -24,14 +28,17 @@ COMMANDS = [
 ]
 
 
-def timed(argv: list[str], runs: int) -> float:
-    """Median wall time of ``argv`` over ``runs`` runs, in seconds."""
-    samples = []
+def cost(argv: list[str], runs: int) -> tuple[float, float]:
+    """Median wall and median CPU seconds of ``argv`` over ``runs`` runs."""
+    walls, cpus = [], []
     for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
+        walls.append(time.perf_counter() - start)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return statistics.median(walls), statistics.median(cpus)
 
 
 def main() -> list[tuple[str, float, str, str]]:
@@ -39,20 +46,26 @@ def main() -> list[tuple[str, float, str, str]]:
     parser.add_argument("--quick", action="store_true", help="fewer runs")
     args = parser.parse_args()
     runs = 5 if args.quick else 15
-    baseline = timed([sys.executable, "-c", "pass"], runs)
+    print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    baseline, base_cpu = cost([sys.executable, "-c", "pass"], runs)
+    click_wall, click_cpu = cost([sys.executable, "-c", "import click"], runs)
     rows = [("python -c pass (baseline)", baseline, "-", "")]
-    print(f"{'command':34} {'median s':>9} {'x baseline':>10}")
-    print(f"{'python -c pass (baseline)':34} {baseline:9.3f} {1.0:10.2f}")
+    print(f"{'command':34} {'wall s':>7} {'x base':>7} {'CPU s':>7} {'x base':>7}")
+    print(f"{'python -c pass (baseline)':34} {baseline:7.3f} {1:7.2f} {base_cpu:7.3f} {1:7.2f}")
+    print(f"{'python -c import click':34} {click_wall:7.3f} {click_wall / baseline:7.2f} "
+          f"{click_cpu:7.3f} {click_cpu / base_cpu:7.2f}")  # fmt: skip
     for cmd in COMMANDS:
         path = Path(sys.executable).parent / cmd
         if not path.exists():
             print(f"{cmd:34} {'not installed':>9}")
             continue
-        value = timed([str(path), "--help"], runs)
-        print(f"{cmd + ' --help':34} {value:9.3f} {value / baseline:10.2f}")
+        value, cpu = cost([str(path), "--help"], runs)
+        print(f"{cmd + ' --help':34} {value:7.3f} {value / baseline:7.2f} "
+              f"{cpu:7.3f} {cpu / base_cpu:7.2f}")  # fmt: skip
         rows.append((f"{cmd} --help", value, "<= 0.15 s", f"{value / baseline:.1f}x python"))
         summary(f"cold start: {cmd} --help", f"{value:.3f} s", "<= 0.15 s",
-                f"{value / baseline:.1f}x bare python ({baseline:.3f} s)")  # fmt: skip
+                f"{value / baseline:.1f}x bare python ({baseline:.3f} s); CPU {cpu:.3f} s "
+                f"({cpu / base_cpu:.1f}x python's, import click alone {click_cpu:.3f} s)")  # fmt: skip
     return rows
 
 
