@@ -7,7 +7,7 @@ Pydantic-free on purpose: every ``tg-*`` command imports it at start-up (≤ 0.1
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 DEFAULT_USER = "trustgraph"
 DEFAULT_COLLECTION = "default"
@@ -15,8 +15,7 @@ NAME_MAX = 200  # characters in a user or collection name
 QUESTION_MAX = 20_000  # characters in a question
 
 
-@dataclass(frozen=True)
-class Bound:
+class Bound(NamedTuple):  # not a dataclass: ``dataclasses`` alone is ~10 ms of a start-up
     """An integer setting's default (None: the service decides) and inclusive range."""
 
     default: int | None

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
 from trustgraph_cli.options import Gateway, gateway_options, run
@@ -31,12 +29,12 @@ FORMATS = ["trig", "turtle", "jsonld", "provn", "provjson"]
 @click.option(
     "-o",
     "--output",
-    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    type=click.Path(dir_okay=False, writable=True),  # not path_type: pathlib is slow to import
     default=None,
     help="Write to this file instead of stdout.",
 )
 @gateway_options
-def main(trace_id: str, fmt: str, output: Path | None, gw: Gateway) -> None:
+def main(trace_id: str, fmt: str, output: str | None, gw: Gateway) -> None:
     """Export an explain trace, its sub-traces and the source chain it rests on.
 
     The export holds the trace in urn:graph:retrieval, the chunks, pages and documents
@@ -49,11 +47,10 @@ def main(trace_id: str, fmt: str, output: Path | None, gw: Gateway) -> None:
         click.echo(text, nl=not text.endswith("\n"))
         return
     try:
-        output.write_text(text, encoding="utf-8")
+        with open(output, "w", encoding="utf-8") as out:
+            out.write(text)
     except OSError as exc:
-        raise click.ClickException(
-            f"cannot write {str(output)!r}: {exc.strerror or exc}."
-        ) from None
+        raise click.ClickException(f"cannot write {output!r}: {exc.strerror or exc}.") from None
     click.echo(f"wrote {fmt} export of {trace_id} to {output}", err=True)
 
 

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import re
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -14,6 +12,8 @@ from trustgraph_base.bounds import CHUNK_OVERLAP, CHUNK_SIZE
 from trustgraph_cli.options import Gateway, bounded_option, command, gateway_options, run
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from trustgraph_base.schema.documents import DocumentInfo
     from trustgraph_cli.client import GatewayClient
 
@@ -35,7 +35,7 @@ POLL_SECONDS = 0.25
 
 
 @command(epilog=EPILOG)
-@click.argument("file", type=click.Path(path_type=Path))
+@click.argument("file", type=click.Path())  # made a Path in main: pathlib is slow to import
 @click.option(
     "--id", "doc_id", default=None, help="Document id or URI [default: file name + content hash]."
 )
@@ -64,7 +64,7 @@ POLL_SECONDS = 0.25
 )
 @gateway_options
 def main(
-    file: Path,
+    file: str,
     doc_id: str | None,
     title: str | None,
     mime_type: str | None,
@@ -79,23 +79,26 @@ def main(
     Progress goes to stderr (a bar on a terminal, plain lines otherwise); the document
     URI is printed as the last line of stdout once processing is done.
     """
-    digest = check_file(file)
-    mime = mime_type or detect_mime(file)
+    from pathlib import Path
+
+    path = Path(file)
+    digest = check_file(path)
+    mime = mime_type or detect_mime(path)
     if chunk_size is not None and chunk_overlap is not None and chunk_overlap >= chunk_size:
         raise click.BadParameter(
             f"{chunk_overlap} must be smaller than --chunk-size {chunk_size}.",
             param_hint="'--chunk-overlap'",
         )
     meta = {
-        "id": doc_id or default_id(file, digest),
-        "title": title or file.name,
+        "id": doc_id or default_id(path, digest),
+        "title": title or path.name,
         "mime_type": mime,
         "chunk_size": chunk_size,
         "chunk_overlap": chunk_overlap,
     }
-    size = file.stat().st_size
+    size = path.stat().st_size
     wait = None if no_wait else stall_timeout
-    info: DocumentInfo = run(gw, lambda: load(gw, file, size, meta, wait=wait))
+    info: DocumentInfo = run(gw, lambda: load(gw, path, size, meta, wait=wait))
     if info.status == "failed":
         from trustgraph_cli.render.text import safe
 
@@ -121,6 +124,8 @@ def check_file(file: Path) -> str:
         raise click.ClickException(f"no such file {str(file)!r}.")
     if not file.is_file():
         raise click.ClickException(f"{str(file)!r} is not a file.")
+    import hashlib
+
     digest = hashlib.sha256()
     try:
         with file.open("rb") as fh:

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import click
 
@@ -33,8 +32,7 @@ FORMAT_ALIASES: Mapping[str, str] = {"tree": "text", "space": "text"}
 API_KEY_PREFIX = "tg_"  # per-user API keys look like tg_<id>_<secret>
 
 
-@dataclass(frozen=True)
-class Gateway:
+class Gateway(NamedTuple):  # not a dataclass, to keep ``dataclasses`` out of start-up
     """Where and as whom a command talks to the gateway, and how much it says.
 
     ``user`` is None when ``-U`` was not given and the token is an API key: the gateway

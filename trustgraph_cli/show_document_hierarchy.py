@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 from typing import TYPE_CHECKING
 
 import click
@@ -144,6 +143,8 @@ def with_contents(doc: DocumentView, texts: dict[str, str]) -> DocumentView:
 
 
 def _text(b64: str) -> str:
+    import base64
+
     return base64.b64decode(b64).decode("utf-8", errors="replace")
 
 
