@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
+from bench.loading import stamp, write_decoded
 from bench.summary import summary
 from bench.timing import timed
 from trustgraph_base.provenance import (
@@ -43,7 +44,7 @@ from trustgraph_base.provenance import (
 )
 from trustgraph_base.rdf.terms import IriTerm, Triple, iri
 from trustgraph_base.schema import Metadata, Triples
-from trustgraph_base.wire import decode, encode
+from trustgraph_base.wire import encode
 from trustgraph_flow.store import hierarchy, lineage
 from trustgraph_flow.store.stores import Stores
 from trustgraph_flow.store.writer import write_batch
@@ -91,13 +92,9 @@ def corpus() -> list[Triples]:
     return out
 
 
-def when(i: int) -> str:
-    return f"2026-01-{1 + i // 86400 % 28:02d}T{i // 3600 % 24:02d}:{i // 60 % 60:02d}:{i % 60:02d}.000Z"
-
-
 def graph_rag(sid: str, i: int, edges: list[int], parent: str | None = None) -> list[Triple]:
     q = uris.graph_rag_question_uri(sid)
-    ts = graph_rag_question_triples(q, f"question {sid}", when(i), parent)
+    ts = graph_rag_question_triples(q, f"question {sid}", stamp(i), parent)
     chosen = [SelectedEdge(*iri_edge(e), "bench") for e in edges]
     ts += graph_rag_focus_triples(uris.focus_uri(q), uris.exploration_uri(q), q, chosen)
     return ts + synthesis_triples(uris.synthesis_uri(q), uris.focus_uri(q), "answer")
@@ -110,14 +107,14 @@ def trace(i: int, rng: random.Random) -> list[Triple]:
         return graph_rag(f"g{i}", i, rng.sample(range(n_edges), 3))
     if kind < 9:
         q = uris.docrag_question_uri(f"d{i}")
-        ts = docrag_question_triples(q, f"question {i}", when(i))
+        ts = docrag_question_triples(q, f"question {i}", stamp(i))
         ts += docrag_exploration_triples(
             uris.exploration_uri(q), q, [chunk_of(c) for c in rng.sample(range(n_chunks), 5)]
         )
         return ts + synthesis_triples(uris.synthesis_uri(q), uris.exploration_uri(q), "answer")
     a = uris.agent_session_uri(f"a{i}")
     i1 = uris.agent_iteration_uri(a, 1)
-    ts = agent_session_triples(a, f"agent question {i}", when(i))
+    ts = agent_session_triples(a, f"agent question {i}", stamp(i))
     ts += agent_iteration_triples(i1, a, "think", "knowledge-query", {"q": str(i)}, "seen")
     ts += graph_rag(f"s{i}", i, rng.sample(range(n_edges), 2), parent=i1)
     return ts + agent_final_triples(uris.agent_final_uri(a), i1, "answer")
@@ -128,18 +125,13 @@ def load(stores: Stores, n_traces: int) -> float:
     rng = random.Random(15)
     started = time.perf_counter()
     write_batch(stores, corpus())
-    batch = []
-    for i in range(n_traces):
-        batch.append(
-            decode(
-                Triples,
-                encode(Triples(metadata=Metadata(id=str(i), user=USER), triples=trace(i, rng))),
-            )
-        )
-        if len(batch) == 512:
-            write_batch(stores, batch)
-            batch = []
-    write_batch(stores, batch)
+    write_decoded(
+        stores,
+        (
+            encode(Triples(metadata=Metadata(id=str(i), user=USER), triples=trace(i, rng)))
+            for i in range(n_traces)
+        ),
+    )
     return time.perf_counter() - started
 
 

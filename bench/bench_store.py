@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
+from bench.loading import stamp, write_decoded
 from bench.summary import summary
 from bench.timing import timed
 from trustgraph_base.errors import RequestTimeout
@@ -51,7 +52,6 @@ from trustgraph_base.schema import Metadata, SparqlQueryRequest, Triples, Triple
 from trustgraph_base.wire import decode, encode
 from trustgraph_flow.store import explain
 from trustgraph_flow.store.stores import Stores
-from trustgraph_flow.store.writer import write_batch
 
 USER = "bench"
 SEQ = "urn:bench:seq"
@@ -270,20 +270,13 @@ def trace_templates() -> dict[str, str]:
 
 def trace_message(templates: dict[str, str], i: int) -> bytes:
     """Trace ``i``: GraphRAG, or every 10th an agent whose sub-trace must not be listed."""
-    when = f"2026-01-{1 + i // 86400 % 28:02d}T{i // 3600 % 24:02d}:{i // 60 % 60:02d}:{i % 60:02d}.000Z"
     text = templates["agent" if i % 10 == 0 else "graph-rag"]
-    return text.replace("SID", str(i)).replace(TEMPLATE_TIME, when).encode()
+    return text.replace("SID", str(i)).replace(TEMPLATE_TIME, stamp(i)).encode()
 
 
 def bulk_load(stores: Stores, templates: dict[str, str], n_traces: int) -> None:
     """Write ``n_traces`` traces made from ``templates`` through decode + write_batch."""
-    batch: list[Triples] = []
-    for i in range(n_traces):
-        batch.append(decode(Triples, trace_message(templates, i)))
-        if len(batch) == 512:
-            write_batch(stores, batch)
-            batch = []
-    write_batch(stores, batch)
+    write_decoded(stores, (trace_message(templates, i) for i in range(n_traces)))
 
 
 def index_bench(n_traces: int) -> None:
