@@ -8,9 +8,11 @@ the offline engine. Questions go through the gateway's REST API (``POST …/serv
 and each asks for a different capital, so every answer is checked as that question's own:
 a request that fails, times out or gets another question's answer counts as lost.
 
-In the same run, on the same stack: the single-question time (one question at a time, the
-median of ``--single`` questions), then ``--rounds`` bursts of ``--concurrent`` questions
-sent at once, every latency kept. The goal is p95 of the bursts <= 2x the single time.
+In the same run, on the same stack: ``--rounds`` bursts of ``--concurrent`` questions sent
+at once, every latency kept, each burst after a turn of questions asked one at a time (the
+``--single`` of them split evenly between the turns). The single-question time is the
+median of all of those, so it was measured under the same load as the bursts around it (on
+a shared machine the load moves within a run). The goal is p95 of the bursts <= 2x it.
 
 Two modes, each on its own stack: the offline engine answering at once, and answering after
 ``--latency`` seconds (``TG_OFFLINE_LATENCY``; 0.2 s is SmolLM2-135M's short completion on
@@ -18,7 +20,9 @@ these machines, docs/performance.md). At once, every question is CPU from end to
 burst can at best finish in (questions x CPU per question / cores): the CPU each question
 costs the stack's processes is measured and that floor printed beside the figure. With a
 model's latency, a question mostly waits, and what the burst shows is whether anything
-queues questions behind one another (a concurrency limit, a single-file loop).
+queues questions behind one another (a concurrency limit, a single-file loop). The CPU each
+process spends per question over the bursts is printed too: the figure the machine's load
+moves least.
 """
 
 from __future__ import annotations
@@ -169,6 +173,7 @@ class Mode:
     lost: list[str] = field(default_factory=list)
     cpu_per_question: float = 0.0
     cpu_burst: dict[str, float] = field(default_factory=dict)  # seconds per process, bursts
+    load: list[float] = field(default_factory=list)  # the 1-minute load average, per burst
 
     @property
     def single_time(self) -> float:
@@ -187,23 +192,28 @@ async def measure(
     async with aiohttp.ClientSession(connector=limits, timeout=timeout) as http:
         for n in range(8):  # warm up: every process has served a question
             await ask(http, stack.url, n)
-        for n in range(singles):
-            out = await ask(http, stack.url, n)
-            mode.single.append(out.seconds)
-            mode.asked += 1
-            if not out.correct:
-                mode.lost.append(out.detail)
         assert stack.proc is not None
-        cpu_before = cpu_by_process(stack.proc.pid)
-        for _ in range(rounds):
+        alone = 0
+        for burst in range(rounds):
+            # A turn of single questions, then a burst: the baseline sees the same load.
+            for _ in range(singles * (burst + 1) // rounds - alone):
+                out = await ask(http, stack.url, alone)
+                alone += 1
+                mode.single.append(out.seconds)
+                mode.asked += 1
+                if not out.correct:
+                    mode.lost.append(out.detail)
+            cpu_before = cpu_by_process(stack.proc.pid)
             started = time.perf_counter()
             outs = await asyncio.gather(*(ask(http, stack.url, n) for n in range(concurrent)))
             mode.burst_walls.append(time.perf_counter() - started)
+            for name, cpu in cpu_by_process(stack.proc.pid).items():
+                spent = cpu - cpu_before.get(name, 0.0)
+                mode.cpu_burst[name] = mode.cpu_burst.get(name, 0.0) + spent
+            mode.load.append(os.getloadavg()[0])
             mode.burst.extend(o.seconds for o in outs)
             mode.asked += len(outs)
             mode.lost.extend(o.detail for o in outs if not o.correct)
-        cpu_after = cpu_by_process(stack.proc.pid)
-        mode.cpu_burst = {k: v - cpu_before.get(k, 0.0) for k, v in cpu_after.items()}
         mode.cpu_per_question = sum(mode.cpu_burst.values()) / (rounds * concurrent)
 
 
@@ -221,10 +231,15 @@ def report(mode: Mode, concurrent: int) -> None:
           f"{1000 * statistics.median(mode.burst_walls):.0f} ms (median of {len(mode.burst_walls)})")  # fmt: skip
     print(f"  CPU per question (all stack processes): {1000 * mode.cpu_per_question:.1f} ms; "
           f"{concurrent} questions on {cores} cores need >= {1000 * floor:.0f} ms of wall")  # fmt: skip
-    busiest = sorted(mode.cpu_burst.items(), key=lambda kv: -kv[1])[:5]
+    busiest = sorted(mode.cpu_burst.items(), key=lambda kv: -kv[1])
     walls = sum(mode.burst_walls)
     print("  busiest processes over the bursts (CPU s / wall s): "
-          + ", ".join(f"{name} {cpu / walls:.2f}" for name, cpu in busiest))  # fmt: skip
+          + ", ".join(f"{name} {cpu / walls:.2f}" for name, cpu in busiest[:5]))  # fmt: skip
+    per_question = [(name, 1000 * cpu / len(mode.burst)) for name, cpu in busiest]
+    print("  CPU per question by process (ms): "
+          + ", ".join(f"{name} {ms:.1f}" for name, ms in per_question if ms >= 0.05))  # fmt: skip
+    load = f"{min(mode.load):.1f}-{max(mode.load):.1f}"
+    print(f"  load average over the bursts: {load} ({cores} cores)")
     print(f"  lost: {len(mode.lost)} of {mode.asked}")
     for detail in mode.lost[:5]:
         print(f"    e.g. {detail}")
@@ -235,7 +250,7 @@ def report(mode: Mode, concurrent: int) -> None:
         goal,
         f"p95 {1000 * p95:.0f} ms vs single {1000 * single:.0f} ms same run; "
         f"{len(mode.lost)} lost of {mode.asked}; CPU {1000 * mode.cpu_per_question:.0f} ms/question "
-        f"(CPU floor for the burst {1000 * floor:.0f} ms)",
+        f"(CPU floor for the burst {1000 * floor:.0f} ms); load average {load}",
     )
 
 

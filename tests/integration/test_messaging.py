@@ -15,7 +15,7 @@ from trustgraph_base.messaging.bus import broker_auth
 from trustgraph_base.messaging.services import TEXT_COMPLETION
 from trustgraph_base.schema import Metadata, TextCompletionRequest, TextCompletionResponse, Triples
 from trustgraph_base.settings import ProcessorSettings
-from trustgraph_base.wire import decode_pack, encode
+from trustgraph_base.wire import decode, decode_pack, encode
 
 
 async def test_streamed_reply(
@@ -57,6 +57,57 @@ async def test_replies_ready_together_travel_as_one_message(
     client = RequestClient(bus, topics, TEXT_COMPLETION, "pack-tester")
     pieces = [r.response async for r in client.stream(TextCompletionRequest(prompt="a b c d"))]
     assert pieces == ["a", "b", "c", "d"]
+    await client.close()
+
+
+def pausing_processor() -> Processor[ProcessorSettings]:
+    """Yields one reply per word and waits a moment between them (as GraphRAG's stages
+    wait for the store), so no two replies are ready together."""
+    proc: Processor[ProcessorSettings] = Processor("pauser")
+
+    @proc.service(TEXT_COMPLETION)
+    async def complete(
+        req: TextCompletionRequest, ctx: Context[ProcessorSettings]
+    ) -> AsyncIterator[TextCompletionResponse]:
+        words = req.prompt.split()
+        for i, word in enumerate(words):
+            await asyncio.sleep(0.02)
+            yield TextCompletionResponse(response=word, end_of_stream=i == len(words) - 1)
+
+    return proc
+
+
+async def test_a_caller_that_asked_for_no_stream_gets_the_replies_in_one_message(
+    processors: RunningProcessors, settings: ProcessorSettings, bus: Bus, topics: Topics
+) -> None:
+    """Streamed, each reply goes as the handler yields it; not streamed (the caller only
+    waits for the last), the replies before it are held and travel with it, in order."""
+    await processors.start(pausing_processor(), settings)
+    reply_topic = topics.topic("held-replies")
+    replies = await bus.subscribe(reply_topic, "inspect")
+
+    async def messages(rid: str, streaming: bool, count: int) -> list[list[str]]:
+        await bus.publish(
+            topics.request(TEXT_COMPLETION),
+            TextCompletionRequest(prompt="one two three", streaming=streaming),
+            {"id": rid, "reply-to": reply_topic},
+        )
+        got = []
+        for _ in range(count):
+            msg = await asyncio.wait_for(replies.receive(), 10)
+            await replies.acknowledge(msg)
+            assert msg.properties()["id"] == rid
+            if msg.properties().get("pack"):
+                got.append([r.response for r in decode_pack(TextCompletionResponse, msg.data())])
+            else:
+                got.append([decode(TextCompletionResponse, msg.data()).response])
+        return got
+
+    assert await messages("s1", True, 3) == [["one"], ["two"], ["three"]]
+    assert await messages("n1", False, 1) == [["one", "two", "three"]]
+    client = RequestClient(bus, topics, TEXT_COMPLETION, "held-tester")
+    final = await client.request(TextCompletionRequest(prompt="x y z"), timeout=10)
+    assert (final.response, final.end_of_stream) == ("z", True)
     await client.close()
 
 

@@ -33,6 +33,11 @@ log = logging.getLogger(__name__)
 
 TAKEN_MAX = 10_000  # request ids remembered per subscription for duplicate deliveries
 PACK_MAX = 16  # replies held together in one message at most
+# A caller that did not ask for a stream (``streaming`` false) only waits for the last
+# reply: the ones before it are held for up to this long and go with it in one message, so
+# they do not cost a broker round trip each. A slow handler still sends what it holds every
+# HOLD_S, well inside any caller's timeout between replies.
+HOLD_S = 1.0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -241,14 +246,22 @@ class ServiceRunner(_OneByOne):
         # A stream's replies before its last are sent without waiting for each receipt: the
         # handler goes on while they travel, in order on one producer (tasks start in the
         # order made). Replies the handler yields without pausing in between are held until
-        # it pauses and go as one message. The last reply goes after every earlier one (in
-        # their message when they were held with it); an error reply only once every
-        # earlier one is persisted; the request is acked only once all of them are.
+        # it pauses and go as one message; a caller that asked for no stream has them held
+        # until the last (or HOLD_S). The last reply goes after every earlier one (in their
+        # message when they were held with it); an error reply only once every earlier one
+        # is persisted; the request is acked only once all of them are.
         spec = self.spec
         sending: list[asyncio.Task[None]] = []
         held: list[Response] = []
+        streamed = getattr(request, "streaming", True) is not False
+        loop = asyncio.get_running_loop()
+        timer: asyncio.Handle | None = None
 
         def flush() -> None:
+            nonlocal timer
+            if timer is not None:
+                timer.cancel()
+                timer = None
             if held:
                 sending.append(asyncio.ensure_future(reply(held[:])))
                 held.clear()
@@ -262,8 +275,10 @@ class ServiceRunner(_OneByOne):
                     if resp.end_of_stream:
                         last = resp
                         break
-                    if not held:  # sent once the handler pauses (or ends)
-                        asyncio.get_running_loop().call_soon(flush)
+                    if not held and streamed:  # sent once the handler pauses (or ends)
+                        loop.call_soon(flush)
+                    elif not held:  # not streamed: with the last, or after HOLD_S
+                        timer = loop.call_later(HOLD_S, flush)
                     held.append(resp)
                     if len(held) == PACK_MAX:  # a handler that never pauses: bounded messages
                         flush()
@@ -286,6 +301,8 @@ class ServiceRunner(_OneByOne):
                 [spec.response(error=Error(type=ErrorType.INTERNAL_ERROR, message=message))]
             )
         finally:
+            if timer is not None:
+                timer.cancel()
             for task in sending:  # only when cancelled (shutdown): nobody waits for them
                 task.cancel()
 
