@@ -233,7 +233,9 @@ def report(mode: Mode, concurrent: int) -> None:
           f"{concurrent} questions on {cores} cores need >= {1000 * floor:.0f} ms of wall")  # fmt: skip
     busiest = sorted(mode.cpu_burst.items(), key=lambda kv: -kv[1])
     walls = sum(mode.burst_walls)
-    print("  busiest processes over the bursts (CPU s / wall s): "
+    used = sum(cpu for _, cpu in busiest) / walls
+    print(f"  the stack's processes used {used:.2f} of the {cores} cores over the bursts; busiest "
+          "(CPU s / wall s): "
           + ", ".join(f"{name} {cpu / walls:.2f}" for name, cpu in busiest[:5]))  # fmt: skip
     per_question = [(name, 1000 * cpu / len(mode.burst)) for name, cpu in busiest]
     print("  CPU per question by process (ms): "
@@ -250,7 +252,8 @@ def report(mode: Mode, concurrent: int) -> None:
         goal,
         f"p95 {1000 * p95:.0f} ms vs single {1000 * single:.0f} ms same run; "
         f"{len(mode.lost)} lost of {mode.asked}; CPU {1000 * mode.cpu_per_question:.0f} ms/question "
-        f"(CPU floor for the burst {1000 * floor:.0f} ms); load average {load}",
+        f"(CPU floor for the burst {1000 * floor:.0f} ms); the stack used {used:.2f} of {cores} "
+        f"cores; load average {load}",
     )
 
 
