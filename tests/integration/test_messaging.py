@@ -60,29 +60,12 @@ async def test_replies_ready_together_travel_as_one_message(
     await client.close()
 
 
-def pausing_processor() -> Processor[ProcessorSettings]:
-    """Yields one reply per word and waits a moment between them (as GraphRAG's stages
-    wait for the store), so no two replies are ready together."""
-    proc: Processor[ProcessorSettings] = Processor("pauser")
-
-    @proc.service(TEXT_COMPLETION)
-    async def complete(
-        req: TextCompletionRequest, ctx: Context[ProcessorSettings]
-    ) -> AsyncIterator[TextCompletionResponse]:
-        words = req.prompt.split()
-        for i, word in enumerate(words):
-            await asyncio.sleep(0.02)
-            yield TextCompletionResponse(response=word, end_of_stream=i == len(words) - 1)
-
-    return proc
-
-
 async def test_a_caller_that_asked_for_no_stream_gets_the_replies_in_one_message(
     processors: RunningProcessors, settings: ProcessorSettings, bus: Bus, topics: Topics
 ) -> None:
     """Streamed, each reply goes as the handler yields it; not streamed (the caller only
     waits for the last), the replies before it are held and travel with it, in order."""
-    await processors.start(pausing_processor(), settings)
+    await processors.start(echo_processor(pause=0.02), settings)
     reply_topic = topics.topic("held-replies")
     replies = await bus.subscribe(reply_topic, "inspect")
 

@@ -3,6 +3,7 @@ an echoing text-completion service."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 
 from trustgraph_base.errors import ErrorType, ServiceError
@@ -18,8 +19,10 @@ class StandIn:
         self.proc = proc
 
 
-def echo_processor() -> Processor[ProcessorSettings]:
-    """Text completion that streams the prompt back a word at a time; the prompt ``fail`` fails."""
+def echo_processor(pause: float = 0.0) -> Processor[ProcessorSettings]:
+    """Text completion that streams the prompt back a word at a time; the prompt ``fail`` fails.
+    ``pause``: seconds it waits before each word (as GraphRAG waits for the store between
+    stages), so no two replies are ready together."""
     proc: Processor[ProcessorSettings] = Processor("echo")
 
     @proc.service(TEXT_COMPLETION)
@@ -30,6 +33,8 @@ def echo_processor() -> Processor[ProcessorSettings]:
             raise ServiceError(ErrorType.LLM_ERROR, "the model refused")
         words = req.prompt.split()
         for i, word in enumerate(words):
+            if pause:
+                await asyncio.sleep(pause)
             yield TextCompletionResponse(response=word, end_of_stream=i == len(words) - 1)
 
     return proc
