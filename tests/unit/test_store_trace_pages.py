@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,8 +19,15 @@ from tests.support.store import (
     sqlite_index,
 )
 from trustgraph_base.errors import ServiceError
-from trustgraph_base.provenance import agent_iteration_triples, agent_session_triples, uris
-from trustgraph_base.schema.explain import ExplainRequest
+from trustgraph_base.provenance import (
+    agent_iteration_triples,
+    agent_session_triples,
+    metrics_triples,
+    uris,
+)
+from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL
+from trustgraph_base.rdf.terms import Triple
+from trustgraph_base.schema.explain import ExplainRequest, TraceView
 from trustgraph_flow.store import explain
 from trustgraph_flow.store.backend import Backend, Handle
 from trustgraph_flow.store.index import TraceFilter, page_query
@@ -89,19 +98,34 @@ def test_a_deep_page_is_one_index_range_scan(tmp_path: Path) -> None:
     )  # a seek, not a scan
 
 
-def test_a_long_agent_trace_is_read_a_window_at_a_time(handle: Handle, tmp_path: Path) -> None:
-    stores = Stores(tmp_path / "long", capacity=1)
+def long_agent(steps: int = 30, thought: str = "thought") -> list[Triple]:
+    """Agent trace ``long`` of ``steps`` steps; step 12 ran a GraphRAG sub-trace, step 3 has metrics."""
     a = uris.agent_session_uri("long")
     triples = agent_session_triples(a, "a long run", "2026-01-01T00:00:00Z")
     previous = a
-    for n in range(1, 31):
+    for n in range(1, steps + 1):
         step = uris.agent_iteration_uri(a, n)
         triples += agent_iteration_triples(
-            step, previous, f"thought {n}", "search", {"n": n}, f"seen {n}"
+            step, previous, f"{thought} {n}", "search", {"n": n}, f"seen {n}"
         )
         previous = step
     triples += graph_rag("inner", 1, parent=uris.agent_iteration_uri(a, 12))
-    write_batch(stores, [msg(triples)])
+    triples += metrics_triples(
+        uris.agent_iteration_uri(a, 3), GRAPH_RETRIEVAL, model="m", in_token=7
+    )
+    return triples
+
+
+def window(h: Handle, offset: int, limit: int) -> TraceView:
+    req = ExplainRequest(operation="get-trace", id="long", step_offset=offset, step_limit=limit)
+    resp = on_collection(h, req)
+    assert resp.trace is not None
+    return resp.trace
+
+
+def test_a_long_agent_trace_is_read_a_window_at_a_time(handle: Handle, tmp_path: Path) -> None:
+    stores = Stores(tmp_path / "long", capacity=1)
+    write_batch(stores, [msg(long_agent())])
     h = handle_of(stores)
     resp = on_collection(
         h, ExplainRequest(operation="get-trace", id="long", step_offset=10, step_limit=5)
@@ -124,3 +148,45 @@ def test_a_windowed_read_of_a_rag_trace_returns_all_of_it(handle: Handle) -> Non
         "It jumps over the dog.",
         "the fox acts",
     )
+
+
+def test_windows_show_the_steps_the_whole_trace_shows(make_backend: Callable[[], Backend]) -> None:
+    stores = make_backend()
+    write_batch(stores, [msg(long_agent())])
+    h = handle_of(stores)
+    whole = on_collection(h, ExplainRequest(operation="get-trace", id="long")).trace
+    assert whole is not None
+    pieces = [window(h, start, 7) for start in range(0, 30, 7)]
+    assert [s for p in pieces for s in p.steps] == whole.steps
+    assert pieces[0].metrics["i3"].model == "m" and pieces[0].metrics["i3"].in_token == 7
+    assert pieces[0].steps[2].thought == "thought 3" and pieces[0].steps[2].observation == "seen 3"
+
+
+def test_a_store_written_before_the_step_read_model_shows_its_steps(tmp_path: Path) -> None:
+    stores = Stores(tmp_path / "old", capacity=1)
+    write_batch(stores, [msg(long_agent())])
+    h = handle_of(stores)
+    before = window(h, 0, 30)
+    stores.close()
+    del h, stores
+    gc.collect()  # pyoxigraph releases its lock when the store object goes
+    # As a store written by the code before the read model: no step table, never backfilled.
+    db = sqlite3.connect(next((tmp_path / "old").rglob("traces.sqlite")))
+    db.execute("DROP TABLE step_facts")
+    db.execute("DELETE FROM lineage_meta WHERE key = 'steps'")
+    db.commit()
+    db.close()
+    reopened = handle_of(Stores(tmp_path / "old", capacity=1))
+    after = window(reopened, 0, 30)
+    assert after == before and after.steps[29].thought == "thought 30"
+    assert after.metrics["i3"].in_token == 7
+
+
+def test_a_trace_deleted_and_written_again_shows_only_its_new_steps(tmp_path: Path) -> None:
+    stores = Stores(tmp_path / "again", capacity=1)
+    write_batch(stores, [msg(long_agent())])
+    h = handle_of(stores)
+    on_collection(h, ExplainRequest(operation="delete-trace", id="long"))
+    write_batch(stores, [msg(long_agent(5, thought="updated run"))])
+    shown = window(h, 0, 30)
+    assert [s.thought for s in shown.steps] == [f"updated run {n}" for n in range(1, 6)]

@@ -37,7 +37,8 @@ from trustgraph_flow.store.erasure import removals
 from trustgraph_flow.store.index import TraceFilter, TraceRow, sort_key
 from trustgraph_flow.store.lookup import RETRIEVAL, as_int, chunk_source, edge_sources, edge_view
 
-Props = dict[str, dict[str, list[OxObject]]]  # entity URI → predicate IRI → objects
+# entity URI → predicate IRI → objects (an agent step's from the index's read model: strings)
+Props = dict[str, dict[str, list[OxObject | str]]]
 _MAX_DEPTH = 4
 
 
@@ -140,16 +141,28 @@ def gather(handle: Handle, root: str, only: list[str] | None = None) -> Props:
     props: Props = {}
     quads = handle.store.quads_for_pattern
     for uri in handle.index.entities(root) if only is None else only:
-        by_pred: dict[str, list[OxObject]] = {}
+        by_pred: dict[str, list[OxObject | str]] = {}
         for q in quads(named(uri), None, None, RETRIEVAL):
             by_pred.setdefault(q.predicate.value, []).append(q.object)
         props[uri] = by_pred
     return props
 
 
+def step_props(handle: Handle, root: str, steps: list[str]) -> Props:
+    """The shown facts of agent steps ``steps`` of ``root``: from the index's read model
+    (a range of sqlite rows) where it keeps one, else from the store's quads."""
+    kept = handle.index.step_facts(root, steps)
+    if kept is None:
+        return gather(handle, root, steps)
+    return kept  # type: ignore[return-value]  # dict is invariant: str values are OxObject | str
+
+
 def text(props: Props, uri: str, pred: object) -> str | None:
     values = props.get(uri, {}).get(pred.i, [])  # type: ignore[attr-defined]
-    return value_of(values[0]) if values else None
+    if not values:
+        return None
+    first = values[0]
+    return first if isinstance(first, str) else value_of(first)
 
 
 def metrics(props: Props, root: str) -> dict[str, StageMetrics]:
@@ -226,9 +239,11 @@ class TraceReader:
         """The trace with agent steps ``start`` to ``stop`` (list positions) only."""
         if self.subs is None:
             return assemble(self.handle, self.root, self.provenance, 0)
-        only = [self.root, agent_final_uri(self.root), *self.steps[start:stop]]
+        only = [self.root, agent_final_uri(self.root)]
         with gc_paused():
-            return assemble(self.handle, self.root, self.provenance, 0, only, self.subs)
+            props = gather(self.handle, self.root, only)
+            props.update(step_props(self.handle, self.root, self.steps[start:stop]))
+            return assemble(self.handle, self.root, self.provenance, 0, props, self.subs)
 
 
 def step_uris(handle: Handle, root: str) -> list[str]:
@@ -246,14 +261,15 @@ def assemble(
     root: str,
     provenance: bool,
     depth: int,
-    only: list[str] | None = None,
+    props: Props | None = None,
     subs: dict[str, list[TraceRow]] | None = None,
 ) -> TraceView:
-    """The view of trace ``root`` (of its entities ``only``, with ``subs``, its sub-traces by
-    calling step, when the caller has looked them up already)."""
+    """The view of trace ``root`` (of the entities in ``props``, with ``subs``, its sub-traces
+    by calling step, when the caller has read them already)."""
     row = handle.index.get(root)
     assert row is not None
-    props = gather(handle, root, only)
+    if props is None:
+        props = gather(handle, root)
     view = TraceView(
         id=root,
         type=row.kind,

@@ -226,6 +226,10 @@ class GraphIndex:
         found = self._select(f"?e {term(_P['root'])} {term(named(root))}")
         return [sol["e"].value for sol in found]
 
+    def step_facts(self, root: str, uris: list[str]) -> None:
+        """No agent-step read model here: the steps are read from the store."""
+        return None
+
     def subtraces(self, root: str) -> list[TraceRow]:
         """Traces called from any step of ``root``, oldest first."""
         found = self.facts_of(

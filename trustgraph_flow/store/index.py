@@ -2,6 +2,9 @@
 
 It answers "the newest N top-level traces" with one partial-index scan and maps every
 trace entity to its root, so a trace is fetched or deleted without scanning the store.
+It also keeps a read model of agent steps: the texts and figures a step's view shows
+(``STEP_PREDICATES``), so a 20,000-step trace is read as a range of sqlite rows instead
+of ~180,000 quads decoded from pyoxigraph (docs/store.md, "Agent steps read model").
 Every write is an idempotent upsert: replaying a batch (redelivery) changes nothing.
 """
 
@@ -14,11 +17,19 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pyoxigraph as ox
+
 from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, PROV, RDF, TG
-from trustgraph_base.provenance.uris import is_conclusion_uri, trace_kind, trace_root
+from trustgraph_base.provenance.uris import (
+    agent_step_index,
+    is_conclusion_uri,
+    trace_kind,
+    trace_root,
+)
 from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Triple
 from trustgraph_flow.store import links
-from trustgraph_flow.store.backend import QuadStore
+from trustgraph_flow.store.backend import QuadStore, StepFacts
+from trustgraph_flow.store.convert import named, value_of
 from trustgraph_flow.store.links import Resolver, Use, use_of
 
 _SCHEMA = """
@@ -34,7 +45,27 @@ CREATE INDEX IF NOT EXISTS traces_parent_root ON traces(parent_root)
     WHERE parent_root IS NOT NULL;
 CREATE TABLE IF NOT EXISTS entities (uri TEXT PRIMARY KEY, root TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS entities_root ON entities(root);
+CREATE TABLE IF NOT EXISTS step_facts (
+    root TEXT NOT NULL, n INTEGER NOT NULL, uri TEXT NOT NULL, pred TEXT NOT NULL,
+    value TEXT NOT NULL, PRIMARY KEY (root, n, uri, pred, value)) WITHOUT ROWID;
 """
+
+# What the view of an agent step reads (explain.agent_parts and explain.metrics): kept
+# in ``step_facts`` as they are written, so showing a step reads no quads.
+STEP_PREDICATES = frozenset(
+    p.i
+    for p in (
+        TG.thought,
+        TG.action,
+        TG.arguments,
+        TG.observation,
+        TG.model,
+        TG.inToken,
+        TG.outToken,
+        TG.latencyMs,
+    )
+)
+StepRow = tuple[str, int, str, str, str]  # root, n, step URI, predicate IRI, value
 
 _UPSERT = """
 INSERT INTO traces (id, kind, question, time, sort_time, parent, parent_root, is_question, complete, failed)
@@ -46,6 +77,8 @@ ON CONFLICT(id) DO UPDATE SET
     is_question = max(excluded.is_question, is_question),
     complete = max(excluded.complete, complete), failed = max(excluded.failed, failed)
 """
+
+_STEP_INSERT = "INSERT OR IGNORE INTO step_facts VALUES (?, ?, ?, ?, ?)"
 
 NEWEST = (
     "SELECT id, kind, question, time, parent, complete, failed FROM traces "
@@ -168,6 +201,23 @@ def facts(triples: Iterable[Triple]) -> Facts:
     return rows, entities, uses
 
 
+def step_rows(triples: Iterable[Triple]) -> list[StepRow]:
+    """The read-model rows of the agent-step facts in a batch (``STEP_PREDICATES`` only)."""
+    rows: list[StepRow] = []
+    for t in triples:
+        if t.p.i not in STEP_PREDICATES or t.g != GRAPH_RETRIEVAL or not isinstance(t.s, IriTerm):
+            continue
+        root = trace_root(t.s.i)
+        n = agent_step_index(root, t.s.i) if root else None
+        if n is None or root is None:
+            continue
+        if isinstance(t.o, LiteralTerm):
+            rows.append((root, n, t.s.i, t.p.i, t.o.v))
+        elif isinstance(t.o, IriTerm):
+            rows.append((root, n, t.s.i, t.p.i, t.o.i))
+    return rows
+
+
 class TraceIndex:
     """The sqlite side table of one store: one connection per thread (WAL: readers never wait on the writer)."""
 
@@ -212,6 +262,7 @@ class TraceIndex:
             self.db.executemany(
                 "INSERT OR IGNORE INTO entities VALUES (?, ?)", list(entities.items())
             )
+            self.db.executemany(_STEP_INSERT, step_rows(triples))
             links.record(self.db, uses, resolve)
             links.mark_cited(self.db, links.citations(triples))
             for root in rows:
@@ -250,6 +301,23 @@ class TraceIndex:
     def entities(self, root: str) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT uri FROM entities WHERE root = ?", (root,))]
 
+    def step_facts(self, root: str, uris: list[str]) -> StepFacts:
+        """The read model's facts of agent steps ``uris`` of ``root`` (a range of its steps),
+        step URI → predicate IRI → values, with an entry for every step asked for."""
+        out: StepFacts = {uri: {} for uri in uris}
+        found = [n for uri in uris if (n := agent_step_index(root, uri)) is not None]
+        if not found:
+            return out
+        cur = self.db.execute(
+            "SELECT uri, pred, value FROM step_facts WHERE root = ? AND n BETWEEN ? AND ?",
+            (root, min(found), max(found)),
+        )
+        for uri, pred, value in cur:
+            by_pred = out.get(uri)
+            if by_pred is not None:
+                by_pred.setdefault(pred, []).append(value)
+        return out
+
     def subtraces(self, root: str) -> list[TraceRow]:
         """Traces called from any step of ``root``."""
         cur = self.db.execute(
@@ -269,8 +337,24 @@ class TraceIndex:
         return [str(r[0]) for r in rows]
 
     def backfill(self, store: QuadStore) -> None:
-        """Index the links of traces written before the links table existed (once per store)."""
+        """Index the links and the agent steps of traces written before their tables existed
+        (once per store)."""
         links.backfill(self.db, store)
+        if self.db.execute("SELECT 1 FROM lineage_meta WHERE key = 'steps'").fetchone():
+            return
+        rows: list[StepRow] = []
+        for pred in sorted(STEP_PREDICATES):
+            for q in store.quads_for_pattern(None, named(pred), None, named(GRAPH_RETRIEVAL)):
+                if not isinstance(q.subject, ox.NamedNode):
+                    continue
+                uri, value = q.subject.value, value_of(q.object)
+                root = trace_root(uri)
+                n = agent_step_index(root, uri) if root else None
+                if root is not None and n is not None and value is not None:
+                    rows.append((root, n, uri, pred, value))
+        with self._tx():
+            self.db.executemany(_STEP_INSERT, rows)
+            self.db.execute("INSERT OR IGNORE INTO lineage_meta VALUES ('steps')")
 
     def has_link(self, target: str) -> bool:
         """Whether a trace links to the edge key ``target``."""
@@ -326,6 +410,7 @@ class TraceIndex:
         ids = [(r,) for r in roots]
         with self._tx():
             self.db.executemany("DELETE FROM entities WHERE root = ?", ids)
+            self.db.executemany("DELETE FROM step_facts WHERE root = ?", ids)
             self.db.executemany("DELETE FROM links WHERE root = ?", ids)
             self.db.executemany("DELETE FROM traces WHERE id = ?", ids)
 
