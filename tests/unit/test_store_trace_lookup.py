@@ -65,3 +65,19 @@ async def test_a_streamed_trace_comes_in_pieces_each_small_enough(
         assert len(small) > 3 and all(len(encode(p)) <= 20_000 for p in small)
         assert [s.index for p in small if p.trace for s in p.trace.steps] == steps
         assert [p.end_of_stream for p in small].count(True) == 1 and small[-1].end_of_stream
+
+
+async def test_a_streamed_trace_without_a_step_limit_comes_in_growing_pieces(
+    tmp_path: Path,
+) -> None:
+    settings = processor.StoreSettings(data_dir=str(tmp_path), read_threads=2)
+    async with processor.proc.context(settings, bus=None) as ctx:  # type: ignore[arg-type]
+        await processor.write(ctx, lambda s: write_batch(s, long_trace(4_000, sub_every=250)))
+        req = ExplainRequest(operation="get-trace", id=TRACE, streaming=True)
+        pieces = [r async for r in streamed(processor.explain_service(req, ctx))]
+        # The first piece shows at once; later ones are larger, so a long trace takes few.
+        assert [len(p.trace.steps) for p in pieces if p.trace] == [500, 1_000, 2_000, 500]
+        assert [p.end_of_stream for p in pieces] == [False, False, False, True]
+        steps = [s for p in pieces if p.trace for s in p.trace.steps]
+        assert [s.index for s in steps] == list(range(1, 4_001))
+        assert [s.index for s in steps if s.subtraces] == list(range(250, 4_001, 250))

@@ -457,14 +457,38 @@ async def explain_service(req: ExplainRequest, ctx: Ctx) -> AsyncIterator[Explai
     yield resp
 
 
-STREAM_STEPS = 500  # agent steps per reply of a streamed get-trace (unless step_limit says)
+STREAM_STEPS = 500  # agent steps in a streamed get-trace's first reply (unless step_limit says)
+STREAM_MAX_STEPS = 4000  # later replies double up to this: fewer hops for a long trace
+
+
+def stream_spans(offset: int, total: int, fixed: int | None) -> list[tuple[int, int]]:
+    """The step ranges of a streamed trace's replies: ``fixed`` steps each when the request
+    says, else ``STREAM_STEPS`` first (shown at once), then twice as many each time up to
+    ``STREAM_MAX_STEPS`` (a 20,000-step trace in 8 replies, not 40: each reply is a few
+    hops between processes, and on a loaded machine every hop waits for the scheduler)."""
+    spans: list[tuple[int, int]] = []
+    start, size = offset, fixed or STREAM_STEPS
+    while start < total:
+        spans.append((start, min(start + size, total)))
+        start += size
+        if fixed is None:
+            size = min(size * 2, STREAM_MAX_STEPS)
+    return spans or [(0, 0)]
 
 
 async def stream_trace(ctx: Ctx, req: ExplainRequest) -> AsyncIterator[ExplainResponse]:
-    """A trace in replies of ``step_limit`` agent steps, each read on a reader thread while
-    the one before travels; a piece too large for one reply is sent as two halves."""
+    """A trace in replies of agent steps (``stream_spans``), the next read on a reader
+    thread while one travels; a piece too large for one reply is sent as two halves."""
     lease = contextlib.ExitStack()
     last: ExplainResponse | None = None
+    ahead: dict[tuple[int, int], asyncio.Future[TraceView]] = {}
+
+    def fetch(span: tuple[int, int]) -> asyncio.Future[TraceView]:
+        if span not in ahead:
+            work = functools.partial(piece, reader, *span)
+            ahead[span] = asyncio.ensure_future(read(ctx, work))
+        return ahead[span]
+
     try:
         reader = await read(
             ctx,
@@ -474,22 +498,28 @@ async def stream_trace(ctx: Ctx, req: ExplainRequest) -> AsyncIterator[ExplainRe
                 req.include_provenance,
             ),
         )
-        size = req.step_limit or STREAM_STEPS
-        starts = range(req.step_offset or 0, reader.total, size)
-        pending = [(a, min(a + size, reader.total)) for a in starts] or [(0, 0)]
+        pending = stream_spans(req.step_offset or 0, reader.total, req.step_limit)
         while pending:
-            start, stop = pending.pop(0)
-            view = await read(ctx, functools.partial(piece, reader, start, stop))
+            span = pending.pop(0)
+            view = await fetch(span)
+            del ahead[span]
+            if pending:
+                fetch(pending[0])  # read while this piece is encoded and sent
             resp = ExplainResponse(trace=view, step_total=reader.total, end_of_stream=not pending)
-            if stop - start > 1 and len(encode(resp)) > MAX_REPLY_BYTES:
-                middle = (start + stop) // 2
-                pending[:0] = [(start, middle), (middle, stop)]
+            size = len(encode(resp))
+            if span[1] - span[0] > 1 and size > MAX_REPLY_BYTES:
+                middle = (span[0] + span[1]) // 2
+                pending[:0] = [(span[0], middle), (middle, span[1])]
                 continue
+            if size > MAX_REPLY_BYTES:
+                checked(resp)  # one step alone over the limit: refused, naming the fix
             if not pending:
-                last = checked(resp)
+                last = resp
             else:
-                yield checked(resp)
+                yield resp
     finally:
+        # A piece still being read holds the lease: wait for it before letting go.
+        await asyncio.gather(*ahead.values(), return_exceptions=True)
         lease.close()
     if last is not None:  # after the lease ends: the runtime stops reading at the last reply
         yield last
