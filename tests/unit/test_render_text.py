@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import io
+import itertools
 import json
+import random
 
 import pytest
 
@@ -47,6 +49,23 @@ def test_wrap_keeps_paragraphs_and_hangs_continuations() -> None:
     lines = wrap_field("Answer", "one two three four five six seven\n\nnext", 30)
     assert lines == ["Answer: one two three four", "        five six seven", "", "        next"]
     assert all(len(line) <= 30 for line in lines)
+
+
+def test_wrap_fills_each_line_greedily_and_keeps_every_word() -> None:
+    rnd = random.Random(7)
+    for _ in range(2_000):
+        words = ["x" * rnd.randint(1, 14) for _ in range(rnd.randint(1, 40))]
+        label, width = rnd.choice(["", "Thought", "Observation"]), rnd.randint(34, 90)
+        lines = wrap_field(
+            label, "  ".join(words) if rnd.random() < 0.2 else " ".join(words), width
+        )
+        hang = len(f"{label}: ") if label else 0
+        assert lines[0].startswith(f"{label}: " if label else "")
+        assert " ".join(line[hang:] for line in lines).split() == words
+        assert all(len(line) <= width for line in lines)
+        for line, after in itertools.pairwise(lines):
+            assert after[:hang].strip() == ""
+            assert len(line) + 1 + len(after.split()[0]) > width  # it did not fit before
 
 
 def test_terms_as_text() -> None:

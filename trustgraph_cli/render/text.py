@@ -92,6 +92,8 @@ def wrap_field(label: str, value: str, width: int) -> list[str]:
 
 def _greedy(words: list[str], first: str, hang: str, width: int) -> list[str]:
     """Fill lines word by word; a word longer than a whole line fills the rest of the current one."""
+    if words and max(map(len, words)) <= width - max(len(first), len(hang)):
+        return _fill(" ".join(words), first, hang, width)
     lines: list[str] = []
     line, indent = first, len(first)
     for word in words:
@@ -117,6 +119,22 @@ def _greedy(words: list[str], first: str, hang: str, width: int) -> list[str]:
                 line, indent = hang, len(hang)
     lines.append(line.rstrip())
     return lines
+
+
+def _fill(text: str, first: str, hang: str, width: int) -> list[str]:
+    """``_greedy`` when every word fits on a line of its own (the common case): each line
+    breaks at the last space that fits, found with one ``rfind`` instead of word by word
+    (a 20,000-step trace wraps 40,000 thoughts and observations)."""
+    lines: list[str] = []
+    line, pos, end = first, 0, len(text)
+    while True:
+        room = width - len(line)
+        if end - pos <= room:
+            lines.append((line + text[pos:]).rstrip())
+            return lines
+        cut = text.rfind(" ", pos, pos + room + 1)  # found: the line's first word fits
+        lines.append(line + text[pos:cut])
+        line, pos = hang, cut + 1
 
 
 def term_text(term: Any) -> str:
