@@ -1,6 +1,6 @@
 """Render benchmark: long agent traces stored, assembled and shown end to end, stage by stage.
 
-    python -m bench.bench_render [--quick] [--steps N ...]
+    python -m bench.bench_render [--quick] [--steps N ...] [--data DIR] [--direct] [--no-viewer]
 
 Runs the broker (pulsar-lite), the store processor and the gateway in this process and, for
 each ``--steps`` (default 1,000, the baseline, and 20,000), publishes an agent trace of that
@@ -46,9 +46,18 @@ from trustgraph_cli.client import GatewayClient
 from trustgraph_cli.options import Gateway as GatewayOptions
 from trustgraph_flow.gateway.server import Gateway, GatewaySettings
 from trustgraph_flow.store.processor import proc as store
+from trustgraph_flow.store.stores import Stores
+from trustgraph_flow.store.writer import write_batch
 
 TIME = "2026-03-01T00:00:00.000Z"
 GOAL_SECONDS = 2.0
+BASELINE: dict[str, dict[str, float]] = {}  # per command line: the first trace's figures
+
+
+def uptime() -> str:
+    """The load average beside a figure (the machine is shared: figures move with it)."""
+    one, five, _ = os.getloadavg()
+    return f"load {one:.1f}/{five:.1f}"
 
 
 def session(steps: int) -> str:
@@ -178,11 +187,35 @@ async def timed_cli(url: str, args: list[str], runs: int) -> dict[str, float]:
     }
 
 
-async def run(all_steps: list[int], runs: int) -> None:
+def write_direct(data: Path, all_steps: list[int]) -> set[int]:
+    """Write the traces not yet in ``data`` through the writer code path (no Pulsar: a
+    20,000-step trace takes minutes through the broker on a loaded machine); the steps of
+    every trace now there."""
+    marker = data / "bench-render-traces.json"
+    there = set(json.loads(marker.read_text())) if marker.exists() else set()
+    todo = [n for n in all_steps if n not in there]
+    if todo:
+        stores = Stores(data / "store")
+        for steps in todo:
+            started = time.process_time()
+            write_batch(stores, trace_messages(steps))
+            print(
+                f"{steps:,}-step trace written directly: {time.process_time() - started:.1f} s CPU"
+            )
+        stores.close()
+        there |= set(todo)
+        marker.write_text(json.dumps(sorted(there)))
+    return there
+
+
+async def run(
+    all_steps: list[int], runs: int, data: Path | None, direct: bool, viewer_too: bool
+) -> None:
     broker = EmbeddedBroker(Path(tempfile.mkdtemp(prefix="bench-render-broker-")))
     broker.start()
     prefix = f"benchrender{time.monotonic_ns()}"
-    data = Path(tempfile.mkdtemp(prefix="bench-render-"))
+    data = data or Path(tempfile.mkdtemp(prefix="bench-render-"))
+    written = write_direct(data, all_steps) if direct else set()
     stop, ready = asyncio.Event(), asyncio.Event()
     settings = store.settings_cls(pulsar_url=broker.url, topic_prefix=prefix, data_dir=str(data))
     task = asyncio.create_task(store.run(settings, stop, ready))
@@ -197,16 +230,18 @@ async def run(all_steps: list[int], runs: int) -> None:
             messages = trace_messages(steps)
             triples = sum(len(m.triples) for m in messages)
             started = time.perf_counter()
-            for message in messages:
-                await bus.publish(Topics(prefix).topic(TRIPLES_STORE), message)
+            if steps not in written:
+                for message in messages:
+                    await bus.publish(Topics(prefix).topic(TRIPLES_STORE), message)
             await wait_complete(url, steps)
             stored = time.perf_counter() - started
+            how = "written directly before" if steps in written else "stored through Pulsar in"
             print(
                 f"\n{steps:,}-step trace ({steps // 10:,} sub-traces, {triples:,} triples): "
-                f"stored in {stored:.2f} s ({triples / stored:,.0f} triples/s, through Pulsar)"
+                f"{how} {stored:.2f} s ({uptime()})"
             )
             await report(url, steps, runs)
-        if missing() is None:
+        if viewer_too and missing() is None:
             await viewer(url, all_steps)
     finally:
         await bus.close()
@@ -237,16 +272,19 @@ async def report(url: str, steps: int, runs: int) -> None:
     ):
         t = await timed_cli(url, args, runs)
         verdict = "ok" if t["wall"] <= GOAL_SECONDS else "OVER GOAL"
+        base = BASELINE.setdefault(label, t)  # the first (smallest) trace of the run
+        ratio = f"{t['wall'] / base['wall']:.1f}x" if base is not t else "baseline"
         print(
             f"  {label:30} {t['wall']:7.2f} {t['max']:6.2f} {t['cli_cpu']:9.2f} "
-            f"{t['server_cpu']:14.2f} {t['lines']:8,.0f}  {verdict}"
+            f"{t['server_cpu']:14.2f} {t['lines']:8,.0f}  {verdict}, {ratio} ({uptime()})"
         )
         summary(
             f"{steps:,}-step trace, tg-show-explain-trace {label}",
             f"{t['wall']:.2f} s",
             f"<= {GOAL_SECONDS:g} s" if steps >= 20_000 else "baseline",
-            f"CPU: command {t['cli_cpu']:.2f} s, store+gateway {t['server_cpu']:.2f} s; "
-            f"streamed get-trace alone {whole:.2f} s",
+            f"{ratio} the first trace's wall time; CPU: command {t['cli_cpu']:.2f} s, "
+            f"store+gateway {t['server_cpu']:.2f} s; streamed get-trace alone {whole:.2f} s; "
+            f"{uptime()}",
         )
 
 
@@ -293,8 +331,18 @@ def main() -> None:
     parser.add_argument(
         "--steps", type=int, nargs="+", default=[1000, 20_000], help="agent steps per trace"
     )
+    parser.add_argument(
+        "--data", type=Path, help="keep the store's files here (a rerun reuses the traces)"
+    )
+    parser.add_argument(
+        "--direct",
+        action="store_true",
+        help="write the traces through the writer code path, not Pulsar (no 'stored' figure)",
+    )
+    parser.add_argument("--no-viewer", action="store_true", help="leave out the web viewer")
     args = parser.parse_args()
-    asyncio.run(run(args.steps, 2 if args.quick else 5))
+    runs = 2 if args.quick else 5
+    asyncio.run(run(args.steps, runs, args.data, args.direct, not args.no_viewer))
 
 
 if __name__ == "__main__":
