@@ -72,7 +72,9 @@ async def test_a_streamed_trace_without_a_step_limit_comes_in_growing_pieces(
 ) -> None:
     settings = processor.StoreSettings(data_dir=str(tmp_path), read_threads=2)
     async with processor.proc.context(settings, bus=None) as ctx:  # type: ignore[arg-type]
-        await processor.write(ctx, lambda s: write_batch(s, long_trace(4_000, sub_every=250)))
+        await processor.write(
+            ctx, lambda s: write_batch(s, long_agent_trace("long-run", 4_000, sub_every=250))
+        )
         req = ExplainRequest(operation="get-trace", id=TRACE, streaming=True)
         pieces = [r async for r in streamed(processor.explain_service(req, ctx))]
         # The first piece shows at once; later ones are larger, so a long trace takes few.
