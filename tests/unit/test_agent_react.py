@@ -7,36 +7,40 @@ import pytest
 from trustgraph_flow.agent.react import Act, Finish, ParseError, parse_reply
 
 
-def test_action_with_args() -> None:
-    reply = 'Thought: look it up\nAction: knowledge-query\nArgs: {"question": "capital of France?"}'
-    assert parse_reply(reply) == Act(
-        "look it up", "knowledge-query", {"question": "capital of France?"}
-    )
-
-
-def test_final_answer_spans_lines() -> None:
-    reply = "Thought: I know it now.\nFinal Answer: Paris.\nIt is on the Seine."
-    assert parse_reply(reply) == Finish("I know it now.", "Paris.\nIt is on the Seine.")
-
-
-def test_lenient_labels_fences_and_multiline_json() -> None:
-    reply = (
-        "**Thought:** need docs\n**action:** `document-query`\nargs:\n```json\n"
-        '{\n  "question": "who?"\n}\n```\n'
-    )
-    assert parse_reply(reply) == Act("need docs", "document-query", {"question": "who?"})
-
-
-def test_invented_observation_and_answer_are_ignored() -> None:
-    reply = (
-        'Thought: t\nAction: knowledge-query\nArgs: {"question": "q"}\n'
-        "Observation: made up\nFinal Answer: made up too"
-    )
-    assert parse_reply(reply) == Act("t", "knowledge-query", {"question": "q"})
-
-
-def test_missing_args_means_empty_arguments() -> None:
-    assert parse_reply("Thought: t\nAction: text-completion") == Act("t", "text-completion", {})
+@pytest.mark.parametrize(
+    ("reply", "step"),
+    [
+        pytest.param(
+            'Thought: look it up\nAction: knowledge-query\nArgs: {"question": "capital of France?"}',
+            Act("look it up", "knowledge-query", {"question": "capital of France?"}),
+            id="action-with-args",
+        ),
+        pytest.param(
+            "Thought: I know it now.\nFinal Answer: Paris.\nIt is on the Seine.",
+            Finish("I know it now.", "Paris.\nIt is on the Seine."),
+            id="final-answer-spans-lines",
+        ),
+        pytest.param(
+            "**Thought:** need docs\n**action:** `document-query`\nargs:\n```json\n"
+            '{\n  "question": "who?"\n}\n```\n',
+            Act("need docs", "document-query", {"question": "who?"}),
+            id="lenient-labels-fences-and-multiline-json",
+        ),
+        pytest.param(
+            'Thought: t\nAction: knowledge-query\nArgs: {"question": "q"}\n'
+            "Observation: made up\nFinal Answer: made up too",
+            Act("t", "knowledge-query", {"question": "q"}),
+            id="invented-observation-and-answer-are-ignored",
+        ),
+        pytest.param(
+            "Thought: t\nAction: text-completion",
+            Act("t", "text-completion", {}),
+            id="missing-args-means-empty-arguments",
+        ),
+    ],
+)
+def test_a_reply_parses_to_its_step(reply: str, step: Act | Finish) -> None:
+    assert parse_reply(reply) == step
 
 
 @pytest.mark.parametrize(
