@@ -187,8 +187,7 @@ def test_both_write_paths_store_the_same_terms(tmp_path: Path) -> None:
     write_batch(
         stores, [msg(with_blank, "b", user="ext")]
     )  # redelivery keeps the blank node's label
-    fast, slow = stores.get("nq", "default"), stores.get("ext", "default")
-    assert fast is not None and slow is not None
+    fast, slow = handle_of(stores, "nq"), handle_of(stores, "ext")
 
     def read(st: Handle) -> list[str]:
         return sorted(str(q) for q in st.store.quads_for_pattern(None, None, None, None))
