@@ -48,7 +48,12 @@ from trustgraph_base.provenance import (
     uris,
 )
 from trustgraph_base.rdf.terms import Triple, iri, lit
-from trustgraph_base.schema import Metadata, SparqlQueryRequest, Triples, TriplesQueryRequest
+from trustgraph_base.schema import (
+    Metadata,
+    SparqlQueryRequest,
+    Triples,
+    TriplesQueryRequest,
+)
 from trustgraph_base.wire import decode, encode
 from trustgraph_flow.store import explain
 from trustgraph_flow.store.stores import Stores
@@ -153,6 +158,30 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+class CpuMeter:
+    """CPU per triple of each process in a run: the broker, this process (the producer, and
+    in a store run its polls) and the consumer (the store, or the baseline's bare consumer).
+    CPU time, unlike the rate, holds on a loaded machine."""
+
+    def __init__(self, broker: EmbeddedBroker) -> None:
+        assert broker.proc is not None
+        self.broker_pid = broker.proc.pid
+        self.broker = cpu_seconds(self.broker_pid)
+        self.producer = time.process_time()
+
+    def line(self, triples: int, consumer: float, what: str) -> str:
+        broker = cpu_seconds(self.broker_pid) - self.broker
+        producer = time.process_time() - self.producer
+
+        def us(seconds: float) -> str:
+            return f"{seconds / triples * 1e6:.1f}"
+
+        return (
+            f"CPU us/triple: {what} {us(consumer)}, broker {us(broker)}, producer {us(producer)}"
+            f" (load average {os.getloadavg()[0]:.1f})"
+        )
+
+
 async def write_run(
     broker: EmbeddedBroker, messages: list[bytes], triples: int, *, kill: bool
 ) -> float:
@@ -168,6 +197,7 @@ async def write_run(
     topic = Topics(prefix).topic(TRIPLES_STORE)
     try:
         await client.start()
+        meter = CpuMeter(broker)
         cpu_before = cpu_seconds(store.pid)
         started = time.perf_counter()
         sends = asyncio.gather(*(bus.publish(topic, m, batching=True) for m in messages))
@@ -191,8 +221,9 @@ async def write_run(
         print(
             f"  {label}: {len(messages)} msgs, {triples} triples published in {published:.2f}s, "
             f"committed in {elapsed:.2f}s -> {triples / elapsed:,.0f} triples/s"
-            + ("" if kill else f"; store process CPU {cpu / triples * 1e6:.1f} us/triple")
         )
+        if not kill:
+            print(f"    {meter.line(triples, cpu, 'store')}")
         if kill:
             print(
                 f"    store killed at {killed_at:.2f}s and restarted; "
@@ -219,30 +250,35 @@ async def raw_consume(url: str, topic: str, n: int, ready: str) -> None:
     bus = Bus(url)
     consumer = await bus.subscribe(topic, "raw")
     Path(ready).write_text("ready")
+    started = time.process_time()
     for _ in range(n):
         await consumer.acknowledge(await consumer.receive())
+    print(time.process_time() - started, flush=True)  # its CPU, for the baseline's figures
     await bus.close()
 
 
-async def raw_run(url: str, messages: list[bytes], triples: int) -> float:
+async def raw_run(broker: EmbeddedBroker, messages: list[bytes], triples: int) -> float:
     """Pulsar alone: publish the same messages, a bare consumer subprocess receives and acks them."""
     topic = Topics(f"raw{time.monotonic_ns()}").topic(TRIPLES_STORE)
     ready = Path(tempfile.mkdtemp(prefix="bench-raw-")) / "ready"
+    url = broker.url
     consumer = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "bench.bench_store", "--raw-consume", url, topic, str(len(messages)), str(ready),
-        stdin=asyncio.subprocess.DEVNULL,
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
     )  # fmt: skip
     await until_ready(consumer, ready, "the baseline consumer")
     bus = Bus(url)
+    meter = CpuMeter(broker)
     started = time.perf_counter()
     await asyncio.gather(*(bus.publish(topic, m, batching=True) for m in messages))
-    await consumer.wait()
+    out, _ = await consumer.communicate()
     elapsed = time.perf_counter() - started
     await bus.close()
     print(
         f"  baseline, Pulsar only (bare consumer, no decode, no store): {len(messages)} msgs in "
         f"{elapsed:.2f}s -> {triples / elapsed:,.0f} triples/s"
     )
+    print(f"    {meter.line(triples, float(out.split()[-1]), 'bare consumer')}")
     return elapsed
 
 
@@ -332,7 +368,7 @@ async def main_async(quick: bool, write_only: bool) -> None:
         tempfile.TemporaryDirectory(prefix="bench-broker-") as tmp,
         EmbeddedBroker(Path(tmp)) as broker,
     ):
-        raw = await raw_run(broker.url, messages, triples)
+        raw = await raw_run(broker, messages, triples)
         clean = await write_run(broker, messages, triples, kill=False)
         print(f"  store / baseline: {raw / clean:.0%} of the Pulsar-only rate")
         summary(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from trustgraph_base.schema import Triples
+from trustgraph_base.schema import StoreTriples
 from trustgraph_base.wire import decode
 from trustgraph_flow.store.stores import Stores
 from trustgraph_flow.store.writer import write_batch
@@ -16,10 +16,11 @@ def stamp(i: int) -> str:
 
 
 def write_decoded(stores: Stores, messages: Iterable[bytes]) -> None:
-    """Decode each wire message as ``Triples`` and write them through ``write_batch``, 512 at a time."""
-    batch: list[Triples] = []
+    """Decode each wire message as the store does (``StoreTriples``) and write them through
+    ``write_batch``, 512 at a time."""
+    batch: list[StoreTriples] = []
     for message in messages:
-        batch.append(decode(Triples, message))
+        batch.append(decode(StoreTriples, message))
         if len(batch) == 512:
             write_batch(stores, batch)
             batch = []

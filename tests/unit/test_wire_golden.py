@@ -11,20 +11,31 @@ from trustgraph_base import schema
 from trustgraph_base.errors import WireError
 from trustgraph_base.wire import decode, encode
 
+# A Triples message as it was written before its triples went as N-Quads text: still read.
+OLDER_TRIPLES = (
+    '{"metadata":{"id":"m1","user":"alice","collection":"papers"},"triples":['
+    '{"s":{"t":"i","i":"urn:trustgraph:question:q1/focus/e1"},'
+    '"p":{"t":"i","i":"https://trustgraph.ai/ns/edge"},'
+    '"o":{"t":"t","tr":{"s":{"t":"i","i":"urn:trustgraph:entity:paris"},'
+    '"p":{"t":"i","i":"urn:trustgraph:rel:is_the_capital_of"},'
+    '"o":{"t":"i","i":"urn:trustgraph:entity:france"}}},'
+    '"g":"urn:graph:retrieval"},'
+    '{"s":{"t":"b","d":"b0"},"p":{"t":"i","i":"http://www.w3.org/2000/01/rdf-schema#label"},'
+    '"o":{"t":"l","v":"Paris","ln":"en"}},'
+    '{"s":{"t":"i","i":"urn:trustgraph:doc:d/p1"},"p":{"t":"i","i":"https://trustgraph.ai/ns/pageNumber"},'
+    '"o":{"t":"l","v":"1","dt":"http://www.w3.org/2001/XMLSchema#integer"},"g":"urn:graph:source"}]}'
+)
+
 GOLDEN: list[tuple[type[BaseModel], str]] = [
     (
         schema.Triples,
-        '{"metadata":{"id":"m1","user":"alice","collection":"papers"},"triples":['
-        '{"s":{"t":"i","i":"urn:trustgraph:question:q1/focus/e1"},'
-        '"p":{"t":"i","i":"https://trustgraph.ai/ns/edge"},'
-        '"o":{"t":"t","tr":{"s":{"t":"i","i":"urn:trustgraph:entity:paris"},'
-        '"p":{"t":"i","i":"urn:trustgraph:rel:is_the_capital_of"},'
-        '"o":{"t":"i","i":"urn:trustgraph:entity:france"}}},'
-        '"g":"urn:graph:retrieval"},'
-        '{"s":{"t":"b","d":"b0"},"p":{"t":"i","i":"http://www.w3.org/2000/01/rdf-schema#label"},'
-        '"o":{"t":"l","v":"Paris","ln":"en"}},'
-        '{"s":{"t":"i","i":"urn:trustgraph:doc:d/p1"},"p":{"t":"i","i":"https://trustgraph.ai/ns/pageNumber"},'
-        '"o":{"t":"l","v":"1","dt":"http://www.w3.org/2001/XMLSchema#integer"},"g":"urn:graph:source"}]}',
+        '{"metadata":{"id":"m1","user":"alice","collection":"papers"},"nquads":'
+        '"<urn:trustgraph:question:q1/focus/e1> <https://trustgraph.ai/ns/edge> '
+        "<<( <urn:trustgraph:entity:paris> <urn:trustgraph:rel:is_the_capital_of> "
+        "<urn:trustgraph:entity:france> )>> <urn:graph:retrieval> .\\n"
+        '_:b0 <http://www.w3.org/2000/01/rdf-schema#label> \\"Paris\\"@en .\\n'
+        "<urn:trustgraph:doc:d/p1> <https://trustgraph.ai/ns/pageNumber> "
+        '\\"1\\"^^<http://www.w3.org/2001/XMLSchema#integer> <urn:graph:source> .\\n"}',
     ),
     (
         schema.AgentRequest,
@@ -89,6 +100,14 @@ def test_golden_frame_round_trips(model: type[BaseModel], frame: str) -> None:
     value = decode(model, frame.encode())
     assert json.loads(encode(value)) == json.loads(frame)
     assert decode(model, encode(value)) == value
+
+
+def test_the_older_triples_form_still_decodes_to_the_same_message() -> None:
+    older = decode(schema.Triples, OLDER_TRIPLES.encode())
+    assert older == decode(schema.Triples, GOLDEN[0][1].encode())
+    read = decode(schema.StoreTriples, OLDER_TRIPLES.encode()).quads
+    assert len(read) == 3
+    assert read == decode(schema.StoreTriples, encode(older)).quads
 
 
 def test_messages_from_before_a_field_existed_still_decode() -> None:

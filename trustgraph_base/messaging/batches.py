@@ -1,8 +1,10 @@
 """The batch consumer (the store's write path): messages handled a batch at a time.
 
 Batches are pipelined: while batch N's handler runs (its write releases the GIL), batch
-N+1 is received and decoded message by message, and it keeps growing past ``max_wait``
-until N is done (or it is full). N+1's handler starts only once N's handler and acks are
+N+1 is received and decoded message by message, and it keeps growing until N is done (or
+it is full). A batch closes once no message has come for ``max_wait`` or ``max_linger``
+has passed since its first (and the previous handler is done): a steady stream makes
+batches of up to ``max_linger`` of it, a lone message waits only ``max_wait``. N+1's handler starts only once N's handler and acks are
 done: batches are handled in order, and each message is acked strictly after the handler
 that holds it has returned.
 """
@@ -30,6 +32,7 @@ class BatchRoute(Route):
     topic_name: str
     max_batch: int
     max_wait: float
+    max_linger: float
 
     def topic(self, topics: Topics) -> str:
         return topics.topic(self.topic_name)
@@ -46,6 +49,7 @@ class BatchRunner(Runner):
     ) -> None:
         super().__init__(route, consumer, ctx, topic)
         self.max_batch, self.max_wait = route.max_batch, route.max_wait
+        self.max_linger = max(route.max_linger, route.max_wait)
         self.pending: asyncio.Future[Any] | None = None  # a receive in progress
 
     async def _intake(self, work: asyncio.TaskGroup) -> None:
@@ -74,17 +78,20 @@ class BatchRunner(Runner):
     async def _collect(
         self, writing: asyncio.Task[None] | None
     ) -> tuple[list[Any], list[BaseModel]]:
-        """One batch, decoded as it arrives: closed when full, or once ``max_wait`` has passed
-        since its first message and the previous batch's handler is done."""
+        """One batch, decoded as it arrives: closed when full, or once the stream paused for
+        ``max_wait`` or ``max_linger`` has passed since its first message, and the previous
+        batch's handler is done."""
         good: list[Any] = []
         values: list[BaseModel] = []
-        deadline: float | None = None
+        first: float | None = None
+        last = 0.0
         while len(good) < self.max_batch:
             receiving = self._receive()
-            if deadline is None:  # nothing yet: wait for a message however long it takes
+            if first is None:  # nothing yet: wait for a message however long it takes
                 await asyncio.shield(receiving)
             else:
                 waiting: set[asyncio.Future[Any]] = {receiving}
+                deadline = min(last + self.max_wait, first + self.max_linger)
                 timeout: float | None = deadline - time.monotonic()
                 if timeout is not None and timeout <= 0:
                     if writing is None or writing.done():
@@ -93,10 +100,11 @@ class BatchRunner(Runner):
                     timeout = None
                 await asyncio.wait(waiting, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
                 if not receiving.done():
-                    continue  # max_wait passed, or the previous batch is done: check again
+                    continue  # a pause or the linger passed, or the previous batch is done
             msg, self.pending = receiving.result(), None
-            if deadline is None:
-                deadline = time.monotonic() + self.max_wait
+            last = time.monotonic()
+            if first is None:
+                first = last
             value = self._decode(msg)
             if isinstance(value, Exception):
                 await self._dead_letter(msg)

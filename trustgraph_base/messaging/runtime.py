@@ -124,9 +124,17 @@ class Processor(Generic[S, T]):
         return register
 
     def batch_consumer(
-        self, topic: Topic[M], *, max_batch: int = 256, max_wait: float = 0.01
+        self,
+        topic: Topic[M],
+        *,
+        max_batch: int = 256,
+        max_wait: float = 0.01,
+        max_linger: float = 0.0,
     ) -> Callable[[BatchFn[M, S, T]], BatchFn[M, S, T]]:
         """Register ``async def (msgs, ctx)`` called with up to ``max_batch`` messages.
+
+        A batch closes when it is full, when no message has come for ``max_wait`` seconds,
+        or ``max_linger`` seconds (at least ``max_wait``) after its first message.
 
         The whole batch is acked after the handler returns (or nacked if it raises). A
         handler may return the messages that failed on their own (e.g. one collection's
@@ -143,6 +151,7 @@ class Processor(Generic[S, T]):
                     topic_name=topic.name,
                     max_batch=max_batch,
                     max_wait=max_wait,
+                    max_linger=max_linger,
                 )
             )
             return fn

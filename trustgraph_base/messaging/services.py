@@ -34,6 +34,7 @@ from trustgraph_base.schema import (
     Response,
     SparqlQueryRequest,
     SparqlQueryResponse,
+    StoreTriples,
     TextCompletionRequest,
     TextCompletionResponse,
     Triples,
@@ -100,6 +101,8 @@ SERVICES: dict[str, ServiceSpec[BaseModel, Response]] = {
 
 # One-way topics (see Topics.topic for the full Pulsar name).
 TRIPLES_STORE = Topic("triples-store", Triples)  # provenance, explainability and knowledge
+# The same topic as the store reads it: N-Quads text parsed and checked, no model per term.
+TRIPLES_STORE_INTAKE = Topic("triples-store", StoreTriples)
 DOCUMENT_LOADED = Topic("document-loaded", DocumentLoaded)  # librarian → decoder
 PAGES = Topic("pages", PageText)  # decoder → chunker
 CHUNKS = Topic("chunks", ChunkText)  # chunker → extractor

@@ -141,9 +141,14 @@ class BlankTerm(BaseModel):
     @field_validator("d")
     @classmethod
     def _valid(cls, value: str) -> str:
-        if not _BLANK.match(value):
-            raise ValueError(f"bad blank node id: {value!r}")
-        return value
+        return check_blank(value)
+
+
+def check_blank(value: str) -> str:
+    """Return ``value`` if it is a blank node label the wire accepts, else raise ``ValueError``."""
+    if not _BLANK.match(value):
+        raise ValueError(f"bad blank node id: {value!r}")
+    return value
 
 
 class QuotedTriple(BaseModel):

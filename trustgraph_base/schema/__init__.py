@@ -8,6 +8,7 @@ from trustgraph_base.schema.core import (
     Metadata,
     Response,
     Scoped,
+    StoreTriples,
     Triples,
 )
 from trustgraph_base.schema.documents import (
@@ -107,6 +108,7 @@ __all__ = [
     "SparqlQueryRequest",
     "SparqlQueryResponse",
     "StageMetrics",
+    "StoreTriples",
     "TextCompletionRequest",
     "TextCompletionResponse",
     "TraceSummary",

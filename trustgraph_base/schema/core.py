@@ -4,11 +4,21 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+import pyoxigraph as ox
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    model_serializer,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 from trustgraph_base.bounds import DEFAULT_COLLECTION, DEFAULT_USER, NAME_MAX, Bound
 from trustgraph_base.provenance.common import check_started_at
+from trustgraph_base.rdf.nquads import nquads_text, parse_checked, triple_of
 from trustgraph_base.rdf.terms import Triple
 
 
@@ -71,7 +81,98 @@ class Metadata(Message):
 
 
 class Triples(Message):
-    """A batch of triples for the store (each triple names its own graph)."""
+    """A batch of triples for the store (each triple names its own graph).
+
+    On the wire its triples are N-Quads 1.2 text, ``{"metadata": …, "nquads": "…"}``
+    (``rdf.nquads``: a third smaller than a JSON object per term, and read in Rust); the
+    older form, ``"triples": [{s, p, o, g}, …]``, is still read. The store reads either
+    as ``StoreTriples``, without a model per term.
+    """
 
     metadata: Metadata
     triples: list[Triple]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_nquads(cls, data: Any) -> Any:
+        if isinstance(data, dict) and isinstance(data.get("nquads"), str) and "triples" not in data:
+            rest = {k: v for k, v in data.items() if k != "nquads"}
+            try:
+                quads = parse_checked(data["nquads"])
+            except ValueError as exc:
+                raise PydanticCustomError(
+                    "nquads", "nquads: {reason}", {"reason": str(exc)}
+                ) from None
+            return {**rest, "triples": [triple_of(q) for q in quads]}
+        return data
+
+    @model_serializer(mode="wrap", when_used="json")
+    def _as_nquads(self, handler: Any) -> dict[str, Any]:
+        out: dict[str, Any] = handler(self)
+        out.pop("triples", None)
+        out["nquads"] = nquads_text(self.triples)
+        return out
+
+
+def _checked_nquads(text: str) -> str:
+    try:
+        return _Parsed(text, parse_checked(text))
+    except ValueError as exc:  # its own words, without pydantic's "Value error, " prefix
+        raise PydanticCustomError("nquads", "{reason}", {"reason": str(exc)}) from None
+
+
+class _Parsed(str):
+    """N-Quads text that passed ``parse_checked``, with the quads it holds."""
+
+    quads: list[ox.Quad]
+
+    def __new__(cls, text: str, quads: list[ox.Quad]) -> _Parsed:
+        out = super().__new__(cls, text)
+        out.quads = quads
+        return out
+
+
+class StoreTriples(Message):
+    """A ``Triples`` message as the store reads it: the triples as N-Quads text, parsed and
+    checked (``rdf.nquads.parse_checked``) into pyoxigraph quads, no model per term.
+
+    The older JSON form (``triples``) is validated by the same models as ``Triples`` and
+    then written as text. A message that holds anything either form refuses does not
+    validate, so the runtime dead-letters it alone.
+    """
+
+    metadata: Metadata
+    nquads: Annotated[str, AfterValidator(_checked_nquads)] | None = None
+    triples: list[Triple] | None = None  # the older form
+    _quads: list[ox.Quad] = PrivateAttr(default_factory=list)
+
+    @model_validator(mode="after")
+    def _parsed(self) -> StoreTriples:
+        if (self.nquads is None) == (self.triples is None):
+            raise PydanticCustomError("form", "a message has 'nquads' or 'triples' (exactly one)")
+        if self.triples is not None:
+            try:
+                self._quads = parse_checked(nquads_text(self.triples))
+            except ValueError as exc:
+                raise PydanticCustomError(
+                    "triples", "triples: {reason}", {"reason": str(exc)}
+                ) from None
+        elif isinstance(self.nquads, _Parsed):
+            self._quads = self.nquads.quads
+        return self
+
+    @property
+    def quads(self) -> list[ox.Quad]:
+        """Every triple of the message as a pyoxigraph quad (its graph, or the default)."""
+        return self._quads
+
+    @property
+    def text(self) -> str:
+        """The message's triples as N-Quads text."""
+        return self.nquads if self.nquads is not None else nquads_text(self.triples or [])
+
+    @classmethod
+    def of(cls, message: Triples) -> StoreTriples:
+        """What the store reads when ``message`` is published (``ValidationError`` when the
+        parser refuses one of its terms, e.g. ``http://ex.com/%zz``)."""
+        return cls(metadata=message.metadata, nquads=nquads_text(message.triples))

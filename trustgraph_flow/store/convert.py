@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from functools import lru_cache
 
 import pyoxigraph as ox
 
+from trustgraph_base.rdf.nquads import from_ox, literal_of, triple_of
 from trustgraph_base.rdf.terms import (
     XSD,
     BlankTerm,
@@ -25,6 +25,8 @@ OxGraph = ox.NamedNode | ox.BlankNode | ox.DefaultGraph
 
 DEFAULT_GRAPH = ox.DefaultGraph()
 _XSD_STRING = XSD + "string"
+
+__all__ = ["from_ox", "literal_of", "triple_of"]  # the wire side of the conversion (rdf.nquads)
 
 
 class ConversionError(ValueError):
@@ -85,83 +87,8 @@ def quad_of(t: Triple) -> ox.Quad:
         raise ConversionError(f"{exc} in triple s={t.s!r} p={t.p.i!r}") from None
 
 
-def from_ox(node: OxObject) -> Term:
-    """A pyoxigraph term as a wire term."""
-    if isinstance(node, ox.NamedNode):
-        return IriTerm(i=node.value)
-    if isinstance(node, ox.Literal):
-        return literal_of(node)
-    if isinstance(node, ox.BlankNode):
-        return BlankTerm(d=node.value)
-    return TripleTerm(
-        tr=QuotedTriple(
-            s=from_ox(node.subject), p=IriTerm(i=node.predicate.value), o=from_ox(node.object)
-        )
-    )
-
-
-def literal_of(node: ox.Literal) -> LiteralTerm:
-    """A literal as a wire term; ``ValueError`` for an ill-typed one (SPARQL can compute them)."""
-    dt = None if node.language or node.datatype.value == _XSD_STRING else node.datatype.value
-    return LiteralTerm(v=node.value, dt=dt, ln=node.language)
-
-
-def triple_of(q: ox.Quad | ox.Triple, graph: OxGraph | None = None) -> Triple:
-    """A quad (or a triple plus its graph) as a wire triple."""
-    g = q.graph_name if isinstance(q, ox.Quad) else graph
-    name = g.value if isinstance(g, ox.NamedNode | ox.BlankNode) else None
-    return Triple(
-        s=from_ox(q.subject),
-        p=IriTerm(i=q.predicate.value),
-        o=from_ox(q.object),
-        g=name,
-    )
-
-
 def value_of(node: OxObject | None) -> str | None:
     """The IRI or lexical value of a term (None for absent terms and triple terms)."""
     if isinstance(node, ox.NamedNode | ox.Literal | ox.BlankNode):
         return node.value
     return None
-
-
-_ESCAPE = str.maketrans({"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r"})
-_NEEDS_ESCAPE = re.compile(r'[\\"\n\r]')
-
-
-def nquads_term(term: Term | QuotedTriple) -> str | None:
-    """A term in N-Quads 1.2 syntax; None for blank nodes (a parser would rename them)."""
-    if isinstance(term, IriTerm):
-        return f"<{term.i}>"
-    if isinstance(term, LiteralTerm):
-        value = term.v
-        if _NEEDS_ESCAPE.search(value):  # most literals need no escaping: skip the translate
-            value = value.translate(_ESCAPE)
-        if term.ln is not None:
-            return f'"{value}"@{term.ln}'
-        if term.dt is not None and term.dt != _XSD_STRING:
-            return f'"{value}"^^<{term.dt}>'
-        return f'"{value}"'
-    if isinstance(term, BlankTerm):
-        return None
-    tr = term.tr if isinstance(term, TripleTerm) else term
-    s, o = nquads_term(tr.s), nquads_term(tr.o)
-    return None if s is None or o is None else f"<<( {s} <{tr.p.i}> {o} )>>"
-
-
-def nquads(triples: list[Triple]) -> str | None:
-    """N-Quads text of a message for ``Store.load`` (parsed in Rust: much faster than building quads
-    in Python); None when it holds a blank node, which must keep its label to stay idempotent."""
-    lines = []
-    for t in triples:
-        s, o = t.s, t.o
-        s_text = f"<{s.i}>" if isinstance(s, IriTerm) else None
-        o_text = f"<{o.i}>" if isinstance(o, IriTerm) else nquads_term(o)
-        if s_text is None or o_text is None:
-            return None
-        lines.append(
-            f"{s_text} <{t.p.i}> {o_text} <{t.g}> .\n"
-            if t.g
-            else f"{s_text} <{t.p.i}> {o_text} .\n"
-        )
-    return "".join(lines)

@@ -30,12 +30,12 @@ from trustgraph_base.messaging import (
     EXPLAIN,
     SPARQL,
     TRIPLES_QUERY,
-    TRIPLES_STORE,
+    TRIPLES_STORE_INTAKE,
     Context,
     Processor,
 )
 from trustgraph_base.provenance.uris import document_uri
-from trustgraph_base.schema.core import Triples
+from trustgraph_base.schema.core import StoreTriples
 from trustgraph_base.schema.documents import CollectionDeleted
 from trustgraph_base.schema.explain import ExplainRequest, ExplainResponse, TraceView
 from trustgraph_base.schema.store import (
@@ -266,8 +266,8 @@ async def retain(state: State, settings: StoreSettings) -> None:
         await asyncio.sleep(settings.retention_interval)
 
 
-@proc.batch_consumer(TRIPLES_STORE, max_batch=1024, max_wait=0.02)
-async def store_triples(batch: list[Triples], ctx: Ctx) -> list[Triples]:
+@proc.batch_consumer(TRIPLES_STORE_INTAKE, max_batch=4096, max_wait=0.02, max_linger=0.5)
+async def store_triples(batch: list[StoreTriples], ctx: Ctx) -> list[StoreTriples]:
     """Commit the batch before returning: the runtime acks it only afterwards (all but the
     returned messages, whose collection could not be written: they are redelivered)."""
     started = time.perf_counter()
@@ -278,7 +278,7 @@ async def store_triples(batch: list[Triples], ctx: Ctx) -> list[Triples]:
         len(batch),
         (time.perf_counter() - started) * 1000,
     )
-    return report.retry
+    return [m for m in report.retry if isinstance(m, StoreTriples)]  # the batch's own, as given
 
 
 @proc.service(TRIPLES_QUERY)

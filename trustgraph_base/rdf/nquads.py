@@ -1,0 +1,165 @@
+"""Wire triples as N-Quads 1.2 text, and that text read back with the schema's rules.
+
+The store topic carries each ``Triples`` message's triples as N-Quads text (``nquads``)
+instead of a JSON object per term: a third smaller, written with one f-string a triple,
+and read by pyoxigraph's parser in Rust. The parser is strict (absolute IRIs per RFC 3987,
+BCP 47 language tags, triple terms as objects only); ``parse_checked`` adds what the
+JSON schema checks beyond it, so either form accepts the same triples: a typed literal's
+lexical form (``"abc"^^xsd:integer`` is refused), blank node labels, IRI graph names, no
+base direction (the wire terms have none).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+import pyoxigraph as ox
+
+from trustgraph_base.rdf.terms import (
+    XSD,
+    BlankTerm,
+    IriTerm,
+    LiteralTerm,
+    QuotedTriple,
+    Term,
+    Triple,
+    TripleTerm,
+    check_blank,
+    check_lexical,
+)
+
+_XSD_STRING = XSD + "string"
+_ESCAPE = str.maketrans({"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r"})
+_NEEDS_ESCAPE = re.compile(r'[\\"\n\r]')
+
+
+def term_text(term: Term | QuotedTriple) -> str:
+    """A wire term in N-Quads 1.2 syntax (a blank node keeps its label: ``_:d``)."""
+    if isinstance(term, IriTerm):
+        return f"<{term.i}>"
+    if isinstance(term, LiteralTerm):
+        value = term.v
+        if _NEEDS_ESCAPE.search(value):  # most literals need no escaping: skip the translate
+            value = value.translate(_ESCAPE)
+        if term.ln is not None:
+            return f'"{value}"@{term.ln}'
+        if term.dt is not None and term.dt != _XSD_STRING:
+            return f'"{value}"^^<{term.dt}>'
+        return f'"{value}"'
+    if isinstance(term, BlankTerm):
+        return f"_:{term.d}"
+    tr = term.tr if isinstance(term, TripleTerm) else term
+    return f"<<( {term_text(tr.s)} <{tr.p.i}> {term_text(tr.o)} )>>"
+
+
+def nquads_text(triples: Iterable[Triple]) -> str:
+    """The triples as N-Quads text, one line each (the graph last, none for the default)."""
+    lines = []
+    for t in triples:
+        s, o = t.s, t.o
+        s_text = f"<{s.i}>" if isinstance(s, IriTerm) else f"_:{s.d}"
+        o_text = f"<{o.i}>" if isinstance(o, IriTerm) else term_text(o)
+        lines.append(
+            f"{s_text} <{t.p.i}> {o_text} <{t.g}> .\n"
+            if t.g
+            else f"{s_text} <{t.p.i}> {o_text} .\n"
+        )
+    return "".join(lines)
+
+
+def parse_checked(text: str) -> list[ox.Quad]:
+    """The quads of N-Quads text, or ``ValueError`` naming the first thing the schema refuses
+    (pyoxigraph's reason with its line and columns, or the schema's own)."""
+    try:
+        quads = list(ox.parse(text, ox.RdfFormat.N_QUADS))
+    except SyntaxError as exc:
+        raise ValueError(str(exc)) from None
+    # What the text cannot hold needs no look (this loop is on the store's hot path).
+    blank, typed = "_:" in text, "^^" in text
+    literal, triple = ox.Literal, ox.Triple
+    for n, q in enumerate(quads, 1):
+        if blank:
+            _check_nodes(q, n)
+        o = q.object
+        kind = type(o)
+        if kind is literal:
+            if o.language is not None:
+                if o.direction is not None:
+                    raise ValueError(f"quad {n}: a literal with a base direction is not supported")
+            elif typed:
+                _check_typed(o, n)
+        elif kind is triple:
+            _check_term(o, n)
+    return quads
+
+
+def _check_nodes(q: ox.Quad, n: int) -> None:
+    if isinstance(q.graph_name, ox.BlankNode):
+        raise ValueError(f"quad {n}: a graph name is an IRI, not _:{q.graph_name.value}")
+    for node in (q.subject, q.object):
+        if isinstance(node, ox.BlankNode):
+            _check_blank(node, n)
+
+
+def _check_blank(node: ox.BlankNode, n: int) -> None:
+    try:
+        check_blank(node.value)
+    except ValueError as exc:
+        raise ValueError(f"quad {n}: {exc}") from None
+
+
+def _check_typed(o: ox.Literal, n: int) -> None:
+    try:
+        check_lexical(o.value, o.datatype.value)
+    except ValueError as exc:
+        raise ValueError(f"quad {n}: {exc}") from None
+
+
+def _check_term(o: ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple, n: int) -> None:
+    """A term inside a triple term, checked as a quad's own."""
+    if isinstance(o, ox.Literal):
+        if o.direction is not None:
+            raise ValueError(f"quad {n}: a literal with a base direction is not supported")
+        if o.language is None:
+            _check_typed(o, n)
+    elif isinstance(o, ox.BlankNode):
+        _check_blank(o, n)
+    elif isinstance(o, ox.Triple):
+        _check_term(o.subject, n)
+        _check_term(o.object, n)
+
+
+def from_ox(node: ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple) -> Term:
+    """A pyoxigraph term as a wire term."""
+    if isinstance(node, ox.NamedNode):
+        return IriTerm(i=node.value)
+    if isinstance(node, ox.Literal):
+        return literal_of(node)
+    if isinstance(node, ox.BlankNode):
+        return BlankTerm(d=node.value)
+    return TripleTerm(
+        tr=QuotedTriple(
+            s=from_ox(node.subject), p=IriTerm(i=node.predicate.value), o=from_ox(node.object)
+        )
+    )
+
+
+def literal_of(node: ox.Literal) -> LiteralTerm:
+    """A literal as a wire term; ``ValueError`` for an ill-typed one (SPARQL can compute them)."""
+    dt = None if node.language or node.datatype.value == _XSD_STRING else node.datatype.value
+    return LiteralTerm(v=node.value, dt=dt, ln=node.language)
+
+
+def triple_of(
+    q: ox.Quad | ox.Triple, graph: ox.NamedNode | ox.BlankNode | ox.DefaultGraph | None = None
+) -> Triple:
+    """A quad (or a triple plus its graph) as a wire triple."""
+    g = q.graph_name if isinstance(q, ox.Quad) else graph
+    name = g.value if isinstance(g, ox.NamedNode | ox.BlankNode) else None
+    return Triple(
+        s=from_ox(q.subject),
+        p=IriTerm(i=q.predicate.value),
+        o=from_ox(q.object),
+        g=name,
+    )
