@@ -106,12 +106,12 @@ class Triples(Message):
             return {**rest, "triples": [triple_of(q) for q in quads]}
         return data
 
-    @model_serializer(mode="wrap", when_used="json")
-    def _as_nquads(self, handler: Any) -> dict[str, Any]:
-        out: dict[str, Any] = handler(self)
-        out.pop("triples", None)
-        out["nquads"] = nquads_text(self.triples)
-        return out
+    @model_serializer(mode="plain", when_used="json")
+    def _as_nquads(self) -> dict[str, Any]:
+        return {
+            "metadata": self.metadata.model_dump(mode="json"),
+            "nquads": nquads_text(self.triples),
+        }
 
 
 def _checked_nquads(text: str) -> str:
