@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import signal
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -30,6 +29,7 @@ from tests.support.agent import (
     row,
 )
 from tests.support.clients import client_fixture
+from tests.support.launcher import start_module
 from tests.support.poll import eventually
 from trustgraph_base.errors import ErrorType, RequestTimeout, ServiceError
 from trustgraph_base.messaging import (
@@ -163,12 +163,12 @@ async def killable(
     await processors.start(store.proc, store.StoreSettings(**base))
     await processors.start(llm.proc, llm.Settings(**base, llm_base_url=""))
     await processors.start(rag_standins(NO_INFO, docs_pending, release), settings)
-    child = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "trustgraph_flow.agent.processor",
+    # ready before the test asks: a request sent while it starts can outlast its timeout
+    child = await start_module(
+        "trustgraph_flow.agent.processor",
         "--pulsar-url", pulsar_url, "--topic-prefix", prefix,
-        "--ready-file", str(tmp_path / "agent.ready"),
         "--data-dir", str(tmp_path / "agent"), "--log-level", "WARNING",
-        stdin=asyncio.subprocess.DEVNULL,
+        ready=tmp_path / "agent.ready",
     )  # fmt: skip
     yield Killable(child, docs_pending, release)
     release.set()
