@@ -34,14 +34,20 @@ def pulsar_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.fixture(autouse=True)
 def store_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[str | None]:
     """With ``TG_TEST_STORE=server``, a fresh ``oxigraph serve`` per test as the store's backend."""
-    from tests.support.sparql_server import oxigraph_server, server_mode
+    from tests.support.sparql_server import close_backends, oxigraph_server, server_mode
 
     if not server_mode():
-        yield None
+        try:
+            yield None
+        finally:
+            close_backends()
         return
     with oxigraph_server() as url:
         monkeypatch.setenv("TG_STORE_URI", url)
-        yield url
+        try:
+            yield url
+        finally:
+            close_backends()
 
 
 @pytest.fixture(params=["embedded", "server"])

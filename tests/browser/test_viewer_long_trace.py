@@ -13,9 +13,9 @@ import pytest
 from bench.long_trace import long_agent_trace
 from tests.browser.support import browser
 from tests.integration.test_cli_long_trace import TRACE
+from tests.support.sparql_server import store_backend
 from tests.support.stack import Stack
 from trustgraph_flow.store.processor import proc as store
-from trustgraph_flow.store.stores import Stores
 from trustgraph_flow.store.writer import write_batch
 
 STEPS = 2_000  # four windows of steps
@@ -27,7 +27,7 @@ pytestmark = pytest.mark.timeout(300)
 async def test_the_last_of_2000_steps_is_reachable(
     pulsar_url: str, prefix: str, tmp_path: Path
 ) -> None:
-    stores = Stores(tmp_path / "store" / "store")  # where the stack's store processor looks
+    stores = store_backend(tmp_path / "store" / "store")  # where the stack's store looks
     write_batch(stores, long_agent_trace("long-run", STEPS, sub_every=500))
     stores.close()
     async with (

@@ -14,7 +14,7 @@ import pytest
 
 from bench.long_trace import long_agent_trace
 from tests.golden.golden import ENV, invoke
-from tests.support.sparql_server import server_mode
+from tests.support.sparql_server import server_mode, store_backend
 from tests.support.stack import Stack
 from trustgraph_base.provenance import uris
 from trustgraph_base.schema.explain import TraceView
@@ -22,7 +22,6 @@ from trustgraph_base.wire import from_json
 from trustgraph_cli.render.style import Style
 from trustgraph_cli.render.trace import TraceOptions, render_trace
 from trustgraph_flow.store.processor import proc as store
-from trustgraph_flow.store.stores import Stores
 from trustgraph_flow.store.writer import write_batch
 
 pytestmark = pytest.mark.timeout(600)
@@ -40,7 +39,7 @@ TRACE = uris.agent_session_uri("long-run")
 async def test_a_20000_step_trace_shows_every_step_in_order(
     pulsar_url: str, prefix: str, tmp_path: Path
 ) -> None:
-    stores = Stores(tmp_path / "store" / "store")  # where the stack's store processor looks
+    stores = store_backend(tmp_path / "store" / "store")  # where the stack's store looks
     write_batch(stores, long_agent_trace("long-run", STEPS, sub_every=SUB_EVERY))
     stores.close()
     async with Stack(pulsar_url, prefix, [store], data_dir=tmp_path) as stack:

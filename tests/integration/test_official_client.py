@@ -13,6 +13,7 @@ import pytest
 
 from tests.support.official import official_bin, run_official
 from tests.support.processors import EVERY, SAMPLES
+from tests.support.sparql_server import shared_store_uri
 from tests.support.stack import CliResult, Stack
 
 pytestmark = pytest.mark.timeout(300)
@@ -35,23 +36,34 @@ async def world(pulsar_url: str, tmp_path_factory: pytest.TempPathFactory) -> As
     """world-facts.pdf loaded, one GraphRAG and one DocumentRAG trace made by our commands."""
     bin_dir = official_bin()
     data = tmp_path_factory.mktemp("official")
-    async with Stack(pulsar_url, "official" + data.name[-6:], EVERY, data_dir=data) as stack:
-        loaded = await stack.cli("tg-load-document", str(SAMPLES / "world-facts.pdf"))
-        assert loaded.code == 0, loaded.stderr
-        graph = await stack.cli("tg-invoke-graph-rag", "-q", "What is the capital of France?")
-        assert graph.code == 0, graph.stderr
-        docs = await stack.cli("tg-invoke-document-rag", "-q", "Where was Marie Curie born?")
-        assert docs.code == 0, docs.stderr
-        asked = await stack.cli("tg-invoke-agent", "-q", "What is the capital of France?")
-        assert asked.code == 0, asked.stderr
-        yield World(
-            stack,
-            bin_dir,
-            loaded.stdout.strip().splitlines()[-1],
-            trace_of(graph),
-            trace_of(docs),
-            trace_of(asked),
-        )
+    with shared_store_uri() as store_uri:  # TG_TEST_STORE=server: the module's own oxigraph serve
+        async with Stack(
+            pulsar_url,
+            "official" + data.name[-6:],
+            EVERY,
+            data_dir=data,
+            settings={"store": {"store_uri": store_uri}} if store_uri else None,
+        ) as stack:
+            yield await made_world(stack, bin_dir)
+
+
+async def made_world(stack: Stack, bin_dir: Path) -> World:
+    loaded = await stack.cli("tg-load-document", str(SAMPLES / "world-facts.pdf"))
+    assert loaded.code == 0, loaded.stderr
+    graph = await stack.cli("tg-invoke-graph-rag", "-q", "What is the capital of France?")
+    assert graph.code == 0, graph.stderr
+    docs = await stack.cli("tg-invoke-document-rag", "-q", "Where was Marie Curie born?")
+    assert docs.code == 0, docs.stderr
+    asked = await stack.cli("tg-invoke-agent", "-q", "What is the capital of France?")
+    assert asked.code == 0, asked.stderr
+    return World(
+        stack,
+        bin_dir,
+        loaded.stdout.strip().splitlines()[-1],
+        trace_of(graph),
+        trace_of(docs),
+        trace_of(asked),
+    )
 
 
 def trace_of(result: CliResult) -> str:

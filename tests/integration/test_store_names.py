@@ -38,6 +38,7 @@ def test_no_literal_name_reaches_a_hashed_directory(tmp_path: Path) -> None:
     assert stores.path(VICTIM, "default") != stores.path(ATTACKER, "default")
 
 
+@embedded_only("an old store directory moved on disk")
 def test_an_old_hashed_directory_is_moved_to_its_long_name(tmp_path: Path) -> None:
     legacy = tmp_path / f"u-{ATTACKER}" / "c-default"
     legacy.mkdir(parents=True)

@@ -20,6 +20,7 @@ from tests.support.realmodel import (
     real_stack,
     recording_proxy,
 )
+from tests.support.sparql_server import shared_store_uri
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -41,6 +42,9 @@ async def proxy(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Recor
 async def stack(
     proxy: RecordingProxy, tmp_path_factory: pytest.TempPathFactory
 ) -> AsyncIterator[RealStack]:
-    """``tg-start`` with TG_LLM_BASE_URL/TG_LLM_MODEL pointing at the proxy."""
-    async with real_stack(proxy.base_url, tmp_path_factory.mktemp("stack")) as running:
-        yield running
+    """``tg-start`` with TG_LLM_BASE_URL/TG_LLM_MODEL pointing at the proxy (and, with
+    ``TG_TEST_STORE=server``, its store on an ``oxigraph serve`` of the module's own)."""
+    with shared_store_uri() as store_uri:
+        extra = {"TG_STORE_URI": store_uri} if store_uri else None
+        async with real_stack(proxy.base_url, tmp_path_factory.mktemp("stack"), extra) as running:
+            yield running

@@ -1,9 +1,12 @@
 """``oxigraph serve`` for the tests: the store's server backend (``TG_TEST_STORE=server``).
 
 With ``TG_TEST_STORE=server`` every test gets a fresh in-memory Oxigraph server on a free
-loopback port and ``TG_STORE_URI`` pointing at it, so each store processor the test starts
-(in process, as a subprocess, or under tg-start) keeps its collections there instead of on
-disk. The binary comes with the ``oxigraph`` package (the test extras).
+loopback port and ``TG_STORE_URI`` pointing at it (the ``store_server`` fixture), so each
+store processor the test starts (in process, as a subprocess, or under tg-start) keeps its
+collections there instead of on disk. A fixture that outlives one test (a module's stack)
+takes a server of its own from ``shared_store_uri``; a test that writes a store itself uses
+``store_backend``; one of embedded-only machinery is marked ``embedded_only``. The binary
+comes with the ``oxigraph`` package (the test extras).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from trustgraph_base.messaging import free_port
+from trustgraph_flow.store.backend import Backend
 
 
 def server_mode() -> bool:
@@ -73,6 +77,49 @@ def oxigraph_server(location: Path | None = None, timeout_s: int = 30) -> Iterat
         proc.wait(10)
         if proc.stderr is not None:
             proc.stderr.close()
+
+
+_opened: list[Backend] = []
+
+
+def store_backend(path: Path, capacity: int = 32) -> Backend:
+    """The backend a store processor of this test would use: embedded stores under ``path``,
+    or (``TG_TEST_STORE=server``) the collections on the test's own ``oxigraph serve``
+    (``TG_STORE_URI``, set by the ``store_server`` fixture). Closed when the test ends."""
+    from trustgraph_flow.store.remote import RemoteStores
+    from trustgraph_flow.store.sparql_http import SparqlServer
+    from trustgraph_flow.store.stores import Stores
+
+    backend: Backend
+    if server_mode():
+        url = os.environ.get("TG_STORE_URI")
+        if not url:
+            raise RuntimeError(
+                "TG_TEST_STORE=server but no TG_STORE_URI: use the store_server fixture"
+            )
+        backend = RemoteStores(SparqlServer(url))
+    else:
+        backend = Stores(path, capacity=capacity)
+    _opened.append(backend)
+    return backend
+
+
+def close_backends() -> None:
+    """Close every backend ``store_backend`` opened (the ``store_server`` fixture's teardown)."""
+    while _opened:
+        _opened.pop().close()
+
+
+@contextmanager
+def shared_store_uri() -> Iterator[str | None]:
+    """For a fixture wider than one test (a module's stack): with ``TG_TEST_STORE=server`` an
+    ``oxigraph serve`` of its own for as long as the fixture lives, its URL to hand to the
+    stack's store as ``store_uri``; ``None`` on the embedded default."""
+    if not server_mode():
+        yield None
+        return
+    with oxigraph_server() as url:
+        yield url
 
 
 def embedded_only(why: str) -> pytest.MarkDecorator:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
+from tests.support.sparql_server import store_backend
 from trustgraph_base.provenance import (
     RDFS,
     SelectedEdge,
@@ -32,7 +33,6 @@ from trustgraph_base.rdf.terms import IriTerm, Triple, iri, lit
 from trustgraph_base.schema import Metadata, Triples
 from trustgraph_flow.store.backend import Backend, Handle
 from trustgraph_flow.store.index import TraceIndex
-from trustgraph_flow.store.stores import Stores
 from trustgraph_flow.store.writer import write_batch
 
 __test__ = False
@@ -166,12 +166,22 @@ def subject_count(triples: list[Triple], subject: str) -> int:
     return sum(1 for t in triples if isinstance(t.s, IriTerm) and t.s.i == subject)
 
 
-def written(path: Path, *batches: list[Triples], capacity: int = 32) -> Stores:
-    """A store under ``path`` with each batch written in turn, as the store's writer does."""
-    stores = Stores(path, capacity=capacity)
+def written(path: Path, *batches: list[Triples], capacity: int = 32) -> Backend:
+    """The test's store backend (``store_backend``: under ``path``, or its SPARQL server) with
+    each batch written in turn, as the store's writer does."""
+    stores = store_backend(path, capacity=capacity)
     for batch in batches:
         write_batch(stores, batch)
     return stores
+
+
+def quads(handle: Handle) -> set[ox.Quad]:
+    """Every quad of the collection, in every graph, as stored (either backend)."""
+    return set(handle.store.quads_for_pattern(None, None, None, None))
+
+
+def quad_count(handle: Handle) -> int:
+    return len(quads(handle))
 
 
 def handle_of(stores: Backend, user: str = "alice") -> Handle:

@@ -1,4 +1,4 @@
-"""delete-document on a real on-disk store (no broker): provenance gone, shared facts kept."""
+"""delete-document on a real store (no broker; on disk, or on the test's SPARQL server): provenance gone, shared facts kept."""
 
 from __future__ import annotations
 
@@ -21,7 +21,6 @@ from tests.support.store import (
     handle_of,
     labels,
     msg,
-    ox_store,
     written,
 )
 from trustgraph_base.errors import ServiceError
@@ -35,8 +34,8 @@ from trustgraph_base.provenance import (
 )
 from trustgraph_base.rdf.terms import Triple
 from trustgraph_base.schema.explain import ExplainRequest
+from trustgraph_flow.store.backend import Backend, QuadStore
 from trustgraph_flow.store.processor import explain_op
-from trustgraph_flow.store.stores import Stores
 
 DOC2 = "urn:trustgraph:doc:d2"
 
@@ -60,7 +59,7 @@ def second_document() -> list[Triple]:
 
 
 @pytest.fixture
-def stores(tmp_path: Path) -> Stores:
+def stores(tmp_path: Path) -> Backend:
     return written(
         tmp_path / "store",
         [
@@ -70,11 +69,11 @@ def stores(tmp_path: Path) -> Stores:
     )
 
 
-def op(stores: Stores, operation: str, doc: str) -> None:
+def op(stores: Backend, operation: str, doc: str) -> None:
     explain_op(stores, ExplainRequest(operation=operation, id=doc, user="alice"))
 
 
-def subjects(store: ox.Store, graph: ox.NamedNode | ox.DefaultGraph) -> set[str]:
+def subjects(store: QuadStore, graph: ox.NamedNode | ox.DefaultGraph) -> set[str]:
     return {
         q.subject.value
         for q in store.quads_for_pattern(None, None, None, graph)
@@ -82,7 +81,7 @@ def subjects(store: ox.Store, graph: ox.NamedNode | ox.DefaultGraph) -> set[str]
     }
 
 
-def default_edges(store: ox.Store) -> set[tuple[str, str, str]]:
+def default_edges(store: QuadStore) -> set[tuple[str, str, str]]:
     return {
         (str(q.subject.value), q.predicate.value, str(q.object.value))
         for q in store.quads_for_pattern(None, None, None, ox.DefaultGraph())
@@ -90,16 +89,16 @@ def default_edges(store: ox.Store) -> set[tuple[str, str, str]]:
     }
 
 
-def test_delete_document_removes_provenance_and_unshared_facts(stores: Stores) -> None:
+def test_delete_document_removes_provenance_and_unshared_facts(stores: Backend) -> None:
     handle = handle_of(stores)
     op(stores, "delete-document", DOC)
-    source = subjects(ox_store(handle), ox.NamedNode(GRAPH_SOURCE))
+    source = subjects(handle.store, ox.NamedNode(GRAPH_SOURCE))
     assert not {s for s in source if s == DOC or s.startswith(DOC + "/")}
     assert DOC2 in source and uris.subgraph_uri(uris.chunk_uri(DOC2, 0)) in source
     assert (
         uris.component_uri("chunker") in source and uris.component_uri("decoder") in source
     )  # shared agents stay
-    edges = default_edges(ox_store(handle))
+    edges = default_edges(handle.store)
     assert (FOX, JUMPS, DOG) not in edges and (
         CAT,
         CHASES,
@@ -112,7 +111,7 @@ def test_delete_document_removes_provenance_and_unshared_facts(stores: Stores) -
     assert err.value.type == "not-found"
 
 
-def test_delete_document_unknown_or_repeated_is_not_found(stores: Stores) -> None:
+def test_delete_document_unknown_or_repeated_is_not_found(stores: Backend) -> None:
     op(stores, "delete-document", DOC2)
     for doc in (DOC2, "urn:trustgraph:doc:missing", "missing"):
         with pytest.raises(ServiceError) as err:
@@ -125,8 +124,6 @@ def test_delete_document_unknown_or_repeated_is_not_found(stores: Stores) -> Non
         op(stores, "delete-document", "urn:bad iri")
     assert err.value.type == "bad-request"
     handle = handle_of(stores)
-    assert (CAT, CHASES, FOX) in default_edges(ox_store(handle))  # d1 still holds it
-    assert (FOX, JUMPS, DOG) in default_edges(ox_store(handle))
-    assert not {
-        s for s in subjects(ox_store(handle), ox.NamedNode(GRAPH_SOURCE)) if s.startswith(DOC2)
-    }
+    assert (CAT, CHASES, FOX) in default_edges(handle.store)  # d1 still holds it
+    assert (FOX, JUMPS, DOG) in default_edges(handle.store)
+    assert not {s for s in subjects(handle.store, ox.NamedNode(GRAPH_SOURCE)) if s.startswith(DOC2)}

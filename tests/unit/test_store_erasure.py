@@ -1,4 +1,4 @@
-"""Removal that follows lineage on a real on-disk store: traces marked or purged, nothing else touched."""
+"""Removal that follows lineage on a real store (on disk, or the test's SPARQL server): traces marked or purged, nothing else touched."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from pathlib import Path
 import pyoxigraph as ox
 import pytest
 
+from tests.support.sparql_server import store_backend
 from tests.support.store import (
     DOC,
     EDGE_CAT,
@@ -18,15 +19,15 @@ from tests.support.store import (
     handle_of,
     labels,
     msg,
-    ox_store,
     plain_document,
+    quads,
 )
 from trustgraph_base.provenance import uris
 from trustgraph_base.rdf.terms import Triple
 from trustgraph_base.schema.explain import ExplainRequest, ExplainResponse
 from trustgraph_flow.store import explain
+from trustgraph_flow.store.backend import Backend
 from trustgraph_flow.store.processor import explain_op
-from trustgraph_flow.store.stores import Stores
 from trustgraph_flow.store.writer import write_batch
 
 NOTES = "urn:trustgraph:doc:notes"
@@ -42,8 +43,8 @@ def notes_rag(sid: str, second: int) -> list:  # type: ignore[type-arg]
 
 
 @pytest.fixture
-def stores(tmp_path: Path) -> Stores:
-    s = Stores(tmp_path / "store")
+def stores(tmp_path: Path) -> Backend:
+    s = store_backend(tmp_path / "store")
     for user in ("alice", "bob"):
         facts = [Triple(s=e[0], p=e[1], o=e[2]) for e in (EDGE_FOX, EDGE_CAT)]
         write_batch(s, [msg(document() + plain_document() + labels() + facts, "doc", user=user)])
@@ -60,16 +61,16 @@ def stores(tmp_path: Path) -> Stores:
 
 
 def op(
-    stores: Stores, operation: str, ident: str, user: str = "alice", **extra: object
+    stores: Backend, operation: str, ident: str, user: str = "alice", **extra: object
 ) -> ExplainResponse:
     return explain_op(stores, ExplainRequest(operation=operation, id=ident, user=user, **extra))
 
 
-def quads(stores: Stores, user: str) -> set[ox.Quad]:
-    return set(ox_store(handle_of(stores, user)))
+def user_quads(stores: Backend, user: str) -> set[ox.Quad]:
+    return quads(handle_of(stores, user))
 
 
-def trace_quads(stores: Stores, trace: str) -> set[ox.Quad]:
+def trace_quads(stores: Backend, trace: str) -> set[ox.Quad]:
     handle = handle_of(stores)
     root = explain.resolve(handle, trace)
     return {
@@ -79,8 +80,8 @@ def trace_quads(stores: Stores, trace: str) -> set[ox.Quad]:
     }
 
 
-def test_removal_marks_every_trace_that_used_the_document_and_nothing_else(stores: Stores) -> None:
-    bob_before = quads(stores, "bob")
+def test_removal_marks_every_trace_that_used_the_document_and_nothing_else(stores: Backend) -> None:
+    bob_before = user_quads(stores, "bob")
     notes_trace = trace_quads(stores, "n1")
     notes_tree = op(stores, "document-hierarchy", NOTES).document
     report = op(stores, "delete-document", DOC, reason="takedown 114").removal
@@ -114,7 +115,7 @@ def test_removal_marks_every_trace_that_used_the_document_and_nothing_else(store
     assert n1 is not None and n1.chunks[0].removed == []
     assert trace_quads(stores, "n1") == notes_trace  # another document's trace: not a quad changed
     assert op(stores, "document-hierarchy", NOTES).document == notes_tree
-    assert quads(stores, "bob") == bob_before  # another tenant: not a quad changed
+    assert user_quads(stores, "bob") == bob_before  # another tenant: not a quad changed
 
     handle = handle_of(stores)
     erasure = ox.NamedNode(report.erasure)
@@ -129,14 +130,14 @@ def test_removal_marks_every_trace_that_used_the_document_and_nothing_else(store
     )
 
 
-def test_purge_deletes_the_traces_that_used_it_with_their_subtraces(stores: Stores) -> None:
+def test_purge_deletes_the_traces_that_used_it_with_their_subtraces(stores: Backend) -> None:
     report = op(stores, "delete-document", DOC, purge_traces=True).removal
     assert report is not None and len(report.purged) == 3 and report.marked == []
     assert [t.id for t in op(stores, "list-traces", "").traces] == [uris.docrag_question_uri("n1")]
     assert handle_of(stores).index.get(uris.graph_rag_question_uri("g-sub")) is None
 
 
-def test_unknown_or_repeated_removal_is_not_found(stores: Stores) -> None:
+def test_unknown_or_repeated_removal_is_not_found(stores: Backend) -> None:
     from trustgraph_base.errors import ServiceError
 
     op(stores, "delete-document", DOC)

@@ -1,4 +1,5 @@
-"""Writer, trace index, trace assembly and document hierarchy on a real on-disk store (no broker)."""
+"""Writer, trace index, trace assembly and document hierarchy on a real store (no broker):
+on disk, or with ``TG_TEST_STORE=server`` on the test's ``oxigraph serve``."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from pathlib import Path
 import pyoxigraph as ox
 import pytest
 
+from tests.support.sparql_server import embedded_only
 from tests.support.store import (
     DOC,
     EDGE_FOX,
@@ -18,8 +20,8 @@ from tests.support.store import (
     handle_of,
     labels,
     msg,
-    ox_store,
     plain_document,
+    quad_count,
     sqlite_index,
     written,
 )
@@ -27,18 +29,18 @@ from trustgraph_base.errors import ServiceError
 from trustgraph_base.provenance import uris
 from trustgraph_base.rdf.terms import LiteralTerm, Triple, iri
 from trustgraph_flow.store import explain, hierarchy
-from trustgraph_flow.store.backend import Handle
+from trustgraph_flow.store.backend import Backend, Handle
 from trustgraph_flow.store.index import NEWEST, sort_key
-from trustgraph_flow.store.stores import Stores, safe_name
+from trustgraph_flow.store.stores import safe_name
 from trustgraph_flow.store.writer import write_batch
 
 
 @pytest.fixture
-def stores(tmp_path: Path) -> Stores:
+def stores(tmp_path: Path) -> Backend:
     return written(tmp_path / "store", [msg(document() + labels(), "doc")], capacity=2)
 
 
-def handle(stores: Stores) -> Handle:
+def handle(stores: Backend) -> Handle:
     found = handle_of(stores)
     return found
 
@@ -49,7 +51,7 @@ def test_safe_names_never_escape_the_root() -> None:
     assert len(safe_name("c", "é" * 200)) < 80
 
 
-def test_list_traces_newest_first_without_subtraces(stores: Stores) -> None:
+def test_list_traces_newest_first_without_subtraces(stores: Backend) -> None:
     write_batch(
         stores, [msg(graph_rag("g1", 1)), msg(agent("a1", 3, "g-sub")), msg(doc_rag("d1", 2))]
     )
@@ -65,7 +67,7 @@ def test_list_traces_newest_first_without_subtraces(stores: Stores) -> None:
     assert [r.id for r in explain.list_traces(handle(stores), 2)][1].endswith(":bad")
 
 
-def test_agent_trace_nests_its_graph_rag_subtrace(stores: Stores) -> None:
+def test_agent_trace_nests_its_graph_rag_subtrace(stores: Backend) -> None:
     write_batch(stores, [msg(agent("a1", 3, "g-sub"))])
     view = explain.get_trace(handle(stores), "a1", include_provenance=True)
     assert view.id == uris.agent_session_uri("a1") and view.status == "complete"
@@ -84,7 +86,7 @@ def test_agent_trace_nests_its_graph_rag_subtrace(stores: Stores) -> None:
     assert view.steps[1].subtraces == []
 
 
-def test_graph_rag_trace_with_provenance(stores: Stores) -> None:
+def test_graph_rag_trace_with_provenance(stores: Backend) -> None:
     write_batch(stores, [msg(graph_rag("g1", 1))])
     view = explain.get_trace(
         handle(stores), uris.graph_rag_question_uri("g1"), include_provenance=True
@@ -112,7 +114,7 @@ def test_graph_rag_trace_with_provenance(stores: Stores) -> None:
     assert bare.edges[0].sources == []
 
 
-def test_doc_rag_trace_with_provenance(stores: Stores) -> None:
+def test_doc_rag_trace_with_provenance(stores: Backend) -> None:
     write_batch(stores, [msg(doc_rag("d1", 2))])
     view = explain.get_trace(handle(stores), "d1", include_provenance=True)
     assert view.type == "document-rag" and view.chunk_count == 1 and view.answer == "Page one text."
@@ -124,13 +126,13 @@ def test_doc_rag_trace_with_provenance(stores: Stores) -> None:
     )
 
 
-def test_failed_trace_reports_its_error(stores: Stores) -> None:
+def test_failed_trace_reports_its_error(stores: Backend) -> None:
     write_batch(stores, [msg(failed_agent("bad", 4))])
     view = explain.get_trace(handle(stores), "bad", include_provenance=False)
     assert (view.status, view.error, view.answer) == ("failed", "LLM down", None)
 
 
-def test_unknown_and_malformed_ids(stores: Stores) -> None:
+def test_unknown_and_malformed_ids(stores: Backend) -> None:
     with pytest.raises(ServiceError) as err:
         explain.get_trace(handle(stores), "nope", include_provenance=False)
     assert err.value.type == "not-found"
@@ -140,10 +142,10 @@ def test_unknown_and_malformed_ids(stores: Stores) -> None:
         assert err.value.type == "bad-request"
 
 
-def test_delete_trace_removes_entities_and_subtraces(stores: Stores) -> None:
+def test_delete_trace_removes_entities_and_subtraces(stores: Backend) -> None:
     write_batch(stores, [msg(agent("a1", 3, "g-sub")), msg(graph_rag("g1", 1))])
     h = handle(stores)
-    before = len(ox_store(h))
+    before = quad_count(h)
     removed = explain.delete_trace(h, "a1")
     assert set(removed) == {uris.agent_session_uri("a1"), uris.graph_rag_question_uri("g-sub")}
     assert [r.id for r in explain.list_traces(h, 10)] == [uris.graph_rag_question_uri("g1")]
@@ -156,21 +158,21 @@ def test_delete_trace_removes_entities_and_subtraces(stores: Stores) -> None:
         s.startswith((uris.agent_session_uri("a1"), uris.graph_rag_question_uri("g-sub")))
         for s in remaining
     )
-    assert len(ox_store(h)) == before - len(agent("a1", 3, "g-sub"))
+    assert quad_count(h) == before - len(agent("a1", 3, "g-sub"))
     with pytest.raises(ServiceError):
         explain.get_trace(h, "g-sub", include_provenance=False)
 
 
-def test_redelivery_changes_nothing(stores: Stores) -> None:
+def test_redelivery_changes_nothing(stores: Backend) -> None:
     batch = [msg(agent("a1", 3, "g-sub"))]
     write_batch(stores, batch)
     h = handle(stores)
-    size, rows = len(ox_store(h)), explain.list_traces(h, 10)
+    size, rows = quad_count(h), explain.list_traces(h, 10)
     write_batch(stores, batch)
-    assert len(ox_store(h)) == size and explain.list_traces(h, 10) == rows
+    assert quad_count(h) == size and explain.list_traces(h, 10) == rows
 
 
-def test_bad_message_rejected_alone(stores: Stores) -> None:
+def test_bad_message_rejected_alone(stores: Backend) -> None:
     good = msg([Triple(s=iri("urn:x:1"), p=iri("urn:p"), o=LiteralTerm(v="ok"))], "good")
     # The schema accepts these; pyoxigraph refuses them (bad percent-encoding, empty BCP 47 extension).
     bad_iri = msg(
@@ -191,7 +193,7 @@ def test_bad_message_rejected_alone(stores: Stores) -> None:
     )
 
 
-def test_bad_message_rejected_alone_in_a_bulk_sized_group(stores: Stores) -> None:
+def test_bad_message_rejected_alone_in_a_bulk_sized_group(stores: Backend) -> None:
     """A group large enough for the bulk writer: the refused message leaves nothing behind."""
     from trustgraph_flow.store.writer import BULK_MIN
 
@@ -210,10 +212,10 @@ def test_bad_message_rejected_alone_in_a_bulk_sized_group(stores: Stores) -> Non
          Triple(s=iri("http://ex.com/%zz"), p=iri("urn:p"), o=LiteralTerm(v="x"))],
         "bad-iri",
     )  # fmt: skip
-    before = len(ox_store(handle(stores)))
+    before = quad_count(handle(stores))
     report = write_batch(stores, [*many[:100], bad, *many[100:]])
     assert [r[0] for r in report.rejected] == ["bad-iri"]
-    assert report.written == len(ox_store(handle(stores))) - before == 10 * len(many)
+    assert report.written == quad_count(handle(stores)) - before == 10 * len(many)
     assert not list(handle(stores).store.quads_for_pattern(iri_node("urn:x:bad"), None, None, None))
 
 
@@ -223,7 +225,7 @@ def iri_node(value: str):  # type: ignore[no-untyped-def]
     return ox.NamedNode(value)
 
 
-def test_document_hierarchy(stores: Stores) -> None:
+def test_document_hierarchy(stores: Backend) -> None:
     write_batch(stores, [msg(plain_document(), "plain")])
     doc = hierarchy.document_view(handle(stores).store, DOC)
     assert doc is not None and (doc.title, doc.mime_type) == ("Sample PDF", "application/pdf")
@@ -243,14 +245,15 @@ def test_document_hierarchy(stores: Stores) -> None:
     assert hierarchy.document_view(handle(stores).store, "urn:trustgraph:doc:missing") is None
 
 
-def test_lru_evicts_and_reopens(stores: Stores) -> None:
+def test_lru_evicts_and_reopens(stores: Backend) -> None:
     for user in ("bob", "carol", "dave"):
         write_batch(stores, [msg(graph_rag(user, 1), user=user)])
-    assert len(ox_store(handle(stores))) > 0  # reopened after eviction
+    assert quad_count(handle(stores)) > 0  # reopened after eviction
     assert stores.drop("bob", "default") and stores.get("bob", "default") is None
 
 
-def test_newest_list_is_one_partial_index_scan(stores: Stores) -> None:
+@embedded_only("the sqlite trace index's query plan")
+def test_newest_list_is_one_partial_index_scan(stores: Backend) -> None:
     plan = sqlite_index(handle(stores)).db.execute("EXPLAIN QUERY PLAN " + NEWEST, (50,)).fetchall()
     detail = " ".join(str(row[-1]) for row in plan)
     assert "traces_top" in detail and "TEMP B-TREE" not in detail

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.sparql_server import embedded_only
 from tests.support.store import (
     DOC,
     DOG,
@@ -131,6 +132,7 @@ def test_hierarchy_counts_the_answers_using_each_page_and_chunk(stores: Backend)
     assert counts == {1: (3, [2, 1]), 2: (0, [0])}
 
 
+@embedded_only("the upgrade of an old sqlite trace index")
 def test_traces_written_before_the_lineage_index_are_indexed_when_the_store_opens(
     tmp_path: Path,
 ) -> None:

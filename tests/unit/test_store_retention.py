@@ -1,4 +1,4 @@
-"""Retention on a real on-disk store: delete-trace, purge by age (dry run and real), durations."""
+"""Retention on a real store (on disk, or the test's SPARQL server): delete-trace, purge by age (dry run and real), durations."""
 
 from __future__ import annotations
 
@@ -6,19 +6,20 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.sparql_server import store_backend
 from tests.support.store import agent, document, graph_rag, handle_of, msg, recent
 from trustgraph_base.durations import parse_duration
 from trustgraph_base.provenance import uris
 from trustgraph_base.schema.explain import ExplainRequest, ExplainResponse
 from trustgraph_flow.store import retention
+from trustgraph_flow.store.backend import Backend
 from trustgraph_flow.store.processor import StoreSettings, explain_op
-from trustgraph_flow.store.stores import Stores
 from trustgraph_flow.store.writer import write_batch
 
 
 @pytest.fixture
-def stores(tmp_path: Path) -> Stores:
-    s = Stores(tmp_path / "store")
+def stores(tmp_path: Path) -> Backend:
+    s = store_backend(tmp_path / "store")
     for user in ("alice", "bob"):
         write_batch(s, [msg(document(), "doc", user=user)])
         write_batch(
@@ -32,11 +33,11 @@ def stores(tmp_path: Path) -> Stores:
     return s
 
 
-def op(stores: Stores, operation: str, user: str = "alice", **extra: object) -> ExplainResponse:
+def op(stores: Backend, operation: str, user: str = "alice", **extra: object) -> ExplainResponse:
     return explain_op(stores, ExplainRequest(operation=operation, user=user, **extra))
 
 
-def listed(stores: Stores, user: str = "alice") -> list[str]:
+def listed(stores: Backend, user: str = "alice") -> list[str]:
     return [t.id.rsplit(":", 1)[1] for t in op(stores, "list-traces", user).traces]
 
 
@@ -49,14 +50,14 @@ def test_durations() -> None:
             parse_duration(bad)
 
 
-def test_delete_trace_takes_its_subtraces(stores: Stores) -> None:
+def test_delete_trace_takes_its_subtraces(stores: Backend) -> None:
     resp = op(stores, "delete-trace", id="a1")
     assert [t.id for t in resp.deleted] == [uris.agent_session_uri("a1")]
     assert handle_of(stores).index.get(uris.graph_rag_question_uri("g-sub")) is None
     assert listed(stores) == ["new", "old"]
 
 
-def test_purge_by_age_dry_run_then_real_in_one_collection_only(stores: Stores) -> None:
+def test_purge_by_age_dry_run_then_real_in_one_collection_only(stores: Backend) -> None:
     dry = op(stores, "purge-traces", older_than=30 * 86400, dry_run=True)
     assert dry.count == 2 and [t.id.rsplit(":", 1)[1] for t in dry.deleted] == [
         "old",
@@ -68,9 +69,9 @@ def test_purge_by_age_dry_run_then_real_in_one_collection_only(stores: Stores) -
     assert listed(stores, "bob") == ["new", "a1", "old"]
 
 
-def test_retention_pass_covers_every_collection_on_disk(stores: Stores, tmp_path: Path) -> None:
+def test_retention_pass_covers_every_collection_stored(stores: Backend, tmp_path: Path) -> None:
     stores.close()
-    reopened = Stores(tmp_path / "store")
+    reopened = store_backend(tmp_path / "store")  # a fresh process's view
     assert sorted(reopened.scopes()) == [("alice", "default"), ("bob", "default")]
     assert retention.purge_all(reopened, 30 * 86400) == 4
     assert listed(reopened) == ["new"] and listed(reopened, "bob") == ["new"]

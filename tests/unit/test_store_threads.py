@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from tests.support.handlers import answered, streamed
+from tests.support.sparql_server import embedded_only
 from tests.support.store import FOX, document, graph_rag, handle_of, labels, msg, ox_store, written
 from trustgraph_base.errors import ServiceError
 from trustgraph_base.rdf.terms import iri
@@ -91,6 +92,9 @@ async def test_sparql_past_its_time_answers_timeout(ctx: processor.Ctx) -> None:
     assert asked.ask_result is True
 
 
+@embedded_only(
+    "pyoxigraph's own streamed results (a server answers a query whole, within its HTTP timeout)"
+)
 def test_a_streamed_result_stops_at_its_deadline(tmp_path: Path) -> None:
     stores = written(tmp_path, [msg(document())])
     handle = handle_of(stores)
@@ -102,6 +106,7 @@ def test_a_streamed_result_stops_at_its_deadline(tmp_path: Path) -> None:
     stores.close()
 
 
+@embedded_only("the LRU of open RocksDB stores (a server backend opens nothing)")
 def test_a_leased_store_survives_eviction_and_is_revived(tmp_path: Path) -> None:
     stores = Stores(tmp_path, capacity=1)
     write_batch(stores, [msg(document())])

@@ -10,6 +10,7 @@ import pytest
 from bench.long_trace import long_agent_trace
 from tests.integration.test_cli_long_trace import TRACE
 from tests.support.handlers import streamed
+from tests.support.sparql_server import embedded_only
 from tests.support.store import agent, graph_rag, handle_of, msg, sqlite_index, written
 from trustgraph_base.schema.explain import ExplainRequest
 from trustgraph_base.wire import encode
@@ -17,6 +18,7 @@ from trustgraph_flow.store import explain, processor
 from trustgraph_flow.store.writer import write_batch
 
 
+@embedded_only("the sqlite trace index's query plans")
 def test_showing_a_trace_never_scans_the_index(tmp_path: Path) -> None:
     stores = written(
         tmp_path / "store",

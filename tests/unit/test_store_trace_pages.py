@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.sparql_server import embedded_only, store_backend
 from tests.support.store import (
     agent,
     doc_rag,
@@ -84,6 +85,7 @@ def test_bad_filter_values_are_refused(handle: Handle) -> None:
         assert err.value.type == "bad-request"
 
 
+@embedded_only("the sqlite trace index's query plan")
 def test_a_deep_page_is_one_index_range_scan(tmp_path: Path) -> None:
     handle = Stores(tmp_path / "store").get("alice", "default", create=True)
     assert handle is not None
@@ -124,7 +126,7 @@ def window(h: Handle, offset: int, limit: int) -> TraceView:
 
 
 def test_a_long_agent_trace_is_read_a_window_at_a_time(handle: Handle, tmp_path: Path) -> None:
-    stores = Stores(tmp_path / "long", capacity=1)
+    stores = store_backend(tmp_path / "long", capacity=1)
     write_batch(stores, [msg(long_agent())])
     h = handle_of(stores)
     resp = on_collection(
@@ -162,6 +164,7 @@ def test_windows_show_the_steps_the_whole_trace_shows(make_backend: Callable[[],
     assert pieces[0].steps[2].thought == "thought 3" and pieces[0].steps[2].observation == "seen 3"
 
 
+@embedded_only("the upgrade of an old sqlite trace index")
 def test_a_store_written_before_the_step_read_model_shows_its_steps(tmp_path: Path) -> None:
     stores = Stores(tmp_path / "old", capacity=1)
     write_batch(stores, [msg(long_agent())])
@@ -183,7 +186,7 @@ def test_a_store_written_before_the_step_read_model_shows_its_steps(tmp_path: Pa
 
 
 def test_a_trace_deleted_and_written_again_shows_only_its_new_steps(tmp_path: Path) -> None:
-    stores = Stores(tmp_path / "again", capacity=1)
+    stores = store_backend(tmp_path / "again", capacity=1)
     write_batch(stores, [msg(long_agent())])
     h = handle_of(stores)
     on_collection(h, ExplainRequest(operation="delete-trace", id="long"))

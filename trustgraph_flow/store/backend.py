@@ -25,6 +25,7 @@ import pyoxigraph as ox
 
 if TYPE_CHECKING:
     from trustgraph_base.rdf.terms import Triple
+    from trustgraph_base.schema.store import SparqlQueryResponse
     from trustgraph_flow.store.index import TraceFilter, TraceRow
     from trustgraph_flow.store.links import LinkRow, Resolver
 
@@ -59,6 +60,13 @@ class BatchRemover(Protocol):
     """A store that removes many quads in one request (the server backend's ``RemoteStore``)."""
 
     def remove_all(self, quads: Iterable[ox.Quad]) -> None: ...
+
+
+@runtime_checkable
+class SparqlEndpoint(Protocol):
+    """A store that runs a caller's (checked) SPARQL itself (the server backend's ``RemoteStore``)."""
+
+    def sparql(self, text: str, form: str, timeout: float) -> SparqlQueryResponse: ...
 
 
 def remove_quads(store: QuadStore, quads: list[ox.Quad]) -> None:

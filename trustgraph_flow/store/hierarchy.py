@@ -21,13 +21,21 @@ def children(store: QuadStore, parent: ox.NamedNode, cls: object) -> list[ox.Nam
 
 
 def chunk_edges(store: QuadStore, chunk: ox.NamedNode) -> list[EdgeView]:
-    """The edges of a chunk's subgraph(s), in store order."""
-    edges: list[EdgeView] = []
+    """The edges of a chunk's subgraph(s), by their labels as shown (then their terms): the
+    store's own order is arbitrary and differs between backends."""
+    edges: list[tuple[tuple[str, ...], EdgeView]] = []
     for subgraph in children(store, chunk, TG.Subgraph):
         for edge in objects(store, subgraph, TG.contains, SOURCE):
             if isinstance(edge, ox.Triple):
-                edges.append(edge_view(store, edge))
-    return edges
+                view = edge_view(store, edge)
+                shown = (
+                    view.s_label or str(edge.subject),
+                    view.p_label or str(edge.predicate),
+                    view.o_label or str(edge.object),
+                    str(edge),
+                )
+                edges.append((shown, view))
+    return [view for _, view in sorted(edges, key=lambda e: e[0])]
 
 
 def chunk_node(store: QuadStore, chunk: ox.NamedNode) -> ChunkNode:

@@ -57,7 +57,7 @@ from trustgraph_flow.store import (
     retention,
 )
 from trustgraph_flow.store.backend import Backend, Handle
-from trustgraph_flow.store.remote import RemoteStore, open_server
+from trustgraph_flow.store.remote import open_server
 from trustgraph_flow.store.sparql_check import check_query
 from trustgraph_flow.store.sparql_http import SparqlServer, StoreUnavailable
 from trustgraph_flow.store.sparql_pool import Snapshots, SparqlPool
@@ -333,14 +333,10 @@ async def sparql_on_server(req: SparqlQueryRequest, ctx: Ctx) -> SparqlQueryResp
     stores = ctx.state.stores
 
     def go() -> SparqlQueryResponse:
-        form = check_query(req.query)  # updates, SERVICE and unreadable text never reach the server
-        try:
+        try:  # query.sparql checks the text first: no update or SERVICE reaches the server
             with stores.lease(req.user, req.collection) as handle:
-                if handle is None:  # syntax is still checked, as on an empty embedded store
-                    return checked(query.sparql(None, req))
-                remote = handle.store
-                assert isinstance(remote, RemoteStore)
-                return checked(remote.sparql(req.query, form, limit))
+                # No collection: syntax is still checked, as on an empty embedded store.
+                return checked(query.sparql(handle.store if handle else None, req, timeout=limit))
         except StoreUnavailable as exc:
             raise ServiceError(ErrorType.STORE_UNAVAILABLE, str(exc)) from None
 

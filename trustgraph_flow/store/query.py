@@ -23,7 +23,7 @@ from trustgraph_base.schema.store import (
     TriplesQueryRequest,
     TriplesQueryResponse,
 )
-from trustgraph_flow.store.backend import QuadStore
+from trustgraph_flow.store.backend import QuadStore, SparqlEndpoint
 from trustgraph_flow.store.convert import (
     DEFAULT_GRAPH,
     ConversionError,
@@ -83,16 +83,24 @@ def graph_of(req: TriplesQueryRequest) -> ox.NamedNode | ox.DefaultGraph | None:
 
 
 def sparql(
-    store: ox.Store | None, req: SparqlQueryRequest, deadline: float | None = None
+    store: QuadStore | None,
+    req: SparqlQueryRequest,
+    deadline: float | None = None,
+    *,
+    timeout: float = 30.0,
 ) -> SparqlQueryResponse:
     """Run a read-only query; updates are refused, syntax errors answered with their position.
 
-    ``deadline`` (``time.monotonic``) stops a streamed result between rows, so a query the
-    caller has stopped waiting for does not keep its thread for long.
+    On a pyoxigraph store, ``deadline`` (``time.monotonic``) stops a streamed result between
+    rows, so a query the caller has stopped waiting for does not keep its thread for long;
+    a SPARQL server's store runs the query itself within ``timeout`` seconds.
     """
-    form = check_query(req.query)  # updates, SERVICE and unreadable text never reach pyoxigraph
+    form = check_query(req.query)  # updates, SERVICE and unreadable text never reach a store
+    if isinstance(store, SparqlEndpoint):
+        return store.sparql(req.query, form, timeout)
     # Parse-check against an empty in-memory store so a missing collection still reports syntax errors.
-    return answer(store if store is not None else ox.Store(), req.query, deadline, form)
+    target = store if isinstance(store, ox.Store) else ox.Store()
+    return answer(target, req.query, deadline, form)
 
 
 def answer(
