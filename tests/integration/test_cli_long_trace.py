@@ -34,7 +34,7 @@ TRACE = uris.agent_session_uri("long-run")
 @pytest.mark.skipif(
     server_mode(),
     reason="known limit on a SPARQL server store (issue 17): oxigraph serve answers 500 (EAGAIN)"
-    " to the store's reads of a 20,000-step trace; this test writes the embedded files directly",
+    " to the store's reads of a 20,000-step trace (the server backend's read path, being fixed)",
 )
 async def test_a_20000_step_trace_shows_every_step_in_order(
     pulsar_url: str, prefix: str, tmp_path: Path
