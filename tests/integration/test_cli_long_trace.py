@@ -14,7 +14,7 @@ import pytest
 
 from bench.long_trace import long_agent_trace
 from tests.golden.golden import ENV, invoke
-from tests.support.sparql_server import server_mode, store_backend
+from tests.support.sparql_server import store_backend
 from tests.support.stack import Stack
 from trustgraph_base.provenance import uris
 from trustgraph_base.schema.explain import TraceView
@@ -31,11 +31,6 @@ SUB_EVERY = 2_500  # these steps ran a GraphRAG sub-trace
 TRACE = uris.agent_session_uri("long-run")
 
 
-@pytest.mark.skipif(
-    server_mode(),
-    reason="known limit on a SPARQL server store (issue 17): oxigraph serve answers 500 (EAGAIN)"
-    " to the store's reads of a 20,000-step trace (the server backend's read path, being fixed)",
-)
 async def test_a_20000_step_trace_shows_every_step_in_order(
     pulsar_url: str, prefix: str, tmp_path: Path
 ) -> None:

@@ -5,13 +5,20 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from typing import Any
 
 import pydantic
 import pytest
 
 from tests.support.sparql_server import oxigraph_server
-from tests.support.store import graph_rag, labels, msg
+from tests.support.store import TIME, graph_rag, labels, msg
 from trustgraph_base.messaging import free_port
+from trustgraph_base.provenance import (
+    agent_final_triples,
+    agent_iteration_triples,
+    agent_session_triples,
+    uris,
+)
 from trustgraph_base.rdf.terms import BlankTerm, Triple, iri, lit
 from trustgraph_base.schema import ExplainRequest, TriplesQueryRequest
 from trustgraph_base.schema.store import SparqlQueryResponse
@@ -137,3 +144,48 @@ def test_a_deleted_trace_leaves_nothing_behind(stores: RemoteStores) -> None:
     assert [t.id.rsplit(":", 1)[1] for t in listed.traces] == ["g2"]
     left = ask(stores, "alice", "ASK { GRAPH ?g { ?s ?p ?o FILTER(CONTAINS(STR(?s), 'g1')) } }")
     assert left.ask_result is False and count(stores) < before
+
+
+class Counting(SparqlServer):
+    """The real client, counting the requests it sends."""
+
+    requests = 0
+
+    def _post(self, *args: Any, **kwargs: Any) -> bytes:
+        self.requests += 1
+        return super()._post(*args, **kwargs)
+
+
+def long_agent(sid: str, steps: int, sub_every: int) -> list[Triple]:
+    """An agent trace of ``steps`` steps, every ``sub_every``-th running a GraphRAG sub-trace."""
+    a = uris.agent_session_uri(sid)
+    out = agent_session_triples(a, "walk", TIME.format(0))
+    previous = a
+    for n in range(1, steps + 1):
+        step = uris.agent_iteration_uri(a, n)
+        out += agent_iteration_triples(step, previous, f"think {n}", "search", {}, f"saw {n}")
+        if n % sub_every == 0:
+            out += graph_rag(f"{sid}-sub{n}", 1, parent=step)
+        previous = step
+    return out + agent_final_triples(uris.agent_final_uri(a), previous, "done")
+
+
+def test_a_long_trace_is_read_in_a_few_requests_not_one_per_entity(url: str) -> None:
+    # One request per entity was 20,000 for a 20,000-step trace: oxigraph serve started with
+    # --timeout-s keeps a thread per query for that long, and ran out (500, EAGAIN).
+    server = Counting(url)
+    backend = RemoteStores(server)
+    write_batch(backend, [msg(long_agent("long", 1_500, 500)), msg(labels())])
+    server.requests = 0
+    req = ExplainRequest(operation="get-trace", id="long", user="alice", include_provenance=True)
+    view = explain_op(backend, req).trace
+    assert view is not None
+    assert [s.index for s in view.steps] == list(range(1, 1_501))
+    assert [s.observation for s in view.steps[-2:]] == ["saw 1499", "saw 1500"]
+    subs = {s.index: s.subtraces for s in view.steps if s.subtraces}
+    assert sorted(subs) == [500, 1000, 1500]
+    edge = subs[1500][0].edges[0]
+    assert (edge.reasoning, edge.s_label, edge.o_label) == ("the fox acts", "fox", "dog")
+    assert view.answer == "done"
+    assert server.requests < 40  # one per entity and per link followed before: over 4,500
+    backend.close()

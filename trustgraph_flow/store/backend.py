@@ -15,7 +15,7 @@ map and lineage links).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,6 +76,58 @@ def remove_quads(store: QuadStore, quads: list[ox.Quad]) -> None:
         return
     for q in quads:
         store.remove(q)
+
+
+Subject = ox.NamedNode | ox.BlankNode | ox.Triple
+Graph = ox.NamedNode | ox.BlankNode | ox.DefaultGraph
+
+
+@runtime_checkable
+class BatchReader(Protocol):
+    """A store that answers many bound lookups in one request (the server backend's ``RemoteStore``).
+
+    Each returns the quads of every one of ``nodes`` in ``graph_name`` (``predicate``: that
+    predicate only), in one round trip per few hundred nodes rather than one per node.
+    """
+
+    def quads_for_subjects(
+        self, nodes: Sequence[Subject], predicate: ox.NamedNode | None, graph_name: Graph
+    ) -> Iterator[ox.Quad]: ...
+
+    def quads_for_objects(
+        self,
+        nodes: Sequence[ox.NamedNode | ox.Literal | ox.Triple],
+        predicate: ox.NamedNode,
+        graph_name: Graph,
+    ) -> Iterator[ox.Quad]: ...
+
+
+def subject_quads(
+    store: QuadStore, nodes: Iterable[Subject], graph: Graph, predicate: ox.NamedNode | None = None
+) -> Iterator[ox.Quad]:
+    """Every quad ``(s, predicate, *, graph)`` for each ``s`` of ``nodes``: batched on a server,
+    one pattern lookup each on a pyoxigraph store (where a lookup is a function call)."""
+    nodes = list(dict.fromkeys(nodes))
+    if isinstance(store, BatchReader):
+        yield from store.quads_for_subjects(nodes, predicate, graph)
+        return
+    for s in nodes:
+        yield from store.quads_for_pattern(s, predicate, None, graph)
+
+
+def object_quads(
+    store: QuadStore,
+    nodes: Iterable[ox.NamedNode | ox.Literal | ox.Triple],
+    predicate: ox.NamedNode,
+    graph: Graph,
+) -> Iterator[ox.Quad]:
+    """Every quad ``(*, predicate, o, graph)`` for each ``o`` of ``nodes`` (batched on a server)."""
+    nodes = list(dict.fromkeys(nodes))
+    if isinstance(store, BatchReader):
+        yield from store.quads_for_objects(nodes, predicate, graph)
+        return
+    for o in nodes:
+        yield from store.quads_for_pattern(None, predicate, o, graph)
 
 
 class Index(Protocol):

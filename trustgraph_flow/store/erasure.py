@@ -26,6 +26,7 @@ from trustgraph_flow.store import deletion
 from trustgraph_flow.store.backend import Handle, QuadStore
 from trustgraph_flow.store.convert import named, value_of
 from trustgraph_flow.store.lookup import RETRIEVAL, n
+from trustgraph_flow.store.prefetch import Prefetch
 
 ERASURE_PREFIX = "urn:trustgraph:erasure:"
 
@@ -83,6 +84,17 @@ def remove_document(
     erasure, quads = erasure_quads(doc_uri, reason, links)
     handle.store.extend(quads)
     return RemovalReport(document=doc_uri, erasure=erasure, marked=tops, edges_removed=edges)
+
+
+def fetch_removals(store: Prefetch, subjects: list[ox.NamedNode]) -> None:
+    """One level ahead of ``removals`` for many subjects: their erasures, then those erasures' facts."""
+    store.subjects(subjects, RETRIEVAL, n(PROV.wasInvalidatedBy))
+    erasures = [
+        q.object
+        for s in subjects
+        for q in store.quads_for_pattern(s, n(PROV.wasInvalidatedBy), None, RETRIEVAL)
+    ]
+    store.subjects(erasures, RETRIEVAL)
 
 
 def removals(store: QuadStore, subject: ox.NamedNode) -> list[Removal]:

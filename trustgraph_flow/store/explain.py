@@ -31,11 +31,21 @@ from trustgraph_base.schema.explain import (
     TraceSummary,
     TraceView,
 )
-from trustgraph_flow.store.backend import Handle, QuadStore, remove_quads
+from trustgraph_flow.store.backend import Handle, QuadStore, remove_quads, subject_quads
 from trustgraph_flow.store.convert import OxObject, named, value_of
-from trustgraph_flow.store.erasure import removals
+from trustgraph_flow.store.erasure import fetch_removals, removals
 from trustgraph_flow.store.index import TraceFilter, TraceRow, sort_key
-from trustgraph_flow.store.lookup import RETRIEVAL, as_int, chunk_source, edge_sources, edge_view
+from trustgraph_flow.store.lookup import (
+    RETRIEVAL,
+    as_int,
+    chunk_source,
+    edge_sources,
+    edge_view,
+    fetch_chunk_sources,
+    fetch_edge_sources,
+    fetch_labels,
+)
+from trustgraph_flow.store.prefetch import Prefetch
 
 # entity URI → predicate IRI → objects (an agent step's from the index's read model: strings)
 Props = dict[str, dict[str, list[OxObject | str]]]
@@ -138,13 +148,13 @@ def list_one(handle: Handle | None, trace_id: str) -> TraceSummary:
 
 def gather(handle: Handle, root: str, only: list[str] | None = None) -> Props:
     """Every retrieval-graph triple of a trace's entities (or of ``only``), by subject and predicate."""
-    props: Props = {}
-    quads = handle.store.quads_for_pattern
-    for uri in handle.index.entities(root) if only is None else only:
-        by_pred: dict[str, list[OxObject | str]] = {}
-        for q in quads(named(uri), None, None, RETRIEVAL):
-            by_pred.setdefault(q.predicate.value, []).append(q.object)
-        props[uri] = by_pred
+    uris = handle.index.entities(root) if only is None else only
+    props: Props = {uri: {} for uri in uris}
+    # One request per few hundred entities on a server (one per entity was 20,000 requests
+    # for a long trace, more than oxigraph serve's --timeout-s threads allow).
+    for q in subject_quads(handle.store, (named(uri) for uri in uris), RETRIEVAL):
+        if isinstance(q.subject, ox.NamedNode):
+            props[q.subject.value].setdefault(q.predicate.value, []).append(q.object)
     return props
 
 
@@ -326,6 +336,8 @@ def agent_parts(
 
 def rag_parts(store: QuadStore, props: Props, root: str, provenance: bool) -> dict[str, object]:
     exploration, focus, synthesis = f"{root}/exploration", f"{root}/focus", f"{root}/synthesis"
+    store = store if isinstance(store, Prefetch) else Prefetch(store)
+    fetch_links(store, props, focus, exploration, provenance)
     ranked = chunk_ranks(props, exploration)
     cites = {
         c.value for c in props.get(synthesis, {}).get(TG.cites.i, []) if isinstance(c, ox.NamedNode)
@@ -380,6 +392,34 @@ def rag_parts(store: QuadStore, props: Props, root: str, provenance: bool) -> di
         "synthesis": synthesis if synthesis in props else None,
         "answer": text(props, synthesis, TG.content),
     }
+
+
+def fetch_links(
+    store: Prefetch, props: Props, focus: str, exploration: str, provenance: bool
+) -> None:
+    """Everything the trace's chunks and edges link to, a level per request on a server
+    (labels, erasures and, with provenance, the source chains), before the views follow them."""
+    selected = [
+        c
+        for c in props.get(exploration, {}).get(TG.selectedChunk.i, [])
+        if isinstance(c, ox.NamedNode)
+    ]
+    edge_uris = [
+        e.value
+        for e in props.get(focus, {}).get(TG.selectedEdge.i, [])
+        if isinstance(e, ox.NamedNode)
+    ]
+    edges = [
+        quoted[0]
+        for uri in edge_uris
+        if (quoted := props.get(uri, {}).get(TG.edge.i, [])) and isinstance(quoted[0], ox.Triple)
+    ]
+    invalidated = [named(u) for u in edge_uris if PROV.wasInvalidatedBy.i in props.get(u, {})]
+    fetch_labels(store, edges)
+    fetch_removals(store, selected + invalidated)
+    if provenance:
+        fetch_chunk_sources(store, selected)
+        fetch_edge_sources(store, edges)
 
 
 def chunk_ranks(props: Props, exploration: str) -> dict[str, tuple[int, float | None]]:

@@ -16,6 +16,7 @@ from trustgraph_base.provenance.namespaces import (
 from trustgraph_base.schema.explain import EdgeView, SourceRef
 from trustgraph_flow.store.backend import QuadStore
 from trustgraph_flow.store.convert import DEFAULT_GRAPH, OxObject, from_ox, named, value_of
+from trustgraph_flow.store.prefetch import Prefetch
 
 SOURCE = named(GRAPH_SOURCE)
 RETRIEVAL = named(GRAPH_RETRIEVAL)
@@ -126,3 +127,44 @@ def stated_facts(
             if isinstance(term, ox.NamedNode):
                 iris[term.value] = term
     return facts, list(iris.values())
+
+
+def fetch_labels(store: Prefetch, edges: list[ox.Triple]) -> None:
+    """One level ahead of ``edge_view``: the labels of every edge's s, p and o."""
+    store.subjects(
+        (t for e in edges for t in (e.subject, e.predicate, e.object)), DEFAULT_GRAPH, n(RDFS.label)
+    )
+
+
+def fetch_chunk_sources(store: Prefetch, chunks: list[ox.NamedNode]) -> None:
+    """The levels ``chunk_source`` follows, a level per request: chunk, its parent, a page's document."""
+    store.subjects(chunks, SOURCE)
+    parents = [
+        q.object
+        for c in chunks
+        for q in store.quads_for_pattern(c, n(PROV.wasDerivedFrom), None, SOURCE)
+    ]
+    store.subjects(parents, SOURCE)
+    ups = [
+        q.object
+        for p in parents
+        if isinstance(p, ox.NamedNode) and has_type(store, p, TG.Page, SOURCE)
+        for q in store.quads_for_pattern(p, n(PROV.wasDerivedFrom), None, SOURCE)
+    ]
+    store.subjects(ups, SOURCE)
+
+
+def fetch_edge_sources(store: Prefetch, edges: list[ox.Triple]) -> None:
+    """The levels ``edge_sources`` follows: the subgraphs containing each edge, their chunks, up."""
+    store.objects(edges, n(TG.contains), SOURCE)
+    subgraphs = [
+        q.subject for e in edges for q in store.quads_for_pattern(None, n(TG.contains), e, SOURCE)
+    ]
+    store.subjects(subgraphs, SOURCE, n(PROV.wasDerivedFrom))
+    chunks = [
+        q.object
+        for sg in subgraphs
+        if isinstance(sg, ox.NamedNode)
+        for q in store.quads_for_pattern(sg, n(PROV.wasDerivedFrom), None, SOURCE)
+    ]
+    fetch_chunk_sources(store, [c for c in chunks if isinstance(c, ox.NamedNode)])

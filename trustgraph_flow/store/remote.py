@@ -21,7 +21,7 @@ import logging
 import re
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 from urllib.parse import quote, unquote
@@ -40,6 +40,7 @@ from trustgraph_flow.store.sparql_http import (
     literal,
     refused,
     term,
+    values,
 )
 
 log = logging.getLogger(__name__)
@@ -49,6 +50,7 @@ REGISTRY = named(PREFIX + "registry")
 _USER, _COLLECTION = named(PREFIX + "user"), named(PREFIX + "collection")
 
 
+BATCH = 500  # nodes per VALUES block: a request of tens of KB, one lookup per node on the server
 BNODE = "urn:tg:bnode:"  # blank nodes are stored as these IRIs (skolemised) and read back as blank nodes
 
 
@@ -159,6 +161,35 @@ class RemoteStore:
                 object if object is not None else unskolem(row["o"]),
                 g,
             )
+
+    def quads_for_subjects(
+        self,
+        nodes: Sequence[ox.NamedNode | ox.BlankNode | ox.Triple],
+        predicate: ox.NamedNode | None,
+        graph_name: OxGraph,
+    ) -> Iterator[ox.Quad]:
+        """The quads of many subjects in one graph: one request per ``BATCH`` of them."""
+        g = term(self.scope.physical(graph_name))
+        p = term(predicate) if predicate is not None else "?p"
+        for i in range(0, len(nodes), BATCH):
+            block = values("s", [skolem(s) for s in nodes[i : i + BATCH]])
+            for row in self.server.rows(f"SELECT * WHERE {{ GRAPH {g} {{ {block} ?s {p} ?o }} }}"):
+                s, o = unskolem(row["s"]), unskolem(row["o"])
+                yield ox.Quad(s, predicate if predicate is not None else row["p"], o, graph_name)
+
+    def quads_for_objects(
+        self,
+        nodes: Sequence[ox.NamedNode | ox.Literal | ox.Triple],
+        predicate: ox.NamedNode,
+        graph_name: OxGraph,
+    ) -> Iterator[ox.Quad]:
+        """The quads ``(*, predicate, o)`` of many objects in one graph, ``BATCH`` per request."""
+        g = term(self.scope.physical(graph_name))
+        for i in range(0, len(nodes), BATCH):
+            block = values("o", [skolem(o) for o in nodes[i : i + BATCH]])
+            query = f"SELECT * WHERE {{ GRAPH {g} {{ {block} ?s {term(predicate)} ?o }} }}"
+            for row in self.server.rows(query):
+                yield ox.Quad(unskolem(row["s"]), predicate, unskolem(row["o"]), graph_name)
 
     def _physical(self, quads: Iterable[ox.Quad]) -> list[ox.Quad]:
         return [

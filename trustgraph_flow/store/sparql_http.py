@@ -43,8 +43,8 @@ def literal(text: str) -> str:
     return str(ox.Literal(text))
 
 
-def values(var: str, nodes: Iterable[ox.NamedNode | ox.Literal]) -> str:
-    """``VALUES ?var { … }`` of terms."""
+def values(var: str, nodes: Iterable[ox.NamedNode | ox.Literal | ox.Triple]) -> str:
+    """``VALUES ?var { … }`` of terms (each written by ``term``)."""
     return f"VALUES ?{var} {{ {' '.join(term(n) for n in nodes)} }}"
 
 
