@@ -50,7 +50,7 @@ REGISTRY = named(PREFIX + "registry")
 _USER, _COLLECTION = named(PREFIX + "user"), named(PREFIX + "collection")
 
 
-BATCH = 500  # nodes per VALUES block: a request of tens of KB, one lookup per node on the server
+BATCH = 1000  # nodes per VALUES block (a window of 500 steps is one): ~50 KB of request, a lookup each
 BNODE = "urn:tg:bnode:"  # blank nodes are stored as these IRIs (skolemised) and read back as blank nodes
 
 
