@@ -16,7 +16,14 @@ cost is bench_store's subject), then, in the same run:
   with the cost of one empty HTTP query beside it;
 - the plain SPARQL ``ORDER BY DESC(?sort) LIMIT 50`` over the same triples, on both.
 
-Each list is checked to be the same 50 traces as the sqlite index's.
+Each list is checked to be the same 50 traces as the sqlite index's. Then the store
+processor's own answers at 1M, on both backends (``explain_op``: the lease, the index and
+the quads, everything but the broker hop): ``list-traces`` (newest 50) and ``get-trace``
+with provenance of one of ``SAMPLES`` traces written through the writer into the same
+collection (an agent whose step ran a GraphRAG sub-trace, or a GraphRAG trace, each edge
+extracted from a document chunk), older than the 1M so the list is unchanged. The 1M
+traces themselves are index rows only: their quads would be ~30M more, and a trace's
+quads are read by bound-subject lookups whose cost does not depend on how many there are.
 """
 
 from __future__ import annotations
@@ -37,9 +44,31 @@ import pyoxigraph as ox
 from bench.summary import summary
 from bench.timing import timed
 from trustgraph_base.messaging import free_port
+from trustgraph_base.provenance import (
+    RDFS,
+    SelectedEdge,
+    agent_final_triples,
+    agent_iteration_triples,
+    agent_session_triples,
+    chunk_triples,
+    document_triples,
+    graph_rag_exploration_triples,
+    graph_rag_focus_triples,
+    graph_rag_question_triples,
+    subgraph_triples,
+    synthesis_triples,
+    uris,
+)
+from trustgraph_base.rdf.terms import Triple, iri, lit
+from trustgraph_base.schema import ExplainRequest, Metadata, Triples
 from trustgraph_flow.store import index as sqlite_index
+from trustgraph_flow.store.backend import Backend
 from trustgraph_flow.store.graph_index import GraphIndex, LocalSparql
+from trustgraph_flow.store.processor import explain_op
+from trustgraph_flow.store.remote import RemoteStores
 from trustgraph_flow.store.sparql_http import SparqlServer, term
+from trustgraph_flow.store.stores import Stores
+from trustgraph_flow.store.writer import write_batch
 
 GRAPH = ox.NamedNode("urn:tg:store:bench:default:index")
 START = datetime(2026, 11, 1, tzinfo=UTC)
@@ -73,6 +102,90 @@ def rows(n: int, rate: float) -> Iterator[dict[str, object]]:
                 parent_root=root,
             )
             yield sub
+
+
+SAMPLES = 40  # traces shown by the get-trace figure (half agents with a sub-trace)
+USER = "bench"  # the collection (bench, default) whose index graph is GRAPH
+
+
+def samples() -> tuple[list[Triples], list[str]]:
+    """``SAMPLES`` traces with provenance (a document, its chunks' edges and their labels)."""
+    doc = "urn:trustgraph:doc:bench"
+    out = document_triples(doc, "Bench document", "text/plain")
+    ids: list[str] = []
+    for i in range(SAMPLES):
+        when = f"2026-10-31T00:00:{i:02d}.000Z"  # before the 1M: not in the newest 50
+        chunk = uris.chunk_uri(doc, i)
+        s, p, o = uris.entity_uri(f"e{i}"), uris.relation_uri("next"), uris.entity_uri(f"e{i + 1}")
+        edge = (iri(s), iri(p), iri(o))
+        out += chunk_triples(chunk, doc, i, i * 100, 100, uris.activity_uri(chunk, "chunk"))
+        out += subgraph_triples(
+            uris.subgraph_uri(chunk), chunk, [edge], uris.activity_uri(chunk, "extract")
+        )
+        out += [Triple(s=iri(u), p=RDFS.label, o=lit(u.rsplit(":", 1)[-1])) for u in (s, p, o)]
+        parent = None
+        if i % 2 == 0:
+            a = uris.agent_session_uri(f"show{i}")
+            parent = uris.agent_iteration_uri(a, 1)
+            out += agent_session_triples(a, f"agent question {i}", when)
+            out += agent_iteration_triples(parent, a, "look", "knowledge-query", {"q": i}, "seen")
+            out += agent_final_triples(uris.agent_final_uri(a), parent, f"answer {i}")
+            ids.append(a)
+        q = uris.graph_rag_question_uri(f"show{i}")
+        out += graph_rag_question_triples(q, f"question {i}", when, parent)
+        out += graph_rag_exploration_triples(uris.exploration_uri(q), q, 3)
+        out += graph_rag_focus_triples(
+            uris.focus_uri(q), uris.exploration_uri(q), q, [SelectedEdge(*edge, "why")]
+        )
+        out += synthesis_triples(uris.synthesis_uri(q), uris.focus_uri(q), f"answer {i}")
+        if parent is None:
+            ids.append(q)
+    meta = Metadata(id="show", user=USER)
+    return [
+        Triples(metadata=meta, triples=out[i : i + 2000]) for i in range(0, len(out), 2000)
+    ], ids
+
+
+def answers(
+    backend: Backend, ids: list[str], expect: list[str]
+) -> tuple[float, float, float, float]:
+    """The store's list-traces and get-trace (with provenance) at 1M: (list p50, p95, get p50, p95)."""
+    listed = explain_op(backend, ExplainRequest(operation="list-traces", user=USER, limit=50))
+    if [t.id for t in listed.traces] != expect:
+        raise SystemExit("list-traces differs from the sqlite index's newest 50")
+    shown = explain_op(
+        backend,
+        ExplainRequest(operation="get-trace", user=USER, id=ids[0], include_provenance=True),
+    )
+    assert shown.trace is not None and shown.trace.steps[0].subtraces[0].edges[0].sources
+    l50, l95 = timed(
+        lambda: explain_op(backend, ExplainRequest(operation="list-traces", user=USER, limit=50)),
+        100,
+    )
+    turn = iter(range(10**9))
+
+    def show() -> object:
+        trace = ids[next(turn) % len(ids)]
+        req = ExplainRequest(operation="get-trace", user=USER, id=trace, include_provenance=True)
+        return explain_op(backend, req)
+
+    g50, g95 = timed(show, 200)
+    return l50, l95, g50, g95
+
+
+def embedded_answers(tmp: Path, expect: list[str]) -> tuple[float, float, float, float]:
+    """``answers`` on the embedded default: a copy of the 1M sqlite index as the collection's."""
+    stores = Stores(tmp / "show-embedded")
+    path = stores.path(USER, "default")
+    if not (path / "traces.sqlite").exists():
+        path.mkdir(parents=True, exist_ok=True)
+        shutil.copy(tmp / "traces.sqlite", path / "traces.sqlite")
+    batches, ids = samples()
+    write_batch(stores, batches)
+    try:
+        return answers(stores, ids, expect)
+    finally:
+        stores.close()
 
 
 def load_sqlite(path: Path, found: Iterable[dict[str, object]]) -> sqlite_index.TraceIndex:
@@ -196,6 +309,12 @@ def run(n: int, rate: float, tmp: Path, *, order_by: bool = True) -> None:
     same, e50, e95, eo = embedded_graph(tmp / "oxigraph", expect, order_by)
     gc.collect()  # the embedded store is closed: the server opens its directory
 
+    em = embedded_answers(tmp, expect)
+    print(
+        f"  embedded (sqlite index), the store's answers at 1M: list-traces p50 {em[0]:.2f} ms,"
+        f" p95 {em[1]:.2f} ms; get-trace with provenance p50 {em[2]:.2f} ms, p95 {em[3]:.2f} ms"
+    )
+
     proc, url = serve(tmp / "oxigraph")
     try:
         server = SparqlServer(url, timeout=600)
@@ -206,6 +325,15 @@ def run(n: int, rate: float, tmp: Path, *, order_by: bool = True) -> None:
         print(
             f"  oxigraph serve, graph index: newest 50 p50 {r50:.2f} ms, p95 {r95:.2f} ms"
             f" (same 50 as sqlite: {rsame}); one empty HTTP query p50 {h50:.2f} ms"
+        )
+        batches, ids = samples()
+        backend = RemoteStores(SparqlServer(url, timeout=600))
+        write_batch(backend, batches)
+        sv = answers(backend, ids, expect)
+        backend.close()
+        print(
+            f"  oxigraph serve, the store's answers at 1M: list-traces p50 {sv[0]:.2f} ms,"
+            f" p95 {sv[1]:.2f} ms; get-trace with provenance p50 {sv[2]:.2f} ms, p95 {sv[3]:.2f} ms"
         )
         ro = float("nan")
         if order_by:
@@ -228,6 +356,19 @@ def run(n: int, rate: float, tmp: Path, *, order_by: bool = True) -> None:
         "<= 20 ms",
         f"empty HTTP query {h50:.2f} ms; SPARQL ORDER BY {ro:.0f} ms (same run)",
     )
+    for name, (l50, l95, g50, g95) in (("embedded (sqlite index)", em), ("oxigraph serve", sv)):
+        summary(
+            f"store list-traces, newest 50 of {n:,}, {name}",
+            f"p50 {l50:.2f} ms, p95 {l95:.2f} ms",
+            "<= 20 ms",
+            f"empty HTTP query {h50:.2f} ms (same run)",
+        )
+        summary(
+            f"store get-trace with provenance at {n:,} traces, {name}",
+            f"p50 {g50:.2f} ms, p95 {g95:.2f} ms",
+            "<= 20 ms",
+            f"agent + GraphRAG sub-trace or GraphRAG, {SAMPLES} traces in turn; empty HTTP query {h50:.2f} ms",
+        )
     if not ok:
         raise SystemExit("a graph-index list differs from the sqlite index's")
 

@@ -255,6 +255,10 @@ class GraphIndex:
         roots = [sol["r"].value for sol in found]
         if limit is not None and len(roots) > limit:
             return None
+        return self._keys(prefix, roots)
+
+    def _keys(self, prefix: str, roots: list[str]) -> list[tuple[str, str]]:
+        """(sort key, root) of a bucket's members ("" in the timeless bucket)."""
         if prefix == "":
             return [("", r) for r in roots]
         keys = self._select(f"{values('r', [named(r) for r in roots])} ?r {term(_P['sort'])} ?s")
@@ -264,6 +268,21 @@ class GraphIndex:
         found = self._select(f"{term(bucket_node(level, prefix))} {term(_P['child'])} ?c", "?c")
         return [sol["c"].value for sol in found]
 
+    def _probe(self, level: int, prefix: str) -> tuple[list[tuple[str, str]] | None, list[str]]:
+        """A bucket's members (None: more than ``PROBE``) and its children, in one request:
+        the walk needs the children exactly when the bucket is too big to read whole."""
+        members = f"?r {term(named(f'{IX}b{level}'))} {literal(prefix)}"
+        children = f"{term(bucket_node(level, prefix))} {term(_P['child'])} ?c"
+        found = self._select(
+            f"{{ SELECT ?r WHERE {{ {members} }} LIMIT {PROBE + 1} }} UNION {{ {children} }}",
+            "?r ?c",
+        )
+        roots = [sol["r"].value for sol in found if sol["r"] is not None]
+        kids = [sol["c"].value for sol in found if sol["c"] is not None]
+        if len(roots) > PROBE:
+            return None, kids
+        return self._keys(prefix, roots), kids
+
     def _walk(self, newest: bool, skip: Callable[[str], bool]) -> Iterator[tuple[str, str]]:
         """(sort key, root) of every indexed question, newest (or oldest) first; ``skip(prefix)``
         prunes buckets. Sub-traces are in it too: the caller drops them with their facts."""
@@ -271,12 +290,17 @@ class GraphIndex:
         while stack:
             level, prefix = stack.pop()
             nxt = LEVELS.index(level) + 1 if level else 0
+            if nxt == len(LEVELS):  # a second: read whole
+                yield from sorted(self._members(level, prefix, None) or [], reverse=newest)
+                continue
             if level:
-                members = self._members(level, prefix, PROBE if nxt < len(LEVELS) else None)
+                members, found = self._probe(level, prefix)
                 if members is not None:
                     yield from sorted(members, reverse=newest)
                     continue
-            children = [c for c in self._children(level, prefix) if not skip(c)]
+            else:
+                found = self._children(level, prefix)
+            children = [c for c in found if not skip(c)]
             children.sort(reverse=not newest)  # the stack pops the last first: the walk's next
             stack.extend((LEVELS[nxt], c) for c in children)
 
@@ -401,6 +425,18 @@ class GraphIndex:
         found, tops = self._by_top(kind, key)
         mine = [r for r in found if tops[r.root] == top]
         return sorted(mine, key=lambda r: (r.root, r.entity, r.chunk))
+
+    def link_paths_of(self, tops: list[str], kind: str, key: str) -> dict[str, list[LinkRow]]:
+        """``link_paths`` of each top-level trace, from one read of the source's links."""
+        found, top_of = self._by_top(kind, key)
+        out: dict[str, list[LinkRow]] = {top: [] for top in tops}
+        for r in found:
+            if top_of[r.root] in out:
+                out[top_of[r.root]].append(r)
+        return {
+            top: sorted(rows, key=lambda r: (r.root, r.entity, r.chunk))
+            for top, rows in out.items()
+        }
 
     def count_users(self, kind: str, key: str) -> int:
         found, tops = self._by_top(kind, key)

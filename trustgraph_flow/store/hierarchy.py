@@ -7,7 +7,17 @@ import pyoxigraph as ox
 from trustgraph_base.provenance.namespaces import DC, PROV, TG
 from trustgraph_base.schema.explain import ChunkNode, DocumentView, EdgeView, PageNode
 from trustgraph_flow.store.backend import QuadStore
-from trustgraph_flow.store.lookup import SOURCE, as_int, edge_view, first, has_type, n, objects
+from trustgraph_flow.store.lookup import (
+    SOURCE,
+    as_int,
+    edge_view,
+    fetch_labels,
+    first,
+    has_type,
+    n,
+    objects,
+)
+from trustgraph_flow.store.prefetch import Prefetch
 
 
 def children(store: QuadStore, parent: ox.NamedNode, cls: object) -> list[ox.NamedNode]:
@@ -55,11 +65,34 @@ def chunk_nodes(store: QuadStore, parent: ox.NamedNode) -> list[ChunkNode]:
     )
 
 
+def fetch_levels(store: Prefetch, doc: ox.NamedNode) -> None:
+    """Ahead of the walk below, a level per request on a server: each level's entities and
+    whatever derives from them (document → pages → chunks → subgraphs), then the edges' labels."""
+    frontier: list[ox.NamedNode] = [doc]
+    subgraphs: list[ox.NamedNode] = []
+    for _ in range(4):  # document, page, chunk, subgraph
+        store.subjects(frontier, SOURCE)
+        store.objects(frontier, n(PROV.wasDerivedFrom), SOURCE)
+        subgraphs += [s for s in frontier if has_type(store, s, TG.Subgraph, SOURCE)]
+        frontier = [
+            q.subject
+            for parent in frontier
+            for q in store.quads_for_pattern(None, n(PROV.wasDerivedFrom), parent, SOURCE)
+            if isinstance(q.subject, ox.NamedNode)
+        ]
+        if not frontier:
+            break
+    edges = [e for sg in subgraphs for e in objects(store, sg, TG.contains, SOURCE)]
+    fetch_labels(store, [e for e in edges if isinstance(e, ox.Triple)])
+
+
 def document_view(store: QuadStore | None, doc_uri: str) -> DocumentView | None:
     """The hierarchy of one document, or None when the store does not know it."""
     if store is None:
         return None
     doc = ox.NamedNode(doc_uri)
+    store = Prefetch(store)
+    fetch_levels(store, doc)
     if (
         not has_type(store, doc, TG.Document, SOURCE)
         and not children(store, doc, TG.Chunk)

@@ -298,6 +298,10 @@ class TraceIndex:
         found = cur.fetchone()
         return _row(found) if found else None
 
+    def rows(self, roots: Iterable[str]) -> dict[str, TraceRow]:
+        """The indexed traces among ``roots``, by id."""
+        return {r: row for r in dict.fromkeys(roots) if (row := self.get(r)) is not None}
+
     def entities(self, root: str) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT uri FROM entities WHERE root = ?", (root,))]
 
@@ -388,6 +392,10 @@ class TraceIndex:
             links.LinkRow(str(r), str(e), str(t), str(k), str(c or ""), bool(x))
             for r, e, t, k, c, x in rows
         ]
+
+    def link_paths_of(self, tops: list[str], kind: str, key: str) -> dict[str, list[links.LinkRow]]:
+        """``link_paths`` of each top-level trace (each one keyed index scan)."""
+        return {top: self.link_paths(top, kind, key) for top in tops}
 
     def count_users(self, kind: str, key: str) -> int:
         """How many distinct top-level traces are linked to the source."""

@@ -23,8 +23,9 @@ from trustgraph_base.schema.explain import (
     UsageTrace,
 )
 from trustgraph_flow.store.backend import Handle, Index, QuadStore
-from trustgraph_flow.store.links import edge_key
-from trustgraph_flow.store.lookup import SOURCE, edge_view, has_type, n
+from trustgraph_flow.store.links import LinkRow, edge_key
+from trustgraph_flow.store.lookup import SOURCE, edge_view, fetch_labels, has_type, n
+from trustgraph_flow.store.prefetch import Prefetch
 
 Source = ox.NamedNode | ox.Triple
 
@@ -106,12 +107,12 @@ def edge_of(key: str) -> ox.Triple | None:
     return ox.Triple(q.subject, q.predicate, q.object)
 
 
-def paths_of(handle: Handle, top: str, kind: str, key: str) -> list[UsagePath]:
-    """Every link from a top-level trace (and its sub-traces) into the asked source."""
+def paths_of(store: QuadStore, rows: list[LinkRow]) -> list[UsagePath]:
+    """The usage paths of a top-level trace's links (``Index.link_paths``) into the asked source."""
     paths: list[UsagePath] = []
-    for row in handle.index.link_paths(top, kind, key):
+    for row in rows:
         edge = edge_of(row.target) if row.kind == "edge" else None
-        view = edge_view(handle.store, edge) if edge is not None else None
+        view = edge_view(store, edge) if edge is not None else None
         paths.append(
             UsagePath(
                 kind=row.kind,
@@ -132,34 +133,41 @@ def source_usage(handle: Handle | None, text: str, limit: int) -> SourceUsage:
     if handle is None:
         raise ServiceError(ErrorType.NOT_FOUND, f"no source {label!r} in this collection")
     kind, key = resolve_source(handle, source)
+    tops = newest_tops(handle.index, kind, key, limit)
+    found = handle.index.link_paths_of(tops, kind, key)
+    rows = handle.index.rows(tops)
+    store = Prefetch(handle.store)  # every path's edge labels in one request on a server
+    edges = [edge_of(r.target) for rows in found.values() for r in rows if r.kind == "edge"]
+    fetch_labels(store, [e for e in edges if e is not None])
     traces = []
-    for top in newest_tops(handle.index, kind, key, limit):
-        row = handle.index.get(top)
+    for top in tops:
+        row = rows.get(top)
         if row is None:
             continue  # the question of this trace has not been written (yet)
         summary = TraceSummary(
             id=row.id, type=row.kind, question=row.question, time=row.time, status=row.status
         )
-        traces.append(UsageTrace(trace=summary, paths=paths_of(handle, top, kind, key)))
+        traces.append(UsageTrace(trace=summary, paths=paths_of(store, found.get(top, []))))
     return SourceUsage(source=label, kind=kind, traces=traces)
 
 
-def count_users(index: Index, kind: str, key: str) -> int:
-    """How many distinct top-level traces are linked to the key."""
-    return index.count_users(kind, key)
-
-
 def with_usage(index: Index, doc: DocumentView) -> DocumentView:
-    """The hierarchy with "used by N answers" on every page and chunk."""
+    """The hierarchy with "used by N answers" on every page and chunk: from one read of the
+    document's links (a chunk's users are the distinct top-level traces of its links, a
+    page's those of its chunks' links), not a count per page and chunk."""
+    tops: dict[str, set[str]] = {}
+    for _entity, chunk, _kind, top in index.document_links(doc.id):
+        tops.setdefault(chunk, set()).add(top)
 
     def counted(chunks: list[ChunkNode]) -> list[ChunkNode]:
-        return [
-            c.model_copy(update={"used_by": count_users(index, "chunk", c.uri)}) for c in chunks
-        ]
+        return [c.model_copy(update={"used_by": len(tops.get(c.uri, ()))}) for c in chunks]
 
     pages = [
         p.model_copy(
-            update={"chunks": counted(p.chunks), "used_by": count_users(index, "page", p.uri)}
+            update={
+                "chunks": counted(p.chunks),
+                "used_by": len(set().union(*(tops.get(c.uri, set()) for c in p.chunks))),
+            }
         )
         for p in doc.pages
     ]

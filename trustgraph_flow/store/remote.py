@@ -50,7 +50,9 @@ REGISTRY = named(PREFIX + "registry")
 _USER, _COLLECTION = named(PREFIX + "user"), named(PREFIX + "collection")
 
 
-BATCH = 1000  # nodes per VALUES block (a window of 500 steps is one): ~50 KB of request, a lookup each
+BATCH = (
+    1000  # nodes per VALUES block (a window of 500 steps is one): ~50 KB of request, a lookup each
+)
 BNODE = "urn:tg:bnode:"  # blank nodes are stored as these IRIs (skolemised) and read back as blank nodes
 
 
