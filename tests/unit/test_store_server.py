@@ -11,7 +11,7 @@ import pydantic
 import pytest
 
 from tests.support.sparql_server import oxigraph_server
-from tests.support.store import TIME, graph_rag, labels, msg
+from tests.support.store import DOC, TIME, document, graph_rag, labels, msg
 from trustgraph_base.messaging import free_port
 from trustgraph_base.provenance import (
     agent_final_triples,
@@ -188,4 +188,27 @@ def test_a_long_trace_is_read_in_a_few_requests_not_one_per_entity(url: str) -> 
     assert (edge.reasoning, edge.s_label, edge.o_label) == ("the fox acts", "fox", "dog")
     assert view.answer == "done"
     assert server.requests < 40  # one per entity and per link followed before: over 4,500
+    backend.close()
+
+
+def test_the_hierarchy_and_lineage_of_a_much_used_document_take_a_few_requests(url: str) -> None:
+    server = Counting(url)
+    backend = RemoteStores(server)
+    write_batch(backend, [msg(document()), msg(labels())])
+    write_batch(backend, [msg(graph_rag(f"g{i}", i % 60)) for i in range(60)])
+    server.requests = 0
+    doc = explain_op(backend, ExplainRequest(operation="document-hierarchy", id=DOC, user="alice"))
+    assert doc.document is not None
+    page1 = doc.document.pages[0]
+    assert [c.used_by for c in page1.chunks] == [60, 0] and page1.used_by == 60
+    assert page1.chunks[0].edges[0].s_label == "fox"
+    hierarchy = server.requests
+    server.requests = 0
+    req = ExplainRequest(operation="source-usage", id=DOC, user="alice", limit=100)
+    usage = explain_op(backend, req).usage
+    assert usage is not None and len(usage.traces) == 60
+    assert all(
+        p.edge is not None and p.edge.o_label == "dog" for t in usage.traces for p in t.paths
+    )
+    assert hierarchy < 20 and server.requests < 20  # one request per lookup was hundreds
     backend.close()
