@@ -40,10 +40,14 @@ async def test_stop_cleans_a_stale_pid_file(tmp_path: Path) -> None:
 def test_leftovers_of_this_dir_only_are_stopped(tmp_path: Path) -> None:
     rundir = RunDir(tmp_path)
     rundir.make()
-    sleep = "import sys, time; time.sleep(60)"
-    ours = subprocess.Popen([sys.executable, "-c", sleep, str(tmp_path)])
-    other = subprocess.Popen([sys.executable, "-c", sleep, "/elsewhere"])
+    # The child says it is up: until its exec has set up the new stack, the kernel shows an
+    # empty /proc/<pid>/cmdline, even after Popen has returned (seen once in CI under load).
+    sleep = "import time; print('up', flush=True); time.sleep(60)"
+    ours = subprocess.Popen([sys.executable, "-c", sleep, str(tmp_path)], stdout=subprocess.PIPE)
+    other = subprocess.Popen([sys.executable, "-c", sleep, "/elsewhere"], stdout=subprocess.PIPE)
     try:
+        for proc in (ours, other):
+            assert proc.stdout is not None and proc.stdout.readline() == b"up\n"
         record_children(rundir, {"store": ours.pid, "other": other.pid})
         assert kill_leftovers(rundir) == ["store"]
         assert ours.wait(10) != 0 and other.poll() is None
@@ -52,6 +56,8 @@ def test_leftovers_of_this_dir_only_are_stopped(tmp_path: Path) -> None:
         for proc in (ours, other):
             proc.kill()
             proc.wait()
+            if proc.stdout is not None:
+                proc.stdout.close()
 
 
 def test_restart_backoff_doubles_then_resets(tmp_path: Path) -> None:
