@@ -43,9 +43,12 @@ def oxigraph_binary() -> str:
 
 
 @contextmanager
-def oxigraph_server(location: Path | None = None, timeout_s: int = 30) -> Iterator[str]:
-    """A running ``oxigraph serve`` (in memory unless ``location``), its base URL while open."""
-    port = free_port()
+def oxigraph_server(
+    location: Path | None = None, timeout_s: int = 30, port: int | None = None
+) -> Iterator[str]:
+    """A running ``oxigraph serve`` (in memory unless ``location``; on a free port unless
+    ``port``, e.g. a killed server's again), its base URL while open."""
+    port = port or free_port()
     args = [
         oxigraph_binary(),
         "serve",

@@ -118,6 +118,7 @@ class State:
     sparql: ThreadPoolExecutor
     sparql_pool: SparqlPool | None = None  # embedded only
     snapshots: Snapshots | None = None  # embedded only
+    server: SparqlServer | None = None  # the store server (server backend only)
 
     async def write(self, fn: Callable[[Backend], T]) -> T:
         """Run ``fn`` on the writer thread (SPARQL snapshots are taken again after it)."""
@@ -228,6 +229,7 @@ async def open_server_backend(settings: StoreSettings) -> State:
     stores = await asyncio.to_thread(open_server, settings.store_uri, settings.sparql_timeout)
     return State(
         stores=stores,
+        server=stores.server,
         writer=ThreadPoolExecutor(1, thread_name_prefix="store-write"),
         readers=ThreadPoolExecutor(settings.read_threads, thread_name_prefix="store-read"),
         sparql=ThreadPoolExecutor(settings.sparql_workers, thread_name_prefix="store-sparql"),
@@ -272,13 +274,56 @@ async def store_triples(batch: list[StoreTriples], ctx: Ctx) -> list[StoreTriple
     returned messages, whose collection could not be written: they are redelivered)."""
     started = time.perf_counter()
     report = await write(ctx, lambda stores: write_batch(stores, batch))
+    retry, held, written = list(report.retry), report.unavailable, report.written
+    for _ in range(HELD_WRITES):
+        if not held or ctx.state.server is None:
+            break
+        await reachable(ctx.state.server, len(held))
+        again = held
+        report = await write(ctx, lambda stores: write_batch(stores, again))
+        retry += report.retry
+        held, written = report.unavailable, written + report.written
     log.debug(
         "wrote %d triples from %d messages in %.1f ms",
-        report.written,
+        written,
         len(batch),
         (time.perf_counter() - started) * 1000,
     )
-    return [m for m in report.retry if isinstance(m, StoreTriples)]  # the batch's own, as given
+    # What still failed is redelivered (then dead-lettered) as the batch's own, as given.
+    return [m for m in [*retry, *held] if isinstance(m, StoreTriples)]
+
+
+HELD_WRITES = 3
+"""Writes of a held batch once the server answers again; if it still refuses them (a
+request that fails on its own while the server is up) they are redelivered, then
+dead-lettered, so one such message cannot stop the topic."""
+
+
+async def reachable(server: SparqlServer, held: int) -> None:
+    """Wait until the store server answers, however long that takes: the messages that
+    could not be written are held unacked meanwhile, so none is redelivered (and after a
+    few redeliveries dead-lettered) while the server is down. The next batch waits too;
+    the rest wait in the broker. A stop cancels the wait: they are redelivered then."""
+    delay, since = 0.2, time.monotonic()
+    while True:
+        try:
+            await asyncio.to_thread(server.ask, "ASK {}")
+        except (StoreUnavailable, TimeoutError):
+            if delay >= SERVER_WAIT_LOG:
+                log.warning(
+                    "store server %s still unavailable after %.0f s; holding %d messages",
+                    server.uri,
+                    time.monotonic() - since,
+                    held,
+                )
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, SERVER_WAIT_MAX)
+            continue
+        return
+
+
+SERVER_WAIT_MAX = 5.0  # seconds between probes of a store server that is down
+SERVER_WAIT_LOG = 5.0  # probes this far apart are logged (not the first few, quick ones)
 
 
 @proc.service(TRIPLES_QUERY)

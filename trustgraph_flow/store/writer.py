@@ -25,6 +25,7 @@ from trustgraph_base.schema.core import StoreTriples, Triples
 from trustgraph_base.wire import describe
 from trustgraph_flow.store.backend import Backend, Handle
 from trustgraph_flow.store.links import SourceResolver
+from trustgraph_flow.store.sparql_http import StoreUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +43,9 @@ class WriteReport:
     written: int = 0
     rejected: list[tuple[str, str]] = field(default_factory=list)
     retry: list[StoreTriples | Triples] = field(default_factory=list)  # to redeliver, as given
+    # Not written because the store server could not be reached (or failed): the caller
+    # holds these until it answers instead of redelivering them (``store_triples``).
+    unavailable: list[StoreTriples | Triples] = field(default_factory=list)
 
 
 _RETRIEVAL = ox.NamedNode(GRAPH_RETRIEVAL)
@@ -99,6 +103,17 @@ def write_batch(stores: Backend, messages: Sequence[Given]) -> WriteReport:
                 ]
                 if retrieval:
                     handle.index.record(retrieval, SourceResolver(handle.store))
+        except StoreUnavailable as exc:
+            # The server, not this collection: every group would fail alike until it is back.
+            log.warning(
+                "cannot write %d messages of user=%s collection=%s (held until the store "
+                "server answers): %s",
+                len(group),
+                user,
+                collection,
+                exc,
+            )
+            report.unavailable.extend(given[(user, collection)])
         except OSError as exc:
             # This collection only (its store would not open or write): the other groups
             # of the batch are done and acked; these messages are redelivered alone.
