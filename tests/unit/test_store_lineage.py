@@ -21,7 +21,7 @@ from tests.support.store import (
     msg,
 )
 from trustgraph_base.errors import ServiceError
-from trustgraph_base.provenance import uris
+from trustgraph_base.provenance import citation_triples, uris
 from trustgraph_base.schema.explain import ExplainRequest, SourceUsage
 from trustgraph_flow.store.backend import Backend
 from trustgraph_flow.store.processor import explain_op
@@ -93,6 +93,34 @@ def test_a_parent_written_after_its_subtrace_still_becomes_the_top(
     write_batch(s, [msg(sub)])  # the sub-trace first: its parent is not indexed yet
     write_batch(s, [msg([t for t in whole if t not in sub])])
     assert ids(usage(s, FOX_EDGE)) == ["late", "old"]
+
+
+@pytest.mark.parametrize("order", ["in order", "citations first"])
+def test_what_an_answer_cites_is_marked_whatever_order_its_entities_are_written_in(
+    make_backend: Callable[[], Backend], order: str
+) -> None:
+    # Each entity of a trace is its own message: store replicas sharing the topic (or its
+    # partitions) may write the synthesis that cites an edge or a chunk before the focus or
+    # exploration that selected it, and a redelivered message comes after later ones.
+    s = make_backend()
+    write_batch(s, [msg(document(), "doc")])
+    g, d = uris.graph_rag_question_uri("g1"), uris.docrag_question_uri("d1")
+    trace = graph_rag("g1", 1) + doc_rag("d1", 2)
+    cites = citation_triples(uris.synthesis_uri(g), [uris.focus_edge_uri(g, 1)])
+    cites += citation_triples(uris.synthesis_uri(d), [uris.chunk_uri(P1, 1)])
+    if order == "in order":
+        write_batch(s, [msg(trace)])
+        write_batch(s, [msg(cites, "cites")])
+    else:
+        write_batch(s, [msg(cites, "cites")])
+        write_batch(s, [msg(trace)])
+    [edge] = usage(s, FOX_EDGE).traces
+    assert [(p.entity, p.cited) for p in edge.paths] == [(uris.focus_edge_uri(g, 1), True)]
+    [chunk] = usage(s, uris.chunk_uri(P1, 1)).traces
+    assert [(p.kind, p.cited) for p in chunk.paths] == [("chunk", True)]
+    # an edge or chunk selected but not cited stays unmarked
+    write_batch(s, [msg(graph_rag("g2", 3))])
+    assert [p.cited for t in usage(s, FOX_EDGE).traces for p in t.paths] == [False, True]
 
 
 def test_other_users_and_deleted_traces_are_not_counted(stores: Backend) -> None:

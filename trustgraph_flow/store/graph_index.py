@@ -7,7 +7,8 @@ The same facts as the sqlite index (``index.py``), written by the writer in one
              ix:parent <analysis> ; ix:parentRoot <root> ; ix:complete true ; ix:failed 1 .
     <entity> ix:root <root> .
     <urn:tg:ix:link:<sha256>> ix:entity <e> ; ix:target "…" ; ix:kind "edge" ; ix:lroot <root> ;
-             ix:chunk "…" ; ix:page "…" ; ix:doc "…" [; ix:cited true] .
+             ix:chunk "…" ; ix:page "…" ; ix:doc "…" .
+    <root>   ix:cites <focus edge or chunk> .      (a link is cited when its trace cites it)
 
 **The newest-N list without sorting the whole set.** SPARQL stores answer ``ORDER BY
 DESC(?t) LIMIT 50`` by sorting every trace. Instead each question is filed in time
@@ -50,7 +51,7 @@ _P = {
     name: named(IX + name)
     for name in (
         "q kind question time sort parent parentRoot complete failed root child "
-        "entity target lkind lroot chunk page doc cited"
+        "entity target lkind lroot chunk page doc cited cites"
     ).split()
 }
 _FIELDS = ("kind", "question", "time", "sort", "parent", "parentRoot", "complete", "failed", "q")
@@ -130,17 +131,12 @@ class GraphIndex:
                 ]
                 out += [(node, _P["page"], ox.Literal(page))] if page else []
                 out += [(node, _P["doc"], ox.Literal(doc))] if doc else []
+        # What an answer cites, as a fact of its trace: a link is cited when read if its
+        # trace cites its entity (an edge) or its target (a chunk), so a synthesis written
+        # before the focus it cites (another replica, a redelivery) still marks it.
+        out += [(named(root), _P["cites"], named(uri)) for root, uri in links.citations(triples)]
         lines = " ".join(f"{term(s)} {term(p)} {term(o)} ." for s, p, o in out)
-        ops = [f"INSERT DATA {{ GRAPH {self._g} {{ {lines} }} }}"]
-        for root, uri in links.citations(triples):  # after the links they mark (same request)
-            cited_root, cited = term(named(root)), term(named(uri))
-            ops.append(
-                f"INSERT {{ GRAPH {self._g} {{ ?l {term(_P['cited'])} {term(_TRUE)} }} }} "
-                f"WHERE {{ GRAPH {self._g} {{ ?l {term(_P['lroot'])} {cited_root} . "
-                f"{{ ?l {term(_P['entity'])} {cited} }} UNION "
-                f'{{ ?l {term(_P["lkind"])} "chunk" ; {term(_P["target"])} {literal(uri)} }} }} }}'
-            )
-        self.sparql.update(" ;\n".join(ops))
+        self.sparql.update(f"INSERT DATA {{ GRAPH {self._g} {{ {lines} }} }}")
 
     def _row_triples(
         self, r: ox.NamedNode, row: dict[str, object]
@@ -380,7 +376,10 @@ class GraphIndex:
             f"?l {term(_P[column])} {literal(key)} ; {term(_P['lroot'])} ?root ; "
             f"{term(_P['entity'])} ?entity ; {term(_P['target'])} ?target ; "
             f"{term(_P['lkind'])} ?kind ; {term(_P['chunk'])} ?chunk . "
-            f"OPTIONAL {{ ?l {term(_P['cited'])} ?cited }}"
+            f"OPTIONAL {{ ?root {term(_P['cites'])} ?entity BIND(true AS ?cited) }} "
+            f"OPTIONAL {{ ?root {term(_P['cites'])} ?c FILTER(?kind = \"chunk\" && STR(?c) = ?target) "
+            "BIND(true AS ?chunkCited) } "
+            f"OPTIONAL {{ ?l {term(_P['cited'])} ?marked }}"  # written so by older versions
         )
         return [
             LinkRow(
@@ -389,7 +388,7 @@ class GraphIndex:
                 s["target"].value,
                 s["kind"].value,
                 s["chunk"].value,
-                s["cited"] is not None,
+                any(s[v] is not None for v in ("cited", "chunkCited", "marked")),
             )
             for s in found
         ]

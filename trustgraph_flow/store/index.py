@@ -264,7 +264,7 @@ class TraceIndex:
             )
             self.db.executemany(_STEP_INSERT, step_rows(triples))
             links.record(self.db, uses, resolve)
-            links.mark_cited(self.db, links.citations(triples))
+            links.mark_cited(self.db, links.citations(triples), uses)
             for root in rows:
                 links.retop(self.db, root)
 
@@ -420,6 +420,7 @@ class TraceIndex:
             self.db.executemany("DELETE FROM entities WHERE root = ?", ids)
             self.db.executemany("DELETE FROM step_facts WHERE root = ?", ids)
             self.db.executemany("DELETE FROM links WHERE root = ?", ids)
+            self.db.executemany("DELETE FROM cites WHERE root = ?", ids)
             self.db.executemany("DELETE FROM traces WHERE id = ?", ids)
 
 

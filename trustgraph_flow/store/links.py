@@ -35,6 +35,8 @@ CREATE INDEX IF NOT EXISTS links_page ON links(page, top_time DESC) WHERE page I
 CREATE INDEX IF NOT EXISTS links_doc ON links(doc, top_time DESC) WHERE doc IS NOT NULL;
 CREATE INDEX IF NOT EXISTS links_top ON links(top);
 CREATE TABLE IF NOT EXISTS lineage_meta (key TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS cites (root TEXT NOT NULL, uri TEXT NOT NULL,
+    PRIMARY KEY (root, uri)) WITHOUT ROWID;
 """
 
 COLUMN = {"edge": "target", "chunk": "chunk", "page": "page", "document": "doc"}  # never user text
@@ -173,15 +175,26 @@ def citations(triples: Iterable[Triple]) -> list[tuple[str, str]]:
     return out
 
 
-def mark_cited(db: sqlite3.Connection, cites: Iterable[tuple[str, str]]) -> None:
+def mark_cited(db: sqlite3.Connection, cites: Iterable[tuple[str, str]], uses: Iterable[Use]) -> None:
     """Set ``cited`` on the links an answer cites: a focus edge (its entity) or a selected
-    chunk (its target) of the same trace. The synthesis is written after the focus and
-    exploration, so their links are indexed by then."""
-    for root, uri in cites:
-        db.execute(
-            "UPDATE links SET cited = 1 WHERE root = ? AND (entity = ? OR (kind = 'chunk' AND target = ?))",
-            (root, uri, uri),
-        )
+    chunk (its target) of the same trace. The synthesis may be written before the focus or
+    exploration it cites (replicas or partitions of the store topic, a redelivery), so the
+    citations are kept too (``cites``) and whichever of the two comes second marks the
+    link; every statement is a keyed lookup."""
+    cites = list(cites)
+    db.executemany("INSERT OR IGNORE INTO cites VALUES (?, ?)", cites)
+    db.executemany(
+        "UPDATE links SET cited = 1 WHERE root = ? AND (entity = ? OR (kind = 'chunk' AND target = ?))",
+        [(root, uri, uri) for root, uri in cites],
+    )
+    db.executemany(
+        "UPDATE links SET cited = 1 WHERE entity = ? AND target = ? AND cited = 0 AND EXISTS "
+        "(SELECT 1 FROM cites WHERE root = ? AND uri IN (?, ?))",
+        [
+            (u.entity, u.target, u.root, u.entity, u.target if u.kind == "chunk" else u.entity)
+            for u in uses
+        ],
+    )
 
 
 def top_of(db: sqlite3.Connection, root: str) -> str:
