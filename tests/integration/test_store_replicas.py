@@ -14,17 +14,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Sequence
+import functools
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.support.launcher import start_module
-from tests.support.poll import eventually
+from tests.support.poll import eventually, until
 from tests.support.sparql_server import oxigraph_server
-from tests.support.store import msg
+from tests.support.store import DOC, agent, doc_rag, document, failed_agent, graph_rag, labels, msg
 from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.messaging import (
+    EXPLAIN,
     TRIPLES_QUERY,
     TRIPLES_STORE,
     Bus,
@@ -32,12 +36,20 @@ from trustgraph_base.messaging import (
     Topics,
     free_port,
 )
-from trustgraph_base.rdf.terms import Triple, iri, lit
+from trustgraph_base.provenance import citation_triples, uris
+from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Triple, iri, lit
 from trustgraph_base.schema import Triples, TriplesQueryRequest
-from trustgraph_flow.store.remote import Scope
-from trustgraph_flow.store.sparql_http import SparqlServer, term
+from trustgraph_base.schema.explain import ExplainRequest, ExplainResponse
+from trustgraph_flow.store.processor import explain_op
+from trustgraph_flow.store.remote import RemoteStores, Scope
+from trustgraph_flow.store.sparql_http import SparqlServer, literal, term
+from trustgraph_flow.store.writer import write_batch
 
 PER_MESSAGE = 10
+P1 = uris.page_uri(DOC, 1)
+FOX_EDGE = "<{}> <{}> <{}>".format(
+    uris.entity_uri("fox"), uris.relation_uri("jumps over"), uris.entity_uri("dog")
+)
 
 
 async def store_process(
@@ -131,3 +143,218 @@ async def test_a_store_server_down_mid_stream_loses_nothing(
             with pytest.raises(TimeoutError):
                 await asyncio.wait_for(dead.receive(), 1)  # nothing dead-lettered
         await triples.close()
+
+
+# --- two store processes racing on the same messages -----------------------------------
+
+
+def entities(triples: list[Triple]) -> list[list[Triple]]:
+    """A trace as its producers publish it: one message per entity (subject), in order."""
+    by_subject: dict[str, list[Triple]] = {}
+    for t in triples:
+        by_subject.setdefault(str(t.s), []).append(t)
+    return list(by_subject.values())
+
+
+def corpus() -> list[Triples]:
+    """Agent traces (each with a GraphRAG sub-trace), GraphRAG and DocumentRAG traces citing
+    what they selected, and failed agents: one message per entity."""
+    out: list[list[Triple]] = []
+    for i in range(12):
+        g, d = uris.graph_rag_question_uri(f"g{i}"), uris.docrag_question_uri(f"d{i}")
+        out += entities(graph_rag(f"g{i}", 4 * i + 1))
+        out.append(citation_triples(uris.synthesis_uri(g), [uris.focus_edge_uri(g, 1)]))
+        out += entities(doc_rag(f"d{i}", 4 * i + 2))
+        out.append(citation_triples(uris.synthesis_uri(d), [uris.chunk_uri(P1, 1)]))
+        out += entities(agent(f"a{i}", 4 * i + 3, f"s{i}"))
+        out += entities(failed_agent(f"f{i}", 4 * i + 4))
+    return [msg(ts, f"e{n}") for n, ts in enumerate(out)]
+
+
+def dump(url: str) -> list[str]:
+    """Every quad of alice's default collection (all its graphs, the trace index too), sorted,
+    with duplicates kept (a server returns each stored quad once: a set)."""
+    server = SparqlServer(url)
+    try:
+        scope = literal(Scope("alice", "default").iri + ":")
+        rows = server.rows(
+            "SELECT ?g ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } "
+            f"FILTER(STRSTARTS(STR(?g), {scope})) }}"
+        )
+        return sorted(" ".join(str(r[v]) for v in ("g", "s", "p", "o")) for r in rows)
+    finally:
+        server.close()
+
+
+def marker() -> Triples:
+    """The last message of a stream, in a collection of its own (``markers``): once it is
+    stored, its process has written all before it (batches are written in order)."""
+    triple = Triple(s=iri("urn:test:done"), p=iri("urn:test:mark"), o=lit(uuid.uuid4().hex))
+    return msg([triple], "marker", collection="markers")
+
+
+def marked(url: str, mark: Triples) -> bool:
+    server = SparqlServer(url)
+    try:
+        graph = term(Scope("alice", "markers").default)
+        o = mark.triples[0].o
+        assert isinstance(o, LiteralTerm)
+        return server.ask(f"ASK {{ GRAPH {graph} {{ ?s ?p {literal(o.v)} }} }}")
+    finally:
+        server.close()
+
+
+Ask = Callable[[ExplainRequest], Awaitable[ExplainResponse]]
+
+
+async def views(ask: Ask, traces: list[str]) -> dict[str, Any]:
+    """Everything the explain service shows of the collection, as plain data."""
+
+    async def view(**fields: Any) -> dict[str, Any]:
+        resp = await ask(ExplainRequest(user="alice", **fields))
+        return resp.model_dump(exclude={"end_of_stream"})
+
+    pages, after = [], None
+    while True:
+        page = await view(operation="list-traces", limit=10, cursor=after)
+        pages.append(page)
+        if not (after := page["cursor"]):
+            break
+    shown: dict[str, Any] = {"pages": pages}
+    for trace in traces:
+        shown[trace] = await view(operation="get-trace", id=trace, include_provenance=True)
+    for source in (FOX_EDGE, uris.chunk_uri(P1, 0), uris.chunk_uri(P1, 1), P1, DOC):
+        shown[source] = await view(operation="source-usage", id=source, limit=100)
+    shown["hierarchy"] = await view(operation="document-hierarchy", id=DOC)
+    return shown
+
+
+class Pair:
+    """Two store processes on one server (``shared``), each on its own topic prefix, and a
+    reference: the same writer, in this process, on a server of its own (``alone``)."""
+
+    def __init__(self, bus: Bus, shared: str, alone: str, prefixes: dict[str, str]) -> None:
+        self.bus, self.shared, self.alone = bus, shared, alone
+        self.topics = {name: Topics(p).topic(TRIPLES_STORE) for name, p in prefixes.items()}
+        self.explain = {
+            name: RequestClient(bus, Topics(p), EXPLAIN, "tester") for name, p in prefixes.items()
+        }
+        self.reference = RemoteStores(SparqlServer(alone))
+
+    def write_reference(self, messages: Sequence[Triples]) -> None:
+        for m in messages:
+            write_batch(self.reference, [m])  # one store, each message once, in order
+
+    async def send(self, name: str, messages: Sequence[Triples]) -> None:
+        """Publish to one process, then wait until it has written all of it."""
+        await publish(self.bus, self.topics[name], messages)
+        mark = marker()
+        await publish(self.bus, self.topics[name], [mark])
+        await until(lambda: asyncio.to_thread(marked, self.shared, mark), 120)
+
+    async def same(self) -> list[str]:
+        """The shared collection, checked quad for quad against the reference's."""
+        found = await asyncio.to_thread(dump, self.shared)
+        assert found == await asyncio.to_thread(dump, self.alone)
+        return found
+
+    async def views_agree(self) -> dict[str, Any]:
+        """Every view through either process, checked against the reference's; process a's."""
+        listed = explain_op(
+            self.reference, ExplainRequest(operation="list-traces", user="alice", limit=1000)
+        )
+        traces = [t.id for t in listed.traces]
+        assert len(traces) == 48 and len(set(traces)) == 48  # every top-level trace, once
+        shown = {
+            name: await views(functools.partial(client.request, timeout=60), traces)
+            for name, client in self.explain.items()
+        }
+        assert shown["a"] == shown["b"]
+        assert shown["a"] == await views(
+            lambda req: asyncio.to_thread(explain_op, self.reference, req), traces
+        )
+        usage = shown["a"][FOX_EDGE]["usage"]["traces"]
+        cited = {p["trace"]: p["cited"] for t in usage for p in t["paths"]}
+        assert cited == {  # each GraphRAG answer cites its edge; the agents' sub-traces do not
+            **{uris.graph_rag_question_uri(f"g{i}"): True for i in range(12)},
+            **{uris.graph_rag_question_uri(f"s{i}"): False for i in range(12)},
+        }
+        return shown["a"]
+
+    async def close(self) -> None:
+        for client in self.explain.values():
+            await client.close()
+        self.reference.close()
+
+
+@pytest.fixture
+async def pair(bus: Bus, pulsar_url: str, tmp_path: Path) -> AsyncIterator[Pair]:
+    """``Pair`` with the document already written (ingest comes before the questions)."""
+    with oxigraph_server() as shared, oxigraph_server() as alone:
+        prefixes = {"a": "ra" + uuid.uuid4().hex[:8], "b": "rb" + uuid.uuid4().hex[:8]}
+        procs = [
+            await store_process(pulsar_url, p, shared, tmp_path / f"store-{name}")
+            for name, p in prefixes.items()
+        ]
+        made = Pair(bus, shared, alone, prefixes)
+        try:
+            async with running(*procs):
+                ingest = [msg(document() + labels(), "doc")]
+                made.write_reference(ingest)
+                await made.send("a", ingest)
+                await made.send("b", ingest)
+                yield made
+        finally:
+            await made.close()
+
+
+async def test_two_store_processes_given_every_message_at_once_store_what_one_would(
+    pair: Pair,
+) -> None:
+    """Two store processes on one server, each consuming every message (its own
+    subscription), one in publication order and one in reverse, at the same time: the
+    collection ends up quad for quad what one store given each message once, in order,
+    writes; every view through either process answers as that store does; deleting the
+    document through one and retention through the other remove what they remove there."""
+    stream = corpus()
+    pair.write_reference(stream)
+    await asyncio.gather(pair.send("a", stream), pair.send("b", stream[::-1]))
+    await pair.same()
+    await pair.views_agree()
+
+    remove = ExplainRequest(operation="delete-document", id=DOC, purge_traces=True, user="alice")
+    await pair.explain["a"].request(remove, timeout=60)
+    explain_op(pair.reference, remove)
+    await pair.same()
+    purge = ExplainRequest(operation="purge-traces", older_than=0, user="alice")
+    await pair.explain["b"].request(purge, timeout=60)
+    explain_op(pair.reference, purge)
+    left = await pair.same()
+    assert not [q for q in left if "urn:trustgraph:question:" in q or "session" in q]
+    for client in pair.explain.values():
+        listed = await client.request(ExplainRequest(operation="list-traces", user="alice"))
+        assert listed.traces == []
+
+
+def concluding(m: Triples) -> bool:
+    """Whether a message is a trace's last stage (a synthesis, its citations, an agent's final)."""
+    subject = m.triples[0].s
+    if not isinstance(subject, IriTerm):
+        return False
+    root = uris.trace_root(subject.i)
+    return root is not None and uris.is_conclusion_uri(root, subject.i)
+
+
+async def test_traces_split_between_two_store_processes_in_the_worst_order_are_stored_as_one_would(
+    pair: Pair,
+) -> None:
+    """As replicas sharing a subscription (or partitions) may split a trace: process a writes
+    every trace's last stage (answers, citations, finals) first, then process b the stages
+    before them. The collection and every view are what one store writes in order: an
+    answer's citation marks the edge or chunk it cites though that came second."""
+    stream = corpus()
+    pair.write_reference(stream)
+    await pair.send("a", [m for m in stream if concluding(m)])
+    await pair.send("b", [m for m in stream if not concluding(m)])
+    await pair.same()
+    await pair.views_agree()

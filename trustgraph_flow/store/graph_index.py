@@ -377,7 +377,7 @@ class GraphIndex:
             f"{term(_P['entity'])} ?entity ; {term(_P['target'])} ?target ; "
             f"{term(_P['lkind'])} ?kind ; {term(_P['chunk'])} ?chunk . "
             f"OPTIONAL {{ ?root {term(_P['cites'])} ?entity BIND(true AS ?cited) }} "
-            f"OPTIONAL {{ ?root {term(_P['cites'])} ?c FILTER(?kind = \"chunk\" && STR(?c) = ?target) "
+            f'OPTIONAL {{ ?root {term(_P["cites"])} ?c FILTER(?kind = "chunk" && STR(?c) = ?target) '
             "BIND(true AS ?chunkCited) } "
             f"OPTIONAL {{ ?l {term(_P['cited'])} ?marked }}"  # written so by older versions
         )

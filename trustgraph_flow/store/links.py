@@ -175,7 +175,9 @@ def citations(triples: Iterable[Triple]) -> list[tuple[str, str]]:
     return out
 
 
-def mark_cited(db: sqlite3.Connection, cites: Iterable[tuple[str, str]], uses: Iterable[Use]) -> None:
+def mark_cited(
+    db: sqlite3.Connection, cites: Iterable[tuple[str, str]], uses: Iterable[Use]
+) -> None:
     """Set ``cited`` on the links an answer cites: a focus edge (its entity) or a selected
     chunk (its target) of the same trace. The synthesis may be written before the focus or
     exploration it cites (replicas or partitions of the store topic, a redelivery), so the

@@ -35,7 +35,7 @@ from trustgraph_base.messaging import (
     Processor,
 )
 from trustgraph_base.provenance.uris import document_uri
-from trustgraph_base.schema.core import StoreTriples
+from trustgraph_base.schema.core import StoreTriples, Triples
 from trustgraph_base.schema.documents import CollectionDeleted
 from trustgraph_base.schema.explain import ExplainRequest, ExplainResponse, TraceView
 from trustgraph_base.schema.store import (
@@ -62,7 +62,7 @@ from trustgraph_flow.store.sparql_check import check_query
 from trustgraph_flow.store.sparql_http import SparqlServer, StoreUnavailable
 from trustgraph_flow.store.sparql_pool import Snapshots, SparqlPool
 from trustgraph_flow.store.stores import Stores
-from trustgraph_flow.store.writer import write_batch
+from trustgraph_flow.store.writer import WriteReport, write_batch
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -279,8 +279,7 @@ async def store_triples(batch: list[StoreTriples], ctx: Ctx) -> list[StoreTriple
         if not held or ctx.state.server is None:
             break
         await reachable(ctx.state.server, len(held))
-        again = held
-        report = await write(ctx, lambda stores: write_batch(stores, again))
+        report = await write(ctx, functools.partial(written_again, held))
         retry += report.retry
         held, written = report.unavailable, written + report.written
     log.debug(
@@ -291,6 +290,10 @@ async def store_triples(batch: list[StoreTriples], ctx: Ctx) -> list[StoreTriple
     )
     # What still failed is redelivered (then dead-lettered) as the batch's own, as given.
     return [m for m in [*retry, *held] if isinstance(m, StoreTriples)]
+
+
+def written_again(held: list[StoreTriples | Triples], stores: Backend) -> WriteReport:
+    return write_batch(stores, held)
 
 
 HELD_WRITES = 3
