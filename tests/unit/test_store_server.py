@@ -22,7 +22,7 @@ from trustgraph_base.provenance import (
 from trustgraph_base.rdf.terms import BlankTerm, Triple, iri, lit
 from trustgraph_base.schema import ExplainRequest, TriplesQueryRequest
 from trustgraph_base.schema.store import SparqlQueryResponse
-from trustgraph_flow.store import query
+from trustgraph_flow.store import query, retention
 from trustgraph_flow.store.processor import StoreSettings, explain_op
 from trustgraph_flow.store.remote import RemoteStore, RemoteStores, rename_graphs, scope_iri
 from trustgraph_flow.store.sparql_check import check_query
@@ -121,10 +121,12 @@ def test_renaming_touches_only_graph_iris_outside_strings_and_comments() -> None
     )
 
 
-def test_an_unreachable_server_leaves_the_batch_to_be_redelivered() -> None:
+def test_an_unreachable_server_leaves_the_batch_unwritten_to_be_held() -> None:
+    # Held by the processor until the server answers (test_store_replicas), not redelivered.
     down = RemoteStores(SparqlServer(f"http://127.0.0.1:{free_port()}", timeout=2))
     batch = [msg(graph_rag("g1", 1))]
-    assert write_batch(down, batch).retry == batch
+    report = write_batch(down, batch)
+    assert report.unavailable == batch and report.retry == [] and report.written == 0
     with pytest.raises(StoreUnavailable, match="unreachable"), down.lease("alice", "default"):
         pass
 
@@ -212,3 +214,35 @@ def test_the_hierarchy_and_lineage_of_a_much_used_document_take_a_few_requests(u
     )
     assert hierarchy < 20 and server.requests < 20  # one request per lookup was hundreds
     backend.close()
+
+
+def test_two_replicas_running_retention_at_once_both_finish_and_leave_nothing(
+    url: str, stores: RemoteStores
+) -> None:
+    # Every replica started with --retention runs its passes on the same clock, over the same
+    # expired traces: one finds a trace gone that it listed a moment ago (the other removed
+    # it), and that must not end its pass (it skipped every collection after this one).
+    write_batch(stores, [msg(graph_rag(f"g{n}", n % 60), f"m{n}") for n in range(80)])
+    write_batch(stores, [msg(graph_rag("b", 1), "b", user="bob")])
+    replicas = [RemoteStores(SparqlServer(url)) for _ in range(2)]
+    failures: list[BaseException] = []
+    removed: list[int] = []
+
+    def run(replica: RemoteStores) -> None:
+        try:
+            removed.append(retention.purge_all(replica, 86_400))
+        except BaseException as exc:  # reported by the assert below
+            failures.append(exc)
+
+    threads = [threading.Thread(target=run, args=(r,)) for r in replicas]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for r in replicas:
+        r.close()
+    assert failures == []
+    assert sum(removed) >= 81  # each trace by one replica at least (both may count one)
+    for user in ("alice", "bob"):
+        listed = explain_op(stores, ExplainRequest(operation="list-traces", user=user))
+        assert listed.traces == []

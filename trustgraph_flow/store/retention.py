@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from datetime import UTC, datetime, timedelta
 
+from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.schema.explain import TraceSummary
 from trustgraph_flow.store.backend import Backend, Handle
 from trustgraph_flow.store.explain import delete_trace
@@ -43,14 +44,23 @@ def expired(handle: Handle, older_than: float) -> list[TraceSummary]:
 
 
 def purge(handle: Handle | None, older_than: float, *, dry_run: bool) -> list[TraceSummary]:
-    """Delete (or, dry run, only list) the expired traces of one collection."""
+    """Delete (or, dry run, only list) the expired traces of one collection; the ones this
+    call removed (a trace another replica removed first is skipped, not an error)."""
     if handle is None:
         return []
     found = expired(handle, older_than)
-    if not dry_run:
-        for trace in found:
+    if dry_run:
+        return found
+    gone = []
+    for trace in found:
+        try:
             delete_trace(handle, trace.id)
-    return found
+        except ServiceError as exc:
+            if exc.type != ErrorType.NOT_FOUND:
+                raise
+            continue  # removed meanwhile: another store replica's pass (or a request) took it
+        gone.append(trace)
+    return gone
 
 
 def purge_all(stores: Backend, older_than: float) -> int:
