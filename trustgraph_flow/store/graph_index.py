@@ -193,14 +193,23 @@ class GraphIndex:
 
     # --- trace rows --------------------------------------------------------------------
 
-    def facts_of(self, roots: Iterable[str]) -> dict[str, dict[str, str]]:
-        """Every index fact of each root, by field (``failed``: the highest)."""
+    def facts_of(
+        self, roots: Iterable[str], fields: tuple[str, ...] = ()
+    ) -> dict[str, dict[str, str]]:
+        """Every index fact of each root (only ``fields``, when given), by field (``failed``:
+        the highest)."""
         roots = list(dict.fromkeys(roots))
         merged: dict[str, dict[str, str]] = {}
         if not roots:
             return merged
-        # One bound-subject lookup per root (a VALUES join with OPTIONALs is planned as scans).
-        found = self._select(f"{values('r', [named(r) for r in roots])} ?r ?p ?o", "?r ?p ?o")
+        # One bound-subject lookup per root (a VALUES join with OPTIONALs is planned as scans);
+        # with ``fields`` one bound (subject, predicate) lookup each: a root has ~13 facts
+        # (buckets, citations, …), and reading them all for 2,000 roots to follow their
+        # parents up was most of a source-usage answer.
+        which = f"{values('p', [_P[f] for f in fields])} " if fields else ""
+        found = self._select(
+            f"{values('r', [named(r) for r in roots])} {which}?r ?p ?o", "?r ?p ?o"
+        )
         for sol in found:
             field = sol["p"].value[len(IX) :] if sol["p"].value.startswith(IX) else ""
             if field not in _FIELDS:
@@ -219,7 +228,8 @@ class GraphIndex:
         return self.rows([trace_id]).get(trace_id)
 
     def sort_keys(self, roots: Iterable[str]) -> dict[str, str]:
-        return {r: f["sort"] for r, f in self.facts_of(roots).items() if "sort" in f}
+        found = self.facts_of(roots, ("sort",))
+        return {r: f["sort"] for r, f in found.items() if "sort" in f}
 
     def entities(self, root: str) -> list[str]:
         found = self._select(f"?e {term(_P['root'])} {term(named(root))}")
@@ -428,7 +438,7 @@ class GraphIndex:
         for _ in range(8):  # sub-traces nest a few levels deep at most
             if not current:
                 break
-            found = self.facts_of(current)
+            found = self.facts_of(current, ("parentRoot",))
             ups = {r: f["parentRoot"] for r, f in found.items() if f.get("parentRoot", r) != r}
             for r, t in top.items():
                 if t in ups:
