@@ -20,7 +20,9 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import pytest
+from aiohttp import web
 
 from tests.support.launcher import start_module
 from tests.support.poll import eventually, until
@@ -143,6 +145,59 @@ async def test_a_store_server_down_mid_stream_loses_nothing(
             with pytest.raises(TimeoutError):
                 await asyncio.wait_for(dead.receive(), 1)  # nothing dead-lettered
         await triples.close()
+
+
+@contextlib.asynccontextmanager
+async def refusing(upstream: str, word: bytes) -> AsyncIterator[str]:
+    """A front for the server ``upstream`` that answers 500 to every update naming ``word``
+    and passes everything else through: a server that is up but keeps failing one write."""
+    http = aiohttp.ClientSession(trust_env=False)
+
+    async def forward(request: web.Request) -> web.Response:
+        body = await request.read()
+        if request.path.endswith("/update") and word in body:
+            return web.Response(status=500, text="this write always fails")
+        headers = {k: v for k, v in request.headers.items() if k in ("Content-Type", "Accept")}
+        async with http.post(upstream + request.path, data=body, headers=headers) as resp:
+            data = await resp.read()
+            return web.Response(status=resp.status, body=data, content_type=resp.content_type)
+
+    app = web.Application()
+    app.router.add_post("/{endpoint}", forward)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    port = free_port()
+    await web.TCPSite(runner, "127.0.0.1", port).start()
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        await runner.cleanup()
+        await http.close()
+
+
+async def test_a_write_the_server_keeps_failing_is_dead_lettered_and_the_rest_go_on(
+    bus: Bus, pulsar_url: str, prefix: str, topics: Topics, tmp_path: Path
+) -> None:
+    """A batch held for a server that is down is not held for one that is up: a write the
+    server keeps failing (5xx) while it answers is tried a few times, then redelivered and
+    dead-lettered like any failing message, and the other collections' writes go on."""
+    topic = topics.topic(TRIPLES_STORE)
+    dead = await bus.subscribe(topics.dead_letter(topic, f"store.{TRIPLES_STORE}"), "inspect")
+    poison = Triple(s=iri("urn:test:poison"), p=iri("urn:test:p"), o=lit("x"))
+    with oxigraph_server() as url:
+        async with refusing(url, b"urn%3Atest%3Apoison") as front:
+            store = await store_process(pulsar_url, prefix, front, tmp_path / "store")
+            async with running(store):
+                await publish(bus, topic, [msg([poison], "poison", user="mallory")])
+                await publish(bus, topic, [numbered(i) for i in range(200)])
+                got = await asyncio.wait_for(dead.receive(), 60)
+                assert b"urn:test:poison" in got.data()
+                total = 200 * PER_MESSAGE
+                found = await eventually(lambda: counted(url), lambda n: n >= total, 60)
+                assert found == total
+                await publish(bus, topic, [numbered(200)])  # the topic still moves
+                await eventually(lambda: counted(url), lambda n: n > total, 60)
+                await dead.acknowledge(got)
 
 
 # --- two store processes racing on the same messages -----------------------------------
