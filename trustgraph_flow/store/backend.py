@@ -181,8 +181,12 @@ class Backend(Protocol):
     """Every collection's store: opened, leased, listed and dropped."""
 
     def lease(
-        self, user: str, collection: str, *, create: bool = False
-    ) -> AbstractContextManager[Handle | None]: ...
+        self, user: str, collection: str, *, create: bool = False, as_empty: bool = False
+    ) -> AbstractContextManager[Handle | None]:
+        """The collection's handle for the ``with`` block; None when absent and not ``create``,
+        except that with ``as_empty`` (a reader to whom an absent collection is an empty one) a
+        backend may lease an empty handle instead where telling costs a round trip."""
+        ...
 
     def get(self, user: str, collection: str, *, create: bool = False) -> Handle | None: ...
 

@@ -58,6 +58,7 @@ _P = {
     ).split()
 }
 _FIELDS = ("kind", "question", "time", "sort", "parent", "parentRoot", "complete", "failed", "q")
+_FIELD_OF = {_P[f].value: f for f in _FIELDS}
 
 
 class Sparql(Protocol):
@@ -202,20 +203,27 @@ class GraphIndex:
         merged: dict[str, dict[str, str]] = {}
         if not roots:
             return merged
-        # One bound-subject lookup per root (a VALUES join with OPTIONALs is planned as scans);
-        # with ``fields`` one bound (subject, predicate) lookup each: a root has ~13 facts
-        # (buckets, citations, …), and reading them all for 2,000 roots to follow their
-        # parents up was most of a source-usage answer.
-        which = f"{values('p', [_P[f] for f in fields])} " if fields else ""
-        found = self._select(
-            f"{values('r', [named(r) for r in roots])} {which}?r ?p ?o", "?r ?p ?o"
-        )
-        for sol in found:
-            field = sol["p"].value[len(IX) :] if sol["p"].value.startswith(IX) else ""
-            if field not in _FIELDS:
+        # One bound lookup per (root, field), never a second VALUES block for the fields (a
+        # VALUES ?r × VALUES ?p join ran > 600 s at 1M: planned as a scan): one field is one
+        # bound (subject, predicate) lookup per root; several, the root's facts filtered to
+        # them (a root has ~13: buckets, citations, …; reading them all for 2,000 roots to
+        # follow their parents up was most of a source-usage answer).
+        rs = values("r", [named(r) for r in roots])
+        if len(fields) == 1:
+            (field,) = fields
+            for r, o in self._select(f"{rs} ?r {term(_P[field])} ?o", "?r ?o"):
+                cur = merged.setdefault(r.value, {})
+                if field != "failed" or o.value > cur.get(field, ""):
+                    cur[field] = o.value
+            return merged
+        wanted = ", ".join(term(_P[f]) for f in fields or _FIELDS)
+        found = self._select(f"{rs} ?r ?p ?o FILTER(?p IN ({wanted}))", "?r ?p ?o")
+        for r, p, o in found:
+            field = _FIELD_OF.get(p.value)
+            if field is None:
                 continue
-            cur = merged.setdefault(sol["r"].value, {})
-            v = sol["o"].value
+            cur = merged.setdefault(r.value, {})
+            v = o.value
             if field != "failed" or v > cur.get(field, ""):
                 cur[field] = v
         return merged
@@ -251,46 +259,37 @@ class GraphIndex:
 
     # --- the list ----------------------------------------------------------------------
 
-    def _members(self, level: int, prefix: str, limit: int | None) -> list[tuple[str, str]] | None:
-        """(sort key, root) of a bucket's members ("" for the timeless bucket); None when it
-        has more than ``limit``.
+    def _members(self, level: int, prefix: str) -> list[tuple[str, str]]:
+        """(sort key, root) of a bucket's members ("" for the timeless bucket's), in one request.
 
-        Two lookups, never one join: a join of the bucket pattern with ``ix:sort`` is
-        planned as a hash join that reads the whole bucket (0.45 s for 1M members) even
-        under a LIMIT, where a single pattern stops at the limit.
+        Only for a bucket read whole: a join of the bucket pattern with ``ix:sort`` is a lookup
+        per member, which a ``LIMIT`` does not cut short (0.45 s for 1M members).
         """
-        tail = f"LIMIT {int(limit) + 1}" if limit is not None else ""
-        found = self._select(f"?r {term(named(f'{IX}b{level}'))} {literal(prefix)}", "?r", tail)
-        roots = [sol["r"].value for sol in found]
-        if limit is not None and len(roots) > limit:
-            return None
-        return self._keys(prefix, roots)
-
-    def _keys(self, prefix: str, roots: list[str]) -> list[tuple[str, str]]:
-        """(sort key, root) of a bucket's members ("" in the timeless bucket)."""
-        if prefix == "":
-            return [("", r) for r in roots]
-        keys = self._select(f"{values('r', [named(r) for r in roots])} ?r {term(_P['sort'])} ?s")
-        return [(sol["s"].value, sol["r"].value) for sol in keys] if roots else []
+        members = f"?r {term(named(f'{IX}b{level}'))} {literal(prefix)}"
+        if prefix == "":  # no key to read: every member is timeless here (``_top_level``)
+            return [("", sol["r"].value) for sol in self._select(members, "?r")]
+        found = self._select(f"{members} . ?r {term(_P['sort'])} ?s", "?r ?s")
+        return [(s.value, r.value) for r, s in found]
 
     def _children(self, level: int, prefix: str) -> list[str]:
         found = self._select(f"{term(bucket_node(level, prefix))} {term(_P['child'])} ?c", "?c")
         return [sol["c"].value for sol in found]
 
-    def _probe(self, level: int, prefix: str) -> tuple[list[tuple[str, str]] | None, list[str]]:
-        """A bucket's members (None: more than ``PROBE``) and its children, in one request:
-        the walk needs the children exactly when the bucket is too big to read whole."""
+    def _probe(self, level: int, prefix: str) -> tuple[bool, list[str]]:
+        """Whether a bucket has at most ``PROBE`` members, and its children, in one request.
+
+        The members are counted, not returned (a ``LIMIT``-ed equality lookup, stopped early):
+        a big bucket, the common case, costs no rows; a small one is then read by ``_members``.
+        """
         members = f"?r {term(named(f'{IX}b{level}'))} {literal(prefix)}"
         children = f"{term(bucket_node(level, prefix))} {term(_P['child'])} ?c"
         found = self._select(
-            f"{{ SELECT ?r WHERE {{ {members} }} LIMIT {PROBE + 1} }} UNION {{ {children} }}",
-            "?r ?c",
+            f"{{ SELECT (COUNT(*) AS ?n) WHERE {{ {{ SELECT ?r WHERE {{ {members} }} "
+            f"LIMIT {PROBE + 1} }} }} }} UNION {{ {children} }}",
+            "?n ?c",
         )
-        roots = [sol["r"].value for sol in found if sol["r"] is not None]
-        kids = [sol["c"].value for sol in found if sol["c"] is not None]
-        if len(roots) > PROBE:
-            return None, kids
-        return self._keys(prefix, roots), kids
+        n = next(int(sol["n"].value) for sol in found if sol["n"] is not None)
+        return n <= PROBE, [sol["c"].value for sol in found if sol["c"] is not None]
 
     def _walk(self, newest: bool, skip: Callable[[str], bool]) -> Iterator[tuple[str, str]]:
         """(sort key, root) of every indexed question, newest (or oldest) first; ``skip(prefix)``
@@ -300,12 +299,12 @@ class GraphIndex:
             level, prefix = stack.pop()
             nxt = LEVELS.index(level) + 1 if level else 0
             if nxt == len(LEVELS):  # a second: read whole
-                yield from sorted(self._members(level, prefix, None) or [], reverse=newest)
+                yield from sorted(self._members(level, prefix), reverse=newest)
                 continue
             if level:
-                members, found = self._probe(level, prefix)
-                if members is not None:
-                    yield from sorted(members, reverse=newest)
+                small, found = self._probe(level, prefix)
+                if small:
+                    yield from sorted(self._members(level, prefix), reverse=newest)
                     continue
             else:
                 found = self._children(level, prefix)

@@ -407,6 +407,9 @@ async def bounded(work: Awaitable[T], limit: float, *, grace: float = 0.0) -> T:
         ) from None
 
 
+WRITES = frozenset({"delete-trace", "delete-document", "delete-collection", "purge-traces"})
+
+
 def explain_op(stores: Backend, req: ExplainRequest) -> ExplainResponse:
     """One explain operation against the caller's collection."""
     if req.operation == "delete-collection":
@@ -415,7 +418,9 @@ def explain_op(stores: Backend, req: ExplainRequest) -> ExplainResponse:
     if req.operation == "list-collections":
         mine = {collection for user, collection in stores.scopes() if user == req.user}
         return ExplainResponse(collections=sorted(mine))
-    with stores.lease(req.user, req.collection) as handle:
+    # A read answers an absent collection as an empty one (the server backend then skips
+    # its registry lookup); a deletion must know.
+    with stores.lease(req.user, req.collection, as_empty=req.operation not in WRITES) as handle:
         return on_collection(handle, req)
 
 
@@ -481,9 +486,6 @@ def doc_iri(doc_id: str) -> str:
     return uri
 
 
-WRITES = frozenset({"delete-trace", "delete-document", "delete-collection", "purge-traces"})
-
-
 @proc.service(EXPLAIN)
 async def explain_service(req: ExplainRequest, ctx: Ctx) -> AsyncIterator[ExplainResponse]:
     """Deletions on the writer thread, views on a reader thread; a streamed trace in pieces."""
@@ -537,7 +539,7 @@ async def stream_trace(ctx: Ctx, req: ExplainRequest) -> AsyncIterator[ExplainRe
         reader = await read(
             ctx,
             lambda s: explain.open_trace(
-                lease.enter_context(s.lease(req.user, req.collection)),
+                lease.enter_context(s.lease(req.user, req.collection, as_empty=True)),
                 req.id,
                 req.include_provenance,
             ),

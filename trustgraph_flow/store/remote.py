@@ -337,8 +337,13 @@ class RemoteStores:
         )
 
     @contextmanager
-    def lease(self, user: str, collection: str, *, create: bool = False) -> Iterator[Handle | None]:
-        if not create and not self.exists(user, collection):
+    def lease(
+        self, user: str, collection: str, *, create: bool = False, as_empty: bool = False
+    ) -> Iterator[Handle | None]:
+        """A handle on the collection's graphs; None when it is not registered, unless
+        ``as_empty``: then no registry lookup (a request per lease), the graphs of a collection
+        never written are empty and read as such (nothing is written through a read)."""
+        if not create and not as_empty and not self.exists(user, collection):
             yield None
             return
         yield self.handle(user, collection, register=create)

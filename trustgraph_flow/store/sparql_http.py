@@ -20,6 +20,7 @@ import pyoxigraph as ox
 from trustgraph_base.errors import ErrorType, ServiceError
 
 _JSON = "application/sparql-results+json"
+_TSV = "text/tab-separated-values"  # the store's own queries: terms in N-Triples syntax, half JSON's size
 _NTRIPLES = "application/n-triples"
 
 
@@ -79,15 +80,25 @@ class SparqlServer:
         return conn
 
     def _post(
-        self, endpoint: str, form: list[tuple[str, str]], accept: str, timeout: float | None
+        self,
+        endpoint: str,
+        text: str,
+        accept: str,
+        timeout: float | None,
+        params: list[tuple[str, str]] | None = None,
     ) -> bytes:
-        body = urlencode(form).encode()
-        headers = {"Content-Type": "application/x-www-form-urlencoded", "Accept": accept}
+        """POST a query or update as the request body (the protocol's ``application/sparql-query``
+        and ``-update``: a form would percent-encode every byte of it, the client's largest cost
+        for a query naming a few hundred IRIs); ``params`` (the dataset) go in the URL."""
+        kind = "application/sparql-query" if endpoint == "query" else "application/sparql-update"
+        headers = {"Content-Type": f"{kind}; charset=utf-8", "Accept": accept}
+        path = f"{self._path}/{endpoint}" + (f"?{urlencode(params)}" if params else "")
+        body = text.encode()
         wait = self.timeout if timeout is None else timeout
         for attempt in (1, 2):  # a kept-alive connection the server closed is opened again once
             conn = self._conn(wait)
             try:
-                conn.request("POST", f"{self._path}/{endpoint}", body, headers)
+                conn.request("POST", path, body, headers)
                 resp = conn.getresponse()
                 data = resp.read()
             except TimeoutError:
@@ -118,15 +129,16 @@ class SparqlServer:
         timeout: float | None = None,
     ) -> ox.QuerySolutions | ox.QueryBoolean:
         """A SELECT or ASK query's results (``default``/``named``: the protocol's dataset)."""
-        form = [("query", query)]
-        form += [("default-graph-uri", g) for g in default or []]
-        form += [("named-graph-uri", g) for g in named or []]
-        data = self._post("query", form, _JSON, timeout)
+        params = [("default-graph-uri", g) for g in default or []]
+        params += [("named-graph-uri", g) for g in named or []]
+        data = self._post("query", query, _JSON, timeout, params)
         return ox.parse_query_results(data, ox.QueryResultsFormat.JSON)
 
     def rows(self, query: str) -> list[ox.QuerySolution]:
-        """The solutions of one of the store's own SELECT queries."""
-        result = self.select(query)
+        """The solutions of one of the store's own SELECT queries (as TSV: half the bytes of
+        JSON and twice as fast to parse, every RDF 1.2 term kept)."""
+        data = self._post("query", query, _TSV, None)
+        result = ox.parse_query_results(data, ox.QueryResultsFormat.TSV)
         assert isinstance(result, ox.QuerySolutions)
         return list(result)
 
@@ -137,16 +149,15 @@ class SparqlServer:
         self, query: str, *, default: list[str], named: list[str], timeout: float | None = None
     ) -> list[ox.Triple]:
         """A CONSTRUCT or DESCRIBE query's triples."""
-        form = [("query", query)]
-        form += [("default-graph-uri", g) for g in default]
-        form += [("named-graph-uri", g) for g in named]
-        data = self._post("query", form, _NTRIPLES, timeout)
+        params = [("default-graph-uri", g) for g in default]
+        params += [("named-graph-uri", g) for g in named]
+        data = self._post("query", query, _NTRIPLES, timeout, params)
         return [q.triple for q in ox.parse(data, ox.RdfFormat.N_TRIPLES)]
 
     def update(self, text: str) -> None:
         """Run an update (one transaction on Oxigraph and Fuseki); retried once if unreachable."""
         try:
-            self._post("update", [("update", text)], "*/*", None)
+            self._post("update", text, "*/*", None)
         except TimeoutError:
             raise StoreUnavailable(f"SPARQL server {self.uri} did not answer an update") from None
 

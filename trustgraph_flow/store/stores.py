@@ -81,8 +81,11 @@ class Stores:
             log.warning("moved store %s to %s (collision-free directory names)", old, new)
 
     @contextmanager
-    def lease(self, user: str, collection: str, *, create: bool = False) -> Iterator[Handle | None]:
-        """The open store of one collection for the ``with`` block; None when absent and not ``create``."""
+    def lease(
+        self, user: str, collection: str, *, create: bool = False, as_empty: bool = False
+    ) -> Iterator[Handle | None]:
+        """The open store of one collection for the ``with`` block; None when absent and not
+        ``create`` (``as_empty`` too: telling costs nothing here)."""
         with self._lock:
             handle = self._acquire((user, collection), create)
         try:
