@@ -129,11 +129,16 @@ def candidates(trace_id: str) -> list[str]:
 
 def resolve(handle: Handle | None, trace_id: str) -> str:
     """The question URI of a trace, or ServiceError not-found."""
+    return resolve_row(handle, trace_id).id
+
+
+def resolve_row(handle: Handle | None, trace_id: str) -> TraceRow:
+    """The index row of a trace, or ServiceError not-found."""
     options = candidates(trace_id)
     if handle is not None:
         for uri in options:
-            if handle.index.get(uri) is not None:
-                return uri
+            if (row := handle.index.get(uri)) is not None:
+                return row
     raise ServiceError(ErrorType.NOT_FOUND, f"no trace {trace_id!r} in this collection")
 
 
@@ -199,9 +204,9 @@ def metrics(props: Props, root: str) -> dict[str, StageMetrics]:
 
 def get_trace(handle: Handle | None, trace_id: str, include_provenance: bool) -> TraceView:
     """The whole trace, with its sub-traces nested under the agent steps that ran them."""
-    root = resolve(handle, trace_id)
+    row = resolve_row(handle, trace_id)
     assert handle is not None
-    return assemble(handle, root, include_provenance, 0)
+    return assemble(handle, row.id, include_provenance, 0, row=row)
 
 
 def get_trace_window(
@@ -216,10 +221,10 @@ def get_trace_window(
 
 def open_trace(handle: Handle | None, trace_id: str, include_provenance: bool) -> TraceReader:
     """A trace ready to be read a window of agent steps at a time (not-found as ``resolve``)."""
-    root = resolve(handle, trace_id)
+    row = resolve_row(handle, trace_id)
+    root = row.id
     assert handle is not None
-    row = handle.index.get(root)
-    if row is None or row.kind != "agent":
+    if row.kind != "agent":
         return TraceReader(handle, root, include_provenance, [], None)
     subs: dict[str, list[TraceRow]] = defaultdict(list)
     for sub in handle.index.subtraces(root):
@@ -273,10 +278,12 @@ def assemble(
     depth: int,
     props: Props | None = None,
     subs: dict[str, list[TraceRow]] | None = None,
+    row: TraceRow | None = None,
 ) -> TraceView:
     """The view of trace ``root`` (of the entities in ``props``, with ``subs``, its sub-traces
-    by calling step, when the caller has read them already)."""
-    row = handle.index.get(root)
+    by calling step, and ``row``, its index row, when the caller has read them already: each
+    is a request on a server)."""
+    row = row or handle.index.get(root)
     assert row is not None
     if props is None:
         props = gather(handle, root)
@@ -312,7 +319,7 @@ def agent_parts(
                 by_step[sub.parent or ""].append(sub)
         for step, rows in by_step.items():
             if step in props:  # else a step outside the window being read
-                subs[step] = [assemble(handle, r.id, provenance, depth + 1) for r in rows]
+                subs[step] = [assemble(handle, r.id, provenance, depth + 1, row=r) for r in rows]
     steps = []
     for uri in props:
         n = agent_step_index(root, uri)

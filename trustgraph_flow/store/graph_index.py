@@ -30,6 +30,7 @@ parent indexed after its sub-trace needs no rewrite of the links).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 from collections.abc import Callable, Iterable, Iterator
 from typing import Protocol
@@ -87,8 +88,13 @@ class LocalSparql:
         self.store.update(text)
 
 
+@functools.lru_cache(maxsize=4096)
 def bucket_node(level: int, prefix: str) -> ox.NamedNode:
+    """The node of a bucket (a batch names the same few buckets many times over)."""
     return named(f"{IX}b{level}:{quote(prefix, safe='')}")
+
+
+_BUCKET = {level: named(f"{IX}b{level}") for level in LEVELS}  # a question's bucket predicates
 
 
 def link_node(entity: str, target: str, chunk: str) -> ox.NamedNode:
@@ -168,7 +174,7 @@ class GraphIndex:
             parent = bucket_node(0, "")
             for level in LEVELS:
                 prefix = key[:level]
-                out.append((r, named(f"{IX}b{level}"), ox.Literal(prefix)))
+                out.append((r, _BUCKET[level], ox.Literal(prefix)))
                 out.append((parent, _P["child"], ox.Literal(prefix)))
                 parent = bucket_node(level, prefix)
         return out
@@ -265,7 +271,7 @@ class GraphIndex:
         Only for a bucket read whole: a join of the bucket pattern with ``ix:sort`` is a lookup
         per member, which a ``LIMIT`` does not cut short (0.45 s for 1M members).
         """
-        members = f"?r {term(named(f'{IX}b{level}'))} {literal(prefix)}"
+        members = f"?r {term(_BUCKET[level])} {literal(prefix)}"
         if prefix == "":  # no key to read: every member is timeless here (``_top_level``)
             return [("", sol["r"].value) for sol in self._select(members, "?r")]
         found = self._select(f"{members} . ?r {term(_P['sort'])} ?s", "?r ?s")
@@ -281,7 +287,7 @@ class GraphIndex:
         The members are counted, not returned (a ``LIMIT``-ed equality lookup, stopped early):
         a big bucket, the common case, costs no rows; a small one is then read by ``_members``.
         """
-        members = f"?r {term(named(f'{IX}b{level}'))} {literal(prefix)}"
+        members = f"?r {term(_BUCKET[level])} {literal(prefix)}"
         children = f"{term(bucket_node(level, prefix))} {term(_P['child'])} ?c"
         found = self._select(
             f"{{ SELECT (COUNT(*) AS ?n) WHERE {{ {{ SELECT ?r WHERE {{ {members} }} "
