@@ -269,6 +269,9 @@ def load_graph(directory: Path, found: Iterable[dict[str, object]]) -> int:
                 out.write(f"{term(s)} {pt} {term(o)} {g} .\n")
     store = ox.Store(str(directory))
     store.bulk_load(path=str(text), format=ox.RdfFormat.N_QUADS)
+    # Compacted now, not in the background while the figures are taken: an uncompacted 1M
+    # load kept oxigraph serve busy (~0.4 cores, idle) and its lookups dearer.
+    store.optimize()
     store.flush()
     count = len(store)
     del store
