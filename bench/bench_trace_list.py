@@ -357,10 +357,12 @@ def embedded_graph(directory: Path, expect: list[str]) -> tuple[bool, float, flo
     store = ox.Store(str(directory))
     local = GraphIndex(LocalSparql(store), GRAPH)
     same = [r.id for r in local.newest(50)] == expect
+    before = cpu_seconds(None)
     e50, e95 = timed(lambda: local.newest(50), 100)
+    cpu = (cpu_seconds(None) - before) * 1000 / 100
     print(
-        f"  embedded pyoxigraph, graph index: newest 50 p50 {e50:.2f} ms, p95 {e95:.2f} ms"
-        f" (same 50 as sqlite: {same})"
+        f"  embedded pyoxigraph, graph index: newest 50 p50 {e50:.2f} ms, p95 {e95:.2f} ms,"
+        f" CPU {cpu:.2f} ms (same 50 as sqlite: {same})"
     )
     return same, e50, e95
 
@@ -435,11 +437,16 @@ def run(n: int, rate: float, tmp: Path, *, order_by: float | None = 60.0) -> Non
         server = SparqlServer(url, timeout=600)
         remote = GraphIndex(server, GRAPH)
         rsame = [r.id for r in remote.newest(50)] == expect
+        before = cpu_seconds(proc.pid)
         r50, r95 = timed(lambda: remote.newest(50), 100)
+        rcpu = (cpu_seconds(proc.pid) - before) * 1000 / 100
+        before = cpu_seconds(proc.pid)
         h50, _ = timed(lambda: server.ask("ASK {}"), 200)
+        hcpu = (cpu_seconds(proc.pid) - before) * 1000 / 200
         print(
-            f"  oxigraph serve, graph index: newest 50 p50 {r50:.2f} ms, p95 {r95:.2f} ms"
-            f" (same 50 as sqlite: {rsame}); one empty HTTP query p50 {h50:.2f} ms"
+            f"  oxigraph serve, graph index: newest 50 p50 {r50:.2f} ms, p95 {r95:.2f} ms,"
+            f" CPU {rcpu:.2f} ms (same 50 as sqlite: {rsame}); one empty HTTP query p50"
+            f" {h50:.2f} ms, CPU {hcpu:.2f} ms"
         )
         batches, ids = samples()
         backend = RemoteStores(SparqlServer(url, timeout=600))
