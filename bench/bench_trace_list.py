@@ -386,25 +386,43 @@ def main() -> None:
     parser.add_argument(
         "--data",
         type=Path,
-        help="keep the loaded indexes in this folder, and reuse them when it holds them "
-        "(the 1M load takes minutes; the same --traces/--rate are assumed)",
+        help="keep the loaded indexes in this folder, and reuse them when it holds a finished "
+        "load of the same --traces/--rate (the 1M load takes minutes); default: "
+        "$TG_BENCH_DATA/trace-list-<traces>-<rate> when TG_BENCH_DATA is set (python -m bench "
+        "run twice in a row loads once), else a temporary folder",
     )
     args = parser.parse_args()
     n = args.traces or (50_000 if args.quick else 1_000_000)
-    tmp = args.data or Path(tempfile.mkdtemp(prefix="bench-trace-list-"))
+    keep = args.data
+    if keep is None and os.environ.get("TG_BENCH_DATA"):
+        keep = Path(os.environ["TG_BENCH_DATA"]) / f"trace-list-{n}-{args.rate:g}"
+    tmp = keep or Path(tempfile.mkdtemp(prefix="bench-trace-list-"))
     tmp.mkdir(parents=True, exist_ok=True)
     try:
         run(n, args.rate, tmp, order_by=None if args.skip_order_by else args.order_by_limit)
     finally:
-        if args.data is None:
+        if keep is None:
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+LOADED = "loaded.txt"  # written once both indexes are loaded: "<traces> <rate>"
 
 
 def run(n: int, rate: float, tmp: Path, *, order_by: float | None = 60.0) -> None:
     """The bench; ``order_by``: the ORDER BY baselines' time limit in seconds (None: not run)."""
     print(f"Trace list: {n:,} top-level traces (+{n // 10:,} sub-traces), {rate:g} per second")
     t = time.perf_counter()
-    reuse = (tmp / "traces.sqlite").exists() and (tmp / "oxigraph").exists()
+    marker, what = tmp / LOADED, f"{n} {rate:g}"
+    reuse = marker.exists()
+    if reuse and marker.read_text().strip() != what:
+        raise SystemExit(
+            f"{tmp} holds {marker.read_text().strip()} (traces rate), not {what}: pass another --data"
+        )
+    if not reuse:  # nothing or a load that did not finish: start again
+        for name in ("traces.sqlite", "traces.sqlite-wal", "traces.sqlite-shm", "index.nq"):
+            (tmp / name).unlink(missing_ok=True)
+        for name in ("oxigraph", "show-embedded"):
+            shutil.rmtree(tmp / name, ignore_errors=True)
     if reuse:
         base = sqlite_index.TraceIndex(tmp / "traces.sqlite")
         print(f"  reusing the indexes loaded in {tmp}")
@@ -420,6 +438,7 @@ def run(n: int, rate: float, tmp: Path, *, order_by: float | None = 60.0) -> Non
         t = time.perf_counter()
         quads = load_graph(tmp / "oxigraph", rows(n, rate))
         print(f"  graph index: {quads:,} quads bulk-loaded in {time.perf_counter() - t:.1f} s")
+        marker.write_text(what + "\n")
 
     same, e50, e95 = embedded_graph(tmp / "oxigraph", expect)
     gc.collect()  # the embedded store is closed: the server opens its directory
