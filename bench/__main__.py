@@ -3,6 +3,7 @@
     python -m bench            # full runs (several minutes on 2 cores)
     python -m bench --quick    # each benchmark in under a minute
     python -m bench --markdown docs/performance-table.md
+    TG_BENCH_DATA=DIR python -m bench    # keep bench_trace_list's 1M load in DIR for the next run
 
 Each benchmark runs as its own process (its own broker and store) and prints its own
 details; the closing table collects the ``SUMMARY|`` lines they print. Ratios are
