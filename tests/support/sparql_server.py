@@ -20,11 +20,23 @@ import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from trustgraph_base.messaging import free_port
 from trustgraph_flow.store.backend import Backend
+from trustgraph_flow.store.sparql_http import SparqlServer
+
+
+class Counting(SparqlServer):
+    """The real client, counting the requests it sends."""
+
+    requests = 0
+
+    def _post(self, *args: Any, **kwargs: Any) -> bytes:
+        self.requests += 1
+        return super()._post(*args, **kwargs)
 
 
 def server_mode() -> bool:

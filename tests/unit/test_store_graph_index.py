@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.sparql_server import oxigraph_server
+from tests.support.sparql_server import Counting, oxigraph_server
 from tests.support.store import msg
 from trustgraph_base.provenance import (
     agent_iteration_triples,
@@ -24,19 +24,8 @@ from trustgraph_flow.store.backend import Backend
 from trustgraph_flow.store.graph_index import PROBE
 from trustgraph_flow.store.processor import explain_op
 from trustgraph_flow.store.remote import RemoteStores
-from trustgraph_flow.store.sparql_http import SparqlServer
 from trustgraph_flow.store.stores import Stores
 from trustgraph_flow.store.writer import write_batch
-
-
-class Counting(SparqlServer):
-    """The real client, counting the requests it sends."""
-
-    requests = 0
-
-    def _post(self, *args: Any, **kwargs: Any) -> bytes:
-        self.requests += 1
-        return super()._post(*args, **kwargs)
 
 
 def question(sid: str, when: str, parent: str | None = None, done: bool = True) -> list[Triple]:

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from typing import Any
 
 import pydantic
 import pytest
 
-from tests.support.sparql_server import oxigraph_server
+from tests.support.sparql_server import Counting, oxigraph_server
 from tests.support.store import DOC, TIME, document, graph_rag, labels, msg
 from trustgraph_base.messaging import free_port
 from trustgraph_base.provenance import (
@@ -146,16 +145,6 @@ def test_a_deleted_trace_leaves_nothing_behind(stores: RemoteStores) -> None:
     assert [t.id.rsplit(":", 1)[1] for t in listed.traces] == ["g2"]
     left = ask(stores, "alice", "ASK { GRAPH ?g { ?s ?p ?o FILTER(CONTAINS(STR(?s), 'g1')) } }")
     assert left.ask_result is False and count(stores) < before
-
-
-class Counting(SparqlServer):
-    """The real client, counting the requests it sends."""
-
-    requests = 0
-
-    def _post(self, *args: Any, **kwargs: Any) -> bytes:
-        self.requests += 1
-        return super()._post(*args, **kwargs)
 
 
 def long_agent(sid: str, steps: int, sub_every: int) -> list[Triple]:
