@@ -185,7 +185,7 @@ async def test_a_write_the_server_keeps_failing_is_dead_lettered_and_the_rest_go
     dead = await bus.subscribe(topics.dead_letter(topic, f"store.{TRIPLES_STORE}"), "inspect")
     poison = Triple(s=iri("urn:test:poison"), p=iri("urn:test:p"), o=lit("x"))
     with oxigraph_server() as url:
-        async with refusing(url, b"urn%3Atest%3Apoison") as front:
+        async with refusing(url, b"<urn:test:poison>") as front:
             store = await store_process(pulsar_url, prefix, front, tmp_path / "store")
             async with running(store):
                 await publish(bus, topic, [msg([poison], "poison", user="mallory")])
