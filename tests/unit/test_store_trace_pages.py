@@ -11,11 +11,14 @@ import pytest
 
 from tests.support.sparql_server import embedded_only, store_backend
 from tests.support.store import (
+    DOC,
     agent,
     doc_rag,
+    document,
     failed_agent,
     graph_rag,
     handle_of,
+    labels,
     msg,
     sqlite_index,
 )
@@ -23,10 +26,15 @@ from trustgraph_base.errors import ServiceError
 from trustgraph_base.provenance import (
     agent_iteration_triples,
     agent_session_triples,
+    citation_triples,
+    docrag_exploration_triples,
+    docrag_question_triples,
+    failure_triples,
     metrics_triples,
+    synthesis_triples,
     uris,
 )
-from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL
+from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, TG
 from trustgraph_base.rdf.terms import Triple
 from trustgraph_base.schema.explain import ExplainRequest, TraceView
 from trustgraph_flow.store import explain
@@ -193,3 +201,113 @@ def test_a_trace_deleted_and_written_again_shows_only_its_new_steps(tmp_path: Pa
     write_batch(stores, [msg(long_agent(5, thought="updated run"))])
     shown = window(h, 0, 30)
     assert [s.thought for s in shown.steps] == [f"updated run {n}" for n in range(1, 6)]
+
+
+def scored_doc_rag() -> list[Triple]:
+    """DocumentRAG trace ``d2``: two chunks of the document with scores (their reifiers'
+    ``rdf:reifies`` are triple terms), the second cited."""
+    q = uris.docrag_question_uri("d2")
+    first, second = (
+        uris.chunk_uri(uris.page_uri(DOC, 1), 0),
+        uris.chunk_uri(uris.page_uri(DOC, 2), 0),
+    )
+    out = docrag_question_triples(q, "what is on both pages?", "2026-01-01T00:00:20Z")
+    out += docrag_exploration_triples(uris.exploration_uri(q), q, [first, second], [0.9, 0.25])
+    out += synthesis_triples(uris.synthesis_uri(q), uris.exploration_uri(q), "Both.")
+    out += citation_triples(uris.synthesis_uri(q), [second])
+    return out
+
+
+def rag_world() -> list[Triple]:
+    """Every kind of RAG view: a GraphRAG trace with labels and metrics, one that failed, a
+    scored DocumentRAG trace and an agent that ran a GraphRAG sub-trace."""
+    failed = graph_rag("gfail", 21, finished=False)
+    failed += failure_triples(uris.graph_rag_question_uri("gfail"), GRAPH_RETRIEVAL, "LLM down")
+    return [*labels(), *document(), *graph_rag("g1", 1), *failed, *scored_doc_rag(), *long_agent()]
+
+
+def shown(h: Handle, trace_id: str) -> TraceView:
+    resp = on_collection(
+        h, ExplainRequest(operation="get-trace", id=trace_id, include_provenance=True)
+    )
+    assert resp.trace is not None
+    return resp.trace
+
+
+RAG_VIEWS = ("g1", "gfail", "d2", "long")
+
+
+@embedded_only("the upgrade of an old sqlite trace index")
+def test_a_store_written_before_the_rag_read_model_shows_its_rag_traces(tmp_path: Path) -> None:
+    stores = Stores(tmp_path / "old", capacity=1)
+    write_batch(stores, [msg(rag_world())])
+    h = handle_of(stores)
+    before = {t: shown(h, t) for t in RAG_VIEWS}
+    stores.close()
+    del h, stores
+    gc.collect()  # pyoxigraph releases its lock when the store object goes
+    # As a store written by the code before the read model: no RAG table, never backfilled.
+    db = sqlite3.connect(next((tmp_path / "old").rglob("traces.sqlite")))
+    db.execute("DROP TABLE rag_facts")
+    db.execute("DELETE FROM lineage_meta WHERE key = 'rag'")
+    db.commit()
+    db.close()
+    reopened = handle_of(Stores(tmp_path / "old", capacity=1))
+    after = {t: shown(reopened, t) for t in RAG_VIEWS}
+    assert after == before
+    g1, d2 = after["g1"], after["d2"]
+    assert (g1.answer, g1.edge_count, g1.metrics["synthesis"].latency_ms) == (
+        "It jumps over the dog.",
+        7,
+        12.5,
+    )
+    assert (g1.edges[0].s_label, g1.edges[0].reasoning, g1.edges[0].sources[0].document) == (
+        "fox",
+        "the fox acts",
+        DOC,
+    )
+    assert [(c.score, c.cited) for c in d2.chunks] == [(0.9, False), (0.25, True)]
+    assert after["gfail"].error == "LLM down" and after["gfail"].status == "failed"
+    assert after["long"].steps[11].subtraces[0].edges[0].reasoning == "the fox acts"
+
+
+def test_rag_views_read_every_fact_their_quads_hold(make_backend: Callable[[], Backend]) -> None:
+    """The read model (embedded) and the quads (server) show the same: what each view says."""
+    stores = make_backend()
+    write_batch(stores, [msg(rag_world())])
+    h = handle_of(stores)
+    d2, fail = shown(h, "d2"), shown(h, "gfail")
+    assert d2.chunk_count == 2 and d2.answer == "Both." and d2.exploration is not None
+    assert [c.uri.rsplit("/", 2)[1] for c in d2.chunks] == ["p1", "p2"]  # in rank order
+    assert d2.chunks[1].sources[0].page_number == 2
+    assert (fail.edges[0].o_label, fail.synthesis, fail.answer) == ("dog", None, None)
+    sub = shown(h, "long").steps[11].subtraces[0]
+    assert sub.parent == uris.agent_iteration_uri(uris.agent_session_uri("long"), 12)
+    assert sub.metrics["synthesis"].model == "m1" and sub.answer == "It jumps over the dog."
+
+
+def test_a_rag_trace_deleted_and_written_again_shows_only_its_new_facts(tmp_path: Path) -> None:
+    stores = store_backend(tmp_path / "again", capacity=1)
+    write_batch(stores, [msg(graph_rag("redo", 1))])
+    h = handle_of(stores)
+    on_collection(h, ExplainRequest(operation="delete-trace", id="redo"))
+    again = [  # a later answer than the deleted one (it would sort after it)
+        t.model_copy(update={"o": t.o.model_copy(update={"v": "Written again."})})
+        if t.p.i == TG.content.i
+        else t
+        for t in graph_rag("redo", 2)
+    ]
+    write_batch(stores, [msg(again)])
+    view = shown(h, "redo")
+    assert view.answer == "Written again." and len(view.edges) == 1
+
+
+def test_a_redelivered_rag_trace_shows_each_fact_once(tmp_path: Path) -> None:
+    stores = store_backend(tmp_path / "twice", capacity=1)
+    batch = [msg(rag_world())]
+    write_batch(stores, batch)
+    h = handle_of(stores)
+    first = {t: shown(h, t) for t in RAG_VIEWS}
+    write_batch(stores, batch)  # redelivered after a crash before its ack
+    assert {t: shown(h, t) for t in RAG_VIEWS} == first
+    assert len(first["d2"].chunks) == 2 and len(first["g1"].edges) == 1

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, TypeGuard, runtime_checkable
 
 import pyoxigraph as ox
 
@@ -31,6 +31,9 @@ if TYPE_CHECKING:
 
 
 StepFacts = dict[str, dict[str, list[str]]]  # agent step URI → predicate IRI → values
+# A RAG trace's fact as its view reads it: a literal as its text, any other object a term
+RagValue = ox.NamedNode | ox.BlankNode | ox.Triple | str
+RagFacts = dict[str, dict[str, dict[str, list[RagValue]]]]  # root → entity → predicate → values
 
 
 class QuadStore(Protocol):
@@ -102,13 +105,26 @@ class BatchReader(Protocol):
     ) -> Iterator[ox.Quad]: ...
 
 
+def batched(store: object) -> TypeGuard[BatchReader]:
+    """``isinstance(store, BatchReader)``, answered once per class: the protocol check walks
+    the protocol's members each time (~50 µs), and a long trace's view asks per sub-trace."""
+    cls = type(store)
+    found = _BATCHED.get(cls)
+    if found is None:
+        found = _BATCHED[cls] = isinstance(store, BatchReader)
+    return found
+
+
+_BATCHED: dict[type, bool] = {}
+
+
 def subject_quads(
     store: QuadStore, nodes: Iterable[Subject], graph: Graph, predicate: ox.NamedNode | None = None
 ) -> Iterator[ox.Quad]:
     """Every quad ``(s, predicate, *, graph)`` for each ``s`` of ``nodes``: batched on a server,
     one pattern lookup each on a pyoxigraph store (where a lookup is a function call)."""
     nodes = list(dict.fromkeys(nodes))
-    if isinstance(store, BatchReader):
+    if batched(store):
         yield from store.quads_for_subjects(nodes, predicate, graph)
         return
     for s in nodes:
@@ -123,7 +139,7 @@ def object_quads(
 ) -> Iterator[ox.Quad]:
     """Every quad ``(*, predicate, o, graph)`` for each ``o`` of ``nodes`` (batched on a server)."""
     nodes = list(dict.fromkeys(nodes))
-    if isinstance(store, BatchReader):
+    if batched(store):
         yield from store.quads_for_objects(nodes, predicate, graph)
         return
     for o in nodes:
@@ -144,6 +160,12 @@ class Index(Protocol):
     def subtraces(self, root: str) -> list[TraceRow]: ...
     def step_facts(self, root: str, uris: list[str]) -> StepFacts | None:
         """The shown facts of these agent steps from a read model kept by the index, or
+        None when it keeps none (then they are read from the store)."""
+        ...
+
+    def rag_facts(self, roots: list[str]) -> RagFacts | None:
+        """The facts of GraphRAG and DocumentRAG traces among ``roots`` from a read model
+        kept by the index (root → entity → predicate → values, every entity of each), or
         None when it keeps none (then they are read from the store)."""
         ...
 

@@ -13,7 +13,7 @@ import pyoxigraph as ox
 
 from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.gcpause import gc_paused
-from trustgraph_base.provenance.namespaces import PROV, RDF, TG
+from trustgraph_base.provenance.namespaces import RDF, TG
 from trustgraph_base.provenance.uris import (
     agent_final_uri,
     agent_step_index,
@@ -286,7 +286,7 @@ def assemble(
     row = row or handle.index.get(root)
     assert row is not None
     if props is None:
-        props = gather(handle, root)
+        props = rag_props(handle, [row]).get(root) or gather(handle, root)
     view = TraceView(
         id=root,
         type=row.kind,
@@ -303,6 +303,13 @@ def assemble(
     return view.model_copy(update=rag_parts(handle.store, props, root, provenance))
 
 
+def rag_props(handle: Handle, rows: list[TraceRow]) -> dict[str, Props]:
+    """The facts of the GraphRAG and DocumentRAG traces among ``rows`` from the index's read
+    model, in one read for all (none where it keeps none: each is then read from the store)."""
+    kept = handle.index.rag_facts([r.id for r in rows if r.kind != "agent"])
+    return kept or {}  # type: ignore[return-value]  # dict is invariant: RagValue is in OxObject | str
+
+
 def agent_parts(
     handle: Handle,
     props: Props,
@@ -317,9 +324,12 @@ def agent_parts(
             by_step = defaultdict(list)
             for sub in handle.index.subtraces(root):
                 by_step[sub.parent or ""].append(sub)
-        for step, rows in by_step.items():
-            if step in props:  # else a step outside the window being read
-                subs[step] = [assemble(handle, r.id, provenance, depth + 1, row=r) for r in rows]
+        shown = {step: rows for step, rows in by_step.items() if step in props}  # in the window
+        facts = rag_props(handle, [r for rows in shown.values() for r in rows])
+        for step, rows in shown.items():
+            subs[step] = [
+                assemble(handle, r.id, provenance, depth + 1, facts.get(r.id), row=r) for r in rows
+            ]
     steps = []
     for uri in props:
         n = agent_step_index(root, uri)
@@ -384,9 +394,7 @@ def rag_parts(store: QuadStore, props: Props, root: str, provenance: bool) -> di
                     reasoning=text(props, uri, TG.reasoning),
                     cited=uri in cites,
                     sources=sources,
-                    removed=removals(store, named(uri))
-                    if PROV.wasInvalidatedBy.i in props.get(uri, {})
-                    else [],
+                    removed=removals(store, named(uri)),  # erasures: in the store only
                 )
             )
     return {
@@ -421,7 +429,7 @@ def fetch_links(
         for uri in edge_uris
         if (quoted := props.get(uri, {}).get(TG.edge.i, [])) and isinstance(quoted[0], ox.Triple)
     ]
-    invalidated = [named(u) for u in edge_uris if PROV.wasInvalidatedBy.i in props.get(u, {})]
+    invalidated = [named(u) for u in edge_uris]
     fetch_labels(store, edges)
     fetch_removals(store, selected + invalidated)
     if provenance:

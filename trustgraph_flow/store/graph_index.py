@@ -253,6 +253,10 @@ class GraphIndex:
         """No agent-step read model here: the steps are read from the store."""
         return None
 
+    def rag_facts(self, roots: list[str]) -> None:
+        """No RAG-trace read model here: sub-traces are read from the store."""
+        return None
+
     def subtraces(self, root: str) -> list[TraceRow]:
         """Traces called from any step of ``root``, oldest first."""
         found = self.facts_of(

@@ -2,9 +2,11 @@
 
 It answers "the newest N top-level traces" with one partial-index scan and maps every
 trace entity to its root, so a trace is fetched or deleted without scanning the store.
-It also keeps a read model of agent steps: the texts and figures a step's view shows
-(``STEP_PREDICATES``), so a 20,000-step trace is read as a range of sqlite rows instead
-of ~180,000 quads decoded from pyoxigraph (docs/store.md, "Agent steps read model").
+It also keeps read models of what a trace's view shows: of agent steps (``step_facts``,
+``STEP_PREDICATES``), so a 20,000-step trace is read as a range of sqlite rows instead
+of ~180,000 quads decoded from pyoxigraph, and of GraphRAG and DocumentRAG traces
+(``rag_facts``, ``RAG_PREDICATES``), so the 2,000 sub-traces such a trace ran are one read
+instead of ~54,000 quads (docs/store.md, "Read models").
 Every write is an idempotent upsert: replaying a batch (redelivery) changes nothing.
 """
 
@@ -26,9 +28,10 @@ from trustgraph_base.provenance.uris import (
     trace_kind,
     trace_root,
 )
-from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Triple
+from trustgraph_base.rdf.nquads import from_ox, term_text
+from trustgraph_base.rdf.terms import BlankTerm, IriTerm, LiteralTerm, Triple
 from trustgraph_flow.store import links
-from trustgraph_flow.store.backend import QuadStore, StepFacts
+from trustgraph_flow.store.backend import QuadStore, RagFacts, RagValue, StepFacts
 from trustgraph_flow.store.convert import named, value_of
 from trustgraph_flow.store.links import Resolver, Use, use_of
 
@@ -48,6 +51,9 @@ CREATE INDEX IF NOT EXISTS entities_root ON entities(root);
 CREATE TABLE IF NOT EXISTS step_facts (
     root TEXT NOT NULL, n INTEGER NOT NULL, uri TEXT NOT NULL, pred TEXT NOT NULL,
     value TEXT NOT NULL, PRIMARY KEY (root, n, uri, pred, value)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS rag_facts (
+    root TEXT NOT NULL, uri TEXT NOT NULL, pred TEXT NOT NULL, kind TEXT NOT NULL,
+    value TEXT NOT NULL, PRIMARY KEY (root, uri, pred, kind, value)) WITHOUT ROWID;
 """
 
 # What the view of an agent step reads (explain.agent_parts and explain.metrics): kept
@@ -67,6 +73,37 @@ STEP_PREDICATES = frozenset(
 )
 StepRow = tuple[str, int, str, str, str]  # root, n, step URI, predicate IRI, value
 
+# What the view of a GraphRAG or DocumentRAG trace reads of its entities' facts
+# (explain.assemble, rag_parts, fetch_links, chunk_ranks, metrics): kept in ``rag_facts``.
+# Not prov:wasInvalidatedBy: an erasure writes it to the store alone (erasure.py), so the
+# view reads it there.
+RAG_PREDICATES = frozenset(
+    p.i
+    for p in (
+        TG.error,
+        TG.interrupted,
+        TG.model,
+        TG.inToken,
+        TG.outToken,
+        TG.latencyMs,
+        TG.edgeCount,
+        TG.chunkCount,
+        TG.selectedChunk,
+        RDF.reifies,
+        TG.rank,
+        TG.score,
+        TG.selectedEdge,
+        TG.edge,
+        TG.reasoning,
+        TG.cites,
+        TG.content,
+    )
+)
+RAG_KINDS = frozenset({"graph-rag", "document-rag"})
+# root, entity URI, predicate IRI, kind of the object (i: IRI, l: literal, its lexical
+# value only, b: blank node, t: triple term in N-Quads syntax), the object
+RagRow = tuple[str, str, str, str, str]
+
 _UPSERT = """
 INSERT INTO traces (id, kind, question, time, sort_time, parent, parent_root, is_question, complete, failed)
 VALUES (:id, :kind, :question, :time, :sort_time, :parent, :parent_root, :is_question, :complete, :failed)
@@ -79,11 +116,13 @@ ON CONFLICT(id) DO UPDATE SET
 """
 
 _STEP_INSERT = "INSERT OR IGNORE INTO step_facts VALUES (?, ?, ?, ?, ?)"
+_RAG_INSERT = "INSERT OR IGNORE INTO rag_facts VALUES (?, ?, ?, ?, ?)"
 
 NEWEST = (
     "SELECT id, kind, question, time, parent, complete, failed FROM traces "
     "WHERE parent IS NULL AND is_question = 1 ORDER BY sort_time DESC LIMIT ?"
 )
+_IN_BATCH = 500  # roots per ``IN (…)`` list (sqlite allows 999 parameters in old builds)
 _COLUMNS = "id, kind, question, time, parent, complete, failed"
 _PAGE_KEY = "ifnull(sort_time, '')"
 _STATUS_SQL = {
@@ -218,6 +257,47 @@ def step_rows(triples: Iterable[Triple]) -> list[StepRow]:
     return rows
 
 
+def has_rag_facts(root: str) -> bool:
+    """Whether ``rag_facts`` keeps the facts of trace ``root`` (by its URI: a GraphRAG or
+    DocumentRAG question), as the writer and the reader both decide."""
+    return trace_kind(root) in RAG_KINDS
+
+
+def rag_rows(triples: Iterable[Triple]) -> list[RagRow]:
+    """The ``rag_facts`` rows of the GraphRAG and DocumentRAG facts in a batch."""
+    rows: list[RagRow] = []
+    for t in triples:
+        if t.p.i not in RAG_PREDICATES or t.g != GRAPH_RETRIEVAL or not isinstance(t.s, IriTerm):
+            continue
+        root = trace_root(t.s.i)
+        if root is None or not has_rag_facts(root):
+            continue
+        o = t.o
+        if isinstance(o, IriTerm):
+            rows.append((root, t.s.i, t.p.i, "i", o.i))
+        elif isinstance(o, LiteralTerm):
+            rows.append((root, t.s.i, t.p.i, "l", o.v))
+        elif isinstance(o, BlankTerm):
+            rows.append((root, t.s.i, t.p.i, "b", o.d))
+        else:
+            rows.append((root, t.s.i, t.p.i, "t", term_text(o)))
+    return rows
+
+
+def _rag_value(kind: str, value: str) -> RagValue:
+    """A ``rag_facts`` object as the view reads it: a literal as its text, others as terms."""
+    if kind == "l":
+        return value
+    if kind == "i":
+        return named(value)
+    if kind == "b":
+        return ox.BlankNode(value)
+    parsed = next(iter(ox.parse(input=f"<urn:x> <urn:x> {value} .", format=ox.RdfFormat.N_TRIPLES)))
+    term = parsed.object
+    assert isinstance(term, ox.Triple)
+    return term
+
+
 class TraceIndex:
     """The sqlite side table of one store: one connection per thread (WAL: readers never wait on the writer)."""
 
@@ -263,6 +343,7 @@ class TraceIndex:
                 "INSERT OR IGNORE INTO entities VALUES (?, ?)", list(entities.items())
             )
             self.db.executemany(_STEP_INSERT, step_rows(triples))
+            self.db.executemany(_RAG_INSERT, rag_rows(triples))
             links.record(self.db, uses, resolve)
             links.mark_cited(self.db, links.citations(triples), uses)
             for root in rows:
@@ -322,6 +403,26 @@ class TraceIndex:
                 by_pred.setdefault(pred, []).append(value)
         return out
 
+    def rag_facts(self, roots: list[str]) -> RagFacts:
+        """The read model's facts of GraphRAG and DocumentRAG traces ``roots`` (others are
+        left out): root → entity URI → predicate IRI → values, with an entry for every
+        entity of each, as ``explain.gather`` reads them from the store. A few reads for
+        all of them (a window of a long agent trace ran hundreds)."""
+        kept = [r for r in dict.fromkeys(roots) if has_rag_facts(r)]
+        out: RagFacts = {r: {} for r in kept}
+        for start in range(0, len(kept), _IN_BATCH):
+            part = kept[start : start + _IN_BATCH]
+            marks = ", ".join("?" * len(part))
+            for uri, root in self.db.execute(
+                f"SELECT uri, root FROM entities WHERE root IN ({marks})", part
+            ):
+                out[root].setdefault(uri, {})
+            for root, uri, pred, kind, value in self.db.execute(
+                f"SELECT root, uri, pred, kind, value FROM rag_facts WHERE root IN ({marks})", part
+            ):
+                out[root].setdefault(uri, {}).setdefault(pred, []).append(_rag_value(kind, value))
+        return out
+
     def subtraces(self, root: str) -> list[TraceRow]:
         """Traces called from any step of ``root``."""
         cur = self.db.execute(
@@ -341,9 +442,10 @@ class TraceIndex:
         return [str(r[0]) for r in rows]
 
     def backfill(self, store: QuadStore) -> None:
-        """Index the links and the agent steps of traces written before their tables existed
-        (once per store)."""
+        """Index the links, the agent steps and the RAG facts of traces written before their
+        tables existed (once per store)."""
         links.backfill(self.db, store)
+        self._backfill_rag(store)
         if self.db.execute("SELECT 1 FROM lineage_meta WHERE key = 'steps'").fetchone():
             return
         rows: list[StepRow] = []
@@ -359,6 +461,30 @@ class TraceIndex:
         with self._tx():
             self.db.executemany(_STEP_INSERT, rows)
             self.db.execute("INSERT OR IGNORE INTO lineage_meta VALUES ('steps')")
+
+    def _backfill_rag(self, store: QuadStore) -> None:
+        if self.db.execute("SELECT 1 FROM lineage_meta WHERE key = 'rag'").fetchone():
+            return
+        rows: list[RagRow] = []
+        for pred in sorted(RAG_PREDICATES):
+            for q in store.quads_for_pattern(None, named(pred), None, named(GRAPH_RETRIEVAL)):
+                if not isinstance(q.subject, ox.NamedNode):
+                    continue
+                uri, o = q.subject.value, q.object
+                root = trace_root(uri)
+                if root is None or not has_rag_facts(root):
+                    continue
+                if isinstance(o, ox.NamedNode):
+                    rows.append((root, uri, pred, "i", o.value))
+                elif isinstance(o, ox.Literal):
+                    rows.append((root, uri, pred, "l", o.value))
+                elif isinstance(o, ox.BlankNode):
+                    rows.append((root, uri, pred, "b", o.value))
+                else:
+                    rows.append((root, uri, pred, "t", term_text(from_ox(o))))
+        with self._tx():
+            self.db.executemany(_RAG_INSERT, rows)
+            self.db.execute("INSERT OR IGNORE INTO lineage_meta VALUES ('rag')")
 
     def has_link(self, target: str) -> bool:
         """Whether a trace links to the edge key ``target``."""
@@ -419,6 +545,7 @@ class TraceIndex:
         with self._tx():
             self.db.executemany("DELETE FROM entities WHERE root = ?", ids)
             self.db.executemany("DELETE FROM step_facts WHERE root = ?", ids)
+            self.db.executemany("DELETE FROM rag_facts WHERE root = ?", ids)
             self.db.executemany("DELETE FROM links WHERE root = ?", ids)
             self.db.executemany("DELETE FROM cites WHERE root = ?", ids)
             self.db.executemany("DELETE FROM traces WHERE id = ?", ids)

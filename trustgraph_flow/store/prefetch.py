@@ -18,10 +18,10 @@ from collections.abc import Iterable, Iterator
 import pyoxigraph as ox
 
 from trustgraph_flow.store.backend import (
-    BatchReader,
     Graph,
     QuadStore,
     Subject,
+    batched,
     object_quads,
     subject_quads,
 )
@@ -34,7 +34,7 @@ class Prefetch:
 
     def __init__(self, store: QuadStore) -> None:
         self.store = store
-        self.batched = isinstance(store, BatchReader)
+        self.batched = batched(store)
         self._by_s: dict[_Key, list[ox.Quad]] = {}
         self._by_o: dict[_Key, list[ox.Quad]] = {}
 
