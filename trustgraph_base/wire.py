@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import weakref
 from collections.abc import Sequence
 from functools import cache
 from typing import Any, TypeVar
@@ -18,7 +19,32 @@ TOO_DEEP = "nested too deeply"
 
 def encode(model: BaseModel) -> bytes:
     """Serialise a message to its JSON wire form (absent optionals omitted)."""
+    if _KEPT:
+        kept = _KEPT.get(id(model))
+        if kept is not None and kept[0]() is model:
+            return kept[1]
     return model.model_dump_json(by_alias=True, exclude_none=True).encode()
+
+
+# id of a live message → (a weak reference to it, its wire form): ``keep_encoding``. The
+# reference says the id is still that message's (an id is reused once its object is freed).
+_KEPT: dict[int, tuple[weakref.ref[BaseModel], bytes]] = {}
+
+
+def keep_encoding(model: M, data: bytes) -> M:
+    """``model``, with ``data`` (its wire form: ``encode``'s, or the bytes it was decoded
+    from) remembered while it lives, so that ``encode`` returns them instead of serialising
+    it again. A message is frozen, so its form cannot change. For large messages that are
+    encoded twice: a 4 MB trace piece the store encodes to check its size, then to send it;
+    a reply the gateway decodes, then writes to its socket."""
+    key = id(model)
+
+    def forget(ref: weakref.ref[BaseModel]) -> None:  # the message is freed
+        if (kept := _KEPT.get(key)) is not None and kept[0] is ref:
+            del _KEPT[key]
+
+    _KEPT[key] = (weakref.ref(model, forget), data)
+    return model
 
 
 def encode_pack(models: Sequence[BaseModel]) -> bytes:

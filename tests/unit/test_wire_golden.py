@@ -7,9 +7,9 @@ import json
 import pytest
 from pydantic import BaseModel
 
-from trustgraph_base import schema
+from trustgraph_base import schema, wire
 from trustgraph_base.errors import WireError
-from trustgraph_base.wire import decode, encode
+from trustgraph_base.wire import decode, encode, keep_encoding
 
 # A Triples message as it was written before its triples went as N-Quads text: still read.
 OLDER_TRIPLES = (
@@ -148,3 +148,15 @@ def test_unknown_fields_refused_internally_tolerated_at_the_edge() -> None:
 def test_bad_frames_name_the_fault(frame: bytes, message: str) -> None:
     with pytest.raises(WireError, match=message):
         decode(schema.Triples, frame)
+
+
+def test_a_kept_wire_form_is_encoded_only_while_its_message_lives() -> None:
+    for n in range(50):  # freed messages' ids are reused: a new one must not get old bytes
+        resp = schema.ExplainResponse(step_total=n)
+        wire_form = encode(resp)
+        assert keep_encoding(resp, wire_form) is resp and encode(resp) is wire_form
+        del resp
+        other = schema.ExplainResponse(step_total=n + 1000)
+        assert json.loads(encode(other))["step_total"] == n + 1000
+        del other
+    assert not wire._KEPT  # nothing held once the messages are gone (a gateway keeps every reply)

@@ -28,7 +28,7 @@ from pulsar.asyncio import Consumer
 from trustgraph_base.errors import ErrorType, RequestTimeout, ServiceError, WireError
 from trustgraph_base.messaging.bus import Bus
 from trustgraph_base.messaging.services import Req, Resp, ServiceSpec, Topics
-from trustgraph_base.wire import decode, decode_pack
+from trustgraph_base.wire import decode, decode_pack, keep_encoding
 
 log = logging.getLogger(__name__)
 
@@ -104,7 +104,8 @@ class RequestClient(Generic[Req, Resp]):
                         for reply in decode_pack(self.spec.response, msg.data()):
                             queue.put_nowait(reply)
                     else:
-                        queue.put_nowait(decode(self.spec.response, msg.data()))
+                        data = msg.data()  # kept: a gateway writes it on as it came
+                        queue.put_nowait(keep_encoding(decode(self.spec.response, data), data))
                 except WireError as exc:
                     error = {"error": {"type": "bad-response", "message": str(exc)}}
                     queue.put_nowait(self.spec.response.model_validate(error))

@@ -45,7 +45,7 @@ from trustgraph_base.schema.store import (
     TriplesQueryResponse,
 )
 from trustgraph_base.settings import ProcessorSettings
-from trustgraph_base.wire import encode
+from trustgraph_base.wire import encode, keep_encoding
 from trustgraph_flow.store import (
     diff,
     erasure,
@@ -552,7 +552,9 @@ async def stream_trace(ctx: Ctx, req: ExplainRequest) -> AsyncIterator[ExplainRe
             if pending:
                 fetch(pending[0])  # read while this piece is encoded and sent
             resp = ExplainResponse(trace=view, step_total=reader.total, end_of_stream=not pending)
-            size = len(encode(resp))
+            data = encode(resp)
+            size = len(data)
+            keep_encoding(resp, data)  # sent as encoded here, not serialised again
             if span[1] - span[0] > 1 and size > MAX_REPLY_BYTES:
                 middle = (span[0] + span[1]) // 2
                 pending[:0] = [(span[0], middle), (middle, span[1])]
