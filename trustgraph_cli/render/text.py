@@ -77,6 +77,9 @@ def wrap_field(label: str, value: str, width: int) -> list[str]:
     head = f"{safe(label)}: " if label else ""
     hang = " " * min(len(head), MAX_HANG)
     width = max(width, len(hang) + MIN_TEXT_WIDTH)
+    if len(head) + len(value) <= width and value.isprintable() and "  " not in value:
+        # The common case: one line as it is (printable: no line break, nothing to escape).
+        return [(head + value).rstrip()]
     lines: list[str] = []
     for n, para in enumerate(safe(value).splitlines() or [""]):
         first = head if n == 0 else hang

@@ -70,9 +70,10 @@ class PieceRenderer:
 class _Builder:
     def __init__(self, style: Style, opts: TraceOptions) -> None:
         self.style, self.opts = style, opts
+        self.ellipsis = style.ellipsis
 
     def cut(self, text: str) -> str:
-        return truncate(text, self.opts.max_answer, self.style.ellipsis)
+        return truncate(text, self.opts.max_answer, self.ellipsis)
 
     def root(self, view: TraceView, *, sub: bool, children: bool = True) -> Node:
         kind = TYPE_NAMES.get(view.type, view.type)

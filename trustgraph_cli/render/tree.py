@@ -91,6 +91,10 @@ def _titled(node: Node, first: str, rest: str, style: Style) -> list[str]:
         head = f"{safe(node.title)}: "
     else:
         wrapped, head = wrap_field("", node.title, width), ""
+    if not style.color:  # what the painting below gives without colour, in one pass
+        out = [rest + line for line in wrapped]
+        out[0] = first + (head + wrapped[0][len(head) :] if head else wrapped[0])
+        return out
     out = []
     for n, line in enumerate(wrapped):
         if n == 0 and head:
@@ -106,9 +110,18 @@ def _titled(node: Node, first: str, rest: str, style: Style) -> list[str]:
 
 def _field_lines(fields: list[Field], prefix: str, style: Style) -> list[str]:
     lines = []
+    width = style.width - len(prefix)
+    if not style.color:  # what the painting below gives without colour, in one pass
+        for f in fields:
+            wrapped = wrap_field(f.label, f.value, width)
+            if f.label:
+                head = f"{f.label}: "
+                wrapped[0] = head + wrapped[0][len(head) :]
+            lines += [(prefix + line).rstrip() for line in wrapped]
+        return lines
     for f in fields:
         head = f"{f.label}: " if f.label else ""
-        for n, line in enumerate(wrap_field(f.label, f.value, style.width - len(prefix))):
+        for n, line in enumerate(wrap_field(f.label, f.value, width)):
             if n == 0 and head:
                 text = (
                     style.paint(f.label + ":", "bold")
