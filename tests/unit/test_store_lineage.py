@@ -22,6 +22,7 @@ from tests.support.store import (
 )
 from trustgraph_base.errors import ServiceError
 from trustgraph_base.provenance import citation_triples, uris
+from trustgraph_base.rdf.terms import IriTerm, Triple
 from trustgraph_base.schema.explain import ExplainRequest, SourceUsage
 from trustgraph_flow.store.backend import Backend
 from trustgraph_flow.store.processor import explain_op
@@ -210,3 +211,34 @@ def test_diff_of_an_unknown_trace_is_not_found(stores: Backend) -> None:
             stores, ExplainRequest(operation="diff-traces", id="a1", other="nope", user="alice")
         )
     assert err.value.type == "not-found" and "'nope'" in err.value.message
+
+
+@pytest.mark.parametrize("order", ["as sent", "reversed"])
+def test_a_trace_written_an_entity_per_batch_is_indexed_as_one_written_at_once(
+    make_backend: Callable[[], Backend], order: str
+) -> None:
+    """As the agent sends its trace: a message per entity, often each its own batch, and on
+    a redelivery in any order; the list, the trace and its lineage are the same."""
+    s = make_backend()
+    write_batch(s, [msg(document() + labels(), "doc", user=u) for u in ("whole", "parts")])
+    trace = agent("a1", 3, "g-sub") + graph_rag("g1", 1)
+    write_batch(s, [msg(trace, "all", user="whole")])
+    entities: dict[str, list[Triple]] = {}
+    for t in trace:
+        entities.setdefault(t.s.i if isinstance(t.s, IriTerm) else "", []).append(t)
+    parts = list(entities.items())
+    for uri, triples in parts if order == "as sent" else reversed(parts):
+        write_batch(s, [msg(triples, uri, user="parts")])
+
+    def seen(user: str) -> tuple[object, ...]:
+        listed = explain_op(s, ExplainRequest(operation="list-traces", user=user)).traces
+        view = explain_op(s, ExplainRequest(operation="get-trace", id="a1", user=user)).trace
+        return (
+            [(t.id, t.status, t.time) for t in listed],
+            view.model_dump() if view else None,
+            usage(s, FOX_EDGE, user=user).model_dump(),
+            usage(s, P1, user=user).model_dump(),
+        )
+
+    assert seen("parts") == seen("whole")
+    assert ids(usage(s, FOX_EDGE, user="parts")) == ["a1", "g1"]

@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Protocol, TypeGuard, runtime_checkable
 import pyoxigraph as ox
 
 if TYPE_CHECKING:
-    from trustgraph_base.rdf.terms import Triple
     from trustgraph_base.schema.store import SparqlQueryResponse
     from trustgraph_flow.store.index import TraceFilter, TraceRow
     from trustgraph_flow.store.links import LinkRow, Resolver
@@ -149,7 +148,7 @@ def object_quads(
 class Index(Protocol):
     """One collection's trace index (``index.TraceIndex`` embedded, ``graph_index.GraphIndex`` on a server)."""
 
-    def record(self, triples: Iterable[Triple], resolve: Resolver | None = None) -> None: ...
+    def record(self, quads: Iterable[ox.Quad], resolve: Resolver | None = None) -> None: ...
     def newest(self, limit: int) -> list[TraceRow]: ...
     def page(
         self, limit: int, flt: TraceFilter, after: tuple[str, str] | None = None

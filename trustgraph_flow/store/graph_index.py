@@ -38,8 +38,6 @@ from urllib.parse import quote
 
 import pyoxigraph as ox
 
-from trustgraph_base.rdf.terms import Triple
-from trustgraph_flow.store import links
 from trustgraph_flow.store.backend import QuadStore
 from trustgraph_flow.store.convert import named
 from trustgraph_flow.store.index import TraceFilter, TraceRow, facts
@@ -115,10 +113,11 @@ class GraphIndex:
 
     # --- writing -----------------------------------------------------------------------
 
-    def record(self, triples: Iterable[Triple], resolve: Resolver | None = None) -> None:
-        """Index the trace facts of a batch in one update (idempotent)."""
-        triples = list(triples)
-        rows, entities, uses = facts(triples)
+    def record(self, quads: Iterable[ox.Quad], resolve: Resolver | None = None) -> None:
+        """Index the trace facts of a batch's ``urn:graph:retrieval`` quads in one update
+        (idempotent)."""
+        found = facts(quads)
+        rows, entities, uses = found.rows, found.entities, found.uses
         if not rows:
             return
         out: list[tuple[ox.NamedNode, ox.NamedNode, ox.NamedNode | ox.Literal]] = []
@@ -144,7 +143,7 @@ class GraphIndex:
         # What an answer cites, as a fact of its trace: a link is cited when read if its
         # trace cites its entity (an edge) or its target (a chunk), so a synthesis written
         # before the focus it cites (another replica, a redelivery) still marks it.
-        out += [(named(root), _P["cites"], named(uri)) for root, uri in links.citations(triples)]
+        out += [(named(root), _P["cites"], named(uri)) for root, uri in found.cites]
         lines = " ".join(f"{term(s)} {term(p)} {term(o)} ." for s, p, o in out)
         self.sparql.update(f"INSERT DATA {{ GRAPH {self._g} {{ {lines} }} }}")
 

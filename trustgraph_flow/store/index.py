@@ -15,7 +15,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -29,11 +29,10 @@ from trustgraph_base.provenance.uris import (
     trace_root,
 )
 from trustgraph_base.rdf.nquads import from_ox, term_text
-from trustgraph_base.rdf.terms import BlankTerm, IriTerm, LiteralTerm, Triple
 from trustgraph_flow.store import links
 from trustgraph_flow.store.backend import QuadStore, RagFacts, RagValue, StepFacts
-from trustgraph_flow.store.convert import named, value_of
-from trustgraph_flow.store.links import Resolver, Use, use_of
+from trustgraph_flow.store.convert import OxObject, named, value_of
+from trustgraph_flow.store.links import Resolver, Use
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS traces (
@@ -194,94 +193,113 @@ def _blank(root: str) -> dict[str, object]:
     }
 
 
-def _root_fact(row: dict[str, object], t: Triple) -> None:
-    """Fold one triple about a question entity into its row."""
-    p, o = t.p.i, t.o
-    if p == RDF.type.i and isinstance(o, IriTerm):
-        if o.i == TG.Question.i:
+_TYPE, _QUERY, _STARTED, _DERIVED = (
+    RDF.type.i,
+    TG.query.i,
+    PROV.startedAtTime.i,
+    PROV.wasDerivedFrom.i,
+)
+_ERROR, _INTERRUPTED, _QUESTION = TG.error.i, TG.interrupted.i, TG.Question.i
+_SELECTED, _EDGE, _CITES = TG.selectedChunk.i, TG.edge.i, TG.cites.i
+
+
+def _root_fact(row: dict[str, object], p: str, o: OxObject) -> None:
+    """Fold one fact about a question entity into its row."""
+    if p == _TYPE and type(o) is ox.NamedNode:
+        if o.value == _QUESTION:
             row["is_question"] = 1
-        elif o.i in _KINDS:
-            row["kind"] = _KINDS[o.i]
-    elif p == TG.query.i and isinstance(o, LiteralTerm):
-        row["question"] = o.v
-    elif p == PROV.startedAtTime.i and isinstance(o, LiteralTerm):
-        row["time"], row["sort_time"] = o.v, sort_key(o.v)
-    elif p == PROV.wasDerivedFrom.i and isinstance(o, IriTerm):
-        row["parent"], row["parent_root"] = o.i, trace_root(o.i) or o.i
-    elif p == TG.error.i:
+        elif o.value in _KINDS:
+            row["kind"] = _KINDS[o.value]
+    elif p == _QUERY and type(o) is ox.Literal:
+        row["question"] = o.value
+    elif p == _STARTED and type(o) is ox.Literal:
+        row["time"], row["sort_time"] = o.value, sort_key(o.value)
+    elif p == _DERIVED and type(o) is ox.NamedNode:
+        row["parent"], row["parent_root"] = o.value, trace_root(o.value) or o.value
+    elif p == _ERROR:
         row["failed"] = max(1, int(str(row["failed"])))
-    elif p == TG.interrupted.i:
+    elif p == _INTERRUPTED:
         row["failed"] = 2
 
 
-Facts = tuple[dict[str, dict[str, object]], dict[str, str], list[Use]]
+@dataclass
+class Facts:
+    """What a batch's retrieval-graph quads tell the index, gathered in one pass."""
+
+    rows: dict[str, dict[str, object]] = field(default_factory=dict)  # trace root → its row
+    entities: dict[str, str] = field(default_factory=dict)  # entity → trace root
+    uses: list[Use] = field(default_factory=list)  # source links (links.py)
+    steps: list[StepRow] = field(default_factory=list)  # the agent-step read model
+    rags: list[RagRow] = field(default_factory=list)  # the GraphRAG / DocumentRAG read model
+    cites: list[tuple[str, str]] = field(default_factory=list)  # (root, cited URI)
+    moved: set[str] = field(default_factory=set)  # roots whose links' top or time may change
 
 
-def facts(triples: Iterable[Triple]) -> Facts:
-    """Trace rows, entity → root pairs and source links implied by a batch of triples."""
-    rows: dict[str, dict[str, object]] = {}
-    entities: dict[str, str] = {}
-    uses: list[Use] = []
-    for t in triples:
-        if t.g != GRAPH_RETRIEVAL or not isinstance(t.s, IriTerm):
+def _rag_row(root: str, uri: str, p: str, o: OxObject) -> RagRow:
+    """One ``rag_facts`` row: the object's kind and its value (``RagRow``)."""
+    if type(o) is ox.NamedNode:
+        return (root, uri, p, "i", o.value)
+    if type(o) is ox.Literal:
+        return (root, uri, p, "l", o.value)
+    if type(o) is ox.BlankNode:
+        return (root, uri, p, "b", o.value)
+    return (root, uri, p, "t", term_text(from_ox(o)))
+
+
+def facts(quads: Iterable[ox.Quad]) -> Facts:
+    """The trace rows, entity → root pairs, source links, agent-step rows and citations of
+    a batch's quads (those in ``urn:graph:retrieval`` about a trace entity), in one pass
+    over pyoxigraph's quads: a subject's root is worked out once however many quads it has."""
+    out = Facts()
+    roots: dict[str, str | None] = {}
+    steps: dict[str, int | None] = {}
+    rag: dict[str, bool] = {}  # root → whether the RAG read model keeps its facts
+    for q in quads:
+        s, g = q.subject, q.graph_name
+        if type(s) is not ox.NamedNode or type(g) is not ox.NamedNode or g.value != GRAPH_RETRIEVAL:
             continue
-        root = trace_root(t.s.i)
+        uri = s.value
+        if uri in roots:
+            root = roots[uri]
+        else:
+            root = roots[uri] = trace_root(uri)
+            if root is not None:
+                out.entities[uri] = root
         if root is None:
             continue
-        entities[t.s.i] = root
-        use = use_of(t, root)
-        if use is not None:
-            uses.append(use)
-        row = rows.setdefault(root, _blank(root))
-        if t.s.i == root:
-            _root_fact(row, t)
-        elif t.p.i == RDF.type.i and is_conclusion_uri(root, t.s.i):
+        p, o = q.predicate.value, q.object
+        row = out.rows.get(root)
+        if row is None:
+            row = out.rows[root] = _blank(root)
+        if uri == root:
+            _root_fact(row, p, o)
+            if p == _STARTED or p == _DERIVED:
+                out.moved.add(root)
+        elif p == _TYPE and is_conclusion_uri(root, uri):
             row["complete"] = 1
-    return rows, entities, uses
-
-
-def step_rows(triples: Iterable[Triple]) -> list[StepRow]:
-    """The read-model rows of the agent-step facts in a batch (``STEP_PREDICATES`` only)."""
-    rows: list[StepRow] = []
-    for t in triples:
-        if t.p.i not in STEP_PREDICATES or t.g != GRAPH_RETRIEVAL or not isinstance(t.s, IriTerm):
-            continue
-        root = trace_root(t.s.i)
-        n = agent_step_index(root, t.s.i) if root else None
-        if n is None or root is None:
-            continue
-        if isinstance(t.o, LiteralTerm):
-            rows.append((root, n, t.s.i, t.p.i, t.o.v))
-        elif isinstance(t.o, IriTerm):
-            rows.append((root, n, t.s.i, t.p.i, t.o.i))
-    return rows
+        if p in RAG_PREDICATES and (
+            rag[root] if root in rag else rag.setdefault(root, has_rag_facts(root))
+        ):
+            out.rags.append(_rag_row(root, uri, p, o))
+        if p in STEP_PREDICATES:
+            n = steps[uri] if uri in steps else steps.setdefault(uri, agent_step_index(root, uri))
+            if n is not None and (type(o) is ox.Literal or type(o) is ox.NamedNode):
+                out.steps.append((root, n, uri, p, o.value))
+        elif p == _SELECTED and type(o) is ox.NamedNode:
+            out.uses.append(Use(uri, o.value, "chunk", root))
+            out.moved.add(root)
+        elif p == _EDGE and type(o) is ox.Triple:
+            out.uses.append(Use(uri, links.edge_key(o), "edge", root, o))
+            out.moved.add(root)
+        elif p == _CITES and type(o) is ox.NamedNode:
+            out.cites.append((root, o.value))
+    return out
 
 
 def has_rag_facts(root: str) -> bool:
     """Whether ``rag_facts`` keeps the facts of trace ``root`` (by its URI: a GraphRAG or
     DocumentRAG question), as the writer and the reader both decide."""
     return trace_kind(root) in RAG_KINDS
-
-
-def rag_rows(triples: Iterable[Triple]) -> list[RagRow]:
-    """The ``rag_facts`` rows of the GraphRAG and DocumentRAG facts in a batch."""
-    rows: list[RagRow] = []
-    for t in triples:
-        if t.p.i not in RAG_PREDICATES or t.g != GRAPH_RETRIEVAL or not isinstance(t.s, IriTerm):
-            continue
-        root = trace_root(t.s.i)
-        if root is None or not has_rag_facts(root):
-            continue
-        o = t.o
-        if isinstance(o, IriTerm):
-            rows.append((root, t.s.i, t.p.i, "i", o.i))
-        elif isinstance(o, LiteralTerm):
-            rows.append((root, t.s.i, t.p.i, "l", o.v))
-        elif isinstance(o, BlankTerm):
-            rows.append((root, t.s.i, t.p.i, "b", o.d))
-        else:
-            rows.append((root, t.s.i, t.p.i, "t", term_text(o)))
-    return rows
 
 
 def _rag_value(kind: str, value: str) -> RagValue:
@@ -328,26 +346,33 @@ class TraceIndex:
         for conn in conns:
             conn.close()
 
-    def record(self, triples: Iterable[Triple], resolve: Resolver | None = None) -> None:
-        """Index the trace facts in ``triples`` in one transaction (idempotent).
+    def record(self, quads: Iterable[ox.Quad], resolve: Resolver | None = None) -> None:
+        """Index the trace facts in a batch's ``urn:graph:retrieval`` quads in one
+        transaction (idempotent).
 
         ``resolve`` names the chunk, page and document behind each source link (from the
         store's ``urn:graph:source``); without it only a chunk link knows its chunk.
         """
-        rows, entities, uses = facts(triples)
-        if not rows:
+        found = facts(quads)
+        if not found.rows:
             return
+        db = self.db
         with self._tx():
-            self.db.executemany(_UPSERT, list(rows.values()))
-            self.db.executemany(
-                "INSERT OR IGNORE INTO entities VALUES (?, ?)", list(entities.items())
-            )
-            self.db.executemany(_STEP_INSERT, step_rows(triples))
-            self.db.executemany(_RAG_INSERT, rag_rows(triples))
-            links.record(self.db, uses, resolve)
-            links.mark_cited(self.db, links.citations(triples), uses)
-            for root in rows:
-                links.retop(self.db, root)
+            db.executemany(_UPSERT, list(found.rows.values()))
+            db.executemany("INSERT OR IGNORE INTO entities VALUES (?, ?)", found.entities.items())
+            if found.steps:
+                db.executemany(_STEP_INSERT, found.steps)
+            if found.rags:
+                db.executemany(_RAG_INSERT, found.rags)
+            if found.uses:
+                links.record(db, found.uses, resolve)
+            if found.cites or found.uses:
+                links.mark_cited(db, found.cites, found.uses)
+            # Only a root whose links or whose place (parent, time) this batch changed: the
+            # links of the others already point at their top-level trace and its time.
+            for root in found.rows:
+                if root in found.moved:
+                    links.retop(db, root)
 
     def _tx(self) -> _Commit:
         self.db.execute("BEGIN")
@@ -474,14 +499,7 @@ class TraceIndex:
                 root = trace_root(uri)
                 if root is None or not has_rag_facts(root):
                     continue
-                if isinstance(o, ox.NamedNode):
-                    rows.append((root, uri, pred, "i", o.value))
-                elif isinstance(o, ox.Literal):
-                    rows.append((root, uri, pred, "l", o.value))
-                elif isinstance(o, ox.BlankNode):
-                    rows.append((root, uri, pred, "b", o.value))
-                else:
-                    rows.append((root, uri, pred, "t", term_text(from_ox(o))))
+                rows.append(_rag_row(root, uri, pred, o))
         with self._tx():
             self.db.executemany(_RAG_INSERT, rows)
             self.db.execute("INSERT OR IGNORE INTO lineage_meta VALUES ('rag')")

@@ -19,9 +19,8 @@ import pyoxigraph as ox
 
 from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, PROV, TG
 from trustgraph_base.provenance.uris import trace_root
-from trustgraph_base.rdf.terms import IriTerm, Triple, TripleTerm
 from trustgraph_flow.store.backend import QuadStore
-from trustgraph_flow.store.convert import ConversionError, named, quoted_to_ox
+from trustgraph_flow.store.convert import named
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS links (
@@ -70,22 +69,6 @@ class LinkRow:
 def edge_key(edge: ox.Triple) -> str:
     """The index key of an edge: the canonical N-Triples text of its pyoxigraph triple."""
     return str(edge)
-
-
-def use_of(t: Triple, root: str) -> Use | None:
-    """The source link a retrieval triple records, if it is one (tg:selectedChunk, tg:edge)."""
-    subject = t.s.i if isinstance(t.s, IriTerm) else None
-    if subject is None:
-        return None
-    if t.p.i == TG.selectedChunk.i and isinstance(t.o, IriTerm):
-        return Use(subject, t.o.i, "chunk", root)
-    if t.p.i == TG.edge.i and isinstance(t.o, TripleTerm):
-        try:
-            edge = quoted_to_ox(t.o.tr)
-        except (ValueError, TypeError, ConversionError):
-            return None
-        return Use(subject, edge_key(edge), "edge", root, edge)
-    return None
 
 
 class SourceResolver:
@@ -162,17 +145,6 @@ def record(db: sqlite3.Connection, uses: Iterable[Use], resolve: Resolver | None
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         rows,
     )
-
-
-def citations(triples: Iterable[Triple]) -> list[tuple[str, str]]:
-    """(root, cited URI) for each ``tg:cites`` of a synthesis in a batch."""
-    out = []
-    for t in triples:
-        if t.p.i == TG.cites.i and isinstance(t.s, IriTerm) and isinstance(t.o, IriTerm):
-            root = trace_root(t.s.i)
-            if root is not None:
-                out.append((root, t.o.i))
-    return out
 
 
 def mark_cited(

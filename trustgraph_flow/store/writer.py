@@ -20,7 +20,6 @@ import pyoxigraph as ox
 from pydantic import ValidationError
 
 from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL
-from trustgraph_base.rdf.nquads import triple_of
 from trustgraph_base.schema.core import StoreTriples, Triples
 from trustgraph_base.wire import describe
 from trustgraph_flow.store.backend import Backend, Handle
@@ -95,7 +94,7 @@ def write_batch(stores: Backend, messages: Sequence[Given]) -> WriteReport:
                 write_group(handle, group)
                 report.written += sum(len(m.quads) for m in group)
                 retrieval = [
-                    triple_of(q)
+                    q
                     for m in group
                     if GRAPH_RETRIEVAL in m.text  # a trace's message (most are not)
                     for q in m.quads
