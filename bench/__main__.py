@@ -21,6 +21,7 @@ from bench.summary import PREFIX
 
 BENCHMARKS = [
     "bench_store",
+    "bench_trace_ingest",
     "bench_vectors",
     "bench_agent",
     "bench_concurrency",
