@@ -224,13 +224,13 @@ class GraphIndex:
         wanted = ", ".join(term(_P[f]) for f in fields or _FIELDS)
         found = self._select(f"{rs} ?r ?p ?o FILTER(?p IN ({wanted}))", "?r ?p ?o")
         for r, p, o in found:
-            field = _FIELD_OF.get(p.value)
-            if field is None:
+            name = _FIELD_OF.get(p.value)
+            if name is None:
                 continue
             cur = merged.setdefault(r.value, {})
             v = o.value
-            if field != "failed" or v > cur.get(field, ""):
-                cur[field] = v
+            if name != "failed" or v > cur.get(name, ""):
+                cur[name] = v
         return merged
 
     def rows(self, roots: Iterable[str]) -> dict[str, TraceRow]:
