@@ -9,7 +9,8 @@ with ``explainable`` on, one with it off. Every processor is its own process, as
 ``tg-start`` runs them; the store serves the explainable agent's prefix (the other
 publishes no trace). The agent is given K knowledge-query tools and the stand-in never
 helps, so the offline policy tries each once: every session is exactly K iterations (K+1
-LLM calls) and, with explainability, 2K+2 trace messages.
+LLM calls) and, with explainability, 2K+2 trace entities in K+2 messages (the question, one
+per step, the conclusion).
 
 Sessions are interleaved — on, off, then off, on, … — so drift in the machine's load
 hits both modes alike, and each adjacent on/off pair gives one difference per iteration;
@@ -216,7 +217,7 @@ def report(off: Mode, on: Mode, k: int, store_cpu: float | None, loads: tuple[st
     diffs = [1000 * (a - b) / k for a, b in zip(on.seconds, off.seconds, strict=True)]
     print(
         f"\n{pairs} on/off pairs of sessions, interleaved; {k} iterations per session "
-        f"({k + 1} LLM calls; with explainability {2 * k + 2} trace messages)"
+        f"({k + 1} LLM calls; with explainability {2 * k + 2} trace entities in {k + 2} messages)"
     )
     print(f"{'mode':<20}{'ms/iteration (median)':>23}{'CPU ms/it procs':>17}{'+ broker':>10}")
     for mode in (off, on):

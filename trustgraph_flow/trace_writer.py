@@ -1,9 +1,10 @@
 """The one trace writer: how the agent, GraphRAG and DocumentRAG publish their traces.
 
 A trace is opened for one request (``open_trace``: its question URI, checked, and the run
-journal entry that marks the trace interrupted if the process dies). Each entity is one
+journal entry that marks the trace interrupted if the process dies). Each ``send`` is one
 ``Triples`` message on ``triples-store`` (metadata: the entity URI, the request's user and
-collection), sent the moment the entity is known (``send``). Sending does not wait for the
+collection), sent the moment its entities are known: one entity, or the entities of one step
+(the agent's analysis and its Observation entity). Sending does not wait for the
 broker's receipt; ``settle`` waits until the messages sent so far are persisted, and a
 caller settles before it tells its client of an entity, so nothing a client was told can be
 missing from the trace if the process dies afterwards.
@@ -39,7 +40,8 @@ class TraceWriter:
     sent: list[asyncio.Future[None]] = field(default_factory=list)
 
     def send(self, uri: str, triples: list[Triple]) -> None:
-        """Publish one entity now, without waiting for the broker's receipt."""
+        """Publish an entity (or one step's entities, ``uri`` the first's) now, without
+        waiting for the broker's receipt."""
         meta = Metadata(id=uri, user=self.user, collection=self.collection)
         message = Triples(metadata=meta, triples=triples)
         # Tasks start in creation order, so the sends reach the producer in trace order.

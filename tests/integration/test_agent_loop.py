@@ -24,7 +24,10 @@ from tests.support.agent import (
     G,
     TraceWatcher,
     analysis_rows,
+    by_entity,
     conclusion_rows,
+    entities,
+    messages,
     observation_rows,
     publish_sub_question,
     published,
@@ -136,19 +139,19 @@ async def test_multi_iteration_session_is_traced_step_by_step(
     s = "urn:trustgraph:agent:s1"
     batches = await watcher.until(f"{s}/final")
 
-    # Published one entity at a time, the GraphRAG sub-trace before the analysis that called it,
-    # each analysis followed at once by TrustGraph's Observation entity of it.
-    assert [b.metadata.id for b in batches] == published(s, 4)
+    # Published one step at a time, the GraphRAG sub-trace before the analysis that called it:
+    # each analysis and TrustGraph's Observation entity of it in one message, in that order.
+    assert [b.metadata.id for b in batches] == messages(s, 4)
+    assert entities(batches) == published(s, 4)
     assert {(b.metadata.user, b.metadata.collection) for b in batches} == {("alice", "geo")}
     # Each step and the conclusion carry the figures of the LLM call that produced them.
-    figures = {
-        b.metadata.id: {r[1]: r[2] for r in map(row, b.triples) if r[1] in METRICS} for b in batches
-    }
+    every = by_entity(batches)
+    figures = {e: {r[1]: r[2] for r in rs if r[1] in METRICS} for e, rs in every.items()}
     assert figures[f"{s}/i1"][TG + "model"] == "stub-model"
     assert int(figures[f"{s}/i1"][TG + "inToken"]) > 0 and TG + "latencyMs" in figures[f"{s}/i1"]
     assert figures[f"{s}/final"][TG + "outToken"] == "8"  # the stub counts the reply's words
-    assert figures[s] == {}
-    rows = {b.metadata.id: [r for r in map(row, b.triples) if r[1] not in METRICS] for b in batches}
+    assert figures[s] == {} and figures[f"{s}/i1/observation"] == {}
+    rows = {e: [r for r in rs if r[1] not in METRICS] for e, rs in every.items()}
     assert rows[s] == question_rows(s, "What is the capital of France?")
     assert (SUB1, PROV + "wasDerivedFrom", f"{s}/i1", G) in rows[SUB1]
     q = '{"question": "capital of France?"}'
@@ -236,8 +239,8 @@ async def test_iteration_limit_ends_with_a_conclusion_saying_why(
     s = answer.explain_id
     assert s is not None and s.startswith("urn:trustgraph:agent:") and len(s) > 30
     batches = await watcher.until(f"{s}/final")
-    assert [b.metadata.id for b in batches] == published(s, 2, sub=False)
-    assert [row(t) for t in batches[3].triples][6][2] == "Maybe Paris."
+    assert [b.metadata.id for b in batches] == messages(s, 2, sub=False)
+    assert [row(t) for t in batches[2].triples][6][2] == "Maybe Paris."
     assert [row(t) for t in batches[-1].triples] == conclusion_rows(  # no figures: no LLM answer
         f"{s}/final", f"{s}/i2", "Stopped after 2 iterations without a final answer."
     )
@@ -303,9 +306,9 @@ async def test_slow_tool_and_missing_argument_become_observations(
     s = "urn:trustgraph:agent:slow1"
     batches = await watcher.until(f"{s}/final")
     observed = {
-        b.metadata.id: next(r for r in map(row, b.triples) if r[1] == TG + "observation")
-        for b in batches
-        if b.metadata.id.startswith(s + "/i") and not b.metadata.id.endswith("/observation")
+        e: next(r for r in rs if r[1] == TG + "observation")
+        for e, rs in by_entity(batches).items()
+        if e.startswith(s + "/i") and not e.endswith("/observation")
     }
     assert observed == {
         f"{s}/i1": (f"{s}/i1", TG + "observation",

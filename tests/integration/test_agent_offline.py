@@ -21,7 +21,10 @@ from tests.support.agent import (
     Row,
     TraceWatcher,
     analysis_rows,
+    by_entity,
     conclusion_rows,
+    entities,
+    messages,
     observation_rows,
     publish_sub_question,
     published,
@@ -121,7 +124,8 @@ async def test_offline_engine_answers_through_knowledge_query_and_store_keeps_th
     assert (answer.content, answer.explain_id) == (PARIS, "urn:trustgraph:agent:off1")
     s = "urn:trustgraph:agent:off1"
     batches = await watcher.until(f"{s}/final")
-    assert [b.metadata.id for b in batches] == published(s, 1)
+    assert [b.metadata.id for b in batches] == messages(s, 1)
+    assert entities(batches) == published(s, 1)
     expected = [
         question_rows(s, QUESTION),
         analysis_rows(
@@ -131,9 +135,9 @@ async def test_offline_engine_answers_through_knowledge_query_and_store_keeps_th
         observation_rows(f"{s}/i1"),
         conclusion_rows(f"{s}/final", f"{s}/i1", PARIS),
     ]  # fmt: skip
-    own = [b for b in batches if b.metadata.id.startswith(s)]
-    assert [[r for r in map(row, b.triples) if r[1] not in METRICS] for b in own] == expected
-    offline = {r[2] for b in own for r in map(row, b.triples) if r[1] == TG + "model"}
+    own = {e: rs for e, rs in by_entity(batches).items() if e.startswith(s)}
+    assert [[r for r in rs if r[1] not in METRICS] for rs in own.values()] == expected
+    offline = {r[2] for rs in own.values() for r in rs if r[1] == TG + "model"}
     assert offline == {"offline"}  # the step and the answer name the engine that chose them
     sub_link = (SUB1, PROV + "wasDerivedFrom", f"{s}/i1", GRAPH_RETRIEVAL)
     assert sub_link in [row(t) for t in batches[1].triples]
@@ -210,10 +214,11 @@ async def test_killed_agent_leaves_the_trace_of_how_far_it_got(
         asking.cancel()
         release.set()
     s = "urn:trustgraph:agent:k1"
-    batches = await watcher.until(f"{s}/i1/observation")
-    assert [b.metadata.id for b in batches] == published(s, 1, final=False)
+    batches = await watcher.until(f"{s}/i1")
+    assert [b.metadata.id for b in batches] == messages(s, 1, final=False)
+    assert entities(batches) == published(s, 1, final=False)
     assert watcher.batches.empty()  # nothing was published after i1: no i2, no conclusion
-    i1 = dict((p, o) for _, p, o, _ in map(row, batches[2].triples))
+    i1 = dict((p, o) for _, p, o, _ in by_entity(batches)[f"{s}/i1"])
     assert (i1[TG + "action"], i1[TG + "observation"]) == ("knowledge-query", NO_INFO)
     held = await stored_rows(bus, topics, sum(len(b.triples) for b in batches))
     assert (f"{s}/i1", TG + "observation", NO_INFO, GRAPH_RETRIEVAL) in held
@@ -242,7 +247,7 @@ async def test_a_run_its_agent_died_in_ends_interrupted_and_its_abandoned_reques
         agent.proc, agent.Settings(**{**base, "data_dir": str(tmp_path / "agent")})
     )
     s = "urn:trustgraph:agent:k2"
-    await watcher.until(f"{s}/i1/observation")
+    await watcher.until(f"{s}/i1")
     (marked,) = await watcher.until(s)  # published by the restarted agent at start-up
     facts = {p: o for _, p, o, _ in map(row, marked.triples)}
     assert "process stopped before this run finished" in facts[TG + "interrupted"]

@@ -33,8 +33,27 @@ def row(t: Any) -> Row:
     return (t.s.i, t.p.i, value, t.g)
 
 
+def entities(batches: list[Triples]) -> list[str]:
+    """The entities the batches hold, in order of publication: each batch's subjects in the
+    order they first appear in it (a step's message holds its analysis, then its observation)."""
+    ids: list[str] = []
+    for batch in batches:
+        ids += dict.fromkeys(row(t)[0] for t in batch.triples)
+    return ids
+
+
+def by_entity(batches: list[Triples]) -> dict[str, list[Row]]:
+    """Every row of the batches, grouped by subject (each entity's rows in order)."""
+    rows: dict[str, list[Row]] = {}
+    for batch in batches:
+        for t in batch.triples:
+            r = row(t)
+            rows.setdefault(r[0], []).append(r)
+    return rows
+
+
 class TraceWatcher:
-    """Reads the triples-store topic: each message is one published entity, in order."""
+    """Reads the triples-store topic: each message is one published step, in order."""
 
     def __init__(self, bus: Bus, topics: Topics) -> None:
         self.bus, self.topics = bus, topics
@@ -54,18 +73,18 @@ class TraceWatcher:
         self.task = asyncio.create_task(pump())
 
     async def until(self, entity_id: str) -> list[Triples]:
-        """Every batch up to and including the one for ``entity_id``."""
+        """Every batch up to and including the one whose metadata id is ``entity_id``."""
         seen: list[Triples] = []
         while not seen or seen[-1].metadata.id != entity_id:
             seen.append(await asyncio.wait_for(self.batches.get(), 15))
         return seen
 
     async def before_sentinel(self, sentinel: str) -> list[str]:
-        """The entity ids published before a sentinel batch we publish now (so every earlier
-        send is in)."""
+        """The entities published before a sentinel batch we publish now (so every earlier
+        send is in), in order (``entities``)."""
         meta = Metadata(id=sentinel, user="u", collection="c")
         await self.bus.publish(self.topics.topic(TRIPLES_STORE), Triples(metadata=meta, triples=[]))
-        return [b.metadata.id for b in await self.until(sentinel)][:-1]
+        return entities((await self.until(sentinel))[:-1])
 
     def stop(self) -> None:
         if self.task is not None:
@@ -79,6 +98,14 @@ def published(session: str, steps: int, *, sub: bool = True, final: bool = True)
     for n in range(1, steps + 1):
         ids += [f"{session}/i{n}", f"{session}/i{n}/observation"]
     return [*ids, f"{session}/final"] if final else ids
+
+
+def messages(session: str, steps: int, *, sub: bool = True, final: bool = True) -> list[str]:
+    """The metadata ids of the trace messages a session publishes, in order: one per step
+    (an analysis and its Observation entity travel together, under the analysis's id)."""
+    return [
+        i for i in published(session, steps, sub=sub, final=final) if not i.endswith("/observation")
+    ]
 
 
 async def publish_sub_question(

@@ -147,16 +147,17 @@ class Session:
     def last_uri(self) -> str:
         return uris.agent_iteration_uri(self.uri, len(self.steps)) if self.steps else self.uri
 
-    def publish(self, entity_uri: str, build: Callable[[], list[Triple]]) -> AgentResponse | None:
-        """Send one trace entity now; the explain event that names it (None: not explainable).
+    def publish(self, *entities: tuple[str, Callable[[], list[Triple]]]) -> list[AgentResponse]:
+        """Send the entities of one step now, together as one trace message (metadata id: the
+        first's URI); the explain event naming each, in order (none: not explainable).
 
         The step does not wait for the broker's receipt: ``stream`` passes no later event
         to the caller before it (and every earlier trace message) is persisted."""
         if self.trace is None:
-            return None  # the triples are not even built: off costs nothing
-        triples = build()
-        self.trace.send(entity_uri, triples)
-        return _event("explain", explain_id=entity_uri, triples=triples)
+            return []  # the triples are not even built: off costs nothing
+        built = [(uri, build()) for uri, build in entities]
+        self.trace.send(built[0][0], [t for _, triples in built for t in triples])
+        return [_event("explain", explain_id=uri, triples=triples) for uri, triples in built]
 
     def sent(self) -> int:
         """How many trace messages have been sent so far."""
@@ -199,13 +200,14 @@ class Session:
 
     async def run(self) -> AsyncIterator[AgentResponse]:
         """Every event of the session, the last one the final answer."""
-        opened = self.publish(
-            self.uri,
-            lambda: agent_session_triples(
-                self.uri, self.req.question, self.trace.started_at if self.trace else ""
-            ),
-        )
-        if opened is not None:
+        for opened in self.publish(
+            (
+                self.uri,
+                lambda: agent_session_triples(
+                    self.uri, self.req.question, self.trace.started_at if self.trace else ""
+                ),
+            )
+        ):
             yield opened
         for n in range(1, self.max_iterations + 1):
             # Structured, the last step may only answer: its schema offers no tool.
@@ -250,25 +252,26 @@ class Session:
         return parse_reply(reply)
 
     def record(self, step: Step) -> list[AgentResponse]:
-        """Publish the next analysis, then TrustGraph's Observation entity of it (the trace
-        first, before the client hears of either); their explain events (none: not explainable)."""
+        """Publish the next analysis and TrustGraph's Observation entity of it, as one trace
+        message (the trace first, before the client hears of either); their explain events
+        (none: not explainable)."""
         uri = uris.agent_iteration_uri(self.uri, len(self.steps) + 1)
         previous = self.last_uri
-        analysis = self.publish(
-            uri,
-            lambda: (
-                agent_iteration_triples(
-                    uri, previous, step.thought, step.action, step.arguments, step.observation
-                )
-                + self.cost_of(uri)
+        observation_uri = uris.agent_observation_uri(uri)
+        explains = self.publish(
+            (
+                uri,
+                lambda: (
+                    agent_iteration_triples(
+                        uri, previous, step.thought, step.action, step.arguments, step.observation
+                    )
+                    + self.cost_of(uri)
+                ),
             ),
+            (observation_uri, lambda: agent_observation_triples(observation_uri, uri)),
         )
         self.steps.append(step)
-        observation_uri = uris.agent_observation_uri(uri)
-        observation = self.publish(
-            observation_uri, lambda: agent_observation_triples(observation_uri, uri)
-        )
-        return [e for e in (analysis, observation) if e is not None]
+        return explains
 
     async def think(self, last: bool = False) -> str | StepReply | BadReply:
         """Ask the LLM for the next step: the validated JSON step (or why it is not one) when
@@ -358,16 +361,17 @@ class Session:
     ) -> AsyncIterator[AgentResponse]:
         final_uri = uris.agent_final_uri(self.uri)
         last = self.last_uri
-        explain = self.publish(
-            final_uri,
-            # An answer the LLM gave carries that call's figures; the iteration limit's does not
-            # (its last call is on the last analysis).
-            lambda: (
-                agent_final_triples(final_uri, last, answer)
-                + (self.cost_of(final_uri) if reason == "answer" else [])
-            ),
-        )
-        if explain is not None:
+        for explain in self.publish(
+            (
+                final_uri,
+                # An answer the LLM gave carries that call's figures; the iteration limit's does
+                # not (its last call is on the last analysis).
+                lambda: (
+                    agent_final_triples(final_uri, last, answer)
+                    + (self.cost_of(final_uri) if reason == "answer" else [])
+                ),
+            )
+        ):
             yield explain
         yield AgentResponse(
             message_type="answer",
