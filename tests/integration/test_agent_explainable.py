@@ -4,6 +4,7 @@ conclusion. The offline engine drives the loop; a stand-in GraphRAG answers at o
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -14,9 +15,11 @@ from tests.support.clients import client_fixture
 from trustgraph_base.messaging import (
     AGENT,
     GRAPH_RAG,
+    Bus,
     Context,
     Processor,
     RequestClient,
+    Topics,
 )
 from trustgraph_base.schema import (
     AgentRequest,
@@ -25,6 +28,7 @@ from trustgraph_base.schema import (
     GraphRagResponse,
 )
 from trustgraph_base.settings import ProcessorSettings
+from trustgraph_base.wire import decode, decode_pack
 from trustgraph_flow.agent import processor as agent
 from trustgraph_flow.llm import processor as llm
 
@@ -118,3 +122,29 @@ async def test_each_step_is_in_the_trace_before_the_caller_hears_of_it(
         ("explain", f"{s}/i1/observation"), ("explain", f"{s}/final"),
     ]  # fmt: skip
     assert seen == published(s, 1, sub=False)
+
+
+async def test_the_question_explain_goes_with_the_first_step_in_one_reply_message(
+    processors: RunningProcessors, settings: ProcessorSettings, bus: Bus, topics: Topics
+) -> None:
+    """On its own the question's explain event would be one more reply message per session
+    than with explainability off; it waits for the first thought and travels with it (and the
+    action), in order. Every reply message of the session is read off the reply topic."""
+    await start_agent(processors, settings, [])
+    reply_topic = topics.topic("agent-replies")
+    replies = await bus.subscribe(reply_topic, "inspect")
+    req = AgentRequest(question="What is the capital of France?", streaming=True, session_id="s3")
+    await bus.publish(topics.request(AGENT), req, {"id": "r3", "reply-to": reply_topic})
+    sent: list[list[AgentResponse]] = []
+    while not sent or not sent[-1][-1].end_of_stream:
+        msg = await asyncio.wait_for(replies.receive(), 30)
+        await replies.acknowledge(msg)
+        if msg.properties().get("pack"):
+            sent.append(decode_pack(AgentResponse, msg.data()))
+        else:
+            sent.append([decode(AgentResponse, msg.data())])
+    s = "urn:trustgraph:agent:s3"
+    first = [(e.message_type, e.explain_id) for e in sent[0]]
+    assert first[:2] == [("explain", s), ("thought", None)] and ("action", None) in first
+    assert [e.message_type for e in sent[-1]][-2:] == ["explain", "answer"]  # the conclusion's
+    assert not any(len(m) == 1 and m[0].message_type == "explain" for m in sent)

@@ -131,12 +131,15 @@ class RequestClient(Generic[Req, Resp]):
             }
             await self.bus.publish(self.request_topic, request, props)
             while True:
-                try:
-                    reply = await asyncio.wait_for(queue.get(), timeout)
-                except TimeoutError:
-                    raise RequestTimeout(
-                        f"no reply from service '{self.spec.name}' within {timeout:g}s"
-                    ) from None
+                if queue.empty():
+                    try:
+                        reply = await asyncio.wait_for(queue.get(), timeout)
+                    except TimeoutError:
+                        raise RequestTimeout(
+                            f"no reply from service '{self.spec.name}' within {timeout:g}s"
+                        ) from None
+                else:  # the rest of a pack: no timer for a reply already here
+                    reply = queue.get_nowait()
                 if reply.error is not None:
                     raise ServiceError(ErrorType(reply.error.type), reply.error.message)
                 yield reply

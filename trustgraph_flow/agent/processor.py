@@ -185,14 +185,24 @@ class Session:
                 queue.put_nowait((end, self.sent()))
 
         driving = asyncio.create_task(drive())
+        # The question's explain event waits for the event after it (the first step's thought,
+        # or an error) and goes with it in one reply message: on its own it would cost the
+        # caller, the broker and this process one more message per session.
+        question: AgentResponse | None = None
         try:
             while True:
                 item, upto = await queue.get()
                 await self.settle(upto)
+                if question is not None:
+                    yield question
+                    question = None
                 if item is None:
                     return
                 if isinstance(item, Exception):
                     raise item
+                if item.message_type == "explain" and item.explain_id == self.uri:
+                    question = item
+                    continue
                 yield item
         finally:
             driving.cancel()  # still running only if the caller or a send gave up
