@@ -5,10 +5,11 @@
 
 The agent's trace reaches the store a few triples at a time: per session a question, per
 iteration an analysis (with the LLM call's figures) and its Observation entity, and a
-conclusion, each one ``Triples`` message (``trace_writer``). This bench publishes exactly
+conclusion; one ``Triples`` message each, the analysis and its Observation together
+(``trace_writer``, the agent's ``record``). This bench publishes exactly
 those messages (built by the same provenance builders, ``Metadata.id`` the entity URI) at
-an agent's pace — the question, then every ``--step-ms`` an analysis and its
-Observation back to back, then the conclusion, and ``--gap-ms`` before the next session —
+an agent's pace — the question, then every ``--step-ms`` a step's message, then the
+conclusion, and ``--gap-ms`` before the next session —
 into the store processor running as its own process on a fresh pulsar-lite broker, and
 prints the store process's CPU per message and per iteration (every thread, from
 ``/proc``), by thread; beside it the store's CPU while idle (measured first over 2 s;
@@ -64,8 +65,8 @@ def figures(uri: str) -> list[Triple]:
 
 
 def session(sid: str, k: int) -> list[list[bytes]]:
-    """One agent session's trace messages, grouped as the agent sends them: the question,
-    each iteration's analysis and Observation entity together, the conclusion."""
+    """One agent session's trace messages, as the agent sends them: the question, each
+    iteration's analysis and Observation entity in one message, the conclusion."""
     a = uris.agent_session_uri(sid)
 
     def message(uri: str, triples: list[Triple]) -> bytes:
@@ -82,7 +83,7 @@ def session(sid: str, k: int) -> list[list[bytes]]:
             "No relevant information was found in the knowledge graph.",
         ) + figures(it)  # fmt: skip
         ob = uris.agent_observation_uri(it)
-        steps.append([message(it, analysis), message(ob, agent_observation_triples(ob, it))])
+        steps.append([message(it, analysis + agent_observation_triples(ob, it))])
         previous = it
     final = uris.agent_final_uri(a)
     answer = agent_final_triples(final, previous, "No answer was found.") + figures(final)
