@@ -18,7 +18,7 @@ from trustgraph_cli.options import (
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
-    from trustgraph_base.schema.explain import AgentStepView, StageMetrics, TraceView
+    from trustgraph_base.schema.explain import StageMetrics, TraceView
 
 EPILOG = """\b
 Examples:
@@ -51,14 +51,11 @@ def main(trace_id: str, max_answer: int, show_provenance: bool, fmt: str, gw: Ga
 
 
 async def show(gw: Gateway, trace_id: str, provenance: bool, fmt: str, max_answer: int) -> None:
-    """Print the trace as its pieces arrive (text), or whole once they all have (JSON)."""
-    from trustgraph_cli.render.output import emit, emit_json
+    """Print the trace as its pieces arrive, as a text tree or as one JSON document."""
+    from trustgraph_cli.render.output import emit
 
     if fmt == "json":
-        from trustgraph_cli.render.jsonout import sources_not_requested, view_json
-
-        data = view_json(await fetch_trace(gw, trace_id, provenance))
-        emit_json(data if provenance else sources_not_requested(data))
+        await show_json(gw, trace_id, provenance)
         return
     from trustgraph_cli.render.style import Style
     from trustgraph_cli.render.trace import PieceRenderer, TraceOptions
@@ -73,17 +70,32 @@ async def show(gw: Gateway, trace_id: str, provenance: bool, fmt: str, max_answe
             emit("\n".join(lines), style)
 
 
-async def fetch_trace(gw: Gateway, trace_id: str, include_provenance: bool) -> TraceView:
-    """The whole trace, its pieces joined into one ``TraceView``."""
+async def show_json(gw: Gateway, trace_id: str, include_provenance: bool) -> None:
+    """The trace's JSON document, its steps printed as their pieces arrive.
+
+    The same bytes as the whole trace (its pieces joined) dumped at once: what comes before
+    the steps is the first piece's, what comes after them waits for the last piece (the
+    stage metrics are every piece's together).
+    """
+    from trustgraph_cli.render.jsonout import StreamedView
+
     first: TraceView | None = None
-    steps: list[AgentStepView] = []
     metrics: dict[str, StageMetrics] = {}
-    async for piece, _ in trace_pieces(gw, trace_id, include_provenance):
+    out: StreamedView | None = None
+    async for piece, total in trace_pieces(gw, trace_id, include_provenance):
         first = first or piece
-        steps += piece.steps
         metrics.update(piece.metrics)
+        if total and out is None:
+            out = StreamedView(include_provenance)
+            out.head(piece)
+        if out is not None:
+            out.steps(piece.steps)
     assert first is not None
-    return first.model_copy(update={"steps": steps, "metrics": metrics})
+    whole = first.model_copy(update={"metrics": metrics})
+    if out is None:  # no steps (a RAG trace): one piece, printed whole
+        StreamedView(include_provenance).whole(whole)
+    else:
+        out.tail(whole)
 
 
 async def trace_pieces(

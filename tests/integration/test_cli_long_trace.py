@@ -19,6 +19,7 @@ from tests.support.stack import Stack
 from trustgraph_base.provenance import uris
 from trustgraph_base.schema.explain import TraceView
 from trustgraph_base.wire import from_json
+from trustgraph_cli.render.jsonout import dumps, sources_not_requested, view_json
 from trustgraph_cli.render.style import Style
 from trustgraph_cli.render.trace import TraceOptions, render_trace
 from trustgraph_flow.store.processor import proc as store
@@ -62,5 +63,7 @@ async def test_a_20000_step_trace_shows_every_step_in_order(
         ]
         # Drawn a piece at a time, the text is what the whole trace renders as in one go.
         whole = from_json(TraceView, data, tolerant=True)
+        # Printed a piece at a time, the JSON is what the whole trace dumps as in one go.
+        assert as_json.stdout == dumps(sources_not_requested(view_json(whole))) + "\n"
         style = Style(color=False, unicode=True, width=int(ENV["COLUMNS"]))
         assert text.stdout == render_trace(whole, style, TraceOptions()) + "\n"

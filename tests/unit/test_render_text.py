@@ -11,9 +11,9 @@ import pytest
 
 from tests.golden import samples
 from trustgraph_base.rdf.terms import IriTerm, LiteralTerm
-from trustgraph_base.schema.explain import TraceView
+from trustgraph_base.schema.explain import StageMetrics, TraceView
 from trustgraph_base.wire import from_json
-from trustgraph_cli.render.jsonout import dumps, view_json
+from trustgraph_cli.render.jsonout import StreamedView, dumps, sources_not_requested, view_json
 from trustgraph_cli.render.style import Style
 from trustgraph_cli.render.table import render_table
 from trustgraph_cli.render.text import fit, preview, short_time, term_text, truncate, wrap_field
@@ -104,6 +104,33 @@ def test_json_keeps_every_key_and_round_trips() -> None:
     assert data["edges"][1]["o"] == {"t": "l", "v": "42"}  # terms in wire form, no nulls
     assert from_json(TraceView, json.loads(dumps(data))) == view
     assert dumps({"q": "é"}) == '{\n  "q": "é"\n}'
+
+
+@pytest.mark.parametrize("provenance", [True, False])
+def test_json_printed_in_pieces_is_the_whole_document(
+    provenance: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    one = samples.agent()
+    steps = [
+        one.steps[0].model_copy(update={"index": i, "thought": f'step {i}: é "quoted"\n'})
+        for i in range(1, 8)
+    ]
+    view = one.model_copy(
+        update={"steps": steps, "metrics": {"synthesis": StageMetrics(model="m", latency_ms=1.5)}}
+    )
+    data = view_json(view)
+    expected = dumps(data if provenance else sources_not_requested(data)) + "\n"
+    out = StreamedView(provenance)
+    out.head(view.model_copy(update={"steps": steps[:1], "metrics": {}}))
+    for piece in ([steps[0]], [], steps[1:4], steps[4:]):  # as the pieces came
+        out.steps(piece)
+    out.tail(view.model_copy(update={"steps": []}))
+    assert capsys.readouterr().out == expected
+    StreamedView(provenance).whole(samples.graph_rag())  # no steps: printed in one go
+    rag = view_json(samples.graph_rag())
+    assert (
+        capsys.readouterr().out == dumps(rag if provenance else sources_not_requested(rag)) + "\n"
+    )
 
 
 def test_detect_colour_on_a_terminal_and_plain_when_piped(monkeypatch: pytest.MonkeyPatch) -> None:
