@@ -31,7 +31,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.bench_store import cpu_seconds, start_store, until_ready
+from bench.bench_store import cpu_seconds, raw_consume, start_store, until_ready
 from bench.summary import summary
 from trustgraph_base.messaging import (
     TRIPLES_QUERY,
@@ -128,18 +128,6 @@ def by_thread(
     main = sum(s for t, s in used if t == pid)
     others = sorted((s for t, s in used if t != pid), reverse=True)
     return main, (others[0] if others else 0.0), sum(others[1:])
-
-
-async def raw_consume(url: str, topic: str, n: int, ready: str) -> None:
-    """The baseline: receive and ack ``n`` messages, nothing else."""
-    bus = Bus(url)
-    consumer = await bus.subscribe(topic, "raw")
-    Path(ready).write_text("ready")
-    started = time.process_time()
-    for _ in range(n):
-        await consumer.acknowledge(await consumer.receive())
-    print(time.process_time() - started, flush=True)
-    await bus.close()
 
 
 async def baseline(
