@@ -6,6 +6,7 @@ import gc
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
@@ -172,6 +173,20 @@ def test_windows_show_the_steps_the_whole_trace_shows(make_backend: Callable[[],
     assert pieces[0].steps[2].thought == "thought 3" and pieces[0].steps[2].observation == "seen 3"
 
 
+def without_read_model(
+    root: Path, table: Literal["step_facts", "rag_facts"], backfilled: str
+) -> Handle:
+    """The closed store at ``root`` reopened as the code before a read model left it: no
+    ``table``, its backfill (``lineage_meta`` key ``backfilled``) never run."""
+    gc.collect()  # pyoxigraph releases its lock when the store object goes
+    db = sqlite3.connect(next(root.rglob("traces.sqlite")))
+    db.execute(f"DROP TABLE {table}")  # one of two table names (the type says which)
+    db.execute("DELETE FROM lineage_meta WHERE key = ?", (backfilled,))
+    db.commit()
+    db.close()
+    return handle_of(Stores(root, capacity=1))
+
+
 @embedded_only("the upgrade of an old sqlite trace index")
 def test_a_store_written_before_the_step_read_model_shows_its_steps(tmp_path: Path) -> None:
     stores = Stores(tmp_path / "old", capacity=1)
@@ -180,14 +195,7 @@ def test_a_store_written_before_the_step_read_model_shows_its_steps(tmp_path: Pa
     before = window(h, 0, 30)
     stores.close()
     del h, stores
-    gc.collect()  # pyoxigraph releases its lock when the store object goes
-    # As a store written by the code before the read model: no step table, never backfilled.
-    db = sqlite3.connect(next((tmp_path / "old").rglob("traces.sqlite")))
-    db.execute("DROP TABLE step_facts")
-    db.execute("DELETE FROM lineage_meta WHERE key = 'steps'")
-    db.commit()
-    db.close()
-    reopened = handle_of(Stores(tmp_path / "old", capacity=1))
+    reopened = without_read_model(tmp_path / "old", "step_facts", "steps")
     after = window(reopened, 0, 30)
     assert after == before and after.steps[29].thought == "thought 30"
     assert after.metrics["i3"].in_token == 7
@@ -245,14 +253,7 @@ def test_a_store_written_before_the_rag_read_model_shows_its_rag_traces(tmp_path
     before = {t: shown(h, t) for t in RAG_VIEWS}
     stores.close()
     del h, stores
-    gc.collect()  # pyoxigraph releases its lock when the store object goes
-    # As a store written by the code before the read model: no RAG table, never backfilled.
-    db = sqlite3.connect(next((tmp_path / "old").rglob("traces.sqlite")))
-    db.execute("DROP TABLE rag_facts")
-    db.execute("DELETE FROM lineage_meta WHERE key = 'rag'")
-    db.commit()
-    db.close()
-    reopened = handle_of(Stores(tmp_path / "old", capacity=1))
+    reopened = without_read_model(tmp_path / "old", "rag_facts", "rag")
     after = {t: shown(reopened, t) for t in RAG_VIEWS}
     assert after == before
     g1, d2 = after["g1"], after["d2"]
