@@ -24,7 +24,7 @@ import aiohttp
 import pytest
 from aiohttp import web
 
-from tests.support.launcher import start_module
+from tests.support.launcher import start_store
 from tests.support.poll import eventually, until
 from tests.support.sparql_server import oxigraph_server
 from tests.support.store import DOC, agent, doc_rag, document, failed_agent, graph_rag, labels, msg
@@ -58,12 +58,8 @@ async def store_process(
     pulsar_url: str, prefix: str, store_uri: str, data: Path
 ) -> asyncio.subprocess.Process:
     """``tg-proc-store`` on the server ``store_uri``, once subscribed."""
-    return await start_module(
-        "trustgraph_flow.store.processor",
-        "--pulsar-url", pulsar_url, "--topic-prefix", prefix, "--data-dir", str(data),
-        "--store-uri", store_uri, "--log-level", "WARNING",
-        ready=data.with_suffix(".ready"), timeout=60,
-    )  # fmt: skip
+    ready = data.with_suffix(".ready")
+    return await start_store(pulsar_url, prefix, data, ready, "--store-uri", store_uri, timeout=60)
 
 
 @contextlib.asynccontextmanager

@@ -105,12 +105,13 @@ async def start_module(
 
 
 async def start_store(
-    pulsar_url: str, prefix: str, data: Path, ready: Path
+    pulsar_url: str, prefix: str, data: Path, ready: Path, *args: str, timeout: float = 30
 ) -> asyncio.subprocess.Process:
-    """The store processor as a subprocess on ``data``, once ready."""
+    """The store processor as a subprocess on ``data`` (``args``: more of its options, such
+    as ``--store-uri``), once ready."""
     return await start_module(
         "trustgraph_flow.store.processor",
         "--pulsar-url", pulsar_url, "--topic-prefix", prefix, "--data-dir", str(data),
-        "--log-level", "WARNING",
-        ready=ready, timeout=30,
+        "--log-level", "WARNING", *args,
+        ready=ready, timeout=timeout,
     )  # fmt: skip
