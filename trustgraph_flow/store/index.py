@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -316,6 +316,20 @@ def _rag_value(kind: str, value: str) -> RagValue:
     return term
 
 
+def retrieval_facts(
+    store: QuadStore, predicates: Iterable[str]
+) -> Iterator[tuple[str, str, str, OxObject]]:
+    """``(predicate, subject, its trace root, object)`` of every ``urn:graph:retrieval`` quad
+    with one of ``predicates`` whose subject is a trace's entity (for a backfill)."""
+    for pred in sorted(predicates):
+        for q in store.quads_for_pattern(None, named(pred), None, named(GRAPH_RETRIEVAL)):
+            if (
+                isinstance(q.subject, ox.NamedNode)
+                and (root := trace_root(q.subject.value)) is not None
+            ):
+                yield pred, q.subject.value, root, q.object
+
+
 class TraceIndex:
     """The sqlite side table of one store: one connection per thread (WAL: readers never wait on the writer)."""
 
@@ -470,39 +484,31 @@ class TraceIndex:
         """Index the links, the agent steps and the RAG facts of traces written before their
         tables existed (once per store)."""
         links.backfill(self.db, store)
-        self._backfill_rag(store)
-        if self.db.execute("SELECT 1 FROM lineage_meta WHERE key = 'steps'").fetchone():
-            return
-        rows: list[StepRow] = []
-        for pred in sorted(STEP_PREDICATES):
-            for q in store.quads_for_pattern(None, named(pred), None, named(GRAPH_RETRIEVAL)):
-                if not isinstance(q.subject, ox.NamedNode):
-                    continue
-                uri, value = q.subject.value, value_of(q.object)
-                root = trace_root(uri)
-                n = agent_step_index(root, uri) if root else None
-                if root is not None and n is not None and value is not None:
-                    rows.append((root, n, uri, pred, value))
-        with self._tx():
-            self.db.executemany(_STEP_INSERT, rows)
-            self.db.execute("INSERT OR IGNORE INTO lineage_meta VALUES ('steps')")
+        if not self._backfilled("rag"):
+            rag = retrieval_facts(store, RAG_PREDICATES)
+            rows = [
+                _rag_row(root, uri, pred, o) for pred, uri, root, o in rag if has_rag_facts(root)
+            ]
+            self._fill("rag", _RAG_INSERT, rows)
+        if not self._backfilled("steps"):
+            steps: list[StepRow] = [
+                (root, n, uri, pred, value)
+                for pred, uri, root, o in retrieval_facts(store, STEP_PREDICATES)
+                if (n := agent_step_index(root, uri)) is not None
+                and (value := value_of(o)) is not None
+            ]
+            self._fill("steps", _STEP_INSERT, steps)
 
-    def _backfill_rag(self, store: QuadStore) -> None:
-        if self.db.execute("SELECT 1 FROM lineage_meta WHERE key = 'rag'").fetchone():
-            return
-        rows: list[RagRow] = []
-        for pred in sorted(RAG_PREDICATES):
-            for q in store.quads_for_pattern(None, named(pred), None, named(GRAPH_RETRIEVAL)):
-                if not isinstance(q.subject, ox.NamedNode):
-                    continue
-                uri, o = q.subject.value, q.object
-                root = trace_root(uri)
-                if root is None or not has_rag_facts(root):
-                    continue
-                rows.append(_rag_row(root, uri, pred, o))
+    def _backfilled(self, key: str) -> bool:
+        return (
+            self.db.execute("SELECT 1 FROM lineage_meta WHERE key = ?", (key,)).fetchone()
+            is not None
+        )
+
+    def _fill(self, key: str, insert: str, rows: Sequence[tuple[object, ...]]) -> None:
         with self._tx():
-            self.db.executemany(_RAG_INSERT, rows)
-            self.db.execute("INSERT OR IGNORE INTO lineage_meta VALUES ('rag')")
+            self.db.executemany(insert, rows)
+            self.db.execute("INSERT OR IGNORE INTO lineage_meta VALUES (?)", (key,))
 
     def has_link(self, target: str) -> bool:
         """Whether a trace links to the edge key ``target``."""
