@@ -53,9 +53,20 @@ def expired(properties: dict[str, str], now: float | None = None) -> bool:
 class RequestClient(Generic[Req, Resp]):
     """Send requests to one service and receive its (possibly streamed) replies."""
 
-    def __init__(self, bus: Bus, topics: Topics, spec: ServiceSpec[Req, Resp], client: str) -> None:
+    def __init__(
+        self,
+        bus: Bus,
+        topics: Topics,
+        spec: ServiceSpec[Req, Resp],
+        client: str,
+        *,
+        keep_wire: bool = False,
+    ) -> None:
+        """``keep_wire``: each reply that came alone keeps the bytes it came in
+        (``wire.keep_encoding``), for a caller that writes replies on unchanged (the gateway)."""
         self.bus = bus
         self.spec = spec
+        self.keep_wire = keep_wire
         self.request_topic = topics.request(spec)
         self.reply_topic = topics.reply(spec, f"{client}.{PROCESS}")
         self.subscription = client
@@ -104,8 +115,9 @@ class RequestClient(Generic[Req, Resp]):
                         for reply in decode_pack(self.spec.response, msg.data()):
                             queue.put_nowait(reply)
                     else:
-                        data = msg.data()  # kept: a gateway writes it on as it came
-                        queue.put_nowait(keep_encoding(decode(self.spec.response, data), data))
+                        data = msg.data()
+                        reply = decode(self.spec.response, data)
+                        queue.put_nowait(keep_encoding(reply, data) if self.keep_wire else reply)
                 except WireError as exc:
                     error = {"error": {"type": "bad-response", "message": str(exc)}}
                     queue.put_nowait(self.spec.response.model_validate(error))

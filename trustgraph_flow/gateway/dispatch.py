@@ -57,7 +57,8 @@ class Dispatcher:
         self.timeout = timeout
         self._running: set[tuple[str, str, str]] = set()  # chosen traces being run now
         self._clients: dict[str, RequestClient[BaseModel, Response]] = {
-            name: RequestClient(bus, topics, spec, client_name) for name, spec in SERVICES.items()
+            name: RequestClient(bus, topics, spec, client_name, keep_wire=True)
+            for name, spec in SERVICES.items()
         }
 
     async def start(self) -> None:
