@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from trustgraph_base import schema, wire
 from trustgraph_base.errors import WireError
+from trustgraph_base.rdf.terms import Triple, iri, lit
 from trustgraph_base.wire import decode, encode, keep_encoding
 
 # A Triples message as it was written before its triples went as N-Quads text: still read.
@@ -148,6 +149,55 @@ def test_unknown_fields_refused_internally_tolerated_at_the_edge() -> None:
 def test_bad_frames_name_the_fault(frame: bytes, message: str) -> None:
     with pytest.raises(WireError, match=message):
         decode(schema.Triples, frame)
+
+
+def _triples_frame(graph: object) -> bytes:
+    triple = {
+        "s": {"t": "i", "i": "urn:a"},
+        "p": {"t": "i", "i": "urn:p"},
+        "o": {"t": "l", "v": "x"},
+    }
+    return json.dumps({"metadata": {"id": "x"}, "triples": [{**triple, "g": graph}]}).encode()
+
+
+@pytest.mark.parametrize(
+    ("graph", "message"),
+    [
+        ("urn:graph a", "triples.0.g: Value error, IRI contains a forbidden character ' '"),
+        ("urn:<g>", "triples.0.g: Value error, IRI contains a forbidden character '<'"),
+        ("retrieval", "triples.0.g: Value error, not an absolute IRI \\(no scheme\\): 'retrieval'"),
+        (" ", "triples.0.g: Value error, not an absolute IRI"),
+        (5, "triples.0.g: Input should be a valid string"),
+        (["urn:g"], "triples.0.g: Input should be a valid string"),
+    ],
+)
+def test_a_bad_graph_name_is_refused_naming_the_fault(graph: object, message: str) -> None:
+    with pytest.raises(WireError, match=message):
+        decode(schema.Triples, _triples_frame(graph))
+    pack = b"[" + _triples_frame("urn:g") + b"," + _triples_frame(graph) + b"]"
+    with pytest.raises(WireError, match="^1." + message):
+        wire.decode_pack(schema.Triples, pack)
+
+
+def test_a_bad_graph_name_built_in_python_is_refused_with_the_same_reason() -> None:
+    parts = {"s": iri("urn:a"), "p": iri("urn:p"), "o": lit("x")}
+    with pytest.raises(ValidationError, match="IRI contains a forbidden character ' '"):
+        Triple(**parts, g="urn:graph a")
+    with pytest.raises(ValidationError, match="no scheme"):
+        Triple(**parts, g="retrieval")
+    with pytest.raises(ValidationError, match="valid string"):
+        Triple(**parts, g=5)
+
+
+@pytest.mark.parametrize("graph", ["", None])
+def test_an_empty_or_null_graph_name_is_the_default_graph(graph: str | None) -> None:
+    decoded = decode(schema.Triples, _triples_frame(graph)).triples[0]
+    built = Triple(s=iri("urn:a"), p=iri("urn:p"), o=lit("x"), g=graph)
+    assert decoded.g is None and built.g is None
+    assert decoded == built
+    assert "g" not in json.loads(encode(decoded.model_copy()))
+    named = decode(schema.Triples, _triples_frame("urn:graph:retrieval")).triples[0]
+    assert named.g == "urn:graph:retrieval"
 
 
 def test_a_kept_wire_form_is_encoded_only_while_its_message_lives() -> None:
