@@ -119,7 +119,12 @@ def test_json_printed_in_pieces_is_the_whole_document(
         update={"steps": steps, "metrics": {"synthesis": StageMetrics(model="m", latency_ms=1.5)}}
     )
     data = view_json(view)
-    expected = dumps(data if provenance else sources_not_requested(data)) + "\n"
+    expected = (
+        json.dumps(
+            data if provenance else sources_not_requested(data), indent=2, ensure_ascii=False
+        )
+        + "\n"
+    )
     out = StreamedView(provenance)
     out.head(view.model_copy(update={"steps": steps[:1], "metrics": {}}))
     for piece in ([steps[0]], [], steps[1:4], steps[4:]):  # as the pieces came
@@ -129,7 +134,11 @@ def test_json_printed_in_pieces_is_the_whole_document(
     StreamedView(provenance).whole(samples.graph_rag())  # no steps: printed in one go
     rag = view_json(samples.graph_rag())
     assert (
-        capsys.readouterr().out == dumps(rag if provenance else sources_not_requested(rag)) + "\n"
+        capsys.readouterr().out
+        == json.dumps(
+            rag if provenance else sources_not_requested(rag), indent=2, ensure_ascii=False
+        )
+        + "\n"
     )
 
 
