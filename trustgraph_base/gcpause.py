@@ -33,3 +33,8 @@ def gc_paused() -> Iterator[None]:
             _holders -= 1
             if _holders == 0 and _was_enabled:
                 gc.enable()
+
+
+def paused() -> bool:
+    """Whether a ``gc_paused`` block is running now (in any thread)."""
+    return _holders > 0

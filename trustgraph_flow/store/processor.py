@@ -23,6 +23,7 @@ from typing import TypeVar
 import pyoxigraph as ox
 from pydantic import BaseModel, Field, field_validator
 
+from trustgraph_base import gcpause
 from trustgraph_base.durations import parse_duration
 from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.messaging import (
@@ -167,6 +168,8 @@ async def read(ctx: Ctx, fn: Callable[[Backend], T]) -> T:
 
 GC_INTERVAL = 30.0
 """Seconds between full garbage collections (CPython's own generation-2 trigger is off here)."""
+GC_RETRY = 0.25  # seconds between looks while a full collection waits for a view to be done
+GC_WAIT_MAX = 30.0  # then it runs anyway (a view held that long is not a show in progress)
 
 
 def tune_gc() -> tuple[int, int, int]:
@@ -190,10 +193,21 @@ def untune_gc(before: tuple[int, int, int]) -> None:
     gc.set_threshold(*before)
 
 
-async def collect_garbage() -> None:
-    """Full collections on a clock (reference cycles that reached the oldest generation)."""
+async def collect_garbage(
+    interval: float = GC_INTERVAL, retry: float = GC_RETRY, wait_max: float = GC_WAIT_MAX
+) -> None:
+    """Full collections on a clock (reference cycles that reached the oldest generation).
+
+    One waits (up to ``wait_max`` seconds) while a view is being built or streamed
+    (``gc_paused``): it walks every live object, a few tenths of a second that would
+    otherwise fall inside a long trace's show now and then.
+    """
     while True:
-        await asyncio.sleep(GC_INTERVAL)
+        await asyncio.sleep(interval)
+        waited = 0.0
+        while gcpause.paused() and waited < wait_max:
+            await asyncio.sleep(retry)
+            waited += retry
         gc.collect()
 
 
@@ -524,8 +538,14 @@ def stream_spans(offset: int, total: int, fixed: int | None) -> list[tuple[int, 
 
 async def stream_trace(ctx: Ctx, req: ExplainRequest) -> AsyncIterator[ExplainResponse]:
     """A trace in replies of agent steps (``stream_spans``), the next read on a reader
-    thread while one travels; a piece too large for one reply is sent as two halves."""
+    thread while one travels; a piece too large for one reply is sent as two halves.
+
+    No cyclic collection while the pieces are read and sent: each piece's ~10^5 objects
+    are freed by reference counting once it is sent, but the collector, let back in after
+    each window was built, walked them all first (and the clock's full collection waits).
+    """
     lease = contextlib.ExitStack()
+    lease.enter_context(gcpause.gc_paused())
     last: ExplainResponse | None = None
     ahead: dict[tuple[int, int], asyncio.Future[TraceView]] = {}
 
