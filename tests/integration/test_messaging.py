@@ -12,6 +12,7 @@ from tests.support.standin import echo_processor
 from trustgraph_base.errors import RequestTimeout, ServiceError, WireError
 from trustgraph_base.messaging import Bus, Context, Processor, RequestClient, Topic, Topics
 from trustgraph_base.messaging.bus import broker_auth
+from trustgraph_base.messaging.requests import forwarded
 from trustgraph_base.messaging.services import TEXT_COMPLETION
 from trustgraph_base.schema import Metadata, TextCompletionRequest, TextCompletionResponse, Triples
 from trustgraph_base.settings import ProcessorSettings
@@ -33,6 +34,39 @@ async def test_streamed_reply(
         await client.request(TextCompletionRequest(prompt="fail"), timeout=10)
     assert err.value.type == "llm-error"
     await client.close()
+
+
+async def test_a_forwarded_stream_passes_each_reply_on_as_it_came(
+    processors: RunningProcessors, settings: ProcessorSettings, bus: Bus, topics: Topics
+) -> None:
+    await processors.start(echo_processor(), settings)
+    client = RequestClient(bus, topics, TEXT_COMPLETION, "tester")
+    request = TextCompletionRequest(prompt="a b c")
+    sent = [encode(r) async for r in client.stream(request, timeout=10, forward=True)]
+    again = [decode(TextCompletionResponse, b) for b in sent]
+    assert [(r.response, r.end_of_stream) for r in again] == [
+        ("a", False),
+        ("b", False),
+        ("c", True),
+    ]
+    with pytest.raises(ServiceError) as err:  # the envelope is still read: errors raise
+        await anext(client.stream(TextCompletionRequest(prompt="fail"), timeout=10, forward=True))
+    assert err.value.type == "llm-error"
+    await client.close()
+
+
+def test_a_forwarded_reply_keeps_its_bytes_and_checks_its_envelope() -> None:
+    data = b'{"response": "fine", "end_of_stream": false, "extra": [1, 2]}'
+    reply = forwarded(TextCompletionResponse, data)
+    assert encode(reply) == data and reply.end_of_stream is False and reply.error is None
+    failed = forwarded(TextCompletionResponse, b'{"error": {"type": "x", "message": "m"}}')
+    assert failed.error is not None and failed.error.type == "x" and failed.end_of_stream
+    with pytest.raises(WireError, match="malformed JSON"):
+        forwarded(TextCompletionResponse, b'{"response": ')
+    with pytest.raises(WireError, match="end_of_stream"):
+        forwarded(TextCompletionResponse, b'{"end_of_stream": "maybe"}')
+    with pytest.raises(WireError, match="error"):
+        forwarded(TextCompletionResponse, b'{"error": {"type": "x"}}')
 
 
 async def test_replies_ready_together_travel_as_one_message(

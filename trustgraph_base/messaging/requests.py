@@ -21,13 +21,15 @@ import logging
 import time
 import uuid
 from collections.abc import AsyncIterator
-from typing import Generic
+from typing import Generic, cast
 
 from pulsar.asyncio import Consumer
+from pydantic import BaseModel, ConfigDict
 
 from trustgraph_base.errors import ErrorType, RequestTimeout, ServiceError, WireError
 from trustgraph_base.messaging.bus import Bus
 from trustgraph_base.messaging.services import Req, Resp, ServiceSpec, Topics
+from trustgraph_base.schema.core import Error
 from trustgraph_base.wire import decode, decode_pack, keep_encoding
 
 log = logging.getLogger(__name__)
@@ -48,6 +50,27 @@ def expired(properties: dict[str, str], now: float | None = None) -> bool:
     except (KeyError, ValueError):
         return False  # an older caller: no deadline
     return (time.time() if now is None else now) > deadline
+
+
+class _Envelope(BaseModel):
+    """What a reply says to whoever passes it on: did it fail, is it the last."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+    error: Error | None = None
+    end_of_stream: bool = True
+
+
+def forwarded(cls: type[Resp], data: bytes) -> Resp:
+    """A reply that is only written on as it came (``stream(forward=True)``): its envelope
+    parsed and checked, the rest kept as ``data`` for ``encode`` to return. Its other
+    fields are left unset: read nothing else of it.
+
+    Validating a 4 MB trace piece into models only to write its bytes on took ~0.16 s of
+    the gateway's CPU per 20,000-step trace; the client validates what it reads.
+    """
+    envelope = decode(_Envelope, data)
+    reply = cls.model_construct(error=envelope.error, end_of_stream=envelope.end_of_stream)
+    return keep_encoding(cast(Resp, reply), data)
 
 
 class RequestClient(Generic[Req, Resp]):
@@ -71,6 +94,7 @@ class RequestClient(Generic[Req, Resp]):
         self.reply_topic = topics.reply(spec, f"{client}.{PROCESS}")
         self.subscription = client
         self._pending: dict[str, asyncio.Queue[Resp]] = {}
+        self._forwarded: set[str] = set()  # request ids whose replies are only passed on
         self._router: asyncio.Task[None] | None = None
         self._consumer: Consumer | None = None
         self._start_lock = asyncio.Lock()
@@ -114,6 +138,8 @@ class RequestClient(Generic[Req, Resp]):
                     if msg.properties().get("pack"):
                         for reply in decode_pack(self.spec.response, msg.data()):
                             queue.put_nowait(reply)
+                    elif rid in self._forwarded:
+                        queue.put_nowait(forwarded(self.spec.response, msg.data()))
                     else:
                         data = msg.data()
                         reply = decode(self.spec.response, data)
@@ -124,17 +150,21 @@ class RequestClient(Generic[Req, Resp]):
             await consumer.acknowledge(msg)
 
     async def stream(
-        self, request: Req, *, timeout: float = DEFAULT_TIMEOUT
+        self, request: Req, *, timeout: float = DEFAULT_TIMEOUT, forward: bool = False
     ) -> AsyncIterator[Resp]:
         """Yield each reply until the final one.
 
         Raises ``ServiceError`` when a reply carries an error, ``RequestTimeout`` when no
-        reply arrives within ``timeout`` seconds of the previous one.
+        reply arrives within ``timeout`` seconds of the previous one. ``forward``: the
+        caller only writes each reply on (``wire.encode``), so a reply that came alone is
+        not validated past its envelope (``forwarded``).
         """
         await self.start()
         rid = str(uuid.uuid4())
         queue: asyncio.Queue[Resp] = asyncio.Queue()
         self._pending[rid] = queue
+        if forward:
+            self._forwarded.add(rid)
         try:
             props = {
                 "id": rid,
@@ -159,6 +189,7 @@ class RequestClient(Generic[Req, Resp]):
                     return
         finally:
             self._pending.pop(rid, None)
+            self._forwarded.discard(rid)
 
     async def request(self, request: Req, *, timeout: float = DEFAULT_TIMEOUT) -> Resp:
         """Send a request and return its final reply (earlier streamed replies are dropped)."""

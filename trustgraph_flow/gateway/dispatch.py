@@ -154,14 +154,15 @@ class Dispatcher:
             yield to_json(reply), reply.end_of_stream
 
     async def replies(
-        self, spec: ServiceSpec[BaseModel, Response], request: BaseModel
+        self, spec: ServiceSpec[BaseModel, Response], request: BaseModel, *, forward: bool = False
     ) -> AsyncIterator[Response]:
-        """Forward ``request``; yield each reply (``stream``, before it becomes JSON)."""
+        """Forward ``request``; yield each reply (``stream``, before it becomes JSON).
+        ``forward``: the caller only writes the replies on (``RequestClient.stream``)."""
         client = self._clients[spec.name]
         claim = None
         try:
             claim = await self.refuse_reused_session(spec, request)
-            async for reply in client.stream(request, timeout=self.timeout):
+            async for reply in client.stream(request, timeout=self.timeout, forward=forward):
                 yield reply
         except Exception as exc:
             raise as_failure(exc) from None

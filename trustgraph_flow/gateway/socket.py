@@ -146,7 +146,7 @@ class SocketSession:
     async def forward(self, rid: Any, spec: Any, request: Any) -> None:
         """Stream one request's replies back as frames."""
         try:
-            async for reply in self.dispatcher.replies(spec, request):
+            async for reply in self.dispatcher.replies(spec, request, forward=True):
                 await self.send_text(reply_frame(rid, reply))
         except Exception as exc:
             failure = as_failure(exc)
