@@ -60,7 +60,7 @@ def hostile_value(rng: random.Random, depth: int = 0) -> Any:
     """A random JSON-ready value: nested containers (empty ones too), hostile leaves."""
     kind = rng.random()
     if depth > 3 or kind < 0.45:
-        return rng.choice(HOSTILE_STRINGS + HOSTILE_NUMBERS)
+        return rng.choice([*HOSTILE_STRINGS, *HOSTILE_NUMBERS])
     size = rng.choice([0, 1, 2, 5])
     if kind < 0.7:
         return [hostile_value(rng, depth + 1) for _ in range(size)]
