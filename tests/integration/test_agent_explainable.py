@@ -124,12 +124,13 @@ async def test_each_step_is_in_the_trace_before_the_caller_hears_of_it(
     assert seen == published(s, 1, sub=False)
 
 
-async def test_the_question_explain_goes_with_the_first_step_in_one_reply_message(
+async def test_the_question_and_the_conclusion_explain_go_with_a_step_in_one_reply_message(
     processors: RunningProcessors, settings: ProcessorSettings, bus: Bus, topics: Topics
 ) -> None:
     """On its own the question's explain event would be one more reply message per session
     than with explainability off; it waits for the first thought and travels with it (and the
-    action), in order. Every reply message of the session is read off the reply topic."""
+    action), in order; the last thought travels with the conclusion's explain event and the
+    answer. Every reply message of the session is read off the reply topic."""
     await start_agent(processors, settings, [])
     reply_topic = topics.topic("agent-replies")
     replies = await bus.subscribe(reply_topic, "inspect")
@@ -146,5 +147,8 @@ async def test_the_question_explain_goes_with_the_first_step_in_one_reply_messag
     s = "urn:trustgraph:agent:s3"
     first = [(e.message_type, e.explain_id) for e in sent[0]]
     assert first[:2] == [("explain", s), ("thought", None)] and ("action", None) in first
-    assert [e.message_type for e in sent[-1]][-2:] == ["explain", "answer"]  # the conclusion's
     assert not any(len(m) == 1 and m[0].message_type == "explain" for m in sent)
+    # The last step's thought waits for the conclusion's receipt with the answer, and goes
+    # with them: alone it would be one more message than with explainability off.
+    assert [e.message_type for e in sent[-1]] == ["thought", "explain", "answer"]
+    assert sent[-1][1].explain_id == f"{s}/final"

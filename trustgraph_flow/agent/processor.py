@@ -191,19 +191,25 @@ class Session:
         question: AgentResponse | None = None
         try:
             while True:
-                item, upto = await queue.get()
-                await self.settle(upto)
-                if question is not None:
-                    yield question
-                    question = None
-                if item is None:
-                    return
-                if isinstance(item, Exception):
-                    raise item
-                if item.message_type == "explain" and item.explain_id == self.uri:
-                    question = item
-                    continue
-                yield item
+                known = [await queue.get()]
+                while not queue.empty():
+                    known.append(queue.get_nowait())
+                # Events known together go on together, after one wait for the latest's trace
+                # messages: waiting for each in turn would send the first alone (the final
+                # thought, then the conclusion's explain and the answer: one more message).
+                await self.settle(known[-1][1])
+                for item, _ in known:
+                    if question is not None:
+                        yield question
+                        question = None
+                    if item is None:
+                        return
+                    if isinstance(item, Exception):
+                        raise item
+                    if item.message_type == "explain" and item.explain_id == self.uri:
+                        question = item
+                        continue
+                    yield item
         finally:
             driving.cancel()  # still running only if the caller or a send gave up
             await asyncio.gather(driving, return_exceptions=True)
