@@ -38,19 +38,21 @@ class TraceWriter:
     started_at: str
     # Messages sent, in order of publication (a producer keeps them in that order).
     sent: list[asyncio.Future[None]] = field(default_factory=list)
+    settled: int = 0  # how many of them are known to be persisted
 
     def send(self, uri: str, triples: list[Triple]) -> None:
         """Publish an entity (or one step's entities, ``uri`` the first's) now, without
         waiting for the broker's receipt."""
         meta = Metadata(id=uri, user=self.user, collection=self.collection)
         message = Triples(metadata=meta, triples=triples)
-        # Tasks start in creation order, so the sends reach the producer in trace order.
-        self.sent.append(asyncio.ensure_future(self.ctx.publish(TRIPLES_STORE, message)))
+        self.sent.append(self.ctx.send_soon(TRIPLES_STORE, message))
 
     async def settle(self, upto: int | None = None) -> None:
         """Wait until the first ``upto`` messages sent (default: all) are persisted."""
-        for sending in self.sent[:upto]:
-            await sending  # raises BrokerUnavailable if the broker did not persist it
+        end = len(self.sent) if upto is None else min(upto, len(self.sent))
+        while self.settled < end:
+            await self.sent[self.settled]  # raises BrokerUnavailable if it was not persisted
+            self.settled += 1
 
     async def publish(self, uri: str, triples: list[Triple]) -> None:
         """Send one entity and wait until it (and every one before it) is persisted."""

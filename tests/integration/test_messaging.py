@@ -9,7 +9,7 @@ import pytest
 
 from tests.conftest import RunningProcessors
 from tests.support.standin import echo_processor
-from trustgraph_base.errors import RequestTimeout, ServiceError, WireError
+from trustgraph_base.errors import BrokerUnavailable, RequestTimeout, ServiceError, WireError
 from trustgraph_base.messaging import Bus, Context, Processor, RequestClient, Topic, Topics
 from trustgraph_base.messaging.bus import broker_auth
 from trustgraph_base.messaging.requests import forwarded
@@ -209,3 +209,27 @@ async def test_a_broker_token_is_sent_and_the_embedded_broker_still_serves(
             await consumer.acknowledge(msg)
         finally:
             await bus.close()
+
+
+async def test_messages_sent_without_waiting_arrive_in_order_and_each_receipt_is_awaitable(
+    bus: Bus, topics: Topics
+) -> None:
+    """``send_soon``: the first message makes the topic's producer, the rest go straight to
+    it; every future is done once its message is persisted, and they arrive in order."""
+    topic = topics.topic("sent-soon")
+    consumer = await bus.subscribe(topic, "s")
+
+    def message(i: int) -> Triples:
+        return Triples(metadata=Metadata(id=f"urn:test:{i}", user="u", collection="c"), triples=[])
+
+    receipts = [bus.send_soon(topic, message(i)) for i in range(20)]
+    await asyncio.wait_for(asyncio.gather(*receipts), 10)
+    got = []
+    for _ in receipts:
+        msg = await asyncio.wait_for(consumer.receive(), 10)
+        got.append(decode(Triples, msg.data()).metadata.id)
+        await consumer.acknowledge(msg)
+    assert got == [f"urn:test:{i}" for i in range(20)]
+    await (await bus.producer(topic)).close()  # the broker cannot take it: the receipt says so
+    with pytest.raises(BrokerUnavailable, match=r"cannot publish to .*sent-soon"):
+        await asyncio.wait_for(bus.send_soon(topic, message(20)), 10)

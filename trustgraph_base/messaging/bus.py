@@ -13,6 +13,7 @@ import time
 from collections.abc import Awaitable
 from typing import Any, TypeVar
 
+import _pulsar
 import pulsar
 from pulsar.asyncio import Client, Consumer, Producer
 from pydantic import BaseModel
@@ -40,6 +41,15 @@ async def bounded(what: str, awaitable: Awaitable[T], timeout: float) -> T:
         return await asyncio.wait_for(awaitable, timeout)
     except TimeoutError:
         raise BrokerUnavailable(f"{what}: no answer from the broker within {timeout:g}s") from None
+
+
+def _persisted(done: asyncio.Future[None], result: Any, where: str) -> None:
+    if done.done():  # cancelled: nobody waits for it
+        return
+    if result == _pulsar.Result.Ok:
+        done.set_result(None)
+    else:
+        done.set_exception(BrokerUnavailable(f"cannot publish to {where}: {result}"))
 
 
 def _pulsar_logger() -> Any:
@@ -162,6 +172,29 @@ class Bus:
             await producer.send(data, properties=properties or {})
         except Exception as exc:  # pulsar.Timeout and friends: the broker did not persist it
             raise BrokerUnavailable(f"cannot publish to {topic} at {self.url}: {exc}") from exc
+
+    def send_soon(self, topic: str, payload: BaseModel) -> asyncio.Future[None]:
+        """Start sending one message now, without waiting: the future is done once the broker
+        has persisted it (``BrokerUnavailable`` if it did not). Messages started in order on
+        one topic reach it in that order. For a sender with many receipts in flight (a
+        trace): no Task per message, and its receipt wakes this loop once."""
+        producer = self._producers.get(topic)
+        if producer is None:  # the topic's first message: its producer is made first
+            return asyncio.ensure_future(self.publish(topic, payload))
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
+
+        def receipt(result: Any, _msg_id: Any) -> None:  # on a pulsar-client thread
+            loop.call_soon_threadsafe(_persisted, done, result, f"{topic} at {self.url}")
+
+        builder = _pulsar.MessageBuilder()
+        builder.content(encode(payload))
+        try:
+            # pulsar.asyncio's Producer.send less its Task-bound future and MessageId
+            producer._producer.send_async(builder.build(), receipt)
+        except Exception as exc:
+            done.set_exception(BrokerUnavailable(f"cannot publish to {topic} at {self.url}: {exc}"))
+        return done
 
     async def subscribe(
         self,

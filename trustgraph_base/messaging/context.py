@@ -59,6 +59,15 @@ class Context(Generic[S, T_co]):
             )
         await self.bus.publish(self.topics.topic(topic), message, batching=batching)
 
+    def send_soon(self, topic: Topic[M], message: M) -> asyncio.Future[None]:
+        """Start publishing ``message`` now (``Bus.send_soon``): the future is done once it
+        is persisted; awaiting it raises ``BrokerUnavailable`` if it was not."""
+        if not isinstance(message, topic.model):
+            raise TypeError(
+                f"{topic.name} carries {topic.model.__name__}, not {type(message).__name__}"
+            )
+        return self.bus.send_soon(self.topics.topic(topic), message)
+
     def client(self, spec: ServiceSpec[Req, Resp]) -> RequestClient[Req, Resp]:
         """The request client for another service (one per process and service)."""
         found = self._clients.get(spec.name)
