@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from typing import Any, TypeVar
@@ -44,12 +45,26 @@ def datetime_literal(timestamp: str) -> LiteralTerm:
     return LiteralTerm(v=timestamp, dt=XSD.dateTime)
 
 
-def integer_literal(value: int) -> LiteralTerm:
-    return LiteralTerm(v=str(int(value)), dt=XSD.integer)
-
-
 _new = object.__new__
 _set = object.__setattr__
+
+
+def integer_literal(value: int) -> LiteralTerm:
+    # ``str(int(...))`` is always an xsd:integer lexical form: nothing left to check.
+    values = {"t": "l", "v": str(int(value)), "dt": XSD.integer, "ln": None}
+    return _assembled(LiteralTerm, values, {"v", "dt"})
+
+
+def decimal_literal(value: float) -> LiteralTerm:
+    """``value`` as an ``xsd:decimal`` in the canonical form (no trailing zeros), which is
+    what the store gives back: "7.350" would be read as "7.35" and no longer equal what
+    was published. Milliseconds: three decimals."""
+    if not math.isfinite(value):  # no decimal form: refused as LiteralTerm refuses it
+        return LiteralTerm(v=repr(value), dt=XSD.decimal)
+    text = f"{value:.3f}".rstrip("0").rstrip(".")
+    return _assembled(
+        LiteralTerm, {"t": "l", "v": text, "dt": XSD.decimal, "ln": None}, {"v", "dt"}
+    )
 
 
 def _assembled(cls: type[M], values: dict[str, Any], given: set[str]) -> M:
@@ -111,10 +126,7 @@ def metrics_triples(
     if out_token is not None:
         out.append(triple(stage_uri, TG.outToken, integer_literal(out_token), graph))
     if latency_ms is not None:
-        # The canonical xsd:decimal form (no trailing zeros), which is what the store gives
-        # back: "7.350" would be read as "7.35" and no longer equal what was published.
-        value = LiteralTerm(v=f"{latency_ms:.3f}".rstrip("0").rstrip("."), dt=XSD.decimal)
-        out.append(triple(stage_uri, TG.latencyMs, value, graph))
+        out.append(triple(stage_uri, TG.latencyMs, decimal_literal(latency_ms), graph))
     return out
 
 
