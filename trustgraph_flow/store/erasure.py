@@ -87,7 +87,13 @@ def remove_document(
 
 
 def fetch_removals(store: Prefetch, subjects: list[ox.NamedNode]) -> None:
-    """One level ahead of ``removals`` for many subjects: their erasures, then those erasures' facts."""
+    """One level ahead of ``removals`` for many subjects: their erasures, then those erasures' facts.
+
+    Nothing to do where the store answers lookups one at a time (the embedded store):
+    nothing is kept, and reading the erasures here only read every subject's twice (~0.06 s
+    of a 20,000-step trace's 2,000 sub-traces)."""
+    if not store.batched:
+        return
     store.subjects(subjects, RETRIEVAL, n(PROV.wasInvalidatedBy))
     erasures = [
         q.object
