@@ -72,6 +72,18 @@ def short_time(value: str) -> str:
     return value
 
 
+def fits_one_line(label: str, value: str, width: int) -> bool:
+    """Whether ``wrap_field`` gives ``Label: value`` as one line, as it is (nothing to escape,
+    no break, no run of spaces to fold), so a caller may write it without the call."""
+    head = len(label) + 2
+    return (
+        head + len(value) <= max(width, min(head, MAX_HANG) + MIN_TEXT_WIDTH)
+        and value.isprintable()
+        and "  " not in value
+        and label.isprintable()
+    )
+
+
 def wrap_field(label: str, value: str, width: int) -> list[str]:
     """``Label: value`` wrapped to ``width``, continuation lines hanging under the value."""
     head = f"{safe(label)}: " if label else ""

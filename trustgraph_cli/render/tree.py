@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from trustgraph_cli.render.style import Style
-from trustgraph_cli.render.text import safe, wrap_field
+from trustgraph_cli.render.text import fits_one_line, safe, wrap_field
 
 Paint = tuple[str, ...]
 ROOT_INDENT = "  "
@@ -113,6 +113,9 @@ def _field_lines(fields: list[Field], prefix: str, style: Style) -> list[str]:
     width = style.width - len(prefix)
     if not style.color:  # what the painting below gives without colour, in one pass
         for f in fields:
+            if f.label and fits_one_line(f.label, f.value, width):
+                lines.append((prefix + f.label + ": " + f.value).rstrip())
+                continue
             wrapped = wrap_field(f.label, f.value, width)
             if f.label:
                 head = f"{f.label}: "
