@@ -30,7 +30,7 @@ from trustgraph_base.schema import Metadata, Triples
 log = logging.getLogger(__name__)
 
 LOG_NAME = "journal.log"
-# Once no run is open and the log has grown past this, it starts again empty.
+# Once the log has grown past this, it is written again with only the runs still open.
 COMPACT_BYTES = 1 << 20
 
 
@@ -41,7 +41,10 @@ class RunJournal:
         self.folder = folder
         folder.mkdir(parents=True, exist_ok=True)
         self._fd: int | None = None
-        self._open: Counter[str] = Counter()  # a caller may run one session id twice at once
+        # The runs open now: their user and collection, and how many (a caller may run one
+        # session id twice at once).
+        self._open: dict[str, tuple[str, str]] = {}
+        self._count: Counter[str] = Counter()
         self._size = 0
 
     def _write(self, entry: dict[str, str]) -> None:
@@ -49,27 +52,40 @@ class RunJournal:
             path = self.folder / LOG_NAME
             self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
             self._size = os.fstat(self._fd).st_size
-        line = (json.dumps(entry, ensure_ascii=False) + "\n").encode()
+        line = _line(entry)
         os.write(self._fd, line)
         self._size += len(line)
 
     def open(self, uri: str, user: str, collection: str) -> None:
         self._write({"open": uri, "user": user, "collection": collection})
-        self._open[uri] += 1
+        self._open[uri] = (user, collection)
+        self._count[uri] += 1
 
     def close(self, uri: str) -> None:
+        self._count[uri] -= 1
+        if self._count[uri] > 0:
+            return  # the same id is still running: its line must stay open
+        del self._count[uri]
+        self._open.pop(uri, None)
         self._write({"close": uri})
-        self._open[uri] -= 1
-        if self._open[uri] <= 0:
-            del self._open[uri]
         if self._size > COMPACT_BYTES:
             self.compact()
 
     def compact(self) -> None:
-        """Start the log again empty, if no run is open (every run in it has ended)."""
-        if not self._open and self._fd is not None:
-            os.ftruncate(self._fd, 0)
-            self._size = 0
+        """Write the log again with only the runs open now (a busy process may never be
+        without one). The new log replaces the old one whole (``os.replace``): a process
+        killed meanwhile leaves one or the other, and either names every open run."""
+        fresh = self.folder / (LOG_NAME + ".new")
+        lines = b"".join(
+            _line({"open": uri, "user": user, "collection": collection})
+            for uri, (user, collection) in self._open.items()
+        )
+        fresh.write_bytes(lines)
+        os.replace(fresh, self.folder / LOG_NAME)
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+        self._size = len(lines)
 
     def left(self) -> list[dict[str, str]]:
         """Runs a previous process opened and never closed (in the order they opened)."""
@@ -107,6 +123,10 @@ class RunJournal:
             missing_ok=True
         )
         self._write({"close": uri})
+
+
+def _line(entry: dict[str, str]) -> bytes:
+    return (json.dumps(entry, ensure_ascii=False) + "\n").encode()
 
 
 class Journaled(Protocol):

@@ -6,6 +6,8 @@ import hashlib
 import json
 from pathlib import Path
 
+import pytest
+
 from trustgraph_flow import run_journal
 from trustgraph_flow.run_journal import RunJournal
 
@@ -48,18 +50,40 @@ def test_a_run_file_of_the_older_journal_is_still_found_and_removed_once_marked(
     assert not old.exists() and RunJournal(tmp_path).left() == []
 
 
-def test_the_log_starts_again_once_every_run_in_it_has_ended(tmp_path: Path) -> None:
+def test_compacting_keeps_exactly_the_runs_still_open(tmp_path: Path) -> None:
     book = RunJournal(tmp_path)
     log = tmp_path / run_journal.LOG_NAME
     for i in range(200):
         book.open(f"{A}{i}", "alice", "atlas")
         book.close(f"{A}{i}")
-    grown = log.stat().st_size
     book.open(B, "bob", "default")
-    book.compact()  # a run is open: kept
-    assert log.stat().st_size > grown
-    book.close(B)
+    grown = log.stat().st_size
     book.compact()
-    assert log.stat().st_size == 0
-    book.open(A, "alice", "atlas")  # written after the truncation, at the start of the file
+    assert log.stat().st_size < grown / 100  # the 200 ended runs are gone
+    assert RunJournal(tmp_path).left() == [{"uri": B, "user": "bob", "collection": "default"}]
+    book.open(A, "alice", "atlas")  # appended to the new log
+    book.close(B)
     assert RunJournal(tmp_path).left() == [{"uri": A, "user": "alice", "collection": "atlas"}]
+
+
+def test_a_process_never_without_an_open_run_still_keeps_its_log_small(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(run_journal, "COMPACT_BYTES", 4096)
+    book = RunJournal(tmp_path)
+    book.open(B, "bob", "default")  # open throughout
+    for i in range(500):
+        book.open(f"{A}{i}", "alice", "atlas")
+        book.close(f"{A}{i}")
+    assert (tmp_path / run_journal.LOG_NAME).stat().st_size <= 4096 + 200
+    assert RunJournal(tmp_path).left() == [{"uri": B, "user": "bob", "collection": "default"}]
+
+
+def test_one_id_run_twice_at_once_stays_open_until_both_end(tmp_path: Path) -> None:
+    book = RunJournal(tmp_path)
+    book.open(A, "alice", "atlas")
+    book.open(A, "alice", "atlas")
+    book.close(A)
+    assert [e["uri"] for e in RunJournal(tmp_path).left()] == [A]
+    book.close(A)
+    assert RunJournal(tmp_path).left() == []
