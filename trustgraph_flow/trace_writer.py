@@ -4,7 +4,9 @@ A trace is opened for one request (``open_trace``: its question URI, checked, an
 journal entry that marks the trace interrupted if the process dies). Each ``send`` is one
 ``Triples`` message on ``triples-store`` (metadata: the entity URI, the request's user and
 collection), sent the moment its entities are known: one entity, or the entities of one step
-(the agent's analysis and its Observation entity). Sending does not wait for the
+(the agent's analysis and its Observation entity). It goes to the broker once the current
+pass of the event loop ends (``Context.send_soon``), together with whatever the service
+sends next in that pass (the agent's next LLM request). Sending does not wait for the
 broker's receipt; ``settle`` waits until the messages sent so far are persisted, and a
 caller settles before it tells its client of an entity, so nothing a client was told can be
 missing from the trace if the process dies afterwards.

@@ -98,6 +98,9 @@ class Bus:
             raise BrokerUnavailable(f"cannot use broker URL {url!r}: {exc}") from exc
         self._producers: dict[str, Producer] = {}
         self._producer_lock = asyncio.Lock()
+        # send_soon's messages waiting, in order, for their topic's producer to be made
+        self._first: dict[str, list[tuple[BaseModel, asyncio.Future[None]]]] = {}
+        self._making: set[asyncio.Task[None]] = set()  # their producers being made
         self._consumers: list[Consumer] = []
         self.failure: BaseException | None = None
         self.closing = False  # close() has begun: consumers ending now are not failures
@@ -174,27 +177,65 @@ class Bus:
             raise BrokerUnavailable(f"cannot publish to {topic} at {self.url}: {exc}") from exc
 
     def send_soon(self, topic: str, payload: BaseModel) -> asyncio.Future[None]:
-        """Start sending one message now, without waiting: the future is done once the broker
-        has persisted it (``BrokerUnavailable`` if it did not). Messages started in order on
-        one topic reach it in that order. For a sender with many receipts in flight (a
-        trace): no Task per message, and its receipt wakes this loop once."""
-        producer = self._producers.get(topic)
-        if producer is None:  # the topic's first message: its producer is made first
-            return asyncio.ensure_future(self.publish(topic, payload))
+        """Send one message without waiting: the future is done once the broker has
+        persisted it (``BrokerUnavailable`` if it did not). Messages sent in order on one
+        topic reach it in that order (a ``publish`` to it in the same pass goes first).
+
+        The message is encoded and handed to the producer once this pass of the event loop
+        ends, not at the call: what the caller sends next in the same pass (the agent's next
+        LLM request, right after a step's trace message) goes out with it, so the broker
+        takes both in one wake-up instead of two, and the encoding overlaps the request's
+        round trip. No Task per message; its receipt wakes this loop once."""
         loop = asyncio.get_running_loop()
         done: asyncio.Future[None] = loop.create_future()
+        loop.call_soon(self._send_now, topic, payload, done)
+        return done
+
+    def _send_now(self, topic: str, payload: BaseModel, done: asyncio.Future[None]) -> None:
+        if done.done():  # cancelled before it went
+            return
+        waiting = self._first.get(topic)
+        if waiting is not None:  # behind the topic's first messages
+            waiting.append((payload, done))
+            return
+        producer = self._producers.get(topic)
+        if producer is None:  # the topic's first message: its producer is made first
+            self._first[topic] = [(payload, done)]
+            making = asyncio.ensure_future(self._send_first(topic))
+            self._making.add(making)
+            making.add_done_callback(self._making.discard)
+            return
+        self._hand_over(producer, topic, payload, done)
+
+    async def _send_first(self, topic: str) -> None:
+        """Make ``topic``'s producer, then hand it the messages that waited, in order."""
+        try:
+            producer = await self.producer(topic)
+        except BrokerUnavailable as exc:
+            for _, done in self._first.pop(topic):
+                if not done.done():
+                    done.set_exception(exc)
+            return
+        for payload, done in self._first.pop(topic):
+            self._hand_over(producer, topic, payload, done)
+
+    def _hand_over(
+        self, producer: Producer, topic: str, payload: BaseModel, done: asyncio.Future[None]
+    ) -> None:
+        if done.done():
+            return
+        loop = asyncio.get_running_loop()
 
         def receipt(result: Any, _msg_id: Any) -> None:  # on a pulsar-client thread
             loop.call_soon_threadsafe(_persisted, done, result, f"{topic} at {self.url}")
 
         builder = _pulsar.MessageBuilder()
-        builder.content(encode(payload))
         try:
+            builder.content(encode(payload))
             # pulsar.asyncio's Producer.send less its Task-bound future and MessageId
             producer._producer.send_async(builder.build(), receipt)
         except Exception as exc:
             done.set_exception(BrokerUnavailable(f"cannot publish to {topic} at {self.url}: {exc}"))
-        return done
 
     async def subscribe(
         self,

@@ -60,8 +60,9 @@ class Context(Generic[S, T_co]):
         await self.bus.publish(self.topics.topic(topic), message, batching=batching)
 
     def send_soon(self, topic: Topic[M], message: M) -> asyncio.Future[None]:
-        """Start publishing ``message`` now (``Bus.send_soon``): the future is done once it
-        is persisted; awaiting it raises ``BrokerUnavailable`` if it was not."""
+        """Publish ``message`` without waiting (``Bus.send_soon``: it goes once this pass of
+        the event loop ends): the future is done once it is persisted; awaiting it raises
+        ``BrokerUnavailable`` if it was not."""
         if not isinstance(message, topic.model):
             raise TypeError(
                 f"{topic.name} carries {topic.model.__name__}, not {type(message).__name__}"

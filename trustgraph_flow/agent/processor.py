@@ -1,7 +1,7 @@
 """The ReAct agent service: think, act, observe — each step published to the trace at once.
 
-A session is the question ``urn:trustgraph:agent:{id}`` (published before the first LLM
-call), one analysis ``…/i{n}`` per iteration (published as soon as its observation is
+A session is the question ``urn:trustgraph:agent:{id}`` (published as the first LLM call
+goes out), one analysis ``…/i{n}`` per iteration (published as soon as its observation is
 known) and a conclusion ``…/final``. Unparseable replies, unknown tools and failing tools
 become observations the LLM can react to; the iteration limit ends the session with a
 conclusion that says so.
