@@ -38,7 +38,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench.bench_store import start_processor, start_store
+from bench.bench_store import committed, start_processor, start_store
 from bench.summary import summary
 from trustgraph_base.messaging import (
     AGENT,
@@ -51,7 +51,6 @@ from trustgraph_base.messaging import (
     RequestClient,
     Topics,
 )
-from trustgraph_base.rdf.terms import iri
 from trustgraph_base.schema import (
     AgentRequest,
     AgentResponse,
@@ -69,6 +68,10 @@ standin: Processor[ProcessorSettings] = Processor("bench-graph-rag")
 # Whose CPU time is counted per session: this process, then a stack's processes in order.
 ROLES = ("client", "text-completion", "stand-in", "agent")
 STANDIN = "--standin"  # python -m bench.bench_agent FLAGS --standin: the stand-in alone
+# Polls for an explainable session's conclusion: the store holds a lone batch ~20 ms before
+# it writes it, so polls before then would only add the store's answers to its CPU per
+# iteration (a third of it, polling every 2 ms).
+POLLS = {"first_poll": 0.025, "every": 0.005}
 
 
 @standin.service(GRAPH_RAG)
@@ -178,25 +181,6 @@ async def session(client: RequestClient[AgentRequest, AgentResponse], sid: str) 
     return last
 
 
-async def committed(
-    client: RequestClient[TriplesQueryRequest, TriplesQueryResponse],
-    final_uri: str,
-    timeout: float = 120,
-) -> None:
-    """Wait until the store has the conclusion ``final_uri`` (a triple pattern on the live
-    store: cheap for the store, unlike a SPARQL query's snapshot)."""
-    req = TriplesQueryRequest(user=USER, s=iri(final_uri), g="*", limit=1)
-    deadline = time.monotonic() + timeout
-    # The store holds a lone batch ~20 ms before it writes it: polls before then would only
-    # add the store's answers to its CPU per iteration (a third of it, polling every 2 ms).
-    await asyncio.sleep(0.025)
-    while time.monotonic() < deadline:
-        if (await client.request(req, timeout=30)).triples:
-            return
-        await asyncio.sleep(0.005)
-    raise TimeoutError(f"the store did not commit {final_uri} within {timeout:g}s")
-
-
 async def timed(
     mode: Mode,
     client: RequestClient[AgentRequest, AgentResponse],
@@ -297,14 +281,14 @@ async def main_async(pairs: int, k: int, *, warmup: int, with_store: bool) -> No
                 for client in clients:
                     await session(client, f"warm{i}")
             if with_store:
-                await committed(query, f"urn:trustgraph:agent:warm{warmup - 1}/final")
+                await committed(query, f"urn:trustgraph:agent:warm{warmup - 1}/final", **POLLS)
             store_cpu = process_cpu(store_proc.pid if store_proc else None)
             for i in range(pairs):
                 order = (0, 1) if i % 2 == 0 else (1, 0)  # alternate which mode goes first
                 for m in order:
                     await timed(modes[m], clients[m], f"s{i}", stacks[m].pids, broker_pid)
                     if m == 1 and with_store:  # untimed: the store catches up
-                        await committed(query, f"urn:trustgraph:agent:s{i}/final")
+                        await committed(query, f"urn:trustgraph:agent:s{i}/final", **POLLS)
                 if (i + 1) % max(1, pairs // 4) == 0:
                     print(f"{i + 1} of {pairs} pairs; load average {load()}", flush=True)
             used = process_cpu(store_proc.pid if store_proc else None) - store_cpu

@@ -53,6 +53,7 @@ from trustgraph_base.schema import (
     SparqlQueryRequest,
     Triples,
     TriplesQueryRequest,
+    TriplesQueryResponse,
 )
 from trustgraph_base.wire import decode, encode
 from trustgraph_flow.store import explain
@@ -130,6 +131,27 @@ async def marked(client: RequestClient, limit: int, s: str | None = None) -> int
     is being measured (docs/store.md)."""
     req = TriplesQueryRequest(user=USER, s=iri(s) if s else None, p=iri(SEQ), limit=limit)
     return len((await client.request(req, timeout=5)).triples)
+
+
+async def committed(
+    client: RequestClient[TriplesQueryRequest, TriplesQueryResponse],
+    uri: str,
+    *,
+    first_poll: float = 0.0,
+    every: float = 0.05,
+    timeout: float = 120,
+) -> None:
+    """Wait until the store has a triple about ``uri`` (a triple pattern on the live store:
+    cheap for the store, unlike a SPARQL query's snapshot). The first poll comes
+    ``first_poll`` seconds in, then one every ``every``; ``TimeoutError`` after ``timeout``."""
+    req = TriplesQueryRequest(user=USER, s=iri(uri), g="*", limit=1)
+    deadline = time.monotonic() + timeout
+    await asyncio.sleep(first_poll)
+    while time.monotonic() < deadline:
+        if (await client.request(req, timeout=30)).triples:
+            return
+        await asyncio.sleep(every)
+    raise TimeoutError(f"the store did not commit {uri} within {timeout:g}s")
 
 
 async def wait_messages(client: RequestClient, n: int, at_least: int | None = None) -> None:  # type: ignore[type-arg]

@@ -31,7 +31,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.bench_store import cpu_seconds, raw_consume, start_store, until_ready
+from bench.bench_store import committed, cpu_seconds, raw_consume, start_store, until_ready
 from bench.summary import summary
 from trustgraph_base.messaging import (
     TRIPLES_QUERY,
@@ -50,8 +50,8 @@ from trustgraph_base.provenance import (
 )
 from trustgraph_base.provenance.agent import agent_observation_triples
 from trustgraph_base.provenance.common import metrics_triples
-from trustgraph_base.rdf.terms import Triple, iri
-from trustgraph_base.schema import Metadata, Triples, TriplesQueryRequest
+from trustgraph_base.rdf.terms import Triple
+from trustgraph_base.schema import Metadata, Triples
 from trustgraph_base.wire import encode
 
 USER = "bench"
@@ -147,16 +147,6 @@ async def baseline(
     out, _ = await consumer.communicate()
     await bus.close()
     return float(out.split()[-1])
-
-
-async def committed(client: RequestClient, uri: str, timeout: float = 120) -> None:  # type: ignore[type-arg]
-    req = TriplesQueryRequest(user=USER, s=iri(uri), g="*", limit=1)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if (await client.request(req, timeout=30)).triples:
-            return
-        await asyncio.sleep(0.05)
-    raise SystemExit(f"the store did not commit {uri} within {timeout:g}s")
 
 
 async def store_run(
