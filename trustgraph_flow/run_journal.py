@@ -1,16 +1,20 @@
-"""Runs in progress, kept on disk so that a run its process died in is marked at restart.
+"""Runs in progress and their trace messages, on disk until the broker has every one of them.
 
-A traced service (agent, GraphRAG, DocumentRAG) appends one line to its journal when it
-opens a run's trace and another when the run ends, however it ends (answer, error,
-failure). A process killed mid-run leaves runs opened and never closed; the next process
-of the same processor (same data folder) finds them at start-up and publishes, for each,
-the trace's end as interrupted (``prov:endedAtTime`` + ``tg:interrupted``), so the trace
-does not stay "in progress" forever. See docs/provenance.md.
+A traced service (agent, GraphRAG, DocumentRAG) appends a line to its journal when it opens
+a run's trace, one per trace message *before* the message goes to the broker (the message
+itself), one when the run ends, however it ends (answer, error, failure), and one once the
+broker has persisted every message of the run. So a trace message is safe the moment its
+line is written: the service tells its client of an entity then, without waiting for the
+broker's receipt (a round trip that would otherwise hold every explain event and the
+answer). A process killed before the receipts came leaves the run's messages here; the next
+process of the same processor (same data folder) sends them again at start-up (the store
+writes a quad once however often it comes), and for a run that had not ended it publishes
+the trace's end as interrupted (``prov:endedAtTime`` + ``tg:interrupted``), so the trace does
+not stay "in progress" forever. See docs/provenance.md.
 
-The journal is one file held open for appending (``runs/journal.log``): a run costs two
-small writes, where a file per run cost a create and an unlink (more than the rest of a
-trace step's work). What the writes survive is the same: a killed process's lines are in
-the file (no fsync, as before: a lost machine loses the journal's last writes).
+The journal is one file held open for appending (``runs/journal.log``). What a line survives
+is what the file survives: a killed process's lines are in it (no fsync: a lost machine loses
+the journal's last writes, and with them messages the broker did not yet have).
 """
 
 from __future__ import annotations
@@ -19,67 +23,96 @@ import hashlib
 import json
 import logging
 import os
-from collections import Counter
+import secrets
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from trustgraph_base.errors import WireError
 from trustgraph_base.messaging import TRIPLES_STORE, Context
 from trustgraph_base.provenance import GRAPH_RETRIEVAL, interrupted_triples, now_iso
 from trustgraph_base.schema import Metadata, Triples
+from trustgraph_base.wire import decode
 
 log = logging.getLogger(__name__)
 
 LOG_NAME = "journal.log"
-# Once the log has grown past this, it is written again with only the runs still open.
+# Once the log has grown past this, it is written again with only the runs not yet done.
 COMPACT_BYTES = 1 << 20
 
 
+@dataclass
+class Run:
+    """One run the journal holds: its trace, scope, whether it ended, and the trace messages
+    the broker may not have yet (their wire form, in order)."""
+
+    key: str  # the run's name in the journal (a trace id may run twice at once)
+    uri: str
+    user: str
+    collection: str
+    ended: bool = False
+    messages: list[bytes] = field(default_factory=list)
+
+
 class RunJournal:
-    """The runs of one processor that have opened a trace and not yet ended."""
+    """The runs of one processor that have opened a trace and are not yet done."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         folder.mkdir(parents=True, exist_ok=True)
         self._fd: int | None = None
-        # The runs open now: their user and collection, and how many (a caller may run one
-        # session id twice at once).
-        self._open: dict[str, tuple[str, str]] = {}
-        self._count: Counter[str] = Counter()
+        self._runs: dict[str, Run] = {}
+        # Run keys: unique within this process, and apart from a predecessor's (its lines
+        # are in the log until this process has sent its messages again).
+        self._prefix = f"{secrets.token_hex(4)}."
+        self._next = 0
         self._size = 0
 
-    def _write(self, entry: dict[str, str]) -> None:
+    def _write(self, line: bytes) -> None:
         if self._fd is None:
             path = self.folder / LOG_NAME
             self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
             self._size = os.fstat(self._fd).st_size
-        line = _line(entry)
         os.write(self._fd, line)
         self._size += len(line)
 
-    def open(self, uri: str, user: str, collection: str) -> None:
-        self._write({"open": uri, "user": user, "collection": collection})
-        self._open[uri] = (user, collection)
-        self._count[uri] += 1
+    def open(self, uri: str, user: str, collection: str) -> str:
+        """A run of the trace ``uri`` begins; its key (for the calls below)."""
+        self._next += 1
+        key = f"{self._prefix}{self._next}"
+        self._runs[key] = Run(key, uri, user, collection)
+        self._write(_line({"open": uri, "run": key, "user": user, "collection": collection}))
+        return key
 
-    def close(self, uri: str) -> None:
-        self._count[uri] -= 1
-        if self._count[uri] > 0:
-            return  # the same id is still running: its line must stay open
-        del self._count[uri]
-        self._open.pop(uri, None)
-        self._write({"close": uri})
+    def record(self, key: str, data: bytes) -> None:
+        """A trace message of the run (``data``: its wire form, one line of JSON), written
+        before it is sent: from now on it survives the process."""
+        run = self._runs[key]
+        run.messages.append(data)
+        self._write(_message_line(key, data))
+
+    def end(self, key: str) -> None:
+        """The run ended (answered or failed): a restart must not mark it interrupted."""
+        self._runs[key].ended = True
+        self._write(_line({"end": key}))
+
+    def messages(self, key: str) -> list[bytes]:
+        """The run's trace messages so far, in the order they were recorded."""
+        return self._runs[key].messages
+
+    def done(self, key: str) -> None:
+        """The broker has every message of the run, and the run ended: nothing is left."""
+        self._runs.pop(key, None)
+        self._write(_line({"done": key}))
         if self._size > COMPACT_BYTES:
             self.compact()
 
     def compact(self) -> None:
-        """Write the log again with only the runs open now (a busy process may never be
+        """Write the log again with only the runs not done (a busy process may never be
         without one). The new log replaces the old one whole (``os.replace``): a process
-        killed meanwhile leaves one or the other, and either names every open run."""
+        killed meanwhile leaves one or the other, and either holds every run not done."""
         fresh = self.folder / (LOG_NAME + ".new")
-        lines = b"".join(
-            _line({"open": uri, "user": user, "collection": collection})
-            for uri, (user, collection) in self._open.items()
-        )
+        lines = b"".join(_run_lines(run) for run in self._runs.values())
         fresh.write_bytes(lines)
         os.replace(fresh, self.folder / LOG_NAME)
         if self._fd is not None:
@@ -87,13 +120,14 @@ class RunJournal:
             self._fd = None
         self._size = len(lines)
 
-    def left(self) -> list[dict[str, str]]:
-        """Runs a previous process opened and never closed (in the order they opened)."""
-        found: dict[str, dict[str, str]] = {}
+    def left(self) -> list[Run]:
+        """Runs a previous process left not done (in the order they opened)."""
+        found: dict[str, Run] = {}
         for path in sorted(self.folder.glob("*.json")):  # one file per run: older versions
             try:
                 entry = json.loads(path.read_text())
-                found[str(entry["uri"])] = {k: str(entry[k]) for k in ("uri", "user", "collection")}
+                uri = str(entry["uri"])
+                found[uri] = Run(uri, uri, str(entry["user"]), str(entry["collection"]))
             except (OSError, ValueError, KeyError, TypeError):
                 path.unlink(missing_ok=True)  # half-written as the process died: nothing to mark
         try:
@@ -102,31 +136,53 @@ class RunJournal:
             lines = []
         for line in lines:
             try:
-                entry = json.loads(line)
-                if "open" in entry:
-                    uri = str(entry["open"])
-                    found[uri] = {
-                        "uri": uri,
-                        "user": entry["user"],
-                        "collection": entry["collection"],
-                    }
-                else:
-                    found.pop(str(entry["close"]), None)
+                _read(json.loads(line), found)
             except (ValueError, KeyError, TypeError, AttributeError):
-                continue  # half-written as the process died: nothing to mark
+                continue  # half-written as the process died: nothing to mark or send
         return list(found.values())
 
-    def forget(self, uri: str) -> None:
-        """A run ``left`` returned is marked: it is no longer open."""
+    def forget(self, key: str) -> None:
+        """A run ``left`` returned is dealt with (sent again, marked): nothing is left."""
         # Older versions' file of the run (named by its URI's digest), if it has one.
-        (self.folder / (hashlib.sha256(uri.encode()).hexdigest()[:32] + ".json")).unlink(
+        (self.folder / (hashlib.sha256(key.encode()).hexdigest()[:32] + ".json")).unlink(
             missing_ok=True
         )
-        self._write({"close": uri})
+        self._write(_line({"done": key}))
+
+
+def _read(entry: dict[str, Any], found: dict[str, Run]) -> None:
+    """Apply one journal line to the runs found so far."""
+    if "open" in entry:  # an older journal's lines name the run by its URI
+        uri = str(entry["open"])
+        key = str(entry.get("run", uri))
+        found[key] = Run(key, uri, str(entry["user"]), str(entry["collection"]))
+    elif "msg" in entry:
+        run = found.get(str(entry["msg"]))
+        if run is not None and isinstance(entry["data"], dict):
+            run.messages.append(
+                json.dumps(entry["data"], ensure_ascii=False, separators=(",", ":")).encode()
+            )
+    elif "end" in entry:
+        run = found.get(str(entry["end"]))
+        if run is not None:
+            run.ended = True
+    else:  # "done" (an older journal's "close")
+        found.pop(str(entry.get("done", entry.get("close"))), None)
 
 
 def _line(entry: dict[str, str]) -> bytes:
     return (json.dumps(entry, ensure_ascii=False) + "\n").encode()
+
+
+def _message_line(key: str, data: bytes) -> bytes:
+    # ``data`` is one line of JSON already (the wire form): spliced in, not parsed again.
+    return b'{"msg": ' + json.dumps(key).encode() + b', "data": ' + data + b"}\n"
+
+
+def _run_lines(run: Run) -> bytes:
+    head = _line({"open": run.uri, "run": run.key, "user": run.user, "collection": run.collection})
+    body = b"".join(_message_line(run.key, data) for data in run.messages)
+    return head + body + (_line({"end": run.key}) if run.ended else b"")
 
 
 class Journaled(Protocol):
@@ -137,16 +193,33 @@ class Journaled(Protocol):
 
 
 async def open_journal(ctx: Context[Any]) -> RunJournal:
-    """Open the journal (at start, in a lifespan hook) and mark every run a dead predecessor left."""
+    """Open the journal (at start, in a lifespan hook): send again the trace messages a dead
+    predecessor left, and mark every run of its that had not ended interrupted."""
     name = ctx.client_name
     book = RunJournal(Path(ctx.settings.data_dir) / name / "runs")
-    for entry in book.left():
-        uri = entry["uri"]
-        reason = f"the {name} process stopped before this run finished"
-        meta = Metadata(id=uri, user=entry["user"], collection=entry["collection"])
-        triples = interrupted_triples(uri, GRAPH_RETRIEVAL, reason, now_iso())
-        await ctx.publish(TRIPLES_STORE, Triples(metadata=meta, triples=triples))
-        book.forget(uri)
-        log.warning("marked run %s interrupted: %s", uri, reason)
-    book.compact()  # every run left is marked
+    for run in book.left():
+        for data in run.messages:
+            try:
+                message = decode(Triples, data)
+            except WireError as exc:
+                log.warning(
+                    "journal of %s: a trace message of %s is unreadable: %s", name, run.uri, exc
+                )
+                continue
+            if (message.metadata.user, message.metadata.collection) != (run.user, run.collection):
+                log.warning(
+                    "journal of %s: a message of %s names another scope: not sent", name, run.uri
+                )
+                continue
+            await ctx.publish(TRIPLES_STORE, message)
+        if run.messages:
+            log.warning("sent again %d trace message(s) of run %s", len(run.messages), run.uri)
+        if not run.ended:
+            reason = f"the {name} process stopped before this run finished"
+            meta = Metadata(id=run.uri, user=run.user, collection=run.collection)
+            triples = interrupted_triples(run.uri, GRAPH_RETRIEVAL, reason, now_iso())
+            await ctx.publish(TRIPLES_STORE, Triples(metadata=meta, triples=triples))
+            log.warning("marked run %s interrupted: %s", run.uri, reason)
+        book.forget(run.key)
+    book.compact()  # every run left is dealt with
     return book

@@ -1,69 +1,137 @@
 """The one trace writer: how the agent, GraphRAG and DocumentRAG publish their traces.
 
-A trace is opened for one request (``open_trace``: its question URI, checked, and the run
-journal entry that marks the trace interrupted if the process dies). Each ``send`` is one
-``Triples`` message on ``triples-store`` (metadata: the entity URI, the request's user and
-collection), sent the moment its entities are known: one entity, or the entities of one step
-(the agent's analysis and its Observation entity). It goes to the broker once the current
-pass of the event loop ends (``Context.send_soon``), together with whatever the service
-sends next in that pass (the agent's next LLM request). Sending does not wait for the
-broker's receipt; ``settle`` waits until the messages sent so far are persisted, and a
-caller settles before it tells its client of an entity, so nothing a client was told can be
-missing from the trace if the process dies afterwards.
+A trace is opened for one request (``open_trace``: its question URI, checked, and a run in
+the service's run journal). Each ``send`` is one ``Triples`` message on ``triples-store``
+(metadata: the entity URI, the request's user and collection), sent the moment its entities
+are known: one entity, or the entities of one step (the agent's analysis and its Observation
+entity). Once the current pass of the event loop ends, it is written to the run journal and
+handed to the broker, together with whatever the service sends next in that pass (the
+agent's next LLM request). ``settle`` makes sure every message sent so far is in the
+journal, and a caller settles before it tells its client of an entity: from then on nothing
+the client was told can be missing from the trace if the process dies (the next process
+sends the journal's messages again). The broker's receipts are awaited after the run, in
+the background; a message the broker refused is sent again until it is persisted, and only
+then is the run done in the journal.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from trustgraph_base.errors import ErrorType, ServiceError
-from trustgraph_base.messaging import TRIPLES_STORE, Context
+from trustgraph_base.errors import BrokerUnavailable, ErrorType, ServiceError
+from trustgraph_base.messaging import TRIPLES_STORE, Context, Receipt
 from trustgraph_base.provenance import GRAPH_RETRIEVAL, failure_triples, now_iso
 from trustgraph_base.provenance.uris import check_session_id, new_session_id
 from trustgraph_base.rdf.terms import Triple
 from trustgraph_base.schema import Metadata, Scoped, Triples
-from trustgraph_flow.run_journal import Journaled
+from trustgraph_base.wire import encode
+from trustgraph_flow.run_journal import Journaled, RunJournal
+
+log = logging.getLogger(__name__)
+
+RESEND_DELAYS = (1.0, 2.0, 5.0, 10.0, 30.0)  # seconds between tries; the last repeats
 
 
 @dataclass
 class TraceWriter:
-    """The trace of one request: where its entities go and which of them are persisted."""
+    """The trace of one request: where its entities go and which of them are safe."""
 
     ctx: Context[Any]
     question_uri: str
     user: str
     collection: str
     started_at: str
-    # Messages sent, in order of publication (a producer keeps them in that order).
-    sent: list[asyncio.Future[None]] = field(default_factory=list)
-    settled: int = 0  # how many of them are known to be persisted
+    journal: RunJournal | None = None  # None: ``settle`` waits for the broker's receipts
+    run: str = ""  # the run's key in the journal
+    queued: list[Triples] = field(default_factory=list)  # sent, not yet journaled
+    # The broker's receipts of the messages handed over, in order of publication (a
+    # producer keeps them in that order).
+    receipts: list[Receipt] = field(default_factory=list)
+    persisted: int = 0  # how many of them are known to be persisted
+
+    @property
+    def count(self) -> int:
+        """How many messages have been sent so far."""
+        return len(self.receipts) + len(self.queued)
 
     def send(self, uri: str, triples: list[Triple]) -> None:
-        """Publish an entity (or one step's entities, ``uri`` the first's) now, without
-        waiting for the broker's receipt."""
+        """Publish an entity (or one step's entities, ``uri`` the first's) once this pass of
+        the event loop ends, without waiting for the broker's receipt."""
         meta = Metadata(id=uri, user=self.user, collection=self.collection)
-        message = Triples(metadata=meta, triples=triples)
-        self.sent.append(self.ctx.send_soon(TRIPLES_STORE, message))
+        self.queued.append(Triples(metadata=meta, triples=triples))
+        if len(self.queued) == 1:
+            asyncio.get_running_loop().call_soon(self.flush)
+
+    def flush(self) -> None:
+        """Journal the messages sent and not yet journaled, and hand them to the broker."""
+        for message in self.queued:
+            data = encode(message)
+            if self.journal is not None:
+                self.journal.record(self.run, data)
+            self.receipts.append(self.ctx.send_now(TRIPLES_STORE, data))
+        self.queued.clear()
 
     async def settle(self, upto: int | None = None) -> None:
-        """Wait until the first ``upto`` messages sent (default: all) are persisted."""
-        end = len(self.sent) if upto is None else min(upto, len(self.sent))
-        while self.settled < end:
-            await self.sent[self.settled]  # raises BrokerUnavailable if it was not persisted
-            self.settled += 1
+        """Make the first ``upto`` messages sent (default: all) safe: journaled, or without
+        a journal persisted by the broker."""
+        self.flush()
+        if self.journal is None:
+            await self.delivered(upto)
+
+    async def delivered(self, upto: int | None = None) -> None:
+        """Wait until the broker has persisted the first ``upto`` messages (default: all);
+        ``BrokerUnavailable`` if one was not."""
+        self.flush()
+        end = len(self.receipts) if upto is None else min(upto, len(self.receipts))
+        while self.persisted < end:
+            await self.receipts[self.persisted]  # raises BrokerUnavailable if it was not
+            self.persisted += 1
 
     async def publish(self, uri: str, triples: list[Triple]) -> None:
-        """Send one entity and wait until it (and every one before it) is persisted."""
+        """Send one entity and make it (and every one before it) safe."""
         self.send(uri, triples)
         await self.settle()
 
     def fail(self, message: str) -> None:
         """Mark the question failed, with the reason (sent like any entity)."""
         self.send(self.question_uri, failure_triples(self.question_uri, GRAPH_RETRIEVAL, message))
+
+
+# Runs whose receipts are still awaited (a task nobody references could be collected).
+_delivering: set[asyncio.Task[None]] = set()
+
+
+async def _deliver(writer: TraceWriter, journal: RunJournal) -> None:
+    """Wait for every receipt of a run that ended; send a refused message again until the
+    broker persists it; then the run is done in the journal. Cancelled (the process stops):
+    the run stays in the journal, and the next process sends its messages again."""
+    for i, receipt in enumerate(writer.receipts):
+        try:
+            await receipt
+            continue
+        except BrokerUnavailable as exc:
+            log.warning(
+                "trace message %d of %s not persisted (%s): sending it again",
+                i,
+                writer.question_uri,
+                exc,
+            )
+        data = journal.messages(writer.run)[i]
+        attempt = 0
+        while True:
+            await asyncio.sleep(RESEND_DELAYS[min(attempt, len(RESEND_DELAYS) - 1)])
+            attempt += 1
+            try:
+                await writer.ctx.send_now(TRIPLES_STORE, data)
+                break
+            except BrokerUnavailable as exc:
+                log.debug("sending a trace message of %s again: %s", writer.question_uri, exc)
+    journal.done(writer.run)
 
 
 def identity(session_id: str, started_at: str, uri_of: Callable[[str], str]) -> tuple[str, str]:
@@ -87,13 +155,18 @@ def open_trace(
     journaled: bool = True,
 ) -> Iterator[TraceWriter]:
     """The writer of the trace ``uri`` (started at ``started_at``) for a request ``scope``
-    (its user and collection). Until the block ends, a restart would mark the trace
-    interrupted (``journaled``)."""
-    runs = ctx.state.journal if journaled else None
-    if runs is not None:
-        runs.open(uri, scope.user, scope.collection)
+    (its user and collection). With ``journaled``, its messages are safe once journaled,
+    and until the block ends a restart would mark the trace interrupted."""
+    journal = ctx.state.journal if journaled else None
+    writer = TraceWriter(ctx, uri, scope.user, scope.collection, started_at, journal)
+    if journal is not None:
+        writer.run = journal.open(uri, scope.user, scope.collection)
     try:
-        yield TraceWriter(ctx, uri, scope.user, scope.collection, started_at)
+        yield writer
     finally:
-        if runs is not None:
-            runs.close(uri)
+        if journal is not None:
+            writer.flush()
+            journal.end(writer.run)
+            task = asyncio.ensure_future(_deliver(writer, journal))
+            _delivering.add(task)
+            task.add_done_callback(_delivering.discard)

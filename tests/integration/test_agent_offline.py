@@ -47,7 +47,8 @@ from trustgraph_base.messaging import (
     RequestClient,
     Topics,
 )
-from trustgraph_base.provenance import GRAPH_RETRIEVAL
+from trustgraph_base.provenance import GRAPH_RETRIEVAL, agent_final_triples, agent_session_triples
+from trustgraph_base.rdf.terms import Triple
 from trustgraph_base.schema import (
     AgentRequest,
     AgentResponse,
@@ -56,11 +57,15 @@ from trustgraph_base.schema import (
     ExplainRequest,
     GraphRagRequest,
     GraphRagResponse,
+    Metadata,
+    Triples,
     TriplesQueryRequest,
 )
 from trustgraph_base.settings import ProcessorSettings
+from trustgraph_base.wire import encode
 from trustgraph_flow.agent import processor as agent
 from trustgraph_flow.llm import processor as llm
+from trustgraph_flow.run_journal import RunJournal
 from trustgraph_flow.store import processor as store
 
 client = client_fixture(AGENT, "agent-tester")
@@ -248,7 +253,11 @@ async def test_a_run_its_agent_died_in_ends_interrupted_and_its_abandoned_reques
     )
     s = "urn:trustgraph:agent:k2"
     await watcher.until(f"{s}/i1")
-    (marked,) = await watcher.until(s)  # published by the restarted agent at start-up
+    # The restarted agent sends again what its predecessor journaled (stored once however
+    # often it comes: the broker may have had it), then marks the run interrupted.
+    again = await watcher.until(f"{s}/i1")
+    assert [b.metadata.id for b in again] == [s, f"{s}/i1"]
+    (marked,) = await watcher.until(s)
     facts = {p: o for _, p, o, _ in map(row, marked.triples)}
     assert "process stopped before this run finished" in facts[TG + "interrupted"]
     assert PROV + "endedAtTime" in facts
@@ -266,4 +275,52 @@ async def test_a_run_its_agent_died_in_ends_interrupted_and_its_abandoned_reques
     assert view.trace is not None and view.trace.status == "interrupted"
     assert docs_pending.is_set() is False  # the abandoned request was not run again
     release.set()
+    await explain.close()
+
+
+async def test_trace_messages_a_killed_agent_journaled_are_sent_by_its_next_process(
+    processors: RunningProcessors,
+    settings: ProcessorSettings,
+    bus: Bus,
+    topics: Topics,
+    tmp_path: Path,
+) -> None:
+    """A client hears of an entity once its message is in the agent's journal, before the
+    broker's receipt: an agent killed in between leaves the message there (written here as
+    the killed process would have), and its next process sends it at start-up. A run that
+    had ended is then complete, not interrupted; one that had not ends interrupted."""
+    base = settings.model_dump()
+    await processors.start(store.proc, store.StoreSettings(**base))
+    data = tmp_path / "agent"
+    book = RunJournal(data / agent.proc.name / "runs")
+    answered, cut = "urn:trustgraph:agent:j1", "urn:trustgraph:agent:j2"
+    final = f"{answered}/final"
+
+    def message(uri: str, triples: list[Triple]) -> bytes:
+        return encode(
+            Triples(metadata=Metadata(id=uri, user="bob", collection="atlas"), triples=triples)
+        )
+
+    run = book.open(answered, "bob", "atlas")
+    book.record(run, message(answered, agent_session_triples(answered, QUESTION, STARTED)))
+    book.record(run, message(final, agent_final_triples(final, answered, PARIS)))
+    book.end(run)  # the answer went to the client; the receipts had not come
+    run = book.open(cut, "bob", "atlas")
+    book.record(run, message(cut, agent_session_triples(cut, QUESTION, STARTED)))
+
+    await processors.start(agent.proc, agent.Settings(**{**base, "data_dir": str(data)}))
+    explain = RequestClient(bus, topics, EXPLAIN, "agent-explain")
+    scope = {"user": "bob", "collection": "atlas"}
+
+    async def listed() -> list[tuple[str, str]]:
+        found = await explain.request(ExplainRequest(operation="list-traces", **scope), timeout=10)
+        return sorted((t.id, t.status) for t in found.traces)
+
+    want = [(answered, "complete"), (cut, "interrupted")]
+    assert await eventually(listed, lambda got: got == want) == want
+    view = await explain.request(
+        ExplainRequest(operation="get-trace", id=answered, **scope), timeout=10
+    )
+    assert view.trace is not None and view.trace.answer == PARIS
+    assert RunJournal(data / agent.proc.name / "runs").left() == []  # nothing is sent twice
     await explain.close()

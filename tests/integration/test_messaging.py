@@ -214,15 +214,16 @@ async def test_a_broker_token_is_sent_and_the_embedded_broker_still_serves(
 async def test_messages_sent_without_waiting_arrive_in_order_and_each_receipt_is_awaitable(
     bus: Bus, topics: Topics
 ) -> None:
-    """``send_soon``: the first message makes the topic's producer, the rest go straight to
-    it; every future is done once its message is persisted, and they arrive in order."""
-    topic = topics.topic("sent-soon")
+    """``send_now``: the first message makes the topic's producer, the rest go straight to
+    it (a model, or its wire form already encoded); every future is done once its message
+    is persisted, and they arrive in order."""
+    topic = topics.topic("sent-now")
     consumer = await bus.subscribe(topic, "s")
 
     def message(i: int) -> Triples:
         return Triples(metadata=Metadata(id=f"urn:test:{i}", user="u", collection="c"), triples=[])
 
-    receipts = [bus.send_soon(topic, message(i)) for i in range(20)]
+    receipts = [bus.send_now(topic, message(i) if i % 2 else encode(message(i))) for i in range(20)]
     await asyncio.wait_for(asyncio.gather(*receipts), 10)
     got = []
     for _ in receipts:
@@ -231,5 +232,5 @@ async def test_messages_sent_without_waiting_arrive_in_order_and_each_receipt_is
         await consumer.acknowledge(msg)
     assert got == [f"urn:test:{i}" for i in range(20)]
     await (await bus.producer(topic)).close()  # the broker cannot take it: the receipt says so
-    with pytest.raises(BrokerUnavailable, match=r"cannot publish to .*sent-soon"):
-        await asyncio.wait_for(bus.send_soon(topic, message(20)), 10)
+    with pytest.raises(BrokerUnavailable, match=r"cannot publish to .*sent-now"):
+        await asyncio.wait_for(bus.send_now(topic, message(20)), 10)

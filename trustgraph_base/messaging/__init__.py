@@ -2,6 +2,7 @@
 
 from trustgraph_base.messaging.broker import EmbeddedBroker, free_port
 from trustgraph_base.messaging.bus import Bus
+from trustgraph_base.messaging.receipts import Receipt
 from trustgraph_base.messaging.requests import RequestClient
 from trustgraph_base.messaging.runtime import Context, Processor
 from trustgraph_base.messaging.services import (
@@ -51,6 +52,7 @@ __all__ = [
     "Context",
     "EmbeddedBroker",
     "Processor",
+    "Receipt",
     "RequestClient",
     "ServiceSpec",
     "Topic",

@@ -19,6 +19,7 @@ from pulsar.asyncio import Client, Consumer, Producer
 from pydantic import BaseModel
 
 from trustgraph_base.errors import BrokerUnavailable
+from trustgraph_base.messaging.receipts import Receipt
 from trustgraph_base.wire import encode
 
 log = logging.getLogger(__name__)
@@ -41,15 +42,6 @@ async def bounded(what: str, awaitable: Awaitable[T], timeout: float) -> T:
         return await asyncio.wait_for(awaitable, timeout)
     except TimeoutError:
         raise BrokerUnavailable(f"{what}: no answer from the broker within {timeout:g}s") from None
-
-
-def _persisted(done: asyncio.Future[None], result: Any, where: str) -> None:
-    if done.done():  # cancelled: nobody waits for it
-        return
-    if result == _pulsar.Result.Ok:
-        done.set_result(None)
-    else:
-        done.set_exception(BrokerUnavailable(f"cannot publish to {where}: {result}"))
 
 
 def _pulsar_logger() -> Any:
@@ -98,8 +90,8 @@ class Bus:
             raise BrokerUnavailable(f"cannot use broker URL {url!r}: {exc}") from exc
         self._producers: dict[str, Producer] = {}
         self._producer_lock = asyncio.Lock()
-        # send_soon's messages waiting, in order, for their topic's producer to be made
-        self._first: dict[str, list[tuple[BaseModel, asyncio.Future[None]]]] = {}
+        # send_now's messages waiting, in order, for their topic's producer to be made
+        self._first: dict[str, list[tuple[BaseModel | bytes, Receipt]]] = {}
         self._making: set[asyncio.Task[None]] = set()  # their producers being made
         self._consumers: list[Consumer] = []
         self.failure: BaseException | None = None
@@ -176,36 +168,26 @@ class Bus:
         except Exception as exc:  # pulsar.Timeout and friends: the broker did not persist it
             raise BrokerUnavailable(f"cannot publish to {topic} at {self.url}: {exc}") from exc
 
-    def send_soon(self, topic: str, payload: BaseModel) -> asyncio.Future[None]:
-        """Send one message without waiting: the future is done once the broker has
-        persisted it (``BrokerUnavailable`` if it did not). Messages sent in order on one
-        topic reach it in that order (a ``publish`` to it in the same pass goes first).
-
-        The message is encoded and handed to the producer once this pass of the event loop
-        ends, not at the call: what the caller sends next in the same pass (the agent's next
-        LLM request, right after a step's trace message) goes out with it, so the broker
-        takes both in one wake-up instead of two, and the encoding overlaps the request's
-        round trip. No Task per message; its receipt wakes this loop once."""
-        loop = asyncio.get_running_loop()
-        done: asyncio.Future[None] = loop.create_future()
-        loop.call_soon(self._send_now, topic, payload, done)
-        return done
-
-    def _send_now(self, topic: str, payload: BaseModel, done: asyncio.Future[None]) -> None:
-        if done.done():  # cancelled before it went
-            return
+    def send_now(self, topic: str, payload: BaseModel | bytes) -> Receipt:
+        """Hand one message to the topic's producer now, without waiting: awaiting the
+        receipt returns once the broker has persisted it (``BrokerUnavailable`` if it did
+        not). Messages sent in order on one topic reach it in that order (a ``publish`` to it
+        in the same pass goes first). No Task per message, and the receipt wakes this loop
+        only if something waits for it when it comes."""
+        done = Receipt(asyncio.get_running_loop())
         waiting = self._first.get(topic)
         if waiting is not None:  # behind the topic's first messages
             waiting.append((payload, done))
-            return
+            return done
         producer = self._producers.get(topic)
         if producer is None:  # the topic's first message: its producer is made first
             self._first[topic] = [(payload, done)]
             making = asyncio.ensure_future(self._send_first(topic))
             self._making.add(making)
             making.add_done_callback(self._making.discard)
-            return
+            return done
         self._hand_over(producer, topic, payload, done)
+        return done
 
     async def _send_first(self, topic: str) -> None:
         """Make ``topic``'s producer, then hand it the messages that waited, in order."""
@@ -213,29 +195,27 @@ class Bus:
             producer = await self.producer(topic)
         except BrokerUnavailable as exc:
             for _, done in self._first.pop(topic):
-                if not done.done():
-                    done.set_exception(exc)
+                done.arrive(exc)
             return
         for payload, done in self._first.pop(topic):
             self._hand_over(producer, topic, payload, done)
 
     def _hand_over(
-        self, producer: Producer, topic: str, payload: BaseModel, done: asyncio.Future[None]
+        self, producer: Producer, topic: str, payload: BaseModel | bytes, done: Receipt
     ) -> None:
-        if done.done():
-            return
-        loop = asyncio.get_running_loop()
+        where = f"{topic} at {self.url}"
 
         def receipt(result: Any, _msg_id: Any) -> None:  # on a pulsar-client thread
-            loop.call_soon_threadsafe(_persisted, done, result, f"{topic} at {self.url}")
+            ok = result == _pulsar.Result.Ok
+            done.arrive(None if ok else BrokerUnavailable(f"cannot publish to {where}: {result}"))
 
         builder = _pulsar.MessageBuilder()
         try:
-            builder.content(encode(payload))
+            builder.content(payload if isinstance(payload, bytes) else encode(payload))
             # pulsar.asyncio's Producer.send less its Task-bound future and MessageId
             producer._producer.send_async(builder.build(), receipt)
         except Exception as exc:
-            done.set_exception(BrokerUnavailable(f"cannot publish to {topic} at {self.url}: {exc}"))
+            done.arrive(BrokerUnavailable(f"cannot publish to {where}: {exc}"))
 
     async def subscribe(
         self,

@@ -10,6 +10,7 @@ from pydantic import BaseModel
 from typing_extensions import TypeVar
 
 from trustgraph_base.messaging.bus import Bus
+from trustgraph_base.messaging.receipts import Receipt
 from trustgraph_base.messaging.requests import RequestClient
 from trustgraph_base.messaging.services import Req, Resp, ServiceSpec, Topic, Topics
 from trustgraph_base.settings import ProcessorSettings
@@ -53,21 +54,22 @@ class Context(Generic[S, T_co]):
 
     async def publish(self, topic: Topic[M], message: M, *, batching: bool = False) -> None:
         """Publish ``message`` on a one-way topic (e.g. ``TRIPLES_STORE``) of its type."""
+        checked = self._checked(topic, message)
+        await self.bus.publish(self.topics.topic(topic), checked, batching=batching)
+
+    def send_now(self, topic: Topic[M], message: M | bytes) -> Receipt:
+        """Hand ``message`` (or its wire form, already encoded) to the broker now, without
+        waiting (``Bus.send_now``); awaiting the receipt returns once it is persisted."""
+        payload = message if isinstance(message, bytes) else self._checked(topic, message)
+        return self.bus.send_now(self.topics.topic(topic), payload)
+
+    @staticmethod
+    def _checked(topic: Topic[M], message: M) -> M:
         if not isinstance(message, topic.model):  # what mypy checks, for untyped callers
             raise TypeError(
                 f"{topic.name} carries {topic.model.__name__}, not {type(message).__name__}"
             )
-        await self.bus.publish(self.topics.topic(topic), message, batching=batching)
-
-    def send_soon(self, topic: Topic[M], message: M) -> asyncio.Future[None]:
-        """Publish ``message`` without waiting (``Bus.send_soon``: it goes once this pass of
-        the event loop ends): the future is done once it is persisted; awaiting it raises
-        ``BrokerUnavailable`` if it was not."""
-        if not isinstance(message, topic.model):
-            raise TypeError(
-                f"{topic.name} carries {topic.model.__name__}, not {type(message).__name__}"
-            )
-        return self.bus.send_soon(self.topics.topic(topic), message)
+        return message
 
     def client(self, spec: ServiceSpec[Req, Resp]) -> RequestClient[Req, Resp]:
         """The request client for another service (one per process and service)."""

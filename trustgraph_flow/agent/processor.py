@@ -140,8 +140,8 @@ class Session:
     tools: list[ToolConfig]
     max_iterations: int
     prior: list[Step]
-    # The trace (None: not explainable). ``stream`` holds back every event until the trace
-    # messages sent before it are persisted.
+    # The trace (None: not explainable). ``stream`` passes no event on before the trace
+    # messages sent before it are safe (journaled: ``TraceWriter.settle``).
     trace: TraceWriter | None
     steps: list[Step] = field(default_factory=list)
     structured: bool = True
@@ -161,7 +161,7 @@ class Session:
         first's URI); the explain event naming each, in order (none: not explainable).
 
         The step does not wait for the broker's receipt: ``stream`` passes no later event
-        to the caller before it (and every earlier trace message) is persisted."""
+        to the caller before it (and every earlier trace message) is safe."""
         if self.trace is None:
             return []  # the triples are not even built: off costs nothing
         built = [(uri, build()) for uri, build in entities]
@@ -170,17 +170,18 @@ class Session:
 
     def sent(self) -> int:
         """How many trace messages have been sent so far."""
-        return 0 if self.trace is None else len(self.trace.sent)
+        return 0 if self.trace is None else self.trace.count
 
     async def settle(self, upto: int | None = None) -> None:
-        """Wait until the first ``upto`` trace messages (default: all) are persisted."""
+        """Make the first ``upto`` trace messages (default: all) safe (``TraceWriter.settle``)."""
         if self.trace is not None:
             await self.trace.settle(upto)
 
     async def stream(self) -> AsyncIterator[AgentResponse]:
         """``run``'s events in order, each passed on only once every trace message sent
-        before it is persisted. The session goes on meanwhile (its next LLM call overlaps
-        the broker's receipts and the replies), so nothing the caller saw can be lost."""
+        before it is safe (journaled), so nothing the caller saw can be lost. The session
+        goes on meanwhile: its next LLM call goes out in the same pass as the trace message
+        that went before it."""
         queue: asyncio.Queue[tuple[AgentResponse | Exception | None, int]] = asyncio.Queue()
 
         async def drive() -> None:
@@ -203,9 +204,9 @@ class Session:
                 known = [await queue.get()]
                 while not queue.empty():
                     known.append(queue.get_nowait())
-                # Events known together go on together, after one wait for the latest's trace
-                # messages: waiting for each in turn would send the first alone (the final
-                # thought, then the conclusion's explain and the answer: one more message).
+                # Events known together go on together, after the latest's trace messages are
+                # safe: one reply message (the final thought, the conclusion's explain and the
+                # answer).
                 await self.settle(known[-1][1])
                 for item, _ in known:
                     if question is not None:
@@ -357,8 +358,10 @@ class Session:
 
     async def act(self, name: str, arguments: dict[str, Any], iteration_uri: str) -> str:
         """Run the named tool; any failure becomes an ``Error: …`` observation."""
-        # The tool's own trace names this session's entities: they are in the trace first.
-        await self.settle()
+        # The tool's own trace names this session's entities: the broker has them first (their
+        # receipts came while the LLM thought: this waits only when the broker is slow).
+        if self.trace is not None:
+            await self.trace.delivered()
         tool = next((t for t in self.tools if t.name == name), None)
         if tool is None:
             known = ", ".join(t.name for t in self.tools) or "(none)"
