@@ -1,12 +1,21 @@
 """The batch consumer (the store's write path): messages handled a batch at a time.
 
 Batches are pipelined: while batch N's handler runs (its write releases the GIL), batch
-N+1 is received and decoded message by message, and it keeps growing until N is done (or
-it is full). A batch closes once no message has come for ``max_wait`` or ``max_linger``
-has passed since its first (and the previous handler is done): a steady stream makes
-batches of up to ``max_linger`` of it, a lone message waits only ``max_wait``. N+1's handler starts only once N's handler and acks are
-done: batches are handled in order, and each message is acked strictly after the handler
-that holds it has returned.
+N+1 is received, and it keeps growing until N is done (or it is full). A batch closes once
+no message has come for ``max_wait`` or ``max_linger`` has passed since its first (and the
+previous handler is done): a steady stream makes batches of up to ``max_linger`` of it, a
+lone message waits only ``max_wait``. N+1's handler starts only once N's handler and acks
+are done: batches are handled in order, and each message is acked strictly after the
+handler that holds it has returned.
+
+A message is decoded (pydantic, the store's N-Quads parse) as it arrives only while the
+previous batch's handler is still running: then the decoding overlaps the write, which is
+what bulk ingest needs. Otherwise it is kept as it came and decoded when its batch closes.
+A few messages at a time (an agent's trace, one per step, < ``max_wait`` apart) then cost
+the consumer no CPU while their producer is still busy: the decoding waits for the pause
+that closes the batch instead of competing with the producer for the machine's cores on
+every message. A message that cannot be decoded is dead-lettered alone either way, when it
+is decoded; the rest of its batch goes on.
 """
 
 from __future__ import annotations
@@ -25,6 +34,10 @@ from trustgraph_base.messaging.dispatch import Route, Runner
 from trustgraph_base.messaging.services import Topics
 
 log = logging.getLogger(__name__)
+
+# Decoding a closed batch gives the event loop a turn this often (s): the store answers
+# queries on the same loop, and 4,096 messages can take a second or more to decode.
+YIELD_S = 0.005
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -78,14 +91,15 @@ class BatchRunner(Runner):
     async def _collect(
         self, writing: asyncio.Task[None] | None
     ) -> tuple[list[Any], list[BaseModel]]:
-        """One batch, decoded as it arrives: closed when full, or once the stream paused for
-        ``max_wait`` or ``max_linger`` has passed since its first message, and the previous
-        batch's handler is done."""
+        """One batch: closed when full, or once the stream paused for ``max_wait`` or
+        ``max_linger`` has passed since its first message, and the previous batch's handler
+        is done. Decoded as it arrives while that handler runs, the rest once it closes."""
         good: list[Any] = []
         values: list[BaseModel] = []
+        raw: list[Any] = []  # received once the previous handler was done: not decoded yet
         first: float | None = None
         last = 0.0
-        while len(good) < self.max_batch:
+        while len(good) + len(raw) < self.max_batch:
             receiving = self._receive()
             if first is None:  # nothing yet: wait for a message however long it takes
                 await asyncio.shield(receiving)
@@ -105,13 +119,28 @@ class BatchRunner(Runner):
             last = time.monotonic()
             if first is None:
                 first = last
-            value = self._decode(msg)
-            if isinstance(value, Exception):
-                await self._dead_letter(msg)
-                continue
-            good.append(msg)
-            values.append(value)
+            # A handler once done stays done: the decoded messages come before the raw ones,
+            # and the batch keeps the order it was received in.
+            if writing is not None and not writing.done():
+                await self._take(msg, good, values)  # overlaps the previous batch's write
+            else:
+                raw.append(msg)
+        turn = time.monotonic() + YIELD_S
+        for msg in raw:
+            await self._take(msg, good, values)
+            if time.monotonic() > turn:  # a large batch: the loop's other work runs meanwhile
+                await asyncio.sleep(0)
+                turn = time.monotonic() + YIELD_S
         return good, values
+
+    async def _take(self, msg: Any, good: list[Any], values: list[BaseModel]) -> None:
+        """Decode ``msg`` into the batch, or dead-letter it (alone) if it cannot be."""
+        value = self._decode(msg)
+        if isinstance(value, Exception):
+            await self._dead_letter(msg)
+            return
+        good.append(msg)
+        values.append(value)
 
     async def _handle_batch(self, good: list[Any], values: list[BaseModel]) -> None:
         """Ack the batch once the handler returns; nack all if it raises, or only the values
