@@ -78,10 +78,10 @@ async def test_a_batch_decoded_once_it_closes_keeps_its_order_dead_letters_alone
     gate.set()  # the writes from here on are instant: the messages come while none runs
     await send("m3", "m4")
     await bus.publish(topic, b"bad while idle")
-    await send("m5", "m6")
+    await send(*(f"m{n}" for n in range(5, 50)))  # more than RAW_MAX: decoded as they come
     assert (await asyncio.wait_for(dead.receive(), 15)).data() == b"bad while idle"
-    sent = [f"m{n}" for n in range(7)]
-    assert await eventually(so_far, lambda h: "m6" in h) == sent
+    sent = [f"m{n}" for n in range(50)]
+    assert await eventually(so_far, lambda h: "m49" in h) == sent
 
     await processors.stop_all()
     await processors.start(proc, settings)  # the same subscription again

@@ -8,14 +8,17 @@ lone message waits only ``max_wait``. N+1's handler starts only once N's handler
 are done: batches are handled in order, and each message is acked strictly after the
 handler that holds it has returned.
 
-A message is decoded (pydantic, the store's N-Quads parse) as it arrives only while the
-previous batch's handler is still running: then the decoding overlaps the write, which is
-what bulk ingest needs. Otherwise it is kept as it came and decoded when its batch closes.
-A few messages at a time (an agent's trace, one per step, < ``max_wait`` apart) then cost
-the consumer no CPU while their producer is still busy: the decoding waits for the pause
-that closes the batch instead of competing with the producer for the machine's cores on
-every message. A message that cannot be decoded is dead-lettered alone either way, when it
-is decoded; the rest of its batch goes on.
+A message is decoded (pydantic, the store's N-Quads parse) as it arrives while the
+previous batch's handler is still running: the decoding overlaps the write, which is what
+bulk ingest needs. Otherwise it is kept as it came, and decoded when its batch closes or
+once ``RAW_MAX`` messages are waiting, whichever comes first. A few messages at a time (an
+agent's trace: one per step, < ``max_wait`` apart) so cost the consumer no CPU while their
+producer is still busy: their decoding waits for the pause that closes the batch instead
+of competing with the producer for the machine's cores on every message. A stream past
+``RAW_MAX`` is decoded in those small groups as it comes, so its decoding keeps pace with
+the stream and never holds the event loop (which also answers the store's queries) for
+long. Either way the batch keeps the order its messages came in, and a message that
+cannot be decoded is dead-lettered alone when it is decoded; the rest of its batch goes on.
 """
 
 from __future__ import annotations
@@ -35,9 +38,9 @@ from trustgraph_base.messaging.services import Topics
 
 log = logging.getLogger(__name__)
 
-# Decoding a closed batch gives the event loop a turn this often (s): the store answers
-# queries on the same loop, and 4,096 messages can take a second or more to decode.
-YIELD_S = 0.005
+# Messages of an open batch kept undecoded at most (while no handler runs): more is a
+# stream, not one agent session's trace, and is decoded this many at a time as it comes.
+RAW_MAX = 32
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -93,10 +96,11 @@ class BatchRunner(Runner):
     ) -> tuple[list[Any], list[BaseModel]]:
         """One batch: closed when full, or once the stream paused for ``max_wait`` or
         ``max_linger`` has passed since its first message, and the previous batch's handler
-        is done. Decoded as it arrives while that handler runs, the rest once it closes."""
+        is done. Decoded as it arrives while that handler runs, otherwise when it closes
+        or ``RAW_MAX`` messages wait."""
         good: list[Any] = []
         values: list[BaseModel] = []
-        raw: list[Any] = []  # received once the previous handler was done: not decoded yet
+        raw: list[Any] = []  # received, not decoded yet (they come after ``good``'s)
         first: float | None = None
         last = 0.0
         while len(good) + len(raw) < self.max_batch:
@@ -119,28 +123,23 @@ class BatchRunner(Runner):
             last = time.monotonic()
             if first is None:
                 first = last
-            # A handler once done stays done: the decoded messages come before the raw ones,
-            # and the batch keeps the order it was received in.
-            if writing is not None and not writing.done():
-                await self._take(msg, good, values)  # overlaps the previous batch's write
-            else:
-                raw.append(msg)
-        turn = time.monotonic() + YIELD_S
-        for msg in raw:
-            await self._take(msg, good, values)
-            if time.monotonic() > turn:  # a large batch: the loop's other work runs meanwhile
-                await asyncio.sleep(0)
-                turn = time.monotonic() + YIELD_S
+            raw.append(msg)
+            if len(raw) >= RAW_MAX or (writing is not None and not writing.done()):
+                await self._take(raw, good, values)  # overlaps the write, or a stream
+        await self._take(raw, good, values)
         return good, values
 
-    async def _take(self, msg: Any, good: list[Any], values: list[BaseModel]) -> None:
-        """Decode ``msg`` into the batch, or dead-letter it (alone) if it cannot be."""
-        value = self._decode(msg)
-        if isinstance(value, Exception):
-            await self._dead_letter(msg)
-            return
-        good.append(msg)
-        values.append(value)
+    async def _take(self, raw: list[Any], good: list[Any], values: list[BaseModel]) -> None:
+        """Decode ``raw`` in order into the batch (emptying it); dead-letter, each alone,
+        those that cannot be decoded."""
+        for msg in raw:
+            value = self._decode(msg)
+            if isinstance(value, Exception):
+                await self._dead_letter(msg)
+                continue
+            good.append(msg)
+            values.append(value)
+        raw.clear()
 
     async def _handle_batch(self, good: list[Any], values: list[BaseModel]) -> None:
         """Ack the batch once the handler returns; nack all if it raises, or only the values
