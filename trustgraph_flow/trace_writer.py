@@ -51,7 +51,7 @@ class TraceWriter:
     queued: list[Triples] = field(default_factory=list)  # sent, not yet journaled
     # The broker's receipts of the messages handed over, in order of publication (a
     # producer keeps them in that order).
-    receipts: list[Receipt] = field(default_factory=list)
+    receipts: list[Receipt[None]] = field(default_factory=list)
     persisted: int = 0  # how many of them are known to be persisted
 
     @property

@@ -34,6 +34,7 @@ from pydantic import BaseModel
 
 from trustgraph_base.messaging.context import Context
 from trustgraph_base.messaging.dispatch import Route, Runner
+from trustgraph_base.messaging.receipts import Receipt, lazy_receive
 from trustgraph_base.messaging.services import Topics
 
 log = logging.getLogger(__name__)
@@ -66,12 +67,12 @@ class BatchRunner(Runner):
         super().__init__(route, consumer, ctx, topic)
         self.max_batch, self.max_wait = route.max_batch, route.max_wait
         self.max_linger = max(route.max_linger, route.max_wait)
-        self.pending: asyncio.Future[Any] | None = None  # a receive in progress
+        self.pending: Receipt[Any] | None = None  # a receive in progress
 
     async def _intake(self, work: asyncio.TaskGroup) -> None:
-        # A receive is never cancelled on a timeout: the client would still hand its next
-        # message to the abandoned future, and that message would be lost (never acked,
-        # never redelivered while the consumer lives). An unfinished receive carries over.
+        # A receive is never abandoned on a timeout: the client would still hand its next
+        # message to it, and that message would be lost (never acked, never redelivered
+        # while the consumer lives). An unfinished receive carries over.
         writing: asyncio.Task[None] | None = None
         try:
             while True:
@@ -82,13 +83,12 @@ class BatchRunner(Runner):
                 if values:
                     writing = work.create_task(self._handle_batch(good, values))
         finally:
-            if self.pending is not None:
-                self.pending.cancel()
+            self.pending = None  # its message, if one comes, is redelivered once we close
 
-    def _receive(self) -> asyncio.Future[Any]:
+    def _receive(self) -> Receipt[Any]:
         """The receive in progress, started if there is none (it is never abandoned)."""
         if self.pending is None:
-            self.pending = asyncio.ensure_future(self.consumer.receive())
+            self.pending = lazy_receive(self.consumer)
         return self.pending
 
     async def _collect(
@@ -97,7 +97,10 @@ class BatchRunner(Runner):
         """One batch: closed when full, or once the stream paused for ``max_wait`` or
         ``max_linger`` has passed since its first message, and the previous batch's handler
         is done. Decoded as it arrives while that handler runs, otherwise when it closes
-        or ``RAW_MAX`` messages wait."""
+        or ``RAW_MAX`` messages wait. While no handler runs, a message that comes is looked
+        at when the batch's deadline comes (with any others that came meanwhile), not the
+        moment it comes: a few messages cost this process one wake-up per ``max_wait``,
+        not one each."""
         good: list[Any] = []
         values: list[BaseModel] = []
         raw: list[Any] = []  # received, not decoded yet (they come after ``good``'s)
@@ -105,22 +108,25 @@ class BatchRunner(Runner):
         last = 0.0
         while len(good) + len(raw) < self.max_batch:
             receiving = self._receive()
-            if first is None:  # nothing yet: wait for a message however long it takes
-                await asyncio.shield(receiving)
-            else:
-                waiting: set[asyncio.Future[Any]] = {receiving}
+            if first is not None and not receiving.done():
                 deadline = min(last + self.max_wait, first + self.max_linger)
-                timeout: float | None = deadline - time.monotonic()
-                if timeout is not None and timeout <= 0:
-                    if writing is None or writing.done():
+                timeout = deadline - time.monotonic()
+                busy = writing is not None and not writing.done()
+                if timeout <= 0:
+                    if not busy:
                         break
-                    waiting.add(writing)
-                    timeout = None
-                await asyncio.wait(waiting, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-                if not receiving.done():
-                    continue  # a pause or the linger passed, or the previous batch is done
-            msg, self.pending = receiving.result(), None
-            last = time.monotonic()
+                    assert writing is not None
+                    waiting: set[asyncio.Future[Any]] = {receiving.waiter(), writing}
+                    await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+                elif busy:  # the decoding overlaps the write: each message as it comes
+                    await asyncio.wait({receiving.waiter()}, timeout=timeout)
+                else:
+                    await asyncio.sleep(timeout)
+                continue  # a message came, a pause or the linger passed, or the write ended
+            msg = await receiving  # nothing yet: wait for a message however long it takes
+            self.pending = None
+            # Found waiting (pulsar-client holds what came meanwhile): it counts as come now.
+            last = receiving.when
             if first is None:
                 first = last
             raw.append(msg)

@@ -91,7 +91,7 @@ class Bus:
         self._producers: dict[str, Producer] = {}
         self._producer_lock = asyncio.Lock()
         # send_now's messages waiting, in order, for their topic's producer to be made
-        self._first: dict[str, list[tuple[BaseModel | bytes, Receipt]]] = {}
+        self._first: dict[str, list[tuple[BaseModel | bytes, Receipt[None]]]] = {}
         self._making: set[asyncio.Task[None]] = set()  # their producers being made
         self._consumers: list[Consumer] = []
         self.failure: BaseException | None = None
@@ -168,13 +168,13 @@ class Bus:
         except Exception as exc:  # pulsar.Timeout and friends: the broker did not persist it
             raise BrokerUnavailable(f"cannot publish to {topic} at {self.url}: {exc}") from exc
 
-    def send_now(self, topic: str, payload: BaseModel | bytes) -> Receipt:
+    def send_now(self, topic: str, payload: BaseModel | bytes) -> Receipt[None]:
         """Hand one message to the topic's producer now, without waiting: awaiting the
         receipt returns once the broker has persisted it (``BrokerUnavailable`` if it did
         not). Messages sent in order on one topic reach it in that order (a ``publish`` to it
         in the same pass goes first). No Task per message, and the receipt wakes this loop
         only if something waits for it when it comes."""
-        done = Receipt(asyncio.get_running_loop())
+        done: Receipt[None] = Receipt(asyncio.get_running_loop())
         waiting = self._first.get(topic)
         if waiting is not None:  # behind the topic's first messages
             waiting.append((payload, done))
@@ -201,7 +201,7 @@ class Bus:
             self._hand_over(producer, topic, payload, done)
 
     def _hand_over(
-        self, producer: Producer, topic: str, payload: BaseModel | bytes, done: Receipt
+        self, producer: Producer, topic: str, payload: BaseModel | bytes, done: Receipt[None]
     ) -> None:
         where = f"{topic} at {self.url}"
 

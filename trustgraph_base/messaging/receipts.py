@@ -5,39 +5,51 @@ to be completed on the event loop's thread, so every receipt would wake the loop
 its self-pipe, an epoll return, a pass), even when nobody waits for it yet: a trace message's
 receipt comes while the agent waits for its next LLM reply, and is looked at only when the
 run ends. A ``Receipt`` is completed where it arrives, under a lock, and wakes the loop only
-if a task is waiting for it at that moment.
+if a task is waiting for it at that moment. The batch consumer receives through one too
+(``lazy_receive``): a message that comes while its batch is collecting and no write runs is
+looked at when the batch's deadline comes, not on arrival.
 """
 
 from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Generator
-from typing import Any
+from typing import Any, Generic, TypeVar
+
+import _pulsar
+import pulsar
+from pulsar.asyncio import Consumer
 
 from trustgraph_base.errors import BrokerUnavailable
 
 _PENDING: Any = object()
+T = TypeVar("T")
 
 
-class Receipt:
-    """Awaiting it returns once the broker has persisted the message, and raises
-    ``BrokerUnavailable`` if it did not. It may be awaited any number of times."""
+class Receipt(Generic[T]):
+    """Awaiting it returns (its value: a received message, or None for a send) once the
+    broker has answered, and raises ``BrokerUnavailable`` if it failed. It may be awaited
+    any number of times; ``when`` is the ``time.monotonic()`` of the answer."""
 
-    __slots__ = ("_lock", "_loop", "_outcome", "_waiters")
+    __slots__ = ("_lock", "_loop", "_outcome", "_waiters", "value", "when")
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
         self._lock = threading.Lock()
-        self._outcome: BrokerUnavailable | None = _PENDING  # None: persisted
+        self._outcome: BrokerUnavailable | None = _PENDING  # None: done
         # One future per task waiting (a task cancelled cancels its own, no other's).
         self._waiters: list[asyncio.Future[None]] = []
+        self.value: T | None = None
+        self.when = 0.0
 
-    def arrive(self, failure: BrokerUnavailable | None = None) -> None:
-        """The broker's answer (``failure`` if it did not persist the message); any thread."""
+    def arrive(self, failure: BrokerUnavailable | None = None, value: T | None = None) -> None:
+        """The broker's answer (``failure`` if it failed); any thread."""
         with self._lock:
             if self._outcome is not _PENDING:
                 return
+            self.value, self.when = value, time.monotonic()
             self._outcome = failure
             waiters, self._waiters = self._waiters, []
         if waiters:
@@ -46,7 +58,17 @@ class Receipt:
     def done(self) -> bool:
         return self._outcome is not _PENDING
 
-    def __await__(self) -> Generator[Any, None, None]:
+    def waiter(self) -> asyncio.Future[None]:
+        """A future done once the answer has come (for ``asyncio.wait``; the loop thread)."""
+        waiter: asyncio.Future[None] = self._loop.create_future()
+        with self._lock:
+            if self._outcome is _PENDING:
+                self._waiters.append(waiter)
+                return waiter
+        waiter.set_result(None)
+        return waiter
+
+    def __await__(self) -> Generator[Any, None, T | None]:
         waiter = None
         with self._lock:
             if self._outcome is _PENDING:
@@ -56,9 +78,28 @@ class Receipt:
             yield from waiter.__await__()
         if self._outcome is not None:
             raise BrokerUnavailable(str(self._outcome))
+        return self.value
 
 
 def _wake(waiters: list[asyncio.Future[None]]) -> None:
     for waiter in waiters:
         if not waiter.done():  # done: its task was cancelled
             waiter.set_result(None)
+
+
+def lazy_receive(consumer: Consumer) -> Receipt[pulsar.Message]:
+    """The consumer's next message (pulsar.asyncio's ``receive`` less its Task-bound future,
+    whose completion wakes the loop for every message)."""
+    got: Receipt[pulsar.Message] = Receipt(asyncio.get_running_loop())
+    schema = consumer._schema
+
+    def arrived(result: Any, msg: Any) -> None:  # a pulsar-client thread, or this one
+        if result == _pulsar.Result.Ok:
+            message = pulsar.Message()
+            message._message, message._schema = msg, schema
+            got.arrive(value=message)
+        else:
+            got.arrive(BrokerUnavailable(f"cannot receive: {result}"))
+
+    consumer._consumer.receive_async(arrived)
+    return got
