@@ -69,13 +69,8 @@ class Receipt(Generic[T]):
         return waiter
 
     def __await__(self) -> Generator[Any, None, T | None]:
-        waiter = None
-        with self._lock:
-            if self._outcome is _PENDING:
-                waiter = self._loop.create_future()
-                self._waiters.append(waiter)
-        if waiter is not None:
-            yield from waiter.__await__()
+        if not self.done():  # ``waiter`` looks again under the lock
+            yield from self.waiter().__await__()
         if self._outcome is not None:
             raise BrokerUnavailable(str(self._outcome))
         return self.value
