@@ -135,7 +135,7 @@ async def test_a_refused_format_falls_back_one_level_once_and_stays_down(
     assert (first.text, second.text) == ('{"a": "x"}', '{"a": "x"}')
     types = [f["type"] for f in stub.formats()]
     assert types == ["json_schema", "json_object", "json_object"]  # no retries of the refusal
-    assert client.structured == "json_object"
+    assert client.level.current == "json_object"
     fell = [r.getMessage() for r in caplog.records if "falls back" in r.getMessage()]
     assert len(fell) == 1 and "from json_schema to json_object" in fell[0]
     assert f"HTTP {status}: response_format.type" in fell[0]
@@ -146,18 +146,17 @@ async def test_a_server_refusing_every_format_ends_with_the_prompt_alone(
 ) -> None:
     async with OpenAIStub(default='{"a": "x"}', accepts=set()) as stub:
         client = structured("json_schema", session, stub.base_url)
-        with pytest.raises(ServiceError) as err:  # one fallback per request, not two
+        with pytest.raises(ServiceError) as err:  # sent again once per request, not twice
             await client.complete(ask_json())
         assert "response_format" in err.value.message
+        assert client.level.current == "none"  # its second refusal lowers the level too
         streamed = [i async for i in client.stream(ask_json())]
     assert isinstance(streamed[-1], Completion) and streamed[-1].text == '{"a": "x"}'
     assert [f and f["type"] for f in stub.formats()] == [
         "json_schema",
         "json_object",
-        "json_object",
         None,
     ]
-    assert client.structured == "none"
 
 
 async def test_an_unrelated_400_does_not_lower_the_level(session: aiohttp.ClientSession) -> None:
@@ -166,7 +165,7 @@ async def test_an_unrelated_400_does_not_lower_the_level(session: aiohttp.Client
         with pytest.raises(ServiceError) as err:
             await client.complete(ask_json())
     assert "does not exist" in err.value.message
-    assert client.structured == "json_schema" and len(stub.requests) == 1
+    assert client.level.current == "json_schema" and len(stub.requests) == 1
 
 
 async def test_a_stream_asks_for_its_usage_unless_the_server_refuses(

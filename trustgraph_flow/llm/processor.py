@@ -103,6 +103,12 @@ def _final(
         else estimate_tokens(req.system + " " + req.prompt)
     )
     out_tok = done.out_token if done.out_token is not None else estimate_tokens(done.text)
+    if done.finish_reason == "length":
+        log.warning(
+            "a %s reply ran into its max_tokens (%s) and was cut off",
+            req.prompt_type,
+            req.max_tokens,
+        )
     return TextCompletionResponse(
         response="" if streamed else done.text,
         model=done.model,
