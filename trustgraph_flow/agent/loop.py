@@ -1,0 +1,153 @@
+"""The ReAct loop of one session: think (ask the LLM for a step), act (run the tool),
+observe — until the final answer or the iteration limit. Unparseable replies, unknown tools
+and failing tools become observations the LLM can react to.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+from trustgraph_base.errors import ErrorType, RequestTimeout, ServiceError
+from trustgraph_base.messaging import TEXT_COMPLETION
+from trustgraph_base.provenance import agent_session_triples, arguments_json, uris
+from trustgraph_base.schema import AgentResponse
+from trustgraph_flow.agent.prompt import Step, react_request
+from trustgraph_flow.agent.react import Act, Finish, ParseError, StepReply, parse_reply, step_schema
+from trustgraph_flow.agent.session import Session, event, stopped_answer
+from trustgraph_flow.agent.tools import ToolCall, ToolFailure, run_tool
+from trustgraph_flow.structured import BadReply, ask
+
+log = logging.getLogger(__name__)
+
+MAX_RAW_THOUGHT = 2000
+PARSE_HINT = "reply with Thought/Action/Args or Thought/Final Answer"
+JSON_HINT = 'reply with one JSON object {"thought": ..., "next": {...}} as described'
+LAST_STEP_ERROR = "the last step must be the final answer, not another tool call"
+
+
+async def run(session: Session) -> AsyncIterator[AgentResponse]:
+    """Every event of the session, the last one the final answer."""
+    for opened in session.publish(
+        (
+            session.uri,
+            lambda: agent_session_triples(
+                session.uri, session.req.question, session.trace.started_at if session.trace else ""
+            ),
+        )
+    ):
+        yield opened
+    for n in range(1, session.max_iterations + 1):
+        # Structured, the last step may only answer: its schema offers no tool.
+        last = session.structured and n == session.max_iterations
+        reply = await think(session, last)
+        iteration_uri = uris.agent_iteration_uri(session.uri, n)
+        try:
+            parsed = read(reply, last)
+        except ParseError as exc:
+            if exc.thought:
+                yield event("thought", exc.thought)
+            thought = exc.thought or _raw(reply)[:MAX_RAW_THOUGHT]
+            hint = JSON_HINT if session.structured else PARSE_HINT
+            step = Step(thought, "", {}, f"Error: could not parse your reply: {exc}; {hint}.")
+        else:
+            if parsed.thought:
+                yield event("thought", parsed.thought)
+            if isinstance(parsed, Finish):
+                async for ending in session.conclude(parsed.answer):
+                    yield ending
+                return
+            yield event("action", f"{parsed.tool} {arguments_json(parsed.arguments)}")
+            observation = await act(session, parsed.tool, parsed.arguments, iteration_uri)
+            step = Step(parsed.thought, parsed.tool, parsed.arguments, observation)
+        explains = session.record(step)
+        yield event("observation", step.observation)
+        for explain in explains:
+            yield explain
+    async for ending in session.conclude(stopped_answer(session.max_iterations), "iteration-limit"):
+        yield ending
+
+
+def read(reply: str | StepReply | BadReply, last: bool = False) -> Act | Finish:
+    """The LLM's decision; ``ParseError`` for a reply that is neither form (or, on the
+    last structured step, not the final answer its schema asked for)."""
+    if isinstance(reply, BadReply):
+        raise ParseError(str(reply))
+    if isinstance(reply, StepReply):
+        decision = reply.decision()
+        if last and isinstance(decision, Act):
+            raise ParseError(LAST_STEP_ERROR, decision.thought)
+        return decision
+    return parse_reply(reply)
+
+
+async def think(session: Session, last: bool = False) -> str | StepReply | BadReply:
+    """Ask the LLM for the next step: the validated JSON step (or why it is not one) when
+    structured, else the reply text. ``last``: the step must be the final answer.
+    A failing LLM ends the session, marked on the trace."""
+    history = [*session.prior, *session.steps]
+    request = react_request(session.req.question, session.tools, history, session.structured, last)
+    offered = [] if last else session.tools
+    timeout = session.ctx.settings.request_timeout
+    started = time.monotonic()
+    try:
+        if session.structured:
+            try:
+                step = await ask(
+                    session.ctx, request, StepReply, schema=step_schema(offered), timeout=timeout
+                )
+            except BadReply as bad:
+                if bad.response is not None:
+                    session.note_call(bad.response, bad.latency_ms)
+                return bad
+            session.note_call(step.response, step.latency_ms)
+            return step.value
+        reply = await session.ctx.client(TEXT_COMPLETION).request(request, timeout=timeout)
+    except ServiceError as exc:
+        session.fail(f"the LLM failed: {exc.message} [{exc.type}]")
+        raise ServiceError(exc.type, f"the LLM failed: {exc.message}") from None
+    except RequestTimeout:
+        session.fail(f"the LLM did not answer within {timeout:g}s")
+        raise ServiceError(
+            ErrorType.TIMEOUT, f"the LLM did not answer within {timeout:g}s"
+        ) from None
+    session.note_call(reply, (time.monotonic() - started) * 1000.0)
+    return reply.response
+
+
+async def act(session: Session, name: str, arguments: dict[str, Any], iteration_uri: str) -> str:
+    """Run the named tool; any failure becomes an ``Error: …`` observation."""
+    # The tool's own trace names this session's entities: the broker has them first (their
+    # receipts came while the LLM thought: this waits only when the broker is slow).
+    if session.trace is not None:
+        await session.trace.delivered()
+    tool = next((t for t in session.tools if t.name == name), None)
+    if tool is None:
+        known = ", ".join(t.name for t in session.tools) or "(none)"
+        return f"Error: unknown tool '{name}'; the available tools are: {known}."
+    call = ToolCall(
+        ctx=session.ctx,
+        user=session.req.user,
+        collection=session.req.collection,
+        parent_uri=iteration_uri if session.explainable else "",  # no trace to hang it on
+        timeout=session.ctx.settings.tool_timeout,
+    )
+    try:
+        observation = await run_tool(tool, arguments, call)
+    except ToolFailure as exc:
+        log.info("session %s: %s", session.uri, exc)
+        if exc.cause is not None and exc.cause.type == ErrorType.NO_DATA:
+            # Nothing to search: say so, as GraphRAG and DocRAG do, not an answer made up.
+            session.fail(exc.cause.message)
+            raise ServiceError(ErrorType.NO_DATA, exc.cause.message) from None
+        return f"Error: {exc}."
+    return observation.strip() or f"(tool '{name}' returned nothing)"
+
+
+def _raw(reply: str | StepReply | BadReply) -> str:
+    """The reply as text, for the trace when it could not be read."""
+    if isinstance(reply, BadReply):
+        return reply.text.strip()
+    return reply.strip() if isinstance(reply, str) else reply.model_dump_json()

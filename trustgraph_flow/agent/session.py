@@ -1,0 +1,221 @@
+"""One agent session and its trace: the entities each step publishes, the events the
+caller gets, and the order between them (no event before the trace messages it follows
+are safe). The loop that drives a session is ``loop.py``; the wiring ``processor.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from trustgraph_base.messaging import Context
+from trustgraph_base.provenance import (
+    GRAPH_RETRIEVAL,
+    agent_final_triples,
+    agent_iteration_triples,
+    agent_observation_triples,
+    metrics_triples,
+    uris,
+)
+from trustgraph_base.rdf.terms import Triple
+from trustgraph_base.schema import AgentRequest, AgentResponse, TextCompletionResponse
+from trustgraph_flow.agent.prompt import Step
+from trustgraph_flow.agent.settings import Settings
+from trustgraph_flow.agent.tools import ToolConfig
+from trustgraph_flow.trace_writer import TraceWriter
+
+
+def stopped_answer(iterations: int) -> str:
+    """The conclusion of a session that hit its iteration limit."""
+    noun = "iteration" if iterations == 1 else "iterations"
+    return f"Stopped after {iterations} {noun} without a final answer."
+
+
+EventKind = Literal["thought", "action", "observation", "explain"]
+
+
+def event(
+    kind: EventKind,
+    content: str = "",
+    explain_id: str | None = None,
+    triples: list[Triple] | None = None,
+) -> AgentResponse:
+    graph = GRAPH_RETRIEVAL if explain_id else None
+    return AgentResponse(
+        message_type=kind,
+        content=content,
+        explain_id=explain_id,
+        explain_graph=graph,
+        explain_triples=triples or [],
+        end_of_stream=False,
+    )
+
+
+@dataclass
+class Session:
+    """One run of the loop for one request."""
+
+    ctx: Context[Settings]
+    req: AgentRequest
+    uri: str
+    tools: list[ToolConfig]
+    max_iterations: int
+    prior: list[Step]
+    # The trace (None: not explainable). ``stream`` passes no event on before the trace
+    # messages sent before it are safe (journaled: ``TraceWriter.settle``).
+    trace: TraceWriter | None
+    steps: list[Step] = field(default_factory=list)
+    structured: bool = True
+    model: str = ""  # the model that wrote the last reply
+    last_call: tuple[str, int, int, float] | None = None  # its model, tokens in/out, latency
+
+    @property
+    def explainable(self) -> bool:
+        return self.trace is not None
+
+    @property
+    def last_uri(self) -> str:
+        return uris.agent_iteration_uri(self.uri, len(self.steps)) if self.steps else self.uri
+
+    def publish(self, *entities: tuple[str, Callable[[], list[Triple]]]) -> list[AgentResponse]:
+        """Send the entities of one step now, together as one trace message (metadata id: the
+        first's URI); the explain event naming each, in order (none: not explainable).
+
+        The step does not wait for the broker's receipt: ``stream`` passes no later event
+        to the caller before it (and every earlier trace message) is safe."""
+        if self.trace is None:
+            return []  # the triples are not even built: off costs nothing
+        built = [(uri, build()) for uri, build in entities]
+        self.trace.send(built[0][0], [t for _, triples in built for t in triples])
+        return [event("explain", explain_id=uri, triples=triples) for uri, triples in built]
+
+    def sent(self) -> int:
+        """How many trace messages have been sent so far."""
+        return 0 if self.trace is None else self.trace.count
+
+    async def settle(self, upto: int | None = None) -> None:
+        """Make the first ``upto`` trace messages (default: all) safe (``TraceWriter.settle``)."""
+        if self.trace is not None:
+            await self.trace.settle(upto)
+
+    async def stream(self, events: AsyncIterator[AgentResponse]) -> AsyncIterator[AgentResponse]:
+        """``events`` (the loop's, ``loop.run``) in order, each passed on only once every trace message sent
+        before it is safe (journaled), so nothing the caller saw can be lost. The session
+        goes on meanwhile: its next LLM call goes out in the same pass as the trace message
+        that went before it."""
+        queue: asyncio.Queue[tuple[AgentResponse | Exception | None, int]] = asyncio.Queue()
+
+        async def drive() -> None:
+            end: Exception | None = None
+            try:
+                async for event in events:
+                    queue.put_nowait((event, self.sent()))
+            except Exception as exc:  # passed on after the events before it
+                end = exc
+            finally:
+                queue.put_nowait((end, self.sent()))
+
+        driving = asyncio.create_task(drive())
+        # The question's explain event waits for the event after it (the first step's thought,
+        # or an error) and goes with it in one reply message: on its own it would cost the
+        # caller, the broker and this process one more message per session.
+        question: AgentResponse | None = None
+        try:
+            while True:
+                known = [await queue.get()]
+                while not queue.empty():
+                    known.append(queue.get_nowait())
+                # Events known together go on together, after the latest's trace messages are
+                # safe: one reply message (the final thought, the conclusion's explain and the
+                # answer).
+                await self.settle(known[-1][1])
+                for item, _ in known:
+                    if question is not None:
+                        yield question
+                        question = None
+                    if item is None:
+                        return
+                    if isinstance(item, Exception):
+                        raise item
+                    if item.message_type == "explain" and item.explain_id == self.uri:
+                        question = item
+                        continue
+                    yield item
+        finally:
+            driving.cancel()  # still running only if the caller or a send gave up
+            await asyncio.gather(driving, return_exceptions=True)
+
+    def record(self, step: Step) -> list[AgentResponse]:
+        """Publish the next analysis and TrustGraph's Observation entity of it, as one trace
+        message (the trace first, before the client hears of either); their explain events
+        (none: not explainable)."""
+        uri = uris.agent_iteration_uri(self.uri, len(self.steps) + 1)
+        previous = self.last_uri
+        observation_uri = uris.agent_observation_uri(uri)
+        explains = self.publish(
+            (
+                uri,
+                lambda: (
+                    agent_iteration_triples(
+                        uri, previous, step.thought, step.action, step.arguments, step.observation
+                    )
+                    + self.cost_of(uri)
+                ),
+            ),
+            (observation_uri, lambda: agent_observation_triples(observation_uri, uri)),
+        )
+        self.steps.append(step)
+        return explains
+
+    def note_call(self, response: TextCompletionResponse, latency_ms: float) -> None:
+        """Remember who answered the last LLM call and what it cost (for its trace stage)."""
+        self.model = response.model
+        self.last_call = (response.model, response.in_token, response.out_token, latency_ms)
+
+    def cost_of(self, stage_uri: str) -> list[Triple]:
+        """The last LLM call's model, tokens and latency, as figures on ``stage_uri``."""
+        if self.last_call is None:
+            return []
+        model, in_token, out_token, latency = self.last_call
+        return metrics_triples(
+            stage_uri,
+            GRAPH_RETRIEVAL,
+            model=model or None,
+            in_token=in_token,
+            out_token=out_token,
+            latency_ms=latency,
+        )
+
+    def fail(self, message: str) -> None:
+        """Mark the question failed, with the reason."""
+        if self.trace is not None:
+            self.trace.fail(message)
+
+    async def conclude(
+        self, answer: str, reason: Literal["answer", "iteration-limit"] = "answer"
+    ) -> AsyncIterator[AgentResponse]:
+        final_uri = uris.agent_final_uri(self.uri)
+        last = self.last_uri
+        for explain in self.publish(
+            (
+                final_uri,
+                # An answer the LLM gave carries that call's figures; the iteration limit's does
+                # not (its last call is on the last analysis).
+                lambda: (
+                    agent_final_triples(final_uri, last, answer)
+                    + (self.cost_of(final_uri) if reason == "answer" else [])
+                ),
+            )
+        ):
+            yield explain
+        yield AgentResponse(
+            message_type="answer",
+            content=answer,
+            explain_id=self.uri if self.explainable else None,
+            explain_graph=GRAPH_RETRIEVAL if self.explainable else None,
+            model=self.model or None,
+            finish_reason=reason,
+            end_of_stream=True,
+        )

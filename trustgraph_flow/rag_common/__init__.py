@@ -1,0 +1,33 @@
+"""What GraphRAG and DocumentRAG share, by responsibility: ``settings`` (settings and
+state), ``trace`` (the trace's stages, the guard that marks failures), ``calls`` (LLM,
+embeddings and vector calls with their cost), ``citations`` (the cited-answer reply) and
+``nodata`` (why nothing was found). The names below are the package's public surface.
+"""
+
+from trustgraph_flow.rag_common.calls import Completion, Cost, Timer, add_cost, nearest
+from trustgraph_flow.rag_common.citations import CITE_SYSTEM, CitedAnswer, cited_schema
+from trustgraph_flow.rag_common.nodata import LOOKUP_TIMEOUT, no_data_error, nothing_found_error
+from trustgraph_flow.rag_common.settings import RagContext, RagSettings, RagState, open_rag_state
+from trustgraph_flow.rag_common.trace import QuestionTriples, Trace, trace_identity, traced
+
+__all__ = [
+    "CITE_SYSTEM",
+    "LOOKUP_TIMEOUT",
+    "CitedAnswer",
+    "Completion",
+    "Cost",
+    "QuestionTriples",
+    "RagContext",
+    "RagSettings",
+    "RagState",
+    "Timer",
+    "Trace",
+    "add_cost",
+    "cited_schema",
+    "nearest",
+    "no_data_error",
+    "nothing_found_error",
+    "open_rag_state",
+    "trace_identity",
+    "traced",
+]

@@ -1,0 +1,118 @@
+"""Calls to other services with their cost: the LLM (streamed or not), embeddings and
+vector search; ``Cost`` is what a stage records of them (``tg:model``, tokens, latency)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from trustgraph_base.errors import ErrorType, ServiceError
+from trustgraph_base.messaging import EMBEDDINGS, TEXT_COMPLETION, VECTORS, Context
+from trustgraph_base.provenance import GRAPH_RETRIEVAL, metrics_triples
+from trustgraph_base.rdf.terms import Triple
+from trustgraph_base.schema import (
+    EmbeddingsRequest,
+    TextCompletionRequest,
+    TextCompletionResponse,
+    VectorMatch,
+    VectorRequest,
+)
+from trustgraph_base.schema.llm import VectorKind
+from trustgraph_base.schema.rag import RagRequest
+
+
+@dataclass
+class Cost:
+    """What one stage cost: the model, tokens and wall time (summed over its calls)."""
+
+    model: str = ""
+    in_token: int | None = None
+    out_token: int | None = None
+    latency_ms: float = 0.0
+
+    def add(self, model: str, in_token: int, out_token: int, latency_ms: float) -> None:
+        self.model = self.model or model
+        self.in_token = (self.in_token or 0) + in_token
+        self.out_token = (self.out_token or 0) + out_token
+        self.latency_ms += latency_ms
+
+    def triples(self, stage_uri: str) -> list[Triple]:
+        return metrics_triples(
+            stage_uri,
+            GRAPH_RETRIEVAL,
+            model=self.model or None,
+            in_token=self.in_token,
+            out_token=self.out_token,
+            latency_ms=self.latency_ms,
+        )
+
+
+class Timer:
+    """Milliseconds since creation (monotonic)."""
+
+    def __init__(self) -> None:
+        self.start = time.monotonic()
+
+    def ms(self) -> float:
+        return (time.monotonic() - self.start) * 1000.0
+
+
+@dataclass
+class Completion:
+    """One LLM call: iterate ``pieces()`` (streamed or not), then read ``text`` and ``cost``."""
+
+    ctx: Context[Any]
+    request: TextCompletionRequest
+    text: str = ""
+    cost: Cost = field(default_factory=Cost)
+
+    async def pieces(self) -> AsyncIterator[str]:
+        """Yield the answer as it arrives; a non-streaming call yields it once."""
+        timer = Timer()
+        client = self.ctx.client(TEXT_COMPLETION)
+        parts: list[str] = []
+        model, in_token, out_token = "", 0, 0
+        timeout = self.ctx.settings.request_timeout
+        async for resp in client.stream(self.request, timeout=timeout):
+            model = resp.model or model
+            in_token = max(in_token, resp.in_token)
+            out_token = max(out_token, resp.out_token)
+            if resp.response:
+                parts.append(resp.response)
+                yield resp.response
+        self.text = "".join(parts)
+        self.cost.add(model, in_token, out_token, timer.ms())
+
+
+def add_cost(cost: Cost, response: TextCompletionResponse, latency_ms: float) -> None:
+    """Add one finished LLM call (its response and wall time) to a stage's cost."""
+    cost.add(response.model, response.in_token, response.out_token, latency_ms)
+
+
+async def nearest(
+    ctx: Context[Any], req: RagRequest, kind: VectorKind, limit: int, cost: Cost
+) -> list[VectorMatch]:
+    """Embed the question and return the ``limit`` nearest items of one kind in the collection."""
+    timer = Timer()
+    timeout = ctx.settings.request_timeout
+    emb = await ctx.client(EMBEDDINGS).request(
+        EmbeddingsRequest(texts=[req.query]), timeout=timeout
+    )
+    if not emb.vectors:
+        raise ServiceError(ErrorType.EMBEDDINGS_ERROR, "the embeddings service returned no vector")
+    found = await ctx.client(VECTORS).request(
+        VectorRequest(
+            operation="query",
+            kind=kind,
+            vector=emb.vectors[0],
+            limit=limit,
+            user=req.user,
+            collection=req.collection,
+        ),
+        timeout=timeout,
+    )
+    cost.model = cost.model or emb.model
+    cost.latency_ms += timer.ms()
+    return list(found.matches)

@@ -1,0 +1,37 @@
+"""Settings and state of both RAG processors (GraphRAG, DocumentRAG)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Literal
+
+from trustgraph_base.messaging import Context
+from trustgraph_base.settings import ProcessorSettings
+from trustgraph_flow.run_journal import RunJournal, open_journal
+
+
+class RagSettings(ProcessorSettings):
+    """Settings of both RAG processors."""
+
+    llm_temperature: float | None = None
+    """Sampling temperature for answers (empty: the model's default)."""
+
+    llm_structured: Literal["json_schema", "json_object", "none"] = "json_schema"
+    """As text-completion's: json_schema/json_object ask the answer with the evidence it cites
+    (one non-streamed reply); none streams plain text that cites nothing (docs/rag.md)."""
+
+
+@dataclass(frozen=True)
+class RagState:
+    """A RAG processor's state: its run journal."""
+
+    journal: RunJournal
+
+
+RagContext = Context[RagSettings, RagState]
+
+
+async def open_rag_state(ctx: Context[RagSettings]) -> AsyncIterator[RagState]:
+    """Lifespan of both RAG processors: traces a killed predecessor left open end as interrupted."""
+    yield RagState(await open_journal(ctx))
