@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -15,7 +14,6 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from trustgraph_base.schema.documents import DocumentInfo
-    from trustgraph_cli.client import GatewayClient
 
 EPILOG = """\b
 Examples:
@@ -30,8 +28,6 @@ MIME_TYPES = {
     ".md": "text/markdown",
     ".markdown": "text/markdown",
 }
-PART_SIZE = 1 << 20  # files up to this go in one add-document; larger ones in upload chunks
-POLL_SECONDS = 0.25
 
 
 @command(epilog=EPILOG)
@@ -129,7 +125,7 @@ def check_file(file: Path) -> str:
     digest = hashlib.sha256()
     try:
         with file.open("rb") as fh:
-            while block := fh.read(PART_SIZE):
+            while block := fh.read(1 << 20):
                 digest.update(block)
     except OSError as exc:
         raise click.ClickException(f"cannot read {str(file)!r} ({exc.strerror}).") from None
@@ -152,6 +148,8 @@ async def load(
     ``wait`` is the stall timeout: how long processing may go without visible progress.
     """
     from trustgraph_cli.client import GatewayClient
+    from trustgraph_cli.document_progress import follow
+    from trustgraph_cli.document_upload import upload
     from trustgraph_cli.render.progress import Progress
 
     with Progress.detect() as progress:
@@ -160,130 +158,6 @@ async def load(
             if wait is None:
                 return info
             return await follow(client, info, progress, stall=wait)
-
-
-async def upload(
-    client: GatewayClient, file: Path, size: int, meta: dict[str, Any], progress: Any
-) -> DocumentInfo:
-    """Store the file in the library (TrustGraph's ``add-document``, or for a large file
-    ``begin-upload``, ``upload-chunk``…, ``complete-upload``), then start its processing into
-    the collection (``add-processing``)."""
-    import base64
-    import time
-    import uuid
-
-    described: dict[str, Any] = {
-        "document-metadata": {
-            "id": meta["id"],
-            "time": int(time.time()),
-            "kind": meta["mime_type"],
-            "title": meta["title"],
-        },
-        **{k: meta[k] for k in CHUNKING if meta.get(k) is not None},
-    }
-    with file.open("rb") as fh:
-        if size <= PART_SIZE:
-            content = base64.b64encode(fh.read()).decode()
-            data = await client.librarian(
-                {"operation": "add-document", **described, "content": content}
-            )
-            progress.update("uploading", size, size, "bytes")
-        else:
-            begun = await client.librarian(
-                {"operation": "begin-upload", **described, "total-size": size}
-            )
-            upload_id, part_size = begun["upload-id"], int(begun["chunk-size"])
-            sent = 0
-            for index in itertools.count():
-                block = fh.read(part_size)
-                if not block:
-                    break
-                chunk = {"upload-id": upload_id, "chunk-index": index}
-                content = base64.b64encode(block).decode()
-                await client.librarian({"operation": "upload-chunk", **chunk, "content": content})
-                sent += len(block)
-                progress.update("uploading", sent, size, "bytes")
-            data = await client.librarian({"operation": "complete-upload", "upload-id": upload_id})
-    stored = _info(data)
-    record = {
-        "id": f"load-{uuid.uuid4()}",
-        "document-id": stored.id,
-        "collection": stored.collection,
-        "flow": "default",
-    }
-    return _info(
-        await client.librarian({"operation": "add-processing", "processing-metadata": record})
-    )
-
-
-CHUNKING = ("chunk_size", "chunk_overlap")
-
-
-async def follow(
-    client: GatewayClient, info: DocumentInfo, progress: Any, *, stall: float
-) -> DocumentInfo:
-    """Poll get-document until the document is complete or failed, reporting each stage."""
-    import asyncio
-
-    clock = asyncio.get_running_loop().time
-    seen, since = None, clock()
-    while info.status not in ("complete", "failed"):
-        counters = (
-            info.status,
-            info.pages_decoded,
-            info.pages,
-            info.pages_chunked,
-            info.chunks,
-            info.chunks_done,
-            info.edges,
-        )
-        if counters != seen:
-            seen, since = counters, clock()
-        elif clock() - since > stall:
-            raise click.ClickException(
-                f"{info.id} made no progress for {stall:g} s ({describe(info)}). Check that "
-                "the processors run (tg-start), then follow it with tg-list-documents."
-            )
-        stage, done, total = stage_of(info)
-        progress.update(stage, done, total, UNITS[stage])
-        await asyncio.sleep(POLL_SECONDS)
-        info = _info(await client.librarian({"operation": "get-document", "document-id": info.id}))
-    progress.finish(info)
-    return info
-
-
-UNITS = {"uploading": "bytes", "decoding": "pages", "chunking": "pages", "extracting": "chunks"}
-
-
-def stage_of(info: DocumentInfo) -> tuple[str, int, int]:
-    """The stage a processing document is in, with done/total counters that never grow.
-
-    A total of 0 means not known yet (shown as a count alone): pages read while a PDF
-    decodes, then pages chunked out of the page count, then chunks extracted out of a
-    chunk count that is final (every page chunked).
-    """
-    if info.status == "uploading":
-        return "uploading", 0, 0
-    if info.pages == 0 and info.pages_chunked == 0:
-        return "decoding", info.pages_decoded, 0
-    if info.pages_chunked < max(info.pages, 1):
-        return "chunking", info.pages_chunked, info.pages
-    return "extracting", info.chunks_done, info.chunks
-
-
-def describe(info: DocumentInfo) -> str:
-    """Where a document got to, in words."""
-    return (
-        f"status {info.status}, {info.pages} pages, "
-        f"{info.chunks_done}/{info.chunks} chunks extracted"
-    )
-
-
-def _info(data: dict[str, Any]) -> DocumentInfo:
-    from trustgraph_base.schema.documents import LibrarianResponse
-    from trustgraph_cli.responses import required, validated
-
-    return required(validated(LibrarianResponse, data, "a librarian reply").document, "document")
 
 
 if __name__ == "__main__":

@@ -12,9 +12,6 @@ import logging
 import tempfile
 from typing import IO
 
-from pypdf import PdfReader
-from pypdf.errors import PyPdfError
-
 from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.messaging import (
     DOCUMENT_LOADED,
@@ -43,11 +40,10 @@ from trustgraph_base.schema import (
     Triples,
 )
 from trustgraph_base.settings import ProcessorSettings
+from trustgraph_flow.decoding import PDF, TEXT_TYPES, DecodeError, decode_pdf, decode_text
 
 log = logging.getLogger(__name__)
 
-PDF = "application/pdf"
-TEXT_TYPES = frozenset({"text/plain", "text/markdown", "text/x-markdown"})
 PROGRESS_SECONDS = 0.5  # how often a decoding PDF reports the pages read so far
 
 
@@ -56,51 +52,7 @@ class Settings(ProcessorSettings):
     """Bytes per get-content request to the librarian."""
 
 
-class DecodeError(Exception):
-    """A document that cannot be decoded; the message says why, for the user."""
-
-
 proc: Processor[Settings] = Processor("decoder", Settings)
-
-
-def decode_pdf(fh: IO[bytes], done: list[int] | None = None) -> list[str]:
-    """The text of each page of a PDF (raises ``DecodeError`` when it cannot be read).
-
-    ``done[0]`` counts the pages read so far, for progress reported from another thread.
-    """
-    counter = done if done is not None else [0]
-    try:
-        reader = PdfReader(fh)
-        if reader.is_encrypted:
-            raise DecodeError(
-                "the PDF is encrypted (password-protected); decrypt it and load it again"
-            )
-        pages = []
-        for page in reader.pages:
-            pages.append(page.extract_text() or "")
-            counter[0] = len(pages)
-    except DecodeError:
-        raise
-    except (PyPdfError, ValueError, KeyError, TypeError, OSError, AttributeError) as exc:
-        raise DecodeError(
-            f"the PDF is corrupt or unreadable ({type(exc).__name__}: {exc})"
-        ) from None
-    if not pages:
-        raise DecodeError("the PDF has no pages")
-    if not any(p.strip() for p in pages):
-        raise DecodeError("no text could be extracted from the PDF (is it scanned images?)")
-    return pages
-
-
-def decode_text(data: bytes) -> str:
-    """UTF-8 text (a byte-order mark is dropped)."""
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise DecodeError(f"the text is not valid UTF-8 (byte {exc.start})") from None
-    if not text.strip():
-        raise DecodeError("the document contains no text")
-    return text
 
 
 async def _fetch(doc: DocumentInfo, meta: Metadata, ctx: Context[Settings]) -> IO[bytes]:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from pypdf import PdfWriter
 
-from trustgraph_flow.decoder import DecodeError, decode_pdf, decode_text
+from trustgraph_flow.decoding import DecodeError, decode_pdf, decode_text
 
 SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "world-facts.pdf"
 

@@ -12,8 +12,9 @@ from click.testing import CliRunner
 
 from trustgraph_base.schema.documents import DocumentInfo
 from trustgraph_base.schema.explain import TraceSummary
+from trustgraph_cli.document_progress import stage_of
 from trustgraph_cli.list_explain_traces import trace_table
-from trustgraph_cli.load_document import default_id, stage_of
+from trustgraph_cli.load_document import default_id
 from trustgraph_cli.render.style import Style
 
 COMMANDS = {
@@ -102,7 +103,7 @@ def test_progress_totals_never_grow_while_a_long_pdf_is_processed(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """The counters a 114-page PDF goes through: chunk counts grow page by page."""
-    from trustgraph_cli.load_document import UNITS
+    from trustgraph_cli.document_progress import UNITS
     from trustgraph_cli.render.progress import Progress
 
     states = [info(pages_decoded=n) for n in range(0, 115, 7)]

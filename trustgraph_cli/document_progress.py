@@ -1,0 +1,83 @@
+"""Following a document through decode, chunk and extract: stages and their counters."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import click
+
+if TYPE_CHECKING:
+    from trustgraph_base.schema.documents import DocumentInfo
+    from trustgraph_cli.client import GatewayClient
+
+POLL_SECONDS = 0.25
+
+
+async def follow(
+    client: GatewayClient, info: DocumentInfo, progress: Any, *, stall: float
+) -> DocumentInfo:
+    """Poll get-document until the document is complete or failed, reporting each stage."""
+    import asyncio
+
+    clock = asyncio.get_running_loop().time
+    seen, since = None, clock()
+    while info.status not in ("complete", "failed"):
+        counters = (
+            info.status,
+            info.pages_decoded,
+            info.pages,
+            info.pages_chunked,
+            info.chunks,
+            info.chunks_done,
+            info.edges,
+        )
+        if counters != seen:
+            seen, since = counters, clock()
+        elif clock() - since > stall:
+            raise click.ClickException(
+                f"{info.id} made no progress for {stall:g} s ({describe(info)}). Check that "
+                "the processors run (tg-start), then follow it with tg-list-documents."
+            )
+        stage, done, total = stage_of(info)
+        progress.update(stage, done, total, UNITS[stage])
+        await asyncio.sleep(POLL_SECONDS)
+        info = document_of(
+            await client.librarian({"operation": "get-document", "document-id": info.id})
+        )
+    progress.finish(info)
+    return info
+
+
+UNITS = {"uploading": "bytes", "decoding": "pages", "chunking": "pages", "extracting": "chunks"}
+
+
+def stage_of(info: DocumentInfo) -> tuple[str, int, int]:
+    """The stage a processing document is in, with done/total counters that never grow.
+
+    A total of 0 means not known yet (shown as a count alone): pages read while a PDF
+    decodes, then pages chunked out of the page count, then chunks extracted out of a
+    chunk count that is final (every page chunked).
+    """
+    if info.status == "uploading":
+        return "uploading", 0, 0
+    if info.pages == 0 and info.pages_chunked == 0:
+        return "decoding", info.pages_decoded, 0
+    if info.pages_chunked < max(info.pages, 1):
+        return "chunking", info.pages_chunked, info.pages
+    return "extracting", info.chunks_done, info.chunks
+
+
+def describe(info: DocumentInfo) -> str:
+    """Where a document got to, in words."""
+    return (
+        f"status {info.status}, {info.pages} pages, "
+        f"{info.chunks_done}/{info.chunks} chunks extracted"
+    )
+
+
+def document_of(data: dict[str, Any]) -> DocumentInfo:
+    """The document a librarian reply carries (a clear error if it carries none)."""
+    from trustgraph_base.schema.documents import LibrarianResponse
+    from trustgraph_cli.responses import required, validated
+
+    return required(validated(LibrarianResponse, data, "a librarian reply").document, "document")

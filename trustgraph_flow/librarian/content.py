@@ -1,0 +1,105 @@
+"""Content by URI: a document's bytes, a page's or chunk's text, and the texts the decoder
+and chunker put."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+
+from trustgraph_base.errors import ErrorType, ServiceError
+from trustgraph_base.provenance.uris import document_uri
+from trustgraph_base.schema import LibrarianRequest, LibrarianResponse
+from trustgraph_flow.librarian.answers import trace_text
+from trustgraph_flow.librarian.state import Ctx, b64
+from trustgraph_flow.librarian.store import Scope, StoreError
+
+
+async def get_content(req: LibrarianRequest, scope: Scope, ctx: Ctx) -> LibrarianResponse:
+    """Content of one URI (a range of it), or of every URI in ``ids``.
+
+    A batch leaves out unknown URIs, and stops once the reply would exceed
+    ``max_content_bytes`` (so it always fits one message); ``total`` counts what it holds.
+    """
+    if not req.ids:
+        return await content_of(req.id, req.offset, req.length, scope, ctx)
+    contents: dict[str, str] = {}
+    budget = ctx.settings.max_content_bytes * 4 // 3  # base64 characters
+    for uri in dict.fromkeys(req.ids):
+        try:
+            resp = await content_of(uri, 0, None, scope, ctx)
+        except StoreError:
+            continue
+        budget -= len(resp.content)
+        if budget < 0:
+            break
+        contents[uri] = resp.content
+    return LibrarianResponse(contents=contents, total=len(contents))
+
+
+async def document_content(req: LibrarianRequest, scope: Scope, ctx: Ctx) -> LibrarianResponse:
+    """TrustGraph's ``get-document-content``: the whole content of a document, page or chunk,
+    or the text of an answer or observation that a trace names with ``tg:document``."""
+    doc = req.document_id or req.id
+    if not doc:
+        raise ServiceError(ErrorType.BAD_REQUEST, "get-document-content needs a document-id")
+    try:
+        return await content_of(doc, 0, None, scope, ctx)
+    except StoreError as exc:
+        if exc.type != ErrorType.NOT_FOUND:
+            raise
+        missing = exc
+    found = await trace_text(ctx, scope, doc)
+    if found is None:
+        raise missing
+    data = found.encode()
+    return LibrarianResponse(content=base64.b64encode(data).decode(), total=len(data))
+
+
+async def content_of(
+    uri: str, offset: int, length: int | None, scope: Scope, ctx: Ctx
+) -> LibrarianResponse:
+    """The content ``uri`` names, from ``offset`` (bytes of a document, characters of a
+    text), at most ``length`` of it."""
+    store = ctx.state.store
+    info = store.documents.get(scope, document_uri(uri)) if uri else None
+    if info is not None:
+        if info.status == "uploading":
+            raise StoreError(ErrorType.NOT_READY, f"document {info.id!r} is still uploading")
+        if offset > info.size:
+            raise StoreError(
+                ErrorType.BAD_REQUEST,
+                f"offset {offset} is past the end of {info.id!r} ({info.size} bytes)",
+            )
+        cap = ctx.settings.max_content_bytes
+        want = min(cap, length if length is not None else cap)
+        data = await asyncio.to_thread(store.documents.read_range, scope, info.id, offset, want)
+        return LibrarianResponse(content=base64.b64encode(data).decode(), total=info.size)
+    text = store.texts.text(scope, uri)
+    if text is None:
+        raise StoreError(
+            ErrorType.NOT_FOUND, f"no content for {uri!r} in collection {scope.collection!r}"
+        )
+    if offset > len(text):
+        raise StoreError(
+            ErrorType.BAD_REQUEST,
+            f"offset {offset} is past the end of {uri!r} ({len(text)} characters)",
+        )
+    end = len(text) if length is None else offset + length
+    piece = text[offset:end]
+    return LibrarianResponse(content=base64.b64encode(piece.encode()).decode(), total=len(text))
+
+
+def put_content(req: LibrarianRequest, scope: Scope, ctx: Ctx) -> LibrarianResponse:
+    """``put-content``: a page's text (``id``, ``content``) or a page's chunk ``spans``."""
+    texts = ctx.state.store.texts
+    if req.spans:
+        texts.put_spans(scope, req.spans)
+        return LibrarianResponse(total=len(req.spans))
+    if not req.id:
+        raise ServiceError(ErrorType.BAD_REQUEST, "put-content needs an id or spans")
+    try:
+        text = b64(req.content, "content").decode()
+    except UnicodeDecodeError:
+        raise ServiceError(ErrorType.BAD_REQUEST, "put-content text is not UTF-8") from None
+    texts.put_text(scope, req.id, text)
+    return LibrarianResponse(total=len(text))
