@@ -31,6 +31,7 @@ BENCHMARKS = [
     "bench_realmodel",
     "bench_viewer",
     "bench_trace_list",
+    "bench_pdf_positions",
 ]
 
 
