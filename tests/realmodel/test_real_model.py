@@ -18,7 +18,7 @@ import pytest
 from tests.support.realmodel import MODEL_NAME, Call, RealStack, RecordingProxy
 from tests.support.stack import CliResult, run_cli
 from trustgraph_flow.agent.react import StepReply
-from trustgraph_flow.extractor import parse_edges
+from trustgraph_flow.extraction import parse_edges
 from trustgraph_flow.graph_rag.select import Selection
 from trustgraph_flow.structured import validate
 

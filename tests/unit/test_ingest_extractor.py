@@ -9,7 +9,8 @@ import pytest
 from trustgraph_base.provenance import RDFS
 from trustgraph_base.provenance.uris import entity_uri, relation_uri
 from trustgraph_base.rdf.terms import IriTerm, LiteralTerm
-from trustgraph_flow.extractor import PROMPT, BadOutput, ExtractedEdge, edge_triples, parse_edges
+from trustgraph_flow.extracted_triples import edge_triples
+from trustgraph_flow.extraction import PROMPT, BadOutput, ExtractedEdge, parse_edges
 
 
 def test_valid_answer_with_fences_and_duplicates() -> None:

@@ -8,7 +8,7 @@ import pytest
 
 from trustgraph_flow.agent.react import Act, Finish, ParseError, StepReply, step_schema
 from trustgraph_flow.agent.tools import DEFAULT_TOOLS, load_tools
-from trustgraph_flow.extractor import EDGES_SCHEMA, ExtractedEdges
+from trustgraph_flow.extraction import EDGES_SCHEMA, ExtractedEdges
 from trustgraph_flow.graph_rag.select import Selection, select_schema
 from trustgraph_flow.structured import BadReply, schema_of, strict_schema, validate
 

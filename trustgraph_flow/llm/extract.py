@@ -15,6 +15,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from trustgraph_flow.llm.extract_words import (
+    ARTICLES,
+    CLAUSE_WORDS,
+    COPULAS,
+    NOT_VERBS,
+    PRONOUNS,
+    VERB_PARTICLES,
+)
 from trustgraph_flow.llm.text import STOPWORDS, sentences
 
 MAX_EDGES = 20
@@ -25,102 +33,7 @@ _TOKEN = re.compile(r"\d[\d,.]*\d|\d|[^\W_]+(?:['’.-][^\W_]+)*|[^\w\s]", re.UN
 _LEADING_CLAUSE = re.compile(
     r"^(?:in|on|at|after|before|during|since|by|from|until|following)\b[^,]{0,80},\s*", re.I
 )
-_ARTICLES = frozenset({"the", "a", "an"})
 _MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|[-*+]\s+|\d{1,3}[.)]\s+|>\s*)+|[*_`]{1,3}")
-# A clause starts here: an object phrase ends before it.
-_CLAUSE_WORDS = frozenset(
-    {
-        "before",
-        "after",
-        "when",
-        "while",
-        "because",
-        "until",
-        "since",
-        "although",
-        "though",
-        "unless",
-        "whereas",
-        "where",
-        "which",
-        "who",
-        "that",
-        "and",
-        "or",
-        "but",
-        "then",
-    }
-)
-# Prepositions that may follow a verb in a predicate ("worked as", "lives in").
-_VERB_PARTICLES = frozenset({"as", "in", "at", "on", "for", "with", "to", "from", "into", "of"})
-_PRONOUNS = frozenset({"he", "she", "it", "they"})
-_COPULAS = frozenset({"is", "was", "are", "were"})
-# A predicate never starts with one of these: "Pierre and Marie" is no relation.
-_NOT_VERBS = frozenset(
-    {
-        "and",
-        "or",
-        "but",
-        "of",
-        "in",
-        "on",
-        "at",
-        "to",
-        "for",
-        "from",
-        "by",
-        "with",
-        "as",
-        "the",
-        "a",
-        "an",
-        "nor",
-        "than",
-        "that",
-        "which",
-        "who",
-        "around",
-        "about",
-        "near",
-        "into",
-        "over",
-        "under",
-        "between",
-        "through",
-        "during",
-        "before",
-        "after",
-        "since",
-        "until",
-        "against",
-        "among",
-        "without",
-        "within",
-        "across",
-        "behind",
-        "beyond",
-        "like",
-        "per",
-        "via",
-        "circa",
-        "toward",
-        "towards",
-        "upon",
-        "along",
-        "throughout",
-        "despite",
-        "except",
-        "beside",
-        "besides",
-        "then",
-        "also",
-        "when",
-        "while",
-        "where",
-        "whose",
-        "because",
-    }
-)
 
 
 @dataclass(frozen=True)
@@ -157,9 +70,9 @@ def _subject(tokens: list[str], previous: str) -> tuple[str, int]:
     if not tokens:
         return "", 0
     first = tokens[0].lower()
-    if first in _PRONOUNS:
+    if first in PRONOUNS:
         return previous, 1
-    start = 1 if first in _ARTICLES else 0
+    start = 1 if first in ARTICLES else 0
     end = _noun_phrase(tokens, start)
     subject = " ".join(tokens[start:end])
     return ("", 0) if subject.lower() in STOPWORDS else (subject, end)
@@ -170,7 +83,7 @@ def _object_phrase(tokens: list[str], start: int) -> str:
     words: list[str] = []
     for token in tokens[start:]:
         low = token.lower()
-        if not _is_word(token) or low in _CLAUSE_WORDS or (low in STOPWORDS and words):
+        if not _is_word(token) or low in CLAUSE_WORDS or (low in STOPWORDS and words):
             break
         if token.lower() in STOPWORDS:
             continue
@@ -181,7 +94,7 @@ def _object_phrase(tokens: list[str], start: int) -> str:
 
 
 def _predicate(words: list[str]) -> str:
-    while words and words[-1].lower() in _ARTICLES:
+    while words and words[-1].lower() in ARTICLES:
         words = words[:-1]
     return " ".join(w.lower() for w in words)
 
@@ -190,11 +103,11 @@ def _edge_after(subject: str, tokens: list[str], start: int) -> Edge | None:
     """The edge whose predicate starts at ``tokens[start]``, or None."""
     if start >= len(tokens) or not _is_word(tokens[start]) or _is_cap(tokens[start]):
         return None
-    if tokens[start].lower() in _NOT_VERBS or tokens[start][0].isdigit():
+    if tokens[start].lower() in NOT_VERBS or tokens[start][0].isdigit():
         return None
     for i in range(start, min(len(tokens), start + MAX_PREDICATE_WORDS + 1)):
         token = tokens[i]
-        if not _is_word(token) or token.lower() in _CLAUSE_WORDS:
+        if not _is_word(token) or token.lower() in CLAUSE_WORDS:
             break  # a predicate never runs into the next clause
         predicate = _predicate(tokens[start:i])
         if _is_cap(token) and predicate:
@@ -211,14 +124,14 @@ def _fallback_edge(subject: str, tokens: list[str], start: int) -> Edge | None:
     verb = [tokens[start]]
     nxt = start + 1
     if (
-        tokens[start].lower() not in _COPULAS
+        tokens[start].lower() not in COPULAS
         and nxt < len(tokens)
-        and tokens[nxt].lower() in _VERB_PARTICLES
+        and tokens[nxt].lower() in VERB_PARTICLES
     ):
         verb.append(tokens[nxt])  # "worked as", "lives in"
         nxt += 1
-    if nxt < len(tokens) and tokens[nxt].lower() in _ARTICLES:
-        if tokens[start].lower() in _COPULAS:
+    if nxt < len(tokens) and tokens[nxt].lower() in ARTICLES:
+        if tokens[start].lower() in COPULAS:
             verb.append(tokens[nxt])  # "is a physicist" keeps its article in the predicate
         nxt += 1
     obj = _object_phrase(tokens, nxt)
@@ -229,10 +142,10 @@ def _fallback_edge(subject: str, tokens: list[str], start: int) -> Edge | None:
 
 def _passive(tokens: list[str]) -> Edge | None:
     """'The printing press was invented by Gutenberg': a lower-case subject of a passive."""
-    start = 1 if tokens and tokens[0].lower() in _ARTICLES else 0
+    start = 1 if tokens and tokens[0].lower() in ARTICLES else 0
     for i in range(start + 1, min(len(tokens) - 3, start + 4) + 1):
         verb, by = tokens[i + 1], tokens[i + 2]
-        if tokens[i].lower() in _COPULAS and by.lower() == "by" and _is_cap(tokens[i + 3]):
+        if tokens[i].lower() in COPULAS and by.lower() == "by" and _is_cap(tokens[i + 3]):
             subject = tokens[start:i]
             if not all(_is_word(w) and w.lower() not in STOPWORDS for w in subject):
                 return None

@@ -1,0 +1,92 @@
+"""The ``extract-edges`` exchange with the LLM: the prompt, the request, the reply's schema
+and its validation.
+
+The reply is structured output: the edge-list schema (``EDGES_SCHEMA``) is sent with the
+request and every reply is validated against it (``parse_edges``, ``check_edges``).
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from trustgraph_base.schema import TextCompletionRequest
+from trustgraph_flow.structured import BadReply, EdgeList, schema_of, validate
+
+SYSTEM = (
+    "You extract knowledge graph edges from text. Answer with JSON only: an object "
+    '{"edges": [...]} whose items are {"s": subject, "p": predicate, "o": object, '
+    '"o_literal": bool}.'
+)
+PROMPT = """Extract the factual relationships stated in the text below.
+Use short entity names as they appear in the text and a short lowercase predicate
+(for example "capital of", "born in", "wrote"). Set "o_literal" to true when the object
+is a value (a number, date or quantity) rather than a named entity.
+Answer with JSON only, no prose: an object whose "edges" list has one item per
+relationship, each with "s" (subject), "p" (predicate), "o" (object) and "o_literal".
+
+Text:
+{text}
+"""
+MAX_REPLY_EDGES = 50  # the schema's maxItems: a small model may otherwise repeat itself
+MAX_REPLY_TOKENS = 2048
+MAX_LABEL = 80  # the schema's maxLength for a label
+
+
+class ExtractedEdge(BaseModel):
+    """One edge as the LLM states it (labels, not URIs)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+    s: str = Field(min_length=1)
+    p: str = Field(min_length=1)
+    o: str = Field(min_length=1)
+    o_literal: bool = False
+
+    @field_validator("s", "p", "o")
+    @classmethod
+    def _label(cls, value: str) -> str:
+        label = " ".join(value.split())
+        if not label:
+            raise ValueError("empty label")
+        return label
+
+
+class ExtractedEdges(EdgeList):
+    """An ``extract-edges`` reply: ``{"edges": [...]}`` (a bare list is accepted too)."""
+
+    edges: list[ExtractedEdge]
+
+
+EDGES_SCHEMA = schema_of(ExtractedEdges, max_length=MAX_LABEL)
+EDGES_SCHEMA["properties"]["edges"]["maxItems"] = MAX_REPLY_EDGES
+
+
+class BadOutput(ValueError):
+    """The LLM's answer is not a valid edge list."""
+
+
+def check_edges(reply: ExtractedEdges, max_edges: int = 200) -> list[ExtractedEdge]:
+    """The edges of a validated reply, without repeats; too many is a runaway answer."""
+    if len(reply.edges) > max_edges:
+        raise BadOutput(f"{len(reply.edges)} edges in one chunk (limit {max_edges})")
+    return list(dict.fromkeys(reply.edges))
+
+
+def parse_edges(answer: str, max_edges: int = 200) -> list[ExtractedEdge]:
+    """Validate an ``extract-edges`` answer: ``{"edges": [{s, p, o, o_literal}]}`` or a list."""
+    try:
+        reply = validate(answer, ExtractedEdges)
+    except BadReply as exc:
+        raise BadOutput(f"not an edge list: {exc}") from None
+    return check_edges(reply, max_edges)
+
+
+def extraction_request(text: str) -> TextCompletionRequest:
+    """The ``extract-edges`` request for one chunk's text."""
+    return TextCompletionRequest(
+        system=SYSTEM,
+        prompt=PROMPT.format(text=text),
+        prompt_type="extract-edges",
+        variables={"text": text},
+        temperature=0.0,
+        max_tokens=MAX_REPLY_TOKENS,
+    )

@@ -1,0 +1,99 @@
+"""The small English vocabulary the offline engine's edge heuristic (``extract``) reads by."""
+
+from __future__ import annotations
+
+ARTICLES = frozenset({"the", "a", "an"})
+# A clause starts here: an object phrase ends before it.
+CLAUSE_WORDS = frozenset(
+    {
+        "before",
+        "after",
+        "when",
+        "while",
+        "because",
+        "until",
+        "since",
+        "although",
+        "though",
+        "unless",
+        "whereas",
+        "where",
+        "which",
+        "who",
+        "that",
+        "and",
+        "or",
+        "but",
+        "then",
+    }
+)
+# Prepositions that may follow a verb in a predicate ("worked as", "lives in").
+VERB_PARTICLES = frozenset({"as", "in", "at", "on", "for", "with", "to", "from", "into", "of"})
+PRONOUNS = frozenset({"he", "she", "it", "they"})
+COPULAS = frozenset({"is", "was", "are", "were"})
+# A predicate never starts with one of these: "Pierre and Marie" is no relation.
+NOT_VERBS = frozenset(
+    {
+        "and",
+        "or",
+        "but",
+        "of",
+        "in",
+        "on",
+        "at",
+        "to",
+        "for",
+        "from",
+        "by",
+        "with",
+        "as",
+        "the",
+        "a",
+        "an",
+        "nor",
+        "than",
+        "that",
+        "which",
+        "who",
+        "around",
+        "about",
+        "near",
+        "into",
+        "over",
+        "under",
+        "between",
+        "through",
+        "during",
+        "before",
+        "after",
+        "since",
+        "until",
+        "against",
+        "among",
+        "without",
+        "within",
+        "across",
+        "behind",
+        "beyond",
+        "like",
+        "per",
+        "via",
+        "circa",
+        "toward",
+        "towards",
+        "upon",
+        "along",
+        "throughout",
+        "despite",
+        "except",
+        "beside",
+        "besides",
+        "then",
+        "also",
+        "when",
+        "while",
+        "where",
+        "whose",
+        "because",
+    }
+)
