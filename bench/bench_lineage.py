@@ -45,8 +45,8 @@ from trustgraph_base.provenance import (
 from trustgraph_base.rdf.terms import IriTerm, Triple, iri
 from trustgraph_base.schema import Metadata, Triples
 from trustgraph_base.wire import encode
-from trustgraph_flow.store import hierarchy, lineage
-from trustgraph_flow.store.stores import Stores
+from trustgraph_flow.store.backends.embedded.stores import Stores
+from trustgraph_flow.store.views import hierarchy, lineage
 from trustgraph_flow.store.writer import write_batch
 
 USER = "bench"

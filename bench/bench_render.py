@@ -45,8 +45,8 @@ from trustgraph_base.schema import Metadata, Triples
 from trustgraph_cli.client import GatewayClient
 from trustgraph_cli.options import Gateway as GatewayOptions
 from trustgraph_flow.gateway.server import Gateway, GatewaySettings
+from trustgraph_flow.store.backends.embedded.stores import Stores
 from trustgraph_flow.store.processor import proc as store
-from trustgraph_flow.store.stores import Stores
 from trustgraph_flow.store.writer import write_batch
 
 TIME = "2026-03-01T00:00:00.000Z"

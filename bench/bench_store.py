@@ -56,8 +56,8 @@ from trustgraph_base.schema import (
     TriplesQueryResponse,
 )
 from trustgraph_base.wire import decode, encode
-from trustgraph_flow.store import explain
-from trustgraph_flow.store.stores import Stores
+from trustgraph_flow.store.backends.embedded.stores import Stores
+from trustgraph_flow.store.views import explain
 
 USER = "bench"
 SEQ = "urn:bench:seq"

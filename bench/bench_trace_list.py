@@ -65,13 +65,15 @@ from trustgraph_base.provenance import (
 )
 from trustgraph_base.rdf.terms import Triple, iri, lit
 from trustgraph_base.schema import ExplainRequest, Metadata, Triples
-from trustgraph_flow.store import index as sqlite_index
-from trustgraph_flow.store.backend import Backend
-from trustgraph_flow.store.graph_index import GraphIndex, LocalSparql
+from trustgraph_flow.store.backends import trace_facts
+from trustgraph_flow.store.backends.embedded import trace_index as sqlite_index
+from trustgraph_flow.store.backends.embedded.stores import Stores
+from trustgraph_flow.store.backends.server.graph_index import GraphIndex, LocalSparql
+from trustgraph_flow.store.backends.server.remote import RemoteStores
+from trustgraph_flow.store.core.backend import Backend
+from trustgraph_flow.store.core.rows import sort_key
 from trustgraph_flow.store.processor import explain_op
-from trustgraph_flow.store.remote import RemoteStores
-from trustgraph_flow.store.sparql_http import SparqlServer, term
-from trustgraph_flow.store.stores import Stores
+from trustgraph_flow.store.sparql.client import SparqlServer, term
 from trustgraph_flow.store.writer import write_batch
 
 GRAPH = ox.NamedNode("urn:tg:store:bench:default:index")
@@ -85,23 +87,23 @@ def rows(n: int, rate: float) -> Iterator[dict[str, object]]:
         when = (START + timedelta(seconds=i / rate)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
         agent = i % 10 == 0
         root = f"urn:trustgraph:{'agent' if agent else 'question'}:b{i:07d}"
-        row = sqlite_index._blank(root)
+        row = trace_facts._blank(root)
         row.update(
             kind="agent" if agent else "graph-rag",
             question=f"question {i}",
             time=when,
-            sort_time=sqlite_index.sort_key(when),
+            sort_time=sort_key(when),
             is_question=1,
             complete=1,
         )
         yield row
         if agent:
-            sub = sqlite_index._blank(f"urn:trustgraph:question:s{i:07d}")
+            sub = trace_facts._blank(f"urn:trustgraph:question:s{i:07d}")
             sub.update(
                 kind="graph-rag",
                 question=f"sub {i}",
                 time=when,
-                sort_time=sqlite_index.sort_key(when),
+                sort_time=sort_key(when),
                 is_question=1,
                 parent=f"{root}/i1",
                 parent_root=root,

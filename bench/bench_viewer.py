@@ -34,9 +34,9 @@ from bench.summary import summary
 from trustgraph_base.messaging import EmbeddedBroker
 from trustgraph_base.provenance import uris
 from trustgraph_flow.store import processor as store
-from trustgraph_flow.store.explain import _encode_cursor
-from trustgraph_flow.store.index import TraceIndex
-from trustgraph_flow.store.stores import Stores
+from trustgraph_flow.store.backends.embedded.stores import Stores
+from trustgraph_flow.store.backends.embedded.trace_index import TraceIndex
+from trustgraph_flow.store.views.explain import _encode_cursor
 from trustgraph_flow.store.writer import write_batch
 
 USER = "trustgraph"  # the viewer asks as the default user

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from trustgraph_base.schema import StoreTriples
 from trustgraph_base.wire import decode
-from trustgraph_flow.store.stores import Stores
+from trustgraph_flow.store.backends.embedded.stores import Stores
 from trustgraph_flow.store.writer import write_batch
 
 

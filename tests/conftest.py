@@ -13,7 +13,7 @@ import pytest
 
 from trustgraph_base.messaging import Bus, EmbeddedBroker, Processor, Topics
 from trustgraph_base.settings import ProcessorSettings
-from trustgraph_flow.store.backend import Backend
+from trustgraph_flow.store.core.backend import Backend
 
 
 @pytest.fixture(scope="session")
@@ -54,9 +54,9 @@ def store_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[str | None]:
 def make_backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[[], Backend]]:
     """A factory of store backends over one set of data, for tests run on both: embedded
     stores under tmp_path, or collections on one fresh ``oxigraph serve``."""
-    from trustgraph_flow.store.remote import RemoteStores
-    from trustgraph_flow.store.sparql_http import SparqlServer
-    from trustgraph_flow.store.stores import Stores
+    from trustgraph_flow.store.backends.embedded.stores import Stores
+    from trustgraph_flow.store.backends.server.remote import RemoteStores
+    from trustgraph_flow.store.sparql.client import SparqlServer
 
     made: list[Backend] = []
     if request.param == "embedded":

@@ -18,7 +18,7 @@ from tests.golden.golden import invoke
 from tests.support.processors import EVERY
 from tests.support.stack import Stack, stack_fixture
 from tests.support.traces import AGENT, loaded_and_answered
-from trustgraph_flow.store.export import reified
+from trustgraph_flow.store.views.export import reified
 
 PROV_NS = "http://www.w3.org/ns/prov#"
 

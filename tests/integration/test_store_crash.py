@@ -39,9 +39,9 @@ from trustgraph_base.messaging import (
 )
 from trustgraph_base.rdf.terms import Triple, iri, lit
 from trustgraph_base.schema import SparqlQueryRequest, TriplesQueryRequest
-from trustgraph_flow.store.remote import Scope
-from trustgraph_flow.store.sparql_http import SparqlServer, term
-from trustgraph_flow.store.stores import Stores
+from trustgraph_flow.store.backends.embedded.stores import Stores
+from trustgraph_flow.store.backends.server.remote import Scope
+from trustgraph_flow.store.sparql.client import SparqlServer, term
 
 PER_MESSAGE, CHUNK, WINDOW, CAP = 10, 250, 4, 40_000
 FIRST = iri("urn:test:p0")  # one triple of every message has this predicate

@@ -22,8 +22,8 @@ from trustgraph_base.messaging import (
 from trustgraph_base.rdf.terms import LiteralTerm, Triple, iri
 from trustgraph_base.schema import ExplainRequest, TriplesQueryRequest
 from trustgraph_base.settings import ProcessorSettings
+from trustgraph_flow.store.backends.embedded.stores import Stores, safe_name
 from trustgraph_flow.store.processor import StoreSettings, proc
-from trustgraph_flow.store.stores import Stores, safe_name
 
 VICTIM = "v" * 150  # percent-encoded longer than 100 characters: a hashed directory
 ATTACKER = "h" + hashlib.sha256(VICTIM.encode()).hexdigest()  # what the old hashed name was

@@ -42,9 +42,9 @@ from trustgraph_base.provenance import citation_triples, uris
 from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Triple, iri, lit
 from trustgraph_base.schema import Triples, TriplesQueryRequest
 from trustgraph_base.schema.explain import ExplainRequest, ExplainResponse
+from trustgraph_flow.store.backends.server.remote import RemoteStores, Scope
 from trustgraph_flow.store.processor import explain_op
-from trustgraph_flow.store.remote import RemoteStores, Scope
-from trustgraph_flow.store.sparql_http import SparqlServer, literal, term
+from trustgraph_flow.store.sparql.client import SparqlServer, literal, term
 from trustgraph_flow.store.writer import write_batch
 
 PER_MESSAGE = 10

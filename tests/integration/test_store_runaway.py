@@ -33,7 +33,7 @@ def sparql_workers() -> set[int]:
             cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
         except OSError:
             continue
-        if int(stat.rsplit(")", 1)[1].split()[1]) == os.getpid() and b"sparql_pool" in cmd:
+        if int(stat.rsplit(")", 1)[1].split()[1]) == os.getpid() and b"sparql.pool" in cmd:
             found.add(int(pid))
     return found
 

@@ -25,8 +25,8 @@ from typing import Any
 import pytest
 
 from trustgraph_base.messaging import free_port
-from trustgraph_flow.store.backend import Backend
-from trustgraph_flow.store.sparql_http import SparqlServer
+from trustgraph_flow.store.core.backend import Backend
+from trustgraph_flow.store.sparql.client import SparqlServer
 
 
 class Counting(SparqlServer):
@@ -101,9 +101,9 @@ def store_backend(path: Path, capacity: int = 32) -> Backend:
     """The backend a store processor of this test would use: embedded stores under ``path``,
     or (``TG_TEST_STORE=server``) the collections on the test's own ``oxigraph serve``
     (``TG_STORE_URI``, set by the ``store_server`` fixture). Closed when the test ends."""
-    from trustgraph_flow.store.remote import RemoteStores
-    from trustgraph_flow.store.sparql_http import SparqlServer
-    from trustgraph_flow.store.stores import Stores
+    from trustgraph_flow.store.backends.embedded.stores import Stores
+    from trustgraph_flow.store.backends.server.remote import RemoteStores
+    from trustgraph_flow.store.sparql.client import SparqlServer
 
     backend: Backend
     if server_mode():

@@ -31,8 +31,8 @@ from trustgraph_base.provenance import (
 )
 from trustgraph_base.rdf.terms import IriTerm, Triple, iri, lit
 from trustgraph_base.schema import Metadata, Triples
-from trustgraph_flow.store.backend import Backend, Handle
-from trustgraph_flow.store.index import TraceIndex
+from trustgraph_flow.store.backends.embedded.trace_index import TraceIndex
+from trustgraph_flow.store.core.backend import Backend, Handle
 from trustgraph_flow.store.writer import write_batch
 
 __test__ = False

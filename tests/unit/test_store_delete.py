@@ -34,7 +34,7 @@ from trustgraph_base.provenance import (
 )
 from trustgraph_base.rdf.terms import Triple
 from trustgraph_base.schema.explain import ExplainRequest
-from trustgraph_flow.store.backend import Backend, QuadStore
+from trustgraph_flow.store.core.backend import Backend, QuadStore
 from trustgraph_flow.store.processor import explain_op
 
 DOC2 = "urn:trustgraph:doc:d2"

@@ -28,10 +28,12 @@ from tests.support.store import (
 from trustgraph_base.errors import ServiceError
 from trustgraph_base.provenance import uris
 from trustgraph_base.rdf.terms import LiteralTerm, Triple, iri
-from trustgraph_flow.store import explain, hierarchy
-from trustgraph_flow.store.backend import Backend, Handle
-from trustgraph_flow.store.index import NEWEST, sort_key
-from trustgraph_flow.store.stores import safe_name
+from trustgraph_flow.store.backends.embedded.stores import safe_name
+from trustgraph_flow.store.backends.embedded.trace_index import NEWEST
+from trustgraph_flow.store.core.backend import Backend, Handle
+from trustgraph_flow.store.core.rows import sort_key
+from trustgraph_flow.store.governance import deletion
+from trustgraph_flow.store.views import explain, hierarchy
 from trustgraph_flow.store.writer import write_batch
 
 
@@ -146,7 +148,7 @@ def test_delete_trace_removes_entities_and_subtraces(stores: Backend) -> None:
     write_batch(stores, [msg(agent("a1", 3, "g-sub")), msg(graph_rag("g1", 1))])
     h = handle(stores)
     before = quad_count(h)
-    removed = explain.delete_trace(h, "a1")
+    removed = deletion.delete_trace(h, "a1")
     assert set(removed) == {uris.agent_session_uri("a1"), uris.graph_rag_question_uri("g-sub")}
     assert [r.id for r in explain.list_traces(h, 10)] == [uris.graph_rag_question_uri("g1")]
     remaining = {

@@ -24,9 +24,9 @@ from trustgraph_base.errors import ServiceError
 from trustgraph_base.provenance import citation_triples, uris
 from trustgraph_base.rdf.terms import IriTerm, Triple
 from trustgraph_base.schema.explain import ExplainRequest, SourceUsage
-from trustgraph_flow.store.backend import Backend
+from trustgraph_flow.store.backends.embedded.stores import Stores
+from trustgraph_flow.store.core.backend import Backend
 from trustgraph_flow.store.processor import explain_op
-from trustgraph_flow.store.stores import Stores
 from trustgraph_flow.store.writer import write_batch
 
 FOX_EDGE = f"<{FOX}> <{JUMPS}> <{DOG}>"

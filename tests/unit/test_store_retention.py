@@ -11,8 +11,8 @@ from tests.support.store import agent, document, graph_rag, handle_of, msg, rece
 from trustgraph_base.durations import parse_duration
 from trustgraph_base.provenance import uris
 from trustgraph_base.schema.explain import ExplainRequest, ExplainResponse
-from trustgraph_flow.store import retention
-from trustgraph_flow.store.backend import Backend
+from trustgraph_flow.store.core.backend import Backend
+from trustgraph_flow.store.governance import retention
 from trustgraph_flow.store.processor import StoreSettings, explain_op
 from trustgraph_flow.store.writer import write_batch
 

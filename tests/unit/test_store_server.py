@@ -21,11 +21,17 @@ from trustgraph_base.provenance import (
 from trustgraph_base.rdf.terms import BlankTerm, Triple, iri, lit
 from trustgraph_base.schema import ExplainRequest, TriplesQueryRequest
 from trustgraph_base.schema.store import SparqlQueryResponse
-from trustgraph_flow.store import query, retention
+from trustgraph_flow.store.backends.server.remote import (
+    RemoteStore,
+    RemoteStores,
+    rename_graphs,
+    scope_iri,
+)
+from trustgraph_flow.store.governance import retention
 from trustgraph_flow.store.processor import StoreSettings, explain_op
-from trustgraph_flow.store.remote import RemoteStore, RemoteStores, rename_graphs, scope_iri
-from trustgraph_flow.store.sparql_check import check_query
-from trustgraph_flow.store.sparql_http import SparqlServer, StoreUnavailable
+from trustgraph_flow.store.sparql.check import check_query
+from trustgraph_flow.store.sparql.client import SparqlServer, StoreUnavailable
+from trustgraph_flow.store.views import query
 from trustgraph_flow.store.writer import write_batch
 
 

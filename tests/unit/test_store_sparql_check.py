@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from trustgraph_base.errors import ServiceError
-from trustgraph_flow.store.sparql_check import check_query
+from trustgraph_flow.store.sparql.check import check_query
 
 URL = "<http://127.0.0.1:9/internal?secret=1>"
 

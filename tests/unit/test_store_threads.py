@@ -18,8 +18,9 @@ from trustgraph_base.errors import ServiceError
 from trustgraph_base.rdf.terms import iri
 from trustgraph_base.schema.explain import ExplainRequest
 from trustgraph_base.schema.store import SparqlQueryRequest, TriplesQueryRequest
-from trustgraph_flow.store import processor, query
-from trustgraph_flow.store.stores import Stores
+from trustgraph_flow.store import processor
+from trustgraph_flow.store.backends.embedded.stores import Stores
+from trustgraph_flow.store.views import query
 from trustgraph_flow.store.writer import write_batch
 
 

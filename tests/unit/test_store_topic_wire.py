@@ -18,8 +18,8 @@ from trustgraph_base.errors import WireError
 from trustgraph_base.rdf.terms import LiteralTerm, Triple, blank, iri, lit, quoted
 from trustgraph_base.schema import StoreTriples, Triples
 from trustgraph_base.wire import decode, encode
-from trustgraph_flow.store.convert import quad_of
-from trustgraph_flow.store.stores import Stores
+from trustgraph_flow.store.backends.embedded.stores import Stores
+from trustgraph_flow.store.core.convert import quad_of
 from trustgraph_flow.store.writer import write_batch
 
 XSD = "http://www.w3.org/2001/XMLSchema#"

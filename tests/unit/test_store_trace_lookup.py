@@ -14,7 +14,8 @@ from tests.support.sparql_server import embedded_only
 from tests.support.store import agent, graph_rag, handle_of, msg, sqlite_index, written
 from trustgraph_base.schema.explain import ExplainRequest
 from trustgraph_base.wire import encode
-from trustgraph_flow.store import explain, processor
+from trustgraph_flow.store import processor
+from trustgraph_flow.store.views import explain
 from trustgraph_flow.store.writer import write_batch
 
 

@@ -38,11 +38,12 @@ from trustgraph_base.provenance import (
 from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, TG
 from trustgraph_base.rdf.terms import Triple
 from trustgraph_base.schema.explain import ExplainRequest, TraceView
-from trustgraph_flow.store import explain
-from trustgraph_flow.store.backend import Backend, Handle
-from trustgraph_flow.store.index import TraceFilter, page_query
+from trustgraph_flow.store.backends.embedded.stores import Stores
+from trustgraph_flow.store.backends.embedded.trace_index import page_query
+from trustgraph_flow.store.core.backend import Backend, Handle
+from trustgraph_flow.store.core.rows import TraceFilter
 from trustgraph_flow.store.processor import on_collection
-from trustgraph_flow.store.stores import Stores
+from trustgraph_flow.store.views import explain
 from trustgraph_flow.store.writer import write_batch
 
 

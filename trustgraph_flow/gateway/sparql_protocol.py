@@ -31,7 +31,7 @@ from trustgraph_base.wire import from_json
 from trustgraph_flow.gateway.auth import authenticate
 from trustgraph_flow.gateway.dispatch import DISPATCHER
 from trustgraph_flow.gateway.failure import as_failure
-from trustgraph_flow.store.convert import graph_node, serialized, to_ox
+from trustgraph_flow.store.core.convert import graph_node, serialized, to_ox
 
 log = logging.getLogger(__name__)
 

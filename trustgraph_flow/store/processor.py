@@ -47,22 +47,15 @@ from trustgraph_base.schema.store import (
 )
 from trustgraph_base.settings import ProcessorSettings
 from trustgraph_base.wire import encode, keep_encoding
-from trustgraph_flow.store import (
-    diff,
-    erasure,
-    explain,
-    export,
-    hierarchy,
-    lineage,
-    query,
-    retention,
-)
-from trustgraph_flow.store.backend import Backend, Handle
-from trustgraph_flow.store.remote import open_server
-from trustgraph_flow.store.sparql_check import check_query
-from trustgraph_flow.store.sparql_http import SparqlServer, StoreUnavailable
-from trustgraph_flow.store.sparql_pool import Snapshots, SparqlPool
-from trustgraph_flow.store.stores import Stores
+from trustgraph_flow.store.backends.embedded.snapshots import Snapshots
+from trustgraph_flow.store.backends.embedded.stores import Stores
+from trustgraph_flow.store.backends.server.remote import open_server
+from trustgraph_flow.store.core.backend import Backend, Handle
+from trustgraph_flow.store.governance import deletion, erasure, retention
+from trustgraph_flow.store.sparql.check import check_query
+from trustgraph_flow.store.sparql.client import SparqlServer, StoreUnavailable
+from trustgraph_flow.store.sparql.pool import SparqlPool
+from trustgraph_flow.store.views import diff, explain, export, hierarchy, lineage, query
 from trustgraph_flow.store.writer import WriteReport, write_batch
 
 log = logging.getLogger(__name__)
@@ -458,7 +451,7 @@ def on_collection(handle: Handle | None, req: ExplainRequest) -> ExplainResponse
         return ExplainResponse(trace=explain.get_trace(handle, req.id, req.include_provenance))
     if req.operation == "delete-trace":
         summary = explain.list_one(handle, req.id)
-        explain.delete_trace(handle, req.id)
+        deletion.delete_trace(handle, req.id)
         return ExplainResponse(deleted=[summary], count=1)
     if req.operation == "delete-document":
         report = (

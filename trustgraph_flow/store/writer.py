@@ -22,9 +22,9 @@ from pydantic import ValidationError
 from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL
 from trustgraph_base.schema.core import StoreTriples, Triples
 from trustgraph_base.wire import describe
-from trustgraph_flow.store.backend import Backend, Handle
-from trustgraph_flow.store.links import SourceResolver
-from trustgraph_flow.store.sparql_http import StoreUnavailable
+from trustgraph_flow.store.core.backend import Backend, Handle
+from trustgraph_flow.store.core.sources import SourceResolver
+from trustgraph_flow.store.sparql.client import StoreUnavailable
 
 log = logging.getLogger(__name__)
 

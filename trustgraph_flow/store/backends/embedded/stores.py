@@ -16,8 +16,8 @@ from urllib.parse import quote, unquote
 
 import pyoxigraph as ox
 
-from trustgraph_flow.store.backend import Handle
-from trustgraph_flow.store.index import TraceIndex
+from trustgraph_flow.store.backends.embedded.trace_index import TraceIndex
+from trustgraph_flow.store.core.backend import Handle
 
 log = logging.getLogger(__name__)
 

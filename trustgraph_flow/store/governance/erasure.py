@@ -21,12 +21,11 @@ import pyoxigraph as ox
 
 from trustgraph_base.provenance import now_iso
 from trustgraph_base.provenance.namespaces import PROV, RDF, TG, XSD
-from trustgraph_base.schema.explain import Removal, RemovalReport
-from trustgraph_flow.store import deletion
-from trustgraph_flow.store.backend import Handle, QuadStore
-from trustgraph_flow.store.convert import named, value_of
-from trustgraph_flow.store.lookup import RETRIEVAL, n
-from trustgraph_flow.store.prefetch import Prefetch
+from trustgraph_base.schema.explain import RemovalReport
+from trustgraph_flow.store.core.backend import Handle
+from trustgraph_flow.store.core.convert import named
+from trustgraph_flow.store.governance import deletion
+from trustgraph_flow.store.views.lookup import RETRIEVAL, n
 
 ERASURE_PREFIX = "urn:trustgraph:erasure:"
 
@@ -64,8 +63,6 @@ def remove_document(
     handle: Handle, doc_uri: str, *, reason: str, purge_traces: bool
 ) -> RemovalReport | None:
     """Delete the document (``deletion``) and mark or purge the traces that used it; None if unknown."""
-    from trustgraph_flow.store.explain import delete_trace
-
     doc = ox.NamedNode(doc_uri)
     if not deletion.exists(handle.store, doc):
         return None
@@ -79,48 +76,8 @@ def remove_document(
     if purge_traces:
         purged = [t for t in tops if handle.index.get(t) is not None]
         for top in purged:
-            delete_trace(handle, top)
+            deletion.delete_trace(handle, top)
         return RemovalReport(document=doc_uri, purged=purged, edges_removed=edges)
     erasure, quads = erasure_quads(doc_uri, reason, links)
     handle.store.extend(quads)
     return RemovalReport(document=doc_uri, erasure=erasure, marked=tops, edges_removed=edges)
-
-
-def fetch_removals(store: Prefetch, subjects: list[ox.NamedNode]) -> None:
-    """One level ahead of ``removals`` for many subjects: their erasures, then those erasures' facts.
-
-    Nothing to do where the store answers lookups one at a time (the embedded store):
-    nothing is kept, and reading the erasures here only read every subject's twice (~0.06 s
-    of a 20,000-step trace's 2,000 sub-traces)."""
-    if not store.batched:
-        return
-    store.subjects(subjects, RETRIEVAL, n(PROV.wasInvalidatedBy))
-    erasures = [
-        q.object
-        for s in subjects
-        for q in store.quads_for_pattern(s, n(PROV.wasInvalidatedBy), None, RETRIEVAL)
-    ]
-    store.subjects(erasures, RETRIEVAL)
-
-
-def removals(store: QuadStore, subject: ox.NamedNode) -> list[Removal]:
-    """The erasures that invalidated ``subject`` (a chunk or a trace entity), oldest first."""
-    found = []
-    for q in store.quads_for_pattern(subject, n(PROV.wasInvalidatedBy), None, RETRIEVAL):
-        if isinstance(q.object, ox.NamedNode):
-            found.append(removal(store, q.object))
-    return sorted(found, key=lambda r: r.time)
-
-
-def removal(store: QuadStore, erasure: ox.NamedNode) -> Removal:
-    def first(pred: object) -> str | None:
-        for q in store.quads_for_pattern(erasure, n(pred), None, RETRIEVAL):
-            return value_of(q.object)
-        return None
-
-    return Removal(
-        erasure=erasure.value,
-        time=first(PROV.endedAtTime) or "",
-        reason=first(TG.reason),
-        document=first(TG.removedDocument),
-    )

@@ -22,10 +22,10 @@ from trustgraph_base.schema.explain import (
     TraceSummary,
     TraceView,
 )
-from trustgraph_flow.store.backend import Handle
-from trustgraph_flow.store.convert import ConversionError, to_ox
-from trustgraph_flow.store.explain import get_trace
-from trustgraph_flow.store.links import edge_key
+from trustgraph_flow.store.core.backend import Handle
+from trustgraph_flow.store.core.convert import ConversionError, to_ox
+from trustgraph_flow.store.core.rows import edge_key
+from trustgraph_flow.store.views.explain import get_trace
 
 LEVELS = ("edges", "chunks", "pages", "documents")
 

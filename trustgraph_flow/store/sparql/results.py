@@ -1,7 +1,6 @@
-"""Triple-pattern queries and read-only SPARQL over one collection's store.
-
-User strings never become query text: pattern terms are pyoxigraph terms passed to
-``quads_for_pattern``; SPARQL text is the caller's own query over their own store.
+"""A checked SPARQL query's results as the wire's response: run on a pyoxigraph store
+(``answer``, in a worker process of ``pool.py``) or read from a SPARQL server (``respond``),
+at most ``_MAX_ROWS`` rows, stopped between rows once the deadline has passed.
 """
 
 from __future__ import annotations
@@ -14,93 +13,13 @@ from typing import TypeVar
 import pyoxigraph as ox
 
 from trustgraph_base.errors import ErrorType, ServiceError
-from trustgraph_base.rdf.terms import Term, Triple
-from trustgraph_base.schema.store import (
-    ALL_GRAPHS,
-    SparqlBinding,
-    SparqlQueryRequest,
-    SparqlQueryResponse,
-    TriplesQueryRequest,
-    TriplesQueryResponse,
-)
-from trustgraph_flow.store.backend import QuadStore, SparqlEndpoint
-from trustgraph_flow.store.convert import (
-    DEFAULT_GRAPH,
-    ConversionError,
-    from_ox,
-    named,
-    to_ox,
-    triple_of,
-)
-from trustgraph_flow.store.projection import in_order, star_order
-from trustgraph_flow.store.sparql_check import check_query
+from trustgraph_base.rdf.terms import Term
+from trustgraph_base.schema.store import SparqlBinding, SparqlQueryResponse
+from trustgraph_flow.store.core.convert import from_ox, triple_of
+from trustgraph_flow.store.sparql.projection import in_order, star_order
 
 _MAX_ROWS = 100_000
 T = TypeVar("T")
-
-
-def pattern_term(
-    term: Term | None, role: str
-) -> ox.NamedNode | ox.BlankNode | ox.Literal | ox.Triple | None:
-    if term is None:
-        return None
-    try:
-        return to_ox(term)
-    except (ValueError, TypeError, ConversionError) as exc:
-        raise ServiceError(ErrorType.BAD_REQUEST, f"bad {role} term: {exc}") from None
-
-
-def triples_query(store: QuadStore | None, req: TriplesQueryRequest) -> TriplesQueryResponse:
-    """Match a pattern: ``g`` None or ``""`` = the default graph, ``"*"`` = every graph."""
-    if req.patterns is not None and (req.s, req.p, req.o) != (None, None, None):
-        raise ServiceError(ErrorType.BAD_REQUEST, "give either s/p/o or patterns, not both")
-    if store is None:
-        return TriplesQueryResponse()
-    g = graph_of(req)
-    patterns = req.patterns if req.patterns is not None else [req]
-    found: list[Triple] = []
-    for pattern in patterns:
-        s, p, o = (
-            pattern_term(t, r) for t, r in ((pattern.s, "s"), (pattern.p, "p"), (pattern.o, "o"))
-        )
-        quads = store.quads_for_pattern(s, p, o, g)  # type: ignore[arg-type]
-        found.extend(triple_of(q) for q in islice(quads, req.limit))
-    return TriplesQueryResponse(triples=found)
-
-
-def graph_of(req: TriplesQueryRequest) -> ox.NamedNode | ox.DefaultGraph | None:
-    """The graph a request names (None: every graph); ServiceError for a bad name."""
-    if req.g == ALL_GRAPHS:
-        g: ox.NamedNode | ox.DefaultGraph | None = None
-    elif not req.g:
-        g = DEFAULT_GRAPH
-    else:
-        try:
-            g = named(req.g)
-        except ValueError as exc:
-            raise ServiceError(ErrorType.BAD_REQUEST, f"bad graph name {req.g!r}: {exc}") from None
-    return g
-
-
-def sparql(
-    store: QuadStore | None,
-    req: SparqlQueryRequest,
-    deadline: float | None = None,
-    *,
-    timeout: float = 30.0,
-) -> SparqlQueryResponse:
-    """Run a read-only query; updates are refused, syntax errors answered with their position.
-
-    On a pyoxigraph store, ``deadline`` (``time.monotonic``) stops a streamed result between
-    rows, so a query the caller has stopped waiting for does not keep its thread for long;
-    a SPARQL server's store runs the query itself within ``timeout`` seconds.
-    """
-    form = check_query(req.query)  # updates, SERVICE and unreadable text never reach a store
-    if isinstance(store, SparqlEndpoint):
-        return store.sparql(req.query, form, timeout)
-    # Parse-check against an empty in-memory store so a missing collection still reports syntax errors.
-    target = store if isinstance(store, ox.Store) else ox.Store()
-    return answer(target, req.query, deadline, form)
 
 
 def answer(

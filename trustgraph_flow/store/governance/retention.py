@@ -13,8 +13,8 @@ from datetime import UTC, datetime, timedelta
 
 from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.schema.explain import TraceSummary
-from trustgraph_flow.store.backend import Backend, Handle
-from trustgraph_flow.store.explain import delete_trace
+from trustgraph_flow.store.core.backend import Backend, Handle
+from trustgraph_flow.store.governance.deletion import delete_trace
 
 log = logging.getLogger(__name__)
 

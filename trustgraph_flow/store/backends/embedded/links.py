@@ -12,15 +12,16 @@ the answer did not rest on it.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable
 
 import pyoxigraph as ox
 
-from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, PROV, TG
+from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, TG
 from trustgraph_base.provenance.uris import trace_root
-from trustgraph_flow.store.backend import QuadStore
-from trustgraph_flow.store.convert import named
+from trustgraph_flow.store.core.backend import QuadStore
+from trustgraph_flow.store.core.convert import named
+from trustgraph_flow.store.core.rows import Resolver, Use, edge_key
+from trustgraph_flow.store.core.sources import SourceResolver
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS links (
@@ -39,99 +40,6 @@ CREATE TABLE IF NOT EXISTS cites (root TEXT NOT NULL, uri TEXT NOT NULL,
 """
 
 COLUMN = {"edge": "target", "chunk": "chunk", "page": "page", "document": "doc"}  # never user text
-Chain = tuple[str, str | None, str | None]  # chunk ('' when none), page, document
-Resolver = Callable[["Use"], list[Chain]]
-
-
-@dataclass(frozen=True)
-class Use:
-    """A trace entity's link to a source: a selected chunk (its URI) or a focus edge (its key)."""
-
-    entity: str
-    target: str
-    kind: str  # "chunk" | "edge"
-    root: str
-    edge: ox.Triple | None = field(default=None, compare=False)
-
-
-@dataclass(frozen=True)
-class LinkRow:
-    """One indexed link, as the lineage views read it."""
-
-    root: str
-    entity: str
-    target: str
-    kind: str
-    chunk: str  # '' when none
-    cited: bool
-
-
-def edge_key(edge: ox.Triple) -> str:
-    """The index key of an edge: the canonical N-Triples text of its pyoxigraph triple."""
-    return str(edge)
-
-
-class SourceResolver:
-    """Resolves links against one store's ``urn:graph:source`` (chunk → page → document)."""
-
-    def __init__(self, store: QuadStore) -> None:
-        self.store = store
-        self._chains: dict[
-            str, Chain
-        ] = {}  # per batch; a plain dict: no cycle keeps the store alive
-        self._source = named("urn:graph:source")
-
-    def chain(self, chunk: str) -> Chain:
-        found = self._chains.get(chunk)
-        if found is None:
-            found = self._chains[chunk] = self._chain(chunk)
-        return found
-
-    def __call__(self, use: Use) -> list[Chain]:
-        if use.kind == "chunk":
-            return [self.chain(use.target)]
-        chains: list[Chain] = []
-        if use.edge is not None:
-            for q in self.store.quads_for_pattern(
-                None, named(TG.contains.i), use.edge, self._source
-            ):
-                for chunk in self._parents(q.subject):
-                    chains.append(self.chain(chunk))
-        return list(dict.fromkeys(chains)) or [("", None, None)]
-
-    def _parents(self, node: object) -> list[str]:
-        if not isinstance(node, ox.NamedNode):
-            return []
-        return [
-            q.object.value
-            for q in self.store.quads_for_pattern(
-                node, named(PROV.wasDerivedFrom.i), None, self._source
-            )
-            if isinstance(q.object, ox.NamedNode)
-        ]
-
-    def _chain(self, chunk: str) -> Chain:
-        """(chunk, page, document): a chunk's parent is a page (then its parent the document) or the document."""
-        try:
-            parents = self._parents(ox.NamedNode(chunk))
-        except ValueError:
-            return (chunk, None, None)
-        if not parents:
-            return (chunk, None, None)
-        parent = parents[0]
-        is_page = any(
-            True
-            for _ in self.store.quads_for_pattern(
-                named(parent),
-                named("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"),
-                named(TG.Page.i),
-                self._source,
-            )
-        )
-        if not is_page:
-            return (chunk, None, parent)
-        up = self._parents(named(parent))
-        return (chunk, parent, up[0] if up else None)
 
 
 def record(db: sqlite3.Connection, uses: Iterable[Use], resolve: Resolver | None) -> None:

@@ -3,7 +3,7 @@
 The writer records every trace's source links in the index's ``links`` table (a focus
 edge's quoted triple, a DocumentRAG selected chunk), resolved to the chunk, page and
 document behind them, each with the top-level trace it belongs to and that trace's time
-(``links.py``). The newest answers resting on a source are one time-ordered index scan
+(``backends/embedded/links.py``, ``server/graph_index.py``). The newest answers resting on a source are one time-ordered index scan
 on its column, stopping at the limit.
 """
 
@@ -22,10 +22,10 @@ from trustgraph_base.schema.explain import (
     UsagePath,
     UsageTrace,
 )
-from trustgraph_flow.store.backend import Handle, Index, QuadStore
-from trustgraph_flow.store.links import LinkRow, edge_key
-from trustgraph_flow.store.lookup import SOURCE, edge_view, fetch_labels, has_type, n
-from trustgraph_flow.store.prefetch import Prefetch
+from trustgraph_flow.store.core.backend import Handle, Index, QuadStore
+from trustgraph_flow.store.core.rows import LinkRow, edge_key
+from trustgraph_flow.store.views.lookup import SOURCE, edge_view, fetch_labels, has_type, n
+from trustgraph_flow.store.views.prefetch import Prefetch
 
 Source = ox.NamedNode | ox.Triple
 

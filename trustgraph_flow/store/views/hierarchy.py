@@ -6,8 +6,8 @@ import pyoxigraph as ox
 
 from trustgraph_base.provenance.namespaces import DC, PROV, TG
 from trustgraph_base.schema.explain import ChunkNode, DocumentView, EdgeView, PageNode
-from trustgraph_flow.store.backend import QuadStore
-from trustgraph_flow.store.lookup import (
+from trustgraph_flow.store.core.backend import QuadStore
+from trustgraph_flow.store.views.lookup import (
     SOURCE,
     as_int,
     edge_view,
@@ -17,7 +17,7 @@ from trustgraph_flow.store.lookup import (
     n,
     objects,
 )
-from trustgraph_flow.store.prefetch import Prefetch
+from trustgraph_flow.store.views.prefetch import Prefetch
 
 
 def children(store: QuadStore, parent: ox.NamedNode, cls: object) -> list[ox.NamedNode]:

@@ -2,10 +2,10 @@
 
 Two backends implement it, chosen by the store setting ``store_uri``:
 
-- embedded (empty ``store_uri``, the default): ``stores.Stores``, one pyoxigraph store and
+- embedded (empty ``store_uri``, the default): ``backends.embedded.stores.Stores``, one pyoxigraph store and
   one sqlite trace index per (user, collection) under the data directory;
 - server (``store_uri`` = a SPARQL 1.1 Protocol endpoint, e.g. ``oxigraph serve``, Jena
-  Fuseki 6): ``remote.RemoteStores``, every collection in named graphs of that server and
+  Fuseki 6): ``backends.server.remote.RemoteStores``, every collection in named graphs of that server and
   the trace index in a named graph beside them, so the processor keeps no state of its own.
 
 A ``Handle`` is one collection's ``QuadStore`` (the subset of ``pyoxigraph.Store`` the code
@@ -25,8 +25,7 @@ import pyoxigraph as ox
 
 if TYPE_CHECKING:
     from trustgraph_base.schema.store import SparqlQueryResponse
-    from trustgraph_flow.store.index import TraceFilter, TraceRow
-    from trustgraph_flow.store.links import LinkRow, Resolver
+    from trustgraph_flow.store.core.rows import LinkRow, Resolver, TraceFilter, TraceRow
 
 
 StepFacts = dict[str, dict[str, list[str]]]  # agent step URI → predicate IRI → values
@@ -146,7 +145,7 @@ def object_quads(
 
 
 class Index(Protocol):
-    """One collection's trace index (``index.TraceIndex`` embedded, ``graph_index.GraphIndex`` on a server)."""
+    """One collection's trace index (``embedded.trace_index.TraceIndex``, ``server.graph_index.GraphIndex``)."""
 
     def record(self, quads: Iterable[ox.Quad], resolve: Resolver | None = None) -> None: ...
     def newest(self, limit: int) -> list[TraceRow]: ...

@@ -1,6 +1,6 @@
 """The trace index as triples in a named graph of the store itself (the server backend's index).
 
-The same facts as the sqlite index (``index.py``), written by the writer in one
+The same facts as the sqlite index (``embedded/trace_index.py``), written by the writer in one
 ``INSERT DATA`` per batch — a set, so redelivery and racing replicas change nothing:
 
     <root>   ix:q true ; ix:kind "agent" ; ix:question "…" ; ix:time "…" ; ix:sort "<UTC key>" ;
@@ -38,11 +38,11 @@ from urllib.parse import quote
 
 import pyoxigraph as ox
 
-from trustgraph_flow.store.backend import QuadStore
-from trustgraph_flow.store.convert import named
-from trustgraph_flow.store.index import TraceFilter, TraceRow, facts
-from trustgraph_flow.store.links import LinkRow, Resolver
-from trustgraph_flow.store.sparql_http import literal, term, values
+from trustgraph_flow.store.backends.trace_facts import facts
+from trustgraph_flow.store.core.backend import QuadStore
+from trustgraph_flow.store.core.convert import named
+from trustgraph_flow.store.core.rows import LinkRow, Resolver, TraceFilter, TraceRow
+from trustgraph_flow.store.sparql.client import literal, term, values
 
 IX = "urn:tg:ix:"
 LEVELS = (10, 13, 16, 19)  # day, hour, minute, second of the sort key

@@ -31,11 +31,10 @@ from trustgraph_base.schema.explain import (
     TraceSummary,
     TraceView,
 )
-from trustgraph_flow.store.backend import Handle, QuadStore, remove_quads, subject_quads
-from trustgraph_flow.store.convert import OxObject, named, value_of
-from trustgraph_flow.store.erasure import fetch_removals, removals
-from trustgraph_flow.store.index import TraceFilter, TraceRow, sort_key
-from trustgraph_flow.store.lookup import (
+from trustgraph_flow.store.core.backend import Handle, QuadStore, subject_quads
+from trustgraph_flow.store.core.convert import OxObject, named, value_of
+from trustgraph_flow.store.core.rows import TraceFilter, TraceRow, sort_key
+from trustgraph_flow.store.views.lookup import (
     RETRIEVAL,
     as_int,
     chunk_source,
@@ -45,7 +44,8 @@ from trustgraph_flow.store.lookup import (
     fetch_edge_sources,
     fetch_labels,
 )
-from trustgraph_flow.store.prefetch import Prefetch
+from trustgraph_flow.store.views.prefetch import Prefetch
+from trustgraph_flow.store.views.removals import fetch_removals, removals
 
 # entity URI → predicate IRI → objects (an agent step's from the index's read model: strings)
 Props = dict[str, dict[str, list[OxObject | str]]]
@@ -450,23 +450,3 @@ def chunk_ranks(props: Props, exploration: str) -> dict[str, tuple[int, float | 
             score = text(props, uri, TG.score)
             ranks[target.value] = (rank, float(score) if score is not None else None)
     return ranks
-
-
-def delete_trace(handle: Handle | None, trace_id: str) -> list[str]:
-    """Remove a trace, its sub-traces and every entity of theirs; returns the roots removed."""
-    root = resolve(handle, trace_id)
-    assert handle is not None
-    roots, pending = [], [root]
-    while pending:
-        current = pending.pop()
-        roots.append(current)
-        pending.extend(s.id for s in handle.index.subtraces(current) if s.id not in roots)
-    quads = [
-        q
-        for r in roots
-        for uri in handle.index.entities(r)
-        for q in handle.store.quads_for_pattern(named(uri), None, None, RETRIEVAL)
-    ]
-    remove_quads(handle.store, quads)  # on a server: one request, not one per quad
-    handle.index.forget(roots)  # after the store: a crash here leaves the trace deletable again
-    return roots

@@ -14,9 +14,9 @@ from trustgraph_base.provenance.namespaces import (
     TG,
 )
 from trustgraph_base.schema.explain import EdgeView, SourceRef
-from trustgraph_flow.store.backend import QuadStore
-from trustgraph_flow.store.convert import DEFAULT_GRAPH, OxObject, from_ox, named, value_of
-from trustgraph_flow.store.prefetch import Prefetch
+from trustgraph_flow.store.core.backend import QuadStore
+from trustgraph_flow.store.core.convert import DEFAULT_GRAPH, OxObject, from_ox, named, value_of
+from trustgraph_flow.store.views.prefetch import Prefetch
 
 SOURCE = named(GRAPH_SOURCE)
 RETRIEVAL = named(GRAPH_RETRIEVAL)

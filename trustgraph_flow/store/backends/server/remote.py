@@ -30,10 +30,10 @@ import pyoxigraph as ox
 
 from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.schema.store import SparqlQueryResponse
-from trustgraph_flow.store.backend import Handle
-from trustgraph_flow.store.convert import DEFAULT_GRAPH, OxGraph, named
-from trustgraph_flow.store.graph_index import GraphIndex
-from trustgraph_flow.store.sparql_http import (
+from trustgraph_flow.store.backends.server.graph_index import GraphIndex
+from trustgraph_flow.store.core.backend import Handle
+from trustgraph_flow.store.core.convert import DEFAULT_GRAPH, OxGraph, named
+from trustgraph_flow.store.sparql.client import (
     SparqlServer,
     StoreRefused,
     StoreUnavailable,
@@ -233,7 +233,7 @@ class RemoteStore:
 
     def sparql(self, text: str, form: str, timeout: float) -> SparqlQueryResponse:
         """The caller's checked query over this collection only (the protocol's dataset)."""
-        from trustgraph_flow.store.query import respond
+        from trustgraph_flow.store.sparql.results import respond
 
         graphs = self.graphs()
         text = rename_graphs(text, {g.value: self.scope.physical(g).value for g in graphs})

@@ -7,20 +7,18 @@ store (``Store.backup``: a RocksDB checkpoint of hard links, opened there read-o
 the deadline the worker is killed (SIGKILL: every byte it held is returned) and a fresh
 one takes its place. A snapshot is reused until the store process writes again.
 
-The check for updates and SERVICE (``sparql_check``) runs before a query is sent here.
+The check for updates and SERVICE (``check.py``) runs before a query is sent here.
 """
 
 from __future__ import annotations
 
 import logging
 import queue
-import shutil
 import socket
 import subprocess
 import sys
 import threading
 import time
-import uuid
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -31,18 +29,15 @@ import pyoxigraph as ox
 from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.schema.store import SparqlQueryResponse
 from trustgraph_base.wire import decode
-from trustgraph_flow.store.backend import Handle
-from trustgraph_flow.store.stores import safe_name
 
 log = logging.getLogger(__name__)
 
 
 def _serve(conn: Connection) -> None:
     """A worker: answer ``(snapshot path or "", query, deadline, form)`` until the pipe closes."""
-    import pyoxigraph as ox
 
     from trustgraph_base.wire import encode
-    from trustgraph_flow.store.query import answer
+    from trustgraph_flow.store.sparql.results import answer
 
     opened: tuple[str, Any] = ("", ox.Store())
     conn.send(("ready",))
@@ -77,7 +72,7 @@ class Worker:
         """A fresh interpreter (never a fork of a process running Pulsar's threads)."""
         mine, theirs = socket.socketpair()
         process = subprocess.Popen(
-            [sys.executable, "-m", "trustgraph_flow.store.sparql_pool", str(theirs.fileno())],
+            [sys.executable, "-m", "trustgraph_flow.store.sparql.pool", str(theirs.fileno())],
             pass_fds=[theirs.fileno()],
             stdin=subprocess.DEVNULL,
         )
@@ -191,62 +186,6 @@ class SparqlPool:
             self._all.clear()
         for worker in workers:
             worker.kill()
-
-
-@dataclass(eq=False)
-class Snapshot:
-    path: Path
-    generation: int
-    users: int = 0
-    stale: bool = False
-
-
-class Snapshots:
-    """One checkpoint per collection, taken again once the store has written since."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        shutil.rmtree(root, ignore_errors=True)  # a previous run's are of no use
-        self.generation = 0  # bumped after every write of the store process
-        self._latest: dict[tuple[str, str], Snapshot] = {}
-        self._lock = threading.Lock()
-
-    def written(self) -> None:
-        with self._lock:
-            self.generation += 1
-
-    def acquire(self, key: tuple[str, str], handle: Handle | None) -> Snapshot | None:
-        """The collection's current snapshot (None: it has no store); ``release`` it after."""
-        with self._lock:
-            snap = self._latest.get(key)
-            if snap is not None and snap.generation == self.generation and handle is not None:
-                snap.users += 1
-                return snap
-            if snap is not None:
-                self._drop(key)
-            if handle is None:
-                return None
-            path = self.root / safe_name("u", key[0]) / safe_name("c", key[1]) / uuid.uuid4().hex
-            path.parent.mkdir(parents=True, exist_ok=True)
-            assert isinstance(handle.store, ox.Store)  # snapshots are of embedded stores only
-            handle.store.backup(str(path))
-            snap = Snapshot(path, self.generation, users=1)
-            self._latest[key] = snap
-            return snap
-
-    def release(self, snap: Snapshot | None) -> None:
-        if snap is None:
-            return
-        with self._lock:
-            snap.users -= 1
-            if snap.stale and snap.users == 0:
-                shutil.rmtree(snap.path, ignore_errors=True)
-
-    def _drop(self, key: tuple[str, str]) -> None:
-        snap = self._latest.pop(key)
-        snap.stale = True
-        if snap.users == 0:
-            shutil.rmtree(snap.path, ignore_errors=True)
 
 
 if __name__ == "__main__":

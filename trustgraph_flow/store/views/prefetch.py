@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator
 
 import pyoxigraph as ox
 
-from trustgraph_flow.store.backend import (
+from trustgraph_flow.store.core.backend import (
     Graph,
     QuadStore,
     Subject,

@@ -1,4 +1,4 @@
-"""Deleting a document: its provenance in urn:graph:source and the facts only it supports.
+"""Deleting a document (its provenance in urn:graph:source and the facts only it supports) or a trace.
 
 Removal is quad by quad (pyoxigraph has no multi-statement transaction short of SPARQL
 text, and user strings never become query text), in an order that keeps a retry complete
@@ -11,9 +11,10 @@ from __future__ import annotations
 import pyoxigraph as ox
 
 from trustgraph_base.provenance.namespaces import PROV, RDF, RDFS, TG
-from trustgraph_flow.store.backend import QuadStore, remove_quads
-from trustgraph_flow.store.convert import DEFAULT_GRAPH
-from trustgraph_flow.store.lookup import SOURCE, has_type, n, stated_facts
+from trustgraph_flow.store.core.backend import Handle, QuadStore, remove_quads
+from trustgraph_flow.store.core.convert import DEFAULT_GRAPH, named
+from trustgraph_flow.store.views.explain import resolve
+from trustgraph_flow.store.views.lookup import RETRIEVAL, SOURCE, has_type, n, stated_facts
 
 _LABEL = n(RDFS.label)
 
@@ -123,3 +124,23 @@ def delete_known(store: QuadStore, doc: ox.NamedNode) -> int:
         # an interrupted deletion leaves the subject reachable for the retry.
         remove_quads(store, sorted(quads, key=lambda q: q.predicate == link))
     return removed
+
+
+def delete_trace(handle: Handle | None, trace_id: str) -> list[str]:
+    """Remove a trace, its sub-traces and every entity of theirs; returns the roots removed."""
+    root = resolve(handle, trace_id)
+    assert handle is not None
+    roots, pending = [], [root]
+    while pending:
+        current = pending.pop()
+        roots.append(current)
+        pending.extend(s.id for s in handle.index.subtraces(current) if s.id not in roots)
+    quads = [
+        q
+        for r in roots
+        for uri in handle.index.entities(r)
+        for q in handle.store.quads_for_pattern(named(uri), None, None, RETRIEVAL)
+    ]
+    remove_quads(handle.store, quads)  # on a server: one request, not one per quad
+    handle.index.forget(roots)  # after the store: a crash here leaves the trace deletable again
+    return roots

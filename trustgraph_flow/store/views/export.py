@@ -30,10 +30,10 @@ import pyoxigraph as ox
 
 from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.provenance.namespaces import PREFIXES, PROV, RDF, RDFS, TG
-from trustgraph_flow.store.backend import Handle, QuadStore
-from trustgraph_flow.store.convert import DEFAULT_GRAPH, named, serialized
-from trustgraph_flow.store.explain import resolve
-from trustgraph_flow.store.lookup import RETRIEVAL, SOURCE, n, stated_facts
+from trustgraph_flow.store.core.backend import Handle, QuadStore
+from trustgraph_flow.store.core.convert import DEFAULT_GRAPH, named, serialized
+from trustgraph_flow.store.views.explain import resolve
+from trustgraph_flow.store.views.lookup import RETRIEVAL, SOURCE, n, stated_facts
 
 FORMATS = {
     "trig": "application/trig",

@@ -1,0 +1,1 @@
+"""The server backend: every collection and its trace index in named graphs of a SPARQL server."""

@@ -1,0 +1,202 @@
+"""What a batch's retrieval-graph quads tell a trace index, read in one pass; both indexes
+(``embedded/trace_index.py`` in sqlite, ``server/graph_index.py`` in a named graph) store it.
+
+A trace's row (kind, question, time, parent, status), its entities' root, its source links
+and citations, and the read models' rows of agent steps and RAG facts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import pyoxigraph as ox
+
+from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, PROV, RDF, TG
+from trustgraph_base.provenance.uris import (
+    agent_step_index,
+    is_conclusion_uri,
+    trace_kind,
+    trace_root,
+)
+from trustgraph_base.rdf.nquads import from_ox, term_text
+from trustgraph_flow.store.core.convert import OxObject
+from trustgraph_flow.store.core.rows import Use, edge_key, sort_key
+
+# What the view of an agent step reads (explain.agent_parts and explain.metrics): kept
+# in ``step_facts`` as they are written, so showing a step reads no quads.
+STEP_PREDICATES = frozenset(
+    p.i
+    for p in (
+        TG.thought,
+        TG.action,
+        TG.arguments,
+        TG.observation,
+        TG.model,
+        TG.inToken,
+        TG.outToken,
+        TG.latencyMs,
+    )
+)
+StepRow = tuple[str, int, str, str, str]  # root, n, step URI, predicate IRI, value
+
+# What the view of a GraphRAG or DocumentRAG trace reads of its entities' facts
+# (explain.assemble, rag_parts, fetch_links, chunk_ranks, metrics): kept in ``rag_facts``.
+# Not prov:wasInvalidatedBy: an erasure writes it to the store alone (erasure.py), so the
+# view reads it there.
+RAG_PREDICATES = frozenset(
+    p.i
+    for p in (
+        TG.error,
+        TG.interrupted,
+        TG.model,
+        TG.inToken,
+        TG.outToken,
+        TG.latencyMs,
+        TG.edgeCount,
+        TG.chunkCount,
+        TG.selectedChunk,
+        RDF.reifies,
+        TG.rank,
+        TG.score,
+        TG.selectedEdge,
+        TG.edge,
+        TG.reasoning,
+        TG.cites,
+        TG.content,
+    )
+)
+RAG_KINDS = frozenset({"graph-rag", "document-rag"})
+# root, entity URI, predicate IRI, kind of the object (i: IRI, l: literal, its lexical
+# value only, b: blank node, t: triple term in N-Quads syntax), the object
+RagRow = tuple[str, str, str, str, str]
+
+_KINDS = {
+    TG.AgentQuestion.i: "agent",
+    TG.GraphRagQuestion.i: "graph-rag",
+    TG.DocRagQuestion.i: "document-rag",
+}
+
+
+def _blank(root: str) -> dict[str, object]:
+    return {
+        "id": root,
+        "kind": None,
+        "question": None,
+        "time": None,
+        "sort_time": None,
+        "parent": None,
+        "parent_root": None,
+        "is_question": 0,
+        "complete": 0,
+        "failed": 0,
+    }
+
+
+_TYPE, _QUERY, _STARTED, _DERIVED = (
+    RDF.type.i,
+    TG.query.i,
+    PROV.startedAtTime.i,
+    PROV.wasDerivedFrom.i,
+)
+_ERROR, _INTERRUPTED, _QUESTION = TG.error.i, TG.interrupted.i, TG.Question.i
+_SELECTED, _EDGE, _CITES = TG.selectedChunk.i, TG.edge.i, TG.cites.i
+
+
+def _root_fact(row: dict[str, object], p: str, o: OxObject) -> None:
+    """Fold one fact about a question entity into its row."""
+    if p == _TYPE and type(o) is ox.NamedNode:
+        if o.value == _QUESTION:
+            row["is_question"] = 1
+        elif o.value in _KINDS:
+            row["kind"] = _KINDS[o.value]
+    elif p == _QUERY and type(o) is ox.Literal:
+        row["question"] = o.value
+    elif p == _STARTED and type(o) is ox.Literal:
+        row["time"], row["sort_time"] = o.value, sort_key(o.value)
+    elif p == _DERIVED and type(o) is ox.NamedNode:
+        row["parent"], row["parent_root"] = o.value, trace_root(o.value) or o.value
+    elif p == _ERROR:
+        row["failed"] = max(1, int(str(row["failed"])))
+    elif p == _INTERRUPTED:
+        row["failed"] = 2
+
+
+@dataclass
+class Facts:
+    """What a batch's retrieval-graph quads tell the index, gathered in one pass."""
+
+    rows: dict[str, dict[str, object]] = field(default_factory=dict)  # trace root → its row
+    entities: dict[str, str] = field(default_factory=dict)  # entity → trace root
+    uses: list[Use] = field(default_factory=list)  # source links (core/rows.py)
+    steps: list[StepRow] = field(default_factory=list)  # the agent-step read model
+    rags: list[RagRow] = field(default_factory=list)  # the GraphRAG / DocumentRAG read model
+    cites: list[tuple[str, str]] = field(default_factory=list)  # (root, cited URI)
+    moved: set[str] = field(default_factory=set)  # roots whose links' top or time may change
+
+
+def rag_row(root: str, uri: str, p: str, o: OxObject) -> RagRow:
+    """One ``rag_facts`` row: the object's kind and its value (``RagRow``)."""
+    if type(o) is ox.NamedNode:
+        return (root, uri, p, "i", o.value)
+    if type(o) is ox.Literal:
+        return (root, uri, p, "l", o.value)
+    if type(o) is ox.BlankNode:
+        return (root, uri, p, "b", o.value)
+    return (root, uri, p, "t", term_text(from_ox(o)))
+
+
+def facts(quads: Iterable[ox.Quad]) -> Facts:
+    """The trace rows, entity → root pairs, source links, agent-step rows and citations of
+    a batch's quads (those in ``urn:graph:retrieval`` about a trace entity), in one pass
+    over pyoxigraph's quads: a subject's root is worked out once however many quads it has."""
+    out = Facts()
+    roots: dict[str, str | None] = {}
+    steps: dict[str, int | None] = {}
+    rag: dict[str, bool] = {}  # root → whether the RAG read model keeps its facts
+    for q in quads:
+        s, g = q.subject, q.graph_name
+        if type(s) is not ox.NamedNode or type(g) is not ox.NamedNode or g.value != GRAPH_RETRIEVAL:
+            continue
+        uri = s.value
+        if uri in roots:
+            root = roots[uri]
+        else:
+            root = roots[uri] = trace_root(uri)
+            if root is not None:
+                out.entities[uri] = root
+        if root is None:
+            continue
+        p, o = q.predicate.value, q.object
+        row = out.rows.get(root)
+        if row is None:
+            row = out.rows[root] = _blank(root)
+        if uri == root:
+            _root_fact(row, p, o)
+            if p == _STARTED or p == _DERIVED:
+                out.moved.add(root)
+        elif p == _TYPE and is_conclusion_uri(root, uri):
+            row["complete"] = 1
+        if p in RAG_PREDICATES and (
+            rag[root] if root in rag else rag.setdefault(root, has_rag_facts(root))
+        ):
+            out.rags.append(rag_row(root, uri, p, o))
+        if p in STEP_PREDICATES:
+            n = steps[uri] if uri in steps else steps.setdefault(uri, agent_step_index(root, uri))
+            if n is not None and (type(o) is ox.Literal or type(o) is ox.NamedNode):
+                out.steps.append((root, n, uri, p, o.value))
+        elif p == _SELECTED and type(o) is ox.NamedNode:
+            out.uses.append(Use(uri, o.value, "chunk", root))
+            out.moved.add(root)
+        elif p == _EDGE and type(o) is ox.Triple:
+            out.uses.append(Use(uri, edge_key(o), "edge", root, o))
+            out.moved.add(root)
+        elif p == _CITES and type(o) is ox.NamedNode:
+            out.cites.append((root, o.value))
+    return out
+
+
+def has_rag_facts(root: str) -> bool:
+    """Whether ``rag_facts`` keeps the facts of trace ``root`` (by its URI: a GraphRAG or
+    DocumentRAG question), as the writer and the reader both decide."""
+    return trace_kind(root) in RAG_KINDS

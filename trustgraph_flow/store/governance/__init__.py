@@ -1,0 +1,1 @@
+"""What is removed and why: document deletion and erasure, trace deletion, retention."""
