@@ -13,6 +13,7 @@ import tempfile
 from typing import IO
 
 from trustgraph_base.errors import ErrorType, ServiceError
+from trustgraph_base.layout import layout_uri
 from trustgraph_base.messaging import (
     DOCUMENT_LOADED,
     INGEST_EVENTS,
@@ -28,6 +29,7 @@ from trustgraph_base.provenance import (
     now_iso,
     page_triples,
 )
+from trustgraph_base.provenance.evidence import text_layer_triples
 from trustgraph_base.provenance.uris import activity_uri, component_uri, page_uri
 from trustgraph_base.rdf.terms import Triple
 from trustgraph_base.schema import (
@@ -41,6 +43,7 @@ from trustgraph_base.schema import (
 )
 from trustgraph_base.settings import ProcessorSettings
 from trustgraph_flow.decoding import PDF, TEXT_TYPES, DecodeError, decode_pdf, decode_text
+from trustgraph_flow.pdf_text import PdfPage
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +84,7 @@ async def _fetch(doc: DocumentInfo, meta: Metadata, ctx: Context[Settings]) -> I
     return spool
 
 
-async def _decode(doc: DocumentInfo, meta: Metadata, ctx: Context[Settings]) -> list[str] | str:
+async def _decode(doc: DocumentInfo, meta: Metadata, ctx: Context[Settings]) -> list[PdfPage] | str:
     if doc.size == 0:
         raise DecodeError("the document is empty (0 bytes)")
     if doc.mime_type != PDF and doc.mime_type not in TEXT_TYPES:
@@ -96,7 +99,7 @@ async def _decode(doc: DocumentInfo, meta: Metadata, ctx: Context[Settings]) -> 
 
 async def _decode_reporting(
     fh: IO[bytes], doc: DocumentInfo, meta: Metadata, ctx: Context[Settings]
-) -> list[str]:
+) -> list[PdfPage]:
     """Decode a PDF in a thread, telling the librarian how many pages are read as it goes."""
     done = [0]
     task = asyncio.create_task(asyncio.to_thread(decode_pdf, fh, done))
@@ -148,14 +151,21 @@ async def on_document(msg: DocumentLoaded, ctx: Context[Settings]) -> None:
         units = [(doc.id, PageText(text=decoded, **common))]
     else:
         units = [
-            (uri, PageText(page=uri, page_number=n, text=text, **common))
-            for n, text in enumerate(decoded, start=1)
+            (uri, PageText(page=uri, page_number=n, text=pdf_page.text, **common))
+            for n, pdf_page in enumerate(decoded, start=1)
             for uri in [page_uri(doc.id, n)]
         ]
     for uri, page in units:
         await _put_text(uri, page.text, meta, ctx)
+    layouts = [] if isinstance(decoded, str) else [p.layout for p in decoded]
+    for (uri, _), layout in zip(units, layouts, strict=False):
+        await _put_text(layout_uri(uri), layout.to_json(), meta, ctx)
     pages = [page.page for _, page in units if page.page]
-    await ctx.publish(TRIPLES_STORE, Triples(metadata=meta, triples=_provenance(doc, pages)))
+    triples = _provenance(doc, pages)
+    for uri, layout in zip(pages, layouts, strict=False):
+        if not layout.text_layer:
+            triples += text_layer_triples(uri)
+    await ctx.publish(TRIPLES_STORE, Triples(metadata=meta, triples=triples))
     await ctx.publish(
         INGEST_EVENTS,
         IngestEvent(metadata=meta, document=doc.id, stage="decoded", pages=len(pages)),

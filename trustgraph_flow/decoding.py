@@ -1,4 +1,5 @@
-"""Decoding a document's bytes into text: a PDF's pages with pypdf, or UTF-8 text.
+"""Decoding a document's bytes into text: a PDF's pages with where their
+characters are (PDFium, ``pdf_text``), or UTF-8 text.
 
 Pure functions, no messaging: the decoder processor fetches the bytes and publishes the result.
 """
@@ -7,8 +8,7 @@ from __future__ import annotations
 
 from typing import IO
 
-from pypdf import PdfReader
-from pypdf.errors import PyPdfError
+from trustgraph_flow.pdf_text import PdfError, PdfPage, read_pdf
 
 PDF = "application/pdf"
 TEXT_TYPES = frozenset({"text/plain", "text/markdown", "text/x-markdown"})
@@ -18,31 +18,18 @@ class DecodeError(Exception):
     """A document that cannot be decoded; the message says why, for the user."""
 
 
-def decode_pdf(fh: IO[bytes], done: list[int] | None = None) -> list[str]:
-    """The text of each page of a PDF (raises ``DecodeError`` when it cannot be read).
-
-    ``done[0]`` counts the pages read so far, for progress reported from another thread.
+def decode_pdf(fh: IO[bytes], done: list[int] | None = None) -> list[PdfPage]:
+    """Each page's text and where its characters are (raises ``DecodeError`` when it cannot
+    be read). ``done[0]`` counts the pages read so far, for progress reported from another
+    thread. A page without a text layer is kept (its layout says so); a PDF with none is not.
     """
-    counter = done if done is not None else [0]
     try:
-        reader = PdfReader(fh)
-        if reader.is_encrypted:
-            raise DecodeError(
-                "the PDF is encrypted (password-protected); decrypt it and load it again"
-            )
-        pages = []
-        for page in reader.pages:
-            pages.append(page.extract_text() or "")
-            counter[0] = len(pages)
-    except DecodeError:
-        raise
-    except (PyPdfError, ValueError, KeyError, TypeError, OSError, AttributeError) as exc:
-        raise DecodeError(
-            f"the PDF is corrupt or unreadable ({type(exc).__name__}: {exc})"
-        ) from None
+        pages = read_pdf(fh, done)
+    except PdfError as exc:
+        raise DecodeError(str(exc)) from None
     if not pages:
         raise DecodeError("the PDF has no pages")
-    if not any(p.strip() for p in pages):
+    if not any(p.layout.text_layer for p in pages):
         raise DecodeError("no text could be extracted from the PDF (is it scanned images?)")
     return pages
 

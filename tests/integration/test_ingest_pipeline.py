@@ -8,9 +8,11 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from bench.pdf_truth import make_pdf
 from tests.conftest import RunningProcessors
 from tests.support.ingest import SAMPLES, USER, Client, k, keys, objects, start
 from tests.support.processors import PIPELINE
+from trustgraph_base.layout import PageLayout, layout_uri
 from trustgraph_base.messaging import VECTORS, Bus, RequestClient, Topics
 from trustgraph_base.provenance import (
     DC,
@@ -27,11 +29,13 @@ from trustgraph_base.provenance import (
 from trustgraph_base.provenance.common import integer_literal, text
 from trustgraph_base.provenance.uris import activity_uri, component_uri, entity_uri, relation_uri
 from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, quoted, term_key
+from trustgraph_base.rdf.terms import lit as tlit
 from trustgraph_base.schema import VectorRequest
 from trustgraph_base.settings import ProcessorSettings
 from trustgraph_flow.embeddings import processor as embeddings
 from trustgraph_flow.llm import offline
 from trustgraph_flow.llm import processor as llm
+from trustgraph_flow.spans import locate
 
 PARIS, FRANCE = IriTerm(i=entity_uri("Paris")), IriTerm(i=entity_uri("France"))
 CAPITAL = IriTerm(i=relation_uri("is the capital of"))
@@ -141,6 +145,12 @@ async def test_pdf_becomes_pages_chunks_and_edges_with_provenance(
     chunk_text = (await client.content(f"{doc}/p1/c0")).decode()
     assert lit(len(chunk_text)) == length and page_text.startswith(chunk_text)
     assert "Paris is the capital of France." in chunk_text
+    # where each character of the page is: one box per character, the sentence on one line
+    layout = PageLayout.from_json((await client.content(layout_uri(f"{doc}/p1"))).decode())
+    assert layout.text_layer and len(layout.boxes) == len(page_text)
+    sentence = "Paris is the capital of France."
+    (rect,) = layout.span_boxes(page_text.index(sentence), len(sentence))
+    assert 0 < rect[0] < rect[2] < layout.width and 0 < rect[1] < rect[3] < layout.height
     batch = (await client.lib("get-content", ids=[f"{doc}/p2/c0", f"{doc}/p9", doc])).contents
     assert set(batch) == {f"{doc}/p2/c0", doc}
     assert base64.b64decode(batch[doc]) == pdf
@@ -165,6 +175,29 @@ async def test_pdf_becomes_pages_chunks_and_edges_with_provenance(
     )
     assert deleted.count >= 10
     await vec.close()
+
+
+async def test_a_pdf_page_without_text_says_so_and_the_others_keep_their_boxes(
+    client: Client,
+) -> None:
+    data, truth, empty = make_pdf()
+    doc = (await client.upload("truth", data, "application/pdf")).id
+    info = await client.settled(doc)
+    assert (info.status, info.pages) == ("complete", 5)
+    found = await client.wait_triples(
+        lambda f: any(s == k(f"{doc}/p4") and p == k(TG.pageNumber) for s, p, _ in f)
+    )
+    assert objects(found, f"{doc}/p{empty[0]}", TG.textLayer) == {term_key(tlit(False))}
+    assert all(not objects(found, f"{doc}/p{n}", TG.textLayer) for n in (1, 2, 3, 4))
+    blank = PageLayout.from_json((await client.content(layout_uri(f"{doc}/p{empty[0]}"))).decode())
+    assert not blank.text_layer and not any(blank.boxes)
+    turned = PageLayout.from_json((await client.content(layout_uri(f"{doc}/p3"))).decode())
+    assert turned.rotation == 90
+    page_text = (await client.content(f"{doc}/p3")).decode()
+    for sentence in (s for s in truth if s.page == 3):
+        start, length = locate(sentence.text, page_text) or (-1, 0)
+        assert start >= 0, sentence.text
+        assert len(turned.span_boxes(start, length)) == len(sentence.lines)
 
 
 async def test_text_document_chunks_directly_under_the_document(client: Client) -> None:

@@ -32,8 +32,8 @@ def blank_pdf() -> bytes:
 def test_sample_pdf_has_three_pages_of_text() -> None:
     pages = decode_pdf(io.BytesIO(SAMPLE.read_bytes()))
     assert len(pages) == 3
-    assert "Paris is the capital of France." in pages[0]
-    assert "Victor Hugo wrote Les Misérables." in pages[2]
+    assert "Paris is the capital of France." in pages[0].text
+    assert "Victor Hugo wrote Les Misérables." in pages[2].text
 
 
 @pytest.mark.parametrize(

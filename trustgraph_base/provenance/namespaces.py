@@ -92,6 +92,14 @@ class TG:
     # the evidence a synthesis cites: a focus edge (…/focus/e{n}) or a chunk URI,
     # beside SPEC's triples (docs/provenance.md, "Cited evidence")
     cites: Final = _t(TG_NS, "cites")
+    # evidence down to the sentence (docs/provenance.md, "Where each edge was stated"):
+    # a span of a chunk that states an extracted edge, with its quoted text; a page's
+    # missing text layer
+    Span: Final = _t(TG_NS, "Span")
+    quote: Final = _t(TG_NS, "quote")
+    located: Final = _t(TG_NS, "located")
+    pageCharOffset: Final = _t(TG_NS, "pageCharOffset")
+    textLayer: Final = _t(TG_NS, "textLayer")
 
 
 class PROV:

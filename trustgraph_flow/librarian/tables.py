@@ -58,7 +58,7 @@ _ADDED = (
     ("metadata", "TEXT NOT NULL DEFAULT '[]'"),
     ("upload_id", "TEXT"),
 )
-_CHILD_SUFFIX = re.compile(r"/(p|c)\d+$")
+_CHILD_SUFFIX = re.compile(r"/(p|c)\d+$|/layout$")  # a page, chunk or page layout
 
 
 class StoreError(ServiceError):

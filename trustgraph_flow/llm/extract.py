@@ -143,7 +143,7 @@ def _fallback_edge(subject: str, tokens: list[str], start: int) -> Edge | None:
 def _passive(tokens: list[str]) -> Edge | None:
     """'The printing press was invented by Gutenberg': a lower-case subject of a passive."""
     start = 1 if tokens and tokens[0].lower() in ARTICLES else 0
-    for i in range(start + 1, min(len(tokens) - 3, start + 4) + 1):
+    for i in range(start + 1, min(len(tokens) - 4, start + 4) + 1):  # i + 3 is the agent
         verb, by = tokens[i + 1], tokens[i + 2]
         if tokens[i].lower() in COPULAS and by.lower() == "by" and _is_cap(tokens[i + 3]):
             subject = tokens[start:i]
