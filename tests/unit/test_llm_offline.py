@@ -178,3 +178,9 @@ def test_text_and_unknown_types_are_deterministic() -> None:
 
 def test_sentences_split_on_punctuation_and_lines() -> None:
     assert sentences("A b. C d?\nE f") == ["A b.", "C d?", "E f"]
+
+
+def test_a_line_ending_in_a_passive_without_its_agent_yields_nothing() -> None:
+    # a two-column PDF page breaks "was invented by Gutenberg" after "by"
+    assert extract_edges("The printing press was invented by") == []
+    assert extract_edges("The press was invented by\nGutenberg in Mainz.") == []
