@@ -2,7 +2,8 @@
 
 Gateway URL, token, user, collection, ``-v/--verbose`` and ``--debug`` come from
 ``gateway_options``; ``-l/--limit``, ``-g/--graph``, ``-q/--question``, ``-x/--explainable``
-and ``--format`` from the helpers below, so each flag means one thing everywhere. Usage
+and ``--format`` from the helpers in ``flags`` (re-exported here), so each flag means one
+thing everywhere. Usage
 errors print one line and exit 2 (``command``, from ``trustgraph_base.usage``).
 
 Kept free of heavy imports so that ``tg-... --help`` starts fast.
@@ -11,23 +12,47 @@ Kept free of heavy imports so that ``tg-... --help`` starts fast.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable
 from typing import Any, NamedTuple, TypeVar
 
 import click
 
-from trustgraph_base.bounds import DEFAULT_COLLECTION, DEFAULT_USER, Bound
+from trustgraph_base.bounds import DEFAULT_COLLECTION, DEFAULT_USER
 from trustgraph_base.usage import Command, UsageLine, command
+from trustgraph_cli.flags import (
+    FORMAT_ALIASES,
+    FormatChoice,
+    bounded_option,
+    cut_option,
+    explainable_option,
+    format_option,
+    graph_option,
+    limit_option,
+    question_option,
+)
 
 DEFAULT_URL = "http://localhost:8088/"
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-__all__ = ["Command", "Gateway", "UsageLine", "admin_options", "command", "gateway_options", "run"]
-
-# The one set of format names. Old names stay accepted where a command used them.
-FORMAT_ALIASES: Mapping[str, str] = {"tree": "text", "space": "text"}
-
+__all__ = [
+    "FORMAT_ALIASES",
+    "Command",
+    "FormatChoice",
+    "Gateway",
+    "UsageLine",
+    "admin_options",
+    "bounded_option",
+    "command",
+    "cut_option",
+    "explainable_option",
+    "format_option",
+    "gateway_options",
+    "graph_option",
+    "limit_option",
+    "question_option",
+    "run",
+]
 
 API_KEY_PREFIX = "tg_"  # per-user API keys look like tg_<id>_<secret>
 
@@ -171,94 +196,6 @@ def checked_url(url: str) -> str:
     if not parts.hostname:
         raise click.BadParameter(f"{url!r} names no host.", param_hint=hint)
     return url
-
-
-class FormatChoice(click.Choice):  # type: ignore[type-arg]
-    """The command's format names; an old name (``tree``, ``space``) means its new one."""
-
-    def __init__(self, choices: Iterable[str], aliases: Mapping[str, str] = FORMAT_ALIASES) -> None:
-        names = list(choices)
-        super().__init__(names)
-        self.aliases = {old: new for old, new in aliases.items() if new in names}
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        if isinstance(value, str):
-            value = self.aliases.get(value.lower(), value)
-        return super().convert(value, param, ctx)
-
-
-def format_option(*choices: str, help: str) -> Callable[[F], F]:
-    """``--format`` over ``choices`` (the first is the default), passed as ``fmt``."""
-    return click.option(
-        "--format",
-        "fmt",
-        type=FormatChoice(choices),
-        default=choices[0],
-        show_default=True,
-        help=help,
-    )
-
-
-_PRINTED = Bound(None, 1, 1_000_000)  # a limit the command applies itself
-
-
-def limit_option(
-    what: str, *, bound: Bound = _PRINTED, default: int | None = None
-) -> Callable[[F], F]:
-    """``-l/--limit N``: the most results a command prints; ``bound`` when the service
-    takes the limit (its schema's range and default, unless ``default`` says otherwise)."""
-    return click.option(
-        "-l",
-        "--limit",
-        type=click.IntRange(bound.low, bound.high),
-        default=bound.default if default is None else default,
-        show_default=True,
-        help=f"Show at most this many {what}.",
-    )
-
-
-def bounded_option(flag: str, bound: Bound, help: str) -> Callable[[F], F]:
-    """An integer flag with the range and default its request field has (``bounds``)."""
-    return click.option(
-        flag,
-        type=click.IntRange(bound.low, bound.high),
-        default=bound.default,
-        show_default=bound.default is not None,
-        help=help,
-    )
-
-
-def cut_option(flag: str, default: int, what: str) -> Callable[[F], F]:
-    """A flag that cuts ``what`` longer than N characters in text output (0: never)."""
-    return click.option(
-        flag,
-        type=click.IntRange(min=0),
-        default=default,
-        show_default=True,
-        help=f"Cut {what} longer than this many characters (0: never).",
-    )
-
-
-def graph_option(fn: F) -> F:
-    """``-g/--graph IRI``: one named graph ('' the default graph); always a graph, never a group."""
-    return click.option(
-        "-g", "--graph", default=None, help="Named graph IRI; '' means the default graph."
-    )(fn)
-
-
-def question_option(fn: F) -> F:
-    """``-q/--question TEXT`` (required)."""
-    return click.option("-q", "--question", required=True, help="The question to ask.")(fn)
-
-
-def explainable_option(fn: F) -> F:
-    """``-x/--explainable``: show each trace entity as it is published."""
-    return click.option(
-        "-x",
-        "--explainable",
-        is_flag=True,
-        help="Show each trace entity as it is published (stderr).",
-    )(fn)
 
 
 def run(gw: Gateway, main: Callable[[], Any]) -> Any:

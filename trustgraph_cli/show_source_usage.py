@@ -76,7 +76,7 @@ def usage_table(usage: SourceUsage, style: Style) -> list[str]:
 def path_text(path: UsagePath, top: str, style: Style) -> str:
     """``edge s → p → o (chunk URI)`` or ``chunk URI``, plus the sub-trace it went through."""
     from trustgraph_cli.list_explain_traces import session_id
-    from trustgraph_cli.render.trace import edge_text
+    from trustgraph_cli.render.parts import edge_text
 
     if path.kind == "edge" and path.edge is not None:
         text = f"edge {edge_text(path.edge, style)}"

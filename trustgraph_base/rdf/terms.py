@@ -8,108 +8,42 @@ IRI ``{"t":"i","i":…}``, literal ``{"t":"l","v":…,"dt"?:…,"ln"?:…}``, bl
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    GetCoreSchemaHandler,
-    ValidationError,
-    ValidationInfo,
-    field_validator,
-)
-from pydantic_core import CoreSchema, InitErrorDetails
+from pydantic import BaseModel, Field, GetCoreSchemaHandler, ValidationInfo, field_validator
+from pydantic_core import CoreSchema
 from pydantic_core import core_schema as cs
 
-XSD = "http://www.w3.org/2001/XMLSchema#"
-RDF_LANG_STRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
+from trustgraph_base.rdf.iri import FROZEN, IRI_PATTERN, IriChecked, check_iri, iri_fault
+from trustgraph_base.rdf.lexical import XSD, check_lexical
 
-# Characters RFC 3987 forbids in an IRI, plus anything that is not printable.
-_BAD_IRI = re.compile(r'[\x00-\x20<>"{}|^`\\\x7f]')
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
+__all__ = [
+    "XSD",
+    "BlankTerm",
+    "IriTerm",
+    "LiteralTerm",
+    "QuotedTriple",
+    "Term",
+    "Triple",
+    "TripleTerm",
+    "blank",
+    "check_blank",
+    "check_iri",
+    "check_lexical",
+    "iri",
+    "iri_fault",
+    "lit",
+    "quoted",
+    "sparql_json",
+    "term_key",
+]
+
+RDF_LANG_STRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
 _LANG = re.compile(r"^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$")
 _BLANK = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*$")
 
-_FROZEN = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 
-# ``check_iri`` as one regex, checked in Rust by pydantic-core (a Python validator per IRI
-# dominated decoding). A mismatch is reported with ``check_iri``'s reason: see ``iri_fault``.
-IRI_PATTERN = r'^[A-Za-z][A-Za-z0-9+.\-]*:[^\x00-\x20<>"{}|\^`\\\x7f]*$'
-
-
-def check_iri(value: str) -> str:
-    """Return ``value`` if it is an absolute IRI, else raise ``ValueError`` naming the fault."""
-    if not _SCHEME.match(value):
-        raise ValueError(f"not an absolute IRI (no scheme): {value!r}")
-    bad = _BAD_IRI.search(value)
-    if bad:
-        raise ValueError(f"IRI contains a forbidden character {bad.group()!r}: {value!r}")
-    return value
-
-
-def iri_fault(error: Mapping[str, Any]) -> str | None:
-    """``check_iri``'s reason when a pydantic error is an IRI that failed ``IRI_PATTERN``."""
-    ctx = error.get("ctx") or {}
-    if error.get("type") != "string_pattern_mismatch" or ctx.get("pattern") != IRI_PATTERN:
-        return None
-    try:
-        check_iri(str(error.get("input")))
-    except ValueError as exc:
-        return str(exc)
-    return None
-
-
-def with_iri_faults(exc: ValidationError) -> ValidationError:
-    """The same errors, IRI pattern mismatches restated as the ``value_error`` ``check_iri`` raises."""
-    details = exc.errors(include_url=False)
-    if all(iri_fault(e) is None for e in details):
-        return exc
-    errors: list[InitErrorDetails] = []
-    for error in details:
-        fault = iri_fault(error)
-        if fault is not None:
-            errors.append(
-                {
-                    "type": "value_error",
-                    "loc": error["loc"],
-                    "input": error["input"],
-                    "ctx": {"error": ValueError(fault)},
-                }
-            )
-        else:
-            kept: InitErrorDetails = {
-                "type": error["type"],
-                "loc": error["loc"],
-                "input": error["input"],
-            }
-            if "ctx" in error:
-                kept["ctx"] = error["ctx"]
-            errors.append(kept)
-    return ValidationError.from_exception_data(exc.title, errors)
-
-
-class _IriChecked(BaseModel):
-    """A model built from Python refuses a bad IRI with ``check_iri``'s reason, as from the wire."""
-
-    model_config = _FROZEN
-
-    if not TYPE_CHECKING:  # type checkers keep each model's own signature (its fields)
-
-        def __init__(self, /, **data: Any) -> None:
-            """Build from Python (``with_iri_faults`` restates a failed ``IRI_PATTERN``)."""
-            try:
-                super().__init__(**data)
-            except ValidationError as exc:
-                raise with_iri_faults(exc) from None
-
-        # Marked as pydantic's own __init__: otherwise pydantic-core would call this method
-        # for every model it validates (from JSON too), costing as much as the Python check.
-        __init__.__pydantic_base_init__ = True
-
-
-class IriTerm(_IriChecked):
+class IriTerm(IriChecked):
     """An IRI."""
 
     t: Literal["i"] = "i"
@@ -140,7 +74,7 @@ def _none(_: object) -> None:
 class LiteralTerm(BaseModel):
     """A literal with an optional datatype IRI or language tag (never both)."""
 
-    model_config = _FROZEN
+    model_config = FROZEN
     t: Literal["l"] = "l"
     v: str
     dt: str | None = None
@@ -171,7 +105,7 @@ class LiteralTerm(BaseModel):
 class BlankTerm(BaseModel):
     """A blank node, identified within one message."""
 
-    model_config = _FROZEN
+    model_config = FROZEN
     t: Literal["b"] = "b"
     d: str
 
@@ -191,7 +125,7 @@ def check_blank(value: str) -> str:
 class QuotedTriple(BaseModel):
     """The s/p/o of a quoted triple (no graph)."""
 
-    model_config = _FROZEN
+    model_config = FROZEN
     s: IriTerm | BlankTerm = Field(discriminator="t")
     p: IriTerm
     o: Term
@@ -200,7 +134,7 @@ class QuotedTriple(BaseModel):
 class TripleTerm(BaseModel):
     """An RDF 1.2 triple term, written ``<< s p o >>``; allowed as an object only."""
 
-    model_config = _FROZEN
+    model_config = FROZEN
     t: Literal["t"] = "t"
     tr: QuotedTriple
 
@@ -209,42 +143,13 @@ Term = Annotated[IriTerm | LiteralTerm | BlankTerm | TripleTerm, Field(discrimin
 QuotedTriple.model_rebuild()
 
 
-class Triple(_IriChecked):
+class Triple(IriChecked):
     """A triple, with the named graph it belongs in (``None``/absent: the default graph)."""
 
     s: IriTerm | BlankTerm = Field(discriminator="t")
     p: IriTerm
     o: Term
     g: Annotated[str | None, _GraphName] = None
-
-
-_INTEGER = re.compile(r"^[+-]?\d+$")
-_DECIMAL = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)$")
-_DOUBLE = re.compile(r"^([+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?|[+-]?INF|NaN)$")
-# XSD 1.1: month 01-12, day 01-31, hour 00-24, minutes/seconds 00-59, zone offset at most 14:00.
-_DATETIME = re.compile(
-    r"^-?\d{4,}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-4]):[0-5]\d:[0-5]\d(\.\d+)?"
-    r"(Z|[+-]((0\d|1[0-3]):[0-5]\d|14:00))?$"
-)
-_LEXICAL = {
-    XSD + "integer": _INTEGER,
-    XSD + "int": _INTEGER,
-    XSD + "long": _INTEGER,
-    XSD + "nonNegativeInteger": re.compile(r"^\+?\d+$"),
-    XSD + "decimal": _DECIMAL,
-    XSD + "double": _DOUBLE,
-    XSD + "float": _DOUBLE,
-    XSD + "boolean": re.compile(r"^(true|false|1|0)$"),
-    XSD + "dateTime": _DATETIME,
-}
-
-
-def check_lexical(value: str, datatype: str) -> None:
-    """Raise ``ValueError`` when ``value`` is not a valid lexical form of a known XSD type."""
-    pattern = _LEXICAL.get(datatype)
-    if pattern is not None and not pattern.match(value):
-        short = datatype.removeprefix(XSD)
-        raise ValueError(f"{value!r} is not a valid xsd:{short}")
 
 
 def iri(value: str) -> IriTerm:

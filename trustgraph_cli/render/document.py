@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from trustgraph_cli.render.parts import edge_text
 from trustgraph_cli.render.style import Style
 from trustgraph_cli.render.text import preview
-from trustgraph_cli.render.trace import edge_text
 from trustgraph_cli.render.tree import Node, render_tree
 
 if TYPE_CHECKING:

@@ -1,0 +1,121 @@
+"""Assembled traces as the explain service answers them: the trace list's rows and whole traces.
+
+The store assembles these views server-side so that a client needs one round trip
+whatever the size of a trace. The CLI renders them as text or dumps them as JSON
+(their field names are the stable JSON keys).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from trustgraph_base.rdf.terms import Term
+from trustgraph_base.schema.core import Message
+
+TraceType = Literal["agent", "graph-rag", "document-rag"]
+TraceStatus = Literal["complete", "in-progress", "failed", "interrupted"]
+
+
+class TraceSummary(Message):
+    """One row of the trace list."""
+
+    id: str
+    type: TraceType
+    question: str
+    time: str  # xsd:dateTime lexical form
+    status: TraceStatus = "complete"
+
+
+class SourceRef(Message):
+    """Where a chunk came from: chunk → page (if any) → document."""
+
+    chunk: str
+    chunk_index: int | None = None
+    page: str | None = None
+    page_number: int | None = None
+    document: str
+    title: str | None = None
+    mime_type: str | None = None
+
+
+class Removal(Message):
+    """A source a trace used was removed: the erasure activity (``prov:wasInvalidatedBy``)."""
+
+    erasure: str  # urn:trustgraph:erasure:{uuid}
+    time: str  # xsd:dateTime of the removal
+    reason: str | None = None
+    document: str | None = None  # the document removed
+
+
+class EdgeView(Message):
+    """A knowledge edge ``<< s p o >>``; for a GraphRAG focus edge, with its reasoning."""
+
+    uri: str | None = None
+    s: Term
+    p: Term
+    o: Term
+    s_label: str | None = None
+    p_label: str | None = None
+    o_label: str | None = None
+    reasoning: str | None = None
+    cited: bool = False  # a focus edge the answer cites (tg:cites on the synthesis)
+    sources: list[SourceRef] = []
+    removed: list[Removal] = []  # a focus edge whose source document was removed since
+
+
+class ChunkView(Message):
+    """A chunk selected by DocumentRAG, with its source when provenance was asked for."""
+
+    uri: str
+    score: float | None = None  # similarity to the question (None in traces from before scores)
+    cited: bool = False  # a selected chunk the answer cites (tg:cites on the synthesis)
+    sources: list[SourceRef] = []
+    removed: list[Removal] = []  # the chunk's document was removed since
+
+
+class StageMetrics(Message):
+    """Per-stage figures recorded as extra predicates (tg:model, tg:inToken, …)."""
+
+    model: str | None = None
+    in_token: int | None = None
+    out_token: int | None = None
+    latency_ms: float | None = None
+
+
+class AgentStepView(Message):
+    """One agent iteration: thought, action, arguments, observation, and any sub-traces it ran."""
+
+    uri: str
+    index: int
+    thought: str = ""
+    action: str = ""
+    arguments: str = ""  # JSON text, as stored
+    observation: str | None = None  # None: not yet known (trace in progress)
+    subtraces: list[TraceView] = []
+
+
+class TraceView(Message):
+    """A whole trace, assembled from ``urn:graph:retrieval`` (and ``urn:graph:source``)."""
+
+    id: str
+    type: TraceType
+    question: str
+    time: str
+    status: TraceStatus
+    error: str | None = None
+    parent: str | None = None  # the analysis this sub-trace was called from
+    # agent
+    steps: list[AgentStepView] = []
+    answer: str | None = None  # agent conclusion (tg:answer) or RAG synthesis (tg:content)
+    # GraphRAG / DocumentRAG
+    exploration: str | None = None
+    edge_count: int | None = None
+    chunk_count: int | None = None
+    chunks: list[ChunkView] = []
+    focus: str | None = None
+    edges: list[EdgeView] = []
+    synthesis: str | None = None
+    metrics: dict[str, StageMetrics] = {}  # stage name → figures
+
+
+AgentStepView.model_rebuild()

@@ -1,0 +1,107 @@
+"""The flags commands share beside the gateway's: ``--format``, ``-l/--limit``, bounded
+integers, ``-g/--graph``, ``-q/--question``, ``-x/--explainable`` (re-exported by ``options``).
+
+Click-only, so that a command's ``--help`` stays fast.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeVar
+
+import click
+
+from trustgraph_base.bounds import Bound
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+# The one set of format names. Old names stay accepted where a command used them.
+FORMAT_ALIASES: Mapping[str, str] = {"tree": "text", "space": "text"}
+
+
+class FormatChoice(click.Choice):  # type: ignore[type-arg]
+    """The command's format names; an old name (``tree``, ``space``) means its new one."""
+
+    def __init__(self, choices: Iterable[str], aliases: Mapping[str, str] = FORMAT_ALIASES) -> None:
+        names = list(choices)
+        super().__init__(names)
+        self.aliases = {old: new for old, new in aliases.items() if new in names}
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str):
+            value = self.aliases.get(value.lower(), value)
+        return super().convert(value, param, ctx)
+
+
+def format_option(*choices: str, help: str) -> Callable[[F], F]:
+    """``--format`` over ``choices`` (the first is the default), passed as ``fmt``."""
+    return click.option(
+        "--format",
+        "fmt",
+        type=FormatChoice(choices),
+        default=choices[0],
+        show_default=True,
+        help=help,
+    )
+
+
+_PRINTED = Bound(None, 1, 1_000_000)  # a limit the command applies itself
+
+
+def limit_option(
+    what: str, *, bound: Bound = _PRINTED, default: int | None = None
+) -> Callable[[F], F]:
+    """``-l/--limit N``: the most results a command prints; ``bound`` when the service
+    takes the limit (its schema's range and default, unless ``default`` says otherwise)."""
+    return click.option(
+        "-l",
+        "--limit",
+        type=click.IntRange(bound.low, bound.high),
+        default=bound.default if default is None else default,
+        show_default=True,
+        help=f"Show at most this many {what}.",
+    )
+
+
+def bounded_option(flag: str, bound: Bound, help: str) -> Callable[[F], F]:
+    """An integer flag with the range and default its request field has (``bounds``)."""
+    return click.option(
+        flag,
+        type=click.IntRange(bound.low, bound.high),
+        default=bound.default,
+        show_default=bound.default is not None,
+        help=help,
+    )
+
+
+def cut_option(flag: str, default: int, what: str) -> Callable[[F], F]:
+    """A flag that cuts ``what`` longer than N characters in text output (0: never)."""
+    return click.option(
+        flag,
+        type=click.IntRange(min=0),
+        default=default,
+        show_default=True,
+        help=f"Cut {what} longer than this many characters (0: never).",
+    )
+
+
+def graph_option(fn: F) -> F:
+    """``-g/--graph IRI``: one named graph ('' the default graph); always a graph, never a group."""
+    return click.option(
+        "-g", "--graph", default=None, help="Named graph IRI; '' means the default graph."
+    )(fn)
+
+
+def question_option(fn: F) -> F:
+    """``-q/--question TEXT`` (required)."""
+    return click.option("-q", "--question", required=True, help="The question to ask.")(fn)
+
+
+def explainable_option(fn: F) -> F:
+    """``-x/--explainable``: show each trace entity as it is published."""
+    return click.option(
+        "-x",
+        "--explainable",
+        is_flag=True,
+        help="Show each trace entity as it is published (stderr).",
+    )(fn)

@@ -1,0 +1,49 @@
+"""One-line texts of a trace's parts: an edge, a source chain, a stage's figures."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from trustgraph_cli.render.text import label_or_term
+
+if TYPE_CHECKING:
+    from trustgraph_base.schema.explain import EdgeView, SourceRef, StageMetrics
+    from trustgraph_cli.render.style import Style
+
+
+def edge_text(edge: EdgeView, style: Style) -> str:
+    """``s → p → o`` with labels where the store found them."""
+    parts = (
+        label_or_term(edge.s_label, edge.s),
+        label_or_term(edge.p_label, edge.p),
+        label_or_term(edge.o_label, edge.o),
+    )
+    return style.arrow.join(parts)
+
+
+def source_text(ref: SourceRef, style: Style, *, named: bool = False) -> str:
+    """chunk → page N → document title (URI); ``named``: the chunk URI is shown already."""
+    chunk = ref.chunk if not named else ""
+    if ref.chunk_index is not None:
+        chunk = (
+            f"chunk {ref.chunk_index} ({ref.chunk})" if not named else f"chunk {ref.chunk_index}"
+        )
+    parts = [chunk] if chunk else []
+    if ref.page is not None:
+        parts.append(f"page {ref.page_number}" if ref.page_number is not None else ref.page)
+    parts.append(f'"{ref.title}" ({ref.document})' if ref.title else ref.document)
+    return style.arrow.join(parts)
+
+
+def metrics_text(m: StageMetrics) -> str:
+    """``model M, tokens 120 in / 40 out, 830 ms`` (only the figures present)."""
+    parts = []
+    if m.model:
+        parts.append(f"model {m.model}")
+    if m.in_token is not None or m.out_token is not None:
+        tin = "?" if m.in_token is None else m.in_token
+        tout = "?" if m.out_token is None else m.out_token
+        parts.append(f"tokens {tin} in / {tout} out")
+    if m.latency_ms is not None:
+        parts.append(f"{m.latency_ms:.0f} ms")
+    return ", ".join(parts) or "none"
