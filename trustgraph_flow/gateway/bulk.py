@@ -14,6 +14,7 @@ offers, so a client learns at once that the service is not here.
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import logging
 import uuid
@@ -29,6 +30,7 @@ from trustgraph_base.wire import from_json
 from trustgraph_flow.gateway.auth import Principal, authenticate
 from trustgraph_flow.gateway.dispatch import DISPATCHER
 from trustgraph_flow.gateway.failure import as_failure, rest_response
+from trustgraph_flow.gateway.revocation import OPEN_SOCKETS, REVOKED, end
 
 log = logging.getLogger(__name__)
 
@@ -104,21 +106,26 @@ async def serve_import(
         return web.json_response(failure.body(), status=failure.status)
     ws = web.WebSocketResponse(heartbeat=30)
     await ws.prepare(request)
+    sockets = request.app[OPEN_SOCKETS]
     total = 0
-    async for msg in ws:
-        if msg.type not in (WSMsgType.TEXT, WSMsgType.BINARY):
-            continue
-        try:
-            frame = json.loads(msg.data)
-        except (ValueError, RecursionError) as exc:
-            await ws.send_str(
-                json.dumps(ServiceError(ErrorType.BAD_FRAME, f"malformed JSON: {exc}").body())
-            )
-            continue
-        try:
-            total += await write(principal, frame)
-        except Exception as exc:
-            await ws.send_str(json.dumps(as_failure(exc).body()))
+    with sockets.held(ws, principal), contextlib.suppress(ConnectionError):
+        async for msg in ws:
+            if msg.type not in (WSMsgType.TEXT, WSMsgType.BINARY):
+                continue
+            if not sockets.live(principal):  # revoked since the last sweep: write nothing
+                await ws.send_str(json.dumps(ServiceError(ErrorType.UNAUTHORIZED, REVOKED).body()))
+                await end(ws, REVOKED)
+                break
+            try:
+                frame = json.loads(msg.data)
+            except (ValueError, RecursionError) as exc:
+                bad = ServiceError(ErrorType.BAD_FRAME, f"malformed JSON: {exc}")
+                await ws.send_str(json.dumps(bad.body()))
+                continue
+            try:
+                total += await write(principal, frame)
+            except Exception as exc:
+                await ws.send_str(json.dumps(as_failure(exc).body()))
     log.info("imported %d %s", total, what)
     return ws
 
@@ -148,14 +155,17 @@ async def export_triples_handler(request: web.Request) -> web.StreamResponse:
     ws = web.WebSocketResponse(heartbeat=30)
     await ws.prepare(request)
     sent = 0
-    try:
-        async for reply, _last in dispatcher.stream(spec, req):
-            for triple in reply.get("response", []):
-                await ws.send_str(json.dumps(triple))
-                sent += 1
-    except Exception as exc:
-        await ws.send_str(json.dumps(as_failure(exc).body()))
-    await ws.close()
+    with request.app[OPEN_SOCKETS].held(ws, principal), contextlib.suppress(ConnectionError):
+        try:
+            async for reply, _last in dispatcher.stream(spec, req):
+                for triple in reply.get("response", []):
+                    await ws.send_str(json.dumps(triple))  # closed (key revoked): raises
+                    sent += 1
+        except ConnectionError:
+            raise
+        except Exception as exc:
+            await ws.send_str(json.dumps(as_failure(exc).body()))
+        await ws.close()
     log.info("exported %d triples", sent)
     return ws
 

@@ -90,7 +90,7 @@ class KeyStore:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._keys: dict[str, ApiKey] = {}
-        self._stamp: tuple[int, int] | None = None
+        self._stamp: tuple[int, ...] | None = None
         self._lock = threading.Lock()
 
     def verify(self, token: str) -> ApiKey | None:
@@ -104,6 +104,11 @@ class KeyStore:
         if key is None or not ok or key.expired(datetime.now(UTC)):
             return None
         return key
+
+    def live(self, key_id: str) -> bool:
+        """Whether the key ``key_id`` still exists and has not expired (open sockets' check)."""
+        key = self._current().get(key_id)
+        return key is not None and not key.expired(datetime.now(UTC))
 
     def create(
         self,
@@ -150,7 +155,8 @@ class KeyStore:
             st = self.path.stat()
         except FileNotFoundError:
             return {}
-        stamp = (st.st_mtime_ns, st.st_size)
+        # The inode too: a rename within one mtime tick, to a file of the same size, is new.
+        stamp = (st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_size)
         with self._lock:
             if stamp != self._stamp:
                 self._keys = self._read()

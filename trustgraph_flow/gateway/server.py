@@ -9,30 +9,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import time
-import weakref
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
-from aiohttp import WSCloseCode, web
+from aiohttp import web
 
-from trustgraph_base.errors import ErrorType, ServiceError, TrustGraphError
-from trustgraph_base.messaging import LIBRARIAN, Bus, Topics
+from trustgraph_base.errors import TrustGraphError
+from trustgraph_base.messaging import Bus, Topics
 from trustgraph_base.messaging.entry import run_main
-from trustgraph_base.settings import ProcessorSettings
-from trustgraph_flow.gateway import health
-from trustgraph_flow.gateway.auth import (
-    AUTH,
-    Auth,
-    accepts,
-    authenticate,
-    identity,
-    key_file,
-    offered_token,
-)
-from trustgraph_flow.gateway.body import HTTP_TIMEOUT, json_body
+from trustgraph_flow.gateway.auth import AUTH, Auth, accepts, identity, key_file
+from trustgraph_flow.gateway.body import HTTP_TIMEOUT
 from trustgraph_flow.gateway.bulk import (
     PUBLISHER,
     Publisher,
@@ -43,121 +30,23 @@ from trustgraph_flow.gateway.bulk import (
 )
 from trustgraph_flow.gateway.collections import collection_management_handler
 from trustgraph_flow.gateway.contexts import import_entity_contexts_handler
-from trustgraph_flow.gateway.dispatch import DISPATCHER, Dispatcher, as_failure
-from trustgraph_flow.gateway.failure import rest_response
+from trustgraph_flow.gateway.dispatch import DISPATCHER, Dispatcher
 from trustgraph_flow.gateway.iam import iam_handler
 from trustgraph_flow.gateway.keys import KeyStore
-from trustgraph_flow.gateway.socket import Limits, SocketSession
+from trustgraph_flow.gateway.revocation import OPEN_SOCKETS, open_sockets_ctx
+from trustgraph_flow.gateway.routes import (
+    health_handler,
+    librarian_handler,
+    service_handler,
+    socket_handler,
+)
+from trustgraph_flow.gateway.settings import SETTINGS, GatewaySettings, bind_host, effective_token
 from trustgraph_flow.gateway.sparql_protocol import add_sparql_protocol
 from trustgraph_flow.gateway.viewer import add_viewer
 
+__all__ = ["Gateway", "GatewaySettings", "bind_host", "effective_token", "main", "make_app"]
+
 log = logging.getLogger("trustgraph_flow.gateway")
-
-
-class GatewaySettings(ProcessorSettings):
-    """Flags ``--kebab-case`` > env ``TG_*`` > these defaults."""
-
-    port: int = 8088
-    """Port to listen on."""
-    host: str = ""
-    """Interface to listen on (empty: 127.0.0.1; another interface only when given)."""
-    token: str = ""
-    """The admin token (also TG_GATEWAY_TOKEN or TRUSTGRAPH_TOKEN); empty: no token."""
-    api_keys: str = ""
-    """The API key file (empty: <data-dir>/gateway/api-keys.json)."""
-    # Pulsar refuses messages over 5 MB: a larger request could never be forwarded.
-    max_frame_bytes: int = 4 * 2**20
-    """Largest WebSocket frame or REST body accepted, in bytes."""
-    max_outstanding: int = 64
-    """Most requests one WebSocket may have in flight at once."""
-    http_timeout: float = 15.0
-    """Seconds for a request's headers (else the connection closes) or body (else 408)."""
-    health_file: str = ""
-    """tg-start's state file of its processes, reported by /api/v1/health (empty: none)."""
-
-
-SETTINGS = web.AppKey("settings", GatewaySettings)
-SOCKETS = web.AppKey("sockets", weakref.WeakSet[web.WebSocketResponse])
-
-
-def effective_token(settings: GatewaySettings) -> str | None:
-    """The configured token: setting/TG_TOKEN, else TG_GATEWAY_TOKEN, else TRUSTGRAPH_TOKEN."""
-    for value in (
-        settings.token,
-        os.environ.get("TG_GATEWAY_TOKEN", ""),
-        os.environ.get("TRUSTGRAPH_TOKEN", ""),
-    ):
-        if value:
-            return value
-    return None
-
-
-def bind_host(settings: GatewaySettings, token: str | None) -> str:
-    """Loopback unless told otherwise; an open gateway on another interface is warned about."""
-    if not settings.host:
-        return "127.0.0.1"
-    if not token and settings.host not in ("127.0.0.1", "localhost", "::1"):
-        log.warning(
-            "listening on %s with no token: anyone who can reach it can use it", settings.host
-        )
-    return settings.host
-
-
-def error_response(failure: ServiceError) -> web.Response:
-    return rest_response(failure)
-
-
-async def call(request: web.Request, service: str) -> web.Response:
-    """Validate, forward, and answer the final reply (or the error) as JSON."""
-    dispatcher = request.app[DISPATCHER]
-    try:
-        principal = authenticate(request)
-        spec, req = dispatcher.parse(service, await json_body(request), principal)
-        final: dict[str, Any] = {}
-        async for body, _last in dispatcher.stream(spec, req):
-            final = body
-    except web.HTTPRequestEntityTooLarge as exc:
-        return error_response(
-            ServiceError(ErrorType.FRAME_TOO_LARGE, exc.text or "request body too large")
-        )
-    except Exception as exc:
-        failure = as_failure(exc)
-        log.info("REST request to %s failed: %s", service, failure)
-        return error_response(failure)
-    return web.json_response(final)
-
-
-async def service_handler(request: web.Request) -> web.Response:
-    return await call(request, request.match_info["kind"])
-
-
-async def librarian_handler(request: web.Request) -> web.Response:
-    return await call(request, LIBRARIAN.name)
-
-
-async def health_handler(request: web.Request) -> web.Response:
-    settings = request.app[SETTINGS]
-    status, body = await health.report(settings.pulsar_url, settings.health_file)
-    return web.json_response(body, status=status)
-
-
-async def socket_handler(request: web.Request) -> web.StreamResponse:
-    """Upgrade to a WebSocket; a wrong ``?token=`` or bearer is refused with 401 up front."""
-    offered = offered_token(request, cookie=False)
-    principal = request.app[AUTH].principal(offered)
-    if offered is not None and principal is None:
-        return error_response(ServiceError(ErrorType.UNAUTHORIZED, "unknown or revoked token"))
-    settings = request.app[SETTINGS]
-    # aiohttp closes the socket above its own limit; ours, lower, answers an error frame.
-    ws = web.WebSocketResponse(
-        max_msg_size=4 * settings.max_frame_bytes + 1024, heartbeat=30, timeout=2
-    )
-    await ws.prepare(request)
-    request.app[SOCKETS].add(ws)
-    limits = Limits(settings.max_frame_bytes, settings.max_outstanding)
-    session = SocketSession(ws, request.app[DISPATCHER], limits, request.app[AUTH], principal)
-    await session.run()
-    return ws
 
 
 def make_app(settings: GatewaySettings, token: str | None = None) -> web.Application:
@@ -166,7 +55,7 @@ def make_app(settings: GatewaySettings, token: str | None = None) -> web.Applica
     app[SETTINGS] = settings
     app[HTTP_TIMEOUT] = settings.http_timeout
     app[AUTH] = Auth(token, KeyStore(key_file(settings.data_dir, settings.api_keys)))
-    app[SOCKETS] = weakref.WeakSet()
+    app.cleanup_ctx.append(open_sockets_ctx)
     app.on_shutdown.append(_close_sockets)
     app.cleanup_ctx.append(_dispatcher_ctx)
     app.router.add_get("/api/v1/health", health_handler)
@@ -187,9 +76,7 @@ def make_app(settings: GatewaySettings, token: str | None = None) -> web.Applica
 
 async def _close_sockets(app: web.Application) -> None:
     """Open sockets would hold shutdown up for a minute: close them (going away)."""
-    sockets: weakref.WeakSet[web.WebSocketResponse] = app[SOCKETS]
-    for ws in list(sockets):
-        await ws.close(code=WSCloseCode.GOING_AWAY, message=b"gateway shutting down")
+    await app[OPEN_SOCKETS].close_all()
 
 
 async def _dispatcher_ctx(app: web.Application) -> AsyncIterator[None]:

@@ -14,8 +14,9 @@ from pydantic import BaseModel
 
 from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.wire import encode
-from trustgraph_flow.gateway.auth import Auth, Principal
+from trustgraph_flow.gateway.auth import Principal
 from trustgraph_flow.gateway.dispatch import Dispatcher, as_failure
+from trustgraph_flow.gateway.revocation import REVOKED, OpenSockets, end
 
 log = logging.getLogger(__name__)
 
@@ -46,13 +47,13 @@ class SocketSession:
         ws: web.WebSocketResponse,
         dispatcher: Dispatcher,
         limits: Limits,
-        auth: Auth,
+        sockets: OpenSockets,
         principal: Principal | None,
     ) -> None:
         self.ws = ws
         self.dispatcher = dispatcher
         self.limits = limits
-        self.auth = auth
+        self.sockets = sockets
         self.principal = principal  # None until an auth frame names a valid token
         self.tasks: set[asyncio.Task[None]] = set()
         self._send_lock = asyncio.Lock()
@@ -114,10 +115,15 @@ class SocketSession:
             msg = "this gateway needs a token: send {'type':'auth','token':…} first or use ?token="
             await self.fail(rid, ServiceError(ErrorType.UNAUTHORIZED, msg), type="auth-failed")
             return
+        if not self.sockets.live(self.principal):  # revoked since the last sweep
+            await self.fail(rid, ServiceError(ErrorType.UNAUTHORIZED, REVOKED))
+            await end(self.ws, REVOKED)
+            return
         await self.start_request(frame)
 
     async def on_auth(self, given: Any) -> None:
-        self.principal = self.auth.principal(given if isinstance(given, str) else None)
+        self.principal = self.sockets.auth.principal(given if isinstance(given, str) else None)
+        self.sockets.bind(self.ws, self.principal)
         await self.send({"type": "auth-ok" if self.principal is not None else "auth-failed"})
 
     async def start_request(self, frame: dict[str, Any]) -> None:
