@@ -7,9 +7,10 @@ request and every reply is validated against it (``parse_edges``, ``check_edges`
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from trustgraph_base.schema import TextCompletionRequest
+from trustgraph_base.schema import TextCompletionRequest, TextCompletionResponse
+from trustgraph_flow.partial_json import complete_items, unclosed
 from trustgraph_flow.structured import BadReply, EdgeList, schema_of, validate
 
 SYSTEM = (
@@ -29,6 +30,10 @@ Text:
 """
 MAX_REPLY_EDGES = 50  # the schema's maxItems: a small model may otherwise repeat itself
 MAX_REPLY_TOKENS = 2048
+# A chunk's edges restate its text: each item's labels come from it, plus ~20 tokens of JSON
+# per item. Three tokens for every four characters of text (about three times the text's
+# own tokens), after a base for a short chunk's few items, is more than a chunk can hold.
+REPLY_BASE_TOKENS = 128
 MAX_LABEL = 80  # the schema's maxLength for a label
 
 
@@ -64,11 +69,38 @@ class BadOutput(ValueError):
     """The LLM's answer is not a valid edge list."""
 
 
+def _key(edge: ExtractedEdge) -> tuple[str, str, str, bool]:
+    return (edge.s.casefold(), edge.p.casefold(), edge.o.casefold(), edge.o_literal)
+
+
 def check_edges(reply: ExtractedEdges, max_edges: int = 200) -> list[ExtractedEdge]:
-    """The edges of a validated reply, without repeats; too many is a runaway answer."""
-    if len(reply.edges) > max_edges:
-        raise BadOutput(f"{len(reply.edges)} edges in one chunk (limit {max_edges})")
-    return list(dict.fromkeys(reply.edges))
+    """The edges of a validated reply, the first of repeats only (labels compared without
+    case: a small model's degenerate reply repeats itself); too many is a runaway answer."""
+    unique: dict[tuple[str, str, str, bool], ExtractedEdge] = {}
+    for edge in reply.edges:
+        unique.setdefault(_key(edge), edge)
+    if len(unique) > max_edges:
+        raise BadOutput(f"{len(unique)} edges in one chunk (limit {max_edges})")
+    return list(unique.values())
+
+
+def cut_off(answer: str, response: TextCompletionResponse | None, max_tokens: int) -> bool:
+    """Whether a reply that did not validate was cut off by its length limit: it used all
+    its tokens, or its JSON ends unclosed (a server may not count tokens)."""
+    used = response is not None and response.out_token >= max_tokens
+    return used or unclosed(answer)
+
+
+def salvage(answer: str) -> ExtractedEdges:
+    """The whole edges of a reply cut off before its end (an item that does not validate
+    is dropped): what the reply said before the cut, instead of asking again."""
+    edges: list[ExtractedEdge] = []
+    for item in complete_items(answer, "edges"):
+        try:
+            edges.append(ExtractedEdge.model_validate(item))
+        except ValidationError:
+            continue
+    return ExtractedEdges(edges=edges)
 
 
 def parse_edges(answer: str, max_edges: int = 200) -> list[ExtractedEdge]:
@@ -88,5 +120,11 @@ def extraction_request(text: str) -> TextCompletionRequest:
         prompt_type="extract-edges",
         variables={"text": text},
         temperature=0.0,
-        max_tokens=MAX_REPLY_TOKENS,
+        max_tokens=reply_tokens(text),
     )
+
+
+def reply_tokens(text: str) -> int:
+    """The ``max_tokens`` of the reply for a chunk: bounded by what its text can hold, so a
+    small model that runs away stops early (``MAX_REPLY_TOKENS`` at most)."""
+    return min(MAX_REPLY_TOKENS, REPLY_BASE_TOKENS + len(text) * 3 // 4)

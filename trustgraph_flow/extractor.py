@@ -10,8 +10,11 @@ unavailable LLM, embeddings or vector service fails the message so it is redeliv
 from __future__ import annotations
 
 import logging
+from collections.abc import AsyncIterator
 
-from trustgraph_base.errors import ServiceError
+from pydantic import Field
+
+from trustgraph_base.errors import RequestTimeout, ServiceError
 from trustgraph_base.messaging import (
     CHUNKS,
     EMBEDDINGS,
@@ -26,20 +29,25 @@ from trustgraph_base.schema import (
     ChunkText,
     EmbeddingsRequest,
     IngestEvent,
+    TextCompletionRequest,
     TextCompletionResponse,
     Triples,
     VectorItem,
     VectorRequest,
 )
 from trustgraph_base.settings import ProcessorSettings
+from trustgraph_flow.document_budget import DocumentClock
 from trustgraph_flow.extracted_triples import edge_triples, extraction_triples
 from trustgraph_flow.extraction import (
     EDGES_SCHEMA,
+    MAX_REPLY_TOKENS,
     BadOutput,
     ExtractedEdge,
     ExtractedEdges,
     check_edges,
+    cut_off,
     extraction_request,
+    salvage,
 )
 from trustgraph_flow.structured import BadReply, ask
 
@@ -49,32 +57,71 @@ log = logging.getLogger(__name__)
 class Settings(ProcessorSettings):
     max_edges: int = 200
     """Most edges kept per chunk (more is a runaway answer)."""
+    document_budget: float = Field(default=1800.0, ge=0)
+    """Seconds a document's extraction may take (0: no limit); later chunks get no edges."""
 
 
-proc: Processor[Settings] = Processor("extractor", Settings)
+proc: Processor[Settings, DocumentClock] = Processor("extractor", Settings)
 CONCURRENCY = 4  # chunks in flight at once: LLM calls dominate, so overlap them
+Extracted = tuple[list[ExtractedEdge], TextCompletionResponse | None, str | None]
 
 
-async def _extract(
-    chunk: ChunkText, ctx: Context[Settings]
-) -> tuple[list[ExtractedEdge], TextCompletionResponse | None, str | None]:
-    """Edges of a chunk, trying twice; an unusable answer gives no edges and an error."""
+@proc.lifespan
+async def document_clock(ctx: Context[Settings]) -> AsyncIterator[DocumentClock]:
+    yield DocumentClock(ctx.settings.document_budget)
+
+
+async def _extract(chunk: ChunkText, ctx: Context[Settings, DocumentClock]) -> Extracted:
+    """Edges of a chunk, trying twice; an unusable answer gives no edges and an error, and
+    so does a document whose time budget is used up."""
+    key = (chunk.metadata.user, chunk.metadata.collection, chunk.document)
     error = ""
     resp: TextCompletionResponse | None = None
+    request = extraction_request(chunk.text)
     for attempt in (1, 2):
+        left = ctx.state.remaining(key)
+        if left is not None and left <= 0:
+            return [], resp, ctx.state.reason()
+        wait = min(left or ctx.settings.request_timeout, ctx.settings.request_timeout)
         try:
-            reply = await ask(
-                ctx, extraction_request(chunk.text), ExtractedEdges, schema=EDGES_SCHEMA
-            )
-            resp = reply.response
-            return check_edges(reply.value, ctx.settings.max_edges), resp, None
+            reply = await ask(ctx, request, ExtractedEdges, schema=EDGES_SCHEMA, timeout=wait)
+            return check_edges(reply.value, ctx.settings.max_edges), reply.response, None
         except BadReply as exc:
             resp = exc.response
             error = f"not an edge list: {exc}"
+            if cut_off(exc.text, resp, request.max_tokens or MAX_REPLY_TOKENS):
+                return _salvaged(chunk, exc.text, resp, request, ctx.settings.max_edges)
         except (BadOutput, ServiceError) as exc:
             error = str(exc)
+        except RequestTimeout:
+            if left is None or wait < left:
+                raise  # the service is slow: redelivered
+            return [], resp, ctx.state.reason()
         log.warning("extraction from %s failed (attempt %d): %s", chunk.chunk, attempt, error)
     return [], resp, error
+
+
+def _salvaged(
+    chunk: ChunkText,
+    text: str,
+    resp: TextCompletionResponse | None,
+    request: TextCompletionRequest,
+    max_edges: int,
+) -> Extracted:
+    """The whole edges of a reply cut off by its length limit (asked again, it would be)."""
+    try:
+        edges = check_edges(salvage(text), max_edges)
+    except BadOutput as exc:
+        return [], resp, str(exc)
+    log.warning(
+        "the reply for %s ran into its max_tokens (%s): kept its %d whole edges",
+        chunk.chunk,
+        request.max_tokens,
+        len(edges),
+    )
+    if not edges:
+        return [], resp, f"the reply was cut off at {request.max_tokens} tokens before an edge"
+    return edges, resp, None
 
 
 async def _index(chunk: ChunkText, edges: list[ExtractedEdge], ctx: Context[Settings]) -> None:
@@ -113,7 +160,7 @@ async def _index(chunk: ChunkText, edges: list[ExtractedEdge], ctx: Context[Sett
 
 
 @proc.consumer(CHUNKS, concurrency=CONCURRENCY)
-async def on_chunk(chunk: ChunkText, ctx: Context[Settings]) -> None:
+async def on_chunk(chunk: ChunkText, ctx: Context[Settings, DocumentClock]) -> None:
     """Extract, index and store one chunk's knowledge, then report it."""
     edges, resp, error = await _extract(chunk, ctx)
     await _index(chunk, edges, ctx)

@@ -105,7 +105,7 @@ def _final(
     out_tok = done.out_token if done.out_token is not None else estimate_tokens(done.text)
     if done.finish_reason == "length":
         log.warning(
-            "a %s reply ran into its max_tokens (%s) and was cut off",
+            "a reply (prompt type %s) ran into its max_tokens (%s) and was cut off",
             req.prompt_type,
             req.max_tokens,
         )
