@@ -114,6 +114,12 @@ async def test_a_key_entered_once_is_kept_in_an_httponly_cookie(
                 await ws.send_str(json.dumps({"id": "1", "service": "explain", "request": LIST}))
                 reply = json.loads(await asyncio.wait_for(ws.receive_str(), 10))
                 assert reply["error"]["type"] == "unauthorized"
+            # Signing out needs the header too: a page of another origin cannot sign anyone out.
+            async with http.post(stack.url + "viewer/logout") as resp:
+                assert resp.status == 400 and COOKIE not in resp.cookies
+                assert "X-TG-Viewer" in (await resp.json())["error"]["message"]
+            async with http.post(stack.url + EXPLAIN, json=LIST, headers=VIEWER) as resp:
+                assert resp.status == 200  # still signed in
             async with http.post(stack.url + "viewer/logout", headers=VIEWER) as resp:
                 assert resp.status == 200
             async with http.post(stack.url + EXPLAIN, json=LIST, headers=VIEWER) as resp:

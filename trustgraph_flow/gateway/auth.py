@@ -48,6 +48,12 @@ class Principal:
 
     def scope(self, request: dict[str, Any]) -> dict[str, Any]:
         """``request`` with this principal's user and collection; ``forbidden`` if it names others."""
+        for name in ("user", "collection"):
+            if request.get(name) is not None and not isinstance(request[name], str):
+                found = type(request[name]).__name__
+                raise ServiceError(
+                    ErrorType.BAD_REQUEST, f"{name}: must be a string (a name), not a {found}"
+                )
         if self.user is None:
             return request
         named = request.get("user")

@@ -138,8 +138,8 @@ class SocketSession:
             spec, request = self.dispatcher.parse(
                 frame.get("service"), frame.get("request"), self.principal
             )
-        except ServiceError as failure:
-            await self.fail(rid, failure)
+        except Exception as exc:  # a bug in a check answers this request, never ends the socket
+            await self.fail(rid, as_failure(exc))
             return
         if len(self.tasks) >= self.limits.max_outstanding:
             msg = f"more than {self.limits.max_outstanding} requests outstanding on this socket"

@@ -112,6 +112,9 @@ async def login_handler(request: web.Request) -> web.Response:
 
 
 async def logout_handler(request: web.Request) -> web.Response:
+    """Sign out, from the viewer's own pages only (else any page could sign a user out)."""
+    if request.headers.get(HEADER) != "1":
+        return _error(400, "bad-request", f"sign out from the viewer (header {HEADER} missing)")
     resp = web.json_response({"auth": request.app[AUTH_ON], "signed_in": False})
     resp.del_cookie(COOKIE, path="/")
     return resp
