@@ -88,7 +88,7 @@ async def test_wrong_json_types_are_bad_requests_without_tracebacks(
             async with http.ws_connect(url) as ws:
                 for n, (service, _, request) in enumerate(cases):
                     await ws.send_str(json.dumps({"id": n, "service": service, "request": request}))
-                answers = {}
+                answers: dict[int, dict[str, Any]] = {}
                 while len(answers) < len(cases):
                     frame = json.loads(await ws.receive_str(timeout=30))
                     answers[frame["id"]] = frame
