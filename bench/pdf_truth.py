@@ -115,19 +115,17 @@ def make_pdf(copies: int = 1) -> tuple[bytes, list[Sentence], list[int]]:
 Box = tuple[float, float, float, float]  # x0, y0, x1, y1 in PDF page coordinates
 
 
-def span_matches(sentence: Sentence, chars: str, boxes: list[Box | None]) -> bool:
-    """Whether the characters found for ``sentence`` lie exactly on its lines.
+def _lines_of(sentence: Sentence, chars: str, boxes: list[Box | None]) -> dict[int, list[Box]]:
+    """The boxes of ``chars`` by the sentence line each lies on; ``{}`` if one lies on none.
 
-    Every visible character must sit on one of the sentence's lines (its box's middle
-    between the baseline's descender and the cap height), and on each line the leftmost
-    and rightmost characters must end where the line's text ends.
-    """
+    A character lies on a line when its box's middle is between the line's descender and
+    cap height and within its ends."""
     found: dict[int, list[Box]] = {}
     for ch, box in zip(chars, boxes, strict=True):
         if ch.isspace():
             continue
         if box is None:
-            return False
+            return {}
         mid_x, mid_y = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
         for i, line in enumerate(sentence.lines):
             low, high = line.baseline - 0.3 * FONT_SIZE, line.baseline + FONT_SIZE
@@ -135,7 +133,19 @@ def span_matches(sentence: Sentence, chars: str, boxes: list[Box | None]) -> boo
                 found.setdefault(i, []).append(box)
                 break
         else:
-            return False
+            return {}
+    return found
+
+
+def on_sentence(sentence: Sentence, chars: str, boxes: list[Box | None]) -> bool:
+    """Whether every visible character found lies on one of the sentence's lines."""
+    return bool(_lines_of(sentence, chars, boxes))
+
+
+def span_matches(sentence: Sentence, chars: str, boxes: list[Box | None]) -> bool:
+    """Whether the characters found for ``sentence`` lie exactly on its lines: each on one
+    of them, and on each line the leftmost and rightmost end where the line's text ends."""
+    found = _lines_of(sentence, chars, boxes)
     if len(found) != len(sentence.lines):
         return False
     for i, line in enumerate(sentence.lines):

@@ -1,5 +1,6 @@
 """The triples of a chunk's extraction: the facts with their labels (default graph), and the
-chunk's subgraph with the extraction activity and its figures (``urn:graph:source``)."""
+chunk's subgraph with the extraction activity and its figures, and each edge's span: the
+sentence that states it (``urn:graph:source``)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from trustgraph_base.provenance import (
     now_iso,
     subgraph_triples,
 )
+from trustgraph_base.provenance.evidence import EdgeSpan, edge_span_triples
 from trustgraph_base.provenance.uris import (
     activity_uri,
     component_uri,
@@ -22,6 +24,7 @@ from trustgraph_base.provenance.uris import (
 from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Triple
 from trustgraph_base.schema import ChunkText, TextCompletionResponse
 from trustgraph_flow.extraction import ExtractedEdge
+from trustgraph_flow.spans import locate
 
 Quoted = tuple[IriTerm, IriTerm, IriTerm | LiteralTerm]
 
@@ -50,10 +53,31 @@ def edge_triples(edges: list[ExtractedEdge]) -> tuple[list[Triple], list[Quoted]
     return list(facts.values()), quoted
 
 
+def edge_spans(
+    chunk: ChunkText, edges: list[ExtractedEdge], quoted: list[Quoted]
+) -> list[EdgeSpan]:
+    """Where each edge's quote lies in the chunk: found verbatim (layout read loosely,
+    ``spans.locate``) and kept as the chunk's own text, or kept as quoted and unlocated.
+    An edge without a quote gets no span."""
+    spans: list[EdgeSpan] = []
+    for edge, terms in zip(edges, quoted, strict=True):
+        if not edge.quote.strip():
+            continue
+        found = locate(edge.quote, chunk.text)
+        if found is None:
+            spans.append(EdgeSpan(terms, edge.quote.strip(), None, None, chunk.char_offset))
+        else:
+            start, length = found
+            quote = chunk.text[start : start + length]
+            spans.append(EdgeSpan(terms, quote, start, length, chunk.char_offset))
+    return spans
+
+
 def extraction_triples(
     chunk: ChunkText,
     quoted: list[Quoted],
     resp: TextCompletionResponse,
+    spans: list[EdgeSpan] | None = None,
 ) -> list[Triple]:
     subgraph = subgraph_uri(chunk.chunk)
     activity = activity_uri(chunk.chunk, "extract")
@@ -68,4 +92,5 @@ def extraction_triples(
             latency_ms=resp.latency_ms,
         ),
         *subgraph_triples(subgraph, chunk.chunk, quoted, activity),
+        *edge_span_triples(subgraph, chunk.chunk, spans or []),
     ]

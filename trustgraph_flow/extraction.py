@@ -16,14 +16,17 @@ from trustgraph_flow.structured import BadReply, EdgeList, schema_of, validate
 SYSTEM = (
     "You extract knowledge graph edges from text. Answer with JSON only: an object "
     '{"edges": [...]} whose items are {"s": subject, "p": predicate, "o": object, '
-    '"o_literal": bool}.'
+    '"o_literal": bool, "quote": the sentence of the text that states it, copied exactly}.'
 )
 PROMPT = """Extract the factual relationships stated in the text below.
 Use short entity names as they appear in the text and a short lowercase predicate
 (for example "capital of", "born in", "wrote"). Set "o_literal" to true when the object
 is a value (a number, date or quantity) rather than a named entity.
+Set "quote" to the sentence of the text that states the relationship, copied exactly
+character for character (do not reword or shorten it).
 Answer with JSON only, no prose: an object whose "edges" list has one item per
-relationship, each with "s" (subject), "p" (predicate), "o" (object) and "o_literal".
+relationship, each with "s" (subject), "p" (predicate), "o" (object), "o_literal" and
+"quote".
 
 Text:
 {text}
@@ -35,6 +38,7 @@ MAX_REPLY_TOKENS = 2048
 # own tokens), after a base for a short chunk's few items, is more than a chunk can hold.
 REPLY_BASE_TOKENS = 128
 MAX_LABEL = 80  # the schema's maxLength for a label
+MAX_QUOTE = 600  # the schema's maxLength for the quoted sentence
 
 
 class ExtractedEdge(BaseModel):
@@ -45,6 +49,7 @@ class ExtractedEdge(BaseModel):
     p: str = Field(min_length=1)
     o: str = Field(min_length=1)
     o_literal: bool = False
+    quote: str = ""  # the sentence stating it, as the LLM copied it (located by the extractor)
 
     @field_validator("s", "p", "o")
     @classmethod
@@ -63,6 +68,7 @@ class ExtractedEdges(EdgeList):
 
 EDGES_SCHEMA = schema_of(ExtractedEdges, max_length=MAX_LABEL)
 EDGES_SCHEMA["properties"]["edges"]["maxItems"] = MAX_REPLY_EDGES
+EDGES_SCHEMA["properties"]["edges"]["items"]["properties"]["quote"]["maxLength"] = MAX_QUOTE
 
 
 class BadOutput(ValueError):

@@ -37,7 +37,7 @@ from trustgraph_base.schema import (
 )
 from trustgraph_base.settings import ProcessorSettings
 from trustgraph_flow.document_budget import DocumentClock
-from trustgraph_flow.extracted_triples import edge_triples, extraction_triples
+from trustgraph_flow.extracted_triples import edge_spans, edge_triples, extraction_triples
 from trustgraph_flow.extraction import (
     EDGES_SCHEMA,
     MAX_REPLY_TOKENS,
@@ -166,7 +166,8 @@ async def on_chunk(chunk: ChunkText, ctx: Context[Settings, DocumentClock]) -> N
     await _index(chunk, edges, ctx)
     facts, quoted = edge_triples(edges)
     if resp is not None and error is None:
-        triples = facts + extraction_triples(chunk, quoted, resp)
+        spans = edge_spans(chunk, edges, quoted)
+        triples = facts + extraction_triples(chunk, quoted, resp, spans)
         await ctx.publish(TRIPLES_STORE, Triples(metadata=chunk.metadata, triples=triples))
     await ctx.publish(
         INGEST_EVENTS,

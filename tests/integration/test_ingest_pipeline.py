@@ -5,10 +5,11 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 
 import pytest
 
-from bench.pdf_truth import make_pdf
+from bench.pdf_truth import make_pdf, on_sentence
 from tests.conftest import RunningProcessors
 from tests.support.ingest import SAMPLES, USER, Client, k, keys, objects, start
 from tests.support.processors import PIPELINE
@@ -145,6 +146,14 @@ async def test_pdf_becomes_pages_chunks_and_edges_with_provenance(
     chunk_text = (await client.content(f"{doc}/p1/c0")).decode()
     assert lit(len(chunk_text)) == length and page_text.startswith(chunk_text)
     assert "Paris is the capital of France." in chunk_text
+    # each edge of the chunk knows its sentence: the span holds it in the chunk and the page
+    p1_spans = [v for v in (await spans_of(client)).values() if v.chunk == f"{doc}/p1/c0"]
+    assert sorted(v.quote for v in p1_spans) == sorted(
+        line for line in page_text.splitlines() if "capital" in line
+    )
+    for v in p1_spans:
+        assert v.page_offset == v.offset and v.length == len(v.quote)  # chunk 0 starts the page
+        assert page_text[v.offset : v.offset + v.length] == v.quote  # type: ignore[operator]
     # where each character of the page is: one box per character, the sentence on one line
     layout = PageLayout.from_json((await client.content(layout_uri(f"{doc}/p1"))).decode())
     assert layout.text_layer and len(layout.boxes) == len(page_text)
@@ -177,6 +186,45 @@ async def test_pdf_becomes_pages_chunks_and_edges_with_provenance(
     await vec.close()
 
 
+@dataclass
+class Span:
+    chunk: str = ""
+    quote: str = ""
+    offset: int | None = None  # in the chunk
+    length: int | None = None
+    page_offset: int | None = None
+    located: bool = True
+    edge: str = ""
+
+
+async def spans_of(client: Client) -> dict[str, Span]:
+    """Every edge span (``tg:Span``) in the source graph, by URI."""
+    spans: dict[str, Span] = {}
+    triples = await client.triples()
+    typed = {t.s.i for t in triples if t.p == RDF.type and t.o == TG.Span}  # type: ignore[union-attr]
+    for t in triples:
+        subject = t.s.i  # type: ignore[union-attr]
+        if subject not in typed:
+            continue
+        span = spans.setdefault(subject, Span())
+        value = getattr(t.o, "v", None)
+        if t.p == PROV.wasDerivedFrom:
+            span.chunk = t.o.i  # type: ignore[union-attr]
+        elif t.p == TG.quote:
+            span.quote = str(value)
+        elif t.p == TG.charOffset:
+            span.offset = int(str(value))
+        elif t.p == TG.charLength:
+            span.length = int(str(value))
+        elif t.p == TG.pageCharOffset:
+            span.page_offset = int(str(value))
+        elif t.p == TG.located:
+            span.located = value == "true"
+        elif t.p == TG.edge:
+            span.edge = term_key(t.o)
+    return spans
+
+
 async def test_a_pdf_page_without_text_says_so_and_the_others_keep_their_boxes(
     client: Client,
 ) -> None:
@@ -198,6 +246,30 @@ async def test_a_pdf_page_without_text_says_so_and_the_others_keep_their_boxes(
         start, length = locate(sentence.text, page_text) or (-1, 0)
         assert start >= 0, sentence.text
         assert len(turned.span_boxes(start, length)) == len(sentence.lines)
+
+    # each edge's span holds its sentence (a line of it: the offline engine reads lines),
+    # there in the page text and on the page
+    await client.wait_triples(lambda f: any(s == k(f"{doc}/p4/c0/subgraph") for s, _, _ in f))
+    spans = [v for v in (await spans_of(client)).values() if v.chunk.startswith(doc + "/")]
+    assert len(spans) >= 30
+    held = 0
+    for span in spans:
+        page = span.chunk.rsplit("/c", 1)[0]
+        n = int(page.rsplit("/p", 1)[1])
+        page_text = (await client.content(page)).decode()
+        layout = PageLayout.from_json((await client.content(layout_uri(page))).decode())
+        assert span.located and span.page_offset is not None and span.length
+        assert page_text[span.page_offset : span.page_offset + span.length] == span.quote
+        chunk_text = (await client.content(span.chunk)).decode()
+        assert chunk_text[span.offset : span.offset + span.length] == span.quote  # type: ignore[operator]
+        boxes = list(layout.boxes[span.page_offset : span.page_offset + span.length])
+        flat = " ".join(span.quote.split())
+        held += any(
+            flat in " ".join(s.text.split()) and on_sentence(s, span.quote, boxes)
+            for s in truth
+            if s.page == n
+        )
+    assert held / len(spans) >= 0.99, f"{held} of {len(spans)} spans hold their sentence"
 
 
 async def test_text_document_chunks_directly_under_the_document(client: Client) -> None:

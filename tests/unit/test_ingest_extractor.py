@@ -6,10 +6,14 @@ import json
 
 import pytest
 
-from trustgraph_base.provenance import RDFS
+from trustgraph_base.provenance import GRAPH_SOURCE, RDFS, TG
+from trustgraph_base.provenance.common import integer_literal
+from trustgraph_base.provenance.evidence import edge_span_triples
 from trustgraph_base.provenance.uris import entity_uri, relation_uri
-from trustgraph_base.rdf.terms import IriTerm, LiteralTerm
-from trustgraph_flow.extracted_triples import edge_triples
+from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, lit, term_key
+from trustgraph_base.rdf.terms import quoted as quoted_term
+from trustgraph_base.schema import ChunkText, Metadata
+from trustgraph_flow.extracted_triples import edge_spans, edge_triples
 from trustgraph_flow.extraction import PROMPT, BadOutput, ExtractedEdge, parse_edges
 
 
@@ -77,3 +81,41 @@ def test_prompt_renders_the_text() -> None:
     rendered = PROMPT.format(text="Paris is the capital of France.")
     assert rendered.rstrip().endswith("Paris is the capital of France.")
     assert '"o_literal"' in rendered
+
+
+def test_each_edge_records_its_sentence_or_says_it_is_unlocated() -> None:
+    text = "Capitals.\nParis is the capital\nof France. Rome is in Italy."
+    chunk = ChunkText(
+        metadata=Metadata(id="c", user="u", collection="c"),
+        document="urn:trustgraph:doc:d",
+        page="urn:trustgraph:doc:d/p2",
+        chunk="urn:trustgraph:doc:d/p2/c1",
+        index=1,
+        char_offset=400,
+        char_length=len(text),
+        text=text,
+    )
+    edges = [
+        ExtractedEdge(
+            s="Paris", p="capital of", o="France", quote="Paris is the capital of France."
+        ),
+        ExtractedEdge(s="Rome", p="in", o="Italy", quote="Rome lies in Italy."),  # reworded
+        ExtractedEdge(s="Rome", p="capital of", o="Italy"),  # no quote given
+    ]
+    _, quoted = edge_triples(edges)
+    located, reworded = edge_spans(chunk, edges, quoted)
+    assert (located.offset, located.length) == (10, len("Paris is the capital\nof France."))
+    assert located.quote == "Paris is the capital\nof France." == text[10 : 10 + located.length]
+    assert located.page_offset == 410
+    assert (reworded.offset, reworded.length, reworded.page_offset) == (None, None, None)
+    assert reworded.quote == "Rome lies in Italy."
+    sub = chunk.chunk + "/subgraph"
+    triples = {
+        (t.s.i, t.p.i, term_key(t.o))
+        for t in edge_span_triples(sub, chunk.chunk, [located, reworded])
+    }  # type: ignore[union-attr]
+    assert (sub + "/s1", TG.pageCharOffset.i, term_key(integer_literal(410))) in triples
+    assert (sub + "/s1", TG.edge.i, term_key(quoted_term(*quoted[0]))) in triples
+    assert (sub + "/s2", TG.located.i, term_key(lit(False))) in triples
+    assert not any(s == sub + "/s2" and p == TG.charOffset.i for s, p, _ in triples)
+    assert all(t.g == GRAPH_SOURCE for t in edge_span_triples(sub, chunk.chunk, [located]))

@@ -44,7 +44,7 @@ def test_every_schema_sent_is_strict(schema: dict[str, object]) -> None:
 def test_strict_schema_inlines_definitions() -> None:
     schema = strict_schema(ExtractedEdges.model_json_schema())
     item = schema["properties"]["edges"]["items"]
-    assert item["required"] == ["s", "p", "o", "o_literal"]  # o_literal has a default: still sent
+    assert item["required"] == ["s", "p", "o", "o_literal", "quote"]  # defaults: still sent
 
 
 def test_free_strings_are_limited_in_the_schema_only() -> None:

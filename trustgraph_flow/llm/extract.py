@@ -8,12 +8,13 @@ first noun phrase after the verb. A predicate starts with a verb, never a prepos
 ("worked as a goldsmith before he…" gives "goldsmith"). A passive sentence with a
 lower-case subject ("The printing press was invented by Gutenberg") keeps its subject;
 Markdown list markers, headings and emphasis are read past ("- **Paris** is…").
+Each edge keeps the sentence it was read from (``quote``), exactly as the text has it.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from trustgraph_flow.llm.extract_words import (
     ARTICLES,
@@ -44,9 +45,16 @@ class Edge:
     p: str
     o: str
     o_literal: bool = False
+    quote: str = ""  # the sentence it was read from, exactly as it is in the text
 
     def as_json(self) -> dict[str, str | bool]:
-        return {"s": self.s, "p": self.p, "o": self.o, "o_literal": self.o_literal}
+        return {
+            "s": self.s,
+            "p": self.p,
+            "o": self.o,
+            "o_literal": self.o_literal,
+            "quote": self.quote,
+        }
 
 
 def _is_cap(token: str) -> bool:
@@ -168,12 +176,14 @@ def extract_edges(text: str, limit: int = MAX_EDGES) -> list[Edge]:
         if not subject:
             passive = _passive(tokens)
             if passive is not None:
-                found.setdefault((passive.s, passive.p, passive.o), passive)
+                found.setdefault(
+                    (passive.s, passive.p, passive.o), replace(passive, quote=sentence)
+                )
             continue
         previous = subject
         edge = _edge_after(subject, tokens, start)
         if edge is not None and edge.o.lower() != subject.lower():
-            found.setdefault((edge.s, edge.p, edge.o), edge)
+            found.setdefault((edge.s, edge.p, edge.o), replace(edge, quote=sentence))
         if len(found) >= limit:
             break
     return list(found.values())
