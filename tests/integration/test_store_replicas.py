@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import pyoxigraph as ox
 import pytest
 from aiohttp import web
 
@@ -57,9 +58,14 @@ FOX_EDGE = "<{}> <{}> <{}>".format(
 async def store_process(
     pulsar_url: str, prefix: str, store_uri: str, data: Path
 ) -> asyncio.subprocess.Process:
-    """``tg-proc-store`` on the server ``store_uri``, once subscribed."""
+    """``tg-proc-store`` on the server ``store_uri``, once subscribed; the replicas of a
+    deployment share its signing key (the first to start makes it)."""
     ready = data.with_suffix(".ready")
-    return await start_store(pulsar_url, prefix, data, ready, "--store-uri", store_uri, timeout=60)
+    signing = data.parent / "signing"
+    keys = ("--signing-key", str(signing / "key.pem"), "--signing-public", str(signing / "public"))
+    return await start_store(
+        pulsar_url, prefix, data, ready, "--store-uri", store_uri, *keys, timeout=60
+    )
 
 
 @contextlib.asynccontextmanager
@@ -224,13 +230,15 @@ def corpus() -> list[Triples]:
 
 def dump(url: str) -> list[str]:
     """Every quad of alice's default collection (all its graphs, the trace index too), sorted,
-    with duplicates kept (a server returns each stored quad once: a set)."""
+    with duplicates kept (a server returns each stored quad once: a set). Not its signing
+    log (``urn:tg:integrity``): each process signs in a chain of its own (``log_verifies``)."""
     server = SparqlServer(url)
     try:
         scope = literal(Scope("alice", "default").iri + ":")
+        log = term(Scope("alice", "default").physical(ox.NamedNode("urn:tg:integrity")))
         rows = server.rows(
             "SELECT ?g ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } "
-            f"FILTER(STRSTARTS(STR(?g), {scope})) }}"
+            f"FILTER(STRSTARTS(STR(?g), {scope}) && ?g != {log}) }}"
         )
         return sorted(" ".join(str(r[v]) for v in ("g", "s", "p", "o")) for r in rows)
     finally:
@@ -303,10 +311,17 @@ class Pair:
         await publish(self.bus, self.topics[name], [mark])
         await until(lambda: asyncio.to_thread(marked, self.shared, mark), 120)
 
-    async def same(self) -> list[str]:
-        """The shared collection, checked quad for quad against the reference's."""
+    async def same(self, chains: int | None = None) -> list[str]:
+        """The shared collection, checked quad for quad against the reference's, and its
+        log, which both processes appended to (a chain each), verifying through either."""
         found = await asyncio.to_thread(dump, self.shared)
         assert found == await asyncio.to_thread(dump, self.alone)
+        for client in self.explain.values():
+            checked = await client.request(
+                ExplainRequest(operation="verify-log", user="alice"), timeout=60
+            )
+            assert checked.verification is not None and checked.verification.verified, checked
+            assert chains is None or checked.verification.chains == chains
         return found
 
     async def views_agree(self) -> dict[str, Any]:
@@ -370,7 +385,7 @@ async def test_two_store_processes_given_every_message_at_once_store_what_one_wo
     stream = corpus()
     pair.write_reference(stream)
     await asyncio.gather(pair.send("a", stream), pair.send("b", stream[::-1]))
-    await pair.same()
+    await pair.same(chains=2)  # each process signed every trace, in its own chain
     await pair.views_agree()
 
     remove = ExplainRequest(operation="delete-document", id=DOC, purge_traces=True, user="alice")

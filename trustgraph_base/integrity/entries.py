@@ -237,11 +237,16 @@ def head_problems(
     return []
 
 
+def _order(s: Signed) -> tuple[str, int, str]:
+    return (s.entry.time, s.entry.count, s.entry.hash)
+
+
 def latest(entries: Iterable[Signed]) -> dict[str, Signed]:
     """The newest entry per subject (a trace signed again after an erasure's marks)."""
     out: dict[str, Signed] = {}
     for s in entries:
         cur = out.get(s.entry.subject)
-        if cur is None or (s.entry.time, s.entry.hash) > (cur.entry.time, cur.entry.hash):
+        # The later signing; at the same millisecond (two replicas) the one covering more.
+        if cur is None or _order(s) > _order(cur):
             out[s.entry.subject] = s
     return out

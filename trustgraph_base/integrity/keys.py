@@ -24,11 +24,14 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from trustgraph_base.errors import TrustGraphError
+
 _RAW = serialization.Encoding.Raw, serialization.PublicFormat.Raw
 
 
-class KeyFileError(Exception):
-    """A key file that cannot be used: the message names the file and what to do."""
+class KeyFileError(TrustGraphError):
+    """A key file that cannot be used: the message names the file and what to do (a
+    processor given one says so in one line and exits 1)."""
 
 
 def key_id(public: Ed25519PublicKey) -> str:
@@ -102,6 +105,20 @@ def write_private(path: Path, key: Ed25519PrivateKey) -> None:
         out.write(pem)
 
 
+def make_private(path: Path) -> None:
+    """A new key at ``path``, whole or not at all: written aside, then linked into place, so
+    two processes starting together (replicas sharing a key) end up with the same one."""
+    staged = path.with_name(f"{path.name}.{os.getpid()}.new")
+    staged.unlink(missing_ok=True)
+    write_private(staged, Ed25519PrivateKey.generate())
+    try:
+        os.link(staged, path)
+    except FileExistsError:
+        pass  # another process made it first: that one is the key
+    finally:
+        staged.unlink()
+
+
 def read_private(path: Path) -> Ed25519PrivateKey:
     check_private(path)
     try:
@@ -139,7 +156,7 @@ def open_keyring(key_file: Path, public_dir: Path, *, create: bool = True) -> Ke
     if not key_file.exists():
         if not create:
             raise KeyFileError(f"signing key {key_file} does not exist")
-        write_private(key_file, Ed25519PrivateKey.generate())
+        make_private(key_file)
     signer = read_private(key_file)
     publish(public_dir, signer.public_key())
     keys = trusted(public_dir)

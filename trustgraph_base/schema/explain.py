@@ -12,6 +12,7 @@ from pydantic import Field
 
 from trustgraph_base import bounds
 from trustgraph_base.schema.core import Response, Scoped, bounded
+from trustgraph_base.schema.integrity import Verification
 from trustgraph_base.schema.lineage import (
     ChunkNode,
     DocumentView,
@@ -77,6 +78,8 @@ ExplainClientOperation = Literal[
     "diff-traces",
     "export-trace",
     "list-collections",
+    "verify-trace",
+    "verify-log",
 ]
 ExplainInternalOperation = Literal["delete-document"]
 
@@ -132,3 +135,4 @@ class ExplainResponse(Response):
     media_type: str = ""  # its media type (application/trig, text/turtle, …)
     count: int = 0  # purge-traces: how many top-level traces were (or, dry run, would be) removed
     collections: list[str] = []  # list-collections: the user's collections holding a store
+    verification: Verification | None = None  # verify-trace / verify-log

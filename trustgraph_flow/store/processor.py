@@ -16,7 +16,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar
 
@@ -51,7 +51,8 @@ from trustgraph_flow.store.backends.embedded.snapshots import Snapshots
 from trustgraph_flow.store.backends.embedded.stores import Stores
 from trustgraph_flow.store.backends.server.remote import open_server
 from trustgraph_flow.store.core.backend import Backend, Handle
-from trustgraph_flow.store.governance import deletion, erasure, retention
+from trustgraph_flow.store.governance import deletion, erasure, retention, verify
+from trustgraph_flow.store.governance.seal import Seal, open_seal
 from trustgraph_flow.store.sparql.check import check_query
 from trustgraph_flow.store.sparql.client import SparqlServer, StoreUnavailable
 from trustgraph_flow.store.sparql.pool import SparqlPool
@@ -81,6 +82,14 @@ class StoreSettings(ProcessorSettings):
     """Purge traces older than this by itself, e.g. 30d (empty: keep them all)."""
     retention_interval: float = Field(default=3600.0, gt=0)
     """Seconds between retention passes."""
+    signing: bool = True
+    """Sign each trace when it ends and keep the append-only log (docs/audit.md)."""
+    signing_key: str = ""
+    """The Ed25519 private key (PEM, mode 0600); empty: <data-dir>/signing/key.pem, made at first start."""
+    signing_public: str = ""
+    """A folder of trusted public keys (*.pem, every key ever used); empty: <data-dir>/signing/public."""
+    log_chain: str = Field(default="", pattern=r"^[A-Za-z0-9_-]{0,64}$")
+    """This writer's chain in each collection's log; empty: 'local' embedded, a new one per process on a server."""
 
     @field_validator("store_uri")
     @classmethod
@@ -113,6 +122,7 @@ class State:
     sparql_pool: SparqlPool | None = None  # embedded only
     snapshots: Snapshots | None = None  # embedded only
     server: SparqlServer | None = None  # the store server (server backend only)
+    seal: Seal | None = None  # signs ended traces (setting ``signing``)
 
     async def write(self, fn: Callable[[Backend], T]) -> T:
         """Run ``fn`` on the writer thread (SPARQL snapshots are taken again after it)."""
@@ -208,6 +218,8 @@ async def collect_garbage(
 async def open_stores(ctx: Context[StoreSettings]) -> AsyncIterator[State]:
     settings = ctx.settings
     state = await open_server_backend(settings) if settings.store_uri else open_embedded(settings)
+    if settings.signing:
+        state = replace(state, seal=signing_seal(settings))
     thresholds = tune_gc()
     collecting = asyncio.create_task(collect_garbage())
     purging = asyncio.create_task(retain(state, settings)) if settings.retention else None
@@ -226,6 +238,17 @@ async def open_stores(ctx: Context[StoreSettings]) -> AsyncIterator[State]:
         state.sparql.shutdown(wait=False, cancel_futures=True)
         await state.write(lambda stores: stores.close())
         state.writer.shutdown(wait=True)
+
+
+def signing_seal(settings: StoreSettings) -> Seal:
+    """The seal of these settings (a key file others may read stops the start, in one line)."""
+    return open_seal(
+        data_dir=settings.data_dir,
+        key_file=settings.signing_key,
+        public_dir=settings.signing_public,
+        chain=settings.log_chain,
+        server=bool(settings.store_uri),
+    )
 
 
 async def open_server_backend(settings: StoreSettings) -> State:
@@ -269,7 +292,7 @@ async def retain(state: State, settings: StoreSettings) -> None:
     )
     while True:
         try:
-            await state.write(lambda stores: retention.purge_all(stores, period))
+            await state.write(lambda stores: retention.purge_all(stores, period, state.seal))
         except Exception:  # one failed pass must not end retention
             log.exception("retention pass failed; retrying next interval")
         await asyncio.sleep(settings.retention_interval)
@@ -280,13 +303,13 @@ async def store_triples(batch: list[StoreTriples], ctx: Ctx) -> list[StoreTriple
     """Commit the batch before returning: the runtime acks it only afterwards (all but the
     returned messages, whose collection could not be written: they are redelivered)."""
     started = time.perf_counter()
-    report = await write(ctx, lambda stores: write_batch(stores, batch))
+    report = await write(ctx, lambda stores: write_batch(stores, batch, ctx.state.seal))
     retry, held, written = list(report.retry), report.unavailable, report.written
     for _ in range(HELD_WRITES):
         if not held or ctx.state.server is None:
             break
         await reachable(ctx.state.server, len(held))
-        report = await write(ctx, functools.partial(written_again, held))
+        report = await write(ctx, functools.partial(written_again, held, ctx.state.seal))
         retry += report.retry
         held, written = report.unavailable, written + report.written
     log.debug(
@@ -299,8 +322,10 @@ async def store_triples(batch: list[StoreTriples], ctx: Ctx) -> list[StoreTriple
     return [m for m in [*retry, *held] if isinstance(m, StoreTriples)]
 
 
-def written_again(held: list[StoreTriples | Triples], stores: Backend) -> WriteReport:
-    return write_batch(stores, held)
+def written_again(
+    held: list[StoreTriples | Triples], seal: Seal | None, stores: Backend
+) -> WriteReport:
+    return write_batch(stores, held, seal)
 
 
 HELD_WRITES = 3
@@ -417,10 +442,12 @@ async def bounded(work: Awaitable[T], limit: float, *, grace: float = 0.0) -> T:
 WRITES = frozenset({"delete-trace", "delete-document", "delete-collection", "purge-traces"})
 
 
-def explain_op(stores: Backend, req: ExplainRequest) -> ExplainResponse:
+def explain_op(stores: Backend, req: ExplainRequest, seal: Seal | None = None) -> ExplainResponse:
     """One explain operation against the caller's collection."""
     if req.operation == "delete-collection":
         stores.drop(req.user, req.collection)
+        if seal is not None:
+            seal.forget((req.user, req.collection))
         return ExplainResponse()
     if req.operation == "list-collections":
         mine = {collection for user, collection in stores.scopes() if user == req.user}
@@ -428,18 +455,22 @@ def explain_op(stores: Backend, req: ExplainRequest) -> ExplainResponse:
     # A read answers an absent collection as an empty one (the server backend then skips
     # its registry lookup); a deletion must know.
     with stores.lease(req.user, req.collection, as_empty=req.operation not in WRITES) as handle:
-        return on_collection(handle, req)
+        return on_collection(handle, req, seal)
 
 
-def on_collection(handle: Handle | None, req: ExplainRequest) -> ExplainResponse:
+def on_collection(
+    handle: Handle | None, req: ExplainRequest, seal: Seal | None = None
+) -> ExplainResponse:
     if req.operation == "list-traces":
         traces, cursor = explain.page_traces(handle, req)
         return ExplainResponse(traces=traces, cursor=cursor)
     if req.operation == "purge-traces":
         if req.older_than is None:
             raise ServiceError(ErrorType.BAD_REQUEST, "purge-traces needs older_than (seconds)")
-        gone = retention.purge(handle, req.older_than, dry_run=req.dry_run)
+        gone = retention.purge(handle, req.older_than, dry_run=req.dry_run, seal=seal)
         return ExplainResponse(deleted=gone[: req.limit], count=len(gone))
+    if req.operation in ("verify-trace", "verify-log"):
+        return ExplainResponse(verification=verify.answer(handle, req.operation, req.id, seal))
     if not req.id:
         raise ServiceError(ErrorType.BAD_REQUEST, f"operation {req.operation!r} needs an id")
     if req.operation == "get-trace" and req.step_limit is not None:
@@ -451,12 +482,16 @@ def on_collection(handle: Handle | None, req: ExplainRequest) -> ExplainResponse
         return ExplainResponse(trace=explain.get_trace(handle, req.id, req.include_provenance))
     if req.operation == "delete-trace":
         summary = explain.list_one(handle, req.id)
-        deletion.delete_trace(handle, req.id)
+        deletion.delete_trace(handle, req.id, seal)
         return ExplainResponse(deleted=[summary], count=1)
     if req.operation == "delete-document":
         report = (
             erasure.remove_document(
-                handle, doc_iri(req.id), reason=req.reason, purge_traces=req.purge_traces
+                handle,
+                doc_iri(req.id),
+                reason=req.reason,
+                purge_traces=req.purge_traces,
+                seal=seal,
             )
             if handle
             else None
@@ -501,7 +536,7 @@ async def explain_service(req: ExplainRequest, ctx: Ctx) -> AsyncIterator[Explai
             yield piece
         return
     run = write if req.operation in WRITES else read
-    resp = await run(ctx, lambda stores: checked(explain_op(stores, req)))
+    resp = await run(ctx, lambda stores: checked(explain_op(stores, req, ctx.state.seal)))
     if req.operation == "delete-collection":
         # The librarian's documents and the vector indexes go too (durable: delivered
         # even to a processor that is down now).

@@ -24,6 +24,7 @@ from trustgraph_base.schema.core import StoreTriples, Triples
 from trustgraph_base.wire import describe
 from trustgraph_flow.store.core.backend import Backend, Handle
 from trustgraph_flow.store.core.sources import SourceResolver
+from trustgraph_flow.store.governance.seal import Seal
 from trustgraph_flow.store.sparql.client import StoreUnavailable
 
 log = logging.getLogger(__name__)
@@ -78,8 +79,12 @@ def readable(messages: Sequence[Given], report: WriteReport) -> list[tuple[Given
     return out
 
 
-def write_batch(stores: Backend, messages: Sequence[Given]) -> WriteReport:
-    """Write every acceptable message; a message pyoxigraph refuses is rejected alone, logged."""
+def write_batch(
+    stores: Backend, messages: Sequence[Given], seal: Seal | None = None
+) -> WriteReport:
+    """Write every acceptable message; a message pyoxigraph refuses is rejected alone, logged.
+
+    With a ``seal``, the traces the batch ended are then signed and logged (``governance.seal``)."""
     report = WriteReport()
     groups: dict[tuple[str, str], list[StoreTriples]] = defaultdict(list)
     given: dict[tuple[str, str], list[Given]] = defaultdict(list)
@@ -102,6 +107,8 @@ def write_batch(stores: Backend, messages: Sequence[Given]) -> WriteReport:
                 ]
                 if retrieval:
                     handle.index.record(retrieval, SourceResolver(handle.store))
+                    if seal is not None:
+                        seal.after_write(handle, retrieval)
         except StoreUnavailable as exc:
             # The server, not this collection: every group would fail alike until it is back.
             log.warning(

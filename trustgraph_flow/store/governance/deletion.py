@@ -13,6 +13,7 @@ import pyoxigraph as ox
 from trustgraph_base.provenance.namespaces import PROV, RDF, RDFS, TG
 from trustgraph_flow.store.core.backend import Handle, QuadStore, remove_quads
 from trustgraph_flow.store.core.convert import DEFAULT_GRAPH, named
+from trustgraph_flow.store.governance.seal import Seal
 from trustgraph_flow.store.views.explain import resolve
 from trustgraph_flow.store.views.lookup import RETRIEVAL, SOURCE, has_type, n, stated_facts
 
@@ -126,8 +127,15 @@ def delete_known(store: QuadStore, doc: ox.NamedNode) -> int:
     return removed
 
 
-def delete_trace(handle: Handle | None, trace_id: str) -> list[str]:
-    """Remove a trace, its sub-traces and every entity of theirs; returns the roots removed."""
+def delete_trace(
+    handle: Handle | None,
+    trace_id: str,
+    seal: Seal | None = None,
+    reason: str = "delete-trace request",
+) -> list[str]:
+    """Remove a trace, its sub-traces and every entity of theirs; returns the roots removed.
+
+    With a ``seal`` each removed root's log entries get a signed tombstone saying ``reason``."""
     root = resolve(handle, trace_id)
     assert handle is not None
     roots, pending = [], [root]
@@ -143,4 +151,6 @@ def delete_trace(handle: Handle | None, trace_id: str) -> list[str]:
     ]
     remove_quads(handle.store, quads)  # on a server: one request, not one per quad
     handle.index.forget(roots)  # after the store: a crash here leaves the trace deletable again
+    if seal is not None:
+        seal.erase(handle, roots, reason)
     return roots

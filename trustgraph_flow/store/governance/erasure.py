@@ -25,6 +25,7 @@ from trustgraph_base.schema.explain import RemovalReport
 from trustgraph_flow.store.core.backend import Handle
 from trustgraph_flow.store.core.convert import named
 from trustgraph_flow.store.governance import deletion
+from trustgraph_flow.store.governance.seal import Seal
 from trustgraph_flow.store.views.lookup import RETRIEVAL, n
 
 ERASURE_PREFIX = "urn:trustgraph:erasure:"
@@ -60,7 +61,7 @@ def erasure_quads(
 
 
 def remove_document(
-    handle: Handle, doc_uri: str, *, reason: str, purge_traces: bool
+    handle: Handle, doc_uri: str, *, reason: str, purge_traces: bool, seal: Seal | None = None
 ) -> RemovalReport | None:
     """Delete the document (``deletion``) and mark or purge the traces that used it; None if unknown."""
     doc = ox.NamedNode(doc_uri)
@@ -76,8 +77,11 @@ def remove_document(
     if purge_traces:
         purged = [t for t in tops if handle.index.get(t) is not None]
         for top in purged:
-            deletion.delete_trace(handle, top)
+            why = f"document {doc_uri} removed" + (f": {reason}" if reason else "")
+            deletion.delete_trace(handle, top, seal, why)
         return RemovalReport(document=doc_uri, purged=purged, edges_removed=edges)
     erasure, quads = erasure_quads(doc_uri, reason, links)
     handle.store.extend(quads)
+    if seal is not None:  # the marked traces changed: signed again, saying why
+        seal.after_write(handle, quads, reason=f"erasure {erasure} of {doc_uri}")
     return RemovalReport(document=doc_uri, erasure=erasure, marked=tops, edges_removed=edges)

@@ -15,6 +15,7 @@ from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.schema.explain import TraceSummary
 from trustgraph_flow.store.core.backend import Backend, Handle
 from trustgraph_flow.store.governance.deletion import delete_trace
+from trustgraph_flow.store.governance.seal import Seal
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +44,9 @@ def expired(handle: Handle, older_than: float) -> list[TraceSummary]:
     return out
 
 
-def purge(handle: Handle | None, older_than: float, *, dry_run: bool) -> list[TraceSummary]:
+def purge(
+    handle: Handle | None, older_than: float, *, dry_run: bool, seal: Seal | None = None
+) -> list[TraceSummary]:
     """Delete (or, dry run, only list) the expired traces of one collection; the ones this
     call removed (a trace another replica removed first is skipped, not an error)."""
     if handle is None:
@@ -54,7 +57,9 @@ def purge(handle: Handle | None, older_than: float, *, dry_run: bool) -> list[Tr
     gone = []
     for trace in found:
         try:
-            delete_trace(handle, trace.id)
+            delete_trace(
+                handle, trace.id, seal, f"retention: started more than {older_than:.0f} s before"
+            )
         except ServiceError as exc:
             if exc.type != ErrorType.NOT_FOUND:
                 raise
@@ -63,12 +68,12 @@ def purge(handle: Handle | None, older_than: float, *, dry_run: bool) -> list[Tr
     return gone
 
 
-def purge_all(stores: Backend, older_than: float) -> int:
+def purge_all(stores: Backend, older_than: float, seal: Seal | None = None) -> int:
     """Apply the retention period to every collection on disk; the number of traces removed."""
     removed = 0
     for user, collection in stores.scopes():
         with stores.lease(user, collection) as handle:
-            gone = purge(handle, older_than, dry_run=False)
+            gone = purge(handle, older_than, dry_run=False, seal=seal)
         if gone:
             log.info(
                 "retention: removed %d traces older than %.0f s from %s/%s",

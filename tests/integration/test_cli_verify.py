@@ -1,0 +1,91 @@
+"""tg-verify-explain-trace and tg-verify-log end to end: answers from the real pipeline, the
+store on an Oxigraph server edited directly (past the gateway), each change named; erasure
+still verifies; a key file others may read stops the store."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pyoxigraph as ox
+import pytest
+
+from tests.support.poll import eventually
+from tests.support.processors import EVERY
+from tests.support.sparql_server import oxigraph_server
+from tests.support.stack import Stack
+from tests.support.traces import AGENT, GRAPH_RAG, loaded_and_answered
+from trustgraph_base.integrity.keys import KeyFileError
+from trustgraph_base.provenance import uris
+from trustgraph_flow.store.processor import proc as store
+from trustgraph_flow.store.sparql.client import SparqlServer, term
+
+
+@pytest.fixture
+async def served(pulsar_url: str, prefix: str, tmp_path: Path) -> AsyncIterator[tuple[Stack, str]]:
+    with oxigraph_server() as url:
+        settings = {"store": {"store_uri": url}}
+        async with Stack(pulsar_url, prefix, EVERY, data_dir=tmp_path, settings=settings) as stack:
+            yield stack, url
+
+
+async def test_a_hand_edit_is_named_and_an_erasure_still_verifies(
+    served: tuple[Stack, str],
+) -> None:
+    stack, url = served
+    facts, capitals = await loaded_and_answered(stack.url)
+    ok = await eventually(
+        lambda: stack.cli("tg-verify-explain-trace", AGENT), lambda r: r.code == 0, timeout=30
+    )
+    assert ok.stdout.startswith("VERIFIED") and f"verified    {AGENT}" in ok.stdout
+    whole = await stack.cli("tg-verify-log", "--format", "json")
+    assert whole.code == 0 and json.loads(whole.stdout)["entries"] >= 3
+
+    # Past the gateway: one literal of the agent's conclusion rewritten on the SPARQL server.
+    final = ox.NamedNode(uris.agent_final_uri(AGENT))
+    server = SparqlServer(url)
+    try:
+        [row] = server.rows(
+            f"SELECT ?g ?p ?o WHERE {{ GRAPH ?g {{ {term(final)} ?p ?o FILTER(isLiteral(?o)) }} }} LIMIT 1"
+        )
+        g, p, o = (row[k] for k in ("g", "p", "o"))
+        server.update(
+            f"DELETE DATA {{ GRAPH {term(g)} {{ {term(final)} {term(p)} {term(o)} }} }};"
+            f'INSERT DATA {{ GRAPH {term(g)} {{ {term(final)} {term(p)} "edited by hand" }} }}'
+        )
+    finally:
+        server.close()
+    bad = await stack.cli("tg-verify-explain-trace", AGENT)
+    assert bad.code == 1 and bad.stdout.startswith("NOT VERIFIED: 1 problem(s)")
+    assert f"! changed: {AGENT}: <{final.value}> was changed since it was signed" in bad.stdout
+
+    # Erasing a document marks the traces that used it: signed again, the log verifies.
+    removed = await stack.cli("tg-remove-document", facts)
+    assert removed.code == 0, removed.stderr
+    after = await stack.cli("tg-verify-log")
+    assert after.code == 0 and after.stdout.startswith("VERIFIED"), after.stdout
+    gone = await stack.cli("tg-delete-explain-trace", GRAPH_RAG)
+    assert gone.code == 0, gone.stderr
+    erased = await stack.cli("tg-verify-explain-trace", GRAPH_RAG)
+    assert erased.code == 0 and erased.stdout.startswith(
+        "ERASED (the log verifies): delete-trace request"
+    )
+    shown = await stack.cli("tg-verify-log")
+    # Both of its entries: signed when it ended, and again with the erasure's marks.
+    assert shown.code == 0 and " 2 erased;" in shown.stdout, shown.stdout
+    assert capitals
+
+
+async def test_a_key_others_may_read_stops_the_store(
+    pulsar_url: str, prefix: str, tmp_path: Path
+) -> None:
+    key = tmp_path / "store" / "signing" / "key.pem"
+    async with Stack(pulsar_url, prefix, [store], data_dir=tmp_path):
+        pass  # the first start made the key
+    assert key.stat().st_mode & 0o777 == 0o600
+    os.chmod(key, 0o640)
+    with pytest.raises(KeyFileError, match=r"mode 0640: others may read it. Run 'chmod 600"):
+        async with Stack(pulsar_url, prefix, [store], data_dir=tmp_path):
+            pass

@@ -1,0 +1,206 @@
+"""Signed traces and the append-only log on a real store (on disk, or the test's SPARQL
+server): each kind of tampering past the gateway is detected and named; erasure still verifies."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyoxigraph as ox
+import pytest
+
+from tests.support.sparql_server import store_backend
+from tests.support.store import (
+    DOC,
+    EDGE_CAT,
+    EDGE_FOX,
+    agent,
+    doc_rag,
+    document,
+    graph_rag,
+    handle_of,
+    labels,
+    msg,
+)
+from trustgraph_base.errors import ServiceError
+from trustgraph_base.provenance import uris
+from trustgraph_base.rdf.terms import Triple
+from trustgraph_base.schema.explain import ExplainRequest
+from trustgraph_base.schema.integrity import Verification
+from trustgraph_flow.store.core.backend import Backend, Handle
+from trustgraph_flow.store.governance import log
+from trustgraph_flow.store.governance.seal import Seal, open_seal
+from trustgraph_flow.store.processor import explain_op
+from trustgraph_flow.store.views.lookup import RETRIEVAL
+from trustgraph_flow.store.writer import write_batch
+
+A1, G1 = uris.agent_session_uri("a1"), uris.graph_rag_question_uri("g1")
+SUB = uris.graph_rag_question_uri("g-sub")
+
+
+@pytest.fixture
+def seal(tmp_path: Path) -> Seal:
+    return open_seal(
+        data_dir=str(tmp_path / "data"), key_file="", public_dir="", chain="", server=False
+    )
+
+
+@pytest.fixture
+def stores(tmp_path: Path, seal: Seal) -> Backend:
+    s = store_backend(tmp_path / "store")
+    facts = [Triple(s=e[0], p=e[1], o=e[2]) for e in (EDGE_FOX, EDGE_CAT)]
+    write_batch(s, [msg(document() + labels() + facts, "doc")], seal)
+    write_batch(
+        s, [msg(agent("a1", 3, "g-sub")), msg(graph_rag("g1", 1)), msg(doc_rag("d1", 2))], seal
+    )
+    return s
+
+
+def op(
+    stores: Backend, seal: Seal, operation: str, ident: str = "", **extra: object
+) -> Verification:
+    req = ExplainRequest(operation=operation, id=ident, user="alice", **extra)
+    found = explain_op(stores, req, seal).verification
+    assert found is not None or operation not in ("verify-trace", "verify-log")
+    return found  # type: ignore[return-value]
+
+
+def codes(v: Verification) -> list[str]:
+    return [p.code for p in v.problems]
+
+
+def records(handle: Handle) -> dict[ox.NamedNode, ox.Quad]:
+    return {q.subject: q for q in handle.store.quads_for_pattern(None, log.RECORD, None, log.GRAPH)}  # type: ignore[misc]
+
+
+def test_an_ended_trace_is_signed_and_verifies_with_its_sub_trace(
+    stores: Backend, seal: Seal
+) -> None:
+    v = op(stores, seal, "verify-trace", "a1")
+    assert v.verified, v.problems
+    assert [(c.id, c.status) for c in v.traces] == [(A1, "verified"), (SUB, "verified")]
+    assert all(c.key == seal.keys.kid and c.count > 0 and len(c.digest) == 64 for c in v.traces)
+    whole = op(stores, seal, "verify-log")
+    assert whole.verified and whole.entries == 4 and whole.chains == 1  # a1, its sub-trace, g1, d1
+
+
+def test_a_trace_in_progress_is_not_signed_yet(stores: Backend, seal: Seal) -> None:
+    write_batch(stores, [msg(graph_rag("g2", 5, finished=False))], seal)
+    v = op(stores, seal, "verify-trace", "g2")
+    assert not v.verified and v.problems == []
+    assert [c.status for c in v.traces] == ["in-progress"]
+    write_batch(stores, [msg(graph_rag("g2", 5))], seal)  # it ends: signed then
+    assert op(stores, seal, "verify-trace", "g2").verified
+
+
+def test_one_quad_edited_in_the_store_is_named(stores: Backend, seal: Seal) -> None:
+    h = handle_of(stores)
+    focus = ox.NamedNode(uris.focus_edge_uri(G1, 1))
+    [old] = [
+        q
+        for q in h.store.quads_for_pattern(focus, None, None, RETRIEVAL)
+        if isinstance(q.object, ox.Literal)
+    ][:1]
+    h.store.remove(old)
+    h.store.extend([ox.Quad(old.subject, old.predicate, ox.Literal("the dog acts"), RETRIEVAL)])
+    v = op(stores, seal, "verify-trace", "g1")
+    assert not v.verified and codes(v) == ["changed"]
+    assert v.problems[0].message == f"{G1}: <{focus.value}> was changed since it was signed"
+    assert op(stores, seal, "verify-trace", "d1").verified  # the others are untouched
+
+
+def test_a_trace_deleted_past_the_store_is_named(stores: Backend, seal: Seal) -> None:
+    h = handle_of(stores)
+    quads = [
+        q
+        for e in h.index.entities(G1)
+        for q in h.store.quads_for_pattern(ox.NamedNode(e), None, None, RETRIEVAL)
+    ]
+    for q in quads:
+        h.store.remove(q)
+    v = op(stores, seal, "verify-trace", "g1")
+    assert not v.verified and set(codes(v)) == {"changed"}
+    assert any(p.message.endswith(f"<{G1}> was removed since it was signed") for p in v.problems)
+    h.index.forget([G1])  # its index rows too: only the log remembers it
+    gone = op(stores, seal, "verify-trace", "g1")
+    assert codes(gone) == ["deleted"] and "deleted outside the store" in gone.problems[0].message
+    assert codes(op(stores, seal, "verify-log")) == ["deleted"]
+
+
+def test_a_reordered_log_is_named(stores: Backend, seal: Seal) -> None:
+    h = handle_of(stores)
+    found = records(h)
+    one, two = log.entry_node("local", 1), log.entry_node("local", 2)
+    for q in (found[one], found[two]):
+        h.store.remove(q)
+    h.store.extend(
+        [
+            ox.Quad(one, log.RECORD, found[two].object, log.GRAPH),
+            ox.Quad(two, log.RECORD, found[one].object, log.GRAPH),
+        ]
+    )
+    assert "position" in codes(op(stores, seal, "verify-log"))
+
+
+def test_a_removed_log_entry_is_named(stores: Backend, seal: Seal) -> None:
+    h = handle_of(stores)
+    ((node, _),) = log.of_subject(h.store, SUB)
+    for q in list(h.store.quads_for_pattern(node, None, None, log.GRAPH)):
+        h.store.remove(q)
+    assert codes(op(stores, seal, "verify-log")) == ["gap"]
+    unsigned = [c for c in op(stores, seal, "verify-trace", "a1").traces if c.status == "unsigned"]
+    assert len(unsigned) == 1 and "the log has no entry for it" in unsigned[0].problems[0].message
+
+
+def test_two_traces_signatures_swapped_are_named(stores: Backend, seal: Seal) -> None:
+    h = handle_of(stores)
+    ((g_node, g_entry),) = log.of_subject(h.store, G1)
+    d1 = uris.docrag_question_uri("d1")
+    ((d_node, d_entry),) = log.of_subject(h.store, d1)
+    found = records(h)
+    for node, entry, sig in ((g_node, g_entry, d_entry.sig), (d_node, d_entry, g_entry.sig)):
+        h.store.remove(found[node])
+        text = entry.model_copy(update={"sig": sig}).model_dump_json(exclude={"tombstone"})
+        h.store.extend([ox.Quad(node, log.RECORD, ox.Literal(text), log.GRAPH)])
+    v = op(stores, seal, "verify-trace", "g1")
+    assert codes(v) == ["moved"] and f"({d1})" in v.problems[0].message
+    assert codes(op(stores, seal, "verify-log")).count("moved") == 2
+
+
+def test_deletion_through_the_store_leaves_a_signed_tombstone(stores: Backend, seal: Seal) -> None:
+    explain_op(stores, ExplainRequest(operation="delete-trace", id="a1", user="alice"), seal)
+    v = op(stores, seal, "verify-trace", "a1")
+    assert v.verified and [c.status for c in v.traces] == ["erased"]
+    assert v.traces[0].erased == "delete-trace request"
+    whole = op(stores, seal, "verify-log")
+    assert whole.verified and whole.erased == 2  # the agent and its sub-trace
+
+
+def test_a_document_erasure_signs_the_marked_traces_again(stores: Backend, seal: Seal) -> None:
+    explain_op(
+        stores,
+        ExplainRequest(operation="delete-document", id=DOC, user="alice", reason="takedown 7"),
+        seal,
+    )
+    v = op(stores, seal, "verify-trace", "g1")
+    assert v.verified, v.problems
+    h = handle_of(stores)
+    reasons = sorted(s.entry.reason for _, s in log.of_subject(h.store, G1))
+    assert reasons[0] == "" and reasons[1].startswith("erasure urn:trustgraph:erasure:")
+    assert op(stores, seal, "verify-log").verified
+
+
+def test_purging_with_the_document_leaves_tombstones_saying_why(
+    stores: Backend, seal: Seal
+) -> None:
+    req = ExplainRequest(
+        operation="delete-document", id=DOC, user="alice", reason="court order", purge_traces=True
+    )
+    explain_op(stores, req, seal)
+    v = op(stores, seal, "verify-trace", "g1")
+    assert v.verified and v.traces[0].erased == f"document {DOC} removed: court order"
+    assert op(stores, seal, "verify-log").verified
+
+
+def test_a_store_without_signing_says_so(stores: Backend) -> None:
+    with pytest.raises(ServiceError, match="does not sign traces"):
+        explain_op(stores, ExplainRequest(operation="verify-log", user="alice"))

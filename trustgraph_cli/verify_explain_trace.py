@@ -1,0 +1,76 @@
+"""tg-verify-explain-trace: check a trace against its signature and the append-only log."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import click
+
+from trustgraph_cli.options import Gateway, format_option, gateway_options, run
+
+if TYPE_CHECKING:
+    from trustgraph_base.schema.integrity import Verification
+
+EPILOG = """\b
+Examples:
+  tg-verify-explain-trace urn:trustgraph:agent:3f1c2d0e-5b7a-4c1e-9d2f-0a1b2c3d4e5f
+  tg-verify-explain-trace 3f1c2d0e-5b7a-4c1e-9d2f-0a1b2c3d4e5f --format json
+  tg-verify-explain-trace urn:trustgraph:question:42 -U alice -C research
+\b
+Exit status: 0 verified (or erased, with a valid tombstone), 1 anything else: changed,
+unsigned, still in progress (not signed yet), or not found.
+"""
+
+
+@click.command(epilog=EPILOG)
+@click.argument("trace_id", metavar="ID")
+@format_option("text", "json", help="One line per trace and problem, or the verification as JSON.")
+@gateway_options
+def main(trace_id: str, fmt: str, gw: Gateway) -> None:
+    """Verify an explain trace: its signature, its digest recomputed from the stored
+    quads (RDFC-1.0, SHA-256) and its place in the collection's log, for the trace and
+    each sub-trace. What changed since it was signed is named (docs/audit.md).
+    """
+    result: Verification = run(gw, lambda: verify(gw, trace_id))
+    from trustgraph_cli.render.output import emit_json
+
+    if fmt == "json":
+        emit_json(result.model_dump(mode="json"))
+    else:
+        for line in lines(result):
+            click.echo(line)
+    if not result.verified:
+        raise SystemExit(1)
+
+
+def lines(result: Verification) -> list[str]:
+    """The verification as text: a verdict, a line per trace root, a line per problem."""
+    if any(c.status == "in-progress" for c in result.traces) and not result.problems:
+        head = "NOT SIGNED YET: the trace is still in progress (it is signed when it ends)"
+    elif result.verified:
+        erased = [c for c in result.traces if c.status == "erased"]
+        head = "ERASED (the log verifies): " + erased[0].erased if erased else "VERIFIED"
+    else:
+        head = f"NOT VERIFIED: {len(result.problems)} problem(s)"
+    out = [head]
+    for c in result.traces:
+        where = f"  log {c.entry}, key {c.key}, signed {c.signed_at}" if c.entry else ""
+        out.append(
+            f"  {c.status:<11} {c.id}"
+            + (f"  ({c.count} quads, sha256 {c.digest[:16]}…){where}" if c.digest else "")
+        )
+    out += [f"  ! {p.code}: {p.message}" for p in result.problems]
+    return out
+
+
+async def verify(gw: Gateway, trace_id: str) -> Verification:
+    """One EXPLAIN verify-trace round trip."""
+    from trustgraph_cli.responses import no_trace
+    from trustgraph_cli.verify_log import verification
+
+    request = {"operation": "verify-trace", "id": trace_id}
+    return await verification(gw, request, no_trace(trace_id, gw))
+
+
+if __name__ == "__main__":
+    main()

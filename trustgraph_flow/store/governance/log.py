@@ -1,0 +1,144 @@
+"""The append-only log as quads: entries, tombstones, checkpoints and public keys.
+
+Kept in each collection's own store, in the graph ``urn:tg:integrity`` (beside SPEC's
+graphs, never mixed into them), so both backends hold it through the one ``QuadStore``
+interface (on a server: the scope's graph ``<scope>:g:urn:tg:integrity``):
+
+    <urn:tg:log:e:{chain}:{seq}> log:record "{entry, sig} as JSON" ;
+        log:subject <trace root> ; log:manifest "per-subject digests" ;
+        log:tombstone "{reason, time, kid, sig} as JSON" .          # once erased
+    <urn:tg:log:chain:{chain}> log:head "{checkpoint} as JSON" .   # replaced at each append
+    <urn:tg:log:key:{key id}> log:pem "public key PEM" .
+
+(``log:`` = ``urn:tg:log:``.) Nothing here is trusted for what it says: every entry,
+tombstone and checkpoint is signed, and the check (``trustgraph_base.integrity.entries``)
+names what an edit of these quads broke. The position of an entry is its IRI's
+``{chain}:{seq}``, which the check compares with the ``seq`` the entry signed.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import pyoxigraph as ox
+
+from trustgraph_base.integrity.entries import Checkpoint, Signed, Tombstone
+from trustgraph_flow.store.core.backend import QuadStore, remove_quads
+
+GRAPH = ox.NamedNode("urn:tg:integrity")
+NS = "urn:tg:log:"
+RECORD, SUBJECT, MANIFEST, TOMBSTONE, HEAD, PEM = (
+    ox.NamedNode(NS + name)
+    for name in ("record", "subject", "manifest", "tombstone", "head", "pem")
+)
+_ENTRY, _CHAIN = NS + "e:", NS + "chain:"
+
+
+def _text(term: object) -> str:
+    """A literal's text (the log's values are all literals; anything else reads as empty)."""
+    return term.value if isinstance(term, ox.Literal) else ""
+
+
+def entry_node(chain: str, seq: int) -> ox.NamedNode:
+    return ox.NamedNode(f"{_ENTRY}{chain}:{seq:012d}")
+
+
+def position(node: ox.NamedNode) -> tuple[str, int] | None:
+    """(chain, seq) of an entry's IRI; None for any other IRI."""
+    if not node.value.startswith(_ENTRY):
+        return None
+    chain, _, seq = node.value[len(_ENTRY) :].rpartition(":")
+    return (chain, int(seq)) if seq.isdigit() else None
+
+
+def append(store: QuadStore, signed: Signed, manifest: str, head: Checkpoint, pem: str) -> None:
+    """Write an entry, its manifest and its chain's new checkpoint (one transaction each)."""
+    e = signed.entry
+    node = entry_node(e.chain, e.seq)
+    record = signed.model_copy(update={"tombstone": None}).model_dump_json(exclude={"tombstone"})
+    store.extend(
+        [
+            ox.Quad(node, RECORD, ox.Literal(record), GRAPH),
+            ox.Quad(node, SUBJECT, ox.NamedNode(e.subject), GRAPH),
+            ox.Quad(node, MANIFEST, ox.Literal(manifest), GRAPH),
+            ox.Quad(ox.NamedNode(NS + "key:" + e.kid), PEM, ox.Literal(pem), GRAPH),
+        ]
+    )
+    chain = ox.NamedNode(_CHAIN + e.chain)
+    old = list(store.quads_for_pattern(chain, HEAD, None, GRAPH))
+    store.extend([ox.Quad(chain, HEAD, ox.Literal(head.model_dump_json()), GRAPH)])
+    remove_quads(store, [q for q in old if _text(q.object) != head.model_dump_json()])
+
+
+def _signed(store: QuadStore, node: ox.NamedNode, record: str) -> Signed:
+    found = Signed.model_validate_json(record)
+    for q in store.quads_for_pattern(node, TOMBSTONE, None, GRAPH):
+        return found.model_copy(
+            update={"tombstone": Tombstone.model_validate_json(_text(q.object))}
+        )
+    return found
+
+
+def read(store: QuadStore, node: ox.NamedNode) -> Signed | None:
+    for q in store.quads_for_pattern(node, RECORD, None, GRAPH):
+        return _signed(store, node, _text(q.object))
+    return None
+
+
+def of_subject(store: QuadStore, subject: str) -> list[tuple[ox.NamedNode, Signed]]:
+    """Every entry that signed ``subject`` (a trace signed again has several), as stored."""
+    out = []
+    for q in store.quads_for_pattern(None, SUBJECT, ox.NamedNode(subject), GRAPH):
+        if isinstance(q.subject, ox.NamedNode):
+            found = read(store, q.subject)
+            if found is not None:
+                out.append((q.subject, found))
+    return out
+
+
+def manifest(store: QuadStore, node: ox.NamedNode) -> str | None:
+    for q in store.quads_for_pattern(node, MANIFEST, None, GRAPH):
+        return _text(q.object)
+    return None
+
+
+def entries(store: QuadStore) -> dict[str, list[tuple[int, Signed]]]:
+    """Every entry by chain, each with the position its IRI gives it."""
+    out: dict[str, list[tuple[int, Signed]]] = defaultdict(list)
+    stones = {
+        q.subject: Tombstone.model_validate_json(_text(q.object))
+        for q in store.quads_for_pattern(None, TOMBSTONE, None, GRAPH)
+    }
+    for q in store.quads_for_pattern(None, RECORD, None, GRAPH):
+        where = position(q.subject) if isinstance(q.subject, ox.NamedNode) else None
+        if where is None:
+            continue
+        signed = Signed.model_validate_json(_text(q.object))
+        if q.subject in stones:
+            signed = signed.model_copy(update={"tombstone": stones[q.subject]})
+        out[where[0]].append((where[1], signed))
+    return dict(out)
+
+
+def heads(store: QuadStore) -> dict[str, Checkpoint]:
+    """Each chain's checkpoint (the newest, should an interrupted append have left two)."""
+    out: dict[str, Checkpoint] = {}
+    for q in store.quads_for_pattern(None, HEAD, None, GRAPH):
+        head = Checkpoint.model_validate_json(_text(q.object))
+        if head.chain not in out or head.seq > out[head.chain].seq:
+            out[head.chain] = head
+    return out
+
+
+def keys(store: QuadStore) -> dict[str, str]:
+    """The public keys the log names (key id → PEM): informative, never trusted by themselves."""
+    return {
+        q.subject.value[len(NS + "key:") :]: _text(q.object)
+        for q in store.quads_for_pattern(None, PEM, None, GRAPH)
+        if isinstance(q.subject, ox.NamedNode)
+    }
+
+
+def bury(store: QuadStore, node: ox.NamedNode, stone: Tombstone) -> None:
+    """Attach a tombstone to an entry (replacing none: an entry is erased once)."""
+    store.extend([ox.Quad(node, TOMBSTONE, ox.Literal(stone.model_dump_json()), GRAPH)])

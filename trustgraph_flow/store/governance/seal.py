@@ -1,0 +1,150 @@
+"""Signing traces as they end, and tombstones when they are erased.
+
+After each batch the writer hands the retrieval quads it wrote to ``Seal.after_write``:
+every trace root they touched whose trace has ended (complete, failed or interrupted, by
+the trace index) is fingerprinted from its stored quads (RDFC-1.0, SHA-256, with the
+per-entity manifest), signed with the deployment's key and appended to this process's
+chain of the collection's log (``log.py``). A trace in progress is not signed; a batch
+that adds to an ended trace (a late message, an erasure's marks) signs it again in a new
+entry, which then is the one that counts; a redelivered batch changes no digest and
+adds nothing. Deleting a trace (a request, retention, a document's erasure with
+``purge_traces``) gives each of its entries a signed tombstone instead.
+
+One chain per writer: the embedded store's single writer continues its chain across
+restarts (from the checkpoint), and each replica on a SPARQL server writes a chain of its
+own (``log_chain``), so replicas never race for a position.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyoxigraph as ox
+
+from trustgraph_base.integrity import entries as ent
+from trustgraph_base.integrity.canonical import Fingerprint, fingerprint
+from trustgraph_base.integrity.keys import Keyring, open_keyring, public_pem
+from trustgraph_base.provenance import now_iso
+from trustgraph_base.provenance.uris import trace_root
+from trustgraph_flow.store.core.backend import Handle, subject_quads
+from trustgraph_flow.store.core.convert import named
+from trustgraph_flow.store.governance import log
+from trustgraph_flow.store.views.lookup import RETRIEVAL
+
+log_ = logging.getLogger(__name__)
+
+
+def trace_quads(handle: Handle, root: str) -> list[ox.Quad]:
+    """A trace root's own quads: every quad about each of its entities in the retrieval graph."""
+    return list(
+        subject_quads(handle.store, [named(u) for u in handle.index.entities(root)], RETRIEVAL)
+    )
+
+
+@dataclass
+class Seal:
+    """The deployment's keyring and this writer's chain, per collection."""
+
+    keys: Keyring
+    chain: str
+    _heads: dict[tuple[str, str], tuple[int, str]] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def after_write(self, handle: Handle, quads: Iterable[ox.Quad], reason: str = "") -> int:
+        """Sign every ended trace the batch's retrieval quads touched; how many were signed."""
+        roots = {
+            r
+            for q in quads
+            if type(q.subject) is ox.NamedNode
+            if (r := trace_root(q.subject.value))
+        }
+        if not roots:
+            return 0
+        rows = handle.index.rows(roots)
+        ended = sorted(root for root, row in rows.items() if row.status != "in-progress")
+        return sum(1 for root in ended if self.sign(handle, root, reason))
+
+    def sign(self, handle: Handle, root: str, reason: str = "") -> ent.Signed | None:
+        """Sign the trace root's present quads, unless its newest entry already has this digest."""
+        fp = fingerprint(trace_quads(handle, root))
+        newest = ent.latest(s for _, s in log.of_subject(handle.store, root)).get(root)
+        if newest is not None and newest.tombstone is None and newest.entry.digest == fp.digest:
+            return None
+        return self.append(handle, root, fp, reason)
+
+    def append(self, handle: Handle, subject: str, fp: Fingerprint, reason: str) -> ent.Signed:
+        with self._lock:
+            seq, prev = self._head(handle)
+            entry = ent.Entry(
+                chain=self.chain,
+                seq=seq,
+                prev=prev,
+                kind="trace",
+                subject=subject,
+                digest=fp.digest,
+                count=fp.count,
+                manifest=_sha256(fp.manifest),
+                time=now_iso(),
+                kid=self.keys.kid,
+                reason=reason,
+            )
+            signed = ent.sign_entry(self.keys, entry)
+            head = ent.sign_checkpoint(self.keys, self.chain, seq, entry.hash, entry.time)
+            assert self.keys.signer is not None
+            log.append(
+                handle.store, signed, fp.manifest, head, public_pem(self.keys.signer.public_key())
+            )
+            self._heads[handle.key] = (seq + 1, entry.hash)
+            return signed
+
+    def _head(self, handle: Handle) -> tuple[int, str]:
+        """The next position of this chain in the collection, and the hash it must link to."""
+        known = self._heads.get(handle.key)
+        if known is None:
+            head = log.heads(handle.store).get(self.chain)
+            known = (head.seq + 1, head.hash) if head else (0, ent.GENESIS)
+        return known
+
+    def forget(self, key: tuple[str, str]) -> None:
+        """A dropped collection: its chain starts again if it is written again."""
+        with self._lock:
+            self._heads.pop(key, None)
+
+    def erase(self, handle: Handle, roots: Iterable[str], reason: str) -> int:
+        """Give every entry of these (deleted) trace roots a signed tombstone; how many."""
+        when, count = now_iso(), 0
+        for root in roots:
+            for node, signed in log.of_subject(handle.store, root):
+                if signed.tombstone is None:
+                    stone = ent.sign_tombstone(self.keys, signed, reason, when).tombstone
+                    assert stone is not None
+                    log.bury(handle.store, node, stone)
+                    count += 1
+        return count
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def open_seal(*, data_dir: str, key_file: str, public_dir: str, chain: str, server: bool) -> Seal:
+    """The store's seal from its settings: the key (made at first start, 0600) under
+    ``<data_dir>/signing`` unless configured, and this writer's chain: ``local`` for the
+    embedded store's one writer, a fresh one per process on a server unless named (a
+    replica that keeps its name keeps its chain; two running processes must not share one).
+    A key file others may read stops the processor (``KeyFileError``, one line)."""
+    base = Path(data_dir) / "signing"
+    keys = open_keyring(
+        Path(key_file) if key_file else base / "key.pem",
+        Path(public_dir) if public_dir else base / "public",
+    )
+    if not chain:
+        chain = "r-" + uuid.uuid4().hex[:12] if server else "local"
+    log_.info("signing ended traces with key %s (log chain %s)", keys.kid, chain)
+    return Seal(keys, chain)

@@ -1,0 +1,204 @@
+"""Checking signed traces against the store, and the whole log (explain ``verify-trace`` /
+``verify-log``; docs/audit.md).
+
+A trace verifies when, for it and each sub-trace: its newest log entry's signature is
+the deployment's (a trusted key), the entry is where its chain says (stored at its own
+position, and the next entry or the chain's checkpoint links to it), and the digest of
+the quads stored now equals the signed one. Where the digest differs, the signed
+manifest (per-entity digests) names each entity that was changed, added or removed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import pyoxigraph as ox
+
+from trustgraph_base.errors import ErrorType, ServiceError
+from trustgraph_base.integrity import entries as ent
+from trustgraph_base.integrity.canonical import changes, fingerprint, parse_manifest
+from trustgraph_base.integrity.keys import Keyring
+from trustgraph_base.schema.integrity import IntegrityProblem, SealCheck, Verification
+from trustgraph_flow.store.core.backend import Handle
+from trustgraph_flow.store.core.rows import TraceRow
+from trustgraph_flow.store.governance import log
+from trustgraph_flow.store.governance.seal import Seal, trace_quads
+from trustgraph_flow.store.views.explain import candidates
+from trustgraph_flow.store.views.export import roots_of
+
+
+def _problem(p: ent.Problem) -> IntegrityProblem:
+    return IntegrityProblem(code=p.code, message=p.message, subject=p.subject)
+
+
+def answer(handle: Handle | None, operation: str, trace_id: str, seal: Seal | None) -> Verification:
+    """explain ``verify-trace`` (``trace_id``) or ``verify-log``, with the store's trusted keys."""
+    if seal is None:
+        raise ServiceError(
+            ErrorType.BAD_REQUEST, "this store does not sign traces (its setting signing is off)"
+        )
+    if operation == "verify-log":
+        return verify_log(handle, seal.keys)
+    if not trace_id:
+        raise ServiceError(ErrorType.BAD_REQUEST, "verify-trace needs an id")
+    return verify_trace(handle, seal.keys, trace_id)
+
+
+def verify_trace(handle: Handle | None, keys: Keyring, trace_id: str) -> Verification:
+    """Verify a trace and its sub-traces; an erased one by its tombstone."""
+    options = candidates(trace_id)
+    row = next((r for u in options if handle and (r := handle.index.get(u))), None)
+    if handle is None or row is None:
+        return _gone(handle, keys, trace_id, options)
+    roots = roots_of(handle, row.id)
+    rows = handle.index.rows(roots)
+    checks = [check_root(handle, keys, r, rows.get(r)) for r in roots]
+    problems = [p for c in checks for p in c.problems]
+    return Verification(
+        verified=all(c.status == "verified" for c in checks), traces=checks, problems=problems
+    )
+
+
+def _gone(handle: Handle | None, keys: Keyring, trace_id: str, options: list[str]) -> Verification:
+    """A trace the store no longer has: erased (a tombstone says why), or deleted unseen."""
+    found = [
+        (n, s) for u in options for n, s in (log.of_subject(handle.store, u) if handle else [])
+    ]
+    if not found:
+        raise ServiceError(
+            ErrorType.NOT_FOUND, f"no trace {trace_id!r} in this collection, nor in its log"
+        )
+    newest = ent.latest(s for _, s in found)
+    checks = []
+    for subject, signed in newest.items():
+        problems = [_problem(p) for p in ent.entry_problems(keys, signed)]
+        stone = signed.tombstone
+        if stone is None:
+            message = f"{subject} is gone from the store, but its log entry has no tombstone: deleted outside the store"
+            problems.append(IntegrityProblem(code="deleted", message=message, subject=subject))
+        checks.append(
+            _check(
+                signed,
+                "erased" if stone and not problems else "tampered",
+                problems,
+                stone.reason if stone else "",
+            )
+        )
+    problems = [p for c in checks for p in c.problems]
+    return Verification(verified=not problems, traces=checks, problems=problems)
+
+
+def _check(
+    signed: ent.Signed, status: str, problems: list[IntegrityProblem], erased: str = ""
+) -> SealCheck:
+    e = signed.entry
+    return SealCheck.model_validate(
+        {
+            "id": e.subject,
+            "status": status,
+            "digest": e.digest,
+            "count": e.count,
+            "key": e.kid,
+            "entry": f"{e.chain}#{e.seq}",
+            "signed_at": e.time,
+            "erased": erased,
+            "problems": problems,
+        }
+    )
+
+
+def check_root(handle: Handle, keys: Keyring, root: str, row: TraceRow | None) -> SealCheck:
+    """One trace root: signature, inclusion and digest."""
+    stored = log.of_subject(handle.store, root)
+    newest = ent.latest(s for _, s in stored).get(root)
+    if newest is None:
+        if row is not None and row.status == "in-progress":
+            return SealCheck(id=root, status="in-progress")
+        message = f"{root} has ended but the log has no entry for it: removed from the log, or it ended before signing was on"
+        return SealCheck(
+            id=root,
+            status="unsigned",
+            problems=[IntegrityProblem(code="unsigned", message=message, subject=root)],
+        )
+    node = next(n for n, s in stored if s is newest)
+    found = ent.entry_problems(keys, newest)
+    if found and found[0].code == "signature":  # over another entry? (two swapped)
+        others = {s.entry.hash: s for chain in log.entries(handle.store).values() for _, s in chain}
+        found = ent.entry_problems(keys, newest, others)
+    problems = [_problem(p) for p in found] + inclusion(handle, node, newest)
+    problems += digest_problems(handle, root, node, newest)
+    return _check(newest, "tampered" if problems else "verified", problems)
+
+
+def inclusion(handle: Handle, node: ox.NamedNode, signed: ent.Signed) -> list[IntegrityProblem]:
+    """The entry sits at its own position and its chain links to it (the next entry, or the checkpoint)."""
+    e = signed.entry
+    where = f"{e.chain}#{e.seq}"
+    if log.position(node) != (e.chain, e.seq):
+        return [
+            IntegrityProblem(
+                code="position",
+                message=f"the entry for {e.subject} says it is {where} but is stored elsewhere: the log was reordered",
+                subject=e.subject,
+            )
+        ]
+    after = log.read(handle.store, log.entry_node(e.chain, e.seq + 1))
+    if after is not None:
+        if after.entry.prev == e.hash:
+            return []
+        message = f"the entry after {where} does not link to it: the log was reordered or the entry replaced"
+        return [IntegrityProblem(code="order", message=message, subject=e.subject)]
+    head = log.heads(handle.store).get(e.chain)
+    if head is not None and head.seq == e.seq and head.hash == e.hash:
+        return []
+    message = f"{where} is the last entry of its chain but not the one its checkpoint signed"
+    return [IntegrityProblem(code="checkpoint", message=message, subject=e.subject)]
+
+
+def digest_problems(
+    handle: Handle, root: str, node: ox.NamedNode, signed: ent.Signed
+) -> list[IntegrityProblem]:
+    """The stored quads against the signed digest; the entities that changed, named."""
+    now = fingerprint(trace_quads(handle, root))
+    e = signed.entry
+    if now.digest == e.digest:
+        return []
+    text = log.manifest(handle.store, node)
+    if text is None or hashlib.sha256(text.encode()).hexdigest() != e.manifest:
+        message = f"{root}: its stored quads are not the ones signed ({e.count} signed, {now.count} now); the entry's manifest is missing or altered, so which entity changed cannot be named"
+        return [IntegrityProblem(code="digest", message=message, subject=root)]
+    return [
+        IntegrityProblem(
+            code="changed", message=f"{root}: {what} since it was signed", subject=root
+        )
+        for what in changes(parse_manifest(text), now.subjects)
+    ] or [
+        IntegrityProblem(
+            code="digest", message=f"{root}: its stored quads are not the ones signed", subject=root
+        )
+    ]
+
+
+def verify_log(handle: Handle | None, keys: Keyring) -> Verification:
+    """Every chain of the collection's log; an entry whose trace is gone without a tombstone."""
+    if handle is None:
+        return Verification(verified=True)
+    chains, heads = log.entries(handle.store), log.heads(handle.store)
+    problems: list[ent.Problem] = []
+    for chain in sorted(chains.keys() | heads.keys()):
+        problems += ent.chain_problems(keys, chain, chains.get(chain, []), heads.get(chain))
+    every = [s for chain in chains.values() for _, s in chain]
+    newest = ent.latest(every)
+    present = handle.index.rows([s for s, e in newest.items() if e.tombstone is None])
+    for subject, signed in sorted(newest.items()):
+        if signed.tombstone is None and subject not in present:
+            message = f"{subject} is gone from the store, but its log entry has no tombstone: deleted outside the store"
+            problems.append(ent.Problem("deleted", message, subject))
+    return Verification(
+        verified=not problems,
+        problems=[_problem(p) for p in problems],
+        entries=len(every),
+        chains=len(chains),
+        erased=sum(1 for s in every if s.tombstone is not None),
+        keys=sorted({s.entry.kid for s in every}),
+    )
