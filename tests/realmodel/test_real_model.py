@@ -1,14 +1,18 @@
 """The whole job against a real model: SmolLM2-135M-Instruct on llama-cpp-python's server.
 
 Load the samples, ask each invoke command, list and show the traces — as a user would,
-through ``tg-*`` commands. What a tiny model can deliver is asserted (every reply we parse
-validates, edges are extracted, the agent reaches a final answer, the traces have SPEC's
-shape and the server's own model name and token counts); whether the answers are right is
-not. The tests run in order on one stack (each builds on the last).
+through ``tg-*`` commands with their defaults: the samples loaded at once (so several
+extraction requests reach the server together, and its refusals of ``json_schema`` come
+back together: issue 36 item 2), answers streamed, the agent at its default iteration limit.
+What a tiny model can deliver is asserted (every reply we parse validates, every structured
+request after the refusals asks for its schema, edges are extracted, each command answers,
+the traces have SPEC's shape and the server's own model name and token counts); whether the
+answers are right is not. The tests run in order on one stack (each builds on the last).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -18,8 +22,10 @@ import pytest
 from tests.support.realmodel import MODEL_NAME, Call, RealStack, RecordingProxy
 from tests.support.stack import CliResult, run_cli
 from trustgraph_flow.agent.react import StepReply
+from trustgraph_flow.agent.settings import Settings as AgentSettings
 from trustgraph_flow.extraction import parse_edges
 from trustgraph_flow.graph_rag.select import Selection
+from trustgraph_flow.rag_common import CitedAnswer
 from trustgraph_flow.structured import validate
 
 pytestmark = [pytest.mark.realmodel, pytest.mark.timeout(1800)]
@@ -28,7 +34,7 @@ SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 DOCUMENTS = ["capitals.txt", "scientists.txt", "writers.md", "world-facts.pdf"]
 QUESTION = "What is the capital of France?"
 SLOW = 900.0  # seconds a command may take: one small model answers every call in turn
-MAX_ITERATIONS = 4  # a few steps: each is tens of seconds on a shared 2-core machine
+MAX_ITERATIONS = AgentSettings().max_iterations  # the default: not set on the command line
 
 traces: dict[str, str] = {}  # kind → trace id, filled as the questions are asked
 
@@ -51,64 +57,72 @@ def _named(call: Call, name: str) -> bool:
         return "edges" in props and "id" not in json.dumps(props)
     if name == "graph-rag-select":
         return "edges" in props and '"id"' in json.dumps(props)
+    if name == "rag-answer":
+        return "cited" in props
     return False
 
 
-async def test_samples_yield_edges_from_validated_replies(
+async def test_samples_loaded_at_once_yield_edges_from_validated_replies(
     stack: RealStack, proxy: RecordingProxy
 ) -> None:
-    for name in DOCUMENTS:
-        loaded = await cli(stack, "tg-load-document", str(SAMPLES / name))
+    loads = [cli(stack, "tg-load-document", str(SAMPLES / name)) for name in DOCUMENTS]
+    for loaded in await asyncio.gather(*loads):
         assert loaded.code == 0, loaded.stderr
     listed = await cli(stack, "tg-list-documents", "--format", "json")
     docs = json.loads(listed.stdout)
     assert sorted(d["title"] for d in docs) == sorted(DOCUMENTS)
     assert {d["status"] for d in docs} == {"complete"}, docs
     assert [d["error"] for d in docs] == [None] * len(docs), docs  # every reply validated
-    assert sum(d["edges"] for d in docs) > 0
+    assert sum(d["edges"] for d in docs) >= len(DOCUMENTS), docs
 
     extractions = [c for c in calls_of(proxy, "extract-edges") if c.status == 200]
     assert len(extractions) >= len(DOCUMENTS)
+    # The documents' chunks reached the server together, not one at a time.
+    assert any(a.overlaps(b) for a in extractions for b in extractions if a is not b)
     for call in extractions:
         parse_edges(call.text)  # what the server sent validates on its own
         assert call.request["response_format"]["type"] == "json_object"  # after the fallback
-    # llama-cpp-python's server takes no json_schema: the first structured call was refused
-    # (HTTP 500 naming response_format), every later one went straight to json_object.
+        assert call.request["max_tokens"] < 2048  # bounded by its chunk
+    # llama-cpp-python's server takes no json_schema: the requests sent before its first
+    # refusal came back were refused (HTTP 500 naming response_format), each was sent again
+    # at json_object, and the level stayed there: no request went without its schema.
     refused = [c for c in proxy.calls if c.status >= 400]
-    assert len(refused) == 1 and refused[0].request["response_format"]["type"] == "json_schema"
+    assert refused and {c.request["response_format"]["type"] for c in refused} == {"json_schema"}
+    assert all(c.request.get("response_format") for c in proxy.calls)
 
 
 async def test_each_invoke_command_answers_from_the_real_model(
     stack: RealStack, proxy: RecordingProxy
 ) -> None:
     before = len(proxy.calls)
-    agent = await cli(
-        stack, "tg-invoke-agent", "-v", "-q", QUESTION, "--max-iterations", str(MAX_ITERATIONS)
-    )
-    assert agent.code == 0, agent.stderr  # a final answer within the limit
+    agent = await cli(stack, "tg-invoke-agent", "-v", "-q", QUESTION)
+    assert agent.code == 0, agent.stderr  # a final answer within the default limit
     assert agent.stdout.strip()
-    steps = [
-        c
-        for c in calls_of(proxy, "agent-react")[-MAX_ITERATIONS:]
-        if proxy.calls.index(c) >= before
-    ]
-    assert steps and all(c.status == 200 for c in steps)
+    steps = [c for c in calls_of(proxy, "agent-react") if proxy.calls.index(c) >= before]
+    assert 1 <= len(steps) <= MAX_ITERATIONS and all(c.status == 200 for c in steps)
     for call in steps:
         validate(call.text, StepReply)  # each step the server sent is a valid step
     traces["agent"] = agent.stderr.strip().splitlines()[-1].removeprefix("trace: ")
 
-    # Not streamed: llama-cpp-python's server sends no usage on a stream (the counts would be
-    # estimated), and the figures below are to be the server's.
-    graph = await cli(stack, "tg-invoke-graph-rag", "--no-streaming", "-q", QUESTION)
+    before = len(proxy.calls)
+    graph = await cli(stack, "tg-invoke-graph-rag", "-q", QUESTION)  # streamed: the default
     assert graph.code == 0, graph.stderr
+    assert graph.stdout.strip()
     traces["graph-rag"] = graph.stderr.strip().splitlines()[-1].removeprefix("trace: ")
-    for call in calls_of(proxy, "graph-rag-select"):
+    selections = [c for c in calls_of(proxy, "graph-rag-select") if proxy.calls.index(c) >= before]
+    assert selections
+    for call in selections:
         validate(call.text, Selection)
 
-    docs = await cli(stack, "tg-invoke-document-rag", "--no-streaming", "-q", QUESTION)
+    docs = await cli(stack, "tg-invoke-document-rag", "-q", QUESTION)
     assert docs.code == 0, docs.stderr
+    assert docs.stdout.strip()
     traces["document-rag"] = docs.stderr.strip().splitlines()[-1].removeprefix("trace: ")
 
+    answers = [c for c in calls_of(proxy, "rag-answer") if proxy.calls.index(c) >= before]
+    assert len(answers) >= 2 and not any(c.streamed for c in answers)  # asked whole (rag.md)
+    for call in answers:
+        validate(call.text, CitedAnswer)  # each answer the server sent is its schema's
     for result in (agent, graph, docs):  # a real model answered: no offline-engine note
         assert "offline engine" not in result.stderr
 

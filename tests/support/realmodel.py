@@ -65,6 +65,19 @@ class Call:
     model: str = ""
     usage: dict[str, int] = field(default_factory=dict)
     elapsed_ms: float = 0.0  # from sending the request upstream to the reply's last byte
+    sent_at: float = 0.0  # time.monotonic() when it was sent upstream
+
+    @property
+    def streamed(self) -> bool:
+        return bool(self.request.get("stream"))
+
+    def overlaps(self, other: Call) -> bool:
+        """Whether the two calls were in flight at the same time."""
+        end, other_end = (
+            self.sent_at + self.elapsed_ms / 1000,
+            other.sent_at + other.elapsed_ms / 1000,
+        )
+        return self.sent_at < other_end and other.sent_at < end
 
     @property
     def prompt_type(self) -> str:
@@ -107,7 +120,7 @@ class RecordingProxy:
         url = self.upstream + "/v1/chat/completions"
         started = time.monotonic()
         async with self._session.post(url, json=body) as up:
-            call = Call(body, up.status)
+            call = Call(body, up.status, sent_at=started)
             self.calls.append(call)
             try:
                 return await self._relay(request, body, up, call)
@@ -170,8 +183,11 @@ async def _stop(proc: asyncio.subprocess.Process) -> None:
 
 
 @contextlib.asynccontextmanager
-async def llama_server(log: Path) -> AsyncIterator[str]:
-    """The model served on a free loopback port; yields its base URL (no ``/v1``)."""
+async def llama_server(
+    log: Path, model: Path | None = None, alias: str = MODEL_NAME
+) -> AsyncIterator[str]:
+    """The model (SmolLM2 unless ``model`` names another GGUF file) served on a free loopback
+    port as ``alias``; yields its base URL (no ``/v1``)."""
     port = free_port()
     with log.open("wb") as out:
         proc = await asyncio.create_subprocess_exec(
@@ -179,13 +195,13 @@ async def llama_server(log: Path) -> AsyncIterator[str]:
             "-m",
             "llama_cpp.server",
             "--model",
-            str(gguf_path()),
+            str(model or gguf_path()),
             "--host",
             "127.0.0.1",
             "--port",
             str(port),
             "--model_alias",
-            MODEL_NAME,
+            alias,
             "--n_ctx",
             "8192",
             stdout=out,
