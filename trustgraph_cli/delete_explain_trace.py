@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from trustgraph_cli.options import Gateway, format_option, gateway_options, run
+from trustgraph_cli.options import Gateway, command, format_option, gateway_options, run
 
 if TYPE_CHECKING:
     from trustgraph_base.schema.explain import TraceSummary
@@ -19,7 +19,7 @@ Examples:
 """
 
 
-@click.command(epilog=EPILOG)
+@command(epilog=EPILOG)
 @click.argument("trace_id", metavar="ID")
 @format_option(
     "text",

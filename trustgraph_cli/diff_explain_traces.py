@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from trustgraph_cli.options import Gateway, format_option, gateway_options, run
+from trustgraph_cli.options import Gateway, command, format_option, gateway_options, run
 
 if TYPE_CHECKING:
     from trustgraph_base.schema.explain import EvidenceItem, TraceDiff, TraceSummary
@@ -22,7 +22,7 @@ Examples:
 LEVELS = (("documents", "Documents"), ("pages", "Pages"), ("chunks", "Chunks"), ("edges", "Edges"))
 
 
-@click.command(epilog=EPILOG)
+@command(epilog=EPILOG)
 @click.argument("trace_a", metavar="A")
 @click.argument("trace_b", metavar="B")
 @format_option("text", "json", help="Text, or the TraceDiff JSON (both, only_a, only_b per level).")

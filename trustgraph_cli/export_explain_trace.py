@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from trustgraph_cli.options import Gateway, gateway_options, run
+from trustgraph_cli.options import Gateway, command, gateway_options, run
 
 EPILOG = """\b
 Examples:
@@ -16,7 +16,7 @@ Examples:
 FORMATS = ["trig", "turtle", "jsonld", "provn", "provjson"]
 
 
-@click.command(epilog=EPILOG)
+@command(epilog=EPILOG)
 @click.argument("trace_id", metavar="ID")
 @click.option(
     "--format",

@@ -16,7 +16,12 @@ Examples:
 
 @command(epilog=EPILOG)
 @click.option("--user-id", default=None, help="Only this user's keys (default: every user's).")
-@format_option("table", "json", help="A table, or the JSON list of key records (never the keys).")
+@format_option(
+    "table",
+    "json",
+    "csv",
+    help="A table, the JSON list of key records (never the keys), or the table as CSV.",
+)
 @admin_options
 def main(user_id: str | None, fmt: str, gw: Gateway) -> None:
     """List API keys: id, user, name, prefix, collections, created, expires."""
@@ -24,18 +29,13 @@ def main(user_id: str | None, fmt: str, gw: Gateway) -> None:
     if user_id:
         request["user_id"] = user_id
     keys = run(gw, lambda: call(gw, request)).get("api_keys", [])
-    from trustgraph_cli.render.output import emit, emit_json
+    from trustgraph_cli.render.output import emit_json, emit_rows
 
     if fmt == "json":
         emit_json(keys)
         return
     from trustgraph_cli.render.style import Style
-    from trustgraph_cli.render.table import render_table
 
-    style = Style.detect()
-    if not keys:
-        emit("No keys.", style)
-        return
     headers = ["id", "user", "name", "prefix", "collections", "created", "expires"]
     rows = [
         [
@@ -49,7 +49,7 @@ def main(user_id: str | None, fmt: str, gw: Gateway) -> None:
         ]
         for k in keys
     ]
-    emit("\n".join(render_table(headers, rows, style, flex=2)), style)
+    emit_rows(headers, rows, fmt, Style.detect(), flex=2, empty="No keys.")
 
 
 if __name__ == "__main__":

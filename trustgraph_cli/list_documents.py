@@ -29,25 +29,22 @@ Examples:
 @format_option(
     "table",
     "json",
-    help="A table, or a JSON list of {id, title, type, status, pages, chunks, edges, time, error}.",
+    "csv",
+    help="A table, a JSON list of {id, title, type, status, pages, chunks, edges, time, error},"
+    " or the table as CSV.",
 )
 @gateway_options
 def main(limit: int, fmt: str, gw: Gateway) -> None:
     """List the documents loaded into a collection, with their processing status."""
     docs: list[DocumentInfo] = run(gw, lambda: fetch_documents(gw))[:limit]
-    from trustgraph_cli.render.output import emit, emit_json, scope_text
+    from trustgraph_cli.render.output import emit_json, emit_rows, scope_text
 
     if fmt == "json":
         emit_json([document_row(d) for d in docs])
         return
     from trustgraph_cli.render.style import Style
-    from trustgraph_cli.render.table import render_table
     from trustgraph_cli.render.text import short_time
 
-    style = Style.detect()
-    if not docs:
-        emit(f"No documents in {scope_text(gw.user, gw.collection)}.", style)
-        return
     headers = ["ID", "Title", "Type", "Status", "Pages", "Chunks", "Edges", "Time"]
     rows = [
         [
@@ -62,7 +59,8 @@ def main(limit: int, fmt: str, gw: Gateway) -> None:
         ]
         for d in docs
     ]
-    emit("\n".join(render_table(headers, rows, style, flex=1)), style)
+    empty = f"No documents in {scope_text(gw.user, gw.collection)}."
+    emit_rows(headers, rows, fmt, Style.detect(), flex=1, empty=empty)
 
 
 def document_row(d: DocumentInfo) -> dict[str, Any]:

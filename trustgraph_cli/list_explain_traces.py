@@ -29,7 +29,10 @@ Examples:
 @command(epilog=EPILOG)
 @limit_option("traces", bound=TRACE_LIMIT)
 @format_option(
-    "table", "json", help="A table, or a JSON list of {id, type, question, time, status}."
+    "table",
+    "json",
+    "csv",
+    help="A table, a JSON list of {id, type, question, time, status}, or the table as CSV.",
 )
 @gateway_options
 def main(limit: int, fmt: str, gw: Gateway) -> None:
@@ -39,27 +42,31 @@ def main(limit: int, fmt: str, gw: Gateway) -> None:
     (tg-show-explain-trace).
     """
     traces: list[TraceSummary] = run(gw, lambda: fetch_traces(gw, limit))
-    from trustgraph_cli.render.output import emit, emit_json, scope_text
+    from trustgraph_cli.render.output import emit_json, emit_rows, scope_text
 
     if fmt == "json":
         emit_json([t.model_dump(mode="json") for t in traces])
         return
     from trustgraph_cli.render.style import Style
 
-    style = Style.detect()
-    if not traces:
-        emit(f"No traces in {scope_text(gw.user, gw.collection)}.", style)
-        return
-    emit("\n".join(trace_table(traces, style)), style)
+    headers, rows = trace_rows(traces)
+    empty = f"No traces in {scope_text(gw.user, gw.collection)}."
+    emit_rows(headers, rows, fmt, Style.detect(), flex=2, empty=empty)
 
 
 def trace_table(traces: list[TraceSummary], style: Style) -> list[str]:
+    """``trace_rows`` as a table (the Question cut to fit)."""
+    from trustgraph_cli.render.table import render_table
+
+    return render_table(*trace_rows(traces), style, flex=2)
+
+
+def trace_rows(traces: list[TraceSummary]) -> tuple[list[str], list[list[str]]]:
     """Session ID, Type, Question (cut to fit), Time, and Status when any is not complete.
 
     The Session ID is the bare id (tg-show-explain-trace takes it as it is); the type
     column says which kind of trace it names, and the JSON output keeps the full URI.
     """
-    from trustgraph_cli.render.table import render_table
     from trustgraph_cli.render.text import short_time
     from trustgraph_cli.render.trace import TYPE_NAMES
 
@@ -71,7 +78,7 @@ def trace_table(traces: list[TraceSummary], style: Style) -> list[str]:
     for t in traces:
         row = [session_id(t.id), TYPE_NAMES.get(t.type, t.type), t.question, short_time(t.time)]
         rows.append([*row, t.status] if with_status else row)
-    return render_table(headers, rows, style, flex=2)
+    return headers, rows
 
 
 def session_id(trace_id: str) -> str:

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple, TypeVar
 import click
 
 from trustgraph_base.bounds import DEFAULT_COLLECTION, DEFAULT_USER
-from trustgraph_base.usage import Command, UsageLine, command
+from trustgraph_base.usage import Command, UsageLine
 from trustgraph_cli.flags import (
     FORMAT_ALIASES,
     FormatChoice,
@@ -30,6 +30,7 @@ from trustgraph_cli.flags import (
     limit_option,
     question_option,
 )
+from trustgraph_cli.terminal import CliCommand
 
 DEFAULT_URL = "http://localhost:8088/"
 
@@ -55,6 +56,12 @@ __all__ = [
 ]
 
 API_KEY_PREFIX = "tg_"  # per-user API keys look like tg_<id>_<secret>
+
+
+def command(**kwargs: Any) -> Callable[[Callable[..., Any]], click.Command]:
+    """``@click.command`` for a ``tg-*`` command: one-line usage errors, guarded output
+    (``terminal.CliCommand``)."""
+    return click.command(cls=CliCommand, **kwargs)
 
 
 class Gateway(NamedTuple):  # not a dataclass, to keep ``dataclasses`` out of start-up
@@ -209,8 +216,8 @@ def run(gw: Gateway, main: Callable[[], Any]) -> Any:
 
     try:
         return asyncio.run(main())
-    except click.ClickException:
-        raise
+    except (click.ClickException, BrokenPipeError):
+        raise  # a closed pipe (``| head``): click ends the command quietly
     except KeyboardInterrupt:
         raise click.Abort() from None
     except Exception as exc:

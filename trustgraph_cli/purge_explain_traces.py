@@ -7,7 +7,14 @@ from typing import TYPE_CHECKING
 import click
 
 from trustgraph_base.bounds import TRACE_LIMIT
-from trustgraph_cli.options import Gateway, format_option, gateway_options, limit_option, run
+from trustgraph_cli.options import (
+    Gateway,
+    command,
+    format_option,
+    gateway_options,
+    limit_option,
+    run,
+)
 
 if TYPE_CHECKING:
     from trustgraph_base.schema.explain import ExplainResponse
@@ -29,7 +36,7 @@ def duration(ctx: click.Context | None, param: click.Parameter | None, value: st
         raise click.BadParameter(str(exc)) from None
 
 
-@click.command(epilog=EPILOG)
+@command(epilog=EPILOG)
 @click.option(
     "--older-than",
     "older_than",
@@ -40,7 +47,12 @@ def duration(ctx: click.Context | None, param: click.Parameter | None, value: st
 )
 @click.option("--dry-run", is_flag=True, help="Only list what would be deleted.")
 @limit_option("traces", bound=TRACE_LIMIT)
-@format_option("table", "json", help="A count and a table of the traces, or {count, traces} JSON.")
+@format_option(
+    "table",
+    "json",
+    "csv",
+    help="A count and a table of the traces, {count, traces} JSON, or the table as CSV.",
+)
 @gateway_options
 def main(older_than: float, dry_run: bool, limit: int, fmt: str, gw: Gateway) -> None:
     """Delete every top-level explain trace (with its sub-traces) older than a period.
@@ -49,7 +61,7 @@ def main(older_than: float, dry_run: bool, limit: int, fmt: str, gw: Gateway) ->
     do this by itself: start it with TG_RETENTION=30d (docs/lineage.md).
     """
     resp: ExplainResponse = run(gw, lambda: purge(gw, older_than, dry_run, limit))
-    from trustgraph_cli.render.output import emit, emit_json
+    from trustgraph_cli.render.output import emit, emit_json, emit_rows
 
     if fmt == "json":
         emit_json(
@@ -60,10 +72,13 @@ def main(older_than: float, dry_run: bool, limit: int, fmt: str, gw: Gateway) ->
             }
         )
         return
-    from trustgraph_cli.list_explain_traces import trace_table
+    from trustgraph_cli.list_explain_traces import trace_rows, trace_table
     from trustgraph_cli.render.style import Style
 
     style = Style.detect()
+    if fmt == "csv":
+        emit_rows(*trace_rows(resp.deleted), fmt, style)
+        return
     verb = "Would delete" if dry_run else "Deleted"
     head = f"{verb} {resp.count} trace{'s' if resp.count != 1 else ''}"
     if not resp.deleted:

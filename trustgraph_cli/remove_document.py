@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from trustgraph_cli.options import Gateway, format_option, gateway_options, run
+from trustgraph_cli.options import Gateway, command, format_option, gateway_options, run
 
 if TYPE_CHECKING:
     from trustgraph_base.schema.documents import LibrarianResponse
@@ -19,7 +19,7 @@ Examples:
 """
 
 
-@click.command(epilog=EPILOG)
+@command(epilog=EPILOG)
 @click.argument("doc_id", metavar="DOC")
 @click.option(
     "--purge-traces",

@@ -7,7 +7,14 @@ from typing import TYPE_CHECKING
 import click
 
 from trustgraph_base.bounds import TRACE_LIMIT
-from trustgraph_cli.options import Gateway, format_option, gateway_options, limit_option, run
+from trustgraph_cli.options import (
+    Gateway,
+    command,
+    format_option,
+    gateway_options,
+    limit_option,
+    run,
+)
 
 if TYPE_CHECKING:
     from trustgraph_base.schema.explain import SourceUsage, UsagePath
@@ -22,11 +29,14 @@ Examples:
 """
 
 
-@click.command(epilog=EPILOG)
+@command(epilog=EPILOG)
 @click.argument("source", metavar="URI")
 @limit_option("answers", bound=TRACE_LIMIT)
 @format_option(
-    "table", "json", help="A table (one line per linking path), or the SourceUsage JSON."
+    "table",
+    "json",
+    "csv",
+    help="A table (one line per linking path), the SourceUsage JSON, or the table as CSV.",
 )
 @gateway_options
 def main(source: str, limit: int, fmt: str, gw: Gateway) -> None:
@@ -38,7 +48,7 @@ def main(source: str, limit: int, fmt: str, gw: Gateway) -> None:
     that did either; each linking path is shown.
     """
     usage: SourceUsage = run(gw, lambda: fetch_usage(gw, source, limit))
-    from trustgraph_cli.render.output import emit, emit_json
+    from trustgraph_cli.render.output import emit_json, emit_rows
 
     if fmt == "json":
         from trustgraph_cli.render.jsonout import view_json
@@ -48,16 +58,13 @@ def main(source: str, limit: int, fmt: str, gw: Gateway) -> None:
     from trustgraph_cli.render.style import Style
 
     style = Style.detect()
-    if not usage.traces:
-        emit(f"No answer uses {usage.kind} {usage.source}.", style)
-        return
-    emit("\n".join(usage_table(usage, style)), style)
+    empty = f"No answer uses {usage.kind} {usage.source}."
+    emit_rows(*usage_rows(usage, style), fmt, style, flex=2, empty=empty)
 
 
-def usage_table(usage: SourceUsage, style: Style) -> list[str]:
-    """Session ID, Type, Question, Time, and the path, one line per path."""
+def usage_rows(usage: SourceUsage, style: Style) -> tuple[list[str], list[list[str]]]:
+    """Session ID, Type, Question, Time, and the path, one row per path."""
     from trustgraph_cli.list_explain_traces import session_id
-    from trustgraph_cli.render.table import render_table
     from trustgraph_cli.render.text import short_time
     from trustgraph_cli.render.trace import TYPE_NAMES
 
@@ -68,9 +75,7 @@ def usage_table(usage: SourceUsage, style: Style) -> list[str]:
         for n, path in enumerate(used.paths or [None]):
             lead = first if n == 0 else ["", "", "", ""]
             rows.append([*lead, path_text(path, t.id, style) if path else ""])
-    return render_table(
-        ["Session ID", "Type", "Question", "Time", "Linked through"], rows, style, flex=2
-    )
+    return ["Session ID", "Type", "Question", "Time", "Linked through"], rows
 
 
 def path_text(path: UsagePath, top: str, style: Style) -> str:

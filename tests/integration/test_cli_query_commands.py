@@ -116,7 +116,7 @@ async def test_select_star_keeps_the_query_order_in_every_format(stack: Stack) -
 
 
 EVIL = "\x1b[2J\x1b]0;owned\x07Eve\x9b31m\u202e"
-SHOWN = "\\x1b[2J\\x1b]0;owned\\x07Eve\\x9b31m\\u202e"
+SHOWN = "\\x1b[2J\\x1b]0;owned\\x07Eve\\u009b31m\\u202e"
 
 
 async def test_stored_control_characters_are_shown_escaped_but_json_is_exact(stack: Stack) -> None:

@@ -15,6 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from trustgraph_cli.options import FORMAT_ALIASES
+from trustgraph_cli.terminal import CliCommand
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS: dict[str, str] = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
@@ -171,3 +172,30 @@ def test_verbose_names_each_gateway_request() -> None:
     first, last = result.stderr.splitlines()
     assert first == "gateway: POST http://127.0.0.1:9/api/v1/librarian (list-documents)"
     assert last.startswith("Error: cannot reach gateway at http://127.0.0.1:9/")
+
+
+@pytest.mark.parametrize("name", sorted(CLIENTS))
+def test_every_command_prints_through_the_guard(name: str) -> None:
+    """One-line usage errors and escaped output come with the class (terminal.CliCommand)."""
+    assert isinstance(command(name), CliCommand), f"{name} is not made with options.command"
+
+
+@pytest.mark.parametrize("name", sorted(n for n in CLICK if "--format" in flags(n)))
+def test_a_bad_format_is_one_line_naming_it_and_the_choices(name: str) -> None:
+    choice = flags(name)["--format"].type
+    assert isinstance(choice, click.Choice)
+    args = ["--format", "bogus", "-u", "http://127.0.0.1:9/"]
+    result = CliRunner().invoke(command(name), args, prog_name=name)
+    assert result.exit_code == 2, result.output
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+    assert "'bogus' is not one of" in result.stderr
+    assert all(f"'{c}'" in result.stderr for c in choice.choices), result.stderr
+
+
+@pytest.mark.parametrize("name", sorted(n for n in CLICK if "--format" in flags(n)))
+def test_every_table_is_also_offered_as_csv(name: str) -> None:
+    """README: --format csv wherever a command prints a table."""
+    choice = flags(name)["--format"].type
+    assert isinstance(choice, click.Choice)
+    if "table" in choice.choices:
+        assert "csv" in choice.choices, f"{name} prints a table but refuses --format csv"

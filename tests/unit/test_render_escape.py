@@ -11,7 +11,7 @@ from trustgraph_cli.render.text import safe
 from trustgraph_cli.render.trace import TraceOptions, render_trace
 
 EVIL = "\x1b[2J\x1b]0;owned\x07Hi\rthere\x08\x7f\x85\u202eevil"
-SHOWN = "\\x1b[2J\\x1b]0;owned\\x07Hi\\x0dthere\\x08\\x7f\\x85\\u202eevil"
+SHOWN = "\\x1b[2J\\x1b]0;owned\\x07Hi\\x0dthere\\x08\\u007f\\u0085\\u202eevil"
 COLOUR = Style(color=True, unicode=True, width=200)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import click
@@ -13,6 +14,31 @@ from trustgraph_cli.render.style import Style
 def emit(text: str, style: Style) -> None:
     """Print ``text``; ANSI codes are stripped unless colour is on."""
     click.echo(text, color=style.color)
+
+
+def emit_rows(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    fmt: str,
+    style: Style,
+    *,
+    flex: int | None = None,
+    empty: str = "",
+) -> None:
+    """A list as a table (``empty`` when there are no rows), or with ``fmt`` ``csv`` as CSV:
+    the table's columns with every cell whole, a header row even when there are none."""
+    if fmt == "csv":
+        from trustgraph_base.rdf.results import results_csv
+
+        named = [dict(zip(headers, row, strict=True)) for row in rows]
+        click.echo(results_csv(list(headers), named, str), nl=False)
+        return
+    if not rows:
+        emit(empty, style)
+        return
+    from trustgraph_cli.render.table import render_table
+
+    emit("\n".join(render_table(headers, rows, style, flex=flex)), style)
 
 
 def emit_json(value: Any) -> None:

@@ -13,27 +13,25 @@ _MARKER = re.compile(r"\[truncated, \d+ chars\]")
 
 # Bidirectional overrides and isolates: they reorder what the terminal shows.
 _BIDI = frozenset(range(0x202A, 0x202F)) | frozenset(range(0x2066, 0x206A))
+# C0 controls but newline and tab as ``\x1b``; DEL, C1 controls and the bidi marks as
+# ``\u009b``, the escape JSON and Turtle strings read too (json.dumps and pyoxigraph escape
+# C0 themselves but leave these raw), so an escaped JSON or RDF document stays valid.
+_ESCAPES = {c: f"\\x{c:02x}" for c in range(0x20) if chr(c) not in "\n\t"}
+_ESCAPES |= {c: f"\\u{c:04x}" for c in (0x7F, *range(0x80, 0xA0), *sorted(_BIDI))}
 
 
 def safe(text: str) -> str:
     """``text`` with terminal control characters shown escaped, so stored text cannot drive the terminal.
 
-    C0 controls (ESC, BEL, CR, backspace …) but newline and tab, DEL, C1 controls (U+0080–U+009F)
-    and bidirectional overrides become ``\\x1b`` / ``\\u202e``. Every text, table and tree output
-    of text from the store or the gateway goes through this; JSON output stays exact.
+    C0 controls (ESC, BEL, a CR not ending a line, backspace …) but newline and tab become
+    ``\\x1b``; DEL, C1 controls (U+0080–U+009F) and bidirectional overrides ``\\u009b`` /
+    ``\\u202e``. Every line a command prints goes through this (``trustgraph_cli.terminal``).
     """
-    if (
-        text.isprintable()
-    ):  # the common case: nothing to escape (newlines and tabs are not printable)
+    if text.isprintable():  # the common case: nothing to escape (newline and tab are not printable)
         return text
-    return "".join(_escaped(ch) for ch in text)
-
-
-def _escaped(ch: str) -> str:
-    code = ord(ch)
-    if ch in "\n\t" or (0x20 <= code < 0x7F) or (code > 0x9F and code not in _BIDI):
-        return ch
-    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+    if "\r\n" in text:  # a CSV line end (tg-sparql): a CR before a newline hides nothing
+        return "\r\n".join(part.translate(_ESCAPES) for part in text.split("\r\n"))
+    return text.translate(_ESCAPES)
 
 
 def truncate(text: str, max_chars: int, ellipsis: str = "…") -> str:
