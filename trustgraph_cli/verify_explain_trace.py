@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from trustgraph_cli.options import Gateway, format_option, gateway_options, run
+from trustgraph_cli.options import Gateway, command, format_option, gateway_options, run
 
 if TYPE_CHECKING:
     from trustgraph_base.schema.integrity import Verification
@@ -22,7 +22,7 @@ unsigned, still in progress (not signed yet), or not found.
 """
 
 
-@click.command(epilog=EPILOG)
+@command(epilog=EPILOG)
 @click.argument("trace_id", metavar="ID")
 @format_option("text", "json", help="One line per trace and problem, or the verification as JSON.")
 @gateway_options

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from trustgraph_cli.options import Gateway, format_option, gateway_options, run
+from trustgraph_cli.options import Gateway, command, format_option, gateway_options, run
 
 if TYPE_CHECKING:
     from trustgraph_base.schema.integrity import Verification
@@ -20,7 +20,7 @@ Exit status: 0 when every chain verifies, 1 when anything was found (each named)
 """
 
 
-@click.command(epilog=EPILOG)
+@command(epilog=EPILOG)
 @format_option(
     "text", "json", help="A verdict and one line per problem, or the verification as JSON."
 )
