@@ -23,6 +23,7 @@ from trustgraph_base.provenance import (
     synthesis_triples,
     uris,
 )
+from trustgraph_base.provenance.evidence import EdgeSpan, edge_span_triples
 from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL
 from trustgraph_base.rdf.terms import Triple
 from trustgraph_base.schema import Triples
@@ -43,9 +44,13 @@ def batch(triples: list[Triple], ident: str, user: str = "trustgraph") -> Triple
 
 
 def document() -> list[Triple]:
-    """Page 1 (chunks 0 and 1, the fox edge in c0), page 2 (chunk 0, the cat edge)."""
+    """Page 1 (chunks 0 and 1, the fox edge in c0, stated at characters 12-51), page 2
+    (chunk 0, the cat edge, no span recorded: extracted before spans were)."""
     layout: Layout = {1: [(0, [EDGE_FOX]), (1, [])], 2: [(0, [EDGE_CAT])]}
-    return paged_document(DOC, "Fox Report", layout, TIME.format(0))
+    chunk = f"{DOC}/p1/c0"
+    said = EdgeSpan(EDGE_FOX, "The quick brown fox\njumps over the dog.", 12, 39, 0)
+    spans = edge_span_triples(f"{chunk}/subgraph", chunk, [said])
+    return paged_document(DOC, "Fox Report", layout, TIME.format(0)) + spans
 
 
 def graph_rag(q: str, second: int, parent: str | None = None, *, answer: str = "") -> list[Triple]:

@@ -11,6 +11,7 @@ from trustgraph_base.schema.explain import (
     EdgeView,
     PageNode,
     SourceRef,
+    SpanRef,
     StageMetrics,
     TraceView,
 )
@@ -19,7 +20,7 @@ DOC = "urn:trustgraph:doc:sample"
 TIME = "2026-01-02T03:04:05.000Z"
 
 
-def source(page: int = 1, chunk: int = 0) -> SourceRef:
+def source(page: int = 1, chunk: int = 0, spans: list[SpanRef] | None = None) -> SourceRef:
     return SourceRef(
         chunk=f"{DOC}/p{page}/c{chunk}",
         chunk_index=chunk,
@@ -28,6 +29,9 @@ def source(page: int = 1, chunk: int = 0) -> SourceRef:
         document=DOC,
         title="Sample PDF",
         mime_type="application/pdf",
+        char_offset=900 * chunk,
+        char_length=1000,
+        spans=spans or [],
     )
 
 
@@ -51,8 +55,10 @@ def graph_rag(*, provenance: bool = True, parent: str | None = None) -> TraceVie
     e1 = edge("Alice", "knows", "Bob", reasoning="Alice is the person asked about.")
     e2 = edge("Bob", "age", "42", reasoning="Gives the age.", literal=True)
     if provenance:
-        e1 = e1.model_copy(update={"sources": [source(1, 0)]})
-        e2 = e2.model_copy(update={"sources": [source(2, 3)]})
+        said = SpanRef(quote="Alice knows\nBob well.", page_offset=312, length=20)
+        e1 = e1.model_copy(update={"sources": [source(1, 0, [said])]})
+        unlocated = SpanRef(quote="Bob is forty-two.", located=False)  # reworded by the model
+        e2 = e2.model_copy(update={"sources": [source(2, 3, [unlocated])]})
     return TraceView(
         id=q,
         type="graph-rag",

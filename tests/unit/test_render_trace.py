@@ -51,6 +51,9 @@ def test_provenance_follows_each_edge_to_page_and_document() -> None:
         "(urn:trustgraph:doc:sample)"
     )
     assert "page 2" in source[1]
+    # each edge's sentence, with where it is on its page; a reworded quote says it is unlocated
+    assert '  │   │   Quote: "Alice knows Bob well." (page 1, chars 312–332)' in out
+    assert '  │       Quote: "Bob is forty-two." (unlocated: not found in its chunk)' in out
 
 
 def test_document_rag_lists_chunks_and_says_when_a_source_is_missing() -> None:
@@ -60,6 +63,7 @@ def test_document_rag_lists_chunks_and_says_when_a_source_is_missing() -> None:
     assert "  │       Source: (none recorded)" in out
     # the chunk URI is the node's title already: the source line does not repeat it
     assert '  │   │   Source: chunk 0 → page 1 → "Sample PDF" (urn:trustgraph:doc:sample)' in out
+    assert "  │   │   Place: page 1, chars 0–1000" in out  # where the chunk is on its page
     assert out[-1] == "      Answer: The fox is quick and brown."
 
 

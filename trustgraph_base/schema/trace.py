@@ -26,8 +26,20 @@ class TraceSummary(Message):
     status: TraceStatus = "complete"
 
 
+class SpanRef(Message):
+    """The sentence an edge was extracted from (a ``tg:Span``, docs/provenance.md): its
+    quoted text and where it lies in the page (or page-less document) text; ``located``
+    false when the quote is not in the chunk (then no offsets)."""
+
+    quote: str
+    page_offset: int | None = None
+    length: int | None = None
+    located: bool = True
+
+
 class SourceRef(Message):
-    """Where a chunk came from: chunk → page (if any) → document."""
+    """Where a chunk came from: chunk → page (if any) → document; the chunk's place in its
+    page (``char_offset``/``char_length``) and, for an edge, the sentences stating it."""
 
     chunk: str
     chunk_index: int | None = None
@@ -36,6 +48,9 @@ class SourceRef(Message):
     document: str
     title: str | None = None
     mime_type: str | None = None
+    char_offset: int | None = None
+    char_length: int | None = None
+    spans: list[SpanRef] = []
 
 
 class Removal(Message):

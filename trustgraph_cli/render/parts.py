@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from trustgraph_cli.render.text import label_or_term
 
 if TYPE_CHECKING:
-    from trustgraph_base.schema.explain import EdgeView, SourceRef, StageMetrics
+    from trustgraph_base.schema.explain import EdgeView, SourceRef, SpanRef, StageMetrics
     from trustgraph_cli.render.style import Style
 
 
@@ -33,6 +33,20 @@ def source_text(ref: SourceRef, style: Style, *, named: bool = False) -> str:
         parts.append(f"page {ref.page_number}" if ref.page_number is not None else ref.page)
     parts.append(f'"{ref.title}" ({ref.document})' if ref.title else ref.document)
     return style.arrow.join(parts)
+
+
+def place_text(ref: SourceRef, offset: int, length: int) -> str:
+    """``page N, chars a–b`` (``chars a–b`` in a page-less document's text)."""
+    page = f"page {ref.page_number}, " if ref.page_number is not None else ""
+    return f"{page}chars {offset}–{offset + length}"
+
+
+def span_text(ref: SourceRef, span: SpanRef) -> str:
+    """The quoted sentence and where it is, or that it was not found in its chunk."""
+    quote = '"' + " ".join(span.quote.split()) + '"'
+    if not span.located or span.page_offset is None or span.length is None:
+        return f"{quote} (unlocated: not found in its chunk)"
+    return f"{quote} ({place_text(ref, span.page_offset, span.length)})"
 
 
 def metrics_text(m: StageMetrics) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from trustgraph_cli.render.parts import edge_text, metrics_text, source_text
+from trustgraph_cli.render.parts import edge_text, metrics_text, place_text, source_text, span_text
 from trustgraph_cli.render.style import Style
 from trustgraph_cli.render.text import short_time, truncate
 from trustgraph_cli.render.tree import Field, Node, render_child, render_head, render_tree
@@ -211,6 +211,10 @@ class _Builder:
             node.add("Source", "(none recorded)", "dim")
         for ref in sources:
             node.add("Source", source_text(ref, self.style, named=ref.chunk == within), "dim")
+            if within is not None and ref.char_offset is not None and ref.char_length is not None:
+                node.add("Place", place_text(ref, ref.char_offset, ref.char_length))  # a chunk
+            for span in ref.spans:
+                node.add("Quote", self.cut(span_text(ref, span)))
 
 
 CITED = "★ cited by the answer"  # retrieved → selected → cited (docs/lineage.md)

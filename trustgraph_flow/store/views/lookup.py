@@ -13,7 +13,7 @@ from trustgraph_base.provenance.namespaces import (
     RDFS,
     TG,
 )
-from trustgraph_base.schema.explain import EdgeView, SourceRef
+from trustgraph_base.schema.explain import EdgeView, SourceRef, SpanRef
 from trustgraph_flow.store.core.backend import QuadStore
 from trustgraph_flow.store.core.convert import DEFAULT_GRAPH, OxObject, from_ox, named, value_of
 from trustgraph_flow.store.views.prefetch import Prefetch
@@ -95,7 +95,29 @@ def chunk_source(store: QuadStore, chunk: ox.NamedNode) -> SourceRef | None:
         document=doc.value,
         title=first(store, doc, DC.title, SOURCE),
         mime_type=first(store, doc, TG.mimeType, SOURCE),
+        char_offset=as_int(first(store, chunk, TG.charOffset, SOURCE)),
+        char_length=as_int(first(store, chunk, TG.charLength, SOURCE)),
     )
+
+
+def edge_spans(store: QuadStore, edge: ox.Triple, chunk: ox.NamedNode) -> list[SpanRef]:
+    """The sentences of ``chunk`` that state ``edge`` (its ``tg:Span`` entities), in order."""
+    spans: list[SpanRef] = []
+    for q in store.quads_for_pattern(None, n(TG.edge), edge, SOURCE):
+        span = q.subject
+        if not isinstance(span, ox.NamedNode) or chunk not in objects(
+            store, span, PROV.wasDerivedFrom, SOURCE
+        ):
+            continue
+        spans.append(
+            SpanRef(
+                quote=first(store, span, TG.quote, SOURCE) or "",
+                page_offset=as_int(first(store, span, TG.pageCharOffset, SOURCE)),
+                length=as_int(first(store, span, TG.charLength, SOURCE)),
+                located=first(store, span, TG.located, SOURCE) != "false",
+            )
+        )
+    return sorted(spans, key=lambda s: (s.page_offset is None, s.page_offset or 0, s.quote))
 
 
 def edge_sources(store: QuadStore, edge: ox.Triple) -> list[SourceRef]:
@@ -107,6 +129,8 @@ def edge_sources(store: QuadStore, edge: ox.Triple) -> list[SourceRef]:
         for chunk in objects(store, q.subject, PROV.wasDerivedFrom, SOURCE):
             if isinstance(chunk, ox.NamedNode):
                 ref = chunk_source(store, chunk)
+                if ref is not None:
+                    ref = ref.model_copy(update={"spans": edge_spans(store, edge, chunk)})
                 if ref is not None and ref not in refs:
                     refs.append(ref)
     # In document order, not the store's (which differs between backends).
@@ -168,3 +192,6 @@ def fetch_edge_sources(store: Prefetch, edges: list[ox.Triple]) -> None:
         for q in store.quads_for_pattern(sg, n(PROV.wasDerivedFrom), None, SOURCE)
     ]
     fetch_chunk_sources(store, [c for c in chunks if isinstance(c, ox.NamedNode)])
+    store.objects(edges, n(TG.edge), SOURCE)  # the edges' spans, then what each says
+    spans = [q.subject for e in edges for q in store.quads_for_pattern(None, n(TG.edge), e, SOURCE)]
+    store.subjects(spans, SOURCE)
