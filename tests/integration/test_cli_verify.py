@@ -15,7 +15,7 @@ import pytest
 from tests.support.poll import eventually
 from tests.support.processors import EVERY
 from tests.support.sparql_server import oxigraph_server
-from tests.support.stack import Stack
+from tests.support.stack import Stack, run_cli
 from tests.support.traces import AGENT, GRAPH_RAG, loaded_and_answered
 from trustgraph_base.integrity.keys import KeyFileError
 from trustgraph_base.provenance import uris
@@ -32,7 +32,7 @@ async def served(pulsar_url: str, prefix: str, tmp_path: Path) -> AsyncIterator[
 
 
 async def test_a_hand_edit_is_named_and_an_erasure_still_verifies(
-    served: tuple[Stack, str],
+    served: tuple[Stack, str], tmp_path: Path
 ) -> None:
     stack, url = served
     facts, capitals = await loaded_and_answered(stack.url)
@@ -42,6 +42,15 @@ async def test_a_hand_edit_is_named_and_an_erasure_still_verifies(
     assert ok.stdout.startswith("VERIFIED") and f"verified    {AGENT}" in ok.stdout
     whole = await stack.cli("tg-verify-log", "--format", "json")
     assert whole.code == 0 and json.loads(whole.stdout)["entries"] >= 3
+
+    # An audit bundle of the window, verified with no gateway (nor server, nor broker).
+    folder = str(tmp_path / "audit")
+    made = await stack.cli("tg-export-audit", folder, "--since", "2026-03-01T00:00:00Z")
+    assert made.code == 0 and made.stdout.startswith("wrote 3 traces, "), made.stderr
+    offline = await run_cli(
+        "tg-verify-audit", folder, env={"TRUSTGRAPH_URL": "http://127.0.0.1:9/"}
+    )
+    assert offline.code == 0 and offline.stdout.startswith("VERIFIED: 3 traces"), offline.stdout
 
     # Past the gateway: one literal of the agent's conclusion rewritten on the SPARQL server.
     final = ox.NamedNode(uris.agent_final_uri(AGENT))

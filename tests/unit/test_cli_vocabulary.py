@@ -24,7 +24,8 @@ CLICK = {
     for name, target in SCRIPTS.items()
     if not name.startswith("tg-proc-") and name != "tg-gateway"
 }
-CLIENTS = {name for name in CLICK if name not in ("tg-start", "tg-stop")}
+# tg-verify-audit works offline by design (a bundle, no gateway): no gateway options.
+CLIENTS = {name for name in CLICK if name not in ("tg-start", "tg-stop", "tg-verify-audit")}
 FORMATS = {
     "text",
     "table",

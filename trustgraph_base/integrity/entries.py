@@ -1,14 +1,10 @@
 """Log entries, tombstones and checkpoints, and the check of a chain of them.
 
-An entry records one signing: what was signed (``kind``, ``subject``), its fingerprint
-(``digest`` of the RDFC-1.0 form, ``count`` of quads, ``manifest``: the SHA-256 of the
-per-subject digests), when, with which key, and the hash of the previous entry of its
-chain (``prev``). Its ``hash`` is the SHA-256 of its fields as canonical JSON, and its
-signature is over that hash. A chain is one writer's sequence (``seq`` 0, 1, 2, …): a
-removed entry leaves a gap, a reordered or edited one breaks ``prev`` or a signature, and
-the chain's signed checkpoint (its head: last ``seq`` and hash) shows entries cut from
-the end or added after it. Erasing what an entry covers adds a signed tombstone to the
-entry, which keeps every field the chain hashes, so the chain still verifies.
+An entry commits to what was signed, its fingerprint, when, with which key, and the hash
+of its chain's previous entry (``prev``); it is signed over its ``hash`` (its fields as
+canonical JSON, SHA-256). A removed entry leaves a gap, a reordered or edited one breaks
+``prev`` or a signature, the chain's signed checkpoint shows a cut end; a tombstone keeps
+every field the chain hashes, so an erasure still verifies (docs/audit.md).
 """
 
 from __future__ import annotations

@@ -82,6 +82,7 @@ ExplainClientOperation = Literal[
     "list-collections",
     "verify-trace",
     "verify-log",
+    "audit-log",
 ]
 ExplainInternalOperation = Literal["delete-document"]
 

@@ -469,6 +469,8 @@ def on_collection(
             raise ServiceError(ErrorType.BAD_REQUEST, "purge-traces needs older_than (seconds)")
         gone = retention.purge(handle, req.older_than, dry_run=req.dry_run, seal=seal)
         return ExplainResponse(deleted=gone[: req.limit], count=len(gone))
+    if req.operation == "audit-log":
+        return ExplainResponse(export=verify.audit_log(handle, seal), media_type="application/json")
     if req.operation in ("verify-trace", "verify-log"):
         return ExplainResponse(verification=verify.answer(handle, req.operation, req.id, seal))
     if not req.id:

@@ -139,6 +139,26 @@ def keys(store: QuadStore) -> dict[str, str]:
     }
 
 
+def export(store: QuadStore) -> dict[str, object]:
+    """The log as an audit bundle's ``log.json`` holds it: each chain's entries as stored
+    (position, record, tombstone) and its checkpoint."""
+    chains = {
+        chain: [
+            {
+                "position": position,
+                "record": s.model_dump(mode="json", exclude={"tombstone"}),
+                "tombstone": s.tombstone.model_dump(mode="json") if s.tombstone else None,
+            }
+            for position, s in sorted(stored, key=lambda x: x[0])
+        ]
+        for chain, stored in entries(store).items()
+    }
+    return {
+        "chains": chains,
+        "heads": {c: h.model_dump(mode="json") for c, h in heads(store).items()},
+    }
+
+
 def bury(store: QuadStore, node: ox.NamedNode, stone: Tombstone) -> None:
     """Attach a tombstone to an entry (replacing none: an entry is erased once)."""
     store.extend([ox.Quad(node, TOMBSTONE, ox.Literal(stone.model_dump_json()), GRAPH)])

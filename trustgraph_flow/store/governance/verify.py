@@ -11,13 +11,14 @@ manifest (per-entity digests) names each entity that was changed, added or remov
 from __future__ import annotations
 
 import hashlib
+import json
 
 import pyoxigraph as ox
 
 from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.integrity import entries as ent
 from trustgraph_base.integrity.canonical import changes, fingerprint, parse_manifest
-from trustgraph_base.integrity.keys import Keyring
+from trustgraph_base.integrity.keys import Keyring, public_pem
 from trustgraph_base.schema.integrity import IntegrityProblem, SealCheck, Verification
 from trustgraph_flow.store.core.backend import Handle
 from trustgraph_flow.store.core.rows import TraceRow
@@ -42,6 +43,17 @@ def answer(handle: Handle | None, operation: str, trace_id: str, seal: Seal | No
     if not trace_id:
         raise ServiceError(ErrorType.BAD_REQUEST, "verify-trace needs an id")
     return verify_trace(handle, seal.keys, trace_id)
+
+
+def audit_log(handle: Handle | None, seal: Seal | None) -> str:
+    """explain ``audit-log``: the collection's log and the store's trusted public keys, as JSON."""
+    if seal is None:
+        raise ServiceError(
+            ErrorType.BAD_REQUEST, "this store does not sign traces (its setting signing is off)"
+        )
+    found = log.export(handle.store) if handle else {"chains": {}, "heads": {}}
+    keys = {kid: public_pem(key) for kid, key in seal.keys.public.items()}
+    return json.dumps({**found, "keys": keys})
 
 
 def verify_trace(handle: Handle | None, keys: Keyring, trace_id: str) -> Verification:

@@ -1,0 +1,116 @@
+"""Audit bundles made from a real store (on disk, or the test's SPARQL server) and verified
+offline: a good one verifies, each kind of damage is named."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.support.sparql_server import store_backend
+from tests.support.store import EDGE_FOX, agent, document, graph_rag, handle_of, labels, msg
+from trustgraph_base.integrity import bundle
+from trustgraph_base.integrity.audit import verify_bundle
+from trustgraph_base.integrity.keys import Keyring, open_keyring
+from trustgraph_base.rdf.terms import Triple
+from trustgraph_flow.store.governance.seal import open_seal
+from trustgraph_flow.store.governance.verify import audit_log
+from trustgraph_flow.store.views.export import export_trace
+from trustgraph_flow.store.writer import write_batch
+
+
+@pytest.fixture
+def made(tmp_path: Path) -> Path:
+    """A bundle of three traces (one agent with a sub-trace) from a store that signed them."""
+    seal = open_seal(
+        data_dir=str(tmp_path / "data"), key_file="", public_dir="", chain="", server=False
+    )
+    stores = store_backend(tmp_path / "store")
+    facts = [Triple(s=EDGE_FOX[0], p=EDGE_FOX[1], o=EDGE_FOX[2])]
+    write_batch(stores, [msg(document() + labels() + facts, "doc")], seal)
+    write_batch(
+        stores,
+        [msg(agent("a1", 3, "g-sub")), msg(graph_rag("g1", 1)), msg(graph_rag("g2", 2))],
+        seal,
+    )
+    h = handle_of(stores)
+    ids = ["urn:trustgraph:agent:a1", "urn:trustgraph:question:g1", "urn:trustgraph:question:g2"]
+    log = json.loads(audit_log(h, seal))
+    contents = bundle.Contents(
+        user="alice",
+        collection="default",
+        since=None,
+        until=None,
+        made_at="2026-12-04T21:00:00Z",
+        traces={t: export_trace(h, t, "trig")[0] for t in ids},
+        keys=log.pop("keys"),
+        log=log,
+    )
+    folder = tmp_path / "bundle"
+    bundle.write(folder, contents)
+    return folder
+
+
+def codes(folder: Path, trusted: Keyring | None = None) -> list[str]:
+    return [p.code for p in verify_bundle(folder, trusted.public if trusted else None).problems]
+
+
+def relist(folder: Path, name: str) -> None:
+    """Rewrite the manifest's line for ``name`` so that only what is inside the file is judged."""
+    manifest = json.loads((folder / bundle.MANIFEST).read_text())
+    data = (folder / name).read_bytes()
+    manifest["files"][name] = {"sha256": bundle.sha256(data), "bytes": len(data)}
+    (folder / bundle.MANIFEST).write_text(json.dumps(manifest))
+
+
+def test_a_bundle_verifies_offline(made: Path) -> None:
+    report = verify_bundle(made)
+    assert report.verified, report.problems
+    assert (report.traces, report.roots, report.entries, report.chains) == (3, 4, 4, 1)
+
+
+def test_a_truncated_and_an_extra_file_are_named(made: Path) -> None:
+    trace = made / "traces" / "00001.trig"
+    trace.write_bytes(trace.read_bytes()[:-200])
+    (made / "traces" / "00009.trig").write_text("")
+    found = verify_bundle(made).problems
+    assert [p.code for p in found][:2] == ["truncated", "extra"]
+    assert found[0].message.startswith("traces/00001.trig is truncated")
+    assert (
+        found[1].message == "traces/00009.trig is not listed in the manifest: added to the bundle"
+    )
+
+
+def test_an_edited_trace_is_named_even_under_a_rewritten_manifest(made: Path) -> None:
+    trace = made / "traces" / "00001.trig"
+    trace.write_text(
+        trace.read_text().replace("It jumps over the dog.", "It sleeps all afternoon in the sun.")
+    )
+    assert codes(made) == ["changed", "digest"]
+    relist(made, "traces/00001.trig")
+    assert codes(made) == ["digest"]
+
+
+def test_the_wrong_key_is_named(made: Path, tmp_path: Path) -> None:
+    other = open_keyring(tmp_path / "other.pem", tmp_path / "other")
+    found = verify_bundle(made, other.public).problems
+    assert {p.code for p in found} == {"signature", "checkpoint"}
+    assert "which is not among the trusted keys" in found[0].message
+
+
+def test_a_signature_over_another_trace_and_a_log_gap_are_named(made: Path) -> None:
+    log = json.loads((made / bundle.LOG).read_text())
+    entries = log["chains"]["local"]
+    entries[1]["record"]["sig"], entries[2]["record"]["sig"] = (
+        entries[2]["record"]["sig"],
+        entries[1]["record"]["sig"],
+    )
+    (made / bundle.LOG).write_text(json.dumps(log))
+    relist(made, bundle.LOG)
+    assert set(codes(made)) == {"moved"}
+    del entries[1]
+    (made / bundle.LOG).write_text(json.dumps(log))
+    relist(made, bundle.LOG)
+    found = codes(made)
+    assert "gap" in found and "unsigned" in found

@@ -1,0 +1,216 @@
+"""Verifying an audit bundle (``bundle.py``) offline: no server, no broker, only this package.
+
+What is checked, each problem named: every file the manifest lists is there with its size
+and SHA-256 (a missing, truncated or changed file) and nothing else is (an extra file);
+each public key is the key its name says; every chain of the log (signatures, positions,
+links, gaps, its signed checkpoint, tombstones); and each trace root in each trace file
+against its newest log entry (signed by a trusted key, over this trace, and the digest
+of the file's quads for that root equal to the signed one). Keys are the bundle's own
+unless ``trusted`` pins them (then a signature by any other key is named).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyoxigraph as ox
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from trustgraph_base.integrity import entries as ent
+from trustgraph_base.integrity.bundle import FORMAT, KEYS, LOG, MANIFEST, key_file, sha256
+from trustgraph_base.integrity.canonical import fingerprint
+from trustgraph_base.integrity.keys import KeyFileError, Keyring, key_id, read_public
+from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL
+from trustgraph_base.provenance.uris import trace_root
+
+
+class _Remembering(Keyring):
+    """A keyring that checks each (key, signature, message) once (the chain check and the
+    trace check both look at every entry)."""
+
+    def __init__(self, public: dict[str, Ed25519PublicKey]) -> None:
+        super().__init__(public=public)
+        self._seen: dict[tuple[str, str, bytes], str | None] = {}
+
+    def verify(self, kid: str, signature: str, message: bytes) -> str | None:
+        key = (kid, signature, message)
+        if key not in self._seen:
+            self._seen[key] = super().verify(kid, signature, message)
+        return self._seen[key]
+
+
+@dataclass
+class Report:
+    """What a bundle verification found; ``verified`` when nothing."""
+
+    problems: list[ent.Problem] = field(default_factory=list)
+    traces: int = 0  # trace files checked
+    roots: int = 0  # trace roots (with sub-traces) checked against the log
+    entries: int = 0
+    chains: int = 0
+    erased: int = 0
+    keys: list[str] = field(default_factory=list)
+    pinned: bool = False  # keys given by the verifier, not only the bundle's own
+
+    @property
+    def verified(self) -> bool:
+        return not self.problems
+
+
+def verify_bundle(folder: Path, trusted: dict[str, Ed25519PublicKey] | None = None) -> Report:
+    """Check the bundle in ``folder``; never raises for what is wrong with the bundle."""
+    report = Report(pinned=trusted is not None)
+    try:
+        manifest = json.loads((folder / MANIFEST).read_text())
+        assert manifest.get("format") == FORMAT and isinstance(manifest.get("files"), dict)
+    except (OSError, ValueError, AssertionError):
+        report.problems.append(
+            ent.Problem("manifest", f"{folder / MANIFEST} is missing or not an {FORMAT} manifest")
+        )
+        return report
+    intact = check_files(folder, manifest["files"], report)
+    keys = bundle_keys(folder, manifest["files"], intact, report)
+    report.keys = sorted(keys)
+    ring = _Remembering(trusted if trusted is not None else keys)
+    log = read_log(folder, report) if LOG in intact or LOG in manifest["files"] else None
+    if log is None:
+        return report
+    chains, heads = log
+    every = [s for stored in chains.values() for _, s in stored]
+    for chain in sorted(chains.keys() | heads.keys()):
+        report.problems += ent.chain_problems(ring, chain, chains.get(chain, []), heads.get(chain))
+    report.entries, report.chains = len(every), len(chains)
+    report.erased = sum(1 for s in every if s.tombstone is not None)
+    newest, by_hash = ent.latest(every), {s.entry.hash: s for s in every}
+    for name, trace in sorted(manifest.get("traces", {}).items()):
+        if (folder / name).is_file():
+            check_trace(folder / name, name, trace, ring, newest, by_hash, report)
+    return report
+
+
+def check_files(folder: Path, files: dict[str, Any], report: Report) -> set[str]:
+    """Each listed file present, whole and unchanged; nothing unlisted. The intact ones."""
+    intact: set[str] = set()
+    for name, want in sorted(files.items()):
+        path = folder / name
+        if not path.is_file():
+            report.problems.append(
+                ent.Problem("missing", f"{name} is listed in the manifest but missing")
+            )
+            continue
+        data = path.read_bytes()
+        if sha256(data) == want.get("sha256"):
+            intact.add(name)
+        elif len(data) < int(want.get("bytes", 0)):
+            report.problems.append(
+                ent.Problem(
+                    "truncated", f"{name} is truncated: {len(data)} of {want.get('bytes')} bytes"
+                )
+            )
+        else:
+            report.problems.append(
+                ent.Problem(
+                    "changed", f"{name} is not the file the manifest lists (its SHA-256 differs)"
+                )
+            )
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        name = path.relative_to(folder).as_posix()
+        if name != MANIFEST and name not in files:
+            report.problems.append(
+                ent.Problem("extra", f"{name} is not listed in the manifest: added to the bundle")
+            )
+    return intact
+
+
+def bundle_keys(
+    folder: Path, files: dict[str, Any], intact: set[str], report: Report
+) -> dict[str, Ed25519PublicKey]:
+    """The bundle's public keys by id, each checked to be the key its file name says."""
+    out: dict[str, Ed25519PublicKey] = {}
+    for name in sorted(n for n in files if n.startswith(KEYS + "/") and (folder / n).is_file()):
+        try:
+            key = read_public((folder / name).read_text(), name)
+        except KeyFileError as exc:
+            report.problems.append(ent.Problem("key", str(exc)))
+            continue
+        kid = key_id(key)
+        if key_file(kid) != name:
+            report.problems.append(
+                ent.Problem("key", f"{name} holds key {kid}, not the one its name says")
+            )
+            continue
+        out[kid] = key
+    return out
+
+
+Chains = dict[str, list[tuple[int, ent.Signed]]]
+
+
+def read_log(folder: Path, report: Report) -> tuple[Chains, dict[str, ent.Checkpoint]] | None:
+    """``log.json`` read back; None (a problem named) when it cannot be."""
+    try:
+        data = json.loads((folder / LOG).read_text())
+        chains: Chains = defaultdict(list)
+        for chain, stored in data["chains"].items():
+            for item in stored:
+                signed = ent.Signed.model_validate(
+                    {**item["record"], "tombstone": item.get("tombstone")}
+                )
+                chains[chain].append((int(item["position"]), signed))
+        heads = {c: ent.Checkpoint.model_validate(h) for c, h in data["heads"].items()}
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        report.problems.append(ent.Problem("log", f"{LOG} cannot be read: {exc}"))
+        return None
+    return dict(chains), heads
+
+
+def check_trace(
+    path: Path,
+    name: str,
+    trace: str,
+    ring: Keyring,
+    newest: dict[str, ent.Signed],
+    by_hash: dict[str, ent.Signed],
+    report: Report,
+) -> None:
+    """Each trace root in one trace file against its newest log entry."""
+    report.traces += 1
+    try:
+        quads = ox.parse(path=str(path), format=ox.RdfFormat.TRIG)
+        roots: dict[str, list[ox.Quad]] = defaultdict(list)
+        for q in quads:
+            if type(q.subject) is ox.NamedNode and q.graph_name == _RETRIEVAL:
+                root = trace_root(q.subject.value)
+                if root is not None:
+                    roots[root].append(q)
+    except (OSError, SyntaxError, ValueError) as exc:
+        report.problems.append(ent.Problem("unreadable", f"{name} is not TriG: {exc}", trace))
+        return
+    if trace not in roots:
+        report.problems.append(
+            ent.Problem("missing", f"{name} should hold trace {trace} but does not", trace)
+        )
+    for root, own in sorted(roots.items()):
+        report.roots += 1
+        signed = newest.get(root)
+        if signed is None:
+            report.problems.append(
+                ent.Problem("unsigned", f"{root} (in {name}) has no entry in the log", root)
+            )
+            continue
+        found = ent.entry_problems(ring, signed)
+        if found and found[0].code == "signature":
+            found = ent.entry_problems(ring, signed, by_hash)
+        report.problems += found
+        fp = fingerprint(own)
+        if fp.digest != signed.entry.digest:
+            e = signed.entry
+            message = f"{root} (in {name}): its quads are not the ones signed in {e.chain}#{e.seq} ({e.count} signed, {fp.count} here)"
+            report.problems.append(ent.Problem("digest", message, root))
+
+
+_RETRIEVAL = ox.NamedNode(GRAPH_RETRIEVAL)

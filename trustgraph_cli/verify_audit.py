@@ -1,0 +1,87 @@
+"""tg-verify-audit: check an audit bundle offline (no server, no broker)."""
+
+from __future__ import annotations
+
+import click
+
+from trustgraph_cli.options import format_option
+
+EPILOG = """\b
+Examples:
+  tg-verify-audit ./audit-2026-11
+  tg-verify-audit ./audit-2026-11 --trusted-key deployment.pem --format json
+\b
+Exit status: 0 when the bundle verifies, 1 when anything was found (each named), 2 usage.
+"""
+
+
+@click.command(epilog=EPILOG)
+@click.argument("bundle", metavar="BUNDLE", type=click.Path(file_okay=False))
+@click.option(
+    "--trusted-key",
+    "trusted_keys",
+    multiple=True,
+    type=click.Path(dir_okay=False),
+    help="A public key (PEM) the signatures must be made with; repeat for rotated keys. "
+    "Without it the bundle's own keys are used: compare their ids with the deployment's.",
+)
+@format_option("text", "json", help="A verdict and one line per problem, or the report as JSON.")
+def main(bundle: str, trusted_keys: tuple[str, ...], fmt: str) -> None:
+    """Verify an audit bundle made by tg-export-audit: every file against the manifest,
+    the log's chains and checkpoints, and each trace's quads against its signed digest
+    (docs/audit.md says what a verified bundle proves and what it does not).
+    """
+    from pathlib import Path
+
+    from trustgraph_base.integrity.audit import verify_bundle
+    from trustgraph_base.integrity.keys import KeyFileError, key_id, read_public
+
+    if not Path(bundle).is_dir():
+        raise click.ClickException(f"no bundle folder {bundle!r}: make one with tg-export-audit.")
+    trusted = None
+    if trusted_keys:
+        try:
+            keys = [read_public(Path(p).read_text(), p) for p in trusted_keys]
+        except (KeyFileError, OSError) as exc:
+            raise click.ClickException(str(exc)) from None
+        trusted = {key_id(k): k for k in keys}
+    report = verify_bundle(Path(bundle), trusted)
+    if fmt == "json":
+        from trustgraph_cli.render.output import emit_json
+
+        emit_json(
+            {
+                "verified": report.verified,
+                "traces": report.traces,
+                "roots": report.roots,
+                "entries": report.entries,
+                "chains": report.chains,
+                "erased": report.erased,
+                "keys": report.keys,
+                "pinned": report.pinned,
+                "problems": [
+                    {"code": p.code, "message": p.message, "subject": p.subject}
+                    for p in report.problems
+                ],
+            }
+        )
+    else:
+        verdict = (
+            "VERIFIED" if report.verified else f"NOT VERIFIED: {len(report.problems)} problem(s)"
+        )
+        whose = (
+            "the given keys" if report.pinned else "the bundle's own keys " + ", ".join(report.keys)
+        )
+        click.echo(
+            f"{verdict}: {report.traces} traces ({report.roots} with sub-traces), "
+            f"{report.entries} log entries in {report.chains} chain(s), {report.erased} erased; "
+            f"signatures checked with {whose}"
+        )
+        for p in report.problems:
+            click.echo(f"  ! {p.code}: {p.message}")
+    if not report.verified:
+        raise SystemExit(1)
+
+
+if __name__ == "__main__":
+    main()
