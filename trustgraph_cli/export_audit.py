@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from trustgraph_cli.options import Gateway, gateway_options, run
+from trustgraph_cli.options import Gateway, command, gateway_options, run
 
 if TYPE_CHECKING:
     from trustgraph_base.integrity.bundle import Contents
@@ -21,7 +21,7 @@ Examples:
 PAGE = 1000  # traces listed per request
 
 
-@click.command(epilog=EPILOG)
+@command(epilog=EPILOG)
 @click.argument("bundle", metavar="BUNDLE", type=click.Path(file_okay=False))
 @click.option("--since", default=None, help="Traces started at or after this xsd:dateTime.")
 @click.option("--until", default=None, help="Traces started before this xsd:dateTime.")

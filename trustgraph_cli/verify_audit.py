@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from trustgraph_cli.options import format_option
+from trustgraph_cli.options import command, format_option
 
 EPILOG = """\b
 Examples:
@@ -15,7 +15,7 @@ Exit status: 0 when the bundle verifies, 1 when anything was found (each named),
 """
 
 
-@click.command(epilog=EPILOG)
+@command(epilog=EPILOG)
 @click.argument("bundle", metavar="BUNDLE", type=click.Path(file_okay=False))
 @click.option(
     "--trusted-key",
