@@ -10,7 +10,8 @@ answer). A process killed before the receipts came leaves the run's messages her
 process of the same processor (same data folder) sends them again at start-up (the store
 writes a quad once however often it comes), and for a run that had not ended it publishes
 the trace's end as interrupted (``prov:endedAtTime`` + ``tg:interrupted``), so the trace does
-not stay "in progress" forever. See docs/provenance.md.
+not stay "in progress" forever — unless the run's caller still waits: its request comes
+again and the rerun continues the same trace (``run_recovery``). See docs/provenance.md.
 
 The journal is one file held open for appending (``runs/journal.log``). What a line survives
 is what the file survives: a killed process's lines are in it (no fsync: a lost machine loses
@@ -27,12 +28,6 @@ import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
-
-from trustgraph_base.errors import WireError
-from trustgraph_base.messaging import TRIPLES_STORE, Context
-from trustgraph_base.provenance import GRAPH_RETRIEVAL, interrupted_triples, now_iso
-from trustgraph_base.schema import Metadata, Triples
-from trustgraph_base.wire import decode
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +47,9 @@ class Run:
     collection: str
     ended: bool = False
     messages: list[bytes] = field(default_factory=list)
+    rid: str = ""  # the request's id ("": unknown, an older journal or no request)
+    until: float = 0.0  # its caller's deadline (epoch seconds; 0: none)
+    started: str = ""  # the trace's start time
 
 
 class RunJournal:
@@ -67,6 +65,9 @@ class RunJournal:
         self._prefix = f"{secrets.token_hex(4)}."
         self._next = 0
         self._size = 0
+        # A predecessor's runs cut short whose callers still wait, by request id: the
+        # request comes again, and its rerun continues the same trace (``claim``).
+        self.pending: dict[str, Run] = {}
 
     def _write(self, line: bytes) -> None:
         if self._fd is None:
@@ -76,13 +77,24 @@ class RunJournal:
         os.write(self._fd, line)
         self._size += len(line)
 
-    def open(self, uri: str, user: str, collection: str) -> str:
-        """A run of the trace ``uri`` begins; its key (for the calls below)."""
+    def open(self, uri: str, user: str, collection: str, **request: Any) -> str:
+        """A run of the trace ``uri`` begins; its key (for the calls below). ``request``:
+        the ``rid``, ``until`` and ``started`` of the run (``Run``), kept for a rerun."""
         self._next += 1
         key = f"{self._prefix}{self._next}"
-        self._runs[key] = Run(key, uri, user, collection)
-        self._write(_line({"open": uri, "run": key, "user": user, "collection": collection}))
+        run = Run(key, uri, user, collection, **request)
+        self._runs[key] = run
+        self._write(_open_line(run))
         return key
+
+    def adopt(self, run: Run) -> None:
+        """Keep a predecessor's run cut short until its request comes again (``claim``)."""
+        self._runs[run.key] = run
+        self.pending[run.rid] = run
+
+    def claim(self, rid: str) -> Run | None:
+        """The pending run of request ``rid``, now continued by this process (None: none)."""
+        return self.pending.pop(rid, None) if rid else None
 
     def record(self, key: str, data: bytes) -> None:
         """A trace message of the run (``data``: its wire form, one line of JSON), written
@@ -102,7 +114,9 @@ class RunJournal:
 
     def done(self, key: str) -> None:
         """The broker has every message of the run, and the run ended: nothing is left."""
-        self._runs.pop(key, None)
+        run = self._runs.pop(key, None)
+        if run is not None and self.pending.get(run.rid) is run:
+            del self.pending[run.rid]
         self._write(_line({"done": key}))
         if self._size > COMPACT_BYTES:
             self.compact()
@@ -156,6 +170,9 @@ def _read(entry: dict[str, Any], found: dict[str, Run]) -> None:
         uri = str(entry["open"])
         key = str(entry.get("run", uri))
         found[key] = Run(key, uri, str(entry["user"]), str(entry["collection"]))
+        found[key].rid = str(entry.get("rid", ""))
+        found[key].until = float(entry.get("until", 0.0))
+        found[key].started = str(entry.get("started", ""))
     elif "msg" in entry:
         run = found.get(str(entry["msg"]))
         if run is not None and isinstance(entry["data"], dict):
@@ -170,8 +187,20 @@ def _read(entry: dict[str, Any], found: dict[str, Run]) -> None:
         found.pop(str(entry.get("done", entry.get("close"))), None)
 
 
-def _line(entry: dict[str, str]) -> bytes:
+def _line(entry: dict[str, Any]) -> bytes:
     return (json.dumps(entry, ensure_ascii=False) + "\n").encode()
+
+
+def _open_line(run: Run) -> bytes:
+    entry: dict[str, Any] = {
+        "open": run.uri,
+        "run": run.key,
+        "user": run.user,
+        "collection": run.collection,
+    }
+    if run.rid:
+        entry.update(rid=run.rid, until=run.until, started=run.started)
+    return _line(entry)
 
 
 def _message_line(key: str, data: bytes) -> bytes:
@@ -180,7 +209,7 @@ def _message_line(key: str, data: bytes) -> bytes:
 
 
 def _run_lines(run: Run) -> bytes:
-    head = _line({"open": run.uri, "run": run.key, "user": run.user, "collection": run.collection})
+    head = _open_line(run)
     body = b"".join(_message_line(run.key, data) for data in run.messages)
     return head + body + (_line({"end": run.key}) if run.ended else b"")
 
@@ -190,36 +219,3 @@ class Journaled(Protocol):
 
     @property
     def journal(self) -> RunJournal: ...
-
-
-async def open_journal(ctx: Context[Any]) -> RunJournal:
-    """Open the journal (at start, in a lifespan hook): send again the trace messages a dead
-    predecessor left, and mark every run of its that had not ended interrupted."""
-    name = ctx.client_name
-    book = RunJournal(Path(ctx.settings.data_dir) / name / "runs")
-    for run in book.left():
-        for data in run.messages:
-            try:
-                message = decode(Triples, data)
-            except WireError as exc:
-                log.warning(
-                    "journal of %s: a trace message of %s is unreadable: %s", name, run.uri, exc
-                )
-                continue
-            if (message.metadata.user, message.metadata.collection) != (run.user, run.collection):
-                log.warning(
-                    "journal of %s: a message of %s names another scope: not sent", name, run.uri
-                )
-                continue
-            await ctx.publish(TRIPLES_STORE, message)
-        if run.messages:
-            log.warning("sent again %d trace message(s) of run %s", len(run.messages), run.uri)
-        if not run.ended:
-            reason = f"the {name} process stopped before this run finished"
-            meta = Metadata(id=run.uri, user=run.user, collection=run.collection)
-            triples = interrupted_triples(run.uri, GRAPH_RETRIEVAL, reason, now_iso())
-            await ctx.publish(TRIPLES_STORE, Triples(metadata=meta, triples=triples))
-            log.warning("marked run %s interrupted: %s", run.uri, reason)
-        book.forget(run.key)
-    book.compact()  # every run left is dealt with
-    return book

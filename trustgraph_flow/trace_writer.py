@@ -23,13 +23,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from trustgraph_base.errors import BrokerUnavailable, ErrorType, ServiceError
+from trustgraph_base.errors import BrokerUnavailable, ErrorType, ServiceError, WireError
 from trustgraph_base.messaging import TRIPLES_STORE, Context, Receipt
+from trustgraph_base.messaging.delivery import current_delivery
 from trustgraph_base.provenance import GRAPH_RETRIEVAL, failure_triples, now_iso
 from trustgraph_base.provenance.uris import check_session_id, new_session_id
 from trustgraph_base.rdf.terms import Triple
 from trustgraph_base.schema import Metadata, Scoped, Triples
-from trustgraph_base.wire import encode
+from trustgraph_base.wire import decode, encode
 from trustgraph_flow.run_journal import Journaled, RunJournal
 
 log = logging.getLogger(__name__)
@@ -53,6 +54,9 @@ class TraceWriter:
     # producer keeps them in that order).
     receipts: list[Receipt[None]] = field(default_factory=list)
     persisted: int = 0  # how many of them are known to be persisted
+    # A rerun of a run cut short (``resume``): the entities its trace already has, by the
+    # URI that heads their message. They are not sent again; the caller may read them.
+    recorded: dict[str, list[Triple]] = field(default_factory=dict)
 
     @property
     def count(self) -> int:
@@ -62,6 +66,11 @@ class TraceWriter:
     def send(self, uri: str, triples: list[Triple]) -> None:
         """Publish an entity (or one step's entities, ``uri`` the first's) once this pass of
         the event loop ends, without waiting for the broker's receipt."""
+        if uri in self.recorded:
+            return  # a rerun's step its trace has already: the recorded one stands
+        self._queue(uri, triples)
+
+    def _queue(self, uri: str, triples: list[Triple]) -> None:
         meta = Metadata(id=uri, user=self.user, collection=self.collection)
         self.queued.append(Triples(metadata=meta, triples=triples))
         if len(self.queued) == 1:
@@ -99,7 +108,7 @@ class TraceWriter:
 
     def fail(self, message: str) -> None:
         """Mark the question failed, with the reason (sent like any entity)."""
-        self.send(self.question_uri, failure_triples(self.question_uri, GRAPH_RETRIEVAL, message))
+        self._queue(self.question_uri, failure_triples(self.question_uri, GRAPH_RETRIEVAL, message))
 
 
 # Runs whose receipts are still awaited (a task nobody references could be collected).
@@ -134,6 +143,18 @@ async def _deliver(writer: TraceWriter, journal: RunJournal) -> None:
     journal.done(writer.run)
 
 
+def recorded_entities(messages: list[bytes]) -> dict[str, list[Triple]]:
+    """The triples of a run's journaled trace messages, by the URI heading each message."""
+    found: dict[str, list[Triple]] = {}
+    for data in messages:
+        try:
+            message = decode(Triples, data)
+        except WireError:
+            continue  # half-written: that step is done again
+        found.setdefault(message.metadata.id or "", []).extend(message.triples)
+    return found
+
+
 def identity(session_id: str, started_at: str, uri_of: Callable[[str], str]) -> tuple[str, str]:
     """The question URI and start time of a trace: the caller's ``session_id`` (empty: a fresh
     uuid) and ``started_at`` (already checked when the request was read; empty: now).
@@ -156,11 +177,27 @@ def open_trace(
 ) -> Iterator[TraceWriter]:
     """The writer of the trace ``uri`` (started at ``started_at``) for a request ``scope``
     (its user and collection). With ``journaled``, its messages are safe once journaled,
-    and until the block ends a restart would mark the trace interrupted."""
+    and until the block ends a restart would mark the trace interrupted.
+
+    The request delivered again after its run was cut short by a kill continues that run:
+    the writer then has the run's trace URI and start time, not ``uri`` and ``started_at``,
+    and ``recorded`` holds the entities its trace has (callers read ``question_uri``)."""
     journal = ctx.state.journal if journaled else None
+    delivery = current_delivery()
+    rid = delivery.rid if delivery is not None else ""
+    cut = journal.claim(rid) if journal is not None else None
+    if cut is not None:
+        log.info("request %s: continuing the trace %s its run left", rid, cut.uri)
+        uri, started_at = cut.uri, cut.started or started_at
     writer = TraceWriter(ctx, uri, scope.user, scope.collection, started_at, journal)
-    if journal is not None:
-        writer.run = journal.open(uri, scope.user, scope.collection)
+    if journal is not None and cut is not None:
+        writer.run = cut.key
+        writer.recorded = recorded_entities(cut.messages)
+    elif journal is not None:
+        until = (delivery.deadline or 0.0) if delivery is not None else 0.0
+        writer.run = journal.open(
+            uri, scope.user, scope.collection, rid=rid, until=until, started=started_at
+        )
     try:
         yield writer
     finally:

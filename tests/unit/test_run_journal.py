@@ -151,3 +151,26 @@ def test_the_keys_of_a_new_process_are_not_its_predecessors(tmp_path: Path) -> N
     new = RunJournal(tmp_path)
     assert new.open(B, "bob", "default") != old
     assert {run.uri for run in RunJournal(tmp_path).left()} == {A, B}
+
+
+def test_a_run_keeps_its_request_so_a_rerun_can_claim_it(tmp_path: Path) -> None:
+    book = RunJournal(tmp_path)
+    key = book.open(A, "alice", "atlas", rid="r1", until=2e9, started="2026-01-02T03:04:05Z")
+    book.record(key, MSG1)
+    (run,) = RunJournal(tmp_path).left()  # what the next process reads
+    assert (run.rid, run.until, run.started, run.messages) == (
+        "r1",
+        2e9,
+        "2026-01-02T03:04:05Z",
+        [MSG1],
+    )
+    successor = RunJournal(tmp_path)
+    successor.adopt(run)
+    successor.compact()  # an adopted run is kept in the log until it is done
+    assert [r.key for r in RunJournal(tmp_path).left()] == [key]
+    assert successor.claim("other") is None
+    assert successor.claim("r1") is run and successor.claim("r1") is None
+    successor.record(key, MSG2)  # the rerun goes on under the run's own key
+    successor.end(key)
+    successor.done(key)
+    assert RunJournal(tmp_path).left() == []

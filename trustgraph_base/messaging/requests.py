@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict
 
 from trustgraph_base.errors import ErrorType, RequestTimeout, ServiceError, WireError
 from trustgraph_base.messaging.bus import Bus
+from trustgraph_base.messaging.delivery import deadline_of
 from trustgraph_base.messaging.services import Req, Resp, ServiceSpec, Topics
 from trustgraph_base.schema.core import Error
 from trustgraph_base.wire import decode, decode_pack, keep_encoding
@@ -45,9 +46,8 @@ def deadline_property(timeout: float) -> str:
 
 def expired(properties: dict[str, str], now: float | None = None) -> bool:
     """Has the caller of a request with these properties stopped waiting?"""
-    try:
-        deadline = int(properties["deadline"]) / 1000
-    except (KeyError, ValueError):
+    deadline = deadline_of(properties)
+    if deadline is None:
         return False  # an older caller: no deadline
     return (time.time() if now is None else now) > deadline
 

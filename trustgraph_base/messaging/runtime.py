@@ -43,9 +43,10 @@ from trustgraph_base.errors import TrustGraphError
 from trustgraph_base.messaging.batches import BatchRoute
 from trustgraph_base.messaging.bus import Bus
 from trustgraph_base.messaging.context import Context
-from trustgraph_base.messaging.dispatch import ConsumerRoute, Route, ServiceRoute
+from trustgraph_base.messaging.dispatch import ConsumerRoute, Route
 from trustgraph_base.messaging.entry import run_main, touch
 from trustgraph_base.messaging.services import Req, Resp, ServiceSpec, Topic
+from trustgraph_base.messaging.serving import ServiceRoute
 from trustgraph_base.settings import ProcessorSettings
 
 log = logging.getLogger(__name__)
@@ -80,13 +81,15 @@ class Processor(Generic[S, T]):
     # -- registration ---------------------------------------------------------------
 
     def service(
-        self, spec: ServiceSpec[Req, Resp], *, concurrency: int | None = None
+        self, spec: ServiceSpec[Req, Resp], *, concurrency: int | None = None, once: bool = False
     ) -> Callable[[ServiceFn[Req, S, T, Resp]], ServiceFn[Req, S, T, Resp]]:
         """Register the handler of a request/response service.
 
         The handler is ``async def (req, ctx) -> Resp`` or an async generator yielding
         responses (intermediate ones with ``end_of_stream=False``). It runs for up to
         ``concurrency`` requests at once (default: the ``service_concurrency`` setting).
+        With ``once``, the ids of requests answered are kept in the data folder until their
+        callers' deadlines, so a request delivered again after a crash is not run twice.
         """
 
         def register(fn: ServiceFn[Req, S, T, Resp]) -> ServiceFn[Req, S, T, Resp]:
@@ -97,6 +100,7 @@ class Processor(Generic[S, T]):
                     model=spec.request,
                     spec=spec,
                     concurrency=concurrency,
+                    once=once,
                 )
             )
             return fn

@@ -16,6 +16,7 @@ from trustgraph_base.provenance import agent_session_triples, arguments_json, ur
 from trustgraph_base.schema import AgentResponse
 from trustgraph_flow.agent.prompt import Step, react_request
 from trustgraph_flow.agent.react import Act, Finish, ParseError, StepReply, parse_reply, step_schema
+from trustgraph_flow.agent.resume import recorded_answer, recorded_steps
 from trustgraph_flow.agent.session import Session, event, stopped_answer
 from trustgraph_flow.agent.tools import ToolCall, ToolFailure, run_tool
 from trustgraph_flow.structured import BadReply, ask
@@ -39,7 +40,15 @@ async def run(session: Session) -> AsyncIterator[AgentResponse]:
         )
     ):
         yield opened
-    for n in range(1, session.max_iterations + 1):
+    if session.trace is not None and session.trace.recorded:  # a rerun of a session cut short
+        session.steps = recorded_steps(session.trace.recorded, session.uri)
+        answer = recorded_answer(session.trace.recorded, session.uri)
+        if answer is not None:  # it had concluded: the same answer, nothing asked again
+            limit = answer == stopped_answer(session.max_iterations)
+            async for ending in session.conclude(answer, "iteration-limit" if limit else "answer"):
+                yield ending
+            return
+    for n in range(len(session.steps) + 1, session.max_iterations + 1):
         # Structured, the last step may only answer: its schema offers no tool.
         last = session.structured and n == session.max_iterations
         reply = await think(session, last)

@@ -20,7 +20,7 @@ from trustgraph_flow.agent.prompt import Step
 from trustgraph_flow.agent.session import Session
 from trustgraph_flow.agent.settings import Ctx, Settings, State
 from trustgraph_flow.agent.tools import load_tools, select_tools
-from trustgraph_flow.run_journal import open_journal
+from trustgraph_flow.run_recovery import journal_open
 from trustgraph_flow.trace_writer import TraceWriter, identity, open_trace
 
 __all__ = ["Settings", "State", "main", "proc"]
@@ -36,15 +36,15 @@ async def open_state(ctx: Context[Settings]) -> AsyncIterator[State]:
         tools = load_tools(ctx.settings.tools)
     except ValueError as exc:
         raise TrustGraphError(str(exc)) from None
-    state = State(tools, await open_journal(ctx))
-    # What is loaded by now (modules, pydantic schemas) is never garbage: out of the cyclic
-    # collector, whose full collections walked it all again every few hundred sessions
-    # (~90 µs of CPU per explainable session, the trace's models setting them off).
-    gc.freeze()
-    try:
-        yield state
-    finally:
-        gc.unfreeze()  # a test may run the agent in its own process
+    async with journal_open(ctx) as book:
+        # What is loaded by now (modules, pydantic schemas) is never garbage: out of the
+        # cyclic collector, whose full collections walked it all again every few hundred
+        # sessions (~90 µs of CPU per explainable session, the trace's models setting them off).
+        gc.freeze()
+        try:
+            yield State(tools, book)
+        finally:
+            gc.unfreeze()  # a test may run the agent in its own process
 
 
 def open_session(req: AgentRequest, ctx: Ctx, uri: str, trace: TraceWriter | None) -> Session:
@@ -69,13 +69,14 @@ def open_session(req: AgentRequest, ctx: Ctx, uri: str, trace: TraceWriter | Non
     )
 
 
-@proc.service(AGENT)
+@proc.service(AGENT, once=True)
 async def agent(req: AgentRequest, ctx: Ctx) -> AsyncIterator[AgentResponse]:
     """Run the ReAct loop; stream every event, or only the final answer when not streaming."""
     uri, started = identity(req.session_id, req.started_at, uris.agent_session_uri)
     explainable = ctx.settings.explainable
     with open_trace(ctx, uri, req, started, journaled=explainable) as trace:
-        session = open_session(req, ctx, uri, trace if explainable else None)
+        # A rerun of a session cut short continues its trace: its id, and its steps so far.
+        session = open_session(req, ctx, trace.question_uri, trace if explainable else None)
         async for event in session.stream(run(session)):
             if req.streaming or event.end_of_stream:
                 yield event

@@ -104,7 +104,7 @@ async def run(
         yield resp
 
 
-@proc.service(DOCUMENT_RAG)
+@proc.service(DOCUMENT_RAG, once=True)
 async def answer(req: DocumentRagRequest, ctx: RagContext) -> AsyncIterator[DocumentRagResponse]:
     """Answer one question, streaming explain events (and answer pieces when asked)."""
     async for resp in traced(

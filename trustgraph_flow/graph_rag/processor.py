@@ -32,6 +32,7 @@ from trustgraph_flow.graph_rag.select import (
     Selection,
     answer_variables,
     chosen_edges,
+    recorded_edges,
     render_answer,
     render_select,
     select_schema,
@@ -117,7 +118,12 @@ async def run(
         graph_rag_exploration_triples(explore_uri, question, len(graph.edges), grounding),
         explore_cost,
     )
-    edges = await select(req, ctx, graph, focus_cost)
+    kept = trace.writer.recorded.get(focus)  # a rerun of a run cut short after its focus
+    edges = (
+        recorded_edges(kept, question)
+        if kept is not None
+        else await select(req, ctx, graph, focus_cost)
+    )
     yield await trace.stage(
         focus, graph_rag_focus_triples(focus, explore_uri, question, edges), focus_cost
     )
@@ -135,7 +141,7 @@ async def run(
         yield resp
 
 
-@proc.service(GRAPH_RAG)
+@proc.service(GRAPH_RAG, once=True)
 async def answer(req: GraphRagRequest, ctx: RagContext) -> AsyncIterator[GraphRagResponse]:
     """Answer one question, streaming explain events (and answer pieces when asked)."""
     async for resp in traced(

@@ -6,8 +6,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
-from trustgraph_base.provenance import SelectedEdge
-from trustgraph_base.rdf.terms import Triple
+from trustgraph_base.provenance import TG, SelectedEdge
+from trustgraph_base.provenance.uris import focus_edge_uri
+from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Triple, TripleTerm
 from trustgraph_flow.graph_rag.subgraph import Subgraph
 from trustgraph_flow.structured import BadReply, EdgeList, schema_of, validate
 
@@ -129,3 +130,20 @@ def answer_variables(question: str, graph: Subgraph, edges: list[SelectedEdge]) 
 def render_answer(variables: dict[str, Any]) -> str:
     lines = [f"[{n}] {e['s']} {e['p']} {e['o']}" for n, e in enumerate(variables["edges"], start=1)]
     return "Facts:\n" + "\n".join(lines) + f"\n\nQuestion: {variables['question']}\n\nAnswer:"
+
+
+def recorded_edges(focus: list[Triple], question_uri: str) -> list[SelectedEdge]:
+    """The edges a focus stage already recorded selected (a rerun of a run cut short after
+    its focus goes on with these, not with a new selection), in order ``e1``, ``e2``, …"""
+    edge: dict[str, TripleTerm] = {}
+    reason: dict[str, str] = {}
+    for t in focus:
+        if t.p == TG.edge and isinstance(t.o, TripleTerm):
+            edge[t.s.i if isinstance(t.s, IriTerm) else ""] = t.o
+        elif t.p == TG.reasoning and isinstance(t.o, LiteralTerm):
+            reason[t.s.i if isinstance(t.s, IriTerm) else ""] = t.o.v
+    out: list[SelectedEdge] = []
+    while (found := edge.get(focus_edge_uri(question_uri, len(out) + 1))) is not None:
+        uri = focus_edge_uri(question_uri, len(out) + 1)
+        out.append(SelectedEdge(found.tr.s, found.tr.p, found.tr.o, reason.get(uri, "")))
+    return out

@@ -8,7 +8,8 @@ from typing import Literal
 
 from trustgraph_base.messaging import Context
 from trustgraph_base.settings import ProcessorSettings
-from trustgraph_flow.run_journal import RunJournal, open_journal
+from trustgraph_flow.run_journal import RunJournal
+from trustgraph_flow.run_recovery import journal_open
 
 
 class RagSettings(ProcessorSettings):
@@ -34,4 +35,5 @@ RagContext = Context[RagSettings, RagState]
 
 async def open_rag_state(ctx: Context[RagSettings]) -> AsyncIterator[RagState]:
     """Lifespan of both RAG processors: traces a killed predecessor left open end as interrupted."""
-    yield RagState(await open_journal(ctx))
+    async with journal_open(ctx) as book:
+        yield RagState(book)

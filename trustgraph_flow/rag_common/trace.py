@@ -14,12 +14,13 @@ from trustgraph_base.errors import ErrorType, RequestTimeout, ServiceError
 from trustgraph_base.messaging import Context
 from trustgraph_base.provenance import (
     GRAPH_RETRIEVAL,
+    TG,
     citation_triples,
     grounding_triples,
     synthesis_triples,
 )
 from trustgraph_base.provenance.uris import grounding_uri, synthesis_uri
-from trustgraph_base.rdf.terms import Triple, check_iri
+from trustgraph_base.rdf.terms import LiteralTerm, Triple, check_iri
 from trustgraph_base.schema import TextCompletionRequest
 from trustgraph_base.schema.rag import RagRequest, RagResponse
 from trustgraph_flow.rag_common.calls import Completion, Cost, add_cost
@@ -126,6 +127,17 @@ class Trace(Generic[R]):
         that is not that JSON is taken as a plain answer citing nothing. With
         ``llm_structured=none`` the answer streams as plain text and cites nothing.
         """
+        synth = synthesis_uri(self.question_uri)
+        kept = self.writer.recorded.get(synth)
+        if kept is not None:  # a rerun of a run cut short after its synthesis: that answer
+            answer = next(
+                (t.o.v for t in kept if t.p == TG.content and isinstance(t.o, LiteralTerm)), ""
+            )
+            if request.streaming and answer:
+                yield self.piece(answer)
+            yield await self.stage(synth, kept)
+            yield self.final("" if request.streaming else answer)
+            return
         if evidence and getattr(self.ctx.settings, "llm_structured", "none") != "none":
             answer, cited, cost = await self._cited(request, evidence, what)
             if request.streaming and answer.strip():
@@ -138,7 +150,6 @@ class Trace(Generic[R]):
             answer, cited, cost = call.text, [], call.cost
         if not answer.strip():
             raise ServiceError(ErrorType.LLM_ERROR, "the LLM returned an empty answer")
-        synth = synthesis_uri(self.question_uri)
         triples = [*synthesis_triples(synth, parent_uri, answer), *citation_triples(synth, cited)]
         yield await self.stage(synth, triples, cost)
         yield self.final("" if request.streaming else answer, cost.model)
@@ -176,6 +187,7 @@ async def traced(
     """Open a trace with its question stage, then pass on ``run``'s stages under the guard."""
     question, started = trace_identity(req, uri_of)
     with open_trace(ctx, question, req, started) as writer:
+        question, started = writer.question_uri, writer.started_at  # a rerun's: its run's
         trace = Trace(writer, req, response)
         yield await trace.stage(
             question, question_triples(question, req.query, started, req.parent_uri or None)

@@ -1,0 +1,188 @@
+"""Each request is traced once, across kill -9 (issue 36, item 3).
+
+Real broker (a private pulsar-lite, restarted after each kill as tg-start does), real store,
+embeddings, vectors and LLM processors; the killed service is a real subprocess on its own
+data folder, started again on the same folder.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import RunningProcessors
+from tests.support.agent import publish_sub_question
+from tests.support.launcher import start_module
+from tests.support.poll import eventually
+from tests.support.rag import COLLECTION, USER, World, stored_trace, world_fixture
+from trustgraph_base.messaging import (
+    AGENT,
+    DOCUMENT_RAG,
+    EXPLAIN,
+    GRAPH_RAG,
+    Context,
+    EmbeddedBroker,
+    Processor,
+)
+from trustgraph_base.provenance import GRAPH_RETRIEVAL
+from trustgraph_base.rdf.terms import IriTerm
+from trustgraph_base.schema import (
+    AgentRequest,
+    DocumentRagRequest,
+    DocumentRagResponse,
+    ExplainRequest,
+    GraphRagRequest,
+    GraphRagResponse,
+)
+from trustgraph_base.settings import ProcessorSettings
+
+world = world_fixture
+TG = "https://trustgraph.ai/ns/"
+
+
+@pytest.fixture
+def broker(tmp_path: Path) -> Iterator[EmbeddedBroker]:
+    """A broker of this test's own: it is restarted after a kill, as tg-start does."""
+    b = EmbeddedBroker(tmp_path / "broker").start()
+    try:
+        yield b
+    finally:
+        b.stop()
+
+
+@pytest.fixture
+def pulsar_url(broker: EmbeddedBroker) -> str:
+    return broker.url
+
+
+async def start_service(module: str, settings: ProcessorSettings, data: Path, n: int) -> Any:
+    """A real service process on ``data`` (``n``: which start this is)."""
+    return await start_module(
+        module,
+        "--pulsar-url", settings.pulsar_url, "--topic-prefix", settings.topic_prefix,
+        "--data-dir", str(data), "--log-level", "WARNING",
+        ready=data.parent / f"{data.name}.ready{n}",
+    )  # fmt: skip
+
+
+async def kill(child: asyncio.subprocess.Process) -> None:
+    child.send_signal(signal.SIGKILL)
+    await child.wait()
+
+
+async def traces(world: World) -> list[tuple[str, str]]:
+    """Every top-level trace of the test's collection: (id, status)."""
+    req = ExplainRequest(operation="list-traces", user=USER, collection=COLLECTION)
+    found = await world.client(EXPLAIN).request(req, timeout=10)
+    return sorted((t.id, t.status) for t in found.traces)
+
+
+async def start_backends(processors: RunningProcessors, settings: ProcessorSettings) -> None:
+    """Store, offline LLM, embeddings and vectors, in this process."""
+    from trustgraph_flow.embeddings.processor import Settings as EmbeddingsSettings
+    from trustgraph_flow.embeddings.processor import proc as embeddings
+    from trustgraph_flow.llm.processor import Settings as LlmSettings
+    from trustgraph_flow.llm.processor import proc as llm
+    from trustgraph_flow.store.processor import StoreSettings
+    from trustgraph_flow.store.processor import proc as store
+    from trustgraph_flow.vectors.processor import Settings as VectorsSettings
+    from trustgraph_flow.vectors.processor import proc as vectors
+
+    base = settings.model_dump()
+    await processors.start(store, StoreSettings(**base))
+    await processors.start(llm, LlmSettings(**base, llm_base_url=""))
+    await processors.start(embeddings, EmbeddingsSettings(**base))
+    await processors.start(vectors, VectorsSettings(**base))
+
+
+async def test_graph_rag_killed_between_its_answer_and_the_ack_does_not_run_the_request_again(
+    processors: RunningProcessors,
+    settings: ProcessorSettings,
+    broker: EmbeddedBroker,
+    world: World,
+    tmp_path: Path,
+) -> None:
+    await start_backends(processors, settings)
+    await world.seed()
+    data = tmp_path / "graph-rag"
+    module = "trustgraph_flow.graph_rag.processor"
+    child = await start_service(module, settings, data, 1)
+    first = GraphRagRequest(query="Where does the fox live?", user=USER, collection=COLLECTION)
+    answer = await world.client(GRAPH_RAG).request(first, timeout=60)
+    # The reply is persisted; the ack goes in the client's next ack group (up to 100 ms on).
+    await kill(child)
+    assert answer.explain_id
+    broker.stop()  # what tg-start does when a processor dies: pulsar-lite then redelivers
+    broker.start()
+    await start_service(module, settings, data, 2)
+    second = GraphRagRequest(query="What colour is the cat?", user=USER, collection=COLLECTION)
+    again = await world.client(GRAPH_RAG).request(second, timeout=60)
+    await stored_trace(world, again.explain_id or "")
+    # The first request, delivered again, was acked without running: two traces, not three.
+    found = await eventually(lambda: traces(world), lambda ts: len(ts) >= 2)
+    assert [t for t, _ in found] == sorted([answer.explain_id, again.explain_id]), found
+    assert {status for _, status in found} == {"complete"}
+
+
+def standin_rag(
+    docs_pending: asyncio.Event, release: asyncio.Event
+) -> Processor[ProcessorSettings]:
+    """GraphRAG finds nothing (after publishing its sub-trace question); DocumentRAG signals
+    ``docs_pending`` and answers once ``release`` is set (a slow tool to be killed in)."""
+    proc: Processor[ProcessorSettings] = Processor("standin-rag")
+
+    @proc.service(GRAPH_RAG)
+    async def graph_rag(req: GraphRagRequest, ctx: Context[ProcessorSettings]) -> GraphRagResponse:
+        await publish_sub_question(req, ctx, "urn:trustgraph:question:sub1")
+        return GraphRagResponse(response="No relevant information was found.")
+
+    @proc.service(DOCUMENT_RAG)
+    async def document_rag(
+        req: DocumentRagRequest, ctx: Context[ProcessorSettings]
+    ) -> DocumentRagResponse:
+        docs_pending.set()
+        await release.wait()
+        return DocumentRagResponse(response="The fox lives in the forest.")
+
+    return proc
+
+
+async def test_an_agent_run_cut_short_by_kill_continues_its_trace_when_its_request_comes_again(
+    processors: RunningProcessors,
+    settings: ProcessorSettings,
+    broker: EmbeddedBroker,
+    world: World,
+    tmp_path: Path,
+) -> None:
+    await start_backends(processors, settings)
+    docs_pending, release = asyncio.Event(), asyncio.Event()
+    await processors.start(standin_rag(docs_pending, release), settings)
+    data = tmp_path / "agent"
+    module = "trustgraph_flow.agent.processor"
+    child = await start_service(module, settings, data, 1)
+    req = AgentRequest(question="Where does the fox live?", user=USER, collection=COLLECTION)
+    asking = asyncio.ensure_future(world.client(AGENT).request(req, timeout=90))
+    await asyncio.wait_for(docs_pending.wait(), 30)  # step 2's tool is pending: kill now
+    await kill(child)
+    release.set()
+    broker.stop()
+    broker.start()
+    await start_service(module, settings, data, 2)
+    answer = await asyncio.wait_for(asking, 90)  # the caller is answered by the rerun
+    assert answer.content and answer.explain_id
+    trace = await stored_trace(world, answer.explain_id, "/final")
+    # One trace, the one the killed run began, complete; never marked interrupted.
+    assert await traces(world) == [(answer.explain_id, "complete")]
+    subjects = {t.s.i for t in trace if isinstance(t.s, IriTerm)}
+    assert {f"{answer.explain_id}/i1", f"{answer.explain_id}/i2"} <= subjects
+    assert not any(t.p.i == TG + "interrupted" for t in trace)
+    # Step 1 was not taken again: its analysis has one thought (one run of it).
+    i1 = f"{answer.explain_id}/i1"
+    thoughts = [t for t in trace if t.p.i == TG + "thought" and t.s == IriTerm(i=i1)]
+    assert len(thoughts) == 1
+    assert all(t.g in (None, GRAPH_RETRIEVAL) for t in trace)

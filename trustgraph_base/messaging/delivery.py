@@ -1,0 +1,32 @@
+"""The request a service handler is answering, for code deep inside it (the trace writer
+keys its run journal by it): its id and its caller's deadline."""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """One request being answered: its ``id`` property and its caller's deadline (epoch
+    seconds; None for an older caller that sent none)."""
+
+    rid: str
+    deadline: float | None
+
+
+CURRENT: ContextVar[Delivery | None] = ContextVar("tg_delivery", default=None)
+
+
+def current_delivery() -> Delivery | None:
+    """The request the running handler answers (None outside a service handler)."""
+    return CURRENT.get()
+
+
+def deadline_of(properties: dict[str, str]) -> float | None:
+    """The caller's deadline in a request's properties (epoch seconds), if it sent one."""
+    try:
+        return int(properties["deadline"]) / 1000
+    except (KeyError, ValueError):
+        return None

@@ -1,0 +1,109 @@
+"""What a traced service does at start with the runs its killed predecessor left in the
+run journal: send their trace messages again, and end the runs that were cut short.
+
+A run cut short whose caller still waits (its request's deadline is ahead) is not marked
+interrupted at once: the broker delivers its request again, and the rerun continues the same
+trace (``trace_writer.open_trace`` claims it by the request's id). Only if the request does
+not come back before its deadline is the run marked interrupted. See docs/provenance.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from trustgraph_base.errors import WireError
+from trustgraph_base.messaging import TRIPLES_STORE, Context
+from trustgraph_base.provenance import GRAPH_RETRIEVAL, interrupted_triples, now_iso
+from trustgraph_base.schema import Metadata, Triples
+from trustgraph_base.wire import decode
+from trustgraph_flow.run_journal import Run, RunJournal
+
+log = logging.getLogger(__name__)
+
+GRACE_S = 2.0  # after a pending run's deadline, before it is marked interrupted
+
+
+async def open_journal(ctx: Context[Any]) -> RunJournal:
+    """Open the journal (at start, in a lifespan hook): send again the trace messages a dead
+    predecessor left; keep each run cut short whose caller still waits for its request to
+    come again, and mark the others interrupted. ``watch_pending`` ends the kept ones."""
+    name = ctx.client_name
+    book = RunJournal(Path(ctx.settings.data_dir) / name / "runs")
+    now = time.time()
+    for run in book.left():
+        await resend(ctx, run)
+        if not run.ended and run.rid and run.until > now:
+            book.adopt(run)
+            log.warning("run %s was cut short: continued if its request comes again", run.uri)
+            continue
+        if not run.ended:
+            await mark_interrupted(ctx, run)
+        book.forget(run.key)
+    book.compact()  # every run left is dealt with, or adopted
+    return book
+
+
+async def resend(ctx: Context[Any], run: Run) -> None:
+    """Publish the run's journaled trace messages again (the store keeps a quad once)."""
+    for data in run.messages:
+        try:
+            message = decode(Triples, data)
+        except WireError as exc:
+            log.warning(
+                "journal of %s: a trace message of %s is unreadable: %s",
+                ctx.client_name,
+                run.uri,
+                exc,
+            )
+            continue
+        if (message.metadata.user, message.metadata.collection) != (run.user, run.collection):
+            log.warning(
+                "journal of %s: a message of %s names another scope: not sent",
+                ctx.client_name,
+                run.uri,
+            )
+            continue
+        await ctx.publish(TRIPLES_STORE, message)
+    if run.messages:
+        log.warning("sent again %d trace message(s) of run %s", len(run.messages), run.uri)
+
+
+async def mark_interrupted(ctx: Context[Any], run: Run) -> None:
+    """End the trace of a run cut short: ``prov:endedAtTime`` and ``tg:interrupted``."""
+    reason = f"the {ctx.client_name} process stopped before this run finished"
+    meta = Metadata(id=run.uri, user=run.user, collection=run.collection)
+    triples = interrupted_triples(run.uri, GRAPH_RETRIEVAL, reason, now_iso())
+    await ctx.publish(TRIPLES_STORE, Triples(metadata=meta, triples=triples))
+    log.warning("marked run %s interrupted: %s", run.uri, reason)
+
+
+async def watch_pending(ctx: Context[Any], book: RunJournal) -> None:
+    """Mark interrupted each pending run whose request did not come again by its deadline
+    (run for the processor's life, from its lifespan; returns once none is pending)."""
+    while book.pending:
+        first = min(run.until for run in book.pending.values())
+        await asyncio.sleep(max(0.0, first + GRACE_S - time.time()))
+        now = time.time()
+        for run in [r for r in book.pending.values() if r.until + GRACE_S <= now]:
+            if book.claim(run.rid) is run:
+                await mark_interrupted(ctx, run)
+                book.done(run.key)
+
+
+@asynccontextmanager
+async def journal_open(ctx: Context[Any]) -> AsyncIterator[RunJournal]:
+    """The run journal for a lifespan hook (``open_journal``), with ``watch_pending``
+    running until the hook closes."""
+    book = await open_journal(ctx)
+    watching = asyncio.create_task(watch_pending(ctx, book))
+    try:
+        yield book
+    finally:
+        watching.cancel()
+        await asyncio.gather(watching, return_exceptions=True)
