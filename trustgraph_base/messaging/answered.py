@@ -58,7 +58,9 @@ class AnsweredLog:
     def add(self, rid: str, deadline: float | None) -> None:
         """``rid`` was answered (every reply persisted); ``deadline``: its caller's, or None."""
         now = time.time()
-        until = max(deadline or 0.0, now + (0.0 if deadline else KEEP_S))
+        until = deadline if deadline is not None else now + KEEP_S
+        if until <= now:
+            return  # its caller has gone: a delivery again is skipped as expired anyway
         self.ids[rid] = until
         line = (json.dumps({"id": rid, "until": round(until, 3)}) + "\n").encode()
         if self._fd is None:
