@@ -61,22 +61,26 @@ Layout = dict[int, list[tuple[int, list[tuple[IriTerm, IriTerm, IriTerm]]]]]
 
 
 def paged_document(doc: str, title: str, layout: Layout, decoded_at: str) -> list[Triple]:
-    """A PDF ``doc``: ``layout`` maps each page number to its chunks (index, extracted edges)."""
+    """A PDF ``doc``: ``layout`` maps each page number to its chunks (index, extracted edges).
+
+    Its activities are named as the processors name theirs: one decode of the document, one
+    chunking of each page, one extraction of each chunk."""
     out = document_triples(doc, title, "application/pdf")
-    out += activity_triples(
-        uris.activity_uri(doc, "decode"), uris.component_uri("decoder"), "decoder", decoded_at
-    )
+    decode = uris.activity_uri(doc, "decode")
+    out += activity_triples(decode, uris.component_uri("decoder"), "decoder", decoded_at)
     for page_number, chunks in layout.items():
         page = uris.page_uri(doc, page_number)
-        out += page_triples(page, doc, page_number, uris.activity_uri(page, "decode"))
+        out += page_triples(page, doc, page_number, decode)
+        chunking = uris.activity_uri(page, "chunk")
+        out += activity_triples(chunking, uris.component_uri("chunker"), "chunker", decoded_at)
         for index, edges in chunks:
             chunk = uris.chunk_uri(page, index)
-            out += chunk_triples(
-                chunk, page, index, index * 100, 100, uris.activity_uri(chunk, "chunk")
+            out += chunk_triples(chunk, page, index, index * 100, 100, chunking)
+            extract = uris.activity_uri(chunk, "extract")
+            out += activity_triples(
+                extract, uris.component_uri("extractor"), "extractor", decoded_at
             )
-            out += subgraph_triples(
-                uris.subgraph_uri(chunk), chunk, edges, uris.activity_uri(chunk, "extract")
-            )
+            out += subgraph_triples(uris.subgraph_uri(chunk), chunk, edges, extract)
     return out
 
 
@@ -89,9 +93,10 @@ def document() -> list[Triple]:
 def plain_document(doc: str = "urn:trustgraph:doc:notes") -> list[Triple]:
     """A page-less document with two chunks directly under it."""
     out = document_triples(doc, "Notes", "text/plain")
+    chunking = uris.activity_uri(doc, "chunk")
+    out += activity_triples(chunking, uris.component_uri("chunker"), "chunker", TIME.format(0))
     for index in (1, 0):
-        chunk = uris.chunk_uri(doc, index)
-        out += chunk_triples(chunk, doc, index, index * 50, 50, uris.activity_uri(chunk, "chunk"))
+        out += chunk_triples(uris.chunk_uri(doc, index), doc, index, index * 50, 50, chunking)
     return out
 
 

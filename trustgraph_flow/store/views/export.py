@@ -98,10 +98,11 @@ def source_part(store: QuadStore, chunks: set[str], edges: list[ox.Triple]) -> l
             if isinstance(q.subject, ox.NamedNode):
                 quads.append(q)
                 quads += [x for x in _subject(store, q.subject, SOURCE) if x.predicate != contains]
-                chain.update(
+                chain.update(  # its chunk, and the extraction activity that made it
                     x.object.value
-                    for x in store.quads_for_pattern(q.subject, derived, None, SOURCE)
-                    if isinstance(x.object, ox.NamedNode)
+                    for x in store.quads_for_pattern(q.subject, None, None, SOURCE)
+                    if x.predicate in (derived, n(PROV.wasGeneratedBy))
+                    and isinstance(x.object, ox.NamedNode)
                 )
     seen: set[str] = set()
     pending = sorted(chain)
