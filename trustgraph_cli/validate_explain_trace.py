@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from trustgraph_cli.options import Gateway, format_option, gateway_options, run
+from trustgraph_cli.options import Gateway, command, format_option, gateway_options, run
 
 EPILOG = """\b
 Examples:
@@ -20,7 +20,7 @@ The shapes are in docs/shapes/ (docs/provenance.md, "SHACL shapes").
 """
 
 
-@click.command(epilog=EPILOG)
+@command(epilog=EPILOG)
 @click.argument("trace_id", metavar="ID")
 @format_option("text", "json", help="A verdict and a line per violation, or the result as JSON.")
 @gateway_options
