@@ -24,6 +24,7 @@ EPILOG = """\b
 Examples:
   tg-show-source-usage urn:trustgraph:doc:world-facts
   tg-show-source-usage urn:trustgraph:doc:world-facts/p1 --limit 10
+  tg-show-source-usage world-facts/p2
   tg-show-source-usage urn:trustgraph:doc:world-facts/p1/c0 --format json
   tg-show-source-usage "<urn:trustgraph:entity:paris> <urn:trustgraph:rel:is_the_capital_of> <urn:trustgraph:entity:france>"
 """
@@ -42,8 +43,9 @@ Examples:
 def main(source: str, limit: int, fmt: str, gw: Gateway) -> None:
     """List every top-level answer whose evidence rests on a source, newest first.
 
-    URI is a document (URI or the id it was loaded with), a page, a chunk, or an edge
-    written as "<s> <p> <o>". An answer rests on a source through a GraphRAG focus edge
+    URI is a document (URI or the id it was loaded with), a page, a chunk (a URI, or the
+    document's id with /pN and /cM after it: world-facts/p2/c0), or an edge written as
+    "<s> <p> <o>". An answer rests on a source through a GraphRAG focus edge
     extracted from it, a DocumentRAG selected chunk of it, or an agent tool's sub-trace
     that did either; each linking path is shown.
     """

@@ -73,7 +73,11 @@ def test_chunk_page_and_document_cover_what_lies_under_them(stores: Backend) -> 
     assert ids(docrag) == ["d1"] and docrag.traces[0].paths[0].kind == "chunk"
     assert ids(usage(stores, P1)) == ["a1", "d1", "g1"]
     assert usage(stores, uris.page_uri(DOC, 2)).traces == []
-    whole = usage(stores, "d1")  # a bare document id, as tg-load-document takes it
+    # A bare document id, as tg-load-document takes it, and its pages and chunks after it.
+    assert ids(usage(stores, "d1/p1")) == ids(usage(stores, P1)) == ["a1", "d1", "g1"]
+    assert usage(stores, "d1/p1").source == P1 and usage(stores, "d1/p1").kind == "page"
+    assert ids(usage(stores, "d1/p1/c1")) == ["d1"]
+    whole = usage(stores, "d1")
     assert whole.kind == "document" and ids(whole) == ["a1", "d1", "g1"]
     assert {p.chunk for t in whole.traces for p in t.paths} == {
         uris.chunk_uri(P1, 0),

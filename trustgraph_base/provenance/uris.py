@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import uuid
 from typing import Literal
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 TraceKind = Literal["agent", "graph-rag", "document-rag"]
 
@@ -154,6 +154,21 @@ def document_uri(doc_id: str) -> str:
     return DOC_PREFIX + quote(doc_id, safe="-._~")
 
 
+def source_uri(ref: str) -> str:
+    """A document, page or chunk URI from what a user writes: a URI as it is, a bare document
+    id (``document_uri``), or a bare id with its page and chunk after it, as the URIs put them
+    (``DOC/p2``, ``DOC/p2/c0``, ``DOC/c3``): only the id is encoded, not those slashes."""
+    if ":" in ref:
+        return ref
+    parts = ref.split("/")
+    tail: list[str] = []
+    for letter in ("c", "p"):  # from the end: a chunk, then the page it is in
+        last = parts[-1]
+        if len(parts) > 1 and last[:1] == letter and last[1:].isascii() and last[1:].isdigit():
+            tail.insert(0, parts.pop())
+    return "/".join([document_uri("/".join(parts)), *tail])
+
+
 def page_uri(doc_uri: str, n: int) -> str:
     return f"{doc_uri}/p{n}"
 
@@ -190,3 +205,13 @@ def entity_uri(label: str) -> str:
 def relation_uri(label: str) -> str:
     """The IRI of an extracted relationship, from its label."""
     return RELATION_PREFIX + _slug(label)
+
+
+def minted_label(uri: str) -> str | None:
+    """The (lowercased) label an entity or relation URI was minted from (``entity_uri``,
+    ``relation_uri``): what to show of an edge whose labels went with its document; None for
+    any other URI."""
+    for prefix in (ENTITY_PREFIX, RELATION_PREFIX):
+        if uri.startswith(prefix) and len(uri) > len(prefix):
+            return unquote(uri[len(prefix) :]).replace("_", " ")
+    return None

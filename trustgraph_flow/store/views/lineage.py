@@ -13,7 +13,7 @@ import pyoxigraph as ox
 
 from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.provenance.namespaces import TG
-from trustgraph_base.provenance.uris import document_uri
+from trustgraph_base.provenance.uris import source_uri
 from trustgraph_base.schema.explain import (
     ChunkNode,
     DocumentView,
@@ -52,7 +52,7 @@ def parse_source(text: str) -> Source:
             )
         q = quads[0]
         return ox.Triple(q.subject, q.predicate, q.object)
-    uri = text[1:-1] if text.startswith("<") else document_uri(text)
+    uri = text[1:-1] if text.startswith("<") else source_uri(text)
     try:
         return ox.NamedNode(uri)
     except ValueError as exc:
