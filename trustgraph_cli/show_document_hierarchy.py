@@ -58,21 +58,26 @@ def main(doc_id: str, show_content: bool, max_content: int, fmt: str, gw: Gatewa
 
 async def fetch_document(gw: Gateway, doc_id: str, with_content: bool) -> DocumentView:
     """One EXPLAIN document-hierarchy round trip, plus one get-content for every chunk."""
+    from trustgraph_base.errors import ErrorType, ServiceError
     from trustgraph_cli.client import GatewayClient
     from trustgraph_cli.render.lazy import preload
     from trustgraph_cli.render.output import scope_text
-    from trustgraph_cli.responses import NotFound, call_explain
+    from trustgraph_cli.responses import NotFound, call_explain, in_scope
 
     loading = preload(
         "trustgraph_base.wire", "trustgraph_base.schema.explain", "trustgraph_cli.render.document"
     )
     missing = f"no document {doc_id!r} in {scope_text(gw.user, gw.collection)}."
+
+    def said(exc: ServiceError) -> str:  # the store's reason: not here, or removed (when, why)
+        return f"{in_scope(exc, gw)}." if exc.type == ErrorType.NOT_FOUND else missing
+
     request = {"operation": "document-hierarchy", "id": doc_id}
     async with GatewayClient(gw) as client:
         try:
-            doc = (await call_explain(client, request, missing, "a hierarchy")).document
-        except NotFound:
-            doc = None
+            doc = (await call_explain(client, request, said, "a hierarchy")).document
+        except NotFound as exc:
+            doc, missing = None, exc.message
         finally:
             await loading
         if doc is None or not (doc.pages or doc.chunks):

@@ -49,6 +49,8 @@ async def test_source_usage_and_hierarchy_counts(stack: Stack) -> None:
 
     # The agent's knowledge-query sub-trace selected the Nile edge of page 2.
     page2 = as_json(await invoke(url, "tg-show-source-usage", f"{facts}/p2", "--format", "json"))
+    bare = facts.removeprefix("urn:trustgraph:doc:") + "/p2"  # the id it was loaded with
+    assert as_json(await invoke(url, "tg-show-source-usage", bare, "--format", "json")) == page2
     agent_use = next(t for t in page2["traces"] if t["trace"]["id"] == AGENT)
     assert agent_use["paths"] and all(p["trace"] != AGENT for p in agent_use["paths"])
 
@@ -144,7 +146,14 @@ async def test_remove_document_marks_its_traces_and_leaves_the_rest(stack: Stack
     assert agent["steps"][0]["subtraces"][0]["edges"][0]["removed"]
 
     gone = await stack.cli("tg-show-document-hierarchy", facts)
-    assert gone.code == 1
+    assert gone.code == 1 and f"document '{facts}' was removed on " in gone.stderr
+    assert "(reason: takedown request 114)" in gone.stderr, gone.stderr
+    # The Nile edge went with its only document, labels and all: shown by the names its
+    # entities were minted from, never as raw identifiers, with the removal beside it.
+    agent_text = await stack.cli("tg-show-explain-trace", AGENT, env={"COLUMNS": "200"})
+    assert "nile → flows through → cairo" in agent_text.stdout.lower(), agent_text.stdout
+    assert "urn:trustgraph:entity:" not in agent_text.stdout
+    assert "source removed on " in agent_text.stdout
     listed = as_json(await invoke(url, "tg-list-documents", "--format", "json"))
     assert [d["id"] for d in listed] == [capitals]
     after = await invoke(url, "tg-show-document-hierarchy", capitals, "--format", "json")

@@ -167,5 +167,16 @@ def term_text(term: Any) -> str:
 
 
 def label_or_term(label: str | None, term: Any) -> str:
-    """A label where the store found one; else the term itself (a literal keeps its quotes)."""
-    return label if label else term_text(term)
+    """A label where the store found one; else, for an extracted entity or relation (whose
+    label may have gone with its document), the label its URI was minted from; else the term
+    itself (a literal keeps its quotes)."""
+    if label:
+        return label
+    data = term if isinstance(term, dict) else term.model_dump()
+    if data.get("t") == "i":
+        from trustgraph_base.provenance.uris import minted_label
+
+        minted = minted_label(str(data["i"]))
+        if minted:
+            return minted
+    return term_text(term)

@@ -56,7 +56,7 @@ from trustgraph_flow.store.governance.seal import Seal, open_seal
 from trustgraph_flow.store.sparql.check import check_query
 from trustgraph_flow.store.sparql.client import SparqlServer, StoreUnavailable
 from trustgraph_flow.store.sparql.pool import SparqlPool
-from trustgraph_flow.store.views import diff, explain, export, hierarchy, lineage, query
+from trustgraph_flow.store.views import diff, explain, export, hierarchy, lineage, query, removals
 from trustgraph_flow.store.writer import WriteReport, write_batch
 
 log = logging.getLogger(__name__)
@@ -514,7 +514,8 @@ def on_collection(
         raise ServiceError(ErrorType.BAD_REQUEST, f"unknown operation {req.operation!r}")
     doc = hierarchy.document_view(handle.store if handle else None, doc_iri(req.id))
     if doc is None or handle is None:
-        raise ServiceError(ErrorType.NOT_FOUND, f"no document {req.id!r} in this collection")
+        store = handle.store if handle else None
+        raise ServiceError(ErrorType.NOT_FOUND, removals.not_here(store, doc_iri(req.id), req.id))
     return ExplainResponse(document=lineage.with_usage(handle.index, doc))
 
 

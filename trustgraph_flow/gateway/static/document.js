@@ -50,8 +50,29 @@ function chunkArticle(chunk, text, marked, from) {
     usedBy(chunk.uri, chunk.used_by, "chunk", from, false));
 }
 
+/** A document the collection no longer holds: the store says whether it was removed (when,
+ * why) or never here; the traces that used it stay, marked "source removed". */
+function goneNotice(view, id, params, err) {
+  const from = params.get("from");
+  document.title = "Document not here · explaingraph";
+  view.append(
+    h("nav", { class: "crumbs", "aria-label": "Breadcrumb" }, h("a", { href: "#/" }, "Traces"), " › ",
+      from ? h("a", { href: route("trace", from), class: "back" }, "the trace you came from") : h("span", {}, id)),
+    h("h1", { tabindex: "-1", "data-autofocus": "" }, "This document is not in the collection"),
+    h("div", { class: "notice", role: "status" },
+      h("p", {}, err.message.charAt(0).toUpperCase() + err.message.slice(1) + "."),
+      h("p", { class: "muted" }, h("code", {}, id))));
+}
+
 export async function documentPage(view, id, params, live) {
-  const data = await api.explain({ operation: "document-hierarchy", id });
+  let data;
+  try {
+    data = await api.explain({ operation: "document-hierarchy", id });
+  } catch (err) {
+    if (err.type !== "not-found") throw err;
+    if (live()) goneNotice(view, id, params, err);
+    return;
+  }
   if (!live()) return;
   const doc = data.document;
   const chunks = [...doc.pages.flatMap((p) => p.chunks), ...doc.chunks];

@@ -96,10 +96,20 @@ export function typeBadge(type) {
 }
 
 /** The words of an RDF term from the wire ({t:"i",i} / {t:"l",v} …). */
+/** The label an entity or relation URI was minted from (its label may have gone with its
+ * document), as trustgraph_base.provenance.uris.minted_label reads it; null for other URIs. */
+export function mintedLabel(uri) {
+  const m = /^urn:trustgraph:(entity|rel):(.+)$/.exec(uri);
+  if (!m) return null;
+  let text = m[2];
+  try { text = decodeURIComponent(text); } catch { /* a malformed escape: shown as it is */ }
+  return text.replace(/_/g, " ");
+}
+
 export function termText(term, label) {
   if (label) return label;
   if (!term) return "";
-  if (term.t === "i") return term.i.replace(/^urn:trustgraph:(entity|rel):/, "").replace(/_/g, " ");
+  if (term.t === "i") return mintedLabel(term.i) ?? term.i;
   if (term.t === "l") return term.v;
   if (term.t === "b") return `_:${term.d}`;
   if (term.t === "t" && term.tr) return `<< ${termText(term.tr.s)} ${termText(term.tr.p)} ${termText(term.tr.o)} >>`;

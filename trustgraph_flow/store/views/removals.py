@@ -51,3 +51,23 @@ def removal(store: QuadStore, erasure: ox.NamedNode) -> Removal:
         reason=first(TG.reason),
         document=first(TG.removedDocument),
     )
+
+
+def not_here(store: QuadStore | None, document: str, asked: str) -> str:
+    """Why the collection holds no document ``asked`` (URI ``document``, a valid IRI): removed
+    on a date for a reason (its erasure, ``governance/erasure.py``), or never here."""
+    erasures = (
+        store.quads_for_pattern(None, n(TG.removedDocument), ox.NamedNode(document), RETRIEVAL)
+        if store is not None
+        else []
+    )
+    for q in erasures:
+        if store is not None and isinstance(q.subject, ox.NamedNode):
+            gone = removal(store, q.subject)
+            why = f" (reason: {gone.reason})" if gone.reason else ""
+            return (
+                f"document {asked!r} was removed on {gone.time}{why}; the traces that used it "
+                "are kept, marked 'source removed'; its pages, chunks and edges are no longer "
+                "in this collection"
+            )
+    return f"no document {asked!r} in this collection"
