@@ -75,3 +75,30 @@ async def test_start_stop_restart_keeps_data(start, tmp_path: Path) -> None:  # 
     second.proc.send_signal(signal.SIGINT)  # what Ctrl-C does
     assert await asyncio.wait_for(second.proc.wait(), 30) == 0
     assert "explaingraph stopped." in await second.wait_for("stopped.")
+
+
+async def test_the_broker_and_gateway_ports_can_be_set(start, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    data, port, broker = tmp_path / "tg", free_port(), free_port()
+    running = await start(data, port, {"TG_BROKER_PORT": str(broker)})
+    assert await running.wait_for("broker up on") == f"broker up on pulsar://127.0.0.1:{broker}"
+    await running.wait_for("explaingraph is up:")
+    assert (data / "broker" / "port").read_text() == str(broker)
+    await publish(data)
+    url = f"http://localhost:{port}/"
+    found = await eventually(lambda: query(url), lambda r: "hello" in r[1])
+    assert found[1] == f'<{S}> <{P}> "hello" .\n'
+
+    # Taken ports are refused in one line, naming the flag that sets them (or its variable).
+    other, gateway = str(tmp_path / "other"), str(free_port())
+    code, _, err = await run_cli(
+        "tg-start", "--data-dir", other, "--port", gateway, "--broker-port", str(broker)
+    )
+    assert (code, err) == (
+        1,
+        f"Error: port {broker} is already in use — pass --broker-port with a free one\n",
+    )
+    code, _, err = await run_cli("tg-start", "--data-dir", other, env={"TG_PORT": str(port)})
+    assert (code, err) == (
+        1,
+        f"Error: port {port} is already in use — pass --port with a free one\n",
+    )

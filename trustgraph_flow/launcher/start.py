@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import contextlib
-import errno
 import importlib.util
 import os
 import shlex
 import signal
-import socket
 import sys
 import time
 import urllib.error
@@ -19,6 +17,7 @@ from types import FrameType
 import click
 
 from trustgraph_base.usage import command
+from trustgraph_flow.launcher.ports import bind_problem, broker_port
 from trustgraph_flow.launcher.rundir import (
     Lock,
     RunDir,
@@ -35,7 +34,8 @@ GATEWAY = "gateway"
 EPILOG = """\b
 Examples:
   tg-start                              # data in ~/.local/share/explaingraph, port 8088
-  tg-start --data-dir ./demo --port 8090
+  tg-start --data-dir ./demo --port 8090 --broker-port 6651
+  TG_PORT=8090 TG_BROKER_PORT=6651 tg-start            # the same, from the environment
   TG_LLM_BASE_URL=http://localhost:8000/v1 tg-start   # LLM settings pass through the environment
   TG_GATEWAY_TOKEN=s3cret tg-start --host 0.0.0.0      # clients then need --token s3cret
 Stop it with Ctrl-C, or 'tg-stop' (same --data-dir) from another terminal.
@@ -47,19 +47,6 @@ def say(message: str) -> None:
     with contextlib.suppress(OSError):
         click.echo(message)
         sys.stdout.flush()
-
-
-def bind_problem(port: int, host: str = "127.0.0.1") -> str | None:
-    """Why the gateway could not listen on ``host:port`` (None when it could)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            s.bind((host, port))
-        except OSError as exc:
-            if exc.errno == errno.EADDRINUSE:
-                return f"port {port} is already in use — pass --port with a free one"
-            return f"cannot listen on {host}:{port} ({exc.strerror or exc}) — check --host"
-        return None
 
 
 def llm_line() -> str:
@@ -81,10 +68,6 @@ def llm_line() -> str:
     )
 
 
-def port_free(port: int) -> bool:
-    return bind_problem(port) is None
-
-
 def importable(module: str) -> bool:
     try:
         return importlib.util.find_spec(module) is not None
@@ -104,10 +87,18 @@ def importable(module: str) -> bool:
     type=click.IntRange(1, 65535),
     default=8088,
     show_default=True,
-    help="Gateway port.",
+    envvar="TG_PORT",
+    help="Gateway port (env TG_PORT).",
+)
+@click.option(
+    "--broker-port",
+    type=click.IntRange(1, 65535),
+    default=None,
+    envvar="TG_BROKER_PORT",
+    help="Broker port (env TG_BROKER_PORT) [default: the one used last time if free, else any].",
 )
 @click.option("--host", default=None, help="Gateway interface (default 127.0.0.1 without a token).")
-def main(data_dir: Path | None, port: int, host: str | None) -> None:
+def main(data_dir: Path | None, port: int, broker_port: int | None, host: str | None) -> None:
     """Start the broker, every processor and the gateway; stop them all on Ctrl-C or tg-stop."""
     os.umask(0o077)  # the data folder, logs and the broker's files: private to their owner
     rundir = RunDir((data_dir or default_data_dir()).expanduser().resolve())
@@ -131,10 +122,12 @@ def main(data_dir: Path | None, port: int, host: str | None) -> None:
             rundir.pid_file.unlink()
             say(f"removed a stale pid file from {rundir.root}")
         problem = bind_problem(port, host or "127.0.0.1")
+        if broker_port is not None and not problem:
+            problem = bind_problem(broker_port, flag="--broker-port")
         if problem:
             raise click.ClickException(problem)
         rundir.pid_file.write_text(f"{os.getpid()}\n")
-        code = Launch(rundir, port, host).run()
+        code = Launch(rundir, port, host, broker_port).run()
     finally:
         rundir.pid_file.unlink(missing_ok=True)
         lock.release()
@@ -144,10 +137,13 @@ def main(data_dir: Path | None, port: int, host: str | None) -> None:
 class Launch:
     """One run of the stack, from broker start to the last child stopped."""
 
-    def __init__(self, rundir: RunDir, port: int, host: str | None) -> None:
+    def __init__(
+        self, rundir: RunDir, port: int, host: str | None, broker_port: int | None = None
+    ) -> None:
         self.rundir = rundir
         self.port = port
         self.host = host
+        self.wanted_broker_port = broker_port
         self.stopping = False
         self.health: dict[str, object] = {}
 
@@ -192,14 +188,8 @@ class Launch:
             say("explaingraph stopped.")
 
     def broker_port(self) -> int:
-        """The port used last time if it is still free, else a new free one."""
-        from trustgraph_base.messaging import free_port
-
-        with contextlib.suppress(OSError, ValueError):
-            last = int(self.rundir.broker_port_file.read_text())
-            if port_free(last):
-                return last
-        return free_port()
+        """``--broker-port``, else the port used last time if it is still free, else a free one."""
+        return broker_port(self.wanted_broker_port, self.rundir.broker_port_file)
 
     def children(self, pulsar_url: str) -> list[Child]:
         """Every available processor from the registry, then the gateway."""
