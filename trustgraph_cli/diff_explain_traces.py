@@ -14,9 +14,10 @@ if TYPE_CHECKING:
 
 EPILOG = """\b
 Examples:
-  tg-diff-explain-traces urn:trustgraph:question:1b2c urn:trustgraph:docrag:9f8e
-  tg-diff-explain-traces 1b2c 9f8e --format json
-  tg-diff-explain-traces urn:trustgraph:agent:aa11 urn:trustgraph:agent:bb22 -U alice
+  a=$(tg-list-explain-traces --format csv | sed -n 2p | cut -d, -f1)   # the newest trace
+  b=$(tg-list-explain-traces --format csv | sed -n 3p | cut -d, -f1)   # the one before
+  tg-diff-explain-traces "$a" "$b"
+  tg-diff-explain-traces "$a" "$b" --format json
 """
 
 LEVELS = (("documents", "Documents"), ("pages", "Pages"), ("chunks", "Chunks"), ("edges", "Edges"))

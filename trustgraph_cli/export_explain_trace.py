@@ -8,9 +8,10 @@ from trustgraph_cli.options import Gateway, command, gateway_options, run
 
 EPILOG = """\b
 Examples:
-  tg-export-explain-trace urn:trustgraph:question:1b2c -o trace.trig
-  tg-export-explain-trace 1b2c --format provn
-  tg-export-explain-trace urn:trustgraph:agent:aa11 --format jsonld -o trace.jsonld
+  trace=$(tg-list-explain-traces -l 1 --format csv | sed -n 2p | cut -d, -f1)   # the newest trace
+  tg-export-explain-trace "$trace" -o trace.trig
+  tg-export-explain-trace "$trace" --format provn
+  tg-export-explain-trace "$trace" --format jsonld -o trace.jsonld
 """
 
 FORMATS = ["trig", "turtle", "jsonld", "provn", "provjson"]

@@ -21,7 +21,7 @@ from trustgraph_cli.terms import TermParam
 EPILOG = """\b
 Examples:
   tg-query-triples -p http://www.w3.org/2000/01/rdf-schema#label -l 10
-  tg-query-triples -s '<urn:trustgraph:doc:abc>' -g urn:graph:source --format json
+  tg-query-triples -s '<urn:trustgraph:doc:world-facts-718bc1a1>' -g urn:graph:source --format json
   tg-query-triples -o '"Alice"@en' -g ''      # '' is the default graph (no -g: every graph)
 """
 

@@ -21,9 +21,9 @@ if TYPE_CHECKING:
 
 EPILOG = """\b
 Examples:
-  tg-show-document-hierarchy urn:trustgraph:doc:report-1a2b3c4d
-  tg-show-document-hierarchy report-1a2b3c4d --show-content --max-content 80
-  tg-show-document-hierarchy urn:trustgraph:doc:report-1a2b3c4d --format json
+  tg-show-document-hierarchy urn:trustgraph:doc:world-facts-718bc1a1   # samples/world-facts.pdf
+  tg-show-document-hierarchy world-facts-718bc1a1 --show-content --max-content 80
+  tg-show-document-hierarchy urn:trustgraph:doc:world-facts-718bc1a1 --format json
 """
 
 

@@ -22,9 +22,10 @@ if TYPE_CHECKING:
 
 EPILOG = """\b
 Examples:
-  tg-show-explain-trace urn:trustgraph:agent:3f1c2d0e-5b7a-4c1e-9d2f-0a1b2c3d4e5f
-  tg-show-explain-trace urn:trustgraph:question:42 --show-provenance --max-answer 0
-  tg-show-explain-trace 3f1c2d0e-5b7a-4c1e-9d2f-0a1b2c3d4e5f --format json
+  trace=$(tg-list-explain-traces -l 1 --format csv | sed -n 2p | cut -d, -f1)   # the newest trace
+  tg-show-explain-trace "$trace"
+  tg-show-explain-trace "$trace" --show-provenance --max-answer 0
+  tg-show-explain-trace "$trace" --format json
 """
 
 

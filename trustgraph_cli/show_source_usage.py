@@ -22,10 +22,10 @@ if TYPE_CHECKING:
 
 EPILOG = """\b
 Examples:
-  tg-show-source-usage urn:trustgraph:doc:world-facts
-  tg-show-source-usage urn:trustgraph:doc:world-facts/p1 --limit 10
-  tg-show-source-usage world-facts/p2
-  tg-show-source-usage urn:trustgraph:doc:world-facts/p1/c0 --format json
+  tg-show-source-usage urn:trustgraph:doc:world-facts-718bc1a1   # samples/world-facts.pdf
+  tg-show-source-usage urn:trustgraph:doc:world-facts-718bc1a1/p1 --limit 10
+  tg-show-source-usage world-facts-718bc1a1/p2
+  tg-show-source-usage urn:trustgraph:doc:world-facts-718bc1a1/p1/c0 --format json
   tg-show-source-usage "<urn:trustgraph:entity:paris> <urn:trustgraph:rel:is_the_capital_of> <urn:trustgraph:entity:france>"
 """
 

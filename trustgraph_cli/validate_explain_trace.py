@@ -10,9 +10,9 @@ from trustgraph_cli.options import Gateway, command, format_option, gateway_opti
 
 EPILOG = """\b
 Examples:
-  tg-validate-explain-trace urn:trustgraph:agent:3f1c2d0e-5b7a-4c1e-9d2f-0a1b2c3d4e5f
-  tg-validate-explain-trace 3f1c2d0e-5b7a-4c1e-9d2f-0a1b2c3d4e5f --format json
-  tg-validate-explain-trace urn:trustgraph:question:42 -C research
+  trace=$(tg-list-explain-traces -l 1 --format csv | sed -n 2p | cut -d, -f1)   # the newest trace
+  tg-validate-explain-trace "$trace"
+  tg-validate-explain-trace "$trace" --format json
 \b
 Exit status: 0 the trace and its source chain conform, 1 a shape is violated (each
 violation printed: the node, the property and what is wrong), or the trace was not found.

@@ -13,9 +13,9 @@ if TYPE_CHECKING:
 
 EPILOG = """\b
 Examples:
-  tg-verify-explain-trace urn:trustgraph:agent:3f1c2d0e-5b7a-4c1e-9d2f-0a1b2c3d4e5f
-  tg-verify-explain-trace 3f1c2d0e-5b7a-4c1e-9d2f-0a1b2c3d4e5f --format json
-  tg-verify-explain-trace urn:trustgraph:question:42 -U alice -C research
+  trace=$(tg-list-explain-traces -l 1 --format csv | sed -n 2p | cut -d, -f1)   # the newest trace
+  tg-verify-explain-trace "$trace"
+  tg-verify-explain-trace "$trace" --format json
 \b
 Exit status: 0 verified (or erased, with a valid tombstone), 1 anything else: changed,
 unsigned, still in progress (not signed yet), or not found.
