@@ -57,8 +57,10 @@ log = logging.getLogger(__name__)
 class Settings(ProcessorSettings):
     max_edges: int = 200
     """Most edges kept per chunk (more is a runaway answer)."""
-    document_budget: float = Field(default=1800.0, ge=0)
-    """Seconds a document's extraction may take (0: no limit); later chunks get no edges."""
+    document_budget: float = Field(default=600.0, ge=0)
+    """Seconds a document's extraction may take (0: no limit), plus chunk_budget a chunk."""
+    chunk_budget: float = Field(default=30.0, ge=0)
+    """Seconds each chunk adds to its document's budget; past it, chunks get no edges."""
 
 
 proc: Processor[Settings, DocumentClock] = Processor("extractor", Settings)
@@ -68,7 +70,7 @@ Extracted = tuple[list[ExtractedEdge], TextCompletionResponse | None, str | None
 
 @proc.lifespan
 async def document_clock(ctx: Context[Settings]) -> AsyncIterator[DocumentClock]:
-    yield DocumentClock(ctx.settings.document_budget)
+    yield DocumentClock(ctx.settings.document_budget, ctx.settings.chunk_budget)
 
 
 async def _extract(chunk: ChunkText, ctx: Context[Settings, DocumentClock]) -> Extracted:
@@ -78,8 +80,9 @@ async def _extract(chunk: ChunkText, ctx: Context[Settings, DocumentClock]) -> E
     error = ""
     resp: TextCompletionResponse | None = None
     request = extraction_request(chunk.text)
+    left = ctx.state.arrived(key)
     for attempt in (1, 2):
-        left = ctx.state.remaining(key)
+        left = left if attempt == 1 else ctx.state.remaining(key)
         if left is not None and left <= 0:
             return [], resp, ctx.state.reason()
         wait = min(left or ctx.settings.request_timeout, ctx.settings.request_timeout)

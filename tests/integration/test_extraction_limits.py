@@ -70,9 +70,11 @@ async def test_a_document_past_its_time_budget_ends_with_the_reason(
 ) -> None:
     text = " ".join(f"Town{n} is the capital of Region{n}." for n in range(120)).encode()
     async with OpenAIStub(default=Reply('{"edges": []}', delay=120)) as stub:
-        await run_pipeline(processors, settings, stub, document_budget=1.0, llm_timeout=120)
+        await run_pipeline(
+            processors, settings, stub, document_budget=1.0, chunk_budget=0.0, llm_timeout=120
+        )
         doc = await client.upload("slow.txt", text, "text/plain")
         info = await client.settled(doc.id, timeout=60)  # the model never answers in time
     assert info.status == "complete" and info.chunks > 1
     assert info.chunks_done == info.chunks and info.edges == 0
-    assert info.error is not None and "time budget (1s, setting document_budget)" in info.error
+    assert info.error is not None and "time budget (1s + 0s a chunk" in info.error

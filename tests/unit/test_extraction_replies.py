@@ -86,14 +86,28 @@ class Ticks:
 
 def test_a_documents_budget_counts_from_its_first_chunk() -> None:
     ticks = Ticks()
-    clock = DocumentClock(10.0, ticks)
+    clock = DocumentClock(10.0, clock=ticks)
     a, b = ("u", "c", "doc-a"), ("u", "c", "doc-b")
-    assert clock.remaining(a) == 10.0
+    assert clock.arrived(a) == 10.0
     ticks.now += 6
-    assert clock.remaining(a) == 4.0 and clock.remaining(b) == 10.0  # each its own clock
+    assert clock.arrived(a) == 4.0 and clock.arrived(b) == 10.0  # each its own clock
     ticks.now += 5
     assert clock.remaining(a) == -1.0  # used up: its later chunks are not extracted
     assert "document_budget" in clock.reason()
     ticks.now += 11  # no chunk of either for a whole budget: both ended, forgotten
-    assert clock.remaining(a) == 10.0
-    assert DocumentClock(0.0, ticks).remaining(a) is None  # 0: no budget
+    assert clock.arrived(a) == 10.0
+    assert DocumentClock(0.0, 5.0, ticks).arrived(a) is None  # 0: no budget
+
+
+def test_each_chunk_seen_adds_to_its_documents_budget() -> None:
+    ticks = Ticks()
+    clock = DocumentClock(10.0, 2.0, ticks)
+    doc = ("u", "c", "big")
+    assert clock.arrived(doc) == 12.0
+    for _ in range(4):  # four more chunks at a sane pace: 1 s each against 2 s allowed
+        ticks.now += 1
+        clock.arrived(doc)
+    assert clock.remaining(doc) == 10.0 + 5 * 2.0 - 4  # 16 s left
+    ticks.now += 5  # one chunk that took far longer than its allowance (a runaway model)
+    assert clock.arrived(doc) == 13.0  # 16 - 5 + 2
+    assert clock.remaining(doc) == 13.0  # a second attempt of the same chunk adds nothing
