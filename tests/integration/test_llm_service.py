@@ -121,7 +121,13 @@ async def test_offline_engine_when_no_endpoint(
     resp = await client.request(req, timeout=10)
     assert resp.model == "offline"
     assert json.loads(resp.response) == [
-        {"s": "Paris", "p": "is the capital of", "o": "France", "o_literal": False}
+        {
+            "s": "Paris",
+            "p": "is the capital of",
+            "o": "France",
+            "o_literal": False,
+            "quote": "Paris is the capital of France.",
+        }
     ]
     streamed = [
         r
