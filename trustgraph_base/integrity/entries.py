@@ -69,6 +69,10 @@ class Signed(_Frozen):
     sig: str
     tombstone: Tombstone | None = None
 
+    @property
+    def hash(self) -> str:
+        return self.entry.hash
+
 
 class Checkpoint(_Frozen):
     """A chain's signed head: its last entry's ``seq`` and hash."""

@@ -51,23 +51,32 @@ def position(node: ox.NamedNode) -> tuple[str, int] | None:
     return (chain, int(seq)) if seq.isdigit() else None
 
 
-def append(store: QuadStore, signed: Signed, manifest: str, head: Checkpoint, pem: str) -> None:
-    """Write an entry, its manifest and its chain's new checkpoint (one transaction each)."""
-    e = signed.entry
-    node = entry_node(e.chain, e.seq)
-    record = signed.model_copy(update={"tombstone": None}).model_dump_json(exclude={"tombstone"})
-    store.extend(
-        [
-            ox.Quad(node, RECORD, ox.Literal(record), GRAPH),
-            ox.Quad(node, SUBJECT, ox.NamedNode(e.subject), GRAPH),
+def append(
+    store: QuadStore, signed: list[Signed], manifests: list[str], head: Checkpoint, pem: str
+) -> None:
+    """Write entries, their manifests and their chain's new checkpoint in one transaction
+    (the checkpoints before it are removed now and then: ``prune``)."""
+    quads = [
+        ox.Quad(ox.NamedNode(NS + "key:" + head.kid), PEM, ox.Literal(pem), GRAPH),
+        ox.Quad(ox.NamedNode(_CHAIN + head.chain), HEAD, ox.Literal(head.model_dump_json()), GRAPH),
+    ]
+    for s, manifest in zip(signed, manifests, strict=True):
+        node = entry_node(s.entry.chain, s.entry.seq)
+        quads += [
+            ox.Quad(node, RECORD, ox.Literal(s.model_dump_json(exclude={"tombstone"})), GRAPH),
+            ox.Quad(node, SUBJECT, ox.NamedNode(s.entry.subject), GRAPH),
             ox.Quad(node, MANIFEST, ox.Literal(manifest), GRAPH),
-            ox.Quad(ox.NamedNode(NS + "key:" + e.kid), PEM, ox.Literal(pem), GRAPH),
         ]
-    )
-    chain = ox.NamedNode(_CHAIN + e.chain)
-    old = list(store.quads_for_pattern(chain, HEAD, None, GRAPH))
-    store.extend([ox.Quad(chain, HEAD, ox.Literal(head.model_dump_json()), GRAPH)])
-    remove_quads(store, [q for q in old if _text(q.object) != head.model_dump_json()])
+    store.extend(quads)
+
+
+def prune(store: QuadStore, chain: str) -> None:
+    """Remove every checkpoint of ``chain`` but the newest (the one ``heads`` reads)."""
+    found = list(store.quads_for_pattern(ox.NamedNode(_CHAIN + chain), HEAD, None, GRAPH))
+    newest = heads(store).get(chain)
+    if newest is not None:
+        keep = newest.model_dump_json()
+        remove_quads(store, [q for q in found if _text(q.object) != keep])
 
 
 def _signed(store: QuadStore, node: ox.NamedNode, record: str) -> Signed:
@@ -121,7 +130,7 @@ def entries(store: QuadStore) -> dict[str, list[tuple[int, Signed]]]:
 
 
 def heads(store: QuadStore) -> dict[str, Checkpoint]:
-    """Each chain's checkpoint (the newest, should an interrupted append have left two)."""
+    """Each chain's checkpoint: the newest of those not yet pruned."""
     out: dict[str, Checkpoint] = {}
     for q in store.quads_for_pattern(None, HEAD, None, GRAPH):
         head = Checkpoint.model_validate_json(_text(q.object))

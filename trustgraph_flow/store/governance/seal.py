@@ -38,6 +38,7 @@ from trustgraph_flow.store.governance import log
 from trustgraph_flow.store.views.lookup import RETRIEVAL
 
 log_ = logging.getLogger(__name__)
+PRUNE_EVERY = 64  # appends between removals of a chain's older checkpoints (one transaction each)
 
 
 def trace_quads(handle: Handle, root: str) -> list[ox.Quad]:
@@ -55,52 +56,63 @@ class Seal:
     chain: str
     _heads: dict[tuple[str, str], tuple[int, str]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _pem: str = ""
+
+    def __post_init__(self) -> None:
+        assert self.keys.signer is not None, "a seal signs: its keyring needs the private key"
+        self._pem = public_pem(self.keys.signer.public_key())
 
     def after_write(self, handle: Handle, quads: Iterable[ox.Quad], reason: str = "") -> int:
         """Sign every ended trace the batch's retrieval quads touched; how many were signed."""
-        roots = {
-            r
-            for q in quads
-            if type(q.subject) is ox.NamedNode
-            if (r := trace_root(q.subject.value))
-        }
+        subjects = {q.subject for q in quads if type(q.subject) is ox.NamedNode}
+        roots = {r for s in subjects if (r := trace_root(s.value))}
         if not roots:
             return 0
         rows = handle.index.rows(roots)
         ended = sorted(root for root, row in rows.items() if row.status != "in-progress")
-        return sum(1 for root in ended if self.sign(handle, root, reason))
+        return len(self.sign_all(handle, ended, reason))
 
     def sign(self, handle: Handle, root: str, reason: str = "") -> ent.Signed | None:
         """Sign the trace root's present quads, unless its newest entry already has this digest."""
-        fp = fingerprint(trace_quads(handle, root))
-        newest = ent.latest(s for _, s in log.of_subject(handle.store, root)).get(root)
-        if newest is not None and newest.tombstone is None and newest.entry.digest == fp.digest:
-            return None
-        return self.append(handle, root, fp, reason)
+        return next(iter(self.sign_all(handle, [root], reason)), None)
 
-    def append(self, handle: Handle, subject: str, fp: Fingerprint, reason: str) -> ent.Signed:
+    def sign_all(self, handle: Handle, roots: list[str], reason: str) -> list[ent.Signed]:
+        """Sign each root whose digest changed: their entries and one checkpoint in one write."""
+        changed: list[tuple[str, Fingerprint]] = []
+        for root in roots:
+            fp = fingerprint(trace_quads(handle, root))
+            newest = ent.latest(s for _, s in log.of_subject(handle.store, root)).get(root)
+            if newest is None or newest.tombstone is not None or newest.entry.digest != fp.digest:
+                changed.append((root, fp))
+        return self.append(handle, changed, reason) if changed else []
+
+    def append(
+        self, handle: Handle, found: list[tuple[str, Fingerprint]], reason: str
+    ) -> list[ent.Signed]:
         with self._lock:
             seq, prev = self._head(handle)
-            entry = ent.Entry(
-                chain=self.chain,
-                seq=seq,
-                prev=prev,
-                kind="trace",
-                subject=subject,
-                digest=fp.digest,
-                count=fp.count,
-                manifest=_sha256(fp.manifest),
-                time=now_iso(),
-                kid=self.keys.kid,
-                reason=reason,
-            )
-            signed = ent.sign_entry(self.keys, entry)
-            head = ent.sign_checkpoint(self.keys, self.chain, seq, entry.hash, entry.time)
-            assert self.keys.signer is not None
-            log.append(
-                handle.store, signed, fp.manifest, head, public_pem(self.keys.signer.public_key())
-            )
-            self._heads[handle.key] = (seq + 1, entry.hash)
+            signed = []
+            for subject, fp in found:
+                entry = ent.Entry(
+                    chain=self.chain,
+                    seq=seq,
+                    prev=prev,
+                    kind="trace",
+                    subject=subject,
+                    digest=fp.digest,
+                    count=fp.count,
+                    manifest=_sha256(fp.manifest),
+                    time=now_iso(),
+                    kid=self.keys.kid,
+                    reason=reason,
+                )
+                signed.append(ent.sign_entry(self.keys, entry))
+                seq, prev = seq + 1, signed[-1].hash
+            head = ent.sign_checkpoint(self.keys, self.chain, seq - 1, prev, signed[-1].entry.time)
+            log.append(handle.store, signed, [fp.manifest for _, fp in found], head, self._pem)
+            if seq // PRUNE_EVERY != (seq - len(found)) // PRUNE_EVERY:
+                log.prune(handle.store, self.chain)
+            self._heads[handle.key] = (seq, prev)
             return signed
 
     def _head(self, handle: Handle) -> tuple[int, str]:
