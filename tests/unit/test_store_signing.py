@@ -204,3 +204,18 @@ def test_purging_with_the_document_leaves_tombstones_saying_why(
 def test_a_store_without_signing_says_so(stores: Backend) -> None:
     with pytest.raises(ServiceError, match="does not sign traces"):
         explain_op(stores, ExplainRequest(operation="verify-log", user="alice"))
+
+
+def test_a_log_record_edited_into_garbage_is_named_and_writes_go_on(
+    stores: Backend, seal: Seal
+) -> None:
+    h = handle_of(stores)
+    ((node, _),) = log.of_subject(h.store, G1)
+    h.store.remove(records(h)[node])
+    h.store.extend([ox.Quad(node, log.RECORD, ox.Literal("{not json"), log.GRAPH)])
+    found = op(stores, seal, "verify-log")
+    assert sorted(codes(found)) == ["truncated", "unreadable"]  # g1 was the last entry
+    assert any(str(node) in p.message and "edited by hand" in p.message for p in found.problems)
+    assert [c.status for c in op(stores, seal, "verify-trace", "g1").traces] == ["unsigned"]
+    write_batch(stores, [msg(graph_rag("g3", 9))], seal)  # the writer signs on regardless
+    assert op(stores, seal, "verify-trace", "g3").verified

@@ -19,8 +19,10 @@ names what an edit of these quads broke. The position of an entry is its IRI's
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import TypeVar
 
 import pyoxigraph as ox
+from pydantic import BaseModel, ValidationError
 
 from trustgraph_base.integrity.entries import Checkpoint, Signed, Tombstone
 from trustgraph_flow.store.core.backend import QuadStore, remove_quads
@@ -79,19 +81,46 @@ def prune(store: QuadStore, chain: str) -> None:
         remove_quads(store, [q for q in found if _text(q.object) != keep])
 
 
-def _signed(store: QuadStore, node: ox.NamedNode, record: str) -> Signed:
-    found = Signed.model_validate_json(record)
+M = TypeVar("M", bound=BaseModel)
+
+
+def _parsed(model: type[M], term: object) -> M | None:
+    """A log value read back; None when it is not one (edited by hand: ``unreadable`` names it,
+    and the writer goes on as if it were absent)."""
+    try:
+        return model.model_validate_json(_text(term))
+    except ValidationError:
+        return None
+
+
+def _signed(store: QuadStore, node: ox.NamedNode, record: object) -> Signed | None:
+    found = _parsed(Signed, record)
+    if found is None:
+        return None
     for q in store.quads_for_pattern(node, TOMBSTONE, None, GRAPH):
-        return found.model_copy(
-            update={"tombstone": Tombstone.model_validate_json(_text(q.object))}
-        )
+        return found.model_copy(update={"tombstone": _parsed(Tombstone, q.object)})
     return found
 
 
 def read(store: QuadStore, node: ox.NamedNode) -> Signed | None:
     for q in store.quads_for_pattern(node, RECORD, None, GRAPH):
-        return _signed(store, node, _text(q.object))
+        return _signed(store, node, q.object)
     return None
+
+
+def unreadable(store: QuadStore) -> list[str]:
+    """The log's records, tombstones and checkpoints that do not read back, named."""
+    kinds = (
+        (RECORD, Signed, "entry"),
+        (TOMBSTONE, Tombstone, "tombstone"),
+        (HEAD, Checkpoint, "checkpoint"),
+    )
+    return [
+        f"the {what} of {q.subject} cannot be read: it was edited by hand"
+        for pred, model, what in kinds
+        for q in store.quads_for_pattern(None, pred, None, GRAPH)
+        if _parsed(model, q.object) is None
+    ]
 
 
 def of_subject(store: QuadStore, subject: str) -> list[tuple[ox.NamedNode, Signed]]:
@@ -115,15 +144,17 @@ def entries(store: QuadStore) -> dict[str, list[tuple[int, Signed]]]:
     """Every entry by chain, each with the position its IRI gives it."""
     out: dict[str, list[tuple[int, Signed]]] = defaultdict(list)
     stones = {
-        q.subject: Tombstone.model_validate_json(_text(q.object))
+        q.subject: _parsed(Tombstone, q.object)
         for q in store.quads_for_pattern(None, TOMBSTONE, None, GRAPH)
     }
     for q in store.quads_for_pattern(None, RECORD, None, GRAPH):
         where = position(q.subject) if isinstance(q.subject, ox.NamedNode) else None
         if where is None:
             continue
-        signed = Signed.model_validate_json(_text(q.object))
-        if q.subject in stones:
+        signed = _parsed(Signed, q.object)
+        if signed is None:
+            continue
+        if stones.get(q.subject) is not None:
             signed = signed.model_copy(update={"tombstone": stones[q.subject]})
         out[where[0]].append((where[1], signed))
     return dict(out)
@@ -133,7 +164,9 @@ def heads(store: QuadStore) -> dict[str, Checkpoint]:
     """Each chain's checkpoint: the newest of those not yet pruned."""
     out: dict[str, Checkpoint] = {}
     for q in store.quads_for_pattern(None, HEAD, None, GRAPH):
-        head = Checkpoint.model_validate_json(_text(q.object))
+        head = _parsed(Checkpoint, q.object)
+        if head is None:
+            continue
         if head.chain not in out or head.seq > out[head.chain].seq:
             out[head.chain] = head
     return out

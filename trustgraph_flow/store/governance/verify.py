@@ -199,6 +199,7 @@ def verify_log(handle: Handle | None, keys: Keyring) -> Verification:
     problems: list[ent.Problem] = []
     for chain in sorted(chains.keys() | heads.keys()):
         problems += ent.chain_problems(keys, chain, chains.get(chain, []), heads.get(chain))
+    problems += [ent.Problem("unreadable", why) for why in log.unreadable(handle.store)]
     every = [s for chain in chains.values() for _, s in chain]
     newest = ent.latest(every)
     present = handle.index.rows([s for s, e in newest.items() if e.tombstone is None])
