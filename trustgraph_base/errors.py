@@ -117,3 +117,11 @@ class RequestTimeout(TrustGraphError, TimeoutError):
 
 class BrokerUnavailable(TrustGraphError, ConnectionError):
     """The Pulsar broker cannot be reached."""
+
+
+class MessageTooLarge(ServiceError):
+    """A message larger than the broker takes, refused before it is sent: it would fail the
+    same way on every retry, so it is not retried (``frame-too-large``)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(ErrorType.FRAME_TOO_LARGE, message)

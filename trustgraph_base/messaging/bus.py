@@ -19,6 +19,7 @@ from pulsar.asyncio import Client, Consumer, Producer
 from pydantic import BaseModel
 
 from trustgraph_base.errors import BrokerUnavailable
+from trustgraph_base.messaging.limits import check_size
 from trustgraph_base.messaging.receipts import Receipt
 from trustgraph_base.wire import encode
 
@@ -160,6 +161,7 @@ class Bus:
     ) -> None:
         """Send one message and wait until the broker has persisted it."""
         data = payload if isinstance(payload, bytes) else encode(payload)
+        check_size(topic, data, properties)
         producer = await self.producer(topic, batching=batching)
         # Bounded by the producer's send_timeout (pulsar-client's own timer, no Task per
         # message on this hot path): a message not persisted in time raises.
@@ -174,6 +176,8 @@ class Bus:
         not). Messages sent in order on one topic reach it in that order (a ``publish`` to it
         in the same pass goes first). No Task per message, and the receipt wakes this loop
         only if something waits for it when it comes."""
+        payload = payload if isinstance(payload, bytes) else encode(payload)
+        check_size(topic, payload, None)  # raises MessageTooLarge now, not in the receipt
         done: Receipt[None] = Receipt(asyncio.get_running_loop())
         waiting = self._first.get(topic)
         if waiting is not None:  # behind the topic's first messages

@@ -20,6 +20,7 @@ from typing import Any
 from pulsar.asyncio import Consumer
 from pydantic import BaseModel
 
+from trustgraph_base.errors import MessageTooLarge
 from trustgraph_base.messaging.context import Context
 from trustgraph_base.messaging.services import Topics
 from trustgraph_base.wire import decode
@@ -154,6 +155,10 @@ class ConsumerRunner(OneByOne):
             return
         try:
             await self.route.handler(value, self.ctx)
+        except MessageTooLarge as exc:  # fails the same way on every retry
+            log.error("handler failed on %s (dead-lettered, not retried): %s", self.topic, exc)
+            await self._dead_letter(msg)
+            return
         except Exception as exc:
             log.warning("handler failed on %s (will retry): %r", self.topic, exc)
             await self.consumer.negative_acknowledge(msg)
