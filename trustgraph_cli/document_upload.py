@@ -18,11 +18,17 @@ CHUNKING = ("chunk_size", "chunk_overlap")
 
 
 async def upload(
-    client: GatewayClient, file: Path, size: int, meta: dict[str, Any], progress: Any
+    client: GatewayClient,
+    file: Path,
+    size: int,
+    meta: dict[str, Any],
+    progress: Any,
+    state: dict[str, str],
 ) -> DocumentInfo:
     """Store the file in the library (TrustGraph's ``add-document``, or for a large file
-    ``begin-upload``, ``upload-chunk``…, ``complete-upload``), then start its processing into
-    the collection (``add-processing``)."""
+    ``begin-upload``, ``upload-chunk``…, ``complete-upload``) with the processing to start
+    once it is stored (``processing-metadata``): the server starts it even if this client
+    is gone by then. ``state["stage"]`` says how far it got (for an interrupted load)."""
     import base64
     import time
     import uuid
@@ -34,11 +40,13 @@ async def upload(
             "kind": meta["mime_type"],
             "title": meta["title"],
         },
+        "processing-metadata": {"id": f"load-{uuid.uuid4()}", "document-id": meta["id"]},
         **{k: meta[k] for k in CHUNKING if meta.get(k) is not None},
     }
     with file.open("rb") as fh:
         if size <= PART_SIZE:
             content = base64.b64encode(fh.read()).decode()
+            state["stage"] = "storing"
             data = await client.librarian(
                 {"operation": "add-document", **described, "content": content}
             )
@@ -58,14 +66,8 @@ async def upload(
                 await client.librarian({"operation": "upload-chunk", **chunk, "content": content})
                 sent += len(block)
                 progress.update("uploading", sent, size, "bytes")
+            state["stage"] = "storing"
             data = await client.librarian({"operation": "complete-upload", "upload-id": upload_id})
-    stored = document_of(data)
-    record = {
-        "id": f"load-{uuid.uuid4()}",
-        "document-id": stored.id,
-        "collection": stored.collection,
-        "flow": "default",
-    }
-    return document_of(
-        await client.librarian({"operation": "add-processing", "processing-metadata": record})
-    )
+    info = document_of(data)
+    state.update(stage="processing", id=info.id)
+    return info

@@ -94,7 +94,12 @@ def main(
     }
     size = path.stat().st_size
     wait = None if no_wait else stall_timeout
-    info: DocumentInfo = run(gw, lambda: load(gw, path, size, meta, wait=wait))
+    state = {"stage": "uploading", "id": str(meta["id"])}
+    try:
+        info: DocumentInfo = run(gw, lambda: load(gw, path, size, meta, state, wait=wait))
+    except click.Abort:
+        click.echo(interrupted(state), err=True)
+        raise click.exceptions.Exit(130) from None
     if info.status == "failed":
         from trustgraph_cli.render.text import safe
 
@@ -140,8 +145,35 @@ def default_id(file: Path, digest: str) -> str:
     return f"{stem[:60]}-{digest[:8]}"
 
 
+def interrupted(state: dict[str, str]) -> str:
+    """What a Ctrl-C left behind on the server, and what to do about it."""
+    doc, stage = state["id"], state["stage"]
+    if stage == "uploading":
+        return (
+            f"Interrupted during the upload: nothing will be processed. {doc} stays "
+            f"'uploading' until you load the file again (which starts over) or remove it "
+            f"with 'tg-remove-document {doc}'."
+        )
+    if stage == "storing":
+        return (
+            f"Interrupted: the server may have stored {doc} and started processing it. "
+            f"Check with 'tg-list-documents'; remove it with 'tg-remove-document {doc}'."
+        )
+    return (
+        f"Interrupted: the server goes on processing {doc}. Follow it with "
+        f"'tg-list-documents' (or 'tg-show-document-hierarchy {doc}'); remove it "
+        f"with 'tg-remove-document {doc}'."
+    )
+
+
 async def load(
-    gw: Gateway, file: Path, size: int, meta: dict[str, Any], *, wait: float | None
+    gw: Gateway,
+    file: Path,
+    size: int,
+    meta: dict[str, Any],
+    state: dict[str, str],
+    *,
+    wait: float | None,
 ) -> DocumentInfo:
     """Upload in parts, then (unless ``wait`` is None) follow the document until it is done.
 
@@ -154,7 +186,7 @@ async def load(
 
     with Progress.detect() as progress:
         async with GatewayClient(gw) as client:
-            info = await upload(client, file, size, meta, progress)
+            info = await upload(client, file, size, meta, progress, state)
             if wait is None:
                 return info
             return await follow(client, info, progress, stall=wait)

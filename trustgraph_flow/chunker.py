@@ -14,9 +14,7 @@ from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.messaging import (
     CHUNKS,
     INGEST_EVENTS,
-    LIBRARIAN,
     PAGES,
-    TRIPLES_STORE,
     Context,
     Processor,
 )
@@ -26,11 +24,10 @@ from trustgraph_base.schema import (
     ChunkSpan,
     ChunkText,
     IngestEvent,
-    LibrarianRequest,
     PageText,
-    Triples,
 )
 from trustgraph_base.settings import ProcessorSettings
+from trustgraph_flow.ingest_parts import publish_triples, put_spans, read_text
 
 log = logging.getLogger(__name__)
 
@@ -100,18 +97,15 @@ async def _record_spans(
     uris: list[str], spans: list[Span], page: PageText, ctx: Context[Settings]
 ) -> bool:
     """Tell the librarian where each chunk lies; False if the document is gone."""
-    meta = page.metadata
-    request = LibrarianRequest(
-        operation="put-content",
-        user=meta.user,
-        collection=meta.collection,
-        spans=[
-            ChunkSpan(id=u, offset=s.offset, length=s.length)
-            for u, s in zip(uris, spans, strict=True)
-        ],
-    )
     try:
-        await ctx.client(LIBRARIAN).request(request, timeout=ctx.settings.request_timeout)
+        await put_spans(
+            [
+                ChunkSpan(id=u, offset=s.offset, length=s.length)
+                for u, s in zip(uris, spans, strict=True)
+            ],
+            page.metadata,
+            ctx,
+        )
     except ServiceError as exc:
         if exc.type != ErrorType.NOT_FOUND:
             raise
@@ -126,7 +120,14 @@ async def on_page(page: PageText, ctx: Context[Settings]) -> None:
     overlap = page.chunk_overlap if page.chunk_overlap is not None else ctx.settings.chunk_overlap
     overlap = max(0, min(overlap, size // 2))  # what split() uses, so provenance tells the truth
     parent = page.page or page.document
-    spans = split(page.text, size, overlap)
+    try:
+        text = await read_text(parent, page.metadata, ctx) if page.by_reference else page.text
+    except ServiceError as exc:
+        if exc.type != ErrorType.NOT_FOUND:
+            raise
+        log.info("%s was removed before it was chunked: skipped", page.document)
+        return
+    spans = split(text, size, overlap)
     uris = [chunk_uri(parent, m) for m in range(len(spans))]
     meta = page.metadata
     if spans and not await _record_spans(uris, spans, page, ctx):
@@ -143,7 +144,7 @@ async def on_page(page: PageText, ctx: Context[Settings]) -> None:
         )
         for m, (uri, span) in enumerate(zip(uris, spans, strict=True)):
             triples += chunk_triples(uri, parent, m, span.offset, span.length, activity)
-        await ctx.publish(TRIPLES_STORE, Triples(metadata=meta, triples=triples))
+        await publish_triples(meta, triples, ctx)
     for m, (uri, span) in enumerate(zip(uris, spans, strict=True)):
         await ctx.publish(
             CHUNKS,
@@ -155,7 +156,7 @@ async def on_page(page: PageText, ctx: Context[Settings]) -> None:
                 index=m,
                 char_offset=span.offset,
                 char_length=span.length,
-                text=page.text[span.offset : span.offset + span.length],
+                text=text[span.offset : span.offset + span.length],
             ),
         )
     await ctx.publish(

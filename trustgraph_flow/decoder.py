@@ -12,14 +12,13 @@ import logging
 import tempfile
 from typing import IO
 
-from trustgraph_base.errors import ErrorType, ServiceError
+from trustgraph_base.errors import ErrorType, MessageTooLarge, ServiceError
 from trustgraph_base.layout import layout_uri
 from trustgraph_base.messaging import (
     DOCUMENT_LOADED,
     INGEST_EVENTS,
     LIBRARIAN,
     PAGES,
-    TRIPLES_STORE,
     Context,
     Processor,
 )
@@ -39,10 +38,10 @@ from trustgraph_base.schema import (
     LibrarianRequest,
     Metadata,
     PageText,
-    Triples,
 )
 from trustgraph_base.settings import ProcessorSettings
 from trustgraph_flow.decoding import PDF, TEXT_TYPES, DecodeError, decode_pdf, decode_text
+from trustgraph_flow.ingest_parts import INLINE_TEXT_BYTES, publish_triples, put_text
 from trustgraph_flow.pdf_text import PdfPage
 
 log = logging.getLogger(__name__)
@@ -134,13 +133,26 @@ async def on_document(msg: DocumentLoaded, ctx: Context[Settings]) -> None:
         return
     except DecodeError as exc:
         log.warning("cannot decode %s: %s", doc.id, exc)
-        await ctx.publish(
-            INGEST_EVENTS,
-            IngestEvent(
-                metadata=meta, document=doc.id, stage="failed", error=f"decode failed: {exc}"
-            ),
-        )
+        await _failed(doc, meta, f"decode failed: {exc}", ctx)
         return
+    try:
+        await _publish(doc, meta, decoded, ctx)
+    except MessageTooLarge as exc:  # a safety net: every message is split to fit
+        log.error("cannot pass on %s: %s", doc.id, exc)
+        await _failed(doc, meta, f"decode failed: {exc.message}", ctx)
+
+
+async def _failed(doc: DocumentInfo, meta: Metadata, reason: str, ctx: Context[Settings]) -> None:
+    await ctx.publish(
+        INGEST_EVENTS, IngestEvent(metadata=meta, document=doc.id, stage="failed", error=reason)
+    )
+
+
+async def _publish(
+    doc: DocumentInfo, meta: Metadata, decoded: list[PdfPage] | str, ctx: Context[Settings]
+) -> None:
+    """Store page texts, publish provenance, the ``decoded`` event and the pages (each
+    inline when small, else by reference to the text the librarian now keeps)."""
     common = {
         "metadata": meta,
         "document": doc.id,
@@ -148,44 +160,35 @@ async def on_document(msg: DocumentLoaded, ctx: Context[Settings]) -> None:
         "chunk_overlap": doc.chunk_overlap,
     }
     if isinstance(decoded, str):  # page-less: the document's own text, chunks under it
-        units = [(doc.id, PageText(text=decoded, **common))]
+        texts: list[tuple[str, int | None, str]] = [(doc.id, None, decoded)]
     else:
-        units = [
-            (uri, PageText(page=uri, page_number=n, text=pdf_page.text, **common))
-            for n, pdf_page in enumerate(decoded, start=1)
-            for uri in [page_uri(doc.id, n)]
-        ]
-    for uri, page in units:
-        await _put_text(uri, page.text, meta, ctx)
+        texts = [(page_uri(doc.id, n), n, p.text) for n, p in enumerate(decoded, start=1)]
+    for uri, _, text in texts:
+        await put_text(uri, text, meta, ctx)
     layouts = [] if isinstance(decoded, str) else [p.layout for p in decoded]
-    for (uri, _), layout in zip(units, layouts, strict=False):
-        await _put_text(layout_uri(uri), layout.to_json(), meta, ctx)
-    pages = [page.page for _, page in units if page.page]
+    for (uri, _, _), layout in zip(texts, layouts, strict=False):
+        await put_text(layout_uri(uri), layout.to_json(), meta, ctx)
+    pages = [uri for uri, n, _ in texts if n is not None]
     triples = _provenance(doc, pages)
     for uri, layout in zip(pages, layouts, strict=False):
         if not layout.text_layer:
             triples += text_layer_triples(uri)
-    await ctx.publish(TRIPLES_STORE, Triples(metadata=meta, triples=triples))
+    await publish_triples(meta, triples, ctx)
     await ctx.publish(
         INGEST_EVENTS,
         IngestEvent(metadata=meta, document=doc.id, stage="decoded", pages=len(pages)),
     )
-    for _, page in units:
+    for uri, n, text in texts:
+        inline = len(text.encode()) <= INLINE_TEXT_BYTES
+        page = PageText(
+            page=uri if n is not None else None,
+            page_number=n,
+            text=text if inline else "",
+            by_reference=not inline,
+            **common,
+        )
         await ctx.publish(PAGES, page)
     log.info("decoded %s: %d pages", doc.id, len(pages))
-
-
-async def _put_text(uri: str, text: str, meta: Metadata, ctx: Context[Settings]) -> None:
-    await ctx.client(LIBRARIAN).request(
-        LibrarianRequest(
-            operation="put-content",
-            id=uri,
-            content=base64.b64encode(text.encode()).decode(),
-            user=meta.user,
-            collection=meta.collection,
-        ),
-        timeout=ctx.settings.request_timeout,
-    )
 
 
 def _provenance(doc: DocumentInfo, pages: list[str]) -> list[Triple]:

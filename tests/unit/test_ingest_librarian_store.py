@@ -109,6 +109,29 @@ def test_texts_and_chunk_spans(store: LibrarianStore) -> None:
     assert not store.documents.path(ALICE, DOC).exists()
 
 
+def test_a_text_in_parts_is_read_by_range_and_chunks_across_parts(store: LibrarianStore) -> None:
+    uploaded(store)
+    page = DOC + "/p1"
+    parts = ["Paris is ", "the capital ", "of France."]
+    at = 0
+    for part in parts:
+        assert store.texts.put_text(ALICE, page, part, at) == at + len(part)
+        at += len(part)
+    whole = "".join(parts)
+    assert store.texts.text(ALICE, page) == whole
+    assert store.texts.read(ALICE, page, 6, 10) == (whole[6:16], len(whole))
+    assert store.texts.read(ALICE, page, 25, None) == (whole[25:], len(whole))
+    with pytest.raises(StoreError, match="at offset 5: the text has 31 characters"):
+        store.texts.put_text(ALICE, page, "lost", 5)  # a part must follow what is stored
+    store.texts.put_spans(ALICE, [ChunkSpan(id=page + "/c0", offset=4, length=18)])
+    assert store.texts.text(ALICE, page + "/c0") == whole[4:22]  # spans three parts
+    assert store.texts.read(ALICE, page + "/c0", 10, 100) == (whole[14:22], 18)
+    store.texts.put_text(ALICE, page, "Rome.")  # offset 0 starts the text over
+    assert store.texts.text(ALICE, page) == "Rome."
+    store.documents.remove(ALICE, DOC)
+    assert store.texts.length(ALICE, page) is None
+
+
 def test_progress_completes_once_every_chunk_is_extracted(store: LibrarianStore) -> None:
     uploaded(store)
     store.progress.record(event("chunked", DOC + "/p1", chunks=2))

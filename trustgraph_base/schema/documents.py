@@ -97,6 +97,9 @@ class PageText(Message):
     text: str
     chunk_size: int | None = None
     chunk_overlap: int | None = None
+    # True: ``text`` is empty and the text is kept by the librarian under the page URI (or
+    # the document URI): too large to travel inline, it is read back in ranges.
+    by_reference: bool = False
 
 
 class ChunkText(Message):

@@ -74,23 +74,29 @@ async def content_of(
         want = min(cap, length if length is not None else cap)
         data = await asyncio.to_thread(store.documents.read_range, scope, info.id, offset, want)
         return LibrarianResponse(content=base64.b64encode(data).decode(), total=info.size)
-    text = store.texts.text(scope, uri)
-    if text is None:
+    cap = ctx.settings.max_content_bytes
+    want = cap if length is None else min(cap, length)  # characters: at least a byte each
+    found = await asyncio.to_thread(store.texts.read, scope, uri, offset, want)
+    if found is None:
         raise StoreError(
             ErrorType.NOT_FOUND, f"no content for {uri!r} in collection {scope.collection!r}"
         )
-    if offset > len(text):
+    piece, total = found
+    if offset > total:
         raise StoreError(
             ErrorType.BAD_REQUEST,
-            f"offset {offset} is past the end of {uri!r} ({len(text)} characters)",
+            f"offset {offset} is past the end of {uri!r} ({total} characters)",
         )
-    end = len(text) if length is None else offset + length
-    piece = text[offset:end]
-    return LibrarianResponse(content=base64.b64encode(piece.encode()).decode(), total=len(text))
+    data = piece.encode()
+    if len(data) > cap:  # whole characters only: a reader goes on from its length
+        data = data[:cap].decode(errors="ignore").encode()
+    return LibrarianResponse(content=base64.b64encode(data).decode(), total=total)
 
 
 def put_content(req: LibrarianRequest, scope: Scope, ctx: Ctx) -> LibrarianResponse:
-    """``put-content``: a page's text (``id``, ``content``) or a page's chunk ``spans``."""
+    """``put-content``: a page's text (``id``, ``content``; a part of it from ``offset``, which
+    is the length stored so far) or a page's chunk ``spans``; ``total``: the text's length,
+    or how many spans."""
     texts = ctx.state.store.texts
     if req.spans:
         texts.put_spans(scope, req.spans)
@@ -101,5 +107,4 @@ def put_content(req: LibrarianRequest, scope: Scope, ctx: Ctx) -> LibrarianRespo
         text = b64(req.content, "content").decode()
     except UnicodeDecodeError:
         raise ServiceError(ErrorType.BAD_REQUEST, "put-content text is not UTF-8") from None
-    texts.put_text(scope, req.id, text)
-    return LibrarianResponse(total=len(text))
+    return LibrarianResponse(total=texts.put_text(scope, req.id, text, req.offset))

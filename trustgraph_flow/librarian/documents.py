@@ -21,6 +21,7 @@ _JSON_COLUMNS = ("tags", "metadata")
 _OWNED = (
     ("documents", "id"),
     ("texts", "document"),
+    ("text_parts", "document"),
     ("spans", "document"),
     ("events", "document"),
     ("processing", "document"),

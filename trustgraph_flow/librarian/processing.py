@@ -9,7 +9,13 @@ import time
 from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.messaging import DOCUMENT_LOADED
 from trustgraph_base.provenance import now_iso
-from trustgraph_base.schema import DocumentLoaded, LibrarianRequest, LibrarianResponse, Metadata
+from trustgraph_base.schema import (
+    DocumentLoaded,
+    LibrarianRequest,
+    LibrarianResponse,
+    Metadata,
+    ProcessingMetadata,
+)
 from trustgraph_flow.librarian.state import Ctx, document
 from trustgraph_flow.librarian.store import Scope, StoreError
 
@@ -33,6 +39,13 @@ async def processing(req: LibrarianRequest, scope: Scope, ctx: Ctx) -> Librarian
     record = req.processing_metadata
     if record is None:
         raise ServiceError(ErrorType.BAD_REQUEST, "add-processing needs processing-metadata")
+    return await start(record, scope, ctx)
+
+
+async def start(record: ProcessingMetadata, scope: Scope, ctx: Ctx) -> LibrarianResponse:
+    """Keep a processing record and start the ingestion it asks for: the document goes
+    ``processing`` and ``DocumentLoaded`` is published."""
+    store = ctx.state.store
     doc = document(record.document_id)
     target = Scope(scope.user, record.collection)
     store.documents.require(scope, doc)

@@ -22,6 +22,8 @@ class Settings(ProcessorSettings):
     """Most bytes in one get-content reply (fits a Pulsar message)."""
     removal_timeout: float = 30.0
     """Seconds a document removal may take."""
+    max_document_bytes: int = 256 * 1024 * 1024
+    """The largest document the librarian stores (docs/ingestion.md); larger is refused."""
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
+from typing import NoReturn
 
 from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.provenance import now_iso
@@ -13,9 +14,12 @@ from trustgraph_base.schema import (
     DocumentMetadata,
     LibrarianRequest,
     LibrarianResponse,
+    ProcessingMetadata,
 )
+from trustgraph_base.wire import decode, encode
+from trustgraph_flow.librarian.processing import start
 from trustgraph_flow.librarian.state import Ctx, b64, document, metadata_of
-from trustgraph_flow.librarian.store import Scope
+from trustgraph_flow.librarian.store import LibrarianStore, Scope
 
 log = logging.getLogger(__name__)
 
@@ -25,11 +29,38 @@ UPLOAD_PART = 2 * 1024 * 1024
 
 
 async def add(req: LibrarianRequest, scope: Scope, ctx: Ctx) -> LibrarianResponse:
-    """``add-document``: a whole document (``document-metadata``, ``content``), ``stored``."""
+    """``add-document``: a whole document (``document-metadata``, ``content``), ``stored``;
+    with ``processing-metadata`` its processing starts at once (our extension)."""
     meta = _metadata(req)
     doc = document(meta.id)
-    await _part(scope, ctx, doc, 0, b64(req.content, "content"), begin=_new_info(req, meta, doc))
-    return await _part(scope, ctx, doc, 1, b"", final=True)
+    data = b64(req.content, "content")
+    _within_limit(len(data), doc, ctx)
+    await _part(scope, ctx, doc, 0, data, begin=_new_info(req, meta, doc))
+    stored = await _part(scope, ctx, doc, 1, b"", final=True)
+    return await _then_process(req.processing_metadata, stored, scope, ctx)
+
+
+def _within_limit(size: int, doc: str, ctx: Ctx) -> None:
+    limit = ctx.settings.max_document_bytes
+    if size > limit:
+        raise ServiceError(
+            ErrorType.BAD_REQUEST,
+            f"document {doc!r} of {size:,} bytes is larger than the librarian takes "
+            f"({limit:,} bytes, {limit / 2**20:g} MiB)",
+        )
+
+
+async def _then_process(
+    record: ProcessingMetadata | None, stored: LibrarianResponse, scope: Scope, ctx: Ctx
+) -> LibrarianResponse:
+    """Start the processing the client asked for with its upload, server-side: it runs
+    even when the client is gone by then."""
+    if record is None or stored.document is None:
+        return stored
+    # into the collection it was stored in (the record's own collection is not read: the
+    # gateway's codec fills in its default)
+    update = {"document_id": stored.document.id, "collection": scope.collection}
+    return await start(record.model_copy(update=update), scope, ctx)
 
 
 def _metadata(req: LibrarianRequest) -> DocumentMetadata:
@@ -72,9 +103,13 @@ async def chunked(req: LibrarianRequest, scope: Scope, ctx: Ctx) -> LibrarianRes
     if req.operation == "begin-upload":
         meta = _metadata(req)
         doc = document(meta.id)
+        _within_limit(req.total_size, doc, ctx)
         started = await _part(scope, ctx, doc, 0, b"", begin=_new_info(req, meta, doc))
         upload_id = str(uuid.uuid4())
         store.uploads.name(scope, doc, upload_id)
+        record = req.processing_metadata
+        on_complete = None if record is None else encode(record).decode()
+        store.uploads.declare(scope, doc, req.total_size or None, on_complete)
         return LibrarianResponse(
             document=started.document,
             upload_id=upload_id,
@@ -88,6 +123,7 @@ async def chunked(req: LibrarianRequest, scope: Scope, ctx: Ctx) -> LibrarianRes
         store.documents.remove(scope, info.id)
         return LibrarianResponse(document=info)
     expected = store.uploads.next_part(scope, info.id) - 1  # the chunk-index it waits for
+    declared, on_complete = store.uploads.declared(scope, info.id)
     if req.operation == "upload-chunk":
         if req.chunk_index != expected:
             raise ServiceError(
@@ -96,8 +132,29 @@ async def chunked(req: LibrarianRequest, scope: Scope, ctx: Ctx) -> LibrarianRes
                 f"got {req.chunk_index} (chunks go in order)",
             )
         data = b64(req.content, "content")
+        size = info.size + len(data)
+        if declared is not None and size > declared:
+            _drop(store, scope, info.id, f"{size:,} bytes, more than its total-size {declared:,}")
+        try:
+            _within_limit(size, info.id, ctx)
+        except ServiceError:
+            store.documents.remove(scope, info.id)  # nothing of it is kept
+            raise
         return await _part(scope, ctx, info.id, req.chunk_index + 1, data)
-    return await _part(scope, ctx, info.id, expected + 1, b"", final=True)
+    if declared is not None and info.size != declared:
+        _drop(store, scope, info.id, f"{info.size:,} bytes, not its total-size {declared:,}")
+    stored = await _part(scope, ctx, info.id, expected + 1, b"", final=True)
+    record = None if on_complete is None else decode(ProcessingMetadata, on_complete)
+    return await _then_process(record, stored, scope, ctx)
+
+
+def _drop(store: LibrarianStore, scope: Scope, doc: str, what: str) -> NoReturn:
+    """Forget an upload whose bytes do not match its declared size, and say so."""
+    store.documents.remove(scope, doc)
+    raise ServiceError(
+        ErrorType.BAD_REQUEST,
+        f"upload of {doc!r} dropped, nothing stored: it would hold {what}; begin the upload again",
+    )
 
 
 def _new_info(req: LibrarianRequest, meta: DocumentMetadata, doc: str) -> DocumentInfo:

@@ -31,6 +31,10 @@ CREATE TABLE IF NOT EXISTS texts (
     user TEXT NOT NULL, collection TEXT NOT NULL, id TEXT NOT NULL,
     document TEXT NOT NULL, text TEXT NOT NULL,
     PRIMARY KEY (user, collection, id));
+CREATE TABLE IF NOT EXISTS text_parts (
+    user TEXT NOT NULL, collection TEXT NOT NULL, id TEXT NOT NULL,
+    document TEXT NOT NULL, start INTEGER NOT NULL, length INTEGER NOT NULL, text TEXT NOT NULL,
+    PRIMARY KEY (user, collection, id, start));
 CREATE TABLE IF NOT EXISTS spans (
     user TEXT NOT NULL, collection TEXT NOT NULL, id TEXT NOT NULL,
     document TEXT NOT NULL, parent TEXT NOT NULL, offset INTEGER NOT NULL, length INTEGER NOT NULL,
@@ -57,6 +61,8 @@ _ADDED = (
     ("tags", "TEXT NOT NULL DEFAULT '[]'"),
     ("metadata", "TEXT NOT NULL DEFAULT '[]'"),
     ("upload_id", "TEXT"),
+    ("total_size", "INTEGER"),
+    ("on_complete", "TEXT"),
 )
 _CHILD_SUFFIX = re.compile(r"/(p|c)\d+$|/layout$")  # a page, chunk or page layout
 

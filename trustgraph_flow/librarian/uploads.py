@@ -78,6 +78,25 @@ class Uploads:
             )
         return self.docs.require(scope, str(row[0]))
 
+    def declare(
+        self, scope: Scope, doc: str, total_size: int | None, on_complete: str | None
+    ) -> None:
+        """Keep what an upload's client declared at its start: its size in bytes, and the
+        processing to start once it is complete (a ``ProcessingMetadata``, wire JSON)."""
+        self.db.execute(
+            "UPDATE documents SET total_size=?, on_complete=? "
+            "WHERE user=? AND collection=? AND id=?",
+            (total_size, on_complete, scope.user, scope.collection, doc),
+        )
+
+    def declared(self, scope: Scope, doc: str) -> tuple[int | None, str | None]:
+        """The size and the processing an upload's client declared (None: nothing)."""
+        row = self.db.execute(
+            "SELECT total_size, on_complete FROM documents WHERE user=? AND collection=? AND id=?",
+            (scope.user, scope.collection, doc),
+        ).fetchone()
+        return (None, None) if row is None else (row[0], row[1])
+
     def next_part(self, scope: Scope, doc: str) -> int:
         row = self.db.execute(
             "SELECT next_part FROM documents WHERE user=? AND collection=? AND id=?",

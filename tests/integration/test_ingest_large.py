@@ -1,0 +1,97 @@
+"""Large documents through the real pipeline with tg-load-document (issue 36 item 1).
+
+A text larger than a broker message (5 MiB) and a 20 MB PDF load to ``complete`` as a
+user loads them; a file over the librarian's limit is refused with one line. The 200 MB
+PDF is the bench's (``python -m bench.bench_large_pdf``, docs/ingestion.md).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.support.ingest import Client
+from tests.support.large_pdf import make_pdf
+from tests.support.processors import INGEST
+from tests.support.stack import CliResult, Stack, run_cli, stack_fixture
+from trustgraph_base.messaging import Bus
+
+stack = stack_fixture(INGEST)
+LOAD_TIMEOUT = 300.0  # the machine is shared: generous, the test asserts what happened
+SENTENCES = "Sentence {n} says that Paris is the capital of France.\n"
+
+
+async def load(stack: Stack, path: Path, *args: str) -> CliResult:
+    return await run_cli("tg-load-document", str(path), *args, env=stack.env, timeout=LOAD_TIMEOUT)
+
+
+async def read_text(client: Client, uri: str) -> str:
+    """A text from the librarian, read in ranges as the chunker reads it."""
+    got = ""
+    while True:
+        resp = await client.lib("get-content", id=uri, offset=len(got))
+        part = base64.b64decode(resp.content).decode()
+        got += part
+        if not part or len(got) >= resp.total:
+            return got
+
+
+@pytest.mark.timeout(LOAD_TIMEOUT + 60)
+async def test_a_text_larger_than_a_message_loads_completely(stack: Stack, tmp_path: Path) -> None:
+    text = "".join(SENTENCES.format(n=n) for n in range(110_000))  # 6.1 MB, > 5 MiB
+    assert len(text.encode()) > 5 * 2**20
+    path = tmp_path / "long.txt"
+    path.write_text(text)
+    loaded = await load(stack, path, "--id", "long", "--chunk-size", "60000")
+    assert loaded.code == 0, loaded.stderr
+    doc = loaded.stdout.splitlines()[-1]
+    assert doc == "urn:trustgraph:doc:long"
+    assert loaded.stderr.splitlines()[-1].startswith("complete: 0 pages, 105 chunks")
+    bus = Bus(stack.pulsar_url)
+    client = Client(bus, stack.topics, user="trustgraph")
+    try:
+        assert await read_text(client, doc) == text  # kept whole, served in ranges
+        last = base64.b64decode((await client.lib("get-content", id=f"{doc}/c104")).content)
+        assert text.rstrip().endswith(last.decode()) and len(last) > 30_000
+    finally:
+        await client.close()
+        await bus.close()
+
+
+@pytest.mark.timeout(LOAD_TIMEOUT + 60)
+async def test_a_20_mb_pdf_loads_completely(stack: Stack, tmp_path: Path) -> None:
+    path = tmp_path / "large.pdf"
+    written = make_pdf(path, size=20 * 2**20, big_text=1_300_000)
+    assert path.stat().st_size > 20 * 2**20
+    loaded = await load(stack, path, "--id", "large", "--chunk-size", "60000")
+    assert loaded.code == 0, loaded.stderr
+    doc = loaded.stdout.splitlines()[-1]
+    listed = await stack.cli("tg-list-documents", "--format", "json")
+    (row,) = json.loads(listed.stdout)
+    assert (row["id"], row["status"], row["pages"]) == (doc, "complete", 7)
+    assert row["edges"] > 0
+    bus = Bus(stack.pulsar_url)
+    client = Client(bus, stack.topics, user="trustgraph")
+    try:
+        page = await read_text(client, f"{doc}/p3")  # the page too large to travel inline
+        assert len(page) > 2**20 and page.split() == written.split()
+    finally:
+        await client.close()
+        await bus.close()
+
+
+async def test_a_file_over_the_limit_is_refused_in_one_line(stack: Stack, tmp_path: Path) -> None:
+    path = tmp_path / "huge.pdf"
+    with path.open("wb") as fh:  # sparse: 300 MB that costs no disk
+        fh.truncate(300 * 2**20)
+    refused = await load(stack, path)
+    assert refused.code == 1
+    assert refused.stderr.strip().splitlines() == [refused.stderr.strip()]  # one line, no traceback
+    assert "314,572,800 bytes is larger than the librarian takes (268,435,456 bytes, 256 MiB)" in (
+        refused.stderr
+    )
+    listed = await stack.cli("tg-list-documents", "--format", "json")
+    assert json.loads(listed.stdout) == []  # nothing kept
