@@ -219,3 +219,25 @@ def test_a_log_record_edited_into_garbage_is_named_and_writes_go_on(
     assert [c.status for c in op(stores, seal, "verify-trace", "g1").traces] == ["unsigned"]
     write_batch(stores, [msg(graph_rag("g3", 9))], seal)  # the writer signs on regardless
     assert op(stores, seal, "verify-trace", "g3").verified
+
+
+def test_a_hand_edit_is_not_signed_over_by_a_later_write(stores: Backend, seal: Seal) -> None:
+    h = handle_of(stores)
+    synthesis = ox.NamedNode(uris.synthesis_uri(G1))
+    [old] = [
+        q
+        for q in h.store.quads_for_pattern(synthesis, None, None, RETRIEVAL)
+        if isinstance(q.object, ox.Literal) and "dog" in q.object.value
+    ]
+    h.store.remove(old)
+    h.store.extend([ox.Quad(synthesis, old.predicate, ox.Literal("It sleeps."), RETRIEVAL)])
+    # The erasure marks g1's focus edge: a write to the trace, signed again if it were clean.
+    req = ExplainRequest(operation="delete-document", id=DOC, user="alice", reason="takedown")
+    explain_op(stores, req, seal)
+    v = op(stores, seal, "verify-trace", "g1")
+    assert [p.message for p in v.problems] == [
+        f"{G1}: <{uris.focus_edge_uri(G1, 1)}> was changed since it was signed",  # the mark
+        f"{G1}: <{synthesis.value}> was changed since it was signed",  # the hand edit
+    ]
+    assert [s.entry.reason for _, s in log.of_subject(h.store, G1)] == [""]  # not re-signed
+    assert op(stores, seal, "verify-trace", "d1").verified  # a clean trace it marked was

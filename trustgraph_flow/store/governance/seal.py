@@ -28,7 +28,7 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from trustgraph_base.integrity import entries as ent
-from trustgraph_base.integrity.canonical import Fingerprint, fingerprint
+from trustgraph_base.integrity.canonical import Fingerprint, fingerprint, parse_manifest
 from trustgraph_base.integrity.keys import Keyring, open_keyring, public_pem
 from trustgraph_base.provenance import now_iso
 from trustgraph_base.provenance.uris import trace_root
@@ -64,26 +64,45 @@ class Seal:
 
     def after_write(self, handle: Handle, quads: Iterable[ox.Quad], reason: str = "") -> int:
         """Sign every ended trace the batch's retrieval quads touched; how many were signed."""
-        subjects = {q.subject for q in quads if type(q.subject) is ox.NamedNode}
+        added = set(quads)
+        subjects = {q.subject for q in added if type(q.subject) is ox.NamedNode}
         roots = {r for s in subjects if (r := trace_root(s.value))}
         if not roots:
             return 0
         rows = handle.index.rows(roots)
         ended = sorted(root for root, row in rows.items() if row.status != "in-progress")
-        return len(self.sign_all(handle, ended, reason))
+        return len(self.sign_all(handle, ended, reason, added))
 
     def sign(self, handle: Handle, root: str, reason: str = "") -> ent.Signed | None:
         """Sign the trace root's present quads, unless its newest entry already has this digest."""
         return next(iter(self.sign_all(handle, [root], reason)), None)
 
-    def sign_all(self, handle: Handle, roots: list[str], reason: str) -> list[ent.Signed]:
-        """Sign each root whose digest changed: their entries and one checkpoint in one write."""
+    def sign_all(
+        self, handle: Handle, roots: list[str], reason: str, added: set[ox.Quad] | None = None
+    ) -> list[ent.Signed]:
+        """Sign each root whose digest changed: their entries and one checkpoint in one write.
+
+        A root signed before is signed again only if what changed since is what ``added``
+        (this batch) brought: a trace edited by hand is never signed over (laundered) by a
+        later write to it; it keeps its old signature, which names the edit."""
         changed: list[tuple[str, Fingerprint]] = []
         for root in roots:
-            fp = fingerprint(trace_quads(handle, root))
-            newest = ent.latest(s for _, s in log.of_subject(handle.store, root)).get(root)
-            if newest is None or newest.tombstone is not None or newest.entry.digest != fp.digest:
+            quads = trace_quads(handle, root)
+            fp = fingerprint(quads)
+            stored = log.of_subject(handle.store, root)
+            newest = ent.latest(s for _, s in stored).get(root)
+            if newest is None or newest.tombstone is not None:
                 changed.append((root, fp))
+            elif newest.entry.digest != fp.digest:
+                node = next(n for n, s in stored if s is newest)
+                if only_added(handle, node, newest, quads, added or set()):
+                    changed.append((root, fp))
+                else:
+                    log_.warning(
+                        "trace %s differs from its signature by more than this write: not signed "
+                        "again (tg-verify-explain-trace names what changed)",
+                        root,
+                    )
         return self.append(handle, changed, reason) if changed else []
 
     def append(
@@ -139,6 +158,28 @@ class Seal:
                     log.bury(handle.store, node, stone)
                     count += 1
         return count
+
+
+def only_added(
+    handle: Handle, node: ox.NamedNode, prior: ent.Signed, quads: list[ox.Quad], added: set[ox.Quad]
+) -> bool:
+    """Whether the trace's quads differ from the signed ones only by ``added``: each entity the
+    write did not touch has its signed digest, each it touched has it without the write's
+    quads (or with them: a redelivery)."""
+    text = log.manifest(handle.store, node)
+    if text is None or _sha256(text) != prior.entry.manifest:
+        return False
+    signed, now = parse_manifest(text), fingerprint(quads).subjects
+    touched = {str(q.subject) for q in added}
+    for subject in signed.keys() | now.keys():
+        if subject not in touched:
+            if signed.get(subject) != now.get(subject):
+                return False
+            continue
+        before = fingerprint(q for q in quads if str(q.subject) == subject and q not in added)
+        if signed.get(subject) not in (now.get(subject), before.subjects.get(subject)):
+            return False
+    return True
 
 
 def _sha256(text: str) -> str:
