@@ -10,6 +10,7 @@ import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
+from urllib.error import HTTPError
 
 import aiohttp
 import pyoxigraph as ox
@@ -24,6 +25,7 @@ from tests.support.stack import ADMIN, Stack, create_key
 from tests.support.store import EDGE_FOX, document, graph_rag, labels, msg
 from trustgraph_base.messaging import TRIPLES_STORE
 from trustgraph_base.rdf.terms import Triple
+from trustgraph_flow.librarian.processor import proc as librarian
 from trustgraph_flow.store.processor import proc as store
 
 LABELS = "SELECT ?s ?label WHERE { ?s <http://www.w3.org/2000/01/rdf-schema#label> ?label } ORDER BY ?label"
@@ -32,7 +34,9 @@ FOX = "urn:trustgraph:entity:fox"
 
 @pytest.fixture
 async def stack(pulsar_url: str, prefix: str, tmp_path: Path) -> AsyncIterator[Stack]:
-    async with Stack(pulsar_url, prefix, [store], data_dir=tmp_path, token=ADMIN) as running:
+    async with Stack(
+        pulsar_url, prefix, [store, librarian], data_dir=tmp_path, token=ADMIN
+    ) as running:
         fact = Triple(s=EDGE_FOX[0], p=EDGE_FOX[1], o=EDGE_FOX[2])
         await running.publish(
             TRIPLES_STORE, msg(document() + labels() + [fact] + graph_rag("g1", 1))
@@ -76,7 +80,11 @@ async def test_rdflib_sparqlstore_reads_the_callers_own_collection(stack: Stack)
         ("urn:trustgraph:rel:chases", "chases"),
     ]
     assert len(rows) == 5
-    assert await asyncio.to_thread(labels_as, alice, "other") == []
+    # a collection alice does not have: an error (rdflib wraps the 404), not an empty answer
+    with pytest.raises(ValueError) as unknown:
+        await asyncio.to_thread(labels_as, alice, "other")
+    cause = unknown.value.__context__
+    assert isinstance(cause, HTTPError) and cause.code == 404
     bob = await create_key(stack, "bob")
     assert await asyncio.to_thread(labels_as, bob) == [(FOX, "fox")]  # bob's store, not alice's
 
@@ -150,7 +158,7 @@ async def test_raw_protocol_requests(stack: Stack) -> None:
         async with http.get(
             endpoint(stack), params={"query": "ASK { ?s ?p ?o }"}, headers={"Accept": "text/csv"}
         ) as r:
-            assert (await r.text()).splitlines() == ["_askResult", "true"]
+            assert r.status == 406  # CSV and TSV carry SELECT results only
         async with http.get(
             endpoint(stack), params={"query": LABELS}, headers={"Accept": "image/png"}
         ) as r:
@@ -163,7 +171,7 @@ async def test_raw_protocol_requests(stack: Stack) -> None:
                 "sparql-service-refused",
             ),
             ({"query": "SELEC nonsense"}, "sparql-syntax"),
-            ({}, "bad-request"),
+            ({"query": ""}, "bad-request"),
             ({"query": LABELS, "user": "bob"}, "forbidden"),
         ]:
             async with http.get(endpoint(stack), params=params) as r:

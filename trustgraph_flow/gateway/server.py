@@ -31,6 +31,7 @@ from trustgraph_flow.gateway.bulk import (
 from trustgraph_flow.gateway.collections import collection_management_handler
 from trustgraph_flow.gateway.contexts import import_entity_contexts_handler
 from trustgraph_flow.gateway.dispatch import DISPATCHER, Dispatcher
+from trustgraph_flow.gateway.graph_store import add_graph_store
 from trustgraph_flow.gateway.iam import iam_handler
 from trustgraph_flow.gateway.keys import KeyStore
 from trustgraph_flow.gateway.revocation import OPEN_SOCKETS, open_sockets_ctx
@@ -65,6 +66,7 @@ def make_app(settings: GatewaySettings, token: str | None = None) -> web.Applica
     app.router.add_post("/api/v1/iam", iam_handler)
     app.router.add_post("/api/v1/collection-management", collection_management_handler)
     add_sparql_protocol(app)
+    add_graph_store(app)
     app.router.add_get("/api/v1/flow/{flow}/import/triples", import_triples_handler)
     app.router.add_get("/api/v1/flow/{flow}/import/entity-contexts", import_entity_contexts_handler)
     app.router.add_get("/api/v1/flow/{flow}/export/triples", export_triples_handler)

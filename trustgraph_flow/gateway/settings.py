@@ -30,6 +30,8 @@ class GatewaySettings(ProcessorSettings):
     """Most requests one WebSocket may have in flight at once."""
     http_timeout: float = 15.0
     """Seconds for a request's headers (else the connection closes) or body (else 408)."""
+    cors_origins: str = ""
+    """Origins (comma-separated, or *) whose pages may query the SPARQL endpoints (empty: none)."""
     health_file: str = ""
     """tg-start's state file of its processes, reported by /api/v1/health (empty: none)."""
 

@@ -1,8 +1,10 @@
 """The SPARQL Protocol endpoint's answer formats: content negotiation and the serialisers.
 
-SELECT and ASK as SPARQL JSON (default), XML, CSV or TSV; CONSTRUCT and DESCRIBE as
-Turtle (default), N-Triples or TriG. ``choose`` picks one from a ``format``/``output``
-parameter or the ``Accept`` header.
+SELECT as SPARQL JSON (default), XML, CSV or TSV; ASK as JSON or XML (the CSV and TSV
+formats are for SELECT results only); CONSTRUCT and DESCRIBE as Turtle (default),
+N-Triples, TriG, N-Quads (RDF 1.2: triple terms kept), RDF/XML or JSON-LD (RDF 1.1: each
+triple term an ``rdf:Statement`` node, ``store.core.reify``, so RDF 1.1 readers take
+them). ``choose`` picks one from a ``format``/``output`` parameter or the ``Accept`` header.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from trustgraph_base.rdf.results import results_csv
 from trustgraph_base.rdf.terms import BlankTerm, IriTerm, LiteralTerm, Term, TripleTerm, sparql_json
 from trustgraph_base.schema.store import SparqlQueryResponse
 from trustgraph_flow.store.core.convert import graph_node, serialized, to_ox
+from trustgraph_flow.store.core.reify import rdf11
 
 RESULTS = [
     "application/sparql-results+json",
@@ -24,23 +27,56 @@ RESULTS = [
     "text/csv",
     "text/tab-separated-values",
 ]
-GRAPHS = ["text/turtle", "application/n-triples", "application/trig"]
+BOOLEAN = RESULTS[:2]
+GRAPHS = [
+    "text/turtle",
+    "application/n-triples",
+    "application/trig",
+    "application/n-quads",
+    "application/rdf+xml",
+    "application/ld+json",
+]
+RDF11 = {"application/rdf+xml": ox.RdfFormat.RDF_XML, "application/ld+json": ox.RdfFormat.JSON_LD}
+RDF12 = {
+    "text/turtle": ox.RdfFormat.TURTLE,
+    "application/n-triples": ox.RdfFormat.N_TRIPLES,
+    "application/trig": ox.RdfFormat.TRIG,
+    "application/n-quads": ox.RdfFormat.N_QUADS,
+}
+WITH_GRAPHS = ("application/trig", "application/n-quads")
+# Names a ``format``/``output`` parameter may use, and generic media types, by what is answered.
 ALIASES = {
     "json": RESULTS[0],
     "xml": RESULTS[1],
     "csv": RESULTS[2],
     "tsv": RESULTS[3],
+}
+GRAPH_ALIASES = {
     "turtle": GRAPHS[0],
     "ttl": GRAPHS[0],
     "n-triples": GRAPHS[1],
     "ntriples": GRAPHS[1],
     "nt": GRAPHS[1],
     "trig": GRAPHS[2],
+    "n-quads": GRAPHS[3],
+    "nquads": GRAPHS[3],
+    "xml": GRAPHS[4],
+    "rdf": GRAPHS[4],
+    "rdfxml": GRAPHS[4],
+    "rdf+xml": GRAPHS[4],
+    "json-ld": GRAPHS[5],
+    "jsonld": GRAPHS[5],
+    "json": GRAPHS[5],
 }
 GENERIC = {
     "application/json": RESULTS[0],
     "application/xml": RESULTS[1],
     "text/xml": RESULTS[1],
+}
+GRAPH_GENERIC = {
+    "application/json": GRAPHS[5],
+    "application/xml": GRAPHS[4],
+    "text/xml": GRAPHS[4],
     "text/plain": GRAPHS[1],
 }
 
@@ -64,10 +100,13 @@ def accepted(header: str) -> list[tuple[float, int, str]]:
 
 
 def choose(request: web.Request, offered: list[str]) -> str | None:
-    """The media type to answer with: a ``format`` parameter, else the best Accept match, else the first."""
+    """The media type to answer with: a ``format``/``output`` parameter, else the best
+    Accept match, else the first offered."""
+    graph = offered[0] in GRAPHS
+    aliases, generic = (GRAPH_ALIASES, GRAPH_GENERIC) if graph else (ALIASES, GENERIC)
     for name in ("format", "output"):
         asked = request.query.get(name, "").strip().lower()
-        wanted = ALIASES.get(asked, asked)
+        wanted = aliases.get(asked, asked)
         if wanted in offered:
             return wanted
     header = request.headers.get("Accept", "")
@@ -76,7 +115,7 @@ def choose(request: web.Request, offered: list[str]) -> str | None:
     for q, _, media in accepted(header):
         if q <= 0:
             continue
-        media = GENERIC.get(media, media)
+        media = generic.get(media, media)
         if media in offered:
             return media
         kind, _, sub = media.partition("/")
@@ -105,14 +144,23 @@ def xml_term(term: Term) -> str:
     )
 
 
+def tsv_value(term: Term) -> str:
+    """A term as SPARQL 1.2 TSV writes it: Turtle's form, a triple term as ``<<( s p o )>>``."""
+    if isinstance(term, TripleTerm):
+        tr = term.tr
+        return f"<<( {tsv_value(tr.s)} {tsv_value(tr.p)} {tsv_value(tr.o)} )>>"
+    return str(to_ox(term))  # a tab or line break in a literal is escaped (\t, \n)
+
+
 def csv_value(term: Term) -> str:
+    """A term as CSV writes it: the bare IRI or lexical form; a triple term in TSV's form."""
     if isinstance(term, IriTerm):
         return term.i
     if isinstance(term, BlankTerm):
         return f"_:{term.d}"
     if isinstance(term, LiteralTerm):
         return term.v
-    return str(to_ox(term))
+    return tsv_value(term)
 
 
 def results_body(resp: SparqlQueryResponse, media: str) -> str:
@@ -143,27 +191,33 @@ def results_body(resp: SparqlQueryResponse, media: str) -> str:
             for row in rows
         )
         return f"{head}<head>{heads}</head><results>{results}</results></sparql>\n"
-    if asked:
-        return (
-            ("_askResult\r\n" if media == RESULTS[2] else "?_askResult\n")
-            + ("true" if resp.ask_result else "false")
-            + "\n"
-        )
+    assert not asked, "ASK is answered in JSON or XML only (BOOLEAN)"
     if media == RESULTS[2]:
         return results_csv(variables, rows, csv_value)
     lines = ["\t".join(f"?{v}" for v in variables)]
-    lines += ["\t".join(str(to_ox(row[v])) if v in row else "" for v in variables) for row in rows]
+    lines += ["\t".join(tsv_value(row[v]) if v in row else "" for v in variables) for row in rows]
     return "\n".join(lines) + "\n"
 
 
 def graph_body(resp: SparqlQueryResponse, media: str) -> bytes:
-    """CONSTRUCT/DESCRIBE triples as Turtle, N-Triples or TriG (pyoxigraph's serialisers, RDF 1.2)."""
-    if media == GRAPHS[2]:
-        quads = [
-            ox.Quad(to_ox(t.s), ox.NamedNode(t.p.i), to_ox(t.o), graph_node(t.g))  # type: ignore[arg-type]
-            for t in resp.triples
-        ]
-        return serialized(quads, ox.RdfFormat.TRIG)
-    triples = [ox.Triple(to_ox(t.s), ox.NamedNode(t.p.i), to_ox(t.o)) for t in resp.triples]  # type: ignore[arg-type]
-    fmt = ox.RdfFormat.TURTLE if media == GRAPHS[0] else ox.RdfFormat.N_TRIPLES
-    return serialized(triples, fmt)
+    """CONSTRUCT/DESCRIBE triples in ``media``."""
+    quads = [
+        ox.Quad(to_ox(t.s), ox.NamedNode(t.p.i), to_ox(t.o), graph_node(t.g))  # type: ignore[arg-type]
+        for t in resp.triples
+    ]
+    return quads_body(quads, media)
+
+
+def triples_body(triples: list[ox.Triple], media: str) -> bytes:
+    return quads_body([ox.Quad(t.subject, t.predicate, t.object) for t in triples], media)
+
+
+def quads_body(quads: list[ox.Quad], media: str) -> bytes:
+    """Statements in ``media``: RDF 1.2 (pyoxigraph's serialisers) or, for RDF/XML and
+    JSON-LD, RDF 1.1 with each triple term reified."""
+    if media in RDF11:
+        quads = rdf11(quads)
+    if media in WITH_GRAPHS:
+        return serialized(quads, RDF12[media])
+    triples = [ox.Triple(q.subject, q.predicate, q.object) for q in quads]
+    return serialized(triples, RDF12.get(media) or RDF11[media])

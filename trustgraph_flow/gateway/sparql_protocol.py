@@ -1,15 +1,16 @@
 """The SPARQL 1.1 Protocol at ``/api/v1/sparql``: standard clients query the store directly.
 
 ``GET ?query=…`` or ``POST`` (``application/x-www-form-urlencoded`` with ``query=``, or an
-``application/sparql-query`` body), with ``collection`` (default ``default``) and, for
-the operator only, ``user``. The query goes to the same ``sparql`` service as every
+``application/sparql-query`` body), with the collection in the path
+(``/api/v1/sparql/{collection}``, for clients that append ``?query=`` to the endpoint URL)
+or as ``collection`` (default ``default``) and, for the operator only, ``user``. A GET
+without a query answers the SPARQL 1.1 Service Description (``sparql_service``); a
+collection the caller does not have is ``not-found`` (404), never an empty answer. The query goes to the same ``sparql`` service as every
 other client's — the same read-only check (updates and SERVICE refused by the parser),
 the same per-(user, collection) store, the same time limit — after the same
 ``authenticate``/``admit`` as REST and the socket: an API key fixes the user.
 
-Results by ``Accept`` (or a ``format``/``output`` parameter): SELECT and ASK as SPARQL
-JSON (default), XML, CSV or TSV; CONSTRUCT and DESCRIBE as Turtle (default), N-Triples
-or TriG. Errors answer the gateway's JSON error body with its status (400 for a syntax
+Results by ``Accept`` (or a ``format``/``output`` parameter): ``sparql_formats``. Errors answer the gateway's JSON error body with its status (400 for a syntax
 error or a refused update, 401/403 for auth, 406 when no asked format fits).
 """
 
@@ -21,20 +22,32 @@ from typing import Any
 from aiohttp import web
 
 from trustgraph_base.errors import ErrorType, ServiceError, WireError
+from trustgraph_base.schema import DEFAULT_COLLECTION
 from trustgraph_base.schema.store import SparqlQueryResponse
 from trustgraph_base.wire import from_json
 from trustgraph_flow.gateway.auth import authenticate
+from trustgraph_flow.gateway.collections import Asker, answer
+from trustgraph_flow.gateway.cors import preflight_handler, with_cors
 from trustgraph_flow.gateway.dispatch import DISPATCHER
 from trustgraph_flow.gateway.failure import as_failure
-from trustgraph_flow.gateway.sparql_formats import GRAPHS, RESULTS, choose, graph_body, results_body
+from trustgraph_flow.gateway.sparql_formats import BOOLEAN, RESULTS, choose, results_body
+from trustgraph_flow.gateway.sparql_replies import (
+    collection_of,
+    endpoint_url,
+    failure_response,
+    negotiated_graph,
+    not_acceptable,
+)
+from trustgraph_flow.gateway.sparql_service import service_description
 
 log = logging.getLogger(__name__)
 
 UNSUPPORTED = ("default-graph-uri", "named-graph-uri")
 
 
-async def query_of(request: web.Request) -> tuple[str, dict[str, str]]:
-    """The query text and the other parameters, however the protocol carried them."""
+async def query_of(request: web.Request) -> tuple[str | None, dict[str, str]]:
+    """The query text and the other parameters, however the protocol carried them (no
+    query: a GET that asks for the service description)."""
     params = dict(request.query)
     if request.method == "POST":
         ctype = request.content_type
@@ -67,6 +80,8 @@ async def query_of(request: web.Request) -> tuple[str, dict[str, str]]:
                 "(the default graph is the collection's default graph)",
             )
     query = params.pop("query", None)
+    if not query and request.method == "GET" and "query" not in request.query:
+        return None, params
     if not query:
         raise ServiceError(
             ErrorType.BAD_REQUEST,
@@ -75,56 +90,66 @@ async def query_of(request: web.Request) -> tuple[str, dict[str, str]]:
     return query, params
 
 
-def failure_response(failure: ServiceError) -> web.Response:
-    return web.json_response(failure.body(), status=failure.status)
-
-
-async def sparql_handler(request: web.Request) -> web.Response:
+async def sparql_handler(request: web.Request) -> web.StreamResponse:
     """One SPARQL Protocol query, answered in the negotiated format."""
-
     try:
         principal = authenticate(request)
         query, params = await query_of(request)
-        body: dict[str, Any] = {"query": query, "collection": params.get("collection") or "default"}
+        if query is None:
+            return negotiated_graph(request, service_description(endpoint_url(request)))
+        scope: dict[str, Any] = {"collection": collection_of(request, params)}
         if "user" in params:
-            body["user"] = params["user"]
-        dispatcher = request.app[DISPATCHER]
-        spec, req = dispatcher.parse("sparql", body, principal)
-        final: dict[str, Any] = {}
-        async for reply, _last in dispatcher.stream(spec, req):
-            final = reply
-        resp = from_json(SparqlQueryResponse, final, tolerant=True)
+            scope["user"] = params["user"]
+        ask = Asker(request.app[DISPATCHER], principal)
+        resp = from_json(
+            SparqlQueryResponse, await ask("sparql", {**scope, "query": query}), tolerant=True
+        )
+        if is_empty(resp):
+            await known_collection(ask, scope)
     except web.HTTPRequestEntityTooLarge as exc:
         return failure_response(
-            ServiceError(ErrorType.FRAME_TOO_LARGE, exc.text or "request body too large")
+            request, ServiceError(ErrorType.FRAME_TOO_LARGE, exc.text or "request body too large")
         )
     except WireError as exc:
         return failure_response(
-            ServiceError(ErrorType.INTERNAL_ERROR, f"the store's answer does not validate: {exc}")
+            request,
+            ServiceError(ErrorType.INTERNAL_ERROR, f"the store's answer does not validate: {exc}"),
         )
     except Exception as exc:
         failure = as_failure(exc)
         log.info("SPARQL protocol request failed: %s", failure)
-        return failure_response(failure)
-    graph = resp.query_type in ("construct", "describe")
-    offered = GRAPHS if graph else RESULTS
+        return failure_response(request, failure)
+    if resp.query_type in ("construct", "describe"):
+        return negotiated_graph(request, resp)
+    offered = BOOLEAN if resp.query_type == "ask" else RESULTS
     media = choose(request, offered)
     if media is None:
-        return web.json_response(
-            {
-                "error": {
-                    "type": "not-acceptable",
-                    "message": f"none of the Accept types can carry this result: "
-                    f"ask for one of {', '.join(offered)}",
-                }
-            },
-            status=406,
+        return not_acceptable(request, offered, resp.query_type == "ask")
+    return with_cors(
+        request,
+        web.Response(text=results_body(resp, media), content_type=media, charset="utf-8"),
+    )
+
+
+def is_empty(resp: SparqlQueryResponse) -> bool:
+    return not (resp.bindings or resp.triples or resp.ask_result)
+
+
+async def known_collection(ask: Asker, scope: dict[str, Any]) -> None:
+    """Raise ``not-found`` when an empty answer came from a collection the user does not have."""
+    if scope["collection"] == DEFAULT_COLLECTION:
+        return
+    listing = {k: v for k, v in scope.items() if k == "user"}
+    listed = await answer(ask, {**listing, "operation": "list-collections"})
+    if scope["collection"] not in {c["collection"] for c in listed["collections"]}:
+        raise ServiceError(
+            ErrorType.NOT_FOUND,
+            f"no collection {scope['collection']!r}: tg-list-collections shows yours",
         )
-    if graph:
-        return web.Response(body=graph_body(resp, media), content_type=media, charset="utf-8")
-    return web.Response(text=results_body(resp, media), content_type=media, charset="utf-8")
 
 
 def add_sparql_protocol(app: web.Application) -> None:
-    app.router.add_get("/api/v1/sparql", sparql_handler)
-    app.router.add_post("/api/v1/sparql", sparql_handler)
+    for path in ("/api/v1/sparql", "/api/v1/sparql/{collection}"):
+        app.router.add_get(path, sparql_handler)
+        app.router.add_post(path, sparql_handler)
+        app.router.add_route("OPTIONS", path, preflight_handler)

@@ -20,7 +20,6 @@ made by the ``prov`` package from that RDF (one bundle per named graph).
 
 from __future__ import annotations
 
-import hashlib
 import io
 import logging
 import warnings
@@ -32,6 +31,7 @@ from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.provenance.namespaces import PREFIXES, PROV, RDF, RDFS, TG
 from trustgraph_flow.store.core.backend import Handle, QuadStore
 from trustgraph_flow.store.core.convert import DEFAULT_GRAPH, named, serialized
+from trustgraph_flow.store.core.reify import rdf11
 from trustgraph_flow.store.views.explain import resolve
 from trustgraph_flow.store.views.lookup import RETRIEVAL, SOURCE, n, stated_facts
 
@@ -42,7 +42,6 @@ FORMATS = {
     "provn": "text/provenance-notation",
     "provjson": "application/json",
 }
-STATEMENT_PREFIX = "urn:trustgraph:statement:"
 log = logging.getLogger(__name__)
 
 
@@ -135,31 +134,19 @@ def trace_dataset(handle: Handle | None, trace_id: str) -> list[ox.Quad]:
     return sorted(set(quads), key=str)
 
 
-def statement_iri(edge: ox.Triple) -> ox.NamedNode:
-    return ox.NamedNode(STATEMENT_PREFIX + hashlib.sha256(str(edge).encode()).hexdigest()[:32])
-
-
 def reified(quads: Iterable[ox.Quad]) -> list[ox.Quad]:
-    """The quads with each triple-term object replaced by an ``rdf:Statement`` node (same graph)."""
-    out: list[ox.Quad] = []
-    for q in quads:
-        if q.predicate == n(RDF.type) and q.object == n(
-            PROV.SoftwareAgent
-        ):  # PROV-O: a prov:Agent too
-            out.append(ox.Quad(q.subject, q.predicate, n(PROV.Agent), q.graph_name))
-        if not isinstance(q.object, ox.Triple):
-            out.append(q)
-            continue
-        node, edge, g = statement_iri(q.object), q.object, q.graph_name
-        out += [
-            ox.Quad(q.subject, q.predicate, node, g),
-            ox.Quad(node, n(RDF.type), n(RDF.Statement), g),
-            ox.Quad(node, n(RDF.type), n(PROV.Entity), g),  # so PROV readers keep it as an entity
-            ox.Quad(node, n(RDF.subject), edge.subject, g),
-            ox.Quad(node, n(RDF.predicate), edge.predicate, g),
-            ox.Quad(node, n(RDF.object), edge.object, g),
-        ]
-    return sorted(set(out), key=str)
+    """The quads in RDF 1.1 (``core.reify``), as PROV readers want them: each statement node
+    also a ``prov:Entity``, each ``prov:SoftwareAgent`` also a ``prov:Agent`` (PROV-O)."""
+    out = rdf11(quads)
+    typed, statement = n(RDF.type), n(RDF.Statement)
+    extra = [
+        ox.Quad(
+            q.subject, typed, n(PROV.Entity if q.object == statement else PROV.Agent), q.graph_name
+        )
+        for q in out
+        if q.predicate == typed and q.object in (statement, n(PROV.SoftwareAgent))
+    ]
+    return sorted(set(out + extra), key=str)
 
 
 def prov_document(quads: list[ox.Quad]) -> object:
