@@ -24,8 +24,12 @@ CLICK = {
     for name, target in SCRIPTS.items()
     if not name.startswith("tg-proc-") and name != "tg-gateway"
 }
-# tg-verify-audit works offline by design (a bundle, no gateway): no gateway options.
-CLIENTS = {name for name in CLICK if name not in ("tg-start", "tg-stop", "tg-verify-audit")}
+# tg-verify-audit and tg-rotate-signing-key work offline (a bundle, the data folder): no gateway options.
+CLIENTS = {
+    name
+    for name in CLICK
+    if name not in ("tg-start", "tg-stop", "tg-verify-audit", "tg-rotate-signing-key")
+}
 FORMATS = {
     "text",
     "table",

@@ -241,3 +241,25 @@ def test_a_hand_edit_is_not_signed_over_by_a_later_write(stores: Backend, seal: 
     ]
     assert [s.entry.reason for _, s in log.of_subject(h.store, G1)] == [""]  # not re-signed
     assert op(stores, seal, "verify-trace", "d1").verified  # a clean trace it marked was
+
+
+def test_a_rotated_key_keeps_old_signatures_verifiable(
+    tmp_path: Path, stores: Backend, seal: Seal
+) -> None:
+    from click.testing import CliRunner
+
+    from trustgraph_cli.rotate_signing_key import main as rotate
+
+    data = tmp_path / "data"
+    done = CliRunner().invoke(rotate, ["--data-dir", str(data)])
+    assert done.exit_code == 0 and f"signing key {seal.keys.kid} replaced by " in done.output
+    # The store restarted: the new key, the chain continued from its checkpoint.
+    again = open_seal(data_dir=str(data), key_file="", public_dir="", chain="", server=False)
+    assert again.keys.kid != seal.keys.kid and seal.keys.kid in again.keys.public
+    write_batch(stores, [msg(graph_rag("g9", 9))], again)
+    assert op(stores, again, "verify-trace", "g1").verified  # the old key's
+    fresh = op(stores, again, "verify-trace", "g9")
+    assert fresh.verified and fresh.traces[0].key == again.keys.kid
+    assert fresh.traces[0].entry == "local#4"
+    whole = op(stores, again, "verify-log")
+    assert whole.verified and whole.keys == sorted([seal.keys.kid, again.keys.kid])
