@@ -23,7 +23,12 @@ from trustgraph_base.provenance import (
     synthesis_triples,
     uris,
 )
-from trustgraph_base.provenance.evidence import EdgeSpan, edge_span_triples
+from trustgraph_base.provenance.evidence import (
+    ClaimSpec,
+    EdgeSpan,
+    claim_triples,
+    edge_span_triples,
+)
 from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL
 from trustgraph_base.rdf.terms import Triple
 from trustgraph_base.schema import Triples
@@ -70,6 +75,9 @@ def graph_rag(q: str, second: int, parent: str | None = None, *, answer: str = "
         uris.synthesis_uri(q), uris.focus_uri(q), answer or "It jumps over the dog."
     )
     out += citation_triples(uris.synthesis_uri(q), [uris.focus_edge_uri(q, 1)])  # the fox edge
+    if not answer:  # its one sentence is a claim citing the fox edge
+        claim = ClaimSpec("It jumps over the dog.", 0, 22, (uris.focus_edge_uri(q, 1),))
+        out += claim_triples(uris.synthesis_uri(q), [claim])
     out += metrics_triples(
         uris.synthesis_uri(q),
         GRAPH_RETRIEVAL,
@@ -87,6 +95,7 @@ def doc_rag() -> list[Triple]:
     out += docrag_exploration_triples(uris.exploration_uri(DOC_RAG), DOC_RAG, chunks)
     out += synthesis_triples(uris.synthesis_uri(DOC_RAG), uris.exploration_uri(DOC_RAG), "The cat.")
     out += citation_triples(uris.synthesis_uri(DOC_RAG), [chunks[0]])  # page 2: the cat
+    out += claim_triples(uris.synthesis_uri(DOC_RAG), [ClaimSpec("The cat.", 0, 8, (chunks[0],))])
     return out
 
 

@@ -7,6 +7,7 @@ from trustgraph_base.schema.explain import (
     AgentStepView,
     ChunkNode,
     ChunkView,
+    ClaimView,
     DocumentView,
     EdgeView,
     PageNode,
@@ -75,6 +76,15 @@ def graph_rag(*, provenance: bool = True, parent: str | None = None) -> TraceVie
         ],
         synthesis=f"{q}/synthesis",
         answer="Alice knows Bob, who is 42.",
+        claims=[
+            ClaimView(
+                uri=f"{q}/synthesis/claim1",
+                text="Alice knows Bob, who is 42.",
+                offset=0,
+                length=27,
+                cited=[f"{q}/focus/e1", f"{q}/focus/e2"],
+            )
+        ],
         metrics={
             "synthesis": StageMetrics(model="offline", in_token=120, out_token=9, latency_ms=12.5)
         },

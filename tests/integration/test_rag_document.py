@@ -90,8 +90,25 @@ async def test_streamed_answer_and_trace_match_spec(
     assert spec_part(trace) == spo(expected)  # SPEC's triples exactly
     assert sorted(scored_chunks(trace, explore)) == sorted(CHUNKS)  # each reified, by score
     # the offline engine cites the chunk its answer sentence came from: the forest one
-    cited = [t.o.i for t in trace if t.p == TG.cites and isinstance(t.o, IriTerm)]
-    assert cited == [c for c, text in CHUNKS.items() if "forest" in text]
+    cited = [
+        t.o.i
+        for t in trace
+        if t.p == TG.cites and t.s == IriTerm(i=synth) and isinstance(t.o, IriTerm)
+    ]
+    forest = [c for c, text in CHUNKS.items() if "forest" in text]
+    assert cited == forest
+    # the answer's sentences are its claims, each citing the chunk it was taken from
+    claims = by_subject(trace, synth + "/claim")
+    contents = []
+    for n in range(1, len(claims) + 1):
+        row = claims[f"{synth}/claim{n}"]
+        content, start = row[TG.content.i], row[TG.charOffset.i]
+        assert isinstance(content, LiteralTerm) and isinstance(start, LiteralTerm)
+        assert answer[int(start.v) :].startswith(content.v)
+        contents.append(content.v)
+        assert row[TG.cites.i] == IriTerm(i=forest[0])
+        assert row[PROV.wasDerivedFrom.i] == IriTerm(i=synth)
+    assert contents and " ".join(contents) == answer
     assert costs(trace, explore)["model"].startswith("hashing")
     synth_cost = costs(trace, synth)
     assert synth_cost["model"] == "offline" and int(synth_cost["outToken"]) > 0
@@ -184,9 +201,15 @@ async def test_bad_session_id_writes_nothing(
 
 
 def spec_part(trace: list[Triple]) -> set[tuple[str, str, str]]:
-    """The trace without what we add beside SPEC: the score reifiers (``…/exploration/c{rank}``)
-    and the citations (``tg:cites``)."""
-    return {t for t in spo(trace) if "/exploration/c" not in t[0] and t[1] != f"<{TG.cites.i}>"}
+    """The trace without what we add beside SPEC: the score reifiers (``…/exploration/c{rank}``),
+    the citations (``tg:cites``) and the answer's claims (``…/synthesis/claim{n}``)."""
+    return {
+        t
+        for t in spo(trace)
+        if "/exploration/c" not in t[0]
+        and "/synthesis/claim" not in t[0]
+        and t[1] != f"<{TG.cites.i}>"
+    }
 
 
 def scored_chunks(trace: list[Triple], explore: str) -> list[str]:

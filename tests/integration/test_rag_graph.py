@@ -39,6 +39,7 @@ from trustgraph_base.provenance import (
     grounding_triples,
     synthesis_triples,
 )
+from trustgraph_base.provenance.evidence import ClaimSpec, claim_triples
 from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Triple, TripleTerm, iri, term_key
 from trustgraph_base.schema import GraphRagRequest, GraphRagResponse
 from trustgraph_base.settings import ProcessorSettings
@@ -104,6 +105,8 @@ async def test_streamed_answer_and_trace_match_spec(
     assert (
         selected and {(term_key(e.s), term_key(e.p), term_key(e.o)) for e in selected} <= ALL_EDGES
     )
+    dog = [f"{focus}/e{n}" for n, e in enumerate(selected, 1) if "dog" in term_key(e.o).lower()]
+    assert len(dog) == 1 and answer.count(". ") == 0  # one sentence, from the dog edge
     expected = (
         graph_rag_question_triples(question, query, START)
         + grounding_triples(grounding, question, [query])
@@ -111,13 +114,11 @@ async def test_streamed_answer_and_trace_match_spec(
         + graph_rag_focus_triples(focus, explore, question, selected)
         + synthesis_triples(synth, focus, answer)
         # the offline engine cites the edges its answer was written from: here the dog edge
-        + citation_triples(
+        + citation_triples(synth, dog)
+        # each sentence of the answer is a claim citing the edge it was written from
+        + claim_triples(
             synth,
-            [
-                f"{focus}/e{n}"
-                for n, e in enumerate(selected, start=1)
-                if "dog" in term_key(e.o).lower()
-            ],
+            [ClaimSpec(c, answer.index(c), len(c), tuple(dog)) for c in answer.split(". ")],
         )
     )
     assert spo(trace) == spo(expected)

@@ -54,6 +54,9 @@ def test_provenance_follows_each_edge_to_page_and_document() -> None:
     # each edge's sentence, with where it is on its page; a reworded quote says it is unlocated
     assert '  │   │   Quote: "Alice knows Bob well." (page 1, chars 312–332)' in out
     assert '  │       Quote: "Bob is forty-two." (unlocated: not found in its chunk)' in out
+    # each sentence of the answer, with the evidence it cites by its name in the tree
+    assert '      Claim 1: "Alice knows Bob, who is 42." → cites Edge 1, Edge 2' in out
+    assert not any("Claim 1" in line for line in show(samples.graph_rag()))  # asked for only
 
 
 def test_document_rag_lists_chunks_and_says_when_a_source_is_missing() -> None:

@@ -7,16 +7,22 @@ An extracted edge's **span**: the sentence of its chunk that states it. SPEC's
 and ``tg:pageCharOffset`` within the page (or page-less document). A quote that is not
 found verbatim in the chunk is kept with ``tg:located false`` and no offsets: it is never
 placed by guess.
+
+An answer's **claims**: each sentence of a synthesis is a ``tg:Claim`` entity derived from
+the Synthesis (``{synthesis}/claim{n}``, in ``urn:graph:retrieval``), with its text, its
+place in the answer and one ``tg:cites`` per evidence item it rests on (a focus edge or a
+chunk, as the Synthesis's own ``tg:cites``). SPEC's synthesis triples are unchanged.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from trustgraph_base.provenance.common import derived, integer_literal, text, triple, types
 from trustgraph_base.provenance.extraction import Edge
-from trustgraph_base.provenance.namespaces import GRAPH_SOURCE, PROV, TG
-from trustgraph_base.rdf.terms import Triple, lit, quoted
+from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, GRAPH_SOURCE, PROV, RDFS, TG
+from trustgraph_base.rdf.terms import IriTerm, Triple, lit, quoted
 
 G = GRAPH_SOURCE
 
@@ -66,3 +72,36 @@ def edge_span_triples(subgraph: str, chunk: str, spans: list[EdgeSpan]) -> list[
 def text_layer_triples(page: str) -> list[Triple]:
     """A PDF page without a text layer (scanned): nothing on it can be located."""
     return [triple(page, TG.textLayer, lit(False), G)]
+
+
+def claim_uri(synthesis: str, n: int) -> str:
+    """The ``n``-th (from 1) claim of a synthesis."""
+    return f"{synthesis}/claim{n}"
+
+
+@dataclass(frozen=True)
+class ClaimSpec:
+    """A sentence of the answer: its text, its place in the answer, what it cites."""
+
+    text: str
+    offset: int
+    length: int
+    cited: tuple[str, ...] = ()
+
+
+def claim_triples(synthesis: str, claims: Sequence[ClaimSpec]) -> list[Triple]:
+    """One ``tg:Claim`` per sentence of the answer, derived from the Synthesis."""
+    g = GRAPH_RETRIEVAL
+    out: list[Triple] = []
+    for n, claim in enumerate(claims, start=1):
+        uri = claim_uri(synthesis, n)
+        out += [
+            *types(uri, g, PROV.Entity, TG.Claim),
+            triple(uri, RDFS.label, text(f"Claim {n}"), g),
+            derived(uri, synthesis, g),
+            triple(uri, TG.content, text(claim.text), g),
+            triple(uri, TG.charOffset, integer_literal(claim.offset), g),
+            triple(uri, TG.charLength, integer_literal(claim.length), g),
+            *(triple(uri, TG.cites, IriTerm(i=c), g) for c in dict.fromkeys(claim.cited)),
+        ]
+    return out

@@ -100,6 +100,7 @@ class TG:
     located: Final = _t(TG_NS, "located")
     pageCharOffset: Final = _t(TG_NS, "pageCharOffset")
     textLayer: Final = _t(TG_NS, "textLayer")
+    Claim: Final = _t(TG_NS, "Claim")  # a sentence of an answer, citing its evidence
 
 
 class PROV:

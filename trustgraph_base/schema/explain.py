@@ -28,6 +28,7 @@ from trustgraph_base.schema.lineage import (
 from trustgraph_base.schema.trace import (
     AgentStepView,
     ChunkView,
+    ClaimView,
     EdgeView,
     Removal,
     SourceRef,
@@ -43,6 +44,7 @@ __all__ = [
     "AgentStepView",
     "ChunkNode",
     "ChunkView",
+    "ClaimView",
     "DocumentView",
     "EdgeView",
     "EvidenceItem",

@@ -109,6 +109,17 @@ class AgentStepView(Message):
     subtraces: list[TraceView] = []
 
 
+class ClaimView(Message):
+    """A sentence of a RAG answer (``tg:Claim``) and the evidence it cites: focus edge URIs
+    (GraphRAG) or chunk URIs (DocumentRAG), as in ``edges[].uri`` / ``chunks[].uri``."""
+
+    uri: str
+    text: str
+    offset: int | None = None  # in the answer
+    length: int | None = None
+    cited: list[str] = []
+
+
 class TraceView(Message):
     """A whole trace, assembled from ``urn:graph:retrieval`` (and ``urn:graph:source``)."""
 
@@ -130,6 +141,7 @@ class TraceView(Message):
     focus: str | None = None
     edges: list[EdgeView] = []
     synthesis: str | None = None
+    claims: list[ClaimView] = []  # the answer's sentences, each with what it cites
     metrics: dict[str, StageMetrics] = {}  # stage name → figures
 
 

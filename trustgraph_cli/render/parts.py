@@ -7,7 +7,14 @@ from typing import TYPE_CHECKING
 from trustgraph_cli.render.text import label_or_term
 
 if TYPE_CHECKING:
-    from trustgraph_base.schema.explain import EdgeView, SourceRef, SpanRef, StageMetrics
+    from trustgraph_base.schema.explain import (
+        ClaimView,
+        EdgeView,
+        SourceRef,
+        SpanRef,
+        StageMetrics,
+        TraceView,
+    )
     from trustgraph_cli.render.style import Style
 
 
@@ -47,6 +54,19 @@ def span_text(ref: SourceRef, span: SpanRef) -> str:
     if not span.located or span.page_offset is None or span.length is None:
         return f"{quote} (unlocated: not found in its chunk)"
     return f"{quote} ({place_text(ref, span.page_offset, span.length)})"
+
+
+def evidence_names(view: TraceView) -> dict[str, str]:
+    """Evidence URI → its name in the tree: ``Edge n`` (focus edges) or ``Chunk n``."""
+    names = {e.uri: f"Edge {n}" for n, e in enumerate(view.edges, start=1) if e.uri}
+    names.update({c.uri: f"Chunk {n}" for n, c in enumerate(view.chunks, start=1)})
+    return names
+
+
+def claim_text(claim: ClaimView, names: dict[str, str]) -> str:
+    """``"sentence" → cites Edge 1, Edge 3`` (or ``→ cites nothing``)."""
+    cited = ", ".join(names.get(uri, uri) for uri in claim.cited) or "nothing"
+    return '"' + " ".join(claim.text.split()) + f'" → cites {cited}'
 
 
 def metrics_text(m: StageMetrics) -> str:

@@ -5,7 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from trustgraph_cli.render.parts import edge_text, metrics_text, place_text, source_text, span_text
+from trustgraph_cli.render.parts import (
+    claim_text,
+    edge_text,
+    evidence_names,
+    metrics_text,
+    place_text,
+    source_text,
+    span_text,
+)
 from trustgraph_cli.render.style import Style
 from trustgraph_cli.render.text import short_time, truncate
 from trustgraph_cli.render.tree import Field, Node, render_child, render_head, render_tree
@@ -153,7 +161,11 @@ class _Builder:
             nodes.append(self.focus(view, view.focus))
         if view.synthesis is not None:
             answer = _answer(self.cut(view.answer or ""))
-            nodes.append(self.stage("Synthesis", view.synthesis, view, "synthesis", answer))
+            node = self.stage("Synthesis", view.synthesis, view, "synthesis", answer)
+            names = evidence_names(view)
+            for n, claim in enumerate(view.claims if self.opts.show_provenance else [], 1):
+                node.add(f"Claim {n}", self.cut(claim_text(claim, names)))
+            nodes.append(node)
         elif view.status == "in-progress":
             stages = {"Exploration": view.exploration, "Focus": view.focus, "Synthesis": None}
             if view.type != "graph-rag":

@@ -94,22 +94,27 @@ def graph_answer(variables: dict[str, Any], structured: bool = False) -> str:
         e for e in as_list(variables.get("edges")) if isinstance(e, dict) and _edge_text(e).strip()
     ]
     if not edges:
-        return _answer(NO_GRAPH_ANSWER, [], structured)
+        return _answer([NO_GRAPH_ANSWER], [], structured)
     ranked = _ranked(as_text(variables.get("question")), [_edge_text(e) for e in edges])
     chosen = [i for i, _ in _most_relevant(ranked)[:MAX_ANSWER_SENTENCES]] or list(
         range(min(len(edges), MAX_ANSWER_SENTENCES))
     )
-    return _answer(
-        " ".join(_sentence(edges[i]) for i in chosen), [i + 1 for i in chosen], structured
-    )
+    return _answer([_sentence(edges[i]) for i in chosen], [i + 1 for i in chosen], structured)
 
 
-def _answer(text: str, cited: list[int], structured: bool) -> str:
-    """An answer: plain text, or ``{"answer", "cited"}`` (the 1-based numbers of the
-    evidence it was written from, ascending) structured."""
+def _answer(claims: list[str], cited: list[int], structured: bool) -> str:
+    """An answer of sentences (claims), the n-th written from evidence ``cited[n]``: plain
+    text, or ``{"answer", "cited", "claims"}`` structured (the 1-based numbers of the
+    evidence, ascending; each claim with the one it was written from)."""
+    text = " ".join(claims)
     if not structured:
         return text
-    return json.dumps({"answer": text, "cited": sorted(set(cited))}, ensure_ascii=False)
+    reply = {
+        "answer": text,
+        "cited": sorted(set(cited)),
+        "claims": [{"text": c, "cited": [n]} for c, n in zip(claims, cited, strict=False)],
+    }
+    return json.dumps(reply, ensure_ascii=False)
 
 
 def document_answer(variables: dict[str, Any], structured: bool = False) -> str:
@@ -123,10 +128,10 @@ def document_answer(variables: dict[str, Any], structured: bool = False) -> str:
             source.append(n)
     ranked = _ranked(as_text(variables.get("question")), found)
     if not ranked:
-        return _answer(NO_DOCUMENT_ANSWER, [], structured)
+        return _answer([NO_DOCUMENT_ANSWER], [], structured)
     # The most relevant sentences, in their document order.
     chosen = sorted(i for i, _ in _most_relevant(ranked)[:MAX_ANSWER_SENTENCES])
-    return _answer(" ".join(found[i] for i in chosen), [source[i] for i in chosen], structured)
+    return _answer([found[i] for i in chosen], [source[i] for i in chosen], structured)
 
 
 def _useful(observation: str) -> bool:

@@ -22,7 +22,23 @@ _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
 
 def sentences(text: str) -> list[str]:
     """Split text into trimmed, non-empty sentences."""
-    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
+    return [text[a:b] for a, b in sentence_spans(text)]
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Where each trimmed, non-empty sentence of ``text`` is: (start, end) character offsets."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for end, after in [(m.start(), m.end()) for m in _SENTENCE_END.finditer(text)] + [
+        (len(text), len(text))
+    ]:
+        piece = text[start:end]
+        lead = len(piece) - len(piece.lstrip())
+        body = piece.strip()
+        if body:
+            spans.append((start + lead, start + lead + len(body)))
+        start = after
+    return spans
 
 
 def first_sentence(text: str) -> str:

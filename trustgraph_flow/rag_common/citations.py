@@ -10,37 +10,55 @@ from pydantic import BaseModel, ConfigDict, field_validator
 from trustgraph_flow.structured import schema_of
 
 CITE_SYSTEM = (
-    ' Reply with only JSON like {"answer": "the answer", "cited": [1, 3]}, where "cited" '
-    "lists the numbers of the {what} the answer rests on (none if it rests on none)."
+    ' Reply with only JSON like {"answer": "the answer", "cited": [1, 3], "claims": '
+    '[{"text": "a sentence of the answer", "cited": [1]}]}, where "cited" lists the numbers '
+    'of the {what} the answer rests on (none if it rests on none) and "claims" has one '
+    "item per sentence of the answer, copied exactly, with the numbers of the {what} that "
+    "sentence rests on."
 )
 
 
+def _numbers(value: Any) -> Any:
+    """Evidence numbers as the model wrote them: "e2", "[2]" and "2" are all 2."""
+    if not isinstance(value, list):
+        return value
+    out: list[Any] = []
+    for item in value:
+        if isinstance(item, str):
+            digits = item.strip().strip("[]").lstrip("eEcC#")
+            out.append(int(digits) if digits.isdigit() else 0)
+        else:
+            out.append(item)
+    return out
+
+
+class ClaimCites(BaseModel):
+    """One sentence of the answer and the numbers of the evidence it rests on."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+    text: str
+    cited: list[int] = []
+
+    _cited = field_validator("cited", mode="before")(_numbers)
+
+
 class CitedAnswer(BaseModel):
-    """A synthesis reply under structured output: the answer and the numbers (1-based) of
-    the evidence it cites; "e2", "[2]" and "2" are all read as 2."""
+    """A synthesis reply under structured output: the answer, the numbers (1-based) of the
+    evidence it cites, and each of its sentences (claims) with the evidence it rests on."""
 
     model_config = ConfigDict(extra="ignore", frozen=True)
     answer: str
     cited: list[int] = []
+    claims: list[ClaimCites] = []
 
-    @field_validator("cited", mode="before")
-    @classmethod
-    def _numbers(cls, value: Any) -> Any:
-        if not isinstance(value, list):
-            return value
-        out: list[Any] = []
-        for item in value:
-            if isinstance(item, str):
-                digits = item.strip().strip("[]").lstrip("eEcC#")
-                out.append(int(digits) if digits.isdigit() else 0)
-            else:
-                out.append(item)
-        return out
+    _cited = field_validator("cited", mode="before")(_numbers)
 
 
 def cited_schema(count: int) -> dict[str, Any]:
     """The synthesis reply schema for ``count`` numbered pieces of evidence."""
     schema = schema_of(CitedAnswer)
     items: dict[str, Any] = {"type": "integer", "enum": list(range(1, count + 1))}
-    schema["properties"]["cited"] = {"type": "array", "items": items, "maxItems": count}
+    cited = {"type": "array", "items": items, "maxItems": count}
+    schema["properties"]["cited"] = cited
+    schema["properties"]["claims"]["items"]["properties"]["cited"] = cited
     return schema

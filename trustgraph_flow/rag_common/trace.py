@@ -19,12 +19,19 @@ from trustgraph_base.provenance import (
     grounding_triples,
     synthesis_triples,
 )
+from trustgraph_base.provenance.evidence import claim_triples
 from trustgraph_base.provenance.uris import grounding_uri, synthesis_uri
 from trustgraph_base.rdf.terms import LiteralTerm, Triple, check_iri
 from trustgraph_base.schema import TextCompletionRequest
 from trustgraph_base.schema.rag import RagRequest, RagResponse
 from trustgraph_flow.rag_common.calls import Completion, Cost, add_cost
-from trustgraph_flow.rag_common.citations import CITE_SYSTEM, CitedAnswer, cited_schema
+from trustgraph_flow.rag_common.citations import (
+    CITE_SYSTEM,
+    CitedAnswer,
+    ClaimCites,
+    cited_schema,
+)
+from trustgraph_flow.rag_common.claims import answer_claims
 from trustgraph_flow.run_journal import Journaled
 from trustgraph_flow.structured import BadReply, ask
 from trustgraph_flow.trace_writer import TraceWriter, identity, open_trace
@@ -130,16 +137,22 @@ class Trace(Generic[R]):
         synth = synthesis_uri(self.question_uri)
         kept = self.writer.recorded.get(synth)
         if kept is not None:  # a rerun of a run cut short after its synthesis: that answer
-            answer = next(
-                (t.o.v for t in kept if t.p == TG.content and isinstance(t.o, LiteralTerm)), ""
+            answer = next(  # the synthesis's own content, not one of its claims'
+                (
+                    t.o.v
+                    for t in kept
+                    if t.p == TG.content and isinstance(t.o, LiteralTerm) and t.s.i == synth  # type: ignore[union-attr]
+                ),
+                "",
             )
             if request.streaming and answer:
                 yield self.piece(answer)
             yield await self.stage(synth, kept)
             yield self.final("" if request.streaming else answer)
             return
+        said: list[ClaimCites] = []
         if evidence and getattr(self.ctx.settings, "llm_structured", "none") != "none":
-            answer, cited, cost = await self._cited(request, evidence, what)
+            answer, cited, said, cost = await self._cited(request, evidence, what)
             if request.streaming and answer.strip():
                 yield self.piece(answer)
         else:
@@ -150,14 +163,20 @@ class Trace(Generic[R]):
             answer, cited, cost = call.text, [], call.cost
         if not answer.strip():
             raise ServiceError(ErrorType.LLM_ERROR, "the LLM returned an empty answer")
-        triples = [*synthesis_triples(synth, parent_uri, answer), *citation_triples(synth, cited)]
+        claims = answer_claims(answer, said, evidence)
+        triples = [
+            *synthesis_triples(synth, parent_uri, answer),
+            *citation_triples(synth, cited),
+            *claim_triples(synth, claims),
+        ]
         yield await self.stage(synth, triples, cost)
         yield self.final("" if request.streaming else answer, cost.model)
 
     async def _cited(
         self, request: TextCompletionRequest, evidence: Sequence[str], what: str
-    ) -> tuple[str, list[str], Cost]:
-        """One structured call: the answer, the URIs of the evidence it cites, its cost."""
+    ) -> tuple[str, list[str], list[ClaimCites], Cost]:
+        """One structured call: the answer, the URIs of the evidence it cites, its sentences
+        with the evidence numbers of each, its cost."""
         asked = request.model_copy(
             update={"system": request.system + CITE_SYSTEM.replace("{what}", what)}
         )
@@ -167,10 +186,10 @@ class Trace(Generic[R]):
         except BadReply as exc:  # not the JSON asked for: a plain answer that cites nothing
             if exc.response is not None:
                 add_cost(cost, exc.response, exc.latency_ms)
-            return exc.text, [], cost
+            return exc.text, [], [], cost
         add_cost(cost, reply.response, reply.latency_ms)
         cited = [evidence[n - 1] for n in reply.value.cited if 1 <= n <= len(evidence)]
-        return reply.value.answer, cited, cost
+        return reply.value.answer, cited, reply.value.claims, cost
 
 
 QuestionTriples = Callable[[str, str, str, str | None], list[Triple]]

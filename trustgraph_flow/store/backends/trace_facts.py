@@ -64,6 +64,8 @@ RAG_PREDICATES = frozenset(
         TG.reasoning,
         TG.cites,
         TG.content,
+        TG.charOffset,  # a claim's place in the answer (its text is tg:content)
+        TG.charLength,
     )
 )
 RAG_KINDS = frozenset({"graph-rag", "document-rag"})

@@ -34,6 +34,7 @@ from trustgraph_base.schema.explain import (
 from trustgraph_flow.store.core.backend import Handle, QuadStore, subject_quads
 from trustgraph_flow.store.core.convert import OxObject, named, value_of
 from trustgraph_flow.store.core.rows import TraceFilter, TraceRow, sort_key
+from trustgraph_flow.store.views.claims import claim_views
 from trustgraph_flow.store.views.lookup import (
     RETRIEVAL,
     as_int,
@@ -406,6 +407,7 @@ def rag_parts(store: QuadStore, props: Props, root: str, provenance: bool) -> di
         "edges": edges,
         "synthesis": synthesis if synthesis in props else None,
         "answer": text(props, synthesis, TG.content),
+        "claims": claim_views(props, synthesis),
     }
 
 

@@ -1,0 +1,44 @@
+"""An answer's claims: its sentences, each with the evidence it cites.
+
+The claims are the answer's own sentences (``sentence_spans``), so each claim is exactly a
+piece of the answer with its place in it. The LLM's structured reply names, per sentence
+it wrote, the evidence that sentence rests on; each of those sentences is located in the
+answer (``spans.locate``, layout read loosely; a sentence the answer repeats is taken
+at its next place) and the claims it falls on cite that evidence. A sentence of the reply that is not in the answer cites nothing; a claim that
+no sentence of the reply falls on cites nothing (it is recorded, uncited).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from trustgraph_base.provenance.evidence import ClaimSpec
+from trustgraph_flow.llm.text import sentence_spans
+from trustgraph_flow.rag_common.citations import ClaimCites
+from trustgraph_flow.spans import locate
+
+
+def answer_claims(
+    answer: str, said: Sequence[ClaimCites], evidence: Sequence[str]
+) -> list[ClaimSpec]:
+    """The answer's sentences, each citing the evidence URIs the reply gave it."""
+    spans = sentence_spans(answer)
+    cites: list[dict[str, None]] = [{} for _ in spans]
+    after = 0  # the reply's sentences come in order: a repeated sentence is the next one
+    for claim in said:
+        found = locate(claim.text, answer[after:])
+        base = after
+        if found is None:
+            found, base = locate(claim.text, answer), 0
+        if found is None:
+            continue
+        start, end = base + found[0], base + found[0] + found[1]
+        after = end
+        uris = [evidence[n - 1] for n in claim.cited if 1 <= n <= len(evidence)]
+        for i, (a, b) in enumerate(spans):
+            if a < end and start < b:  # the reply's sentence falls on this claim
+                cites[i].update(dict.fromkeys(uris))
+    return [
+        ClaimSpec(text=answer[a:b], offset=a, length=b - a, cited=tuple(c))
+        for (a, b), c in zip(spans, cites, strict=True)
+    ]
