@@ -53,8 +53,9 @@ from trustgraph_flow.store.backends.server.remote import open_server
 from trustgraph_flow.store.core.backend import Backend, Handle
 from trustgraph_flow.store.governance import deletion, erasure, retention, verify
 from trustgraph_flow.store.governance.seal import Seal, open_seal
-from trustgraph_flow.store.sparql.check import check_query
+from trustgraph_flow.store.sparql.check import fits_server
 from trustgraph_flow.store.sparql.client import SparqlServer, StoreUnavailable
+from trustgraph_flow.store.sparql.fair import FairGate
 from trustgraph_flow.store.sparql.pool import SparqlPool
 from trustgraph_flow.store.views import diff, explain, export, hierarchy, lineage, query, removals
 from trustgraph_flow.store.writer import WriteReport, write_batch
@@ -75,6 +76,9 @@ class StoreSettings(ProcessorSettings):
     """Seconds after which a SPARQL query is stopped (its worker killed) and answers 'timeout'."""
     sparql_workers: int = Field(default=2, ge=1)
     """Processes running SPARQL queries (each killed at the time limit)."""
+    server_max_patterns: int = Field(default=500, ge=0)
+    """With store_uri: queries of more triple patterns and filters than this are refused
+    before they reach the server (oxigraph serve 0.5 aborts on ~650); 0: no bound."""
     store_uri: str = ""
     """A SPARQL 1.1 server holding every collection, e.g. http://oxigraph:7878 (oxigraph serve)
     or http://fuseki:3030/tg (a Fuseki 6 dataset); empty: embedded pyoxigraph under <data-dir>/store."""
@@ -119,10 +123,12 @@ class State:
     # SPARQL has threads and (embedded) worker processes of its own: a runaway query never
     # holds up a triples or explain read, and is stopped at its time limit.
     sparql: ThreadPoolExecutor
-    sparql_pool: SparqlPool | None = None  # embedded only
+    sparql_pool: SparqlPool  # checks every query; runs it too when embedded
+    gate: FairGate  # users take turns at the SPARQL threads and workers
     snapshots: Snapshots | None = None  # embedded only
     server: SparqlServer | None = None  # the store server (server backend only)
     seal: Seal | None = None  # signs ended traces (setting ``signing``)
+    server_max_patterns: int = 0  # the largest query sent to it (0: any)
 
     async def write(self, fn: Callable[[Backend], T]) -> T:
         """Run ``fn`` on the writer thread (SPARQL snapshots are taken again after it)."""
@@ -233,8 +239,7 @@ async def open_stores(ctx: Context[StoreSettings]) -> AsyncIterator[State]:
                     await task
         untune_gc(thresholds)
         state.readers.shutdown(wait=False, cancel_futures=True)
-        if state.sparql_pool is not None:
-            state.sparql_pool.close()
+        state.sparql_pool.close()
         state.sparql.shutdown(wait=False, cancel_futures=True)
         await state.write(lambda stores: stores.close())
         state.writer.shutdown(wait=True)
@@ -260,9 +265,12 @@ async def open_server_backend(settings: StoreSettings) -> State:
     return State(
         stores=stores,
         server=stores.server,
+        server_max_patterns=settings.server_max_patterns,
         writer=ThreadPoolExecutor(1, thread_name_prefix="store-write"),
         readers=ThreadPoolExecutor(settings.read_threads, thread_name_prefix="store-read"),
         sparql=ThreadPoolExecutor(settings.sparql_workers, thread_name_prefix="store-sparql"),
+        sparql_pool=SparqlPool(settings.sparql_workers),
+        gate=FairGate(settings.sparql_workers),
     )
 
 
@@ -277,6 +285,7 @@ def open_embedded(settings: StoreSettings) -> State:
         readers=ThreadPoolExecutor(settings.read_threads, thread_name_prefix="store-read"),
         sparql=ThreadPoolExecutor(settings.sparql_workers, thread_name_prefix="store-sparql"),
         sparql_pool=SparqlPool(settings.sparql_workers),
+        gate=FairGate(settings.sparql_workers),
         snapshots=Snapshots(Path(settings.data_dir) / "store-snapshots"),
     )
 
@@ -383,45 +392,59 @@ async def triples(req: TriplesQueryRequest, ctx: Ctx) -> AsyncIterator[TriplesQu
 
 @proc.service(SPARQL)
 async def sparql(req: SparqlQueryRequest, ctx: Ctx) -> SparqlQueryResponse:
-    """Answer within ``sparql_timeout``: past it the query is stopped (``sparql_pool``)."""
+    """Answer within ``sparql_timeout``, its check included: past it the query is stopped
+    (its worker killed, ``sparql/pool.py``). Users take turns at the workers (``FairGate``)."""
     limit = ctx.settings.sparql_timeout
-    pool, snapshots = ctx.state.sparql_pool, ctx.state.snapshots
-    if pool is None or snapshots is None:
-        return await sparql_on_server(req, ctx)
-    await asyncio.to_thread(pool.warm_up)  # a worker's start-up is not the query's time
+    state = ctx.state
+    await asyncio.to_thread(
+        state.sparql_pool.warm_up
+    )  # a worker's start-up is not the query's time
     deadline = time.monotonic() + limit
-    stores = ctx.state.stores
-
-    def go() -> SparqlQueryResponse:
-        form = check_query(req.query)  # updates, SERVICE and unreadable text never reach pyoxigraph
-        with stores.lease(req.user, req.collection) as handle:
-            snap = snapshots.acquire((req.user, req.collection), handle)
-        try:
-            return checked(pool.run(snap.path if snap else None, req.query, deadline, limit, form))
-        finally:
-            snapshots.release(snap)
-
-    work = asyncio.get_running_loop().run_in_executor(ctx.state.sparql, go)
-    # The worker is stopped at ``limit``; this answers a query still waiting for a thread.
+    try:
+        await state.gate.acquire(req.user, limit)
+    except TimeoutError:
+        raise ServiceError(
+            ErrorType.TIMEOUT, f"the query waited {limit:g} s for a free worker: try again"
+        ) from None
+    go = sparql_on_server if state.snapshots is None else sparql_embedded
+    work = asyncio.get_running_loop().run_in_executor(
+        state.sparql, functools.partial(go, state, req, deadline, limit)
+    )
+    work.add_done_callback(lambda _: state.gate.release(req.user))  # its thread is free again
+    # The worker is stopped at the deadline; this answers a query whose thread is stuck.
     return await bounded(work, limit, grace=1.0)
 
 
-async def sparql_on_server(req: SparqlQueryRequest, ctx: Ctx) -> SparqlQueryResponse:
-    """The query on the server, over the caller's collection only; its time limit is the
-    request's (and the server's own, e.g. ``oxigraph serve --timeout-s``)."""
-    limit = ctx.settings.sparql_timeout
-    stores = ctx.state.stores
+def sparql_embedded(
+    state: State, req: SparqlQueryRequest, deadline: float, limit: float
+) -> SparqlQueryResponse:
+    """Checked and answered in a worker process, over a snapshot of the collection."""
+    assert state.snapshots is not None
+    with state.stores.lease(req.user, req.collection) as handle:
+        snap = state.snapshots.acquire((req.user, req.collection), handle)
+    try:
+        return checked(
+            state.sparql_pool.run(snap.path if snap else None, req.query, deadline, limit)
+        )
+    finally:
+        state.snapshots.release(snap)
 
-    def go() -> SparqlQueryResponse:
-        try:  # query.sparql checks the text first: no update or SERVICE reaches the server
-            with stores.lease(req.user, req.collection) as handle:
-                # No collection: syntax is still checked, as on an empty embedded store.
-                return checked(query.sparql(handle.store if handle else None, req, timeout=limit))
-        except StoreUnavailable as exc:
-            raise ServiceError(ErrorType.STORE_UNAVAILABLE, str(exc)) from None
 
-    work = asyncio.get_running_loop().run_in_executor(ctx.state.sparql, go)
-    return await bounded(work, limit, grace=1.0)
+def sparql_on_server(
+    state: State, req: SparqlQueryRequest, deadline: float, limit: float
+) -> SparqlQueryResponse:
+    """Checked in a worker process, then run by the server over the caller's collection only,
+    within what is left of the time limit (and the server's own, ``oxigraph serve --timeout-s``)."""
+    text = state.sparql_pool.check(req.query, deadline, limit)  # no update or SERVICE reaches it
+    fits_server(text, state.server_max_patterns)
+    try:
+        with state.stores.lease(req.user, req.collection) as handle:
+            # No collection: syntax is still checked, as on an empty embedded store.
+            store = handle.store if handle else None
+            left = max(0.1, deadline - time.monotonic())
+            return checked(query.sparql(store, req, timeout=left, form=text.form))
+    except StoreUnavailable as exc:
+        raise ServiceError(ErrorType.STORE_UNAVAILABLE, str(exc)) from None
 
 
 async def bounded(work: Awaitable[T], limit: float, *, grace: float = 0.0) -> T:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 import threading
+from dataclasses import dataclass
 from typing import Any
 
 from pyparsing import ParseBaseException
@@ -48,9 +49,23 @@ _FORMS = {
 }
 
 
+@dataclass(frozen=True)
+class Checked:
+    """A query the check let through: its form and how big its graph pattern is."""
+
+    form: str  # select, ask, construct, describe
+    size: int  # triple patterns and other elements of group patterns (FILTER, OPTIONAL …)
+    depth: int  # group patterns nested in one another, at the deepest
+
+
 def check_query(text: str) -> str:
     """The query's form (``select``, ``ask``, ``construct``, ``describe``); ``ServiceError``
     for an update, a SERVICE call, or text the check cannot read."""
+    return inspect_query(text).form
+
+
+def inspect_query(text: str) -> Checked:
+    """``check_query``, with the size and depth of the query's graph pattern (``Checked``)."""
     if "\\u" in text or "\\U" in text:
         raise ServiceError(
             ErrorType.SPARQL_UNSUPPORTED,
@@ -73,11 +88,33 @@ def check_query(text: str) -> str:
         raise ServiceError(
             ErrorType.SPARQL_SYNTAX, "the query is nested too deeply to check"
         ) from None
-    if calls_service(tree):
+    service, size, depth = shape(tree)
+    if service:
         raise ServiceError(
             ErrorType.SPARQL_SERVICE_REFUSED, "SERVICE (federated query) is not allowed"
         )
-    return _FORMS.get(getattr(tree[1], "name", ""), "select")
+    return Checked(_FORMS.get(getattr(tree[1], "name", ""), "select"), size, depth)
+
+
+SERVER_DEPTH = 100  # group patterns nested deeper than this are not sent to a SPARQL server
+
+
+def fits_server(checked: Checked, max_size: int) -> None:
+    """``ServiceError`` unless a SPARQL server can take the query whole: ``oxigraph serve``
+    0.5 parses on a 2 MB thread stack and aborts, for every user at once, on ~650 triple
+    patterns, ~3,000 FILTERs or ~1,000 nested groups (docs/store.md, "Queries")."""
+    if max_size and checked.size > max_size:
+        raise ServiceError(
+            ErrorType.SPARQL_UNSUPPORTED,
+            f"the query has {checked.size} triple patterns and filters, over the "
+            f"{max_size} the store's SPARQL server takes (--server-max-patterns)",
+        )
+    if checked.depth > SERVER_DEPTH:
+        raise ServiceError(
+            ErrorType.SPARQL_UNSUPPORTED,
+            f"the query nests {checked.depth} group patterns, over the {SERVER_DEPTH} "
+            "the store's SPARQL server takes",
+        )
 
 
 def rdf11_view(text: str) -> str:
@@ -97,16 +134,33 @@ def _is_update(view: str) -> bool:
 
 
 def calls_service(tree: Any) -> bool:
-    """Whether a parse tree holds a SERVICE pattern anywhere (walked without recursion)."""
-    stack = [tree]
+    """Whether a parse tree holds a SERVICE pattern anywhere."""
+    return shape(tree)[0]
+
+
+def shape(tree: Any) -> tuple[bool, int, int]:
+    """(whether it calls SERVICE, its ``Checked.size``, its ``Checked.depth``), walked
+    without recursion: one pass over the parse tree."""
+    service, size, deepest = False, 0, 0
+    stack: list[tuple[Any, int]] = [(tree, 0)]
     while stack:
-        node = stack.pop()
+        node, depth = stack.pop()
         if isinstance(node, CompValue):
             if node.name == "ServiceGraphPattern":
-                return True
-            stack.extend(node.values())
+                service = True
+            elif node.name == "TriplesBlock":  # each item: s p o [s p o …] of one subject
+                size += sum(len(item) // 3 for item in node.get("triples") or ())
+            elif node.name == "GroupGraphPatternSub":
+                depth += 1
+                deepest = max(deepest, depth)
+                size += sum(1 for part in node.get("part") or () if _not_triples(part))
+            stack.extend((child, depth) for child in node.values())
         elif isinstance(node, dict):
-            stack.extend(node.values())
+            stack.extend((child, depth) for child in node.values())
         elif isinstance(node, list | tuple) or type(node).__name__ == "ParseResults":
-            stack.extend(list(node))
-    return False
+            stack.extend((child, depth) for child in node)
+    return service, size, deepest
+
+
+def _not_triples(part: Any) -> bool:
+    return not (isinstance(part, CompValue) and part.name == "TriplesBlock")

@@ -7,7 +7,9 @@ store (``Store.backup``: a RocksDB checkpoint of hard links, opened there read-o
 the deadline the worker is killed (SIGKILL: every byte it held is returned) and a fresh
 one takes its place. A snapshot is reused until the store process writes again.
 
-The check for updates and SERVICE (``check.py``) runs before a query is sent here.
+The check for updates and SERVICE (``check.py``) runs in the worker too (``worker.py``),
+under the same time limit: on the server backend a query's text is checked there
+(``check``) before it is sent to the server.
 """
 
 from __future__ import annotations
@@ -24,36 +26,13 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-import pyoxigraph as ox
-
 from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.schema.store import SparqlQueryResponse
 from trustgraph_base.wire import decode
+from trustgraph_flow.store.sparql.check import Checked
+from trustgraph_flow.store.sparql.worker import CHECK, QUERY
 
 log = logging.getLogger(__name__)
-
-
-def _serve(conn: Connection) -> None:
-    """A worker: answer ``(snapshot path or "", query, deadline, form)`` until the pipe closes."""
-
-    from trustgraph_base.wire import encode
-    from trustgraph_flow.store.sparql.results import answer
-
-    opened: tuple[str, Any] = ("", ox.Store())
-    conn.send(("ready",))
-    while True:
-        try:
-            path, text, deadline, form = conn.recv()
-        except (EOFError, OSError):
-            return
-        try:
-            if path != opened[0]:
-                opened = (path, ox.Store.read_only(path) if path else ox.Store())
-            conn.send(("ok", encode(answer(opened[1], text, deadline, form))))
-        except ServiceError as exc:
-            conn.send(("error", exc.type, exc.message))
-        except Exception as exc:
-            conn.send(("error", "sparql-error", f"{type(exc).__name__}: {exc}"))
 
 
 STARTUP = 60.0  # seconds a new worker may take to import (not counted against a query)
@@ -72,7 +51,7 @@ class Worker:
         """A fresh interpreter (never a fork of a process running Pulsar's threads)."""
         mine, theirs = socket.socketpair()
         process = subprocess.Popen(
-            [sys.executable, "-m", "trustgraph_flow.store.sparql.pool", str(theirs.fileno())],
+            [sys.executable, "-m", "trustgraph_flow.store.sparql.worker", str(theirs.fileno())],
             pass_fds=[theirs.fileno()],
             stdin=subprocess.DEVNULL,
         )
@@ -140,10 +119,20 @@ class SparqlPool:
             self._all.discard(worker)
 
     def run(
-        self, snapshot: Path | None, text: str, deadline: float, limit: float, form: str = "select"
+        self, snapshot: Path | None, text: str, deadline: float, limit: float
     ) -> SparqlQueryResponse:
-        """The query's answer (``form``: what ``check_query`` said it is), or ``ServiceError``
-        (``timeout`` once ``deadline`` passes)."""
+        """The checked query's answer over ``snapshot`` (None: an empty store), or
+        ``ServiceError`` (``timeout`` once ``deadline`` passes, the check's time included)."""
+        reply = self._call(QUERY, str(snapshot) if snapshot else "", text, deadline, limit)
+        return decode(SparqlQueryResponse, reply[1])
+
+    def check(self, text: str, deadline: float, limit: float) -> Checked:
+        """The query's form and size once a worker has checked it (``check.inspect_query``)
+        within the time limit; ``ServiceError`` otherwise."""
+        _, form, size, depth = self._call(CHECK, "", text, deadline, limit)
+        return Checked(str(form), int(size), int(depth))
+
+    def _call(self, op: str, path: str, text: str, deadline: float, limit: float) -> Any:
         if time.monotonic() >= deadline:  # waited its whole time in the queue
             raise ServiceError(
                 ErrorType.TIMEOUT, f"the query waited {limit:g} s for a free worker: try again"
@@ -156,7 +145,7 @@ class SparqlPool:
             if not worker.ready.wait(STARTUP) or not worker.ok:
                 raise EOFError
             deadline += time.monotonic() - waited  # its start-up is not the query's time
-            worker.conn.send((str(snapshot) if snapshot else "", text, deadline, form))
+            worker.conn.send((op, path, text, deadline))
             if not worker.conn.poll(max(0.0, deadline - time.monotonic())):
                 self._retire(worker)
                 worker = None
@@ -175,9 +164,9 @@ class SparqlPool:
         finally:
             if not self._closed:
                 self._idle.put(worker if worker is not None else self._spawn())
-        if reply[0] == "ok":
-            return decode(SparqlQueryResponse, reply[1])
-        raise ServiceError(reply[1], reply[2])
+        if reply[0] == "error":
+            raise ServiceError(reply[1], reply[2])
+        return reply
 
     def close(self) -> None:
         self._closed = True
@@ -186,7 +175,3 @@ class SparqlPool:
             self._all.clear()
         for worker in workers:
             worker.kill()
-
-
-if __name__ == "__main__":
-    _serve(Connection(int(sys.argv[1])))

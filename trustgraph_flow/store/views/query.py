@@ -84,14 +84,17 @@ def sparql(
     deadline: float | None = None,
     *,
     timeout: float = 30.0,
+    form: str | None = None,
 ) -> SparqlQueryResponse:
     """Run a read-only query; updates are refused, syntax errors answered with their position.
 
     On a pyoxigraph store, ``deadline`` (``time.monotonic``) stops a streamed result between
     rows, so a query the caller has stopped waiting for does not keep its thread for long;
-    a SPARQL server's store runs the query itself within ``timeout`` seconds.
+    a SPARQL server's store runs the query itself within ``timeout`` seconds. ``form`` is
+    what ``check_query`` said of the text when it was checked already.
     """
-    form = check_query(req.query)  # updates, SERVICE and unreadable text never reach a store
+    if form is None:  # else checked already (the processor: by a worker, ``sparql/worker.py``)
+        form = check_query(req.query)  # updates, SERVICE and unreadable text never reach a store
     if isinstance(store, SparqlEndpoint):
         return store.sparql(req.query, form, timeout)
     # Parse-check against an empty in-memory store so a missing collection still reports syntax errors.
