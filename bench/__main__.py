@@ -33,6 +33,7 @@ BENCHMARKS = [
     "bench_revocation",
     "bench_trace_list",
     "bench_pdf_positions",
+    "bench_large_pdf",
     "bench_signing",
 ]
 

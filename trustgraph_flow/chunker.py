@@ -113,7 +113,18 @@ async def _record_spans(
     return True
 
 
-@proc.consumer(PAGES)
+async def _gave_up(page: PageText, exc: Exception, ctx: Context[Settings]) -> None:
+    """The page failed on every try: its document ends ``failed`` with the reason."""
+    failed = IngestEvent(
+        metadata=page.metadata,
+        document=page.document,
+        stage="failed",
+        error=f"chunking {page.page or page.document} failed on every try: {exc}",
+    )
+    await ctx.publish(INGEST_EVENTS, failed)
+
+
+@proc.consumer(PAGES, give_up=_gave_up)
 async def on_page(page: PageText, ctx: Context[Settings]) -> None:
     """Split a page; record spans, publish provenance, the chunks and a ``chunked`` event."""
     size = page.chunk_size or ctx.settings.chunk_size

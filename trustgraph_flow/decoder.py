@@ -120,7 +120,12 @@ async def _decode_reporting(
     return await task
 
 
-@proc.consumer(DOCUMENT_LOADED)
+async def _gave_up(msg: DocumentLoaded, exc: Exception, ctx: Context[Settings]) -> None:
+    """Decoding failed on every try (the librarian gone): the document ends ``failed``."""
+    await _failed(msg.document, msg.metadata, f"decode failed on every try: {exc}", ctx)
+
+
+@proc.consumer(DOCUMENT_LOADED, give_up=_gave_up)
 async def on_document(msg: DocumentLoaded, ctx: Context[Settings]) -> None:
     """Decode a document, then store page texts, publish provenance, pages and an event."""
     doc, meta = msg.document, msg.metadata

@@ -162,7 +162,30 @@ async def _index(chunk: ChunkText, edges: list[ExtractedEdge], ctx: Context[Sett
         )
 
 
-@proc.consumer(CHUNKS, concurrency=CONCURRENCY)
+async def _gave_up(chunk: ChunkText, exc: Exception, ctx: Context[Settings, DocumentClock]) -> None:
+    """The chunk failed on every try (a service down or refusing it): it is reported done
+    without edges, with the reason, so its document still ends."""
+    await _report(chunk, 0, f"failed on every try ({exc})", ctx)
+
+
+async def _report(
+    chunk: ChunkText, edges: int, error: str | None, ctx: Context[Settings, DocumentClock]
+) -> None:
+    """The chunk's ``extracted`` event: its edge count, and why it has none if it failed."""
+    await ctx.publish(
+        INGEST_EVENTS,
+        IngestEvent(
+            metadata=chunk.metadata,
+            document=chunk.document,
+            stage="extracted",
+            edges=edges,
+            error=f"{chunk.chunk}: {error}" if error else None,
+            source=chunk.chunk,
+        ),
+    )
+
+
+@proc.consumer(CHUNKS, concurrency=CONCURRENCY, give_up=_gave_up)
 async def on_chunk(chunk: ChunkText, ctx: Context[Settings, DocumentClock]) -> None:
     """Extract, index and store one chunk's knowledge, then report it."""
     edges, resp, error = await _extract(chunk, ctx)
@@ -172,17 +195,7 @@ async def on_chunk(chunk: ChunkText, ctx: Context[Settings, DocumentClock]) -> N
         spans = edge_spans(chunk, edges, quoted)
         triples = facts + extraction_triples(chunk, quoted, resp, spans)
         await ctx.publish(TRIPLES_STORE, Triples(metadata=chunk.metadata, triples=triples))
-    await ctx.publish(
-        INGEST_EVENTS,
-        IngestEvent(
-            metadata=chunk.metadata,
-            document=chunk.document,
-            stage="extracted",
-            edges=len(edges),
-            error=f"{chunk.chunk}: {error}" if error else None,
-            source=chunk.chunk,
-        ),
-    )
+    await _report(chunk, len(edges), error, ctx)
 
 
 def main() -> None:

@@ -95,3 +95,17 @@ async def test_a_file_over_the_limit_is_refused_in_one_line(stack: Stack, tmp_pa
     )
     listed = await stack.cli("tg-list-documents", "--format", "json")
     assert json.loads(listed.stdout) == []  # nothing kept
+
+
+@pytest.mark.timeout(LOAD_TIMEOUT + 60)
+async def test_chunks_the_index_refuses_end_the_document_with_the_reason(
+    stack: Stack, tmp_path: Path
+) -> None:
+    path = tmp_path / "wide.txt"  # chunks of ~100,000 bytes: the vector index takes 65,535
+    path.write_text("".join(SENTENCES.format(n=n) for n in range(4_000)))
+    loaded = await load(stack, path, "--id", "wide", "--chunk-size", "100000")
+    assert loaded.code == 0, loaded.stderr  # complete, not processing for good
+    listed = await stack.cli("tg-list-documents", "--format", "json")
+    (row,) = json.loads(listed.stdout)
+    assert (row["status"], row["chunks"]) == ("complete", 3)
+    assert "/c0: failed on every try" in row["error"] and "65,535" in row["error"], row

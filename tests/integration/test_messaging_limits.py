@@ -126,3 +126,33 @@ async def test_a_reply_too_large_answers_an_error_and_a_request_too_large_is_ref
         await client.close()
         stop.set()
         await asyncio.wait_for(running, 30)
+
+
+async def test_a_handler_failing_on_every_try_gives_up_once_before_the_dead_letter(
+    settings: ProcessorSettings, bus: Bus, topics: Topics
+) -> None:
+    work = Topic("work", Triples)
+    proc: Processor[ProcessorSettings] = Processor("stubborn")
+    tries: list[int] = []
+    gave_up: asyncio.Queue[str] = asyncio.Queue()
+
+    async def give_up(msg: Triples, exc: Exception, ctx: Context[ProcessorSettings]) -> None:
+        await gave_up.put(f"{msg.metadata.id}: {exc}")
+
+    @proc.consumer(work, give_up=give_up)
+    async def fails(msg: Triples, ctx: Context[ProcessorSettings]) -> None:
+        tries.append(len(tries))
+        raise RuntimeError(f"try {len(tries)}")
+
+    dead = await bus.subscribe(topics.dead_letter(topics.topic(work), "stubborn.work"), "test")
+    stop, ready = asyncio.Event(), asyncio.Event()
+    running = asyncio.create_task(proc.run(settings, stop, ready))
+    try:
+        await asyncio.wait_for(ready.wait(), 30)
+        await bus.publish(topics.topic(work), Triples(metadata=Metadata(id="m1"), triples=[]))
+        assert await asyncio.wait_for(gave_up.get(), 30) == "m1: try 4"  # the last of 1 + 3
+        await asyncio.wait_for(dead.receive(), 30)
+        assert len(tries) == 4 and gave_up.empty()
+    finally:
+        stop.set()
+        await asyncio.wait_for(running, 30)

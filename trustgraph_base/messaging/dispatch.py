@@ -13,19 +13,22 @@ from __future__ import annotations
 import asyncio
 import logging
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from pulsar.asyncio import Consumer
 from pydantic import BaseModel
 
 from trustgraph_base.errors import MessageTooLarge
+from trustgraph_base.messaging.bus import MAX_REDELIVERIES
 from trustgraph_base.messaging.context import Context
 from trustgraph_base.messaging.services import Topics
 from trustgraph_base.wire import decode
 
 log = logging.getLogger(__name__)
+
+LAST = {False: "will retry", True: "the last try: dead-lettered next"}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -49,6 +52,10 @@ class Route(ABC):
 class ConsumerRoute(Route):
     topic_name: str
     concurrency: int
+    # Called with the message, the failure and the context when the handler failed on a
+    # message for the last time (it goes to the dead-letter topic next): a pipeline stage
+    # says so downstream instead of leaving its work in progress for good.
+    give_up: Callable[[Any, Exception, Context[Any, Any]], Awaitable[None]] | None = None
 
     def topic(self, topics: Topics) -> str:
         return topics.topic(self.topic_name)
@@ -157,10 +164,23 @@ class ConsumerRunner(OneByOne):
             await self.route.handler(value, self.ctx)
         except MessageTooLarge as exc:  # fails the same way on every retry
             log.error("handler failed on %s (dead-lettered, not retried): %s", self.topic, exc)
+            await self._give_up(value, exc)
             await self._dead_letter(msg)
             return
         except Exception as exc:
-            log.warning("handler failed on %s (will retry): %r", self.topic, exc)
+            last = msg.redelivery_count() >= MAX_REDELIVERIES
+            log.warning("handler failed on %s (%s): %r", self.topic, LAST[last], exc)
+            if last:
+                await self._give_up(value, exc)
             await self.consumer.negative_acknowledge(msg)
             return
         await self.consumer.acknowledge(msg)
+
+    async def _give_up(self, value: BaseModel, exc: Exception) -> None:
+        give_up = cast(ConsumerRoute, self.route).give_up
+        if give_up is None:
+            return
+        try:
+            await give_up(value, exc, self.ctx)
+        except Exception:
+            log.exception("giving up a message on %s failed too", self.topic)

@@ -34,7 +34,7 @@ import logging
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Generic, TypeAlias, cast
+from typing import Any, Generic, TypeAlias, cast
 
 from pydantic import BaseModel
 from typing_extensions import TypeVar
@@ -60,6 +60,7 @@ X = TypeVar("X")  # the state, in the handler types below
 # Opens the state: an async generator that yields it once, and closes it after the yield.
 Lifespan: TypeAlias = Callable[[Context[S]], AsyncIterator[X]]
 ConsumerFn: TypeAlias = Callable[[M, Context[S, X]], Awaitable[None]]
+GiveUpFn: TypeAlias = Callable[[M, Exception, Context[S, X]], Awaitable[None]]
 # A batch handler may return the messages that failed on their own (to be retried).
 BatchFn: TypeAlias = Callable[[list[M], Context[S, X]], Awaitable[Sequence[M] | None]]
 # A service handler (ServiceFn[Req, S, T, Resp]) returns its response, or is an async
@@ -108,9 +109,17 @@ class Processor(Generic[S, T]):
         return register
 
     def consumer(
-        self, topic: Topic[M], *, concurrency: int = 1
+        self,
+        topic: Topic[M],
+        *,
+        concurrency: int = 1,
+        give_up: GiveUpFn[M, S, T] | None = None,
     ) -> Callable[[ConsumerFn[M, S, T]], ConsumerFn[M, S, T]]:
-        """Register ``async def (msg, ctx) -> None`` for a one-way topic (``msg`` of its type)."""
+        """Register ``async def (msg, ctx) -> None`` for a one-way topic (``msg`` of its type).
+
+        ``give_up`` (``async def (msg, exc, ctx)``) runs when the handler failed on a message
+        for the last time, before it is dead-lettered.
+        """
         _check_topic(topic)
 
         def register(fn: ConsumerFn[M, S, T]) -> ConsumerFn[M, S, T]:
@@ -121,6 +130,7 @@ class Processor(Generic[S, T]):
                     model=topic.model,
                     topic_name=topic.name,
                     concurrency=concurrency,
+                    give_up=cast(Any, give_up),
                 )
             )
             return fn
