@@ -6,7 +6,7 @@ speed on real PDFs, and what decoding with positions costs against without.
 Accuracy: ``bench.pdf_truth`` writes a PDF (plain lines, wrapped sentences, two columns,
 a page turned by /Rotate 90, an A0 page, a page without text); a library is right about a
 sentence when the sentence is found in its page's text (whitespace and a hyphen at a line
-end read loosely, as ``trustgraph_flow.spans.locate`` does) and the boxes of the
+end read loosely, as ``trustgraph_base.spans.locate`` does) and the boxes of the
 characters found lie on the sentence's lines. Speed: pages per second on the PDFs given
 (default: the PDF manuals Debian packages ship under /usr/share/doc, if any), each
 library's best of three runs; the ratio compares text with boxes against text alone in
@@ -27,8 +27,8 @@ from pypdf import PdfReader
 
 from bench.pdf_truth import Box, make_pdf, span_matches
 from bench.summary import summary
+from trustgraph_base.spans import locate
 from trustgraph_flow.pdf_text import read_pdf
-from trustgraph_flow.spans import locate
 
 Pages = list[tuple[str, list[Box | None]]]
 

@@ -23,8 +23,8 @@ from trustgraph_base.provenance.uris import (
 )
 from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Triple
 from trustgraph_base.schema import ChunkText, TextCompletionResponse
+from trustgraph_base.spans import locate
 from trustgraph_flow.extraction import ExtractedEdge
-from trustgraph_flow.spans import locate
 
 Quoted = tuple[IriTerm, IriTerm, IriTerm | LiteralTerm]
 

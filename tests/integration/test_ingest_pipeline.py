@@ -33,10 +33,10 @@ from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, quoted, term_key
 from trustgraph_base.rdf.terms import lit as tlit
 from trustgraph_base.schema import VectorRequest
 from trustgraph_base.settings import ProcessorSettings
+from trustgraph_base.spans import locate
 from trustgraph_flow.embeddings import processor as embeddings
 from trustgraph_flow.llm import offline
 from trustgraph_flow.llm import processor as llm
-from trustgraph_flow.spans import locate
 
 PARIS, FRANCE = IriTerm(i=entity_uri("Paris")), IriTerm(i=entity_uri("France"))
 CAPITAL = IriTerm(i=relation_uri("is the capital of"))

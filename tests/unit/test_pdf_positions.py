@@ -9,8 +9,8 @@ import pytest
 from bench.pdf_truth import Sentence, make_pdf, span_matches
 from tests.unit.test_ingest_decoder import SAMPLE, encrypted_pdf
 from trustgraph_base.layout import PageLayout, line_col
+from trustgraph_base.spans import locate
 from trustgraph_flow.pdf_text import PdfError, PdfPage, read_pdf
-from trustgraph_flow.spans import locate
 
 Truth = tuple[list[PdfPage], list[Sentence], list[int]]
 

@@ -42,9 +42,9 @@ def source_text(ref: SourceRef, style: Style, *, named: bool = False) -> str:
     return style.arrow.join(parts)
 
 
-def place_text(ref: SourceRef, offset: int, length: int) -> str:
+def place_text(page_number: int | None, offset: int, length: int) -> str:
     """``page N, chars a–b`` (``chars a–b`` in a page-less document's text)."""
-    page = f"page {ref.page_number}, " if ref.page_number is not None else ""
+    page = f"page {page_number}, " if page_number is not None else ""
     return f"{page}chars {offset}–{offset + length}"
 
 
@@ -53,7 +53,7 @@ def span_text(ref: SourceRef, span: SpanRef) -> str:
     quote = '"' + " ".join(span.quote.split()) + '"'
     if not span.located or span.page_offset is None or span.length is None:
         return f"{quote} (unlocated: not found in its chunk)"
-    return f"{quote} ({place_text(ref, span.page_offset, span.length)})"
+    return f"{quote} ({place_text(ref.page_number, span.page_offset, span.length)})"
 
 
 def evidence_names(view: TraceView) -> dict[str, str]:

@@ -224,7 +224,9 @@ class _Builder:
         for ref in sources:
             node.add("Source", source_text(ref, self.style, named=ref.chunk == within), "dim")
             if within is not None and ref.char_offset is not None and ref.char_length is not None:
-                node.add("Place", place_text(ref, ref.char_offset, ref.char_length))  # a chunk
+                node.add(
+                    "Place", place_text(ref.page_number, ref.char_offset, ref.char_length)
+                )  # a chunk
             for span in ref.spans:
                 node.add("Quote", self.cut(span_text(ref, span)))
 

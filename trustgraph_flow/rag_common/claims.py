@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from trustgraph_base.provenance.evidence import ClaimSpec
+from trustgraph_base.spans import locate
 from trustgraph_flow.llm.text import sentence_spans
 from trustgraph_flow.rag_common.citations import ClaimCites
-from trustgraph_flow.spans import locate
 
 
 def answer_claims(

@@ -1,0 +1,75 @@
+"""tg-show-evidence end to end: an unseen PDF loaded through the gateway and the real
+pipeline, a question asked, and each claim of the answer followed to the sentence on the
+page that supports it (text and JSON), checked against the PDF itself."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+from bench.pdf_truth import make_pdf, on_sentence
+from tests.support.processors import RAG
+from tests.support.stack import Stack
+from trustgraph_flow.pdf_text import read_pdf
+
+USER = "dora"
+
+
+def places(report: list[Any]) -> list[dict[str, Any]]:
+    return [
+        place
+        for answer in report
+        for claim in answer["claims"]
+        for item in claim["evidence"]
+        for place in item["places"]
+    ]
+
+
+async def test_each_claim_leads_to_its_sentence_on_the_page(
+    pulsar_url: str, prefix: str, tmp_path: Path
+) -> None:
+    data, truth, _ = make_pdf()
+    pdf = tmp_path / "unseen.pdf"
+    pdf.write_bytes(data)
+    pages = read_pdf(io.BytesIO(data))
+    async with Stack(pulsar_url, prefix, RAG, data_dir=tmp_path) as stack:
+        scope = ("-U", USER)
+        loaded = await stack.cli("tg-load-document", str(pdf), *scope)
+        assert loaded.code == 0, loaded.stderr
+        for command, question, word in (
+            ("tg-invoke-graph-rag", "Where was Marie Curie born?", "Warsaw"),
+            ("tg-invoke-document-rag", "Where was Marie Curie born?", "Warsaw"),
+        ):
+            asked = await stack.cli(command, "--no-streaming", "-q", question, *scope)
+            assert asked.code == 0, asked.stderr
+            assert word in asked.stdout
+            trace = asked.stderr.strip().splitlines()[-1].removeprefix("trace: ")
+
+            shown = await stack.cli("tg-show-evidence", trace, "--format", "json", *scope)
+            assert shown.code == 0, shown.stderr
+            report = json.loads(shown.stdout)
+            (answer,) = report
+            assert answer["trace"] == trace and answer["claims"]
+            claim = next(c for c in answer["claims"] if word in c["text"])
+            assert claim["evidence"], "the claim cites its evidence"
+            found = [p for item in claim["evidence"] for p in item["places"] if p["located"]]
+            assert found
+            for place in found:  # the quote is exactly there, on the page and on its lines
+                n, start, length = place["page_number"], place["char_offset"], place["char_length"]
+                page = pages[n - 1]
+                assert page.text[start : start + length] == place["quote"]
+                boxes = list(page.layout.boxes[start : start + length])
+                # an edge's sentence, or the claim's sentence in its chunk: on the page, on its lines
+                assert any(on_sentence(s, place["quote"], boxes) for s in truth if s.page == n)
+            text = await stack.cli("tg-show-evidence", trace, *scope)
+            assert text.code == 0, text.stderr
+            first = found[0]
+            where = f"page {first['page_number']}, chars {first['char_offset']}–"
+            assert 'Claim 1: "' in text.stdout and where in text.stdout
+            assert '"unseen.pdf"' in text.stdout
+
+        missing = await stack.cli("tg-show-evidence", "no-such-trace", *scope)
+        assert missing.code == 1 and "no trace 'no-such-trace'" in missing.stderr
+        assert "Traceback" not in missing.stderr

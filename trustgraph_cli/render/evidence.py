@@ -1,0 +1,148 @@
+"""An answer's evidence, claim by claim: what each sentence cites and where that is.
+
+Built from a ``TraceView`` read with its provenance: each RAG answer (the trace's own, or
+its agent's sub-traces') lists its claims; each claim its cited focus edges or chunks; each
+of those the places that hold it — an edge's sentence (``tg:Span``) or a chunk's span —
+with the quoted text, the document, the page and the characters.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from trustgraph_base.spans import locate
+from trustgraph_cli.render.parts import edge_text, place_text
+
+if TYPE_CHECKING:
+    from trustgraph_base.schema.explain import ChunkView, SourceRef, TraceView
+    from trustgraph_cli.render.style import Style
+
+
+def rag_views(view: TraceView) -> list[TraceView]:
+    """The RAG answers of a trace: itself, or its agent steps' sub-traces, in order."""
+    if view.type != "agent":
+        return [view]
+    return [rag for step in view.steps for sub in step.subtraces for rag in rag_views(sub)]
+
+
+def _place(ref: SourceRef, quote: str | None, offset: int | None, length: int | None) -> Any:
+    return {
+        "document": ref.document,
+        "title": ref.title,
+        "page": ref.page,
+        "page_number": ref.page_number,
+        "chunk": ref.chunk,
+        "char_offset": offset,
+        "char_length": length,
+        "quote": quote,
+        "located": offset is not None,
+    }
+
+
+def _edge_places(sources: list[SourceRef]) -> list[Any]:
+    places = []
+    for ref in sources:
+        for span in ref.spans:
+            offset = span.page_offset if span.located else None
+            places.append(
+                _place(ref, span.quote, offset, span.length if offset is not None else None)
+            )
+        if not ref.spans:  # extracted before spans were recorded: the chunk is all we know
+            places.append(_place(ref, None, ref.char_offset, ref.char_length))
+    return places
+
+
+def _chunk_places(chunk: ChunkView, text: str | None, claim: str) -> list[Any]:
+    """Where a claim's chunk is: the claim's own sentence when the chunk holds it verbatim
+    (a DocumentRAG answer quotes its chunks), else the whole chunk."""
+    found = locate(claim, text) if text else None
+    out = []
+    for ref in chunk.sources:
+        if found is not None and text is not None and ref.char_offset is not None:
+            start, length = found
+            quote = text[start : start + length]
+            out.append(_place(ref, quote, ref.char_offset + start, length))
+        else:
+            out.append(_place(ref, text, ref.char_offset, ref.char_length))
+    return out
+
+
+def _item(rag: TraceView, uri: str, claim: str, texts: dict[str, str], style: Style) -> Any:
+    """One cited evidence item of a claim: its name in the trace, what it is, its places."""
+    for n, edge in enumerate(rag.edges, start=1):
+        if edge.uri == uri:
+            text, places = edge_text(edge, style), _edge_places(edge.sources)
+            return {"name": f"Edge {n}", "uri": uri, "kind": "edge", "text": text, "places": places}
+    for n, chunk in enumerate(rag.chunks, start=1):
+        if chunk.uri == uri:
+            places = _chunk_places(chunk, texts.get(uri), claim)
+            return {
+                "name": f"Chunk {n}",
+                "uri": uri,
+                "kind": "chunk",
+                "text": uri,
+                "places": places,
+            }
+    return {"name": uri, "uri": uri, "kind": "unknown", "text": uri, "places": []}
+
+
+def evidence_report(view: TraceView, chunk_texts: dict[str, str], style: Style) -> list[Any]:
+    """One entry per RAG answer: its claims, each with its cited evidence and their places."""
+    return [
+        {
+            "trace": rag.id,
+            "type": rag.type,
+            "question": rag.question,
+            "answer": rag.answer,
+            "claims": [
+                {
+                    "uri": claim.uri,
+                    "text": claim.text,
+                    "char_offset": claim.offset,
+                    "char_length": claim.length,
+                    "evidence": [
+                        _item(rag, uri, claim.text, chunk_texts, style) for uri in claim.cited
+                    ],
+                }
+                for claim in rag.claims
+            ],
+        }
+        for rag in rag_views(view)
+    ]
+
+
+def evidence_lines(report: list[Any], max_quote: int) -> list[str]:
+    """The report as text: each answer, its claims, their evidence and where it is."""
+    from trustgraph_cli.render.text import truncate
+
+    def cut(text: str) -> str:
+        return truncate(" ".join(text.split()), max_quote, "…")
+
+    lines: list[str] = []
+    for answer in report:
+        lines += [f"Answer: {answer['trace']}", f"  Question: {answer['question']}"]
+        lines.append(f"  Answer: {cut(answer['answer'] or '')}")
+        if not answer["claims"]:
+            lines.append("  (no claims recorded: the trace predates claim-level citations)")
+        for n, claim in enumerate(answer["claims"], start=1):
+            lines.append(f'  Claim {n}: "{cut(claim["text"])}"')
+            if not claim["evidence"]:
+                lines.append("    cites nothing")
+            for item in claim["evidence"]:
+                lines.append(f"    {item['name']}: {item['text']}")
+                for place in item["places"]:
+                    lines.append(f"      {_place_line(place, cut)}")
+                if not item["places"]:
+                    lines.append("      (no source recorded)")
+        lines.append("")
+    return lines[:-1] if lines else lines
+
+
+def _place_line(place: Any, cut: Any) -> str:
+    title = f'"{place["title"]}"' if place["title"] else place["document"]
+    if place["char_offset"] is None:
+        where = "unlocated: not found in its chunk" if place["quote"] else "place unknown"
+    else:
+        where = place_text(place["page_number"], place["char_offset"], place["char_length"])
+    quote = f'"{cut(place["quote"])}" — ' if place["quote"] else ""
+    return f"{quote}{title}, {where}"
