@@ -15,6 +15,7 @@ EPILOG = """\b
 Examples:
   trace=$(tg-list-explain-traces -l 1 --format csv | sed -n 2p | cut -d, -f1)   # the newest trace
   tg-delete-explain-trace "$trace" --format json
+  tg-delete-explain-trace "$trace" -C research   # a trace of another collection
 """
 
 

@@ -12,6 +12,7 @@ Examples:
   tg-export-explain-trace "$trace" -o trace.trig
   tg-export-explain-trace "$trace" --format provn
   tg-export-explain-trace "$trace" --format jsonld -o trace.jsonld
+  tg-export-explain-trace "$trace" --format turtle --rdf11   # for rdflib and prov's PROV-O reader
 """
 
 FORMATS = ["trig", "turtle", "jsonld", "provn", "provjson"]
@@ -28,6 +29,11 @@ FORMATS = ["trig", "turtle", "jsonld", "provn", "provjson"]
     help="trig (named graphs, RDF 1.2), turtle (one graph), jsonld, provn, provjson (PROV, via the prov package).",
 )
 @click.option(
+    "--rdf11",
+    is_flag=True,
+    help="trig and turtle: each quoted edge as an rdf:Statement (RDF 1.1) instead of a triple term.",
+)
+@click.option(
     "-o",
     "--output",
     type=click.Path(dir_okay=False, writable=True),  # not path_type: pathlib is slow to import
@@ -35,15 +41,18 @@ FORMATS = ["trig", "turtle", "jsonld", "provn", "provjson"]
     help="Write to this file instead of stdout.",
 )
 @gateway_options
-def main(trace_id: str, fmt: str, output: str | None, gw: Gateway) -> None:
+def main(trace_id: str, fmt: str, rdf11: bool, output: str | None, gw: Gateway) -> None:
     """Export an explain trace, its sub-traces and the source chain it rests on.
 
     The export holds the trace in urn:graph:retrieval, the chunks, pages and documents
     it used (and the subgraph statements of its edges) in urn:graph:source, and each
     used edge with its labels. TriG keeps the named graphs; JSON-LD and the PROV formats
-    write each quoted edge as an rdf:Statement (docs/lineage.md).
+    write each quoted edge as an rdf:Statement (docs/lineage.md), as TriG and Turtle do
+    with --rdf11.
     """
-    text: str = run(gw, lambda: fetch_export(gw, trace_id, fmt))
+    if rdf11 and fmt not in ("trig", "turtle"):
+        raise click.UsageError(f"--rdf11 is for trig and turtle: {fmt} is RDF 1.1 already")
+    text: str = run(gw, lambda: fetch_export(gw, trace_id, fmt, rdf11=rdf11))
     if output is None:
         click.echo(text, nl=not text.endswith("\n"))
         return
@@ -55,10 +64,12 @@ def main(trace_id: str, fmt: str, output: str | None, gw: Gateway) -> None:
     click.echo(f"wrote {fmt} export of {trace_id} to {output}", err=True)
 
 
-async def fetch_export(gw: Gateway, trace_id: str, fmt: str) -> str:
+async def fetch_export(gw: Gateway, trace_id: str, fmt: str, *, rdf11: bool = False) -> str:
     """One EXPLAIN export-trace round trip."""
     from trustgraph_cli.responses import explain_once, no_trace
 
-    request = {"operation": "export-trace", "id": trace_id, "format": fmt}
+    request: dict[str, object] = {"operation": "export-trace", "id": trace_id, "format": fmt}
+    if rdf11:
+        request["rdf11"] = True
     resp = await explain_once(gw, request, "an export", no_trace(trace_id, gw))
     return resp.export

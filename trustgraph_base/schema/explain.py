@@ -109,6 +109,7 @@ class ExplainRequest(Scoped):
     other: str = ""
     # export-trace: the trace and its source chain in this format (docs/lineage.md)
     format: Literal["trig", "turtle", "jsonld", "provn", "provjson"] = "trig"
+    rdf11: bool = False  # trig/turtle: each triple term an rdf:Statement node (RDF 1.1 readers)
     # delete-document
     purge_traces: bool = False  # delete the traces that used it instead of marking them
     reason: str = Field(default="", max_length=2000)

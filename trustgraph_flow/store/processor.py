@@ -525,7 +525,7 @@ def on_collection(
             raise ServiceError(ErrorType.NOT_FOUND, f"no document {req.id!r} in this collection")
         return ExplainResponse(removal=report)
     if req.operation == "export-trace":
-        text, media_type = export.export_trace(handle, req.id, req.format)
+        text, media_type = export.export_trace(handle, req.id, req.format, rdf_11=req.rdf11)
         return ExplainResponse(export=text, media_type=media_type)
     if req.operation == "diff-traces":
         if not req.other:

@@ -20,20 +20,18 @@ made by the ``prov`` package from that RDF (one bundle per named graph).
 
 from __future__ import annotations
 
-import io
 import logging
-import warnings
-from collections.abc import Iterable
 
 import pyoxigraph as ox
 
 from trustgraph_base.errors import ErrorType, ServiceError
-from trustgraph_base.provenance.namespaces import PREFIXES, PROV, RDF, RDFS, TG
+from trustgraph_base.provenance.namespaces import PREFIXES, PROV, RDFS, TG
 from trustgraph_flow.store.core.backend import Handle, QuadStore
 from trustgraph_flow.store.core.convert import DEFAULT_GRAPH, named, serialized
 from trustgraph_flow.store.core.reify import rdf11
 from trustgraph_flow.store.views.explain import resolve
 from trustgraph_flow.store.views.lookup import RETRIEVAL, SOURCE, n, stated_facts
+from trustgraph_flow.store.views.prov_export import prov_document, reified
 
 FORMATS = {
     "trig": "application/trig",
@@ -134,44 +132,18 @@ def trace_dataset(handle: Handle | None, trace_id: str) -> list[ox.Quad]:
     return sorted(set(quads), key=str)
 
 
-def reified(quads: Iterable[ox.Quad]) -> list[ox.Quad]:
-    """The quads in RDF 1.1 (``core.reify``), as PROV readers want them: each statement node
-    also a ``prov:Entity``, each ``prov:SoftwareAgent`` also a ``prov:Agent`` (PROV-O)."""
-    out = rdf11(quads)
-    typed, statement = n(RDF.type), n(RDF.Statement)
-    extra = [
-        ox.Quad(
-            q.subject, typed, n(PROV.Entity if q.object == statement else PROV.Agent), q.graph_name
-        )
-        for q in out
-        if q.predicate == typed and q.object in (statement, n(PROV.SoftwareAgent))
-    ]
-    return sorted(set(out + extra), key=str)
-
-
-def prov_document(quads: list[ox.Quad]) -> object:
-    """The ``prov`` package's document of the (reified) statements: one bundle per named graph."""
-    from prov import read
-
-    trig = serialized(reified(quads), ox.RdfFormat.TRIG, prefixes=PREFIXES).decode()
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter(
-            "always"
-        )  # rdflib's deprecations inside prov's reader; prov's own notes
-        doc = read(io.StringIO(trig), format="rdf", rdf_format="trig")
-    for w in caught:
-        if not issubclass(w.category, DeprecationWarning):
-            log.info("PROV export: %s", w.message)
-    return doc
-
-
-def export_trace(handle: Handle | None, trace_id: str, fmt: str) -> tuple[str, str]:
-    """The export text and its media type."""
+def export_trace(
+    handle: Handle | None, trace_id: str, fmt: str, *, rdf_11: bool = False
+) -> tuple[str, str]:
+    """The export text and its media type; ``rdf_11``: TriG and Turtle with each triple term
+    an ``rdf:Statement`` node (``core.reify``) instead of RDF 1.2, for RDF 1.1 readers."""
     if fmt not in FORMATS:
         raise ServiceError(
             ErrorType.BAD_REQUEST, f"unknown export format {fmt!r}: one of {', '.join(FORMATS)}"
         )
     quads = trace_dataset(handle, trace_id)
+    if rdf_11 and fmt in ("trig", "turtle"):
+        quads = rdf11(quads)
     if fmt == "trig":
         text = serialized(quads, ox.RdfFormat.TRIG, prefixes=PREFIXES).decode()
     elif fmt == "turtle":
