@@ -30,6 +30,9 @@ def main(trace_id: str, fmt: str, gw: Gateway) -> None:
     """Verify an explain trace: its signature, its digest recomputed from the stored
     quads (RDFC-1.0, SHA-256) and its place in the collection's log, for the trace and
     each sub-trace. What changed since it was signed is named (docs/audit.md).
+
+    ID may also be a document URI (urn:trustgraph:doc:…): its extraction provenance,
+    signed when the document's extraction completed.
     """
     result: Verification = run(gw, lambda: verify(gw, trace_id))
     from trustgraph_cli.render.output import emit_json

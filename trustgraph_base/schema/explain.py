@@ -86,7 +86,7 @@ ExplainClientOperation = Literal[
     "verify-log",
     "audit-log",
 ]
-ExplainInternalOperation = Literal["delete-document"]
+ExplainInternalOperation = Literal["delete-document", "seal-document"]
 
 
 class ExplainRequest(Scoped):

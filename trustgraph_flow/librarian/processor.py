@@ -25,6 +25,7 @@ from trustgraph_base.schema import (
     LibrarianRequest,
     LibrarianResponse,
 )
+from trustgraph_flow.librarian import sealing
 from trustgraph_flow.librarian.content import document_content, get_content, put_content
 from trustgraph_flow.librarian.processing import (
     COLLECTION_OPERATIONS,
@@ -112,6 +113,9 @@ async def on_event(event: IngestEvent, ctx: Ctx) -> None:
             info.edges,
             f" ({info.error})" if info.error else "",
         )
+        if info.status == "complete":
+            scope = Scope(event.metadata.user, event.metadata.collection)
+            await sealing.seal(ctx, scope, info.id)
 
 
 def main() -> None:

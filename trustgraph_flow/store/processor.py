@@ -51,7 +51,7 @@ from trustgraph_flow.store.backends.embedded.snapshots import Snapshots
 from trustgraph_flow.store.backends.embedded.stores import Stores
 from trustgraph_flow.store.backends.server.remote import open_server
 from trustgraph_flow.store.core.backend import Backend, Handle
-from trustgraph_flow.store.governance import deletion, erasure, retention, verify
+from trustgraph_flow.store.governance import deletion, documents, erasure, retention, verify
 from trustgraph_flow.store.governance.seal import Seal, open_seal
 from trustgraph_flow.store.sparql.check import fits_server
 from trustgraph_flow.store.sparql.client import SparqlServer, StoreUnavailable
@@ -462,7 +462,9 @@ async def bounded(work: Awaitable[T], limit: float, *, grace: float = 0.0) -> T:
         ) from None
 
 
-WRITES = frozenset({"delete-trace", "delete-document", "delete-collection", "purge-traces"})
+WRITES = frozenset(
+    {"delete-trace", "delete-document", "delete-collection", "purge-traces", "seal-document"}
+)
 
 
 def explain_op(stores: Backend, req: ExplainRequest, seal: Seal | None = None) -> ExplainResponse:
@@ -492,6 +494,9 @@ def on_collection(
             raise ServiceError(ErrorType.BAD_REQUEST, "purge-traces needs older_than (seconds)")
         gone = retention.purge(handle, req.older_than, dry_run=req.dry_run, seal=seal)
         return ExplainResponse(deleted=gone[: req.limit], count=len(gone))
+    if req.operation == "seal-document":
+        signed = documents.seal_document(handle, seal, doc_iri(req.id))
+        return ExplainResponse(count=1 if signed else 0)
     if req.operation == "audit-log":
         return ExplainResponse(export=verify.audit_log(handle, seal), media_type="application/json")
     if req.operation in ("verify-trace", "verify-log"):

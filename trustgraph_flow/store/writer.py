@@ -19,11 +19,12 @@ from dataclasses import dataclass, field
 import pyoxigraph as ox
 from pydantic import ValidationError
 
-from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL
+from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, GRAPH_SOURCE
 from trustgraph_base.schema.core import StoreTriples, Triples
 from trustgraph_base.wire import describe
 from trustgraph_flow.store.core.backend import Backend, Handle
 from trustgraph_flow.store.core.sources import SourceResolver
+from trustgraph_flow.store.governance import documents
 from trustgraph_flow.store.governance.seal import Seal
 from trustgraph_flow.store.sparql.client import StoreUnavailable
 
@@ -49,6 +50,7 @@ class WriteReport:
 
 
 _RETRIEVAL = ox.NamedNode(GRAPH_RETRIEVAL)
+_SOURCE = ox.NamedNode(GRAPH_SOURCE)
 
 
 Given = StoreTriples | Triples
@@ -109,6 +111,9 @@ def write_batch(
                     handle.index.record(retrieval, SourceResolver(handle.store))
                     if seal is not None:
                         seal.after_write(handle, retrieval)
+                if seal is not None and any(GRAPH_SOURCE in m.text for m in group):
+                    source = [q for m in group for q in m.quads if q.graph_name == _SOURCE]
+                    documents.after_write(seal, handle, source)
         except StoreUnavailable as exc:
             # The server, not this collection: every group would fail alike until it is back.
             log.warning(

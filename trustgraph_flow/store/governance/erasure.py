@@ -70,6 +70,8 @@ def remove_document(
     links = links_into(handle, doc)
     tops = list(dict.fromkeys(top for *_, top in links))
     edges = deletion.delete_known(handle.store, doc)
+    if seal is not None:  # its signed provenance is gone: its entries say why
+        seal.erase(handle, [doc_uri], "document removed" + (f": {reason}" if reason else ""))
     # Its links go: a document loaded later under the same URI is not what these answers read.
     handle.index.forget_document(doc_uri)
     if not links:

@@ -21,7 +21,7 @@ import hashlib
 import logging
 import threading
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -78,7 +78,14 @@ class Seal:
         return next(iter(self.sign_all(handle, [root], reason)), None)
 
     def sign_all(
-        self, handle: Handle, roots: list[str], reason: str, added: set[ox.Quad] | None = None
+        self,
+        handle: Handle,
+        roots: list[str],
+        reason: str,
+        added: set[ox.Quad] | None = None,
+        *,
+        quads_of: Callable[[Handle, str], list[ox.Quad]] = trace_quads,
+        kind: str = "trace",
     ) -> list[ent.Signed]:
         """Sign each root whose digest changed: their entries and one checkpoint in one write.
 
@@ -87,7 +94,7 @@ class Seal:
         later write to it; it keeps its old signature, which names the edit."""
         changed: list[tuple[str, Fingerprint]] = []
         for root in roots:
-            quads = trace_quads(handle, root)
+            quads = quads_of(handle, root)
             fp = fingerprint(quads)
             stored = log.of_subject(handle.store, root)
             newest = ent.latest(s for _, s in stored).get(root)
@@ -103,10 +110,10 @@ class Seal:
                         "again (tg-verify-explain-trace names what changed)",
                         root,
                     )
-        return self.append(handle, changed, reason) if changed else []
+        return self.append(handle, changed, reason, kind) if changed else []
 
     def append(
-        self, handle: Handle, found: list[tuple[str, Fingerprint]], reason: str
+        self, handle: Handle, found: list[tuple[str, Fingerprint]], reason: str, kind: str
     ) -> list[ent.Signed]:
         with self._lock:
             seq, prev = self._head(handle)
@@ -116,7 +123,7 @@ class Seal:
                     chain=self.chain,
                     seq=seq,
                     prev=prev,
-                    kind="trace",
+                    kind=kind,
                     subject=subject,
                     digest=fp.digest,
                     count=fp.count,
@@ -164,8 +171,8 @@ def only_added(
     handle: Handle, node: ox.NamedNode, prior: ent.Signed, quads: list[ox.Quad], added: set[ox.Quad]
 ) -> bool:
     """Whether the trace's quads differ from the signed ones only by ``added``: each entity the
-    write did not touch has its signed digest, each it touched has it without the write's
-    quads (or with them: a redelivery)."""
+    write did not touch has its signed digest, each signed one it touched has it without the
+    write's quads (or with them: a redelivery)."""
     text = log.manifest(handle.store, node)
     if text is None or _sha256(text) != prior.entry.manifest:
         return False
@@ -176,8 +183,10 @@ def only_added(
             if signed.get(subject) != now.get(subject):
                 return False
             continue
+        if subject not in signed:
+            continue  # new to it with this write (a page and its activity, say)
         before = fingerprint(q for q in quads if str(q.subject) == subject and q not in added)
-        if signed.get(subject) not in (now.get(subject), before.subjects.get(subject)):
+        if signed[subject] not in (now.get(subject), before.subjects.get(subject)):
             return False
     return True
 

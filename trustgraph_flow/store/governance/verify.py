@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 
 import pyoxigraph as ox
 
@@ -19,10 +20,12 @@ from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.integrity import entries as ent
 from trustgraph_base.integrity.canonical import changes, fingerprint, parse_manifest
 from trustgraph_base.integrity.keys import Keyring, public_pem
+from trustgraph_base.provenance.uris import DOC_PREFIX
 from trustgraph_base.schema.integrity import IntegrityProblem, SealCheck, Verification
 from trustgraph_flow.store.core.backend import Handle
 from trustgraph_flow.store.core.rows import TraceRow
-from trustgraph_flow.store.governance import log
+from trustgraph_flow.store.governance import deletion, log
+from trustgraph_flow.store.governance.documents import document_quads
 from trustgraph_flow.store.governance.seal import Seal, trace_quads
 from trustgraph_flow.store.views.explain import candidates
 from trustgraph_flow.store.views.export import roots_of
@@ -42,7 +45,20 @@ def answer(handle: Handle | None, operation: str, trace_id: str, seal: Seal | No
         return verify_log(handle, seal.keys)
     if not trace_id:
         raise ServiceError(ErrorType.BAD_REQUEST, "verify-trace needs an id")
+    if trace_id.startswith(DOC_PREFIX):
+        return verify_document(handle, seal.keys, trace_id)
     return verify_trace(handle, seal.keys, trace_id)
+
+
+def verify_document(handle: Handle | None, keys: Keyring, doc: str) -> Verification:
+    """A document's signed extraction provenance; a removed one by its tombstone."""
+    if handle is None or not deletion.exists(handle.store, ox.NamedNode(doc)):
+        return _gone(handle, keys, doc, [doc])
+    unsigned = f"{doc} has no log entry: its extraction is not complete yet, or it was loaded before signing was on"
+    check = check_root(handle, keys, doc, None, quads_of=document_quads, unsigned=unsigned)
+    return Verification(
+        verified=check.status == "verified", traces=[check], problems=check.problems
+    )
 
 
 def audit_log(handle: Handle | None, seal: Seal | None) -> str:
@@ -119,14 +135,25 @@ def _check(
     )
 
 
-def check_root(handle: Handle, keys: Keyring, root: str, row: TraceRow | None) -> SealCheck:
-    """One trace root: signature, inclusion and digest."""
+def check_root(
+    handle: Handle,
+    keys: Keyring,
+    root: str,
+    row: TraceRow | None,
+    *,
+    quads_of: Callable[[Handle, str], list[ox.Quad]] = trace_quads,
+    unsigned: str = "",
+) -> SealCheck:
+    """One trace root (or document): signature, inclusion and digest."""
     stored = log.of_subject(handle.store, root)
     newest = ent.latest(s for _, s in stored).get(root)
     if newest is None:
         if row is not None and row.status == "in-progress":
             return SealCheck(id=root, status="in-progress")
-        message = f"{root} has ended but the log has no entry for it: removed from the log, or it ended before signing was on"
+        message = (
+            unsigned
+            or f"{root} has ended but the log has no entry for it: removed from the log, or it ended before signing was on"
+        )
         return SealCheck(
             id=root,
             status="unsigned",
@@ -138,7 +165,7 @@ def check_root(handle: Handle, keys: Keyring, root: str, row: TraceRow | None) -
         others = {s.entry.hash: s for chain in log.entries(handle.store).values() for _, s in chain}
         found = ent.entry_problems(keys, newest, others)
     problems = [_problem(p) for p in found] + inclusion(handle, node, newest)
-    problems += digest_problems(handle, root, node, newest)
+    problems += digest_problems(handle, root, node, newest, quads_of)
     return _check(newest, "tampered" if problems else "verified", problems)
 
 
@@ -168,10 +195,14 @@ def inclusion(handle: Handle, node: ox.NamedNode, signed: ent.Signed) -> list[In
 
 
 def digest_problems(
-    handle: Handle, root: str, node: ox.NamedNode, signed: ent.Signed
+    handle: Handle,
+    root: str,
+    node: ox.NamedNode,
+    signed: ent.Signed,
+    quads_of: Callable[[Handle, str], list[ox.Quad]] = trace_quads,
 ) -> list[IntegrityProblem]:
     """The stored quads against the signed digest; the entities that changed, named."""
-    now = fingerprint(trace_quads(handle, root))
+    now = fingerprint(quads_of(handle, root))
     e = signed.entry
     if now.digest == e.digest:
         return []
@@ -202,7 +233,13 @@ def verify_log(handle: Handle | None, keys: Keyring) -> Verification:
     problems += [ent.Problem("unreadable", why) for why in log.unreadable(handle.store)]
     every = [s for chain in chains.values() for _, s in chain]
     newest = ent.latest(every)
-    present = handle.index.rows([s for s, e in newest.items() if e.tombstone is None])
+    live = {s: e for s, e in newest.items() if e.tombstone is None}
+    present = set(handle.index.rows([s for s, e in live.items() if e.entry.kind == "trace"]))
+    present |= {
+        s
+        for s, e in live.items()
+        if e.entry.kind == "document" and deletion.exists(handle.store, ox.NamedNode(s))
+    }
     for subject, signed in sorted(newest.items()):
         if signed.tombstone is None and subject not in present:
             message = f"{subject} is gone from the store, but its log entry has no tombstone: deleted outside the store"
