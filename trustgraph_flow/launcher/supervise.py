@@ -131,7 +131,6 @@ class Supervisor:
 
     def __init__(self, children: list[Child]) -> None:
         self.children = children
-        self.crashed: list[str] = []  # killed by a signal since last asked (see take_crashed)
 
     def start_all(self) -> None:
         for child in self.children:
@@ -147,8 +146,6 @@ class Supervisor:
         for child in self.children:
             code = child.exited()
             if code is not None:
-                if code < 0 and child.ready:  # killed (a signal), not exited: see take_crashed
-                    self.crashed.append(child.name)
                 delay = child.backoff.schedule(now)
                 msg = f"{child.name} exited (code {code}); restarting in {delay:.0f}s — see {child.log_path}"
                 say(msg)
@@ -156,17 +153,6 @@ class Supervisor:
                 child.start()
                 changed = True
         return changed
-
-    def take_crashed(self) -> list[str]:
-        """Ready children killed by a signal since the last call.
-
-        pulsar-lite keeps the consumers of a connection that was reset (a process killed
-        with deliveries unread) registered, with their unacked messages, until it
-        restarts: the successor is refused ("Consumer 0 already exists") and the messages
-        are never redelivered. The launcher restarts the broker when this returns names.
-        """
-        crashed, self.crashed = self.crashed, []
-        return crashed
 
     def states(self) -> dict[str, dict[str, Any]]:
         return {c.name: c.state() for c in self.children}
@@ -230,13 +216,6 @@ class BrokerWatch:
         if now < self.backoff.due:
             return False
         return self._start(say)
-
-    def bounce(self, say: Callable[[str], None], why: str) -> None:
-        """Restart a running broker now (same port, same data)."""
-        say(f"restarting the broker: {why}")
-        self.broker.stop()
-        self.backoff.restarts += 1
-        self._start(say)
 
     def _start(self, say: Callable[[str], None]) -> bool:
         try:

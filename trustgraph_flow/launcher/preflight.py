@@ -1,0 +1,43 @@
+"""What tg-start says and checks before it starts anything: output that survives a closed
+terminal, where answers will come from, which processors exist."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import sys
+
+import click
+
+
+def say(message: str) -> None:
+    # After SIGHUP the terminal may be gone: stopping must go on without it.
+    with contextlib.suppress(OSError):
+        click.echo(message)
+        sys.stdout.flush()
+
+
+def llm_line() -> str:
+    """Where answers will come from, as the text-completion processor will read its settings."""
+    from pydantic import ValidationError
+
+    from trustgraph_flow.llm.processor import Settings
+
+    try:
+        llm = Settings()
+    except ValidationError as exc:
+        return f"warning: the LLM settings are invalid ({exc.error_count()} errors); see logs"
+    if llm.llm_base_url:
+        return f"answers come from the LLM at {llm.llm_base_url} (model {llm.llm_model})"
+    return (
+        "answers come from the offline engine (no LLM configured): to use a real LLM, "
+        "set TG_LLM_BASE_URL and TG_LLM_MODEL (e.g. TG_LLM_BASE_URL=http://localhost:11434/v1 "
+        "TG_LLM_MODEL=llama3.2 for Ollama) before tg-start; README: Using a real LLM"
+    )
+
+
+def importable(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ImportError:
+        return False
