@@ -44,7 +44,8 @@ from trustgraph_base.messaging.batches import BatchRoute
 from trustgraph_base.messaging.bus import Bus
 from trustgraph_base.messaging.context import Context
 from trustgraph_base.messaging.dispatch import ConsumerRoute, Route
-from trustgraph_base.messaging.entry import run_main, touch
+from trustgraph_base.messaging.entry import run_main
+from trustgraph_base.messaging.serve import serve
 from trustgraph_base.messaging.services import Req, Resp, ServiceSpec, Topic
 from trustgraph_base.messaging.serving import ServiceRoute
 from trustgraph_base.settings import ProcessorSettings
@@ -225,64 +226,13 @@ class Processor(Generic[S, T]):
         bus = Bus(settings.pulsar_url, token=settings.pulsar_token)
         try:
             async with self.context(settings, bus) as ctx:
-                death = await self._serve(ctx, stop, ready)
+                death = await serve(self.routes, ctx, stop, ready)
         finally:
             await bus.close()
             log.info("%s stopped", self.name)
         if death is not None:
             # Exit non-zero so a supervisor restarts the process (it cannot serve any more).
             raise TrustGraphError(f"{self.name} cannot go on: {death!r}")
-
-    async def _serve(
-        self, ctx: Context[S, T], stop: asyncio.Event, ready: asyncio.Event | None
-    ) -> BaseException | None:
-        """Subscribe, run until stopped, drain; what made it stop if it was not ``stop``.
-
-        The subscriptions' runners and the watch on ``stop`` and the bus are one
-        ``TaskGroup``: a runner that dies takes the others down with it at once.
-        """
-        settings = ctx.settings
-        runners = []
-        for route in self.routes:
-            topic = route.topic(ctx.topics)
-            dlq = ctx.topics.dead_letter(topic, route.subscription)
-            consumer = await ctx.bus.subscribe(topic, route.subscription, dead_letter_topic=dlq)
-            runners.append(route.runner(consumer, ctx, topic))
-        if settings.ready_file:
-            touch(settings.ready_file)
-        if ready is not None:
-            ready.set()
-        log.info("%s ready on %s", self.name, settings.pulsar_url)
-        stopping = asyncio.Event()
-        try:
-            async with asyncio.TaskGroup() as tasks:
-                watch = tasks.create_task(_watch(stop, ctx.bus, stopping))
-                for runner in runners:
-                    tasks.create_task(runner.run(stopping, settings.drain_timeout))
-            return watch.result()
-        except BaseExceptionGroup as group:
-            return _first(group)
-
-
-async def _watch(stop: asyncio.Event, bus: Bus, stopping: asyncio.Event) -> BaseException | None:
-    """Wait for ``stop`` or a fatal failure on the bus, then set ``stopping`` (the runners
-    drain); the failure, if it was one."""
-    stopped = asyncio.ensure_future(stop.wait())
-    failed = asyncio.ensure_future(bus.failed())
-    try:
-        done, _ = await asyncio.wait({stopped, failed}, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        stopped.cancel()
-        failed.cancel()
-    log.info("stopping: draining in-flight work")
-    stopping.set()
-    return failed.result() if failed in done else None
-
-
-def _first(group: BaseExceptionGroup[BaseException]) -> BaseException:
-    """The first failure in a (nested) exception group."""
-    found = group.exceptions[0]
-    return _first(found) if isinstance(found, BaseExceptionGroup) else found
 
 
 def _check_topic(topic: object) -> None:

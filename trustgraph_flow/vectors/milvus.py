@@ -15,82 +15,33 @@ the cosine and a zero vector scores 0, as in the hand-written index this replace
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
-import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
-from pymilvus import DataType, MilvusClient, MilvusException
+from pymilvus import MilvusClient, MilvusException
 
 from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.schema import VectorItem, VectorMatch
+from trustgraph_flow.vectors.lite import lite_exit, lite_file, release
+from trustgraph_flow.vectors.milvus_schema import (
+    KINDS,
+    _check_dim,
+    _check_sizes,
+    _finite,
+    _keys_filter,
+    _scope,
+    _unavailable,
+    _unit,
+    collection_name,
+    create_collection,
+    key,
+)
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-
-KINDS = ("chunk", "entity")
-MAX_BYTES = 65_535  # Milvus's VARCHAR limit, for ids, texts and document URIs
-_KEY = 32  # hex digits of a 128-bit blake2b key
-
-
-def collection_name(user: str, collection: str, kind: str) -> str:
-    """A valid Milvus collection name for one index, whatever the user and collection are."""
-    return f"tg_{kind}_{key(_scope(user, collection, kind))}"
-
-
-def key(value: str) -> str:
-    """The hex key that stands for ``value`` in Milvus (a primary key or the ``doc`` field)."""
-    data = value.encode("utf-8", "surrogatepass")
-    return hashlib.blake2b(data, digest_size=_KEY // 2).hexdigest()
-
-
-def _scope(user: str, collection: str, kind: str) -> str:
-    return json.dumps([user, collection, kind])  # injective: a JSON array of strings
-
-
-def _keys_filter(field: str, keys: Sequence[str]) -> str:
-    return f"{field} in {json.dumps(list(keys))}"  # hex digits only: nothing to escape
-
-
-def _unit(matrix: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit length (zero rows stay zero) so an inner product is the cosine."""
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    unit: np.ndarray = np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
-    return unit
-
-
-def _finite(matrix: np.ndarray) -> np.ndarray:
-    if not np.isfinite(matrix).all():
-        raise ServiceError(ErrorType.BAD_REQUEST, "vector holds a NaN or infinite value")
-    return matrix
-
-
-def _check_dim(dim: int, held: int | None) -> None:
-    if dim == 0:
-        raise ServiceError(ErrorType.BAD_REQUEST, "empty vector")
-    if held and dim != held:
-        raise ServiceError(
-            ErrorType.BAD_REQUEST,
-            f"vector has {dim} dimensions but this index holds {held}-dimensional vectors",
-        )
-
-
-def _check_sizes(item: VectorItem) -> None:
-    for field in ("id", "text", "document"):
-        size = len(getattr(item, field).encode("utf-8", "surrogatepass"))
-        if size > MAX_BYTES:
-            raise ServiceError(
-                ErrorType.BAD_REQUEST,
-                f"item {item.id[:80]!r}: its {field} is {size:,} bytes, more than the {MAX_BYTES:,} an index holds",
-            )
-
-
-def _unavailable(exc: MilvusException) -> ServiceError:
-    return ServiceError(ErrorType.UNAVAILABLE, f"vector store: {exc.message} (code {exc.code})")
 
 
 class MilvusVectors:
@@ -113,46 +64,23 @@ class MilvusVectors:
         """The server at ``uri``, or (empty) Milvus Lite in ``<data_dir>/vectors/milvus.db``."""
         if uri:
             return cls(uri)
-        root = data_dir / "vectors"
-        root.mkdir(parents=True, exist_ok=True)
-        old = sorted(root.glob("*/*.vec"))
-        if old:
-            log.warning(
-                "%d index files of the old format under %s are not read: re-load those "
-                "documents to index them in Milvus",
-                len(old),
-                root,
-            )
-        # Milvus Lite's process inherits our environment: its errors to our stderr, and no
-        # log file of its own in /tmp for every start
-        os.environ.setdefault("GLOG_logtostderr", "1")
-        os.environ.setdefault("GLOG_minloglevel", "2")
-        path = root / "milvus.db"
+        path = lite_file(data_dir)
         return cls(str(path), lite_path=path)
 
     def close(self) -> None:
         """Close the client (and stop Milvus Lite, which releases its folder)."""
         self.client.close()
         if self.lite_path is not None:
-            from milvus_lite.server_manager import server_manager_instance
-
-            server_manager_instance.release_server(str(self.lite_path))
+            release(self.lite_path)
 
     def _revive(self) -> None:
         """Start Milvus Lite again if its process has died (killed, out of memory)."""
         if self.lite_path is None:
             return
-        from milvus_lite.server_manager import server_manager_instance
-
-        # milvus-lite 2.5 keeps its servers by resolved path, each with its Popen as ``_p``
-        server = server_manager_instance._servers.get(str(self.lite_path.absolute().resolve()))
-        child = getattr(server, "_p", None)
-        if child is not None and child.poll() is None:
+        dead = lite_exit(self.lite_path)
+        if dead is None:
             return
-        log.warning(
-            "Milvus Lite has exited (%s); starting it again",
-            f"status {child.returncode}" if child is not None else "not running",
-        )
+        log.warning("Milvus Lite has exited (%s); starting it again", dead)
         self.close()
         self.client = MilvusClient(uri=str(self.lite_path))
 
@@ -177,24 +105,7 @@ class MilvusVectors:
         return dim
 
     def _create(self, name: str, scope: str, dim: int) -> None:
-        schema = MilvusClient.create_schema(
-            auto_id=False, enable_dynamic_field=False, description=scope
-        )
-        schema.add_field("id", DataType.VARCHAR, is_primary=True, max_length=_KEY)
-        schema.add_field("vector", DataType.FLOAT_VECTOR, dim=dim)
-        schema.add_field("item", DataType.VARCHAR, max_length=MAX_BYTES)
-        schema.add_field("text", DataType.VARCHAR, max_length=MAX_BYTES)
-        schema.add_field("document", DataType.VARCHAR, max_length=MAX_BYTES)
-        schema.add_field("doc", DataType.VARCHAR, max_length=_KEY)
-        index = self.client.prepare_index_params()
-        index.add_index("vector", index_type="FLAT", metric_type="IP")  # exact, like a scan
-        try:
-            self.client.create_collection(
-                name, schema=schema, index_params=index, consistency_level="Strong"
-            )
-        except MilvusException:
-            if not self.client.has_collection(name):  # not a replica that created it first
-                raise
+        create_collection(self.client, name, scope, dim)
         self._dims.pop(name, None)
 
     def _drop(self, name: str) -> None:

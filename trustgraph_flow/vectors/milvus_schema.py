@@ -1,0 +1,97 @@
+"""Milvus names, keys, filters and checks for the vector index (``milvus.py``): every name
+and filter holds only hex digits made here, never a user string; and the collection schema."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+
+import numpy as np
+from pymilvus import DataType, MilvusClient, MilvusException
+
+from trustgraph_base.errors import ErrorType, ServiceError
+from trustgraph_base.schema import VectorItem
+
+KINDS = ("chunk", "entity")
+MAX_BYTES = 65_535  # Milvus's VARCHAR limit, for ids, texts and document URIs
+_KEY = 32  # hex digits of a 128-bit blake2b key
+
+
+def collection_name(user: str, collection: str, kind: str) -> str:
+    """A valid Milvus collection name for one index, whatever the user and collection are."""
+    return f"tg_{kind}_{key(_scope(user, collection, kind))}"
+
+
+def key(value: str) -> str:
+    """The hex key that stands for ``value`` in Milvus (a primary key or the ``doc`` field)."""
+    data = value.encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(data, digest_size=_KEY // 2).hexdigest()
+
+
+def _scope(user: str, collection: str, kind: str) -> str:
+    return json.dumps([user, collection, kind])  # injective: a JSON array of strings
+
+
+def _keys_filter(field: str, keys: Sequence[str]) -> str:
+    return f"{field} in {json.dumps(list(keys))}"  # hex digits only: nothing to escape
+
+
+def _unit(matrix: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length (zero rows stay zero) so an inner product is the cosine."""
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    unit: np.ndarray = np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
+    return unit
+
+
+def _finite(matrix: np.ndarray) -> np.ndarray:
+    if not np.isfinite(matrix).all():
+        raise ServiceError(ErrorType.BAD_REQUEST, "vector holds a NaN or infinite value")
+    return matrix
+
+
+def _check_dim(dim: int, held: int | None) -> None:
+    if dim == 0:
+        raise ServiceError(ErrorType.BAD_REQUEST, "empty vector")
+    if held and dim != held:
+        raise ServiceError(
+            ErrorType.BAD_REQUEST,
+            f"vector has {dim} dimensions but this index holds {held}-dimensional vectors",
+        )
+
+
+def _check_sizes(item: VectorItem) -> None:
+    for field in ("id", "text", "document"):
+        size = len(getattr(item, field).encode("utf-8", "surrogatepass"))
+        if size > MAX_BYTES:
+            raise ServiceError(
+                ErrorType.BAD_REQUEST,
+                f"item {item.id[:80]!r}: its {field} is {size:,} bytes, more than the {MAX_BYTES:,} an index holds",
+            )
+
+
+def _unavailable(exc: MilvusException) -> ServiceError:
+    return ServiceError(ErrorType.UNAVAILABLE, f"vector store: {exc.message} (code {exc.code})")
+
+
+def create_collection(client: MilvusClient, name: str, scope: str, dim: int) -> None:
+    """Create the collection ``name`` for ``scope`` with ``dim``-dimensional vectors (a
+    replica that created it first is no error)."""
+    schema = MilvusClient.create_schema(
+        auto_id=False, enable_dynamic_field=False, description=scope
+    )
+    schema.add_field("id", DataType.VARCHAR, is_primary=True, max_length=_KEY)
+    schema.add_field("vector", DataType.FLOAT_VECTOR, dim=dim)
+    schema.add_field("item", DataType.VARCHAR, max_length=MAX_BYTES)
+    schema.add_field("text", DataType.VARCHAR, max_length=MAX_BYTES)
+    schema.add_field("document", DataType.VARCHAR, max_length=MAX_BYTES)
+    schema.add_field("doc", DataType.VARCHAR, max_length=_KEY)
+    index = client.prepare_index_params()
+    index.add_index("vector", index_type="FLAT", metric_type="IP")  # exact, like a scan
+    try:
+        client.create_collection(
+            name, schema=schema, index_params=index, consistency_level="Strong"
+        )
+    except MilvusException:
+        if not client.has_collection(name):  # not a replica that created it first
+            raise
