@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -60,14 +60,29 @@ def pulsar_url(broker: EmbeddedBroker) -> str:
     return broker.url
 
 
-async def start_service(module: str, settings: ProcessorSettings, data: Path, n: int) -> Any:
-    """A real service process on ``data`` (``n``: which start this is)."""
-    return await start_module(
+@pytest.fixture
+async def children() -> AsyncIterator[list[asyncio.subprocess.Process]]:
+    """The service processes a test starts: killed (if still running) and reaped after it."""
+    started: list[asyncio.subprocess.Process] = []
+    yield started
+    for child in started:
+        if child.returncode is None:
+            child.kill()
+        await child.wait()
+
+
+async def start_service(
+    module: str, settings: ProcessorSettings, data: Path, started: list[Any]
+) -> Any:
+    """A real service process on ``data`` (kept in ``started``, for the teardown)."""
+    child = await start_module(
         module,
         "--pulsar-url", settings.pulsar_url, "--topic-prefix", settings.topic_prefix,
         "--data-dir", str(data), "--log-level", "WARNING",
-        ready=data.parent / f"{data.name}.ready{n}",
+        ready=data.parent / f"{data.name}.ready{len(started)}",
     )  # fmt: skip
+    started.append(child)
+    return child
 
 
 async def kill(child: asyncio.subprocess.Process) -> None:
@@ -106,12 +121,13 @@ async def test_graph_rag_killed_between_its_answer_and_the_ack_does_not_run_the_
     broker: EmbeddedBroker,
     world: World,
     tmp_path: Path,
+    children: list[asyncio.subprocess.Process],
 ) -> None:
     await start_backends(processors, settings)
     await world.seed()
     data = tmp_path / "graph-rag"
     module = "trustgraph_flow.graph_rag.processor"
-    child = await start_service(module, settings, data, 1)
+    child = await start_service(module, settings, data, children)
     first = GraphRagRequest(query="Where does the fox live?", user=USER, collection=COLLECTION)
     answer = await world.client(GRAPH_RAG).request(first, timeout=60)
     # The reply is persisted; the ack goes in the client's next ack group (up to 100 ms on).
@@ -119,7 +135,7 @@ async def test_graph_rag_killed_between_its_answer_and_the_ack_does_not_run_the_
     assert answer.explain_id
     broker.stop()  # what tg-start does when a processor dies: pulsar-lite then redelivers
     broker.start()
-    await start_service(module, settings, data, 2)
+    await start_service(module, settings, data, children)
     second = GraphRagRequest(query="What colour is the cat?", user=USER, collection=COLLECTION)
     again = await world.client(GRAPH_RAG).request(second, timeout=60)
     await stored_trace(world, again.explain_id or "")
@@ -158,13 +174,14 @@ async def test_an_agent_run_cut_short_by_kill_continues_its_trace_when_its_reque
     broker: EmbeddedBroker,
     world: World,
     tmp_path: Path,
+    children: list[asyncio.subprocess.Process],
 ) -> None:
     await start_backends(processors, settings)
     docs_pending, release = asyncio.Event(), asyncio.Event()
     await processors.start(standin_rag(docs_pending, release), settings)
     data = tmp_path / "agent"
     module = "trustgraph_flow.agent.processor"
-    child = await start_service(module, settings, data, 1)
+    child = await start_service(module, settings, data, children)
     req = AgentRequest(question="Where does the fox live?", user=USER, collection=COLLECTION)
     asking = asyncio.ensure_future(world.client(AGENT).request(req, timeout=90))
     await asyncio.wait_for(docs_pending.wait(), 30)  # step 2's tool is pending: kill now
@@ -172,7 +189,7 @@ async def test_an_agent_run_cut_short_by_kill_continues_its_trace_when_its_reque
     release.set()
     broker.stop()
     broker.start()
-    await start_service(module, settings, data, 2)
+    await start_service(module, settings, data, children)
     answer = await asyncio.wait_for(asking, 90)  # the caller is answered by the rerun
     assert answer.content and answer.explain_id
     trace = await stored_trace(world, answer.explain_id, "/final")

@@ -9,60 +9,26 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
-from collections.abc import Awaitable
-from typing import Any, TypeVar
 
-import _pulsar
-import pulsar
 from pulsar.asyncio import Client, Consumer, Producer
 from pydantic import BaseModel
 
 from trustgraph_base.errors import BrokerUnavailable
 from trustgraph_base.messaging.limits import check_size
+from trustgraph_base.messaging.pulsar_calls import (
+    CLOSE_TIMEOUT,
+    SEND_TIMEOUT,
+    SUBSCRIBE_DEADLINE,
+    bounded,
+    broker_auth,
+    hand_over,
+    pulsar_logger,
+    subscribe_shared,
+)
 from trustgraph_base.messaging.receipts import Receipt
 from trustgraph_base.wire import encode
 
 log = logging.getLogger(__name__)
-
-NACK_DELAY_MS = 200
-MAX_REDELIVERIES = 3
-# Every wait on the broker has a deadline. pulsar-client bounds its own operations
-# (``operation_timeout``, ``send_timeout``); these bound our awaits on top of them, so a
-# lost callback cannot hang a process.
-SEND_TIMEOUT = 30.0
-SUBSCRIBE_DEADLINE = 90.0  # retried: a killed predecessor may hold the subscription for a while
-CLOSE_TIMEOUT = 5.0
-
-T = TypeVar("T")
-
-
-async def bounded(what: str, awaitable: Awaitable[T], timeout: float) -> T:
-    """Await with a deadline; ``BrokerUnavailable`` naming ``what`` when it passes."""
-    try:
-        return await asyncio.wait_for(awaitable, timeout)
-    except TimeoutError:
-        raise BrokerUnavailable(f"{what}: no answer from the broker within {timeout:g}s") from None
-
-
-def _pulsar_logger() -> Any:
-    return pulsar.ConsoleLogger(pulsar.LoggerLevel.Error)
-
-
-def broker_auth(token: str) -> pulsar.Authentication | None:
-    """Pulsar token authentication for ``token`` (``file:PATH`` reads it from a file, again
-    on each connection, so a rotated token is picked up); None without one."""
-    if not token:
-        return None
-    if token.startswith("file:"):
-        path = token.removeprefix("file:").removeprefix("//")
-
-        def read() -> str:
-            with open(path, encoding="utf-8") as fh:
-                return fh.read().strip()
-
-        return pulsar.AuthenticationToken(read)
-    return pulsar.AuthenticationToken(token)
 
 
 class Bus:
@@ -84,7 +50,7 @@ class Bus:
                 url,
                 operation_timeout_seconds=operation_timeout,
                 connection_timeout_ms=10_000,
-                logger=_pulsar_logger(),
+                logger=pulsar_logger(),
                 authentication=broker_auth(token),
             )
         except Exception as exc:
@@ -190,7 +156,7 @@ class Bus:
             self._making.add(making)
             making.add_done_callback(self._making.discard)
             return done
-        self._hand_over(producer, topic, payload, done)
+        hand_over(producer, f"{topic} at {self.url}", payload, done)
         return done
 
     async def _send_first(self, topic: str) -> None:
@@ -202,24 +168,7 @@ class Bus:
                 done.arrive(exc)
             return
         for payload, done in self._first.pop(topic):
-            self._hand_over(producer, topic, payload, done)
-
-    def _hand_over(
-        self, producer: Producer, topic: str, payload: BaseModel | bytes, done: Receipt[None]
-    ) -> None:
-        where = f"{topic} at {self.url}"
-
-        def receipt(result: Any, _msg_id: Any) -> None:  # on a pulsar-client thread
-            ok = result == _pulsar.Result.Ok
-            done.arrive(None if ok else BrokerUnavailable(f"cannot publish to {where}: {result}"))
-
-        builder = _pulsar.MessageBuilder()
-        try:
-            builder.content(payload if isinstance(payload, bytes) else encode(payload))
-            # pulsar.asyncio's Producer.send less its Task-bound future and MessageId
-            producer._producer.send_async(builder.build(), receipt)
-        except Exception as exc:
-            done.arrive(BrokerUnavailable(f"cannot publish to {where}: {exc}"))
+            hand_over(producer, f"{topic} at {self.url}", payload, done)
 
     async def subscribe(
         self,
@@ -234,39 +183,16 @@ class Bus:
         With ``dead_letter_topic``, a message negatively acknowledged more than
         ``MAX_REDELIVERIES`` times goes there instead of blocking the consumer.
         """
-        policy = None
-        if dead_letter_topic:
-            policy = pulsar.ConsumerDeadLetterPolicy(
-                max_redeliver_count=MAX_REDELIVERIES, dead_letter_topic=dead_letter_topic
-            )
-        deadline = time.monotonic() + self.subscribe_deadline
-        delay = 0.5
-        while True:
-            try:
-                consumer = await bounded(
-                    f"subscribing to {topic}",
-                    self._client.subscribe(
-                        topic,
-                        subscription,
-                        consumer_type=pulsar.ConsumerType.Shared,
-                        initial_position=pulsar.InitialPosition.Earliest,
-                        negative_ack_redelivery_delay_ms=NACK_DELAY_MS,
-                        receiver_queue_size=receiver_queue_size,
-                        dead_letter_policy=policy,
-                    ),
-                    self.operation_timeout + 5,
-                )
-                break
-            except Exception as exc:
-                if time.monotonic() + delay > deadline:
-                    raise BrokerUnavailable(
-                        f"cannot subscribe to {topic} as '{subscription}' at {self.url} within "
-                        f"{self.subscribe_deadline:g}s: {exc} (is another process on this "
-                        "subscription, or a killed one not yet timed out by the broker?)"
-                    ) from exc
-                log.warning("subscribing to %s failed (%s); retrying in %.1fs", topic, exc, delay)
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, 5.0)
+        consumer = await subscribe_shared(
+            self._client,
+            topic,
+            subscription,
+            dead_letter_topic=dead_letter_topic,
+            receiver_queue_size=receiver_queue_size,
+            deadline_s=self.subscribe_deadline,
+            operation_timeout=self.operation_timeout,
+            url=self.url,
+        )
         self._consumers.append(consumer)
         return consumer
 
