@@ -17,6 +17,7 @@ from trustgraph_base.errors import BrokerUnavailable
 from trustgraph_base.messaging.limits import check_size
 from trustgraph_base.messaging.pulsar_calls import (
     CLOSE_TIMEOUT,
+    MAX_REDELIVERIES,
     SEND_TIMEOUT,
     SUBSCRIBE_DEADLINE,
     bounded,
@@ -29,6 +30,9 @@ from trustgraph_base.messaging.receipts import Receipt
 from trustgraph_base.wire import encode
 
 log = logging.getLogger(__name__)
+
+# Names other modules have imported from here since before pulsar_calls.py.
+__all__ = ["MAX_REDELIVERIES", "Bus", "broker_auth"]
 
 
 class Bus:
