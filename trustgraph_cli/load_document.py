@@ -150,9 +150,9 @@ def interrupted(state: dict[str, str]) -> str:
     doc, stage = state["id"], state["stage"]
     if stage == "uploading":
         return (
-            f"Interrupted during the upload: nothing will be processed. {doc} stays "
-            f"'uploading' until you load the file again (which starts over) or remove it "
-            f"with 'tg-remove-document {doc}'."
+            f"Interrupted during the upload: nothing will be processed. The server drops "
+            f"the unfinished upload of {doc} after an hour without a part; loading the "
+            f"file again starts it over."
         )
     if stage == "storing":
         return (

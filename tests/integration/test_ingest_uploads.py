@@ -16,6 +16,7 @@ import pytest
 
 from tests.conftest import RunningProcessors
 from tests.support.ingest import Client, start
+from tests.support.poll import eventually
 from tests.support.stack import Stack, command_line, stack_fixture
 from trustgraph_base.errors import ServiceError
 from trustgraph_base.messaging import Bus, Topics
@@ -103,6 +104,24 @@ async def test_processing_asked_with_the_upload_starts_without_the_client(
         processing_metadata={"id": "load-2", "document-id": "whole"},
     )
     assert whole.document is not None and whole.document.status == "processing"
+
+
+async def test_an_upload_left_without_parts_is_dropped(
+    processors: RunningProcessors, settings: ProcessorSettings, alice: Client
+) -> None:
+    await start(processors, settings, librarian, upload_idle_seconds=3)
+    begun = await alice.lib("begin-upload", document_metadata=META, total_size=10)
+    await alice.lib("upload-chunk", upload_id=begun.upload_id, content=b64(b"01234"))
+    listed = await alice.lib("list-documents")
+    assert [d.status for d in listed.documents] == ["uploading"]  # the client dies here
+
+    async def listed_now() -> list[str]:
+        return [d.id for d in (await alice.lib("list-documents")).documents]
+
+    assert await eventually(listed_now, lambda ids: ids == [], 30) == []
+    with pytest.raises(ServiceError) as err:
+        await alice.lib("upload-chunk", upload_id=begun.upload_id, content=b64(b"56789"))
+    assert err.value.type == "not-found"
 
 
 stack = stack_fixture([librarian.proc, decoder.proc, chunker.proc])  # no extractor: it waits

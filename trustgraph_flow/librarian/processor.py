@@ -59,6 +59,8 @@ async def librarian(req: LibrarianRequest, ctx: Ctx) -> LibrarianResponse:
     """Dispatch one librarian operation; store refusals become ``ServiceError``."""
     scope = Scope(req.user, req.collection)
     documents = ctx.state.store.documents
+    if req.operation in ("get-document", "list-documents"):
+        ctx.state.store.uploads.drop_idle(scope, ctx.settings.upload_idle_seconds)
     try:
         if req.operation == "add-document":
             return await add(req, scope, ctx)

@@ -24,6 +24,8 @@ class Settings(ProcessorSettings):
     """Seconds a document removal may take."""
     max_document_bytes: int = 256 * 1024 * 1024
     """The largest document the librarian stores (docs/ingestion.md); larger is refused."""
+    upload_idle_seconds: float = 3600.0
+    """An upload that receives no part for this long is dropped (its client is gone)."""
 
 
 @dataclass(frozen=True)

@@ -63,6 +63,7 @@ _ADDED = (
     ("upload_id", "TEXT"),
     ("total_size", "INTEGER"),
     ("on_complete", "TEXT"),
+    ("touched", "REAL"),
 )
 _CHILD_SUFFIX = re.compile(r"/(p|c)\d+$|/layout$")  # a page, chunk or page layout
 

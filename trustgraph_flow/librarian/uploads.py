@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 
 from trustgraph_base.errors import ErrorType
 from trustgraph_base.schema import DocumentInfo
@@ -41,8 +42,8 @@ class Uploads:
         self.docs.path(scope, info.id, partial=True).unlink(missing_ok=True)
         self.db.execute(
             "INSERT INTO documents (user, collection, id, title, mime_type, time, status, "
-            "chunk_size, chunk_overlap, comments, tags, metadata) "
-            "VALUES (?,?,?,?,?,?,'uploading',?,?,?,?,?)",
+            "chunk_size, chunk_overlap, comments, tags, metadata, touched) "
+            "VALUES (?,?,?,?,?,?,'uploading',?,?,?,?,?,?)",
             (
                 scope.user,
                 scope.collection,
@@ -55,6 +56,7 @@ class Uploads:
                 info.comments,
                 json.dumps(info.tags),
                 json.dumps(info.metadata),
+                time.time(),
             ),
         )
 
@@ -77,6 +79,18 @@ class Uploads:
                 ErrorType.NOT_FOUND, f"no upload in progress with upload-id {upload_id!r}"
             )
         return self.docs.require(scope, str(row[0]))
+
+    def drop_idle(self, scope: Scope, seconds: float) -> int:
+        """Forget the collection's uploads that received no part for ``seconds`` (their
+        client gave up or died mid-upload); how many."""
+        idle = self.db.execute(
+            "SELECT id FROM documents WHERE user=? AND collection=? AND status='uploading' "
+            "AND COALESCE(touched, 0) < ?",
+            (scope.user, scope.collection, time.time() - seconds),
+        ).fetchall()
+        for (doc,) in idle:
+            self.docs.remove(scope, str(doc))
+        return len(idle)
 
     def declare(
         self, scope: Scope, doc: str, total_size: int | None, on_complete: str | None
@@ -119,9 +133,9 @@ class Uploads:
         with self.docs.path(scope, doc, partial=True).open("ab") as fh:
             fh.write(data)
         self.db.execute(
-            "UPDATE documents SET next_part=next_part+1, size=size+? "
+            "UPDATE documents SET next_part=next_part+1, size=size+?, touched=? "
             "WHERE user=? AND collection=? AND id=?",
-            (len(data), scope.user, scope.collection, doc),
+            (len(data), time.time(), scope.user, scope.collection, doc),
         )
 
     def finish(self, scope: Scope, doc: str) -> DocumentInfo:
