@@ -26,6 +26,7 @@ Examples:
   tg-show-source-usage urn:trustgraph:doc:world-facts-718bc1a1/p1 --limit 10
   tg-show-source-usage world-facts-718bc1a1/p2
   tg-show-source-usage urn:trustgraph:doc:world-facts-718bc1a1/p1/c0 --format json
+  tg-show-source-usage world-facts-718bc1a1/p1 --chars 22-53   # who cited that sentence
   tg-show-source-usage "<urn:trustgraph:entity:paris> <urn:trustgraph:rel:is_the_capital_of> <urn:trustgraph:entity:france>"
 """
 
@@ -33,6 +34,14 @@ Examples:
 @command(epilog=EPILOG)
 @click.argument("source", metavar="URI")
 @limit_option("answers", bound=TRACE_LIMIT)
+@click.option(
+    "--chars",
+    "chars",
+    metavar="START-END",
+    callback=lambda _ctx, _param, value: parse_chars(value),
+    help="Only answers whose evidence lies on these characters of a page's text "
+    "(tg-show-explain-trace --show-provenance and tg-show-evidence print them).",
+)
 @format_option(
     "table",
     "json",
@@ -40,16 +49,18 @@ Examples:
     help="A table (one line per linking path), the SourceUsage JSON, or the table as CSV.",
 )
 @gateway_options
-def main(source: str, limit: int, fmt: str, gw: Gateway) -> None:
+def main(source: str, limit: int, chars: tuple[int, int] | None, fmt: str, gw: Gateway) -> None:
     """List every top-level answer whose evidence rests on a source, newest first.
 
     URI is a document (URI or the id it was loaded with), a page, a chunk (a URI, or the
     document's id with /pN and /cM after it: world-facts/p2/c0), or an edge written as
     "<s> <p> <o>". An answer rests on a source through a GraphRAG focus edge
     extracted from it, a DocumentRAG selected chunk of it, or an agent tool's sub-trace
-    that did either; each linking path is shown.
+    that did either; each linking path is shown. With --chars, URI is a page (or a document
+    without pages) and only the evidence on those characters counts: an edge whose
+    sentence overlaps them, a chunk that does.
     """
-    usage: SourceUsage = run(gw, lambda: fetch_usage(gw, source, limit))
+    usage: SourceUsage = run(gw, lambda: fetch_usage(gw, source, limit, chars))
     from trustgraph_cli.render.output import emit_json, emit_rows
 
     if fmt == "json":
@@ -98,7 +109,21 @@ def path_text(path: UsagePath, top: str, style: Style) -> str:
     return text
 
 
-async def fetch_usage(gw: Gateway, source: str, limit: int) -> SourceUsage:
+def parse_chars(value: str | None) -> tuple[int, int] | None:
+    """``START-END`` (or ``START–END``) as two character offsets, START < END."""
+    if value is None:
+        return None
+    start, sep, end = value.replace("–", "-").partition("-")
+    if not (sep and start.strip().isdigit() and end.strip().isdigit()):
+        raise click.BadParameter(f"{value!r} is not START-END, e.g. 22-53")
+    if int(start) >= int(end):
+        raise click.BadParameter(f"{value!r}: START must be below END")
+    return int(start), int(end)
+
+
+async def fetch_usage(
+    gw: Gateway, source: str, limit: int, chars: tuple[int, int] | None = None
+) -> SourceUsage:
     """One EXPLAIN source-usage round trip."""
     from trustgraph_base.errors import ErrorType, ServiceError
     from trustgraph_cli.responses import explain_once, in_scope, required
@@ -106,7 +131,9 @@ async def fetch_usage(gw: Gateway, source: str, limit: int) -> SourceUsage:
     def missing(exc: ServiceError) -> str:  # a malformed source is named as the service says
         return exc.message if exc.type == ErrorType.BAD_REQUEST else f"{in_scope(exc, gw)}."
 
-    request = {"operation": "source-usage", "id": source, "limit": limit}
+    request: dict[str, object] = {"operation": "source-usage", "id": source, "limit": limit}
+    if chars is not None:
+        request["char_start"], request["char_end"] = chars
     resp = await explain_once(gw, request, "a source usage", missing)
     return required(resp.usage, "source usage")
 

@@ -70,6 +70,43 @@ async def test_each_claim_leads_to_its_sentence_on_the_page(
             assert 'Claim 1: "' in text.stdout and where in text.stdout
             assert '"unseen.pdf"' in text.stdout
 
+            edges = command == "tg-invoke-graph-rag"
+            await answers_citing_the_sentence(stack, trace, found[0], pages, edges)
+
         missing = await stack.cli("tg-show-evidence", "no-such-trace", *scope)
         assert missing.code == 1 and "no trace 'no-such-trace'" in missing.stderr
         assert "Traceback" not in missing.stderr
+
+
+async def usage(stack: Stack, *args: str) -> Any:
+    shown = await stack.cli("tg-show-source-usage", *args, "--format", "json", "-U", USER)
+    assert shown.code == 0, shown.stderr
+    return json.loads(shown.stdout)
+
+
+async def answers_citing_the_sentence(
+    stack: Stack, trace: str, place: dict[str, Any], pages: list[Any], edges: bool
+) -> None:
+    """Reverse lineage by region: the sentence's characters find the answer; for an edge,
+    another sentence of the same page does not (a DocumentRAG chunk is found by any of its
+    characters: the store knows chunks' places, not the sentence a claim took from one);
+    bad ranges are refused with a reason."""
+    page, start, length = place["page"], place["char_offset"], place["char_length"]
+    here = await usage(stack, page, "--chars", f"{start}-{start + length}")
+    assert trace in [t["trace"]["id"] for t in here["traces"]]
+    assert here["source"] == f"{page}#chars={start}-{start + length}"
+    (used,) = [t for t in here["traces"] if t["trace"]["id"] == trace]
+    assert any(p["cited"] for p in used["paths"])
+    text = pages[place["page_number"] - 1].text
+    other = text.index("Mount Fuji")  # a sentence the answer does not rest on
+    elsewhere = await usage(stack, page, "--chars", f"{other}-{other + 10}")
+    assert (trace in [t["trace"]["id"] for t in elsewhere["traces"]]) is not edges
+    whole_page = await usage(stack, page)
+    assert trace in [t["trace"]["id"] for t in whole_page["traces"]]
+
+    past = await stack.cli("tg-show-source-usage", page, "--chars", "90000-90010", "-U", USER)
+    assert past.code == 1 and "past the end" in past.stderr and "Traceback" not in past.stderr
+    chunk = await stack.cli("tg-show-source-usage", place["chunk"], "--chars", "0-5", "-U", USER)
+    assert chunk.code == 1 and "needs a page" in chunk.stderr
+    reversed_ = await stack.cli("tg-show-source-usage", page, "--chars", "9-3", "-U", USER)
+    assert reversed_.code == 2 and "START must be below END" in reversed_.stderr

@@ -107,6 +107,10 @@ class ExplainRequest(Scoped):
     dry_run: bool = False  # only say which traces would go
     # diff-traces: ``id`` is trace A, ``other`` trace B
     other: str = ""
+    # source-usage of a page (or page-less document): only what lies on characters
+    # char_start…char_end of its text (docs/lineage.md)
+    char_start: int | None = Field(default=None, ge=0)
+    char_end: int | None = Field(default=None, ge=0)
     # export-trace: the trace and its source chain in this format (docs/lineage.md)
     format: Literal["trig", "turtle", "jsonld", "provn", "provjson"] = "trig"
     rdf11: bool = False  # trig/turtle: each triple term an rdf:Statement node (RDF 1.1 readers)

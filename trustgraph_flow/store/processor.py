@@ -537,7 +537,8 @@ def on_collection(
             raise ServiceError(ErrorType.BAD_REQUEST, "diff-traces needs other (the second trace)")
         return ExplainResponse(diff=diff.diff_traces(handle, req.id, req.other))
     if req.operation == "source-usage":
-        return ExplainResponse(usage=lineage.source_usage(handle, req.id, req.limit))
+        chars = None if req.char_start is None else (req.char_start, req.char_end)
+        return ExplainResponse(usage=lineage.source_usage(handle, req.id, req.limit, chars))
     if req.operation != "document-hierarchy":
         raise ServiceError(ErrorType.BAD_REQUEST, f"unknown operation {req.operation!r}")
     doc = hierarchy.document_view(handle.store if handle else None, doc_iri(req.id))

@@ -26,6 +26,7 @@ from trustgraph_flow.store.core.backend import Handle, Index, QuadStore
 from trustgraph_flow.store.core.rows import LinkRow, edge_key
 from trustgraph_flow.store.views.lookup import SOURCE, edge_view, fetch_labels, has_type, n
 from trustgraph_flow.store.views.prefetch import Prefetch
+from trustgraph_flow.store.views.region import REACH, Region
 
 Source = ox.NamedNode | ox.Triple
 
@@ -126,14 +127,19 @@ def paths_of(store: QuadStore, rows: list[LinkRow]) -> list[UsagePath]:
     return paths
 
 
-def source_usage(handle: Handle | None, text: str, limit: int) -> SourceUsage:
-    """The newest top-level traces whose answers rest on the source, each with its linking paths."""
+def source_usage(
+    handle: Handle | None, text: str, limit: int, chars: tuple[int, int | None] | None = None
+) -> SourceUsage:
+    """The newest top-level traces whose answers rest on the source, each with its linking
+    paths; with ``chars``, only paths whose evidence lies on those characters of the page."""
     source = parse_source(text)
     label = str(source) if isinstance(source, ox.Triple) else source.value
     if handle is None:
         raise ServiceError(ErrorType.NOT_FOUND, f"no source {label!r} in this collection")
     kind, key = resolve_source(handle, source)
-    tops = newest_tops(handle.index, kind, key, limit)
+    region = None if chars is None else Region.of(handle.store, kind, key, chars)
+    # a range keeps only some of the traces: look further back for the ones it keeps
+    tops = newest_tops(handle.index, kind, key, limit if region is None else limit * REACH)
     found = handle.index.link_paths_of(tops, kind, key)
     rows = handle.index.rows(tops)
     store = Prefetch(handle.store)  # every path's edge labels in one request on a server
@@ -147,8 +153,15 @@ def source_usage(handle: Handle | None, text: str, limit: int) -> SourceUsage:
         summary = TraceSummary(
             id=row.id, type=row.kind, question=row.question, time=row.time, status=row.status
         )
-        traces.append(UsageTrace(trace=summary, paths=paths_of(store, found.get(top, []))))
-    return SourceUsage(source=label, kind=kind, traces=traces)
+        paths = paths_of(store, found.get(top, []))
+        if region is not None:
+            paths = [p for p in paths if region.holds(store, p)]
+            if not paths:
+                continue
+        traces.append(UsageTrace(trace=summary, paths=paths))
+    if region is not None:
+        label = f"{label}#chars={region.start}-{region.end}"
+    return SourceUsage(source=label, kind=kind, traces=traces[:limit])
 
 
 def with_usage(index: Index, doc: DocumentView) -> DocumentView:

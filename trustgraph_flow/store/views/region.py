@@ -1,0 +1,89 @@
+"""Reverse lineage by region: the evidence that lies on characters ``start``…``end`` of a
+page's text (or a page-less document's). An edge lies there when a sentence stating it
+(its ``tg:Span`` in that chunk) overlaps the range; an edge extracted before spans were
+recorded, and a DocumentRAG chunk, when its chunk overlaps it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pyoxigraph as ox
+
+from trustgraph_base.errors import ErrorType, ServiceError
+from trustgraph_base.provenance.namespaces import PROV, TG
+from trustgraph_base.schema.explain import UsagePath
+from trustgraph_flow.store.core.backend import QuadStore
+from trustgraph_flow.store.core.convert import to_ox
+from trustgraph_flow.store.views.lookup import SOURCE, as_int, edge_spans, first, n
+
+REACH = 10  # a range looks this many times further back than its limit for traces to keep
+
+
+def _edge(path: UsagePath) -> ox.Triple | None:
+    if path.edge is None:
+        return None
+    return ox.Triple(to_ox(path.edge.s), to_ox(path.edge.p), to_ox(path.edge.o))  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class Region:
+    """Characters ``start``…``end`` of one page (or page-less document) and its chunks' spans."""
+
+    start: int
+    end: int
+    chunks: dict[str, tuple[int, int]]  # chunk URI → (offset, length) in the page
+
+    @classmethod
+    def of(cls, store: QuadStore, kind: str, key: str, chars: tuple[int, int | None]) -> Region:
+        """The region asked for; bad-request for a source that is not a page (or a page-less
+        document), an empty or reversed range, or one past the end of the page's text."""
+        start, end = chars
+        if kind not in ("page", "document"):
+            raise ServiceError(
+                ErrorType.BAD_REQUEST,
+                f"a character range needs a page (or a document without pages), not a {kind}",
+            )
+        if end is None or end <= start:
+            raise ServiceError(
+                ErrorType.BAD_REQUEST,
+                f"bad character range {start}-{end}: write START-END, START < END",
+            )
+        chunks: dict[str, tuple[int, int]] = {}
+        for q in store.quads_for_pattern(None, n(PROV.wasDerivedFrom), ox.NamedNode(key), SOURCE):
+            chunk = q.subject
+            if not isinstance(chunk, ox.NamedNode):
+                continue
+            offset = as_int(first(store, chunk, TG.charOffset, SOURCE))
+            length = as_int(first(store, chunk, TG.charLength, SOURCE))
+            if offset is not None and length is not None:
+                chunks[chunk.value] = (offset, length)
+        if kind == "document" and not chunks:
+            raise ServiceError(
+                ErrorType.BAD_REQUEST,
+                f"{key!r} has pages: give a page (…/pN) with a character range",
+            )
+        extent = max((o + length for o, length in chunks.values()), default=0)
+        if start >= extent:
+            raise ServiceError(
+                ErrorType.BAD_REQUEST,
+                f"characters {start}-{end} are past the end of {key!r} "
+                f"(its text ends at character {extent})",
+            )
+        return cls(start, end, chunks)
+
+    def overlaps(self, offset: int, length: int) -> bool:
+        return offset < self.end and self.start < offset + length
+
+    def holds(self, store: QuadStore, path: UsagePath) -> bool:
+        """Whether a usage path's evidence lies on the region."""
+        span = self.chunks.get(path.chunk or "")
+        if span is None:
+            return False
+        edge = _edge(path) if path.kind == "edge" else None
+        if edge is None:
+            return self.overlaps(*span)
+        said = edge_spans(store, edge, ox.NamedNode(path.chunk or ""))
+        located = [s for s in said if s.page_offset is not None and s.length is not None]
+        if not said:
+            return self.overlaps(*span)  # extracted before spans were recorded
+        return any(self.overlaps(s.page_offset, s.length) for s in located)  # type: ignore[arg-type]
