@@ -29,8 +29,8 @@ BONN = {"s": "Bonn", "p": "was capital of", "o": "West Germany", "o_literal": Fa
 def test_a_replys_token_bound_follows_its_chunk() -> None:
     chunk = "Paris is the capital of France. " * 31  # ~1,000 characters, the default chunk
     assert len(chunk) == 992
-    assert extraction_request(chunk).max_tokens == reply_tokens(chunk) == 872
-    assert reply_tokens("Paris is the capital of France.") == 151
+    assert extraction_request(chunk).max_tokens == reply_tokens(chunk) == 1616
+    assert reply_tokens("Paris is the capital of France.") == 174
     assert reply_tokens("x" * 10_000) == MAX_REPLY_TOKENS  # never above the old fixed cap
 
 
