@@ -76,7 +76,8 @@ async def entities_of(trace: str, env: dict[str, str]) -> int:
 
 
 async def measure(runs: int) -> tuple[list[Answer], dict[str, float]]:
-    from tests.support.realmodel import llama_server, real_stack, recording_proxy
+    from tests.support.realmodel import llama_server, real_stack
+    from tests.support.recording_proxy import recording_proxy
 
     answers: list[Answer] = []
     with tempfile.TemporaryDirectory(prefix="bench-realmodel-") as tmp:

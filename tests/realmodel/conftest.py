@@ -12,14 +12,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from tests.support.realmodel import (
-    RealStack,
-    RecordingProxy,
-    llama_server,
-    missing,
-    real_stack,
-    recording_proxy,
-)
+from tests.support.realmodel import RealStack, llama_server, missing, real_stack
+from tests.support.recording_proxy import RecordingProxy, recording_proxy
 from tests.support.sparql_server import shared_store_uri
 
 

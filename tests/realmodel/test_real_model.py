@@ -19,7 +19,8 @@ from typing import Any
 
 import pytest
 
-from tests.support.realmodel import MODEL_NAME, Call, RealStack, RecordingProxy
+from tests.support.realmodel import MODEL_NAME, RealStack
+from tests.support.recording_proxy import Call, RecordingProxy
 from tests.support.stack import CliResult, run_cli
 from trustgraph_flow.agent.react import StepReply
 from trustgraph_flow.agent.settings import Settings as AgentSettings
