@@ -46,8 +46,8 @@ from trustgraph_base.rdf.terms import IriTerm, Triple, iri
 from trustgraph_base.schema import Metadata, Triples
 from trustgraph_base.wire import encode
 from trustgraph_flow.store.backends.embedded.stores import Stores
+from trustgraph_flow.store.service.writer import write_batch
 from trustgraph_flow.store.views import hierarchy, lineage
-from trustgraph_flow.store.writer import write_batch
 
 USER = "bench"
 DOCS, PAGES, CHUNKS, EDGES = 20, 10, 5, 5

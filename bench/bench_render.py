@@ -47,7 +47,7 @@ from trustgraph_cli.options import Gateway as GatewayOptions
 from trustgraph_flow.gateway.server import Gateway, GatewaySettings
 from trustgraph_flow.store.backends.embedded.stores import Stores
 from trustgraph_flow.store.processor import proc as store
-from trustgraph_flow.store.writer import write_batch
+from trustgraph_flow.store.service.writer import write_batch
 
 TIME = "2026-03-01T00:00:00.000Z"
 GOAL_SECONDS = 2.0

@@ -39,8 +39,8 @@ from trustgraph_base.wire import decode
 from trustgraph_flow.store.backends.embedded.stores import Stores
 from trustgraph_flow.store.governance.seal import Seal, open_seal
 from trustgraph_flow.store.governance.verify import audit_log, verify_trace
+from trustgraph_flow.store.service.writer import write_batch
 from trustgraph_flow.store.views.export import export_trace, roots_of
-from trustgraph_flow.store.writer import write_batch
 
 USER = "bench"
 ITERATIONS = 3

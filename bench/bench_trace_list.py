@@ -72,9 +72,9 @@ from trustgraph_flow.store.backends.server.graph_index import GraphIndex, LocalS
 from trustgraph_flow.store.backends.server.remote import RemoteStores
 from trustgraph_flow.store.core.backend import Backend
 from trustgraph_flow.store.core.rows import sort_key
-from trustgraph_flow.store.processor import explain_op
+from trustgraph_flow.store.service.operations import explain_op
+from trustgraph_flow.store.service.writer import write_batch
 from trustgraph_flow.store.sparql.client import SparqlServer, term
-from trustgraph_flow.store.writer import write_batch
 
 GRAPH = ox.NamedNode("urn:tg:store:bench:default:index")
 CHILD = ox.NamedNode("urn:tg:ix:child")

@@ -36,8 +36,8 @@ from trustgraph_base.provenance import uris
 from trustgraph_flow.store import processor as store
 from trustgraph_flow.store.backends.embedded.stores import Stores
 from trustgraph_flow.store.backends.embedded.trace_index import TraceIndex
+from trustgraph_flow.store.service.writer import write_batch
 from trustgraph_flow.store.views.explain import _encode_cursor
-from trustgraph_flow.store.writer import write_batch
 
 USER = "trustgraph"  # the viewer asks as the default user
 BIG_TIME = "2027-01-01T00:00:0{}.000Z"  # newer than every bulk trace

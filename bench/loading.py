@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from trustgraph_base.schema import StoreTriples
 from trustgraph_base.wire import decode
 from trustgraph_flow.store.backends.embedded.stores import Stores
-from trustgraph_flow.store.writer import write_batch
+from trustgraph_flow.store.service.writer import write_batch
 
 
 def stamp(i: int) -> str:

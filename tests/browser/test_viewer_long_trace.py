@@ -16,7 +16,7 @@ from tests.integration.test_cli_long_trace import TRACE
 from tests.support.sparql_server import store_backend
 from tests.support.stack import Stack
 from trustgraph_flow.store.processor import proc as store
-from trustgraph_flow.store.writer import write_batch
+from trustgraph_flow.store.service.writer import write_batch
 
 STEPS = 2_000  # four windows of steps
 TIMEOUT = 30_000  # ms, for each wait on the page

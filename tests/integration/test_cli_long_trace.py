@@ -23,7 +23,7 @@ from trustgraph_cli.render.jsonout import dumps, sources_not_requested, view_jso
 from trustgraph_cli.render.style import Style
 from trustgraph_cli.render.trace import TraceOptions, render_trace
 from trustgraph_flow.store.processor import proc as store
-from trustgraph_flow.store.writer import write_batch
+from trustgraph_flow.store.service.writer import write_batch
 
 pytestmark = pytest.mark.timeout(600)
 

@@ -33,7 +33,7 @@ from trustgraph_base.rdf.terms import IriTerm, Triple, iri, lit
 from trustgraph_base.schema import Metadata, Triples
 from trustgraph_flow.store.backends.embedded.trace_index import TraceIndex
 from trustgraph_flow.store.core.backend import Backend, Handle
-from trustgraph_flow.store.writer import write_batch
+from trustgraph_flow.store.service.writer import write_batch
 
 __test__ = False
 

@@ -16,8 +16,8 @@ from trustgraph_base.integrity.keys import Keyring, open_keyring
 from trustgraph_base.rdf.terms import Triple
 from trustgraph_flow.store.governance.seal import open_seal
 from trustgraph_flow.store.governance.verify import audit_log
+from trustgraph_flow.store.service.writer import write_batch
 from trustgraph_flow.store.views.export import export_trace
-from trustgraph_flow.store.writer import write_batch
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import pytest
 
 from trustgraph_base import gcpause
 from trustgraph_base.gcpause import gc_paused
-from trustgraph_flow.store import processor
+from trustgraph_flow.store.service import timers
 
 
 def test_paused_until_the_last_holder_of_any_thread_leaves() -> None:
@@ -56,7 +56,7 @@ async def test_the_clock_collection_waits_while_a_view_is_paused(
 
     monkeypatch.setattr(gc, "collect", collect)
     with gc_paused():
-        clock = asyncio.create_task(processor.collect_garbage(0.001, 0.001, 60))
+        clock = asyncio.create_task(timers.collect_garbage(0.001, 0.001, 60))
         for _ in range(20):
             await asyncio.sleep(0.001)
         assert collected == []  # due many times over, but a view is being built
@@ -71,6 +71,6 @@ async def test_the_clock_collection_runs_anyway_after_waiting_its_most(
     done = asyncio.Event()
     monkeypatch.setattr(gc, "collect", lambda: done.set())
     with gc_paused():  # held longer than wait_max: not a show, a leak
-        clock = asyncio.create_task(processor.collect_garbage(0.001, 0.001, 0.005))
+        clock = asyncio.create_task(timers.collect_garbage(0.001, 0.001, 0.005))
         await asyncio.wait_for(done.wait(), 5)
     clock.cancel()

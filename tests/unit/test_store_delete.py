@@ -35,7 +35,7 @@ from trustgraph_base.provenance import (
 from trustgraph_base.rdf.terms import Triple
 from trustgraph_base.schema.explain import ExplainRequest
 from trustgraph_flow.store.core.backend import Backend, QuadStore
-from trustgraph_flow.store.processor import explain_op
+from trustgraph_flow.store.service.operations import explain_op
 
 DOC2 = "urn:trustgraph:doc:d2"
 

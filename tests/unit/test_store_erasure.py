@@ -26,9 +26,9 @@ from trustgraph_base.provenance import uris
 from trustgraph_base.rdf.terms import Triple
 from trustgraph_base.schema.explain import ExplainRequest, ExplainResponse
 from trustgraph_flow.store.core.backend import Backend
-from trustgraph_flow.store.processor import explain_op
+from trustgraph_flow.store.service.operations import explain_op
+from trustgraph_flow.store.service.writer import write_batch
 from trustgraph_flow.store.views import explain
-from trustgraph_flow.store.writer import write_batch
 
 NOTES = "urn:trustgraph:doc:notes"
 

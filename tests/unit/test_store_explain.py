@@ -33,8 +33,8 @@ from trustgraph_flow.store.backends.embedded.trace_index import NEWEST
 from trustgraph_flow.store.core.backend import Backend, Handle
 from trustgraph_flow.store.core.rows import sort_key
 from trustgraph_flow.store.governance import deletion
+from trustgraph_flow.store.service.writer import write_batch
 from trustgraph_flow.store.views import explain, hierarchy
-from trustgraph_flow.store.writer import write_batch
 
 
 @pytest.fixture
@@ -197,7 +197,7 @@ def test_bad_message_rejected_alone(stores: Backend) -> None:
 
 def test_bad_message_rejected_alone_in_a_bulk_sized_group(stores: Backend) -> None:
     """A group large enough for the bulk writer: the refused message leaves nothing behind."""
-    from trustgraph_flow.store.writer import BULK_MIN
+    from trustgraph_flow.store.service.writer import BULK_MIN
 
     many = [
         msg(

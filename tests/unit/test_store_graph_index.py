@@ -24,8 +24,8 @@ from trustgraph_flow.store.backends.embedded.stores import Stores
 from trustgraph_flow.store.backends.server.graph_index import PROBE
 from trustgraph_flow.store.backends.server.remote import RemoteStores
 from trustgraph_flow.store.core.backend import Backend
-from trustgraph_flow.store.processor import explain_op
-from trustgraph_flow.store.writer import write_batch
+from trustgraph_flow.store.service.operations import explain_op
+from trustgraph_flow.store.service.writer import write_batch
 
 
 def question(sid: str, when: str, parent: str | None = None, done: bool = True) -> list[Triple]:

@@ -26,8 +26,8 @@ from trustgraph_base.rdf.terms import IriTerm, Triple
 from trustgraph_base.schema.explain import ExplainRequest, SourceUsage
 from trustgraph_flow.store.backends.embedded.stores import Stores
 from trustgraph_flow.store.core.backend import Backend
-from trustgraph_flow.store.processor import explain_op
-from trustgraph_flow.store.writer import write_batch
+from trustgraph_flow.store.service.operations import explain_op
+from trustgraph_flow.store.service.writer import write_batch
 
 FOX_EDGE = f"<{FOX}> <{JUMPS}> <{DOG}>"
 P1 = uris.page_uri(DOC, 1)

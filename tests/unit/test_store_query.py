@@ -32,8 +32,8 @@ from trustgraph_base.schema.store import (
 )
 from trustgraph_flow.store.core.backend import Handle, QuadStore
 from trustgraph_flow.store.core.convert import from_ox, quad_of, to_ox, triple_of
+from trustgraph_flow.store.service.writer import write_batch
 from trustgraph_flow.store.views.query import sparql, triples_query
-from trustgraph_flow.store.writer import write_batch
 
 
 @pytest.fixture

@@ -13,8 +13,9 @@ from trustgraph_base.provenance import uris
 from trustgraph_base.schema.explain import ExplainRequest, ExplainResponse
 from trustgraph_flow.store.core.backend import Backend
 from trustgraph_flow.store.governance import retention
-from trustgraph_flow.store.processor import StoreSettings, explain_op
-from trustgraph_flow.store.writer import write_batch
+from trustgraph_flow.store.service.operations import explain_op
+from trustgraph_flow.store.service.settings import StoreSettings
+from trustgraph_flow.store.service.writer import write_batch
 
 
 @pytest.fixture

@@ -28,11 +28,12 @@ from trustgraph_flow.store.backends.server.remote import (
     scope_iri,
 )
 from trustgraph_flow.store.governance import retention
-from trustgraph_flow.store.processor import StoreSettings, explain_op
+from trustgraph_flow.store.service.operations import explain_op
+from trustgraph_flow.store.service.settings import StoreSettings
+from trustgraph_flow.store.service.writer import write_batch
 from trustgraph_flow.store.sparql.check import check_query
 from trustgraph_flow.store.sparql.client import SparqlServer, StoreUnavailable
 from trustgraph_flow.store.views import query
-from trustgraph_flow.store.writer import write_batch
 
 
 @pytest.fixture

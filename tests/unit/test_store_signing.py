@@ -29,9 +29,9 @@ from trustgraph_base.schema.integrity import Verification
 from trustgraph_flow.store.core.backend import Backend, Handle
 from trustgraph_flow.store.governance import log
 from trustgraph_flow.store.governance.seal import Seal, open_seal
-from trustgraph_flow.store.processor import explain_op
+from trustgraph_flow.store.service.operations import explain_op
+from trustgraph_flow.store.service.writer import write_batch
 from trustgraph_flow.store.views.lookup import RETRIEVAL
-from trustgraph_flow.store.writer import write_batch
 
 A1, G1 = uris.agent_session_uri("a1"), uris.graph_rag_question_uri("g1")
 SUB = uris.graph_rag_question_uri("g-sub")

@@ -18,9 +18,9 @@ from trustgraph_base.schema.integrity import Verification
 from trustgraph_flow.store.core.backend import Backend
 from trustgraph_flow.store.governance import log
 from trustgraph_flow.store.governance.seal import Seal, open_seal
-from trustgraph_flow.store.processor import explain_op
+from trustgraph_flow.store.service.operations import explain_op
+from trustgraph_flow.store.service.writer import write_batch
 from trustgraph_flow.store.views.lookup import SOURCE
-from trustgraph_flow.store.writer import write_batch
 
 P2 = uris.page_uri(DOC, 2)
 

@@ -20,8 +20,9 @@ from trustgraph_base.schema.explain import ExplainRequest
 from trustgraph_base.schema.store import SparqlQueryRequest, TriplesQueryRequest
 from trustgraph_flow.store import processor
 from trustgraph_flow.store.backends.embedded.stores import Stores
+from trustgraph_flow.store.service.state import write
+from trustgraph_flow.store.service.writer import write_batch
 from trustgraph_flow.store.views import query
-from trustgraph_flow.store.writer import write_batch
 
 
 @pytest.fixture
@@ -30,7 +31,7 @@ async def ctx(tmp_path: Path) -> AsyncIterator[processor.Ctx]:
     # The store's state opened as the runtime opens it, without a broker (the handlers
     # below only read and write the store).
     async with processor.proc.context(settings, bus=None) as context:  # type: ignore[arg-type]
-        await processor.write(
+        await write(
             context, lambda s: write_batch(s, [msg(document() + labels() + graph_rag("g1", 1))])
         )
         yield context

@@ -20,7 +20,7 @@ from trustgraph_base.schema import StoreTriples, Triples
 from trustgraph_base.wire import decode, encode
 from trustgraph_flow.store.backends.embedded.stores import Stores
 from trustgraph_flow.store.core.convert import quad_of
-from trustgraph_flow.store.writer import write_batch
+from trustgraph_flow.store.service.writer import write_batch
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 

@@ -15,8 +15,10 @@ from tests.support.store import agent, graph_rag, handle_of, msg, sqlite_index, 
 from trustgraph_base.schema.explain import ExplainRequest
 from trustgraph_base.wire import encode
 from trustgraph_flow.store import processor
+from trustgraph_flow.store.service import state as service_state
+from trustgraph_flow.store.service.state import write
+from trustgraph_flow.store.service.writer import write_batch
 from trustgraph_flow.store.views import explain
-from trustgraph_flow.store.writer import write_batch
 
 
 @embedded_only("the sqlite trace index's query plans")
@@ -52,7 +54,7 @@ async def test_a_streamed_trace_comes_in_pieces_each_small_enough(
 ) -> None:
     settings = processor.StoreSettings(data_dir=str(tmp_path), read_threads=1)
     async with processor.proc.context(settings, bus=None) as ctx:  # type: ignore[arg-type]
-        await processor.write(
+        await write(
             ctx, lambda s: write_batch(s, long_agent_trace("long-run", 1_200, sub_every=100))
         )
         req = ExplainRequest(operation="get-trace", id=TRACE, streaming=True, step_limit=500)
@@ -63,7 +65,7 @@ async def test_a_streamed_trace_comes_in_pieces_each_small_enough(
         steps = [s.index for p in pieces if p.trace for s in p.trace.steps]
         assert steps == list(range(1, 1_201))
         # A piece over what a reply may carry is sent as smaller ones, in order.
-        monkeypatch.setattr(processor, "MAX_REPLY_BYTES", 20_000)
+        monkeypatch.setattr(service_state, "MAX_REPLY_BYTES", 20_000)
         small = [r async for r in streamed(processor.explain_service(req, ctx))]
         assert len(small) > 3 and all(len(encode(p)) <= 20_000 for p in small)
         assert [s.index for p in small if p.trace for s in p.trace.steps] == steps
@@ -75,7 +77,7 @@ async def test_a_streamed_trace_without_a_step_limit_comes_in_growing_pieces(
 ) -> None:
     settings = processor.StoreSettings(data_dir=str(tmp_path), read_threads=2)
     async with processor.proc.context(settings, bus=None) as ctx:  # type: ignore[arg-type]
-        await processor.write(
+        await write(
             ctx, lambda s: write_batch(s, long_agent_trace("long-run", 4_000, sub_every=250))
         )
         req = ExplainRequest(operation="get-trace", id=TRACE, streaming=True)

@@ -42,9 +42,9 @@ from trustgraph_flow.store.backends.embedded.stores import Stores
 from trustgraph_flow.store.backends.embedded.trace_index import page_query
 from trustgraph_flow.store.core.backend import Backend, Handle
 from trustgraph_flow.store.core.rows import TraceFilter
-from trustgraph_flow.store.processor import on_collection
+from trustgraph_flow.store.service.operations import on_collection
+from trustgraph_flow.store.service.writer import write_batch
 from trustgraph_flow.store.views import explain
-from trustgraph_flow.store.writer import write_batch
 
 
 @pytest.fixture

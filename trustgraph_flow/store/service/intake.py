@@ -1,0 +1,80 @@
+"""The triples-store topic's batches into the stores, held (not redelivered) while a store
+server cannot be reached."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import time
+
+from trustgraph_base.schema.core import StoreTriples, Triples
+from trustgraph_flow.store.core.backend import Backend
+from trustgraph_flow.store.governance.seal import Seal
+from trustgraph_flow.store.service.state import Ctx, write
+from trustgraph_flow.store.service.writer import WriteReport, write_batch
+from trustgraph_flow.store.sparql.client import SparqlServer, StoreUnavailable
+
+log = logging.getLogger(__name__)
+
+
+async def store_triples(batch: list[StoreTriples], ctx: Ctx) -> list[StoreTriples]:
+    """Commit the batch before returning: the runtime acks it only afterwards (all but the
+    returned messages, whose collection could not be written: they are redelivered)."""
+    started = time.perf_counter()
+    report = await write(ctx, lambda stores: write_batch(stores, batch, ctx.state.seal))
+    retry, held, written = list(report.retry), report.unavailable, report.written
+    for _ in range(HELD_WRITES):
+        if not held or ctx.state.server is None:
+            break
+        await reachable(ctx.state.server, len(held))
+        report = await write(ctx, functools.partial(written_again, held, ctx.state.seal))
+        retry += report.retry
+        held, written = report.unavailable, written + report.written
+    log.debug(
+        "wrote %d triples from %d messages in %.1f ms",
+        written,
+        len(batch),
+        (time.perf_counter() - started) * 1000,
+    )
+    # What still failed is redelivered (then dead-lettered) as the batch's own, as given.
+    return [m for m in [*retry, *held] if isinstance(m, StoreTriples)]
+
+
+def written_again(
+    held: list[StoreTriples | Triples], seal: Seal | None, stores: Backend
+) -> WriteReport:
+    return write_batch(stores, held, seal)
+
+
+HELD_WRITES = 3
+"""Writes of a held batch once the server answers again; if it still refuses them (a
+request that fails on its own while the server is up) they are redelivered, then
+dead-lettered, so one such message cannot stop the topic."""
+
+
+async def reachable(server: SparqlServer, held: int) -> None:
+    """Wait until the store server answers, however long that takes: the messages that
+    could not be written are held unacked meanwhile, so none is redelivered (and after a
+    few redeliveries dead-lettered) while the server is down. The next batch waits too;
+    the rest wait in the broker. A stop cancels the wait: they are redelivered then."""
+    delay, since = 0.2, time.monotonic()
+    while True:
+        try:
+            await asyncio.to_thread(server.ask, "ASK {}")
+        except (StoreUnavailable, TimeoutError):
+            if delay >= SERVER_WAIT_LOG:
+                log.warning(
+                    "store server %s still unavailable after %.0f s; holding %d messages",
+                    server.uri,
+                    time.monotonic() - since,
+                    held,
+                )
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, SERVER_WAIT_MAX)
+            continue
+        return
+
+
+SERVER_WAIT_MAX = 5.0  # seconds between probes of a store server that is down
+SERVER_WAIT_LOG = 5.0  # probes this far apart are logged (not the first few, quick ones)

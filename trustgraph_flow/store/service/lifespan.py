@@ -1,0 +1,42 @@
+"""The store processor from start to stop: its backend opened, its clocks started, and on the
+way out everything closed in order (reads first, the writer thread last, after its writes)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import replace
+
+from trustgraph_flow.store.service.settings import StoreSettings
+from trustgraph_flow.store.service.state import (
+    State,
+    open_embedded,
+    open_server_backend,
+    signing_seal,
+)
+from trustgraph_flow.store.service.timers import collect_garbage, retain, tune_gc, untune_gc
+
+
+@contextlib.asynccontextmanager
+async def running(settings: StoreSettings) -> AsyncIterator[State]:
+    state = await open_server_backend(settings) if settings.store_uri else open_embedded(settings)
+    if settings.signing:
+        state = replace(state, seal=signing_seal(settings))
+    thresholds = tune_gc()
+    collecting = asyncio.create_task(collect_garbage())
+    purging = asyncio.create_task(retain(state, settings)) if settings.retention else None
+    try:
+        yield state
+    finally:
+        for task in (purging, collecting):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        untune_gc(thresholds)
+        state.readers.shutdown(wait=False, cancel_futures=True)
+        state.sparql_pool.close()
+        state.sparql.shutdown(wait=False, cancel_futures=True)
+        await state.write(lambda stores: stores.close())
+        state.writer.shutdown(wait=True)

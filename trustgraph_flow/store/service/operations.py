@@ -1,0 +1,135 @@
+"""The explain service's operations on a collection: views on reader threads, deletions and
+purges on the writer thread, a long trace streamed in pieces (``streaming.py``)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pyoxigraph as ox
+
+from trustgraph_base.errors import ErrorType, ServiceError
+from trustgraph_base.messaging import (
+    COLLECTION_DELETED,
+)
+from trustgraph_base.provenance.uris import document_uri
+from trustgraph_base.schema.documents import CollectionDeleted
+from trustgraph_base.schema.explain import ExplainRequest, ExplainResponse
+from trustgraph_flow.store.core.backend import Backend, Handle
+from trustgraph_flow.store.governance import deletion, documents, erasure, retention, verify
+from trustgraph_flow.store.governance.seal import Seal
+from trustgraph_flow.store.service.state import Ctx, checked, read, write
+from trustgraph_flow.store.service.streaming import stream_trace
+from trustgraph_flow.store.views import diff, explain, export, hierarchy, lineage, removals
+
+WRITES = frozenset(
+    {"delete-trace", "delete-document", "delete-collection", "purge-traces", "seal-document"}
+)
+
+
+def explain_op(stores: Backend, req: ExplainRequest, seal: Seal | None = None) -> ExplainResponse:
+    """One explain operation against the caller's collection."""
+    if req.operation == "delete-collection":
+        stores.drop(req.user, req.collection)
+        if seal is not None:
+            seal.forget((req.user, req.collection))
+        return ExplainResponse()
+    if req.operation == "list-collections":
+        mine = {collection for user, collection in stores.scopes() if user == req.user}
+        return ExplainResponse(collections=sorted(mine))
+    # A read answers an absent collection as an empty one (the server backend then skips
+    # its registry lookup); a deletion must know.
+    with stores.lease(req.user, req.collection, as_empty=req.operation not in WRITES) as handle:
+        return on_collection(handle, req, seal)
+
+
+def on_collection(
+    handle: Handle | None, req: ExplainRequest, seal: Seal | None = None
+) -> ExplainResponse:
+    if req.operation == "list-traces":
+        traces, cursor = explain.page_traces(handle, req)
+        return ExplainResponse(traces=traces, cursor=cursor)
+    if req.operation == "purge-traces":
+        if req.older_than is None:
+            raise ServiceError(ErrorType.BAD_REQUEST, "purge-traces needs older_than (seconds)")
+        gone = retention.purge(handle, req.older_than, dry_run=req.dry_run, seal=seal)
+        return ExplainResponse(deleted=gone[: req.limit], count=len(gone))
+    if req.operation == "seal-document":
+        signed = documents.seal_document(handle, seal, doc_iri(req.id))
+        return ExplainResponse(count=1 if signed else 0)
+    if req.operation == "audit-log":
+        return ExplainResponse(export=verify.audit_log(handle, seal), media_type="application/json")
+    if req.operation in ("verify-trace", "verify-log"):
+        return ExplainResponse(verification=verify.answer(handle, req.operation, req.id, seal))
+    if not req.id:
+        raise ServiceError(ErrorType.BAD_REQUEST, f"operation {req.operation!r} needs an id")
+    if req.operation == "get-trace" and req.step_limit is not None:
+        view, total = explain.get_trace_window(
+            handle, req.id, req.include_provenance, req.step_offset or 0, req.step_limit
+        )
+        return ExplainResponse(trace=view, step_total=total)
+    if req.operation == "get-trace":
+        return ExplainResponse(trace=explain.get_trace(handle, req.id, req.include_provenance))
+    if req.operation == "delete-trace":
+        summary = explain.list_one(handle, req.id)
+        deletion.delete_trace(handle, req.id, seal)
+        return ExplainResponse(deleted=[summary], count=1)
+    if req.operation == "delete-document":
+        report = (
+            erasure.remove_document(
+                handle,
+                doc_iri(req.id),
+                reason=req.reason,
+                purge_traces=req.purge_traces,
+                seal=seal,
+            )
+            if handle
+            else None
+        )
+        if report is None:
+            raise ServiceError(ErrorType.NOT_FOUND, f"no document {req.id!r} in this collection")
+        return ExplainResponse(removal=report)
+    if req.operation == "export-trace":
+        text, media_type = export.export_trace(handle, req.id, req.format, rdf_11=req.rdf11)
+        return ExplainResponse(export=text, media_type=media_type)
+    if req.operation == "diff-traces":
+        if not req.other:
+            raise ServiceError(ErrorType.BAD_REQUEST, "diff-traces needs other (the second trace)")
+        return ExplainResponse(diff=diff.diff_traces(handle, req.id, req.other))
+    if req.operation == "source-usage":
+        chars = None if req.char_start is None else (req.char_start, req.char_end)
+        return ExplainResponse(usage=lineage.source_usage(handle, req.id, req.limit, chars))
+    if req.operation != "document-hierarchy":
+        raise ServiceError(ErrorType.BAD_REQUEST, f"unknown operation {req.operation!r}")
+    doc = hierarchy.document_view(handle.store if handle else None, doc_iri(req.id))
+    if doc is None or handle is None:
+        store = handle.store if handle else None
+        raise ServiceError(ErrorType.NOT_FOUND, removals.not_here(store, doc_iri(req.id), req.id))
+    return ExplainResponse(document=lineage.with_usage(handle.index, doc))
+
+
+def doc_iri(doc_id: str) -> str:
+    """The document URI of an id or URI, checked as pyoxigraph would; bad-request otherwise."""
+    try:
+        uri = document_uri(doc_id)
+        ox.NamedNode(uri)
+    except ValueError as exc:
+        raise ServiceError(
+            ErrorType.BAD_REQUEST, f"malformed document id {doc_id!r}: {exc}"
+        ) from None
+    return uri
+
+
+async def explain_service(req: ExplainRequest, ctx: Ctx) -> AsyncIterator[ExplainResponse]:
+    """Deletions on the writer thread, views on a reader thread; a streamed trace in pieces."""
+    if req.operation == "get-trace" and req.streaming:
+        async for piece in stream_trace(ctx, req):
+            yield piece
+        return
+    run = write if req.operation in WRITES else read
+    resp = await run(ctx, lambda stores: checked(explain_op(stores, req, ctx.state.seal)))
+    if req.operation == "delete-collection":
+        # The librarian's documents and the vector indexes go too (durable: delivered
+        # even to a processor that is down now).
+        gone = CollectionDeleted(user=req.user, collection=req.collection)
+        await ctx.publish(COLLECTION_DELETED, gone)
+    yield resp

@@ -1,0 +1,56 @@
+"""The store processor's settings (``tg-proc-store --help`` lists them)."""
+
+from __future__ import annotations
+
+from pydantic import Field, field_validator
+
+from trustgraph_base.durations import parse_duration
+from trustgraph_base.settings import ProcessorSettings
+from trustgraph_flow.store.sparql.client import SparqlServer
+
+
+class StoreSettings(ProcessorSettings):
+    """Settings of the store processor."""
+
+    open_stores: int = 32
+    """(user, collection) stores kept open at once."""
+    read_threads: int = Field(default=2, ge=1)
+    """Threads serving queries."""
+    sparql_timeout: float = Field(default=30.0, gt=0)
+    """Seconds after which a SPARQL query is stopped (its worker killed) and answers 'timeout'."""
+    sparql_workers: int = Field(default=2, ge=1)
+    """Processes running SPARQL queries (each killed at the time limit)."""
+    server_max_patterns: int = Field(default=500, ge=0)
+    """With store_uri: queries of more triple patterns and filters than this are refused
+    before they reach the server (oxigraph serve 0.5 aborts on ~650); 0: no bound."""
+    store_uri: str = ""
+    """A SPARQL 1.1 server holding every collection, e.g. http://oxigraph:7878 (oxigraph serve)
+    or http://fuseki:3030/tg (a Fuseki 6 dataset); empty: embedded pyoxigraph under <data-dir>/store."""
+    retention: str = ""
+    """Purge traces older than this by itself, e.g. 30d (empty: keep them all)."""
+    retention_interval: float = Field(default=3600.0, gt=0)
+    """Seconds between retention passes."""
+    signing: bool = True
+    """Sign each trace when it ends and keep the append-only log (docs/audit.md)."""
+    signing_key: str = ""
+    """The Ed25519 private key (PEM, mode 0600); empty: <data-dir>/signing/key.pem, made at first start."""
+    signing_public: str = ""
+    """A folder of trusted public keys (*.pem, every key ever used); empty: <data-dir>/signing/public."""
+    log_chain: str = Field(default="", pattern=r"^[A-Za-z0-9_-]{0,64}$")
+    """This writer's chain in each collection's log; empty: 'local' embedded, a new one per process on a server."""
+
+    @field_validator("store_uri")
+    @classmethod
+    def _server(cls, value: str) -> str:
+        if value.strip():
+            SparqlServer(
+                value.strip()
+            )  # not an http(s) URL: stops the processor at start, naming it
+        return value.strip()
+
+    @field_validator("retention")
+    @classmethod
+    def _period(cls, value: str) -> str:
+        if value.strip():
+            parse_duration(value)  # a bad period stops the processor at start, naming it
+        return value.strip()

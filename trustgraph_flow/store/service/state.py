@@ -1,0 +1,139 @@
+"""What the store processor holds while it runs: its backend, its threads and SPARQL workers
+(``State``), opened for either backend; the reader and writer threads' helpers; the
+reply-size check every answer passes."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+from pydantic import BaseModel
+
+from trustgraph_base.errors import ErrorType, ServiceError
+from trustgraph_base.messaging import (
+    Context,
+)
+from trustgraph_base.wire import encode
+from trustgraph_flow.store.backends.embedded.snapshots import Snapshots
+from trustgraph_flow.store.backends.embedded.stores import Stores
+from trustgraph_flow.store.backends.server.remote import open_server
+from trustgraph_flow.store.core.backend import Backend
+from trustgraph_flow.store.governance.seal import Seal, open_seal
+from trustgraph_flow.store.service.settings import StoreSettings
+from trustgraph_flow.store.sparql.client import SparqlServer, StoreUnavailable
+from trustgraph_flow.store.sparql.fair import FairGate
+from trustgraph_flow.store.sparql.pool import SparqlPool
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+R = TypeVar("R", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class State:
+    """The open stores (embedded) or the server's (``store_uri``), and the threads and
+    worker processes that work on them."""
+
+    stores: Backend
+    writer: ThreadPoolExecutor  # one thread: every write of this process, in order
+    readers: ThreadPoolExecutor
+    # SPARQL has threads and (embedded) worker processes of its own: a runaway query never
+    # holds up a triples or explain read, and is stopped at its time limit.
+    sparql: ThreadPoolExecutor
+    sparql_pool: SparqlPool  # checks every query; runs it too when embedded
+    gate: FairGate  # users take turns at the SPARQL threads and workers
+    snapshots: Snapshots | None = None  # embedded only
+    server: SparqlServer | None = None  # the store server (server backend only)
+    seal: Seal | None = None  # signs ended traces (setting ``signing``)
+    server_max_patterns: int = 0  # the largest query sent to it (0: any)
+
+    async def write(self, fn: Callable[[Backend], T]) -> T:
+        """Run ``fn`` on the writer thread (SPARQL snapshots are taken again after it)."""
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self.writer, fn, self.stores)
+        finally:
+            if self.snapshots is not None:
+                self.snapshots.written()
+
+    async def read(self, fn: Callable[[Backend], T]) -> T:
+        """Run ``fn`` on a reader thread (a store server that cannot be reached answers
+        ``store-unavailable``)."""
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self.readers, fn, self.stores)
+        except StoreUnavailable as exc:
+            raise ServiceError(ErrorType.STORE_UNAVAILABLE, str(exc)) from None
+
+
+Ctx = Context[StoreSettings, State]
+MAX_REPLY_BYTES = 4 * 1024 * 1024  # Pulsar refuses messages over 5 MB
+
+
+def checked(resp: R) -> R:
+    """Refuse a reply too large to publish, naming the fix, instead of failing at the broker."""
+    size = len(encode(resp))
+    if size > MAX_REPLY_BYTES:
+        raise ServiceError(
+            ErrorType.RESULT_TOO_LARGE,
+            f"the result is {size / 1e6:.1f} MB, over the {MAX_REPLY_BYTES / 1e6:.1f} MB a reply may carry: lower the limit or narrow the query",
+        )
+    return resp
+
+
+async def write(ctx: Ctx, fn: Callable[[Backend], T]) -> T:
+    """Run ``fn`` on the writer thread (SPARQL snapshots are taken again after it)."""
+    return await ctx.state.write(fn)
+
+
+async def read(ctx: Ctx, fn: Callable[[Backend], T]) -> T:
+    """Run ``fn`` on a reader thread."""
+    return await ctx.state.read(fn)
+
+
+def signing_seal(settings: StoreSettings) -> Seal:
+    """The seal of these settings (a key file others may read stops the start, in one line)."""
+    return open_seal(
+        data_dir=settings.data_dir,
+        key_file=settings.signing_key,
+        public_dir=settings.signing_public,
+        chain=settings.log_chain,
+        server=bool(settings.store_uri),
+    )
+
+
+async def open_server_backend(settings: StoreSettings) -> State:
+    """Every collection on the SPARQL server: no state here, so replicas may run side by side.
+
+    An unreachable server is an OSError: the process says so in one line and exits 1.
+    """
+    stores = await asyncio.to_thread(open_server, settings.store_uri, settings.sparql_timeout)
+    return State(
+        stores=stores,
+        server=stores.server,
+        server_max_patterns=settings.server_max_patterns,
+        writer=ThreadPoolExecutor(1, thread_name_prefix="store-write"),
+        readers=ThreadPoolExecutor(settings.read_threads, thread_name_prefix="store-read"),
+        sparql=ThreadPoolExecutor(settings.sparql_workers, thread_name_prefix="store-sparql"),
+        sparql_pool=SparqlPool(settings.sparql_workers),
+        gate=FairGate(settings.sparql_workers),
+    )
+
+
+def open_embedded(settings: StoreSettings) -> State:
+    """pyoxigraph stores and sqlite indexes under the data directory."""
+    root = Path(settings.data_dir) / "store"
+    root.mkdir(parents=True, exist_ok=True)
+    log.info("store data under %s", root)
+    return State(
+        stores=Stores(root, settings.open_stores),
+        writer=ThreadPoolExecutor(1, thread_name_prefix="store-write"),
+        readers=ThreadPoolExecutor(settings.read_threads, thread_name_prefix="store-read"),
+        sparql=ThreadPoolExecutor(settings.sparql_workers, thread_name_prefix="store-sparql"),
+        sparql_pool=SparqlPool(settings.sparql_workers),
+        gate=FairGate(settings.sparql_workers),
+        snapshots=Snapshots(Path(settings.data_dir) / "store-snapshots"),
+    )
