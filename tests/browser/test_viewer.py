@@ -32,6 +32,12 @@ async def expect_rows(rows: Any, n: int) -> None:
     await expect(rows).to_have_count(n, timeout=TIMEOUT)
 
 
+async def expect_text(locator: Any, text: str) -> None:
+    from playwright.async_api import expect
+
+    await expect(locator).to_have_text(text, timeout=TIMEOUT)
+
+
 async def shown(page: Any, name: str) -> None:
     """Wait until the viewer has rendered page ``name`` (traces / trace / document)."""
     await page.wait_for_selector(f'body[data-ready="{name}"]', timeout=TIMEOUT)
@@ -111,6 +117,8 @@ async def test_from_the_list_to_a_page_and_back(
             assert (
                 await page.locator("section.answer p").inner_text() == "Nile flows through Cairo."
             )
+            # The store checks its signature (verify-trace): a badge beside its status.
+            await expect_text(page.locator(".meta .seal"), "✓ verified")
             boxes = await page.locator("svg.lineage a.box > text").all_text_contents()
             assert boxes == [
                 "Nile flows through Cairo.",

@@ -278,6 +278,28 @@ function exportButton(traceId, first) {
   return [h("label", { for: "export-format", class: "muted" }, "Export as"), format, button, status];
 }
 
+/** The trace's signature as the store checks it (verify-trace, docs/audit.md), filled in
+ * when it answers: a long trace takes a moment, and the page does not wait for it. */
+function sealBadge(traceId) {
+  const badge = h("span", { class: "seal seal-checking", role: "status" }, "checking signature…");
+  const show = (cls, word, title) => {
+    badge.className = `seal ${cls}`;
+    badge.textContent = word;
+    badge.title = title;
+  };
+  api.explain({ operation: "verify-trace", id: traceId }).then((data) => {
+    const v = data.verification || { traces: [], problems: [] };
+    if (v.verified) {
+      show("seal-verified", "✓ verified", "Its quads are the ones the store signed when it ended.");
+    } else if (!v.problems.length && v.traces.some((c) => c.status === "in-progress")) {
+      show("seal-pending", "not signed yet", "A trace is signed when it ends.");
+    } else {
+      show("seal-tampered", "changed since signed", v.problems.map((p) => p.message).join("\n"));
+    }
+  }, (err) => show("seal-unknown", "signature not checked", err.message));
+  return badge;
+}
+
 async function fetchWindow(id, offset) {
   return api.explain({ operation: "get-trace", id, include_provenance: true, step_offset: offset, step_limit: WINDOW });
 }
@@ -320,7 +342,7 @@ export async function tracePage(view, id, params, live) {
   view.append(
     h("nav", { class: "crumbs", "aria-label": "Breadcrumb" }, h("a", { href: "#/" }, "Traces"), " › ", h("span", {}, `${kind} trace`)),
     h("h1", { tabindex: "-1", "data-autofocus": "" }, trace.question || "(no question text)"),
-    h("p", { class: "meta" }, typeBadge(trace.type), " ", statusBadge(trace.status), " ",
+    h("p", { class: "meta" }, typeBadge(trace.type), " ", statusBadge(trace.status), " ", sealBadge(traceId), " ",
       h("time", { datetime: trace.time, title: trace.time }, when(trace.time)), " ",
       h("code", { class: "trace-id" }, trace.id),
       trace.step_total ? h("span", { class: "muted" }, ` · ${trace.step_total.toLocaleString()} step${trace.step_total === 1 ? "" : "s"}`) : null));
