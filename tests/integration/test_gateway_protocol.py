@@ -66,6 +66,15 @@ async def test_socket_streams_replies_and_survives_bad_frames(stack: Stack) -> N
         assert again["id"] == "q2" and again["response"]["response"]
 
 
+async def test_the_typescript_clients_socket_path_is_the_same_socket(stack: Stack) -> None:
+    """@trustgraph/client opens /api/socket by default (it used to answer 404)."""
+    async with aiohttp.ClientSession() as http, http.ws_connect(stack.url + "api/socket") as ws:
+        reply = await eventually(
+            lambda: ask(ws, frame("q", "triples", QUERY)), lambda r: bool(r["response"]["response"])
+        )
+        assert reply["id"] == "q" and reply["response"]["response"][0]["s"] == {"t": "i", "i": S}
+
+
 async def test_triples_g_semantics_and_streaming_batches(stack: Stack) -> None:
     """TrustGraph's reading: no g is the default graph, "*" every graph; batches when streaming."""
     named = [

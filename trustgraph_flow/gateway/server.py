@@ -61,6 +61,7 @@ def make_app(settings: GatewaySettings, token: str | None = None) -> web.Applica
     app.cleanup_ctx.append(_dispatcher_ctx)
     app.router.add_get("/api/v1/health", health_handler)
     app.router.add_get("/api/v1/socket", socket_handler)
+    app.router.add_get("/api/socket", socket_handler)  # @trustgraph/client's default path
     app.router.add_post("/api/v1/flow/{flow}/service/{kind}", service_handler)
     app.router.add_post("/api/v1/librarian", librarian_handler)
     app.router.add_post("/api/v1/iam", iam_handler)
