@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+from collections import Counter
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -97,8 +98,10 @@ async def traces(world: World) -> list[tuple[str, str]]:
     return sorted((t.id, t.status) for t in found.traces)
 
 
-async def start_backends(processors: RunningProcessors, settings: ProcessorSettings) -> None:
-    """Store, offline LLM, embeddings and vectors, in this process."""
+async def start_backends(
+    processors: RunningProcessors, settings: ProcessorSettings, llm_latency: float = 0.0
+) -> None:
+    """Store, offline LLM (answering after ``llm_latency`` s), embeddings and vectors."""
     from trustgraph_flow.embeddings.processor import Settings as EmbeddingsSettings
     from trustgraph_flow.embeddings.processor import proc as embeddings
     from trustgraph_flow.llm.processor import Settings as LlmSettings
@@ -110,7 +113,7 @@ async def start_backends(processors: RunningProcessors, settings: ProcessorSetti
 
     base = settings.model_dump()
     await processors.start(store, StoreSettings(**base))
-    await processors.start(llm, LlmSettings(**base, llm_base_url=""))
+    await processors.start(llm, LlmSettings(**base, llm_base_url="", offline_latency=llm_latency))
     await processors.start(embeddings, EmbeddingsSettings(**base))
     await processors.start(vectors, VectorsSettings(**base))
 
@@ -143,6 +146,43 @@ async def test_graph_rag_killed_between_its_answer_and_the_ack_does_not_run_the_
     found = await eventually(lambda: traces(world), lambda ts: len(ts) >= 2)
     assert [t for t, _ in found] == sorted([answer.explain_id, again.explain_id]), found
     assert {status for _, status in found} == {"complete"}
+
+
+async def test_graph_rag_killed_mid_run_continues_the_same_trace_when_the_request_comes_again(
+    processors: RunningProcessors,
+    settings: ProcessorSettings,
+    broker: EmbeddedBroker,
+    world: World,
+    tmp_path: Path,
+    children: list[asyncio.subprocess.Process],
+) -> None:
+    await start_backends(processors, settings, llm_latency=2.0)  # each LLM call takes 2 s
+    await world.seed()
+    data = tmp_path / "graph-rag"
+    module = "trustgraph_flow.graph_rag.processor"
+    child = await start_service(module, settings, data, children)
+    req = GraphRagRequest(query="Where does the fox live?", user=USER, collection=COLLECTION)
+    asking = asyncio.ensure_future(world.client(GRAPH_RAG).request(req, timeout=90))
+
+    def focus_of(triples: list[Any]) -> str:
+        return next((t.s.i for t in triples if str(getattr(t.s, "i", "")).endswith("/focus")), "")
+
+    # Its focus is stored, its synthesis is being asked of the LLM: kill it now.
+    stored = await eventually(
+        lambda: world.query(g=GRAPH_RETRIEVAL), lambda ts: bool(focus_of(ts)), 30
+    )
+    await kill(child)
+    broker.stop()
+    broker.start()
+    await start_service(module, settings, data, children)
+    answer = await asyncio.wait_for(asking, 90)
+    assert answer.explain_id and focus_of(stored) == f"{answer.explain_id}/focus"
+    trace = await stored_trace(world, answer.explain_id)
+    assert await traces(world) == [(answer.explain_id, "complete")]
+    assert not any(t.p.i == TG + "interrupted" for t in trace)
+    # The rerun kept the recorded selection: each selected edge holds one quoted edge.
+    edges = Counter(t.s.i for t in trace if t.p.i == TG + "edge" and isinstance(t.s, IriTerm))
+    assert edges and set(edges.values()) == {1}
 
 
 def standin_rag(
