@@ -119,6 +119,8 @@ async def _deliver(writer: TraceWriter, journal: RunJournal) -> None:
     """Wait for every receipt of a run that ended; send a refused message again until the
     broker persists it; then the run is done in the journal. Cancelled (the process stops):
     the run stays in the journal, and the next process sends its messages again."""
+    # A continued run's journal holds its predecessor's messages first, then this run's.
+    first = len(journal.messages(writer.run)) - len(writer.receipts)
     for i, receipt in enumerate(writer.receipts):
         try:
             await receipt
@@ -130,7 +132,7 @@ async def _deliver(writer: TraceWriter, journal: RunJournal) -> None:
                 writer.question_uri,
                 exc,
             )
-        data = journal.messages(writer.run)[i]
+        data = journal.messages(writer.run)[first + i]
         attempt = 0
         while True:
             await asyncio.sleep(RESEND_DELAYS[min(attempt, len(RESEND_DELAYS) - 1)])
