@@ -263,3 +263,14 @@ def test_a_rotated_key_keeps_old_signatures_verifiable(
     assert fresh.traces[0].entry == "local#4"
     whole = op(stores, again, "verify-log")
     assert whole.verified and whole.keys == sorted([seal.keys.kid, again.keys.kid])
+
+
+def test_a_retention_purge_leaves_tombstones_saying_why(stores: Backend, seal: Seal) -> None:
+    req = ExplainRequest(operation="purge-traces", older_than=3600, user="alice")
+    assert explain_op(stores, req, seal).count == 3  # a1 (with its sub-trace), g1, d1
+    whole = op(stores, seal, "verify-log")
+    assert whole.verified and whole.erased == 4
+    erased = op(stores, seal, "verify-trace", "g1").traces[0]
+    assert (
+        erased.status == "erased" and erased.erased == "retention: started more than 3600 s before"
+    )
