@@ -40,7 +40,7 @@ from trustgraph_base.messaging import (
 from trustgraph_base.rdf.terms import Triple, iri, lit
 from trustgraph_base.schema import SparqlQueryRequest, TriplesQueryRequest
 from trustgraph_flow.store.backends.embedded.stores import Stores
-from trustgraph_flow.store.backends.server.remote import Scope
+from trustgraph_flow.store.backends.server.scope import Scope
 from trustgraph_flow.store.sparql.client import SparqlServer, term
 
 PER_MESSAGE, CHUNK, WINDOW, CAP = 10, 250, 4, 40_000

@@ -22,7 +22,6 @@ import pyoxigraph as ox
 from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL
 from trustgraph_base.provenance.uris import (
     agent_step_index,
-    trace_kind,
     trace_root,
 )
 from trustgraph_flow.store.backends.embedded import links
@@ -34,6 +33,7 @@ from trustgraph_flow.store.backends.trace_facts import (
     has_rag_facts,
     rag_row,
 )
+from trustgraph_flow.store.backends.trace_list import STATUS, page_of, trace_row
 from trustgraph_flow.store.core.backend import QuadStore, RagFacts, RagValue, StepFacts
 from trustgraph_flow.store.core.convert import OxObject, named, value_of
 from trustgraph_flow.store.core.rows import LinkRow, Resolver, TraceFilter, TraceRow
@@ -80,11 +80,9 @@ NEWEST = (
 _IN_BATCH = 500  # roots per ``IN (…)`` list (sqlite allows 999 parameters in old builds)
 _COLUMNS = "id, kind, question, time, parent, complete, failed"
 _PAGE_KEY = "ifnull(sort_time, '')"
-_STATUS_SQL = {
-    "complete": "complete = 1",
-    "failed": "complete = 0 AND failed = 1",
-    "interrupted": "complete = 0 AND failed = 2",
-    "in-progress": "complete = 0 AND failed = 0",
+_STATUS_SQL = {  # from trace_list.STATUS: column values, never user text
+    name: f"complete = {done:d}" + ("" if failed is None else f" AND failed = {failed:d}")
+    for name, (done, failed) in STATUS.items()
 }
 
 
@@ -190,10 +188,7 @@ class TraceIndex:
         Keyset pagination on the ``traces_page`` index: page 1,000 costs what page 1 does.
         """
         sql, args = page_query(limit + 1, flt, after)
-        found = list(self.db.execute(sql, args))
-        rows = [_row(r[:-1]) for r in found[:limit]]
-        more = len(found) > limit
-        return rows, ((str(found[limit - 1][-1]), rows[-1].id) if more and rows else None)
+        return page_of([(str(r[-1]), _row(r[:-1])) for r in self.db.execute(sql, args)], limit)
 
     def get(self, trace_id: str) -> TraceRow | None:
         cur = self.db.execute(
@@ -411,9 +406,5 @@ class _Commit:
 
 
 def _row(r: tuple[object, ...]) -> TraceRow:
-    trace_id = str(r[0])
-    kind = str(r[1]) if r[1] else (trace_kind(trace_id) or "agent")
-    parent = str(r[4]) if r[4] else None
-    return TraceRow(
-        trace_id, kind, str(r[2] or ""), str(r[3] or ""), parent, bool(r[5]), int(str(r[6] or 0))
-    )
+    """A row from the columns ``_COLUMNS`` in their order."""
+    return trace_row(str(r[0]), *r[1:7])
