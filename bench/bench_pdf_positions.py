@@ -28,6 +28,7 @@ from pypdf import PdfReader
 from bench.pdf_truth import Box, make_pdf, span_matches
 from bench.summary import summary
 from trustgraph_base.spans import locate
+from trustgraph_flow.page_image import render_page
 from trustgraph_flow.pdf_text import read_pdf
 
 Pages = list[tuple[str, list[Box | None]]]
@@ -122,6 +123,27 @@ def speed(files: list[Path], runs: int) -> None:
         summary(f"PDF decode with boxes / text alone ({path.name})", f"{own:.2f}", "-")
 
 
+def render_times(files: list[Path]) -> None:
+    """Each page of the PDFs drawn as the viewer's page image (scale 1.5, one line marked):
+    p50 and p95 over all pages, cold (no cache)."""
+    times: list[float] = []
+    for path in files:
+        data = path.read_bytes()
+        pages = read_pdf(io.BytesIO(data))
+        for n, page in enumerate(pages, start=1):
+            marks = page.layout.span_boxes(0, min(40, len(page.text)))
+            start = time.perf_counter()
+            render_page(data, n, 1.5, marks)
+            times.append(time.perf_counter() - start)
+    if not times:
+        return
+    times.sort()
+    p50, p95 = times[len(times) // 2], times[min(len(times) - 1, int(len(times) * 0.95))]
+    print(f"\npage image (PDFium, scale 1.5, one line marked), {len(times)} pages:")
+    print(f"  p50 {p50 * 1000:.1f} ms, p95 {p95 * 1000:.1f} ms")
+    summary("page image render p50 / p95", f"{p50 * 1000:.0f} / {p95 * 1000:.0f} ms", "-")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
@@ -143,6 +165,7 @@ def main() -> None:
     if not files:
         print("\nno real PDFs given or found under /usr/share/doc: speed not measured")
     speed(files, 1 if args.quick else 3)
+    render_times(files)
 
 
 if __name__ == "__main__":
