@@ -90,8 +90,9 @@ class Checkpoint(_Frozen):
         ).encode()
 
 
-def sign_entry(keys: Keyring, entry: Entry) -> Signed:
-    return Signed(entry=entry, sig=keys.sign(entry.hash.encode()))
+def sign_entry(keys: Keyring, entry: Entry, entry_hash: str = "") -> Signed:
+    """``entry`` signed (``entry_hash``: its hash, when the caller has it already)."""
+    return Signed(entry=entry, sig=keys.sign((entry_hash or entry.hash).encode()))
 
 
 def sign_tombstone(keys: Keyring, signed: Signed, reason: str, time: str) -> Signed:

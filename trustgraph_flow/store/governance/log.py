@@ -59,9 +59,10 @@ def append(
     """Write entries, their manifests and their chain's new checkpoint in one transaction
     (the checkpoints before it are removed now and then: ``prune``)."""
     quads = [
-        ox.Quad(ox.NamedNode(NS + "key:" + head.kid), PEM, ox.Literal(pem), GRAPH),
-        ox.Quad(ox.NamedNode(_CHAIN + head.chain), HEAD, ox.Literal(head.model_dump_json()), GRAPH),
+        ox.Quad(ox.NamedNode(_CHAIN + head.chain), HEAD, ox.Literal(head.model_dump_json()), GRAPH)
     ]
+    if pem:  # the signing key's public half (empty: written already)
+        quads.append(ox.Quad(ox.NamedNode(NS + "key:" + head.kid), PEM, ox.Literal(pem), GRAPH))
     for s, manifest in zip(signed, manifests, strict=True):
         node = entry_node(s.entry.chain, s.entry.seq)
         quads += [

@@ -57,6 +57,7 @@ class Seal:
     _heads: dict[tuple[str, str], tuple[int, str]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _pem: str = ""
+    _published: set[tuple[str, str]] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         assert self.keys.signer is not None, "a seal signs: its keyring needs the private key"
@@ -132,10 +133,14 @@ class Seal:
                     kid=self.keys.kid,
                     reason=reason,
                 )
-                signed.append(ent.sign_entry(self.keys, entry))
-                seq, prev = seq + 1, signed[-1].hash
+                entry_hash = entry.hash  # JSON and SHA-256: once
+                signed.append(ent.sign_entry(self.keys, entry, entry_hash))
+                seq, prev = seq + 1, entry_hash
             head = ent.sign_checkpoint(self.keys, self.chain, seq - 1, prev, signed[-1].entry.time)
-            log.append(handle.store, signed, [fp.manifest for _, fp in found], head, self._pem)
+            # The public key's quad once per collection and process (it never changes).
+            pem = "" if handle.key in self._published else self._pem
+            log.append(handle.store, signed, [fp.manifest for _, fp in found], head, pem)
+            self._published.add(handle.key)
             if seq // PRUNE_EVERY != (seq - len(found)) // PRUNE_EVERY:
                 log.prune(handle.store, self.chain)
             self._heads[handle.key] = (seq, prev)
@@ -153,6 +158,7 @@ class Seal:
         """A dropped collection: its chain starts again if it is written again."""
         with self._lock:
             self._heads.pop(key, None)
+            self._published.discard(key)
 
     def erase(self, handle: Handle, roots: Iterable[str], reason: str) -> int:
         """Give every entry of these (deleted) trace roots a signed tombstone; how many."""
