@@ -67,6 +67,7 @@ from trustgraph_base.rdf.terms import Triple, iri, lit
 from trustgraph_base.schema import ExplainRequest, Metadata, Triples
 from trustgraph_flow.store.backends import trace_facts
 from trustgraph_flow.store.backends.embedded import trace_index as sqlite_index
+from trustgraph_flow.store.backends.embedded import trace_sql
 from trustgraph_flow.store.backends.embedded.stores import Stores
 from trustgraph_flow.store.backends.server.graph_index import GraphIndex, LocalSparql
 from trustgraph_flow.store.backends.server.remote import RemoteStores
@@ -246,7 +247,7 @@ def embedded_answers(tmp: Path, expect: list[str]) -> tuple[Figures, Figures]:
 def load_sqlite(path: Path, found: Iterable[dict[str, object]]) -> sqlite_index.TraceIndex:
     idx = sqlite_index.TraceIndex(path)
     idx.db.execute("BEGIN")
-    idx.db.executemany(sqlite_index._UPSERT, found)
+    idx.db.executemany(trace_sql.UPSERT, found)
     idx.db.execute("COMMIT")
     return idx
 

@@ -29,7 +29,7 @@ from trustgraph_base.errors import ServiceError
 from trustgraph_base.provenance import uris
 from trustgraph_base.rdf.terms import LiteralTerm, Triple, iri
 from trustgraph_flow.store.backends.embedded.stores import safe_name
-from trustgraph_flow.store.backends.embedded.trace_index import NEWEST
+from trustgraph_flow.store.backends.embedded.trace_sql import NEWEST
 from trustgraph_flow.store.core.backend import Backend, Handle
 from trustgraph_flow.store.core.rows import sort_key
 from trustgraph_flow.store.governance import deletion

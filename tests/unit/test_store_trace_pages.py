@@ -39,7 +39,7 @@ from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, TG
 from trustgraph_base.rdf.terms import Triple
 from trustgraph_base.schema.explain import ExplainRequest, TraceView
 from trustgraph_flow.store.backends.embedded.stores import Stores
-from trustgraph_flow.store.backends.embedded.trace_index import page_query
+from trustgraph_flow.store.backends.embedded.trace_sql import page_query
 from trustgraph_flow.store.core.backend import Backend, Handle
 from trustgraph_flow.store.core.rows import TraceFilter
 from trustgraph_flow.store.service.operations import on_collection

@@ -7,7 +7,7 @@ and citations, and the read models' rows of agent steps and RAG facts.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 import pyoxigraph as ox
@@ -20,7 +20,8 @@ from trustgraph_base.provenance.uris import (
     trace_root,
 )
 from trustgraph_base.rdf.nquads import from_ox, term_text
-from trustgraph_flow.store.core.convert import OxObject
+from trustgraph_flow.store.core.backend import QuadStore
+from trustgraph_flow.store.core.convert import OxObject, named
 from trustgraph_flow.store.core.rows import Use, edge_key, sort_key
 
 # What the view of an agent step reads (explain.agent_parts and explain.metrics): kept
@@ -202,3 +203,17 @@ def has_rag_facts(root: str) -> bool:
     """Whether ``rag_facts`` keeps the facts of trace ``root`` (by its URI: a GraphRAG or
     DocumentRAG question), as the writer and the reader both decide."""
     return trace_kind(root) in RAG_KINDS
+
+
+def retrieval_facts(
+    store: QuadStore, predicates: Iterable[str]
+) -> Iterator[tuple[str, str, str, OxObject]]:
+    """``(predicate, subject, its trace root, object)`` of every ``urn:graph:retrieval`` quad
+    with one of ``predicates`` whose subject is a trace's entity (for a backfill)."""
+    for pred in sorted(predicates):
+        for q in store.quads_for_pattern(None, named(pred), None, named(GRAPH_RETRIEVAL)):
+            if (
+                isinstance(q.subject, ox.NamedNode)
+                and (root := trace_root(q.subject.value)) is not None
+            ):
+                yield pred, q.subject.value, root, q.object

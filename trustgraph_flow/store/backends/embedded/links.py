@@ -20,7 +20,7 @@ from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, TG
 from trustgraph_base.provenance.uris import trace_root
 from trustgraph_flow.store.core.backend import QuadStore
 from trustgraph_flow.store.core.convert import named
-from trustgraph_flow.store.core.rows import Resolver, Use, edge_key
+from trustgraph_flow.store.core.rows import LinkRow, Resolver, Use, edge_key
 from trustgraph_flow.store.core.sources import SourceResolver
 
 SCHEMA = """
@@ -133,3 +133,64 @@ def backfill(db: sqlite3.Connection, store: QuadStore) -> None:
         db.execute("ROLLBACK")
         raise
     db.execute("COMMIT")
+
+
+class LinkReads:
+    """The lineage reads of a collection's sqlite index (``TraceIndex`` is the rest)."""
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        raise NotImplementedError
+
+    def has_link(self, target: str) -> bool:
+        """Whether a trace links to the edge key ``target``."""
+        found = self.db.execute("SELECT 1 FROM links WHERE target = ? LIMIT 1", (target,))
+        return found.fetchone() is not None
+
+    def link_tops(self, kind: str, key: str, limit: int) -> list[str]:
+        """The newest distinct top-level traces linked to the source: one index scan in time order."""
+        tops: list[str] = []
+        seen: set[str] = set()
+        cur = self.db.execute(
+            f"SELECT top FROM links WHERE {COLUMN[kind]} = ? ORDER BY top_time DESC", (key,)
+        )
+        for (top,) in cur:
+            if top not in seen:
+                seen.add(top)
+                tops.append(str(top))
+                if len(tops) >= limit:
+                    break
+        cur.close()
+        return tops
+
+    def link_paths(self, top: str, kind: str, key: str) -> list[LinkRow]:
+        """Every link of a top-level trace (and its sub-traces) into the source."""
+        rows = self.db.execute(
+            "SELECT root, entity, target, kind, chunk, cited FROM links "
+            f"WHERE top = ? AND {COLUMN[kind]} = ? ORDER BY root, entity, chunk",
+            (top, key),
+        )
+        return [
+            LinkRow(str(r), str(e), str(t), str(k), str(c or ""), bool(x))
+            for r, e, t, k, c, x in rows
+        ]
+
+    def link_paths_of(self, tops: list[str], kind: str, key: str) -> dict[str, list[LinkRow]]:
+        """``link_paths`` of each top-level trace (each one keyed index scan)."""
+        return {top: self.link_paths(top, kind, key) for top in tops}
+
+    def count_users(self, kind: str, key: str) -> int:
+        """How many distinct top-level traces are linked to the source."""
+        found = self.db.execute(
+            f"SELECT COUNT(DISTINCT top) FROM links WHERE {COLUMN[kind]} = ?", (key,)
+        ).fetchone()
+        return int(found[0]) if found else 0
+
+    def document_links(self, doc: str) -> list[tuple[str, str, str, str]]:
+        """(entity, chunk, kind, top) of every trace link into the document."""
+        rows = self.db.execute("SELECT entity, chunk, kind, top FROM links WHERE doc = ?", (doc,))
+        return [(str(e), str(c), str(k), str(t)) for e, c, k, t in rows]
+
+    def forget_document(self, doc: str) -> None:
+        """Drop the links into a removed document."""
+        self.db.execute("DELETE FROM links WHERE doc = ?", (doc,))

@@ -14,17 +14,29 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import pyoxigraph as ox
 
-from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL
 from trustgraph_base.provenance.uris import (
     agent_step_index,
-    trace_root,
 )
 from trustgraph_flow.store.backends.embedded import links
+from trustgraph_flow.store.backends.embedded.links import LinkReads
+from trustgraph_flow.store.backends.embedded.trace_sql import (
+    IN_BATCH,
+    NEWEST,
+    RAG_INSERT,
+    SCHEMA,
+    STEP_INSERT,
+    UPSERT,
+    Commit,
+    contains,
+    page_query,
+    row_of,
+    stored_value,
+)
 from trustgraph_flow.store.backends.trace_facts import (
     RAG_PREDICATES,
     STEP_PREDICATES,
@@ -32,89 +44,15 @@ from trustgraph_flow.store.backends.trace_facts import (
     facts,
     has_rag_facts,
     rag_row,
+    retrieval_facts,
 )
-from trustgraph_flow.store.backends.trace_list import STATUS, page_of, trace_row
-from trustgraph_flow.store.core.backend import QuadStore, RagFacts, RagValue, StepFacts
-from trustgraph_flow.store.core.convert import OxObject, named, value_of
-from trustgraph_flow.store.core.rows import LinkRow, Resolver, TraceFilter, TraceRow
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS traces (
-    id TEXT PRIMARY KEY, kind TEXT, question TEXT, time TEXT, sort_time TEXT,
-    parent TEXT, parent_root TEXT, is_question INTEGER NOT NULL DEFAULT 0,
-    complete INTEGER NOT NULL DEFAULT 0, failed INTEGER NOT NULL DEFAULT 0);
-CREATE INDEX IF NOT EXISTS traces_top ON traces(sort_time DESC)
-    WHERE parent IS NULL AND is_question = 1;
-CREATE INDEX IF NOT EXISTS traces_page ON traces(ifnull(sort_time, ''), id)
-    WHERE parent IS NULL AND is_question = 1;
-CREATE INDEX IF NOT EXISTS traces_parent_root ON traces(parent_root)
-    WHERE parent_root IS NOT NULL;
-CREATE TABLE IF NOT EXISTS entities (uri TEXT PRIMARY KEY, root TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS entities_root ON entities(root);
-CREATE TABLE IF NOT EXISTS step_facts (
-    root TEXT NOT NULL, n INTEGER NOT NULL, uri TEXT NOT NULL, pred TEXT NOT NULL,
-    value TEXT NOT NULL, PRIMARY KEY (root, n, uri, pred, value)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS rag_facts (
-    root TEXT NOT NULL, uri TEXT NOT NULL, pred TEXT NOT NULL, kind TEXT NOT NULL,
-    value TEXT NOT NULL, PRIMARY KEY (root, uri, pred, kind, value)) WITHOUT ROWID;
-"""
-
-_UPSERT = """
-INSERT INTO traces (id, kind, question, time, sort_time, parent, parent_root, is_question, complete, failed)
-VALUES (:id, :kind, :question, :time, :sort_time, :parent, :parent_root, :is_question, :complete, :failed)
-ON CONFLICT(id) DO UPDATE SET
-    kind = coalesce(excluded.kind, kind), question = coalesce(excluded.question, question),
-    time = coalesce(excluded.time, time), sort_time = coalesce(excluded.sort_time, sort_time),
-    parent = coalesce(excluded.parent, parent), parent_root = coalesce(excluded.parent_root, parent_root),
-    is_question = max(excluded.is_question, is_question),
-    complete = max(excluded.complete, complete), failed = max(excluded.failed, failed)
-"""
-
-_STEP_INSERT = "INSERT OR IGNORE INTO step_facts VALUES (?, ?, ?, ?, ?)"
-_RAG_INSERT = "INSERT OR IGNORE INTO rag_facts VALUES (?, ?, ?, ?, ?)"
-
-NEWEST = (
-    "SELECT id, kind, question, time, parent, complete, failed FROM traces "
-    "WHERE parent IS NULL AND is_question = 1 ORDER BY sort_time DESC LIMIT ?"
-)
-_IN_BATCH = 500  # roots per ``IN (…)`` list (sqlite allows 999 parameters in old builds)
-_COLUMNS = "id, kind, question, time, parent, complete, failed"
-_PAGE_KEY = "ifnull(sort_time, '')"
-_STATUS_SQL = {  # from trace_list.STATUS: column values, never user text
-    name: f"complete = {done:d}" + ("" if failed is None else f" AND failed = {failed:d}")
-    for name, (done, failed) in STATUS.items()
-}
+from trustgraph_flow.store.backends.trace_list import page_of
+from trustgraph_flow.store.core.backend import QuadStore, RagFacts, StepFacts
+from trustgraph_flow.store.core.convert import value_of
+from trustgraph_flow.store.core.rows import Resolver, TraceFilter, TraceRow
 
 
-def _rag_value(kind: str, value: str) -> RagValue:
-    """A ``rag_facts`` object as the view reads it: a literal as its text, others as terms."""
-    if kind == "l":
-        return value
-    if kind == "i":
-        return named(value)
-    if kind == "b":
-        return ox.BlankNode(value)
-    parsed = next(iter(ox.parse(input=f"<urn:x> <urn:x> {value} .", format=ox.RdfFormat.N_TRIPLES)))
-    term = parsed.object
-    assert isinstance(term, ox.Triple)
-    return term
-
-
-def retrieval_facts(
-    store: QuadStore, predicates: Iterable[str]
-) -> Iterator[tuple[str, str, str, OxObject]]:
-    """``(predicate, subject, its trace root, object)`` of every ``urn:graph:retrieval`` quad
-    with one of ``predicates`` whose subject is a trace's entity (for a backfill)."""
-    for pred in sorted(predicates):
-        for q in store.quads_for_pattern(None, named(pred), None, named(GRAPH_RETRIEVAL)):
-            if (
-                isinstance(q.subject, ox.NamedNode)
-                and (root := trace_root(q.subject.value)) is not None
-            ):
-                yield pred, q.subject.value, root, q.object
-
-
-class TraceIndex:
+class TraceIndex(LinkReads):
     """The sqlite side table of one store: one connection per thread (WAL: readers never wait on the writer)."""
 
     def __init__(self, path: Path) -> None:
@@ -123,7 +61,7 @@ class TraceIndex:
         self._lock = threading.Lock()
         self._all: list[sqlite3.Connection] = []
         self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.executescript(_SCHEMA + links.SCHEMA)
+        self.db.executescript(SCHEMA + links.SCHEMA)
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -132,7 +70,7 @@ class TraceIndex:
         if conn is None:
             conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
             conn.execute("PRAGMA synchronous=NORMAL")
-            conn.create_function("tg_contains", 2, _contains, deterministic=True)
+            conn.create_function("tg_contains", 2, contains, deterministic=True)
             self._local.db = conn
             with self._lock:
                 self._all.append(conn)
@@ -156,12 +94,12 @@ class TraceIndex:
             return
         db = self.db
         with self._tx():
-            db.executemany(_UPSERT, list(found.rows.values()))
+            db.executemany(UPSERT, list(found.rows.values()))
             db.executemany("INSERT OR IGNORE INTO entities VALUES (?, ?)", found.entities.items())
             if found.steps:
-                db.executemany(_STEP_INSERT, found.steps)
+                db.executemany(STEP_INSERT, found.steps)
             if found.rags:
-                db.executemany(_RAG_INSERT, found.rags)
+                db.executemany(RAG_INSERT, found.rags)
             if found.uses:
                 links.record(db, found.uses, resolve)
             if found.cites or found.uses:
@@ -172,13 +110,13 @@ class TraceIndex:
                 if root in found.moved:
                     links.retop(db, root)
 
-    def _tx(self) -> _Commit:
+    def _tx(self) -> Commit:
         self.db.execute("BEGIN")
-        return _Commit(self.db)
+        return Commit(self.db)
 
     def newest(self, limit: int) -> list[TraceRow]:
         """The newest top-level traces, newest first (one partial-index scan)."""
-        return [_row(r) for r in self.db.execute(NEWEST, (limit,))]
+        return [row_of(r) for r in self.db.execute(NEWEST, (limit,))]
 
     def page(
         self, limit: int, flt: TraceFilter, after: tuple[str, str] | None = None
@@ -188,7 +126,7 @@ class TraceIndex:
         Keyset pagination on the ``traces_page`` index: page 1,000 costs what page 1 does.
         """
         sql, args = page_query(limit + 1, flt, after)
-        return page_of([(str(r[-1]), _row(r[:-1])) for r in self.db.execute(sql, args)], limit)
+        return page_of([(str(r[-1]), row_of(r[:-1])) for r in self.db.execute(sql, args)], limit)
 
     def get(self, trace_id: str) -> TraceRow | None:
         cur = self.db.execute(
@@ -197,7 +135,7 @@ class TraceIndex:
             (trace_id,),
         )
         found = cur.fetchone()
-        return _row(found) if found else None
+        return row_of(found) if found else None
 
     def rows(self, roots: Iterable[str]) -> dict[str, TraceRow]:
         """The indexed traces among ``roots``, by id."""
@@ -230,8 +168,8 @@ class TraceIndex:
         all of them (a window of a long agent trace ran hundreds)."""
         kept = [r for r in dict.fromkeys(roots) if has_rag_facts(r)]
         out: RagFacts = {r: {} for r in kept}
-        for start in range(0, len(kept), _IN_BATCH):
-            part = kept[start : start + _IN_BATCH]
+        for start in range(0, len(kept), IN_BATCH):
+            part = kept[start : start + IN_BATCH]
             marks = ", ".join("?" * len(part))
             for uri, root in self.db.execute(
                 f"SELECT uri, root FROM entities WHERE root IN ({marks})", part
@@ -240,7 +178,7 @@ class TraceIndex:
             for root, uri, pred, kind, value in self.db.execute(
                 f"SELECT root, uri, pred, kind, value FROM rag_facts WHERE root IN ({marks})", part
             ):
-                out[root].setdefault(uri, {}).setdefault(pred, []).append(_rag_value(kind, value))
+                out[root].setdefault(uri, {}).setdefault(pred, []).append(stored_value(kind, value))
         return out
 
     def subtraces(self, root: str) -> list[TraceRow]:
@@ -250,7 +188,7 @@ class TraceIndex:
             "WHERE parent_root = ? AND is_question = 1 ORDER BY sort_time",
             (root,),
         )
-        return [_row(r) for r in cur]
+        return [row_of(r) for r in cur]
 
     def expired(self, before: str) -> list[str]:
         """Top-level traces whose ``sort_time`` is before ``before``, oldest first (one index range scan)."""
@@ -270,7 +208,7 @@ class TraceIndex:
             rows = [
                 rag_row(root, uri, pred, o) for pred, uri, root, o in rag if has_rag_facts(root)
             ]
-            self._fill("rag", _RAG_INSERT, rows)
+            self._fill("rag", RAG_INSERT, rows)
         if not self._backfilled("steps"):
             steps: list[StepRow] = [
                 (root, n, uri, pred, value)
@@ -278,7 +216,7 @@ class TraceIndex:
                 if (n := agent_step_index(root, uri)) is not None
                 and (value := value_of(o)) is not None
             ]
-            self._fill("steps", _STEP_INSERT, steps)
+            self._fill("steps", STEP_INSERT, steps)
 
     def _backfilled(self, key: str) -> bool:
         return (
@@ -291,59 +229,6 @@ class TraceIndex:
             self.db.executemany(insert, rows)
             self.db.execute("INSERT OR IGNORE INTO lineage_meta VALUES (?)", (key,))
 
-    def has_link(self, target: str) -> bool:
-        """Whether a trace links to the edge key ``target``."""
-        found = self.db.execute("SELECT 1 FROM links WHERE target = ? LIMIT 1", (target,))
-        return found.fetchone() is not None
-
-    def link_tops(self, kind: str, key: str, limit: int) -> list[str]:
-        """The newest distinct top-level traces linked to the source: one index scan in time order."""
-        tops: list[str] = []
-        seen: set[str] = set()
-        cur = self.db.execute(
-            f"SELECT top FROM links WHERE {links.COLUMN[kind]} = ? ORDER BY top_time DESC", (key,)
-        )
-        for (top,) in cur:
-            if top not in seen:
-                seen.add(top)
-                tops.append(str(top))
-                if len(tops) >= limit:
-                    break
-        cur.close()
-        return tops
-
-    def link_paths(self, top: str, kind: str, key: str) -> list[LinkRow]:
-        """Every link of a top-level trace (and its sub-traces) into the source."""
-        rows = self.db.execute(
-            "SELECT root, entity, target, kind, chunk, cited FROM links "
-            f"WHERE top = ? AND {links.COLUMN[kind]} = ? ORDER BY root, entity, chunk",
-            (top, key),
-        )
-        return [
-            LinkRow(str(r), str(e), str(t), str(k), str(c or ""), bool(x))
-            for r, e, t, k, c, x in rows
-        ]
-
-    def link_paths_of(self, tops: list[str], kind: str, key: str) -> dict[str, list[LinkRow]]:
-        """``link_paths`` of each top-level trace (each one keyed index scan)."""
-        return {top: self.link_paths(top, kind, key) for top in tops}
-
-    def count_users(self, kind: str, key: str) -> int:
-        """How many distinct top-level traces are linked to the source."""
-        found = self.db.execute(
-            f"SELECT COUNT(DISTINCT top) FROM links WHERE {links.COLUMN[kind]} = ?", (key,)
-        ).fetchone()
-        return int(found[0]) if found else 0
-
-    def document_links(self, doc: str) -> list[tuple[str, str, str, str]]:
-        """(entity, chunk, kind, top) of every trace link into the document."""
-        rows = self.db.execute("SELECT entity, chunk, kind, top FROM links WHERE doc = ?", (doc,))
-        return [(str(e), str(c), str(k), str(t)) for e, c, k, t in rows]
-
-    def forget_document(self, doc: str) -> None:
-        """Drop the links into a removed document."""
-        self.db.execute("DELETE FROM links WHERE doc = ?", (doc,))
-
     def forget(self, roots: Iterable[str]) -> None:
         """Drop traces and their entity maps."""
         ids = [(r,) for r in roots]
@@ -354,57 +239,3 @@ class TraceIndex:
             self.db.executemany("DELETE FROM links WHERE root = ?", ids)
             self.db.executemany("DELETE FROM cites WHERE root = ?", ids)
             self.db.executemany("DELETE FROM traces WHERE id = ?", ids)
-
-
-def page_query(
-    limit: int, flt: TraceFilter, after: tuple[str, str] | None
-) -> tuple[str, list[object]]:
-    """The SQL and parameters of ``TraceIndex.page`` (every value a parameter)."""
-    where = ["parent IS NULL", "is_question = 1"]
-    args: list[object] = []
-    if after is not None:
-        # Written so the key bound is a range on the index (a row-value comparison is a scan).
-        where.append(f"{_PAGE_KEY} <= ? AND ({_PAGE_KEY} < ? OR id < ?)")
-        args += [after[0], after[0], after[1]]
-    if flt.kind:
-        where.append("kind = ?")
-        args.append(flt.kind)
-    if flt.status:
-        where.append(_STATUS_SQL[flt.status])
-    if flt.since:
-        where.append(f"{_PAGE_KEY} >= ?")
-        args.append(flt.since)
-    if flt.until:
-        where.append(f"{_PAGE_KEY} < ?")
-        args.append(flt.until)
-    if flt.search:
-        where.append("tg_contains(question, ?)")
-        args.append(flt.search.casefold())
-    sql = (
-        f"SELECT {_COLUMNS}, {_PAGE_KEY} FROM traces WHERE {' AND '.join(where)} "
-        f"ORDER BY {_PAGE_KEY} DESC, id DESC LIMIT ?"
-    )
-    return sql, [*args, limit]
-
-
-def _contains(text: object, folded: object) -> bool:
-    """sqlite function: does ``text`` contain ``folded`` (already casefolded), ignoring case."""
-    return isinstance(text, str) and isinstance(folded, str) and folded in text.casefold()
-
-
-class _Commit:
-    """Commit on success, roll back on error."""
-
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
-
-    def __enter__(self) -> sqlite3.Connection:
-        return self.db
-
-    def __exit__(self, exc_type: object, *_: object) -> None:
-        self.db.execute("ROLLBACK" if exc_type else "COMMIT")
-
-
-def _row(r: tuple[object, ...]) -> TraceRow:
-    """A row from the columns ``_COLUMNS`` in their order."""
-    return trace_row(str(r[0]), *r[1:7])
