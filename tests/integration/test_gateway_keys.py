@@ -161,3 +161,28 @@ async def test_internal_operations_are_not_reachable(stack: Stack) -> None:
             url + "explain", json={"operation": "list-traces"}, headers=headers
         ) as r:
             assert r.status == 200
+
+
+async def test_iam_refusals_say_what_to_do(pulsar_url: str, prefix: str, tmp_path: Path) -> None:
+    """Open mode names how to turn auth on; user and workspace operations are not offered
+    in either mode (they used to be told "API keys need auth on", which misled)."""
+    iam = "api/v1/iam"
+    async with Stack(pulsar_url, prefix, [store], data_dir=tmp_path / "open") as open_stack:
+        code, _, err = await open_stack.cli("tg-create-api-key", "--user-id", "u", "--name", "n")
+        assert code == 1 and "this gateway is open" in err
+        assert "TG_GATEWAY_TOKEN=SECRET tg-start" in err and "tg-gateway --token SECRET" in err
+        async with aiohttp.ClientSession() as http:
+            async with http.post(open_stack.url + iam, json={"operation": "list-users"}) as r:
+                users = (await r.json())["error"]
+    assert users["type"] == "bad-request" and "need auth on" not in users["message"]
+    assert "'list-users' is not offered here: there are no accounts" in users["message"]
+    async with Stack(
+        pulsar_url, prefix + "a", [store], data_dir=tmp_path / "on", token=ADMIN
+    ) as on:
+        headers = {"Authorization": f"Bearer {ADMIN}"}
+        async with aiohttp.ClientSession() as http:
+            body = {"operation": "create-workspace"}
+            async with http.post(on.url + iam, json=body, headers=headers) as r:
+                workspace = (await r.json())["error"]["message"]
+    assert "'create-workspace' is not offered here" in workspace
+    assert "create-api-key, list-api-keys, revoke-api-key" in workspace

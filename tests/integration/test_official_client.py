@@ -218,7 +218,9 @@ async def test_services_we_do_not_offer_end_at_once(world: World) -> None:
     # it ended at once (no retry loop) and printed our one-line reason, not a status code
     assert "unknown-service" in flows.stdout and "unknown service 'config'" in flows.stdout
     users = await world.official("tg-list-users")  # REST: our message, not "Status code 400"
-    assert "bad-request: API keys need auth on" in users.stderr, users
+    assert "bad-request: iam: 'list-users' is not offered here" in users.stderr, users
+    keys = await world.official("tg-list-api-keys", "--user-id", "u")  # open: how to turn auth on
+    assert "this gateway is open" in keys.stderr and "TG_GATEWAY_TOKEN=" in keys.stderr, keys
 
 
 async def test_library_add_process_show_and_remove(world: World, tmp_path: Path) -> None:

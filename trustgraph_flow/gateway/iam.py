@@ -26,6 +26,19 @@ from trustgraph_flow.gateway.keys import KeyRequestError, KeyStore
 log = logging.getLogger("trustgraph_flow.gateway")
 
 
+KEY_OPERATIONS = ("create-api-key", "list-api-keys", "revoke-api-key")
+NOT_IAM = (
+    ": there are no accounts, passwords or workspaces; a user is whom an API key acts for "
+    f"(iam offers {', '.join(KEY_OPERATIONS)})"
+)
+# Said in open mode, where an operator most likely runs the official tg-*-api-key commands.
+OPEN_MODE = (
+    "iam: API keys need auth on, and this gateway is open (started without an admin token): "
+    "restart it with one (TG_GATEWAY_TOKEN=SECRET tg-start, or tg-gateway --token SECRET), "
+    "then manage keys with that token (TRUSTGRAPH_TOKEN=SECRET)"
+)
+
+
 def _text(value: Any, field: str, *, required: bool = True) -> str | None:
     if value is None and not required:
         return None
@@ -72,26 +85,24 @@ def run(keys: KeyStore, body: dict[str, Any]) -> dict[str, Any]:
             return {"revoked": key_id}
     except KeyRequestError as exc:
         raise ServiceError(ErrorType.BAD_REQUEST, f"iam: {exc}") from None
-    known = "create-api-key, list-api-keys, revoke-api-key"
-    raise ServiceError(
-        ErrorType.BAD_REQUEST, f"iam: unknown operation {operation!r} (known: {known})"
-    )
+    raise ServiceError(ErrorType.BAD_REQUEST, f"iam: {operation!r} is not offered here{NOT_IAM}")
 
 
 async def iam_handler(request: web.Request) -> web.Response:
     try:
         auth = request.app[AUTH]
-        if not auth.on:
-            raise ServiceError(
-                ErrorType.BAD_REQUEST,
-                "API keys need auth on: start the gateway with an admin token "
-                "(TG_GATEWAY_TOKEN or --token)",
-            )
-        if not authenticate(request).admin:
+        if auth.on and not authenticate(request).admin:
             raise ServiceError(ErrorType.FORBIDDEN, "managing API keys needs the admin token")
         body = await json_body(request)
         if not isinstance(body, dict):
             raise ServiceError(ErrorType.BAD_REQUEST, "iam: the body must be a JSON object")
+        operation = body.get("operation")
+        if operation not in KEY_OPERATIONS:
+            raise ServiceError(
+                ErrorType.BAD_REQUEST, f"iam: {operation!r} is not offered here{NOT_IAM}"
+            )
+        if not auth.on:
+            raise ServiceError(ErrorType.BAD_REQUEST, OPEN_MODE)
         return web.json_response(await asyncio.to_thread(run, auth.keys, body))
     except ServiceError as failure:
         return rest_response(failure)
