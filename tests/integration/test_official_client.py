@@ -369,7 +369,9 @@ async def test_library_list_and_content(world: World, tmp_path: Path) -> None:
     original = (SAMPLES / "world-facts.pdf").read_bytes()
     assert saved.read_bytes() == original and f"Written {len(original)} bytes" in whole.stdout
     missing = await world.official("tg-get-document-content", "urn:trustgraph:doc:nope")
-    assert "404 Client Error" in missing.stdout  # the official client prints it and exits 0
+    # the official client prints only the status line: its reason phrase is our message
+    assert "404 Client Error: not-found: " in missing.stdout, missing
+    assert "'urn:trustgraph:doc:nope'" in missing.stdout.split(" for url: ")[0], missing
 
 
 async def test_extraction_provenance_with_content(world: World) -> None:

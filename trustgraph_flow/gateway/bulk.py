@@ -29,7 +29,7 @@ from trustgraph_base.schema import DEFAULT_COLLECTION, DEFAULT_USER, Triples
 from trustgraph_base.wire import from_json
 from trustgraph_flow.gateway.auth import Principal, authenticate
 from trustgraph_flow.gateway.dispatch import DISPATCHER
-from trustgraph_flow.gateway.failure import as_failure, rest_response
+from trustgraph_flow.gateway.failure import as_failure, rest_response, status_response
 from trustgraph_flow.gateway.revocation import OPEN_SOCKETS, REVOKED, end
 
 log = logging.getLogger(__name__)
@@ -221,8 +221,7 @@ async def document_stream_handler(request: web.Request) -> web.StreamResponse:
     except Exception as exc:
         if response is not None:
             raise  # the headers are sent: the response ends short
-        failure = as_failure(exc)
-        return web.json_response(failure.body(), status=failure.status)
+        return status_response(as_failure(exc))
     await response.write_eof()
     return response
 

@@ -36,6 +36,15 @@ def rest_response(failure: ServiceError) -> web.Response:
     return web.json_response(failure.body(), status=rest_status(failure))
 
 
+def status_response(failure: ServiceError) -> web.Response:
+    """``failure`` with its own status, for a route whose clients read only the status line
+    (``tg-get-document-content`` prints ``404 Client Error: REASON for url: …``): the reason
+    phrase is our one-line message (printable ASCII, cut at 200 characters), the body the
+    error body."""
+    reason = "".join(c if " " <= c <= "~" else "?" for c in str(failure))[:200]
+    return web.json_response(failure.body(), status=failure.status, reason=reason)
+
+
 def as_failure(exc: BaseException) -> ServiceError:
     """Map any failure while forwarding a request to a ``ServiceError``."""
     if isinstance(exc, ServiceError):
