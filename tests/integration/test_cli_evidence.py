@@ -4,15 +4,14 @@ page that supports it (text and JSON), checked against the PDF itself."""
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 from typing import Any
 
-from bench.pdf_truth import make_pdf, on_sentence
+from bench.pdf_truth import on_sentence
 from tests.support.processors import RAG
 from tests.support.stack import Stack
-from trustgraph_flow.pdf_text import read_pdf
+from tests.support.unseen import unseen_pdf
 
 USER = "dora"
 
@@ -30,10 +29,7 @@ def places(report: list[Any]) -> list[dict[str, Any]]:
 async def test_each_claim_leads_to_its_sentence_on_the_page(
     pulsar_url: str, prefix: str, tmp_path: Path
 ) -> None:
-    data, truth, _ = make_pdf()
-    pdf = tmp_path / "unseen.pdf"
-    pdf.write_bytes(data)
-    pages = read_pdf(io.BytesIO(data))
+    pdf, truth, pages = unseen_pdf(tmp_path)
     async with Stack(pulsar_url, prefix, RAG, data_dir=tmp_path) as stack:
         scope = ("-U", USER)
         loaded = await stack.cli("tg-load-document", str(pdf), *scope)

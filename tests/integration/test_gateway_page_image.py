@@ -3,7 +3,6 @@ a cited sentence's boxes tinted where the sentence is, turned pages included."""
 
 from __future__ import annotations
 
-import io
 import struct
 import zlib
 from pathlib import Path
@@ -11,12 +10,11 @@ from pathlib import Path
 import aiohttp
 import numpy as np
 
-from bench.pdf_truth import make_pdf
 from tests.support.processors import RAG, SAMPLES
 from tests.support.stack import Stack
+from tests.support.unseen import unseen_pdf
 from trustgraph_base.spans import locate
 from trustgraph_flow.page_image import shown_box
-from trustgraph_flow.pdf_text import read_pdf
 
 USER = "erin"
 SENTENCE = (
@@ -43,10 +41,7 @@ def pixels(png: bytes) -> np.ndarray:
 async def test_a_page_is_drawn_with_its_cited_sentence_highlighted(
     pulsar_url: str, prefix: str, tmp_path: Path
 ) -> None:
-    data, _, _ = make_pdf()
-    pdf = tmp_path / "unseen.pdf"
-    pdf.write_bytes(data)
-    pages = read_pdf(io.BytesIO(data))
+    pdf, _, pages = unseen_pdf(tmp_path)
     async with Stack(pulsar_url, prefix, RAG, data_dir=tmp_path) as stack:
         loaded = await stack.cli("tg-load-document", str(pdf), "-U", USER)
         assert loaded.code == 0, loaded.stderr

@@ -45,6 +45,11 @@ function scoped(request) {
   return collection ? { ...request, collection } : request;
 }
 
+/** ``request`` in the collection the viewer asks about (for calls made with fetch itself). */
+export function scopedRequest(request) {
+  return scoped(request);
+}
+
 export function explain(request) {
   return post("/api/v1/flow/default/service/explain", scoped(request));
 }

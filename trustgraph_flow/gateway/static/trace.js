@@ -7,6 +7,7 @@ import {
   TYPE_NAMES, clear, cut, edgeText, h, metricsText, route, sourceText, statusBadge, termText,
   typeBadge, when,
 } from "./dom.js";
+import { claimsSection } from "./evidence.js";
 import { lineageSvg } from "./lineage.js";
 import { VirtualTree } from "./tree.js";
 
@@ -353,6 +354,8 @@ export async function tracePage(view, id, params, live) {
   view.append(h("section", { class: "answer", "aria-labelledby": "answer-h" },
     h("h2", { id: "answer-h" }, "Answer"),
     h("p", {}, trace.answer ?? (trace.status === "in-progress" ? "Not answered yet: the trace is still running." : "(no answer recorded)"))));
+  const claims = claimsSection(trace);
+  if (claims) view.append(claims);
   const picture = lineageSvg(trace, traceId);
   const partial = trace.step_total > trace.steps.length;
   view.append(h("section", { class: "lineage-section", "aria-labelledby": "lineage-h" },
