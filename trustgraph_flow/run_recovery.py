@@ -1,10 +1,12 @@
 """What a traced service does at start with the runs its killed predecessor left in the
 run journal: send their trace messages again, and end the runs that were cut short.
 
-A run cut short whose caller still waits (its request's deadline is ahead) is not marked
-interrupted at once: the broker delivers its request again, and the rerun continues the same
-trace (``trace_writer.open_trace`` claims it by the request's id). Only if the request does
-not come back before its deadline is the run marked interrupted. See docs/provenance.md.
+A run whose caller still waits (its request's deadline is ahead) is kept, whether it had
+ended or not (one that ended may not have had its answer persisted before the kill): the
+broker delivers its request again, and the rerun continues the same trace
+(``trace_writer.open_trace`` claims it by the request's id). Only a run that had not ended
+and whose request does not come back before its deadline is marked interrupted.
+See docs/provenance.md.
 """
 
 from __future__ import annotations
@@ -38,7 +40,9 @@ async def open_journal(ctx: Context[Any]) -> RunJournal:
     now = time.time()
     for run in book.left():
         await resend(ctx, run)
-        if not run.ended and run.rid and run.until > now:
+        if run.rid and run.until > now:
+            # Its caller still waits: its request may come again (a run that ended may not
+            # have had its answer persisted before the kill), and then continues this trace.
             book.adopt(run)
             log.warning("run %s was cut short: continued if its request comes again", run.uri)
             continue
@@ -92,7 +96,8 @@ async def watch_pending(ctx: Context[Any], book: RunJournal) -> None:
         now = time.time()
         for run in [r for r in book.pending.values() if r.until + GRACE_S <= now]:
             if book.claim(run.rid) is run:
-                await mark_interrupted(ctx, run)
+                if not run.ended:
+                    await mark_interrupted(ctx, run)
                 book.done(run.key)
 
 

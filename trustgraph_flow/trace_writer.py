@@ -115,10 +115,13 @@ class TraceWriter:
 _delivering: set[asyncio.Task[None]] = set()
 
 
-async def _deliver(writer: TraceWriter, journal: RunJournal) -> None:
+async def _deliver(
+    writer: TraceWriter, journal: RunJournal, settled: asyncio.Future[None] | None
+) -> None:
     """Wait for every receipt of a run that ended; send a refused message again until the
-    broker persists it; then the run is done in the journal. Cancelled (the process stops):
-    the run stays in the journal, and the next process sends its messages again."""
+    broker persists it; then, once its request is answered (``settled``), the run is done in
+    the journal. Cancelled, or the process killed before that: the run stays in the journal,
+    the next process sends its messages again, and the request coming again continues it."""
     # A continued run's journal holds its predecessor's messages first, then this run's.
     first = len(journal.messages(writer.run)) - len(writer.receipts)
     for i, receipt in enumerate(writer.receipts):
@@ -142,6 +145,8 @@ async def _deliver(writer: TraceWriter, journal: RunJournal) -> None:
                 break
             except BrokerUnavailable as exc:
                 log.debug("sending a trace message of %s again: %s", writer.question_uri, exc)
+    if settled is not None:
+        await settled
     journal.done(writer.run)
 
 
@@ -206,6 +211,7 @@ def open_trace(
         if journal is not None:
             writer.flush()
             journal.end(writer.run)
-            task = asyncio.ensure_future(_deliver(writer, journal))
+            settled = delivery.settled if delivery is not None else None
+            task = asyncio.ensure_future(_deliver(writer, journal, settled))
             _delivering.add(task)
             task.add_done_callback(_delivering.discard)

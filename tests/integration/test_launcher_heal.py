@@ -14,6 +14,7 @@ import aiohttp
 
 from tests.support.launcher import Launcher, publish, query
 from tests.support.poll import eventually
+from tests.support.stack import run_cli
 from trustgraph_base.messaging import free_port
 
 
@@ -100,3 +101,14 @@ async def test_a_processor_killed_mid_work_comes_back_and_its_callers_are_answer
     assert not any("restarting the broker" in line for line in launcher.lines)
     _, body = await eventually(lambda: health(port), lambda r: r[0] == 200)
     assert body["processes"]["broker"]["restarts"] == 0
+    # One trace per question (issue 36: this test once left 80 traces for 40 questions, the
+    # runs cut short marked interrupted beside their reruns).
+    env = {"TRUSTGRAPH_URL": f"http://127.0.0.1:{port}/"}
+
+    async def listed() -> list[Any]:
+        code, out, _ = await run_cli("tg-list-explain-traces", "--format", "json", env=env)
+        return json.loads(out) if code == 0 else []
+
+    traces = await eventually(listed, lambda ts: len(ts) >= 40, 60)
+    assert sorted(t["question"] for t in traces) == sorted(f"What is thing {n}?" for n in range(40))
+    assert "interrupted" not in {t["status"] for t in traces}

@@ -3,17 +3,20 @@ keys its run journal by it): its id and its caller's deadline."""
 
 from __future__ import annotations
 
+import asyncio
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
 class Delivery:
-    """One request being answered: its ``id`` property and its caller's deadline (epoch
-    seconds; None for an older caller that sent none)."""
+    """One request being answered: its ``id`` property, its caller's deadline (epoch
+    seconds; None for an older caller that sent none), and a future done once the runner is
+    through with it (its replies persisted and, for a ``once`` service, its id on disk)."""
 
     rid: str
     deadline: float | None
+    settled: asyncio.Future[None] = field(compare=False)
 
 
 CURRENT: ContextVar[Delivery | None] = ContextVar("tg_delivery", default=None)

@@ -113,13 +113,20 @@ class ServiceRunner(OneByOne):
             await self._dead_letter(msg)
             return
         deadline = deadline_of(props)
-        token = CURRENT.set(Delivery(rid, deadline))
+        settled: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        token = CURRENT.set(Delivery(rid, deadline, settled))
         try:
             await self._answer(request, reply)
+            if self.answered is not None:
+                self.answered.add(rid, deadline)  # every reply is persisted: before the ack
+        except Exception:  # not answered (nacked, delivered again): its trace is not kept
+            settled.set_result(None)
+            raise
         finally:
             CURRENT.reset(token)
-        if self.answered is not None:
-            self.answered.add(rid, deadline)  # every reply is persisted: before the ack
+        # A trace's run may now be done in its journal. Cancelled (the process stops) it is
+        # not: the run stays in the journal for the request's next delivery to continue.
+        settled.set_result(None)
         await self.consumer.acknowledge(msg)
 
     async def _answer(
