@@ -219,6 +219,8 @@ async def test_services_we_do_not_offer_end_at_once(world: World) -> None:
     assert "unknown-service" in flows.stdout and "unknown service 'config'" in flows.stdout
     users = await world.official("tg-list-users")  # REST: our message, not "Status code 400"
     assert "bad-request: iam: 'list-users' is not offered here" in users.stderr, users
+    models = await world.official("tg-list-models")  # not "prompt: Field required"
+    assert "operation 'list-models': there is no model list here" in models.stdout, models
     keys = await world.official("tg-list-api-keys", "--user-id", "u")  # open: how to turn auth on
     assert "this gateway is open" in keys.stderr and "TG_GATEWAY_TOKEN=" in keys.stderr, keys
 

@@ -48,14 +48,30 @@ OPERATOR_FIELDS: dict[str, tuple[str, ...]] = {
 }
 
 
+# The reference's operations on services that have none here, refused with why (without
+# this the request fails validation on a field it never meant to send, e.g. tg-list-models'
+# "prompt: Field required").
+NOT_OFFERED: dict[tuple[str, str], str] = {
+    ("text-completion", "list-models"): (
+        "there is no model list here: one model answers, and each reply names it ('model')"
+    ),
+}
+
+
 def check_operation(service: str, request: dict[str, Any]) -> None:
-    """``forbidden`` unless the outside may call this service (and its ``operation``)."""
+    """``forbidden`` unless the outside may call this service (and its ``operation``);
+    ``bad-request`` for an operation of the reference's that is not offered here."""
     if service not in ALLOWED:
         return  # unknown services are answered by the dispatcher (unknown-service)
     allowed = ALLOWED[service]
+    operation = request.get("operation")
+    if isinstance(operation, str) and (service, operation) in NOT_OFFERED:
+        why = NOT_OFFERED[service, operation]
+        raise ServiceError(
+            ErrorType.BAD_REQUEST, f"service '{service}': operation {operation!r}: {why}"
+        )
     if allowed is None:
         return
-    operation = request.get("operation")
     if (
         isinstance(operation, str)
         and operation not in allowed
