@@ -70,7 +70,7 @@ from trustgraph_flow.store.backends.embedded import trace_index as sqlite_index
 from trustgraph_flow.store.backends.embedded import trace_sql
 from trustgraph_flow.store.backends.embedded.stores import Stores
 from trustgraph_flow.store.backends.server.graph_index import GraphIndex, LocalSparql
-from trustgraph_flow.store.backends.server.remote import RemoteStores
+from trustgraph_flow.store.backends.server.stores import RemoteStores
 from trustgraph_flow.store.core.backend import Backend
 from trustgraph_flow.store.core.rows import sort_key
 from trustgraph_flow.store.service.operations import explain_op

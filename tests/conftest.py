@@ -55,7 +55,7 @@ def make_backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Cal
     """A factory of store backends over one set of data, for tests run on both: embedded
     stores under tmp_path, or collections on one fresh ``oxigraph serve``."""
     from trustgraph_flow.store.backends.embedded.stores import Stores
-    from trustgraph_flow.store.backends.server.remote import RemoteStores
+    from trustgraph_flow.store.backends.server.stores import RemoteStores
     from trustgraph_flow.store.sparql.client import SparqlServer
 
     made: list[Backend] = []

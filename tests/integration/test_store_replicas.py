@@ -43,8 +43,8 @@ from trustgraph_base.provenance import citation_triples, uris
 from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Triple, iri, lit
 from trustgraph_base.schema import Triples, TriplesQueryRequest
 from trustgraph_base.schema.explain import ExplainRequest, ExplainResponse
-from trustgraph_flow.store.backends.server.remote import RemoteStores
 from trustgraph_flow.store.backends.server.scope import Scope
+from trustgraph_flow.store.backends.server.stores import RemoteStores
 from trustgraph_flow.store.service.operations import explain_op
 from trustgraph_flow.store.service.writer import write_batch
 from trustgraph_flow.store.sparql.client import SparqlServer, literal, term

@@ -102,7 +102,7 @@ def store_backend(path: Path, capacity: int = 32) -> Backend:
     or (``TG_TEST_STORE=server``) the collections on the test's own ``oxigraph serve``
     (``TG_STORE_URI``, set by the ``store_server`` fixture). Closed when the test ends."""
     from trustgraph_flow.store.backends.embedded.stores import Stores
-    from trustgraph_flow.store.backends.server.remote import RemoteStores
+    from trustgraph_flow.store.backends.server.stores import RemoteStores
     from trustgraph_flow.store.sparql.client import SparqlServer
 
     backend: Backend

@@ -28,7 +28,7 @@ from trustgraph_base.schema.explain import ExplainRequest, ExplainResponse
 from trustgraph_flow.store.core.backend import Backend
 from trustgraph_flow.store.service.operations import explain_op
 from trustgraph_flow.store.service.writer import write_batch
-from trustgraph_flow.store.views import explain
+from trustgraph_flow.store.views import traces
 
 NOTES = "urn:trustgraph:doc:notes"
 
@@ -72,7 +72,7 @@ def user_quads(stores: Backend, user: str) -> set[ox.Quad]:
 
 def trace_quads(stores: Backend, trace: str) -> set[ox.Quad]:
     handle = handle_of(stores)
-    root = explain.resolve(handle, trace)
+    root = traces.resolve(handle, trace)
     return {
         q
         for e in handle.index.entities(root)

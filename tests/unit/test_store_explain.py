@@ -34,7 +34,7 @@ from trustgraph_flow.store.core.backend import Backend, Handle
 from trustgraph_flow.store.core.rows import sort_key
 from trustgraph_flow.store.governance import deletion
 from trustgraph_flow.store.service.writer import write_batch
-from trustgraph_flow.store.views import explain, hierarchy
+from trustgraph_flow.store.views import explain, hierarchy, traces
 
 
 @pytest.fixture
@@ -58,7 +58,7 @@ def test_list_traces_newest_first_without_subtraces(stores: Backend) -> None:
         stores, [msg(graph_rag("g1", 1)), msg(agent("a1", 3, "g-sub")), msg(doc_rag("d1", 2))]
     )
     write_batch(stores, [msg(failed_agent("bad", 4)), msg(graph_rag("g2", 5, finished=False))])
-    rows = explain.list_traces(handle(stores), 50)
+    rows = traces.list_traces(handle(stores), 50)
     assert [(r.id.rsplit(":", 1)[1], r.type, r.status) for r in rows] == [
         ("g2", "graph-rag", "in-progress"),
         ("bad", "agent", "failed"),
@@ -66,7 +66,7 @@ def test_list_traces_newest_first_without_subtraces(stores: Backend) -> None:
         ("d1", "document-rag", "complete"),
         ("g1", "graph-rag", "complete"),
     ]
-    assert [r.id for r in explain.list_traces(handle(stores), 2)][1].endswith(":bad")
+    assert [r.id for r in traces.list_traces(handle(stores), 2)][1].endswith(":bad")
 
 
 def test_agent_trace_nests_its_graph_rag_subtrace(stores: Backend) -> None:
@@ -150,7 +150,7 @@ def test_delete_trace_removes_entities_and_subtraces(stores: Backend) -> None:
     before = quad_count(h)
     removed = deletion.delete_trace(h, "a1")
     assert set(removed) == {uris.agent_session_uri("a1"), uris.graph_rag_question_uri("g-sub")}
-    assert [r.id for r in explain.list_traces(h, 10)] == [uris.graph_rag_question_uri("g1")]
+    assert [r.id for r in traces.list_traces(h, 10)] == [uris.graph_rag_question_uri("g1")]
     remaining = {
         q.subject.value
         for q in h.store.quads_for_pattern(None, None, None, None)
@@ -169,9 +169,9 @@ def test_redelivery_changes_nothing(stores: Backend) -> None:
     batch = [msg(agent("a1", 3, "g-sub"))]
     write_batch(stores, batch)
     h = handle(stores)
-    size, rows = quad_count(h), explain.list_traces(h, 10)
+    size, rows = quad_count(h), traces.list_traces(h, 10)
     write_batch(stores, batch)
-    assert quad_count(h) == size and explain.list_traces(h, 10) == rows
+    assert quad_count(h) == size and traces.list_traces(h, 10) == rows
 
 
 def test_bad_message_rejected_alone(stores: Backend) -> None:

@@ -22,7 +22,7 @@ from trustgraph_base.rdf.terms import Triple
 from trustgraph_base.schema import ExplainRequest
 from trustgraph_flow.store.backends.embedded.stores import Stores
 from trustgraph_flow.store.backends.server.graph_list import PROBE
-from trustgraph_flow.store.backends.server.remote import RemoteStores
+from trustgraph_flow.store.backends.server.stores import RemoteStores
 from trustgraph_flow.store.core.backend import Backend
 from trustgraph_flow.store.service.operations import explain_op
 from trustgraph_flow.store.service.writer import write_batch

@@ -21,8 +21,9 @@ from trustgraph_base.provenance import (
 from trustgraph_base.rdf.terms import BlankTerm, Triple, iri, lit
 from trustgraph_base.schema import ExplainRequest, TriplesQueryRequest
 from trustgraph_base.schema.store import SparqlQueryResponse
-from trustgraph_flow.store.backends.server.remote import RemoteStore, RemoteStores
+from trustgraph_flow.store.backends.server.remote import RemoteStore
 from trustgraph_flow.store.backends.server.scope import rename_graphs, scope_iri
+from trustgraph_flow.store.backends.server.stores import RemoteStores
 from trustgraph_flow.store.governance import retention
 from trustgraph_flow.store.service.operations import explain_op
 from trustgraph_flow.store.service.settings import StoreSettings

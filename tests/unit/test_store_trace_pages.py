@@ -44,7 +44,7 @@ from trustgraph_flow.store.core.backend import Backend, Handle
 from trustgraph_flow.store.core.rows import TraceFilter
 from trustgraph_flow.store.service.operations import on_collection
 from trustgraph_flow.store.service.writer import write_batch
-from trustgraph_flow.store.views import explain
+from trustgraph_flow.store.views import traces
 
 
 @pytest.fixture
@@ -75,7 +75,7 @@ def test_pages_walk_every_top_level_trace_once_newest_first(handle: Handle) -> N
     everything = listing(handle)
     assert len(everything) == len(set(everything)) == 14  # the agent's sub-trace is not listed
     assert everything[:3] == ["run", "g9", "g8"]
-    assert [t.id.rsplit(":", 1)[1] for t in explain.list_traces(handle, 14)] == everything
+    assert [t.id.rsplit(":", 1)[1] for t in traces.list_traces(handle, 14)] == everything
 
 
 def test_filters_narrow_the_pages(handle: Handle) -> None:

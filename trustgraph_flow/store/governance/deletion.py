@@ -14,8 +14,8 @@ from trustgraph_base.provenance.namespaces import PROV, RDF, RDFS, TG
 from trustgraph_flow.store.core.backend import Handle, QuadStore, remove_quads
 from trustgraph_flow.store.core.convert import DEFAULT_GRAPH, named
 from trustgraph_flow.store.governance.seal import Seal
-from trustgraph_flow.store.views.explain import resolve
 from trustgraph_flow.store.views.lookup import RETRIEVAL, SOURCE, has_type, n, stated_facts
+from trustgraph_flow.store.views.traces import resolve
 
 _LABEL = n(RDFS.label)
 

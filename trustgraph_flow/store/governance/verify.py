@@ -27,8 +27,8 @@ from trustgraph_flow.store.core.rows import TraceRow
 from trustgraph_flow.store.governance import deletion, log
 from trustgraph_flow.store.governance.documents import document_quads
 from trustgraph_flow.store.governance.seal import Seal, trace_quads
-from trustgraph_flow.store.views.explain import candidates
 from trustgraph_flow.store.views.export import roots_of
+from trustgraph_flow.store.views.traces import candidates
 
 
 def _problem(p: ent.Problem) -> IntegrityProblem:

@@ -19,7 +19,7 @@ from trustgraph_flow.store.governance import deletion, documents, erasure, reten
 from trustgraph_flow.store.governance.seal import Seal
 from trustgraph_flow.store.service.state import Ctx, checked, read, write
 from trustgraph_flow.store.service.streaming import stream_trace
-from trustgraph_flow.store.views import diff, explain, export, hierarchy, lineage, removals
+from trustgraph_flow.store.views import diff, explain, export, hierarchy, lineage, removals, traces
 
 WRITES = frozenset(
     {"delete-trace", "delete-document", "delete-collection", "purge-traces", "seal-document"}
@@ -46,8 +46,8 @@ def on_collection(
     handle: Handle | None, req: ExplainRequest, seal: Seal | None = None
 ) -> ExplainResponse:
     if req.operation == "list-traces":
-        traces, cursor = explain.page_traces(handle, req)
-        return ExplainResponse(traces=traces, cursor=cursor)
+        found, cursor = traces.page_traces(handle, req)
+        return ExplainResponse(traces=found, cursor=cursor)
     if req.operation == "purge-traces":
         if req.older_than is None:
             raise ServiceError(ErrorType.BAD_REQUEST, "purge-traces needs older_than (seconds)")
@@ -70,7 +70,7 @@ def on_collection(
     if req.operation == "get-trace":
         return ExplainResponse(trace=explain.get_trace(handle, req.id, req.include_provenance))
     if req.operation == "delete-trace":
-        summary = explain.list_one(handle, req.id)
+        summary = traces.list_one(handle, req.id)
         deletion.delete_trace(handle, req.id, seal)
         return ExplainResponse(deleted=[summary], count=1)
     if req.operation == "delete-document":

@@ -21,7 +21,7 @@ from trustgraph_base.messaging import (
 from trustgraph_base.wire import encode
 from trustgraph_flow.store.backends.embedded.snapshots import Snapshots
 from trustgraph_flow.store.backends.embedded.stores import Stores
-from trustgraph_flow.store.backends.server.remote import open_server
+from trustgraph_flow.store.backends.server.stores import open_server
 from trustgraph_flow.store.core.backend import Backend
 from trustgraph_flow.store.governance.seal import Seal, open_seal
 from trustgraph_flow.store.service.settings import StoreSettings

@@ -29,9 +29,9 @@ from trustgraph_base.provenance.namespaces import PREFIXES, PROV, RDFS, TG
 from trustgraph_flow.store.core.backend import Handle, QuadStore
 from trustgraph_flow.store.core.convert import DEFAULT_GRAPH, named, serialized
 from trustgraph_flow.store.core.reify import rdf11
-from trustgraph_flow.store.views.explain import resolve
 from trustgraph_flow.store.views.lookup import RETRIEVAL, SOURCE, n, stated_facts
 from trustgraph_flow.store.views.prov_export import prov_document, reified
+from trustgraph_flow.store.views.traces import resolve
 
 FORMATS = {
     "trig": "application/trig",
