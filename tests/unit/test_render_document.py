@@ -80,3 +80,11 @@ def test_contents_fill_every_chunk_and_missing_ones_are_empty() -> None:
     uris = [c.uri for c in all_chunks(view)]
     filled = with_contents(view, {uris[0]: "alpha"})
     assert [c.content for c in all_chunks(filled)] == ["alpha", ""]
+
+
+def test_used_by_says_cited_and_only_retrieved_apart() -> None:
+    from trustgraph_cli.render.document import answers
+
+    assert answers(3, 1) == "3 answers (1 cited it, 2 only retrieved it)"
+    assert answers(1, 0) == "1 answer (0 cited it, 1 only retrieved it)"
+    assert answers(0, 0) == "0 answers" and answers(2) == "2 answers" and answers(None) is None

@@ -163,6 +163,26 @@ def test_hierarchy_counts_the_answers_using_each_page_and_chunk(stores: Backend)
     assert doc is not None
     counts = {p.number: (p.used_by, [c.used_by for c in p.chunks]) for p in doc.pages}
     assert counts == {1: (3, [2, 1]), 2: (0, [0])}
+    cited = {p.number: (p.cited_by, [c.cited_by for c in p.chunks]) for p in doc.pages}
+    assert cited == {1: (0, [0, 0]), 2: (0, [0])}  # these answers cite nothing they used
+
+
+def test_hierarchy_says_how_many_of_the_answers_cited_each_page_and_chunk(
+    stores: Backend,
+) -> None:
+    q = uris.docrag_question_uri("d2")
+    chunk = uris.chunk_uri(P1, 1)
+    write_batch(stores, [msg(doc_rag("d2", 4) + citation_triples(uris.synthesis_uri(q), [chunk]))])
+    doc = explain_op(
+        stores, ExplainRequest(operation="document-hierarchy", id=DOC, user="alice")
+    ).document
+    assert doc is not None
+    counts = {
+        p.number: (p.used_by, p.cited_by, [(c.used_by, c.cited_by) for c in p.chunks])
+        for p in doc.pages
+    }
+    # d2 cites chunk 1 of page 1; d1 only retrieved it; chunk 0 is used through edges, uncited
+    assert counts == {1: (4, 1, [(2, 0), (2, 1)]), 2: (0, 0, [(0, 0)])}
 
 
 @embedded_only("the upgrade of an old sqlite trace index")

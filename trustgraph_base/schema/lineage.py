@@ -21,6 +21,7 @@ class ChunkNode(Message):
     edges: list[EdgeView] = []
     content: str | None = None
     used_by: int | None = None  # top-level traces whose answer rests on this chunk
+    cited_by: int | None = None  # of those, the ones whose answer cites it (not only retrieved)
 
 
 class PageNode(Message):
@@ -29,6 +30,7 @@ class PageNode(Message):
     chunks: list[ChunkNode] = []
     content: str | None = None
     used_by: int | None = None  # top-level traces whose answer rests on this page
+    cited_by: int | None = None  # of those, the ones whose answer cites it (not only retrieved)
 
 
 class DocumentView(Message):

@@ -28,7 +28,7 @@ def render_document(doc: DocumentView, style: Style, *, max_content: int = 200) 
 
 def _page(page: PageNode, style: Style, max_content: int) -> Node:
     node = Node(f"Page {page.number}", page.uri, title_paint=("bold", "cyan"))
-    node.add("Used by", answers(page.used_by))
+    node.add("Used by", answers(page.used_by, page.cited_by))
     if page.content is not None:
         node.add("Content", preview(page.content, max_content), "green")
     node.children = [_chunk(c, style, max_content) for c in page.chunks]
@@ -37,15 +37,19 @@ def _page(page: PageNode, style: Style, max_content: int) -> Node:
 
 def _chunk(chunk: ChunkNode, style: Style, max_content: int) -> Node:
     node = Node(f"Chunk {chunk.index}", chunk.uri, title_paint=("bold",))
-    node.add("Used by", answers(chunk.used_by))
+    node.add("Used by", answers(chunk.used_by, chunk.cited_by))
     if chunk.content is not None:
         node.add("Content", preview(chunk.content, max_content), "green")
     node.children = [Node(edge_text(e, style), title_paint=()) for e in chunk.edges]
     return node
 
 
-def answers(count: int | None) -> str | None:
-    """``3 answers`` (tg-show-source-usage lists them); None when the server did not count."""
+def answers(count: int | None, cited: int | None = None) -> str | None:
+    """``3 answers (1 cited it, 2 only retrieved it)`` (tg-show-source-usage lists them);
+    None when the server did not count."""
     if count is None:
         return None
-    return f"{count} answer" if count == 1 else f"{count} answers"
+    text = f"{count} answer" if count == 1 else f"{count} answers"
+    if cited is None or not count:
+        return text
+    return f"{text} ({cited} cited it, {count - cited} only retrieved it)"

@@ -5,9 +5,10 @@ import * as api from "./api.js";
 import { cut, edgeText, h, route, statusBadge, typeBadge, when } from "./dom.js";
 
 /** "Answers that used this page": a disclosure that asks the store (source-usage) when opened. */
-function usedBy(uri, count, what, from, open) {
+function usedBy(uri, count, what, from, open, cited) {
   const n = count ?? null;
-  const label = n === null ? `Answers that used this ${what}` : `${n} answer${n === 1 ? "" : "s"} used this ${what}`;
+  let label = n === null ? `Answers that used this ${what}` : `${n} answer${n === 1 ? "" : "s"} used this ${what}`;
+  if (n && cited != null) label += `: ${cited} cited it, ${n - cited} only retrieved it`;
   const body = h("div", { class: "usage-body" }, h("p", { class: "muted" }, "Loading…"));
   const box = h("details", { class: "usage", open: open && n !== 0 }, h("summary", {}, label), body);
   let loaded = false;
@@ -23,6 +24,7 @@ function usedBy(uri, count, what, from, open) {
           h("a", { href: route("trace", u.trace.id), "aria-current": u.trace.id === from ? "true" : null }, cut(u.trace.question, 120) || u.trace.id),
           " ", h("time", { class: "muted", datetime: u.trace.time }, when(u.trace.time)),
           u.trace.id === from ? h("span", { class: "here" }, "the trace you came from") : null,
+          u.paths.some((p) => p.cited) ? h("span", { class: "cited" }, " ★ cited it") : h("span", { class: "muted" }, " retrieved only"),
           u.paths.some((p) => p.trace !== u.trace.id) ? h("span", { class: "muted" }, " (through an agent tool)") : null)))
         : h("p", { class: "muted" }, `No answer has used this ${what} yet.`));
     } catch (err) {
@@ -47,7 +49,7 @@ function chunkArticle(chunk, text, marked, from) {
       : h("blockquote", { class: "chunk-text" }, text),
     h("h4", {}, edges.length ? `Edges extracted from this chunk (${edges.length})` : "No edges were extracted from this chunk."),
     edges.length ? h("ul", { class: "edges" }, edges.map((e) => h("li", {}, edgeText(e)))) : null,
-    usedBy(chunk.uri, chunk.used_by, "chunk", from, false));
+    usedBy(chunk.uri, chunk.used_by, "chunk", from, false, chunk.cited_by));
 }
 
 /** A document the collection no longer holds: the store says whether it was removed (when,
@@ -124,7 +126,7 @@ export async function documentPage(view, id, params, live) {
       h("h2", { id: `pt-${page.uri}`, tabindex: "-1", "data-autofocus": marked && !wantChunk ? "" : null },
         `Page ${page.number}`,
         marked ? h("span", { class: "here" }, h("span", { "aria-hidden": "true" }, "◆ "), "the page the evidence came from") : null),
-      usedBy(page.uri, page.used_by, "page", from, marked),
+      usedBy(page.uri, page.used_by, "page", from, marked, page.cited_by),
       page.chunks.length ? page.chunks.map((c) => chunkArticle(c, texts[c.uri], c.uri === wantChunk, from)) : h("p", { class: "muted" }, "No chunks on this page.")));
   }
   if (doc.chunks.length) {

@@ -165,21 +165,38 @@ def source_usage(
 
 
 def with_usage(index: Index, doc: DocumentView) -> DocumentView:
-    """The hierarchy with "used by N answers" on every page and chunk: from one read of the
-    document's links (a chunk's users are the distinct top-level traces of its links, a
-    page's those of its chunks' links), not a count per page and chunk."""
+    """The hierarchy with "used by N answers, M of them citing it" on every page and chunk:
+    from one read of the document's links (a chunk's users are the distinct top-level traces
+    of its links, a page's those of its chunks' links) and one of whether each is cited, not
+    a count per page and chunk."""
     tops: dict[str, set[str]] = {}
     for _entity, chunk, _kind, top in index.document_links(doc.id):
         tops.setdefault(chunk, set()).add(top)
+    everyone = sorted(set().union(*tops.values())) if tops else []
+    found = index.link_paths_of(everyone, "document", doc.id) if everyone else {}
+    cited: dict[str, set[str]] = {}
+    for top, rows in found.items():
+        for row in rows:
+            if row.cited:
+                cited.setdefault(row.chunk, set()).add(top)
 
     def counted(chunks: list[ChunkNode]) -> list[ChunkNode]:
-        return [c.model_copy(update={"used_by": len(tops.get(c.uri, ()))}) for c in chunks]
+        return [
+            c.model_copy(
+                update={"used_by": len(tops.get(c.uri, ())), "cited_by": len(cited.get(c.uri, ()))}
+            )
+            for c in chunks
+        ]
+
+    def union(table: dict[str, set[str]], chunks: list[ChunkNode]) -> int:
+        return len(set().union(*(table.get(c.uri, set()) for c in chunks)))
 
     pages = [
         p.model_copy(
             update={
                 "chunks": counted(p.chunks),
-                "used_by": len(set().union(*(tops.get(c.uri, set()) for c in p.chunks))),
+                "used_by": union(tops, p.chunks),
+                "cited_by": union(cited, p.chunks),
             }
         )
         for p in doc.pages
