@@ -90,6 +90,9 @@ async def test_the_typescript_client_works_or_is_refused_at_once(
     doc = "urn:test:ts-client:moons"
     assert doc in [d["id"] for d in works["librarian.getDocuments"]]
     assert doc not in [d["id"] for d in works["librarian.getDocuments.after"]]
+    metadata = works["librarian.getDocumentMetadata"]
+    assert metadata["title"] == "Moons of Quuxar" and metadata["kind"] == "text/plain"
+    assert metadata["comments"] == "a note on moons" and metadata["tags"] == ["astro"]
     assert "librarian.removeDocument" in works and "librarian.getProcessing" in works
 
     refused = {c: r["error"] for c, r in calls.items() if r["outcome"] == "refused"}

@@ -150,6 +150,7 @@ class ChunkSpan(Message):
 LibrarianClientOperation = Literal[
     "add-document",
     "get-document",
+    "get-document-metadata",
     "list-documents",
     "remove-document",
     "get-content",
@@ -178,8 +179,9 @@ class LibrarianRequest(Scoped):
     ``complete-upload`` (or ``abort-upload``). ``add-processing`` (``processing-metadata``: ``id``, ``document-id``,
     ``collection``, ``flow``, ``tags``) runs the ingestion (decode, chunk, extract) of a
     stored document into a collection; ``list-processing`` and ``remove-processing``
-    (``processing-id``) read and drop those records. ``get-document`` and
-    ``remove-document`` take ``document-id``. ``list-collections`` and
+    (``processing-id``) read and drop those records. ``get-document`` (and
+    ``get-document-metadata``, TrustGraph's name for it) and ``remove-document`` take
+    ``document-id``. ``list-collections`` and
     ``update-collection`` (``name``, ``description``, ``tags``) keep the user's
     collections' descriptions (collection management).
     ``get-content`` returns base64 content of a document, page or chunk URI, a range of

@@ -64,8 +64,8 @@ async def librarian(req: LibrarianRequest, ctx: Ctx) -> LibrarianResponse:
     try:
         if req.operation == "add-document":
             return await add(req, scope, ctx)
-        if req.operation == "get-document":
-            info = documents.require(scope, named(req, "get-document"))
+        if req.operation in ("get-document", "get-document-metadata"):
+            info = documents.require(scope, named(req, req.operation))
             return LibrarianResponse(document=info, document_metadata=metadata_of(info))
         if req.operation in PROCESSING_OPERATIONS:
             return await processing(req, scope, ctx)
