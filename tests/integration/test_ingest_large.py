@@ -11,6 +11,7 @@ import base64
 import json
 from pathlib import Path
 
+import aiohttp
 import pytest
 
 from tests.support.ingest import Client
@@ -109,3 +110,21 @@ async def test_chunks_the_index_refuses_end_the_document_with_the_reason(
     (row,) = json.loads(listed.stdout)
     assert (row["status"], row["chunks"]) == ("complete", 3)
     assert "/c0: failed on every try" in row["error"] and "65,535" in row["error"], row
+
+
+@pytest.mark.timeout(LOAD_TIMEOUT + 60)
+async def test_a_long_page_is_drawn_from_a_layout_larger_than_one_reply(
+    stack: Stack, tmp_path: Path
+) -> None:
+    path = tmp_path / "long-page.pdf"
+    make_pdf(path, size=0, big_text=200_000)  # its layout: ~4 MB of JSON, replies hold 3 MiB
+    loaded = await load(stack, path, "--id", "long-page", "--chunk-size", "20000")
+    assert loaded.code == 0, loaded.stderr
+    page = loaded.stdout.splitlines()[-1] + "/p3"
+    body = {"page": page, "chars": [[0, 40]], "scale": 0.25}
+    async with (
+        aiohttp.ClientSession() as http,
+        http.post(stack.url + "api/v1/page-image", json=body) as resp,
+    ):
+        assert resp.status == 200, await resp.text()
+        assert resp.content_type == "image/png"

@@ -86,8 +86,14 @@ async def page_image(request: web.Request) -> bytes:
         raise ServiceError(
             ErrorType.NOT_FOUND, f"{doc!r} has {info.get('pages') or 0} pages: no page {number}"
         )
-    raw = await lib({"operation": "get-content", "id": layout_uri(page)})
-    layout = PageLayout.from_json(base64.b64decode(raw.get("content", "")).decode())
+    kept = ""  # read in ranges: a long page's layout is more than one reply holds
+    while True:
+        raw = await lib({"operation": "get-content", "id": layout_uri(page), "offset": len(kept)})
+        more = base64.b64decode(raw.get("content", "")).decode()
+        kept += more
+        if not more or len(kept) >= int(raw.get("total") or 0):
+            break
+    layout = PageLayout.from_json(kept)
     marks = _marks(layout, body.get("chars", []))
     key = (principal.user, str(scope), page, info.get("size"), info.get("time"), str(marks), scale)
     if key in _cache:
