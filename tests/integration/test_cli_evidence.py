@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.pdf_truth import on_sentence
-from tests.support.processors import RAG
+from tests.support.processors import RAG, SAMPLES
 from tests.support.stack import Stack
 from tests.support.unseen import unseen_pdf
 
@@ -106,3 +106,34 @@ async def answers_citing_the_sentence(
     assert chunk.code == 1 and "needs a page" in chunk.stderr
     reversed_ = await stack.cli("tg-show-source-usage", page, "--chars", "9-3", "-U", USER)
     assert reversed_.code == 2 and "START must be below END" in reversed_.stderr
+
+
+async def test_a_text_documents_evidence_is_given_by_its_lines(
+    pulsar_url: str, prefix: str, tmp_path: Path
+) -> None:
+    text = (SAMPLES / "capitals.txt").read_text(encoding="utf-8-sig")
+    async with Stack(pulsar_url, prefix, RAG, data_dir=tmp_path) as stack:
+        loaded = await stack.cli("tg-load-document", str(SAMPLES / "capitals.txt"), "-U", USER)
+        assert loaded.code == 0, loaded.stderr
+        asked = await stack.cli(
+            "tg-invoke-graph-rag",
+            "--no-streaming",
+            "-q",
+            "What is the capital of France?",
+            "-U",
+            USER,
+        )
+        assert asked.code == 0, asked.stderr
+        trace = asked.stderr.strip().splitlines()[-1].removeprefix("trace: ")
+        shown = await stack.cli("tg-show-evidence", trace, "--format", "json", "-U", USER)
+        assert shown.code == 0, shown.stderr
+        located = [p for p in places(json.loads(shown.stdout)) if p["located"]]
+        assert located
+        for place in located:
+            start, length = place["char_offset"], place["char_length"]
+            assert place["page"] is None and text[start : start + length] == place["quote"]
+            line = text.count("\n", 0, start) + 1
+            assert place["lines"] == [line, text.count("\n", 0, start + length - 1) + 1]
+        listed = await stack.cli("tg-show-evidence", trace, "-U", USER)
+        first = located[0]
+        assert f"line {first['lines'][0]}, chars {first['char_offset']}–" in listed.stdout

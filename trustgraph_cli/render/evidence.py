@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from trustgraph_base.layout import line_col
 from trustgraph_base.spans import locate
 from trustgraph_cli.render.parts import edge_text, place_text
 
@@ -36,7 +37,39 @@ def _place(ref: SourceRef, quote: str | None, offset: int | None, length: int | 
         "char_length": length,
         "quote": quote,
         "located": offset is not None,
+        "mime_type": ref.mime_type,
+        "lines": None,  # [first, last] line of a text or Markdown document (add_lines)
     }
+
+
+def add_lines(report: list[Any], texts: dict[str, str]) -> None:
+    """Give each located place in a page-less text document (``texts``: its text by URI)
+    the lines it spans, counted from 1."""
+    for answer in report:
+        for claim in answer["claims"]:
+            for item in claim["evidence"]:
+                for place in item["places"]:
+                    text = texts.get(place["document"])
+                    start, length = place["char_offset"], place["char_length"]
+                    if text is None or start is None or length is None or place["page"]:
+                        continue
+                    if start + length <= len(text):
+                        first = line_col(text, start)[0]
+                        place["lines"] = [first, line_col(text, start + max(length - 1, 0))[0]]
+
+
+def text_documents(report: list[Any]) -> list[str]:
+    """The page-less text and Markdown documents the report's places are in."""
+    return sorted(
+        {
+            place["document"]
+            for answer in report
+            for claim in answer["claims"]
+            for item in claim["evidence"]
+            for place in item["places"]
+            if not place["page"] and (place["mime_type"] or "").startswith("text/")
+        }
+    )
 
 
 def _edge_places(sources: list[SourceRef]) -> list[Any]:
@@ -144,5 +177,8 @@ def _place_line(place: Any, cut: Any) -> str:
         where = "unlocated: not found in its chunk" if place["quote"] else "place unknown"
     else:
         where = place_text(place["page_number"], place["char_offset"], place["char_length"])
+        if place.get("lines"):
+            first, last = place["lines"]
+            where = (f"line {first}, " if first == last else f"lines {first}–{last}, ") + where
     quote = f'"{cut(place["quote"])}" — ' if place["quote"] else ""
     return f"{quote}{title}, {where}"
