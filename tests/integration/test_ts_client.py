@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from tests.support.processors import EVERY, SAMPLES
-from tests.support.stack import Stack
+from tests.support.stack import ADMIN, Stack, create_key
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -44,14 +44,17 @@ def node() -> list[str]:
     return [found, *flags, "--no-warnings"]
 
 
-async def drive(command: list[str], stack: Stack, user: str) -> dict[str, dict[str, Any]]:
-    """Run drive.mjs against the stack's /api/socket; its outcome per call."""
+async def drive(
+    command: list[str], stack: Stack, user: str, *token: str
+) -> dict[str, dict[str, Any]]:
+    """Run drive.mjs against the stack's /api/socket (with ``token``); its outcome per call."""
     url = stack.url.replace("http://", "ws://") + "api/socket"
     proc = await asyncio.create_subprocess_exec(
         *command,
         str(JS / "drive.mjs"),
         url,
         user,
+        *token,
         cwd=JS,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
@@ -104,3 +107,23 @@ async def test_the_typescript_client_works_or_is_refused_at_once(
     assert set(works) | set(refused) == set(calls)
     slow = {c: r["ms"] for c, r in calls.items() if c in refused and r["ms"] > 5000}
     assert slow == {}
+
+
+async def test_the_typescript_client_with_a_users_api_key(
+    pulsar_url: str, prefix: str, tmp_path: Path
+) -> None:
+    """The client sends its key as ``?token=``: it acts as the key's user, and only as it."""
+    command = node()
+    async with Stack(pulsar_url, prefix, EVERY, data_dir=tmp_path, token=ADMIN) as stack:
+        loaded = await stack.cli("tg-load-document", str(SAMPLES / "world-facts.pdf"))
+        assert loaded.code == 0, loaded.stderr  # the admin's, as user trustgraph
+        key = await create_key(stack, "alice")
+        calls = await drive(command, stack, "alice", key)
+
+    assert [c for c, r in calls.items() if r["outcome"] == "hung"] == [], calls
+    works = {c: r["value"] for c, r in calls.items() if r["outcome"] == "works"}
+    assert works["triplesQuery"] == []  # trustgraph's graph is not alice's
+    listed = works["librarian.getDocuments"]
+    assert [(d["id"], d["user"]) for d in listed] == [("urn:test:ts-client:moons", "alice")]
+    assert works["librarian.getDocumentMetadata"]["title"] == "Moons of Quuxar"
+    assert works["librarian.getDocuments.after"] == []
