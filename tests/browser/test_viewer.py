@@ -119,7 +119,7 @@ async def test_from_the_list_to_a_page_and_back(
             )
             # The store checks its signature (verify-trace): a badge beside its status.
             await expect_text(page.locator(".meta .seal"), "✓ verified")
-            boxes = await page.locator("svg.lineage a.box > text").all_text_contents()
+            boxes = await page.locator("svg.lineage a.box > text:not(.star)").all_text_contents()
             assert boxes == [
                 "Nile flows through Cairo.",
                 "Nile → flows through → Cairo",
@@ -127,6 +127,11 @@ async def test_from_the_list_to_a_page_and_back(
                 "page 2 · world-facts.pdf",
                 "world-facts.pdf",
             ]
+            # the picture tells cited evidence from evidence only given to the answer
+            cited = page.locator("svg.lineage a.box.cited")
+            assert await cited.locator("text.star").all_text_contents() == ["★"]
+            assert "Nile" in (await cited.locator("text:not(.star)").all_text_contents())[0]
+            assert await page.locator("p.lineage-legend").count() == 1
             tree = await texts(page, ".tree .row .title")
             assert tree[:4] == ["Agent trace", "Step 1", "GraphRAG sub-trace", "Exploration"]
             assert "Edge 1" in tree and tree[-1] == "Conclusion"

@@ -12,22 +12,25 @@ const LABEL = 29; // characters that fit a box
 export function lineageOf(view, traceId) {
   const cols = COLUMNS.map(() => new Map());
   const links = new Set();
+  const cited = new Set(); // links from the answer to evidence it cites (the rest: given, not cited)
   const answerKey = "answer";
   cols[0].set(answerKey, {
     label: view.answer ? cut(view.answer, LABEL) : "(no answer yet)",
     full: view.answer || "", href: route("trace", traceId, { node: answerNode(view) }),
   });
-  const addSource = (fromCol, fromKey, ref) => {
+  const addSource = (fromCol, fromKey, ref, citedChunk) => {
     const chunkKey = ref.chunk;
     const docHref = (params) => route("document", ref.document, { ...params, from: traceId });
     const title = ref.title || ref.document;
     const where = ref.page ? `p.${ref.page_number ?? "?"}` : title;
     const index = ref.chunk_index ?? "?";
     cols[2].set(chunkKey, {
-      label: cut(`chunk ${index} · ${where}`, LABEL), full: `${title}: ${ref.page ? `page ${ref.page_number}, ` : ""}chunk ${index}`,
+      label: cut(`chunk ${index} · ${where}`, LABEL), full: `${title}: ${ref.page ? `page ${ref.page_number}, ` : ""}chunk ${index}${citedChunk ? " (cited by the answer)" : ""}`,
       href: docHref({ chunk: ref.chunk, page: ref.page }), sort: [title, ref.page_number ?? 0, ref.chunk_index ?? 0],
+      cited: citedChunk === undefined ? undefined : citedChunk,
     });
     links.add(`${fromCol}|${fromKey}|2|${chunkKey}`);
+    if (citedChunk) cited.add(`${fromCol}|${fromKey}|2|${chunkKey}`);
     if (ref.page) {
       cols[3].set(ref.page, {
         label: cut(`page ${ref.page_number ?? "?"} · ${title}`, LABEL), full: `${title}, page ${ref.page_number}`,
@@ -43,21 +46,23 @@ export function lineageOf(view, traceId) {
   const walk = (v) => {
     for (const edge of v.edges || []) {
       const key = edge.uri || edgeText(edge);
-      cols[1].set(key, { label: cut(edgeText(edge), LABEL), full: edgeText(edge), href: route("trace", traceId, { node: key }) });
+      cols[1].set(key, { label: cut(edgeText(edge), LABEL), full: edgeText(edge) + (edge.cited ? " (cited by the answer)" : " (given to the answer, not cited)"), href: route("trace", traceId, { node: key }), cited: !!edge.cited });
       links.add(`0|${answerKey}|1|${key}`);
+      if (edge.cited) cited.add(`0|${answerKey}|1|${key}`);
       for (const ref of edge.sources || []) addSource(1, key, ref);
     }
     for (const chunk of v.chunks || []) {
       if (!chunk.sources || !chunk.sources.length) {
-        cols[2].set(chunk.uri, { label: cut(chunk.uri.split("/").pop(), LABEL), full: chunk.uri, href: route("trace", traceId, { node: chunk.uri }) });
+        cols[2].set(chunk.uri, { label: cut(chunk.uri.split("/").pop(), LABEL), full: chunk.uri, href: route("trace", traceId, { node: chunk.uri }), cited: !!chunk.cited });
         links.add(`0|${answerKey}|2|${chunk.uri}`);
+        if (chunk.cited) cited.add(`0|${answerKey}|2|${chunk.uri}`);
       }
-      for (const ref of chunk.sources || []) addSource(0, answerKey, ref);
+      for (const ref of chunk.sources || []) addSource(0, answerKey, ref, !!chunk.cited);
     }
     for (const step of v.steps || []) for (const sub of step.subtraces || []) walk(sub);
   };
   walk(view);
-  return { cols, links };
+  return { cols, links, cited };
 }
 
 function answerNode(view) {
@@ -74,10 +79,12 @@ export function lineageSvg(view, traceId) {
   const names = COLUMNS.filter((_, i) => keep[i]);
   const cols = found.cols.filter((_, i) => keep[i]);
   const renumber = new Map(found.cols.map((_, i) => [String(i), String(keep.slice(0, i).filter(Boolean).length)]));
-  const links = [...found.links].map((l) => {
+  const renamed = (l) => {
     const [fc, fk, tc, tk] = l.split("|");
     return `${renumber.get(fc)}|${fk}|${renumber.get(tc)}|${tk}`;
-  });
+  };
+  const links = [...found.links].map(renamed);
+  const citedLinks = new Set([...found.cited].map(renamed));
   const order = (a, b) => compare(a[1].sort || [], b[1].sort || []);
   const shown = cols.map((col, c) => [...col.entries()].sort(c === 0 ? () => 0 : order).slice(0, MAX_PER_COLUMN));
   const extra = cols.map((col) => Math.max(0, col.size - MAX_PER_COLUMN));
@@ -103,15 +110,19 @@ export function lineageSvg(view, traceId) {
     if (!a || !b) continue;
     const x1 = a[0] + BOX_W, y1 = a[1] + BOX_H / 2, x2 = b[0], y2 = b[1] + BOX_H / 2;
     const mid = (x1 + x2) / 2;
-    wires.append(s("path", { d: `M${x1},${y1} C${mid},${y1} ${mid},${y2} ${x2},${y2}` }));
+    const fromAnswer = fc === "0";
+    const kind = !fromAnswer ? "" : citedLinks.has(link) ? "cited" : "uncited";
+    wires.append(s("path", { d: `M${x1},${y1} C${mid},${y1} ${mid},${y2} ${x2},${y2}`, class: kind }));
   }
   shown.forEach((col, c) => {
     col.forEach(([key, node]) => {
       const [bx, by] = pos.get(`${c}|${key}`);
-      const box = s("a", { href: node.href, class: `box box-${names[c].toLowerCase()}`, "data-key": key },
+      const standing = node.cited === true ? " cited" : node.cited === false ? " uncited" : "";
+      const box = s("a", { href: node.href, class: `box box-${names[c].toLowerCase()}${standing}`, "data-key": key },
         s("title", {}, node.full || node.label),
         s("rect", { x: bx, y: by, width: BOX_W, height: BOX_H, rx: 6 }),
         s("text", { x: bx + 10, y: by + BOX_H / 2 + 5 }, node.label));
+      if (node.cited) box.append(s("text", { x: bx + BOX_W - 16, y: by + 13, class: "star" }, "★"));
       svg.append(box);
     });
     if (extra[c]) {
@@ -119,7 +130,10 @@ export function lineageSvg(view, traceId) {
       svg.append(s("text", { x: x(c) + 10, y: by + BOX_H / 2 + 5, class: "more" }, `+ ${extra[c]} more (see the tree)`));
     }
   });
-  return h("div", { class: "lineage-wrap" }, svg);
+  const legend = found.cited.size || [...found.cols[1].values(), ...found.cols[2].values()].some((n) => n.cited === false)
+    ? h("p", { class: "muted lineage-legend" }, "★ and a solid line: cited by the answer. Dashed: given to the answer (retrieved and selected) but not cited.")
+    : null;
+  return h("div", { class: "lineage-wrap" }, svg, legend);
 }
 
 function compare(a, b) {
