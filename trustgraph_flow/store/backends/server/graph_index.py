@@ -29,7 +29,6 @@ parent indexed after its sub-trace needs no rewrite of the links).
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable
 
 import pyoxigraph as ox
@@ -63,7 +62,6 @@ class LocalSparql:
         self.store.update(text)
 
 
-@functools.lru_cache(maxsize=4096)
 class GraphIndex(GraphList):
     """The trace index of one collection, kept in the graph ``graph`` of its store: written
     here, listed by ``GraphList`` (``graph_list.py``), read by ``GraphReads`` (``graph_reads.py``)."""

@@ -4,6 +4,7 @@ members is read whole, a bigger one through its children (see ``graph_index.py``
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from urllib.parse import quote
 
@@ -19,6 +20,7 @@ LEVELS = (10, 13, 16, 19)  # day, hour, minute, second of the sort key
 PROBE = 256  # a bucket with at most this many members is read whole
 
 
+@functools.lru_cache(maxsize=4096)
 def bucket_node(level: int, prefix: str) -> ox.NamedNode:
     """The node of a bucket (a batch names the same few buckets many times over)."""
     return named(f"{IX}b{level}:{quote(prefix, safe='')}")
