@@ -9,7 +9,7 @@ from pathlib import Path
 import pyoxigraph as ox
 import pytest
 
-from trustgraph_base.integrity import canonical, entries, keys
+from trustgraph_base.integrity import canonical, checks, entries, keys
 from trustgraph_base.integrity.entries import Entry, Signed
 
 G = ox.NamedNode("urn:graph:retrieval")
@@ -116,7 +116,7 @@ def codes(ring: keys.Keyring, stored: list[tuple[int, Signed]], last: Signed) ->
     head = entries.sign_checkpoint(
         ring, "c", last.entry.seq, last.entry.hash, "2026-12-04T21:00:00Z"
     )
-    return [p.code for p in entries.chain_problems(ring, "c", stored, head)]
+    return [p.code for p in checks.chain_problems(ring, "c", stored, head)]
 
 
 def test_the_chain_check_names_each_kind_of_tampering(tmp_path: Path) -> None:
@@ -132,7 +132,7 @@ def test_the_chain_check_names_each_kind_of_tampering(tmp_path: Path) -> None:
         log[1].model_copy(update={"sig": log[2].sig}),
         log[2].model_copy(update={"sig": log[1].sig}),
     ]
-    found = entries.chain_problems(
+    found = checks.chain_problems(
         ring, "c", at[:1] + list(zip([1, 2], sigs, strict=True)) + at[3:], None
     )
     moved = [p for p in found if p.code == "moved"]

@@ -20,6 +20,7 @@ from typing import Any
 import pyoxigraph as ox
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from trustgraph_base.integrity import checks
 from trustgraph_base.integrity import entries as ent
 from trustgraph_base.integrity.bundle import FORMAT, KEYS, LOG, MANIFEST, key_file, sha256
 from trustgraph_base.integrity.canonical import fingerprint
@@ -47,7 +48,7 @@ class _Remembering(Keyring):
 class Report:
     """What a bundle verification found; ``verified`` when nothing."""
 
-    problems: list[ent.Problem] = field(default_factory=list)
+    problems: list[checks.Problem] = field(default_factory=list)
     traces: int = 0  # trace files checked
     roots: int = 0  # trace roots (with sub-traces) checked against the log
     entries: int = 0
@@ -69,7 +70,9 @@ def verify_bundle(folder: Path, trusted: dict[str, Ed25519PublicKey] | None = No
         assert manifest.get("format") == FORMAT and isinstance(manifest.get("files"), dict)
     except (OSError, ValueError, AssertionError):
         report.problems.append(
-            ent.Problem("manifest", f"{folder / MANIFEST} is missing or not an {FORMAT} manifest")
+            checks.Problem(
+                "manifest", f"{folder / MANIFEST} is missing or not an {FORMAT} manifest"
+            )
         )
         return report
     intact = check_files(folder, manifest["files"], report)
@@ -82,7 +85,9 @@ def verify_bundle(folder: Path, trusted: dict[str, Ed25519PublicKey] | None = No
     chains, heads = log
     every = [s for stored in chains.values() for _, s in stored]
     for chain in sorted(chains.keys() | heads.keys()):
-        report.problems += ent.chain_problems(ring, chain, chains.get(chain, []), heads.get(chain))
+        report.problems += checks.chain_problems(
+            ring, chain, chains.get(chain, []), heads.get(chain)
+        )
     report.entries, report.chains = len(every), len(chains)
     report.erased = sum(1 for s in every if s.tombstone is not None)
     newest, by_hash = ent.latest(every), {s.entry.hash: s for s in every}
@@ -99,7 +104,7 @@ def check_files(folder: Path, files: dict[str, Any], report: Report) -> set[str]
         path = folder / name
         if not path.is_file():
             report.problems.append(
-                ent.Problem("missing", f"{name} is listed in the manifest but missing")
+                checks.Problem("missing", f"{name} is listed in the manifest but missing")
             )
             continue
         data = path.read_bytes()
@@ -107,13 +112,13 @@ def check_files(folder: Path, files: dict[str, Any], report: Report) -> set[str]
             intact.add(name)
         elif len(data) < int(want.get("bytes", 0)):
             report.problems.append(
-                ent.Problem(
+                checks.Problem(
                     "truncated", f"{name} is truncated: {len(data)} of {want.get('bytes')} bytes"
                 )
             )
         else:
             report.problems.append(
-                ent.Problem(
+                checks.Problem(
                     "changed", f"{name} is not the file the manifest lists (its SHA-256 differs)"
                 )
             )
@@ -121,7 +126,9 @@ def check_files(folder: Path, files: dict[str, Any], report: Report) -> set[str]
         name = path.relative_to(folder).as_posix()
         if name != MANIFEST and name not in files:
             report.problems.append(
-                ent.Problem("extra", f"{name} is not listed in the manifest: added to the bundle")
+                checks.Problem(
+                    "extra", f"{name} is not listed in the manifest: added to the bundle"
+                )
             )
     return intact
 
@@ -135,12 +142,12 @@ def bundle_keys(
         try:
             key = read_public((folder / name).read_text(), name)
         except KeyFileError as exc:
-            report.problems.append(ent.Problem("key", str(exc)))
+            report.problems.append(checks.Problem("key", str(exc)))
             continue
         kid = key_id(key)
         if key_file(kid) != name:
             report.problems.append(
-                ent.Problem("key", f"{name} holds key {kid}, not the one its name says")
+                checks.Problem("key", f"{name} holds key {kid}, not the one its name says")
             )
             continue
         out[kid] = key
@@ -163,7 +170,7 @@ def read_log(folder: Path, report: Report) -> tuple[Chains, dict[str, ent.Checkp
                 chains[chain].append((int(item["position"]), signed))
         heads = {c: ent.Checkpoint.model_validate(h) for c, h in data["heads"].items()}
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        report.problems.append(ent.Problem("log", f"{LOG} cannot be read: {exc}"))
+        report.problems.append(checks.Problem("log", f"{LOG} cannot be read: {exc}"))
         return None
     return dict(chains), heads
 
@@ -188,29 +195,29 @@ def check_trace(
                 if root is not None:
                     roots[root].append(q)
     except (OSError, SyntaxError, ValueError) as exc:
-        report.problems.append(ent.Problem("unreadable", f"{name} is not TriG: {exc}", trace))
+        report.problems.append(checks.Problem("unreadable", f"{name} is not TriG: {exc}", trace))
         return
     if trace not in roots:
         report.problems.append(
-            ent.Problem("missing", f"{name} should hold trace {trace} but does not", trace)
+            checks.Problem("missing", f"{name} should hold trace {trace} but does not", trace)
         )
     for root, own in sorted(roots.items()):
         report.roots += 1
         signed = newest.get(root)
         if signed is None:
             report.problems.append(
-                ent.Problem("unsigned", f"{root} (in {name}) has no entry in the log", root)
+                checks.Problem("unsigned", f"{root} (in {name}) has no entry in the log", root)
             )
             continue
-        found = ent.entry_problems(ring, signed)
+        found = checks.entry_problems(ring, signed)
         if found and found[0].code == "signature":
-            found = ent.entry_problems(ring, signed, by_hash)
+            found = checks.entry_problems(ring, signed, by_hash)
         report.problems += found
         fp = fingerprint(own)
         if fp.digest != signed.entry.digest:
             e = signed.entry
             message = f"{root} (in {name}): its quads are not the ones signed in {e.chain}#{e.seq} ({e.count} signed, {fp.count} here)"
-            report.problems.append(ent.Problem("digest", message, root))
+            report.problems.append(checks.Problem("digest", message, root))
 
 
 _RETRIEVAL = ox.NamedNode(GRAPH_RETRIEVAL)

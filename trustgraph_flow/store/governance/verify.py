@@ -19,6 +19,7 @@ import pyoxigraph as ox
 from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.integrity import entries as ent
 from trustgraph_base.integrity.canonical import changes, fingerprint, parse_manifest
+from trustgraph_base.integrity.checks import entry_problems
 from trustgraph_base.integrity.keys import Keyring, public_pem
 from trustgraph_base.provenance.uris import DOC_PREFIX
 from trustgraph_base.schema.integrity import IntegrityProblem, SealCheck, Verification
@@ -26,13 +27,10 @@ from trustgraph_flow.store.core.backend import Handle
 from trustgraph_flow.store.core.rows import TraceRow
 from trustgraph_flow.store.governance import deletion, log
 from trustgraph_flow.store.governance.documents import document_quads
+from trustgraph_flow.store.governance.log_check import as_problem, verify_log
 from trustgraph_flow.store.governance.seal import Seal, trace_quads
 from trustgraph_flow.store.views.export import roots_of
 from trustgraph_flow.store.views.traces import candidates
-
-
-def _problem(p: ent.Problem) -> IntegrityProblem:
-    return IntegrityProblem(code=p.code, message=p.message, subject=p.subject)
 
 
 def answer(handle: Handle | None, operation: str, trace_id: str, seal: Seal | None) -> Verification:
@@ -99,7 +97,7 @@ def _gone(handle: Handle | None, keys: Keyring, trace_id: str, options: list[str
     newest = ent.latest(s for _, s in found)
     checks = []
     for subject, signed in newest.items():
-        problems = [_problem(p) for p in ent.entry_problems(keys, signed)]
+        problems = [as_problem(p) for p in entry_problems(keys, signed)]
         stone = signed.tombstone
         if stone is None:
             message = f"{subject} is gone from the store, but its log entry has no tombstone: deleted outside the store"
@@ -160,11 +158,11 @@ def check_root(
             problems=[IntegrityProblem(code="unsigned", message=message, subject=root)],
         )
     node = next(n for n, s in stored if s is newest)
-    found = ent.entry_problems(keys, newest)
+    found = entry_problems(keys, newest)
     if found and found[0].code == "signature":  # over another entry? (two swapped)
         others = {s.entry.hash: s for chain in log.entries(handle.store).values() for _, s in chain}
-        found = ent.entry_problems(keys, newest, others)
-    problems = [_problem(p) for p in found] + inclusion(handle, node, newest)
+        found = entry_problems(keys, newest, others)
+    problems = [as_problem(p) for p in found] + inclusion(handle, node, newest)
     problems += digest_problems(handle, root, node, newest, quads_of)
     return _check(newest, "tampered" if problems else "verified", problems)
 
@@ -220,35 +218,3 @@ def digest_problems(
             code="digest", message=f"{root}: its stored quads are not the ones signed", subject=root
         )
     ]
-
-
-def verify_log(handle: Handle | None, keys: Keyring) -> Verification:
-    """Every chain of the collection's log; an entry whose trace is gone without a tombstone."""
-    if handle is None:
-        return Verification(verified=True)
-    chains, heads = log.entries(handle.store), log.heads(handle.store)
-    problems: list[ent.Problem] = []
-    for chain in sorted(chains.keys() | heads.keys()):
-        problems += ent.chain_problems(keys, chain, chains.get(chain, []), heads.get(chain))
-    problems += [ent.Problem("unreadable", why) for why in log.unreadable(handle.store)]
-    every = [s for chain in chains.values() for _, s in chain]
-    newest = ent.latest(every)
-    live = {s: e for s, e in newest.items() if e.tombstone is None}
-    present = set(handle.index.rows([s for s, e in live.items() if e.entry.kind == "trace"]))
-    present |= {
-        s
-        for s, e in live.items()
-        if e.entry.kind == "document" and deletion.exists(handle.store, ox.NamedNode(s))
-    }
-    for subject, signed in sorted(newest.items()):
-        if signed.tombstone is None and subject not in present:
-            message = f"{subject} is gone from the store, but its log entry has no tombstone: deleted outside the store"
-            problems.append(ent.Problem("deleted", message, subject))
-    return Verification(
-        verified=not problems,
-        problems=[_problem(p) for p in problems],
-        entries=len(every),
-        chains=len(chains),
-        erased=sum(1 for s in every if s.tombstone is not None),
-        keys=sorted({s.entry.kid for s in every}),
-    )
