@@ -36,6 +36,8 @@ GRAPH_RAG = f"""
 <{Q}/focus> a prov:Entity, tg:Focus ; prov:wasDerivedFrom <{Q}/exploration> ;
     tg:selectedEdge <{Q}/focus/e1> .
 <{Q}/focus/e1> a tg:EdgeSelection ; tg:edge <urn:trustgraph:statement:1> ; tg:reasoning "fox" .
+<{Q}/synthesis/claim1> a prov:Entity, tg:Claim ; prov:wasDerivedFrom <{Q}/synthesis> ;
+    tg:content "It jumps over the dog." ; tg:charOffset 0 ; tg:charLength 22 ; tg:cites <{Q}/focus/e1> .
 <{Q}/synthesis> a prov:Entity, tg:Synthesis, tg:Answer ; prov:wasDerivedFrom <{Q}/focus> ;
     tg:content "It jumps over the dog." ; tg:cites <{Q}/focus/e1> ; tg:inToken 12 ;
     tg:latencyMs 3.5 .
