@@ -141,6 +141,9 @@ async def test_ctrl_c_during_a_load_says_the_server_goes_on(stack: Stack, tmp_pa
             **{k: v for k, v in os.environ.items() if not k.startswith("TRUSTGRAPH_")},
             **stack.env,
         },
+        # As at a terminal: a test run started in the background (as .ci/run starts it) has
+        # SIGINT ignored, and a child would inherit that and never see the Ctrl-C.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     assert proc.stderr is not None
     seen: list[str] = []

@@ -125,11 +125,21 @@ class Relays:
         return f"pulsar://127.0.0.1:{relay.port}"
 
     def stop(self) -> None:
+        """Close every relay and the connections they carry, then the relays' loop itself
+        (a loop or socket left open is a leak the process carries to its end)."""
+
         async def close_all() -> None:
             for relay in self.relays:
                 await relay.close()
+            open_links = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in open_links:
+                task.cancel()
+            await asyncio.gather(*open_links, return_exceptions=True)
+            await asyncio.sleep(0)  # the closed transports drop their sockets
 
         with contextlib.suppress(Exception):
             asyncio.run_coroutine_threadsafe(close_all(), self.loop).result(10)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(10)
+        if not self._thread.is_alive():
+            self.loop.close()

@@ -168,6 +168,12 @@ class SparqlServer:
         for conn in conns:
             conn.close()
 
+    def __del__(self) -> None:
+        # A client dropped without close() (a processor stopped mid-teardown) still closes
+        # its connections, instead of leaving open sockets for the garbage collector.
+        if getattr(self, "_all", None):  # not when __init__ refused the URI
+            self.close()
+
     def wait_ready(self, within: float = 30.0) -> None:
         """Block until the server answers a query (it may start after this processor)."""
         deadline = time.monotonic() + within
