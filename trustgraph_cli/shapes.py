@@ -16,7 +16,14 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import rdflib
 
-SHAPE_FILES = ("common.ttl", "agent.ttl", "graph-rag.ttl", "document-rag.ttl", "extraction.ttl")
+SHAPE_FILES = (
+    "common.ttl",
+    "agent.ttl",
+    "graph-rag.ttl",
+    "document-rag.ttl",
+    "extraction.ttl",
+    "verification.ttl",
+)
 SH = "http://www.w3.org/ns/shacl#"
 
 

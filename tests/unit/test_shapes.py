@@ -42,6 +42,23 @@ GRAPH_RAG = f"""
     tg:content "It jumps over the dog." ; tg:cites <{Q}/focus/e1> ; tg:inToken 12 ;
     tg:latencyMs 3.5 .
 """
+VERIFIED = f"""
+<{Q}/synthesis/verification> a prov:Activity, tg:Verification ; tg:method "heuristic" ;
+    tg:model "offline" ; tg:answerVerdict "unsupported" ; tg:reason "no claim is supported" ;
+    tg:relevance "0.0"^^xsd:double ;
+    prov:startedAtTime "2026-01-01T10:00:01.000Z"^^xsd:dateTime ;
+    prov:endedAtTime "2026-01-01T10:00:01.002Z"^^xsd:dateTime ;
+    prov:used <{Q}/synthesis/claim1>, <{Q}/focus/e1> ;
+    prov:wasAssociatedWith <urn:trustgraph:component:verifier> .
+<urn:trustgraph:component:verifier> a prov:SoftwareAgent .
+<{Q}/synthesis/claim1/assessment> a prov:Entity, tg:Assessment ;
+    prov:wasGeneratedBy <{Q}/synthesis/verification> ; prov:wasDerivedFrom <{Q}/synthesis/claim1> ;
+    tg:verdict "not-supported" ; tg:score "0.5"^^xsd:double ; tg:reason "dog not in it" ;
+    tg:method "heuristic" ; tg:model "offline" .
+<{Q}/synthesis/abstention> a prov:Entity, tg:Abstention ;
+    prov:wasGeneratedBy <{Q}/synthesis/verification> ; prov:wasDerivedFrom <{Q}/synthesis> ;
+    tg:content "The documents do not say." ; tg:reason "no claim is supported" .
+"""
 A = "urn:trustgraph:agent:a1"
 AGENT = f"""
 <{A}> a prov:Activity, tg:Question, tg:AgentQuestion ; tg:query "Why?" ;
@@ -73,6 +90,7 @@ def test_each_trace_type_with_its_source_chain_conforms() -> None:
     assert check(SOURCE, GRAPH_RAG) == []
     assert check(SOURCE, AGENT) == []
     assert check(SOURCE, DOC_RAG) == []
+    assert check(SOURCE, GRAPH_RAG, VERIFIED) == []
 
 
 def test_a_running_trace_and_a_failed_one_conform() -> None:
@@ -124,6 +142,51 @@ BROKEN = [
         None,
     ),
     ("docrag count missing", DOC_RAG.replace("tg:chunkCount 1 ;", ""), f"{D}/exploration", None),
+    (
+        "claim from an exploration",
+        GRAPH_RAG.replace(
+            f"<{Q}/synthesis/claim1> a prov:Entity, tg:Claim ; prov:wasDerivedFrom <{Q}/synthesis>",
+            f"<{Q}/synthesis/claim1> a prov:Entity, tg:Claim ; prov:wasDerivedFrom <{Q}/exploration>",
+        ),
+        f"{Q}/synthesis/claim1",
+        "wasDerivedFrom",
+    ),
+    (
+        "verdict not in the vocabulary",
+        GRAPH_RAG + VERIFIED.replace('"not-supported"', '"probably"'),
+        f"{Q}/synthesis/claim1/assessment",
+        "verdict",
+    ),
+    (
+        "assessment of no claim",
+        GRAPH_RAG
+        + VERIFIED.replace(
+            f"prov:wasDerivedFrom <{Q}/synthesis/claim1> ;", f"prov:wasDerivedFrom <{Q}/focus> ;"
+        ),
+        f"{Q}/synthesis/claim1/assessment",
+        "wasDerivedFrom",
+    ),
+    (
+        "score past 1",
+        GRAPH_RAG + VERIFIED.replace('tg:score "0.5"', 'tg:score "1.5"'),
+        f"{Q}/synthesis/claim1/assessment",
+        "score",
+    ),
+    (
+        "verification without method",
+        GRAPH_RAG
+        + VERIFIED.replace(
+            'tg:method "heuristic" ;\n    tg:model "offline" ; tg:answerVerdict', "tg:answerVerdict"
+        ),
+        f"{Q}/synthesis/verification",
+        "method",
+    ),
+    (
+        "abstention without its answer",
+        GRAPH_RAG + VERIFIED.replace('tg:content "The documents do not say." ;', ""),
+        f"{Q}/synthesis/abstention",
+        "content",
+    ),
 ]
 SOURCE_BROKEN = [
     ("chunk without offset", SOURCE.replace("tg:charOffset 0 ;", ""), f"{DOC}/p1/c0", "charOffset"),

@@ -101,6 +101,16 @@ class TG:
     pageCharOffset: Final = _t(TG_NS, "pageCharOffset")
     textLayer: Final = _t(TG_NS, "textLayer")
     Claim: Final = _t(TG_NS, "Claim")  # a sentence of an answer, citing its evidence
+    # claim verification (docs/provenance.md, "Verification"): the activity that checked an
+    # answer's claims against their evidence, one assessment per claim, the answer's verdict
+    # and, when the answer was withheld, the abstention given instead
+    Verification: Final = _t(TG_NS, "Verification")
+    Assessment: Final = _t(TG_NS, "Assessment")
+    Abstention: Final = _t(TG_NS, "Abstention")
+    verdict: Final = _t(TG_NS, "verdict")
+    method: Final = _t(TG_NS, "method")
+    answerVerdict: Final = _t(TG_NS, "answerVerdict")
+    relevance: Final = _t(TG_NS, "relevance")
 
 
 class PROV:
@@ -116,6 +126,7 @@ class PROV:
     startedAtTime: Final = _t(PROV_NS, "startedAtTime")
     endedAtTime: Final = _t(PROV_NS, "endedAtTime")
     wasInvalidatedBy: Final = _t(PROV_NS, "wasInvalidatedBy")
+    used: Final = _t(PROV_NS, "used")
 
 
 class RDF:
