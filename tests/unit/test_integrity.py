@@ -67,6 +67,34 @@ def test_a_changed_quad_is_named_by_its_subject() -> None:
     assert canonical.changes(signed, before.subjects) == []
 
 
+def by_subject(qs: list[ox.Quad]) -> list[list[ox.Quad]]:
+    groups: dict[str, list[ox.Quad]] = {}
+    for q in qs:
+        groups.setdefault(str(q.subject), []).append(q)
+    return list(groups.values())
+
+
+def test_per_subject_groups_give_the_same_fingerprint_as_the_whole() -> None:
+    # ``urn:trace:10`` sorts before ``urn:trace:1`` (``0`` < ``>``), ``urn:trace:1/i1`` after:
+    # the groups must come out in the canonical form's order, not their IRIs'.
+    qs = [*quads(), ox.Quad(ox.NamedNode("urn:trace:1-"), P, ox.Literal("dash"), G)]
+    whole = canonical.fingerprint(qs)
+    for groups in (by_subject(qs), list(reversed(by_subject(qs))), [*by_subject(qs), []]):
+        assert canonical.fingerprint_groups(groups) == whole
+    # A redelivered quad is one line, as in the whole form.
+    assert canonical.fingerprint_groups(by_subject(qs + qs[:1])) == whole
+
+
+def test_per_subject_groups_fall_back_when_they_are_not_per_subject() -> None:
+    qs = quads()
+    x = ox.BlankNode("b1")
+    with_blank = [*qs, ox.Quad(x, P, ox.Literal("v"), G), ox.Quad(qs[0].subject, P, x, G)]
+    mixed = [qs[:3], qs[3:]]  # a group holding two subjects
+    split = [[q] for q in qs]  # a subject in two groups
+    for groups, all_quads in ((by_subject(with_blank), with_blank), (mixed, qs), (split, qs)):
+        assert canonical.fingerprint_groups(groups) == canonical.fingerprint(all_quads)
+
+
 def test_the_key_is_made_owner_only_and_a_readable_one_is_refused(tmp_path: Path) -> None:
     key, public = tmp_path / "signing" / "key.pem", tmp_path / "signing" / "public"
     ring = keys.open_keyring(key, public)

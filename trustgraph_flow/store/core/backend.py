@@ -129,6 +129,17 @@ def subject_quads(
         yield from store.quads_for_pattern(s, predicate, None, graph)
 
 
+def subject_groups(store: QuadStore, nodes: Iterable[Subject], graph: Graph) -> list[list[ox.Quad]]:
+    """``subject_quads`` in one list per subject (``fingerprint_groups`` hashes each whole)."""
+    nodes = list(dict.fromkeys(nodes))
+    if not batched(store):
+        return [list(store.quads_for_pattern(s, None, None, graph)) for s in nodes]
+    found: dict[object, list[ox.Quad]] = {}
+    for q in store.quads_for_subjects(nodes, None, graph):
+        found.setdefault(q.subject, []).append(q)
+    return list(found.values())
+
+
 def object_quads(
     store: QuadStore,
     nodes: Iterable[ox.NamedNode | ox.Literal | ox.Triple],

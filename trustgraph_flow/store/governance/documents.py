@@ -19,19 +19,19 @@ import pyoxigraph as ox
 from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.integrity.entries import Signed
 from trustgraph_base.provenance.uris import DOC_PREFIX
-from trustgraph_flow.store.core.backend import Handle, subject_quads
+from trustgraph_flow.store.core.backend import Handle, subject_groups
 from trustgraph_flow.store.core.convert import named
 from trustgraph_flow.store.governance import deletion, log
-from trustgraph_flow.store.governance.seal import Seal
+from trustgraph_flow.store.governance.seal import Groups, Seal
 from trustgraph_flow.store.views.lookup import SOURCE
 
 
-def document_quads(handle: Handle, doc: str) -> list[ox.Quad]:
+def document_groups(handle: Handle, doc: str) -> Groups:
     """The document's extraction provenance: every quad of it and of what derives from it,
-    and of the activities that made them, in ``urn:graph:source``."""
+    and of the activities that made them, in ``urn:graph:source`` (one list per subject)."""
     entities = deletion.derived(handle.store, named(doc))
     subjects = deletion.activities(handle.store, entities) + entities
-    return list(subject_quads(handle.store, subjects, SOURCE))
+    return subject_groups(handle.store, subjects, SOURCE)
 
 
 def doc_of(uri: str) -> str | None:
@@ -47,7 +47,7 @@ def seal_document(handle: Handle | None, seal: Seal | None, doc: str) -> Signed 
         raise ServiceError(ErrorType.NOT_FOUND, f"no document {doc!r} in this collection")
     if seal is None:
         return None
-    found = seal.sign_all(handle, [doc], "", quads_of=document_quads, kind="document")
+    found = seal.sign_all(handle, [doc], "", quads_of=document_groups, kind="document")
     return next(iter(found), None)
 
 
@@ -62,5 +62,5 @@ def after_write(seal: Seal, handle: Handle, quads: Iterable[ox.Quad]) -> int:
     added = set(quads)
     reason = "extraction provenance written after it was signed"
     return len(
-        seal.sign_all(handle, sealed, reason, added, quads_of=document_quads, kind="document")
+        seal.sign_all(handle, sealed, reason, added, quads_of=document_groups, kind="document")
     )

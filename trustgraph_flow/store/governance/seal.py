@@ -28,11 +28,16 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from trustgraph_base.integrity import entries as ent
-from trustgraph_base.integrity.canonical import Fingerprint, fingerprint, parse_manifest
+from trustgraph_base.integrity.canonical import (
+    Fingerprint,
+    fingerprint,
+    fingerprint_groups,
+    parse_manifest,
+)
 from trustgraph_base.integrity.keys import Keyring, open_keyring, public_pem
 from trustgraph_base.provenance import now_iso
 from trustgraph_base.provenance.uris import trace_root
-from trustgraph_flow.store.core.backend import Handle, subject_quads
+from trustgraph_flow.store.core.backend import Handle, subject_groups
 from trustgraph_flow.store.core.convert import named
 from trustgraph_flow.store.governance import log
 from trustgraph_flow.store.views.lookup import RETRIEVAL
@@ -41,11 +46,13 @@ log_ = logging.getLogger(__name__)
 PRUNE_EVERY = 64  # appends between removals of a chain's older checkpoints (one transaction each)
 
 
-def trace_quads(handle: Handle, root: str) -> list[ox.Quad]:
-    """A trace root's own quads: every quad about each of its entities in the retrieval graph."""
-    return list(
-        subject_quads(handle.store, [named(u) for u in handle.index.entities(root)], RETRIEVAL)
-    )
+Groups = list[list[ox.Quad]]  # a signed unit's quads, one list per subject
+
+
+def trace_groups(handle: Handle, root: str) -> Groups:
+    """A trace root's own quads: every quad about each of its entities in the retrieval
+    graph, one list per entity."""
+    return subject_groups(handle.store, [named(u) for u in handle.index.entities(root)], RETRIEVAL)
 
 
 @dataclass
@@ -85,7 +92,7 @@ class Seal:
         reason: str,
         added: set[ox.Quad] | None = None,
         *,
-        quads_of: Callable[[Handle, str], list[ox.Quad]] = trace_quads,
+        quads_of: Callable[[Handle, str], Groups] = trace_groups,
         kind: str = "trace",
     ) -> list[ent.Signed]:
         """Sign each root whose digest changed: their entries and one checkpoint in one write.
@@ -95,14 +102,15 @@ class Seal:
         later write to it; it keeps its old signature, which names the edit."""
         changed: list[tuple[str, Fingerprint]] = []
         for root in roots:
-            quads = quads_of(handle, root)
-            fp = fingerprint(quads)
+            groups = quads_of(handle, root)
+            fp = fingerprint_groups(groups)
             stored = log.of_subject(handle.store, root)
             newest = ent.latest(s for _, s in stored).get(root)
             if newest is None or newest.tombstone is not None:
                 changed.append((root, fp))
             elif newest.entry.digest != fp.digest:
                 node = next(n for n, s in stored if s is newest)
+                quads = [q for g in groups for q in g]
                 if only_added(handle, node, newest, quads, added or set()):
                     changed.append((root, fp))
                 else:

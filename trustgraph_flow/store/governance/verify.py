@@ -18,7 +18,7 @@ import pyoxigraph as ox
 
 from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.integrity import entries as ent
-from trustgraph_base.integrity.canonical import changes, fingerprint, parse_manifest
+from trustgraph_base.integrity.canonical import changes, fingerprint_groups, parse_manifest
 from trustgraph_base.integrity.checks import entry_problems
 from trustgraph_base.integrity.keys import Keyring, public_pem
 from trustgraph_base.provenance.uris import DOC_PREFIX
@@ -26,9 +26,9 @@ from trustgraph_base.schema.integrity import IntegrityProblem, SealCheck, Verifi
 from trustgraph_flow.store.core.backend import Handle
 from trustgraph_flow.store.core.rows import TraceRow
 from trustgraph_flow.store.governance import deletion, log
-from trustgraph_flow.store.governance.documents import document_quads
+from trustgraph_flow.store.governance.documents import document_groups
 from trustgraph_flow.store.governance.log_check import as_problem, verify_log
-from trustgraph_flow.store.governance.seal import Seal, trace_quads
+from trustgraph_flow.store.governance.seal import Groups, Seal, trace_groups
 from trustgraph_flow.store.views.export import roots_of
 from trustgraph_flow.store.views.traces import candidates
 
@@ -53,7 +53,7 @@ def verify_document(handle: Handle | None, keys: Keyring, doc: str) -> Verificat
     if handle is None or not deletion.exists(handle.store, ox.NamedNode(doc)):
         return _gone(handle, keys, doc, [doc])
     unsigned = f"{doc} has no log entry: its extraction is not complete yet, or it was loaded before signing was on"
-    check = check_root(handle, keys, doc, None, quads_of=document_quads, unsigned=unsigned)
+    check = check_root(handle, keys, doc, None, quads_of=document_groups, unsigned=unsigned)
     return Verification(
         verified=check.status == "verified", traces=[check], problems=check.problems
     )
@@ -139,7 +139,7 @@ def check_root(
     root: str,
     row: TraceRow | None,
     *,
-    quads_of: Callable[[Handle, str], list[ox.Quad]] = trace_quads,
+    quads_of: Callable[[Handle, str], Groups] = trace_groups,
     unsigned: str = "",
 ) -> SealCheck:
     """One trace root (or document): signature, inclusion and digest."""
@@ -197,10 +197,10 @@ def digest_problems(
     root: str,
     node: ox.NamedNode,
     signed: ent.Signed,
-    quads_of: Callable[[Handle, str], list[ox.Quad]] = trace_quads,
+    quads_of: Callable[[Handle, str], Groups] = trace_groups,
 ) -> list[IntegrityProblem]:
     """The stored quads against the signed digest; the entities that changed, named."""
-    now = fingerprint(quads_of(handle, root))
+    now = fingerprint_groups(quads_of(handle, root))
     e = signed.entry
     if now.digest == e.digest:
         return []
