@@ -242,7 +242,10 @@ async def test_iteration_limit_ends_with_a_conclusion_saying_why(
     assert [b.metadata.id for b in batches] == messages(s, 2, sub=False)
     assert [row(t) for t in batches[2].triples][6][2] == "Maybe Paris."
     assert [row(t) for t in batches[-1].triples] == conclusion_rows(  # no figures: no LLM answer
-        f"{s}/final", f"{s}/i2", "Stopped after 2 iterations without a final answer."
+        f"{s}/final",
+        f"{s}/i2",
+        "Stopped after 2 iterations without a final answer.",
+        "max-iterations",
     )
     # group restricted the tools the LLM was offered
     agent_prompts = [p for p in stub.prompts() if p.startswith("Tools:")]

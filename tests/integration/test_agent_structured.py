@@ -4,19 +4,17 @@ triples-store topic."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from tests.conftest import RunningProcessors
 from tests.support.agent import TG, TraceWatcher
+from tests.support.agent_stub import Client, ask_on_stub, step
 from tests.support.clients import client_fixture
 from tests.support.openai_stub import OpenAIStub
-from trustgraph_base.messaging import AGENT, RequestClient
+from trustgraph_base.messaging import AGENT
 from trustgraph_base.rdf.terms import IriTerm
-from trustgraph_base.schema import AgentRequest, AgentResponse
+from trustgraph_base.schema import AgentResponse
 from trustgraph_base.settings import ProcessorSettings
-from trustgraph_flow.agent import processor as agent
-from trustgraph_flow.llm import processor as llm
 
 
 def branches(fmt: dict[str, Any]) -> list[str]:
@@ -25,12 +23,7 @@ def branches(fmt: dict[str, Any]) -> list[str]:
     return [b["properties"]["action"]["enum"][0] for b in alternatives]
 
 
-def step(thought: str, action: str, **rest: Any) -> str:
-    return json.dumps({"thought": thought, "next": {"action": action, **rest}})
-
-
 client = client_fixture(AGENT, "agent-tester")
-Client = RequestClient[AgentRequest, AgentResponse]
 
 
 async def run_session(
@@ -43,22 +36,19 @@ async def run_session(
     session: str,
     max_iterations: int | None = None,
 ) -> tuple[AgentResponse, dict[str, dict[str, str]]]:
-    """Start text-completion and the agent on ``stub``, ask once; the answer and the trace
-    (entity URI → predicate local name → value)."""
-    base = settings.model_dump()
-    await processors.start(
-        llm.proc, llm.Settings(**base, llm_base_url=stub.base_url, llm_retries=0)
-    )
-    await processors.start(agent.proc, agent.Settings(**base))
-    req = AgentRequest(
-        question="Capital of France?",
-        group=["text-completion"],
-        session_id=session,
+    """Ask once on ``stub``; the answer and the trace (entity URI → predicate local name →
+    value)."""
+    answer, batches = await ask_on_stub(
+        processors,
+        settings,
+        stub,
+        watcher=watcher,
+        client=client,
+        session=session,
         max_iterations=max_iterations,
     )
-    answer = await client.request(req, timeout=30)
     trace: dict[str, dict[str, str]] = {}
-    for batch in await watcher.until(f"urn:trustgraph:agent:{session}/final"):
+    for batch in batches:
         for t in batch.triples:
             value = getattr(t.o, "v", None) or getattr(t.o, "i", "")
             assert isinstance(t.s, IriTerm)

@@ -128,9 +128,21 @@ def question_rows(uri: str, query: str) -> list[Row]:
     ]
 
 
+DEFAULT_TOOLS = ("knowledge-query", "document-query", "text-completion")
+
+
 def analysis_rows(
-    uri: str, parent: str, thought: str, action: str, args: str, obs: str
+    uri: str,
+    parent: str,
+    thought: str,
+    action: str,
+    args: str,
+    obs: str,
+    tools: tuple[str, ...] = DEFAULT_TOOLS,
 ) -> list[Row]:
+    """An analysis's rows: SPEC's, TrustGraph's beside them, and the reference's tools offered
+    (``tools``) and step number (from the URI's ``…/i{n}``)."""
+    step = uri.rsplit("/i", 1)[1]
     return [
         (uri, RDF_TYPE, PROV + "Entity", G),
         (uri, RDF_TYPE, TG + "Analysis", G),
@@ -141,6 +153,8 @@ def analysis_rows(
         (uri, TG + "observation", obs, G),
         (uri, RDF_TYPE, TG + "ToolUse", G),  # TrustGraph's, beside SPEC's
         (uri, RDFS_LABEL, "Analysis", G),
+        *((uri, TG + "toolCandidate", tool, G) for tool in tools),
+        (uri, TG + "stepNumber", step, G),
     ]
 
 
@@ -156,7 +170,7 @@ def observation_rows(analysis: str) -> list[Row]:
     ]
 
 
-def conclusion_rows(uri: str, parent: str, answer: str) -> list[Row]:
+def conclusion_rows(uri: str, parent: str, answer: str, reason: str = "final-answer") -> list[Row]:
     return [
         (uri, RDF_TYPE, PROV + "Entity", G),
         (uri, RDF_TYPE, TG + "Conclusion", G),
@@ -165,4 +179,5 @@ def conclusion_rows(uri: str, parent: str, answer: str) -> list[Row]:
         (uri, RDF_TYPE, TG + "Answer", G),  # TrustGraph's, beside SPEC's
         (uri, RDFS_LABEL, "Conclusion", G),
         (uri, TG + "document", uri + "/document", G),
+        (uri, TG + "terminationReason", reason, G),
     ]

@@ -93,6 +93,16 @@ def test_each_trace_type_with_its_source_chain_conforms() -> None:
     assert check(SOURCE, GRAPH_RAG, VERIFIED) == []
 
 
+def test_an_agent_graph_with_the_references_facts_conforms() -> None:
+    # The conclusion derives from what the answering step used: an observation and the question.
+    graph = AGENT.replace(
+        f"prov:wasDerivedFrom <{A}/i1> ; tg:answer",
+        f'prov:wasDerivedFrom <{A}/i1/observation>, <{A}> ; tg:terminationReason "final-answer" ; '
+        "tg:answer",
+    ).replace('tg:thought "Look it up." ;', 'tg:stepNumber "1" ; tg:toolCandidate "kq", "dq" ;')
+    assert check(SOURCE, graph) == []
+
+
 def test_a_running_trace_and_a_failed_one_conform() -> None:
     running = AGENT.split(f"<{A}/i1>")[0]
     assert check(running) == []
@@ -129,6 +139,13 @@ BROKEN = [
         f"{A}/final",
         "wasDerivedFrom",
     ),
+    (
+        "unknown termination reason",
+        AGENT + f'<{A}/final> tg:terminationReason "bored" .',
+        f"{A}/final",
+        "terminationReason",
+    ),
+    ("step number 0", AGENT + f'<{A}/i1> tg:stepNumber "0" .', f"{A}/i1", "stepNumber"),
     (
         "negative tokens",
         GRAPH_RAG.replace("tg:inToken 12", "tg:inToken -3"),

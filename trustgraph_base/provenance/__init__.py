@@ -1,6 +1,7 @@
 """PROV-O vocabulary, URI builders and pure triple builders for every entity in SPEC.md."""
 
 from trustgraph_base.provenance.agent import (
+    TerminationReason,
     agent_final_triples,
     agent_iteration_triples,
     agent_observation_triples,
@@ -55,6 +56,7 @@ __all__ = [
     "TG",
     "XSD",
     "SelectedEdge",
+    "TerminationReason",
     "activity_triples",
     "agent_final_triples",
     "agent_iteration_triples",

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
 
 from trustgraph_base.provenance.common import datetime_literal, derived, text, triple, types
 from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, PROV, RDF, TG
@@ -32,24 +32,46 @@ def arguments_json(arguments: Mapping[str, Any] | str) -> str:
     return json.dumps(dict(arguments), sort_keys=True, ensure_ascii=False)
 
 
+# Why an agent session ended (``tg:terminationReason`` on its conclusion): the reference's
+# names, and "abstained" for an agent that declines to answer from what it found.
+TerminationReason = Literal["final-answer", "max-iterations", "abstained"]
+
+
+def _derivations(uri: str, parents: str | Sequence[str]) -> list[Triple]:
+    """``prov:wasDerivedFrom`` each parent (one URI, or the entities a step names as used)."""
+    named = [parents] if isinstance(parents, str) else list(dict.fromkeys(parents))
+    if not named:
+        raise ValueError(f"{uri} derives from nothing")
+    return [derived(uri, parent, G) for parent in named]
+
+
 def agent_iteration_triples(
     iteration_uri: str,
-    parent_uri: str,
+    parent_uri: str | Sequence[str],
     thought: str,
     action: str,
     arguments: Mapping[str, Any] | str,
     observation: str,
+    *,
+    step: int | None = None,
+    candidates: Sequence[str] = (),
 ) -> list[Triple]:
-    """One analysis step, derived from the previous step (the first from the question)."""
+    """One analysis step, derived from the previous step (the first from the question), or
+    from each entity the step named as used (``parent_uri`` a list: SPEC.md, the agent graph).
+    ``step``: its ``tg:stepNumber``; ``candidates``: the tools offered (``tg:toolCandidate``)."""
+    extras = [triple(iteration_uri, TG.toolCandidate, text(name), G) for name in candidates]
+    if step is not None:  # the reference's form: a plain literal
+        extras.append(triple(iteration_uri, TG.stepNumber, text(str(step)), G))
     return [
         *types(iteration_uri, G, PROV.Entity, TG.Analysis),
-        derived(iteration_uri, parent_uri, G),
+        *_derivations(iteration_uri, parent_uri),
         triple(iteration_uri, TG.thought, text(thought), G),
         triple(iteration_uri, TG.action, text(action), G),
         triple(iteration_uri, TG.arguments, text(arguments_json(arguments)), G),
         triple(iteration_uri, TG.observation, text(observation), G),
         triple(iteration_uri, RDF.type, TG.ToolUse, G),
         label(iteration_uri, "Analysis"),
+        *extras,
     ]
 
 
@@ -65,11 +87,19 @@ def agent_observation_triples(observation_uri: str, iteration_uri: str) -> list[
     ]
 
 
-def agent_final_triples(final_uri: str, parent_uri: str, answer: str) -> list[Triple]:
-    """The conclusion, derived from the last analysis (or the question if none)."""
+def agent_final_triples(
+    final_uri: str,
+    parent_uri: str | Sequence[str],
+    answer: str,
+    reason: TerminationReason | None = None,
+) -> list[Triple]:
+    """The conclusion, derived from the last analysis (or the question if none), or from each
+    entity the answering step named as used; ``reason``: its ``tg:terminationReason``."""
+    ended = [] if reason is None else [triple(final_uri, TG.terminationReason, text(reason), G)]
     return [
         *types(final_uri, G, PROV.Entity, TG.Conclusion),
-        derived(final_uri, parent_uri, G),
+        *_derivations(final_uri, parent_uri),
         triple(final_uri, TG.answer, text(answer), G),
         *answer_extras(final_uri, "Conclusion"),
+        *ended,
     ]

@@ -111,6 +111,12 @@ class TG:
     method: Final = _t(TG_NS, "method")
     answerVerdict: Final = _t(TG_NS, "answerVerdict")
     relevance: Final = _t(TG_NS, "relevance")
+    # the reference's (TrustGraph 2.11.1) agent facts where SPEC.md is silent (docs/provenance.md,
+    # "Agent steps as a graph"): an analysis's step number and the tools offered to it, why
+    # the loop ended (on the conclusion)
+    stepNumber: Final = _t(TG_NS, "stepNumber")
+    toolCandidate: Final = _t(TG_NS, "toolCandidate")
+    terminationReason: Final = _t(TG_NS, "terminationReason")
 
 
 class PROV:

@@ -19,6 +19,7 @@ from trustgraph_flow.agent.react import Act, Finish, ParseError, StepReply, pars
 from trustgraph_flow.agent.resume import recorded_answer, recorded_steps
 from trustgraph_flow.agent.session import Session, event, stopped_answer
 from trustgraph_flow.agent.tools import ToolCall, ToolFailure, run_tool
+from trustgraph_flow.agent.uses import entity_id, resolve_uses, usable
 from trustgraph_flow.structured import BadReply, ask
 
 log = logging.getLogger(__name__)
@@ -51,10 +52,14 @@ async def run(session: Session) -> AsyncIterator[AgentResponse]:
     for n in range(len(session.steps) + 1, session.max_iterations + 1):
         # Structured, the last step may only answer: its schema offers no tool.
         last = session.structured and n == session.max_iterations
+        offered = [] if last else [t.name for t in session.tools]
         reply = await think(session, last)
         iteration_uri = uris.agent_iteration_uri(session.uri, n)
         try:
             parsed = read(reply, last)
+            uses = resolve_uses(
+                parsed.uses, session.uri, usable(session.uri, len(session.steps)), n, parsed.thought
+            )
         except ParseError as exc:
             if exc.thought:
                 yield event("thought", exc.thought)
@@ -65,13 +70,15 @@ async def run(session: Session) -> AsyncIterator[AgentResponse]:
             if parsed.thought:
                 yield event("thought", parsed.thought)
             if isinstance(parsed, Finish):
-                async for ending in session.conclude(parsed.answer):
+                async for ending in session.conclude(parsed.answer, uses=uses):
                     yield ending
                 return
             yield event("action", f"{parsed.tool} {arguments_json(parsed.arguments)}")
             observation = await act(session, parsed.tool, parsed.arguments, iteration_uri)
-            step = Step(parsed.thought, parsed.tool, parsed.arguments, observation)
-        explains = session.record(step)
+            step = Step(
+                parsed.thought, parsed.tool, parsed.arguments, observation, uses=tuple(uses)
+            )
+        explains = session.record(step, offered)
         yield event("observation", step.observation)
         for explain in explains:
             yield explain
@@ -105,7 +112,17 @@ async def think(session: Session, last: bool = False) -> str | StepReply | BadRe
         if session.structured:
             try:
                 step = await ask(
-                    session.ctx, request, StepReply, schema=step_schema(offered), timeout=timeout
+                    session.ctx,
+                    request,
+                    StepReply,
+                    schema=step_schema(
+                        offered,
+                        [
+                            entity_id(session.uri, u)
+                            for u in usable(session.uri, len(session.steps))
+                        ],
+                    ),
+                    timeout=timeout,
                 )
             except BadReply as bad:
                 if bad.response is not None:

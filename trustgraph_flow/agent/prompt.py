@@ -35,13 +35,15 @@ by step and using the tools listed below; you never invent facts a tool did not 
 Reply with one JSON object and nothing else.
 
 To use a tool:
-{{"thought": "<your reasoning about what to do next>", \
+{{"thought": "<your reasoning about what to do next>", "uses": [<ids>], \
 "next": {{"action": "<one tool name from the list>", "arguments": {{<the tool's arguments>}}}}}}
 
 When you know the answer:
-{{"thought": "<your reasoning>", "next": {{"action": "{FINAL_ANSWER}", "answer": "<the answer>"}}}}
+{{"thought": "<your reasoning>", "uses": [<ids>], "next": {{"action": "{FINAL_ANSWER}", "answer": "<the answer>"}}}}
 
-The tool's result is given to you as the Observation of that step."""
+The tool's result is given to you as the Observation of that step. In "uses" name what this \
+step relies on: the ids in brackets of the earlier observations (or steps) it builds on, or \
+"question"; [] continues from the step before."""
 
 
 @dataclass(frozen=True)
@@ -52,14 +54,17 @@ class Step:
     action: str
     arguments: dict[str, Any] = field(default_factory=dict)
     observation: str = ""
+    ref: str = ""  # its id in this session's trace (``i3``); "" for the request's history
+    uses: tuple[str, ...] = ()  # the URIs it named as used (none: the linear chain)
 
     def view(self) -> dict[str, Any]:
-        return {
+        shown = {
             "thought": self.thought,
             "action": self.action,
             "arguments": dict(self.arguments),
             "observation": self.observation,
         }
+        return {**shown, "id": self.ref} if self.ref else shown
 
 
 def _tool_line(tool: ToolConfig, structured: bool = False) -> str:
@@ -76,11 +81,13 @@ def _tool_line(tool: ToolConfig, structured: bool = False) -> str:
     return f"- {tool.name}: {tool.description}\n  Arguments: {args}\n  Example: Args: {example}"
 
 
-def _step_text(step: Step) -> str:
-    lines = [f"Thought: {step.thought}"]
+def _step_text(step: Step, structured: bool = False) -> str:
+    ids = structured and step.ref  # the ids ``uses`` names, shown to the JSON step only
+    lines = [f"[{step.ref}] Thought: {step.thought}" if ids else f"Thought: {step.thought}"]
     if step.action:
         lines += [f"Action: {step.action}", f"Args: {arguments_json(step.arguments)}"]
-    lines.append(f"Observation: {step.observation}")
+    seen = f"Observation [{step.ref}/observation]" if ids else "Observation"
+    lines.append(f"{seen}: {step.observation}")
     return "\n".join(lines)
 
 
@@ -102,7 +109,7 @@ def render_prompt(
     parts = ["Tools:", *tool_lines]
     parts += ["", f"Question: {question}"]
     if history:
-        parts += ["", "Steps so far:", *(_step_text(s) for s in history)]
+        parts += ["", "Steps so far:", *(_step_text(s, structured) for s in history)]
     if structured and last:
         parts += ["", LAST_STEP]
     elif structured:

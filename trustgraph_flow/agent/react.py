@@ -38,6 +38,7 @@ class Act:
     thought: str
     tool: str
     arguments: dict[str, Any] = field(default_factory=dict)
+    uses: tuple[str, ...] = ()  # the ids the step names as used (uses.py), unchecked
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,7 @@ class Finish:
 
     thought: str
     answer: str
+    uses: tuple[str, ...] = ()
 
 
 class ParseError(ValueError):
@@ -70,22 +72,27 @@ class StepReply(BaseModel):
 
     model_config = ConfigDict(extra="ignore", frozen=True)
     thought: str = ""
+    uses: list[str] = []
     next: NextStep
 
     def decision(self) -> Act | Finish:
         """The step as an action or the final answer; ``ParseError`` for an empty answer."""
         thought = self.thought.strip()
+        uses = tuple(self.uses)
         if self.next.action != FINAL_ANSWER:
-            return Act(thought, self.next.action.strip(), dict(self.next.arguments))
+            return Act(thought, self.next.action.strip(), dict(self.next.arguments), uses)
         if not self.next.answer.strip():
             raise ParseError("'final-answer' has an empty 'answer'", thought)
-        return Finish(thought, self.next.answer.strip())
+        return Finish(thought, self.next.answer.strip(), uses)
 
 
-def step_schema(tools: Sequence[ToolConfig]) -> dict[str, Any]:
+def step_schema(
+    tools: Sequence[ToolConfig], usable: Sequence[str] = ("question",)
+) -> dict[str, Any]:
     """The JSON schema of a step: one branch per tool (its name and argument schema), plus
     the final answer, so that every reply that validates can be carried out. ``anyOf``
-    (the branches exclude each other by ``action``): strict servers refuse ``oneOf``."""
+    (the branches exclude each other by ``action``): strict servers refuse ``oneOf``.
+    ``usable``: the ids ``uses`` may name (the question, earlier analyses and observations)."""
     final = {
         "type": "object",
         "properties": {
@@ -109,8 +116,12 @@ def step_schema(tools: Sequence[ToolConfig]) -> dict[str, Any]:
     ]
     schema = {
         "type": "object",
-        "properties": {"thought": {"type": "string"}, "next": {"anyOf": [*branches, final]}},
-        "required": ["thought", "next"],
+        "properties": {
+            "thought": {"type": "string"},
+            "uses": {"type": "array", "items": {"type": "string", "enum": list(usable)}},
+            "next": {"anyOf": [*branches, final]},
+        },
+        "required": ["thought", "uses", "next"],
         "additionalProperties": False,
     }
     return limit_strings(schema, MAX_STEP_STRING)

@@ -6,13 +6,14 @@ are safe). The loop that drives a session is ``loop.py``; the wiring ``processor
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from trustgraph_base.messaging import Context
 from trustgraph_base.provenance import (
     GRAPH_RETRIEVAL,
+    TerminationReason,
     agent_final_triples,
     agent_iteration_triples,
     agent_observation_triples,
@@ -24,6 +25,7 @@ from trustgraph_base.schema import AgentRequest, AgentResponse, TextCompletionRe
 from trustgraph_flow.agent.prompt import Step
 from trustgraph_flow.agent.settings import Settings
 from trustgraph_flow.agent.tools import ToolConfig
+from trustgraph_flow.agent.uses import entity_id
 from trustgraph_flow.trace_writer import TraceWriter
 
 
@@ -34,6 +36,15 @@ def stopped_answer(iterations: int) -> str:
 
 
 EventKind = Literal["thought", "action", "observation", "explain"]
+# How a session ends (the final response's ``finish_reason``) and the reference's name for it
+# on the conclusion (``tg:terminationReason``). "abstained": the agent declined to answer
+# from what it found (the answer says why).
+FinishReason = Literal["answer", "iteration-limit", "abstained"]
+TERMINATION: dict[FinishReason, TerminationReason] = {
+    "answer": "final-answer",
+    "iteration-limit": "max-iterations",
+    "abstained": "abstained",
+}
 
 
 def event(
@@ -147,26 +158,35 @@ class Session:
             driving.cancel()  # still running only if the caller or a send gave up
             await asyncio.gather(driving, return_exceptions=True)
 
-    def record(self, step: Step) -> list[AgentResponse]:
+    def record(self, step: Step, offered: Sequence[str] = ()) -> list[AgentResponse]:
         """Publish the next analysis and TrustGraph's Observation entity of it, as one trace
         message (the trace first, before the client hears of either); their explain events
-        (none: not explainable)."""
-        uri = uris.agent_iteration_uri(self.uri, len(self.steps) + 1)
-        previous = self.last_uri
+        (none: not explainable). The analysis derives from what the step named as used, else
+        from the step before (the first from the question); ``offered``: the tools it had."""
+        n = len(self.steps) + 1
+        uri = uris.agent_iteration_uri(self.uri, n)
+        parents = list(step.uses) or self.last_uri
         observation_uri = uris.agent_observation_uri(uri)
         explains = self.publish(
             (
                 uri,
                 lambda: (
                     agent_iteration_triples(
-                        uri, previous, step.thought, step.action, step.arguments, step.observation
+                        uri,
+                        parents,
+                        step.thought,
+                        step.action,
+                        step.arguments,
+                        step.observation,
+                        step=n,
+                        candidates=offered,
                     )
                     + self.cost_of(uri)
                 ),
             ),
             (observation_uri, lambda: agent_observation_triples(observation_uri, uri)),
         )
-        self.steps.append(step)
+        self.steps.append(replace(step, ref=entity_id(self.uri, uri)))
         return explains
 
     def note_call(self, response: TextCompletionResponse, latency_ms: float) -> None:
@@ -194,18 +214,21 @@ class Session:
             self.trace.fail(message)
 
     async def conclude(
-        self, answer: str, reason: Literal["answer", "iteration-limit"] = "answer"
+        self, answer: str, reason: FinishReason = "answer", uses: Sequence[str] = ()
     ) -> AsyncIterator[AgentResponse]:
+        """Publish the conclusion — derived from what the answering step named as used, else
+        from the last step — and give the answer. ``reason`` is the final response's
+        ``finish_reason``; the trace keeps it as ``tg:terminationReason`` (``TERMINATION``)."""
         final_uri = uris.agent_final_uri(self.uri)
-        last = self.last_uri
+        last = list(uses) or self.last_uri
         for explain in self.publish(
             (
                 final_uri,
                 # An answer the LLM gave carries that call's figures; the iteration limit's does
                 # not (its last call is on the last analysis).
                 lambda: (
-                    agent_final_triples(final_uri, last, answer)
-                    + (self.cost_of(final_uri) if reason == "answer" else [])
+                    agent_final_triples(final_uri, last, answer, TERMINATION[reason])
+                    + (self.cost_of(final_uri) if reason != "iteration-limit" else [])
                 ),
             )
         ):
