@@ -33,8 +33,9 @@ def pulsar_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture(autouse=True)
 def store_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[str | None]:
-    """With ``TG_TEST_STORE=server``, a fresh ``oxigraph serve`` per test as the store's backend."""
-    from tests.support.sparql_server import close_backends, oxigraph_server, server_mode
+    """With ``TG_TEST_STORE=server``, a fresh ``oxigraph serve`` per test as the store's backend
+    (``sharded``: three)."""
+    from tests.support.sparql_server import close_backends, server_mode, store_servers
 
     if not server_mode():
         try:
@@ -42,7 +43,7 @@ def store_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[str | None]:
         finally:
             close_backends()
         return
-    with oxigraph_server() as url:
+    with store_servers() as url:
         monkeypatch.setenv("TG_STORE_URI", url)
         try:
             yield url

@@ -39,6 +39,12 @@ class Command(click.Command):
             raise one_line(exc) from None
 
 
+class Group(Command, click.Group):
+    """A click group whose usage errors (its own and its commands') are one line and exit 2."""
+
+    command_class = Command
+
+
 def one_line(exc: click.UsageError) -> UsageLine:
     """The usage error's message on one line, with where to look for help."""
     hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
@@ -48,3 +54,8 @@ def one_line(exc: click.UsageError) -> UsageLine:
 def command(**kwargs: Any) -> Callable[[Callable[..., Any]], click.Command]:
     """``@click.command`` with the shared ``Command`` class."""
     return click.command(cls=Command, **kwargs)
+
+
+def group(**kwargs: Any) -> Callable[[Callable[..., Any]], click.Group]:
+    """``@click.group`` with the shared ``Group`` class."""
+    return click.group(cls=Group, **kwargs)

@@ -1,4 +1,5 @@
-"""``oxigraph serve`` for the tests: the store's server backend (``TG_TEST_STORE=server``).
+"""``oxigraph serve`` for the tests: the store's server backend (``TG_TEST_STORE=server``),
+or its sharded backend over three of them (``TG_TEST_STORE=sharded``).
 
 With ``TG_TEST_STORE=server`` every test gets a fresh in-memory Oxigraph server on a free
 loopback port and ``TG_STORE_URI`` pointing at it (the ``store_server`` fixture), so each
@@ -6,11 +7,14 @@ store processor the test starts (in process, as a subprocess, or under tg-start)
 collections there instead of on disk. A fixture that outlives one test (a module's stack)
 takes a server of its own from ``shared_store_uri``; a test that writes a store itself uses
 ``store_backend``; one of embedded-only machinery is marked ``embedded_only``. The binary
-comes with the ``oxigraph`` package (the test extras).
+comes with the ``oxigraph`` package (the test extras). ``TG_TEST_STORE=sharded`` is the same
+with three servers per test (``TG_STORE_URI`` names the three: collections are placed on
+them by the table on the first, docs/store.md "Sharded").
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -39,12 +43,28 @@ class Counting(SparqlServer):
         return super()._post(*args, **kwargs)
 
 
-def server_mode() -> bool:
-    """Whether this run keeps the store on a SPARQL server (``TG_TEST_STORE=server``)."""
+def store_mode() -> str:
+    """Where this run keeps the store: ``embedded``, ``server`` or ``sharded`` (``TG_TEST_STORE``)."""
     mode = os.environ.get("TG_TEST_STORE", "embedded")
-    if mode not in ("embedded", "server"):
-        raise ValueError(f"TG_TEST_STORE={mode!r}: expected 'embedded' or 'server'")
-    return mode == "server"
+    if mode not in ("embedded", "server", "sharded"):
+        raise ValueError(f"TG_TEST_STORE={mode!r}: expected 'embedded', 'server' or 'sharded'")
+    return mode
+
+
+def server_mode() -> bool:
+    """Whether this run keeps the store on SPARQL servers (``TG_TEST_STORE=server`` or ``sharded``)."""
+    return store_mode() != "embedded"
+
+
+SHARDS = 3  # servers of a sharded run
+
+
+@contextmanager
+def store_servers() -> Iterator[str]:
+    """The ``store_uri`` of this run's mode: one ``oxigraph serve``, or three (sharded)."""
+    with contextlib.ExitStack() as stack:
+        count = SHARDS if store_mode() == "sharded" else 1
+        yield " ".join(stack.enter_context(oxigraph_server()) for _ in range(count))
 
 
 def oxigraph_binary() -> str:
@@ -103,10 +123,13 @@ def store_backend(path: Path, capacity: int = 32) -> Backend:
     (``TG_STORE_URI``, set by the ``store_server`` fixture). Closed when the test ends."""
     from trustgraph_flow.store.backends.embedded.stores import Stores
     from trustgraph_flow.store.backends.server.stores import RemoteStores
+    from trustgraph_flow.store.backends.sharded.stores import open_sharded
     from trustgraph_flow.store.sparql.client import SparqlServer
 
     backend: Backend
-    if server_mode():
+    if store_mode() == "sharded":
+        backend = open_sharded(os.environ["TG_STORE_URI"], 30)
+    elif server_mode():
         url = os.environ.get("TG_STORE_URI")
         if not url:
             raise RuntimeError(
@@ -133,7 +156,7 @@ def shared_store_uri() -> Iterator[str | None]:
     if not server_mode():
         yield None
         return
-    with oxigraph_server() as url:
+    with store_servers() as url:
         yield url
 
 

@@ -24,12 +24,10 @@ CLICK = {
     for name, target in SCRIPTS.items()
     if not name.startswith("tg-proc-") and name != "tg-gateway"
 }
-# tg-verify-audit and tg-rotate-signing-key work offline (a bundle, the data folder): no gateway options.
-CLIENTS = {
-    name
-    for name in CLICK
-    if name not in ("tg-start", "tg-stop", "tg-verify-audit", "tg-rotate-signing-key")
-}
+# tg-verify-audit and tg-rotate-signing-key work offline (a bundle, the data folder), and
+# tg-store-shards on the store's servers beside the store processors: no gateway options.
+OPERATOR = ("tg-start", "tg-stop", "tg-verify-audit", "tg-rotate-signing-key", "tg-store-shards")
+CLIENTS = {name for name in CLICK if name not in OPERATOR}
 FORMATS = {
     "text",
     "table",

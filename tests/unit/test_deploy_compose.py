@@ -20,6 +20,8 @@ import yaml
 from trustgraph_base.settings import ProcessorSettings
 from trustgraph_flow.gateway.server import GatewaySettings, bind_host, effective_token
 from trustgraph_flow.registry import PROCESSORS
+from trustgraph_flow.store.backends.sharded.stores import parse_shards
+from trustgraph_flow.store.service.settings import StoreSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
@@ -31,8 +33,8 @@ DOCKERIGNORE = (ROOT / ".dockerignore").read_text().split()
 BROKER = "pulsar"
 # The engines that hold the data, each a server of its own (not our image): the setting
 # that points a processor at it, and the port that setting must name.
-STORE_SERVER, VECTORS_SERVER = "oxigraph", "milvus"
-ENGINES = {BROKER, STORE_SERVER, VECTORS_SERVER}
+STORE_SERVERS, VECTORS_SERVER = ("oxigraph-a", "oxigraph-b", "oxigraph-c"), "milvus"
+ENGINES = {BROKER, *STORE_SERVERS, VECTORS_SERVER}
 GATEWAY_MODULE = "trustgraph_flow.gateway.server"
 APP_SERVICES = {name: module for name, module in PROCESSORS.items()} | {"gateway": GATEWAY_MODULE}
 STATEFUL = {"librarian"}  # the rest keep their data in the engines and may scale
@@ -186,36 +188,45 @@ def test_stop_leaves_time_to_drain() -> None:
 
 
 def test_the_store_and_the_vectors_use_their_servers(clean_env: pytest.MonkeyPatch) -> None:
-    """TG_STORE_URI / TG_VECTORS_URI name the engine services, on the ports they listen on,
-    and validate through the processors' own settings."""
-    oxigraph = SERVICES[STORE_SERVER]
-    assert re.fullmatch(r"ghcr\.io/oxigraph/oxigraph:0\.5\.\d+", oxigraph["image"])
-    cmd = oxigraph["command"]
-    assert cmd[0] == "serve" and cmd[cmd.index("--bind") + 1] == "0.0.0.0:7878"
-    (mount,) = oxigraph["volumes"]
-    assert mount.split(":")[1] == cmd[cmd.index("--location") + 1]
-    # The server stops a query no sooner than the store stops waiting for it.
+    """TG_STORE_URI names the three store servers (sharded) and TG_VECTORS_URI Milvus, each on
+    the port it listens on, validated through the processors' own settings."""
     store_timeout = settings_cls(APP_SERVICES["store"]).model_fields["sparql_timeout"].default
-    assert float(cmd[cmd.index("--timeout-s") + 1]) >= store_timeout
+    for server in STORE_SERVERS:
+        oxigraph = SERVICES[server]
+        assert re.fullmatch(r"ghcr\.io/oxigraph/oxigraph:0\.5\.\d+", oxigraph["image"])
+        cmd = oxigraph["command"]
+        assert cmd[0] == "serve" and cmd[cmd.index("--bind") + 1] == "0.0.0.0:7878"
+        (mount,) = oxigraph["volumes"]
+        assert mount.split(":")[1] == cmd[cmd.index("--location") + 1]
+        # The server stops a query no sooner than the store stops waiting for it.
+        assert float(cmd[cmd.index("--timeout-s") + 1]) >= store_timeout
+        assert oxigraph["hostname"] == server
     milvus = SERVICES[VECTORS_SERVER]
     assert re.fullmatch(r"milvusdb/milvus:v2\.\d+\.\d+", milvus["image"])
     assert milvus["command"] == ["milvus", "run", "standalone"]
     assert milvus["environment"]["ETCD_USE_EMBED"] == "true"  # standalone needs no etcd/MinIO
     assert milvus["environment"]["COMMON_STORAGETYPE"] == "local"
     assert "9091/healthz" in " ".join(milvus["healthcheck"]["test"])
-    for name, key, server, port, started in (
-        ("store", "TG_STORE_URI", STORE_SERVER, 7878, "service_started"),
-        ("vectors", "TG_VECTORS_URI", VECTORS_SERVER, 19530, "service_healthy"),
+    store_env, vectors_env = container_env("store", HOST), container_env("vectors", HOST)
+    shards = parse_shards(store_env["TG_STORE_URI"])
+    assert [url for _, url in shards] == [f"http://{s}:7878" for s in STORE_SERVERS]
+    assert len({name for name, _ in shards}) == len(STORE_SERVERS)
+    for server in STORE_SERVERS:
+        assert SERVICES["store"]["depends_on"][server] == {"condition": "service_started"}
+    assert vectors_env["TG_VECTORS_URI"] == f"http://{VECTORS_SERVER}:19530"
+    assert SERVICES[VECTORS_SERVER]["hostname"] == VECTORS_SERVER
+    assert SERVICES["vectors"]["depends_on"][VECTORS_SERVER] == {"condition": "service_healthy"}
+    for name, key, env in (
+        ("store", "TG_STORE_URI", store_env),
+        ("vectors", "TG_VECTORS_URI", vectors_env),
     ):
-        env = container_env(name, HOST)
-        assert env[key] == f"http://{server}:{port}"
-        assert SERVICES[server]["hostname"] == server
-        assert SERVICES[name]["depends_on"][server] == {"condition": started}
         assert "TG_DATA_DIR" not in env and not SERVICES[name].get("volumes")
         for k, v in env.items():
             clean_env.setenv(k, v)
         settings = settings_cls(APP_SERVICES[name])(_cli_parse_args=[])
         assert getattr(settings, key.removeprefix("TG_").lower()) == env[key]
+        if name == "store":
+            assert isinstance(settings, StoreSettings) and settings.sharded
 
 
 def test_every_engine_owns_one_named_volume_and_restarts() -> None:

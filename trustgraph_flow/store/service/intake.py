@@ -11,9 +11,9 @@ import time
 from trustgraph_base.schema.core import StoreTriples, Triples
 from trustgraph_flow.store.core.backend import Backend
 from trustgraph_flow.store.governance.seal import Seal
-from trustgraph_flow.store.service.state import Ctx, write
+from trustgraph_flow.store.service.state import Ctx, Probe, write
 from trustgraph_flow.store.service.writer import WriteReport, write_batch
-from trustgraph_flow.store.sparql.client import SparqlServer, StoreUnavailable
+from trustgraph_flow.store.sparql.client import StoreUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +53,7 @@ request that fails on its own while the server is up) they are redelivered, then
 dead-lettered, so one such message cannot stop the topic."""
 
 
-async def reachable(server: SparqlServer, held: int) -> None:
+async def reachable(server: Probe, held: int) -> None:
     """Wait until the store server answers, however long that takes: the messages that
     could not be written are held unacked meanwhile, so none is redelivered (and after a
     few redeliveries dead-lettered) while the server is down. The next batch waits too;

@@ -6,6 +6,7 @@ from pydantic import Field, field_validator
 
 from trustgraph_base.durations import parse_duration
 from trustgraph_base.settings import ProcessorSettings
+from trustgraph_flow.store.backends.sharded.stores import parse_shards
 from trustgraph_flow.store.sparql.client import SparqlServer
 
 
@@ -25,7 +26,11 @@ class StoreSettings(ProcessorSettings):
     before they reach the server (oxigraph serve 0.5 aborts on ~650); 0: no bound."""
     store_uri: str = ""
     """A SPARQL 1.1 server holding every collection, e.g. http://oxigraph:7878 (oxigraph serve)
-    or http://fuseki:3030/tg (a Fuseki 6 dataset); empty: embedded pyoxigraph under <data-dir>/store."""
+    or http://fuseki:3030/tg (a Fuseki 6 dataset); several (space- or comma-separated, each
+    optionally name=URL): collections sharded over them, placed by a table on the first
+    (docs/store.md); empty: embedded pyoxigraph under <data-dir>/store."""
+    store_control: str = ""
+    """Sharded: the SPARQL server holding the placement table (empty: the first of store_uri)."""
     retention: str = ""
     """Purge traces older than this by itself, e.g. 30d (empty: keep them all)."""
     retention_interval: float = Field(default=3600.0, gt=0)
@@ -42,11 +47,21 @@ class StoreSettings(ProcessorSettings):
     @field_validator("store_uri")
     @classmethod
     def _server(cls, value: str) -> str:
-        if value.strip():
-            SparqlServer(
-                value.strip()
-            )  # not an http(s) URL: stops the processor at start, naming it
+        for _, url in parse_shards(value):
+            SparqlServer(url)  # not an http(s) URL: stops the processor at start, naming it
         return value.strip()
+
+    @field_validator("store_control")
+    @classmethod
+    def _control(cls, value: str) -> str:
+        if value.strip():
+            SparqlServer(value.strip())
+        return value.strip()
+
+    @property
+    def sharded(self) -> bool:
+        """Whether store_uri names several servers (or a control server apart)."""
+        return len(parse_shards(self.store_uri)) > 1 or bool(self.store_control and self.store_uri)
 
     @field_validator("retention")
     @classmethod

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from pydantic import BaseModel
 
@@ -21,17 +21,28 @@ from trustgraph_base.messaging import (
 from trustgraph_base.wire import encode
 from trustgraph_flow.store.backends.embedded.snapshots import Snapshots
 from trustgraph_flow.store.backends.embedded.stores import Stores
-from trustgraph_flow.store.backends.server.stores import open_server
+from trustgraph_flow.store.backends.server.stores import RemoteStores, open_server
+from trustgraph_flow.store.backends.sharded.placement import ShardError
+from trustgraph_flow.store.backends.sharded.stores import ShardedStores, open_sharded
 from trustgraph_flow.store.core.backend import Backend
 from trustgraph_flow.store.governance.seal import Seal, open_seal
 from trustgraph_flow.store.service.settings import StoreSettings
-from trustgraph_flow.store.sparql.client import SparqlServer, StoreUnavailable
+from trustgraph_flow.store.sparql.client import StoreUnavailable
 from trustgraph_flow.store.sparql.fair import FairGate
 from trustgraph_flow.store.sparql.pool import SparqlPool
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 R = TypeVar("R", bound=BaseModel)
+
+
+class Probe(Protocol):
+    """What held writes wait on: the store server (or every shard and the placement's)."""
+
+    @property
+    def uri(self) -> str: ...
+
+    def ask(self, query: str) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -48,7 +59,7 @@ class State:
     sparql_pool: SparqlPool  # checks every query; runs it too when embedded
     gate: FairGate  # users take turns at the SPARQL threads and workers
     snapshots: Snapshots | None = None  # embedded only
-    server: SparqlServer | None = None  # the store server (server backend only)
+    server: Probe | None = None  # the store server(s) (server and sharded backends only)
     seal: Seal | None = None  # signs ended traces (setting ``signing``)
     server_max_patterns: int = 0  # the largest query sent to it (0: any)
 
@@ -65,7 +76,7 @@ class State:
         ``store-unavailable``)."""
         try:
             return await asyncio.get_running_loop().run_in_executor(self.readers, fn, self.stores)
-        except StoreUnavailable as exc:
+        except (StoreUnavailable, ShardError) as exc:
             raise ServiceError(ErrorType.STORE_UNAVAILABLE, str(exc)) from None
 
 
@@ -110,10 +121,16 @@ async def open_server_backend(settings: StoreSettings) -> State:
 
     An unreachable server is an OSError: the process says so in one line and exits 1.
     """
-    stores = await asyncio.to_thread(open_server, settings.store_uri, settings.sparql_timeout)
+    stores: RemoteStores | ShardedStores
+    if settings.sharded:
+        stores = await asyncio.to_thread(
+            open_sharded, settings.store_uri, settings.sparql_timeout, settings.store_control
+        )
+    else:
+        stores = await asyncio.to_thread(open_server, settings.store_uri, settings.sparql_timeout)
     return State(
         stores=stores,
-        server=stores.server,
+        server=stores if isinstance(stores, ShardedStores) else stores.server,
         server_max_patterns=settings.server_max_patterns,
         writer=ThreadPoolExecutor(1, thread_name_prefix="store-write"),
         readers=ThreadPoolExecutor(settings.read_threads, thread_name_prefix="store-read"),
