@@ -42,6 +42,8 @@ def test_extraction_variants() -> None:
         ("Marie Curie", "discovered", "polonium", False),
         ("Eiffel Tower", "is located in", "Paris", False),
         ("France", "has a population of", "68 million", True),
+        ("Pierre", "were", "friends", False),  # a list of subjects: one edge each
+        ("Marie", "were", "friends", False),
     ]
 
 

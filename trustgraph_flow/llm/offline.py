@@ -11,6 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 from trustgraph_flow.llm.extract import extract_edges
+from trustgraph_flow.llm.prose import prose_sentences
+from trustgraph_flow.llm.support import best
 from trustgraph_flow.llm.text import (
     as_list,
     as_text,
@@ -18,13 +20,13 @@ from trustgraph_flow.llm.text import (
     field,
     first_sentence,
     overlap,
-    sentences,
 )
 
 MODEL = "offline"
 DEFAULT_SELECT = 5
 FALLBACK_PICKS = 3
 MAX_ANSWER_SENTENCES = 3
+MAX_DOCUMENT_SENTENCES = 2
 NO_GRAPH_ANSWER = "No relevant information was found in the knowledge graph."
 NO_DOCUMENT_ANSWER = "No relevant information was found in the documents."
 # An observation containing one of these did not answer the question.
@@ -88,17 +90,20 @@ def _sentence(edge: Any) -> str:
 
 
 def graph_answer(variables: dict[str, Any], structured: bool = False) -> str:
-    """``graph-rag-answer``: "S P O." for the edges that best match the question (structured:
-    ``{"answer", "cited"}`` citing those edges' numbers)."""
+    """``graph-rag-answer``: "S P O." for the edges that best support an answer to the
+    question (``support.best``), or that the graph does not say (structured:
+    ``{"answer", "cited", "claims"}`` citing those edges' numbers)."""
     edges = [
         e for e in as_list(variables.get("edges")) if isinstance(e, dict) and _edge_text(e).strip()
     ]
-    if not edges:
+    chosen = [
+        s.index
+        for s in best(
+            as_text(variables.get("question")), [_edge_text(e) for e in edges], MAX_ANSWER_SENTENCES
+        )
+    ]
+    if not chosen:
         return _answer([NO_GRAPH_ANSWER], [], structured)
-    ranked = _ranked(as_text(variables.get("question")), [_edge_text(e) for e in edges])
-    chosen = [i for i, _ in _most_relevant(ranked)[:MAX_ANSWER_SENTENCES]] or list(
-        range(min(len(edges), MAX_ANSWER_SENTENCES))
-    )
     return _answer([_sentence(edges[i]) for i in chosen], [i + 1 for i in chosen], structured)
 
 
@@ -118,20 +123,21 @@ def _answer(claims: list[str], cited: list[int], structured: bool) -> str:
 
 
 def document_answer(variables: dict[str, Any], structured: bool = False) -> str:
-    """``document-rag-answer``: the chunk sentences that best match the question (structured:
-    ``{"answer", "cited"}`` citing the chunks they come from)."""
-    found: list[str] = []
-    source: list[int] = []  # the 1-based number of the chunk each sentence is from
+    """``document-rag-answer``: the sentence of the excerpts that best supports an answer to
+    the question, and another only if it adds to it (``support.best``), in document order;
+    or that the documents do not say (structured: ``{"answer", "cited", "claims"}`` citing
+    the excerpts they come from)."""
+    found: dict[str, int] = {}  # each sentence (its words) -> the 1-based excerpt it is from
     for n, chunk in enumerate(as_list(variables.get("chunks")), start=1):
-        for sentence in sentences(as_text(chunk)):
-            found.append(sentence)
-            source.append(n)
-    ranked = _ranked(as_text(variables.get("question")), found)
-    if not ranked:
+        for sentence in prose_sentences(as_text(chunk)):
+            found.setdefault(" ".join(sentence.split()), n)  # overlapping excerpts repeat it
+    texts = list(found)
+    chosen = sorted(
+        s.index for s in best(as_text(variables.get("question")), texts, MAX_DOCUMENT_SENTENCES)
+    )
+    if not chosen:
         return _answer([NO_DOCUMENT_ANSWER], [], structured)
-    # The most relevant sentences, in their document order.
-    chosen = sorted(i for i, _ in _most_relevant(ranked)[:MAX_ANSWER_SENTENCES])
-    return _answer([found[i] for i in chosen], [source[i] for i in chosen], structured)
+    return _answer([texts[i] for i in chosen], [found[texts[i]] for i in chosen], structured)
 
 
 def _useful(observation: str) -> bool:

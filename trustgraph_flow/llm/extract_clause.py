@@ -1,0 +1,230 @@
+"""Reading one clause for the offline extractor: from its verb to its object(s).
+
+A predicate is the lower-case words from the verb up to the next capitalised noun phrase (an
+entity), a number (a literal) or, failing those, the verb and the first noun phrase after it.
+A passive with its agent is read as the agent's act ("was designed by Casimir Rook" → Casimir
+Rook designed …); a list of objects gives one edge each ("exports wool, tin and copper"); a
+year after the object gives the act's date ("designed the bridge in 1871").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from trustgraph_flow.llm.extract_verbs import (
+    ADVERBS,
+    NEGATIONS,
+    is_participle,
+    looks_verb,
+    past_of,
+)
+from trustgraph_flow.llm.extract_words import ARTICLES, CLAUSE_WORDS, COPULAS, VERB_PARTICLES
+from trustgraph_flow.llm.text import STOPWORDS
+
+MAX_PREDICATE_WORDS = 6
+MAX_OBJECT_WORDS = 3
+NAME_JOINERS = frozenset({"of", "de", "von", "van", "upon", "la", "le", "du"})
+
+
+@dataclass(frozen=True)
+class Read:
+    """What a clause states: (s, p, o, literal) facts, and where the clause ended."""
+
+    facts: list[tuple[str, str, str, bool]]
+    end: int
+
+
+def is_cap(token: str) -> bool:
+    return token[:1].isupper()
+
+
+def is_word(token: str) -> bool:
+    return token[:1].isalnum()
+
+
+def noun_phrase(tokens: list[str], start: int) -> int:
+    """The end of the name beginning at ``start``: capitalised words, 'of' between them
+    ("University of Leeds")."""
+    end = start
+    while end < len(tokens) and is_cap(tokens[end]):
+        end += 1
+        joined = end + 1 < len(tokens) and tokens[end].lower() in NAME_JOINERS
+        if joined and is_cap(tokens[end + 1]):
+            end += 1
+    return end
+
+
+def phrase(tokens: list[str], start: int, end: int) -> str:
+    return " ".join(tokens[start:end])
+
+
+def object_phrase(tokens: list[str], start: int) -> tuple[str, int]:
+    """Up to a few content words, stopping at punctuation, a clause or a stopword after them."""
+    words: list[str] = []
+    i = start
+    while i < len(tokens):
+        low = tokens[i].lower()
+        if not is_word(tokens[i]) or low in CLAUSE_WORDS or (low in STOPWORDS and words):
+            break
+        i += 1
+        if low in STOPWORDS or (low in ADVERBS and not words):
+            continue
+        words.append(tokens[i - 1])
+        if len(words) == MAX_OBJECT_WORDS:
+            break
+    return " ".join(words), i
+
+
+def _predicate(words: list[str]) -> str:
+    kept = [w.lower() for w in words if w.lower() not in ADVERBS - NEGATIONS]
+    while kept and kept[-1] in ARTICLES:
+        kept = kept[:-1]
+    return " ".join(kept)
+
+
+def _year_after(tokens: list[str], end: int) -> tuple[str, str] | None:
+    """'in 1871' (or 'on 3 May 1871') right after an object: (preposition, year)."""
+    if end + 1 < len(tokens) and tokens[end].lower() in {"in", "on", "during", "by"}:
+        for token in tokens[end + 1 : end + 4]:
+            if len(token) == 4 and token.isdigit():
+                return tokens[end].lower(), token
+    return None
+
+
+def _more(tokens: list[str], end: int, capital: bool) -> tuple[list[str], int]:
+    """Further items of a list after its first ("X, Y and Z"), and where the list ends; an
+    item followed by a verb begins a new clause and is no item."""
+    items: list[str] = []
+    while True:
+        j = end
+        if j < len(tokens) and tokens[j] == ",":
+            j += 1
+        if j < len(tokens) and tokens[j].lower() in ("and", "or"):
+            j += 1
+        if j == end:
+            return items, end
+        if j < len(tokens) and tokens[j].lower() in ARTICLES:
+            j += 1
+        if j >= len(tokens) or tokens[j].lower() in STOPWORDS or not is_word(tokens[j]):
+            return items, end
+        if capital != is_cap(tokens[j]):
+            return items, end
+        if capital:
+            k = noun_phrase(tokens, j)
+            item = phrase(tokens, j, k)
+        else:
+            item, k = object_phrase(tokens, j)
+        if not item or (k < len(tokens) and looks_verb(tokens[k])):
+            return items, end
+        items.append(item)
+        end = k
+
+
+def _passive(tokens: list[str], start: int) -> Read | None:
+    """'(has been|was) [adverbs] designed by [the] Agent[, Agent2 and Agent3]': the agents'
+    act, with an empty object the caller fills in with the subject."""
+    j = start
+    if j < len(tokens) and tokens[j].lower() in COPULAS | {"be"}:
+        j += 1
+    elif j + 1 < len(tokens) and tokens[j].lower() in {"has", "have", "had"}:
+        j += 2 if tokens[j + 1].lower() == "been" else len(tokens)
+    else:
+        return None
+    while j < len(tokens) and tokens[j].lower() in ADVERBS - NEGATIONS:
+        j += 1
+    if j + 2 >= len(tokens) or not is_participle(tokens[j]) or tokens[j + 1].lower() != "by":
+        return None
+    k = j + 2 + (tokens[j + 2].lower() in ARTICLES)
+    if k >= len(tokens) or not is_cap(tokens[k]):
+        return None
+    end = noun_phrase(tokens, k)
+    more, end = _more(tokens, end, capital=True)
+    verb = past_of(tokens[j])
+    facts = [(agent, verb, "", False) for agent in [phrase(tokens, k, noun_phrase(tokens, k))]]
+    facts += [(agent, verb, "", False) for agent in more]
+    return Read(facts, end)
+
+
+def passive_facts(subject: str, tokens: list[str], start: int) -> Read | None:
+    """A passive clause about ``subject`` read as its agents' act (and its year, if any)."""
+    read = _passive(tokens, start)
+    if read is None:
+        return None
+    facts = [(s, p, subject, False) for s, p, _, _ in read.facts]
+    year = _year_after(tokens, read.end)
+    if year is not None:
+        s, p, o, _ = facts[0]
+        facts.append((s, f"{p} {o} {year[0]}", year[1], True))
+    return Read(facts, read.end)
+
+
+def _fallback(tokens: list[str], start: int) -> tuple[str, str, int] | None:
+    """'X is a physicist' / 'X discovered polonium' / 'Chlorine is added to the water':
+    a lower-case object."""
+    verb = [tokens[start]]
+    nxt = start + 1
+    copula = tokens[start].lower() in COPULAS
+    while nxt < len(tokens) and tokens[nxt].lower() in NEGATIONS | ADVERBS:
+        if tokens[nxt].lower() in NEGATIONS:
+            verb.append(tokens[nxt])
+        nxt += 1
+    if copula and nxt < len(tokens) and is_participle(tokens[nxt]):
+        verb.append(tokens[nxt])  # "is added": a passive whose agent is not named
+        nxt += 1
+        copula = False
+    if not copula and nxt < len(tokens) and tokens[nxt].lower() in VERB_PARTICLES:
+        verb.append(tokens[nxt])  # "worked as", "lives in"
+        nxt += 1
+    if nxt < len(tokens) and tokens[nxt].lower() in ARTICLES:
+        if copula:
+            verb.append(tokens[nxt])  # "is a physicist" keeps its article in the predicate
+        nxt += 1
+    obj, end = object_phrase(tokens, nxt)
+    if not obj:
+        return None
+    return " ".join(w.lower() for w in verb), obj, end
+
+
+def active_facts(subject: str, tokens: list[str], start: int) -> Read | None:
+    """The facts of the clause whose verb is ``tokens[start]`` (None: it states nothing)."""
+    negated = start + 1 < len(tokens) and tokens[start].lower() in NEGATIONS
+    if start >= len(tokens) or not looks_verb(tokens[start + negated]):
+        return None
+    if negated:  # "never designed the mill": the act, denied
+        read = active_facts(subject, tokens, start + 1)
+        if read is None:
+            return None
+        denied = [(s, f"{tokens[start].lower()} {p}", o, lit) for s, p, o, lit in read.facts]
+        return Read(denied, read.end)
+    passive = passive_facts(subject, tokens, start)
+    if passive is not None:
+        return passive
+    p, o, end, literal = "", "", start, False
+    for i in range(start, min(len(tokens), start + MAX_PREDICATE_WORDS + 1)):
+        token = tokens[i]
+        if not is_word(token) or token.lower() in CLAUSE_WORDS:
+            break  # a predicate never runs into the next clause
+        p = _predicate(tokens[start:i])
+        if is_cap(token) and p:
+            end = noun_phrase(tokens, i)
+            o = phrase(tokens, i, end)
+            break
+        if token[0].isdigit() and p:
+            unit = tokens[i + 1] if i + 1 < len(tokens) and tokens[i + 1].isalpha() else ""
+            keep = unit and unit.lower() not in STOPWORDS
+            o, end, literal = (f"{token} {unit}" if keep else token), i + 1 + bool(keep), True
+            break
+    if not o:
+        found = _fallback(tokens, start)
+        if found is None:
+            return None
+        p, o, end = found
+    items = [o]
+    if not literal:
+        more, end = _more(tokens, end, capital=is_cap(o))
+        items += more
+    facts = [(subject, p, item, literal) for item in items]
+    year = None if literal else _year_after(tokens, end)
+    if year is not None:
+        facts.append((subject, f"{p} {o} {year[0]}", year[1], True))
+    return Read(facts, end)
