@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
 from trustgraph_base import bounds
+from trustgraph_base.rdf.iri import IRI_PATTERN
 from trustgraph_base.rdf.terms import BlankTerm, IriTerm, Term, Triple
 from trustgraph_base.schema.core import Message, Response, Scoped, bounded
 
@@ -14,6 +15,9 @@ ALL_GRAPHS = "*"
 
 
 MAX_PATTERNS = 1000
+MAX_DATASET = 64  # graphs a SPARQL request may name as its dataset
+
+GraphIri = Annotated[str, Field(pattern=IRI_PATTERN, max_length=2048)]
 
 
 class TriplePattern(Message):
@@ -50,9 +54,27 @@ class TriplesQueryResponse(Response):
 
 
 class SparqlQueryRequest(Scoped):
-    """A read-only SPARQL query (SELECT, ASK, CONSTRUCT, DESCRIBE) over the caller's collection."""
+    """A read-only SPARQL query (SELECT, ASK, CONSTRUCT, DESCRIBE) over the caller's collection.
+
+    ``default-graph-uri`` and ``named-graph-uri`` are the SPARQL 1.1 Protocol's dataset, naming
+    graphs of the collection only: given either, the query's default graph is the merge of
+    the first and its named graphs are the second (FROM and FROM NAMED in the text are then
+    ignored). Neither: the collection's default graph and all its named graphs.
+    """
 
     query: str = Field(min_length=1, max_length=100_000)
+    default_graph_uri: list[GraphIri] | None = Field(
+        default=None, max_length=MAX_DATASET, alias="default-graph-uri"
+    )
+    named_graph_uri: list[GraphIri] | None = Field(
+        default=None, max_length=MAX_DATASET, alias="named-graph-uri"
+    )
+
+    def dataset(self) -> tuple[list[str], list[str]] | None:
+        """The protocol's dataset as (default graphs, named graphs); None when not given."""
+        if self.default_graph_uri is None and self.named_graph_uri is None:
+            return None
+        return list(self.default_graph_uri or []), list(self.named_graph_uri or [])
 
 
 class SparqlBinding(Message):

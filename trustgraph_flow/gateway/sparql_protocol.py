@@ -5,7 +5,9 @@
 (``/api/v1/sparql/{collection}``, for clients that append ``?query=`` to the endpoint URL)
 or as ``collection`` (default ``default``) and, for the operator only, ``user``. A GET
 without a query answers the SPARQL 1.1 Service Description (``sparql_service``); a
-collection the caller does not have is ``not-found`` (404), never an empty answer. The query goes to the same ``sparql`` service as every
+collection the caller does not have is ``not-found`` (404), never an empty answer.
+``default-graph-uri`` and ``named-graph-uri`` (each repeatable) set the query's dataset from
+the collection's graphs (``SparqlQueryRequest``). The query goes to the same ``sparql`` service as every
 other client's — the same read-only check (updates and SERVICE refused by the parser),
 the same per-(user, collection) store, the same time limit — after the same
 ``authenticate``/``admit`` as REST and the socket: an API key fixes the user.
@@ -42,20 +44,26 @@ from trustgraph_flow.gateway.sparql_service import service_description
 
 log = logging.getLogger(__name__)
 
-UNSUPPORTED = ("default-graph-uri", "named-graph-uri")
+DATASET = ("default-graph-uri", "named-graph-uri")  # repeatable: the query's dataset
 
 
-async def query_of(request: web.Request) -> tuple[str | None, dict[str, str]]:
+async def query_of(request: web.Request) -> tuple[str | None, dict[str, Any]]:
     """The query text and the other parameters, however the protocol carried them (no
-    query: a GET that asks for the service description)."""
-    params = dict(request.query)
+    query: a GET that asks for the service description); the dataset's as lists."""
+    params: dict[str, Any] = dict(request.query)
+    for name in DATASET:
+        if name in request.query:
+            params[name] = request.query.getall(name)
     if request.method == "POST":
         ctype = request.content_type
         if ctype == "application/sparql-query":
             return await request.text(), params
         if ctype == "application/x-www-form-urlencoded":
             form = await request.post()
-            params.update({k: str(v) for k, v in form.items()})
+            params.update({k: str(v) for k, v in form.items() if k not in DATASET})
+            for name in DATASET:
+                if name in form:
+                    params[name] = [*params.get(name, []), *map(str, form.getall(name))]
         elif ctype == "application/sparql-update":
             raise ServiceError(
                 ErrorType.SPARQL_UPDATE_REFUSED,
@@ -72,13 +80,6 @@ async def query_of(request: web.Request) -> tuple[str | None, dict[str, str]]:
             ErrorType.SPARQL_UPDATE_REFUSED,
             "this endpoint is read-only: SPARQL Update is not accepted",
         )
-    for name in UNSUPPORTED:
-        if name in params:
-            raise ServiceError(
-                ErrorType.BAD_REQUEST,
-                f"{name} is not supported: name graphs with GRAPH <…> in the query "
-                "(the default graph is the collection's default graph)",
-            )
     query = params.pop("query", None)
     if not query and request.method == "GET" and "query" not in request.query:
         return None, params
@@ -100,9 +101,12 @@ async def sparql_handler(request: web.Request) -> web.StreamResponse:
         scope: dict[str, Any] = {"collection": collection_of(request, params)}
         if "user" in params:
             scope["user"] = params["user"]
+        dataset = {name: params[name] for name in DATASET if name in params}
         ask = Asker(request.app[DISPATCHER], principal)
         resp = from_json(
-            SparqlQueryResponse, await ask("sparql", {**scope, "query": query}), tolerant=True
+            SparqlQueryResponse,
+            await ask("sparql", {**scope, **dataset, "query": query}),
+            tolerant=True,
         )
         if is_empty(resp):
             await known_collection(ask, scope)

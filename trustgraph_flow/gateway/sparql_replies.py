@@ -3,6 +3,9 @@ names, a graph in the negotiated format, errors (406 included), each with CORS h
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import pyoxigraph as ox
 from aiohttp import web
 
@@ -17,7 +20,7 @@ def failure_response(request: web.Request, failure: ServiceError) -> web.StreamR
     return with_cors(request, web.json_response(failure.body(), status=failure.status))
 
 
-def collection_of(request: web.Request, params: dict[str, str]) -> str:
+def collection_of(request: web.Request, params: Mapping[str, Any]) -> str:
     """The collection named in the path, else by the ``collection`` parameter, else default."""
     in_path = request.match_info.get("collection")
     named = params.get("collection")

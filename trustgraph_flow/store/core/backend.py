@@ -67,7 +67,9 @@ class BatchRemover(Protocol):
 class SparqlEndpoint(Protocol):
     """A store that runs a caller's (checked) SPARQL itself (the server backend's ``RemoteStore``)."""
 
-    def sparql(self, text: str, form: str, timeout: float) -> SparqlQueryResponse: ...
+    def sparql(
+        self, text: str, form: str, timeout: float, dataset: tuple[list[str], list[str]] | None
+    ) -> SparqlQueryResponse: ...
 
 
 def remove_quads(store: QuadStore, quads: list[ox.Quad]) -> None:

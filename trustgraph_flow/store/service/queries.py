@@ -77,7 +77,9 @@ def sparql_embedded(
         snap = state.snapshots.acquire((req.user, req.collection), handle)
     try:
         return checked(
-            state.sparql_pool.run(snap.path if snap else None, req.query, deadline, limit)
+            state.sparql_pool.run(
+                snap.path if snap else None, req.query, deadline, limit, req.dataset()
+            )
         )
     finally:
         state.snapshots.release(snap)
@@ -95,7 +97,10 @@ def sparql_on_server(
             # No collection: syntax is still checked, as on an empty embedded store.
             store = handle.store if handle else None
             left = max(0.1, deadline - time.monotonic())
-            return checked(query.sparql(store, req, timeout=left, form=text.form))
+            # The protocol's dataset, else the text's FROM clauses: the server is always
+            # sent one, so that FROM names the collection's graphs as on an embedded store.
+            dataset = req.dataset() or text.dataset
+            return checked(query.sparql(store, req, timeout=left, form=text.form, dataset=dataset))
     except StoreUnavailable as exc:
         raise ServiceError(ErrorType.STORE_UNAVAILABLE, str(exc)) from None
 

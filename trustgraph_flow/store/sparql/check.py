@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pyparsing import ParseBaseException
+from rdflib.plugins.sparql.algebra import translatePrologue
 from rdflib.plugins.sparql.parser import parseQuery, parseUpdate
 from rdflib.plugins.sparql.parserutils import CompValue
 
@@ -56,6 +57,8 @@ class Checked:
     form: str  # select, ask, construct, describe
     size: int  # triple patterns and other elements of group patterns (FILTER, OPTIONAL …)
     depth: int  # group patterns nested in one another, at the deepest
+    # FROM and FROM NAMED as (default graphs, named graphs); None: the text names none
+    dataset: tuple[list[str], list[str]] | None = None
 
 
 def check_query(text: str) -> str:
@@ -93,7 +96,26 @@ def inspect_query(text: str) -> Checked:
         raise ServiceError(
             ErrorType.SPARQL_SERVICE_REFUSED, "SERVICE (federated query) is not allowed"
         )
-    return Checked(_FORMS.get(getattr(tree[1], "name", ""), "select"), size, depth)
+    form = _FORMS.get(getattr(tree[1], "name", ""), "select")
+    return Checked(form, size, depth, dataset_of(tree))
+
+
+def dataset_of(tree: Any) -> tuple[list[str], list[str]] | None:
+    """The query's FROM and FROM NAMED graphs as absolute IRIs (prefixes and BASE applied)."""
+    if "datasetClause" not in tree[1]:  # (a CompValue's ``get`` answers a missing key's name)
+        return None
+    clauses = tree[1]["datasetClause"]
+    found: tuple[list[str], list[str]] = ([], [])
+    try:
+        prologue = translatePrologue(tree[0], None)
+        for clause in clauses:
+            default = "default" in clause
+            found[0 if default else 1].append(
+                str(prologue.absolutize(clause["default" if default else "named"]))
+            )
+    except Exception as exc:  # an undeclared prefix
+        raise ServiceError(ErrorType.SPARQL_SYNTAX, f"SPARQL syntax error in FROM: {exc}") from None
+    return found
 
 
 SERVER_DEPTH = 100  # group patterns nested deeper than this are not sent to a SPARQL server

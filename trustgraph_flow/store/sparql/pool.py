@@ -30,6 +30,7 @@ from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.schema.store import SparqlQueryResponse
 from trustgraph_base.wire import decode
 from trustgraph_flow.store.sparql.check import Checked
+from trustgraph_flow.store.sparql.results import Dataset
 from trustgraph_flow.store.sparql.worker import CHECK, QUERY
 
 log = logging.getLogger(__name__)
@@ -119,20 +120,35 @@ class SparqlPool:
             self._all.discard(worker)
 
     def run(
-        self, snapshot: Path | None, text: str, deadline: float, limit: float
+        self,
+        snapshot: Path | None,
+        text: str,
+        deadline: float,
+        limit: float,
+        dataset: Dataset | None = None,
     ) -> SparqlQueryResponse:
-        """The checked query's answer over ``snapshot`` (None: an empty store), or
-        ``ServiceError`` (``timeout`` once ``deadline`` passes, the check's time included)."""
-        reply = self._call(QUERY, str(snapshot) if snapshot else "", text, deadline, limit)
+        """The checked query's answer over ``snapshot`` (None: an empty store) and the
+        protocol's ``dataset`` if given, or ``ServiceError`` (``timeout`` once ``deadline``
+        passes, the check's time included)."""
+        path = str(snapshot) if snapshot else ""
+        reply = self._call(QUERY, path, text, deadline, limit, dataset)
         return decode(SparqlQueryResponse, reply[1])
 
     def check(self, text: str, deadline: float, limit: float) -> Checked:
         """The query's form and size once a worker has checked it (``check.inspect_query``)
         within the time limit; ``ServiceError`` otherwise."""
-        _, form, size, depth = self._call(CHECK, "", text, deadline, limit)
-        return Checked(str(form), int(size), int(depth))
+        _, form, size, depth, dataset = self._call(CHECK, "", text, deadline, limit)
+        return Checked(str(form), int(size), int(depth), dataset)
 
-    def _call(self, op: str, path: str, text: str, deadline: float, limit: float) -> Any:
+    def _call(
+        self,
+        op: str,
+        path: str,
+        text: str,
+        deadline: float,
+        limit: float,
+        dataset: Dataset | None = None,
+    ) -> Any:
         if time.monotonic() >= deadline:  # waited its whole time in the queue
             raise ServiceError(
                 ErrorType.TIMEOUT, f"the query waited {limit:g} s for a free worker: try again"
@@ -145,7 +161,7 @@ class SparqlPool:
             if not worker.ready.wait(STARTUP) or not worker.ok:
                 raise EOFError
             deadline += time.monotonic() - waited  # its start-up is not the query's time
-            worker.conn.send((op, path, text, deadline))
+            worker.conn.send((op, path, text, deadline, dataset))
             if not worker.conn.poll(max(0.0, deadline - time.monotonic())):
                 self._retire(worker)
                 worker = None

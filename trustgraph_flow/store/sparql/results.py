@@ -20,19 +20,32 @@ from trustgraph_flow.store.sparql.projection import in_order, star_order
 
 _MAX_ROWS = 100_000
 T = TypeVar("T")
+Dataset = tuple[list[str], list[str]]  # the protocol's default graphs and named graphs
 
 
 def answer(
-    target: ox.Store, text: str, deadline: float | None, form: str = "select"
+    target: ox.Store,
+    text: str,
+    deadline: float | None,
+    form: str = "select",
+    dataset: Dataset | None = None,
 ) -> SparqlQueryResponse:
-    """The response, or a fresh ServiceError raised once the result is gone.
+    """The response, or a fresh ServiceError raised once the result is gone. ``dataset``:
+    the protocol's (default graphs, named graphs), in place of the query's own.
 
     pyoxigraph results must be freed on the thread that made them: an exception whose
     traceback still held one would free it on another thread (a RuntimeError).
     """
     order = star_order(text) if "*" in text else None  # before any result exists (see there)
     try:
-        result = target.query(text)
+        if dataset is None:
+            result = target.query(text)
+        else:
+            result = target.query(
+                text,
+                default_graph=[ox.NamedNode(g) for g in dataset[0]],
+                named_graphs=[ox.NamedNode(g) for g in dataset[1]],
+            )
     except SyntaxError as exc:
         raise ServiceError(ErrorType.SPARQL_SYNTAX, f"SPARQL syntax {exc}") from None
     except OSError as exc:

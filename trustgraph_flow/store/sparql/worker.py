@@ -29,24 +29,25 @@ QUERY = "query"  # a request that checks, then answers over a snapshot (or an em
 
 
 def serve(conn: Connection) -> None:
-    """Answer ``(op, snapshot path or "", query, deadline)`` until the pipe closes: ``("form",
+    """Answer ``(op, snapshot path or "", query, deadline, dataset or None)`` until the pipe closes: ``("form",
     form, size, depth)`` for a check (``check.Checked``), ``("ok", encoded response)`` for a
     query, ``("error", type, message)``."""
     opened: tuple[str, Any] = ("", ox.Store())
     conn.send(("ready",))
     while True:
         try:
-            op, path, text, deadline = conn.recv()
+            op, path, text, deadline, dataset = conn.recv()
         except (EOFError, OSError):
             return
         try:
             checked = inspect_query(text)  # updates, SERVICE and unreadable text never run
             if op == CHECK:
-                conn.send(("form", checked.form, checked.size, checked.depth))
+                conn.send(("form", checked.form, checked.size, checked.depth, checked.dataset))
                 continue
             if path != opened[0]:
                 opened = (path, ox.Store.read_only(path) if path else ox.Store())
-            conn.send(("ok", encode(answer(opened[1], text, deadline, checked.form))))
+            found = answer(opened[1], text, deadline, checked.form, dataset)
+            conn.send(("ok", encode(found)))
         except ServiceError as exc:
             conn.send(("error", exc.type, exc.message))
         except Exception as exc:

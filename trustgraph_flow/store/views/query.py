@@ -85,18 +85,20 @@ def sparql(
     *,
     timeout: float = 30.0,
     form: str | None = None,
+    dataset: tuple[list[str], list[str]] | None = None,
 ) -> SparqlQueryResponse:
     """Run a read-only query; updates are refused, syntax errors answered with their position.
 
     On a pyoxigraph store, ``deadline`` (``time.monotonic``) stops a streamed result between
     rows, so a query the caller has stopped waiting for does not keep its thread for long;
     a SPARQL server's store runs the query itself within ``timeout`` seconds. ``form`` is
-    what ``check_query`` said of the text when it was checked already.
+    what ``check_query`` said of the text when it was checked already; ``dataset``, the
+    graphs it queries (default: the request's protocol dataset).
     """
     if form is None:  # else checked already (the processor: by a worker, ``sparql/worker.py``)
         form = check_query(req.query)  # updates, SERVICE and unreadable text never reach a store
     if isinstance(store, SparqlEndpoint):
-        return store.sparql(req.query, form, timeout)
+        return store.sparql(req.query, form, timeout, dataset or req.dataset())
     # Parse-check against an empty in-memory store so a missing collection still reports syntax errors.
     target = store if isinstance(store, ox.Store) else ox.Store()
-    return answer(target, req.query, deadline, form)
+    return answer(target, req.query, deadline, form, dataset or req.dataset())

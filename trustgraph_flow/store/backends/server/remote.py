@@ -32,7 +32,7 @@ from trustgraph_flow.store.backends.server.scope import (
     skolem,
     unskolem,
 )
-from trustgraph_flow.store.core.convert import OxGraph
+from trustgraph_flow.store.core.convert import OxGraph, named
 from trustgraph_flow.store.sparql.client import (
     SparqlServer,
     StoreRefused,
@@ -149,14 +149,28 @@ class RemoteStore:
     def flush(self) -> None:
         pass
 
-    def sparql(self, text: str, form: str, timeout: float) -> SparqlQueryResponse:
-        """The caller's checked query over this collection only (the protocol's dataset)."""
+    def sparql(
+        self,
+        text: str,
+        form: str,
+        timeout: float,
+        dataset: tuple[list[str], list[str]] | None = None,
+    ) -> SparqlQueryResponse:
+        """The caller's checked query over this collection only: the protocol's dataset sent
+        to the server is the collection's graphs, or those of them ``dataset`` names."""
         from trustgraph_flow.store.sparql.results import respond
 
         graphs = self.graphs()
         text = rename_graphs(text, {g.value: self.scope.physical(g).value for g in graphs})
         default = [self.scope.default.value]
         names = [self.scope.physical(g).value for g in graphs]
+        if dataset is not None:  # an empty list is an empty graph, never the server's all
+            default = [self.scope.physical(named(g)).value for g in dataset[0]] or [
+                self.scope.empty.value
+            ]
+            names = [self.scope.physical(named(g)).value for g in dataset[1]] or [
+                self.scope.empty.value
+            ]
         started = time.monotonic()
         result: bool | list[ox.Triple] | tuple[list[str], list[list[object]]]
         try:

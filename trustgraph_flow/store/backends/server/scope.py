@@ -61,6 +61,7 @@ class Scope:
         self.iri = scope_iri(user, collection)
         self.default = named(self.iri + ":default")
         self.index = named(self.iri + ":index")
+        self.empty = named(self.iri + ":empty")  # never written: an empty graph to query
         self._named = self.iri + ":g:"
 
     def physical(self, g: OxGraph) -> ox.NamedNode:
