@@ -87,6 +87,34 @@ class PageLayout:
                 runs.append(list(box))
         return [(r[0], r[1], r[2], r[3]) for r in runs]
 
+    @property
+    def shown_size(self) -> tuple[float, float]:
+        """The page's width and height in points as shown (its rotation applied)."""
+        turned = self.rotation % 180 == 90
+        return (self.height, self.width) if turned else (self.width, self.height)
+
+    def shown_boxes(self, offset: int, length: int) -> list[Box]:
+        """``span_boxes`` on the page as shown: (left, top, right, bottom) in points from its
+        top left corner, the page's rotation applied (what a viewer lays over its image)."""
+        size = (self.width, self.height)
+        return [shown_rect(b, self.rotation, size) for b in self.span_boxes(offset, length)]
+
+
+def shown_rect(box: Box, rotation: int, size: tuple[float, float]) -> Box:
+    """A box in page coordinates (origin bottom left, before ``rotation``; ``size`` the
+    unturned page's) as (left, top, right, bottom) in points on the page as shown."""
+    w, h = size
+    x0, y0, x1, y1 = box
+    corners = [(x0, y0), (x1, y1)]
+    turned = {
+        0: [(x, h - y) for x, y in corners],
+        90: [(y, x) for x, y in corners],
+        180: [(w - x, y) for x, y in corners],
+        270: [(h - y, w - x) for x, y in corners],
+    }[rotation % 360]
+    us, vs = [u for u, _ in turned], [v for _, v in turned]
+    return min(us), min(vs), max(us), max(vs)
+
 
 def _same_line(run: list[float], box: Box) -> bool:
     overlap = min(run[3], box[3]) - max(run[1], box[1])

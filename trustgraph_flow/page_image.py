@@ -14,7 +14,7 @@ from typing import IO
 import numpy as np
 import pypdfium2 as pdfium
 
-from trustgraph_base.layout import Box
+from trustgraph_base.layout import Box, shown_rect
 from trustgraph_flow.pdf_text import _LOCK, PdfError
 
 MAX_PIXELS = 4096 * 4096  # a very large page is drawn smaller rather than exhaust memory
@@ -60,17 +60,13 @@ def shown_box(
 ) -> tuple[int, int, int, int]:
     """A box in page coordinates (origin bottom left, before ``rotation``) as pixel bounds
     (left, top, right, bottom) of the page drawn turned and scaled."""
-    w, h = size
-    x0, y0, x1, y1 = box
-    corners = [(x0, y0), (x1, y1)]
-    turned = {
-        0: [(x, h - y) for x, y in corners],
-        90: [(y, x) for x, y in corners],
-        180: [(w - x, y) for x, y in corners],
-        270: [(h - y, w - x) for x, y in corners],
-    }[rotation % 360]
-    us, vs = [u * scale for u, _ in turned], [v * scale for _, v in turned]
-    return int(min(us)) - 1, int(min(vs)) - 1, int(max(us)) + 2, int(max(vs)) + 2
+    left, top, right, bottom = shown_rect(box, rotation, size)
+    return (
+        int(left * scale) - 1,
+        int(top * scale) - 1,
+        int(right * scale) + 2,
+        int(bottom * scale) + 2,
+    )
 
 
 def _mark(pixels: np.ndarray, bounds: tuple[int, int, int, int]) -> None:
@@ -103,6 +99,6 @@ def png(rgb: np.ndarray) -> bytes:
     return (
         b"\x89PNG\r\n\x1a\n"
         + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(rows.tobytes(), 6))
+        + chunk(b"IDAT", zlib.compress(rows.tobytes(), 1))
         + chunk(b"IEND", b"")
     )

@@ -34,7 +34,11 @@ from trustgraph_flow.gateway.dispatch import DISPATCHER, Dispatcher
 from trustgraph_flow.gateway.graph_store import add_graph_store
 from trustgraph_flow.gateway.iam import iam_handler
 from trustgraph_flow.gateway.keys import KeyStore
-from trustgraph_flow.gateway.page_view import page_image_handler
+from trustgraph_flow.gateway.page_view import (
+    page_boxes_handler,
+    page_image_handler,
+    plain_page_handler,
+)
 from trustgraph_flow.gateway.revocation import OPEN_SOCKETS, open_sockets_ctx
 from trustgraph_flow.gateway.routes import (
     health_handler,
@@ -66,6 +70,8 @@ def make_app(settings: GatewaySettings, token: str | None = None) -> web.Applica
     app.router.add_post("/api/v1/flow/{flow}/service/{kind}", service_handler)
     app.router.add_post("/api/v1/librarian", librarian_handler)
     app.router.add_post("/api/v1/page-image", page_image_handler)
+    app.router.add_get("/api/v1/page-image", plain_page_handler)
+    app.router.add_post("/api/v1/page-boxes", page_boxes_handler)
     app.router.add_post("/api/v1/iam", iam_handler)
     app.router.add_post("/api/v1/collection-management", collection_management_handler)
     add_sparql_protocol(app)

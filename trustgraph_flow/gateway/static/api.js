@@ -58,6 +58,11 @@ export function librarian(request) {
   return post("/api/v1/librarian", scoped(request));
 }
 
+/** Where characters of a PDF page are: {width, height, text_layer, boxes} in page points. */
+export function pageBoxes(request) {
+  return post("/api/v1/page-boxes", scoped(request));
+}
+
 export async function session() {
   const resp = await fetch("/viewer/session", { credentials: "same-origin" });
   return resp.json();

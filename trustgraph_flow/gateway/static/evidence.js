@@ -1,8 +1,8 @@
 // Claim-level evidence on a trace page: the answer's sentences as buttons; choosing one
 // shows the evidence it cites, each place quoted with "page N, chars a–b", and for a PDF
-// page the page image drawn by the gateway with the cited characters highlighted.
+// page the page image drawn by the gateway with the cited characters' boxes laid over it.
 import * as api from "./api.js";
-import { clear, h } from "./dom.js";
+import { clear, h, s } from "./dom.js";
 
 // The RAG answers of a trace: itself, or the sub-traces its agent steps ran.
 function ragViews(trace) {
@@ -42,44 +42,104 @@ async function places(rag, uri, claim) {
   });
 }
 
-async function pageImage(place) {
-  const resp = await fetch("/api/v1/page-image", {
-    method: "POST",
-    credentials: "same-origin",
-    headers: { "Content-Type": "application/json", "X-TG-Viewer": "1" },
-    body: JSON.stringify(api.scopedRequest({ page: place.ref.page, chars: [[place.offset, place.length]] })),
-  });
-  if (!resp.ok || !(resp.headers.get("Content-Type") || "").startsWith("image/png")) {
-    const data = await resp.json().catch(() => null);
-    throw new Error(data?.error?.message || `HTTP ${resp.status}`);
+// A PDF page's image is fetched once (GET, revalidated by its ETag) and kept for the page's
+// life; the cited characters' boxes come as JSON in page points and are laid over the image
+// as SVG, so another sentence on the same page is drawn without asking for the image again.
+const images = new Map(); // page URI -> Promise<blob URL>
+const boxes = new Map(); // page URI + ranges -> Promise<{width, height, text_layer, boxes}>
+const placeLists = new Map(); // claim -> Promise<places>
+
+function pageImage(page) {
+  if (!images.has(page)) {
+    const query = new URLSearchParams(api.scopedRequest({ page }));
+    const got = fetch(`/api/v1/page-image?${query}`, {
+      credentials: "same-origin",
+      headers: { "X-TG-Viewer": "1" },
+    }).then(async (resp) => {
+      if (!resp.ok || !(resp.headers.get("Content-Type") || "").startsWith("image/png")) {
+        const data = await resp.json().catch(() => null);
+        throw new Error(data?.error?.message || `HTTP ${resp.status}`);
+      }
+      return URL.createObjectURL(await resp.blob());
+    });
+    got.catch(() => images.delete(page)); // a failure is asked again next time
+    images.set(page, got);
   }
-  return URL.createObjectURL(await resp.blob());
+  return images.get(page);
 }
 
+function pageBoxes(place) {
+  const key = `${place.ref.page} ${place.offset} ${place.length}`;
+  if (!boxes.has(key)) {
+    const got = api.pageBoxes({ page: place.ref.page, chars: [[place.offset, place.length]] });
+    got.catch(() => boxes.delete(key));
+    boxes.set(key, got);
+  }
+  return boxes.get(key);
+}
+
+function placesOf(rag, claim) {
+  if (!placeLists.has(claim)) {
+    placeLists.set(claim, Promise.all(claim.cited.map((uri) => places(rag, uri, claim))).then((l) => l.flat()));
+  }
+  return placeLists.get(claim);
+}
+
+const onPdfPage = (p) => p.offset != null && p.ref.page && p.ref.mime_type === "application/pdf";
+
+// The page image with the boxes over it, once the image is decoded (both appear together).
+async function highlighted(place, title) {
+  const [src, found] = await Promise.all([pageImage(place.ref.page), pageBoxes(place)]);
+  const img = h("img", { class: "page-image", src, alt: `Page ${place.ref.page_number} of ${title}, the evidence highlighted` });
+  await img.decode().catch(() => null);
+  const overlay = s("svg", { class: "page-overlay", viewBox: `0 0 ${found.width} ${found.height}`, preserveAspectRatio: "none", "aria-hidden": "true" });
+  for (const [left, top, right, bottom] of found.boxes[0] || []) {
+    overlay.append(s("rect", { class: "highlight", x: left - 1, y: top - 1, width: right - left + 2, height: bottom - top + 2 }));
+  }
+  return { frame: h("div", { class: "page-frame" }, img, overlay), marked: (found.boxes[0] || []).length };
+}
+
+let shown = 0; // the latest claim asked for: an earlier one still loading draws nothing
+
 async function showClaim(panel, rag, claim, n) {
+  const mine = ++shown;
+  const all = await placesOf(rag, claim);
+  if (mine !== shown) return;
   clear(panel);
   panel.append(h("h3", {}, `Claim ${n}: “${claim.text}”`));
   if (!claim.cited.length) {
     panel.append(h("p", { class: "muted" }, "This sentence cites no evidence."));
   }
-  let imaged = false;
-  for (const uri of claim.cited) {
-    for (const place of await places(rag, uri, claim)) {
-      const title = place.ref.title || place.ref.document;
-      const where = place.offset == null ? "unlocated: not found in its chunk" : placeText(place.ref.page_number, place.offset, place.length);
-      panel.append(h("blockquote", { class: "evidence-quote" }, h("mark", {}, place.quote || "(no text recorded)")),
-        h("p", { class: "evidence-place" }, `${title}, ${where}`));
-      if (!imaged && place.offset != null && place.ref.page && place.ref.mime_type === "application/pdf") {
-        imaged = true;
-        const figure = h("figure", { class: "page-figure" }, h("figcaption", { class: "muted" }, `${title}, page ${place.ref.page_number}: the cited characters highlighted`));
-        panel.append(figure);
-        try {
-          const img = h("img", { class: "page-image", alt: `Page ${place.ref.page_number} of ${title}, the evidence highlighted` });
-          img.src = await pageImage(place);
-          figure.prepend(img);
-        } catch (err) {
-          figure.append(h("p", { class: "notice error" }, `The page could not be drawn: ${err.message}`));
-        }
+  for (const place of all) {
+    const title = place.ref.title || place.ref.document;
+    const where = place.offset == null ? "unlocated: not found in its chunk" : placeText(place.ref.page_number, place.offset, place.length);
+    panel.append(h("blockquote", { class: "evidence-quote" }, h("mark", {}, place.quote || "(no text recorded)")),
+      h("p", { class: "evidence-place" }, `${title}, ${where}`));
+  }
+  const first = all.find(onPdfPage);
+  if (!first) return;
+  const title = first.ref.title || first.ref.document;
+  const figure = h("figure", { class: "page-figure" }, h("figcaption", { class: "muted" }, `${title}, page ${first.ref.page_number}: the cited characters highlighted`));
+  panel.append(figure);
+  try {
+    const { frame, marked } = await highlighted(first, title);
+    if (mine !== shown) return;
+    figure.prepend(frame);
+    if (!marked) figure.append(h("p", { class: "notice" }, "This page has no text layer here: nothing can be marked on it."));
+    performance.mark("viewer:highlight"); // read by bench/bench_highlight.py
+  } catch (err) {
+    if (mine === shown) figure.append(h("p", { class: "notice error" }, `The page could not be drawn: ${err.message}`));
+  }
+}
+
+// Fetch, while the reader reads the answer, each claim's page image and boxes.
+async function prefetch(answers) {
+  for (const rag of answers) {
+    for (const claim of rag.claims) {
+      const first = (await placesOf(rag, claim).catch(() => [])).find(onPdfPage);
+      if (first) {
+        pageImage(first.ref.page).catch(() => null);
+        pageBoxes(first).catch(() => null);
       }
     }
   }
@@ -103,6 +163,7 @@ export function claimsSection(trace) {
       list.append(h("li", {}, button));
     });
   }
+  prefetch(answers);
   return h("section", { class: "claims-section", "aria-labelledby": "claims-h" },
     h("h2", { id: "claims-h" }, "Evidence, sentence by sentence"), list, panel);
 }
