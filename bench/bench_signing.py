@@ -37,6 +37,7 @@ from trustgraph_base.rdf.terms import Triple
 from trustgraph_base.schema import Metadata, Triples
 from trustgraph_base.wire import decode
 from trustgraph_flow.store.backends.embedded.stores import Stores
+from trustgraph_flow.store.governance.attest import seal_bundle
 from trustgraph_flow.store.governance.seal import Seal, open_seal
 from trustgraph_flow.store.governance.verify import audit_log, verify_trace
 from trustgraph_flow.store.service.writer import write_batch
@@ -150,9 +151,12 @@ def bundle_verify(root: Path, seal: Seal, n: int) -> None:
                 uris.agent_session_uri(f"b{j}"): export_trace(h, f"b{j}", "trig")[0]
                 for j in range(n)
             }
+            keys = log.pop("keys")
+            contents = bundle.Contents(USER, "default", None, None, "now", traces, log, keys)
+            files = bundle.build(contents)
+            sealed = seal_bundle(h, seal, bundle.manifest_digest(files), "bench")
         folder = root / "bundle-out"
-        keys = log.pop("keys")
-        bundle.write(folder, bundle.Contents(USER, "default", None, None, "now", traces, log, keys))
+        bundle.write(folder, files, sealed)
         start, clock = time.perf_counter(), time.process_time()
         report = verify_bundle(folder)
         took, used = time.perf_counter() - start, time.process_time() - clock

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -28,34 +29,41 @@ PAGE = 1000  # traces listed per request
 @gateway_options
 def main(bundle: str, since: str | None, until: str | None, gw: Gateway) -> None:
     """Write an audit bundle into the new folder BUNDLE: every ended top-level trace started
-    in the window, as TriG with its sub-traces and the source chain it used, the
-    collection's log (entries, tombstones, signed checkpoints) and the store's public
-    keys, under a manifest of every file's SHA-256. tg-verify-audit checks it offline
-    (docs/audit.md).
+    in the window, as TriG with its sub-traces and the source chain it used, the signed
+    extraction provenance of the documents they used, the collection's log (entries,
+    tombstones, signed checkpoints) and the store's public keys, under a manifest of every
+    file's SHA-256 that the store signs. tg-verify-audit checks it offline (docs/audit.md).
     """
     from pathlib import Path
 
     from trustgraph_base.integrity.bundle import write
 
-    contents, skipped = run(gw, lambda: gather(gw, since, until))
+    folder = Path(bundle)
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        raise click.ClickException(f"{bundle} is not empty: name a new folder for the bundle")
+    (contents, files, seal), skipped = run(gw, lambda: gather(gw, since, until))
     try:
-        write(Path(bundle), contents)
+        write(folder, files, seal)
     except OSError as exc:
         raise click.ClickException(f"cannot write the bundle to {bundle!r}: {exc}") from None
     chains = contents.log.get("chains", {})
     entries = sum(len(c) for c in chains.values())
     click.echo(
-        f"wrote {len(contents.traces)} traces, {entries} log entries in {len(chains)} chain(s) "
-        f"and {len(contents.keys)} key(s) to {bundle}"
+        f"wrote {len(contents.traces)} traces, {len(contents.documents)} documents, "
+        f"{entries} log entries in {len(chains)} chain(s) and {len(contents.keys)} key(s) "
+        f"to {bundle}, its manifest signed"
         + (f" ({skipped} trace(s) still in progress left out: not signed yet)" if skipped else "")
     )
 
 
-async def gather(gw: Gateway, since: str | None, until: str | None) -> tuple[Contents, int]:
-    """Every ended trace of the window, its TriG, and the log, over one connection."""
+async def gather(
+    gw: Gateway, since: str | None, until: str | None
+) -> tuple[tuple[Contents, dict[str, bytes], str], int]:
+    """Every ended trace of the window and its TriG, the log, the signed documents the
+    traces used, and the built bundle's seal, over one connection."""
     import json
 
-    from trustgraph_base.integrity.bundle import Contents
+    from trustgraph_base.integrity.bundle import Contents, build, manifest_digest
     from trustgraph_base.provenance import now_iso
     from trustgraph_cli.client import GatewayClient
     from trustgraph_cli.responses import call_explain
@@ -67,19 +75,60 @@ async def gather(gw: Gateway, since: str | None, until: str | None) -> tuple[Con
             request = {"operation": "export-trace", "id": trace, "format": "trig"}
             traces[trace] = (await call_explain(client, request, None, "an export")).export
         found = await call_explain(client, {"operation": "audit-log"}, None, "the log")
-    log = json.loads(found.export)
-    keys = log.pop("keys", {})
-    contents = Contents(
-        user=gw.user or "",
-        collection=gw.collection,
-        since=since,
-        until=until,
-        made_at=now_iso(),
-        traces=traces,
-        log=log,
-        keys=keys,
-    )
-    return contents, skipped
+        log = json.loads(found.export)
+        documents = {}
+        for doc in sorted(used_documents(traces.values()) & signed_documents(log)):
+            request = {"operation": "export-document", "id": doc}
+            documents[doc] = (await call_explain(client, request, None, "a document")).export
+        contents = Contents(
+            user=gw.user or "",
+            collection=gw.collection,
+            since=since,
+            until=until,
+            made_at=now_iso(),
+            traces=traces,
+            keys=log.pop("keys", {}),
+            log=log,
+            documents=documents,
+        )
+        files = build(contents)
+        window = f"{since or 'the start'} to {until or 'now'}"
+        request = {
+            "operation": "seal-bundle",
+            "id": manifest_digest(files),
+            "reason": f"audit export of {len(traces)} traces started {window}",
+        }
+        seal = (await call_explain(client, request, None, "the manifest's signature")).export
+    return (contents, files, seal), skipped
+
+
+def used_documents(trig: Iterable[str]) -> set[str]:
+    """The documents whose source chain these traces' TriG carries."""
+    import pyoxigraph as ox
+
+    from trustgraph_base.provenance.namespaces import GRAPH_SOURCE
+    from trustgraph_base.provenance.uris import doc_of
+
+    source = ox.NamedNode(GRAPH_SOURCE)
+    return {
+        doc
+        for text in trig
+        for q in ox.parse(text.encode(), format=ox.RdfFormat.TRIG)
+        if q.graph_name == source
+        and type(q.subject) is ox.NamedNode
+        and (doc := doc_of(q.subject.value)) is not None
+    }
+
+
+def signed_documents(log: dict[str, Any]) -> set[str]:
+    """The documents the log holds a live entry for (``log.json``'s shape)."""
+    newest: dict[str, dict[str, Any]] = {}
+    for stored in log.get("chains", {}).values():
+        for item in stored:
+            record = item["record"]["entry"]
+            if record["kind"] == "document":
+                newest[record["subject"]] = item
+    return {doc for doc, item in newest.items() if not item.get("tombstone")}
 
 
 async def listed(

@@ -27,8 +27,9 @@ Exit status: 0 when the bundle verifies, 1 when anything was found (each named),
 )
 @format_option("text", "json", help="A verdict and one line per problem, or the report as JSON.")
 def main(bundle: str, trusted_keys: tuple[str, ...], fmt: str) -> None:
-    """Verify an audit bundle made by tg-export-audit: every file against the manifest,
-    the log's chains and checkpoints, and each trace's quads against its signed digest
+    """Verify an audit bundle made by tg-export-audit: the manifest's signature, every file
+    against the manifest, the log's chains and checkpoints, and each trace's and
+    document's quads against its signed digest
     (docs/audit.md says what a verified bundle proves and what it does not).
     """
     from pathlib import Path
@@ -53,6 +54,8 @@ def main(bundle: str, trusted_keys: tuple[str, ...], fmt: str) -> None:
             {
                 "verified": report.verified,
                 "traces": report.traces,
+                "documents": report.documents,
+                "sealed": report.sealed,
                 "roots": report.roots,
                 "entries": report.entries,
                 "chains": report.chains,
@@ -74,9 +77,11 @@ def main(bundle: str, trusted_keys: tuple[str, ...], fmt: str) -> None:
         )
         click.echo(
             f"{verdict}: {report.traces} traces ({report.roots} with sub-traces), "
-            f"{report.entries} log entries in {report.chains} chain(s), {report.erased} erased; "
-            f"signatures checked with {whose}"
+            f"{report.documents} documents, {report.entries} log entries in {report.chains} "
+            f"chain(s), {report.erased} erased; signatures checked with {whose}"
         )
+        if report.sealed:
+            click.echo(f"  manifest sealed in {report.sealed}")
         for p in report.problems:
             click.echo(f"  ! {p.code}: {p.message}")
     if not report.verified:

@@ -43,14 +43,33 @@ async def test_a_hand_edit_is_named_and_an_erasure_still_verifies(
     whole = await stack.cli("tg-verify-log", "--format", "json")
     assert whole.code == 0 and json.loads(whole.stdout)["entries"] >= 3
 
-    # An audit bundle of the window, verified with no gateway (nor server, nor broker).
+    # The documents' extraction provenance was signed when the librarian saw them complete.
+    doc = uris.document_uri(facts)
+    signed = await eventually(
+        lambda: stack.cli("tg-verify-explain-trace", doc), lambda r: r.code == 0, timeout=30
+    )
+    assert f"verified    {doc}" in signed.stdout
+    both = await eventually(
+        lambda: stack.cli("tg-verify-explain-trace", uris.document_uri(capitals)),
+        lambda r: r.code == 0,
+        timeout=30,
+    )
+    assert both.code == 0, both.stdout
+
+    # An audit bundle of the window, verified with no gateway (nor server, nor broker): the
+    # traces, the signed provenance of the two documents they used, the manifest sealed.
     folder = str(tmp_path / "audit")
     made = await stack.cli("tg-export-audit", folder, "--since", "2026-03-01T00:00:00Z")
-    assert made.code == 0 and made.stdout.startswith("wrote 3 traces, "), made.stderr
+    assert made.code == 0 and made.stdout.startswith("wrote 3 traces, 2 documents, "), made
     offline = await run_cli(
-        "tg-verify-audit", folder, env={"TRUSTGRAPH_URL": "http://127.0.0.1:9/"}
+        "tg-verify-audit", folder, "--format", "json", env={"TRUSTGRAPH_URL": "http://127.0.0.1:9/"}
     )
-    assert offline.code == 0 and offline.stdout.startswith("VERIFIED: 3 traces"), offline.stdout
+    report = json.loads(offline.stdout)
+    assert offline.code == 0 and report["verified"], offline.stdout
+    assert (report["traces"], report["documents"]) == (3, 2) and report["sealed"]
+    # The export's seal is an entry of the log, which still verifies.
+    after = await stack.cli("tg-verify-log", "--format", "json")
+    assert after.code == 0 and json.loads(after.stdout)["verified"], after.stdout
 
     # Past the gateway: one literal of the agent's conclusion rewritten on the SPARQL server.
     final = ox.NamedNode(uris.agent_final_uri(AGENT))
@@ -69,13 +88,6 @@ async def test_a_hand_edit_is_named_and_an_erasure_still_verifies(
     bad = await stack.cli("tg-verify-explain-trace", AGENT)
     assert bad.code == 1 and bad.stdout.startswith("NOT VERIFIED: 1 problem(s)")
     assert f"! changed: {AGENT}: <{final.value}> was changed since it was signed" in bad.stdout
-
-    # The documents' extraction provenance was signed when the librarian saw them complete.
-    doc = uris.document_uri(facts)
-    signed = await eventually(
-        lambda: stack.cli("tg-verify-explain-trace", doc), lambda r: r.code == 0, timeout=30
-    )
-    assert f"verified    {doc}" in signed.stdout
 
     # Erasing a document marks the traces that used it: signed again, the log verifies.
     removed = await stack.cli("tg-remove-document", facts)

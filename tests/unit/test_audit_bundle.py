@@ -9,11 +9,22 @@ from pathlib import Path
 import pytest
 
 from tests.support.sparql_server import store_backend
-from tests.support.store import EDGE_FOX, agent, document, graph_rag, handle_of, labels, msg
+from tests.support.store import (
+    DOC,
+    EDGE_FOX,
+    agent,
+    document,
+    graph_rag,
+    handle_of,
+    labels,
+    msg,
+)
 from trustgraph_base.integrity import bundle
 from trustgraph_base.integrity.audit import verify_bundle
 from trustgraph_base.integrity.keys import Keyring, open_keyring
 from trustgraph_base.rdf.terms import Triple
+from trustgraph_flow.store.governance.attest import export_document, seal_bundle
+from trustgraph_flow.store.governance.documents import seal_document
 from trustgraph_flow.store.governance.seal import open_seal
 from trustgraph_flow.store.governance.verify import audit_log
 from trustgraph_flow.store.service.writer import write_batch
@@ -22,7 +33,8 @@ from trustgraph_flow.store.views.export import export_trace
 
 @pytest.fixture
 def made(tmp_path: Path) -> Path:
-    """A bundle of three traces (one agent with a sub-trace) from a store that signed them."""
+    """A bundle of three traces (one agent with a sub-trace) and the document they used,
+    from a store that signed them, its manifest sealed by the store."""
     seal = open_seal(
         data_dir=str(tmp_path / "data"), key_file="", public_dir="", chain="", server=False
     )
@@ -35,6 +47,7 @@ def made(tmp_path: Path) -> Path:
         seal,
     )
     h = handle_of(stores)
+    assert seal_document(h, seal, DOC) is not None
     ids = ["urn:trustgraph:agent:a1", "urn:trustgraph:question:g1", "urn:trustgraph:question:g2"]
     log = json.loads(audit_log(h, seal))
     contents = bundle.Contents(
@@ -46,9 +59,11 @@ def made(tmp_path: Path) -> Path:
         traces={t: export_trace(h, t, "trig")[0] for t in ids},
         keys=log.pop("keys"),
         log=log,
+        documents={DOC: export_document(h, DOC)},
     )
+    files = bundle.build(contents)
     folder = tmp_path / "bundle"
-    bundle.write(folder, contents)
+    bundle.write(folder, files, seal_bundle(h, seal, bundle.manifest_digest(files), "test"))
     return folder
 
 
@@ -67,7 +82,40 @@ def relist(folder: Path, name: str) -> None:
 def test_a_bundle_verifies_offline(made: Path) -> None:
     report = verify_bundle(made)
     assert report.verified, report.problems
-    assert (report.traces, report.roots, report.entries, report.chains) == (3, 4, 4, 1)
+    assert (report.traces, report.roots, report.documents) == (3, 4, 1)
+    assert (report.entries, report.chains) == (5, 1)  # four trace roots, the document
+    assert report.sealed.startswith("local#5, key ed25519:")  # the export's own entry
+
+
+def test_a_rewritten_manifest_or_a_missing_seal_is_named(made: Path) -> None:
+    # A trace file removed with its manifest lines: the files agree, the seal does not.
+    manifest = json.loads((made / bundle.MANIFEST).read_text())
+    gone = "traces/00002.trig"
+    del manifest["files"][gone], manifest["traces"][gone]
+    (made / gone).unlink()
+    (made / bundle.MANIFEST).write_text(json.dumps(manifest))
+    found = verify_bundle(made).problems
+    assert [p.code for p in found] == ["seal"]
+    assert "manifest.json is not the manifest signed in seal.json (local#5)" in found[0].message
+    (made / bundle.SEAL).unlink()
+    assert codes(made) == ["seal"]
+
+
+def test_an_edited_or_left_out_document_is_named(made: Path) -> None:
+    name = next(n for n in json.loads((made / bundle.MANIFEST).read_text())["documents"])
+    path = made / name
+    path.write_text(path.read_text().replace("Sample PDF", "Another PDF"))
+    relist(made, name)
+    found = verify_bundle(made).problems
+    assert [p.code for p in found] == ["seal", "digest"]
+    assert found[1].message.startswith(f"{DOC} (in {name}): its extraction provenance is not")
+    manifest = json.loads((made / bundle.MANIFEST).read_text())
+    del manifest["files"][name], manifest["documents"][name]
+    path.unlink()
+    (made / bundle.MANIFEST).write_text(json.dumps(manifest))
+    found = verify_bundle(made).problems
+    assert [p.code for p in found] == ["seal", "missing"]
+    assert found[1].message.startswith(f"{DOC} is used by the bundle's traces and signed")
 
 
 def test_a_truncated_and_an_extra_file_are_named(made: Path) -> None:
@@ -89,13 +137,13 @@ def test_an_edited_trace_is_named_even_under_a_rewritten_manifest(made: Path) ->
     )
     assert codes(made) == ["changed", "digest"]
     relist(made, "traces/00001.trig")
-    assert codes(made) == ["digest"]
+    assert codes(made) == ["seal", "digest"]  # the manifest rewritten: no longer the signed one
 
 
 def test_the_wrong_key_is_named(made: Path, tmp_path: Path) -> None:
     other = open_keyring(tmp_path / "other.pem", tmp_path / "other")
     found = verify_bundle(made, other.public).problems
-    assert {p.code for p in found} == {"signature", "checkpoint"}
+    assert {p.code for p in found} == {"signature", "checkpoint"}  # the seal's too
     assert "which is not among the trusted keys" in found[0].message
 
 
@@ -108,7 +156,7 @@ def test_a_signature_over_another_trace_and_a_log_gap_are_named(made: Path) -> N
     )
     (made / bundle.LOG).write_text(json.dumps(log))
     relist(made, bundle.LOG)
-    assert set(codes(made)) == {"moved"}
+    assert set(codes(made)) == {"seal", "moved"}
     del entries[1]
     (made / bundle.LOG).write_text(json.dumps(log))
     relist(made, bundle.LOG)

@@ -1,12 +1,14 @@
 """Verifying an audit bundle (``bundle.py``) offline: no server, no broker, only this package.
 
-What is checked, each problem named: every file the manifest lists is there with its size
+What is checked, each problem named: the manifest's seal (signed by a trusted key over
+this manifest: ``attestation.py``); every file the manifest lists is there with its size
 and SHA-256 (a missing, truncated or changed file) and nothing else is (an extra file);
 each public key is the key its name says; every chain of the log (signatures, positions,
-links, gaps, its signed checkpoint, tombstones); and each trace root in each trace file
+links, gaps, its signed checkpoint, tombstones); each trace root in each trace file
 against its newest log entry (signed by a trusted key, over this trace, and the digest
-of the file's quads for that root equal to the signed one). Keys are the bundle's own
-unless ``trusted`` pins them (then a signature by any other key is named).
+of the file's quads for that root equal to the signed one); each document file likewise,
+and no signed document the traces used left out. Keys are the bundle's own unless
+``trusted`` pins them (then a signature by any other key is named).
 """
 
 from __future__ import annotations
@@ -22,11 +24,12 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from trustgraph_base.integrity import checks
 from trustgraph_base.integrity import entries as ent
-from trustgraph_base.integrity.bundle import FORMAT, KEYS, LOG, MANIFEST, key_file, sha256
+from trustgraph_base.integrity.attestation import check_document, check_seal, left_out
+from trustgraph_base.integrity.bundle import FORMAT, KEYS, LOG, MANIFEST, SEAL, key_file, sha256
 from trustgraph_base.integrity.canonical import fingerprint
 from trustgraph_base.integrity.keys import KeyFileError, Keyring, key_id, read_public
-from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL
-from trustgraph_base.provenance.uris import trace_root
+from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, GRAPH_SOURCE
+from trustgraph_base.provenance.uris import doc_of, trace_root
 
 
 class _Remembering(Keyring):
@@ -50,6 +53,8 @@ class Report:
 
     problems: list[checks.Problem] = field(default_factory=list)
     traces: int = 0  # trace files checked
+    documents: int = 0  # document files checked
+    sealed: str = ""  # the manifest's seal, when it could be read: "chain#seq, key …, signed …"
     roots: int = 0  # trace roots (with sub-traces) checked against the log
     entries: int = 0
     chains: int = 0
@@ -66,7 +71,8 @@ def verify_bundle(folder: Path, trusted: dict[str, Ed25519PublicKey] | None = No
     """Check the bundle in ``folder``; never raises for what is wrong with the bundle."""
     report = Report(pinned=trusted is not None)
     try:
-        manifest = json.loads((folder / MANIFEST).read_text())
+        raw = (folder / MANIFEST).read_bytes()
+        manifest = json.loads(raw)
         assert manifest.get("format") == FORMAT and isinstance(manifest.get("files"), dict)
     except (OSError, ValueError, AssertionError):
         report.problems.append(
@@ -79,6 +85,8 @@ def verify_bundle(folder: Path, trusted: dict[str, Ed25519PublicKey] | None = No
     keys = bundle_keys(folder, manifest["files"], intact, report)
     report.keys = sorted(keys)
     ring = _Remembering(trusted if trusted is not None else keys)
+    report.sealed, found = check_seal(folder, raw, ring)
+    report.problems += found
     log = read_log(folder, report) if LOG in intact or LOG in manifest["files"] else None
     if log is None:
         return report
@@ -91,9 +99,16 @@ def verify_bundle(folder: Path, trusted: dict[str, Ed25519PublicKey] | None = No
     report.entries, report.chains = len(every), len(chains)
     report.erased = sum(1 for s in every if s.tombstone is not None)
     newest, by_hash = ent.latest(every), {s.entry.hash: s for s in every}
+    used: set[str] = set()
     for name, trace in sorted(manifest.get("traces", {}).items()):
         if (folder / name).is_file():
-            check_trace(folder / name, name, trace, ring, newest, by_hash, report)
+            used |= check_trace(folder / name, name, trace, ring, newest, by_hash, report)
+    documents = manifest.get("documents", {})
+    for name, doc in sorted(documents.items()):
+        if (folder / name).is_file():
+            report.documents += 1
+            report.problems += check_document(folder / name, name, doc, ring, newest, by_hash)
+    report.problems += left_out(used, set(documents.values()), newest)
     return report
 
 
@@ -124,7 +139,7 @@ def check_files(folder: Path, files: dict[str, Any], report: Report) -> set[str]
             )
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
         name = path.relative_to(folder).as_posix()
-        if name != MANIFEST and name not in files:
+        if name not in (MANIFEST, SEAL) and name not in files:
             report.problems.append(
                 checks.Problem(
                     "extra", f"{name} is not listed in the manifest: added to the bundle"
@@ -183,20 +198,24 @@ def check_trace(
     newest: dict[str, ent.Signed],
     by_hash: dict[str, ent.Signed],
     report: Report,
-) -> None:
-    """Each trace root in one trace file against its newest log entry."""
+) -> set[str]:
+    """Each trace root in one trace file against its newest log entry; the documents whose
+    source chain the file carries."""
     report.traces += 1
+    docs: set[str] = set()
     try:
         quads = ox.parse(path=str(path), format=ox.RdfFormat.TRIG)
         roots: dict[str, list[ox.Quad]] = defaultdict(list)
         for q in quads:
-            if type(q.subject) is ox.NamedNode and q.graph_name == _RETRIEVAL:
-                root = trace_root(q.subject.value)
-                if root is not None:
-                    roots[root].append(q)
+            if type(q.subject) is not ox.NamedNode:
+                continue
+            if q.graph_name == _RETRIEVAL and (root := trace_root(q.subject.value)) is not None:
+                roots[root].append(q)
+            elif q.graph_name == _SOURCE and (doc := doc_of(q.subject.value)) is not None:
+                docs.add(doc)
     except (OSError, SyntaxError, ValueError) as exc:
         report.problems.append(checks.Problem("unreadable", f"{name} is not TriG: {exc}", trace))
-        return
+        return docs
     if trace not in roots:
         report.problems.append(
             checks.Problem("missing", f"{name} should hold trace {trace} but does not", trace)
@@ -209,15 +228,14 @@ def check_trace(
                 checks.Problem("unsigned", f"{root} (in {name}) has no entry in the log", root)
             )
             continue
-        found = checks.entry_problems(ring, signed)
-        if found and found[0].code == "signature":
-            found = checks.entry_problems(ring, signed, by_hash)
+        found = checks.entry_problems(ring, signed, by_hash)
         report.problems += found
         fp = fingerprint(own)
         if fp.digest != signed.entry.digest:
             e = signed.entry
             message = f"{root} (in {name}): its quads are not the ones signed in {e.chain}#{e.seq} ({e.count} signed, {fp.count} here)"
             report.problems.append(checks.Problem("digest", message, root))
+    return docs
 
 
-_RETRIEVAL = ox.NamedNode(GRAPH_RETRIEVAL)
+_RETRIEVAL, _SOURCE = ox.NamedNode(GRAPH_RETRIEVAL), ox.NamedNode(GRAPH_SOURCE)

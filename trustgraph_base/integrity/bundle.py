@@ -1,9 +1,14 @@
-"""An audit bundle: traces as TriG, the log, the public keys and a manifest, in a folder.
+"""An audit bundle: traces and documents as TriG, the log, the public keys and a manifest
+signed by the deployment, in a folder.
 
     manifest.json        what the bundle holds: its scope and window, and per file its
-                         SHA-256 and size (``files``), the traces it exports (``traces``)
+                         SHA-256 and size (``files``), the traces (``traces``) and the
+                         documents (``documents``) it exports
+    seal.json            the manifest's signature: the store's log entry (kind ``bundle``,
+                         subject ``urn:tg:audit:<SHA-256 of manifest.json>``) made at export
     traces/NNNNN.trig    one top-level trace each (its sub-traces, the erasures that marked
                          it, and the source chain it used: tg-export-explain-trace's TriG)
+    documents/NNNNN.trig the signed extraction provenance of each document those traces used
     log.json             the collection's log: every chain's entries as stored (position,
                          entry, signature, tombstone) and its signed checkpoint
     keys/<id>.pem        the public keys the log's signatures name
@@ -19,8 +24,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-FORMAT = "explaingraph-audit/1"
-MANIFEST, LOG, TRACES, KEYS = "manifest.json", "log.json", "traces", "keys"
+FORMAT = "explaingraph-audit/2"
+MANIFEST, SEAL, LOG, TRACES, DOCUMENTS, KEYS = (
+    "manifest.json",
+    "seal.json",
+    "log.json",
+    "traces",
+    "documents",
+    "keys",
+)
+BUNDLE_PREFIX = "urn:tg:audit:"  # + the manifest's SHA-256: the subject of its log entry
 
 
 @dataclass
@@ -35,6 +48,7 @@ class Contents:
     traces: dict[str, str] = field(default_factory=dict)  # top-level trace id → its TriG
     log: dict[str, Any] = field(default_factory=dict)  # ``log.json``: chains, heads, keys
     keys: dict[str, str] = field(default_factory=dict)  # key id → PEM
+    documents: dict[str, str] = field(default_factory=dict)  # document IRI → its TriG
 
 
 def key_file(kid: str) -> str:
@@ -45,22 +59,19 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def write(folder: Path, contents: Contents) -> dict[str, Any]:
-    """Write the bundle into ``folder`` (created; refused if it holds anything); its manifest."""
-    folder.mkdir(parents=True, exist_ok=True)
-    if any(folder.iterdir()):
-        raise FileExistsError(f"{folder} is not empty: name a new folder for the bundle")
-    (folder / TRACES).mkdir()
-    (folder / KEYS).mkdir()
+def build(contents: Contents) -> dict[str, bytes]:
+    """Every file of the bundle by name, ``manifest.json`` included (``seal.json`` apart:
+    the store signs the manifest's SHA-256, ``manifest_digest``)."""
     files: dict[str, bytes] = {}
-    ids = sorted(contents.traces)
-    for n, trace in enumerate(ids):
-        files[f"{TRACES}/{n:05d}.trig"] = contents.traces[trace].encode()
+    listed: dict[str, dict[str, str]] = {TRACES: {}, DOCUMENTS: {}}
+    for folder, items in ((TRACES, contents.traces), (DOCUMENTS, contents.documents)):
+        for n, uri in enumerate(sorted(items)):
+            name = f"{folder}/{n:05d}.trig"
+            files[name] = items[uri].encode()
+            listed[folder][name] = uri
     files[LOG] = json.dumps(contents.log, sort_keys=True, indent=1).encode()
     for kid, pem in sorted(contents.keys.items()):
         files[key_file(kid)] = pem.encode()
-    for name, data in files.items():
-        (folder / name).write_bytes(data)
     manifest = {
         "format": FORMAT,
         "user": contents.user,
@@ -68,11 +79,28 @@ def write(folder: Path, contents: Contents) -> dict[str, Any]:
         "since": contents.since,
         "until": contents.until,
         "made_at": contents.made_at,
-        "traces": {f"{TRACES}/{n:05d}.trig": trace for n, trace in enumerate(ids)},
+        "traces": listed[TRACES],
+        "documents": listed[DOCUMENTS],
         "files": {
             name: {"sha256": sha256(data), "bytes": len(data)}
             for name, data in sorted(files.items())
         },
     }
-    (folder / MANIFEST).write_text(json.dumps(manifest, sort_keys=True, indent=1))
-    return manifest
+    files[MANIFEST] = json.dumps(manifest, sort_keys=True, indent=1).encode()
+    return files
+
+
+def manifest_digest(files: dict[str, bytes]) -> str:
+    """What the store signs for a bundle: the SHA-256 of its ``manifest.json``."""
+    return sha256(files[MANIFEST])
+
+
+def write(folder: Path, files: dict[str, bytes], seal: str) -> None:
+    """Write the built bundle and its ``seal`` (the signed entry's JSON) into ``folder``
+    (created; refused if it holds anything)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    if any(folder.iterdir()):
+        raise FileExistsError(f"{folder} is not empty: name a new folder for the bundle")
+    for name, data in {**files, SEAL: seal.encode()}.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(data)

@@ -154,6 +154,13 @@ def document_uri(doc_id: str) -> str:
     return DOC_PREFIX + quote(doc_id, safe="-._~")
 
 
+def doc_of(uri: str) -> str | None:
+    """The document an extraction entity belongs to, by its URI (``{doc}/p{n}/c{m}``, …)."""
+    if not uri.startswith(DOC_PREFIX):
+        return None
+    return DOC_PREFIX + uri[len(DOC_PREFIX) :].split("/", 1)[0]
+
+
 def source_uri(ref: str) -> str:
     """A document, page or chunk URI from what a user writes: a URI as it is, a bare document
     id (``document_uri``), or a bare id with its page and chunk after it, as the URIs put them

@@ -85,6 +85,8 @@ ExplainClientOperation = Literal[
     "verify-trace",
     "verify-log",
     "audit-log",
+    "export-document",
+    "seal-bundle",
 ]
 ExplainInternalOperation = Literal["delete-document", "seal-document"]
 

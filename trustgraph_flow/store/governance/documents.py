@@ -18,7 +18,7 @@ import pyoxigraph as ox
 
 from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.integrity.entries import Signed
-from trustgraph_base.provenance.uris import DOC_PREFIX
+from trustgraph_base.provenance.uris import doc_of
 from trustgraph_flow.store.core.backend import Handle, subject_groups
 from trustgraph_flow.store.core.convert import named
 from trustgraph_flow.store.governance import deletion, log
@@ -32,13 +32,6 @@ def document_groups(handle: Handle, doc: str) -> Groups:
     entities = deletion.derived(handle.store, named(doc))
     subjects = deletion.activities(handle.store, entities) + entities
     return subject_groups(handle.store, subjects, SOURCE)
-
-
-def doc_of(uri: str) -> str | None:
-    """The document an extraction entity belongs to, by its URI (``{doc}/p{n}/c{m}``, …)."""
-    if not uri.startswith(DOC_PREFIX):
-        return None
-    return DOC_PREFIX + uri[len(DOC_PREFIX) :].split("/", 1)[0]
 
 
 def seal_document(handle: Handle | None, seal: Seal | None, doc: str) -> Signed | None:

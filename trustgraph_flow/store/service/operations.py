@@ -15,14 +15,28 @@ from trustgraph_base.provenance.uris import document_uri
 from trustgraph_base.schema.documents import CollectionDeleted
 from trustgraph_base.schema.explain import ExplainRequest, ExplainResponse
 from trustgraph_flow.store.core.backend import Backend, Handle
-from trustgraph_flow.store.governance import deletion, documents, erasure, retention, verify
+from trustgraph_flow.store.governance import (
+    attest,
+    deletion,
+    documents,
+    erasure,
+    retention,
+    verify,
+)
 from trustgraph_flow.store.governance.seal import Seal
 from trustgraph_flow.store.service.state import Ctx, checked, read, write
 from trustgraph_flow.store.service.streaming import stream_trace
 from trustgraph_flow.store.views import diff, explain, export, hierarchy, lineage, removals, traces
 
 WRITES = frozenset(
-    {"delete-trace", "delete-document", "delete-collection", "purge-traces", "seal-document"}
+    {
+        "delete-trace",
+        "delete-document",
+        "delete-collection",
+        "purge-traces",
+        "seal-document",
+        "seal-bundle",
+    }
 )
 
 
@@ -56,6 +70,12 @@ def on_collection(
     if req.operation == "seal-document":
         signed = documents.seal_document(handle, seal, doc_iri(req.id))
         return ExplainResponse(count=1 if signed else 0)
+    if req.operation == "seal-bundle":
+        sealed = attest.seal_bundle(handle, seal, req.id, req.reason)
+        return ExplainResponse(export=sealed, media_type="application/json")
+    if req.operation == "export-document":
+        text = attest.export_document(handle, doc_iri(req.id))
+        return ExplainResponse(export=text, media_type="application/trig")
     if req.operation == "audit-log":
         return ExplainResponse(export=verify.audit_log(handle, seal), media_type="application/json")
     if req.operation in ("verify-trace", "verify-log"):

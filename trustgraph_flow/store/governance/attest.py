@@ -1,0 +1,52 @@
+"""What an audit export asks of the store beyond the traces (docs/audit.md): a document's
+signed extraction provenance as TriG (explain ``export-document``), and the bundle's
+manifest signed (explain ``seal-bundle``).
+
+A bundle's manifest is signed as a log entry of its own, of kind ``bundle``: its subject
+is ``urn:tg:audit:<the manifest's SHA-256>``, its digest that SHA-256, its reason what was
+exported. So the deployment's log records every export, and a bundle whose files were
+removed, added or replaced together with its manifest no longer matches its seal. The
+store signs only a digest under that kind and subject: the signature cannot stand for a
+trace's, a document's or a checkpoint's.
+"""
+
+from __future__ import annotations
+
+import string
+
+import pyoxigraph as ox
+
+from trustgraph_base.errors import ErrorType, ServiceError
+from trustgraph_base.integrity.bundle import BUNDLE_PREFIX
+from trustgraph_base.integrity.canonical import Fingerprint
+from trustgraph_flow.store.core.backend import Handle
+from trustgraph_flow.store.core.convert import named
+from trustgraph_flow.store.governance import deletion
+from trustgraph_flow.store.governance.documents import document_groups
+from trustgraph_flow.store.governance.seal import Seal
+
+_NOT_SIGNING = "this store does not sign traces (its setting signing is off)"
+
+
+def seal_bundle(handle: Handle | None, seal: Seal | None, digest: str, reason: str) -> str:
+    """explain ``seal-bundle``: the manifest's SHA-256 signed as a log entry (its JSON)."""
+    if seal is None:
+        raise ServiceError(ErrorType.BAD_REQUEST, _NOT_SIGNING)
+    if len(digest) != 64 or any(c not in string.hexdigits.lower() for c in digest):
+        raise ServiceError(
+            ErrorType.BAD_REQUEST, "seal-bundle needs id: the manifest's SHA-256 (64 hex digits)"
+        )
+    if handle is None:
+        raise ServiceError(ErrorType.NOT_FOUND, "no such collection: nothing to export")
+    found = Fingerprint(digest=digest, count=0, subjects={})
+    (signed,) = seal.append(handle, [(BUNDLE_PREFIX + digest, found)], reason, "bundle")
+    return signed.model_dump_json(exclude={"tombstone"})
+
+
+def export_document(handle: Handle | None, doc: str) -> str:
+    """explain ``export-document``: the document's extraction provenance (what its log
+    entry signs: ``document_groups``) as TriG."""
+    if handle is None or not deletion.exists(handle.store, named(doc)):
+        raise ServiceError(ErrorType.NOT_FOUND, f"no document {doc!r} in this collection")
+    quads = [q for group in document_groups(handle, doc) for q in group]
+    return (ox.serialize(quads, format=ox.RdfFormat.TRIG) or b"").decode()
