@@ -18,13 +18,8 @@ from rdflib.plugins.stores.sparqlstore import SPARQLStore
 from SPARQLWrapper import JSON, SPARQLWrapper
 from SPARQLWrapper.SPARQLExceptions import EndPointNotFound
 
-from tests.support.poll import eventually
-from tests.support.stack import ADMIN, Stack, create_key
-from tests.support.store import EDGE_FOX, document, graph_rag, labels, msg
-from trustgraph_base.messaging import TRIPLES_STORE, Processor
-from trustgraph_base.rdf.terms import Triple
-from trustgraph_flow.librarian.processor import proc as librarian
-from trustgraph_flow.store.processor import proc as store
+from tests.support.sparql_stack import seeded_stack
+from tests.support.stack import Stack, create_key
 
 FOX = "urn:trustgraph:entity:fox"
 EDGE = "https://trustgraph.ai/ns/edge"
@@ -38,20 +33,7 @@ QUOTED = (
 
 @pytest.fixture
 async def stack(pulsar_url: str, prefix: str, tmp_path: Path) -> AsyncIterator[Stack]:
-    processors: list[Processor[Any, Any]] = [store, librarian]
-    options: dict[str, Any] = {"cors_origins": ORIGIN}
-    async with Stack(
-        pulsar_url, prefix, processors, data_dir=tmp_path, token=ADMIN, gateway=options
-    ) as running:
-        fact = Triple(s=EDGE_FOX[0], p=EDGE_FOX[1], o=EDGE_FOX[2])
-        await running.publish(
-            TRIPLES_STORE, msg(document() + labels() + [fact] + graph_rag("g1", 1))
-        )
-        await running.publish(TRIPLES_STORE, msg(labels()[:2], "r", collection="research"))
-        await eventually(
-            lambda: running.cli("tg-list-explain-traces", "-U", "alice", "-t", ADMIN),
-            lambda r: "g1" in r.stdout,
-        )
+    async with seeded_stack(pulsar_url, prefix, tmp_path, cors_origins=ORIGIN) as running:
         yield running
 
 

@@ -10,38 +10,21 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.support.node import JS
+from tests.support.node import node as node_with
 from tests.support.processors import EVERY, SAMPLES
 from tests.support.stack import ADMIN, Stack, create_key
 
 pytestmark = pytest.mark.timeout(600)
 
-JS = Path(__file__).resolve().parents[1] / "js"
-
 
 def node() -> list[str]:
-    """The node command line, with the client installed in tests/js (else skip, or fail in CI)."""
-    found = shutil.which("node")
-    why = ""
-    if found is None:
-        why = "node is not installed"
-    elif not (JS / "node_modules" / "@trustgraph" / "client").is_dir():
-        why = "@trustgraph/client is not installed: run `npm ci` in tests/js"
-    if why:
-        if os.environ.get("TG_REQUIRE_TS_CLIENT"):
-            pytest.fail(why)
-        pytest.skip(why)
-    assert found is not None
-    major = int(subprocess.run([found, "--version"], capture_output=True, text=True).stdout[1:3])
-    flags = ["--experimental-websocket"] if major < 22 else []  # WebSocket is global from 22
-    return [found, *flags, "--no-warnings"]
+    return node_with("@trustgraph/client")
 
 
 async def drive(
