@@ -155,8 +155,10 @@ async def test_trace_list_and_every_trace_type(world: World) -> None:
 
     agent = await world.official("tg-show-explain-trace", world.agent_trace)
     assert agent.code == 0, agent.stderr
+    shown = [s.split(" ---")[0] for s in agent.stdout.split("--- ")[1:]]
+    # In the order the run made them: the step, its observation, the conclusion last.
+    assert shown == ["Analysis", "Observation", "Conclusion"], agent.stdout
     steps = {s.split(" ---")[0]: s for s in agent.stdout.split("--- ")[1:]}
-    assert sorted(steps) == ["Analysis", "Conclusion", "Observation"], agent.stdout
     assert "Action: knowledge-query" in steps["Analysis"]
     # the tool's result, fetched as the Observation's librarian document (our tg:observation)
     assert steps["Observation"].startswith(

@@ -100,6 +100,11 @@ def test_an_agent_graph_with_the_references_facts_conforms() -> None:
         f'prov:wasDerivedFrom <{A}/i1/observation>, <{A}> ; tg:terminationReason "final-answer" ; '
         "tg:answer",
     ).replace('tg:thought "Look it up." ;', 'tg:stepNumber "1" ; tg:toolCandidate "kq", "dq" ;')
+    # A step that called two tools at once: a call and its Observation (beside SPEC's analysis).
+    graph += f"""<{A}/i1> a tg:ToolUse .
+<{A}/i1/c1> a prov:Entity, tg:ToolUse ; prov:wasDerivedFrom <{A}/i1> ; tg:action "kq" .
+<{A}/i1/c1/observation> a prov:Entity, tg:Observation ;
+    prov:wasDerivedFrom <{A}/i1/c1>, <{A}/i1> ; tg:observation "It jumps." ."""
     assert check(SOURCE, graph) == []
 
 

@@ -22,7 +22,19 @@ from tests.support.store import (
     written,
 )
 from trustgraph_base.errors import ServiceError
-from trustgraph_base.provenance import RDFS, TG
+from trustgraph_base.provenance import (
+    GRAPH_RETRIEVAL,
+    PROV,
+    RDFS,
+    TG,
+    agent_call_triples,
+    agent_final_triples,
+    agent_iteration_triples,
+    agent_observation_triples,
+    agent_session_triples,
+    graph_rag_question_triples,
+    uris,
+)
 from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Triple, TripleTerm, blank, iri, quoted
 from trustgraph_base.schema.store import (
     SparqlBinding,
@@ -210,3 +222,37 @@ def test_sparql_computed_ill_typed_literal_is_an_error(store: QuadStore) -> None
         err.value.type == "sparql-result"
         and "'abc' is not a valid xsd:integer" in err.value.message
     )
+
+
+def test_what_derives_from_an_agent_step_comes_in_run_order(tmp_path: Path) -> None:
+    # TrustGraph's tg-show-explain-trace walks a trace by these links and shows what it finds
+    # in the order the query answers: a step's calls and observation, then the next step, the
+    # conclusion last — whatever order the store keeps them in.
+    a = uris.agent_session_uri("order")
+    i = [uris.agent_iteration_uri(a, n) for n in range(1, 12)]
+    sub = uris.graph_rag_question_uri("order-sub")
+    triples = agent_session_triples(a, "q", "2026-01-01T00:00:00Z")
+    triples += graph_rag_question_triples(sub, "q", "2026-01-01T00:00:00Z", i[0])
+    triples += agent_iteration_triples(i[0], a, "t", "kq", {}, "o")
+    for n in range(1, 11):  # i2 … i11 each from i1: an agent that kept going back to step 1
+        triples += agent_iteration_triples(i[n], i[0], "t", "kq", {}, "o")
+    triples += agent_observation_triples(uris.agent_observation_uri(i[0]), i[0])
+    triples += agent_call_triples(uris.agent_call_uri(i[0], 2), i[0], "kq", {}, "o")
+    triples += agent_call_triples(uris.agent_call_uri(i[0], 1), i[0], "kq", {}, "o")
+    triples += agent_final_triples(uris.agent_final_uri(a), i[0], "done")
+    handle = handle_of(written(tmp_path / "store", [msg(triples)]))
+    req = TriplesQueryRequest(p=iri(PROV.wasDerivedFrom.i), o=iri(i[0]), g=GRAPH_RETRIEVAL)
+    found = [t.s.i for t in triples_query(handle.store, req).triples if isinstance(t.s, IriTerm)]
+    c1, c2 = uris.agent_call_uri(i[0], 1), uris.agent_call_uri(i[0], 2)
+    assert found == [
+        sub,
+        c1,
+        uris.agent_observation_uri(c1),
+        c2,
+        uris.agent_observation_uri(c2),
+        uris.agent_observation_uri(i[0]),
+        *i[1:],  # i2 before i10: by number
+        uris.agent_final_uri(a),
+    ]
+    limited = triples_query(handle.store, req.model_copy(update={"limit": 2})).triples
+    assert [t.s for t in limited] == [iri(sub), iri(c1)]

@@ -78,8 +78,15 @@ def test_step_schema_has_one_branch_per_tool_plus_the_final_answer() -> None:
         )
     )
     schema = step_schema(tools)
-    branches = schema["properties"]["next"]["anyOf"]
+    *branches, many = schema["properties"]["next"]["anyOf"]
     assert [b["properties"]["action"]["enum"] for b in branches] == [["facts"], ["final-answer"]]
+    # several tools at once: a list of the tool branches (never the final answer)
+    assert many == {
+        "type": "array",
+        "items": {"anyOf": [branches[0]]},
+        "minItems": 2,
+        "maxItems": 8,
+    }
     args = branches[0]["properties"]["arguments"]
     assert args["properties"] == {
         "query": {"type": "string", "maxLength": 500},

@@ -2,6 +2,7 @@
 
 from trustgraph_base.provenance.agent import (
     TerminationReason,
+    agent_call_triples,
     agent_final_triples,
     agent_iteration_triples,
     agent_observation_triples,
@@ -58,6 +59,7 @@ __all__ = [
     "SelectedEdge",
     "TerminationReason",
     "activity_triples",
+    "agent_call_triples",
     "agent_final_triples",
     "agent_iteration_triples",
     "agent_observation_triples",

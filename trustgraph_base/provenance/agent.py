@@ -9,7 +9,7 @@ from typing import Any, Literal
 from trustgraph_base.provenance.common import datetime_literal, derived, text, triple, types
 from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, PROV, RDF, TG
 from trustgraph_base.provenance.rag import answer_extras, label
-from trustgraph_base.provenance.uris import answer_document_uri
+from trustgraph_base.provenance.uris import agent_observation_uri, answer_document_uri
 from trustgraph_base.rdf.terms import IriTerm, Triple
 
 G = GRAPH_RETRIEVAL
@@ -84,6 +84,33 @@ def agent_observation_triples(observation_uri: str, iteration_uri: str) -> list[
         label(observation_uri, "Observation"),
         derived(observation_uri, iteration_uri, G),
         triple(observation_uri, TG.document, IriTerm(i=answer_document_uri(observation_uri)), G),
+    ]
+
+
+def agent_call_triples(
+    call_uri: str,
+    iteration_uri: str,
+    action: str,
+    arguments: Mapping[str, Any] | str,
+    observation: str,
+) -> list[Triple]:
+    """One of several tools a step called at once (``…/i{n}/c{k}``, beside SPEC's analysis,
+    which keeps them all): the tool use, derived from its step, with its action and arguments,
+    and its Observation ``…/c{k}/observation``, derived from the call and from the step (the
+    step is what TrustGraph's tools walk), holding the call's result as ``tg:observation``."""
+    seen = agent_observation_uri(call_uri)
+    return [
+        *types(call_uri, G, PROV.Entity, TG.ToolUse),
+        label(call_uri, "Tool use"),
+        derived(call_uri, iteration_uri, G),
+        triple(call_uri, TG.action, text(action), G),
+        triple(call_uri, TG.arguments, text(arguments_json(arguments)), G),
+        *types(seen, G, PROV.Entity, TG.Observation),
+        label(seen, "Observation"),
+        derived(seen, call_uri, G),
+        derived(seen, iteration_uri, G),
+        triple(seen, TG.observation, text(observation), G),
+        triple(seen, TG.document, IriTerm(i=answer_document_uri(seen)), G),
     ]
 
 

@@ -26,7 +26,7 @@ TRACE_PREFIXES = tuple(_PREFIX_KIND)
 _SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,127}$")
 _STEP_INDEX = re.compile(r"/i(\d+)$")
 _STAGE_SUFFIX = re.compile(
-    r"/(i\d+(/observation)?|final|exploration(/c\d+)?|focus(/e\d+)?|synthesis(/claim\d+(/assessment)?|/verification|/abstention)?)$"
+    r"/(i\d+(/c\d+)?(/observation)?|final|exploration(/c\d+)?|focus(/e\d+)?|synthesis(/claim\d+(/assessment)?|/verification|/abstention)?)$"
 )
 
 
@@ -65,6 +65,11 @@ def agent_step_index(session_uri: str, uri: str) -> int | None:
 def agent_observation_uri(iteration_uri: str) -> str:
     """The Observation entity of an analysis (TrustGraph's ``…/i{n}/observation``)."""
     return f"{iteration_uri}/observation"
+
+
+def agent_call_uri(iteration_uri: str, k: int) -> str:
+    """Call ``k`` of a step that called several tools at once (``…/i{n}/c{k}``)."""
+    return f"{iteration_uri}/c{k}"
 
 
 def agent_final_uri(session_uri: str) -> str:
@@ -138,6 +143,27 @@ def session_trace_uris(session_id: str) -> list[str]:
 def is_conclusion_uri(root: str, uri: str) -> bool:
     """Whether ``uri`` is the last stage of trace ``root``: ``agent_final_uri`` or ``synthesis_uri``."""
     return uri in (f"{root}/final", f"{root}/synthesis")
+
+
+_AGENT_PLACE = re.compile(r"/i([0-9]+)(?:/c([0-9]+))?(/observation)?$")
+
+
+def agent_trace_order(uri: str) -> tuple[int, ...]:
+    """Where ``uri`` comes in the run of an agent trace, as a sort key: anything not of an
+    agent trace (a tool's sub-trace question) first, as it ran inside the step; then the
+    question, each step ``…/i{n}`` followed by its tool calls ``…/i{n}/c{k}`` (each with its
+    observation) and its observation, steps by number; the conclusion last."""
+    if trace_kind(uri) != "agent":
+        return (0,)
+    if uri.endswith("/final"):
+        return (2,)
+    place = _AGENT_PLACE.search(uri)
+    if place is None:
+        return (1,)
+    step, call, observation = int(place.group(1)), place.group(2), place.group(3) is not None
+    if call is not None:
+        return (1, step, 1, int(call), int(observation))
+    return (1, step, 2 if observation else 0)
 
 
 def trace_root(uri: str) -> str | None:

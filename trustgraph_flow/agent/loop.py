@@ -8,17 +8,25 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import AsyncIterator
-from typing import Any
 
 from trustgraph_base.errors import ErrorType, RequestTimeout, ServiceError
 from trustgraph_base.messaging import TEXT_COMPLETION
 from trustgraph_base.provenance import agent_session_triples, arguments_json, uris
 from trustgraph_base.schema import AgentResponse
-from trustgraph_flow.agent.prompt import Step, react_request
-from trustgraph_flow.agent.react import Act, Finish, ParseError, StepReply, parse_reply, step_schema
+from trustgraph_flow.agent.calls import act, many_step, run_calls
+from trustgraph_flow.agent.events import event, stopped_answer
+from trustgraph_flow.agent.prompt import Call, Step, react_request
+from trustgraph_flow.agent.react import (
+    Act,
+    ActMany,
+    Finish,
+    ParseError,
+    StepReply,
+    parse_reply,
+    step_schema,
+)
 from trustgraph_flow.agent.resume import recorded_answer, recorded_steps
-from trustgraph_flow.agent.session import Session, event, stopped_answer
-from trustgraph_flow.agent.tools import ToolCall, ToolFailure, run_tool
+from trustgraph_flow.agent.session import Session
 from trustgraph_flow.agent.uses import entity_id, resolve_uses, usable
 from trustgraph_flow.structured import BadReply, ask
 
@@ -58,7 +66,7 @@ async def run(session: Session) -> AsyncIterator[AgentResponse]:
         try:
             parsed = read(reply, last)
             uses = resolve_uses(
-                parsed.uses, session.uri, usable(session.uri, len(session.steps)), n, parsed.thought
+                parsed.uses, session.uri, usable(session.uri, session.steps), n, parsed.thought
             )
         except ParseError as exc:
             if exc.thought:
@@ -73,6 +81,19 @@ async def run(session: Session) -> AsyncIterator[AgentResponse]:
                 async for ending in session.conclude(parsed.answer, uses=uses):
                     yield ending
                 return
+            if isinstance(parsed, ActMany):  # several tools at once, each shown as it returns
+                for one in parsed.calls:
+                    yield event("action", f"{one.tool} {arguments_json(one.arguments)}")
+                calls: dict[int, Call] = {}
+                async for k, call, explains in run_calls(session, parsed.calls, iteration_uri):
+                    calls[k] = call
+                    yield event("observation", call.observation)
+                    for explain in explains:
+                        yield explain
+                step = many_step(parsed.thought, [calls[k] for k in sorted(calls)], uses)
+                for explain in session.record(step, offered):
+                    yield explain
+                continue
             yield event("action", f"{parsed.tool} {arguments_json(parsed.arguments)}")
             observation = await act(session, parsed.tool, parsed.arguments, iteration_uri)
             step = Step(
@@ -86,14 +107,14 @@ async def run(session: Session) -> AsyncIterator[AgentResponse]:
         yield ending
 
 
-def read(reply: str | StepReply | BadReply, last: bool = False) -> Act | Finish:
+def read(reply: str | StepReply | BadReply, last: bool = False) -> Act | ActMany | Finish:
     """The LLM's decision; ``ParseError`` for a reply that is neither form (or, on the
     last structured step, not the final answer its schema asked for)."""
     if isinstance(reply, BadReply):
         raise ParseError(str(reply))
     if isinstance(reply, StepReply):
         decision = reply.decision()
-        if last and isinstance(decision, Act):
+        if last and isinstance(decision, Act | ActMany):
             raise ParseError(LAST_STEP_ERROR, decision.thought)
         return decision
     return parse_reply(reply)
@@ -117,10 +138,7 @@ async def think(session: Session, last: bool = False) -> str | StepReply | BadRe
                     StepReply,
                     schema=step_schema(
                         offered,
-                        [
-                            entity_id(session.uri, u)
-                            for u in usable(session.uri, len(session.steps))
-                        ],
+                        [entity_id(session.uri, u) for u in usable(session.uri, session.steps)],
                     ),
                     timeout=timeout,
                 )
@@ -141,35 +159,6 @@ async def think(session: Session, last: bool = False) -> str | StepReply | BadRe
         ) from None
     session.note_call(reply, (time.monotonic() - started) * 1000.0)
     return reply.response
-
-
-async def act(session: Session, name: str, arguments: dict[str, Any], iteration_uri: str) -> str:
-    """Run the named tool; any failure becomes an ``Error: …`` observation."""
-    # The tool's own trace names this session's entities: the broker has them first (their
-    # receipts came while the LLM thought: this waits only when the broker is slow).
-    if session.trace is not None:
-        await session.trace.delivered()
-    tool = next((t for t in session.tools if t.name == name), None)
-    if tool is None:
-        known = ", ".join(t.name for t in session.tools) or "(none)"
-        return f"Error: unknown tool '{name}'; the available tools are: {known}."
-    call = ToolCall(
-        ctx=session.ctx,
-        user=session.req.user,
-        collection=session.req.collection,
-        parent_uri=iteration_uri if session.explainable else "",  # no trace to hang it on
-        timeout=session.ctx.settings.tool_timeout,
-    )
-    try:
-        observation = await run_tool(tool, arguments, call)
-    except ToolFailure as exc:
-        log.info("session %s: %s", session.uri, exc)
-        if exc.cause is not None and exc.cause.type == ErrorType.NO_DATA:
-            # Nothing to search: say so, as GraphRAG and DocRAG do, not an answer made up.
-            session.fail(exc.cause.message)
-            raise ServiceError(ErrorType.NO_DATA, exc.cause.message) from None
-        return f"Error: {exc}."
-    return observation.strip() or f"(tool '{name}' returned nothing)"
 
 
 def _raw(reply: str | StepReply | BadReply) -> str:

@@ -47,6 +47,22 @@ step relies on: the ids in brackets of the earlier observations (or steps) it bu
 
 
 @dataclass(frozen=True)
+class Call:
+    """One of several tools a step called at once, and what it returned."""
+
+    action: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+    observation: str = ""
+
+    def view(self) -> dict[str, Any]:
+        return {
+            "action": self.action,
+            "arguments": dict(self.arguments),
+            "observation": self.observation,
+        }
+
+
+@dataclass(frozen=True)
 class Step:
     """One completed iteration as the next prompt shows it."""
 
@@ -56,14 +72,17 @@ class Step:
     observation: str = ""
     ref: str = ""  # its id in this session's trace (``i3``); "" for the request's history
     uses: tuple[str, ...] = ()  # the URIs it named as used (none: the linear chain)
+    calls: tuple[Call, ...] = ()  # the tools it called at once (then ``action`` names them all)
 
     def view(self) -> dict[str, Any]:
-        shown = {
+        shown: dict[str, Any] = {
             "thought": self.thought,
             "action": self.action,
             "arguments": dict(self.arguments),
             "observation": self.observation,
         }
+        if self.calls:
+            shown["calls"] = [c.view() for c in self.calls]
         return {**shown, "id": self.ref} if self.ref else shown
 
 
@@ -84,6 +103,15 @@ def _tool_line(tool: ToolConfig, structured: bool = False) -> str:
 def _step_text(step: Step, structured: bool = False) -> str:
     ids = structured and step.ref  # the ids ``uses`` names, shown to the JSON step only
     lines = [f"[{step.ref}] Thought: {step.thought}" if ids else f"Thought: {step.thought}"]
+    if step.calls:  # several tools at once: each call, its arguments and what it returned
+        for k, call in enumerate(step.calls, 1):
+            ref = f"{step.ref}/c{k}"
+            lines += [
+                f"[{ref}] Action: {call.action}",
+                f"Args: {arguments_json(call.arguments)}",
+                f"Observation [{ref}/observation]: {call.observation}",
+            ]
+        return "\n".join(lines)
     if step.action:
         lines += [f"Action: {step.action}", f"Args: {arguments_json(step.arguments)}"]
     seen = f"Observation [{step.ref}/observation]" if ids else "Observation"

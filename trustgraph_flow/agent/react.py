@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from trustgraph_flow.agent.tools import FINAL_ANSWER, ToolConfig
 from trustgraph_flow.structured import limit_strings
@@ -29,6 +29,7 @@ _LABEL = re.compile(
 _FENCE = re.compile(r"^\s*```[a-zA-Z]*\s*|\s*```\s*$")
 MAX_QUOTED = 300
 MAX_STEP_STRING = 500  # the schema's maxLength for a thought, an argument or the answer
+MAX_CALLS = 8  # tools one step may call at once (they run at most ``tool_concurrency`` at a time)
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,16 @@ class Act:
     tool: str
     arguments: dict[str, Any] = field(default_factory=dict)
     uses: tuple[str, ...] = ()  # the ids the step names as used (uses.py), unchecked
+
+
+@dataclass(frozen=True)
+class ActMany:
+    """The model chose several tools at once (each an ``Act`` without thought or uses): they
+    run concurrently, each its own call and observation in the trace."""
+
+    thought: str
+    calls: tuple[Act, ...]
+    uses: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -73,12 +84,37 @@ class StepReply(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
     thought: str = ""
     uses: list[str] = []
-    next: NextStep
+    next: NextStep | None  # None when ``next`` was a list of several calls (``calls``)
+    calls: list[NextStep] = []
 
-    def decision(self) -> Act | Finish:
-        """The step as an action or the final answer; ``ParseError`` for an empty answer."""
+    @model_validator(mode="before")
+    @classmethod
+    def _several(cls, data: Any) -> Any:
+        """``next`` as a list: several tools at once, read into ``calls``."""
+        if isinstance(data, dict) and isinstance(data.get("next"), list):
+            return {**data, "next": None, "calls": data["next"]}
+        return data
+
+    def decision(self) -> Act | ActMany | Finish:
+        """The step as an action, several at once, or the final answer; ``ParseError`` for an
+        empty answer, or a list of calls that is empty, too long or holds the final answer."""
         thought = self.thought.strip()
         uses = tuple(self.uses)
+        if self.next is None:
+            if not self.calls:
+                raise ParseError("'next' names no tool call", thought)
+            if len(self.calls) > MAX_CALLS:
+                raise ParseError(
+                    f"'next' asks for {len(self.calls)} tool calls at once; at most {MAX_CALLS}"
+                    " per step",
+                    thought,
+                )
+            if any(call.action == FINAL_ANSWER for call in self.calls):
+                raise ParseError(f"'{FINAL_ANSWER}' cannot be one of several calls", thought)
+            calls = tuple(Act("", c.action.strip(), dict(c.arguments)) for c in self.calls)
+            if len(calls) == 1:
+                return Act(thought, calls[0].tool, calls[0].arguments, uses)
+            return ActMany(thought, calls, uses)
         if self.next.action != FINAL_ANSWER:
             return Act(thought, self.next.action.strip(), dict(self.next.arguments), uses)
         if not self.next.answer.strip():
@@ -114,12 +150,14 @@ def step_schema(
         }
         for t in tools
     ]
+    # Several tools at once: a list of tool branches, run concurrently (none on a last step).
+    many = [{"type": "array", "items": {"anyOf": branches}, "minItems": 2, "maxItems": MAX_CALLS}]
     schema = {
         "type": "object",
         "properties": {
             "thought": {"type": "string"},
             "uses": {"type": "array", "items": {"type": "string", "enum": list(usable)}},
-            "next": {"anyOf": [*branches, final]},
+            "next": {"anyOf": [*branches, final, *(many if branches else [])]},
         },
         "required": ["thought", "uses", "next"],
         "additionalProperties": False,

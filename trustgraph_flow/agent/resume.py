@@ -5,32 +5,54 @@ step is taken or recorded twice."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from trustgraph_base.provenance import TG, uris
 from trustgraph_base.rdf.terms import LiteralTerm, Triple
-from trustgraph_flow.agent.prompt import Step
+from trustgraph_flow.agent.prompt import Call, Step
 
 
-def _texts(triples: list[Triple]) -> dict[str, str]:
-    """Each literal-valued predicate of an entity and its (last) value."""
-    return {t.p.i: t.o.v for t in triples if isinstance(t.o, LiteralTerm)}
+def _texts(triples: list[Triple], subject: str | None = None) -> dict[str, str]:
+    """Each literal-valued predicate of an entity (of ``subject`` only, when the message holds
+    more than one) and its (last) value."""
+    return {
+        t.p.i: t.o.v
+        for t in triples
+        if isinstance(t.o, LiteralTerm) and (subject is None or getattr(t.s, "i", None) == subject)
+    }
+
+
+def _arguments(facts: dict[str, str]) -> dict[str, Any]:
+    try:
+        arguments = json.loads(facts.get(TG.arguments.i, "{}"))
+    except ValueError:
+        return {}
+    return arguments if isinstance(arguments, dict) else {}
 
 
 def recorded_steps(recorded: dict[str, list[Triple]], uri: str) -> list[Step]:
-    """The analyses ``…/i1``, ``…/i2``, … the session's trace holds, in order, as steps."""
+    """The analyses ``…/i1``, ``…/i2``, … the session's trace holds, in order, as steps (a
+    step that called several tools at once with its calls ``…/c1``, ``…/c2``, …)."""
     steps: list[Step] = []
-    while (found := recorded.get(uris.agent_iteration_uri(uri, len(steps) + 1))) is not None:
+    while (
+        found := recorded.get(step := uris.agent_iteration_uri(uri, len(steps) + 1))
+    ) is not None:
         facts = _texts(found)
-        try:
-            arguments = json.loads(facts.get(TG.arguments.i, "{}"))
-        except ValueError:
-            arguments = {}
+        calls: list[Call] = []
+        while (made := recorded.get(call := uris.agent_call_uri(step, len(calls) + 1))) is not None:
+            seen = _texts(made, uris.agent_observation_uri(call))  # in the call's message
+            done = _texts(made, call)
+            calls.append(
+                Call(done.get(TG.action.i, ""), _arguments(done), seen.get(TG.observation.i, ""))
+            )
         steps.append(
             Step(
                 facts.get(TG.thought.i, ""),
                 facts.get(TG.action.i, ""),
-                arguments if isinstance(arguments, dict) else {},
+                {} if calls else _arguments(facts),
                 facts.get(TG.observation.i, ""),
+                ref=f"i{len(steps) + 1}",
+                calls=tuple(calls),
             )
         )
     return steps

@@ -6,14 +6,15 @@ are safe). The loop that drives a session is ``loop.py``; the wiring ``processor
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from functools import partial
 
 from trustgraph_base.messaging import Context
 from trustgraph_base.provenance import (
     GRAPH_RETRIEVAL,
-    TerminationReason,
+    agent_call_triples,
     agent_final_triples,
     agent_iteration_triples,
     agent_observation_triples,
@@ -22,46 +23,12 @@ from trustgraph_base.provenance import (
 )
 from trustgraph_base.rdf.terms import Triple
 from trustgraph_base.schema import AgentRequest, AgentResponse, TextCompletionResponse
-from trustgraph_flow.agent.prompt import Step
+from trustgraph_flow.agent.events import TERMINATION, FinishReason, event
+from trustgraph_flow.agent.prompt import Call, Step
 from trustgraph_flow.agent.settings import Settings
 from trustgraph_flow.agent.tools import ToolConfig
 from trustgraph_flow.agent.uses import entity_id
 from trustgraph_flow.trace_writer import TraceWriter
-
-
-def stopped_answer(iterations: int) -> str:
-    """The conclusion of a session that hit its iteration limit."""
-    noun = "iteration" if iterations == 1 else "iterations"
-    return f"Stopped after {iterations} {noun} without a final answer."
-
-
-EventKind = Literal["thought", "action", "observation", "explain"]
-# How a session ends (the final response's ``finish_reason``) and the reference's name for it
-# on the conclusion (``tg:terminationReason``). "abstained": the agent declined to answer
-# from what it found (the answer says why).
-FinishReason = Literal["answer", "iteration-limit", "abstained"]
-TERMINATION: dict[FinishReason, TerminationReason] = {
-    "answer": "final-answer",
-    "iteration-limit": "max-iterations",
-    "abstained": "abstained",
-}
-
-
-def event(
-    kind: EventKind,
-    content: str = "",
-    explain_id: str | None = None,
-    triples: list[Triple] | None = None,
-) -> AgentResponse:
-    graph = GRAPH_RETRIEVAL if explain_id else None
-    return AgentResponse(
-        message_type=kind,
-        content=content,
-        explain_id=explain_id,
-        explain_graph=graph,
-        explain_triples=triples or [],
-        end_of_stream=False,
-    )
 
 
 @dataclass
@@ -162,12 +129,18 @@ class Session:
         """Publish the next analysis and TrustGraph's Observation entity of it, as one trace
         message (the trace first, before the client hears of either); their explain events
         (none: not explainable). The analysis derives from what the step named as used, else
-        from the step before (the first from the question); ``offered``: the tools it had."""
+        from the step before (the first from the question); ``offered``: the tools it had.
+        A step that called several tools at once has their calls and observations published
+        already (``record_call``): its analysis keeps them all, as SPEC's one analysis."""
         n = len(self.steps) + 1
         uri = uris.agent_iteration_uri(self.uri, n)
         parents = list(step.uses) or self.last_uri
-        observation_uri = uris.agent_observation_uri(uri)
-        explains = self.publish(
+        arguments: dict[str, object] | str = step.arguments
+        if step.calls:
+            arguments = json.dumps(
+                [{"action": c.action, "arguments": c.arguments} for c in step.calls]
+            )
+        entities: list[tuple[str, Callable[[], list[Triple]]]] = [
             (
                 uri,
                 lambda: (
@@ -176,18 +149,31 @@ class Session:
                         parents,
                         step.thought,
                         step.action,
-                        step.arguments,
+                        arguments,
                         step.observation,
                         step=n,
                         candidates=offered,
                     )
                     + self.cost_of(uri)
                 ),
-            ),
-            (observation_uri, lambda: agent_observation_triples(observation_uri, uri)),
-        )
+            )
+        ]
+        if not step.calls:
+            seen = uris.agent_observation_uri(uri)
+            entities.append((seen, lambda: agent_observation_triples(seen, uri)))
+        explains = self.publish(*entities)
         self.steps.append(replace(step, ref=entity_id(self.uri, uri)))
         return explains
+
+    def record_call(self, k: int, call: Call) -> list[AgentResponse]:
+        """Publish call ``k`` of the step under way (one of several tools it called at once)
+        and its Observation, as one trace message, as soon as the call has returned."""
+        step = uris.agent_iteration_uri(self.uri, len(self.steps) + 1)
+        uri = uris.agent_call_uri(step, k)
+        built = partial(
+            agent_call_triples, uri, step, call.action, call.arguments, call.observation
+        )
+        return self.publish((uri, built))
 
     def note_call(self, response: TextCompletionResponse, latency_ms: float) -> None:
         """Remember who answered the last LLM call and what it cost (for its trace stage)."""

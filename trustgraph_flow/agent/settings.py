@@ -22,6 +22,8 @@ class Settings(ProcessorSettings):
     """JSON list of tool objects (docs/agent.md); empty: the three default tools."""
     tool_timeout: float = Field(default=120.0, gt=0)
     """Seconds a tool may take before its step records a timeout."""
+    tool_concurrency: int = Field(default=4, ge=1, le=64)
+    """Most tool calls of one step running at once (a step may call up to 8 tools)."""
     explainable: bool = True
     """Publish a trace and explain events (off: answers only)."""
     # The same setting as text-completion's (env TG_LLM_STRUCTURED): "none" asks for ReAct

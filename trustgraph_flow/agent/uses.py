@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 
 from trustgraph_base.provenance import uris
+from trustgraph_flow.agent.prompt import Step
 from trustgraph_flow.agent.react import ParseError
 
 QUESTION = "question"
@@ -21,13 +22,19 @@ MAX_USES = 50  # a step relies on a few entities; more is a model that does not 
 _STEP = re.compile(r"i([0-9]+)(?:/.*)?")
 
 
-def usable(session_uri: str, steps: int) -> list[str]:
-    """The URIs a step after ``steps`` recorded steps may name as used: the question, then
-    each step's analysis and its observation, in order."""
+def usable(session_uri: str, steps: Sequence[Step]) -> list[str]:
+    """The URIs the step after ``steps`` (the session's, in order) may name as used: the
+    question, then each step's analysis and its observation — or, for a step that called
+    several tools at once, each call and its observation."""
     found = [session_uri]
-    for n in range(1, steps + 1):
+    for n, step in enumerate(steps, 1):
         analysis = uris.agent_iteration_uri(session_uri, n)
-        found += [analysis, uris.agent_observation_uri(analysis)]
+        found.append(analysis)
+        if not step.calls:
+            found.append(uris.agent_observation_uri(analysis))
+        for k in range(1, len(step.calls) + 1):
+            call = uris.agent_call_uri(analysis, k)
+            found += [call, uris.agent_observation_uri(call)]
     return found
 
 

@@ -17,7 +17,7 @@ from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Triple, check_iri
 from trustgraph_base.schema import TriplesQueryRequest
 from trustgraph_flow.librarian.store import Scope
 
-_TEXT = (TG.content.i, TG.answer.i)
+_TEXT = (TG.content.i, TG.answer.i, TG.observation.i)  # the last: a tool call's Observation
 
 
 async def trace_text(ctx: Context[Any], scope: Scope, document: str) -> str | None:

@@ -6,12 +6,14 @@ User strings never become query text: pattern terms are pyoxigraph terms passed 
 
 from __future__ import annotations
 
-from itertools import islice
+from collections.abc import Iterable, Iterator
+from itertools import chain, islice
 from typing import TypeVar
 
 import pyoxigraph as ox
 
 from trustgraph_base.errors import ErrorType, ServiceError
+from trustgraph_base.provenance.uris import agent_trace_order, trace_kind
 from trustgraph_base.rdf.terms import Term, Triple
 from trustgraph_base.schema.store import (
     ALL_GRAPHS,
@@ -32,6 +34,7 @@ from trustgraph_flow.store.sparql.check import check_query
 from trustgraph_flow.store.sparql.results import answer
 
 _MAX_ROWS = 100_000
+_MAX_ORDERED = 10_000
 T = TypeVar("T")
 
 
@@ -60,8 +63,25 @@ def triples_query(store: QuadStore | None, req: TriplesQueryRequest) -> TriplesQ
             pattern_term(t, r) for t, r in ((pattern.s, "s"), (pattern.p, "p"), (pattern.o, "o"))
         )
         quads = store.quads_for_pattern(s, p, o, g)  # type: ignore[arg-type]
+        if s is None and isinstance(o, ox.NamedNode) and trace_kind(o.value) == "agent":
+            quads = in_run_order(quads)
         found.extend(triple_of(q) for q in islice(quads, req.limit))
     return TriplesQueryResponse(triples=found)
+
+
+def in_run_order(quads: Iterable[ox.Quad]) -> Iterator[ox.Quad]:
+    """What names an agent trace's entity (what derives from a step), in the order the run
+    made it (``agent_trace_order``): the store's own order is arbitrary, and a reader that
+    walks the trace by these links — TrustGraph's ``tg-show-explain-trace`` does — then
+    shows a step's tool calls and observation before the next step and the conclusion last.
+    Past ``_MAX_ORDERED`` matches (not a trace's: its entities have a few each) the store's
+    order stands."""
+    rest = iter(quads)
+    head = list(islice(rest, _MAX_ORDERED + 1))
+    if len(head) > _MAX_ORDERED:
+        return chain(head, rest)
+    head.sort(key=lambda q: agent_trace_order(getattr(q.subject, "value", "")))
+    return iter(head)
 
 
 def graph_of(req: TriplesQueryRequest) -> ox.NamedNode | ox.DefaultGraph | None:
