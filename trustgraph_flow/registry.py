@@ -15,3 +15,8 @@ PROCESSORS: dict[str, str] = {
     "document-rag": "trustgraph_flow.document_rag.processor",
     "agent": "trustgraph_flow.agent.processor",
 }
+
+# Started only when the environment variable named is set (name → (module, variable)).
+OPTIONAL: dict[str, tuple[str, str]] = {
+    "otel-export": ("trustgraph_flow.otel.exporter", "TG_OTLP_ENDPOINT"),  # docs/otel.md
+}

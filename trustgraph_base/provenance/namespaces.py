@@ -80,6 +80,14 @@ class TG:
     chunkOverlap: Final = _t(TG_NS, "chunkOverlap")
     error: Final = _t(TG_NS, "error")
     interrupted: Final = _t(TG_NS, "interrupted")  # a run its process died in (the reason)
+    # OpenTelemetry (docs/otel.md): an imported span's identity and kind, on its entity
+    otelTraceId: Final = _t(TG_NS, "otelTraceId")
+    otelSpanId: Final = _t(TG_NS, "otelSpanId")
+    otelParentSpanId: Final = _t(TG_NS, "otelParentSpanId")
+    otelName: Final = _t(TG_NS, "otelName")
+    otelKind: Final = _t(TG_NS, "otelKind")
+    otelStartNs: Final = _t(TG_NS, "otelStartNs")
+    otelEndNs: Final = _t(TG_NS, "otelEndNs")
     # lineage governance (docs/lineage.md): removal of a source a trace used
     Erasure: Final = _t(TG_NS, "Erasure")
     reason: Final = _t(TG_NS, "reason")

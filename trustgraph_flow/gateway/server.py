@@ -34,6 +34,7 @@ from trustgraph_flow.gateway.dispatch import DISPATCHER, Dispatcher
 from trustgraph_flow.gateway.graph_store import add_graph_store
 from trustgraph_flow.gateway.iam import iam_handler
 from trustgraph_flow.gateway.keys import KeyStore
+from trustgraph_flow.gateway.otlp import add_otlp
 from trustgraph_flow.gateway.page_view import (
     page_boxes_handler,
     page_image_handler,
@@ -80,6 +81,7 @@ def make_app(settings: GatewaySettings, token: str | None = None) -> web.Applica
     app.router.add_get("/api/v1/flow/{flow}/import/entity-contexts", import_entity_contexts_handler)
     app.router.add_get("/api/v1/flow/{flow}/export/triples", export_triples_handler)
     app.router.add_get("/api/v1/document-stream", document_stream_handler)
+    add_otlp(app)  # OTLP/HTTP spans in (docs/otel.md)
     add_viewer(app, accepts, auth_on=bool(token), identify=identity)
     app.router.add_route("*", "/api/v1/{tail:.*}", unknown_handler)  # last: what nothing else took
     return app

@@ -3,6 +3,7 @@ processor and the gateway, supervised until told to stop."""
 
 from __future__ import annotations
 
+import os
 import signal
 import time
 import urllib.error
@@ -81,9 +82,10 @@ class Launch:
     def children(self, relays: Relays) -> list[Child]:
         """Every available processor from the registry, then the gateway; each reaches the
         broker through a relay of its own."""
-        from trustgraph_flow.registry import PROCESSORS
+        from trustgraph_flow.registry import OPTIONAL, PROCESSORS
 
         wanted = dict(PROCESSORS)
+        wanted |= {name: module for name, (module, env) in OPTIONAL.items() if os.environ.get(env)}
         wanted[GATEWAY] = "trustgraph_flow.gateway.server"
         out: list[Child] = []
         for name, module in wanted.items():

@@ -1,0 +1,84 @@
+"""OTLP/HTTP JSON trace bodies as the specification writes them: lowerCamelCase fields, trace
+and span ids in hex, 64-bit integers as numbers or strings (``otlp.decode`` calls it)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from trustgraph_flow.otel.checks import Limits, OtlpError, checked, scalar, service_of
+from trustgraph_flow.otel.spans import Span, Value
+
+
+def from_json(data: Any, limits: Limits) -> Iterator[Span]:
+    count = 0
+    for rs in _list(data, "resourceSpans"):
+        service = service_of(_json_attrs(_dict(rs.get("resource")).get("attributes")))
+        for ss in _list(rs, "scopeSpans"):
+            for s in _list(ss, "spans"):
+                count += 1
+                if count > limits.spans:
+                    raise OtlpError(f"more than {limits.spans} spans in one request: send fewer")
+                status = _dict(s.get("status"))
+                error = (
+                    str(status.get("message") or "")
+                    if status.get("code") in (2, "STATUS_CODE_ERROR")
+                    else None
+                )
+                yield checked(
+                    _hex(s.get("traceId"), "traceId"), _hex(s.get("spanId"), "spanId"),
+                    _hex(s.get("parentSpanId") or "", "parentSpanId"), str(s.get("name") or ""),
+                    (_nanos(s.get("startTimeUnixNano")), _nanos(s.get("endTimeUnixNano"))),
+                    _json_attrs(s.get("attributes")), service, error, limits,
+                )  # fmt: skip
+
+
+def _dict(x: Any) -> dict[str, Any]:
+    return x if isinstance(x, dict) else {}
+
+
+def _list(parent: Any, key: str) -> list[dict[str, Any]]:
+    found = _dict(parent).get(key) or []
+    if not isinstance(found, list) or not all(isinstance(x, dict) for x in found):
+        raise OtlpError(f"'{key}' must be a list of objects")
+    return found
+
+
+def _hex(value: Any, what: str) -> bytes:
+    try:
+        return bytes.fromhex(value) if isinstance(value, str) else b"\x00"
+    except ValueError:
+        raise OtlpError(f"{what} {value!r} is not hex") from None
+
+
+def _nanos(value: Any) -> int:
+    try:
+        return int(value or 0)
+    except (TypeError, ValueError):
+        raise OtlpError(f"a time {value!r} is not an integer of nanoseconds") from None
+
+
+def _json_attrs(items: Any) -> list[tuple[str, Value]]:
+    if not isinstance(items, list):
+        return []
+    return [
+        (str(kv.get("key")), _json_value(kv.get("value"))) for kv in items if isinstance(kv, dict)
+    ]
+
+
+def _json_value(v: Any) -> Value:
+    v = _dict(v)
+    if "stringValue" in v:
+        return str(v["stringValue"])
+    if "boolValue" in v:
+        return bool(v["boolValue"])
+    if "intValue" in v:
+        return _nanos(v["intValue"])
+    if "doubleValue" in v:
+        return float(v["doubleValue"])
+    if "arrayValue" in v:
+        return [scalar(_json_value(x)) for x in _dict(v["arrayValue"]).get("values") or []]
+    if "kvlistValue" in v:
+        return json.dumps(dict(_json_attrs(_dict(v["kvlistValue"]).get("values"))))
+    return ""

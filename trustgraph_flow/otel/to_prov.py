@@ -1,0 +1,240 @@
+"""Spans from any instrumented app as PROV traces (graph ``urn:graph:retrieval``), docs/otel.md.
+
+Each OTel trace becomes an agent trace: its question ``urn:trustgraph:agent:{uuid5(trace
+id)}`` (never one of our own trace ids), the root span's input as the query and its output
+as the conclusion; every other span an analysis step ``…/i{n}`` in order of start, derived
+from its parent span's step (the question when the parent is the root, or not known yet);
+an LLM span's model and tokens as the step's metrics; a retriever span also a DocumentRAG
+sub-trace whose exploration selects each retrieved document (the id itself when it is an
+IRI, so ids that are our chunk URIs link to their pages, else ``urn:trustgraph:otel-document:
+{id, percent-encoded}``). Every entity keeps its span's ids, name, kind and times
+(``tg:otel*``), which is what the export gives back.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections import OrderedDict
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from urllib.parse import quote
+
+from trustgraph_base.provenance import GRAPH_RETRIEVAL, metrics_triples
+from trustgraph_base.provenance.agent import (
+    agent_final_triples,
+    agent_iteration_triples,
+    agent_session_triples,
+)
+from trustgraph_base.provenance.common import failure_triples, integer_literal, text, triple, types
+from trustgraph_base.provenance.namespaces import PROV, TG
+from trustgraph_base.provenance.rag import (
+    docrag_exploration_triples,
+    docrag_question_triples,
+    synthesis_triples,
+)
+from trustgraph_base.provenance.uris import (
+    agent_final_uri,
+    agent_iteration_uri,
+    agent_session_uri,
+    docrag_question_uri,
+    exploration_uri,
+    synthesis_uri,
+)
+from trustgraph_base.rdf.terms import Triple, check_iri
+from trustgraph_flow.otel import conventions as c
+from trustgraph_flow.otel.spans import Span
+
+G = GRAPH_RETRIEVAL
+IMPORTED = uuid.UUID("0f7e1c2a-5b1d-4c47-9a59-3f1e6d0b8c21")  # uuid5 namespace of imported ids
+OTHER_DOCUMENT = "urn:trustgraph:otel-document:"
+REMEMBERED = 10_000  # traces whose step numbers a gateway process remembers
+
+
+def question_uri(trace_id: bytes) -> str:
+    """The agent trace an OTel trace becomes (a uuid5 of its id: never one of ours)."""
+    return agent_session_uri(str(uuid.uuid5(IMPORTED, trace_id.hex())))
+
+
+def document_uri(doc_id: str) -> str:
+    """A retrieved document's id as an IRI: itself when it is one, else percent-encoded."""
+    if ":" in doc_id:
+        try:
+            check_iri(doc_id)
+            return doc_id
+        except ValueError:
+            pass
+    return OTHER_DOCUMENT + quote(doc_id, safe="")
+
+
+def iso(ns: int) -> str:
+    when = datetime.fromtimestamp(ns / 1e9, UTC)
+    return when.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class Steps:
+    """Which step each span of a trace became, remembered for the last ``REMEMBERED`` traces
+    so that a trace's spans sent in several requests continue its numbering."""
+
+    def __init__(self) -> None:
+        self.traces: OrderedDict[bytes, dict[bytes, str]] = OrderedDict()
+
+    def of(self, trace_id: bytes) -> dict[bytes, str]:
+        known = self.traces.pop(trace_id, None)
+        self.traces[trace_id] = known = known if known is not None else {}
+        while len(self.traces) > REMEMBERED:
+            self.traces.popitem(last=False)
+        return known
+
+
+def to_prov(spans: list[Span], steps: Steps) -> Iterator[tuple[str, list[Triple]]]:
+    """Each trace's triples, one group per trace: ``(question URI, triples)``."""
+    traces: dict[bytes, list[Span]] = {}
+    for s in spans:
+        traces.setdefault(s.trace_id, []).append(s)
+    for trace_id, group in traces.items():
+        yield question_uri(trace_id), list(_trace(trace_id, group, steps.of(trace_id)))
+
+
+def _trace(trace_id: bytes, spans: list[Span], known: dict[bytes, str]) -> Iterator[Triple]:
+    q = question_uri(trace_id)
+    spans = sorted(spans, key=lambda s: (s.start_ns, s.span_id))
+    if all(s.parent_id for s in spans):  # the root comes later: the trace is in progress
+        yield from types(q, G, PROV.Activity, TG.Question, TG.AgentQuestion)
+    yield triple(q, TG.otelTraceId, text(trace_id.hex()), G)
+    for s in spans:
+        if not s.parent_id:
+            known[s.span_id] = q
+        elif s.span_id not in known:
+            known[s.span_id] = agent_iteration_uri(q, _next(q, known))
+    for s in spans:
+        uri = known[s.span_id]
+        yield from _identity(uri, s)
+        if uri == q:
+            yield from _root(q, s, max(known.values(), key=lambda u: _n(q, u)))
+        else:
+            yield from _step(q, uri, s, known.get(s.parent_id, q))
+
+
+def _n(q: str, uri: str) -> int:
+    tail = uri[len(q) + 2 :] if uri.startswith(q + "/i") else ""
+    return int(tail) if tail.isdigit() else 0
+
+
+def _next(q: str, known: dict[bytes, str]) -> int:
+    return 1 + max((_n(q, u) for u in known.values()), default=0)
+
+
+def _identity(uri: str, s: Span) -> Iterator[Triple]:
+    yield triple(uri, TG.otelSpanId, text(s.span_id.hex()), G)
+    if s.parent_id:
+        yield triple(uri, TG.otelParentSpanId, text(s.parent_id.hex()), G)
+    yield triple(uri, TG.otelName, text(s.name), G)
+    yield triple(uri, TG.otelKind, text(kind(s)), G)
+    yield triple(uri, TG.otelStartNs, integer_literal(s.start_ns), G)
+    yield triple(uri, TG.otelEndNs, integer_literal(s.end_ns), G)
+
+
+def kind(s: Span) -> str:
+    """The span's OpenInference kind, else one its GenAI operation implies, else ``UNKNOWN``."""
+    given = s.text(c.KIND)
+    if given:
+        return given.upper()
+    operation = s.text(c.OPERATION) or ""
+    return {
+        "invoke_agent": "AGENT",
+        "create_agent": "AGENT",
+        "execute_tool": "TOOL",
+        "retrieval": "RETRIEVER",
+        "embeddings": "EMBEDDING",
+        "chat": "LLM",
+        "text_completion": "LLM",
+        "generate_content": "LLM",
+    }.get(operation, "UNKNOWN")
+
+
+def _input(s: Span) -> str:
+    return s.text(c.INPUT, c.TOOL_ARGUMENTS, c.TOOL_PARAMETERS, c.PROMPT) or ""
+
+
+def _output(s: Span) -> str:
+    return s.text(c.OUTPUT, c.TOOL_RESULT, c.COMPLETION) or ""
+
+
+def _root(q: str, s: Span, last: str) -> Iterator[Triple]:
+    yield from agent_session_triples(q, _input(s) or s.name, iso(s.start_ns))
+    yield from _metrics(q, s)
+    if s.error is not None:
+        yield from failure_triples(q, G, s.error or "the span's status is an error")
+    else:
+        yield from agent_final_triples(agent_final_uri(q), last, _output(s))
+
+
+def _step(q: str, uri: str, s: Span, parent: str) -> Iterator[Triple]:
+    arguments = _input(s)
+    try:
+        is_json = isinstance(json.loads(arguments), dict)
+    except ValueError:
+        is_json = False
+    if not is_json:
+        arguments = json.dumps({"input": arguments} if arguments else {}, ensure_ascii=False)
+    action = s.text(c.TOOL_NAME, c.TOOL) or kind(s).lower()
+    observation = _output(s) if s.error is None else f"error: {s.error}"
+    yield from agent_iteration_triples(uri, parent, s.name, action, arguments, observation)
+    yield from _metrics(uri, s)
+    if kind(s) == "RETRIEVER":
+        yield from _retrieval(q, uri, s)
+
+
+def _metrics(uri: str, s: Span) -> list[Triple]:
+    if kind(s) not in ("LLM", "EMBEDDING"):
+        return []
+    return metrics_triples(
+        uri,
+        G,
+        model=s.text(c.LLM_MODEL, c.RESPONSE_MODEL, c.REQUEST_MODEL),
+        in_token=s.number(c.LLM_PROMPT_TOKENS, c.INPUT_TOKENS),
+        out_token=s.number(c.LLM_COMPLETION_TOKENS, c.OUTPUT_TOKENS),
+        latency_ms=(s.end_ns - s.start_ns) / 1e6,
+    )
+
+
+def _retrieval(q: str, step: str, s: Span) -> Iterator[Triple]:
+    """A retriever span's documents as a DocumentRAG sub-trace of its step."""
+    sub = docrag_question_uri(str(uuid.uuid5(IMPORTED, f"{s.trace_id.hex()}/{s.span_id.hex()}")))
+    docs = documents(s)
+    uris = [document_uri(d) for d, _ in docs]
+    scores = [score for _, score in docs]
+    every = all(x is not None for x in scores)
+    yield from docrag_question_triples(sub, _input(s) or s.name, iso(s.start_ns), step)
+    yield from docrag_exploration_triples(
+        exploration_uri(sub), sub, uris, [x or 0.0 for x in scores] if every else None
+    )
+    answer = _output(s) or f"{len(uris)} documents retrieved"
+    yield from synthesis_triples(synthesis_uri(sub), exploration_uri(sub), answer)
+
+
+def documents(s: Span) -> list[tuple[str, float | None]]:
+    """A retriever span's documents, ``(id, score)`` in order: OpenInference's flattened
+    ``retrieval.documents.{i}.document.*`` or GenAI's ``gen_ai.retrieval.documents`` JSON."""
+    found: dict[int, dict[str, object]] = {}
+    prefix = c.DOCS + "."
+    for key, value in s.attributes.items():
+        if key.startswith(prefix):
+            index, _, field = key[len(prefix) :].partition(".document.")
+            if index.isdigit() and field in ("id", "score"):
+                found.setdefault(int(index), {})[field] = value
+    listed = [found[i] for i in sorted(found)]
+    if not listed and (raw := s.text(c.RETRIEVAL_DOCUMENTS)):
+        try:
+            parsed = json.loads(raw)
+        except ValueError:
+            parsed = []
+        listed = [d for d in parsed if isinstance(d, dict)] if isinstance(parsed, list) else []
+    out: list[tuple[str, float | None]] = []
+    for d in listed:
+        if d.get("id") in (None, ""):
+            continue
+        score = d.get("score")
+        out.append((str(d["id"]), float(score) if isinstance(score, int | float) else None))
+    return out
