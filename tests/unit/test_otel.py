@@ -10,6 +10,7 @@ import pytest
 
 from trustgraph_base.provenance import GRAPH_RETRIEVAL
 from trustgraph_base.provenance.agent import (
+    agent_call_triples,
     agent_final_triples,
     agent_iteration_triples,
     agent_session_triples,
@@ -239,6 +240,31 @@ def test_our_agent_trace_exports_with_both_conventions() -> None:
     assert meta == {"document": "urn:trustgraph:doc:abc", "page": 3, "chunk": CHUNK}
     tokens = sorted((s.attributes["gen_ai.usage.input_tokens"], s.parent_id) for s in by_op["chat"])
     assert tokens == sorted([(100, tool.span_id), (30, chains[0].span_id)])
+
+
+def test_tools_called_at_once_are_a_span_each_under_their_step() -> None:
+    q = "urn:trustgraph:agent:7d0e3c59-4c7e-4a47-8d6e-0f1f0e3a9b10"
+    messages = [
+        agent_session_triples(q, "Two things?", "2026-12-01T10:00:00.000Z"),
+        [
+            *agent_iteration_triples(q + "/i1", q, "both", "several", "{}", "a; b"),
+            *agent_call_triples(q + "/i1/c1", q + "/i1", "knowledge-query", {"q": "a"}, "A"),
+            *agent_call_triples(q + "/i1/c2", q + "/i1", "document-query", {"q": "b"}, "B"),
+        ],
+        agent_final_triples(q + "/final", q + "/i1", "A and B"),
+    ]
+    gathered = Gathered()
+    for triples in messages:
+        gathered.add(parse_checked(nquads_text(triples)))
+    (trace,) = gathered.flush()
+    made = exported(trace)
+    (step,) = [s for s in made if s.attributes.get("tg.prov.uri") == q + "/i1"]
+    calls = [s for s in made if s.parent_id == step.span_id]
+    assert [(c.attributes["gen_ai.tool.name"], c.attributes["output.value"]) for c in calls] == [
+        ("knowledge-query", "A"),
+        ("document-query", "B"),
+    ]
+    assert all(c.attributes["gen_ai.operation.name"] == "execute_tool" for c in calls)
 
 
 def test_the_buffer_is_bounded_and_counts_what_it_gives_up() -> None:

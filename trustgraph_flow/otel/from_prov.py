@@ -86,9 +86,22 @@ def _question(t: Trace, q: str, tid: bytes, parent: bytes) -> Iterator[Span]:
             continue  # an imported retriever: its documents are on its own span
         for sub in t.subtraces(stage):
             out.extend(_question(t, sub, tid, span[0].span_id))
+        for call in _calls(t, stage):  # several tools called at once: one span each
+            attrs = tool_attributes(t, call, None)
+            attrs[c.OUTPUT] = attrs[c.TOOL_RESULT] = t.one(call + "/observation", TG.observation.i)
+            made = _span(t, call, tid, span[0].span_id, span[0].start_ns, span[0].end_ns, attrs)
+            out.append(made)
+            for sub in t.subtraces(call):
+                out.extend(_question(t, sub, tid, made.span_id))
     end = as_int(t.one(q, TG.otelEndNs.i)) or max([s.end_ns for s in out] + [cursor, start])
     yield _span(t, q, tid, parent, start, end, _question_attrs(t, q))
     yield from out
+
+
+def _calls(t: Trace, step: str) -> list[str]:
+    """The tool uses ``{step}/c{k}`` of a step that called several tools at once, in order."""
+    found = [u for u in t.facts if u.startswith(step + "/c") and t.has_type(u, TG.ToolUse.i)]
+    return sorted(found, key=lambda u: (len(u), u))
 
 
 def _sid(t: Trace, uri: str) -> bytes:
