@@ -5,7 +5,9 @@ stores it as JSON under ``{page}/layout``): character ``i`` of the page text has
 ``boxes[i]`` in PDF page coordinates (points, origin bottom left, before the page's
 ``rotation``), or ``None`` for a character the PDF does not draw (a space or line break
 the reader inserted). A page with no text layer has ``text_layer`` false and no boxes:
-nothing on it can be located. Text and Markdown need nothing stored: ``line_col`` counts.
+nothing on it can be located. Text and Markdown need nothing stored: their characters' lines
+and columns are counted in the text (the bytes the librarian keeps, read as the decoder reads
+them: ``line_col``, ``line_span``).
 """
 
 from __future__ import annotations
@@ -129,3 +131,22 @@ def line_col(text: str, offset: int) -> tuple[int, int]:
     line = text.count("\n", 0, offset) + 1
     start = text.rfind("\n", 0, offset) + 1
     return line, offset - start + 1
+
+
+def line_span(text: str, offset: int, length: int) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The (line, column) of the first and of the last character of ``offset``… of ``text``
+    (1-based; an empty range's last is its first)."""
+    if offset + length > len(text):
+        raise ValueError(
+            f"characters {offset}-{offset + length} are past the end of the text "
+            f"({len(text)} characters)"
+        )
+    return line_col(text, offset), line_col(text, offset + max(length - 1, 0))
+
+
+def line_place(first: tuple[int, int], last: tuple[int, int]) -> str:
+    """``line 3, cols 20–50`` (one line) or ``line 3 col 20 – line 4 col 12``."""
+    if first[0] == last[0]:
+        cols = f"col {first[1]}" if first[1] == last[1] else f"cols {first[1]}–{last[1]}"
+        return f"line {first[0]}, {cols}"
+    return f"line {first[0]} col {first[1]} – line {last[0]} col {last[1]}"

@@ -39,8 +39,8 @@ def main(trace_id: str, max_quote: int, fmt: str, gw: Gateway) -> None:
     then the answers of the GraphRAG and DocumentRAG runs its tools made). For each
     sentence of the answer: the focus edges or chunks it cites, each with the sentence
     of its document that holds it, the document, the page and the characters
-    ("page 1, chars 22–53"; for a text or Markdown document its lines and characters,
-    "line 2, chars 19–50").
+    ("page 1, chars 22–53"; for a text or Markdown document its line, columns and
+    characters, "line 2, cols 1–32, chars 19–50").
     """
     report = run(gw, lambda: fetch_report(gw, trace_id))
     from trustgraph_cli.render.output import emit, emit_json
@@ -56,6 +56,7 @@ def main(trace_id: str, max_quote: int, fmt: str, gw: Gateway) -> None:
 
 async def fetch_report(gw: Gateway, trace_id: str) -> list[Any]:
     """The trace with its provenance, and the text of every chunk its claims cite."""
+    from trustgraph_cli.doc_texts import document_texts
     from trustgraph_cli.render.evidence import (
         add_lines,
         evidence_report,
@@ -76,29 +77,6 @@ async def fetch_report(gw: Gateway, trace_id: str) -> list[Any]:
     report = evidence_report(view, await chunk_texts(gw, chunks), Style(unicode=True))
     add_lines(report, await document_texts(gw, text_documents(report)))
     return report
-
-
-async def document_texts(gw: Gateway, docs: list[str]) -> dict[str, str]:
-    """Each page-less text document's text (its bytes, read as the decoder reads them), to
-    count lines in; one librarian request per 3 MiB."""
-    import base64
-
-    from trustgraph_cli.client import GatewayClient
-
-    out: dict[str, str] = {}
-    async with GatewayClient(gw) as client:
-        for doc in docs:
-            data = b""
-            while True:
-                part = await client.librarian(
-                    {"operation": "get-content", "id": doc, "offset": len(data)}
-                )
-                piece = base64.b64decode(part.get("content") or "")
-                data += piece
-                if not piece or len(data) >= int(part.get("total") or 0):
-                    break
-            out[doc] = data.decode("utf-8-sig", errors="replace")
-    return out
 
 
 async def chunk_texts(gw: Gateway, chunks: list[str]) -> dict[str, str]:

@@ -65,6 +65,11 @@ async def show(gw: Gateway, trace_id: str, provenance: bool, fmt: str, max_answe
     opts = TraceOptions(max_answer=max_answer, show_provenance=provenance)
     renderer: PieceRenderer | None = None
     async for piece, total in trace_pieces(gw, trace_id, provenance):
+        if provenance:  # text documents' lines and columns, counted in their text
+            from trustgraph_cli.doc_texts import document_texts, text_sources
+
+            wanted = sorted(text_sources(piece) - set(opts.texts))
+            opts.texts.update(await document_texts(gw, wanted) if wanted else {})
         renderer = renderer or PieceRenderer(style, opts, total)
         lines = renderer.lines(piece)
         if lines:

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from tests.browser.support import ask, browser, settled
-from tests.support.processors import EVERY
+from tests.support.processors import EVERY, SAMPLES
 from tests.support.stack import Stack
 from tests.support.unseen import unseen_pdf
 from trustgraph_base.layout import Box, PageLayout
@@ -93,4 +93,40 @@ async def test_a_claim_clicked_shows_its_sentence_highlighted_on_the_page(
             assert_marked_exactly(drawn, layout, layout.span_boxes(start, length))
 
             await page.screenshot(path=str(tmp_path / "evidence.png"), full_page=True)
+            assert not errors, errors
+
+
+async def test_a_text_documents_evidence_shows_its_line_and_columns(
+    pulsar_url: str, prefix: str, tmp_path: Path
+) -> None:
+    text = (SAMPLES / "capitals.txt").read_text(encoding="utf-8-sig")
+    async with Stack(pulsar_url, prefix, EVERY, data_dir=tmp_path) as stack:
+        loaded = await stack.cli("tg-load-document", str(SAMPLES / "capitals.txt"))
+        assert loaded.code == 0, loaded.stderr
+        reply = await ask(stack.url, None, "graph-rag", {"query": "What is the capital of France?"})
+        trace = reply["explain_id"]
+        await settled(stack, trace)
+        async with browser() as b:
+            page = await b.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            await page.goto(f"{stack.url}#/trace/{trace}")
+            await page.wait_for_selector('body[data-ready="trace"]', timeout=TIMEOUT)
+            await page.locator("button.claim").first.click()
+            where = page.locator("p.evidence-place").first
+            await where.wait_for(timeout=TIMEOUT)
+            await page.wait_for_function(
+                "() => document.querySelector('p.evidence-place').textContent.includes('line ')",
+                timeout=TIMEOUT,
+            )
+            shown = await where.inner_text()
+            quote = await page.locator("blockquote.evidence-quote").first.inner_text()
+            start = int(shown.split("chars ")[1].split("–")[0])
+            assert text[start : start + len(quote)] == quote
+            end = start + len(quote) - 1
+            line = text.count("\n", 0, start) + 1
+            col = start - (text.rfind("\n", 0, start) + 1) + 1
+            last = end - (text.rfind("\n", 0, end) + 1) + 1
+            assert shown.endswith(f"line {line}, cols {col}–{last}, chars {start}–{end + 1}"), shown
+            assert not await page.locator("img.page-image").count()  # a text has no page image
             assert not errors, errors

@@ -108,7 +108,7 @@ async def answers_citing_the_sentence(
     assert reversed_.code == 2 and "START must be below END" in reversed_.stderr
 
 
-async def test_a_text_documents_evidence_is_given_by_its_lines(
+async def test_a_text_documents_evidence_is_given_by_its_lines_and_columns(
     pulsar_url: str, prefix: str, tmp_path: Path
 ) -> None:
     text = (SAMPLES / "capitals.txt").read_text(encoding="utf-8-sig")
@@ -133,7 +133,17 @@ async def test_a_text_documents_evidence_is_given_by_its_lines(
             start, length = place["char_offset"], place["char_length"]
             assert place["page"] is None and text[start : start + length] == place["quote"]
             line = text.count("\n", 0, start) + 1
-            assert place["lines"] == [line, text.count("\n", 0, start + length - 1) + 1]
+            end = start + length - 1
+            assert place["lines"] == [line, text.count("\n", 0, end) + 1]
+            col = start - (text.rfind("\n", 0, start) + 1) + 1
+            assert place["columns"] == [col, end - (text.rfind("\n", 0, end) + 1) + 1]
         listed = await stack.cli("tg-show-evidence", trace, "-U", USER)
         first = located[0]
-        assert f"line {first['lines'][0]}, chars {first['char_offset']}–" in listed.stdout
+        (line, last), (col, end) = first["lines"], first["columns"]
+        assert line == last  # one sentence of capitals.txt: one line
+        where = f"line {line}, cols {col}–{end}, chars {first['char_offset']}–"
+        assert where in listed.stdout
+        # the trace's provenance gives the edge's sentence by its line and columns too
+        tree = await stack.cli("tg-show-explain-trace", trace, "--show-provenance", "-U", USER)
+        assert tree.code == 0, tree.stderr
+        assert f"({where}" in tree.stdout, tree.stdout

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from trustgraph_base.layout import line_col
+from trustgraph_base.layout import line_place, line_span
 from trustgraph_base.spans import locate
 from trustgraph_cli.render.parts import edge_text, place_text
 
@@ -39,12 +39,13 @@ def _place(ref: SourceRef, quote: str | None, offset: int | None, length: int | 
         "located": offset is not None,
         "mime_type": ref.mime_type,
         "lines": None,  # [first, last] line of a text or Markdown document (add_lines)
+        "columns": None,  # the column of the first character on the first line, of the last on the last
     }
 
 
 def add_lines(report: list[Any], texts: dict[str, str]) -> None:
     """Give each located place in a page-less text document (``texts``: its text by URI)
-    the lines it spans, counted from 1."""
+    the lines it spans and the columns it starts and ends at, counted from 1."""
     for answer in report:
         for claim in answer["claims"]:
             for item in claim["evidence"]:
@@ -54,8 +55,9 @@ def add_lines(report: list[Any], texts: dict[str, str]) -> None:
                     if text is None or start is None or length is None or place["page"]:
                         continue
                     if start + length <= len(text):
-                        first = line_col(text, start)[0]
-                        place["lines"] = [first, line_col(text, start + max(length - 1, 0))[0]]
+                        first, last = line_span(text, start, length)
+                        place["lines"] = [first[0], last[0]]
+                        place["columns"] = [first[1], last[1]]
 
 
 def text_documents(report: list[Any]) -> list[str]:
@@ -177,8 +179,8 @@ def _place_line(place: Any, cut: Any) -> str:
         where = "unlocated: not found in its chunk" if place["quote"] else "place unknown"
     else:
         where = place_text(place["page_number"], place["char_offset"], place["char_length"])
-        if place.get("lines"):
-            first, last = place["lines"]
-            where = (f"line {first}, " if first == last else f"lines {first}–{last}, ") + where
+        if place.get("lines") and place.get("columns"):
+            (first, last), (col, end) = place["lines"], place["columns"]
+            where = f"{line_place((first, col), (last, end))}, {where}"
     quote = f'"{cut(place["quote"])}" — ' if place["quote"] else ""
     return f"{quote}{title}, {where}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from trustgraph_base.layout import line_place, line_span
 from trustgraph_cli.render.text import label_or_term
 
 if TYPE_CHECKING:
@@ -42,18 +43,22 @@ def source_text(ref: SourceRef, style: Style, *, named: bool = False) -> str:
     return style.arrow.join(parts)
 
 
-def place_text(page_number: int | None, offset: int, length: int) -> str:
-    """``page N, chars a–b`` (``chars a–b`` in a page-less document's text)."""
+def place_text(page_number: int | None, offset: int, length: int, text: str | None = None) -> str:
+    """``page N, chars a–b``; in a page-less document's ``text`` (when given) its line and
+    columns first, ``line 3, cols 20–50, chars a–b``."""
     page = f"page {page_number}, " if page_number is not None else ""
+    if page_number is None and text is not None and offset + length <= len(text):
+        page = line_place(*line_span(text, offset, length)) + ", "
     return f"{page}chars {offset}–{offset + length}"
 
 
-def span_text(ref: SourceRef, span: SpanRef) -> str:
-    """The quoted sentence and where it is, or that it was not found in its chunk."""
+def span_text(ref: SourceRef, span: SpanRef, text: str | None = None) -> str:
+    """The quoted sentence and where it is (``text``: the page-less document's, for its
+    lines), or that it was not found in its chunk."""
     quote = '"' + " ".join(span.quote.split()) + '"'
     if not span.located or span.page_offset is None or span.length is None:
         return f"{quote} (unlocated: not found in its chunk)"
-    return f"{quote} ({place_text(ref.page_number, span.page_offset, span.length)})"
+    return f"{quote} ({place_text(ref.page_number, span.page_offset, span.length, text)})"
 
 
 def evidence_names(view: TraceView) -> dict[str, str]:

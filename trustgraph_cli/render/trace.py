@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from trustgraph_cli.render.parts import (
@@ -32,10 +32,12 @@ PENDING = "(in progress)"
 
 @dataclass(frozen=True)
 class TraceOptions:
-    """What to show: ``max_answer`` cuts long texts (0: never), ``show_provenance`` adds sources."""
+    """What to show: ``max_answer`` cuts long texts (0: never), ``show_provenance`` adds
+    sources; ``texts`` holds page-less documents' texts by URI, for their spans' lines."""
 
     max_answer: int = 500
     show_provenance: bool = False
+    texts: dict[str, str] = field(default_factory=dict)
 
 
 def render_trace(view: TraceView, style: Style, opts: TraceOptions) -> str:
@@ -223,12 +225,12 @@ class _Builder:
             node.add("Source", "(none recorded)", "dim")
         for ref in sources:
             node.add("Source", source_text(ref, self.style, named=ref.chunk == within), "dim")
+            text = self.opts.texts.get(ref.document)
             if within is not None and ref.char_offset is not None and ref.char_length is not None:
-                node.add(
-                    "Place", place_text(ref.page_number, ref.char_offset, ref.char_length)
-                )  # a chunk
+                place = place_text(ref.page_number, ref.char_offset, ref.char_length, text)
+                node.add("Place", place)  # a chunk
             for span in ref.spans:
-                node.add("Quote", self.cut(span_text(ref, span)))
+                node.add("Quote", self.cut(span_text(ref, span, text)))
 
 
 CITED = "★ cited by the answer"  # retrieved → selected → cited (docs/lineage.md)

@@ -10,10 +10,62 @@ function ragViews(trace) {
   return (trace.steps || []).flatMap((s) => (s.subtraces || []).flatMap(ragViews));
 }
 
-function placeText(pageNumber, offset, length) {
-  const page = pageNumber == null ? "" : `page ${pageNumber}, `;
-  return `${page}chars ${offset}–${offset + length}`;
+// Line and column (from 1) of character ``offset`` of ``chars`` (a string, or an array of
+// code points when the text has characters outside the BMP: offsets count code points).
+function lineCol(chars, offset) {
+  let line = 1;
+  let start = 0;
+  for (let i = 0; i < offset; i++) {
+    if (chars[i] === "\n") {
+      line += 1;
+      start = i + 1;
+    }
+  }
+  return [line, offset - start + 1];
 }
+
+// "page N, chars a–b"; in a text or Markdown document (its ``text`` known) its line and
+// columns first: "line 3, cols 20–50, chars a–b" (as the tg-* commands print it).
+function placeText(pageNumber, offset, length, text) {
+  let where = pageNumber == null ? "" : `page ${pageNumber}, `;
+  if (pageNumber == null && text != null && offset + length <= text.length) {
+    const [l1, c1] = lineCol(text, offset);
+    const [l2, c2] = lineCol(text, offset + Math.max(length - 1, 0));
+    if (l1 !== l2) where = `line ${l1} col ${c1} – line ${l2} col ${c2}, `;
+    else where = c1 === c2 ? `line ${l1}, col ${c1}, ` : `line ${l1}, cols ${c1}–${c2}, `;
+  }
+  return `${where}chars ${offset}–${offset + length}`;
+}
+
+function decoded(data) {
+  return Uint8Array.from(atob(data.content || ""), (c) => c.charCodeAt(0));
+}
+
+// A text or Markdown document's text (its bytes as the decoder reads them), once per page.
+const documentTexts = new Map();
+function documentText(doc) {
+  if (!documentTexts.has(doc)) {
+    documentTexts.set(doc, (async () => {
+      const parts = [];
+      let size = 0;
+      for (;;) {
+        const data = await api.librarian({ operation: "get-content", id: doc, offset: size });
+        const part = decoded(data);
+        parts.push(part);
+        size += part.length;
+        if (!part.length || size >= (data.total || 0)) break;
+      }
+      const all = new Uint8Array(size);
+      let at = 0;
+      for (const part of parts) { all.set(part, at); at += part.length; }
+      const text = new TextDecoder("utf-8", { ignoreBOM: false }).decode(all);
+      return /[\uD800-\uDFFF]/.test(text) ? Array.from(text) : text;
+    })().catch(() => null));
+  }
+  return documentTexts.get(doc);
+}
+
+const isText = (ref) => !ref.page && (ref.mime_type || "").startsWith("text/");
 
 // Where a cited item is: an edge through the sentences stating it, a chunk through its span
 // (the claim's own sentence when the chunk's text holds it).
@@ -29,7 +81,7 @@ async function places(rag, uri, claim) {
   let text = null;
   try {
     const data = await api.librarian({ operation: "get-content", id: uri });
-    text = new TextDecoder().decode(Uint8Array.from(atob(data.content || ""), (c) => c.charCodeAt(0)));
+    text = new TextDecoder().decode(decoded(data));
   } catch {
     text = null;
   }
@@ -104,15 +156,16 @@ let shown = 0; // the latest claim asked for: an earlier one still loading draws
 async function showClaim(panel, rag, claim, n) {
   const mine = ++shown;
   const all = await placesOf(rag, claim);
+  const texts = await Promise.all(all.map((p) => (p.offset != null && isText(p.ref) ? documentText(p.ref.document) : null)));
   if (mine !== shown) return;
   clear(panel);
   panel.append(h("h3", {}, `Claim ${n}: “${claim.text}”`));
   if (!claim.cited.length) {
     panel.append(h("p", { class: "muted" }, "This sentence cites no evidence."));
   }
-  for (const place of all) {
+  for (const [i, place] of all.entries()) {
     const title = place.ref.title || place.ref.document;
-    const where = place.offset == null ? "unlocated: not found in its chunk" : placeText(place.ref.page_number, place.offset, place.length);
+    const where = place.offset == null ? "unlocated: not found in its chunk" : placeText(place.ref.page_number, place.offset, place.length, texts[i]);
     panel.append(h("blockquote", { class: "evidence-quote" }, h("mark", {}, place.quote || "(no text recorded)")),
       h("p", { class: "evidence-place" }, `${title}, ${where}`));
   }
