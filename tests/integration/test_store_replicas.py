@@ -25,7 +25,8 @@ import pyoxigraph as ox
 import pytest
 from aiohttp import web
 
-from tests.support.launcher import start_store
+from tests.support.launcher import publish_all as publish
+from tests.support.launcher import running, store_process
 from tests.support.poll import eventually, until
 from tests.support.sparql_server import oxigraph_server
 from tests.support.store import DOC, agent, doc_rag, document, failed_agent, graph_rag, labels, msg
@@ -56,31 +57,6 @@ FOX_EDGE = "<{}> <{}> <{}>".format(
 )
 
 
-async def store_process(
-    pulsar_url: str, prefix: str, store_uri: str, data: Path
-) -> asyncio.subprocess.Process:
-    """``tg-proc-store`` on the server ``store_uri``, once subscribed; the replicas of a
-    deployment share its signing key (the first to start makes it)."""
-    ready = data.with_suffix(".ready")
-    signing = data.parent / "signing"
-    keys = ("--signing-key", str(signing / "key.pem"), "--signing-public", str(signing / "public"))
-    return await start_store(
-        pulsar_url, prefix, data, ready, "--store-uri", store_uri, *keys, timeout=60
-    )
-
-
-@contextlib.asynccontextmanager
-async def running(*procs: asyncio.subprocess.Process) -> AsyncIterator[None]:
-    try:
-        yield
-    finally:
-        for proc in procs:
-            if proc.returncode is None:
-                proc.terminate()
-        for proc in procs:
-            await proc.wait()
-
-
 def count(url: str, user: str = "alice", collection: str = "default") -> int:
     """Triples in the collection's default graph, asked of the server itself."""
     server = SparqlServer(url)
@@ -103,10 +79,6 @@ def numbered(i: int) -> Triples:
     subject = iri(f"urn:test:m{i}")
     triples = [Triple(s=subject, p=iri(f"urn:test:p{k}"), o=lit(i)) for k in range(PER_MESSAGE)]
     return msg(triples, f"m{i}")
-
-
-async def publish(bus: Bus, topic: str, messages: Sequence[Triples]) -> None:
-    await asyncio.gather(*(bus.publish(topic, m, batching=True) for m in messages))
 
 
 async def test_a_store_server_down_mid_stream_loses_nothing(

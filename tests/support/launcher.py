@@ -5,7 +5,9 @@ ready file."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
 from tests.support.poll import eventually
@@ -115,3 +117,33 @@ async def start_store(
         "--log-level", "WARNING", *args,
         ready=ready, timeout=timeout,
     )  # fmt: skip
+
+
+async def store_process(
+    pulsar_url: str, prefix: str, store_uri: str, data: Path
+) -> asyncio.subprocess.Process:
+    """``tg-proc-store`` on the server ``store_uri``, once subscribed; the replicas of a
+    deployment share its signing key (the first to start makes it)."""
+    ready = data.with_suffix(".ready")
+    signing = data.parent / "signing"
+    keys = ("--signing-key", str(signing / "key.pem"), "--signing-public", str(signing / "public"))
+    return await start_store(
+        pulsar_url, prefix, data, ready, "--store-uri", store_uri, *keys, timeout=60
+    )
+
+
+@contextlib.asynccontextmanager
+async def running(*procs: asyncio.subprocess.Process) -> AsyncIterator[None]:
+    try:
+        yield
+    finally:
+        for proc in procs:
+            if proc.returncode is None:
+                proc.terminate()
+        for proc in procs:
+            await proc.wait()
+
+
+async def publish_all(bus: Bus, topic: str, messages: Sequence[Triples]) -> None:
+    """Every message on the topic at once (batched by the client)."""
+    await asyncio.gather(*(bus.publish(topic, m, batching=True) for m in messages))
