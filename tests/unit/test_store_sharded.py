@@ -4,6 +4,7 @@ or was removed, and a collection moved under write load with nothing lost."""
 
 from __future__ import annotations
 
+import inspect
 import subprocess
 import sys
 import threading
@@ -17,7 +18,10 @@ from tests.support.sparql_server import oxigraph_server
 from tests.support.store import graph_rag, labels, msg
 from trustgraph_base.messaging import free_port
 from trustgraph_base.schema import ExplainRequest
+from trustgraph_flow.store.backends.server.graph_index import GraphIndex
+from trustgraph_flow.store.backends.server.remote import RemoteStore
 from trustgraph_flow.store.backends.server.stores import RemoteStores
+from trustgraph_flow.store.backends.sharded.journal import JournalIndex, JournalStore
 from trustgraph_flow.store.backends.sharded.move import move
 from trustgraph_flow.store.backends.sharded.placement import TABLE, ShardError, shard_node
 from trustgraph_flow.store.backends.sharded.stores import ShardedStores, open_sharded
@@ -223,3 +227,19 @@ def test_the_command_lists_finds_and_moves_a_collection(urls: list[str]) -> None
     down = shards_cli(f"http://127.0.0.1:{free_port()}", "list")
     assert down.returncode == 1 and "unreachable" in down.stderr and "Traceback" not in down.stderr
     stores.close()
+
+
+def test_a_journaled_handle_takes_what_the_shards_own_handle_takes() -> None:
+    """The journal's store and index stand in for the shard's: each method they share takes
+    the same parameters (a parameter added to one and not the other fails here, not sharded)."""
+    for mine, theirs in ((JournalStore, RemoteStore), (JournalIndex, GraphIndex)):
+        shared = [n for n in vars(mine) if not n.startswith("_") and hasattr(theirs, n)]
+        assert len(shared) > 5
+        for name in shared:
+            assert params(getattr(mine, name)) == params(getattr(theirs, name)), name
+
+
+def params(method: object) -> list[tuple[str, object, object]]:
+    """A method's parameters: names, kinds and defaults (annotations are spelt differently)."""
+    found = inspect.signature(method).parameters.values()  # type: ignore[arg-type]
+    return [(p.name, p.kind, p.default) for p in found]

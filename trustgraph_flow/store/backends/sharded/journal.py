@@ -62,8 +62,14 @@ class JournalStore:
     def __contains__(self, quad: ox.Quad) -> bool:
         return quad in self.inner
 
-    def sparql(self, text: str, form: str, timeout: float) -> SparqlQueryResponse:
-        return self.inner.sparql(text, form, timeout)
+    def sparql(
+        self,
+        text: str,
+        form: str,
+        timeout: float,
+        dataset: tuple[list[str], list[str]] | None = None,
+    ) -> SparqlQueryResponse:
+        return self.inner.sparql(text, form, timeout, dataset)
 
     def graphs(self) -> list[ox.NamedNode]:
         return self.inner.graphs()
