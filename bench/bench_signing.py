@@ -75,32 +75,59 @@ def cpu(fn: Callable[[], object]) -> float:
     return time.process_time() - start
 
 
-def sessions_run(root: Path, seal: Seal | None, tag: str, n: int) -> float:
-    """CPU seconds to write ``n`` sessions (two batches each, as the store's writer would)."""
+def sessions_run(root: Path, seal: Seal | None, tag: str, n: int, flush_every: int = 0) -> float:
+    """CPU seconds to write ``n`` sessions (two batches each, as the store's writer would);
+    with a deferring seal, its backlog signed after every ``flush_every`` sessions (as the
+    store's clock does every ``signing_delay``) and at the end."""
     stores = Stores(root / tag)
     if seal is not None:
         seal.forget((USER, "default"))  # a new store: its log starts at 0
-    batches = [b for i in range(n) for b in session(f"{tag}-{i}", ITERATIONS)]
+    sessions = [session(f"{tag}-{i}", ITERATIONS) for i in range(n)]
+
+    def run() -> None:
+        for i, batches in enumerate(sessions, 1):
+            for b in batches:
+                write_batch(stores, b, seal)
+            if seal is not None and flush_every and i % flush_every == 0:
+                seal.flush(stores)
+        if seal is not None:
+            seal.flush(stores)
+
     try:
-        return cpu(lambda: [write_batch(stores, b, seal) for b in batches])
+        return cpu(run)
     finally:
         stores.close()
 
 
-def per_iteration(root: Path, seal: Seal, n: int, rounds: int) -> None:
-    plain, signed = [], []
+def per_iteration(root: Path, seal: Seal, deferred: Seal, n: int, rounds: int) -> None:
+    """The same sessions unsigned, signed as each batch is written, and signed in batches
+    (the embedded store's default: sessions ending within ``signing_delay`` share a log write)."""
+    runs: dict[str, list[float]] = {"plain": [], "each": [], "by 10": [], "by 1": []}
     for r in range(rounds):
-        plain.append(sessions_run(root, None, f"plain{r}", n))
-        signed.append(sessions_run(root, seal, f"signed{r}", n))
-    cost = (statistics.median(signed) - statistics.median(plain)) / (n * ITERATIONS) * 1000
-    base = statistics.median(plain) / (n * ITERATIONS) * 1000
+        runs["plain"].append(sessions_run(root, None, f"plain{r}", n))
+        runs["each"].append(sessions_run(root, seal, f"each{r}", n))
+        runs["by 10"].append(sessions_run(root, deferred, f"by10-{r}", n, flush_every=10))
+        runs["by 1"].append(sessions_run(root, deferred, f"by1-{r}", n, flush_every=1))
+    base = statistics.median(runs["plain"]) / (n * ITERATIONS) * 1000
     print(f"sessions of {ITERATIONS} iterations, {n} per round, {rounds} rounds alternated")
-    print(f"  store CPU per iteration: {base:.3f} ms unsigned, +{cost:.3f} ms signing (medians)")
+    print(f"  store CPU per iteration: {base:.3f} ms unsigned (median)")
+    costs = {
+        mode: (statistics.median(t) - statistics.median(runs["plain"])) / (n * ITERATIONS) * 1000
+        for mode, t in runs.items()
+        if mode != "plain"
+    }
+    for mode, label in (
+        ("each", "signed as each batch is written"),
+        ("by 10", "deferred, 10 sessions ending per signing pass"),
+        ("by 1", "deferred, 1 session per signing pass"),
+    ):
+        print(f"  +{costs[mode]:.3f} ms per iteration: {label}")
     summary(
         "signing per agent iteration (amortised)",
-        f"+{cost:.3f} ms",
+        f"+{costs['by 10']:.3f} ms",
         "<= 0.2 ms",
-        f"writer {base:.3f} ms unsigned",
+        f"deferred, 10 sessions a pass; as written +{costs['each']:.3f}, 1 a pass "
+        f"+{costs['by 1']:.3f}; writer {base:.3f} ms unsigned",
     )
 
 
@@ -204,7 +231,15 @@ def main() -> None:
         seal = open_seal(
             data_dir=str(root / "data"), key_file="", public_dir="", chain="", server=False
         )
-        per_iteration(root, seal, 100 if args.quick else 300, 3 if args.quick else 5)
+        deferred = open_seal(
+            data_dir=str(root / "data"),
+            key_file="",
+            public_dir="",
+            chain="",
+            server=False,
+            defer=True,
+        )
+        per_iteration(root, seal, deferred, 100 if args.quick else 300, 3 if args.quick else 5)
         long_verify(root, seal, 2_000 if args.quick else 20_000)
         bundle_verify(root, seal, 200 if args.quick else 1_000)
         ingest(root, seal, 1_000 if args.quick else 3_000, 3)

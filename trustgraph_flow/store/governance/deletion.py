@@ -138,6 +138,8 @@ def delete_trace(
     With a ``seal`` each removed root's log entries get a signed tombstone saying ``reason``."""
     root = resolve(handle, trace_id)
     assert handle is not None
+    if seal is not None:
+        seal.settle(handle)  # an ended trace still waiting to be signed: signed, then erased
     roots, pending = [], [root]
     while pending:
         current = pending.pop()

@@ -67,6 +67,8 @@ def remove_document(
     doc = ox.NamedNode(doc_uri)
     if not deletion.exists(handle.store, doc):
         return None
+    if seal is not None:
+        seal.settle(handle)  # the traces it marks are signed before they are marked
     links = links_into(handle, doc)
     tops = list(dict.fromkeys(top for *_, top in links))
     edges = deletion.delete_known(handle.store, doc)

@@ -37,9 +37,10 @@ from trustgraph_base.integrity.canonical import (
 from trustgraph_base.integrity.keys import Keyring, open_keyring, public_pem
 from trustgraph_base.provenance import now_iso
 from trustgraph_base.provenance.uris import trace_root
-from trustgraph_flow.store.core.backend import Handle, subject_groups
+from trustgraph_flow.store.core.backend import Backend, Handle, subject_groups
 from trustgraph_flow.store.core.convert import named
 from trustgraph_flow.store.governance import log
+from trustgraph_flow.store.governance.backlog import Backlog
 from trustgraph_flow.store.views.lookup import RETRIEVAL
 
 log_ = logging.getLogger(__name__)
@@ -61,6 +62,7 @@ class Seal:
 
     keys: Keyring
     chain: str
+    backlog: Backlog | None = None  # ended traces signed a moment later, in batches
     _heads: dict[tuple[str, str], tuple[int, str]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _pem: str = ""
@@ -79,7 +81,21 @@ class Seal:
             return 0
         rows = handle.index.rows(roots)
         ended = sorted(root for root, row in rows.items() if row.status != "in-progress")
+        if self.backlog is not None:
+            ended = self.backlog.defer(handle, ended, self._sign_held)
         return len(self.sign_all(handle, ended, reason, added))
+
+    def _sign_held(self, handle: Handle, roots: list[str]) -> object:
+        return self.sign_all(handle, roots, "")
+
+    def settle(self, handle: Handle) -> int:
+        """Sign the collection's ended traces still waiting in the backlog (before anything
+        reads or erases signatures); how many."""
+        return self.backlog.sign(handle, self._sign_held) if self.backlog is not None else 0
+
+    def flush(self, stores: Backend) -> int:
+        """Sign every collection's backlog (the store's clock); how many traces."""
+        return self.backlog.flush(stores, self._sign_held) if self.backlog is not None else 0
 
     def sign(self, handle: Handle, root: str, reason: str = "") -> ent.Signed | None:
         """Sign the trace root's present quads, unless its newest entry already has this digest."""
@@ -167,6 +183,8 @@ class Seal:
         with self._lock:
             self._heads.pop(key, None)
             self._published.discard(key)
+        if self.backlog is not None:
+            self.backlog.forget(key)
 
     def erase(self, handle: Handle, roots: Iterable[str], reason: str) -> int:
         """Give every entry of these (deleted) trace roots a signed tombstone; how many."""
@@ -209,12 +227,15 @@ def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def open_seal(*, data_dir: str, key_file: str, public_dir: str, chain: str, server: bool) -> Seal:
+def open_seal(
+    *, data_dir: str, key_file: str, public_dir: str, chain: str, server: bool, defer: bool = False
+) -> Seal:
     """The store's seal from its settings: the key (made at first start, 0600) under
     ``<data_dir>/signing`` unless configured, and this writer's chain: ``local`` for the
     embedded store's one writer, a fresh one per process on a server unless named (a
     replica that keeps its name keeps its chain; two running processes must not share one).
-    A key file others may read stops the processor (``KeyFileError``, one line)."""
+    A key file others may read stops the processor (``KeyFileError``, one line). With
+    ``defer`` (the embedded store) ended traces are signed in batches (``backlog.py``)."""
     base = Path(data_dir) / "signing"
     keys = open_keyring(
         Path(key_file) if key_file else base / "key.pem",
@@ -223,4 +244,4 @@ def open_seal(*, data_dir: str, key_file: str, public_dir: str, chain: str, serv
     if not chain:
         chain = "r-" + uuid.uuid4().hex[:12] if server else "local"
     log_.info("signing ended traces with key %s (log chain %s)", keys.kid, chain)
-    return Seal(keys, chain)
+    return Seal(keys, chain, Backlog(base / "unsigned") if defer and not server else None)

@@ -39,6 +39,8 @@ def answer(handle: Handle | None, operation: str, trace_id: str, seal: Seal | No
         raise ServiceError(
             ErrorType.BAD_REQUEST, "this store does not sign traces (its setting signing is off)"
         )
+    if handle is not None:
+        seal.settle(handle)  # no ended trace reads as unsigned for waiting in the backlog
     if operation == "verify-log":
         return verify_log(handle, seal.keys)
     if not trace_id:
@@ -65,6 +67,8 @@ def audit_log(handle: Handle | None, seal: Seal | None) -> str:
         raise ServiceError(
             ErrorType.BAD_REQUEST, "this store does not sign traces (its setting signing is off)"
         )
+    if handle is not None:
+        seal.settle(handle)
     found = log.export(handle.store) if handle else {"chains": {}, "heads": {}}
     keys = {kid: public_pem(key) for kid, key in seal.keys.public.items()}
     return json.dumps({**found, "keys": keys})

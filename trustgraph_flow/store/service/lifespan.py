@@ -15,7 +15,13 @@ from trustgraph_flow.store.service.state import (
     open_server_backend,
     signing_seal,
 )
-from trustgraph_flow.store.service.timers import collect_garbage, retain, tune_gc, untune_gc
+from trustgraph_flow.store.service.timers import (
+    collect_garbage,
+    retain,
+    sign_backlog,
+    tune_gc,
+    untune_gc,
+)
 
 
 @contextlib.asynccontextmanager
@@ -26,10 +32,11 @@ async def running(settings: StoreSettings) -> AsyncIterator[State]:
     thresholds = tune_gc()
     collecting = asyncio.create_task(collect_garbage())
     purging = asyncio.create_task(retain(state, settings)) if settings.retention else None
+    signing = asyncio.create_task(sign_backlog(state, settings.signing_delay))
     try:
         yield state
     finally:
-        for task in (purging, collecting):
+        for task in (signing, purging, collecting):
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
@@ -38,5 +45,7 @@ async def running(settings: StoreSettings) -> AsyncIterator[State]:
         state.readers.shutdown(wait=False, cancel_futures=True)
         state.sparql_pool.close()
         state.sparql.shutdown(wait=False, cancel_futures=True)
+        if state.seal is not None:  # what ended since the last pass: signed before closing
+            await state.write(state.seal.flush)
         await state.write(lambda stores: stores.close())
         state.writer.shutdown(wait=True)

@@ -41,6 +41,9 @@ class StoreSettings(ProcessorSettings):
     """The Ed25519 private key (PEM, mode 0600); empty: <data-dir>/signing/key.pem, made at first start."""
     signing_public: str = ""
     """A folder of trusted public keys (*.pem, every key ever used); empty: <data-dir>/signing/public."""
+    signing_delay: float = Field(default=0.2, ge=0, le=60)
+    """Embedded store: sign ended traces this many seconds later, in batches, off the write
+    path (docs/audit.md; nothing is lost on a crash); 0: as each batch is written."""
     log_chain: str = Field(default="", pattern=r"^[A-Za-z0-9_-]{0,64}$")
     """This writer's chain in each collection's log; empty: 'local' embedded, a new one per process on a server."""
 

@@ -113,6 +113,7 @@ def signing_seal(settings: StoreSettings) -> Seal:
         public_dir=settings.signing_public,
         chain=settings.log_chain,
         server=bool(settings.store_uri),
+        defer=settings.signing_delay > 0,
     )
 
 

@@ -73,3 +73,19 @@ async def retain(state: State, settings: StoreSettings) -> None:
         except Exception:  # one failed pass must not end retention
             log.exception("retention pass failed; retrying next interval")
         await asyncio.sleep(settings.retention_interval)
+
+
+async def sign_backlog(state: State, delay: float) -> None:
+    """Sign the traces that ended in the last ``delay`` seconds, together, on the writer
+    thread (``governance/backlog.py``); what a crash left unsigned is signed first."""
+    seal = state.seal
+    if seal is None or seal.backlog is None:
+        return
+    backlog = seal.backlog
+    while True:
+        if backlog.waiting():
+            try:
+                await state.write(seal.flush)
+            except Exception:  # one failed pass must not end signing: the rows stay
+                log.exception("signing the backlog failed; retrying")
+        await asyncio.sleep(delay)

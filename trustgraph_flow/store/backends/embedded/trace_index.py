@@ -37,6 +37,8 @@ from trustgraph_flow.store.backends.embedded.trace_sql import (
     row_of,
     stored_value,
 )
+from trustgraph_flow.store.backends.embedded.unsigned import SCHEMA as UNSIGNED
+from trustgraph_flow.store.backends.embedded.unsigned import Unsigned
 from trustgraph_flow.store.backends.trace_facts import (
     RAG_PREDICATES,
     STEP_PREDICATES,
@@ -52,7 +54,7 @@ from trustgraph_flow.store.core.convert import value_of
 from trustgraph_flow.store.core.rows import Resolver, TraceFilter, TraceRow
 
 
-class TraceIndex(LinkReads):
+class TraceIndex(LinkReads, Unsigned):
     """The sqlite side table of one store: one connection per thread (WAL: readers never wait on the writer)."""
 
     def __init__(self, path: Path) -> None:
@@ -61,7 +63,7 @@ class TraceIndex(LinkReads):
         self._lock = threading.Lock()
         self._all: list[sqlite3.Connection] = []
         self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.executescript(SCHEMA + links.SCHEMA)
+        self.db.executescript(SCHEMA + links.SCHEMA + UNSIGNED)
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -239,3 +241,4 @@ class TraceIndex(LinkReads):
             self.db.executemany("DELETE FROM links WHERE root = ?", ids)
             self.db.executemany("DELETE FROM cites WHERE root = ?", ids)
             self.db.executemany("DELETE FROM traces WHERE id = ?", ids)
+            self.db.executemany("DELETE FROM unsigned WHERE root = ?", ids)
