@@ -53,6 +53,8 @@ class ProcessorSettings(BaseSettings):
     """Seconds to finish in-flight work on shutdown."""
     service_concurrency: int = Field(default=64, ge=1, le=10_000)
     """Requests each service of this process works on at once (more wait in the broker)."""
+    metrics_interval: float = Field(default=5.0, ge=0)
+    """Seconds between this processor's metrics reports (the gateway's /api/metrics); 0: none."""
 
 
 def load_settings(cls: type[S], argv: list[str] | None, prog: str, about: str | None = None) -> S:

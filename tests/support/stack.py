@@ -192,6 +192,15 @@ class Stack:
         if not ready.is_set():
             raise TimeoutError(f"processor {proc.name} did not become ready")
 
+    async def stop_processor(self, name: str) -> None:
+        """Stop processor ``name`` (draining), as a crashed or stopped one is missed."""
+        for stop, task in self._running:
+            if task.get_name() == f"stack:{name}":
+                stop.set()
+                await asyncio.gather(task, return_exceptions=True)
+                return
+        raise KeyError(name)
+
     async def close(self) -> None:
         """Stop the gateway, then every processor (draining), then the helper bus."""
         if self._gateway is not None:

@@ -150,14 +150,19 @@ class BatchRunner(Runner):
     async def _handle_batch(self, good: list[Any], values: list[BaseModel]) -> None:
         """Ack the batch once the handler returns; nack all if it raises, or only the values
         it returns (those failed for a reason of their own: the rest are done)."""
+        meter, route = self.ctx.meter, self.route.subscription
         try:
-            failed = await self.route.handler(values, self.ctx)
+            with meter.timed("handling_seconds", route=route):
+                failed = await self.route.handler(values, self.ctx)
         except Exception as exc:
             log.warning("batch handler failed on %s (will retry): %r", self.topic, exc)
+            meter.add("messages_total", len(good), route=route, outcome="retried")
             for msg in good:
                 await self.consumer.negative_acknowledge(msg)
             return
         retry = {id(v) for v in failed or ()}
+        meter.add("messages_total", len(good) - len(retry), route=route, outcome="done")
+        meter.add("messages_total", len(retry), route=route, outcome="retried")
         for msg, value in zip(good, values, strict=True):
             if id(value) in retry:
                 await self.consumer.negative_acknowledge(msg)

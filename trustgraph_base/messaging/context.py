@@ -13,6 +13,7 @@ from trustgraph_base.messaging.bus import Bus
 from trustgraph_base.messaging.receipts import Receipt
 from trustgraph_base.messaging.requests import RequestClient
 from trustgraph_base.messaging.services import Req, Resp, ServiceSpec, Topic, Topics
+from trustgraph_base.meter import Meter
 from trustgraph_base.settings import ProcessorSettings
 
 log = logging.getLogger(__name__)
@@ -40,6 +41,7 @@ class Context(Generic[S, T_co]):
         self.topics = Topics(settings.topic_prefix)
         self._state: Any = _UNOPENED
         self._clients: dict[str, RequestClient[Any, Any]] = {}
+        self.meter = Meter()  # what it counts, reported on the bus (``reporting``)
 
     @property
     def state(self) -> T_co:

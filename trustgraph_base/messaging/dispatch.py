@@ -138,10 +138,14 @@ class OneByOne(Runner):
             task.add_done_callback(lambda _t: sem.release())
 
     async def _dispatch(self, msg: Any) -> None:
+        meter, route = self.ctx.meter, self.route.subscription
         try:
-            await self._handle(msg)
+            with meter.timed("handling_seconds", route=route):
+                await self._handle(msg)
+            meter.add("messages_total", route=route, outcome="done")
         except Exception:
             log.exception("unexpected failure handling a message on %s", self.topic)
+            meter.add("messages_total", route=route, outcome="retried")
             self._forget(msg)
             await self.consumer.negative_acknowledge(msg)
 

@@ -11,6 +11,7 @@ from trustgraph_base.messaging.bus import Bus
 from trustgraph_base.messaging.context import Context
 from trustgraph_base.messaging.dispatch import Route
 from trustgraph_base.messaging.entry import touch
+from trustgraph_base.messaging.reporting import report_metrics
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +40,7 @@ async def serve(
     try:
         async with asyncio.TaskGroup() as tasks:
             watch = tasks.create_task(_watch(stop, ctx.bus, stopping))
+            tasks.create_task(report_metrics(ctx, stopping))
             for runner in runners:
                 tasks.create_task(runner.run(stopping, settings.drain_timeout))
         return watch.result()

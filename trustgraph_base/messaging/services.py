@@ -43,6 +43,7 @@ from trustgraph_base.schema import (
     VectorRequest,
     VectorResponse,
 )
+from trustgraph_base.schema.metrics import MetricsReport
 
 M = TypeVar("M", bound=BaseModel)
 Req = TypeVar("Req", bound=BaseModel)
@@ -108,6 +109,7 @@ PAGES = Topic("pages", PageText)  # decoder → chunker
 CHUNKS = Topic("chunks", ChunkText)  # chunker → extractor
 INGEST_EVENTS = Topic("ingest-events", IngestEvent)  # pipeline stages → librarian
 COLLECTION_DELETED = Topic("collection-deleted", CollectionDeleted)  # store → librarian, vectors
+METRICS = Topic("metrics", MetricsReport)  # every processor → gateways (/api/metrics)
 
 NAMESPACE = "persistent://public/default"
 

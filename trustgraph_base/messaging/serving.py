@@ -178,11 +178,15 @@ class ServiceRunner(OneByOne):
             else:
                 await reply([await result])
         except ServiceError as exc:
+            self.ctx.meter.add("errors_total", route=self.route.subscription, type=exc.type)
             flush()
             await _drain(sending)
             await reply([spec.response(error=Error(type=exc.type, message=exc.message))])
         except Exception as exc:
             log.exception("service %s failed", spec.name)
+            self.ctx.meter.add(
+                "errors_total", route=self.route.subscription, type=ErrorType.INTERNAL_ERROR
+            )
             flush()
             await _drain(sending)
             message = f"{type(exc).__name__}: {exc}"

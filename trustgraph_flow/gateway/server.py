@@ -34,6 +34,8 @@ from trustgraph_flow.gateway.dispatch import DISPATCHER, Dispatcher
 from trustgraph_flow.gateway.graph_store import add_graph_store
 from trustgraph_flow.gateway.iam import iam_handler
 from trustgraph_flow.gateway.keys import KeyStore
+from trustgraph_flow.gateway.metrics_board import metrics_listener
+from trustgraph_flow.gateway.metrics_http import add_metrics
 from trustgraph_flow.gateway.otlp import add_otlp
 from trustgraph_flow.gateway.page_view import (
     page_boxes_handler,
@@ -77,6 +79,7 @@ def make_app(settings: GatewaySettings, token: str | None = None) -> web.Applica
     app.router.add_post("/api/v1/collection-management", collection_management_handler)
     add_sparql_protocol(app)
     add_graph_store(app)
+    add_metrics(app)
     app.router.add_get("/api/v1/flow/{flow}/import/triples", import_triples_handler)
     app.router.add_get("/api/v1/flow/{flow}/import/entity-contexts", import_entity_contexts_handler)
     app.router.add_get("/api/v1/flow/{flow}/export/triples", export_triples_handler)
@@ -101,7 +104,8 @@ async def _dispatcher_ctx(app: web.Application) -> AsyncIterator[None]:
         await dispatcher.start()
         app[DISPATCHER] = dispatcher
         app[PUBLISHER] = Publisher(bus, Topics(settings.topic_prefix))
-        yield
+        async with metrics_listener(app, bus, Topics(settings.topic_prefix), client):
+            yield
     finally:
         await dispatcher.close()
         await bus.close()

@@ -118,6 +118,17 @@ def _final(
     )
 
 
+def counted(
+    ctx: Context[Settings, Engine], final: TextCompletionResponse
+) -> TextCompletionResponse:
+    """``final``, its tokens counted (``input_tokens_total``, ``output_tokens_total``: the
+    names the official ``tg-show-token-rate`` asks /api/metrics for)."""
+    model = final.model or "unknown"
+    ctx.meter.add("input_tokens_total", final.in_token, model=model)
+    ctx.meter.add("output_tokens_total", final.out_token, model=model)
+    return final
+
+
 proc: Processor[Settings, Engine] = Processor("text-completion", Settings)
 
 
@@ -156,11 +167,11 @@ async def complete(
     engine = ctx.state
     started = time.monotonic()
     if not req.streaming:
-        yield _final(req, await engine.complete(req), started, streamed=False)
+        yield counted(ctx, _final(req, await engine.complete(req), started, streamed=False))
         return
     async for item in engine.stream(req):
         if isinstance(item, Completion):
-            yield _final(req, item, started, streamed=True)
+            yield counted(ctx, _final(req, item, started, streamed=True))
             return
         yield TextCompletionResponse(response=item, model=engine.model, end_of_stream=False)
 

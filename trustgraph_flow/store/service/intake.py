@@ -24,6 +24,7 @@ async def store_triples(batch: list[StoreTriples], ctx: Ctx) -> list[StoreTriple
     started = time.perf_counter()
     report = await write(ctx, lambda stores: write_batch(stores, batch, ctx.state.seal))
     retry, held, written = list(report.retry), report.unavailable, report.written
+    traces = report.traces
     for _ in range(HELD_WRITES):
         if not held or ctx.state.server is None:
             break
@@ -31,6 +32,9 @@ async def store_triples(batch: list[StoreTriples], ctx: Ctx) -> list[StoreTriple
         report = await write(ctx, functools.partial(written_again, held, ctx.state.seal))
         retry += report.retry
         held, written = report.unavailable, written + report.written
+        traces += report.traces
+    ctx.meter.add("triples_written_total", written)
+    ctx.meter.add("trace_messages_written_total", traces)
     log.debug(
         "wrote %d triples from %d messages in %.1f ms",
         written,

@@ -42,6 +42,7 @@ class WriteReport:
     """What a batch did: triples written, messages rejected (id, reason)."""
 
     written: int = 0
+    traces: int = 0  # messages written that carried trace triples (``urn:graph:retrieval``)
     rejected: list[tuple[str, str]] = field(default_factory=list)
     retry: list[StoreTriples | Triples] = field(default_factory=list)  # to redeliver, as given
     # Not written because the store server could not be reached (or failed): the caller
@@ -108,6 +109,7 @@ def write_batch(
                     if q.graph_name == _RETRIEVAL
                 ]
                 if retrieval:
+                    report.traces += sum(GRAPH_RETRIEVAL in m.text for m in group)
                     handle.index.record(retrieval, SourceResolver(handle.store))
                     if seal is not None:
                         seal.after_write(handle, retrieval)
