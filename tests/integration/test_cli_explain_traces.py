@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.golden import corpus
+from tests.golden import agent_graph, corpus
 from tests.golden.golden import ENV, check, invoke
 from tests.support.poll import eventually
 from tests.support.stack import CliResult, Stack
@@ -148,3 +148,33 @@ async def test_an_interrupted_run_is_listed_and_shown_as_interrupted(
         assert shown.code == 0, shown.stderr
         assert "  Status: interrupted" in lines(shown)
         assert f"  Error: {reason}" in lines(shown)
+
+
+async def test_an_agent_graph_shows_what_each_step_used(
+    pulsar_url: str, prefix: str, tmp_path: Path
+) -> None:
+    # Step 2 called two tools at once, step 3 used only step 1, the answer only step 3.
+    async with Stack(pulsar_url, prefix, [store], data_dir=tmp_path) as stack:
+        await stack.publish(TRIPLES_STORE, agent_graph.graph_batch())
+        shown = await eventually(
+            lambda: invoke(
+                stack.url, "tg-show-explain-trace", agent_graph.GRAPH, "--format", "json"
+            ),
+            lambda r: r.code == 0 and json.loads(r.stdout)["answer"] is not None,
+        )
+        check("trace_agent_graph.json", shown.stdout)
+        view = from_json(TraceView, json.loads(shown.stdout))
+        g = agent_graph.GRAPH
+        assert [s.uses for s in view.steps] == [[g], [f"{g}/i1"], [f"{g}/i1/observation"]]
+        assert [s.used for s in view.steps] == [True, False, True]  # step 2: a dead end
+        assert view.uses == [f"{g}/i3/observation"]
+        assert [(c.action, c.observation) for c in view.steps[1].calls] == [
+            ("text-completion", "Perhaps."),
+            ("document-query", agent_graph.FAILED),
+        ]
+        text = await invoke(stack.url, "tg-show-explain-trace", g)
+        assert text.code == 0, text.stderr
+        check("trace_agent_graph.txt", text.stdout)
+        assert (
+            "Uses: step 1\n" in text.stdout and "Used by the answer: no (a dead end)" in text.stdout
+        )

@@ -10,6 +10,7 @@ from typing import Literal
 
 import pytest
 
+from tests.golden import agent_graph
 from tests.support.sparql_server import embedded_only, store_backend
 from tests.support.store import (
     DOC,
@@ -35,7 +36,7 @@ from trustgraph_base.provenance import (
     synthesis_triples,
     uris,
 )
-from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, TG
+from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, PROV, TG
 from trustgraph_base.rdf.terms import Triple
 from trustgraph_base.schema.explain import ExplainRequest, TraceView
 from trustgraph_flow.store.backends.embedded.stores import Stores
@@ -128,8 +129,8 @@ def long_agent(steps: int = 30, thought: str = "thought") -> list[Triple]:
     return triples
 
 
-def window(h: Handle, offset: int, limit: int) -> TraceView:
-    req = ExplainRequest(operation="get-trace", id="long", step_offset=offset, step_limit=limit)
+def window(h: Handle, offset: int, limit: int, trace: str = "long") -> TraceView:
+    req = ExplainRequest(operation="get-trace", id=trace, step_offset=offset, step_limit=limit)
     resp = on_collection(h, req)
     assert resp.trace is not None
     return resp.trace
@@ -200,6 +201,25 @@ def test_a_store_written_before_the_step_read_model_shows_its_steps(tmp_path: Pa
     after = window(reopened, 0, 30)
     assert after == before and after.steps[29].thought == "thought 30"
     assert after.metrics["i3"].in_token == 7
+
+
+@embedded_only("the upgrade of an old sqlite trace index")
+def test_a_store_indexed_before_the_agent_graph_shows_what_steps_used(tmp_path: Path) -> None:
+    stores = Stores(tmp_path / "old", capacity=1)
+    write_batch(stores, [agent_graph.graph_batch("alice")])
+    h = handle_of(stores)
+    before = window(h, 0, 3, agent_graph.GRAPH)
+    assert [s.used for s in before.steps] == [True, False, True]
+    stores.close()
+    del h, stores
+    gc.collect()
+    db = sqlite3.connect(next((tmp_path / "old").rglob("traces.sqlite")))
+    db.execute("DELETE FROM step_facts WHERE pred = ?", (PROV.wasDerivedFrom.i,))
+    db.execute("DELETE FROM lineage_meta WHERE key = 'steps-graph'")  # as indexed before
+    db.commit()
+    db.close()
+    after = window(handle_of(Stores(tmp_path / "old", capacity=1)), 0, 3, agent_graph.GRAPH)
+    assert after == before and after.steps[2].uses == [f"{agent_graph.GRAPH}/i1/observation"]
 
 
 def test_a_trace_deleted_and_written_again_shows_only_its_new_steps(tmp_path: Path) -> None:

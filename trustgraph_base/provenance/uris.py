@@ -62,6 +62,18 @@ def agent_step_index(session_uri: str, uri: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
+_STEP_PART = re.compile(r"/i(\d+)(?:/c\d+(?:/observation)?)?$")
+
+
+def agent_step_of(session_uri: str, uri: str) -> int | None:
+    """``n`` when ``uri`` is the session's step ``…/i{n}`` or one of its calls ``…/i{n}/c{k}``
+    (or a call's observation): the entities whose facts a step's view shows."""
+    if not uri.startswith(session_uri):
+        return None
+    match = _STEP_PART.fullmatch(uri, len(session_uri))
+    return int(match.group(1)) if match else None
+
+
 def agent_observation_uri(iteration_uri: str) -> str:
     """The Observation entity of an analysis (TrustGraph's ``…/i{n}/observation``)."""
     return f"{iteration_uri}/observation"

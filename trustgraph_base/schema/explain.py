@@ -26,6 +26,7 @@ from trustgraph_base.schema.lineage import (
     UsageTrace,
 )
 from trustgraph_base.schema.trace import (
+    AgentCallView,
     AgentStepView,
     ChunkView,
     ClaimView,
@@ -41,6 +42,7 @@ from trustgraph_base.schema.trace import (
 )
 
 __all__ = [
+    "AgentCallView",
     "AgentStepView",
     "ChunkNode",
     "ChunkView",

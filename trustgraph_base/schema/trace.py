@@ -97,8 +97,21 @@ class StageMetrics(Message):
     latency_ms: float | None = None
 
 
+class AgentCallView(Message):
+    """One of several tools a step called at once (``…/i{n}/c{k}``) and what it returned."""
+
+    uri: str
+    action: str = ""
+    arguments: str = ""  # JSON text, as stored
+    observation: str | None = None
+    subtraces: list[TraceView] = []
+
+
 class AgentStepView(Message):
-    """One agent iteration: thought, action, arguments, observation, and any sub-traces it ran."""
+    """One agent iteration: thought, action, arguments, observation, and any sub-traces it ran;
+    what it derives from (``uses``: the question, earlier steps' analyses, observations or
+    calls), its calls when it called several tools at once, and whether the answer depends on
+    it (``used``: False for a dead end the conclusion does not rely on)."""
 
     uri: str
     index: int
@@ -107,6 +120,9 @@ class AgentStepView(Message):
     arguments: str = ""  # JSON text, as stored
     observation: str | None = None  # None: not yet known (trace in progress)
     subtraces: list[TraceView] = []
+    uses: list[str] = []
+    calls: list[AgentCallView] = []
+    used: bool = True
 
 
 class ClaimView(Message):
@@ -133,6 +149,7 @@ class TraceView(Message):
     # agent
     steps: list[AgentStepView] = []
     answer: str | None = None  # agent conclusion (tg:answer) or RAG synthesis (tg:content)
+    uses: list[str] = []  # what an agent conclusion derives from
     # GraphRAG / DocumentRAG
     exploration: str | None = None
     edge_count: int | None = None

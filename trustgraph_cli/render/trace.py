@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from trustgraph_cli.render.agent_parts import call_node, step_fields, uses_text
 from trustgraph_cli.render.parts import (
     claim_text,
     edge_text,
@@ -129,30 +130,29 @@ class _Builder:
 
     def conclusion(self, view: TraceView) -> Node | None:
         """The agent's Conclusion node, a pending one while it runs, or None."""
-        from trustgraph_base.provenance.uris import agent_final_uri
+        from trustgraph_base.provenance.uris import agent_final_uri, agent_step_index
 
         if view.answer is not None:
-            answer = _answer(self.cut(view.answer))
-            return self.stage("Conclusion", agent_final_uri(view.id), view, "final", answer)
+            fields = [_answer(self.cut(view.answer))]
+            # From the last step (or the question) is the seed's chain; else it named them.
+            one = view.uses[0] if len(view.uses) == 1 else ""
+            if len(view.uses) > 1 or (
+                one and (agent_step_index(view.id, one) is None != (one == view.id))
+            ):
+                fields.append(Field("Uses", uses_text(view.id, view.uses), ("cyan",)))
+            return self.stage("Conclusion", agent_final_uri(view.id), view, "final", *fields)
         if view.status == "in-progress":
             return self.pending("Conclusion")
         return None
 
     def step(self, view: TraceView, step: AgentStepView) -> Node:
-        observation = (
-            Field("Observation", PENDING, ("yellow",))
-            if step.observation is None
-            else Field("Observation", self.cut(step.observation))
-        )
-        texts = [
-            ("Thought", step.thought, ()),
-            ("Action", step.action, ("green",)),
-            ("Arguments", step.arguments, ()),
-        ]
-        fields = [Field(label, self.cut(t), paint) for label, t, paint in texts if t]
-        fields.append(observation)
+        fields = step_fields(view.id, step, self.cut, PENDING)
         node = self.stage(f"Analysis {step.index}", step.uri, view, f"i{step.index}", *fields)
-        node.children = [self.root(sub, sub=True) for sub in step.subtraces]
+        for k, call in enumerate(step.calls, 1):
+            child = call_node(k, call, self.cut, PENDING)
+            child.children = [self.root(sub, sub=True) for sub in call.subtraces]
+            node.children.append(child)
+        node.children += [self.root(sub, sub=True) for sub in step.subtraces]
         return node
 
     def rag(self, view: TraceView) -> list[Node]:

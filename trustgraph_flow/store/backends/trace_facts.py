@@ -14,7 +14,7 @@ import pyoxigraph as ox
 
 from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, PROV, RDF, TG
 from trustgraph_base.provenance.uris import (
-    agent_step_index,
+    agent_step_of,
     is_conclusion_uri,
     trace_kind,
     trace_root,
@@ -37,6 +37,7 @@ STEP_PREDICATES = frozenset(
         TG.inToken,
         TG.outToken,
         TG.latencyMs,
+        PROV.wasDerivedFrom,  # what the step used (SPEC.md, the agent graph)
     )
 )
 StepRow = tuple[str, int, str, str, str]  # root, n, step URI, predicate IRI, value
@@ -185,7 +186,7 @@ def facts(quads: Iterable[ox.Quad]) -> Facts:
         ):
             out.rags.append(rag_row(root, uri, p, o))
         if p in STEP_PREDICATES:
-            n = steps[uri] if uri in steps else steps.setdefault(uri, agent_step_index(root, uri))
+            n = steps[uri] if uri in steps else steps.setdefault(uri, agent_step_of(root, uri))
             if n is not None and (type(o) is ox.Literal or type(o) is ox.NamedNode):
                 out.steps.append((root, n, uri, p, o.value))
         elif p == _SELECTED and type(o) is ox.NamedNode:

@@ -174,6 +174,11 @@ class Index(Protocol):
         None when it keeps none (then they are read from the store)."""
         ...
 
+    def step_parents(self, root: str) -> dict[str, list[str]] | None:
+        """What each agent step and call of ``root`` derives from, from a read model kept by
+        the index, or None when it keeps none (then read from the store)."""
+        ...
+
     def rag_facts(self, roots: list[str]) -> RagFacts | None:
         """The facts of GraphRAG and DocumentRAG traces among ``roots`` from a read model
         kept by the index (root → entity → predicate → values, every entity of each), or

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pyoxigraph as ox
 
@@ -11,15 +11,15 @@ from trustgraph_base.gcpause import gc_paused
 from trustgraph_base.provenance.namespaces import TG
 from trustgraph_base.provenance.uris import (
     agent_final_uri,
+    agent_iteration_uri,
     agent_step_index,
+    agent_step_of,
 )
-from trustgraph_base.schema.explain import (
-    AgentStepView,
-    TraceView,
-)
+from trustgraph_base.schema.explain import TraceView
 from trustgraph_flow.store.core.backend import Handle, subject_quads
 from trustgraph_flow.store.core.convert import named
 from trustgraph_flow.store.core.rows import TraceRow
+from trustgraph_flow.store.views.agent_graph import agent_graph, derived
 from trustgraph_flow.store.views.lookup import (
     RETRIEVAL,
 )
@@ -80,7 +80,8 @@ def open_trace(handle: Handle | None, trace_id: str, include_provenance: bool) -
     subs: dict[str, list[TraceRow]] = defaultdict(list)
     for sub in handle.index.subtraces(root):
         subs[sub.parent or ""].append(sub)
-    return TraceReader(handle, root, include_provenance, step_uris(handle, root), subs)
+    steps, calls = step_uris(handle, root)
+    return TraceReader(handle, root, include_provenance, steps, subs, calls)
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,7 @@ class TraceReader:
     provenance: bool
     steps: list[str]
     subs: dict[str, list[TraceRow]] | None
+    calls: dict[str, list[str]] = field(default_factory=dict)  # step → its calls' entities
 
     @property
     def total(self) -> int:
@@ -108,18 +110,36 @@ class TraceReader:
         only = [self.root, agent_final_uri(self.root)]
         with gc_paused():
             props = gather(self.handle, self.root, only)
-            props.update(step_props(self.handle, self.root, self.steps[start:stop]))
+            shown = self.steps[start:stop]
+            shown += [c for step in shown for c in self.calls.get(step, [])]
+            props.update(step_props(self.handle, self.root, shown))
             return assemble(self.handle, self.root, self.provenance, 0, props, self.subs)
 
 
-def step_uris(handle: Handle, root: str) -> list[str]:
-    """An agent trace's step URIs (``…/i{n}``) in step order, from the index alone."""
-    found = [
-        (n, uri)
-        for uri in handle.index.entities(root)
-        if (n := agent_step_index(root, uri)) is not None
-    ]
-    return [uri for _, uri in sorted(found)]
+def step_uris(handle: Handle, root: str) -> tuple[list[str], dict[str, list[str]]]:
+    """An agent trace's step URIs (``…/i{n}``) in step order, and the entities of the calls
+    of each step that called several tools at once, from the index alone."""
+    found: list[tuple[int, str]] = []
+    calls: dict[str, list[str]] = defaultdict(list)
+    for uri in handle.index.entities(root):
+        if (n := agent_step_index(root, uri)) is not None:
+            found.append((n, uri))
+        elif (n := agent_step_of(root, uri)) is not None:
+            calls[agent_iteration_uri(root, n)].append(uri)
+    return [uri for _, uri in sorted(found)], calls
+
+
+def step_parents(handle: Handle, root: str, props: Props) -> dict[str, list[str]]:
+    """What every step and call of trace ``root`` derives from: the index's read model, or
+    the store's links of the steps ``props`` does not hold (a window of a long trace)."""
+    kept = handle.index.step_parents(root)
+    if kept is not None:
+        return kept
+    steps, calls = step_uris(handle, root)
+    every = steps + [c for found in calls.values() for c in found]
+    missing = [uri for uri in every if uri not in props]
+    known = {**props, **(gather(handle, root, missing) if missing else {})}
+    return {uri: derived(known, uri) for uri in every}
 
 
 def assemble(
@@ -181,22 +201,4 @@ def agent_parts(
             subs[step] = [
                 assemble(handle, r.id, provenance, depth + 1, facts.get(r.id), row=r) for r in rows
             ]
-    steps = []
-    for uri in props:
-        n = agent_step_index(root, uri)
-        if n is not None:
-            steps.append(
-                AgentStepView(
-                    uri=uri,
-                    index=n,
-                    thought=text(props, uri, TG.thought) or "",
-                    action=text(props, uri, TG.action) or "",
-                    arguments=text(props, uri, TG.arguments) or "",
-                    observation=text(props, uri, TG.observation),
-                    subtraces=subs.get(uri, []),
-                )
-            )
-    return {
-        "steps": sorted(steps, key=lambda s: s.index),
-        "answer": text(props, agent_final_uri(root), TG.answer),
-    }
+    return agent_graph(props, root, subs, step_parents(handle, root, props))

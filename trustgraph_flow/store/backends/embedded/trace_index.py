@@ -19,10 +19,11 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
+from trustgraph_base.provenance.namespaces import PROV
 from trustgraph_base.provenance.uris import (
-    agent_step_index,
+    agent_step_of,
 )
-from trustgraph_flow.store.backends.embedded import links
+from trustgraph_flow.store.backends.embedded import links, step_reads
 from trustgraph_flow.store.backends.embedded.links import LinkReads
 from trustgraph_flow.store.backends.embedded.trace_sql import (
     IN_BATCH,
@@ -147,21 +148,10 @@ class TraceIndex(LinkReads, Unsigned):
         return [r[0] for r in self.db.execute("SELECT uri FROM entities WHERE root = ?", (root,))]
 
     def step_facts(self, root: str, uris: list[str]) -> StepFacts:
-        """The read model's facts of agent steps ``uris`` of ``root`` (a range of its steps),
-        step URI → predicate IRI → values, with an entry for every step asked for."""
-        out: StepFacts = {uri: {} for uri in uris}
-        found = [n for uri in uris if (n := agent_step_index(root, uri)) is not None]
-        if not found:
-            return out
-        cur = self.db.execute(
-            "SELECT uri, pred, value FROM step_facts WHERE root = ? AND n BETWEEN ? AND ?",
-            (root, min(found), max(found)),
-        )
-        for uri, pred, value in cur:
-            by_pred = out.get(uri)
-            if by_pred is not None:
-                by_pred.setdefault(pred, []).append(value)
-        return out
+        return step_reads.step_facts(self.db, root, uris)
+
+    def step_parents(self, root: str) -> dict[str, list[str]]:
+        return step_reads.step_parents(self.db, root)
 
     def rag_facts(self, roots: list[str]) -> RagFacts:
         """The read model's facts of GraphRAG and DocumentRAG traces ``roots`` (others are
@@ -211,14 +201,20 @@ class TraceIndex(LinkReads, Unsigned):
                 rag_row(root, uri, pred, o) for pred, uri, root, o in rag if has_rag_facts(root)
             ]
             self._fill("rag", RAG_INSERT, rows)
-        if not self._backfilled("steps"):
-            steps: list[StepRow] = [
-                (root, n, uri, pred, value)
-                for pred, uri, root, o in retrieval_facts(store, STEP_PREDICATES)
-                if (n := agent_step_index(root, uri)) is not None
-                and (value := value_of(o)) is not None
-            ]
-            self._fill("steps", STEP_INSERT, steps)
+        # "steps-graph": what each step derives from, kept since the agent graph
+        # (docs/provenance.md) and missing from steps indexed before it
+        for key, predicates in (
+            ("steps", STEP_PREDICATES),
+            ("steps-graph", {PROV.wasDerivedFrom.i}),
+        ):
+            if not self._backfilled(key):
+                steps: list[StepRow] = [
+                    (root, n, uri, pred, value)
+                    for pred, uri, root, o in retrieval_facts(store, predicates)
+                    if (n := agent_step_of(root, uri)) is not None
+                    and (value := value_of(o)) is not None
+                ]
+                self._fill(key, STEP_INSERT, steps)
 
     def _backfilled(self, key: str) -> bool:
         return (

@@ -160,6 +160,10 @@ class GraphIndex(GraphList):
         """No agent-step read model here: the steps are read from the store."""
         return None
 
+    def step_parents(self, root: str) -> None:
+        """No agent-step read model here: what steps derive from is read from the store."""
+        return None
+
     def rag_facts(self, roots: list[str]) -> None:
         """No RAG-trace read model here: sub-traces are read from the store."""
         return None

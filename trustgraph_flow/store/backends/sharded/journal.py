@@ -141,6 +141,9 @@ class JournalIndex:
     def step_facts(self, root: str, uris: list[str]) -> StepFacts | None:
         return self.inner.step_facts(root, uris)
 
+    def step_parents(self, root: str) -> dict[str, list[str]] | None:
+        return self.inner.step_parents(root)
+
     def rag_facts(self, roots: list[str]) -> RagFacts | None:
         return self.inner.rag_facts(roots)
 

@@ -1,0 +1,91 @@
+"""An agent trace's steps as its view shows them: each step's facts, its calls when it called
+several tools at once, what it derives from (SPEC.md, the agent graph), and whether the
+conclusion depends on it — a dead end the answer does not rely on is marked."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from trustgraph_base.provenance.namespaces import PROV, TG
+from trustgraph_base.provenance.uris import agent_final_uri, agent_step_index, agent_step_of
+from trustgraph_base.schema.explain import AgentCallView, AgentStepView, TraceView
+from trustgraph_flow.store.views.props import Props, text
+
+Parents = dict[str, list[str]]  # entity → what it derives from
+
+
+def agent_graph(
+    props: Props, root: str, subs: dict[str, list[TraceView]], parents: Parents
+) -> dict[str, object]:
+    """The ``steps``, ``answer`` and the conclusion's ``uses`` of agent trace ``root`` (of the
+    steps ``props`` holds), ``parents`` the whole trace's derivations (every step and call)."""
+    final = agent_final_uri(root)
+    ending = derived(props, final)
+    used = depended_on(root, ending, parents) if ending else None
+    calls: dict[int, list[AgentCallView]] = {}
+    for uri in sorted(props):
+        n = agent_step_of(root, uri)
+        if n is None or agent_step_index(root, uri) is not None or uri.endswith("/observation"):
+            continue
+        calls.setdefault(n, []).append(
+            AgentCallView(
+                uri=uri,
+                action=text(props, uri, TG.action) or "",
+                arguments=text(props, uri, TG.arguments) or "",
+                observation=text(props, uri + "/observation", TG.observation),
+                subtraces=subs.get(uri, []),
+            )
+        )
+    steps = [
+        AgentStepView(
+            uri=uri,
+            index=n,
+            thought=text(props, uri, TG.thought) or "",
+            action=text(props, uri, TG.action) or "",
+            arguments=text(props, uri, TG.arguments) or "",
+            observation=text(props, uri, TG.observation),
+            subtraces=subs.get(uri, []),
+            uses=derived(props, uri),
+            calls=sorted(calls.get(n, []), key=lambda c: _call_number(c.uri)),
+            used=used is None or uri in used,
+        )
+        for uri in props
+        if (n := agent_step_index(root, uri)) is not None
+    ]
+    return {
+        "steps": sorted(steps, key=lambda s: s.index),
+        "answer": text(props, final, TG.answer),
+        "uses": ending,
+    }
+
+
+def derived(props: Props, uri: str) -> list[str]:
+    """What ``uri`` derives from, as the trace names it."""
+    found = props.get(uri, {}).get(_DERIVED, [])
+    return [v if isinstance(v, str) else getattr(v, "value", "") for v in found]
+
+
+def depended_on(root: str, start: Iterable[str], parents: Parents) -> set[str]:
+    """Every step and call the conclusion depends on: what it derives from, and back through
+    what each of those derives from (an observation from its step or call, a call from its
+    step), within trace ``root``."""
+    seen: set[str] = set()
+    todo = list(start)
+    while todo:
+        uri = todo.pop()
+        if uri in seen or not uri.startswith(root + "/"):
+            continue
+        seen.add(uri)
+        if uri.endswith("/observation"):
+            todo.append(uri.removesuffix("/observation"))
+        todo += parents.get(uri, [])
+        if (n := agent_step_of(root, uri)) is not None and agent_step_index(root, uri) is None:
+            todo.append(f"{root}/i{n}")  # a call: its step
+    return seen
+
+
+def _call_number(uri: str) -> int:
+    return int(uri.rsplit("/c", 1)[1])
+
+
+_DERIVED = PROV.wasDerivedFrom.i
