@@ -20,9 +20,10 @@ from trustgraph_base.messaging import free_port
 from trustgraph_base.schema import ExplainRequest
 from trustgraph_flow.store.backends.server.graph_index import GraphIndex
 from trustgraph_flow.store.backends.server.remote import RemoteStore
+from trustgraph_flow.store.backends.server.scope import Scope, insert_data
 from trustgraph_flow.store.backends.server.stores import RemoteStores
 from trustgraph_flow.store.backends.sharded.journal import JournalIndex, JournalStore
-from trustgraph_flow.store.backends.sharded.move import move
+from trustgraph_flow.store.backends.sharded.move import graphs, move, quads, reconcile
 from trustgraph_flow.store.backends.sharded.placement import TABLE, ShardError, shard_node
 from trustgraph_flow.store.backends.sharded.stores import ShardedStores, open_sharded
 from trustgraph_flow.store.service.operations import explain_op
@@ -243,3 +244,26 @@ def params(method: object) -> list[tuple[str, object, object]]:
     """A method's parameters: names, kinds and defaults (annotations are spelt differently)."""
     found = inspect.signature(method).parameters.values()  # type: ignore[arg-type]
     return [(p.name, p.kind, p.default) for p in found]
+
+
+def test_a_trace_deleted_while_the_copy_runs_stays_deleted(sharded: ShardedStores) -> None:
+    """The copy read the trace, the trace was deleted (on both shards: the collection was
+    marked), then the copy wrote what it had read: the reconcile removes it again."""
+    write_batch(
+        sharded, [msg(graph_rag(s, n), collection="mv") for n, s in enumerate(("keep", "gone"))]
+    )
+    row = sharded.row("alice", "mv")
+    assert row is not None
+    target = next(n for n in NAMES if n != row.on)
+    scope, source, into = Scope("alice", "mv"), sharded.shard(row.on), sharded.shard(target)
+    sharded.placement.moving(scope.iri, row.on, target)
+    read = [quads(source, scope, g) for g in graphs(source, scope)]  # the copy's read
+    req = ExplainRequest(operation="delete-trace", id="gone", user="alice", collection="mv")
+    assert [t.id.rsplit(":", 1)[1] for t in explain_op(sharded, req).deleted] == ["gone"]
+    for found in read:  # the copy's write, after the deletion
+        into.server.update(insert_data(found))
+    assert reconcile(source, into, scope) > 0
+    sharded.placement.switch(scope.iri, row.on, target)
+    assert trace_ids(sharded, "mv") == ["keep"]
+    left = [q for g in graphs(into, scope) for q in quads(into, scope, g) if "gone" in str(q)]
+    assert left == []

@@ -7,14 +7,16 @@
 2. **Copy** every graph of the collection (its data, its trace index, its signed log, its
    registry entry) from the old shard to the target, each read whole in one query (a
    snapshot). Quads are a set: what the copy and the double writes both bring is there once.
+   Then **reconcile**: what the target holds and the old shard no longer does was removed
+   (a trace or document deleted) after the copy read it, and is removed from the target.
 3. **Switch**: one update makes the target the collection's shard (reads go there now).
 4. **Delete** the collection on the old shard, ``settle`` seconds after the switch, so reads
    and writes that read the row before it have ended.
 
 Writes are never held: none is lost (every write reaches the old shard before the copy
-reads it, or the target by its journal) and none is duplicated (sets). What a move does not
-cover: a *removal* (deleting a trace or document) racing the copy's read could be undone by
-the copy; ``settle`` seconds after the mark, before the copy, let such leases end first.
+reads it, or the target by its journal) and none is duplicated (sets); a removal the copy
+would undo is undone again by the reconcile. Left: a quad removed and written again while
+the reconcile compares it (a trace deleted and re-sent in that window) may be removed.
 """
 
 from __future__ import annotations
@@ -68,33 +70,58 @@ def move(
     log.info("moving %s/%s from shard %s to %s", user, collection, row.on, target)
     time.sleep(settle)
     copied = copy(source, into, Scope(user, collection))
+    undone = reconcile(source, into, Scope(user, collection))
     stores.placement.switch(scope, row.on, target)
     time.sleep(settle)
     source.drop(user, collection)
-    log.info("moved %s/%s to shard %s (%d quads copied)", user, collection, target, copied)
+    log.info(
+        "moved %s/%s to shard %s (%d quads copied, %d removed meanwhile)",
+        user, collection, target, copied, undone,
+    )  # fmt: skip
     return Moved(row.on, target, copied)
+
+
+def graphs(server: RemoteStores, scope: Scope) -> list[ox.NamedNode]:
+    """Every graph of the scope on one server, and the registry (its entry only is read)."""
+    rows = server.server.rows(
+        f"SELECT DISTINCT ?g WHERE {{ GRAPH ?g {{}} FILTER(STRSTARTS(STR(?g), {literal(scope.iri + ':')})) }}"
+    )
+    found = [r["g"] for r in rows]
+    return [g for g in found if isinstance(g, ox.NamedNode)] + [REGISTRY]
+
+
+def quads(server: RemoteStores, scope: Scope, g: ox.NamedNode) -> list[ox.Quad]:
+    """One graph of the scope, read whole in one query (a snapshot)."""
+    s = term(named(scope.iri))
+    where = f"{s} ?p ?o BIND({s} AS ?s)" if g == REGISTRY else "?s ?p ?o"
+    triples = server.server.construct(
+        f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ GRAPH {term(g)} {{ {where} }} }}", default=[], named=[]
+    )
+    return [ox.Quad(t.subject, t.predicate, t.object, g) for t in triples]
 
 
 def copy(source: RemoteStores, target: RemoteStores, scope: Scope) -> int:
     """Every graph of the scope and its registry entry, from one server to the other."""
-    rows = source.server.rows(
-        f"SELECT DISTINCT ?g WHERE {{ GRAPH ?g {{}} FILTER(STRSTARTS(STR(?g), {literal(scope.iri + ':')})) }}"
-    )
     copied = 0
-    for g in [r["g"] for r in rows] + [REGISTRY]:
-        assert isinstance(g, ox.NamedNode)
-        where = (
-            f"{term(named(scope.iri))} ?p ?o BIND({term(named(scope.iri))} AS ?s)"
-            if g == REGISTRY
-            else "?s ?p ?o"
-        )
-        triples = source.server.construct(
-            f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ GRAPH {term(g)} {{ {where} }} }}",
-            default=[],
-            named=[],
-        )
-        quads = [ox.Quad(t.subject, t.predicate, t.object, g) for t in triples]
-        for start in range(0, len(quads), CHUNK):
-            target.server.update(insert_data(quads[start : start + CHUNK]))
-        copied += len(quads)
+    for g in graphs(source, scope):
+        found = quads(source, scope, g)
+        for start in range(0, len(found), CHUNK):
+            target.server.update(insert_data(found[start : start + CHUNK]))
+        copied += len(found)
     return copied
+
+
+def reconcile(source: RemoteStores, target: RemoteStores, scope: Scope) -> int:
+    """Remove from the target what the source no longer holds: a quad removed (a trace or
+    document deleted) after the copy read it was removed on both shards, then written back
+    to the target by the copy. The target is read first: a quad written meanwhile reaches
+    the source before the target, so one found on the target and not on the source was
+    removed from the source. How many were removed."""
+    removed = 0
+    for g in graphs(target, scope):
+        there = set(quads(target, scope, g))
+        stale = sorted(there - set(quads(source, scope, g)), key=str)
+        for start in range(0, len(stale), CHUNK):
+            target.server.update(insert_data(stale[start : start + CHUNK], "DELETE DATA"))
+        removed += len(stale)
+    return removed
