@@ -58,7 +58,8 @@ def main(source: str, limit: int, chars: tuple[int, int] | None, fmt: str, gw: G
     extracted from it, a DocumentRAG selected chunk of it, or an agent tool's sub-trace
     that did either; each linking path is shown. With --chars, URI is a page (or a document
     without pages) and only the evidence on those characters counts: an edge whose
-    sentence overlaps them, a chunk that does.
+    sentence overlaps them, a DocumentRAG chunk whose sentence the answer stated does (a
+    chunk no sentence of the answer was found in: the chunk).
     """
     usage: SourceUsage = run(gw, lambda: fetch_usage(gw, source, limit, chars))
     from trustgraph_cli.render.output import emit_json, emit_rows

@@ -83,10 +83,11 @@ async def usage(stack: Stack, *args: str) -> Any:
 async def answers_citing_the_sentence(
     stack: Stack, trace: str, place: dict[str, Any], pages: list[Any], edges: bool
 ) -> None:
-    """Reverse lineage by region: the sentence's characters find the answer; for an edge,
-    another sentence of the same page does not (a DocumentRAG chunk is found by any of its
-    characters: the store knows chunks' places, not the sentence a claim took from one);
-    bad ranges are refused with a reason."""
+    """Reverse lineage by region: the sentence's characters find the answer; another
+    sentence of the same page does not find it citing anything there — for an edge, through
+    the sentence that states it; for a DocumentRAG chunk, through the sentence of the answer
+    found in it (a chunk it only retrieved is still found by any of its characters, marked
+    not cited); bad ranges are refused with a reason."""
     page, start, length = place["page"], place["char_offset"], place["char_length"]
     here = await usage(stack, page, "--chars", f"{start}-{start + length}")
     assert trace in [t["trace"]["id"] for t in here["traces"]]
@@ -96,7 +97,10 @@ async def answers_citing_the_sentence(
     text = pages[place["page_number"] - 1].text
     other = text.index("Mount Fuji")  # a sentence the answer does not rest on
     elsewhere = await usage(stack, page, "--chars", f"{other}-{other + 10}")
-    assert (trace in [t["trace"]["id"] for t in elsewhere["traces"]]) is not edges
+    there = [p for t in elsewhere["traces"] if t["trace"]["id"] == trace for p in t["paths"]]
+    assert not any(p["cited"] for p in there), there
+    if edges:
+        assert not there
     whole_page = await usage(stack, page)
     assert trace in [t["trace"]["id"] for t in whole_page["traces"]]
 

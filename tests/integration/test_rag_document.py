@@ -98,7 +98,8 @@ async def test_streamed_answer_and_trace_match_spec(
     forest = [c for c, text in CHUNKS.items() if "forest" in text]
     assert cited == forest
     # the answer's sentences are its claims, each citing the chunk it was taken from
-    claims = by_subject(trace, synth + "/claim")
+    found = by_subject(trace, synth + "/claim")
+    claims = {k: v for k, v in found.items() if k.removeprefix(synth + "/claim").isdigit()}
     contents = []
     for n in range(1, len(claims) + 1):
         row = claims[f"{synth}/claim{n}"]
@@ -109,6 +110,14 @@ async def test_streamed_answer_and_trace_match_spec(
         assert row[TG.cites.i] == IriTerm(i=forest[0])
         assert row[PROV.wasDerivedFrom.i] == IriTerm(i=synth)
     assert contents and " ".join(contents) == answer
+    # and each is found in the chunk it cites, where it is (tg:ClaimSpan)
+    spans = {k: v for k, v in found.items() if k not in claims}
+    assert spans and set(spans) == {f"{c}/in1" for c in claims}
+    for row in spans.values():
+        assert row[TG.inChunk.i] == IriTerm(i=forest[0])
+        quote, at = row[TG.quote.i], row[TG.charOffset.i]
+        assert isinstance(quote, LiteralTerm) and isinstance(at, LiteralTerm)
+        assert CHUNKS[forest[0]][int(at.v) :].startswith(quote.v)
     assert costs(trace, explore)["model"].startswith("hashing")
     synth_cost = costs(trace, synth)
     assert synth_cost["model"] == "offline" and int(synth_cost["outToken"]) > 0

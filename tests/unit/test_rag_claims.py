@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 
 from trustgraph_base.provenance import GRAPH_RETRIEVAL, PROV, TG
-from trustgraph_base.provenance.evidence import ClaimSpec, claim_triples
+from trustgraph_base.provenance.evidence import ClaimSpec, claim_span_triples, claim_triples
 from trustgraph_base.rdf.terms import IriTerm, term_key
 from trustgraph_flow.llm import offline
 from trustgraph_flow.rag_common.citations import CitedAnswer, ClaimCites, cited_schema
-from trustgraph_flow.rag_common.claims import answer_claims
+from trustgraph_flow.rag_common.claims import answer_claims, claim_spans
 
 EVIDENCE = ["urn:q/focus/e1", "urn:q/focus/e2", "urn:q/focus/e3"]
 ANSWER = "Paris is the capital of France.  Rome is the capital of Italy.\nBoth are old."
@@ -81,3 +81,24 @@ def test_a_repeated_sentence_is_cited_at_each_of_its_places() -> None:
     ]
     claims = answer_claims(answer, said, EVIDENCE)
     assert [c.cited for c in claims] == [(EVIDENCE[0],), (EVIDENCE[0],), (EVIDENCE[1],)]
+
+
+def test_a_claim_found_in_a_chunk_it_cites_is_placed_there_and_a_reworded_one_is_not() -> None:
+    chunks = ["urn:d/p1/c0", "urn:d/p1/c1"]
+    texts = ["Intro.\nParis is the capital\nof France. More.", "Rome is old."]
+    claims = [
+        ClaimSpec("Paris is the capital of France.", 0, 31, (chunks[0],)),
+        ClaimSpec("Rome is ancient.", 32, 16, (chunks[1],)),  # reworded: not in its chunk
+        ClaimSpec("Rome is old.", 49, 12, ()),  # cites nothing: placed nowhere
+    ]
+    (span,) = claim_spans(claims, chunks, texts)
+    assert (span.claim, span.chunk) == (1, chunks[0])
+    assert texts[0][span.offset : span.offset + span.length] == span.quote
+    assert span.quote == "Paris is the capital\nof France."
+    triples = claim_span_triples("urn:q/synthesis", [span])
+    uri = IriTerm(i="urn:q/synthesis/claim1/in1")
+    assert all(t.s == uri and t.g == GRAPH_RETRIEVAL for t in triples)
+    assert {(term_key(t.p), term_key(t.o)) for t in triples} >= {
+        (term_key(PROV.wasDerivedFrom), term_key(IriTerm(i="urn:q/synthesis/claim1"))),
+        (term_key(TG.inChunk), term_key(IriTerm(i=chunks[0]))),
+    }

@@ -77,6 +77,11 @@ DOC_RAG = f"""
 <{D}/exploration/c1> tg:rank 1 ; tg:score "0.5"^^xsd:double .
 <{D}/synthesis> a prov:Entity, tg:Synthesis ; prov:wasDerivedFrom <{D}/exploration> ;
     tg:content "In Paris." .
+<{D}/synthesis/claim1> a prov:Entity, tg:Claim ; prov:wasDerivedFrom <{D}/synthesis> ;
+    tg:content "In Paris." ; tg:charOffset 0 ; tg:charLength 9 ; tg:cites <{DOC}/p1/c0> .
+<{D}/synthesis/claim1/in1> a prov:Entity, tg:ClaimSpan ;
+    prov:wasDerivedFrom <{D}/synthesis/claim1> ; tg:inChunk <{DOC}/p1/c0> ;
+    tg:quote "In Paris." ; tg:charOffset 12 ; tg:charLength 9 .
 """
 
 
@@ -164,6 +169,12 @@ BROKEN = [
         None,
     ),
     ("docrag count missing", DOC_RAG.replace("tg:chunkCount 1 ;", ""), f"{D}/exploration", None),
+    (
+        "claim span without its place",
+        DOC_RAG.replace("tg:charOffset 12 ; ", ""),
+        f"{D}/synthesis/claim1/in1",
+        "charOffset",
+    ),
     (
         "claim from an exploration",
         GRAPH_RAG.replace(

@@ -11,7 +11,10 @@ placed by guess.
 An answer's **claims**: each sentence of a synthesis is a ``tg:Claim`` entity derived from
 the Synthesis (``{synthesis}/claim{n}``, in ``urn:graph:retrieval``), with its text, its
 place in the answer and one ``tg:cites`` per evidence item it rests on (a focus edge or a
-chunk, as the Synthesis's own ``tg:cites``). SPEC's synthesis triples are unchanged.
+chunk, as the Synthesis's own ``tg:cites``). SPEC's synthesis triples are unchanged. Where
+a cited chunk holds the claim's sentence verbatim (up to layout), a ``tg:ClaimSpan``
+``{claim}/in{k}`` derived from the claim says where: ``tg:inChunk`` and ``tg:charOffset`` /
+``tg:charLength`` within it, ``tg:quote`` the chunk's own text there.
 """
 
 from __future__ import annotations
@@ -103,5 +106,36 @@ def claim_triples(synthesis: str, claims: Sequence[ClaimSpec]) -> list[Triple]:
             triple(uri, TG.charOffset, integer_literal(claim.offset), g),
             triple(uri, TG.charLength, integer_literal(claim.length), g),
             *(triple(uri, TG.cites, IriTerm(i=c), g) for c in dict.fromkeys(claim.cited)),
+        ]
+    return out
+
+
+@dataclass(frozen=True)
+class ClaimSpan:
+    """Where claim ``claim`` (from 1) lies in a chunk it cites: offset/length in the chunk."""
+
+    claim: int
+    chunk: str
+    offset: int
+    length: int
+    quote: str
+
+
+def claim_span_triples(synthesis: str, spans: Sequence[ClaimSpan]) -> list[Triple]:
+    """One ``tg:ClaimSpan`` per (claim, chunk) place, derived from its claim."""
+    g = GRAPH_RETRIEVAL
+    out: list[Triple] = []
+    count: dict[int, int] = {}
+    for span in spans:
+        count[span.claim] = count.get(span.claim, 0) + 1
+        claim = claim_uri(synthesis, span.claim)
+        uri = f"{claim}/in{count[span.claim]}"
+        out += [
+            *types(uri, g, PROV.Entity, TG.ClaimSpan),
+            derived(uri, claim, g),
+            triple(uri, TG.inChunk, IriTerm(i=span.chunk), g),
+            triple(uri, TG.quote, text(span.quote), g),
+            triple(uri, TG.charOffset, integer_literal(span.offset), g),
+            triple(uri, TG.charLength, integer_literal(span.length), g),
         ]
     return out

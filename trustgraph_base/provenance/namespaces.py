@@ -109,6 +109,10 @@ class TG:
     pageCharOffset: Final = _t(TG_NS, "pageCharOffset")
     textLayer: Final = _t(TG_NS, "textLayer")
     Claim: Final = _t(TG_NS, "Claim")  # a sentence of an answer, citing its evidence
+    # where a claim's sentence is in a chunk it cites (DocumentRAG): the chunk, and
+    # tg:charOffset/tg:charLength within it (docs/provenance.md, "Claims")
+    ClaimSpan: Final = _t(TG_NS, "ClaimSpan")
+    inChunk: Final = _t(TG_NS, "inChunk")
     # claim verification (docs/provenance.md, "Verification"): the activity that checked an
     # answer's claims against their evidence, one assessment per claim, the answer's verdict
     # and, when the answer was withheld, the abstention given instead

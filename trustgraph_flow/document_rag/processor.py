@@ -100,7 +100,8 @@ async def run(
         streaming=req.streaming,
         temperature=ctx.settings.llm_temperature,
     )
-    async for resp in trace.synthesize(request, explore, [m.id for m in matches], "excerpts"):
+    ids = [m.id for m in matches]
+    async for resp in trace.synthesize(request, explore, ids, "excerpts", texts):
         yield resp
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from trustgraph_base.provenance.evidence import ClaimSpec
+from trustgraph_base.provenance.evidence import ClaimSpan, ClaimSpec
 from trustgraph_base.spans import locate
 from trustgraph_flow.llm.text import sentence_spans
 from trustgraph_flow.rag_common.citations import ClaimCites
@@ -42,3 +42,21 @@ def answer_claims(
         ClaimSpec(text=answer[a:b], offset=a, length=b - a, cited=tuple(c))
         for (a, b), c in zip(spans, cites, strict=True)
     ]
+
+
+def claim_spans(
+    claims: Sequence[ClaimSpec], evidence: Sequence[str], texts: Sequence[str]
+) -> list[ClaimSpan]:
+    """Where each claim's sentence is in the chunks it cites (``texts``: the text of each
+    evidence item, in ``evidence``'s order), found as the extractor finds quotes (layout read
+    loosely, words never); a claim its chunk does not hold verbatim has no span."""
+    by_uri = dict(zip(evidence, texts, strict=False))
+    found: list[ClaimSpan] = []
+    for n, claim in enumerate(claims, start=1):
+        for uri in claim.cited:
+            chunk = by_uri.get(uri)
+            at = locate(claim.text.strip(), chunk) if chunk and claim.text.strip() else None
+            if chunk and at is not None:
+                offset, length = at
+                found.append(ClaimSpan(n, uri, offset, length, chunk[offset : offset + length]))
+    return found

@@ -19,7 +19,7 @@ from trustgraph_base.provenance import (
     grounding_triples,
     synthesis_triples,
 )
-from trustgraph_base.provenance.evidence import claim_triples
+from trustgraph_base.provenance.evidence import claim_span_triples, claim_triples
 from trustgraph_base.provenance.uris import grounding_uri, synthesis_uri
 from trustgraph_base.rdf.terms import LiteralTerm, Triple, check_iri
 from trustgraph_base.schema import TextCompletionRequest
@@ -31,7 +31,7 @@ from trustgraph_flow.rag_common.citations import (
     ClaimCites,
     cited_schema,
 )
-from trustgraph_flow.rag_common.claims import answer_claims
+from trustgraph_flow.rag_common.claims import answer_claims, claim_spans
 from trustgraph_flow.run_journal import Journaled
 from trustgraph_flow.structured import BadReply, ask
 from trustgraph_flow.trace_writer import TraceWriter, identity, open_trace
@@ -124,6 +124,7 @@ class Trace(Generic[R]):
         parent_uri: str,
         evidence: Sequence[str] = (),
         what: str = "facts",
+        texts: Sequence[str] = (),
     ) -> AsyncIterator[R]:
         """Ask the LLM for the answer, publish the synthesis stage derived from ``parent_uri``
         (with ``tg:cites`` for the evidence it cites) and end with the final response.
@@ -133,6 +134,8 @@ class Trace(Generic[R]):
         non-streamed JSON reply (a streaming client gets the answer as one piece); a reply
         that is not that JSON is taken as a plain answer citing nothing. With
         ``llm_structured=none`` the answer streams as plain text and cites nothing.
+        ``texts`` (the chunks' texts, DocumentRAG) place each claim's sentence in the
+        chunks it cites (``tg:ClaimSpan``).
         """
         synth = synthesis_uri(self.question_uri)
         kept = self.writer.recorded.get(synth)
@@ -168,6 +171,7 @@ class Trace(Generic[R]):
             *synthesis_triples(synth, parent_uri, answer),
             *citation_triples(synth, cited),
             *claim_triples(synth, claims),
+            *claim_span_triples(synth, claim_spans(claims, evidence, texts) if texts else []),
         ]
         yield await self.stage(synth, triples, cost)
         yield self.final("" if request.streaming else answer, cost.model)

@@ -1,7 +1,9 @@
 """Reverse lineage by region: the evidence that lies on characters ``start``…``end`` of a
 page's text (or a page-less document's). An edge lies there when a sentence stating it
-(its ``tg:Span`` in that chunk) overlaps the range; an edge extracted before spans were
-recorded, and a DocumentRAG chunk, when its chunk overlaps it."""
+(its ``tg:Span`` in that chunk) overlaps the range; a DocumentRAG chunk when a sentence of
+the answer that cites it lies there (its claim's ``tg:ClaimSpan`` in that chunk); an edge
+extracted before spans were recorded, and a chunk no claim of the answer was found in
+(an answer before claim spans, or one that reworded the chunk), when its chunk overlaps it."""
 
 from __future__ import annotations
 
@@ -11,12 +13,29 @@ import pyoxigraph as ox
 
 from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.provenance.namespaces import PROV, TG
+from trustgraph_base.provenance.uris import synthesis_uri
 from trustgraph_base.schema.explain import UsagePath
 from trustgraph_flow.store.core.backend import QuadStore
 from trustgraph_flow.store.core.convert import to_ox
-from trustgraph_flow.store.views.lookup import SOURCE, as_int, edge_spans, first, n
+from trustgraph_flow.store.views.lookup import RETRIEVAL, SOURCE, as_int, edge_spans, first, n
 
 REACH = 10  # a range looks this many times further back than its limit for traces to keep
+
+
+def claim_spans(store: QuadStore, trace: str, chunk: str) -> list[tuple[int, int]]:
+    """Where the sentences of ``trace``'s answer that cite ``chunk`` lie in it: (offset,
+    length) in the chunk of each of its ``tg:ClaimSpan``."""
+    prefix = synthesis_uri(trace) + "/claim"
+    found: list[tuple[int, int]] = []
+    for q in store.quads_for_pattern(None, n(TG.inChunk), ox.NamedNode(chunk), RETRIEVAL):
+        span = q.subject
+        if not isinstance(span, ox.NamedNode) or not span.value.startswith(prefix):
+            continue
+        offset = as_int(first(store, span, TG.charOffset, RETRIEVAL))
+        length = as_int(first(store, span, TG.charLength, RETRIEVAL))
+        if offset is not None and length is not None:
+            found.append((offset, length))
+    return found
 
 
 def _edge(path: UsagePath) -> ox.Triple | None:
@@ -81,6 +100,11 @@ class Region:
             return False
         edge = _edge(path) if path.kind == "edge" else None
         if edge is None:
+            placed = (
+                claim_spans(store, path.trace, path.chunk or "") if path.kind == "chunk" else []
+            )
+            if placed:  # the answer's sentences in the chunk: where they are
+                return any(self.overlaps(span[0] + o, length) for o, length in placed)
             return self.overlaps(*span)
         said = edge_spans(store, edge, ox.NamedNode(path.chunk or ""))
         located = [s for s in said if s.page_offset is not None and s.length is not None]
