@@ -20,6 +20,7 @@ Examples:
   tg-verify-audit ./audit-2026-11
 """
 PAGE = 1000  # traces listed per request
+LOG_PAGE = 2000  # log entries per request (a reply holds at most 4 MB)
 
 
 @command(epilog=EPILOG)
@@ -61,7 +62,6 @@ async def gather(
 ) -> tuple[tuple[Contents, dict[str, bytes], str], int]:
     """Every ended trace of the window and its TriG, the log, the signed documents the
     traces used, and the built bundle's seal, over one connection."""
-    import json
 
     from trustgraph_base.integrity.bundle import Contents, build, manifest_digest
     from trustgraph_base.provenance import now_iso
@@ -74,8 +74,7 @@ async def gather(
         for trace in ended:
             request = {"operation": "export-trace", "id": trace, "format": "trig"}
             traces[trace] = (await call_explain(client, request, None, "an export")).export
-        found = await call_explain(client, {"operation": "audit-log"}, None, "the log")
-        log = json.loads(found.export)
+        log = await paged_log(client)
         documents = {}
         for doc in sorted(used_documents(traces.values()) & signed_documents(log)):
             request = {"operation": "export-document", "id": doc}
@@ -100,6 +99,35 @@ async def gather(
         }
         seal = (await call_explain(client, request, None, "the manifest's signature")).export
     return (contents, files, seal), skipped
+
+
+async def paged_log(client: GatewayClient) -> dict[str, Any]:
+    """The collection's log, ``LOG_PAGE`` entries a request (progress on stderr), as one."""
+    import json
+
+    from trustgraph_cli.responses import call_explain
+
+    log: dict[str, Any] = {"chains": {}, "heads": {}}
+    cursor, done = "", 0
+    while True:
+        request = {"operation": "audit-log", "cursor": cursor, "limit": LOG_PAGE}
+        resp = await call_explain(client, request, None, "the log")
+        page = json.loads(resp.export)
+        heads = page.get("heads", {})
+        for chain, entries in page.get("chains", {}).items():
+            log["chains"].setdefault(chain, []).extend(entries)
+            done += len(entries)
+            # A chain's head as read with its entries (the log may grow meanwhile).
+            if chain in heads:
+                log["heads"][chain] = heads[chain]
+        log["keys"] = page.get("keys", {})
+        total = page.get("total", done)
+        if not resp.cursor:
+            for chain, head in heads.items():  # chains with no entry at all
+                log["heads"].setdefault(chain, head)
+            return log
+        click.echo(f"read {done:,} of {total:,} log entries…", err=True)
+        cursor = resp.cursor
 
 
 def used_documents(trig: Iterable[str]) -> set[str]:

@@ -42,6 +42,12 @@ async def test_a_hand_edit_is_named_and_an_erasure_still_verifies(
     assert ok.stdout.startswith("VERIFIED") and f"verified    {AGENT}" in ok.stdout
     whole = await stack.cli("tg-verify-log", "--format", "json")
     assert whole.code == 0 and json.loads(whole.stdout)["entries"] >= 3
+    # In pages of two entries: the same verdict, progress shown between pages (a document
+    # may be signed meanwhile: at least as many entries).
+    paged = await stack.cli("tg-verify-log", "--format", "json", "--page-size", "2")
+    found = json.loads(paged.stdout)
+    assert paged.code == 0 and found["entries"] >= json.loads(whole.stdout)["entries"]
+    assert "checked 2 of " in paged.stderr, paged.stderr
 
     # The documents' extraction provenance was signed when the librarian saw them complete.
     doc = uris.document_uri(facts)

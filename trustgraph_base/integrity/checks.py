@@ -62,13 +62,19 @@ def chain_problems(
     chain: str,
     stored: Iterable[tuple[int, Signed]],
     head: Checkpoint | None,
+    after: tuple[str, int] = (GENESIS, 0),
+    end: bool = True,
+    others: dict[str, Signed] | None = None,
 ) -> list[Problem]:
     """Check one chain: each entry as stored at position ``seq`` (its key in the store), its
-    signature, its link to the one before, no gap, and the signed checkpoint at its end."""
+    signature, its link to the one before, no gap, and the signed checkpoint at its end.
+    A page of a chain: ``after`` is the hash and next position of the entry before it,
+    ``end`` whether the chain ends in it (then its checkpoint is checked); ``others`` (hash →
+    entry), where a signature made over another entry is looked for (default: the chain's)."""
     out: list[Problem] = []
     entries = sorted(stored, key=lambda x: x[0])
-    by_hash = {s.entry.hash: s for _, s in entries}
-    prev_hash, expected = GENESIS, 0
+    by_hash = others if others is not None else {s.entry.hash: s for _, s in entries}
+    prev_hash, expected = after
     for position, signed in entries:
         e = signed.entry
         out += entry_problems(keys, signed, by_hash)
@@ -100,7 +106,8 @@ def chain_problems(
                 )
             )
         prev_hash, expected = e.hash, position + 1
-    out += head_problems(keys, chain, expected - 1, prev_hash, head)
+    if end:
+        out += head_problems(keys, chain, expected - 1, prev_hash, head)
     return out
 
 

@@ -94,7 +94,8 @@ def _parsed(model: type[M], term: object) -> M | None:
         return None
 
 
-def _signed(store: QuadStore, node: ox.NamedNode, record: object) -> Signed | None:
+def signed_of(store: QuadStore, node: ox.NamedNode, record: object) -> Signed | None:
+    """An entry from its record (and its tombstone, read); None when it does not read back."""
     found = _parsed(Signed, record)
     if found is None:
         return None
@@ -105,17 +106,19 @@ def _signed(store: QuadStore, node: ox.NamedNode, record: object) -> Signed | No
 
 def read(store: QuadStore, node: ox.NamedNode) -> Signed | None:
     for q in store.quads_for_pattern(node, RECORD, None, GRAPH):
-        return _signed(store, node, q.object)
+        return signed_of(store, node, q.object)
     return None
 
 
-def unreadable(store: QuadStore) -> list[str]:
-    """The log's records, tombstones and checkpoints that do not read back, named."""
-    kinds = (
-        (RECORD, Signed, "entry"),
+def unreadable(store: QuadStore, records: bool = True) -> list[str]:
+    """The log's records (unless not ``records``), tombstones and checkpoints that do not
+    read back, named."""
+    kinds: list[tuple[ox.NamedNode, type[BaseModel], str]] = [
         (TOMBSTONE, Tombstone, "tombstone"),
         (HEAD, Checkpoint, "checkpoint"),
-    )
+    ]
+    if records:
+        kinds.insert(0, (RECORD, Signed, "entry"))
     return [
         f"the {what} of {q.subject} cannot be read: it was edited by hand"
         for pred, model, what in kinds
@@ -182,18 +185,20 @@ def keys(store: QuadStore) -> dict[str, str]:
     }
 
 
+def exported(position: int, s: Signed) -> dict[str, object]:
+    """One entry as ``log.json`` holds it."""
+    return {
+        "position": position,
+        "record": s.model_dump(mode="json", exclude={"tombstone"}),
+        "tombstone": s.tombstone.model_dump(mode="json") if s.tombstone else None,
+    }
+
+
 def export(store: QuadStore) -> dict[str, object]:
     """The log as an audit bundle's ``log.json`` holds it: each chain's entries as stored
     (position, record, tombstone) and its checkpoint."""
     chains = {
-        chain: [
-            {
-                "position": position,
-                "record": s.model_dump(mode="json", exclude={"tombstone"}),
-                "tombstone": s.tombstone.model_dump(mode="json") if s.tombstone else None,
-            }
-            for position, s in sorted(stored, key=lambda x: x[0])
-        ]
+        chain: [exported(position, s) for position, s in sorted(stored, key=lambda x: x[0])]
         for chain, stored in entries(store).items()
     }
     return {

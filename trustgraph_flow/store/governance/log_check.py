@@ -15,6 +15,28 @@ from trustgraph_flow.store.core.backend import Handle
 from trustgraph_flow.store.governance import deletion, log
 
 
+def gone(handle: Handle, newest: dict[str, ent.Signed]) -> list[checks.Problem]:
+    """Each subject whose newest entry has no tombstone but whose trace or document is gone
+    from the store (deleted outside it)."""
+    live = {s: e for s, e in newest.items() if e.tombstone is None}
+    present = set(handle.index.rows([s for s, e in live.items() if e.entry.kind == "trace"]))
+    present |= {
+        s
+        for s, e in live.items()
+        if e.entry.kind == "document" and deletion.exists(handle.store, ox.NamedNode(s))
+    }
+    return [
+        checks.Problem(
+            "deleted",
+            f"{subject} is gone from the store, but its log entry has no tombstone: deleted outside the store",
+            subject,
+        )
+        for subject, signed in sorted(live.items())
+        # a bundle's seal: nothing in the store to be gone
+        if signed.entry.kind in ("trace", "document") and subject not in present
+    ]
+
+
 def as_problem(p: checks.Problem) -> IntegrityProblem:
     return IntegrityProblem(code=p.code, message=p.message, subject=p.subject)
 
@@ -29,20 +51,7 @@ def verify_log(handle: Handle | None, keys: Keyring) -> Verification:
         problems += checks.chain_problems(keys, chain, chains.get(chain, []), heads.get(chain))
     problems += [checks.Problem("unreadable", why) for why in log.unreadable(handle.store)]
     every = [s for chain in chains.values() for _, s in chain]
-    newest = ent.latest(every)
-    live = {s: e for s, e in newest.items() if e.tombstone is None}
-    present = set(handle.index.rows([s for s, e in live.items() if e.entry.kind == "trace"]))
-    present |= {
-        s
-        for s, e in live.items()
-        if e.entry.kind == "document" and deletion.exists(handle.store, ox.NamedNode(s))
-    }
-    for subject, signed in sorted(newest.items()):
-        if signed.entry.kind not in ("trace", "document"):
-            continue  # a bundle's seal: nothing in the store to be gone
-        if signed.tombstone is None and subject not in present:
-            message = f"{subject} is gone from the store, but its log entry has no tombstone: deleted outside the store"
-            problems.append(checks.Problem("deleted", message, subject))
+    problems += gone(handle, ent.latest(every))
     return Verification(
         verified=not problems,
         problems=[as_problem(p) for p in problems],

@@ -3,11 +3,13 @@ purges on the writer thread, a long trace streamed in pieces (``streaming.py``).
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 
 import pyoxigraph as ox
 
 from trustgraph_base.errors import ErrorType, ServiceError
+from trustgraph_base.integrity.keys import public_pem
 from trustgraph_base.messaging import (
     COLLECTION_DELETED,
 )
@@ -20,6 +22,7 @@ from trustgraph_flow.store.governance import (
     deletion,
     documents,
     erasure,
+    log_pages,
     retention,
     verify,
 )
@@ -76,6 +79,8 @@ def on_collection(
     if req.operation == "export-document":
         text = attest.export_document(handle, doc_iri(req.id))
         return ExplainResponse(export=text, media_type="application/trig")
+    if req.operation in ("audit-log", "verify-log") and req.cursor is not None:
+        return log_page(handle, req, seal)
     if req.operation == "audit-log":
         return ExplainResponse(export=verify.audit_log(handle, seal), media_type="application/json")
     if req.operation in ("verify-trace", "verify-log"):
@@ -125,6 +130,24 @@ def on_collection(
         store = handle.store if handle else None
         raise ServiceError(ErrorType.NOT_FOUND, removals.not_here(store, doc_iri(req.id), req.id))
     return ExplainResponse(document=lineage.with_usage(handle.index, doc))
+
+
+def log_page(handle: Handle | None, req: ExplainRequest, seal: Seal | None) -> ExplainResponse:
+    """``audit-log`` or ``verify-log`` one page at a time (``cursor``: empty for the first)."""
+    if seal is None:
+        raise ServiceError(
+            ErrorType.BAD_REQUEST, "this store does not sign traces (its setting signing is off)"
+        )
+    if handle is not None:
+        seal.settle(handle)
+    cursor = req.cursor or ""
+    if req.operation == "audit-log":
+        found, after = log_pages.export_page(handle, cursor, req.limit)
+        keys = {kid: public_pem(key) for kid, key in seal.keys.public.items()}
+        text = json.dumps({**found, "keys": keys})
+        return ExplainResponse(export=text, media_type="application/json", cursor=after)
+    checked, after, total = log_pages.verify_page(handle, seal.keys, cursor, req.limit)
+    return ExplainResponse(verification=checked, cursor=after, count=total)
 
 
 def doc_iri(doc_id: str) -> str:
