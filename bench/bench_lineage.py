@@ -166,7 +166,7 @@ def run(n_traces: int) -> None:
         )
     view = hierarchy.document_view(handle.store, doc_uri(7))
     assert view is not None
-    h50, h95 = timed(lambda: lineage.with_usage(handle.index, view), 10)
+    h50, h95 = timed(lambda: lineage.with_usage(handle, view), 10)
     print(
         f"  'used by' counts for a document's 10 pages and 50 chunks: p50 {h50:.1f} ms, p95 {h95:.1f} ms"
     )

@@ -107,6 +107,8 @@ def path_text(path: UsagePath, top: str, style: Style) -> str:
         text += f" (via sub-trace {session_id(path.trace)})"
     if path.cited:
         text += " ★ cited"
+    if not path.used:  # found by an agent step the answer does not rely on
+        text += " (a dead-end step: not used by the answer)"
     return text
 
 

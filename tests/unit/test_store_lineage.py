@@ -21,7 +21,14 @@ from tests.support.store import (
     msg,
 )
 from trustgraph_base.errors import ServiceError
-from trustgraph_base.provenance import citation_triples, uris
+from trustgraph_base.provenance import (
+    agent_final_triples,
+    agent_iteration_triples,
+    agent_observation_triples,
+    agent_session_triples,
+    citation_triples,
+    uris,
+)
 from trustgraph_base.rdf.terms import IriTerm, Triple
 from trustgraph_base.schema.explain import ExplainRequest, SourceUsage
 from trustgraph_flow.store.backends.embedded.stores import Stores
@@ -266,3 +273,32 @@ def test_a_trace_written_an_entity_per_batch_is_indexed_as_one_written_at_once(
 
     assert seen("parts") == seen("whole")
     assert ids(usage(s, FOX_EDGE, user="parts")) == ["a1", "g1"]
+
+
+def dead_end_agent(sid: str, second: int, sub_sid: str) -> list[Triple]:
+    """An agent whose step 1 ran a GraphRAG sub-trace (the fox edge) that its answer does not
+    rely on: step 2 went back to the question, and the answer rests on step 2 alone."""
+    a = uris.agent_session_uri(sid)
+    i1, i2 = uris.agent_iteration_uri(a, 1), uris.agent_iteration_uri(a, 2)
+    out = agent_session_triples(a, "what does the fox do?", f"2026-01-01T00:00:{second:02d}Z")
+    out += agent_iteration_triples(i1, a, "look it up", "knowledge-query", {}, "It jumps.")
+    out += graph_rag(sub_sid, second, parent=i1)
+    out += agent_iteration_triples(i2, [a], "that did not help", "text-completion", {}, "It runs.")
+    out += agent_observation_triples(uris.agent_observation_uri(i2), i2)
+    return out + agent_final_triples(
+        uris.agent_final_uri(a), [uris.agent_observation_uri(i2)], "It runs.", "final-answer"
+    )
+
+
+def test_evidence_a_dead_end_step_found_is_not_what_the_answer_used(stores: Backend) -> None:
+    write_batch(stores, [msg(dead_end_agent("a9", 9, "g-dead"))])
+    u = usage(stores, FOX_EDGE)
+    assert ids(u) == ["a9", "a1", "g1"]  # still listed: its trace did select the edge …
+    marks = {t.trace.id.rsplit(":", 1)[1]: [p.used for p in t.paths] for t in u.traces}
+    assert marks == {"a9": [False], "a1": [True], "g1": [True]}  # … marked not used by the answer
+    doc = explain_op(
+        stores, ExplainRequest(operation="document-hierarchy", id=DOC, user="alice")
+    ).document
+    assert doc is not None
+    counts = {p.number: (p.used_by, [c.used_by for c in p.chunks]) for p in doc.pages}
+    assert counts == {1: (3, [2, 1]), 2: (0, [0])}  # as before a9 came: it is not counted

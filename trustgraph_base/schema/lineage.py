@@ -52,6 +52,9 @@ class UsagePath(Message):
     chunk: str | None = None  # the chunk (within the asked source) the link goes through
     edge: EdgeView | None = None  # for an edge link: the edge
     cited: bool = False  # the answer cites this edge or chunk (not only selected it)
+    # False: found by an agent step the answer does not depend on (a dead end: SPEC.md, the
+    # agent graph), so not evidence the answer used
+    used: bool = True
 
 
 class UsageTrace(Message):

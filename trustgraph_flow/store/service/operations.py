@@ -129,7 +129,7 @@ def on_collection(
     if doc is None or handle is None:
         store = handle.store if handle else None
         raise ServiceError(ErrorType.NOT_FOUND, removals.not_here(store, doc_iri(req.id), req.id))
-    return ExplainResponse(document=lineage.with_usage(handle.index, doc))
+    return ExplainResponse(document=lineage.with_usage(handle, doc))
 
 
 def log_page(handle: Handle | None, req: ExplainRequest, seal: Seal | None) -> ExplainResponse:

@@ -66,21 +66,32 @@ def derived(props: Props, uri: str) -> list[str]:
 
 
 def depended_on(root: str, start: Iterable[str], parents: Parents) -> set[str]:
-    """Every step and call the conclusion depends on: what it derives from, and back through
-    what each of those derives from (an observation from its step or call, a call from its
-    step), within trace ``root``."""
+    """Every step and call the conclusion depends on, within trace ``root``: what it derives
+    from, and back through what each of those derives from. An observation leads to what made
+    it (its step, or its call); a call to its step but not to the step's other calls; a step
+    used whole (its analysis named, or reached on the seed's chain) to every call it made."""
+    calls: dict[str, list[str]] = {}
+    for uri in parents:
+        if agent_step_of(root, uri) is not None and "/c" in uri.removeprefix(root):
+            if not uri.endswith("/observation"):
+                calls.setdefault(uri.rsplit("/c", 1)[0], []).append(uri)
     seen: set[str] = set()
-    todo = list(start)
+    done: set[tuple[str, bool]] = set()
+    todo = [(uri, True) for uri in start]
     while todo:
-        uri = todo.pop()
-        if uri in seen or not uri.startswith(root + "/"):
+        uri, whole = todo.pop()
+        if (uri, whole) in done or not uri.startswith(root + "/"):
             continue
+        done.add((uri, whole))
         seen.add(uri)
         if uri.endswith("/observation"):
-            todo.append(uri.removesuffix("/observation"))
-        todo += parents.get(uri, [])
-        if (n := agent_step_of(root, uri)) is not None and agent_step_index(root, uri) is None:
-            todo.append(f"{root}/i{n}")  # a call: its step
+            todo.append((uri.removesuffix("/observation"), True))
+        elif agent_step_index(root, uri) is None and (n := agent_step_of(root, uri)) is not None:
+            todo.append((f"{root}/i{n}", False))  # a call: the step that made it, not its siblings
+        else:
+            todo += [(parent, True) for parent in parents.get(uri, [])]
+            if whole:
+                todo += [(call, True) for call in calls.get(uri, [])]
     return seen
 
 

@@ -9,6 +9,9 @@ on its column, stopping at the limit.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 import pyoxigraph as ox
 
 from trustgraph_base.errors import ErrorType, ServiceError
@@ -24,6 +27,7 @@ from trustgraph_base.schema.explain import (
 )
 from trustgraph_flow.store.core.backend import Handle, Index, QuadStore
 from trustgraph_flow.store.core.rows import LinkRow, edge_key
+from trustgraph_flow.store.views.dependence import Dependence
 from trustgraph_flow.store.views.lookup import SOURCE, edge_view, fetch_labels, has_type, n
 from trustgraph_flow.store.views.prefetch import Prefetch
 from trustgraph_flow.store.views.region import REACH, Region
@@ -108,8 +112,11 @@ def edge_of(key: str) -> ox.Triple | None:
     return ox.Triple(q.subject, q.predicate, q.object)
 
 
-def paths_of(store: QuadStore, rows: list[LinkRow]) -> list[UsagePath]:
-    """The usage paths of a top-level trace's links (``Index.link_paths``) into the asked source."""
+def paths_of(
+    store: QuadStore, rows: list[LinkRow], used: Callable[[LinkRow], bool] = lambda _: True
+) -> list[UsagePath]:
+    """The usage paths of a top-level trace's links (``Index.link_paths``) into the asked source;
+    ``used``: whether the answer depends on the step that found the link."""
     paths: list[UsagePath] = []
     for row in rows:
         edge = edge_of(row.target) if row.kind == "edge" else None
@@ -122,9 +129,23 @@ def paths_of(store: QuadStore, rows: list[LinkRow]) -> list[UsagePath]:
                 chunk=row.chunk or None,
                 edge=view,
                 cited=row.cited,
+                used=used(row),
             )
         )
     return paths
+
+
+def answer_used(handle: Handle, found: dict[str, list[LinkRow]]) -> Callable[[str, LinkRow], bool]:
+    """Whether a top-level trace's answer depends on the (sub-)trace a link was found in: not
+    when an agent step it does not rely on ran that sub-trace (``Dependence``)."""
+    subs = handle.index.rows({r.root for rows in found.values() for r in rows})
+    depends = Dependence(handle)
+
+    def used(top: str, row: LinkRow) -> bool:
+        sub = subs.get(row.root)
+        return row.root == top or sub is None or depends.used(top, sub.parent)
+
+    return used
 
 
 def source_usage(
@@ -141,6 +162,7 @@ def source_usage(
     # a range keeps only some of the traces: look further back for the ones it keeps
     tops = newest_tops(handle.index, kind, key, limit if region is None else limit * REACH)
     found = handle.index.link_paths_of(tops, kind, key)
+    used = answer_used(handle, found)
     rows = handle.index.rows(tops)
     store = Prefetch(handle.store)  # every path's edge labels in one request on a server
     edges = [edge_of(r.target) for rows in found.values() for r in rows if r.kind == "edge"]
@@ -153,7 +175,7 @@ def source_usage(
         summary = TraceSummary(
             id=row.id, type=row.kind, question=row.question, time=row.time, status=row.status
         )
-        paths = paths_of(store, found.get(top, []))
+        paths = paths_of(store, found.get(top, []), partial(used, top))
         if region is not None:
             paths = [p for p in paths if region.holds(store, p)]
             if not paths:
@@ -164,19 +186,23 @@ def source_usage(
     return SourceUsage(source=label, kind=kind, traces=traces[:limit])
 
 
-def with_usage(index: Index, doc: DocumentView) -> DocumentView:
+def with_usage(handle: Handle, doc: DocumentView) -> DocumentView:
     """The hierarchy with "used by N answers, M of them citing it" on every page and chunk:
     from one read of the document's links (a chunk's users are the distinct top-level traces
     of its links, a page's those of its chunks' links) and one of whether each is cited, not
-    a count per page and chunk."""
-    tops: dict[str, set[str]] = {}
-    for _entity, chunk, _kind, top in index.document_links(doc.id):
-        tops.setdefault(chunk, set()).add(top)
-    everyone = sorted(set().union(*tops.values())) if tops else []
+    a count per page and chunk. Evidence only a dead-end agent step found (``answer_used``)
+    does not count: the answer did not use it."""
+    index = handle.index
+    everyone = sorted({top for _entity, _chunk, _kind, top in index.document_links(doc.id)})
     found = index.link_paths_of(everyone, "document", doc.id) if everyone else {}
+    used = answer_used(handle, found)
+    tops: dict[str, set[str]] = {}
     cited: dict[str, set[str]] = {}
     for top, rows in found.items():
         for row in rows:
+            if not used(top, row):
+                continue
+            tops.setdefault(row.chunk, set()).add(top)
             if row.cited:
                 cited.setdefault(row.chunk, set()).add(top)
 
