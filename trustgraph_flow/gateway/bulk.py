@@ -26,7 +26,8 @@ from aiohttp import WSMsgType, web
 from trustgraph_base.errors import ErrorType, ServiceError, WireError
 from trustgraph_base.messaging import SERVICES, TRIPLES_STORE, Bus, Topics
 from trustgraph_base.schema import DEFAULT_COLLECTION, DEFAULT_USER, Triples
-from trustgraph_base.wire import from_json
+from trustgraph_base.wire import from_json, to_json
+from trustgraph_flow.gateway import by_user
 from trustgraph_flow.gateway.auth import Principal, authenticate
 from trustgraph_flow.gateway.dispatch import DISPATCHER
 from trustgraph_flow.gateway.failure import as_failure, rest_response, status_response
@@ -203,8 +204,8 @@ async def document_stream_handler(request: web.Request) -> web.StreamResponse:
                 ask["length"] = length
             spec, req = dispatcher.parse("librarian", ask, principal)
             reply: dict[str, Any] = {}
-            async for body, _last in dispatcher.stream(spec, req):
-                reply = body
+            async for found in by_user.replies(dispatcher, spec, req, principal):
+                reply = to_json(found)
             data = base64.b64decode(reply.get("content", ""))
             return data, int(reply.get("total", len(data)))
 

@@ -9,7 +9,8 @@ from aiohttp import web
 
 from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.messaging import LIBRARIAN
-from trustgraph_flow.gateway import health
+from trustgraph_base.wire import to_json
+from trustgraph_flow.gateway import by_user, health
 from trustgraph_flow.gateway.auth import AUTH, authenticate, offered_token
 from trustgraph_flow.gateway.body import json_body
 from trustgraph_flow.gateway.dispatch import DISPATCHER, as_failure
@@ -28,8 +29,8 @@ async def call(request: web.Request, service: str) -> web.Response:
         principal = authenticate(request)
         spec, req = dispatcher.parse(service, await json_body(request), principal)
         final: dict[str, Any] = {}
-        async for body, _last in dispatcher.stream(spec, req):
-            final = body
+        async for reply in by_user.replies(dispatcher, spec, req, principal):
+            final = to_json(reply)
     except web.HTTPRequestEntityTooLarge as exc:
         return rest_response(
             ServiceError(ErrorType.FRAME_TOO_LARGE, exc.text or "request body too large")

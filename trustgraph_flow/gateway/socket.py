@@ -14,6 +14,7 @@ from pydantic import BaseModel
 
 from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.wire import encode
+from trustgraph_flow.gateway import by_user
 from trustgraph_flow.gateway.auth import Principal
 from trustgraph_flow.gateway.dispatch import Dispatcher, as_failure
 from trustgraph_flow.gateway.revocation import REVOKED, OpenSockets, end
@@ -152,7 +153,9 @@ class SocketSession:
     async def forward(self, rid: Any, spec: Any, request: Any) -> None:
         """Stream one request's replies back as frames."""
         try:
-            async for reply in self.dispatcher.replies(spec, request, forward=True):
+            assert self.principal is not None
+            replies = by_user.replies(self.dispatcher, spec, request, self.principal, forward=True)
+            async for reply in replies:
                 await self.send_text(reply_frame(rid, reply))
         except Exception as exc:
             failure = as_failure(exc)

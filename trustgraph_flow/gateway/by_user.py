@@ -1,0 +1,75 @@
+"""Documents found by user, as the reference's librarian finds them.
+
+Our librarian keeps documents (and traces their answer and observation documents) per
+collection; the reference's, per user. So the official client, which names no collection
+when it reads a document (its explain view fetches an answer's text from ``default``),
+would miss every document of another collection. Here a librarian read of one document
+(``FOUND_BY_USER``) that the named collection does not have is asked again in each other
+collection of the caller's user — only those the caller may read (a key limited to some
+collections looks in those only), the named one first, at most ``MAX_COLLECTIONS``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+from pydantic import BaseModel
+
+from trustgraph_base.errors import ErrorType, ServiceError
+from trustgraph_base.messaging import LIBRARIAN, ServiceSpec
+from trustgraph_base.schema import Response
+from trustgraph_flow.gateway.auth import Principal
+from trustgraph_flow.gateway.collections import Asker, answer
+from trustgraph_flow.gateway.dispatch import Dispatcher
+
+FOUND_BY_USER = frozenset({"get-document-content", "get-document-metadata", "get-content"})
+MAX_COLLECTIONS = 200
+
+
+def by_user(spec: ServiceSpec[BaseModel, Response], request: BaseModel) -> bool:
+    return spec.name == LIBRARIAN.name and getattr(request, "operation", "") in FOUND_BY_USER
+
+
+async def other_collections(
+    dispatcher: Dispatcher, principal: Principal, request: BaseModel
+) -> list[str]:
+    """The user's other collections that ``principal`` may read."""
+    named = getattr(request, "collection", "")
+    listing = {"operation": "list-collections", "user": getattr(request, "user", "")}
+    listed = await answer(Asker(dispatcher, principal), listing)
+    found = [c["collection"] for c in listed["collections"] if c["collection"] != named]
+    return found[:MAX_COLLECTIONS]
+
+
+async def replies(
+    dispatcher: Dispatcher,
+    spec: ServiceSpec[BaseModel, Response],
+    request: BaseModel,
+    principal: Principal,
+    *,
+    forward: bool = False,
+) -> AsyncIterator[Response]:
+    """``dispatcher.replies``; a document read answered ``not-found`` is asked again in the
+    user's other collections, and ``not-found`` from the named one if none has it."""
+    if not by_user(spec, request):
+        async for reply in dispatcher.replies(spec, request, forward=forward):
+            yield reply
+        return
+    try:
+        async for reply in dispatcher.replies(spec, request, forward=forward):
+            yield reply
+        return
+    except ServiceError as exc:
+        if exc.type != ErrorType.NOT_FOUND:
+            raise
+        missing = exc
+    for collection in await other_collections(dispatcher, principal, request):
+        moved = request.model_copy(update={"collection": collection})
+        try:
+            async for reply in dispatcher.replies(spec, moved, forward=forward):
+                yield reply
+            return
+        except ServiceError as exc:
+            if exc.type != ErrorType.NOT_FOUND:
+                raise
+    raise missing
