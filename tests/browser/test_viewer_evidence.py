@@ -96,7 +96,7 @@ async def test_a_claim_clicked_shows_its_sentence_highlighted_on_the_page(
             assert not errors, errors
 
 
-async def test_a_text_documents_evidence_shows_its_line_and_columns(
+async def test_a_text_documents_evidence_is_marked_in_its_line_with_line_and_columns(
     pulsar_url: str, prefix: str, tmp_path: Path
 ) -> None:
     text = (SAMPLES / "capitals.txt").read_text(encoding="utf-8-sig")
@@ -120,9 +120,12 @@ async def test_a_text_documents_evidence_shows_its_line_and_columns(
                 timeout=TIMEOUT,
             )
             shown = await where.inner_text()
-            quote = await page.locator("blockquote.evidence-quote").first.inner_text()
+            quote = await page.locator("blockquote.evidence-quote mark").first.inner_text()
             start = int(shown.split("chars ")[1].split("–")[0])
             assert text[start : start + len(quote)] == quote
+            # highlighted in its text: the whole line it is on, the quote marked
+            context = await page.locator("blockquote.evidence-quote").first.text_content()
+            assert context == text.splitlines()[text.count("\n", 0, start)], context
             end = start + len(quote) - 1
             line = text.count("\n", 0, start) + 1
             col = start - (text.rfind("\n", 0, start) + 1) + 1

@@ -106,6 +106,9 @@ async def answers_citing_the_sentence(
 
     past = await stack.cli("tg-show-source-usage", page, "--chars", "90000-90010", "-U", USER)
     assert past.code == 1 and "past the end" in past.stderr and "Traceback" not in past.stderr
+    blank = page.rsplit("/", 1)[0] + "/p5"  # the PDF's page with no text layer says so
+    scanned = await stack.cli("tg-show-source-usage", blank, "--chars", "0-5", "-U", USER)
+    assert scanned.code == 1 and "has no text layer" in scanned.stderr, scanned
     chunk = await stack.cli("tg-show-source-usage", place["chunk"], "--chars", "0-5", "-U", USER)
     assert chunk.code == 1 and "needs a page" in chunk.stderr
     reversed_ = await stack.cli("tg-show-source-usage", page, "--chars", "9-3", "-U", USER)

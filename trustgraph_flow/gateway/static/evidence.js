@@ -67,6 +67,18 @@ function documentText(doc) {
 
 const isText = (ref) => !ref.page && (ref.mime_type || "").startsWith("text/");
 
+// The quote highlighted in its text: the lines it is on (at most 200 characters either
+// side), the quoted characters marked.
+function inText(chars, offset, length) {
+  const part = (a, b) => (typeof chars === "string" ? chars.slice(a, b) : chars.slice(a, b).join(""));
+  let from = offset;
+  while (from > 0 && chars[from - 1] !== "\n" && offset - from < 200) from--;
+  let to = offset + length;
+  while (to < chars.length && chars[to] !== "\n" && to - (offset + length) < 200) to++;
+  return h("blockquote", { class: "evidence-quote in-text" },
+    part(from, offset), h("mark", {}, part(offset, offset + length)), part(offset + length, to));
+}
+
 // Where a cited item is: an edge through the sentences stating it, a chunk through its span
 // (the claim's own sentence when the chunk's text holds it).
 async function places(rag, uri, claim) {
@@ -166,8 +178,10 @@ async function showClaim(panel, rag, claim, n) {
   for (const [i, place] of all.entries()) {
     const title = place.ref.title || place.ref.document;
     const where = place.offset == null ? "unlocated: not found in its chunk" : placeText(place.ref.page_number, place.offset, place.length, texts[i]);
-    panel.append(h("blockquote", { class: "evidence-quote" }, h("mark", {}, place.quote || "(no text recorded)")),
-      h("p", { class: "evidence-place" }, `${title}, ${where}`));
+    const fits = texts[i] != null && place.offset + place.length <= texts[i].length;
+    const quote = fits ? inText(texts[i], place.offset, place.length)
+      : h("blockquote", { class: "evidence-quote" }, h("mark", {}, place.quote || "(no text recorded)"));
+    panel.append(quote, h("p", { class: "evidence-place" }, `${title}, ${where}`));
   }
   const first = all.find(onPdfPage);
   if (!first) return;

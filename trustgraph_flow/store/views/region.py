@@ -82,6 +82,11 @@ class Region:
                 f"{key!r} has pages: give a page (…/pN) with a character range",
             )
         extent = max((o + length for o, length in chunks.values()), default=0)
+        if first(store, ox.NamedNode(key), TG.textLayer, SOURCE) == "false":
+            raise ServiceError(
+                ErrorType.BAD_REQUEST,
+                f"{key!r} has no text layer (a scanned page): it has no characters to look in",
+            )
         if start >= extent:
             raise ServiceError(
                 ErrorType.BAD_REQUEST,
