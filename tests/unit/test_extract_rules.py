@@ -131,3 +131,41 @@ def test_a_large_wrapped_text_yields_edges_throughout() -> None:
     chunks = [text[i : i + 1000] for i in range(0, len(text), 900)]
     with_edges = sum(1 for chunk in chunks if extract_edges(chunk))
     assert with_edges >= 0.9 * len(chunks)
+
+
+def test_subjects_found_past_descriptions_and_pronouns_kept_apart() -> None:
+    text = (
+        "Casimir Rook designed the Marrowby Bridge. The bridge has five arches and is 212 "
+        "metres long. It was opened by Queen Adela. Orla Quist received the Keller Medal. "
+        "The medal is awarded by the Northern Society. She retired to Skarra."
+    )
+    found = triples(text)
+    assert ("Marrowby Bridge", "is", "212 metres") in found  # "The bridge": the name before
+    assert ("Queen Adela", "opened", "Marrowby Bridge") in found  # "It": that bridge
+    assert ("Northern Society", "awarded", "Keller Medal") in found
+    assert ("Orla Quist", "retired to", "Skarra") in found  # "She": a person, not the medal
+    assert ("Queen Adela", "opened", "Casimir Rook") not in found
+
+
+def test_sentences_without_a_name_first_still_state_facts() -> None:
+    assert triples("The capital of Skarra is Port Ellis.") == [
+        ("Port Ellis", "is the capital of", "Skarra")
+    ]
+    assert triples("The height of Ben Corra is 487 metres.") == [
+        ("Ben Corra", "has height of", "487 metres")
+    ]
+    assert ("monks from Iona", "built", "chapel of Saint Ronan") in triples(
+        "The chapel of Saint Ronan was built by monks from Iona in 1104."
+    )
+    assert triples("Its highest hill, Ben Corra, rises to 487 metres.") == [
+        ("Ben Corra", "rises to", "487 metres")
+    ]
+    assert triples("The Skarra vole lives on Skarra.") == [("Skarra vole", "lives on", "Skarra")]
+
+
+def test_clauses_after_a_comma_and_an_opening_year_are_read() -> None:
+    found = triples("In 1899 Quist moved to Glasgow, where she taught at the Anderson College.")
+    assert found == [("Quist", "moved to", "Glasgow"), ("Quist", "taught at", "Anderson College")]
+    found = triples("The tin comes from the Brack Hills, where the Penhale Mine was dug in 1790.")
+    assert ("Penhale Mine", "was dug in", "1790") in found
+    assert triples("In 1886 she discovered a pale blue salt.") == []  # no one to stand for

@@ -17,24 +17,24 @@ import re
 from dataclasses import dataclass
 
 from trustgraph_flow.llm.extract_clause import (
-    Read,
     active_facts,
     is_cap,
     is_word,
     noun_phrase,
-    passive_facts,
     phrase,
 )
+from trustgraph_flow.llm.extract_subject import Memory, subjects, without_subject
 from trustgraph_flow.llm.extract_verbs import ADVERBS, NEGATIONS, is_participle, looks_verb
 from trustgraph_flow.llm.extract_words import ARTICLES, COPULAS, JUNK, PRONOUNS
 from trustgraph_flow.llm.prose import prose_spans
-from trustgraph_flow.llm.text import STOPWORDS
 
 MAX_EDGES = 20
 MAX_APPOSITION = 10  # tokens between an apposition's commas
 _TOKEN = re.compile(r"\d[\d,.]*\d|\d|[^\W_]+(?:['’.-][^\W_]+)*|[^\w\s]", re.UNICODE)
 _LEADING_CLAUSE = re.compile(
-    r"^(?:in|on|at|after|before|during|since|by|from|until|following)\b[^,]{0,80},\s*", re.I
+    r"^(?:in|by|after|before|since|until)\s+\d{3,4}\s+(?=(?-i:[A-Z])|(?:he|she|they|it)\b)"
+    r"|^(?:in|on|at|after|before|during|since|by|from|until|following)\b[^,]{0,80},\s*",
+    re.I,
 )
 _MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|[-*+•]\s+|\d{1,3}[.)]\s+|>\s*)+|[*_`]{1,3}")
 Fact = tuple[str, str, str, bool]
@@ -58,29 +58,6 @@ class Edge:
             "o_literal": self.o_literal,
             "quote": self.quote,
         }
-
-
-def _subjects(tokens: list[str], previous: list[str]) -> tuple[list[str], int]:
-    """The sentence's subjects and where what follows them starts ([] when there is none)."""
-    if not tokens:
-        return [], 0
-    if tokens[0].lower() in PRONOUNS:
-        return previous, 1
-    start = 1 if tokens[0].lower() in ARTICLES else 0
-    end = noun_phrase(tokens, start)
-    found = [phrase(tokens, start, end)] if end > start else []
-    while found:
-        j = end + (end < len(tokens) and tokens[end] == ",")
-        j += j < len(tokens) and tokens[j].lower() == "and"
-        j += j < len(tokens) and tokens[j].lower() in ARTICLES
-        k = noun_phrase(tokens, j) if j > end else j
-        if k == j:
-            break
-        found.append(phrase(tokens, j, k))
-        end = k
-    if not found or found[0].lower() in STOPWORDS:
-        return [], 0
-    return found, end
 
 
 def _apposition(subject: str, tokens: list[str], start: int) -> tuple[list[Fact], int]:
@@ -149,19 +126,6 @@ def _joined(subjects: list[str], tokens: list[str], end: int, depth: int) -> lis
     return []
 
 
-def _lower_passive(tokens: list[str]) -> list[Fact]:
-    """'The printing press was invented by Gutenberg': a lower-case subject of a passive."""
-    start = 1 if tokens and tokens[0].lower() in ARTICLES else 0
-    for i in range(start + 1, min(len(tokens), start + 5)):
-        if tokens[i].lower() in COPULAS | {"has", "have", "had"}:
-            subject = tokens[start:i]
-            if not all(is_word(w) and w.lower() not in STOPWORDS for w in subject):
-                return []
-            read = passive_facts(" ".join(subject), tokens, i)
-            return read.facts if isinstance(read, Read) else []
-    return []
-
-
 def _words(label: str) -> set[str]:
     return {w.lower() for w in label.split()}
 
@@ -177,32 +141,63 @@ def clean(s: str, p: str, o: str, literal: bool) -> bool:
         return False
     if literal:
         return True
-    if _words(o) <= _words(s):
-        return False
+    if _words(o) <= _words(s) and all(is_cap(w) for w in s.split()):
+        return False  # a name's own part ("Casimir Rook → designed → Rook")
     lone = " " not in o and not is_cap(o)
     return not (lone and (o.lower().endswith("ly") or (p in COPULAS and is_participle(o))))
 
 
-def _facts(tokens: list[str], previous: list[str]) -> tuple[list[Fact], list[str]]:
-    subjects, start = _subjects(tokens, previous)
-    if not subjects:
-        return _lower_passive(tokens), previous
+SUBCLAUSE = frozenset({"where", "when", "while", "whereas", "but", "and"})
+
+
+def _subclauses(subjects: list[str], tokens: list[str]) -> list[Fact]:
+    """Clauses after a comma with a subject of their own: '…, where the Penhale Mine was
+    dug in 1790', '…, where she taught at…' (a pronoun: the sentence's subject)."""
     facts: list[Fact] = []
-    if len(subjects) == 1:
-        facts, start = _apposition(subjects[0], tokens, start)
-    return facts + _clause(subjects, tokens, start), subjects
+    for j in range(1, len(tokens) - 2):
+        if tokens[j - 1] != "," or tokens[j].lower() not in SUBCLAUSE:
+            continue
+        k = j + 1
+        if tokens[k].lower() in PRONOUNS:
+            facts += _clause(subjects, tokens, k + 1, depth=2) if subjects else []
+            continue
+        k += tokens[k].lower() in ARTICLES
+        end = noun_phrase(tokens, k)
+        if end > k and end < len(tokens) and looks_verb(tokens[_skip_adverbs(tokens, end)]):
+            facts += _clause([phrase(tokens, k, end)], tokens, end, depth=2)
+    return facts
+
+
+def _facts(tokens: list[str], memory: Memory) -> list[Fact]:
+    found, start = subjects(tokens, memory)
+    facts: list[Fact] = []
+    if not found:
+        facts = without_subject(tokens)
+    elif len(found) == 1:
+        facts, start = _apposition(found[0], tokens, start)
+    if found:
+        facts += _clause(found, tokens, start)
+    facts += _subclauses(found, tokens)
+    memory.heard(found, facts)
+    return facts
+
+
+def _body(sentence: str) -> list[str]:
+    """A sentence's tokens, its markup and an opening 'In 1903,' read past."""
+    plain = _MARKUP.sub("", " ".join(sentence.split())).strip().rstrip(".!?;:")
+    opening = _LEADING_CLAUSE.match(plain)
+    if opening and not any(looks_verb(t) for t in _TOKEN.findall(opening.group())[1:]):
+        plain = plain[opening.end() :]
+    return _TOKEN.findall(plain)
 
 
 def extract_edges(text: str, limit: int = MAX_EDGES) -> list[Edge]:
     """Edges found in ``text``, at most ``limit``, without duplicates, in text order."""
     found: dict[tuple[str, str, str], Edge] = {}
-    previous: list[str] = []
+    memory = Memory()
     for a, b in prose_spans(text):
         sentence = text[a:b]
-        plain = _MARKUP.sub("", " ".join(sentence.split()))
-        body = _LEADING_CLAUSE.sub("", plain.strip().rstrip(".!?;:"))
-        facts, previous = _facts(_TOKEN.findall(body), previous)
-        for s, p, o, literal in facts:
+        for s, p, o, literal in _facts(_body(sentence), memory):
             if clean(s, p, o, literal):
                 found.setdefault((s, p, o), Edge(s, p, o, literal, sentence))
         if len(found) >= limit:

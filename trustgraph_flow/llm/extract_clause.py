@@ -18,10 +18,16 @@ from trustgraph_flow.llm.extract_verbs import (
     looks_verb,
     past_of,
 )
-from trustgraph_flow.llm.extract_words import ARTICLES, CLAUSE_WORDS, COPULAS, VERB_PARTICLES
+from trustgraph_flow.llm.extract_words import (
+    ARTICLES,
+    CLAUSE_WORDS,
+    COPULAS,
+    NOT_VERBS,
+    VERB_PARTICLES,
+)
 from trustgraph_flow.llm.text import STOPWORDS
 
-MAX_PREDICATE_WORDS = 6
+MAX_PREDICATE_WORDS = 8
 MAX_OBJECT_WORDS = 3
 NAME_JOINERS = frozenset({"of", "de", "von", "van", "upon", "la", "le", "du"})
 
@@ -64,9 +70,15 @@ def object_phrase(tokens: list[str], start: int) -> tuple[str, int]:
     i = start
     while i < len(tokens):
         low = tokens[i].lower()
-        if not is_word(tokens[i]) or low in CLAUSE_WORDS or (low in STOPWORDS and words):
+        if (
+            not is_word(tokens[i])
+            or low in CLAUSE_WORDS
+            or (low in STOPWORDS | NOT_VERBS and words)
+        ):
             break
         i += 1
+        if low in NEGATIONS and not words:
+            return "", i  # "is found nowhere else…": no object to state
         if low in STOPWORDS or (low in ADVERBS and not words):
             continue
         words.append(tokens[i - 1])
@@ -135,14 +147,20 @@ def _passive(tokens: list[str], start: int) -> Read | None:
     if j + 2 >= len(tokens) or not is_participle(tokens[j]) or tokens[j + 1].lower() != "by":
         return None
     k = j + 2 + (tokens[j + 2].lower() in ARTICLES)
-    if k >= len(tokens) or not is_cap(tokens[k]):
+    if k >= len(tokens) or not is_word(tokens[k]):
         return None
+    verb = past_of(tokens[j])
+    if not is_cap(tokens[k]):  # "by monks from Iona"
+        agent, end = object_phrase(tokens, k)
+        if agent and end + 1 < len(tokens) and tokens[end] in ("from", "of"):
+            if is_cap(tokens[end + 1]):
+                close = noun_phrase(tokens, end + 1)
+                agent, end = f"{agent} {tokens[end]} {phrase(tokens, end + 1, close)}", close
+        return Read([(agent, verb, "", False)], end) if agent else None
     end = noun_phrase(tokens, k)
     more, end = _more(tokens, end, capital=True)
-    verb = past_of(tokens[j])
-    facts = [(agent, verb, "", False) for agent in [phrase(tokens, k, noun_phrase(tokens, k))]]
-    facts += [(agent, verb, "", False) for agent in more]
-    return Read(facts, end)
+    agents = [phrase(tokens, k, noun_phrase(tokens, k)), *more]
+    return Read([(agent, verb, "", False) for agent in agents], end)
 
 
 def passive_facts(subject: str, tokens: list[str], start: int) -> Read | None:

@@ -8,7 +8,7 @@ AUXILIARIES = frozenset(
     "is was are were be been has have had does did do can could will would shall should "
     "may might must".split()
 )
-NEGATIONS = frozenset({"not", "never", "no", "neither"})
+NEGATIONS = frozenset({"not", "never", "no", "neither", "nowhere"})
 # Words between a subject and its verb, or a copula and what follows, that are no object.
 ADVERBS = frozenset(
     """now still also then once later often always already soon today formerly originally

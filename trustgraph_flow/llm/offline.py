@@ -11,8 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from trustgraph_flow.llm.extract import extract_edges
-from trustgraph_flow.llm.prose import prose_sentences
-from trustgraph_flow.llm.support import best
+from trustgraph_flow.llm.support import Piece, best, excerpt_pieces
 from trustgraph_flow.llm.text import (
     as_list,
     as_text,
@@ -99,7 +98,9 @@ def graph_answer(variables: dict[str, Any], structured: bool = False) -> str:
     chosen = [
         s.index
         for s in best(
-            as_text(variables.get("question")), [_edge_text(e) for e in edges], MAX_ANSWER_SENTENCES
+            as_text(variables.get("question")),
+            [Piece(_edge_text(e)) for e in edges],
+            MAX_ANSWER_SENTENCES,
         )
     ]
     if not chosen:
@@ -127,17 +128,14 @@ def document_answer(variables: dict[str, Any], structured: bool = False) -> str:
     the question, and another only if it adds to it (``support.best``), in document order;
     or that the documents do not say (structured: ``{"answer", "cited", "claims"}`` citing
     the excerpts they come from)."""
-    found: dict[str, int] = {}  # each sentence (its words) -> the 1-based excerpt it is from
-    for n, chunk in enumerate(as_list(variables.get("chunks")), start=1):
-        for sentence in prose_sentences(as_text(chunk)):
-            found.setdefault(" ".join(sentence.split()), n)  # overlapping excerpts repeat it
-    texts = list(found)
+    chunks = [as_text(c) for c in as_list(variables.get("chunks"))]
+    pieces, source = excerpt_pieces(chunks)
     chosen = sorted(
-        s.index for s in best(as_text(variables.get("question")), texts, MAX_DOCUMENT_SENTENCES)
+        s.index for s in best(as_text(variables.get("question")), pieces, MAX_DOCUMENT_SENTENCES)
     )
     if not chosen:
         return _answer([NO_DOCUMENT_ANSWER], [], structured)
-    return _answer([texts[i] for i in chosen], [found[texts[i]] for i in chosen], structured)
+    return _answer([pieces[i].text for i in chosen], [source[i] for i in chosen], structured)
 
 
 def _useful(observation: str) -> bool:

@@ -44,7 +44,7 @@ def _paragraphs(text: str) -> list[tuple[int, int]]:
         if start is None:
             start = here
         stripped = body.strip()
-        joined = len(stripped) >= WRAPPED_LINE and stripped[-1] not in ".!?:;"
+        joined = len(stripped) >= WRAPPED_LINE and stripped[-1] not in ":;"
     if start is not None:
         blocks.append((start, pos))
     return blocks
@@ -61,23 +61,32 @@ def _abbreviation(piece: str) -> bool:
 
 def prose_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) of each trimmed, non-empty sentence of ``text``, in order."""
+    return [span for block in paragraph_spans(text) for span in block]
+
+
+def paragraph_spans(text: str) -> list[list[tuple[int, int]]]:
+    """``prose_spans`` grouped by the paragraph (or line of a list) they are in."""
+    return [_sentences_in(text, a, b) for a, b in _paragraphs(text)]
+
+
+def _sentences_in(text: str, a: int, b: int) -> list[tuple[int, int]]:
+    """The trimmed, non-empty sentences of the paragraph ``text[a:b]``."""
     spans: list[tuple[int, int]] = []
-    for a, b in _paragraphs(text):
-        start = a
-        for m in _END.finditer(text, a, b):
-            end = m.start() + len(m.group(1))
-            if m.end() >= b or _abbreviation(text[start:end]):
-                continue
-            spans.append((start, end))
-            start = m.end()
-        spans.append((start, b))
+    start = a
+    for m in _END.finditer(text, a, b):
+        end = m.start() + len(m.group(1))
+        if m.end() >= b or _abbreviation(text[start:end]):
+            continue
+        spans.append((start, end))
+        start = m.end()
+    spans.append((start, b))
     out: list[tuple[int, int]] = []
-    for a, b in spans:
-        piece = text[a:b]
+    for x, y in spans:
+        piece = text[x:y]
         lead = len(piece) - len(piece.lstrip())
         body = piece.strip()
         if body:
-            out.append((a + lead, a + lead + len(body)))
+            out.append((x + lead, x + lead + len(body)))
     return out
 
 

@@ -1,13 +1,16 @@
 """Which pieces of evidence best answer a question, for the offline engine's answers.
 
-Each piece (a sentence of an excerpt, or an edge read as "S P O") is scored by the question's
-content words it has, each weighted by how rare it is among the pieces (a word every piece has
-tells them apart by nothing), plus a bonus when it holds what the question asks for: a name
-for "who"/"where", a year for "when", a number for "how many". A piece is an answer at all only
-when it has at least half the question's content words and, if the question names something
-("… of Australia?"), some of those names: otherwise the evidence does not say, and the engine
-says so instead of offering the nearest sentence ("the boiling point of mercury" is not
-answered by a sentence about a 'point').
+A piece is a sentence of an excerpt (or an edge read as "S P O"). Each of the question's
+content words earns it credit: 1 when the sentence has it — a word of a name the question
+uses only when the sentence has that whole name ("Marrowby" in "the Marrowby Society" earns
+0.3: another thing); 0.6 when only the sentence's context has it (a sentence opening with
+"It", "She" or "The bridge" is read with the sentences before it in its paragraph). The
+score sums the credits weighted by each word's rarity among the pieces, plus a bonus when
+the sentence holds what the question asks for: a name for "who"/"where", a year for "when",
+a number for "how many". A piece is an answer at all only when its credits reach half the
+question's words and the question's names are in its excerpt: otherwise the evidence does
+not say, and the engine says so instead of offering the nearest sentence ("the boiling point
+of mercury" is not answered by a sentence about a 'point').
 """
 
 from __future__ import annotations
@@ -16,9 +19,12 @@ import math
 import re
 from dataclasses import dataclass
 
+from trustgraph_flow.llm.prose import paragraph_spans
 from trustgraph_flow.llm.text import STOPWORDS, content_words, stem
 
-MIN_COVERAGE = 0.5  # the share of the question's content words a supporting piece has
+MIN_COVERAGE = 0.5  # credits a supporting piece needs, as a share of the question's words
+CONTEXT_CREDIT = 0.6
+OTHER_NAME_CREDIT = 0.3
 KIND_BONUS = 0.25
 CLOSE = 0.9  # a further piece is part of the answer when it scores this share of the best
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
@@ -30,82 +36,134 @@ QUESTION_WORDS = frozenset({"who", "whom", "whose", "when", "where", "which", "w
 
 
 @dataclass(frozen=True)
+class Piece:
+    text: str
+    context: str = ""  # what the text leans on (the sentences before an anaphoric one)
+    excerpt: str = ""  # the whole excerpt it is from
+
+
+@dataclass(frozen=True)
 class Scored:
     index: int
     score: float
-    words: list[str]  # the question words the piece has, in question order
+    words: list[str]  # the question words the piece itself has, in question order
+
+
+ANAPHORS = frozenset("it he she they its his her their this these there such".split())
+
+
+def anaphoric(sentence: str) -> bool:
+    """Whether a sentence leans on the ones before it: it opens with a pronoun ("It was
+    opened by…") or a definite description ("The town was founded…")."""
+    words = _WORD.findall(sentence)[:2]
+    if not words:
+        return False
+    first = words[0].lower()
+    return first in ANAPHORS or (
+        first in ("the", "this") and len(words) > 1 and words[1][:1].islower()
+    )
 
 
 def _stems(text: str) -> set[str]:
-    return {stem(w) for w in _WORD.findall(text.lower())}
+    return {stem(w) for w in _WORD.findall(text)}
 
 
-def _names(question: str) -> list[str]:
-    """The question's capitalised words after its first ('… the capital of Australia?')."""
-    words = _WORD.findall(question)[1:]
-    return [w.lower() for w in words if w[:1].isupper() and w.lower() not in STOPWORDS]
+def name_runs(text: str, skip_first: bool = False) -> list[tuple[str, ...]]:
+    """Runs of capitalised words (stems), leading stopwords dropped: the names ``text`` uses."""
+    words = _WORD.findall(text)[1 if skip_first else 0 :]
+    runs: list[tuple[str, ...]] = []
+    run: list[str] = []
+    for word in [*words, ""]:
+        if word[:1].isupper():
+            if run or word.lower() not in STOPWORDS:
+                run.append(stem(word))
+            continue
+        if run:
+            runs.append(tuple(run))
+        run = []
+    return runs
 
 
 def _asks(question: str) -> str:
     """What kind of answer the question wants: 'name', 'year', 'number' or ''."""
     low = [w.lower() for w in _WORD.findall(question)]
     text = " ".join(low)
-    if (
-        "how many" in text
-        or "how much" in text
-        or re.search(r"\bhow (long|old|tall|far|high)", text)
-    ):
+    if re.search(r"\bhow (many|much|long|old|tall|far|high|big|large)\b", text):
         return "number"
     if "when" in low or re.search(r"\b(what|which) (year|date|century)\b", text):
         return "year"
-    if {"who", "whom", "whose", "where"} & set(low):
-        return "name"
-    return ""
+    return "name" if {"who", "whom", "whose", "where"} & set(low) else ""
 
 
-def _has_kind(kind: str, piece: str, question_stems: set[str]) -> bool:
+def _has_kind(kind: str, text: str, question: set[str]) -> bool:
     if kind == "number":
-        return any(ch.isdigit() for ch in piece)
+        return any(ch.isdigit() for ch in text)
     if kind == "year":
-        return bool(_YEAR.search(piece)) or bool(_stems(piece) & _MONTHS)
+        return bool(_YEAR.search(text)) or bool({w.lower() for w in _WORD.findall(text)} & _MONTHS)
     if kind == "name":
-        words = _WORD.findall(piece)
-        return any(
-            w[:1].isupper() and stem(w) not in question_stems and w.lower() not in STOPWORDS
-            for w in words
-        )
+        return any(stem(w) not in question for run in name_runs(text) for w in run)
     return False
 
 
-def ranked(question: str, pieces: list[str]) -> list[Scored]:
+def _same(name: tuple[str, ...], runs: set[tuple[str, ...]]) -> bool:
+    """Whether the piece names ``name``: in full, or by part of it ("Quist" for "Orla
+    Quist"), never by a longer name ("the Marrowby Society" is not Marrowby)."""
+    return any(
+        run == name[i : i + len(run)] for run in runs for i in range(len(name) - len(run) + 1)
+    )
+
+
+def _credits(words: list[str], names: list[tuple[str, ...]], piece: Piece) -> list[float]:
+    """Each question word's credit in ``piece``."""
+    own = _stems(piece.text)
+    runs = set(name_runs(piece.text))
+    around = _stems(piece.context)
+    out = []
+    for word in words:
+        s = stem(word)
+        mine = [n for n in names if s in n]
+        if s in own and (not mine or any(_same(n, runs) for n in mine)):
+            out.append(1.0)
+        elif s in around:
+            out.append(CONTEXT_CREDIT)
+        elif s in own:
+            out.append(OTHER_NAME_CREDIT)
+        else:
+            out.append(0.0)
+    return out
+
+
+def ranked(question: str, pieces: list[Piece]) -> list[Scored]:
     """The pieces that support an answer to ``question``, best first (ties: input order)."""
     words = [w for w in content_words(question) if w not in QUESTION_WORDS]
     if not words or not pieces:
         return []
-    piece_stems = [_stems(p) for p in pieces]
-    df = {w: sum(1 for s in piece_stems if stem(w) in s) for w in words}
-    weight = {w: math.log(1 + len(pieces) / (1 + df[w])) for w in words}
+    every = [_stems(f"{p.text} {p.context}") for p in pieces]
+    weight = {w: math.log(1 + len(pieces) / (1 + sum(stem(w) in s for s in every))) for w in words}
     total = sum(weight.values())
-    names = _names(question)
+    names = name_runs(question, skip_first=True)
     kind = _asks(question)
-    question_stems = {stem(w) for w in words}
+    asked = {stem(w) for w in words}
     out: list[Scored] = []
-    for i, stems in enumerate(piece_stems):
-        has = [w for w in words if stem(w) in stems]
-        if len(has) < MIN_COVERAGE * len(words):
+    for i, piece in enumerate(pieces):
+        credits = _credits(words, names, piece)
+        if sum(credits) < MIN_COVERAGE * len(words):
             continue
-        if names and not any(stem(n) in stems for n in names):
+        held = _stems(f"{piece.text} {piece.context} {piece.excerpt}")
+        if names and not any(all(w in held for w in n) for n in names):
             continue
-        score = sum(weight[w] for w in has) / total
-        if kind and _has_kind(kind, pieces[i], question_stems):
+        score = sum(c * weight[w] for c, w in zip(credits, words, strict=True)) / total
+        if kind and _has_kind(kind, piece.text, asked):
             score += KIND_BONUS
+        has = [w for w, c in zip(words, credits, strict=True) if c == 1.0]
         out.append(Scored(i, score, has))
     return sorted(out, key=lambda s: (-s.score, s.index))
 
 
-def best(question: str, pieces: list[str], most: int) -> list[Scored]:
+def best(question: str, pieces: list[Piece], most: int) -> list[Scored]:
     """The pieces that make the answer: the best one, and up to ``most`` in all of those
-    scoring nearly as well that add a question word it lacks (no padding)."""
+    scoring nearly as well that add a question word it lacks, or score the same (no
+    padding)."""
     found = ranked(question, pieces)
     if not found:
         return []
@@ -118,3 +176,24 @@ def best(question: str, pieces: list[str], most: int) -> list[Scored]:
             chosen.append(other)
             covered |= set(other.words)
     return chosen
+
+
+def excerpt_pieces(chunks: list[str]) -> tuple[list[Piece], list[int]]:
+    """Each excerpt's sentences as pieces (an anaphoric one with the sentences before it in
+    its paragraph as context), and the 1-based excerpt each is from; a sentence repeated by
+    overlapping excerpts counts once."""
+    pieces: list[Piece] = []
+    source: list[int] = []
+    seen: set[str] = set()
+    for n, chunk in enumerate(chunks, start=1):
+        for paragraph in paragraph_spans(chunk):
+            for k, (a, b) in enumerate(paragraph):
+                text = " ".join(chunk[a:b].split())
+                if text in seen:
+                    continue
+                seen.add(text)
+                before = paragraph[0][0], paragraph[k][0]
+                context = chunk[before[0] : before[1]] if anaphoric(text) else ""
+                pieces.append(Piece(text, " ".join(context.split()), chunk))
+                source.append(n)
+    return pieces, source

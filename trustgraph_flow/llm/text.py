@@ -47,13 +47,86 @@ def first_sentence(text: str) -> str:
     return found[0] if found else ""
 
 
+# Past forms that no suffix rule reaches, to their base ("taught" meets "teach").
+IRREGULAR = {
+    "taught": "teach",
+    "wrote": "write",
+    "written": "write",
+    "built": "build",
+    "bought": "buy",
+    "sold": "sell",
+    "made": "make",
+    "gave": "give",
+    "given": "give",
+    "took": "take",
+    "taken": "take",
+    "began": "begin",
+    "begun": "begin",
+    "led": "lead",
+    "held": "hold",
+    "kept": "keep",
+    "left": "leave",
+    "drew": "draw",
+    "drawn": "draw",
+    "grew": "grow",
+    "grown": "grow",
+    "knew": "know",
+    "known": "know",
+    "won": "win",
+    "ran": "run",
+    "saw": "see",
+    "seen": "see",
+    "became": "become",
+    "came": "come",
+    "went": "go",
+    "gone": "go",
+    "met": "meet",
+    "paid": "pay",
+    "sent": "send",
+    "spent": "spend",
+    "brought": "bring",
+    "thought": "think",
+    "told": "tell",
+    "said": "say",
+    "dug": "dig",
+    "rose": "rise",
+    "risen": "rise",
+    "fell": "fall",
+    "fallen": "fall",
+    "lay": "lie",
+    "lain": "lie",
+    "ate": "eat",
+    "eaten": "eat",
+    "chose": "choose",
+    "chosen": "choose",
+    "spoke": "speak",
+    "spoken": "speak",
+    "born": "bear",
+    "bore": "bear",
+}
+
+
 def stem(word: str) -> str:
-    """A very light stemmer so 'capitals' meets 'capital'."""
+    """A very light stemmer so 'capitals' meets 'capital', 'studied' 'study', 'opened'
+    'open', 'released' 'release' and 'taught' 'teach'."""
     word = word.lower()
-    for suffix in ("ies", "es", "s"):
-        if len(word) > len(suffix) + 3 and word.endswith(suffix):
-            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
-    return word
+    word = IRREGULAR.get(word, word)
+    for suffix, repl in (
+        ("ies", "y"),
+        ("ied", "y"),
+        ("es", ""),
+        ("s", ""),
+        ("ed", ""),
+        ("ing", ""),
+    ):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            if suffix == "s" and word.endswith(("ss", "us", "is")):
+                break
+            word = word[: -len(suffix)] + repl
+            break
+    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls":
+        word = word[:-1]  # "planned" → "plan"
+    return word[:-1] if len(word) > 3 and word.endswith("e") else word
 
 
 def content_words(text: str) -> list[str]:

@@ -1,0 +1,80 @@
+"""The offline engine on a document written for this test, as a user asks it: facts in the
+passive voice and in appositions answered, no junk edge (an adverb, a pronoun, a lone
+participle, an object repeating its subject) extracted or cited, DocumentRAG's answer the one
+sentence that says it, and an out-of-corpus question answered with "no relevant information"
+by both commands."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.support.processors import RAG
+from tests.support.stack import Stack
+
+NOTES = """# Notes on the Hale valley
+
+The Marrowby site now belongs to the Trust. Everyone is permitted to visit it.
+Chlorine is added. Casimir Rook designed Rook.
+
+The Hale Viaduct was designed by Casimir Rook in 1871. Orla Quist, a chemist from Bergen,
+founded the Fenwick Works. The works are three miles from the viaduct.
+"""
+JUNK = {"now", "it", "added", "everyone", "rook", "there"}
+ABSTAINED = ("no relevant information", "do not say", "does not say")
+
+
+async def _ask(stack: Stack, command: str, question: str) -> tuple[str, dict[str, Any]]:
+    done = await stack.cli(command, "--no-streaming", "-q", question)
+    assert done.code == 0, done.stderr
+    trace = done.stderr.strip().splitlines()[-1].removeprefix("trace: ")
+    shown = await stack.cli("tg-show-explain-trace", trace, "--show-provenance", "--format", "json")
+    assert shown.code == 0, shown.stderr
+    return done.stdout.strip(), json.loads(shown.stdout)
+
+
+def _label(edge: dict[str, Any], key: str) -> str:
+    """A term's label, or a literal's value."""
+    return str(edge[f"{key}_label"] or edge[key].get("v") or edge[key].get("i")).lower()
+
+
+def _junk(edge: dict[str, Any]) -> bool:
+    s, p, o = (_label(edge, k) for k in "spo")
+    return (
+        o in JUNK
+        or s in JUNK
+        or p.split()[0] in {"site", "now"}
+        or set(o.split()) <= set(s.split())
+    )
+
+
+async def test_a_written_document_is_answered_without_junk(
+    pulsar_url: str, prefix: str, tmp_path: Path
+) -> None:
+    notes = tmp_path / "hale-notes.md"
+    notes.write_text(NOTES)
+    async with Stack(pulsar_url, prefix, RAG, data_dir=tmp_path / "data") as stack:
+        loaded = await stack.cli("tg-load-document", str(notes))
+        assert loaded.code == 0, loaded.stderr
+
+        answer, view = await _ask(stack, "tg-invoke-graph-rag", "Who designed the Hale Viaduct?")
+        assert answer.startswith("Casimir Rook designed Hale Viaduct."), answer
+        cited = [e for e in view["edges"] if e["cited"]]
+        assert cited and not any(_junk(e) for e in view["edges"]), view["edges"]
+        assert all(e["sources"][0]["spans"][0]["located"] for e in cited)  # its sentence, placed
+
+        answer, view = await _ask(stack, "tg-invoke-graph-rag", "What is the Marrowby site now?")
+        assert not any(_junk(e) for e in view["edges"] if e["cited"]), view["edges"]
+
+        answer, _ = await _ask(stack, "tg-invoke-graph-rag", "What is Orla Quist?")
+        assert "chemist" in answer, answer  # the apposition
+
+        answer, view = await _ask(stack, "tg-invoke-document-rag", "Who designed the Hale Viaduct?")
+        assert answer == "The Hale Viaduct was designed by Casimir Rook in 1871.", answer
+        assert [c["text"] for c in view["claims"]] == [answer]  # one sentence, not padded
+
+        for command in ("tg-invoke-graph-rag", "tg-invoke-document-rag"):
+            answer, view = await _ask(stack, command, "What is the boiling point of mercury?")
+            assert any(marker in answer.lower() for marker in ABSTAINED), (command, answer)
+            assert not [e for e in view["edges"] + view["chunks"] if e["cited"]], (command, view)

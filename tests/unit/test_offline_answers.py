@@ -1,0 +1,69 @@
+"""The offline engine's answers through ``offline.complete``: the evidence that best supports
+an answer (read with what it leans on), one sentence unless another adds to it, and "no
+relevant information" when nothing supports one."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from trustgraph_flow.llm import offline
+
+CHUNKS = [
+    "Marrowby lies on the River Tell. The town was founded by Tobias Wren in 1642.\n\n"
+    "The Marrowby Bridge was designed by Casimir Rook in 1871. The bridge has five arches.\n"
+    "It was opened by Queen Adela in 1874.",
+    "Hester Vane and Jonah Mott founded the Marrowby Society in 1902. The society keeps the "
+    "archive. The capital of Skarra is Port Ellis. A point of order was raised.",
+]
+
+
+def doc(question: str) -> dict[str, Any]:
+    reply = offline.complete(
+        "document-rag-answer", {"question": question, "chunks": CHUNKS}, structured=True
+    )
+    return dict(json.loads(reply))
+
+
+def test_a_sentence_is_read_with_the_ones_it_leans_on() -> None:
+    assert (
+        doc("Who opened the Marrowby Bridge?")["answer"] == "It was opened by Queen Adela in 1874."
+    )
+    # 'Marrowby' in "the Marrowby Society" is another thing; "The town" is Marrowby.
+    reply = doc("Who founded Marrowby?")
+    assert reply["answer"] == "The town was founded by Tobias Wren in 1642."
+    assert reply["cited"] == [1] and reply["claims"] == [{"text": reply["answer"], "cited": [1]}]
+
+
+def test_the_answer_is_one_sentence_unless_another_adds_to_it() -> None:
+    reply = doc("Who designed the Marrowby Bridge?")
+    assert reply["answer"] == "The Marrowby Bridge was designed by Casimir Rook in 1871."
+
+
+def test_evidence_that_does_not_answer_is_no_answer() -> None:
+    for question in (
+        "What is the boiling point of mercury?",  # 'point' alone is no answer
+        "What is the capital of Australia?",  # a name the evidence never mentions
+        "zebras?",
+    ):
+        reply = doc(question)
+        assert reply == {"answer": offline.NO_DOCUMENT_ANSWER, "cited": [], "claims": []}, question
+    assert doc("What is the capital of Skarra?")["answer"] == "The capital of Skarra is Port Ellis."
+
+
+def test_graph_answers_cite_only_edges_that_support_one() -> None:
+    edges = [
+        {"s": "Hester Vane", "p": "founded", "o": "Marrowby Society"},
+        {"s": "Casimir Rook", "p": "designed", "o": "Marrowby Bridge"},
+        {"s": "Casimir Rook", "p": "designed Marrowby Bridge in", "o": "1871"},
+    ]
+
+    def ask(question: str) -> dict[str, Any]:
+        variables = {"question": question, "edges": edges}
+        return dict(json.loads(offline.complete("graph-rag-answer", variables, structured=True)))
+
+    reply = ask("When was the Marrowby Bridge designed?")
+    assert reply["answer"].startswith("Casimir Rook designed Marrowby Bridge in 1871.")
+    assert reply["cited"][0] == 3  # the year it asks for first
+    assert ask("What is the boiling point of mercury?")["answer"] == offline.NO_GRAPH_ANSWER
+    assert ask("Who founded Rome?")["cited"] == []

@@ -1,0 +1,168 @@
+"""Finding a sentence's subject for the offline extractor, and the sentences without one.
+
+A subject is a capitalised noun phrase, a list of them ("Hale, Mott and Rook"), a name with
+its kind after it ("The Skarra vole is…"), the name an opening description is followed by
+("Its highest hill, Ben Corra, rises…"), a pronoun (the previous sentence's subject) or a
+definite description that a name read shortly before ends with ("The bridge has five
+arches" after "the Marrowby Bridge"). A sentence without one may still state something:
+"The capital of Skarra is Port Ellis" (Port Ellis is the capital of Skarra) and a passive
+with a lower-case subject ("The chapel of Saint Ronan was built by monks from Iona").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from trustgraph_flow.llm.extract_clause import (
+    Read,
+    is_cap,
+    is_word,
+    noun_phrase,
+    passive_facts,
+    phrase,
+)
+from trustgraph_flow.llm.extract_verbs import ADVERBS, NEGATIONS, looks_verb
+from trustgraph_flow.llm.extract_words import ARTICLES, COPULAS, PRONOUNS
+from trustgraph_flow.llm.text import STOPWORDS
+
+Fact = tuple[str, str, str, bool]
+RECENT_NAMES = 12  # names a definite description may refer back to
+POSSESSIVES = frozenset({"its", "his", "her", "their"})
+
+
+@dataclass
+class Memory:
+    """What the sentences before said: the last subjects, and the names used lately."""
+
+    subjects: list[str] = field(default_factory=list)  # what 'he', 'she', 'they' stand for
+    thing: list[str] = field(default_factory=list)  # what 'it' stands for
+    names: list[str] = field(default_factory=list)
+    described: bool = False  # this sentence's subject is a definite description's
+
+    def heard(self, subjects: list[str], facts: list[Fact]) -> None:
+        """After a sentence: 'The medal is awarded…' makes the medal 'it', not 'she'."""
+        self.thing = subjects
+        if not self.described:
+            self.subjects = subjects
+        self.described = False
+        for s, _, o, literal in facts:
+            self.names += [s] if literal else [s, o]
+        self.names = self.names[-RECENT_NAMES:]
+
+    def named(self, noun: str) -> str | None:
+        """The latest name ending in ``noun`` ('bridge' → 'Marrowby Bridge')."""
+        want = noun.lower()
+        return next(
+            (n for n in reversed(self.names) if " " in n and n.split()[-1].lower() == want), None
+        )
+
+
+def _list(tokens: list[str], first: str, end: int) -> tuple[list[str], int]:
+    """A list of names after the first ("Hale, Mott and Rook")."""
+    found = [first]
+    while True:
+        j = end + (end < len(tokens) and tokens[end] == ",")
+        j += j < len(tokens) and tokens[j].lower() == "and"
+        j += j < len(tokens) and tokens[j].lower() in ARTICLES
+        k = noun_phrase(tokens, j) if j > end else j
+        if k == j:
+            return found, end
+        found.append(phrase(tokens, j, k))
+        end = k
+
+
+def _noun(word: str) -> bool:
+    """Whether a lower-case word may be a noun ('vole'), not a verb, adverb or stopword."""
+    return not (
+        word in STOPWORDS
+        or word in ADVERBS
+        or word in NEGATIONS
+        or word.endswith("ly")
+        or looks_verb(word)
+    )
+
+
+def _kind_after(tokens: list[str], end: int) -> int:
+    """'The Skarra vole is…': up to two lower-case words between a name and its verb."""
+    for width in (1, 2):
+        words = tokens[end : end + width]
+        verb = end + width
+        if len(words) < width or verb >= len(tokens):
+            return end
+        if any(not w.isalpha() or not w.islower() or not _noun(w) for w in words):
+            return end
+        if looks_verb(tokens[verb]):
+            return verb
+    return end
+
+
+def _named_after(tokens: list[str]) -> tuple[list[str], int]:
+    """'Its highest hill, Ben Corra, rises…': the name between commas after an opening."""
+    if "," not in tokens[:8]:
+        return [], 0
+    j = tokens.index(",") + 1
+    k = noun_phrase(tokens, j)
+    if k > j and k + 1 < len(tokens) and tokens[k] == "," and looks_verb(tokens[k + 1]):
+        return [phrase(tokens, j, k)], k + 1
+    return [], 0
+
+
+def subjects(tokens: list[str], memory: Memory) -> tuple[list[str], int]:
+    """The sentence's subjects and where what follows them starts ([] when there is none)."""
+    if not tokens:
+        return [], 0
+    first = tokens[0].lower()
+    if first in PRONOUNS:
+        return (memory.thing if first == "it" else memory.subjects), 1
+    if first in POSSESSIVES:
+        return _named_after(tokens)
+    start = 1 if first in ARTICLES else 0
+    if start and len(tokens) > 2 and tokens[1].islower() and looks_verb(tokens[2]):
+        name = memory.named(tokens[1])  # "The bridge has…"
+        memory.described = bool(name)
+        return ([name], 2) if name else ([], 0)
+    end = noun_phrase(tokens, start)
+    if end == start or phrase(tokens, start, end).lower() in STOPWORDS:
+        return [], 0
+    kind = _kind_after(tokens, end)
+    if kind > end:
+        return [phrase(tokens, start, kind)], kind
+    return _list(tokens, phrase(tokens, start, end), end)
+
+
+def _lower_subject(tokens: list[str], start: int) -> int:
+    """The end of a lower-case subject ('old bridge', 'chapel of Saint Ronan')."""
+    i = start
+    while i < len(tokens) and i - start < 4 and tokens[i].islower() and tokens[i] not in STOPWORDS:
+        i += 1  # "first published algorithm": a participle may describe it
+    if i > start and i + 1 < len(tokens) and tokens[i] == "of" and is_cap(tokens[i + 1]):
+        i = noun_phrase(tokens, i + 1)
+    return i
+
+
+def without_subject(tokens: list[str]) -> list[Fact]:
+    """What a sentence with a lower-case subject states: 'The capital of Skarra is Port
+    Ellis' (Port Ellis is the capital of Skarra; 'The height of Ben Corra is 487 metres':
+    Ben Corra has height of 487 metres) or a passive ('The printing press was invented by
+    Gutenberg': Gutenberg invented the printing press)."""
+    start = 1 if tokens and tokens[0].lower() in ARTICLES else 0
+    end = _lower_subject(tokens, start)
+    if end == start or end >= len(tokens):
+        return []
+    subject = phrase(tokens, start, end)
+    if tokens[end].lower() in COPULAS and " of " in f" {subject} ":
+        noun, _, owner = subject.partition(" of ")
+        nxt = end + 1 + (end + 1 < len(tokens) and tokens[end + 1].lower() in ARTICLES)
+        if nxt < len(tokens) and is_cap(tokens[nxt]) and is_cap(owner):
+            other = phrase(tokens, nxt, noun_phrase(tokens, nxt))
+            return [(other, f"{tokens[end].lower()} the {noun} of", owner, False)]
+        if nxt < len(tokens) and tokens[nxt][:1].isdigit() and is_cap(owner):
+            unit = tokens[nxt + 1] if nxt + 1 < len(tokens) and tokens[nxt + 1].isalpha() else ""
+            value = (
+                f"{tokens[nxt]} {unit}" if unit and unit not in STOPWORDS | ADVERBS else tokens[nxt]
+            )
+            return [(owner, f"has {noun} of", value, True)]
+    if not all(is_word(w) for w in tokens[start:end]):
+        return []
+    read = passive_facts(subject, tokens, end)
+    return read.facts if isinstance(read, Read) else []
