@@ -70,7 +70,8 @@ class PageLayout:
         """The rectangles covering characters ``offset``… of the page text, one per line run.
 
         Characters are joined while they sit on one line (their vertical ranges overlap and
-        each starts at or right of the previous one); characters without a box are skipped.
+        each starts at or right of the previous one: the letters of a ligature share its
+        glyph's box); characters without a box are skipped.
         """
         if offset < 0 or length < 0 or offset + length > len(self.boxes):
             raise ValueError(
@@ -78,15 +79,17 @@ class PageLayout:
                 f"({len(self.boxes)} characters)"
             )
         runs: list[list[float]] = []
+        prev: Box | None = None
         for box in self.boxes[offset : offset + length]:
             if box is None:
                 continue
-            if runs and _same_line(runs[-1], box):
+            if runs and prev is not None and _same_line(runs[-1], box, prev):
                 run = runs[-1]
                 run[0], run[1] = min(run[0], box[0]), min(run[1], box[1])
                 run[2], run[3] = max(run[2], box[2]), max(run[3], box[3])
             else:
                 runs.append(list(box))
+            prev = box
         return [(r[0], r[1], r[2], r[3]) for r in runs]
 
     @property
@@ -118,10 +121,11 @@ def shown_rect(box: Box, rotation: int, size: tuple[float, float]) -> Box:
     return min(us), min(vs), max(us), max(vs)
 
 
-def _same_line(run: list[float], box: Box) -> bool:
+def _same_line(run: list[float], box: Box, prev: Box) -> bool:
     overlap = min(run[3], box[3]) - max(run[1], box[1])
     height = min(run[3] - run[1], box[3] - box[1])
-    return overlap > 0.3 * max(height, 0.1) and box[0] >= run[2] - 0.5 * max(height, 1.0)
+    onward = box[0] >= run[2] - 0.5 * max(height, 1.0) or box[0] >= prev[0]
+    return overlap > 0.3 * max(height, 0.1) and onward
 
 
 def line_col(text: str, offset: int) -> tuple[int, int]:

@@ -131,3 +131,27 @@ def test_line_and_column() -> None:
     assert line_col(text, text.index("fourth")) == (4, 1)
     with pytest.raises(ValueError, match="past the end"):
         line_col(text, len(text) + 1)
+
+
+DEJAVU = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+
+
+@pytest.mark.skipif(not __import__("os").path.exists(DEJAVU), reason="no DejaVu font to draw with")
+def test_ligature_glyphs_are_read_as_their_letters_each_with_a_box_on_the_line() -> None:
+    from fpdf import FPDF
+
+    pdf = FPDF(unit="pt", format="A4")
+    pdf.add_page()
+    pdf.add_font("dejavu", fname=DEJAVU)
+    pdf.set_font("dejavu", size=11)
+    pdf.text(56, 100, "The \ufb01rst \ufb02ight was an a\ufb00air of the o\ufb03ce.")
+    (page,) = read_pdf(io.BytesIO(bytes(pdf.output())))
+    # a model quotes letters, never ligature glyphs: they must be letters in the page text
+    assert page.text == "The first flight was an affair of the office."
+    start, length = locate("first flight", page.text) or (0, 0)
+    assert (start, length) == (4, 12)
+    boxes = [b for b in page.layout.boxes[start : start + length] if b is not None]
+    assert len(boxes) == length - 1  # every letter but the space drawn, the f and i alike
+    (line,) = page.layout.span_boxes(start, length)  # one rectangle, on the baseline's line
+    baseline = page.layout.height - 100
+    assert line[1] <= baseline <= line[3] and line[0] >= 56
