@@ -159,7 +159,7 @@ async def test_a_collection_moves_while_the_store_writes_into_it(
             sending = asyncio.create_task(until_moved())
             tool = str(Path(sys.executable).parent / "tg-store-shards")
             mover = await asyncio.create_subprocess_exec(
-                tool, "--store-uri", spec, "move", "alice", busy, "b", "--settle", "0.5",
+                tool, "--store-uri", spec, "move", "alice", busy, "b", "--settle", "1",
                 stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
             )  # fmt: skip
             out, err = await mover.communicate()

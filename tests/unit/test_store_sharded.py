@@ -177,7 +177,7 @@ def test_a_collection_moves_under_write_load_with_nothing_lost(
 
     thread = threading.Thread(target=load)
     thread.start()
-    moved = move(sharded, "alice", "busy", target, settle=0.2)
+    moved = move(sharded, "alice", "busy", target, settle=1.0)
     stop.set()
     thread.join()
     assert moved.source == row.on and moved.quads > 0
@@ -211,7 +211,7 @@ def test_the_command_lists_finds_and_moves_a_collection(urls: list[str]) -> None
         [n, u, f"{int(n == row.on)} collections"] for n, u in zip(NAMES, urls, strict=True)
     ]
     assert shards_cli(spec(urls), "where", "alice", "docs").stdout.strip() == row.on
-    moved = shards_cli(spec(urls), "move", "alice", "docs", target, "--settle", "0")
+    moved = shards_cli(spec(urls), "move", "alice", "docs", target, "--settle", "1")
     assert moved.returncode == 0, moved.stderr
     assert moved.stdout.startswith(f"docs: {row.on} -> {target} (")
     assert trace_ids(stores, "docs") == ["m1"]
@@ -225,6 +225,8 @@ def test_the_command_lists_finds_and_moves_a_collection(urls: list[str]) -> None
         assert bad.returncode == 1 and bad.stderr.startswith(f"Error: {reason}"), bad.stderr
         assert len(bad.stderr.splitlines()) == 1
     assert stores.row("alice", "docs") == type(row)(target)
+    hasty = shards_cli(spec(urls), "move", "alice", "docs", row.on, "--settle", "0.5")
+    assert hasty.returncode == 2 and "0.5 is not in the range x>=1" in hasty.stderr
     down = shards_cli(f"http://127.0.0.1:{free_port()}", "list")
     assert down.returncode == 1 and "unreachable" in down.stderr and "Traceback" not in down.stderr
     stores.close()

@@ -14,7 +14,7 @@ import click
 from trustgraph_base.usage import group
 from trustgraph_flow.store.backends.sharded.move import move
 from trustgraph_flow.store.backends.sharded.placement import ShardError
-from trustgraph_flow.store.backends.sharded.stores import ShardedStores, open_sharded
+from trustgraph_flow.store.backends.sharded.stores import ROW_CACHE, ShardedStores, open_sharded
 from trustgraph_flow.store.sparql.client import StoreUnavailable
 
 
@@ -75,10 +75,10 @@ def where(stores: ShardedStores, user: str, collection: str) -> None:
 @click.argument("shard")
 @click.option(
     "--settle",
-    type=click.FloatRange(0),
+    type=click.FloatRange(ROW_CACHE),
     default=2.0,
     show_default=True,
-    help="Seconds for reads and writes begun before each step to end.",
+    help="Seconds for reads and writes begun before each step to end (at least a store process's row cache).",
 )
 @click.pass_obj
 def move_collection(

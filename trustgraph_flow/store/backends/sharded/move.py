@@ -11,7 +11,8 @@
    (a trace or document deleted) after the copy read it, and is removed from the target.
 3. **Switch**: one update makes the target the collection's shard (reads go there now).
 4. **Delete** the collection on the old shard, ``settle`` seconds after the switch, so reads
-   and writes that read the row before it have ended.
+   and writes that read the row before it have ended (at least ``ROW_CACHE``: a lease may
+   start from a row its process read that long ago).
 
 Writes are never held: none is lost (every write reaches the old shard before the copy
 reads it, or the target by its journal) and none is duplicated (sets); a removal the copy
@@ -30,7 +31,7 @@ import pyoxigraph as ox
 from trustgraph_flow.store.backends.server.scope import REGISTRY, Scope, insert_data, scope_iri
 from trustgraph_flow.store.backends.server.stores import RemoteStores
 from trustgraph_flow.store.backends.sharded.placement import ShardError
-from trustgraph_flow.store.backends.sharded.stores import ShardedStores
+from trustgraph_flow.store.backends.sharded.stores import ROW_CACHE, ShardedStores
 from trustgraph_flow.store.core.convert import named
 from trustgraph_flow.store.sparql.client import literal, term
 
@@ -49,6 +50,10 @@ def move(
     stores: ShardedStores, user: str, collection: str, target: str, settle: float = 2.0
 ) -> Moved:
     """Move the collection to the shard ``target`` online (module docstring)."""
+    if settle < ROW_CACHE:
+        raise ShardError(
+            f"settle {settle:g} s is shorter than a store process keeps a row ({ROW_CACHE:g} s)"
+        )
     scope = scope_iri(user, collection)
     shards = stores.placement.shards()
     if target not in shards:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -31,6 +32,10 @@ from trustgraph_flow.store.core.backend import Handle
 from trustgraph_flow.store.sparql.client import SparqlServer, StoreUnavailable
 
 log = logging.getLogger(__name__)
+ROW_CACHE = 1.0
+"""Seconds a lease may start from a row read earlier (``ShardedStores.placed``); a move's
+``settle`` is at least this long."""
+ROWS_KEPT = 10_000  # rows remembered at most (all forgotten when full)
 
 
 class ShardedStores:
@@ -40,6 +45,9 @@ class ShardedStores:
         self.placement = Placement(control)
         self.timeout = timeout
         self._shards: dict[str, RemoteStores] = {}
+        self._rows: dict[
+            tuple[str, str], tuple[float, Row]
+        ] = {}  # (user, collection) → (read at, row)
         self._lock = threading.Lock()
 
     def add(self, name: str, url: str, within: float = 30.0) -> None:
@@ -66,15 +74,37 @@ class ShardedStores:
         return found
 
     def row(self, user: str, collection: str, *, create: bool = False) -> Row | None:
+        """The collection's row as the table says now (``create``: placed if it was not)."""
         scope = scope_iri(user, collection)
-        return self.placement.claim(scope) if create else self.placement.row(scope)
+        found = self.placement.claim(scope) if create else self.placement.row(scope)
+        self._remember((user, collection), found)
+        return found
+
+    def placed(self, user: str, collection: str, *, create: bool = False) -> Row | None:
+        """The row a lease starts from: read at most ``ROW_CACHE`` seconds ago (a write is
+        checked against the row read after it, ``settle``; a move waits longer than this
+        between its steps, so a read from a row this old still finds every quad)."""
+        with self._lock:
+            hit = self._rows.get((user, collection))
+        if hit is not None and time.monotonic() - hit[0] < ROW_CACHE:
+            return hit[1]
+        return self.row(user, collection, create=create)
+
+    def _remember(self, key: tuple[str, str], row: Row | None) -> None:
+        with self._lock:
+            if row is None:  # never kept: a collection placed meanwhile is found at once
+                self._rows.pop(key, None)
+                return
+            if len(self._rows) >= ROWS_KEPT:
+                self._rows.clear()
+            self._rows[key] = (time.monotonic(), row)
 
     @contextmanager
     def lease(
         self, user: str, collection: str, *, create: bool = False, as_empty: bool = False
     ) -> Iterator[Handle | None]:
         """The collection's handle on its shard; its writes also reach the shard it moves to."""
-        row = self.row(user, collection, create=create)
+        row = self.placed(user, collection, create=create)
         if row is None:
             if not as_empty:
                 yield None
@@ -131,6 +161,7 @@ class ShardedStores:
         for name in row.targets():
             dropped = self.shard(name).drop(user, collection) or dropped
         self.placement.forget(scope_iri(user, collection))
+        self._remember((user, collection), None)
         return dropped
 
     def ask(self, query: str) -> bool:
