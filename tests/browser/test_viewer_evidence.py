@@ -92,6 +92,19 @@ async def test_a_claim_clicked_shows_its_sentence_highlighted_on_the_page(
             start, length = locate(SENTENCE, pages[number - 1].text) or (0, 0)
             assert_marked_exactly(drawn, layout, layout.span_boxes(start, length))
 
+            # an edge opened in the tree shows the sentence stating it, on its page, the same way
+            await page.locator(".tree .row", has_text="Edge 1").first.click()
+            details = page.locator("aside.details")
+            await details.locator("svg.page-overlay rect.highlight").first.wait_for(timeout=TIMEOUT)
+            said = await details.locator("blockquote.evidence-quote").first.inner_text()
+            caption = await details.locator("figcaption").first.inner_text()
+            n = int(caption.split("page ")[1].split(":")[0])
+            at = locate(said, pages[n - 1].text)
+            assert at is not None, said
+            shot = screenshot_pixels(await details.locator("img.page-image").screenshot())
+            edge_layout = pages[n - 1].layout
+            assert_marked_exactly(shot, edge_layout, edge_layout.span_boxes(*at))
+
             await page.screenshot(path=str(tmp_path / "evidence.png"), full_page=True)
             assert not errors, errors
 

@@ -2,7 +2,8 @@
 // shows the evidence it cites, each place quoted with "page N, chars a–b", and for a PDF
 // page the page image drawn by the gateway with the cited characters' boxes laid over it.
 import * as api from "./api.js";
-import { clear, h, s } from "./dom.js";
+import { clear, h } from "./dom.js";
+import { onPdfPage, pageBoxes, pageFigure, pageImage } from "./pagefigure.js";
 
 // The RAG answers of a trace: itself, or the sub-traces its agent steps ran.
 function ragViews(trace) {
@@ -106,61 +107,13 @@ async function places(rag, uri, claim) {
   });
 }
 
-// A PDF page's image is fetched once (GET, revalidated by its ETag) and kept for the page's
-// life; the cited characters' boxes come as JSON in page points and are laid over the image
-// as SVG, so another sentence on the same page is drawn without asking for the image again.
-const images = new Map(); // page URI -> Promise<blob URL>
-const boxes = new Map(); // page URI + ranges -> Promise<{width, height, text_layer, boxes}>
 const placeLists = new Map(); // claim -> Promise<places>
-
-function pageImage(page) {
-  if (!images.has(page)) {
-    const query = new URLSearchParams(api.scopedRequest({ page }));
-    const got = fetch(`/api/v1/page-image?${query}`, {
-      credentials: "same-origin",
-      headers: { "X-TG-Viewer": "1" },
-    }).then(async (resp) => {
-      if (!resp.ok || !(resp.headers.get("Content-Type") || "").startsWith("image/png")) {
-        const data = await resp.json().catch(() => null);
-        throw new Error(data?.error?.message || `HTTP ${resp.status}`);
-      }
-      return URL.createObjectURL(await resp.blob());
-    });
-    got.catch(() => images.delete(page)); // a failure is asked again next time
-    images.set(page, got);
-  }
-  return images.get(page);
-}
-
-function pageBoxes(place) {
-  const key = `${place.ref.page} ${place.offset} ${place.length}`;
-  if (!boxes.has(key)) {
-    const got = api.pageBoxes({ page: place.ref.page, chars: [[place.offset, place.length]] });
-    got.catch(() => boxes.delete(key));
-    boxes.set(key, got);
-  }
-  return boxes.get(key);
-}
 
 function placesOf(rag, claim) {
   if (!placeLists.has(claim)) {
     placeLists.set(claim, Promise.all(claim.cited.map((uri) => places(rag, uri, claim))).then((l) => l.flat()));
   }
   return placeLists.get(claim);
-}
-
-const onPdfPage = (p) => p.offset != null && p.ref.page && p.ref.mime_type === "application/pdf";
-
-// The page image with the boxes over it, once the image is decoded (both appear together).
-async function highlighted(place, title) {
-  const [src, found] = await Promise.all([pageImage(place.ref.page), pageBoxes(place)]);
-  const img = h("img", { class: "page-image", src, alt: `Page ${place.ref.page_number} of ${title}, the evidence highlighted` });
-  await img.decode().catch(() => null);
-  const overlay = s("svg", { class: "page-overlay", viewBox: `0 0 ${found.width} ${found.height}`, preserveAspectRatio: "none", "aria-hidden": "true" });
-  for (const [left, top, right, bottom] of found.boxes[0] || []) {
-    overlay.append(s("rect", { class: "highlight", x: left - 1, y: top - 1, width: right - left + 2, height: bottom - top + 2 }));
-  }
-  return { frame: h("div", { class: "page-frame" }, img, overlay), marked: (found.boxes[0] || []).length };
 }
 
 let shown = 0; // the latest claim asked for: an earlier one still loading draws nothing
@@ -185,18 +138,7 @@ async function showClaim(panel, rag, claim, n) {
   }
   const first = all.find(onPdfPage);
   if (!first) return;
-  const title = first.ref.title || first.ref.document;
-  const figure = h("figure", { class: "page-figure" }, h("figcaption", { class: "muted" }, `${title}, page ${first.ref.page_number}: the cited characters highlighted`));
-  panel.append(figure);
-  try {
-    const { frame, marked } = await highlighted(first, title);
-    if (mine !== shown) return;
-    figure.prepend(frame);
-    if (!marked) figure.append(h("p", { class: "notice" }, "This page has no text layer here: nothing can be marked on it."));
-    performance.mark("viewer:highlight"); // read by bench/bench_highlight.py
-  } catch (err) {
-    if (mine === shown) figure.append(h("p", { class: "notice error" }, `The page could not be drawn: ${err.message}`));
-  }
+  await pageFigure(panel, first, () => mine === shown);
 }
 
 // Fetch, while the reader reads the answer, each claim's page image and boxes.

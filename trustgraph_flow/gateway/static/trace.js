@@ -9,6 +9,7 @@ import {
 } from "./dom.js";
 import { claimsSection } from "./evidence.js";
 import { lineageSvg } from "./lineage.js";
+import { edgePdfPlace, pageFigure } from "./pagefigure.js";
 import { VirtualTree } from "./tree.js";
 
 export const WINDOW = 500; // agent steps per get-trace request
@@ -220,6 +221,12 @@ function details(panel, n, traceId, tree) {
     dl.append(h("dt", {}, f.label), h("dd", {}, value));
   }
   panel.append(dl);
+  const place = n.kind === "edge" ? edgePdfPlace(n.edge) : null;
+  if (place) { // the sentence that states the edge, highlighted on its page
+    panel.dataset.shown = n.key;
+    panel.append(h("blockquote", { class: "evidence-quote" }, h("mark", {}, place.quote)));
+    pageFigure(panel, place, () => panel.dataset.shown === n.key);
+  }
   if (n.children && n.children.length) {
     const b = h("button", { type: "button" }, n.expanded ? "Collapse in tree" : "Expand in tree");
     b.addEventListener("click", () => {
