@@ -11,10 +11,12 @@ from typing import NamedTuple
 
 import pytest
 
+from tests.golden import agent_graph
 from tests.support.official import official_bin, run_official
 from tests.support.processors import EVERY, SAMPLES
 from tests.support.sparql_server import shared_store_uri
 from tests.support.stack import CliResult, Stack
+from trustgraph_base.messaging import TRIPLES_STORE
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -56,6 +58,8 @@ async def made_world(stack: Stack, bin_dir: Path) -> World:
     assert docs.code == 0, docs.stderr
     asked = await stack.cli("tg-invoke-agent", "-q", "What is the capital of France?")
     assert asked.code == 0, asked.stderr
+    # An agent trace that is a graph: step 2 called two tools at once, step 3 used step 1.
+    await stack.publish(TRIPLES_STORE, agent_graph.graph_batch())
     return World(
         stack,
         bin_dir,
@@ -178,6 +182,29 @@ async def test_trace_json(world: World) -> None:
     docs = await world.official("tg-show-explain-trace", world.doc_trace, "--format", "json")
     assert docs.code == 0, docs.stderr
     assert json.loads(docs.stdout)["grounding"]["concepts"] == ["Where was Marie Curie born?"]
+
+
+async def test_an_agent_graph_as_text_and_json(world: World) -> None:
+    # Its walk follows prov:wasDerivedFrom depth first: step 3 comes after the observation it
+    # used, before step 2 (which only the question's chain reaches), each step once.
+    shown = await world.official("tg-show-explain-trace", agent_graph.GRAPH)
+    assert shown.code == 0, shown.stderr
+    stages = [s.split(" ---")[0] for s in shown.stdout.split("--- ")[1:]]
+    assert stages == [
+        "Analysis", "Observation",  # step 1
+        "Analysis", "Observation",  # step 3, which used step 1's observation
+        "Conclusion",  # which used step 3's
+        "Analysis", "Observation", "Observation",  # step 2 and its two calls
+    ], shown.stdout  # fmt: skip
+    assert "Content:\n  Perhaps." in shown.stdout and "[no-index]" in shown.stdout
+    # Its JSON writer works on an agent trace without a traced tool's sub-trace (one with a
+    # GraphRAG sub-trace fails in the client itself: docs/gateway.md).
+    as_json = await world.official("tg-show-explain-trace", agent_graph.GRAPH, "--format", "json")
+    assert as_json.code == 0, as_json.stderr
+    steps = json.loads(as_json.stdout)["steps"]
+    analyses = [s["id"].rsplit("/", 1)[1] for s in steps if s["type"] == "analysis"]
+    assert analyses == ["i1", "i3", "i2"]
+    assert [s["type"] for s in steps].count("observation") == 4
 
 
 async def test_sparql_results(world: World) -> None:
