@@ -35,6 +35,7 @@ BENCHMARKS = [
     "bench_pdf_positions",
     "bench_large_pdf",
     "bench_signing",
+    "bench_otel",
 ]
 
 

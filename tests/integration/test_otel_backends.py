@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import pytest
 
 from tests.support.otel_servers import mlflow_server, mlflow_spans, phoenix_server
 from tests.support.poll import eventually
@@ -20,7 +21,10 @@ from trustgraph_flow.otel import exporter
 QUESTION = "What is the capital of France?"
 # Once per CI run is enough: the exporter reads the topic, not the store, so the store's
 # backend changes nothing these servers see (and each server takes ~1 min to start).
-pytestmark = embedded_only("the exporter reads the trace topic; the store's backend is not seen")
+pytestmark = [
+    embedded_only("the exporter reads the trace topic; the store's backend is not seen"),
+    pytest.mark.timeout(600),  # a server's first start (its database made) on a loaded machine
+]
 
 
 async def answered(stack: Stack) -> tuple[str, str]:
@@ -66,16 +70,24 @@ def check_agent(spans: list[dict[str, Any]], kind: Any, parent: Any, attrs: Any)
     llm = [s for s in spans if attrs(s).get("gen_ai.operation.name") == "chat"]
     assert llm and all(int(attrs(s)["llm.token_count.prompt"]) > 0 for s in llm)
     assert {"AGENT", "TOOL", "CHAIN", "RETRIEVER", "LLM"} <= set(by_kind)
+    (explored,) = by_kind["RETRIEVER"]  # GraphRAG's: each edge with the page it was stated on
+    edge = first_document(attrs(explored))
+    assert int(edge["page"]) >= 1 and edge["edge"] and edge["document"]
+
+
+def first_document(a: dict[str, Any]) -> dict[str, Any]:
+    """The first retrieved document's metadata as the backend gives it back."""
+    key = "retrieval.documents.0.document.metadata"
+    if key in a:  # as sent, JSON text (MLflow gives it back read)
+        return a[key] if isinstance(a[key], dict) else dict(json.loads(a[key]))
+    # Phoenix reads the JSON and keeps each field flattened
+    return {k.removeprefix(key + "."): v for k, v in a.items() if k.startswith(key + ".")}
 
 
 def check_doc_rag(spans: list[dict[str, Any]], kind: Any, parent: Any, attrs: Any) -> None:
     (retrieval,) = [s for s in spans if kind(s) == "RETRIEVER"]
     a = attrs(retrieval)
-    key = "retrieval.documents.0.document.metadata"
-    if key in a:  # as sent, JSON text (MLflow gives it back read)
-        meta = a[key] if isinstance(a[key], dict) else json.loads(a[key])
-    else:  # Phoenix reads the JSON and keeps each field flattened
-        meta = {k.removeprefix(key + "."): v for k, v in a.items() if k.startswith(key + ".")}
+    meta = first_document(a)
     assert meta["page"] >= 1 and a["retrieval.documents.0.document.id"] == meta["chunk"]
     assert float(a["retrieval.documents.0.document.score"]) > 0
     (root,) = [s for s in spans if not parent(s)]

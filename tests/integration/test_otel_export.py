@@ -74,6 +74,11 @@ async def test_agent_and_rag_traces_are_sent_as_spans(
         "retrieval"
     ]
     assert {"focus", "synthesis"} <= {s.attributes.get("tg.stage") for s in stages}
+    # GraphRAG's retrieval: each selected edge with the page it was stated on (from the store)
+    (explored,) = [s for s in stages if s.name == "retrieval"]
+    edge = json.loads(str(explored.attributes["retrieval.documents.0.document.metadata"]))
+    assert str(explored.attributes["retrieval.documents.0.document.id"]).endswith("/focus/e1")
+    assert edge["page"] >= 1 and edge["chunk"].startswith(edge["document"]) and edge["edge"]
     chats = [s for s in agent if s.attributes.get("gen_ai.operation.name") == "chat"]
     assert chats and all(
         isinstance(s.attributes.get("gen_ai.usage.input_tokens"), int) for s in chats

@@ -75,6 +75,8 @@ def documents(t: Trace, explorations: list[str]) -> Attrs:
                 scores[rank] = float((objects.get(TG.score.i) or ["nan"])[0])
         for rank, chunk in enumerate(chunks, start=1):
             docs.append({"id": _document_id(chunk), "score": scores.get(rank)} | _place(chunk))
+    for e in explorations:
+        docs.extend(t.edges.get(e, []))
     attrs: Attrs = {}
     for i, d in enumerate(docs):
         key = f"{c.DOCS}.{i}.document"

@@ -23,12 +23,13 @@ from pathlib import Path
 
 from pydantic import Field
 
-from trustgraph_base.messaging import TRIPLES_STORE_INTAKE, Context, Processor
+from trustgraph_base.messaging import EXPLAIN, TRIPLES_STORE_INTAKE, Context, Processor
 from trustgraph_base.schema.core import StoreTriples
 from trustgraph_base.settings import ProcessorSettings
 from trustgraph_flow.otel.from_prov import spans
 from trustgraph_flow.otel.gather import Gathered
 from trustgraph_flow.otel.sender import Sender, parse_headers, traces_url
+from trustgraph_flow.otel.sources import Explain, edge_sources
 from trustgraph_flow.otel.trace import Trace
 
 log = logging.getLogger(__name__)
@@ -80,7 +81,8 @@ async def open_export(ctx: Context[Settings]) -> AsyncIterator[State]:
         Path(s.data_dir) / "otel-export" / "counters.json",
     )
     log.info("exporting traces as OTLP spans to %s", sender.url)
-    tasks = [asyncio.create_task(sender.run()), asyncio.create_task(_move(state))]
+    explain = ctx.client(EXPLAIN)
+    tasks = [asyncio.create_task(sender.run()), asyncio.create_task(_move(state, explain))]
     try:
         yield state
     finally:
@@ -95,14 +97,17 @@ async def open_export(ctx: Context[Settings]) -> AsyncIterator[State]:
         log.info("OTLP export: %s", sender.counters)
 
 
-async def _move(state: State) -> None:
+async def _move(state: State, explain: Explain) -> None:
     """Hand ready traces to the sender; keep the counters file current (at most once a
     second) and log them each minute."""
     last_report = last_write = time.monotonic()
     written = None
     while True:
         await asyncio.sleep(TICK)
-        _hand_over(state, state.gathered.ready())
+        ready = state.gathered.ready()
+        for trace in ready:
+            await edge_sources(explain, trace)
+        _hand_over(state, ready)
         state.sender.counters.dropped_traces += _given_up(state)
         now = time.monotonic()
         if state.sender.counters != written and now - last_write >= 1.0:
@@ -133,7 +138,8 @@ def _hand_over(state: State, traces: list[Trace]) -> None:
 @proc.consumer(TRIPLES_STORE_INTAKE)
 async def on_trace_message(message: StoreTriples, ctx: Ctx) -> None:
     """Gather the message's trace entities; nothing is sent from here."""
-    ctx.state.gathered.add(message.quads)
+    meta = message.metadata
+    ctx.state.gathered.add(message.quads, scope=(meta.user, meta.collection))
 
 
 def main() -> None:

@@ -35,8 +35,11 @@ class Gathered:
         self.top: dict[str, str] = {}  # a sub-trace's root → the top-level root it is under
         self.given_up = 0  # traces dropped because too many were held
 
-    def add(self, quads: Iterable[ox.Quad], now: float | None = None) -> None:
-        """One message's quads (those of the retrieval graph; others are ignored)."""
+    def add(
+        self, quads: Iterable[ox.Quad], now: float | None = None, scope: tuple[str, str] = ("", "")
+    ) -> None:
+        """One message's quads (those of the retrieval graph; others are ignored), of the
+        user and collection ``scope``."""
         now = time.monotonic() if now is None else now
         arrived = time.time_ns()
         for q in quads:
@@ -57,7 +60,7 @@ class Gathered:
             top = self.top.get(root, root)
             trace = self.traces.get(top)
             if trace is None:
-                trace = self.traces[top] = Trace(top)
+                trace = self.traces[top] = Trace(top, user=scope[0], collection=scope[1])
             value = o.value if isinstance(o, ox.NamedNode | ox.Literal) else str(o)
             values = trace.facts.setdefault(s.value, {}).setdefault(p, [])
             if value not in values:

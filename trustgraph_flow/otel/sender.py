@@ -25,6 +25,7 @@ log = logging.getLogger(__name__)
 
 RETRIES = (0.5, 2.0, 5.0)  # seconds before each further try of a batch
 RETRYABLE = {429, 502, 503, 504}
+GATHER = 0.2  # seconds a part batch waits for more spans before it is sent
 
 
 @dataclass
@@ -92,6 +93,8 @@ class Sender:
         async with aiohttp.ClientSession(timeout=timeout) as session:
             while True:
                 await self.wake.wait()
+                if len(self.queue) < self.batch:  # a moment for more: fewer, larger requests
+                    await asyncio.sleep(GATHER)
                 self.wake.clear()
                 while self.queue:
                     await self._send_batch(session)

@@ -17,6 +17,11 @@ class Trace:
     root: str
     facts: dict[str, Objects] = field(default_factory=dict)
     arrived: dict[str, int] = field(default_factory=dict)
+    user: str = ""
+    collection: str = ""
+    # A GraphRAG exploration's selected edges with where each was stated (read from the
+    # store: the source graph is not in the trace's messages), by exploration URI.
+    edges: dict[str, list[dict[str, object]]] = field(default_factory=dict)
 
     def one(self, uri: str, pred: str) -> str | None:
         values = self.facts.get(uri, {}).get(pred)
@@ -24,6 +29,10 @@ class Trace:
 
     def has_type(self, uri: str, cls: str) -> bool:
         return cls in self.facts.get(uri, {}).get(RDF.type.i, [])
+
+    def questions(self, cls: str) -> list[str]:
+        """The questions (the trace's and its sub-traces') of type ``cls``."""
+        return [u for u in self.facts if self.has_type(u, TG.Question.i) and self.has_type(u, cls)]
 
     def subtraces(self, step: str) -> list[str]:
         """The questions of the sub-traces an agent step ran."""

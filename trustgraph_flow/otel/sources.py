@@ -1,0 +1,81 @@
+"""Where a GraphRAG trace's selected edges were stated, asked of the store for the export.
+
+The trace's messages name the edges a GraphRAG focus selected, not the chunks, pages and
+documents they were extracted from (those are in the source graph, written at ingestion), so
+the exporter asks the explain service for the trace with its provenance once, and each edge
+becomes a retrieved document of the exploration's span: its id the focus edge's URI, its
+metadata the edge, the reasoning and where it was stated.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from trustgraph_base.errors import BrokerUnavailable, RequestTimeout, ServiceError
+from trustgraph_base.messaging import RequestClient
+from trustgraph_base.provenance.namespaces import TG
+from trustgraph_base.rdf.terms import Term
+from trustgraph_base.schema.explain import ExplainRequest, ExplainResponse
+from trustgraph_flow.otel.trace import Trace
+
+log = logging.getLogger(__name__)
+
+Explain = RequestClient[ExplainRequest, ExplainResponse]
+TRIES = (0.0, 1.0)  # seconds before each ask: the store may not have committed the focus yet
+
+
+async def edge_sources(client: Explain, trace: Trace) -> None:
+    """Fill ``trace.edges`` for each GraphRAG question of ``trace`` (none if the store cannot
+    say: the spans then go without them)."""
+    if not trace.user:
+        return
+    for q in trace.questions(TG.GraphRagQuestion.i):
+        if not trace.facts.get(q + "/focus", {}).get(TG.selectedEdge.i):
+            continue
+        for delay in TRIES:
+            await asyncio.sleep(delay)
+            docs = await _edges(client, trace, q)
+            if docs:
+                trace.edges[q + "/exploration"] = docs
+                break
+
+
+async def _edges(client: Explain, trace: Trace, q: str) -> list[dict[str, object]]:
+    req = ExplainRequest(
+        operation="get-trace",
+        id=q,
+        include_provenance=True,
+        user=trace.user,
+        collection=trace.collection or "default",
+    )
+    try:
+        view = (await client.request(req, timeout=10)).trace
+    except (ServiceError, RequestTimeout, BrokerUnavailable) as exc:
+        log.info("no edge sources for %s: %s", q, exc)
+        return []
+    out: list[dict[str, object]] = []
+    for edge in view.edges if view is not None else []:
+        doc: dict[str, object] = {
+            "id": edge.uri or "",
+            "score": None,
+            "edge": " ".join(
+                label or _text(term)
+                for label, term in (
+                    (edge.s_label, edge.s),
+                    (edge.p_label, edge.p),
+                    (edge.o_label, edge.o),
+                )
+            ),
+            "reasoning": edge.reasoning,
+        }
+        if edge.sources:
+            src = edge.sources[0]
+            doc |= {"chunk": src.chunk, "page": src.page_number, "document": src.document}
+            doc |= {"title": src.title}
+        out.append(doc)
+    return out
+
+
+def _text(term: Term) -> str:
+    return str(getattr(term, "i", None) or getattr(term, "v", None) or "")
