@@ -211,8 +211,10 @@ def ingest_run(root: Path, batch: list[Triples], seal: Seal | None) -> float:
 
 def ingest(root: Path, seal: Seal, messages: int, rounds: int) -> None:
     batch = [decode(Triples, payload(i, 35)) for i in range(messages)]
-    plain = [ingest_run(root / f"ip{r}", batch, None) for r in range(rounds)]
-    signed = [ingest_run(root / f"is{r}", batch, seal) for r in range(rounds)]
+    plain, signed = [], []
+    for r in range(rounds):  # alternated: the shared machine's load drifts over minutes
+        plain.append(ingest_run(root / f"ip{r}", batch, None))
+        signed.append(ingest_run(root / f"is{r}", batch, seal))
     ratio = statistics.median(signed) / statistics.median(plain) - 1
     print(
         f"ingest of {messages} extraction messages: {statistics.median(plain):.2f} s CPU unsigned, log {ratio:+.1%}"
