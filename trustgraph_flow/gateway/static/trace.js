@@ -62,17 +62,57 @@ function stage(view, key, uri, title, summary, fields) {
   });
 }
 
+// What a step (or the conclusion) named as used, as links to those steps; null for the seed's
+// chain (each step from the one before, the conclusion from the last), which says nothing new.
+function usesField(view, uses, index) {
+  if (!uses?.length) return null;
+  const seed = index === undefined
+    ? uses.length === 1 && (uses[0] === view.id || /\/i\d+$/.test(uses[0]))
+    : uses.length === 1 && uses[0] === (index === 1 ? view.id : `${view.id}/i${index - 1}`);
+  if (seed) return null;
+  const links = [];
+  for (const uri of uses) {
+    const m = uri.startsWith(`${view.id}/`) ? /^i(\d+)(?:\/c(\d+))?/.exec(uri.slice(view.id.length + 1)) : null;
+    const label = uri === view.id ? "the question" : m ? `step ${m[1]}${m[2] ? ` call ${m[2]}` : ""}` : uri;
+    const target = m ? `${view.id}/i${m[1]}${m[2] ? `/c${m[2]}` : ""}` : uri;
+    if (!links.some((l) => l.label === label)) links.push({ label, node: target });
+  }
+  return field("Uses", links.map((l) => l.label).join(", "), { links });
+}
+
+function deadEndBadge() {
+  return h("span", { class: "kind dead-end", title: "the answer does not rely on this step" }, "dead end");
+}
+
+function callNode(call, k) {
+  const n = node(call.uri, `Call ${k}`, `${call.action} — ${cut(call.observation ?? "", 140)}`, {
+    kind: "stage",
+    fields: [
+      field("Action", call.action, { code: true }),
+      call.arguments ? field("Arguments", prettyJson(call.arguments), { pre: true }) : null,
+      field("Observation", call.observation ?? "(not yet known)"), field("URI", call.uri, { code: true }),
+    ],
+  });
+  if (call.subtraces?.length) n.children = call.subtraces.map((sub) => traceNode(sub, true));
+  return n;
+}
+
 function stepNode(view, step) {
+  const calls = step.calls || [];
   const n = stage(view, `i${step.index}`, step.uri, `Step ${step.index}`,
     `${step.action || "(no action)"} — ${cut(step.thought, 140)}`, [
       field("Thought", step.thought), field("Action", step.action, { code: true }),
-      step.arguments ? field("Arguments", prettyJson(step.arguments), { pre: true }) : null,
-      field("Observation", step.observation ?? "(not yet known: the step is still running)"),
+      step.arguments && !calls.length ? field("Arguments", prettyJson(step.arguments), { pre: true }) : null,
+      usesField(view, step.uses, step.index),
+      calls.length ? null : field("Observation", step.observation ?? "(not yet known: the step is still running)"),
+      step.used === false ? field("Used by the answer", "no: a dead end the answer does not rely on") : null,
     ]);
   n.kind = "step";
   if (step.observation === null || step.observation === undefined) n.badges.unshift(statusBadge("in-progress"));
-  if (step.subtraces?.length) {
-    n.children = step.subtraces.map((sub) => traceNode(sub, true));
+  if (step.used === false) n.badges.unshift(deadEndBadge());
+  const kids = [...calls.map((c, i) => callNode(c, i + 1)), ...(step.subtraces || []).map((sub) => traceNode(sub, true))];
+  if (kids.length) {
+    n.children = kids;
     n.expanded = (view.step_total ?? view.steps.length) <= SMALL;
   }
   return n;
@@ -92,7 +132,8 @@ function agentChildren(view) {
     kids.push(step ? stepNode(view, step) : placeholder(view, i));
   }
   if (view.answer !== null && view.answer !== undefined) {
-    kids.push(stage(view, "final", `${view.id}/final`, "Conclusion", cut(view.answer, 160), [field("Answer", view.answer)]));
+    kids.push(stage(view, "final", `${view.id}/final`, "Conclusion", cut(view.answer, 160),
+      [field("Answer", view.answer), usesField(view, view.uses)]));
   } else if (view.status === "in-progress") {
     kids.push(node(`${view.id}/final`, "Conclusion", "in progress", { badges: [statusBadge("in-progress")] }));
   }
@@ -215,6 +256,9 @@ function details(panel, n, traceId, tree) {
     else if (f.status) value = statusBadge(f.value);
     else if (f.node) {
       value = h("a", { href: route("trace", traceId, { node: f.value }) }, f.value);
+    } else if (f.links) { // what a step used: each a link to that step in the tree
+      value = h("span", {}, ...f.links.flatMap((l, i) => [
+        i ? ", " : null, h("a", { href: route("trace", traceId, { node: l.node }) }, l.label)]));
     } else if (f.pre) value = h("pre", {}, f.value);
     else if (f.code) value = h("code", { title: f.title || null }, f.value);
     else value = h("span", { class: f.error ? "error-text" : "text", title: f.title || null }, f.value);
