@@ -86,7 +86,7 @@ async def test_from_the_list_to_a_page_and_back(
             [cookie] = [c for c in await context.cookies() if c["name"] == "tg_viewer_key"]
             assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
             assert await page.evaluate("document.cookie") == ""
-            assert await page.locator("#who").inner_text() == "Signed in as trustgraph"
+            assert await page.locator("#signed-in").inner_text() == "Signed in as trustgraph"
 
             # Traces: newest first, each with its type, status as a word, question and time.
             rows = page.locator("table.traces tbody tr")

@@ -35,14 +35,29 @@ async function post(path, body) {
 }
 
 let collection = null; // null: the gateway's default collection
+let user = null; // null: the key's own user (the administrator's: the default user)
 
-/** Ask every later request about ``name`` (a key limited to some collections picks one). */
+/** Ask every later request about collection ``name`` (the page's ``?collection=``). */
 export function useCollection(name) {
   collection = name || null;
 }
 
+/** The administrator asks about user ``name`` (the page's ``?user=``; null: the default). */
+export function useUser(name) {
+  user = name || null;
+}
+
 function scoped(request) {
-  return collection ? { ...request, collection } : request;
+  const out = collection ? { ...request, collection } : { ...request };
+  if (user) out.user = user;
+  return out;
+}
+
+/** The names of the collections the viewer may show (the user's, as tg-list-collections). */
+export async function collections() {
+  const body = user ? { operation: "list-collections", user } : { operation: "list-collections" };
+  const data = await post("/api/v1/collection-management", body);
+  return (data.collections || []).map((c) => c.collection);
 }
 
 /** ``request`` in the collection the viewer asks about (for calls made with fetch itself). */

@@ -52,34 +52,74 @@ function loginPage(message) {
 
 const who = document.getElementById("who");
 
-/** "Signed in as …" and, for a key limited to some collections, which one to look at. */
+/** The page address's ``?name=`` (the collection and, for the administrator, the user). */
+function addressed(name) {
+  return new URLSearchParams(location.search).get(name) || "";
+}
+
+/** A new address with ``?name=value`` (and the traces page): a link to it opens the same
+ * view. Another user starts at their default collection. */
+function readdress(name, value) {
+  const url = new URL(location.href);
+  if (value) url.searchParams.set(name, value);
+  else url.searchParams.delete(name);
+  if (name === "user") url.searchParams.delete("collection");
+  url.hash = "#/";
+  history.pushState(null, "", url);
+  document.body.dataset.ready = "";
+  render();
+}
+
+let known = { user: null, names: null }; // the collections listed for a user, once per user
+
+/** Fill the picker's options with the user's collections: at once if listed before, else
+ * when the listing comes (the page does not wait for it: a librarian that is slow or down
+ * leaves the picker with the current and default collections). */
+function offerCollections(me, pick, current) {
+  const fill = (names) => {
+    const all = [...new Set([...names, ...(me.collections ? [] : ["default"]), current])].sort();
+    clear(pick).append(...all.map((c) => h("option", { value: c, selected: c === current }, c)));
+  };
+  if (me.collections) return fill(me.collections); // a key limited to these
+  const user = addressed("user");
+  if (known.user === user && known.names) return fill(known.names);
+  fill([]);
+  api.collections().then((names) => {
+    known = { user, names };
+    if (pick.isConnected && addressed("user") === user) fill(names);
+  }, () => {}); // no listing: the current and default collections stay offered
+}
+
+/** "Signed in as …", a collection picker and, for the administrator, a user picker; what
+ * they show is in the page address (``?collection=``, ``?user=``). */
 function identity() {
   clear(who);
   const me = session.signed_in ? session.who : null;
   if (!me) return;
-  if (session.auth) who.append(h("span", { class: "muted" }, me.admin ? "Signed in as the administrator" : `Signed in as ${me.user}`));
-  const allowed = me.collections;
-  if (allowed && allowed.length) {
-    const saved = sessionStorage.getItem("tg-collection");
-    const current = allowed.includes(saved) ? saved : (allowed.includes("default") ? "default" : allowed[0]);
-    api.useCollection(current);
-    const pick = h("select", { id: "collection", "aria-label": "Collection" },
-      allowed.map((c) => h("option", { value: c, selected: c === current }, c)));
-    pick.addEventListener("change", () => {
-      sessionStorage.setItem("tg-collection", pick.value);
-      api.useCollection(pick.value);
-      location.hash = "#/";
-      render();
-    });
-    who.append(" ", h("label", { for: "collection", class: "muted" }, "Collection"), " ", pick);
+  if (session.auth) who.append(h("span", { class: "muted", id: "signed-in" }, me.admin ? "Signed in as the administrator" : `Signed in as ${me.user}`));
+  const user = me.admin ? addressed("user") : "";
+  api.useUser(user);
+  if (me.admin) {
+    const input = h("input", { id: "user", name: "user", value: user, placeholder: "trustgraph", size: 12, "aria-label": "User" });
+    input.addEventListener("change", () => readdress("user", input.value.trim()));
+    who.append(" ", h("label", { for: "user", class: "muted" }, "User"), " ", input);
   }
+  const allowed = me.collections;
+  let current = addressed("collection") || "default";
+  if (allowed && !allowed.includes(current)) current = allowed.includes("default") ? "default" : allowed[0];
+  api.useCollection(current);
+  const pick = h("select", { id: "collection", name: "collection", "aria-label": "Collection" });
+  offerCollections(me, pick, current);
+  pick.addEventListener("change", () => readdress("collection", pick.value));
+  who.append(" ", h("label", { for: "collection", class: "muted" }, "Collection"), " ", pick);
 }
 
 async function render() {
   const ticket = ++rendering;
+  search = location.search;
   signOut.hidden = !(session.auth && session.signed_in);
-  identity();
   if (session.auth && !session.signed_in) {
+    clear(who);
     loginPage();
     return;
   }
@@ -88,6 +128,7 @@ async function render() {
   const view = h("div", { class: "page" });
   const live = () => ticket === rendering;
   try {
+    identity();
     if (page === "trace" && id) await tracePage(view, id, params, live);
     else if (page === "document" && id) await documentPage(view, id, params, live);
     else if (page === "compare") await comparePage(view, params, live);
@@ -114,6 +155,12 @@ signOut.addEventListener("click", async () => {
   render();
 });
 
+let search = location.search;
+window.addEventListener("popstate", () => { // back or forward to another ?collection=
+  if (location.search === search) return; // a hash's own change: hashchange renders it
+  document.body.dataset.ready = "";
+  render();
+});
 window.addEventListener("hashchange", () => {
   document.body.dataset.ready = "";
   render();
