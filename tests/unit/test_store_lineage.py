@@ -302,3 +302,14 @@ def test_evidence_a_dead_end_step_found_is_not_what_the_answer_used(stores: Back
     assert doc is not None
     counts = {p.number: (p.used_by, [c.used_by for c in p.chunks]) for p in doc.pages}
     assert counts == {1: (3, [2, 1]), 2: (0, [0])}  # as before a9 came: it is not counted
+
+
+def test_the_diff_compares_only_what_each_answer_relied_on(stores: Backend) -> None:
+    write_batch(stores, [msg(dead_end_agent("a9", 9, "g-dead"))])
+    d = explain_op(
+        stores, ExplainRequest(operation="diff-traces", id="a1", other="a9", user="alice")
+    ).diff
+    assert d is not None
+    # a9's step 1 selected the fox edge too, but its answer does not rest on that step.
+    assert [i.id for i in d.edges.only_a] == [FOX_EDGE] and d.edges.both == []
+    assert d.edges.only_b == [] and d.documents.only_b == []

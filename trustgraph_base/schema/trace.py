@@ -105,6 +105,7 @@ class AgentCallView(Message):
     arguments: str = ""  # JSON text, as stored
     observation: str | None = None
     subtraces: list[TraceView] = []
+    used: bool = True  # False: the answer relies neither on this call's result nor its step
 
 
 class AgentStepView(Message):

@@ -34,6 +34,7 @@ def agent_graph(
                 arguments=text(props, uri, TG.arguments) or "",
                 observation=text(props, uri + "/observation", TG.observation),
                 subtraces=subs.get(uri, []),
+                used=used is None or uri in used,
             )
         )
     steps = [

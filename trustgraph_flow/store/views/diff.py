@@ -2,7 +2,8 @@
 
 Both traces are assembled with provenance (``explain.assemble``), whatever their type:
 GraphRAG focus edges and their source chunks, DocumentRAG selected chunks, and for an
-agent every sub-trace its tools ran. Each side's evidence is then a set per level, and
+agent every sub-trace its tools ran for the steps (and calls) its answer relies on: a
+dead-end step's evidence is not what the answer used (SPEC.md, the agent graph). Each side's evidence is then a set per level, and
 the diff is their intersection and differences.
 """
 
@@ -85,8 +86,9 @@ def collect(view: TraceView, ev: Evidence) -> Evidence:
             ev.cited.add(chunk.uri)
         for ref in chunk.sources:
             add_source(ev, ref)
-    for step in view.steps:
-        for sub in step.subtraces:
+    for step in view.steps:  # an agent: only what its answer relies on (not a dead end)
+        subs = [*step.subtraces, *(s for c in step.calls if c.used for s in c.subtraces)]
+        for sub in subs if step.used else []:
             collect(sub, ev)
     return ev
 
