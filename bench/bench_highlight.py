@@ -18,7 +18,9 @@ in a fresh browser context (empty HTTP cache) and with the gateway's caches empt
   page-boxes) fetched together with the gateway's caches emptied, the image decoded and the
   boxes laid over it as SVG — timed in the page like *before*;
 - **now, after reading**: the sentences clicked again once the page has settled (the viewer
-  fetched each claim's page image, once per page, and boxes while the reader read).
+  fetched each claim's page image, once per page, and boxes while the reader read);
+- **edge in the tree**: then the answer's first edge opened in the tree (its sentence on its
+  page: the same page image, the edge's own boxes).
 
 Times are taken in the page: from the click event to the first animation frame after the
 highlight is in the document with its image decoded. The goal (issue 28): <= 300 ms.
@@ -48,7 +50,7 @@ QUESTION = "Where was Marie Curie born?"
 WATCH = """() => {
   window.__t = {};
   document.addEventListener("click", (e) => {
-    if (e.target.closest("button.claim")) window.__t.click = performance.now();
+    if (e.target.closest("button.claim, .tree .row")) window.__t.click = performance.now();
   }, true);
   new MutationObserver(() => {
     const o = document.querySelector("svg.page-overlay:not([data-seen])");
@@ -109,10 +111,11 @@ def empty_caches() -> None:
     page_source._layouts.clear()
 
 
-async def click_ms(page: Any, n: int) -> float:
-    """Click sentence ``n`` (from 0); ms from the click to the highlight's first frame."""
+async def click_ms(page: Any, n: int, target: str = "button.claim") -> float:
+    """Click the ``n``-th (from 0) ``target`` (a sentence of the answer, or a row of the
+    tree); ms from the click to the highlight's first frame."""
     await page.evaluate("() => { window.__t = {}; }")
-    await page.locator("button.claim").nth(n).click()
+    await page.locator(target).nth(n).click()
     await page.wait_for_function("() => window.__t.shown !== undefined", timeout=30_000)
     t = await page.evaluate("() => window.__t")
     return float(t["shown"] - t["click"])
@@ -126,7 +129,14 @@ def place_of(text: str, doc: str) -> tuple[str, int, int]:
 
 
 async def measure(url: str, trace: str, doc: str, runs: int) -> dict[str, list[float]]:
-    names = ("now-at-once", "now-cold", "before", "before-again", "now-after-reading")
+    names = (
+        "now-at-once",
+        "now-cold",
+        "before",
+        "before-again",
+        "now-after-reading",
+        "edge-in-tree",
+    )
     found: dict[str, list[float]] = {k: [] for k in names}
     async with browser() as b:
         for run in range(runs):
@@ -151,6 +161,12 @@ async def measure(url: str, trace: str, doc: str, runs: int) -> dict[str, list[f
                         found["now-after-reading"].append(await click_ms(page, n))
                     except Exception:  # a sentence citing no page draws no highlight
                         continue
+            edge = page.locator(".tree .row", has_text="Edge 1").first
+            index = await page.locator(".tree .row").evaluate_all(
+                "(rows) => rows.findIndex((r) => r.textContent.includes('Edge 1'))"
+            )
+            if await edge.count() and index >= 0:
+                found["edge-in-tree"].append(await click_ms(page, index, ".tree .row"))
             await context.close()
             print(
                 f"  run {run + 1}: at once {found['now-at-once'][-1]:.0f} ms, cold "
@@ -187,6 +203,8 @@ async def main(runs: int) -> None:
             broker.stop()
     print(f"\n{'ms, click to highlight on screen':40} {'p50':>7} {'p95':>7} {'n':>4}")
     for name, values in found.items():
+        if not values:
+            continue
         print(f"{name:40} {pct(values, 0.5):7.0f} {pct(values, 0.95):7.0f} {len(values):>4}")
     for now in ("now-at-once", "now-cold"):
         ratio = statistics.median(found["before"]) / statistics.median(found[now])
