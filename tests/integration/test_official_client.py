@@ -171,6 +171,24 @@ async def test_trace_list_and_every_trace_type(world: World) -> None:
     assert "Answer:\n  Paris is the capital of France." in agent.stdout
 
 
+async def test_embeddings_queries_answer_from_our_index(world: World) -> None:
+    """The reference's graph-embeddings and document-embeddings queries: our entity and
+    chunk vectors of the collection, in its shapes; a filter we cannot apply is refused."""
+    graph = await world.official("tg-invoke-graph-embeddings", "Paris", "-l", "3")
+    assert graph.code == 0, graph.stderr
+    lines = graph.stdout.splitlines()
+    assert len(lines) == 3 and lines[0].startswith("1. urn:trustgraph:entity:"), graph.stdout
+    assert any("paris" in line.lower() for line in lines), graph.stdout
+    docs = await world.official("tg-invoke-document-embeddings", "Where was Marie Curie born?")
+    assert docs.code == 0, docs.stderr
+    first = docs.stdout.splitlines()[0]
+    assert first.startswith(f"1. {world.doc}/p") and "(score: " in first, docs.stdout
+    typed = await world.official(
+        "tg-invoke-graph-embeddings", "Paris", "--rdf-type", "http://example.org/City"
+    )
+    assert "rdf_type filters are not offered here" in typed.stdout + typed.stderr
+
+
 async def test_trace_json(world: World) -> None:
     import json
 

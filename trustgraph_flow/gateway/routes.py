@@ -10,7 +10,7 @@ from aiohttp import web
 from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.messaging import LIBRARIAN
 from trustgraph_base.wire import to_json
-from trustgraph_flow.gateway import by_user, health
+from trustgraph_flow.gateway import by_user, embeddings_query, health
 from trustgraph_flow.gateway.auth import AUTH, authenticate, offered_token
 from trustgraph_flow.gateway.body import json_body
 from trustgraph_flow.gateway.dispatch import DISPATCHER, as_failure
@@ -27,10 +27,11 @@ async def call(request: web.Request, service: str) -> web.Response:
     dispatcher = request.app[DISPATCHER]
     try:
         principal = authenticate(request)
-        spec, req = dispatcher.parse(service, await json_body(request), principal)
+        target, body = embeddings_query.translate(service, await json_body(request))
+        spec, req = dispatcher.parse(target, body, principal)
         final: dict[str, Any] = {}
         async for reply in by_user.replies(dispatcher, spec, req, principal):
-            final = to_json(reply)
+            final = to_json(embeddings_query.answer(service, reply))
     except web.HTTPRequestEntityTooLarge as exc:
         return rest_response(
             ServiceError(ErrorType.FRAME_TOO_LARGE, exc.text or "request body too large")

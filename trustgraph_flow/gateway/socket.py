@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.wire import encode
-from trustgraph_flow.gateway import by_user
+from trustgraph_flow.gateway import by_user, embeddings_query
 from trustgraph_flow.gateway.auth import Principal
 from trustgraph_flow.gateway.dispatch import Dispatcher, as_failure
 from trustgraph_flow.gateway.revocation import REVOKED, OpenSockets, end
@@ -134,11 +134,11 @@ class SocketSession:
                 rid, ServiceError(ErrorType.BAD_FRAME, "a request frame needs an 'id' (string)")
             )
             return
+        service = frame.get("service")
         try:
             assert self.principal is not None
-            spec, request = self.dispatcher.parse(
-                frame.get("service"), frame.get("request"), self.principal
-            )
+            target, asked = embeddings_query.translate(service, frame.get("request"))
+            spec, request = self.dispatcher.parse(target, asked, self.principal)
         except Exception as exc:  # a bug in a check answers this request, never ends the socket
             await self.fail(rid, as_failure(exc))
             return
@@ -146,17 +146,22 @@ class SocketSession:
             msg = f"more than {self.limits.max_outstanding} requests outstanding on this socket"
             await self.fail(rid, ServiceError(ErrorType.TOO_MANY_REQUESTS, msg))
             return
-        task = asyncio.create_task(self.forward(rid, spec, request))
+        task = asyncio.create_task(self.forward(rid, spec, request, service))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 
-    async def forward(self, rid: Any, spec: Any, request: Any) -> None:
-        """Stream one request's replies back as frames."""
+    async def forward(self, rid: Any, spec: Any, request: Any, service: Any = None) -> None:
+        """Stream one request's replies back as frames (``service``: as the client named it,
+        when the gateway answers it in a shape of its own, ``embeddings_query``)."""
+        shaped = service in embeddings_query.KINDS
         try:
             assert self.principal is not None
-            replies = by_user.replies(self.dispatcher, spec, request, self.principal, forward=True)
+            replies = by_user.replies(
+                self.dispatcher, spec, request, self.principal, forward=not shaped
+            )
             async for reply in replies:
-                await self.send_text(reply_frame(rid, reply))
+                shown = embeddings_query.answer(service, reply) if shaped else reply
+                await self.send_text(reply_frame(rid, shown))
         except Exception as exc:
             failure = as_failure(exc)
             log.info("request %r to %s failed: %s", rid, spec.name, failure)
