@@ -94,6 +94,17 @@ async def test_an_instrumented_apps_trace_shows_here_with_its_lineage(stack: Sta
     )
     text = await stack.cli("tg-show-explain-trace", q, "--show-provenance", env=as_alice)
     assert QUESTION in text.stdout and "OTel facts" in text.stdout, text.stdout
+    # lineage: the chunk's page lists the imported answer; diff against a second app trace
+    used = await stack.cli("tg-show-source-usage", f"{DOC}/p2", env=as_alice)
+    assert used.code == 0 and q.rsplit(":", 1)[-1] in used.stdout, used.stdout + used.stderr
+    async with OpenAIStub(default="Paris.") as llm:
+        other = question_uri(bytes.fromhex(await send_app_trace(stack, key, llm.base_url)))
+    diffed = await eventually(
+        lambda: stack.cli("tg-diff-explain-traces", q, other, "--format", "json", env=as_alice),
+        lambda r: r.code == 0,
+    )
+    chunks = json.loads(diffed.stdout)["chunks"]
+    assert CHUNK in json.dumps(chunks["both"]), diffed.stdout  # the two answers share it
     exported = await stack.cli("tg-export-explain-trace", q, env=as_alice)
     assert exported.code == 0 and trace_id in exported.stdout and "otelSpanId" in exported.stdout
     # the viewer's calls (its page uses the same REST API, signed in with the key)

@@ -3,8 +3,8 @@
 Each OTel trace becomes an agent trace: its question ``urn:trustgraph:agent:{uuid5(trace
 id)}`` (never one of our own trace ids), the root span's input as the query and its output
 as the conclusion; every other span an analysis step ``…/i{n}`` in order of start, derived
-from its parent span's step (the question when the parent is the root, or not known yet);
-an LLM span's model and tokens as the step's metrics; a retriever span also a DocumentRAG
+from its child spans' steps (a leaf from the question; the conclusion from the root's
+children: a span's output feeds its parent's); an LLM span's model and tokens as the step's metrics; a retriever span also a DocumentRAG
 sub-trace whose exploration selects each retrieved document (the id itself when it is an
 IRI, so ids that are our chunk URIs link to their pages, else ``urn:trustgraph:otel-document:
 {id, percent-encoded}``). Every entity keeps its span's ids, name, kind and times
@@ -77,14 +77,17 @@ class Steps:
     so that a trace's spans sent in several requests continue its numbering."""
 
     def __init__(self) -> None:
-        self.traces: OrderedDict[bytes, dict[bytes, str]] = OrderedDict()
+        self.traces: OrderedDict[bytes, Known] = OrderedDict()
 
-    def of(self, trace_id: bytes) -> dict[bytes, str]:
+    def of(self, trace_id: bytes) -> Known:
         known = self.traces.pop(trace_id, None)
         self.traces[trace_id] = known = known if known is not None else {}
         while len(self.traces) > REMEMBERED:
             self.traces.popitem(last=False)
         return known
+
+
+Known = dict[bytes, tuple[str, bytes]]  # span id → (its entity, its parent span's id)
 
 
 def to_prov(spans: list[Span], steps: Steps) -> Iterator[tuple[str, list[Triple]]]:
@@ -96,7 +99,8 @@ def to_prov(spans: list[Span], steps: Steps) -> Iterator[tuple[str, list[Triple]
         yield question_uri(trace_id), list(_trace(trace_id, group, steps.of(trace_id)))
 
 
-def _trace(trace_id: bytes, spans: list[Span], known: dict[bytes, str]) -> Iterator[Triple]:
+def _trace(trace_id: bytes, spans: list[Span], known: Known) -> Iterator[Triple]:
+    """The trace's triples; the answer rests on the whole span tree (lineage, diffs)."""
     q = question_uri(trace_id)
     spans = sorted(spans, key=lambda s: (s.start_ns, s.span_id))
     if all(s.parent_id for s in spans):  # the root comes later: the trace is in progress
@@ -104,16 +108,21 @@ def _trace(trace_id: bytes, spans: list[Span], known: dict[bytes, str]) -> Itera
     yield triple(q, TG.otelTraceId, text(trace_id.hex()), G)
     for s in spans:
         if not s.parent_id:
-            known[s.span_id] = q
+            known[s.span_id] = (q, b"")
         elif s.span_id not in known:
-            known[s.span_id] = agent_iteration_uri(q, _next(q, known))
+            known[s.span_id] = (agent_iteration_uri(q, _next(q, known)), s.parent_id)
+    children: dict[bytes, list[str]] = {}
+    for uri, parent in known.values():
+        if uri != q:
+            children.setdefault(parent, []).append(uri)
     for s in spans:
-        uri = known[s.span_id]
+        uri = known[s.span_id][0]
+        used = sorted(children.get(s.span_id, []), key=lambda u: _n(q, u))
         yield from _identity(uri, s)
         if uri == q:
-            yield from _root(q, s, max(known.values(), key=lambda u: _n(q, u)))
+            yield from _root(q, s, used or q)
         else:
-            yield from _step(q, uri, s, known.get(s.parent_id, q))
+            yield from _step(q, uri, s, used or q)
 
 
 def _n(q: str, uri: str) -> int:
@@ -121,8 +130,8 @@ def _n(q: str, uri: str) -> int:
     return int(tail) if tail.isdigit() else 0
 
 
-def _next(q: str, known: dict[bytes, str]) -> int:
-    return 1 + max((_n(q, u) for u in known.values()), default=0)
+def _next(q: str, known: Known) -> int:
+    return 1 + max((_n(q, u) for u, _ in known.values()), default=0)
 
 
 def _identity(uri: str, s: Span) -> Iterator[Triple]:
@@ -161,16 +170,16 @@ def _output(s: Span) -> str:
     return s.text(c.OUTPUT, c.TOOL_RESULT, c.COMPLETION) or ""
 
 
-def _root(q: str, s: Span, last: str) -> Iterator[Triple]:
+def _root(q: str, s: Span, used: str | list[str]) -> Iterator[Triple]:
     yield from agent_session_triples(q, _input(s) or s.name, iso(s.start_ns))
     yield from _metrics(q, s)
     if s.error is not None:
         yield from failure_triples(q, G, s.error or "the span's status is an error")
     else:
-        yield from agent_final_triples(agent_final_uri(q), last, _output(s))
+        yield from agent_final_triples(agent_final_uri(q), used, _output(s))
 
 
-def _step(q: str, uri: str, s: Span, parent: str) -> Iterator[Triple]:
+def _step(q: str, uri: str, s: Span, used: str | list[str]) -> Iterator[Triple]:
     arguments = _input(s)
     try:
         is_json = isinstance(json.loads(arguments), dict)
@@ -180,7 +189,7 @@ def _step(q: str, uri: str, s: Span, parent: str) -> Iterator[Triple]:
         arguments = json.dumps({"input": arguments} if arguments else {}, ensure_ascii=False)
     action = s.text(c.TOOL_NAME, c.TOOL) or kind(s).lower()
     observation = _output(s) if s.error is None else f"error: {s.error}"
-    yield from agent_iteration_triples(uri, parent, s.name, action, arguments, observation)
+    yield from agent_iteration_triples(uri, used, s.name, action, arguments, observation)
     yield from _metrics(uri, s)
     if kind(s) == "RETRIEVER":
         yield from _retrieval(q, uri, s)
