@@ -36,6 +36,7 @@ BENCHMARKS = [
     "bench_large_pdf",
     "bench_signing",
     "bench_otel",
+    "bench_answers",
 ]
 
 

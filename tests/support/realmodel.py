@@ -124,15 +124,17 @@ class RealStack:
 
 @contextlib.asynccontextmanager
 async def real_stack(
-    llm_base_url: str, data: Path, extra: dict[str, str] | None = None
+    llm_base_url: str | None, data: Path, extra: dict[str, str] | None = None
 ) -> AsyncIterator[RealStack]:
-    """``tg-start`` with TG_LLM_BASE_URL/TG_LLM_MODEL pointing at ``llm_base_url``."""
+    """``tg-start`` with TG_LLM_BASE_URL/TG_LLM_MODEL pointing at ``llm_base_url`` (None:
+    no LLM, the offline engine answers)."""
     port = free_port()
+    llm: dict[str, str] = {}
+    if llm_base_url is not None:
+        llm = {"TG_LLM_BASE_URL": llm_base_url, "TG_LLM_MODEL": MODEL_NAME, **SLOW_ENV}
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith(("TG_", "OPENAI_"))},
-        "TG_LLM_BASE_URL": llm_base_url,
-        "TG_LLM_MODEL": MODEL_NAME,
-        **SLOW_ENV,
+        **llm,
         **(extra or {}),
     }
     launcher = await launch(data, port, env)

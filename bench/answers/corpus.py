@@ -1,0 +1,56 @@
+"""The bench's documents: three written for it (a Markdown history, a hard-wrapped memoir, a
+PDF guide drawn at run time) and public documents a Debian system installs (licences in
+/usr/share/common-licenses, base-passwd's users-and-groups guide), found at run time and
+never copied into the project. A missing one is named and its questions are left out."""
+
+from __future__ import annotations
+
+import gzip
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.answers.skarra import write_pdf
+
+HERE = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class Doc:
+    key: str  # also the title it is loaded with, so a trace's sources name it
+    path: Path
+    origin: str  # "written" or the Debian package that installs it
+
+
+WRITTEN = {"marrowby": HERE / "marrowby.md", "quist": HERE / "quist.txt"}
+DEBIAN = {
+    "gpl-3": (Path("/usr/share/common-licenses/GPL-3"), "base-files"),
+    "apache-2.0": (Path("/usr/share/common-licenses/Apache-2.0"), "base-files"),
+    "mpl-2.0": (Path("/usr/share/common-licenses/MPL-2.0"), "base-files"),
+    "users-and-groups": (
+        Path("/usr/share/doc/base-passwd/users-and-groups.txt.gz"),
+        "base-passwd",
+    ),
+}
+
+
+def documents(work: Path) -> tuple[list[Doc], list[str]]:
+    """The documents to load (copied or drawn into ``work``), and notes on those missing."""
+    docs = [Doc(key, path, "written") for key, path in WRITTEN.items()]
+    docs.append(Doc("skarra", write_pdf(work / "skarra.pdf"), "written"))
+    missing: list[str] = []
+    for key, (path, package) in DEBIAN.items():
+        if not path.exists():
+            missing.append(
+                f"{path} is missing (apt-get install {package}): its questions are left out"
+            )
+            continue
+        if path.suffix == ".gz":
+            plain = work / f"{key}.txt"
+            plain.write_bytes(gzip.decompress(path.read_bytes()))
+            path = plain
+        else:
+            copy = work / f"{key}.txt"  # 'GPL-3', 'Apache-2.0': loaded as text/plain
+            copy.write_bytes(path.read_bytes())
+            path = copy
+        docs.append(Doc(key, path, package))
+    return docs, missing
