@@ -23,7 +23,7 @@ import pytest
 from trustgraph_base.messaging.broker import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
-START_TIMEOUT = 180.0  # Phoenix migrates its database at first start: ~45 s on 2 busy cores
+START_TIMEOUT = 300.0  # Phoenix makes its database at first start: 45-85 s on 2 busy cores
 
 
 def venv_bin(name: str) -> Path:
