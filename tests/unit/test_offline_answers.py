@@ -67,3 +67,13 @@ def test_graph_answers_cite_only_edges_that_support_one() -> None:
     assert reply["cited"][0] == 3  # the year it asks for first
     assert ask("What is the boiling point of mercury?")["answer"] == offline.NO_GRAPH_ANSWER
     assert ask("Who founded Rome?")["cited"] == []
+
+
+def test_a_name_may_be_given_in_part() -> None:
+    edges = [
+        {"s": "Quist", "p": "received Keller Medal in", "o": "1907"},
+        {"s": "Orla Quist", "p": "was born in", "o": "Bergen"},
+    ]
+    variables = {"question": "Which medal did Orla Quist receive in 1907?", "edges": edges}
+    answer = offline.complete("graph-rag-answer", variables)
+    assert answer == "Quist received Keller Medal in 1907."

@@ -150,7 +150,7 @@ def ranked(question: str, pieces: list[Piece]) -> list[Scored]:
         if sum(credits) < MIN_COVERAGE * len(words):
             continue
         held = _stems(f"{piece.text} {piece.context} {piece.excerpt}")
-        if names and not any(all(w in held for w in n) for n in names):
+        if names and not any(w in held for n in names for w in n):
             continue
         score = sum(c * weight[w] for c, w in zip(credits, words, strict=True)) / total
         if kind and _has_kind(kind, piece.text, asked):
