@@ -10,6 +10,7 @@ from pathlib import Path
 
 from tests.support.launcher import start_store
 from tests.support.poll import eventually
+from tests.support.sparql_server import embedded_only
 from tests.support.store import agent, graph_rag, msg
 from trustgraph_base.messaging import EXPLAIN, TRIPLES_STORE, Bus, RequestClient, Topics
 from trustgraph_base.provenance import uris
@@ -29,6 +30,7 @@ def held(data: Path) -> list[str]:
             return []
 
 
+@embedded_only("the embedded store's deferred signing, read from its trace index")
 async def test_a_store_killed_before_it_signs_loses_nothing(
     bus: Bus, pulsar_url: str, prefix: str, topics: Topics, tmp_path: Path
 ) -> None:
