@@ -37,7 +37,7 @@ from trustgraph_flow.store import processor as store
 from trustgraph_flow.store.backends.embedded.stores import Stores
 from trustgraph_flow.store.backends.embedded.trace_index import TraceIndex
 from trustgraph_flow.store.service.writer import write_batch
-from trustgraph_flow.store.views.traces import _encode_cursor
+from trustgraph_flow.store.views.traces import encode_cursor
 
 USER = "trustgraph"  # the viewer asks as the default user
 BIG_TIME = "2027-01-01T00:00:0{}.000Z"  # newer than every bulk trace
@@ -73,7 +73,7 @@ def load(root: Path, n_traces: int, long_steps: list[int]) -> str:
         "ORDER BY ifnull(sort_time, '') ASC, id ASC LIMIT 1 OFFSET 50"
     ).fetchall()
     stores.close()
-    return _encode_cursor((str(rows[0][0]), str(rows[0][1])))
+    return encode_cursor((str(rows[0][0]), str(rows[0][1])))
 
 
 async def rest_ms(

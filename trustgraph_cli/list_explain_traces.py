@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import click
+
 from trustgraph_base.bounds import TRACE_LIMIT
 from trustgraph_cli.options import (
     Gateway,
@@ -23,7 +25,9 @@ Examples:
   tg-list-explain-traces
   tg-list-explain-traces -l 10 --format json
   tg-list-explain-traces -U alice -C research
+  tg-list-explain-traces --verdict unsupported      # answers nothing they cite supports
 """
+VERDICTS = ("supported", "partly-supported", "unsupported", "unverified")
 
 
 @command(epilog=EPILOG)
@@ -34,23 +38,34 @@ Examples:
     "csv",
     help="A table, a JSON list of {id, type, question, time, status}, or the table as CSV.",
 )
+@click.option(
+    "--verdict",
+    type=click.Choice(VERDICTS),
+    default=None,
+    help="Only traces whose answer has this verdict (its claims checked against the evidence "
+    "they cite); unverified: traces with no verification recorded.",
+)
 @gateway_options
-def main(limit: int, fmt: str, gw: Gateway) -> None:
+def main(limit: int, fmt: str, verdict: str | None, gw: Gateway) -> None:
     """List every top-level explain trace (agent, GraphRAG, DocumentRAG), newest first.
 
     Traces run by an agent's tools are not listed: they appear inside the agent's trace
     (tg-show-explain-trace).
     """
-    traces: list[TraceSummary] = run(gw, lambda: fetch_traces(gw, limit))
+    traces: list[TraceSummary] = run(gw, lambda: fetch_traces(gw, limit, verdict))
     from trustgraph_cli.render.output import emit_json, emit_rows, scope_text
 
     if fmt == "json":
-        emit_json([t.model_dump(mode="json") for t in traces])
+        emit_json([t.model_dump(mode="json", exclude_none=True) for t in traces])
         return
     from trustgraph_cli.render.style import Style
 
     headers, rows = trace_rows(traces)
-    empty = f"No traces in {scope_text(gw.user, gw.collection)}."
+    if verdict is not None:
+        headers.append("Verdict")
+        rows = [[*row, t.verdict or verdict] for row, t in zip(rows, traces, strict=True)]
+    where = scope_text(gw.user, gw.collection)
+    empty = f"No {verdict} traces in {where}." if verdict else f"No traces in {where}."
     emit_rows(headers, rows, fmt, Style.detect(), flex=2, empty=empty)
 
 
@@ -88,11 +103,13 @@ def session_id(trace_id: str) -> str:
     return session_id_of(trace_id) or trace_id
 
 
-async def fetch_traces(gw: Gateway, limit: int) -> list[TraceSummary]:
-    """One EXPLAIN list-traces round trip."""
+async def fetch_traces(gw: Gateway, limit: int, verdict: str | None = None) -> list[TraceSummary]:
+    """One EXPLAIN list-traces round trip (narrowed to one answer verdict when given)."""
     from trustgraph_cli.responses import explain_once
 
-    request = {"operation": "list-traces", "limit": limit}
+    request: dict[str, object] = {"operation": "list-traces", "limit": limit}
+    if verdict is not None:
+        request["verdict"] = verdict
     return list((await explain_once(gw, request, "a trace list")).traces)
 
 

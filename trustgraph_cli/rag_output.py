@@ -29,6 +29,25 @@ def note_offline(model: str | None) -> None:
         click.echo(OFFLINE_NOTE, err=True)
 
 
+def answer_verdict(resp: RagResponse) -> tuple[str, str] | None:
+    """A kept answer's verdict and why, from a verification stage's explain event (None when
+    there is none, or when the answer was withheld: the answer itself says so then)."""
+    from trustgraph_base.provenance.verification import verdict_of
+
+    found = verdict_of(resp.explain_triples)
+    return None if found is None or found[2] else (found[0], found[1])
+
+
+def note_unsupported(verdict: tuple[str, str] | None) -> None:
+    """One stderr line when the answer given is not (fully) supported by what it cites."""
+    if verdict is None or verdict[0] == "supported":
+        return
+    from trustgraph_cli.render.text import safe
+
+    word = "UNSUPPORTED" if verdict[0] == "unsupported" else "partly supported"
+    click.echo(f"verification: {word}: {safe(verdict[1])}", err=True)
+
+
 def check_question(question: str) -> None:
     if not question.strip():
         raise click.UsageError("the question is empty: pass it with -q")
@@ -73,18 +92,21 @@ def ask_rag(
     from trustgraph_cli.render.text import safe
 
     body = {**request, "streaming": streaming}
+    verdict: tuple[str, str] | None = None
 
     async def ask() -> RagResponse:
         from trustgraph_base.schema.rag import RagResponse
         from trustgraph_cli.client import GatewayClient
         from trustgraph_cli.responses import validated
 
+        nonlocal verdict
         final = RagResponse()
         line = AnswerLine()
         async with GatewayClient(gw) as client:
             async for data in client.stream(service, body):
                 resp = validated(RagResponse, data, "an answer")
                 if resp.message_type == "explain":
+                    verdict = verdict or answer_verdict(resp)
                     if explainable:
                         line.before_stderr()
                         click.echo(f"Explain: {safe(resp.explain_id or '')}", err=True)
@@ -97,6 +119,7 @@ def ask_rag(
         return final
 
     final = run(gw, ask)
+    note_unsupported(verdict)
     note_offline(final.model)
     if final.explain_id:
         click.echo(f"trace: {safe(final.explain_id)}", err=True)

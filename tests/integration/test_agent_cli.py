@@ -91,7 +91,7 @@ async def test_invoke_agent_on_the_sample_corpus(
         # The last step may only answer: at one iteration the offline engine says it found nothing.
         assert (limited.code, limited.stdout) == (
             0,
-            f"No answer was found in the collection for: {QUESTION}\n",
+            f"The documents do not say: none of my tools found a supported answer to: {QUESTION}\n",
         )
 
         refused = await stack.cli("tg-invoke-agent", "--group", "nope", "-q", QUESTION, *scope)

@@ -67,6 +67,9 @@ def prov_statements(doc: Any) -> set[tuple[str, str, str]]:
             start = getattr(record, "get_startTime", lambda: None)()
             if start is not None:
                 out.add((subject, PROV + "startedAtTime", value(start)))
+            end = getattr(record, "get_endTime", lambda: None)()  # a verification's end
+            if end is not None:
+                out.add((subject, PROV + "endedAtTime", value(end)))
         elif isinstance(record, ProvRelation):
             (_, subject), (_, obj), *_ = record.formal_attributes
             out.add((subject.uri, PROV + RELATIONS[type(record).__name__], obj.uri))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
@@ -20,6 +21,7 @@ from tests.support.rag import (
     spo,
     start_stack,
     stored_trace,
+    verification_of,
     world_fixture,  # noqa: F401
 )
 from trustgraph_base.errors import ServiceError
@@ -67,15 +69,16 @@ async def test_streamed_answer_and_trace_match_spec(
         question + "/grounding",
         question + "/exploration",
         question + "/synthesis",
+        question + "/synthesis/verification",
     ]
     assert all(r.explain_graph == GRAPH_RETRIEVAL for r in replies if r.explain_id)
     final = replies[-1]
     assert final.end_of_stream and final.explain_id == question and final.response == ""
     answer = "".join(r.response for r in replies if r.message_type == "chunk")
     assert "forest" in answer
-    # the answer streamed before the synthesis was announced
+    # the answer comes once it is verified: after the verification was announced
     kinds = [r.message_type for r in replies]
-    assert kinds.index("chunk") < len(kinds) - 2
+    assert kinds.index("chunk") == len(kinds) - 2 and kinds[-3] == "explain"
 
     explore, synth = question + "/exploration", question + "/synthesis"
     expected = (
@@ -86,7 +89,8 @@ async def test_streamed_answer_and_trace_match_spec(
         )
         + synthesis_triples(synth, explore, answer)
     )
-    trace = await stored_trace(world, question)
+    trace, checked = verification_of(await stored_trace(world, question), synth)
+    assert checked["answer"] == "supported" and checked["method"] == "heuristic"
     assert spec_part(trace) == spo(expected)  # SPEC's triples exactly
     assert sorted(scored_chunks(trace, explore)) == sorted(CHUNKS)  # each reified, by score
     # the offline engine cites the chunk its answer sentence came from: the forest one
@@ -136,7 +140,9 @@ async def test_streamed_answer_and_trace_match_spec(
 async def test_sub_trace_with_http_llm_non_streaming(
     processors: RunningProcessors, settings: ProcessorSettings, world: World
 ) -> None:
-    async with OpenAIStub(["The fox lives in the forest."]) as stub:
+    cited = json.dumps({"answer": "The fox lives in the forest.", "cited": [1]})
+    verdicts = {"relevant": True, "claims": [{"claim": 1, "verdict": "supported", "score": 1}]}
+    async with OpenAIStub([cited, json.dumps(verdicts)]) as stub:
         await start_stack(processors, settings, stub.base_url)
         await world.seed()
         parent = "urn:trustgraph:agent:a1/i1"
@@ -157,12 +163,14 @@ async def test_sub_trace_with_http_llm_non_streaming(
         + docrag_exploration_triples(explore, question, shown, grounding=question + "/grounding")
         + synthesis_triples(question + "/synthesis", explore, final.response)
     )
-    trace = await stored_trace(world, question)
+    trace, checked = verification_of(await stored_trace(world, question), question + "/synthesis")
+    assert checked["answer"] == "supported" and checked["method"] == "llm-judge"
     assert spec_part(trace) == spo(expected)
     assert scored_chunks(trace, explore) == list(shown)
     synth_cost = costs(trace, question + "/synthesis")
     # the stub counts the words of its reply
-    assert (synth_cost["model"], synth_cost["outToken"]) == ("stub-model", "6")
+    assert (synth_cost["model"], synth_cost["outToken"]) == ("stub-model", str(len(cited.split())))
+    assert "Evidence [1]: " + CHUNKS[shown[0]] in stub.prompts()[1]
 
 
 async def test_empty_collection_is_a_clear_error_and_a_failed_trace(

@@ -20,6 +20,7 @@ from tests.support.rag import (
     spo,
     start_stack,
     stored_trace,
+    verification_of,
     world_fixture,  # noqa: F401
 )
 from trustgraph_base.errors import ServiceError
@@ -40,7 +41,7 @@ from trustgraph_base.provenance import (
     synthesis_triples,
 )
 from trustgraph_base.provenance.evidence import ClaimSpec, claim_triples
-from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Triple, TripleTerm, iri, term_key
+from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Triple, TripleTerm, iri, lit, term_key
 from trustgraph_base.schema import GraphRagRequest, GraphRagResponse
 from trustgraph_base.settings import ProcessorSettings
 
@@ -92,7 +93,7 @@ async def test_streamed_answer_and_trace_match_spec(
     grounding = question + "/grounding"
     explore, focus, synth = (question + s for s in ("/exploration", "/focus", "/synthesis"))
     explains = [r.explain_id for r in replies if r.message_type == "explain"]
-    assert explains == [question, grounding, explore, focus, synth]
+    assert explains == [question, grounding, explore, focus, synth, synth + "/verification"]
     inline = {r.explain_id: r.explain_triples for r in replies if r.message_type == "explain"}
     assert {t.s.i for t in inline[grounding] if isinstance(t.s, IriTerm)} == {grounding}
     final = replies[-1]
@@ -100,7 +101,9 @@ async def test_streamed_answer_and_trace_match_spec(
     answer = "".join(r.response for r in replies if r.message_type == "chunk")
     assert "dog" in answer.lower()
 
-    trace = await stored_trace(world, question)
+    trace, checked = verification_of(await stored_trace(world, question), synth)
+    # the offline engine checked the claim against the sentence that states its edge
+    assert checked == {"answer": "supported", "method": "heuristic", "claim1": "supported"}
     selected = focus_edges(trace, question)
     assert (
         selected and {(term_key(e.s), term_key(e.p), term_key(e.o)) for e in selected} <= ALL_EDGES
@@ -144,8 +147,9 @@ async def test_bad_selection_is_retried_and_unknown_ids_ignored(
         await world.seed()
         parent = "urn:trustgraph:agent:a1/i2"
         replies = await ask(world, query="fox?", session_id="g2", parent_uri=parent)
-    assert len(stub.requests) == 3
-    assert replies[-1].response == "The fox jumps over the dog."
+    assert len(stub.requests) == 3  # a claim that cites nothing is not sent to a judge
+    # the plain answer cites nothing: it is withheld, and the trace keeps it and says why
+    assert replies[-1].response == "The documents do not say: the answer cites no evidence."
     # The selection asked for its schema: ids limited to those offered; the answer asked for
     # {"answer", "cited"} with numbers limited to the facts offered, and a plain-text reply
     # is taken as an answer that cites nothing.
@@ -163,6 +167,10 @@ async def test_bad_selection_is_retried_and_unknown_ids_ignored(
     assert (f"<{question}>", f"<{PROV.wasDerivedFrom.i}>", f"<{parent}>") in spo(trace)
     assert costs(trace, question + "/focus")["model"] == "stub-model"
     assert not [t for t in trace if t.p == TG.cites]
+    rest, checked = verification_of(trace, question + "/synthesis")
+    assert checked["answer"] == "unsupported" and checked["claim1"] == "not-supported"
+    assert checked["abstention"] == replies[-1].response
+    assert any(t.p == TG.content and t.o == lit("The fox jumps over the dog.") for t in rest)
     await source_page(world, selected[0])
 
 
@@ -241,7 +249,8 @@ async def test_real_llm_answer_cites_the_facts_it_names(
     """With structured output the answer comes as {"answer", "cited"}: fact [1] is focus edge
     e1, so the synthesis cites e1; a number outside the facts offered is ignored."""
     answer = json.dumps({"answer": "The fox jumps over the dog.", "cited": [1, 7]})
-    async with OpenAIStub([select_reply, answer]) as stub:
+    verdicts = {"relevant": True, "claims": [{"claim": 1, "verdict": "supported", "score": 0.9}]}
+    async with OpenAIStub([select_reply, answer, json.dumps(verdicts)]) as stub:
         await start_stack(processors, settings, stub.base_url)
         await world.seed()
         replies = await ask(world, query="fox?", session_id="g9", streaming=True)
@@ -252,3 +261,38 @@ async def test_real_llm_answer_cites_the_facts_it_names(
     cites = [t.o for t in trace if t.p == TG.cites]
     assert cites == [IriTerm(i=question + "/focus/e1")]
     assert "[1] " in stub.prompts()[1] and '"cited"' in stub.requests[1]["messages"][0]["content"]
+    # the judge saw the claim with the evidence the answer cites, and answered in its schema;
+    # the claims cite nothing of their own, so each is checked against what the answer cites
+    judged = stub.prompts()[2]
+    assert "Claim 1: The fox jumps over the dog." in judged and "Evidence [1]: " in judged
+    schema = stub.formats()[2]["json_schema"]["schema"]
+    assert schema["properties"]["claims"]["items"]["properties"]["claim"]["enum"] == [1]
+    _, checked = verification_of(trace, question + "/synthesis")
+    assert checked == {"answer": "supported", "method": "llm-judge", "claim1": "supported"}
+
+
+async def test_a_judge_reply_out_of_schema_is_unverified_never_supported(
+    processors: RunningProcessors, settings: ProcessorSettings, world: World
+) -> None:
+    """The judge's reply is checked against its schema: one that fails it records each
+    claim unverified, and an answer no claim of which could be verified is withheld."""
+    answer = json.dumps(
+        {
+            "answer": "The fox jumps over the dog.",
+            "cited": [1],
+            "claims": [{"text": "The fox jumps over the dog.", "cited": [1]}],
+        }
+    )
+    bad = json.dumps({"relevant": True, "claims": [{"claim": 1, "verdict": "probably"}]})
+    async with OpenAIStub([select_reply, answer, bad]) as stub:
+        await start_stack(processors, settings, stub.base_url)
+        await world.seed()
+        replies = await ask(world, query="fox?", session_id="g10")
+    question = Q + "g10"
+    _, checked = verification_of(await stored_trace(world, question), question + "/synthesis")
+    assert checked["claim1"] == "unverified" and checked["method"] == "llm-judge"
+    assert checked["answer"] == "unsupported"
+    assert replies[-1].response == (
+        "The documents do not say: no claim of the answer could be verified."
+    )
+    assert len(stub.requests) == 3

@@ -244,3 +244,31 @@ async def world_fixture(bus: Bus, topics: Topics) -> AsyncIterator[World]:
         yield w
     finally:
         await w.close()
+
+
+def verification_of(trace: list[Triple], synthesis: str) -> tuple[list[Triple], dict[str, str]]:
+    """The trace without its verification stage, and what that stage says: the answer's
+    verdict (``answer``), each claim's (``claim{n}``) and the method."""
+    from trustgraph_base.provenance import TG
+    from trustgraph_base.provenance.verification import VERIFIER
+    from trustgraph_base.rdf.terms import LiteralTerm
+
+    act = synthesis + "/verification"
+
+    def checked(t: Triple) -> bool:
+        s = t.s.i if isinstance(t.s, IriTerm) else ""
+        return s in (act, VERIFIER, synthesis + "/abstention") or s.endswith("/assessment")
+
+    said: dict[str, str] = {}
+    for t in trace:
+        if not checked(t) or not isinstance(t.o, LiteralTerm) or not isinstance(t.s, IriTerm):
+            continue
+        if t.p == TG.answerVerdict:
+            said["answer"] = t.o.v
+        elif t.p == TG.method:
+            said["method"] = t.o.v
+        elif t.p == TG.verdict:
+            said[t.s.i.removeprefix(synthesis + "/").removesuffix("/assessment")] = t.o.v
+        elif t.p == TG.content:
+            said["abstention"] = t.o.v
+    return [t for t in trace if not checked(t)], said

@@ -162,11 +162,12 @@ def test_agent_falls_back_to_documents_then_gives_up() -> None:
         "observation": "Error: timeout",
     }
     assert react([kq, dq]).endswith(
-        "Final Answer: No answer was found in the collection for: Who founded X?"
+        "Final Answer: The documents do not say: none of my tools found a supported answer to: "
+        "Who founded X?"
     )
     # only tools that exist are used
-    assert "Final Answer: No answer" in react([kq], tools=TOOLS[:1])
-    assert "Final Answer: No answer" in react([], tools=[])
+    assert "Final Answer: The documents do not say" in react([kq], tools=TOOLS[:1])
+    assert "Final Answer: The documents do not say" in react([], tools=[])
 
 
 def test_text_and_unknown_types_are_deterministic() -> None:

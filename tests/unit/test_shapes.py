@@ -45,7 +45,7 @@ GRAPH_RAG = f"""
 VERIFIED = f"""
 <{Q}/synthesis/verification> a prov:Activity, tg:Verification ; tg:method "heuristic" ;
     tg:model "offline" ; tg:answerVerdict "unsupported" ; tg:reason "no claim is supported" ;
-    tg:relevance "0.0"^^xsd:double ;
+    tg:relevance "0"^^xsd:decimal ;
     prov:startedAtTime "2026-01-01T10:00:01.000Z"^^xsd:dateTime ;
     prov:endedAtTime "2026-01-01T10:00:01.002Z"^^xsd:dateTime ;
     prov:used <{Q}/synthesis/claim1>, <{Q}/focus/e1> ;
@@ -53,8 +53,7 @@ VERIFIED = f"""
 <urn:trustgraph:component:verifier> a prov:SoftwareAgent .
 <{Q}/synthesis/claim1/assessment> a prov:Entity, tg:Assessment ;
     prov:wasGeneratedBy <{Q}/synthesis/verification> ; prov:wasDerivedFrom <{Q}/synthesis/claim1> ;
-    tg:verdict "not-supported" ; tg:score "0.5"^^xsd:double ; tg:reason "dog not in it" ;
-    tg:method "heuristic" ; tg:model "offline" .
+    tg:verdict "not-supported" ; tg:score "0.5"^^xsd:decimal ; tg:reason "dog not in it" .
 <{Q}/synthesis/abstention> a prov:Entity, tg:Abstention ;
     prov:wasGeneratedBy <{Q}/synthesis/verification> ; prov:wasDerivedFrom <{Q}/synthesis> ;
     tg:content "The documents do not say." ; tg:reason "no claim is supported" .

@@ -57,7 +57,7 @@ def test_activity_used_claims_and_evidence_and_generated_assessments() -> None:
     assert objects(triples, first, PROV.wasDerivedFrom) == [f"{S}/claim1"]
     assert objects(triples, first, TG.verdict) == ["supported"]
     score = next(t.o for t in triples if t.s.i == first and t.p == TG.score)  # type: ignore[union-attr]
-    assert isinstance(score, LiteralTerm) and score.dt and score.dt.endswith("#double")
+    assert isinstance(score, LiteralTerm) and score.dt and score.dt.endswith("#decimal")
     assert objects(triples, assessment_uri(f"{S}/claim2"), TG.verdict) == ["not-supported"]
     assert not objects(triples, abstention_uri(S), TG.content)
 

@@ -15,8 +15,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from trustgraph_base.provenance.common import datetime_literal, derived, text, triple, types
-from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, PROV, RDFS, TG, XSD
+from trustgraph_base.provenance.common import (
+    datetime_literal,
+    decimal_literal,
+    derived,
+    text,
+    triple,
+    types,
+)
+from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, PROV, RDF, RDFS, TG
 from trustgraph_base.provenance.uris import component_uri
 from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Triple
 
@@ -66,7 +73,9 @@ class VerificationRecord:
 
 
 def _score(value: float) -> LiteralTerm:
-    return LiteralTerm(v=repr(round(float(value), 3)), dt=XSD.double)
+    # xsd:decimal in its canonical form: what the store gives back, so every export reads
+    # back equal (an xsd:double "1.0" comes back "1" from the store, "1.0" from JSON-LD)
+    return decimal_literal(min(max(float(value), 0.0), 1.0))
 
 
 def _generated(uri: str, cls: IriTerm, activity: str, source: str) -> list[Triple]:
@@ -106,8 +115,6 @@ def verification_triples(answer: str, record: VerificationRecord) -> list[Triple
             triple(uri, TG.verdict, text(item.verdict), G),
             triple(uri, TG.score, _score(item.score), G),
             triple(uri, TG.reason, text(item.reason), G),
-            triple(uri, TG.method, text(record.method), G),
-            triple(uri, TG.model, text(record.model), G),
         ]
     if record.abstention is not None:
         uri = abstention_uri(answer)
@@ -117,3 +124,21 @@ def verification_triples(answer: str, record: VerificationRecord) -> list[Triple
             triple(uri, TG.reason, text(record.reason), G),
         ]
     return out
+
+
+def verdict_of(triples: Sequence[Triple]) -> tuple[str, str, bool] | None:
+    """The answer's verdict, why, and whether it was withheld, from a verification stage's
+    triples (an explain event's); None when they hold no verification."""
+    act = next((t for t in triples if t.p == TG.answerVerdict), None)
+    if act is None or not isinstance(act.o, LiteralTerm):
+        return None
+    reason = next(
+        (
+            t.o.v
+            for t in triples
+            if t.s == act.s and t.p == TG.reason and isinstance(t.o, LiteralTerm)
+        ),
+        "",
+    )
+    withheld = any(t.p == RDF.type and t.o == TG.Abstention for t in triples)
+    return act.o.v, reason, withheld

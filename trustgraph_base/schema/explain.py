@@ -11,7 +11,7 @@ from typing import Literal
 from pydantic import Field
 
 from trustgraph_base import bounds
-from trustgraph_base.schema.core import Response, Scoped, bounded
+from trustgraph_base.schema.core import Message, Response, Scoped, bounded
 from trustgraph_base.schema.integrity import Verification
 from trustgraph_base.schema.lineage import (
     ChunkNode,
@@ -28,6 +28,7 @@ from trustgraph_base.schema.lineage import (
 from trustgraph_base.schema.trace import (
     AgentCallView,
     AgentStepView,
+    AnswerVerdict,
     ChunkView,
     ClaimView,
     EdgeView,
@@ -39,11 +40,13 @@ from trustgraph_base.schema.trace import (
     TraceSummary,
     TraceType,
     TraceView,
+    VerificationView,
 )
 
 __all__ = [
     "AgentCallView",
     "AgentStepView",
+    "AnswerVerdict",
     "ChunkNode",
     "ChunkView",
     "ClaimView",
@@ -55,6 +58,7 @@ __all__ = [
     "ExplainInternalOperation",
     "ExplainRequest",
     "ExplainResponse",
+    "FaithfulnessBucket",
     "PageNode",
     "Removal",
     "RemovalReport",
@@ -69,6 +73,7 @@ __all__ = [
     "TraceView",
     "UsagePath",
     "UsageTrace",
+    "VerificationView",
 ]
 
 # What a client may ask of the explain service through the gateway (trustgraph_flow/gateway/
@@ -89,6 +94,7 @@ ExplainClientOperation = Literal[
     "audit-log",
     "export-document",
     "seal-bundle",
+    "faithfulness",
 ]
 ExplainInternalOperation = Literal["delete-document", "seal-document"]
 
@@ -126,6 +132,8 @@ class ExplainRequest(Scoped):
     search: str | None = Field(default=None, max_length=500)
     type: TraceType | None = None
     status: TraceStatus | None = None
+    verdict: AnswerVerdict | None = None  # list-traces: only traces whose answer has it
+    by: Literal["day", "hour"] = "day"  # faithfulness: the period of each bucket
     since: str | None = Field(default=None, max_length=64)
     until: str | None = Field(default=None, max_length=64)
     step_offset: int | None = Field(default=None, ge=0)
@@ -133,8 +141,21 @@ class ExplainRequest(Scoped):
     streaming: bool = False  # get-trace: the steps in replies of step_limit steps
 
 
+class FaithfulnessBucket(Message):
+    """One period of a collection's answers (``faithfulness``): how many were verified, their
+    claims, the claims supported and their share (None: no claims), the answers withheld."""
+
+    period: str  # "YYYY-MM-DD" (by day) or "YYYY-MM-DDTHH" (by hour), UTC
+    answers: int = 0
+    claims: int = 0
+    supported: int = 0
+    share: float | None = None
+    abstained: int = 0
+
+
 class ExplainResponse(Response):
     traces: list[TraceSummary] = []
+    faithfulness: list[FaithfulnessBucket] = []
     cursor: str | None = None  # list-traces: pass back for the next page; None on the last
     step_total: int | None = None  # get-trace with step_limit: how many steps the trace has
     trace: TraceView | None = None

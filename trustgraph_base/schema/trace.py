@@ -14,6 +14,8 @@ from trustgraph_base.schema.core import Message
 
 TraceType = Literal["agent", "graph-rag", "document-rag"]
 TraceStatus = Literal["complete", "in-progress", "failed", "interrupted"]
+# The answer's verdict (docs/provenance.md, "Verification"); "unverified": none was recorded.
+AnswerVerdict = Literal["supported", "partly-supported", "unsupported", "unverified"]
 
 
 class TraceSummary(Message):
@@ -24,6 +26,7 @@ class TraceSummary(Message):
     question: str
     time: str  # xsd:dateTime lexical form
     status: TraceStatus = "complete"
+    verdict: AnswerVerdict | None = None  # the answer's verdict, when the list was asked by it
 
 
 class SpanRef(Message):
@@ -135,6 +138,23 @@ class ClaimView(Message):
     offset: int | None = None  # in the answer
     length: int | None = None
     cited: list[str] = []
+    # its assessment (docs/provenance.md, "Verification"); None: not verified (older traces)
+    verdict: str | None = None  # supported | not-supported | contradicted | unverified
+    score: float | None = None
+    reason: str | None = None
+
+
+class VerificationView(Message):
+    """The verification of a RAG answer: how, by what, the answer's verdict and why, and the
+    answer given instead when it was withheld (``abstention``)."""
+
+    uri: str
+    method: str = ""
+    model: str = ""
+    verdict: str = ""  # supported | partly-supported | unsupported
+    reason: str = ""
+    relevance: float | None = None
+    abstention: str | None = None
 
 
 class TraceView(Message):
@@ -160,6 +180,7 @@ class TraceView(Message):
     edges: list[EdgeView] = []
     synthesis: str | None = None
     claims: list[ClaimView] = []  # the answer's sentences, each with what it cites
+    verification: VerificationView | None = None  # None: not verified (older traces)
     metrics: dict[str, StageMetrics] = {}  # stage name → figures
 
 

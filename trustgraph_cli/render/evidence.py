@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from trustgraph_base.layout import line_place, line_span
 from trustgraph_base.spans import locate
 from trustgraph_cli.render.parts import edge_text, place_text
+from trustgraph_cli.render.verdicts import verdict_mark, verification_lines
 
 if TYPE_CHECKING:
     from trustgraph_base.schema.explain import ChunkView, SourceRef, TraceView
@@ -129,12 +130,16 @@ def evidence_report(view: TraceView, chunk_texts: dict[str, str], style: Style) 
             "type": rag.type,
             "question": rag.question,
             "answer": rag.answer,
+            "verification": rag.verification.model_dump(mode="json") if rag.verification else None,
             "claims": [
                 {
                     "uri": claim.uri,
                     "text": claim.text,
                     "char_offset": claim.offset,
                     "char_length": claim.length,
+                    "verdict": claim.verdict,
+                    "score": claim.score,
+                    "reason": claim.reason,
                     "evidence": [
                         _item(rag, uri, claim.text, chunk_texts, style) for uri in claim.cited
                     ],
@@ -157,10 +162,12 @@ def evidence_lines(report: list[Any], max_quote: int) -> list[str]:
     for answer in report:
         lines += [f"Answer: {answer['trace']}", f"  Question: {answer['question']}"]
         lines.append(f"  Answer: {cut(answer['answer'] or '')}")
+        lines += verification_lines(answer.get("verification"), cut)
         if not answer["claims"]:
             lines.append("  (no claims recorded: the trace predates claim-level citations)")
         for n, claim in enumerate(answer["claims"], start=1):
-            lines.append(f'  Claim {n}: "{cut(claim["text"])}"')
+            mark = verdict_mark(claim.get("verdict"), claim.get("reason"))
+            lines.append(f'  Claim {n}: "{cut(claim["text"])}"{mark}')
             if not claim["evidence"]:
                 lines.append("    cites nothing")
             for item in claim["evidence"]:

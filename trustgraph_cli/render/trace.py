@@ -18,6 +18,7 @@ from trustgraph_cli.render.parts import (
 from trustgraph_cli.render.style import Style
 from trustgraph_cli.render.text import short_time, truncate
 from trustgraph_cli.render.tree import Field, Node, render_child, render_head, render_tree
+from trustgraph_cli.render.verdicts import claim_mark, verification_node
 
 if TYPE_CHECKING:
     from trustgraph_base.schema.explain import (
@@ -29,6 +30,8 @@ if TYPE_CHECKING:
 
 TYPE_NAMES = {"agent": "Agent", "graph-rag": "GraphRAG", "document-rag": "DocRAG"}
 PENDING = "(in progress)"
+VERIFIED = "synthesis/verification"  # the verification's metrics key
+STAGE_KEYS = frozenset({"final", "exploration", "focus", "synthesis", VERIFIED})
 
 
 @dataclass(frozen=True)
@@ -110,7 +113,7 @@ class _Builder:
 
     def stage_keys(self, view: TraceView) -> set[str]:
         """The metrics keys a stage node shows; any others are listed on the root."""
-        return {f"i{s.index}" for s in view.steps} | {"final", "exploration", "focus", "synthesis"}
+        return {f"i{s.index}" for s in view.steps} | STAGE_KEYS
 
     def stage(self, title: str, uri: str, view: TraceView, key: str, *fields: Field) -> Node:
         """A stage node: its fields, then its figures when the trace recorded any."""
@@ -166,8 +169,12 @@ class _Builder:
             node = self.stage("Synthesis", view.synthesis, view, "synthesis", answer)
             names = evidence_names(view)
             for n, claim in enumerate(view.claims if self.opts.show_provenance else [], 1):
-                node.add(f"Claim {n}", self.cut(claim_text(claim, names)))
+                node.add(f"Claim {n}", self.cut(claim_text(claim, names)) + claim_mark(claim))
             nodes.append(node)
+            if view.verification is not None:
+                figures = view.metrics.get(VERIFIED)
+                shown = metrics_text(figures) if figures else None
+                nodes.append(verification_node(view, view.verification, self.cut, shown))
         elif view.status == "in-progress":
             stages = {"Exploration": view.exploration, "Focus": view.focus, "Synthesis": None}
             if view.type != "graph-rag":

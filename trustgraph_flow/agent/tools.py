@@ -7,7 +7,7 @@ what the LLM sees. The value of the first declared argument is the tool's input.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -15,7 +15,9 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from trustgraph_base.errors import RequestTimeout, ServiceError
 from trustgraph_base.messaging import DOCUMENT_RAG, GRAPH_RAG, TEXT_COMPLETION, Context
+from trustgraph_base.provenance.verification import verdict_of
 from trustgraph_base.schema import DocumentRagRequest, GraphRagRequest, TextCompletionRequest
+from trustgraph_base.schema.rag import RagResponse
 
 ToolKind = Literal["knowledge-query", "document-query", "text-completion"]
 FINAL_ANSWER = "final-answer"  # the structured step's action that ends the loop; no tool's name
@@ -153,6 +155,23 @@ def tool_input(tool: ToolConfig, arguments: dict[str, Any]) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
+async def verified(replies: AsyncIterator[RagResponse]) -> str:
+    """A RAG tool's answer as the observation, carrying its verification's verdict: an
+    answer withheld says so itself ("The documents do not say: …"); one kept unsupported or
+    partly supported gets ``[verification: …]`` after it, so the agent can try another tool."""
+    answer: list[str] = []
+    verdict = None
+    async for resp in replies:
+        if resp.message_type == "explain":
+            verdict = verdict or verdict_of(resp.explain_triples)
+        elif resp.response:
+            answer.append(resp.response)
+    text = "".join(answer)
+    if verdict is None or verdict[2] or verdict[0] == "supported":
+        return text
+    return f"{text}\n[verification: {verdict[0]}: {verdict[1]}]"
+
+
 async def run_tool(tool: ToolConfig, arguments: dict[str, Any], call: ToolCall) -> str:
     """Run one tool and return its observation; ``ToolFailure`` says why it could not."""
     query = tool_input(tool, arguments)
@@ -161,14 +180,12 @@ async def run_tool(tool: ToolConfig, arguments: dict[str, Any], call: ToolCall) 
             graph = GraphRagRequest(
                 query=query, user=call.user, collection=call.collection, parent_uri=call.parent_uri
             )
-            return (await call.ctx.client(GRAPH_RAG).request(graph, timeout=call.timeout)).response
+            return await verified(call.ctx.client(GRAPH_RAG).stream(graph, timeout=call.timeout))
         if tool.kind == "document-query":
             docs = DocumentRagRequest(
                 query=query, user=call.user, collection=call.collection, parent_uri=call.parent_uri
             )
-            return (
-                await call.ctx.client(DOCUMENT_RAG).request(docs, timeout=call.timeout)
-            ).response
+            return await verified(call.ctx.client(DOCUMENT_RAG).stream(docs, timeout=call.timeout))
         prompt = TextCompletionRequest(
             prompt=query, prompt_type="text", variables={"question": query}
         )

@@ -25,6 +25,7 @@ from trustgraph_base.provenance.uris import (
     graph_rag_question_uri,
 )
 from trustgraph_base.schema import GraphRagRequest, GraphRagResponse, TextCompletionRequest
+from trustgraph_flow.graph_rag.evidence import edge_texts
 from trustgraph_flow.graph_rag.select import (
     ANSWER_SYSTEM,
     MAX_SELECT_TOKENS,
@@ -137,7 +138,8 @@ async def run(
         temperature=ctx.settings.llm_temperature,
     )
     cites = [focus_edge_uri(question, n) for n in range(1, len(edges) + 1)]  # fact [n] is e{n}
-    async for resp in trace.synthesize(request, focus, cites, "facts"):
+    texts = await edge_texts(ctx, req, graph, edges)
+    async for resp in trace.synthesize(request, focus, cites, "facts", checked_against=texts):
         yield resp
 
 

@@ -53,8 +53,12 @@ class Subgraph:
         return term_key(term)
 
 
-async def _query(
-    ctx: Context[Any], req: GraphRagRequest, limit: int, patterns: list[TriplePattern]
+async def query_patterns(
+    ctx: Context[Any],
+    req: GraphRagRequest,
+    limit: int,
+    patterns: list[TriplePattern],
+    graph: str | None = DEFAULT_GRAPH,
 ) -> list[Triple]:
     """Every pattern's matches (at most ``limit`` each), in pattern order: one round trip
     per ``MAX_PATTERNS`` patterns, so a question costs the store a few messages, not one
@@ -66,7 +70,7 @@ async def _query(
         async with gate:
             resp = await ctx.client(TRIPLES_QUERY).request(
                 TriplesQueryRequest(
-                    g=DEFAULT_GRAPH,
+                    g=graph,
                     limit=limit,
                     user=req.user,
                     collection=req.collection,
@@ -102,7 +106,7 @@ async def retrieve(ctx: Context[Any], req: GraphRagRequest, entities: list[str])
     visited = {term_key(n) for n in frontier}
     for _ in range(req.max_path_length):
         # One hop in one request, kept in frontier order: the same graph gives the same edges.
-        found = await _query(ctx, req, req.triple_limit, _around(frontier))
+        found = await query_patterns(ctx, req, req.triple_limit, _around(frontier))
         new_edges = [t for t in found if _keep(graph, req, t)]
         frontier = _next_nodes(new_edges, visited)
         if not frontier or len(graph.edges) >= req.max_subgraph_size:
@@ -126,5 +130,5 @@ async def _resolve_labels(ctx: Context[Any], req: GraphRagRequest, graph: Subgra
     if not wanted:
         return
     patterns = [TriplePattern(s=term, p=RDFS.label) for term in wanted.values()]
-    for t in await _query(ctx, req, 1, patterns):
+    for t in await query_patterns(ctx, req, 1, patterns):
         graph.add(t)

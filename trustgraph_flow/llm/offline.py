@@ -20,6 +20,7 @@ from trustgraph_flow.llm.text import (
     first_sentence,
     overlap,
 )
+from trustgraph_flow.verify.judge import PROMPT_TYPE, judge_offline
 
 MODEL = "offline"
 DEFAULT_SELECT = 5
@@ -28,8 +29,18 @@ MAX_ANSWER_SENTENCES = 3
 MAX_DOCUMENT_SENTENCES = 2
 NO_GRAPH_ANSWER = "No relevant information was found in the knowledge graph."
 NO_DOCUMENT_ANSWER = "No relevant information was found in the documents."
+NOT_SAID = "The documents do not say: none of my tools found a supported answer to:"
 # An observation containing one of these did not answer the question.
-UNHELPFUL = ("no relevant", "no answer", "not found", "could not", "error")
+UNHELPFUL = (
+    "no relevant",
+    "no answer",
+    "not found",
+    "could not",
+    "error",
+    "the documents do not say",  # a RAG answer withheld: nothing it cites supports it
+    "[verification: unsupported",  # kept, but marked unsupported
+    "offline engine: ",  # free text's echo of the question (``free_text``): no answer
+)
 TOOL_ORDER = ("knowledge-query", "document-query")
 
 
@@ -178,7 +189,7 @@ def agent_step(variables: dict[str, Any], structured: bool = False) -> str:
             )
         return _final(
             "This is my last step and no tool found the answer.",
-            f"No answer was found in the collection for: {question}",
+            f"{NOT_SAID} {question}",
             structured,
         )
     tried = {field(h, "action") for h in history}
@@ -199,7 +210,7 @@ def agent_step(variables: dict[str, Any], structured: bool = False) -> str:
         )
     return _final(
         "None of my tools found the answer.",
-        f"No answer was found in the collection for: {question}",
+        f"{NOT_SAID} {question}",
         structured,
     )
 
@@ -216,6 +227,7 @@ ENGINES: dict[str, Callable[[dict[str, Any], bool], str]] = {
     "graph-rag-answer": graph_answer,
     "document-rag-answer": document_answer,
     "agent-react": agent_step,
+    PROMPT_TYPE: judge_offline,  # verify-claims: the deterministic check (verify/heuristic.py)
 }
 
 

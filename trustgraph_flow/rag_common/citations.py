@@ -3,11 +3,15 @@ evidence it rests on) and its schema."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from trustgraph_flow.structured import schema_of
+from trustgraph_base.messaging import Context
+from trustgraph_base.schema import TextCompletionRequest
+from trustgraph_flow.rag_common.calls import Cost, add_cost
+from trustgraph_flow.structured import BadReply, ask, schema_of
 
 CITE_SYSTEM = (
     ' Reply with only JSON like {"answer": "the answer", "cited": [1, 3], "claims": '
@@ -62,3 +66,23 @@ def cited_schema(count: int) -> dict[str, Any]:
     schema["properties"]["cited"] = cited
     schema["properties"]["claims"]["items"]["properties"]["cited"] = cited
     return schema
+
+
+async def cited_answer(
+    ctx: Context[Any], request: TextCompletionRequest, evidence: Sequence[str], what: str
+) -> tuple[str, list[str], list[ClaimCites], Cost]:
+    """One structured call: the answer, the URIs of the evidence it cites, its sentences
+    with the evidence numbers of each, its cost."""
+    asked = request.model_copy(
+        update={"system": request.system + CITE_SYSTEM.replace("{what}", what)}
+    )
+    cost = Cost()
+    try:
+        reply = await ask(ctx, asked, CitedAnswer, schema=cited_schema(len(evidence)))
+    except BadReply as exc:  # not the JSON asked for: a plain answer that cites nothing
+        if exc.response is not None:
+            add_cost(cost, exc.response, exc.latency_ms)
+        return exc.text, [], [], cost
+    add_cost(cost, reply.response, reply.latency_ms)
+    cited = [evidence[n - 1] for n in reply.value.cited if 1 <= n <= len(evidence)]
+    return reply.value.answer, cited, reply.value.claims, cost

@@ -22,6 +22,10 @@ class RagSettings(ProcessorSettings):
     """As text-completion's: json_schema/json_object ask the answer with the evidence it cites
     (one non-streamed reply); none streams plain text that cites nothing (docs/rag.md)."""
 
+    unsupported_answers: Literal["abstain", "keep"] = "abstain"
+    """An answer no cited evidence supports (each claim is verified, docs/rag.md): abstain
+    answers that the documents do not say; keep answers it anyway, marked unsupported in the trace."""
+
 
 @dataclass(frozen=True)
 class RagState:

@@ -8,32 +8,33 @@ complete are never written, so the stored trace is always well formed.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import replace
 from typing import Any, Generic, TypeVar
 
 from trustgraph_base.errors import ErrorType, RequestTimeout, ServiceError
 from trustgraph_base.messaging import Context
 from trustgraph_base.provenance import (
     GRAPH_RETRIEVAL,
-    TG,
     citation_triples,
     grounding_triples,
     synthesis_triples,
 )
-from trustgraph_base.provenance.evidence import claim_span_triples, claim_triples
+from trustgraph_base.provenance.evidence import ClaimSpec, claim_span_triples, claim_triples
 from trustgraph_base.provenance.uris import grounding_uri, synthesis_uri
-from trustgraph_base.rdf.terms import LiteralTerm, Triple, check_iri
+from trustgraph_base.provenance.verification import verification_uri
+from trustgraph_base.rdf.terms import Triple, check_iri
 from trustgraph_base.schema import TextCompletionRequest
 from trustgraph_base.schema.rag import RagRequest, RagResponse
-from trustgraph_flow.rag_common.calls import Completion, Cost, add_cost
-from trustgraph_flow.rag_common.citations import (
-    CITE_SYSTEM,
-    CitedAnswer,
-    ClaimCites,
-    cited_schema,
-)
+from trustgraph_flow.rag_common.calls import Completion, Cost
+from trustgraph_flow.rag_common.citations import ClaimCites, cited_answer
 from trustgraph_flow.rag_common.claims import answer_claims, claim_spans
+from trustgraph_flow.rag_common.verification import (
+    kept_answer,
+    kept_claims,
+    kept_text,
+    verification,
+)
 from trustgraph_flow.run_journal import Journaled
-from trustgraph_flow.structured import BadReply, ask
 from trustgraph_flow.trace_writer import TraceWriter, identity, open_trace
 
 R = TypeVar("R", bound=RagResponse)
@@ -125,45 +126,41 @@ class Trace(Generic[R]):
         evidence: Sequence[str] = (),
         what: str = "facts",
         texts: Sequence[str] = (),
+        checked_against: Sequence[str] | None = None,
     ) -> AsyncIterator[R]:
         """Ask the LLM for the answer, publish the synthesis stage derived from ``parent_uri``
-        (with ``tg:cites`` for the evidence it cites) and end with the final response.
+        (with ``tg:cites`` for the evidence it cites), verify its claims against the texts of
+        that evidence (``checked_against``, parallel to ``evidence``; default ``texts``; the
+        verification stage) and end with the final response: the answer, or the abstention
+        when nothing supports it. ``texts`` (the chunks' texts, DocumentRAG) also place each
+        claim's sentence in the chunks it cites (``tg:ClaimSpan``).
 
         ``evidence`` are the URIs of the numbered evidence of the prompt (focus edges or
         chunks, in order). Under structured output the answer and its citations come in one
-        non-streamed JSON reply (a streaming client gets the answer as one piece); a reply
-        that is not that JSON is taken as a plain answer citing nothing. With
-        ``llm_structured=none`` the answer streams as plain text and cites nothing.
-        ``texts`` (the chunks' texts, DocumentRAG) place each claim's sentence in the
-        chunks it cites (``tg:ClaimSpan``).
+        non-streamed JSON reply; a reply that is not that JSON is taken as a plain answer
+        citing nothing. With ``llm_structured=none`` the answer cites nothing. A streaming
+        client gets the answer once it is verified, as one piece (pieces as they come only
+        with ``llm_structured=none`` and ``unsupported_answers=keep``: nothing is withheld).
         """
         synth = synthesis_uri(self.question_uri)
         kept = self.writer.recorded.get(synth)
-        if kept is not None:  # a rerun of a run cut short after its synthesis: that answer
-            answer = next(  # the synthesis's own content, not one of its claims'
-                (
-                    t.o.v
-                    for t in kept
-                    if t.p == TG.content and isinstance(t.o, LiteralTerm) and t.s.i == synth  # type: ignore[union-attr]
-                ),
-                "",
-            )
-            if request.streaming and answer:
-                yield self.piece(answer)
-            yield await self.stage(synth, kept)
-            yield self.final("" if request.streaming else answer)
+        if kept is not None:  # a rerun of a run cut short after its synthesis
+            against = texts if checked_against is None else checked_against
+            async for resp in self._resume(request, synth, kept, evidence, against):
+                yield resp
             return
         said: list[ClaimCites] = []
+        live = getattr(self.ctx.settings, "unsupported_answers", "abstain") == "keep"
         if evidence and getattr(self.ctx.settings, "llm_structured", "none") != "none":
-            answer, cited, said, cost = await self._cited(request, evidence, what)
-            if request.streaming and answer.strip():
-                yield self.piece(answer)
+            answer, cited, said, cost = await cited_answer(self.ctx, request, evidence, what)
+            live = False  # one reply: given once verified
         else:
             call = Completion(self.ctx, request)
             async for piece in call.pieces():
-                if request.streaming:
+                if request.streaming and live:
                     yield self.piece(piece)
             answer, cited, cost = call.text, [], call.cost
+            live = live and request.streaming
         if not answer.strip():
             raise ServiceError(ErrorType.LLM_ERROR, "the LLM returned an empty answer")
         claims = answer_claims(answer, said, evidence)
@@ -174,26 +171,53 @@ class Trace(Generic[R]):
             *claim_span_triples(synth, claim_spans(claims, evidence, texts) if texts else []),
         ]
         yield await self.stage(synth, triples, cost)
-        yield self.final("" if request.streaming else answer, cost.model)
+        if cited and not any(c.cited for c in claims):  # cited for the whole answer only
+            claims = [replace(c, cited=tuple(cited)) for c in claims]
+        against = texts if checked_against is None else checked_against
+        given, checked = await self._verify(synth, answer, claims, evidence, against)
+        yield checked
+        if request.streaming and not live:
+            yield self.piece(given)
+        yield self.final("" if request.streaming else given, cost.model)
 
-    async def _cited(
-        self, request: TextCompletionRequest, evidence: Sequence[str], what: str
-    ) -> tuple[str, list[str], list[ClaimCites], Cost]:
-        """One structured call: the answer, the URIs of the evidence it cites, its sentences
-        with the evidence numbers of each, its cost."""
-        asked = request.model_copy(
-            update={"system": request.system + CITE_SYSTEM.replace("{what}", what)}
+    async def _verify(
+        self, synth: str, answer: str, claims: Sequence[ClaimSpec], *evidence: Sequence[str]
+    ) -> tuple[str, R]:
+        """Verify the claims and publish the verification stage: the answer to give, the event."""
+        outcome, triples = await verification(
+            self.ctx,
+            question=self.req.query,
+            synthesis=synth,
+            answer=answer,
+            claims=claims,
+            evidence=evidence[0],
+            texts=evidence[1],
         )
-        cost = Cost()
-        try:
-            reply = await ask(self.ctx, asked, CitedAnswer, schema=cited_schema(len(evidence)))
-        except BadReply as exc:  # not the JSON asked for: a plain answer that cites nothing
-            if exc.response is not None:
-                add_cost(cost, exc.response, exc.latency_ms)
-            return exc.text, [], [], cost
-        add_cost(cost, reply.response, reply.latency_ms)
-        cited = [evidence[n - 1] for n in reply.value.cited if 1 <= n <= len(evidence)]
-        return reply.value.answer, cited, reply.value.claims, cost
+        return outcome.answer, await self.stage(verification_uri(synth), triples)
+
+    async def _resume(
+        self,
+        request: TextCompletionRequest,
+        synth: str,
+        kept: list[Triple],
+        evidence: Sequence[str],
+        texts: Sequence[str],
+    ) -> AsyncIterator[R]:
+        """A rerun after its synthesis: that answer, verified as it was (or now, if the run
+        was cut short before its verification)."""
+        draft = kept_text(kept, synth)  # the synthesis's own content, not one of its claims'
+        yield await self.stage(synth, kept)
+        checked = self.writer.recorded.get(verification_uri(synth))
+        if checked is not None:
+            given = kept_answer(checked, synth, draft)
+            yield await self.stage(verification_uri(synth), checked)
+        else:
+            claims = kept_claims(kept, synth)
+            given, event = await self._verify(synth, draft, claims, evidence, texts)
+            yield event
+        if request.streaming and given:
+            yield self.piece(given)
+        yield self.final("" if request.streaming else given)
 
 
 QuestionTriples = Callable[[str, str, str, str | None], list[Triple]]

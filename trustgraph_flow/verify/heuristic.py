@@ -176,11 +176,14 @@ def verify_claims(claims: Sequence[str], evidence: Sequence[Sequence[str]]) -> l
 
 def relevance(question: str, evidence: Sequence[str]) -> tuple[float, list[str]]:
     """The share of the question's content words the evidence holds, and those missing."""
-    words = _content(question)
+    words: dict[str, str] = {}  # stem -> the question's own word
+    for word in _WORD.findall(question.lower()):
+        if word not in STOPWORDS and word not in NEGATIONS:
+            words.setdefault(_norm(word), word)
     if not words:
         return 1.0, []
     held = set().union(set(), *(_stems(t) for t in evidence))
-    missing = [w for w in words if w not in held]
+    missing = [w for s, w in words.items() if s not in held]
     return round(1 - len(missing) / len(words), 3), missing
 
 

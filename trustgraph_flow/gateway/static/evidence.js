@@ -118,6 +118,30 @@ function placesOf(rag, claim) {
 
 let shown = 0; // the latest claim asked for: an earlier one still loading draws nothing
 
+// A claim's verdict as words (never colour alone), by verdict (docs/viewer.md).
+const VERDICT_WORDS = {
+  "supported": "✓ supported",
+  "not-supported": "✗ not supported",
+  "contradicted": "✗ contradicted",
+  "unverified": "? unverified",
+};
+const ANSWER_WORDS = { "supported": "supported", "partly-supported": "partly supported", "unsupported": "unsupported" };
+
+function verdictBadge(claim) {
+  if (!claim.verdict) return null;
+  return h("span", { class: `verdict verdict-${claim.verdict}` }, VERDICT_WORDS[claim.verdict] || claim.verdict);
+}
+
+/** The answer's verification: its verdict and why, and the answer given when withheld. */
+function verificationNote(rag) {
+  const v = rag.verification;
+  if (!v) return null;
+  const note = h("div", { class: `verification verdict-${v.verdict}` },
+    h("p", {}, h("strong", {}, `Verified (${v.method}): ${ANSWER_WORDS[v.verdict] || v.verdict}`), ` — ${v.reason}`));
+  if (v.abstention != null) note.append(h("p", { class: "abstention" }, `Answer given: ${v.abstention}`));
+  return note;
+}
+
 async function showClaim(panel, rag, claim, n) {
   const mine = ++shown;
   const all = await placesOf(rag, claim);
@@ -125,6 +149,9 @@ async function showClaim(panel, rag, claim, n) {
   if (mine !== shown) return;
   clear(panel);
   panel.append(h("h3", {}, `Claim ${n}: “${claim.text}”`));
+  if (claim.verdict) {
+    panel.append(h("p", { class: "claim-verdict" }, verdictBadge(claim), claim.reason ? ` ${claim.reason}` : ""));
+  }
   if (!claim.cited.length) {
     panel.append(h("p", { class: "muted" }, "This sentence cites no evidence."));
   }
@@ -163,7 +190,9 @@ export function claimsSection(trace) {
   const list = h("ol", { class: "claims" });
   for (const rag of answers) {
     rag.claims.forEach((claim, i) => {
-      const button = h("button", { type: "button", class: "claim", "data-claim": String(i + 1) }, claim.text);
+      const verdict = claim.verdict ? ` verdict-${claim.verdict}` : "";
+      const button = h("button", { type: "button", class: `claim${verdict}`, "data-claim": String(i + 1), "data-verdict": claim.verdict || "" },
+        claim.text, " ", verdictBadge(claim) || "");
       button.addEventListener("click", () => {
         for (const b of list.querySelectorAll("button.claim")) b.setAttribute("aria-pressed", "false");
         button.setAttribute("aria-pressed", "true");
@@ -173,6 +202,7 @@ export function claimsSection(trace) {
     });
   }
   prefetch(answers);
+  const notes = answers.map(verificationNote).filter((x) => x);
   return h("section", { class: "claims-section", "aria-labelledby": "claims-h" },
-    h("h2", { id: "claims-h" }, "Evidence, sentence by sentence"), list, panel);
+    h("h2", { id: "claims-h" }, "Evidence, sentence by sentence"), ...notes, list, panel);
 }

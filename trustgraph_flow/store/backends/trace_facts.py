@@ -68,6 +68,11 @@ RAG_PREDICATES = frozenset(
         TG.content,
         TG.charOffset,  # a claim's place in the answer (its text is tg:content)
         TG.charLength,
+        TG.verdict,  # a claim's assessment and the answer's verification (docs/provenance.md)
+        TG.reason,
+        TG.method,
+        TG.answerVerdict,
+        TG.relevance,
     )
 )
 RAG_KINDS = frozenset({"graph-rag", "document-rag"})

@@ -29,7 +29,16 @@ from trustgraph_flow.store.governance import (
 from trustgraph_flow.store.governance.seal import Seal
 from trustgraph_flow.store.service.state import Ctx, checked, read, write
 from trustgraph_flow.store.service.streaming import stream_trace
-from trustgraph_flow.store.views import diff, explain, export, hierarchy, lineage, removals, traces
+from trustgraph_flow.store.views import (
+    diff,
+    explain,
+    export,
+    hierarchy,
+    lineage,
+    removals,
+    traces,
+    verdicts,
+)
 
 WRITES = frozenset(
     {
@@ -63,8 +72,11 @@ def on_collection(
     handle: Handle | None, req: ExplainRequest, seal: Seal | None = None
 ) -> ExplainResponse:
     if req.operation == "list-traces":
-        found, cursor = traces.page_traces(handle, req)
+        pager = verdicts.page_by_verdict if req.verdict else traces.page_traces
+        found, cursor = pager(handle, req)
         return ExplainResponse(traces=found, cursor=cursor)
+    if req.operation == "faithfulness":
+        return ExplainResponse(faithfulness=verdicts.faithfulness(handle, req))
     if req.operation == "purge-traces":
         if req.older_than is None:
             raise ServiceError(ErrorType.BAD_REQUEST, "purge-traces needs older_than (seconds)")

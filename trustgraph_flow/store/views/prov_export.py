@@ -57,6 +57,17 @@ def as_prov(quads: list[ox.Quad]) -> list[ox.Quad]:
         for q in out
         if isinstance(q.subject, ox.NamedNode) and (q.subject, q.graph_name) not in known
     }
+    # what a verification used and the agent it is associated with, named but not described
+    # in its graph (evidence of another graph, the verifier): typed, so PROV readers keep them
+    refs = {n(PROV.used): n(PROV.Entity), n(PROV.wasAssociatedWith): n(PROV.Agent)}
+    described = known | {(q.subject, q.graph_name) for q in extra}
+    extra |= {
+        ox.Quad(q.object, typed, refs[q.predicate], q.graph_name)
+        for q in out
+        if q.predicate in refs
+        and isinstance(q.object, ox.NamedNode)
+        and (q.object, q.graph_name) not in described
+    }
     return sorted(set(out) | extra, key=str)
 
 

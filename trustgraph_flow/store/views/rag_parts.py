@@ -14,7 +14,7 @@ from trustgraph_base.schema.explain import (
 )
 from trustgraph_flow.store.core.backend import QuadStore
 from trustgraph_flow.store.core.convert import named
-from trustgraph_flow.store.views.claims import claim_views
+from trustgraph_flow.store.views.claims import claim_views, verification_view
 from trustgraph_flow.store.views.lookup import (
     as_int,
     chunk_source,
@@ -85,6 +85,7 @@ def rag_parts(store: QuadStore, props: Props, root: str, provenance: bool) -> di
         "synthesis": synthesis if synthesis in props else None,
         "answer": text(props, synthesis, TG.content),
         "claims": claim_views(props, synthesis),
+        "verification": verification_view(props, synthesis),
     }
 
 

@@ -27,13 +27,22 @@ def list_traces(handle: Handle | None, limit: int) -> list[TraceSummary]:
     """The newest top-level traces (sub-traces excluded), newest first."""
     if handle is None:
         return []
-    return [_summary(r) for r in handle.index.newest(limit)]
+    return [summary_of(r) for r in handle.index.newest(limit)]
 
 
 def page_traces(
     handle: Handle | None, req: ExplainRequest
 ) -> tuple[list[TraceSummary], str | None]:
     """One page of the trace list, narrowed by the request's filters, and the next page's cursor."""
+    flt, after = request_filter(req)
+    if handle is None:
+        return [], None
+    rows, last = handle.index.page(req.limit, flt, after)
+    return [summary_of(r) for r in rows], encode_cursor(last) if last else None
+
+
+def request_filter(req: ExplainRequest) -> tuple[TraceFilter, tuple[str, str] | None]:
+    """What the request narrows the list to, and the key its cursor resumes after."""
     flt = TraceFilter(
         search=req.search or "",
         kind=req.type,
@@ -41,14 +50,10 @@ def page_traces(
         since=_instant("since", req.since),
         until=_instant("until", req.until),
     )
-    after = _decode_cursor(req.cursor) if req.cursor else None
-    if handle is None:
-        return [], None
-    rows, last = handle.index.page(req.limit, flt, after)
-    return [_summary(r) for r in rows], _encode_cursor(last) if last else None
+    return flt, _decode_cursor(req.cursor) if req.cursor else None
 
 
-def _summary(r: TraceRow) -> TraceSummary:
+def summary_of(r: TraceRow) -> TraceSummary:
     return TraceSummary(id=r.id, type=r.kind, question=r.question, time=r.time, status=r.status)
 
 
@@ -65,7 +70,7 @@ def _instant(name: str, value: str | None) -> str | None:
     return sort_key(value)
 
 
-def _encode_cursor(last: tuple[str, str]) -> str:
+def encode_cursor(last: tuple[str, str]) -> str:
     return base64.urlsafe_b64encode(json.dumps(list(last)).encode()).decode()
 
 
