@@ -25,7 +25,6 @@ Examples:
   tg-list-explain-traces
   tg-list-explain-traces -l 10 --format json
   tg-list-explain-traces -U alice -C research
-  tg-list-explain-traces --verdict unsupported      # answers nothing they cite supports
 """
 VERDICTS = ("supported", "partly-supported", "unsupported", "unverified")
 
