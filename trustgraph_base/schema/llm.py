@@ -68,16 +68,21 @@ class VectorMatch(Message):
 
 
 class VectorRequest(Scoped):
-    """Upsert items, query by vector, or delete by document, within one user's collection."""
+    """Upsert items, query by vector, list a page, or delete by document, within one user's
+    collection. ``list`` (internal: the gateway's export, never a client's) answers up to
+    ``limit`` items after the cursor ``after`` (empty: from the start) and the next cursor."""
 
-    operation: Literal["upsert", "query", "delete-document", "delete-collection"]
+    operation: Literal["upsert", "query", "list", "delete-document", "delete-collection"]
     kind: VectorKind = "chunk"
     items: list[VectorItem] = []
     vector: list[float] = []
     limit: int = Field(default=10, ge=1, le=1000)
     document: str = ""
+    after: str = ""
 
 
 class VectorResponse(Response):
     matches: list[VectorMatch] = []
     count: int = 0
+    items: list[VectorItem] = []  # a ``list`` page
+    after: str = ""  # the cursor of the next ``list`` page (empty: this was the last)

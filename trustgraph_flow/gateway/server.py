@@ -31,6 +31,10 @@ from trustgraph_flow.gateway.bulk import (
 from trustgraph_flow.gateway.collections import collection_management_handler
 from trustgraph_flow.gateway.contexts import import_entity_contexts_handler
 from trustgraph_flow.gateway.dispatch import DISPATCHER, Dispatcher
+from trustgraph_flow.gateway.doc_embeddings import (
+    export_document_embeddings_handler,
+    import_document_embeddings_handler,
+)
 from trustgraph_flow.gateway.graph_store import add_graph_store
 from trustgraph_flow.gateway.iam import iam_handler
 from trustgraph_flow.gateway.keys import KeyStore
@@ -82,6 +86,12 @@ def make_app(settings: GatewaySettings, token: str | None = None) -> web.Applica
     add_metrics(app)
     app.router.add_get("/api/v1/flow/{flow}/import/triples", import_triples_handler)
     app.router.add_get("/api/v1/flow/{flow}/import/entity-contexts", import_entity_contexts_handler)
+    app.router.add_get(
+        "/api/v1/flow/{flow}/import/document-embeddings", import_document_embeddings_handler
+    )
+    app.router.add_get(
+        "/api/v1/flow/{flow}/export/document-embeddings", export_document_embeddings_handler
+    )
     app.router.add_get("/api/v1/flow/{flow}/export/triples", export_triples_handler)
     app.router.add_get("/api/v1/document-stream", document_stream_handler)
     add_otlp(app)  # OTLP/HTTP spans in (docs/otel.md)

@@ -1,4 +1,4 @@
-"""The vector index service: upsert, query, delete-document and delete-collection.
+"""The vector index service: upsert, query, list, delete-document and delete-collection.
 
 The vectors live in Milvus (``trustgraph_flow.vectors.milvus``): by default Milvus Lite
 under ``<data_dir>/vectors/milvus.db``, or the Milvus server named by ``vectors_uri``.
@@ -18,6 +18,7 @@ from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.messaging import COLLECTION_DELETED, VECTORS, Context, Processor
 from trustgraph_base.schema import CollectionDeleted, VectorRequest, VectorResponse
 from trustgraph_base.settings import ProcessorSettings
+from trustgraph_flow.vectors.listing import page
 from trustgraph_flow.vectors.milvus import MilvusVectors
 
 log = logging.getLogger(__name__)
@@ -48,6 +49,11 @@ class VectorStore:
                     m.query, *scope, req.kind, req.vector, req.limit
                 )
                 return VectorResponse(matches=matches, count=size)
+            if req.operation == "list":
+                items, after = await asyncio.to_thread(
+                    page, m, *scope, req.kind, req.after, req.limit
+                )
+                return VectorResponse(items=items, count=len(items), after=after)
             if req.operation == "upsert":
                 return VectorResponse(
                     count=await asyncio.to_thread(m.upsert, *scope, req.kind, req.items)
