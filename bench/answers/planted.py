@@ -23,7 +23,7 @@ def gold_span(text: str, q: Question) -> tuple[int, int] | None:
     found = [
         (a, b)
         for a, b in prose_spans(text)
-        if any(g.casefold() in text[a:b].casefold() for g in q.gold)
+        if any(g.casefold() in " ".join(text[a:b].split()).casefold() for g in q.gold)
     ]
     if not found:
         return None
