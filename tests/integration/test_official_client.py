@@ -489,3 +489,30 @@ async def test_every_official_command_ends_with_our_data_or_our_reason(
     assert "Paris" in shown["tg-invoke-graph-rag"] and "Warsaw" in shown["tg-invoke-document-rag"]
     assert "unknown-service" in shown["tg-show-config"]
     assert "Loaded successfully" in shown["tg-add-library-document"]
+
+
+async def test_saved_doc_embeds_load_into_another_collection(world: World, tmp_path: Path) -> None:
+    # world-facts.pdf's chunk vectors, written by the ingest pipeline, saved by the official
+    # tg-save-doc-embeds (then Ctrl-C), moved to a new collection and loaded by tg-load-doc-embeds
+    from tests.integration.test_official_doc_embeds import MOVE_CORE, finished, save_for_a_while
+    from tests.support.poll import eventually
+    from tests.support.stack import run_argv
+
+    saved, moved = tmp_path / "saved.msgpack", tmp_path / "moved.msgpack"
+    said = await save_for_a_while(world.bin, world.stack.url, saved)
+    assert "Output file closed" in said, said
+    move = [str(world.bin / "python"), "-c", MOVE_CORE, str(saved), str(moved), "copied"]
+    records = await run_argv(move)
+    assert records.code == 0, records.stderr
+    docs = {line.split()[0] for line in records.stdout.splitlines()}
+    assert world.doc in docs, records.stdout
+    loaded = await world.official("tg-load-doc-embeds", "-u", world.stack.url, "-i", str(moved))
+    assert finished(loaded), loaded.stdout + loaded.stderr
+
+    async def asked() -> CliResult:
+        return await world.official(
+            "tg-invoke-document-embeddings", "-c", "copied", "Where was Marie Curie born?"
+        )
+
+    found = await eventually(asked, lambda r: f"{world.doc}/" in r.stdout)
+    assert found.code == 0, found.stderr
