@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from trustgraph_base.layout import line_place, line_span
 from trustgraph_cli.render.text import label_or_term
+from trustgraph_cli.render.tree import Field
 
 if TYPE_CHECKING:
     from trustgraph_base.schema.explain import (
@@ -86,3 +87,14 @@ def metrics_text(m: StageMetrics) -> str:
     if m.latency_ms is not None:
         parts.append(f"{m.latency_ms:.0f} ms")
     return ", ".join(parts) or "none"
+
+
+CITED = "★ cited by the answer"  # retrieved → selected → cited (docs/lineage.md)
+
+
+def answer_field(text: str) -> Field:
+    return Field("Answer", text)
+
+
+def count_field(label: str, count: int | None) -> Field:
+    return Field(label, "unknown" if count is None else str(count))

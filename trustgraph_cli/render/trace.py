@@ -7,7 +7,10 @@ from typing import TYPE_CHECKING
 
 from trustgraph_cli.render.agent_parts import call_node, step_fields, uses_text
 from trustgraph_cli.render.parts import (
+    CITED,
+    answer_field,
     claim_text,
+    count_field,
     edge_text,
     evidence_names,
     metrics_text,
@@ -136,7 +139,7 @@ class _Builder:
         from trustgraph_base.provenance.uris import agent_final_uri, agent_step_index
 
         if view.answer is not None:
-            fields = [_answer(self.cut(view.answer))]
+            fields = [answer_field(self.cut(view.answer))]
             # From the last step (or the question) is the seed's chain; else it named them.
             one = view.uses[0] if len(view.uses) == 1 else ""
             if len(view.uses) > 1 or (
@@ -165,7 +168,7 @@ class _Builder:
         if view.type == "graph-rag" and view.focus is not None:
             nodes.append(self.focus(view, view.focus))
         if view.synthesis is not None:
-            answer = _answer(self.cut(view.answer or ""))
+            answer = answer_field(self.cut(view.answer or ""))
             node = self.stage("Synthesis", view.synthesis, view, "synthesis", answer)
             names = evidence_names(view)
             for n, claim in enumerate(view.claims if self.opts.show_provenance else [], 1):
@@ -185,11 +188,15 @@ class _Builder:
     def exploration(self, view: TraceView, uri: str) -> Node:
         if view.type == "graph-rag":
             return self.stage(
-                "Exploration", uri, view, "exploration", _count("Edges retrieved", view.edge_count)
+                "Exploration",
+                uri,
+                view,
+                "exploration",
+                count_field("Edges retrieved", view.edge_count),
             )
         count = view.chunk_count if view.chunk_count is not None else len(view.chunks)
         node = self.stage(
-            "Exploration", uri, view, "exploration", _count("Chunks retrieved", count)
+            "Exploration", uri, view, "exploration", count_field("Chunks retrieved", count)
         )
         for n, chunk in enumerate(view.chunks, start=1):
             child = Node(f"Chunk {n}", chunk.uri)
@@ -203,7 +210,9 @@ class _Builder:
         return node
 
     def focus(self, view: TraceView, uri: str) -> Node:
-        node = self.stage("Focus", uri, view, "focus", _count("Edges selected", len(view.edges)))
+        node = self.stage(
+            "Focus", uri, view, "focus", count_field("Edges selected", len(view.edges))
+        )
         for n, edge in enumerate(view.edges, start=1):
             child = Node(f"Edge {n}", edge_text(edge, self.style), value_paint=())
             child.add("Reasoning", self.cut(edge.reasoning) if edge.reasoning else None)
@@ -238,14 +247,3 @@ class _Builder:
                 node.add("Place", place)  # a chunk
             for span in ref.spans:
                 node.add("Quote", self.cut(span_text(ref, span, text)))
-
-
-CITED = "★ cited by the answer"  # retrieved → selected → cited (docs/lineage.md)
-
-
-def _answer(text: str) -> Field:
-    return Field("Answer", text)
-
-
-def _count(label: str, count: int | None) -> Field:
-    return Field(label, "unknown" if count is None else str(count))
