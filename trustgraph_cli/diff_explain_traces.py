@@ -20,7 +20,13 @@ Examples:
   tg-diff-explain-traces "$a" "$b" --format json
 """
 
-LEVELS = (("documents", "Documents"), ("pages", "Pages"), ("chunks", "Chunks"), ("edges", "Edges"))
+LEVELS = (
+    ("documents", "Documents"),
+    ("pages", "Pages"),
+    ("chunks", "Chunks"),
+    ("edges", "Edges"),
+    ("prompts", "Prompts"),  # the prompt (id, digest) of each LLM step: a changed one shows here
+)
 
 
 @command(epilog=EPILOG)

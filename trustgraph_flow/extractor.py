@@ -24,7 +24,8 @@ from trustgraph_base.messaging import (
     Context,
     Processor,
 )
-from trustgraph_base.provenance.uris import entity_uri
+from trustgraph_base.provenance import GRAPH_SOURCE
+from trustgraph_base.provenance.uris import activity_uri, entity_uri
 from trustgraph_base.schema import (
     ChunkText,
     EmbeddingsRequest,
@@ -49,6 +50,7 @@ from trustgraph_flow.extraction import (
     extraction_request,
     salvage,
 )
+from trustgraph_flow.prompts.book import prompted
 from trustgraph_flow.structured import BadReply, ask
 
 log = logging.getLogger(__name__)
@@ -73,13 +75,14 @@ async def document_clock(ctx: Context[Settings]) -> AsyncIterator[DocumentClock]
     yield DocumentClock(ctx.settings.document_budget, ctx.settings.chunk_budget)
 
 
-async def _extract(chunk: ChunkText, ctx: Context[Settings, DocumentClock]) -> Extracted:
+async def _extract(
+    chunk: ChunkText, ctx: Context[Settings, DocumentClock], request: TextCompletionRequest
+) -> Extracted:
     """Edges of a chunk, trying twice; an unusable answer gives no edges and an error, and
     so does a document whose time budget is used up."""
     key = (chunk.metadata.user, chunk.metadata.collection, chunk.document)
     error = ""
     resp: TextCompletionResponse | None = None
-    request = extraction_request(chunk.text)
     left = ctx.state.arrived(key)
     for attempt in (1, 2):
         left = left if attempt == 1 else ctx.state.remaining(key)
@@ -188,12 +191,15 @@ async def _report(
 @proc.consumer(CHUNKS, concurrency=CONCURRENCY, give_up=_gave_up)
 async def on_chunk(chunk: ChunkText, ctx: Context[Settings, DocumentClock]) -> None:
     """Extract, index and store one chunk's knowledge, then report it."""
-    edges, resp, error = await _extract(chunk, ctx)
+    request, prompt = await prompted(ctx, chunk.metadata.user, extraction_request(chunk.text))
+    edges, resp, error = await _extract(chunk, ctx, request)
     await _index(chunk, edges, ctx)
     facts, quoted = edge_triples(edges)
     if resp is not None and error is None:
         spans = edge_spans(chunk, edges, quoted)
         triples = facts + extraction_triples(chunk, quoted, resp, spans)
+        if prompt is not None:
+            triples += prompt.triples(activity_uri(chunk.chunk, "extract"), GRAPH_SOURCE)
         await ctx.publish(TRIPLES_STORE, Triples(metadata=chunk.metadata, triples=triples))
     await _report(chunk, len(edges), error, ctx)
 

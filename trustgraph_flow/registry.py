@@ -4,6 +4,7 @@ from __future__ import annotations
 
 PROCESSORS: dict[str, str] = {
     "store": "trustgraph_flow.store.processor",
+    "config": "trustgraph_flow.config.processor",
     "text-completion": "trustgraph_flow.llm.processor",
     "embeddings": "trustgraph_flow.embeddings.processor",
     "vectors": "trustgraph_flow.vectors.processor",

@@ -29,6 +29,7 @@ from tests.support.agent import (
     entities,
     messages,
     observation_rows,
+    prompt_links,
     published,
     question_rows,
     row,
@@ -90,6 +91,11 @@ async def test_multi_iteration_session_is_traced_step_by_step(
     assert [b.metadata.id for b in batches] == messages(s, 4)
     assert entities(batches) == published(s, 4)
     assert {(b.metadata.user, b.metadata.collection) for b in batches} == {("alice", "geo")}
+    # … and name the prompt it was made from (docs/provenance.md, "Which prompt")
+    links = prompt_links(batches)
+    assert {f"{s}/i{n}" for n in range(1, 5)} <= set(links) and set(links.values()) == {
+        "agent-react"
+    }
     # Each step and the conclusion carry the figures of the LLM call that produced them.
     every = by_entity(batches)
     figures = {e: {r[1]: r[2] for r in rs if r[1] in METRICS} for e, rs in every.items()}

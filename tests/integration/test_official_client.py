@@ -261,9 +261,9 @@ async def test_load_turtle_into_the_default_graph(world: World, tmp_path: Path) 
 
 
 async def test_services_we_do_not_offer_end_at_once(world: World) -> None:
-    flows = await world.official("tg-show-flows")
+    cores = await world.official("tg-show-kg-cores")
     # it ended at once (no retry loop) and printed our one-line reason, not a status code
-    assert "unknown-service" in flows.stdout and "unknown service 'config'" in flows.stdout
+    assert "unknown-service" in cores.stdout + cores.stderr, cores
     users = await world.official("tg-list-users")  # REST: our message, not "Status code 400"
     assert "bad-request: iam: 'list-users' is not offered here" in users.stderr, users
     models = await world.official("tg-list-models")  # not "prompt: Field required"
@@ -477,7 +477,7 @@ async def test_every_official_command_ends_with_our_data_or_our_reason(
     a status code where we sent a reason (docs/gateway.md, the compatibility table)."""
     import asyncio
 
-    from tests.support.official_sweep import WATCHERS, sweep
+    from tests.support.official_sweep import WATCHERS, sweep, works
 
     outcomes = await asyncio.to_thread(sweep, world.bin, world.stack.url, tmp_path)
     assert len(outcomes) == 103
@@ -487,8 +487,15 @@ async def test_every_official_command_ends_with_our_data_or_our_reason(
     assert bare == []
     shown = {o.name: o.output for o in outcomes}
     assert "Paris" in shown["tg-invoke-graph-rag"] and "Warsaw" in shown["tg-invoke-document-rag"]
-    assert "unknown-service" in shown["tg-show-config"]
+    assert "Version:" in shown["tg-show-config"] and "graph-rag-select" in shown["tg-show-config"]
+    assert "| id        | default" in shown["tg-show-flows"]
     assert "Loaded successfully" in shown["tg-add-library-document"]
+    assert "Prompt set." in shown["tg-set-prompt"] and "Tool set." in shown["tg-set-tool"]
+    assert "Tool 'text-completion' deleted successfully." in shown["tg-delete-tool"]
+    assert '"extractor": "trustgraph_flow.extractor"' in shown["tg-get-flow-blueprint"]
+    assert "there is one flow, 'default'" in shown["tg-start-flow"]
+    working = sorted(o.name for o in outcomes if works(o))
+    assert len(working) >= 48, working  # docs/gateway.md: the figure measured
 
 
 async def test_saved_doc_embeds_load_into_another_collection(world: World, tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from tests.support.rag import (
     World,
     by_subject,
     costs,
+    prompts,
     spo,
     start_stack,
     stored_trace,
@@ -41,6 +42,7 @@ from trustgraph_base.provenance import (
 from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Triple, TripleTerm, iri
 from trustgraph_base.schema import DocumentRagRequest, DocumentRagResponse
 from trustgraph_base.settings import ProcessorSettings
+from trustgraph_flow.prompts.catalogue import PROMPTS
 
 START = "2026-03-01T10:00:00Z"  # the store keeps this canonical form
 Q = "urn:trustgraph:docrag:"
@@ -92,6 +94,8 @@ async def test_streamed_answer_and_trace_match_spec(
     trace, checked = verification_of(await stored_trace(world, question), synth)
     assert checked["answer"] == "supported" and checked["method"] == "heuristic"
     assert spec_part(trace) == spo(expected)  # SPEC's triples exactly
+    answer_prompt = PROMPTS["document-rag-answer"]
+    assert prompts(trace) == {synth: f"document-rag-answer {answer_prompt.digest}"}
     assert sorted(scored_chunks(trace, explore)) == sorted(CHUNKS)  # each reified, by score
     # the offline engine cites the chunk its answer sentence came from: the forest one
     cited = [

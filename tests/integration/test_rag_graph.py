@@ -17,6 +17,7 @@ from tests.support.rag import (
     World,
     by_subject,
     costs,
+    prompts,
     spo,
     start_stack,
     stored_trace,
@@ -44,6 +45,7 @@ from trustgraph_base.provenance.evidence import ClaimSpec, claim_triples
 from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Triple, TripleTerm, iri, lit, term_key
 from trustgraph_base.schema import GraphRagRequest, GraphRagResponse
 from trustgraph_base.settings import ProcessorSettings
+from trustgraph_flow.prompts.catalogue import PROMPTS
 
 START = "2026-03-01T11:00:00Z"
 Q = "urn:trustgraph:question:"
@@ -125,6 +127,11 @@ async def test_streamed_answer_and_trace_match_spec(
         )
     )
     assert spo(trace) == spo(expected)
+    select, synthesis = PROMPTS["graph-rag-select"], PROMPTS["graph-rag-answer"]
+    assert prompts(trace) == {
+        focus: f"graph-rag-select {select.digest}",
+        synth: f"graph-rag-answer {synthesis.digest}",
+    }
     assert costs(trace, focus)["model"] == "offline" and int(costs(trace, focus)["inToken"]) > 0
     assert costs(trace, synth)["model"] == "offline"
     assert "latencyMs" in costs(trace, explore)

@@ -83,8 +83,13 @@ async def test_the_typescript_client_works_or_is_refused_at_once(
 
     refused = {c: r["error"] for c, r in calls.items() if r["outcome"] == "refused"}
     # What we do not offer ends with our reason, in a few seconds at most.
-    assert "unknown service 'flow'" in refused["flows.getFlows"]
-    assert "unknown service 'config'" in refused["config.getConfigAll"]
+    # The flow and config services (docs/config.md): the one flow; the user's configuration.
+    assert works["flows.getFlows"] == ["default"] and works["flows.getFlowBlueprints"] == [
+        "default"
+    ]
+    assert "there is one flow, 'default'" in refused["flows.startFlow"]
+    assert "template.graph-rag-answer" in works["config.getConfigAll"]["config"]["prompt"]
+    assert "graph-rag-answer" in works["config.getPrompts"]  # the reference's template-index
     assert "unknown service 'knowledge'" in refused["knowledge.getKnowledgeCores"]
     assert "operation" in refused["librarian.streamDocument"]  # no stream-document here
     assert set(works) | set(refused) == set(calls)

@@ -38,8 +38,25 @@ def entities(batches: list[Triples]) -> list[str]:
     order they first appear in it (a step's message holds its analysis, then its observation)."""
     ids: list[str] = []
     for batch in batches:
-        ids += dict.fromkeys(row(t)[0] for t in batch.triples)
+        ids += dict.fromkeys(s for t in batch.triples if not is_prompt(s := row(t)[0]))
     return ids
+
+
+def prompt_links(batches: list[Triples]) -> dict[str, str]:
+    """Each step → the id of the prompt it names (``tg:prompt``, docs/provenance.md)."""
+    ids = {r[0]: r[2] for b in batches for t in b.triples if (r := row(t))[1] == TG + "promptId"}
+    return {
+        r[0]: ids.get(r[2], r[2])
+        for b in batches
+        for t in b.triples
+        if (r := row(t))[1] == TG + "prompt"
+    }
+
+
+def is_prompt(uri: str) -> bool:
+    """A prompt node (``tg:prompt``, docs/provenance.md): what a step was made from, not a
+    stage; it travels in the message of the step that names it."""
+    return "/prompt/" in uri
 
 
 def by_entity(batches: list[Triples]) -> dict[str, list[Row]]:
@@ -48,6 +65,8 @@ def by_entity(batches: list[Triples]) -> dict[str, list[Row]]:
     for batch in batches:
         for t in batch.triples:
             r = row(t)
+            if r[1] == TG + "prompt" or is_prompt(r[0]):
+                continue  # which prompt a step was made from: see ``prompt_links``
             rows.setdefault(r[0], []).append(r)
     return rows
 

@@ -3,7 +3,8 @@ against a gateway: each must end on its own (work, or say why not), never hang o
 
     python -m tests.support.official_sweep BIN_DIR URL [WORKDIR]
 
-prints one line per command: its name, exit code, seconds, and the first line it printed.
+prints one line per command: its name, whether it works (``works``), exit code, seconds, and
+the first line it printed; then how many work.
 ``tests/integration/test_official_client.py`` runs the same table.
 """
 
@@ -34,11 +35,12 @@ def arguments(work: Path) -> dict[str, list[str]]:
         "tg-create-user": ["--username", "u"],
         "tg-create-workspace": ["--workspace-id", "w"],
         "tg-delete-collection": ["sweep-none", "-y"],
-        "tg-delete-config-item": ["--type", "t", "--key", "k"],
+        # (run in name order: delete before put) a prompt template deleted is its default again
+        "tg-delete-config-item": ["--type", "prompt", "--key", "template.graph-rag-answer"],
         "tg-delete-flow-blueprint": ["-n", "x"],
         "tg-delete-kg-core": ["--id", "x"],
         "tg-delete-mcp-tool": ["--id", "x"],
-        "tg-delete-tool": ["--id", "x"],
+        "tg-delete-tool": ["--id", "text-completion"],
         "tg-delete-user": ["--user-id", "x"],
         "tg-describe-image": ["-i", str(blob)],
         "tg-disable-user": ["--user-id", "x"],
@@ -47,10 +49,10 @@ def arguments(work: Path) -> dict[str, list[str]]:
         "tg-enable-user": ["--user-id", "x"],
         "tg-export-workspace": ["-o", out + ".tar.gz"],
         "tg-export-workspace-config": ["-o", out + ".json"],
-        "tg-get-config-item": ["--type", "t", "--key", "k"],
+        "tg-get-config-item": ["--type", "prompt", "--key", "system"],
         "tg-get-de-core": ["--id", "x", "-o", out],
         "tg-get-document-content": [DOC + "/p1"],
-        "tg-get-flow-blueprint": ["-n", "x"],
+        "tg-get-flow-blueprint": ["-n", "default"],
         "tg-get-kg-core": ["--id", "x", "-o", out],
         "tg-import-workspace": ["-i", str(blob)],
         "tg-import-workspace-config": ["-i", str(blob)],
@@ -72,7 +74,7 @@ def arguments(work: Path) -> dict[str, list[str]]:
         "tg-invoke-sparql-query": ["-q", "SELECT ?s WHERE { ?s ?p ?o } LIMIT 1"],
         "tg-invoke-structured-query": ["-q", "q"],
         "tg-list-api-keys": ["--user-id", "u"],
-        "tg-list-config-items": ["--type", "t"],
+        "tg-list-config-items": ["--type", "prompt"],
         "tg-load-doc-embeds": ["-i", str(blob)],
         "tg-load-kg-core": ["--id", "x"],
         "tg-load-knowledge": ["-i", "urn:sweep:k", str(ttl)],
@@ -90,13 +92,18 @@ def arguments(work: Path) -> dict[str, list[str]]:
         "tg-save-doc-embeds": ["-o", out + ".msgpack"],
         "tg-set-collection": ["sweep", "-n", "Sweep", "-d", "made by the sweep"],
         "tg-set-mcp-tool": ["--id", "x", "--tool-url", "http://127.0.0.1:9/"],
-        "tg-set-prompt": ["--id", "x", "--prompt", "p"],
+        "tg-set-prompt": ["--id", "graph-rag-answer", "--prompt", "{{facts}}\n\nQ: {{question}}"],
         "tg-set-token-costs": ["--model", "m", "-i", "1", "-o", "1"],
-        "tg-set-tool": ["--id", "x", "--name", "n", "--type", "knowledge-query"],
+        "tg-set-tool": [
+            *("--id", "facts", "--name", "facts", "--type", "knowledge-query"),
+            *("--description", "Facts from the knowledge graph."),
+        ],
         "tg-show-explain-trace": [TRACE],
         "tg-show-extraction-provenance": [DOC],
         "tg-start-flow": ["-n", "x", "-i", "y", "-d", "z"],
-        "tg-start-library-processing": ["-d", "urn:sweep:note", "--id", "sweep-proc"],
+        "tg-start-library-processing": [
+            *("-d", DOC, "--id", "sweep-proc", "--collection", "sweep-processed")
+        ],
         "tg-stop-flow": ["-i", "x"],
         "tg-stop-library-processing": ["--id", "sweep-proc"],
         "tg-unload-kg-core": ["--id", "x"],
@@ -118,6 +125,14 @@ class Outcome(NamedTuple):
     seconds: float
     first_line: str
     output: str
+
+
+def works(o: Outcome) -> bool:
+    """Whether the command did what it was asked (the sweep's count of working commands): it
+    ended 0 (a watcher: it ran) and said no error, usage or "not found" first."""
+    said = o.first_line
+    failed = any(w in said for w in ("Exception", "Error", "usage:", "not found"))
+    return (o.code == 0 or (o.code is None and o.name in WATCHERS)) and not failed
 
 
 def run_one(bin_dir: Path, name: str, args: list[str], url: str, limit: float) -> Outcome:
@@ -160,9 +175,12 @@ def main() -> None:
     bin_dir, url = Path(sys.argv[1]), sys.argv[2]
     work = Path(sys.argv[3]) if len(sys.argv) > 3 else Path.cwd()
     work.mkdir(parents=True, exist_ok=True)
-    for o in sweep(bin_dir, url, work):
+    outcomes = sweep(bin_dir, url, work)
+    for o in outcomes:
         code = ("watching" if o.name in WATCHERS else "HUNG") if o.code is None else str(o.code)
-        print(f"{o.name}\t{code}\t{o.seconds:.1f}\t{o.first_line}", flush=True)
+        verdict = "works" if works(o) else "ends"
+        print(f"{o.name}\t{verdict}\t{code}\t{o.seconds:.1f}\t{o.first_line}", flush=True)
+    print(f"{sum(works(o) for o in outcomes)} of {len(outcomes)} work", flush=True)
 
 
 if __name__ == "__main__":

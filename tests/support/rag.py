@@ -155,7 +155,9 @@ async def start_stack(
     llm_url: str = "",
     rag_timeout: float = 10.0,
 ) -> None:
-    """Store, text completion, embeddings, vectors and both RAG processors."""
+    """Store, configuration, text completion, embeddings, vectors and both RAG processors."""
+    from trustgraph_flow.config.processor import Settings as ConfigSettings
+    from trustgraph_flow.config.processor import proc as config
     from trustgraph_flow.document_rag.processor import proc as docrag
     from trustgraph_flow.embeddings.processor import Settings as EmbeddingsSettings
     from trustgraph_flow.embeddings.processor import proc as embeddings
@@ -170,6 +172,7 @@ async def start_stack(
 
     base = settings.model_dump()
     await processors.start(store, StoreSettings(**base))
+    await processors.start(config, ConfigSettings(**base))
     await processors.start(
         llm, LlmSettings(**base, llm_base_url=llm_url, llm_retries=1, llm_backoff=0.01)
     )
@@ -197,7 +200,7 @@ async def stored_trace(world: World, question: str, last: str = "/synthesis") ->
     return found
 
 
-METRICS = {"model", "inToken", "outToken", "latencyMs"}
+METRICS = {"model", "inToken", "outToken", "latencyMs", "prompt"}  # beside SPEC's: see prompts
 
 
 def spo(triples: list[Triple]) -> set[tuple[str, str, str]]:
@@ -208,7 +211,24 @@ def spo(triples: list[Triple]) -> set[tuple[str, str, str]]:
     return {
         (term_key(t.s), term_key(t.p), term_key(t.o))
         for t in triples
-        if t.p.i.removeprefix(TG_NS) not in METRICS
+        if t.p.i.removeprefix(TG_NS) not in METRICS and "/prompt/" not in term_key(t.s)
+    }
+
+
+def prompts(triples: list[Triple]) -> dict[str, str]:
+    """Each stage → the prompt digest it names (``tg:prompt``, docs/provenance.md), as
+    ``ID DIGEST``."""
+    from trustgraph_base.provenance.namespaces import TG
+    from trustgraph_base.rdf.terms import LiteralTerm
+
+    facts: dict[str, dict[str, str]] = {}
+    for t in triples:
+        if isinstance(t.s, IriTerm) and isinstance(t.o, LiteralTerm):
+            facts.setdefault(t.s.i, {})[t.p.i] = t.o.v
+    return {
+        t.s.i: f"{facts[t.o.i][TG.promptId.i]} {facts[t.o.i][TG.promptDigest.i]}"
+        for t in triples
+        if t.p == TG.prompt and isinstance(t.s, IriTerm) and isinstance(t.o, IriTerm)
     }
 
 

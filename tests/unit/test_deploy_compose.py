@@ -37,7 +37,7 @@ STORE_SERVERS, VECTORS_SERVER = ("oxigraph-a", "oxigraph-b", "oxigraph-c"), "mil
 ENGINES = {BROKER, *STORE_SERVERS, VECTORS_SERVER}
 GATEWAY_MODULE = "trustgraph_flow.gateway.server"
 APP_SERVICES = {name: module for name, module in PROCESSORS.items()} | {"gateway": GATEWAY_MODULE}
-STATEFUL = {"librarian"}  # the rest keep their data in the engines and may scale
+STATEFUL = {"librarian", "config"}  # the rest keep their data in the engines and may scale
 # Not TG_* settings, passed through on purpose: the LLM's OpenAI-style variables (read by
 # the text-completion settings as fallbacks) and the tg-* commands' own variables.
 PASS_THROUGH = {

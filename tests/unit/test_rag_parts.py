@@ -14,7 +14,7 @@ from trustgraph_base.rdf.terms import LiteralTerm, Triple, iri, lit
 from trustgraph_base.schema import DocumentRagRequest, GraphRagRequest
 from trustgraph_base.schema.rag import RagRequest
 from trustgraph_base.wire import decode
-from trustgraph_flow.document_rag.processor import render_prompt
+from trustgraph_flow.document_rag.prompt import render_prompt
 from trustgraph_flow.graph_rag.select import (
     NO_REASON,
     MalformedSelection,

@@ -18,6 +18,8 @@ from trustgraph_base.schema import (
     AgentResponse,
     ChunkText,
     CollectionDeleted,
+    ConfigRequest,
+    ConfigResponse,
     DocumentLoaded,
     DocumentRagRequest,
     DocumentRagResponse,
@@ -25,6 +27,8 @@ from trustgraph_base.schema import (
     EmbeddingsResponse,
     ExplainRequest,
     ExplainResponse,
+    FlowRequest,
+    FlowResponse,
     GraphRagRequest,
     GraphRagResponse,
     IngestEvent,
@@ -83,6 +87,8 @@ TRIPLES_QUERY = ServiceSpec("triples", TriplesQueryRequest, TriplesQueryResponse
 SPARQL = ServiceSpec("sparql", SparqlQueryRequest, SparqlQueryResponse)
 EXPLAIN = ServiceSpec("explain", ExplainRequest, ExplainResponse)
 LIBRARIAN = ServiceSpec("librarian", LibrarianRequest, LibrarianResponse)
+CONFIG = ServiceSpec("config", ConfigRequest, ConfigResponse)
+FLOW = ServiceSpec("flow", FlowRequest, FlowResponse)
 
 SERVICES: dict[str, ServiceSpec[BaseModel, Response]] = {
     spec.name: spec  # type: ignore[misc]
@@ -97,6 +103,8 @@ SERVICES: dict[str, ServiceSpec[BaseModel, Response]] = {
         SPARQL,
         EXPLAIN,
         LIBRARIAN,
+        CONFIG,
+        FLOW,
     )
 }
 

@@ -129,6 +129,13 @@ class TG:
     stepNumber: Final = _t(TG_NS, "stepNumber")
     toolCandidate: Final = _t(TG_NS, "toolCandidate")
     terminationReason: Final = _t(TG_NS, "terminationReason")
+    # the prompt an LLM step was made from (docs/provenance.md, "Which prompt")
+    Prompt: Final = _t(TG_NS, "Prompt")
+    prompt: Final = _t(TG_NS, "prompt")
+    promptId: Final = _t(TG_NS, "promptId")
+    promptDigest: Final = _t(TG_NS, "promptDigest")
+    promptSystem: Final = _t(TG_NS, "promptSystem")
+    promptTemplate: Final = _t(TG_NS, "promptTemplate")
 
 
 class PROV:

@@ -68,7 +68,8 @@ TRACE_PREFIXES = tuple(_PREFIX_KIND)
 _SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,127}$")
 _STEP_INDEX = re.compile(r"/i(\d+)$")
 _STAGE_SUFFIX = re.compile(
-    r"/(i\d+(/c\d+)?(/observation)?|final|exploration(/c\d+)?|focus(/e\d+)?|synthesis(/claim\d+(/assessment)?|/verification|/abstention)?)$"
+    r"/(i\d+(/c\d+)?(/observation)?|final|exploration(/c\d+)?|focus(/e\d+)?|synthesis(/claim\d+(/assessment)?|/verification|/abstention)?"
+    r"|prompt/[A-Za-z0-9._-]+/[0-9a-f]+)$"  # the prompt a step was made from (prompts.py)
 )
 
 

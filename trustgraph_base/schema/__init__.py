@@ -2,6 +2,14 @@
 
 from trustgraph_base.bounds import DEFAULT_COLLECTION, DEFAULT_USER
 from trustgraph_base.schema.agent import AgentRequest, AgentResponse, AgentStep
+from trustgraph_base.schema.config import (
+    ConfigKey,
+    ConfigRequest,
+    ConfigResponse,
+    ConfigValue,
+    FlowRequest,
+    FlowResponse,
+)
 from trustgraph_base.schema.core import (
     Error,
     Message,
@@ -79,6 +87,10 @@ __all__ = [
     "ChunkView",
     "CollectionDeleted",
     "CollectionMetadata",
+    "ConfigKey",
+    "ConfigRequest",
+    "ConfigResponse",
+    "ConfigValue",
     "DocumentInfo",
     "DocumentLoaded",
     "DocumentMetadata",
@@ -91,6 +103,8 @@ __all__ = [
     "Error",
     "ExplainRequest",
     "ExplainResponse",
+    "FlowRequest",
+    "FlowResponse",
     "GraphRagRequest",
     "GraphRagResponse",
     "IngestEvent",

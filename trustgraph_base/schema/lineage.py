@@ -109,3 +109,4 @@ class TraceDiff(Message):
     chunks: EvidenceLevel = EvidenceLevel()
     pages: EvidenceLevel = EvidenceLevel()
     documents: EvidenceLevel = EvidenceLevel()
+    prompts: EvidenceLevel = EvidenceLevel()  # the prompts the LLM steps were made from

@@ -28,6 +28,7 @@ from trustgraph_flow.agent.react import (
 from trustgraph_flow.agent.resume import recorded_answer, recorded_steps
 from trustgraph_flow.agent.session import Session
 from trustgraph_flow.agent.uses import entity_id, resolve_uses, usable
+from trustgraph_flow.prompts.book import prompted
 from trustgraph_flow.structured import BadReply, ask
 
 log = logging.getLogger(__name__)
@@ -126,6 +127,7 @@ async def think(session: Session, last: bool = False) -> str | StepReply | BadRe
     A failing LLM ends the session, marked on the trace."""
     history = [*session.prior, *session.steps]
     request = react_request(session.req.question, session.tools, history, session.structured, last)
+    request, session.prompt = await prompted(session.ctx, session.req.user, request)
     offered = [] if last else session.tools
     timeout = session.ctx.settings.request_timeout
     started = time.monotonic()

@@ -15,11 +15,12 @@ from trustgraph_base.errors import ErrorType, ServiceError, TrustGraphError
 from trustgraph_base.messaging import AGENT, Context, Processor
 from trustgraph_base.provenance import uris
 from trustgraph_base.schema import AgentRequest, AgentResponse
+from trustgraph_flow.agent.configured import user_tools
 from trustgraph_flow.agent.loop import run
 from trustgraph_flow.agent.prompt import Step
 from trustgraph_flow.agent.session import Session
 from trustgraph_flow.agent.settings import Ctx, Settings, State
-from trustgraph_flow.agent.tools import load_tools, select_tools
+from trustgraph_flow.agent.tools import ToolConfig, load_tools, select_tools
 from trustgraph_flow.run_recovery import journal_open
 from trustgraph_flow.trace_writer import TraceWriter, identity, open_trace
 
@@ -47,9 +48,15 @@ async def open_state(ctx: Context[Settings]) -> AsyncIterator[State]:
             gc.unfreeze()  # a test may run the agent in its own process
 
 
-def open_session(req: AgentRequest, ctx: Ctx, uri: str, trace: TraceWriter | None) -> Session:
-    """Check the request and set up its session; ``ServiceError`` ("bad-request") if it is wrong."""
-    configured = ctx.state.tools
+def open_session(
+    req: AgentRequest,
+    ctx: Ctx,
+    uri: str,
+    trace: TraceWriter | None,
+    configured: tuple[ToolConfig, ...],
+) -> Session:
+    """Check the request and set up its session; ``ServiceError`` ("bad-request") if it is wrong.
+    ``configured``: the user's tools (``configured.user_tools``)."""
     tools = select_tools(configured, req.group)
     if req.group and not tools:
         names = ", ".join(t.name for t in configured)
@@ -76,7 +83,8 @@ async def agent(req: AgentRequest, ctx: Ctx) -> AsyncIterator[AgentResponse]:
     explainable = ctx.settings.explainable
     with open_trace(ctx, uri, req, started, journaled=explainable) as trace:
         # A rerun of a session cut short continues its trace: its id, and its steps so far.
-        session = open_session(req, ctx, trace.question_uri, trace if explainable else None)
+        tools = await user_tools(ctx, req.user, ctx.state.tools)
+        session = open_session(req, ctx, trace.question_uri, trace if explainable else None, tools)
         async for event in session.stream(run(session)):
             if req.streaming or event.end_of_stream:
                 yield event

@@ -28,6 +28,7 @@ from trustgraph_flow.agent.prompt import Call, Step
 from trustgraph_flow.agent.settings import Settings
 from trustgraph_flow.agent.tools import ToolConfig
 from trustgraph_flow.agent.uses import entity_id
+from trustgraph_flow.prompts.book import PromptUse
 from trustgraph_flow.trace_writer import TraceWriter
 
 
@@ -48,6 +49,7 @@ class Session:
     structured: bool = True
     model: str = ""  # the model that wrote the last reply
     last_call: tuple[str, int, int, float] | None = None  # its model, tokens in/out, latency
+    prompt: PromptUse | None = None  # the prompt of the last LLM call (``tg:prompt``)
 
     @property
     def explainable(self) -> bool:
@@ -185,7 +187,8 @@ class Session:
         if self.last_call is None:
             return []
         model, in_token, out_token, latency = self.last_call
-        return metrics_triples(
+        used = self.prompt.triples(stage_uri, GRAPH_RETRIEVAL) if self.prompt else []
+        figures = metrics_triples(
             stage_uri,
             GRAPH_RETRIEVAL,
             model=model or None,
@@ -193,6 +196,7 @@ class Session:
             out_token=out_token,
             latency_ms=latency,
         )
+        return figures + used
 
     def fail(self, message: str) -> None:
         """Mark the question failed, with the reason."""

@@ -22,6 +22,7 @@ from trustgraph_base.schema import (
     TextCompletionRequest,
     VectorMatch,
 )
+from trustgraph_flow.document_rag.prompt import SYSTEM, render_prompt
 from trustgraph_flow.rag_common import (
     Cost,
     RagContext,
@@ -34,19 +35,8 @@ from trustgraph_flow.rag_common import (
     traced,
 )
 
-SYSTEM = (
-    "You answer questions using only the document excerpts given. If they do not "
-    "contain the answer, say so. Be concise."
-)
-
 proc: Processor[RagSettings, RagState] = Processor("document-rag", RagSettings)
 proc.lifespan(open_rag_state)
-
-
-def render_prompt(question: str, chunks: list[str]) -> str:
-    """The prompt an HTTP LLM sees (the offline engine reads the variables instead)."""
-    excerpts = "\n\n".join(f"[{n}] {text}" for n, text in enumerate(chunks, start=1))
-    return f"Document excerpts:\n\n{excerpts}\n\nQuestion: {question}\n\nAnswer:"
 
 
 async def chunk_texts(

@@ -78,6 +78,7 @@ class Principal:
 
 
 OPEN = Principal(user=None)
+USER_WIDE = ("config", "flow")  # services acting on the user's own, not a collection
 ADMIN = Principal(user=None, admin=True)
 
 
@@ -159,6 +160,9 @@ def authenticate(request: web.Request) -> Principal:
 def admit(principal: Principal, service: str, request: dict[str, Any]) -> dict[str, Any]:
     """The outside request as it may be forwarded (see the module docstring)."""
     check_operation(service, request)
+    if service in USER_WIDE and principal.collections is not None:
+        # The user's own, in no collection: a key limited to some collections may use it.
+        request = {**request, "collection": sorted(principal.collections)[0]}
     for collection in named_collections(service, request):
         principal.scope({"collection": collection})
     return principal.scope(strip_internal(service, request, operator=principal.user is None))

@@ -33,6 +33,8 @@ ALLOWED: dict[str, frozenset[str] | None] = {
     "vectors": frozenset({"query"}),
     "explain": frozenset(get_args(ExplainClientOperation)),
     "librarian": frozenset(get_args(LibrarianClientOperation)),
+    "config": None,  # every operation acts on the caller's own configuration
+    "flow": None,
 }
 
 # service → request fields only processors set for each other (dropped for everyone) …

@@ -51,6 +51,11 @@ async def librarian_handler(request: web.Request) -> web.Response:
     return await call(request, LIBRARIAN.name)
 
 
+async def global_service_handler(request: web.Request) -> web.Response:
+    """The services outside any flow: ``/api/v1/config`` and ``/api/v1/flow``."""
+    return await call(request, request.match_info["service"])
+
+
 async def health_handler(request: web.Request) -> web.Response:
     settings = request.app[SETTINGS]
     status, body = await health.report(settings.pulsar_url, settings.health_file)

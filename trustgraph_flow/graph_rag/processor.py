@@ -40,6 +40,7 @@ from trustgraph_flow.graph_rag.select import (
     select_variables,
 )
 from trustgraph_flow.graph_rag.subgraph import Subgraph, retrieve
+from trustgraph_flow.prompts.book import prompted
 from trustgraph_flow.rag_common import (
     Cost,
     RagContext,
@@ -87,6 +88,7 @@ async def select(
         temperature=ctx.settings.llm_temperature,
         max_tokens=MAX_SELECT_TOKENS,
     )
+    request, cost.prompt = await prompted(ctx, req.user, request)
     schema = select_schema(len(graph.edges), req.max_edges_selected)
     problem = ""
     for _ in range(SELECT_ATTEMPTS):

@@ -21,6 +21,7 @@ from trustgraph_base.schema import (
 )
 from trustgraph_base.schema.llm import VectorKind
 from trustgraph_base.schema.rag import RagRequest
+from trustgraph_flow.prompts.book import PromptUse
 
 
 @dataclass
@@ -31,6 +32,7 @@ class Cost:
     in_token: int | None = None
     out_token: int | None = None
     latency_ms: float = 0.0
+    prompt: PromptUse | None = None  # the prompt of its LLM call (``tg:prompt``)
 
     def add(self, model: str, in_token: int, out_token: int, latency_ms: float) -> None:
         self.model = self.model or model
@@ -39,14 +41,18 @@ class Cost:
         self.latency_ms += latency_ms
 
     def triples(self, stage_uri: str) -> list[Triple]:
-        return metrics_triples(
-            stage_uri,
-            GRAPH_RETRIEVAL,
-            model=self.model or None,
-            in_token=self.in_token,
-            out_token=self.out_token,
-            latency_ms=self.latency_ms,
-        )
+        used = self.prompt.triples(stage_uri, GRAPH_RETRIEVAL) if self.prompt else []
+        return [
+            *metrics_triples(
+                stage_uri,
+                GRAPH_RETRIEVAL,
+                model=self.model or None,
+                in_token=self.in_token,
+                out_token=self.out_token,
+                latency_ms=self.latency_ms,
+            ),
+            *used,
+        ]
 
 
 class Timer:

@@ -25,6 +25,7 @@ from trustgraph_base.provenance.verification import verification_uri
 from trustgraph_base.rdf.terms import Triple, check_iri
 from trustgraph_base.schema import TextCompletionRequest
 from trustgraph_base.schema.rag import RagRequest, RagResponse
+from trustgraph_flow.prompts.book import prompted
 from trustgraph_flow.rag_common.calls import Completion, Cost
 from trustgraph_flow.rag_common.citations import ClaimCites, cited_answer
 from trustgraph_flow.rag_common.claims import answer_claims, claim_spans
@@ -151,6 +152,7 @@ class Trace(Generic[R]):
             return
         said: list[ClaimCites] = []
         live = getattr(self.ctx.settings, "unsupported_answers", "abstain") == "keep"
+        request, prompt = await prompted(self.ctx, self.req.user, request)
         if evidence and getattr(self.ctx.settings, "llm_structured", "none") != "none":
             answer, cited, said, cost = await cited_answer(self.ctx, request, evidence, what)
             live = False  # one reply: given once verified
@@ -161,6 +163,7 @@ class Trace(Generic[R]):
                     yield self.piece(piece)
             answer, cited, cost = call.text, [], call.cost
             live = live and request.streaming
+        cost.prompt = prompt
         if not answer.strip():
             raise ServiceError(ErrorType.LLM_ERROR, "the LLM returned an empty answer")
         claims = answer_claims(answer, said, evidence)

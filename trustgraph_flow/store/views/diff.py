@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import pyoxigraph as ox
 
+from trustgraph_base.provenance import GRAPH_RETRIEVAL, TG
 from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Term
 from trustgraph_base.schema.explain import (
     EdgeView,
@@ -23,7 +24,7 @@ from trustgraph_base.schema.explain import (
     TraceSummary,
     TraceView,
 )
-from trustgraph_flow.store.core.backend import Handle
+from trustgraph_flow.store.core.backend import Handle, subject_quads
 from trustgraph_flow.store.core.convert import ConversionError, to_ox
 from trustgraph_flow.store.core.rows import edge_key
 from trustgraph_flow.store.views.explain import get_trace
@@ -112,6 +113,38 @@ def compare(a: Evidence, b: Evidence, level: str) -> EvidenceLevel:
     )
 
 
+def stage_uris(view: TraceView) -> list[str]:
+    """The stages of a trace and its sub-traces that an LLM step made."""
+    found = [u for u in (view.focus, view.synthesis) if u]
+    for step in view.steps:
+        found.append(step.uri)
+        for sub in step.subtraces:
+            found += stage_uris(sub)
+    return found
+
+
+def prompts_of(handle: Handle | None, view: TraceView) -> dict[str, str | None]:
+    """The prompts (``tg:prompt``, docs/provenance.md) the trace's LLM steps were made from,
+    each as ``ID DIGEST``."""
+    if handle is None:
+        return {}
+    graph = ox.NamedNode(GRAPH_RETRIEVAL)
+    stages = [ox.NamedNode(u) for u in stage_uris(view)]
+    nodes = [
+        q.object for q in subject_quads(handle.store, stages, graph, ox.NamedNode(TG.prompt.i))
+    ]
+    facts: dict[str, dict[str, str]] = {}
+    for q in subject_quads(handle.store, [n for n in nodes if isinstance(n, ox.NamedNode)], graph):
+        if isinstance(q.object, ox.Literal):
+            facts.setdefault(str(q.subject), {})[q.predicate.value] = q.object.value
+    out: dict[str, str | None] = {}
+    for fact in facts.values():
+        pid, digest = fact.get(TG.promptId.i), fact.get(TG.promptDigest.i)
+        if pid and digest:
+            out[f"{pid} {digest}"] = None
+    return out
+
+
 def summary(view: TraceView) -> TraceSummary:
     return TraceSummary(
         id=view.id, type=view.type, question=view.question, time=view.time, status=view.status
@@ -122,10 +155,11 @@ def diff_traces(handle: Handle | None, a_id: str, b_id: str) -> TraceDiff:
     """Both answers, then the evidence used by both / only A / only B at each level."""
     a, b = get_trace(handle, a_id, True), get_trace(handle, b_id, True)
     ea, eb = collect(a, Evidence()), collect(b, Evidence())
+    ea.levels["prompts"], eb.levels["prompts"] = prompts_of(handle, a), prompts_of(handle, b)
     return TraceDiff(
         a=summary(a),
         b=summary(b),
         answer_a=a.answer,
         answer_b=b.answer,
-        **{level: compare(ea, eb, level) for level in LEVELS},
+        **{level: compare(ea, eb, level) for level in (*LEVELS, "prompts")},
     )

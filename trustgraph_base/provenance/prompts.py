@@ -1,0 +1,39 @@
+"""Which prompt an LLM step was made from, beside SPEC's triples (docs/provenance.md,
+"Which prompt"): ``<stage> tg:prompt <P>``, ``P`` a ``tg:Prompt`` with its id, digest,
+system text and template.
+
+In a query-time trace ``P`` is ``{question}/prompt/{id}/{hex16}``: part of the trace (kept,
+exported, signed and deleted with it), one node per prompt version however many steps
+used it. Elsewhere (an extraction activity) it is ``urn:trustgraph:prompt:{id}:{hex}``,
+one node per prompt version in the collection."""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+from trustgraph_base.provenance.common import text, triple, types
+from trustgraph_base.provenance.namespaces import TG
+from trustgraph_base.provenance.uris import trace_root
+from trustgraph_base.rdf.terms import IriTerm, Triple
+
+
+def prompt_uri(stage_uri: str, prompt_id: str, digest: str) -> str:
+    name, hexdigest = quote(prompt_id, safe="-._"), digest.removeprefix("sha256:")
+    root = trace_root(stage_uri)
+    if root is not None:
+        return f"{root}/prompt/{name}/{hexdigest[:16]}"
+    return f"urn:trustgraph:prompt:{name}:{hexdigest}"
+
+
+def prompt_triples(
+    stage_uri: str, graph: str, prompt_id: str, digest: str, system: str, template: str
+) -> list[Triple]:
+    uri = prompt_uri(stage_uri, prompt_id, digest)
+    return [
+        triple(stage_uri, TG.prompt, IriTerm(i=uri), graph),
+        *types(uri, graph, TG.Prompt),
+        triple(uri, TG.promptId, text(prompt_id), graph),
+        triple(uri, TG.promptDigest, text(digest), graph),
+        triple(uri, TG.promptSystem, text(system), graph),
+        triple(uri, TG.promptTemplate, text(template), graph),
+    ]

@@ -1,0 +1,1 @@
+"""The configuration and flow services (the reference's ``config`` and ``flow``)."""

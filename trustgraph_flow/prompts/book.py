@@ -1,0 +1,103 @@
+"""Each LLM request as the user's configuration says: ``prompted`` asks the configuration
+service for the user's template of the request's prompt (the default when they set none),
+fills it, and says which prompt (id and digest) it was, for the trace.
+
+The configuration is asked at every request, so a change takes effect at the next answer.
+Where no configuration service answers (a stack started without one), the request goes
+as the processor built it, with the default prompt's id and digest, and the service is not
+asked again for ``ABSENT_S``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+import weakref
+from dataclasses import dataclass
+from typing import Any
+
+from trustgraph_base.errors import RequestTimeout, ServiceError
+from trustgraph_base.messaging import CONFIG, Context
+from trustgraph_base.provenance.prompts import prompt_triples
+from trustgraph_base.rdf.terms import Triple
+from trustgraph_base.schema import ConfigKey, ConfigRequest, ConfigResponse, TextCompletionRequest
+from trustgraph_flow.prompts.catalogue import PROMPTS, SYSTEM_KEY, TEMPLATE_PREFIX, prompt_id
+from trustgraph_flow.prompts.templates import check, digest, render
+
+log = logging.getLogger(__name__)
+
+CONFIG_WAIT_S = 2.0  # a running configuration service answers in milliseconds
+ABSENT_S = 30.0
+_absent: weakref.WeakKeyDictionary[Any, float] = weakref.WeakKeyDictionary()
+
+
+@dataclass(frozen=True)
+class PromptUse:
+    """The prompt one LLM step was made from: its id, its version (``sha256:`` of its
+    system text and template) and those texts."""
+
+    id: str
+    digest: str
+    system: str
+    template: str
+
+    def triples(self, stage_uri: str, graph: str) -> list[Triple]:
+        """``stage_uri`` was made from this prompt (``tg:prompt``), and the prompt itself."""
+        return prompt_triples(stage_uri, graph, self.id, self.digest, self.system, self.template)
+
+
+async def ask_config(ctx: Context[Any], request: ConfigRequest) -> ConfigResponse | None:
+    """The configuration service's answer (None: none answered; not asked again for a while)."""
+    client = ctx.client(CONFIG)
+    if _absent.get(client, 0.0) > time.monotonic():
+        return None
+    try:
+        return await client.request(request, timeout=CONFIG_WAIT_S)
+    except (RequestTimeout, ServiceError) as exc:
+        log.warning("no configuration (%s): the defaults for %gs", exc, ABSENT_S)
+        _absent[client] = time.monotonic() + ABSENT_S
+        return None
+
+
+async def _configured(ctx: Context[Any], user: str, pid: str) -> tuple[str, dict[str, Any]] | None:
+    """The user's system prompt and template value of ``pid`` (None: no service answered)."""
+    keys = [
+        ConfigKey(type="prompt", key=SYSTEM_KEY),
+        ConfigKey(type="prompt", key=TEMPLATE_PREFIX + pid),
+    ]
+    reply = await ask_config(ctx, ConfigRequest(operation="get", keys=keys, user=user))
+    if reply is None:
+        return None
+    system_raw, template_raw = (v.value for v in reply.values)
+    try:
+        system = json.loads(system_raw) if system_raw else ""
+        value = json.loads(template_raw) if template_raw else {}
+    except ValueError:
+        return None
+    return (system if isinstance(system, str) else ""), (value if isinstance(value, dict) else {})
+
+
+async def prompted(
+    ctx: Context[Any], user: str, request: TextCompletionRequest
+) -> tuple[TextCompletionRequest, PromptUse | None]:
+    """``request`` with the user's prompt in place, and which prompt that is (None: the
+    request is not one of the catalogue's, and goes as it is)."""
+    pid = prompt_id(request)
+    if pid is None:
+        return request, None
+    spec = PROMPTS[pid]
+    found = await _configured(ctx, user, pid)
+    preamble, value = found if found is not None else ("", {})
+    template = value.get("prompt", spec.template)
+    own = value.get("system", spec.system)
+    if not isinstance(own, str):
+        own = spec.system
+    if not isinstance(template, str) or check(template, spec.variables) is not None:
+        template = spec.template  # put before the check existed, or by hand: never a hole
+    system = f"{preamble}\n\n{own}" if preamble else own
+    use = PromptUse(pid, digest(system, template), system, template)
+    if found is None or (system, template) == (spec.system, spec.template):
+        return request, use  # the processor built this very prompt
+    filled = render(template, spec.fill(request))
+    return request.model_copy(update={"system": system, "prompt": filled}), use
