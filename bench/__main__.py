@@ -37,6 +37,7 @@ BENCHMARKS = [
     "bench_signing",
     "bench_otel",
     "bench_answers",
+    "bench_prompts",
 ]
 
 

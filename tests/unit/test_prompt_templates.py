@@ -92,3 +92,29 @@ def test_store_keeps_values_per_user_across_reopening(tmp_path: Path) -> None:
         == store.view("bob", "prompt")["template.graph-rag-answer"]
     )
     store.close()
+
+
+def test_a_put_is_all_or_nothing_and_a_user_holds_a_bounded_number_of_keys(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from trustgraph_base.schema import ConfigRequest, ConfigValue
+    from trustgraph_flow.config import processor
+
+    store = ConfigStore(tmp_path)
+    fine = ConfigValue(type="t", key="a", value="1")
+    holed = ConfigValue(
+        type="prompt", key="template.graph-rag-answer", value='{"prompt": "{{facts}}"}'
+    )
+    with pytest.raises(ServiceError, match="missing variable"):
+        processor.run(store, ConfigRequest(operation="put", values=[fine, holed]))
+    assert store.view("trustgraph", "t") == {}  # the good value was not written either
+    monkeypatch.setattr(processor, "KEYS_MAX", 2)
+    two = [fine, ConfigValue(type="t", key="b", value="2")]
+    processor.run(store, ConfigRequest(operation="put", values=two))
+    with pytest.raises(ServiceError, match="at most 2 keys per user"):
+        processor.run(
+            store,
+            ConfigRequest(operation="put", values=[ConfigValue(type="t", key="c", value="3")]),
+        )
+    assert processor.run(store, ConfigRequest(operation="list", type="t")).directory == ["a", "b"]
+    store.close()

@@ -32,6 +32,8 @@ from trustgraph_flow.config.values import check_value
 
 log = logging.getLogger(__name__)
 
+KEYS_MAX = 10_000  # keys one user may hold (each value is at most CONFIG_VALUE_MAX)
+
 __all__ = ["Settings", "main", "proc"]
 
 
@@ -83,6 +85,11 @@ def run(store: ConfigStore, req: ConfigRequest) -> ConfigResponse:
             raise ServiceError(ErrorType.BAD_REQUEST, "config put needs 'values'")
         for v in req.values:  # every value is checked before any is written
             check_value(v.type, v.key, v.value)
+        if store.count(user) + len(req.values) > KEYS_MAX:
+            raise ServiceError(
+                ErrorType.BAD_REQUEST,
+                f"config: at most {KEYS_MAX} keys per user; delete some first",
+            )
         version = store.put(user, [(v.type, v.key, v.value) for v in req.values])
         log.info("user %r put %d config values (version %d)", user, len(req.values), version)
         return ConfigResponse(version=version)

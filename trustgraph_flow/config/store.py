@@ -59,6 +59,12 @@ class ConfigStore:
             }
         return {t: v for t in sorted(types | set(DEFAULTS)) if (v := self.view(user, t))}
 
+    def count(self, user: str) -> int:
+        """How many rows ``user`` has (values and hidden defaults)."""
+        with self.lock:
+            row = self.db.execute("SELECT COUNT(*) FROM config WHERE user = ?", (user,)).fetchone()
+        return int(row[0])
+
     def version(self, user: str) -> int:
         with self.lock:
             row = self.db.execute("SELECT version FROM version WHERE user = ?", (user,)).fetchone()

@@ -54,10 +54,12 @@ async def ask_config(ctx: Context[Any], request: ConfigRequest) -> ConfigRespons
         return None
     try:
         return await client.request(request, timeout=CONFIG_WAIT_S)
-    except (RequestTimeout, ServiceError) as exc:
+    except RequestTimeout as exc:
         log.warning("no configuration (%s): the defaults for %gs", exc, ABSENT_S)
         _absent[client] = time.monotonic() + ABSENT_S
-        return None
+    except ServiceError as exc:  # this request only (the service is there)
+        log.warning("configuration refused (%s): the defaults for this request", exc)
+    return None
 
 
 async def _configured(ctx: Context[Any], user: str, pid: str) -> tuple[str, dict[str, Any]] | None:
