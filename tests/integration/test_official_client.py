@@ -495,9 +495,8 @@ async def test_every_official_command_ends_with_our_data_or_our_reason(
     assert '"extractor": "trustgraph_flow.extractor"' in shown["tg-get-flow-blueprint"]
     assert "there is one flow, 'default'" in shown["tg-start-flow"]
     working = sorted(o.name for o in outcomes if works(o))
-    assert len(working) >= 46, (
-        working
-    )  # 48 measured (docs/gateway.md); 2 spare for a loaded machine
+    # 50 measured (docs/gateway.md); 2 spare for a loaded machine
+    assert len(working) >= 48, working
 
 
 async def test_saved_doc_embeds_load_into_another_collection(world: World, tmp_path: Path) -> None:
