@@ -56,10 +56,12 @@ async def test_metrics_of_a_running_stack(
                     assert r.status == 200 and r.content_type == "text/plain"
                     return await r.text()
 
-            def counted(text: str) -> bool:
+            def counted(text: str) -> bool:  # each processor's next report has them all
+                served = values(text, "messages_total")
                 return (
                     total(values(text, "input_tokens_total")) > 0
                     and total(values(text, "trace_messages_written_total")) > 0
+                    and total(served, 'processor="graph-rag"', 'outcome="done"') >= 1
                 )
 
             text = await eventually(scrape, counted)
@@ -107,6 +109,12 @@ async def test_metrics_of_a_running_stack(
         listed = {line.split()[0] for line in shown.stdout.splitlines() if line.strip()}
         assert {"store", "text-completion", "graph-rag"} <= listed
         assert "embeddings" not in listed
+        flow = await run_official(
+            official, stack, "tg-show-flow-state", "-m", stack.url + "api/metrics", *scope
+        )
+        assert flow.code == 0, flow.stderr
+        states = {ln.split()[1]: ln.split()[2] for ln in flow.stdout.splitlines() if ln[:2] == "- "}
+        assert states["store"] == "\U0001f49a" and states["embeddings"] == "\u274c", flow.stdout
         rate = await run_official(
             official,
             stack,

@@ -494,9 +494,12 @@ async def test_every_official_command_ends_with_our_data_or_our_reason(
     assert "Tool 'text-completion' deleted successfully." in shown["tg-delete-tool"]
     assert '"extractor": "trustgraph_flow.extractor"' in shown["tg-get-flow-blueprint"]
     assert "there is one flow, 'default'" in shown["tg-start-flow"]
+    for reader in ("tg-show-processor-state", "tg-show-flow-state"):  # given our /api/metrics
+        assert "\U0001f49a" in shown[reader], shown[reader]
     working = sorted(o.name for o in outcomes if works(o))
-    # 50 measured (docs/gateway.md); 2 spare for a loaded machine
-    assert len(working) >= 48, working
+    print(f"official sweep: {len(working)} of {len(outcomes)} work: {working}")
+    # 53 measured (docs/gateway.md); 2 spare for a loaded machine
+    assert len(working) >= 51, working
 
 
 async def test_saved_doc_embeds_load_into_another_collection(world: World, tmp_path: Path) -> None:

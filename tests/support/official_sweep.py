@@ -162,8 +162,16 @@ def run_one(bin_dir: Path, name: str, args: list[str], url: str, limit: float) -
     return Outcome(name, done.returncode, time.monotonic() - start, first.strip()[:160], text)
 
 
+# Commands that read Prometheus at the reference's localhost:8888 unless told where: ours is
+# the gateway's /api/metrics (docs/gateway.md, "Metrics").
+METRICS_READERS = ("tg-show-processor-state", "tg-show-token-rate", "tg-show-flow-state")
+
+
 def sweep(bin_dir: Path, url: str, work: Path, limit: float = 60.0) -> list[Outcome]:
     table = arguments(work)
+    for name in METRICS_READERS:
+        table[name] = [*table.get(name, []), "-m", url.rstrip("/") + "/api/metrics"]
+    table["tg-show-token-rate"] += ["-n", "1"]
     names = sorted(p.name for p in bin_dir.glob("tg-*"))
     return [
         run_one(bin_dir, n, table.get(n, []), url, WATCH_SECONDS if n in WATCHERS else limit)

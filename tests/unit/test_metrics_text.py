@@ -6,7 +6,8 @@ from __future__ import annotations
 from trustgraph_base.meter import Meter
 from trustgraph_base.schema.metrics import MetricSample, MetricsReport
 from trustgraph_flow.gateway.metrics_board import MetricsBoard
-from trustgraph_flow.gateway.metrics_http import exposition, is_metric_name, rows
+from trustgraph_flow.gateway.metrics_http import exposition, rows
+from trustgraph_flow.gateway.metrics_selector import is_metric_name, selector
 
 
 def test_label_values_are_escaped() -> None:
@@ -18,6 +19,19 @@ def test_only_a_metric_name_is_a_query() -> None:
     assert is_metric_name("processor_info") and is_metric_name("ns:x_total")
     for bad in ("", "9lives", "rate(x[5m])", 'x{a="b"}', "x y", "sum by (a) (x)"):
         assert not is_metric_name(bad), bad
+    assert selector("up") == ("up", {})
+    assert selector('consumer_state{consumer_state="running",flow="default"}') == (
+        "consumer_state",
+        {"consumer_state": "running", "flow": "default"},
+    )
+    assert selector('x{ a = "b" }'.replace(" = ", "=")) == ("x", {"a": "b"})
+    assert selector('x{a="q\\"uote"}') == ("x", {"a": 'q"uote'})
+    for bad in ('x{a!="b"}', 'x{a=~"b"}', 'x{a="b"', 'x{a="b}', "rate(x[5m])", '{a="b"}'):
+        try:
+            selector(bad)
+        except ValueError:
+            continue
+        raise AssertionError(bad)
 
 
 def test_a_processor_is_down_after_three_missed_reports() -> None:

@@ -18,10 +18,9 @@ from aiohttp import web
 from trustgraph_flow.gateway.auth import authenticate
 from trustgraph_flow.gateway.failure import as_failure
 from trustgraph_flow.gateway.metrics_board import METRICS_BOARD, MetricsBoard
+from trustgraph_flow.gateway.metrics_selector import selector
 
 Row = tuple[str, str, dict[str, str], float]  # kind, name, labels, value
-NAME_START = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_:"
-NAME_CHARS = NAME_START + "0123456789"
 
 
 def rows(board: MetricsBoard, now: float) -> Iterator[Row]:
@@ -33,6 +32,10 @@ def rows(board: MetricsBoard, now: float) -> Iterator[Row]:
         if up:
             yield "gauge", "processor_info", who, 1.0
         yield "gauge", "processor_last_report_age_seconds", who, round(now - heard.when, 3)
+        routes = sorted({s.labels["route"] for s in r.samples if "route" in s.labels}) or [""]
+        for route in routes:  # the reference's per-consumer state, as tg-show-flow-state reads it
+            state = {**who, "route": route, "flow": "default", "consumer_state": "running"}
+            yield "gauge", "consumer_state", state, 1.0 if up else 0.0
         for s in r.samples:
             yield s.kind, s.name, {**s.labels, **who}, s.value
 
@@ -55,10 +58,6 @@ def exposition(found: list[Row]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def is_metric_name(text: str) -> bool:
-    return bool(text) and text[0] in NAME_START and all(c in NAME_CHARS for c in text)
-
-
 async def metrics_handler(request: web.Request) -> web.Response:
     try:
         authenticate(request)
@@ -79,20 +78,22 @@ async def metrics_query_handler(request: web.Request) -> web.Response:
         authenticate(request)
     except Exception as exc:
         return refused(as_failure(exc).status, "unauthorized", str(as_failure(exc).message))
-    name = request.query.get("query", "")
-    if not is_metric_name(name):
+    query = request.query.get("query", "")
+    try:
+        name, wanted = selector(query)
+    except ValueError as exc:
         return refused(
             400,
             "bad_data",
-            f"query {name[:80]!r}: only a metric name is answered here, not a PromQL "
-            "expression (GET /api/metrics lists them all)",
+            f"query {query[:80]!r}: {exc}, not a PromQL expression "
+            "(GET /api/metrics lists every metric)",
         )
     now = time.monotonic()
     stamp = round(time.time(), 3)
     result: list[dict[str, object]] = [
         {"metric": {"__name__": name, **labels}, "value": [stamp, f"{value:g}"]}
         for _, metric, labels, value in rows(request.app[METRICS_BOARD], now)
-        if metric == name
+        if metric == name and all(labels.get(k) == v for k, v in wanted.items())
     ]
     data = {"resultType": "vector", "result": result}
     return web.json_response({"status": "success", "data": data})
