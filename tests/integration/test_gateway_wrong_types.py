@@ -32,6 +32,8 @@ VALID: dict[str, dict[str, Any]] = {
     "sparql": {"query": "ASK {}"},
     "explain": {"operation": "list-traces"},
     "librarian": {"operation": "list-documents"},
+    "config": {"operation": "config"},
+    "flow": {"operation": "list-flows"},
 }
 VALUES: list[Any] = [["a", "b"], {"k": "v"}, 7, 2.5, True, "text", [{"k": 1}]]
 # Fields inside a field that the gateway reads itself before validating.

@@ -80,6 +80,5 @@ async def metrics_listener(
     try:
         yield
     finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await task
+        task.cancel()  # a receive may not give way at once: the stop never waits long on it
+        await asyncio.wait({task}, timeout=1.0)
