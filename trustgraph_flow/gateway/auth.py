@@ -37,6 +37,16 @@ from trustgraph_flow.gateway.keys import KeyStore
 from trustgraph_flow.gateway.viewer import cookie_key
 
 
+def check_names(request: dict[str, Any]) -> None:
+    """``bad-request`` unless the request's ``user`` and ``collection``, when given, are strings."""
+    for name in ("user", "collection"):
+        if request.get(name) is not None and not isinstance(request[name], str):
+            found = type(request[name]).__name__
+            raise ServiceError(
+                ErrorType.BAD_REQUEST, f"{name}: must be a string (a name), not a {found}"
+            )
+
+
 @dataclass(frozen=True)
 class Principal:
     """Who a request comes from and what it may name."""
@@ -48,12 +58,7 @@ class Principal:
 
     def scope(self, request: dict[str, Any]) -> dict[str, Any]:
         """``request`` with this principal's user and collection; ``forbidden`` if it names others."""
-        for name in ("user", "collection"):
-            if request.get(name) is not None and not isinstance(request[name], str):
-                found = type(request[name]).__name__
-                raise ServiceError(
-                    ErrorType.BAD_REQUEST, f"{name}: must be a string (a name), not a {found}"
-                )
+        check_names(request)
         if self.user is None:
             return request
         named = request.get("user")
@@ -160,6 +165,7 @@ def authenticate(request: web.Request) -> Principal:
 def admit(principal: Principal, service: str, request: dict[str, Any]) -> dict[str, Any]:
     """The outside request as it may be forwarded (see the module docstring)."""
     check_operation(service, request)
+    check_names(request)  # before a user-wide service's collection is replaced below
     if service in USER_WIDE and principal.collections is not None:
         # The user's own, in no collection: a key limited to some collections may use it.
         request = {**request, "collection": sorted(principal.collections)[0]}
