@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from trustgraph_base.provenance.document_uris import COMPONENT_PREFIX
 from trustgraph_base.rdf.terms import IriTerm
 
 TG_NS: Final = "https://trustgraph.ai/ns/"
@@ -189,4 +190,8 @@ PREFIXES: Final = {
     "rdfs": RDFS_NS,
     "dc": DC_NS,
     "xsd": XSD_NS,
+    # The software agents' namespace, declared so that the ``prov`` package can read an
+    # agent named only as a relation's object (``prov:wasAssociatedWith``): it resolves such
+    # an object by a declared namespace alone, and failed when it met the relation first.
+    "component": COMPONENT_PREFIX,
 }
