@@ -6,39 +6,15 @@ the model sees. The real text-completion service against the scripted OpenAI stu
 from __future__ import annotations
 
 from tests.conftest import RunningProcessors
-from tests.support.agent import PROV, TG, TraceWatcher
+from tests.support.agent import TraceWatcher
 from tests.support.agent_stub import Client, ask_on_stub, step
 from tests.support.clients import client_fixture
 from tests.support.openai_stub import OpenAIStub
 from trustgraph_base.messaging import AGENT
-from trustgraph_base.rdf.terms import IriTerm, LiteralTerm
-from trustgraph_base.schema import AgentResponse
 from trustgraph_base.settings import ProcessorSettings
 
 client = client_fixture(AGENT, "agent-tester")
 ASK = {"question": "capital?"}
-Facts = dict[str, dict[str, list[str]]]  # entity → predicate local name → every value
-
-
-async def run(
-    processors: RunningProcessors,
-    settings: ProcessorSettings,
-    stub: OpenAIStub,
-    watcher: TraceWatcher,
-    client: Client,
-    session: str,
-) -> tuple[AgentResponse, Facts]:
-    answer, batches = await ask_on_stub(
-        processors, settings, stub, watcher=watcher, client=client, session=session
-    )
-    facts: Facts = {}
-    for batch in batches:
-        for t in batch.triples:
-            assert isinstance(t.s, IriTerm) and isinstance(t.o, IriTerm | LiteralTerm)
-            value = t.o.i if isinstance(t.o, IriTerm) else t.o.v
-            name = t.p.i.removeprefix(TG).removeprefix(PROV)
-            facts.setdefault(t.s.i, {}).setdefault(name, []).append(value)
-    return answer, facts
 
 
 async def test_a_step_derives_from_exactly_what_it_names(
@@ -58,7 +34,9 @@ async def test_a_step_derives_from_exactly_what_it_names(
              answer="Paris"),
     ]  # fmt: skip
     async with OpenAIStub(script) as stub:
-        answer, facts = await run(processors, settings, stub, watcher, client, "dag1")
+        answer, facts = await ask_on_stub(
+            processors, settings, stub, watcher=watcher, client=client, session="dag1"
+        )
     assert answer.content == "Paris"
     s = "urn:trustgraph:agent:dag1"
     derived = {uri: f.get("wasDerivedFrom", []) for uri, f in facts.items()}
@@ -95,7 +73,9 @@ async def test_a_step_naming_what_it_cannot_use_is_told_why(
              answer="Paris"),
     ]  # fmt: skip
     async with OpenAIStub(script) as stub:
-        answer, facts = await run(processors, settings, stub, watcher, client, "dag2")
+        answer, facts = await ask_on_stub(
+            processors, settings, stub, watcher=watcher, client=client, session="dag2"
+        )
     assert answer.content == "Paris"
     s = "urn:trustgraph:agent:dag2"
     assert facts[f"{s}/i1"]["wasDerivedFrom"] == [s]

@@ -7,12 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 from tests.conftest import RunningProcessors
-from tests.support.agent import TG, TraceWatcher
+from tests.support.agent import TraceWatcher
 from tests.support.agent_stub import Client, ask_on_stub, step
 from tests.support.clients import client_fixture
 from tests.support.openai_stub import OpenAIStub
 from trustgraph_base.messaging import AGENT
-from trustgraph_base.rdf.terms import IriTerm
 from trustgraph_base.schema import AgentResponse
 from trustgraph_base.settings import ProcessorSettings
 
@@ -38,7 +37,7 @@ async def run_session(
 ) -> tuple[AgentResponse, dict[str, dict[str, str]]]:
     """Ask once on ``stub``; the answer and the trace (entity URI → predicate local name →
     value)."""
-    answer, batches = await ask_on_stub(
+    answer, facts = await ask_on_stub(
         processors,
         settings,
         stub,
@@ -47,12 +46,7 @@ async def run_session(
         session=session,
         max_iterations=max_iterations,
     )
-    trace: dict[str, dict[str, str]] = {}
-    for batch in batches:
-        for t in batch.triples:
-            value = getattr(t.o, "v", None) or getattr(t.o, "i", "")
-            assert isinstance(t.s, IriTerm)
-            trace.setdefault(t.s.i, {})[t.p.i.removeprefix(TG)] = str(value)
+    trace = {entity: {p: values[-1] for p, values in f.items()} for entity, f in facts.items()}
     return answer, trace
 
 

@@ -1,5 +1,5 @@
 """The agent on the scripted OpenAI stub: the real text-completion service and agent started
-on it, one question asked, the trace's messages read off the triples-store topic."""
+on it, one question asked, the trace's facts read off the triples-store topic."""
 
 from __future__ import annotations
 
@@ -7,15 +7,17 @@ import json
 from typing import Any
 
 from tests.conftest import RunningProcessors
-from tests.support.agent import TraceWatcher
+from tests.support.agent import PROV, TG, TraceWatcher
 from tests.support.openai_stub import OpenAIStub
 from trustgraph_base.messaging import RequestClient
+from trustgraph_base.rdf.terms import IriTerm, LiteralTerm
 from trustgraph_base.schema import AgentRequest, AgentResponse, Triples
 from trustgraph_base.settings import ProcessorSettings
 from trustgraph_flow.agent import processor as agent
 from trustgraph_flow.llm import processor as llm
 
 Client = RequestClient[AgentRequest, AgentResponse]
+Facts = dict[str, dict[str, list[str]]]  # entity → predicate local name (tg:, prov:) → values
 
 
 def step(thought: str, action: str, uses: list[str] | None = None, **rest: Any) -> str:
@@ -35,9 +37,9 @@ async def ask_on_stub(
     client: Client,
     session: str,
     max_iterations: int | None = None,
-) -> tuple[AgentResponse, list[Triples]]:
+) -> tuple[AgentResponse, Facts]:
     """Start text-completion and the agent on ``stub``, ask once (the text-completion tool
-    alone); the answer and the session's trace messages up to its conclusion."""
+    alone); the answer and the facts of the session's trace up to its conclusion."""
     base = settings.model_dump()
     await processors.start(
         llm.proc, llm.Settings(**base, llm_base_url=stub.base_url, llm_retries=0)
@@ -50,4 +52,16 @@ async def ask_on_stub(
         max_iterations=max_iterations,
     )
     answer = await client.request(req, timeout=30)
-    return answer, await watcher.until(f"urn:trustgraph:agent:{session}/final")
+    return answer, facts(await watcher.until(f"urn:trustgraph:agent:{session}/final"))
+
+
+def facts(batches: list[Triples]) -> Facts:
+    """Every value of every entity's predicates, in the order the trace wrote them."""
+    out: Facts = {}
+    for batch in batches:
+        for t in batch.triples:
+            assert isinstance(t.s, IriTerm) and isinstance(t.o, IriTerm | LiteralTerm)
+            value = t.o.i if isinstance(t.o, IriTerm) else t.o.v
+            name = t.p.i.removeprefix(TG).removeprefix(PROV)
+            out.setdefault(t.s.i, {}).setdefault(name, []).append(value)
+    return out
