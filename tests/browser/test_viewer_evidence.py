@@ -14,7 +14,7 @@ import pytest
 from tests.browser.support import ask, browser, settled
 from tests.support.processors import EVERY, SAMPLES
 from tests.support.stack import Stack
-from tests.support.unseen import unseen_pdf
+from tests.support.unseen import load_unseen
 from trustgraph_base.layout import Box, PageLayout
 from trustgraph_base.spans import locate
 from trustgraph_flow.page_image import shown_box
@@ -51,10 +51,8 @@ def assert_marked_exactly(drawn: np.ndarray, layout: PageLayout, rects: list[Box
 async def test_a_claim_clicked_shows_its_sentence_highlighted_on_the_page(
     pulsar_url: str, prefix: str, tmp_path: Path
 ) -> None:
-    pdf, _, pages = unseen_pdf(tmp_path)
     async with Stack(pulsar_url, prefix, EVERY, data_dir=tmp_path) as stack:
-        loaded = await stack.cli("tg-load-document", str(pdf))
-        assert loaded.code == 0, loaded.stderr
+        _, _, pages = await load_unseen(stack, tmp_path)
         reply = await ask(stack.url, None, "graph-rag", {"query": "Where was Marie Curie born?"})
         trace = reply["explain_id"]
         await settled(stack, trace)

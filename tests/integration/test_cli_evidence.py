@@ -11,7 +11,7 @@ from typing import Any
 from bench.pdf_truth import on_sentence
 from tests.support.processors import RAG, SAMPLES
 from tests.support.stack import Stack
-from tests.support.unseen import unseen_pdf
+from tests.support.unseen import load_unseen
 
 USER = "dora"
 
@@ -29,11 +29,9 @@ def places(report: list[Any]) -> list[dict[str, Any]]:
 async def test_each_claim_leads_to_its_sentence_on_the_page(
     pulsar_url: str, prefix: str, tmp_path: Path
 ) -> None:
-    pdf, truth, pages = unseen_pdf(tmp_path)
     async with Stack(pulsar_url, prefix, RAG, data_dir=tmp_path) as stack:
         scope = ("-U", USER)
-        loaded = await stack.cli("tg-load-document", str(pdf), *scope)
-        assert loaded.code == 0, loaded.stderr
+        _, truth, pages = await load_unseen(stack, tmp_path, *scope)
         for command, question, word in (
             ("tg-invoke-graph-rag", "Where was Marie Curie born?", "Warsaw"),
             ("tg-invoke-document-rag", "Where was Marie Curie born?", "Warsaw"),

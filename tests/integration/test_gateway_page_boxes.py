@@ -12,25 +12,18 @@ from bench.pdf_truth import FONT_SIZE
 from tests.integration.test_gateway_page_image import pixels
 from tests.support.processors import RAG, SAMPLES
 from tests.support.stack import Stack
-from tests.support.unseen import unseen_pdf
+from tests.support.unseen import GUTENBERG, load_unseen
 from trustgraph_base.layout import shown_rect
 from trustgraph_base.spans import locate
 
 USER = "erin"
-SENTENCE = (
-    "The printing press was invented by Johannes Gutenberg around 1440 in the city of Mainz, "
-    "which was then part of the Holy Roman Empire."
-)
 
 
 async def test_the_page_is_sent_once_and_the_sentence_boxes_are_where_it_was_written(
     pulsar_url: str, prefix: str, tmp_path: Path
 ) -> None:
-    pdf, truth, pages = unseen_pdf(tmp_path)
     async with Stack(pulsar_url, prefix, RAG, data_dir=tmp_path) as stack:
-        loaded = await stack.cli("tg-load-document", str(pdf), "-U", USER)
-        assert loaded.code == 0, loaded.stderr
-        doc = loaded.stdout.strip().splitlines()[-1]
+        doc, truth, pages = await load_unseen(stack, tmp_path, "-U", USER)
         text_doc = await stack.cli("tg-load-document", str(SAMPLES / "capitals.txt"), "-U", USER)
         assert text_doc.code == 0, text_doc.stderr
         text_id = text_doc.stdout.strip().splitlines()[-1]
@@ -49,7 +42,7 @@ async def test_the_page_is_sent_once_and_the_sentence_boxes_are_where_it_was_wri
                     assert resp.status == 304 and not await resp.read()
                     assert resp.headers["ETag"] == tag
 
-                start, length = locate(SENTENCE, pages[n - 1].text) or (0, 0)
+                start, length = locate(GUTENBERG, pages[n - 1].text) or (0, 0)
                 body = {"page": f"{doc}/p{n}", "user": USER, "chars": [[start, length]]}
                 async with http.post(boxes_url, json=body) as resp:
                     answer = await resp.json()
@@ -59,7 +52,7 @@ async def test_the_page_is_sent_once_and_the_sentence_boxes_are_where_it_was_wri
                 # each box is one of the sentence's lines as written (turned as shown)
                 layout = pages[n - 1].layout
                 size = (layout.width, layout.height)
-                (sentence,) = [s for s in truth if s.page == n and s.text == SENTENCE]
+                (sentence,) = [s for s in truth if s.page == n and s.text == GUTENBERG]
                 written = [
                     shown_rect(
                         (line.x0, line.baseline, line.x1, line.baseline + 0.5 * FONT_SIZE),

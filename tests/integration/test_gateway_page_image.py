@@ -12,15 +12,11 @@ import numpy as np
 
 from tests.support.processors import RAG, SAMPLES
 from tests.support.stack import Stack
-from tests.support.unseen import unseen_pdf
+from tests.support.unseen import GUTENBERG, load_unseen
 from trustgraph_base.spans import locate
 from trustgraph_flow.page_image import shown_box
 
 USER = "erin"
-SENTENCE = (
-    "The printing press was invented by Johannes Gutenberg around 1440 in the city of Mainz, "
-    "which was then part of the Holy Roman Empire."
-)
 
 
 def pixels(png: bytes) -> np.ndarray:
@@ -41,17 +37,14 @@ def pixels(png: bytes) -> np.ndarray:
 async def test_a_page_is_drawn_with_its_cited_sentence_highlighted(
     pulsar_url: str, prefix: str, tmp_path: Path
 ) -> None:
-    pdf, _, pages = unseen_pdf(tmp_path)
     async with Stack(pulsar_url, prefix, RAG, data_dir=tmp_path) as stack:
-        loaded = await stack.cli("tg-load-document", str(pdf), "-U", USER)
-        assert loaded.code == 0, loaded.stderr
-        doc = loaded.stdout.strip().splitlines()[-1]
+        doc, _, pages = await load_unseen(stack, tmp_path, "-U", USER)
         text_doc = await stack.cli("tg-load-document", str(SAMPLES / "capitals.txt"), "-U", USER)
         url = stack.url + "api/v1/page-image"
         async with aiohttp.ClientSession() as http:
             for n in (1, 3):  # an upright page and one turned by /Rotate 90
                 layout = pages[n - 1].layout
-                start, length = locate(SENTENCE, pages[n - 1].text) or (0, 0)
+                start, length = locate(GUTENBERG, pages[n - 1].text) or (0, 0)
                 body = {"page": f"{doc}/p{n}", "user": USER, "chars": [[start, length]], "scale": 1}
                 async with http.post(url, json=body) as resp:
                     assert resp.status == 200 and resp.content_type == "image/png"
