@@ -152,6 +152,7 @@ async def on_page(page: PageText, ctx: Context[Settings]) -> None:
             "chunker",
             now_iso(),
             {TG.chunkSize: size, TG.chunkOverlap: overlap},
+            used=parent,
         )
         for m, (uri, span) in enumerate(zip(uris, spans, strict=True)):
             triples += chunk_triples(uri, parent, m, span.offset, span.length, activity)

@@ -201,7 +201,9 @@ def _provenance(doc: DocumentInfo, pages: list[str]) -> list[Triple]:
     triples = document_triples(doc.id, doc.title, doc.mime_type)
     if pages:
         activity = activity_uri(doc.id, "decode")
-        triples += activity_triples(activity, component_uri("decoder"), "decoder", now_iso())
+        triples += activity_triples(
+            activity, component_uri("decoder"), "decoder", now_iso(), used=doc.id
+        )
         for n, uri in enumerate(pages, start=1):
             triples += page_triples(uri, doc.id, n, activity)
     return triples

@@ -83,7 +83,14 @@ def extraction_triples(
     activity = activity_uri(chunk.chunk, "extract")
     settings = {TG.model: resp.model} if resp.model else {}
     return [
-        *activity_triples(activity, component_uri("extractor"), "extractor", now_iso(), settings),
+        *activity_triples(
+            activity,
+            component_uri("extractor"),
+            "extractor",
+            now_iso(),
+            settings,
+            used=chunk.chunk,
+        ),
         *metrics_triples(
             activity,
             GRAPH_SOURCE,

@@ -28,6 +28,7 @@ from trustgraph_base.provenance import (
     subgraph_triples,
 )
 from trustgraph_base.provenance.common import integer_literal, text
+from trustgraph_base.provenance.extraction import VERSION
 from trustgraph_base.provenance.uris import activity_uri, component_uri, entity_uri, relation_uri
 from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, quoted, term_key
 from trustgraph_base.rdf.terms import lit as tlit
@@ -123,7 +124,10 @@ async def test_pdf_becomes_pages_chunks_and_edges_with_provenance(
         assert objects(found, page, RDF.type) == {k(PROV.Entity), k(TG.Page)}
         assert objects(found, page, TG.pageNumber) == {lit(n)}
         assert objects(found, page, PROV.wasDerivedFrom) == {k(doc)}
-        activity_of(found, page, "decoder")
+        decode = activity_of(found, page, "decoder")
+        assert objects(found, decode, PROV.used) == {k(doc)}  # the reference's facts
+        assert objects(found, decode, RDFS.label) == {lit("decoder extraction")}
+        assert objects(found, decode, TG.componentVersion) == {lit(VERSION)}
         assert objects(found, chunk, RDF.type) == {k(PROV.Entity), k(TG.Chunk)}
         assert objects(found, chunk, PROV.wasDerivedFrom) == {k(page)}
         assert objects(found, chunk, TG.chunkIndex) == {lit(0)}
@@ -131,11 +135,13 @@ async def test_pdf_becomes_pages_chunks_and_edges_with_provenance(
         act = activity_of(found, chunk, "chunker")
         assert objects(found, act, TG.chunkSize) == {lit(1000)}
         assert objects(found, act, TG.chunkOverlap) == {lit(100)}
+        assert objects(found, act, PROV.used) == {k(page)}
         subgraph = chunk + "/subgraph"
         assert objects(found, subgraph, RDF.type) == {k(PROV.Entity), k(TG.Subgraph)}
         assert objects(found, subgraph, PROV.wasDerivedFrom) == {k(chunk)}
         act = activity_of(found, subgraph, "extractor")
         assert objects(found, act, TG.model) == {lit(offline.MODEL)}
+        assert objects(found, act, PROV.used) == {k(chunk)}
     contains = objects(found, sub0, TG.contains)
     assert term_key(quoted(PARIS, CAPITAL, FRANCE)) in contains and len(contains) == 5
     await assert_exactly_as_built(client, found, doc)

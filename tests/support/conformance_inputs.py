@@ -36,6 +36,7 @@ from trustgraph_base.provenance import (
     synthesis_triples,
     uris,
 )
+from trustgraph_base.provenance.extraction import VERSION
 from trustgraph_base.provenance.prompts import prompt_triples
 from trustgraph_base.rdf.terms import IriTerm, Triple
 
@@ -97,7 +98,7 @@ INPUTS: dict[str, Any] = {
         "chunk_size": 1000,
         "chunk_overlap": 100,
         "model": "offline",
-        "version": "2.11.1",  # the reference's tg:componentVersion; ours records none
+        "version": VERSION,  # each activity's tg:componentVersion: ours, given to both
         "edges": [e[:3] for e in EDGES],
     },
 }  # fmt: skip
@@ -189,12 +190,19 @@ def extraction(roles: dict[str, str]) -> list[Triple]:
     edges = [(IriTerm(i=s), IriTerm(i=p), IriTerm(i=o)) for s, p, o in x["edges"]]
     return [
         *document_triples(DOC, x["title"], x["mime_type"]),
-        *activity_triples(decode, uris.component_uri("decoder"), "decoder", TIME),
+        *activity_triples(decode, uris.component_uri("decoder"), "decoder", TIME, used=DOC),
         *page_triples(page, DOC, 1, decode),
-        *activity_triples(chunking, uris.component_uri("chunker"), "chunker", TIME, settings),
+        *activity_triples(
+            chunking, uris.component_uri("chunker"), "chunker", TIME, settings, used=page
+        ),
         *chunk_triples(chunk, page, 0, 0, 186, chunking),
         *activity_triples(
-            extract, uris.component_uri("extractor"), "extractor", TIME, {TG.model: "offline"}
+            extract,
+            uris.component_uri("extractor"),
+            "extractor",
+            TIME,
+            {TG.model: "offline"},
+            used=chunk,
         ),
         *metrics_triples(extract, GRAPH_SOURCE, in_token=336, out_token=9, latency_ms=LATENCY_MS),
         *subgraph_triples(sub, chunk, edges, extract),

@@ -67,18 +67,20 @@ def paged_document(doc: str, title: str, layout: Layout, decoded_at: str) -> lis
     chunking of each page, one extraction of each chunk."""
     out = document_triples(doc, title, "application/pdf")
     decode = uris.activity_uri(doc, "decode")
-    out += activity_triples(decode, uris.component_uri("decoder"), "decoder", decoded_at)
+    out += activity_triples(decode, uris.component_uri("decoder"), "decoder", decoded_at, used=doc)
     for page_number, chunks in layout.items():
         page = uris.page_uri(doc, page_number)
         out += page_triples(page, doc, page_number, decode)
         chunking = uris.activity_uri(page, "chunk")
-        out += activity_triples(chunking, uris.component_uri("chunker"), "chunker", decoded_at)
+        out += activity_triples(
+            chunking, uris.component_uri("chunker"), "chunker", decoded_at, used=page
+        )
         for index, edges in chunks:
             chunk = uris.chunk_uri(page, index)
             out += chunk_triples(chunk, page, index, index * 100, 100, chunking)
             extract = uris.activity_uri(chunk, "extract")
             out += activity_triples(
-                extract, uris.component_uri("extractor"), "extractor", decoded_at
+                extract, uris.component_uri("extractor"), "extractor", decoded_at, used=chunk
             )
             out += subgraph_triples(uris.subgraph_uri(chunk), chunk, edges, extract)
     return out
@@ -94,7 +96,9 @@ def plain_document(doc: str = "urn:trustgraph:doc:notes") -> list[Triple]:
     """A page-less document with two chunks directly under it."""
     out = document_triples(doc, "Notes", "text/plain")
     chunking = uris.activity_uri(doc, "chunk")
-    out += activity_triples(chunking, uris.component_uri("chunker"), "chunker", TIME.format(0))
+    out += activity_triples(
+        chunking, uris.component_uri("chunker"), "chunker", TIME.format(0), used=doc
+    )
     for index in (1, 0):
         out += chunk_triples(uris.chunk_uri(doc, index), doc, index, index * 50, 50, chunking)
     return out

@@ -30,6 +30,7 @@ from trustgraph_base.provenance import (
     synthesis_triples,
     uris,
 )
+from trustgraph_base.provenance.extraction import VERSION
 from trustgraph_base.rdf import Triple, iri, lit, term_key
 from trustgraph_base.schema import Metadata, Triples
 from trustgraph_base.wire import decode, encode
@@ -239,6 +240,7 @@ def test_extraction_provenance_matches_spec() -> None:
                 "extractor",
                 "2026-01-01T00:00:00Z",
                 {TG.model: "offline"},
+                used=chunk,
             )
         )
     )
@@ -268,6 +270,9 @@ def test_extraction_provenance_matches_spec() -> None:
         "<urn:trustgraph:doc:abc123/p1/c0/activity/extract> rdf:type prov:Activity",
         "<urn:trustgraph:doc:abc123/p1/c0/activity/extract> prov:wasAssociatedWith <urn:trustgraph:component:extractor>",
         '<urn:trustgraph:doc:abc123/p1/c0/activity/extract> prov:startedAtTime "2026-01-01T00:00:00Z"^^xsd:dateTime',
+        "<urn:trustgraph:doc:abc123/p1/c0/activity/extract> prov:used <urn:trustgraph:doc:abc123/p1/c0>",
+        '<urn:trustgraph:doc:abc123/p1/c0/activity/extract> rdfs:label "extractor extraction"',
+        f'<urn:trustgraph:doc:abc123/p1/c0/activity/extract> tg:componentVersion "{VERSION}"',
         "<urn:trustgraph:component:extractor> rdf:type prov:SoftwareAgent",
         '<urn:trustgraph:component:extractor> rdfs:label "extractor"',
         '<urn:trustgraph:doc:abc123/p1/c0/activity/extract> tg:model "offline"',

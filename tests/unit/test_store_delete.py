@@ -50,7 +50,11 @@ def second_document() -> list[Triple]:
     out = document_triples(DOC2, "Other", "text/plain")
     out += chunk_triples(chunk, DOC2, 0, 0, 10, uris.activity_uri(chunk, "chunk"))
     out += activity_triples(
-        uris.activity_uri(chunk, "chunk"), uris.component_uri("chunker"), "chunker", TIME.format(1)
+        uris.activity_uri(chunk, "chunk"),
+        uris.component_uri("chunker"),
+        "chunker",
+        TIME.format(1),
+        used=DOC2,
     )
     out += subgraph_triples(
         uris.subgraph_uri(chunk), chunk, [EDGE_CAT], uris.activity_uri(chunk, "extract")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from importlib import metadata
 
 from trustgraph_base.provenance.common import (
     datetime_literal,
@@ -16,6 +17,10 @@ from trustgraph_base.provenance.namespaces import DC, GRAPH_SOURCE, PROV, RDFS, 
 from trustgraph_base.rdf.terms import BlankTerm, IriTerm, LiteralTerm, Term, Triple, quoted
 
 G = GRAPH_SOURCE
+try:
+    VERSION = metadata.version("explaingraph")  # each activity's tg:componentVersion
+except metadata.PackageNotFoundError:  # run from a checkout that was never installed
+    VERSION = "unknown"
 Edge = tuple[IriTerm | BlankTerm, IriTerm, Term]
 
 
@@ -76,16 +81,36 @@ def activity_triples(
     component_label: str,
     started_at: str,
     settings: Mapping[IriTerm, int | str] | None = None,
+    *,
+    used: str,
 ) -> list[Triple]:
-    """An activity associated with the software agent that ran it, with the settings it used."""
+    """An activity associated with the software agent that ran it, with the settings it used,
+    and the reference's facts beside them: ``prov:used`` the entity it read (the document a
+    decode read, the page or page-less document a chunking read, the chunk an extraction
+    read), ``rdfs:label`` "{component} extraction" and ``tg:componentVersion``."""
     out = [
         *types(activity, G, PROV.Activity),
         triple(activity, PROV.wasAssociatedWith, IriTerm(i=component), G),
         triple(activity, PROV.startedAtTime, datetime_literal(started_at), G),
+        *activity_facts(activity, component_label, used, VERSION),
         *types(component, G, PROV.SoftwareAgent),
         triple(component, RDFS.label, text(component_label), G),
     ]
     for predicate, value in (settings or {}).items():
         literal: LiteralTerm = integer_literal(value) if isinstance(value, int) else text(value)
         out.append(triple(activity, predicate, literal, G))
+    return out
+
+
+def activity_facts(
+    activity: str, component_label: str, used: str, version: str | None
+) -> list[Triple]:
+    """The reference's facts on an extraction activity (docs/conformance.md); ``version``
+    None where it is not known (an activity written before they were, migrated)."""
+    out = [
+        triple(activity, PROV.used, IriTerm(i=used), G),
+        triple(activity, RDFS.label, text(f"{component_label} extraction"), G),
+    ]
+    if version is not None:
+        out.append(triple(activity, TG.componentVersion, text(version), G))
     return out

@@ -79,6 +79,7 @@ class TG:
     latencyMs: Final = _t(TG_NS, "latencyMs")
     chunkSize: Final = _t(TG_NS, "chunkSize")
     chunkOverlap: Final = _t(TG_NS, "chunkOverlap")
+    componentVersion: Final = _t(TG_NS, "componentVersion")  # the reference's, on an activity
     error: Final = _t(TG_NS, "error")
     interrupted: Final = _t(TG_NS, "interrupted")  # a run its process died in (the reason)
     # OpenTelemetry (docs/otel.md): an imported span's identity and kind, on its entity

@@ -8,6 +8,7 @@ import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import replace
 
+from trustgraph_flow.store.governance.migrate import migrate
 from trustgraph_flow.store.service.settings import StoreSettings
 from trustgraph_flow.store.service.state import (
     State,
@@ -29,6 +30,8 @@ async def running(settings: StoreSettings) -> AsyncIterator[State]:
     state = await open_server_backend(settings) if settings.store_uri else open_embedded(settings)
     if settings.signing:
         state = replace(state, seal=signing_seal(settings))
+    seal = state.seal
+    await state.write(lambda stores: migrate(stores, seal))  # docs/conformance.md
     thresholds = tune_gc()
     collecting = asyncio.create_task(collect_garbage())
     purging = asyncio.create_task(retain(state, settings)) if settings.retention else None

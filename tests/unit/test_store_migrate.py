@@ -1,0 +1,136 @@
+"""A store written before extraction activities carried the reference's ``prov:used`` and label
+(docs/conformance.md) is migrated at start, on both backends: the facts added, a signed
+document signed again and still verified, idempotent, and resumed when killed half way."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pyoxigraph as ox
+import pytest
+
+from tests.support.sparql_server import store_backend
+from tests.support.store import DOC, document, handle_of, msg
+from trustgraph_base.provenance.namespaces import PROV, RDFS, TG
+from trustgraph_base.rdf.terms import Triple
+from trustgraph_flow.store.core.backend import Backend
+from trustgraph_flow.store.governance import log
+from trustgraph_flow.store.governance.documents import seal_document
+from trustgraph_flow.store.governance.migrate import GRAPH, migrate
+from trustgraph_flow.store.governance.seal import Seal, open_seal
+from trustgraph_flow.store.governance.verify import verify_document
+from trustgraph_flow.store.service.lifespan import running
+from trustgraph_flow.store.service.settings import StoreSettings
+from trustgraph_flow.store.service.writer import write_batch
+from trustgraph_flow.store.views.lookup import SOURCE, n
+
+ADOPTED = {PROV.used.i, RDFS.label.i, TG.componentVersion.i}
+# d1's activities: one decode, a chunking per page (2), an extraction per chunk (3)
+ACTIVITIES = {
+    f"{DOC}/activity/decode": (DOC, "decoder extraction"),
+    f"{DOC}/p1/activity/chunk": (f"{DOC}/p1", "chunker extraction"),
+    f"{DOC}/p2/activity/chunk": (f"{DOC}/p2", "chunker extraction"),
+    f"{DOC}/p1/c0/activity/extract": (f"{DOC}/p1/c0", "extractor extraction"),
+    f"{DOC}/p1/c1/activity/extract": (f"{DOC}/p1/c1", "extractor extraction"),
+    f"{DOC}/p2/c0/activity/extract": (f"{DOC}/p2/c0", "extractor extraction"),
+}
+
+
+def before_the_change() -> list[Triple]:
+    """d1 as the builders wrote it before: its activities without the adopted facts."""
+    return [
+        t
+        for t in document()
+        if not ("/activity/" in t.s.i and t.p.i in ADOPTED)  # type: ignore[union-attr]
+    ]
+
+
+@pytest.fixture
+def seal(tmp_path: Path) -> Seal:
+    return open_seal(
+        data_dir=str(tmp_path / "data"), key_file="", public_dir="", chain="", server=False
+    )
+
+
+@pytest.fixture
+def old_store(make_backend: Callable[[], Backend], seal: Seal) -> Backend:
+    """An old-form store whose document's provenance is signed."""
+    stores = make_backend()
+    write_batch(stores, [msg(before_the_change(), "doc")], seal)
+    assert seal_document(handle_of(stores), seal, DOC) is not None
+    assert verify_document(handle_of(stores), seal.keys, DOC).verified
+    return stores
+
+
+def facts(stores: Backend) -> dict[str, tuple[str, str]]:
+    h, out = handle_of(stores), {}
+    for q in h.store.quads_for_pattern(None, n(PROV.used), None, SOURCE):
+        labels = h.store.quads_for_pattern(q.subject, n(RDFS.label), None, SOURCE)
+        out[str(q.subject.value)] = (str(q.object.value), next(labels).object.value)  # type: ignore[union-attr]
+    return out
+
+
+def test_an_old_store_is_migrated_and_its_signature_still_verifies(
+    old_store: Backend, seal: Seal
+) -> None:
+    assert facts(old_store) == {}
+    assert migrate(old_store, seal) == len(ACTIVITIES)
+    assert facts(old_store) == ACTIVITIES
+    checked = verify_document(handle_of(old_store), seal.keys, DOC)
+    assert checked.verified, checked.problems
+    h = handle_of(old_store)
+    assert not list(h.store.quads_for_pattern(None, None, None, GRAPH))  # no mark left
+
+
+def test_migrating_twice_changes_nothing(old_store: Backend, seal: Seal) -> None:
+    migrate(old_store, seal)
+    entries = len(log.of_subject(handle_of(old_store).store, DOC))
+    assert migrate(old_store, seal) == 0
+    assert len(log.of_subject(handle_of(old_store).store, DOC)) == entries
+    assert verify_document(handle_of(old_store), seal.keys, DOC).verified
+
+
+def test_a_migration_killed_before_signing_resumes(
+    old_store: Backend, seal: Seal, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def killed(*args: object, **kwargs: object) -> None:
+        raise SystemExit("killed")
+
+    with monkeypatch.context() as m:
+        m.setattr(Seal, "sign_all", killed)
+        with pytest.raises(SystemExit):
+            migrate(old_store, seal)
+    assert facts(old_store) == ACTIVITIES  # written, but not yet signed again
+    assert not verify_document(handle_of(old_store), seal.keys, DOC).verified
+    assert migrate(old_store, seal) == 0  # nothing left to add: the mark says what to sign
+    checked = verify_document(handle_of(old_store), seal.keys, DOC)
+    assert checked.verified, checked.problems
+
+
+def test_an_edit_before_the_migration_is_not_signed_over(old_store: Backend, seal: Seal) -> None:
+    h = handle_of(old_store)
+    chunk = ox.NamedNode(f"{DOC}/p1/c0")
+    [length] = h.store.quads_for_pattern(chunk, n(TG.charLength), None, SOURCE)
+    h.store.remove(length)
+    seven = ox.Literal("7", datatype=ox.NamedNode("http://www.w3.org/2001/XMLSchema#integer"))
+    h.store.extend([ox.Quad(chunk, n(TG.charLength), seven, SOURCE)])
+    migrate(old_store, seal)
+    assert facts(old_store) == ACTIVITIES
+    assert not verify_document(handle_of(old_store), seal.keys, DOC).verified
+
+
+async def test_the_store_processor_migrates_at_start(tmp_path: Path) -> None:
+    """A store left by the code before (embedded, or TG_TEST_STORE=server) is migrated when the
+    store processor starts on it."""
+    data, uri = tmp_path / "data", os.environ.get("TG_STORE_URI", "")
+    seal = open_seal(data_dir=str(data), key_file="", public_dir="", chain="", server=bool(uri))
+    stores = store_backend(data / "store")
+    write_batch(stores, [msg(before_the_change(), "doc")], seal)
+    assert seal_document(handle_of(stores), seal, DOC) is not None
+    stores.close()
+    async with running(StoreSettings(data_dir=str(data), store_uri=uri)) as state:
+        assert await state.read(facts) == ACTIVITIES
+        checked = await state.read(lambda s: verify_document(handle_of(s), seal.keys, DOC))
+        assert checked.verified, checked.problems
