@@ -83,3 +83,38 @@ def test_relevance_of_evidence_to_the_question() -> None:
     assert share == 0.0
     assert "mercury" in missing
     assert not relevant("What is the capital of France?", [])
+
+
+HARRIER = "The marsh harrier nests in the reed beds of the estate."
+BRIDGE = "The bridge was designed by Casimir Rook in 1870."
+
+
+def test_a_name_that_is_also_a_request_word_is_still_a_name() -> None:
+    # 'Tell' (a river) opens the sentence: capitalised, it is a name the evidence lacks,
+    # not the verb a stopword list drops; 'The' at a sentence's start stays no name.
+    found = check_claim("Tell is the capital of France.", [FRANCE])
+    assert found.verdict == "not-supported", found
+    assert "Tell" in found.reason
+    assert check_claim("The capital of France is Paris.", [FRANCE]).supported
+
+
+def test_one_unsupported_salient_word_is_enough_to_refuse() -> None:
+    # 5 of 6 content words are in the evidence: the one missing is the animal itself.
+    found = check_claim("The marsh owl nests in the reed beds of the estate.", [HARRIER])
+    assert found.verdict == "not-supported", found
+    assert "owl" in found.reason
+    assert check_claim(
+        "The marsh harrier nests in the reed beds of the estate.", [HARRIER]
+    ).supported
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "The bridge was drawn by Casimir Rook in 1870.",  # the verb worded otherwise
+        "Paris lies quietly on the Seine.",  # an adverb the evidence does not have
+    ],
+)
+def test_a_relation_worded_otherwise_is_still_supported(claim: str) -> None:
+    found = check_claim(claim, [BRIDGE, FRANCE])
+    assert found.verdict == "supported", found

@@ -6,15 +6,21 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-STOPWORDS = frozenset(
+# Closed-class words (articles, pronouns, prepositions, auxiliaries, conjunctions, quantifiers):
+# capitalised, they are a sentence's start, never a name.
+FUNCTION_WORDS = frozenset(
     """a an the and or but if then else of in on at to for from by with about as into onto
     is are was were be been being am do does did done has have had having it its this that
     these those there here what which who whom whose when where why how i me my we our you
     your he him his she her they them their not no nor so than too very can could should
     would will shall may might must just also any all some each every both few more most
-    other such only own same over under again further once up down out off tell show give
-    please know find list name through across between within without""".split()
+    other such only own same over under again further once up down out off through across
+    between within without""".split()
 )
+# Words a request is phrased with ("tell me", "list the", "name the"): no content of a
+# question, but open-class words a name can be ("the River Tell").
+REQUEST_WORDS = frozenset("tell show give please know find list name".split())
+STOPWORDS = FUNCTION_WORDS | REQUEST_WORDS
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)

@@ -6,7 +6,9 @@ A claim is checked against the text of the evidence it cites, by what it is made
   the evidence; a number the evidence states differently in the claim's own sentence is a
   contradiction;
 - **content words** (light stems, stopwords dropped): at least ``SUPPORTED_AT`` of them in
-  the evidence;
+  the evidence, and every *salient* one: a content word may be missing only when it words
+  the relation (a verb: "drawn" for "designed") or qualifies it (an adverb), never when it
+  names what the claim is about ("the marsh owl" is not "the marsh harrier");
 - **negation**: the claim and the evidence sentence that best matches it must agree on
   ``not``/``never``/``n't``: otherwise a contradiction.
 
@@ -23,7 +25,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from trustgraph_flow.llm.text import STOPWORDS, sentences, stem
+from trustgraph_flow.llm.extract_verbs import (
+    ADVERBS,
+    AUXILIARIES,
+    BASE_VERBS,
+    IRREGULAR_PAST,
+    PARTICIPLE_PAST,
+)
+from trustgraph_flow.llm.text import FUNCTION_WORDS, STOPWORDS, sentences, stem
 
 Verdict = Literal["supported", "not-supported", "contradicted", "unverified"]
 VERDICTS: tuple[Verdict, ...] = ("supported", "not-supported", "contradicted", "unverified")
@@ -79,14 +88,26 @@ def _negated(text: str) -> bool:
     return any(w in NEGATIONS or w.endswith("n't") for w in words)
 
 
-def _content(text: str) -> list[str]:
-    """The claim's content words (stemmed, in order, once each): no stopword, number or negation."""
-    seen: dict[str, None] = {}
+def _content(text: str) -> dict[str, str]:
+    """The claim's content words by stem (in order, once each; the value the word as
+    written, lower-cased): no stopword, number or negation."""
+    seen: dict[str, str] = {}
     for word in _WORD.findall(text.lower()):
         if word in STOPWORDS or word in NEGATIONS or word in NUMBER_WORDS or word.isdigit():
             continue
-        seen.setdefault(_norm(word), None)
-    return list(seen)
+        seen.setdefault(_norm(word), word)
+    return seen
+
+
+def _relational(word: str) -> bool:
+    """Whether a (lower-case) content word words or qualifies a relation — a verb form or an
+    adverb — rather than naming a thing or its quality: the only kind a supported claim may
+    word otherwise than its evidence."""
+    if word in ADVERBS or word in AUXILIARIES or word in IRREGULAR_PAST:
+        return True
+    if word in PARTICIPLE_PAST or word in BASE_VERBS or stem(word) in BASE_VERBS:
+        return True
+    return len(word) > 4 and word.endswith(("ed", "ing", "ly"))
 
 
 def _names(text: str) -> dict[str, str]:
@@ -95,7 +116,7 @@ def _names(text: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for word in _WORD.findall(text):
         low = word.lower()
-        if word[:1].isupper() and low not in STOPWORDS and low not in _NOT_NAMES:
+        if word[:1].isupper() and low not in FUNCTION_WORDS and low not in _NOT_NAMES:
             out.setdefault(_norm(low), word)
     return out
 
@@ -125,7 +146,8 @@ def check_claim(claim: str, evidence: Sequence[str]) -> Assessment:
         return Assessment("not-supported", 0.0, "it cites no evidence")
     if not texts:
         return Assessment("unverified", 0.0, "the evidence it cites is no longer available")
-    words = _content(claim)
+    content = _content(claim)
+    words = list(content)
     held = set().union(*(_stems(t) for t in texts))
     found = [w for w in words if w in held]
     score = round(len(found) / len(words), 3) if words else 0.0
@@ -153,13 +175,14 @@ def check_claim(claim: str, evidence: Sequence[str]) -> Assessment:
         )
     if not words:
         return Assessment("not-supported", 0.0, "no content words to check")
-    if score < SUPPORTED_AT:
-        missing = [w for w in words if w not in held]
+    missing = [content[w] for w in words if w not in held]
+    salient = [w for w in missing if not _relational(w)]
+    if score < SUPPORTED_AT or salient:
         return Assessment(
             "not-supported",
             score,
             f"{len(found)} of {len(words)} content words in its "
-            f"evidence (missing: {', '.join(missing[:5])})",
+            f"evidence (missing: {', '.join((salient or missing)[:5])})",
         )
     return Assessment(
         "supported", score, f"{len(found)} of {len(words)} content words in its evidence"
