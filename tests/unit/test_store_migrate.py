@@ -1,6 +1,7 @@
-"""A store written before extraction activities carried the reference's ``prov:used`` and label
-(docs/conformance.md) is migrated at start, on both backends: the facts added, a signed
-document signed again and still verified, idempotent, and resumed when killed half way."""
+"""A store written before the reference's forms were adopted (docs/conformance.md: extraction
+activities' ``prov:used`` and label, DocumentRAG's ``tg:ChunkSelection``) is migrated at start,
+on both backends: the facts added, a signed document or trace signed again and still verified,
+idempotent, and resumed when killed half way."""
 
 from __future__ import annotations
 
@@ -13,18 +14,24 @@ import pytest
 
 from tests.support.sparql_server import store_backend
 from tests.support.store import DOC, document, handle_of, msg
-from trustgraph_base.provenance.namespaces import PROV, RDFS, TG
+from trustgraph_base.provenance import (
+    docrag_exploration_triples,
+    docrag_question_triples,
+    synthesis_triples,
+    uris,
+)
+from trustgraph_base.provenance.namespaces import PROV, RDF, RDFS, TG
 from trustgraph_base.rdf.terms import Triple
 from trustgraph_flow.store.core.backend import Backend
 from trustgraph_flow.store.governance import log
 from trustgraph_flow.store.governance.documents import seal_document
 from trustgraph_flow.store.governance.migrate import GRAPH, migrate
 from trustgraph_flow.store.governance.seal import Seal, open_seal
-from trustgraph_flow.store.governance.verify import verify_document
+from trustgraph_flow.store.governance.verify import verify_document, verify_trace
 from trustgraph_flow.store.service.lifespan import running
 from trustgraph_flow.store.service.settings import StoreSettings
 from trustgraph_flow.store.service.writer import write_batch
-from trustgraph_flow.store.views.lookup import SOURCE, n
+from trustgraph_flow.store.views.lookup import RETRIEVAL, SOURCE, n
 
 ADOPTED = {PROV.used.i, RDFS.label.i, TG.componentVersion.i}
 # d1's activities: one decode, a chunking per page (2), an extraction per chunk (3)
@@ -134,3 +141,74 @@ async def test_the_store_processor_migrates_at_start(tmp_path: Path) -> None:
         assert await state.read(facts) == ACTIVITIES
         checked = await state.read(lambda s: verify_document(handle_of(s), seal.keys, DOC))
         assert checked.verified, checked.problems
+
+
+QUESTION = uris.docrag_question_uri("d-old")
+CHUNKS = [f"{DOC}/p1/c0", f"{DOC}/p2/c0"]
+
+
+def old_docrag() -> list[Triple]:
+    """A ranked DocumentRAG trace as written before its reifiers were tg:ChunkSelection."""
+    exploration = uris.exploration_uri(QUESTION)
+    out = docrag_question_triples(QUESTION, "what is on the pages?", "2026-12-01T00:00:00Z")
+    out += docrag_exploration_triples(exploration, QUESTION, CHUNKS, [0.9, 0.5])
+    out += synthesis_triples(uris.synthesis_uri(QUESTION), exploration, "Foxes and cats.")
+    adopted = {(RDF.type.i, TG.ChunkSelection.i), (TG.document.i, None)}
+    return [
+        t
+        for t in out
+        if not (
+            "/exploration/c" in t.s.i  # type: ignore[union-attr]
+            and ((t.p.i, getattr(t.o, "i", None)) in adopted or t.p.i == TG.document.i)
+        )
+    ]
+
+
+def selections(stores: Backend) -> dict[str, str]:
+    h = handle_of(stores)
+    typed = h.store.quads_for_pattern(None, n(RDF.type), n(TG.ChunkSelection), RETRIEVAL)
+    out = {}
+    for q in typed:
+        [link] = h.store.quads_for_pattern(q.subject, n(TG.document), None, RETRIEVAL)
+        out[str(q.subject)] = str(link.object)
+    return out
+
+
+@pytest.fixture
+def old_trace(make_backend: Callable[[], Backend], seal: Seal) -> Backend:
+    stores = make_backend()
+    write_batch(stores, [msg(old_docrag(), "trace")], seal)
+    assert verify_trace(handle_of(stores), seal.keys, QUESTION).verified
+    return stores
+
+
+def test_an_old_trace_gets_its_chunk_selections_and_still_verifies(
+    old_trace: Backend, seal: Seal
+) -> None:
+    assert selections(old_trace) == {}
+    assert migrate(old_trace, seal) == 2
+    exploration = uris.exploration_uri(QUESTION)
+    assert selections(old_trace) == {
+        f"<{exploration}/c1>": f"<{CHUNKS[0]}>",
+        f"<{exploration}/c2>": f"<{CHUNKS[1]}>",
+    }
+    checked = verify_trace(handle_of(old_trace), seal.keys, QUESTION)
+    assert checked.verified, checked.problems
+    assert migrate(old_trace, seal) == 0
+
+
+def test_a_trace_migration_killed_before_signing_resumes(
+    old_trace: Backend, seal: Seal, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def killed(*args: object, **kwargs: object) -> None:
+        raise SystemExit("killed")
+
+    with monkeypatch.context() as m:
+        m.setattr(Seal, "sign_all", killed)
+        with pytest.raises(SystemExit):
+            migrate(old_trace, seal)
+    assert len(selections(old_trace)) == 2
+    assert not verify_trace(handle_of(old_trace), seal.keys, QUESTION).verified
+    migrate(old_trace, seal)
+    checked = verify_trace(handle_of(old_trace), seal.keys, QUESTION)
+    assert checked.verified, checked.problems

@@ -49,6 +49,7 @@ class TG:
     ToolUse: Final = _t(TG_NS, "ToolUse")
     Observation: Final = _t(TG_NS, "Observation")
     EdgeSelection: Final = _t(TG_NS, "EdgeSelection")
+    ChunkSelection: Final = _t(TG_NS, "ChunkSelection")  # a ranked chunk (docs/conformance.md)
     concept: Final = _t(TG_NS, "concept")
     document: Final = _t(TG_NS, "document")
     # query-time predicates

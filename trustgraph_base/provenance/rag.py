@@ -109,7 +109,8 @@ def docrag_exploration_triples(
 
     ``chunk_uris`` are in relevance order; with ``scores`` (one each) every
     ``tg:selectedChunk`` triple gets a reifier ``…/exploration/c{rank}`` carrying
-    ``tg:rank`` and ``tg:score``, so SPEC's triples stay exactly as they are.
+    ``tg:rank`` and ``tg:score``, so SPEC's triples stay exactly as they are; the reifier is
+    also the reference's ``tg:ChunkSelection`` naming its chunk by ``tg:document``.
     """
     out = [
         *_exploration(exploration_uri, question_uri, grounding),
@@ -120,6 +121,8 @@ def docrag_exploration_triples(
         reifier = exploration_chunk_uri(exploration_uri, rank)
         selected = quoted(IriTerm(i=exploration_uri), TG.selectedChunk, IriTerm(i=chunk))
         out.append(triple(reifier, RDF.reifies, selected, G))
+        out.append(triple(reifier, RDF.type, TG.ChunkSelection, G))  # the reference's type,
+        out.append(triple(reifier, TG.document, IriTerm(i=chunk), G))  # and chunk link
         out.append(triple(reifier, TG.rank, integer_literal(rank), G))
         out.append(triple(reifier, TG.score, LiteralTerm(v=repr(float(score)), dt=XSD.double), G))
     return out

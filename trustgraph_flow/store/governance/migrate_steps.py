@@ -1,0 +1,147 @@
+"""The migration's steps (``migrate.py``): for each group of the reference's forms adopted
+(docs/conformance.md, "Adopted"), which facts an old store lacks, whose provenance they
+belong to, and the facts of one owner as they are now (what a resumed migration signs as
+added).
+
+- ``activity-facts``: on each extraction activity ``{entity}/activity/{stage}``, ``prov:used``
+  the entity it read (the one it is named under) and ``rdfs:label`` "{component} extraction"
+  (its agent's label). ``tg:componentVersion`` is not written on an old activity: which version
+  made it is not known, and is not invented. Owner: the document.
+- ``chunk-selections``: each reifier of a DocumentRAG exploration's ``tg:selectedChunk``
+  triple is also ``a tg:ChunkSelection`` naming its chunk by ``tg:document``. Owner: the trace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import pyoxigraph as ox
+
+from trustgraph_base.provenance.namespaces import PROV, RDF, RDFS, TG
+from trustgraph_base.provenance.uris import doc_of, trace_root
+from trustgraph_flow.store.core.backend import Handle
+from trustgraph_flow.store.governance.documents import document_groups
+from trustgraph_flow.store.governance.seal import Groups, trace_groups
+from trustgraph_flow.store.views.lookup import RETRIEVAL, SOURCE, n
+
+SUFFIX = " extraction"
+
+
+@dataclass(frozen=True)
+class Step:
+    name: str
+    reason: str  # of the log entry that signs an owner again
+    kind: str  # "document" or "trace": which signatures it renews
+    quads_of: Callable[[Handle, str], Groups]
+    owner: Callable[[str], str | None]  # the document or trace root an entity belongs to
+    missing: Callable[[Handle], list[ox.Quad]]
+    present: Callable[[Handle, str], Iterable[ox.Quad]]
+
+
+def _objects(
+    handle: Handle, predicate: ox.NamedNode, graph: ox.NamedNode
+) -> dict[ox.NamedNode, list[object]]:
+    out: dict[ox.NamedNode, list[object]] = {}
+    for q in handle.store.quads_for_pattern(None, predicate, None, graph):
+        if type(q.subject) is ox.NamedNode:
+            out.setdefault(q.subject, []).append(q.object)
+    return out
+
+
+def _activities(handle: Handle) -> list[ox.NamedNode]:
+    """Our extraction activities: named ``{entity}/activity/{stage}``."""
+    found = handle.store.quads_for_pattern(None, n(RDF.type), n(PROV.Activity), SOURCE)
+    return [
+        q.subject
+        for q in found
+        if type(q.subject) is ox.NamedNode and "/activity/" in q.subject.value
+    ]
+
+
+def activity_facts_missing(handle: Handle) -> list[ox.Quad]:
+    """``prov:used`` and the label for each activity that has not got them."""
+    used, labels = _objects(handle, n(PROV.used), SOURCE), _objects(handle, n(RDFS.label), SOURCE)
+    agents = _objects(handle, n(PROV.wasAssociatedWith), SOURCE)
+    out: list[ox.Quad] = []
+    for activity in _activities(handle):
+        if activity not in used:
+            owner = activity.value.rpartition("/activity/")[0]
+            out.append(ox.Quad(activity, n(PROV.used), ox.NamedNode(owner), SOURCE))
+        names = [
+            label.value
+            for agent in agents.get(activity, [])
+            if isinstance(agent, ox.NamedNode)
+            for label in labels.get(agent, [])
+            if isinstance(label, ox.Literal)
+        ]
+        if activity not in labels and names:
+            out.append(ox.Quad(activity, n(RDFS.label), ox.Literal(names[0] + SUFFIX), SOURCE))
+    return out
+
+
+def activity_facts_present(handle: Handle, doc: str) -> Iterable[ox.Quad]:
+    for activity in _activities(handle):
+        if doc_of(activity.value) != doc:
+            continue
+        yield from handle.store.quads_for_pattern(activity, n(PROV.used), None, SOURCE)
+        for q in handle.store.quads_for_pattern(activity, n(RDFS.label), None, SOURCE):
+            if isinstance(q.object, ox.Literal) and q.object.value.endswith(SUFFIX):
+                yield q
+
+
+def _selections(handle: Handle) -> list[tuple[ox.NamedNode, ox.NamedNode]]:
+    """Each reifier of a ``tg:selectedChunk`` triple, with its chunk."""
+    out = []
+    for q in handle.store.quads_for_pattern(None, n(RDF.reifies), None, RETRIEVAL):
+        stated = q.object
+        if (
+            type(q.subject) is ox.NamedNode
+            and isinstance(stated, ox.Triple)
+            and stated.predicate == n(TG.selectedChunk)
+            and isinstance(stated.object, ox.NamedNode)
+        ):
+            out.append((q.subject, stated.object))
+    return out
+
+
+def chunk_selections_missing(handle: Handle) -> list[ox.Quad]:
+    typed = {
+        q.subject
+        for q in handle.store.quads_for_pattern(None, n(RDF.type), n(TG.ChunkSelection), RETRIEVAL)
+    }
+    out = []
+    for reifier, chunk in _selections(handle):
+        if reifier not in typed:
+            out.append(ox.Quad(reifier, n(RDF.type), n(TG.ChunkSelection), RETRIEVAL))
+            out.append(ox.Quad(reifier, n(TG.document), chunk, RETRIEVAL))
+    return out
+
+
+def chunk_selections_present(handle: Handle, root: str) -> Iterable[ox.Quad]:
+    for reifier, chunk in _selections(handle):
+        if trace_root(reifier.value) == root:
+            yield ox.Quad(reifier, n(RDF.type), n(TG.ChunkSelection), RETRIEVAL)
+            yield ox.Quad(reifier, n(TG.document), chunk, RETRIEVAL)
+
+
+STEPS = (
+    Step(
+        "activity-facts",
+        "migrated: the reference's prov:used and rdfs:label on extraction activities",
+        "document",
+        document_groups,
+        doc_of,
+        activity_facts_missing,
+        activity_facts_present,
+    ),
+    Step(
+        "chunk-selections",
+        "migrated: the reference's tg:ChunkSelection on DocumentRAG's ranked chunks",
+        "trace",
+        trace_groups,
+        trace_root,
+        chunk_selections_missing,
+        chunk_selections_present,
+    ),
+)
