@@ -14,15 +14,12 @@ per iteration and the CPU each process adds per explainable iteration (on − of
 
 from __future__ import annotations
 
-import argparse
-import os
 import re
 import statistics
-import subprocess
-import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent.parent
+from bench.ab import HERE, ab_args, alternate, run_in
+
 ROLES = ("client", "text-completion", "stand-in", "agent")
 _OVERHEAD = re.compile(r"overhead per iteration \(on − off, per pair\): median ([+-][\d.]+) ms")
 _MODE = re.compile(r"^explainability (off|on) +[\d.]+ +[\d.]+ +([\d.]+)$", re.M)
@@ -50,20 +47,7 @@ def figures(out: str) -> dict[str, float]:
 
 def run(tree: Path, flags: list[str]) -> dict[str, float]:
     """One ``bench_agent`` run with ``tree``'s code; its figures."""
-    venv = tree / ".venv" / "bin" / "python"
-    python = str(venv) if venv.exists() else sys.executable
-    env = {**os.environ, "PYTHONPATH": str(tree)}
-    done = subprocess.run(
-        [python, "-m", "bench.bench_agent", *flags],
-        cwd=tree,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if done.returncode != 0:
-        raise SystemExit(f"bench_agent in {tree} failed (exit {done.returncode}):\n{done.stderr}")
-    return figures(done.stdout)
+    return figures(run_in(tree, "bench_agent", flags))
 
 
 def line(name: str, row: dict[str, float]) -> str:
@@ -73,24 +57,10 @@ def line(name: str, row: dict[str, float]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--against", type=Path, required=True, help="the other tree")
-    parser.add_argument("--rounds", type=int, default=3, help="runs of each tree (default 3)")
-    args, flags = parser.parse_known_args()
-    other = args.against.resolve()
-    if not (other / "bench" / "bench_agent.py").is_file():
-        parser.error(f"--against {args.against}: no bench/bench_agent.py there")
-    if args.rounds < 1:
-        parser.error("--rounds must be at least 1")
+    other, rounds, flags = ab_args(__doc__, "bench_agent")
     trees = {"against": other, "this": HERE}
-    rows: dict[str, list[dict[str, float]]] = {name: [] for name in trees}
-    for n in range(1, args.rounds + 1):
-        for name, tree in trees.items():
-            load = " ".join(f"{x:.1f}" for x in os.getloadavg())
-            row = run(tree, flags)
-            rows[name].append(row)
-            print(line(f"round {n}, {name} (load {load})", row), flush=True)
-    print(f"\nmedian of {args.rounds} runs each (ms per iteration, on − off):")
+    rows, _ = alternate(trees, rounds, lambda tree: run(tree, flags), line)
+    print(f"\nmedian of {rounds} runs each (ms per iteration, on − off):")
     for name, tree in trees.items():
         keys = rows[name][0].keys()
         med = {k: statistics.median(r[k] for r in rows[name] if k in r) for k in keys}

@@ -214,6 +214,9 @@ def report(phases: dict[str, Phase]) -> None:
     print(f"\nper agent question: {agent.counts['triples-store'] / q:.1f} trace messages, "
           f"{agent.counts['triples'] / q:.1f} trace triples (agent + GraphRAG sub-trace)")  # fmt: skip
     total = sum(agent.cpu.values()) / q
+    by_process = sorted(agent.cpu.items(), key=lambda kv: -kv[1])
+    print("CPU per agent question by process (ms): "
+          + ", ".join(f"{k} {1000 * v / q:.2f}" for k, v in by_process if v > 0))  # fmt: skip
     print(f"CPU per agent question, all processes: {1000 * total:.1f} ms")
     summary(
         "CPU per agent question, every stage",
