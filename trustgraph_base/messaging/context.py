@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any, Generic, cast
 
 from pydantic import BaseModel
@@ -41,6 +42,7 @@ class Context(Generic[S, T_co]):
         self.topics = Topics(settings.topic_prefix)
         self._state: Any = _UNOPENED
         self._clients: dict[str, RequestClient[Any, Any]] = {}
+        self._closers: list[Callable[[], Awaitable[None]]] = []
         self.meter = Meter()  # what it counts, reported on the bus (``reporting``)
 
     @property
@@ -81,6 +83,13 @@ class Context(Generic[S, T_co]):
             self._clients[spec.name] = found
         return cast(RequestClient[Req, Resp], found)
 
+    def on_close(self, close: Callable[[], Awaitable[None]]) -> None:
+        """Await ``close()`` when the context closes, beside the request clients' (e.g. to
+        drop a subscription private to this process)."""
+        self._closers.append(close)
+
     async def close(self) -> None:
         # Together: each close is bounded, but in sequence they add up with the broker gone.
-        await asyncio.gather(*(c.close() for c in self._clients.values()))
+        await asyncio.gather(
+            *(c.close() for c in self._clients.values()), *(close() for close in self._closers)
+        )

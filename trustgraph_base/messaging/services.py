@@ -18,6 +18,7 @@ from trustgraph_base.schema import (
     AgentResponse,
     ChunkText,
     CollectionDeleted,
+    ConfigChanged,
     ConfigRequest,
     ConfigResponse,
     DocumentLoaded,
@@ -117,6 +118,7 @@ PAGES = Topic("pages", PageText)  # decoder → chunker
 CHUNKS = Topic("chunks", ChunkText)  # chunker → extractor
 INGEST_EVENTS = Topic("ingest-events", IngestEvent)  # pipeline stages → librarian
 COLLECTION_DELETED = Topic("collection-deleted", CollectionDeleted)  # store → librarian, vectors
+CONFIG_CHANGED = Topic("config-changed", ConfigChanged)  # config → every config reader
 METRICS = Topic("metrics", MetricsReport)  # every processor → gateways (/api/metrics)
 
 NAMESPACE = "persistent://public/default"

@@ -3,6 +3,7 @@
 from trustgraph_base.bounds import DEFAULT_COLLECTION, DEFAULT_USER
 from trustgraph_base.schema.agent import AgentRequest, AgentResponse, AgentStep
 from trustgraph_base.schema.config import (
+    ConfigChanged,
     ConfigKey,
     ConfigRequest,
     ConfigResponse,
@@ -87,6 +88,7 @@ __all__ = [
     "ChunkView",
     "CollectionDeleted",
     "CollectionMetadata",
+    "ConfigChanged",
     "ConfigKey",
     "ConfigRequest",
     "ConfigResponse",

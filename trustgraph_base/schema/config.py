@@ -14,6 +14,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from trustgraph_base.bounds import NAME_MAX
 from trustgraph_base.schema.core import Message, Response, Scoped
 
 CONFIG_VALUE_MAX = 64 * 1024  # characters in one value (a prompt template, a tool)
@@ -58,6 +59,16 @@ class ConfigResponse(Response):
     values: list[ConfigValue] = []
     directory: list[str] = []
     config: dict[str, dict[str, str]] | None = None
+    version: int = 0
+
+
+class ConfigChanged(Message):
+    """Said on ``config-changed`` by the configuration service once it has changed ``user``'s
+    configuration (a put or a delete), before it answers the change; ``user`` None: anyone's
+    may have changed (said when the service starts). Processors keep the answers they read
+    until it comes (``trustgraph_flow.config.cache``)."""
+
+    user: str | None = Field(default=None, min_length=1, max_length=NAME_MAX)
     version: int = 0
 
 

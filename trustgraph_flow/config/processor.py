@@ -5,7 +5,9 @@ key), kept in ``<data-dir>/config/config.sqlite`` (``store.py``); ``values.py`` 
 holds by default and refuses a value a processor could not use (a template with unknown or
 missing variables, a tool naming a service we do not have) before anything is changed.
 The processors read prompts and tools from it at each request (``trustgraph_flow.prompts``),
-so a change takes effect at the next answer.
+so a change takes effect at the next answer: they keep what they read until the service says
+``ConfigChanged`` on ``config-changed``, after each put or delete, before answering it, and
+when it starts (``trustgraph_flow.config.cache``).
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from trustgraph_base.errors import ErrorType, ServiceError
-from trustgraph_base.messaging import CONFIG, FLOW, Context, Processor, Topics
+from trustgraph_base.errors import BrokerUnavailable, ErrorType, ServiceError
+from trustgraph_base.messaging import CONFIG, CONFIG_CHANGED, FLOW, Context, Processor, Topics
 from trustgraph_base.schema import (
+    ConfigChanged,
     ConfigRequest,
     ConfigResponse,
     ConfigValue,
@@ -54,6 +57,11 @@ proc: Processor[Settings, State] = Processor("config", Settings)
 async def open_store(ctx: Context[Settings]) -> AsyncIterator[State]:
     store = ConfigStore(Path(ctx.settings.data_dir) / "config")
     try:
+        # A change made just before a stop may have gone unannounced: readers forget all.
+        try:
+            await ctx.publish(CONFIG_CHANGED, ConfigChanged())
+        except BrokerUnavailable as exc:
+            log.warning("could not say the configuration may have changed: %s", exc)
         yield State(store)
     finally:
         store.close()
@@ -104,7 +112,10 @@ def run(store: ConfigStore, req: ConfigRequest) -> ConfigResponse:
 
 @proc.service(CONFIG)
 async def config(req: ConfigRequest, ctx: Ctx) -> ConfigResponse:
-    return await asyncio.to_thread(run, ctx.state.store, req)
+    answer = await asyncio.to_thread(run, ctx.state.store, req)
+    if req.operation in ("put", "delete"):  # heard by every reader before the answer goes
+        await ctx.publish(CONFIG_CHANGED, ConfigChanged(user=req.user, version=answer.version))
+    return answer
 
 
 @proc.service(FLOW)

@@ -2,7 +2,8 @@
 service for the user's template of the request's prompt (the default when they set none),
 fills it, and says which prompt (id and digest) it was, for the trace.
 
-The configuration is asked at every request, so a change takes effect at the next answer.
+The configuration is read at every request, so a change takes effect at the next answer
+(what was read is kept until the service says it changed: ``trustgraph_flow.config.cache``).
 Where no configuration service answers (a stack started without one), the request goes
 as the processor built it, with the default prompt's id and digest, and the service is not
 asked again for ``ABSENT_S``.
@@ -22,6 +23,7 @@ from trustgraph_base.messaging import CONFIG, Context
 from trustgraph_base.provenance.prompts import prompt_triples
 from trustgraph_base.rdf.terms import Triple
 from trustgraph_base.schema import ConfigKey, ConfigRequest, ConfigResponse, TextCompletionRequest
+from trustgraph_flow.config.cache import cache_of
 from trustgraph_flow.prompts.catalogue import PROMPTS, SYSTEM_KEY, TEMPLATE_PREFIX, prompt_id
 from trustgraph_flow.prompts.templates import check, digest, render
 
@@ -48,12 +50,20 @@ class PromptUse:
 
 
 async def ask_config(ctx: Context[Any], request: ConfigRequest) -> ConfigResponse | None:
-    """The configuration service's answer (None: none answered; not asked again for a while)."""
+    """The configuration service's answer (None: none answered; not asked again for a
+    while); a read answered before and kept until the configuration changes (``cache``)."""
     client = ctx.client(CONFIG)
     if _absent.get(client, 0.0) > time.monotonic():
         return None
+    cache = cache_of(ctx)
+    kept = cache.get(request)
+    if kept is not None:
+        return kept
+    heard, listening = cache.heard, cache.listening
     try:
-        return await client.request(request, timeout=CONFIG_WAIT_S)
+        answer = await client.request(request, timeout=CONFIG_WAIT_S)
+        cache.keep(request, answer, heard=heard, listening=listening)
+        return answer
     except RequestTimeout as exc:
         log.warning("no configuration (%s): the defaults for %gs", exc, ABSENT_S)
         _absent[client] = time.monotonic() + ABSENT_S

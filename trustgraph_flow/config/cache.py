@@ -1,0 +1,132 @@
+"""What a process read from the configuration service, kept until the configuration changes.
+
+The processors read a user's prompts and tools before each LLM step (``prompts/book.py``,
+``agent/configured.py``): asked of the service every time, that was 5 of the 46 messages'
+round trips of an agent question (10 messages, a fifth of its CPU with the service's own;
+``python -m bench.stages_ab``). The configuration service says ``ConfigChanged`` on
+``config-changed`` once it has made a put or a delete, before it answers it, and once when
+it starts; each process that reads configuration listens there under a subscription of its
+own (``<client>.<process>``, dropped when it stops), so every process hears every change.
+An answer is kept until a change for its user (or anyone's) is heard, or ``KEEP_S`` passes.
+
+A change still takes effect at the next answer: its notice is persisted before the change is
+answered, and the broker sends it on at once, ahead of any later request on the same
+connection. An answer read while a change was heard is not kept (it may predate it); until
+the subscription is made, or once it ends, nothing is kept and every read asks the service.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+import weakref
+from typing import Any
+
+from pulsar.asyncio import Consumer
+
+from trustgraph_base.errors import BrokerUnavailable, WireError
+from trustgraph_base.messaging import CONFIG, CONFIG_CHANGED, Context
+from trustgraph_base.messaging.requests import PROCESS
+from trustgraph_base.schema import ConfigChanged, ConfigRequest, ConfigResponse
+from trustgraph_base.wire import decode
+
+log = logging.getLogger(__name__)
+
+KEEP_S = 60.0  # a notice lost all the same (none is known to be) is healed within this
+MAX_KEPT = 10_000  # answers kept per process; past it they are all dropped
+READS = ("get", "getvalues", "list", "config")
+
+
+class ConfigCache:
+    """One process's kept configuration answers, by user and request."""
+
+    def __init__(self) -> None:
+        self.answers: dict[tuple[str, str], tuple[float, ConfigResponse]] = {}
+        self.heard = 0  # changes heard so far: a read during which one was heard is not kept
+        self.listening = False  # subscribed to config-changed: answers may be kept
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self, ctx: Context[Any]) -> None:
+        """Start listening for changes (once; answers are kept from when it is subscribed)."""
+        if self._task is None:
+            self._task = asyncio.create_task(self._listen(ctx), name="config-changed")
+            ctx.on_close(self.close)
+
+    async def _listen(self, ctx: Context[Any]) -> None:
+        topic = ctx.topics.topic(CONFIG_CHANGED)
+        try:
+            consumer = await ctx.bus.subscribe(topic, f"{ctx.client_name}.{PROCESS}")
+        except BrokerUnavailable as exc:
+            log.warning("not listening for configuration changes (%s): read each time", exc)
+            return
+        self.listening = True
+        try:
+            await self._hear(consumer)
+        finally:
+            self.listening = False
+            self.answers.clear()
+            await ctx.bus.unsubscribe(consumer)  # private to this process
+
+    async def _hear(self, consumer: Consumer) -> None:
+        while True:
+            msg = await consumer.receive()
+            try:
+                user = decode(ConfigChanged, msg.data()).user
+            except WireError:
+                user = None  # unreadable: anything may have changed
+            self.changed(user)
+            await consumer.acknowledge(msg)
+
+    def changed(self, user: str | None) -> None:
+        """``user``'s configuration (None: anyone's) has changed: forget what was read of it."""
+        self.heard += 1
+        if user is None:
+            self.answers.clear()
+            return
+        for key in [k for k in self.answers if k[0] == user]:
+            del self.answers[key]
+
+    def get(self, request: ConfigRequest) -> ConfigResponse | None:
+        """The answer kept for ``request`` (a read), if one is."""
+        if not self.listening or request.operation not in READS:
+            return None
+        found = self.answers.get((request.user, request.model_dump_json()))
+        if found is None or found[0] < time.monotonic():
+            return None
+        return found[1]
+
+    def keep(
+        self, request: ConfigRequest, answer: ConfigResponse, *, heard: int, listening: bool
+    ) -> None:
+        """Keep ``answer`` to ``request``, read while ``listening`` with ``heard`` changes
+        heard when it was asked (a change heard since: it may predate it, not kept)."""
+        if not (listening and self.listening and heard == self.heard):
+            return
+        if request.operation not in READS:
+            return
+        if len(self.answers) >= MAX_KEPT:
+            self.answers.clear()
+        key = (request.user, request.model_dump_json())
+        self.answers[key] = (time.monotonic() + KEEP_S, answer)
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+            self._task = None
+
+
+_caches: weakref.WeakKeyDictionary[Any, ConfigCache] = weakref.WeakKeyDictionary()
+
+
+def cache_of(ctx: Context[Any]) -> ConfigCache:
+    """This process's cache of configuration answers (one per configuration client)."""
+    client = ctx.client(CONFIG)
+    found = _caches.get(client)
+    if found is None:
+        found = _caches[client] = ConfigCache()
+        found.start(ctx)
+    return found
