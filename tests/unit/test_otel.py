@@ -23,6 +23,7 @@ from trustgraph_base.provenance.rag import (
 )
 from trustgraph_base.rdf.nquads import nquads_text, parse_checked
 from trustgraph_base.rdf.terms import Triple
+from trustgraph_flow.gateway.otlp import MESSAGE_CHARS, packed
 from trustgraph_flow.otel import otlp
 from trustgraph_flow.otel.from_prov import spans as exported
 from trustgraph_flow.otel.gather import Gathered
@@ -180,6 +181,24 @@ def test_spans_sent_in_several_requests_continue_one_trace() -> None:
     uris = {str(s.attributes["tg.prov.uri"]) for s in back.values()}
     q = question_uri(T)
     assert uris == {q, q + "/i1", q + "/i2"}
+
+
+def test_a_requests_traces_travel_together_in_messages_of_bounded_size() -> None:
+    """The import publishes a request's traces in a few large messages (bulk-written by the
+    store), each under the broker's frame, named by its first trace, nothing lost or reordered."""
+    traces = []
+    for n in range(50):
+        tid = (n + 1).to_bytes(16, "big")
+        spans = [Span(tid, b"\x01" * 8, "answer", S0, S0 + 9, b"", {"input.value": "q" * 40_000})]
+        traces += list(to_prov(spans, Steps()))
+    messages = list(packed(traces))
+    assert [t for _, part in messages for t in part] == [t for _, ts in traces for t in ts]
+    assert 1 < len(messages) < len(traces)
+    assert all(len(nquads_text(part)) < MESSAGE_CHARS for _, part in messages)
+    heads = [uri for uri, _ in traces]
+    assert messages[0][0] == heads[0] and all(uri in heads for uri, _ in messages)
+    ((uri, part),) = packed(to_prov(app_spans(), Steps()))  # one small trace: one message
+    assert uri == question_uri(T) and part == next(to_prov(app_spans(), Steps()))[1]
 
 
 def our_agent_trace(session: str) -> list[list[Triple]]:

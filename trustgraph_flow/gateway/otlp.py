@@ -3,7 +3,8 @@
 The caller's API key (``Authorization: Bearer``) decides the user; ``?collection=`` the
 collection (default ``default``, checked against the key). The spans are read and checked
 (``otel.otlp``), turned into triples (``otel.to_prov``) and published to ``triples-store``,
-the path every trace takes; the answer is 200 only once the broker has persisted every
+the path every trace takes (the request's traces together, in messages of up to
+``MESSAGE_CHARS``, so the store writes them in bulk); the answer is 200 only once the broker has persisted every
 message, so nothing answered is lost if the gateway dies after it. A body that cannot be
 taken is refused whole, with one line saying why (400, 415 for a wrong Content-Type).
 """
@@ -11,6 +12,7 @@ taken is refused whole, with one line saying why (400, 415 for a wrong Content-T
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable, Iterator
 
 from aiohttp import web
 
@@ -52,13 +54,11 @@ async def traces_handler(request: web.Request) -> web.Response:
         assert isinstance(publisher, Publisher)
         meta = {"user": scope.get("user") or "trustgraph", "collection": scope.get("collection")}
         receipts = []
-        for uri, triples in to_prov(spans, request.app[STEPS]):
-            for part in _parts(triples):
-                message = Triples(
-                    metadata=Metadata(id=uri, **{k: v for k, v in meta.items() if v}),
-                    triples=part,
-                )
-                receipts.append(publisher.bus.send_now(publisher.topic, message))
+        for uri, part in packed(to_prov(spans, request.app[STEPS])):
+            message = Triples(
+                metadata=Metadata(id=uri, **{k: v for k, v in meta.items() if v}), triples=part
+            )
+            receipts.append(publisher.bus.send_now(publisher.topic, message))
         for receipt in receipts:
             await receipt
     except otlp.OtlpError as exc:
@@ -82,18 +82,23 @@ async def traces_handler(request: web.Request) -> web.Response:
     return web.json_response({})
 
 
-def _parts(triples: list[Triple]) -> list[list[Triple]]:
-    """``triples`` in messages of at most ``MESSAGE_CHARS`` characters of text."""
-    out: list[list[Triple]] = [[]]
-    size = 0
-    for t in triples:
-        weight = len(getattr(t.o, "v", "") or "") + 200
-        if size + weight > MESSAGE_CHARS and out[-1]:
-            out.append([])
-            size = 0
-        out[-1].append(t)
-        size += weight
-    return out
+def packed(traces: Iterable[tuple[str, list[Triple]]]) -> Iterator[tuple[str, list[Triple]]]:
+    """The traces' triples together in messages of at most ``MESSAGE_CHARS`` characters of
+    text, each named by the first trace it holds: a request's spans travel in a few large
+    messages, which the broker persists and the store writes in bulk, not one per trace."""
+    uri, size = "", 0
+    part: list[Triple] = []
+    for trace, triples in traces:
+        uri = uri or trace
+        for t in triples:
+            weight = len(getattr(t.o, "v", "") or "") + 200
+            if size + weight > MESSAGE_CHARS and part:
+                yield uri, part
+                uri, part, size = trace, [], 0
+            part.append(t)
+            size += weight
+    if part:
+        yield uri, part
 
 
 def _refused(status: int, message: str, request: web.Request) -> web.Response:
