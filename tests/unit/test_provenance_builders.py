@@ -106,9 +106,9 @@ def test_agent_trace_matches_spec() -> None:
             '<urn:trustgraph:agent:s1/final> tg:answer "Paris"',
         ],
         [
-            '<urn:trustgraph:agent:s1> rdfs:label "Question"',
+            '<urn:trustgraph:agent:s1> rdfs:label "Agent Question"',
             "<urn:trustgraph:agent:s1/i1> rdf:type tg:ToolUse",
-            '<urn:trustgraph:agent:s1/i1> rdfs:label "Analysis"',
+            '<urn:trustgraph:agent:s1/i1> rdfs:label "Analysis: knowledge-query"',
             "<urn:trustgraph:agent:s1/final> rdf:type tg:Answer",
             '<urn:trustgraph:agent:s1/final> rdfs:label "Conclusion"',
             "<urn:trustgraph:agent:s1/final> tg:document <urn:trustgraph:agent:s1/final/document>",
@@ -155,7 +155,7 @@ def test_docrag_trace_matches_spec() -> None:
             '<urn:trustgraph:docrag:d1/synthesis> tg:content "answer"',
         ],
         [
-            '<urn:trustgraph:docrag:d1> rdfs:label "Question"',
+            '<urn:trustgraph:docrag:d1> rdfs:label "DocumentRAG Question"',
             "<urn:trustgraph:docrag:d1/grounding> rdf:type prov:Entity",
             "<urn:trustgraph:docrag:d1/grounding> rdf:type tg:Grounding",
             "<urn:trustgraph:docrag:d1/grounding> prov:wasDerivedFrom <urn:trustgraph:docrag:d1>",
@@ -209,7 +209,7 @@ def test_graph_rag_trace_matches_spec() -> None:
             '<urn:trustgraph:question:g1/synthesis> tg:content "Paris"',
         ],
         [
-            '<urn:trustgraph:question:g1> rdfs:label "Question"',
+            '<urn:trustgraph:question:g1> rdfs:label "GraphRAG Question"',
             '<urn:trustgraph:question:g1/exploration> rdfs:label "Exploration"',
             "<urn:trustgraph:question:g1/exploration> prov:wasDerivedFrom <urn:trustgraph:question:g1/grounding>",
             '<urn:trustgraph:question:g1/focus> rdfs:label "Focus"',

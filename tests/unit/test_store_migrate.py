@@ -13,7 +13,7 @@ import pyoxigraph as ox
 import pytest
 
 from tests.support.sparql_server import store_backend
-from tests.support.store import DOC, document, handle_of, msg
+from tests.support.store import DOC, agent, document, handle_of, msg
 from trustgraph_base.provenance import (
     docrag_exploration_triples,
     docrag_question_triples,
@@ -21,7 +21,7 @@ from trustgraph_base.provenance import (
     uris,
 )
 from trustgraph_base.provenance.namespaces import PROV, RDF, RDFS, TG
-from trustgraph_base.rdf.terms import Triple
+from trustgraph_base.rdf.terms import Triple, lit
 from trustgraph_flow.store.core.backend import Backend
 from trustgraph_flow.store.governance import log
 from trustgraph_flow.store.governance.documents import seal_document
@@ -212,3 +212,81 @@ def test_a_trace_migration_killed_before_signing_resumes(
     migrate(old_trace, seal)
     checked = verify_trace(handle_of(old_trace), seal.keys, QUESTION)
     assert checked.verified, checked.problems
+
+
+AGENT = uris.agent_session_uri("a-old")
+SUB = uris.graph_rag_question_uri("g-sub")
+NEW_LABELS = {
+    AGENT: "Agent Question",
+    f"{AGENT}/i1": "Analysis: knowledge-query",
+    f"{AGENT}/i2": "Analysis: none",
+    SUB: "GraphRAG Question",
+}
+
+
+def labelled_as_before(triples: list[Triple]) -> list[Triple]:
+    """Triples with the labels written before: "Question" and "Analysis"."""
+    out = []
+    for t in triples:
+        if t.p.i == RDFS.label.i and t.s.i in NEW_LABELS:  # type: ignore[union-attr]
+            old = "Question" if "Question" in NEW_LABELS[t.s.i] else "Analysis"  # type: ignore[union-attr]
+            t = t.model_copy(update={"o": lit(old)})
+        out.append(t)
+    return out
+
+
+def labels(stores: Backend) -> dict[str, str]:
+    h = handle_of(stores)
+    found: dict[str, str] = {}
+    for uri in NEW_LABELS:
+        for q in h.store.quads_for_pattern(ox.NamedNode(uri), n(RDFS.label), None, RETRIEVAL):
+            found[uri] = found.get(uri, "") + str(q.object.value)  # type: ignore[union-attr]
+    return found
+
+
+@pytest.fixture
+def old_agent(make_backend: Callable[[], Backend], seal: Seal) -> Backend:
+    stores = make_backend()
+    write_batch(stores, [msg(labelled_as_before(agent("a-old", 1, "g-sub")), "trace")], seal)
+    before = {u: "Question" if "Question" in v else "Analysis" for u, v in NEW_LABELS.items()}
+    assert labels(stores) == before
+    assert verify_trace(handle_of(stores), seal.keys, AGENT).verified
+    return stores
+
+
+def test_old_labels_are_replaced_and_the_trace_still_verifies(
+    old_agent: Backend, seal: Seal
+) -> None:
+    assert migrate(old_agent, seal) == len(NEW_LABELS)
+    assert labels(old_agent) == NEW_LABELS
+    checked = verify_trace(handle_of(old_agent), seal.keys, AGENT)
+    assert checked.verified, checked.problems
+    assert migrate(old_agent, seal) == 0 and labels(old_agent) == NEW_LABELS
+
+
+def test_a_relabelling_killed_before_signing_resumes(
+    old_agent: Backend, seal: Seal, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def killed(*args: object, **kwargs: object) -> None:
+        raise SystemExit("killed")
+
+    with monkeypatch.context() as m:
+        m.setattr(Seal, "append", killed)
+        with pytest.raises(SystemExit):
+            migrate(old_agent, seal)
+    assert labels(old_agent) == NEW_LABELS
+    assert not verify_trace(handle_of(old_agent), seal.keys, AGENT).verified
+    migrate(old_agent, seal)
+    checked = verify_trace(handle_of(old_agent), seal.keys, AGENT)
+    assert checked.verified, checked.problems
+
+
+def test_an_edited_trace_is_relabelled_but_not_signed_over(old_agent: Backend, seal: Seal) -> None:
+    h = handle_of(old_agent)
+    step = ox.NamedNode(f"{AGENT}/i1")
+    [thought] = h.store.quads_for_pattern(step, n(TG.thought), None, RETRIEVAL)
+    h.store.remove(thought)
+    h.store.extend([ox.Quad(step, n(TG.thought), ox.Literal("edited"), RETRIEVAL)])
+    migrate(old_agent, seal)
+    assert labels(old_agent) == NEW_LABELS
+    assert not verify_trace(handle_of(old_agent), seal.keys, AGENT).verified

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from trustgraph_base.provenance.common import datetime_literal, derived, text, triple, types
 from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, PROV, RDF, TG
-from trustgraph_base.provenance.rag import answer_extras, label
+from trustgraph_base.provenance.rag import QUESTION_LABELS, answer_extras, label
 from trustgraph_base.provenance.uris import agent_observation_uri, answer_document_uri
 from trustgraph_base.rdf.terms import IriTerm, Triple
 
@@ -21,8 +21,13 @@ def agent_session_triples(session_uri: str, query: str, timestamp: str) -> list[
         *types(session_uri, G, PROV.Activity, TG.Question, TG.AgentQuestion),
         triple(session_uri, TG.query, text(query), G),
         triple(session_uri, PROV.startedAtTime, datetime_literal(timestamp), G),
-        label(session_uri, "Question"),
+        label(session_uri, QUESTION_LABELS[TG.AgentQuestion.i]),
     ]
+
+
+def analysis_label(action: str) -> str:
+    """An analysis's label, as the reference names it: "Analysis: {action}" (before, "Analysis")."""
+    return f"Analysis: {action}"
 
 
 def arguments_json(arguments: Mapping[str, Any] | str) -> str:
@@ -70,7 +75,7 @@ def agent_iteration_triples(
         triple(iteration_uri, TG.arguments, text(arguments_json(arguments)), G),
         triple(iteration_uri, TG.observation, text(observation), G),
         triple(iteration_uri, RDF.type, TG.ToolUse, G),
-        label(iteration_uri, "Analysis"),
+        label(iteration_uri, analysis_label(action)),  # the reference's
         *extras,
     ]
 

@@ -33,6 +33,14 @@ class SelectedEdge(NamedTuple):
     reasoning: str
 
 
+# Each question's label, as the reference names them (docs/conformance.md); before, "Question".
+QUESTION_LABELS = {
+    TG.GraphRagQuestion.i: "GraphRAG Question",
+    TG.DocRagQuestion.i: "DocumentRAG Question",
+    TG.AgentQuestion.i: "Agent Question",
+}
+
+
 def label(uri: str, name: str) -> Triple:
     """``rdfs:label``: the name TrustGraph's tools show for a trace node."""
     return triple(uri, RDFS.label, text(name), G)
@@ -45,7 +53,7 @@ def _question(
         *types(uri, G, PROV.Activity, TG.Question, subtype),
         triple(uri, TG.query, text(query), G),
         triple(uri, PROV.startedAtTime, datetime_literal(timestamp), G),
-        label(uri, "Question"),
+        label(uri, QUESTION_LABELS[subtype.i]),
     ]
     if parent_uri:
         out.append(derived(uri, parent_uri, G))

@@ -1,13 +1,14 @@
 """Existing stores brought to the reference's forms our builders adopted (docs/conformance.md),
 at the store's start, collection by collection, on every backend.
 
-Each step (``migrate_steps.py``) adds the facts an old store lacks. Provenance already signed
-(a document's, docs/audit.md, or an ended trace's) is signed again over the migrated form,
-under the rule every late write to signed provenance follows (``Seal.sign_all`` with the quads
-added): only if nothing but the migration changed it since it was signed, so a migration never
-launders an edit. The facts and a pending mark per signed owner go in one atomic write (graph
-``urn:tg:migration``); the mark is removed once the owner is signed again, so a migration
-killed between the two signs at the next start. Idempotent: a migrated collection has nothing
+Each step (``migrate_steps.py``) adds the facts an old store lacks (and removes those they
+replace). Provenance already signed (a document's, docs/audit.md, or an ended trace's) is
+signed again over the migrated form, never over an edit: an added fact under the rule every
+late write to signed provenance follows (``Seal.sign_all`` with the quads added: only if
+nothing but the migration changed it), a replaced one only if the old form still matched its
+signature when the migration began (a new log entry whose reason names the migration). The facts and a pending mark per signed owner go in one atomic write (graph
+``urn:tg:migration``); what they replace is removed after; the mark is removed once the
+owner is signed again, so a migration killed anywhere between finishes at the next start. Idempotent: a migrated collection has nothing
 left to add (a few pattern reads per step).
 """
 
@@ -17,6 +18,8 @@ import logging
 
 import pyoxigraph as ox
 
+from trustgraph_base.integrity import entries as ent
+from trustgraph_base.integrity.canonical import fingerprint_groups
 from trustgraph_flow.store.core.backend import Backend, Handle, remove_quads
 from trustgraph_flow.store.governance import log
 from trustgraph_flow.store.governance.migrate_steps import STEPS, Step
@@ -41,36 +44,58 @@ def migrate(stores: Backend, seal: Seal | None) -> int:
 
 def _signed(handle: Handle, step: Step, owner: str) -> bool:
     """Whether ``owner`` has a signature the migration must renew: a signed document, or a
-    trace that has ended and been signed (a running one is signed when it ends)."""
-    if not log.of_subject(handle.store, owner):
+    trace that has ended and been signed (a running one is signed when it ends). A step that
+    replaces facts renews only a signature its owner still matches (an edit keeps its old
+    signature, which names the edit)."""
+    stored = log.of_subject(handle.store, owner)
+    if not stored:
         return False
     if step.kind == "trace":
         row = handle.index.rows([owner]).get(owner)
-        return row is not None and row.status != "in-progress"
-    return True
+        if row is None or row.status == "in-progress":
+            return False
+    if not step.replaces:
+        return True
+    newest = ent.latest(s for _, s in stored).get(owner)
+    fp = fingerprint_groups(step.quads_of(handle, owner))
+    return newest is not None and newest.tombstone is None and newest.entry.digest == fp.digest
 
 
 def migrate_step(handle: Handle, seal: Seal | None, step: Step) -> int:
-    """Add ``step``'s facts where they are missing, then sign again the signed owners they
-    belong to (and any a killed migration left pending); how many entities got facts."""
+    """Add ``step``'s facts where they are missing and remove what they replace, then sign
+    again the signed owners they belong to (and any a killed migration left pending); how
+    many entities got facts."""
     added = step.missing(handle)
     owners = sorted({o for q in added if (o := step.owner(_iri(q.subject)))})
     mark = ox.Literal(step.name)
     signed = [o for o in owners if seal is not None and _signed(handle, step, o)]
     if added:  # one atomic write: the facts and their marks
-        handle.store.extend(
-            [*added, *(ox.Quad(ox.NamedNode(o), PENDING, mark, GRAPH) for o in signed)]
-        )
+        marks = [ox.Quad(ox.NamedNode(o), PENDING, mark, GRAPH) for o in signed]
+        handle.store.extend([*added, *marks])
+    if step.replaces:
+        remove_quads(handle.store, step.replaces(handle))
     if seal is None:
         return len({q.subject for q in added})
     pending = list(handle.store.quads_for_pattern(None, PENDING, mark, GRAPH))
     for quad in pending:
-        owner = _iri(quad.subject)
-        facts = set(step.present(handle, owner))
-        seal.sign_all(handle, [owner], step.reason, facts, quads_of=step.quads_of, kind=step.kind)
+        _sign_again(handle, seal, step, _iri(quad.subject))
     if pending:
         remove_quads(handle.store, pending)
     return len({q.subject for q in added})
+
+
+def _sign_again(handle: Handle, seal: Seal, step: Step, owner: str) -> None:
+    """Sign ``owner`` over its migrated form: an added fact under the late-write rule; a
+    replaced one as a new entry naming the migration (its old form was checked against its
+    signature before it was changed)."""
+    if not step.replaces:
+        facts = set(step.present(handle, owner))
+        seal.sign_all(handle, [owner], step.reason, facts, quads_of=step.quads_of, kind=step.kind)
+        return
+    fp = fingerprint_groups(step.quads_of(handle, owner))
+    newest = ent.latest(s for _, s in log.of_subject(handle.store, owner)).get(owner)
+    if newest is None or newest.entry.digest != fp.digest:
+        seal.append(handle, [(owner, fp)], step.reason, step.kind)
 
 
 def _iri(node: object) -> str:

@@ -7,6 +7,9 @@ added).
   the entity it read (the one it is named under) and ``rdfs:label`` "{component} extraction"
   (its agent's label). ``tg:componentVersion`` is not written on an old activity: which version
   made it is not known, and is not invented. Owner: the document.
+- ``labels``: a question's label "Question" becomes the reference's "GraphRAG Question",
+  "DocumentRAG Question" or "Agent Question", an analysis's "Analysis" becomes "Analysis:
+  {action}". Owner: the trace.
 - ``chunk-selections``: each reifier of a DocumentRAG exploration's ``tg:selectedChunk``
   triple is also ``a tg:ChunkSelection`` naming its chunk by ``tg:document``. Owner: the trace.
 """
@@ -18,7 +21,9 @@ from dataclasses import dataclass
 
 import pyoxigraph as ox
 
+from trustgraph_base.provenance.agent import analysis_label
 from trustgraph_base.provenance.namespaces import PROV, RDF, RDFS, TG
+from trustgraph_base.provenance.rag import QUESTION_LABELS
 from trustgraph_base.provenance.uris import doc_of, trace_root
 from trustgraph_flow.store.core.backend import Handle
 from trustgraph_flow.store.governance.documents import document_groups
@@ -37,6 +42,8 @@ class Step:
     owner: Callable[[str], str | None]  # the document or trace root an entity belongs to
     missing: Callable[[Handle], list[ox.Quad]]
     present: Callable[[Handle, str], Iterable[ox.Quad]]
+    # the old facts the step's replace, once their new form is in (None: it only adds)
+    replaces: Callable[[Handle], list[ox.Quad]] | None = None
 
 
 def _objects(
@@ -125,6 +132,53 @@ def chunk_selections_present(handle: Handle, root: str) -> Iterable[ox.Quad]:
             yield ox.Quad(reifier, n(TG.document), chunk, RETRIEVAL)
 
 
+OLD_LABELS = (ox.Literal("Question"), ox.Literal("Analysis"))
+
+
+def _old_labels(handle: Handle) -> list[ox.Quad]:
+    label = n(RDFS.label)
+    return [
+        q for old in OLD_LABELS for q in handle.store.quads_for_pattern(None, label, old, RETRIEVAL)
+    ]
+
+
+def _relabelled(handle: Handle, old: list[ox.Quad]) -> list[tuple[ox.Quad, ox.Quad]]:
+    """Each old label with the label that replaces it (one read per kind, not per entity)."""
+    questions: dict[object, str] = {}
+    for subtype, name in QUESTION_LABELS.items():
+        typed = handle.store.quads_for_pattern(None, n(RDF.type), ox.NamedNode(subtype), RETRIEVAL)
+        questions.update((q.subject, name) for q in typed)
+    analyses: dict[object, str] = {}
+    if any(q.object == OLD_LABELS[1] for q in old):
+        for q in handle.store.quads_for_pattern(None, n(TG.action), None, RETRIEVAL):
+            if isinstance(q.object, ox.Literal):
+                analyses.setdefault(q.subject, analysis_label(q.object.value))
+    out = []
+    for q in old:
+        renamed = (questions if q.object == OLD_LABELS[0] else analyses).get(q.subject)
+        if renamed:
+            out.append((q, ox.Quad(q.subject, q.predicate, ox.Literal(renamed), RETRIEVAL)))
+    return out
+
+
+def labels_missing(handle: Handle) -> list[ox.Quad]:
+    old = _old_labels(handle)
+    if not old:  # a migrated collection: one read per old label
+        return []
+    return [new for _, new in _relabelled(handle, old) if new not in handle.store]
+
+
+def labels_replaced(handle: Handle) -> list[ox.Quad]:
+    old = _old_labels(handle)
+    if not old:
+        return []
+    return [q for q, new in _relabelled(handle, old) if new in handle.store]
+
+
+def labels_present(handle: Handle, root: str) -> Iterable[ox.Quad]:
+    return ()  # a replacement is signed as a new entry, not as facts added
+
+
 STEPS = (
     Step(
         "activity-facts",
@@ -134,6 +188,16 @@ STEPS = (
         doc_of,
         activity_facts_missing,
         activity_facts_present,
+    ),
+    Step(
+        "labels",
+        "migrated: the reference's labels of questions and analyses",
+        "trace",
+        trace_groups,
+        trace_root,
+        labels_missing,
+        labels_present,
+        labels_replaced,
     ),
     Step(
         "chunk-selections",
