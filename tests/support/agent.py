@@ -143,7 +143,12 @@ def question_rows(uri: str, query: str) -> list[Row]:
         (uri, RDF_TYPE, TG + "AgentQuestion", G),
         (uri, TG + "query", query, G),
         (uri, PROV + "startedAtTime", STARTED, G),
-        (uri, RDFS_LABEL, "Question", G),  # TrustGraph's, beside SPEC's (docs/provenance.md)
+        (
+            uri,
+            RDFS_LABEL,
+            "Agent Question",
+            G,
+        ),  # the reference's, beside SPEC's (docs/provenance.md)
     ]
 
 
@@ -171,7 +176,7 @@ def analysis_rows(
         (uri, TG + "arguments", args, G),
         (uri, TG + "observation", obs, G),
         (uri, RDF_TYPE, TG + "ToolUse", G),  # TrustGraph's, beside SPEC's
-        (uri, RDFS_LABEL, "Analysis", G),
+        (uri, RDFS_LABEL, f"Analysis: {action}", G),
         *((uri, TG + "toolCandidate", tool, G) for tool in tools),
         (uri, TG + "stepNumber", step, G),
     ]
