@@ -6,12 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.sparql_server import store_backend
+from tests.support.sparql_server import embedded_only, store_backend
 from tests.support.store import agent, document, graph_rag, handle_of, msg, recent
 from trustgraph_base.durations import parse_duration
-from trustgraph_base.provenance import uris
+from trustgraph_base.provenance import grounding_triples, uris
 from trustgraph_base.schema.explain import ExplainRequest, ExplainResponse
+from trustgraph_flow.store.backends.embedded.trace_index import TraceIndex
 from trustgraph_flow.store.core.backend import Backend
+from trustgraph_flow.store.core.convert import named
 from trustgraph_flow.store.governance import retention
 from trustgraph_flow.store.service.operations import explain_op
 from trustgraph_flow.store.service.settings import StoreSettings
@@ -82,3 +84,20 @@ def test_a_bad_retention_setting_is_refused_by_name() -> None:
     with pytest.raises(ValueError, match="bad duration '30 days'"):
         StoreSettings(retention="30 days")
     assert StoreSettings(retention="30d").retention == "30d"
+
+
+@embedded_only("an index written before a grounding was known to be its trace's")
+def test_a_grounding_indexed_as_a_trace_of_its_own_goes_with_its_trace(stores: Backend) -> None:
+    q = uris.graph_rag_question_uri("old")
+    grounding = uris.grounding_uri(q)
+    write_batch(stores, [msg(grounding_triples(grounding, q, ["the fox"]), user="alice")])
+    handle = handle_of(stores)
+    assert grounding in handle.index.entities(q)
+    # As an index written before kept it: the grounding its own trace's root.
+    assert isinstance(handle.index, TraceIndex)
+    with handle.index.db:
+        handle.index.db.execute("UPDATE entities SET root = uri WHERE uri = ?", (grounding,))
+    assert grounding not in handle.index.entities(q)
+    assert [t.id for t in op(stores, "delete-trace", id=q).deleted] == [q]
+    assert not list(handle.store.quads_for_pattern(named(grounding), None, None, None))
+    assert handle.index.entities(grounding) == []

@@ -68,7 +68,8 @@ TRACE_PREFIXES = tuple(_PREFIX_KIND)
 _SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,127}$")
 _STEP_INDEX = re.compile(r"/i(\d+)$")
 _STAGE_SUFFIX = re.compile(
-    r"/(i\d+(/c\d+)?(/observation)?|final|exploration(/c\d+)?|focus(/e\d+)?|synthesis(/claim\d+(/assessment)?|/verification|/abstention)?"
+    r"/(i\d+(/c\d+)?(/observation)?|final|grounding|exploration(/c\d+)?|focus(/e\d+)?"
+    r"|synthesis(/claim\d+(/assessment|/in\d+)?|/verification|/abstention)?"
     r"|prompt/[A-Za-z0-9._-]+/[0-9a-f]+)$"  # the prompt a step was made from (prompts.py)
 )
 
@@ -201,6 +202,16 @@ def is_conclusion_uri(root: str, uri: str) -> bool:
 
 
 _AGENT_PLACE = re.compile(r"/i([0-9]+)(?:/c([0-9]+))?(/observation)?$")
+
+
+def calling_step_uri(uri: str) -> str | None:
+    """The step ``…/i{n}`` that made call ``uri`` (``…/i{n}/c{k}``); None for anything else."""
+    if trace_kind(uri) != "agent":
+        return None
+    place = _AGENT_PLACE.search(uri)
+    if place is None or place.group(2) is None or place.group(3) is not None:
+        return None
+    return f"{uri[: place.start()]}/i{place.group(1)}"
 
 
 def agent_trace_order(uri: str) -> tuple[int, ...]:

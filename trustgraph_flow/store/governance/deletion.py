@@ -11,9 +11,17 @@ from __future__ import annotations
 import pyoxigraph as ox
 
 from trustgraph_base.provenance.namespaces import PROV, RDF, RDFS, TG
-from trustgraph_flow.store.core.backend import Handle, QuadStore, remove_quads
+from trustgraph_base.provenance.uris import trace_root
+from trustgraph_flow.store.core.backend import (
+    Handle,
+    QuadStore,
+    object_quads,
+    remove_quads,
+    subject_quads,
+)
 from trustgraph_flow.store.core.convert import DEFAULT_GRAPH, named
 from trustgraph_flow.store.governance.seal import Seal
+from trustgraph_flow.store.views.export import roots_of
 from trustgraph_flow.store.views.lookup import RETRIEVAL, SOURCE, has_type, n, stated_facts
 from trustgraph_flow.store.views.traces import resolve
 
@@ -140,19 +148,30 @@ def delete_trace(
     assert handle is not None
     if seal is not None:
         seal.settle(handle)  # an ended trace still waiting to be signed: signed, then erased
-    roots, pending = [], [root]
-    while pending:
-        current = pending.pop()
-        roots.append(current)
-        pending.extend(s.id for s in handle.index.subtraces(current) if s.id not in roots)
-    quads = [
-        q
-        for r in roots
-        for uri in handle.index.entities(r)
-        for q in handle.store.quads_for_pattern(named(uri), None, None, RETRIEVAL)
-    ]
+    roots = roots_of(handle, root)
+    entities = [named(uri) for r in roots for uri in handle.index.entities(r)]
+    apart = indexed_apart(handle, roots, entities)
+    quads = list(subject_quads(handle.store, entities + [named(a) for a in apart], RETRIEVAL))
     remove_quads(handle.store, quads)  # on a server: one request, not one per quad
-    handle.index.forget(roots)  # after the store: a crash here leaves the trace deletable again
+    # after the store: a crash here leaves the trace deletable again
+    handle.index.forget(roots + apart)
     if seal is not None:
         seal.erase(handle, roots, reason)
     return roots
+
+
+def indexed_apart(handle: Handle, roots: list[str], entities: list[ox.NamedNode]) -> list[str]:
+    """The entities of ``roots`` that an index written before their URIs were known to be
+    a trace's (a GraphRAG grounding, a claim's span in a chunk) keeps as traces of their
+    own: each derives from an entity of the trace and names it as its root."""
+    known, wanted = {e.value for e in entities}, set(roots)
+    found = object_quads(handle.store, entities, n(PROV.wasDerivedFrom), RETRIEVAL)
+    return sorted(
+        {
+            q.subject.value
+            for q in found
+            if type(q.subject) is ox.NamedNode
+            and q.subject.value not in known
+            and trace_root(q.subject.value) in wanted
+        }
+    )

@@ -1,0 +1,48 @@
+"""tg-delete-explain-trace removes the whole trace: every entity under the question's URI,
+the GraphRAG grounding (it holds the question's text) and the DocumentRAG claims' spans
+included, on the real pipeline; nothing of the deleted traces is left to a SPARQL query."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.golden.golden import invoke
+from tests.support.processors import RAG
+from tests.support.stack import Stack
+from tests.support.traces import DOC_RAG, GRAPH_RAG, answered_as, load
+
+LEFT = (
+    "SELECT DISTINCT ?s WHERE {{ GRAPH <urn:graph:retrieval> {{ ?s ?p ?o }} "
+    'FILTER(STR(?s) = "{0}" || STRSTARTS(STR(?s), "{0}/")) }} ORDER BY ?s'
+)
+
+
+async def entities(url: str, trace: str) -> list[str]:
+    found = await invoke(url, "tg-sparql", LEFT.format(trace), "--format", "json")
+    assert found.code == 0, found.stderr
+    return [row["s"]["value"] for row in json.loads(found.stdout)["results"]["bindings"]]
+
+
+async def test_a_deleted_rag_trace_leaves_nothing_behind(
+    pulsar_url: str, prefix: str, tmp_path: Path
+) -> None:
+    async with Stack(pulsar_url, prefix, RAG, data_dir=tmp_path) as stack:
+        await load(stack.url, "world-facts.pdf")
+        await load(stack.url, "capitals.txt")
+        for service, request, trace in (
+            ("graph-rag", {"query": "What is the capital of France?"}, GRAPH_RAG),
+            ("document-rag", {"query": "Where was Victor Hugo born?"}, DOC_RAG),
+        ):
+            session = trace.rsplit(":", 1)[1]
+            started = "2026-03-01T00:00:00.000Z"
+            await answered_as(
+                stack.url, service, request, session=session, trace=trace, started=started
+            )
+        held = {trace: await entities(stack.url, trace) for trace in (GRAPH_RAG, DOC_RAG)}
+        assert f"{GRAPH_RAG}/grounding" in held[GRAPH_RAG]
+        assert any("/claim" in e and e.rsplit("/", 1)[1].startswith("in") for e in held[DOC_RAG])
+        for trace in (GRAPH_RAG, DOC_RAG):
+            gone = await stack.cli("tg-delete-explain-trace", trace)
+            assert gone.code == 0, gone.stderr
+            assert await entities(stack.url, trace) == []
