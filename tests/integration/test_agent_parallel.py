@@ -87,6 +87,7 @@ async def test_a_step_calls_three_tools_at_once_and_each_is_its_own_observation(
     # The GraphRAG call that answered ran its sub-trace under its own call.
     sub = next(e for e, rs in facts.items() if e.startswith("urn:trustgraph:question:"))
     assert (PROV + "wasDerivedFrom", f"{s}/i1/c2") in facts[sub]
+    assert (PROV + "wasDerivedFrom", f"{s}/i1") in facts[sub]  # SPEC: the analysis that called it
     assert dict(facts[f"{s}/final"])[PROV + "wasDerivedFrom"] == f"{s}/i1/c2/observation"
     # The model saw every call's result, each under the id it can name.
     assert f"Observation [i1/c2/observation]: {PARIS}" in stub.prompts()[-1]

@@ -16,6 +16,7 @@ from trustgraph_base.provenance.common import (
 from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, PROV, RDF, RDFS, TG, XSD
 from trustgraph_base.provenance.uris import (
     answer_document_uri,
+    calling_step_uri,
     exploration_chunk_uri,
     focus_edge_uri,
 )
@@ -57,6 +58,10 @@ def _question(
     ]
     if parent_uri:
         out.append(derived(uri, parent_uri, G))
+        # A tool of a step's parallel calls: from the call, and (SPEC) the analysis that called it.
+        step = calling_step_uri(parent_uri)
+        if step is not None:
+            out.append(derived(uri, step, G))
     return out
 
 

@@ -124,7 +124,10 @@ def _root_fact(row: dict[str, object], p: str, o: OxObject) -> None:
     elif p == _STARTED and type(o) is ox.Literal:
         row["time"], row["sort_time"] = o.value, sort_key(o.value)
     elif p == _DERIVED and type(o) is ox.NamedNode:
-        row["parent"], row["parent_root"] = o.value, trace_root(o.value) or o.value
+        known = row["parent"]
+        # A parallel call's tool derives from the call and from its step: the call is kept.
+        if not (isinstance(known, str) and known.startswith(o.value + "/")):
+            row["parent"], row["parent_root"] = o.value, trace_root(o.value) or o.value
     elif p == _ERROR:
         row["failed"] = max(1, int(str(row["failed"])))
     elif p == _INTERRUPTED:
