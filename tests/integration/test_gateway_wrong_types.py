@@ -34,6 +34,12 @@ VALID: dict[str, dict[str, Any]] = {
     "librarian": {"operation": "list-documents"},
     "config": {"operation": "config"},
     "flow": {"operation": "list-flows"},
+    "knowledge": {"operation": "list-kg-cores"},
+    "prompt": {"id": "extract-edges", "variables": {"text": "t"}},
+    "reranker": {
+        "queries": [{"query_id": "q", "query_text": "q"}],
+        "documents": [{"document_id": "d", "document_text": "d"}],
+    },
 }
 VALUES: list[Any] = [["a", "b"], {"k": "v"}, 7, 2.5, True, "text", [{"k": 1}]]
 # Fields inside a field that the gateway reads itself before validating.

@@ -33,9 +33,12 @@ from trustgraph_base.schema import (
     GraphRagRequest,
     GraphRagResponse,
     IngestEvent,
+    KnowledgeRequest,
+    KnowledgeResponse,
     LibrarianRequest,
     LibrarianResponse,
     PageText,
+    PromptRequest,
     Response,
     SparqlQueryRequest,
     SparqlQueryResponse,
@@ -48,6 +51,7 @@ from trustgraph_base.schema import (
     VectorRequest,
     VectorResponse,
 )
+from trustgraph_base.schema.llm import RerankRequest, RerankResponse
 from trustgraph_base.schema.metrics import MetricsReport
 
 M = TypeVar("M", bound=BaseModel)
@@ -90,6 +94,9 @@ EXPLAIN = ServiceSpec("explain", ExplainRequest, ExplainResponse)
 LIBRARIAN = ServiceSpec("librarian", LibrarianRequest, LibrarianResponse)
 CONFIG = ServiceSpec("config", ConfigRequest, ConfigResponse)
 FLOW = ServiceSpec("flow", FlowRequest, FlowResponse)
+KNOWLEDGE = ServiceSpec("knowledge", KnowledgeRequest, KnowledgeResponse)
+PROMPT = ServiceSpec("prompt", PromptRequest, TextCompletionResponse)
+RERANKER = ServiceSpec("reranker", RerankRequest, RerankResponse)
 
 SERVICES: dict[str, ServiceSpec[BaseModel, Response]] = {
     spec.name: spec  # type: ignore[misc]
@@ -106,6 +113,9 @@ SERVICES: dict[str, ServiceSpec[BaseModel, Response]] = {
         LIBRARIAN,
         CONFIG,
         FLOW,
+        KNOWLEDGE,
+        PROMPT,
+        RERANKER,
     )
 }
 

@@ -10,6 +10,7 @@ from trustgraph_base.schema.config import (
     ConfigValue,
     FlowRequest,
     FlowResponse,
+    PromptRequest,
 )
 from trustgraph_base.schema.core import (
     Error,
@@ -49,6 +50,7 @@ from trustgraph_base.schema.explain import (
     TraceSummary,
     TraceView,
 )
+from trustgraph_base.schema.knowledge import KnowledgeRequest, KnowledgeResponse
 from trustgraph_base.schema.llm import (
     EmbeddingsRequest,
     EmbeddingsResponse,
@@ -110,6 +112,8 @@ __all__ = [
     "GraphRagRequest",
     "GraphRagResponse",
     "IngestEvent",
+    "KnowledgeRequest",
+    "KnowledgeResponse",
     "LibrarianRequest",
     "LibrarianResponse",
     "Message",
@@ -117,6 +121,7 @@ __all__ = [
     "PageNode",
     "PageText",
     "ProcessingMetadata",
+    "PromptRequest",
     "RagRequest",
     "RagResponse",
     "Response",

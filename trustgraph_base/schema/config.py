@@ -72,6 +72,15 @@ class ConfigChanged(Message):
     version: int = 0
 
 
+class PromptRequest(Scoped):
+    """The reference's ``prompt`` service: the user's prompt ``id`` filled with ``variables``
+    and sent to the LLM (answered as text completions, streamed or not)."""
+
+    id: str = Field(min_length=1, max_length=CONFIG_NAME_MAX)
+    variables: dict[str, str] = Field(default={}, max_length=CONFIG_ITEMS_MAX)
+    streaming: bool = False
+
+
 class FlowRequest(Scoped):
     operation: FlowOperation
     flow_id: str = Field(default="", alias="flow-id", max_length=CONFIG_NAME_MAX)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
+from pydantic_core import PydanticCustomError
 
 from trustgraph_base.schema.core import Message, Response, Scoped
 
@@ -18,10 +19,12 @@ class TextCompletionRequest(Message):
     parsing ``prompt``; an HTTP LLM sees only ``system`` and ``prompt``.
     ``response_schema`` is the JSON Schema the reply must match (structured output;
     ``None``: free text); the text-completion service asks the server to enforce it.
+    ``operation`` ``list-models`` (the reference's) asks which model answers instead.
     """
 
+    operation: Literal["complete", "list-models"] = "complete"
     system: str = ""
-    prompt: str
+    prompt: str = ""  # required by a completion (``_prompt_given``)
     prompt_type: str = "text"
     variables: dict[str, Any] = {}
     streaming: bool = False
@@ -29,15 +32,34 @@ class TextCompletionRequest(Message):
     max_tokens: int | None = None
     response_schema: dict[str, Any] | None = None
 
+    @model_validator(mode="before")
+    @classmethod
+    def _prompt_given(cls, data: Any) -> Any:
+        if (
+            isinstance(data, dict)
+            and data.get("operation", "complete") == "complete"
+            and "prompt" not in data
+        ):
+            raise PydanticCustomError("missing", "prompt: a completion needs a 'prompt'")
+        return data
+
+
+class ModelInfo(Message):
+    """A model the text-completion service answers with (the reference's ``list-models``)."""
+
+    id: str
+
 
 class TextCompletionResponse(Response):
-    """A completion (or one streamed piece of it) with its cost."""
+    """A completion (or one streamed piece of it) with its cost; or, for ``list-models``,
+    the models."""
 
     response: str = ""
     model: str = ""
     in_token: int = 0
     out_token: int = 0
     latency_ms: float = 0.0
+    models: list[ModelInfo] | None = None
 
 
 class EmbeddingsRequest(Message):
@@ -46,6 +68,40 @@ class EmbeddingsRequest(Message):
 
 class EmbeddingsResponse(Response):
     vectors: list[list[float]] = []
+    model: str = ""
+
+
+RERANK_ITEMS_MAX = 1000  # queries, or documents, in one rerank request
+
+
+class RerankQuery(Message):
+    query_id: str = Field(max_length=200)
+    query_text: str
+
+
+class RerankDocument(Message):
+    document_id: str = Field(max_length=200)
+    document_text: str
+
+
+class RerankRequest(Message):
+    """The reference's ``reranker``: score each document against each query."""
+
+    queries: list[RerankQuery] = Field(min_length=1, max_length=RERANK_ITEMS_MAX)
+    documents: list[RerankDocument] = Field(min_length=1, max_length=RERANK_ITEMS_MAX)
+    limit: int = Field(default=10, ge=1, le=RERANK_ITEMS_MAX)
+
+
+class RerankResult(Message):
+    query_id: str
+    document_id: str
+    score: float
+
+
+class RerankResponse(Response):
+    """Each query's best ``limit`` documents, best first (queries in the order asked)."""
+
+    results: list[RerankResult] = []
     model: str = ""
 
 
@@ -59,6 +115,21 @@ class VectorItem(Message):
     vector: list[float]
     text: str = ""
     document: str = ""  # the document URI it came from, for removal
+
+
+def vector_of(given: Any) -> list[float] | None:
+    """A vector as the reference's cores and sockets carry it: a non-empty list of numbers,
+    or (as older ones had it) a list of such lists, of which the first is kept; None if it
+    is neither."""
+    if isinstance(given, list) and given and isinstance(given[0], list):
+        given = given[0]
+    if (
+        not isinstance(given, list)
+        or not given
+        or not all(isinstance(x, int | float) and not isinstance(x, bool) for x in given)
+    ):
+        return None
+    return [float(x) for x in given]
 
 
 class VectorMatch(Message):

@@ -1,4 +1,5 @@
-"""The configuration service (the reference's ``config``) and the flow service (``flow``).
+"""The configuration service (the reference's ``config``), the flow service (``flow``) and
+the prompt service (``prompt``: a configured prompt filled and sent to the LLM).
 
 Configuration is per user (``ConfigRequest.user``; the gateway sets it from the caller's
 key), kept in ``<data-dir>/config/config.sqlite`` (``store.py``); ``values.py`` says what it
@@ -19,7 +20,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from trustgraph_base.errors import BrokerUnavailable, ErrorType, ServiceError
-from trustgraph_base.messaging import CONFIG, CONFIG_CHANGED, FLOW, Context, Processor, Topics
+from trustgraph_base.messaging import (
+    CONFIG,
+    CONFIG_CHANGED,
+    FLOW,
+    PROMPT,
+    Context,
+    Processor,
+    Topics,
+)
 from trustgraph_base.schema import (
     ConfigChanged,
     ConfigRequest,
@@ -27,9 +36,11 @@ from trustgraph_base.schema import (
     ConfigValue,
     FlowRequest,
     FlowResponse,
+    PromptRequest,
+    TextCompletionResponse,
 )
 from trustgraph_base.settings import ProcessorSettings
-from trustgraph_flow.config import flows
+from trustgraph_flow.config import flows, prompting
 from trustgraph_flow.config.store import ConfigStore
 from trustgraph_flow.config.values import check_value
 
@@ -121,6 +132,13 @@ async def config(req: ConfigRequest, ctx: Ctx) -> ConfigResponse:
 @proc.service(FLOW)
 async def flow(req: FlowRequest, ctx: Ctx) -> FlowResponse:
     return flows.answer(req, Topics(ctx.settings.topic_prefix))
+
+
+@proc.service(PROMPT)
+async def prompt(req: PromptRequest, ctx: Ctx) -> AsyncIterator[TextCompletionResponse]:
+    """The user's prompt ``req.id`` filled with ``req.variables``, answered by the LLM."""
+    async for reply in prompting.invoke(ctx.state.store, req, ctx):
+        yield reply
 
 
 def main() -> None:

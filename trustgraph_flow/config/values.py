@@ -84,7 +84,9 @@ def check_prompt(key: str, value: str) -> None:
             raise _refuse(PROMPT, key, "the system prompt must be a JSON string")
         return
     known = ", ".join(sorted(PROMPTS))
-    if key == INDEX_KEY:
+    if key == INDEX_KEY:  # as it reads (a configuration exported and imported again): kept
+        if isinstance(data, list) and sorted(data) == sorted(PROMPTS):
+            return
         raise _refuse(PROMPT, key, f"the index lists the prompts the processors use ({known})")
     if not key.startswith(TEMPLATE_PREFIX):
         raise _refuse(PROMPT, key, f"keys are 'system' and 'template.ID' (ids: {known})")

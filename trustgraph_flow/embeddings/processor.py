@@ -1,4 +1,6 @@
-"""The embeddings service: hashing vectors by default, sentence-transformers on request.
+"""The embeddings service: hashing vectors by default, sentence-transformers on request;
+and the reranker (the reference's ``reranker``), which scores documents against queries by
+the cosine of their embeddings from the same model (a bi-encoder, not a cross-encoder).
 
 ``embeddings_backend`` is ``hashing`` (deterministic, numpy only, downloads nothing) or
 ``sentence-transformers`` (the optional extra; the model comes from the package
@@ -16,8 +18,9 @@ import numpy as np
 from pydantic import Field
 
 from trustgraph_base.errors import ErrorType, ServiceError
-from trustgraph_base.messaging import EMBEDDINGS, Context, Processor
+from trustgraph_base.messaging import EMBEDDINGS, RERANKER, Context, Processor
 from trustgraph_base.schema import EmbeddingsRequest, EmbeddingsResponse
+from trustgraph_base.schema.llm import RerankRequest, RerankResponse, RerankResult
 from trustgraph_base.settings import ProcessorSettings
 from trustgraph_flow.embeddings import hashing
 
@@ -80,6 +83,38 @@ async def embed(req: EmbeddingsRequest, ctx: Context[Settings, Embedder]) -> Emb
     except Exception as exc:
         raise ServiceError(ErrorType.EMBEDDINGS_ERROR, f"{embedder.model} failed: {exc}") from exc
     return EmbeddingsResponse(vectors=matrix.tolist(), model=embedder.model)
+
+
+def ranked(embedder: Embedder, req: RerankRequest) -> list[RerankResult]:
+    """Each query's ``req.limit`` best documents by cosine, best first (ties: in order given)."""
+    texts = [q.query_text for q in req.queries] + [d.document_text for d in req.documents]
+    matrix = embedder.embed(texts)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    unit = matrix / np.where(norms == 0, 1.0, norms)
+    queries, documents = unit[: len(req.queries)], unit[len(req.queries) :]
+    scores = queries @ documents.T
+    results = []
+    for qi, query in enumerate(req.queries):
+        order = np.argsort(-scores[qi], kind="stable")[: req.limit]
+        results += [
+            RerankResult(
+                query_id=query.query_id,
+                document_id=req.documents[di].document_id,
+                score=float(scores[qi, di]),
+            )
+            for di in order
+        ]
+    return results
+
+
+@proc.service(RERANKER)
+async def rerank(req: RerankRequest, ctx: Context[Settings, Embedder]) -> RerankResponse:
+    embedder = ctx.state
+    try:
+        results = await asyncio.to_thread(ranked, embedder, req)
+    except Exception as exc:
+        raise ServiceError(ErrorType.EMBEDDINGS_ERROR, f"{embedder.model} failed: {exc}") from exc
+    return RerankResponse(results=results, model=embedder.model)
 
 
 def main() -> None:

@@ -32,6 +32,7 @@ from aiohttp import web
 
 from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.schema import DEFAULT_COLLECTION
+from trustgraph_base.schema.knowledge import KNOWLEDGE_LOADS
 from trustgraph_flow.gateway.edge import check_operation, named_collections, strip_internal
 from trustgraph_flow.gateway.keys import KeyStore
 from trustgraph_flow.gateway.viewer import cookie_key
@@ -84,6 +85,16 @@ class Principal:
 
 OPEN = Principal(user=None)
 USER_WIDE = ("config", "flow")  # services acting on the user's own, not a collection
+
+
+def user_wide(service: str, request: dict[str, Any]) -> bool:
+    """Whether the request acts on the user's own, in no collection: configuration, flows,
+    and knowledge cores except a load (which writes into the collection it names)."""
+    if service == "knowledge":
+        return request.get("operation") not in KNOWLEDGE_LOADS
+    return service in USER_WIDE
+
+
 ADMIN = Principal(user=None, admin=True)
 
 
@@ -166,7 +177,7 @@ def admit(principal: Principal, service: str, request: dict[str, Any]) -> dict[s
     """The outside request as it may be forwarded (see the module docstring)."""
     check_operation(service, request)
     check_names(request)  # before a user-wide service's collection is replaced below
-    if service in USER_WIDE and principal.collections is not None:
+    if user_wide(service, request) and principal.collections is not None:
         # The user's own, in no collection: a key limited to some collections may use it.
         request = {**request, "collection": sorted(principal.collections)[0]}
     for collection in named_collections(service, request):

@@ -40,7 +40,7 @@ PUBLISHER = web.AppKey("bulk_publisher", object)
 OFFERED = (
     "POST /api/v1/flow/{flow}/service/{service} and the socket /api/v1/socket for the services "
     + ", ".join(sorted(SERVICES))
-    + "; POST /api/v1/librarian, /api/v1/config and /api/v1/flow; POST /api/v1/collection-management; POST /api/v1/iam (API keys); "
+    + "; POST /api/v1/librarian, /api/v1/config, /api/v1/flow and /api/v1/knowledge; POST /api/v1/collection-management; POST /api/v1/iam (API keys); "
     "the sockets /api/v1/flow/{flow}/import/triples, …/import/entity-contexts, …/import/document-embeddings, …/export/triples and …/export/document-embeddings; GET /api/v1/document-stream; GET /api/v1/health"
 )
 

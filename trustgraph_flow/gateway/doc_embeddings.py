@@ -32,6 +32,7 @@ from trustgraph_base.schema import (
     VectorRequest,
     VectorResponse,
 )
+from trustgraph_base.schema.llm import vector_of
 from trustgraph_flow.gateway.auth import Principal, authenticate
 from trustgraph_flow.gateway.bulk import serve_import
 from trustgraph_flow.gateway.dispatch import DISPATCHER
@@ -46,19 +47,13 @@ SHAPE = "a document-embeddings frame is {'metadata': {...}, 'chunks': [{'chunk_i
 
 def _vector(chunk: dict[str, Any]) -> list[float]:
     """The chunk's vector: ``vectors`` as one list of numbers, or the first of a list of them."""
-    given = chunk.get("vectors")
-    if isinstance(given, list) and given and isinstance(given[0], list):
-        given = given[0]
-    if (
-        not isinstance(given, list)
-        or not given
-        or not all(isinstance(x, int | float) and not isinstance(x, bool) for x in given)
-    ):
+    found = vector_of(chunk.get("vectors"))
+    if found is None:
         raise ServiceError(
             ErrorType.BAD_FRAME,
             "import/document-embeddings: each chunk's 'vectors' is a non-empty list of numbers",
         )
-    return [float(x) for x in given]
+    return found
 
 
 def read_frame(frame: Any) -> tuple[dict[str, str], str, list[tuple[str, list[float]]]]:

@@ -35,6 +35,9 @@ ALLOWED: dict[str, frozenset[str] | None] = {
     "librarian": frozenset(get_args(LibrarianClientOperation)),
     "config": None,  # every operation acts on the caller's own configuration
     "flow": None,
+    "knowledge": None,
+    "prompt": None,  # the caller's own prompts, filled and sent to the LLM
+    "reranker": None,  # every operation acts on the caller's own cores (a load: in a collection)
 }
 
 # service → request fields only processors set for each other (dropped for everyone) …
@@ -51,13 +54,8 @@ OPERATOR_FIELDS: dict[str, tuple[str, ...]] = {
 
 
 # The reference's operations on services that have none here, refused with why (without
-# this the request fails validation on a field it never meant to send, e.g. tg-list-models'
-# "prompt: Field required").
-NOT_OFFERED: dict[tuple[str, str], str] = {
-    ("text-completion", "list-models"): (
-        "there is no model list here: one model answers, and each reply names it ('model')"
-    ),
-}
+# this the request fails validation on a field it never meant to send). None at present.
+NOT_OFFERED: dict[tuple[str, str], str] = {}
 
 
 def check_operation(service: str, request: dict[str, Any]) -> None:

@@ -7,6 +7,12 @@ The operations and field names are the TrustGraph IAM ones that ``tg-create-api-
   → ``{"api_key_plaintext": KEY, "api_key": {id, user_id, name, prefix, created, expires, collections}}``
 - ``{"operation": "list-api-keys", "user_id"?}`` → ``{"api_keys": [...]}``
 - ``{"operation": "revoke-api-key", "key_id"}`` → ``{"revoked": KEY_ID}``
+
+and, for any caller, ``{"operation": "whoami"}`` → ``{"user": {id, username, name, roles,
+enabled, …}}``: whom the caller's token acts for (``tg-whoami``). There are no accounts: an
+API key's user is the user; the admin token is the operator (``admin``), acting for the user
+each request names; an open gateway acts for the user each request names (``trustgraph``
+unless one is named).
 """
 
 from __future__ import annotations
@@ -18,7 +24,8 @@ from typing import Any
 from aiohttp import web
 
 from trustgraph_base.errors import ErrorType, ServiceError
-from trustgraph_flow.gateway.auth import AUTH, authenticate
+from trustgraph_base.schema import DEFAULT_USER
+from trustgraph_flow.gateway.auth import AUTH, Principal, authenticate
 from trustgraph_flow.gateway.body import json_body
 from trustgraph_flow.gateway.failure import rest_response
 from trustgraph_flow.gateway.keys import KeyRequestError, KeyStore
@@ -29,7 +36,7 @@ log = logging.getLogger("trustgraph_flow.gateway")
 KEY_OPERATIONS = ("create-api-key", "list-api-keys", "revoke-api-key")
 NOT_IAM = (
     ": there are no accounts, passwords or workspaces; a user is whom an API key acts for "
-    f"(iam offers {', '.join(KEY_OPERATIONS)})"
+    f"(iam offers {', '.join(KEY_OPERATIONS)} and whoami)"
 )
 # Said in open mode, where an operator most likely runs the official tg-*-api-key commands.
 OPEN_MODE = (
@@ -88,12 +95,32 @@ def run(keys: KeyStore, body: dict[str, Any]) -> dict[str, Any]:
     raise ServiceError(ErrorType.BAD_REQUEST, f"iam: {operation!r} is not offered here{NOT_IAM}")
 
 
+def whoami(principal: Principal) -> dict[str, Any]:
+    """The reference's user record of whom ``principal`` acts for."""
+    if principal.user is not None:
+        user = principal.user
+        name, roles = f"user {user!r} (API key {principal.key_id})", ["user"]
+    elif principal.admin:
+        user, name, roles = "admin", "the operator (admin token): acts for any user", ["admin"]
+    else:
+        user = DEFAULT_USER
+        name, roles = "open gateway: acts for the user each request names", ["open"]
+    return {
+        "user": {
+            "id": user, "username": user, "name": name, "email": "", "workspace": "",
+            "roles": roles, "enabled": True, "must_change_password": False, "created": "",
+        }
+    }  # fmt: skip
+
+
 async def iam_handler(request: web.Request) -> web.Response:
     try:
         auth = request.app[AUTH]
+        body = await json_body(request)
+        if isinstance(body, dict) and body.get("operation") == "whoami":
+            return web.json_response(whoami(authenticate(request)))
         if auth.on and not authenticate(request).admin:
             raise ServiceError(ErrorType.FORBIDDEN, "managing API keys needs the admin token")
-        body = await json_body(request)
         if not isinstance(body, dict):
             raise ServiceError(ErrorType.BAD_REQUEST, "iam: the body must be a JSON object")
         operation = body.get("operation")

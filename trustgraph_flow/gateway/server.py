@@ -77,7 +77,7 @@ def make_app(settings: GatewaySettings, token: str | None = None) -> web.Applica
     app.router.add_get("/api/socket", socket_handler)  # @trustgraph/client's default path
     app.router.add_post("/api/v1/flow/{flow}/service/{kind}", service_handler)
     app.router.add_post("/api/v1/librarian", librarian_handler)
-    app.router.add_post("/api/v1/{service:config|flow}", global_service_handler)
+    app.router.add_post("/api/v1/{service:config|flow|knowledge}", global_service_handler)
     app.router.add_post("/api/v1/page-image", page_image_handler)
     app.router.add_get("/api/v1/page-image", plain_page_handler)
     app.router.add_post("/api/v1/page-boxes", page_boxes_handler)

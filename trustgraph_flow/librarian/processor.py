@@ -1,4 +1,5 @@
-"""The librarian: stores documents durably, serves their content by URI, tracks progress.
+"""The librarian: stores documents durably, serves their content by URI, tracks progress,
+and keeps each user's knowledge cores (the ``knowledge`` service, ``knowledge.py``).
 
 Its operations live in rooms: ``storing`` (add-document, chunked upload), ``processing``
 (processing records, collections), ``content`` (get-content, put-content) and ``removal``.
@@ -15,6 +16,7 @@ from trustgraph_base.errors import ServiceError
 from trustgraph_base.messaging import (
     COLLECTION_DELETED,
     INGEST_EVENTS,
+    KNOWLEDGE,
     LIBRARIAN,
     Context,
     Processor,
@@ -22,10 +24,12 @@ from trustgraph_base.messaging import (
 from trustgraph_base.schema import (
     CollectionDeleted,
     IngestEvent,
+    KnowledgeRequest,
+    KnowledgeResponse,
     LibrarianRequest,
     LibrarianResponse,
 )
-from trustgraph_flow.librarian import sealing
+from trustgraph_flow.librarian import knowledge, sealing
 from trustgraph_flow.librarian.content import document_content, get_content, put_content
 from trustgraph_flow.librarian.processing import (
     COLLECTION_OPERATIONS,
@@ -87,6 +91,13 @@ async def librarian(req: LibrarianRequest, ctx: Ctx) -> LibrarianResponse:
         return put_content(req, scope, ctx)
     except StoreError as exc:
         raise ServiceError(exc.type, exc.message) from None
+
+
+@proc.service(KNOWLEDGE)
+async def knowledge_cores(req: KnowledgeRequest, ctx: Ctx) -> AsyncIterator[KnowledgeResponse]:
+    """One knowledge-core operation of ``req.user`` (several replies for a core's get)."""
+    async for reply in knowledge.answer(ctx.state.store.cores, req, ctx):
+        yield reply
 
 
 @proc.consumer(COLLECTION_DELETED)

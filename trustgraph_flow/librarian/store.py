@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from trustgraph_flow.librarian.cores import CoreStore
 from trustgraph_flow.librarian.documents import Documents
 from trustgraph_flow.librarian.progress import Progress
 from trustgraph_flow.librarian.records import Records
@@ -20,7 +21,8 @@ __all__ = ["LibrarianStore", "Scope", "StoreError", "owner_document"]
 
 
 class LibrarianStore:
-    """The librarian's data under ``root``: ``librarian.db`` and ``content/``."""
+    """The librarian's data under ``root``: ``librarian.db``, ``content/`` and the
+    knowledge cores' ``cores.db``."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -31,9 +33,11 @@ class LibrarianStore:
         self.texts = Texts(self.documents)
         self.records = Records(self.db)
         self.progress = Progress(self.documents)
+        self.cores = CoreStore(root / "cores.db")
 
     def close(self) -> None:
         self.db.close()
+        self.cores.close()
 
     def remove_collection(self, scope: Scope) -> int:
         """Forget every document of a collection, its records and description; how many

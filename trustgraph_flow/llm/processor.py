@@ -19,6 +19,7 @@ from pydantic import AliasChoices, Field
 
 from trustgraph_base.messaging import TEXT_COMPLETION, Context, Processor
 from trustgraph_base.schema import TextCompletionRequest, TextCompletionResponse
+from trustgraph_base.schema.llm import ModelInfo
 from trustgraph_base.settings import ProcessorSettings
 from trustgraph_flow.llm import offline
 from trustgraph_flow.llm.client import ChatClient, Completion
@@ -166,6 +167,9 @@ async def complete(
     """Answer one prompt; a streamed answer is its pieces, then a final empty response with counts."""
     engine = ctx.state
     started = time.monotonic()
+    if req.operation == "list-models":  # one model answers every request
+        yield TextCompletionResponse(model=engine.model, models=[ModelInfo(id=engine.model)])
+        return
     if not req.streaming:
         yield counted(ctx, _final(req, await engine.complete(req), started, streamed=False))
         return

@@ -24,7 +24,13 @@ from trustgraph_base.provenance.prompts import prompt_triples
 from trustgraph_base.rdf.terms import Triple
 from trustgraph_base.schema import ConfigKey, ConfigRequest, ConfigResponse, TextCompletionRequest
 from trustgraph_flow.config.cache import cache_of
-from trustgraph_flow.prompts.catalogue import PROMPTS, SYSTEM_KEY, TEMPLATE_PREFIX, prompt_id
+from trustgraph_flow.prompts.catalogue import (
+    PROMPTS,
+    SYSTEM_KEY,
+    TEMPLATE_PREFIX,
+    PromptSpec,
+    prompt_id,
+)
 from trustgraph_flow.prompts.templates import check, digest, render
 
 log = logging.getLogger(__name__)
@@ -82,12 +88,30 @@ async def _configured(ctx: Context[Any], user: str, pid: str) -> tuple[str, dict
     if reply is None:
         return None
     system_raw, template_raw = (v.value for v in reply.values)
+    return parsed(system_raw, template_raw)
+
+
+def parsed(system_raw: str, template_raw: str) -> tuple[str, dict[str, Any]] | None:
+    """The configured system prompt and template value, from their stored JSON texts (None:
+    not JSON)."""
     try:
         system = json.loads(system_raw) if system_raw else ""
         value = json.loads(template_raw) if template_raw else {}
     except ValueError:
         return None
     return (system if isinstance(system, str) else ""), (value if isinstance(value, dict) else {})
+
+
+def texts(spec: PromptSpec, preamble: str, value: dict[str, Any]) -> tuple[str, str]:
+    """The system text and template of ``spec`` as a user configured it (``preamble``: their
+    system prompt, put before the prompt's own; ``value``: their template value)."""
+    template = value.get("prompt", spec.template)
+    own = value.get("system", spec.system)
+    if not isinstance(own, str):
+        own = spec.system
+    if not isinstance(template, str) or check(template, spec.variables) is not None:
+        template = spec.template  # put before the check existed, or by hand: never a hole
+    return (f"{preamble}\n\n{own}" if preamble else own), template
 
 
 async def prompted(
@@ -101,13 +125,7 @@ async def prompted(
     spec = PROMPTS[pid]
     found = await _configured(ctx, user, pid)
     preamble, value = found if found is not None else ("", {})
-    template = value.get("prompt", spec.template)
-    own = value.get("system", spec.system)
-    if not isinstance(own, str):
-        own = spec.system
-    if not isinstance(template, str) or check(template, spec.variables) is not None:
-        template = spec.template  # put before the check existed, or by hand: never a hole
-    system = f"{preamble}\n\n{own}" if preamble else own
+    system, template = texts(spec, preamble, value)
     use = PromptUse(pid, digest(system, template), system, template)
     if found is None or (system, template) == (spec.system, spec.template):
         return request, use  # the processor built this very prompt
