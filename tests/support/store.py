@@ -33,6 +33,7 @@ from trustgraph_base.rdf.terms import IriTerm, Triple, iri, lit
 from trustgraph_base.schema import Metadata, Triples
 from trustgraph_flow.store.backends.embedded.trace_index import TraceIndex
 from trustgraph_flow.store.core.backend import Backend, Handle
+from trustgraph_flow.store.governance.seal import Seal, open_seal
 from trustgraph_flow.store.service.writer import write_batch
 
 __test__ = False
@@ -210,3 +211,15 @@ def sqlite_index(handle: Handle) -> TraceIndex:
     """The sqlite trace index of an embedded handle (``Stores`` opens no other kind)."""
     assert isinstance(handle.index, TraceIndex), f"not an embedded index: {handle.index!r}"
     return handle.index
+
+
+def deferred_seal(tmp_path: Path) -> Seal:
+    """The embedded store's seal, signing ended traces in batches (its backlog), keyed under ``tmp_path``."""
+    return open_seal(
+        data_dir=str(tmp_path / "data"),
+        key_file="",
+        public_dir="",
+        chain="",
+        server=False,
+        defer=True,
+    )

@@ -6,29 +6,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.support.store import agent, graph_rag, handle_of, msg
+from tests.support.store import agent, deferred_seal, graph_rag, handle_of, msg
 from trustgraph_base.provenance import uris
 from trustgraph_base.schema.explain import ExplainRequest
 from trustgraph_flow.store.backends.embedded.stores import Stores
 from trustgraph_flow.store.backends.embedded.trace_index import TraceIndex
 from trustgraph_flow.store.governance import log
-from trustgraph_flow.store.governance.seal import Seal, open_seal
+from trustgraph_flow.store.governance.seal import Seal
 from trustgraph_flow.store.service.operations import explain_op
 from trustgraph_flow.store.service.writer import write_batch
 
 A1, G1, G2 = (uris.agent_session_uri("a1"), *map(uris.graph_rag_question_uri, ("g1", "g2")))
 SUB = uris.graph_rag_question_uri("g-sub")
-
-
-def deferred(tmp_path: Path) -> Seal:
-    return open_seal(
-        data_dir=str(tmp_path / "data"),
-        key_file="",
-        public_dir="",
-        chain="",
-        server=False,
-        defer=True,
-    )
 
 
 def held(stores: Stores) -> list[str]:
@@ -51,7 +40,7 @@ def verify(stores: Stores, seal: Seal, operation: str, ident: str = "") -> bool:
 
 
 def test_ended_traces_wait_then_are_signed_together(tmp_path: Path) -> None:
-    seal, stores = deferred(tmp_path), Stores(tmp_path / "store")
+    seal, stores = deferred_seal(tmp_path), Stores(tmp_path / "store")
     write_batch(stores, [msg(agent("a1", 3, "g-sub")), msg(graph_rag("g1", 1))], seal)
     write_batch(stores, [msg(graph_rag("g2", 2, finished=False))], seal)
     h = handle_of(stores)
@@ -68,12 +57,12 @@ def test_ended_traces_wait_then_are_signed_together(tmp_path: Path) -> None:
 
 
 def test_a_killed_store_signs_what_it_left_at_its_next_start(tmp_path: Path) -> None:
-    seal, stores = deferred(tmp_path), Stores(tmp_path / "store")
+    seal, stores = deferred_seal(tmp_path), Stores(tmp_path / "store")
     write_batch(stores, [msg(graph_rag("g1", 1)), msg(graph_rag("g2", 2))], seal)
     assert entries(stores) == []
     # The process dies here: the seal's memory is gone (no flush); the batch was acked.
     stores.close()
-    again, reopened = deferred(tmp_path), Stores(tmp_path / "store")
+    again, reopened = deferred_seal(tmp_path), Stores(tmp_path / "store")
     assert again.backlog is not None and again.backlog.waiting()  # named by the journal
     assert again.flush(reopened) == 2
     assert sorted(entries(reopened)) == sorted([G1, G2])
@@ -83,7 +72,7 @@ def test_a_killed_store_signs_what_it_left_at_its_next_start(tmp_path: Path) -> 
 
 
 def test_a_trace_deleted_while_it_waits_is_signed_then_erased(tmp_path: Path) -> None:
-    seal, stores = deferred(tmp_path), Stores(tmp_path / "store")
+    seal, stores = deferred_seal(tmp_path), Stores(tmp_path / "store")
     write_batch(stores, [msg(graph_rag("g1", 1))], seal)
     req = ExplainRequest(operation="delete-trace", id="g1", user="alice")
     explain_op(stores, req, seal)
@@ -94,7 +83,7 @@ def test_a_trace_deleted_while_it_waits_is_signed_then_erased(tmp_path: Path) ->
 
 
 def test_a_long_backlog_is_signed_by_the_writer_itself(tmp_path: Path) -> None:
-    seal, stores = deferred(tmp_path), Stores(tmp_path / "store")
+    seal, stores = deferred_seal(tmp_path), Stores(tmp_path / "store")
     assert seal.backlog is not None
     seal.backlog.limit = 3
     write_batch(stores, [msg(graph_rag(f"g{n}", n)) for n in (1, 2)], seal)

@@ -87,15 +87,20 @@ def fingerprint_groups(groups: Iterable[Iterable[ox.Quad]]) -> Fingerprint:
         if b"_:" in text or not lines[-1].startswith(token) or token in parts:
             return fingerprint(q for g in lists for q in g)
         parts[token] = lines
+    return fingerprint_parts([b"".join(lines) for lines in parts.values()])
+
+
+def fingerprint_parts(parts: list[bytes]) -> Fingerprint:
+    """``fingerprint`` of blank-node-free canonical lines given per subject: each part is
+    every line of one subject, sorted, each once, joined. Parts sort as their first lines
+    do (they differ within the subject, ``<iri> ``, and no IRI holds ``>``)."""
     whole = hashlib.sha256()
     subjects: dict[str, str] = {}
-    count = 0
-    for token in sorted(parts, key=lambda t: parts[t][0]):
-        blob = b"".join(parts[token])
-        whole.update(blob)
-        subjects[token[:-1].decode()] = hashlib.sha256(blob).hexdigest()
-        count += len(parts[token])
-    return Fingerprint(whole.hexdigest(), count, subjects)
+    for part in sorted(parts):
+        whole.update(part)
+        subjects[part[: part.index(b"> ") + 1].decode()] = hashlib.sha256(part).hexdigest()
+    # Each line ends in its only raw line break (N-Quads escapes a literal's).
+    return Fingerprint(whole.hexdigest(), sum(p.count(b"\n") for p in parts), subjects)
 
 
 def parse_manifest(text: str) -> dict[str, str]:

@@ -3,7 +3,8 @@
 After each batch the writer hands the retrieval quads it wrote to ``Seal.after_write``:
 every trace root they touched whose trace has ended (complete, failed or interrupted, by
 the trace index) is fingerprinted from its stored quads (RDFC-1.0, SHA-256, with the
-per-entity manifest), signed with the deployment's key and appended to this process's
+per-entity manifest; on the embedded store from what the writer wrote of it when that is
+all the store holds, ``written.py``, rather than read back), signed with the deployment's key and appended to this process's
 chain of the collection's log (``log.py``). A trace in progress is not signed; a batch
 that adds to an ended trace (a late message, an erasure's marks) signs it again in a new
 entry, which then is the one that counts; a redelivered batch changes no digest and
@@ -17,7 +18,6 @@ own (``log_chain``), so replicas never race for a position.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import threading
 import uuid
@@ -30,9 +30,7 @@ import pyoxigraph as ox
 from trustgraph_base.integrity import entries as ent
 from trustgraph_base.integrity.canonical import (
     Fingerprint,
-    fingerprint,
     fingerprint_groups,
-    parse_manifest,
 )
 from trustgraph_base.integrity.keys import Keyring, open_keyring, public_pem
 from trustgraph_base.provenance import now_iso
@@ -41,6 +39,8 @@ from trustgraph_flow.store.core.backend import Backend, Handle, subject_groups
 from trustgraph_flow.store.core.convert import named
 from trustgraph_flow.store.governance import log
 from trustgraph_flow.store.governance.backlog import Backlog
+from trustgraph_flow.store.governance.resign import only_added, sha256_text
+from trustgraph_flow.store.governance.written import Written
 from trustgraph_flow.store.views.lookup import RETRIEVAL
 
 log_ = logging.getLogger(__name__)
@@ -63,6 +63,7 @@ class Seal:
     keys: Keyring
     chain: str
     backlog: Backlog | None = None  # ended traces signed a moment later, in batches
+    written: Written | None = None  # what the writer wrote of unsigned traces (embedded)
     _heads: dict[tuple[str, str], tuple[int, str]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _pem: str = ""
@@ -79,6 +80,8 @@ class Seal:
         roots = {r for s in subjects if (r := trace_root(s.value))}
         if not roots:
             return 0
+        if self.written is not None and isinstance(handle.store, ox.Store):
+            self.written.note(handle.key, roots, list(added))
         rows = handle.index.rows(roots)
         ended = sorted(root for root, row in rows.items() if row.status != "in-progress")
         if self.backlog is not None:
@@ -117,16 +120,22 @@ class Seal:
         (this batch) brought: a trace edited by hand is never signed over (laundered) by a
         later write to it; it keeps its old signature, which names the edit."""
         changed: list[tuple[str, Fingerprint]] = []
+        recorded = {}  # what the writer wrote, when it is all the store holds (``written.py``)
+        if self.written is not None and quads_of is trace_groups:
+            recorded = self.written.fingerprints(handle, roots)
         for root in roots:
-            groups = quads_of(handle, root)
-            fp = fingerprint_groups(groups)
+            groups: Groups | None = None
+            fp = recorded.get(root)
+            if fp is None:
+                groups = quads_of(handle, root)
+                fp = fingerprint_groups(groups)
             stored = log.of_subject(handle.store, root)
             newest = ent.latest(s for _, s in stored).get(root)
             if newest is None or newest.tombstone is not None:
                 changed.append((root, fp))
             elif newest.entry.digest != fp.digest:
                 node = next(n for n, s in stored if s is newest)
-                quads = [q for g in groups for q in g]
+                quads = [q for g in groups or quads_of(handle, root) for q in g]
                 if only_added(handle, node, newest, quads, added or set()):
                     changed.append((root, fp))
                 else:
@@ -135,7 +144,11 @@ class Seal:
                         "again (tg-verify-explain-trace names what changed)",
                         root,
                     )
-        return self.append(handle, changed, reason, kind) if changed else []
+        signed = self.append(handle, changed, reason, kind) if changed else []
+        if self.written is not None and quads_of is trace_groups:
+            # Signed, unchanged or refused: if written again, the trace is read back.
+            self.written.drop(handle.key, roots)
+        return signed
 
     def append(
         self, handle: Handle, found: list[tuple[str, Fingerprint]], reason: str, kind: str
@@ -152,7 +165,7 @@ class Seal:
                     subject=subject,
                     digest=fp.digest,
                     count=fp.count,
-                    manifest=_sha256(fp.manifest),
+                    manifest=sha256_text(fp.manifest),
                     time=now_iso(),
                     kid=self.keys.kid,
                     reason=reason,
@@ -183,12 +196,16 @@ class Seal:
         with self._lock:
             self._heads.pop(key, None)
             self._published.discard(key)
+        if self.written is not None:
+            self.written.forget(key)
         if self.backlog is not None:
             self.backlog.forget(key)
 
     def erase(self, handle: Handle, roots: Iterable[str], reason: str) -> int:
         """Give every entry of these (deleted) trace roots a signed tombstone; how many."""
-        when, count = now_iso(), 0
+        when, count, roots = now_iso(), 0, list(roots)
+        if self.written is not None:
+            self.written.drop(handle.key, roots)
         for root in roots:
             for node, signed in log.of_subject(handle.store, root):
                 if signed.tombstone is None:
@@ -197,34 +214,6 @@ class Seal:
                     log.bury(handle.store, node, stone)
                     count += 1
         return count
-
-
-def only_added(
-    handle: Handle, node: ox.NamedNode, prior: ent.Signed, quads: list[ox.Quad], added: set[ox.Quad]
-) -> bool:
-    """Whether the trace's quads differ from the signed ones only by ``added``: each entity the
-    write did not touch has its signed digest, each signed one it touched has it without the
-    write's quads (or with them: a redelivery)."""
-    text = log.manifest(handle.store, node)
-    if text is None or _sha256(text) != prior.entry.manifest:
-        return False
-    signed, now = parse_manifest(text), fingerprint(quads).subjects
-    touched = {str(q.subject) for q in added}
-    for subject in signed.keys() | now.keys():
-        if subject not in touched:
-            if signed.get(subject) != now.get(subject):
-                return False
-            continue
-        if subject not in signed:
-            continue  # new to it with this write (a page and its activity, say)
-        before = fingerprint(q for q in quads if str(q.subject) == subject and q not in added)
-        if signed[subject] not in (now.get(subject), before.subjects.get(subject)):
-            return False
-    return True
-
-
-def _sha256(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def open_seal(
@@ -244,4 +233,9 @@ def open_seal(
     if not chain:
         chain = "r-" + uuid.uuid4().hex[:12] if server else "local"
     log_.info("signing ended traces with key %s (log chain %s)", keys.kid, chain)
-    return Seal(keys, chain, Backlog(base / "unsigned") if defer and not server else None)
+    return Seal(
+        keys,
+        chain,
+        Backlog(base / "unsigned") if defer and not server else None,
+        None if server else Written(),
+    )

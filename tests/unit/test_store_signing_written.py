@@ -1,0 +1,100 @@
+"""Signing from what the writer wrote (``governance/written.py``), not from the store read
+back: the digest is the one the store's quads give (typed literals as pyoxigraph keeps
+them), and a trace the record does not hold whole is read back as before."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyoxigraph as ox
+
+from tests.support.store import TIME, agent, deferred_seal, handle_of, msg
+from trustgraph_base.integrity.canonical import fingerprint_groups
+from trustgraph_base.provenance import uris
+from trustgraph_base.rdf.terms import LiteralTerm, Triple, iri
+from trustgraph_base.schema.explain import ExplainRequest
+from trustgraph_flow.store.backends.embedded.stores import Stores
+from trustgraph_flow.store.governance import log
+from trustgraph_flow.store.governance.seal import Seal, trace_groups
+from trustgraph_flow.store.service.operations import explain_op
+from trustgraph_flow.store.service.writer import write_batch
+from trustgraph_flow.store.views.lookup import RETRIEVAL
+
+A1 = uris.agent_session_uri("a1")
+STEP = uris.agent_iteration_uri(A1, 1)
+XSD = "http://www.w3.org/2001/XMLSchema#"
+
+
+def halves(triples: list[Triple]) -> tuple[list[Triple], list[Triple]]:
+    """The trace's triples before its conclusion (in progress), and its conclusion's."""
+    final = iri(uris.agent_final_uri(A1))
+    return [t for t in triples if t.s != final], [t for t in triples if t.s == final]
+
+
+def odd_literals() -> list[Triple]:
+    """Typed literals the store keeps in another form than they were written."""
+    p = iri("urn:test:measure")
+    return [
+        Triple(s=iri(STEP), p=p, o=LiteralTerm(v="1.50", dt=XSD + "decimal")),
+        Triple(s=iri(STEP), p=p, o=LiteralTerm(v="007", dt=XSD + "integer")),
+        Triple(s=iri(STEP), p=p, o=LiteralTerm(v=TIME.format(9), dt=XSD + "dateTime")),
+    ]
+
+
+def signed_digest(stores: Stores) -> str:
+    found = log.of_subject(handle_of(stores).store, A1)
+    assert len(found) == 1
+    return found[0][1].entry.digest
+
+
+def verified(stores: Stores, seal: Seal) -> bool:
+    req = ExplainRequest(operation="verify-trace", id=A1, user="alice")
+    found = explain_op(stores, req, seal).verification
+    assert found is not None
+    return found.verified
+
+
+def test_a_trace_signed_from_the_writers_record_has_the_stored_quads_digest(
+    tmp_path: Path,
+) -> None:
+    seal, stores = deferred_seal(tmp_path), Stores(tmp_path / "store")
+    steps, conclusion = halves(agent("a1", 3, "g-sub") + odd_literals())
+    write_batch(stores, [msg(steps)], seal)  # in progress
+    write_batch(stores, [msg(conclusion)], seal)
+    h = handle_of(stores)
+    assert seal.written is not None
+    recorded = seal.written.fingerprints(h, [A1])
+    assert A1 in recorded  # what the writer wrote is all the store holds: no read back
+    stored = fingerprint_groups(trace_groups(h, A1))
+    assert recorded[A1] == stored
+    assert seal.flush(stores) >= 1
+    assert signed_digest(stores) == stored.digest and verified(stores, seal)
+    assert seal.written.fingerprints(h, [A1]) == {}  # signed: its record is gone
+    stores.close()
+
+
+def test_a_trace_begun_before_this_writer_is_read_back(tmp_path: Path) -> None:
+    stores = Stores(tmp_path / "store")
+    steps, conclusion = halves(agent("a1", 3, "g-sub"))
+    write_batch(stores, [msg(steps)], deferred_seal(tmp_path))  # a writer since restarted
+    seal = deferred_seal(tmp_path)
+    write_batch(stores, [msg(conclusion)], seal)
+    h = handle_of(stores)
+    assert seal.written is not None and seal.written.fingerprints(h, [A1]) == {}  # not whole
+    seal.flush(stores)
+    assert signed_digest(stores) == fingerprint_groups(trace_groups(h, A1)).digest
+    assert verified(stores, seal)
+    stores.close()
+
+
+def test_a_quad_added_past_the_writer_before_signing_is_read_back(tmp_path: Path) -> None:
+    seal, stores = deferred_seal(tmp_path), Stores(tmp_path / "store")
+    write_batch(stores, [msg(agent("a1", 3, "g-sub"))], seal)
+    h = handle_of(stores)
+    extra = ox.Quad(ox.NamedNode(STEP), ox.NamedNode("urn:test:note"), ox.Literal("x"), RETRIEVAL)
+    h.store.extend([extra])
+    assert seal.written is not None and seal.written.fingerprints(h, [A1]) == {}
+    seal.flush(stores)
+    assert signed_digest(stores) == fingerprint_groups(trace_groups(h, A1)).digest
+    assert verified(stores, seal)
+    stores.close()

@@ -1,0 +1,168 @@
+"""What the writer wrote of each trace not yet signed, so signing need not read it back.
+
+Reading a trace back from the embedded store costs ~5 µs of CPU per quad (pyoxigraph
+looks up every term's text in RocksDB). The writer already holds those quads: ``Written``
+keeps, per trace root not yet signed, the N-Quads text of each retrieval batch that
+touched it (one serialisation per batch, shared by its roots: no Python work per quad).
+At the signing pass the texts of all its roots become one sorted set of lines, so each
+entity's lines are one contiguous range, found with a few byte searches per entity (not
+per line); their hashes are ``fingerprint_groups``' of the store's quads. The few lines
+with a typed literal or a triple term go through a store in memory first: pyoxigraph's
+stores keep some literals in a normal form (``"1.50"^^xsd:decimal`` as ``"1.5"``). A
+text with a blank node is not kept (RDFC-1.0 relabels those: the trace is read back).
+
+A root's record is used only if it is the whole of what the store holds: per entity of
+the root (from the trace index) the store's count of quads (one ``COUNT`` query for the
+pass, over encoded terms: nothing decoded) equals the record's. A trace written partly
+before this process started, or by anything but this writer, is read back as before;
+quads replaced one for one after the write (a hand edit) are not the ones signed, and the
+verifier names the edit (the store's own replacements, ``migrate.py``, run at its start,
+before any write is recorded). Records live until their trace is signed (or erased, or the
+collection dropped); past ``BYTES_MAX`` all are dropped (then read back).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+
+import pyoxigraph as ox
+
+from trustgraph_base.integrity.canonical import Fingerprint, fingerprint_parts
+from trustgraph_flow.store.core.backend import Handle
+from trustgraph_flow.store.views.lookup import RETRIEVAL
+
+BYTES_MAX = 64 << 20  # batch texts kept, all collections together
+_TYPED, _TRIPLE = b'"^^<', b"<<("  # a line with a typed literal, a triple term (or in a literal)
+_NORMAL = ox.Store()  # in memory: keeps literals in the store's normal form
+_NORMAL_LOCK = threading.Lock()
+
+Key = tuple[str, str]
+
+
+class Written:
+    """Per collection and trace root, the texts of the retrieval batches that touched it."""
+
+    def __init__(self, limit: int = BYTES_MAX) -> None:
+        self.limit = limit
+        self._lock = threading.Lock()
+        self._records: dict[Key, dict[str, list[bytes]]] = {}
+        self._size = 0
+
+    def note(self, key: Key, roots: Iterable[str], quads: list[ox.Quad]) -> None:
+        """Keep a written batch's retrieval quads (as text) for each trace root it touched."""
+        text = ox.serialize(quads, format=ox.RdfFormat.N_QUADS) or b""
+        blank = b"_:" in text
+        with self._lock:
+            records = self._records.setdefault(key, {})
+            for root in roots:
+                if blank:  # what follows is not the whole (the count check says so): read back
+                    self._size -= sum(len(t) for t in records.pop(root, ()))
+                else:
+                    records.setdefault(root, []).append(text)
+                    self._size += len(text)
+            if self._size > self.limit:
+                self._records.clear()
+                self._size = 0
+
+    def fingerprints(self, handle: Handle, roots: list[str]) -> dict[str, Fingerprint]:
+        """The fingerprint of each of ``roots`` whose record is all the store holds of it
+        (what ``fingerprint_groups(seal.trace_groups(…))`` gives); the others are left out."""
+        with self._lock:
+            records = self._records.get(handle.key, {})
+            kept = {r: records[r] for r in roots if r in records}
+        if not kept or not isinstance(handle.store, ox.Store):
+            return {}
+        entities = {r: handle.index.entities(r) for r in kept}
+        counts = _counts(handle.store, list(entities.values()))
+        blob = _sorted_lines(t for texts in kept.values() for t in texts)
+        # Each entity's lines, found in the order they are sorted in: one pass over the blob.
+        found: dict[bytes, bytes] = {}
+        at = 0
+        for token in sorted({f"\n<{u}> ".encode() for us in entities.values() for u in us}):
+            part, end = _lines_of(blob, token, at)
+            if part:
+                found[token], at = part, end
+        out = {}
+        for i, (root, uris) in enumerate(entities.items()):
+            parts = [p for u in uris if (p := found.get(f"\n<{u}> ".encode()))]
+            if sum(p.count(b"\n") for p in parts) == counts.get(i, 0):
+                out[root] = fingerprint_parts(parts)
+        return out
+
+    def drop(self, key: Key, roots: Iterable[str]) -> None:
+        """Forget these roots' records (signed, or erased)."""
+        with self._lock:
+            records = self._records.get(key, {})
+            for root in roots:
+                self._size -= sum(len(t) for t in records.pop(root, ()))
+
+    def forget(self, key: Key) -> None:
+        """A dropped collection."""
+        with self._lock:
+            records = self._records.pop(key, {})
+            self._size -= sum(len(t) for texts in records.values() for t in texts)
+
+
+def _sorted_lines(texts: Iterable[bytes]) -> bytes:
+    """The texts' distinct lines as the store keeps them, sorted, after a line break (so
+    every line starts after one): ``\\n<line>\\n<line>…``."""
+    lines: set[bytes] = set()
+    for text in dict.fromkeys(texts):  # a batch of several roots' is one text
+        lines.update(text.splitlines(keepends=True))
+    raw = b"".join(lines)
+    if _TYPED in raw or _TRIPLE in raw:
+        odd = [raw[b:e] for b, e in _odd_lines(raw)]
+        with _NORMAL_LOCK:
+            _NORMAL.load(b"".join(odd), format=ox.RdfFormat.N_QUADS)
+            kept = _NORMAL.dump(format=ox.RdfFormat.N_QUADS) or b""
+            _NORMAL.clear()
+        lines.difference_update(odd)
+        lines.update(kept.splitlines(keepends=True))
+    return b"\n" + b"".join(sorted(lines))
+
+
+def _odd_lines(text: bytes) -> list[tuple[int, int]]:
+    """Where the lines with a typed literal or a triple term are (or with ``"^^<`` or ``<<(``
+    in a literal, which the memory store gives back as they were), each once."""
+    spans: set[tuple[int, int]] = set()
+    for mark in (_TYPED, _TRIPLE):
+        at = text.find(mark)
+        while at >= 0:
+            end = text.find(b"\n", at) + 1
+            spans.add((text.rfind(b"\n", 0, at) + 1, end))
+            at = text.find(mark, end)
+    return sorted(spans)
+
+
+def _lines_of(blob: bytes, start: bytes, at: int) -> tuple[bytes, int]:
+    """The lines of sorted ``blob`` after ``at`` that begin with ``start`` (which holds the
+    line break before them; sorted, they are contiguous), joined, and where they end."""
+    first = blob.find(start, at)
+    if first < 0:
+        return b"", at
+    end = first
+    while blob.startswith(start, end):
+        end = blob.find(b"\n", end + 1)
+    return blob[first + 1 : end + 1], end
+
+
+def _counts(store: ox.Store, groups: Iterable[list[str]]) -> dict[int, int]:
+    """How many quads each group of entities has in the retrieval graph, by the group's
+    position: one query, grouped by that number (no term of the quads is decoded)."""
+    # Each IRI as pyoxigraph writes it (``<…>``, checked when the node is made: no ``>``,
+    # space or brace inside), never pasted from text.
+    pairs = " ".join(f"({ox.NamedNode(u)} {i})" for i, us in enumerate(groups) for u in us)
+    if not pairs:
+        return {}
+    query = (
+        f"SELECT ?i (COUNT(*) AS ?n) WHERE {{ GRAPH {RETRIEVAL} {{ "
+        f"VALUES (?s ?i) {{ {pairs} }} ?s ?p ?o }} }} GROUP BY ?i"
+    )
+    result = store.query(query)
+    assert isinstance(result, ox.QuerySolutions)
+    return {
+        int(i.value): int(n.value)
+        for row in result
+        if type(i := row["i"]) is ox.Literal and type(n := row["n"]) is ox.Literal
+    }
