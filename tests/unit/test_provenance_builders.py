@@ -273,6 +273,7 @@ def test_extraction_provenance_matches_spec() -> None:
         "<urn:trustgraph:doc:abc123/p1/c0/activity/extract> prov:used <urn:trustgraph:doc:abc123/p1/c0>",
         '<urn:trustgraph:doc:abc123/p1/c0/activity/extract> rdfs:label "extractor extraction"',
         f'<urn:trustgraph:doc:abc123/p1/c0/activity/extract> tg:componentVersion "{VERSION}"',
+        "<urn:trustgraph:component:extractor> rdf:type prov:Agent",
         "<urn:trustgraph:component:extractor> rdf:type prov:SoftwareAgent",
         '<urn:trustgraph:component:extractor> rdfs:label "extractor"',
         '<urn:trustgraph:doc:abc123/p1/c0/activity/extract> tg:model "offline"',

@@ -51,7 +51,14 @@ def before_the_change() -> list[Triple]:
         t
         for t in document()
         if not ("/activity/" in t.s.i and t.p.i in ADOPTED)  # type: ignore[union-attr]
+        and getattr(t.o, "i", None) != PROV.Agent.i  # its software agents: prov:Agent too
     ]
+
+
+def agents(stores: Backend) -> set[str]:
+    h = handle_of(stores)
+    typed = h.store.quads_for_pattern(None, n(RDF.type), n(PROV.Agent), SOURCE)
+    return {str(q.subject) for q in typed}
 
 
 @pytest.fixture
@@ -82,9 +89,11 @@ def facts(stores: Backend) -> dict[str, tuple[str, str]]:
 def test_an_old_store_is_migrated_and_its_signature_still_verifies(
     old_store: Backend, seal: Seal
 ) -> None:
-    assert facts(old_store) == {}
-    assert migrate(old_store, seal) == len(ACTIVITIES)
+    assert facts(old_store) == {} and agents(old_store) == set()
+    assert migrate(old_store, seal) == len(ACTIVITIES) + 3
     assert facts(old_store) == ACTIVITIES
+    names = ("decoder", "chunker", "extractor")
+    assert agents(old_store) == {f"<urn:trustgraph:component:{name}>" for name in names}
     checked = verify_document(handle_of(old_store), seal.keys, DOC)
     assert checked.verified, checked.problems
     h = handle_of(old_store)
@@ -111,7 +120,7 @@ def test_a_migration_killed_before_signing_resumes(
             migrate(old_store, seal)
     assert facts(old_store) == ACTIVITIES  # written, but not yet signed again
     assert not verify_document(handle_of(old_store), seal.keys, DOC).verified
-    assert migrate(old_store, seal) == 0  # nothing left to add: the mark says what to sign
+    assert migrate(old_store, seal) == 3  # the agents, a later step; the mark: what to sign
     checked = verify_document(handle_of(old_store), seal.keys, DOC)
     assert checked.verified, checked.problems
 

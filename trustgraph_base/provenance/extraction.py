@@ -93,7 +93,7 @@ def activity_triples(
         triple(activity, PROV.wasAssociatedWith, IriTerm(i=component), G),
         triple(activity, PROV.startedAtTime, datetime_literal(started_at), G),
         *activity_facts(activity, component_label, used, VERSION),
-        *types(component, G, PROV.SoftwareAgent),
+        *types(component, G, PROV.Agent, PROV.SoftwareAgent),  # the reference's, and ours
         triple(component, RDFS.label, text(component_label), G),
     ]
     for predicate, value in (settings or {}).items():

@@ -95,7 +95,7 @@ def verification_triples(answer: str, record: VerificationRecord) -> list[Triple
         *types(act, G, PROV.Activity, TG.Verification),
         triple(act, RDFS.label, text("Verification"), G),
         triple(act, PROV.wasAssociatedWith, IriTerm(i=VERIFIER), G),
-        *types(VERIFIER, G, PROV.SoftwareAgent),
+        *types(VERIFIER, G, PROV.Agent, PROV.SoftwareAgent),  # as the extraction agents
         triple(VERIFIER, RDFS.label, text("verifier"), G),
         triple(act, PROV.startedAtTime, datetime_literal(record.started_at), G),
         triple(act, PROV.endedAtTime, datetime_literal(record.ended_at), G),

@@ -10,6 +10,8 @@ added).
 - ``labels``: a question's label "Question" becomes the reference's "GraphRAG Question",
   "DocumentRAG Question" or "Agent Question", an analysis's "Analysis" becomes "Analysis:
   {action}". Owner: the trace.
+- ``agents``: each ``prov:SoftwareAgent`` (the decoder, chunker, extractor, verifier) is also
+  the reference's ``prov:Agent``. No owner: an agent is in no signed document or trace.
 - ``chunk-selections``: each reifier of a DocumentRAG exploration's ``tg:selectedChunk``
   triple is also ``a tg:ChunkSelection`` naming its chunk by ``tg:document``. Owner: the trace.
 """
@@ -179,6 +181,23 @@ def labels_present(handle: Handle, root: str) -> Iterable[ox.Quad]:
     return ()  # a replacement is signed as a new entry, not as facts added
 
 
+def agents_missing(handle: Handle) -> list[ox.Quad]:
+    typed = n(RDF.type)
+    out = []
+    for graph in (SOURCE, RETRIEVAL):
+        agents = {
+            q.subject for q in handle.store.quads_for_pattern(None, typed, n(PROV.Agent), graph)
+        }
+        for q in handle.store.quads_for_pattern(None, typed, n(PROV.SoftwareAgent), graph):
+            if q.subject not in agents:
+                out.append(ox.Quad(q.subject, typed, n(PROV.Agent), graph))
+    return out
+
+
+def _no_owner(uri: str) -> str | None:
+    return None
+
+
 STEPS = (
     Step(
         "activity-facts",
@@ -188,6 +207,15 @@ STEPS = (
         doc_of,
         activity_facts_missing,
         activity_facts_present,
+    ),
+    Step(
+        "agents",
+        "migrated: the reference's prov:Agent on our software agents",
+        "document",
+        document_groups,
+        _no_owner,
+        agents_missing,
+        lambda handle, owner: (),
     ),
     Step(
         "labels",
