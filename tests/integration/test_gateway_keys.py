@@ -172,10 +172,10 @@ async def test_iam_refusals_say_what_to_do(pulsar_url: str, prefix: str, tmp_pat
         assert code == 1 and "this gateway is open" in err
         assert "TG_GATEWAY_TOKEN=SECRET tg-start" in err and "tg-gateway --token SECRET" in err
         async with aiohttp.ClientSession() as http:
-            async with http.post(open_stack.url + iam, json={"operation": "list-users"}) as r:
+            async with http.post(open_stack.url + iam, json={"operation": "update-user"}) as r:
                 users = (await r.json())["error"]
     assert users["type"] == "bad-request" and "need auth on" not in users["message"]
-    assert "'list-users' is not offered here: there are no accounts" in users["message"]
+    assert "'update-user' is not offered here: there are no accounts" in users["message"]
     async with Stack(
         pulsar_url, prefix + "a", [store], data_dir=tmp_path / "on", token=ADMIN
     ) as on:
@@ -185,4 +185,4 @@ async def test_iam_refusals_say_what_to_do(pulsar_url: str, prefix: str, tmp_pat
             async with http.post(on.url + iam, json=body, headers=headers) as r:
                 workspace = (await r.json())["error"]["message"]
     assert "'create-workspace' is not offered here" in workspace
-    assert "create-api-key, list-api-keys, revoke-api-key" in workspace
+    assert "create-api-key, list-api-keys, revoke-api-key, list-users and whoami" in workspace

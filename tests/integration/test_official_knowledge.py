@@ -165,3 +165,12 @@ async def test_a_bad_core_is_refused_and_nothing_is_kept(keyed: Keyed, tmp_path:
     back = tmp_path / "back.core"
     got = await k.run(k.alice, "tg-get-kg-core", "--id", "bad", "-o", str(back))
     assert "Got: 1 triple, 0 GE" in got.stdout, got
+
+
+async def test_the_admin_lists_the_users_keys_act_for(keyed: Keyed) -> None:
+    listed = await keyed.run(ADMIN, "tg-list-users")
+    rows = [line for line in listed.stdout.splitlines() if "API key(s)" in line]
+    assert [r.split("|")[1].strip() for r in rows] == ["alice", "bob"], listed
+    assert "| 2 API key(s) |" in rows[0] and "| yes " in rows[0], listed
+    refused = await keyed.run(keyed.alice, "tg-list-users")
+    assert "managing API keys needs the admin token" in refused.stderr, refused

@@ -215,9 +215,10 @@ def run_one(
 METRICS_READERS = ("tg-show-processor-state", "tg-show-token-rate", "tg-show-flow-state")
 
 
-# The API key commands manage keys with the admin token, on a gateway with auth on
+# The API key commands (and tg-list-users: the users keys act for) manage keys with the admin
+# token, on a gateway with auth on
 # (``guarded``: its URL and admin token); on an open gateway they say how to turn auth on.
-KEY_COMMANDS = ("tg-create-api-key", "tg-list-api-keys", "tg-revoke-api-key")
+KEY_COMMANDS = ("tg-create-api-key", "tg-list-api-keys", "tg-list-users", "tg-revoke-api-key")
 
 
 def sweep(

@@ -7,6 +7,9 @@ The operations and field names are the TrustGraph IAM ones that ``tg-create-api-
   → ``{"api_key_plaintext": KEY, "api_key": {id, user_id, name, prefix, created, expires, collections}}``
 - ``{"operation": "list-api-keys", "user_id"?}`` → ``{"api_keys": [...]}``
 - ``{"operation": "revoke-api-key", "key_id"}`` → ``{"revoked": KEY_ID}``
+- ``{"operation": "list-users"}`` → ``{"users": [{id, username, name, roles, enabled}]}``: the
+  users the keys act for (a user is whom a key acts for), enabled while one of their keys
+  has not expired
 
 and, for any caller, ``{"operation": "whoami"}`` → ``{"user": {id, username, name, roles,
 enabled, …}}``: whom the caller's token acts for (``tg-whoami``). There are no accounts: an
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from datetime import UTC, datetime
 from typing import Any
 
 from aiohttp import web
@@ -28,12 +32,12 @@ from trustgraph_base.schema import DEFAULT_USER
 from trustgraph_flow.gateway.auth import AUTH, Principal, authenticate
 from trustgraph_flow.gateway.body import json_body
 from trustgraph_flow.gateway.failure import rest_response
-from trustgraph_flow.gateway.keys import KeyRequestError, KeyStore
+from trustgraph_flow.gateway.keys import ApiKey, KeyRequestError, KeyStore
 
 log = logging.getLogger("trustgraph_flow.gateway")
 
 
-KEY_OPERATIONS = ("create-api-key", "list-api-keys", "revoke-api-key")
+KEY_OPERATIONS = ("create-api-key", "list-api-keys", "revoke-api-key", "list-users")
 NOT_IAM = (
     ": there are no accounts, passwords or workspaces; a user is whom an API key acts for "
     f"(iam offers {', '.join(KEY_OPERATIONS)} and whoami)"
@@ -74,6 +78,24 @@ def _create(keys: KeyStore, body: dict[str, Any]) -> dict[str, Any]:
     return {"api_key_plaintext": plaintext, "api_key": key.public()}
 
 
+def users(keys: KeyStore) -> dict[str, Any]:
+    """The users the API keys act for, in the reference's user records."""
+    now = datetime.now(UTC)
+    held: dict[str, list[ApiKey]] = {}
+    for key in keys.list():
+        held.setdefault(key.user, []).append(key)
+    return {
+        "users": [
+            {
+                "id": user, "username": user, "name": f"{len(own)} API key(s)", "email": "",
+                "roles": ["user"], "enabled": any(not k.expired(now) for k in own),
+                "must_change_password": False,
+            }
+            for user, own in sorted(held.items())
+        ]
+    }  # fmt: skip
+
+
 def run(keys: KeyStore, body: dict[str, Any]) -> dict[str, Any]:
     """Carry out one IAM operation; ``ServiceError`` naming what is wrong."""
     operation = body.get("operation")
@@ -83,6 +105,8 @@ def run(keys: KeyStore, body: dict[str, Any]) -> dict[str, Any]:
         if operation == "list-api-keys":
             user = _text(body.get("user_id"), "user_id", required=False)
             return {"api_keys": [k.public() for k in keys.list(user)]}
+        if operation == "list-users":
+            return users(keys)
         if operation == "revoke-api-key":
             key_id = _text(body.get("key_id"), "key_id")
             assert key_id is not None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,7 @@ class CoreStore:
         self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.executescript(_SCHEMA)
+        self._writing = threading.Lock()  # a part's bounds check and its insert, together
 
     def close(self) -> None:
         self.db.close()
@@ -60,6 +62,10 @@ class CoreStore:
     def append(self, user: str, kind: str, core: str, part: str, body: dict[str, Any]) -> None:
         """Add one part to the core (made by its first part), within the user's bounds."""
         text = json.dumps(body, separators=(",", ":"))
+        with self._writing:
+            self._append(user, kind, core, part, text)
+
+    def _append(self, user: str, kind: str, core: str, part: str, text: str) -> None:
         used = self.db.execute(
             "SELECT COALESCE(SUM(LENGTH(body)), 0) FROM parts WHERE user=?", (user,)
         ).fetchone()[0]
@@ -82,13 +88,17 @@ class CoreStore:
             (user, kind, core, seq, part, text),
         )
 
-    def parts(self, user: str, kind: str, core: str) -> list[tuple[str, dict[str, Any]]]:
-        """The core's parts in the order they were put: (part name, body)."""
+    def parts(
+        self, user: str, kind: str, core: str, after: int = -1, limit: int = 50
+    ) -> list[tuple[int, str, dict[str, Any]]]:
+        """Up to ``limit`` of the core's parts after part ``after``, in the order they were
+        put: (sequence number, part name, body)."""
         rows = self.db.execute(
-            "SELECT part, body FROM parts WHERE user=? AND kind=? AND id=? ORDER BY seq",
-            (user, kind, core),
+            "SELECT seq, part, body FROM parts WHERE user=? AND kind=? AND id=? AND seq>? "
+            "ORDER BY seq LIMIT ?",
+            (user, kind, core, after, limit),
         )
-        return [(part, json.loads(body)) for part, body in rows]
+        return [(seq, part, json.loads(body)) for seq, part, body in rows]
 
     def delete(self, user: str, kind: str, core: str) -> None:
         self.require(user, kind, core)

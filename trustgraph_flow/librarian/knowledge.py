@@ -147,18 +147,33 @@ async def put(store: CoreStore, req: KnowledgeRequest, kind: str) -> None:
         await asyncio.to_thread(store.append, req.user, kind, core, wire, body)
 
 
+async def each_part(
+    store: CoreStore, user: str, kind: str, core: str
+) -> AsyncIterator[tuple[str, dict[str, Any]]]:
+    """The core's parts in order, read a page at a time (``not-found`` when it has none)."""
+    after, first = -1, True
+    while True:
+        page = await asyncio.to_thread(store.parts, user, kind, core, after)
+        if first and not page:
+            raise ServiceError(ErrorType.NOT_FOUND, f"no knowledge core {core!r} ({kind})")
+        first = False
+        for seq, part, body in page:
+            after = seq
+            yield part, body
+        if not page:
+            return
+
+
 async def load(store: CoreStore, req: KnowledgeRequest, kind: str, ctx: Context[Any]) -> None:
     core = _required_id(req)
     if req.flow not in ("", "default"):
         raise ServiceError(
             ErrorType.NOT_FOUND, f"no flow {req.flow!r}: there is one flow, 'default'"
         )
-    parts = await asyncio.to_thread(store.parts, req.user, kind, core)
-    if not parts:
-        raise ServiceError(ErrorType.NOT_FOUND, f"no knowledge core {core!r} ({kind})")
+    await asyncio.to_thread(store.require, req.user, kind, core)
     vectors = ctx.client(VECTORS)
     store.loaded(req.user, kind, core, req.collection)  # before any write: unload finds it
-    for part, body in parts:
+    async for part, body in each_part(store, req.user, kind, core):
         if part == "triples":
             await ctx.publish(TRIPLES_STORE, checked_triples(body, req.user, req.collection, core))
             continue
@@ -202,11 +217,7 @@ async def answer(
     if op in ("list-kg-cores", "list-de-cores"):
         yield KnowledgeResponse(ids=await asyncio.to_thread(store.ids, req.user, kind))
     elif op in ("get-kg-core", "get-de-core"):
-        core = _required_id(req)
-        parts = await asyncio.to_thread(store.parts, req.user, kind, core)
-        if not parts:
-            raise ServiceError(ErrorType.NOT_FOUND, f"no knowledge core {core!r} ({kind})")
-        for part, body in parts:
+        async for part, body in each_part(store, req.user, kind, _required_id(req)):
             fields = {field: body for field, wire in PARTS[kind] if wire == part}
             yield KnowledgeResponse(**fields, end_of_stream=False)
         yield KnowledgeResponse(eos=True)
