@@ -18,6 +18,7 @@ import pyoxigraph as ox
 
 from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, TG
 from trustgraph_base.provenance.uris import trace_root
+from trustgraph_flow.store.backends.embedded.trace_sql import IN_BATCH
 from trustgraph_flow.store.core.backend import QuadStore
 from trustgraph_flow.store.core.convert import named
 from trustgraph_flow.store.core.rows import LinkRow, Resolver, Use, edge_key
@@ -79,30 +80,60 @@ def mark_cited(
     )
 
 
-def top_of(db: sqlite3.Connection, root: str) -> str:
-    """The top-level trace a (sub-)trace belongs to: its ``parent_root`` chain, followed up."""
-    seen = {root}
-    current = root
+def retop_all(db: sqlite3.Connection, roots: Iterable[str]) -> None:
+    """Point the links of each of ``roots`` (and of traces it was top of) at their top-level
+    trace (its ``parent_root`` chain, followed up) and that trace's time.
+
+    Run for every trace a batch touches: a sub-trace's parent link, or a top-level trace's
+    time, may arrive after its links were indexed. A few statements for the whole batch:
+    the trace rows of the roots and their ancestors read with ``IN (…)`` lists, and one
+    update per top-level trace whose links (or its sub-traces') exist, rewriting only the
+    links that change: each link row costs an entry in five indexes."""
+    roots = list(dict.fromkeys(roots))
+    rows: dict[str, tuple[str | None, str | None]] = {}  # trace → (parent_root, sort_time)
+    wanted = roots
+    while wanted:
+        for part in _parts(wanted):
+            sql = f"SELECT id, parent_root, sort_time FROM traces WHERE id IN ({_marks(part)})"
+            rows.update((r[0], (r[1], r[2])) for r in db.execute(sql, part))
+        for root in wanted:
+            rows.setdefault(root, (None, None))  # no row (yet): taken as a top
+        wanted = list({p for r in wanted if (p := rows[r][0]) and p not in rows})
+    tops = {root: _top(rows, root) for root in roots}
+    linked: set[str] = set()
+    for part in _parts(list({*tops, *tops.values()})):
+        sql = f"SELECT DISTINCT top FROM links WHERE top IN ({_marks(part)})"
+        linked.update(r[0] for r in db.execute(sql, part))
+    under: dict[str, set[str]] = {}  # a top → the roots under it whose links may move
+    for root, top in tops.items():
+        if root in linked or top in linked:
+            under.setdefault(top, {top}).add(root)
+    for top, members in under.items():  # each link rewritten once, and only if it changes
+        for part in _parts(sorted(members)):
+            db.execute(
+                f"UPDATE links SET top = ?, top_time = ? WHERE top IN ({_marks(part)}) "
+                "AND (top != ? OR top_time IS NOT ?)",
+                [top, rows[top][1], *part, top, rows[top][1]],
+            )
+
+
+def _top(rows: dict[str, tuple[str | None, str | None]], root: str) -> str:
+    """The top-level trace of ``root`` from rows already read (every ancestor among them)."""
+    seen, current = {root}, root
     while True:
-        found = db.execute("SELECT parent_root FROM traces WHERE id = ?", (current,)).fetchone()
-        if not found or not found[0] or found[0] in seen:
+        parent = rows[current][0]
+        if not parent or parent in seen:
             return current
-        current = str(found[0])
+        current = parent
         seen.add(current)
 
 
-def retop(db: sqlite3.Connection, root: str) -> None:
-    """Point the links of ``root`` (and of traces it was top of) at their top-level trace and its time.
+def _parts(items: list[str]) -> list[list[str]]:
+    return [items[i : i + IN_BATCH] for i in range(0, len(items), IN_BATCH)]
 
-    Run for every trace a batch touches: a sub-trace's parent link, or a top-level
-    trace's time, may arrive after its links were indexed.
-    """
-    top = top_of(db, root)
-    found = db.execute("SELECT sort_time FROM traces WHERE id = ?", (top,)).fetchone()
-    db.execute(
-        "UPDATE links SET top = ?, top_time = ? WHERE top IN (?, ?)",
-        (top, found[0] if found else None, root, top),
-    )
+
+def _marks(part: list[str]) -> str:
+    return ", ".join("?" * len(part))
 
 
 def backfill(db: sqlite3.Connection, store: QuadStore) -> None:
@@ -126,8 +157,7 @@ def backfill(db: sqlite3.Connection, store: QuadStore) -> None:
     db.execute("BEGIN")
     try:
         record(db, uses, SourceResolver(store))
-        for root in {u.root for u in uses}:
-            retop(db, root)
+        retop_all(db, {u.root for u in uses})
         db.execute("INSERT OR IGNORE INTO lineage_meta VALUES ('links')")
     except BaseException:
         db.execute("ROLLBACK")

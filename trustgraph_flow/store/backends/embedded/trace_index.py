@@ -109,9 +109,7 @@ class TraceIndex(LinkReads, Unsigned):
                 links.mark_cited(db, found.cites, found.uses)
             # Only a root whose links or whose place (parent, time) this batch changed: the
             # links of the others already point at their top-level trace and its time.
-            for root in found.rows:
-                if root in found.moved:
-                    links.retop(db, root)
+            links.retop_all(db, [root for root in found.rows if root in found.moved])
 
     def _tx(self) -> Commit:
         self.db.execute("BEGIN")
