@@ -1,0 +1,132 @@
+"""The OTLP import's rate (bench_otel runs it): a gateway and a store, each its own process;
+clients post instrumented-app traces (10 spans each: an agent root, 3 tools, 4 LLM calls, 2
+retrievers with 3 documents) in requests of 50 traces, 4 at a time, as protobuf. Spans per
+second until the last 2xx (the broker has persisted them) and until the store has committed
+the last trace; the CPU per span of the gateway, the store and the broker."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import tempfile
+import time
+from pathlib import Path
+
+import aiohttp
+
+from bench.bench_agent import load, process_cpu
+from bench.bench_store import start_processor, start_store
+from bench.summary import summary
+from trustgraph_base.errors import RequestTimeout
+from trustgraph_base.messaging import TRIPLES_QUERY, Bus, EmbeddedBroker, RequestClient, Topics
+from trustgraph_base.messaging.broker import free_port
+from trustgraph_base.rdf.terms import iri
+from trustgraph_base.schema import TriplesQueryRequest
+from trustgraph_flow.otel import otlp
+from trustgraph_flow.otel.spans import Span, Value
+from trustgraph_flow.otel.to_prov import question_uri
+
+RUN = os.urandom(8)  # this run's half of each trace id
+
+
+def app_trace(n: int, now: int) -> list[Span]:
+    """One instrumented app's trace: 10 spans."""
+    tid = n.to_bytes(8, "big") + RUN
+    root = Span(tid, (1).to_bytes(8, "big"), "answer", now, now + 10**9, b"", {
+        "openinference.span.kind": "AGENT", "input.value": f"question {n}", "output.value": "answer"})  # fmt: skip
+    out = [root]
+    for i in range(2, 11):
+        kind = "TOOL" if i < 5 else "LLM" if i < 9 else "RETRIEVER"
+        attrs: dict[str, Value] = {"openinference.span.kind": kind, "input.value": f"in {i}", "output.value": f"out {i}"}  # fmt: skip
+        if kind == "LLM":
+            attrs |= {
+                "llm.model_name": "m",
+                "llm.token_count.prompt": 100,
+                "llm.token_count.completion": 20,
+            }
+        if kind == "RETRIEVER":
+            for d in range(3):
+                attrs |= {f"retrieval.documents.{d}.document.id": f"urn:trustgraph:doc:d{d}/p1/c{i}",
+                          f"retrieval.documents.{d}.document.score": 0.5}  # fmt: skip
+        out.append(
+            Span(
+                tid, i.to_bytes(8, "big"), f"step {i}", now + i, now + i + 1000, root.span_id, attrs
+            )
+        )
+    return out
+
+
+async def import_rate(total: int) -> None:
+    per_request, concurrency = 50, 4
+    now = time.time_ns()
+    bodies = [
+        otlp.encode([s for n in range(r, r + per_request) for s in app_trace(n, now)])
+        for r in range(0, total // 10, per_request)
+    ]
+    last = question_uri(app_trace(total // 10 - 1, now)[0].trace_id)
+    with tempfile.TemporaryDirectory(prefix="bench-otel-import-") as tmp:
+        work = Path(tmp)
+        broker = EmbeddedBroker(work / "broker")
+        broker.start()
+        bpid = broker.proc.pid if broker.proc else None
+        prefix, port = f"bo{os.getpid()}", free_port()
+        store = await start_store(broker.url, prefix, work / "store")
+        gateway = await start_processor(
+            "trustgraph_flow.gateway.server", broker.url, prefix, work / "gateway", "the gateway",
+            "--port", str(port),
+        )  # fmt: skip
+        bus = Bus(broker.url)
+        query = RequestClient(bus, Topics(prefix), TRIPLES_QUERY, "bench-otel-query")
+        try:
+            pending = list(reversed(bodies))
+            pids = [gateway.pid, store.pid, bpid]
+            cpu0 = [process_cpu(p) for p in pids]
+            started = time.perf_counter()
+            async with aiohttp.ClientSession() as http:
+
+                async def poster() -> None:
+                    while pending:
+                        body = pending.pop()
+                        headers = {"Content-Type": otlp.PROTOBUF}
+                        url = f"http://127.0.0.1:{port}/v1/traces"
+                        async with http.post(url, data=body, headers=headers) as resp:
+                            assert resp.status == 200, await resp.text()
+
+                await asyncio.gather(*(poster() for _ in range(concurrency)))
+            accepted = time.perf_counter() - started
+            req = TriplesQueryRequest(user="trustgraph", s=iri(last + "/final"), g="*", limit=1)
+            while True:  # the store answers queries between its batches: slow under load
+                with contextlib.suppress(RequestTimeout):
+                    if (await query.request(req, timeout=60)).triples:
+                        break
+                await asyncio.sleep(0.05)
+            stored = time.perf_counter() - started
+            used = [process_cpu(p) - c for p, c in zip(pids, cpu0, strict=True)]
+        finally:
+            await query.close()
+            await bus.close()
+            for proc in (gateway, store):
+                proc.terminate()
+                await proc.wait()
+            broker.stop()
+    print(
+        f"\nimport: {total} spans ({total // 10} traces) in {len(bodies)} requests, {concurrency} at a time"
+    )
+    print(
+        f"accepted (2xx, persisted by the broker) in {accepted:.2f} s: {total / accepted:,.0f} spans/s"
+    )
+    print(f"committed by the store in {stored:.2f} s: {total / stored:,.0f} spans/s")
+    gw, st, br = (1e6 * u / total for u in used)
+    print(
+        f"CPU per span: gateway {gw:.0f} µs, store {st:.0f} µs (the query polls included), "
+        f"broker {br:.0f} µs; together {gw + st + br:.0f} µs"
+    )
+    print(f"so on 2 cores, one each: at most {1e6 / max(gw, st):,.0f} spans/s; load {load()}")
+    summary(
+        "OTLP import, spans/s into the store",
+        f"{total / stored:,.0f}",
+        "≥ 5,000",
+        f"{total} spans, requests of {per_request * 10}; {total / accepted:,.0f}/s answered 2xx; "
+        f"CPU/span gateway {gw:.0f} µs, store {st:.0f} µs, broker {br:.0f} µs (≤ {1e6 / max(gw, st):,.0f}/s on 2 cores); load {load()}",
+    )
