@@ -9,7 +9,8 @@ from urllib.parse import quote, unquote
 DOC_PREFIX = "urn:trustgraph:doc:"
 ENTITY_PREFIX = "urn:trustgraph:entity:"
 RELATION_PREFIX = "urn:trustgraph:rel:"
-COMPONENT_PREFIX = "urn:trustgraph:component:"
+COMPONENT_PREFIX = "https://trustgraph.ai/agent/"  # the reference's (docs/conformance.md)
+OLD_COMPONENT_PREFIX = "urn:trustgraph:component:"  # before: migrated at the store's start
 
 
 def document_uri(doc_id: str) -> str:

@@ -12,6 +12,8 @@ added).
   {action}". Owner: the trace.
 - ``agents``: each ``prov:SoftwareAgent`` (the decoder, chunker, extractor, verifier) is also
   the reference's ``prov:Agent``. No owner: an agent is in no signed document or trace.
+- ``agent-uris`` (``migrate_agents.py``): our software agents renamed to the reference's URIs,
+  in the source graph (owner: the document) and the retrieval graph (owner: the trace).
 - ``chunk-selections``: each reifier of a DocumentRAG exploration's ``tg:selectedChunk``
   triple is also ``a tg:ChunkSelection`` naming its chunk by ``tg:document``. Owner: the trace.
 """
@@ -23,12 +25,16 @@ from dataclasses import dataclass
 
 import pyoxigraph as ox
 
-from trustgraph_base.provenance.agent import analysis_label
 from trustgraph_base.provenance.namespaces import PROV, RDF, RDFS, TG
-from trustgraph_base.provenance.rag import QUESTION_LABELS
 from trustgraph_base.provenance.uris import doc_of, trace_root
 from trustgraph_flow.store.core.backend import Handle
 from trustgraph_flow.store.governance.documents import document_groups
+from trustgraph_flow.store.governance.migrate_agents import renamed_missing, renamed_replaced
+from trustgraph_flow.store.governance.migrate_labels import (
+    labels_missing,
+    labels_present,
+    labels_replaced,
+)
 from trustgraph_flow.store.governance.seal import Groups, trace_groups
 from trustgraph_flow.store.views.lookup import RETRIEVAL, SOURCE, n
 
@@ -134,53 +140,6 @@ def chunk_selections_present(handle: Handle, root: str) -> Iterable[ox.Quad]:
             yield ox.Quad(reifier, n(TG.document), chunk, RETRIEVAL)
 
 
-OLD_LABELS = (ox.Literal("Question"), ox.Literal("Analysis"))
-
-
-def _old_labels(handle: Handle) -> list[ox.Quad]:
-    label = n(RDFS.label)
-    return [
-        q for old in OLD_LABELS for q in handle.store.quads_for_pattern(None, label, old, RETRIEVAL)
-    ]
-
-
-def _relabelled(handle: Handle, old: list[ox.Quad]) -> list[tuple[ox.Quad, ox.Quad]]:
-    """Each old label with the label that replaces it (one read per kind, not per entity)."""
-    questions: dict[object, str] = {}
-    for subtype, name in QUESTION_LABELS.items():
-        typed = handle.store.quads_for_pattern(None, n(RDF.type), ox.NamedNode(subtype), RETRIEVAL)
-        questions.update((q.subject, name) for q in typed)
-    analyses: dict[object, str] = {}
-    if any(q.object == OLD_LABELS[1] for q in old):
-        for q in handle.store.quads_for_pattern(None, n(TG.action), None, RETRIEVAL):
-            if isinstance(q.object, ox.Literal):
-                analyses.setdefault(q.subject, analysis_label(q.object.value))
-    out = []
-    for q in old:
-        renamed = (questions if q.object == OLD_LABELS[0] else analyses).get(q.subject)
-        if renamed:
-            out.append((q, ox.Quad(q.subject, q.predicate, ox.Literal(renamed), RETRIEVAL)))
-    return out
-
-
-def labels_missing(handle: Handle) -> list[ox.Quad]:
-    old = _old_labels(handle)
-    if not old:  # a migrated collection: one read per old label
-        return []
-    return [new for _, new in _relabelled(handle, old) if new not in handle.store]
-
-
-def labels_replaced(handle: Handle) -> list[ox.Quad]:
-    old = _old_labels(handle)
-    if not old:
-        return []
-    return [q for q, new in _relabelled(handle, old) if new in handle.store]
-
-
-def labels_present(handle: Handle, root: str) -> Iterable[ox.Quad]:
-    return ()  # a replacement is signed as a new entry, not as facts added
-
-
 def agents_missing(handle: Handle) -> list[ox.Quad]:
     typed = n(RDF.type)
     out = []
@@ -226,6 +185,26 @@ STEPS = (
         labels_missing,
         labels_present,
         labels_replaced,
+    ),
+    Step(
+        "agent-uris-source",
+        "migrated: the reference's URIs of the software agents",
+        "document",
+        document_groups,
+        doc_of,
+        renamed_missing(SOURCE),
+        lambda handle, owner: (),
+        renamed_replaced(SOURCE),
+    ),
+    Step(
+        "agent-uris-retrieval",
+        "migrated: the reference's URIs of the software agents",
+        "trace",
+        trace_groups,
+        trace_root,
+        renamed_missing(RETRIEVAL),
+        lambda handle, owner: (),
+        renamed_replaced(RETRIEVAL),
     ),
     Step(
         "chunk-selections",
