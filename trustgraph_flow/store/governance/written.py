@@ -30,6 +30,7 @@ import pyoxigraph as ox
 
 from trustgraph_base.integrity.canonical import Fingerprint, fingerprint_parts
 from trustgraph_flow.store.core.backend import Handle
+from trustgraph_flow.store.governance.text_read import entity_parts
 from trustgraph_flow.store.views.lookup import RETRIEVAL
 
 BYTES_MAX = 64 << 20  # batch texts kept, all collections together
@@ -76,16 +77,10 @@ class Written:
         entities = {r: handle.index.entities(r) for r in kept}
         counts = _counts(handle.store, list(entities.values()))
         blob = _sorted_lines(t for texts in kept.values() for t in texts)
-        # Each entity's lines, found in the order they are sorted in: one pass over the blob.
-        found: dict[bytes, bytes] = {}
-        at = 0
-        for token in sorted({f"\n<{u}> ".encode() for us in entities.values() for u in us}):
-            part, end = _lines_of(blob, token, at)
-            if part:
-                found[token], at = part, end
+        found = entity_parts(blob, (u for us in entities.values() for u in us))
         out = {}
         for i, (root, uris) in enumerate(entities.items()):
-            parts = [p for u in uris if (p := found.get(f"\n<{u}> ".encode()))]
+            parts = [found[u] for u in uris if u in found]
             if sum(p.count(b"\n") for p in parts) == counts.get(i, 0):
                 out[root] = fingerprint_parts(parts)
         return out
@@ -133,18 +128,6 @@ def _odd_lines(text: bytes) -> list[tuple[int, int]]:
             spans.add((text.rfind(b"\n", 0, at) + 1, end))
             at = text.find(mark, end)
     return sorted(spans)
-
-
-def _lines_of(blob: bytes, start: bytes, at: int) -> tuple[bytes, int]:
-    """The lines of sorted ``blob`` after ``at`` that begin with ``start`` (which holds the
-    line break before them; sorted, they are contiguous), joined, and where they end."""
-    first = blob.find(start, at)
-    if first < 0:
-        return b"", at
-    end = first
-    while blob.startswith(start, end):
-        end = blob.find(b"\n", end + 1)
-    return blob[first + 1 : end + 1], end
 
 
 def _counts(store: ox.Store, groups: Iterable[list[str]]) -> dict[int, int]:
