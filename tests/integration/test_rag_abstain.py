@@ -52,8 +52,10 @@ async def test_supported_answers_abstentions_and_what_shows_them(
         steps = agent.stdout + agent.stderr
         assert "Action: document-query" in steps  # it tried the second tool
         assert f"Observation: {ABSTAINED}: " in steps  # the verdict, observed
+        agent_withheld = trace_of(agent.stderr)
         agent = await stack.cli("tg-invoke-agent", "-q", FRANCE, "-U", USER)
         assert agent.code == 0 and "Paris is the capital of France." in agent.stdout
+        agent_answered = trace_of(agent.stderr)
         answered, withheld = [], []
         for command in RAGS:
             out = await stack.cli(command, "-q", FRANCE, "-U", USER)
@@ -90,11 +92,12 @@ async def test_supported_answers_abstentions_and_what_shows_them(
         assert good["claims"] and all(c["verdict"] == "supported" for c in good["claims"])
 
         # the list narrowed by verdict
+        # (the agents' conclusions are verified too: test_agent_verified.py)
         listed = await as_json(stack, "tg-list-explain-traces", "--verdict", "unsupported")
-        assert sorted(t["id"] for t in listed) == sorted(withheld)
+        assert sorted(t["id"] for t in listed) == sorted([*withheld, agent_withheld])
         assert {t["verdict"] for t in listed} == {"unsupported"}
         listed = await as_json(stack, "tg-list-explain-traces", "--verdict", "supported")
-        assert sorted(t["id"] for t in listed) == sorted(answered)
+        assert sorted(t["id"] for t in listed) == sorted([*answered, agent_answered])
         table = await stack.cli("tg-list-explain-traces", "--verdict", "unsupported", "-U", USER)
         assert "Verdict" in table.stdout and MERCURY[:20] in table.stdout
         none = await stack.cli(
@@ -104,10 +107,9 @@ async def test_supported_answers_abstentions_and_what_shows_them(
         wrong = await stack.cli("tg-list-explain-traces", "--verdict", "maybe", "-U", USER)
         assert wrong.code == 2 and "maybe" in wrong.stderr
 
-        # the collection's faithfulness: 4 RAG answers today, 2 withheld (the agents' runs
-        # are listed unverified: their tools' answers are verified in their sub-traces)
+        # the collection's faithfulness: 4 RAG answers and 2 agent conclusions today, 3 withheld
         days = await as_json(stack, "tg-show-faithfulness")
-        assert len(days) == 1 and days[0]["answers"] == 4 and days[0]["abstained"] == 2
+        assert len(days) == 1 and days[0]["answers"] == 6 and days[0]["abstained"] == 3
         assert 0 < days[0]["supported"] <= days[0]["claims"]
         assert days[0]["share"] == round(days[0]["supported"] / days[0]["claims"], 4)
         text = await stack.cli("tg-show-faithfulness", "--by", "hour", "-U", USER)

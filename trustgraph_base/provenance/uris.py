@@ -68,7 +68,8 @@ TRACE_PREFIXES = tuple(_PREFIX_KIND)
 _SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]{0,127}$")
 _STEP_INDEX = re.compile(r"/i(\d+)$")
 _STAGE_SUFFIX = re.compile(
-    r"/(i\d+(/c\d+)?(/observation)?|final|grounding|exploration(/c\d+)?|focus(/e\d+)?"
+    r"/(i\d+(/c\d+)?(/observation)?|final(/claim\d+(/assessment)?|/verification|/abstention)?"
+    r"|grounding|exploration(/c\d+)?|focus(/e\d+)?"
     r"|synthesis(/claim\d+(/assessment|/in\d+)?|/verification|/abstention)?"
     r"|prompt/[A-Za-z0-9._-]+/[0-9a-f]+)$"  # the prompt a step was made from (prompts.py)
 )

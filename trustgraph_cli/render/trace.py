@@ -21,7 +21,7 @@ from trustgraph_cli.render.parts import (
 from trustgraph_cli.render.style import Style
 from trustgraph_cli.render.text import short_time, truncate
 from trustgraph_cli.render.tree import Field, Node, render_child, render_head, render_tree
-from trustgraph_cli.render.verdicts import claim_mark, verification_node
+from trustgraph_cli.render.verdicts import claim_mark, verified_node
 
 if TYPE_CHECKING:
     from trustgraph_base.schema.explain import (
@@ -33,8 +33,10 @@ if TYPE_CHECKING:
 
 TYPE_NAMES = {"agent": "Agent", "graph-rag": "GraphRAG", "document-rag": "DocRAG"}
 PENDING = "(in progress)"
-VERIFIED = "synthesis/verification"  # the verification's metrics key
-STAGE_KEYS = frozenset({"final", "exploration", "focus", "synthesis", VERIFIED})
+VERIFIED = "synthesis/verification"  # the verification's metrics key (an agent's: final/…)
+STAGE_KEYS = frozenset(
+    {"final", "exploration", "focus", "synthesis", VERIFIED, "final/verification"}
+)
 
 
 @dataclass(frozen=True)
@@ -146,7 +148,9 @@ class _Builder:
                 one and (agent_step_index(view.id, one) is None != (one == view.id))
             ):
                 fields.append(Field("Uses", uses_text(view.id, view.uses), ("cyan",)))
-            return self.stage("Conclusion", agent_final_uri(view.id), view, "final", *fields)
+            node = self.stage("Conclusion", agent_final_uri(view.id), view, "final", *fields)
+            node.children += filter(None, [verified_node(view, "final/verification", self.cut)])
+            return node
         if view.status == "in-progress":
             return self.pending("Conclusion")
         return None
@@ -174,10 +178,7 @@ class _Builder:
             for n, claim in enumerate(view.claims if self.opts.show_provenance else [], 1):
                 node.add(f"Claim {n}", self.cut(claim_text(claim, names)) + claim_mark(claim))
             nodes.append(node)
-            if view.verification is not None:
-                figures = view.metrics.get(VERIFIED)
-                shown = metrics_text(figures) if figures else None
-                nodes.append(verification_node(view, view.verification, self.cut, shown))
+            nodes += filter(None, [verified_node(view, VERIFIED, self.cut)])
         elif view.status == "in-progress":
             stages = {"Exploration": view.exploration, "Focus": view.focus, "Synthesis": None}
             if view.type != "graph-rag":

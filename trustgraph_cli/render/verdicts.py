@@ -69,6 +69,17 @@ def verification_node(
     return node
 
 
+def verified_node(view: TraceView, key: str, cut: Callable[[str], str]) -> Node | None:
+    """The answer's verification node (its figures: ``view.metrics[key]``); None: not verified."""
+    from trustgraph_cli.render.parts import metrics_text
+
+    if view.verification is None:
+        return None
+    figures = view.metrics.get(key)
+    shown = metrics_text(figures) if figures is not None else None
+    return verification_node(view, view.verification, cut, shown)
+
+
 def verification_lines(found: dict[str, Any] | None, cut: Callable[[str], str]) -> list[str]:
     """tg-show-evidence's lines on an answer's verification (none when it was not verified)."""
     if not found:

@@ -23,7 +23,9 @@ from trustgraph_base.provenance import (
 )
 from trustgraph_base.rdf.terms import Triple
 from trustgraph_base.schema import AgentRequest, AgentResponse, TextCompletionResponse
+from trustgraph_flow.agent.conclusion import checked_conclusion
 from trustgraph_flow.agent.events import TERMINATION, FinishReason, event
+from trustgraph_flow.agent.evidence import ToolEvidence
 from trustgraph_flow.agent.prompt import Call, Step
 from trustgraph_flow.agent.settings import Settings
 from trustgraph_flow.agent.tools import ToolConfig
@@ -50,6 +52,7 @@ class Session:
     model: str = ""  # the model that wrote the last reply
     last_call: tuple[str, int, int, float] | None = None  # its model, tokens in/out, latency
     prompt: PromptUse | None = None  # the prompt of the last LLM call (``tg:prompt``)
+    evidence: ToolEvidence = field(default_factory=ToolEvidence)  # its tools' supported claims
 
     @property
     def explainable(self) -> bool:
@@ -211,6 +214,12 @@ class Session:
         ``finish_reason``; the trace keeps it as ``tg:terminationReason`` (``TERMINATION``)."""
         final_uri = uris.agent_final_uri(self.uri)
         last = list(uses) or self.last_uri
+        given, checked = answer, list[Triple]()
+        if reason == "answer":  # its claims against its tools' supported claims
+            kept = self.trace.recorded.get(final_uri) if self.trace is not None else None
+            given, checked = await checked_conclusion(
+                self.ctx, self.req.question, final_uri, answer, self.evidence, kept
+            )
         for explain in self.publish(
             (
                 final_uri,
@@ -219,13 +228,14 @@ class Session:
                 lambda: (
                     agent_final_triples(final_uri, last, answer, TERMINATION[reason])
                     + (self.cost_of(final_uri) if reason != "iteration-limit" else [])
+                    + checked
                 ),
             )
         ):
             yield explain
         yield AgentResponse(
             message_type="answer",
-            content=answer,
+            content=given,
             explain_id=self.uri if self.explainable else None,
             explain_graph=GRAPH_RETRIEVAL if self.explainable else None,
             model=self.model or None,

@@ -30,6 +30,10 @@ class Settings(ProcessorSettings):
     # text; otherwise each step is a JSON object whose schema goes with the request.
     llm_structured: Literal["json_schema", "json_object", "none"] = "json_schema"
     """How each step's JSON schema is enforced: json_schema, json_object or none."""
+    # The same setting as GraphRAG's and DocumentRAG's (env TG_UNSUPPORTED_ANSWERS).
+    unsupported_answers: Literal["abstain", "keep"] = "abstain"
+    """A conclusion none of whose claims its tools' supported claims support: abstain answers
+    that the documents do not say; keep gives it anyway, marked unsupported in the trace."""
 
 
 @dataclass(frozen=True)

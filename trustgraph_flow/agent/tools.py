@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
@@ -16,8 +16,10 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from trustgraph_base.errors import RequestTimeout, ServiceError
 from trustgraph_base.messaging import DOCUMENT_RAG, GRAPH_RAG, TEXT_COMPLETION, Context
 from trustgraph_base.provenance.verification import verdict_of
+from trustgraph_base.rdf.terms import Triple
 from trustgraph_base.schema import DocumentRagRequest, GraphRagRequest, TextCompletionRequest
 from trustgraph_base.schema.rag import RagResponse
+from trustgraph_flow.agent.evidence import ToolEvidence
 
 ToolKind = Literal["knowledge-query", "document-query", "text-completion"]
 FINAL_ANSWER = "final-answer"  # the structured step's action that ends the loop; no tool's name
@@ -143,6 +145,7 @@ class ToolCall:
     collection: str
     parent_uri: str
     timeout: float
+    evidence: ToolEvidence = field(default_factory=ToolEvidence)  # the session's: added to
 
 
 def tool_input(tool: ToolConfig, arguments: dict[str, Any]) -> str:
@@ -155,17 +158,21 @@ def tool_input(tool: ToolConfig, arguments: dict[str, Any]) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
-async def verified(replies: AsyncIterator[RagResponse]) -> str:
+async def verified(replies: AsyncIterator[RagResponse], evidence: ToolEvidence) -> str:
     """A RAG tool's answer as the observation, carrying its verification's verdict: an
     answer withheld says so itself ("The documents do not say: …"); one kept unsupported or
-    partly supported gets ``[verification: …]`` after it, so the agent can try another tool."""
+    partly supported gets ``[verification: …]`` after it, so the agent can try another tool.
+    Its supported claims go to ``evidence``: what the agent's conclusion is checked against."""
     answer: list[str] = []
     verdict = None
+    seen: list[Triple] = []
     async for resp in replies:
         if resp.message_type == "explain":
             verdict = verdict or verdict_of(resp.explain_triples)
+            seen += resp.explain_triples
         elif resp.response:
             answer.append(resp.response)
+    evidence.add(seen)
     text = "".join(answer)
     if verdict is None or verdict[2] or verdict[0] == "supported":
         return text
@@ -180,12 +187,14 @@ async def run_tool(tool: ToolConfig, arguments: dict[str, Any], call: ToolCall) 
             graph = GraphRagRequest(
                 query=query, user=call.user, collection=call.collection, parent_uri=call.parent_uri
             )
-            return await verified(call.ctx.client(GRAPH_RAG).stream(graph, timeout=call.timeout))
+            replies = call.ctx.client(GRAPH_RAG).stream(graph, timeout=call.timeout)
+            return await verified(replies, call.evidence)
         if tool.kind == "document-query":
             docs = DocumentRagRequest(
                 query=query, user=call.user, collection=call.collection, parent_uri=call.parent_uri
             )
-            return await verified(call.ctx.client(DOCUMENT_RAG).stream(docs, timeout=call.timeout))
+            found = call.ctx.client(DOCUMENT_RAG).stream(docs, timeout=call.timeout)
+            return await verified(found, call.evidence)
         prompt = TextCompletionRequest(
             prompt=query, prompt_type="text", variables={"question": query}
         )

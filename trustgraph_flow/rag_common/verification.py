@@ -86,15 +86,19 @@ async def verification(
         texts=dict(zip(evidence, texts, strict=False)),
         unsupported=getattr(ctx.settings, "unsupported_answers", "abstain"),
     )
+    return outcome, verification_stage(synthesis, outcome)
+
+
+def verification_stage(answer_uri: str, outcome: Outcome) -> list[Triple]:
+    """The triples of an answer's verification, with the judge's cost on the activity."""
     cost = outcome.cost
-    triples = [
-        *verification_triples(synthesis, outcome.record),
+    return [
+        *verification_triples(answer_uri, outcome.record),
         *metrics_triples(
-            verification_uri(synthesis),
+            verification_uri(answer_uri),
             GRAPH_RETRIEVAL,
             in_token=cost.in_token if cost.models else None,
             out_token=cost.out_token if cost.models else None,
             latency_ms=cost.latency_ms if cost.models else None,
         ),
     ]
-    return outcome, triples

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from trustgraph_base.provenance.namespaces import PROV, TG
 from trustgraph_base.provenance.uris import agent_final_uri, agent_step_index, agent_step_of
 from trustgraph_base.schema.explain import AgentCallView, AgentStepView, TraceView
+from trustgraph_flow.store.views.claims import claim_views, verification_view
 from trustgraph_flow.store.views.props import Props, text
 
 Parents = dict[str, list[str]]  # entity → what it derives from
@@ -17,8 +18,9 @@ Parents = dict[str, list[str]]  # entity → what it derives from
 def agent_graph(
     props: Props, root: str, subs: dict[str, list[TraceView]], parents: Parents
 ) -> dict[str, object]:
-    """The ``steps``, ``answer`` and the conclusion's ``uses`` of agent trace ``root`` (of the
-    steps ``props`` holds), ``parents`` the whole trace's derivations (every step and call)."""
+    """The ``steps``, ``answer``, the conclusion's ``uses``, its ``claims`` and their
+    ``verification`` of agent trace ``root`` (of the steps ``props`` holds), ``parents`` the
+    whole trace's derivations (every step and call)."""
     final = agent_final_uri(root)
     ending = derived(props, final)
     used = depended_on(root, ending, parents) if ending else None
@@ -57,6 +59,8 @@ def agent_graph(
         "steps": sorted(steps, key=lambda s: s.index),
         "answer": text(props, final, TG.answer),
         "uses": ending,
+        "claims": claim_views(props, final),
+        "verification": verification_view(props, final),
     }
 
 

@@ -8,12 +8,17 @@ from dataclasses import dataclass, field
 import pyoxigraph as ox
 
 from trustgraph_base.gcpause import gc_paused
-from trustgraph_base.provenance.namespaces import TG
+from trustgraph_base.provenance.namespaces import PROV, TG
 from trustgraph_base.provenance.uris import (
     agent_final_uri,
     agent_iteration_uri,
     agent_step_index,
     agent_step_of,
+)
+from trustgraph_base.provenance.verification import (
+    abstention_uri,
+    assessment_uri,
+    verification_uri,
 )
 from trustgraph_base.schema.explain import TraceView
 from trustgraph_flow.store.core.backend import Handle, subject_quads
@@ -107,9 +112,17 @@ class TraceReader:
         """The trace with agent steps ``start`` to ``stop`` (list positions) only."""
         if self.subs is None:
             return assemble(self.handle, self.root, self.provenance, 0)
-        only = [self.root, agent_final_uri(self.root)]
+        final = agent_final_uri(self.root)
+        only = [self.root, final, verification_uri(final), abstention_uri(final)]
         with gc_paused():
             props = gather(self.handle, self.root, only)
+            # the conclusion's claims and their assessments: what its verification used
+            used = props[verification_uri(final)].get(PROV.used.i, [])
+            claims = [u.value for u in used if isinstance(u, ox.NamedNode)]
+            claims = [u for u in claims if u.startswith(f"{final}/claim")]
+            if claims:
+                more = claims + [assessment_uri(c) for c in claims]
+                props.update(gather(self.handle, self.root, more))
             shown = self.steps[start:stop]
             shown += [c for step in shown for c in self.calls.get(step, [])]
             props.update(step_props(self.handle, self.root, shown))
