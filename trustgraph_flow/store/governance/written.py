@@ -71,7 +71,7 @@ class Written:
         (what ``fingerprint_groups(seal.trace_groups(…))`` gives); the others are left out."""
         with self._lock:
             records = self._records.get(handle.key, {})
-            kept = {r: records[r] for r in roots if r in records}
+            kept = {r: list(records[r]) for r in roots if r in records}  # as of now
         if not kept or not isinstance(handle.store, ox.Store):
             return {}
         entities = {r: handle.index.entities(r) for r in kept}
