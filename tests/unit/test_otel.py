@@ -8,7 +8,6 @@ import json
 import pyoxigraph as ox
 import pytest
 
-from trustgraph_base.messaging.limits import MAX_MESSAGE_BYTES
 from trustgraph_base.provenance import GRAPH_RETRIEVAL
 from trustgraph_base.provenance.agent import (
     agent_call_triples,
@@ -24,10 +23,6 @@ from trustgraph_base.provenance.rag import (
 )
 from trustgraph_base.rdf.nquads import nquads_text, parse_checked
 from trustgraph_base.rdf.terms import Triple
-from trustgraph_base.schema import Metadata
-from trustgraph_base.schema.core import StoreTriples
-from trustgraph_base.wire import decode
-from trustgraph_flow.gateway.otlp import MESSAGE_CHARS, packed, wire
 from trustgraph_flow.otel import otlp
 from trustgraph_flow.otel.from_prov import spans as exported
 from trustgraph_flow.otel.gather import Gathered
@@ -185,39 +180,6 @@ def test_spans_sent_in_several_requests_continue_one_trace() -> None:
     uris = {str(s.attributes["tg.prov.uri"]) for s in back.values()}
     q = question_uri(T)
     assert uris == {q, q + "/i1", q + "/i2"}
-
-
-def test_a_requests_traces_travel_together_in_messages_of_bounded_size() -> None:
-    """The import publishes a request's traces in a few large messages (bulk-written by the
-    store), each under the broker's limit, named by its first trace, nothing lost or
-    reordered; the store reads them as any trace message."""
-    traces = []
-    for n in range(50):
-        tid = (n + 1).to_bytes(16, "big")
-        spans = [Span(tid, b"\x01" * 8, "answer", S0, S0 + 9, b"", {"input.value": "q" * 40_000})]
-        traces += list(to_prov(spans, Steps()))
-    texts = list(packed(traces))
-    assert "".join(text for _, text in texts) == "".join(nquads_text(ts) for _, ts in traces)
-    assert 1 < len(texts) < len(traces)
-    assert all(len(text) <= MESSAGE_CHARS for _, text in texts)
-    heads = [uri for uri, _ in traces]
-    assert texts[0][0] == heads[0] and all(uri in heads for uri, _ in texts)
-    metadata = Metadata(id=heads[0], user="u", collection="c")
-    (payload,) = wire(metadata, texts[0][1])
-    read = decode(StoreTriples, payload)
-    assert read.metadata == metadata and read.text == texts[0][1] and len(read.quads) > 0
-    ((uri, text),) = packed(to_prov(app_spans(), Steps()))  # one small trace: one message
-    assert uri == question_uri(T) and text == nquads_text(next(to_prov(app_spans(), Steps()))[1])
-
-
-def test_a_message_over_the_brokers_limit_is_halved_by_lines() -> None:
-    """JSON escapes can make N-Quads text grow past the broker's limit: such a message is
-    split between lines until each part fits, and no line is lost."""
-    line = '<urn:x:s> <urn:x:p> "%s" <urn:graph:retrieval> .\n' % ('\\"' * 20_000)
-    text = line * (MAX_MESSAGE_BYTES // len(line) + 5)  # fits by characters, not once escaped
-    payloads = list(wire(Metadata(id="urn:x:s", user="u", collection="c"), text))
-    assert len(payloads) > 1 and all(len(p) <= MAX_MESSAGE_BYTES for p in payloads)
-    assert "".join(decode(StoreTriples, p).text for p in payloads) == text
 
 
 def our_agent_trace(session: str) -> list[list[Triple]]:
