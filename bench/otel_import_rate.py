@@ -98,7 +98,7 @@ async def import_rate(total: int) -> None:
             req = TriplesQueryRequest(user="trustgraph", s=iri(last + "/final"), g="*", limit=1)
             while True:  # the store answers queries between its batches: slow under load
                 with contextlib.suppress(RequestTimeout):
-                    if (await query.request(req, timeout=60)).triples:
+                    if (await query.request(req, timeout=10)).triples:
                         break
                 await asyncio.sleep(0.05)
             stored = time.perf_counter() - started
