@@ -6,10 +6,9 @@ Trace (graph ``urn:graph:retrieval``): Question ← Exploration (the chunks) ←
 
 from __future__ import annotations
 
-import base64
 from collections.abc import AsyncIterator
 
-from trustgraph_base.messaging import DOCUMENT_RAG, LIBRARIAN, Context, Processor
+from trustgraph_base.messaging import DOCUMENT_RAG, Context, Processor
 from trustgraph_base.provenance import (
     docrag_exploration_triples,
     docrag_question_triples,
@@ -18,7 +17,6 @@ from trustgraph_base.provenance.uris import docrag_question_uri, exploration_uri
 from trustgraph_base.schema import (
     DocumentRagRequest,
     DocumentRagResponse,
-    LibrarianRequest,
     TextCompletionRequest,
     VectorMatch,
 )
@@ -29,6 +27,7 @@ from trustgraph_flow.rag_common import (
     RagSettings,
     RagState,
     Trace,
+    chunk_contents,
     nearest,
     nothing_found_error,
     open_rag_state,
@@ -43,18 +42,7 @@ async def chunk_texts(
     ctx: Context[RagSettings], req: DocumentRagRequest, matches: list[VectorMatch]
 ) -> list[str]:
     """Each match's text: from the index when it carries it, else from the librarian."""
-    missing = [m.id for m in matches if not m.text]
-    fetched: dict[str, str] = {}
-    if missing:
-        resp = await ctx.client(LIBRARIAN).request(
-            LibrarianRequest(
-                operation="get-content", ids=missing, user=req.user, collection=req.collection
-            ),
-            timeout=ctx.settings.request_timeout,
-        )
-        fetched = {
-            k: base64.b64decode(v).decode("utf-8", "replace") for k, v in resp.contents.items()
-        }
+    fetched = await chunk_contents(ctx, req, [m.id for m in matches if not m.text])
     return [m.text or fetched.get(m.id, "") for m in matches]
 
 

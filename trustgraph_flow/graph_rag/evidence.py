@@ -1,18 +1,24 @@
 """The text a focus edge's claims are verified against: the sentences of the documents that
 state it (its ``tg:Span`` quotes, located in their chunk), else — an edge extracted without a
-quote — its labels "subject predicate object". Two store round trips for all the edges."""
+quote — its labels "subject predicate object". A quote that leans on the sentences before it
+("It was opened by Queen Adela", "She studied chemistry at…": the extractor read its subject
+from them) is given with them, from its chunk's paragraph, as the offline answer reads it.
+Two store round trips for all the edges, and one librarian request when a quote leans."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from trustgraph_base.errors import RequestTimeout, ServiceError
 from trustgraph_base.messaging import Context
-from trustgraph_base.provenance import GRAPH_SOURCE, TG, SelectedEdge
+from trustgraph_base.provenance import GRAPH_SOURCE, PROV, TG, SelectedEdge
 from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Triple, TripleTerm, quoted, term_key
 from trustgraph_base.schema import TriplePattern
 from trustgraph_base.schema.rag import GraphRagRequest
 from trustgraph_flow.graph_rag.select import labelled
 from trustgraph_flow.graph_rag.subgraph import Subgraph, query_patterns
+from trustgraph_flow.llm.support import anaphoric, excerpt_pieces
+from trustgraph_flow.rag_common import chunk_contents
 
 SPANS_PER_EDGE = 5  # sentences read per edge (the same fact stated in several chunks)
 
@@ -25,6 +31,28 @@ async def _source(
 
 def _quoted(edge: SelectedEdge) -> TripleTerm:
     return quoted(edge.s, edge.p, edge.o)
+
+
+def with_context(quote: str, chunk: str) -> str:
+    """The quote read with the sentences before it in its paragraph of ``chunk`` when it
+    leans on them (``support.anaphoric``); else the quote."""
+    flat = " ".join(quote.split())
+    for piece in excerpt_pieces([chunk])[0]:
+        if piece.text == flat and piece.context:
+            return f"{piece.context} {flat}"
+    return quote
+
+
+async def _contexts(
+    ctx: Context[Any], req: GraphRagRequest, leaning: dict[str, tuple[str, str]]
+) -> dict[str, str]:
+    """Each leaning span's quote with its context (span → (chunk, quote)); a chunk the
+    librarian cannot give leaves its quotes as they are."""
+    try:
+        texts = await chunk_contents(ctx, req, sorted({c for c, _ in leaning.values()}))
+    except (ServiceError, RequestTimeout):
+        return {}
+    return {u: with_context(q, texts[c]) for u, (c, q) in leaning.items() if c in texts}
 
 
 async def edge_texts(
@@ -41,17 +69,26 @@ async def edge_texts(
     facts = await _source(
         ctx,
         req,
-        [TriplePattern(s=IriTerm(i=u), p=p) for u in uris for p in (TG.quote, TG.located)],
+        [
+            TriplePattern(s=IriTerm(i=u), p=p)
+            for u in uris
+            for p in (TG.quote, TG.located, PROV.wasDerivedFrom)
+        ],
     )
     quote: dict[str, str] = {}
     unlocated: set[str] = set()
+    chunk: dict[str, str] = {}
     for t in facts:
+        if isinstance(t.s, IriTerm) and t.p == PROV.wasDerivedFrom and isinstance(t.o, IriTerm):
+            chunk[t.s.i] = t.o.i
         if not isinstance(t.s, IriTerm) or not isinstance(t.o, LiteralTerm):
             continue
         if t.p == TG.quote:
             quote[t.s.i] = t.o.v
         elif t.p == TG.located and t.o.v == "false":
             unlocated.add(t.s.i)
+    leaning = {u: (chunk[u], q) for u, q in quote.items() if u in chunk and anaphoric(q)}
+    quote.update(await _contexts(ctx, req, leaning) if leaning else {})
     out: list[str] = []
     for edge, term in zip(edges, terms, strict=True):
         said = [

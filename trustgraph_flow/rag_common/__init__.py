@@ -4,7 +4,14 @@ embeddings and vector calls with their cost), ``citations`` (the cited-answer re
 ``nodata`` (why nothing was found). The names below are the package's public surface.
 """
 
-from trustgraph_flow.rag_common.calls import Completion, Cost, Timer, add_cost, nearest
+from trustgraph_flow.rag_common.calls import (
+    Completion,
+    Cost,
+    Timer,
+    add_cost,
+    chunk_contents,
+    nearest,
+)
 from trustgraph_flow.rag_common.citations import CITE_SYSTEM, CitedAnswer, cited_schema
 from trustgraph_flow.rag_common.nodata import LOOKUP_TIMEOUT, no_data_error, nothing_found_error
 from trustgraph_flow.rag_common.settings import RagContext, RagSettings, RagState, open_rag_state
@@ -23,6 +30,7 @@ __all__ = [
     "Timer",
     "Trace",
     "add_cost",
+    "chunk_contents",
     "cited_schema",
     "nearest",
     "no_data_error",

@@ -3,17 +3,19 @@ vector search; ``Cost`` is what a stage records of them (``tg:model``, tokens, l
 
 from __future__ import annotations
 
+import base64
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from trustgraph_base.errors import ErrorType, ServiceError
-from trustgraph_base.messaging import EMBEDDINGS, TEXT_COMPLETION, VECTORS, Context
+from trustgraph_base.messaging import EMBEDDINGS, LIBRARIAN, TEXT_COMPLETION, VECTORS, Context
 from trustgraph_base.provenance import GRAPH_RETRIEVAL, metrics_triples
 from trustgraph_base.rdf.terms import Triple
 from trustgraph_base.schema import (
     EmbeddingsRequest,
+    LibrarianRequest,
     TextCompletionRequest,
     TextCompletionResponse,
     VectorMatch,
@@ -95,6 +97,19 @@ class Completion:
 def add_cost(cost: Cost, response: TextCompletionResponse, latency_ms: float) -> None:
     """Add one finished LLM call (its response and wall time) to a stage's cost."""
     cost.add(response.model, response.in_token, response.out_token, latency_ms)
+
+
+async def chunk_contents(ctx: Context[Any], req: RagRequest, ids: list[str]) -> dict[str, str]:
+    """The texts of chunks ``ids`` (by id) from the librarian."""
+    if not ids:
+        return {}
+    resp = await ctx.client(LIBRARIAN).request(
+        LibrarianRequest(
+            operation="get-content", ids=ids, user=req.user, collection=req.collection
+        ),
+        timeout=ctx.settings.request_timeout,
+    )
+    return {k: base64.b64decode(v).decode("utf-8", "replace") for k, v in resp.contents.items()}
 
 
 async def nearest(
