@@ -20,7 +20,7 @@ from trustgraph_cli.options import (
     question_option,
     run,
 )
-from trustgraph_cli.rag_output import note_offline
+from trustgraph_cli.rag_output import answer_verdict, note_offline, note_unsupported
 
 if TYPE_CHECKING:
     from trustgraph_base.schema.agent import AgentResponse
@@ -87,6 +87,8 @@ def main(
     if group:
         request["group"] = list(group)
 
+    verdict: list[tuple[str, str]] = []  # the conclusion's, when kept though not supported
+
     async def ask() -> AgentResponse:
         from trustgraph_base.schema.agent import AgentResponse
         from trustgraph_cli.client import GatewayClient
@@ -98,6 +100,7 @@ def main(
                 resp = validated(AgentResponse, data, "an agent answer")
                 kind = resp.message_type
                 if kind == "explain":
+                    verdict.extend(filter(None, [answer_verdict(resp)]))
                     if explainable:
                         _say(kind, resp.explain_id or "")
                 elif kind in PREFIX and gw.verbose:
@@ -120,5 +123,6 @@ def main(
             f"or see how far it got with {see}"
         )
     click.echo(safe(final.content))
+    note_unsupported(verdict[-1] if verdict else None)
     if trace:
         click.echo(f"trace: {trace}", err=True)

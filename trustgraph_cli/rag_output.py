@@ -14,6 +14,7 @@ import click
 from trustgraph_cli.options import Gateway, run
 
 if TYPE_CHECKING:
+    from trustgraph_base.schema.agent import AgentResponse
     from trustgraph_base.schema.rag import RagResponse
 
 OFFLINE_MODEL = "offline"  # the model name the offline engine reports
@@ -29,9 +30,10 @@ def note_offline(model: str | None) -> None:
         click.echo(OFFLINE_NOTE, err=True)
 
 
-def answer_verdict(resp: RagResponse) -> tuple[str, str] | None:
-    """A kept answer's verdict and why, from a verification stage's explain event (None when
-    there is none, or when the answer was withheld: the answer itself says so then)."""
+def answer_verdict(resp: RagResponse | AgentResponse) -> tuple[str, str] | None:
+    """A kept answer's verdict and why, from a verification stage's explain event (a RAG
+    answer's, or an agent's conclusion's; None when there is none, or when the answer was
+    withheld: the answer itself says so then)."""
     from trustgraph_base.provenance.verification import verdict_of
 
     found = verdict_of(resp.explain_triples)

@@ -48,6 +48,7 @@ async def test_the_agents_conclusion_is_verified(
 
         bad = await stack.cli("tg-invoke-agent", "-q", MERCURY, "-U", USER)
         assert bad.code == 0, bad.stderr
+        assert "verification:" not in good.stderr + bad.stderr  # supported, or withheld
         assert bad.stdout.startswith(f"{ABSTAINED}: none of my tools found a supported answer")
         withheld = trace_of(bad.stderr)
         view = await as_json(stack, "tg-show-explain-trace", withheld)
@@ -80,6 +81,8 @@ async def test_keep_records_the_verdict_without_withholding(
         assert out.code == 0, out.stderr
         view = await as_json(stack, "tg-show-explain-trace", trace_of(out.stderr))
         check = view["verification"]
-        # unsupported, recorded so, but nothing withheld: the caller got the conclusion as is
+        # unsupported, recorded so, but nothing withheld: the caller got the conclusion as is,
+        # marked on stderr as tg-invoke-graph-rag marks a kept answer
         assert check["verdict"] == "unsupported" and check["abstention"] is None
         assert view["answer"] == out.stdout.strip().splitlines()[0]
+        assert f"verification: UNSUPPORTED: {check['reason']}" in out.stderr
