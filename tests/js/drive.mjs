@@ -138,8 +138,8 @@ await run("librarian.getProcessing", () => library.getProcessing());
 await run("librarian.removeDocument", () => library.removeDocument(doc));
 await run("librarian.getDocuments.after", () => library.getDocuments());
 
-// What this platform does not offer (flows, config, knowledge cores, collection management
-// over the socket): each must end at once.
+// Flows, configuration and knowledge cores (the one flow; the user's own), and what this
+// platform does not offer (collection management over the socket): each must end at once.
 const flows = socket.flows();
 const config = socket.config();
 await run("flows.getFlows", () => flows.getFlows());
