@@ -8,16 +8,16 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pyoxigraph as ox
 import pytest
 
+from tests.support.migration import killed_at, old_agent_iri, seal_fixture
 from tests.support.sparql_server import store_backend
 from tests.support.store import DOC, document, handle_of, msg
 from trustgraph_base.provenance.document_uris import COMPONENT_PREFIX, OLD_COMPONENT_PREFIX
 from trustgraph_base.provenance.namespaces import PROV, RDF, RDFS, TG
-from trustgraph_base.rdf.terms import IriTerm, Triple
+from trustgraph_base.rdf.terms import Triple
 from trustgraph_flow.store.core.backend import Backend
 from trustgraph_flow.store.governance import log
 from trustgraph_flow.store.governance.documents import seal_document
@@ -41,17 +41,11 @@ ACTIVITIES = {
 }
 
 
-def _old_agent(term: Any) -> Any:
-    if isinstance(term, IriTerm) and term.i.startswith(COMPONENT_PREFIX):
-        return IriTerm(i=OLD_COMPONENT_PREFIX + term.i[len(COMPONENT_PREFIX) :])
-    return term
-
-
 def before_the_change() -> list[Triple]:
     """d1 as the builders wrote it before: its activities without the adopted facts, its
     software agents not yet prov:Agent, under our old URIs."""
     return [
-        t.model_copy(update={"s": _old_agent(t.s), "o": _old_agent(t.o)})
+        t.model_copy(update={"s": old_agent_iri(t.s), "o": old_agent_iri(t.o)})
         for t in document()
         if not ("/activity/" in t.s.i and t.p.i in ADOPTED)  # type: ignore[union-attr]
         and getattr(t.o, "i", None) != PROV.Agent.i
@@ -64,11 +58,7 @@ def agents(stores: Backend) -> set[str]:
     return {str(q.subject) for q in typed}
 
 
-@pytest.fixture
-def seal(tmp_path: Path) -> Seal:
-    return open_seal(
-        data_dir=str(tmp_path / "data"), key_file="", public_dir="", chain="", server=False
-    )
+seal = seal_fixture()
 
 
 @pytest.fixture
@@ -119,13 +109,8 @@ def test_migrating_twice_changes_nothing(old_store: Backend, seal: Seal) -> None
 def test_a_migration_killed_before_signing_resumes(
     old_store: Backend, seal: Seal, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def killed(*args: object, **kwargs: object) -> None:
-        raise SystemExit("killed")
-
-    with monkeypatch.context() as m:
-        m.setattr(Seal, "sign_all", killed)
-        with pytest.raises(SystemExit):
-            migrate(old_store, seal)
+    with killed_at(monkeypatch, "sign_all"):
+        migrate(old_store, seal)
     assert facts(old_store) == ACTIVITIES  # written, but not yet signed again
     assert not verify_document(handle_of(old_store), seal.keys, DOC).verified
     migrate(old_store, seal)  # the marks say what to sign again

@@ -6,12 +6,11 @@ idempotent, resumed when killed half way, an edit never signed over."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
-from typing import Any
 
 import pyoxigraph as ox
 import pytest
 
+from tests.support.migration import killed_at, old_agent_iri, seal_fixture
 from tests.support.store import DOC, agent, graph_rag, handle_of, msg
 from trustgraph_base.provenance import (
     docrag_exploration_triples,
@@ -19,33 +18,22 @@ from trustgraph_base.provenance import (
     synthesis_triples,
     uris,
 )
-from trustgraph_base.provenance.document_uris import COMPONENT_PREFIX, OLD_COMPONENT_PREFIX
+from trustgraph_base.provenance.document_uris import COMPONENT_PREFIX
 from trustgraph_base.provenance.namespaces import PROV, RDF, RDFS, TG
 from trustgraph_base.provenance.verification import (
     ClaimAssessment,
     VerificationRecord,
     verification_triples,
 )
-from trustgraph_base.rdf.terms import IriTerm, Triple, lit
+from trustgraph_base.rdf.terms import Triple, lit
 from trustgraph_flow.store.core.backend import Backend
 from trustgraph_flow.store.governance.migrate import migrate
-from trustgraph_flow.store.governance.seal import Seal, open_seal
+from trustgraph_flow.store.governance.seal import Seal
 from trustgraph_flow.store.governance.verify import verify_trace
 from trustgraph_flow.store.service.writer import write_batch
 from trustgraph_flow.store.views.lookup import RETRIEVAL, n
 
-
-def _old_agent(term: Any) -> Any:
-    if isinstance(term, IriTerm) and term.i.startswith(COMPONENT_PREFIX):
-        return IriTerm(i=OLD_COMPONENT_PREFIX + term.i[len(COMPONENT_PREFIX) :])
-    return term
-
-
-@pytest.fixture
-def seal(tmp_path: Path) -> Seal:
-    return open_seal(
-        data_dir=str(tmp_path / "data"), key_file="", public_dir="", chain="", server=False
-    )
+seal = seal_fixture()
 
 
 QUESTION = uris.docrag_question_uri("d-old")
@@ -105,13 +93,8 @@ def test_an_old_trace_gets_its_chunk_selections_and_still_verifies(
 def test_a_trace_migration_killed_before_signing_resumes(
     old_trace: Backend, seal: Seal, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def killed(*args: object, **kwargs: object) -> None:
-        raise SystemExit("killed")
-
-    with monkeypatch.context() as m:
-        m.setattr(Seal, "sign_all", killed)
-        with pytest.raises(SystemExit):
-            migrate(old_trace, seal)
+    with killed_at(monkeypatch, "sign_all"):
+        migrate(old_trace, seal)
     assert len(selections(old_trace)) == 2
     assert not verify_trace(handle_of(old_trace), seal.keys, QUESTION).verified
     migrate(old_trace, seal)
@@ -172,13 +155,8 @@ def test_old_labels_are_replaced_and_the_trace_still_verifies(
 def test_a_relabelling_killed_before_signing_resumes(
     old_agent: Backend, seal: Seal, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def killed(*args: object, **kwargs: object) -> None:
-        raise SystemExit("killed")
-
-    with monkeypatch.context() as m:
-        m.setattr(Seal, "append", killed)
-        with pytest.raises(SystemExit):
-            migrate(old_agent, seal)
+    with killed_at(monkeypatch, "append"):
+        migrate(old_agent, seal)
     assert labels(old_agent) == NEW_LABELS
     assert not verify_trace(handle_of(old_agent), seal.keys, AGENT).verified
     migrate(old_agent, seal)
@@ -214,7 +192,7 @@ def test_a_verified_trace_gets_its_verifier_renamed_and_still_verifies(
         reason="1 of 1 claims supported",
     )
     old = [
-        t.model_copy(update={"s": _old_agent(t.s), "o": _old_agent(t.o)})
+        t.model_copy(update={"s": old_agent_iri(t.s), "o": old_agent_iri(t.o)})
         for t in graph_rag("g-verified", 1) + verification_triples(synthesis, record)
         if getattr(t.o, "i", None) != PROV.Agent.i
     ]
