@@ -11,6 +11,7 @@ import pyoxigraph as ox
 from tests.support.store import TIME, agent, deferred_seal, handle_of, msg
 from trustgraph_base.integrity.canonical import fingerprint_groups
 from trustgraph_base.provenance import uris
+from trustgraph_base.rdf.nquads import nquads_text
 from trustgraph_base.rdf.terms import LiteralTerm, Triple, iri
 from trustgraph_base.schema.explain import ExplainRequest
 from trustgraph_flow.store.backends.embedded.stores import Stores
@@ -97,4 +98,25 @@ def test_a_quad_added_past_the_writer_before_signing_is_read_back(tmp_path: Path
     seal.flush(stores)
     assert signed_digest(stores) == fingerprint_groups(trace_groups(h, A1)).digest
     assert verified(stores, seal)
+    stores.close()
+
+
+def test_a_large_batchs_text_counts_once_however_many_traces_share_it(tmp_path: Path) -> None:
+    """A batch's text is kept once for all the trace roots it touched: a batch of many
+    traces within the record's limit is signed from the record, none read back (counted
+    once per root, 40 traces' text was 40 times itself and every record was dropped)."""
+    seal, stores = deferred_seal(tmp_path), Stores(tmp_path / "store")
+    assert seal.written is not None
+    batch = [msg(agent(f"t{n}", 3, f"t{n}-sub")) for n in range(40)]
+    roots = [uris.agent_session_uri(f"t{n}") for n in range(40)]
+    size = len(nquads_text(t for m in batch for t in m.triples).encode())
+    seal.written.limit = 2 * size  # the batch's text fits; 40 copies of it would not
+    write_batch(stores, batch, seal)
+    h = handle_of(stores)
+    recorded = seal.written.fingerprints(h, roots)
+    assert sorted(recorded) == sorted(roots)  # all from the record: nothing read back
+    for root in roots[:3]:
+        assert recorded[root] == fingerprint_groups(trace_groups(h, root))
+    assert seal.flush(stores) >= 40
+    assert seal.written.fingerprints(h, roots) == {}  # signed: the records are gone
     stores.close()

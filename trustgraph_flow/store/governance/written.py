@@ -48,7 +48,8 @@ class Written:
         self.limit = limit
         self._lock = threading.Lock()
         self._records: dict[Key, dict[str, list[bytes]]] = {}
-        self._size = 0
+        self._size = 0  # bytes of the distinct texts kept (a batch's is shared by its roots)
+        self._holders: dict[int, int] = {}  # per kept text (by id): the roots holding it
 
     def note(self, key: Key, roots: Iterable[str], quads: list[ox.Quad]) -> None:
         """Keep a written batch's retrieval quads (as text) for each trace root it touched."""
@@ -58,12 +59,13 @@ class Written:
             records = self._records.setdefault(key, {})
             for root in roots:
                 if blank:  # what follows is not the whole (the count check says so): read back
-                    self._size -= sum(len(t) for t in records.pop(root, ()))
+                    self._release(records.pop(root, ()))
                 else:
                     records.setdefault(root, []).append(text)
-                    self._size += len(text)
+                    self._hold(text)
             if self._size > self.limit:
                 self._records.clear()
+                self._holders.clear()
                 self._size = 0
 
     def fingerprints(self, handle: Handle, roots: list[str]) -> dict[str, Fingerprint]:
@@ -90,13 +92,31 @@ class Written:
         with self._lock:
             records = self._records.get(key, {})
             for root in roots:
-                self._size -= sum(len(t) for t in records.pop(root, ()))
+                self._release(records.pop(root, ()))
 
     def forget(self, key: Key) -> None:
         """A dropped collection."""
         with self._lock:
-            records = self._records.pop(key, {})
-            self._size -= sum(len(t) for texts in records.values() for t in texts)
+            for texts in self._records.pop(key, {}).values():
+                self._release(texts)
+
+    def _hold(self, text: bytes) -> None:
+        """One more root holds ``text``: its bytes count once, however many roots share it
+        (a batch of 700 traces' 3 MB counted once per root was 6 GB, past ``BYTES_MAX``:
+        every record was dropped and every trace read back). Under ``_lock``."""
+        held = self._holders.get(id(text), 0)
+        if not held:
+            self._size += len(text)
+        self._holders[id(text)] = held + 1
+
+    def _release(self, texts: Iterable[bytes]) -> None:
+        """A root no longer holds ``texts`` (a text held is alive, so its id is its own)."""
+        for text in texts:
+            held = self._holders.pop(id(text), 0) - 1
+            if held > 0:
+                self._holders[id(text)] = held
+            elif held == 0:
+                self._size -= len(text)
 
 
 def _sorted_lines(texts: Iterable[bytes]) -> bytes:
