@@ -19,6 +19,7 @@ from trustgraph_flow.extraction import extraction_request
 from trustgraph_flow.graph_rag.select import render_answer, render_select
 from trustgraph_flow.prompts.catalogue import PROMPTS, prompt_id
 from trustgraph_flow.prompts.templates import check, digest, render
+from trustgraph_flow.verify.judge import JUDGE_SYSTEM, render_judge
 
 
 def test_check_names_unknown_and_missing_variables() -> None:
@@ -55,6 +56,14 @@ def test_the_defaults_are_todays_texts() -> None:
         spec = PROMPTS[prompt_id(step) or ""]
         assert spec.id == ("agent-react-json" if structured else "agent-react")
         assert _filled(step) == step.prompt and spec.system == step.system
+    claims = [
+        {"n": 1, "text": "A.", "evidence": ["a", "b"]},
+        {"n": 2, "text": "B.", "evidence": []},
+    ]
+    judged = {"question": "Q?", "claims": claims}
+    request = TextCompletionRequest(prompt="", prompt_type="verify-claims", variables=judged)
+    assert _filled(request) == render_judge("Q?", claims) and "Claim 2: B." in _filled(request)
+    assert PROMPTS["verify-claims"].system == JUDGE_SYSTEM
 
 
 def test_values_refused_before_anything_changes() -> None:

@@ -58,6 +58,14 @@ VERIFIED = f"""
     prov:wasGeneratedBy <{Q}/synthesis/verification> ; prov:wasDerivedFrom <{Q}/synthesis> ;
     tg:content "The documents do not say." ; tg:reason "no claim is supported" .
 """
+P = f"{Q}/prompt/verify-claims/0123456789abcdef"
+JUDGED = VERIFIED.replace('tg:method "heuristic"', 'tg:method "llm-judge"') + (
+    f"""<{Q}/synthesis/verification> tg:prompt <{P}> .
+<{P}> a tg:Prompt ; tg:promptId "verify-claims" ; tg:promptSystem "Judge." ;
+    tg:promptTemplate "{{{{question}}}} {{{{claims}}}}" ;
+    tg:promptDigest "sha256:{"0123456789abcdef" * 4}" .
+"""
+)
 A = "urn:trustgraph:agent:a1"
 AGENT = f"""
 <{A}> a prov:Activity, tg:Question, tg:AgentQuestion ; tg:query "Why?" ;
@@ -95,6 +103,7 @@ def test_each_trace_type_with_its_source_chain_conforms() -> None:
     assert check(SOURCE, AGENT) == []
     assert check(SOURCE, DOC_RAG) == []
     assert check(SOURCE, GRAPH_RAG, VERIFIED) == []
+    assert check(SOURCE, GRAPH_RAG, JUDGED) == []
 
 
 def test_an_agent_graph_with_the_references_facts_conforms() -> None:
@@ -212,6 +221,18 @@ BROKEN = [
         ),
         f"{Q}/synthesis/verification",
         "method",
+    ),
+    (
+        "heuristic naming a prompt",
+        GRAPH_RAG + JUDGED.replace('"llm-judge"', '"heuristic"'),
+        f"{Q}/synthesis/verification",
+        None,
+    ),
+    (
+        "verification naming what is no prompt",
+        GRAPH_RAG + JUDGED.replace(f"<{P}> a tg:Prompt ;", f"<{P}>"),
+        f"{Q}/synthesis/verification",
+        "prompt",
     ),
     (
         "abstention without its answer",

@@ -33,6 +33,7 @@ NOTHING_SUPPORTED = "no answer of its tools is supported by the evidence it cite
 
 async def checked_conclusion(
     ctx: Context[Any],
+    user: str,
     question: str,
     final_uri: str,
     answer: str,
@@ -40,7 +41,8 @@ async def checked_conclusion(
     kept: list[Triple] | None = None,
 ) -> tuple[str, list[Triple]]:
     """The answer the caller gets and the triples to add to the conclusion (its claims and
-    their verification; none when no tool answer was verified). ``kept``: the conclusion a
+    their verification, the judge asked with ``user``'s prompt; none when no tool answer was
+    verified). ``kept``: the conclusion a
     rerun's trace already holds: it is answered as it decided then."""
     if kept is not None:
         return kept_answer(kept, final_uri, answer), []
@@ -50,6 +52,7 @@ async def checked_conclusion(
     claims = [ClaimSpec(answer[a:b], a, b - a, cited) for a, b in sentence_spans(answer)]
     outcome, triples = await verification(
         ctx,
+        user=user,
         question=question,
         synthesis=final_uri,
         answer=answer,

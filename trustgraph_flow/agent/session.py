@@ -218,7 +218,7 @@ class Session:
         if reason == "answer":  # its claims against its tools' supported claims
             kept = self.trace.recorded.get(final_uri) if self.trace is not None else None
             given, checked = await checked_conclusion(
-                self.ctx, self.req.question, final_uri, answer, self.evidence, kept
+                self.ctx, self.req.user, self.req.question, final_uri, answer, self.evidence, kept
             )
         for explain in self.publish(
             (

@@ -19,6 +19,7 @@ from trustgraph_flow.agent import prompt as agent_prompt
 from trustgraph_flow.document_rag import prompt as docrag_prompt
 from trustgraph_flow.graph_rag import select
 from trustgraph_flow.prompts.templates import digest, placeholders
+from trustgraph_flow.verify import judge
 
 Fill = Callable[[TextCompletionRequest], dict[str, str]]
 
@@ -78,6 +79,10 @@ def _steps(r: TextCompletionRequest) -> dict[str, str]:
     return {"steps": r.prompt}
 
 
+def _judged(r: TextCompletionRequest) -> dict[str, str]:
+    return {"question": _v(r)["question"], "claims": judge.render_claims(_v(r)["claims"])}
+
+
 _SPECS = (
     PromptSpec(
         "extract-edges",
@@ -126,6 +131,14 @@ _SPECS = (
         "{{steps}}",
         "json",
         _steps,
+    ),
+    PromptSpec(
+        judge.PROMPT_TYPE,
+        "the claim check's judge: each claim of an answer against the evidence it cites",
+        judge.JUDGE_SYSTEM,
+        judge.JUDGE_TEMPLATE,
+        "json",
+        _judged,
     ),
 )
 

@@ -189,6 +189,7 @@ class Trace(Generic[R]):
         """Verify the claims and publish the verification stage: the answer to give, the event."""
         outcome, triples = await verification(
             self.ctx,
+            user=self.req.user,
             question=self.req.query,
             synthesis=synth,
             answer=answer,

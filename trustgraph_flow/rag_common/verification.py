@@ -68,6 +68,7 @@ def kept_answer(kept: Sequence[Triple], synthesis: str, draft: str) -> str:
 async def verification(
     ctx: Context[Any],
     *,
+    user: str,
     question: str,
     synthesis: str,
     answer: str,
@@ -75,10 +76,11 @@ async def verification(
     evidence: Sequence[str],
     texts: Sequence[str],
 ) -> tuple[Outcome, list[Triple]]:
-    """Check the claims; the outcome and the triples of the verification stage (with the
-    judge's cost on the activity)."""
+    """Check the claims (the judge asked with ``user``'s prompt); the outcome and the triples
+    of the verification stage (with the judge's cost and prompt on the activity)."""
     outcome = await verify_answer(
         ctx,
+        user=user,
         question=question,
         answer_uri=synthesis,
         answer=answer,
@@ -90,15 +92,17 @@ async def verification(
 
 
 def verification_stage(answer_uri: str, outcome: Outcome) -> list[Triple]:
-    """The triples of an answer's verification, with the judge's cost on the activity."""
-    cost = outcome.cost
+    """The triples of an answer's verification, with the judge's cost on the activity and,
+    when an LLM judged, the prompt it was asked with (``tg:prompt``)."""
+    cost, uri = outcome.cost, verification_uri(answer_uri)
     return [
         *verification_triples(answer_uri, outcome.record),
         *metrics_triples(
-            verification_uri(answer_uri),
+            uri,
             GRAPH_RETRIEVAL,
             in_token=cost.in_token if cost.models else None,
             out_token=cost.out_token if cost.models else None,
             latency_ms=cost.latency_ms if cost.models else None,
         ),
+        *(outcome.prompt.triples(uri, GRAPH_RETRIEVAL) if outcome.prompt else []),
     ]

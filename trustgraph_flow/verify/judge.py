@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from trustgraph_flow.llm.text import as_list, as_text, field
+from trustgraph_flow.prompts.templates import render
 from trustgraph_flow.structured import schema_of
 from trustgraph_flow.verify.heuristic import check_claim, relevant
 
@@ -58,19 +59,28 @@ def judge_schema(count: int) -> dict[str, Any]:
     return schema
 
 
-def render_judge(question: str, claims: list[dict[str, Any]]) -> str:
-    """The prompt a real LLM sees: the question, then each claim with its evidence."""
-    parts = [f"Question: {question}", ""]
+JUDGE_TEMPLATE = "Question: {{question}}\n\n{{claims}}\n\nYour JSON verdicts:"
+
+
+def render_claims(claims: list[dict[str, Any]]) -> str:
+    """The ``{{claims}}`` of the prompt: each numbered claim with its evidence texts, a blank
+    line between claims."""
+    blocks = []
     for item in claims:
-        parts.append(f"Claim {item['n']}: {item['text']}")
+        lines = [f"Claim {item['n']}: {item['text']}"]
         texts = item["evidence"]
         if not texts:
-            parts.append("  (cites no evidence)")
+            lines.append("  (cites no evidence)")
         for k, text in enumerate(texts, start=1):
-            parts.append(f"  Evidence [{k}]: {text[:MAX_EVIDENCE_CHARS]}")
-        parts.append("")
-    parts.append("Your JSON verdicts:")
-    return "\n".join(parts)
+            lines.append(f"  Evidence [{k}]: {text[:MAX_EVIDENCE_CHARS]}")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def render_judge(question: str, claims: list[dict[str, Any]]) -> str:
+    """The prompt a real LLM sees (the default ``JUDGE_TEMPLATE``): the question, then each
+    claim with its evidence."""
+    return render(JUDGE_TEMPLATE, {"question": question, "claims": render_claims(claims)})
 
 
 def judge_offline(variables: dict[str, Any], structured: bool = False) -> str:

@@ -17,6 +17,7 @@ from trustgraph_base.provenance.evidence import ClaimSpec, claim_uri
 from trustgraph_base.provenance.verification import ClaimAssessment, VerificationRecord
 from trustgraph_base.schema import TextCompletionRequest, TextCompletionResponse
 from trustgraph_flow.llm.offline import MODEL as OFFLINE_MODEL
+from trustgraph_flow.prompts.book import PromptUse, prompted
 from trustgraph_flow.structured import BadReply, ask
 from trustgraph_flow.verify.heuristic import METHOD as HEURISTIC
 from trustgraph_flow.verify.heuristic import relevance
@@ -37,21 +38,25 @@ JUDGE_MAX_TOKENS = 1024
 
 @dataclass
 class JudgeCost:
-    """What the judge calls cost: tokens, wall time and the models that answered."""
+    """What the judge calls cost: tokens, wall time and the models that answered, and the
+    prompt they were asked with (``verify-claims`` as the user configured it)."""
 
     in_token: int = 0
     out_token: int = 0
     latency_ms: float = 0.0
     models: list[str] = field(default_factory=list)
+    prompt: PromptUse | None = None
 
 
 @dataclass(frozen=True)
 class Outcome:
-    """A verification's record, the answer the caller gets, and the cost of the judge calls."""
+    """A verification's record, the answer the caller gets, the cost of the judge calls and
+    the prompt an LLM judged with (None: the heuristic, or no judge asked)."""
 
     record: VerificationRecord
     answer: str
     cost: JudgeCost
+    prompt: PromptUse | None = None
 
     @property
     def abstained(self) -> bool:
@@ -95,10 +100,11 @@ def _prepared(
 
 
 async def _judge(
-    ctx: Context[Any], question: str, batch: _Batch, cost: JudgeCost
+    ctx: Context[Any], user: str, question: str, batch: _Batch, cost: JudgeCost
 ) -> tuple[dict[int, tuple[str, float, str]], bool | None]:
-    """One judge call: each claim's (verdict, score, reason) by its index, and relevance.
-    A reply that fails its schema, or a failed call, leaves the batch unverified."""
+    """One judge call, with ``user``'s ``verify-claims`` prompt: each claim's (verdict, score,
+    reason) by its index, and relevance. A reply that fails its schema, or a failed call,
+    leaves the batch unverified."""
     request = TextCompletionRequest(
         system=JUDGE_SYSTEM,
         prompt=render_judge(question, batch.items),
@@ -107,6 +113,8 @@ async def _judge(
         temperature=0.0,
         max_tokens=JUDGE_MAX_TOKENS,
     )
+    request, used = await prompted(ctx, user, request)
+    cost.prompt = cost.prompt or used
     try:
         reply = await ask(ctx, request, Judgement, schema=judge_schema(len(batch.items)))
     except BadReply as exc:
@@ -158,6 +166,7 @@ def _answer_verdict(
 async def verify_answer(
     ctx: Context[Any],
     *,
+    user: str,
     question: str,
     answer_uri: str,
     answer: str,
@@ -166,14 +175,15 @@ async def verify_answer(
     unsupported: UnsupportedAnswers,
 ) -> Outcome:
     """Check ``claims`` (of the answer entity ``answer_uri``) against ``texts`` (evidence URI →
-    text); the outcome's ``answer`` is the answer, or the abstention when it is withheld."""
+    text), the judge asked with ``user``'s prompt; the outcome's ``answer`` is the answer, or
+    the abstention when it is withheld."""
     started = now_iso()
     settled, batches = _prepared(claims, texts)
     cost = JudgeCost()
     judged: dict[int, tuple[str, float, str]] = {}
     votes: list[bool] = []
     for batch in batches:
-        found, relevant = await _judge(ctx, question, batch, cost)
+        found, relevant = await _judge(ctx, user, question, batch, cost)
         judged.update(found)
         if relevant is not None:
             votes.append(relevant)
@@ -204,4 +214,5 @@ async def verify_answer(
         abstention=abstention_text(reason) if withheld else None,
         relevance=share if heuristic else None,
     )
-    return Outcome(record, abstention_text(reason) if withheld else answer, cost)
+    given = abstention_text(reason) if withheld else answer
+    return Outcome(record, given, cost, None if heuristic else cost.prompt)

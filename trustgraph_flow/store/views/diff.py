@@ -114,8 +114,10 @@ def compare(a: Evidence, b: Evidence, level: str) -> EvidenceLevel:
 
 
 def stage_uris(view: TraceView) -> list[str]:
-    """The stages of a trace and its sub-traces that an LLM step made."""
-    found = [u for u in (view.focus, view.synthesis) if u]
+    """The stages of a trace and its sub-traces that an LLM step made (or may have: a
+    verification names a prompt only when an LLM judged)."""
+    checked = view.verification.uri if view.verification else None
+    found = [u for u in (view.focus, view.synthesis, checked) if u]
     for step in view.steps:
         found.append(step.uri)
         for sub in step.subtraces:
