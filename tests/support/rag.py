@@ -183,10 +183,13 @@ async def start_stack(
     await processors.start(docrag, rag)
 
 
-async def stored_trace(world: World, question: str, last: str = "/synthesis") -> list[Triple]:
+async def stored_trace(
+    world: World, question: str, last: str = "/synthesis/verification"
+) -> list[Triple]:
     """The stored trace once its last stage is in (a stage is written in one transaction).
 
-    ``last`` is the suffix of the last stage written, or "error" for a failed trace.
+    ``last`` is the suffix of the last stage written (an answered RAG trace's: the
+    verification, after the synthesis), or "error" for a failed trace.
     """
     found: list[Triple] = []
 
