@@ -11,7 +11,7 @@ import pytest
 
 from trustgraph_base.integrity.canonical import fingerprint_groups
 from trustgraph_flow.store.core.backend import subject_groups
-from trustgraph_flow.store.governance.text_read import text_digests
+from trustgraph_flow.store.governance.text_read import VOCABULARY, text_digests
 from trustgraph_flow.store.views.lookup import RETRIEVAL
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
@@ -87,3 +87,28 @@ def test_roots_with_no_quads_at_all_read_as_empty(store: ox.Store) -> None:
         "x": read_back(store, []),
         "y": read_back(store, []),
     }
+
+
+def test_vocabulary_terms_read_by_number_stand_for_their_iris(store: ox.Store) -> None:
+    """Predicates and objects of the vocabulary are read as numbers and written back as
+    IRIs; a literal spelling one (or a number) stays a literal, so the digest changes."""
+    a, b, c = (ox.NamedNode(t) for t in VOCABULARY[:3])
+    kinds: list[ox.NamedNode | ox.Literal | ox.Triple] = [
+        b,
+        ox.Literal(b.value),
+        ox.Literal("1"),
+        typed("1", "integer"),
+        ox.NamedNode(b.value + "x"),
+        ox.Triple(S1, a, b),
+    ]
+    store.extend(ox.Quad(S2, a, o, RETRIEVAL) for o in kinds)
+    store.add(ox.Quad(S2, P, c, RETRIEVAL))
+    store.add(ox.Quad(a, a, b, RETRIEVAL))  # a vocabulary IRI as an entity
+    roots = {"a": [S1.value, S2.value], "v": [a.value]}
+    found = text_digests(store, roots, RETRIEVAL)
+    assert found == {"a": read_back(store, [S1, S2]), "v": read_back(store, [a])}
+    # The same text in another term: the digest read is another (and not trusted).
+    store.remove(ox.Quad(S2, a, b, RETRIEVAL))
+    store.add(ox.Quad(S2, a, ox.Literal(f"<{b.value}>"), RETRIEVAL))
+    again = text_digests(store, roots, RETRIEVAL)
+    assert again["a"] == read_back(store, [S1, S2]) != found["a"]

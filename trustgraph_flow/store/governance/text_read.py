@@ -2,9 +2,13 @@
 
 Verifying reads every quad of a trace; pyoxigraph's pattern lookups build a Python ``Quad``
 per quad and look up all four of its terms' texts (~5 µs a quad in RocksDB). A SPARQL
-``SELECT ?s ?p ?o`` over the trace's entities (``VALUES``), written out by pyoxigraph as
-TSV, decodes three terms and builds nothing in Python; its rows become N-Quads lines with
-two byte replacements (tabs between terms; the graph's name before each line's end). TSV
+``SELECT`` over the trace's entities (``VALUES``), written out by pyoxigraph as TSV, builds
+nothing in Python, and looks up as few texts as it can: each entity is given a number in
+the ``VALUES`` and the row has that number, not the subject; a predicate or object of the
+closed vocabulary (``namespaces.py``: the types and predicates, most of a trace's terms) is
+joined with a table of their numbers on the store's own ids and the row has the number (a
+literal with the same text is no IRI: it is written as the literal it is). What is left is
+the objects' texts. The rows become N-Quads lines by dict lookups and joins. TSV
 writes terms as N-Triples does except in three cases, handled here:
 
 - an ``xsd:integer``, ``xsd:decimal``, ``xsd:double`` or ``xsd:boolean`` in Turtle's short
@@ -21,7 +25,7 @@ it would differ, and the trace is read as before, so a verdict of change always 
 the quads read back (and names what changed).
 
 A long trace's verification reads all its roots (2,001 for a 20,000-step trace) in one pass:
-one query per few thousand entities, one sort, a few byte searches per entity.
+one query per few thousand entities, and the lines of each entity sorted.
 Tested equal to ``fingerprint_groups`` of the quads read back (tests/unit/test_text_read.py).
 """
 
@@ -29,9 +33,14 @@ from __future__ import annotations
 
 import hashlib
 import re
+from bisect import bisect_left
 from collections.abc import Iterable
+from itertools import repeat
 
 import pyoxigraph as ox
+
+from trustgraph_base.provenance.namespaces import DC, PROV, RDF, RDFS, TG
+from trustgraph_base.rdf.terms import IriTerm
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 VALUES_MAX = 5000  # entities per query
@@ -79,19 +88,33 @@ def _triple_terms(text: bytes) -> bytes:
     return b"".join([*out, text[start:]])
 
 
-def _tagged_lines(store: ox.Store, roots: list[list[str]], graph: ox.NamedNode) -> bytes | None:
-    """The canonical N-Quads lines of every quad of each group's entities in ``graph``, each
-    after its group's number and a space (``0 <s> <p> <o> <g> .``), each once, sorted, each
-    after a line break; None when the text cannot stand for the quads."""
-    tail = b" " + str(graph).encode() + b" .\n"
-    pairs = [(u, i) for i, us in enumerate(roots) for u in us]
-    lines: set[bytes] = set()
+def _vocabulary() -> list[str]:
+    """Every IRI of the closed vocabulary (``namespaces.py``): what a trace's predicates and
+    most of its objects are."""
+    terms = (v for c in (TG, PROV, RDF, RDFS, DC) for v in vars(c).values())
+    return sorted({t.i for t in terms if isinstance(t, IriTerm)})
+
+
+VOCABULARY = _vocabulary()
+# Each IRI of the vocabulary and its number, to join on: the store's own ids are compared,
+# and the number, stored inline, is written without looking the IRI's text up.
+_TABLE = " ".join(f"({ox.NamedNode(t)} {n})" for n, t in enumerate(VOCABULARY))
+_IRI = {str(n).encode(): f"<{t}>".encode() for n, t in enumerate(VOCABULARY)}
+
+
+def _rows(store: ox.Store, pairs: list[tuple[str, int]], graph: ox.NamedNode) -> list[bytes] | None:
+    """The rows ``e<TAB>p<TAB>k<TAB>o`` of every quad in ``graph`` of the entities ``pairs``
+    (entity, its number ``e``), sorted: ``p`` a vocabulary IRI's number or the IRI, ``k`` the
+    number of a vocabulary IRI object (``o`` empty) or empty (``o`` the object); None when
+    the text cannot stand for the quads."""
+    rows: list[bytes] = []
     for k in range(0, len(pairs), VALUES_MAX):
         # Each IRI as pyoxigraph writes it (checked when the node is made), never pasted text.
-        block = " ".join(f"({ox.NamedNode(u)} {i})" for u, i in pairs[k : k + VALUES_MAX])
+        block = " ".join(f"({ox.NamedNode(u)} {e})" for u, e in pairs[k : k + VALUES_MAX])
         query = (
-            f"SELECT ?r ?s ?p ?o WHERE {{ GRAPH {graph} {{ VALUES (?s ?r) {{ {block} }} "
-            "?s ?p ?o } }"
+            f"SELECT ?e ?x ?k ?y WHERE {{ GRAPH {graph} {{ VALUES (?s ?e) {{ {block} }} ?s ?p ?o }} "
+            f"OPTIONAL {{ VALUES (?p ?j) {{ {_TABLE} }} }} OPTIONAL {{ VALUES (?o ?k) {{ {_TABLE} }} }} "
+            "BIND(COALESCE(?j, ?p) AS ?x) BIND(IF(BOUND(?k), ?unbound, ?o) AS ?y) }"
         )
         result = store.query(query)
         assert isinstance(result, ox.QuerySolutions)
@@ -102,8 +125,9 @@ def _tagged_lines(store: ox.Store, roots: list[list[str]], graph: ox.NamedNode) 
         text = _SHORT.sub(_object, text)
         if b"<<(" in text:
             text = _triple_terms(text)
-        lines.update(text.replace(b"\t", b" ").replace(b"\n", tail).splitlines(keepends=True))
-    return b"\n" + b"".join(sorted(lines))
+        rows += text.splitlines()
+    rows.sort()  # by entity (numbers of one width); in the order written already, mostly
+    return rows
 
 
 def lines_of(blob: bytes, start: bytes, at: int) -> tuple[bytes, int]:
@@ -135,21 +159,42 @@ def text_digests(
 ) -> dict[str, str]:
     """The canonical digest of each root's entities' quads in ``graph`` (``roots``: root →
     its entities), read as text in one pass for all; empty when the text cannot stand for
-    them. Only a digest equal to a signed one is to be trusted (see above). Sorted, each
-    root's lines are one run (they start with its number and a space): one search each."""
+    them. Only a digest equal to a signed one is to be trusted (see above).
+
+    Each entity is numbered, in order of its root and then of its IRI, with numbers of one
+    width: the sorted rows are then each root's in turn, its entities' in their canonical
+    order, and only the lines of one entity are left to sort."""
     order = list(roots)
-    blob = _tagged_lines(store, [roots[r] for r in order], graph)
-    if blob is None:
+    groups = [sorted(set(roots[r])) for r in order]
+    base = 10 ** len(str(sum(map(len, groups))))
+    pairs: list[tuple[str, int]] = []
+    firsts = []
+    for us in groups:
+        firsts.append(str(base + len(pairs)).encode())
+        pairs += [(u, base + len(pairs) + n) for n, u in enumerate(us)]
+    rows = _rows(store, pairs, graph)
+    if rows is None:
         return {}
-    starts, at = [], 0
-    for i in sorted(range(len(order)), key=lambda i: f"{i} ".encode()):
-        found = blob.find(f"\n{i} ".encode(), at)
-        if found >= 0:
-            starts.append((found, i))
-            at = found + 1
-    out = {root: hashlib.sha256(b"").hexdigest() for root in order}
-    ends = [s for s, _ in starts[1:]] + [len(blob)] * bool(starts)
-    for (begin, i), end in zip(starts, ends, strict=True):
-        body = blob[begin:end].replace(f"\n{i} ".encode(), b"\n")[1:]
-        out[order[i]] = hashlib.sha256(body if body.endswith(b"\n") else body + b"\n").hexdigest()
+    fields = b"\t".join(rows).split(b"\t") if rows else []
+    if len(fields) != 4 * len(rows):
+        return {}
+    subjects = {str(e).encode(): f"<{u}>".encode() for u, e in pairs}
+    tail = b" " + str(graph).encode() + b" .\n"
+    es, xs, ks, ys = fields[0::4], fields[1::4], fields[2::4], fields[3::4]
+    lines = list(
+        map(
+            b" ".join,
+            zip(
+                map(subjects.__getitem__, es),
+                map(_IRI.get, xs, xs),
+                map(bytes.__add__, map(_IRI.get, ks, ys), repeat(tail, len(ks))),
+                strict=True,
+            ),
+        )
+    )
+    ends = [bisect_left(es, first) for first in firsts[1:]] + [len(es)]
+    out, begin = {}, 0
+    for root, end in zip(order, ends, strict=True):
+        out[root] = hashlib.sha256(b"".join(sorted(lines[begin:end]))).hexdigest()
+        begin = end
     return out
