@@ -30,6 +30,7 @@ BENCHMARKS = [
     "bench_cli_start",
     "bench_realmodel",
     "bench_viewer",
+    "bench_agent_graph",
     "bench_revocation",
     "bench_trace_list",
     "bench_pdf_positions",

@@ -5,13 +5,16 @@ does not rely on is badged a dead end — in a real browser against the real gat
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from bench.long_trace import graph_agent_trace
 from tests.browser.support import browser
 from tests.golden import agent_graph
 from tests.support.sparql_server import store_backend
 from tests.support.stack import Stack
+from trustgraph_base.provenance import uris
 from trustgraph_flow.store.processor import proc as store
 from trustgraph_flow.store.service.writer import write_batch
 
@@ -27,6 +30,8 @@ async def test_what_each_step_used_is_a_link_and_the_dead_end_is_marked(
     write_batch(stores, [agent_graph.graph_batch()])
     stores.close()
     g = agent_graph.GRAPH
+    from playwright.async_api import expect
+
     async with Stack(pulsar_url, prefix, [store], data_dir=tmp_path) as stack, browser() as b:
         page = await b.new_page(viewport={"width": 1280, "height": 900})
         errors: list[str] = []
@@ -47,9 +52,110 @@ async def test_what_each_step_used_is_a_link_and_the_dead_end_is_marked(
         assert "Uses" in await details.inner_text()
         used = details.get_by_role("link", name="step 1")
         await used.click()  # follows the edge to the step it used
-        from playwright.async_api import expect
-
         await expect(page.locator("aside.details h2")).to_have_text("Step 1", timeout=TIMEOUT)
         await page.locator(".tree .row", has_text="Conclusion").first.click()
         assert "step 3" in await details.get_by_role("link").first.inner_text()
+        assert errors == []
+
+
+async def edges_of(page: Any) -> set[tuple[str, str]]:
+    """The picture's arrows, as (what was used, what used it)."""
+    pairs = await page.eval_on_selector_all(
+        "svg.agent-graph .dag-edge", "els => els.map(e => [e.dataset.from, e.dataset.to])"
+    )
+    return {(a, b) for a, b in pairs}
+
+
+async def test_the_graph_view_draws_what_each_step_used(
+    pulsar_url: str, prefix: str, tmp_path: Path
+) -> None:
+    stores = store_backend(tmp_path / "store" / "store")  # where the stack's store looks
+    write_batch(stores, [agent_graph.graph_batch()])
+    stores.close()
+    g = agent_graph.GRAPH
+    i1, i2, i3 = (f"{g}/i{n}" for n in (1, 2, 3))
+    from playwright.async_api import expect
+
+    async with Stack(pulsar_url, prefix, [store], data_dir=tmp_path) as stack, browser() as b:
+        page = await b.new_page(viewport={"width": 1280, "height": 900})
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        await page.goto(f"{stack.url}#/trace/{g}")
+        await page.wait_for_selector('body[data-ready="trace"]', timeout=TIMEOUT)
+        await page.get_by_role("button", name="Graph", exact=True).click()
+        await page.wait_for_selector("svg.agent-graph", timeout=TIMEOUT)
+        assert await edges_of(page) == {
+            (g, i1),  # step 1 from the question
+            (i1, f"{i1}/observation"),  # each step's own observation or calls
+            (i1, i2),  # step 2 on the seed's chain
+            (i2, f"{i2}/c1"),
+            (i2, f"{i2}/c2"),
+            (f"{i1}/observation", i3),  # step 3 used only what step 1 observed
+            (i3, f"{i3}/observation"),
+            (f"{i3}/observation", f"{g}/final"),
+        }
+        node = "svg.agent-graph .dag-node[data-key='{}']".format
+        rows = [await page.get_attribute(node(k), "data-row") for k in (f"{i2}/c1", f"{i2}/c2")]
+        cols = [await page.get_attribute(node(k), "data-col") for k in (f"{i2}/c1", f"{i2}/c2")]
+        assert rows == ["2", "2"] and cols == ["1", "2"]  # the two calls side by side
+        dead = await page.eval_on_selector_all(
+            "svg.agent-graph .dag-node.dead-end", "els => els.map(e => e.dataset.key)"
+        )
+        assert sorted(dead) == [i2, f"{i2}/c1", f"{i2}/c2"]
+        assert "dead end" in (await page.locator(node(i2)).text_content() or "")
+        # A click shows the node in the details panel, and keeps the picture in the address.
+        await page.locator(node(i3)).click()
+        details = page.locator("aside.details")
+        await expect(details.locator("h2")).to_have_text("Step 3", timeout=TIMEOUT)
+        assert "Neither check helped" in await details.inner_text()
+        await page.locator(node(f"{i2}/c2")).click()
+        await expect(details.locator("h2")).to_have_text("Call 2", timeout=TIMEOUT)
+        assert "[no-index]" in await details.inner_text()
+        await page.locator(node(f"{i1}/observation")).click()  # its step's details
+        await expect(details.locator("h2")).to_have_text("Step 1", timeout=TIMEOUT)
+        assert "selected" in (await page.get_attribute(node(f"{i1}/observation"), "class") or "")
+        assert "show=graph" in page.url
+        await page.reload()  # opens as it was left: the picture, the node selected
+        await page.wait_for_selector("svg.agent-graph .dag-node.selected", timeout=TIMEOUT)
+        assert await page.get_attribute(node(i1), "class") == "dag-node step selected"
+        await page.get_by_role("button", name="Tree", exact=True).click()
+        assert await page.locator(".tree .row", has_text="Step 3").count() == 1
+        assert errors == []
+
+
+async def test_a_300_step_graph_is_drawn_whole_and_scrolls(
+    pulsar_url: str, prefix: str, tmp_path: Path
+) -> None:
+    steps = 300
+    stores = store_backend(tmp_path / "store" / "store")
+    write_batch(stores, graph_agent_trace("graph-300", steps))
+    stores.close()
+    g = uris.agent_session_uri("graph-300")
+    from playwright.async_api import expect
+
+    async with Stack(pulsar_url, prefix, [store], data_dir=tmp_path) as stack, browser() as b:
+        page = await b.new_page(viewport={"width": 1280, "height": 900})
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        await page.goto(f"{stack.url}#/trace/{g}?show=graph")
+        await page.wait_for_selector("svg.agent-graph", timeout=TIMEOUT)
+        nodes = page.locator("svg.agent-graph .dag-node")
+        # The question, 300 steps, 270 observations, 30 steps' two calls each, the conclusion.
+        assert await nodes.count() == 1 + steps + 270 + 60 + 1
+        edges = await edges_of(page)
+        assert f"{g}/i30/c1/observation" not in {a for a, _ in edges}  # drawn as its call
+        assert (f"{g}/i30/c1", f"{g}/i35") in edges  # step 35 used step 30's first call
+        assert (f"{g}/i34", f"{g}/i35") not in edges
+        dead = await page.eval_on_selector_all(
+            "svg.agent-graph .dag-node.step.dead-end", "els => els.map(e => +e.dataset.row)"
+        )
+        assert 31 in dead and 34 in dead and 35 not in dead  # between 30 and 35, not used
+        wrap = page.locator(".agent-graph-wrap")
+        size = await wrap.evaluate("e => [e.scrollHeight, e.clientHeight]")
+        assert size[0] > 10 * size[1]  # one box of the page, scrolled
+        await wrap.evaluate("e => { e.scrollTop = e.scrollHeight; }")
+        final = page.locator("svg.agent-graph .dag-node.conclusion")
+        await final.click()  # at the bottom, in view once scrolled there
+        await expect(page.locator("aside.details h2")).to_have_text("Conclusion", timeout=TIMEOUT)
+        assert await wrap.evaluate("e => e.scrollTop") > 0
         assert errors == []

@@ -2,6 +2,7 @@
 // collapsible tree with a details panel, and the lineage picture above it. An agent trace
 // arrives a window of steps at a time; steps not yet fetched are placeholders.
 
+import { TREE_KEYS, graphSwitch } from "./agentgraph.js";
 import * as api from "./api.js";
 import {
   TYPE_NAMES, clear, cut, edgeText, h, metricsText, route, sourceText, statusBadge, termText,
@@ -365,11 +366,13 @@ export async function tracePage(view, id, params, live) {
 
   const windows = new Map([[0, Promise.resolve()]]); // step offset → its request
   const panel = h("aside", { class: "details", "aria-labelledby": "details-title", "aria-live": "polite" });
+  let graph = null; // an agent trace's "Tree | Graph" switch
   const tree = new VirtualTree({
     label: "Trace steps",
     onSelect: (n) => {
       details(panel, n, traceId, tree);
-      history.replaceState(null, "", route("trace", traceId, { node: n.key }));
+      graph?.select(n.key);
+      history.replaceState(null, "", route("trace", traceId, { node: n.key, show: graph?.showing() ? "graph" : null }));
     },
     onNeed: (n) => {
       // One request per window of steps, however many of its placeholders scroll past.
@@ -389,6 +392,10 @@ export async function tracePage(view, id, params, live) {
     },
   });
   tree.setRoots([traceNode(trace, false)]);
+  const left = h("div", { class: "steps-view" }, tree.el);
+  // An agent trace's steps can also be drawn as the graph of what each used.
+  const hint = h("p", { class: "muted keys" }, TREE_KEYS);
+  if (trace.type === "agent") graph = graphSwitch(trace, tree, left, hint, params.get("show") === "graph");
 
   const kind = TYPE_NAMES[trace.type] || trace.type;
   view.append(
@@ -418,8 +425,9 @@ export async function tracePage(view, id, params, live) {
     picture));
   view.append(h("section", { class: "explorer", "aria-labelledby": "steps-h" },
     h("h2", { id: "steps-h" }, "How it was reached"),
-    h("p", { class: "muted keys" }, "Click a row, or use ↑ ↓ to move, → ← to open and close, Enter or Space to toggle."),
-    h("div", { class: "split" }, tree.el, panel)));
+    graph?.bar,
+    hint,
+    h("div", { class: "split" }, left, panel)));
 
   // A box of the picture that names a node of this trace opens it here, without a reload.
   view.addEventListener("click", (e) => {
