@@ -17,15 +17,13 @@ import asyncio
 import statistics
 import sys
 import tempfile
-import uuid
 from pathlib import Path
 from typing import Any
 
 from bench.long_trace import graph_agent_trace
+from bench.served import served, skipped
 from bench.summary import summary
-from trustgraph_base.messaging import EmbeddedBroker
 from trustgraph_base.provenance import uris
-from trustgraph_flow.store import processor as store
 from trustgraph_flow.store.backends.embedded.stores import Stores
 from trustgraph_flow.store.service.writer import write_batch
 
@@ -95,12 +93,7 @@ async def measure(url: str, sizes: list[int]) -> None:
 
 
 async def main(quick: bool) -> None:
-    from tests.browser.support import missing
-
-    reason = missing()
-    if reason is not None:
-        print(f"  skipped: {reason}")
-        summary("viewer agent graph benchmark", "skipped", "-", reason)
+    if skipped("viewer agent graph benchmark"):
         return
     sizes = [100, 300] if quick else [100, 300, 500]
     tmp = Path(tempfile.mkdtemp(prefix="bench-agent-graph-"))
@@ -108,17 +101,8 @@ async def main(quick: bool) -> None:
     for steps in sizes:
         write_batch(stores, graph_agent_trace(f"graph{steps}", steps))
     stores.close()
-    broker = EmbeddedBroker(tmp / "broker")
-    broker.start()
-    from tests.support.stack import Stack
-
-    try:
-        async with Stack(
-            broker.url, f"b{uuid.uuid4().hex[:8]}", [store.proc], data_dir=tmp / "data"
-        ) as stack:
-            await measure(stack.url, sizes)
-    finally:
-        broker.stop()
+    async with served(tmp / "data") as url:
+        await measure(url, sizes)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,6 @@ import statistics
 import sys
 import tempfile
 import time
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -30,10 +29,9 @@ import pyoxigraph as ox
 
 from bench.bench_store import bulk_load, trace_templates
 from bench.long_trace import long_agent_trace
+from bench.served import served, skipped
 from bench.summary import summary
-from trustgraph_base.messaging import EmbeddedBroker
 from trustgraph_base.provenance import uris
-from trustgraph_flow.store import processor as store
 from trustgraph_flow.store.backends.embedded.stores import Stores
 from trustgraph_flow.store.backends.embedded.trace_index import TraceIndex
 from trustgraph_flow.store.service.writer import write_batch
@@ -179,59 +177,45 @@ async def browse(url: str, deep: str, long_steps: list[int], n_traces: int) -> N
 
 
 async def main(quick: bool) -> None:
-    from tests.browser.support import missing
-
-    reason = missing()
-    if reason is not None:
-        print(f"  skipped: {reason}")
-        summary("viewer benchmark", "skipped", "-", reason)
+    if skipped("viewer benchmark"):
         return
     n_traces = 10_000 if quick else 100_000
     long_steps = [1_000, 5_000] if quick else [1_000, 20_000]
     tmp = Path(tempfile.mkdtemp(prefix="bench-viewer-"))
     deep = load(tmp / "data" / "store" / "store", n_traces, long_steps)
-    broker = EmbeddedBroker(tmp / "broker")
-    broker.start()
-    from tests.support.stack import Stack
-
-    try:
-        async with Stack(
-            broker.url, f"b{uuid.uuid4().hex[:8]}", [store.proc], data_dir=tmp / "data"
-        ) as stack:
-            async with aiohttp.ClientSession() as http:
-                base = {"operation": "list-traces", "limit": 50}
-                for label, body in [
-                    ("first page", base),
-                    ("deepest page", {**base, "cursor": deep}),
-                    ("search, one match", {**base, "search": f"question {n_traces - 7}"}),
-                    ("search, no match", {**base, "search": "no such question"}),
-                    ("type agent", {**base, "type": "agent"}),
-                    (
-                        "since, deepest day",
-                        {**base, "since": "2026-01-01T00:00:00Z", "until": "2026-01-01T01:00:00Z"},
-                    ),
-                ]:
-                    ms, rows = await rest_ms(http, stack.url, body)
-                    print(f"  list-traces {label}: {ms:.1f} ms through the gateway ({rows} rows)")
-                    summary(
-                        f"viewer API: list {label} ({n_traces:,} traces)",
-                        f"{ms:.1f} ms",
-                        "flat with depth",
-                        "gateway round trip, p50",
-                    )
-                for steps in long_steps:
-                    body = {
-                        "operation": "get-trace",
-                        "id": f"long{steps}",
-                        "include_provenance": True,
-                        "step_offset": 0,
-                        "step_limit": 500,
-                    }
-                    ms, _ = await rest_ms(http, stack.url, body, runs=5)
-                    print(f"  get-trace window of 500 steps of {steps:,}: {ms:.0f} ms")
-            await browse(stack.url, deep, long_steps, n_traces)
-    finally:
-        broker.stop()
+    async with served(tmp / "data") as url:
+        async with aiohttp.ClientSession() as http:
+            base = {"operation": "list-traces", "limit": 50}
+            for label, body in [
+                ("first page", base),
+                ("deepest page", {**base, "cursor": deep}),
+                ("search, one match", {**base, "search": f"question {n_traces - 7}"}),
+                ("search, no match", {**base, "search": "no such question"}),
+                ("type agent", {**base, "type": "agent"}),
+                (
+                    "since, deepest day",
+                    {**base, "since": "2026-01-01T00:00:00Z", "until": "2026-01-01T01:00:00Z"},
+                ),
+            ]:
+                ms, rows = await rest_ms(http, url, body)
+                print(f"  list-traces {label}: {ms:.1f} ms through the gateway ({rows} rows)")
+                summary(
+                    f"viewer API: list {label} ({n_traces:,} traces)",
+                    f"{ms:.1f} ms",
+                    "flat with depth",
+                    "gateway round trip, p50",
+                )
+            for steps in long_steps:
+                body = {
+                    "operation": "get-trace",
+                    "id": f"long{steps}",
+                    "include_provenance": True,
+                    "step_offset": 0,
+                    "step_limit": 500,
+                }
+                ms, _ = await rest_ms(http, url, body, runs=5)
+                print(f"  get-trace window of 500 steps of {steps:,}: {ms:.0f} ms")
+        await browse(url, deep, long_steps, n_traces)
 
 
 if __name__ == "__main__":

@@ -1,9 +1,12 @@
 """An agent trace that is a graph in the web viewer: a step that named what it used links to
 those steps, a step of several tools at once shows each call under it, and a step the answer
-does not rely on is badged a dead end — in a real browser against the real gateway."""
+does not rely on is badged a dead end; its Graph view draws those as arrows between boxes —
+in a real browser against the real gateway."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +18,7 @@ from tests.golden import agent_graph
 from tests.support.sparql_server import store_backend
 from tests.support.stack import Stack
 from trustgraph_base.provenance import uris
+from trustgraph_base.schema import Triples
 from trustgraph_flow.store.processor import proc as store
 from trustgraph_flow.store.service.writer import write_batch
 
@@ -23,20 +27,32 @@ TIMEOUT = 15_000  # ms, for each wait on the page
 pytestmark = pytest.mark.timeout(300)
 
 
-async def test_what_each_step_used_is_a_link_and_the_dead_end_is_marked(
-    pulsar_url: str, prefix: str, tmp_path: Path
-) -> None:
+@asynccontextmanager
+async def viewing(
+    pulsar_url: str, prefix: str, tmp_path: Path, batches: list[Triples], address: str
+) -> AsyncIterator[tuple[Any, list[str]]]:
+    """A page of the viewer at ``address`` (after its ``#``), the store holding ``batches``,
+    and the page's errors (none, at the end of each test)."""
     stores = store_backend(tmp_path / "store" / "store")  # where the stack's store looks
-    write_batch(stores, [agent_graph.graph_batch()])
+    write_batch(stores, batches)
     stores.close()
-    g = agent_graph.GRAPH
-    from playwright.async_api import expect
-
     async with Stack(pulsar_url, prefix, [store], data_dir=tmp_path) as stack, browser() as b:
         page = await b.new_page(viewport={"width": 1280, "height": 900})
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
-        await page.goto(f"{stack.url}#/trace/{g}")
+        await page.goto(f"{stack.url}#{address}")
+        yield page, errors
+
+
+async def test_what_each_step_used_is_a_link_and_the_dead_end_is_marked(
+    pulsar_url: str, prefix: str, tmp_path: Path
+) -> None:
+    g = agent_graph.GRAPH
+    from playwright.async_api import expect
+
+    async with viewing(
+        pulsar_url, prefix, tmp_path, [agent_graph.graph_batch()], f"/trace/{g}"
+    ) as (page, errors):
         await page.wait_for_selector('body[data-ready="trace"]', timeout=TIMEOUT)
         step2 = page.locator(".tree .row", has_text="Step 2").first
         assert "dead end" in await step2.inner_text()
@@ -69,18 +85,13 @@ async def edges_of(page: Any) -> set[tuple[str, str]]:
 async def test_the_graph_view_draws_what_each_step_used(
     pulsar_url: str, prefix: str, tmp_path: Path
 ) -> None:
-    stores = store_backend(tmp_path / "store" / "store")  # where the stack's store looks
-    write_batch(stores, [agent_graph.graph_batch()])
-    stores.close()
     g = agent_graph.GRAPH
     i1, i2, i3 = (f"{g}/i{n}" for n in (1, 2, 3))
     from playwright.async_api import expect
 
-    async with Stack(pulsar_url, prefix, [store], data_dir=tmp_path) as stack, browser() as b:
-        page = await b.new_page(viewport={"width": 1280, "height": 900})
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        await page.goto(f"{stack.url}#/trace/{g}")
+    async with viewing(
+        pulsar_url, prefix, tmp_path, [agent_graph.graph_batch()], f"/trace/{g}"
+    ) as (page, errors):
         await page.wait_for_selector('body[data-ready="trace"]', timeout=TIMEOUT)
         await page.get_by_role("button", name="Graph", exact=True).click()
         await page.wait_for_selector("svg.agent-graph", timeout=TIMEOUT)
@@ -127,17 +138,16 @@ async def test_a_300_step_graph_is_drawn_whole_and_scrolls(
     pulsar_url: str, prefix: str, tmp_path: Path
 ) -> None:
     steps = 300
-    stores = store_backend(tmp_path / "store" / "store")
-    write_batch(stores, graph_agent_trace("graph-300", steps))
-    stores.close()
     g = uris.agent_session_uri("graph-300")
     from playwright.async_api import expect
 
-    async with Stack(pulsar_url, prefix, [store], data_dir=tmp_path) as stack, browser() as b:
-        page = await b.new_page(viewport={"width": 1280, "height": 900})
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        await page.goto(f"{stack.url}#/trace/{g}?show=graph")
+    async with viewing(
+        pulsar_url,
+        prefix,
+        tmp_path,
+        graph_agent_trace("graph-300", steps),
+        f"/trace/{g}?show=graph",
+    ) as (page, errors):
         await page.wait_for_selector("svg.agent-graph", timeout=TIMEOUT)
         nodes = page.locator("svg.agent-graph .dag-node")
         # The question, 300 steps, 270 observations, 30 steps' two calls each, the conclusion.
