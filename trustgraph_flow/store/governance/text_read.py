@@ -45,9 +45,9 @@ from trustgraph_base.rdf.terms import IriTerm
 XSD = "http://www.w3.org/2001/XMLSchema#"
 VALUES_MAX = 5000  # entities per query
 _FORM = rb"(true|false|[+-]?[0-9]+|[+-]?[0-9]*\.[0-9]+|[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)[eE][+-]?[0-9]+)"
-# An object in Turtle's short form: a row's last field (after a tab, before the line's end),
-# or a triple term's (before its `` )>>``).
-_SHORT = re.compile(rb"\t" + _FORM + rb"\n")
+# An object in Turtle's short form: a row's last field (after the empty field before it, see
+# ``_rows``, and before the line's end), or a triple term's (before its `` )>>``).
+_SHORT = re.compile(rb"\t\t" + _FORM + rb"\n")
 # In a line with a triple term: a literal (kept as it is, whatever it holds) or a short form
 # ending a triple term.
 _INNER = re.compile(rb'("(?:[^"\\]|\\.)*")| ' + _FORM + rb"(?= \)>>)")
@@ -68,7 +68,7 @@ def _in_full(text: bytes) -> bytes:
 
 
 def _object(match: re.Match[bytes]) -> bytes:
-    return b"\t" + _in_full(match.group(1)) + b"\n"
+    return b"\t\t" + _in_full(match.group(1)) + b"\n"
 
 
 def _inner(match: re.Match[bytes]) -> bytes:
