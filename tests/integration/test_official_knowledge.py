@@ -1,7 +1,8 @@
 """Knowledge cores through the official client (trustgraph-cli 2.11.1) against our gateway
 with auth on: ``tg-put-kg-core`` stores a core per user, ``tg-show-kg-cores`` /
 ``tg-get-kg-core`` give it back to its user only, ``tg-load-kg-core`` writes its triples and
-entity vectors into a collection, ``tg-unload-kg-core`` takes the vectors out again and
+entity vectors into a collection, ``tg-unload-kg-core`` takes them out again (the facts
+a document holds too stay) and
 ``tg-delete-kg-core`` forgets it (docs/gateway.md, "Knowledge cores")."""
 
 from __future__ import annotations
@@ -16,7 +17,11 @@ import pytest
 from tests.support.official import official_bin
 from tests.support.poll import eventually
 from tests.support.stack import ADMIN, CliResult, Stack, create_key, run_argv
-from trustgraph_base.messaging import Processor
+from trustgraph_base.messaging import TRIPLES_STORE, Processor
+from trustgraph_base.provenance import TG
+from trustgraph_base.provenance.extraction import subgraph_triples
+from trustgraph_base.rdf.terms import IriTerm
+from trustgraph_base.schema import Metadata, Triples
 from trustgraph_flow.embeddings import hashing
 from trustgraph_flow.embeddings import processor as embeddings
 from trustgraph_flow.librarian import processor as librarian
@@ -136,7 +141,7 @@ async def test_a_core_is_put_shown_loaded_unloaded_and_deleted_for_its_user_only
     assert ZORBLAT in (await found(k.alice)).stdout
     assert ZORBLAT not in (await found(k.bob)).stdout  # bob's "moons" is his own, empty
 
-    # unloaded: the vectors it wrote are gone (its triples stay: docs/gateway.md)
+    # unloaded: the vectors it wrote are gone (and its facts: the next test)
     unloaded = await k.run(k.alice, "tg-unload-kg-core", "--id", "moons")
     assert unloaded.code == 0 and "Exception" not in unloaded.stdout, unloaded
     assert ZORBLAT not in (await found(k.alice)).stdout
@@ -148,6 +153,47 @@ async def test_a_core_is_put_shown_loaded_unloaded_and_deleted_for_its_user_only
     assert "No knowledge cores." in (await k.run(k.alice, "tg-show-kg-cores")).stdout
     gone = await k.run(k.alice, "tg-delete-kg-core", "--id", "moons")
     assert "no knowledge core 'moons'" in gone.stdout, gone
+
+
+async def test_unloading_a_core_removes_its_facts_but_not_a_documents(
+    keyed: Keyed, tmp_path: Path
+) -> None:
+    """Unloaded, the core's facts go with its provenance, except one that a document's
+    extraction holds too (Zorblat's orbit, extracted from a chunk: its subgraph holds it)."""
+    k, core = keyed, tmp_path / "moons.core"
+    await write_core(k, core, core_records())
+    put = await k.run(k.alice, "tg-put-kg-core", "--id", "moons", "-i", str(core))
+    assert put.code == 0 and "Exception" not in put.stdout, put
+    loaded = await k.run(k.alice, "tg-load-kg-core", "--id", "moons", "-C", "moons")
+    assert loaded.code == 0 and "Exception" not in loaded.stdout, loaded
+    orbit = (IriTerm(i=ZORBLAT), IriTerm(i="urn:test:orbits"), IriTerm(i="urn:test:quuxar"))
+    doc = "urn:trustgraph:doc:almanac"
+    extracted = subgraph_triples(f"{doc}/p1/c0/subgraph", f"{doc}/p1/c0", [orbit], f"{doc}/x")
+    meta = Metadata(id=doc, user="alice", collection="moons")
+    await k.stack.publish(TRIPLES_STORE, Triples(metadata=meta, triples=extracted))
+
+    async def query(*args: str) -> CliResult:
+        env = {"TRUSTGRAPH_TOKEN": k.alice}
+        return await k.stack.cli("tg-query-triples", "-C", "moons", *args, env=env)
+
+    core_node = "<urn:trustgraph:core:moons>"
+    held = await eventually(
+        lambda: query("-g", "urn:graph:source", "-p", TG.contains.i),
+        lambda r: r.stdout.count("urn:test:quuxar") == 2,  # by the core and by the chunk
+    )
+    assert core_node in held.stdout and "Zorblat" in held.stdout, held
+
+    unloaded = await k.run(k.alice, "tg-unload-kg-core", "--id", "moons")
+    assert unloaded.code == 0 and "Exception" not in unloaded.stdout, unloaded
+    facts = (await query("-g", "")).stdout
+    assert "urn:test:quuxar" in facts and "Zorblat" not in facts, facts
+    assert core_node not in (await query("-g", "urn:graph:source")).stdout
+    # loaded again and unloaded, the document's fact still stays
+    assert (await k.run(k.alice, "tg-load-kg-core", "--id", "moons", "-C", "moons")).code == 0
+    await eventually(lambda: query("-g", ""), lambda r: "Zorblat" in r.stdout)
+    assert (await k.run(k.alice, "tg-unload-kg-core", "--id", "moons")).code == 0
+    facts = (await query("-g", "")).stdout
+    assert "urn:test:quuxar" in facts and "Zorblat" not in facts, facts
 
 
 async def test_a_bad_core_is_refused_and_nothing_is_kept(keyed: Keyed, tmp_path: Path) -> None:

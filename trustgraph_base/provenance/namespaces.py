@@ -50,6 +50,7 @@ class TG:
     Observation: Final = _t(TG_NS, "Observation")
     EdgeSelection: Final = _t(TG_NS, "EdgeSelection")
     ChunkSelection: Final = _t(TG_NS, "ChunkSelection")  # a ranked chunk (docs/conformance.md)
+    KnowledgeCore: Final = _t(TG_NS, "KnowledgeCore")  # what a loaded core holds (cores.py)
     concept: Final = _t(TG_NS, "concept")
     document: Final = _t(TG_NS, "document")
     # query-time predicates

@@ -5,9 +5,10 @@ no graph; each vector is a non-empty list of numbers under an IRI), so a stored 
 loads. Loading a ``kg`` core publishes its triples to the collection's default graph (as
 ``import/triples`` does) and upserts its graph embeddings as the collection's entity
 vectors; a ``de`` core's chunk vectors become the collection's chunk vectors. The vectors a
-load wrote carry the core's URI as their document, so unloading takes exactly those out;
-the triples a core loaded stay in the collection's graph (the store removes facts by a
-document's lineage, and a loaded core's triples have none).
+load wrote carry the core's URI as their document, and the core's URI holds the facts it
+loaded in ``urn:graph:source`` (``tg:contains``, as a chunk's subgraph holds those extracted
+from it: ``trustgraph_base.provenance.cores``), so unloading takes exactly those out: its
+vectors, and its facts that no document (nor another core) holds too.
 """
 
 from __future__ import annotations
@@ -15,14 +16,15 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
-from urllib.parse import quote
 
 from pydantic import ValidationError
 
-from trustgraph_base.errors import ErrorType, ServiceError, WireError
-from trustgraph_base.messaging import TRIPLES_STORE, VECTORS, Context
+from trustgraph_base.errors import ErrorType, RequestTimeout, ServiceError, WireError
+from trustgraph_base.messaging import EXPLAIN, TRIPLES_STORE, VECTORS, Context
+from trustgraph_base.provenance.cores import core_triples, core_uri
 from trustgraph_base.rdf.terms import check_iri
 from trustgraph_base.schema import (
+    ExplainRequest,
     KnowledgeRequest,
     KnowledgeResponse,
     StoreTriples,
@@ -43,11 +45,6 @@ PARTS = {
     "kg": (("triples", "triples"), ("graph_embeddings", "graph-embeddings")),
     "de": (("document_embeddings", "document-embeddings"),),
 }
-
-
-def core_uri(core: str) -> str:
-    """The URI a loaded core's vectors carry as their document (so unload finds them)."""
-    return "urn:trustgraph:core:" + quote(core, safe="")
 
 
 def _bad(message: str) -> ServiceError:
@@ -175,7 +172,10 @@ async def load(store: CoreStore, req: KnowledgeRequest, kind: str, ctx: Context[
     store.loaded(req.user, kind, core, req.collection)  # before any write: unload finds it
     async for part, body in each_part(store, req.user, kind, core):
         if part == "triples":
-            await ctx.publish(TRIPLES_STORE, checked_triples(body, req.user, req.collection, core))
+            facts = checked_triples(body, req.user, req.collection, core)
+            await ctx.publish(TRIPLES_STORE, facts)  # then what holds them: a message apart
+            held = core_triples(core_uri(core), facts.triples)
+            await ctx.publish(TRIPLES_STORE, Triples(metadata=facts.metadata, triples=held))
             continue
         items = vector_items(part, body, core)
         for at in range(0, len(items), UPSERT_BATCH):
@@ -196,17 +196,25 @@ async def unload(store: CoreStore, req: KnowledgeRequest, ctx: Context[Any]) -> 
     collections = await asyncio.to_thread(store.unloaded, req.user, "kg", core)
     if not collections:
         raise ServiceError(ErrorType.NOT_FOUND, f"knowledge core {core!r} is not loaded")
+    uri, why = core_uri(core), f"knowledge core {core!r} unloaded"
     for collection in collections:
+        where = {"user": req.user, "collection": collection}
         await ctx.client(VECTORS).request(
-            VectorRequest(
-                operation="delete-document",
-                kind="entity",
-                document=core_uri(core),
-                user=req.user,
-                collection=collection,
-            ),
+            VectorRequest(operation="delete-document", kind="entity", document=uri, **where),
             timeout=VECTORS_WAIT_S,
         )
+        forget = ExplainRequest(operation="delete-document", id=uri, reason=why, **where)
+        try:  # the facts it holds that no document (nor another core) holds too
+            await ctx.client(EXPLAIN).request(forget, timeout=VECTORS_WAIT_S)
+        except RequestTimeout:
+            raise ServiceError(
+                ErrorType.UNAVAILABLE,
+                f"{why}, but its facts are still in {collection!r}: the graph store did not "
+                "answer; load and unload it again",
+            ) from None
+        except ServiceError as exc:  # not-found: no triples, or loaded before they were held
+            if exc.type != ErrorType.NOT_FOUND:
+                raise
 
 
 async def answer(

@@ -60,9 +60,12 @@ def activities(store: QuadStore, entities: list[ox.NamedNode]) -> list[ox.NamedN
 
 
 def exists(store: QuadStore, doc: ox.NamedNode) -> bool:
-    """Whether the store holds the document entity or anything derived from it."""
-    return has_type(store, doc, TG.Document, SOURCE) or any(
-        True for _ in store.quads_for_pattern(None, n(PROV.wasDerivedFrom), doc, SOURCE)
+    """Whether the store holds the document entity or anything derived from it (or the
+    loaded knowledge core ``doc``: ``trustgraph_base.provenance.cores``)."""
+    return (
+        has_type(store, doc, TG.Document, SOURCE)
+        or has_type(store, doc, TG.KnowledgeCore, SOURCE)
+        or any(True for _ in store.quads_for_pattern(None, n(PROV.wasDerivedFrom), doc, SOURCE))
     )
 
 
@@ -121,9 +124,11 @@ def delete_document(store: QuadStore, doc_uri: str) -> bool:
 
 
 def delete_known(store: QuadStore, doc: ox.NamedNode) -> int:
-    """Remove a known document's provenance and unshared facts; the number of facts removed."""
+    """Remove a known document's provenance and unshared facts; the number of facts removed.
+    A knowledge core holds its facts itself, as a subgraph does."""
     entities = derived(store, doc)
-    subgraphs = {e.value for e in entities if has_type(store, e, TG.Subgraph, SOURCE)}
+    holders = (TG.Subgraph, TG.KnowledgeCore)
+    subgraphs = {e.value for e in entities if any(has_type(store, e, c, SOURCE) for c in holders)}
     removed = remove_facts(store, orphaned_edges(store, subgraphs))
     owned = activities(store, entities) + entities[1:][::-1] + [doc]  # deepest first, document last
     link = n(PROV.wasDerivedFrom)
