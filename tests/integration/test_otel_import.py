@@ -106,7 +106,7 @@ async def test_an_instrumented_apps_trace_shows_here_with_its_lineage(stack: Sta
     chunks = json.loads(diffed.stdout)["chunks"]
     assert CHUNK in json.dumps(chunks["both"]), diffed.stdout  # the two answers share it
     exported = await stack.cli("tg-export-explain-trace", q, env=as_alice)
-    assert exported.code == 0 and trace_id in exported.stdout and "otelSpanId" in exported.stdout
+    assert exported.code == 0 and trace_id in exported.stdout and "otelSpan" in exported.stdout
     # the viewer's calls (its page uses the same REST API, signed in with the key)
     async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:
         await http.post(stack.url + "viewer/login", json={"key": key}, headers=VIEWER)

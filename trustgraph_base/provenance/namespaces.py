@@ -84,8 +84,10 @@ class TG:
     componentVersion: Final = _t(TG_NS, "componentVersion")  # the reference's, on an activity
     error: Final = _t(TG_NS, "error")
     interrupted: Final = _t(TG_NS, "interrupted")  # a run its process died in (the reason)
-    # OpenTelemetry (docs/otel.md): an imported span's identity and kind, on its entity
+    # OpenTelemetry (docs/otel.md): an imported span's identity and kind, on its entity —
+    # one JSON literal (``otelSpan``); traces imported before it have a triple per field
     otelTraceId: Final = _t(TG_NS, "otelTraceId")
+    otelSpan: Final = _t(TG_NS, "otelSpan")
     otelSpanId: Final = _t(TG_NS, "otelSpanId")
     otelParentSpanId: Final = _t(TG_NS, "otelParentSpanId")
     otelName: Final = _t(TG_NS, "otelName")

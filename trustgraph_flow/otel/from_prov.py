@@ -14,6 +14,7 @@ Times: ``prov:startedAtTime`` of a question; for the stages, when the exporter r
 from __future__ import annotations
 
 import hashlib
+import json
 import uuid
 from collections.abc import Iterator
 from datetime import datetime
@@ -69,7 +70,7 @@ def _question(t: Trace, q: str, tid: bytes, parent: bytes) -> Iterator[Span]:
         key=lambda u: (t.arrived.get(u, 0), u),
     )
     start = (
-        as_int(t.one(q, TG.otelStartNs.i))
+        as_int(_otel(t, q).get("startNs"))
         or _ns(t.one(q, PROV.startedAtTime.i))
         or min(t.arrived.values(), default=0)
     )
@@ -82,7 +83,7 @@ def _question(t: Trace, q: str, tid: bytes, parent: bytes) -> Iterator[Span]:
             continue
         out.extend(span)
         cursor = max(cursor, span[0].end_ns)
-        if t.one(stage, TG.otelKind.i) == "RETRIEVER":
+        if _otel(t, stage).get("kind") == "RETRIEVER":
             continue  # an imported retriever: its documents are on its own span
         for sub in t.subtraces(stage):
             out.extend(_question(t, sub, tid, span[0].span_id))
@@ -93,7 +94,7 @@ def _question(t: Trace, q: str, tid: bytes, parent: bytes) -> Iterator[Span]:
             out.append(made)
             for sub in t.subtraces(call):
                 out.extend(_question(t, sub, tid, made.span_id))
-    end = as_int(t.one(q, TG.otelEndNs.i)) or max([s.end_ns for s in out] + [cursor, start])
+    end = as_int(_otel(t, q).get("endNs")) or max([s.end_ns for s in out] + [cursor, start])
     yield _span(t, q, tid, parent, start, end, _question_attrs(t, q))
     yield from out
 
@@ -104,8 +105,32 @@ def _calls(t: Trace, step: str) -> list[str]:
     return sorted(found, key=lambda u: (len(u), u))
 
 
+OLDER_FIELDS = {  # a trace imported before ``tg:otelSpan``: a triple per field
+    "spanId": TG.otelSpanId,
+    "parentSpanId": TG.otelParentSpanId,
+    "name": TG.otelName,
+    "kind": TG.otelKind,
+    "startNs": TG.otelStartNs,
+    "endNs": TG.otelEndNs,
+}
+
+
+def _otel(t: Trace, uri: str) -> dict[str, str]:
+    """The imported span ``uri`` came from (its ``tg:otelSpan``), as text; empty for ours."""
+    raw = t.one(uri, TG.otelSpan.i)
+    if raw is None:
+        if t.one(uri, TG.otelSpanId.i) is None:
+            return {}  # one of ours
+        return {k: v for k, p in OLDER_FIELDS.items() if (v := t.one(uri, p.i)) is not None}
+    try:
+        fields = json.loads(raw)
+    except ValueError:
+        return {}
+    return {k: str(v) for k, v in fields.items()} if isinstance(fields, dict) else {}
+
+
 def _sid(t: Trace, uri: str) -> bytes:
-    given = t.one(uri, TG.otelSpanId.i)
+    given = _otel(t, uri).get("spanId")
     return bytes.fromhex(given) if given else span_id(uri)
 
 
@@ -119,10 +144,10 @@ def _is_stage(t: Trace, uri: str) -> bool:
 def _span(
     t: Trace, uri: str, tid: bytes, parent: bytes, start: int, end: int, attrs: Attrs
 ) -> Span:
-    name = t.one(uri, TG.otelName.i) or str(attrs.pop("_name", "span"))
+    name = _otel(t, uri).get("name") or str(attrs.pop("_name", "span"))
     attrs.pop("_name", None)
     attrs[c.PROV_URI] = uri
-    given_parent = t.one(uri, TG.otelParentSpanId.i)
+    given_parent = _otel(t, uri).get("parentSpanId")
     return Span(
         trace_id=tid,
         span_id=_sid(t, uri),
@@ -142,7 +167,7 @@ def _question_attrs(t: Trace, q: str) -> Attrs:
             "_name": f"invoke_agent {c.SERVICE_NAME}",
             c.OPERATION: "invoke_agent",
             c.AGENT_NAME: c.SERVICE_NAME,
-            c.KIND: t.one(q, TG.otelKind.i) or "AGENT",
+            c.KIND: _otel(t, q).get("kind") or "AGENT",
             c.OUTPUT: t.one(agent_final_uri(q), TG.answer.i) or "",
         }
     else:
@@ -154,13 +179,13 @@ def _question_attrs(t: Trace, q: str) -> Attrs:
 
 
 def _stage(t: Trace, q: str, uri: str, tid: bytes, qid: bytes, cursor: int) -> list[Span] | None:
-    end = as_int(t.one(uri, TG.otelEndNs.i)) or t.arrived.get(uri, cursor)
+    end = as_int(_otel(t, uri).get("endNs")) or t.arrived.get(uri, cursor)
     latency = t.one(uri, TG.latencyMs.i)
-    start = as_int(t.one(uri, TG.otelStartNs.i)) or (
+    start = as_int(_otel(t, uri).get("startNs")) or (
         max(cursor, end - int(float(latency) * 1e6)) if latency else cursor
     )
     llm = llm_attributes(t, uri)
-    kind = t.one(uri, TG.otelKind.i)
+    kind = _otel(t, uri).get("kind")
     if t.has_type(uri, TG.Analysis.i):
         attrs = tool_attributes(t, uri, kind)
         if kind == "RETRIEVER":
