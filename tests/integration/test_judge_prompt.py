@@ -9,10 +9,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tests.support.agent_stub import step
 from tests.support.official import official_bin, run_official
 from tests.support.openai_stub import OpenAIStub
 from tests.support.processors import INGEST, SAMPLES
 from tests.support.stack import CliResult, Stack
+from trustgraph_flow.agent import processor as agent
 from trustgraph_flow.document_rag import processor as document_rag
 from trustgraph_flow.prompts.catalogue import PROMPTS
 from trustgraph_flow.prompts.templates import digest
@@ -24,11 +26,17 @@ OWN = "Be strict: a claim is supported only if quoted.\nQ: {{question}}\n\n{{cla
 
 
 def replies(body: dict[str, Any]) -> str:
-    """A real LLM's part, by the prompt it is sent: no edges from a chunk, the answer citing
-    excerpt 1, and each claim the judge is shown supported."""
+    """A real LLM's part, by the prompt it is sent: no edges from a chunk, the agent's two
+    steps, the answer citing excerpt 1, and each claim the judge is shown supported."""
     system = body["messages"][0]["content"]
     if "You extract knowledge graph edges" in system:
         return json.dumps({"edges": []})
+    if "careful research agent" in system:  # ask the documents, then answer from them
+        if "Observation [i1/observation]" not in body["messages"][-1]["content"]:
+            return step(
+                "Ask the documents.", "document-query", [], arguments={"question": QUESTION}
+            )
+        return step("They say so.", "final-answer", ["i1/observation"], answer=ANSWER)
     if JUDGE_SYSTEM in system:
         schema = body["response_format"]["json_schema"]["schema"]
         numbers = schema["properties"]["claims"]["items"]["properties"]["claim"]["enum"]
@@ -63,7 +71,7 @@ async def test_a_judge_prompt_set_with_the_official_client_shows_in_the_next_ver
     old, new = spec.digest, digest(spec.system, OWN)
     async with OpenAIStub(default=replies) as stub:
         settings = {"text-completion": {"llm_base_url": stub.base_url, "llm_retries": 0}}
-        processors = [*INGEST, document_rag.proc]
+        processors = [*INGEST, document_rag.proc, agent.proc]
         async with Stack(
             pulsar_url, prefix, processors, data_dir=tmp_path, settings=settings
         ) as stack:
@@ -104,6 +112,14 @@ async def test_a_judge_prompt_set_with_the_official_client_shows_in_the_next_ver
             assert diff.code == 0, diff.stderr
             assert f"verify-claims {new[:19]}" in diff.stdout, diff.stdout
             assert f"verify-claims {old[:19]}" in diff.stdout
+
+            # the agent's conclusion is checked with it too, as its tool's answer was
+            agent_said = await stack.cli("tg-invoke-agent", "-q", QUESTION)
+            assert agent_said.code == 0 and agent_said.stdout.startswith(ANSWER), agent_said
+            trace = next(ln for ln in agent_said.stderr.splitlines() if ln.startswith("trace: "))
+            act = f"<{trace.removeprefix('trace: ')}/final/verification>"
+            named = await stack.cli("tg-query-triples", "-s", act, "-g", "urn:graph:retrieval")
+            assert f"/prompt/verify-claims/{short(new)}" in named.stdout, named
 
 
 async def test_the_heuristic_names_no_prompt(pulsar_url: str, prefix: str, tmp_path: Path) -> None:
