@@ -81,7 +81,7 @@ def extraction_triples(
 ) -> list[Triple]:
     subgraph = subgraph_uri(chunk.chunk)
     activity = activity_uri(chunk.chunk, "extract")
-    settings = {TG.model: resp.model} if resp.model else {}
+    settings = {TG.llmModel: resp.model} if resp.model else {}
     return [
         *activity_triples(
             activity,

@@ -99,8 +99,10 @@ async def test_multi_iteration_session_is_traced_step_by_step(
     # Each step and the conclusion carry the figures of the LLM call that produced them.
     every = by_entity(batches)
     figures = {e: {r[1]: r[2] for r in rs if r[1] in METRICS} for e, rs in every.items()}
-    assert figures[f"{s}/i1"][TG + "model"] == "stub-model"
-    assert int(figures[f"{s}/i1"][TG + "inToken"]) > 0 and TG + "latencyMs" in figures[f"{s}/i1"]
+    assert figures[f"{s}/i1"][TG + "llmModel"] == "stub-model"
+    assert (
+        int(figures[f"{s}/i1"][TG + "inToken"]) > 0 and TG + "llmDurationMs" in figures[f"{s}/i1"]
+    )
     assert figures[f"{s}/final"][TG + "outToken"] == "8"  # the stub counts the reply's words
     assert figures[s] == {} and figures[f"{s}/i1/observation"] == {}
     rows = {e: [r for r in rs if r[1] not in METRICS] for e, rs in every.items()}

@@ -142,7 +142,7 @@ async def test_offline_engine_answers_through_knowledge_query_and_store_keeps_th
     ]  # fmt: skip
     own = {e: rs for e, rs in by_entity(batches).items() if e.startswith(s)}
     assert [[r for r in rs if r[1] not in METRICS] for rs in own.values()] == expected
-    offline = {r[2] for rs in own.values() for r in rs if r[1] == TG + "model"}
+    offline = {r[2] for rs in own.values() for r in rs if r[1] == TG + "llmModel"}
     assert offline == {"offline"}  # the step and the answer name the engine that chose them
     sub_link = (SUB1, PROV + "wasDerivedFrom", f"{s}/i1", GRAPH_RETRIEVAL)
     assert sub_link in [row(t) for t in batches[1].triples]

@@ -140,7 +140,7 @@ async def test_pdf_becomes_pages_chunks_and_edges_with_provenance(
         assert objects(found, subgraph, RDF.type) == {k(PROV.Entity), k(TG.Subgraph)}
         assert objects(found, subgraph, PROV.wasDerivedFrom) == {k(chunk)}
         act = activity_of(found, subgraph, "extractor")
-        assert objects(found, act, TG.model) == {lit(offline.MODEL)}
+        assert objects(found, act, TG.llmModel) == {lit(offline.MODEL)}
         assert objects(found, act, PROV.used) == {k(chunk)}
     contains = objects(found, sub0, TG.contains)
     assert term_key(quoted(PARIS, CAPITAL, FRANCE)) in contains and len(contains) == 5

@@ -132,8 +132,8 @@ async def test_streamed_answer_and_trace_match_spec(
         focus: f"graph-rag-select {select.digest}",
         synth: f"graph-rag-answer {synthesis.digest}",
     }
-    assert costs(trace, focus)["model"] == "offline" and int(costs(trace, focus)["inToken"]) > 0
-    assert costs(trace, synth)["model"] == "offline"
+    assert costs(trace, focus)["llmModel"] == "offline" and int(costs(trace, focus)["inToken"]) > 0
+    assert costs(trace, synth)["llmModel"] == "offline"
     assert "latencyMs" in costs(trace, explore)
     pages = {await source_page(world, e) for e in selected}
     assert pages <= {DOC + "/p1", DOC + "/p2"}
@@ -172,7 +172,7 @@ async def test_bad_selection_is_retried_and_unknown_ids_ignored(
     selected = focus_edges(trace, question)
     assert [e.reasoning for e in selected] == ["first"]
     assert (f"<{question}>", f"<{PROV.wasDerivedFrom.i}>", f"<{parent}>") in spo(trace)
-    assert costs(trace, question + "/focus")["model"] == "stub-model"
+    assert costs(trace, question + "/focus")["llmModel"] == "stub-model"
     assert not [t for t in trace if t.p == TG.cites]
     rest, checked = verification_of(trace, question + "/synthesis")
     assert checked["answer"] == "unsupported" and checked["claim1"] == "not-supported"

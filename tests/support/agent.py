@@ -23,7 +23,7 @@ PARIS = "Paris is the capital of France."
 SUB1 = "urn:trustgraph:question:sub1"  # the first GraphRAG sub-trace a stand-in publishes
 
 Row = tuple[str, str, str, str | None]
-METRICS = {TG + "model", TG + "inToken", TG + "outToken", TG + "latencyMs"}
+METRICS = {TG + "llmModel", TG + "inToken", TG + "outToken", TG + "llmDurationMs"}
 
 
 def row(t: Any) -> Row:

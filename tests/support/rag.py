@@ -203,7 +203,16 @@ async def stored_trace(
     return found
 
 
-METRICS = {"model", "inToken", "outToken", "latencyMs", "prompt"}  # beside SPEC's: see prompts
+# beside SPEC's: the stage metrics (metrics_triples) and the prompt (see prompts)
+METRICS = {
+    "llmModel",
+    "embeddingModel",
+    "inToken",
+    "outToken",
+    "llmDurationMs",
+    "latencyMs",
+    "prompt",
+}
 
 
 def spo(triples: list[Triple]) -> set[tuple[str, str, str]]:

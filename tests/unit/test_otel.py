@@ -144,7 +144,7 @@ def test_spans_become_an_agent_trace_linked_to_chunks() -> None:
     assert (q, "query", "Capital of France?") in facts
     assert (q + "/final", "answer", "Paris") in facts
     span = {s: json.loads(str(o)) for s, p, o in facts if p == "otelSpan"}
-    assert span[q + "/i1"]["kind"] == "RETRIEVER" and (q + "/i2", "model", "gpt-x") in facts
+    assert span[q + "/i1"]["kind"] == "RETRIEVER" and (q + "/i2", "llmModel", "gpt-x") in facts
     assert (q + "/i2", "inToken", "42") in facts and (q + "/i2", "outToken", "7") in facts
     selected = {o for s, p, o in facts if p == "selectedChunk"}
     assert selected == {CHUNK, "urn:trustgraph:otel-document:faq%2F42"}

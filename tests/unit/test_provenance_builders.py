@@ -239,7 +239,7 @@ def test_extraction_provenance_matches_spec() -> None:
                 uris.component_uri("extractor"),
                 "extractor",
                 "2026-01-01T00:00:00Z",
-                {TG.model: "offline"},
+                {TG.llmModel: "offline"},
                 used=chunk,
             )
         )
@@ -276,7 +276,7 @@ def test_extraction_provenance_matches_spec() -> None:
         "<https://trustgraph.ai/agent/extractor> rdf:type prov:Agent",
         "<https://trustgraph.ai/agent/extractor> rdf:type prov:SoftwareAgent",
         '<https://trustgraph.ai/agent/extractor> rdfs:label "extractor"',
-        '<urn:trustgraph:doc:abc123/p1/c0/activity/extract> tg:model "offline"',
+        '<urn:trustgraph:doc:abc123/p1/c0/activity/extract> tg:llmModel "offline"',
     ]
     assert {t.g for t in document_triples(doc, "t", "text/plain")} == {GRAPH_SOURCE}
 
@@ -293,10 +293,10 @@ def test_metrics_and_failure_are_declared_predicates() -> None:
         )
     )
     assert got == [
-        '<urn:trustgraph:question:g1/focus> tg:model "m"',
+        '<urn:trustgraph:question:g1/focus> tg:llmModel "m"',
         '<urn:trustgraph:question:g1/focus> tg:inToken "3"^^xsd:integer',
         '<urn:trustgraph:question:g1/focus> tg:outToken "4"^^xsd:integer',
-        '<urn:trustgraph:question:g1/focus> tg:latencyMs "1.5"^^xsd:decimal',
+        '<urn:trustgraph:question:g1/focus> tg:llmDurationMs "2"',  # whole ms, rounded half up
     ]
     assert lines(failure_triples("urn:trustgraph:agent:s1", GRAPH_RETRIEVAL, "LLM down")) == [
         '<urn:trustgraph:agent:s1> tg:error "LLM down"'

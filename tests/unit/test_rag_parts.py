@@ -133,11 +133,15 @@ def test_cost_adds_calls_and_becomes_metrics() -> None:
     cost.add("m1", 10, 2, 5.0)
     cost.add("m2", 3, 1, 2.5)
     got = {t.p.i: t.o for t in cost.triples("urn:x:stage")}
-    assert got[TG.model.i] == lit("m1")
+    assert got[TG.llmModel.i] == lit("m1")
     values = {p: o.v for p, o in got.items() if isinstance(o, LiteralTerm)}
     assert (values[TG.inToken.i], values[TG.outToken.i]) == ("13", "3")
-    assert values[TG.latencyMs.i] == "7.5"
-    assert TG.inToken.i not in {t.p.i for t in Cost(latency_ms=1).triples("urn:x:s")}
+    assert values[TG.llmDurationMs.i] == "8"  # 7.5 ms, whole (the reference's form)
+    searched = {
+        t.p.i: t.o for t in Cost("h-384", latency_ms=1.25, embedding=True).triples("urn:x:s")
+    }
+    assert searched == {TG.embeddingModel.i: lit("h-384"), TG.latencyMs.i: searched[TG.latencyMs.i]}
+    assert searched[TG.latencyMs.i].v == "1.25"  # type: ignore[union-attr]
 
 
 def test_no_data_error_names_the_collection_and_the_next_step() -> None:

@@ -40,11 +40,11 @@ GRAPH_RAG = f"""
     tg:content "It jumps over the dog." ; tg:charOffset 0 ; tg:charLength 22 ; tg:cites <{Q}/focus/e1> .
 <{Q}/synthesis> a prov:Entity, tg:Synthesis, tg:Answer ; prov:wasDerivedFrom <{Q}/focus> ;
     tg:content "It jumps over the dog." ; tg:cites <{Q}/focus/e1> ; tg:inToken 12 ;
-    tg:latencyMs 3.5 .
+    tg:llmDurationMs "4" .
 """
 VERIFIED = f"""
 <{Q}/synthesis/verification> a prov:Activity, tg:Verification ; tg:method "heuristic" ;
-    tg:model "offline" ; tg:answerVerdict "unsupported" ; tg:reason "no claim is supported" ;
+    tg:llmModel "offline" ; tg:answerVerdict "unsupported" ; tg:reason "no claim is supported" ;
     tg:relevance "0"^^xsd:decimal ;
     prov:startedAtTime "2026-01-01T10:00:01.000Z"^^xsd:dateTime ;
     prov:endedAtTime "2026-01-01T10:00:01.002Z"^^xsd:dateTime ;
@@ -217,7 +217,8 @@ BROKEN = [
         "verification without method",
         GRAPH_RAG
         + VERIFIED.replace(
-            'tg:method "heuristic" ;\n    tg:model "offline" ; tg:answerVerdict', "tg:answerVerdict"
+            'tg:method "heuristic" ;\n    tg:llmModel "offline" ; tg:answerVerdict',
+            "tg:answerVerdict",
         ),
         f"{Q}/synthesis/verification",
         "method",

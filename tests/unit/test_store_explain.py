@@ -111,7 +111,7 @@ def test_graph_rag_trace_with_provenance(stores: Backend) -> None:
         src.title,
         src.mime_type,
     ) == (f"{DOC}/p1/c0", 0, 1, DOC, "Sample PDF", "application/pdf")
-    assert view.metrics["synthesis"].latency_ms == 12.5 and view.metrics["synthesis"].out_token == 5
+    assert view.metrics["synthesis"].latency_ms == 13 and view.metrics["synthesis"].out_token == 5
     bare = explain.get_trace(handle(stores), "g1", include_provenance=False)
     assert bare.edges[0].sources == []
 

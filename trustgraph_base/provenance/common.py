@@ -116,18 +116,31 @@ def metrics_triples(
     in_token: int | None = None,
     out_token: int | None = None,
     latency_ms: float | None = None,
+    embedding: bool = False,
 ) -> list[Triple]:
-    """Per-stage cost figures as the extra predicates tg:model, tg:inToken, tg:outToken, tg:latencyMs."""
+    """Per-stage cost figures: the reference's tg:llmModel and tg:llmDurationMs (whole
+    milliseconds, a plain literal as the reference writes it) for a stage's LLM calls, with
+    tg:inToken and tg:outToken. A stage that made none (no model, no tokens), or whose model
+    is an embeddings model (``embedding``: tg:embeddingModel), is timed by tg:latencyMs."""
     out: list[Triple] = []
+    llm = not embedding and (bool(model) or in_token is not None or out_token is not None)
     if model:
-        out.append(triple(stage_uri, TG.model, text(model), graph))
+        name = TG.embeddingModel if embedding else TG.llmModel
+        out.append(triple(stage_uri, name, text(model), graph))
     if in_token is not None:
         out.append(triple(stage_uri, TG.inToken, integer_literal(in_token), graph))
     if out_token is not None:
         out.append(triple(stage_uri, TG.outToken, integer_literal(out_token), graph))
-    if latency_ms is not None:
+    if latency_ms is not None and llm:
+        out.append(triple(stage_uri, TG.llmDurationMs, text(str(whole_ms(latency_ms))), graph))
+    elif latency_ms is not None:
         out.append(triple(stage_uri, TG.latencyMs, decimal_literal(latency_ms), graph))
     return out
+
+
+def whole_ms(latency_ms: float) -> int:
+    """Milliseconds rounded half up to a whole number (tg:llmDurationMs)."""
+    return int(latency_ms + 0.5) if latency_ms >= 0 else -int(-latency_ms + 0.5)
 
 
 def failure_triples(uri: str, graph: str, message: str) -> list[Triple]:

@@ -74,11 +74,17 @@ class TG:
     charOffset: Final = _t(TG_NS, "charOffset")
     charLength: Final = _t(TG_NS, "charLength")
     contains: Final = _t(TG_NS, "contains")
-    # extensions declared here (SPEC.md leaves them to us): stage metrics, settings, failure
-    model: Final = _t(TG_NS, "model")
+    # stage metrics: the reference's names for an LLM call's model and duration (whole ms)
+    # and for an embeddings model; tokens; tg:latencyMs (ours) times a stage that made no
+    # LLM call (an exploration's embedding and search)
+    llmModel: Final = _t(TG_NS, "llmModel")
+    llmDurationMs: Final = _t(TG_NS, "llmDurationMs")
+    embeddingModel: Final = _t(TG_NS, "embeddingModel")
     inToken: Final = _t(TG_NS, "inToken")
     outToken: Final = _t(TG_NS, "outToken")
     latencyMs: Final = _t(TG_NS, "latencyMs")
+    model: Final = _t(TG_NS, "model")  # before tg:llmModel / tg:embeddingModel: migrated at start
+    # extensions declared here (SPEC.md leaves them to us): settings, failure
     chunkSize: Final = _t(TG_NS, "chunkSize")
     chunkOverlap: Final = _t(TG_NS, "chunkOverlap")
     componentVersion: Final = _t(TG_NS, "componentVersion")  # the reference's, on an activity

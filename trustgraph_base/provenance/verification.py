@@ -100,7 +100,7 @@ def verification_triples(answer: str, record: VerificationRecord) -> list[Triple
         triple(act, PROV.startedAtTime, datetime_literal(record.started_at), G),
         triple(act, PROV.endedAtTime, datetime_literal(record.ended_at), G),
         triple(act, TG.method, text(record.method), G),
-        triple(act, TG.model, text(record.model), G),
+        triple(act, TG.llmModel, text(record.model), G),
         triple(act, TG.answerVerdict, text(record.answer_verdict), G),
         triple(act, TG.reason, text(record.reason), G),
     ]

@@ -92,7 +92,7 @@ class ChunkView(Message):
 
 
 class StageMetrics(Message):
-    """Per-stage figures recorded as extra predicates (tg:model, tg:inToken, …)."""
+    """Per-stage figures recorded as extra predicates (tg:llmModel, tg:inToken, …)."""
 
     model: str | None = None
     in_token: int | None = None

@@ -48,8 +48,9 @@ def tool_attributes(t: Trace, uri: str, kind: str | None) -> Attrs:
 
 
 def llm_attributes(t: Trace, uri: str) -> Attrs:
-    """A stage's model and tokens, in both conventions (empty when it records none)."""
-    model = t.one(uri, TG.model.i)
+    """A stage's model (its LLM's, or an exploration's embeddings model) and tokens, in both
+    conventions (empty when it records none)."""
+    model = t.one(uri, TG.llmModel.i) or t.one(uri, TG.embeddingModel.i)
     tin, tout = as_int(t.one(uri, TG.inToken.i)), as_int(t.one(uri, TG.outToken.i))
     if model is None and tin is None and tout is None:
         return {}

@@ -8,7 +8,7 @@ question is a CHAIN span (under the analysis that ran it, for a sub-trace), its 
 imported from OTLP keeps the ids, names, kinds and times its spans came with.
 
 Times: ``prov:startedAtTime`` of a question; for the stages, when the exporter received them
-(each entity is published the moment it is known), less ``tg:latencyMs`` where recorded.
+(each entity is published the moment it is known), less ``tg:llmDurationMs`` (or ``tg:latencyMs``) where recorded.
 """
 
 from __future__ import annotations
@@ -180,7 +180,7 @@ def _question_attrs(t: Trace, q: str) -> Attrs:
 
 def _stage(t: Trace, q: str, uri: str, tid: bytes, qid: bytes, cursor: int) -> list[Span] | None:
     end = as_int(_otel(t, uri).get("endNs")) or t.arrived.get(uri, cursor)
-    latency = t.one(uri, TG.latencyMs.i)
+    latency = t.one(uri, TG.llmDurationMs.i) or t.one(uri, TG.latencyMs.i)
     start = as_int(_otel(t, uri).get("startNs")) or (
         max(cursor, end - int(float(latency) * 1e6)) if latency else cursor
     )

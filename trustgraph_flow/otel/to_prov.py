@@ -1,14 +1,13 @@
 """Spans from any instrumented app as PROV traces (graph ``urn:graph:retrieval``), docs/otel.md.
 
-Each OTel trace becomes an agent trace: its question ``urn:trustgraph:agent:{uuid5(trace
-id)}`` (never one of our own trace ids), the root span's input as the query and its output
-as the conclusion; every other span an analysis step ``…/i{n}`` in order of start, derived
-from its child spans' steps (a leaf from the question; the conclusion from the root's
-children: a span's output feeds its parent's); an LLM span's model and tokens as the step's metrics; a retriever span also a DocumentRAG
-sub-trace whose exploration selects each retrieved document (the id itself when it is an
-IRI, so ids that are our chunk URIs link to their pages, else ``urn:trustgraph:otel-document:
-{id, percent-encoded}``). Every entity keeps its span's ids, name, kind and times
-(``tg:otelTraceId``, ``tg:otelSpan``), which is what the export gives back.
+Each OTel trace becomes an agent trace: its question ``urn:trustgraph:agent:{uuid5(trace id)}``
+(not one of ours), the root span's input as the query and its output as the conclusion; every other
+span an analysis step ``…/i{n}`` by start, derived from its child spans' steps (a leaf from the
+question; the conclusion from the root's children: a span's output feeds its parent's); an LLM
+span's model and tokens as the step's metrics; a retriever span also a DocumentRAG sub-trace whose
+exploration selects each retrieved document (the id itself if an IRI, so our chunk URIs link to
+their pages, else ``urn:trustgraph:otel-document:{id,percent-encoded}``). Each entity keeps its
+span's ids, name, kind and times (``tg:otelTraceId``, ``tg:otelSpan``).
 """
 
 from __future__ import annotations
@@ -197,12 +196,13 @@ def _step(q: str, uri: str, s: Span, used: str | list[str]) -> Iterator[Triple]:
 
 
 def _metrics(uri: str, s: Span) -> list[Triple]:
-    if kind(s) not in ("LLM", "EMBEDDING"):
+    if (k := kind(s)) not in ("LLM", "EMBEDDING"):
         return []
     return metrics_triples(
         uri,
         G,
         model=s.text(c.LLM_MODEL, c.RESPONSE_MODEL, c.REQUEST_MODEL),
+        embedding=k == "EMBEDDING",  # no LLM call: tg:embeddingModel, tg:latencyMs
         in_token=s.number(c.LLM_PROMPT_TOKENS, c.INPUT_TOKENS),
         out_token=s.number(c.LLM_COMPLETION_TOKENS, c.OUTPUT_TOKENS),
         latency_ms=(s.end_ns - s.start_ns) / 1e6,

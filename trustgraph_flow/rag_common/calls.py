@@ -1,5 +1,5 @@
 """Calls to other services with their cost: the LLM (streamed or not), embeddings and
-vector search; ``Cost`` is what a stage records of them (``tg:model``, tokens, latency)."""
+vector search; ``Cost`` is what a stage records of them (``tg:llmModel``, tokens, duration)."""
 
 from __future__ import annotations
 
@@ -28,9 +28,11 @@ from trustgraph_flow.prompts.book import PromptUse
 
 @dataclass
 class Cost:
-    """What one stage cost: the model, tokens and wall time (summed over its calls)."""
+    """What one stage cost: the LLM's model, tokens and wall time (summed over its calls), or
+    the embeddings model of a stage that searched instead (``metrics_triples``)."""
 
     model: str = ""
+    embedding: bool = False  # ``model`` is the embeddings model of a search, not an LLM
     in_token: int | None = None
     out_token: int | None = None
     latency_ms: float = 0.0
@@ -49,6 +51,7 @@ class Cost:
                 stage_uri,
                 GRAPH_RETRIEVAL,
                 model=self.model or None,
+                embedding=self.embedding,
                 in_token=self.in_token,
                 out_token=self.out_token,
                 latency_ms=self.latency_ms,
@@ -134,6 +137,6 @@ async def nearest(
         ),
         timeout=timeout,
     )
-    cost.model = cost.model or emb.model
+    cost.model, cost.embedding = cost.model or emb.model, True
     cost.latency_ms += timer.ms()
     return list(found.matches)

@@ -24,6 +24,18 @@ from trustgraph_flow.store.core.backend import QuadStore
 from trustgraph_flow.store.core.convert import OxObject, named
 from trustgraph_flow.store.core.rows import Use, edge_key, sort_key
 
+# A stage's cost figures (metrics_triples), as the views read them (views/props.metrics); and
+# tg:model, their old name, kept so that the migration renaming it drops its rows (unrecord)
+METRIC_PREDICATES = (
+    TG.model,
+    TG.llmModel,
+    TG.embeddingModel,
+    TG.inToken,
+    TG.outToken,
+    TG.llmDurationMs,
+    TG.latencyMs,
+)
+
 # What the view of an agent step reads (explain.agent_parts and explain.metrics): kept
 # in ``step_facts`` as they are written, so showing a step reads no quads.
 STEP_PREDICATES = frozenset(
@@ -33,10 +45,7 @@ STEP_PREDICATES = frozenset(
         TG.action,
         TG.arguments,
         TG.observation,
-        TG.model,
-        TG.inToken,
-        TG.outToken,
-        TG.latencyMs,
+        *METRIC_PREDICATES,
         PROV.wasDerivedFrom,  # what the step used (SPEC.md, the agent graph)
     )
 )
@@ -51,10 +60,7 @@ RAG_PREDICATES = frozenset(
     for p in (
         TG.error,
         TG.interrupted,
-        TG.model,
-        TG.inToken,
-        TG.outToken,
-        TG.latencyMs,
+        *METRIC_PREDICATES,
         TG.edgeCount,
         TG.chunkCount,
         TG.selectedChunk,

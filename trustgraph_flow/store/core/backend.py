@@ -161,6 +161,10 @@ class Index(Protocol):
     """One collection's trace index (``embedded.trace_index.TraceIndex``, ``server.graph_index.GraphIndex``)."""
 
     def record(self, quads: Iterable[ox.Quad], resolve: Resolver | None = None) -> None: ...
+    def unrecord(self, quads: Iterable[ox.Quad]) -> None:
+        """Drop what a read model kept of quads removed from the store (none kept: nothing)."""
+        ...
+
     def newest(self, limit: int) -> list[TraceRow]: ...
     def page(
         self, limit: int, flt: TraceFilter, after: tuple[str, str] | None = None

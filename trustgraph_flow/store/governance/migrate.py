@@ -69,11 +69,16 @@ def migrate_step(handle: Handle, seal: Seal | None, step: Step) -> int:
     owners = sorted({o for q in added if (o := step.owner(_iri(q.subject)))})
     mark = ox.Literal(step.name)
     signed = [o for o in owners if seal is not None and _signed(handle, step, o)]
+    if added and step.indexed:  # the index first: a kill before the store's write redoes it
+        handle.index.record(added)
     if added:  # one atomic write: the facts and their marks
         marks = [ox.Quad(ox.NamedNode(o), PENDING, mark, GRAPH) for o in signed]
         handle.store.extend([*added, *marks])
     if step.replaces:
-        remove_quads(handle.store, step.replaces(handle))
+        old = step.replaces(handle)
+        if old and step.indexed:
+            handle.index.unrecord(old)
+        remove_quads(handle.store, old)
     if seal is None:
         return len({q.subject for q in added})
     pending = list(handle.store.quads_for_pattern(None, PENDING, mark, GRAPH))

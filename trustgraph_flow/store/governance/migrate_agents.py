@@ -7,16 +7,13 @@ replacement: the owners' signatures are renewed as ``migrate.py`` renews a repla
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import pyoxigraph as ox
 
 from trustgraph_base.provenance.document_uris import COMPONENT_PREFIX, OLD_COMPONENT_PREFIX
 from trustgraph_base.provenance.namespaces import PROV, RDF
 from trustgraph_flow.store.core.backend import Handle
+from trustgraph_flow.store.governance.replacing import Quads, replacement
 from trustgraph_flow.store.views.lookup import n
-
-Quads = Callable[[Handle], list[ox.Quad]]
 
 
 def _renamed(node: object) -> object:
@@ -49,15 +46,6 @@ def _old_quads(handle: Handle, graph: ox.NamedNode) -> list[tuple[ox.Quad, ox.Qu
     return out
 
 
-def renamed_missing(graph: ox.NamedNode) -> Quads:
-    def missing(handle: Handle) -> list[ox.Quad]:
-        return [new for _, new in _old_quads(handle, graph) if new not in handle.store]
-
-    return missing
-
-
-def renamed_replaced(graph: ox.NamedNode) -> Quads:
-    def replaced(handle: Handle) -> list[ox.Quad]:
-        return [q for q, new in _old_quads(handle, graph) if new in handle.store]
-
-    return replaced
+def renamed(graph: ox.NamedNode) -> tuple[Quads, Quads]:
+    """The step's ``(missing, replaced)`` in ``graph`` (``replacing.py``)."""
+    return replacement(_old_quads, graph)

@@ -14,6 +14,8 @@ added).
   the reference's ``prov:Agent``. No owner: an agent is in no signed document or trace.
 - ``agent-uris`` (``migrate_agents.py``): our software agents renamed to the reference's URIs,
   in the source graph (owner: the document) and the retrieval graph (owner: the trace).
+- ``metrics`` (``migrate_metrics.py``): ``tg:model`` and ``tg:latencyMs`` renamed to the
+  reference's ``tg:llmModel`` and ``tg:llmDurationMs`` (whole ms), in both graphs.
 - ``chunk-selections``: each reifier of a DocumentRAG exploration's ``tg:selectedChunk``
   triple is also ``a tg:ChunkSelection`` naming its chunk by ``tg:document``. Owner: the trace.
 """
@@ -29,12 +31,14 @@ from trustgraph_base.provenance.namespaces import PROV, RDF, RDFS, TG
 from trustgraph_base.provenance.uris import doc_of, trace_root
 from trustgraph_flow.store.core.backend import Handle
 from trustgraph_flow.store.governance.documents import document_groups
-from trustgraph_flow.store.governance.migrate_agents import renamed_missing, renamed_replaced
+from trustgraph_flow.store.governance.migrate_agents import renamed
 from trustgraph_flow.store.governance.migrate_labels import (
     labels_missing,
     labels_present,
     labels_replaced,
 )
+from trustgraph_flow.store.governance.migrate_metrics import metrics
+from trustgraph_flow.store.governance.replacing import Quads
 from trustgraph_flow.store.governance.seal import Groups, trace_groups
 from trustgraph_flow.store.views.lookup import RETRIEVAL, SOURCE, n
 
@@ -52,6 +56,7 @@ class Step:
     present: Callable[[Handle, str], Iterable[ox.Quad]]
     # the old facts the step's replace, once their new form is in (None: it only adds)
     replaces: Callable[[Handle], list[ox.Quad]] | None = None
+    indexed: bool = False  # whether the trace index's read models keep the facts it changes
 
 
 def _objects(
@@ -153,6 +158,30 @@ def agents_missing(handle: Handle) -> list[ox.Quad]:
     return out
 
 
+def in_both_graphs(
+    name: str,
+    what: str,
+    pairs: Callable[[ox.NamedNode], tuple[Quads, Quads]],
+    indexed: bool = False,
+) -> tuple[Step, Step]:
+    """A replacement's steps in the source graph (owned by documents) and the retrieval graph
+    (owned by traces): ``{name}-source`` and ``{name}-retrieval``."""
+    (source_missing, source_replaced), (trace_missing, trace_replaced) = (
+        pairs(SOURCE),
+        pairs(RETRIEVAL),
+    )
+    return (
+        Step(f"{name}-source", f"migrated: {what}", "document", document_groups, doc_of,
+             source_missing, _nothing, source_replaced),
+        Step(f"{name}-retrieval", f"migrated: {what}", "trace", trace_groups, trace_root,
+             trace_missing, _nothing, trace_replaced, indexed),
+    )  # fmt: skip
+
+
+def _nothing(handle: Handle, owner: str) -> Iterable[ox.Quad]:
+    return ()  # a replacement is signed as a new entry, not as facts added
+
+
 def _no_owner(uri: str) -> str | None:
     return None
 
@@ -174,7 +203,7 @@ STEPS = (
         document_groups,
         _no_owner,
         agents_missing,
-        lambda handle, owner: (),
+        _nothing,
     ),
     Step(
         "labels",
@@ -186,26 +215,7 @@ STEPS = (
         labels_present,
         labels_replaced,
     ),
-    Step(
-        "agent-uris-source",
-        "migrated: the reference's URIs of the software agents",
-        "document",
-        document_groups,
-        doc_of,
-        renamed_missing(SOURCE),
-        lambda handle, owner: (),
-        renamed_replaced(SOURCE),
-    ),
-    Step(
-        "agent-uris-retrieval",
-        "migrated: the reference's URIs of the software agents",
-        "trace",
-        trace_groups,
-        trace_root,
-        renamed_missing(RETRIEVAL),
-        lambda handle, owner: (),
-        renamed_replaced(RETRIEVAL),
-    ),
+    *in_both_graphs("agent-uris", "the reference's URIs of the software agents", renamed),
     Step(
         "chunk-selections",
         "migrated: the reference's tg:ChunkSelection on DocumentRAG's ranked chunks",
@@ -214,5 +224,8 @@ STEPS = (
         trace_root,
         chunk_selections_missing,
         chunk_selections_present,
+    ),
+    *in_both_graphs(
+        "metrics", "the reference's tg:llmModel and tg:llmDurationMs", metrics, indexed=True
     ),
 )

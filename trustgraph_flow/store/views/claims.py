@@ -44,7 +44,7 @@ def verification_view(props: Props, answer: str) -> VerificationView | None:
     return VerificationView(
         uri=uri,
         method=_first(facts, TG.method.i) or "",
-        model=_first(facts, TG.model.i) or "",
+        model=_first(facts, TG.llmModel.i) or "",
         verdict=_first(facts, TG.answerVerdict.i) or "",
         reason=_first(facts, TG.reason.i) or "",
         relevance=_float(_first(facts, TG.relevance.i)),

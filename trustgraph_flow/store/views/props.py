@@ -28,12 +28,9 @@ def metrics(props: Props, root: str) -> dict[str, StageMetrics]:
     """Stage name (``question``, ``i1``, ``focus``…) → the figures recorded on it."""
     out: dict[str, StageMetrics] = {}
     for uri in sorted(props):
-        model, tin, tout = (
-            text(props, uri, TG.model),
-            text(props, uri, TG.inToken),
-            text(props, uri, TG.outToken),
-        )
-        latency = text(props, uri, TG.latencyMs)
+        model = text(props, uri, TG.llmModel) or text(props, uri, TG.embeddingModel)
+        tin, tout = text(props, uri, TG.inToken), text(props, uri, TG.outToken)
+        latency = text(props, uri, TG.llmDurationMs) or text(props, uri, TG.latencyMs)
         if model is None and tin is None and tout is None and latency is None:
             continue
         stage = "question" if uri == root else uri[len(root) + 1 :]

@@ -28,8 +28,10 @@ from trustgraph_flow.store.backends.embedded.links import LinkReads
 from trustgraph_flow.store.backends.embedded.trace_sql import (
     IN_BATCH,
     NEWEST,
+    RAG_DELETE,
     RAG_INSERT,
     SCHEMA,
+    STEP_DELETE,
     STEP_INSERT,
     UPSERT,
     Commit,
@@ -110,6 +112,13 @@ class TraceIndex(LinkReads, Unsigned):
             # Only a root whose links or whose place (parent, time) this batch changed: the
             # links of the others already point at their top-level trace and its time.
             links.retop_all(db, [root for root in found.rows if root in found.moved])
+
+    def unrecord(self, quads: Iterable[ox.Quad]) -> None:
+        """Drop the read models' rows of quads removed from the store (a migration's)."""
+        found = facts(quads)
+        with self._tx():
+            self.db.executemany(STEP_DELETE, found.steps)
+            self.db.executemany(RAG_DELETE, found.rags)
 
     def _tx(self) -> Commit:
         self.db.execute("BEGIN")

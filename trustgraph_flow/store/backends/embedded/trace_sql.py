@@ -47,6 +47,12 @@ ON CONFLICT(id) DO UPDATE SET
 
 STEP_INSERT = "INSERT OR IGNORE INTO step_facts VALUES (?, ?, ?, ?, ?)"
 RAG_INSERT = "INSERT OR IGNORE INTO rag_facts VALUES (?, ?, ?, ?, ?)"
+STEP_DELETE = (
+    "DELETE FROM step_facts WHERE root = ? AND n = ? AND uri = ? AND pred = ? AND value = ?"
+)
+RAG_DELETE = (
+    "DELETE FROM rag_facts WHERE root = ? AND uri = ? AND pred = ? AND kind = ? AND value = ?"
+)
 
 NEWEST = (
     "SELECT id, kind, question, time, parent, complete, failed FROM traces "

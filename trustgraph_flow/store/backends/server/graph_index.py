@@ -149,6 +149,9 @@ class GraphIndex(GraphList):
     def backfill(self, store: QuadStore) -> None:
         """Nothing to do: this index never existed without its links."""
 
+    def unrecord(self, quads: Iterable[ox.Quad]) -> None:
+        """Nothing to do: no read model of facts here (read from the store)."""
+
     def close(self) -> None:
         pass
 

@@ -105,6 +105,11 @@ class JournalIndex:
         self.inner.record(quads, resolve)
         self.ops.append(lambda h: h.index.record(quads, resolve))
 
+    def unrecord(self, quads: Iterable[ox.Quad]) -> None:
+        quads = list(quads)
+        self.inner.unrecord(quads)
+        self.ops.append(lambda h: h.index.unrecord(quads))
+
     def forget(self, roots: Iterable[str]) -> None:
         roots = list(roots)
         self.inner.forget(roots)
