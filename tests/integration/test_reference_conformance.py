@@ -15,8 +15,10 @@ from tests.support.conformance_inputs import ours
 from tests.support.official import official_bin
 
 SEEDS = Path(os.environ.get("TG_SEEDS_DIR", "/work/shared/seeds"))
+SPEC = Path(os.environ.get("TG_SPEC", "/work/shared/SPEC.md"))
 DECISION = re.compile(
     r"^(seed (?P<file>[0-9a-z_]+\.txt): «(?P<quote>[^»]+)»"
+    r"|SPEC\.md: «(?P<spec>[^»]+)»"
     r"|kept \(ours depends\): .{20,}|ours only: .{20,}|to adopt: .{10,})$"
 )
 
@@ -71,6 +73,15 @@ def test_seed_quotes_are_in_the_seeds() -> None:
             if " ".join(m["quote"].split()) not in seed:
                 wrong.append(f"{key}: {m['quote']!r} is not in {m['file']}")
     assert not wrong, "\n".join(wrong)
+
+
+def test_spec_quotes_are_in_spec() -> None:
+    if not SPEC.is_file():
+        pytest.skip(f"SPEC.md is not at {SPEC} (TG_SPEC)")
+    spec = " ".join(SPEC.read_text(encoding="utf-8").split())
+    quoted = [m["spec"] for d in conformance.documented().values() if (m := DECISION.match(d))]
+    wrong = [q for q in quoted if q and " ".join(q.split()) not in spec]
+    assert any(quoted) and not wrong, f"not in {SPEC}: {wrong}"
 
 
 def test_the_comparison_sees_a_difference_it_should() -> None:
