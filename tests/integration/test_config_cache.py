@@ -104,3 +104,39 @@ async def test_reads_kept_until_a_change_is_said(
         finally:
             counter.task.cancel()
             await bus.close()
+
+
+async def test_reads_asked_together_ask_once(pulsar_url: str, prefix: str, tmp_path: Path) -> None:
+    """A burst of the same read, before any answer is kept, reaches the service once; a read
+    asked after a change was heard does not share the answer asked before it."""
+    async with Stack(pulsar_url, prefix, [config.proc], data_dir=tmp_path) as _stack:
+        bus = Bus(pulsar_url)
+        topics = Topics(prefix)
+        counter = Counter(await bus.subscribe(topics.request(CONFIG), "inspect"))
+        reader = Processor("reader", ProcessorSettings)
+        settings = ProcessorSettings(pulsar_url=pulsar_url, topic_prefix=prefix)
+        try:
+            async with reader.context(settings, bus) as ctx:
+                cache = cache_of(ctx)
+                for _ in range(100):
+                    if cache.listening:
+                        break
+                    await asyncio.sleep(0.05)
+                assert cache.listening
+                start = await counter.since(0)
+                answers = await asyncio.gather(*(ask_config(ctx, READ) for _ in range(20)))
+                assert answers[0] is not None and answers[0].values[0].value
+                assert all(a == answers[0] for a in answers)
+                assert await counter.since(start) == 1
+
+                # one on its way when a change is heard: the next read asks again
+                cache.answers.clear()
+                first = asyncio.ensure_future(ask_config(ctx, READ))
+                await asyncio.sleep(0)  # it is asked
+                cache.changed("alice")
+                second = await ask_config(ctx, READ)
+                assert await first == second
+                assert await counter.since(start + 1) == 2
+        finally:
+            counter.task.cancel()
+            await bus.close()

@@ -21,6 +21,7 @@ from trustgraph_flow.agent.prompt import Step
 from trustgraph_flow.agent.session import Session
 from trustgraph_flow.agent.settings import Ctx, Settings, State
 from trustgraph_flow.agent.tools import ToolConfig, load_tools, select_tools
+from trustgraph_flow.config.cache import cache_of
 from trustgraph_flow.run_recovery import journal_open
 from trustgraph_flow.trace_writer import TraceWriter, identity, open_trace
 
@@ -32,7 +33,9 @@ proc: Processor[Settings, State] = Processor("agent", Settings)
 @proc.lifespan
 async def open_state(ctx: Context[Settings]) -> AsyncIterator[State]:
     """Load the tool configuration (a bad one stops the agent at start) and the run journal
-    (traces a killed predecessor left open end as interrupted)."""
+    (traces a killed predecessor left open end as interrupted); configuration changes are
+    listened for from the start, so that reads are kept from the first question on."""
+    cache_of(ctx)
     try:
         tools = load_tools(ctx.settings.tools)
     except ValueError as exc:

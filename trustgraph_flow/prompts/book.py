@@ -11,6 +11,7 @@ asked again for ``ABSENT_S``.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
@@ -65,16 +66,29 @@ async def ask_config(ctx: Context[Any], request: ConfigRequest) -> ConfigRespons
     kept = cache.get(request)
     if kept is not None:
         return kept
+    on_its_way = cache.joined(request)
+    if on_its_way is not None:
+        await asyncio.wait([on_its_way])
+        if not on_its_way.cancelled():
+            return on_its_way.result()
+        if _absent.get(client, 0.0) > time.monotonic():
+            return None  # it found no service
     heard, listening = cache.heard, cache.listening
+    sharing = cache.asked(request)
     try:
         answer = await client.request(request, timeout=CONFIG_WAIT_S)
         cache.keep(request, answer, heard=heard, listening=listening)
+        if sharing is not None:
+            sharing.set_result(answer)
         return answer
     except RequestTimeout as exc:
         log.warning("no configuration (%s): the defaults for %gs", exc, ABSENT_S)
         _absent[client] = time.monotonic() + ABSENT_S
     except ServiceError as exc:  # this request only (the service is there)
         log.warning("configuration refused (%s): the defaults for this request", exc)
+    finally:
+        if sharing is not None and not sharing.done():
+            sharing.cancel()  # no answer: a read that joined it asks for itself
     return None
 
 

@@ -8,6 +8,7 @@ from typing import Literal
 
 from trustgraph_base.messaging import Context
 from trustgraph_base.settings import ProcessorSettings
+from trustgraph_flow.config.cache import cache_of
 from trustgraph_flow.run_journal import RunJournal
 from trustgraph_flow.run_recovery import journal_open
 
@@ -38,6 +39,8 @@ RagContext = Context[RagSettings, RagState]
 
 
 async def open_rag_state(ctx: Context[RagSettings]) -> AsyncIterator[RagState]:
-    """Lifespan of both RAG processors: traces a killed predecessor left open end as interrupted."""
+    """Lifespan of both RAG processors: traces a killed predecessor left open end as
+    interrupted; configuration changes are listened for from the start (``config.cache``)."""
+    cache_of(ctx)
     async with journal_open(ctx) as book:
         yield RagState(book)
