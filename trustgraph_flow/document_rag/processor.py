@@ -13,7 +13,11 @@ from trustgraph_base.provenance import (
     docrag_exploration_triples,
     docrag_question_triples,
 )
-from trustgraph_base.provenance.uris import docrag_question_uri, exploration_uri
+from trustgraph_base.provenance.uris import (
+    docrag_question_uri,
+    exploration_uri,
+    grounding_uri,
+)
 from trustgraph_base.schema import (
     DocumentRagRequest,
     DocumentRagResponse,
@@ -56,20 +60,19 @@ async def run(
     if not matches:
         raise await nothing_found_error(ctx, req, "chunks")
     texts = await chunk_texts(ctx, req, matches)
-    grounding, grounded = await trace.ground()
-    yield grounded
     explore = exploration_uri(question)
-    yield await trace.stage(
+    for event in await trace.ground(
         explore,
         docrag_exploration_triples(
             explore,
             question,
             [m.id for m in matches],
             [m.score for m in matches],
-            grounding=grounding,
+            grounding=grounding_uri(question),
         ),
         explore_cost,
-    )
+    ):
+        yield event
     request = TextCompletionRequest(
         system=SYSTEM,
         prompt=render_prompt(req.query, texts),

@@ -23,6 +23,7 @@ from trustgraph_base.provenance.uris import (
     focus_edge_uri,
     focus_uri,
     graph_rag_question_uri,
+    grounding_uri,
 )
 from trustgraph_base.schema import GraphRagRequest, GraphRagResponse, TextCompletionRequest
 from trustgraph_flow.graph_rag.evidence import edge_texts
@@ -114,13 +115,13 @@ async def run(
     explore_uri, focus = exploration_uri(question), focus_uri(question)
     explore_cost, focus_cost = Cost(), Cost()
     graph = await explore(req, ctx, explore_cost)
-    grounding, grounded = await trace.ground()
-    yield grounded
-    yield await trace.stage(
+    grounding = grounding_uri(question)
+    for event in await trace.ground(
         explore_uri,
         graph_rag_exploration_triples(explore_uri, question, len(graph.edges), grounding),
         explore_cost,
-    )
+    ):
+        yield event
     kept = trace.writer.recorded.get(focus)  # a rerun of a run cut short after its focus
     edges = (
         recorded_edges(kept, question)

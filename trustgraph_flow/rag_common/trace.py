@@ -1,8 +1,9 @@
 """The trace of one RAG request: its stages, each published on ``triples-store`` the
-moment it completes (never batched at the end) by the trace writer the agent uses too
-(``trace_writer``) and answered to the client as an ``explain`` event once it is safe.
-A failure marks the question failed and answers a clear error; stages that did not
-complete are never written, so the stored trace is always well formed.
+moment it completes (never batched at the end; two completed together, the Grounding and
+its exploration, in one message) by the trace writer the agent uses too (``trace_writer``)
+and answered to the client as an ``explain`` event once it is safe. A failure marks the
+question failed and answers a clear error; stages that did not complete are never
+written, so the stored trace is always well formed.
 """
 
 from __future__ import annotations
@@ -70,25 +71,26 @@ class Trace(Generic[R]):
         """Publish one completed stage (with its cost) and return its explain event."""
         body = [*triples, *(cost.triples(uri) if cost else [])]
         await self.writer.publish(uri, body)
-        return self.response(
-            message_type="explain",
-            explain_id=uri,
-            explain_graph=GRAPH_RETRIEVAL,
-            explain_triples=body,
-            end_of_stream=False,
-        )
+        return self._event(uri, body)
 
-    async def ground(self) -> tuple[str, R]:
-        """Publish the Grounding TrustGraph's tools look for: what the retrieval searched with
-        (the question text: both flows embed it whole). Its URI and explain event."""
-        uri = grounding_uri(self.question_uri)
-        return uri, await self.stage(
-            uri, grounding_triples(uri, self.question_uri, [self.req.query])
-        )
+    def _event(self, uri: str, body: list[Triple]) -> R:  # a stage's explain event
+        return self.response(message_type="explain", explain_id=uri,
+                             explain_graph=GRAPH_RETRIEVAL, explain_triples=body,
+                             end_of_stream=False)  # fmt: skip
+
+    async def ground(self, uri: str, triples: Sequence[Triple], cost: Cost) -> tuple[R, R]:
+        """Publish the Grounding TrustGraph's tools look for (what the retrieval searched
+        with: the question text, both flows embed it whole) with the exploration ``uri``
+        that names it, completed together: one trace message (headed by the Grounding, which
+        a rerun's journal then has for both), an explain event each."""
+        grounding = grounding_uri(self.question_uri)
+        first = grounding_triples(grounding, self.question_uri, [self.req.query])
+        body = [*triples, *cost.triples(uri)]
+        await self.writer.publish(grounding, [*first, *body])
+        return self._event(grounding, first), self._event(uri, body)
 
     def final(self, answer: str, model: str = "") -> R:
-        """The last response: the answer (empty when it was streamed), the trace id and the
-        model that wrote the answer."""
+        """The last response: the answer (empty if streamed), the trace id, the model."""
         return self.response(
             response=answer,
             explain_id=self.question_uri,
@@ -97,7 +99,7 @@ class Trace(Generic[R]):
             end_of_session=True,
         )
 
-    def piece(self, text: str) -> R:
+    def piece(self, text: str) -> R:  # a piece of the answer
         return self.response(response=text, end_of_stream=False)
 
     async def fail(self, message: str) -> None:
