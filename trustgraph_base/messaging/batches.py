@@ -34,7 +34,7 @@ from pydantic import BaseModel
 
 from trustgraph_base.messaging.context import Context
 from trustgraph_base.messaging.dispatch import Route, Runner
-from trustgraph_base.messaging.receipts import Receipt, lazy_receive
+from trustgraph_base.messaging.receipts import Receipt, ack_now, lazy_receive
 from trustgraph_base.messaging.services import Topics
 
 log = logging.getLogger(__name__)
@@ -167,4 +167,4 @@ class BatchRunner(Runner):
             if id(value) in retry:
                 await self.consumer.negative_acknowledge(msg)
             else:
-                await self.consumer.acknowledge(msg)
+                ack_now(self.consumer, msg)

@@ -23,6 +23,7 @@ from pydantic import BaseModel
 from trustgraph_base.errors import MessageTooLarge
 from trustgraph_base.messaging.bus import MAX_REDELIVERIES
 from trustgraph_base.messaging.context import Context
+from trustgraph_base.messaging.receipts import ack_now, next_message
 from trustgraph_base.messaging.services import Topics
 from trustgraph_base.wire import decode
 
@@ -115,7 +116,7 @@ class Runner(ABC):
 
     async def _dead_letter(self, msg: Any) -> None:
         await self.ctx.bus.publish(self.dlq, msg.data(), dict(msg.properties()))
-        await self.consumer.acknowledge(msg)
+        ack_now(self.consumer, msg)
 
 
 class OneByOne(Runner):
@@ -130,7 +131,7 @@ class OneByOne(Runner):
         while True:
             await sem.acquire()
             try:
-                msg = await self.consumer.receive()
+                msg = await next_message(self.consumer)
             except BaseException:
                 sem.release()
                 raise
@@ -178,7 +179,7 @@ class ConsumerRunner(OneByOne):
                 await self._give_up(value, exc)
             await self.consumer.negative_acknowledge(msg)
             return
-        await self.consumer.acknowledge(msg)
+        ack_now(self.consumer, msg)
 
     async def _give_up(self, value: BaseModel, exc: Exception) -> None:
         give_up = cast(ConsumerRoute, self.route).give_up

@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict
 from trustgraph_base.errors import ErrorType, RequestTimeout, ServiceError, WireError
 from trustgraph_base.messaging.bus import Bus
 from trustgraph_base.messaging.delivery import deadline_of
+from trustgraph_base.messaging.receipts import ack_now, next_message
 from trustgraph_base.messaging.services import Req, Resp, ServiceSpec, Topics
 from trustgraph_base.schema.core import Error
 from trustgraph_base.wire import decode, decode_pack, keep_encoding
@@ -123,7 +124,7 @@ class RequestClient(Generic[Req, Resp]):
 
     async def _route_replies(self, consumer: Consumer) -> None:
         while True:
-            msg = await consumer.receive()
+            msg = await next_message(consumer)
             rid = msg.properties().get("id", "")
             queue = self._pending.get(rid)
             if queue is None:
@@ -147,7 +148,7 @@ class RequestClient(Generic[Req, Resp]):
                 except WireError as exc:
                     error = {"error": {"type": "bad-response", "message": str(exc)}}
                     queue.put_nowait(self.spec.response.model_validate(error))
-            await consumer.acknowledge(msg)
+            ack_now(consumer, msg)
 
     async def stream(
         self, request: Req, *, timeout: float = DEFAULT_TIMEOUT, forward: bool = False

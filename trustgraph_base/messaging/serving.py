@@ -22,6 +22,7 @@ from trustgraph_base.messaging.answered import AnsweredLog
 from trustgraph_base.messaging.context import Context
 from trustgraph_base.messaging.delivery import CURRENT, Delivery, deadline_of
 from trustgraph_base.messaging.dispatch import OneByOne, Route, Runner
+from trustgraph_base.messaging.receipts import ack_now
 from trustgraph_base.messaging.requests import expired
 from trustgraph_base.messaging.services import ServiceSpec, Topics
 from trustgraph_base.schema.core import Error, Response
@@ -83,15 +84,15 @@ class ServiceRunner(OneByOne):
             # Redelivered after a crash (or queued too long): its caller has given up, and
             # running it now would only leave a second trace nobody asked for.
             log.info("skipping request %s on %s: its caller stopped waiting", rid, self.topic)
-            await self.consumer.acknowledge(msg)
+            ack_now(self.consumer, msg)
             return
         if self.answered is not None and rid in self.answered:
             log.info("skipping request %s on %s: answered before a restart", rid, self.topic)
-            await self.consumer.acknowledge(msg)
+            ack_now(self.consumer, msg)
             return
         if rid in self.taken:
             log.info("skipping request %s on %s: delivered again, already taken", rid, self.topic)
-            await self.consumer.acknowledge(msg)
+            ack_now(self.consumer, msg)
             return
         self.taken[rid] = None
         if len(self.taken) > TAKEN_MAX:
@@ -127,7 +128,7 @@ class ServiceRunner(OneByOne):
         # A trace's run may now be done in its journal. Cancelled (the process stops) it is
         # not: the run stays in the journal for the request's next delivery to continue.
         settled.set_result(None)
-        await self.consumer.acknowledge(msg)
+        ack_now(self.consumer, msg)
 
     async def _answer(
         self, request: BaseModel, reply: Callable[[Sequence[Response]], Awaitable[None]]
