@@ -41,6 +41,7 @@ from typing import Any
 import aiohttp
 
 from bench.bench_concurrency import BIN, ROOT, TIMEOUT, EmbeddedStack, ask, cpu_by_process
+from bench.broker_counts import metrics_url, per_unit, reading
 from bench.summary import summary
 from trustgraph_base.messaging import (
     CHUNKS,
@@ -106,6 +107,7 @@ class Phase:
     cpu: dict[str, float] = field(default_factory=dict)
     counts: Counter[str] = field(default_factory=Counter)
     units: dict[str, float] = field(default_factory=dict)  # e.g. {"questions": 200}
+    published: tuple[Counter[str], Counter[str]] = (Counter(), Counter())  # broker, before/after
 
 
 async def run_phase(
@@ -114,11 +116,14 @@ async def run_phase(
     """Time ``work`` and the stack's catching up after it; CPU and counts over both."""
     assert stack.proc is not None
     before, seen = cpu_by_process(stack.proc.pid), Counter(counts.seen)
+    broker = metrics_url(stack.data)
+    published = reading(broker)
     started = time.perf_counter()
     await work
     after_counts = await counts.settled()
     phase.wall = time.perf_counter() - started - 1.0  # settled() waits one quiet second
     after = cpu_by_process(stack.proc.pid)
+    phase.published = (published, reading(broker))
     phase.cpu = {k: v - before.get(k, 0.0) for k, v in after.items()}
     phase.counts = after_counts - seen
 
@@ -214,6 +219,8 @@ def report(phases: dict[str, Phase]) -> None:
     print(f"\nper agent question: {agent.counts['triples-store'] / q:.1f} trace messages, "
           f"{agent.counts['triples'] / q:.1f} trace triples (agent + GraphRAG sub-trace)")  # fmt: skip
     total = sum(agent.cpu.values()) / q
+    # the bench's own subscription's receives are not the broker's: it counts publishes only
+    print("broker messages per agent question: " + per_unit(*agent.published, q))
     by_process = sorted(agent.cpu.items(), key=lambda kv: -kv[1])
     print("CPU per agent question by process (ms): "
           + ", ".join(f"{k} {1000 * v / q:.2f}" for k, v in by_process if v > 0))  # fmt: skip

@@ -21,6 +21,8 @@ from bench.ab import HERE, ab_args, alternate, run_in
 _TOTAL = re.compile(r"CPU per agent question, all processes: ([\d.]+) ms")
 _BY_PROCESS = re.compile(r"CPU per agent question by process \(ms\): (.*)")
 _TRIPLES = re.compile(r"([\d.]+) trace triples")
+_MESSAGES = re.compile(r"broker messages per agent question: ([\d.]+) messages")
+_NOT_PROCESSES = ("total", "trace triples", "messages")
 
 
 def figures(out: str) -> dict[str, float]:
@@ -32,6 +34,9 @@ def figures(out: str) -> dict[str, float]:
     triples = _TRIPLES.search(out)
     if triples is not None:
         row["trace triples"] = float(triples.group(1))
+    messages = _MESSAGES.search(out)  # a tree whose bench_stages counts them
+    if messages is not None:
+        row["messages"] = float(messages.group(1))
     by_process = _BY_PROCESS.search(out)
     if by_process is not None:
         for part in by_process.group(1).split(", "):
@@ -41,10 +46,12 @@ def figures(out: str) -> dict[str, float]:
 
 
 def line(name: str, row: dict[str, float]) -> str:
-    parts = sorted(((k, v) for k, v in row.items() if k not in ("total", "trace triples")),
+    parts = sorted(((k, v) for k, v in row.items() if k not in _NOT_PROCESSES),
                    key=lambda kv: -kv[1])  # fmt: skip
     busiest = ", ".join(f"{k} {v:.1f}" for k, v in parts[:8])
     triples = f" ({row['trace triples']:.0f} trace triples)" if "trace triples" in row else ""
+    if "messages" in row:
+        triples += f" ({row['messages']:.1f} broker messages)"
     return f"{name:<30} {row['total']:6.1f} ms per question{triples}; {busiest}"
 
 
