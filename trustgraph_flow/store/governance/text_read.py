@@ -25,7 +25,8 @@ it would differ, and the trace is read as before, so a verdict of change always 
 the quads read back (and names what changed).
 
 A long trace's verification reads all its roots (2,001 for a 20,000-step trace) in one pass:
-one query per few thousand entities, and the lines of each entity sorted.
+one query per few thousand entities, and one sort per root of lines already in order but
+within each entity.
 Tested equal to ``fingerprint_groups`` of the quads read back (tests/unit/test_text_read.py).
 """
 
@@ -163,7 +164,7 @@ def text_digests(
 
     Each entity is numbered, in order of its root and then of its IRI, with numbers of one
     width: the sorted rows are then each root's in turn, its entities' in their canonical
-    order, and only the lines of one entity are left to sort."""
+    order, so each root's sort has only the lines within each entity to put in order."""
     order = list(roots)
     groups = [sorted(set(roots[r])) for r in order]
     base = 10 ** len(str(sum(map(len, groups))))
