@@ -12,11 +12,15 @@ from typing import NamedTuple
 import pytest
 
 from tests.golden import agent_graph
+from tests.support.conformance import reference_agent_traces
 from tests.support.official import official_bin, run_official
+from tests.support.poll import eventually
 from tests.support.processors import EVERY, SAMPLES
 from tests.support.sparql_server import shared_store_uri
 from tests.support.stack import CliResult, Stack
+from tests.support.store import msg
 from trustgraph_base.messaging import TRIPLES_STORE
+from trustgraph_base.provenance import GRAPH_RETRIEVAL
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -223,6 +227,35 @@ async def test_an_agent_graph_as_text_and_json(world: World) -> None:
     analyses = [s["id"].rsplit("/", 1)[1] for s in steps if s["type"] == "analysis"]
     assert analyses == ["i1", "i3", "i2"]
     assert [s["type"] for s in steps].count("observation") == 4
+
+
+async def test_the_references_own_agent_traces(world: World) -> None:
+    """Agent traces made with the reference's own builders (trustgraph-base 2.11.1), in our
+    store: its text view shows them in step order (the reference chains each analysis to the
+    observation before it); its JSON writer fails on the one whose tool ran a GraphRAG
+    sub-trace exactly as on ours — the client's own bug (docs/gateway.md)."""
+    traces, triples = reference_agent_traces(world.bin / "python", GRAPH_RETRIEVAL)
+    await world.stack.publish(TRIPLES_STORE, msg(triples, "reference-agent", "trustgraph"))
+    linear = await eventually(
+        lambda: world.official("tg-show-explain-trace", traces["linear"]),
+        lambda r: "--- Conclusion ---" in r.stdout,
+        timeout=30,
+    )
+    stages = [s.split(" ---")[0] for s in linear.stdout.split("--- ")[1:]]
+    assert stages == ["Analysis", "Observation", "Analysis", "Observation", "Conclusion"]
+    as_json = await world.official("tg-show-explain-trace", traces["linear"], "--format", "json")
+    assert as_json.code == 0, as_json.stderr
+    steps = [s["type"] for s in json.loads(as_json.stdout)["steps"]]
+    assert steps == ["analysis", "observation", "analysis", "observation", "conclusion"]
+
+    sub = await world.official("tg-show-explain-trace", traces["sub-trace"])
+    stages = [s.split(" ---")[0] for s in sub.stdout.split("--- ")[1:]]
+    # Its text view passes over the sub-trace it found (a plain dict) and goes on.
+    assert stages == ["Analysis", "Observation", "Analysis", "Observation", "Conclusion"]
+    crash = "'dict' object has no attribute 'entity_type'"
+    for trace in (traces["sub-trace"], world.agent_trace):  # the reference's, ours
+        failed = await world.official("tg-show-explain-trace", trace, "--format", "json")
+        assert failed.code != 0 and crash in failed.stdout + failed.stderr, failed
 
 
 async def test_sparql_results(world: World) -> None:

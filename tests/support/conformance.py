@@ -20,7 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.conformance_inputs import DOC, INPUTS, SESSION
-from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Term, Triple, TripleTerm
+from trustgraph_base.rdf.terms import (
+    IriTerm,
+    LiteralTerm,
+    QuotedTriple,
+    Term,
+    Triple,
+    TripleTerm,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLE = ROOT / "docs" / "conformance.md"
@@ -66,6 +73,33 @@ def as_json(term: Term) -> J:
     if isinstance(term, TripleTerm):
         return {"triple": [as_json(term.tr.s), as_json(term.tr.p), as_json(term.tr.o)]}
     raise ValueError(f"unexpected term {term!r}")
+
+
+def of_json(term: J) -> Term:
+    """A term reference_build.py printed, as ours."""
+    if "iri" in term:
+        return IriTerm(i=term["iri"])
+    if "triple" in term:
+        s, p, o = (of_json(t) for t in term["triple"])
+        return TripleTerm(tr=QuotedTriple(s=s, p=p, o=o))
+    return LiteralTerm(v=term["v"], dt=term.get("dt"))
+
+
+def reference_agent_traces(python: Path, graph: str) -> tuple[dict[str, str], list[Triple]]:
+    """The agent traces tests/support/reference_agent.py builds with the reference's own
+    builders (in its venv): {name: session URI}, and their triples in ``graph``."""
+    done = subprocess.run(
+        [str(python), str(SCRIPT.with_name("reference_agent.py"))],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    out = json.loads(done.stdout)
+    triples = [
+        Triple(s=of_json(s), p=of_json(p), o=of_json(o), g=graph) for s, p, o in out["triples"]
+    ]
+    return out["traces"], triples
 
 
 def ours_json(triples: list[Triple]) -> list[list[J]]:
