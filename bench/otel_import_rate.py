@@ -21,8 +21,9 @@ from bench.summary import summary
 from trustgraph_base.errors import RequestTimeout
 from trustgraph_base.messaging import TRIPLES_QUERY, Bus, EmbeddedBroker, RequestClient, Topics
 from trustgraph_base.messaging.broker import free_port
+from trustgraph_base.provenance.namespaces import RDF, TG
 from trustgraph_base.rdf.terms import iri
-from trustgraph_base.schema import TriplesQueryRequest
+from trustgraph_base.schema import TriplesQueryRequest, TriplesQueryResponse
 from trustgraph_flow.otel import otlp
 from trustgraph_flow.otel.spans import Span, Value
 from trustgraph_flow.otel.to_prov import question_uri
@@ -55,6 +56,22 @@ def app_trace(n: int, now: int) -> list[Span]:
             )
         )
     return out
+
+
+STALL = 180.0  # seconds after the last 2xx without the last trace stored: a stall, reported
+
+
+async def stored_traces(
+    query: RequestClient[TriplesQueryRequest, TriplesQueryResponse], expected: int
+) -> int:
+    """How many of the bench's traces the store holds (their questions), once all should be."""
+    req = TriplesQueryRequest(
+        user="trustgraph", p=RDF.type, o=TG.AgentQuestion, g="*", limit=expected + 1
+    )
+    for _ in range(3):
+        with contextlib.suppress(RequestTimeout):
+            return len((await query.request(req, timeout=30)).triples)
+    return -1
 
 
 async def import_rate(total: int) -> None:
@@ -96,13 +113,15 @@ async def import_rate(total: int) -> None:
                 await asyncio.gather(*(poster() for _ in range(concurrency)))
             accepted = time.perf_counter() - started
             req = TriplesQueryRequest(user="trustgraph", s=iri(last + "/final"), g="*", limit=1)
-            while True:  # the store answers queries between its batches: slow under load
+            deadline = time.perf_counter() + STALL
+            while time.perf_counter() < deadline:  # the store answers between its batches
                 with contextlib.suppress(RequestTimeout):
                     if (await query.request(req, timeout=10)).triples:
                         break
                 await asyncio.sleep(0.05)
             stored = time.perf_counter() - started
             used = [process_cpu(p) - c for p, c in zip(pids, cpu0, strict=True)]
+            kept = await stored_traces(query, total // 10)
         finally:
             await query.close()
             await bus.close()
@@ -113,6 +132,10 @@ async def import_rate(total: int) -> None:
     print(
         f"\nimport: {total} spans ({total // 10} traces) in {len(bodies)} requests, {concurrency} at a time"
     )
+    if kept < total // 10:  # every request was answered 2xx: these are lost or stuck
+        print(
+            f"STALLED: {kept} of {total // 10} traces in the store {STALL:.0f} s after the last 2xx"
+        )
     print(
         f"accepted (2xx, persisted by the broker) in {accepted:.2f} s: {total / accepted:,.0f} spans/s"
     )
@@ -125,7 +148,9 @@ async def import_rate(total: int) -> None:
     print(f"so on 2 cores, one each: at most {1e6 / max(gw, st):,.0f} spans/s; load {load()}")
     summary(
         "OTLP import, spans/s into the store",
-        f"{total / stored:,.0f}",
+        f"{total / stored:,.0f}"
+        if kept == total // 10
+        else f"stalled: {kept} of {total // 10} traces",
         "≥ 5,000",
         f"{total} spans, requests of {per_request * 10}; {total / accepted:,.0f}/s answered 2xx; "
         f"CPU/span gateway {gw:.0f} µs, store {st:.0f} µs, broker {br:.0f} µs (≤ {1e6 / max(gw, st):,.0f}/s on 2 cores); load {load()}",
