@@ -13,30 +13,31 @@ Each edge keeps the sentence it was read from (``quote``), exactly as the text h
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from trustgraph_flow.llm.extract_clause import (
     active_facts,
     is_cap,
-    is_word,
     noun_phrase,
     phrase,
 )
+from trustgraph_flow.llm.extract_complement import is_word
+from trustgraph_flow.llm.extract_kinds import common_noun
 from trustgraph_flow.llm.extract_subject import Memory, subjects, without_subject
-from trustgraph_flow.llm.extract_verbs import ADVERBS, NEGATIONS, is_participle, looks_verb
+from trustgraph_flow.llm.extract_title import title_facts
+from trustgraph_flow.llm.extract_tokens import sentence_tokens
+from trustgraph_flow.llm.extract_verbs import (
+    ADVERBS,
+    NEGATIONS,
+    is_participle,
+    known_verb,
+    looks_verb,
+)
 from trustgraph_flow.llm.extract_words import ARTICLES, COPULAS, JUNK, PRONOUNS
 from trustgraph_flow.llm.prose import prose_spans
 
 MAX_EDGES = 20
 MAX_APPOSITION = 10  # tokens between an apposition's commas
-_TOKEN = re.compile(r"\d[\d,.]*\d|\d|[^\W_]+(?:['’.-][^\W_]+)*|[^\w\s]", re.UNICODE)
-_LEADING_CLAUSE = re.compile(
-    r"^(?:in|by|after|before|since|until)\s+\d{3,4}\s+(?=(?-i:[A-Z])|(?:he|she|they|it)\b)"
-    r"|^(?:in|on|at|after|before|during|since|by|from|until|following)\b[^,]{0,80},\s*",
-    re.I,
-)
-_MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|[-*+•]\s+|\d{1,3}[.)]\s+|>\s*)+|[*_`]{1,3}")
 Fact = tuple[str, str, str, bool]
 
 
@@ -152,7 +153,8 @@ SUBCLAUSE = frozenset({"where", "when", "while", "whereas", "but", "and"})
 
 def _subclauses(subjects: list[str], tokens: list[str]) -> list[Fact]:
     """Clauses after a comma with a subject of their own: '…, where the Penhale Mine was
-    dug in 1790', '…, where she taught at…' (a pronoun: the sentence's subject)."""
+    dug in 1790', '…, and squid runs as user proxy' (a lower-case noun right before its
+    verb), '…, where she taught at…' (a pronoun: the sentence's subject)."""
     facts: list[Fact] = []
     for j in range(1, len(tokens) - 2):
         if tokens[j - 1] != "," or tokens[j].lower() not in SUBCLAUSE:
@@ -163,6 +165,9 @@ def _subclauses(subjects: list[str], tokens: list[str]) -> list[Fact]:
             continue
         k += tokens[k].lower() in ARTICLES
         end = noun_phrase(tokens, k)
+        if end == k:
+            end = common_noun(tokens, k)
+            end = end if end < len(tokens) and known_verb(tokens[end]) else k
         if end > k and end < len(tokens) and looks_verb(tokens[_skip_adverbs(tokens, end)]):
             facts += _clause([phrase(tokens, k, end)], tokens, end, depth=2)
     return facts
@@ -182,24 +187,28 @@ def _facts(tokens: list[str], memory: Memory) -> list[Fact]:
     return facts
 
 
-def _body(sentence: str) -> list[str]:
-    """A sentence's tokens, its markup and an opening 'In 1903,' read past."""
-    plain = _MARKUP.sub("", " ".join(sentence.split())).strip().rstrip(".!?;:")
-    opening = _LEADING_CLAUSE.match(plain)
-    if opening and not any(looks_verb(t) for t in _TOKEN.findall(opening.group())[1:]):
-        plain = plain[opening.end() :]
-    return _TOKEN.findall(plain)
-
-
 def extract_edges(text: str, limit: int = MAX_EDGES) -> list[Edge]:
-    """Edges found in ``text``, at most ``limit``, without duplicates, in text order."""
-    found: dict[tuple[str, str, str], Edge] = {}
+    """Edges found in ``text``, at most ``limit``, without duplicates, in text order; read
+    again when a definite description's kind is only said after it ("The town was founded
+    by…" before "Marrowby is a market town")."""
     memory = Memory()
+    edges = _read(text, limit, memory)
+    if memory.kinds.named_later():
+        edges = _read(text, limit, Memory(kinds=memory.kinds))
+    return edges
+
+
+def _read(text: str, limit: int, memory: Memory) -> list[Edge]:
+    found: dict[tuple[str, str, str], Edge] = {}
+    before = (0, 0)
     for a, b in prose_spans(text):
         sentence = text[a:b]
-        for s, p, o, literal in _facts(_body(sentence), memory):
+        for s, p, o, literal in title_facts(text, before, (a, b)):
+            found.setdefault((s, p, o), Edge(s, p, o, literal, text[before[0] : b]))
+        for s, p, o, literal in _facts(sentence_tokens(sentence), memory):
             if clean(s, p, o, literal):
                 found.setdefault((s, p, o), Edge(s, p, o, literal, sentence))
+        before = (a, b)
         if len(found) >= limit:
             break
     return list(found.values())[:limit]

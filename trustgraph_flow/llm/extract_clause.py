@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from trustgraph_flow.llm.extract_complement import complement, is_word, object_phrase
 from trustgraph_flow.llm.extract_verbs import (
     ADVERBS,
     NEGATIONS,
@@ -22,8 +23,6 @@ from trustgraph_flow.llm.extract_words import (
     ARTICLES,
     CLAUSE_WORDS,
     COPULAS,
-    NOT_VERBS,
-    VERB_PARTICLES,
 )
 from trustgraph_flow.llm.text import STOPWORDS
 
@@ -44,10 +43,6 @@ def is_cap(token: str) -> bool:
     return token[:1].isupper()
 
 
-def is_word(token: str) -> bool:
-    return token[:1].isalnum()
-
-
 def noun_phrase(tokens: list[str], start: int) -> int:
     """The end of the name beginning at ``start``: capitalised words, 'of' between them
     ("University of Leeds")."""
@@ -62,29 +57,6 @@ def noun_phrase(tokens: list[str], start: int) -> int:
 
 def phrase(tokens: list[str], start: int, end: int) -> str:
     return " ".join(tokens[start:end])
-
-
-def object_phrase(tokens: list[str], start: int) -> tuple[str, int]:
-    """Up to a few content words, stopping at punctuation, a clause or a stopword after them."""
-    words: list[str] = []
-    i = start
-    while i < len(tokens):
-        low = tokens[i].lower()
-        if (
-            not is_word(tokens[i])
-            or low in CLAUSE_WORDS
-            or (low in STOPWORDS | NOT_VERBS and words)
-        ):
-            break
-        i += 1
-        if low in NEGATIONS and not words:
-            return "", i  # "is found nowhere else…": no object to state
-        if low in STOPWORDS or (low in ADVERBS and not words):
-            continue
-        words.append(tokens[i - 1])
-        if len(words) == MAX_OBJECT_WORDS:
-            break
-    return " ".join(words), i
 
 
 def _predicate(words: list[str]) -> str:
@@ -133,8 +105,8 @@ def _more(tokens: list[str], end: int, capital: bool) -> tuple[list[str], int]:
 
 
 def _passive(tokens: list[str], start: int) -> Read | None:
-    """'(has been|was) [adverbs] designed by [the] Agent[, Agent2 and Agent3]': the agents'
-    act, with an empty object the caller fills in with the subject."""
+    """'(has been|was) [adverbs] designed [and built] by [the] Agent[, Agent2 and Agent3]':
+    the agents' act, with an empty object the caller fills in with the subject."""
     j = start
     if j < len(tokens) and tokens[j].lower() in COPULAS | {"be"}:
         j += 1
@@ -144,9 +116,14 @@ def _passive(tokens: list[str], start: int) -> Read | None:
         return None
     while j < len(tokens) and tokens[j].lower() in ADVERBS - NEGATIONS:
         j += 1
-    if j + 2 >= len(tokens) or not is_participle(tokens[j]) or tokens[j + 1].lower() != "by":
+    if j + 2 >= len(tokens) or not is_participle(tokens[j]):
         return None
-    k = j + 2 + (tokens[j + 2].lower() in ARTICLES)
+    by = j + 1
+    if tokens[by].lower() in ("and", "or") and by + 2 < len(tokens) and is_word(tokens[by + 1]):
+        by += 2  # "owned and writable by", "designed and built by": the first one's act
+    if by + 1 >= len(tokens) or tokens[by].lower() != "by":
+        return None
+    k = by + 1 + (tokens[by + 1].lower() in ARTICLES)
     if k >= len(tokens) or not is_word(tokens[k]):
         return None
     verb = past_of(tokens[j])
@@ -174,33 +151,6 @@ def passive_facts(subject: str, tokens: list[str], start: int) -> Read | None:
         s, p, o, _ = facts[0]
         facts.append((s, f"{p} {o} {year[0]}", year[1], True))
     return Read(facts, read.end)
-
-
-def _fallback(tokens: list[str], start: int) -> tuple[str, str, int] | None:
-    """'X is a physicist' / 'X discovered polonium' / 'Chlorine is added to the water':
-    a lower-case object."""
-    verb = [tokens[start]]
-    nxt = start + 1
-    copula = tokens[start].lower() in COPULAS
-    while nxt < len(tokens) and tokens[nxt].lower() in NEGATIONS | ADVERBS:
-        if tokens[nxt].lower() in NEGATIONS:
-            verb.append(tokens[nxt])
-        nxt += 1
-    if copula and nxt < len(tokens) and is_participle(tokens[nxt]):
-        verb.append(tokens[nxt])  # "is added": a passive whose agent is not named
-        nxt += 1
-        copula = False
-    if not copula and nxt < len(tokens) and tokens[nxt].lower() in VERB_PARTICLES:
-        verb.append(tokens[nxt])  # "worked as", "lives in"
-        nxt += 1
-    if nxt < len(tokens) and tokens[nxt].lower() in ARTICLES:
-        if copula:
-            verb.append(tokens[nxt])  # "is a physicist" keeps its article in the predicate
-        nxt += 1
-    obj, end = object_phrase(tokens, nxt)
-    if not obj:
-        return None
-    return " ".join(w.lower() for w in verb), obj, end
 
 
 def active_facts(subject: str, tokens: list[str], start: int) -> Read | None:
@@ -233,10 +183,10 @@ def active_facts(subject: str, tokens: list[str], start: int) -> Read | None:
             o, end, literal = (f"{token} {unit}" if keep else token), i + 1 + bool(keep), True
             break
     if not o:
-        found = _fallback(tokens, start)
+        found = complement(tokens, start)
         if found is None:
             return None
-        p, o, end = found
+        p, o, end, literal = found
     items = [o]
     if not literal:
         more, end = _more(tokens, end, capital=is_cap(o))

@@ -16,18 +16,21 @@ from dataclasses import dataclass, field
 from trustgraph_flow.llm.extract_clause import (
     Read,
     is_cap,
-    is_word,
     noun_phrase,
     passive_facts,
     phrase,
 )
-from trustgraph_flow.llm.extract_verbs import ADVERBS, NEGATIONS, looks_verb
-from trustgraph_flow.llm.extract_words import ARTICLES, COPULAS, PRONOUNS
+from trustgraph_flow.llm.extract_complement import is_word
+from trustgraph_flow.llm.extract_kinds import Kinds, is_noun
+from trustgraph_flow.llm.extract_verbs import ADVERBS, looks_verb
+from trustgraph_flow.llm.extract_words import ARTICLES, CLAUSE_WORDS, COPULAS, PRONOUNS
 from trustgraph_flow.llm.text import STOPWORDS
 
 Fact = tuple[str, str, str, bool]
 RECENT_NAMES = 12  # names a definite description may refer back to
 POSSESSIVES = frozenset({"its", "his", "her", "their"})
+PLACE_WORDS = frozenset({"in", "on", "at", "under", "inside"})
+MAX_PLACE = 4  # tokens of a subject's phrase of place
 
 
 @dataclass
@@ -38,6 +41,7 @@ class Memory:
     thing: list[str] = field(default_factory=list)  # what 'it' stands for
     names: list[str] = field(default_factory=list)
     described: bool = False  # this sentence's subject is a definite description's
+    kinds: Kinds = field(default_factory=Kinds)  # what the text says its names are
 
     def heard(self, subjects: list[str], facts: list[Fact]) -> None:
         """After a sentence: 'The medal is awarded…' makes the medal 'it', not 'she'."""
@@ -48,13 +52,16 @@ class Memory:
         for s, _, o, literal in facts:
             self.names += [s] if literal else [s, o]
         self.names = self.names[-RECENT_NAMES:]
+        self.kinds.learn(facts)
 
     def named(self, noun: str) -> str | None:
-        """The latest name ending in ``noun`` ('bridge' → 'Marrowby Bridge')."""
+        """The latest name ending in ``noun`` ('bridge' → 'Marrowby Bridge'), else the one
+        name the text says is a ``noun`` ('town' → 'Marrowby', a market town)."""
         want = noun.lower()
         return next(
-            (n for n in reversed(self.names) if " " in n and n.split()[-1].lower() == want), None
-        )
+            (n for n in reversed(self.names) if " " in n and n.split()[-1].lower() == want),
+            None,
+        ) or self.kinds.only(want)
 
 
 def _list(tokens: list[str], first: str, end: int) -> tuple[list[str], int]:
@@ -71,17 +78,6 @@ def _list(tokens: list[str], first: str, end: int) -> tuple[list[str], int]:
         end = k
 
 
-def _noun(word: str) -> bool:
-    """Whether a lower-case word may be a noun ('vole'), not a verb, adverb or stopword."""
-    return not (
-        word in STOPWORDS
-        or word in ADVERBS
-        or word in NEGATIONS
-        or word.endswith("ly")
-        or looks_verb(word)
-    )
-
-
 def _kind_after(tokens: list[str], end: int) -> int:
     """'The Skarra vole is…': up to two lower-case words between a name and its verb."""
     for width in (1, 2):
@@ -89,7 +85,7 @@ def _kind_after(tokens: list[str], end: int) -> int:
         verb = end + width
         if len(words) < width or verb >= len(tokens):
             return end
-        if any(not w.isalpha() or not w.islower() or not _noun(w) for w in words):
+        if any(not w.isalpha() or not w.islower() or not is_noun(w) for w in words):
             return end
         if looks_verb(tokens[verb]):
             return verb
@@ -116,6 +112,8 @@ def subjects(tokens: list[str], memory: Memory) -> tuple[list[str], int]:
         return (memory.thing if first == "it" else memory.subjects), 1
     if first in POSSESSIVES:
         return _named_after(tokens)
+    if first in CLAUSE_WORDS:
+        return [], 0  # "Since pmount…", "When Hale died…": a subordinate clause's start
     start = 1 if first in ARTICLES else 0
     if start and len(tokens) > 2 and tokens[1].islower() and looks_verb(tokens[2]):
         name = memory.named(tokens[1])  # "The bridge has…"
@@ -125,9 +123,25 @@ def subjects(tokens: list[str], memory: Memory) -> tuple[list[str], int]:
     if end == start or phrase(tokens, start, end).lower() in STOPWORDS:
         return [], 0
     kind = _kind_after(tokens, end)
+    kind = kind if kind > end else _place_after(tokens, end)
     if kind > end:
         return [phrase(tokens, start, kind)], kind
     return _list(tokens, phrase(tokens, start, end), end)
+
+
+def _place_after(tokens: list[str], end: int) -> int:
+    """'Mailboxes in /var/mail are owned…': a short phrase of place (no number, no comma)
+    between a name and 'is', 'are', 'was' or 'were' is the subject's own; where that verb is
+    (else ``end``)."""
+    if end + 2 >= len(tokens) or tokens[end].lower() not in PLACE_WORDS:
+        return end
+    for i in range(end + 1, min(len(tokens), end + 1 + MAX_PLACE)):
+        token = tokens[i]
+        if token.lower() in COPULAS:
+            return i if i > end + 1 and tokens[i - 1].lower() not in STOPWORDS else end
+        if not (is_word(token) or token[:1] == "/") or token[:1].isdigit() or looks_verb(token):
+            return end
+    return end
 
 
 def _lower_subject(tokens: list[str], start: int) -> int:

@@ -101,6 +101,21 @@ def past_of(participle: str) -> str:
     return PARTICIPLE_PAST.get(low, low)
 
 
+def known_verb(word: str) -> bool:
+    """Whether a lower-case word is a verb of the lists (or '-s', '-es' of one, or '-ed'),
+    not an auxiliary: after a lower-case noun ('squid runs'), where '-s' alone may be a
+    plural noun ('attribution notices')."""
+    low = word.lower()
+    if not (low.isalpha() and word.islower()) or low in AUXILIARIES:
+        return False
+    stems = (low, low[:-1] if low.endswith("s") else "", low[:-2] if low.endswith("es") else "")
+    return (
+        any(stem in BASE_VERBS for stem in stems)
+        or low in IRREGULAR_PAST
+        or (low.endswith("ed") and len(low) > 3)
+    )
+
+
 def looks_verb(word: str) -> bool:
     """Whether a lower-case word can start a predicate: an auxiliary, a known verb, a past
     tense ('-ed') or a third-person present ('-s', not '-ss' or '-us')."""
@@ -112,3 +127,14 @@ def looks_verb(word: str) -> bool:
     if low.endswith("ed") and len(low) > 3:
         return True
     return low.endswith("s") and len(low) > 3 and not low.endswith(("ss", "us", "is", "ous"))
+
+
+# Endings of manner and sentence adverbs ('historically', 'generally', 'similarly'), which
+# few names have (unlike a bare '-ly': Italy, Emily).
+ADVERB_ENDINGS = ("ally", "ently", "antly", "ously", "ively", "ately", "edly", "ingly", "fully")
+
+
+def looks_adverb(word: str) -> bool:
+    """Whether a word is an adverb: a known one, or one of the adverbs' endings."""
+    low = word.lower()
+    return low.isalpha() and (low in ADVERBS or (len(low) > 6 and low.endswith(ADVERB_ENDINGS)))

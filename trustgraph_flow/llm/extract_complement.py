@@ -1,0 +1,90 @@
+"""A clause's complement when no name or number follows its verb, for the offline extractor.
+
+'X is a physicist', 'X discovered polonium', 'Chlorine is added to the water': the verb
+(with a negation, an unnamed passive's participle or a particle such as 'as' or 'in') and a
+lower-case object. 'The Skarra vole is found nowhere else in the world' states where it is
+not found: the predicate is the verb and what follows 'nowhere' is kept whole, as a value.
+"""
+
+from __future__ import annotations
+
+from trustgraph_flow.llm.extract_verbs import ADVERBS, NEGATIONS, is_participle
+from trustgraph_flow.llm.extract_words import (
+    ARTICLES,
+    CLAUSE_WORDS,
+    COPULAS,
+    NOT_VERBS,
+    VERB_PARTICLES,
+)
+from trustgraph_flow.llm.text import STOPWORDS
+
+MAX_OBJECT_WORDS = 3
+MAX_PLACE_WORDS = 8  # 'nowhere else in the world'
+
+
+def object_phrase(tokens: list[str], start: int) -> tuple[str, int]:
+    """Up to a few content words, stopping at punctuation, a clause or a stopword after them."""
+    words: list[str] = []
+    i = start
+    while i < len(tokens):
+        low = tokens[i].lower()
+        if (
+            not is_word(tokens[i])
+            or low in CLAUSE_WORDS
+            or (low in STOPWORDS | NOT_VERBS and words)
+        ):
+            break
+        i += 1
+        if low in NEGATIONS and not words:
+            return "", i  # "is found nowhere else…": no object to state
+        if low in STOPWORDS or (low in ADVERBS and not words):
+            continue
+        words.append(tokens[i - 1])
+        if len(words) == MAX_OBJECT_WORDS:
+            break
+    return " ".join(words), i
+
+
+def complement(tokens: list[str], start: int) -> tuple[str, str, int, bool] | None:
+    """(predicate, object, end, literal): 'X is a physicist' / 'X discovered polonium' /
+    'Chlorine is added to the water': a lower-case object; 'X is found nowhere else in the
+    world': where it is not, a value."""
+    verb = [tokens[start]]
+    nxt = start + 1
+    copula = tokens[start].lower() in COPULAS
+    while nxt < len(tokens) and tokens[nxt].lower() in (NEGATIONS | ADVERBS) - {"nowhere"}:
+        if tokens[nxt].lower() in NEGATIONS:
+            verb.append(tokens[nxt])
+        nxt += 1
+    if copula and nxt < len(tokens) and is_participle(tokens[nxt]):
+        verb.append(tokens[nxt])  # "is added": a passive whose agent is not named
+        nxt += 1
+        copula = False
+    if nxt < len(tokens) and tokens[nxt].lower() == "nowhere":
+        place, end = _place(tokens, nxt)
+        return " ".join(w.lower() for w in verb), place, end, True
+    if not copula and nxt < len(tokens) and tokens[nxt].lower() in VERB_PARTICLES:
+        verb.append(tokens[nxt])  # "worked as", "lives in"
+        nxt += 1
+    if nxt < len(tokens) and tokens[nxt].lower() in ARTICLES:
+        if copula:
+            verb.append(tokens[nxt])  # "is a physicist" keeps its article in the predicate
+        nxt += 1
+    obj, end = object_phrase(tokens, nxt)
+    if not obj:
+        return None
+    return " ".join(w.lower() for w in verb), obj, end, False
+
+
+def _place(tokens: list[str], start: int) -> tuple[str, int]:
+    """'nowhere else in the world': the words up to the clause's end."""
+    end = start
+    while end < len(tokens) and end - start < MAX_PLACE_WORDS:
+        if not is_word(tokens[end]) or (end > start and tokens[end].lower() in CLAUSE_WORDS):
+            break
+        end += 1
+    return " ".join(tokens[start:end]), end
+
+
+def is_word(token: str) -> bool:
+    return token[:1].isalnum()

@@ -1,0 +1,70 @@
+"""A title block: a document's title line and the version line under it.
+
+Licences, standards and manuals open with their name on a line of its own and, on the next
+line, which version it is and when it was issued ("GNU GENERAL PUBLIC LICENSE" / "Version 3,
+29 June 2007"). Neither line is a sentence, so the clause reader states nothing; read
+together they say the titled work has that version, of that date. A title written in
+capitals is named as the text writes it elsewhere ("GNU General Public License"), when it
+does. The quote is both lines, exactly as the text has them.
+"""
+
+from __future__ import annotations
+
+import re
+
+from trustgraph_flow.llm.extract_tokens import tokens_of
+
+Fact = tuple[str, str, str, bool]
+VERSION_WORDS = frozenset({"version", "revision", "edition", "release"})
+MAX_TITLE_WORDS = 8
+
+
+def _title(line: str) -> str | None:
+    """The line's words when it can be a title: a few capitalised words, no sentence."""
+    words = tokens_of(line)
+    if not 0 < len(words) <= MAX_TITLE_WORDS or line.rstrip().endswith("."):
+        return None
+    if not all(w[:1].isupper() and w[:1].isalpha() for w in words):
+        return None
+    return " ".join(words)
+
+
+def _named(title: str, text: str) -> str:
+    """A capitals title as the text writes it elsewhere (the title itself if it does not)."""
+    if not title.isupper():
+        return title
+    pattern = r"\s+".join(re.escape(w) for w in title.split())
+    for m in re.finditer(pattern, text, re.IGNORECASE):
+        if not m.group().isupper():
+            return " ".join(m.group().split())
+    return title
+
+
+def _version(line: str) -> tuple[str, str] | None:
+    """('3', '29 June 2007') of 'Version 3, 29 June 2007' (the date may be absent: '')."""
+    tokens = tokens_of(line)
+    if len(tokens) < 2 or tokens[0].lower() not in VERSION_WORDS or not tokens[1][0].isdigit():
+        return None
+    rest = tokens[2 + (len(tokens) > 2 and tokens[2] == ",") :]
+    if rest and not any(len(t) == 4 and t.isdigit() for t in rest):
+        return None  # what follows is no date
+    if any(not t[:1].isalnum() for t in rest):
+        return None
+    return tokens[1], " ".join(rest)
+
+
+def title_facts(text: str, title: tuple[int, int], line: tuple[int, int]) -> list[Fact]:
+    """What a title line and the version line right under it state (none if they are not)."""
+    between = text[title[1] : line[0]]
+    if between.strip() or between.count("\n") != 1:
+        return []
+    name = _title(text[title[0] : title[1]])
+    version = _version(text[line[0] : line[1]])
+    if name is None or version is None:
+        return []
+    name = _named(name, text)
+    number, date = version
+    facts: list[Fact] = [(name, "has version", number, True)]
+    if date:
+        facts.append((name, f"has version {number} dated", date, True))
+    return facts

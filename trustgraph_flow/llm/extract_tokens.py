@@ -1,0 +1,60 @@
+"""A sentence as the offline extractor reads it: its tokens, with what states nothing read past.
+
+Markup ("## ", "- ", "**"), an opening phrase before a comma that has no verb ("In 1903,",
+"For example,"), an opening adverb ("Historically,", "Generally daemons…") and asides in brackets ("Root is
+(typically) the superuser") are no part of the clause. A path ("/var/mail") is one token.
+The edge's quote is the sentence as written: only the reading skips these.
+"""
+
+from __future__ import annotations
+
+import re
+
+from trustgraph_flow.llm.extract_verbs import looks_adverb, looks_verb
+
+MAX_ASIDE = 8  # tokens inside brackets read past as an aside
+_TOKEN = re.compile(
+    r"\d[\d,.]*\d|\d|(?<![\w/])/[^\W_][\w-]*(?:[./][^\W_][\w-]*)*"
+    r"|[^\W_]+(?:['’.-][^\W_]+)*|[^\w\s]",
+    re.UNICODE,
+)
+_LEADING_CLAUSE = re.compile(
+    r"^(?:in|by|after|before|since|until)\s+\d{3,4}\s+(?=(?-i:[A-Z])|(?:he|she|they|it)\b)"
+    r"|^(?:in|on|at|after|before|during|since|by|from|for|until|following)\b[^,]{0,80},\s*",
+    re.I,
+)
+_MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|[-*+•]\s+|\d{1,3}[.)]\s+|>\s*)+|[*_`]{1,3}")
+
+
+def tokens_of(text: str) -> list[str]:
+    return _TOKEN.findall(text)
+
+
+def _without_asides(tokens: list[str]) -> list[str]:
+    """The tokens less each short bracketed aside ('(typically)', '(specifically, proxy
+    daemons)')."""
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        if tokens[i] == "(":
+            window = tokens[i + 1 : i + MAX_ASIDE + 2]
+            close = next((n for n, t in enumerate(window) if t in "()"), None)
+            if close is not None and window[close] == ")" and close > 0:
+                i += close + 2
+                continue
+        out.append(tokens[i])
+        i += 1
+    return out
+
+
+def sentence_tokens(sentence: str) -> list[str]:
+    """A sentence's tokens, its markup, an opening 'In 1903,' or 'Historically,' and its
+    bracketed asides read past."""
+    plain = _MARKUP.sub("", " ".join(sentence.split())).strip().rstrip(".!?;:")
+    opening = _LEADING_CLAUSE.match(plain)
+    if opening and not any(looks_verb(t) for t in tokens_of(opening.group())[1:]):
+        plain = plain[opening.end() :]
+    tokens = _without_asides(tokens_of(plain))
+    if len(tokens) > 2 and looks_adverb(tokens[0]):
+        tokens = tokens[1 + (tokens[1] == ",") :]  # "Historically, …", "Generally daemons…"
+    return tokens
