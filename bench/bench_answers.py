@@ -20,26 +20,25 @@ import argparse
 import asyncio
 import json
 import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from bench.answers.corpus import Doc, documents
-from bench.answers.planted import evidence_around, gold_sentence, gold_span, plant
+from bench.answers.judged import (
+    Planted,
+    by_heuristic,
+    by_model,
+    doc_text,
+    planted_claims,
+)
+from bench.answers.planted import gold_span
 from bench.answers.questions import OUT_OF_CORPUS, QUESTIONS, Question
-from bench.answers.scoring import Score, abstained, score, share
-from bench.answers.skarra import PAGES
+from bench.answers.report import Tally, print_planted, report
+from bench.answers.scoring import abstained, score
 from bench.summary import summary
 
 COLLECTION = "bench-answers"
 KINDS = {"document-rag": "tg-invoke-document-rag", "graph-rag": "tg-invoke-graph-rag"}
-
-
-@dataclass
-class Tally:
-    scores: list[tuple[Question, Score, str]] = field(default_factory=list)
-    out_of_corpus: list[tuple[str, bool, str]] = field(default_factory=list)
-    failed: list[str] = field(default_factory=list)
 
 
 async def _cli(*args: str, env: dict[str, str]) -> tuple[int, str, str]:
@@ -85,14 +84,21 @@ async def measure(
     questions: list[Question],
     ooc: list[str],
     env: dict[str, str] | None = None,
+    planted: Planted | None = None,
 ) -> dict[str, Tally]:
-    from tests.support.realmodel import llama_server, real_stack
+    """Each question asked of each RAG kind; with a real model, ``planted`` claims judged by
+    it first (the server idle)."""
+    from tests.support.realmodel import MODEL_NAME, llama_server, real_stack
     from tests.support.recording_proxy import recording_proxy
 
     tallies = {kind: Tally() for kind in KINDS}
     with tempfile.TemporaryDirectory(prefix="bench-answers-") as tmp:
         root = Path(tmp)
         async with _llm(engine, root, llama_server, recording_proxy) as base_url:
+            if base_url is not None and planted is not None:
+                print_planted(f"{engine} judge", await by_model(planted, base_url, MODEL_NAME))
+            if not questions and not ooc:
+                return tallies
             async with real_stack(base_url, root / "stack", env) as stack:
                 for doc in docs:
                     code, _, err = await _cli(
@@ -146,73 +152,6 @@ class _llm:
             await self.stack.pop().__aexit__(None, None, None)
 
 
-def doc_text(doc: Doc) -> str:
-    if doc.key == "skarra":
-        return "\n\n".join(f"{heading}\n{text}" for heading, text in PAGES)
-    return doc.path.read_text(encoding="utf-8", errors="replace")
-
-
-def planted_figures(docs: list[Doc], questions: list[Question]) -> tuple[int, int, int, int]:
-    """(planted caught, planted, supported wrongly flagged, supported) by the claim check."""
-    from trustgraph_flow.verify.heuristic import verify_claims
-
-    texts = {d.key: doc_text(d) for d in docs}
-    claims: list[str] = []
-    evidence: list[list[str]] = []
-    planted_at: list[bool] = []
-    for n, q in enumerate(questions):
-        sentence = gold_sentence(texts[q.doc], q)
-        if sentence is None:
-            continue
-        around = evidence_around(texts[q.doc], sentence)
-        others = questions[n + 1 :] + questions[:n]
-        for claim, is_planted in ((sentence, False), (plant(sentence, q, others, around), True)):
-            claims.append(claim)
-            evidence.append([around])
-            planted_at.append(is_planted)
-    verdicts = verify_claims(claims, evidence)
-    caught = sum(1 for v, p in zip(verdicts, planted_at, strict=True) if p and not v.supported)
-    flagged = sum(1 for v, p in zip(verdicts, planted_at, strict=True) if not p and not v.supported)
-    n_planted = sum(planted_at)
-    return caught, n_planted, flagged, len(planted_at) - n_planted
-
-
-def report(engine: str, tallies: dict[str, Tally], verbose: bool) -> None:
-    for kind, tally in tallies.items():
-        for part, keep in (("tuned", False), ("held-out", True)):
-            rows = [(q, s) for q, s, _ in tally.scores if q.held_out == keep]
-            n = len(rows)
-            cited_on = sum(s.cited_on_gold for _, s in rows)
-            cited_all = sum(s.cited_total for _, s in rows)
-            right = sum(s.right for _, s in rows)
-            print(
-                f"{engine:17} {kind:12} {part:8} right {share(right, n):>12}  "
-                f"gold in evidence {share(sum(s.in_evidence for _, s in rows), n):>12}  "
-                f"gold cited {share(sum(s.cited for _, s in rows), n):>12}  "
-                f"cited precision {share(cited_on, cited_all):>12}  "
-                f"abstained {share(sum(s.abstained for _, s in rows), n):>10}"
-            )
-            summary(
-                f"answers: {engine} {kind} {part} right",
-                share(right, n),
-                "-",
-                f"cited precision {share(cited_on, cited_all)}",
-            )
-        ooc = tally.out_of_corpus
-        said = sum(1 for _, a, _ in ooc if a)
-        print(f"{engine:17} {kind:12} out-of-corpus abstained {share(said, len(ooc))}")
-        summary(f"answers: {engine} {kind} out-of-corpus abstained", share(said, len(ooc)), "-", "")
-        if tally.failed:
-            print(f"  {len(tally.failed)} questions failed: {tally.failed[:3]}")
-        if verbose:
-            for q, s, answer in tally.scores:
-                if not q.held_out and not s.right:
-                    print(f"    wrong: {q.text!r} -> {answer[:150]!r}")
-            for text, a, answer in ooc:
-                if not a:
-                    print(f"    answered out of corpus: {text!r} -> {answer[:150]!r}")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--engine", choices=["offline", "realmodel"], default="offline")
@@ -226,6 +165,11 @@ def main() -> None:
         help="ask only N questions, spread over the documents (and N/3 out of corpus)",
     )
     parser.add_argument("--quick", action="store_true", help="the same as --limit 12")
+    parser.add_argument(
+        "--planted-only",
+        action="store_true",
+        help="only the planted claims (with --engine realmodel: judged by the model)",
+    )
     parser.add_argument(
         "--embeddings",
         choices=["hashing", "sentence-transformers"],
@@ -256,20 +200,15 @@ def main() -> None:
         if args.limit:
             step = -(-len(questions) // args.limit)  # evenly spread over the documents
             questions, ooc = questions[::step][: args.limit], ooc[: max(1, args.limit // 3)]
-        caught, planted, flagged, supported = planted_figures(docs, questions)
-        print(
-            f"claim check (heuristic): planted unsupported caught {share(caught, planted)}, "
-            f"supported wrongly flagged {share(flagged, supported)}"
-        )
-        summary(
-            "answers: planted unsupported caught",
-            share(caught, planted),
-            "-",
-            f"false alarms {share(flagged, supported)}",
-        )
+        planted = planted_claims(docs, questions)
+        print_planted("heuristic", by_heuristic(planted))
+        judged = planted if args.engine == "realmodel" else None
+        if args.planted_only:
+            questions, ooc = [], []
         env = {"TG_EMBEDDINGS_BACKEND": args.embeddings}
-        tallies = asyncio.run(measure(args.engine, docs, questions, ooc, env))
-    report(f"{args.engine}/{args.embeddings.split('-')[0]}", tallies, args.verbose)
+        tallies = asyncio.run(measure(args.engine, docs, questions, ooc, env, judged))
+    if not args.planted_only:
+        report(f"{args.engine}/{args.embeddings.split('-')[0]}", tallies, args.verbose)
 
 
 if __name__ == "__main__":

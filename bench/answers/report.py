@@ -1,0 +1,71 @@
+"""bench_answers' figures as printed: per engine, RAG kind and part (tuned / held out)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from bench.answers.judged import Verdicts
+from bench.answers.questions import Question
+from bench.answers.scoring import Score, share
+from bench.summary import summary
+
+
+@dataclass
+class Tally:
+    scores: list[tuple[Question, Score, str]] = field(default_factory=list)
+    out_of_corpus: list[tuple[str, bool, str]] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+
+
+def print_planted(engine: str, v: Verdicts) -> None:
+    unverified = f", unverified {v.unverified}" if v.unverified else ""
+    print(
+        f"claim check ({engine}): planted unsupported caught {share(v.caught, v.planted)}, "
+        f"supported wrongly flagged {share(v.flagged, v.supported)}{unverified}",
+        flush=True,
+    )
+    summary(
+        f"answers: {engine} planted unsupported caught",
+        share(v.caught, v.planted),
+        "-",
+        f"false alarms {share(v.flagged, v.supported)}{unverified}",
+    )
+
+
+def report(engine: str, tallies: dict[str, Tally], verbose: bool) -> None:
+    for kind, tally in tallies.items():
+        for part, keep in (("tuned", False), ("held-out", True)):
+            rows = [(q, s) for q, s, _ in tally.scores if q.held_out == keep]
+            n = len(rows)
+            cited_on = sum(s.cited_on_gold for _, s in rows)
+            cited_all = sum(s.cited_total for _, s in rows)
+            right = sum(s.right for _, s in rows)
+            print(
+                f"{engine:17} {kind:12} {part:8} right {share(right, n):>12}  "
+                f"gold in evidence {share(sum(s.in_evidence for _, s in rows), n):>12}  "
+                f"gold cited {share(sum(s.cited for _, s in rows), n):>12}  "
+                f"cited precision {share(cited_on, cited_all):>12}  "
+                f"abstained {share(sum(s.abstained for _, s in rows), n):>10}"
+            )
+            summary(
+                f"answers: {engine} {kind} {part} right",
+                share(right, n),
+                "-",
+                f"cited precision {share(cited_on, cited_all)}",
+            )
+        ooc = tally.out_of_corpus
+        said = sum(1 for _, a, _ in ooc if a)
+        print(f"{engine:17} {kind:12} out-of-corpus abstained {share(said, len(ooc))}")
+        summary(f"answers: {engine} {kind} out-of-corpus abstained", share(said, len(ooc)), "-", "")
+        if tally.failed:
+            print(f"  {len(tally.failed)} questions failed: {tally.failed[:3]}")
+        if verbose:
+            for q, s, answer in tally.scores:
+                if not q.held_out and not s.right:
+                    print(f"    wrong: {q.text!r} -> {answer[:150]!r}")
+                elif not q.held_out and not s.cited:
+                    where = "in evidence" if s.in_evidence else "not retrieved"
+                    print(f"    gold not cited ({where}): {q.text!r} -> {answer[:150]!r}")
+            for text, a, answer in ooc:
+                if not a:
+                    print(f"    answered out of corpus: {text!r} -> {answer[:150]!r}")
