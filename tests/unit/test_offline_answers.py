@@ -77,3 +77,15 @@ def test_a_name_may_be_given_in_part() -> None:
     variables = {"question": "Which medal did Orla Quist receive in 1907?", "edges": edges}
     answer = offline.complete("graph-rag-answer", variables)
     assert answer == "Quist received Keller Medal in 1907."
+
+
+def test_what_kind_of_thing_is_answered_by_what_it_is() -> None:
+    edges = [
+        {"s": "Tarn Licence", "p": "has version", "o": "3"},
+        {"s": "Tarn Licence", "p": "does not permit", "o": "sublicensing"},
+        {"s": "Tarn Licence", "p": "is a free", "o": "licence"},
+        {"s": "Tarn Licence", "p": "is a", "o": "permissive licence"},
+    ]
+    variables = {"question": "What kind of licence is the Tarn Licence?", "edges": edges}
+    reply = json.loads(offline.complete("graph-rag-answer", variables, structured=True))
+    assert reply["cited"] == [3, 4]  # what it is as a licence; not its version or its terms

@@ -7,7 +7,8 @@ uses only when the sentence has that whole name ("Marrowby" in "the Marrowby Soc
 "It", "She" or "The bridge" is read with the sentences before it in its paragraph). The
 score sums the credits weighted by each word's rarity among the pieces, plus a bonus when
 the sentence holds what the question asks for: a name for "who"/"where", a year for "when",
-a number for "how many". A piece is an answer at all only when its credits reach half the
+a number for "how many", what a thing is for "what kind of licence is…" ("is a copyleft
+licence"). A piece is an answer at all only when its credits reach half the
 question's words and the question's names are in its excerpt: otherwise the evidence does
 not say, and the engine says so instead of offering the nearest sentence ("the boiling point
 of mercury" is not answered by a sentence about a 'point').
@@ -32,6 +33,10 @@ _YEAR = re.compile(r"\b(1\d{3}|20\d{2})\b")
 _MONTHS = frozenset(
     "january february march april may june july august september october november december".split()
 )
+KIND_WORDS = frozenset({"kind", "type", "sort"})
+KIND_REACH = 3  # words after 'is a' that may name the kind ('is a free, copyleft license')
+COPULAS = frozenset({"is", "are", "was", "were"})
+ARTICLES = frozenset({"a", "an", "the"})
 QUESTION_WORDS = frozenset({"who", "whom", "whose", "when", "where", "which", "what", "how"})
 
 
@@ -105,6 +110,24 @@ def _has_kind(kind: str, text: str, question: set[str]) -> bool:
     return False
 
 
+def _kind_noun(question: str) -> str:
+    """The noun a 'what kind (type, sort) of N is…' question asks about ('' if it does not)."""
+    low = [w.lower() for w in _WORD.findall(question)]
+    for i in range(len(low) - 2):
+        if low[i] in KIND_WORDS and low[i + 1] == "of":
+            return stem(low[i + 2])
+    return ""
+
+
+def _states_kind(text: str, noun: str) -> bool:
+    """Whether ``text`` says what something is, as a ``noun``: 'is a copyleft license'."""
+    low = [w.lower() for w in _WORD.findall(text)]
+    for i, word in enumerate(low[:-1]):
+        if word in COPULAS and low[i + 1] in ARTICLES:
+            return noun in {stem(w) for w in low[i + 2 : i + 2 + KIND_REACH]}
+    return False
+
+
 def _same(name: tuple[str, ...], runs: set[tuple[str, ...]]) -> bool:
     """Whether the piece names ``name``: in full, or by part of it ("Quist" for "Orla
     Quist"), never by a longer name ("the Marrowby Society" is not Marrowby)."""
@@ -143,6 +166,7 @@ def ranked(question: str, pieces: list[Piece]) -> list[Scored]:
     total = sum(weight.values())
     names = name_runs(question, skip_first=True)
     kind = _asks(question)
+    sort = _kind_noun(question)
     asked = {stem(w) for w in words}
     out: list[Scored] = []
     for i, piece in enumerate(pieces):
@@ -154,6 +178,8 @@ def ranked(question: str, pieces: list[Piece]) -> list[Scored]:
             continue
         score = sum(c * weight[w] for c, w in zip(credits, words, strict=True)) / total
         if kind and _has_kind(kind, piece.text, asked):
+            score += KIND_BONUS
+        if sort and _states_kind(piece.text, sort):
             score += KIND_BONUS
         has = [w for w, c in zip(words, credits, strict=True) if c == 1.0]
         out.append(Scored(i, score, has))
