@@ -134,11 +134,12 @@ class Bus:
         check_size(topic, data, properties)
         producer = await self.producer(topic, batching=batching)
         # Bounded by the producer's send_timeout (pulsar-client's own timer, no Task per
-        # message on this hot path): a message not persisted in time raises.
-        try:
-            await producer.send(data, properties=properties or {})
-        except Exception as exc:  # pulsar.Timeout and friends: the broker did not persist it
-            raise BrokerUnavailable(f"cannot publish to {topic} at {self.url}: {exc}") from exc
+        # message on this hot path): a message not persisted in time raises. Handed over as
+        # ``send_now`` does, less pulsar.asyncio's future and MessageId: 25-35 µs of CPU
+        # less per awaited send (a request, a last reply).
+        done: Receipt[None] = Receipt(asyncio.get_running_loop())
+        hand_over(producer, f"{topic} at {self.url}", data, done, properties)
+        await done
 
     def send_now(self, topic: str, payload: BaseModel | bytes) -> Receipt[None]:
         """Hand one message to the topic's producer now, without waiting: awaiting the

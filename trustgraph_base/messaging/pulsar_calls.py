@@ -61,10 +61,15 @@ def broker_auth(token: str) -> pulsar.Authentication | None:
 
 
 def hand_over(
-    producer: Producer, where: str, payload: BaseModel | bytes, done: Receipt[None]
+    producer: Producer,
+    where: str,
+    payload: BaseModel | bytes,
+    done: Receipt[None],
+    properties: dict[str, str] | None = None,
 ) -> None:
-    """Give ``payload`` to ``producer`` without a Task or a future of pulsar.asyncio's: the
-    broker's receipt arrives on ``done`` (``where``: the topic and broker, for errors)."""
+    """Give ``payload`` (with its ``properties``) to ``producer`` without a Task or a future
+    of pulsar.asyncio's: the broker's receipt arrives on ``done`` (``where``: the topic and
+    broker, for errors)."""
 
     def receipt(result: Any, _msg_id: Any) -> None:  # on a pulsar-client thread
         ok = result == _pulsar.Result.Ok
@@ -73,6 +78,8 @@ def hand_over(
     builder = _pulsar.MessageBuilder()
     try:
         builder.content(payload if isinstance(payload, bytes) else encode(payload))
+        for key, value in (properties or {}).items():
+            builder.property(key, value)
         # pulsar.asyncio's Producer.send less its Task-bound future and MessageId
         producer._producer.send_async(builder.build(), receipt)
     except Exception as exc:
