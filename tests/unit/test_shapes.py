@@ -23,7 +23,7 @@ SOURCE = f"""
 <{DOC}/p1> a prov:Entity, tg:Page ; prov:wasDerivedFrom <{DOC}> ; tg:pageNumber 1 ;
     prov:wasGeneratedBy <{DOC}/activity/decode> .
 <{DOC}/p1/c0> a prov:Entity, tg:Chunk ; prov:wasDerivedFrom <{DOC}/p1> ; tg:chunkIndex 0 ;
-    tg:charOffset 0 ; tg:charLength 120 .
+    tg:charOffset "0" ; tg:charLength "120" .
 <{DOC}/p1/c0/subgraph> a prov:Entity, tg:Subgraph ; prov:wasDerivedFrom <{DOC}/p1/c0> ;
     tg:contains <urn:trustgraph:statement:1> .
 <urn:trustgraph:statement:1> a rdf:Statement ; rdf:subject <urn:e:fox> ;
@@ -37,7 +37,7 @@ GRAPH_RAG = f"""
     tg:selectedEdge <{Q}/focus/e1> .
 <{Q}/focus/e1> a tg:EdgeSelection ; tg:edge <urn:trustgraph:statement:1> ; tg:reasoning "fox" .
 <{Q}/synthesis/claim1> a prov:Entity, tg:Claim ; prov:wasDerivedFrom <{Q}/synthesis> ;
-    tg:content "It jumps over the dog." ; tg:charOffset 0 ; tg:charLength 22 ; tg:cites <{Q}/focus/e1> .
+    tg:content "It jumps over the dog." ; tg:charOffset "0" ; tg:charLength "22" ; tg:cites <{Q}/focus/e1> .
 <{Q}/synthesis> a prov:Entity, tg:Synthesis, tg:Answer ; prov:wasDerivedFrom <{Q}/focus> ;
     tg:content "It jumps over the dog." ; tg:cites <{Q}/focus/e1> ; tg:inToken 12 ;
     tg:llmDurationMs "4" .
@@ -85,10 +85,10 @@ DOC_RAG = f"""
 <{D}/synthesis> a prov:Entity, tg:Synthesis ; prov:wasDerivedFrom <{D}/exploration> ;
     tg:content "In Paris." .
 <{D}/synthesis/claim1> a prov:Entity, tg:Claim ; prov:wasDerivedFrom <{D}/synthesis> ;
-    tg:content "In Paris." ; tg:charOffset 0 ; tg:charLength 9 ; tg:cites <{DOC}/p1/c0> .
+    tg:content "In Paris." ; tg:charOffset "0" ; tg:charLength "9" ; tg:cites <{DOC}/p1/c0> .
 <{D}/synthesis/claim1/in1> a prov:Entity, tg:ClaimSpan ;
     prov:wasDerivedFrom <{D}/synthesis/claim1> ; tg:inChunk <{DOC}/p1/c0> ;
-    tg:quote "In Paris." ; tg:charOffset 12 ; tg:charLength 9 .
+    tg:quote "In Paris." ; tg:charOffset "12" ; tg:charLength "9" .
 """
 
 
@@ -179,7 +179,7 @@ BROKEN = [
     ("docrag count missing", DOC_RAG.replace("tg:chunkCount 1 ;", ""), f"{D}/exploration", None),
     (
         "claim span without its place",
-        DOC_RAG.replace("tg:charOffset 12 ; ", ""),
+        DOC_RAG.replace('tg:charOffset "12" ; ', ""),
         f"{D}/synthesis/claim1/in1",
         "charOffset",
     ),
@@ -243,7 +243,12 @@ BROKEN = [
     ),
 ]
 SOURCE_BROKEN = [
-    ("chunk without offset", SOURCE.replace("tg:charOffset 0 ;", ""), f"{DOC}/p1/c0", "charOffset"),
+    (
+        "chunk without offset",
+        SOURCE.replace('tg:charOffset "0" ;', ""),
+        f"{DOC}/p1/c0",
+        "charOffset",
+    ),
     (
         "page number 0",
         SOURCE.replace("tg:pageNumber 1", "tg:pageNumber 0"),

@@ -55,6 +55,12 @@ def integer_literal(value: int) -> LiteralTerm:
     return _assembled(LiteralTerm, values, {"v", "dt"})
 
 
+def plain_integer(value: int) -> LiteralTerm:
+    """A whole number as the reference writes its offsets and lengths: a plain literal ("0",
+    no datatype; readers take its lexical form)."""
+    return text(str(int(value)))
+
+
 def decimal_literal(value: float) -> LiteralTerm:
     """``value`` as an ``xsd:decimal`` in the canonical form (no trailing zeros), which is
     what the store gives back: "7.350" would be read as "7.35" and no longer equal what

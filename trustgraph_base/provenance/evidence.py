@@ -22,7 +22,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from trustgraph_base.provenance.common import derived, integer_literal, text, triple, types
+from trustgraph_base.provenance.common import (
+    derived,
+    integer_literal,
+    plain_integer,
+    text,
+    triple,
+    types,
+)
 from trustgraph_base.provenance.extraction import Edge
 from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, GRAPH_SOURCE, PROV, RDFS, TG
 from trustgraph_base.rdf.terms import IriTerm, Triple, lit, quoted
@@ -65,8 +72,8 @@ def edge_span_triples(subgraph: str, chunk: str, spans: list[EdgeSpan]) -> list[
             out.append(triple(uri, TG.located, lit(False), G))
             continue
         out += [
-            triple(uri, TG.charOffset, integer_literal(span.offset), G),
-            triple(uri, TG.charLength, integer_literal(span.length), G),
+            triple(uri, TG.charOffset, plain_integer(span.offset), G),
+            triple(uri, TG.charLength, plain_integer(span.length), G),
             triple(uri, TG.pageCharOffset, integer_literal(span.chunk_offset + span.offset), G),
         ]
     return out
@@ -103,8 +110,8 @@ def claim_triples(synthesis: str, claims: Sequence[ClaimSpec]) -> list[Triple]:
             triple(uri, RDFS.label, text(f"Claim {n}"), g),
             derived(uri, synthesis, g),
             triple(uri, TG.content, text(claim.text), g),
-            triple(uri, TG.charOffset, integer_literal(claim.offset), g),
-            triple(uri, TG.charLength, integer_literal(claim.length), g),
+            triple(uri, TG.charOffset, plain_integer(claim.offset), g),
+            triple(uri, TG.charLength, plain_integer(claim.length), g),
             *(triple(uri, TG.cites, IriTerm(i=c), g) for c in dict.fromkeys(claim.cited)),
         ]
     return out
@@ -135,7 +142,7 @@ def claim_span_triples(synthesis: str, spans: Sequence[ClaimSpan]) -> list[Tripl
             derived(uri, claim, g),
             triple(uri, TG.inChunk, IriTerm(i=span.chunk), g),
             triple(uri, TG.quote, text(span.quote), g),
-            triple(uri, TG.charOffset, integer_literal(span.offset), g),
-            triple(uri, TG.charLength, integer_literal(span.length), g),
+            triple(uri, TG.charOffset, plain_integer(span.offset), g),
+            triple(uri, TG.charLength, plain_integer(span.length), g),
         ]
     return out

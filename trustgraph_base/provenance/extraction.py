@@ -9,6 +9,7 @@ from trustgraph_base.provenance.common import (
     datetime_literal,
     derived,
     integer_literal,
+    plain_integer,
     text,
     triple,
     types,
@@ -56,8 +57,8 @@ def chunk_triples(
     return [
         *types(chunk, G, PROV.Entity, TG.Chunk),
         triple(chunk, TG.chunkIndex, integer_literal(index), G),
-        triple(chunk, TG.charOffset, integer_literal(char_offset), G),
-        triple(chunk, TG.charLength, integer_literal(char_length), G),
+        triple(chunk, TG.charOffset, plain_integer(char_offset), G),  # the reference's form
+        triple(chunk, TG.charLength, plain_integer(char_length), G),
         derived(chunk, parent_uri, G),
         triple(chunk, PROV.wasGeneratedBy, IriTerm(i=activity), G),
     ]
