@@ -25,8 +25,10 @@ Examples:
   tg-list-explain-traces
   tg-list-explain-traces -l 10 --format json
   tg-list-explain-traces -U alice -C research
+  tg-list-explain-traces --status failed
 """
 VERDICTS = ("supported", "partly-supported", "unsupported", "unverified")
+STATUSES = ("complete", "in-progress", "failed", "interrupted")
 
 
 @command(epilog=EPILOG)
@@ -44,14 +46,21 @@ VERDICTS = ("supported", "partly-supported", "unsupported", "unverified")
     help="Only traces whose answer has this verdict (its claims checked against the evidence "
     "they cite); unverified: traces with no verification recorded.",
 )
+@click.option(
+    "--status",
+    type=click.Choice(STATUSES),
+    default=None,
+    help="Only traces in this state: failed is a run that ended in an error (an agent's "
+    "conclusion then says so), interrupted one whose process died.",
+)
 @gateway_options
-def main(limit: int, fmt: str, verdict: str | None, gw: Gateway) -> None:
+def main(limit: int, fmt: str, verdict: str | None, status: str | None, gw: Gateway) -> None:
     """List every top-level explain trace (agent, GraphRAG, DocumentRAG), newest first.
 
     Traces run by an agent's tools are not listed: they appear inside the agent's trace
     (tg-show-explain-trace).
     """
-    traces: list[TraceSummary] = run(gw, lambda: fetch_traces(gw, limit, verdict))
+    traces: list[TraceSummary] = run(gw, lambda: fetch_traces(gw, limit, verdict, status))
     from trustgraph_cli.render.output import emit_json, emit_rows, scope_text
 
     if fmt == "json":
@@ -64,7 +73,8 @@ def main(limit: int, fmt: str, verdict: str | None, gw: Gateway) -> None:
         headers.append("Verdict")
         rows = [[*row, t.verdict or verdict] for row, t in zip(rows, traces, strict=True)]
     where = scope_text(gw.user, gw.collection)
-    empty = f"No {verdict} traces in {where}." if verdict else f"No traces in {where}."
+    which = " ".join(filter(None, [status, verdict]))
+    empty = f"No {which} traces in {where}." if which else f"No traces in {where}."
     emit_rows(headers, rows, fmt, Style.detect(), flex=2, empty=empty)
 
 
@@ -102,13 +112,18 @@ def session_id(trace_id: str) -> str:
     return session_id_of(trace_id) or trace_id
 
 
-async def fetch_traces(gw: Gateway, limit: int, verdict: str | None = None) -> list[TraceSummary]:
-    """One EXPLAIN list-traces round trip (narrowed to one answer verdict when given)."""
+async def fetch_traces(
+    gw: Gateway, limit: int, verdict: str | None = None, status: str | None = None
+) -> list[TraceSummary]:
+    """One EXPLAIN list-traces round trip (narrowed to one answer verdict and one status
+    when given)."""
     from trustgraph_cli.responses import explain_once
 
     request: dict[str, object] = {"operation": "list-traces", "limit": limit}
     if verdict is not None:
         request["verdict"] = verdict
+    if status is not None:
+        request["status"] = status
     return list((await explain_once(gw, request, "a trace list")).traces)
 
 

@@ -106,9 +106,11 @@ class TraceWriter:
         self.send(uri, triples)
         await self.settle()
 
-    def fail(self, message: str) -> None:
-        """Mark the question failed, with the reason (sent like any entity)."""
-        self._queue(self.question_uri, failure_triples(self.question_uri, GRAPH_RETRIEVAL, message))
+    def fail(self, message: str, ending: list[Triple] | None = None) -> None:
+        """Mark the question failed, with the reason (sent like any entity), in one message
+        with ``ending``, the entity that says how the run ended (the agent's conclusion)."""
+        marks = failure_triples(self.question_uri, GRAPH_RETRIEVAL, message)
+        self._queue(self.question_uri, marks + (ending or []))
 
 
 # Runs whose receipts are still awaited (a task nobody references could be collected).

@@ -1,19 +1,30 @@
 """A rerun of a run cut short reads back what its trace already holds: GraphRAG's focus
 selection (so the synthesis cites the edges the recorded focus names), the agent's steps and
-answer."""
+answer, or that the agent's run had failed (then its error again, never an answer)."""
 
 from __future__ import annotations
 
+import pytest
+
+from trustgraph_base.errors import ServiceError
 from trustgraph_base.provenance import (
+    GRAPH_RETRIEVAL,
     SelectedEdge,
+    agent_error_triples,
     agent_final_triples,
     agent_iteration_triples,
+    agent_session_triples,
+    failure_triples,
     graph_rag_focus_triples,
     uris,
 )
-from trustgraph_base.rdf.terms import iri, lit
-from trustgraph_flow.agent.resume import recorded_answer, recorded_steps
+from trustgraph_base.rdf.terms import Triple, iri, lit
+from trustgraph_base.schema import AgentRequest, AgentResponse
+from trustgraph_flow.agent.loop import run
+from trustgraph_flow.agent.resume import recorded_answer, recorded_failure, recorded_steps
+from trustgraph_flow.agent.session import Session
 from trustgraph_flow.graph_rag.select import recorded_edges
+from trustgraph_flow.trace_writer import TraceWriter
 
 Q = "urn:trustgraph:question:q1"
 A = "urn:trustgraph:agent:a1"
@@ -47,3 +58,46 @@ def test_the_recorded_analyses_become_the_steps_so_far_and_the_answer_is_kept() 
     final = uris.agent_final_uri(A)
     recorded[final] = agent_final_triples(final, i2, "Paris.")
     assert recorded_answer(recorded, A) == "Paris."
+
+
+def failed_run() -> dict[str, list[Triple]]:
+    """A session whose LLM failed at step 2, as its journal holds it: the question, step 1,
+    and the question's mark sent with the conclusion that says the run failed."""
+    i1, final = uris.agent_iteration_uri(A, 1), uris.agent_final_uri(A)
+    why = "the LLM failed: HTTP 500 [llm-error]"
+    return {
+        A: agent_session_triples(A, "Why?", "2026-01-01T10:00:00Z")
+        + failure_triples(A, GRAPH_RETRIEVAL, why)
+        + agent_error_triples(final, i1, why),
+        i1: agent_iteration_triples(i1, A, "look it up", "knowledge-query", {}, "no"),
+    }
+
+
+def test_a_run_that_had_failed_has_no_answer_but_its_failure() -> None:
+    recorded = failed_run()
+    assert recorded_answer(recorded, A) is None
+    assert recorded_failure(recorded, A) == "the LLM failed: HTTP 500 [llm-error]"
+    final = uris.agent_final_uri(A)  # without the conclusion: cut short before it failed
+    recorded[A] = [t for t in recorded[A] if getattr(t.s, "i", None) != final]
+    assert recorded_failure(recorded, A) is None
+
+
+async def test_a_rerun_of_a_failed_run_gives_its_error_again_never_an_answer() -> None:
+    # No LLM or broker: the rerun must end before it asks anything (it would fail otherwise).
+    trace = TraceWriter(None, A, "u", "c", "2026-01-01T10:00:00Z", recorded=failed_run())  # type: ignore[arg-type]
+    session = Session(
+        ctx=None,  # type: ignore[arg-type]
+        req=AgentRequest(question="Why?"),
+        uri=A,
+        tools=[],
+        max_iterations=5,
+        prior=[],
+        trace=trace,
+    )
+    seen: list[AgentResponse] = []
+    with pytest.raises(ServiceError) as failed:
+        async for event in run(session):
+            seen.append(event)
+    assert failed.value.message == "this run had failed: the LLM failed: HTTP 500 [llm-error]"
+    assert [e.message_type for e in seen] == ["explain"]  # the question's, nothing answered
+    assert trace.count == 0  # nothing written again

@@ -126,6 +126,16 @@ def test_a_running_trace_and_a_failed_one_conform() -> None:
     assert check(running) == []
     failed = GRAPH_RAG.split(f"<{Q}/focus>")[0] + f'<{Q}> tg:error "timed out" .'
     assert check(failed) == []
+    assert check(FAILED_AGENT) == []
+
+
+# An agent run whose LLM failed after its first step: the question's tg:error, and a
+# conclusion with no answer, terminationReason "error" and the reason (docs/provenance.md).
+FAILED_AGENT = AGENT.replace(
+    'tg:answer "It jumps." .',
+    'tg:terminationReason "error" ; tg:error "the LLM failed" .\n'
+    f'<{A}> tg:error "the LLM failed" .',
+)
 
 
 BROKEN = [
@@ -162,6 +172,24 @@ BROKEN = [
         AGENT + f'<{A}/final> tg:terminationReason "bored" .',
         f"{A}/final",
         "terminationReason",
+    ),
+    (
+        "conclusion with no answer",
+        AGENT.replace('tg:answer "It jumps." .', 'tg:terminationReason "final-answer" .'),
+        f"{A}/final",
+        None,
+    ),
+    (
+        "error conclusion with an answer",
+        FAILED_AGENT + f'<{A}/final> tg:answer "It jumps." .',
+        f"{A}/final",
+        None,
+    ),
+    (
+        "error conclusion without why",
+        FAILED_AGENT.replace(' ; tg:error "the LLM failed" .', " ."),
+        f"{A}/final",
+        None,
     ),
     ("step number 0", AGENT + f'<{A}/i1> tg:stepNumber "0" .', f"{A}/i1", "stepNumber"),
     (

@@ -1,8 +1,10 @@
 """PROV-O vocabulary, URI builders and pure triple builders for every entity in SPEC.md."""
 
 from trustgraph_base.provenance.agent import (
+    FAILED_RUN,
     TerminationReason,
     agent_call_triples,
+    agent_error_triples,
     agent_final_triples,
     agent_iteration_triples,
     agent_observation_triples,
@@ -48,6 +50,7 @@ from trustgraph_base.provenance.rag import (
 
 __all__ = [
     "DC",
+    "FAILED_RUN",
     "GRAPH_RETRIEVAL",
     "GRAPH_SOURCE",
     "PREFIXES",
@@ -60,6 +63,7 @@ __all__ = [
     "TerminationReason",
     "activity_triples",
     "agent_call_triples",
+    "agent_error_triples",
     "agent_final_triples",
     "agent_iteration_triples",
     "agent_observation_triples",

@@ -38,8 +38,10 @@ def arguments_json(arguments: Mapping[str, Any] | str) -> str:
 
 
 # Why an agent session ended (``tg:terminationReason`` on its conclusion): the reference's
-# names, and "abstained" for an agent that declines to answer from what it found.
+# names, and "abstained" for an agent that declines to answer from what it found. "error"
+# (a run that failed after it began) has a conclusion of its own (``agent_error_triples``).
 TerminationReason = Literal["final-answer", "max-iterations", "abstained"]
+FAILED_RUN = "error"  # the tg:terminationReason of a run that failed: no answer
 
 
 def _derivations(uri: str, parents: str | Sequence[str]) -> list[Triple]:
@@ -134,4 +136,18 @@ def agent_final_triples(
         triple(final_uri, TG.answer, text(answer), G),
         *answer_extras(final_uri, "Conclusion"),
         *ended,
+    ]
+
+
+def agent_error_triples(final_uri: str, parent_uri: str, message: str) -> list[Triple]:
+    """The conclusion of a run that failed after it began (docs/provenance.md): derived from
+    the last analysis (or the question), ``tg:terminationReason`` "error" and the reason as
+    ``tg:error``; no ``tg:answer`` (there is none) and not a ``tg:Answer``. The question keeps
+    its own ``tg:error`` (SPEC's failure form)."""
+    return [
+        *types(final_uri, G, PROV.Entity, TG.Conclusion),
+        derived(final_uri, parent_uri, G),
+        label(final_uri, "Conclusion"),
+        triple(final_uri, TG.terminationReason, text(FAILED_RUN), G),
+        triple(final_uri, TG.error, text(message), G),
     ]

@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from trustgraph_base.layout import line_place, line_span
-from trustgraph_cli.render.text import label_or_term
+from trustgraph_cli.render.text import label_or_term, short_time
 from trustgraph_cli.render.tree import Field
 
 if TYPE_CHECKING:
     from trustgraph_base.schema.explain import (
         ClaimView,
         EdgeView,
+        Removal,
         SourceRef,
         SpanRef,
         StageMetrics,
@@ -98,3 +99,9 @@ def answer_field(text: str) -> Field:
 
 def count_field(label: str, count: int | None) -> Field:
     return Field(label, "unknown" if count is None else str(count))
+
+
+def removal_text(r: Removal) -> str:
+    """``source removed on TIME (DOC; reason: …)``: where a removed document's link was."""
+    detail = "; ".join(x for x in (r.document, f"reason: {r.reason}" if r.reason else None) if x)
+    return f"source removed on {short_time(r.time)}" + (f" ({detail})" if detail else "")

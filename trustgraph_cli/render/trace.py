@@ -15,11 +15,12 @@ from trustgraph_cli.render.parts import (
     evidence_names,
     metrics_text,
     place_text,
+    removal_text,
     source_text,
     span_text,
 )
 from trustgraph_cli.render.style import Style
-from trustgraph_cli.render.text import short_time, truncate
+from trustgraph_cli.render.text import truncate
 from trustgraph_cli.render.tree import Field, Node, render_child, render_head, render_tree
 from trustgraph_cli.render.verdicts import claim_mark, verified_node
 
@@ -151,6 +152,11 @@ class _Builder:
             node = self.stage("Conclusion", agent_final_uri(view.id), view, "final", *fields)
             node.children += filter(None, [verified_node(view, "final/verification", self.cut)])
             return node
+        if view.uses and view.status == "failed":  # a run that failed: no answer, and why
+            node = self.stage("Conclusion", agent_final_uri(view.id), view, "final")
+            node.add("Termination", "error", "red", "bold")
+            node.add("Error", view.error, "red")
+            return node
         if view.status == "in-progress":
             return self.pending("Conclusion")
         return None
@@ -227,14 +233,7 @@ class _Builder:
     def removed(self, node: Node, removals: list[Removal]) -> None:
         """``source removed on TIME (DOC; reason: …)`` where a removed document's link was."""
         for r in removals:
-            detail = "; ".join(
-                x for x in (r.document, f"reason: {r.reason}" if r.reason else None) if x
-            )
-            node.add(
-                "",
-                f"source removed on {short_time(r.time)}" + (f" ({detail})" if detail else ""),
-                "red",
-            )
+            node.add("", removal_text(r), "red")
 
     def sources(self, node: Node, sources: list[SourceRef], within: str | None = None) -> None:
         """One Source line per origin; ``within`` is a chunk the node already names."""

@@ -25,7 +25,7 @@ from trustgraph_flow.agent.react import (
     parse_reply,
     step_schema,
 )
-from trustgraph_flow.agent.resume import recorded_answer, recorded_steps
+from trustgraph_flow.agent.resume import recorded_answer, recorded_failure, recorded_steps
 from trustgraph_flow.agent.session import Session
 from trustgraph_flow.agent.uses import entity_id, resolve_uses, usable
 from trustgraph_flow.prompts.book import prompted
@@ -52,6 +52,9 @@ async def run(session: Session) -> AsyncIterator[AgentResponse]:
         yield opened
     if session.trace is not None and session.trace.recorded:  # a rerun of a session cut short
         session.steps = recorded_steps(session.trace.recorded, session.uri)
+        failed = recorded_failure(session.trace.recorded, session.uri)
+        if failed is not None:  # it had failed: that error again, never an answer
+            raise ServiceError(ErrorType.LLM_ERROR, f"this run had failed: {failed}")
         answer = recorded_answer(session.trace.recorded, session.uri)
         if answer is not None:  # it had concluded: the same answer, nothing asked again
             limit = answer == stopped_answer(session.max_iterations)

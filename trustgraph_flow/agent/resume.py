@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from trustgraph_base.provenance import TG, uris
+from trustgraph_base.provenance import FAILED_RUN, TG, uris
 from trustgraph_base.rdf.terms import LiteralTerm, Triple
 from trustgraph_flow.agent.prompt import Call, Step
 
@@ -59,6 +59,17 @@ def recorded_steps(recorded: dict[str, list[Triple]], uri: str) -> list[Step]:
 
 
 def recorded_answer(recorded: dict[str, list[Triple]], uri: str) -> str | None:
-    """The conclusion's answer, if the session had concluded before it was cut short."""
+    """The conclusion's answer, if the session had concluded before it was cut short (a
+    run that had failed has none: ``recorded_failure``)."""
     found = recorded.get(uris.agent_final_uri(uri))
     return None if found is None else _texts(found).get(TG.answer.i)
+
+
+def recorded_failure(recorded: dict[str, list[Triple]], uri: str) -> str | None:
+    """Why the session failed, if its conclusion says it had (``tg:terminationReason``
+    "error") before it was cut short. That conclusion is sent with the question's mark."""
+    final = uris.agent_final_uri(uri)
+    facts = _texts([*recorded.get(uri, []), *recorded.get(final, [])], final)
+    if facts.get(TG.terminationReason.i) != FAILED_RUN:
+        return None
+    return facts.get(TG.error.i, "")

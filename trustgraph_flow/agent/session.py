@@ -15,6 +15,7 @@ from trustgraph_base.messaging import Context
 from trustgraph_base.provenance import (
     GRAPH_RETRIEVAL,
     agent_call_triples,
+    agent_error_triples,
     agent_final_triples,
     agent_iteration_triples,
     agent_observation_triples,
@@ -202,9 +203,12 @@ class Session:
         return figures + used
 
     def fail(self, message: str) -> None:
-        """Mark the question failed, with the reason."""
+        """End the run as failed: its conclusion says so (``tg:terminationReason`` "error",
+        the reason, no answer; derived from the last step, or the question), and the question
+        is marked failed with the reason (SPEC's failure form, which readers go by)."""
         if self.trace is not None:
-            self.trace.fail(message)
+            final = uris.agent_final_uri(self.uri)
+            self.trace.fail(message, agent_error_triples(final, self.last_uri, message))
 
     async def conclude(
         self, answer: str, reason: FinishReason = "answer", uses: Sequence[str] = ()

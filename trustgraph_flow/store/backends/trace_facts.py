@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import pyoxigraph as ox
 
+from trustgraph_base.provenance.agent import FAILED_RUN
 from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, PROV, RDF, TG
 from trustgraph_base.provenance.uris import (
     agent_step_of,
@@ -116,6 +117,7 @@ _TYPE, _QUERY, _STARTED, _DERIVED = (
 )
 _ERROR, _INTERRUPTED, _QUESTION = TG.error.i, TG.interrupted.i, TG.Question.i
 _SELECTED, _EDGE, _CITES = TG.selectedChunk.i, TG.edge.i, TG.cites.i
+_REASON, _FAILED = TG.terminationReason.i, ox.Literal(FAILED_RUN)
 
 
 def _root_fact(row: dict[str, object], p: str, o: OxObject) -> None:
@@ -172,6 +174,8 @@ def facts(quads: Iterable[ox.Quad]) -> Facts:
     roots: dict[str, str | None] = {}
     steps: dict[str, int | None] = {}
     rag: dict[str, bool] = {}  # root → whether the RAG read model keeps its facts
+    concluded: set[str] = set()  # roots whose conclusion (or synthesis) this batch holds
+    failed: set[str] = set()  # roots whose conclusion says the run failed: not complete
     for q in quads:
         s, g = q.subject, q.graph_name
         if type(s) is not ox.NamedNode or type(g) is not ox.NamedNode or g.value != GRAPH_RETRIEVAL:
@@ -194,7 +198,9 @@ def facts(quads: Iterable[ox.Quad]) -> Facts:
             if p == _STARTED or p == _DERIVED:
                 out.moved.add(root)
         elif p == _TYPE and is_conclusion_uri(root, uri):
-            row["complete"] = 1
+            concluded.add(root)
+        elif p == _REASON and o == _FAILED and is_conclusion_uri(root, uri):
+            failed.add(root)  # an agent run that failed after it began: its conclusion says so
         if p in RAG_PREDICATES and (
             rag[root] if root in rag else rag.setdefault(root, has_rag_facts(root))
         ):
@@ -211,6 +217,10 @@ def facts(quads: Iterable[ox.Quad]) -> Facts:
             out.moved.add(root)
         elif p == _CITES and type(o) is ox.NamedNode:
             out.cites.append((root, o.value))
+    for root in concluded - failed:
+        out.rows[root]["complete"] = 1
+    for root in failed:
+        out.rows[root]["failed"] = max(1, int(str(out.rows[root]["failed"])))
     return out
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from trustgraph_base.provenance.agent import FAILED_RUN
 from trustgraph_base.provenance.namespaces import PROV, TG
 from trustgraph_base.provenance.uris import agent_final_uri, agent_step_index, agent_step_of
 from trustgraph_base.schema.explain import AgentCallView, AgentStepView, TraceView
@@ -23,7 +24,9 @@ def agent_graph(
     whole trace's derivations (every step and call)."""
     final = agent_final_uri(root)
     ending = derived(props, final)
-    used = depended_on(root, ending, parents) if ending else None
+    # A run that failed has a conclusion but no answer: no step is a dead end of it.
+    answered = text(props, final, TG.terminationReason) != FAILED_RUN
+    used = depended_on(root, ending, parents) if ending and answered else None
     calls: dict[int, list[AgentCallView]] = {}
     for uri in sorted(props):
         n = agent_step_of(root, uri)

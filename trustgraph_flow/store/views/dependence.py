@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pyoxigraph as ox
 
-from trustgraph_base.provenance.namespaces import PROV
+from trustgraph_base.provenance.agent import FAILED_RUN
+from trustgraph_base.provenance.namespaces import PROV, TG
 from trustgraph_base.provenance.uris import (
     agent_final_uri,
     agent_step_of,
@@ -27,7 +28,7 @@ class Dependence:
 
     def of(self, top: str) -> set[str] | None:
         """The entities the answer of ``top`` depends on; None: every step counts (not an
-        agent trace, or no conclusion yet: nothing to tell apart)."""
+        agent trace, no conclusion yet, or the run failed: nothing to tell apart)."""
         if top not in self.known:
             self.known[top] = self._read(top)
         return self.known[top]
@@ -40,7 +41,7 @@ class Dependence:
             final, ox.NamedNode(PROV.wasDerivedFrom.i), None, RETRIEVAL
         )
         ending = [q.object.value for q in quads if isinstance(q.object, ox.NamedNode)]
-        if not ending:
+        if not ending or failed_run(self.handle, final):
             return None
         return depended_on(top, ending, step_parents(self.handle, top, {}))
 
@@ -51,3 +52,14 @@ class Dependence:
         if deps is None or parent is None or parent == top:
             return True
         return agent_step_of(top, parent) is None or parent in deps
+
+
+def failed_run(handle: Handle, final: ox.NamedNode) -> bool:
+    """Whether the conclusion ``final`` ends a run that failed (no answer to depend on)."""
+    reason = ox.NamedNode(TG.terminationReason.i)
+    return any(
+        q.object == _FAILED for q in handle.store.quads_for_pattern(final, reason, None, RETRIEVAL)
+    )
+
+
+_FAILED = ox.Literal(FAILED_RUN)
