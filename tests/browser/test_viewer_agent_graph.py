@@ -17,7 +17,15 @@ from tests.browser.support import browser
 from tests.golden import agent_graph
 from tests.support.sparql_server import store_backend
 from tests.support.stack import Stack
-from trustgraph_base.provenance import uris
+from tests.support.store import msg
+from trustgraph_base.provenance import (
+    GRAPH_RETRIEVAL,
+    agent_error_triples,
+    agent_iteration_triples,
+    agent_session_triples,
+    failure_triples,
+    uris,
+)
 from trustgraph_base.schema import Triples
 from trustgraph_flow.store.processor import proc as store
 from trustgraph_flow.store.service.writer import write_batch
@@ -168,4 +176,46 @@ async def test_a_300_step_graph_is_drawn_whole_and_scrolls(
         await final.click()  # at the bottom, in view once scrolled there
         await expect(page.locator("aside.details h2")).to_have_text("Conclusion", timeout=TIMEOUT)
         assert await wrap.evaluate("e => e.scrollTop") > 0
+        assert errors == []
+
+
+def failed_run(session: str) -> Triples:
+    """An agent run whose LLM failed at step 2: its question, step 1 and the conclusion that
+    says the run failed (docs/provenance.md, "A run that failed")."""
+    a = uris.agent_session_uri(session)
+    i1, final = uris.agent_iteration_uri(a, 1), uris.agent_final_uri(a)
+    why = "the LLM failed: HTTP 500 [llm-error]"
+    triples = agent_session_triples(a, "Why did it stop?", "2026-01-01T10:00:00.000Z")
+    triples += agent_iteration_triples(i1, a, "Look it up.", "knowledge-query", {}, "Nothing.")
+    triples += failure_triples(a, GRAPH_RETRIEVAL, why) + agent_error_triples(final, i1, why)
+    return msg(triples, session, user="trustgraph")
+
+
+async def test_a_failed_run_shows_its_error_conclusion_last(
+    pulsar_url: str, prefix: str, tmp_path: Path
+) -> None:
+    a = uris.agent_session_uri("failed-run")
+    from playwright.async_api import expect
+
+    async with viewing(pulsar_url, prefix, tmp_path, [failed_run("failed-run")], f"/trace/{a}") as (
+        page,
+        errors,
+    ):
+        await page.wait_for_selector('body[data-ready="trace"]', timeout=TIMEOUT)
+        answer = await page.locator("section.answer").inner_text()
+        assert "No answer: the run failed (the LLM failed: HTTP 500 [llm-error])." in answer
+        final = page.locator(".tree .row", has_text="Conclusion").first
+        assert "error: the LLM failed" in await final.inner_text()
+        await final.click()
+        details = page.locator("aside.details")
+        await expect(details.locator("h2")).to_have_text("Conclusion", timeout=TIMEOUT)
+        assert "Termination" in await details.inner_text()
+        await page.get_by_role("button", name="Graph", exact=True).click()
+        await page.wait_for_selector("svg.agent-graph", timeout=TIMEOUT)
+        box = page.locator(f"svg.agent-graph .dag-node[data-key='{a}/final']")
+        classes = set((await box.get_attribute("class") or "").split())
+        assert {"conclusion", "failed", "selected"} <= classes  # the conclusion clicked in the tree
+        assert await box.get_attribute("data-row") == "2"  # the last box, after step 1
+        assert "the LLM failed" in (await box.text_content() or "")
+        assert (f"{a}/i1", f"{a}/final") in await edges_of(page)
         assert errors == []

@@ -14,6 +14,13 @@ export const TREE_KEYS = "Click a row, or use ↑ ↓ to move, → ← to open a
 const GRAPH_KEYS = "Click a box to see it beside the picture (Tab and Enter too); drag or scroll to move around. An arrow goes from what was used to what used it.";
 const W = 232, H = 44, GAP_X = 30, ROW = H + 34, LANE = 7, MAX_LANES = 24, LABEL = 34, PAD = 12;
 
+/** Whether agent trace ``view`` ended in a run that failed after it began: a conclusion with
+ * no answer, saying why (docs/provenance.md, "A run that failed"): failed, with ``uses``. */
+export function failedEnding(view) {
+  return view.status === "failed" && (view.answer === null || view.answer === undefined) &&
+    (view.uses || []).length > 0;
+}
+
 /** The graph of agent trace ``view`` (its TraceView JSON): nodes with a row and column, and
  * edges {from, to, own} between node keys (``own``: a step to its own calls or observation). */
 export function agentGraphOf(view) {
@@ -41,6 +48,10 @@ export function agentGraphOf(view) {
   const final = `${view.id}/final`;
   if (view.answer !== null && view.answer !== undefined) {
     add(final, { kind: "conclusion", row: steps.length + 1, col: 0, title: "Conclusion", text: view.answer });
+  } else if (failedEnding(view)) {
+    add(final, {
+      kind: "conclusion failed", row: steps.length + 1, col: 0, title: "Conclusion · error", text: view.error || "",
+    });
   }
 
   // The node an entity named in a "uses" is drawn as: a call's observation is its call's node;

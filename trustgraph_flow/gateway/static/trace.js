@@ -2,7 +2,7 @@
 // collapsible tree with a details panel, and the lineage picture above it. An agent trace
 // arrives a window of steps at a time; steps not yet fetched are placeholders.
 
-import { TREE_KEYS, graphSwitch } from "./agentgraph.js";
+import { TREE_KEYS, failedEnding, graphSwitch } from "./agentgraph.js";
 import * as api from "./api.js";
 import {
   TYPE_NAMES, clear, cut, edgeText, h, metricsText, route, sourceText, statusBadge, termText,
@@ -135,6 +135,10 @@ function agentChildren(view) {
   if (view.answer !== null && view.answer !== undefined) {
     kids.push(stage(view, "final", `${view.id}/final`, "Conclusion", cut(view.answer, 160),
       [field("Answer", view.answer), usesField(view, view.uses)]));
+  } else if (failedEnding(view)) { // no answer: the run failed, and why
+    kids.push(stage(view, "final", `${view.id}/final`, "Conclusion", `error: ${cut(view.error || "", 150)}`,
+      [field("Termination", "error", { error: true }), field("Error", view.error || "", { error: true }),
+        usesField(view, view.uses)]));
   } else if (view.status === "in-progress") {
     kids.push(node(`${view.id}/final`, "Conclusion", "in progress", { badges: [statusBadge("in-progress")] }));
   }
@@ -411,7 +415,8 @@ export async function tracePage(view, id, params, live) {
   if (trace.error) view.append(h("div", { class: "notice error", role: "alert" }, h("strong", {}, "This trace failed: "), trace.error));
   view.append(h("section", { class: "answer", "aria-labelledby": "answer-h" },
     h("h2", { id: "answer-h" }, "Answer"),
-    h("p", {}, trace.answer ?? (trace.status === "in-progress" ? "Not answered yet: the trace is still running." : "(no answer recorded)"))));
+    h("p", {}, trace.answer ?? (trace.status === "in-progress" ? "Not answered yet: the trace is still running."
+      : trace.status === "failed" ? `No answer: the run failed (${trace.error || "no reason recorded"}).` : "(no answer recorded)"))));
   const claims = claimsSection(trace);
   if (claims) view.append(claims);
   const picture = lineageSvg(trace, traceId);
