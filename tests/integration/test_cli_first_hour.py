@@ -4,9 +4,11 @@ an empty collection, -x on a terminal, answers with control characters."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import pty
 
+from tests.support.poll import eventually
 from tests.support.processors import EVERY, SAMPLES
 from tests.support.stack import Stack, command_line, stack_fixture
 
@@ -54,6 +56,17 @@ async def test_the_agent_on_an_empty_collection_says_there_is_nothing_to_search(
         "Error: collection 'nothing' of user 'trustgraph' has no documents; "
         "load some with tg-load-document [no-data]\n"
     )
+    # Its trace says the run failed, and why: listed failed, its conclusion an error.
+    failed = await eventually(
+        lambda: stack.cli(
+            "tg-list-explain-traces", "-C", "nothing", "--status", "failed", "--format", "json"
+        ),
+        lambda r: r.code == 0 and len(json.loads(r.stdout)) == 1,
+    )
+    (trace,) = [t["id"] for t in json.loads(failed.stdout)]
+    shown = await stack.cli("tg-show-explain-trace", "-C", "nothing", trace)
+    ending = shown.stdout[shown.stdout.index("Conclusion: ") :]
+    assert "Termination: error" in ending and "has no documents" in ending, shown.stdout
     graph = await stack.cli("tg-invoke-graph-rag", "-C", "nothing", "-q", QUESTION)
     assert graph.code == 1 and graph.stderr.endswith("[no-data]\n")
 
