@@ -31,6 +31,7 @@ class Verdicts:
     flagged: int  # supported claims not judged supported
     supported: int
     unverified: int  # of all claims: no verdict (a reply that failed its schema)
+    why: tuple[str, ...] = ()  # the first reasons a claim was left unverified
 
 
 def doc_text(doc: Doc) -> str:
@@ -57,7 +58,9 @@ def planted_claims(docs: list[Doc], questions: list[Question]) -> Planted:
     return out
 
 
-def tally(planted: Planted, supported: list[bool], unverified: int = 0) -> Verdicts:
+def tally(
+    planted: Planted, supported: list[bool], unverified: int = 0, why: tuple[str, ...] = ()
+) -> Verdicts:
     pairs = list(zip(supported, planted.planted, strict=True))
     return Verdicts(
         caught=sum(1 for ok, p in pairs if p and not ok),
@@ -65,6 +68,7 @@ def tally(planted: Planted, supported: list[bool], unverified: int = 0) -> Verdi
         flagged=sum(1 for ok, p in pairs if not p and not ok),
         supported=len(pairs) - sum(planted.planted),
         unverified=unverified,
+        why=why,
     )
 
 
@@ -76,7 +80,8 @@ def by_heuristic(planted: Planted) -> Verdicts:
 
 
 async def by_model(planted: Planted, base_url: str, model: str) -> Verdicts:
-    """Each claim judged by the model at ``base_url`` (an OpenAI-compatible server, no /v1)."""
+    """Each claim judged by the model at ``base_url`` (an OpenAI-compatible API's base, as
+    ``TG_LLM_BASE_URL`` takes it: ``…/v1``)."""
     import aiohttp
 
     from trustgraph_base.errors import ServiceError
@@ -88,8 +93,9 @@ async def by_model(planted: Planted, base_url: str, model: str) -> Verdicts:
 
     supported: list[bool] = []
     unverified = 0
+    why: list[str] = []
     async with aiohttp.ClientSession() as session:
-        client = ChatClient(session, base_url.rstrip("/") + "/v1", model, timeout=900)
+        client = ChatClient(session, base_url, model, timeout=900)
         for claim, evidence, question in zip(
             planted.claims, planted.evidence, planted.questions, strict=True
         ):
@@ -105,11 +111,12 @@ async def by_model(planted: Planted, base_url: str, model: str) -> Verdicts:
             )
             try:
                 reply = validate((await client.complete(request)).text, Judgement)
-            except (BadReply, ServiceError):
+            except (BadReply, ServiceError) as exc:
                 unverified += 1
+                why.append(str(exc)[:300])
                 supported.append(False)
                 continue
             verdict = next((c.verdict for c in reply.claims if c.claim == 1), None)
             unverified += verdict is None
             supported.append(verdict == "supported")
-    return tally(planted, supported, unverified)
+    return tally(planted, supported, unverified, tuple(why[:3]))

@@ -24,6 +24,8 @@ def print_planted(engine: str, v: Verdicts) -> None:
         f"supported wrongly flagged {share(v.flagged, v.supported)}{unverified}",
         flush=True,
     )
+    for reason in v.why:
+        print(f"    unverified: {reason}", flush=True)
     summary(
         f"answers: {engine} planted unsupported caught",
         share(v.caught, v.planted),
