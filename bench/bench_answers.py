@@ -2,6 +2,7 @@
 
     python -m bench.bench_answers                      # offline engine, every question
     python -m bench.bench_answers --engine realmodel --written-only --limit 8
+    python -m bench.bench_answers --engine realmodel --written-only --limit 8 --planted-only
     python -m bench.bench_answers --embeddings sentence-transformers   # needs that extra
 
 Loads the corpus (bench/answers/corpus.py: three documents written for this bench, one a PDF,
@@ -11,7 +12,8 @@ and ``tg-invoke-graph-rag`` as a user does (``--no-streaming``), reads each trac
 (``tg-show-explain-trace --format json``) and prints, per engine and RAG kind: answer
 accuracy, gold page among the evidence, gold page cited, cited precision, and abstention on
 out-of-corpus questions; the held-out third apart. Planted claims (bench/answers/planted.py)
-go through the deterministic claim check (trustgraph_flow.verify.heuristic).
+go through the deterministic claim check (trustgraph_flow.verify.heuristic) and, with
+``--engine realmodel``, through the model as judge (bench/answers/judged.py) too.
 """
 
 from __future__ import annotations
