@@ -15,17 +15,10 @@ import pytest
 from bench.long_trace import graph_agent_trace
 from tests.browser.support import browser
 from tests.golden import agent_graph
+from tests.support.agent import failed_run
 from tests.support.sparql_server import store_backend
 from tests.support.stack import Stack
-from tests.support.store import msg
-from trustgraph_base.provenance import (
-    GRAPH_RETRIEVAL,
-    agent_error_triples,
-    agent_iteration_triples,
-    agent_session_triples,
-    failure_triples,
-    uris,
-)
+from trustgraph_base.provenance import uris
 from trustgraph_base.schema import Triples
 from trustgraph_flow.store.processor import proc as store
 from trustgraph_flow.store.service.writer import write_batch
@@ -177,18 +170,6 @@ async def test_a_300_step_graph_is_drawn_whole_and_scrolls(
         await expect(page.locator("aside.details h2")).to_have_text("Conclusion", timeout=TIMEOUT)
         assert await wrap.evaluate("e => e.scrollTop") > 0
         assert errors == []
-
-
-def failed_run(session: str) -> Triples:
-    """An agent run whose LLM failed at step 2: its question, step 1 and the conclusion that
-    says the run failed (docs/provenance.md, "A run that failed")."""
-    a = uris.agent_session_uri(session)
-    i1, final = uris.agent_iteration_uri(a, 1), uris.agent_final_uri(a)
-    why = "the LLM failed: HTTP 500 [llm-error]"
-    triples = agent_session_triples(a, "Why did it stop?", "2026-01-01T10:00:00.000Z")
-    triples += agent_iteration_triples(i1, a, "Look it up.", "knowledge-query", {}, "Nothing.")
-    triples += failure_triples(a, GRAPH_RETRIEVAL, why) + agent_error_triples(final, i1, why)
-    return msg(triples, session, user="trustgraph")
 
 
 async def test_a_failed_run_shows_its_error_conclusion_last(

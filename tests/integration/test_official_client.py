@@ -12,6 +12,7 @@ from typing import NamedTuple
 import pytest
 
 from tests.golden import agent_graph
+from tests.support.agent import failed_run
 from tests.support.conformance import reference_agent_traces
 from tests.support.official import official_bin, run_official
 from tests.support.poll import eventually
@@ -256,6 +257,27 @@ async def test_the_references_own_agent_traces(world: World) -> None:
     for trace in (traces["sub-trace"], world.agent_trace):  # the reference's, ours
         failed = await world.official("tg-show-explain-trace", trace, "--format", "json")
         assert failed.code != 0 and crash in failed.stdout + failed.stderr, failed
+
+
+async def test_a_failed_agent_run_with_its_error_conclusion(world: World) -> None:
+    """Our conclusion of a run that failed (no answer, terminationReason "error", the reason:
+    docs/provenance.md) reads in the official client: listed, shown as text and as JSON with
+    the conclusion last, nothing invented as its answer."""
+    await world.stack.publish(TRIPLES_STORE, failed_run("official-failed"))
+    trace = "urn:trustgraph:agent:official-failed"
+    shown = await eventually(
+        lambda: world.official("tg-show-explain-trace", trace),
+        lambda r: "--- Conclusion ---" in r.stdout,
+        timeout=30,
+    )
+    assert shown.code == 0, shown.stderr
+    stages = [s.split(" ---")[0] for s in shown.stdout.split("--- ")[1:]]
+    assert stages == ["Analysis", "Observation", "Conclusion"], shown.stdout
+    as_json = await world.official("tg-show-explain-trace", trace, "--format", "json")
+    assert as_json.code == 0, as_json.stderr
+    steps = json.loads(as_json.stdout)["steps"]
+    assert [s["type"] for s in steps] == ["analysis", "observation", "conclusion"]
+    assert "Nothing." not in json.dumps(steps[-1])  # no answer read from elsewhere
 
 
 async def test_sparql_results(world: World) -> None:

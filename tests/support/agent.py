@@ -7,7 +7,16 @@ import asyncio
 from typing import Any
 
 from trustgraph_base.messaging import TRIPLES_STORE, Bus, Context, Topics
-from trustgraph_base.provenance import GRAPH_RETRIEVAL, graph_rag_question_triples
+from trustgraph_base.provenance import (
+    GRAPH_RETRIEVAL,
+    agent_error_triples,
+    agent_iteration_triples,
+    agent_observation_triples,
+    agent_session_triples,
+    failure_triples,
+    graph_rag_question_triples,
+    uris,
+)
 from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Term
 from trustgraph_base.schema import GraphRagRequest, Metadata, Triples
 from trustgraph_base.settings import ProcessorSettings
@@ -205,3 +214,19 @@ def conclusion_rows(uri: str, parent: str, answer: str, reason: str = "final-ans
         (uri, TG + "document", uri + "/document", G),
         (uri, TG + "terminationReason", reason, G),
     ]
+
+
+FAILED_WHY = "the LLM failed: HTTP 500 [llm-error]"
+
+
+def failed_run(session: str, user: str = "trustgraph") -> Triples:
+    """An agent run whose LLM failed at step 2, as one message for the store: its question,
+    step 1 and the conclusion that says the run failed (docs/provenance.md, "A run that
+    failed"), with the question's own tg:error."""
+    a = uris.agent_session_uri(session)
+    i1, final = uris.agent_iteration_uri(a, 1), uris.agent_final_uri(a)
+    triples = agent_session_triples(a, "Why did it stop?", "2026-01-01T10:00:00.000Z")
+    triples += agent_iteration_triples(i1, a, "Look it up.", "knowledge-query", {}, "Nothing.")
+    triples += agent_observation_triples(uris.agent_observation_uri(i1), i1)
+    triples += failure_triples(a, G, FAILED_WHY) + agent_error_triples(final, i1, FAILED_WHY)
+    return Triples(metadata=Metadata(id=session, user=user, collection="default"), triples=triples)
