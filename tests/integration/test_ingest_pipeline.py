@@ -122,7 +122,7 @@ async def test_pdf_becomes_pages_chunks_and_edges_with_provenance(
     for n in (1, 2, 3):
         page, chunk = f"{doc}/p{n}", f"{doc}/p{n}/c0"
         assert objects(found, page, RDF.type) == {k(PROV.Entity), k(TG.Page)}
-        assert objects(found, page, TG.pageNumber) == {lit(n)}
+        assert objects(found, page, TG.pageNumber) == {lit(str(n))}
         assert objects(found, page, PROV.wasDerivedFrom) == {k(doc)}
         decode = activity_of(found, page, "decoder")
         assert objects(found, decode, PROV.used) == {k(doc)}  # the reference's facts
@@ -130,11 +130,11 @@ async def test_pdf_becomes_pages_chunks_and_edges_with_provenance(
         assert objects(found, decode, TG.componentVersion) == {lit(VERSION)}
         assert objects(found, chunk, RDF.type) == {k(PROV.Entity), k(TG.Chunk)}
         assert objects(found, chunk, PROV.wasDerivedFrom) == {k(page)}
-        assert objects(found, chunk, TG.chunkIndex) == {lit(0)}
+        assert objects(found, chunk, TG.chunkIndex) == {lit("0")}
         assert objects(found, chunk, TG.charOffset) == {lit("0")}  # plain, the reference's form
         act = activity_of(found, chunk, "chunker")
-        assert objects(found, act, TG.chunkSize) == {lit(1000)}
-        assert objects(found, act, TG.chunkOverlap) == {lit(100)}
+        assert objects(found, act, TG.chunkSize) == {lit("1000")}
+        assert objects(found, act, TG.chunkOverlap) == {lit("100")}
         assert objects(found, act, PROV.used) == {k(page)}
         subgraph = chunk + "/subgraph"
         assert objects(found, subgraph, RDF.type) == {k(PROV.Entity), k(TG.Subgraph)}
@@ -292,10 +292,10 @@ async def test_text_document_chunks_directly_under_the_document(client: Client) 
     for m in range(info.chunks):
         chunk = f"{doc}/c{m}"
         assert objects(found, chunk, PROV.wasDerivedFrom) == {k(doc)}
-        assert objects(found, chunk, TG.chunkIndex) == {lit(m)}
+        assert objects(found, chunk, TG.chunkIndex) == {lit(str(m))}
         act = activity_of(found, chunk, "chunker")
-        assert objects(found, act, TG.chunkSize) == {lit(100)}
-        assert objects(found, act, TG.chunkOverlap) == {lit(20)}
+        assert objects(found, act, TG.chunkSize) == {lit("100")}
+        assert objects(found, act, TG.chunkOverlap) == {lit("20")}
         (offset,) = objects(found, chunk, TG.charOffset)
         content = (await client.content(chunk)).decode()
         start = int(offset.split('"')[1])

@@ -1,5 +1,6 @@
 """What the migration tests share (docs/conformance.md, "Adopted"): a store's seal, our
-software agents' IRIs as written before, and a migration killed where it would sign again."""
+software agents' IRIs as written before, a migration killed where it would sign again, and
+what still verifies after."""
 
 from __future__ import annotations
 
@@ -10,9 +11,12 @@ from typing import Any
 
 import pytest
 
+from trustgraph_base.integrity.keys import Keyring
 from trustgraph_base.provenance.document_uris import COMPONENT_PREFIX, OLD_COMPONENT_PREFIX
 from trustgraph_base.rdf.terms import IriTerm
+from trustgraph_flow.store.core.backend import Handle
 from trustgraph_flow.store.governance.seal import Seal, open_seal
+from trustgraph_flow.store.governance.verify import verify_document, verify_trace
 
 
 def seal_fixture() -> Any:
@@ -45,3 +49,13 @@ def killed_at(monkeypatch: pytest.MonkeyPatch, step: str) -> Iterator[None]:
         m.setattr(Seal, step, killed)
         with pytest.raises(SystemExit):
             yield
+
+
+def assert_verified(
+    handle: Handle, keys: Keyring, documents: tuple[str, ...] = (), traces: tuple[str, ...] = ()
+) -> None:
+    """Each of ``documents`` and ``traces`` still verifies (its problems shown if not)."""
+    checks = [verify_document(handle, keys, d) for d in documents]
+    checks += [verify_trace(handle, keys, t) for t in traces]
+    for checked in checks:
+        assert checked.verified, checked.problems

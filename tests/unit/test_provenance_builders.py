@@ -146,7 +146,7 @@ def test_docrag_trace_matches_spec() -> None:
             "<urn:trustgraph:docrag:d1/exploration> rdf:type prov:Entity",
             "<urn:trustgraph:docrag:d1/exploration> rdf:type tg:Exploration",
             "<urn:trustgraph:docrag:d1/exploration> prov:wasGeneratedBy <urn:trustgraph:docrag:d1>",
-            '<urn:trustgraph:docrag:d1/exploration> tg:chunkCount "2"^^xsd:integer',
+            '<urn:trustgraph:docrag:d1/exploration> tg:chunkCount "2"',
             "<urn:trustgraph:docrag:d1/exploration> tg:selectedChunk <urn:trustgraph:doc:x/p1/c0>",
             "<urn:trustgraph:docrag:d1/exploration> tg:selectedChunk <urn:trustgraph:doc:x/p2/c3>",
             "<urn:trustgraph:docrag:d1/synthesis> rdf:type prov:Entity",
@@ -196,7 +196,7 @@ def test_graph_rag_trace_matches_spec() -> None:
             "<urn:trustgraph:question:g1/exploration> rdf:type prov:Entity",
             "<urn:trustgraph:question:g1/exploration> rdf:type tg:Exploration",
             "<urn:trustgraph:question:g1/exploration> prov:wasGeneratedBy <urn:trustgraph:question:g1>",
-            '<urn:trustgraph:question:g1/exploration> tg:edgeCount "12"^^xsd:integer',
+            '<urn:trustgraph:question:g1/exploration> tg:edgeCount "12"',
             "<urn:trustgraph:question:g1/focus> rdf:type prov:Entity",
             "<urn:trustgraph:question:g1/focus> rdf:type tg:Focus",
             "<urn:trustgraph:question:g1/focus> prov:wasDerivedFrom <urn:trustgraph:question:g1/exploration>",
@@ -252,12 +252,12 @@ def test_extraction_provenance_matches_spec() -> None:
         '<urn:trustgraph:doc:abc123> rdfs:label "Sample PDF"',
         "<urn:trustgraph:doc:abc123/p1> rdf:type prov:Entity",
         "<urn:trustgraph:doc:abc123/p1> rdf:type tg:Page",
-        '<urn:trustgraph:doc:abc123/p1> tg:pageNumber "1"^^xsd:integer',
+        '<urn:trustgraph:doc:abc123/p1> tg:pageNumber "1"',
         "<urn:trustgraph:doc:abc123/p1> prov:wasDerivedFrom <urn:trustgraph:doc:abc123>",
         "<urn:trustgraph:doc:abc123/p1> prov:wasGeneratedBy <urn:trustgraph:doc:abc123/activity/decode>",
         "<urn:trustgraph:doc:abc123/p1/c0> rdf:type prov:Entity",
         "<urn:trustgraph:doc:abc123/p1/c0> rdf:type tg:Chunk",
-        '<urn:trustgraph:doc:abc123/p1/c0> tg:chunkIndex "0"^^xsd:integer',
+        '<urn:trustgraph:doc:abc123/p1/c0> tg:chunkIndex "0"',
         '<urn:trustgraph:doc:abc123/p1/c0> tg:charOffset "0"',  # the reference's form
         '<urn:trustgraph:doc:abc123/p1/c0> tg:charLength "120"',
         "<urn:trustgraph:doc:abc123/p1/c0> prov:wasDerivedFrom <urn:trustgraph:doc:abc123/p1>",
@@ -294,8 +294,8 @@ def test_metrics_and_failure_are_declared_predicates() -> None:
     )
     assert got == [
         '<urn:trustgraph:question:g1/focus> tg:llmModel "m"',
-        '<urn:trustgraph:question:g1/focus> tg:inToken "3"^^xsd:integer',
-        '<urn:trustgraph:question:g1/focus> tg:outToken "4"^^xsd:integer',
+        '<urn:trustgraph:question:g1/focus> tg:inToken "3"',
+        '<urn:trustgraph:question:g1/focus> tg:outToken "4"',
         '<urn:trustgraph:question:g1/focus> tg:llmDurationMs "2"',  # whole ms, rounded half up
     ]
     assert lines(failure_triples("urn:trustgraph:agent:s1", GRAPH_RETRIEVAL, "LLM down")) == [

@@ -20,9 +20,9 @@ SOURCE = f"""
 <{DOC}> a prov:Entity, tg:Document ; dc:title "D" ; tg:mimeType "application/pdf" .
 <{DOC}/activity/decode> a prov:Activity ; prov:wasAssociatedWith <urn:trustgraph:component:decoder> .
 <urn:trustgraph:component:decoder> a prov:SoftwareAgent .
-<{DOC}/p1> a prov:Entity, tg:Page ; prov:wasDerivedFrom <{DOC}> ; tg:pageNumber 1 ;
+<{DOC}/p1> a prov:Entity, tg:Page ; prov:wasDerivedFrom <{DOC}> ; tg:pageNumber "1" ;
     prov:wasGeneratedBy <{DOC}/activity/decode> .
-<{DOC}/p1/c0> a prov:Entity, tg:Chunk ; prov:wasDerivedFrom <{DOC}/p1> ; tg:chunkIndex 0 ;
+<{DOC}/p1/c0> a prov:Entity, tg:Chunk ; prov:wasDerivedFrom <{DOC}/p1> ; tg:chunkIndex "0" ;
     tg:charOffset "0" ; tg:charLength "120" .
 <{DOC}/p1/c0/subgraph> a prov:Entity, tg:Subgraph ; prov:wasDerivedFrom <{DOC}/p1/c0> ;
     tg:contains <urn:trustgraph:statement:1> .
@@ -32,14 +32,14 @@ SOURCE = f"""
 GRAPH_RAG = f"""
 <{Q}> a prov:Activity, tg:Question, tg:GraphRagQuestion ; tg:query "What does the fox do?" ;
     prov:startedAtTime "2026-01-01T10:00:00.000Z"^^xsd:dateTime .
-<{Q}/exploration> a prov:Entity, tg:Exploration ; prov:wasGeneratedBy <{Q}> ; tg:edgeCount 7 .
+<{Q}/exploration> a prov:Entity, tg:Exploration ; prov:wasGeneratedBy <{Q}> ; tg:edgeCount "7" .
 <{Q}/focus> a prov:Entity, tg:Focus ; prov:wasDerivedFrom <{Q}/exploration> ;
     tg:selectedEdge <{Q}/focus/e1> .
 <{Q}/focus/e1> a tg:EdgeSelection ; tg:edge <urn:trustgraph:statement:1> ; tg:reasoning "fox" .
 <{Q}/synthesis/claim1> a prov:Entity, tg:Claim ; prov:wasDerivedFrom <{Q}/synthesis> ;
     tg:content "It jumps over the dog." ; tg:charOffset "0" ; tg:charLength "22" ; tg:cites <{Q}/focus/e1> .
 <{Q}/synthesis> a prov:Entity, tg:Synthesis, tg:Answer ; prov:wasDerivedFrom <{Q}/focus> ;
-    tg:content "It jumps over the dog." ; tg:cites <{Q}/focus/e1> ; tg:inToken 12 ;
+    tg:content "It jumps over the dog." ; tg:cites <{Q}/focus/e1> ; tg:inToken "12" ;
     tg:llmDurationMs "4" .
 """
 VERIFIED = f"""
@@ -79,9 +79,9 @@ D = "urn:trustgraph:docrag:d1"
 DOC_RAG = f"""
 <{D}> a prov:Activity, tg:Question, tg:DocRagQuestion ; tg:query "Where?" ;
     prov:startedAtTime "2026-01-01T10:00:00.000Z"^^xsd:dateTime .
-<{D}/exploration> a prov:Entity, tg:Exploration ; prov:wasGeneratedBy <{D}> ; tg:chunkCount 1 ;
+<{D}/exploration> a prov:Entity, tg:Exploration ; prov:wasGeneratedBy <{D}> ; tg:chunkCount "1" ;
     tg:selectedChunk <{DOC}/p1/c0> .
-<{D}/exploration/c1> tg:rank 1 ; tg:score "0.5"^^xsd:double .
+<{D}/exploration/c1> tg:rank 1 ; tg:score "0.5" .
 <{D}/synthesis> a prov:Entity, tg:Synthesis ; prov:wasDerivedFrom <{D}/exploration> ;
     tg:content "In Paris." .
 <{D}/synthesis/claim1> a prov:Entity, tg:Claim ; prov:wasDerivedFrom <{D}/synthesis> ;
@@ -194,7 +194,7 @@ BROKEN = [
     ("step number 0", AGENT + f'<{A}/i1> tg:stepNumber "0" .', f"{A}/i1", "stepNumber"),
     (
         "negative tokens",
-        GRAPH_RAG.replace("tg:inToken 12", "tg:inToken -3"),
+        GRAPH_RAG.replace('tg:inToken "12"', 'tg:inToken "-3"'),
         f"{Q}/synthesis",
         "inToken",
     ),
@@ -204,7 +204,7 @@ BROKEN = [
         "urn:trustgraph:docrag:q1",
         None,
     ),
-    ("docrag count missing", DOC_RAG.replace("tg:chunkCount 1 ;", ""), f"{D}/exploration", None),
+    ("docrag count missing", DOC_RAG.replace('tg:chunkCount "1" ;', ""), f"{D}/exploration", None),
     (
         "claim span without its place",
         DOC_RAG.replace('tg:charOffset "12" ; ', ""),
@@ -279,7 +279,7 @@ SOURCE_BROKEN = [
     ),
     (
         "page number 0",
-        SOURCE.replace("tg:pageNumber 1", "tg:pageNumber 0"),
+        SOURCE.replace('tg:pageNumber "1"', 'tg:pageNumber "0"'),
         f"{DOC}/p1",
         "pageNumber",
     ),

@@ -13,7 +13,7 @@ from typing import Any
 import pyoxigraph as ox
 import pytest
 
-from tests.support.migration import killed_at, seal_fixture
+from tests.support.migration import assert_verified, killed_at, seal_fixture
 from tests.support.store import DOC, agent, document, graph_rag, handle_of, msg
 from trustgraph_base.provenance import uris
 from trustgraph_base.provenance.common import decimal_literal, integer_literal, text, triple
@@ -125,11 +125,7 @@ def test_old_metrics_get_the_reference_names_and_still_verify(
     assert rag["synthesis"] == StageMetrics(model="m1", in_token=10, latency_ms=13)
     assert rag["exploration"] == StageMetrics(model="hashing-384", latency_ms=3.25)
     assert steps["i1"] == StageMetrics(model="m1", in_token=3, latency_ms=8)
-    for root in (QUESTION, AGENT):
-        checked = verify_trace(handle_of(old_store), seal.keys, root)
-        assert checked.verified, checked.problems
-    checked = verify_document(handle_of(old_store), seal.keys, DOC)
-    assert checked.verified, checked.problems
+    assert_verified(handle_of(old_store), seal.keys, (DOC,), (QUESTION, AGENT))
     assert migrate(old_store, seal) == 0
 
 
@@ -166,11 +162,7 @@ def test_a_renaming_killed_before_signing_resumes(
     assert not verify_document(handle_of(old_store), seal.keys, DOC).verified
     migrate(old_store, seal)
     assert (uris.synthesis_uri(QUESTION), "llmDurationMs") in figures(old_store, RETRIEVAL)
-    for root in (QUESTION, AGENT):
-        checked = verify_trace(handle_of(old_store), seal.keys, root)
-        assert checked.verified, checked.problems
-    checked = verify_document(handle_of(old_store), seal.keys, DOC)
-    assert checked.verified, checked.problems
+    assert_verified(handle_of(old_store), seal.keys, (DOC,), (QUESTION, AGENT))
     assert shown(old_store)[0]["synthesis"].latency_ms == 13
 
 
@@ -202,7 +194,5 @@ def test_a_renaming_killed_before_a_trace_is_signed_again_resumes(
             migrate(old_store, seal)
     assert not verify_trace(handle_of(old_store), seal.keys, QUESTION).verified
     migrate(old_store, seal)
-    for root in (QUESTION, AGENT):
-        checked = verify_trace(handle_of(old_store), seal.keys, root)
-        assert checked.verified, checked.problems
+    assert_verified(handle_of(old_store), seal.keys, (), (QUESTION, AGENT))
     assert shown(old_store)[1]["i1"].latency_ms == 8

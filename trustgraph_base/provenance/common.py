@@ -125,8 +125,8 @@ def metrics_triples(
     embedding: bool = False,
 ) -> list[Triple]:
     """Per-stage cost figures: the reference's tg:llmModel and tg:llmDurationMs (whole
-    milliseconds, a plain literal as the reference writes it) for a stage's LLM calls, with
-    tg:inToken and tg:outToken. A stage that made none (no model, no tokens), or whose model
+    milliseconds) for a stage's LLM calls, with tg:inToken and tg:outToken, each count a plain
+    literal as the reference writes it. A stage that made none (no model, no tokens), or whose model
     is an embeddings model (``embedding``: tg:embeddingModel), is timed by tg:latencyMs."""
     out: list[Triple] = []
     llm = not embedding and (bool(model) or in_token is not None or out_token is not None)
@@ -134,9 +134,9 @@ def metrics_triples(
         name = TG.embeddingModel if embedding else TG.llmModel
         out.append(triple(stage_uri, name, text(model), graph))
     if in_token is not None:
-        out.append(triple(stage_uri, TG.inToken, integer_literal(in_token), graph))
+        out.append(triple(stage_uri, TG.inToken, plain_integer(in_token), graph))
     if out_token is not None:
-        out.append(triple(stage_uri, TG.outToken, integer_literal(out_token), graph))
+        out.append(triple(stage_uri, TG.outToken, plain_integer(out_token), graph))
     if latency_ms is not None and llm:
         out.append(triple(stage_uri, TG.llmDurationMs, text(str(whole_ms(latency_ms))), graph))
     elif latency_ms is not None:

@@ -8,14 +8,13 @@ from importlib import metadata
 from trustgraph_base.provenance.common import (
     datetime_literal,
     derived,
-    integer_literal,
     plain_integer,
     text,
     triple,
     types,
 )
 from trustgraph_base.provenance.namespaces import DC, GRAPH_SOURCE, PROV, RDFS, TG
-from trustgraph_base.rdf.terms import BlankTerm, IriTerm, LiteralTerm, Term, Triple, quoted
+from trustgraph_base.rdf.terms import BlankTerm, IriTerm, Term, Triple, quoted
 
 G = GRAPH_SOURCE
 try:
@@ -39,7 +38,7 @@ def page_triples(page: str, doc_uri: str, page_number: int, activity: str) -> li
     """A page ``{doc}/p{n}``, derived from its document."""
     return [
         *types(page, G, PROV.Entity, TG.Page),
-        triple(page, TG.pageNumber, integer_literal(page_number), G),
+        triple(page, TG.pageNumber, plain_integer(page_number), G),
         derived(page, doc_uri, G),
         triple(page, PROV.wasGeneratedBy, IriTerm(i=activity), G),
     ]
@@ -56,7 +55,7 @@ def chunk_triples(
     """A chunk, derived from its page (or from its document when there are no pages)."""
     return [
         *types(chunk, G, PROV.Entity, TG.Chunk),
-        triple(chunk, TG.chunkIndex, integer_literal(index), G),
+        triple(chunk, TG.chunkIndex, plain_integer(index), G),
         triple(chunk, TG.charOffset, plain_integer(char_offset), G),  # the reference's form
         triple(chunk, TG.charLength, plain_integer(char_length), G),
         derived(chunk, parent_uri, G),
@@ -98,7 +97,9 @@ def activity_triples(
         triple(component, RDFS.label, text(component_label), G),
     ]
     for predicate, value in (settings or {}).items():
-        literal: LiteralTerm = integer_literal(value) if isinstance(value, int) else text(value)
+        literal = (
+            plain_integer(value) if isinstance(value, int) else text(value)
+        )  # the reference's form
         out.append(triple(activity, predicate, literal, G))
     return out
 

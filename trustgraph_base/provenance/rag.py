@@ -9,18 +9,19 @@ from trustgraph_base.provenance.common import (
     datetime_literal,
     derived,
     integer_literal,
+    plain_integer,
     text,
     triple,
     types,
 )
-from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, PROV, RDF, RDFS, TG, XSD
+from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, PROV, RDF, RDFS, TG
 from trustgraph_base.provenance.uris import (
     answer_document_uri,
     calling_step_uri,
     exploration_chunk_uri,
     focus_edge_uri,
 )
-from trustgraph_base.rdf.terms import BlankTerm, IriTerm, LiteralTerm, Term, Triple, quoted
+from trustgraph_base.rdf.terms import BlankTerm, IriTerm, Term, Triple, quoted
 
 G = GRAPH_RETRIEVAL
 
@@ -106,7 +107,7 @@ def graph_rag_exploration_triples(
     """Exploration: how many edges were retrieved from the knowledge graph."""
     return [
         *_exploration(exploration_uri, question_uri, grounding),
-        triple(exploration_uri, TG.edgeCount, integer_literal(edge_count), G),
+        triple(exploration_uri, TG.edgeCount, plain_integer(edge_count), G),
     ]
 
 
@@ -127,7 +128,7 @@ def docrag_exploration_triples(
     """
     out = [
         *_exploration(exploration_uri, question_uri, grounding),
-        triple(exploration_uri, TG.chunkCount, integer_literal(len(chunk_uris)), G),
+        triple(exploration_uri, TG.chunkCount, plain_integer(len(chunk_uris)), G),
         *(triple(exploration_uri, TG.selectedChunk, IriTerm(i=c), G) for c in chunk_uris),
     ]
     for rank, (chunk, score) in enumerate(zip(chunk_uris, scores or [], strict=False), start=1):
@@ -137,7 +138,7 @@ def docrag_exploration_triples(
         out.append(triple(reifier, RDF.type, TG.ChunkSelection, G))  # the reference's type,
         out.append(triple(reifier, TG.document, IriTerm(i=chunk), G))  # and chunk link
         out.append(triple(reifier, TG.rank, integer_literal(rank), G))
-        out.append(triple(reifier, TG.score, LiteralTerm(v=repr(float(score)), dt=XSD.double), G))
+        out.append(triple(reifier, TG.score, text(repr(float(score))), G))  # the reference's form
     return out
 
 

@@ -16,8 +16,8 @@ added).
   in the source graph (owner: the document) and the retrieval graph (owner: the trace).
 - ``metrics`` (``migrate_metrics.py``): ``tg:model`` and ``tg:latencyMs`` renamed to the
   reference's ``tg:llmModel`` and ``tg:llmDurationMs`` (whole ms), in both graphs.
-- ``char-spans`` (``migrate_spans.py``): ``tg:charOffset`` / ``tg:charLength`` as plain
-  literals (the reference's form), in both graphs.
+- ``char-spans`` and ``plain-numbers`` (``migrate_plain.py``): offsets, lengths, counts and a
+  ranked chunk's score as plain literals (the reference's form), in both graphs.
 - ``chunk-selections``: each reifier of a DocumentRAG exploration's ``tg:selectedChunk``
   triple is also ``a tg:ChunkSelection`` naming its chunk by ``tg:document``. Owner: the trace.
 """
@@ -40,7 +40,7 @@ from trustgraph_flow.store.governance.migrate_labels import (
     labels_replaced,
 )
 from trustgraph_flow.store.governance.migrate_metrics import metrics
-from trustgraph_flow.store.governance.migrate_spans import spans
+from trustgraph_flow.store.governance.migrate_plain import NUMBERS, SPANS, plain
 from trustgraph_flow.store.governance.replacing import Quads
 from trustgraph_flow.store.governance.seal import Groups, trace_groups
 from trustgraph_flow.store.views.lookup import RETRIEVAL, SOURCE, n
@@ -231,5 +231,8 @@ STEPS = (
     *in_both_graphs(
         "metrics", "the reference's tg:llmModel and tg:llmDurationMs", metrics, indexed=True
     ),
-    *in_both_graphs("char-spans", "the reference's plain tg:charOffset and tg:charLength", spans),
+    *in_both_graphs(
+        "char-spans", "the reference's plain tg:charOffset and tg:charLength", plain(SPANS)
+    ),
+    *in_both_graphs("plain-numbers", "the reference's plain counts and scores", plain(NUMBERS)),
 )
