@@ -98,6 +98,15 @@ def test_long_text_wraps_to_the_width_with_a_hanging_indent() -> None:
     assert out[start + 1].startswith("              word")  # under the value, not the label
 
 
+def test_an_entity_uri_is_never_cut_across_lines() -> None:
+    for colour in (False, True):
+        out = show(samples.agent(), Style(color=colour, width=40), max_answer=0)
+        heads = [line for line in out if "urn:trustgraph:question:g1/synthesis" in line]
+        assert heads and all("urn:trustgraph:question:g1/synthesis" in h for h in heads)
+        assert not any(line.rstrip().endswith("urn:trustgraph:que") for line in out)
+        assert all(not line.strip().startswith("stion:") for line in out)
+
+
 def test_piped_ascii_and_colour_on_a_terminal() -> None:
     ascii_out = render_trace(samples.agent(), Style(unicode=False), TraceOptions())
     assert "|-- Analysis 1" in ascii_out and "`-- Conclusion" in ascii_out

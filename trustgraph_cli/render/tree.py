@@ -86,7 +86,12 @@ def _child(node: Node, prefix: str, last: bool, style: Style) -> list[str]:
 
 def _titled(node: Node, first: str, rest: str, style: Style) -> list[str]:
     width = style.width - len(first)
-    if node.value:
+    if node.value and _one_word(node.value):
+        # An entity's URI is never cut across lines, so it can be copied whole: it runs past
+        # the width instead (a terminal folds it for the eye, a pipe keeps it one line).
+        wrapped = [f"{safe(node.title)}: {node.value}"]
+        head = f"{safe(node.title)}: "
+    elif node.value:
         wrapped = wrap_field(node.title, node.value, width)
         head = f"{safe(node.title)}: "
     else:
@@ -106,6 +111,12 @@ def _titled(node: Node, first: str, rest: str, style: Style) -> list[str]:
             text = _paint_body(line, node.value_paint if head else node.title_paint, style)
         out.append((first if n == 0 else rest) + text)
     return out
+
+
+def _one_word(value: str) -> bool:
+    """Whether ``value`` is one word (an IRI): printable (no line break, nothing to escape;
+    Python counts every separator but the space as unprintable) and without a space."""
+    return value.isprintable() and " " not in value
 
 
 def _field_lines(fields: list[Field], prefix: str, style: Style) -> list[str]:
