@@ -11,7 +11,7 @@ from tests.conftest import RunningProcessors
 from tests.support.standin import echo_processor
 from trustgraph_base.errors import BrokerUnavailable, RequestTimeout, ServiceError, WireError
 from trustgraph_base.messaging import Bus, Context, Processor, RequestClient, Topic, Topics
-from trustgraph_base.messaging.bus import broker_auth
+from trustgraph_base.messaging.bus import MAX_REDELIVERIES, broker_auth
 from trustgraph_base.messaging.requests import forwarded
 from trustgraph_base.messaging.services import TEXT_COMPLETION
 from trustgraph_base.schema import Metadata, TextCompletionRequest, TextCompletionResponse, Triples
@@ -164,10 +164,13 @@ async def test_consumer_poison_message_is_dead_lettered(
 ) -> None:
     proc: Processor[ProcessorSettings] = Processor("sink")
     seen: asyncio.Queue[str] = asyncio.Queue()
+    tries = 0
 
     @proc.consumer(Topic("things", Triples))
     async def on_triples(msg: Triples, ctx: Context[ProcessorSettings]) -> None:
+        nonlocal tries
         if msg.metadata.id == "explode":
+            tries += 1
             raise RuntimeError("handler bug")
         await seen.put(msg.metadata.id)
 
@@ -182,6 +185,10 @@ async def test_consumer_poison_message_is_dead_lettered(
     second = await asyncio.wait_for(dead.receive(), 15)
     assert {first.data(), second.data()} >= {b"not json at all"}
     assert any(b"explode" in m.data() for m in (first, second))
+    # Tried once and redelivered MAX_REDELIVERIES times, then dead-lettered by the runner
+    # (with the message's own properties), and never delivered again.
+    await asyncio.sleep(1.0)
+    assert tries == MAX_REDELIVERIES + 1
 
 
 async def test_request_timeout_when_no_service(bus: Bus, topics: Topics) -> None:

@@ -158,13 +158,13 @@ class BatchRunner(Runner):
             log.warning("batch handler failed on %s (will retry): %r", self.topic, exc)
             meter.add("messages_total", len(good), route=route, outcome="retried")
             for msg in good:
-                await self.consumer.negative_acknowledge(msg)
+                await self._retry(msg)
             return
         retry = {id(v) for v in failed or ()}
         meter.add("messages_total", len(good) - len(retry), route=route, outcome="done")
         meter.add("messages_total", len(retry), route=route, outcome="retried")
         for msg, value in zip(good, values, strict=True):
             if id(value) in retry:
-                await self.consumer.negative_acknowledge(msg)
+                await self._retry(msg)
             else:
                 ack_now(self.consumer, msg)

@@ -180,19 +180,17 @@ class Bus:
         topic: str,
         subscription: str,
         *,
-        dead_letter_topic: str | None = None,
         receiver_queue_size: int = 1000,
     ) -> Consumer:
         """A Shared, durable subscription starting at the earliest unacked message.
 
-        With ``dead_letter_topic``, a message negatively acknowledged more than
-        ``MAX_REDELIVERIES`` times goes there instead of blocking the consumer.
+        A message that fails ``MAX_REDELIVERIES`` times more is not retried for ever: the
+        runner that handles it dead-letters it itself (``dispatch.Runner._retry``).
         """
         consumer = await subscribe_shared(
             self._client,
             topic,
             subscription,
-            dead_letter_topic=dead_letter_topic,
             receiver_queue_size=receiver_queue_size,
             deadline_s=self.subscribe_deadline,
             operation_timeout=self.operation_timeout,

@@ -29,7 +29,7 @@ from trustgraph_base.wire import decode
 
 log = logging.getLogger(__name__)
 
-LAST = {False: "will retry", True: "the last try: dead-lettered next"}
+LAST = {False: "will retry", True: "the last try: dead-lettered"}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -118,6 +118,20 @@ class Runner(ABC):
         await self.ctx.bus.publish(self.dlq, msg.data(), dict(msg.properties()))
         ack_now(self.consumer, msg)
 
+    async def _retry(self, msg: Any) -> None:
+        """A message whose handling failed: delivered again (negatively acknowledged), or,
+        once it has failed ``MAX_REDELIVERIES`` redeliveries already, dead-lettered."""
+        if msg.redelivery_count() >= MAX_REDELIVERIES:
+            log.error(
+                "dead-lettering a message on %s (id=%s): failed %d times",
+                self.topic,
+                msg.properties().get("id", "-"),
+                msg.redelivery_count() + 1,
+            )
+            await self._dead_letter(msg)
+            return
+        await self.consumer.negative_acknowledge(msg)
+
 
 class OneByOne(Runner):
     """Up to ``concurrency`` messages handled at once, each on its own."""
@@ -148,7 +162,7 @@ class OneByOne(Runner):
             log.exception("unexpected failure handling a message on %s", self.topic)
             meter.add("messages_total", route=route, outcome="retried")
             self._forget(msg)
-            await self.consumer.negative_acknowledge(msg)
+            await self._retry(msg)
 
     @abstractmethod
     async def _handle(self, msg: Any) -> None: ...
@@ -177,7 +191,7 @@ class ConsumerRunner(OneByOne):
             log.warning("handler failed on %s (%s): %r", self.topic, LAST[last], exc)
             if last:
                 await self._give_up(value, exc)
-            await self.consumer.negative_acknowledge(msg)
+            await self._retry(msg)
             return
         ack_now(self.consumer, msg)
 

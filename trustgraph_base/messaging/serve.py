@@ -28,8 +28,7 @@ async def serve(
     runners = []
     for route in routes:
         topic = route.topic(ctx.topics)
-        dlq = ctx.topics.dead_letter(topic, route.subscription)
-        consumer = await ctx.bus.subscribe(topic, route.subscription, dead_letter_topic=dlq)
+        consumer = await ctx.bus.subscribe(topic, route.subscription)
         runners.append(route.runner(consumer, ctx, topic))
     if settings.ready_file:
         touch(settings.ready_file)
