@@ -94,7 +94,11 @@ async def test_a_processor_killed_mid_work_comes_back_and_its_callers_are_answer
         answers = await asyncio.wait_for(asyncio.gather(*calls), 170)
     # Every caller got the agent's answer (an empty collection: no-data), none a timeout.
     assert {kind for _, kind in answers} <= {"answer", "no-data"}, answers
-    assert children(data)["agent"] != agent_pid
+    restarted = await eventually(  # the launcher notes the new pid once it is ready
+        lambda: asyncio.sleep(0, children(data)),
+        lambda c: c.get("agent", agent_pid) != agent_pid,
+    )
+    assert restarted["agent"] != agent_pid
     # Only what died was restarted: the agent's relay freed its subscriptions, so the broker
     # (and every other process's connection) stayed up.
     assert children(data)["broker"] == broker_pid

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from trustgraph_base.errors import ErrorType
 from trustgraph_base.provenance import FAILED_RUN, TG, uris
 from trustgraph_base.rdf.terms import LiteralTerm, Triple
 from trustgraph_flow.agent.prompt import Call, Step
@@ -73,3 +74,15 @@ def recorded_failure(recorded: dict[str, list[Triple]], uri: str) -> str | None:
     if facts.get(TG.terminationReason.i) != FAILED_RUN:
         return None
     return facts.get(TG.error.i, "")
+
+
+def failure_type(reason: str) -> ErrorType:
+    """The error a recorded failure had: the ``[type]`` its reason ends with (``Session.fail``'s
+    callers write it), ``llm-error`` when it names none."""
+    head, _, tail = reason.rpartition(" [")
+    if head and tail.endswith("]"):
+        try:
+            return ErrorType(tail[:-1])
+        except ValueError:
+            pass
+    return ErrorType.LLM_ERROR
