@@ -100,11 +100,13 @@ async def test_our_traces_show_in_phoenix(pulsar_url: str, prefix: str, tmp_path
         procs = [*EVERY, exporter.proc]
         async with Stack(pulsar_url, prefix, procs, data_dir=tmp_path, settings=settings) as stack:
             agent, rag = await answered(stack)
-        got = await eventually(
-            lambda: phoenix_spans(url),
-            lambda spans: {agent, rag} <= {s["context"]["trace_id"] for s in spans},
-            timeout=60,
-        )
+            # Polled while the stack runs, as for MLflow: the exporter may still be reading
+            # the last trace's messages when the CLI has printed its answer.
+            got = await eventually(
+                lambda: phoenix_spans(url),
+                lambda spans: {agent, rag} <= {s["context"]["trace_id"] for s in spans},
+                timeout=60,
+            )
 
     def kind(s: dict[str, Any]) -> str:
         return str(s["span_kind"])
