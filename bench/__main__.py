@@ -39,6 +39,7 @@ BENCHMARKS = [
     "bench_otel",
     "bench_answers",
     "bench_prompts",
+    "bench_migrate_start",
 ]
 
 

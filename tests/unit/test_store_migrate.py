@@ -21,7 +21,7 @@ from trustgraph_base.rdf.terms import Triple
 from trustgraph_flow.store.core.backend import Backend
 from trustgraph_flow.store.governance import log
 from trustgraph_flow.store.governance.documents import seal_document
-from trustgraph_flow.store.governance.migrate import GRAPH, migrate
+from trustgraph_flow.store.governance.migrate import GRAPH, PENDING, migrate
 from trustgraph_flow.store.governance.seal import Seal, open_seal
 from trustgraph_flow.store.governance.verify import verify_document
 from trustgraph_flow.store.service.lifespan import running
@@ -95,7 +95,7 @@ def test_an_old_store_is_migrated_and_its_signature_still_verifies(
     checked = verify_document(handle_of(old_store), seal.keys, DOC)
     assert checked.verified, checked.problems
     h = handle_of(old_store)
-    assert not list(h.store.quads_for_pattern(None, None, None, GRAPH))  # no mark left
+    assert not list(h.store.quads_for_pattern(None, PENDING, None, GRAPH))  # no pending mark left
 
 
 def test_migrating_twice_changes_nothing(old_store: Backend, seal: Seal) -> None:

@@ -31,7 +31,8 @@ async def running(settings: StoreSettings) -> AsyncIterator[State]:
     if settings.signing:
         state = replace(state, seal=signing_seal(settings))
     seal = state.seal
-    await state.write(lambda stores: migrate(stores, seal))  # docs/conformance.md
+    again = settings.migrate_again
+    await state.write(lambda stores: migrate(stores, seal, again=again))  # docs/conformance.md
     thresholds = tune_gc()
     collecting = asyncio.create_task(collect_garbage())
     purging = asyncio.create_task(retain(state, settings)) if settings.retention else None

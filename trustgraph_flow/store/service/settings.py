@@ -44,6 +44,10 @@ class StoreSettings(ProcessorSettings):
     signing_delay: float = Field(default=0.2, ge=0, le=60)
     """Embedded store: sign ended traces this many seconds later, in batches, off the write
     path (docs/audit.md; nothing is lost on a crash); 0: as each batch is written."""
+    migrate_again: bool = False
+    """At start, run every migration step again in every collection, even where marked done
+    (docs/store.md, "Migration at start"): for old-form triples written after a collection
+    was migrated, by a processor of an older version."""
     log_chain: str = Field(default="", pattern=r"^[A-Za-z0-9_-]{0,64}$")
     """This writer's chain in each collection's log; empty: 'local' embedded, a new one per process on a server."""
 
