@@ -15,6 +15,7 @@ import logging
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, cast
 
 from pulsar.asyncio import Consumer
@@ -28,8 +29,6 @@ from trustgraph_base.messaging.services import Topics
 from trustgraph_base.wire import decode
 
 log = logging.getLogger(__name__)
-
-LAST = {False: "will retry", True: "the last try: dead-lettered"}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -118,19 +117,24 @@ class Runner(ABC):
         await self.ctx.bus.publish(self.dlq, msg.data(), dict(msg.properties()))
         ack_now(self.consumer, msg)
 
-    async def _retry(self, msg: Any) -> None:
+    async def _retry(
+        self, msg: Any, giving_up: Callable[[], Awaitable[None]] | None = None
+    ) -> None:
         """A message whose handling failed: delivered again (negatively acknowledged), or,
-        once it has failed ``MAX_REDELIVERIES`` redeliveries already, dead-lettered."""
-        if msg.redelivery_count() >= MAX_REDELIVERIES:
-            log.error(
-                "dead-lettering a message on %s (id=%s): failed %d times",
-                self.topic,
-                msg.properties().get("id", "-"),
-                msg.redelivery_count() + 1,
-            )
-            await self._dead_letter(msg)
+        once it has failed ``MAX_REDELIVERIES`` redeliveries already, dead-lettered, after
+        ``giving_up()`` (the one place that decides a try was the last)."""
+        if msg.redelivery_count() < MAX_REDELIVERIES:
+            await self.consumer.negative_acknowledge(msg)
             return
-        await self.consumer.negative_acknowledge(msg)
+        log.error(
+            "dead-lettering a message on %s (id=%s): failed %d times",
+            self.topic,
+            msg.properties().get("id", "-"),
+            msg.redelivery_count() + 1,
+        )
+        if giving_up is not None:
+            await giving_up()
+        await self._dead_letter(msg)
 
 
 class OneByOne(Runner):
@@ -187,11 +191,14 @@ class ConsumerRunner(OneByOne):
             await self._dead_letter(msg)
             return
         except Exception as exc:
-            last = msg.redelivery_count() >= MAX_REDELIVERIES
-            log.warning("handler failed on %s (%s): %r", self.topic, LAST[last], exc)
-            if last:
-                await self._give_up(value, exc)
-            await self._retry(msg)
+            log.warning(
+                "handler failed on %s (try %d of %d): %r",
+                self.topic,
+                msg.redelivery_count() + 1,
+                MAX_REDELIVERIES + 1,
+                exc,
+            )
+            await self._retry(msg, partial(self._give_up, value, exc))
             return
         ack_now(self.consumer, msg)
 
