@@ -20,14 +20,21 @@ from tests.golden.golden import invoke
 from tests.support.poll import eventually
 from tests.support.processors import EVERY, SAMPLES
 from tests.support.stack import Stack
+from trustgraph_base.messaging import Processor
 from trustgraph_cli.client import GatewayClient
 from trustgraph_cli.options import Gateway
+from trustgraph_flow.librarian import processor as librarian
+from trustgraph_flow.store import processor as store
 
 QUESTIONS: list[tuple[str, str, dict[str, Any]]] = [
     ("document-rag", "docrag-hugo", {"query": "Where was Victor Hugo born?"}),
     ("graph-rag", "graph-france", {"query": "What is the capital of France?"}),
     ("agent", "agent-cairo", {"question": "Which river flows through Cairo?"}),
 ]
+# What the viewer asks of a stack as it opens: traces (the store) and the collection list (the
+# store and the librarian). Without the librarian that list waits for the gateway's request
+# timeout, and the stack's close waits for that request: a minute for each test.
+VIEWED: list[Processor[Any, Any]] = [store.proc, librarian.proc]
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",

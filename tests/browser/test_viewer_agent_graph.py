@@ -5,62 +5,82 @@ in a real browser against the real gateway."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
 from bench.long_trace import graph_agent_trace
-from tests.browser.support import browser
+from tests.browser.support import VIEWED, browser
 from tests.golden import agent_graph
 from tests.support.agent import failed_run
 from tests.support.sparql_server import embedded_only, store_backend
 from tests.support.stack import Stack
 from trustgraph_base.provenance import uris
-from trustgraph_base.schema import Triples
-from trustgraph_flow.store.processor import proc as store
 from trustgraph_flow.store.service.writer import write_batch
 
 TIMEOUT = 15_000  # ms, for each wait on the page
+STEPS = 300  # of the long graph's trace
 
 pytestmark = [
     pytest.mark.timeout(300),
     embedded_only(
         "the picture is drawn in the browser from the trace view, which both stores answer"
-        " alike (the view tests run on both): four stacks of a minute each stay out of the"
-        " server suite, which CI runs side by side with this one"
+        " alike (the view tests run on both)"
     ),
 ]
 
 
-@asynccontextmanager
-async def viewing(
-    pulsar_url: str, prefix: str, tmp_path: Path, batches: list[Triples], address: str
-) -> AsyncIterator[tuple[Any, list[str]]]:
-    """A page of the viewer at ``address`` (after its ``#``), the store holding ``batches``,
-    and the page's errors (none, at the end of each test)."""
-    stores = store_backend(tmp_path / "store" / "store")  # where the stack's store looks
-    write_batch(stores, batches)
+class Viewer(NamedTuple):
+    url: str
+    browser: Any
+
+
+@pytest.fixture(scope="module")
+async def viewer(
+    pulsar_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[Viewer]:
+    """One stack and one chromium for the module: the store holds each test's trace (each
+    test opens only its own), written before the stack starts."""
+    data = tmp_path_factory.mktemp("agent-graph")
+    stores = store_backend(data / "store" / "store")  # where the stack's store looks
+    write_batch(
+        stores,
+        [
+            agent_graph.graph_batch(),
+            *graph_agent_trace("graph-300", STEPS),
+            failed_run("failed-run"),
+        ],
+    )
     stores.close()
-    async with Stack(pulsar_url, prefix, [store], data_dir=tmp_path) as stack, browser() as b:
-        page = await b.new_page(viewport={"width": 1280, "height": 900})
+    prefix = f"t{uuid.uuid4().hex[:10]}"
+    async with Stack(pulsar_url, prefix, VIEWED, data_dir=data) as stack, browser() as b:
+        yield Viewer(stack.url, b)
+
+
+@asynccontextmanager
+async def viewing(viewer: Viewer, address: str) -> AsyncIterator[tuple[Any, list[str]]]:
+    """A page of the viewer at ``address`` (after its ``#``), in a browser context of its own
+    (nothing kept from another test's page), and the page's errors (none, at the end of each
+    test)."""
+    context = await viewer.browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = await context.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
-        await page.goto(f"{stack.url}#{address}")
+        await page.goto(f"{viewer.url}#{address}")
         yield page, errors
+    finally:
+        await context.close()
 
 
-async def test_what_each_step_used_is_a_link_and_the_dead_end_is_marked(
-    pulsar_url: str, prefix: str, tmp_path: Path
-) -> None:
+async def test_what_each_step_used_is_a_link_and_the_dead_end_is_marked(viewer: Viewer) -> None:
     g = agent_graph.GRAPH
     from playwright.async_api import expect
 
-    async with viewing(
-        pulsar_url, prefix, tmp_path, [agent_graph.graph_batch()], f"/trace/{g}"
-    ) as (page, errors):
+    async with viewing(viewer, f"/trace/{g}") as (page, errors):
         await page.wait_for_selector('body[data-ready="trace"]', timeout=TIMEOUT)
         step2 = page.locator(".tree .row", has_text="Step 2").first
         assert "dead end" in await step2.inner_text()
@@ -90,16 +110,12 @@ async def edges_of(page: Any) -> set[tuple[str, str]]:
     return {(a, b) for a, b in pairs}
 
 
-async def test_the_graph_view_draws_what_each_step_used(
-    pulsar_url: str, prefix: str, tmp_path: Path
-) -> None:
+async def test_the_graph_view_draws_what_each_step_used(viewer: Viewer) -> None:
     g = agent_graph.GRAPH
     i1, i2, i3 = (f"{g}/i{n}" for n in (1, 2, 3))
     from playwright.async_api import expect
 
-    async with viewing(
-        pulsar_url, prefix, tmp_path, [agent_graph.graph_batch()], f"/trace/{g}"
-    ) as (page, errors):
+    async with viewing(viewer, f"/trace/{g}") as (page, errors):
         await page.wait_for_selector('body[data-ready="trace"]', timeout=TIMEOUT)
         await page.get_by_role("button", name="Graph", exact=True).click()
         await page.wait_for_selector("svg.agent-graph", timeout=TIMEOUT)
@@ -142,24 +158,15 @@ async def test_the_graph_view_draws_what_each_step_used(
         assert errors == []
 
 
-async def test_a_300_step_graph_is_drawn_whole_and_scrolls(
-    pulsar_url: str, prefix: str, tmp_path: Path
-) -> None:
-    steps = 300
+async def test_a_300_step_graph_is_drawn_whole_and_scrolls(viewer: Viewer) -> None:
     g = uris.agent_session_uri("graph-300")
     from playwright.async_api import expect
 
-    async with viewing(
-        pulsar_url,
-        prefix,
-        tmp_path,
-        graph_agent_trace("graph-300", steps),
-        f"/trace/{g}?show=graph",
-    ) as (page, errors):
+    async with viewing(viewer, f"/trace/{g}?show=graph") as (page, errors):
         await page.wait_for_selector("svg.agent-graph", timeout=TIMEOUT)
         nodes = page.locator("svg.agent-graph .dag-node")
         # The question, 300 steps, 270 observations, 30 steps' two calls each, the conclusion.
-        assert await nodes.count() == 1 + steps + 270 + 60 + 1
+        assert await nodes.count() == 1 + STEPS + 270 + 60 + 1
         edges = await edges_of(page)
         assert f"{g}/i30/c1/observation" not in {a for a, _ in edges}  # drawn as its call
         assert (f"{g}/i30/c1", f"{g}/i35") in edges  # step 35 used step 30's first call
@@ -179,16 +186,11 @@ async def test_a_300_step_graph_is_drawn_whole_and_scrolls(
         assert errors == []
 
 
-async def test_a_failed_run_shows_its_error_conclusion_last(
-    pulsar_url: str, prefix: str, tmp_path: Path
-) -> None:
+async def test_a_failed_run_shows_its_error_conclusion_last(viewer: Viewer) -> None:
     a = uris.agent_session_uri("failed-run")
     from playwright.async_api import expect
 
-    async with viewing(pulsar_url, prefix, tmp_path, [failed_run("failed-run")], f"/trace/{a}") as (
-        page,
-        errors,
-    ):
+    async with viewing(viewer, f"/trace/{a}") as (page, errors):
         await page.wait_for_selector('body[data-ready="trace"]', timeout=TIMEOUT)
         answer = await page.locator("section.answer").inner_text()
         assert "No answer: the run failed (the LLM failed: HTTP 500 [llm-error])." in answer

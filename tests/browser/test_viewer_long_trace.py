@@ -11,11 +11,10 @@ from pathlib import Path
 import pytest
 
 from bench.long_trace import long_agent_trace
-from tests.browser.support import browser
+from tests.browser.support import VIEWED, browser
 from tests.integration.test_cli_long_trace import TRACE
 from tests.support.sparql_server import store_backend
 from tests.support.stack import Stack
-from trustgraph_flow.store.processor import proc as store
 from trustgraph_flow.store.service.writer import write_batch
 
 STEPS = 2_000  # four windows of steps
@@ -31,7 +30,7 @@ async def test_the_last_of_2000_steps_is_reachable(
     write_batch(stores, long_agent_trace("long-run", STEPS, sub_every=500))
     stores.close()
     async with (
-        Stack(pulsar_url, prefix, [store], data_dir=tmp_path) as stack,
+        Stack(pulsar_url, prefix, VIEWED, data_dir=tmp_path) as stack,
         browser() as b,
     ):
         page = await b.new_page(viewport={"width": 1280, "height": 900})

@@ -7,13 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.support import browser
+from tests.browser.support import VIEWED, browser
 from tests.browser.test_viewer import TIMEOUT, expect_text, shown, texts
 from tests.integration.test_otel_import import QUESTION, send_app_trace, world
 from tests.support.openai_stub import OpenAIStub
 from tests.support.poll import eventually
 from tests.support.stack import ADMIN, Stack, create_key
-from trustgraph_flow.store.processor import proc as store
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -21,7 +20,7 @@ pytestmark = pytest.mark.timeout(300)
 async def test_an_imported_trace_in_the_viewer(
     pulsar_url: str, prefix: str, tmp_path: Path
 ) -> None:
-    async with Stack(pulsar_url, prefix, [store], data_dir=tmp_path, token=ADMIN) as stack:
+    async with Stack(pulsar_url, prefix, VIEWED, data_dir=tmp_path, token=ADMIN) as stack:
         await world(stack, "alice")
         key = await create_key(stack, "alice")
         async with OpenAIStub(default="Paris is the capital of France.") as llm:
