@@ -82,7 +82,7 @@ class TraceWriter:
             data = encode(message)
             if self.journal is not None:
                 self.journal.record(self.run, data)
-            self.receipts.append(self.ctx.send_now(TRIPLES_STORE, data))
+            self.receipts.append(self.ctx.send_now(TRIPLES_STORE, data, batching=True))
         self.queued.clear()
 
     async def settle(self, upto: int | None = None) -> None:
@@ -143,7 +143,7 @@ async def _deliver(
             await asyncio.sleep(RESEND_DELAYS[min(attempt, len(RESEND_DELAYS) - 1)])
             attempt += 1
             try:
-                await writer.ctx.send_now(TRIPLES_STORE, data)
+                await writer.ctx.send_now(TRIPLES_STORE, data, batching=True)
                 break
             except BrokerUnavailable as exc:
                 log.debug("sending a trace message of %s again: %s", writer.question_uri, exc)

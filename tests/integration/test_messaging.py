@@ -13,10 +13,12 @@ from trustgraph_base.errors import BrokerUnavailable, RequestTimeout, ServiceErr
 from trustgraph_base.messaging import Bus, Context, Processor, RequestClient, Topic, Topics
 from trustgraph_base.messaging.bus import MAX_REDELIVERIES, broker_auth
 from trustgraph_base.messaging.requests import forwarded
-from trustgraph_base.messaging.services import TEXT_COMPLETION
+from trustgraph_base.messaging.services import TEXT_COMPLETION, TRIPLES_STORE
+from trustgraph_base.rdf.terms import Triple, iri
 from trustgraph_base.schema import Metadata, TextCompletionRequest, TextCompletionResponse, Triples
 from trustgraph_base.settings import ProcessorSettings
 from trustgraph_base.wire import decode, decode_pack, encode
+from trustgraph_flow.trace_writer import TraceWriter
 
 
 async def test_streamed_reply(
@@ -241,3 +243,56 @@ async def test_messages_sent_without_waiting_arrive_in_order_and_each_receipt_is
     await (await bus.producer(topic)).close()  # the broker cannot take it: the receipt says so
     with pytest.raises(BrokerUnavailable, match=r"cannot publish to .*sent-now"):
         await asyncio.wait_for(bus.send_now(topic, message(20)), 10)
+
+
+async def test_messages_sent_without_waiting_may_share_a_batch_and_arrive_each_alone(
+    bus: Bus, topics: Topics
+) -> None:
+    """``send_now(batching=True)`` (trace messages): what is sent in one pass leaves in a
+    batch the broker stores as one entry, and each message still arrives alone, in order,
+    with its own receipt; without it every message is its own entry."""
+    batched, single = topics.topic("sent-batched"), topics.topic("sent-single")
+    consumers = {t: await bus.subscribe(t, "s") for t in (batched, single)}
+
+    def message(i: int) -> Triples:
+        return Triples(metadata=Metadata(id=f"urn:test:{i}", user="u", collection="c"), triples=[])
+
+    for topic, batching in ((batched, True), (single, False)):
+        await bus.producer(topic, batching=batching)  # made first: the rest go in one pass
+        receipts = [bus.send_now(topic, encode(message(i)), batching=batching) for i in range(8)]
+        await asyncio.wait_for(asyncio.gather(*receipts), 10)
+    for topic, in_batch in ((batched, True), (single, False)):
+        got, indexes = [], []
+        for _ in range(8):
+            msg = await asyncio.wait_for(consumers[topic].receive(), 10)
+            got.append(decode(Triples, msg.data()).metadata.id)
+            indexes.append(msg.message_id().batch_index())
+            await consumers[topic].acknowledge(msg)
+        assert got == [f"urn:test:{i}" for i in range(8)]
+        # A batched message has its index in the batch; one sent alone has none (-1).
+        assert (max(indexes) > 0) is in_batch, indexes
+
+
+async def test_a_traces_messages_leave_batched(
+    settings: ProcessorSettings, bus: Bus, topics: Topics
+) -> None:
+    """The trace writer's messages (a question's entities, sent in one pass) share a batch:
+    the store takes a redelivered batch safely (its writes are idempotent), and a batch is
+    one entry for the broker and one frame each way instead of one per message."""
+    consumer = await bus.subscribe(topics.topic(TRIPLES_STORE), "trace-batches")
+    ctx: Context[ProcessorSettings] = Context("tracer", settings, bus)
+    writer = TraceWriter(ctx, "urn:test:q", "u", "c", "2026-01-01T00:00:00Z")
+    await writer.publish("urn:test:first", [])  # the topic's producer is made
+    for i in range(6):
+        writer.send(
+            f"urn:test:{i}", [Triple(s=iri(f"urn:test:{i}"), p=iri("urn:p"), o=iri("urn:o"))]
+        )
+    await asyncio.wait_for(writer.delivered(), 10)
+    got, indexes = [], []
+    for _ in range(7):
+        msg = await asyncio.wait_for(consumer.receive(), 10)
+        got.append(decode(Triples, msg.data()).metadata.id)
+        indexes.append(msg.message_id().batch_index())
+        await consumer.acknowledge(msg)
+    assert got == ["urn:test:first", *(f"urn:test:{i}" for i in range(6))]
+    assert max(indexes) > 0, indexes

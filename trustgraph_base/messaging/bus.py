@@ -92,7 +92,8 @@ class Bus:
         return self._failed
 
     async def producer(self, topic: str, *, batching: bool = False) -> Producer:
-        """A cached producer for ``topic`` (batching trades ~1 ms latency for throughput)."""
+        """A cached producer for ``topic`` (batching trades ~1 ms latency for throughput;
+        the topic's first producer made decides for every later sender in this process)."""
         found = self._producers.get(topic)
         if found is not None:
             return found
@@ -141,7 +142,9 @@ class Bus:
         hand_over(producer, f"{topic} at {self.url}", data, done, properties)
         await done
 
-    def send_now(self, topic: str, payload: BaseModel | bytes) -> Receipt[None]:
+    def send_now(
+        self, topic: str, payload: BaseModel | bytes, *, batching: bool = False
+    ) -> Receipt[None]:
         """Hand one message to the topic's producer now, without waiting: awaiting the
         receipt returns once the broker has persisted it (``BrokerUnavailable`` if it did
         not). Messages sent in order on one topic reach it in that order (a ``publish`` to it
@@ -157,17 +160,17 @@ class Bus:
         producer = self._producers.get(topic)
         if producer is None:  # the topic's first message: its producer is made first
             self._first[topic] = [(payload, done)]
-            making = asyncio.ensure_future(self._send_first(topic))
+            making = asyncio.ensure_future(self._send_first(topic, batching))
             self._making.add(making)
             making.add_done_callback(self._making.discard)
             return done
         hand_over(producer, f"{topic} at {self.url}", payload, done)
         return done
 
-    async def _send_first(self, topic: str) -> None:
+    async def _send_first(self, topic: str, batching: bool) -> None:
         """Make ``topic``'s producer, then hand it the messages that waited, in order."""
         try:
-            producer = await self.producer(topic)
+            producer = await self.producer(topic, batching=batching)
         except BrokerUnavailable as exc:
             for _, done in self._first.pop(topic):
                 done.arrive(exc)

@@ -61,11 +61,13 @@ class Context(Generic[S, T_co]):
         checked = self._checked(topic, message)
         await self.bus.publish(self.topics.topic(topic), checked, batching=batching)
 
-    def send_now(self, topic: Topic[M], message: M | bytes) -> Receipt[None]:
+    def send_now(
+        self, topic: Topic[M], message: M | bytes, *, batching: bool = False
+    ) -> Receipt[None]:
         """Hand ``message`` (or its wire form, already encoded) to the broker now, without
         waiting (``Bus.send_now``); awaiting the receipt returns once it is persisted."""
         payload = message if isinstance(message, bytes) else self._checked(topic, message)
-        return self.bus.send_now(self.topics.topic(topic), payload)
+        return self.bus.send_now(self.topics.topic(topic), payload, batching=batching)
 
     @staticmethod
     def _checked(topic: Topic[M], message: M) -> M:
