@@ -269,7 +269,7 @@ def test_extraction_provenance_matches_spec() -> None:
         '<urn:trustgraph:doc:abc123/p1/c0/subgraph> tg:contains <<( <urn:trustgraph:entity:paris> <urn:trustgraph:rel:capital_of> "France" )>>',
         "<urn:trustgraph:doc:abc123/p1/c0/activity/extract> rdf:type prov:Activity",
         "<urn:trustgraph:doc:abc123/p1/c0/activity/extract> prov:wasAssociatedWith <https://trustgraph.ai/agent/extractor>",
-        '<urn:trustgraph:doc:abc123/p1/c0/activity/extract> prov:startedAtTime "2026-01-01T00:00:00Z"^^xsd:dateTime',
+        '<urn:trustgraph:doc:abc123/p1/c0/activity/extract> prov:startedAtTime "2026-01-01T00:00:00Z"',
         "<urn:trustgraph:doc:abc123/p1/c0/activity/extract> prov:used <urn:trustgraph:doc:abc123/p1/c0>",
         '<urn:trustgraph:doc:abc123/p1/c0/activity/extract> rdfs:label "extractor extraction"',
         f'<urn:trustgraph:doc:abc123/p1/c0/activity/extract> tg:componentVersion "{VERSION}"',

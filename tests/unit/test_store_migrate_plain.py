@@ -20,9 +20,9 @@ from trustgraph_base.provenance import (
     synthesis_triples,
     uris,
 )
-from trustgraph_base.provenance.common import integer_literal
+from trustgraph_base.provenance.common import datetime_literal, integer_literal
 from trustgraph_base.provenance.evidence import ClaimSpec, claim_triples
-from trustgraph_base.provenance.namespaces import TG, XSD
+from trustgraph_base.provenance.namespaces import PROV, TG, XSD
 from trustgraph_base.rdf.terms import LiteralTerm, Triple
 from trustgraph_flow.store.core.backend import Backend
 from trustgraph_flow.store.governance.documents import seal_document
@@ -33,6 +33,7 @@ from trustgraph_flow.store.governance.verify import verify_document, verify_trac
 from trustgraph_flow.store.service.writer import write_batch
 from trustgraph_flow.store.views import explain, hierarchy
 from trustgraph_flow.store.views.lookup import RETRIEVAL, SOURCE, n
+from trustgraph_flow.store.views.prov_export import prov_document
 
 seal = seal_fixture()
 QUESTION = uris.graph_rag_question_uri("g-spans")
@@ -42,9 +43,12 @@ TYPED = {p.i: dt.value for p, dt in (SPANS | NUMBERS).items()}
 
 
 def typed_as_before(triples: list[Triple]) -> list[Triple]:
-    """Offsets, lengths, counts and scores as the builders wrote them before: typed."""
+    """Offsets, lengths, counts, scores and start times as the builders wrote them before:
+    typed."""
     out = []
     for t in triples:
+        if t.p.i == PROV.startedAtTime.i and isinstance(t.o, LiteralTerm):
+            t = t.model_copy(update={"o": datetime_literal(t.o.v)})
         if t.p.i in TYPED and isinstance(t.o, LiteralTerm):
             typed = TYPED[t.p.i]
             old = (
@@ -135,3 +139,32 @@ def test_an_edited_document_is_migrated_but_not_signed_over(old_store: Backend, 
     assert forms(old_store, SOURCE) == {XSD_STRING}
     assert not verify_document(handle_of(old_store), seal.keys, DOC).verified
     assert verify_trace(handle_of(old_store), seal.keys, QUESTION).verified
+
+
+def start_times(stores: Backend, graph: ox.NamedNode) -> set[str]:
+    h = handle_of(stores)
+    quads = h.store.quads_for_pattern(None, n(PROV.startedAtTime), None, graph)
+    return {q.object.datatype.value for q in quads}  # type: ignore[union-attr]
+
+
+def test_extraction_start_times_become_plain_and_export_as_prov_times(
+    old_store: Backend, seal: Seal
+) -> None:
+    """An extraction activity's start, typed before, is the reference's plain literal after
+    the migration (a question's stays SPEC's xsd:dateTime); the PROV export still reads it as
+    the activity's start time (the prov package requires a datetime)."""
+    assert start_times(old_store, SOURCE) == start_times(old_store, RETRIEVAL) == {XSD.dateTime}
+    migrate(old_store, seal)
+    assert start_times(old_store, SOURCE) == {XSD_STRING}
+    assert start_times(old_store, RETRIEVAL) == {XSD.dateTime}
+    assert_verified(handle_of(old_store), seal.keys, (DOC,), (QUESTION, DOCRAG))
+    source = list(handle_of(old_store).store.quads_for_pattern(None, None, None, SOURCE))
+    doc = prov_document(source)
+    records = [r for b in doc.bundles for r in b.get_records()]  # type: ignore[attr-defined]
+    starts = {
+        r.identifier.uri: r.get_startTime().isoformat()
+        for r in records
+        if hasattr(r, "get_startTime") and r.get_startTime() is not None
+    }
+    assert starts[f"{DOC}/activity/decode"] == "2026-01-01T00:00:00+00:00"
+    assert len(starts) == 6  # a decode, a chunking per page, an extraction per chunk

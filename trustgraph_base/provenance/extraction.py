@@ -6,7 +6,6 @@ from collections.abc import Mapping, Sequence
 from importlib import metadata
 
 from trustgraph_base.provenance.common import (
-    datetime_literal,
     derived,
     plain_integer,
     text,
@@ -91,7 +90,7 @@ def activity_triples(
     out = [
         *types(activity, G, PROV.Activity),
         triple(activity, PROV.wasAssociatedWith, IriTerm(i=component), G),
-        triple(activity, PROV.startedAtTime, datetime_literal(started_at), G),
+        triple(activity, PROV.startedAtTime, text(started_at), G),  # the reference's plain form
         *activity_facts(activity, component_label, used, VERSION),
         *types(component, G, PROV.Agent, PROV.SoftwareAgent),  # the reference's, and ours
         triple(component, RDFS.label, text(component_label), G),

@@ -7,7 +7,9 @@ instead of a typed one (``"0"^^xsd:integer``), docs/conformance.md:
 - ``plain-numbers``: the counts (``tg:inToken``, ``tg:outToken``, ``tg:chunkIndex``,
   ``tg:pageNumber``, ``tg:edgeCount``, ``tg:chunkCount``, ``tg:chunkSize``,
   ``tg:chunkOverlap``) and a ranked chunk's ``tg:score`` (an ``xsd:double``; an assessment's
-  ``xsd:decimal`` score, ours, stays).
+  ``xsd:decimal`` score, ours, stays);
+- ``plain-times``: an extraction activity's ``prov:startedAtTime`` (an ``xsd:dateTime``), in
+  the source graph only: a question's start is SPEC's ``xsd:dateTime`` and stays.
 
 In ``urn:graph:source`` (owned by their document) and ``urn:graph:retrieval`` (owned by their
 trace). A replacement: the owners' signatures are renewed as ``migrate.py`` renews a
@@ -21,13 +23,14 @@ from collections.abc import Callable
 
 import pyoxigraph as ox
 
-from trustgraph_base.provenance.namespaces import TG, XSD
+from trustgraph_base.provenance.namespaces import PROV, TG, XSD
 from trustgraph_base.rdf.terms import IriTerm
 from trustgraph_flow.store.core.backend import Handle
 from trustgraph_flow.store.governance.replacing import Pairs, Quads, replacement
 from trustgraph_flow.store.views.lookup import n
 
 INTEGER, DOUBLE = ox.NamedNode(XSD.integer), ox.NamedNode(XSD.double)
+TIMES = {PROV.startedAtTime: ox.NamedNode(XSD.dateTime)}
 SPANS = {TG.charOffset: INTEGER, TG.charLength: INTEGER}
 NUMBERS = {
     **{p: INTEGER for p in (TG.inToken, TG.outToken, TG.chunkIndex, TG.pageNumber)},

@@ -17,7 +17,9 @@ added).
 - ``metrics`` (``migrate_metrics.py``): ``tg:model`` and ``tg:latencyMs`` renamed to the
   reference's ``tg:llmModel`` and ``tg:llmDurationMs`` (whole ms), in both graphs.
 - ``char-spans`` and ``plain-numbers`` (``migrate_plain.py``): offsets, lengths, counts and a
-  ranked chunk's score as plain literals (the reference's form), in both graphs.
+  ranked chunk's score as plain literals (the reference's form), in both graphs;
+  ``plain-times``: an extraction activity's ``prov:startedAtTime``, in the source graph only
+  (a question's stays an ``xsd:dateTime``: SPEC.md decides it).
 - ``chunk-selections``: each reifier of a DocumentRAG exploration's ``tg:selectedChunk``
   triple is also ``a tg:ChunkSelection`` naming its chunk by ``tg:document``. Owner: the trace.
 """
@@ -40,7 +42,7 @@ from trustgraph_flow.store.governance.migrate_labels import (
     labels_replaced,
 )
 from trustgraph_flow.store.governance.migrate_metrics import metrics
-from trustgraph_flow.store.governance.migrate_plain import NUMBERS, SPANS, plain
+from trustgraph_flow.store.governance.migrate_plain import NUMBERS, SPANS, TIMES, plain
 from trustgraph_flow.store.governance.replacing import Quads
 from trustgraph_flow.store.governance.seal import Groups, trace_groups
 from trustgraph_flow.store.views.lookup import RETRIEVAL, SOURCE, n
@@ -161,21 +163,26 @@ def agents_missing(handle: Handle) -> list[ox.Quad]:
     return out
 
 
+def in_source_graph(
+    name: str, what: str, pairs: Callable[[ox.NamedNode], tuple[Quads, Quads]]
+) -> Step:
+    """A replacement's step in the source graph (owned by documents): ``{name}-source``."""
+    missing, replaced = pairs(SOURCE)
+    return Step(f"{name}-source", f"migrated: {what}", "document", document_groups, doc_of,
+                missing, _nothing, replaced)  # fmt: skip
+
+
 def in_both_graphs(
     name: str,
     what: str,
     pairs: Callable[[ox.NamedNode], tuple[Quads, Quads]],
     indexed: bool = False,
 ) -> tuple[Step, Step]:
-    """A replacement's steps in the source graph (owned by documents) and the retrieval graph
-    (owned by traces): ``{name}-source`` and ``{name}-retrieval``."""
-    (source_missing, source_replaced), (trace_missing, trace_replaced) = (
-        pairs(SOURCE),
-        pairs(RETRIEVAL),
-    )
+    """A replacement's steps in the source graph and the retrieval graph (owned by traces):
+    ``{name}-source`` and ``{name}-retrieval``."""
+    trace_missing, trace_replaced = pairs(RETRIEVAL)
     return (
-        Step(f"{name}-source", f"migrated: {what}", "document", document_groups, doc_of,
-             source_missing, _nothing, source_replaced),
+        in_source_graph(name, what, pairs),
         Step(f"{name}-retrieval", f"migrated: {what}", "trace", trace_groups, trace_root,
              trace_missing, _nothing, trace_replaced, indexed),
     )  # fmt: skip
@@ -235,4 +242,7 @@ STEPS = (
         "char-spans", "the reference's plain tg:charOffset and tg:charLength", plain(SPANS)
     ),
     *in_both_graphs("plain-numbers", "the reference's plain counts and scores", plain(NUMBERS)),
+    in_source_graph(
+        "plain-times", "the reference's plain prov:startedAtTime of extraction", plain(TIMES)
+    ),
 )

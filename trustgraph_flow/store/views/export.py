@@ -30,7 +30,7 @@ from trustgraph_flow.store.core.backend import Handle, QuadStore
 from trustgraph_flow.store.core.convert import DEFAULT_GRAPH, named, serialized
 from trustgraph_flow.store.core.reify import rdf11
 from trustgraph_flow.store.views.lookup import RETRIEVAL, SOURCE, n, stated_facts
-from trustgraph_flow.store.views.prov_export import prov_document, reified
+from trustgraph_flow.store.views.prov_export import prov_document, reified, typed_times
 from trustgraph_flow.store.views.traces import resolve
 
 FORMATS = {
@@ -136,14 +136,15 @@ def export_trace(
     handle: Handle | None, trace_id: str, fmt: str, *, rdf_11: bool = False
 ) -> tuple[str, str]:
     """The export text and its media type; ``rdf_11``: TriG and Turtle with each triple term
-    an ``rdf:Statement`` node (``core.reify``) instead of RDF 1.2, for RDF 1.1 readers."""
+    an ``rdf:Statement`` node (``core.reify``) instead of RDF 1.2, and each plain start time
+    typed as PROV-O's range says, for RDF 1.1 and PROV-O readers."""
     if fmt not in FORMATS:
         raise ServiceError(
             ErrorType.BAD_REQUEST, f"unknown export format {fmt!r}: one of {', '.join(FORMATS)}"
         )
     quads = trace_dataset(handle, trace_id)
     if rdf_11 and fmt in ("trig", "turtle"):
-        quads = rdf11(quads)
+        quads = typed_times(rdf11(quads))
     if fmt == "trig":
         text = serialized(quads, ox.RdfFormat.TRIG, prefixes=PREFIXES).decode()
     elif fmt == "turtle":

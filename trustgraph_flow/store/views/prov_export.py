@@ -4,9 +4,12 @@ The ``prov`` package reads RDF 1.1 (``export.reified``: triple terms as ``rdf:St
 nodes) and keeps only the nodes PROV knows: an entity, an activity or an agent. So that
 nothing of the trace is dropped, every other subject — a focus edge selection (its edge and
 reasoning), a retrieved chunk's rank and score (its reifier), an extracted entity with its
-label — is also typed ``prov:Entity`` here, as it is in PROV terms. The document is then
-copied into a fresh one, which declares only the namespaces its records use (rdflib's
-reader brings some thirty more of its own).
+label — is also typed ``prov:Entity`` here, as it is in PROV terms. An activity's start or
+end written as a plain literal (an extraction activity's ``prov:startedAtTime``, in the
+reference's form, docs/conformance.md) is given here the ``xsd:dateTime`` PROV-O's range says
+it is, which the ``prov`` package requires of a start time. The document is then copied into
+a fresh one, which declares only the namespaces its records use (rdflib's reader brings some
+thirty more of its own).
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ from collections.abc import Iterable
 
 import pyoxigraph as ox
 
-from trustgraph_base.provenance.namespaces import PREFIXES, PROV, PROV_NS, RDF
+from trustgraph_base.provenance.namespaces import PREFIXES, PROV, PROV_NS, RDF, XSD
+from trustgraph_base.rdf.lexical import check_lexical
 from trustgraph_flow.store.core.convert import serialized
 from trustgraph_flow.store.core.reify import rdf11
 from trustgraph_flow.store.views.lookup import n
@@ -68,7 +72,34 @@ def as_prov(quads: list[ox.Quad]) -> list[ox.Quad]:
         and isinstance(q.object, ox.NamedNode)
         and (q.object, q.graph_name) not in described
     }
-    return sorted(set(out) | extra, key=str)
+    return sorted(set(typed_times(out)) | extra, key=str)
+
+
+TIMES = {n(PROV.startedAtTime), n(PROV.endedAtTime)}
+DATETIME = ox.NamedNode(XSD.dateTime)
+
+
+def typed_times(quads: Iterable[ox.Quad]) -> list[ox.Quad]:
+    """The quads with each plain start or end time typed ``xsd:dateTime``, PROV-O's range
+    (what PROV readers require: the PROV export's and the ``--rdf11`` export's)."""
+    return [_timed(q) for q in quads]
+
+
+def _timed(q: ox.Quad) -> ox.Quad:
+    o = q.object
+    if q.predicate not in TIMES or not isinstance(o, ox.Literal) or o.datatype == DATETIME:
+        return q
+    if o.language is not None or not _is_datetime(o.value):
+        return q  # not a time: left as it is (the prov package names it)
+    return ox.Quad(q.subject, q.predicate, ox.Literal(o.value, datatype=DATETIME), q.graph_name)
+
+
+def _is_datetime(value: str) -> bool:
+    try:
+        check_lexical(value, XSD.dateTime)
+    except ValueError:
+        return False
+    return True
 
 
 def prov_document(quads: list[ox.Quad]) -> object:
