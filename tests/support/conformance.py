@@ -200,9 +200,15 @@ def _join(values: set[str]) -> str:
 
 def vocabulary_difference(vocabulary: list[list[J]]) -> dict[str, tuple[str, str]]:
     """The reference's bootstrap of labels for PROV-O and its own classes and predicates,
-    written once per collection; ours writes none."""
-    labelled = sorted({short(s["iri"]) for s, _, _ in vocabulary})
-    return {"vocabulary rdfs:label bootstrap": ("—", f"{len(labelled)} labels")}
+    written once per collection, by the graph it goes to (the default graph: no ``g``); ours
+    writes none."""
+    out: dict[str, tuple[str, str]] = {}
+    graphs: set[str] = {str(entry[3] or "") for entry in vocabulary}
+    for graph in sorted(graphs):
+        labelled = {short(s["iri"]) for s, _, _, g in vocabulary if str(g or "") == graph}
+        where = f"in {graph}" if graph else "in the default graph"
+        out[f"vocabulary rdfs:label bootstrap {where}"] = ("—", f"{len(labelled)} labels")
+    return out
 
 
 def documented() -> dict[str, str]:

@@ -153,7 +153,8 @@ def main() -> None:
             {
                 "roles": roles,
                 "triples": [[_term(t.s), _term(t.p), _term(t.o)] for t in triples],
-                "vocabulary": [[_term(t.s), _term(t.p), _term(t.o)] for t in vocabulary],
+                # with the graph each label is written to (None: the default graph)
+                "vocabulary": [[_term(t.s), _term(t.p), _term(t.o), t.g] for t in vocabulary],
             }
         )
     )
