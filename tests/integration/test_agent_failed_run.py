@@ -14,6 +14,7 @@ import aiohttp
 from tests.support.openai_stub import OpenAIStub, Scripted
 from tests.support.poll import eventually
 from tests.support.stack import CliResult, Stack
+from trustgraph_base.provenance import TG
 from trustgraph_flow.agent import processor as agent
 from trustgraph_flow.llm import processor as llm
 from trustgraph_flow.store import processor as store
@@ -72,7 +73,7 @@ async def test_a_run_whose_llm_fails_mid_run_ends_in_an_error_conclusion(
             assert f"Conclusion: {trace}/final" in text
             ending = text[text.index(f"Conclusion: {trace}/final") :]
             assert "Termination: error" in ending
-            assert "Error: the LLM failed: " in ending and "[llm-error]" in ending
+            assert "Error: the LLM failed: " in ending and "[llm-error]" not in ending
             assert "Answer" not in ending
             assert text.index(f"Analysis 1: {trace}/i1") < text.index("Conclusion:")
             view = json.loads(
@@ -84,6 +85,13 @@ async def test_a_run_whose_llm_fails_mid_run_ends_in_an_error_conclusion(
                 [f"{trace}/i1"],
             )
             assert view["error"].startswith("the LLM failed: ") and "HTTP 500" in view["error"]
+
+            # The error's type is a fact of its own on the conclusion, beside the reason.
+            typed = await stack.cli(
+                "tg-query-triples", "-s", f"{trace}/final", "-p", TG.errorType.i, "--format", "json"
+            )
+            assert typed.code == 0, typed.stderr
+            assert [t["o"]["v"] for t in json.loads(typed.stdout)] == ["llm-error"], typed.stdout
 
             # The trace as written conforms to the shapes (a conclusion with no answer is one
             # that says the run failed, and why).

@@ -67,6 +67,7 @@ async def test_the_agent_on_an_empty_collection_says_there_is_nothing_to_search(
     shown = await stack.cli("tg-show-explain-trace", "-C", "nothing", trace)
     ending = shown.stdout[shown.stdout.index("Conclusion: ") :]
     assert "Termination: error" in ending and "has no documents" in ending, shown.stdout
+    assert "[no-data]" not in ending  # the reason as said; its type is a fact of its own
     graph = await stack.cli("tg-invoke-graph-rag", "-C", "nothing", "-q", QUESTION)
     assert graph.code == 1 and graph.stderr.endswith("[no-data]\n")
 

@@ -216,7 +216,7 @@ def conclusion_rows(uri: str, parent: str, answer: str, reason: str = "final-ans
     ]
 
 
-FAILED_WHY = "the LLM failed: HTTP 500 [llm-error]"
+FAILED_WHY = "the LLM failed: HTTP 500"
 
 
 def failed_run(session: str, user: str = "trustgraph") -> Triples:
@@ -228,5 +228,6 @@ def failed_run(session: str, user: str = "trustgraph") -> Triples:
     triples = agent_session_triples(a, "Why did it stop?", "2026-01-01T10:00:00.000Z")
     triples += agent_iteration_triples(i1, a, "Look it up.", "knowledge-query", {}, "Nothing.")
     triples += agent_observation_triples(uris.agent_observation_uri(i1), i1)
-    triples += failure_triples(a, G, FAILED_WHY) + agent_error_triples(final, i1, FAILED_WHY)
+    triples += failure_triples(a, G, FAILED_WHY)
+    triples += agent_error_triples(final, i1, FAILED_WHY, "llm-error")
     return Triples(metadata=Metadata(id=session, user=user, collection="default"), triples=triples)

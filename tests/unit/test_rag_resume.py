@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from trustgraph_base.errors import ServiceError
+from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.provenance import (
     GRAPH_RETRIEVAL,
     SelectedEdge,
@@ -60,15 +60,17 @@ def test_the_recorded_analyses_become_the_steps_so_far_and_the_answer_is_kept() 
     assert recorded_answer(recorded, A) == "Paris."
 
 
-def failed_run() -> dict[str, list[Triple]]:
-    """A session whose LLM failed at step 2, as its journal holds it: the question, step 1,
-    and the question's mark sent with the conclusion that says the run failed."""
+def failed_run(
+    why: str = "the empty collection has no documents", error_type: str | None = "no-data"
+) -> dict[str, list[Triple]]:
+    """A session that failed at step 2, as its journal holds it: the question, step 1, and
+    the question's mark sent with the conclusion that says the run failed, and of what type
+    (``None``: as written before ``tg:errorType``)."""
     i1, final = uris.agent_iteration_uri(A, 1), uris.agent_final_uri(A)
-    why = "the LLM failed: HTTP 500 [llm-error]"
     return {
         A: agent_session_triples(A, "Why?", "2026-01-01T10:00:00Z")
         + failure_triples(A, GRAPH_RETRIEVAL, why)
-        + agent_error_triples(final, i1, why),
+        + agent_error_triples(final, i1, why, error_type),
         i1: agent_iteration_triples(i1, A, "look it up", "knowledge-query", {}, "no"),
     }
 
@@ -76,15 +78,39 @@ def failed_run() -> dict[str, list[Triple]]:
 def test_a_run_that_had_failed_has_no_answer_but_its_failure() -> None:
     recorded = failed_run()
     assert recorded_answer(recorded, A) is None
-    assert recorded_failure(recorded, A) == "the LLM failed: HTTP 500 [llm-error]"
+    assert recorded_failure(recorded, A) == (
+        "the empty collection has no documents",
+        ErrorType.NO_DATA,
+    )
     final = uris.agent_final_uri(A)  # without the conclusion: cut short before it failed
     recorded[A] = [t for t in recorded[A] if getattr(t.s, "i", None) != final]
     assert recorded_failure(recorded, A) is None
 
 
-async def test_a_rerun_of_a_failed_run_gives_its_error_again_never_an_answer() -> None:
+def test_a_failure_recorded_before_its_type_was_a_fact_keeps_the_type_of_its_suffix() -> None:
+    # Written between ba422b9 and tg:errorType: the type only as the reason's "[type]" suffix.
+    old = failed_run("the LLM did not answer within 30s [timeout]", None)
+    assert recorded_failure(old, A) == ("the LLM did not answer within 30s", ErrorType.TIMEOUT)
+    # Before that, only the LLM's failure named its type; the others named none.
+    older = failed_run("the empty collection has no documents", None)
+    assert recorded_failure(older, A) == (
+        "the empty collection has no documents",
+        ErrorType.LLM_ERROR,
+    )
+    unknown = failed_run("it broke [oddly]", None)  # not a type: the reason as it is
+    assert recorded_failure(unknown, A) == ("it broke [oddly]", ErrorType.LLM_ERROR)
+
+
+@pytest.mark.parametrize(
+    "recorded",
+    [failed_run(), failed_run("the empty collection has no documents [no-data]", None)],
+    ids=["typed", "suffixed"],
+)
+async def test_a_rerun_of_a_failed_run_gives_its_error_again_never_an_answer(
+    recorded: dict[str, list[Triple]],
+) -> None:
     # No LLM or broker: the rerun must end before it asks anything (it would fail otherwise).
-    trace = TraceWriter(None, A, "u", "c", "2026-01-01T10:00:00Z", recorded=failed_run())  # type: ignore[arg-type]
+    trace = TraceWriter(None, A, "u", "c", "2026-01-01T10:00:00Z", recorded=recorded)  # type: ignore[arg-type]
     session = Session(
         ctx=None,  # type: ignore[arg-type]
         req=AgentRequest(question="Why?"),
@@ -98,6 +124,7 @@ async def test_a_rerun_of_a_failed_run_gives_its_error_again_never_an_answer() -
     with pytest.raises(ServiceError) as failed:
         async for event in run(session):
             seen.append(event)
-    assert failed.value.message == "this run had failed: the LLM failed: HTTP 500 [llm-error]"
+    assert failed.value.type == ErrorType.NO_DATA
+    assert failed.value.message == "this run had failed: the empty collection has no documents"
     assert [e.message_type for e in seen] == ["explain"]  # the question's, nothing answered
     assert trace.count == 0  # nothing written again

@@ -126,7 +126,8 @@ def test_a_running_trace_and_a_failed_one_conform() -> None:
     assert check(running) == []
     failed = GRAPH_RAG.split(f"<{Q}/focus>")[0] + f'<{Q}> tg:error "timed out" .'
     assert check(failed) == []
-    assert check(FAILED_AGENT) == []
+    assert check(FAILED_AGENT) == []  # as written before tg:errorType
+    assert check(FAILED_AGENT + f'<{A}/final> tg:errorType "llm-error" .') == []
 
 
 # An agent run whose LLM failed after its first step: the question's tg:error, and a
@@ -190,6 +191,12 @@ BROKEN = [
         FAILED_AGENT.replace(' ; tg:error "the LLM failed" .', " ."),
         f"{A}/final",
         None,
+    ),
+    (
+        "two error types",
+        FAILED_AGENT + f'<{A}/final> tg:errorType "llm-error", "timeout" .',
+        f"{A}/final",
+        "errorType",
     ),
     ("step number 0", AGENT + f'<{A}/i1> tg:stepNumber "0" .', f"{A}/i1", "stepNumber"),
     (

@@ -139,15 +139,20 @@ def agent_final_triples(
     ]
 
 
-def agent_error_triples(final_uri: str, parent_uri: str, message: str) -> list[Triple]:
+def agent_error_triples(
+    final_uri: str, parent_uri: str, message: str, error_type: str | None = None
+) -> list[Triple]:
     """The conclusion of a run that failed after it began (docs/provenance.md): derived from
-    the last analysis (or the question), ``tg:terminationReason`` "error" and the reason as
-    ``tg:error``; no ``tg:answer`` (there is none) and not a ``tg:Answer``. The question keeps
-    its own ``tg:error`` (SPEC's failure form)."""
+    the last analysis (or the question), ``tg:terminationReason`` "error", the reason as
+    ``tg:error`` and the error's type (``llm-error``, ``timeout``, ``no-data``) as
+    ``tg:errorType`` (ours); no ``tg:answer`` (there is none) and not a ``tg:Answer``. The
+    question keeps its own ``tg:error`` (SPEC's failure form)."""
+    typed = [] if error_type is None else [triple(final_uri, TG.errorType, text(error_type), G)]
     return [
         *types(final_uri, G, PROV.Entity, TG.Conclusion),
         derived(final_uri, parent_uri, G),
         label(final_uri, "Conclusion"),
         triple(final_uri, TG.terminationReason, text(FAILED_RUN), G),
         triple(final_uri, TG.error, text(message), G),
+        *typed,
     ]

@@ -141,6 +141,8 @@ class TG:
     stepNumber: Final = _t(TG_NS, "stepNumber")
     toolCandidate: Final = _t(TG_NS, "toolCandidate")
     terminationReason: Final = _t(TG_NS, "terminationReason")
+    # ours: a failed run's error type on its conclusion (docs/provenance.md, "A run that failed")
+    errorType: Final = _t(TG_NS, "errorType")
     # the prompt an LLM step was made from (docs/provenance.md, "Which prompt")
     Prompt: Final = _t(TG_NS, "Prompt")
     prompt: Final = _t(TG_NS, "prompt")

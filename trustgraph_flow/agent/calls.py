@@ -45,7 +45,7 @@ async def act(session: Session, name: str, arguments: dict[str, Any], iteration_
         log.info("session %s: %s", session.uri, exc)
         if exc.cause is not None and exc.cause.type == ErrorType.NO_DATA:
             # Nothing to search: say so, as GraphRAG and DocRAG do, not an answer made up.
-            session.fail(f"{exc.cause.message} [{ErrorType.NO_DATA}]")
+            session.fail(exc.cause.message, ErrorType.NO_DATA)
             raise ServiceError(ErrorType.NO_DATA, exc.cause.message) from None
         return f"Error: {exc}."
     return observation.strip() or f"(tool '{name}' returned nothing)"

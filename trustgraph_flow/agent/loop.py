@@ -25,12 +25,7 @@ from trustgraph_flow.agent.react import (
     parse_reply,
     step_schema,
 )
-from trustgraph_flow.agent.resume import (
-    failure_type,
-    recorded_answer,
-    recorded_failure,
-    recorded_steps,
-)
+from trustgraph_flow.agent.resume import recorded_answer, recorded_failure, recorded_steps
 from trustgraph_flow.agent.session import Session
 from trustgraph_flow.agent.uses import entity_id, resolve_uses, usable
 from trustgraph_flow.prompts.book import prompted
@@ -59,7 +54,8 @@ async def run(session: Session) -> AsyncIterator[AgentResponse]:
         session.steps = recorded_steps(session.trace.recorded, session.uri)
         failed = recorded_failure(session.trace.recorded, session.uri)
         if failed is not None:  # it had failed: that error again, never an answer
-            raise ServiceError(failure_type(failed), f"this run had failed: {failed}")
+            reason, error_type = failed
+            raise ServiceError(error_type, f"this run had failed: {reason}")
         answer = recorded_answer(session.trace.recorded, session.uri)
         if answer is not None:  # it had concluded: the same answer, nothing asked again
             limit = answer == stopped_answer(session.max_iterations)
@@ -160,10 +156,10 @@ async def think(session: Session, last: bool = False) -> str | StepReply | BadRe
             return step.value
         reply = await session.ctx.client(TEXT_COMPLETION).request(request, timeout=timeout)
     except ServiceError as exc:
-        session.fail(f"the LLM failed: {exc.message} [{exc.type}]")
+        session.fail(f"the LLM failed: {exc.message}", exc.type)
         raise ServiceError(exc.type, f"the LLM failed: {exc.message}") from None
     except RequestTimeout:
-        session.fail(f"the LLM did not answer within {timeout:g}s [{ErrorType.TIMEOUT}]")
+        session.fail(f"the LLM did not answer within {timeout:g}s", ErrorType.TIMEOUT)
         raise ServiceError(
             ErrorType.TIMEOUT, f"the LLM did not answer within {timeout:g}s"
         ) from None

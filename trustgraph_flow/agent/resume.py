@@ -66,23 +66,29 @@ def recorded_answer(recorded: dict[str, list[Triple]], uri: str) -> str | None:
     return None if found is None else _texts(found).get(TG.answer.i)
 
 
-def recorded_failure(recorded: dict[str, list[Triple]], uri: str) -> str | None:
-    """Why the session failed, if its conclusion says it had (``tg:terminationReason``
-    "error") before it was cut short. That conclusion is sent with the question's mark."""
+def recorded_failure(recorded: dict[str, list[Triple]], uri: str) -> tuple[str, ErrorType] | None:
+    """Why the session failed and the error's type, if its conclusion says it had
+    (``tg:terminationReason`` "error") before it was cut short. That conclusion is sent with
+    the question's mark."""
     final = uris.agent_final_uri(uri)
     facts = _texts([*recorded.get(uri, []), *recorded.get(final, [])], final)
     if facts.get(TG.terminationReason.i) != FAILED_RUN:
         return None
-    return facts.get(TG.error.i, "")
+    reason = facts.get(TG.error.i, "")
+    recorded_type = facts.get(TG.errorType.i)
+    if recorded_type:  # any type reads, as on the wire (``ErrorType``)
+        return reason, ErrorType(recorded_type)
+    return _suffixed(reason)
 
 
-def failure_type(reason: str) -> ErrorType:
-    """The error a recorded failure had: the ``[type]`` its reason ends with (``Session.fail``'s
-    callers write it), ``llm-error`` when it names none."""
+_NAMED = frozenset(e.value for e in ErrorType)
+
+
+def _suffixed(reason: str) -> tuple[str, ErrorType]:
+    """A failure recorded before ``tg:errorType``: its type is the ``[type]`` its reason ends
+    with (``[no-data]``, ``[timeout]``, ``[llm-error]``: one ``ErrorType`` names), read off
+    it; ``llm-error`` when it names none (the only failure recorded then without one)."""
     head, _, tail = reason.rpartition(" [")
-    if head and tail.endswith("]"):
-        try:
-            return ErrorType(tail[:-1])
-        except ValueError:
-            pass
-    return ErrorType.LLM_ERROR
+    if head and tail.endswith("]") and tail[:-1] in _NAMED:
+        return head, ErrorType(tail[:-1])
+    return reason, ErrorType.LLM_ERROR

@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 
+from trustgraph_base.errors import ErrorType
 from trustgraph_base.messaging import Context
 from trustgraph_base.provenance import (
     GRAPH_RETRIEVAL,
@@ -202,13 +203,14 @@ class Session:
         )
         return figures + used
 
-    def fail(self, message: str) -> None:
-        """End the run as failed: its conclusion says so (``tg:terminationReason`` "error",
-        the reason, no answer; derived from the last step, or the question), and the question
-        is marked failed with the reason (SPEC's failure form, which readers go by)."""
+    def fail(self, message: str, error_type: ErrorType) -> None:
+        """End the run as failed: its conclusion says so (``tg:terminationReason`` "error", the
+        reason and its ``tg:errorType``, no answer; derived from the last step, or the question),
+        and the question is marked failed with the reason (SPEC's failure form, readers' too)."""
         if self.trace is not None:
             final = uris.agent_final_uri(self.uri)
-            self.trace.fail(message, agent_error_triples(final, self.last_uri, message))
+            ending = agent_error_triples(final, self.last_uri, message, error_type)
+            self.trace.fail(message, ending)
 
     async def conclude(
         self, answer: str, reason: FinishReason = "answer", uses: Sequence[str] = ()
