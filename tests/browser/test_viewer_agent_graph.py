@@ -16,7 +16,7 @@ from bench.long_trace import graph_agent_trace
 from tests.browser.support import VIEWED, browser
 from tests.golden import agent_graph
 from tests.support.agent import failed_run
-from tests.support.sparql_server import embedded_only, store_backend
+from tests.support.sparql_server import shared_store_uri, store_backend
 from tests.support.stack import Stack
 from trustgraph_base.provenance import uris
 from trustgraph_flow.store.service.writer import write_batch
@@ -24,13 +24,7 @@ from trustgraph_flow.store.service.writer import write_batch
 TIMEOUT = 15_000  # ms, for each wait on the page
 STEPS = 300  # of the long graph's trace
 
-pytestmark = [
-    pytest.mark.timeout(300),
-    embedded_only(
-        "the picture is drawn in the browser from the trace view, which both stores answer"
-        " alike (the view tests run on both)"
-    ),
-]
+pytestmark = pytest.mark.timeout(300)
 
 
 class Viewer(NamedTuple):
@@ -43,21 +37,27 @@ async def viewer(
     pulsar_url: str, tmp_path_factory: pytest.TempPathFactory
 ) -> AsyncIterator[Viewer]:
     """One stack and one chromium for the module: the store holds each test's trace (each
-    test opens only its own), written before the stack starts."""
+    test opens only its own), written before the stack starts (TG_TEST_STORE=server: on the
+    module's own ``oxigraph serve``)."""
     data = tmp_path_factory.mktemp("agent-graph")
-    stores = store_backend(data / "store" / "store")  # where the stack's store looks
-    write_batch(
-        stores,
-        [
-            agent_graph.graph_batch(),
-            *graph_agent_trace("graph-300", STEPS),
-            failed_run("failed-run"),
-        ],
-    )
-    stores.close()
-    prefix = f"t{uuid.uuid4().hex[:10]}"
-    async with Stack(pulsar_url, prefix, VIEWED, data_dir=data) as stack, browser() as b:
-        yield Viewer(stack.url, b)
+    with shared_store_uri() as uri:
+        stores = store_backend(data / "store" / "store", uri=uri)  # where the store looks
+        write_batch(
+            stores,
+            [
+                agent_graph.graph_batch(),
+                *graph_agent_trace("graph-300", STEPS),
+                failed_run("failed-run"),
+            ],
+        )
+        stores.close()
+        prefix = f"t{uuid.uuid4().hex[:10]}"
+        settings = {"store": {"store_uri": uri}} if uri else None
+        async with (
+            Stack(pulsar_url, prefix, VIEWED, data_dir=data, settings=settings) as stack,
+            browser() as b,
+        ):
+            yield Viewer(stack.url, b)
 
 
 @asynccontextmanager

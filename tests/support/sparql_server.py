@@ -117,10 +117,11 @@ def oxigraph_server(
 _opened: list[Backend] = []
 
 
-def store_backend(path: Path, capacity: int = 32) -> Backend:
+def store_backend(path: Path, capacity: int = 32, uri: str | None = None) -> Backend:
     """The backend a store processor of this test would use: embedded stores under ``path``,
     or (``TG_TEST_STORE=server``) the collections on the test's own ``oxigraph serve``
-    (``TG_STORE_URI``, set by the ``store_server`` fixture). Closed when the test ends."""
+    (``TG_STORE_URI``, set by the ``store_server`` fixture; ``uri``: a module's, from
+    ``shared_store_uri``). Closed when the test ends."""
     from trustgraph_flow.store.backends.embedded.stores import Stores
     from trustgraph_flow.store.backends.server.stores import RemoteStores
     from trustgraph_flow.store.backends.sharded.stores import open_sharded
@@ -128,9 +129,9 @@ def store_backend(path: Path, capacity: int = 32) -> Backend:
 
     backend: Backend
     if store_mode() == "sharded":
-        backend = open_sharded(os.environ["TG_STORE_URI"], 30)
+        backend = open_sharded(uri or os.environ["TG_STORE_URI"], 30)
     elif server_mode():
-        url = os.environ.get("TG_STORE_URI")
+        url = uri or os.environ.get("TG_STORE_URI")
         if not url:
             raise RuntimeError(
                 "TG_TEST_STORE=server but no TG_STORE_URI: use the store_server fixture"
