@@ -21,11 +21,17 @@ class Doc:
     origin: str  # "written" or the Debian package that installs it
 
 
-WRITTEN = {"marrowby": HERE / "marrowby.md", "quist": HERE / "quist.txt"}
+WRITTEN = {
+    "marrowby": HERE / "marrowby.md",
+    "quist": HERE / "quist.txt",
+    "hollin": HERE / "hollin.txt",
+}
 DEBIAN = {
     "gpl-3": (Path("/usr/share/common-licenses/GPL-3"), "base-files"),
     "apache-2.0": (Path("/usr/share/common-licenses/Apache-2.0"), "base-files"),
     "mpl-2.0": (Path("/usr/share/common-licenses/MPL-2.0"), "base-files"),
+    "bsd": (Path("/usr/share/common-licenses/BSD"), "base-files"),
+    "artistic": (Path("/usr/share/common-licenses/Artistic"), "base-files"),
     "users-and-groups": (
         Path("/usr/share/doc/base-passwd/users-and-groups.txt.gz"),
         "base-passwd",

@@ -79,10 +79,32 @@ _ROWS: list[tuple[str, tuple[str, ...], str, int | None]] = [
     ("Which user does squid run as?", ("proxy",), "users-and-groups", None),
     ("Who owns Postgresql databases?", ("postgres",), "users-and-groups", None),
 ]
+# Added in session 12, all held out: written (with the document hollin.txt and Debian's BSD
+# and Artistic licences they ask of) before the engine was run on them, never tuned against.
+_ADDED: list[tuple[str, tuple[str, ...], str, int | None]] = [
+    ("When was the Hollin Observatory built?", ("1868",), "hollin", None),
+    ("Who made the main dome of the Hollin Observatory?", ("Abel Tarrant",), "hollin", None),
+    ("Who ground the lens of the great telescope?", ("Clara Went",), "hollin", None),
+    ("Who ran the Hollin Observatory for forty years?", ("Miriam Oddie",), "hollin", None),
+    ("Who printed Miriam Oddie's catalogue?", ("Lune Press",), "hollin", None),
+    ("When did Miriam Oddie find a comet?", ("1923",), "hollin", None),
+    ("Where was the lens stored during the war?", ("Garsdale",), "hollin", None),
+    ("Who owns the Hollin Observatory today?", ("Cragg Fell Trust",), "hollin", None),
+    ("When does the Hollin Astronomical Society meet?", ("first Friday",), "hollin", None),
+    ("Who left the observatory to the town of Hollin?", ("Brisco",), "hollin", None),
+    (
+        "Who holds the copyright of the BSD license?",
+        ("Regents of the University of California",),
+        "bsd",
+        None,
+    ),
+    ("What does Package refer to in the Artistic License?", ("collection of files",), "artistic", None),
+    ("Where may modifications be posted under the Artistic License?", ("Usenet",), "artistic", None),
+]
 QUESTIONS = [
     Question(text, gold, doc, page, held_out=(n % 3 == 2))
     for n, (text, gold, doc, page) in enumerate(_ROWS)
-]
+] + [Question(text, gold, doc, page, held_out=True) for text, gold, doc, page in _ADDED]
 # Nothing in the corpus answers these: the right answer is that the documents do not say.
 OUT_OF_CORPUS = [
     "What is the boiling point of mercury?",
