@@ -36,7 +36,8 @@ from trustgraph_flow.llm.extract_verbs import (
 from trustgraph_flow.llm.extract_words import ARTICLES, COPULAS, JUNK, PRONOUNS
 from trustgraph_flow.llm.prose import prose_spans
 
-MAX_EDGES = 20
+MAX_EDGES = 40  # a dense chunk states more than 20 facts; under the reply schema's 50
+MODALS = frozenset("can could will would shall should may might must".split())
 MAX_APPOSITION = 10  # tokens between an apposition's commas
 Fact = tuple[str, str, str, bool]
 
@@ -134,7 +135,8 @@ def _words(label: str) -> set[str]:
 def clean(s: str, p: str, o: str, literal: bool) -> bool:
     """Whether a fact is worth an edge: no pronoun or adverb as subject or object, a
     predicate starting with a verb, an object that does not repeat its subject, no lone
-    participle as an object ('Chlorine → is → added')."""
+    participle as an object ('Chlorine → is → added'), no lone word after a modal ('must →
+    suffice')."""
     if not (s and p and o) or s.lower() in JUNK or o.lower() in JUNK:
         return False
     first = p.split()[0]
@@ -145,6 +147,8 @@ def clean(s: str, p: str, o: str, literal: bool) -> bool:
     if _words(o) <= _words(s) and all(is_cap(w) for w in s.split()):
         return False  # a name's own part ("Casimir Rook → designed → Rook")
     lone = " " not in o and not is_cap(o)
+    if lone and p in MODALS:
+        return False  # "Installation Information → must → suffice": a verb, not a thing
     return not (lone and (o.lower().endswith("ly") or (p in COPULAS and is_participle(o))))
 
 
@@ -184,6 +188,7 @@ def _facts(tokens: list[str], memory: Memory) -> list[Fact]:
         facts += _clause(found, tokens, start)
     facts += _subclauses(found, tokens)
     memory.heard(found, facts)
+    memory.mentioned(tokens)
     return facts
 
 

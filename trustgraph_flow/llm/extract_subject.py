@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from trustgraph_flow.llm.extract_clause import (
     Read,
+    active_facts,
     is_cap,
     noun_phrase,
     passive_facts,
@@ -22,6 +23,7 @@ from trustgraph_flow.llm.extract_clause import (
 )
 from trustgraph_flow.llm.extract_complement import is_word
 from trustgraph_flow.llm.extract_kinds import Kinds, is_noun
+from trustgraph_flow.llm.extract_owned import GENITIVE, owned_subject
 from trustgraph_flow.llm.extract_verbs import ADVERBS, looks_verb
 from trustgraph_flow.llm.extract_words import ARTICLES, CLAUSE_WORDS, COPULAS, PRONOUNS
 from trustgraph_flow.llm.text import STOPWORDS
@@ -41,25 +43,44 @@ class Memory:
     thing: list[str] = field(default_factory=list)  # what 'it' stands for
     names: list[str] = field(default_factory=list)
     described: bool = False  # this sentence's subject is a definite description's
+    owned: bool = False  # this sentence's subject is a thing its owner is named with
     kinds: Kinds = field(default_factory=Kinds)  # what the text says its names are
 
     def heard(self, subjects: list[str], facts: list[Fact]) -> None:
         """After a sentence: 'The medal is awarded…' makes the medal 'it', not 'she'."""
-        self.thing = subjects
+        if not self.owned:  # "Its market… Its mayor…": 'its' is still the town
+            self.thing = subjects
         if not self.described:
             self.subjects = subjects
-        self.described = False
+        self.described = self.owned = False
         for s, _, o, literal in facts:
             self.names += [s] if literal else [s, o]
         self.names = self.names[-RECENT_NAMES:]
         self.kinds.learn(facts)
+
+    def mentioned(self, tokens: list[str]) -> None:
+        """The names of two words or more a sentence uses, stating something or not: 'the
+        observatory' after 'the Hollin Observatory stands on…' is that one."""
+        i = 0
+        while i < len(tokens):
+            name = is_cap(tokens[i]) and tokens[i].lower() not in STOPWORDS
+            end = noun_phrase(tokens, i) if name else i
+            if end - i > 1:
+                name = phrase(tokens, i, end)
+                self.names = [n for n in self.names if n != name] + [name]
+            i = max(end, i + 1)
+        self.names = self.names[-RECENT_NAMES:]
 
     def named(self, noun: str) -> str | None:
         """The latest name ending in ``noun`` ('bridge' → 'Marrowby Bridge'), else the one
         name the text says is a ``noun`` ('town' → 'Marrowby', a market town)."""
         want = noun.lower()
         return next(
-            (n for n in reversed(self.names) if " " in n and n.split()[-1].lower() == want),
+            (
+                n
+                for n in reversed(self.names)
+                if " " in n and is_cap(n) and n.partition(" of ")[0].split()[-1].lower() == want
+            ),
             None,
         ) or self.kinds.only(want)
 
@@ -111,10 +132,17 @@ def subjects(tokens: list[str], memory: Memory) -> tuple[list[str], int]:
     if first in PRONOUNS:
         return (memory.thing if first == "it" else memory.subjects), 1
     if first in POSSESSIVES:
-        return _named_after(tokens)
+        named = _named_after(tokens)
+        if named[0]:
+            return named
+        owner = memory.thing if first == "its" else memory.subjects
+        return _owned(tokens, 1, owner, memory)
     if first in CLAUSE_WORDS:
         return [], 0  # "Since pmount…", "When Hale died…": a subordinate clause's start
     start = 1 if first in ARTICLES else 0
+    if start and len(tokens) > 2 and tokens[1].islower() and tokens[1].endswith(GENITIVE):
+        name = memory.named(tokens[1][:-2])  # "The town's water comes from…"
+        return _owned(tokens, 2, [name] if name else [], memory)
     if start and len(tokens) > 2 and tokens[1].islower() and looks_verb(tokens[2]):
         name = memory.named(tokens[1])  # "The bridge has…"
         memory.described = bool(name)
@@ -122,11 +150,25 @@ def subjects(tokens: list[str], memory: Memory) -> tuple[list[str], int]:
     end = noun_phrase(tokens, start)
     if end == start or phrase(tokens, start, end).lower() in STOPWORDS:
         return [], 0
+    if tokens[end - 1].endswith(GENITIVE):  # "Ada Byrne's portrait of the king was…"
+        owner = phrase(tokens, start, end)[:-2]
+        return _owned(tokens, end, [owner], memory) if end - start > 0 else ([], 0)
     kind = _kind_after(tokens, end)
     kind = kind if kind > end else _place_after(tokens, end)
     if kind > end:
         return [phrase(tokens, start, kind)], kind
     return _list(tokens, phrase(tokens, start, end), end)
+
+
+def _owned(
+    tokens: list[str], start: int, owner: list[str], memory: Memory
+) -> tuple[list[str], int]:
+    """A thing named with its one owner (``extract_owned``); the owner stays what 'she' or
+    'it' stands for."""
+    found, end = owned_subject(tokens, start, owner)
+    if found:
+        memory.described = memory.owned = True
+    return found, end
 
 
 def _place_after(tokens: list[str], end: int) -> int:
@@ -179,4 +221,6 @@ def without_subject(tokens: list[str]) -> list[Fact]:
     if not all(is_word(w) for w in tokens[start:end]):
         return []
     read = passive_facts(subject, tokens, end)
+    if read is None and " of " in subject and is_cap(subject.partition(" of ")[2]):
+        read = active_facts(subject, tokens, end)  # "The population of Ledbury grew to…"
     return read.facts if isinstance(read, Read) else []
