@@ -89,3 +89,35 @@ def test_what_kind_of_thing_is_answered_by_what_it_is() -> None:
     variables = {"question": "What kind of licence is the Tarn Licence?", "edges": edges}
     reply = json.loads(offline.complete("graph-rag-answer", variables, structured=True))
     assert reply["cited"] == [3, 4]  # what it is as a licence; not its version or its terms
+
+
+def _graph(question: str, edges: list[dict[str, str]]) -> dict[str, Any]:
+    reply = offline.complete(
+        "graph-rag-answer", {"question": question, "edges": edges}, structured=True
+    )
+    return dict(json.loads(reply))
+
+
+def test_an_edge_is_read_with_its_sentence_and_its_chunk() -> None:
+    bare = {"s": "Bikes", "p": "can be hired at", "o": "quay"}
+    read = {
+        **bare,
+        "quote": "Bikes can be hired at the quay in Tarle.",
+        "excerpt": "Visiting Brant. The museum is open in May. "
+        "Bikes can be hired at the quay in Tarle.",
+    }
+    asked = "Where can bikes be hired on Brant?"
+    # the island's name is in the chunk the edge was read from, not in the edge
+    assert _graph(asked, [bare])["cited"] == []
+    assert _graph(asked, [read]) == {
+        "answer": "Bikes can be hired at quay.",
+        "cited": [1],
+        "claims": [{"text": "Bikes can be hired at quay.", "cited": [1]}],
+    }
+    # a word of the question the edge's sentence has earns it credit
+    root = {"s": "Root", "p": "is the", "o": "superuser"}
+    said = {**root, "quote": "Root is (usually) the superuser.", "excerpt": ""}
+    assert _graph("Which account is usually the superuser?", [root])["cited"] == []
+    assert _graph("Which account is usually the superuser?", [said])["cited"] == [1]
+    # a name the excerpt lacks is still not answered
+    assert _graph("Where can bikes be hired on Skye?", [read])["cited"] == []

@@ -3,10 +3,13 @@ state it (its ``tg:Span`` quotes, located in their chunk), else — an edge extr
 quote — its labels "subject predicate object". A quote that leans on the sentences before it
 ("It was opened by Queen Adela", "She studied chemistry at…": the extractor read its subject
 from them) is given with them, from its chunk's paragraph, as the offline answer reads it.
-Two store round trips for all the edges, and one librarian request when a quote leans."""
+The chunks an edge was read from go to the answer too (the question's names may be there,
+not in the edge: "bicycles on Skarra" in a guide to Skarra). Two store round trips for all
+the edges, and one librarian request for their chunks."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from trustgraph_base.errors import RequestTimeout, ServiceError
@@ -43,22 +46,27 @@ def with_context(quote: str, chunk: str) -> str:
     return quote
 
 
-async def _contexts(
-    ctx: Context[Any], req: GraphRagRequest, leaning: dict[str, tuple[str, str]]
-) -> dict[str, str]:
-    """Each leaning span's quote with its context (span → (chunk, quote)); a chunk the
-    librarian cannot give leaves its quotes as they are."""
+async def _chunks(ctx: Context[Any], req: GraphRagRequest, ids: list[str]) -> dict[str, str]:
+    """The chunks' texts; a chunk the librarian cannot give is left out."""
     try:
-        texts = await chunk_contents(ctx, req, sorted({c for c, _ in leaning.values()}))
+        return await chunk_contents(ctx, req, ids)
     except (ServiceError, RequestTimeout):
         return {}
-    return {u: with_context(q, texts[c]) for u, (c, q) in leaning.items() if c in texts}
 
 
-async def edge_texts(
+@dataclass(frozen=True)
+class EdgeEvidence:
+    """Per edge, in the order asked: the text its claims are checked against, and the
+    chunks it was read from (empty when the librarian could not give them)."""
+
+    texts: list[str]
+    excerpts: list[str]
+
+
+async def edge_evidence(
     ctx: Context[Any], req: GraphRagRequest, graph: Subgraph, edges: list[SelectedEdge]
-) -> list[str]:
-    """Each edge's evidence text, in the order of ``edges``."""
+) -> EdgeEvidence:
+    """Each edge's evidence text and chunks, in the order of ``edges``."""
     terms = [_quoted(e) for e in edges]
     found = await _source(ctx, req, [TriplePattern(p=TG.edge, o=t) for t in terms])
     spans: dict[str, list[str]] = {}
@@ -87,13 +95,16 @@ async def edge_texts(
             quote[t.s.i] = t.o.v
         elif t.p == TG.located and t.o.v == "false":
             unlocated.add(t.s.i)
-    leaning = {u: (chunk[u], q) for u, q in quote.items() if u in chunk and anaphoric(q)}
-    quote.update(await _contexts(ctx, req, leaning) if leaning else {})
-    out: list[str] = []
+    texts = await _chunks(ctx, req, sorted(set(chunk.values())))
+    for u, q in quote.items():
+        if u in chunk and chunk[u] in texts and anaphoric(q):
+            quote[u] = with_context(q, texts[chunk[u]])
+    out = EdgeEvidence([], [])
     for edge, term in zip(edges, terms, strict=True):
-        said = [
-            quote[u] for u in spans.get(term_key(term), []) if u in quote and u not in unlocated
-        ]
+        mine = spans.get(term_key(term), [])
+        said = [quote[u] for u in mine if u in quote and u not in unlocated]
         names = labelled(graph, Triple(s=edge.s, p=edge.p, o=edge.o))
-        out.append(" ".join(dict.fromkeys(said)) or f"{names['s']} {names['p']} {names['o']}")
+        out.texts.append(" ".join(dict.fromkeys(said)) or f"{names['s']} {names['p']} {names['o']}")
+        read = dict.fromkeys(chunk[u] for u in mine if u in chunk)
+        out.excerpts.append(" ".join(texts[c] for c in read if c in texts))
     return out

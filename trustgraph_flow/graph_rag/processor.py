@@ -26,7 +26,7 @@ from trustgraph_base.provenance.uris import (
     grounding_uri,
 )
 from trustgraph_base.schema import GraphRagRequest, GraphRagResponse, TextCompletionRequest
-from trustgraph_flow.graph_rag.evidence import edge_texts
+from trustgraph_flow.graph_rag.evidence import edge_evidence
 from trustgraph_flow.graph_rag.select import (
     ANSWER_SYSTEM,
     MAX_SELECT_TOKENS,
@@ -131,7 +131,8 @@ async def run(
     yield await trace.stage(
         focus, graph_rag_focus_triples(focus, explore_uri, question, edges), focus_cost
     )
-    variables = answer_variables(req.query, graph, edges)
+    evidence = await edge_evidence(ctx, req, graph, edges)
+    variables = answer_variables(req.query, graph, edges, evidence.texts, evidence.excerpts)
     request = TextCompletionRequest(
         system=ANSWER_SYSTEM,
         prompt=render_answer(variables),
@@ -141,8 +142,9 @@ async def run(
         temperature=ctx.settings.llm_temperature,
     )
     cites = [focus_edge_uri(question, n) for n in range(1, len(edges) + 1)]  # fact [n] is e{n}
-    texts = await edge_texts(ctx, req, graph, edges)
-    async for resp in trace.synthesize(request, focus, cites, "facts", checked_against=texts):
+    async for resp in trace.synthesize(
+        request, focus, cites, "facts", checked_against=evidence.texts
+    ):
         yield resp
 
 

@@ -121,9 +121,22 @@ def chosen_edges(selection: Selection, graph: Subgraph, limit: int) -> list[Sele
     return list(chosen.values())
 
 
-def answer_variables(question: str, graph: Subgraph, edges: list[SelectedEdge]) -> dict[str, Any]:
-    """``graph-rag-answer`` variables: the selected edges by label."""
-    facts = [labelled(graph, Triple(s=e.s, p=e.p, o=e.o)) for e in edges]
+def answer_variables(
+    question: str,
+    graph: Subgraph,
+    edges: list[SelectedEdge],
+    quotes: list[str] | None = None,
+    excerpts: list[str] | None = None,
+) -> dict[str, Any]:
+    """``graph-rag-answer`` variables: the selected edges by label, each with the sentences
+    it was read from (``quote``) and its chunks (``excerpt``) when given (the prompt shows
+    the labels; the offline engine reads the rest)."""
+    facts: list[dict[str, str]] = []
+    for n, e in enumerate(edges):
+        fact = labelled(graph, Triple(s=e.s, p=e.p, o=e.o))
+        if quotes is not None and excerpts is not None:
+            fact.update(quote=quotes[n], excerpt=excerpts[n])
+        facts.append(fact)
     return {"question": question, "edges": facts}
 
 

@@ -102,7 +102,10 @@ def _sentence(edge: Any) -> str:
 def graph_answer(variables: dict[str, Any], structured: bool = False) -> str:
     """``graph-rag-answer``: "S P O." for the edges that best support an answer to the
     question (``support.best``), or that the graph does not say (structured:
-    ``{"answer", "cited", "claims"}`` citing those edges' numbers)."""
+    ``{"answer", "cited", "claims"}`` citing those edges' numbers). An edge's ``quote`` (the
+    sentences it was read from) is its context and its ``excerpt`` (the chunks) where the
+    question's names may be: "Where can bicycles be hired on Skarra?" is answered by
+    "Bicycles can be hired at pier", read from a guide to Skarra."""
     edges = [
         e for e in as_list(variables.get("edges")) if isinstance(e, dict) and _edge_text(e).strip()
     ]
@@ -110,7 +113,7 @@ def graph_answer(variables: dict[str, Any], structured: bool = False) -> str:
         s.index
         for s in best(
             as_text(variables.get("question")),
-            [Piece(_edge_text(e)) for e in edges],
+            [Piece(_edge_text(e), field(e, "quote"), field(e, "excerpt")) for e in edges],
             MAX_ANSWER_SENTENCES,
         )
     ]
