@@ -60,14 +60,14 @@ class Memory:
 
     def mentioned(self, tokens: list[str]) -> None:
         """The names of two words or more a sentence uses, stating something or not: 'the
-        observatory' after 'the Hollin Observatory stands on…' is that one."""
+        museum' after 'Walkers visit the Penrith Museum of Clocks' is that one."""
         i = 0
         while i < len(tokens):
-            name = is_cap(tokens[i]) and tokens[i].lower() not in STOPWORDS
-            end = noun_phrase(tokens, i) if name else i
+            capital = is_cap(tokens[i]) and tokens[i].lower() not in STOPWORDS
+            end = noun_phrase(tokens, i) if capital else i
             if end - i > 1:
-                name = phrase(tokens, i, end)
-                self.names = [n for n in self.names if n != name] + [name]
+                found = phrase(tokens, i, end)
+                self.names = [n for n in self.names if n != found] + [found]
             i = max(end, i + 1)
         self.names = self.names[-RECENT_NAMES:]
 
@@ -151,8 +151,7 @@ def subjects(tokens: list[str], memory: Memory) -> tuple[list[str], int]:
     if end == start or phrase(tokens, start, end).lower() in STOPWORDS:
         return [], 0
     if tokens[end - 1].endswith(GENITIVE):  # "Ada Byrne's portrait of the king was…"
-        owner = phrase(tokens, start, end)[:-2]
-        return _owned(tokens, end, [owner], memory) if end - start > 0 else ([], 0)
+        return _owned(tokens, end, [phrase(tokens, start, end)[:-2]], memory)
     kind = _kind_after(tokens, end)
     kind = kind if kind > end else _place_after(tokens, end)
     if kind > end:

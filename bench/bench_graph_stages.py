@@ -1,0 +1,192 @@
+"""Where GraphRAG loses the gold place, stage by stage, on bench_answers' corpus and questions.
+
+    python -m bench.bench_graph_stages          # counts per stage, tuned / held out
+    python -m bench.bench_graph_stages -v       # and the tuned questions lost, by stage
+
+In process, no stack (as bench_retrieval): the documents chunked as the chunker does, each
+chunk's edges read by the offline extractor, the entity labels embedded (hashing) and the
+question's nearest ``ENTITY_LIMIT`` taken, the subgraph walked from them as GraphRAG does
+(both directions, ``MAX_PATH_LENGTH`` hops, ``TRIPLE_LIMIT`` a pattern, ``MAX_SUBGRAPH_SIZE``
+edges, edges in the order they were extracted), then the offline engine's selection and
+answer. A gold edge is one read from the gold place with a gold answer in its labels. For
+each question, the last stage it reaches:
+
+- extracted: a gold edge exists; explored: one is in the subgraph; selected: one is among
+  the edges chosen; cited: the answer cites an edge from the gold place (bench_answers'
+  measure). The answer's verification (which may withhold it) is not run here.
+
+It is a diagnosis of stages, not a substitute for bench_answers (which asks the real stack).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from bench.answers.planted import gold_span
+from bench.answers.questions import QUESTIONS, Question
+from bench.answers.scoring import share
+from bench.bench_retrieval import Chunk, _gold, chunks_of
+from bench.summary import summary
+from trustgraph_base import bounds
+from trustgraph_base.provenance.document_uris import entity_uri
+from trustgraph_flow.embeddings.processor import Settings, open_embedder
+from trustgraph_flow.llm import offline
+from trustgraph_flow.llm.extract import Edge, extract_edges
+
+
+def _default(bound: bounds.Bound) -> int:
+    assert bound.default is not None
+    return bound.default
+
+
+ENTITY_LIMIT = _default(bounds.ENTITY_LIMIT)
+TRIPLE_LIMIT = _default(bounds.TRIPLE_LIMIT)
+MAX_SUBGRAPH_SIZE = _default(bounds.MAX_SUBGRAPH_SIZE)
+MAX_PATH_LENGTH = _default(bounds.MAX_PATH_LENGTH)
+MAX_EDGES_SELECTED = _default(bounds.MAX_EDGES_SELECTED)
+STAGES = ("not extracted", "extracted", "explored", "selected", "cited")
+Key = tuple[str, str, str]
+
+
+@dataclass
+class Graph:
+    edges: list[Key] = field(default_factory=list)  # (s, p, o) labels, in extraction order
+    literal: dict[Key, bool] = field(default_factory=dict)
+    sources: dict[Key, list[int]] = field(default_factory=dict)  # chunk indexes
+    quotes: dict[Key, list[str]] = field(default_factory=dict)  # the sentences it was read from
+    entities: list[str] = field(default_factory=list)  # labels, one per entity URI
+
+    def add(self, chunk: int, e: Edge) -> None:
+        key = (e.s, e.p, e.o)
+        if key not in self.sources:
+            self.edges.append(key)
+            self.literal[key] = e.o_literal
+        self.sources.setdefault(key, []).append(chunk)
+        self.quotes.setdefault(key, []).append(" ".join(e.quote.split()))
+
+
+def build(chunks: list[Chunk]) -> Graph:
+    graph = Graph()
+    uris: dict[str, str] = {}
+    for n, chunk in enumerate(chunks):
+        for e in extract_edges(chunk[4]):
+            graph.add(n, e)
+            for label in [e.s] if e.o_literal else [e.s, e.o]:
+                uris.setdefault(entity_uri(label), label)
+    graph.entities = list(uris.values())
+    return graph
+
+
+def walk(graph: Graph, start: list[str]) -> list[Key]:
+    """The subgraph around the entities ``start`` (labels), as subgraph.retrieve walks it."""
+    uri = entity_uri
+    frontier = list(dict.fromkeys(uri(label) for label in start))
+    visited = set(frontier)
+    found: list[Key] = []
+    seen: set[Key] = set()
+    for _ in range(MAX_PATH_LENGTH):
+        new: list[Key] = []
+        for node in frontier:
+            for side in ("s", "o"):
+                hits = [
+                    k
+                    for k in graph.edges
+                    if (
+                        uri(k[0]) == node
+                        if side == "s"
+                        else not graph.literal[k] and uri(k[2]) == node
+                    )
+                ][:TRIPLE_LIMIT]
+                for k in hits:
+                    if len(found) < MAX_SUBGRAPH_SIZE and k not in seen:
+                        seen.add(k)
+                        found.append(k)
+                        new.append(k)
+        frontier = []
+        for s, _, o in new:
+            for term in [s] if graph.literal[(s, _, o)] else [s, o]:
+                if uri(term) not in visited:
+                    visited.add(uri(term))
+                    frontier.append(uri(term))
+        if not frontier or len(found) >= MAX_SUBGRAPH_SIZE:
+            break
+    return found
+
+
+def _fact(graph: Graph, chunks: list[Chunk], k: Key) -> dict[str, str]:
+    """An edge as GraphRAG gives it to the answer: labels, quotes and chunks."""
+    quote = " ".join(dict.fromkeys(graph.quotes[k]))
+    excerpt = " ".join(chunks[c][4] for c in dict.fromkeys(graph.sources[k]))
+    return {"s": k[0], "p": k[1], "o": k[2], "quote": quote, "excerpt": excerpt}
+
+
+def stage(
+    q: Question, graph: Graph, chunks: list[Chunk], span: tuple[int, int] | None, near: list[str]
+) -> tuple[str, str]:
+    """The last stage the question reaches, and the answer."""
+
+    def on_gold(k: Key) -> bool:
+        return any(_gold(chunks[c], q, span) for c in graph.sources[k])
+
+    def golden(k: Key) -> bool:
+        return on_gold(k) and any(g.casefold() in " ".join(k).casefold() for g in q.gold)
+
+    sub = walk(graph, near)
+    ids = {f"e{n}": k for n, k in enumerate(sub, 1)}
+    edges = [{"id": i, "s": k[0], "p": k[1], "o": k[2]} for i, k in ids.items()]
+    picks = json.loads(
+        offline.select_edges({"question": q.text, "edges": edges, "max": MAX_EDGES_SELECTED}, True)
+    )["edges"]
+    chosen = [ids[p["id"]] for p in picks]
+    reply = json.loads(
+        offline.graph_answer(
+            {"question": q.text, "edges": [_fact(graph, chunks, k) for k in chosen]}, True
+        )
+    )
+    cited = [chosen[n - 1] for n in reply["cited"]]
+    if any(on_gold(k) for k in cited):
+        return "cited", reply["answer"]
+    for name, group in (("selected", chosen), ("explored", sub), ("extracted", graph.edges)):
+        if any(golden(k) for k in group):
+            return name, reply["answer"]
+    return "not extracted", reply["answer"]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-v", "--verbose", action="store_true", help="list the tuned losses")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-graph-stages-") as tmp:
+        chunks, texts = chunks_of(Path(tmp))
+    graph = build(chunks)
+    embedder = open_embedder(Settings())
+    labels = np.asarray(embedder.embed(graph.entities))
+    questions = [q for q in QUESTIONS if q.doc in {c[0] for c in chunks}]
+    asked = np.asarray(embedder.embed([q.text for q in questions]))
+    print(f"{len(graph.edges)} edges, {len(graph.entities)} entities, {len(chunks)} chunks")
+    counts: dict[bool, Counter[str]] = {False: Counter(), True: Counter()}
+    for i, q in enumerate(questions):
+        span = None if q.page is not None else gold_span(texts[q.doc], q)
+        top = np.argsort(-(labels @ asked[i]), kind="stable")[:ENTITY_LIMIT]
+        reached, answer = stage(q, graph, chunks, span, [graph.entities[j] for j in top])
+        counts[q.held_out][reached] += 1
+        if args.verbose and not q.held_out and reached != "cited":
+            print(f"    {reached:13} {q.text!r} -> {answer[:120]!r}")
+    for held, part in ((False, "tuned"), (True, "held-out")):
+        n = sum(counts[held].values())
+        row = "  ".join(f"{s} {counts[held][s]}" for s in STAGES)
+        print(f"{part:8} ({n}): {row}")
+        summary(f"graph stages: {part} cited", share(counts[held]["cited"], n), "-", row)
+    whole = counts[False] + counts[True]
+    print("whole   : " + "  ".join(f"{s} {whole[s]}" for s in STAGES))
+
+
+if __name__ == "__main__":
+    main()
