@@ -121,6 +121,9 @@ def _passive(tokens: list[str], start: int) -> Read | None:
     by = j + 1
     if tokens[by].lower() in ("and", "or") and by + 2 < len(tokens) and is_word(tokens[by + 1]):
         by += 2  # "owned and writable by", "designed and built by": the first one's act
+    when = _year_after(tokens, by)  # "designed in 1871 by Casimir Rook"
+    if when is not None:
+        by = tokens.index(when[1], by) + 1
     if by + 1 >= len(tokens) or tokens[by].lower() != "by":
         return None
     k = by + 1 + (tokens[by + 1].lower() in ARTICLES)
@@ -146,7 +149,10 @@ def passive_facts(subject: str, tokens: list[str], start: int) -> Read | None:
     if read is None:
         return None
     facts = [(s, p, subject, False) for s, p, _, _ in read.facts]
-    year = _year_after(tokens, read.end)
+    year = _year_after(tokens, read.end) or next(
+        (y for i in range(start, read.end) if (y := _year_after(tokens, i)) and y[0] != "by"),
+        None,
+    )
     if year is not None:
         s, p, o, _ = facts[0]
         facts.append((s, f"{p} {o} {year[0]}", year[1], True))

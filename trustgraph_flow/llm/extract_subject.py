@@ -31,6 +31,7 @@ from trustgraph_flow.llm.text import STOPWORDS
 Fact = tuple[str, str, str, bool]
 RECENT_NAMES = 12  # names a definite description may refer back to
 POSSESSIVES = frozenset({"its", "his", "her", "their"})
+OF_NAME = frozenset({"of", "in", "at", "on"})  # 'chapel of Saint Ronan', 'school in Brant'
 PLACE_WORDS = frozenset({"in", "on", "at", "under", "inside"})
 MAX_PLACE = 4  # tokens of a subject's phrase of place
 
@@ -190,8 +191,8 @@ def _lower_subject(tokens: list[str], start: int) -> int:
     i = start
     while i < len(tokens) and i - start < 4 and tokens[i].islower() and tokens[i] not in STOPWORDS:
         i += 1  # "first published algorithm": a participle may describe it
-    if i > start and i + 1 < len(tokens) and tokens[i] == "of" and is_cap(tokens[i + 1]):
-        i = noun_phrase(tokens, i + 1)
+    if i > start and i + 1 < len(tokens) and tokens[i] in OF_NAME and is_cap(tokens[i + 1]):
+        i = noun_phrase(tokens, i + 1)  # "first school in Brant"
     return i
 
 
@@ -220,6 +221,6 @@ def without_subject(tokens: list[str]) -> list[Fact]:
     if not all(is_word(w) for w in tokens[start:end]):
         return []
     read = passive_facts(subject, tokens, end)
-    if read is None and " of " in subject and is_cap(subject.partition(" of ")[2]):
+    if read is None and any(is_cap(w) for w in subject.split()):
         read = active_facts(subject, tokens, end)  # "The population of Ledbury grew to…"
     return read.facts if isinstance(read, Read) else []

@@ -19,7 +19,7 @@ _TOKEN = re.compile(
     re.UNICODE,
 )
 _LEADING_CLAUSE = re.compile(
-    r"^(?:in|by|after|before|since|until)\s+\d{3,4}\s+(?=(?-i:[A-Z])|(?:he|she|they|it)\b)"
+    r"^(?:in|by|after|before|since|until)\s+\d{3,4}\s+(?=(?-i:[A-Z])|(?:he|she|they|it|the)\b)"
     r"|^(?:in|on|at|after|before|during|since|by|from|for|until|following)\b[^,]{0,80},\s*",
     re.I,
 )

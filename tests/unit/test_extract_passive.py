@@ -1,0 +1,36 @@
+"""The offline extractor on passives and openings it did not read before (text written for
+this test): a date between the participle and its agent, an opening year before 'the', and
+a lower-case subject with a place name ('The first school in Brant')."""
+
+from __future__ import annotations
+
+from trustgraph_flow.llm.extract import extract_edges
+
+
+def triples(text: str) -> list[tuple[str, str, str]]:
+    return [(e.s, e.p, e.o) for e in extract_edges(text)]
+
+
+def test_a_date_between_the_participle_and_its_agent() -> None:
+    found = triples("The Carne Bridge was designed in 1871 by Casimir Rook.")
+    assert found == [
+        ("Casimir Rook", "designed", "Carne Bridge"),
+        ("Casimir Rook", "designed Carne Bridge in", "1871"),
+    ]
+    # 'by' a year is no agent
+    assert triples("The Carne Bridge was finished by 1871.") == [
+        ("Carne Bridge", "was finished by", "1871")
+    ]
+
+
+def test_an_opening_year_before_the() -> None:
+    found = triples("In 1871 the Carne Bridge was designed by Casimir Rook.")
+    assert found == [("Casimir Rook", "designed", "Carne Bridge")]
+
+
+def test_a_lower_case_subject_with_a_place_name() -> None:
+    found = triples("The first school in Brant was opened by the Methodists in 1820.")
+    assert ("Methodists", "opened", "first school in Brant") in found
+    assert triples("The first school in Brant closed in 1950.") == [
+        ("first school in Brant", "closed in", "1950")
+    ]
