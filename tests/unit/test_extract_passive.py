@@ -34,3 +34,11 @@ def test_a_lower_case_subject_with_a_place_name() -> None:
     assert triples("The first school in Brant closed in 1950.") == [
         ("first school in Brant", "closed in", "1950")
     ]
+
+
+def test_a_participle_aside_and_a_clause_joined_after_a_year() -> None:
+    found = triples("The Carne Organ, built by Henry Willis in 1880, is the largest in Brant.")
+    assert ("Henry Willis", "built", "Carne Organ") in found
+    assert ("Carne Organ", "is the largest in", "Brant") in found
+    found = triples("Ada Byrne moved to Paris in 1890 and died there in 1921.")
+    assert ("Ada Byrne", "died in", "1921") in found

@@ -19,6 +19,7 @@ from trustgraph_flow.llm.extract_clause import (
     active_facts,
     is_cap,
     noun_phrase,
+    passive_facts,
     phrase,
 )
 from trustgraph_flow.llm.extract_complement import is_word
@@ -82,6 +83,8 @@ def _apposition(subject: str, tokens: list[str], start: int) -> tuple[list[Fact]
         return [], start
     if body[0].lower() in ("who", "which"):
         read = active_facts(subject, body, 1)
+    elif is_participle(body[0]) and "by" in body:  # ", built by Henry Willis in 1880,"
+        read = passive_facts(subject, ["was", *body], 0)
     elif body[0].lower() in ARTICLES:
         read = active_facts(subject, ["is", *body], 0)
     else:

@@ -149,14 +149,16 @@ def passive_facts(subject: str, tokens: list[str], start: int) -> Read | None:
     if read is None:
         return None
     facts = [(s, p, subject, False) for s, p, _, _ in read.facts]
-    year = _year_after(tokens, read.end) or next(
+    after = _year_after(tokens, read.end)
+    end = read.end if after is None else tokens.index(after[1], read.end) + 1
+    year = after or next(
         (y for i in range(start, read.end) if (y := _year_after(tokens, i)) and y[0] != "by"),
         None,
     )
     if year is not None:
         s, p, o, _ = facts[0]
         facts.append((s, f"{p} {o} {year[0]}", year[1], True))
-    return Read(facts, read.end)
+    return Read(facts, end)
 
 
 def active_facts(subject: str, tokens: list[str], start: int) -> Read | None:
@@ -201,4 +203,5 @@ def active_facts(subject: str, tokens: list[str], start: int) -> Read | None:
     year = None if literal else _year_after(tokens, end)
     if year is not None:
         facts.append((subject, f"{p} {o} {year[0]}", year[1], True))
+        end = tokens.index(year[1], end) + 1  # "…in 1890 and died there in 1921"
     return Read(facts, end)
