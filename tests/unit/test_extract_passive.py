@@ -42,3 +42,17 @@ def test_a_participle_aside_and_a_clause_joined_after_a_year() -> None:
     assert ("Carne Organ", "is the largest in", "Brant") in found
     found = triples("Ada Byrne moved to Paris in 1890 and died there in 1921.")
     assert ("Ada Byrne", "died in", "1921") in found
+
+
+def test_an_agent_after_a_role_and_a_passive_joined_to_a_passive() -> None:
+    found = triples(
+        "Brant Hall was designed by the London architect Amos Hart and built by local masons."
+    )
+    assert found == [
+        ("Amos Hart", "designed", "Brant Hall"),
+        ("local masons", "built", "Brant Hall"),
+    ]
+    found = triples("Ada Byrne was elected by the members of the Wey Society.")
+    assert found == [("members of Wey Society", "elected", "Ada Byrne")]
+    found = triples("The Brant Prize is awarded every year by the Wey Society.")
+    assert found == [("Wey Society", "awarded", "Brant Prize")]

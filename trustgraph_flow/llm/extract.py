@@ -122,6 +122,9 @@ def _joined(subjects: list[str], tokens: list[str], end: int, depth: int) -> lis
     j += 1
     if tokens[j].lower() in PRONOUNS:
         return _clause(subjects, tokens, j + 1, depth + 1)
+    if _passive_goes_on(tokens, j):  # "was designed by Hart and built by local masons"
+        reads = [passive_facts(s, ["was", *tokens[j:]], 0) for s in subjects]
+        return [f for read in reads if read is not None for f in read.facts]
     if looks_verb(tokens[_skip_adverbs(tokens, j)]):
         return _clause(subjects, tokens, j, depth + 1)
     k = noun_phrase(tokens, j + (tokens[j].lower() in ARTICLES))
@@ -129,6 +132,16 @@ def _joined(subjects: list[str], tokens: list[str], end: int, depth: int) -> lis
         new = [phrase(tokens, j + (tokens[j].lower() in ARTICLES), k)]
         return _clause(new, tokens, k, depth + 1)
     return []
+
+
+def _passive_goes_on(tokens: list[str], j: int) -> bool:
+    """Whether the clause joined at ``j`` is a participle and its agent after a passive."""
+    if j + 2 >= len(tokens) or not is_participle(tokens[j]) or tokens[j + 1].lower() != "by":
+        return False
+    return (
+        any(tokens[i].lower() in COPULAS and is_participle(tokens[i + 1]) for i in range(j - 1))
+        and passive_facts("", ["was", *tokens[j:]], 0) is not None
+    )
 
 
 def _words(label: str) -> set[str]:

@@ -121,6 +121,8 @@ def _passive(tokens: list[str], start: int) -> Read | None:
     by = j + 1
     if tokens[by].lower() in ("and", "or") and by + 2 < len(tokens) and is_word(tokens[by + 1]):
         by += 2  # "owned and writable by", "designed and built by": the first one's act
+    if tokens[by].lower() in ("every", "each") and by + 2 < len(tokens):
+        by += 2  # "is awarded every year by"
     when = _year_after(tokens, by)  # "designed in 1871 by Casimir Rook"
     if when is not None:
         by = tokens.index(when[1], by) + 1
@@ -130,17 +132,33 @@ def _passive(tokens: list[str], start: int) -> Read | None:
     if k >= len(tokens) or not is_word(tokens[k]):
         return None
     verb = past_of(tokens[j])
+    k = _named_after_title(tokens, k)  # "by the London architect Amos Hart"
     if not is_cap(tokens[k]):  # "by monks from Iona"
         agent, end = object_phrase(tokens, k)
         if agent and end + 1 < len(tokens) and tokens[end] in ("from", "of"):
-            if is_cap(tokens[end + 1]):
-                close = noun_phrase(tokens, end + 1)
-                agent, end = f"{agent} {tokens[end]} {phrase(tokens, end + 1, close)}", close
+            name = end + 1 + (end + 2 < len(tokens) and tokens[end + 1].lower() in ARTICLES)
+            if is_cap(tokens[name]):  # "by the members of the Wey Society"
+                close = noun_phrase(tokens, name)
+                agent, end = f"{agent} {tokens[end]} {phrase(tokens, name, close)}", close
         return Read([(agent, verb, "", False)], end) if agent else None
     end = noun_phrase(tokens, k)
     more, end = _more(tokens, end, capital=True)
     agents = [phrase(tokens, k, noun_phrase(tokens, k)), *more]
     return Read([(agent, verb, "", False) for agent in agents], end)
+
+
+def _named_after_title(tokens: list[str], k: int) -> int:
+    """Where the name is after a role before it ('the engineer Casimir Rook', 'the London
+    architect Amos Hart': one or two lower-case words, a place before them), else ``k``."""
+    i = noun_phrase(tokens, k) if is_cap(tokens[k]) else k
+    for width in (1, 2):
+        role = tokens[i : i + width]
+        name = i + width
+        if len(role) < width or name >= len(tokens) or not is_cap(tokens[name]):
+            continue
+        if all(w.isalpha() and w.islower() and w not in STOPWORDS for w in role):
+            return name
+    return k
 
 
 def passive_facts(subject: str, tokens: list[str], start: int) -> Read | None:
