@@ -98,8 +98,18 @@ _ADDED: list[tuple[str, tuple[str, ...], str, int | None]] = [
         "bsd",
         None,
     ),
-    ("What does Package refer to in the Artistic License?", ("collection of files",), "artistic", None),
-    ("Where may modifications be posted under the Artistic License?", ("Usenet",), "artistic", None),
+    (
+        "What does Package refer to in the Artistic License?",
+        ("collection of files",),
+        "artistic",
+        None,
+    ),
+    (
+        "Where may modifications be posted under the Artistic License?",
+        ("Usenet",),
+        "artistic",
+        None,
+    ),
 ]
 QUESTIONS = [
     Question(text, gold, doc, page, held_out=(n % 3 == 2))
