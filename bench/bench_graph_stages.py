@@ -12,8 +12,9 @@ answer. A gold edge is one read from the gold place with a gold answer in its la
 each question, the last stage it reaches:
 
 - extracted: a gold edge exists; explored: one is in the subgraph; selected: one is among
-  the edges chosen; cited: the answer cites an edge from the gold place (bench_answers'
-  measure). The answer's verification (which may withhold it) is not run here.
+  the edges chosen; withheld: the answer cites an edge from the gold place but the offline
+  claim check withholds it; cited: it cites one and is let through (bench_answers' "gold
+  cited" counts both).
 
 It is a diagnosis of stages, not a substitute for bench_answers (which asks the real stack).
 """
@@ -26,6 +27,7 @@ import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -37,8 +39,11 @@ from bench.summary import summary
 from trustgraph_base import bounds
 from trustgraph_base.provenance.document_uris import entity_uri
 from trustgraph_flow.embeddings.processor import Settings, open_embedder
+from trustgraph_flow.graph_rag.evidence import with_context
 from trustgraph_flow.llm import offline
 from trustgraph_flow.llm.extract import Edge, extract_edges
+from trustgraph_flow.llm.support import anaphoric
+from trustgraph_flow.verify.heuristic import relevant, verify_claims
 
 
 def _default(bound: bounds.Bound) -> int:
@@ -51,7 +56,7 @@ TRIPLE_LIMIT = _default(bounds.TRIPLE_LIMIT)
 MAX_SUBGRAPH_SIZE = _default(bounds.MAX_SUBGRAPH_SIZE)
 MAX_PATH_LENGTH = _default(bounds.MAX_PATH_LENGTH)
 MAX_EDGES_SELECTED = _default(bounds.MAX_EDGES_SELECTED)
-STAGES = ("not extracted", "extracted", "explored", "selected", "cited")
+STAGES = ("not extracted", "extracted", "explored", "selected", "withheld", "cited")
 Key = tuple[str, str, str]
 
 
@@ -127,6 +132,27 @@ def _fact(graph: Graph, chunks: list[Chunk], k: Key) -> dict[str, str]:
     return {"s": k[0], "p": k[1], "o": k[2], "quote": quote, "excerpt": excerpt}
 
 
+def _evidence(graph: Graph, chunks: list[Chunk], k: Key) -> str:
+    """An edge's text as GraphRAG checks its claims against it (``graph_rag.evidence``)."""
+    said = [
+        with_context(quote, chunks[c][4], (k[0], k[2])) if anaphoric(quote) else quote
+        for quote, c in zip(graph.quotes[k], graph.sources[k], strict=True)
+    ]
+    return " ".join(dict.fromkeys(said))
+
+
+def _verified(
+    q: Question, graph: Graph, chunks: list[Chunk], chosen: list[Key], reply: dict[str, Any]
+) -> bool:
+    """Whether the offline check lets the answer through (some claim supported by what it
+    cites, and what it cites speaks of the question)."""
+    claims = reply.get("claims") or []
+    texts = [[_evidence(graph, chunks, chosen[n - 1]) for n in c["cited"]] for c in claims]
+    verdicts = verify_claims([c["text"] for c in claims], texts)
+    seen = [t for ts in texts for t in ts]
+    return any(v.verdict == "supported" for v in verdicts) and relevant(q.text, seen)
+
+
 def stage(
     q: Question, graph: Graph, chunks: list[Chunk], span: tuple[int, int] | None, near: list[str]
 ) -> tuple[str, str]:
@@ -152,7 +178,9 @@ def stage(
     )
     cited = [chosen[n - 1] for n in reply["cited"]]
     if any(on_gold(k) for k in cited):
-        return "cited", reply["answer"]
+        return ("cited" if _verified(q, graph, chunks, chosen, reply) else "withheld"), reply[
+            "answer"
+        ]
     for name, group in (("selected", chosen), ("explored", sub), ("extracted", graph.edges)):
         if any(golden(k) for k in group):
             return name, reply["answer"]

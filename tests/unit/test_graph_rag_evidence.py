@@ -28,3 +28,19 @@ def test_other_quotes_are_left_as_they_are() -> None:
     # the first sentence of its paragraph: nothing before it to lean on
     assert with_context("The bridge was opened in 1874.", CHUNK) == "The bridge was opened in 1874."
     assert with_context("She left.", "") == "She left."  # not in the chunk (text gone)
+
+
+def test_a_name_the_extractor_read_from_an_earlier_paragraph_is_given_with_it() -> None:
+    chunk = (
+        "Walkers visit the Penrith Museum of Clocks in summer.\n\n"
+        "The museum was opened by Lord Carr in 1902. It has a cafe."
+    )
+    quote = "The museum was opened by Lord Carr in 1902."
+    claim = "Lord Carr opened Penrith Museum of Clocks."
+    labels = ("Lord Carr", "Penrith Museum of Clocks")
+    read = with_context(quote, chunk, labels)
+    assert read == "Walkers visit the Penrith Museum of Clocks in summer. " + quote
+    assert not check_claim(claim, [with_context(quote, chunk)]).supported
+    assert check_claim(claim, [read]).supported
+    # names the quote has already: nothing added
+    assert with_context(quote, chunk, ("Lord Carr",)) == quote

@@ -9,6 +9,7 @@ the edges, and one librarian request for their chunks."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,9 +21,11 @@ from trustgraph_base.schema import TriplePattern
 from trustgraph_base.schema.rag import GraphRagRequest
 from trustgraph_flow.graph_rag.select import labelled
 from trustgraph_flow.graph_rag.subgraph import Subgraph, query_patterns
+from trustgraph_flow.llm.prose import prose_spans
 from trustgraph_flow.llm.support import anaphoric, excerpt_pieces
 from trustgraph_flow.rag_common import chunk_contents
 
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
 SPANS_PER_EDGE = 5  # sentences read per edge (the same fact stated in several chunks)
 
 
@@ -36,14 +39,38 @@ def _quoted(edge: SelectedEdge) -> TripleTerm:
     return quoted(edge.s, edge.p, edge.o)
 
 
-def with_context(quote: str, chunk: str) -> str:
+def with_context(quote: str, chunk: str, labels: tuple[str, ...] = ()) -> str:
     """The quote read with the sentences before it in its paragraph of ``chunk`` when it
-    leans on them (``support.anaphoric``); else the quote."""
+    leans on them (``support.anaphoric``), and with the last sentence before it in the chunk
+    that names a name of the edge's ``labels`` the quote and its paragraph do not (the one
+    the extractor read 'the museum' or 'her' as); else the quote."""
     flat = " ".join(quote.split())
-    for piece in excerpt_pieces([chunk])[0]:
-        if piece.text == flat and piece.context:
-            return f"{piece.context} {flat}"
-    return quote
+    said = next(
+        (f"{p.context} {flat}" for p in excerpt_pieces([chunk])[0] if p.text == flat and p.context),
+        quote,
+    )
+    return " ".join([*_naming(said, quote, chunk, labels), said])
+
+
+def _naming(said: str, quote: str, chunk: str, labels: tuple[str, ...]) -> list[str]:
+    """The sentences of ``chunk`` before ``quote`` that name what ``said`` does not."""
+    at = chunk.find(quote)
+    have = {w.casefold() for w in _WORD.findall(said)}
+    wanted = [
+        w
+        for label in labels
+        for w in _WORD.findall(label.replace("'s", " ").replace("’s", " "))
+        if w[:1].isupper() and w.casefold() not in have
+    ]
+    if at < 0 or not wanted:
+        return []
+    before = [" ".join(chunk[a:b].split()) for a, b in prose_spans(chunk) if b <= at]
+    found: dict[str, None] = {}
+    for word in dict.fromkeys(wanted):
+        hit = next((s for s in reversed(before) if word in _WORD.findall(s)), None)
+        if hit is not None:
+            found[hit] = None
+    return [s for s in before if s in found]
 
 
 async def _chunks(ctx: Context[Any], req: GraphRagRequest, ids: list[str]) -> dict[str, str]:
@@ -96,14 +123,17 @@ async def edge_evidence(
         elif t.p == TG.located and t.o.v == "false":
             unlocated.add(t.s.i)
     texts = await _chunks(ctx, req, sorted(set(chunk.values())))
-    for u, q in quote.items():
-        if u in chunk and chunk[u] in texts and anaphoric(q):
-            quote[u] = with_context(q, texts[chunk[u]])
     out = EdgeEvidence([], [])
     for edge, term in zip(edges, terms, strict=True):
         mine = spans.get(term_key(term), [])
-        said = [quote[u] for u in mine if u in quote and u not in unlocated]
         names = labelled(graph, Triple(s=edge.s, p=edge.p, o=edge.o))
+        said = [
+            with_context(quote[u], texts[chunk[u]], (names["s"], names["o"]))
+            if u in chunk and chunk[u] in texts and anaphoric(quote[u])
+            else quote[u]
+            for u in mine
+            if u in quote and u not in unlocated
+        ]
         out.texts.append(" ".join(dict.fromkeys(said)) or f"{names['s']} {names['p']} {names['o']}")
         read = dict.fromkeys(chunk[u] for u in mine if u in chunk)
         out.excerpts.append(" ".join(texts[c] for c in read if c in texts))
