@@ -47,7 +47,8 @@ def report(engine: str, tallies: dict[str, Tally], verbose: bool) -> None:
                 f"gold in evidence {share(sum(s.in_evidence for _, s in rows), n):>12}  "
                 f"gold cited {share(sum(s.cited for _, s in rows), n):>12}  "
                 f"cited precision {share(cited_on, cited_all):>12}  "
-                f"abstained {share(sum(s.abstained for _, s in rows), n):>10}"
+                f"abstained {share(sum(s.abstained for _, s in rows), n):>10}  "
+                f"gold cited but withheld {sum(s.cited and s.abstained for _, s in rows)}"
             )
             summary(
                 f"answers: {engine} {kind} {part} right",
