@@ -223,3 +223,17 @@ def deferred_seal(tmp_path: Path) -> Seal:
         server=False,
         defer=True,
     )
+
+
+def long_agent(sid: str, steps: int, sub_every: int) -> list[Triple]:
+    """An agent trace of ``steps`` steps, every ``sub_every``-th running a GraphRAG sub-trace."""
+    a = uris.agent_session_uri(sid)
+    out = agent_session_triples(a, "walk", TIME.format(0))
+    previous = a
+    for n in range(1, steps + 1):
+        step = uris.agent_iteration_uri(a, n)
+        out += agent_iteration_triples(step, previous, f"think {n}", "search", {}, f"saw {n}")
+        if n % sub_every == 0:
+            out += graph_rag(f"{sid}-sub{n}", 1, parent=step)
+        previous = step
+    return out + agent_final_triples(uris.agent_final_uri(a), previous, "done")

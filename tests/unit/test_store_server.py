@@ -10,14 +10,8 @@ import pydantic
 import pytest
 
 from tests.support.sparql_server import Counting, oxigraph_server
-from tests.support.store import DOC, TIME, document, graph_rag, labels, msg
+from tests.support.store import DOC, document, graph_rag, labels, long_agent, msg
 from trustgraph_base.messaging import free_port
-from trustgraph_base.provenance import (
-    agent_final_triples,
-    agent_iteration_triples,
-    agent_session_triples,
-    uris,
-)
 from trustgraph_base.rdf.terms import BlankTerm, Triple, iri, lit
 from trustgraph_base.schema import ExplainRequest, TriplesQueryRequest
 from trustgraph_base.schema.store import SparqlQueryResponse
@@ -149,20 +143,6 @@ def test_a_deleted_trace_leaves_nothing_behind(stores: RemoteStores) -> None:
     assert [t.id.rsplit(":", 1)[1] for t in listed.traces] == ["g2"]
     left = ask(stores, "alice", "ASK { GRAPH ?g { ?s ?p ?o FILTER(CONTAINS(STR(?s), 'g1')) } }")
     assert left.ask_result is False and count(stores) < before
-
-
-def long_agent(sid: str, steps: int, sub_every: int) -> list[Triple]:
-    """An agent trace of ``steps`` steps, every ``sub_every``-th running a GraphRAG sub-trace."""
-    a = uris.agent_session_uri(sid)
-    out = agent_session_triples(a, "walk", TIME.format(0))
-    previous = a
-    for n in range(1, steps + 1):
-        step = uris.agent_iteration_uri(a, n)
-        out += agent_iteration_triples(step, previous, f"think {n}", "search", {}, f"saw {n}")
-        if n % sub_every == 0:
-            out += graph_rag(f"{sid}-sub{n}", 1, parent=step)
-        previous = step
-    return out + agent_final_triples(uris.agent_final_uri(a), previous, "done")
 
 
 def test_a_long_trace_is_read_in_a_few_requests_not_one_per_entity(url: str) -> None:

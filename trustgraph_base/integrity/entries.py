@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from functools import cached_property
+from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict
 
@@ -44,9 +46,15 @@ class Entry(_Frozen):
     kid: str
     reason: str = ""  # why it was signed again (an erasure's marks), empty at first signing
 
-    @property
+    @cached_property
     def hash(self) -> str:
+        """Computed once (a check asks for it several times): the entry is frozen."""
         return _hash(self.model_dump())
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        copy = super().model_copy(update=update, deep=deep)
+        copy.__dict__.pop("hash", None)  # other fields, another hash
+        return copy
 
 
 class Tombstone(_Frozen):

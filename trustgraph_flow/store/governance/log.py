@@ -96,12 +96,17 @@ def _parsed(model: type[M], term: object) -> M | None:
 
 def signed_of(store: QuadStore, node: ox.NamedNode, record: object) -> Signed | None:
     """An entry from its record (and its tombstone, read); None when it does not read back."""
+    stones = store.quads_for_pattern(node, TOMBSTONE, None, GRAPH)
+    return signed_from(record, next((q.object for q in stones), None))
+
+
+def signed_from(record: object, stone: object | None) -> Signed | None:
+    """An entry from its record and its tombstone's (None: it has none); None when it does
+    not read back."""
     found = _parsed(Signed, record)
-    if found is None:
-        return None
-    for q in store.quads_for_pattern(node, TOMBSTONE, None, GRAPH):
-        return found.model_copy(update={"tombstone": _parsed(Tombstone, q.object)})
-    return found
+    if found is None or stone is None:
+        return found
+    return found.model_copy(update={"tombstone": _parsed(Tombstone, stone)})
 
 
 def read(store: QuadStore, node: ox.NamedNode) -> Signed | None:

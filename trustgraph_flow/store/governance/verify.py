@@ -23,10 +23,12 @@ from trustgraph_base.integrity.checks import entry_problems
 from trustgraph_base.integrity.keys import Keyring, public_pem
 from trustgraph_base.provenance.uris import DOC_PREFIX
 from trustgraph_base.schema.integrity import IntegrityProblem, SealCheck, Verification
-from trustgraph_flow.store.core.backend import Handle
+from trustgraph_flow.store.core.backend import Handle, batched, subject_groups
+from trustgraph_flow.store.core.convert import named
 from trustgraph_flow.store.core.rows import TraceRow
 from trustgraph_flow.store.governance import deletion, log
 from trustgraph_flow.store.governance.documents import document_groups
+from trustgraph_flow.store.governance.entry_check import EntryReader, Found, entry_check
 from trustgraph_flow.store.governance.log_check import as_problem, verify_log
 from trustgraph_flow.store.governance.seal import Groups, Seal, trace_groups
 from trustgraph_flow.store.governance.text_read import text_digests
@@ -84,15 +86,30 @@ def verify_trace(handle: Handle | None, keys: Keyring, trace_id: str) -> Verific
         return _gone(handle, keys, trace_id, options)
     roots = roots_of(handle, row.id)
     rows = handle.index.rows(roots)
-    read = {}  # every root's digest read as text in one pass (the embedded store)
-    if isinstance(handle.store, ox.Store):
-        entities = {r: handle.index.entities(r) for r in roots}
+    reader = EntryReader(handle.store)
+    reader.prefetch(roots)
+    entities = {r: handle.index.entities(r) for r in roots}
+    read: dict[str, str] = {}
+    quads_of: Callable[[Handle, str], Groups] = trace_groups
+    if isinstance(handle.store, ox.Store):  # every root's digest read as text in one pass
         read = text_digests(handle.store, entities, RETRIEVAL)
-    checks = [check_root(handle, keys, r, rows.get(r), read=read.get(r, "")) for r in roots]
+    elif batched(handle.store):  # every root's quads in BATCH entities a request, not one a root
+        quads_of = _read_all(handle, entities)
+    checks = [
+        finish(handle, r, entry_check(reader, keys, r, rows.get(r)), quads_of, read.get(r, ""))
+        for r in roots
+    ]
     problems = [p for c in checks for p in c.problems]
     return Verification(
         verified=all(c.status == "verified" for c in checks), traces=checks, problems=problems
     )
+
+
+def _read_all(handle: Handle, entities: dict[str, list[str]]) -> Callable[[Handle, str], Groups]:
+    """``trace_groups`` of every root in ``entities`` (root → its entities), read at once."""
+    every = [named(u) for us in entities.values() for u in us]
+    found = {g[0].subject: g for g in subject_groups(handle.store, every, RETRIEVAL) if g}
+    return lambda _, root: [found[n] for u in entities[root] if (n := named(u)) in found]
 
 
 def _gone(handle: Handle | None, keys: Keyring, trace_id: str, options: list[str]) -> Verification:
@@ -154,53 +171,23 @@ def check_root(
     read: str = "",
 ) -> SealCheck:
     """One trace root (or document): signature, inclusion and digest."""
-    stored = log.of_subject(handle.store, root)
-    newest = ent.latest(s for _, s in stored).get(root)
-    if newest is None:
-        if row is not None and row.status == "in-progress":
-            return SealCheck(id=root, status="in-progress")
-        message = (
-            unsigned
-            or f"{root} has ended but the log has no entry for it: removed from the log, or it ended before signing was on"
-        )
-        return SealCheck(
-            id=root,
-            status="unsigned",
-            problems=[IntegrityProblem(code="unsigned", message=message, subject=root)],
-        )
-    node = next(n for n, s in stored if s is newest)
-    found = entry_problems(keys, newest)
-    if found and found[0].code == "signature":  # over another entry? (two swapped)
-        others = {s.entry.hash: s for chain in log.entries(handle.store).values() for _, s in chain}
-        found = entry_problems(keys, newest, others)
-    problems = [as_problem(p) for p in found] + inclusion(handle, node, newest)
-    problems += digest_problems(handle, root, node, newest, quads_of, read)
+    found = entry_check(EntryReader(handle.store), keys, root, row, unsigned)
+    return finish(handle, root, found, quads_of, read)
+
+
+def finish(
+    handle: Handle,
+    root: str,
+    found: SealCheck | Found,
+    quads_of: Callable[[Handle, str], Groups] = trace_groups,
+    read: str = "",
+) -> SealCheck:
+    """A root's check completed with its digest's (``found``: its entry checked)."""
+    if isinstance(found, SealCheck):
+        return found
+    node, newest, problems = found
+    problems = problems + digest_problems(handle, root, node, newest, quads_of, read)
     return _check(newest, "tampered" if problems else "verified", problems)
-
-
-def inclusion(handle: Handle, node: ox.NamedNode, signed: ent.Signed) -> list[IntegrityProblem]:
-    """The entry sits at its own position and its chain links to it (the next entry, or the checkpoint)."""
-    e = signed.entry
-    where = f"{e.chain}#{e.seq}"
-    if log.position(node) != (e.chain, e.seq):
-        return [
-            IntegrityProblem(
-                code="position",
-                message=f"the entry for {e.subject} says it is {where} but is stored elsewhere: the log was reordered",
-                subject=e.subject,
-            )
-        ]
-    after = log.read(handle.store, log.entry_node(e.chain, e.seq + 1))
-    if after is not None:
-        if after.entry.prev == e.hash:
-            return []
-        message = f"the entry after {where} does not link to it: the log was reordered or the entry replaced"
-        return [IntegrityProblem(code="order", message=message, subject=e.subject)]
-    head = log.heads(handle.store).get(e.chain)
-    if head is not None and head.seq == e.seq and head.hash == e.hash:
-        return []
-    message = f"{where} is the last entry of its chain but not the one its checkpoint signed"
-    return [IntegrityProblem(code="checkpoint", message=message, subject=e.subject)]
 
 
 def digest_problems(
