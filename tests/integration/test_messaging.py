@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from tests.conftest import RunningProcessors
 from tests.support.standin import echo_processor
 from trustgraph_base.errors import BrokerUnavailable, RequestTimeout, ServiceError, WireError
+from trustgraph_base.gcpause import YOUNG_THRESHOLD
 from trustgraph_base.messaging import Bus, Context, Processor, RequestClient, Topic, Topics
 from trustgraph_base.messaging.bus import MAX_REDELIVERIES, broker_auth
 from trustgraph_base.messaging.requests import forwarded
@@ -296,3 +298,20 @@ async def test_a_traces_messages_leave_batched(
         await consumer.acknowledge(msg)
     assert got == ["urn:test:first", *(f"urn:test:{i}" for i in range(6))]
     assert max(indexes) > 0, indexes
+
+
+async def test_what_a_processor_loaded_before_it_was_ready_is_out_of_the_collector(
+    processors: RunningProcessors, settings: ProcessorSettings
+) -> None:
+    """Once subscribed, a processor freezes what it loaded (``gc.freeze``) and collects the
+    youngest generation less often: the cyclic collector's passes no longer walk the
+    modules and schemas, nor each message's models many times over. Stopped, it gives
+    both back (a test's process runs many processors in turn)."""
+    gc.unfreeze()  # whatever an earlier test in this process left frozen
+    before = gc.get_threshold()
+    await processors.start(echo_processor(), settings)
+    assert gc.get_freeze_count() > 10_000  # modules, classes, pydantic's schemas
+    assert gc.get_threshold() == (YOUNG_THRESHOLD, before[1], before[2])
+    await processors.stop_all()
+    assert gc.get_freeze_count() == 0
+    assert gc.get_threshold() == before

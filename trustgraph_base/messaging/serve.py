@@ -7,9 +7,10 @@ import asyncio
 import logging
 from typing import Any
 
+from trustgraph_base.gcpause import serving_collector
 from trustgraph_base.messaging.bus import Bus
 from trustgraph_base.messaging.context import Context
-from trustgraph_base.messaging.dispatch import Route
+from trustgraph_base.messaging.dispatch import Route, Runner
 from trustgraph_base.messaging.entry import touch
 from trustgraph_base.messaging.reporting import report_metrics
 
@@ -24,12 +25,21 @@ async def serve(
     The subscriptions' runners and the watch on ``stop`` and the bus are one
     ``TaskGroup``: a runner that dies takes the others down with it at once.
     """
-    settings = ctx.settings
     runners = []
     for route in routes:
         topic = route.topic(ctx.topics)
         consumer = await ctx.bus.subscribe(topic, route.subscription)
         runners.append(route.runner(consumer, ctx, topic))
+    # What is loaded by now is never garbage, and a message's models live until it is
+    # answered: GraphRAG spent ~13 % of its CPU in ``gc_collect_main`` (perf) walking both.
+    with serving_collector():
+        return await _serve(runners, ctx, stop, ready)
+
+
+async def _serve(
+    runners: list[Runner], ctx: Context[Any, Any], stop: asyncio.Event, ready: asyncio.Event | None
+) -> BaseException | None:
+    settings = ctx.settings
     if settings.ready_file:
         touch(settings.ready_file)
     if ready is not None:
