@@ -247,6 +247,23 @@ async def test_stopping_closes_open_sockets(pulsar_url: str, prefix: str, tmp_pa
         await ws.close()
 
 
+async def test_stopping_answers_requests_still_waiting(
+    pulsar_url: str, prefix: str, tmp_path: Path
+) -> None:
+    """A REST call waiting for a service (here none runs) is answered ``unavailable`` when
+    the gateway stops, not left to hold the shutdown up until its timeout."""
+    async with aiohttp.ClientSession() as http:
+        async with Stack(pulsar_url, prefix, [], data_dir=tmp_path) as stack:
+            url = stack.url + "api/v1/flow/default/service/agent"
+            waiting = asyncio.create_task(http.post(url, json={"question": "q"}))
+            await asyncio.sleep(0.5)  # sent, and waiting for an agent that never answers
+            assert not waiting.done()
+        async with await asyncio.wait_for(waiting, 10) as resp:
+            body = await resp.json()
+    assert body["error"]["type"] == "unavailable", body
+    assert "gateway is stopping" in body["error"]["message"]
+
+
 async def test_unknown_paths_and_the_import_socket(stack: Stack) -> None:
     async with aiohttp.ClientSession() as http:
         async with http.post(stack.url + "api/v1/flow/default/service/nothing", json={}) as resp:

@@ -200,6 +200,13 @@ class RequestClient(Generic[Req, Resp]):
         assert last is not None
         return last
 
+    def abandon(self, error: ErrorType, message: str) -> None:
+        """End every request still waiting here with ``error`` (a caller shutting down):
+        each waiter raises ``ServiceError`` at once instead of waiting out its timeout."""
+        reply = self.spec.response.model_validate({"error": {"type": error, "message": message}})
+        for queue in self._pending.values():
+            queue.put_nowait(reply)
+
     async def close(self) -> None:
         if self._router is not None:
             self._router.cancel()

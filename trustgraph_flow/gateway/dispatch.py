@@ -71,6 +71,11 @@ class Dispatcher:
         # the broker is gone.
         await asyncio.gather(*(c.close() for c in self._clients.values()))
 
+    def abandon(self, message: str) -> None:
+        """Answer every request still waiting for its service with ``unavailable``."""
+        for client in self._clients.values():
+            client.abandon(ErrorType.UNAVAILABLE, message)
+
     def parse(
         self, service: Any, request: Any, principal: Principal
     ) -> tuple[ServiceSpec[BaseModel, Response], BaseModel]:

@@ -72,6 +72,7 @@ def make_app(settings: GatewaySettings, token: str | None = None) -> web.Applica
     app[AUTH] = Auth(token, KeyStore(key_file(settings.data_dir, settings.api_keys)))
     app.cleanup_ctx.append(open_sockets_ctx)
     app.on_shutdown.append(_close_sockets)
+    app.on_shutdown.append(_abandon_requests)
     app.cleanup_ctx.append(_dispatcher_ctx)
     app.router.add_get("/api/v1/health", health_handler)
     app.router.add_get("/api/v1/socket", socket_handler)
@@ -106,6 +107,14 @@ def make_app(settings: GatewaySettings, token: str | None = None) -> web.Applica
 async def _close_sockets(app: web.Application) -> None:
     """Open sockets would hold shutdown up for a minute: close them (going away)."""
     await app[OPEN_SOCKETS].close_all()
+
+
+async def _abandon_requests(app: web.Application) -> None:
+    """A request still waiting for its service would hold shutdown up until its timeout
+    (a minute by default): answer it now, so its caller can ask again once we are back."""
+    dispatcher = app.get(DISPATCHER)
+    if dispatcher is not None:
+        dispatcher.abandon("the gateway is stopping: ask again once it is back")
 
 
 async def _dispatcher_ctx(app: web.Application) -> AsyncIterator[None]:
