@@ -119,6 +119,30 @@ def test_rotation_keeps_old_signatures_verifiable(tmp_path: Path) -> None:
     assert "not among the trusted keys" in (keys.Keyring().verify(old_id, sig, b"message") or "")
 
 
+def test_a_keyring_with_the_private_key_answers_as_one_without(tmp_path: Path) -> None:
+    """The store checks its own signatures by signing again (Ed25519 is deterministic): the
+    same answer as verifying with the public key only, for every case."""
+    key, public = tmp_path / "key.pem", tmp_path / "public"
+    old = keys.open_keyring(key, public)
+    keys.rotate(key, public)
+    own = keys.open_keyring(key, public)
+    public_only = keys.Keyring(public=dict(own.public))
+    mine, theirs = own.sign(b"message"), old.sign(b"message")
+    cases = [
+        (own.kid, mine, b"message"),  # its own signature
+        (own.kid, mine, b"other"),  # over another message
+        (own.kid, theirs, b"message"),  # another key's signature, said to be its own
+        (old.kid, theirs, b"message"),  # the rotated key's, still trusted
+        (old.kid, mine, b"message"),
+        (own.kid, mine[:-4] + "AAA=", b"message"),  # altered
+        (own.kid, "not base64!", b"message"),
+        ("ed25519:" + "0" * 32, mine, b"message"),  # an unknown key
+    ]
+    answers = [own.verify(*c) for c in cases]
+    assert answers == [public_only.verify(*c) for c in cases]
+    assert [a is None for a in answers] == [True, False, False, True, False, False, False, False]
+
+
 def chain(ring: keys.Keyring, n: int) -> list[Signed]:
     out: list[Signed] = []
     prev = entries.GENESIS

@@ -64,6 +64,7 @@ class Keyring:
     signer: Ed25519PrivateKey | None = None
     kid: str = ""
     public: dict[str, Ed25519PublicKey] = field(default_factory=dict)
+    _mine: bytes | None = field(default=None, init=False, repr=False, compare=False)
 
     def sign(self, message: bytes) -> str:
         """The base64 Ed25519 signature of ``message`` with the current key."""
@@ -71,15 +72,31 @@ class Keyring:
         return base64.b64encode(self.signer.sign(message)).decode()
 
     def verify(self, kid: str, signature: str, message: bytes) -> str | None:
-        """None when ``signature`` is ``kid``'s over ``message``; else why not, in words."""
+        """None when ``signature`` is ``kid``'s over ``message``; else why not, in words.
+
+        With the private key of ``kid`` at hand (the store's own signatures), the message is
+        signed again and compared first: Ed25519 signs deterministically (RFC 8032), so the
+        same bytes are the signature this key makes over it, valid by construction, at a
+        third of a verification's CPU (a long trace checks 2,001). Any other bytes are
+        verified as before."""
         key = self.public.get(kid)
         if key is None:
             return f"signed with key {kid}, which is not among the trusted keys"
         try:
-            key.verify(base64.b64decode(signature, validate=True), message)
+            raw = base64.b64decode(signature, validate=True)
+            if self.signer is not None and self._own(key) and raw == self.signer.sign(message):
+                return None
+            key.verify(raw, message)
         except (InvalidSignature, ValueError):
             return "the signature does not match"
         return None
+
+    def _own(self, key: Ed25519PublicKey) -> bool:
+        """Whether ``key`` is the signing key's public half (its raw bytes, compared once)."""
+        if self._mine is None:
+            assert self.signer is not None
+            self._mine = self.signer.public_key().public_bytes(*_RAW)
+        return key.public_bytes(*_RAW) == self._mine
 
 
 def check_private(path: Path) -> None:
