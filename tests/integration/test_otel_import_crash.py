@@ -21,7 +21,9 @@ from trustgraph_flow.otel import otlp
 from trustgraph_flow.otel.spans import Span
 from trustgraph_flow.otel.to_prov import question_uri
 
-REQUESTS = 40
+# Enough that the kill after a quarter of them lands mid-stream (of 40, all were answered
+# before the signal landed once).
+REQUESTS = 100
 
 
 def trace(n: int) -> list[Span]:
