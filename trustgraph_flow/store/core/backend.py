@@ -15,7 +15,7 @@ map and lineage links).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence, Set
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
@@ -160,7 +160,10 @@ def object_quads(
 class Index(Protocol):
     """One collection's trace index (``embedded.trace_index.TraceIndex``, ``server.graph_index.GraphIndex``)."""
 
-    def record(self, quads: Iterable[ox.Quad], resolve: Resolver | None = None) -> None: ...
+    def record(self, quads: Iterable[ox.Quad], resolve: Resolver | None = None) -> Set[str]:
+        """Index a batch's retrieval quads; the trace roots they touched (what the seal signs)."""
+        ...
+
     def unrecord(self, quads: Iterable[ox.Quad]) -> None:
         """Drop what a read model kept of quads removed from the store (none kept: nothing)."""
         ...

@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 import threading
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -48,6 +48,7 @@ PRUNE_EVERY = 64  # appends between removals of a chain's older checkpoints (one
 
 
 Groups = list[list[ox.Quad]]  # a signed unit's quads, one list per subject
+Roots = Set[str] | None
 
 
 def trace_groups(handle: Handle, root: str) -> Groups:
@@ -73,20 +74,25 @@ class Seal:
         assert self.keys.signer is not None, "a seal signs: its keyring needs the private key"
         self._pem = public_pem(self.keys.signer.public_key())
 
-    def after_write(self, handle: Handle, quads: Iterable[ox.Quad], reason: str = "") -> int:
-        """Sign every ended trace the batch's retrieval quads touched; how many were signed."""
-        added = set(quads)
-        subjects = {q.subject for q in added if type(q.subject) is ox.NamedNode}
-        roots = {r for s in subjects if (r := trace_root(s.value))}
+    def after_write(
+        self, handle: Handle, quads: Iterable[ox.Quad], reason: str = "", roots: Roots = None
+    ) -> int:
+        """Sign every ended trace the batch's retrieval quads touched; how many were signed.
+        ``roots``: those traces when known (the index's ``record``), else read off each quad."""
+        batch = quads if isinstance(quads, list) else list(quads)
+        if roots is None:
+            subjects = {q.subject for q in batch if type(q.subject) is ox.NamedNode}
+            roots = {r for s in subjects if (r := trace_root(s.value))}
         if not roots:
             return 0
         if self.written is not None and isinstance(handle.store, ox.Store):
-            self.written.note(handle.key, roots, list(added))
+            self.written.note(handle.key, roots, batch)
         rows = handle.index.rows(roots)
         ended = sorted(root for root, row in rows.items() if row.status != "in-progress")
         if self.backlog is not None:
             ended = self.backlog.defer(handle, ended, self._sign_held)
-        return len(self.sign_all(handle, ended, reason, added))
+        # The batch as a set only for what is signed at once (``only_added`` reads it).
+        return len(self.sign_all(handle, ended, reason, set(batch) if ended else None))
 
     def _sign_held(self, handle: Handle, roots: list[str]) -> object:
         return self.sign_all(handle, roots, "")

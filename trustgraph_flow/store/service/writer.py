@@ -110,9 +110,9 @@ def write_batch(
                 ]
                 if retrieval:
                     report.traces += sum(GRAPH_RETRIEVAL in m.text for m in group)
-                    handle.index.record(retrieval, SourceResolver(handle.store))
+                    roots = handle.index.record(retrieval, SourceResolver(handle.store))
                     if seal is not None:
-                        seal.after_write(handle, retrieval)
+                        seal.after_write(handle, retrieval, roots=roots)
                 if seal is not None and any(GRAPH_SOURCE in m.text for m in group):
                     source = [q for m in group for q in m.quads if q.graph_name == _SOURCE]
                     documents.after_write(seal, handle, source)

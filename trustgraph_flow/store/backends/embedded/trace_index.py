@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Sequence, Set
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -87,16 +87,16 @@ class TraceIndex(LinkReads, Unsigned):
         for conn in conns:
             conn.close()
 
-    def record(self, quads: Iterable[ox.Quad], resolve: Resolver | None = None) -> None:
+    def record(self, quads: Iterable[ox.Quad], resolve: Resolver | None = None) -> Set[str]:
         """Index the trace facts in a batch's ``urn:graph:retrieval`` quads in one
-        transaction (idempotent).
+        transaction (idempotent); the trace roots they touched.
 
         ``resolve`` names the chunk, page and document behind each source link (from the
         store's ``urn:graph:source``); without it only a chunk link knows its chunk.
         """
         found = facts(quads)
         if not found.rows:
-            return
+            return set()
         db = self.db
         with self._tx():
             db.executemany(UPSERT, list(found.rows.values()))
@@ -112,6 +112,7 @@ class TraceIndex(LinkReads, Unsigned):
             # Only a root whose links or whose place (parent, time) this batch changed: the
             # links of the others already point at their top-level trace and its time.
             links.retop_all(db, [root for root in found.rows if root in found.moved])
+        return found.rows.keys()
 
     def unrecord(self, quads: Iterable[ox.Quad]) -> None:
         """Drop the read models' rows of quads removed from the store (a migration's)."""

@@ -29,7 +29,7 @@ parent indexed after its sub-trace needs no rewrite of the links).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Set
 
 import pyoxigraph as ox
 
@@ -68,13 +68,13 @@ class GraphIndex(GraphList):
 
     # --- writing -----------------------------------------------------------------------
 
-    def record(self, quads: Iterable[ox.Quad], resolve: Resolver | None = None) -> None:
+    def record(self, quads: Iterable[ox.Quad], resolve: Resolver | None = None) -> Set[str]:
         """Index the trace facts of a batch's ``urn:graph:retrieval`` quads in one update
-        (idempotent)."""
+        (idempotent); the trace roots they touched."""
         found = facts(quads)
         rows, entities, uses = found.rows, found.entities, found.uses
         if not rows:
-            return
+            return set()
         out: list[tuple[ox.NamedNode, ox.NamedNode, ox.NamedNode | ox.Literal]] = []
         for root, row in rows.items():
             r = named(root)
@@ -101,6 +101,7 @@ class GraphIndex(GraphList):
         out += [(named(root), _P["cites"], named(uri)) for root, uri in found.cites]
         lines = " ".join(f"{term(s)} {term(p)} {term(o)} ." for s, p, o in out)
         self.sparql.update(f"INSERT DATA {{ GRAPH {self._g} {{ {lines} }} }}")
+        return rows.keys()
 
     def _row_triples(
         self, r: ox.NamedNode, row: dict[str, object]

@@ -10,7 +10,7 @@ write that reached a shard twice, by the journal and by the move's copy, is ther
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence, Set
 
 import pyoxigraph as ox
 
@@ -28,7 +28,7 @@ from trustgraph_flow.store.core.backend import (
 )
 from trustgraph_flow.store.core.rows import LinkRow, Resolver, TraceFilter, TraceRow
 
-Op = Callable[[Handle], None]
+Op = Callable[[Handle], object]  # what it returns is not used
 
 
 class JournalStore:
@@ -100,10 +100,11 @@ class JournalIndex:
     def __init__(self, inner: Index, ops: list[Op]) -> None:
         self.inner, self.ops = inner, ops
 
-    def record(self, quads: Iterable[ox.Quad], resolve: Resolver | None = None) -> None:
+    def record(self, quads: Iterable[ox.Quad], resolve: Resolver | None = None) -> Set[str]:
         quads = list(quads)
-        self.inner.record(quads, resolve)
+        roots = self.inner.record(quads, resolve)
         self.ops.append(lambda h: h.index.record(quads, resolve))
+        return roots
 
     def unrecord(self, quads: Iterable[ox.Quad]) -> None:
         quads = list(quads)
