@@ -56,3 +56,23 @@ def test_an_agent_after_a_role_and_a_passive_joined_to_a_passive() -> None:
     assert found == [("members of Wey Society", "elected", "Ada Byrne")]
     found = triples("The Brant Prize is awarded every year by the Wey Society.")
     assert found == [("Wey Society", "awarded", "Brant Prize")]
+
+
+def test_a_long_apposition_a_participle_aside_without_agent_and_a_decade() -> None:
+    found = triples(
+        "Brant Hall, a house of forty rooms on the edge of the moor, was bought by the Wey Trust."
+    )
+    assert ("Wey Trust", "bought", "Brant Hall") in found
+    found = triples("The Brant Bell, cast in 1620 and hung in the tower, was sold to Amos Hart.")
+    assert ("Brant Bell", "was sold to", "Amos Hart") in found
+    found = triples("Brant Hall was built in the 1780s by Amos Hart.")
+    assert ("Amos Hart", "built", "Brant Hall") in found
+
+
+def test_a_defined_term() -> None:
+    found = triples('"Kit" refers to the set of parts sold by the Maker.')
+    assert ("Kit", "refers to", "set") in found
+    assert triples('"Source" form shall mean the preferred form.') == []
+    assert ("Covered Work", "means", "Program") in triples(
+        "“Covered Work” means the Program or a work based on it."
+    )

@@ -39,7 +39,7 @@ from trustgraph_flow.llm.prose import prose_spans
 
 MAX_EDGES = 40  # a dense chunk states more than 20 facts; under the reply schema's 50
 MODALS = frozenset("can could will would shall should may might must".split())
-MAX_APPOSITION = 10  # tokens between an apposition's commas
+MAX_APPOSITION = 14  # tokens between an apposition's commas
 Fact = tuple[str, str, str, bool]
 
 
@@ -79,12 +79,12 @@ def _apposition(subject: str, tokens: list[str], start: int) -> tuple[list[Fact]
     if stop is None or stop == start + 1 or stop + 1 >= len(tokens):
         return [], start
     body = tokens[start + 1 : stop]
-    if not all(is_word(t) for t in body) or is_cap(body[0]):
+    if not all(is_word(t) or t.isdigit() for t in body) or is_cap(body[0]):
         return [], start
     if body[0].lower() in ("who", "which"):
         read = active_facts(subject, body, 1)
-    elif is_participle(body[0]) and "by" in body:  # ", built by Henry Willis in 1880,"
-        read = passive_facts(subject, ["was", *body], 0)
+    elif is_participle(body[0]):  # ", built by Henry Willis in 1880,"; ", cast in 1620,"
+        read = passive_facts(subject, ["was", *body], 0) if "by" in body else None
     elif body[0].lower() in ARTICLES:
         read = active_facts(subject, ["is", *body], 0)
     else:

@@ -126,6 +126,7 @@ def _passive(tokens: list[str], start: int) -> Read | None:
     when = _year_after(tokens, by)  # "designed in 1871 by Casimir Rook"
     if when is not None:
         by = tokens.index(when[1], by) + 1
+        by += by < len(tokens) and tokens[by] == "s"  # "in the 1780s by"
     if by + 1 >= len(tokens) or tokens[by].lower() != "by":
         return None
     k = by + 1 + (tokens[by + 1].lower() in ARTICLES)

@@ -24,13 +24,15 @@ from trustgraph_flow.llm.extract_clause import (
 from trustgraph_flow.llm.extract_complement import is_word
 from trustgraph_flow.llm.extract_kinds import Kinds, is_noun
 from trustgraph_flow.llm.extract_owned import GENITIVE, owned_subject
-from trustgraph_flow.llm.extract_verbs import ADVERBS, looks_verb
+from trustgraph_flow.llm.extract_verbs import ADVERBS, AUXILIARIES, looks_verb
 from trustgraph_flow.llm.extract_words import ARTICLES, CLAUSE_WORDS, COPULAS, PRONOUNS
 from trustgraph_flow.llm.text import STOPWORDS
 
 Fact = tuple[str, str, str, bool]
 RECENT_NAMES = 12  # names a definite description may refer back to
 POSSESSIVES = frozenset({"its", "his", "her", "their"})
+OPEN_QUOTES = frozenset({'"', "“"})
+CLOSE_QUOTES = frozenset({'"', "”"})
 OF_NAME = frozenset({"of", "in", "at", "on"})  # 'chapel of Saint Ronan', 'school in Brant'
 PLACE_WORDS = frozenset({"in", "on", "at", "under", "inside"})
 MAX_PLACE = 4  # tokens of a subject's phrase of place
@@ -130,6 +132,8 @@ def subjects(tokens: list[str], memory: Memory) -> tuple[list[str], int]:
     if not tokens:
         return [], 0
     first = tokens[0].lower()
+    if first in OPEN_QUOTES:
+        return _defined(tokens)
     if first in PRONOUNS:
         return (memory.thing if first == "it" else memory.subjects), 1
     if first in POSSESSIVES:
@@ -169,6 +173,20 @@ def _owned(
     if found:
         memory.described = memory.owned = True
     return found, end
+
+
+def _defined(tokens: list[str]) -> tuple[list[str], int]:
+    """'"Licensor" shall mean…', '"Object" form shall mean…': the term a definition defines
+    (a lower-case word right after the quote and before the verb is part of it)."""
+    close = next((i for i in range(2, min(len(tokens), 7)) if tokens[i] in CLOSE_QUOTES), 0)
+    if not close or not all(is_word(t) for t in tokens[1:close]):
+        return [], 0
+    end = close + 1
+    while end + 1 < len(tokens) and tokens[end].isalpha() and tokens[end].islower():
+        if tokens[end] in AUXILIARIES or not looks_verb(tokens[end + 1]):
+            break
+        end += 1
+    return [" ".join([*tokens[1:close], *tokens[close + 1 : end]])], end
 
 
 def _place_after(tokens: list[str], end: int) -> int:
