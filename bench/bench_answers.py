@@ -5,7 +5,7 @@
     python -m bench.bench_answers --engine realmodel --written-only --limit 8 --planted-only
     python -m bench.bench_answers --embeddings sentence-transformers   # needs that extra
 
-Loads the corpus (bench/answers/corpus.py: three documents written for this bench, one a PDF,
+Loads the corpus (bench/answers/corpus.py: four documents written for this bench, one a PDF,
 and Debian's licences and users-and-groups guide, found on this machine) into a fresh
 ``tg-start``, asks every question (bench/answers/questions.py) of ``tg-invoke-document-rag``
 and ``tg-invoke-graph-rag`` as a user does (``--no-streaming``), reads each trace

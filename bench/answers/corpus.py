@@ -1,7 +1,8 @@
-"""The bench's documents: three written for it (a Markdown history, a hard-wrapped memoir, a
-PDF guide drawn at run time) and public documents a Debian system installs (licences in
-/usr/share/common-licenses, base-passwd's users-and-groups guide), found at run time and
-never copied into the project. A missing one is named and its questions are left out."""
+"""The bench's documents: four written for it (a Markdown history, a hard-wrapped memoir,
+visitors' notes on an observatory, a PDF guide drawn at run time) and public documents a
+Debian system installs (licences in /usr/share/common-licenses, base-passwd's
+users-and-groups guide), found at run time and never copied into the project. A missing one
+is named and its questions are left out."""
 
 from __future__ import annotations
 
