@@ -68,15 +68,9 @@ async def test_load_then_ask_both_ways(pulsar_url: str, prefix: str, tmp_path: P
         trace = graph.stderr.strip().splitlines()[-1].removeprefix("trace: ")
         assert trace.startswith("urn:trustgraph:question:")
         explained = [ln.removeprefix("Explain: ") for ln in graph.stderr.splitlines()[:-2]]
-        stages = (
-            "",
-            "/grounding",
-            "/exploration",
-            "/focus",
-            "/synthesis",
-            "/synthesis/verification",
-        )
-        assert explained == [trace + s for s in stages]
+        stages = ("/exploration", "/focus", "/synthesis", "/synthesis/verification")
+        grounding = trace.replace("urn:trustgraph:question:", "urn:trustgraph:prov:grounding:")
+        assert explained == [trace, grounding, *(trace + s for s in stages)]
         assert graph.stderr.splitlines()[-2] == OFFLINE_NOTE
 
         docs = await stack.cli(

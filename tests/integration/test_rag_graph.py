@@ -92,7 +92,7 @@ async def test_streamed_answer_and_trace_match_spec(
     query = "What does the fox jump over?"
     replies = await ask(world, query=query, streaming=True, entity_limit=4, session_id="g1")
     question = Q + "g1"
-    grounding = question + "/grounding"
+    grounding = "urn:trustgraph:prov:grounding:g1"  # the reference's URI (docs/conformance.md)
     explore, focus, synth = (question + s for s in ("/exploration", "/focus", "/synthesis"))
     explains = [r.explain_id for r in replies if r.message_type == "explain"]
     assert explains == [question, grounding, explore, focus, synth, synth + "/verification"]
@@ -211,7 +211,8 @@ async def test_malformed_twice_fails_cleanly(
     question = Q + "g4"
     trace = await stored_trace(world, question, "error")
     subjects = {t.s.i for t in trace if isinstance(t.s, IriTerm)}
-    assert subjects == {question, question + "/grounding", question + "/exploration"}
+    grounding = "urn:trustgraph:prov:grounding:g4"
+    assert subjects == {question, grounding, question + "/exploration"}
     assert any(t.p == TG.error for t in trace)
 
 

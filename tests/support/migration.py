@@ -4,7 +4,7 @@ what still verifies after."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -14,7 +14,8 @@ import pytest
 from trustgraph_base.integrity.keys import Keyring
 from trustgraph_base.provenance.document_uris import COMPONENT_PREFIX, OLD_COMPONENT_PREFIX
 from trustgraph_base.rdf.terms import IriTerm
-from trustgraph_flow.store.core.backend import Handle
+from trustgraph_flow.store.core.backend import Backend, Handle
+from trustgraph_flow.store.governance.migrate import migrate
 from trustgraph_flow.store.governance.seal import Seal, open_seal
 from trustgraph_flow.store.governance.verify import verify_document, verify_trace
 
@@ -59,3 +60,14 @@ def assert_verified(
     checks += [verify_trace(handle, keys, t) for t in traces]
     for checked in checks:
         assert checked.verified, checked.problems
+
+
+def killed_then_resumed(
+    monkeypatch: pytest.MonkeyPatch, stores: Backend, seal: Seal, verified: Callable[[], bool]
+) -> None:
+    """A migration killed where it signs again (``verified()`` is then false: the owner is
+    changed and not yet signed again), then the next start's."""
+    with killed_at(monkeypatch, "append"):
+        migrate(stores, seal)
+    assert not verified()
+    migrate(stores, seal)

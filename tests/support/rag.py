@@ -34,6 +34,7 @@ from trustgraph_base.provenance import (
     uris,
 )
 from trustgraph_base.provenance.namespaces import TG_NS
+from trustgraph_base.provenance.uris import trace_root
 from trustgraph_base.rdf.terms import IriTerm, Term, Triple, iri, lit
 from trustgraph_base.schema import (
     EmbeddingsRequest,
@@ -144,9 +145,15 @@ class World:
         await until(stored)
 
     async def trace(self, question: str) -> list[Triple]:
-        """Every triple of a trace (its stages are named under the question URI)."""
+        """Every triple of a trace (its stages are named under the question URI, a GraphRAG
+        grounding by its session id: ``uris.trace_root``)."""
         found = await self.query(g=GRAPH_RETRIEVAL)
-        return [t for t in found if isinstance(t.s, IriTerm) and t.s.i.startswith(question)]
+        return [
+            t
+            for t in found
+            if isinstance(t.s, IriTerm)
+            and (t.s.i.startswith(question) or trace_root(t.s.i) == question)
+        ]
 
 
 async def start_stack(

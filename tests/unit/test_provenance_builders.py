@@ -211,7 +211,7 @@ def test_graph_rag_trace_matches_spec() -> None:
         [
             '<urn:trustgraph:question:g1> rdfs:label "GraphRAG Question"',
             '<urn:trustgraph:question:g1/exploration> rdfs:label "Exploration"',
-            "<urn:trustgraph:question:g1/exploration> prov:wasDerivedFrom <urn:trustgraph:question:g1/grounding>",
+            "<urn:trustgraph:question:g1/exploration> prov:wasDerivedFrom <urn:trustgraph:prov:grounding:g1>",
             '<urn:trustgraph:question:g1/focus> rdfs:label "Focus"',
             "<urn:trustgraph:question:g1/focus/e1> rdf:type tg:EdgeSelection",
             "<urn:trustgraph:question:g1/synthesis> rdf:type tg:Answer",

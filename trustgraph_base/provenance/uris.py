@@ -153,7 +153,14 @@ def focus_edge_uri(question_uri: str, n: int) -> str:
     return f"{question_uri}/focus/e{n}"
 
 
+GROUNDING_PREFIX = "urn:trustgraph:prov:grounding:"  # the reference's, for GraphRAG's
+
+
 def grounding_uri(question_uri: str) -> str:
+    """A question's grounding as the reference names it (docs/conformance.md): GraphRAG's
+    ``urn:trustgraph:prov:grounding:{id}``, DocumentRAG's ``{question}/grounding``."""
+    if question_uri.startswith(GRAPH_RAG_PREFIX):
+        return GROUNDING_PREFIX + question_uri[len(GRAPH_RAG_PREFIX) :]
     return f"{question_uri}/grounding"
 
 
@@ -234,7 +241,10 @@ def agent_trace_order(uri: str) -> tuple[int, ...]:
 
 
 def trace_root(uri: str) -> str | None:
-    """The question URI of the trace an entity URI belongs to, or None if it is not one."""
+    """The question URI of the trace an entity URI belongs to (by its prefix; a GraphRAG
+    grounding's by its session id), or None if it is not one."""
+    if uri.startswith(GROUNDING_PREFIX) and len(uri) > len(GROUNDING_PREFIX):
+        return GRAPH_RAG_PREFIX + uri[len(GROUNDING_PREFIX) :]
     if trace_kind(uri) is None:
         return None
     return _STAGE_SUFFIX.sub("", uri)

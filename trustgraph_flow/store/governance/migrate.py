@@ -33,6 +33,7 @@ from trustgraph_flow.store.core.backend import Backend, Handle, remove_quads
 from trustgraph_flow.store.governance import log
 from trustgraph_flow.store.governance.migrate_steps import STEPS, Step
 from trustgraph_flow.store.governance.seal import Seal
+from trustgraph_flow.store.views.lookup import RETRIEVAL
 
 logger = logging.getLogger(__name__)
 GRAPH = ox.NamedNode("urn:tg:migration")
@@ -109,6 +110,8 @@ def migrate_step(handle: Handle, seal: Seal | None, step: Step) -> int:
         old = step.replaces(handle)
         if old and step.indexed:
             handle.index.unrecord(old)
+        if old and step.forgets:  # before the removal: a kill between redoes both
+            handle.index.forget_entities(_wholly(handle, old))
         remove_quads(handle.store, old)
     if seal is None:
         return len({q.subject for q in added})
@@ -132,6 +135,17 @@ def _sign_again(handle: Handle, seal: Seal, step: Step, owner: str) -> None:
     newest = ent.latest(s for _, s in log.of_subject(handle.store, owner)).get(owner)
     if newest is None or newest.entry.digest != fp.digest:
         seal.append(handle, [(owner, fp)], step.reason, step.kind)
+
+
+def _wholly(handle: Handle, old: list[ox.Quad]) -> list[str]:
+    """The entities every retrieval-graph quad of which is in ``old`` (renamed away)."""
+    removed = set(old)
+    subjects = {q.subject for q in old if isinstance(q.subject, ox.NamedNode)}
+    return [
+        s.value
+        for s in subjects
+        if all(q in removed for q in handle.store.quads_for_pattern(s, None, None, RETRIEVAL))
+    ]
 
 
 def _iri(node: object) -> str:

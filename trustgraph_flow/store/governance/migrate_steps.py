@@ -20,8 +20,11 @@ added).
   ranked chunk's score as plain literals (the reference's form), in both graphs;
   ``plain-times``: an extraction activity's ``prov:startedAtTime``, in the source graph only
   (a question's stays an ``xsd:dateTime``: SPEC.md decides it).
-- ``chunk-selections``: each reifier of a DocumentRAG exploration's ``tg:selectedChunk``
-  triple is also ``a tg:ChunkSelection`` naming its chunk by ``tg:document``. Owner: the trace.
+- ``chunk-selections`` (``migrate_selections.py``): each reifier of a DocumentRAG
+  exploration's ``tg:selectedChunk`` triple is also ``a tg:ChunkSelection`` naming its chunk
+  by ``tg:document``. Owner: the trace.
+- ``grounding-uris`` (``migrate_grounding.py``): GraphRAG's grounding renamed to the
+  reference's ``urn:trustgraph:prov:grounding:{id}``. Owner: the trace.
 """
 
 from __future__ import annotations
@@ -31,11 +34,12 @@ from dataclasses import dataclass
 
 import pyoxigraph as ox
 
-from trustgraph_base.provenance.namespaces import PROV, RDF, RDFS, TG
+from trustgraph_base.provenance.namespaces import PROV, RDF, RDFS
 from trustgraph_base.provenance.uris import doc_of, trace_root
 from trustgraph_flow.store.core.backend import Handle
 from trustgraph_flow.store.governance.documents import document_groups
 from trustgraph_flow.store.governance.migrate_agents import renamed
+from trustgraph_flow.store.governance.migrate_grounding import groundings
 from trustgraph_flow.store.governance.migrate_labels import (
     labels_missing,
     labels_present,
@@ -43,6 +47,10 @@ from trustgraph_flow.store.governance.migrate_labels import (
 )
 from trustgraph_flow.store.governance.migrate_metrics import metrics
 from trustgraph_flow.store.governance.migrate_plain import NUMBERS, SPANS, TIMES, plain
+from trustgraph_flow.store.governance.migrate_selections import (
+    chunk_selections_missing,
+    chunk_selections_present,
+)
 from trustgraph_flow.store.governance.replacing import Quads
 from trustgraph_flow.store.governance.seal import Groups, trace_groups
 from trustgraph_flow.store.views.lookup import RETRIEVAL, SOURCE, n
@@ -62,6 +70,7 @@ class Step:
     # the old facts the step's replace, once their new form is in (None: it only adds)
     replaces: Callable[[Handle], list[ox.Quad]] | None = None
     indexed: bool = False  # whether the trace index's read models keep the facts it changes
+    forgets: bool = False  # whether it renames entities (the old ones leave the entity map)
 
 
 def _objects(
@@ -115,41 +124,6 @@ def activity_facts_present(handle: Handle, doc: str) -> Iterable[ox.Quad]:
                 yield q
 
 
-def _selections(handle: Handle) -> list[tuple[ox.NamedNode, ox.NamedNode]]:
-    """Each reifier of a ``tg:selectedChunk`` triple, with its chunk."""
-    out = []
-    for q in handle.store.quads_for_pattern(None, n(RDF.reifies), None, RETRIEVAL):
-        stated = q.object
-        if (
-            type(q.subject) is ox.NamedNode
-            and isinstance(stated, ox.Triple)
-            and stated.predicate == n(TG.selectedChunk)
-            and isinstance(stated.object, ox.NamedNode)
-        ):
-            out.append((q.subject, stated.object))
-    return out
-
-
-def chunk_selections_missing(handle: Handle) -> list[ox.Quad]:
-    typed = {
-        q.subject
-        for q in handle.store.quads_for_pattern(None, n(RDF.type), n(TG.ChunkSelection), RETRIEVAL)
-    }
-    out = []
-    for reifier, chunk in _selections(handle):
-        if reifier not in typed:
-            out.append(ox.Quad(reifier, n(RDF.type), n(TG.ChunkSelection), RETRIEVAL))
-            out.append(ox.Quad(reifier, n(TG.document), chunk, RETRIEVAL))
-    return out
-
-
-def chunk_selections_present(handle: Handle, root: str) -> Iterable[ox.Quad]:
-    for reifier, chunk in _selections(handle):
-        if trace_root(reifier.value) == root:
-            yield ox.Quad(reifier, n(RDF.type), n(TG.ChunkSelection), RETRIEVAL)
-            yield ox.Quad(reifier, n(TG.document), chunk, RETRIEVAL)
-
-
 def agents_missing(handle: Handle) -> list[ox.Quad]:
     typed = n(RDF.type)
     out = []
@@ -190,6 +164,12 @@ def in_both_graphs(
 
 def _nothing(handle: Handle, owner: str) -> Iterable[ox.Quad]:
     return ()  # a replacement is signed as a new entry, not as facts added
+
+
+def _with_nothing(
+    pair: tuple[Quads, Quads],
+) -> tuple[Quads, Callable[..., Iterable[ox.Quad]], Quads]:
+    return pair[0], _nothing, pair[1]  # a replacement's (missing, present, replaced)
 
 
 def _no_owner(uri: str) -> str | None:
@@ -244,5 +224,15 @@ STEPS = (
     *in_both_graphs("plain-numbers", "the reference's plain counts and scores", plain(NUMBERS)),
     in_source_graph(
         "plain-times", "the reference's plain prov:startedAtTime of extraction", plain(TIMES)
+    ),
+    Step(
+        "grounding-uris",
+        "migrated: the reference's URI of GraphRAG's grounding",
+        "trace",
+        trace_groups,
+        trace_root,
+        *_with_nothing(groundings(RETRIEVAL)),
+        indexed=True,
+        forgets=True,
     ),
 )

@@ -20,9 +20,7 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from trustgraph_base.provenance.namespaces import PROV
-from trustgraph_base.provenance.uris import (
-    agent_step_of,
-)
+from trustgraph_base.provenance.uris import agent_step_of
 from trustgraph_flow.store.backends.embedded import links, step_reads
 from trustgraph_flow.store.backends.embedded.links import LinkReads
 from trustgraph_flow.store.backends.embedded.trace_sql import (
@@ -234,6 +232,10 @@ class TraceIndex(LinkReads, Unsigned):
         with self._tx():
             self.db.executemany(insert, rows)
             self.db.execute("INSERT OR IGNORE INTO lineage_meta VALUES (?)", (key,))
+
+    def forget_entities(self, uris: Iterable[str]) -> None:
+        with self._tx():
+            self.db.executemany("DELETE FROM entities WHERE uri = ?", [(u,) for u in uris])
 
     def forget(self, roots: Iterable[str]) -> None:
         """Drop traces and their entity maps."""

@@ -147,6 +147,12 @@ class GraphIndex(GraphList):
         if ops:
             self.sparql.update(" ;\n".join(ops))
 
+    def forget_entities(self, uris: Iterable[str]) -> None:
+        ops = [f"DELETE WHERE {{ GRAPH {self._g} {{ {term(named(u))} {term(_P['root'])} ?r }} }}"
+               for u in uris]  # fmt: skip
+        if ops:
+            self.sparql.update(" ;\n".join(ops))
+
     def backfill(self, store: QuadStore) -> None:
         """Nothing to do: this index never existed without its links."""
 

@@ -116,6 +116,11 @@ class JournalIndex:
         self.inner.forget(roots)
         self.ops.append(lambda h: h.index.forget(roots))
 
+    def forget_entities(self, uris: Iterable[str]) -> None:
+        uris = list(uris)
+        self.inner.forget_entities(uris)
+        self.ops.append(lambda h: h.index.forget_entities(uris))
+
     def forget_document(self, doc: str) -> None:
         self.inner.forget_document(doc)
         self.ops.append(lambda h: h.index.forget_document(doc))

@@ -1,0 +1,50 @@
+"""The migration step that types DocumentRAG's ranked chunks as the reference does
+(``migrate_steps.py``, ``chunk-selections``): each reifier of a DocumentRAG exploration's
+``tg:selectedChunk`` triple is also ``a tg:ChunkSelection`` naming its chunk by
+``tg:document``. Owner: the trace; added facts, signed under the late-write rule."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import pyoxigraph as ox
+
+from trustgraph_base.provenance.namespaces import RDF, TG
+from trustgraph_base.provenance.uris import trace_root
+from trustgraph_flow.store.core.backend import Handle
+from trustgraph_flow.store.views.lookup import RETRIEVAL, n
+
+
+def _selections(handle: Handle) -> list[tuple[ox.NamedNode, ox.NamedNode]]:
+    """Each reifier of a ``tg:selectedChunk`` triple, with its chunk."""
+    out = []
+    for q in handle.store.quads_for_pattern(None, n(RDF.reifies), None, RETRIEVAL):
+        stated = q.object
+        if (
+            type(q.subject) is ox.NamedNode
+            and isinstance(stated, ox.Triple)
+            and stated.predicate == n(TG.selectedChunk)
+            and isinstance(stated.object, ox.NamedNode)
+        ):
+            out.append((q.subject, stated.object))
+    return out
+
+
+def chunk_selections_missing(handle: Handle) -> list[ox.Quad]:
+    typed = {
+        q.subject
+        for q in handle.store.quads_for_pattern(None, n(RDF.type), n(TG.ChunkSelection), RETRIEVAL)
+    }
+    out = []
+    for reifier, chunk in _selections(handle):
+        if reifier not in typed:
+            out.append(ox.Quad(reifier, n(RDF.type), n(TG.ChunkSelection), RETRIEVAL))
+            out.append(ox.Quad(reifier, n(TG.document), chunk, RETRIEVAL))
+    return out
+
+
+def chunk_selections_present(handle: Handle, root: str) -> Iterable[ox.Quad]:
+    for reifier, chunk in _selections(handle):
+        if trace_root(reifier.value) == root:
+            yield ox.Quad(reifier, n(RDF.type), n(TG.ChunkSelection), RETRIEVAL)
+            yield ox.Quad(reifier, n(TG.document), chunk, RETRIEVAL)
