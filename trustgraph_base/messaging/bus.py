@@ -45,6 +45,7 @@ waited, unread, until the topic's next message (test_messaging.py). At 40 the cl
 asks again every 20 messages, so every round is followed by another until the backlog is
 empty."""
 
+
 class Bus:
     """One Pulsar client per process, shared by every producer and consumer in it."""
 
