@@ -11,18 +11,21 @@ from tests.golden.golden import invoke
 from tests.support.processors import RAG
 from tests.support.stack import Stack
 from tests.support.traces import DOC_RAG, GRAPH_RAG, answered_as, load
-from trustgraph_base.provenance.uris import grounding_uri
+from trustgraph_base.provenance.uris import SELECTION_PREFIX, grounding_uri, session_id_of
 
 LEFT = (
     "SELECT DISTINCT ?s WHERE {{ GRAPH <urn:graph:retrieval> {{ ?s ?p ?o }} "
-    'FILTER(STR(?s) = "{0}" || STRSTARTS(STR(?s), "{0}/") || STR(?s) = "{1}") }} ORDER BY ?s'
+    'FILTER(STR(?s) = "{0}" || STRSTARTS(STR(?s), "{0}/") || STR(?s) = "{1}"'
+    ' || STRSTARTS(STR(?s), "{2}")) }} ORDER BY ?s'
 )
 
 
 async def entities(url: str, trace: str) -> list[str]:
-    """The trace's entities: named under its question's URI, and its grounding (GraphRAG's
-    is named by its session id: ``urn:trustgraph:prov:grounding:{id}``)."""
-    query = LEFT.format(trace, grounding_uri(trace))
+    """The trace's entities: named under its question's URI, its grounding (GraphRAG's is
+    named by its session id: ``urn:trustgraph:prov:grounding:{id}``) and DocumentRAG's chunk
+    selections (``urn:trustgraph:prov:chunk:{id}:{index}``)."""
+    selections = f"{SELECTION_PREFIX}{session_id_of(trace)}:"
+    query = LEFT.format(trace, grounding_uri(trace), selections)
     found = await invoke(url, "tg-sparql", query, "--format", "json")
     assert found.code == 0, found.stderr
     return [row["s"]["value"] for row in json.loads(found.stdout)["results"]["bindings"]]
@@ -45,6 +48,7 @@ async def test_a_deleted_rag_trace_leaves_nothing_behind(
             )
         held = {trace: await entities(stack.url, trace) for trace in (GRAPH_RAG, DOC_RAG)}
         assert grounding_uri(GRAPH_RAG) in held[GRAPH_RAG]
+        assert any(e.startswith(SELECTION_PREFIX) for e in held[DOC_RAG])
         assert any("/claim" in e and e.rsplit("/", 1)[1].startswith("in") for e in held[DOC_RAG])
         for trace in (GRAPH_RAG, DOC_RAG):
             gone = await stack.cli("tg-delete-explain-trace", trace)

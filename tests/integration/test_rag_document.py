@@ -39,6 +39,7 @@ from trustgraph_base.provenance import (
     grounding_triples,
     synthesis_triples,
 )
+from trustgraph_base.provenance.uris import SELECTION_PREFIX, is_exploration_chunk_uri
 from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Triple, TripleTerm, iri
 from trustgraph_base.schema import DocumentRagRequest, DocumentRagResponse
 from trustgraph_base.settings import ProcessorSettings
@@ -227,21 +228,24 @@ async def test_bad_session_id_writes_nothing(
 
 
 def spec_part(trace: list[Triple]) -> set[tuple[str, str, str]]:
-    """The trace without what we add beside SPEC: the score reifiers (``…/exploration/c{rank}``),
-    the citations (``tg:cites``) and the answer's claims (``…/synthesis/claim{n}``)."""
+    """The trace without what we add beside SPEC: the score reifiers (the reference's chunk
+    selections, ``urn:trustgraph:prov:chunk:{id}:{index}``), the citations (``tg:cites``) and
+    the answer's claims (``…/synthesis/claim{n}``)."""
     return {
         t
         for t in spo(trace)
-        if "/exploration/c" not in t[0]
+        if not t[0].startswith("<urn:trustgraph:prov:chunk:")
         and "/synthesis/claim" not in t[0]
         and t[1] != f"<{TG.cites.i}>"
     }
 
 
 def scored_chunks(trace: list[Triple], explore: str) -> list[str]:
-    """The chunks the reifiers name, by tg:rank; their scores never rise with the rank."""
+    """The chunks the reifiers (the reference's chunk selections) name, by tg:rank; their
+    scores never rise with the rank."""
     ranked = []
-    for row in by_subject(trace, explore + "/c").values():
+    for uri, row in by_subject(trace, SELECTION_PREFIX).items():
+        assert is_exploration_chunk_uri(explore, uri), uri
         about = row[RDF.reifies.i]
         assert isinstance(about, TripleTerm) and about.tr.p == TG.selectedChunk
         assert about.tr.s == IriTerm(i=explore)

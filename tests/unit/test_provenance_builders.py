@@ -344,9 +344,13 @@ def test_parse_helpers_invert_the_builders() -> None:
     question = uris.graph_rag_question_uri("q")
     assert uris.is_conclusion_uri(question, uris.synthesis_uri(question))
     assert not uris.is_conclusion_uri(question, uris.synthesis_uri(question + "/x"))
-    exploration = uris.exploration_uri(question)
-    assert uris.is_exploration_chunk_uri(exploration, uris.exploration_chunk_uri(exploration, 2))
-    assert not uris.is_exploration_chunk_uri(exploration, uris.focus_edge_uri(question, 2))
+    docrag = uris.docrag_question_uri("d")
+    exploration = uris.exploration_uri(docrag)
+    selection = uris.exploration_chunk_uri(exploration, 2)  # the reference's, 0-based
+    assert selection == "urn:trustgraph:prov:chunk:d:1" and uris.trace_root(selection) == docrag
+    assert uris.is_exploration_chunk_uri(exploration, selection)
+    assert not uris.is_exploration_chunk_uri(exploration, uris.focus_edge_uri(docrag, 2))
+    assert not uris.is_exploration_chunk_uri(uris.exploration_uri(docrag + "0"), selection)
     assert uris.is_session_id("a-b_c.d") and not uris.is_session_id("a b")
 
 

@@ -25,12 +25,13 @@ from trustgraph_base.provenance.verification import (
     VerificationRecord,
     verification_triples,
 )
-from trustgraph_base.rdf.terms import Triple, lit
+from trustgraph_base.rdf.terms import IriTerm, Triple, lit
 from trustgraph_flow.store.core.backend import Backend
 from trustgraph_flow.store.governance.migrate import migrate
 from trustgraph_flow.store.governance.seal import Seal
 from trustgraph_flow.store.governance.verify import verify_trace
 from trustgraph_flow.store.service.writer import write_batch
+from trustgraph_flow.store.views import explain
 from trustgraph_flow.store.views.lookup import RETRIEVAL, n
 
 seal = seal_fixture()
@@ -40,18 +41,23 @@ QUESTION = uris.docrag_question_uri("d-old")
 CHUNKS = [f"{DOC}/p1/c0", f"{DOC}/p2/c0"]
 
 
+EXPLORATION = uris.exploration_uri(QUESTION)
+# each reifier's URI written before (1-based rank) and the reference's (0-based), adopted since
+RENAMED = {uris.exploration_chunk_uri(EXPLORATION, r): f"{EXPLORATION}/c{r}" for r in (1, 2)}
+
+
 def old_docrag() -> list[Triple]:
-    """A ranked DocumentRAG trace as written before its reifiers were tg:ChunkSelection."""
-    exploration = uris.exploration_uri(QUESTION)
+    """A ranked DocumentRAG trace as written before its reifiers were tg:ChunkSelection,
+    under the URIs they had then."""
     out = docrag_question_triples(QUESTION, "what is on the pages?", "2026-12-01T00:00:00Z")
-    out += docrag_exploration_triples(exploration, QUESTION, CHUNKS, [0.9, 0.5])
-    out += synthesis_triples(uris.synthesis_uri(QUESTION), exploration, "Foxes and cats.")
+    out += docrag_exploration_triples(EXPLORATION, QUESTION, CHUNKS, [0.9, 0.5])
+    out += synthesis_triples(uris.synthesis_uri(QUESTION), EXPLORATION, "Foxes and cats.")
     adopted = {(RDF.type.i, TG.ChunkSelection.i), (TG.document.i, None)}
     return [
-        t
+        t.model_copy(update={"s": IriTerm(i=RENAMED[t.s.i])}) if t.s.i in RENAMED else t  # type: ignore[union-attr]
         for t in out
         if not (
-            "/exploration/c" in t.s.i  # type: ignore[union-attr]
+            t.s.i in RENAMED  # type: ignore[union-attr]
             and ((t.p.i, getattr(t.o, "i", None)) in adopted or t.p.i == TG.document.i)
         )
     ]
@@ -79,15 +85,24 @@ def test_an_old_trace_gets_its_chunk_selections_and_still_verifies(
     old_trace: Backend, seal: Seal
 ) -> None:
     assert selections(old_trace) == {}
-    assert migrate(old_trace, seal) == 2
-    exploration = uris.exploration_uri(QUESTION)
+    shown = explain.get_trace(handle_of(old_trace), QUESTION, include_provenance=True)
+    assert [(c.uri, c.score) for c in shown.chunks] == [(CHUNKS[0], 0.9), (CHUNKS[1], 0.5)]
+    assert migrate(old_trace, seal) == 4  # typed (2), then renamed (2)
+    new = list(RENAMED)
     assert selections(old_trace) == {
-        f"<{exploration}/c1>": f"<{CHUNKS[0]}>",
-        f"<{exploration}/c2>": f"<{CHUNKS[1]}>",
+        f"<{new[0]}>": f"<{CHUNKS[0]}>",
+        f"<{new[1]}>": f"<{CHUNKS[1]}>",
     }
-    checked = verify_trace(handle_of(old_trace), seal.keys, QUESTION)
+    h = handle_of(old_trace)
+    for old in RENAMED.values():  # nothing names the old URIs, in the store or the index
+        assert not list(h.store.quads_for_pattern(ox.NamedNode(old), None, None, RETRIEVAL))
+        assert old not in h.index.entities(QUESTION)
+    assert set(new) <= set(h.index.entities(QUESTION))
+    checked = verify_trace(h, seal.keys, QUESTION)
     assert checked.verified, checked.problems
-    assert migrate(old_trace, seal) == 0
+    again = explain.get_trace(h, QUESTION, include_provenance=True)
+    assert again.model_dump() == shown.model_dump()
+    assert migrate(old_trace, seal, again=True) == 0
 
 
 def test_a_trace_migration_killed_before_signing_resumes(

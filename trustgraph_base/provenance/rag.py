@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from trustgraph_base.provenance.agent_order import calling_step_uri
 from trustgraph_base.provenance.common import (
     datetime_literal,
     derived,
@@ -17,7 +18,6 @@ from trustgraph_base.provenance.common import (
 from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, PROV, RDF, RDFS, TG
 from trustgraph_base.provenance.uris import (
     answer_document_uri,
-    calling_step_uri,
     exploration_chunk_uri,
     focus_edge_uri,
 )

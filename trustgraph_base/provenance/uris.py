@@ -154,6 +154,7 @@ def focus_edge_uri(question_uri: str, n: int) -> str:
 
 
 GROUNDING_PREFIX = "urn:trustgraph:prov:grounding:"  # the reference's, for GraphRAG's
+SELECTION_PREFIX = "urn:trustgraph:prov:chunk:"  # the reference's DocumentRAG chunk selections
 
 
 def grounding_uri(question_uri: str) -> str:
@@ -170,13 +171,20 @@ def answer_document_uri(entity_uri: str) -> str:
 
 
 def exploration_chunk_uri(exploration: str, rank: int) -> str:
-    """The reifier of a selected chunk's ``tg:selectedChunk`` triple (``…/exploration/c{rank}``)."""
-    return f"{exploration}/c{rank}"
+    """The reifier of a DocumentRAG exploration's ``tg:selectedChunk`` triple ranked ``rank``
+    (from 1): the reference's chunk selection ``urn:trustgraph:prov:chunk:{id}:{rank - 1}``."""
+    return f"{_selections_of(exploration)}{rank - 1}"
 
 
 def is_exploration_chunk_uri(exploration: str, uri: str) -> bool:
-    """Whether ``uri`` is one of ``exploration``'s chunk reifiers (``exploration_chunk_uri``)."""
-    return uri.startswith(exploration + "/c")
+    """Whether ``uri`` is one of ``exploration``'s chunk reifiers (``exploration_chunk_uri``,
+    or ``{exploration}/c{rank}`` as written before: renamed at the store's start)."""
+    prefix = _selections_of(exploration)
+    return uri.startswith((prefix, exploration + "/c"))
+
+
+def _selections_of(exploration: str) -> str:
+    return f"{SELECTION_PREFIX}{session_id_of(exploration.removesuffix('/exploration'))}:"
 
 
 def synthesis_uri(question_uri: str) -> str:
@@ -209,42 +217,14 @@ def is_conclusion_uri(root: str, uri: str) -> bool:
     return uri in (f"{root}/final", f"{root}/synthesis")
 
 
-_AGENT_PLACE = re.compile(r"/i([0-9]+)(?:/c([0-9]+))?(/observation)?$")
-
-
-def calling_step_uri(uri: str) -> str | None:
-    """The step ``…/i{n}`` that made call ``uri`` (``…/i{n}/c{k}``); None for anything else."""
-    if trace_kind(uri) != "agent":
-        return None
-    place = _AGENT_PLACE.search(uri)
-    if place is None or place.group(2) is None or place.group(3) is not None:
-        return None
-    return f"{uri[: place.start()]}/i{place.group(1)}"
-
-
-def agent_trace_order(uri: str) -> tuple[int, ...]:
-    """Where ``uri`` comes in the run of an agent trace, as a sort key: anything not of an
-    agent trace (a tool's sub-trace question) first, as it ran inside the step; then the
-    question, each step ``…/i{n}`` followed by its tool calls ``…/i{n}/c{k}`` (each with its
-    observation) and its observation, steps by number; the conclusion last."""
-    if trace_kind(uri) != "agent":
-        return (0,)
-    if uri.endswith("/final"):
-        return (2,)
-    place = _AGENT_PLACE.search(uri)
-    if place is None:
-        return (1,)
-    step, call, observation = int(place.group(1)), place.group(2), place.group(3) is not None
-    if call is not None:
-        return (1, step, 1, int(call), int(observation))
-    return (1, step, 2 if observation else 0)
-
-
 def trace_root(uri: str) -> str | None:
     """The question URI of the trace an entity URI belongs to (by its prefix; a GraphRAG
-    grounding's by its session id), or None if it is not one."""
+    grounding's and a DocumentRAG chunk selection's by their session id), or None."""
     if uri.startswith(GROUNDING_PREFIX) and len(uri) > len(GROUNDING_PREFIX):
         return GRAPH_RAG_PREFIX + uri[len(GROUNDING_PREFIX) :]
+    session, _, rank = uri.removeprefix(SELECTION_PREFIX).rpartition(":")
+    if uri.startswith(SELECTION_PREFIX) and session and rank.isdigit():
+        return DOCRAG_PREFIX + session
     if trace_kind(uri) is None:
         return None
     return _STAGE_SUFFIX.sub("", uri)

@@ -7,6 +7,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from trustgraph_base.provenance.namespaces import PROV, TG
+from trustgraph_base.provenance.uris import is_exploration_chunk_uri
 from trustgraph_flow.otel import conventions as c
 from trustgraph_flow.otel.to_prov import OTHER_DOCUMENT
 from trustgraph_flow.otel.trace import Trace
@@ -72,7 +73,8 @@ def documents(t: Trace, explorations: list[str]) -> Attrs:
         chunks = t.facts.get(e, {}).get(TG.selectedChunk.i, [])
         scores = {}
         for u, objects in t.facts.items():
-            if u.startswith(e + "/c") and (rank := as_int((objects.get(TG.rank.i) or [""])[0])):
+            rank = as_int((objects.get(TG.rank.i) or [""])[0])
+            if is_exploration_chunk_uri(e, u) and rank:
                 scores[rank] = float((objects.get(TG.score.i) or ["nan"])[0])
         for rank, chunk in enumerate(chunks, start=1):
             docs.append({"id": _document_id(chunk), "score": scores.get(rank)} | _place(chunk))

@@ -24,7 +24,9 @@ added).
   exploration's ``tg:selectedChunk`` triple is also ``a tg:ChunkSelection`` naming its chunk
   by ``tg:document``. Owner: the trace.
 - ``grounding-uris`` (``migrate_grounding.py``): GraphRAG's grounding renamed to the
-  reference's ``urn:trustgraph:prov:grounding:{id}``. Owner: the trace.
+  reference's ``urn:trustgraph:prov:grounding:{id}``; ``selection-uris``
+  (``migrate_selections.py``): DocumentRAG's chunk selections renamed to the reference's
+  ``urn:trustgraph:prov:chunk:{id}:{index}``. Owner: the trace.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ from trustgraph_flow.store.governance.migrate_plain import NUMBERS, SPANS, TIMES
 from trustgraph_flow.store.governance.migrate_selections import (
     chunk_selections_missing,
     chunk_selections_present,
+    selection_uris,
 )
 from trustgraph_flow.store.governance.replacing import Quads
 from trustgraph_flow.store.governance.seal import Groups, trace_groups
@@ -166,10 +169,12 @@ def _nothing(handle: Handle, owner: str) -> Iterable[ox.Quad]:
     return ()  # a replacement is signed as a new entry, not as facts added
 
 
-def _with_nothing(
-    pair: tuple[Quads, Quads],
-) -> tuple[Quads, Callable[..., Iterable[ox.Quad]], Quads]:
-    return pair[0], _nothing, pair[1]  # a replacement's (missing, present, replaced)
+def renaming(name: str, what: str, pairs: Callable[[ox.NamedNode], tuple[Quads, Quads]]) -> Step:
+    """A rename of trace entities in the retrieval graph: a replacement whose old URIs also
+    leave the trace index's entity map (``Step.forgets``)."""
+    missing, replaced = pairs(RETRIEVAL)
+    return Step(name, f"migrated: {what}", "trace", trace_groups, trace_root, missing, _nothing,
+                replaced, indexed=True, forgets=True)  # fmt: skip
 
 
 def _no_owner(uri: str) -> str | None:
@@ -225,14 +230,8 @@ STEPS = (
     in_source_graph(
         "plain-times", "the reference's plain prov:startedAtTime of extraction", plain(TIMES)
     ),
-    Step(
-        "grounding-uris",
-        "migrated: the reference's URI of GraphRAG's grounding",
-        "trace",
-        trace_groups,
-        trace_root,
-        *_with_nothing(groundings(RETRIEVAL)),
-        indexed=True,
-        forgets=True,
+    renaming("grounding-uris", "the reference's URI of GraphRAG's grounding", groundings),
+    renaming(
+        "selection-uris", "the reference's URIs of DocumentRAG's chunk selections", selection_uris
     ),
 )

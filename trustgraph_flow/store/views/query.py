@@ -13,7 +13,8 @@ from typing import TypeVar
 import pyoxigraph as ox
 
 from trustgraph_base.errors import ErrorType, ServiceError
-from trustgraph_base.provenance.uris import agent_trace_order, trace_kind
+from trustgraph_base.provenance.agent_order import agent_trace_order
+from trustgraph_base.provenance.uris import trace_kind
 from trustgraph_base.rdf.terms import Term, Triple
 from trustgraph_base.schema.store import (
     ALL_GRAPHS,
