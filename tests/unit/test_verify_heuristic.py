@@ -85,6 +85,31 @@ def test_relevance_of_evidence_to_the_question() -> None:
     assert not relevant("What is the capital of France?", [])
 
 
+SALT = "In 1886 Orla Quist discovered a pale blue salt in the brine of the Sorrel springs."
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Who discovered penicillin?",  # a relation word held, the thing it is about not
+        "Who wrote Dracula?",
+        "Who invented the telephone?",
+    ],
+)
+def test_a_relation_word_alone_is_not_relevance(question: str) -> None:
+    evidence = [SALT, FRANCE, "Jane Austen wrote Emma.", "Bell invented things."]
+    assert relevance(question, evidence)[0] >= 0.5  # what the old rule let through
+    assert not relevant(question, evidence)
+
+
+def test_what_the_question_is_about_held_is_relevance() -> None:
+    assert relevant("What did Orla Quist discover?", [SALT])
+    assert relevant("What did Quist discover in the springs?", [SALT])
+    assert relevant("What is the capital of France?", [FRANCE])
+    # a name the cited sentence leaves to its document, the rest held
+    assert relevant("Where can bicycles be hired on Skarra?", ["Bicycles are hired at the pier."])
+
+
 HARRIER = "The marsh harrier nests in the reed beds of the estate."
 BRIDGE = "The bridge was designed by Casimir Rook in 1870."
 

@@ -211,5 +211,14 @@ def relevance(question: str, evidence: Sequence[str]) -> tuple[float, list[str]]
 
 
 def relevant(question: str, evidence: Sequence[str]) -> bool:
-    """Whether the evidence speaks of the question at all (``RELEVANT_AT`` of its words)."""
-    return relevance(question, evidence)[0] >= RELEVANT_AT
+    """Whether the evidence speaks of the question at all: ``RELEVANT_AT`` of its content
+    words, and as much of those that say what it is *about* — that name a thing rather than
+    word a relation (a verb or an adverb). A relation word alone ("discovered" in "Who
+    discovered penicillin?") never makes evidence about something else relevant."""
+    if relevance(question, evidence)[0] < RELEVANT_AT:
+        return False
+    about = [s for s, w in _content(question).items() if not _relational(w)]
+    if not about:
+        return True
+    held = set().union(set(), *(_stems(t) for t in evidence))
+    return sum(s in held for s in about) / len(about) >= RELEVANT_AT
