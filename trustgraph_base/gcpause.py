@@ -64,7 +64,6 @@ def serving_collector() -> Iterator[None]:
         if _serving == 0:
             _threshold_before = gc.get_threshold()
         _serving += 1
-        gc.collect()  # garbage frozen now would stay until the last block ends: none
         gc.freeze()
         young, older, oldest = gc.get_threshold()
         gc.set_threshold(max(young, YOUNG_THRESHOLD), older, oldest)
