@@ -4,6 +4,7 @@ what still verifies after."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -11,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.sparql_server import store_backend
 from trustgraph_base.integrity.keys import Keyring
 from trustgraph_base.provenance.document_uris import COMPONENT_PREFIX, OLD_COMPONENT_PREFIX
 from trustgraph_base.rdf.terms import IriTerm
@@ -18,6 +20,7 @@ from trustgraph_flow.store.core.backend import Backend, Handle
 from trustgraph_flow.store.governance.migrate import migrate
 from trustgraph_flow.store.governance.seal import Seal, open_seal
 from trustgraph_flow.store.governance.verify import verify_document, verify_trace
+from trustgraph_flow.store.service.settings import StoreSettings
 
 
 def seal_fixture() -> Any:
@@ -30,6 +33,19 @@ def seal_fixture() -> Any:
         )
 
     return seal
+
+
+@contextmanager
+def store_before_start(tmp_path: Path) -> Iterator[tuple[Backend, Seal, StoreSettings]]:
+    """A store of the suite's backend (embedded, or ``TG_STORE_URI``'s server) and its seal,
+    to write what a store processor then starts on with the settings given (closed after)."""
+    data, uri = tmp_path / "data", os.environ.get("TG_STORE_URI", "")
+    seal = open_seal(data_dir=str(data), key_file="", public_dir="", chain="", server=bool(uri))
+    stores = store_backend(data / "store")
+    try:
+        yield stores, seal, StoreSettings(data_dir=str(data), store_uri=uri)
+    finally:
+        stores.close()
 
 
 def old_agent_iri(term: Any) -> Any:

@@ -5,15 +5,13 @@ idempotent, and resumed when killed half way."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
 
-from tests.support.migration import killed_at, old_agent_iri, seal_fixture
-from tests.support.sparql_server import store_backend
+from tests.support.migration import killed_at, old_agent_iri, seal_fixture, store_before_start
 from tests.support.store import DOC, document, handle_of, msg
 from trustgraph_base.provenance.document_uris import COMPONENT_PREFIX, OLD_COMPONENT_PREFIX
 from trustgraph_base.provenance.namespaces import PROV, RDF, RDFS, TG
@@ -22,10 +20,9 @@ from trustgraph_flow.store.core.backend import Backend
 from trustgraph_flow.store.governance import log
 from trustgraph_flow.store.governance.documents import seal_document
 from trustgraph_flow.store.governance.migrate import GRAPH, PENDING, migrate
-from trustgraph_flow.store.governance.seal import Seal, open_seal
+from trustgraph_flow.store.governance.seal import Seal
 from trustgraph_flow.store.governance.verify import verify_document
 from trustgraph_flow.store.service.lifespan import running
-from trustgraph_flow.store.service.settings import StoreSettings
 from trustgraph_flow.store.service.writer import write_batch
 from trustgraph_flow.store.views.lookup import SOURCE, n
 
@@ -133,13 +130,10 @@ def test_an_edit_before_the_migration_is_not_signed_over(old_store: Backend, sea
 async def test_the_store_processor_migrates_at_start(tmp_path: Path) -> None:
     """A store left by the code before (embedded, or TG_TEST_STORE=server) is migrated when the
     store processor starts on it."""
-    data, uri = tmp_path / "data", os.environ.get("TG_STORE_URI", "")
-    seal = open_seal(data_dir=str(data), key_file="", public_dir="", chain="", server=bool(uri))
-    stores = store_backend(data / "store")
-    write_batch(stores, [msg(before_the_change(), "doc")], seal)
-    assert seal_document(handle_of(stores), seal, DOC) is not None
-    stores.close()
-    async with running(StoreSettings(data_dir=str(data), store_uri=uri)) as state:
+    with store_before_start(tmp_path) as (stores, seal, settings):
+        write_batch(stores, [msg(before_the_change(), "doc")], seal)
+        assert seal_document(handle_of(stores), seal, DOC) is not None
+    async with running(settings) as state:
         assert await state.read(facts) == ACTIVITIES
         checked = await state.read(lambda s: verify_document(handle_of(s), seal.keys, DOC))
         assert checked.verified, checked.problems

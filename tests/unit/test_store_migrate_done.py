@@ -6,15 +6,19 @@ that step; a step with owners still to sign again (signing off) is not marked; t
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
 
-from tests.support.migration import assert_verified, killed_at, old_agent_iri, seal_fixture
-from tests.support.sparql_server import store_backend
+from tests.support.migration import (
+    assert_verified,
+    killed_at,
+    old_agent_iri,
+    seal_fixture,
+    store_before_start,
+)
 from tests.support.store import DOC, document, handle_of, msg
 from trustgraph_base.provenance.document_uris import OLD_COMPONENT_PREFIX
 from trustgraph_base.rdf.terms import Triple
@@ -23,9 +27,8 @@ from trustgraph_flow.store.governance import migrate as migration
 from trustgraph_flow.store.governance.documents import seal_document
 from trustgraph_flow.store.governance.migrate import migrate, steps_done
 from trustgraph_flow.store.governance.migrate_steps import STEPS, Step
-from trustgraph_flow.store.governance.seal import Seal, open_seal
+from trustgraph_flow.store.governance.seal import Seal
 from trustgraph_flow.store.service.lifespan import running
-from trustgraph_flow.store.service.settings import StoreSettings
 from trustgraph_flow.store.service.writer import write_batch
 from trustgraph_flow.store.views.lookup import SOURCE
 
@@ -115,16 +118,12 @@ def test_a_step_left_to_sign_again_is_not_marked_while_signing_is_off(
 
 
 async def test_the_store_processor_migrates_again_when_asked(tmp_path: Path) -> None:
-    data, uri = tmp_path / "data", os.environ.get("TG_STORE_URI", "")
-    seal = open_seal(data_dir=str(data), key_file="", public_dir="", chain="", server=bool(uri))
-    stores = store_backend(data / "store")
-    write_batch(stores, [msg(with_old_agents(), "doc")], seal)
-    stores.close()
-    async with running(StoreSettings(data_dir=str(data), store_uri=uri)) as state:
+    with store_before_start(tmp_path) as (stores, seal, settings):
+        write_batch(stores, [msg(with_old_agents(), "doc")], seal)
+    async with running(settings) as state:
         assert await state.read(lambda s: steps_done(handle_of(s))) == ALL
         await state.write(lambda s: write_batch(s, [msg(with_old_agents(), "late")], seal))
-    async with running(StoreSettings(data_dir=str(data), store_uri=uri)) as state:
-        assert await state.read(old_agents) > 0
-    settings = StoreSettings(data_dir=str(data), store_uri=uri, migrate_again=True)
     async with running(settings) as state:
+        assert await state.read(old_agents) > 0
+    async with running(settings.model_copy(update={"migrate_again": True})) as state:
         assert await state.read(old_agents) == 0

@@ -7,15 +7,18 @@ signed over."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 
 import pyoxigraph as ox
 import pytest
 
-from tests.support.migration import assert_verified, killed_then_resumed, seal_fixture
-from tests.support.sparql_server import store_backend
+from tests.support.migration import (
+    assert_verified,
+    killed_then_resumed,
+    seal_fixture,
+    store_before_start,
+)
 from tests.support.store import graph_rag, handle_of, msg
 from trustgraph_base.provenance import grounding_triples, uris
 from trustgraph_base.provenance.namespaces import PROV, TG
@@ -23,10 +26,9 @@ from trustgraph_base.rdf.terms import IriTerm, Triple
 from trustgraph_flow.store.core.backend import Backend, QuadStore, remove_quads
 from trustgraph_flow.store.governance import migrate as migration
 from trustgraph_flow.store.governance.migrate import migrate
-from trustgraph_flow.store.governance.seal import Seal, open_seal
+from trustgraph_flow.store.governance.seal import Seal
 from trustgraph_flow.store.governance.verify import verify_trace
 from trustgraph_flow.store.service.lifespan import running
-from trustgraph_flow.store.service.settings import StoreSettings
 from trustgraph_flow.store.service.writer import write_batch
 from trustgraph_flow.store.views import explain
 from trustgraph_flow.store.views.lookup import RETRIEVAL, n
@@ -132,12 +134,9 @@ def test_an_edited_grounding_is_renamed_but_not_signed_over(old_store: Backend, 
 async def test_the_store_processor_renames_at_start(tmp_path: Path) -> None:
     """The store processor renames at start on the backend the test suite runs (embedded,
     TG_TEST_STORE=server, or sharded: its journal forgets the old entity too)."""
-    data, uri = tmp_path / "data", os.environ.get("TG_STORE_URI", "")
-    seal = open_seal(data_dir=str(data), key_file="", public_dir="", chain="", server=bool(uri))
-    stores = store_backend(data / "store")
-    write_batch(stores, [msg(as_before(), "trace")], seal)
-    stores.close()
-    async with running(StoreSettings(data_dir=str(data), store_uri=uri)) as state:
+    with store_before_start(tmp_path) as (stores, seal, settings):
+        write_batch(stores, [msg(as_before(), "trace")], seal)
+    async with running(settings) as state:
         assert await state.read(lambda s: named(s, OLD)) == 0
         entities = await state.read(lambda s: handle_of(s).index.entities(QUESTION))
         assert NEW in entities and OLD not in entities
