@@ -87,8 +87,11 @@ class TraceWriter:
 
     async def settle(self, upto: int | None = None) -> None:
         """Make the first ``upto`` messages sent (default: all) safe: journaled, or without
-        a journal persisted by the broker."""
+        a journal persisted by the broker. Either way they leave for the broker now, not
+        after the batching delay: what the caller hears next (an explain event naming
+        them) reaches it behind them."""
         self.flush()
+        self.ctx.push(TRIPLES_STORE)
         if self.journal is None:
             await self.delivered(upto)
 

@@ -20,6 +20,7 @@ from trustgraph_base.rdf.terms import Triple, iri
 from trustgraph_base.schema import Metadata, TextCompletionRequest, TextCompletionResponse, Triples
 from trustgraph_base.settings import ProcessorSettings
 from trustgraph_base.wire import decode, decode_pack, encode
+from trustgraph_flow.run_journal import RunJournal
 from trustgraph_flow.trace_writer import TraceWriter
 
 
@@ -331,3 +332,61 @@ async def test_what_a_processor_loaded_before_it_was_ready_is_out_of_the_collect
     await processors.stop_all()
     assert gc.get_freeze_count() == 0
     assert gc.get_threshold() == before
+
+
+async def test_a_pushed_batch_leaves_before_what_is_sent_after_it(
+    pulsar_url: str, topics: Topics
+) -> None:
+    """``push`` sends what a batching producer holds at once: a message the process sends
+    after it (here on another topic) cannot overtake it, so a caller told of a trace message
+    finds it ahead of anything it sends itself. With a 2 s batching delay and no push, the
+    sentinel published after the reply would come first."""
+    traces, replies = topics.topic("pushed-traces"), topics.topic("pushed-replies")
+    sender, other = Bus(pulsar_url, batch_delay_ms=2000), Bus(pulsar_url)
+    try:
+        consumer = await other.subscribe(traces, "s")
+        await sender.producer(traces, batching=True)
+        held = sender.send_now(traces, b"trace", batching=True)
+        sender.push(traces)
+        await sender.publish(replies, b"reply")  # persisted: the caller could hear of it now
+        await other.publish(traces, b"sentinel")  # what the caller sends after hearing
+        got = []
+        for _ in range(2):
+            msg = await asyncio.wait_for(consumer.receive(), 10)
+            got.append(msg.data())
+            await consumer.acknowledge(msg)
+        assert got == [b"trace", b"sentinel"]
+        await asyncio.wait_for(held, 10)
+    finally:
+        await sender.close()
+        await other.close()
+
+
+async def test_a_settled_trace_message_leaves_before_the_event_that_names_it(
+    pulsar_url: str, settings: ProcessorSettings, topics: Topics, tmp_path: Path
+) -> None:
+    """A journaled trace message is safe once written to the journal, so ``settle`` does not
+    wait for the broker; it still sends it at once (``push``): the agent passes an explain
+    event on right after, and the caller must find the entity ahead of what it sends then."""
+    sender, other = Bus(pulsar_url, batch_delay_ms=2000), Bus(pulsar_url)
+    try:
+        consumer = await other.subscribe(topics.topic(TRIPLES_STORE), "s")
+        ctx: Context[ProcessorSettings] = Context("tracer", settings, sender)
+        await sender.producer(topics.topic(TRIPLES_STORE), batching=True)
+        journal = RunJournal(tmp_path / "runs")
+        writer = TraceWriter(ctx, "urn:test:q", "u", "c", "2026-01-01T00:00:00Z", journal)
+        writer.run = journal.open("urn:test:q", "u", "c")
+        writer.send("urn:test:step", [])
+        await asyncio.wait_for(writer.settle(), 1)  # journaled: no wait for the broker
+        sentinel = Metadata(id="urn:test:sentinel", user="u", collection="c")
+        sentinel_message = Triples(metadata=sentinel, triples=[])
+        await other.publish(topics.topic(TRIPLES_STORE), sentinel_message)
+        got = []
+        for _ in range(2):
+            msg = await asyncio.wait_for(consumer.receive(), 10)
+            got.append(decode(Triples, msg.data()).metadata.id)
+            await consumer.acknowledge(msg)
+        assert got == ["urn:test:step", "urn:test:sentinel"]
+    finally:
+        await sender.close()
+        await other.close()

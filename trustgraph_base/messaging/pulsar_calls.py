@@ -40,6 +40,15 @@ async def bounded(what: str, awaitable: Awaitable[T], timeout: float) -> T:
         raise BrokerUnavailable(f"{what}: no answer from the broker within {timeout:g}s") from None
 
 
+async def best_effort(what: str, awaitable: Awaitable[Any], timeout: float) -> None:
+    """``bounded``, for a close or flush whose failure changes nothing (already closed, the
+    broker gone): logged at debug, never raised."""
+    try:
+        await bounded(what, awaitable, timeout)
+    except Exception as exc:
+        log.debug("%s: %s", what, exc)
+
+
 def pulsar_logger() -> Any:
     return pulsar.ConsoleLogger(pulsar.LoggerLevel.Error)
 
@@ -84,6 +93,14 @@ def hand_over(
         producer._producer.send_async(builder.build(), receipt)
     except Exception as exc:
         done.arrive(BrokerUnavailable(f"cannot publish to {where}: {exc}"))
+
+
+def send_batch(producer: Producer | None) -> None:
+    """Make a batching ``producer`` send what it holds now, not when its delay ends (no
+    wait for the broker's receipt): a message sent after this, on any topic of the same
+    client, leaves behind it on the connection."""
+    if producer is not None:
+        producer._producer.flush_async(lambda _result: None)
 
 
 async def subscribe_shared(
