@@ -11,6 +11,7 @@ ENTITY_PREFIX = "urn:trustgraph:entity:"
 RELATION_PREFIX = "urn:trustgraph:rel:"
 COMPONENT_PREFIX = "https://trustgraph.ai/agent/"  # the reference's (docs/conformance.md)
 OLD_COMPONENT_PREFIX = "urn:trustgraph:component:"  # before: migrated at the store's start
+ACTIVITY_PREFIX = "https://trustgraph.ai/activity/"  # the reference's (docs/conformance.md)
 
 
 def document_uri(doc_id: str) -> str:
@@ -58,6 +59,12 @@ def subgraph_uri(chunk: str) -> str:
 def activity_uri(entity_uri: str, stage: str) -> str:
     """The activity that generated an entity in one pipeline stage (decode, chunk, extract)."""
     return f"{entity_uri}/activity/{stage}"
+
+
+def is_activity_uri(uri: str) -> bool:
+    """Whether ``uri`` names an extraction activity: the reference's form
+    (``https://trustgraph.ai/activity/{uuid}``) or ours before (``{entity}/activity/{stage}``)."""
+    return uri.startswith(ACTIVITY_PREFIX) or "/activity/" in uri
 
 
 def component_uri(name: str) -> str:

@@ -8,6 +8,9 @@ from typing import Literal
 
 # The document URIs' builders, re-exported for the callers of ``uris``.
 from trustgraph_base.provenance.document_uris import (
+    ACTIVITY_PREFIX as ACTIVITY_PREFIX,
+)
+from trustgraph_base.provenance.document_uris import (
     COMPONENT_PREFIX as COMPONENT_PREFIX,
 )
 from trustgraph_base.provenance.document_uris import (
@@ -36,6 +39,9 @@ from trustgraph_base.provenance.document_uris import (
 )
 from trustgraph_base.provenance.document_uris import (
     entity_uri as entity_uri,
+)
+from trustgraph_base.provenance.document_uris import (
+    is_activity_uri as is_activity_uri,
 )
 from trustgraph_base.provenance.document_uris import (
     minted_label as minted_label,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pyoxigraph as ox
 
-from trustgraph_base.provenance.namespaces import PROV, RDF, RDFS, TG
+from trustgraph_base.provenance.namespaces import PROV, RDFS, TG
 from trustgraph_base.provenance.uris import trace_root
 from trustgraph_flow.store.core.backend import (
     Handle,
@@ -20,6 +20,7 @@ from trustgraph_flow.store.core.backend import (
     subject_quads,
 )
 from trustgraph_flow.store.core.convert import DEFAULT_GRAPH, named
+from trustgraph_flow.store.governance.activities import USED, activities
 from trustgraph_flow.store.governance.seal import Seal
 from trustgraph_flow.store.views.export import roots_of
 from trustgraph_flow.store.views.lookup import RETRIEVAL, SOURCE, has_type, n, stated_facts
@@ -41,22 +42,6 @@ def derived(store: QuadStore, doc: ox.NamedNode) -> list[ox.NamedNode]:
                 found.append(child)
                 pending.append(child)
     return found
-
-
-def activities(store: QuadStore, entities: list[ox.NamedNode]) -> list[ox.NamedNode]:
-    """The activities named under one of the entities (``{entity}/activity/…``).
-
-    One scan of the activities: some (the document's decode) are not linked from a
-    remaining entity, so following ``prov:wasGeneratedBy`` would miss them.
-    """
-    owners = {e.value for e in entities}
-    found = store.quads_for_pattern(None, n(RDF.type), n(PROV.Activity), SOURCE)
-    return [
-        q.subject
-        for q in found
-        if isinstance(q.subject, ox.NamedNode)
-        and q.subject.value.rpartition("/activity/")[0] in owners
-    ]
 
 
 def exists(store: QuadStore, doc: ox.NamedNode) -> bool:
@@ -131,12 +116,12 @@ def delete_known(store: QuadStore, doc: ox.NamedNode) -> int:
     subgraphs = {e.value for e in entities if any(has_type(store, e, c, SOURCE) for c in holders)}
     removed = remove_facts(store, orphaned_edges(store, subgraphs))
     owned = activities(store, entities) + entities[1:][::-1] + [doc]  # deepest first, document last
-    link = n(PROV.wasDerivedFrom)
+    links = (n(PROV.wasDerivedFrom), USED)  # how an entity, and an activity, are found
     for subject in owned:
         quads = list(store.quads_for_pattern(subject, None, None, SOURCE))
         # The link last (one by one embedded; one request, so all or nothing, on a server):
         # an interrupted deletion leaves the subject reachable for the retry.
-        remove_quads(store, sorted(quads, key=lambda q: q.predicate == link))
+        remove_quads(store, sorted(quads, key=lambda q: q.predicate in links))
     return removed
 
 

@@ -18,10 +18,10 @@ import pyoxigraph as ox
 
 from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.integrity.entries import Signed
-from trustgraph_base.provenance.uris import doc_of
 from trustgraph_flow.store.core.backend import Handle, subject_groups
 from trustgraph_flow.store.core.convert import named
 from trustgraph_flow.store.governance import deletion, log
+from trustgraph_flow.store.governance.activities import activities, documents_of
 from trustgraph_flow.store.governance.seal import Groups, Seal
 from trustgraph_flow.store.views.lookup import SOURCE
 
@@ -30,7 +30,7 @@ def document_groups(handle: Handle, doc: str) -> Groups:
     """The document's extraction provenance: every quad of it and of what derives from it,
     and of the activities that made them, in ``urn:graph:source`` (one list per subject)."""
     entities = deletion.derived(handle.store, named(doc))
-    subjects = deletion.activities(handle.store, entities) + entities
+    subjects = activities(handle.store, entities) + entities
     return subject_groups(handle.store, subjects, SOURCE)
 
 
@@ -47,8 +47,7 @@ def seal_document(handle: Handle | None, seal: Seal | None, doc: str) -> Signed 
 def after_write(seal: Seal, handle: Handle, quads: Iterable[ox.Quad]) -> int:
     """Sign again the already signed documents whose provenance this batch added to."""
     quads = list(quads)
-    subjects = {q.subject for q in quads if type(q.subject) is ox.NamedNode}
-    docs = {d for s in subjects if (d := doc_of(s.value))}
+    docs = documents_of(handle.store, quads)
     sealed = sorted(d for d in docs if log.of_subject(handle.store, d))
     if not sealed:  # the common case (a document being extracted): one lookup per document
         return 0

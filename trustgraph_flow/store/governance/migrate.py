@@ -98,7 +98,7 @@ def migrate_step(handle: Handle, seal: Seal | None, step: Step) -> int:
     again the signed owners they belong to (and any a killed migration left pending); how
     many entities got facts."""
     added = step.missing(handle)
-    owners = sorted({o for q in added if (o := step.owner(_iri(q.subject)))})
+    owners = sorted(step.owners(handle, added))
     mark = ox.Literal(step.name)
     signed = [o for o in owners if seal is not None and _signed(handle, step, o)]
     if added and step.indexed:  # the index first: a kill before the store's write redoes it

@@ -37,8 +37,9 @@ from dataclasses import dataclass
 import pyoxigraph as ox
 
 from trustgraph_base.provenance.namespaces import PROV, RDF, RDFS
-from trustgraph_base.provenance.uris import doc_of, trace_root
+from trustgraph_base.provenance.uris import ACTIVITY_PREFIX, doc_of, is_activity_uri, trace_root
 from trustgraph_flow.store.core.backend import Handle
+from trustgraph_flow.store.governance.activities import documents_of, used_by
 from trustgraph_flow.store.governance.documents import document_groups
 from trustgraph_flow.store.governance.migrate_agents import renamed
 from trustgraph_flow.store.governance.migrate_grounding import groundings
@@ -67,7 +68,8 @@ class Step:
     reason: str  # of the log entry that signs an owner again
     kind: str  # "document" or "trace": which signatures it renews
     quads_of: Callable[[Handle, str], Groups]
-    owner: Callable[[str], str | None]  # the document or trace root an entity belongs to
+    # the documents or trace roots the quads belong to (whose signatures the step renews)
+    owners: Callable[[Handle, list[ox.Quad]], set[str]]
     missing: Callable[[Handle], list[ox.Quad]]
     present: Callable[[Handle, str], Iterable[ox.Quad]]
     # the old facts the step's replace, once their new form is in (None: it only adds)
@@ -87,13 +89,27 @@ def _objects(
 
 
 def _activities(handle: Handle) -> list[ox.NamedNode]:
-    """Our extraction activities: named ``{entity}/activity/{stage}``."""
+    """Our extraction activities (``uris.is_activity_uri``)."""
     found = handle.store.quads_for_pattern(None, n(RDF.type), n(PROV.Activity), SOURCE)
     return [
         q.subject
         for q in found
-        if type(q.subject) is ox.NamedNode and "/activity/" in q.subject.value
+        if type(q.subject) is ox.NamedNode and is_activity_uri(q.subject.value)
     ]
+
+
+def _documents(handle: Handle, quads: list[ox.Quad]) -> set[str]:
+    return documents_of(handle.store, quads)
+
+
+def _traces(handle: Handle, quads: list[ox.Quad]) -> set[str]:
+    return {
+        r for q in quads if type(q.subject) is ox.NamedNode and (r := trace_root(q.subject.value))
+    }
+
+
+def _no_owner(handle: Handle, quads: list[ox.Quad]) -> set[str]:
+    return set()
 
 
 def activity_facts_missing(handle: Handle) -> list[ox.Quad]:
@@ -102,8 +118,8 @@ def activity_facts_missing(handle: Handle) -> list[ox.Quad]:
     agents = _objects(handle, n(PROV.wasAssociatedWith), SOURCE)
     out: list[ox.Quad] = []
     for activity in _activities(handle):
-        if activity not in used:
-            owner = activity.value.rpartition("/activity/")[0]
+        if activity not in used and not activity.value.startswith(ACTIVITY_PREFIX):
+            owner = activity.value.rpartition("/activity/")[0]  # ours before: under what it read
             out.append(ox.Quad(activity, n(PROV.used), ox.NamedNode(owner), SOURCE))
         names = [
             label.value
@@ -118,8 +134,8 @@ def activity_facts_missing(handle: Handle) -> list[ox.Quad]:
 
 
 def activity_facts_present(handle: Handle, doc: str) -> Iterable[ox.Quad]:
-    for activity in _activities(handle):
-        if doc_of(activity.value) != doc:
+    for activity, entity in used_by(handle.store).items():
+        if doc_of(entity.value) != doc:
             continue
         yield from handle.store.quads_for_pattern(activity, n(PROV.used), None, SOURCE)
         for q in handle.store.quads_for_pattern(activity, n(RDFS.label), None, SOURCE):
@@ -145,7 +161,7 @@ def in_source_graph(
 ) -> Step:
     """A replacement's step in the source graph (owned by documents): ``{name}-source``."""
     missing, replaced = pairs(SOURCE)
-    return Step(f"{name}-source", f"migrated: {what}", "document", document_groups, doc_of,
+    return Step(f"{name}-source", f"migrated: {what}", "document", document_groups, _documents,
                 missing, _nothing, replaced)  # fmt: skip
 
 
@@ -160,7 +176,7 @@ def in_both_graphs(
     trace_missing, trace_replaced = pairs(RETRIEVAL)
     return (
         in_source_graph(name, what, pairs),
-        Step(f"{name}-retrieval", f"migrated: {what}", "trace", trace_groups, trace_root,
+        Step(f"{name}-retrieval", f"migrated: {what}", "trace", trace_groups, _traces,
              trace_missing, _nothing, trace_replaced, indexed),
     )  # fmt: skip
 
@@ -173,12 +189,8 @@ def renaming(name: str, what: str, pairs: Callable[[ox.NamedNode], tuple[Quads, 
     """A rename of trace entities in the retrieval graph: a replacement whose old URIs also
     leave the trace index's entity map (``Step.forgets``)."""
     missing, replaced = pairs(RETRIEVAL)
-    return Step(name, f"migrated: {what}", "trace", trace_groups, trace_root, missing, _nothing,
+    return Step(name, f"migrated: {what}", "trace", trace_groups, _traces, missing, _nothing,
                 replaced, indexed=True, forgets=True)  # fmt: skip
-
-
-def _no_owner(uri: str) -> str | None:
-    return None
 
 
 STEPS = (
@@ -187,7 +199,7 @@ STEPS = (
         "migrated: the reference's prov:used and rdfs:label on extraction activities",
         "document",
         document_groups,
-        doc_of,
+        _documents,
         activity_facts_missing,
         activity_facts_present,
     ),
@@ -205,7 +217,7 @@ STEPS = (
         "migrated: the reference's labels of questions and analyses",
         "trace",
         trace_groups,
-        trace_root,
+        _traces,
         labels_missing,
         labels_present,
         labels_replaced,
@@ -216,7 +228,7 @@ STEPS = (
         "migrated: the reference's tg:ChunkSelection on DocumentRAG's ranked chunks",
         "trace",
         trace_groups,
-        trace_root,
+        _traces,
         chunk_selections_missing,
         chunk_selections_present,
     ),
