@@ -33,7 +33,7 @@ import numpy as np
 
 from bench.answers.planted import gold_span
 from bench.answers.questions import QUESTIONS, Question
-from bench.answers.scoring import share
+from bench.answers.scoring import abstained, share
 from bench.bench_retrieval import Chunk, _gold, chunks_of
 from bench.summary import summary
 from trustgraph_base import bounds
@@ -133,12 +133,14 @@ def _fact(graph: Graph, chunks: list[Chunk], k: Key) -> dict[str, str]:
 
 
 def _evidence(graph: Graph, chunks: list[Chunk], k: Key) -> str:
-    """An edge's text as GraphRAG checks its claims against it (``graph_rag.evidence``)."""
+    """An edge's text as GraphRAG checks its claims against it (``graph_rag.evidence``): its
+    sentences, then the chunks they are in."""
     said = [
         with_context(quote, chunks[c][4], (k[0], k[2])) if anaphoric(quote) else quote
         for quote, c in zip(graph.quotes[k], graph.sources[k], strict=True)
     ]
-    return " ".join(dict.fromkeys(said))
+    excerpt = " ".join(chunks[c][4] for c in dict.fromkeys(graph.sources[k]))
+    return " ".join([*dict.fromkeys(said), excerpt])
 
 
 def _verified(
@@ -155,8 +157,10 @@ def _verified(
 
 def stage(
     q: Question, graph: Graph, chunks: list[Chunk], span: tuple[int, int] | None, near: list[str]
-) -> tuple[str, str]:
-    """The last stage the question reaches, and the answer."""
+) -> tuple[str, str, str]:
+    """The last stage the question reaches, the answer, and the last stage at which an edge
+    read from the gold place (with or without a gold answer) was there: "explored",
+    "selected" or "" (the chunk the answer could read when the edge was not made)."""
 
     def on_gold(k: Key) -> bool:
         return any(_gold(chunks[c], q, span) for c in graph.sources[k])
@@ -177,14 +181,22 @@ def stage(
         )
     )
     cited = [chosen[n - 1] for n in reply["cited"]]
+    place = next(
+        (n for n, g in (("selected", chosen), ("explored", sub)) if any(map(on_gold, g))), ""
+    )
     if any(on_gold(k) for k in cited):
-        return ("cited" if _verified(q, graph, chunks, chosen, reply) else "withheld"), reply[
-            "answer"
-        ]
+        verified = _verified(q, graph, chunks, chosen, reply)
+        return ("cited" if verified else "withheld"), reply["answer"], place
     for name, group in (("selected", chosen), ("explored", sub), ("extracted", graph.edges)):
         if any(golden(k) for k in group):
-            return name, reply["answer"]
-    return "not extracted", reply["answer"]
+            return name, reply["answer"], place
+    return "not extracted", reply["answer"], place
+
+
+def reach(place: Counter[str]) -> str:
+    """How far the chunks of the questions lost at extraction got: selected (an edge read
+    from them was chosen), explored or not reached."""
+    return ", ".join(f"{k} {place[k]}" for k in ("selected", "explored", "not reached"))
 
 
 def main() -> None:
@@ -200,18 +212,29 @@ def main() -> None:
     asked = np.asarray(embedder.embed([q.text for q in questions]))
     print(f"{len(graph.edges)} edges, {len(graph.entities)} entities, {len(chunks)} chunks")
     counts: dict[bool, Counter[str]] = {False: Counter(), True: Counter()}
+    right: Counter[bool] = Counter()
+    place: dict[bool, Counter[str]] = {False: Counter(), True: Counter()}
     for i, q in enumerate(questions):
         span = None if q.page is not None else gold_span(texts[q.doc], q)
         top = np.argsort(-(labels @ asked[i]), kind="stable")[:ENTITY_LIMIT]
-        reached, answer = stage(q, graph, chunks, span, [graph.entities[j] for j in top])
+        reached, answer, near = stage(q, graph, chunks, span, [graph.entities[j] for j in top])
         counts[q.held_out][reached] += 1
+        right[q.held_out] += not abstained(answer, None) and any(
+            g.casefold() in answer.casefold() for g in q.gold
+        )
+        if reached == "not extracted":
+            place[q.held_out][near or "not reached"] += 1
         if args.verbose and not q.held_out and reached != "cited":
             print(f"    {reached:13} {q.text!r} -> {answer[:120]!r}")
     for held, part in ((False, "tuned"), (True, "held-out")):
         n = sum(counts[held].values())
         row = "  ".join(f"{s} {counts[held][s]}" for s in STAGES)
         print(f"{part:8} ({n}): {row}")
+        print(
+            f"{'':8} right {right[held]}/{n}; not extracted, the gold place's chunk: {reach(place[held])}"
+        )
         summary(f"graph stages: {part} cited", share(counts[held]["cited"], n), "-", row)
+        summary(f"graph stages: {part} right", share(right[held], n), "-", "offline answer")
     whole = counts[False] + counts[True]
     print("whole   : " + "  ".join(f"{s} {whole[s]}" for s in STAGES))
 

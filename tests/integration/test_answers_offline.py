@@ -20,6 +20,7 @@ Chlorine is added. Casimir Rook designed Rook.
 
 The Hale Viaduct was designed by Casimir Rook in 1871. Orla Quist, a chemist from Bergen,
 founded the Fenwick Works. The works are three miles from the viaduct.
+Of the Hale Viaduct, much was paid for by gifts from the Lorne family, who farmed below it.
 """
 JUNK = {"now", "it", "added", "everyone", "rook", "there"}
 ABSTAINED = ("no relevant information", "do not say", "does not say")
@@ -63,6 +64,15 @@ async def test_a_written_document_is_answered_without_junk(
         cited = [e for e in view["edges"] if e["cited"]]
         assert cited and not any(_junk(e) for e in view["edges"]), view["edges"]
         assert all(e["sources"][0]["spans"][0]["located"] for e in cited)  # its sentence, placed
+
+        # no edge says who paid (the extractor reads no such sentence): the sentence of the
+        # chunk an edge about the viaduct was read from does, cited as that edge and checked
+        # against its chunk
+        answer, view = await _ask(stack, "tg-invoke-graph-rag", "Who paid for the Hale Viaduct?")
+        assert "the Lorne family" in answer, answer
+        assert not any("Lorne" in _label(e, k) for e in view["edges"] for k in "spo")
+        assert [c["verdict"] for c in view["claims"]] == ["supported"], view["claims"]
+        assert [e["s_label"] for e in view["edges"] if e["cited"]] == ["Casimir Rook"], view
 
         answer, view = await _ask(stack, "tg-invoke-graph-rag", "What is the Marrowby site now?")
         assert not any(_junk(e) for e in view["edges"] if e["cited"]), view["edges"]

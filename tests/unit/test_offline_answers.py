@@ -109,10 +109,11 @@ def test_an_edge_is_read_with_its_sentence_and_its_chunk() -> None:
     asked = "Where can bikes be hired on Brant?"
     # the island's name is in the chunk the edge was read from, not in the edge
     assert _graph(asked, [bare])["cited"] == []
+    said_once = "Bikes can be hired at the quay in Tarle."  # the sentence, not also the edge
     assert _graph(asked, [read]) == {
-        "answer": "Bikes can be hired at quay.",
+        "answer": said_once,
         "cited": [1],
-        "claims": [{"text": "Bikes can be hired at quay.", "cited": [1]}],
+        "claims": [{"text": said_once, "cited": [1]}],
     }
     # a word of the question the edge's sentence has earns it credit
     root = {"s": "Root", "p": "is the", "o": "superuser"}
@@ -121,3 +122,36 @@ def test_an_edge_is_read_with_its_sentence_and_its_chunk() -> None:
     assert _graph("Which account is usually the superuser?", [said])["cited"] == [1]
     # a name the excerpt lacks is still not answered
     assert _graph("Where can bikes be hired on Skye?", [read])["cited"] == []
+
+
+def test_a_sentence_of_an_edges_chunk_answers_what_no_edge_says() -> None:
+    chunk = (
+        "Tarle Observatory stands on Brant Hill above the town of Tarle. "
+        "Its great telescope was built in 1901 by Mira Holt.\n"
+        "Of the dome, much was paid for by gifts from the Lorne family, who farmed below "
+        "the hill. Visitors may climb the hill on Sundays."
+    )
+    hill = {
+        "s": "Tarle Observatory",
+        "p": "stands on",
+        "o": "Brant Hill",
+        "quote": "Tarle Observatory stands on Brant Hill above the town of Tarle.",
+        "excerpt": chunk,
+    }
+    sundays = {
+        "s": "Visitors",
+        "p": "may climb the hill on",
+        "o": "Sundays",
+        "quote": "Visitors may climb the hill on Sundays.",
+        "excerpt": chunk,
+    }
+    paid = (
+        "Of the dome, much was paid for by gifts from the Lorne family, who farmed below the hill."
+    )
+    # no edge says who paid: the sentence of their chunk does, cited as the first edge of it
+    reply = _graph("Who paid for the dome of Tarle Observatory?", [hill, sundays])
+    assert reply == {"answer": paid, "cited": [1], "claims": [{"text": paid, "cited": [1]}]}
+    # a sentence an edge was read from is cited as that edge
+    assert _graph("When may visitors climb the hill?", [hill, sundays])["cited"] == [2]
+    # the chunk without the question's name is still no answer
+    assert _graph("Who paid for the dome of Kell Tower?", [hill, sundays])["cited"] == []

@@ -4,8 +4,10 @@ quote — its labels "subject predicate object". A quote that leans on the sente
 ("It was opened by Queen Adela", "She studied chemistry at…": the extractor read its subject
 from them) is given with them, from its chunk's paragraph, as the offline answer reads it.
 The chunks an edge was read from go to the answer too (the question's names may be there,
-not in the edge: "bicycles on Skarra" in a guide to Skarra). Two store round trips for all
-the edges, and one librarian request for their chunks."""
+not in the edge: "bicycles on Skarra" in a guide to Skarra), and follow its sentences in the
+text its claims are checked against: the answer may say what the extractor made no edge of
+from them, and is checked against what it was given. Two store round trips for all the
+edges, and one librarian request for their chunks."""
 
 from __future__ import annotations
 
@@ -83,8 +85,8 @@ async def _chunks(ctx: Context[Any], req: GraphRagRequest, ids: list[str]) -> di
 
 @dataclass(frozen=True)
 class EdgeEvidence:
-    """Per edge, in the order asked: the text its claims are checked against, and the
-    chunks it was read from (empty when the librarian could not give them)."""
+    """Per edge, in the order asked: the text its claims are checked against (its sentences,
+    then its chunks), and the chunks it was read from (empty when the librarian could not give them)."""
 
     texts: list[str]
     excerpts: list[str]
@@ -134,7 +136,9 @@ async def edge_evidence(
             for u in mine
             if u in quote and u not in unlocated
         ]
-        out.texts.append(" ".join(dict.fromkeys(said)) or f"{names['s']} {names['p']} {names['o']}")
         read = dict.fromkeys(chunk[u] for u in mine if u in chunk)
-        out.excerpts.append(" ".join(texts[c] for c in read if c in texts))
+        excerpt = " ".join(texts[c] for c in read if c in texts)
+        checked = " ".join([*dict.fromkeys(said), excerpt]).strip()
+        out.texts.append(checked or f"{names['s']} {names['p']} {names['o']}")
+        out.excerpts.append(excerpt)
     return out

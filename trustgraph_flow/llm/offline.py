@@ -11,7 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 from trustgraph_flow.llm.extract import extract_edges
-from trustgraph_flow.llm.support import Piece, best, excerpt_pieces
+from trustgraph_flow.llm.fact_pieces import edge_text, fact_pieces
+from trustgraph_flow.llm.support import best, excerpt_pieces
 from trustgraph_flow.llm.text import (
     as_list,
     as_text,
@@ -44,10 +45,6 @@ UNHELPFUL = (
 TOOL_ORDER = ("knowledge-query", "document-query")
 
 
-def _edge_text(edge: Any) -> str:
-    return " ".join(field(edge, k) for k in ("s", "p", "o"))
-
-
 def _ranked(question: str, texts: list[str]) -> list[tuple[int, list[str]]]:
     """Indexes of ``texts`` with overlapping words, best first (ties keep input order)."""
     words = content_words(question)
@@ -78,7 +75,7 @@ def select_edges(variables: dict[str, Any], structured: bool = False) -> str:
         limit = max(1, int(variables.get("max", DEFAULT_SELECT)))
     except (TypeError, ValueError):
         limit = DEFAULT_SELECT
-    ranked = _ranked(as_text(variables.get("question")), [_edge_text(e) for e in edges])
+    ranked = _ranked(as_text(variables.get("question")), [edge_text(e) for e in edges])
     picks = [
         {
             "id": field(edges[i], "id"),
@@ -94,32 +91,26 @@ def select_edges(variables: dict[str, Any], structured: bool = False) -> str:
     return json.dumps({"edges": picks} if structured else picks, ensure_ascii=False)
 
 
-def _sentence(edge: Any) -> str:
-    text = _edge_text(edge).strip()
-    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
-
-
 def graph_answer(variables: dict[str, Any], structured: bool = False) -> str:
-    """``graph-rag-answer``: "S P O." for the edges that best support an answer to the
-    question (``support.best``), or that the graph does not say (structured:
-    ``{"answer", "cited", "claims"}`` citing those edges' numbers). An edge's ``quote`` (the
-    sentences it was read from) is its context and its ``excerpt`` (the chunks) where the
-    question's names may be: "Where can bicycles be hired on Skarra?" is answered by
-    "Bicycles can be hired at pier", read from a guide to Skarra."""
+    """``graph-rag-answer``: the pieces that best support an answer to the question
+    (``support.best``): an edge as "S P O.", or a sentence of the chunks the edges were read
+    from (``fact_pieces``); or that the graph does not say (structured: ``{"answer",
+    "cited", "claims"}`` citing those edges' numbers). An edge's ``quote`` (the sentences it
+    was read from) is its context and its ``excerpt`` (the chunks) where the question's names
+    may be: "Where can bicycles be hired on Skarra?" is answered by "Bicycles can be hired at
+    pier", read from a guide to Skarra."""
     edges = [
-        e for e in as_list(variables.get("edges")) if isinstance(e, dict) and _edge_text(e).strip()
+        e for e in as_list(variables.get("edges")) if isinstance(e, dict) and edge_text(e).strip()
     ]
-    chosen = [
-        s.index
-        for s in best(
-            as_text(variables.get("question")),
-            [Piece(_edge_text(e), field(e, "quote"), field(e, "excerpt")) for e in edges],
-            MAX_ANSWER_SENTENCES,
-        )
-    ]
+    pieces, owner, claims, states = fact_pieces(edges)
+    found = best(as_text(variables.get("question")), pieces, MAX_ANSWER_SENTENCES)
+    said: dict[int, int] = {}  # what a piece states -> the best piece stating it
+    for s in found:
+        said.setdefault(states[s.index], s.index)
+    chosen = list(said.values())
     if not chosen:
         return _answer([NO_GRAPH_ANSWER], [], structured)
-    return _answer([_sentence(edges[i]) for i in chosen], [i + 1 for i in chosen], structured)
+    return _answer([claims[i] for i in chosen], [owner[i] + 1 for i in chosen], structured)
 
 
 def _answer(claims: list[str], cited: list[int], structured: bool) -> str:

@@ -1,0 +1,48 @@
+"""What the offline engine answers a GraphRAG question from: each selected edge read as
+"S P O" (its sentences as context, its chunks as where the question's names may be), and the
+sentences of the chunks those edges were read from.
+
+The extractor misses facts ("The dome was paid for by a gift from the Lorne family" may give
+no edge), but the edge it did read from the same chunk brings the chunk to the answer: the
+sentence there that answers the question is an answer, cited as the edge whose sentence it
+is, else as the first edge read from its chunk (the chunk is that edge's evidence too,
+``graph_rag.evidence``). An edge comes first: a sentence wins only by answering better.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from trustgraph_flow.llm.support import Piece, excerpt_pieces
+from trustgraph_flow.llm.text import field
+
+
+def edge_text(edge: Any) -> str:
+    """An edge's labels, "S P O"."""
+    return " ".join(field(edge, k) for k in ("s", "p", "o"))
+
+
+def edge_sentence(edge: Any) -> str:
+    """An edge as a sentence: "S P O."."""
+    text = edge_text(edge).strip()
+    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
+
+
+def fact_pieces(edges: list[Any]) -> tuple[list[Piece], list[int], list[str], list[int]]:
+    """The pieces (the edges, then their chunks' sentences), the 0-based edge each is cited
+    as, the claim each makes (an edge's "S P O.", a sentence's own text) and what it states:
+    an edge and the sentence it was read from state the same (the edge's number), another
+    sentence only itself (its own number), so an answer says it once."""
+    pieces = [Piece(edge_text(e), field(e, "quote"), field(e, "excerpt")) for e in edges]
+    owner = list(range(len(edges)))
+    claims = [edge_sentence(e) for e in edges]
+    states = list(range(len(edges)))
+    quotes = [" ".join(field(e, "quote").split()) for e in edges]
+    sentences, source = excerpt_pieces([field(e, "excerpt") for e in edges])
+    for piece, n in zip(sentences, source, strict=True):
+        read = next((i for i, q in enumerate(quotes) if piece.text and piece.text in q), None)
+        states.append(len(pieces) if read is None else read)
+        owner.append(n - 1 if read is None else read)
+        pieces.append(piece)
+        claims.append(piece.text)
+    return pieces, owner, claims, states
