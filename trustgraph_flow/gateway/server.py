@@ -8,7 +8,6 @@ Without a token it binds 127.0.0.1 only, unless ``--host`` is given explicitly.
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -17,6 +16,7 @@ from pathlib import Path
 from aiohttp import web
 
 from trustgraph_base.errors import TrustGraphError
+from trustgraph_base.gcpause import serving_collector
 from trustgraph_base.messaging import Bus, Topics
 from trustgraph_base.messaging.entry import run_main
 from trustgraph_flow.gateway.auth import AUTH, Auth, accepts, identity, key_file
@@ -188,24 +188,31 @@ async def serve(settings: GatewaySettings, stop: asyncio.Event) -> None:
         ) from None
     # What is loaded by now (modules, schemas, routes) is never garbage: out of the cyclic
     # collector, whose full collections walked it all again every few requests (an OTLP
-    # import's mapping: ~190 -> ~137 µs of CPU per span in-process), as the agent does.
-    gc.freeze()
+    # import's mapping: ~190 -> ~137 µs of CPU per span in-process); and a request's models
+    # live until it is answered, so the youngest generation is collected less often, as in
+    # every processor (``serving_collector``).
     try:
-        if settings.ready_file:
-            _touch(settings.ready_file)
-        log.info("gateway listening on %s (auth %s)", url, "on" if gateway.token else "off")
-        stopped = asyncio.create_task(stop.wait())
-        failed = asyncio.create_task(gateway.failed())
-        await asyncio.wait({stopped, failed}, return_when=asyncio.FIRST_COMPLETED)
-        stopped.cancel()
-        failed.cancel()
-        if failed.done() and not failed.cancelled():
-            # Exit non-zero: a supervisor restarts a gateway that can no longer get replies.
-            raise TrustGraphError(f"gateway cannot go on: {failed.result()!r}")
+        with serving_collector():
+            await _until_stopped(gateway, settings, url, stop)
     finally:
-        gc.unfreeze()
         await gateway.stop()
         log.info("gateway stopped")
+
+
+async def _until_stopped(
+    gateway: Gateway, settings: GatewaySettings, url: str, stop: asyncio.Event
+) -> None:
+    if settings.ready_file:
+        _touch(settings.ready_file)
+    log.info("gateway listening on %s (auth %s)", url, "on" if gateway.token else "off")
+    stopped = asyncio.create_task(stop.wait())
+    failed = asyncio.create_task(gateway.failed())
+    await asyncio.wait({stopped, failed}, return_when=asyncio.FIRST_COMPLETED)
+    stopped.cancel()
+    failed.cancel()
+    if failed.done() and not failed.cancelled():
+        # Exit non-zero: a supervisor restarts a gateway that can no longer get replies.
+        raise TrustGraphError(f"gateway cannot go on: {failed.result()!r}")
 
 
 def main(argv: list[str] | None = None) -> None:
