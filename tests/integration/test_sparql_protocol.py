@@ -85,6 +85,7 @@ async def test_rdflib_sparqlstore_reads_the_callers_own_collection(stack: Stack)
         await asyncio.to_thread(labels_as, alice, "other")
     cause = unknown.value.__context__
     assert isinstance(cause, HTTPError) and cause.code == 404
+    cause.close()  # rdflib leaves the error's unread response, and its socket, open
     bob = await create_key(stack, "bob")
     assert await asyncio.to_thread(labels_as, bob) == [(FOX, "fox")]  # bob's store, not alice's
 

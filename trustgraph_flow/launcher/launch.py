@@ -173,6 +173,7 @@ class Launch:
             with opener.open(url, timeout=5) as resp:
                 return bool(resp.status == 200)
         except urllib.error.HTTPError as exc:
+            exc.close()  # its response, unread, holds the connection's socket
             return exc.code == 503  # it answers, and reports something down
         except OSError:
             return False

@@ -97,17 +97,18 @@ class SparqlServer:
         wait = self.timeout if timeout is None else timeout
         for attempt in (1, 2):  # a kept-alive connection the server closed is opened again once
             conn = self._conn(wait)
+            resp: http.client.HTTPResponse | None = None
             try:
                 conn.request("POST", path, body, headers)
                 resp = conn.getresponse()
                 data = resp.read()
-            except TimeoutError:
+            except (OSError, http.client.HTTPException) as exc:  # TimeoutError is an OSError
+                if resp is not None:  # cut short: it holds the socket the connection let go
+                    resp.close()
                 conn.close()
                 self._local.conn = None
-                raise
-            except (OSError, http.client.HTTPException) as exc:
-                conn.close()
-                self._local.conn = None
+                if isinstance(exc, TimeoutError):
+                    raise
                 if attempt == 2:
                     raise StoreUnavailable(f"SPARQL server {self.uri} unreachable: {exc}") from None
                 continue
