@@ -19,8 +19,8 @@ SPEC = Path(os.environ.get("TG_SPEC", "/work/shared/SPEC.md"))
 DECISION = re.compile(
     r"^(seed (?P<file>[0-9a-z_]+\.txt): «(?P<quote>[^»]+)»"
     r"|SPEC\.md: «(?P<spec>[^»]+)»"
-    r"|kept \(ours depends\): .{20,}|ours only: .{20,}|to adopt: .{10,})$"
-)
+    r"|ours only: .{20,})$"
+)  # no longer "kept (ours depends)" or "to adopt": every such row is adopted (docs/conformance.md)
 
 
 @pytest.fixture(scope="module")
@@ -57,9 +57,9 @@ def test_every_documented_difference_is_there(found: dict[str, tuple[str, str]])
 
 def test_each_difference_says_what_decides_it() -> None:
     table = conformance.documented()
-    assert len(table) > 50
+    assert len(table) > 40  # the table was read (48 rows)
     undecided = {k: v for k, v in table.items() if not DECISION.match(v)}
-    assert not undecided, f"rows without a seed quote, a reason, or 'to adopt': {undecided}"
+    assert not undecided, f"rows decided by no seed or SPEC.md quote, nor ours only: {undecided}"
 
 
 def test_seed_quotes_are_in_the_seeds() -> None:

@@ -14,8 +14,12 @@ import pytest
 
 from tests.support.sparql_server import store_backend
 from trustgraph_base.integrity.keys import Keyring
-from trustgraph_base.provenance.document_uris import COMPONENT_PREFIX, OLD_COMPONENT_PREFIX
-from trustgraph_base.rdf.terms import IriTerm
+from trustgraph_base.provenance.document_uris import (
+    COMPONENT_PREFIX,
+    OLD_COMPONENT_PREFIX,
+    reference_activity_uri,
+)
+from trustgraph_base.rdf.terms import IriTerm, Triple
 from trustgraph_flow.store.core.backend import Backend, Handle
 from trustgraph_flow.store.governance.migrate import migrate
 from trustgraph_flow.store.governance.seal import Seal, open_seal
@@ -53,6 +57,23 @@ def old_agent_iri(term: Any) -> Any:
     if isinstance(term, IriTerm) and term.i.startswith(COMPONENT_PREFIX):
         return IriTerm(i=OLD_COMPONENT_PREFIX + term.i[len(COMPONENT_PREFIX) :])
     return term
+
+
+def old_activities(triples: list[Triple]) -> list[Triple]:
+    """The triples with each extraction activity named as ours were before the reference's
+    URIs: ``{entity}/activity/{stage}``, the entity the activity used."""
+    named = {x.i for t in triples for x in (t.s, t.o) if isinstance(x, IriTerm)}
+    stages = ("decode", "chunk", "extract")
+    before = {
+        reference_activity_uri(old): old
+        for entity in named
+        for old in (f"{entity}/activity/{stage}" for stage in stages)
+    }
+
+    def old(term: Any) -> Any:
+        return IriTerm(i=before[term.i]) if isinstance(term, IriTerm) and term.i in before else term
+
+    return [t.model_copy(update={"s": old(t.s), "o": old(t.o)}) for t in triples]
 
 
 @contextmanager

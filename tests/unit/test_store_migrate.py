@@ -1,22 +1,35 @@
 """A store written before the reference's forms were adopted (docs/conformance.md: extraction
-activities' ``prov:used`` and label, DocumentRAG's ``tg:ChunkSelection``) is migrated at start,
-on both backends: the facts added, a signed document or trace signed again and still verified,
-idempotent, and resumed when killed half way."""
+activities' ``prov:used``, label and URIs, the software agents' type and URIs) is migrated at
+start, on both backends: the facts added and renamed, a signed document signed again and still
+verified, idempotent, and resumed when killed half way."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pyoxigraph as ox
 import pytest
 
-from tests.support.migration import killed_at, old_agent_iri, seal_fixture, store_before_start
+from tests.support.migration import (
+    killed_at,
+    old_activities,
+    old_agent_iri,
+    seal_fixture,
+    store_before_start,
+)
 from tests.support.store import DOC, document, handle_of, msg
-from trustgraph_base.provenance.document_uris import COMPONENT_PREFIX, OLD_COMPONENT_PREFIX
+from trustgraph_base.provenance.document_uris import (
+    COMPONENT_PREFIX,
+    OLD_COMPONENT_PREFIX,
+    is_activity_uri,
+    reference_activity_uri,
+)
 from trustgraph_base.provenance.namespaces import PROV, RDF, RDFS, TG
 from trustgraph_base.rdf.terms import Triple
 from trustgraph_flow.store.core.backend import Backend
+from trustgraph_flow.store.core.convert import quad_of
 from trustgraph_flow.store.governance import log
 from trustgraph_flow.store.governance.documents import seal_document
 from trustgraph_flow.store.governance.migrate import GRAPH, PENDING, migrate
@@ -27,8 +40,8 @@ from trustgraph_flow.store.service.writer import write_batch
 from trustgraph_flow.store.views.lookup import SOURCE, n
 
 ADOPTED = {PROV.used.i, RDFS.label.i, TG.componentVersion.i}
-# d1's activities: one decode, a chunking per page (2), an extraction per chunk (3)
-ACTIVITIES = {
+# d1's activities as ours were named: one decode, a chunking per page (2), an extraction per chunk (3)
+BEFORE = {
     f"{DOC}/activity/decode": (DOC, "decoder extraction"),
     f"{DOC}/p1/activity/chunk": (f"{DOC}/p1", "chunker extraction"),
     f"{DOC}/p2/activity/chunk": (f"{DOC}/p2", "chunker extraction"),
@@ -36,15 +49,16 @@ ACTIVITIES = {
     f"{DOC}/p1/c1/activity/extract": (f"{DOC}/p1/c1", "extractor extraction"),
     f"{DOC}/p2/c0/activity/extract": (f"{DOC}/p2/c0", "extractor extraction"),
 }
+ACTIVITIES = {reference_activity_uri(old): facts for old, facts in BEFORE.items()}  # renamed
 
 
 def before_the_change() -> list[Triple]:
     """d1 as the builders wrote it before: its activities without the adopted facts, its
-    software agents not yet prov:Agent, under our old URIs."""
+    software agents not yet prov:Agent, both under our old URIs."""
     return [
         t.model_copy(update={"s": old_agent_iri(t.s), "o": old_agent_iri(t.o)})
-        for t in document()
-        if not ("/activity/" in t.s.i and t.p.i in ADOPTED)  # type: ignore[union-attr]
+        for t in old_activities(document())
+        if not (is_activity_uri(t.s.i) and t.p.i in ADOPTED)  # type: ignore[union-attr]
         and getattr(t.o, "i", None) != PROV.Agent.i
     ]
 
@@ -95,6 +109,65 @@ def test_an_old_store_is_migrated_and_its_signature_still_verifies(
     assert not list(h.store.quads_for_pattern(None, PENDING, None, GRAPH))  # no pending mark left
 
 
+def test_the_migrated_document_is_what_the_builders_write_now(
+    old_store: Backend, seal: Seal
+) -> None:
+    """Each activity renamed as the builders name it now, wherever it was named; only what
+    is not known of an old activity (which version made it) stays missing."""
+    migrate(old_store, seal)
+    now = {quad_of(t) for t in document() if t.g == SOURCE.value}
+    now = {q for q in now if q.predicate != n(TG.componentVersion)}
+    migrated = set(handle_of(old_store).store.quads_for_pattern(None, None, None, SOURCE))
+    assert migrated == now
+    assert not any(
+        is_activity_uri(x.value) and x.value.startswith(DOC)
+        for q in migrated
+        for x in (q.subject, q.object)
+        if isinstance(x, ox.NamedNode)
+    )
+
+
+def test_a_store_of_the_code_before_the_rename_gets_the_builders_form(
+    make_backend: Callable[[], Backend], seal: Seal
+) -> None:
+    """A signed document as the builders wrote it just before the activities' URIs were the
+    reference's: after the migration, its source graph is what they write now, and it verifies."""
+    stores = make_backend()
+    write_batch(stores, [msg(old_activities(document()), "doc")], seal)
+    assert seal_document(handle_of(stores), seal, DOC) is not None
+    migrate(stores, seal)
+    now = {quad_of(t) for t in document() if t.g == SOURCE.value}
+    assert set(handle_of(stores).store.quads_for_pattern(None, None, None, SOURCE)) == now
+    checked = verify_document(handle_of(stores), seal.keys, DOC)
+    assert checked.verified, checked.problems
+    reasons = [e.entry.reason for _, e in log.of_subject(handle_of(stores).store, DOC)]
+    assert sorted(reasons) == ["", "migrated: the reference's URIs of extraction activities"]
+
+
+def test_a_migration_killed_before_signing_renamed_activities_resumes(
+    old_store: Backend, seal: Seal, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Killed where it would sign the document over its renamed activities (the last step):
+    the next start signs it (the pending mark), and the old names are gone."""
+    append = Seal.append
+
+    def killed_at_the_rename(self: Seal, *args: Any, **kwargs: Any) -> Any:
+        if "URIs of extraction activities" in args[2]:  # the reason names the step
+            raise SystemExit("killed")
+        return append(self, *args, **kwargs)
+
+    with monkeypatch.context() as m:
+        m.setattr(Seal, "append", killed_at_the_rename)
+        with pytest.raises(SystemExit):
+            migrate(old_store, seal)
+    assert facts(old_store) == ACTIVITIES  # renamed, but not yet signed again
+    assert not verify_document(handle_of(old_store), seal.keys, DOC).verified
+    migrate(old_store, seal)
+    checked = verify_document(handle_of(old_store), seal.keys, DOC)
+    assert checked.verified, checked.problems
+    assert facts(old_store) == ACTIVITIES
+
+
 def test_migrating_twice_changes_nothing(old_store: Backend, seal: Seal) -> None:
     migrate(old_store, seal)
     entries = len(log.of_subject(handle_of(old_store).store, DOC))
@@ -108,11 +181,12 @@ def test_a_migration_killed_before_signing_resumes(
 ) -> None:
     with killed_at(monkeypatch, "sign_all"):
         migrate(old_store, seal)
-    assert facts(old_store) == ACTIVITIES  # written, but not yet signed again
+    assert facts(old_store) == BEFORE  # written, but not yet signed again
     assert not verify_document(handle_of(old_store), seal.keys, DOC).verified
     migrate(old_store, seal)  # the marks say what to sign again
     checked = verify_document(handle_of(old_store), seal.keys, DOC)
     assert checked.verified, checked.problems
+    assert facts(old_store) == ACTIVITIES
 
 
 def test_an_edit_before_the_migration_is_not_signed_over(old_store: Backend, seal: Seal) -> None:

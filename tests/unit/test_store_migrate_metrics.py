@@ -36,7 +36,7 @@ METRICS = {p.i for p in NAMES}
 G = "urn:graph:retrieval"
 QUESTION = uris.graph_rag_question_uri("g-old")
 AGENT = uris.agent_session_uri("a-old")
-EXTRACT = f"{DOC}/p1/c0/activity/extract"
+EXTRACT = uris.activity_uri(f"{DOC}/p1/c0", "extract")
 
 
 def old_metrics(

@@ -164,5 +164,5 @@ def test_extraction_start_times_become_plain_and_export_as_prov_times(
         for r in records
         if hasattr(r, "get_startTime") and r.get_startTime() is not None
     }
-    assert starts[f"{DOC}/activity/decode"] == "2026-01-01T00:00:00+00:00"
+    assert starts[uris.activity_uri(DOC, "decode")] == "2026-01-01T00:00:00+00:00"
     assert len(starts) == 6  # a decode, a chunking per page, an extraction per chunk

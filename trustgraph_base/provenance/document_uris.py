@@ -4,6 +4,7 @@ by ``uris``, where the trace URIs are)."""
 
 from __future__ import annotations
 
+import uuid
 from urllib.parse import quote, unquote
 
 DOC_PREFIX = "urn:trustgraph:doc:"
@@ -57,13 +58,24 @@ def subgraph_uri(chunk: str) -> str:
 
 
 def activity_uri(entity_uri: str, stage: str) -> str:
-    """The activity that generated an entity in one pipeline stage (decode, chunk, extract)."""
-    return f"{entity_uri}/activity/{stage}"
+    """The activity of one pipeline stage (decode, chunk, extract) that read ``entity_uri``
+    (and generated what derives from it), in the reference's form
+    ``https://trustgraph.ai/activity/{uuid}``. The UUID is derived, not random: the same
+    stage on the same entity is the same activity, so a re-extraction writes the same URI."""
+    return reference_activity_uri(f"{entity_uri}/activity/{stage}")
+
+
+def reference_activity_uri(ours: str) -> str:
+    """The reference's form of an activity we named ``{entity}/activity/{stage}`` before
+    (what ``activity_uri`` derives the UUID from: ``uuid5`` of that name in the URL namespace);
+    the migration renames old stores' activities with it."""
+    return ACTIVITY_PREFIX + str(uuid.uuid5(uuid.NAMESPACE_URL, ours))
 
 
 def is_activity_uri(uri: str) -> bool:
     """Whether ``uri`` names an extraction activity: the reference's form
-    (``https://trustgraph.ai/activity/{uuid}``) or ours before (``{entity}/activity/{stage}``)."""
+    (``https://trustgraph.ai/activity/{uuid}``) or ours before (``{entity}/activity/{stage}``,
+    renamed at the store's start)."""
     return uri.startswith(ACTIVITY_PREFIX) or "/activity/" in uri
 
 

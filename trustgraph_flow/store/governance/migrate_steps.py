@@ -3,10 +3,8 @@
 belong to, and the facts of one owner as they are now (what a resumed migration signs as
 added).
 
-- ``activity-facts``: on each extraction activity ``{entity}/activity/{stage}``, ``prov:used``
-  the entity it read (the one it is named under) and ``rdfs:label`` "{component} extraction"
-  (its agent's label). ``tg:componentVersion`` is not written on an old activity: which version
-  made it is not known, and is not invented. Owner: the document.
+- ``activity-facts`` (``migrate_activities.py``): on each extraction activity, ``prov:used``
+  the entity it read and ``rdfs:label`` "{component} extraction". Owner: the document.
 - ``labels``: a question's label "Question" becomes the reference's "GraphRAG Question",
   "DocumentRAG Question" or "Agent Question", an analysis's "Analysis" becomes "Analysis:
   {action}". Owner: the trace.
@@ -27,6 +25,9 @@ added).
   reference's ``urn:trustgraph:prov:grounding:{id}``; ``selection-uris``
   (``migrate_selections.py``): DocumentRAG's chunk selections renamed to the reference's
   ``urn:trustgraph:prov:chunk:{id}:{index}``. Owner: the trace.
+- ``activity-uris`` (``migrate_activities.py``): extraction activities renamed to the
+  reference's ``https://trustgraph.ai/activity/{uuid}``, in the source graph (owner: the
+  document, found by the entity the activity used); after ``activity-facts``.
 """
 
 from __future__ import annotations
@@ -36,11 +37,16 @@ from dataclasses import dataclass
 
 import pyoxigraph as ox
 
-from trustgraph_base.provenance.namespaces import PROV, RDF, RDFS
-from trustgraph_base.provenance.uris import ACTIVITY_PREFIX, doc_of, is_activity_uri, trace_root
+from trustgraph_base.provenance.namespaces import PROV, RDF
+from trustgraph_base.provenance.uris import trace_root
 from trustgraph_flow.store.core.backend import Handle
-from trustgraph_flow.store.governance.activities import documents_of, used_by
+from trustgraph_flow.store.governance.activities import documents_of
 from trustgraph_flow.store.governance.documents import document_groups
+from trustgraph_flow.store.governance.migrate_activities import (
+    activity_facts_missing,
+    activity_facts_present,
+    activity_uris,
+)
 from trustgraph_flow.store.governance.migrate_agents import renamed
 from trustgraph_flow.store.governance.migrate_grounding import groundings
 from trustgraph_flow.store.governance.migrate_labels import (
@@ -59,8 +65,6 @@ from trustgraph_flow.store.governance.replacing import Quads
 from trustgraph_flow.store.governance.seal import Groups, trace_groups
 from trustgraph_flow.store.views.lookup import RETRIEVAL, SOURCE, n
 
-SUFFIX = " extraction"
-
 
 @dataclass(frozen=True)
 class Step:
@@ -78,26 +82,6 @@ class Step:
     forgets: bool = False  # whether it renames entities (the old ones leave the entity map)
 
 
-def _objects(
-    handle: Handle, predicate: ox.NamedNode, graph: ox.NamedNode
-) -> dict[ox.NamedNode, list[object]]:
-    out: dict[ox.NamedNode, list[object]] = {}
-    for q in handle.store.quads_for_pattern(None, predicate, None, graph):
-        if type(q.subject) is ox.NamedNode:
-            out.setdefault(q.subject, []).append(q.object)
-    return out
-
-
-def _activities(handle: Handle) -> list[ox.NamedNode]:
-    """Our extraction activities (``uris.is_activity_uri``)."""
-    found = handle.store.quads_for_pattern(None, n(RDF.type), n(PROV.Activity), SOURCE)
-    return [
-        q.subject
-        for q in found
-        if type(q.subject) is ox.NamedNode and is_activity_uri(q.subject.value)
-    ]
-
-
 def _documents(handle: Handle, quads: list[ox.Quad]) -> set[str]:
     return documents_of(handle.store, quads)
 
@@ -110,37 +94,6 @@ def _traces(handle: Handle, quads: list[ox.Quad]) -> set[str]:
 
 def _no_owner(handle: Handle, quads: list[ox.Quad]) -> set[str]:
     return set()
-
-
-def activity_facts_missing(handle: Handle) -> list[ox.Quad]:
-    """``prov:used`` and the label for each activity that has not got them."""
-    used, labels = _objects(handle, n(PROV.used), SOURCE), _objects(handle, n(RDFS.label), SOURCE)
-    agents = _objects(handle, n(PROV.wasAssociatedWith), SOURCE)
-    out: list[ox.Quad] = []
-    for activity in _activities(handle):
-        if activity not in used and not activity.value.startswith(ACTIVITY_PREFIX):
-            owner = activity.value.rpartition("/activity/")[0]  # ours before: under what it read
-            out.append(ox.Quad(activity, n(PROV.used), ox.NamedNode(owner), SOURCE))
-        names = [
-            label.value
-            for agent in agents.get(activity, [])
-            if isinstance(agent, ox.NamedNode)
-            for label in labels.get(agent, [])
-            if isinstance(label, ox.Literal)
-        ]
-        if activity not in labels and names:
-            out.append(ox.Quad(activity, n(RDFS.label), ox.Literal(names[0] + SUFFIX), SOURCE))
-    return out
-
-
-def activity_facts_present(handle: Handle, doc: str) -> Iterable[ox.Quad]:
-    for activity, entity in used_by(handle.store).items():
-        if doc_of(entity.value) != doc:
-            continue
-        yield from handle.store.quads_for_pattern(activity, n(PROV.used), None, SOURCE)
-        for q in handle.store.quads_for_pattern(activity, n(RDFS.label), None, SOURCE):
-            if isinstance(q.object, ox.Literal) and q.object.value.endswith(SUFFIX):
-                yield q
 
 
 def agents_missing(handle: Handle) -> list[ox.Quad]:
@@ -245,5 +198,8 @@ STEPS = (
     renaming("grounding-uris", "the reference's URI of GraphRAG's grounding", groundings),
     renaming(
         "selection-uris", "the reference's URIs of DocumentRAG's chunk selections", selection_uris
+    ),
+    in_source_graph(
+        "activity-uris", "the reference's URIs of extraction activities", activity_uris
     ),
 )
