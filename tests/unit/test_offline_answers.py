@@ -152,6 +152,13 @@ def test_a_sentence_of_an_edges_chunk_answers_what_no_edge_says() -> None:
     reply = _graph("Who paid for the dome of Tarle Observatory?", [hill, sundays])
     assert reply == {"answer": paid, "cited": [1], "claims": [{"text": paid, "cited": [1]}]}
     # a sentence an edge was read from is cited as that edge
-    assert _graph("When may visitors climb the hill?", [hill, sundays])["cited"] == [2]
-    # the chunk without the question's name is still no answer
-    assert _graph("Who paid for the dome of Kell Tower?", [hill, sundays])["cited"] == []
+    climb = _graph("When may visitors climb the hill?", [hill, sundays])
+    assert climb["cited"] == [2]
+    assert len(climb["claims"]) == 1  # the edge or its sentence, never both
+    # two edges read from one sentence: the sentence is said by either, not again
+    both = "The tower has two arches and is 40 metres high."
+    chunk = f"The Brant Tower stands on Brant Hill above Tarle. {both}"
+    arches = {"s": "Brant Tower", "p": "has", "o": "two arches", "quote": both, "excerpt": chunk}
+    span = {**arches, "p": "is", "o": "40 metres"}
+    high = _graph("How high is the Brant Tower?", [arches, span])
+    assert [c["text"] for c in high["claims"]] == ["Brant Tower is 40 metres."]

@@ -28,21 +28,21 @@ def edge_sentence(edge: Any) -> str:
     return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
 
 
-def fact_pieces(edges: list[Any]) -> tuple[list[Piece], list[int], list[str], list[int]]:
+def fact_pieces(edges: list[Any]) -> tuple[list[Piece], list[int], list[str], list[set[int]]]:
     """The pieces (the edges, then their chunks' sentences), the 0-based edge each is cited
     as, the claim each makes (an edge's "S P O.", a sentence's own text) and what it states:
-    an edge and the sentence it was read from state the same (the edge's number), another
-    sentence only itself (its own number), so an answer says it once."""
+    an edge itself, a sentence the edges read from it (or, when none was, only itself), so
+    an answer says each once."""
     pieces = [Piece(edge_text(e), field(e, "quote"), field(e, "excerpt")) for e in edges]
     owner = list(range(len(edges)))
     claims = [edge_sentence(e) for e in edges]
-    states = list(range(len(edges)))
+    states = [{i} for i in range(len(edges))]
     quotes = [" ".join(field(e, "quote").split()) for e in edges]
     sentences, source = excerpt_pieces([field(e, "excerpt") for e in edges])
     for piece, n in zip(sentences, source, strict=True):
-        read = next((i for i, q in enumerate(quotes) if piece.text and piece.text in q), None)
-        states.append(len(pieces) if read is None else read)
-        owner.append(n - 1 if read is None else read)
+        read = [i for i, q in enumerate(quotes) if piece.text and piece.text in q]
+        states.append(set(read) or {-len(pieces)})
+        owner.append(read[0] if read else n - 1)
         pieces.append(piece)
         claims.append(piece.text)
     return pieces, owner, claims, states

@@ -104,10 +104,12 @@ def graph_answer(variables: dict[str, Any], structured: bool = False) -> str:
     ]
     pieces, owner, claims, states = fact_pieces(edges)
     found = best(as_text(variables.get("question")), pieces, MAX_ANSWER_SENTENCES)
-    said: dict[int, int] = {}  # what a piece states -> the best piece stating it
+    chosen: list[int] = []
+    said: set[int] = set()  # what the chosen pieces state (``fact_pieces``)
     for s in found:
-        said.setdefault(states[s.index], s.index)
-    chosen = list(said.values())
+        if not states[s.index] & said:
+            chosen.append(s.index)
+            said |= states[s.index]
     if not chosen:
         return _answer([NO_GRAPH_ANSWER], [], structured)
     return _answer([claims[i] for i in chosen], [owner[i] + 1 for i in chosen], structured)
