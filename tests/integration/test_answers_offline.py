@@ -72,7 +72,16 @@ async def test_a_written_document_is_answered_without_junk(
         assert "the Lorne family" in answer, answer
         assert not any("Lorne" in _label(e, k) for e in view["edges"] for k in "spo")
         assert [c["verdict"] for c in view["claims"]] == ["supported"], view["claims"]
-        assert [e["s_label"] for e in view["edges"] if e["cited"]] == ["Casimir Rook"], view
+        (cited,) = [e for e in view["edges"] if e["cited"]]
+        assert cited["s_label"] == "Casimir Rook", view
+        # the sentence is placed in that chunk (tg:ClaimSpan): its characters find the answer
+        doc, at = cited["sources"][0]["document"], NOTES.index("Of the Hale Viaduct")
+        found = await stack.cli(
+            "tg-show-source-usage", doc, "--chars", f"{at}-{at + 30}", "--format", "json"
+        )
+        assert found.code == 0, found.stderr
+        paths = [p for t in json.loads(found.stdout)["traces"] for p in t["paths"]]
+        assert [p["entity"] for p in paths if p["trace"] == view["id"]] == [cited["uri"]], paths
 
         answer, view = await _ask(stack, "tg-invoke-graph-rag", "What is the Marrowby site now?")
         assert not any(_junk(e) for e in view["edges"] if e["cited"]), view["edges"]

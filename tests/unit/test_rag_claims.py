@@ -9,7 +9,7 @@ from trustgraph_base.provenance.evidence import ClaimSpec, claim_span_triples, c
 from trustgraph_base.rdf.terms import IriTerm, term_key
 from trustgraph_flow.llm import offline
 from trustgraph_flow.rag_common.citations import CitedAnswer, ClaimCites, cited_schema
-from trustgraph_flow.rag_common.claims import answer_claims, claim_spans
+from trustgraph_flow.rag_common.claims import answer_claims, claim_spans, places
 
 EVIDENCE = ["urn:q/focus/e1", "urn:q/focus/e2", "urn:q/focus/e3"]
 ANSWER = "Paris is the capital of France.  Rome is the capital of Italy.\nBoth are old."
@@ -91,7 +91,7 @@ def test_a_claim_found_in_a_chunk_it_cites_is_placed_there_and_a_reworded_one_is
         ClaimSpec("Rome is ancient.", 32, 16, (chunks[1],)),  # reworded: not in its chunk
         ClaimSpec("Rome is old.", 49, 12, ()),  # cites nothing: placed nowhere
     ]
-    (span,) = claim_spans(claims, chunks, texts)
+    (span,) = claim_spans(claims, places(chunks, texts))
     assert (span.claim, span.chunk) == (1, chunks[0])
     assert texts[0][span.offset : span.offset + span.length] == span.quote
     assert span.quote == "Paris is the capital\nof France."

@@ -90,6 +90,7 @@ class EdgeEvidence:
 
     texts: list[str]
     excerpts: list[str]
+    chunks: list[dict[str, str]]  # chunk URI -> text, the chunks the edge was read from
 
 
 async def edge_evidence(
@@ -125,7 +126,7 @@ async def edge_evidence(
         elif t.p == TG.located and t.o.v == "false":
             unlocated.add(t.s.i)
     texts = await _chunks(ctx, req, sorted(set(chunk.values())))
-    out = EdgeEvidence([], [])
+    out = EdgeEvidence([], [], [])
     for edge, term in zip(edges, terms, strict=True):
         mine = spans.get(term_key(term), [])
         names = labelled(graph, Triple(s=edge.s, p=edge.p, o=edge.o))
@@ -141,4 +142,5 @@ async def edge_evidence(
         checked = " ".join([*dict.fromkeys(said), excerpt]).strip()
         out.texts.append(checked or f"{names['s']} {names['p']} {names['o']}")
         out.excerpts.append(excerpt)
+        out.chunks.append({c: texts[c] for c in read if c in texts})
     return out

@@ -143,7 +143,7 @@ async def run(
     )
     cites = [focus_edge_uri(question, n) for n in range(1, len(edges) + 1)]  # fact [n] is e{n}
     async for resp in trace.synthesize(
-        request, focus, cites, "facts", checked_against=evidence.texts
+        request, focus, cites, "facts", checked_against=evidence.texts, chunks=evidence.chunks
     ):
         yield resp
 

@@ -10,7 +10,7 @@ no sentence of the reply falls on cites nothing (it is recorded, uncited).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from trustgraph_base.provenance.evidence import ClaimSpan, ClaimSpec
 from trustgraph_base.spans import locate
@@ -44,19 +44,35 @@ def answer_claims(
     ]
 
 
+def places(
+    evidence: Sequence[str], texts: Sequence[str], chunks: Sequence[Mapping[str, str]] = ()
+) -> dict[str, Mapping[str, str]]:
+    """Per evidence URI, the chunks (URI -> text) its claims' sentences may be found in: the
+    ones given (``chunks``, parallel to ``evidence``: GraphRAG's edges, each with the chunks
+    it was read from), else the evidence itself with its text (DocumentRAG's chunks)."""
+    if chunks:
+        return dict(zip(evidence, chunks, strict=False))
+    return {uri: {uri: text} for uri, text in zip(evidence, texts, strict=False)}
+
+
 def claim_spans(
-    claims: Sequence[ClaimSpec], evidence: Sequence[str], texts: Sequence[str]
+    claims: Sequence[ClaimSpec], chunks: Mapping[str, Mapping[str, str]]
 ) -> list[ClaimSpan]:
-    """Where each claim's sentence is in the chunks it cites (``texts``: the text of each
-    evidence item, in ``evidence``'s order), found as the extractor finds quotes (layout read
-    loosely, words never); a claim its chunk does not hold verbatim has no span."""
-    by_uri = dict(zip(evidence, texts, strict=False))
+    """Where each claim's sentence is in the chunks of the evidence it cites (``chunks``, by
+    evidence URI: ``places``), found as the extractor finds quotes (layout read loosely,
+    words never); a claim none of them holds verbatim has no span, and a chunk is named
+    once a claim."""
     found: list[ClaimSpan] = []
     for n, claim in enumerate(claims, start=1):
+        text = claim.text.strip()
+        seen: set[str] = set()
         for uri in claim.cited:
-            chunk = by_uri.get(uri)
-            at = locate(claim.text.strip(), chunk) if chunk and claim.text.strip() else None
-            if chunk and at is not None:
-                offset, length = at
-                found.append(ClaimSpan(n, uri, offset, length, chunk[offset : offset + length]))
+            for chunk, body in chunks.get(uri, {}).items():
+                at = locate(text, body) if text and body and chunk not in seen else None
+                if at is not None:
+                    seen.add(chunk)
+                    offset, length = at
+                    found.append(
+                        ClaimSpan(n, chunk, offset, length, body[offset : offset + length])
+                    )
     return found

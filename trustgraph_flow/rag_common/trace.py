@@ -8,7 +8,7 @@ written, so the stored trace is always well formed.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Generic, TypeVar
 
@@ -29,7 +29,7 @@ from trustgraph_base.schema.rag import RagRequest, RagResponse
 from trustgraph_flow.prompts.book import prompted
 from trustgraph_flow.rag_common.calls import Completion, Cost
 from trustgraph_flow.rag_common.citations import ClaimCites, cited_answer
-from trustgraph_flow.rag_common.claims import answer_claims, claim_spans
+from trustgraph_flow.rag_common.claims import answer_claims, claim_spans, places
 from trustgraph_flow.rag_common.verification import (
     kept_answer,
     kept_claims,
@@ -130,13 +130,14 @@ class Trace(Generic[R]):
         what: str = "facts",
         texts: Sequence[str] = (),
         checked_against: Sequence[str] | None = None,
+        chunks: Sequence[Mapping[str, str]] = (),
     ) -> AsyncIterator[R]:
         """Ask the LLM for the answer, publish the synthesis stage derived from ``parent_uri``
         (with ``tg:cites`` for the evidence it cites), verify its claims against the texts of
         that evidence (``checked_against``, parallel to ``evidence``; default ``texts``; the
         verification stage) and end with the final response: the answer, or the abstention
-        when nothing supports it. ``texts`` (the chunks' texts, DocumentRAG) also place each
-        claim's sentence in the chunks it cites (``tg:ClaimSpan``).
+        when nothing supports it. Each claim's sentence is placed (``tg:ClaimSpan``) in the
+        chunks it cites (``texts``, DocumentRAG) or its evidence was read from (``chunks``).
 
         ``evidence`` are the URIs of the numbered evidence of the prompt (focus edges or
         chunks, in order). Under structured output the answer and its citations come in one
@@ -173,7 +174,7 @@ class Trace(Generic[R]):
             *synthesis_triples(synth, parent_uri, answer),
             *citation_triples(synth, cited),
             *claim_triples(synth, claims),
-            *claim_span_triples(synth, claim_spans(claims, evidence, texts) if texts else []),
+            *claim_span_triples(synth, claim_spans(claims, places(evidence, texts, chunks))),
         ]
         yield await self.stage(synth, triples, cost)
         if cited and not any(c.cited for c in claims):  # cited for the whole answer only

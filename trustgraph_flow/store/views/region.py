@@ -1,7 +1,8 @@
 """Reverse lineage by region: the evidence that lies on characters ``start``…``end`` of a
 page's text (or a page-less document's). An edge lies there when a sentence stating it
-(its ``tg:Span`` in that chunk) overlaps the range; a DocumentRAG chunk when a sentence of
-the answer that cites it lies there (its claim's ``tg:ClaimSpan`` in that chunk); an edge
+(its ``tg:Span`` in that chunk) overlaps the range; a chunk or an edge when a sentence of
+the answer that cites it lies there (its claim's ``tg:ClaimSpan`` in that chunk: GraphRAG
+may answer with a sentence of an edge's chunk no edge was read from); an edge
 extracted before spans were recorded, and a chunk no claim of the answer was found in
 (an answer before claim spans, or one that reworded the chunk), when its chunk overlaps it."""
 
@@ -104,13 +105,12 @@ class Region:
         if span is None:
             return False
         edge = _edge(path) if path.kind == "edge" else None
+        cited = path.kind == "chunk" or (path.kind == "edge" and path.cited)
+        placed = claim_spans(store, path.trace, path.chunk or "") if cited else []
+        if any(self.overlaps(span[0] + o, length) for o, length in placed):
+            return True  # a sentence of the answer citing it lies there
         if edge is None:
-            placed = (
-                claim_spans(store, path.trace, path.chunk or "") if path.kind == "chunk" else []
-            )
-            if placed:  # the answer's sentences in the chunk: where they are
-                return any(self.overlaps(span[0] + o, length) for o, length in placed)
-            return self.overlaps(*span)
+            return not placed and self.overlaps(*span)
         said = edge_spans(store, edge, ox.NamedNode(path.chunk or ""))
         located = [s for s in said if s.page_offset is not None and s.length is not None]
         if not said:
