@@ -7,6 +7,7 @@ import gc
 from pathlib import Path
 
 import pytest
+from pulsar.asyncio import Consumer
 
 from tests.conftest import RunningProcessors
 from tests.support.standin import echo_processor
@@ -251,7 +252,8 @@ async def test_messages_sent_without_waiting_arrive_in_order_and_each_receipt_is
 async def test_a_burst_of_large_messages_arrives_whole(bus: Bus, topics: Topics) -> None:
     """80 messages of 1.5 MB sent at once all reach the consumer: with pulsar-client's
     receiver queue of 1,000, pulsar-lite held the burst's tail back until the topic's next
-    message (40-72 of 80 arrived in every try here; ``bus.RECEIVE_QUEUE``)."""
+    message (40-72 of 80 arrived in every try here; ``bus.RECEIVE_QUEUE``), and with a queue
+    of 40 still 1 try in 10, until the bus kicked quiet subscriptions (``kicks.py``)."""
     topic = topics.topic("large-burst")
     consumer = await bus.subscribe(topic, "s")
     receipts = [bus.send_now(topic, bytes([i]) * 1_500_000) for i in range(80)]
@@ -262,6 +264,34 @@ async def test_a_burst_of_large_messages_arrives_whole(bus: Bus, topics: Topics)
         got.append(msg.data()[0])
         await consumer.acknowledge(msg)
     assert sorted(got) == list(range(80))
+
+
+async def test_a_burst_read_by_several_consumers_arrives_whole(bus: Bus, topics: Topics) -> None:
+    """600 messages of 300 KB read by three consumers of one subscription all arrive: a flow
+    of permits that lands while pulsar-lite's dispatcher runs a round starts none, and the
+    backlog waited, every consumer idle, for the topic's next message (4 of 10 tries here)
+    until the bus kicked quiet subscriptions (``kicks.py``)."""
+    topic = topics.topic("shared-burst")
+    consumers = [await bus.subscribe(topic, "s") for _ in range(3)]
+    receipts = [bus.send_now(topic, i.to_bytes(2, "big") * 150_000) for i in range(600)]
+    await asyncio.wait_for(asyncio.gather(*receipts), 60)
+    arrived: asyncio.Queue[int] = asyncio.Queue()
+
+    async def drain(consumer: Consumer) -> None:
+        while True:  # its receive is never abandoned: a message it would take is not lost
+            msg = await consumer.receive()
+            await consumer.acknowledge(msg)
+            arrived.put_nowait(int.from_bytes(msg.data()[:2], "big"))
+
+    draining = [asyncio.ensure_future(drain(c)) for c in consumers]
+    try:
+        got = [await asyncio.wait_for(arrived.get(), 20) for _ in receipts]  # held: never
+    finally:
+        for task in draining:
+            task.cancel()
+        await asyncio.gather(*draining, return_exceptions=True)
+    assert sorted(got) == list(range(600))
+    assert bus.kicker.kicks > 0  # the consumers were quiet while the burst was sent
 
 
 async def test_messages_sent_without_waiting_may_share_a_batch_and_arrive_each_alone(

@@ -14,6 +14,7 @@ from pulsar.asyncio import Client, Consumer, Producer
 from pydantic import BaseModel
 
 from trustgraph_base.errors import BrokerUnavailable
+from trustgraph_base.messaging.kicks import Kicker
 from trustgraph_base.messaging.limits import check_size
 from trustgraph_base.messaging.pulsar_calls import (
     CLOSE_TIMEOUT,
@@ -39,13 +40,10 @@ __all__ = ["MAX_REDELIVERIES", "Bus", "broker_auth"]
 
 RECEIVE_QUEUE = 40
 """Messages a consumer holds ahead of its handler (pulsar-client's receiver queue). Small on
-purpose: pulsar-lite's shared dispatcher hands a consumer at most a round of messages at a
-time and starts a round only on a publish, a subscribe or a flow of permits, and the client
-sends permits again only once it has taken half its queue. With the client's 1,000, a burst
-of large messages (a few hundred of 300 KB, or 80 of 1.5 MB) outran the rounds and its tail
-waited, unread, until the topic's next message (test_messaging.py). At 40 the client
-asks again every 20 messages, so every round is followed by another until the backlog is
-empty."""
+purpose: pulsar-client grants permits again only once half its queue is taken, and
+pulsar-lite sends at most 20 messages a round, starting one on a flow of permits; with the
+client's 1,000 a burst of large messages outran the rounds. What a round still leaves
+behind, a kick of the quiet subscription sends (``kicks.py``)."""
 
 
 class Bus:
@@ -80,6 +78,7 @@ class Bus:
         self._first: dict[str, list[tuple[BaseModel | bytes, Receipt[None]]]] = {}
         self._making: set[asyncio.Task[None]] = set()  # their producers being made
         self._consumers: list[Consumer] = []
+        self.kicker = Kicker(self._client)  # kicks the subscriptions of quiet consumers
         self.failure: BaseException | None = None
         self.closing = False  # close() has begun: consumers ending now are not failures
         self._failed: asyncio.Event | None = None
@@ -219,18 +218,21 @@ class Bus:
             url=self.url,
         )
         self._consumers.append(consumer)
+        self.kicker.watch(consumer, topic, subscription)
         return consumer
 
     async def unsubscribe(self, consumer: Consumer) -> None:
         """Drop a process-private subscription (a reply topic's) for good; best effort."""
         if consumer in self._consumers:
             self._consumers.remove(consumer)
+        await self.kicker.forget(consumer)
         await best_effort("unsubscribing", consumer.unsubscribe(), CLOSE_TIMEOUT)
         await best_effort("closing a consumer", consumer.close(), CLOSE_TIMEOUT)
 
     async def close(self) -> None:
         """Close consumers (never unsubscribing them), flush producers, close the client."""
         self.closing = True
+        await self.kicker.close()
         for consumer in self._consumers:
             await best_effort("closing a consumer", consumer.close(), CLOSE_TIMEOUT)
         self._consumers.clear()

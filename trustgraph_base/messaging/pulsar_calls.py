@@ -11,11 +11,11 @@ from typing import Any, TypeVar
 
 import _pulsar
 import pulsar
-from pulsar.asyncio import Client, Consumer, Producer
+from pulsar.asyncio import Client, Producer
 from pydantic import BaseModel
 
 from trustgraph_base.errors import BrokerUnavailable
-from trustgraph_base.messaging.receipts import Receipt
+from trustgraph_base.messaging.receipts import Receipt, Watched
 from trustgraph_base.wire import encode
 
 log = logging.getLogger(__name__)
@@ -112,9 +112,10 @@ async def subscribe_shared(
     deadline_s: float,
     operation_timeout: int,
     url: str,
-) -> Consumer:
+) -> Watched:
     """A Shared, durable subscription from the earliest unacked message, retried with
-    backoff for ``deadline_s`` (then ``BrokerUnavailable``).
+    backoff for ``deadline_s`` (then ``BrokerUnavailable``); its consumer counts its
+    receives (``Watched``).
 
     No pulsar-client dead-letter policy: the runners dead-letter themselves (``Runner._retry``).
     With the policy, pulsar-client moved valid messages its consumer never failed to the
@@ -147,4 +148,4 @@ async def subscribe_shared(
             log.warning("subscribing to %s failed (%s); retrying in %.1fs", topic, exc, delay)
             await asyncio.sleep(delay)
             delay = min(delay * 2, 5.0)
-    return consumer
+    return Watched(consumer)

@@ -87,9 +87,24 @@ def _wake(waiters: list[asyncio.Future[None]]) -> None:
             waiter.set_result(None)
 
 
+class Watched(Consumer):  # type: ignore[misc]  # pulsar.asyncio has no types
+    """A consumer that counts the receives asked of it: one that asks for nothing is quiet
+    (the bus kicks its subscription, ``kicks.py``)."""
+
+    def __init__(self, consumer: Consumer) -> None:
+        super().__init__(consumer._consumer, consumer._schema)
+        self.taken = 0
+
+    async def receive(self) -> pulsar.Message:
+        self.taken += 1
+        return await super().receive()
+
+
 def lazy_receive(consumer: Consumer) -> Receipt[pulsar.Message]:
     """The consumer's next message (pulsar.asyncio's ``receive`` less its Task-bound future,
     whose completion wakes the loop for every message)."""
+    if isinstance(consumer, Watched):
+        consumer.taken += 1
     got: Receipt[pulsar.Message] = Receipt(asyncio.get_running_loop())
     schema = consumer._schema
 
