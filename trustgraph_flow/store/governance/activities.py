@@ -38,12 +38,15 @@ def used_by(store: QuadStore) -> dict[ox.NamedNode, ox.NamedNode]:
 
 
 def activities(store: QuadStore, entities: list[ox.NamedNode]) -> list[ox.NamedNode]:
-    """The extraction activities that used one of ``entities`` (one scan of ``prov:used``).
+    """The extraction activities that used one of ``entities`` (a lookup per entity, so a
+    document's cost does not grow with the collection).
 
     Not by following ``prov:wasGeneratedBy``: the document's decode is linked from no entity
     once its pages are gone (a removal interrupted half way)."""
-    owners = set(entities)
-    return [a for a, used in used_by(store).items() if used in owners]
+    found: dict[ox.NamedNode, None] = {}
+    for entity in entities:
+        found.update(dict.fromkeys(_used(store.quads_for_pattern(None, USED, entity, SOURCE))))
+    return list(found)
 
 
 def documents_of(store: QuadStore, quads: Iterable[ox.Quad]) -> set[str]:
