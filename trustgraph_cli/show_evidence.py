@@ -74,6 +74,14 @@ async def fetch_report(gw: Gateway, trace_id: str) -> list[Any]:
     assert view is not None
     cited = {uri for rag in rag_views(view) for claim in rag.claims for uri in claim.cited}
     chunks = [c.uri for rag in rag_views(view) for c in rag.chunks if c.uri in cited]
+    chunks += [  # the chunks a cited edge was read from: the claim's sentence may be there
+        ref.chunk
+        for rag in rag_views(view)
+        for e in rag.edges
+        if e.uri in cited
+        for ref in e.sources
+        if ref.chunk
+    ]
     report = evidence_report(view, await chunk_texts(gw, chunks), Style(unicode=True))
     add_lines(report, await document_texts(gw, text_documents(report)))
     return report

@@ -82,6 +82,14 @@ async def test_a_written_document_is_answered_without_junk(
         assert found.code == 0, found.stderr
         paths = [p for t in json.loads(found.stdout)["traces"] for p in t["paths"]]
         assert [p["entity"] for p in paths if p["trace"] == view["id"]] == [cited["uri"]], paths
+        # and tg-show-evidence gives the claim's own sentence as a place of the edge it cites
+        shown = await stack.cli("tg-show-evidence", view["id"], "--format", "json")
+        assert shown.code == 0, shown.stderr
+        ((claim,),) = [a["claims"] for a in json.loads(shown.stdout)]
+        places = [p for item in claim["evidence"] for p in item["places"]]
+        assert places[0]["quote"] == answer and places[0]["char_offset"] == at, places
+        assert places[0]["lines"] == [8, 8], places  # on its line of the document
+        assert any(p["quote"].startswith("The Hale Viaduct was designed") for p in places)
 
         answer, view = await _ask(stack, "tg-invoke-graph-rag", "What is the Marrowby site now?")
         assert not any(_junk(e) for e in view["edges"] if e["cited"]), view["edges"]

@@ -2,8 +2,9 @@
 
 Built from a ``TraceView`` read with its provenance: each RAG answer (the trace's own, or
 its agent's sub-traces') lists its claims; each claim its cited focus edges or chunks; each
-of those the places that hold it — an edge's sentence (``tg:Span``) or a chunk's span —
-with the quoted text, the document, the page and the characters.
+of those the places that hold it — an edge's sentence (``tg:Span``), or the claim's own
+sentence in a chunk it cites or a cited edge was read from — with the quoted text, the
+document, the page and the characters.
 """
 
 from __future__ import annotations
@@ -88,18 +89,33 @@ def _edge_places(sources: list[SourceRef]) -> list[Any]:
     return places
 
 
+def _said(ref: SourceRef, text: str | None, claim: str) -> Any | None:
+    """The claim's own sentence where the chunk ``ref`` holds it verbatim, else None."""
+    found = locate(claim, text) if text and claim.strip() else None
+    if found is None or text is None or ref.char_offset is None:
+        return None
+    start, length = found
+    return _place(ref, text[start : start + length], ref.char_offset + start, length)
+
+
 def _chunk_places(chunk: ChunkView, text: str | None, claim: str) -> list[Any]:
     """Where a claim's chunk is: the claim's own sentence when the chunk holds it verbatim
     (a DocumentRAG answer quotes its chunks), else the whole chunk."""
-    found = locate(claim, text) if text else None
+    return [
+        _said(ref, text, claim) or _place(ref, text, ref.char_offset, ref.char_length)
+        for ref in chunk.sources
+    ]
+
+
+def _claim_places(sources: list[SourceRef], texts: dict[str, str], claim: str) -> list[Any]:
+    """The claim's own sentence in the chunks an edge was read from, when it is not the
+    edge's sentence (GraphRAG's offline answer may be a sentence no edge was read from)."""
     out = []
-    for ref in chunk.sources:
-        if found is not None and text is not None and ref.char_offset is not None:
-            start, length = found
-            quote = text[start : start + length]
-            out.append(_place(ref, quote, ref.char_offset + start, length))
-        else:
-            out.append(_place(ref, text, ref.char_offset, ref.char_length))
+    for ref in sources:
+        place = _said(ref, texts.get(ref.chunk or ""), claim)
+        stated = {(s.page_offset, s.length) for s in ref.spans if s.located}
+        if place is not None and (place["char_offset"], place["char_length"]) not in stated:
+            out.append(place)
     return out
 
 
@@ -107,7 +123,8 @@ def _item(rag: TraceView, uri: str, claim: str, texts: dict[str, str], style: St
     """One cited evidence item of a claim: its name in the trace, what it is, its places."""
     for n, edge in enumerate(rag.edges, start=1):
         if edge.uri == uri:
-            text, places = edge_text(edge, style), _edge_places(edge.sources)
+            text = edge_text(edge, style)
+            places = _claim_places(edge.sources, texts, claim) + _edge_places(edge.sources)
             return {"name": f"Edge {n}", "uri": uri, "kind": "edge", "text": text, "places": places}
     for n, chunk in enumerate(rag.chunks, start=1):
         if chunk.uri == uri:
