@@ -19,6 +19,8 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from urllib.parse import quote
 
+import pyoxigraph as ox
+
 from trustgraph_base.provenance import GRAPH_RETRIEVAL, metrics_triples
 from trustgraph_base.provenance.agent import (
     agent_final_triples,
@@ -56,19 +58,17 @@ def question_uri(trace_id: bytes) -> str:
 
 
 def document_uri(doc_id: str) -> str:
-    """A retrieved document's id as an IRI: itself when it is one, else percent-encoded."""
+    """A document id as an IRI: itself if the schema and pyoxigraph (the store) take it."""
     if ":" in doc_id:
         try:
-            check_iri(doc_id)
-            return doc_id
+            return ox.NamedNode(check_iri(doc_id)).value
         except ValueError:
             pass
     return OTHER_DOCUMENT + quote(doc_id, safe="")
 
 
 def iso(ns: int) -> str:
-    when = datetime.fromtimestamp(ns / 1e9, UTC)
-    return when.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return datetime.fromtimestamp(ns / 1e9, UTC).isoformat(timespec="milliseconds")[:-6] + "Z"
 
 
 class Steps:
