@@ -3,20 +3,28 @@
 The caller's API key (``Authorization: Bearer``) decides the user; ``?collection=`` the
 collection (default ``default``, checked against the key). The spans are read and checked
 (``otel.otlp``), turned into triples (``otel.to_prov``) and published to ``triples-store``,
-the path every trace takes; the answer is 200 only once the broker has persisted every
-message, so nothing answered is lost if the gateway dies after it. A body that cannot be
+the path every trace takes: a request's traces packed together as N-Quads text in a few
+large messages (``packed``), not one message per trace — the broker persists fewer, the
+store writes larger batches (its trace index and signing still take each trace as its own;
+nothing there reads a message's id). The answer is 200 only once the broker has persisted
+every message, so nothing answered is lost if the gateway dies after it. A body that cannot be
 taken is refused whole, with one line saying why (400, 415 for a wrong Content-Type).
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable, Iterator
 
 from aiohttp import web
 
 from trustgraph_base.errors import ErrorType, ServiceError
+from trustgraph_base.messaging.limits import MAX_MESSAGE_BYTES
+from trustgraph_base.rdf.nquads import nquads_text
 from trustgraph_base.rdf.terms import Triple
-from trustgraph_base.schema import Metadata, Triples
+from trustgraph_base.schema import Metadata
+from trustgraph_base.schema.core import StoreTriples
+from trustgraph_base.wire import encode
 from trustgraph_flow.gateway.auth import authenticate
 from trustgraph_flow.gateway.body import read_body
 from trustgraph_flow.gateway.bulk import PUBLISHER, Publisher
@@ -27,7 +35,7 @@ from trustgraph_flow.otel.to_prov import Steps, to_prov
 log = logging.getLogger("trustgraph_flow.gateway")
 
 STEPS = web.AppKey("otlp_steps", Steps)
-MESSAGE_CHARS = 1_500_000  # literal text per published message (the broker takes 5 MB)
+MESSAGE_CHARS = 250_000  # N-Quads text per published message (the broker takes 5 MB)
 
 
 def add_otlp(app: web.Application) -> None:
@@ -52,13 +60,10 @@ async def traces_handler(request: web.Request) -> web.Response:
         assert isinstance(publisher, Publisher)
         meta = {"user": scope.get("user") or "trustgraph", "collection": scope.get("collection")}
         receipts = []
-        for uri, triples in to_prov(spans, request.app[STEPS]):
-            for part in _parts(triples):
-                message = Triples(
-                    metadata=Metadata(id=uri, **{k: v for k, v in meta.items() if v}),
-                    triples=part,
-                )
-                receipts.append(publisher.bus.send_now(publisher.topic, message))
+        for uri, text in packed(to_prov(spans, request.app[STEPS])):
+            metadata = Metadata(id=uri, **{k: v for k, v in meta.items() if v})
+            for payload in wire(metadata, text):
+                receipts.append(publisher.bus.send_now(publisher.topic, payload))
         for receipt in receipts:
             await receipt
     except otlp.OtlpError as exc:
@@ -82,18 +87,51 @@ async def traces_handler(request: web.Request) -> web.Response:
     return web.json_response({})
 
 
-def _parts(triples: list[Triple]) -> list[list[Triple]]:
-    """``triples`` in messages of at most ``MESSAGE_CHARS`` characters of text."""
-    out: list[list[Triple]] = [[]]
+def packed(traces: Iterable[tuple[str, list[Triple]]]) -> Iterator[tuple[str, str]]:
+    """The traces' triples as N-Quads text, together in parts of at most ``MESSAGE_CHARS``
+    characters (a line, one triple, is never split), each named by the first trace it
+    holds. Each trace becomes text at once, so its triples' objects die young (held for a
+    whole message they cost the cyclic collector more than building them)."""
+    uri, size = "", 0
+    part: list[str] = []
+    for trace, triples in traces:
+        text = nquads_text(triples)
+        for piece in [text] if len(text) <= MESSAGE_CHARS else _lines(text):
+            if size + len(piece) > MESSAGE_CHARS and part:
+                yield uri, "".join(part)
+                uri, size, part = "", 0, []
+            uri = uri or trace
+            part.append(piece)
+            size += len(piece)
+    if part:
+        yield uri, "".join(part)
+
+
+def _lines(text: str) -> Iterator[str]:
+    """``text`` in pieces of whole lines, each under ``MESSAGE_CHARS`` (a line is far less)."""
+    piece: list[str] = []
     size = 0
-    for t in triples:
-        weight = len(getattr(t.o, "v", "") or "") + 200
-        if size + weight > MESSAGE_CHARS and out[-1]:
-            out.append([])
-            size = 0
-        out[-1].append(t)
-        size += weight
-    return out
+    for line in text.splitlines(keepends=True):
+        if size + len(line) > MESSAGE_CHARS and piece:
+            yield "".join(piece)
+            piece, size = [], 0
+        piece.append(line)
+        size += len(line)
+    if piece:
+        yield "".join(piece)
+
+
+def wire(metadata: Metadata, text: str) -> Iterator[bytes]:
+    """The store topic's message of ``text`` (``Triples``' wire form: metadata and N-Quads),
+    halved by lines until each is under the broker's limit (escapes can grow the text)."""
+    payload = encode(StoreTriples.model_construct(metadata=metadata, nquads=text))
+    lines = [] if len(payload) <= MAX_MESSAGE_BYTES else text.splitlines(keepends=True)
+    if len(lines) < 2:
+        yield payload  # a lone line too big is refused by ``send_now`` (MessageTooLarge)
+        return
+    half = len(lines) // 2
+    yield from wire(metadata, "".join(lines[:half]))
+    yield from wire(metadata, "".join(lines[half:]))
 
 
 def _refused(status: int, message: str, request: web.Request) -> web.Response:
