@@ -17,6 +17,7 @@ from trustgraph_base.integrity.keys import Keyring
 from trustgraph_base.provenance.document_uris import (
     COMPONENT_PREFIX,
     OLD_COMPONENT_PREFIX,
+    STAGES,
     reference_activity_uri,
 )
 from trustgraph_base.rdf.terms import IriTerm, Triple
@@ -63,11 +64,10 @@ def old_activities(triples: list[Triple]) -> list[Triple]:
     """The triples with each extraction activity named as ours were before the reference's
     URIs: ``{entity}/activity/{stage}``, the entity the activity used."""
     named = {x.i for t in triples for x in (t.s, t.o) if isinstance(x, IriTerm)}
-    stages = ("decode", "chunk", "extract")
     before = {
         reference_activity_uri(old): old
         for entity in named
-        for old in (f"{entity}/activity/{stage}" for stage in stages)
+        for old in (f"{entity}/activity/{stage}" for stage in STAGES)
     }
 
     def old(term: Any) -> Any:

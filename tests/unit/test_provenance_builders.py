@@ -375,3 +375,15 @@ def test_built_triples_are_the_models_the_wire_gives_back() -> None:
 def test_a_bad_parent_iri_is_still_refused() -> None:
     with pytest.raises(ValueError, match="IRI"):
         agent_iteration_triples("urn:x:a/i1", "not an iri", "t", "kq", {}, "obs")
+
+
+def test_activity_uris_are_the_references_and_derived() -> None:
+    """An extraction activity is named as the reference names one, by a UUID derived from the
+    entity it read and its stage: the same extraction, the same URI; an old one is known."""
+    chunk = "urn:trustgraph:doc:abc123/p1/c0"
+    extract = uris.activity_uri(chunk, "extract")
+    assert extract == uris.activity_uri(chunk, "extract") != uris.activity_uri(chunk, "chunk")
+    assert extract == "https://trustgraph.ai/activity/0dd1503c-5710-511d-b786-43c3b18fc900"
+    assert uris.is_activity_uri(extract) and uris.is_activity_uri(f"{chunk}/activity/extract")
+    # a document named by a URI of its own with "/activity/" in its path is no activity
+    assert not uris.is_activity_uri("https://example.org/activity/report/p1")

@@ -13,6 +13,7 @@ RELATION_PREFIX = "urn:trustgraph:rel:"
 COMPONENT_PREFIX = "https://trustgraph.ai/agent/"  # the reference's (docs/conformance.md)
 OLD_COMPONENT_PREFIX = "urn:trustgraph:component:"  # before: migrated at the store's start
 ACTIVITY_PREFIX = "https://trustgraph.ai/activity/"  # the reference's (docs/conformance.md)
+STAGES = ("decode", "chunk", "extract")  # the extraction activities' stages
 
 
 def document_uri(doc_id: str) -> str:
@@ -76,7 +77,8 @@ def is_activity_uri(uri: str) -> bool:
     """Whether ``uri`` names an extraction activity: the reference's form
     (``https://trustgraph.ai/activity/{uuid}``) or ours before (``{entity}/activity/{stage}``,
     renamed at the store's start)."""
-    return uri.startswith(ACTIVITY_PREFIX) or "/activity/" in uri
+    owner, found, stage = uri.rpartition("/activity/")
+    return uri.startswith(ACTIVITY_PREFIX) or bool(owner and found and stage in STAGES)
 
 
 def component_uri(name: str) -> str:
