@@ -36,6 +36,7 @@ BENCHMARKS = [
     "bench_pdf_positions",
     "bench_large_pdf",
     "bench_signing",
+    "bench_signing_passes",
     "bench_otel",
     "bench_answers",
     "bench_prompts",
