@@ -16,7 +16,9 @@ each question, the last stage it reaches:
   claim check withholds it; cited: it cites one and is let through (bench_answers' "gold
   cited" counts both).
 
-It is a diagnosis of stages, not a substitute for bench_answers (which asks the real stack).
+It also counts answers right (a gold answer in it, not an abstention) and, for a question
+lost at extraction, the last stage an edge read from its gold place reached (selected,
+explored or not reached). A diagnosis of stages, not a substitute for bench_answers.
 """
 
 from __future__ import annotations
