@@ -82,16 +82,20 @@ class TraceWriter:
             data = encode(message)
             if self.journal is not None:
                 self.journal.record(self.run, data)
-            self.receipts.append(self.ctx.send_now(TRIPLES_STORE, data, batching=True))
+            # Not on a batching producer: its 1 ms timer would hold the message while the
+            # explain event naming it leaves on a producer of its own, and pushing the batch
+            # out (pulsar-client's flush_async, which keeps the GIL while it waits for the
+            # producer's lock) deadlocks against that timer's thread, which holds the lock
+            # and waits for the GIL to copy a Python send callback.
+            self.receipts.append(self.ctx.send_now(TRIPLES_STORE, data))
         self.queued.clear()
 
     async def settle(self, upto: int | None = None) -> None:
         """Make the first ``upto`` messages sent (default: all) safe: journaled, or without
-        a journal persisted by the broker. Either way they leave for the broker now, not
-        after the batching delay: what the caller hears next (an explain event naming
-        them) reaches it behind them."""
+        a journal persisted by the broker. Either way they are on their way to the broker
+        (handed over in order): what the caller hears next (an explain event naming them)
+        reaches it behind them."""
         self.flush()
-        self.ctx.push(TRIPLES_STORE)
         if self.journal is None:
             await self.delivered(upto)
 
@@ -146,7 +150,7 @@ async def _deliver(
             await asyncio.sleep(RESEND_DELAYS[min(attempt, len(RESEND_DELAYS) - 1)])
             attempt += 1
             try:
-                await writer.ctx.send_now(TRIPLES_STORE, data, batching=True)
+                await writer.ctx.send_now(TRIPLES_STORE, data)
                 break
             except BrokerUnavailable as exc:
                 log.debug("sending a trace message of %s again: %s", writer.question_uri, exc)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import sys
 from pathlib import Path
 
 import pytest
@@ -322,13 +323,13 @@ async def test_messages_sent_without_waiting_may_share_a_batch_and_arrive_each_a
         assert (max(indexes) > 0) is in_batch, indexes
 
 
-async def test_a_traces_messages_leave_batched(
+async def test_a_traces_messages_leave_in_order(
     settings: ProcessorSettings, bus: Bus, topics: Topics
 ) -> None:
-    """The trace writer's messages (a question's entities, sent in one pass) share a batch:
-    the store takes a redelivered batch safely (its writes are idempotent), and a batch is
-    one entry for the broker and one frame each way instead of one per message."""
-    consumer = await bus.subscribe(topics.topic(TRIPLES_STORE), "trace-batches")
+    """The trace writer's messages (a question's entities, sent in one pass) reach the
+    store's topic in the order sent, each its own entry (no batching producer: see
+    ``test_settling_trace_messages_never_stops_the_process``)."""
+    consumer = await bus.subscribe(topics.topic(TRIPLES_STORE), "trace-order")
     ctx: Context[ProcessorSettings] = Context("tracer", settings, bus)
     writer = TraceWriter(ctx, "urn:test:q", "u", "c", "2026-01-01T00:00:00Z")
     await writer.publish("urn:test:first", [])  # the topic's producer is made
@@ -344,7 +345,7 @@ async def test_a_traces_messages_leave_batched(
         indexes.append(msg.message_id().batch_index())
         await consumer.acknowledge(msg)
     assert got == ["urn:test:first", *(f"urn:test:{i}" for i in range(6))]
-    assert max(indexes) > 0, indexes
+    assert max(indexes) <= 0, indexes  # not in batches
 
 
 async def test_what_a_processor_loaded_before_it_was_ready_is_out_of_the_collector(
@@ -364,45 +365,76 @@ async def test_what_a_processor_loaded_before_it_was_ready_is_out_of_the_collect
     assert gc.get_threshold() == before
 
 
-async def test_a_pushed_batch_leaves_before_what_is_sent_after_it(
-    pulsar_url: str, topics: Topics
+_SETTLING = """
+import asyncio, sys, tempfile, time
+from pathlib import Path
+from trustgraph_base.messaging import Bus, Context
+from trustgraph_base.settings import ProcessorSettings
+from trustgraph_flow.run_journal import RunJournal
+from trustgraph_flow.trace_writer import TraceWriter
+
+async def main(url: str, prefix: str) -> int:
+    bus = Bus(url)
+    settings = ProcessorSettings(pulsar_url=url, topic_prefix=prefix)
+    ctx = Context("tracer", settings, bus)
+    journal = RunJournal(Path(tempfile.mkdtemp()) / "runs")
+    writer = TraceWriter(ctx, "urn:test:q", "u", "c", "2026-01-01T00:00:00Z", journal)
+    writer.run = journal.open("urn:test:q", "u", "c")
+    n, end = 0, time.monotonic() + 10.0
+    while time.monotonic() < end:
+        for _ in range(20):
+            writer.send(f"urn:test:step{n}", [])
+            await writer.settle()
+            n += 1
+        await asyncio.sleep(0)
+    await writer.delivered()
+    await bus.close()
+    return n
+
+print(asyncio.run(main(sys.argv[1], sys.argv[2])))
+"""
+
+
+async def test_settling_trace_messages_never_stops_the_process(
+    pulsar_url: str, prefix: str
 ) -> None:
-    """``push`` sends what a batching producer holds at once: a message the process sends
-    after it (here on another topic) cannot overtake it, so a caller told of a trace message
-    finds it ahead of anything it sends itself. With a 2 s batching delay and no push, the
-    sentinel published after the reply would come first."""
-    traces, replies = topics.topic("pushed-traces"), topics.topic("pushed-replies")
-    sender, other = Bus(pulsar_url, batch_delay_ms=2000), Bus(pulsar_url)
+    """A process that sends and settles trace messages as fast as it can for 10 s ends. When
+    a settle pushed a batching producer's batch out (pulsar-client's ``flush_async``, which
+    keeps the GIL while it waits for the producer's lock) it deadlocked against the batch
+    timer's thread (which holds that lock and waits for the GIL to copy a Python send
+    callback): GraphRAG stopped answering in a burst of questions. In a process of its own,
+    since a deadlock holds the GIL."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        _SETTLING,
+        pulsar_url,
+        prefix,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
     try:
-        consumer = await other.subscribe(traces, "s")
-        await sender.producer(traces, batching=True)
-        held = sender.send_now(traces, b"trace", batching=True)
-        sender.push(traces)
-        await sender.publish(replies, b"reply")  # persisted: the caller could hear of it now
-        await other.publish(traces, b"sentinel")  # what the caller sends after hearing
-        got = []
-        for _ in range(2):
-            msg = await asyncio.wait_for(consumer.receive(), 10)
-            got.append(msg.data())
-            await consumer.acknowledge(msg)
-        assert got == [b"trace", b"sentinel"]
-        await asyncio.wait_for(held, 10)
-    finally:
-        await sender.close()
-        await other.close()
+        out, err = await asyncio.wait_for(proc.communicate(), 60)
+    except TimeoutError:
+        proc.kill()
+        await proc.wait()
+        pytest.fail("the process sending and settling trace messages hung")
+    assert proc.returncode == 0, err.decode()
+    assert int(out) > 100  # it did send
 
 
 async def test_a_settled_trace_message_leaves_before_the_event_that_names_it(
     pulsar_url: str, settings: ProcessorSettings, topics: Topics, tmp_path: Path
 ) -> None:
     """A journaled trace message is safe once written to the journal, so ``settle`` does not
-    wait for the broker; it still sends it at once (``push``): the agent passes an explain
-    event on right after, and the caller must find the entity ahead of what it sends then."""
+    wait for the broker; it still hands it over at once (not on a batching producer, whose
+    delay, here 2 s, would hold it): the agent passes an explain event on right after, and
+    the caller must find the entity ahead of what it sends then."""
     sender, other = Bus(pulsar_url, batch_delay_ms=2000), Bus(pulsar_url)
     try:
         consumer = await other.subscribe(topics.topic(TRIPLES_STORE), "s")
         ctx: Context[ProcessorSettings] = Context("tracer", settings, sender)
-        await sender.producer(topics.topic(TRIPLES_STORE), batching=True)
+        await sender.producer(topics.topic(TRIPLES_STORE))  # the process's, made already
         journal = RunJournal(tmp_path / "runs")
         writer = TraceWriter(ctx, "urn:test:q", "u", "c", "2026-01-01T00:00:00Z", journal)
         writer.run = journal.open("urn:test:q", "u", "c")

@@ -26,7 +26,6 @@ from trustgraph_base.messaging.pulsar_calls import (
     broker_auth,
     hand_over,
     pulsar_logger,
-    send_batch,
     subscribe_shared,
 )
 from trustgraph_base.messaging.receipts import Receipt
@@ -189,12 +188,6 @@ class Bus:
             return
         for payload, done in self._first.pop(topic):
             hand_over(producer, f"{topic} at {self.url}", payload, done)
-        if batching:  # they waited for the producer already: not for its delay too
-            send_batch(producer)
-
-    def push(self, topic: str) -> None:
-        """Send what ``topic``'s batching producer holds now (``send_batch``)."""
-        send_batch(self._producers.get(topic))
 
     async def subscribe(
         self,

@@ -69,10 +69,6 @@ class Context(Generic[S, T_co]):
         payload = message if isinstance(message, bytes) else self._checked(topic, message)
         return self.bus.send_now(self.topics.topic(topic), payload, batching=batching)
 
-    def push(self, topic: Topic[M]) -> None:
-        """Send now what ``send_now(..., batching=True)`` left waiting on ``topic`` (``Bus.push``)."""
-        self.bus.push(self.topics.topic(topic))
-
     @staticmethod
     def _checked(topic: Topic[M], message: M) -> M:
         if not isinstance(message, topic.model):  # what mypy checks, for untyped callers

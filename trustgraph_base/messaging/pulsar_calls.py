@@ -95,14 +95,6 @@ def hand_over(
         done.arrive(BrokerUnavailable(f"cannot publish to {where}: {exc}"))
 
 
-def send_batch(producer: Producer | None) -> None:
-    """Make a batching ``producer`` send what it holds now, not when its delay ends (no
-    wait for the broker's receipt): a message sent after this, on any topic of the same
-    client, leaves behind it on the connection."""
-    if producer is not None:
-        producer._producer.flush_async(lambda _result: None)
-
-
 async def subscribe_shared(
     client: Client,
     topic: str,
