@@ -31,7 +31,7 @@ from aiohttp import web
 
 from bench.bench_agent import Mode, Stack, load, process_cpu, quartiles, session, timed
 from bench.bench_store import start_processor, start_store
-from bench.otel_import_rate import import_rate
+from bench.otel_import_rate import import_rate, large_trace_mapping
 from bench.summary import summary
 from trustgraph_base.messaging import (
     AGENT,
@@ -169,6 +169,7 @@ def main() -> None:
     args = parser.parse_args()
     pairs = args.pairs or (100 if args.quick else 500)
     spans = args.spans or (20_000 if args.quick else 100_000)
+    large_trace_mapping()
     asyncio.run(import_rate(spans))
     asyncio.run(export_cost(pairs))
 

@@ -105,11 +105,13 @@ def _trace(trace_id: bytes, spans: list[Span], known: Known) -> Iterator[Triple]
     if all(s.parent_id for s in spans):  # the root comes later: the trace is in progress
         yield from types(q, G, PROV.Activity, TG.Question, TG.AgentQuestion)
     yield triple(q, TG.otelTraceId, text(trace_id.hex()), G)
+    last = max((_n(q, u) for u, _ in known.values()), default=0)  # once: not per span
     for s in spans:
         if not s.parent_id:
             known[s.span_id] = (q, b"")
         elif s.span_id not in known:
-            known[s.span_id] = (agent_iteration_uri(q, _next(q, known)), s.parent_id)
+            last += 1
+            known[s.span_id] = (agent_iteration_uri(q, last), s.parent_id)
     children: dict[bytes, list[str]] = {}
     for uri, parent in known.values():
         if uri != q:
@@ -127,10 +129,6 @@ def _trace(trace_id: bytes, spans: list[Span], known: Known) -> Iterator[Triple]
 def _n(q: str, uri: str) -> int:
     tail = uri[len(q) + 2 :] if uri.startswith(q + "/i") else ""
     return int(tail) if tail.isdigit() else 0
-
-
-def _next(q: str, known: Known) -> int:
-    return 1 + max((_n(q, u) for u, _ in known.values()), default=0)
 
 
 def _identity(uri: str, s: Span) -> Iterator[Triple]:
