@@ -11,6 +11,7 @@ import pytest
 from pulsar.asyncio import Consumer
 
 from tests.conftest import RunningProcessors
+from tests.support.poll import until
 from tests.support.standin import echo_processor
 from trustgraph_base.errors import BrokerUnavailable, RequestTimeout, ServiceError, WireError
 from trustgraph_base.gcpause import YOUNG_THRESHOLD
@@ -293,6 +294,29 @@ async def test_a_burst_read_by_several_consumers_arrives_whole(bus: Bus, topics:
         await asyncio.gather(*draining, return_exceptions=True)
     assert sorted(got) == list(range(600))
     assert bus.kicker.kicks > 0  # the consumers were quiet while the burst was sent
+
+
+async def test_a_kick_takes_no_message_and_leaves_the_order_as_it_was(
+    bus: Bus, topics: Topics
+) -> None:
+    """A quiet consumer's subscription is kicked (a consumer with no receive queue comes and
+    goes): nothing is sent to the kick's consumer, so nothing is redelivered, and the quiet
+    consumer still gets every message, in order, once it asks."""
+    topic = topics.topic("kicked")
+    consumer = await bus.subscribe(topic, "s")
+    for i in range(3):
+        await bus.publish(topic, bytes([i]))
+
+    async def kicked_twice() -> bool:  # after 1 and 2 quiet looks (kicks.KICK_AT)
+        return bus.kicker.kicks >= 2
+
+    await until(kicked_twice, timeout=10)
+    got = []
+    for _ in range(3):
+        msg = await asyncio.wait_for(consumer.receive(), 10)
+        got.append((msg.data()[0], msg.redelivery_count()))
+        await consumer.acknowledge(msg)
+    assert got == [(0, 0), (1, 0), (2, 0)]
 
 
 async def test_messages_sent_without_waiting_may_share_a_batch_and_arrive_each_alone(

@@ -1,8 +1,8 @@
 """Kicks: pulsar-lite's shared dispatcher made to run a round for a subscription gone quiet.
 
 pulsar-lite (0.2.0, the latest) sends a Shared subscription's backlog at most 20 messages a
-round, and starts a round only on a publish, a flow of permits or a consumer's arrival or
-departure; a round asked for while another runs is skipped, not queued. So a flow that
+round, and starts a round only on a publish, a flow of permits (a new consumer's first) or
+a consumer's departure; a round asked for while another runs is skipped, not queued. So a flow that
 lands during a round (a burst being published, several consumers flowing at once) adds
 permits that nothing uses, and the backlog waits, with the consumer idle, until the
 topic's next message: in a repro, 1 in 10 bursts of 80 x 1.5 MB and 4 in 10 bursts of
@@ -17,10 +17,10 @@ nothing is redelivered or reordered.
 
 Why this bounds a stall: messages are held back only after a round that left them (or
 skipped a round that would have sent them), and every round has someone who acted around
-it: a consumer that flowed (it had just taken a message), one that was sent messages (it
-takes them), one that came or went, or a kick. Each of these takes a message, subscribes
-or kicks, and kicks again once it has been quiet for a tick, and again at the quiet ticks
-of ``KICK_AT`` in case that kick itself landed in a round. A round is short (at most 20
+it: a consumer that flowed (it had just taken a message, or just subscribed), one that was
+sent messages (it takes them), or a kick. Each of these consumers kicks once it has been
+quiet for a tick, and again at the quiet ticks of ``KICK_AT`` in case that kick itself
+landed in a round. A round is short (at most 20
 messages handed to a connection's queue, never waiting on the network), so the first of
 those kicks comes after it: a held backlog waits at most two ticks, not until the next
 message. A consumer quiet for longer than ``KICK_AT``'s last tick is left alone until it
