@@ -1,5 +1,5 @@
-"""The bench's documents: four written for it (a Markdown history, a hard-wrapped memoir,
-visitors' notes on an observatory, a PDF guide drawn at run time) and public documents a
+"""The bench's documents: five written for it (a Markdown history, a hard-wrapped memoir,
+visitors' notes on an observatory, notes from a tour, a PDF guide drawn at run time) and public documents a
 Debian system installs (licences in /usr/share/common-licenses, base-passwd's
 users-and-groups guide), found at run time and never copied into the project. A missing one
 is named and its questions are left out."""
@@ -26,6 +26,7 @@ WRITTEN = {
     "marrowby": HERE / "marrowby.md",
     "quist": HERE / "quist.txt",
     "hollin": HERE / "hollin.txt",
+    "tour": HERE / "tour.txt",
 }
 DEBIAN = {
     "gpl-3": (Path("/usr/share/common-licenses/GPL-3"), "base-files"),

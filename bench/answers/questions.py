@@ -111,10 +111,22 @@ _ADDED: list[tuple[str, tuple[str, ...], str, int | None]] = [
         None,
     ),
 ]
-QUESTIONS = [
-    Question(text, gold, doc, page, held_out=(n % 3 == 2))
-    for n, (text, gold, doc, page) in enumerate(_ROWS)
-] + [Question(text, gold, doc, page, held_out=True) for text, gold, doc, page in _ADDED]
+# Added in session 13 beside two out-of-corpus questions of the same shape (below), asked of
+# tour.txt, which holds other capitals and names Peru, and names the Eiffel Tower but not who
+# designed it: written with the rule that makes those abstain in mind, so tuned, not held out.
+_SHAPES: list[tuple[str, tuple[str, ...], str, int | None]] = [
+    ("What is the capital of Portugal?", ("Lisbon",), "tour", None),
+    ("Who designed the Blackpool Tower?", ("Maxwell", "Tuke"), "tour", None),
+    ("When was the Eiffel Tower finished?", ("1889",), "tour", None),
+]
+QUESTIONS = (
+    [
+        Question(text, gold, doc, page, held_out=(n % 3 == 2))
+        for n, (text, gold, doc, page) in enumerate(_ROWS)
+    ]
+    + [Question(text, gold, doc, page, held_out=True) for text, gold, doc, page in _ADDED]
+    + [Question(text, gold, doc, page) for text, gold, doc, page in _SHAPES]
+)
 # Nothing in the corpus answers these: the right answer is that the documents do not say.
 OUT_OF_CORPUS = [
     "What is the boiling point of mercury?",
@@ -132,4 +144,9 @@ OUT_OF_CORPUS = [
     "Who designed the Sydney Opera House?",
     "Who wrote Dracula?",
     "Who founded the Red Cross?",
+    # what a document names, asked for what it does not say of it (session 13, tour.txt):
+    # other capitals, and Peru named for something else; the tower, but not its designer
+    "What is the capital of Peru?",
+    "Who designed the Eiffel Tower?",
+    "Who designed the Belem Tower?",
 ]

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.integration.test_rag_abstain import ABSTAINED, USER, load_samples
+from tests.integration.test_rag_abstain import USER, load_samples
+from tests.support.abstain import check_abstention
 from tests.support.processors import EVERY
 from tests.support.stack import Stack
 
@@ -30,7 +31,6 @@ INSIDE = {
     "Where was Marie Curie born?": "Warsaw",
     "What did Orla Quist discover?": "salt",
 }
-RAGS = ("tg-invoke-graph-rag", "tg-invoke-document-rag")
 
 
 async def test_a_relation_word_alone_does_not_make_evidence_relevant(
@@ -42,19 +42,4 @@ async def test_a_relation_word_alone_does_not_make_evidence_relevant(
         notes.write_text(NOTES)
         loaded = await stack.cli("tg-load-document", str(notes), "-U", USER)
         assert loaded.code == 0, loaded.stderr
-        answered: dict[str, str] = {}
-        for question in OUTSIDE:
-            for command in RAGS:
-                out = await stack.cli(command, "-q", question, "-U", USER)
-                assert out.code == 0, out.stderr
-                answered[f"{command}: {question}"] = out.stdout.strip()
-            agent = await stack.cli("tg-invoke-agent", "-q", question, "-U", USER)
-            assert agent.code == 0, agent.stderr
-            answered[f"tg-invoke-agent: {question}"] = agent.stdout.strip()
-        answers = {k: v for k, v in answered.items() if ABSTAINED not in v}
-        assert not answers, answers
-        for question, word in INSIDE.items():
-            for command in (*RAGS, "tg-invoke-agent"):
-                out = await stack.cli(command, "-q", question, "-U", USER)
-                assert out.code == 0, out.stderr
-                assert word in out.stdout and ABSTAINED not in out.stdout, (command, out.stdout)
+        await check_abstention(stack, USER, OUTSIDE, INSIDE)

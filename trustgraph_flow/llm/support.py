@@ -21,7 +21,15 @@ import re
 from dataclasses import dataclass
 
 from trustgraph_flow.llm.prose import paragraph_spans
-from trustgraph_flow.llm.text import STOPWORDS, content_words, stem
+from trustgraph_flow.llm.question_keys import (
+    Evidence,
+    distinct_enough,
+    name_runs,
+    question_keys,
+    same_name,
+    stems_of,
+)
+from trustgraph_flow.llm.text import content_words, sentences, stem
 
 MIN_COVERAGE = 0.5  # credits a supporting piece needs, as a share of the question's words
 CONTEXT_CREDIT = 0.6
@@ -69,26 +77,6 @@ def anaphoric(sentence: str) -> bool:
     )
 
 
-def _stems(text: str) -> set[str]:
-    return {stem(w) for w in _WORD.findall(text)}
-
-
-def name_runs(text: str, skip_first: bool = False) -> list[tuple[str, ...]]:
-    """Runs of capitalised words (stems), leading stopwords dropped: the names ``text`` uses."""
-    words = _WORD.findall(text)[1 if skip_first else 0 :]
-    runs: list[tuple[str, ...]] = []
-    run: list[str] = []
-    for word in [*words, ""]:
-        if word[:1].isupper():
-            if run or word.lower() not in STOPWORDS:
-                run.append(stem(word))
-            continue
-        if run:
-            runs.append(tuple(run))
-        run = []
-    return runs
-
-
 def _asks(question: str) -> str:
     """What kind of answer the question wants: 'name', 'year', 'number' or ''."""
     low = [w.lower() for w in _WORD.findall(question)]
@@ -128,24 +116,26 @@ def _states_kind(text: str, noun: str) -> bool:
     return False
 
 
-def _same(name: tuple[str, ...], runs: set[tuple[str, ...]]) -> bool:
-    """Whether the piece names ``name``: in full, or by part of it ("Quist" for "Orla
-    Quist"), never by a longer name ("the Marrowby Society" is not Marrowby)."""
-    return any(
-        run == name[i : i + len(run)] for run in runs for i in range(len(name) - len(run) + 1)
-    )
+def _sentences(pieces: list[Piece]) -> list[tuple[str, str]]:
+    """The sentences of the pieces' excerpts (once each; a piece without one, itself, with its
+    context): a name an edge's chunk gives elsewhere counts."""
+    texts: dict[str, str] = {}
+    for p in pieces:
+        for text, context in [(s, "") for s in sentences(p.excerpt)] or [(p.text, p.context)]:
+            texts.setdefault(" ".join(text.split()), context)
+    return list(texts.items())
 
 
 def _credits(words: list[str], names: list[tuple[str, ...]], piece: Piece) -> list[float]:
     """Each question word's credit in ``piece``."""
-    own = _stems(piece.text)
+    own = stems_of(piece.text)
     runs = set(name_runs(piece.text))
-    around = _stems(piece.context)
+    around = stems_of(piece.context)
     out = []
     for word in words:
         s = stem(word)
         mine = [n for n in names if s in n]
-        if s in own and (not mine or any(_same(n, runs) for n in mine)):
+        if s in own and (not mine or any(same_name(n, runs) for n in mine)):
             out.append(1.0)
         elif s in around:
             out.append(CONTEXT_CREDIT)
@@ -161,19 +151,23 @@ def ranked(question: str, pieces: list[Piece]) -> list[Scored]:
     words = [w for w in content_words(question) if w not in QUESTION_WORDS]
     if not words or not pieces:
         return []
-    every = [_stems(f"{p.text} {p.context}") for p in pieces]
+    every = [stems_of(f"{p.text} {p.context}") for p in pieces]
     weight = {w: math.log(1 + len(pieces) / (1 + sum(stem(w) in s for s in every))) for w in words}
     total = sum(weight.values())
     names = name_runs(question, skip_first=True)
+    evidence = Evidence(names, _sentences(pieces))
+    keys = question_keys(question, words, evidence)
     kind = _asks(question)
     sort = _kind_noun(question)
     asked = {stem(w) for w in words}
     out: list[Scored] = []
     for i, piece in enumerate(pieces):
         credits = _credits(words, names, piece)
-        if sum(credits) < MIN_COVERAGE * len(words):
+        if sum(credits) < MIN_COVERAGE * len(words) or not distinct_enough(
+            keys, evidence.of(piece.text, piece.context)
+        ):
             continue
-        held = _stems(f"{piece.text} {piece.context} {piece.excerpt}")
+        held = stems_of(f"{piece.text} {piece.context} {piece.excerpt}")
         if names and not any(w in held for n in names for w in n):
             continue
         score = sum(c * weight[w] for c, w in zip(credits, words, strict=True)) / total

@@ -47,6 +47,11 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+def words(text: str) -> list[str]:
+    """The words of ``text``, as written (apostrophes inside a word kept: "Quist's")."""
+    return _WORD.findall(text)
+
+
 def first_sentence(text: str) -> str:
     """The first sentence of ``text`` (or the empty string)."""
     found = sentences(text)

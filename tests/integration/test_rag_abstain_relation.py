@@ -1,0 +1,48 @@
+"""Out-of-corpus questions that share what they ask about, or what they ask for, with a new
+user's own documents (issue 29, abstention): "What is the capital of Peru?" asked of notes
+that hold other capitals (and name Peru once, for something else), and "Who designed the
+Eiffel Tower?" asked of notes that name the tower but not who designed it.
+tg-invoke-graph-rag, tg-invoke-document-rag and tg-invoke-agent all answer "The documents do
+not say"; the same shapes of question the notes do answer are still answered."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.support.abstain import check_abstention
+from tests.support.processors import EVERY
+from tests.support.stack import Stack
+
+USER = "ines"  # a user of its own: the samples are not loaded
+CAPITALS = """# Capitals of southern Europe
+
+Paris is the capital of France. Rome is the capital of Italy. Madrid is the capital of Spain.
+Lisbon is the capital of Portugal. Spanish is spoken in Spain and in much of South America,
+Peru included.
+"""
+TOWERS = """# Towers
+
+The Eiffel Tower stands on the Champ de Mars in Paris. It was finished in 1889 and is 330
+metres tall.
+
+The Blackpool Tower was designed by Maxwell and Tuke. It opened to the public in 1894.
+"""
+OUTSIDE = ["What is the capital of Peru?", "Who designed the Eiffel Tower?"]
+# The same shapes, answered by the notes: question -> a word of the answer.
+INSIDE = {
+    "What is the capital of Spain?": "Madrid",
+    "Who designed the Blackpool Tower?": "Tuke",
+    "When was the Eiffel Tower finished?": "1889",
+}
+
+
+async def test_what_the_question_asks_of_its_subject_must_be_said(
+    pulsar_url: str, prefix: str, tmp_path: Path
+) -> None:
+    async with Stack(pulsar_url, prefix, EVERY, data_dir=tmp_path / "data") as stack:
+        for name, text in (("capitals.md", CAPITALS), ("towers.md", TOWERS)):
+            path = tmp_path / name
+            path.write_text(text)
+            loaded = await stack.cli("tg-load-document", str(path), "-U", USER)
+            assert loaded.code == 0, loaded.stderr
+        await check_abstention(stack, USER, OUTSIDE, INSIDE)

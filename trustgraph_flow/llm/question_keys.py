@@ -1,0 +1,116 @@
+"""What makes a question distinct, for the offline engine's choice of an answer (issue 29,
+abstention): the words and names a piece of evidence must hold to answer it at all.
+
+Each of the question's names and other content words (its *keys*) is weighed by how few
+sentences of the evidence hold it: the rarer, the more it says what this question is about.
+A piece must hold the most distinctive key, and the next one too when that is at least half
+as distinctive: "What is the capital of Peru?" is answered neither by "Lisbon is the capital
+of Portugal" nor by "Our guide had grown up in Peru"; "Who designed the Eiffel Tower?" not by
+"The Eiffel Tower stands in Paris" nor by "Maxwell designed the Blackpool Tower". A name
+common in the evidence weighs little, so it may be left to the document ("Who is the license
+steward of the Mozilla Public License?" is answered by "Mozilla Foundation is the license
+steward", in the licence itself).
+
+A piece names a name in full, by part of it ("Quist" for "Orla Quist", never by a longer
+name: "the Blackpool Tower" is not "the Eiffel Tower"), or by its most telling word — the
+word of it fewest sentences hold ("Mozilla" of "the Mozilla Public License", not "License").
+Left out of the weighing: a word saying what kind of answer is wanted ('how *high*', 'which
+*animal*': the answer need not repeat it) and a word no sentence holds (a relation may be
+worded otherwise; a name no sentence names is left to the excerpt).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from trustgraph_flow.llm.text import STOPWORDS, stem, words
+
+Name = tuple[str, ...]  # the stems of a name's words
+Key = str | Name  # a word's stem, or a name
+COMMON = math.log(1 + 1 / 0.5)  # the weight of a key half the sentences hold, or more
+WH_KINDS = frozenset({"how", "what", "which"})  # 'how high', 'which animal', 'what kind of'
+
+
+def stems_of(text: str) -> set[str]:
+    return {stem(w) for w in words(text)}
+
+
+def name_runs(text: str, skip_first: bool = False) -> list[Name]:
+    """Runs of capitalised words (stems), leading stopwords dropped: the names ``text`` uses."""
+    found = words(text)[1 if skip_first else 0 :]
+    runs: list[Name] = []
+    run: list[str] = []
+    for word in [*found, ""]:
+        if word[:1].isupper():
+            if run or word.lower() not in STOPWORDS:
+                run.append(stem(word))
+            continue
+        if run:
+            runs.append(tuple(run))
+        run = []
+    return runs
+
+
+def same_name(name: Name, runs: set[Name]) -> bool:
+    """Whether ``runs`` name ``name``: in full, or by part of it ("Quist" for "Orla Quist"),
+    never by a longer name ("the Marrowby Society" is not Marrowby)."""
+    return any(
+        run == name[i : i + len(run)] for run in runs for i in range(len(name) - len(run) + 1)
+    )
+
+
+class Evidence:
+    """What each sentence of the evidence says (``sentences``: each with the context it is
+    read with), to weigh a question's keys and a piece against them."""
+
+    def __init__(self, names: Sequence[Name], sentences: Sequence[tuple[str, str]]) -> None:
+        self.names = list(names)
+        read = [(stems_of(f"{t} {c}"), set(name_runs(t)) | set(name_runs(c))) for t, c in sentences]
+        self.telling = {  # each name's word fewest sentences hold
+            n: min(n, key=lambda w: sum(w in s for s, _ in read)) for n in self.names
+        }
+        self.said = [self._keys_of(s, r) for s, r in read]
+
+    def _keys_of(self, held: set[str], runs: set[Name]) -> set[Key]:
+        named = [n for n in self.names if same_name(n, runs) or self.telling[n] in held]
+        return {*held, *named}
+
+    def of(self, text: str, context: str = "") -> set[Key]:
+        """What a piece (``text`` read with its ``context``) says."""
+        runs = set(name_runs(text)) | set(name_runs(context))
+        return self._keys_of(stems_of(f"{text} {context}"), runs)
+
+
+def answer_kinds(question: str) -> set[str]:
+    """The stems of the words right after 'how', 'what' or 'which' that say what kind of
+    answer is wanted ('how *high*', 'which *animal*', 'what *kind* of')."""
+    low = [w.lower() for w in words(question)]
+    return {
+        stem(low[i + 1])
+        for i, word in enumerate(low[:-1])
+        if word in WH_KINDS and low[i + 1] not in STOPWORDS
+    }
+
+
+def question_keys(question: str, content: Sequence[str], evidence: Evidence) -> dict[Key, float]:
+    """The question's keys (its names, and its ``content`` words not in them), each with its
+    distinctiveness among the sentences of the ``evidence``."""
+    kinds = answer_kinds(question)
+    named = {w for n in evidence.names for w in n}
+    units: list[Key] = [*evidence.names]
+    units += [s for s in dict.fromkeys(stem(w) for w in content) if s not in named | kinds]
+    out: dict[Key, float] = {}
+    for unit in units:
+        found = sum(unit in said for said in evidence.said)
+        if found:
+            out[unit] = math.log(1 + len(evidence.said) / found)
+    return out
+
+
+def distinct_enough(keys: dict[Key, float], held: set[Key]) -> bool:
+    """Whether a piece saying ``held`` holds the question's most distinctive key, and the
+    next one unless at least half the sentences hold that (what the evidence is about)."""
+    top = sorted(keys.values(), reverse=True)[:2]
+    need = sum(w for w in top if w == top[0] or w > COMMON)
+    return sum(w for k, w in keys.items() if k in held) >= need - 1e-9
