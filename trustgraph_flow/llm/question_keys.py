@@ -3,13 +3,13 @@ abstention): the words and names a piece of evidence must hold to answer it at a
 
 Each of the question's names and other content words (its *keys*) is weighed by how few
 sentences of the evidence hold it: the rarer, the more it says what this question is about.
-A piece must hold the most distinctive key, and the next one too when that is at least half
-as distinctive: "What is the capital of Peru?" is answered neither by "Lisbon is the capital
-of Portugal" nor by "Our guide had grown up in Peru"; "Who designed the Eiffel Tower?" not by
-"The Eiffel Tower stands in Paris" nor by "Maxwell designed the Blackpool Tower". A name
-common in the evidence weighs little, so it may be left to the document ("Who is the license
-steward of the Mozilla Public License?" is answered by "Mozilla Foundation is the license
-steward", in the licence itself).
+A piece must hold (itself or in the sentences it leans on) the most distinctive key, and the
+next one too unless half the sentences or more hold that: "What is the capital of Peru?" is
+answered neither by "Lisbon is the capital of Portugal" nor by "Our guide had grown up in
+Peru"; "Who designed the Eiffel Tower?" not by "The Eiffel Tower stands in Paris" nor by
+"Maxwell designed the Blackpool Tower". A key half the sentences hold is what the evidence is
+about, and may be left to it ("Who is the licence steward of the Tarn Licence?" is answered
+by "Tarn Foundation is the licence steward", in the licence itself).
 
 A piece names a name in full, by part of it ("Quist" for "Orla Quist", never by a longer
 name: "the Blackpool Tower" is not "the Eiffel Tower"), or by its most telling word — the
