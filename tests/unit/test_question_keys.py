@@ -57,8 +57,18 @@ def _edge(s: str, p: str, o: str, quote: str) -> dict[str, str]:
 EDGES = [
     _edge("Lisbon", "is the capital of", "Portugal", "Lisbon is the capital of Portugal."),
     _edge("Paris", "is the capital of", "France", "Paris is the capital of France."),
-    _edge("Eiffel Tower", "stands on", "Champ de Mars", "The Eiffel Tower stands on the Champ"),
-    _edge("Maxwell", "designed", "Blackpool Tower", "The Blackpool Tower was designed by Maxwell"),
+    _edge(
+        "Eiffel Tower",
+        "stands on",
+        "Champ de Mars",
+        "The Eiffel Tower stands on the Champ de Mars in Paris.",
+    ),
+    _edge(
+        "Maxwell",
+        "designed",
+        "Blackpool Tower",
+        "The Blackpool Tower was designed by Maxwell and Tuke.",
+    ),
 ]
 
 

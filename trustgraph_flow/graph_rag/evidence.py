@@ -91,6 +91,7 @@ class EdgeEvidence:
     texts: list[str]
     excerpts: list[str]
     chunks: list[dict[str, str]]  # chunk URI -> text, the chunks the edge was read from
+    quotes: list[str]  # the sentences it was read from (its labels without): the answer's quote
 
 
 async def edge_evidence(
@@ -126,7 +127,7 @@ async def edge_evidence(
         elif t.p == TG.located and t.o.v == "false":
             unlocated.add(t.s.i)
     texts = await _chunks(ctx, req, sorted(set(chunk.values())))
-    out = EdgeEvidence([], [], [])
+    out = EdgeEvidence([], [], [], [])
     for edge, term in zip(edges, terms, strict=True):
         mine = spans.get(term_key(term), [])
         names = labelled(graph, Triple(s=edge.s, p=edge.p, o=edge.o))
@@ -139,8 +140,9 @@ async def edge_evidence(
         ]
         read = dict.fromkeys(chunk[u] for u in mine if u in chunk)
         excerpt = " ".join(texts[c] for c in read if c in texts)
-        checked = " ".join([*dict.fromkeys(said), excerpt]).strip()
-        out.texts.append(checked or f"{names['s']} {names['p']} {names['o']}")
+        quoted = " ".join(dict.fromkeys(said)) or f"{names['s']} {names['p']} {names['o']}"
+        out.quotes.append(quoted)
+        out.texts.append(" ".join([*dict.fromkeys(said), excerpt]).strip() or quoted)
         out.excerpts.append(excerpt)
         out.chunks.append({c: texts[c] for c in read if c in texts})
     return out

@@ -132,7 +132,7 @@ async def run(
         focus, graph_rag_focus_triples(focus, explore_uri, question, edges), focus_cost
     )
     evidence = await edge_evidence(ctx, req, graph, edges)
-    variables = answer_variables(req.query, graph, edges, evidence.texts, evidence.excerpts)
+    variables = answer_variables(req.query, graph, edges, evidence.quotes, evidence.excerpts)
     request = TextCompletionRequest(
         system=ANSWER_SYSTEM,
         prompt=render_answer(variables),
