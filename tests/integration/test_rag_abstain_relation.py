@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.support.abstain import check_abstention
+from tests.support.abstain import check_abstention, load_texts
 from tests.support.processors import EVERY
 from tests.support.stack import Stack
 
@@ -40,9 +40,5 @@ async def test_what_the_question_asks_of_its_subject_must_be_said(
     pulsar_url: str, prefix: str, tmp_path: Path
 ) -> None:
     async with Stack(pulsar_url, prefix, EVERY, data_dir=tmp_path / "data") as stack:
-        for name, text in (("capitals.md", CAPITALS), ("towers.md", TOWERS)):
-            path = tmp_path / name
-            path.write_text(text)
-            loaded = await stack.cli("tg-load-document", str(path), "-U", USER)
-            assert loaded.code == 0, loaded.stderr
+        await load_texts(stack, USER, tmp_path, {"capitals.md": CAPITALS, "towers.md": TOWERS})
         await check_abstention(stack, USER, OUTSIDE, INSIDE)

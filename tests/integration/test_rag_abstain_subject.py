@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.integration.test_rag_abstain import USER, load_samples
-from tests.support.abstain import check_abstention
+from tests.support.abstain import check_abstention, load_texts
 from tests.support.processors import EVERY
 from tests.support.stack import Stack
 
@@ -38,8 +38,5 @@ async def test_a_relation_word_alone_does_not_make_evidence_relevant(
 ) -> None:
     async with Stack(pulsar_url, prefix, EVERY, data_dir=tmp_path / "data") as stack:
         await load_samples(stack)
-        notes = tmp_path / "quist.md"
-        notes.write_text(NOTES)
-        loaded = await stack.cli("tg-load-document", str(notes), "-U", USER)
-        assert loaded.code == 0, loaded.stderr
+        await load_texts(stack, USER, tmp_path, {"quist.md": NOTES})
         await check_abstention(stack, USER, OUTSIDE, INSIDE)

@@ -6,11 +6,21 @@ be answered."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 
 from tests.support.stack import Stack
 
 ABSTAINED = "The documents do not say"
 COMMANDS = ("tg-invoke-graph-rag", "tg-invoke-document-rag", "tg-invoke-agent")
+
+
+async def load_texts(stack: Stack, user: str, folder: Path, texts: Mapping[str, str]) -> None:
+    """Each text written to ``folder`` under its name and loaded for ``user``."""
+    for name, text in texts.items():
+        path = folder / name
+        path.write_text(text)
+        loaded = await stack.cli("tg-load-document", str(path), "-U", user)
+        assert loaded.code == 0, loaded.stderr
 
 
 async def check_abstention(
