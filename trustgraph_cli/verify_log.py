@@ -39,7 +39,7 @@ def main(page_size: int, fmt: str, gw: Gateway) -> None:
     is gone without one (docs/audit.md).
     """
     result: Verification = run(gw, lambda: verify(gw, page_size))
-    from trustgraph_cli.render.output import emit_json
+    from trustgraph_cli.render.output import emit_json, scope_text
 
     if fmt == "json":
         emit_json(result.model_dump(mode="json"))
@@ -51,6 +51,9 @@ def main(page_size: int, fmt: str, gw: Gateway) -> None:
             f"{verdict}: {result.entries} entries in {result.chains} chain(s), "
             f"{result.erased} erased; keys {', '.join(result.keys) or 'none'}"
         )
+        if not result.entries and not result.problems:  # a wrong -C reads as all verified
+            where = scope_text(gw.user, gw.collection)
+            click.echo(f"  nothing to verify: the log of {where} is empty (nothing signed there)")
         for p in result.problems:
             click.echo(f"  ! {p.code}: {p.message}")
     if not result.verified:

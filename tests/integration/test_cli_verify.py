@@ -118,6 +118,19 @@ async def test_a_hand_edit_is_named_and_an_erasure_still_verifies(
     assert capitals
 
 
+async def test_an_empty_log_says_so_not_only_verified(
+    pulsar_url: str, prefix: str, tmp_path: Path
+) -> None:
+    """A collection with nothing signed (a mistyped -C, say) is named as empty: a bare
+    'VERIFIED: 0 entries' reads as if the user's traces had been checked."""
+    async with Stack(pulsar_url, prefix, [store], data_dir=tmp_path) as stack:
+        shown = await stack.cli("tg-verify-log", "-C", "nothing-here")
+    assert shown.code == 0, shown.stderr
+    assert shown.stdout.startswith("VERIFIED: 0 entries in 0 chain(s)"), shown.stdout
+    empty = "nothing to verify: the log of collection 'nothing-here' of user 'trustgraph' is empty"
+    assert empty in shown.stdout, shown.stdout
+
+
 async def test_a_key_others_may_read_stops_the_store(
     pulsar_url: str, prefix: str, tmp_path: Path
 ) -> None:
