@@ -111,6 +111,8 @@ async def test_supported_answers_abstentions_and_what_shows_them(
         days = await as_json(stack, "tg-show-faithfulness")
         assert len(days) == 1 and days[0]["answers"] == 6 and days[0]["abstained"] == 3
         assert 0 < days[0]["supported"] <= days[0]["claims"]
+        # each supported answer, the agent's conclusion too, has a supported claim counted
+        assert days[0]["supported"] >= len([*answered, agent_answered]), days
         assert days[0]["share"] == round(days[0]["supported"] / days[0]["claims"], 4)
         text = await stack.cli("tg-show-faithfulness", "--by", "hour", "-U", USER)
         assert text.code == 0 and "Share" in text.stdout and "%" in text.stdout

@@ -7,11 +7,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from trustgraph_base.provenance.namespaces import TG
+from trustgraph_base.provenance.namespaces import PROV, TG
 from trustgraph_base.provenance.uris import agent_final_uri, synthesis_uri
-from trustgraph_base.provenance.verification import abstention_uri, verification_uri
+from trustgraph_base.provenance.verification import (
+    abstention_uri,
+    assessment_uri,
+    verification_uri,
+)
 from trustgraph_base.schema.explain import ExplainRequest, FaithfulnessBucket, TraceSummary
 from trustgraph_flow.store.core.backend import Handle
+from trustgraph_flow.store.core.convert import value_of
 from trustgraph_flow.store.core.rows import TraceFilter, TraceRow, sort_key
 from trustgraph_flow.store.views.explain import gather, rag_props
 from trustgraph_flow.store.views.props import Props, text
@@ -33,6 +38,13 @@ def _answer_uri(row: TraceRow) -> str:
     return agent_final_uri(row.id) if row.kind == "agent" else synthesis_uri(row.id)
 
 
+def _assessments(props: Props, act: str, answer: str) -> list[str]:
+    """The assessment URIs of the claims of ``answer`` its verification ``act`` used."""
+    used = props.get(act, {}).get(PROV.used.i, [])
+    claims = (u if isinstance(u, str) else value_of(u) or "" for u in used)
+    return [assessment_uri(c) for c in claims if c.startswith(f"{answer}/claim")]
+
+
 def judged(handle: Handle, rows: list[TraceRow]) -> dict[str, Judged]:
     """Each trace's verification as recorded ("unverified" when it has none)."""
     kept = rag_props(handle, rows)
@@ -44,6 +56,8 @@ def judged(handle: Handle, rows: list[TraceRow]) -> dict[str, Judged]:
         if props is None:  # no read model: the store's facts (an agent's: its verification)
             only = [act, abstention_uri(answer)] if row.kind == "agent" else None
             props = gather(handle, row.id, only)
+            if only is not None and (assessed := _assessments(props, act, answer)):
+                props |= gather(handle, row.id, assessed)  # its claims' assessments too
         claims = tuple(
             v
             for uri in props
