@@ -129,7 +129,7 @@ async def edge_evidence(
     texts = await _chunks(ctx, req, sorted(set(chunk.values())))
     out = EdgeEvidence([], [], [], [])
     for edge, term in zip(edges, terms, strict=True):
-        mine = spans.get(term_key(term), [])
+        mine = sorted(spans.get(term_key(term), []))  # the same order from every backend
         names = labelled(graph, Triple(s=edge.s, p=edge.p, o=edge.o))
         said = [
             with_context(quote[u], texts[chunk[u]], (names["s"], names["o"]))

@@ -40,9 +40,16 @@ def fact_pieces(edges: list[Any]) -> tuple[list[Piece], list[int], list[str], li
     quotes = [" ".join(field(e, "quote").split()) for e in edges]
     sentences, source = excerpt_pieces([field(e, "excerpt") for e in edges])
     for piece, n in zip(sentences, source, strict=True):
-        read = [i for i, q in enumerate(quotes) if piece.text and piece.text in q]
+        read = [i for i, q in enumerate(quotes) if _same_sentence(piece.text, q)]
         states.append(set(read) or {-len(pieces)})
         owner.append(read[0] if read else n - 1)
         pieces.append(piece)
         claims.append(piece.text)
     return pieces, owner, claims, states
+
+
+def _same_sentence(text: str, quote: str) -> bool:
+    """A chunk's sentence is one an edge was read from when either holds the other: the
+    chunk's splitting may join a heading to it ("Capitals of the world Paris is the capital
+    of France."), or the edge's quote may span more than one of its sentences."""
+    return bool(text and quote) and (text in quote or quote in text)
