@@ -286,7 +286,7 @@ class Pair:
 
     async def same(self, chains: int | None = None) -> list[str]:
         """The shared collection, checked quad for quad against the reference's, and its
-        log, which both processes appended to (a chain each), verifying through either."""
+        log, which either process may have appended to (a chain each), verifying through either."""
         found = await asyncio.to_thread(dump, self.shared)
         assert found == await asyncio.to_thread(dump, self.alone)
         for client in self.explain.values():
@@ -295,13 +295,12 @@ class Pair:
                 ask = ExplainRequest(operation="verify-log", user="alice")
                 return (await client.request(ask, timeout=60)).verification
 
-            # Both write the same quads: once one has written them all, the other may still
-            # be working through its copy of the stream, its chain not there yet.
-            checked = await eventually(
-                verify, lambda v: v is not None and (chains is None or v.chains >= chains), 30
-            )
+            # Both write the same quads, and a process signs a trace only when its newest
+            # entry, in either chain, has another digest: the one behind may find every
+            # trace signed already (one chain), or sign some of them (two).
+            checked = await eventually(verify, lambda v: v is not None, 30)
             assert checked.verified, checked
-            assert chains is None or checked.chains == chains
+            assert chains is None or 1 <= checked.chains <= chains, checked
         return found
 
     async def views_agree(self) -> dict[str, Any]:
@@ -365,7 +364,7 @@ async def test_two_store_processes_given_every_message_at_once_store_what_one_wo
     stream = corpus()
     pair.write_reference(stream)
     await asyncio.gather(pair.send("a", stream), pair.send("b", stream[::-1]))
-    await pair.same(chains=2)  # each process signed every trace, in its own chain
+    await pair.same(chains=2)  # a chain for each process that signed something
     await pair.views_agree()
 
     remove = ExplainRequest(operation="delete-document", id=DOC, purge_traces=True, user="alice")
