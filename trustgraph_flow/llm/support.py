@@ -29,14 +29,13 @@ from trustgraph_flow.llm.question_keys import (
     same_name,
     stems_of,
 )
-from trustgraph_flow.llm.text import content_words, sentences, stem
+from trustgraph_flow.llm.text import content_words, sentences, stem, words
 
 MIN_COVERAGE = 0.5  # credits a supporting piece needs, as a share of the question's words
 CONTEXT_CREDIT = 0.6
 OTHER_NAME_CREDIT = 0.3
 KIND_BONUS = 0.25
 CLOSE = 0.9  # a further piece is part of the answer when it scores this share of the best
-_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
 _YEAR = re.compile(r"\b(1\d{3}|20\d{2})\b")
 _MONTHS = frozenset(
     "january february march april may june july august september october november december".split()
@@ -68,18 +67,18 @@ ANAPHORS = frozenset("it he she they its his her their this these there such".sp
 def anaphoric(sentence: str) -> bool:
     """Whether a sentence leans on the ones before it: it opens with a pronoun ("It was
     opened by…") or a definite description ("The town was founded…")."""
-    words = _WORD.findall(sentence)[:2]
-    if not words:
+    first_two = words(sentence)[:2]
+    if not first_two:
         return False
-    first = words[0].lower()
+    first = first_two[0].lower()
     return first in ANAPHORS or (
-        first in ("the", "this") and len(words) > 1 and words[1][:1].islower()
+        first in ("the", "this") and len(first_two) > 1 and first_two[1][:1].islower()
     )
 
 
 def _asks(question: str) -> str:
     """What kind of answer the question wants: 'name', 'year', 'number' or ''."""
-    low = [w.lower() for w in _WORD.findall(question)]
+    low = [w.lower() for w in words(question)]
     text = " ".join(low)
     if re.search(r"\bhow (many|much|long|old|tall|far|high|big|large)\b", text):
         return "number"
@@ -92,7 +91,7 @@ def _has_kind(kind: str, text: str, question: set[str]) -> bool:
     if kind == "number":
         return any(ch.isdigit() for ch in text)
     if kind == "year":
-        return bool(_YEAR.search(text)) or bool({w.lower() for w in _WORD.findall(text)} & _MONTHS)
+        return bool(_YEAR.search(text)) or bool({w.lower() for w in words(text)} & _MONTHS)
     if kind == "name":
         return any(stem(w) not in question for run in name_runs(text) for w in run)
     return False
@@ -100,7 +99,7 @@ def _has_kind(kind: str, text: str, question: set[str]) -> bool:
 
 def _kind_noun(question: str) -> str:
     """The noun a 'what kind (type, sort) of N is…' question asks about ('' if it does not)."""
-    low = [w.lower() for w in _WORD.findall(question)]
+    low = [w.lower() for w in words(question)]
     for i in range(len(low) - 2):
         if low[i] in KIND_WORDS and low[i + 1] == "of":
             return stem(low[i + 2])
@@ -109,7 +108,7 @@ def _kind_noun(question: str) -> str:
 
 def _states_kind(text: str, noun: str) -> bool:
     """Whether ``text`` says what something is, as a ``noun``: 'is a copyleft license'."""
-    low = [w.lower() for w in _WORD.findall(text)]
+    low = [w.lower() for w in words(text)]
     for i, word in enumerate(low[:-1]):
         if word in COPULAS and low[i + 1] in ARTICLES:
             return noun in {stem(w) for w in low[i + 2 : i + 2 + KIND_REACH]}

@@ -32,7 +32,7 @@ from trustgraph_flow.llm.extract_verbs import (
     IRREGULAR_PAST,
     PARTICIPLE_PAST,
 )
-from trustgraph_flow.llm.text import FUNCTION_WORDS, STOPWORDS, sentences, stem
+from trustgraph_flow.llm.text import FUNCTION_WORDS, STOPWORDS, sentences, stem, words
 
 Verdict = Literal["supported", "not-supported", "contradicted", "unverified"]
 VERDICTS: tuple[Verdict, ...] = ("supported", "not-supported", "contradicted", "unverified")
@@ -40,7 +40,6 @@ METHOD = "heuristic"  # content words, numbers, names, negation: no model reads 
 SUPPORTED_AT = 0.7  # share of a claim's content words its evidence must hold
 RELEVANT_AT = 0.5  # share of a question's content words the evidence must hold
 
-_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 NEGATIONS = frozenset("not no never none nobody nothing neither nor cannot without".split())
 NUMBER_WORDS = {
@@ -79,20 +78,20 @@ def _norm(word: str) -> str:
 
 def _numbers(text: str) -> set[str]:
     found = {n.replace(",", "") for n in _NUMBER.findall(text)}
-    found |= {NUMBER_WORDS[w] for w in _WORD.findall(text.lower()) if w in NUMBER_WORDS}
+    found |= {NUMBER_WORDS[w] for w in words(text.lower()) if w in NUMBER_WORDS}
     return found
 
 
 def _negated(text: str) -> bool:
-    words = _WORD.findall(text.lower().replace("’", "'"))
-    return any(w in NEGATIONS or w.endswith("n't") for w in words)
+    said = words(text.lower().replace("’", "'"))
+    return any(w in NEGATIONS or w.endswith("n't") for w in said)
 
 
 def _content(text: str) -> dict[str, str]:
     """The claim's content words by stem (in order, once each; the value the word as
     written, lower-cased): no stopword, number or negation."""
     seen: dict[str, str] = {}
-    for word in _WORD.findall(text.lower()):
+    for word in words(text.lower()):
         if word in STOPWORDS or word in NEGATIONS or word in NUMBER_WORDS or word.isdigit():
             continue
         seen.setdefault(_norm(word), word)
@@ -114,7 +113,7 @@ def _names(text: str) -> dict[str, str]:
     """Capitalised words that are not stopwords, by stem (the first word of a sentence
     included: 'Paris is ...' names Paris)."""
     out: dict[str, str] = {}
-    for word in _WORD.findall(text):
+    for word in words(text):
         low = word.lower()
         if word[:1].isupper() and low not in FUNCTION_WORDS and low not in _NOT_NAMES:
             out.setdefault(_norm(low), word)
@@ -122,7 +121,7 @@ def _names(text: str) -> dict[str, str]:
 
 
 def _stems(text: str) -> set[str]:
-    return {_norm(w) for w in _WORD.findall(text.lower())}
+    return {_norm(w) for w in words(text.lower())}
 
 
 def _best_sentence(words: list[str], texts: Sequence[str]) -> tuple[str, float]:
@@ -199,15 +198,15 @@ def verify_claims(claims: Sequence[str], evidence: Sequence[Sequence[str]]) -> l
 
 def relevance(question: str, evidence: Sequence[str]) -> tuple[float, list[str]]:
     """The share of the question's content words the evidence holds, and those missing."""
-    words: dict[str, str] = {}  # stem -> the question's own word
-    for word in _WORD.findall(question.lower()):
+    asked: dict[str, str] = {}  # stem -> the question's own word
+    for word in words(question.lower()):
         if word not in STOPWORDS and word not in NEGATIONS:
-            words.setdefault(_norm(word), word)
-    if not words:
+            asked.setdefault(_norm(word), word)
+    if not asked:
         return 1.0, []
     held = set().union(set(), *(_stems(t) for t in evidence))
-    missing = [w for s, w in words.items() if s not in held]
-    return round(1 - len(missing) / len(words), 3), missing
+    missing = [w for s, w in asked.items() if s not in held]
+    return round(1 - len(missing) / len(asked), 3), missing
 
 
 def relevant(question: str, evidence: Sequence[str]) -> bool:
