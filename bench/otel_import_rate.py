@@ -27,7 +27,8 @@ from trustgraph_base.rdf.terms import iri
 from trustgraph_base.schema import TriplesQueryRequest, TriplesQueryResponse
 from trustgraph_flow.otel import otlp
 from trustgraph_flow.otel.spans import Span, Value
-from trustgraph_flow.otel.to_prov import Steps, question_uri, to_prov
+from trustgraph_flow.otel.steps import Steps
+from trustgraph_flow.otel.to_prov import question_uri, to_prov
 
 RUN = os.urandom(8)  # this run's half of each trace id
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import aiohttp
 
-from tests.support.launcher import start_module, start_store
+from tests.support.launcher import start_gateway, start_store
 from tests.support.poll import eventually
 from tests.support.sparql_server import embedded_only
 from trustgraph_base.messaging import TRIPLES_QUERY, Bus, RequestClient, Topics
@@ -42,12 +42,7 @@ async def test_spans_answered_2xx_survive_a_kill_of_the_gateway(
 ) -> None:
     store = await start_store(pulsar_url, prefix, tmp_path / "store", tmp_path / "store.ready")
     port = free_port()
-    gateway = await start_module(
-        "trustgraph_flow.gateway.server",
-        "--pulsar-url", pulsar_url, "--topic-prefix", prefix, "--port", str(port),
-        "--data-dir", str(tmp_path / "gateway"), "--log-level", "WARNING",
-        ready=tmp_path / "gateway.ready",
-    )  # fmt: skip
+    gateway = await start_gateway(pulsar_url, prefix, tmp_path / "gateway", port)
     bodies = [trace(2 * n) + trace(2 * n + 1) for n in range(REQUESTS)]
     answered: list[bytes] = []
     url = f"http://127.0.0.1:{port}/v1/traces"

@@ -119,6 +119,18 @@ async def start_store(
     )  # fmt: skip
 
 
+async def start_gateway(
+    pulsar_url: str, prefix: str, data: Path, port: int
+) -> asyncio.subprocess.Process:
+    """The gateway as a subprocess on ``port`` (open: no admin token), once ready."""
+    return await start_module(
+        "trustgraph_flow.gateway.server",
+        "--pulsar-url", pulsar_url, "--topic-prefix", prefix, "--port", str(port),
+        "--data-dir", str(data), "--log-level", "WARNING",
+        ready=data.with_suffix(".ready"),
+    )  # fmt: skip
+
+
 async def store_process(
     pulsar_url: str, prefix: str, store_uri: str, data: Path
 ) -> asyncio.subprocess.Process:

@@ -28,7 +28,8 @@ from trustgraph_flow.otel.from_prov import spans as exported
 from trustgraph_flow.otel.gather import Gathered
 from trustgraph_flow.otel.sender import parse_headers, traces_url
 from trustgraph_flow.otel.spans import Span
-from trustgraph_flow.otel.to_prov import Steps, question_uri, to_prov
+from trustgraph_flow.otel.steps import Steps
+from trustgraph_flow.otel.to_prov import question_uri, to_prov
 from trustgraph_flow.otel.trace import Trace
 
 T = bytes(range(1, 17))

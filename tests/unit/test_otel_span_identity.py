@@ -11,7 +11,8 @@ from trustgraph_base.provenance.namespaces import TG
 from trustgraph_base.rdf.terms import LiteralTerm, Triple
 from trustgraph_flow.otel.from_prov import OLDER_FIELDS
 from trustgraph_flow.otel.from_prov import spans as exported
-from trustgraph_flow.otel.to_prov import Steps, question_uri, to_prov
+from trustgraph_flow.otel.steps import Steps
+from trustgraph_flow.otel.to_prov import question_uri, to_prov
 
 
 def test_each_span_is_one_identity_triple() -> None:

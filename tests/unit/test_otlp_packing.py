@@ -12,7 +12,8 @@ from trustgraph_base.schema.core import StoreTriples
 from trustgraph_base.wire import decode
 from trustgraph_flow.gateway.otlp import MESSAGE_CHARS, packed, wire
 from trustgraph_flow.otel.spans import Span
-from trustgraph_flow.otel.to_prov import Steps, question_uri, to_prov
+from trustgraph_flow.otel.steps import Steps
+from trustgraph_flow.otel.to_prov import question_uri, to_prov
 
 S0 = 1_700_000_000_000_000_000
 

@@ -6,15 +6,21 @@ collection (default ``default``, checked against the key). The spans are read an
 the path every trace takes: a request's traces packed together as N-Quads text in a few
 large messages (``packed``), not one message per trace — the broker persists fewer, the
 store writes larger batches (its trace index and signing still take each trace as its own;
-nothing there reads a message's id). The answer is 200 only once the broker has persisted
-every message, so nothing answered is lost if the gateway dies after it. A body that cannot be
-taken is refused whole, with one line saying why (400, 415 for a wrong Content-Type).
+nothing there reads a message's id). Reading, mapping and packing run in a worker thread
+(``THREADS`` requests at once), not on the event loop: a request of 20,000 spans maps for
+seconds, and every other caller of the gateway would wait that long; its messages are
+handed to the broker from the loop as each is made. The answer is 200 only once the broker
+has persisted every message, so nothing answered is lost if the gateway dies after it. A
+body that cannot be taken is refused whole, with one line saying why (400, 415 for a wrong
+Content-Type).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 from aiohttp import web
 
@@ -30,16 +36,25 @@ from trustgraph_flow.gateway.body import read_body
 from trustgraph_flow.gateway.bulk import PUBLISHER, Publisher
 from trustgraph_flow.gateway.dispatch import as_failure
 from trustgraph_flow.otel import otlp
-from trustgraph_flow.otel.to_prov import Steps, to_prov
+from trustgraph_flow.otel.steps import Steps
+from trustgraph_flow.otel.to_prov import to_prov
 
 log = logging.getLogger("trustgraph_flow.gateway")
 
 STEPS = web.AppKey("otlp_steps", Steps)
+MAPPERS = web.AppKey("otlp_mappers", ThreadPoolExecutor)
 MESSAGE_CHARS = 250_000  # N-Quads text per published message (the broker takes 5 MB)
+THREADS = 2  # requests mapped at once; more wait their turn (the GIL shares one core anyway)
 
 
 def add_otlp(app: web.Application) -> None:
     app[STEPS] = Steps()
+    app[MAPPERS] = ThreadPoolExecutor(THREADS, thread_name_prefix="otlp-map")
+
+    async def stop(app: web.Application) -> None:
+        app[MAPPERS].shutdown(wait=False, cancel_futures=True)
+
+    app.on_cleanup.append(stop)
     app.router.add_post("/v1/traces", traces_handler)
 
 
@@ -55,15 +70,31 @@ async def traces_handler(request: web.Request) -> web.Response:
                 f"Content-Type {request.headers.get('Content-Type', '(none)')!r} is not "
                 f"OTLP/HTTP: send {otlp.PROTOBUF} or {otlp.JSON}",
             )
-        spans = otlp.decode(await read_body(request), content_type)
+        body = await read_body(request)
         publisher = request.app[PUBLISHER]
         assert isinstance(publisher, Publisher)
         meta = {"user": scope.get("user") or "trustgraph", "collection": scope.get("collection")}
+        loop = asyncio.get_running_loop()
+        parts: asyncio.Queue[bytes | None] = asyncio.Queue()
+
+        def mapping() -> int:
+            """In a worker thread: the body's spans as store messages, each handed to the
+            loop as it is made; how many spans."""
+            try:
+                spans = otlp.decode(body, content_type)
+                for uri, text in packed(to_prov(spans, request.app[STEPS])):
+                    metadata = Metadata(id=uri, **{k: v for k, v in meta.items() if v})
+                    for payload in wire(metadata, text):
+                        loop.call_soon_threadsafe(parts.put_nowait, payload)
+                return len(spans)
+            finally:
+                loop.call_soon_threadsafe(parts.put_nowait, None)
+
+        mapped = loop.run_in_executor(request.app[MAPPERS], mapping)
         receipts = []
-        for uri, text in packed(to_prov(spans, request.app[STEPS])):
-            metadata = Metadata(id=uri, **{k: v for k, v in meta.items() if v})
-            for payload in wire(metadata, text):
-                receipts.append(publisher.bus.send_now(publisher.topic, payload))
+        while (payload := await parts.get()) is not None:
+            receipts.append(publisher.bus.send_now(publisher.topic, payload))
+        spans = await mapped
         for receipt in receipts:
             await receipt
     except otlp.OtlpError as exc:
@@ -81,7 +112,7 @@ async def traces_handler(request: web.Request) -> web.Response:
             ErrorType.FRAME_TOO_LARGE: 413,
         }.get(failure.type, 503)
         return _refused(status, str(failure), request)
-    log.debug("OTLP import: %d spans into %s/%s", len(spans), meta["user"], meta["collection"])
+    log.debug("OTLP import: %d spans into %s/%s", spans, meta["user"], meta["collection"])
     if content_type == otlp.PROTOBUF:
         return web.Response(body=b"", content_type=otlp.PROTOBUF)  # an empty response message
     return web.json_response({})

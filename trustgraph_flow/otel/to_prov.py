@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections import OrderedDict
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from urllib.parse import quote
@@ -36,7 +35,6 @@ from trustgraph_base.provenance.rag import (
 )
 from trustgraph_base.provenance.uris import (
     agent_final_uri,
-    agent_iteration_uri,
     agent_session_uri,
     docrag_question_uri,
     exploration_uri,
@@ -45,11 +43,11 @@ from trustgraph_base.provenance.uris import (
 from trustgraph_base.rdf.terms import Triple, check_iri
 from trustgraph_flow.otel import conventions as c
 from trustgraph_flow.otel.spans import Span
+from trustgraph_flow.otel.steps import Steps, step_number
 
 G = GRAPH_RETRIEVAL
 IMPORTED = uuid.UUID("0f7e1c2a-5b1d-4c47-9a59-3f1e6d0b8c21")  # uuid5 namespace of imported ids
 OTHER_DOCUMENT = "urn:trustgraph:otel-document:"
-REMEMBERED = 10_000  # traces whose step numbers a gateway process remembers
 
 
 def question_uri(trace_id: bytes) -> str:
@@ -71,64 +69,35 @@ def iso(ns: int) -> str:
     return datetime.fromtimestamp(ns / 1e9, UTC).isoformat(timespec="milliseconds")[:-6] + "Z"
 
 
-class Steps:
-    """Which step each span of a trace became, remembered for the last ``REMEMBERED`` traces
-    so that a trace's spans sent in several requests continue its numbering."""
-
-    def __init__(self) -> None:
-        self.traces: OrderedDict[bytes, Known] = OrderedDict()
-
-    def of(self, trace_id: bytes) -> Known:
-        known = self.traces.pop(trace_id, None)
-        self.traces[trace_id] = known = known if known is not None else {}
-        while len(self.traces) > REMEMBERED:
-            self.traces.popitem(last=False)
-        return known
-
-
-Known = dict[bytes, tuple[str, bytes]]  # span id → (its entity, its parent span's id)
-
-
 def to_prov(spans: list[Span], steps: Steps) -> Iterator[tuple[str, list[Triple]]]:
     """Each trace's triples, one group per trace: ``(question URI, triples)``."""
     traces: dict[bytes, list[Span]] = {}
     for s in spans:
         traces.setdefault(s.trace_id, []).append(s)
     for trace_id, group in traces.items():
-        yield question_uri(trace_id), list(_trace(trace_id, group, steps.of(trace_id)))
+        yield question_uri(trace_id), list(_trace(trace_id, group, steps))
 
 
-def _trace(trace_id: bytes, spans: list[Span], known: Known) -> Iterator[Triple]:
+def _trace(trace_id: bytes, spans: list[Span], steps: Steps) -> Iterator[Triple]:
     """The trace's triples; the answer rests on the whole span tree (lineage, diffs)."""
     q = question_uri(trace_id)
     spans = sorted(spans, key=lambda s: (s.start_ns, s.span_id))
     if all(s.parent_id for s in spans):  # the root comes later: the trace is in progress
         yield from types(q, G, PROV.Activity, TG.Question, TG.AgentQuestion)
     yield triple(q, TG.otelTraceId, text(trace_id.hex()), G)
-    last = max((_n(q, u) for u, _ in known.values()), default=0)  # once: not per span
-    for s in spans:
-        if not s.parent_id:
-            known[s.span_id] = (q, b"")
-        elif s.span_id not in known:
-            last += 1
-            known[s.span_id] = (agent_iteration_uri(q, last), s.parent_id)
+    known = steps.number(trace_id, q, spans)
     children: dict[bytes, list[str]] = {}
     for uri, parent in known.values():
         if uri != q:
             children.setdefault(parent, []).append(uri)
     for s in spans:
         uri = known[s.span_id][0]
-        used = sorted(children.get(s.span_id, []), key=lambda u: _n(q, u))
+        used = sorted(children.get(s.span_id, []), key=lambda u: step_number(q, u))
         yield from _identity(uri, s)
         if uri == q:
             yield from _root(q, s, used or q)
         else:
             yield from _step(q, uri, s, used or q)
-
-
-def _n(q: str, uri: str) -> int:
-    tail = uri[len(q) + 2 :] if uri.startswith(q + "/i") else ""
-    return int(tail) if tail.isdigit() else 0
 
 
 def _identity(uri: str, s: Span) -> Iterator[Triple]:
