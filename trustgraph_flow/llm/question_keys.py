@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import lru_cache
 
 from trustgraph_flow.llm.text import STOPWORDS, stem, words
 
@@ -32,8 +33,12 @@ COMMON = math.log(1 + 1 / 0.5)  # the weight of a key half the sentences hold, o
 WH_KINDS = frozenset({"how", "what", "which"})  # 'how high', 'which animal', 'what kind of'
 
 
-def stems_of(text: str) -> set[str]:
-    return {stem(w) for w in words(text)}
+@lru_cache(maxsize=4096)
+def stems_of(text: str) -> frozenset[str]:
+    """The stems of ``text``'s words. Kept per text: the same chunk is read for each of its
+    sentences and edges. Words never span a space, so the stems of ``f"{a} {b}"`` are
+    ``stems_of(a) | stems_of(b)``."""
+    return frozenset(stem(w) for w in words(text))
 
 
 def name_runs(text: str, skip_first: bool = False) -> list[Name]:
@@ -66,20 +71,22 @@ class Evidence:
 
     def __init__(self, names: Sequence[Name], sentences: Sequence[tuple[str, str]]) -> None:
         self.names = list(names)
-        read = [(stems_of(f"{t} {c}"), set(name_runs(t)) | set(name_runs(c))) for t, c in sentences]
+        read = [
+            (stems_of(t) | stems_of(c), set(name_runs(t)) | set(name_runs(c))) for t, c in sentences
+        ]
         self.telling = {  # each name's word fewest sentences hold
             n: min(n, key=lambda w: sum(w in s for s, _ in read)) for n in self.names
         }
         self.said = [self._keys_of(s, r) for s, r in read]
 
-    def _keys_of(self, held: set[str], runs: set[Name]) -> set[Key]:
+    def _keys_of(self, held: frozenset[str], runs: set[Name]) -> set[Key]:
         named = [n for n in self.names if same_name(n, runs) or self.telling[n] in held]
         return {*held, *named}
 
     def of(self, text: str, context: str = "") -> set[Key]:
         """What a piece (``text`` read with its ``context``) says."""
         runs = set(name_runs(text)) | set(name_runs(context))
-        return self._keys_of(stems_of(f"{text} {context}"), runs)
+        return self._keys_of(stems_of(text) | stems_of(context), runs)
 
 
 def answer_kinds(question: str) -> set[str]:

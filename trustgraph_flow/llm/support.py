@@ -119,7 +119,11 @@ def _sentences(pieces: list[Piece]) -> list[tuple[str, str]]:
     """The sentences of the pieces' excerpts (once each; a piece without one, itself, with its
     context): a name an edge's chunk gives elsewhere counts."""
     texts: dict[str, str] = {}
+    read: set[str] = set()  # excerpts already read: many pieces share one
     for p in pieces:
+        if p.excerpt and p.excerpt in read:
+            continue
+        read.add(p.excerpt)
         for text, context in [(s, "") for s in sentences(p.excerpt)] or [(p.text, p.context)]:
             texts.setdefault(" ".join(text.split()), context)
     return list(texts.items())
@@ -145,12 +149,18 @@ def _credits(words: list[str], names: list[tuple[str, ...]], piece: Piece) -> li
     return out
 
 
+def _names_a_word(names: list[tuple[str, ...]], piece: Piece) -> bool:
+    """Whether the piece, its context or its excerpt holds a word of one of the ``names``."""
+    held = (stems_of(piece.text), stems_of(piece.context), stems_of(piece.excerpt))
+    return any(w in s for s in held for n in names for w in n)
+
+
 def ranked(question: str, pieces: list[Piece]) -> list[Scored]:
     """The pieces that support an answer to ``question``, best first (ties: input order)."""
     words = [w for w in content_words(question) if w not in QUESTION_WORDS]
     if not words or not pieces:
         return []
-    every = [stems_of(f"{p.text} {p.context}") for p in pieces]
+    every = [stems_of(p.text) | stems_of(p.context) for p in pieces]
     weight = {w: math.log(1 + len(pieces) / (1 + sum(stem(w) in s for s in every))) for w in words}
     total = sum(weight.values())
     names = name_runs(question, skip_first=True)
@@ -166,8 +176,7 @@ def ranked(question: str, pieces: list[Piece]) -> list[Scored]:
             keys, evidence.of(piece.text, piece.context)
         ):
             continue
-        held = stems_of(f"{piece.text} {piece.context} {piece.excerpt}")
-        if names and not any(w in held for n in names for w in n):
+        if names and not _names_a_word(names, piece):
             continue
         score = sum(c * weight[w] for c, w in zip(credits, words, strict=True)) / total
         if kind and _has_kind(kind, piece.text, asked):
@@ -204,7 +213,11 @@ def excerpt_pieces(chunks: list[str]) -> tuple[list[Piece], list[int]]:
     pieces: list[Piece] = []
     source: list[int] = []
     seen: set[str] = set()
+    done: set[str] = set()  # a chunk given again (for each edge read from it) adds nothing
     for n, chunk in enumerate(chunks, start=1):
+        if chunk in done:
+            continue
+        done.add(chunk)
         for paragraph in paragraph_spans(chunk):
             for k, (a, b) in enumerate(paragraph):
                 text = " ".join(chunk[a:b].split())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any
 
 # Closed-class words (articles, pronouns, prepositions, auxiliaries, conjunctions, quantifiers):
@@ -117,6 +118,7 @@ IRREGULAR = {
 }
 
 
+@lru_cache(maxsize=1 << 16)  # pure; a question's pieces repeat the same words thousands of times
 def stem(word: str) -> str:
     """A very light stemmer so 'capitals' meets 'capital', 'studied' 'study', 'opened'
     'open', 'released' 'release' and 'taught' 'teach'."""

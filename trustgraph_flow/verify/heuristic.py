@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from trustgraph_flow.llm.extract_verbs import (
@@ -76,10 +77,11 @@ def _norm(word: str) -> str:
     return word
 
 
-def _numbers(text: str) -> set[str]:
+@lru_cache(maxsize=4096)  # each claim reads every text of its evidence
+def _numbers(text: str) -> frozenset[str]:
     found = {n.replace(",", "") for n in _NUMBER.findall(text)}
     found |= {NUMBER_WORDS[w] for w in words(text.lower()) if w in NUMBER_WORDS}
-    return found
+    return frozenset(found)
 
 
 def _negated(text: str) -> bool:
@@ -120,15 +122,21 @@ def _names(text: str) -> dict[str, str]:
     return out
 
 
-def _stems(text: str) -> set[str]:
-    return {_norm(w) for w in words(text.lower())}
+@lru_cache(maxsize=4096)  # each claim reads every text of its evidence
+def _stems(text: str) -> frozenset[str]:
+    return frozenset(_norm(w) for w in words(text.lower()))
+
+
+@lru_cache(maxsize=1024)
+def _sentences_of(text: str) -> tuple[str, ...]:
+    return tuple(sentences(text) or [text])
 
 
 def _best_sentence(words: list[str], texts: Sequence[str]) -> tuple[str, float]:
     """The evidence sentence holding most of ``words``, and the share it holds."""
     best, share = "", -1.0
     for text in texts:
-        for sentence in sentences(text) or [text]:
+        for sentence in _sentences_of(text):
             held = _stems(sentence)
             got = sum(w in held for w in words) / len(words) if words else 0.0
             if got > share:
