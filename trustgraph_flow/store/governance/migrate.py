@@ -98,12 +98,16 @@ def migrate_step(handle: Handle, seal: Seal | None, step: Step) -> int:
     again the signed owners they belong to (and any a killed migration left pending); how
     many entities got facts."""
     added = step.missing(handle)
-    owners = sorted(step.owners(handle, added))
+    owners = step.owners(handle, added)
+    if step.replaces is not None and seal is not None:
+        # Old facts whose new form is in already (written, and signed, after a migration):
+        # removed below, so their owners are signed again too.
+        owners |= step.owners(handle, step.replaces(handle))
     mark = ox.Literal(step.name)
-    signed = [o for o in owners if seal is not None and _signed(handle, step, o)]
+    signed = [o for o in sorted(owners) if seal is not None and _signed(handle, step, o)]
     if added and step.indexed:  # the index first: a kill before the store's write redoes it
         handle.index.record(added)
-    if added:  # one atomic write: the facts and their marks
+    if added or signed:  # one atomic write: the facts and their marks
         marks = [ox.Quad(ox.NamedNode(o), PENDING, mark, GRAPH) for o in signed]
         handle.store.extend([*added, *marks])
     if step.replaces:

@@ -1,42 +1,125 @@
 """Whether a signed trace may be signed again: only if what changed since its signature
-is what the write at hand brought (a late message, an erasure's marks). A trace edited by
-hand is never signed over (laundered) by a later write to it: it keeps its old signature,
-which names the edit (``seal.Seal.sign_all``)."""
+is quads the write at hand brought (a late message, an erasure's marks, a run's messages
+sent again by its restarted process with the mark that it was interrupted). A trace edited
+by hand is never signed over (laundered) by a later write to it: it keeps its old
+signature, which names the edit (``seal.Seal.sign_all``).
+
+The write may hold quads the trace already had when it was signed beside new ones, on
+the same entity: a restarted process sends its run's messages again (the store keeps a
+quad once) and its rerun or the interrupted mark adds to them, all in one batch. The
+store does not say which of a batch's quads were new, and the signature keeps only each
+entity's digest. So for an entity the write touched whose digest is neither the signed
+one nor the signed one without the whole write, the signed digest is looked for among
+the entity's present lines less some of the write's lines: as many as the present count
+exceeds the signed one by (the entry's ``count``) when one entity is in doubt, fewest
+first otherwise, at most ``TRIES`` digests a trace (a few ms; more, and it is not signed
+again, logged). SHA-256 makes a match mean the signed lines are exactly what is there less
+some of this write's: nothing signed was changed or removed, and nothing but the writer's
+own quads was added. Each batch is judged against the newest signature, so a restart's
+writes across batches (or across a store restart: a batch not acknowledged comes again)
+are signed again one by one.
+"""
 
 from __future__ import annotations
 
 import hashlib
+import logging
+from collections import defaultdict
+from itertools import combinations
 
 import pyoxigraph as ox
 
 from trustgraph_base.integrity import entries as ent
-from trustgraph_base.integrity.canonical import fingerprint, parse_manifest
+from trustgraph_base.integrity.canonical import canonical_lines, parse_manifest
 from trustgraph_flow.store.core.backend import Handle
 from trustgraph_flow.store.governance import log
+
+log_ = logging.getLogger(__name__)
+TRIES = 4096  # digests tried per trace at most, all entities together
 
 
 def only_added(
     handle: Handle, node: ox.NamedNode, prior: ent.Signed, quads: list[ox.Quad], added: set[ox.Quad]
 ) -> bool:
-    """Whether the trace's quads differ from the signed ones only by ``added``: each entity the
-    write did not touch has its signed digest, each signed one it touched has it without the
-    write's quads (or with them: a redelivery)."""
+    """Whether the trace's quads are the signed ones plus some of ``added``: each entity the
+    write did not touch has its signed digest, each signed one it touched has it without
+    some of the write's quads (none: a redelivery; all: a late message; some: a message
+    sent again beside a new one)."""
     text = log.manifest(handle.store, node)
     if text is None or sha256_text(text) != prior.entry.manifest:
         return False
-    signed, now = parse_manifest(text), fingerprint(quads).subjects
+    lines = _by_subject(canonical_lines(quads))
+    signed = parse_manifest(text)
     touched = {str(q.subject) for q in added}
-    for subject in signed.keys() | now.keys():
-        if subject not in touched:
-            if signed.get(subject) != now.get(subject):
-                return False
+    doubt, extra = [], 0  # entities to search; lines of entities new to the trace
+    for subject in signed.keys() | lines.keys():
+        now = lines.get(subject)
+        if now is not None and signed.get(subject) == _digest(now):
             continue
+        if subject not in touched or now is None:
+            return False  # changed, or removed, by something else than this write
         if subject not in signed:
-            continue  # new to it with this write (a page and its activity, say)
-        before = fingerprint(q for q in quads if str(q.subject) == subject and q not in added)
-        if signed[subject] not in (now.get(subject), before.subjects.get(subject)):
+            extra += len(now)  # new to it with this write (a page and its activity, say)
+        else:
+            doubt.append(subject)
+    if not doubt:
+        return True
+    if any(b"_:" in line for s in doubt for line in lines[s]):
+        return False  # blank nodes: a part's labels are not the whole's (none in a trace)
+    fresh = sum(len(v) for v in lines.values()) - prior.entry.count - extra
+    writes = _by_subject(_as_stored([q for q in added if str(q.subject) in doubt]))
+    budget = [TRIES]
+    for subject in doubt:
+        now = lines[subject]
+        present = set(now)
+        wrote = [w for w in writes.get(subject, []) if w in present]
+        # All of the write's lines first (a late message), then the fewest.
+        sizes = [fresh] if len(doubt) == 1 else [len(wrote), *range(1, len(wrote))]
+        gone = _found(signed[subject], now, wrote, [k for k in sizes if 0 < k <= fresh], budget)
+        if gone is None:
+            if budget[0] <= 0:
+                log_.warning("trace %s: too many ways this write could have changed it", node)
             return False
+        fresh -= gone
     return True
+
+
+def _found(
+    want: str, now: list[bytes], wrote: list[bytes], sizes: list[int], budget: list[int]
+) -> int | None:
+    """How many of ``wrote``'s lines (a number in ``sizes``) ``now`` less them has digest
+    ``want`` with; None if no such lines (or the budget ran out)."""
+    for k in sizes:
+        if k > len(wrote):
+            continue
+        for gone in combinations(wrote, k):
+            budget[0] -= 1
+            if budget[0] < 0:
+                return None
+            drop = set(gone)
+            if _digest([line for line in now if line not in drop]) == want:
+                return k
+    return None
+
+
+def _by_subject(lines: list[bytes]) -> dict[str, list[bytes]]:
+    """Sorted canonical lines by their subject as the manifest writes it (``<iri>``)."""
+    out: dict[str, list[bytes]] = defaultdict(list)
+    for line in lines:
+        out[line.split(b" ", 1)[0].decode()].append(line)
+    return out
+
+
+def _as_stored(quads: list[ox.Quad]) -> list[bytes]:
+    """The canonical lines of quads as a store keeps them (typed literals in their normal
+    form, ``"1.50"^^xsd:decimal`` as ``"1.5"``: ``written.py``)."""
+    memory = ox.Store()
+    memory.extend(quads)
+    return canonical_lines(memory)
+
+
+def _digest(lines: list[bytes]) -> str:
+    return hashlib.sha256(b"".join(lines)).hexdigest()
 
 
 def sha256_text(text: str) -> str:
