@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import math
 from datetime import UTC, datetime, timedelta
-from functools import lru_cache
-from typing import Any, TypeVar
-
-from pydantic import BaseModel
 
 from trustgraph_base.provenance.namespaces import PROV, RDF, TG, XSD
-from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Term, Triple, check_iri, check_lexical
+from trustgraph_base.rdf.assembled import assembled as _assembled
+from trustgraph_base.rdf.assembled import assembled_triple
+from trustgraph_base.rdf.assembled import iri_term as _subject
+from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Term, Triple, check_lexical
 
 EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
-M = TypeVar("M", bound=BaseModel)
 MAX_AHEAD = timedelta(days=1)  # clock skew between a replaying caller and this host
 
 
@@ -45,10 +43,6 @@ def datetime_literal(timestamp: str) -> LiteralTerm:
     return LiteralTerm(v=timestamp, dt=XSD.dateTime)
 
 
-_new = object.__new__
-_set = object.__setattr__
-
-
 def integer_literal(value: int) -> LiteralTerm:
     # ``str(int(...))`` is always an xsd:integer lexical form: nothing left to check.
     values = {"t": "l", "v": str(int(value)), "dt": XSD.integer, "ln": None}
@@ -73,41 +67,15 @@ def decimal_literal(value: float) -> LiteralTerm:
     )
 
 
-def _assembled(cls: type[M], values: dict[str, Any], given: set[str]) -> M:
-    """A model from values already valid for each of its fields (every field given,
-    ``given`` the ones set explicitly): ``model_construct`` without its per-field loop over
-    defaults, which costs more than the rest of a triple builder together."""
-    model = _new(cls)
-    _set(model, "__dict__", values)
-    _set(model, "__pydantic_fields_set__", given)
-    _set(model, "__pydantic_extra__", None)
-    _set(model, "__pydantic_private__", None)
-    return model
-
-
 def text(value: str) -> LiteralTerm:
     # A plain literal has nothing to check beyond being a string (which the type says).
     return _assembled(LiteralTerm, {"t": "l", "v": str(value), "dt": None, "ln": None}, {"v"})
 
 
-@lru_cache(maxsize=4096)
-def _subject(uri: str) -> IriTerm:
-    """The (checked) IRI term of an entity: a builder names each entity in every triple."""
-    return IriTerm(i=uri)
-
-
-@lru_cache(maxsize=64)
-def _graph(graph: str | None) -> str | None:
-    if graph:
-        check_iri(graph)
-    return graph or None
-
-
 def triple(s: str, p: IriTerm, o: Term, graph: str | None) -> Triple:
     # Every part is a model already validated when it was made (the subject and graph
     # checked here, once per distinct value): the triple is assembled, not validated again.
-    values = {"s": _subject(s), "p": p, "o": o, "g": _graph(graph)}
-    return _assembled(Triple, values, {"s", "p", "o", "g"})
+    return assembled_triple(_subject(s), p, o, graph)
 
 
 def types(s: str, graph: str | None, *classes: IriTerm) -> list[Triple]:
