@@ -7,8 +7,9 @@ In process, no stack (as bench_retrieval): the documents chunked as the chunker 
 chunk's edges read by the offline extractor, the entity labels embedded (hashing) and the
 question's nearest ``ENTITY_LIMIT`` taken, the subgraph walked from them as GraphRAG does
 (both directions, ``MAX_PATH_LENGTH`` hops, ``TRIPLE_LIMIT`` a pattern, ``MAX_SUBGRAPH_SIZE``
-edges, edges in the order they were extracted), then the offline engine's selection and
-answer. A gold edge is one read from the gold place with a gold answer in its labels. For
+edges, edges in the order they were extracted), then the offline engine's selection, an edge
+of each of the ``PASSAGES`` chunks nearest the question none of whose edges was selected
+(``graph_rag.passages``; bench/answers/graph_walk.py), and the answer. A gold edge is one read from the gold place with a gold answer in its labels. For
 each question, the last stage it reaches:
 
 - extracted: a gold edge exists; explored: one is in the subgraph; selected: one is among
@@ -27,23 +28,22 @@ import argparse
 import json
 import tempfile
 from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from bench.answers.graph_walk import Graph, Key, build, walk, with_passages
 from bench.answers.planted import gold_span
 from bench.answers.questions import QUESTIONS, Question
 from bench.answers.scoring import abstained, share
 from bench.bench_retrieval import Chunk, _gold, chunks_of
 from bench.summary import summary
 from trustgraph_base import bounds
-from trustgraph_base.provenance.document_uris import entity_uri
 from trustgraph_flow.embeddings.processor import Settings, open_embedder
 from trustgraph_flow.graph_rag.evidence import with_context
+from trustgraph_flow.graph_rag.passages import PASSAGES
 from trustgraph_flow.llm import offline
-from trustgraph_flow.llm.extract import Edge, extract_edges
 from trustgraph_flow.llm.support import anaphoric
 from trustgraph_flow.verify.heuristic import relevant, verify_claims
 
@@ -54,77 +54,8 @@ def _default(bound: bounds.Bound) -> int:
 
 
 ENTITY_LIMIT = _default(bounds.ENTITY_LIMIT)
-TRIPLE_LIMIT = _default(bounds.TRIPLE_LIMIT)
-MAX_SUBGRAPH_SIZE = _default(bounds.MAX_SUBGRAPH_SIZE)
-MAX_PATH_LENGTH = _default(bounds.MAX_PATH_LENGTH)
 MAX_EDGES_SELECTED = _default(bounds.MAX_EDGES_SELECTED)
 STAGES = ("not extracted", "extracted", "explored", "selected", "withheld", "cited")
-Key = tuple[str, str, str]
-
-
-@dataclass
-class Graph:
-    edges: list[Key] = field(default_factory=list)  # (s, p, o) labels, in extraction order
-    literal: dict[Key, bool] = field(default_factory=dict)
-    sources: dict[Key, list[int]] = field(default_factory=dict)  # chunk indexes
-    quotes: dict[Key, list[str]] = field(default_factory=dict)  # the sentences it was read from
-    entities: list[str] = field(default_factory=list)  # labels, one per entity URI
-
-    def add(self, chunk: int, e: Edge) -> None:
-        key = (e.s, e.p, e.o)
-        if key not in self.sources:
-            self.edges.append(key)
-            self.literal[key] = e.o_literal
-        self.sources.setdefault(key, []).append(chunk)
-        self.quotes.setdefault(key, []).append(" ".join(e.quote.split()))
-
-
-def build(chunks: list[Chunk]) -> Graph:
-    graph = Graph()
-    uris: dict[str, str] = {}
-    for n, chunk in enumerate(chunks):
-        for e in extract_edges(chunk[4]):
-            graph.add(n, e)
-            for label in [e.s] if e.o_literal else [e.s, e.o]:
-                uris.setdefault(entity_uri(label), label)
-    graph.entities = list(uris.values())
-    return graph
-
-
-def walk(graph: Graph, start: list[str]) -> list[Key]:
-    """The subgraph around the entities ``start`` (labels), as subgraph.retrieve walks it."""
-    uri = entity_uri
-    frontier = list(dict.fromkeys(uri(label) for label in start))
-    visited = set(frontier)
-    found: list[Key] = []
-    seen: set[Key] = set()
-    for _ in range(MAX_PATH_LENGTH):
-        new: list[Key] = []
-        for node in frontier:
-            for side in ("s", "o"):
-                hits = [
-                    k
-                    for k in graph.edges
-                    if (
-                        uri(k[0]) == node
-                        if side == "s"
-                        else not graph.literal[k] and uri(k[2]) == node
-                    )
-                ][:TRIPLE_LIMIT]
-                for k in hits:
-                    if len(found) < MAX_SUBGRAPH_SIZE and k not in seen:
-                        seen.add(k)
-                        found.append(k)
-                        new.append(k)
-        frontier = []
-        for s, _, o in new:
-            for term in [s] if graph.literal[(s, _, o)] else [s, o]:
-                if uri(term) not in visited:
-                    visited.add(uri(term))
-                    frontier.append(uri(term))
-        if not frontier or len(found) >= MAX_SUBGRAPH_SIZE:
-            break
-    return found
 
 
 def _fact(graph: Graph, chunks: list[Chunk], k: Key) -> dict[str, str]:
@@ -158,7 +89,12 @@ def _verified(
 
 
 def stage(
-    q: Question, graph: Graph, chunks: list[Chunk], span: tuple[int, int] | None, near: list[str]
+    q: Question,
+    graph: Graph,
+    chunks: list[Chunk],
+    span: tuple[int, int] | None,
+    near: list[str],
+    passages: list[int],
 ) -> tuple[str, str, str]:
     """The last stage the question reaches, the answer, and the last stage at which an edge
     read from the gold place (with or without a gold answer) was there: "explored",
@@ -176,7 +112,7 @@ def stage(
     picks = json.loads(
         offline.select_edges({"question": q.text, "edges": edges, "max": MAX_EDGES_SELECTED}, True)
     )["edges"]
-    chosen = [ids[p["id"]] for p in picks]
+    chosen = with_passages(graph, sub, [ids[p["id"]] for p in picks], passages)
     reply = json.loads(
         offline.graph_answer(
             {"question": q.text, "edges": [_fact(graph, chunks, k) for k in chosen]}, True
@@ -212,6 +148,7 @@ def main() -> None:
     labels = np.asarray(embedder.embed(graph.entities))
     questions = [q for q in QUESTIONS if q.doc in {c[0] for c in chunks}]
     asked = np.asarray(embedder.embed([q.text for q in questions]))
+    passages = np.asarray(embedder.embed([c[4] for c in chunks])) @ asked.T
     print(f"{len(graph.edges)} edges, {len(graph.entities)} entities, {len(chunks)} chunks")
     counts: dict[bool, Counter[str]] = {False: Counter(), True: Counter()}
     right: Counter[bool] = Counter()
@@ -219,7 +156,9 @@ def main() -> None:
     for i, q in enumerate(questions):
         span = None if q.page is not None else gold_span(texts[q.doc], q)
         top = np.argsort(-(labels @ asked[i]), kind="stable")[:ENTITY_LIMIT]
-        reached, answer, near = stage(q, graph, chunks, span, [graph.entities[j] for j in top])
+        nearest = [int(c) for c in np.argsort(-passages[:, i], kind="stable")[:PASSAGES]]
+        names = [graph.entities[j] for j in top]
+        reached, answer, near = stage(q, graph, chunks, span, names, nearest)
         counts[q.held_out][reached] += 1
         right[q.held_out] += not abstained(answer, None) and any(
             g.casefold() in answer.casefold() for g in q.gold

@@ -1,5 +1,6 @@
 """GraphRAG: find the question's entities, walk the knowledge graph, let the LLM pick the
-edges that matter (with a reason each), then answer from them.
+edges that matter (with a reason each), add an edge of each passage nearest the question
+that none of those was read from (``graph_rag.passages``), then answer from them.
 
 Trace (graph ``urn:graph:retrieval``): Question ← Exploration (edges retrieved) ← Focus
 (edges selected, each ``tg:edge << s p o >>`` with ``tg:reasoning``) ← Synthesis (with
@@ -25,8 +26,10 @@ from trustgraph_base.provenance.uris import (
     graph_rag_question_uri,
     grounding_uri,
 )
+from trustgraph_base.rdf.terms import Triple
 from trustgraph_base.schema import GraphRagRequest, GraphRagResponse, TextCompletionRequest
 from trustgraph_flow.graph_rag.evidence import edge_evidence
+from trustgraph_flow.graph_rag.passages import PASSAGES, passage_edges, with_passages
 from trustgraph_flow.graph_rag.select import (
     ANSWER_SYSTEM,
     MAX_SELECT_TOKENS,
@@ -50,7 +53,7 @@ from trustgraph_flow.rag_common import (
     Timer,
     Trace,
     add_cost,
-    nearest,
+    nearest_kinds,
     nothing_found_error,
     open_rag_state,
     traced,
@@ -63,15 +66,21 @@ proc: Processor[RagSettings, RagState] = Processor("graph-rag", RagSettings)
 proc.lifespan(open_rag_state)
 
 
-async def explore(req: GraphRagRequest, ctx: Context[RagSettings], cost: Cost) -> Subgraph:
-    """The entities nearest the question and the subgraph around them."""
-    matches = await nearest(ctx, req, "entity", req.entity_limit, cost)
+async def explore(
+    req: GraphRagRequest, ctx: Context[RagSettings], cost: Cost
+) -> tuple[Subgraph, list[list[Triple]]]:
+    """The entities nearest the question and the subgraph around them, with the edges read
+    from each of the chunks nearest it (one embedding for both look-ups)."""
+    matches, chunks = await nearest_kinds(
+        ctx, req, [("entity", req.entity_limit), ("chunk", PASSAGES)], cost
+    )
     if not matches:
         raise await nothing_found_error(ctx, req, "edges")
     timer = Timer()
     graph = await retrieve(ctx, req, [m.id for m in matches])
+    passages = await passage_edges(ctx, req, [m.id for m in chunks], graph)
     cost.latency_ms += timer.ms()
-    return graph
+    return graph, passages
 
 
 async def select(
@@ -114,7 +123,7 @@ async def run(
     question = trace.question_uri
     explore_uri, focus = exploration_uri(question), focus_uri(question)
     explore_cost, focus_cost = Cost(), Cost()
-    graph = await explore(req, ctx, explore_cost)
+    graph, passages = await explore(req, ctx, explore_cost)
     grounding = grounding_uri(question)
     for event in await trace.ground(
         explore_uri,
@@ -126,7 +135,7 @@ async def run(
     edges = (
         recorded_edges(kept, question)
         if kept is not None
-        else await select(req, ctx, graph, focus_cost)
+        else with_passages(await select(req, ctx, graph, focus_cost), passages)
     )
     yield await trace.stage(
         focus, graph_rag_focus_triples(focus, explore_uri, question, edges), focus_cost

@@ -111,7 +111,7 @@ async def retrieve(ctx: Context[Any], req: GraphRagRequest, entities: list[str])
         frontier = _next_nodes(new_edges, visited)
         if not frontier or len(graph.edges) >= req.max_subgraph_size:
             break
-    await _resolve_labels(ctx, req, graph)
+    await resolve_labels(ctx, req, graph)
     return graph
 
 
@@ -120,10 +120,12 @@ def _keep(graph: Subgraph, req: GraphRagRequest, t: Triple) -> bool:
     return len(graph.edges) < req.max_subgraph_size and graph.add(t)
 
 
-async def _resolve_labels(ctx: Context[Any], req: GraphRagRequest, graph: Subgraph) -> None:
-    """Look up rdfs:label for every IRI in the edges that has none yet."""
+async def resolve_labels(
+    ctx: Context[Any], req: GraphRagRequest, graph: Subgraph, edges: Iterable[Triple] = ()
+) -> None:
+    """Look up rdfs:label for every IRI in the graph's edges (and ``edges``) that has none yet."""
     wanted: dict[str, IriTerm] = {}
-    for t in graph.edges:
+    for t in [*graph.edges, *edges]:
         for term in (t.s, t.p, t.o):
             if isinstance(term, IriTerm) and term_key(term) not in graph.labels:
                 wanted.setdefault(term_key(term), term)

@@ -11,6 +11,7 @@ from trustgraph_flow.rag_common.calls import (
     add_cost,
     chunk_contents,
     nearest,
+    nearest_kinds,
 )
 from trustgraph_flow.rag_common.citations import CITE_SYSTEM, CitedAnswer, cited_schema
 from trustgraph_flow.rag_common.nodata import LOOKUP_TIMEOUT, no_data_error, nothing_found_error
@@ -33,6 +34,7 @@ __all__ = [
     "chunk_contents",
     "cited_schema",
     "nearest",
+    "nearest_kinds",
     "no_data_error",
     "nothing_found_error",
     "open_rag_state",

@@ -119,6 +119,14 @@ async def nearest(
     ctx: Context[Any], req: RagRequest, kind: VectorKind, limit: int, cost: Cost
 ) -> list[VectorMatch]:
     """Embed the question and return the ``limit`` nearest items of one kind in the collection."""
+    return (await nearest_kinds(ctx, req, [(kind, limit)], cost))[0]
+
+
+async def nearest_kinds(
+    ctx: Context[Any], req: RagRequest, wanted: list[tuple[VectorKind, int]], cost: Cost
+) -> list[list[VectorMatch]]:
+    """The question embedded once, and for each ``(kind, limit)`` of ``wanted`` the
+    ``limit`` nearest items of that kind in the collection (one vector query each)."""
     timer = Timer()
     timeout = ctx.settings.request_timeout
     emb = await ctx.client(EMBEDDINGS).request(
@@ -126,17 +134,20 @@ async def nearest(
     )
     if not emb.vectors:
         raise ServiceError(ErrorType.EMBEDDINGS_ERROR, "the embeddings service returned no vector")
-    found = await ctx.client(VECTORS).request(
-        VectorRequest(
-            operation="query",
-            kind=kind,
-            vector=emb.vectors[0],
-            limit=limit,
-            user=req.user,
-            collection=req.collection,
-        ),
-        timeout=timeout,
-    )
+    out: list[list[VectorMatch]] = []
+    for kind, limit in wanted:
+        found = await ctx.client(VECTORS).request(
+            VectorRequest(
+                operation="query",
+                kind=kind,
+                vector=emb.vectors[0],
+                limit=limit,
+                user=req.user,
+                collection=req.collection,
+            ),
+            timeout=timeout,
+        )
+        out.append(list(found.matches))
     cost.model, cost.embedding = cost.model or emb.model, True
     cost.latency_ms += timer.ms()
-    return list(found.matches)
+    return out

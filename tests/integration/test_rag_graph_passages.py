@@ -1,0 +1,56 @@
+"""GraphRAG reaches a passage whose edges name nothing the question names (issue 29): "When
+did the ferry to Holm start running?" asked of notes where the sentence that answers gave no
+edge and the edges of its chunk are about who founded the shipping line. The walk finds those
+edges, but the selection, reading labels, picks others and the answer had nothing to say;
+the chunk nearest the question now brings one of its edges to the focus (with that reason in
+the trace), and the answer is that chunk's sentence, cited as that edge. A question the notes
+do not answer still gets "The documents do not say"."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.support.abstain import ABSTAINED, load_texts
+from tests.support.processors import EVERY
+from tests.support.stack import Stack
+
+USER = "oona"  # a user of its own: the samples are not loaded
+NOTES = {
+    "crossings.md": """# Crossings
+
+Karin Obst founded Obst Shipping in Leith. Obst Shipping owns three boats. The ferry to Holm
+first ran in 1931, every morning from the harbour.
+""",
+    "tarn.md": """# Tarn Hall
+
+Tarn Hall was built by Osric Pell. Osric Pell was born in Derby. Tarn Hall overlooks Lake
+Ellery.
+""",
+}
+
+
+async def test_the_nearest_passage_answers_through_its_edge(
+    pulsar_url: str, prefix: str, tmp_path: Path
+) -> None:
+    async with Stack(pulsar_url, prefix, EVERY, data_dir=tmp_path / "data") as stack:
+        await load_texts(stack, USER, tmp_path, NOTES)
+        asked = await stack.cli(
+            "tg-invoke-graph-rag", "-q", "When did the ferry to Holm start running?", "-U", USER
+        )
+        assert asked.code == 0, asked.stderr
+        assert "1931" in asked.stdout and ABSTAINED not in asked.stdout, asked.stdout
+        trace = next(
+            line.removeprefix("trace: ")
+            for line in asked.stderr.splitlines()
+            if line.startswith("trace: ")
+        )
+        shown = await stack.cli("tg-show-explain-trace", trace, "-U", USER)
+        assert shown.code == 0, shown.stderr
+        # the passage's edge is in the focus with why it is there, and the answer cites it
+        edge = shown.stdout.split("Obst Shipping → owns → three boats", 1)[1].split("Edge ", 1)[0]
+        assert "Reasoning: read from passage 1 of the 2 nearest the question" in edge, shown.stdout
+        assert "cited by the answer" in edge, shown.stdout
+        outside = await stack.cli(
+            "tg-invoke-graph-rag", "-q", "Who designed the Eiffel Tower?", "-U", USER
+        )
+        assert outside.code == 0 and ABSTAINED in outside.stdout, outside.stdout

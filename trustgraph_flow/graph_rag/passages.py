@@ -1,0 +1,78 @@
+"""The passages nearest the question, as GraphRAG reaches them: by the edges read from them.
+
+The walk from the question's entities finds edges by their labels, and the selection picks
+edges by what their labels say; a chunk whose edges name nothing the question names is never
+chosen, though its sentences answer ("Who paid for the dome?" against a chunk whose edges
+are about the dome's architect, and whose sentence on the gift gave no edge). The chunks
+nearest the question in the vector index (the index DocumentRAG reads) are looked up with
+the same embedding as the entities, and from each one that gave edges and none of whose edges
+was selected, one edge joins the focus beside the selection (it is not among the explored
+edges offered to it), with the reason that it was read from a passage near
+the question. The answer then reads that chunk's sentences as it reads every focus edge's
+(``graph_rag.evidence``), and a sentence of it is cited as that edge. A chunk that gave no
+edge is not reached: GraphRAG cites edges (SPEC), and such a chunk has none.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from trustgraph_base.messaging import Context
+from trustgraph_base.provenance import GRAPH_SOURCE, TG, SelectedEdge
+from trustgraph_base.provenance.document_uris import subgraph_uri
+from trustgraph_base.rdf.terms import IriTerm, Triple, TripleTerm, term_key
+from trustgraph_base.schema import TriplePattern
+from trustgraph_base.schema.rag import GraphRagRequest
+from trustgraph_flow.graph_rag.subgraph import Subgraph, query_patterns, resolve_labels
+
+PASSAGES = 2  # chunks nearest the question looked at
+EDGES_PER_CHUNK = 64  # edges read per chunk (the offline extractor keeps at most 40)
+REASON = "read from passage {n} of the {count} nearest the question"
+
+Key = tuple[str, str, str]
+
+
+def _key(t: Triple) -> Key:
+    return (term_key(t.s), term_key(t.p), term_key(t.o))
+
+
+async def passage_edges(
+    ctx: Context[Any], req: GraphRagRequest, chunks: list[str], graph: Subgraph
+) -> list[list[Triple]]:
+    """For each of ``chunks`` (nearest first), the edges read from it: those the walk found
+        first, in the order it found them, then the rest in term order (the same from every
+        store backend). Their labels join ``graph``'s; the edges are not added to it (the walk's
+    edges are what was explored, within ``max_subgraph_size``)."""
+    if not chunks:
+        return []
+    patterns = [TriplePattern(s=IriTerm(i=subgraph_uri(c)), p=TG.contains) for c in chunks]
+    found = await query_patterns(ctx, req, EDGES_PER_CHUNK, patterns, GRAPH_SOURCE)
+    read: dict[str, list[Triple]] = {}
+    for t in found:
+        if isinstance(t.s, IriTerm) and isinstance(t.o, TripleTerm):
+            tr = t.o.tr
+            read.setdefault(t.s.i, []).append(Triple(s=tr.s, p=tr.p, o=tr.o))
+    walked = {_key(t): n for n, t in enumerate(graph.edges)}
+    out: list[list[Triple]] = []
+    for chunk in chunks:
+        mine = {_key(t): t for t in read.get(subgraph_uri(chunk), [])}
+        order = sorted(mine, key=lambda k: (walked.get(k, len(walked)), k))
+        out.append([mine[k] for k in order])
+    await resolve_labels(ctx, req, graph, [t for edges in out for t in edges])
+    return out
+
+
+def with_passages(selected: list[SelectedEdge], passages: list[list[Triple]]) -> list[SelectedEdge]:
+    """``selected`` and, for each passage none of whose edges is among them, its first
+    edge (``passage_edges``), with the reason it is there."""
+    chosen = {_key(Triple(s=e.s, p=e.p, o=e.o)) for e in selected}
+    out = list(selected)
+    for n, edges in enumerate(passages, 1):
+        keys = [_key(t) for t in edges]
+        if not edges or chosen.intersection(keys):
+            continue
+        first = edges[0]
+        chosen.add(keys[0])
+        reason = REASON.format(n=n, count=len(passages))
+        out.append(SelectedEdge(first.s, first.p, first.o, reason))
+    return out
