@@ -192,6 +192,10 @@ class Stack:
         if not ready.is_set():
             raise TimeoutError(f"processor {proc.name} did not become ready")
 
+    async def start_processor(self, proc: Processor[Any, Any]) -> None:
+        """Start ``proc`` (again, after ``stop_processor``: a restart on the same data)."""
+        await self._start(proc)
+
     async def stop_processor(self, name: str) -> None:
         """Stop processor ``name`` (draining), as a crashed or stopped one is missed."""
         for stop, task in self._running:
