@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pyoxigraph as ox
+import pytest
 
 from tests.support.sparql_server import server_mode, store_backend
 from tests.support.store import agent, handle_of, msg
@@ -17,7 +18,7 @@ from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Triple
 from trustgraph_base.schema.explain import ExplainRequest
 from trustgraph_base.schema.integrity import Verification
 from trustgraph_flow.store.core.backend import Backend
-from trustgraph_flow.store.governance import log
+from trustgraph_flow.store.governance import log, resign
 from trustgraph_flow.store.governance.seal import Seal, open_seal
 from trustgraph_flow.store.service.operations import explain_op
 from trustgraph_flow.store.service.writer import write_batch
@@ -126,4 +127,16 @@ def test_a_quad_added_by_hand_beside_a_restarts_write_is_not_signed_over(tmp_pat
     assert not v.verified
     assert [p.message for p in v.problems] == [f"{A1}: <{A1}> was changed since it was signed"]
     assert len(log.of_subject(h.store, A1)) == 1
+    stores.close()
+
+
+def test_a_write_too_mixed_to_search_is_not_signed_over_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    stores, seal = answered(tmp_path)
+    monkeypatch.setattr(resign, "LINES", 1)  # fewer lines than one digest of the root
+    write_batch(stores, [msg(of(A1), A1), msg(mark(), A1)], seal)
+    assert "too many ways this write could have changed it" in caplog.text
+    assert not verify(stores, seal).verified  # kept its signature: the change stays named
+    assert len(log.of_subject(handle_of(stores).store, A1)) == 1
     stores.close()
