@@ -114,6 +114,23 @@ def process_cpu(pid: int | None) -> float:
         return 0.0
 
 
+def threads_cpu(pid: int | None) -> dict[str, float]:
+    """CPU seconds used so far by the live threads of process ``pid``, by thread name (/proc's
+    10 ms ticks): Python's threads are all ``python``, RocksDB's background (compaction,
+    flush) ``rocksdb:low`` and ``rocksdb:high``; a thread that ended is not counted."""
+    out: dict[str, float] = {}
+    for stat in Path(f"/proc/{pid}/task").glob("*/stat") if pid else ():
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        name = text[text.index("(") + 1 : text.rindex(")")]
+        fields = text.rsplit(")", 1)[1].split()
+        ticks = int(fields[11]) + int(fields[12])
+        out[name] = out.get(name, 0.0) + ticks / os.sysconf("SC_CLK_TCK")
+    return out
+
+
 @dataclass
 class Mode:
     """What one mode's timed sessions took: wall seconds per session, CPU summed."""

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import aiohttp
 
-from bench.bench_agent import load, process_cpu
+from bench.bench_agent import load, process_cpu, threads_cpu
 from bench.bench_store import start_processor, start_store
 from bench.summary import summary
 from trustgraph_base.errors import RequestTimeout
@@ -169,6 +169,7 @@ async def import_rate(total: int) -> None:
             pending = list(reversed(bodies))
             pids = [gateway.pid, store.pid, bpid]
             cpu0 = [process_cpu(p) for p in pids]
+            threads0 = threads_cpu(store.pid)
             started = time.perf_counter()
             async with aiohttp.ClientSession() as http:
 
@@ -192,6 +193,7 @@ async def import_rate(total: int) -> None:
             stored = time.perf_counter() - started
             used = [process_cpu(p) - c for p, c in zip(pids, cpu0, strict=True)]
             store_quiet = await quiet_cpu(store.pid) - cpu0[1]
+            threads = {k: v - threads0.get(k, 0.0) for k, v in threads_cpu(store.pid).items()}
             kept = await stored_traces(query, total // 10)
             held = ""
             if kept < total // 10:  # every request was answered 2xx: these are lost or stuck
@@ -219,9 +221,14 @@ async def import_rate(total: int) -> None:
         f"broker {br:.0f} µs; together {gw + st + br:.0f} µs"
     )
     print(f"so on 2 cores, one each: at most {1e6 / max(gw, st):,.0f} spans/s; load {load()}")
+    ended = store_quiet - sum(threads.values())
     print(
-        f"the store's CPU per span once quiet (its signing pass included): {1e6 * store_quiet / total:.0f} µs"
+        f"the store's CPU per span once quiet (its signing pass included): {1e6 * store_quiet / total:.0f} µs; "
+        "by thread: "
+        + ", ".join(f"{k} {1e6 * v / total:.0f}" for k, v in sorted(threads.items()) if v > 0)
+        + f", threads that ended (pyoxigraph's bulk loader's) {1e6 * ended / total:.0f}"
     )
+    rocks = sum(v for k, v in threads.items() if k.startswith("rocksdb"))
     summary(
         "OTLP import, spans/s into the store",
         f"{total / stored:,.0f}"
@@ -229,5 +236,5 @@ async def import_rate(total: int) -> None:
         else f"stalled: {kept} of {total // 10} traces",
         "≥ 5,000",
         f"{total} spans, requests of {per_request * 10}; {total / accepted:,.0f}/s answered 2xx; "
-        f"CPU/span gateway {gw:.0f} µs, store {st:.0f} µs ({1e6 * store_quiet / total:.0f} once quiet), broker {br:.0f} µs (≤ {1e6 / max(gw, st):,.0f}/s on 2 cores); load {load()}",
+        f"CPU/span gateway {gw:.0f} µs, store {st:.0f} µs ({1e6 * store_quiet / total:.0f} once quiet, RocksDB's threads {1e6 * rocks / total:.0f}), broker {br:.0f} µs (≤ {1e6 / max(gw, st):,.0f}/s on 2 cores); load {load()}",
     )
