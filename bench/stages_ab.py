@@ -1,6 +1,6 @@
 """CPU per agent question in two trees, in the same minutes: ``bench_stages`` runs alternated.
 
-    python -m bench.stages_ab --against DIR [--rounds 3] [bench_stages' flags, e.g. --quick]
+    python -m bench.stages_ab --against DIR [--also NAME=DIR ...] [--rounds 3] [bench_stages' flags, e.g. --quick]
 
 Runs ``python -m bench.bench_stages`` in DIR (the baseline: another checkout, e.g. a
 worktree of main) and in this tree one after the other, ``--rounds`` times, starting with
@@ -8,13 +8,16 @@ DIR, each with its own code (``bench/ab.py``: every process of the stack is that
 The machine is shared: the load moves from minute to minute, so alternating short runs
 gives both trees the same minutes. Prints each run's figure with the load averages
 (``/proc/loadavg``) before it, and per tree the median over its runs of the CPU per agent
-question over every process, and of each process's share of it.
+question over every process, and of each process's share of it. Each ``--also NAME=DIR``
+adds a tree to the rotation, run after the baseline and before this one (e.g. the tree
+before each of a series of changes, to see each one's effect in the same minutes).
 """
 
 from __future__ import annotations
 
 import re
 import statistics
+from pathlib import Path
 
 from bench.ab import HERE, ab_args, alternate, run_in
 
@@ -55,9 +58,28 @@ def line(name: str, row: dict[str, float]) -> str:
     return f"{name:<30} {row['total']:6.1f} ms per question{triples}; {busiest}"
 
 
+def _also(flags: list[str]) -> tuple[list[str], dict[str, Path]]:
+    """``bench_stages``' flags without the ``--also NAME=DIR`` pairs, and those trees."""
+    rest: list[str] = []
+    trees: dict[str, Path] = {}
+    items = iter(flags)
+    for flag in items:
+        if flag != "--also":
+            rest.append(flag)
+            continue
+        name, sep, tree = next(items, "").partition("=")
+        if not sep or not name or not (Path(tree) / "bench" / "bench_stages.py").is_file():
+            raise SystemExit(
+                f"--also wants NAME=DIR, DIR a tree with bench/bench_stages.py: {name}{sep}{tree}"
+            )
+        trees[name] = Path(tree).resolve()
+    return rest, trees
+
+
 def main() -> None:
     other, rounds, flags = ab_args(__doc__, "bench_stages")
-    trees = {"baseline": other, "this": HERE}
+    flags, also = _also(flags)
+    trees = {"baseline": other, **also, "this": HERE}
     rows, loads = alternate(
         trees, rounds, lambda tree: figures(run_in(tree, "bench_stages", flags)), line
     )
@@ -69,6 +91,7 @@ def main() -> None:
         med[name] = row["total"]
         span = f"{min(loads[name]):.1f}-{max(loads[name]):.1f}"
         print(line(f"{name} (load {span})", row) + f"  [{tree}]")
+        print("   runs: " + ", ".join(f"{r['total']:.1f}" for r in rows[name]))
     print(f"this / baseline: {med['this'] / med['baseline']:.2f}")
 
 
