@@ -20,7 +20,12 @@ from trustgraph_cli.options import (
     question_option,
     run,
 )
-from trustgraph_cli.rag_output import answer_verdict, note_offline, note_unsupported
+from trustgraph_cli.rag_output import (
+    ANSWER_INTERRUPTED,
+    answer_verdict,
+    note_offline,
+    note_unsupported,
+)
 
 if TYPE_CHECKING:
     from trustgraph_base.schema.agent import AgentResponse
@@ -111,7 +116,7 @@ def main(
 
     from trustgraph_cli.render.text import safe
 
-    final = run(gw, ask)
+    final = run(gw, ask, interrupted=ANSWER_INTERRUPTED)
     note_offline(final.model)
     trace = safe(final.explain_id or "")
     if final.finish_reason == "iteration-limit":

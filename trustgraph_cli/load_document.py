@@ -8,7 +8,14 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from trustgraph_base.bounds import CHUNK_OVERLAP, CHUNK_SIZE
-from trustgraph_cli.options import Gateway, bounded_option, command, gateway_options, run
+from trustgraph_cli.options import (
+    Gateway,
+    Interrupted,
+    bounded_option,
+    command,
+    gateway_options,
+    run,
+)
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -97,9 +104,8 @@ def main(
     state = {"stage": "uploading", "id": str(meta["id"])}
     try:
         info: DocumentInfo = run(gw, lambda: load(gw, path, size, meta, state, wait=wait))
-    except click.Abort:
-        click.echo(interrupted(state), err=True)
-        raise click.exceptions.Exit(130) from None
+    except Interrupted:
+        raise Interrupted(interrupted(state)) from None
     if info.status == "failed":
         from trustgraph_cli.render.text import safe
 

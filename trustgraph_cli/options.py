@@ -205,10 +205,20 @@ def checked_url(url: str) -> str:
     return url
 
 
-def run(gw: Gateway, main: Callable[[], Any]) -> Any:
+class Interrupted(click.ClickException):
+    """Ctrl-C: a one-line note of what was left on the server, exit 130 as a shell's."""
+
+    exit_code = 130
+
+    def show(self, file: object = None) -> None:
+        click.echo(self.message, err=True)
+
+
+def run(gw: Gateway, main: Callable[[], Any], *, interrupted: str = "Interrupted.") -> Any:
     """Run a command's coroutine function, mapping failures to one-line errors (exit 1).
 
-    With ``--debug`` the original traceback is shown instead.
+    With ``--debug`` the original traceback is shown instead. Ctrl-C prints ``interrupted``
+    (what the command left behind) and exits 130.
     """
     import asyncio
 
@@ -219,7 +229,7 @@ def run(gw: Gateway, main: Callable[[], Any]) -> Any:
     except (click.ClickException, BrokenPipeError):
         raise  # a closed pipe (``| head``): click ends the command quietly
     except KeyboardInterrupt:
-        raise click.Abort() from None
+        raise Interrupted(interrupted) from None
     except Exception as exc:
         if gw.debug:
             raise

@@ -24,6 +24,13 @@ OFFLINE_NOTE = (
 )
 
 
+# What Ctrl-C during a question leaves: the services answer it whether or not we wait.
+ANSWER_INTERRUPTED = (
+    "Interrupted: the server may still finish the answer and record its trace "
+    "(see 'tg-list-explain-traces')."
+)
+
+
 def note_offline(model: str | None) -> None:
     """One stderr line when the answer came from the offline engine."""
     if model == OFFLINE_MODEL:
@@ -120,7 +127,7 @@ def ask_rag(
         line.close()
         return final
 
-    final = run(gw, ask)
+    final = run(gw, ask, interrupted=ANSWER_INTERRUPTED)
     note_unsupported(verdict)
     note_offline(final.model)
     if final.explain_id:

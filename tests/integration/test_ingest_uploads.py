@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import os
-import signal
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -16,8 +14,9 @@ import pytest
 
 from tests.conftest import RunningProcessors
 from tests.support.ingest import Client, start
+from tests.support.interrupt import interrupted_when
 from tests.support.poll import eventually
-from tests.support.stack import Stack, command_line, stack_fixture
+from tests.support.stack import Stack, stack_fixture
 from trustgraph_base.errors import ServiceError
 from trustgraph_base.messaging import Bus, Topics
 from trustgraph_base.settings import ProcessorSettings
@@ -130,30 +129,15 @@ stack = stack_fixture([librarian.proc, decoder.proc, chunker.proc])  # no extrac
 async def test_ctrl_c_during_a_load_says_the_server_goes_on(stack: Stack, tmp_path: Path) -> None:
     note = tmp_path / "note.txt"
     note.write_text("Paris is the capital of France.\n")
-    proc = await asyncio.create_subprocess_exec(
-        *command_line("tg-load-document"),
+    code, _, err = await interrupted_when(
+        stack,
+        "tg-load-document",
         str(note),
         "--id",
         "note",
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        env={
-            **{k: v for k, v in os.environ.items() if not k.startswith("TRUSTGRAPH_")},
-            **stack.env,
-        },
-        # As at a terminal: a test run started in the background (as .ci/run starts it) has
-        # SIGINT ignored, and a child would inherit that and never see the Ctrl-C.
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        ready=lambda line: line.startswith("extracting"),  # uploaded, following
     )
-    assert proc.stderr is not None
-    seen: list[str] = []
-    while not any(line.startswith("extracting") for line in seen):  # uploaded, following
-        line = await asyncio.wait_for(proc.stderr.readline(), 60)
-        assert line, seen
-        seen.append(line.decode())
-    proc.send_signal(signal.SIGINT)
-    _, err = await asyncio.wait_for(proc.communicate(), 30)
-    assert proc.returncode == 130
+    assert code == 130
     doc = "urn:trustgraph:doc:note"
     assert err.decode().strip() == (
         f"Interrupted: the server goes on processing {doc}. Follow it with 'tg-list-documents' "
