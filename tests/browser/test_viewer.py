@@ -120,10 +120,15 @@ async def test_from_the_list_to_a_page_and_back(
             # The store checks its signature (verify-trace): a badge beside its status.
             await expect_text(page.locator(".meta .seal"), "✓ verified")
             boxes = await page.locator("svg.lineage a.box > text:not(.star)").all_text_contents()
+            # the GraphRAG focus also holds an edge of its second passage (graph_rag.passages),
+            # given to the answer but not cited, from page 1
             assert boxes == [
                 "Nile flows through Cairo.",
                 "Nile → flows through → Cairo",
+                "Cairo → is the capital of → …",
+                "chunk 0 · p.1",
                 "chunk 0 · p.2",
+                "page 1 · world-facts.pdf",
                 "page 2 · world-facts.pdf",
                 "world-facts.pdf",
             ]
@@ -210,7 +215,8 @@ async def test_from_the_list_to_a_page_and_back(
             assert sides == ["Which river flows through Cairo?", "Where was Victor Hugo born?"]
             pages = page.locator("section.diff-level", has_text="Pages")
             assert await texts(page, "section.diff-level[aria-label=Pages] .diff-both li") == [
-                "page 2 · world-facts.pdf"
+                "page 1 · world-facts.pdf",  # the passage's edge (uncited) was read there
+                "page 2 · world-facts.pdf",
             ]
             assert await pages.locator(".diff-a h4").inner_text() == "Only in A (0)"
             only_b = await texts(page, "section.diff-level[aria-label=Documents] .diff-b li")
