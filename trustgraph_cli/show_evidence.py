@@ -48,6 +48,16 @@ def main(trace_id: str, max_quote: int, fmt: str, gw: Gateway) -> None:
     if fmt == "json":
         emit_json(report)
         return
+    if not report:  # an agent run whose tools gave no RAG answer, an imported OTel trace
+        from trustgraph_cli.render.text import safe
+
+        trace = safe(trace_id)
+        click.echo(
+            f"No claims to show: trace {trace} holds no GraphRAG or DocumentRAG answer "
+            f"(its steps: tg-show-explain-trace {trace}).",
+            err=True,
+        )
+        return
     from trustgraph_cli.render.evidence import evidence_lines
     from trustgraph_cli.render.style import Style
 

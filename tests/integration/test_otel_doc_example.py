@@ -1,5 +1,6 @@
 """docs/otel.md's curl example holds: its OTLP/JSON body, posted with a key as the doc shows,
-lists and shows as the doc prints it (an agent question, its LLM call's model and tokens)."""
+lists and shows as the doc prints it (an agent question, its LLM call's model and tokens);
+tg-show-evidence on it says it holds no RAG answer."""
 
 from __future__ import annotations
 
@@ -49,3 +50,13 @@ async def test_the_docs_curl_example_shows_as_the_doc_says(stack: Stack) -> None
     printed = doc_block("")
     for line in (*listed.stdout.splitlines(), *shown.stdout.splitlines()):
         assert line.rstrip() in printed, line
+    # No RAG answer in it: tg-show-evidence says so (it printed an empty line, found as a
+    # new user), and JSON is an empty list.
+    evidence = await stack.cli("tg-show-evidence", TRACE, env=env)
+    assert (evidence.code, evidence.stdout) == (0, ""), evidence
+    assert evidence.stderr.strip() == (
+        f"No claims to show: trace {TRACE} holds no GraphRAG or DocumentRAG answer "
+        f"(its steps: tg-show-explain-trace {TRACE})."
+    )
+    as_json = await stack.cli("tg-show-evidence", TRACE, "--format", "json", env=env)
+    assert (as_json.code, as_json.stdout.strip()) == (0, "[]"), as_json
