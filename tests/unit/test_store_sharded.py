@@ -208,7 +208,8 @@ def test_the_command_lists_finds_and_moves_a_collection(urls: list[str]) -> None
     listed = shards_cli(spec(urls), "list")
     assert listed.returncode == 0, listed.stderr
     assert [line.split("\t") for line in listed.stdout.splitlines()] == [
-        [n, u, f"{int(n == row.on)} collections"] for n, u in zip(NAMES, urls, strict=True)
+        [n, u, "1 collection" if n == row.on else "0 collections"]
+        for n, u in zip(NAMES, urls, strict=True)
     ]
     assert shards_cli(spec(urls), "where", "alice", "docs").stdout.strip() == row.on
     moved = shards_cli(spec(urls), "move", "alice", "docs", target, "--settle", "1")
@@ -219,7 +220,7 @@ def test_the_command_lists_finds_and_moves_a_collection(urls: list[str]) -> None
     for args, reason in (
         (("move", "alice", "docs", "zz"), "no shard 'zz' in the placement table (shards: a, b, c)"),
         (("move", "alice", "nope", target), "no collection 'nope' of user 'alice'"),
-        (("remove", target), f"shard '{target}' still holds 1 collections"),
+        (("remove", target), f"shard '{target}' still holds 1 collection: move it first"),
     ):
         bad = shards_cli(spec(urls), *args)
         assert bad.returncode == 1 and bad.stderr.startswith(f"Error: {reason}"), bad.stderr

@@ -54,7 +54,8 @@ def main(ctx: click.Context, store_uri: str, store_control: str) -> None:
 def list_shards(stores: ShardedStores) -> None:
     """Each shard, its URL and how many collections are placed on it."""
     for name, url in sorted(stores.placement.shards().items()):
-        click.echo(f"{name}\t{url}\t{stores.placement.placed_on(name)} collections")
+        held = stores.placement.placed_on(name)
+        click.echo(f"{name}\t{url}\t{held} collection{'s' * (held != 1)}")
 
 
 @main.command()

@@ -174,9 +174,14 @@ class Placement:
 
     def unregister(self, name: str) -> None:
         """Remove a shard no collection is placed on (a ShardError otherwise)."""
-        if self.placed_on(name):
+        if held := self.placed_on(name):
             raise ShardError(
-                f"shard {name!r} still holds {self.placed_on(name)} collections: move them first"
+                f"shard {name!r} still holds "
+                + (
+                    "1 collection: move it first"
+                    if held == 1
+                    else f"{held} collections: move them first"
+                )
             )
         s = term(shard_node(name))
         self.control.update(f"DELETE WHERE {{ GRAPH {term(TABLE)} {{ {s} ?p ?o }} }}")
