@@ -43,9 +43,14 @@ async def test_source_usage_and_hierarchy_counts(stack: Stack) -> None:
     assert [t["trace"]["id"] for t in edge["traces"]] == [GRAPH_RAG]
 
     page1 = as_json(await invoke(url, "tg-show-source-usage", f"{facts}/p1", "--format", "json"))
-    assert [t["trace"]["id"] for t in page1["traces"]] == [DOC_RAG, GRAPH_RAG]
+    assert [t["trace"]["id"] for t in page1["traces"]] == [AGENT, DOC_RAG, GRAPH_RAG]
     kinds = {t["trace"]["id"]: {p["kind"] for p in t["paths"]} for t in page1["traces"]}
-    assert kinds == {DOC_RAG: {"chunk"}, GRAPH_RAG: {"edge"}}
+    assert kinds == {AGENT: {"edge"}, DOC_RAG: {"chunk"}, GRAPH_RAG: {"edge"}}
+    cited = {t["trace"]["id"]: any(p["cited"] for p in t["paths"]) for t in page1["traces"]}
+    # The agent's GraphRAG sub-trace took an edge of page 1 from the passage nearest its
+    # question (graph_rag/passages.py) but cited only the Nile edge of page 2; DocumentRAG
+    # selected a chunk of page 1 (Victor Hugo's birthplace is not on it) and cited none of it.
+    assert cited == {AGENT: False, DOC_RAG: False, GRAPH_RAG: True}
 
     # The agent's knowledge-query sub-trace selected the Nile edge of page 2.
     page2 = as_json(await invoke(url, "tg-show-source-usage", f"{facts}/p2", "--format", "json"))
