@@ -50,6 +50,11 @@ def graph_name(graph: str | None) -> str | None:
     return graph or None
 
 
+def assembled_edge(s: Term, p: IriTerm, o: Term) -> Triple:
+    """``Triple(s=s, p=p, o=o)`` (no graph given) from parts each validated already."""
+    return assembled(Triple, {"s": s, "p": p, "o": o, "g": None}, {"s", "p", "o"})
+
+
 def assembled_triple(s: Term, p: IriTerm, o: Term, graph: str | None) -> Triple:
     """The triple of parts each validated already (``s`` an IRI or blank term)."""
     values = {"s": s, "p": p, "o": o, "g": graph_name(graph)}

@@ -20,6 +20,7 @@ from typing import Any
 from trustgraph_base.messaging import Context
 from trustgraph_base.provenance import GRAPH_SOURCE, TG, SelectedEdge
 from trustgraph_base.provenance.document_uris import subgraph_uri
+from trustgraph_base.rdf.assembled import assembled_edge
 from trustgraph_base.rdf.terms import IriTerm, Triple, TripleTerm, term_key
 from trustgraph_base.schema import TriplePattern
 from trustgraph_base.schema.rag import GraphRagRequest
@@ -51,7 +52,7 @@ async def passage_edges(
     for t in found:
         if isinstance(t.s, IriTerm) and isinstance(t.o, TripleTerm):
             tr = t.o.tr
-            read.setdefault(t.s.i, []).append(Triple(s=tr.s, p=tr.p, o=tr.o))
+            read.setdefault(t.s.i, []).append(assembled_edge(tr.s, tr.p, tr.o))
     walked = {_key(t): n for n, t in enumerate(graph.edges)}
     out: list[list[Triple]] = []
     for chunk in chunks:

@@ -10,7 +10,7 @@ from urllib.parse import unquote
 
 from trustgraph_base.messaging import TRIPLES_QUERY, Context
 from trustgraph_base.provenance import RDFS
-from trustgraph_base.rdf.assembled import assembled
+from trustgraph_base.rdf.assembled import assembled_edge
 from trustgraph_base.rdf.terms import BlankTerm, IriTerm, LiteralTerm, Term, Triple, term_key
 from trustgraph_base.schema import TriplePattern, TriplesQueryRequest
 from trustgraph_base.schema.rag import GraphRagRequest
@@ -38,10 +38,9 @@ class Subgraph:
         if key in self.seen:
             return False
         self.seen.add(key)
-        # The edge without its graph: ``Triple(s=t.s, p=t.p, o=t.o)``, assembled from the
-        # terms the store's reply validated already (~1.3 µs, not ~5).
-        values = {"s": t.s, "p": t.p, "o": t.o, "g": None}
-        self.edges.append(assembled(Triple, values, {"s", "p", "o"}))
+        # The edge without its graph, assembled from the terms the store's reply validated
+        # already (~1.3 µs, not ~5 for ``Triple(s=t.s, p=t.p, o=t.o)``).
+        self.edges.append(assembled_edge(t.s, t.p, t.o))
         return True
 
     def label(self, term: Term) -> str:
