@@ -222,6 +222,23 @@ def ingest(root: Path, seal: Seal, messages: int, rounds: int) -> None:
     summary("log cost on ingest", f"{ratio:+.1%}", "<= 5 %", "same-run medians")
 
 
+def bench_seals(root: Path) -> tuple[Seal, Seal]:
+    """The embedded store's seal with its key under ``root/data``: signing each trace as it
+    ends, and the same key and chain signing in batches (``defer``), as the store does."""
+
+    def opened(defer: bool) -> Seal:
+        return open_seal(
+            data_dir=str(root / "data"),
+            key_file="",
+            public_dir="",
+            chain="",
+            server=False,
+            defer=defer,
+        )
+
+    return opened(False), opened(True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -230,17 +247,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-signing-") as tmp:
         root = Path(tmp)
-        seal = open_seal(
-            data_dir=str(root / "data"), key_file="", public_dir="", chain="", server=False
-        )
-        deferred = open_seal(
-            data_dir=str(root / "data"),
-            key_file="",
-            public_dir="",
-            chain="",
-            server=False,
-            defer=True,
-        )
+        seal, deferred = bench_seals(root)
         per_iteration(root, seal, deferred, 100 if args.quick else 300, 3 if args.quick else 5)
         long_verify(root, seal, 2_000 if args.quick else 20_000)
         bundle_verify(root, seal, 200 if args.quick else 1_000)

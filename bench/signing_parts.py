@@ -31,7 +31,7 @@ from typing import Any
 
 import pyoxigraph as ox
 
-from bench.bench_signing import ITERATIONS, USER, cpu, sessions_run
+from bench.bench_signing import ITERATIONS, USER, bench_seals, cpu, sessions_run
 from bench.long_trace import long_agent_trace
 from trustgraph_base.integrity import entries
 from trustgraph_base.provenance import uris
@@ -200,9 +200,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-signing-parts-") as tmp:
         root = Path(tmp)
-        options: dict[str, Any] = {"key_file": "", "public_dir": "", "chain": "", "server": False}
-        sealed = seal.open_seal(data_dir=str(root / "data"), **options)
-        deferred = seal.open_seal(data_dir=str(root / "data"), defer=True, **options)
+        sealed, deferred = bench_seals(root)
         signing_parts(root, deferred, 100 if args.quick else 300, 3 if args.quick else 5)
         verify_parts(root, sealed, 2_000 if args.quick else 20_000, 3)
 
