@@ -16,6 +16,7 @@ from typing import Any
 
 import aiohttp
 import pytest
+from google.rpc.status_pb2 import Status
 
 from tests.support.openai_stub import OpenAIStub
 from tests.support.otlp_receiver import OtlpReceiver
@@ -124,16 +125,33 @@ async def test_an_instrumented_apps_trace_shows_here_with_its_lineage(stack: Sta
     assert others.code == 0 and q not in others.stdout
 
 
-async def post(
+async def refusal(
     stack: Stack, body: bytes, content_type: str, key: str | None, query: str = ""
-) -> tuple[int, str]:
+) -> tuple[int, int, str]:
+    """The status, google.rpc code and message of an OTLP answer, its body read in the
+    request's encoding as OTLP/HTTP requires (protobuf for protobuf, else JSON); code 0
+    and no message for a 200."""
     headers = {"Content-Type": content_type}
     if key is not None:
         headers["Authorization"] = f"Bearer {key}"
     async with aiohttp.ClientSession() as http:
         data = io.BytesIO(body)  # aiohttp warns of large raw bytes
         async with http.post(stack.url + "v1/traces" + query, data=data, headers=headers) as resp:
-            return resp.status, (await resp.json())["message"] if resp.status != 200 else ""
+            if resp.status == 200:
+                return 200, 0, ""
+            if content_type == otlp.PROTOBUF:
+                assert resp.content_type == otlp.PROTOBUF
+                status = Status.FromString(await resp.read())
+                return resp.status, status.code, status.message
+            said = await resp.json()
+            return resp.status, said["code"], said["message"]
+
+
+async def post(
+    stack: Stack, body: bytes, content_type: str, key: str | None, query: str = ""
+) -> tuple[int, str]:
+    status, _, message = await refusal(stack, body, content_type, key, query)
+    return status, message
 
 
 def one_span(**attrs: str) -> Span:
@@ -143,10 +161,13 @@ def one_span(**attrs: str) -> Span:
 async def test_bad_bodies_are_refused_in_one_line_and_harm_no_one(stack: Stack) -> None:
     key = await create_key(stack, "alice", "--collection", "default")
     good = otlp.encode([one_span()])
-    status, said = await post(stack, good, otlp.PROTOBUF, None)
-    assert status == 401 and "missing, unknown or revoked token" in said
+    # google.rpc codes: UNAUTHENTICATED, INVALID_ARGUMENT, RESOURCE_EXHAUSTED, PERMISSION_DENIED
+    status, code, said = await refusal(stack, good, otlp.PROTOBUF, None)
+    assert (status, code) == (401, 16) and "missing, unknown or revoked token" in said
+    assert (await refusal(stack, good, otlp.JSON, None))[:2] == (401, 16)
     status, said = await post(stack, good, "text/plain", key)
     assert status == 415 and "is not OTLP/HTTP" in said
+    assert (await refusal(stack, good, "text/plain", key))[:2] == (415, 3)
     status, said = await post(stack, otlp.encode([one_span(big="x" * 100_000)]), otlp.PROTOBUF, key)
     assert status == 400 and "attribute 'big' holds 100000 characters" in said
     cycle = [
@@ -157,10 +178,12 @@ async def test_bad_bodies_are_refused_in_one_line_and_harm_no_one(stack: Stack) 
     assert status == 400 and "its own ancestor" in said
     status, said = await post(stack, b'{"resourceSpans": 3}', otlp.JSON, key)
     assert status == 400 and "'resourceSpans' must be a list" in said
-    status, said = await post(stack, b"\x0a" * (5 * 1024 * 1024), otlp.PROTOBUF, key)
-    assert status == 413 and said
-    status, said = await post(stack, good, otlp.PROTOBUF, key, "?collection=work")
-    assert status == 403 and "may not use collection 'work'" in said
+    status, code, said = await refusal(stack, b"\x0a" * (5 * 1024 * 1024), otlp.PROTOBUF, key)
+    assert status == 413 and code == 8 and said
+    status, code, said = await refusal(stack, good, otlp.PROTOBUF, key, "?collection=work")
+    assert status == 403 and code == 7 and "may not use collection 'work'" in said
+    status, code, said = await refusal(stack, b'{"resourceSpans": 3}', otlp.JSON, key)
+    assert (status, code) == (400, 3) and "'resourceSpans' must be a list" in said
     # an orphan (its parent never sent) is taken, under the question; the good body still lands
     orphan = Span(b"\x08" * 16, b"\x03" * 8, "orphan", 1, 2, b"\x09" * 8, {"input.value": "o"})
     assert await post(stack, otlp.encode([orphan]), otlp.PROTOBUF, key) == (200, "")

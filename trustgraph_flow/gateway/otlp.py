@@ -23,6 +23,7 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 from aiohttp import web
+from google.rpc.status_pb2 import Status
 
 from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.messaging.limits import MAX_MESSAGE_BYTES
@@ -165,10 +166,19 @@ def wire(metadata: Metadata, text: str) -> Iterator[bytes]:
     yield from wire(metadata, "".join(lines[half:]))
 
 
+# google.rpc.Code of each status the import answers (OTLP/HTTP: the error body is a Status).
+_RPC_CODES = {400: 3, 401: 16, 403: 7, 408: 4, 413: 8, 415: 3, 503: 14}  # else UNKNOWN (2)
+
+
 def _refused(status: int, message: str, request: web.Request) -> web.Response:
-    """OTLP's error answer: a ``google.rpc.Status``-shaped JSON body with the one line."""
-    body = {"code": 3 if status == 400 else 16 if status == 401 else 2, "message": message}
-    return web.json_response(body, status=status, reason=_reason(message))
+    """OTLP's error answer: a ``google.rpc.Status`` with the one line, in the request's
+    encoding (protobuf for protobuf, else JSON), its code the status's gRPC counterpart."""
+    code = _RPC_CODES.get(status, 2)
+    reason = _reason(message)
+    if request.content_type == otlp.PROTOBUF:
+        body = Status(code=code, message=message).SerializeToString()
+        return web.Response(body=body, status=status, reason=reason, content_type=otlp.PROTOBUF)
+    return web.json_response({"code": code, "message": message}, status=status, reason=reason)
 
 
 def _reason(message: str) -> str:
