@@ -162,3 +162,34 @@ def test_a_sentence_of_an_edges_chunk_answers_what_no_edge_says() -> None:
     span = {**arches, "p": "is", "o": "40 metres"}
     high = _graph("How high is the Brant Tower?", [arches, span])
     assert [c["text"] for c in high["claims"]] == ["Brant Tower is 40 metres."]
+
+
+def test_a_short_past_tense_meets_its_verb_in_any_order() -> None:
+    # 'died' meets 'die' (and 'used' 'use'): the died edges are picked first and answer,
+    # wherever the store returned them among twenty that all name her
+    facts = [
+        ("was born in Hull in", "1840"),
+        ("moved to Leeds in", "1860"),
+        ("married Tom Hale in", "1862"),
+        ("opened Kirk School in", "1865"),
+        ("visited Bergen in", "1870"),
+        ("founded Voss Trust in", "1875"),
+        ("sold Kirk School in", "1885"),
+        ("retired to Whitby in", "1890"),
+        ("met Clara Went in", "1895"),
+        ("wrote Kirk Primer in", "1900"),
+        ("died in Whitby in", "1911"),
+    ]
+    edges = [{"id": f"e{n}", "s": "Ada Voss", "p": p, "o": o} for n, (p, o) in enumerate(facts, 1)]
+    picked = offline.complete(
+        "graph-rag-select",
+        {"question": "When did Ada Voss die?", "edges": edges, "max": 10},
+        structured=True,
+    )
+    ids = [e["id"] for e in json.loads(picked)["edges"]]
+    assert ids[0] == "e11" and len(ids) == 10, ids
+    focus = [{"s": "Ada Voss", "p": p, "o": o} for p, o in facts]
+    answer = offline.complete(
+        "graph-rag-answer", {"question": "When did Ada Voss die?", "edges": focus}, structured=True
+    )
+    assert json.loads(answer)["answer"] == "Ada Voss died in Whitby in 1911."

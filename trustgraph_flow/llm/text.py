@@ -121,9 +121,11 @@ IRREGULAR = {
 @lru_cache(maxsize=1 << 16)  # pure; a question's pieces repeat the same words thousands of times
 def stem(word: str) -> str:
     """A very light stemmer so 'capitals' meets 'capital', 'studied' 'study', 'opened'
-    'open', 'released' 'release' and 'taught' 'teach'."""
+    'open', 'released' 'release', 'died' 'die' and 'taught' 'teach'."""
     word = word.lower()
     word = IRREGULAR.get(word, word)
+    if len(word) == 4 and word.endswith("ed") and word[1] != "e" and word[:3] not in STOPWORDS:
+        word = word[:-1]  # "died" → "die", "used" → "use": too short for the rules below
     for suffix, repl in (
         ("ies", "y"),
         ("ied", "y"),
