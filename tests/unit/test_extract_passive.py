@@ -72,7 +72,13 @@ def test_a_long_apposition_a_participle_aside_without_agent_and_a_decade() -> No
 def test_a_defined_term() -> None:
     found = triples('"Kit" refers to the set of parts sold by the Maker.')
     assert ("Kit", "refers to", "set") in found
-    assert triples('"Source" form shall mean the preferred form.') == []
+    assert triples('"Source" form shall mean the preferred form.') == [
+        ("Source form", "shall mean", "preferred form")
+    ]
+    assert triples('A "covered work" means the Program.') == [("covered work", "means", "Program")]
+    assert ("Copyright", "means", "copyright-like laws") in triples(
+        '"Copyright" also means copyright-like laws.'
+    )
     assert ("Covered Work", "means", "Program") in triples(
         "“Covered Work” means the Program or a work based on it."
     )

@@ -7,8 +7,9 @@ from its verb is read by ``extract_clause`` (passive voice as the agent's act, l
 objects, a year). A pronoun stands for the previous sentence's subject; a clause joined by
 "and" is read too. Junk is dropped: a pronoun or an adverb as subject or object, a predicate
 that does not start with a verb, an object that repeats its subject. Sentences are read as
-``prose.prose_spans`` finds them, so hard-wrapped text (a book, a licence) is read whole.
-Each edge keeps the sentence it was read from (``quote``), exactly as the text has it.
+``prose.prose_spans`` finds them, so hard-wrapped text (a book, a licence) is read whole; a
+copyright notice says who holds it (``extract_notice``). Each edge keeps the sentence it was
+read from (``quote``), exactly as the text has it.
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ from trustgraph_flow.llm.extract_clause import (
 )
 from trustgraph_flow.llm.extract_complement import is_word
 from trustgraph_flow.llm.extract_kinds import common_noun
+from trustgraph_flow.llm.extract_notice import notice_facts
 from trustgraph_flow.llm.extract_subject import Memory, subjects, without_subject
-from trustgraph_flow.llm.extract_title import title_facts
+from trustgraph_flow.llm.extract_title import defined_above, title_facts
 from trustgraph_flow.llm.extract_tokens import sentence_tokens
 from trustgraph_flow.llm.extract_verbs import (
     ADVERBS,
@@ -34,11 +36,10 @@ from trustgraph_flow.llm.extract_verbs import (
     known_verb,
     looks_verb,
 )
-from trustgraph_flow.llm.extract_words import ARTICLES, COPULAS, JUNK, PRONOUNS
+from trustgraph_flow.llm.extract_words import ARTICLES, COPULAS, JUNK, MODALS, PRONOUNS
 from trustgraph_flow.llm.prose import prose_spans
 
 MAX_EDGES = 40  # a dense chunk states more than 20 facts; under the reply schema's 50
-MODALS = frozenset("can could will would shall should may might must".split())
 MAX_APPOSITION = 14  # tokens between an apposition's commas
 Fact = tuple[str, str, str, bool]
 
@@ -226,9 +227,13 @@ def _read(text: str, limit: int, memory: Memory) -> list[Edge]:
         sentence = text[a:b]
         for s, p, o, literal in title_facts(text, before, (a, b)):
             found.setdefault((s, p, o), Edge(s, p, o, literal, text[before[0] : b]))
-        for s, p, o, literal in _facts(sentence_tokens(sentence), memory):
+        for s, p, o, literal in notice_facts(sentence):
+            found.setdefault((s, p, o), Edge(s, p, o, literal, sentence))
+        joined = defined_above(text, before, (a, b))
+        quote = text[before[0] : b] if joined else sentence
+        for s, p, o, literal in _facts(sentence_tokens(joined or sentence), memory):
             if clean(s, p, o, literal):
-                found.setdefault((s, p, o), Edge(s, p, o, literal, sentence))
+                found.setdefault((s, p, o), Edge(s, p, o, literal, quote))
         before = (a, b)
         if len(found) >= limit:
             break

@@ -96,6 +96,8 @@ def _more(tokens: list[str], end: int, capital: bool) -> tuple[list[str], int]:
         if capital:
             k = noun_phrase(tokens, j)
             item = phrase(tokens, j, k)
+            if k < len(tokens) and tokens[k][:1].isdigit():
+                return items, end  # "…, Version 2.0": a name's number, no item
         else:
             item, k = object_phrase(tokens, j)
         if not item or (k < len(tokens) and looks_verb(tokens[k])):

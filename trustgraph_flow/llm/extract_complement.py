@@ -8,11 +8,12 @@ not found: the predicate is the verb and what follows 'nowhere' is kept whole, a
 
 from __future__ import annotations
 
-from trustgraph_flow.llm.extract_verbs import ADVERBS, NEGATIONS, is_participle
+from trustgraph_flow.llm.extract_verbs import ADVERBS, NEGATIONS, is_participle, looks_adverb
 from trustgraph_flow.llm.extract_words import (
     ARTICLES,
     CLAUSE_WORDS,
     COPULAS,
+    MODALS,
     NOT_VERBS,
     VERB_PARTICLES,
 )
@@ -56,6 +57,11 @@ def complement(tokens: list[str], start: int) -> tuple[str, str, int, bool] | No
         if tokens[nxt].lower() in NEGATIONS:
             verb.append(tokens[nxt])
         nxt += 1
+    if tokens[start].lower() in MODALS and nxt + 1 < len(tokens) and _base_verb(tokens[nxt]):
+        if not is_word(tokens[nxt + 1]) or tokens[nxt + 1].lower() == "to":
+            return None  # "will apply, …", "must suffice to run it": no object is stated
+        verb.append(tokens[nxt])  # "shall mean the copyright owner", "must give a copy"
+        nxt += 1
     if copula and nxt < len(tokens) and is_participle(tokens[nxt]):
         verb.append(tokens[nxt])  # "is added": a passive whose agent is not named
         nxt += 1
@@ -84,6 +90,17 @@ def _place(tokens: list[str], start: int) -> tuple[str, int]:
             break
         end += 1
     return " ".join(tokens[start:end]), end
+
+
+def _base_verb(token: str) -> bool:
+    """A verb's base form after a modal: a lower-case word that is no stopword or article."""
+    low = token.lower()
+    return (
+        token.isalpha()
+        and token.islower()
+        and low not in STOPWORDS | NOT_VERBS | ADVERBS
+        and not looks_adverb(token)
+    )
 
 
 def is_word(token: str) -> bool:

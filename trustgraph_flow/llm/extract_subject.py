@@ -134,6 +134,9 @@ def subjects(tokens: list[str], memory: Memory) -> tuple[list[str], int]:
     first = tokens[0].lower()
     if first in OPEN_QUOTES:
         return _defined(tokens)
+    if first in ARTICLES and len(tokens) > 1 and tokens[1] in OPEN_QUOTES:
+        found, end = _defined(tokens[1:])  # 'A "covered work" means…'
+        return found, end + bool(found)
     if first in PRONOUNS:
         return (memory.thing if first == "it" else memory.subjects), 1
     if first in POSSESSIVES:
@@ -176,14 +179,15 @@ def _owned(
 
 
 def _defined(tokens: list[str]) -> tuple[list[str], int]:
-    """'"Licensor" shall mean…', '"Object" form shall mean…': the term a definition defines
+    """'"Licensor" shall mean…', '"Object" form shall mean…', '"Copyright" also means…': the
+    term a definition defines
     (a lower-case word right after the quote and before the verb is part of it)."""
     close = next((i for i in range(2, min(len(tokens), 7)) if tokens[i] in CLOSE_QUOTES), 0)
     if not close or not all(is_word(t) for t in tokens[1:close]):
         return [], 0
     end = close + 1
     while end + 1 < len(tokens) and tokens[end].isalpha() and tokens[end].islower():
-        if tokens[end] in AUXILIARIES or not looks_verb(tokens[end + 1]):
+        if tokens[end] in AUXILIARIES | ADVERBS or not looks_verb(tokens[end + 1]):
             break
         end += 1
     return [" ".join([*tokens[1:close], *tokens[close + 1 : end]])], end

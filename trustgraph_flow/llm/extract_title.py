@@ -5,7 +5,9 @@ line, which version it is and when it was issued ("GNU GENERAL PUBLIC LICENSE" /
 29 June 2007"). Neither line is a sentence, so the clause reader states nothing; read
 together they say the titled work has that version, of that date. A title written in
 capitals is named as the text writes it elsewhere ("GNU General Public License"), when it
-does. The quote is both lines, exactly as the text has them.
+does. The quote is both lines, exactly as the text has them. A defined term in quotes on a
+line of its own, with its definition on the next ('"Contributor"' / 'means each individual…',
+as MPL-2.0 writes them), is read the same way: the two lines as one sentence.
 """
 
 from __future__ import annotations
@@ -68,3 +70,17 @@ def title_facts(text: str, title: tuple[int, int], line: tuple[int, int]) -> lis
     if date:
         facts.append((name, f"has version {number} dated", date, True))
     return facts
+
+
+def defined_above(text: str, term: tuple[int, int], line: tuple[int, int]) -> str:
+    """A definition whose term stands on the line above it ('"Contributor"' / 'means each
+    individual…', as MPL-2.0 writes them): the two read as one sentence ('' if they are not)."""
+    head = " ".join(text[term[0] : term[1]].split())
+    body = " ".join(text[line[0] : line[1]].split())
+    if text[term[1] : line[0]].count("\n") != 1 or not _QUOTED_TERM.fullmatch(head):
+        return ""
+    return f"{head} {body}" if _DEFINING.match(body) else ""
+
+
+_QUOTED_TERM = re.compile(r"[\"“][A-Z][\w -]{0,40}[\"”]")
+_DEFINING = re.compile(r"(?:means|shall mean|refers to|includes)\b")

@@ -14,7 +14,7 @@ ADVERBS = frozenset(
     """now still also then once later often always already soon today formerly originally
     first again yet thus however sometimes usually mostly mainly largely only even just too
     very here there subsequently eventually currently presently previously initially finally
-    together jointly""".split()
+    together jointly therefore hereby thereby moreover furthermore""".split()
 )
 # Base forms a plural subject takes ("The Hale brothers own a mill").
 BASE_VERBS = frozenset(

@@ -25,18 +25,21 @@ CLAUSE_WORDS = frozenset(
         "or",
         "but",
         "then",
+        "whether",
     }
 )
 # Prepositions that may follow a verb in a predicate ("worked as", "lives in").
 VERB_PARTICLES = frozenset({"as", "in", "at", "on", "for", "with", "to", "from", "into", "of"})
 PRONOUNS = frozenset({"he", "she", "it", "they"})
+MODALS = frozenset("can could will would shall should may might must".split())
 # Never a subject or an object: pronouns, demonstratives, indefinites and adverbs.
 JUNK = frozenset(
     """he she it they him her them his its their we us you i me this that these those
     everyone everybody everything someone somebody something anyone anybody anything
     nobody nothing none one ones another other others such each all both many much most
     some few several now then here there today also still later soon once often always
-    never already yet thus however""".split()
+    never already yet thus however moreover furthermore either neither following whoever
+    whatever whichever my your our""".split()
 )
 COPULAS = frozenset({"is", "was", "are", "were"})
 # A predicate never starts with one of these: "Pierre and Marie" is no relation.
