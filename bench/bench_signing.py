@@ -3,7 +3,10 @@
 - signing per agent iteration, amortised: agent sessions written as the store's writer
   writes them (the steps, then the conclusion), to a store that signs and to one that does
   not, alternated; the difference per iteration (goal <= 0.2 ms);
-- a 20,000-step trace (2,000 GraphRAG sub-traces) verified (goal <= 1 s);
+- a 20,000-step trace (2,000 GraphRAG sub-traces) verified (goal <= 1 s; the figure is
+  wall time, what a user waits: the verify reads on two threads beside its entry checks,
+  so its CPU, printed beside it, is more than its wall on two free cores, and under other
+  load its wall is more than its CPU);
 - a 1,000-trace audit bundle verified offline (goal <= 5 s);
 - the log's cost on ingest: extraction messages (no trace) written with and without the
   seal (goal <= 5 %).
@@ -73,6 +76,12 @@ def cpu(fn: Callable[[], object]) -> float:
     start = time.process_time()
     fn()
     return time.process_time() - start
+
+
+def wall(fn: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
 
 
 def sessions_run(root: Path, seal: Seal | None, tag: str, n: int, flush_every: int = 0) -> float:
@@ -150,8 +159,8 @@ def long_verify(root: Path, seal: Seal, steps: int) -> None:
             f"{steps}-step trace ({len(result.traces)} roots): signed in {signed:.2f} s CPU, "
             f"verified in {took:.2f} s ({used:.2f} s CPU)"
         )
-        note = f"{used:.2f} s CPU, {len(result.traces)} roots"
-        summary(f"{steps}-step trace verify", f"{took:.2f} s", "<= 1 s", note)
+        note = f"{used:.2f} s CPU (threads together), {len(result.traces)} roots"
+        summary(f"{steps}-step trace verify (wall)", f"{took:.2f} s", "<= 1 s", note)
     finally:
         stores.close()
 

@@ -11,6 +11,7 @@ import pytest
 
 from trustgraph_base.integrity.canonical import fingerprint_groups
 from trustgraph_flow.store.core.backend import subject_groups
+from trustgraph_flow.store.governance import text_read
 from trustgraph_flow.store.governance.text_read import VOCABULARY, text_digests
 from trustgraph_flow.store.views.lookup import RETRIEVAL
 
@@ -67,6 +68,21 @@ def test_every_kind_of_term_reads_as_its_quads_do(store: ox.Store) -> None:
     assert found["a"] == read_back(store, [S1, S2])
     assert found["b"] == found["r1"] == found["r11"] == read_back(store, [S3])
     assert found["none"] == read_back(store, [])
+
+
+def test_entities_read_in_blocks_on_threads_read_as_in_one(
+    store: ox.Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Blocks of two entities, read two at a time: a root's entities split across blocks
+    (and threads) give the digest of its quads read back, and so does every other root."""
+    roots = {"a": [S1.value, S2.value, S3.value], "b": [S3.value], "c": [S2.value]}
+    whole = text_digests(store, roots, RETRIEVAL)
+    monkeypatch.setattr(text_read, "VALUES_MAX", 2)
+    assert text_digests(store, roots, RETRIEVAL, threads=2) == whole
+    assert whole["a"] == read_back(store, [S1, S2, S3])
+    assert whole["c"] == read_back(store, [S2]) != whole["b"]
+    store.add(ox.Quad(S3, P, ox.BlankNode("b1"), RETRIEVAL))  # one block cannot stand
+    assert text_digests(store, roots, RETRIEVAL, threads=2) == {}
 
 
 @pytest.mark.parametrize(

@@ -36,6 +36,7 @@ import hashlib
 import re
 from bisect import bisect_left
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from itertools import repeat
 
 import pyoxigraph as ox
@@ -105,28 +106,26 @@ _IRI = {str(n).encode(): f"<{t}>".encode() for n, t in enumerate(VOCABULARY)}
 
 def _rows(store: ox.Store, pairs: list[tuple[str, int]], graph: ox.NamedNode) -> list[bytes] | None:
     """The rows ``e<TAB>p<TAB>k<TAB>o`` of every quad in ``graph`` of the entities ``pairs``
-    (entity, its number ``e``), sorted: ``p`` a vocabulary IRI's number or the IRI, ``k`` the
-    number of a vocabulary IRI object (``o`` empty) or empty (``o`` the object); None when
-    the text cannot stand for the quads."""
-    rows: list[bytes] = []
-    for k in range(0, len(pairs), VALUES_MAX):
-        # Each IRI as pyoxigraph writes it (checked when the node is made), never pasted text.
-        block = " ".join(f"({ox.NamedNode(u)} {e})" for u, e in pairs[k : k + VALUES_MAX])
-        query = (
-            f"SELECT ?e ?x ?k ?y WHERE {{ GRAPH {graph} {{ VALUES (?s ?e) {{ {block} }} ?s ?p ?o }} "
-            f"OPTIONAL {{ VALUES (?p ?j) {{ {_TABLE} }} }} OPTIONAL {{ VALUES (?o ?k) {{ {_TABLE} }} }} "
-            "BIND(COALESCE(?j, ?p) AS ?x) BIND(IF(BOUND(?k), ?unbound, ?o) AS ?y) }"
-        )
-        result = store.query(query)
-        assert isinstance(result, ox.QuerySolutions)
-        text = result.serialize(format=ox.QueryResultsFormat.TSV) or b""
-        text = text[text.index(b"\n") + 1 :]  # the header
-        if b"_:" in text or _RAW_CONTROL.search(text):
-            return None
-        text = _SHORT.sub(_object, text)
-        if b"<<(" in text:
-            text = _triple_terms(text)
-        rows += text.splitlines()
+    (entity, its number ``e``; at most ``VALUES_MAX``), sorted: ``p`` a vocabulary IRI's
+    number or the IRI, ``k`` the number of a vocabulary IRI object (``o`` empty) or empty
+    (``o`` the object); None when the text cannot stand for the quads."""
+    # Each IRI as pyoxigraph writes it (checked when the node is made), never pasted text.
+    block = " ".join(f"({ox.NamedNode(u)} {e})" for u, e in pairs)
+    query = (
+        f"SELECT ?e ?x ?k ?y WHERE {{ GRAPH {graph} {{ VALUES (?s ?e) {{ {block} }} ?s ?p ?o }} "
+        f"OPTIONAL {{ VALUES (?p ?j) {{ {_TABLE} }} }} OPTIONAL {{ VALUES (?o ?k) {{ {_TABLE} }} }} "
+        "BIND(COALESCE(?j, ?p) AS ?x) BIND(IF(BOUND(?k), ?unbound, ?o) AS ?y) }"
+    )
+    result = store.query(query)
+    assert isinstance(result, ox.QuerySolutions)
+    text = result.serialize(format=ox.QueryResultsFormat.TSV) or b""
+    text = text[text.index(b"\n") + 1 :]  # the header
+    if b"_:" in text or _RAW_CONTROL.search(text):
+        return None
+    text = _SHORT.sub(_object, text)
+    if b"<<(" in text:
+        text = _triple_terms(text)
+    rows = text.splitlines()
     rows.sort()  # by entity (numbers of one width); in the order written already, mostly
     return rows
 
@@ -156,7 +155,7 @@ def entity_parts(blob: bytes, uris: Iterable[str]) -> dict[str, bytes]:
 
 
 def text_digests(
-    store: ox.Store, roots: dict[str, list[str]], graph: ox.NamedNode
+    store: ox.Store, roots: dict[str, list[str]], graph: ox.NamedNode, threads: int = 1
 ) -> dict[str, str]:
     """The canonical digest of each root's entities' quads in ``graph`` (``roots``: root →
     its entities), read as text in one pass for all; empty when the text cannot stand for
@@ -164,7 +163,10 @@ def text_digests(
 
     Each entity is numbered, in order of its root and then of its IRI, with numbers of one
     width: the sorted rows are then each root's in turn, its entities' in their canonical
-    order, so each root's sort has only the lines within each entity to put in order."""
+    order, so each root's sort has only the lines within each entity to put in order. The
+    entities are read in blocks of as many each, ``threads`` at a time (pyoxigraph lets
+    the GIL go while it queries and writes the rows: one block's query runs while another's
+    rows become lines); blocks are ranges of numbers, so their lines follow each other."""
     order = list(roots)
     groups = [sorted(set(roots[r])) for r in order]
     base = 10 ** len(str(sum(map(len, groups))))
@@ -173,14 +175,43 @@ def text_digests(
     for us in groups:
         firsts.append(str(base + len(pairs)).encode())
         pairs += [(u, base + len(pairs) + n) for n, u in enumerate(us)]
-    rows = _rows(store, pairs, graph)
-    if rows is None:
-        return {}
-    fields = b"\t".join(rows).split(b"\t") if rows else []
-    if len(fields) != 4 * len(rows):
-        return {}
     subjects = {str(e).encode(): f"<{u}>".encode() for u, e in pairs}
     tail = b" " + str(graph).encode() + b" .\n"
+    count = -(-len(pairs) // VALUES_MAX)
+    count = max(1, -(-count // threads) * threads)  # blocks: of about one size, a few per thread
+    size = -(-len(pairs) // count) or 1
+
+    def read(at: int) -> tuple[list[bytes], list[bytes]] | None:
+        rows = _rows(store, pairs[at : at + size], graph)
+        return None if rows is None else _lines(rows, subjects, tail)
+
+    starts = range(0, len(pairs), size)
+    if threads > 1 and len(starts) > 1:
+        with ThreadPoolExecutor(threads) as pool:
+            blocks = list(pool.map(read, starts))
+    else:
+        blocks = list(map(read, starts))
+    es, lines = [], []
+    for block in blocks:
+        if block is None:
+            return {}
+        es += block[0]
+        lines += block[1]
+    ends = [bisect_left(es, first) for first in firsts[1:]] + [len(es)]
+    out, begin = {}, 0
+    for root, end in zip(order, ends, strict=True):
+        out[root] = hashlib.sha256(b"".join(sorted(lines[begin:end]))).hexdigest()
+        begin = end
+    return out
+
+
+def _lines(
+    rows: list[bytes], subjects: dict[bytes, bytes], tail: bytes
+) -> tuple[list[bytes], list[bytes]] | None:
+    """Each row's entity number and its N-Quads line (``subjects``: number → ``<iri>``)."""
+    fields = b"\t".join(rows).split(b"\t") if rows else []
+    if len(fields) != 4 * len(rows):
+        return None
     es, xs, ks, ys = fields[0::4], fields[1::4], fields[2::4], fields[3::4]
     lines = list(
         map(
@@ -193,9 +224,4 @@ def text_digests(
             ),
         )
     )
-    ends = [bisect_left(es, first) for first in firsts[1:]] + [len(es)]
-    out, begin = {}, 0
-    for root, end in zip(order, ends, strict=True):
-        out[root] = hashlib.sha256(b"".join(sorted(lines[begin:end]))).hexdigest()
-        begin = end
-    return out
+    return es, lines

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 import pyoxigraph as ox
 
@@ -35,6 +36,8 @@ from trustgraph_flow.store.governance.text_read import text_digests
 from trustgraph_flow.store.views.export import roots_of
 from trustgraph_flow.store.views.lookup import RETRIEVAL
 from trustgraph_flow.store.views.traces import candidates
+
+READERS = 2  # threads reading a trace's text, beside the entry checks (``text_digests``)
 
 
 def answer(handle: Handle | None, operation: str, trace_id: str, seal: Seal | None) -> Verification:
@@ -91,13 +94,17 @@ def verify_trace(handle: Handle | None, keys: Keyring, trace_id: str) -> Verific
     entities = {r: handle.index.entities(r) for r in roots}
     read: dict[str, str] = {}
     quads_of: Callable[[Handle, str], Groups] = trace_groups
-    if isinstance(handle.store, ox.Store):  # every root's digest read as text in one pass
-        read = text_digests(handle.store, entities, RETRIEVAL)
-    elif batched(handle.store):  # every root's quads in BATCH entities a request, not one a root
-        quads_of = _read_all(handle, entities)
+    if isinstance(handle.store, ox.Store):  # read as text on two threads beside the entry checks
+        with ThreadPoolExecutor(1) as pool:
+            text = pool.submit(text_digests, handle.store, entities, RETRIEVAL, READERS)
+            found = [entry_check(reader, keys, r, rows.get(r)) for r in roots]
+            read = text.result()
+    else:
+        if batched(handle.store):  # every root's quads in BATCH entities a request, not one a root
+            quads_of = _read_all(handle, entities)
+        found = [entry_check(reader, keys, r, rows.get(r)) for r in roots]
     checks = [
-        finish(handle, r, entry_check(reader, keys, r, rows.get(r)), quads_of, read.get(r, ""))
-        for r in roots
+        finish(handle, r, f, quads_of, read.get(r, "")) for r, f in zip(roots, found, strict=True)
     ]
     problems = [p for c in checks for p in c.problems]
     return Verification(
