@@ -183,6 +183,33 @@ async def test_upsert_replaces_and_redelivery_is_idempotent(
     assert await found(client, query("u", "c", [0, 1])) == [("z", "")]
 
 
+async def test_a_query_counts_the_index_after_every_change(
+    processors: RunningProcessors, backend: vectors.Settings, client: Client
+) -> None:
+    """A query's ``count`` is the index's size after each kind of write, each one made after
+    a query (Milvus Lite's size is kept between writes, a server's asked each time)."""
+    await processors.start(vectors.proc, backend)
+
+    async def size() -> int:
+        return (await client.request(query("u", "c", [1, 0], limit=1), timeout=20)).count
+
+    def item(name: str, document: str) -> VectorItem:
+        return VectorItem(id=name, vector=[1, 0], document=document)
+
+    assert await size() == 0
+    await client.request(upsert("u", "c", item("a", "d1"), item("b", "d1")), timeout=20)
+    assert await size() == 2
+    await client.request(upsert("u", "c", item("b", "d2"), item("c", "d2")), timeout=20)
+    assert await size() == 3  # b replaced, c added
+    await client.request(delete_document("u", "c", "d1"), timeout=20)
+    assert await size() == 2
+    await client.request(VectorRequest(operation="delete-collection", user="u", collection="c"),
+                         timeout=20)  # fmt: skip
+    assert await size() == 0
+    await client.request(upsert("u", "c", item("e", "d3")), timeout=20)
+    assert await size() == 1
+
+
 async def start_vectors(settings: ProcessorSettings, ready: Path) -> asyncio.subprocess.Process:
     return await start_module(
         "trustgraph_flow.vectors.processor",

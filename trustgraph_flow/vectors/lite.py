@@ -46,3 +46,11 @@ def lite_exit(path: Path) -> str | None:
     if child is not None and child.poll() is None:
         return None
     return f"status {child.returncode}" if child is not None else "not running"
+
+
+def lite_died(path: Path) -> bool:
+    """Has the Milvus Lite process of ``path`` exited (logged: it is to be started again)?"""
+    dead = lite_exit(path)
+    if dead is not None:
+        log.warning("Milvus Lite has exited (%s); starting it again", dead)
+    return dead is not None

@@ -15,7 +15,6 @@ the cosine and a zero vector scores 0, as in the hand-written index this replace
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -25,7 +24,7 @@ from pymilvus import MilvusClient, MilvusException
 
 from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.schema import VectorItem, VectorMatch
-from trustgraph_flow.vectors.lite import lite_exit, lite_file, release
+from trustgraph_flow.vectors.lite import lite_died, lite_file, release
 from trustgraph_flow.vectors.milvus_schema import (
     KINDS,
     _check_dim,
@@ -35,12 +34,12 @@ from trustgraph_flow.vectors.milvus_schema import (
     _scope,
     _unavailable,
     _unit,
+    best_first,
     collection_name,
     create_collection,
     key,
 )
 
-log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
@@ -58,6 +57,7 @@ class MilvusVectors:
         self.lite_path = lite_path
         self.client = MilvusClient(uri=uri)
         self._dims: dict[str, int] = {}  # collections known to exist (and loaded), by name
+        self._sizes: dict[str, int] = {}  # Milvus Lite's collection sizes (``_size``)
 
     @classmethod
     def open(cls, uri: str, data_dir: Path) -> MilvusVectors:
@@ -75,12 +75,8 @@ class MilvusVectors:
 
     def _revive(self) -> None:
         """Start Milvus Lite again if its process has died (killed, out of memory)."""
-        if self.lite_path is None:
+        if self.lite_path is None or not lite_died(self.lite_path):
             return
-        dead = lite_exit(self.lite_path)
-        if dead is None:
-            return
-        log.warning("Milvus Lite has exited (%s); starting it again", dead)
         self.close()
         self.client = MilvusClient(uri=str(self.lite_path))
 
@@ -107,16 +103,29 @@ class MilvusVectors:
     def _create(self, name: str, scope: str, dim: int) -> None:
         create_collection(self.client, name, scope, dim)
         self._dims.pop(name, None)
+        self._sizes.pop(name, None)
 
     def _drop(self, name: str) -> None:
         self._dims.pop(name, None)
+        self._sizes.pop(name, None)
         self.client.drop_collection(name)
 
     def _count(self, name: str, filter: str = "") -> int:
         rows = self.client.query(name, filter=filter, output_fields=["count(*)"])
         return int(rows[0]["count(*)"]) if rows else 0
 
+    def _size(self, name: str) -> int:
+        """The items in ``name``. Milvus Lite's (this process its one writer) are counted once
+        between writes, not before every search (a ``count(*)`` is ~1 ms of CPU, a third of a
+        query's); a server, which other replicas write too, is asked each time."""
+        if self.lite_path is None:
+            return self._count(name)
+        if name not in self._sizes:
+            self._sizes[name] = self._count(name)
+        return self._sizes[name]
+
     def _write(self, name: str, rows: list[dict[str, Any]]) -> None:
+        self._sizes.pop(name, None)
         if self.lite_path is None:
             self.client.upsert(name, rows)
             return
@@ -141,11 +150,13 @@ class MilvusVectors:
             return fn(*args)
         except MilvusException:
             self._dims.clear()
+            self._sizes.clear()
             self._revive()
         try:
             return fn(*args)
         except MilvusException as exc:
             self._dims.clear()
+            self._sizes.clear()
             raise _unavailable(exc) from None
 
     # -- operations -------------------------------------------------------------------
@@ -198,7 +209,7 @@ class MilvusVectors:
     ) -> tuple[list[VectorMatch], int]:
         name = collection_name(user, collection, kind)
         held = self._dim(name, _scope(user, collection, kind))
-        size = self._count(name) if held else 0
+        size = self._size(name) if held else 0
         if not size:
             return [], 0
         _check_dim(len(vector), held)
@@ -207,15 +218,7 @@ class MilvusVectors:
             name, [query.tolist()], limit=min(limit, size), output_fields=["item", "text"],
             search_params={"metric_type": "IP"},
         )  # fmt: skip
-        hits: list[dict[str, Any]] = list(found[0]) if found else []
-        matches = [
-            VectorMatch(
-                id=h["entity"]["item"], score=float(h["distance"]), text=h["entity"]["text"]
-            )
-            for h in hits
-        ]
-        matches.sort(key=lambda m: (-m.score, m.id))
-        return matches, size
+        return best_first(list(found[0]) if found else []), size
 
     def delete_document(self, user: str, collection: str, kind: str, document: str) -> int:
         """Remove every item of this index that came from ``document``; returns how many."""
@@ -228,6 +231,7 @@ class MilvusVectors:
         where = _keys_filter("doc", [key(document)])
         removed = self._count(name, where)
         if removed:
+            self._sizes.pop(name, None)
             self.client.delete(name, filter=where)
         return removed
 

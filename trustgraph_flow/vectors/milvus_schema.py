@@ -6,12 +6,13 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from pymilvus import DataType, MilvusClient, MilvusException
 
 from trustgraph_base.errors import ErrorType, ServiceError
-from trustgraph_base.schema import VectorItem
+from trustgraph_base.schema import VectorItem, VectorMatch
 
 KINDS = ("chunk", "entity")
 MAX_BYTES = 65_535  # Milvus's VARCHAR limit, for ids, texts and document URIs
@@ -68,6 +69,16 @@ def _check_sizes(item: VectorItem) -> None:
                 ErrorType.BAD_REQUEST,
                 f"item {item.id[:80]!r}: its {field} is {size:,} bytes, more than the {MAX_BYTES:,} an index holds",
             )
+
+
+def best_first(hits: list[dict[str, Any]]) -> list[VectorMatch]:
+    """A search's hits (``item`` and ``text`` fields) as matches, best first, ties by id."""
+    matches = [
+        VectorMatch(id=h["entity"]["item"], score=float(h["distance"]), text=h["entity"]["text"])
+        for h in hits
+    ]
+    matches.sort(key=lambda m: (-m.score, m.id))
+    return matches
 
 
 def _unavailable(exc: MilvusException) -> ServiceError:
