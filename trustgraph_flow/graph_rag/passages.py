@@ -24,7 +24,7 @@ from trustgraph_base.rdf.assembled import assembled_edge
 from trustgraph_base.rdf.terms import IriTerm, Triple, TripleTerm, term_key
 from trustgraph_base.schema import TriplePattern
 from trustgraph_base.schema.rag import GraphRagRequest
-from trustgraph_flow.graph_rag.subgraph import Subgraph, query_patterns, resolve_labels
+from trustgraph_flow.graph_rag.subgraph import Subgraph, query_patterns
 
 PASSAGES = 2  # chunks nearest the question looked at
 EDGES_PER_CHUNK = 64  # edges read per chunk (the offline extractor keeps at most 40)
@@ -42,8 +42,8 @@ async def passage_edges(
 ) -> list[list[Triple]]:
     """For each of ``chunks`` (nearest first), the edges read from it: those the walk found
         first, in the order it found them, then the rest in term order (the same from every
-        store backend). Their labels join ``graph``'s; the edges are not added to it (the walk's
-    edges are what was explored, within ``max_subgraph_size``)."""
+    store backend). The edges are not added to ``graph`` (the walk's edges are what was
+    explored, within ``max_subgraph_size``); the caller looks up their labels with its own."""
     if not chunks:
         return []
     patterns = [TriplePattern(s=IriTerm(i=subgraph_uri(c)), p=TG.contains) for c in chunks]
@@ -59,7 +59,6 @@ async def passage_edges(
         mine = {_key(t): t for t in read.get(subgraph_uri(chunk), [])}
         order = sorted(mine, key=lambda k: (walked.get(k, len(walked)), k))
         out.append([mine[k] for k in order])
-    await resolve_labels(ctx, req, graph, [t for edges in out for t in edges])
     return out
 
 

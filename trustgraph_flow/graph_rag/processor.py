@@ -43,7 +43,7 @@ from trustgraph_flow.graph_rag.select import (
     select_schema,
     select_variables,
 )
-from trustgraph_flow.graph_rag.subgraph import Subgraph, retrieve
+from trustgraph_flow.graph_rag.subgraph import Subgraph, resolve_labels, retrieve
 from trustgraph_flow.prompts.book import prompted
 from trustgraph_flow.rag_common import (
     Cost,
@@ -70,7 +70,8 @@ async def explore(
     req: GraphRagRequest, ctx: Context[RagSettings], cost: Cost
 ) -> tuple[Subgraph, list[list[Triple]]]:
     """The entities nearest the question and the subgraph around them, with the edges read
-    from each of the chunks nearest it (one embedding for both look-ups)."""
+    from each of the chunks nearest it (one embedding for both look-ups), and the labels of
+    both sets of edges (one look-up: a store request less than one per set)."""
     matches, chunks = await nearest_kinds(
         ctx, req, [("entity", req.entity_limit), ("chunk", PASSAGES)], cost
     )
@@ -79,6 +80,7 @@ async def explore(
     timer = Timer()
     graph = await retrieve(ctx, req, [m.id for m in matches])
     passages = await passage_edges(ctx, req, [m.id for m in chunks], graph)
+    await resolve_labels(ctx, req, graph, [t for edges in passages for t in edges])
     cost.latency_ms += timer.ms()
     return graph, passages
 

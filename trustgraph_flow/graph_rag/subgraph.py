@@ -103,7 +103,8 @@ def _next_nodes(edges: Iterable[Triple], visited: set[str]) -> list[IriTerm | Bl
 
 
 async def retrieve(ctx: Context[Any], req: GraphRagRequest, entities: list[str]) -> Subgraph:
-    """Walk out from ``entities`` up to ``max_path_length`` hops, at most ``max_subgraph_size`` edges."""
+    """Walk out from ``entities`` up to ``max_path_length`` hops, at most ``max_subgraph_size``
+    edges; their labels are left to the caller (``resolve_labels``, once for every edge)."""
     graph = Subgraph()
     frontier: list[IriTerm | BlankTerm] = [IriTerm(i=e) for e in dict.fromkeys(entities)]
     visited = {term_key(n) for n in frontier}
@@ -114,7 +115,6 @@ async def retrieve(ctx: Context[Any], req: GraphRagRequest, entities: list[str])
         frontier = _next_nodes(new_edges, visited)
         if not frontier or len(graph.edges) >= req.max_subgraph_size:
             break
-    await resolve_labels(ctx, req, graph)
     return graph
 
 
