@@ -12,6 +12,7 @@ from trustgraph_base.schema import (
     EmbeddingsRequest,
     EmbeddingsResponse,
     VectorItem,
+    VectorQuery,
     VectorRequest,
     VectorResponse,
 )
@@ -74,6 +75,34 @@ async def test_isolation_between_users_collections_and_kinds(
     with pytest.raises(ServiceError) as err:
         await client.request(query("alice", "c1", [1, 0, 0]), timeout=10)
     assert err.value.type == "bad-request" and "2-dimensional" in err.value.message
+
+
+async def test_one_query_searches_several_kinds_with_their_own_limits(
+    processors: RunningProcessors, settings: ProcessorSettings, client: Client
+) -> None:
+    """``also``: the entity and chunk indexes searched with one vector in one request, each
+    answer the one its own query gives, in the order asked; a bad kind is refused whole."""
+    await processors.start(vectors.proc, vectors_settings(settings))
+    await client.request(upsert("u", "c", ("c1", [1, 0], "d"), ("c2", [0, 1], "d"),
+                                ("c3", [1, 1], "d")), timeout=10)  # fmt: skip
+    entities = [VectorItem(id=f"e{i}", vector=[1, i]) for i in range(4)]
+    await client.request(
+        VectorRequest(user="u", collection="c", operation="upsert", kind="entity", items=entities),
+        timeout=10,
+    )
+    both = VectorRequest(
+        user="u", collection="c", operation="query", kind="entity", vector=[1, 0], limit=3,
+        also=[VectorQuery(kind="chunk", limit=2), VectorQuery(kind="entity", limit=1)],
+    )  # fmt: skip
+    resp = await client.request(both, timeout=10)
+    assert [m.id for m in resp.matches] == ["e0", "e1", "e2"] and resp.count == 4
+    assert [[m.id for m in found] for found in resp.also] == [["c1", "c3"], ["e0"]]
+    alone = await client.request(
+        query("u", "c", [1, 0]).model_copy(update={"limit": 2}), timeout=10
+    )
+    assert resp.also[0] == alone.matches
+    with pytest.raises(ValueError, match="kind"):
+        VectorRequest.model_validate({**both.model_dump(), "also": [{"kind": "table"}]})
 
 
 async def test_index_survives_restart_and_deletes(

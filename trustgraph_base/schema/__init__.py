@@ -58,6 +58,7 @@ from trustgraph_base.schema.llm import (
     TextCompletionResponse,
     VectorItem,
     VectorMatch,
+    VectorQuery,
     VectorRequest,
     VectorResponse,
 )
@@ -142,6 +143,7 @@ __all__ = [
     "TriplesQueryResponse",
     "VectorItem",
     "VectorMatch",
+    "VectorQuery",
     "VectorRequest",
     "VectorResponse",
 ]

@@ -138,10 +138,19 @@ class VectorMatch(Message):
     text: str = ""
 
 
+class VectorQuery(Message):
+    """Another index searched with a query's vector (``VectorRequest.also``)."""
+
+    kind: VectorKind
+    limit: int = Field(default=10, ge=1, le=1000)
+
+
 class VectorRequest(Scoped):
     """Upsert items, query by vector, list a page, or delete by document, within one user's
     collection. ``list`` (internal: the gateway's export, never a client's) answers up to
-    ``limit`` items after the cursor ``after`` (empty: from the start) and the next cursor."""
+    ``limit`` items after the cursor ``after`` (empty: from the start) and the next cursor.
+    A query's ``also`` searches more indexes with the same vector, in the same request
+    (GraphRAG's entities and chunks: one request, not one per kind)."""
 
     operation: Literal["upsert", "query", "list", "delete-document", "delete-collection"]
     kind: VectorKind = "chunk"
@@ -150,10 +159,12 @@ class VectorRequest(Scoped):
     limit: int = Field(default=10, ge=1, le=1000)
     document: str = ""
     after: str = ""
+    also: list[VectorQuery] = Field(default=[], max_length=2)  # a query's other kinds
 
 
 class VectorResponse(Response):
     matches: list[VectorMatch] = []
+    also: list[list[VectorMatch]] = []  # a query's: the matches of each of ``also``, in order
     count: int = 0
     items: list[VectorItem] = []  # a ``list`` page
     after: str = ""  # the cursor of the next ``list`` page (empty: this was the last)

@@ -19,6 +19,7 @@ from trustgraph_base.schema import (
     TextCompletionRequest,
     TextCompletionResponse,
     VectorMatch,
+    VectorQuery,
     VectorRequest,
 )
 from trustgraph_base.schema.llm import VectorKind
@@ -126,7 +127,7 @@ async def nearest_kinds(
     ctx: Context[Any], req: RagRequest, wanted: list[tuple[VectorKind, int]], cost: Cost
 ) -> list[list[VectorMatch]]:
     """The question embedded once, and for each ``(kind, limit)`` of ``wanted`` the
-    ``limit`` nearest items of that kind in the collection (one vector query each)."""
+    ``limit`` nearest items of that kind in the collection (one vector request for all)."""
     timer = Timer()
     timeout = ctx.settings.request_timeout
     emb = await ctx.client(EMBEDDINGS).request(
@@ -134,20 +135,22 @@ async def nearest_kinds(
     )
     if not emb.vectors:
         raise ServiceError(ErrorType.EMBEDDINGS_ERROR, "the embeddings service returned no vector")
-    out: list[list[VectorMatch]] = []
-    for kind, limit in wanted:
-        found = await ctx.client(VECTORS).request(
-            VectorRequest(
-                operation="query",
-                kind=kind,
-                vector=emb.vectors[0],
-                limit=limit,
-                user=req.user,
-                collection=req.collection,
-            ),
-            timeout=timeout,
-        )
-        out.append(list(found.matches))
+    (kind, limit), *also = wanted
+    found = await ctx.client(VECTORS).request(
+        VectorRequest(
+            operation="query",
+            kind=kind,
+            vector=emb.vectors[0],
+            limit=limit,
+            also=[VectorQuery(kind=k, limit=n) for k, n in also],
+            user=req.user,
+            collection=req.collection,
+        ),
+        timeout=timeout,
+    )
+    if len(found.also) != len(also):
+        raise ServiceError(ErrorType.INTERNAL_ERROR, "the vector index answered another query")
+    out = [list(found.matches), *(list(m) for m in found.also)]
     cost.model, cost.embedding = cost.model or emb.model, True
     cost.latency_ms += timer.ms()
     return out

@@ -45,10 +45,11 @@ class VectorStore:
             if req.operation == "delete-collection":
                 return VectorResponse(count=await asyncio.to_thread(m.drop, *scope))
             if req.operation == "query":
-                matches, size = await asyncio.to_thread(
-                    m.query, *scope, req.kind, req.vector, req.limit
+                wanted = [(req.kind, req.limit), *((q.kind, q.limit) for q in req.also)]
+                (matches, size), *also = await asyncio.to_thread(
+                    lambda: [m.query(*scope, kind, req.vector, n) for kind, n in wanted]
                 )
-                return VectorResponse(matches=matches, count=size)
+                return VectorResponse(matches=matches, count=size, also=[a for a, _ in also])
             if req.operation == "list":
                 items, after = await asyncio.to_thread(
                     page, m, *scope, req.kind, req.after, req.limit
