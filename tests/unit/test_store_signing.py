@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pyoxigraph as ox
 import pytest
@@ -28,7 +29,7 @@ from trustgraph_base.rdf.terms import Triple
 from trustgraph_base.schema.explain import ExplainRequest
 from trustgraph_base.schema.integrity import Verification
 from trustgraph_flow.store.core.backend import Backend, Handle
-from trustgraph_flow.store.governance import log
+from trustgraph_flow.store.governance import log, text_read, verify
 from trustgraph_flow.store.governance.seal import Seal, open_seal
 from trustgraph_flow.store.service.operations import explain_op
 from trustgraph_flow.store.service.writer import write_batch
@@ -134,6 +135,31 @@ def test_one_quad_edited_in_the_store_is_named(stores: Backend, seal: Seal) -> N
     assert not v.verified and codes(v) == ["changed"]
     assert v.problems[0].message == f"{G1}: <{focus.value}> was changed since it was signed"
     assert op(stores, seal, "verify-trace", "d1").verified  # the others are untouched
+
+
+def test_a_trace_read_in_blocks_on_two_threads_verifies_and_names_an_edit(
+    stores: Backend, seal: Seal, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The embedded store reads a long trace's entities in blocks, two at a time, beside
+    the entry checks: here blocks of two entities, so each root's are split across them."""
+    monkeypatch.setattr(text_read, "VALUES_MAX", 2)
+    reads: list[dict[str, str]] = []
+
+    def text_digests(*args: Any) -> dict[str, str]:
+        reads.append(text_read.text_digests(*args))
+        return reads[-1]
+
+    monkeypatch.setattr(verify, "text_digests", text_digests)
+    v = op(stores, seal, "verify-trace", "a1")
+    assert v.verified and [c.status for c in v.traces] == ["verified", "verified"], v.problems
+    if isinstance(handle_of(stores).store, ox.Store):  # read as text, not read back
+        assert reads == [{c.id: c.digest for c in v.traces}]
+    h = handle_of(stores)
+    [old] = list(h.store.quads_for_pattern(ox.NamedNode(SUB), None, None, RETRIEVAL))[:1]
+    h.store.remove(old)
+    v = op(stores, seal, "verify-trace", "a1")
+    assert [(c.id, c.status) for c in v.traces] == [(A1, "verified"), (SUB, "tampered")]
+    assert codes(v) == ["changed"] and f"<{SUB}>" in v.problems[0].message
 
 
 def test_a_trace_deleted_past_the_store_is_named(stores: Backend, seal: Seal) -> None:
