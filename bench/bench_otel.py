@@ -14,7 +14,10 @@ stand-in) used in each session, read from their CPU-time clocks (nanoseconds), a
 mean of the per-iteration differences of each pair (with the exporter − without) with its
 95% confidence interval; the wall time's difference, which swings by milliseconds with
 the shared machine's load, is printed beside it, and so are the exporter's own CPU and the
-broker's, off the answer path.
+broker's, off the answer path. With ``--control`` the exporter is replaced by a subscriber
+that only takes the messages on the exporter's subscription (decoded by the runtime, as the
+exporter's are) and does nothing with them: what a second subscriber on the trace topic
+costs the answer path, apart from the exporter's own work (docs/performance.md, session 15).
 
 Import: ``bench/otel_import_rate.py``.
 """
@@ -24,6 +27,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
+import sys
 import tempfile
 from pathlib import Path
 
@@ -35,15 +39,28 @@ from bench.otel_import_rate import import_rate, large_trace_mapping
 from bench.summary import summary
 from trustgraph_base.messaging import (
     AGENT,
+    TRIPLES_STORE_INTAKE,
     Bus,
+    Context,
     EmbeddedBroker,
+    Processor,
     RequestClient,
     Topics,
 )
 from trustgraph_base.messaging.broker import free_port
+from trustgraph_base.schema.core import StoreTriples
+from trustgraph_base.settings import ProcessorSettings
 from trustgraph_flow.otel import otlp
 
 K = 3  # iterations per agent session
+SUBSCRIBER = "--subscriber"  # python -m bench.bench_otel FLAGS --subscriber: the control alone
+subscriber: Processor[ProcessorSettings] = Processor("otel-export")
+
+
+@subscriber.consumer(TRIPLES_STORE_INTAKE)
+async def taken(message: StoreTriples, ctx: Context[ProcessorSettings]) -> None:
+    """The control (``--control``): the exporter's subscription and the runtime's decoding of
+    each message, nothing more (no gathering, no spans, no requests)."""
 
 
 async def receiver() -> tuple[web.AppRunner, str, list[int]]:
@@ -63,8 +80,13 @@ async def receiver() -> tuple[web.AppRunner, str, list[int]]:
     return runner, f"http://127.0.0.1:{port}", counted
 
 
-async def export_cost(pairs: int) -> None:
+async def export_cost(pairs: int, control: bool = False) -> None:
     runner, url, counted = await receiver()
+    module, what, flags = (
+        ("bench.bench_otel", "the control subscriber", (SUBSCRIBER,))
+        if control
+        else ("trustgraph_flow.otel.exporter", "the OTLP exporter", ("--otlp-endpoint", url, "--otlp-linger", "0.05"))
+    )  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="bench-otel-") as tmp:
         work = Path(tmp)
         broker = EmbeddedBroker(work / "broker")
@@ -83,10 +105,13 @@ async def export_cost(pairs: int) -> None:
             clients = [RequestClient(bus, Topics(s.prefix), AGENT, f"bench-otel-{i}") for i, s in enumerate(stacks)]  # fmt: skip
             for half in (0, 1):  # the exporter beside stack 0's store, then beside stack 1's
                 exporter = await start_processor(
-                    "trustgraph_flow.otel.exporter", broker.url, stacks[half].prefix,
-                    work / f"otel-export{half}", "the OTLP exporter", "--otlp-endpoint", url,
-                    "--otlp-linger", "0.05",
-                )  # fmt: skip
+                    module,
+                    broker.url,
+                    stacks[half].prefix,
+                    work / f"otel-export{half}",
+                    what,
+                    *flags,
+                )
                 procs.append(exporter)
                 for i in range(5):
                     for client in clients:
@@ -124,10 +149,11 @@ async def export_cost(pairs: int) -> None:
     with_cpu, without_cpu = (1000 * statistics.mean(a) / K for a in answering)
     broker_ms = [1000 * m.cpu_broker / (pairs * K) for m in modes]
     exporter_ms = 1000 * cpu / (pairs * K)
+    arm = "the control subscriber" if control else "the exporter"
     print(f"\nexport: {pairs} interleaved pairs of explainable sessions, {K} iterations each")
     print(
         "CPU of the answering processes (agent, text-completion, stand-in) per iteration: "
-        f"with the exporter {with_cpu:.3f} ms, without {without_cpu:.3f} ms"
+        f"with {arm} {with_cpu:.3f} ms, without {without_cpu:.3f} ms"
     )
     print(
         f"difference per iteration (per pair): mean {mean:+.3f} ms, 95% interval "
@@ -138,20 +164,22 @@ async def export_cost(pairs: int) -> None:
         f"wall ms/iteration (median): with {with_ms:.2f}, without {without_ms:.2f}; difference "
         f"median {median:+.3f} ms, quartiles {q1:+.3f} / {q3:+.3f}; mean {wall_mean:+.3f}, 95% "
         f"interval {wall_mean - wall_margin:+.3f} / {wall_mean + wall_margin:+.3f} (the answering "
-        "processes also wait for the cores the exporter and everything else on the machine use)"
+        f"processes also wait for the cores {arm} and everything else on the machine use)"
     )
     print(
-        f"off the answer path, per iteration: the exporter's own CPU {exporter_ms:.3f} ms; the "
+        f"off the answer path, per iteration: {arm}'s own CPU {exporter_ms:.3f} ms; the "
         f"broker's (shared by both stacks) during sessions with {broker_ms[0]:.3f} ms, without "
         f"{broker_ms[1]:.3f} ms; spans received: {counted[0]}"
     )
     summary(
-        "OTLP export cost per agent iteration",
+        "a subscriber's cost per agent iteration (control)"
+        if control
+        else "OTLP export cost per agent iteration",
         f"{mean:+.3f} ms CPU",
         "≤ 0.1 ms",
         f"answering processes' CPU, mean of {pairs} interleaved pairs, 95% interval "
         f"{mean - margin:+.3f}/{mean + margin:+.3f}; wall median {median:+.3f} (quartiles {q1:+.3f}/{q3:+.3f}); "
-        f"exporter CPU {exporter_ms:.3f} ms/it in its own process; load {loads[1]}",
+        f"{arm}'s CPU {exporter_ms:.3f} ms/it in its own process; load {loads[1]}",
     )
 
 
@@ -166,12 +194,21 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer sessions and spans (< 60 s)")
     parser.add_argument("--pairs", type=int, help="session pairs (default 500; quick 100)")
     parser.add_argument("--spans", type=int, help="spans imported (default 100,000; quick 20,000)")
+    parser.add_argument("--export-only", action="store_true", help="the export part alone")
+    parser.add_argument(
+        "--control", action="store_true",
+        help="the export part alone, the exporter replaced by a subscriber that does nothing",
+    )  # fmt: skip
+    if SUBSCRIBER in sys.argv:  # a child of this bench: the control subscriber, alone
+        subscriber.main([arg for arg in sys.argv[1:] if arg != SUBSCRIBER])
+        return
     args = parser.parse_args()
     pairs = args.pairs or (100 if args.quick else 500)
     spans = args.spans or (20_000 if args.quick else 100_000)
-    large_trace_mapping()
-    asyncio.run(import_rate(spans))
-    asyncio.run(export_cost(pairs))
+    if not (args.export_only or args.control):
+        large_trace_mapping()
+        asyncio.run(import_rate(spans))
+    asyncio.run(export_cost(pairs, args.control))
 
 
 if __name__ == "__main__":
