@@ -123,6 +123,9 @@ async def export_cost(pairs: int, control: bool = False) -> None:
                         before = sum(map(process_cpu, stacks[n].pids))
                         await timed(modes[m], clients[n], f"s{half}-{i}", stacks[n].pids, bpid)
                         answering[m].append(sum(map(process_cpu, stacks[n].pids)) - before)
+                # Its last batch closes and its traces are handed over (a batch still open
+                # when it stops is not its to send: the broker gives it to the next start).
+                await asyncio.sleep(1.0)
                 cpu += process_cpu(exporter.pid) - cpu0
                 exporter.terminate()  # it sends what it holds as it stops
                 await exporter.wait()
