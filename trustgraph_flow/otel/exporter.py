@@ -7,7 +7,7 @@ A processor of its own on the ``triples-store`` topic (subscription
 for it, and a collector that is slow or down costs them nothing. Trace messages are taken
 in batches (the runtime's batch consumer, as the store takes them): an agent's few messages
 a step are decoded once its burst pauses, not each as it comes while the agent, its LLM
-and its tools use the machine's cores (the exporter's CPU 1.5-1.8 -> 1.1-1.2 ms per
+and its tools use the machine's cores (the exporter's CPU 1.4-1.8 -> 0.8-1.2 ms per
 agent iteration, docs/performance.md, session 15). They are gathered into whole traces
 (``gather``), turned into spans (``from_prov``) and sent in batches from a
 bounded queue (``sender``); what is sent and dropped is counted, logged each minute and kept
