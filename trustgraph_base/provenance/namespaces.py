@@ -135,6 +135,7 @@ class TG:
     method: Final = _t(TG_NS, "method")
     answerVerdict: Final = _t(TG_NS, "answerVerdict")
     relevance: Final = _t(TG_NS, "relevance")
+    addressesQuestion: Final = _t(TG_NS, "addressesQuestion")
     # the reference's (TrustGraph 2.11.1) agent facts where SPEC.md is silent (docs/provenance.md,
     # "Agent steps as a graph"): an analysis's step number and the tools offered to it, why
     # the loop ended (on the conclusion)

@@ -25,7 +25,7 @@ from trustgraph_base.provenance.common import (
 )
 from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, PROV, RDF, RDFS, TG
 from trustgraph_base.provenance.uris import component_uri
-from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Triple
+from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Triple, lit
 
 G = GRAPH_RETRIEVAL
 VERIFIER = component_uri("verifier")  # the software agent every verification is associated with
@@ -70,6 +70,9 @@ class VerificationRecord:
     reason: str
     abstention: str | None = None
     relevance: float | None = None
+    # whether a sentence of the answer gives what the question asks for (the heuristic's
+    # answer-type check, verify/addressing.py); None: not checked
+    addressed: bool | None = None
 
 
 def _score(value: float) -> LiteralTerm:
@@ -106,6 +109,8 @@ def verification_triples(answer: str, record: VerificationRecord) -> list[Triple
     ]
     if record.relevance is not None:
         out.append(triple(act, TG.relevance, _score(record.relevance), G))
+    if record.addressed is not None:
+        out.append(triple(act, TG.addressesQuestion, lit(record.addressed), G))
     used = [a.claim for a in record.assessments] + list(record.evidence)
     out += [triple(act, PROV.used, IriTerm(i=u), G) for u in dict.fromkeys(used)]
     for item in record.assessments:

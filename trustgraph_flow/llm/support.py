@@ -76,7 +76,7 @@ def anaphoric(sentence: str) -> bool:
     )
 
 
-def _asks(question: str) -> str:
+def asks(question: str) -> str:
     """What kind of answer the question wants: 'name', 'year', 'number' or ''."""
     low = [w.lower() for w in words(question)]
     text = " ".join(low)
@@ -87,7 +87,7 @@ def _asks(question: str) -> str:
     return "name" if {"who", "whom", "whose", "where"} & set(low) else ""
 
 
-def _has_kind(kind: str, text: str, question: set[str]) -> bool:
+def has_kind(kind: str, text: str, question: set[str]) -> bool:
     if kind == "number":
         return any(ch.isdigit() for ch in text)
     if kind == "year":
@@ -166,7 +166,7 @@ def ranked(question: str, pieces: list[Piece]) -> list[Scored]:
     names = name_runs(question, skip_first=True)
     evidence = Evidence(names, _sentences(pieces))
     keys = question_keys(question, words, evidence)
-    kind = _asks(question)
+    kind = asks(question)
     sort = _kind_noun(question)
     asked = {stem(w) for w in words}
     out: list[Scored] = []
@@ -179,7 +179,7 @@ def ranked(question: str, pieces: list[Piece]) -> list[Scored]:
         if names and not _names_a_word(names, piece):
             continue
         score = sum(c * weight[w] for c, w in zip(credits, words, strict=True)) / total
-        if kind and _has_kind(kind, piece.text, asked):
+        if kind and has_kind(kind, piece.text, asked):
             score += KIND_BONUS
         if sort and _states_kind(piece.text, sort):
             score += KIND_BONUS

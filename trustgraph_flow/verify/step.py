@@ -19,6 +19,7 @@ from trustgraph_base.schema import TextCompletionRequest, TextCompletionResponse
 from trustgraph_flow.llm.offline import MODEL as OFFLINE_MODEL
 from trustgraph_flow.prompts.book import PromptUse, prompted
 from trustgraph_flow.structured import BadReply, ask
+from trustgraph_flow.verify.addressing import unaddressed
 from trustgraph_flow.verify.heuristic import METHOD as HEURISTIC
 from trustgraph_flow.verify.heuristic import relevance
 from trustgraph_flow.verify.judge import (
@@ -145,9 +146,10 @@ def _count(cost: JudgeCost, response: TextCompletionResponse | None, latency: fl
 
 
 def _answer_verdict(
-    verdicts: Sequence[str], cited: bool, relevant: bool, why_not: str
+    verdicts: Sequence[str], cited: bool, relevant: bool, why_not: str, off: str | None = None
 ) -> tuple[str, str]:
-    """The answer's verdict and why, from its claims' verdicts and the evidence's relevance."""
+    """The answer's verdict and why, from its claims' verdicts, the evidence's relevance and
+    why no sentence of the answer addresses the question (``off``; None: one does)."""
     supported = sum(v == "supported" for v in verdicts)
     if not verdicts:
         return "unsupported", "the answer has no claims to check"
@@ -155,6 +157,8 @@ def _answer_verdict(
         return "unsupported", "the answer cites no evidence"
     if not relevant:
         return "unsupported", why_not
+    if off is not None:
+        return "unsupported", off
     if all(v == "unverified" for v in verdicts):
         return "unsupported", "no claim of the answer could be verified"
     if supported == 0:
@@ -197,7 +201,10 @@ async def verify_answer(
         if heuristic and missing
         else "the evidence it cites does not speak of the question"
     )
-    verdict, reason = _answer_verdict([r[0] for r in results], bool(cited), is_relevant, why_not)
+    off = unaddressed(question, [c.text for c in claims]) if heuristic else None
+    verdict, reason = _answer_verdict(
+        [r[0] for r in results], bool(cited), is_relevant, why_not, off
+    )
     withheld = verdict == "unsupported" and unsupported == "abstain"
     record = VerificationRecord(
         method=HEURISTIC if heuristic else LLM_JUDGE,
@@ -213,6 +220,7 @@ async def verify_answer(
         reason=reason,
         abstention=abstention_text(reason) if withheld else None,
         relevance=share if heuristic else None,
+        addressed=(off is None) if heuristic else None,
     )
     given = abstention_text(reason) if withheld else answer
     return Outcome(record, given, cost, None if heuristic else cost.prompt)

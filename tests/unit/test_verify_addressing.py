@@ -1,0 +1,97 @@
+"""Whether an answer addresses its question (verify/addressing.py): a who / where, when or
+how-many question is answered only by a sentence that gives a name, a time or a number the
+question does not hold. The sentences are a new user's (Debian's bzip2 manual) and the
+bench's gold sentences' shapes; questions of other shapes are not checked."""
+
+from __future__ import annotations
+
+import pytest
+
+from trustgraph_base.provenance import TG
+from trustgraph_base.provenance.verification import VerificationRecord, verification_triples
+from trustgraph_base.rdf.terms import LiteralTerm
+from trustgraph_flow.verify.addressing import unaddressed
+
+WRITE = (
+    "In this case, bzip2 will decline to write compressed output to a terminal, as this "
+    "would be entirely incomprehensible and therefore pointless."
+)
+MEMORY = (
+    "Note that the amount of memory needed to decompress a stream cannot be determined "
+    "until the stream's header has been read, so even if BZ2_bzDecompressInit succeeds, a "
+    "subsequent BZ2_bzDecompress could fail with BZ_MEM_ERROR."
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "claims", "why"),
+    [
+        # off the question: every word in the manual, but not what was asked
+        ("Who wrote bzip2?", [WRITE], "asks who or where"),
+        ("How much memory does bzip2 need to decompress?", [MEMORY], "gives a number"),
+        ("When was bzip2 written?", [WRITE], "says a time"),
+        ("Where was bzip2 written?", [WRITE], "asks who or where"),
+        ("In what year was the manual written?", [WRITE], "says a time"),
+    ],
+)
+def test_an_answer_that_does_not_give_what_is_asked(
+    question: str, claims: list[str], why: str
+) -> None:
+    found = unaddressed(question, claims)
+    assert found is not None and why in found, found
+
+
+@pytest.mark.parametrize(
+    ("question", "claims"),
+    [
+        ("Who wrote bzip2?", ["bzip2 is a program for data compression by Julian Seward."]),
+        ("Who owns the mailboxes in /var/mail?", ["Mailboxes are owned by group mail."]),
+        ("Who owns Postgresql databases?", ["Postgresql databases are owned by this user."]),
+        ("How much memory does bzip2 need?", ["Decompression needs about 3700k of memory."]),
+        ("How long is the Marrowby Bridge?", ["The bridge is two hundred metres long."]),
+        ("How long did Miriam Oddie run it?", ["She ran it for forty years."]),
+        ("When is the Skarra Museum open?", ["The museum opens from Easter to October."]),
+        ("When does the society meet?", ["It meets on the first Friday of the month."]),
+        ("When was Marrowby founded?", ["Marrowby was founded in 1642."]),
+        ("Where can bicycles be hired?", ["Bicycles can be hired at the pier in Port Ellis."]),
+        # one sentence that answers is enough; the others are the answer's own business
+        ("Who wrote bzip2?", [WRITE, "Julian Seward wrote it."]),
+        # shapes not checked: the answer need not repeat the kind asked for
+        ("Which animal is found only on Skarra?", ["The Skarra vole is found nowhere else."]),
+        ("What does bzcat do?", ["bzcat decompresses files to stdout."]),
+    ],
+)
+def test_an_answer_that_gives_what_is_asked(question: str, claims: list[str]) -> None:
+    assert unaddressed(question, claims) is None
+
+
+def test_a_number_inside_a_name_is_no_amount() -> None:
+    assert unaddressed("How many blocks are there?", ["BZ2_bzCompress fails."]) is not None
+    assert unaddressed("How many blocks are there?", ["There are 9 blocks."]) is None
+
+
+def test_no_claims_are_left_to_the_other_checks() -> None:
+    assert unaddressed("Who wrote bzip2?", []) is None
+    assert unaddressed("Who wrote bzip2?", ["  "]) is None
+
+
+def test_the_verification_records_whether_the_answer_addresses_the_question() -> None:
+    def triples(addressed: bool | None) -> list[LiteralTerm]:
+        record = VerificationRecord(
+            method="heuristic",
+            model="offline",
+            started_at="2026-01-01T10:00:00.000Z",
+            ended_at="2026-01-01T10:00:00.004Z",
+            evidence=[],
+            assessments=[],
+            answer_verdict="unsupported",
+            reason="the question asks who or where, …",
+            addressed=addressed,
+        )
+        found = verification_triples("urn:trustgraph:question:q1/synthesis", record)
+        return [t.o for t in found if t.p == TG.addressesQuestion]  # type: ignore[misc]
+
+    (said,) = triples(False)
+    assert said.v == "false" and said.dt is not None and said.dt.endswith("#boolean")
+    assert [t.v for t in triples(True)] == ["true"]
+    assert triples(None) == []  # not checked (an LLM judged): nothing said
