@@ -23,7 +23,15 @@ def edge_text(edge: Any) -> str:
 
 
 def edge_sentence(edge: Any) -> str:
-    """An edge as a sentence: "S P O."."""
+    """An edge as a sentence: the sentence it was read from (its ``quote``) when that names
+    both its subject and its object ("Zpack compresses files using the block-sorting
+    algorithm and Huffman coding.", not the edge's words strung: "Zpack compresses files
+    using."), else "S P O." (a quote that leans on what comes before it, "The town was
+    founded by Tobias Wren", does not say which town)."""
+    quote = " ".join(field(edge, "quote").split())
+    low = quote.casefold()
+    if quote and all(field(edge, k).casefold() in low for k in ("s", "o")):
+        return quote
     text = edge_text(edge).strip()
     return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
 
