@@ -60,7 +60,8 @@ async def test_a_written_document_is_answered_without_junk(
         assert loaded.code == 0, loaded.stderr
 
         answer, view = await _ask(stack, "tg-invoke-graph-rag", "Who designed the Hale Viaduct?")
-        assert answer.startswith("Casimir Rook designed Hale Viaduct."), answer
+        # the sentence the edge was read from, once (two edges were read from it)
+        assert answer == "The Hale Viaduct was designed by Casimir Rook in 1871.", answer
         cited = [e for e in view["edges"] if e["cited"]]
         assert cited and not any(_junk(e) for e in view["edges"]), view["edges"]
         assert all(e["sources"][0]["spans"][0]["located"] for e in cited)  # its sentence, placed

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.support.abstain import ABSTAINED, check_abstention, load_texts
 from tests.support.processors import EVERY
 from tests.support.stack import Stack
@@ -34,6 +36,7 @@ INSIDE = {
 }
 
 
+@pytest.mark.timeout(300)  # 15 questions asked through the commands, on a loaded machine
 async def test_an_answer_must_give_what_the_question_asks_for(
     pulsar_url: str, prefix: str, tmp_path: Path
 ) -> None:

@@ -44,7 +44,8 @@ def fact_pieces(edges: list[Any]) -> tuple[list[Piece], list[int], list[str], li
     pieces = [Piece(edge_text(e), field(e, "quote"), field(e, "excerpt")) for e in edges]
     owner = list(range(len(edges)))
     claims = [edge_sentence(e) for e in edges]
-    states = [{i} for i in range(len(edges))]
+    # edges read from one sentence answer with it: they state the same
+    states = [{j for j, c in enumerate(claims) if c == claims[i]} for i in range(len(edges))]
     quotes = [" ".join(field(e, "quote").split()) for e in edges]
     sentences, source = excerpt_pieces([field(e, "excerpt") for e in edges])
     for piece, n in zip(sentences, source, strict=True):
