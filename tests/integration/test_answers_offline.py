@@ -10,6 +10,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.support.processors import RAG
 from tests.support.stack import Stack
 
@@ -24,6 +26,9 @@ Of the Hale Viaduct, much was paid for by gifts from the Lorne family, who farme
 """
 JUNK = {"now", "it", "added", "everyone", "rook", "there"}
 ABSTAINED = ("no relevant information", "do not say", "does not say")
+# One user's session of 19 commands, each its own process: ~90 s at load 17 (CI runs suites
+# side by side), past the suite's 120 s default.
+pytestmark = pytest.mark.timeout(300)
 
 
 async def _ask(stack: Stack, command: str, question: str) -> tuple[str, dict[str, Any]]:
