@@ -26,7 +26,7 @@ Of the Hale Viaduct, much was paid for by gifts from the Lorne family, who farme
 """
 JUNK = {"now", "it", "added", "everyone", "rook", "there"}
 ABSTAINED = ("no relevant information", "do not say", "does not say")
-# One user's session of 19 commands, each its own process: ~90 s at load 17 (CI runs suites
+# One user's session of 17 commands, each its own process: ~90 s at load 17 (CI runs suites
 # side by side), past the suite's 120 s default.
 pytestmark = pytest.mark.timeout(300)
 
