@@ -31,6 +31,10 @@ MEMORY = (
         ("How much memory does bzip2 need to decompress?", [MEMORY], "gives a number"),
         ("When was bzip2 written?", [WRITE], "says a time"),
         ("Where was bzip2 written?", [WRITE], "asks who or where"),
+        # a preposition of place opening the sentence, or before "this", names no place
+        ("Where does the fox live?", ["In this case the fox is fine."], "asks who or where"),
+        # a place answers where, not who
+        ("Who found the fox?", ["The fox was found in the forest."], "asks who or where"),
         ("In what year was the manual written?", [WRITE], "says a time"),
     ],
 )
@@ -54,6 +58,9 @@ def test_an_answer_that_does_not_give_what_is_asked(
         ("When does the society meet?", ["It meets on the first Friday of the month."]),
         ("When was Marrowby founded?", ["Marrowby was founded in 1642."]),
         ("Where can bicycles be hired?", ["Bicycles can be hired at the pier in Port Ellis."]),
+        # a place needs no capital (the suite's own sample: a fox's forest)
+        ("Where does the fox live?", ["The fox lives in the forest."]),
+        ("Where are the keys kept?", ["They are kept under a stone near the gate."]),
         # one sentence that answers is enough; the others are the answer's own business
         ("Who wrote bzip2?", [WRITE, "Julian Seward wrote it."]),
         # shapes not checked: the answer need not repeat the kind asked for

@@ -10,7 +10,10 @@ asks for (``support.asks``, the kinds the offline answerer prefers too), in one 
 sentences at least:
 
 - *who* / *where*: a name the question does not hold (``support.has_kind``), or a content
-  word after ``by`` the question does not hold ("owned by group mail", "by this user");
+  word after ``by`` the question does not hold ("owned by group mail", "by this user"); for
+  *where*, also a place: a content word the question does not hold after a preposition of
+  place, directly or after an article, and not opening the sentence ("lives in the forest",
+  "hired at the pier"; not "In this case, …");
 - *when*: a year or a month (``has_kind``), or a number, a day of the week or a season;
 - *how many / much / long / high …*: a number, in digits or in words (a word that starts
   with a digit: not "BZ2_bzDecompress").
@@ -24,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from trustgraph_flow.llm.support import asks, has_kind
+from trustgraph_flow.llm.support import ARTICLES, asks, has_kind
 from trustgraph_flow.llm.text import STOPWORDS, content_words, stem, words
 from trustgraph_flow.verify.heuristic import NUMBER_WORDS
 
@@ -37,6 +40,10 @@ TIMES = frozenset(
     "century decade daily weekly monthly yearly annually".split()
 )
 AGENT_MARKS = frozenset({"by"})
+PLACE_MARKS = frozenset(
+    "in at on near under inside outside beside behind above below within across along "
+    "around beyond".split()
+)
 WHY = {  # why an answer does not address a question of each kind
     "name": "the question asks who or where, and no sentence of the answer names anyone or "
     "anything the question does not",
@@ -60,16 +67,29 @@ def _agents(low: list[str]) -> list[str]:
     return out
 
 
-def gives(kind: str, claim: str, asked: set[str]) -> bool:
+def _places(low: list[str]) -> list[str]:
+    """The content word after each preposition of place that does not open the sentence,
+    directly or after an article ("in the forest": forest; not "in this case")."""
+    out = []
+    for i, word in enumerate(low[1:], start=1):
+        if word in PLACE_MARKS:
+            at = i + 1 + (i + 1 < len(low) and low[i + 1] in ARTICLES)
+            if at < len(low) and low[at] not in STOPWORDS:
+                out.append(low[at])
+    return out
+
+
+def gives(kind: str, claim: str, asked: set[str], where: bool = False) -> bool:
     """Whether ``claim`` gives the ``kind`` of answer asked for (``asked``: the stems of the
-    question's content words)."""
+    question's content words; ``where``: the question asks where, so a place answers)."""
     low = [w.lower() for w in words(claim)]
     if kind == "number":
         return _numbered(low)
     if kind == "year":
         return has_kind(kind, claim, asked) or _numbered(low) or bool(TIMES & set(low))
     if kind == "name":
-        return has_kind(kind, claim, asked) or any(stem(w) not in asked for w in _agents(low))
+        marked = _agents(low) + (_places(low) if where else [])
+        return has_kind(kind, claim, asked) or any(stem(w) not in asked for w in marked)
     return True
 
 
@@ -81,6 +101,7 @@ def unaddressed(question: str, claims: Sequence[str]) -> str | None:
     if not kind or not said:
         return None
     asked = {stem(w) for w in content_words(question)}
-    if any(gives(kind, c, asked) for c in said):
+    where = "where" in {w.lower() for w in words(question)}
+    if any(gives(kind, c, asked, where) for c in said):
         return None
     return WHY[kind]
