@@ -115,7 +115,8 @@ async def test_from_the_list_to_a_page_and_back(
             await shown(page, "trace")
             assert await page.locator("h1").inner_text() == "Which river flows through Cairo?"
             assert (
-                await page.locator("section.answer p").inner_text() == "Nile flows through Cairo."
+                await page.locator("section.answer p").inner_text()
+                == "The Nile flows through Cairo."
             )
             # The store checks its signature (verify-trace): a badge beside its status.
             await expect_text(page.locator(".meta .seal"), "✓ verified")
@@ -123,7 +124,7 @@ async def test_from_the_list_to_a_page_and_back(
             # the GraphRAG focus also holds an edge of its second passage (graph_rag.passages),
             # given to the answer but not cited, from page 1
             assert boxes == [
-                "Nile flows through Cairo.",
+                "The Nile flows through Cairo.",
                 "Nile → flows through → Cairo",
                 "Cairo → is the capital of → …",
                 "chunk 0 · p.1",

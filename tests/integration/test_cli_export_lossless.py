@@ -43,6 +43,8 @@ async def export(url: str, trace: str, fmt: str, *extra: str) -> str:
 def value(v: Any) -> str:
     if isinstance(v, datetime):
         return v.isoformat()
+    if isinstance(v, bool):  # an xsd:boolean, which the prov package reads as Python's
+        return "true" if v else "false"
     uri = getattr(v, "uri", None)
     return str(uri if uri is not None else getattr(v, "value", v))
 
