@@ -184,11 +184,21 @@ def test_a_collection_moves_under_write_load_with_nothing_lost(
     assert sharded.row("alice", "busy") == type(row)(target)
     assert ("alice", "busy") not in on_server(urls[NAMES.index(row.on)])
     assert ("alice", "busy") in on_server(urls[NAMES.index(target)])
-    listed = explain_op(
-        sharded,
-        ExplainRequest(operation="list-traces", user="alice", collection="busy", limit=1000),
-    )
-    assert sorted(t.id.rsplit(":", 1)[1] for t in listed.traces) == sorted(sent)
+    # every page of the list: on a quiet machine the writer sends past a page's 1,000 (CI
+    # once listed 1,000 of 1,002 and failed here with nothing lost)
+    listed, cursor = [], None
+    while True:
+        page = explain_op(
+            sharded,
+            ExplainRequest(
+                operation="list-traces", user="alice", collection="busy", limit=1000, cursor=cursor
+            ),
+        )
+        listed += [t.id.rsplit(":", 1)[1] for t in page.traces]
+        if not page.cursor:
+            break
+        cursor = page.cursor
+    assert sorted(listed) == sorted(sent)
     writer.close()
 
 
