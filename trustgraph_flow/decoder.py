@@ -60,26 +60,30 @@ proc: Processor[Settings] = Processor("decoder", Settings)
 async def _fetch(doc: DocumentInfo, meta: Metadata, ctx: Context[Settings]) -> IO[bytes]:
     """Fetch the document from the librarian in ranges into a spooled temporary file."""
     spool = tempfile.SpooledTemporaryFile(max_size=8 * 1024 * 1024)
-    librarian = ctx.client(LIBRARIAN)
-    offset = 0
-    while offset < doc.size:
-        resp = await librarian.request(
-            LibrarianRequest(
-                operation="get-content",
-                id=doc.id,
-                offset=offset,
-                length=ctx.settings.fetch_bytes,
-                user=meta.user,
-                collection=meta.collection,
-            ),
-            timeout=ctx.settings.request_timeout,
-        )
-        part = base64.b64decode(resp.content)
-        if not part:
-            break
-        spool.write(part)
-        offset += len(part)
-    spool.seek(0)
+    try:
+        librarian = ctx.client(LIBRARIAN)
+        offset = 0
+        while offset < doc.size:
+            resp = await librarian.request(
+                LibrarianRequest(
+                    operation="get-content",
+                    id=doc.id,
+                    offset=offset,
+                    length=ctx.settings.fetch_bytes,
+                    user=meta.user,
+                    collection=meta.collection,
+                ),
+                timeout=ctx.settings.request_timeout,
+            )
+            part = base64.b64decode(resp.content)
+            if not part:
+                break
+            spool.write(part)
+            offset += len(part)
+        spool.seek(0)
+    except BaseException:  # a failed or cancelled fetch (a stop mid-document) leaves no file open
+        spool.close()
+        raise
     return spool
 
 
