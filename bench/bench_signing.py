@@ -235,17 +235,8 @@ def bench_seals(root: Path) -> tuple[Seal, Seal]:
     """The embedded store's seal with its key under ``root/data``: signing each trace as it
     ends, and the same key and chain signing in batches (``defer``), as the store does."""
 
-    def opened(defer: bool) -> Seal:
-        return open_seal(
-            data_dir=str(root / "data"),
-            key_file="",
-            public_dir="",
-            chain="",
-            server=False,
-            defer=defer,
-        )
-
-    return opened(False), opened(True)
+    data = str(root / "data")
+    return open_seal(data_dir=data), open_seal(data_dir=data, defer=True)
 
 
 def main() -> None:

@@ -33,9 +33,7 @@ def seal_fixture() -> Any:
 
     @pytest.fixture
     def seal(tmp_path: Path) -> Seal:
-        return open_seal(
-            data_dir=str(tmp_path / "data"), key_file="", public_dir="", chain="", server=False
-        )
+        return open_seal(data_dir=str(tmp_path / "data"))
 
     return seal
 
@@ -45,7 +43,7 @@ def store_before_start(tmp_path: Path) -> Iterator[tuple[Backend, Seal, StoreSet
     """A store of the suite's backend (embedded, or ``TG_STORE_URI``'s server) and its seal,
     to write what a store processor then starts on with the settings given (closed after)."""
     data, uri = tmp_path / "data", os.environ.get("TG_STORE_URI", "")
-    seal = open_seal(data_dir=str(data), key_file="", public_dir="", chain="", server=bool(uri))
+    seal = open_seal(data_dir=str(data), server=bool(uri))
     stores = store_backend(data / "store")
     try:
         yield stores, seal, StoreSettings(data_dir=str(data), store_uri=uri)

@@ -215,14 +215,7 @@ def sqlite_index(handle: Handle) -> TraceIndex:
 
 def deferred_seal(tmp_path: Path) -> Seal:
     """The embedded store's seal, signing ended traces in batches (its backlog), keyed under ``tmp_path``."""
-    return open_seal(
-        data_dir=str(tmp_path / "data"),
-        key_file="",
-        public_dir="",
-        chain="",
-        server=False,
-        defer=True,
-    )
+    return open_seal(data_dir=str(tmp_path / "data"), defer=True)
 
 
 def long_agent(sid: str, steps: int, sub_every: int) -> list[Triple]:

@@ -79,6 +79,7 @@ def test_entities_read_in_blocks_on_threads_read_as_in_one(
     whole = text_digests(store, roots, RETRIEVAL)
     monkeypatch.setattr(text_read, "VALUES_MAX", 2)
     assert text_digests(store, roots, RETRIEVAL, threads=2) == whole
+    assert text_digests(store, roots, RETRIEVAL, threads=0) == whole  # read on this thread
     assert whole["a"] == read_back(store, [S1, S2, S3])
     assert whole["c"] == read_back(store, [S2]) != whole["b"]
     store.add(ox.Quad(S3, P, ox.BlankNode("b1"), RETRIEVAL))  # one block cannot stand

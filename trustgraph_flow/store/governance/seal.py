@@ -28,10 +28,7 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from trustgraph_base.integrity import entries as ent
-from trustgraph_base.integrity.canonical import (
-    Fingerprint,
-    fingerprint_groups,
-)
+from trustgraph_base.integrity.canonical import Fingerprint, fingerprint_groups
 from trustgraph_base.integrity.keys import Keyring, open_keyring, public_pem
 from trustgraph_base.provenance import now_iso
 from trustgraph_base.provenance.uris import trace_root
@@ -223,10 +220,16 @@ class Seal:
 
 
 def open_seal(
-    *, data_dir: str, key_file: str, public_dir: str, chain: str, server: bool, defer: bool = False
+    *,
+    data_dir: str,
+    key_file: str = "",
+    public_dir: str = "",
+    chain: str = "",
+    server: bool = False,
+    defer: bool = False,
 ) -> Seal:
-    """The store's seal from its settings: the key (made at first start, 0600) under
-    ``<data_dir>/signing`` unless configured, and this writer's chain: ``local`` for the
+    """The store's seal from its settings (by default the embedded store's): the key (made
+    at first start, 0600) under ``<data_dir>/signing`` unless configured, and this writer's chain: ``local`` for the
     embedded store's one writer, a fresh one per process on a server unless named (a
     replica that keeps its name keeps its chain; two running processes must not share one).
     A key file others may read stops the processor (``KeyFileError``, one line). With

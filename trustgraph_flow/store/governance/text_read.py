@@ -178,6 +178,7 @@ def text_digests(
     subjects = {str(e).encode(): f"<{u}>".encode() for u, e in pairs}
     tail = b" " + str(graph).encode() + b" .\n"
     count = -(-len(pairs) // VALUES_MAX)
+    threads = max(1, threads)  # fewer than one reader reads on the calling thread
     count = max(1, -(-count // threads) * threads)  # blocks: of about one size, a few per thread
     size = -(-len(pairs) // count) or 1
 
