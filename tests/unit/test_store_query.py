@@ -116,6 +116,33 @@ def test_several_patterns_in_one_request_answer_in_pattern_order(store: QuadStor
         triples_query(store, TriplesQueryRequest(s=iri(CAT), patterns=patterns))
 
 
+def test_a_pattern_may_name_its_own_graph_and_limit(store: QuadStore) -> None:
+    source = "urn:graph:source"
+    patterns = [
+        TriplePattern(s=iri(CAT), p=RDFS.label),  # the request's graph: the default one
+        TriplePattern(p=TG.contains),  # none in the default graph
+        TriplePattern(p=TG.contains, g=source, limit=2),  # its own graph and limit
+        TriplePattern(p=TG.contains, g="*"),  # every graph, the request's limit
+        TriplePattern(s=iri(FOX), p=RDFS.label, g=""),  # the default graph, said
+    ]
+    found = triples_query(store, TriplesQueryRequest(limit=1, patterns=patterns)).triples
+    contains = triples_query(store, TriplesQueryRequest(p=TG.contains, g=source)).triples
+    assert len(contains) == 2
+    assert len(found) == 5 and found[3] in contains  # one of them: the backend's order
+    assert [*found[:3], found[4]] == [
+        Triple(s=iri(CAT), p=RDFS.label, o=LiteralTerm(v="cat")),
+        *contains,
+        Triple(s=iri(FOX), p=RDFS.label, o=LiteralTerm(v="fox")),
+    ]
+    assert all(t.g == source for t in found[1:4]) and found[0].g is None
+    with pytest.raises(ServiceError, match="bad graph name 'urn:a b'"):
+        triples_query(
+            store, TriplesQueryRequest(patterns=[TriplePattern(p=TG.contains, g="urn:a b")])
+        )
+    with pytest.raises(ValueError, match="limit"):
+        TriplePattern(p=TG.contains, limit=0)
+
+
 def test_sparql_results(store: QuadStore) -> None:
     rows = sparql(
         store, SparqlQueryRequest(query=f"SELECT ?l WHERE {{ <{CAT}> <{RDFS.label.i}> ?l }}")

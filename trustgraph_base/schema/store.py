@@ -21,11 +21,16 @@ GraphIri = Annotated[str, Field(pattern=IRI_PATTERN, max_length=2048)]
 
 
 class TriplePattern(Message):
-    """One triple pattern: any of s/p/o bound."""
+    """One triple pattern: any of s/p/o bound; ``g`` and ``limit`` given: this pattern's
+    graph (read as ``TriplesQueryRequest.g``) and most matches, else the request's."""
 
     s: IriTerm | BlankTerm | None = Field(default=None, discriminator="t")
     p: IriTerm | None = None
     o: Term | None = None
+    g: str | None = None
+    limit: int | None = Field(
+        default=None, ge=bounds.TRIPLE_QUERY_LIMIT.low, le=bounds.TRIPLE_QUERY_LIMIT.high
+    )
 
 
 class TriplesQueryRequest(Scoped):
@@ -34,7 +39,8 @@ class TriplesQueryRequest(Scoped):
     ``g`` missing (or ``""``) is the default graph, ``"*"`` every graph, else that graph.
     ``streaming`` answers in batches of ``batch-size`` triples (the last one final).
     ``patterns`` (instead of s/p/o) asks several patterns in one round trip: the reply
-    holds each one's matches (at most ``limit`` each) in the order of the patterns.
+    holds each one's matches (at most ``limit`` each, or the pattern's own ``limit``, in
+    the request's ``g`` or the pattern's own) in the order of the patterns.
     """
 
     s: IriTerm | BlankTerm | None = Field(default=None, discriminator="t")

@@ -15,16 +15,12 @@ edge is not reached: GraphRAG cites edges (SPEC), and such a chunk has none.
 
 from __future__ import annotations
 
-from typing import Any
-
-from trustgraph_base.messaging import Context
 from trustgraph_base.provenance import GRAPH_SOURCE, TG, SelectedEdge
 from trustgraph_base.provenance.document_uris import subgraph_uri
 from trustgraph_base.rdf.assembled import assembled_edge
 from trustgraph_base.rdf.terms import IriTerm, Triple, TripleTerm, term_key
 from trustgraph_base.schema import TriplePattern
-from trustgraph_base.schema.rag import GraphRagRequest
-from trustgraph_flow.graph_rag.subgraph import Subgraph, query_patterns
+from trustgraph_flow.graph_rag.subgraph import Subgraph
 
 PASSAGES = 2  # chunks nearest the question looked at
 EDGES_PER_CHUNK = 64  # edges read per chunk (the offline extractor keeps at most 40)
@@ -37,17 +33,23 @@ def _key(t: Triple) -> Key:
     return (term_key(t.s), term_key(t.p), term_key(t.o))
 
 
-async def passage_edges(
-    ctx: Context[Any], req: GraphRagRequest, chunks: list[str], graph: Subgraph
-) -> list[list[Triple]]:
-    """For each of ``chunks`` (nearest first), the edges read from it: those the walk found
-        first, in the order it found them, then the rest in term order (the same from every
-    store backend). The edges are not added to ``graph`` (the walk's edges are what was
-    explored, within ``max_subgraph_size``); the caller looks up their labels with its own."""
-    if not chunks:
-        return []
-    patterns = [TriplePattern(s=IriTerm(i=subgraph_uri(c)), p=TG.contains) for c in chunks]
-    found = await query_patterns(ctx, req, EDGES_PER_CHUNK, patterns, GRAPH_SOURCE)
+def passage_patterns(chunks: list[str]) -> list[TriplePattern]:
+    """What reads the edges of each of ``chunks`` (``{chunk}/subgraph tg:contains``, in
+    ``urn:graph:source``): asked in the walk's first request (``retrieve``'s ``also``)."""
+    return [
+        TriplePattern(
+            s=IriTerm(i=subgraph_uri(c)), p=TG.contains, g=GRAPH_SOURCE, limit=EDGES_PER_CHUNK
+        )
+        for c in chunks
+    ]
+
+
+def passage_edges(chunks: list[str], found: list[Triple], graph: Subgraph) -> list[list[Triple]]:
+    """For each of ``chunks`` (nearest first), the edges read from it (``found``: the
+    matches of ``passage_patterns``): those the walk found first, in the order it found
+    them, then the rest in term order (the same from every store backend). The edges are not
+    added to ``graph`` (the walk's edges are what was explored, within
+    ``max_subgraph_size``); the caller looks up their labels with its own."""
     read: dict[str, list[Triple]] = {}
     for t in found:
         if isinstance(t.s, IriTerm) and isinstance(t.o, TripleTerm):

@@ -29,7 +29,12 @@ from trustgraph_base.provenance.uris import (
 from trustgraph_base.rdf.terms import Triple
 from trustgraph_base.schema import GraphRagRequest, GraphRagResponse, TextCompletionRequest
 from trustgraph_flow.graph_rag.evidence import edge_evidence
-from trustgraph_flow.graph_rag.passages import PASSAGES, passage_edges, with_passages
+from trustgraph_flow.graph_rag.passages import (
+    PASSAGES,
+    passage_edges,
+    passage_patterns,
+    with_passages,
+)
 from trustgraph_flow.graph_rag.select import (
     ANSWER_SYSTEM,
     MAX_SELECT_TOKENS,
@@ -70,16 +75,18 @@ async def explore(
     req: GraphRagRequest, ctx: Context[RagSettings], cost: Cost
 ) -> tuple[Subgraph, list[list[Triple]]]:
     """The entities nearest the question and the subgraph around them, with the edges read
-    from each of the chunks nearest it (one embedding for both look-ups), and the labels of
-    both sets of edges (one look-up: a store request less than one per set)."""
+    from each of the chunks nearest it (one embedding for both look-ups, and one store
+    request for the walk's first hop and those edges), and the labels of both sets of edges
+    (one look-up: a store request less than one per set)."""
     matches, chunks = await nearest_kinds(
         ctx, req, [("entity", req.entity_limit), ("chunk", PASSAGES)], cost
     )
     if not matches:
         raise await nothing_found_error(ctx, req, "edges")
     timer = Timer()
-    graph = await retrieve(ctx, req, [m.id for m in matches])
-    passages = await passage_edges(ctx, req, [m.id for m in chunks], graph)
+    near = [m.id for m in chunks]
+    graph, read = await retrieve(ctx, req, [m.id for m in matches], passage_patterns(near))
+    passages = passage_edges(near, read, graph)
     await resolve_labels(ctx, req, graph, [t for edges in passages for t in edges])
     cost.latency_ms += timer.ms()
     return graph, passages

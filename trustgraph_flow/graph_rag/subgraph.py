@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
@@ -102,20 +102,33 @@ def _next_nodes(edges: Iterable[Triple], visited: set[str]) -> list[IriTerm | Bl
     return found
 
 
-async def retrieve(ctx: Context[Any], req: GraphRagRequest, entities: list[str]) -> Subgraph:
+async def retrieve(
+    ctx: Context[Any], req: GraphRagRequest, entities: list[str], also: Sequence[TriplePattern] = ()
+) -> tuple[Subgraph, list[Triple]]:
     """Walk out from ``entities`` up to ``max_path_length`` hops, at most ``max_subgraph_size``
-    edges; their labels are left to the caller (``resolve_labels``, once for every edge)."""
+    edges; their labels are left to the caller (``resolve_labels``, once for every edge).
+
+    ``also``: patterns of a named graph (each with its ``g``), asked in the first hop's
+    request (a round trip less than a request of their own); their matches come back beside
+    the subgraph, told from the walk's by their graph (the walk reads the default graph)."""
+    if any(not p.g for p in also):
+        raise ValueError("retrieve: a pattern asked beside the walk must name its graph")
     graph = Subgraph()
     frontier: list[IriTerm | BlankTerm] = [IriTerm(i=e) for e in dict.fromkeys(entities)]
     visited = {term_key(n) for n in frontier}
-    for _ in range(req.max_path_length):
+    beside: list[Triple] = []
+    for hop in range(req.max_path_length):
         # One hop in one request, kept in frontier order: the same graph gives the same edges.
-        found = await query_patterns(ctx, req, req.triple_limit, _around(frontier))
+        extra = also if hop == 0 else ()
+        found = await query_patterns(ctx, req, req.triple_limit, [*_around(frontier), *extra])
+        if extra:
+            beside = [t for t in found if t.g is not None]
+            found = [t for t in found if t.g is None]
         new_edges = [t for t in found if _keep(graph, req, t)]
         frontier = _next_nodes(new_edges, visited)
         if not frontier or len(graph.edges) >= req.max_subgraph_size:
             break
-    return graph
+    return graph, beside
 
 
 def _keep(graph: Subgraph, req: GraphRagRequest, t: Triple) -> bool:

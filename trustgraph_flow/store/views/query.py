@@ -20,6 +20,7 @@ from trustgraph_base.schema.store import (
     ALL_GRAPHS,
     SparqlQueryRequest,
     SparqlQueryResponse,
+    TriplePattern,
     TriplesQueryRequest,
     TriplesQueryResponse,
 )
@@ -57,17 +58,34 @@ def triples_query(store: QuadStore | None, req: TriplesQueryRequest) -> TriplesQ
     if store is None:
         return TriplesQueryResponse()
     g = graph_of(req)
-    patterns = req.patterns if req.patterns is not None else [req]
     found: list[Triple] = []
-    for pattern in patterns:
-        s, p, o = (
-            pattern_term(t, r) for t, r in ((pattern.s, "s"), (pattern.p, "p"), (pattern.o, "o"))
-        )
-        quads = store.quads_for_pattern(s, p, o, g)  # type: ignore[arg-type]
-        if s is None and isinstance(o, ox.NamedNode) and trace_kind(o.value) == "agent":
-            quads = in_run_order(quads)
-        found.extend(triple_of(q) for q in islice(quads, req.limit))
+    if req.patterns is None:
+        _matches(store, req, g, req.limit, found)
+        return TriplesQueryResponse(triples=found)
+    graphs = {req.g: g}  # a pattern's own graph, read once per name
+    for pattern in req.patterns:
+        if pattern.g is not None and pattern.g not in graphs:
+            graphs[pattern.g] = graph_named(pattern.g)
+        own = graphs[pattern.g] if pattern.g is not None else g
+        _matches(store, pattern, own, pattern.limit or req.limit, found)
     return TriplesQueryResponse(triples=found)
+
+
+def _matches(
+    store: QuadStore,
+    pattern: TriplePattern | TriplesQueryRequest,
+    g: ox.NamedNode | ox.DefaultGraph | None,
+    limit: int,
+    found: list[Triple],
+) -> None:
+    """Add a pattern's first ``limit`` matches in ``g`` to ``found``."""
+    s, p, o = (
+        pattern_term(t, r) for t, r in ((pattern.s, "s"), (pattern.p, "p"), (pattern.o, "o"))
+    )
+    quads = store.quads_for_pattern(s, p, o, g)  # type: ignore[arg-type]
+    if s is None and isinstance(o, ox.NamedNode) and trace_kind(o.value) == "agent":
+        quads = in_run_order(quads)
+    found.extend(triple_of(q) for q in islice(quads, limit))
 
 
 def in_run_order(quads: Iterable[ox.Quad]) -> Iterator[ox.Quad]:
@@ -87,16 +105,20 @@ def in_run_order(quads: Iterable[ox.Quad]) -> Iterator[ox.Quad]:
 
 def graph_of(req: TriplesQueryRequest) -> ox.NamedNode | ox.DefaultGraph | None:
     """The graph a request names (None: every graph); ServiceError for a bad name."""
-    if req.g == ALL_GRAPHS:
-        g: ox.NamedNode | ox.DefaultGraph | None = None
-    elif not req.g:
-        g = DEFAULT_GRAPH
-    else:
-        try:
-            g = named(req.g)
-        except ValueError as exc:
-            raise ServiceError(ErrorType.BAD_REQUEST, f"bad graph name {req.g!r}: {exc}") from None
-    return g
+    return graph_named(req.g)
+
+
+def graph_named(name: str | None) -> ox.NamedNode | ox.DefaultGraph | None:
+    """The graph ``name`` says, as ``TriplesQueryRequest.g`` is read: ``"*"`` every graph
+    (None), ``""`` or None the default graph, else that graph; ServiceError for a bad name."""
+    if name == ALL_GRAPHS:
+        return None
+    if not name:
+        return DEFAULT_GRAPH
+    try:
+        return named(name)
+    except ValueError as exc:
+        raise ServiceError(ErrorType.BAD_REQUEST, f"bad graph name {name!r}: {exc}") from None
 
 
 def sparql(
