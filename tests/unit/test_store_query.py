@@ -42,8 +42,10 @@ from trustgraph_base.schema.store import (
     TriplePattern,
     TriplesQueryRequest,
 )
+from trustgraph_base.wire import encode
 from trustgraph_flow.store.core.backend import Handle, QuadStore
 from trustgraph_flow.store.core.convert import from_ox, quad_of, to_ox, triple_of
+from trustgraph_flow.store.service.state import checked
 from trustgraph_flow.store.service.writer import write_batch
 from trustgraph_flow.store.views.query import sparql, triples_query
 
@@ -141,6 +143,13 @@ def test_a_pattern_may_name_its_own_graph_and_limit(store: QuadStore) -> None:
         )
     with pytest.raises(ValueError, match="limit"):
         TriplePattern(p=TG.contains, limit=0)
+
+
+def test_a_reply_is_sent_as_its_size_check_encoded_it(store: QuadStore) -> None:
+    resp = checked(triples_query(store, TriplesQueryRequest(p=TG.contains, g="*")))
+    sent = encode(resp)
+    assert encode(resp) is sent  # kept: not serialised a second time to be sent
+    assert sent == resp.model_dump_json(by_alias=True, exclude_none=True).encode()
 
 
 def test_sparql_results(store: QuadStore) -> None:

@@ -18,7 +18,7 @@ from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.messaging import (
     Context,
 )
-from trustgraph_base.wire import encode
+from trustgraph_base.wire import encode, keep_encoding
 from trustgraph_flow.store.backends.embedded.snapshots import Snapshots
 from trustgraph_flow.store.backends.embedded.stores import Stores
 from trustgraph_flow.store.backends.server.stores import RemoteStores, open_server
@@ -85,14 +85,17 @@ MAX_REPLY_BYTES = 4 * 1024 * 1024  # Pulsar refuses messages over 5 MB
 
 
 def checked(resp: R) -> R:
-    """Refuse a reply too large to publish, naming the fix, instead of failing at the broker."""
-    size = len(encode(resp))
+    """Refuse a reply too large to publish, naming the fix, instead of failing at the broker.
+    The reply keeps the wire form measured (``wire.keep_encoding``): it is sent as encoded
+    here, not serialised again (~0.7 ms for a GraphRAG hop's reply of 170 triples)."""
+    data = encode(resp)
+    size = len(data)
     if size > MAX_REPLY_BYTES:
         raise ServiceError(
             ErrorType.RESULT_TOO_LARGE,
             f"the result is {size / 1e6:.1f} MB, over the {MAX_REPLY_BYTES / 1e6:.1f} MB a reply may carry: lower the limit or narrow the query",
         )
-    return resp
+    return keep_encoding(resp, data)
 
 
 async def write(ctx: Ctx, fn: Callable[[Backend], T]) -> T:
