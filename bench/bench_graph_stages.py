@@ -44,7 +44,7 @@ from trustgraph_flow.embeddings.processor import Settings, open_embedder
 from trustgraph_flow.graph_rag.evidence import with_context
 from trustgraph_flow.graph_rag.passages import PASSAGES
 from trustgraph_flow.llm import offline
-from trustgraph_flow.llm.support import anaphoric
+from trustgraph_flow.llm.excerpts import anaphoric
 from trustgraph_flow.verify.heuristic import relevant, verify_claims
 
 

@@ -23,8 +23,8 @@ from trustgraph_base.schema import TriplePattern
 from trustgraph_base.schema.rag import GraphRagRequest
 from trustgraph_flow.graph_rag.select import labelled
 from trustgraph_flow.graph_rag.subgraph import Subgraph, query_patterns
+from trustgraph_flow.llm.excerpts import anaphoric, excerpt_pieces
 from trustgraph_flow.llm.prose import prose_spans
-from trustgraph_flow.llm.support import anaphoric, excerpt_pieces
 from trustgraph_flow.rag_common import chunk_contents
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -43,7 +43,7 @@ def _quoted(edge: SelectedEdge) -> TripleTerm:
 
 def with_context(quote: str, chunk: str, labels: tuple[str, ...] = ()) -> str:
     """The quote read with the sentences before it in its paragraph of ``chunk`` when it
-    leans on them (``support.anaphoric``), and with the last sentence before it in the chunk
+    leans on them (``excerpts.anaphoric``), and with the last sentence before it in the chunk
     that names a name of the edge's ``labels`` the quote and its paragraph do not (the one
     the extractor read 'the museum' or 'her' as); else the quote."""
     flat = " ".join(quote.split())

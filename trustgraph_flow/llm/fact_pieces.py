@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from trustgraph_flow.llm.support import Piece, excerpt_pieces
+from trustgraph_flow.llm.excerpts import Piece, excerpt_pieces
 from trustgraph_flow.llm.text import field
 
 

@@ -10,9 +10,10 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from trustgraph_flow.llm.excerpts import excerpt_pieces
 from trustgraph_flow.llm.extract import extract_edges
 from trustgraph_flow.llm.fact_pieces import edge_text, fact_pieces
-from trustgraph_flow.llm.support import best, excerpt_pieces
+from trustgraph_flow.llm.support import best
 from trustgraph_flow.llm.text import (
     as_list,
     as_text,

@@ -38,7 +38,7 @@ def _paragraphs(text: str) -> list[tuple[int, int]]:
                 blocks.append((start, here))
             start, joined = None, False
             continue
-        if start is not None and not (joined and not _MARKED.match(body)):
+        if start is not None and not (joined and not marked(body)):
             blocks.append((start, here))
             start = None
         if start is None:
@@ -48,6 +48,11 @@ def _paragraphs(text: str) -> list[tuple[int, int]]:
     if start is not None:
         blocks.append((start, pos))
     return blocks
+
+
+def marked(line: str) -> bool:
+    """Whether a line is a list item, a heading, a quote or a table row by its mark."""
+    return bool(_MARKED.match(line))
 
 
 def _abbreviation(piece: str) -> bool:

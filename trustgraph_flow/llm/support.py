@@ -9,8 +9,9 @@ score sums the credits weighted by each word's rarity among the pieces, plus a b
 the sentence holds what the question asks for: a name for "who"/"where", a year for "when",
 a number for "how many", what a thing is for "what kind of licence is…" ("is a copyleft
 licence"). A piece is an answer at all only when its credits reach half the
-question's words and the question's names are in its excerpt: otherwise the evidence does
-not say, and the engine says so instead of offering the nearest sentence ("the boiling point
+question's words, the question's names are in its excerpt and its numbers in it or its
+context ("version 3 of the licence" is not answered by what any version may do): otherwise
+the evidence does not say, and the engine says so instead of offering the nearest sentence ("the boiling point
 of mercury" is not answered by a sentence about a 'point').
 """
 
@@ -20,7 +21,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from trustgraph_flow.llm.prose import paragraph_spans
+from trustgraph_flow.llm.excerpts import Piece
 from trustgraph_flow.llm.question_keys import (
     Evidence,
     distinct_enough,
@@ -48,32 +49,10 @@ QUESTION_WORDS = frozenset({"who", "whom", "whose", "when", "where", "which", "w
 
 
 @dataclass(frozen=True)
-class Piece:
-    text: str
-    context: str = ""  # what the text leans on (the sentences before an anaphoric one)
-    excerpt: str = ""  # the whole excerpt it is from
-
-
-@dataclass(frozen=True)
 class Scored:
     index: int
     score: float
     words: list[str]  # the question words the piece itself has, in question order
-
-
-ANAPHORS = frozenset("it he she they its his her their this these there such".split())
-
-
-def anaphoric(sentence: str) -> bool:
-    """Whether a sentence leans on the ones before it: it opens with a pronoun ("It was
-    opened by…") or a definite description ("The town was founded…")."""
-    first_two = words(sentence)[:2]
-    if not first_two:
-        return False
-    first = first_two[0].lower()
-    return first in ANAPHORS or (
-        first in ("the", "this") and len(first_two) > 1 and first_two[1][:1].islower()
-    )
 
 
 def asks(question: str) -> str:
@@ -131,8 +110,8 @@ def _sentences(pieces: list[Piece]) -> list[tuple[str, str]]:
 
 def _credits(words: list[str], names: list[tuple[str, ...]], piece: Piece) -> list[float]:
     """Each question word's credit in ``piece``."""
-    own = stems_of(piece.text)
-    runs = set(name_runs(piece.text))
+    own = stems_of(piece.text) | stems_of(piece.heading)
+    runs = set(name_runs(piece.text)) | set(name_runs(piece.heading))
     around = stems_of(piece.context)
     out = []
     for word in words:
@@ -160,7 +139,7 @@ def ranked(question: str, pieces: list[Piece]) -> list[Scored]:
     words = [w for w in content_words(question) if w not in QUESTION_WORDS]
     if not words or not pieces:
         return []
-    every = [stems_of(p.text) | stems_of(p.context) for p in pieces]
+    every = [stems_of(p.text) | stems_of(p.context) | stems_of(p.heading) for p in pieces]
     weight = {w: math.log(1 + len(pieces) / (1 + sum(stem(w) in s for s in every))) for w in words}
     total = sum(weight.values())
     names = name_runs(question, skip_first=True)
@@ -169,14 +148,17 @@ def ranked(question: str, pieces: list[Piece]) -> list[Scored]:
     kind = asks(question)
     sort = _kind_noun(question)
     asked = {stem(w) for w in words}
+    numbers = {w for w in words if w.isdigit()}  # 'version 3', 'in 1886': what is asked of
     out: list[Scored] = []
     for i, piece in enumerate(pieces):
         credits = _credits(words, names, piece)
         if sum(credits) < MIN_COVERAGE * len(words) or not distinct_enough(
-            keys, evidence.of(piece.text, piece.context)
+            keys, evidence.of(piece.text, f"{piece.context} {piece.heading}")
         ):
             continue
         if names and not _names_a_word(names, piece):
+            continue
+        if not numbers <= every[i]:
             continue
         score = sum(c * weight[w] for c, w in zip(credits, words, strict=True)) / total
         if kind and has_kind(kind, piece.text, asked):
@@ -204,28 +186,3 @@ def best(question: str, pieces: list[Piece], most: int) -> list[Scored]:
             chosen.append(other)
             covered |= set(other.words)
     return chosen
-
-
-def excerpt_pieces(chunks: list[str]) -> tuple[list[Piece], list[int]]:
-    """Each excerpt's sentences as pieces (an anaphoric one with the sentences before it in
-    its paragraph as context), and the 1-based excerpt each is from; a sentence repeated by
-    overlapping excerpts counts once."""
-    pieces: list[Piece] = []
-    source: list[int] = []
-    seen: set[str] = set()
-    done: set[str] = set()  # a chunk given again (for each edge read from it) adds nothing
-    for n, chunk in enumerate(chunks, start=1):
-        if chunk in done:
-            continue
-        done.add(chunk)
-        for paragraph in paragraph_spans(chunk):
-            for k, (a, b) in enumerate(paragraph):
-                text = " ".join(chunk[a:b].split())
-                if text in seen:
-                    continue
-                seen.add(text)
-                before = paragraph[0][0], paragraph[k][0]
-                context = chunk[before[0] : before[1]] if anaphoric(text) else ""
-                pieces.append(Piece(text, " ".join(context.split()), chunk))
-                source.append(n)
-    return pieces, source

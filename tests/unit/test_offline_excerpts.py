@@ -1,0 +1,58 @@
+"""What a sentence of an excerpt is read with, for the offline engine's DocumentRAG answer
+(``document-rag-answer`` through ``offline.complete``): a line of a title block as one
+with the title above it, and a sentence that opens with a time or a place before its pronoun or
+"the …" with the sentences before it."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from trustgraph_flow.llm import offline
+from trustgraph_flow.llm.excerpts import anaphoric, excerpt_pieces
+
+LICENCE = (
+    "                    TARN PUBLIC LICENCE\n"
+    "                       Version 4, 12 May 2011\n\n"
+    " Everyone may copy this licence document.\n\n"
+    "The Tarn Foundation may publish new versions of the Tarn Public Licence from time to "
+    "time. If a program names no version of the Tarn Public Licence, any version ever "
+    "published may be chosen.\n"
+)
+NOTES = (
+    "The Brede Mill\n\n"
+    "The Brede Mill stands on the Ouse, below the village of Brede. It was built in 1790.\n\n"
+    "Ann Hale kept the books. In 1841 she bought a second wheel.\n\n"
+    "The mill was closed during the war and its stones were sold. "
+    "Today the building belongs to the Weald Trust, and the yard is used by a school.\n"
+)
+
+
+def answer(question: str, chunks: list[str]) -> dict[str, Any]:
+    reply = offline.complete(
+        "document-rag-answer", {"question": question, "chunks": chunks}, structured=True
+    )
+    return dict(json.loads(reply))
+
+
+def test_a_line_of_a_title_block_is_read_as_one_with_the_title() -> None:
+    reply = answer("When was version 4 of the Tarn Public Licence published?", [LICENCE])
+    assert reply["answer"] == "Version 4, 12 May 2011"
+    assert reply["cited"] == [1]
+    headings = {p.text: p.heading for p in excerpt_pieces([LICENCE])[0]}
+    assert headings["Version 4, 12 May 2011"] == "TARN PUBLIC LICENCE"
+    assert headings["TARN PUBLIC LICENCE"] == ""
+    # a line after a blank line is no part of the title block, nor a list's items
+    assert headings["Everyone may copy this licence document."] == ""
+    listed = excerpt_pieces(["Exports\n- wool\n- tin\n"])[0]
+    assert [(p.text, p.heading) for p in listed] == [("Exports", ""), ("- wool", ""), ("- tin", "")]
+
+
+def test_a_sentence_opening_with_a_time_leans_on_the_ones_before() -> None:
+    assert anaphoric("In 1841 she bought a second wheel.")
+    assert anaphoric("Today the building belongs to the Weald Trust.")
+    assert anaphoric("For forty years it was run by Ann Hale.")
+    assert not anaphoric("In 1841 Ann Hale bought a second wheel.")
+    assert not anaphoric("Today Ann Hale keeps the books.")
+    reply = answer("When did Ann Hale buy a second wheel?", [NOTES])
+    assert reply["answer"] == "In 1841 she bought a second wheel."
