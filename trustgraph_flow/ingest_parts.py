@@ -15,7 +15,7 @@ from trustgraph_base.messaging import LIBRARIAN, TRIPLES_STORE, Context
 from trustgraph_base.messaging.limits import MAX_MESSAGE_BYTES
 from trustgraph_base.rdf.terms import Triple
 from trustgraph_base.schema import ChunkSpan, LibrarianRequest, Metadata, Triples
-from trustgraph_base.wire import encode
+from trustgraph_base.wire import encode, keep_encoding
 
 # UTF-8 bytes of text per put-content part (base64 makes it 4/3 of this) and the most a
 # PageText carries inline: both well inside a message.
@@ -95,10 +95,16 @@ async def put_spans(spans: list[ChunkSpan], meta: Metadata, ctx: Context[Any, An
 
 
 def triples_messages(meta: Metadata, triples: list[Triple]) -> Iterator[Triples]:
-    """``triples`` in as many ``Triples`` messages as keep each under ``TRIPLES_BYTES``."""
+    """``triples`` in as many ``Triples`` messages as keep each under ``TRIPLES_BYTES``;
+    each keeps the wire form its size was measured in (``wire.keep_encoding``): it is sent
+    as encoded here, not serialised again."""
     message = Triples(metadata=meta, triples=triples)
-    if len(triples) <= 1 or len(encode(message)) <= TRIPLES_BYTES:
+    if len(triples) <= 1:
         yield message
+        return
+    data = encode(message)
+    if len(data) <= TRIPLES_BYTES:
+        yield keep_encoding(message, data)
         return
     half = len(triples) // 2
     yield from triples_messages(meta, triples[:half])

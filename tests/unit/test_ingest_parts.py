@@ -31,3 +31,5 @@ def test_provenance_of_many_chunks_is_split_into_messages_that_fit() -> None:
     assert len(messages) > 1
     assert all(len(encode(m)) <= TRIPLES_BYTES < MAX_MESSAGE_BYTES for m in messages)
     assert [t for m in messages for t in m.triples] == triples  # all of them, in order
+    # each is sent as its size check encoded it, not serialised a second time
+    assert all(encode(m) is encode(m) for m in messages)
