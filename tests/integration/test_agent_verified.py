@@ -86,3 +86,28 @@ async def test_keep_records_the_verdict_without_withholding(
         assert check["verdict"] == "unsupported" and check["abstention"] is None
         assert view["answer"] == out.stdout.strip().splitlines()[0]
         assert f"verification: UNSUPPORTED: {check['reason']}" in out.stderr
+
+
+async def test_an_answer_about_errors_is_an_answer(
+    pulsar_url: str, prefix: str, tmp_path: Path
+) -> None:
+    """A manual's answer that speaks of errors or of what cannot be found is the answer, not
+    a failed tool: the offline agent read 'error' anywhere in an observation as a tool's
+    failure and said the documents do not say after both tools had answered, supported."""
+    manual = tmp_path / "memcheck.txt"
+    manual.write_text(
+        "Memcheck\n\nMemcheck detects memory errors in C programs.\n"
+        "Memcheck could not find leaks in static memory.\n",
+        encoding="utf-8",
+    )
+    async with Stack(pulsar_url, prefix, EVERY, data_dir=tmp_path) as stack:
+        loaded = await stack.cli("tg-load-document", str(manual), "-U", USER, "-C", "manuals")
+        assert loaded.code == 0, loaded.stderr
+        out = await stack.cli(
+            "tg-invoke-agent", "-q", "What does Memcheck detect?", "-U", USER, "-C", "manuals"
+        )
+        assert out.code == 0, out.stderr
+        assert out.stdout.startswith("Memcheck detects memory errors in C programs."), out.stdout
+        view = await as_json(stack, "tg-show-explain-trace", trace_of(out.stderr), "-C", "manuals")
+        assert view["verification"]["verdict"] == "supported"
+        assert len(view["steps"]) == 1  # the first tool's answer was taken

@@ -33,12 +33,16 @@ NO_GRAPH_ANSWER = "No relevant information was found in the knowledge graph."
 NO_DOCUMENT_ANSWER = "No relevant information was found in the documents."
 NOT_SAID = "The documents do not say: none of my tools found a supported answer to:"
 # An observation containing one of these did not answer the question.
+# How an observation that does not answer opens (any of its lines): read as openings, not
+# anywhere in the text, or an answer about errors ("Memcheck will issue messages about
+# memory errors") would count as a failed tool.
 UNHELPFUL = (
     "no relevant",
     "no answer",
     "not found",
     "could not",
-    "error",
+    "error:",  # a tool's failure (agent/calls.py)
+    "(tool '",  # a tool that returned nothing
     "the documents do not say",  # a RAG answer withheld: nothing it cites supports it
     "[verification: unsupported",  # kept, but marked unsupported
     "offline engine: ",  # free text's echo of the question (``free_text``): no answer
@@ -147,8 +151,8 @@ def document_answer(variables: dict[str, Any], structured: bool = False) -> str:
 
 
 def _useful(observation: str) -> bool:
-    text = observation.strip().lower()
-    return bool(text) and not any(marker in text for marker in UNHELPFUL)
+    lines = [line.strip().lower() for line in observation.splitlines()]
+    return any(lines) and not any(line.startswith(UNHELPFUL) for line in lines)
 
 
 def _action(tool: str, question: str, thought: str, structured: bool) -> str:
