@@ -102,3 +102,37 @@ async def test_the_broker_and_gateway_ports_can_be_set(start, tmp_path: Path) ->
         1,
         f"Error: port {port} is already in use — pass --port with a free one\n",
     )
+
+
+async def test_a_signing_key_others_may_read_stops_the_start(tmp_path: Path) -> None:
+    """issue 30: a key file with wrong permissions refuses the start and says why, in one
+    line; tg-start used to start everything and restart the store for ever (its reason only
+    in logs/store.log)."""
+    from trustgraph_base.integrity.keys import make_private
+
+    data = tmp_path / "tg"
+    key = data / "data" / "signing" / "key.pem"
+    key.parent.mkdir(parents=True)
+    make_private(key)
+    key.chmod(0o644)
+    port = free_port()
+    code, out, err = await run_cli("tg-start", "--data-dir", str(data), "--port", str(port))
+    assert (code, err) == (
+        1,
+        f"Error: signing key {key} has mode 0644: others may read it. Run 'chmod 600 {key}' "
+        "(and replace the key if it was exposed).\n",
+    )
+    assert "broker up" not in out and not (data / "launcher.pid").exists()
+    # a key the store is told to use elsewhere is checked where it is
+    elsewhere = tmp_path / "elsewhere.pem"
+    make_private(elsewhere)
+    elsewhere.chmod(0o640)
+    code, _, err = await run_cli(
+        "tg-start",
+        "--data-dir",
+        str(tmp_path / "other"),
+        "--port",
+        str(port),
+        env={"TG_SIGNING_KEY": str(elsewhere)},
+    )
+    assert code == 1 and err.startswith(f"Error: signing key {elsewhere} has mode 0640")

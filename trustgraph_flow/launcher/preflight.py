@@ -1,11 +1,12 @@
 """What tg-start says and checks before it starts anything: output that survives a closed
-terminal, where answers will come from, which processors exist."""
+terminal, where answers will come from, which processors exist, a signing key others may read."""
 
 from __future__ import annotations
 
 import contextlib
 import importlib.util
 import sys
+from pathlib import Path
 
 import click
 
@@ -41,3 +42,26 @@ def importable(module: str) -> bool:
         return importlib.util.find_spec(module) is not None
     except ImportError:
         return False
+
+
+def key_problem(data: Path) -> str | None:
+    """Why the store would refuse its signing key (a file others may read), as the store
+    reads its settings: tg-start says so and starts nothing, rather than restarting a store
+    that exits at once, for ever, with the reason only in its log."""
+    from pydantic import ValidationError
+
+    from trustgraph_base.integrity.keys import KeyFileError, check_private
+    from trustgraph_flow.store.service.settings import StoreSettings
+
+    try:
+        store = StoreSettings(data_dir=str(data))
+    except ValidationError:
+        return None  # the store says what is wrong with its settings itself
+    key = Path(store.signing_key) if store.signing_key else data / "signing" / "key.pem"
+    if not store.signing or not key.exists():
+        return None
+    try:
+        check_private(key)
+    except KeyFileError as exc:
+        return str(exc)
+    return None

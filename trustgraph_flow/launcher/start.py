@@ -12,7 +12,7 @@ import click
 from trustgraph_base.usage import command
 from trustgraph_flow.launcher.launch import Launch
 from trustgraph_flow.launcher.ports import bind_problem
-from trustgraph_flow.launcher.preflight import say
+from trustgraph_flow.launcher.preflight import key_problem, say
 from trustgraph_flow.launcher.rundir import Lock, RunDir, default_data_dir, kill_leftovers
 
 EPILOG = """\b
@@ -75,6 +75,7 @@ def main(data_dir: Path | None, port: int, broker_port: int | None, host: str | 
         problem = bind_problem(port, host or "127.0.0.1")
         if broker_port is not None and not problem:
             problem = bind_problem(broker_port, flag="--broker-port")
+        problem = problem or key_problem(rundir.data)
         if problem:
             raise click.ClickException(problem)
         rundir.pid_file.write_text(f"{os.getpid()}\n")
