@@ -242,7 +242,8 @@ def spec_part(trace: list[Triple]) -> set[tuple[str, str, str]]:
 
 def scored_chunks(trace: list[Triple], explore: str) -> list[str]:
     """The chunks the reifiers (the reference's chunk selections) name, by tg:rank; their
-    scores never rise with the rank."""
+    scores (the vector similarity) never rise with their rank in the vector search
+    (``tg:vectorRank``, hybrid retrieval), each of which is told once."""
     ranked = []
     for uri, row in by_subject(trace, SELECTION_PREFIX).items():
         assert is_exploration_chunk_uri(explore, uri), uri
@@ -250,10 +251,12 @@ def scored_chunks(trace: list[Triple], explore: str) -> list[str]:
         assert isinstance(about, TripleTerm) and about.tr.p == TG.selectedChunk
         assert about.tr.s == IriTerm(i=explore)
         rank, score, chunk = row[TG.rank.i], row[TG.score.i], about.tr.o
+        vector_rank, lexical = row[TG.vectorRank.i], row[TG.lexicalScore.i]
         assert isinstance(rank, LiteralTerm) and isinstance(score, LiteralTerm)
-        assert isinstance(chunk, IriTerm)
-        ranked.append((int(rank.v), float(score.v), chunk.i))
-    ranked.sort()
-    scores = [score for _, score, _ in ranked]
-    assert scores == sorted(scores, reverse=True)
-    return [chunk for _, _, chunk in ranked]
+        assert isinstance(vector_rank, LiteralTerm) and isinstance(lexical, LiteralTerm)
+        assert isinstance(chunk, IriTerm) and float(lexical.v) >= 0
+        ranked.append((int(rank.v), int(vector_rank.v), float(score.v), chunk.i))
+    by_vector = sorted(ranked, key=lambda r: r[1])
+    assert len({r[1] for r in ranked}) == len(ranked)
+    assert [r[2] for r in by_vector] == sorted((r[2] for r in ranked), reverse=True)
+    return [chunk for *_, chunk in sorted(ranked)]

@@ -109,6 +109,10 @@ class TG:
     # tg:selectedChunk triple (docs/provenance.md)
     rank: Final = _t(TG_NS, "rank")
     score: Final = _t(TG_NS, "score")
+    # … and, from a hybrid retrieval, its place in the vector search and its lexical score
+    # (docs/provenance.md)
+    vectorRank: Final = _t(TG_NS, "vectorRank")
+    lexicalScore: Final = _t(TG_NS, "lexicalScore")
     # the evidence a synthesis cites: a focus edge (…/focus/e{n}) or a chunk URI,
     # beside SPEC's triples (docs/provenance.md, "Cited evidence")
     cites: Final = _t(TG_NS, "cites")

@@ -8,6 +8,7 @@ from typing import NamedTuple
 from trustgraph_base.provenance.agent_order import calling_step_uri
 from trustgraph_base.provenance.common import (
     datetime_literal,
+    decimal_literal,
     derived,
     integer_literal,
     plain_integer,
@@ -118,6 +119,7 @@ def docrag_exploration_triples(
     scores: Sequence[float] | None = None,
     *,
     grounding: str | None = None,
+    reranked: Sequence[tuple[int, float]] | None = None,
 ) -> list[Triple]:
     """Exploration: the chunks retrieved, each named by its extraction-provenance URI.
 
@@ -125,6 +127,9 @@ def docrag_exploration_triples(
     ``tg:selectedChunk`` triple gets a reifier ``…/exploration/c{rank}`` carrying
     ``tg:rank`` and ``tg:score``, so SPEC's triples stay exactly as they are; the reifier is
     also the reference's ``tg:ChunkSelection`` naming its chunk by ``tg:document``.
+    A hybrid retrieval (``reranked``: each chunk's rank in the vector search and its lexical
+    score) adds ``tg:vectorRank`` and ``tg:lexicalScore`` to each reifier; ``tg:score`` stays
+    the vector similarity and ``tg:rank`` is the fused order's.
     """
     out = [
         *_exploration(exploration_uri, question_uri, grounding),
@@ -139,6 +144,10 @@ def docrag_exploration_triples(
         out.append(triple(reifier, TG.document, IriTerm(i=chunk), G))  # and chunk link
         out.append(triple(reifier, TG.rank, integer_literal(rank), G))
         out.append(triple(reifier, TG.score, text(repr(float(score))), G))  # the reference's form
+        if reranked is not None:
+            vector_rank, lexical = reranked[rank - 1]
+            out.append(triple(reifier, TG.vectorRank, integer_literal(vector_rank), G))
+            out.append(triple(reifier, TG.lexicalScore, decimal_literal(lexical), G))
     return out
 
 

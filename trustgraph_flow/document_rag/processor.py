@@ -24,6 +24,7 @@ from trustgraph_base.schema import (
     TextCompletionRequest,
     VectorMatch,
 )
+from trustgraph_flow.document_rag.hybrid import Ranked, fuse
 from trustgraph_flow.document_rag.prompt import SYSTEM, render_prompt
 from trustgraph_flow.rag_common import (
     Cost,
@@ -50,16 +51,31 @@ async def chunk_texts(
     return [m.text or fetched.get(m.id, "") for m in matches]
 
 
+async def retrieve(
+    ctx: Context[RagSettings], req: DocumentRagRequest, cost: Cost
+) -> tuple[list[VectorMatch], list[str], list[Ranked] | None]:
+    """The ``doc_limit`` chunks to answer from and their texts: the nearest by vector, or
+    (hybrid, the default) the first of ``doc_candidates`` nearest in the fused order, with
+    that order's details (``document_rag.hybrid``)."""
+    hybrid = ctx.settings.doc_retrieval == "hybrid"
+    wanted = max(req.doc_limit, ctx.settings.doc_candidates) if hybrid else req.doc_limit
+    matches = await nearest(ctx, req, "chunk", wanted, cost)
+    if not matches:
+        raise await nothing_found_error(ctx, req, "chunks")
+    texts = await chunk_texts(ctx, req, matches)
+    if not hybrid:
+        return matches, texts, None
+    ranked = fuse(req.query, texts)[: req.doc_limit]
+    return [matches[r.index] for r in ranked], [texts[r.index] for r in ranked], ranked
+
+
 async def run(
     req: DocumentRagRequest, ctx: Context[RagSettings], trace: Trace[DocumentRagResponse]
 ) -> AsyncIterator[DocumentRagResponse]:
     """The stages after the question: grounding, exploration, then synthesis."""
     question = trace.question_uri
     explore_cost = Cost()
-    matches = await nearest(ctx, req, "chunk", req.doc_limit, explore_cost)
-    if not matches:
-        raise await nothing_found_error(ctx, req, "chunks")
-    texts = await chunk_texts(ctx, req, matches)
+    matches, texts, ranked = await retrieve(ctx, req, explore_cost)
     explore = exploration_uri(question)
     for event in await trace.ground(
         explore,
@@ -69,6 +85,7 @@ async def run(
             [m.id for m in matches],
             [m.score for m in matches],
             grounding=grounding_uri(question),
+            reranked=None if ranked is None else [(r.vector_rank, r.lexical) for r in ranked],
         ),
         explore_cost,
     ):

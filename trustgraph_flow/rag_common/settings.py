@@ -6,6 +6,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Literal
 
+from pydantic import Field
+
 from trustgraph_base.messaging import Context
 from trustgraph_base.settings import ProcessorSettings
 from trustgraph_flow.config.cache import cache_of
@@ -22,6 +24,16 @@ class RagSettings(ProcessorSettings):
     llm_structured: Literal["json_schema", "json_object", "none"] = "json_schema"
     """As text-completion's: json_schema/json_object ask the answer with the evidence it cites
     (one non-streamed reply); none streams plain text that cites nothing (docs/rag.md)."""
+
+    doc_retrieval: Literal["hybrid", "vector"] = "hybrid"
+    """DocumentRAG: hybrid asks the vector index for ``doc_candidates`` chunks and keeps the
+    ``doc_limit`` first of the vector order fused with a lexical one (the question's words,
+    weighed by their rarity among the candidates); vector keeps the vector order alone
+    (docs/rag.md)."""
+
+    doc_candidates: int = Field(default=20, ge=1, le=100)
+    """DocumentRAG, hybrid: how many chunks the vector search returns to be re-ranked (never
+    fewer than the request's ``doc_limit``)."""
 
     unsupported_answers: Literal["abstain", "keep"] = "abstain"
     """An answer no cited evidence supports (each claim is verified, docs/rag.md): abstain

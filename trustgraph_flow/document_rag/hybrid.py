@@ -1,0 +1,81 @@
+"""DocumentRAG's hybrid retrieval: a vector search wider than the answer needs, each candidate
+scored by the question's words it holds (BM25 over the candidates), and the two orders fused.
+
+An embedding ranks a chunk by everything it says; a long chunk that shares only common words
+with the question can come before the short one that answers it (issue 29: the hashing
+embedder put licence boilerplate above "Version 3, 29 June 2007"). A word of the question
+few candidates hold says most about which one answers it, so each question word is weighed by
+its rarity among the candidates themselves: no scan of the collection, and the same for any
+embedding model. The final order is reciprocal rank fusion (Cormack et al., 2009) of the
+vector order and the lexical one, so a chunk high in either stays high, and a chunk holding
+none of the question's words keeps only its vector term.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from trustgraph_flow.llm.text import STOPWORDS, stem, words
+
+K1 = 1.2  # BM25's term-frequency saturation
+B = 0.75  # BM25's length normalisation
+RRF_K = 60  # reciprocal rank fusion's constant, as its authors give it
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """One candidate in the fused order: its place in the vector search (1-based), its
+    lexical score (0: it holds none of the question's words) and its fused score."""
+
+    index: int  # into the candidates as the vector search returned them
+    vector_rank: int
+    lexical: float
+    fused: float
+
+
+def stems(text: str) -> list[str]:
+    """The stems of ``text``'s content words, repeats kept (they are a chunk's term counts)."""
+    return [stem(w) for w in (w.lower() for w in words(text)) if w not in STOPWORDS]
+
+
+def lexical_scores(question: str, texts: Sequence[str]) -> list[float]:
+    """BM25 score of each text for the question's content words, the document frequencies
+    and the mean length taken over ``texts`` (the candidates)."""
+    keys = set(stems(question))
+    counts = [Counter(stems(t)) for t in texts]
+    if not keys or not counts:
+        return [0.0] * len(texts)
+    n = len(counts)
+    mean = sum(sum(c.values()) for c in counts) / n or 1.0
+    idf = {k: math.log(1 + (n - df + 0.5) / (df + 0.5)) for k in keys if (df := _df(k, counts))}
+    out = []
+    for c in counts:
+        norm = K1 * (1 - B + B * sum(c.values()) / mean)
+        out.append(sum(w * c[k] * (K1 + 1) / (c[k] + norm) for k, w in idf.items() if c[k]))
+    return out
+
+
+def _df(key: str, counts: list[Counter[str]]) -> int:
+    return sum(1 for c in counts if c[key])
+
+
+def fuse(question: str, texts: Sequence[str]) -> list[Ranked]:
+    """``texts`` (in vector order) in the fused order: reciprocal rank fusion of the vector
+    rank and the lexical rank (texts with no lexical score get no lexical term); ties keep
+    the vector order."""
+    lexical = lexical_scores(question, texts)
+    by_words = sorted((i for i, s in enumerate(lexical) if s > 0), key=lambda i: -lexical[i])
+    word_rank = {i: r for r, i in enumerate(by_words, start=1)}
+    ranked = [
+        Ranked(
+            index=i,
+            vector_rank=i + 1,
+            lexical=score,
+            fused=1 / (RRF_K + i + 1) + (1 / (RRF_K + word_rank[i]) if i in word_rank else 0.0),
+        )
+        for i, score in enumerate(lexical)
+    ]
+    return sorted(ranked, key=lambda r: (-r.fused, r.index))
