@@ -14,7 +14,7 @@ from pathlib import Path
 import pyoxigraph as ox
 import pytest
 
-from tests.support.abstain import ABSTAINED, load_texts
+from tests.support.abstain import ABSTAINED, load_texts, trace_of
 from tests.support.processors import EVERY
 from tests.support.stack import Stack
 
@@ -65,22 +65,17 @@ TEXTS = {"mirren.txt": ANSWERING} | {f"{k}.txt": v + "\n" for k, v in PRINTERS.i
 
 
 async def ask(stack: Stack) -> tuple[str, str]:
-    """The answer to QUESTION and its trace exported as N-Quads."""
+    """The answer to QUESTION and its trace as tg-export-explain-trace gives it (TriG)."""
     asked = await stack.cli("tg-invoke-document-rag", "--no-streaming", "-q", QUESTION, "-U", USER)
     assert asked.code == 0, asked.stderr
-    trace = next(
-        line.removeprefix("trace: ")
-        for line in asked.stderr.splitlines()
-        if line.startswith("trace: ")
-    )
-    exported = await stack.cli("tg-export-explain-trace", trace, "-U", USER)
+    exported = await stack.cli("tg-export-explain-trace", trace_of(asked.stderr), "-U", USER)
     assert exported.code == 0, exported.stderr
     return asked.stdout, exported.stdout
 
 
 def selections(trig: str) -> dict[int, dict[str, str]]:
     """Each selected chunk by its ``tg:rank``: the chunk, and the selection's ``vectorRank``,
-    ``score`` and ``lexicalScore`` (lexical forms) when recorded; and the chunks cited."""
+    ``score`` and ``lexicalScore`` (lexical forms) when recorded."""
     store = ox.Store()
     store.load(trig.encode(), format=ox.RdfFormat.TRIG)
     found = store.query(

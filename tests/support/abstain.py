@@ -42,3 +42,10 @@ async def check_abstention(
             out = await stack.cli(command, "-q", question, "-U", user)
             assert out.code == 0, out.stderr
             assert word in out.stdout and ABSTAINED not in out.stdout, (command, out.stdout)
+
+
+def trace_of(stderr: str) -> str:
+    """The trace id an answering command printed (its ``trace: …`` line on stderr)."""
+    return next(
+        line.removeprefix("trace: ") for line in stderr.splitlines() if line.startswith("trace: ")
+    )
