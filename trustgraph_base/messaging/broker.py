@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import socket
 import subprocess
 import time
@@ -18,13 +19,30 @@ from typing import IO
 from trustgraph_base.errors import BrokerUnavailable
 from trustgraph_base.process import die_with_parent
 
+LOCAL_RANGE = Path("/proc/sys/net/ipv4/ip_local_port_range")
+BELOW = 12_000  # how many ports under the kernel's own range free ports are taken from
+
 
 def free_port() -> int:
-    """A TCP port on 127.0.0.1 that is free right now."""
+    """A TCP port on 127.0.0.1 that is free right now, taken below the kernel's ephemeral
+    range where it can: a port found by binding port 0 is handed out again by the kernel
+    to the next port-0 bind or outgoing connection (a client's own end), so on a busy
+    machine it was often taken again before the program it was meant for listened on it
+    (``scripts/demo``'s gateway: "address already in use" in one run of two)."""
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        low = int(LOCAL_RANGE.read_text().split()[0])
+        if low - BELOW > 1024:
+            for port in random.SystemRandom().sample(range(low - BELOW, low), 50):  # forks too
+                with (
+                    socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s,
+                    contextlib.suppress(OSError),
+                ):
+                    s.bind(("127.0.0.1", port))
+                    return port
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
+        found: int = s.getsockname()[1]
+        return found
 
 
 def broker_binary() -> str:
