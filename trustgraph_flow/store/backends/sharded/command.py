@@ -18,11 +18,11 @@ from trustgraph_flow.store.backends.sharded.stores import ROW_CACHE, ShardedStor
 from trustgraph_flow.store.sparql.client import StoreUnavailable
 
 
-def opened(store_uri: str, control: str) -> ShardedStores:
+def opened(store_uri: str, control: str, *, partial: bool = False) -> ShardedStores:
     if not store_uri:
         raise click.ClickException("no store servers: give --store-uri or set TG_STORE_URI")
     try:
-        return open_sharded(store_uri, 30.0, control, within=2.0)
+        return open_sharded(store_uri, 30.0, control, within=2.0, partial=partial)
     except (ShardError, StoreUnavailable, TimeoutError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
 
@@ -45,17 +45,31 @@ def opened(store_uri: str, control: str) -> ShardedStores:
 def main(ctx: click.Context, store_uri: str, store_control: str) -> None:
     """Show and change where the sharded store keeps each collection."""
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
-    ctx.obj = opened(store_uri, store_control)
+    # list shows what answers and names what does not; the others need every shard
+    ctx.obj = opened(store_uri, store_control, partial=ctx.invoked_subcommand == "list")
     ctx.call_on_close(ctx.obj.close)
 
 
 @main.command("list")
 @click.pass_obj
 def list_shards(stores: ShardedStores) -> None:
-    """Each shard, its URL and how many collections are placed on it."""
+    """Each shard, its URL and how many collections are placed on it; a shard that does not
+    answer is listed too, marked unreachable (and the command exits 1)."""
+    down = []
     for name, url in sorted(stores.placement.shards().items()):
         held = stores.placement.placed_on(name)
-        click.echo(f"{name}\t{url}\t{held} collection{'s' * (held != 1)}")
+        line = f"{name}\t{url}\t{held} collection{'s' * (held != 1)}"
+        try:
+            stores.shard(name).server.ask("ASK {}")
+        except (StoreUnavailable, TimeoutError):
+            down.append(f"{name!r} ({url})")
+            line += "\tunreachable"
+        click.echo(line)
+    if down:
+        many = len(down) > 1
+        raise click.ClickException(
+            f"shard{'s' * many} {', '.join(down)} {'are' if many else 'is'} unreachable"
+        )
 
 
 @main.command()

@@ -203,17 +203,23 @@ def parse_shards(text: str) -> list[tuple[str, str]]:
 
 
 def open_sharded(
-    uri: str, timeout: float, control: str = "", within: float = 30.0
+    uri: str, timeout: float, control: str = "", within: float = 30.0, *, partial: bool = False
 ) -> ShardedStores:
     """The sharded backend of ``store_uri`` (several servers), once every one answers (each
-    waited for ``within`` seconds: they may start after the processor)."""
+    waited for ``within`` seconds: they may start after the processor). ``partial``: a shard
+    that does not answer is registered and left for its reads to name (the control server
+    must answer)."""
     shards = parse_shards(uri)
     server = SparqlServer(control or shards[0][1], timeout)
     stores = ShardedStores(server, timeout)
     try:
         server.wait_ready(within)
         for name, url in shards:
-            stores.add(name, url, within)
+            try:
+                stores.add(name, url, within)
+            except (StoreUnavailable, TimeoutError):
+                if not partial:
+                    raise
     except BaseException:
         stores.close()
         raise
