@@ -26,14 +26,14 @@ class RagSettings(ProcessorSettings):
     (one non-streamed reply); none streams plain text that cites nothing (docs/rag.md)."""
 
     doc_retrieval: Literal["hybrid", "vector"] = "hybrid"
-    """DocumentRAG: hybrid asks the vector index for ``doc_candidates`` chunks and keeps the
-    ``doc_limit`` first of the vector order fused with a lexical one (the question's words,
+    """DocumentRAG: hybrid asks the vector index for doc-candidates chunks and keeps the
+    doc-limit first of the vector order fused with a lexical one (the question's words,
     weighed by their rarity among the candidates); vector keeps the vector order alone
     (docs/rag.md)."""
 
     doc_candidates: int = Field(default=20, ge=1, le=100)
     """DocumentRAG, hybrid: how many chunks the vector search returns to be re-ranked (never
-    fewer than the request's ``doc_limit``)."""
+    fewer than the request's doc-limit)."""
 
     unsupported_answers: Literal["abstain", "keep"] = "abstain"
     """An answer no cited evidence supports (each claim is verified, docs/rag.md): abstain
