@@ -61,3 +61,35 @@ async def test_an_answer_must_give_what_the_question_asks_for(
         assert exported.code == 0, exported.stderr
         said = [line for line in exported.stdout.splitlines() if "addressesQuestion" in line]
         assert said and all("false" in line for line in said), exported.stdout
+
+
+# A licence's head, written like the GPL's: its notice names the body holding the copyright,
+# and the sentence after it opens with "Everyone". Asked who founded that body (session 15's
+# trap, "Who founded the Free Software Foundation?"), the three commands answered with the
+# notice: its first word "Copyright", the "(C)", "Inc." and "Everyone" counted as names.
+LICENCE = """# Frobnicator Public Licence
+
+Version 2, 4 May 2019
+
+Copyright (C) 2019 Open Tools Foundation, Inc. <https://example.org/>
+Everyone is permitted to copy and distribute verbatim copies of this license document, but changing it is not allowed.
+
+Preamble
+
+Lind wrote the Frobnicator Public Licence. It is a free, copyleft license for software. Developers that use it protect your rights: they assert copyright on the software, and offer you this licence.
+"""
+
+
+@pytest.mark.timeout(300)  # 9 questions asked through the commands, on a loaded machine
+async def test_a_sentence_opening_word_is_no_name(
+    pulsar_url: str, prefix: str, tmp_path: Path
+) -> None:
+    async with Stack(pulsar_url, prefix, EVERY, data_dir=tmp_path / "data") as stack:
+        await load_texts(stack, USER, tmp_path, {"frobnicator.md": LICENCE})
+        await check_abstention(
+            stack,
+            USER,
+            ["Who founded the Open Tools Foundation?"],
+            # a name opening its sentence, never written in lower case, is still one
+            {"Who wrote the Frobnicator Public Licence?": "Lind"},
+        )

@@ -35,6 +35,15 @@ MEMORY = (
         ("Where does the fox live?", ["In this case the fox is fine."], "asks who or where"),
         # a place answers where, not who
         ("Who found the fox?", ["The fox was found in the forest."], "asks who or where"),
+        # an act after a preposition is no place (GraphRAG's answer from another licence)
+        (
+            "Where may modifications be posted under the Artistic License?",
+            [
+                "You may convey covered works, provided that you comply with the terms of this "
+                "License in conveying all material."
+            ],
+            "asks who or where",
+        ),
         ("In what year was the manual written?", [WRITE], "says a time"),
     ],
 )
@@ -61,6 +70,7 @@ def test_an_answer_that_does_not_give_what_is_asked(
         # a place needs no capital (the suite's own sample: a fox's forest)
         ("Where does the fox live?", ["The fox lives in the forest."]),
         ("Where are the keys kept?", ["They are kept under a stone near the gate."]),
+        ("Where are the keys kept?", ["They are kept in the building."]),
         # one sentence that answers is enough; the others are the answer's own business
         ("Who wrote bzip2?", [WRITE, "Julian Seward wrote it."]),
         # shapes not checked: the answer need not repeat the kind asked for
@@ -75,6 +85,46 @@ def test_an_answer_that_gives_what_is_asked(question: str, claims: list[str]) ->
 def test_a_number_inside_a_name_is_no_amount() -> None:
     assert unaddressed("How many blocks are there?", ["BZ2_bzCompress fails."]) is not None
     assert unaddressed("How many blocks are there?", ["There are 9 blocks."]) is None
+
+
+NOTICE = (
+    "Copyright (C) 2007 Free Software Foundation, Inc. <https://fsf.org/> Everyone is "
+    "permitted to copy and distribute verbatim copies of this license document."
+)
+FSF = "Who founded the Free Software Foundation?"
+
+
+def test_what_only_looks_like_a_name_names_no_one() -> None:
+    """The GPL's notice (GraphRAG's answer to the bench's trap, as one claim): a notice names
+    its holder only, "Everyone" is a pronoun; a sentence's first word written in lower case
+    in the evidence is no name; neither is an abbreviation."""
+    found = unaddressed(FSF, [NOTICE])
+    assert found is not None and "asks who or where" in found, found
+    note = "Note that the Free Software Foundation publishes it."
+    assert unaddressed(FSF, [note], ["See the note below."]) is not None
+    assert unaddressed(FSF, [note]) is None  # never written in lower case: may be a name
+    assert unaddressed(FSF, ["The Free Software Foundation, Inc. is in Boston."]) is None
+    assert unaddressed(FSF, ["The Free Software Foundation, Inc. publishes it."]) is not None
+    # a month is a time: the GPL's title block names no holder of its copyright
+    holder = "Who holds the copyright of the GNU General Public License version 3?"
+    title = "GNU GENERAL PUBLIC LICENSE Version 3, 29 June 2007"
+    assert unaddressed(holder, [title]) is not None
+    assert unaddressed(holder, [NOTICE]) is None  # the notice names its holder
+
+
+@pytest.mark.parametrize(
+    ("question", "claims", "evidence"),
+    [
+        # a notice's holder the question does not hold is a name
+        ("Who holds the copyright?", ["Copyright 1996-2019 Julian Seward."], []),
+        # a first word never written in lower case is a name
+        ("Who founded Marrowby?", ["Wren founded Marrowby in 1642."], ["Wren was a miller."]),
+        # one written so is still part of a name after it
+        ("Who wrote the manual?", ["Julian Seward wrote it."], ["julian is a name."]),
+    ],
+)
+def test_a_name_is_still_a_name(question: str, claims: list[str], evidence: list[str]) -> None:
+    assert unaddressed(question, claims, evidence) is None
 
 
 def test_no_claims_are_left_to_the_other_checks() -> None:

@@ -9,7 +9,7 @@ evidence about bzip2, but no one named. So the answer must give the kind of thin
 asks for (``support.asks``, the kinds the offline answerer prefers too), in one of its
 sentences at least:
 
-- *who* / *where*: a name the question does not hold (``support.has_kind``), or a content
+- *who* / *where*: a name the question does not hold (``named``), or a content
   word after ``by`` the question does not hold ("owned by group mail", "by this user"); for
   *where*, also a place: a content word the question does not hold after a preposition of
   place, directly or after an article, and not opening the sentence ("lives in the forest",
@@ -21,14 +21,28 @@ sentences at least:
 A question of another shape (*what*, *which*, *how* alone) is not checked here: the answer
 need not repeat what kind of thing is asked for ("Which animal…?" — "The Skarra vole…"), and
 words cannot tell an algorithm from a file name.
+
+A name is a run of capitalised words, as the answerer reads them (``name_runs``), less the
+words that only look like one: the capitalised first word of a sentence when the answer or
+its evidence also writes it in lower case ("Note that…" beside "see the note"), a pronoun the
+extractor never takes for a thing ("Everyone is permitted…", ``JUNK``), an abbreviation
+("Inc.", ``prose.ABBREVIATIONS``) and a month or a day ("29 June 2007": a time). A copyright notice names its holder only (read as the
+extractor reads it, ``extract_notice``): asked who founded the Free Software Foundation,
+"Copyright (C) 2007 Free Software Foundation, Inc." names no one the question does not.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 
+from trustgraph_flow.llm.extract_notice import notice_facts
+from trustgraph_flow.llm.extract_words import JUNK
+from trustgraph_flow.llm.prose import ABBREVIATIONS
+from trustgraph_flow.llm.question_keys import name_runs
+from trustgraph_flow.llm.support import _MONTHS as MONTHS
 from trustgraph_flow.llm.support import ARTICLES, asks, has_kind
-from trustgraph_flow.llm.text import STOPWORDS, content_words, stem, words
+from trustgraph_flow.llm.text import STOPWORDS, content_words, sentences, stem, words
 from trustgraph_flow.verify.heuristic import NUMBER_WORDS
 
 LARGE_NUMBERS = frozenset(
@@ -44,6 +58,8 @@ PLACE_MARKS = frozenset(
     "in at on near under inside outside beside behind above below within across along "
     "around beyond".split()
 )
+# name_runs gives stems; a month or a day is a time, not a name
+_NOT_NAMES = frozenset(stem(w) for w in JUNK | ABBREVIATIONS | MONTHS | TIMES)
 WHY = {  # why an answer does not address a question of each kind
     "name": "the question asks who or where, and no sentence of the answer names anyone or "
     "anything the question does not",
@@ -69,19 +85,53 @@ def _agents(low: list[str]) -> list[str]:
 
 def _places(low: list[str]) -> list[str]:
     """The content word after each preposition of place that does not open the sentence,
-    directly or after an article ("in the forest": forest; not "in this case")."""
+    directly or after an article ("in the forest": forest; not "in this case", nor an act:
+    "in conveying all material")."""
     out = []
     for i, word in enumerate(low[1:], start=1):
         if word in PLACE_MARKS:
-            at = i + 1 + (i + 1 < len(low) and low[i + 1] in ARTICLES)
+            article = i + 1 < len(low) and low[i + 1] in ARTICLES
+            at = i + 1 + article
             if at < len(low) and low[at] not in STOPWORDS:
-                out.append(low[at])
+                if article or not low[at].endswith("ing"):  # "in conveying": an act
+                    out.append(low[at])
     return out
 
 
-def gives(kind: str, claim: str, asked: set[str], where: bool = False) -> bool:
+def lowered(texts: Sequence[str]) -> set[str]:
+    """The words ``texts`` write in lower case: a capitalised one among them is common."""
+    return {w for text in texts for w in words(text) if w[:1].islower()}
+
+
+def named(claim: str, asked: set[str], common: AbstractSet[str] = frozenset()) -> bool:
+    """Whether ``claim`` names someone or something the question does not (``asked``: its
+    stems): a word of a name run that is no sentence's common first word (``common``: the
+    words written in lower case around it), pronoun or abbreviation; of a copyright notice,
+    a word of its holder's name."""
+    for sentence in sentences(claim):
+        notice = notice_facts(sentence)
+        if notice:
+            if any(stem(w) not in asked for w in words(notice[0][0])):
+                return True
+            continue
+        first = words(sentence)[:1]
+        opening = stem(first[0]) if first and first[0].lower() in common else ""
+        for run in name_runs(sentence):
+            if any(w != opening and w not in _NOT_NAMES and w not in asked for w in run):
+                return True
+    return False
+
+
+def gives(
+    kind: str,
+    claim: str,
+    asked: set[str],
+    where: bool = False,
+    common: AbstractSet[str] = frozenset(),
+) -> bool:
     """Whether ``claim`` gives the ``kind`` of answer asked for (``asked``: the stems of the
-    question's content words; ``where``: the question asks where, so a place answers)."""
+    question's content words; ``where``: the question asks where, so a place answers;
+    ``common``: words its evidence writes in lower case, ``named``)."""
     low = [w.lower() for w in words(claim)]
     if kind == "number":
         return _numbered(low)
@@ -89,19 +139,20 @@ def gives(kind: str, claim: str, asked: set[str], where: bool = False) -> bool:
         return has_kind(kind, claim, asked) or _numbered(low) or bool(TIMES & set(low))
     if kind == "name":
         marked = _agents(low) + (_places(low) if where else [])
-        return has_kind(kind, claim, asked) or any(stem(w) not in asked for w in marked)
+        return named(claim, asked, common) or any(stem(w) not in asked for w in marked)
     return True
 
 
-def unaddressed(question: str, claims: Sequence[str]) -> str | None:
+def unaddressed(question: str, claims: Sequence[str], evidence: Sequence[str] = ()) -> str | None:
     """Why no sentence of the answer addresses ``question`` (None: one does, or the question
-    is of a shape not checked)."""
+    is of a shape not checked); ``evidence``: the texts the answer cites."""
     kind = asks(question)
     said = [c for c in claims if c.strip()]
     if not kind or not said:
         return None
     asked = {stem(w) for w in content_words(question)}
     where = "where" in {w.lower() for w in words(question)}
-    if any(gives(kind, c, asked, where) for c in said):
+    common = lowered([*said, *evidence])
+    if any(gives(kind, c, asked, where, common) for c in said):
         return None
     return WHY[kind]

@@ -194,14 +194,15 @@ async def verify_answer(
     results = [s if s is not None else judged[i] for i, s in enumerate(settled)]
     cited = [u for c in claims for u in c.cited]
     heuristic = all(m == OFFLINE_MODEL for m in cost.models)  # no judge asked: rules only
-    share, missing = relevance(question, [texts.get(u, "") for u in cited])
+    cited_texts = [texts.get(u, "") for u in cited]
+    share, missing = relevance(question, cited_texts)
     is_relevant = any(votes) if votes else True  # no judge reply: relevance unknown
     why_not = (
         "nothing it cites speaks of " + ", ".join(f"'{w}'" for w in missing[:6])
         if heuristic and missing
         else "the evidence it cites does not speak of the question"
     )
-    off = unaddressed(question, [c.text for c in claims]) if heuristic else None
+    off = unaddressed(question, [c.text for c in claims], cited_texts) if heuristic else None
     verdict, reason = _answer_verdict(
         [r[0] for r in results], bool(cited), is_relevant, why_not, off
     )
