@@ -64,3 +64,28 @@ def test_a_term_on_the_line_above_its_definition() -> None:
 def test_a_possessive_a_wh_ever_word_or_a_linking_adverb_is_junk() -> None:
     assert triples("The Copyright Holder is whoever is named in the notice.") == []
     assert triples("Moreover, Your grants from a particular Contributor are limited.") == []
+
+
+def test_a_predicate_that_lost_its_verb_to_the_object_states_nothing() -> None:
+    """After "does not", "need not", a modal or "to" before a known verb comes the verb: an
+    object starting with it is the predicate's own ("This License → does not → grant
+    permission"), and a lone participle is no thing ("may publish → revised", cut at
+    "and/or"). Seen on GPL-3, Apache-2.0, MPL-2.0 and the users-and-groups guide."""
+    assert triples("This License does not grant permission to use the trade names.") == []
+    assert (
+        triples("Corresponding Source need not include anything that users can regenerate.") == []
+    )
+    assert triples("This License does not invalidate such rights.") == []
+    assert triples("The Free Software Foundation may publish revised and/or new versions.") == []
+    assert (
+        triples("Our General Public Licenses are designed to make sure that you have the freedom.")
+        == []
+    )
+    # the same forms with the verb in the predicate still state their fact
+    assert triples("This License does not grant the Hale Works a patent.") == [
+        ("This License", "does not grant", "Hale Works")
+    ]
+    assert triples("The Licensor may publish revised versions.") == [
+        ("Licensor", "may publish", "revised versions")
+    ]
+    assert triples("The Seine flows to the sea.") == [("Seine", "flows to", "sea")]

@@ -24,6 +24,7 @@ from trustgraph_flow.llm.extract_clause import (
     phrase,
 )
 from trustgraph_flow.llm.extract_complement import is_word
+from trustgraph_flow.llm.extract_junk import clean
 from trustgraph_flow.llm.extract_kinds import common_noun
 from trustgraph_flow.llm.extract_notice import notice_facts
 from trustgraph_flow.llm.extract_subject import Memory, subjects, without_subject
@@ -36,7 +37,7 @@ from trustgraph_flow.llm.extract_verbs import (
     known_verb,
     looks_verb,
 )
-from trustgraph_flow.llm.extract_words import ARTICLES, COPULAS, JUNK, MODALS, PRONOUNS
+from trustgraph_flow.llm.extract_words import ARTICLES, COPULAS, PRONOUNS
 from trustgraph_flow.llm.prose import prose_spans
 
 MAX_EDGES = 40  # a dense chunk states more than 20 facts; under the reply schema's 50
@@ -143,30 +144,6 @@ def _passive_goes_on(tokens: list[str], j: int) -> bool:
         any(tokens[i].lower() in COPULAS and is_participle(tokens[i + 1]) for i in range(j - 1))
         and passive_facts("", ["was", *tokens[j:]], 0) is not None
     )
-
-
-def _words(label: str) -> set[str]:
-    return {w.lower() for w in label.split()}
-
-
-def clean(s: str, p: str, o: str, literal: bool) -> bool:
-    """Whether a fact is worth an edge: no pronoun or adverb as subject or object, a
-    predicate starting with a verb, an object that does not repeat its subject, no lone
-    participle as an object ('Chlorine → is → added'), no lone word after a modal ('must →
-    suffice')."""
-    if not (s and p and o) or s.lower() in JUNK or o.lower() in JUNK:
-        return False
-    first = p.split()[0]
-    if not (looks_verb(first) or first in NEGATIONS):
-        return False
-    if literal:
-        return True
-    if _words(o) <= _words(s) and all(is_cap(w) for w in s.split()):
-        return False  # a name's own part ("Casimir Rook → designed → Rook")
-    lone = " " not in o and not is_cap(o)
-    if lone and p in MODALS:
-        return False  # "Installation Information → must → suffice": a verb, not a thing
-    return not (lone and (o.lower().endswith("ly") or (p in COPULAS and is_participle(o))))
 
 
 SUBCLAUSE = frozenset({"where", "when", "while", "whereas", "but", "and"})

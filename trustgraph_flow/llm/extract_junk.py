@@ -1,0 +1,57 @@
+"""Which facts the offline extractor keeps (``clean``): the junk it drops, edge by edge
+(docs/llm.md, ``extract-edges``)."""
+
+from __future__ import annotations
+
+from trustgraph_flow.llm.extract_clause import is_cap
+from trustgraph_flow.llm.extract_verbs import NEGATIONS, is_participle, known_verb, looks_verb
+from trustgraph_flow.llm.extract_words import COPULAS, JUNK, MODALS
+
+
+def _words(label: str) -> set[str]:
+    return {w.lower() for w in label.split()}
+
+
+# After these a verb comes ("does not grant", "need not include", "may publish"): a
+# predicate ending in one has lost its verb to the object.
+VERB_NEXT = MODALS | {"do", "does", "did", "need"}
+
+
+def _verb_object(p: str, o: str) -> bool:
+    """Whether the object starts with the predicate's own verb: the predicate ends where a
+    verb must follow ('This License → does not → grant permission', 'Web content → should
+    not → owned') or in a participle's 'to' before a known verb ('are designed to → make
+    sure'; not 'refers to → set')."""
+    words = p.lower().split()
+    last, before = words[-1], (words[-2] if len(words) > 1 else "")
+    first = o.split()[0]
+    if not first.islower():
+        return False
+    return (
+        last in VERB_NEXT
+        or (last in NEGATIONS and before in VERB_NEXT)
+        or (last == "to" and is_participle(before) and known_verb(first))
+    )
+
+
+def clean(s: str, p: str, o: str, literal: bool) -> bool:
+    """Whether a fact is worth an edge: no pronoun or adverb as subject or object, a
+    predicate starting with a verb, an object that does not repeat its subject, no lone
+    participle as an object ('Chlorine → is → added', 'may publish → revised'), no verb as
+    the object's first word (``_verb_object``)."""
+    if not (s and p and o) or s.lower() in JUNK or o.lower() in JUNK:
+        return False
+    first = p.split()[0]
+    if not (looks_verb(first) or first in NEGATIONS):
+        return False
+    if literal:
+        return True
+    if _words(o) <= _words(s) and all(is_cap(w) for w in s.split()):
+        return False  # a name's own part ("Casimir Rook → designed → Rook")
+    if _verb_object(p, o):
+        return False  # "Installation Information → must → suffice": a verb, not a thing
+    lone = " " not in o and not is_cap(o)
+    # a participle: after a copula any ('is → added'), else one in '-ed' ('may publish →
+    # revised'); an irregular one may be a noun ('refers to → set')
+    participle = is_participle(o) and (p in COPULAS or o.lower().endswith("ed"))
+    return not (lone and (o.lower().endswith("ly") or participle))
