@@ -164,7 +164,13 @@ async def test_from_the_list_to_a_page_and_back(
             await page.locator(".tree .row", has_text="Edge 1").click()
             details = page.locator("aside.details")
             await details.get_by_text("Reasoning").wait_for(timeout=TIMEOUT)
-            assert "flows" in await details.inner_text()
+            shown_edge = await details.inner_text()
+            assert "flows" in shown_edge
+            # its subject and object by their labels, as the edge's line has them (session 15
+            # saw "seine", "paris": the URIs' lower-cased tails)
+            subject = shown_edge.split("Subject", 1)[1].split("Predicate", 1)[0]
+            obj = shown_edge.split("Object", 1)[1].split("Source", 1)[0]
+            assert "Nile" in subject and "Cairo" in obj, shown_edge
             source = details.get_by_role("link", name=re.compile(r"Page 2 of “world-facts.pdf”"))
             await source.click()
 

@@ -217,9 +217,10 @@ function ragChildren(view) {
         fields: [
           field("Edge", edgeText(edge)),
           field("Reasoning", edge.reasoning || "(none recorded)"),
-          field("Subject", termText(edge.s), { code: true, title: JSON.stringify(edge.s) }),
-          field("Predicate", termText(edge.p), { code: true }),
-          field("Object", termText(edge.o), { code: true }),
+          // its label where the store has one: the URI's lower-cased tail only when it has gone
+          field("Subject", termText(edge.s, edge.s_label), { code: true, title: JSON.stringify(edge.s) }),
+          field("Predicate", termText(edge.p, edge.p_label), { code: true, title: JSON.stringify(edge.p) }),
+          field("Object", termText(edge.o, edge.o_label), { code: true, title: JSON.stringify(edge.o) }),
           ...(edge.sources.length ? edge.sources.map((ref) => field("Source", ref, { source: true })) : [field("Source", "(none recorded)")]),
           ...removedFields(edge.removed),
         ],
