@@ -162,3 +162,16 @@ def test_a_signature_over_another_trace_and_a_log_gap_are_named(made: Path) -> N
     relist(made, bundle.LOG)
     found = codes(made)
     assert "gap" in found and "unsigned" in found
+
+
+def test_a_log_rewritten_shorter_is_called_changed_and_one_cut_short_truncated(made: Path) -> None:
+    log = json.loads((made / bundle.LOG).read_text())
+    del log["chains"]["local"][1]
+    (made / bundle.LOG).write_text(json.dumps(log))  # valid JSON, shorter: not cut off
+    found = verify_bundle(made).problems
+    assert found[0].code == "changed"
+    assert found[0].message.startswith(f"{bundle.LOG} does not match the manifest: ")
+    assert "rewritten shorter (parts removed), not cut off" in found[0].message
+    assert "truncated" not in [p.code for p in found]
+    (made / bundle.LOG).write_text(json.dumps(log)[:-40])  # cut: its brackets stay open
+    assert verify_bundle(made).problems[0].code == "truncated"
