@@ -87,6 +87,16 @@ def to_click_error(exc: BaseException, url: str) -> click.ClickException:
     return click.ClickException(f"{type(exc).__name__}: {exc} (run with --debug for details)")
 
 
+def cut_off(exc: BaseException) -> bool:
+    """Whether ``exc`` is the connection to the gateway lost (not an answer from it): a
+    question asked may still be answered, and its trace recorded, on the server."""
+    import aiohttp
+
+    if isinstance(exc, ServiceError):
+        return exc.type == ErrorType.CONNECTION_CLOSED
+    return isinstance(exc, aiohttp.ClientError | ConnectionError | TimeoutError)
+
+
 def tls_reason(exc: BaseException, url: str) -> str:
     """Why TLS failed, in words, with the likely fix (an https:// URL on a plain gateway)."""
     cause = getattr(exc, "os_error", None) or exc.__cause__ or exc

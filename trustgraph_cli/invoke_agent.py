@@ -22,6 +22,7 @@ from trustgraph_cli.options import (
 )
 from trustgraph_cli.rag_output import (
     ANSWER_INTERRUPTED,
+    TraceSeen,
     answer_verdict,
     note_offline,
     note_unsupported,
@@ -93,6 +94,7 @@ def main(
         request["group"] = list(group)
 
     verdict: list[tuple[str, str]] = []  # the conclusion's, when kept though not supported
+    seen = TraceSeen()
 
     async def ask() -> AgentResponse:
         from trustgraph_base.schema.agent import AgentResponse
@@ -105,6 +107,7 @@ def main(
                 resp = validated(AgentResponse, data, "an agent answer")
                 kind = resp.message_type
                 if kind == "explain":
+                    seen.saw(resp.explain_id)
                     verdict.extend(filter(None, [answer_verdict(resp)]))
                     if explainable:
                         _say(kind, resp.explain_id or "")
@@ -116,7 +119,7 @@ def main(
 
     from trustgraph_cli.render.text import safe
 
-    final = run(gw, ask, interrupted=ANSWER_INTERRUPTED)
+    final = run(gw, ask, interrupted=ANSWER_INTERRUPTED, trace=seen)
     note_offline(final.model)
     trace = safe(final.explain_id or "")
     if final.finish_reason == "iteration-limit":

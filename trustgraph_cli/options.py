@@ -214,15 +214,22 @@ class Interrupted(click.ClickException):
         click.echo(self.message, err=True)
 
 
-def run(gw: Gateway, main: Callable[[], Any], *, interrupted: str = "Interrupted.") -> Any:
+def run(
+    gw: Gateway,
+    main: Callable[[], Any],
+    *,
+    interrupted: str = "Interrupted.",
+    trace: Callable[[], str] = str,
+) -> Any:
     """Run a command's coroutine function, mapping failures to one-line errors (exit 1).
 
     With ``--debug`` the original traceback is shown instead. Ctrl-C prints ``interrupted``
-    (what the command left behind) and exits 130.
+    (what the command left behind) and exits 130. ``trace``: the trace id the answer streamed
+    so far named ("" if none), given with a lost connection's error.
     """
     import asyncio
 
-    from trustgraph_cli.errors import to_click_error
+    from trustgraph_cli.errors import cut_off, to_click_error
 
     try:
         return asyncio.run(main())
@@ -233,4 +240,9 @@ def run(gw: Gateway, main: Callable[[], Any], *, interrupted: str = "Interrupted
     except Exception as exc:
         if gw.debug:
             raise
-        raise to_click_error(exc, gw.url) from None
+        error = to_click_error(exc, gw.url)
+        if cut_off(exc) and (seen := trace()):
+            raise click.ClickException(
+                f"{error.message}; the answer may have completed: tg-show-explain-trace {seen}"
+            ) from None
+        raise error from None

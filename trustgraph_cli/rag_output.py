@@ -57,6 +57,22 @@ def note_unsupported(verdict: tuple[str, str] | None) -> None:
     click.echo(f"verification: {word}: {safe(verdict[1])}", err=True)
 
 
+class TraceSeen:
+    """The trace id of the first explain event streamed (what a lost connection names)."""
+
+    def __init__(self) -> None:
+        self.id = ""
+
+    def saw(self, explain_id: str | None) -> None:
+        from trustgraph_base.provenance.uris import trace_root
+        from trustgraph_cli.render.text import safe
+
+        self.id = self.id or safe(trace_root(explain_id or "") or "")
+
+    def __call__(self) -> str:
+        return self.id
+
+
 def check_question(question: str) -> None:
     if not question.strip():
         raise click.UsageError("the question is empty: pass it with -q")
@@ -102,6 +118,7 @@ def ask_rag(
 
     body = {**request, "streaming": streaming}
     verdict: tuple[str, str] | None = None
+    seen = TraceSeen()
 
     async def ask() -> RagResponse:
         from trustgraph_base.schema.rag import RagResponse
@@ -115,6 +132,7 @@ def ask_rag(
             async for data in client.stream(service, body):
                 resp = validated(RagResponse, data, "an answer")
                 if resp.message_type == "explain":
+                    seen.saw(resp.explain_id)
                     verdict = verdict or answer_verdict(resp)
                     if explainable:
                         line.before_stderr()
@@ -127,7 +145,7 @@ def ask_rag(
         line.close()
         return final
 
-    final = run(gw, ask, interrupted=ANSWER_INTERRUPTED)
+    final = run(gw, ask, interrupted=ANSWER_INTERRUPTED, trace=seen)
     note_unsupported(verdict)
     note_offline(final.model)
     if final.explain_id:
