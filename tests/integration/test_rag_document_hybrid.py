@@ -64,13 +64,17 @@ PRINTERS = {
 TEXTS = {"mirren.txt": ANSWERING} | {f"{k}.txt": v + "\n" for k, v in PRINTERS.items()}
 
 
-async def ask(stack: Stack) -> tuple[str, str]:
-    """The answer to QUESTION and its trace as tg-export-explain-trace gives it (TriG)."""
+async def ask(stack: Stack) -> tuple[str, str, str]:
+    """The answer to QUESTION, its trace as tg-export-explain-trace gives it (TriG) and as
+    tg-show-explain-trace shows it."""
     asked = await stack.cli("tg-invoke-document-rag", "--no-streaming", "-q", QUESTION, "-U", USER)
     assert asked.code == 0, asked.stderr
-    exported = await stack.cli("tg-export-explain-trace", trace_of(asked.stderr), "-U", USER)
+    trace = trace_of(asked.stderr)
+    exported = await stack.cli("tg-export-explain-trace", trace, "-U", USER)
     assert exported.code == 0, exported.stderr
-    return asked.stdout, exported.stdout
+    shown = await stack.cli("tg-show-explain-trace", trace, "-U", USER)
+    assert shown.code == 0, shown.stderr
+    return asked.stdout, exported.stdout, shown.stdout
 
 
 def selections(trig: str) -> dict[int, dict[str, str]]:
@@ -109,7 +113,7 @@ async def test_a_chunk_the_vectors_rank_low_is_found_by_its_words(
 ) -> None:
     async with Stack(pulsar_url, prefix, EVERY, data_dir=tmp_path / "hybrid") as stack:
         await load_texts(stack, USER, tmp_path, TEXTS)
-        answer, nquads = await ask(stack)
+        answer, nquads, shown = await ask(stack)
     assert "Tobias Wren" in answer, answer
     by_rank = selections(nquads)
     assert sorted(by_rank) == [1, 2, 3, 4, 5], by_rank
@@ -121,15 +125,21 @@ async def test_a_chunk_the_vectors_rank_low_is_found_by_its_words(
     assert all(float(by_rank[r]["lexicalScore"]) == 0 for r in range(2, 6)), by_rank
     assert [int(by_rank[r]["vectorRank"]) for r in range(2, 6)] == [1, 2, 3, 4], by_rank
     assert cited(nquads) == {first["chunk"]}
+    chunk1 = shown.split("Chunk 1: ", 1)[1].split("Chunk 2: ", 1)[0]
+    assert f"Score: {float(first['score']):.3f}" in chunk1, shown
+    assert (
+        "Vector rank: 6" in chunk1 and f"Word score: {float(first['lexicalScore']):.3f}" in chunk1
+    )
 
     vector_only = {"document-rag": {"doc_retrieval": "vector"}}
     async with Stack(
         pulsar_url, prefix, EVERY, data_dir=tmp_path / "vector", settings=vector_only
     ) as stack:
         await load_texts(stack, USER, tmp_path, TEXTS)
-        answer, nquads = await ask(stack)
+        answer, nquads, shown = await ask(stack)
     assert ABSTAINED in answer, answer
     by_rank = selections(nquads)
     assert sorted(by_rank) == [1, 2, 3, 4, 5], by_rank
     assert not any(":mirren-" in row["chunk"] for row in by_rank.values()), by_rank
     assert not any("vectorRank" in row for row in by_rank.values()), by_rank
+    assert "Score: " in shown and "Vector rank" not in shown and "Word score" not in shown

@@ -86,6 +86,8 @@ class ChunkView(Message):
 
     uri: str
     score: float | None = None  # similarity to the question (None in traces from before scores)
+    vector_rank: int | None = None  # its place in the vector search (hybrid retrieval only)
+    lexical_score: float | None = None  # its score for the question's words (hybrid only)
     cited: bool = False  # a selected chunk the answer cites (tg:cites on the synthesis)
     sources: list[SourceRef] = []
     removed: list[Removal] = []  # the chunk's document was removed since

@@ -209,6 +209,10 @@ class _Builder:
             child = Node(f"Chunk {n}", chunk.uri)
             if chunk.score is not None:
                 child.add("Score", f"{chunk.score:.3f}")
+            if chunk.vector_rank is not None:  # hybrid retrieval (docs/rag.md)
+                child.add("Vector rank", str(chunk.vector_rank))
+            if chunk.lexical_score is not None:
+                child.add("Word score", f"{chunk.lexical_score:.3f}")
             child.add("", CITED if chunk.cited else None)
             self.removed(child, chunk.removed)
             if self.opts.show_provenance:

@@ -68,6 +68,8 @@ RAG_PREDICATES = frozenset(
         RDF.reifies,
         TG.rank,
         TG.score,
+        TG.vectorRank,
+        TG.lexicalScore,
         TG.selectedEdge,
         TG.edge,
         TG.reasoning,

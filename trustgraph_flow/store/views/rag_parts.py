@@ -3,6 +3,8 @@ selected chunks with their ranks, and the erasures that touched them."""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import pyoxigraph as ox
 
 from trustgraph_base.provenance.namespaces import RDF, TG
@@ -42,17 +44,18 @@ def rag_parts(store: QuadStore, props: Props, root: str, provenance: bool) -> di
         for c in props.get(exploration, {}).get(TG.selectedChunk.i, [])
         if isinstance(c, ox.NamedNode)
     ]
+    unranked = Ranked(len(selected) + 1, None, None, None)
     chunks = [
         ChunkView(
             uri=c.value,
-            score=ranked.get(c.value, (0, None))[1],
+            score=ranked.get(c.value, unranked).score,
+            vector_rank=ranked.get(c.value, unranked).vector_rank,
+            lexical_score=ranked.get(c.value, unranked).lexical_score,
             cited=c.value in cites,
             sources=[r for r in [chunk_source(store, c)] if r] if provenance else [],
             removed=removals(store, c),
         )
-        for c in sorted(
-            selected, key=lambda c: (ranked.get(c.value, (len(selected) + 1, None))[0], c.value)
-        )
+        for c in sorted(selected, key=lambda c: (ranked.get(c.value, unranked).rank, c.value))
     ]
     edge_uris = [
         e.value
@@ -117,9 +120,19 @@ def fetch_links(
         fetch_edge_sources(store, edges)
 
 
-def chunk_ranks(props: Props, exploration: str) -> dict[str, tuple[int, float | None]]:
-    """Chunk URI → (rank, score) from the reifiers of its ``tg:selectedChunk`` triple."""
-    ranks: dict[str, tuple[int, float | None]] = {}
+class Ranked(NamedTuple):
+    """A selected chunk's reifier: its rank, vector similarity, and from a hybrid retrieval
+    its vector rank and lexical score (docs/provenance.md)."""
+
+    rank: int
+    score: float | None
+    vector_rank: int | None
+    lexical_score: float | None
+
+
+def chunk_ranks(props: Props, exploration: str) -> dict[str, Ranked]:
+    """Chunk URI → its ranking, from the reifiers of its ``tg:selectedChunk`` triple."""
+    ranks: dict[str, Ranked] = {}
     for uri, by_pred in props.items():
         if not is_exploration_chunk_uri(exploration, uri):
             continue
@@ -127,6 +140,11 @@ def chunk_ranks(props: Props, exploration: str) -> dict[str, tuple[int, float | 
         rank = as_int(text(props, uri, TG.rank))
         target = about[0].object if about and isinstance(about[0], ox.Triple) else None
         if target is not None and not isinstance(target, ox.Triple) and rank is not None:
-            score = text(props, uri, TG.score)
-            ranks[target.value] = (rank, float(score) if score is not None else None)
+            score, lexical = text(props, uri, TG.score), text(props, uri, TG.lexicalScore)
+            ranks[target.value] = Ranked(
+                rank,
+                float(score) if score is not None else None,
+                as_int(text(props, uri, TG.vectorRank)),
+                float(lexical) if lexical is not None else None,
+            )
     return ranks
