@@ -71,6 +71,9 @@ INPUTS: dict[str, Any] = {
         "concepts": [QUERY],
         "chunks": CHUNKS,
         "scores": [0.619, 0.42],
+        # ours only: the hybrid retrieval's vector rank and word score for each chunk, in the
+        # fused order (the first chunk came 2nd in the vector search); the reference has none
+        "reranked": [[2, 1.386], [1, 0.0]],
         "synthesis_cost": COST,
         "document": "%s/document",
     },
@@ -146,10 +149,11 @@ def document_rag(roles: dict[str, str]) -> list[Triple]:
     for rank in range(1, len(CHUNKS) + 1):
         roles[uris.exploration_chunk_uri(exp, rank)] = "document-rag/chunk-selection"
     scores = INPUTS["document_rag"]["scores"]
+    reranked = [(int(r), float(w)) for r, w in INPUTS["document_rag"]["reranked"]]
     return [
         *docrag_question_triples(q, QUERY, TIME),
         *grounding_triples(ground, q, [QUERY]),
-        *docrag_exploration_triples(exp, q, CHUNKS, scores, grounding=ground),
+        *docrag_exploration_triples(exp, q, CHUNKS, scores, grounding=ground, reranked=reranked),
         *synthesis_triples(synth, exp, ANSWER),
         *citation_triples(synth, CHUNKS[:1]),
         *_cost(synth),
