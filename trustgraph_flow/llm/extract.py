@@ -27,6 +27,7 @@ from trustgraph_flow.llm.extract_complement import is_word
 from trustgraph_flow.llm.extract_junk import clean
 from trustgraph_flow.llm.extract_kinds import common_noun
 from trustgraph_flow.llm.extract_notice import notice_facts
+from trustgraph_flow.llm.extract_plural import opens_with_description
 from trustgraph_flow.llm.extract_subject import Memory, subjects, without_subject
 from trustgraph_flow.llm.extract_title import defined_above, title_facts
 from trustgraph_flow.llm.extract_tokens import sentence_tokens
@@ -173,6 +174,8 @@ def _subclauses(subjects: list[str], tokens: list[str]) -> list[Fact]:
 
 def _facts(tokens: list[str], memory: Memory) -> list[Fact]:
     found, start = subjects(tokens, memory)
+    if opens_with_description(found, tokens, start):
+        found = []  # "Multiple files may be compressed": no name, no fact of one
     facts: list[Fact] = []
     if not found:
         facts = without_subject(tokens)

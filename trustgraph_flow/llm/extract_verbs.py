@@ -22,7 +22,7 @@ BASE_VERBS = frozenset(
     become serve provide require allow give take keep carry supply border connect join link
     cross own build write design found lead found teach study visit speak belong consist
     share meet stand sit reach feed drain rise enter leave open close sell buy export import
-    mine farm raise employ house store protect mark host attract span""".split()
+    mine farm raise employ house store protect mark host attract span read come""".split()
 )
 # Irregular past participles and the past tense their active sentence takes.
 PARTICIPLE_PAST = {
