@@ -6,6 +6,7 @@ from __future__ import annotations
 from trustgraph_flow.llm.extract_clause import is_cap
 from trustgraph_flow.llm.extract_verbs import NEGATIONS, is_participle, known_verb, looks_verb
 from trustgraph_flow.llm.extract_words import COPULAS, JUNK, MODALS
+from trustgraph_flow.llm.hollow_labels import loose
 
 
 def _words(label: str) -> set[str]:
@@ -35,12 +36,15 @@ def _verb_object(p: str, o: str) -> bool:
 
 
 def clean(s: str, p: str, o: str, literal: bool) -> bool:
-    """Whether a fact is worth an edge: no pronoun or adverb as subject or object, a
+    """Whether a fact is worth an edge: no pronoun or adverb as subject or object, no label
+    naming nothing (``hollow_labels.loose``), a
     predicate starting with a verb, an object that does not repeat its subject, no lone
     participle as an object ('Chlorine → is → added', 'may publish → revised'), no verb as
     the object's first word (``_verb_object``)."""
     if not (s and p and o) or s.lower() in JUNK or o.lower() in JUNK:
         return False
+    if loose(s) or (not literal and loose(o)):
+        return False  # "As I → said", "I’ve → run", "Sed cannot → export" (``hollow_labels``)
     first = p.split()[0]
     if not (looks_verb(first) or first in NEGATIONS):
         return False

@@ -19,10 +19,7 @@ from trustgraph_flow.llm.extract_verbs import (
     is_participle,
     known_verb,
 )
-
-PREPOSITIONS = frozenset(
-    "of on in to from among with for at by into under about between across against".split()
-)
+from trustgraph_flow.llm.extract_words import PREPOSITIONS
 
 
 def _plural_only(word: str) -> bool:

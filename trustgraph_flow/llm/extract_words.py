@@ -30,6 +30,9 @@ CLAUSE_WORDS = frozenset(
 )
 # Prepositions that may follow a verb in a predicate ("worked as", "lives in").
 VERB_PARTICLES = frozenset({"as", "in", "at", "on", "for", "with", "to", "from", "into", "of"})
+PREPOSITIONS = frozenset(
+    "of on in to from among with for at by into under about between across against".split()
+)
 PRONOUNS = frozenset({"he", "she", "it", "they"})
 MODALS = frozenset("can could will would shall should may might must".split())
 # Never a subject or an object: pronouns, demonstratives, indefinites and adverbs.
