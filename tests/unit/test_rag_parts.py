@@ -78,6 +78,19 @@ def test_selection_ignores_unknown_and_repeated_ids_and_keeps_order() -> None:
     assert len(parse_selection(text, graph(), 1)) == 1
 
 
+def test_selection_drops_edges_that_name_nothing() -> None:
+    # "it" and "I’ve" as a subject or an entity object, a year alone as a subject: junk,
+    # whoever extracted it, even when the LLM picks it. A year as a value is a fact.
+    g = graph()
+    it, ive, year = iri("urn:trustgraph:entity:it"), iri("urn:x:ive"), iri("urn:x:1998")
+    g.add(Triple(s=ive, p=RDFS.label, o=lit("I’ve")))
+    for s, o in ((it, DOG), (FOX, ive), (year, DOG), (FOX, lit("1998"))):
+        g.add(Triple(s=s, p=JUMPS, o=o))
+    picks = json.dumps([{"id": f"e{n}"} for n in range(1, 7)])
+    chosen = parse_selection(picks, g, 10)
+    assert [(e.s, e.o) for e in chosen] == [(FOX, DOG), (DOG, lit("brown")), (FOX, lit("1998"))]
+
+
 @pytest.mark.parametrize(
     "text",
     [

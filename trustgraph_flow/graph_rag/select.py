@@ -10,6 +10,7 @@ from trustgraph_base.provenance import TG, SelectedEdge
 from trustgraph_base.provenance.uris import focus_edge_uri
 from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Triple, TripleTerm
 from trustgraph_flow.graph_rag.subgraph import Subgraph
+from trustgraph_flow.llm.hollow_labels import hollow
 from trustgraph_flow.structured import BadReply, EdgeList, schema_of, validate
 
 SELECT_SYSTEM = (
@@ -107,18 +108,28 @@ def parse_selection(text: str, graph: Subgraph, limit: int) -> list[SelectedEdge
 
 
 def chosen_edges(selection: Selection, graph: Subgraph, limit: int) -> list[SelectedEdge]:
-    """The chosen edges in the LLM's order; unknown or repeated ids are ignored."""
+    """The chosen edges in the LLM's order; unknown or repeated ids are ignored, and so are
+    edges that name nothing (``names_nothing``)."""
     by_id = dict(zip(edge_ids(len(graph.edges)), graph.edges, strict=True))
     chosen: dict[str, SelectedEdge] = {}
     for pick in selection.edges:
         edge = by_id.get(pick.id)
-        if edge is None or pick.id in chosen:
+        if edge is None or pick.id in chosen or names_nothing(graph, edge):
             continue
         reason = pick.reasoning.strip() or NO_REASON
         chosen[pick.id] = SelectedEdge(edge.s, edge.p, edge.o, reason)
         if len(chosen) >= limit:
             break
     return list(chosen.values())
+
+
+def names_nothing(graph: Subgraph, edge: Triple) -> bool:
+    """Whether an edge's subject, or its object when not a value, names nothing ("it",
+    "I’ve", "As I", a subject "1998": ``llm/hollow_labels``): junk whoever extracted it, the
+    offline engine or an LLM, and no evidence whoever chose it."""
+    if hollow(graph.label(edge.s), subject=True):
+        return True
+    return not isinstance(edge.o, LiteralTerm) and hollow(graph.label(edge.o))
 
 
 def answer_variables(
