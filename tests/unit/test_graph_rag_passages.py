@@ -7,6 +7,7 @@ from __future__ import annotations
 from trustgraph_base.provenance import SelectedEdge
 from trustgraph_base.rdf.terms import IriTerm, Triple
 from trustgraph_flow.graph_rag.passages import with_passages
+from trustgraph_flow.graph_rag.subgraph import Subgraph
 
 
 def _t(s: str, p: str, o: str) -> Triple:
@@ -27,15 +28,23 @@ FOUNDED, OWNS, BUILT, BORN = (
 
 def test_a_passage_none_of_whose_edges_was_picked_brings_its_first() -> None:
     picked = [_picked(BUILT, "names the hall")]
-    out = with_passages(picked, [[OWNS, FOUNDED], [BORN, BUILT]])
+    out = with_passages(picked, [[OWNS, FOUNDED], [BORN, BUILT]], Subgraph())
     assert out[0] == picked[0]
     assert [(e.s, e.p, e.o) for e in out[1:]] == [(OWNS.s, OWNS.p, OWNS.o)]
     assert out[1].reasoning == "read from passage 1 of the 2 nearest the question"
 
 
 def test_nothing_is_added_twice_nor_for_a_chunk_without_edges() -> None:
-    out = with_passages([], [[], [FOUNDED], [FOUNDED, OWNS]])
+    out = with_passages([], [[], [FOUNDED], [FOUNDED, OWNS]], Subgraph())
     assert [(e.p, e.reasoning) for e in out] == [
         (FOUNDED.p, "read from passage 2 of the 3 nearest the question")
     ]
-    assert with_passages([], []) == []
+    assert with_passages([], [], Subgraph()) == []
+
+
+def test_a_passage_brings_no_edge_that_names_nothing() -> None:
+    # "it → founded → shipping" (a label "it", or an IRI whose tail is "it"): junk, whoever
+    # extracted it; the passage's next edge comes instead.
+    hollow = _t("it", "founded", "shipping")
+    out = with_passages([], [[hollow, OWNS], [_t("1998", "built", "hall")]], Subgraph())
+    assert [(e.s, e.p, e.o) for e in out] == [(OWNS.s, OWNS.p, OWNS.o)]

@@ -20,6 +20,7 @@ from trustgraph_base.provenance.document_uris import subgraph_uri
 from trustgraph_base.rdf.assembled import assembled_edge
 from trustgraph_base.rdf.terms import IriTerm, Triple, TripleTerm, term_key
 from trustgraph_base.schema import TriplePattern
+from trustgraph_flow.graph_rag.select import names_nothing
 from trustgraph_flow.graph_rag.subgraph import Subgraph
 
 PASSAGES = 2  # chunks nearest the question looked at
@@ -64,17 +65,21 @@ def passage_edges(chunks: list[str], found: list[Triple], graph: Subgraph) -> li
     return out
 
 
-def with_passages(selected: list[SelectedEdge], passages: list[list[Triple]]) -> list[SelectedEdge]:
+def with_passages(
+    selected: list[SelectedEdge], passages: list[list[Triple]], graph: Subgraph
+) -> list[SelectedEdge]:
     """``selected`` and, for each passage none of whose edges is among them, its first
-    edge (``passage_edges``), with the reason it is there."""
+    edge (``passage_edges``) that names something (``select.names_nothing``, by ``graph``'s
+    labels), with the reason it is there."""
     chosen = {_key(Triple(s=e.s, p=e.p, o=e.o)) for e in selected}
     out = list(selected)
     for n, edges in enumerate(passages, 1):
         keys = [_key(t) for t in edges]
-        if not edges or chosen.intersection(keys):
+        named = [t for t in edges if not names_nothing(graph, t)]
+        if not named or chosen.intersection(keys):
             continue
-        first = edges[0]
-        chosen.add(keys[0])
+        first = named[0]
+        chosen.add(_key(first))
         reason = REASON.format(n=n, count=len(passages))
         out.append(SelectedEdge(first.s, first.p, first.o, reason))
     return out

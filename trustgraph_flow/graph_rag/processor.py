@@ -144,7 +144,7 @@ async def run(
     edges = (
         recorded_edges(kept, question)
         if kept is not None
-        else with_passages(await select(req, ctx, graph, focus_cost), passages)
+        else with_passages(await select(req, ctx, graph, focus_cost), passages, graph)
     )
     yield await trace.stage(
         focus, graph_rag_focus_triples(focus, explore_uri, question, edges), focus_cost
