@@ -1,0 +1,60 @@
+"""The offline extractor on three documents a new user might load (issue 29), chunked as
+ingest chunks them, in process: chunks, edges and time per document, and with ``--edges``
+every edge with the sentence it was read from, to judge one by one (clean / weak / junk:
+docs/performance.md, "Extraction on real documents").
+
+    python -m bench.extract_debian [--edges]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import io
+import time
+from pathlib import Path
+
+from trustgraph_flow.chunker import split
+from trustgraph_flow.decoding import decode_pdf
+from trustgraph_flow.llm.extract import extract_edges
+
+DOCUMENTS = {
+    "bzip2 manual": Path("/usr/share/doc/bzip2/manual.pdf.gz"),
+    "GFDL-1.3": Path("/usr/share/common-licenses/GFDL-1.3"),
+    "sed FAQ": Path("/usr/share/doc/sed/sedfaq.txt.gz"),
+}
+CHUNK, OVERLAP = 1000, 100  # the chunker's defaults
+
+
+def pages(path: Path) -> list[str]:
+    data = path.read_bytes()
+    data = gzip.decompress(data) if path.suffix == ".gz" else data
+    if ".pdf" in path.suffixes:
+        return [p.text for p in decode_pdf(io.BytesIO(data))]
+    return [data.decode("utf-8", "replace")]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--edges", action="store_true", help="print every edge")
+    args = parser.parse_args()
+    for name, path in DOCUMENTS.items():
+        if not path.exists():
+            print(f"{name}: {path} is missing, left out")
+            continue
+        chunks = edges = 0
+        start = time.perf_counter()
+        for page in pages(path):
+            for sp in split(page, CHUNK, OVERLAP):
+                chunks += 1
+                for e in extract_edges(page[sp.offset : sp.offset + sp.length]):
+                    edges += 1
+                    if args.edges:
+                        quote = " ".join(e.quote.split())[:120]
+                        print(f"  {chunks:>3} {e.s} | {e.p} | {e.o}    << {quote}")
+        ms = (time.perf_counter() - start) * 1000
+        print(f"{name}: {chunks} chunks, {edges} edges, {ms:.0f} ms")
+
+
+if __name__ == "__main__":
+    main()
