@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from tests.browser.support import ask, browser, populated_stack, settled
+from trustgraph_base.provenance import uris
 
 ADMIN = "viewer-admin-token"
 TIMEOUT = 15_000  # ms, for each wait on the page
@@ -51,6 +52,31 @@ async def shot(page: Any, name: str, fallback: Path) -> None:
 
 async def texts(page: Any, selector: str) -> list[str]:
     return [t.strip() for t in await page.locator(selector).all_inner_texts()]
+
+
+async def hybrid_figures_shown(page: Any, stack: Any) -> None:
+    """A DocumentRAG trace from a hybrid retrieval (the default): each chunk shows its vector
+    rank and word score beside its similarity, the figures tg-show-explain-trace gives."""
+    trace = uris.docrag_question_uri("docrag-hugo")
+    told = await stack.cli("tg-show-explain-trace", trace, "--format", "json")
+    assert told.code == 0, told.stderr
+    chunks = json.loads(told.stdout)["chunks"]
+    assert chunks and all(c["vector_rank"] is not None for c in chunks)
+    rows = page.locator(".tree .row").filter(
+        has=page.locator(".title", has_text=re.compile(r"^Chunk \d+$"))
+    )
+    await expect_rows(rows, len(chunks))
+    for row, chunk in zip(await rows.all_inner_texts(), chunks, strict=True):
+        assert f"score {chunk['score']:.3f}" in row, row
+        assert f"vector #{chunk['vector_rank']}" in row, row
+        assert f"words {chunk['lexical_score']:.3f}" in row, row
+    await rows.first.click()
+    details = page.locator("aside.details")
+    await details.get_by_text("Vector rank").wait_for(timeout=TIMEOUT)
+    shown_chunk = await details.inner_text()
+    assert f"{chunks[0]['vector_rank']} (its place in the vector search)" in shown_chunk
+    assert f"{chunks[0]['lexical_score']:.3f} (the question's words in it, BM25)" in shown_chunk
+    assert "Word score" in shown_chunk and "fused rank" in shown_chunk
 
 
 async def test_from_the_list_to_a_page_and_back(
@@ -201,6 +227,7 @@ async def test_from_the_list_to_a_page_and_back(
             await usage.get_by_role("link", name="Where was Victor Hugo born?").click()
             await shown(page, "trace")
             assert await page.locator("h1").inner_text() == "Where was Victor Hugo born?"
+            await hybrid_figures_shown(page, stack)
             await page.go_back()
             await shown(page, "document")
             await page.get_by_role("link", name="← Back to the trace").click()

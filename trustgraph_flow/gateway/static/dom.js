@@ -138,3 +138,17 @@ export function sourceText(ref) {
   parts.push(ref.title ? `“${ref.title}”` : ref.document);
   return parts.join(" · ");
 }
+
+// A retrieved chunk's figures as [label, badge, detail]: its similarity to the question and,
+// from a hybrid retrieval only, its place in the vector search and its word (BM25) score, as
+// tg-show-explain-trace shows them ("Vector rank", "Word score"); none when not recorded.
+export function chunkFigures(c) {
+  const has = (v) => v !== null && v !== undefined;
+  const hybrid = has(c.vector_rank) || has(c.lexical_score);
+  const order = hybrid ? "chunks listed by the fused rank of both searches" : "chunks listed by relevance";
+  const out = [];
+  if (has(c.score)) out.push(["Score", `score ${c.score.toFixed(3)}`, `${c.score.toFixed(3)} (similarity to the question; ${order})`]);
+  if (has(c.vector_rank)) out.push(["Vector rank", `vector #${c.vector_rank}`, `${c.vector_rank} (its place in the vector search)`]);
+  if (has(c.lexical_score)) out.push(["Word score", `words ${c.lexical_score.toFixed(3)}`, `${c.lexical_score.toFixed(3)} (the question's words in it, BM25)`]);
+  return out;
+}

@@ -5,8 +5,8 @@
 import { TREE_KEYS, failedEnding, graphSwitch } from "./agentgraph.js";
 import * as api from "./api.js";
 import {
-  TYPE_NAMES, clear, cut, edgeText, h, metricsText, route, sourceText, statusBadge, termText,
-  typeBadge, when,
+  TYPE_NAMES, chunkFigures, clear, cut, edgeText, h, metricsText, route, sourceText, statusBadge,
+  termText, typeBadge, when,
 } from "./dom.js";
 import { claimsSection } from "./evidence.js";
 import { lineageSvg } from "./lineage.js";
@@ -190,12 +190,13 @@ function ragChildren(view) {
     if (!graph && view.chunks.length) {
       n.children = view.chunks.map((chunk, i) => {
         chunk = { ...chunk, sources: chunk.sources || [] };
+        const figures = chunkFigures(chunk);
         const c = node(chunk.uri, `Chunk ${i + 1}`, chunk.sources.length ? sourceText(chunk.sources[0]) : chunk.uri, {
           kind: "chunk",
-          badges: [chunk.score !== null && chunk.score !== undefined ? h("span", { class: "metric" }, `score ${chunk.score.toFixed(3)}`) : null,
+          badges: [...figures.map(([, badge]) => h("span", { class: "metric" }, badge)),
             evidenceBadge(chunk.cited), removedBadge(chunk.removed)],
           fields: [field("Chunk", chunk.uri, { code: true }),
-            chunk.score !== null && chunk.score !== undefined ? field("Score", `${chunk.score.toFixed(3)} (similarity to the question; chunks listed by relevance)`) : null, ...chunk.sources.map((ref) => field("Source", ref, { source: true })),
+            ...figures.map(([label, , detail]) => field(label, detail)), ...chunk.sources.map((ref) => field("Source", ref, { source: true })),
             ...removedFields(chunk.removed)],
         });
         if (!chunk.sources.length) c.fields.push(field("Source", "(none recorded)"));
