@@ -193,3 +193,33 @@ def test_a_short_past_tense_meets_its_verb_in_any_order() -> None:
         "graph-rag-answer", {"question": "When did Ada Voss die?", "edges": focus}, structured=True
     )
     assert json.loads(answer)["answer"] == "Ada Voss died in Whitby in 1911."
+
+
+MANUAL = (
+    "bzip2, bunzip2 - a block-sorting file compressor, v1.0.8\n"
+    "bzip2recover - recovers data from damaged bzip2 files\n\n"
+    "• bzip2 [ -cdfkqstvzVL123456789 ] [ filenames ...\n"
+    "• bzcat [ -s ] [ filenames ...\n\n"
+    "bzcat (or bzip2 -dc) decompresses all specified files to the standard output."
+)
+
+
+def test_among_tied_pieces_a_sentence_answers_before_a_usage_line() -> None:
+    # Both pieces have the question's one word; the synopsis comes first in the excerpt.
+    reply = offline.complete(
+        "document-rag-answer",
+        {"question": "What does bzcat do?", "chunks": [MANUAL]},
+        structured=True,
+    )
+    answer = json.loads(reply)["answer"]
+    assert answer.startswith("bzcat (or bzip2 -dc) decompresses all specified files"), answer
+
+
+def test_a_usage_line_still_answers_when_it_matches_better() -> None:
+    # The tie-break never outranks a piece holding more of the question's words.
+    reply = offline.complete(
+        "document-rag-answer",
+        {"question": "Which filenames does bzcat take?", "chunks": [MANUAL]},
+        structured=True,
+    )
+    assert json.loads(reply)["answer"].startswith("• bzcat [ -s ] [ filenames"), reply

@@ -22,6 +22,8 @@ import re
 from dataclasses import dataclass
 
 from trustgraph_flow.llm.excerpts import Piece
+from trustgraph_flow.llm.extract_verbs import looks_verb
+from trustgraph_flow.llm.prose import marked
 from trustgraph_flow.llm.question_keys import (
     Evidence,
     distinct_enough,
@@ -37,6 +39,7 @@ CONTEXT_CREDIT = 0.6
 OTHER_NAME_CREDIT = 0.3
 KIND_BONUS = 0.25
 CLOSE = 0.9  # a further piece is part of the answer when it scores this share of the best
+_USAGE = re.compile(r"[\[\]<>]")  # a synopsis's options: 'bzcat [ -s ] [ filenames ...'
 _YEAR = re.compile(r"\b(1\d{3}|20\d{2})\b")
 _MONTHS = frozenset(
     "january february march april may june july august september october november december".split()
@@ -53,6 +56,7 @@ class Scored:
     index: int
     score: float
     words: list[str]  # the question words the piece itself has, in question order
+    prose: bool = False  # it reads as a sentence (``reads_as_sentence``)
 
 
 def asks(question: str) -> str:
@@ -128,6 +132,16 @@ def _credits(words: list[str], names: list[tuple[str, ...]], piece: Piece) -> li
     return out
 
 
+def reads_as_sentence(text: str) -> bool:
+    """Whether a piece reads as a sentence: it ends with a full stop, '!' or '?' (not '...'),
+    holds a verb-like word, and is no list item or usage line ('• bzcat [ -s ] [ filenames
+    ...'). Among pieces scoring the same, one that does is the better answer."""
+    end = text.strip().rstrip("\"')]’”")
+    if not end.endswith((".", "!", "?")) or end.endswith("..") or marked(text):
+        return False
+    return not _USAGE.search(text) and any(looks_verb(w) for w in words(text))
+
+
 def _names_a_word(names: list[tuple[str, ...]], piece: Piece) -> bool:
     """Whether the piece, its context or its excerpt holds a word of one of the ``names``."""
     held = (stems_of(piece.text), stems_of(piece.context), stems_of(piece.excerpt))
@@ -135,7 +149,8 @@ def _names_a_word(names: list[tuple[str, ...]], piece: Piece) -> bool:
 
 
 def ranked(question: str, pieces: list[Piece]) -> list[Scored]:
-    """The pieces that support an answer to ``question``, best first (ties: input order)."""
+    """The pieces that support an answer to ``question``, best first (ties: one that reads as
+    a sentence first, then input order)."""
     words = [w for w in content_words(question) if w not in QUESTION_WORDS]
     if not words or not pieces:
         return []
@@ -166,14 +181,14 @@ def ranked(question: str, pieces: list[Piece]) -> list[Scored]:
         if sort and _states_kind(piece.text, sort):
             score += KIND_BONUS
         has = [w for w, c in zip(words, credits, strict=True) if c == 1.0]
-        out.append(Scored(i, score, has))
-    return sorted(out, key=lambda s: (-s.score, s.index))
+        out.append(Scored(i, score, has, reads_as_sentence(piece.text)))
+    return sorted(out, key=lambda s: (-s.score, not s.prose, s.index))
 
 
 def best(question: str, pieces: list[Piece], most: int) -> list[Scored]:
     """The pieces that make the answer: the best one, and up to ``most`` in all of those
     scoring nearly as well that add a question word it lacks, or score the same (no
-    padding)."""
+    padding; when the best reads as a sentence, a tied usage line or list item adds nothing)."""
     found = ranked(question, pieces)
     if not found:
         return []
@@ -182,7 +197,8 @@ def best(question: str, pieces: list[Piece], most: int) -> list[Scored]:
     for other in found[1:]:
         if len(chosen) == most or other.score < CLOSE * found[0].score:
             break
-        if not set(other.words) <= covered or other.score == found[0].score:
+        tied = other.score == found[0].score and (other.prose or not found[0].prose)
+        if not set(other.words) <= covered or tied:
             chosen.append(other)
             covered |= set(other.words)
     return chosen
