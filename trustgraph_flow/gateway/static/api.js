@@ -69,6 +69,13 @@ export function explain(request) {
   return post("/api/v1/flow/default/service/explain", scoped(request));
 }
 
+export const WINDOW = 500; // agent steps per get-trace request
+
+/** One window of a trace's steps, from ``offset``, with provenance (get-trace). */
+export function traceWindow(id, offset) {
+  return explain({ operation: "get-trace", id, include_provenance: true, step_offset: offset, step_limit: WINDOW });
+}
+
 export function librarian(request) {
   return post("/api/v1/librarian", scoped(request));
 }
