@@ -22,7 +22,7 @@ from typing import Any
 import pyoxigraph as ox
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from trustgraph_base.integrity import checks
+from trustgraph_base.integrity import bundle, checks
 from trustgraph_base.integrity import entries as ent
 from trustgraph_base.integrity.attestation import check_document, check_seal, left_out
 from trustgraph_base.integrity.bundle import FORMAT, KEYS, LOG, MANIFEST, SEAL, key_file, sha256
@@ -125,7 +125,7 @@ def check_files(folder: Path, files: dict[str, Any], report: Report) -> set[str]
         data = path.read_bytes()
         if sha256(data) == want.get("sha256"):
             intact.add(name)
-        elif len(data) < int(want.get("bytes", 0)) and not whole_json(name, data):
+        elif len(data) < int(want.get("bytes", 0)) and not bundle.whole_json(name, data):
             report.problems.append(
                 checks.Problem(
                     "truncated", f"{name} is truncated: {len(data)} of {want.get('bytes')} bytes"
@@ -154,17 +154,6 @@ def check_files(folder: Path, files: dict[str, Any], report: Report) -> set[str]
                 )
             )
     return intact
-
-
-def whole_json(name: str, data: bytes) -> bool:
-    """A ``.json`` file that parses whole (one cut short never does: its brackets are open)."""
-    if not name.endswith(".json"):
-        return False
-    try:
-        json.loads(data)
-    except ValueError:
-        return False
-    return True
 
 
 def bundle_keys(

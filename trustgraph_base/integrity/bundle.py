@@ -104,3 +104,14 @@ def write(folder: Path, files: dict[str, bytes], seal: str) -> None:
     for name, data in {**files, SEAL: seal.encode()}.items():
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_bytes(data)
+
+
+def whole_json(name: str, data: bytes) -> bool:
+    """A ``.json`` file that parses whole (one cut short never does: its brackets are open)."""
+    if not name.endswith(".json"):
+        return False
+    try:
+        json.loads(data)
+    except ValueError:
+        return False
+    return True

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
         StageMetrics,
         TraceView,
     )
+    from trustgraph_base.schema.trace import ChunkView
     from trustgraph_cli.render.style import Style
 
 
@@ -105,3 +106,13 @@ def removal_text(r: Removal) -> str:
     """``source removed on TIME (DOC; reason: …)``: where a removed document's link was."""
     detail = "; ".join(x for x in (r.document, f"reason: {r.reason}" if r.reason else None) if x)
     return f"source removed on {short_time(r.time)}" + (f" ({detail})" if detail else "")
+
+
+def chunk_figures(chunk: ChunkView) -> list[tuple[str, str | None]]:
+    """A retrieved chunk's figures (None: not recorded): its vector similarity and, with
+    hybrid retrieval (docs/rag.md), its place in the vector search and its word score."""
+    return [
+        ("Score", None if chunk.score is None else f"{chunk.score:.3f}"),
+        ("Vector rank", None if chunk.vector_rank is None else str(chunk.vector_rank)),
+        ("Word score", None if chunk.lexical_score is None else f"{chunk.lexical_score:.3f}"),
+    ]

@@ -9,6 +9,7 @@ from trustgraph_cli.render.agent_parts import call_node, step_fields, uses_text
 from trustgraph_cli.render.parts import (
     CITED,
     answer_field,
+    chunk_figures,
     claim_text,
     count_field,
     edge_text,
@@ -207,12 +208,8 @@ class _Builder:
         )
         for n, chunk in enumerate(view.chunks, start=1):
             child = Node(f"Chunk {n}", chunk.uri)
-            if chunk.score is not None:
-                child.add("Score", f"{chunk.score:.3f}")
-            if chunk.vector_rank is not None:  # hybrid retrieval (docs/rag.md)
-                child.add("Vector rank", str(chunk.vector_rank))
-            if chunk.lexical_score is not None:
-                child.add("Word score", f"{chunk.lexical_score:.3f}")
+            for label, value in chunk_figures(chunk):
+                child.add(label, value)
             child.add("", CITED if chunk.cited else None)
             self.removed(child, chunk.removed)
             if self.opts.show_provenance:
