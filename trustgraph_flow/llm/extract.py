@@ -39,6 +39,7 @@ from trustgraph_flow.llm.extract_verbs import (
     looks_verb,
 )
 from trustgraph_flow.llm.extract_words import ARTICLES, COPULAS, PRONOUNS
+from trustgraph_flow.llm.layout import Layout
 from trustgraph_flow.llm.prose import prose_spans
 
 MAX_EDGES = 40  # a dense chunk states more than 20 facts; under the reply schema's 50
@@ -172,9 +173,20 @@ def _subclauses(subjects: list[str], tokens: list[str]) -> list[Fact]:
     return facts
 
 
+def _reduced_passive(tokens: list[str], start: int) -> bool:
+    """'Compressed data created by this version is…': a participle and its agent with no
+    auxiliary describe the subject; they are not its act."""
+    return (
+        start + 1 < len(tokens)
+        and tokens[start + 1].lower() == "by"
+        and tokens[start].lower().endswith("ed")
+        and is_participle(tokens[start])
+    )
+
+
 def _facts(tokens: list[str], memory: Memory) -> list[Fact]:
     found, start = subjects(tokens, memory)
-    if opens_with_description(found, tokens, start):
+    if opens_with_description(found, tokens, start) or _reduced_passive(tokens, start):
         found = []  # "Multiple files may be compressed": no name, no fact of one
     facts: list[Fact] = []
     if not found:
@@ -203,6 +215,7 @@ def extract_edges(text: str, limit: int = MAX_EDGES) -> list[Edge]:
 def _read(text: str, limit: int, memory: Memory) -> list[Edge]:
     found: dict[tuple[str, str, str], Edge] = {}
     before = (0, 0)
+    layout = Layout(text)
     for a, b in prose_spans(text):
         sentence = text[a:b]
         for s, p, o, literal in title_facts(text, before, (a, b)):
@@ -211,6 +224,10 @@ def _read(text: str, limit: int, memory: Memory) -> list[Edge]:
             found.setdefault((s, p, o), Edge(s, p, o, literal, sentence))
         joined = defined_above(text, before, (a, b))
         quote = text[before[0] : b] if joined else sentence
+        if not joined and layout.not_prose(a):
+            memory.heard([], [])
+            before = (a, b)
+            continue  # a heading, an option, a table row, code (``layout``)
         for s, p, o, literal in _facts(sentence_tokens(joined or sentence), memory):
             if clean(s, p, o, literal):
                 found.setdefault((s, p, o), Edge(s, p, o, literal, quote))

@@ -5,12 +5,15 @@ breaks are no sentence ends, and neither is the full stop of an abbreviation or 
 headings; but a book or a licence wrapped at 70 columns has its sentences cut into line-long
 pieces that start mid-clause, from which the offline extractor reads nothing (a 3 MB novel
 gave no edges). Here a line break continues the sentence when its line is long (wrapped
-prose), does not end a sentence, and the next line is no list item, heading or quote.
+prose), does not end a sentence, is no numbered section heading (``layout.heading``), and the
+next line is no list item, heading or quote.
 """
 
 from __future__ import annotations
 
 import re
+
+from trustgraph_flow.llm.layout import heading
 
 WRAPPED_LINE = 40  # a line at least this long that ends mid-sentence was wrapped
 _LINE = re.compile(r"[^\n]*\n?")
@@ -44,7 +47,10 @@ def _paragraphs(text: str) -> list[tuple[int, int]]:
         if start is None:
             start = here
         stripped = body.strip()
-        joined = len(stripped) >= WRAPPED_LINE and stripped[-1] not in ":;"
+        # a section heading is long enough to look wrapped, but ends its own block
+        joined = (
+            len(stripped) >= WRAPPED_LINE and stripped[-1] not in ":;" and not heading(stripped)
+        )
     if start is not None:
         blocks.append((start, pos))
     return blocks

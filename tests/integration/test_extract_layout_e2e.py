@@ -1,0 +1,75 @@
+"""A manual's layout is not read as facts, end to end (issue 29, "junk edges no longer show
+up as evidence"): a document laid out as Debian's bzip2 manual and sed FAQ are (a contents
+line, section headings, options, a usage line, a table, code, a heading over a link) is
+loaded with tg-load-document; the graph tg-query-triples shows holds the edges of its prose
+and none of its layout, and GraphRAG asked about a heading's words cites no such edge."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.processors import RAG
+from tests.support.stack import Stack
+from trustgraph_base.provenance import RDFS
+
+MANUAL = """Zedit manual
+
+3.1.3. Utility functions summary . . . . . . . . . . . . . . . . . . . . . 9
+3.4.8. Handling embedded compressed data streams . . . . . . . . . . . . 24
+
+3.1.3. Utility functions summary
+Zedit reads its input from files. Zedit was written by Lee Hale in 1974.
+-k --keep
+Keep (don't delete) input files during compression or decompression.
+zedit [ -cdfk ] [ filenames ... ]
+
+   Getting started with Zedit
+       http://www.example.org/zedit.html
+
+   \\dDDD   decimal char, where DDD are 1-3 decimal digits
+   \\oOOO   octal char, where OOO are 1-3 octal digits
+
+     # Comments supported by Zedit or Qedit.
+
+   Four hyphens separate the two sections. Zedit works like this:
+"""
+# labels the layout lines (and "Four", "like") gave on the code before
+LAYOUT = {"utility", "handling", "keep input", "getting", "ddd", "ooo", "comments", "four", "like"}
+pytestmark = pytest.mark.timeout(300)
+
+
+def _labels(found: list[dict[str, Any]]) -> set[str]:
+    return {str(t["o"].get("v", "")).lower() for t in found}
+
+
+async def test_a_manuals_layout_gives_no_edge_and_is_never_cited(
+    pulsar_url: str, prefix: str, tmp_path: Path
+) -> None:
+    manual = tmp_path / "zedit-manual.txt"
+    manual.write_text(MANUAL)
+    async with Stack(pulsar_url, prefix, RAG, data_dir=tmp_path / "data") as stack:
+        loaded = await stack.cli("tg-load-document", str(manual))
+        assert loaded.code == 0, loaded.stderr
+
+        shown = await stack.cli(
+            "tg-query-triples", "-p", RDFS.label.i, "-g", "", "--format", "json"
+        )
+        assert shown.code == 0, shown.stderr
+        labels = _labels(json.loads(shown.stdout))
+        assert {"zedit", "input", "lee hale"} <= labels, labels  # its prose is read
+        assert not labels & LAYOUT, labels & LAYOUT
+
+        done = await stack.cli(
+            "tg-invoke-graph-rag", "--no-streaming", "-q", "What are the utility functions?"
+        )
+        assert done.code == 0, done.stderr
+        trace = done.stderr.strip().splitlines()[-1].removeprefix("trace: ")
+        shown = await stack.cli("tg-show-explain-trace", trace, "--format", "json")
+        assert shown.code == 0, shown.stderr
+        edges = json.loads(shown.stdout)["edges"]
+        named = {str(e[f"{k}_label"] or "").lower() for e in edges for k in "so"}
+        assert not named & LAYOUT, edges

@@ -1,0 +1,132 @@
+"""Lines that are layout, not prose: for the offline extractor (issue 29, junk edges).
+
+A manual or a FAQ is not all sentences. Its table of contents ("3.1.3. Utility functions
+summary . . . . 9"), section headings ("3.4.8. Handling embedded compressed data streams"),
+option lines ("-k --keep" and the description under it), usage lines ("bzip2 [ -cdfkqstvzVL ]
+[ filenames ... ]"), table rows ("\\dDDD   decimal char, where DDD are 1-3 decimal digits"),
+code and comments ("# Comments supported by GNU sed") and a heading standing on its own line
+("Getting started with sed", over a link) read, word by word, like a name and a verb; the
+clause reader made edges of them (``Utility → functions → summary``, ``DDD → are → 1``).
+Whether a line is such is a matter of the line and its neighbours, which only the text's
+layout shows, so it is decided here, per line, before any sentence is read; a sentence that
+starts on such a line states nothing. Title blocks and defined terms are read apart
+(``extract_title``), from the lines themselves.
+"""
+
+from __future__ import annotations
+
+import re
+
+# "Utility functions summary . . . . 9", "Introduction ........ 1": a contents line
+_LEADERS = re.compile(r"(?:\.\s?){4,}\s*[\divxlc]*\s*$", re.IGNORECASE)
+# "3.4.8. Handling…", "4.13. How do I…": a numbered section (two levels or more)
+_SECTION = re.compile(r"\d{1,3}(?:\.\d{1,3})+\.?\s+\S")
+# "-k --keep", "--help  show this", "-s, --small": an option
+_OPTION = re.compile(r"-{1,2}[A-Za-z0-9?]")
+_OPTIONS_ONLY = re.compile(r"(?:-{1,2}[\w?][\w-]*(?:[= ]?<?[A-Za-z_]+>?)?[ ,]*)+")
+# "bzip2 [ -cdfkqstvzVL123456789 ] [ filenames ... ]", "Usage: sed [OPTION]..."
+_SYNOPSIS = re.compile(r"(?:usage|synopsis)\s*:|\[\s*-{1,2}\w|\[\s*[A-Z]+\s*\]", re.IGNORECASE)
+# "\dDDD   decimal char": columns apart (not the two spaces after a full stop)
+_COLUMNS = re.compile(r"[^\s.!?]( {3,}|\t)\S")
+_CODE_START = re.compile(r"(?:#|//|/\*|\$ |>>>|[{}<])")
+_URL = re.compile(r"\s*(?:<?https?://|<?ftp://|www\.)")
+_SENTENCE_END = re.compile(r"[.!?][\"')\]’”]*$")
+_INNER_END = re.compile(r"[a-z)][.!?][\"')\]’”]*\s")
+_FRAME = "*|# \t"  # a box drawn around prose ("*  Covered Software is provided…  *")
+HEADING_CHARS = 70  # a heading is a short line
+LETTERS_SHARE = 0.6  # below this share of letters among its characters a line is code…
+PROSE_WORDS = 3  # …unless it has as many lower-case words of three letters or more
+
+
+def _line_at(text: str, at: int) -> tuple[int, int]:
+    start = text.rfind("\n", 0, at) + 1
+    end = text.find("\n", at)
+    return start, len(text) if end < 0 else end
+
+
+def _code(body: str) -> bool:
+    """A line that opens as code or a comment, or is mostly punctuation, digits or symbols
+    and has few words of prose ("In 1871, 1872 and 1890 the mill…" is prose)."""
+    if _CODE_START.match(body):
+        return True
+    chars = [c for c in body if not c.isspace()]
+    letters = sum(c.isalpha() for c in chars)
+    prose = sum(len(w) > 2 and w.isalpha() and w.islower() for w in body.split())
+    return letters < LETTERS_SHARE * len(chars) and prose < PROSE_WORDS
+
+
+def heading(body: str) -> bool:
+    """Whether a line, by itself, is a numbered section heading or a contents line."""
+    return bool(_LEADERS.search(body)) or (
+        bool(_SECTION.match(body)) and not _SENTENCE_END.search(body)
+    )
+
+
+def _alone(text: str, start: int, end: int, body: str) -> bool:
+    """A heading standing alone: a short line ending in no punctuation, over a link set
+    deeper ("Getting started with sed" / "    http://…"), or in title case or capitals over a
+    blank line ("Shareware and Commercial Versions"). A line ending in a colon introduces
+    what follows and says something itself ("Libpng uses an integer approximation:"); a
+    link at the same depth ends the line's sentence ("…is available at" / "<https://…>.");
+    the text's first and last lines may be cut short, so are not judged."""
+    if len(body) > HEADING_CHARS or _SENTENCE_END.search(body) or body[-1] in ",;:":
+        return False
+    if _INNER_END.search(body) or start == 0 or end + 1 >= len(text):
+        return False  # "(8) In interval expressions, 0 is not supported. E.g., \{0,3\)"
+    below = text[end + 1 : _line_at(text, end + 1)[1]]
+    if not below.strip():
+        words = [w for w in body.split() if len(w) > 3]
+        return bool(words) and all(w[:1].isupper() for w in words)
+    return bool(_URL.match(below)) and _indent(below) > _indent(text[start:end])
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _option_above(text: str, start: int) -> bool:
+    """Whether the line above is only options ("-k --keep"): this line describes it."""
+    if start == 0:
+        return False
+    a, b = _line_at(text, start - 1)
+    above = text[a:b].strip()
+    return bool(above) and bool(_OPTIONS_ONLY.fullmatch(above))
+
+
+class Layout:
+    """The lines of ``text`` that are layout, judged once: ``not_prose(a)`` is whether the
+    sentence starting at ``a`` starts on one. Contents lines, section headings, options,
+    usage lines, table rows and code count wherever on the line a sentence starts; an
+    option's description and a heading standing alone only for a sentence opening its line
+    (one after a full stop is prose by then)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.anywhere: set[int] = set()
+        self.opening: set[int] = set()
+        start = 0
+        while start <= len(text):
+            end = text.find("\n", start)
+            end = len(text) if end < 0 else end
+            body = text[start:end].strip()
+            if body and _layout(body):
+                self.anywhere.add(start)
+            elif body and (_option_above(text, start) or _alone(text, start, end, body)):
+                self.opening.add(start)
+            start = end + 1
+
+    def not_prose(self, a: int) -> bool:
+        start = self.text.rfind("\n", 0, a) + 1
+        if start in self.anywhere:
+            return True
+        return start in self.opening and not self.text[start:a].strip()
+
+
+def _layout(body: str) -> bool:
+    return (
+        heading(body)
+        or bool(_OPTION.match(body))
+        or bool(_SYNOPSIS.search(body))
+        or bool(_COLUMNS.search(body.strip(_FRAME)))
+        or _code(body)
+    )
