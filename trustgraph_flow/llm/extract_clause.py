@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from trustgraph_flow.llm.extract_complement import complement, is_word, object_phrase
 from trustgraph_flow.llm.extract_verbs import (
     ADVERBS,
+    AUXILIARIES,
     NEGATIONS,
     is_participle,
     looks_verb,
@@ -216,6 +217,8 @@ def active_facts(subject: str, tokens: list[str], start: int) -> Read | None:
         if found is None:
             return None
         p, o, end, literal = found
+    if not literal and end < len(tokens) and tokens[end].lower() in AUXILIARIES:
+        return None  # '"t" means the transformation is obtained by…': a clause, no object
     items = [o]
     if not literal:
         more, end = _more(tokens, end, capital=is_cap(o))

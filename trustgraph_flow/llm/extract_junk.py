@@ -4,9 +4,15 @@
 from __future__ import annotations
 
 from trustgraph_flow.llm.extract_clause import is_cap
-from trustgraph_flow.llm.extract_verbs import NEGATIONS, is_participle, known_verb, looks_verb
-from trustgraph_flow.llm.extract_words import COPULAS, JUNK, MODALS
-from trustgraph_flow.llm.hollow_labels import loose
+from trustgraph_flow.llm.extract_verbs import (
+    NEGATIONS,
+    is_participle,
+    known_verb,
+    looks_adverb,
+    looks_verb,
+)
+from trustgraph_flow.llm.extract_words import ARTICLES, COPULAS, JUNK, MODALS
+from trustgraph_flow.llm.hollow_labels import hollow, loose
 
 
 def _words(label: str) -> set[str]:
@@ -24,6 +30,8 @@ def _verb_object(p: str, o: str) -> bool:
     not → owned') or in a participle's 'to' before a known verb ('are designed to → make
     sure'; not 'refers to → set')."""
     words = p.lower().split()
+    while len(words) > 1 and (words[-1] in NEGATIONS | {"longer"} or looks_adverb(words[-1])):
+        words.pop()  # "will no longer → attempt": still a modal's verb
     last, before = words[-1], (words[-2] if len(words) > 1 else "")
     first = o.split()[0]
     if not first.islower():
@@ -43,19 +51,28 @@ def clean(s: str, p: str, o: str, literal: bool) -> bool:
     the object's first word (``_verb_object``)."""
     if not (s and p and o) or s.lower() in JUNK or o.lower() in JUNK:
         return False
-    if loose(s) or (not literal and loose(o)):
+    if loose(s) or hollow(s, subject=True) or (not literal and loose(o)):
         return False  # "As I → said", "I’ve → run", "Sed cannot → export" (``hollow_labels``)
     first = p.split()[0]
     if not (looks_verb(first) or first in NEGATIONS):
         return False
+    if is_participle(first) and any(w in COPULAS for w in p.split()[1:]):
+        return False  # "actual block size → used is → 100000 x": the subject's participle
     if literal:
         return True
     if _words(o) <= _words(s) and all(is_cap(w) for w in s.split()):
         return False  # a name's own part ("Casimir Rook → designed → Rook")
     if _verb_object(p, o):
         return False  # "Installation Information → must → suffice": a verb, not a thing
-    lone = " " not in o and not is_cap(o)
+    # adverbs and an article before it change nothing: 'are → actually determined', 'is a
+    # → written' ("Sed is a non-interactive editor, written by…")
+    words = [w for w in o.split() if not looks_adverb(w)]
+    if not words:
+        return False  # "randomisation mechanism → protects → adequately"
+    head = words[0] if len(words) == 1 else ""
+    lone = bool(head) and not is_cap(head)
+    after_copula = p in COPULAS or p.lower().split()[-1] in ARTICLES
     # a participle: after a copula any ('is → added'), else one in '-ed' ('may publish →
     # revised'); an irregular one may be a noun ('refers to → set')
-    participle = is_participle(o) and (p in COPULAS or o.lower().endswith("ed"))
-    return not (lone and (o.lower().endswith("ly") or participle))
+    participle = is_participle(head) and (after_copula or head.lower().endswith("ed"))
+    return not (lone and (head.lower().endswith("ly") or participle))

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from trustgraph_flow.llm.extract_clause import is_cap
 from trustgraph_flow.llm.extract_verbs import (
-    ADVERBS,
     AUXILIARIES,
+    BASE_VERBS,
     NEGATIONS,
     is_participle,
     known_verb,
+    looks_adverb,
 )
 from trustgraph_flow.llm.extract_words import PREPOSITIONS
 
@@ -40,7 +41,7 @@ def _verb_sign(word: str) -> bool:
     return word.islower() and (
         low in AUXILIARIES
         or low in NEGATIONS
-        or low in ADVERBS
+        or looks_adverb(word)
         or low == "cannot"
         or known_verb(word)
         or is_participle(word)
@@ -54,12 +55,17 @@ def opens_with_description(subjects: list[str], tokens: list[str], start: int) -
     subject is the sentence's one capitalised word, spelt as an English word ('Earlier', not
     'Apache License' nor 'HHsed'): headings are such ('Possible assignments to bzerror'), and
     so, wrongly, is a one-word name with a verb the lists lack ('Grepper exits with…')."""
-    if len(subjects) != 1 or start >= len(tokens) or not _plural_only(tokens[start]):
+    if not subjects or start >= len(tokens):
         return False
-    after = tokens[start + 1] if start + 1 < len(tokens) else ""
-    if not after or not after[:1].isalpha() or _verb_sign(after):
-        return True  # "Four hyphens separate the…"; "Init functions:" ends
     words = subjects[0].split()
     word = words[0]  # a word capitalised for the sentence, not "HHsed" or "BZ2_bzRead"
-    plain = word[1:].islower() and word.isalpha() and tokens[0] == word
+    plain = len(subjects) == 1 and word[1:].islower() and word.isalpha() and tokens[0] == word
+    if plain and len(words) == 1 and not word.endswith("s") and tokens[start] in BASE_VERBS:
+        return True  # "Subsequent work by Sadakane…": a singular name takes no base form
+    if not _plural_only(tokens[start]):
+        return False
+    after = tokens[start + 1] if start + 1 < len(tokens) else ""
+    if not after or not after[:1].isalpha() or _verb_sign(after) or after == "of":
+        return True  # "Four hyphens separate…"; "The W3C and ISO documents have…"; "DOS
+        # versions of sed"
     return plain and sum(is_cap(w) for w in words) == 1 and after.lower() in PREPOSITIONS

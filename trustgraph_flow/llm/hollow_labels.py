@@ -3,7 +3,8 @@ extracted it (docs/llm.md, ``extract-edges``; docs/rag.md, the focus).
 
 ``hollow`` is the test GraphRAG's focus applies to any edge, the offline extractor's or an
 LLM's: a label made only of function words, pronouns and their contractions ("against",
-"I’ve", "As I", "it"), or a subject that is a number alone. ``loose`` adds what only the
+"I’ve", "As I", "it", "like"), or a subject that is a number alone, written in figures or
+in words ("Four", "Various"). ``loose`` adds what only the
 offline extractor's reading leaves: a label opening with a subordinating word ("If
 BZ2_bzWriteClose", "Both M") or ending with a function word ("BZ2_bzRead When", "Sed
 cannot").
@@ -16,7 +17,19 @@ import re
 from trustgraph_flow.llm.extract_words import CLAUSE_WORDS, JUNK, PREPOSITIONS
 from trustgraph_flow.llm.text import FUNCTION_WORDS
 
-EMPTY = FUNCTION_WORDS | JUNK | CLAUSE_WORDS | PREPOSITIONS | {"cannot", "ca", "wo", "sha"}
+EMPTY = (
+    FUNCTION_WORDS
+    | JUNK
+    | CLAUSE_WORDS
+    | PREPOSITIONS
+    | {"cannot", "ca", "wo", "sha", "like", "plus"}
+)
+# A count or a quantity says how many, not what: "Four → hyphens → separate" ("Four hyphens
+# separate the two sections"), "Various → packages offer → …".
+COUNTS = frozenset(
+    """two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty
+    hundred hundreds thousand thousands dozen dozens various multiple numerous""".split()
+)
 OPENERS = frozenset(
     """if as so when while because although though unless since until whereas with against
     both either neither i you we he she it they""".split()
@@ -38,11 +51,13 @@ def _base(word: str) -> str:
 
 def hollow(label: str, subject: bool = False) -> bool:
     """Whether ``label`` names nothing: only function words and pronouns, or (a subject) a
-    number alone."""
+    number or a count alone."""
     words = label.split()
     if not words:
         return True
-    if subject and _NUMBER.fullmatch(label.strip()):
+    if subject and (
+        _NUMBER.fullmatch(label.strip()) or all(_base(w) in COUNTS | EMPTY for w in words)
+    ):
         return True
     if not _WORD.search(label):
         return False  # a symbol ("&", "$") is something
@@ -50,6 +65,8 @@ def hollow(label: str, subject: bool = False) -> bool:
 
 
 def loose(label: str) -> bool:
-    """Whether the extractor's ``label`` is hollow or has a clause's word at an end."""
+    """Whether the extractor's ``label`` is hollow, has a clause's word at an end, or opens
+    with a negated auxiliary ("Doesn't handle multiple", a list item with no subject)."""
     words = label.split()
-    return hollow(label) or _base(words[0]) in OPENERS or _base(words[-1]) in EMPTY
+    negated = words[0].lower().replace("’", "'").endswith("n't")
+    return hollow(label) or negated or _base(words[0]) in OPENERS or _base(words[-1]) in EMPTY
