@@ -1,7 +1,8 @@
-"""A manual's layout is not read as facts, end to end (issue 29, "junk edges no longer show
+"""A manual's layout and its misread sentences are not read as facts, end to end (issue 29, "junk edges no longer show
 up as evidence"): a document laid out as Debian's bzip2 manual and sed FAQ are (a contents
-line, section headings, options, a usage line, a table, code, a heading over a link) is
-loaded with tg-load-document; the graph tg-query-triples shows holds the edges of its prose
+line, section headings, options, a usage line, a table, code, a heading over a link, and
+sentences once misread: a count as subject, "like", a participle after an adverb, a plural
+noun before "of", a verb's clause) is loaded with tg-load-document; the graph tg-query-triples shows holds the edges of its prose
 and none of its layout, and GraphRAG asked about a heading's words cites no such edge."""
 
 from __future__ import annotations
@@ -36,9 +37,13 @@ zedit [ -cdfk ] [ filenames ... ]
      # Comments supported by Zedit or Qedit.
 
    Four hyphens separate the two sections. Zedit works like this:
+
+Limits are actually determined by the hardware. DOS versions of Zedit require quotes.
+"t" means the transformation is obtained by zedit_set_t().
 """
 # labels the layout lines (and "Four", "like") gave on the code before
 LAYOUT = {"utility", "handling", "keep input", "getting", "ddd", "ooo", "comments", "four", "like"}
+LAYOUT |= {"limits", "actually determined", "dos", "t", "transformation"}
 pytestmark = pytest.mark.timeout(300)
 
 
