@@ -3,20 +3,29 @@ answers, read from the triples of their sub-traces' explain events."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import pytest
+
+from trustgraph_base.errors import WireError
+from trustgraph_base.provenance import RDF, TG
 from trustgraph_base.provenance.evidence import ClaimSpec, claim_triples, claim_uri
 from trustgraph_base.provenance.verification import (
     ClaimAssessment,
     VerificationRecord,
+    verdict_of,
     verification_triples,
 )
-from trustgraph_base.rdf.terms import Triple
-from trustgraph_flow.agent.evidence import ToolEvidence
+from trustgraph_base.rdf.terms import Triple, iri, lit
+from trustgraph_base.schema.rag import GraphRagResponse, RagResponse
+from trustgraph_base.wire import decode_pack, encode_pack
+from trustgraph_flow.agent.evidence import RagReply, ToolEvidence
 
 SYNTHESIS = "urn:trustgraph:question:q1/synthesis"
 SAID = ["Paris is the capital of France.", "Lyon is the capital of France."]
 
 
-def sub_trace(verdicts: list[str]) -> list[Triple]:
+def sub_trace(verdicts: list[str], abstention: str | None = None) -> list[Triple]:
     claims = [ClaimSpec(t, 0, len(t), ("urn:e1",)) for t in SAID[: len(verdicts)]]
     record = VerificationRecord(
         method="heuristic",
@@ -30,6 +39,7 @@ def sub_trace(verdicts: list[str]) -> list[Triple]:
         ],
         answer_verdict="partly-supported",
         reason="1 of 2",
+        abstention=abstention,
     )
     return claim_triples(SYNTHESIS, claims) + verification_triples(SYNTHESIS, record)
 
@@ -52,3 +62,50 @@ def test_a_withheld_answer_is_verified_but_adds_nothing() -> None:
     found = ToolEvidence()
     found.add(sub_trace(["not-supported"]))
     assert found.verified and found.claims == {}
+
+
+def _replies(triples: list[Triple]) -> bytes:
+    """A GraphRAG reply pack as the agent receives it: explain events, then the answer."""
+    return encode_pack(
+        [
+            GraphRagResponse(message_type="explain", explain_id=SYNTHESIS, explain_triples=triples),
+            GraphRagResponse(response="Paris.", end_of_session=True),
+        ]
+    )
+
+
+def _read(replies: Sequence[RagResponse]) -> tuple[ToolEvidence, object]:
+    found = ToolEvidence()
+    triples = [t for r in replies for t in r.explain_triples]
+    found.add(triples)
+    return found, verdict_of(triples)
+
+
+def test_the_agent_decodes_only_what_it_reads_and_reads_the_same() -> None:
+    withheld = sub_trace(["not-supported"], abstention="The documents do not say.")
+    for trace in (sub_trace(["supported", "not-supported"]), withheld):
+        other = [
+            Triple(s=iri(SYNTHESIS), p=RDF.type, o=TG.Synthesis),
+            Triple(s=iri(SYNTHESIS), p=TG.promptTemplate, o=lit("Answer {question}")),
+            Triple(s=iri("urn:e1"), p=iri("http://ex.org/capitalOf"), o=iri("http://ex.org/F")),
+        ]
+        data = _replies(other + trace)
+        full = decode_pack(GraphRagResponse, data)
+        read = decode_pack(RagReply, data)
+        assert [r.response for r in read] == ["", "Paris."]
+        kept = read[0].explain_triples
+        assert 0 < len(kept) < len(trace)  # the trace's own timings and links are not read
+        assert set(kept) < set(trace)
+        assert _read(read) == _read(full)
+        assert _read(read)[1] is not None
+
+
+def test_a_bad_triple_the_agent_reads_is_still_refused() -> None:
+    for bad in (
+        b'{"s":{"t":"i","i":"urn:c1"},"p":{"t":"i","i":"%s"},"o":{"t":"l","v":"x","dt":"nope"}}'
+        % TG.content.i.encode(),
+        b'{"s":{"t":"i","i":"urn:c1"},"p":"not a term","o":{"t":"l","v":"x"}}',
+    ):
+        data = b'[{"message_type":"explain","explain_triples":[%s]}]' % bad
+        with pytest.raises(WireError, match="explain_triples"):
+            decode_pack(RagReply, data)

@@ -14,12 +14,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from trustgraph_base.errors import RequestTimeout, ServiceError
-from trustgraph_base.messaging import DOCUMENT_RAG, GRAPH_RAG, TEXT_COMPLETION, Context
+from trustgraph_base.messaging import TEXT_COMPLETION, Context
 from trustgraph_base.provenance.verification import verdict_of
 from trustgraph_base.rdf.terms import Triple
 from trustgraph_base.schema import DocumentRagRequest, GraphRagRequest, TextCompletionRequest
 from trustgraph_base.schema.rag import RagResponse
-from trustgraph_flow.agent.evidence import ToolEvidence
+from trustgraph_flow.agent.evidence import DOCUMENT_RAG_READ, GRAPH_RAG_READ, ToolEvidence
 
 ToolKind = Literal["knowledge-query", "document-query", "text-completion"]
 FINAL_ANSWER = "final-answer"  # the structured step's action that ends the loop; no tool's name
@@ -187,13 +187,13 @@ async def run_tool(tool: ToolConfig, arguments: dict[str, Any], call: ToolCall) 
             graph = GraphRagRequest(
                 query=query, user=call.user, collection=call.collection, parent_uri=call.parent_uri
             )
-            replies = call.ctx.client(GRAPH_RAG).stream(graph, timeout=call.timeout)
+            replies = call.ctx.client(GRAPH_RAG_READ).stream(graph, timeout=call.timeout)
             return await verified(replies, call.evidence)
         if tool.kind == "document-query":
             docs = DocumentRagRequest(
                 query=query, user=call.user, collection=call.collection, parent_uri=call.parent_uri
             )
-            found = call.ctx.client(DOCUMENT_RAG).stream(docs, timeout=call.timeout)
+            found = call.ctx.client(DOCUMENT_RAG_READ).stream(docs, timeout=call.timeout)
             return await verified(found, call.evidence)
         prompt = TextCompletionRequest(
             prompt=query, prompt_type="text", variables={"question": query}
