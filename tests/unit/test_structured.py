@@ -10,7 +10,14 @@ from trustgraph_flow.agent.react import Act, Finish, ParseError, StepReply, step
 from trustgraph_flow.agent.tools import DEFAULT_TOOLS, load_tools
 from trustgraph_flow.extraction import EDGES_SCHEMA, ExtractedEdges
 from trustgraph_flow.graph_rag.select import Selection, select_schema
-from trustgraph_flow.structured import BadReply, schema_of, strict_schema, validate
+from trustgraph_flow.structured import (
+    BadReply,
+    parse_json,
+    schema_of,
+    strict_schema,
+    unfenced,
+    validate,
+)
 
 
 def objects(node: object) -> list[dict[str, object]]:
@@ -158,3 +165,22 @@ def test_a_bare_newline_inside_a_string_is_tolerated() -> None:
         '{"edges": [{"s": "Marie\nCurie", "p": "born in", "o": "Warsaw"}]}', ExtractedEdges
     )
     assert reply.edges[0].s == "Marie Curie"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": "x ``` y"}',
+        '  ```json\n{"a": "x ``` y"}\n```  ',
+        '```\n{"a": "x ``` y"}',
+        '{"a": "x ``` y"}\n```\n',
+        '```JSON {"a": "x ``` y"}```',
+    ],
+)
+def test_a_reply_is_read_with_or_without_its_code_fence(text: str) -> None:
+    assert parse_json(text) == {"a": "x ``` y"}
+
+
+def test_a_fence_inside_the_reply_is_kept() -> None:
+    assert unfenced("``` one ``` two ```") == "one ``` two"
+    assert unfenced("```") == ""

@@ -20,13 +20,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from trustgraph_flow.agent.tools import FINAL_ANSWER, ToolConfig
-from trustgraph_flow.structured import limit_strings
+from trustgraph_flow.structured import limit_strings, unfenced
 
 _LABEL = re.compile(
     r"^[ \t>*#`]*(thought|action input|action|args|arguments|final answer|observation)[ \t*]*:",
     re.IGNORECASE | re.MULTILINE,
 )
-_FENCE = re.compile(r"^\s*```[a-zA-Z]*\s*|\s*```\s*$")
 MAX_QUOTED = 300
 MAX_STEP_STRING = 500  # the schema's maxLength for a thought, an argument or the answer
 MAX_CALLS = 8  # tools one step may call at once (they run at most ``tool_concurrency`` at a time)
@@ -179,7 +178,7 @@ def _sections(reply: str) -> list[tuple[str, str]]:
 
 
 def _arguments(text: str, thought: str) -> dict[str, Any]:
-    body = _FENCE.sub("", text.strip()).strip()
+    body = unfenced(text)
     if not body:
         return {}
     try:
