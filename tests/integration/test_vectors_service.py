@@ -103,6 +103,12 @@ async def test_one_query_searches_several_kinds_with_their_own_limits(
     assert resp.also[0] == alone.matches
     with pytest.raises(ValueError, match="kind"):
         VectorRequest.model_validate({**both.model_dump(), "also": [{"kind": "table"}]})
+    # ``texts`` false (GraphRAG's): the same matches, ids and scores, without their texts
+    bare = await client.request(both.model_copy(update={"texts": False}), timeout=10)
+    assert [m.model_copy(update={"text": ""}) for m in resp.also[0]] == bare.also[0]
+    assert [m.id for m in bare.matches] == ["e0", "e1", "e2"] and bare.count == 4
+    assert {m.text for m in resp.also[0]} == {"c1", "c3"}
+    assert {m.text for ms in (bare.matches, *bare.also) for m in ms} == {""}
 
 
 async def test_index_survives_restart_and_deletes(

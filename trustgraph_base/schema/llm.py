@@ -160,6 +160,7 @@ class VectorRequest(Scoped):
     document: str = ""
     after: str = ""
     also: list[VectorQuery] = Field(default=[], max_length=2)  # a query's other kinds
+    texts: bool = True  # a query's: False answers matches without their text (ids and scores)
 
 
 class VectorResponse(Response):

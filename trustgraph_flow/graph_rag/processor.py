@@ -78,8 +78,8 @@ async def explore(
     from each of the chunks nearest it (one embedding for both look-ups, and one store
     request for the walk's first hop and those edges), and the labels of both sets of edges
     (one look-up: a store request less than one per set)."""
-    matches, chunks = await nearest_kinds(
-        ctx, req, [("entity", req.entity_limit), ("chunk", PASSAGES)], cost
+    matches, chunks = await nearest_kinds(  # their ids: what is read of them
+        ctx, req, [("entity", req.entity_limit), ("chunk", PASSAGES)], cost, texts=False
     )
     if not matches:
         raise await nothing_found_error(ctx, req, "edges")

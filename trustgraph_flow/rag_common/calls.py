@@ -124,10 +124,16 @@ async def nearest(
 
 
 async def nearest_kinds(
-    ctx: Context[Any], req: RagRequest, wanted: list[tuple[VectorKind, int]], cost: Cost
+    ctx: Context[Any],
+    req: RagRequest,
+    wanted: list[tuple[VectorKind, int]],
+    cost: Cost,
+    *,
+    texts: bool = True,
 ) -> list[list[VectorMatch]]:
     """The question embedded once, and for each ``(kind, limit)`` of ``wanted`` the
-    ``limit`` nearest items of that kind in the collection (one vector request for all)."""
+    ``limit`` nearest items of that kind in the collection (one vector request for all);
+    without ``texts``, the matches' ids and scores only (``VectorRequest.texts``)."""
     timer = Timer()
     timeout = ctx.settings.request_timeout
     emb = await ctx.client(EMBEDDINGS).request(
@@ -143,6 +149,7 @@ async def nearest_kinds(
             vector=emb.vectors[0],
             limit=limit,
             also=[VectorQuery(kind=k, limit=n) for k, n in also],
+            texts=texts,
             user=req.user,
             collection=req.collection,
         ),

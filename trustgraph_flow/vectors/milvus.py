@@ -34,10 +34,10 @@ from trustgraph_flow.vectors.milvus_schema import (
     _scope,
     _unavailable,
     _unit,
-    best_first,
     collection_name,
     create_collection,
     key,
+    search,
 )
 
 T = TypeVar("T")
@@ -198,27 +198,25 @@ class MilvusVectors:
         return len(items)
 
     def query(
-        self, user: str, collection: str, kind: str, vector: Sequence[float], limit: int
-    ) -> tuple[list[VectorMatch], int]:
-        """The ``limit`` items most cosine-similar to ``vector``, best first, and the index size."""
+        self, user: str, collection: str, kind: str, vector: Sequence[float], limit: int,
+        texts: bool = True,
+    ) -> tuple[list[VectorMatch], int]:  # fmt: skip
+        """The ``limit`` items most cosine-similar to ``vector``, best first, and the index
+        size; without ``texts``, the matches' texts are left empty (``search``)."""
         _check_dim(len(vector), None)
-        return self._retried(self._query, user, collection, kind, vector, limit)
+        return self._retried(self._query, user, collection, kind, vector, limit, texts)
 
     def _query(
-        self, user: str, collection: str, kind: str, vector: Sequence[float], limit: int
-    ) -> tuple[list[VectorMatch], int]:
+        self, user: str, collection: str, kind: str, vector: Sequence[float], limit: int,
+        texts: bool,
+    ) -> tuple[list[VectorMatch], int]:  # fmt: skip
         name = collection_name(user, collection, kind)
         held = self._dim(name, _scope(user, collection, kind))
         size = self._size(name) if held else 0
         if not size:
             return [], 0
         _check_dim(len(vector), held)
-        query = _unit(_finite(np.asarray([vector], dtype=np.float32)))[0]
-        found = self.client.search(
-            name, [query.tolist()], limit=min(limit, size), output_fields=["item", "text"],
-            search_params={"metric_type": "IP"},
-        )  # fmt: skip
-        return best_first(list(found[0]) if found else []), size
+        return search(self.client, name, vector, min(limit, size), texts), size
 
     def delete_document(self, user: str, collection: str, kind: str, document: str) -> int:
         """Remove every item of this index that came from ``document``; returns how many."""

@@ -71,10 +71,27 @@ def _check_sizes(item: VectorItem) -> None:
             )
 
 
+def search(
+    client: MilvusClient, name: str, vector: Sequence[float], limit: int, texts: bool
+) -> list[VectorMatch]:
+    """The ``limit`` items of ``name`` most cosine-similar to ``vector``, best first; without
+    ``texts``, their texts are not read (50 matches: ~0.3 ms of CPU less, Milvus Lite's and
+    this process's together)."""
+    query = _unit(_finite(np.asarray([vector], dtype=np.float32)))[0]
+    found = client.search(
+        name, [query.tolist()], limit=limit, output_fields=["item", "text"] if texts else ["item"],
+        search_params={"metric_type": "IP"},
+    )  # fmt: skip
+    return best_first(list(found[0]) if found else [])
+
+
 def best_first(hits: list[dict[str, Any]]) -> list[VectorMatch]:
-    """A search's hits (``item`` and ``text`` fields) as matches, best first, ties by id."""
+    """A search's hits (``item`` and, if asked, ``text`` fields) as matches, best first,
+    ties by id."""
     matches = [
-        VectorMatch(id=h["entity"]["item"], score=float(h["distance"]), text=h["entity"]["text"])
+        VectorMatch(
+            id=h["entity"]["item"], score=float(h["distance"]), text=h["entity"].get("text", "")
+        )
         for h in hits
     ]
     matches.sort(key=lambda m: (-m.score, m.id))

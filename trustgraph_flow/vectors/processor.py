@@ -47,7 +47,7 @@ class VectorStore:
             if req.operation == "query":
                 wanted = [(req.kind, req.limit), *((q.kind, q.limit) for q in req.also)]
                 (matches, size), *also = await asyncio.to_thread(
-                    lambda: [m.query(*scope, kind, req.vector, n) for kind, n in wanted]
+                    lambda: [m.query(*scope, kind, req.vector, n, req.texts) for kind, n in wanted]
                 )
                 return VectorResponse(matches=matches, count=size, also=[a for a, _ in also])
             if req.operation == "list":
