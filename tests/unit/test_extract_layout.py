@@ -80,3 +80,21 @@ def test_the_first_and_last_lines_of_a_chunk_are_not_taken_for_headings() -> Non
     # a chunk may start or end in mid-sentence, with a deeper line under its first
     text = "Toolkit contains over 100 Unix utilities,\n   including a shell.\nZedit reads its"
     assert ("Toolkit", "contains over", "100 Unix") in _triples(text)
+
+
+def test_a_numbered_paragraph_whose_sentence_goes_on_is_prose() -> None:
+    # MPL-2.0's "5.1. The rights granted… will terminate automatically" / "if You fail…": a
+    # numbered line with no full stop is a heading only when the next line starts anew
+    text = (
+        "5.2. Hale Mill was designed by Casimir Rook in the year\n"
+        "1871 and built by local masons.\n"
+        "5.3. The rights granted under this License will terminate automatically\n"
+        "if You fail to comply with any of its terms.\n"
+    )
+    assert ("Casimir Rook", "designed", "Hale Mill") in _triples(text)
+    assert (
+        "The rights granted under this License will terminate automatically\n"
+        "if You fail to comply with any of its terms."
+    ) in prose_sentences(text)
+    contents = "3.1.3. Utility functions summary . . . . . 9\n3.1.4. Other functions . . . 10\n"
+    assert _triples(contents) == set()

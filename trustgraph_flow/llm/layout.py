@@ -62,6 +62,20 @@ def heading(body: str) -> bool:
     )
 
 
+def goes_on(body: str, below: str) -> bool:
+    """Whether a numbered line's sentence goes on in the line below, which starts with no
+    capital nor a number of its own ("5.1. The rights… will terminate automatically" / "if
+    You fail…"): prose, not a section heading over its first sentence."""
+    nxt = below.strip()
+    return (
+        bool(_SECTION.match(body))
+        and not _LEADERS.search(body)
+        and bool(nxt)
+        and not nxt[0].isupper()
+        and not _SECTION.match(nxt)
+    )
+
+
 def _alone(text: str, start: int, end: int, body: str) -> bool:
     """A heading standing alone: a short line ending in no punctuation, over a link set
     deeper ("Getting started with sed" / "    http://…"), or in title case or capitals over a
@@ -95,7 +109,8 @@ def _option_above(text: str, start: int) -> bool:
 
 class Layout:
     """The lines of ``text`` that are layout, judged once: ``not_prose(a)`` is whether the
-    sentence starting at ``a`` starts on one. Contents lines, section headings, options,
+    sentence starting at ``a`` starts on one. Contents lines, section headings (not a
+    numbered line whose sentence goes on below in lower case), options,
     usage lines, table rows and code count wherever on the line a sentence starts; an
     option's description and a heading standing alone only for a sentence opening its line
     (one after a full stop is prose by then)."""
@@ -109,7 +124,8 @@ class Layout:
             end = text.find("\n", start)
             end = len(text) if end < 0 else end
             body = text[start:end].strip()
-            if body and _layout(body):
+            below = text[end + 1 : _line_at(text, end + 1)[1]] if end < len(text) else ""
+            if body and _layout(body) and not goes_on(body, below):
                 self.anywhere.add(start)
             elif body and (_option_above(text, start) or _alone(text, start, end, body)):
                 self.opening.add(start)

@@ -5,15 +5,15 @@ breaks are no sentence ends, and neither is the full stop of an abbreviation or 
 headings; but a book or a licence wrapped at 70 columns has its sentences cut into line-long
 pieces that start mid-clause, from which the offline extractor reads nothing (a 3 MB novel
 gave no edges). Here a line break continues the sentence when its line is long (wrapped
-prose), does not end a sentence, is no numbered section heading (``layout.heading``), and the
-next line is no list item, heading or quote.
+prose), does not end a sentence, and the next line is no list item, heading or quote, nor the
+first line of a paragraph under a numbered section heading (``layout.heading``).
 """
 
 from __future__ import annotations
 
 import re
 
-from trustgraph_flow.llm.layout import heading
+from trustgraph_flow.llm.layout import goes_on, heading
 
 WRAPPED_LINE = 40  # a line at least this long that ends mid-sentence was wrapped
 _LINE = re.compile(r"[^\n]*\n?")
@@ -26,11 +26,13 @@ ABBREVIATIONS = frozenset(
 
 
 def _paragraphs(text: str) -> list[tuple[int, int]]:
-    """Runs of lines that belong together: a wrapped line joins the next one."""
+    """Runs of lines that belong together: a wrapped line joins the next one, and so does a
+    numbered section's line when the next goes on in lower case ("5.1. The rights… terminate
+    automatically" / "if You fail…"), but not a heading over its first sentence."""
     blocks: list[tuple[int, int]] = []
     start = None
     pos = 0
-    joined = False
+    joined, above = False, ""
     for line in _LINE.findall(text):
         if not line:
             break
@@ -41,16 +43,15 @@ def _paragraphs(text: str) -> list[tuple[int, int]]:
                 blocks.append((start, here))
             start, joined = None, False
             continue
-        if start is not None and not (joined and not marked(body)):
+        stripped = body.strip()
+        heading_above = heading(above) and not goes_on(above, body)
+        if start is not None and not (joined and not marked(body) and not heading_above):
             blocks.append((start, here))
             start = None
         if start is None:
             start = here
-        stripped = body.strip()
-        # a section heading is long enough to look wrapped, but ends its own block
-        joined = (
-            len(stripped) >= WRAPPED_LINE and stripped[-1] not in ":;" and not heading(stripped)
-        )
+        joined = len(stripped) >= WRAPPED_LINE and stripped[-1] not in ":;"
+        above = stripped
     if start is not None:
         blocks.append((start, pos))
     return blocks
