@@ -118,6 +118,28 @@ def test_several_patterns_in_one_request_answer_in_pattern_order(store: QuadStor
         triples_query(store, TriplesQueryRequest(s=iri(CAT), patterns=patterns))
 
 
+def test_a_distinct_request_leaves_out_what_an_earlier_pattern_matched(store: QuadStore) -> None:
+    """GraphRAG's hop: an edge between two of its nodes matches both ends' patterns."""
+    patterns = [
+        TriplePattern(s=iri(CAT)),
+        TriplePattern(p=RDFS.label),  # the cat's label again, and the fox's
+        TriplePattern(s=iri(FOX), p=RDFS.label),  # the fox's again
+        TriplePattern(p=RDFS.label, g=""),  # in the default graph: seen, all
+        TriplePattern(p=TG.contains, g="*"),
+    ]
+    full = triples_query(store, TriplesQueryRequest(g="*", patterns=patterns)).triples
+    once = triples_query(store, TriplesQueryRequest(g="*", patterns=patterns, distinct=True))
+    earliest = list({(t.s, t.p, t.o, t.g): t for t in reversed(full)}.values())[::-1]
+    assert once.triples == [t for t in full if any(t is e for e in earliest)]
+    assert len(once.triples) == len(set(once.triples)) < len(full)
+    assert {t.g for t in once.triples} == {t.g for t in full}  # a graph's triple is its own
+    # ``limit`` counts a pattern's matches, then the repeats go: not the next label instead
+    label = TriplePattern(p=RDFS.label)
+    twice = TriplesQueryRequest(g="*", limit=1, patterns=[label, label], distinct=True)
+    first = triples_query(store, TriplesQueryRequest(g="*", limit=1, p=RDFS.label)).triples
+    assert len(first) == 1 and triples_query(store, twice).triples == first
+
+
 def test_a_pattern_may_name_its_own_graph_and_limit(store: QuadStore) -> None:
     source = "urn:graph:source"
     patterns = [

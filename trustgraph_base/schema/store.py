@@ -40,7 +40,8 @@ class TriplesQueryRequest(Scoped):
     ``streaming`` answers in batches of ``batch-size`` triples (the last one final).
     ``patterns`` (instead of s/p/o) asks several patterns in one round trip: the reply
     holds each one's matches (at most ``limit`` each, or the pattern's own ``limit``, in
-    the request's ``g`` or the pattern's own) in the order of the patterns.
+    the request's ``g`` or the pattern's own) in the order of the patterns; ``distinct``
+    leaves out a triple (in its graph) the reply holds already, from an earlier pattern.
     """
 
     s: IriTerm | BlankTerm | None = Field(default=None, discriminator="t")
@@ -51,6 +52,7 @@ class TriplesQueryRequest(Scoped):
     limit: int = bounded(bounds.TRIPLE_QUERY_LIMIT)
     streaming: bool = False
     batch_size: int = Field(default=20, ge=1, le=100_000, alias="batch-size")
+    distinct: bool = False
 
 
 class TriplesQueryResponse(Response):

@@ -65,7 +65,9 @@ async def query_patterns(
 ) -> list[Triple]:
     """Every pattern's matches (at most ``limit`` each), in pattern order: one round trip
     per ``MAX_PATTERNS`` patterns, so a question costs the store a few messages, not one
-    per node (which made GraphRAG most of a question's CPU; bench_concurrency)."""
+    per node (which made GraphRAG most of a question's CPU; bench_concurrency). Each
+    request is ``distinct``: an edge between two nodes of a hop, matched from both ends,
+    comes once (GraphRAG keeps an edge, and a label, where it first comes)."""
     chunks = [patterns[i : i + MAX_PATTERNS] for i in range(0, len(patterns), MAX_PATTERNS)]
     gate = asyncio.Semaphore(FANOUT)
 
@@ -78,6 +80,7 @@ async def query_patterns(
                     user=req.user,
                     collection=req.collection,
                     patterns=chunk,
+                    distinct=True,
                 ),
                 timeout=ctx.settings.request_timeout,
             )

@@ -59,15 +59,16 @@ def triples_query(store: QuadStore | None, req: TriplesQueryRequest) -> TriplesQ
         return TriplesQueryResponse()
     g = graph_of(req)
     found: list[Triple] = []
+    seen: set[ox.Quad] | None = set() if req.distinct else None
     if req.patterns is None:
-        _matches(store, req, g, req.limit, found)
+        _matches(store, req, g, req.limit, found, seen)
         return TriplesQueryResponse(triples=found)
     graphs = {req.g: g}  # a pattern's own graph, read once per name
     for pattern in req.patterns:
         if pattern.g is not None and pattern.g not in graphs:
             graphs[pattern.g] = graph_named(pattern.g)
         own = graphs[pattern.g] if pattern.g is not None else g
-        _matches(store, pattern, own, pattern.limit or req.limit, found)
+        _matches(store, pattern, own, pattern.limit or req.limit, found, seen)
     return TriplesQueryResponse(triples=found)
 
 
@@ -77,15 +78,25 @@ def _matches(
     g: ox.NamedNode | ox.DefaultGraph | None,
     limit: int,
     found: list[Triple],
+    seen: set[ox.Quad] | None = None,
 ) -> None:
-    """Add a pattern's first ``limit`` matches in ``g`` to ``found``."""
+    """Add a pattern's first ``limit`` matches in ``g`` to ``found``, less those in ``seen``
+    (given: the ``distinct`` request's, which they join)."""
     s, p, o = (
         pattern_term(t, r) for t, r in ((pattern.s, "s"), (pattern.p, "p"), (pattern.o, "o"))
     )
     quads = store.quads_for_pattern(s, p, o, g)  # type: ignore[arg-type]
     if s is None and isinstance(o, ox.NamedNode) and trace_kind(o.value) == "agent":
         quads = in_run_order(quads)
-    found.extend(triple_of(q) for q in islice(quads, limit))
+    first = islice(quads, limit)
+    found.extend(triple_of(q) for q in (first if seen is None else _unseen(first, seen)))
+
+
+def _unseen(quads: Iterable[ox.Quad], seen: set[ox.Quad]) -> Iterator[ox.Quad]:
+    for q in quads:
+        if q not in seen:
+            seen.add(q)
+            yield q
 
 
 def in_run_order(quads: Iterable[ox.Quad]) -> Iterator[ox.Quad]:
