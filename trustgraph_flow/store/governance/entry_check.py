@@ -6,7 +6,8 @@ neighbours in the chain: the entry after root A's, read to check that it links t
 root B's own. ``EntryReader`` reads each entry once per verification (and the chains'
 checkpoints once), so checking a trace of 2,001 roots reads about 2,001 entries, not 4,002;
 on a SPARQL server it reads them all first, ``BATCH`` roots a request (three requests: the
-entries naming them, their records, their tombstones), not three requests a root.
+entries naming them, their records, their tombstones), not three requests a root; in a
+pyoxigraph store, in one query, not three pattern lookups a root.
 """
 
 from __future__ import annotations
@@ -33,9 +34,12 @@ class EntryReader:
         self._nodes: dict[str, list[ox.NamedNode]] = {}  # subject → its entries (prefetched)
 
     def prefetch(self, subjects: list[str]) -> None:
-        """On a server, read the entries of ``subjects`` and the entry after each in a few
-        batched requests (a pyoxigraph store reads each as it is asked: no request to save)."""
+        """Read the entries of ``subjects`` at once: on a server, with the entry after each,
+        in a few batched requests; in a pyoxigraph store, in one query (``_query``)."""
         store = self.store
+        if isinstance(store, ox.Store):
+            self._query(store, subjects)
+            return
         if not batched(store):
             return
         self._nodes = {s: [] for s in subjects}
@@ -62,6 +66,32 @@ class EntryReader:
             self._entries[iri] = (
                 None if record is None else log.signed_from(record, stones.get(iri))
             )
+
+    def _query(self, store: ox.Store, subjects: list[str]) -> None:
+        """Each subject's entry with its record and tombstone, in one query rather than three
+        pattern lookups a subject (2,001 subjects: ~0.09 -> ~0.03 s). Only what reads back as
+        ``of_subject`` and ``read`` would is kept: a subject with one entry, an entry with at
+        most one record and one tombstone; any other is read from the store when asked."""
+        block = " ".join(str(ox.NamedNode(s)) for s in subjects)  # written by pyoxigraph
+        query = (
+            f"SELECT ?s ?n ?r ?t WHERE {{ GRAPH {log.GRAPH} {{ VALUES ?s {{ {block} }} "
+            f"?n {log.SUBJECT} ?s OPTIONAL {{ ?n {log.RECORD} ?r }} "
+            f"OPTIONAL {{ ?n {log.TOMBSTONE} ?t }} }} }}"
+        )
+        rows: dict[str, list[tuple[ox.NamedNode, object, object]]] = {}
+        result = store.query(query)
+        assert isinstance(result, ox.QuerySolutions)
+        for row in result:
+            subject, node = row["s"], row["n"]
+            if isinstance(subject, ox.NamedNode) and isinstance(node, ox.NamedNode):
+                rows.setdefault(subject.value, []).append((node, row["r"], row["t"]))
+        for subject, found in rows.items():
+            if len(found) == 1:  # one entry, one record or none, one tombstone or none
+                node, record, stone = found[0]
+                self._nodes[subject] = [node]
+                self._entries[node.value] = (
+                    None if record is None else log.signed_from(record, stone)
+                )
 
     def read(self, node: ox.NamedNode) -> ent.Signed | None:
         if node.value not in self._entries:
