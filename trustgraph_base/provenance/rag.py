@@ -22,6 +22,7 @@ from trustgraph_base.provenance.uris import (
     exploration_chunk_uri,
     focus_edge_uri,
 )
+from trustgraph_base.rdf.assembled import iri_term
 from trustgraph_base.rdf.terms import BlankTerm, IriTerm, Term, Triple, quoted
 
 G = GRAPH_RETRIEVAL
@@ -94,7 +95,7 @@ def grounding_triples(grounding: str, question_uri: str, concepts: Sequence[str]
 def _exploration(exploration_uri: str, question_uri: str, grounding: str | None) -> list[Triple]:
     out = [
         *types(exploration_uri, G, PROV.Entity, TG.Exploration),
-        triple(exploration_uri, PROV.wasGeneratedBy, IriTerm(i=question_uri), G),
+        triple(exploration_uri, PROV.wasGeneratedBy, iri_term(question_uri), G),
         label(exploration_uri, "Exploration"),
     ]
     if grounding:
@@ -134,14 +135,14 @@ def docrag_exploration_triples(
     out = [
         *_exploration(exploration_uri, question_uri, grounding),
         triple(exploration_uri, TG.chunkCount, plain_integer(len(chunk_uris)), G),
-        *(triple(exploration_uri, TG.selectedChunk, IriTerm(i=c), G) for c in chunk_uris),
+        *(triple(exploration_uri, TG.selectedChunk, iri_term(c), G) for c in chunk_uris),
     ]
     for rank, (chunk, score) in enumerate(zip(chunk_uris, scores or [], strict=False), start=1):
         reifier = exploration_chunk_uri(exploration_uri, rank)
-        selected = quoted(IriTerm(i=exploration_uri), TG.selectedChunk, IriTerm(i=chunk))
+        selected = quoted(iri_term(exploration_uri), TG.selectedChunk, iri_term(chunk))
         out.append(triple(reifier, RDF.reifies, selected, G))
         out.append(triple(reifier, RDF.type, TG.ChunkSelection, G))  # the reference's type,
-        out.append(triple(reifier, TG.document, IriTerm(i=chunk), G))  # and chunk link
+        out.append(triple(reifier, TG.document, iri_term(chunk), G))  # and chunk link
         out.append(triple(reifier, TG.rank, integer_literal(rank), G))
         out.append(triple(reifier, TG.score, text(repr(float(score))), G))  # the reference's form
         if reranked is not None:
@@ -191,5 +192,5 @@ def answer_extras(uri: str, name: str) -> list[Triple]:
     return [
         triple(uri, RDF.type, TG.Answer, G),
         label(uri, name),
-        triple(uri, TG.document, IriTerm(i=answer_document_uri(uri)), G),
+        triple(uri, TG.document, iri_term(answer_document_uri(uri)), G),
     ]

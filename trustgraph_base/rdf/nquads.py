@@ -31,8 +31,14 @@ from trustgraph_base.rdf.terms import (
 )
 
 _XSD_STRING = XSD + "string"
-_ESCAPE = str.maketrans({"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r"})
 _NEEDS_ESCAPE = re.compile(r'[\\"\n\r]')
+
+
+def _escaped(value: str) -> str:
+    """``\\ " \\n \\r`` escaped (the backslash first): four ``str.replace`` cost ~0.7 µs on a
+    span's JSON literal where ``str.translate`` with a table cost ~9 (it maps character by
+    character through a dict: 16 µs of the OTLP import's mapping a span)."""
+    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
 
 
 def term_text(term: Term | QuotedTriple) -> str:
@@ -41,8 +47,8 @@ def term_text(term: Term | QuotedTriple) -> str:
         return f"<{term.i}>"
     if isinstance(term, LiteralTerm):
         value = term.v
-        if _NEEDS_ESCAPE.search(value):  # most literals need no escaping: skip the translate
-            value = value.translate(_ESCAPE)
+        if _NEEDS_ESCAPE.search(value):  # most literals need no escaping: skip the replaces
+            value = _escaped(value)
         if term.ln is not None:
             return f'"{value}"@{term.ln}'
         if term.dt is not None and term.dt != _XSD_STRING:
