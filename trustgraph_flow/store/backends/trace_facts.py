@@ -97,18 +97,8 @@ _KINDS = {
 
 
 def _blank(root: str) -> dict[str, object]:
-    return {
-        "id": root,
-        "kind": None,
-        "question": None,
-        "time": None,
-        "sort_time": None,
-        "parent": None,
-        "parent_root": None,
-        "is_question": 0,
-        "complete": 0,
-        "failed": 0,
-    }
+    unknown = dict.fromkeys(("kind", "question", "time", "sort_time", "parent", "parent_root"))
+    return {"id": root, **unknown, "is_question": 0, "complete": 0, "failed": 0}
 
 
 _TYPE, _QUERY, _STARTED, _DERIVED = (
@@ -120,6 +110,9 @@ _TYPE, _QUERY, _STARTED, _DERIVED = (
 _ERROR, _INTERRUPTED, _QUESTION = TG.error.i, TG.interrupted.i, TG.Question.i
 _SELECTED, _EDGE, _CITES = TG.selectedChunk.i, TG.edge.i, TG.cites.i
 _REASON, _FAILED = TG.terminationReason.i, ox.Literal(FAILED_RUN)
+_RETRIEVAL = ox.NamedNode(GRAPH_RETRIEVAL)
+# The predicates ``facts`` reads on an entity that is not its trace's root (not labels)
+_READ = RAG_PREDICATES | STEP_PREDICATES | {_TYPE, _REASON, _SELECTED, _EDGE, _CITES}
 
 
 def _root_fact(row: dict[str, object], p: str, o: OxObject) -> None:
@@ -170,32 +163,39 @@ def rag_row(root: str, uri: str, p: str, o: OxObject) -> RagRow:
 
 def facts(quads: Iterable[ox.Quad]) -> Facts:
     """The trace rows, entity → root pairs, source links, agent-step rows and citations of
-    a batch's quads (those in ``urn:graph:retrieval`` about a trace entity), in one pass
-    over pyoxigraph's quads: a subject's root is worked out once however many quads it has."""
+    a batch's quads (those in ``urn:graph:retrieval`` about a trace entity), in one pass:
+    what depends on the subject alone is worked out when it changes (a writer's quads come
+    subject by subject); a quad no read model keeps is passed over unread (``_READ``)."""
     out = Facts()
     roots: dict[str, str | None] = {}
-    steps: dict[str, int | None] = {}
-    rag: dict[str, bool] = {}  # root → whether the RAG read model keeps its facts
     concluded: set[str] = set()  # roots whose conclusion (or synthesis) this batch holds
     failed: set[str] = set()  # roots whose conclusion says the run failed: not complete
+    named, retrieval = ox.NamedNode, _RETRIEVAL
+    last, uri, root, row, is_root, keeps_rag, n = None, "", None, _blank(""), False, False, None
     for q in quads:
-        s, g = q.subject, q.graph_name
-        if type(s) is not ox.NamedNode or type(g) is not ox.NamedNode or g.value != GRAPH_RETRIEVAL:
+        if q.graph_name != retrieval:
             continue
-        uri = s.value
-        if uri in roots:
-            root = roots[uri]
-        else:
-            root = roots[uri] = trace_root(uri)
-            if root is not None:
-                out.entities[uri] = root
-        if root is None:
+        s = q.subject
+        if s != last:
+            last = s
+            if type(s) is not named:
+                root = None
+                continue
+            uri = s.value
+            root = roots[uri] if uri in roots else roots.setdefault(uri, trace_root(uri))
+            if root is None:
+                continue
+            out.entities[uri] = root
+            row = out.rows[root] if root in out.rows else out.rows.setdefault(root, _blank(root))
+            is_root = uri == root
+            keeps_rag, n = has_rag_facts(root), agent_step_of(root, uri)
+        elif root is None:
             continue
-        p, o = q.predicate.value, q.object
-        row = out.rows.get(root)
-        if row is None:
-            row = out.rows[root] = _blank(root)
-        if uri == root:
+        p = q.predicate.value
+        if not is_root and p not in _READ:
+            continue
+        o = q.object
+        if is_root:
             _root_fact(row, p, o)
             if p == _STARTED or p == _DERIVED:
                 out.moved.add(root)
@@ -203,21 +203,18 @@ def facts(quads: Iterable[ox.Quad]) -> Facts:
             concluded.add(root)
         elif p == _REASON and o == _FAILED and is_conclusion_uri(root, uri):
             failed.add(root)  # an agent run that failed after it began: its conclusion says so
-        if p in RAG_PREDICATES and (
-            rag[root] if root in rag else rag.setdefault(root, has_rag_facts(root))
-        ):
+        if keeps_rag and p in RAG_PREDICATES:
             out.rags.append(rag_row(root, uri, p, o))
         if p in STEP_PREDICATES:
-            n = steps[uri] if uri in steps else steps.setdefault(uri, agent_step_of(root, uri))
-            if n is not None and (type(o) is ox.Literal or type(o) is ox.NamedNode):
+            if n is not None and (type(o) is ox.Literal or type(o) is named):
                 out.steps.append((root, n, uri, p, o.value))
-        elif p == _SELECTED and type(o) is ox.NamedNode:
+        elif p == _SELECTED and type(o) is named:
             out.uses.append(Use(uri, o.value, "chunk", root))
             out.moved.add(root)
         elif p == _EDGE and type(o) is ox.Triple:
             out.uses.append(Use(uri, edge_key(o), "edge", root, o))
             out.moved.add(root)
-        elif p == _CITES and type(o) is ox.NamedNode:
+        elif p == _CITES and type(o) is named:
             out.cites.append((root, o.value))
     for root in concluded - failed:
         out.rows[root]["complete"] = 1
