@@ -24,6 +24,7 @@ from trustgraph_flow.store.views.lookup import RETRIEVAL
 A1 = uris.agent_session_uri("a1")
 STEP = uris.agent_iteration_uri(A1, 1)
 XSD = "http://www.w3.org/2001/XMLSchema#"
+G = RETRIEVAL.value  # the trace's graph: the record holds only its quads
 
 
 def halves(triples: list[Triple]) -> tuple[list[Triple], list[Triple]]:
@@ -36,9 +37,9 @@ def odd_literals() -> list[Triple]:
     """Typed literals the store keeps in another form than they were written."""
     p = iri("urn:test:measure")
     return [
-        Triple(s=iri(STEP), p=p, o=LiteralTerm(v="1.50", dt=XSD + "decimal")),
-        Triple(s=iri(STEP), p=p, o=LiteralTerm(v="007", dt=XSD + "integer")),
-        Triple(s=iri(STEP), p=p, o=LiteralTerm(v=TIME.format(9), dt=XSD + "dateTime")),
+        Triple(s=iri(STEP), p=p, o=LiteralTerm(v="1.50", dt=XSD + "decimal"), g=G),
+        Triple(s=iri(STEP), p=p, o=LiteralTerm(v="007", dt=XSD + "integer"), g=G),
+        Triple(s=iri(STEP), p=p, o=LiteralTerm(v=TIME.format(9), dt=XSD + "dateTime"), g=G),
     ]
 
 
@@ -119,4 +120,60 @@ def test_a_large_batchs_text_counts_once_however_many_traces_share_it(tmp_path: 
         assert recorded[root] == fingerprint_groups(trace_groups(h, root))
     assert seal.flush(stores) >= 40
     assert seal.written.fingerprints(h, roots) == {}  # signed: the records are gone
+    stores.close()
+
+
+KNOWN_FORMS = {  # lexical forms whose normal form the record finds without a store
+    "dateTime": [
+        "2026-12-01T10:00:00Z",
+        "2026-12-01T10:00:00.120Z",
+        "2026-12-01T10:00:00.000Z",
+        "2024-02-29T23:59:59.5Z",
+        "1000-01-01T00:00:00.100000000000000000Z",
+        "9999-12-31T23:59:59.123456789012345678Z",
+    ],
+    "integer": ["0", "-12", "123456789012345678"],
+    "decimal": ["0", "1", "-3", "1.5", "-0.25", "0.001", "123456789012345678.5"],
+}
+STORE_FORMS = {  # the same types in forms left to the store in memory
+    "dateTime": [
+        "2023-02-29T10:00:00.10Z",  # no such date: kept as written
+        "2026-04-31T10:00:00.10Z",
+        "2026-12-01T24:00:00Z",
+        "2026-12-01T10:00:00+00:00",
+        "2026-12-01T10:00:00.1234567890123456780Z",
+        "0999-12-01T10:00:00.50Z",
+        "2026-12-01T10:00:00",
+    ],
+    "integer": ["-0", "007", "+5", "9223372036854775808"],
+    "decimal": ["-0.0", "1.0", ".5", "100.0", "1234567890123456789012.5"],
+}
+
+
+def test_typed_literals_in_the_record_take_the_stored_quads_form(tmp_path: Path) -> None:
+    """Each typed literal the record turns into the store's normal form itself (a time's
+    fraction without trailing zeros) or through a store in memory gives the digest of the
+    quads the store holds; so does a plain literal that only looks typed."""
+    seal, stores = deferred_seal(tmp_path), Stores(tmp_path / "store")
+    p = iri("urn:test:measure")
+    typed = [
+        Triple(s=iri(STEP), p=p, o=LiteralTerm(v=v, dt=XSD + dt), g=G)
+        for forms in (KNOWN_FORMS, STORE_FORMS)
+        for dt, values in forms.items()
+        for v in values
+    ]
+    looks = LiteralTerm(v='"2026-12-01T10:00:00.10Z"^^<' + XSD + "dateTime>")
+    steps, conclusion = halves(
+        agent("a1", 3, "g-sub") + typed + [Triple(s=iri(STEP), p=p, o=looks, g=G)]
+    )
+    write_batch(stores, [msg(steps), msg(conclusion)], seal)
+    h = handle_of(stores)
+    assert seal.written is not None
+    recorded = seal.written.fingerprints(h, [A1])
+    stored = fingerprint_groups(trace_groups(h, A1))
+    measured = [q for g in trace_groups(h, A1) for q in g if q.predicate == ox.NamedNode(p.i)]
+    assert len(measured) > sum(map(len, KNOWN_FORMS.values()))  # in the trace (equal values once)
+    assert recorded[A1] == stored
+    seal.flush(stores)
+    assert verified(stores, seal)
     stores.close()
