@@ -156,10 +156,10 @@ class Seal:
     def append(
         self, handle: Handle, found: list[tuple[str, Fingerprint]], reason: str, kind: str
     ) -> list[ent.Signed]:
+        manifests = [fp.manifest for _, fp in found]  # each text made once (sorted, joined)
         with self._lock:
-            seq, prev = self._head(handle)
-            signed = []
-            for subject, fp in found:
+            (seq, prev), signed, when = self._head(handle), [], now_iso()
+            for (subject, fp), manifest in zip(found, manifests, strict=True):
                 entry = ent.Entry(
                     chain=self.chain,
                     seq=seq,
@@ -168,18 +168,18 @@ class Seal:
                     subject=subject,
                     digest=fp.digest,
                     count=fp.count,
-                    manifest=sha256_text(fp.manifest),
-                    time=now_iso(),
+                    manifest=sha256_text(manifest),
+                    time=when,
                     kid=self.keys.kid,
                     reason=reason,
                 )
                 entry_hash = entry.hash  # JSON and SHA-256: once
                 signed.append(ent.sign_entry(self.keys, entry, entry_hash))
                 seq, prev = seq + 1, entry_hash
-            head = ent.sign_checkpoint(self.keys, self.chain, seq - 1, prev, signed[-1].entry.time)
+            head = ent.sign_checkpoint(self.keys, self.chain, seq - 1, prev, when)
             # The public key's quad once per collection and process (it never changes).
             pem = "" if handle.key in self._published else self._pem
-            log.append(handle.store, signed, [fp.manifest for _, fp in found], head, pem)
+            log.append(handle.store, signed, manifests, head, pem)
             self._published.add(handle.key)
             if seq // PRUNE_EVERY != (seq - len(found)) // PRUNE_EVERY:
                 log.prune(handle.store, self.chain)
