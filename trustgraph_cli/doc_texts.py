@@ -1,6 +1,7 @@
 """The text of page-less documents (text and Markdown), to give their spans' lines and
 columns: a trace's sources name the documents, the librarian holds their bytes, read as the
-decoder reads them (UTF-8, a byte-order mark dropped), so offsets count the same characters."""
+decoder reads them (UTF-8, a byte-order mark dropped, a terminal's bold and underline taken
+out: ``terminal_text.as_shown``), so offsets count the same characters."""
 
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ async def document_texts(gw: Gateway, docs: list[str]) -> dict[str, str]:
     import base64
 
     from trustgraph_base.errors import ServiceError
+    from trustgraph_base.terminal_text import as_shown
     from trustgraph_cli.client import GatewayClient
 
     out: dict[str, str] = {}
@@ -49,5 +51,5 @@ async def document_texts(gw: Gateway, docs: list[str]) -> dict[str, str]:
                         break
             except ServiceError:
                 continue
-            out[doc] = data.decode("utf-8-sig", errors="replace")
+            out[doc] = as_shown(data.decode("utf-8-sig", errors="replace"))
     return out

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import IO
 
+from trustgraph_base.terminal_text import as_shown
 from trustgraph_flow.pdf_text import PdfError, PdfPage, read_pdf
 
 PDF = "application/pdf"
@@ -35,11 +36,12 @@ def decode_pdf(fh: IO[bytes], done: list[int] | None = None) -> list[PdfPage]:
 
 
 def decode_text(data: bytes) -> str:
-    """UTF-8 text (a byte-order mark is dropped)."""
+    """UTF-8 text (a byte-order mark is dropped), as a terminal shows it (``as_shown``)."""
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise DecodeError(f"the text is not valid UTF-8 (byte {exc.start})") from None
+    text = as_shown(text)
     if not text.strip():
         raise DecodeError("the document contains no text")
     return text

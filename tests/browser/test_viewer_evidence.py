@@ -144,3 +144,36 @@ async def test_a_text_documents_evidence_is_marked_in_its_line_with_line_and_col
             assert shown.endswith(f"line {line}, cols {col}–{last}, chars {start}–{end + 1}"), shown
             assert not await page.locator("img.page-image").count()  # a text has no page image
             assert not errors, errors
+
+
+async def test_a_terminal_formatted_texts_evidence_is_marked_as_the_text_shows(
+    pulsar_url: str, prefix: str, tmp_path: Path
+) -> None:
+    # A manual formatted for a terminal (bold and underline as escape sequences): the viewer
+    # reads the document's bytes as the decoder does, so the mark is on the quote's words.
+    manual = tmp_path / "manual.txt"
+    manual.write_bytes(
+        b"\x1b[1mRome\x1b[0m is the capital of \x1b[4mItaly\x1b[24m.\n\n"
+        b"\x1b[1mParis\x1b[0m is the capital of \x1b[4mFrance\x1b[24m.\n"
+    )
+    async with Stack(pulsar_url, prefix, EVERY, data_dir=tmp_path) as stack:
+        loaded = await stack.cli("tg-load-document", str(manual))
+        assert loaded.code == 0, loaded.stderr
+        reply = await ask(stack.url, None, "graph-rag", {"query": "What is the capital of France?"})
+        trace = reply["explain_id"]
+        await settled(stack, trace)
+        async with browser() as b:
+            page = await b.new_page()
+            await page.goto(f"{stack.url}#/trace/{trace}")
+            await page.wait_for_selector('body[data-ready="trace"]', timeout=TIMEOUT)
+            await page.locator("button.claim").first.click()
+            await page.wait_for_function(
+                "() => document.querySelector('p.evidence-place')?.textContent.includes('line ')",
+                timeout=TIMEOUT,
+            )
+            shown = await page.locator("p.evidence-place").first.inner_text()
+            quote = await page.locator("blockquote.evidence-quote mark").first.inner_text()
+            context = await page.locator("blockquote.evidence-quote").first.text_content()
+            assert quote == "Paris is the capital of France.", quote
+            assert context == quote  # its line, nothing of an escape sequence around it
+            assert shown.endswith("line 3, cols 1–31, chars 31–62"), shown

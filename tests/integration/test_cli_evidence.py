@@ -152,3 +152,34 @@ async def test_a_text_documents_evidence_is_given_by_its_lines_and_columns(
         tree = await stack.cli("tg-show-explain-trace", trace, "--show-provenance", "-U", USER)
         assert tree.code == 0, tree.stderr
         assert f"({where}" in tree.stdout, tree.stdout
+
+
+async def test_a_manual_formatted_for_a_terminal_is_read_as_it_shows(
+    pulsar_url: str, prefix: str, tmp_path: Path
+) -> None:
+    # As /usr/share/doc's formatted manuals are: bold and underline as escape sequences and
+    # as overstrikes. Their visible part ("[4m") was read as words and cited as the quote.
+    shown = "Paris is the capital of France.\n\nBerlin is the capital of Germany.\n"
+    manual = tmp_path / "manual.txt"
+    manual.write_bytes(
+        b"\x1b[1mParis\x1b[0m is the capital of \x1b[4mFrance\x1b[24m.\n\n"
+        + b"".join(bytes([c, 8, c]) for c in b"Berlin")
+        + b" is the capital of _\x08G_\x08e_\x08r_\x08m_\x08a_\x08n_\x08y.\n"
+    )
+    async with Stack(pulsar_url, prefix, RAG, data_dir=tmp_path) as stack:
+        loaded = await stack.cli("tg-load-document", str(manual), "-U", USER)
+        assert loaded.code == 0, loaded.stderr
+        for question, line in (("capital of France?", 1), ("capital of Germany?", 3)):
+            asked = await stack.cli(
+                "tg-invoke-graph-rag", "--no-streaming", "-q", f"What is the {question}", "-U", USER
+            )
+            assert asked.code == 0, asked.stderr
+            trace = asked.stderr.strip().splitlines()[-1].removeprefix("trace: ")
+            evidence = await stack.cli("tg-show-evidence", trace, "--format", "json", "-U", USER)
+            assert evidence.code == 0, evidence.stderr
+            located = [p for p in places(json.loads(evidence.stdout)) if p["located"]]
+            assert located, evidence.stdout
+            for place in located:
+                start, length = place["char_offset"], place["char_length"]
+                assert shown[start : start + length] == place["quote"]
+                assert place["lines"] == [line, line], json.dumps(place)

@@ -60,3 +60,11 @@ def test_text_decoding() -> None:
         decode_text(b"caf\xe9 au lait")
     with pytest.raises(DecodeError, match="no text"):
         decode_text(b"  \n\t ")
+
+
+def test_a_text_formatted_for_a_terminal_is_decoded_as_it_shows() -> None:
+    # bold and underline by escape sequences and by overstriking, as groff writes a manual
+    raw = b"\x1b[1mman\x1b[0m \x1b(Bb\x08bo\x08ol\x08ld _\x08u_\x08n x\x08_\n\x1b[4mnext\x1b[24m line\n"
+    assert decode_text(raw) == "man bold un x\nnext line\n"
+    with pytest.raises(DecodeError, match="no text"):
+        decode_text(b"\x1b[1m\x1b[0m\n")

@@ -42,6 +42,45 @@ function decoded(data) {
   return Uint8Array.from(atob(data.content || ""), (c) => c.charCodeAt(0));
 }
 
+// A text as a terminal shows it: a formatted manual's escape sequences (ECMA-48: ESC [ 4 m,
+// ESC ( B) and overstrikes (X BS X, _ BS X) taken out, as the decoder takes them out
+// (trustgraph_base/terminal_text.py), so offsets count the same characters.
+const within = (c, lo, hi) => c !== undefined && c >= lo && c <= hi;
+function afterEscape(text, i) {
+  if (text[i] === "[") {
+    i += 1;
+    while (within(text[i], "\x20", "\x3f")) i += 1;
+    return within(text[i], "\x40", "\x7e") ? i + 1 : i;
+  }
+  while (within(text[i], "\x20", "\x2f")) i += 1;
+  return within(text[i], "\x30", "\x7e") ? i + 1 : i;
+}
+function asShown(whole) {
+  if (!whole.includes("\x1b") && !whole.includes("\b")) return whole;
+  const text = Array.from(whole); // code points, as Python counts them
+  const out = [];
+  let i = 0;
+  while (i < text.length) {
+    const ch = text[i];
+    if (ch === "\x1b") {
+      i = afterEscape(text, i + 1);
+    } else if (ch === "\b") {
+      const struck = text[i + 1];
+      const overstrikes = struck !== undefined && !"\n\x1b\b".includes(struck);
+      if (out.length && out[out.length - 1] !== "\n" && overstrikes) {
+        if (struck !== "_") out[out.length - 1] = struck; // "X BS _" underlines X
+        i += 2;
+      } else {
+        i += 1;
+      }
+    } else {
+      out.push(ch);
+      i += 1;
+    }
+  }
+  return out.join("");
+}
+
 // A text or Markdown document's text (its bytes as the decoder reads them), once per page.
 const documentTexts = new Map();
 function documentText(doc) {
@@ -59,7 +98,7 @@ function documentText(doc) {
       const all = new Uint8Array(size);
       let at = 0;
       for (const part of parts) { all.set(part, at); at += part.length; }
-      const text = new TextDecoder("utf-8", { ignoreBOM: false }).decode(all);
+      const text = asShown(new TextDecoder("utf-8", { ignoreBOM: false }).decode(all));
       return /[\uD800-\uDFFF]/.test(text) ? Array.from(text) : text;
     })().catch(() => null));
   }
