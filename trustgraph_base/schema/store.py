@@ -52,7 +52,7 @@ class TriplesQueryRequest(Scoped):
     limit: int = bounded(bounds.TRIPLE_QUERY_LIMIT)
     streaming: bool = False
     batch_size: int = Field(default=20, ge=1, le=100_000, alias="batch-size")
-    distinct: bool = False
+    distinct: bool | None = None  # unset is not written: TrustGraph's frame, unchanged
 
 
 class TriplesQueryResponse(Response):
