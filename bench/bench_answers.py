@@ -4,6 +4,7 @@
     python -m bench.bench_answers --engine realmodel --written-only --limit 8
     python -m bench.bench_answers --engine realmodel --written-only --limit 8 --planted-only
     python -m bench.bench_answers --embeddings sentence-transformers   # needs that extra
+    python -m bench.bench_answers --dev-only -v         # the development set alone
 
 Loads the corpus (bench/answers/corpus.py: four documents written for this bench, one a PDF,
 and Debian's licences and users-and-groups guide, found on this machine) into a fresh
@@ -11,7 +12,7 @@ and Debian's licences and users-and-groups guide, found on this machine) into a 
 and ``tg-invoke-graph-rag`` as a user does (``--no-streaming``), reads each trace
 (``tg-show-explain-trace --format json``) and prints, per engine and RAG kind: answer
 accuracy, gold page among the evidence, gold page cited, cited precision, and abstention on
-out-of-corpus questions; the held-out third apart. Planted claims (bench/answers/planted.py)
+out-of-corpus questions; the held-out third and the development set apart. Planted claims (bench/answers/planted.py)
 go through the deterministic claim check (trustgraph_flow.verify.heuristic) and, with
 ``--engine realmodel``, through the model as judge (bench/answers/judged.py) too.
 """
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.answers.corpus import Doc, documents
+from bench.answers.dev_questions import DEV_COLLECTION
 from bench.answers.judged import (
     Planted,
     by_heuristic,
@@ -50,10 +52,12 @@ async def _cli(*args: str, env: dict[str, str]) -> tuple[int, str, str]:
     return result.code, result.stdout, result.stderr
 
 
-async def ask(kind: str, question: str, env: dict[str, str]) -> tuple[str, dict[str, Any] | None]:
+async def ask(
+    kind: str, question: str, env: dict[str, str], collection: str = COLLECTION
+) -> tuple[str, dict[str, Any] | None]:
     """The answer and its trace's JSON view (None when the command failed)."""
     code, out, err = await _cli(
-        KINDS[kind], "--no-streaming", "-C", COLLECTION, "-q", question, env=env
+        KINDS[kind], "--no-streaming", "-C", collection, "-q", question, env=env
     )
     if code != 0:
         return f"(failed: {err.strip().splitlines()[-1] if err.strip() else code})", None
@@ -71,7 +75,7 @@ async def ask(kind: str, question: str, env: dict[str, str]) -> tuple[str, dict[
         "tg-show-explain-trace",
         trace,
         "-C",
-        COLLECTION,
+        collection,
         "--show-provenance",
         "--format",
         "json",
@@ -109,7 +113,7 @@ async def measure(
                         "--title",
                         doc.key,
                         "-C",
-                        COLLECTION,
+                        doc.collection,
                         env=stack.env,
                     )
                     print(
@@ -117,10 +121,11 @@ async def measure(
                         flush=True,
                     )
                 texts = {d.key: doc_text(d) for d in docs}
+                where = {d.key: d.collection for d in docs}
                 for q in questions:
                     span = None if q.page is not None else gold_span(texts[q.doc], q)
                     for kind, tally in tallies.items():
-                        answer, view = await ask(kind, q.text, stack.env)
+                        answer, view = await ask(kind, q.text, stack.env, where[q.doc])
                         if view is None:
                             tally.failed.append(q.text)
                         tally.scores.append((q, score(q, answer, view, span), answer))
@@ -168,6 +173,9 @@ def main() -> None:
     )
     parser.add_argument("--quick", action="store_true", help="the same as --limit 12")
     parser.add_argument(
+        "--dev-only", action="store_true", help="only the development set, no out-of-corpus"
+    )
+    parser.add_argument(
         "--planted-only",
         action="store_true",
         help="only the planted claims (with --engine realmodel: judged by the model)",
@@ -196,13 +204,15 @@ def main() -> None:
             print(note)
         if args.written_only:
             docs = [d for d in docs if d.origin == "written"]
+        if args.dev_only:
+            docs = [d for d in docs if d.collection == DEV_COLLECTION]
         keys = {d.key for d in docs}
         questions = [q for q in QUESTIONS if q.doc in keys]
-        ooc = OUT_OF_CORPUS
+        ooc = [] if args.dev_only else OUT_OF_CORPUS
         if args.limit:
             step = -(-len(questions) // args.limit)  # evenly spread over the documents
             questions, ooc = questions[::step][: args.limit], ooc[: max(1, args.limit // 3)]
-        planted = planted_claims(docs, questions)
+        planted = planted_claims(docs, [q for q in questions if not q.dev])
         print_planted("heuristic", by_heuristic(planted))
         judged = planted if args.engine == "realmodel" else None
         if args.planted_only:

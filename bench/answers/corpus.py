@@ -2,7 +2,8 @@
 visitors' notes on an observatory, notes from a tour, a PDF guide drawn at run time) and public documents a
 Debian system installs (licences in /usr/share/common-licenses, base-passwd's
 users-and-groups guide), found at run time and never copied into the project. A missing one
-is named and its questions are left out."""
+is named and its questions are left out. The development set's documents
+(bench/answers/dev_questions.py) go into a collection of their own."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import gzip
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench.answers.dev_questions import DEV_COLLECTION, DEV_DOCS
 from bench.answers.skarra import write_pdf
 
 HERE = Path(__file__).resolve().parent
@@ -20,6 +22,7 @@ class Doc:
     key: str  # also the title it is loaded with, so a trace's sources name it
     path: Path
     origin: str  # "written" or the Debian package that installs it
+    collection: str = "bench-answers"
 
 
 WRITTEN = {
@@ -46,19 +49,17 @@ def documents(work: Path) -> tuple[list[Doc], list[str]]:
     docs = [Doc(key, path, "written") for key, path in WRITTEN.items()]
     docs.append(Doc("skarra", write_pdf(work / "skarra.pdf"), "written"))
     missing: list[str] = []
-    for key, (path, package) in DEBIAN.items():
-        if not path.exists():
-            missing.append(
-                f"{path} is missing (apt-get install {package}): its questions are left out"
-            )
-            continue
-        if path.suffix == ".gz":
-            plain = work / f"{key}.txt"
-            plain.write_bytes(gzip.decompress(path.read_bytes()))
-            path = plain
-        else:
-            copy = work / f"{key}.txt"  # 'GPL-3', 'Apache-2.0': loaded as text/plain
-            copy.write_bytes(path.read_bytes())
-            path = copy
-        docs.append(Doc(key, path, package))
+    for found, collection in ((DEBIAN, Doc.collection), (DEV_DOCS, DEV_COLLECTION)):
+        for key, (path, package) in found.items():
+            if not path.exists():
+                missing.append(
+                    f"{path} is missing (apt-get install {package}): its questions are left out"
+                )
+                continue
+            data = path.read_bytes()
+            data = gzip.decompress(data) if path.suffix == ".gz" else data
+            # 'GPL-3', 'Apache-2.0': loaded as text/plain; 'manual.pdf.gz' as a PDF
+            copy = work / f"{key}{'.pdf' if '.pdf' in path.suffixes else '.txt'}"
+            copy.write_bytes(data)
+            docs.append(Doc(key, copy, package, collection))
     return docs, missing

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bench.answers.dev_questions import DEV_ROWS
+
 
 @dataclass(frozen=True)
 class Question:
@@ -16,6 +18,7 @@ class Question:
     doc: str
     page: int | None = None
     held_out: bool = False
+    dev: bool = False  # the development set (dev_questions.py): its own part and collection
 
 
 _ROWS: list[tuple[str, tuple[str, ...], str, int | None]] = [
@@ -126,6 +129,7 @@ QUESTIONS = (
     ]
     + [Question(text, gold, doc, page, held_out=True) for text, gold, doc, page in _ADDED]
     + [Question(text, gold, doc, page) for text, gold, doc, page in _SHAPES]
+    + [Question(text, gold, doc, page, dev=True) for text, gold, doc, page in DEV_ROWS]
 )
 # Nothing in the corpus answers these: the right answer is that the documents do not say.
 OUT_OF_CORPUS = [

@@ -34,11 +34,17 @@ def print_planted(engine: str, v: Verdicts) -> None:
     )
 
 
+def _part(q: Question) -> str:
+    return "dev" if q.dev else "held-out" if q.held_out else "tuned"
+
+
 def report(engine: str, tallies: dict[str, Tally], verbose: bool) -> None:
     for kind, tally in tallies.items():
-        for part, keep in (("tuned", False), ("held-out", True)):
-            rows = [(q, s) for q, s, _ in tally.scores if q.held_out == keep]
+        for part in ("tuned", "held-out", "dev"):
+            rows = [(q, s) for q, s, _ in tally.scores if _part(q) == part]
             n = len(rows)
+            if not n:
+                continue
             cited_on = sum(s.cited_on_gold for _, s in rows)
             cited_all = sum(s.cited_total for _, s in rows)
             right = sum(s.right for _, s in rows)
@@ -65,10 +71,12 @@ def report(engine: str, tallies: dict[str, Tally], verbose: bool) -> None:
         if verbose:
             for q, s, answer in tally.scores:
                 if not q.held_out and not s.right:
-                    print(f"    wrong: {q.text!r} -> {answer[:150]!r}")
+                    print(f"    wrong ({_part(q)}): {q.text!r} -> {answer[:150]!r}")
                 elif not q.held_out and not s.cited:
                     where = "in evidence" if s.in_evidence else "not retrieved"
-                    print(f"    gold not cited ({where}): {q.text!r} -> {answer[:150]!r}")
+                    print(
+                        f"    gold not cited ({_part(q)}, {where}): {q.text!r} -> {answer[:150]!r}"
+                    )
             for text, a, answer in ooc:
                 if not a:
                     print(f"    answered out of corpus: {text!r} -> {answer[:150]!r}")
