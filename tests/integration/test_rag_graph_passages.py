@@ -4,11 +4,19 @@ edge and the edges of its chunk are about who founded the shipping line. The wal
 edges, but the selection, reading labels, picks others and the answer had nothing to say;
 the chunk nearest the question now brings one of its edges to the focus (with that reason in
 the trace), and the answer is that chunk's sentence, cited as that edge. A question the notes
-do not answer still gets "The documents do not say"."""
+do not answer still gets "The documents do not say".
+
+The passages are DocumentRAG's nearest chunks in its order (hybrid retrieval: the vector
+order fused with the question's words): notes made of the question's common words ("When did
+the ones who were there go to it?") come before the crossings by their vectors, and the two
+nearest by vector gave no edge, so GraphRAG had nothing to answer from; fused, the crossings
+(the only candidate holding "ferry" and "Holm") come first."""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+import pytest
 
 from tests.support.abstain import ABSTAINED, load_texts
 from tests.support.processors import EVERY
@@ -54,3 +62,27 @@ async def test_the_nearest_passage_answers_through_its_edge(
             "tg-invoke-graph-rag", "-q", "Who designed the Eiffel Tower?", "-U", USER
         )
         assert outside.code == 0 and ABSTAINED in outside.stdout, outside.stdout
+
+
+WORDY = {  # the question's common words, and none of its rare ones: near it by vector
+    "went.md": "When did the ones who were there go to it? When did they come to the ones who "
+    "went before them, and did they go to the town with them?",
+    "works.md": "When did the men who were at the works go to the town? They did go to it "
+    "when the ones who were there did, and they were there with them.",
+    "mill.md": "When did they go to the ones who were at the mill? They did, when the ones who "
+    "had been there went to it before them.",
+}
+
+
+@pytest.mark.timeout(300)
+async def test_the_passages_are_the_nearest_by_the_questions_words_too(
+    pulsar_url: str, prefix: str, tmp_path: Path
+) -> None:
+    notes = NOTES | {k: f"# Note\n\n{v}\n" for k, v in WORDY.items()}
+    async with Stack(pulsar_url, prefix, EVERY, data_dir=tmp_path / "data") as stack:
+        await load_texts(stack, USER, tmp_path, notes)
+        asked = await stack.cli(
+            "tg-invoke-graph-rag", "-q", "When did the ferry to Holm start running?", "-U", USER
+        )
+    assert asked.code == 0, asked.stderr
+    assert "1931" in asked.stdout and ABSTAINED not in asked.stdout, asked.stdout

@@ -32,7 +32,7 @@ from trustgraph_flow.rag_common import (
     RagSettings,
     RagState,
     Trace,
-    chunk_contents,
+    chunk_texts,
     nearest,
     nothing_found_error,
     open_rag_state,
@@ -41,14 +41,6 @@ from trustgraph_flow.rag_common import (
 
 proc: Processor[RagSettings, RagState] = Processor("document-rag", RagSettings)
 proc.lifespan(open_rag_state)
-
-
-async def chunk_texts(
-    ctx: Context[RagSettings], req: DocumentRagRequest, matches: list[VectorMatch]
-) -> list[str]:
-    """Each match's text: from the index when it carries it, else from the librarian."""
-    fetched = await chunk_contents(ctx, req, [m.id for m in matches if not m.text])
-    return [m.text or fetched.get(m.id, "") for m in matches]
 
 
 async def retrieve(

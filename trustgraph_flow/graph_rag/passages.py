@@ -5,7 +5,9 @@ edges by what their labels say; a chunk whose edges name nothing the question na
 chosen, though its sentences answer ("Who paid for the dome?" against a chunk whose edges
 are about the dome's architect, and whose sentence on the gift gave no edge). The chunks
 nearest the question in the vector index (the index DocumentRAG reads) are looked up with
-the same embedding as the entities, and from each one that gave edges and none of whose edges
+the same embedding as the entities, in DocumentRAG's order (``nearest_passages``: with
+hybrid retrieval, the vector order fused with the question's words), and from each one that
+gave edges and none of whose edges
 was selected, one edge joins the focus beside the selection (it is not among the explored
 edges offered to it), with the reason that it was read from a passage near
 the question. The answer then reads that chunk's sentences as it reads every focus edge's
@@ -15,13 +17,19 @@ edge is not reached: GraphRAG cites edges (SPEC), and such a chunk has none.
 
 from __future__ import annotations
 
+from typing import Any
+
+from trustgraph_base.messaging import Context
 from trustgraph_base.provenance import GRAPH_SOURCE, TG, SelectedEdge
 from trustgraph_base.provenance.document_uris import subgraph_uri
 from trustgraph_base.rdf.assembled import assembled_edge
 from trustgraph_base.rdf.terms import IriTerm, Triple, TripleTerm, term_key
-from trustgraph_base.schema import TriplePattern
+from trustgraph_base.schema import TriplePattern, VectorMatch
+from trustgraph_base.schema.rag import GraphRagRequest
+from trustgraph_flow.document_rag.hybrid import fuse
 from trustgraph_flow.graph_rag.select import names_nothing
 from trustgraph_flow.graph_rag.subgraph import Subgraph
+from trustgraph_flow.rag_common import RagSettings, chunk_texts
 
 PASSAGES = 2  # chunks nearest the question looked at
 EDGES_PER_CHUNK = 64  # edges read per chunk (the offline extractor keeps at most 40)
@@ -32,6 +40,29 @@ Key = tuple[str, str, str]
 
 def _key(t: Triple) -> Key:
     return (term_key(t.s), term_key(t.p), term_key(t.o))
+
+
+def passage_candidates(settings: RagSettings) -> int:
+    """How many chunks the vector search returns for the passages: ``doc_candidates`` with
+    hybrid retrieval (``doc_retrieval``), else ``PASSAGES``."""
+    return (
+        max(PASSAGES, settings.doc_candidates) if settings.doc_retrieval == "hybrid" else PASSAGES
+    )
+
+
+async def nearest_passages(
+    ctx: Context[Any], req: GraphRagRequest, chunks: list[VectorMatch]
+) -> list[str]:
+    """The ``PASSAGES`` chunks nearest the question, as DocumentRAG orders them: the first of
+    ``chunks`` (the vector order), or with more of them (hybrid), the first in the order
+    fused with the question's words (``document_rag.hybrid``). The hashing embedder ranks a
+    long chunk that shares common words with the question above the one that answers it; the
+    question's rarer words find that one ("Which environment variables does bzip2 read
+    arguments from?": 4th by vector, 2nd fused)."""
+    if len(chunks) <= PASSAGES:
+        return [m.id for m in chunks]
+    texts = await chunk_texts(ctx, req, chunks)
+    return [chunks[r.index].id for r in fuse(req.query, texts)[:PASSAGES]]
 
 
 def passage_patterns(chunks: list[str]) -> list[TriplePattern]:

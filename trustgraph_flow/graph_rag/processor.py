@@ -31,6 +31,8 @@ from trustgraph_base.schema import GraphRagRequest, GraphRagResponse, TextComple
 from trustgraph_flow.graph_rag.evidence import edge_evidence
 from trustgraph_flow.graph_rag.passages import (
     PASSAGES,
+    nearest_passages,
+    passage_candidates,
     passage_edges,
     passage_patterns,
     with_passages,
@@ -75,16 +77,21 @@ async def explore(
     req: GraphRagRequest, ctx: Context[RagSettings], cost: Cost
 ) -> tuple[Subgraph, list[list[Triple]]]:
     """The entities nearest the question and the subgraph around them, with the edges read
-    from each of the chunks nearest it (one embedding for both look-ups, and one store
-    request for the walk's first hop and those edges), and the labels of both sets of edges
-    (one look-up: a store request less than one per set)."""
-    matches, chunks = await nearest_kinds(  # their ids: what is read of them
-        ctx, req, [("entity", req.entity_limit), ("chunk", PASSAGES)], cost, texts=False
+    from each of the passages nearest it (``nearest_passages``; one embedding for both
+    look-ups, and one store request for the walk's first hop and those edges), and the
+    labels of both sets of edges (one look-up: a store request less than one per set)."""
+    wanted = passage_candidates(ctx.settings)
+    matches, chunks = await nearest_kinds(  # texts only for the passages' fused order
+        ctx,
+        req,
+        [("entity", req.entity_limit), ("chunk", wanted)],
+        cost,
+        texts=wanted > PASSAGES,
     )
     if not matches:
         raise await nothing_found_error(ctx, req, "edges")
     timer = Timer()
-    near = [m.id for m in chunks]
+    near = await nearest_passages(ctx, req, chunks)
     graph, read = await retrieve(ctx, req, [m.id for m in matches], passage_patterns(near))
     passages = passage_edges(near, read, graph)
     await resolve_labels(ctx, req, graph, [t for edges in passages for t in edges])

@@ -10,6 +10,7 @@ from trustgraph_flow.rag_common.calls import (
     Timer,
     add_cost,
     chunk_contents,
+    chunk_texts,
     nearest,
     nearest_kinds,
 )
@@ -32,6 +33,7 @@ __all__ = [
     "Trace",
     "add_cost",
     "chunk_contents",
+    "chunk_texts",
     "cited_schema",
     "nearest",
     "nearest_kinds",

@@ -116,6 +116,12 @@ async def chunk_contents(ctx: Context[Any], req: RagRequest, ids: list[str]) -> 
     return {k: base64.b64decode(v).decode("utf-8", "replace") for k, v in resp.contents.items()}
 
 
+async def chunk_texts(ctx: Context[Any], req: RagRequest, matches: list[VectorMatch]) -> list[str]:
+    """Each chunk match's text: from the index when it carries it, else from the librarian."""
+    fetched = await chunk_contents(ctx, req, [m.id for m in matches if not m.text])
+    return [m.text or fetched.get(m.id, "") for m in matches]
+
+
 async def nearest(
     ctx: Context[Any], req: RagRequest, kind: VectorKind, limit: int, cost: Cost
 ) -> list[VectorMatch]:
