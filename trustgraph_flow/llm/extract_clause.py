@@ -9,6 +9,7 @@ year after the object gives the act's date ("designed the bridge in 1871").
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from trustgraph_flow.llm.extract_complement import complement, is_word, object_phrase
@@ -40,8 +41,15 @@ class Read:
     end: int
 
 
+# a program's or a format's name, written in lower case with a digit: 'bzip2', 'libbzip2'
+_CODED_NAME = re.compile(r"[a-z]+[0-9][a-z0-9]*")
+
+
 def is_cap(token: str) -> bool:
-    return token[:1].isupper()
+    """Whether a token can open a name: a capital, or a lower-case word with a digit in it
+    ("bzip2 will read arguments from…": a manual writes its program's name as the program
+    does, at a sentence's start too; no English word has a digit)."""
+    return token[:1].isupper() or bool(_CODED_NAME.fullmatch(token))
 
 
 def noun_phrase(tokens: list[str], start: int) -> int:
