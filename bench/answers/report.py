@@ -64,8 +64,11 @@ def report(engine: str, tallies: dict[str, Tally], verbose: bool) -> None:
             )
         ooc = tally.out_of_corpus
         said = sum(1 for _, a, _ in ooc if a)
-        print(f"{engine:17} {kind:12} out-of-corpus abstained {share(said, len(ooc))}")
-        summary(f"answers: {engine} {kind} out-of-corpus abstained", share(said, len(ooc)), "-", "")
+        if ooc:  # none asked with --dev-only
+            print(f"{engine:17} {kind:12} out-of-corpus abstained {share(said, len(ooc))}")
+            summary(
+                f"answers: {engine} {kind} out-of-corpus abstained", share(said, len(ooc)), "-", ""
+            )
         if tally.failed:
             print(f"  {len(tally.failed)} questions failed: {tally.failed[:3]}")
         if verbose:
