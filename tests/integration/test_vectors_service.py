@@ -109,6 +109,13 @@ async def test_one_query_searches_several_kinds_with_their_own_limits(
     assert [m.id for m in bare.matches] == ["e0", "e1", "e2"] and bare.count == 4
     assert {m.text for m in resp.also[0]} == {"c1", "c3"}
     assert {m.text for ms in (bare.matches, *bare.also) for m in ms} == {""}
+    # a search of ``also`` may set its own: the entities bare, the chunks with their texts
+    mixed = VectorRequest(
+        user="u", collection="c", operation="query", kind="entity", vector=[1, 0], limit=3,
+        also=[VectorQuery(kind="chunk", limit=2, texts=True)], texts=False,
+    )  # fmt: skip
+    found = await client.request(mixed, timeout=10)
+    assert found.matches == bare.matches and found.also == [resp.also[0]]
 
 
 async def test_index_survives_restart_and_deletes(

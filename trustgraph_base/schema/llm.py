@@ -143,6 +143,7 @@ class VectorQuery(Message):
 
     kind: VectorKind
     limit: int = Field(default=10, ge=1, le=1000)
+    texts: bool | None = None  # this search's ``VectorRequest.texts``; unset: the request's
 
 
 class VectorRequest(Scoped):

@@ -86,7 +86,7 @@ async def explore(
         req,
         [("entity", req.entity_limit), ("chunk", wanted)],
         cost,
-        texts=wanted > PASSAGES,
+        texts={"chunk"} if wanted > PASSAGES else set(),
     )
     if not matches:
         raise await nothing_found_error(ctx, req, "edges")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import base64
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -135,11 +135,11 @@ async def nearest_kinds(
     wanted: list[tuple[VectorKind, int]],
     cost: Cost,
     *,
-    texts: bool = True,
+    texts: Collection[VectorKind] = ("chunk", "entity"),
 ) -> list[list[VectorMatch]]:
     """The question embedded once, and for each ``(kind, limit)`` of ``wanted`` the
     ``limit`` nearest items of that kind in the collection (one vector request for all);
-    without ``texts``, the matches' ids and scores only (``VectorRequest.texts``)."""
+    of a kind not in ``texts``, the matches' ids and scores only (``VectorRequest.texts``)."""
     timer = Timer()
     timeout = ctx.settings.request_timeout
     emb = await ctx.client(EMBEDDINGS).request(
@@ -154,8 +154,8 @@ async def nearest_kinds(
             kind=kind,
             vector=emb.vectors[0],
             limit=limit,
-            also=[VectorQuery(kind=k, limit=n) for k, n in also],
-            texts=texts,
+            also=[VectorQuery(kind=k, limit=n, texts=k in texts) for k, n in also],
+            texts=kind in texts,
             user=req.user,
             collection=req.collection,
         ),

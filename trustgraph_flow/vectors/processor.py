@@ -45,9 +45,12 @@ class VectorStore:
             if req.operation == "delete-collection":
                 return VectorResponse(count=await asyncio.to_thread(m.drop, *scope))
             if req.operation == "query":
-                wanted = [(req.kind, req.limit), *((q.kind, q.limit) for q in req.also)]
+                wanted = [(req.kind, req.limit, req.texts)]
+                wanted += [
+                    (q.kind, q.limit, req.texts if q.texts is None else q.texts) for q in req.also
+                ]
                 (matches, size), *also = await asyncio.to_thread(
-                    lambda: [m.query(*scope, kind, req.vector, n, req.texts) for kind, n in wanted]
+                    lambda: [m.query(*scope, kind, req.vector, n, t) for kind, n, t in wanted]
                 )
                 return VectorResponse(matches=matches, count=size, also=[a for a, _ in also])
             if req.operation == "list":
