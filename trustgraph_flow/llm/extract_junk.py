@@ -14,6 +14,8 @@ from trustgraph_flow.llm.extract_verbs import (
 from trustgraph_flow.llm.extract_words import ARTICLES, COPULAS, JUNK, MODALS
 from trustgraph_flow.llm.hollow_labels import hollow, loose
 
+_NOT_VERBS = NEGATIONS | {"longer"}  # "will no longer → attempt"
+
 
 def _words(label: str) -> set[str]:
     return {w.lower() for w in label.split()}
@@ -30,7 +32,7 @@ def _verb_object(p: str, o: str) -> bool:
     not → owned') or in a participle's 'to' before a known verb ('are designed to → make
     sure'; not 'refers to → set')."""
     words = p.lower().split()
-    while len(words) > 1 and (words[-1] in NEGATIONS | {"longer"} or looks_adverb(words[-1])):
+    while len(words) > 1 and (words[-1] in _NOT_VERBS or looks_adverb(words[-1])):
         words.pop()  # "will no longer → attempt": still a modal's verb
     last, before = words[-1], (words[-2] if len(words) > 1 else "")
     first = o.split()[0]

@@ -76,7 +76,7 @@ def goes_on(body: str, below: str) -> bool:
     )
 
 
-def _alone(text: str, start: int, end: int, body: str) -> bool:
+def _alone(text: str, start: int, end: int, body: str, below: str) -> bool:
     """A heading standing alone: a short line ending in no punctuation, over a link set
     deeper ("Getting started with sed" / "    http://…"), or in title case or capitals over a
     blank line ("Shareware and Commercial Versions"). A line ending in a colon introduces
@@ -87,7 +87,6 @@ def _alone(text: str, start: int, end: int, body: str) -> bool:
         return False
     if _INNER_END.search(body) or start == 0 or end + 1 >= len(text):
         return False  # "(8) In interval expressions, 0 is not supported. E.g., \{0,3\)"
-    below = text[end + 1 : _line_at(text, end + 1)[1]]
     if not below.strip():
         words = [w for w in body.split() if len(w) > 3]
         return bool(words) and all(w[:1].isupper() for w in words)
@@ -127,7 +126,7 @@ class Layout:
             below = text[end + 1 : _line_at(text, end + 1)[1]] if end < len(text) else ""
             if body and _layout(body) and not goes_on(body, below):
                 self.anywhere.add(start)
-            elif body and (_option_above(text, start) or _alone(text, start, end, body)):
+            elif body and (_option_above(text, start) or _alone(text, start, end, body, below)):
                 self.opening.add(start)
             start = end + 1
 
