@@ -54,5 +54,8 @@ def test_a_sentence_opening_with_a_time_leans_on_the_ones_before() -> None:
     assert anaphoric("For forty years it was run by Ann Hale.")
     assert not anaphoric("In 1841 Ann Hale bought a second wheel.")
     assert not anaphoric("Today Ann Hale keeps the books.")
+    # "such a" thing is the one the sentence before describes; "such as" lists its own
+    assert anaphoric("A public wiki is an example of such a server.")
+    assert not anaphoric("Sed runs on systems such as Linux.")
     reply = answer("When did Ann Hale buy a second wheel?", [NOTES])
     assert reply["answer"] == "In 1841 she bought a second wheel."

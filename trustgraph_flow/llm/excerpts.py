@@ -3,8 +3,9 @@ read with (its *context*): the words a sentence leans on for what it speaks of.
 
 - A sentence that opens with a pronoun or a definite description ("It was opened…", "The
   town was founded…"), also after a time or a place put first ("In 1923 she found…",
-  "Today the building belongs…", "For forty years it was run…"), is read with the sentences
-  before it in its paragraph.
+  "Today the building belongs…", "For forty years it was run…"), or that speaks of "such a"
+  thing ("… is an example of such a server"), is read with the sentences before it in its
+  paragraph.
 - A line of a title block (unmarked lines without a full stop, no blank line between) is
   read as one with the lines above it (its *heading*): "Version 3, 29 June 2007" under
   "GNU GENERAL PUBLIC LICENSE" says what was published when (its words count as the
@@ -14,6 +15,7 @@ read with (its *context*): the words a sentence leans on for what it speaks of.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 
 from trustgraph_flow.llm.prose import marked, paragraph_spans
 from trustgraph_flow.llm.text import words
@@ -61,11 +63,19 @@ def _subject_starts(found: list[str]) -> list[int]:
     return [0]
 
 
+def _points_back(found: list[str]) -> bool:
+    """Whether words hold "such a" or "such an" anywhere: a thing described before ("A
+    public wiki … is an example of such a server", the server the sentence before defines)."""
+    low = [w.lower() for w in found]
+    return any(w == "such" and n in ("a", "an") for w, n in pairwise(low))
+
+
 def anaphoric(sentence: str) -> bool:
     """Whether a sentence leans on the ones before it: its subject is a pronoun ("It was
-    opened by…", "In 1923 she found…") or a definite description ("The town was founded…")."""
+    opened by…", "In 1923 she found…") or a definite description ("The town was founded…"),
+    or it speaks of "such a" thing (``_points_back``)."""
     found = words(sentence)
-    return any(_leans(found[i : i + 2]) for i in _subject_starts(found))
+    return any(_leans(found[i : i + 2]) for i in _subject_starts(found)) or _points_back(found)
 
 
 def _title_line(chunk: str, paragraph: list[tuple[int, int]]) -> bool:
