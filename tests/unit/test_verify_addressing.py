@@ -45,6 +45,13 @@ MEMORY = (
             "asks who or where",
         ),
         ("In what year was the manual written?", [WRITE], "says a time"),
+        # a version is no time (the bzip2 manual, asked when bzip2-0.1 was released)
+        (
+            "When was bzip2-0.1 released?",
+            ["This manual page pertains to version 1.0.8 of bzip2."],
+            "says a time",
+        ),
+        ("When was zpack released?", ["zpack-2.1 and zpack v3 replace it."], "says a time"),
     ],
 )
 def test_an_answer_that_does_not_give_what_is_asked(
@@ -66,6 +73,8 @@ def test_an_answer_that_does_not_give_what_is_asked(
         ("When is the Skarra Museum open?", ["The museum opens from Easter to October."]),
         ("When does the society meet?", ["It meets on the first Friday of the month."]),
         ("When was Marrowby founded?", ["Marrowby was founded in 1642."]),
+        ("When was version 2.0 released?", ["Version 2.0 was released in March 2019."]),
+        ("When does the ferry leave?", ["The ferry leaves at 7 each morning."]),
         ("Where can bicycles be hired?", ["Bicycles can be hired at the pier in Port Ellis."]),
         # a place needs no capital (the suite's own sample: a fox's forest)
         ("Where does the fox live?", ["The fox lives in the forest."]),

@@ -14,7 +14,9 @@ sentences at least:
   *where*, also a place: a content word the question does not hold after a preposition of
   place, directly or after an article, and not opening the sentence ("lives in the forest",
   "hired at the pier"; not "In this case, …");
-- *when*: a year or a month (``has_kind``), or a number, a day of the week or a season;
+- *when*: a year or a month (``has_kind``), or a number, a day of the week or a season; a
+  version is no time ("This manual page pertains to version 1.0.8", "bzip2-0.1", "v2":
+  ``_VERSION``), so its number does not count;
 - *how many / much / long / high …*: a number, in digits or in words (a word that starts
   with a digit: not "BZ2_bzDecompress").
 
@@ -33,6 +35,7 @@ extractor reads it, ``extract_notice``): asked who founded the Free Software Fou
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 
@@ -66,6 +69,14 @@ WHY = {  # why an answer does not address a question of each kind
     "year": "the question asks when, and no sentence of the answer says a time",
     "number": "the question asks for an amount, and no sentence of the answer gives a number",
 }
+
+
+# A version: a number after "version" or "release" ("version 2", "release 1.4"), one with
+# two dots or more ("1.0.8"), or one joined to a name by a hyphen or a "v" ("bzip2-0.1", "v2").
+_VERSION = re.compile(
+    r"\b(?:versions?|releases?)\s+\d[\d.]*|\b\d+(?:\.\d+){2,}\b|[^\W\d_][\w]*-\d[\d.]*|\bv\d[\d.]*",
+    re.IGNORECASE,
+)
 
 
 def _numbered(low: list[str]) -> bool:
@@ -136,7 +147,8 @@ def gives(
     if kind == "number":
         return _numbered(low)
     if kind == "year":
-        return has_kind(kind, claim, asked) or _numbered(low) or bool(TIMES & set(low))
+        unversioned = [w.lower() for w in words(_VERSION.sub(" ", claim))]
+        return has_kind(kind, claim, asked) or _numbered(unversioned) or bool(TIMES & set(low))
     if kind == "name":
         marked = _agents(low) + (_places(low) if where else [])
         return named(claim, asked, common) or any(stem(w) not in asked for w in marked)
