@@ -88,8 +88,10 @@ class Seal:
         ended = sorted(root for root, row in rows.items() if row.status != "in-progress")
         if self.backlog is not None:
             ended = self.backlog.defer(handle, ended, self._sign_held)
+        if not ended:  # nothing to sign at once (most batches: in progress, or held)
+            return 0
         # The batch as a set only for what is signed at once (``only_added`` reads it).
-        return len(self.sign_all(handle, ended, reason, set(batch) if ended else None))
+        return len(self.sign_all(handle, ended, reason, set(batch)))
 
     def _sign_held(self, handle: Handle, roots: list[str]) -> object:
         return self.sign_all(handle, roots, "")

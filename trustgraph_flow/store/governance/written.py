@@ -94,9 +94,9 @@ class Written:
         found = entity_parts(lines, (u for us in entities.values() for u in us))
         out = {}
         for i, (root, uris) in enumerate(entities.items()):
-            parts = [found[u] for u in uris if u in found]
-            if sum(p.count(b"\n") for p in parts) == counts.get(i, 0):
-                out[root] = fingerprint_parts(parts)
+            fp = fingerprint_parts([found[u] for u in uris if u in found])
+            if fp.count == counts.get(i, 0):  # its lines, each once (``fingerprint_parts``)
+                out[root] = fp
         return out
 
     def drop(self, key: Key, roots: Iterable[str]) -> None:

@@ -36,6 +36,7 @@ from trustgraph_flow.store.backends.embedded.trace_sql import (
     contains,
     page_query,
     row_of,
+    rows_by_id,
     stored_value,
 )
 from trustgraph_flow.store.backends.embedded.unsigned import SCHEMA as UNSIGNED
@@ -138,17 +139,11 @@ class TraceIndex(LinkReads, Unsigned):
         return page_of([(str(r[-1]), row_of(r[:-1])) for r in self.db.execute(sql, args)], limit)
 
     def get(self, trace_id: str) -> TraceRow | None:
-        cur = self.db.execute(
-            "SELECT id, kind, question, time, parent, complete, failed FROM traces "
-            "WHERE id = ? AND is_question = 1",
-            (trace_id,),
-        )
-        found = cur.fetchone()
-        return row_of(found) if found else None
+        return rows_by_id(self.db, [trace_id]).get(trace_id)
 
     def rows(self, roots: Iterable[str]) -> dict[str, TraceRow]:
         """The indexed traces among ``roots``, by id."""
-        return {r: row for r in dict.fromkeys(roots) if (row := self.get(r)) is not None}
+        return rows_by_id(self.db, roots)
 
     def entities(self, root: str) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT uri FROM entities WHERE root = ?", (root,))]

@@ -5,6 +5,7 @@ rules from ``backends/trace_list.py``)."""
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterable
 
 import pyoxigraph as ox
 
@@ -106,6 +107,19 @@ def contains(text: object, folded: object) -> bool:
 def row_of(r: tuple[object, ...]) -> TraceRow:
     """A row from the columns ``COLUMNS`` in their order."""
     return trace_row(str(r[0]), *r[1:7])
+
+
+def rows_by_id(db: sqlite3.Connection, ids: Iterable[str]) -> dict[str, TraceRow]:
+    """The indexed traces (questions) among ``ids``, by id in ``ids``' order: one statement
+    per ``IN_BATCH`` of them, not one an id (a signing pass asks for ten, a verify 2,001)."""
+    wanted = list(dict.fromkeys(ids))
+    found: dict[str, TraceRow] = {}
+    for start in range(0, len(wanted), IN_BATCH):
+        part = wanted[start : start + IN_BATCH]
+        marks = ", ".join("?" * len(part))
+        sql = f"SELECT {COLUMNS} FROM traces WHERE id IN ({marks}) AND is_question = 1"
+        found.update((str(r[0]), row_of(r)) for r in db.execute(sql, part))
+    return {i: found[i] for i in wanted if i in found}
 
 
 def stored_value(kind: str, value: str) -> RagValue:
