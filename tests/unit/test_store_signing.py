@@ -28,6 +28,7 @@ from trustgraph_base.provenance import uris
 from trustgraph_base.rdf.terms import Triple
 from trustgraph_base.schema.explain import ExplainRequest
 from trustgraph_base.schema.integrity import Verification
+from trustgraph_flow.store.backends.embedded import trace_sql
 from trustgraph_flow.store.core.backend import Backend, Handle
 from trustgraph_flow.store.governance import log, text_read, verify
 from trustgraph_flow.store.governance.seal import Seal, open_seal
@@ -345,3 +346,17 @@ def test_the_log_read_in_pages_is_the_whole_log(stores: Backend, seal: Seal) -> 
         assert page["heads"] == expected["heads"] and page["keys"] == expected["keys"]
         cursor = resp.cursor
     assert chains == expected["chains"]
+
+
+def test_the_index_reads_many_traces_rows_as_it_reads_each(
+    stores: Backend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``rows`` (one read for many roots, in blocks) gives what ``get`` gives root by root,
+    in the roots' order; blocks of two here, so the three traces and an unknown root span
+    two."""
+    monkeypatch.setattr(trace_sql, "IN_BATCH", 2)
+    roots = [G1, A1, "urn:x:none", SUB]
+    with stores.lease("alice", "default") as h:
+        assert h is not None
+        each = {r: row for r in roots if (row := h.index.get(r)) is not None}
+        assert list(h.index.rows(roots)) == [G1, A1, SUB] and h.index.rows(roots) == each
