@@ -61,6 +61,8 @@ NEWEST = (
 )
 IN_BATCH = 500  # roots per ``IN (…)`` list (sqlite allows 999 parameters in old builds)
 COLUMNS = "id, kind, question, time, parent, complete, failed"
+_SELECT = f"SELECT {COLUMNS} FROM traces"
+_ONE = f"{_SELECT} WHERE id = ? AND is_question = 1"
 PAGE_KEY = "ifnull(sort_time, '')"
 STATUS_SQL = {  # from trace_list.STATUS: column values, never user text
     name: f"complete = {done:d}" + ("" if failed is None else f" AND failed = {failed:d}")
@@ -113,11 +115,14 @@ def rows_by_id(db: sqlite3.Connection, ids: Iterable[str]) -> dict[str, TraceRow
     """The indexed traces (questions) among ``ids``, by id in ``ids``' order: one statement
     per ``IN_BATCH`` of them, not one an id (a signing pass asks for ten, a verify 2,001)."""
     wanted = list(dict.fromkeys(ids))
+    if len(wanted) == 1:  # most of the writer's batches: the plain statement, no list made
+        one = db.execute(_ONE, wanted).fetchone()
+        return {wanted[0]: row_of(one)} if one else {}
     found: dict[str, TraceRow] = {}
     for start in range(0, len(wanted), IN_BATCH):
         part = wanted[start : start + IN_BATCH]
         marks = ", ".join("?" * len(part))
-        sql = f"SELECT {COLUMNS} FROM traces WHERE id IN ({marks}) AND is_question = 1"
+        sql = f"{_SELECT} WHERE id IN ({marks}) AND is_question = 1"
         found.update((str(r[0]), row_of(r)) for r in db.execute(sql, part))
     return {i: found[i] for i in wanted if i in found}
 
