@@ -158,6 +158,9 @@ def rag_row(root: str, uri: str, p: str, o: OxObject) -> RagRow:
         return (root, uri, p, "l", o.value)
     if type(o) is ox.BlankNode:
         return (root, uri, p, "b", o.value)
+    if type(o.subject) is ox.NamedNode and type(o.object) is ox.NamedNode:  # no wire models
+        text = f"<<( <{o.subject.value}> <{o.predicate.value}> <{o.object.value}> )>>"
+        return (root, uri, p, "t", text)  # ``term_text``'s form (a chunk's reifier)
     return (root, uri, p, "t", term_text(from_ox(o)))
 
 
@@ -168,6 +171,7 @@ def facts(quads: Iterable[ox.Quad]) -> Facts:
     subject by subject); a quad no read model keeps is passed over unread (``_READ``)."""
     out = Facts()
     roots: dict[str, str | None] = {}
+    rag: dict[str, bool] = {}  # root → has_rag_facts (a trace's ~20 entities share it)
     concluded: set[str] = set()  # roots whose conclusion (or synthesis) this batch holds
     failed: set[str] = set()  # roots whose conclusion says the run failed: not complete
     named, retrieval = ox.NamedNode, _RETRIEVAL
@@ -188,7 +192,8 @@ def facts(quads: Iterable[ox.Quad]) -> Facts:
             out.entities[uri] = root
             row = out.rows[root] if root in out.rows else out.rows.setdefault(root, _blank(root))
             is_root = uri == root
-            keeps_rag, n = has_rag_facts(root), agent_step_of(root, uri)
+            keeps_rag = rag[root] if root in rag else rag.setdefault(root, has_rag_facts(root))
+            n = agent_step_of(root, uri)
         elif root is None:
             continue
         p = q.predicate.value
