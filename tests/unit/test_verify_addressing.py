@@ -52,6 +52,12 @@ MEMORY = (
             "says a time",
         ),
         ("When was zpack released?", ["zpack-2.1 and zpack v3 replace it."], "says a time"),
+        # a word linking to the sentence before names nobody, nor does an act after "by"
+        (
+            "Who moderates the sed-users mailing list?",
+            ["Instead of altering a file by moving the cursor, the user sends a script to sed."],
+            "asks who or where",
+        ),
     ],
 )
 def test_an_answer_that_does_not_give_what_is_asked(

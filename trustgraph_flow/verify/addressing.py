@@ -10,7 +10,8 @@ asks for (``support.asks``, the kinds the offline answerer prefers too), in one 
 sentences at least:
 
 - *who* / *where*: a name the question does not hold (``named``), or a content
-  word after ``by`` the question does not hold ("owned by group mail", "by this user"); for
+  word after ``by`` the question does not hold ("owned by group mail", "by this user"; not
+  an act: "by moving the cursor"); for
   *where*, also a place: a content word the question does not hold after a preposition of
   place, directly or after an article, and not opening the sentence ("lives in the forest",
   "hired at the pier"; not "In this case, …");
@@ -27,7 +28,8 @@ words cannot tell an algorithm from a file name.
 A name is a run of capitalised words, as the answerer reads them (``name_runs``), less the
 words that only look like one: the capitalised first word of a sentence when the answer or
 its evidence also writes it in lower case ("Note that…" beside "see the note"), a pronoun the
-extractor never takes for a thing ("Everyone is permitted…", ``JUNK``), an abbreviation
+extractor never takes for a thing ("Everyone is permitted…", ``JUNK``), a word linking the
+sentence to the one before ("Instead of…", ``LINKS``), an abbreviation
 ("Inc.", ``prose.ABBREVIATIONS``) and a month or a day ("29 June 2007": a time). A copyright notice names its holder only (read as the
 extractor reads it, ``extract_notice``): asked who founded the Free Software Foundation,
 "Copyright (C) 2007 Free Software Foundation, Inc." names no one the question does not.
@@ -61,8 +63,13 @@ PLACE_MARKS = frozenset(
     "in at on near under inside outside beside behind above below within across along "
     "around beyond".split()
 )
+# A word that opens a sentence to link it to the one before ("Instead of altering a file…").
+LINKS = frozenset(
+    "instead otherwise therefore nevertheless nonetheless meanwhile besides hence "
+    "accordingly consequently likewise similarly finally first second third".split()
+)
 # name_runs gives stems; a month or a day is a time, not a name
-_NOT_NAMES = frozenset(stem(w) for w in JUNK | ABBREVIATIONS | MONTHS | TIMES)
+_NOT_NAMES = frozenset(stem(w) for w in JUNK | ABBREVIATIONS | MONTHS | TIMES | LINKS)
 WHY = {  # why an answer does not address a question of each kind
     "name": "the question asks who or where, and no sentence of the answer names anyone or "
     "anything the question does not",
@@ -86,11 +93,13 @@ def _numbered(low: list[str]) -> bool:
 
 
 def _agents(low: list[str]) -> list[str]:
-    """The first content word after each ``by`` ("owned by this user": user)."""
+    """The first content word after each ``by`` ("owned by this user": user), unless it is
+    an act ("by moving the cursor"), as after a preposition of place (``_places``)."""
     out = []
     for i, word in enumerate(low):
         if word in AGENT_MARKS:
-            out += [w for w in low[i + 1 : i + 3] if w not in STOPWORDS][:1]
+            after = [w for w in low[i + 1 : i + 3] if w not in STOPWORDS][:1]
+            out += [w for w in after if not w.endswith("ing")]
     return out
 
 
