@@ -3,10 +3,13 @@ ingest chunks them, in process: chunks, edges and time per document, and with ``
 every edge with the sentence it was read from, to judge one by one (clean / weak / junk:
 docs/performance.md, "Extraction on real documents").
 
-    python -m bench.extract_debian [--edges] [--held-out]
+    python -m bench.extract_debian [--edges] [--held-out | --set NAME]
 
-``--held-out`` reads, instead, a document nobody looked at while the extractor's rules were
-written (session 17: the libpng and man-db manuals), to check that what they drop there is junk too.
+``--held-out`` reads, instead, documents nobody looked at while the extractor's rules were
+written (session 17: the libpng and man-db manuals), to check that what they drop there is junk
+too. ``--set`` names a pair by the session that chose it: ``dev18`` (session 18's development
+pair, judged edge by edge while its rules were written) and ``held-out18`` (its held-out pair,
+whose totals alone were looked at, at the end).
 """
 
 from __future__ import annotations
@@ -30,6 +33,15 @@ HELD_OUT = {
     "libpng manual": Path("/usr/share/doc/libpng16-16/libpng-manual.txt.gz"),
     "man-db manual": Path("/usr/share/doc/man-db/man-db-manual.txt.gz"),
 }
+DEV18 = {
+    "libjpeg structure": Path("/usr/share/doc/libjpeg-dev/structure.txt.gz"),
+    "dpkg triggers": Path("/usr/share/doc/dpkg/spec/triggers.txt"),
+}
+HELD_OUT18 = {
+    "Apache-2.0": Path("/usr/share/common-licenses/Apache-2.0"),
+    "XDMCP": Path("/usr/share/doc/libxdmcp-dev/xdmcp.txt.gz"),
+}
+SETS = {"studied": DOCUMENTS, "held-out": HELD_OUT, "dev18": DEV18, "held-out18": HELD_OUT18}
 CHUNK, OVERLAP = 1000, 100  # the chunker's defaults
 
 
@@ -44,9 +56,10 @@ def pages(path: Path) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--edges", action="store_true", help="print every edge")
-    parser.add_argument("--held-out", action="store_true", help="the held-out document")
+    parser.add_argument("--held-out", action="store_true", help="session 17's held-out pair")
+    parser.add_argument("--set", choices=sorted(SETS), default="studied", help="a set by name")
     args = parser.parse_args()
-    for name, path in (HELD_OUT if args.held_out else DOCUMENTS).items():
+    for name, path in SETS["held-out" if args.held_out else args.set].items():
         if not path.exists():
             print(f"{name}: {path} is missing, left out")
             continue

@@ -26,7 +26,8 @@ from trustgraph_flow.llm.extract_clause import (
 from trustgraph_flow.llm.extract_complement import is_word
 from trustgraph_flow.llm.extract_junk import clean
 from trustgraph_flow.llm.extract_kinds import common_noun
-from trustgraph_flow.llm.extract_notice import notice_facts
+from trustgraph_flow.llm.extract_notice import is_notice, notice_facts
+from trustgraph_flow.llm.extract_opening import no_subject
 from trustgraph_flow.llm.extract_plural import opens_with_description
 from trustgraph_flow.llm.extract_subject import Memory, subjects, without_subject
 from trustgraph_flow.llm.extract_title import defined_above, title_facts
@@ -173,20 +174,9 @@ def _subclauses(subjects: list[str], tokens: list[str]) -> list[Fact]:
     return facts
 
 
-def _reduced_passive(tokens: list[str], start: int) -> bool:
-    """'Compressed data created by this version is…': a participle and its agent with no
-    auxiliary describe the subject; they are not its act."""
-    return (
-        start + 1 < len(tokens)
-        and tokens[start + 1].lower() == "by"
-        and tokens[start].lower().endswith("ed")
-        and is_participle(tokens[start])
-    )
-
-
 def _facts(tokens: list[str], memory: Memory) -> list[Fact]:
     found, start = subjects(tokens, memory)
-    if opens_with_description(found, tokens, start) or _reduced_passive(tokens, start):
+    if opens_with_description(found, tokens, start) or no_subject(tokens, start):
         found = []  # "Multiple files may be compressed": no name, no fact of one
     facts: list[Fact] = []
     if not found:
@@ -231,6 +221,8 @@ def _read(text: str, limit: int, memory: Memory) -> list[Edge]:
         for s, p, o, literal in _facts(sentence_tokens(joined or sentence), memory):
             if clean(s, p, o, literal):
                 found.setdefault((s, p, o), Edge(s, p, o, literal, quote))
+        if is_notice(sentence):
+            memory.heard([], [])  # 'It was modified by…' after a notice: not 'Copyright'
         before = (a, b)
         if len(found) >= limit:
             break

@@ -11,7 +11,7 @@ from trustgraph_flow.llm.extract_verbs import (
     looks_adverb,
     looks_verb,
 )
-from trustgraph_flow.llm.extract_words import ARTICLES, COPULAS, JUNK, MODALS
+from trustgraph_flow.llm.extract_words import ARTICLES, COPULAS, JUNK, MODALS, PREPOSITIONS
 from trustgraph_flow.llm.hollow_labels import hollow, loose
 
 _NOT_VERBS = NEGATIONS | {"longer"}  # "will no longer → attempt"
@@ -24,6 +24,14 @@ def _words(label: str) -> set[str]:
 # After these a verb comes ("does not grant", "need not include", "may publish"): a
 # predicate ending in one has lost its verb to the object.
 VERB_NEXT = MODALS | {"do", "does", "did", "need"}
+# After one of these and 'to' a verb comes, known or not ('is designed to → cope', 'is
+# supposed to → monotonically decrease'): what follows is an act, never a thing.
+TO_VERB = frozenset(
+    "designed supposed intended meant able unable going expected required allowed permitted"
+    " likely used".split()
+)
+# A relation is not a condition: 'Short → will be used if samples wider than → 8 bits'.
+CONDITIONS = frozenset("if unless whether because although though whereas".split())
 
 
 def _verb_object(p: str, o: str) -> bool:
@@ -42,21 +50,24 @@ def _verb_object(p: str, o: str) -> bool:
         last in VERB_NEXT
         or (last in NEGATIONS and before in VERB_NEXT)
         or (last == "to" and is_participle(before) and known_verb(first))
+        or (last == "to" and before in TO_VERB)
     )
 
 
 def clean(s: str, p: str, o: str, literal: bool) -> bool:
     """Whether a fact is worth an edge: no pronoun or adverb as subject or object, no label
-    naming nothing (``hollow_labels.loose``), a
-    predicate starting with a verb, an object that does not repeat its subject, no lone
+    naming nothing (``hollow_labels.loose``), no subject opening with a preposition, a
+    predicate starting with a verb and stating no condition, an object that does not repeat its subject, no lone
     participle as an object ('Chlorine → is → added', 'may publish → revised'), no verb as
     the object's first word (``_verb_object``)."""
     if not (s and p and o) or s.lower() in JUNK or o.lower() in JUNK:
         return False
     if loose(s) or hollow(s, subject=True) or (not literal and loose(o)):
         return False  # "As I → said", "I’ve → run", "Sed cannot → export" (``hollow_labels``)
+    if s.split()[0].lower() in PREPOSITIONS:
+        return False  # "In IJG → implementations prior to → v5": an opening phrase
     first = p.split()[0]
-    if not (looks_verb(first) or first in NEGATIONS):
+    if not (looks_verb(first) or first in NEGATIONS) or _words(p) & CONDITIONS:
         return False
     if is_participle(first) and any(w in COPULAS for w in p.split()[1:]):
         return False  # "actual block size → used is → 100000 x": the subject's participle

@@ -18,9 +18,18 @@ _NOTICE = re.compile(
     r"^\s*Copyright\s*(?:\([cC]\)|©)?\s*"
     r"(?P<years>\d{4}(?:\s*[-–,]\s*\d{4})*)?,?\s*"
     r"(?:(?:The|the)\s+)?"
-    r"(?P<holder>[A-Z][\w&'’-]*(?:\s+(?:of|of\s+the|and|for|&)?\s*[A-Z][\w&'’-]*)*)",
+    r"(?P<holder>[A-Z][\w&'’-]*(?:\s+(?:of|of\s+the|and|for|&)?\s*[A-Z](?:\.|[\w&'’-]*))*)",
 )
-_CASED = re.compile(r"[A-Z][\w&'’-]*(?:\s+(?:(?:of|of the|and|for|&)\s+)?[A-Z][\w&'’-]*)*")
+# "Thomas G. Lane": an initial and its full stop are part of the name
+_CASED = re.compile(
+    r"[A-Z][\w&'’-]*(?:\s+(?:(?:of|of the|and|for|&)\s+)?[A-Z](?:\.(?=\s+[A-Z])|[\w&'’-]*))*"
+)
+
+
+def is_notice(sentence: str) -> bool:
+    """Whether the sentence opens as a copyright notice, names a holder or not: no subject
+    of its own, so 'It' in the next sentence does not stand for 'Copyright'."""
+    return _NOTICE.match(" ".join(sentence.split())) is not None
 
 
 def notice_facts(sentence: str) -> list[Fact]:
@@ -30,7 +39,9 @@ def notice_facts(sentence: str) -> list[Fact]:
         return []
     named = _CASED.match(found.group("holder"))  # the holder's name is written in capitals
     holder = named.group() if named else ""
-    if not holder or any(w.lower() in JUNK or w.isupper() for w in holder.split()):
+    words = holder.split()  # "Thomas G. Lane", "AT&T Labs"; not "YEAR YOUR NAME"
+    placeholder = all(w.isupper() and len(w) > 3 for w in words)
+    if not holder or placeholder or any(w.lower() in JUNK for w in words):
         return []  # "YEAR YOUR NAME": a template's placeholder
     facts: list[Fact] = [(holder, "holds", "copyright", False)]
     if found.group("years"):

@@ -2,7 +2,8 @@
 
 Markup ("## ", "- ", "**"), an opening phrase before a comma that has no verb ("In 1903,",
 "For example,"), an opening adverb ("Historically,", "Generally daemons…") and asides in brackets ("Root is
-(typically) the superuser") are no part of the clause. A path ("/var/mail") is one token.
+(typically) the superuser") are no part of the clause. A path ("/var/mail") is one token, and so
+are a name joined by '&' or '/' ("AT&T", "U/WIN"; not "and/or") and a size ("8x8").
 The edge's quote is the sentence as written: only the reading skips these.
 """
 
@@ -14,8 +15,8 @@ from trustgraph_flow.llm.extract_verbs import looks_adverb, looks_verb
 
 MAX_ASIDE = 8  # tokens inside brackets read past as an aside
 _TOKEN = re.compile(
-    r"\d[\d,.]*\d|\d|(?<![\w/])/[^\W_][\w-]*(?:[./][^\W_][\w-]*)*"
-    r"|[^\W_]+(?:['’.-][^\W_]+)*|[^\w\s]",
+    r"\d+[x×]\d+\b|\d[\d,.]*\d|\d|(?<![\w/])/[^\W_][\w-]*(?:[./][^\W_][\w-]*)*"
+    r"|[^\W_]+(?:(?:['’.-]|[&/](?!or\b))[^\W_]+)*|[^\w\s]",
     re.UNICODE,
 )
 _LEADING_CLAUSE = re.compile(

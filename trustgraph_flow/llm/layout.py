@@ -32,6 +32,7 @@ _CODE_START = re.compile(r"(?:#|//|/\*|\$ |>>>|[{}<])")
 _URL = re.compile(r"\s*(?:<?https?://|<?ftp://|www\.)")
 _SENTENCE_END = re.compile(r"[.!?][\"')\]’”]*$")
 _INNER_END = re.compile(r"[a-z)][.!?][\"')\]’”]*\s")
+_UNDERLINE = re.compile(r"[-=~^*]{3,}")  # "Package declarations" / "--------------"
 _FRAME = "*|# \t"  # a box drawn around prose ("*  Covered Software is provided…  *")
 HEADING_CHARS = 70  # a heading is a short line
 LETTERS_SHARE = 0.6  # below this share of letters among its characters a line is code…
@@ -78,7 +79,7 @@ def goes_on(body: str, below: str) -> bool:
 
 def _alone(text: str, start: int, end: int, body: str, below: str) -> bool:
     """A heading standing alone: a short line ending in no punctuation, over a link set
-    deeper ("Getting started with sed" / "    http://…"), or in title case or capitals over a
+    deeper ("Getting started with sed" / "    http://…") or underlined ("-----"), or in title case or capitals over a
     blank line ("Shareware and Commercial Versions"). A line ending in a colon introduces
     what follows and says something itself ("Libpng uses an integer approximation:"); a
     link at the same depth ends the line's sentence ("…is available at" / "<https://…>.");
@@ -87,6 +88,8 @@ def _alone(text: str, start: int, end: int, body: str, below: str) -> bool:
         return False
     if _INNER_END.search(body) or start == 0 or end + 1 >= len(text):
         return False  # "(8) In interval expressions, 0 is not supported. E.g., \{0,3\)"
+    if _UNDERLINE.fullmatch(below.strip()):
+        return True
     if not below.strip():
         words = [w for w in body.split() if len(w) > 3]
         return bool(words) and all(w[:1].isupper() for w in words)

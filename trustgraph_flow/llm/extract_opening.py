@@ -1,0 +1,57 @@
+"""Sentence openings that name no subject, for the offline extractor (issue 29, junk edges).
+
+What ``extract_subject.subjects`` finds at a sentence's start is not always what the clause
+is about: a name before a lower-case possessive owns the subject ("The JPEG library's memory
+manager controls…": not JPEG), a name before a symbol is a formula or a table cell ("Rec.
+ITU-T T.81 | ISO/IEC 10918-1 regards…"), a participle with its agent and no auxiliary
+describes the subject ("Compressed data created by this version is…", "Changes made by dpkg
+… are…"), and 'it' before "is allowed for", "is possible to" stands for nothing ("It is
+allowed for the functionality … to fail"). Such a sentence states no fact of that name, and
+'it' in the next stands for nothing either.
+"""
+
+from __future__ import annotations
+
+from trustgraph_flow.llm.extract_owned import GENITIVE
+from trustgraph_flow.llm.extract_verbs import ADVERBS, AUXILIARIES, NEGATIONS, is_participle
+from trustgraph_flow.llm.extract_words import COPULAS, MODALS
+
+# A name right before one of these is a cell or a term of a formula, not a subject.
+SYMBOLS = frozenset("|=+<>*/\\~^")
+# 'It is <word> for / to / that …': an empty 'it' (nothing before is meant).
+EMPTY_IT_AFTER = frozenset({"for", "to", "that", "whether"})
+
+
+def no_subject(tokens: list[str], start: int) -> bool:
+    """Whether what ``subjects`` found before ``start`` is not the sentence's subject."""
+    if start >= len(tokens):
+        return False
+    nxt = tokens[start]
+    if nxt in SYMBOLS or (nxt.islower() and nxt.endswith(GENITIVE)):
+        return True
+    return _reduced_passive(tokens, start) or _empty_it(tokens)
+
+
+def _reduced_passive(tokens: list[str], start: int) -> bool:
+    """'Compressed data created by this version is…': a participle and its agent with no
+    auxiliary describe the subject; they are not its act. An irregular participle may be
+    a past tense ("Hale built by the river…"), so it counts only with a verb to come."""
+    if start + 1 >= len(tokens) or tokens[start + 1].lower() != "by":
+        return False
+    word = tokens[start]
+    if not is_participle(word):
+        return False
+    later = {t.lower() for t in tokens[start + 2 :]}
+    return word.lower().endswith("ed") or bool(later & (COPULAS | MODALS))
+
+
+def _empty_it(tokens: list[str]) -> bool:
+    if len(tokens) < 4 or tokens[0].lower() != "it" or tokens[1].lower() not in COPULAS:
+        return False
+    i = 2
+    while i < len(tokens) and tokens[i].lower() in (ADVERBS | NEGATIONS):
+        i += 1
+    word = tokens[i] if i < len(tokens) else ""
+    if not (word.isalpha() and word.islower()) or word in AUXILIARIES:
+        return False
+    return i + 1 < len(tokens) and tokens[i + 1].lower() in EMPTY_IT_AFTER
