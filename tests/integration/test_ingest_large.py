@@ -130,3 +130,25 @@ async def test_a_long_page_is_drawn_from_a_layout_larger_than_one_reply(
     ):
         assert resp.status == 200, await resp.text()
         assert resp.content_type == "image/png"
+
+
+@pytest.mark.timeout(LOAD_TIMEOUT + 60)
+async def test_a_long_load_piped_reports_extraction_as_it_goes(
+    stack: Stack, tmp_path: Path
+) -> None:
+    """Piped, tg-load-document prints a line each tenth or so of the chunks, to the end.
+
+    Each poll brings a few chunks; a line used to need a tenth in one poll, so a long
+    load printed its first count and then nothing until "complete".
+    """
+    path = tmp_path / "many.txt"
+    path.write_text("".join(SENTENCES.format(n=n) for n in range(5_000)))
+    loaded = await load(stack, path, "--id", "many", "--chunk-size", "500")
+    assert loaded.code == 0, loaded.stderr
+    lines = loaded.stderr.splitlines()
+    assert lines[-1].startswith("complete: 0 pages, ") and lines[-1].endswith(" edges")
+    total = int(lines[-1].split(", ")[1].split()[0])
+    assert total > 400
+    counts = [int(line.split()[1].split("/")[0]) for line in lines if line.startswith("extract")]
+    assert counts == sorted(counts) and counts[-1] <= total
+    assert len([n for n in counts if 0 < n < total]) >= 3, lines  # not first count, then silence

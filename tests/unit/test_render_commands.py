@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from itertools import pairwise
 from pathlib import Path
 
 import click
@@ -167,3 +168,21 @@ def test_plain_progress_prints_each_stage_once_then_the_summary(
     assert lines[:3] == ["uploading 10/10 bytes", "decoding", "extracting 0/100 chunks"]
     assert len(lines) <= 16  # extraction in steps of about a tenth, not a line per chunk
     assert lines[-2:] == ["extracting 100/100 chunks", "complete: 1 page, 100 chunks, 7 edges"]
+    steps = [line for line in lines if line.startswith("extracting ")]
+    assert steps == [f"extracting {n}/100 chunks" for n in range(0, 101, 10)]  # chunk by chunk
+
+
+def test_plain_progress_goes_on_when_each_poll_brings_a_few_chunks(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A long load polled often: each step is small, the lines still come every tenth."""
+    from trustgraph_cli.render.progress import Progress
+
+    with Progress(live=False) as progress:
+        for done in range(0, 5133, 7):
+            progress.update("extracting", done, 5132, "chunks")
+        progress.update("extracting", 5132, 5132, "chunks")
+    counts = [int(line.split()[1].split("/")[0]) for line in capsys.readouterr().err.splitlines()]
+    assert counts[0] == 0 and counts[-1] == 5132 and counts == sorted(counts)
+    assert 10 <= len(counts) <= 12  # about a tenth apart
+    assert all(b - a >= 513 for a, b in pairwise(counts[:-1]))  # the last step: what is left

@@ -20,6 +20,7 @@ class Progress:
         self._bar: Any = None
         self._task: Any = None
         self._last: tuple[str, int, int] | None = None
+        self._printed: tuple[str, int, int] | None = None  # plain mode's last line
         self._summary: str | None = None
 
     @classmethod
@@ -69,8 +70,13 @@ class Progress:
             self._bar.update(
                 self._task, description=stage, completed=done, total=total or None, counts=counts
             )
-        elif self._last is None or self._last[0] != stage or _step(self._last, done, total, stage):
+        elif (
+            self._printed is None
+            or self._printed[0] != stage
+            or _step(self._printed, done, total, stage)
+        ):
             click.echo(f"{stage} {counts}".rstrip(), err=True)
+            self._printed = (stage, done, total)
         self._last = (stage, done, total)
 
     def finish(self, info: DocumentInfo) -> None:
@@ -98,7 +104,11 @@ def _plural(n: int, word: str) -> str:
 
 
 def _step(last: tuple[str, int, int], done: int, total: int, stage: str) -> bool:
-    """Plain mode prints progress in steps of about a tenth (of the total when known)."""
+    """Plain mode prints progress in steps of about a tenth (of the total when known).
+
+    ``last`` is the last line printed, not the last update: a poll often brings only a few
+    chunks, and steps measured from the previous poll would never reach a tenth.
+    """
     if total > 0:
         return done == total or done - last[1] >= max(1, total // 10)
     return stage == "decoding" and done - last[1] >= max(1, last[1] // 10)
