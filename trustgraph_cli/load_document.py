@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from trustgraph_base.bounds import CHUNK_OVERLAP, CHUNK_SIZE
+from trustgraph_cli.load_left import interrupted, lost
 from trustgraph_cli.options import (
     Gateway,
     Interrupted,
@@ -102,8 +103,19 @@ def main(
     size = path.stat().st_size
     wait = None if no_wait else stall_timeout
     state = {"stage": "uploading", "id": str(meta["id"])}
+
+    async def loading() -> DocumentInfo:
+        try:
+            return await load(gw, path, size, meta, state, wait=wait)
+        except Exception as exc:  # the gateway lost: say what the server keeps
+            from trustgraph_cli.errors import cut_off, to_click_error
+
+            if gw.debug or not cut_off(exc):
+                raise
+            raise click.ClickException(lost(to_click_error(exc, gw.url).message, state)) from None
+
     try:
-        info: DocumentInfo = run(gw, lambda: load(gw, path, size, meta, state, wait=wait))
+        info: DocumentInfo = run(gw, loading)
     except Interrupted:
         raise Interrupted(interrupted(state)) from None
     if info.status == "failed":
@@ -149,27 +161,6 @@ def default_id(file: Path, digest: str) -> str:
     """``<file-stem>-<hash8>``: readable, and the same file always gets the same id."""
     stem = re.sub(r"[^a-z0-9._-]+", "-", file.stem.lower()).strip("-.") or "document"
     return f"{stem[:60]}-{digest[:8]}"
-
-
-def interrupted(state: dict[str, str]) -> str:
-    """What a Ctrl-C left behind on the server, and what to do about it."""
-    doc, stage = state["id"], state["stage"]
-    if stage == "uploading":
-        return (
-            f"Interrupted during the upload: nothing will be processed. The server drops "
-            f"the unfinished upload of {doc} after an hour without a part; loading the "
-            f"file again starts it over."
-        )
-    if stage == "storing":
-        return (
-            f"Interrupted: the server may have stored {doc} and started processing it. "
-            f"Check with 'tg-list-documents'; remove it with 'tg-remove-document {doc}'."
-        )
-    return (
-        f"Interrupted: the server goes on processing {doc}. Follow it with "
-        f"'tg-list-documents' (or 'tg-show-document-hierarchy {doc}'); remove it "
-        f"with 'tg-remove-document {doc}'."
-    )
 
 
 async def load(

@@ -143,3 +143,29 @@ async def test_ctrl_c_during_a_load_says_the_server_goes_on(stack: Stack, tmp_pa
         f"Interrupted: the server goes on processing {doc}. Follow it with 'tg-list-documents' "
         f"(or 'tg-show-document-hierarchy {doc}'); remove it with 'tg-remove-document {doc}'."
     )
+
+
+async def test_a_load_that_loses_the_gateway_says_what_the_server_keeps(
+    stack: Stack, tmp_path: Path
+) -> None:
+    """The stack stops (or is killed) while tg-load-document follows a stored document."""
+    note = tmp_path / "note.txt"
+    note.write_text("Paris is the capital of France.\n")
+    code, _, err = await interrupted_when(
+        stack,
+        "tg-load-document",
+        str(note),
+        "--id",
+        "note",
+        ready=lambda line: line.startswith("extracting"),  # stored, following
+        then=stack.close,
+    )
+    assert code == 1
+    doc = "urn:trustgraph:doc:note"
+    (line,) = err.decode().splitlines()
+    assert line.startswith(f"Error: cannot reach gateway at {stack.url} ("), line
+    assert line.endswith(
+        f"; {doc} is stored: its processing goes on, or resumes when the stack runs again. "
+        f"Follow it with 'tg-list-documents' (or 'tg-show-document-hierarchy {doc}'); remove "
+        f"it with 'tg-remove-document {doc}'."
+    ), line

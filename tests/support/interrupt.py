@@ -1,20 +1,26 @@
 """Ctrl-C a command as at a terminal: start it against a stack, wait for a stderr line that
-says it got somewhere, send SIGINT, and collect how it ended."""
+says it got somewhere, send SIGINT (or do ``then``, e.g. stop the stack), and collect how it
+ended."""
 
 from __future__ import annotations
 
 import asyncio
 import os
 import signal
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from tests.support.stack import Stack, command_line
 
 
 async def interrupted_when(
-    stack: Stack, name: str, *args: str, ready: Callable[[str], bool]
+    stack: Stack,
+    name: str,
+    *args: str,
+    ready: Callable[[str], bool],
+    then: Callable[[], Awaitable[None]] | None = None,
 ) -> tuple[int, bytes, bytes]:
-    """Run command ``name`` on ``stack``; once a stderr line satisfies ``ready``, SIGINT it.
+    """Run command ``name`` on ``stack``; once a stderr line satisfies ``ready``, SIGINT it
+    (or await ``then`` instead).
 
     Returns its exit code and the stdout and stderr that came after that line.
     """
@@ -37,7 +43,10 @@ async def interrupted_when(
         line = await asyncio.wait_for(proc.stderr.readline(), 60)
         assert line, seen
         seen.append(line.decode())
-    proc.send_signal(signal.SIGINT)
+    if then is None:
+        proc.send_signal(signal.SIGINT)
+    else:
+        await then()
     out, err = await asyncio.wait_for(proc.communicate(), 30)
     assert proc.returncode is not None
     return proc.returncode, out, err
