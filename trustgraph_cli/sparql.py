@@ -32,7 +32,7 @@ def main(gw: Gateway, query: str | None, file: TextIO | None, fmt: str) -> None:
     """Run QUERY (SELECT, ASK, CONSTRUCT or DESCRIBE) and print its result."""
     if (query is None) == (file is None):
         raise click.UsageError("give the query as QUERY or with -f FILE (exactly one)")
-    text = query if query is not None else file.read() if file is not None else ""
+    text = query if query is not None else read_query(file) if file is not None else ""
     if not text.strip():
         raise click.UsageError("the query is empty")
 
@@ -48,6 +48,17 @@ def main(gw: Gateway, query: str | None, file: TextIO | None, fmt: str) -> None:
         return wire
 
     click.echo(render(run(gw, ask), fmt), nl=False)
+
+
+def read_query(file: TextIO) -> str:
+    """The query file's text; a file that is not UTF-8 text is a usage error, in one line."""
+    try:
+        return file.read()
+    except UnicodeDecodeError as exc:
+        name = getattr(file, "name", "-")
+        raise click.BadParameter(
+            f"{name!r} is not UTF-8 text (byte {exc.start}).", param_hint="'-f' / '--file'"
+        ) from None
 
 
 def render(reply: dict[str, Any], fmt: str) -> str:

@@ -80,7 +80,7 @@ async def test_sparql_select_ask_construct(stack: Stack, tmp_path: Path) -> None
     assert out == f"<{A}> <urn:test:friend> <{B}> .\n"
 
 
-async def test_errors_are_one_line(stack: Stack) -> None:
+async def test_errors_are_one_line(stack: Stack, tmp_path: Path) -> None:
     code, out, err = await stack.cli("tg-sparql", "SELEKT ?x")
     assert code == 1 and out == "" and err.startswith("Error: ") and "[sparql-syntax]" in err
     code, _, err = await stack.cli("tg-sparql", SELECT, env={"TRUSTGRAPH_TOKEN": "wrong"})
@@ -89,6 +89,13 @@ async def test_errors_are_one_line(stack: Stack) -> None:
     assert code == 2 and "'not an iri'" in err
     code, _, err = await stack.cli("tg-sparql")
     assert code == 2 and "QUERY" in err
+    binary = tmp_path / "query.rq"
+    binary.write_bytes(b"SELECT * WHERE { ?s ?p \xd0\x00 }")  # not UTF-8: a wrong file
+    code, out, err = await stack.cli("tg-sparql", "-f", str(binary))
+    assert (code, out) == (2, "") and err.splitlines() == [
+        f"Error: Invalid value for '-f' / '--file': {str(binary)!r} is not UTF-8 text "
+        "(byte 23). (see 'tg-sparql --help')"
+    ]
 
 
 async def test_unreachable_gateway() -> None:
