@@ -142,3 +142,18 @@ async def test_a_key_others_may_read_stops_the_store(
     with pytest.raises(KeyFileError, match=r"mode 0640: others may read it. Run 'chmod 600"):
         async with Stack(pulsar_url, prefix, [store], data_dir=tmp_path):
             pass
+
+
+async def test_a_trusted_key_that_is_not_a_key_is_one_line(tmp_path: Path) -> None:
+    """tg-verify-audit --trusted-key with a binary file, a missing one: one line each."""
+    binary = tmp_path / "key.pem"
+    binary.write_bytes(b"\x7fELF\x02\x01\x01\x00\xd0\x00 not a key")
+    folder = tmp_path / "bundle"
+    folder.mkdir()
+    got = await run_cli("tg-verify-audit", str(folder), "--trusted-key", str(binary))
+    assert (got.code, got.stdout) == (1, "")
+    assert got.stderr.splitlines() == [f"Error: {binary} is not a PEM public key (not UTF-8 text)"]
+    missing = tmp_path / "missing.pem"
+    got = await run_cli("tg-verify-audit", str(folder), "--trusted-key", str(missing))
+    assert (got.code, got.stdout) == (2, "") and len(got.stderr.splitlines()) == 1
+    assert f"'{missing}' does not exist" in got.stderr, got.stderr
