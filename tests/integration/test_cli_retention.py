@@ -47,6 +47,18 @@ async def test_delete_and_purge_commands(pulsar_url: str, prefix: str, tmp_path:
         assert [ln.split()[0] for ln in dry.stdout.splitlines()[3:]] == ["old", "a1"]
         assert await traces(stack.url) == ["new", "a1", "old"]
 
+        # A sub-trace goes with the answer that ran it: alone, the agent would keep a step
+        # whose evidence is gone.
+        sub = "urn:trustgraph:question:g-sub"
+        refused = await stack.cli("tg-delete-explain-trace", sub, *USER)
+        assert (refused.code, refused.stdout) == (1, "")
+        assert refused.stderr.splitlines() == [
+            f"Error: {sub} is a sub-trace of urn:trustgraph:agent:a1: delete that trace (its "
+            "sub-traces go with it) [forbidden]"
+        ]
+        kept = await stack.cli("tg-show-explain-trace", "a1", *USER)
+        assert kept.code == 0 and f"GraphRAG sub-trace: {sub}" in kept.stdout, kept.stdout
+
         deleted = await stack.cli("tg-delete-explain-trace", "a1", *USER)
         assert deleted.code == 0, deleted.stderr
         assert (

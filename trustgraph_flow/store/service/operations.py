@@ -107,6 +107,13 @@ def on_collection(
     if req.operation == "get-trace":
         return ExplainResponse(trace=explain.get_trace(handle, req.id, req.include_provenance))
     if req.operation == "delete-trace":
+        row = traces.resolve_row(handle, req.id)
+        assert handle is not None  # resolve_row found the trace
+        if (top := traces.top_level(handle, row)) != row.id:  # alone, its caller keeps a
+            raise ServiceError(  # step whose evidence is gone
+                ErrorType.FORBIDDEN,
+                f"{row.id} is a sub-trace of {top}: delete that trace (its sub-traces go with it)",
+            )
         summary = traces.list_one(handle, req.id)
         deletion.delete_trace(handle, req.id, seal)
         return ExplainResponse(deleted=[summary], count=1)

@@ -13,6 +13,7 @@ from trustgraph_base.provenance.uris import (
     is_session_id,
     session_trace_uris,
     trace_kind,
+    trace_root,
 )
 from trustgraph_base.rdf.terms import check_iri
 from trustgraph_base.schema.explain import (
@@ -125,3 +126,17 @@ def list_one(handle: Handle | None, trace_id: str) -> TraceSummary:
     r = handle.index.get(root)
     assert r is not None
     return TraceSummary(id=r.id, type=r.kind, question=r.question, time=r.time, status=r.status)
+
+
+def top_level(handle: Handle, row: TraceRow) -> str:
+    """The top-level trace a (sub-)trace belongs to, up its parents' chain (the trace itself
+    when it has no parent; its parent's trace when that is not indexed yet)."""
+    top, seen = row, {row.id}
+    while top.parent is not None:
+        up = trace_root(top.parent) or top.parent
+        found = handle.index.get(up)
+        if found is None or found.id in seen:
+            return up
+        top = found
+        seen.add(top.id)
+    return top.id
