@@ -57,6 +57,13 @@ def to_click_error(exc: BaseException, url: str) -> click.ClickException:
         )
     from trustgraph_cli.render.text import safe
 
+    if isinstance(exc, ServiceError) and exc.type == ErrorType.UNKNOWN_SERVICE and "/api/" in url:
+        # A gateway answered, for the path --api-url's own path made: its root was meant.
+        root = url[: url.index("/api/") + 1]
+        return click.ClickException(
+            f"no gateway API at {url}: the gateway there answered that it offers no such "
+            f"path. Pass the gateway's root as --api-url, e.g. {root}"
+        )
     if isinstance(exc, ServiceError):
         return click.ClickException(safe(f"{exc.message} [{exc.type}]"))
     if isinstance(exc, aiohttp.ClientSSLError):

@@ -38,6 +38,12 @@ async def test_url_mistakes_name_the_url_and_the_cause(stack: Stack) -> None:
         assert below.code == 1 and f"no gateway API at {stack.url}api/" in line
         assert "HTTP 404" in line and f"e.g. {stack.url}" in line
 
+        api = await run_cli(*command, "-u", stack.url + "api/v1/", *token)  # a path copied
+        line = one_line(api.stderr)  # from the docs: the gateway answers, for another path
+        assert api.code == 1 and line.startswith(f"Error: no gateway API at {stack.url}api/v1/")
+        assert line.endswith(f"Pass the gateway's root as --api-url, e.g. {stack.url}"), line
+        assert len(line) < 300, line  # not the list of every path the gateway offers
+
         unknown = await run_cli(*command, "-u", "http://no-such-host.invalid:8088/", *token)
         line = one_line(unknown.stderr)
         assert unknown.code == 1 and "unknown host 'no-such-host.invalid'" in line
