@@ -21,7 +21,7 @@ Exit status: 0 when the bundle verifies, 1 when anything was found (each named),
     "--trusted-key",
     "trusted_keys",
     multiple=True,
-    type=click.Path(exists=True, dir_okay=False),
+    type=click.Path(dir_okay=False),
     help="A public key (PEM) the signatures must be made with; repeat for rotated keys. "
     "Without it the bundle's own keys are used: compare their ids with the deployment's.",
 )
@@ -49,7 +49,11 @@ def main(bundle: str, trusted_keys: tuple[str, ...], fmt: str) -> None:
                 raise click.ClickException(
                     f"{name} is not a PEM public key (not UTF-8 text)"
                 ) from None
-            except (KeyFileError, OSError) as exc:
+            except OSError as exc:
+                raise click.ClickException(
+                    f"cannot read the key {name!r}: {exc.strerror}."
+                ) from None
+            except KeyFileError as exc:
                 raise click.ClickException(str(exc)) from None
         trusted = {key_id(k): k for k in keys}
     report = verify_bundle(Path(bundle), trusted)
