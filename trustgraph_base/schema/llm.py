@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import Field, model_validator
 from pydantic_core import PydanticCustomError
 
+from trustgraph_base import bounds
 from trustgraph_base.schema.core import Message, Response, Scoped
 
 
@@ -139,11 +140,15 @@ class VectorMatch(Message):
 
 
 class VectorQuery(Message):
-    """Another index searched with a query's vector (``VectorRequest.also``)."""
+    """Another index searched with a query's vector (``VectorRequest.also``), or with its
+    ``words`` (``by_words``: full-text BM25 over the whole index, each match scored by its
+    cosine to the query's vector all the same; an index made before has no word search and
+    answers none)."""
 
     kind: VectorKind
     limit: int = Field(default=10, ge=1, le=1000)
     texts: bool | None = None  # this search's ``VectorRequest.texts``; unset: the request's
+    by_words: bool = False
 
 
 class VectorRequest(Scoped):
@@ -160,8 +165,9 @@ class VectorRequest(Scoped):
     limit: int = Field(default=10, ge=1, le=1000)
     document: str = ""
     after: str = ""
-    also: list[VectorQuery] = Field(default=[], max_length=2)  # a query's other kinds
+    also: list[VectorQuery] = Field(default=[], max_length=3)  # a query's other searches
     texts: bool = True  # a query's: False answers matches without their text (ids and scores)
+    words: str = Field(default="", max_length=bounds.QUESTION_MAX)  # for ``by_words`` searches
 
 
 class VectorResponse(Response):

@@ -19,7 +19,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-import numpy as np
 from pymilvus import MilvusClient, MilvusException
 
 from trustgraph_base.errors import ErrorType, ServiceError
@@ -28,17 +27,16 @@ from trustgraph_flow.vectors.lite import lite_died, lite_file, release
 from trustgraph_flow.vectors.milvus_schema import (
     KINDS,
     _check_dim,
-    _check_sizes,
-    _finite,
     _keys_filter,
     _scope,
     _unavailable,
-    _unit,
     collection_name,
     create_collection,
     key,
+    rows_of,
     search,
 )
+from trustgraph_flow.vectors.words import has_words, search_words
 
 T = TypeVar("T")
 
@@ -57,6 +55,7 @@ class MilvusVectors:
         self.lite_path = lite_path
         self.client = MilvusClient(uri=uri)
         self._dims: dict[str, int] = {}  # collections known to exist (and loaded), by name
+        self._words: set[str] = set()  # those of them with a word index (``words.py``)
         self._sizes: dict[str, int] = {}  # Milvus Lite's collection sizes (``_size``)
 
     @classmethod
@@ -98,15 +97,18 @@ class MilvusVectors:
         if str(self.client.get_load_state(name).get("state")) != "Loaded":
             self.client.load_collection(name)
         self._dims[name] = dim
+        if has_words(desc):
+            self._words.add(name)
         return dim
 
-    def _create(self, name: str, scope: str, dim: int) -> None:
-        create_collection(self.client, name, scope, dim)
+    def _create(self, name: str, scope: str, dim: int, kind: str) -> None:
+        create_collection(self.client, name, scope, dim, words=kind == "chunk")
         self._dims.pop(name, None)
         self._sizes.pop(name, None)
 
     def _drop(self, name: str) -> None:
         self._dims.pop(name, None)
+        self._words.discard(name)
         self._sizes.pop(name, None)
         self.client.drop_collection(name)
 
@@ -149,15 +151,19 @@ class MilvusVectors:
         try:
             return fn(*args)
         except MilvusException:
-            self._dims.clear()
-            self._sizes.clear()
+            self._forget()
             self._revive()
         try:
             return fn(*args)
         except MilvusException as exc:
-            self._dims.clear()
-            self._sizes.clear()
+            self._forget()
             raise _unavailable(exc) from None
+
+    def _forget(self) -> None:
+        """Forget every collection's cached facts (they are read again when next used)."""
+        self._dims.clear()
+        self._sizes.clear()
+        self._words.clear()
 
     # -- operations -------------------------------------------------------------------
 
@@ -180,35 +186,27 @@ class MilvusVectors:
             self._drop(name)  # an emptied index holds no dimension
             held = None
         _check_dim(dim, held)
-        for item in items:
-            _check_sizes(item)
-        latest = {item.id: item for item in items}  # the last of repeated ids wins
-        vectors = _unit(
-            _finite(np.asarray([it.vector for it in latest.values()], dtype=np.float32))
-        )
+        rows = rows_of(items)  # checked before the collection is made
         if held is None:
-            self._create(name, scope, dim)
+            self._create(name, scope, dim, kind)
             self._dim(name, scope)
-        rows = [
-            {"id": key(it.id), "vector": vec, "item": it.id, "text": it.text,
-             "document": it.document, "doc": key(it.document)}
-            for it, vec in zip(latest.values(), vectors.tolist(), strict=True)
-        ]  # fmt: skip
         self._write(name, rows)
         return len(items)
 
     def query(
         self, user: str, collection: str, kind: str, vector: Sequence[float], limit: int,
-        texts: bool = True,
+        texts: bool = True, words: str | None = None,
     ) -> tuple[list[VectorMatch], int]:  # fmt: skip
         """The ``limit`` items most cosine-similar to ``vector``, best first, and the index
-        size; without ``texts``, the matches' texts are left empty (``search``)."""
+        size; without ``texts``, the matches' texts are left empty (``search``). With
+        ``words``, the items whose texts best match them instead (``words.py``; none from an
+        index without a word index), each scored by its cosine to ``vector``."""
         _check_dim(len(vector), None)
-        return self._retried(self._query, user, collection, kind, vector, limit, texts)
+        return self._retried(self._query, user, collection, kind, vector, limit, texts, words)
 
     def _query(
         self, user: str, collection: str, kind: str, vector: Sequence[float], limit: int,
-        texts: bool,
+        texts: bool, words: str | None,
     ) -> tuple[list[VectorMatch], int]:  # fmt: skip
         name = collection_name(user, collection, kind)
         held = self._dim(name, _scope(user, collection, kind))
@@ -216,7 +214,11 @@ class MilvusVectors:
         if not size:
             return [], 0
         _check_dim(len(vector), held)
-        return search(self.client, name, vector, min(limit, size), texts), size
+        if words is None:
+            return search(self.client, name, vector, min(limit, size), texts), size
+        if name not in self._words:  # an index made before word search
+            return [], size
+        return search_words(self.client, name, words, vector, min(limit, size), texts), size
 
     def delete_document(self, user: str, collection: str, kind: str, document: str) -> int:
         """Remove every item of this index that came from ``document``; returns how many."""

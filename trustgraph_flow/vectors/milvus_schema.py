@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from pymilvus import DataType, MilvusClient, MilvusException
+from pymilvus import DataType, Function, FunctionType, MilvusClient, MilvusException
 
 from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.schema import VectorItem, VectorMatch
@@ -17,6 +17,7 @@ from trustgraph_base.schema import VectorItem, VectorMatch
 KINDS = ("chunk", "entity")
 MAX_BYTES = 65_535  # Milvus's VARCHAR limit, for ids, texts and document URIs
 _KEY = 32  # hex digits of a 128-bit blake2b key
+WORDS = "words"  # a chunk index's BM25 terms of each text (``words.py``)
 
 
 def collection_name(user: str, collection: str, kind: str) -> str:
@@ -71,6 +72,20 @@ def _check_sizes(item: VectorItem) -> None:
             )
 
 
+def rows_of(items: Sequence[VectorItem]) -> list[dict[str, Any]]:
+    """Milvus rows of checked ``items`` (one dimension), vectors at unit length; the last
+    of repeated ids wins."""
+    for item in items:
+        _check_sizes(item)
+    latest = {item.id: item for item in items}
+    vectors = _unit(_finite(np.asarray([it.vector for it in latest.values()], dtype=np.float32)))
+    return [
+        {"id": key(it.id), "vector": vec, "item": it.id, "text": it.text,
+         "document": it.document, "doc": key(it.document)}
+        for it, vec in zip(latest.values(), vectors.tolist(), strict=True)
+    ]  # fmt: skip
+
+
 def search(
     client: MilvusClient, name: str, vector: Sequence[float], limit: int, texts: bool
 ) -> list[VectorMatch]:
@@ -79,7 +94,8 @@ def search(
     this process's together)."""
     query = _unit(_finite(np.asarray([vector], dtype=np.float32)))[0]
     found = client.search(
-        name, [query.tolist()], limit=limit, output_fields=["item", "text"] if texts else ["item"],
+        name, [query.tolist()], anns_field="vector", limit=limit,
+        output_fields=["item", "text"] if texts else ["item"],
         search_params={"metric_type": "IP"},
     )  # fmt: skip
     return best_first(list(found[0]) if found else [])
@@ -102,20 +118,32 @@ def _unavailable(exc: MilvusException) -> ServiceError:
     return ServiceError(ErrorType.UNAVAILABLE, f"vector store: {exc.message} (code {exc.code})")
 
 
-def create_collection(client: MilvusClient, name: str, scope: str, dim: int) -> None:
+def create_collection(
+    client: MilvusClient, name: str, scope: str, dim: int, words: bool = False
+) -> None:
     """Create the collection ``name`` for ``scope`` with ``dim``-dimensional vectors (a
-    replica that created it first is no error)."""
+    replica that created it first is no error); with ``words``, its texts are also indexed
+    for full-text search (``vectors/words.py``)."""
     schema = MilvusClient.create_schema(
         auto_id=False, enable_dynamic_field=False, description=scope
     )
     schema.add_field("id", DataType.VARCHAR, is_primary=True, max_length=_KEY)
     schema.add_field("vector", DataType.FLOAT_VECTOR, dim=dim)
     schema.add_field("item", DataType.VARCHAR, max_length=MAX_BYTES)
-    schema.add_field("text", DataType.VARCHAR, max_length=MAX_BYTES)
+    schema.add_field("text", DataType.VARCHAR, max_length=MAX_BYTES, enable_analyzer=words)
     schema.add_field("document", DataType.VARCHAR, max_length=MAX_BYTES)
     schema.add_field("doc", DataType.VARCHAR, max_length=_KEY)
     index = client.prepare_index_params()
     index.add_index("vector", index_type="FLAT", metric_type="IP")  # exact, like a scan
+    if words:  # Milvus makes each text's BM25 terms as it is inserted (``words.py``)
+        schema.add_field(WORDS, DataType.SPARSE_FLOAT_VECTOR)
+        schema.add_function(
+            Function(
+                name="text_words", function_type=FunctionType.BM25,
+                input_field_names=["text"], output_field_names=[WORDS],
+            )
+        )  # fmt: skip
+        index.add_index(WORDS, index_type="SPARSE_INVERTED_INDEX", metric_type="BM25")
     try:
         client.create_collection(
             name, schema=schema, index_params=index, consistency_level="Strong"

@@ -17,6 +17,7 @@ from pathlib import Path
 from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.messaging import COLLECTION_DELETED, VECTORS, Context, Processor
 from trustgraph_base.schema import CollectionDeleted, VectorRequest, VectorResponse
+from trustgraph_base.schema.llm import VectorKind
 from trustgraph_base.settings import ProcessorSettings
 from trustgraph_flow.vectors.listing import page
 from trustgraph_flow.vectors.milvus import MilvusVectors
@@ -45,12 +46,15 @@ class VectorStore:
             if req.operation == "delete-collection":
                 return VectorResponse(count=await asyncio.to_thread(m.drop, *scope))
             if req.operation == "query":
-                wanted = [(req.kind, req.limit, req.texts)]
+                wanted: list[tuple[VectorKind, int, bool, str | None]]
+                wanted = [(req.kind, req.limit, req.texts, None)]
                 wanted += [
-                    (q.kind, q.limit, req.texts if q.texts is None else q.texts) for q in req.also
-                ]
+                    (q.kind, q.limit, req.texts if q.texts is None else q.texts,
+                     req.words if q.by_words else None)
+                    for q in req.also
+                ]  # fmt: skip
                 (matches, size), *also = await asyncio.to_thread(
-                    lambda: [m.query(*scope, kind, req.vector, n, t) for kind, n, t in wanted]
+                    lambda: [m.query(*scope, k, req.vector, n, t, w) for k, n, t, w in wanted]
                 )
                 return VectorResponse(matches=matches, count=size, also=[a for a, _ in also])
             if req.operation == "list":
