@@ -143,3 +143,28 @@ async def test_a_chunk_the_vectors_rank_low_is_found_by_its_words(
     assert not any(":mirren-" in row["chunk"] for row in by_rank.values()), by_rank
     assert not any("vectorRank" in row for row in by_rank.values()), by_rank
     assert "Score: " in shown and "Vector rank" not in shown and "Word score" not in shown
+
+
+@pytest.mark.timeout(300)
+async def test_a_chunk_beyond_the_vector_candidates_is_found_by_the_word_search(
+    pulsar_url: str, prefix: str, tmp_path: Path
+) -> None:
+    """With 5 candidates the vector search never returns the answering paragraph (6th): the
+    word search over the whole index (``vectors/words.py``) finds it, it joins the candidates
+    with no vector rank, and the answer comes from it; the trace says it had none."""
+    narrow = {"document-rag": {"doc_candidates": 5}}
+    async with Stack(pulsar_url, prefix, EVERY, data_dir=tmp_path, settings=narrow) as stack:
+        await load_texts(stack, USER, tmp_path, TEXTS)
+        answer, nquads, shown = await ask(stack)
+    assert "Tobias Wren" in answer, answer
+    by_rank = selections(nquads)
+    assert sorted(by_rank) == [1, 2, 3, 4, 5], by_rank
+    found = [row for row in by_rank.values() if ":mirren-" in row["chunk"]]
+    assert len(found) == 1 and "vectorRank" not in found[0], by_rank
+    assert float(found[0]["lexicalScore"]) > 0 and float(found[0]["score"]) > 0, found
+    assert cited(nquads) == {found[0]["chunk"]}
+    others = [row for row in by_rank.values() if row is not found[0]]
+    assert sorted(int(row["vectorRank"]) for row in others) == [1, 2, 3, 4], by_rank
+    rank = next(r for r, row in by_rank.items() if row is found[0])
+    block = shown.split(f"Chunk {rank}: ", 1)[1].split("Chunk ", 1)[0]
+    assert "Vector rank" not in block and "Word score: " in block, shown

@@ -8,7 +8,8 @@ import math
 from trustgraph_base.provenance import docrag_exploration_triples
 from trustgraph_base.provenance.namespaces import TG
 from trustgraph_base.rdf.terms import LiteralTerm
-from trustgraph_flow.document_rag.hybrid import RRF_K, fuse, lexical_scores
+from trustgraph_base.schema import VectorMatch
+from trustgraph_flow.document_rag.hybrid import RRF_K, fuse, joined, lexical_scores
 
 LICENCE = "The licence lets you copy and change the software; the licence is free."
 NAMED = "Version 3 of the Tarn Licence was published on 29 June 2007."
@@ -67,3 +68,36 @@ def test_the_trace_keeps_the_cosine_and_adds_vector_rank_and_lexical_score() -> 
         (TG.lexicalScore, "0"),
     }
     assert not set(plain) - set(hybrid)  # SPEC's triples and the reifiers as before
+
+
+def test_the_word_search_finds_join_after_the_vector_ones_and_rank_by_words() -> None:
+    vector = [VectorMatch(id=i, score=s) for i, s in (("a", 0.9), ("b", 0.8), ("c", 0.7))]
+    worded = [VectorMatch(id=i, score=s) for i, s in (("d", 0.1), ("b", 0.8))]
+    candidates, found = joined(vector, worded)
+    assert [m.id for m in candidates] == ["a", "b", "c", "d"] and found == {1, 3}
+    assert joined(vector, []) == (vector, set())
+    texts = [LICENCE, OTHER, "Nothing shared here at all.", NAMED]
+    ranked = fuse("When was the Tarn licence published?", texts, 3, found)
+    by_index = {r.index: r for r in ranked}
+    # d: no vector rank, 1st of the word search's by words (1/61); b: 2nd by vector and
+    # 2nd by words (1/62 + 1/62); a and c: outside the word search's, their vector term only
+    assert by_index[3].vector_rank is None
+    assert math.isclose(by_index[3].fused, 1 / (RRF_K + 1))
+    assert math.isclose(by_index[1].fused, 2 / (RRF_K + 2))
+    assert math.isclose(by_index[0].fused, 1 / (RRF_K + 1)) and by_index[0].lexical > 0
+    assert [r.index for r in ranked] == [1, 0, 3, 2]  # a tie keeps the candidates' order
+    # no word search (an index made before it): every text with words takes part, as before
+    assert fuse("When was the Tarn licence published?", texts) == fuse(
+        "When was the Tarn licence published?", texts, None, set()
+    )
+
+
+def test_a_chunk_the_word_search_alone_found_has_no_vector_rank_in_the_trace() -> None:
+    explore, question = "urn:trustgraph:docrag:d1/exploration", "urn:trustgraph:docrag:d1"
+    chunks = ["urn:trustgraph:doc:a/c3", "urn:trustgraph:doc:a/c0"]
+    triples = docrag_exploration_triples(
+        explore, question, chunks, [0.2, 0.5], reranked=[(None, 3.5), (1, 0.0)]
+    )
+    ranks = [t for t in triples if t.p == TG.vectorRank]
+    assert len(ranks) == 1 and isinstance(ranks[0].o, LiteralTerm) and ranks[0].o.v == "1"
+    assert len([t for t in triples if t.p == TG.lexicalScore]) == 2

@@ -120,7 +120,7 @@ def docrag_exploration_triples(
     scores: Sequence[float] | None = None,
     *,
     grounding: str | None = None,
-    reranked: Sequence[tuple[int, float]] | None = None,
+    reranked: Sequence[tuple[int | None, float]] | None = None,
 ) -> list[Triple]:
     """Exploration: the chunks retrieved, each named by its extraction-provenance URI.
 
@@ -129,8 +129,9 @@ def docrag_exploration_triples(
     ``tg:rank`` and ``tg:score``, so SPEC's triples stay exactly as they are; the reifier is
     also the reference's ``tg:ChunkSelection`` naming its chunk by ``tg:document``.
     A hybrid retrieval (``reranked``: each chunk's rank in the vector search and its lexical
-    score) adds ``tg:vectorRank`` and ``tg:lexicalScore`` to each reifier; ``tg:score`` stays
-    the vector similarity and ``tg:rank`` is the fused order's.
+    score) adds ``tg:vectorRank`` (none for a chunk the word search alone found) and
+    ``tg:lexicalScore`` to each reifier; ``tg:score`` stays the vector similarity and
+    ``tg:rank`` is the fused order's.
     """
     out = [
         *_exploration(exploration_uri, question_uri, grounding),
@@ -147,7 +148,8 @@ def docrag_exploration_triples(
         out.append(triple(reifier, TG.score, text(repr(float(score))), G))  # the reference's form
         if reranked is not None:
             vector_rank, lexical = reranked[rank - 1]
-            out.append(triple(reifier, TG.vectorRank, integer_literal(vector_rank), G))
+            if vector_rank is not None:
+                out.append(triple(reifier, TG.vectorRank, integer_literal(vector_rank), G))
             out.append(triple(reifier, TG.lexicalScore, decimal_literal(lexical), G))
     return out
 

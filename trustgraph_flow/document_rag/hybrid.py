@@ -1,5 +1,7 @@
-"""DocumentRAG's hybrid retrieval: a vector search wider than the answer needs, each candidate
-scored by the question's words it holds (BM25 over the candidates), and the two orders fused.
+"""DocumentRAG's hybrid retrieval: a vector search wider than the answer needs, joined by
+the chunks a full-text search of the whole index finds for the question's words
+(``vectors/words.py``), each candidate scored by the question's words it holds (BM25 over
+the candidates), and the two orders fused.
 
 An embedding ranks a chunk by everything it says; a long chunk that shares only common words
 with the question can come before the short one that answers it (issue 29: the hashing
@@ -15,10 +17,11 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from trustgraph_base.schema import VectorMatch
 from trustgraph_flow.llm.text import STOPWORDS, stem, words
 
 K1 = 1.2  # BM25's term-frequency saturation
@@ -31,8 +34,8 @@ class Ranked:
     """One candidate in the fused order: its place in the vector search (1-based), its
     lexical score (0: it holds none of the question's words) and its fused score."""
 
-    index: int  # into the candidates as the vector search returned them
-    vector_rank: int
+    index: int  # into the candidates as the searches returned them
+    vector_rank: int | None  # None: found by the word search alone
     lexical: float
     fused: float
 
@@ -72,19 +75,45 @@ def _df(key: str, counts: list[Counter[str]]) -> int:
     return sum(1 for c in counts if c[key])
 
 
-def fuse(question: str, texts: Sequence[str]) -> list[Ranked]:
-    """``texts`` (in vector order) in the fused order: reciprocal rank fusion of the vector
-    rank and the lexical rank (texts with no lexical score get no lexical term); ties keep
-    the vector order."""
+def joined(
+    vector: list[VectorMatch], worded: list[VectorMatch]
+) -> tuple[list[VectorMatch], set[int]]:
+    """The candidates: the vector search's matches, then those of the word search that the
+    vector search did not return; and where the word search's matches are among them (for
+    ``fuse``: ``in_vector`` is ``len(vector)``, ``worded`` these places)."""
+    seen = {m.id for m in vector}
+    candidates = [*vector, *(m for m in worded if m.id not in seen)]
+    found = {m.id for m in worded}
+    return candidates, {i for i, m in enumerate(candidates) if m.id in found}
+
+
+def fuse(
+    question: str,
+    texts: Sequence[str],
+    in_vector: int | None = None,
+    worded: Collection[int] | None = None,
+) -> list[Ranked]:
+    """``texts`` (the vector search's in its order, then ``texts[in_vector:]`` those the
+    word search alone found) in the fused order: reciprocal rank fusion of the vector rank
+    and the lexical rank, ties kept in the candidates' order. The lexical rank orders by
+    their lexical score the texts the word search returned (``worded``, their places; when
+    it returned none, or there was none, every text with a lexical score): a text outside
+    it gets no lexical term, one the vector search did not return no vector term."""
     lexical = lexical_scores(question, texts)
-    by_words = sorted((i for i, s in enumerate(lexical) if s > 0), key=lambda i: -lexical[i])
+    ranked_by_words = set(worded) if worded else set(range(len(texts)))
+    by_words = sorted(
+        (i for i, s in enumerate(lexical) if s > 0 and i in ranked_by_words),
+        key=lambda i: -lexical[i],
+    )
     word_rank = {i: r for r, i in enumerate(by_words, start=1)}
+    vector = len(texts) if in_vector is None else in_vector
     ranked = [
         Ranked(
             index=i,
-            vector_rank=i + 1,
+            vector_rank=i + 1 if i < vector else None,
             lexical=score,
-            fused=1 / (RRF_K + i + 1) + (1 / (RRF_K + word_rank[i]) if i in word_rank else 0.0),
+            fused=(1 / (RRF_K + i + 1) if i < vector else 0.0)
+            + (1 / (RRF_K + word_rank[i]) if i in word_rank else 0.0),
         )
         for i, score in enumerate(lexical)
     ]

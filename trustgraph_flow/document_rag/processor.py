@@ -24,7 +24,7 @@ from trustgraph_base.schema import (
     TextCompletionRequest,
     VectorMatch,
 )
-from trustgraph_flow.document_rag.hybrid import Ranked, fuse
+from trustgraph_flow.document_rag.hybrid import Ranked, fuse, joined
 from trustgraph_flow.document_rag.prompt import SYSTEM, render_prompt
 from trustgraph_flow.rag_common import (
     Cost,
@@ -34,6 +34,7 @@ from trustgraph_flow.rag_common import (
     Trace,
     chunk_texts,
     nearest,
+    nearest_kinds,
     nothing_found_error,
     open_rag_state,
     traced,
@@ -47,17 +48,23 @@ async def retrieve(
     ctx: Context[RagSettings], req: DocumentRagRequest, cost: Cost
 ) -> tuple[list[VectorMatch], list[str], list[Ranked] | None]:
     """The ``doc_limit`` chunks to answer from and their texts: the nearest by vector, or
-    (hybrid, the default) the first of ``doc_candidates`` nearest in the fused order, with
-    that order's details (``document_rag.hybrid``)."""
-    hybrid = ctx.settings.doc_retrieval == "hybrid"
-    wanted = max(req.doc_limit, ctx.settings.doc_candidates) if hybrid else req.doc_limit
-    matches = await nearest(ctx, req, "chunk", wanted, cost)
+    (hybrid, the default) the first in the fused order of the ``doc_candidates`` nearest
+    and as many found by the question's words, with that order's details
+    (``document_rag.hybrid``)."""
+    if ctx.settings.doc_retrieval != "hybrid":
+        matches = await nearest(ctx, req, "chunk", req.doc_limit, cost)
+        if not matches:
+            raise await nothing_found_error(ctx, req, "chunks")
+        return matches, await chunk_texts(ctx, req, matches), None
+    wanted = max(req.doc_limit, ctx.settings.doc_candidates)
+    matches, worded = await nearest_kinds(
+        ctx, req, [("chunk", wanted), ("chunk", wanted, True)], cost
+    )
     if not matches:
         raise await nothing_found_error(ctx, req, "chunks")
+    vector, (matches, found) = len(matches), joined(matches, worded)
     texts = await chunk_texts(ctx, req, matches)
-    if not hybrid:
-        return matches, texts, None
-    ranked = fuse(req.query, texts)[: req.doc_limit]
+    ranked = fuse(req.query, texts, vector, found)[: req.doc_limit]
     return [matches[r.index] for r in ranked], [texts[r.index] for r in ranked], ranked
 
 

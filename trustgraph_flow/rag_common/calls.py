@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import base64
 import time
-from collections.abc import AsyncIterator, Collection
+from collections.abc import AsyncIterator, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -132,14 +132,16 @@ async def nearest(
 async def nearest_kinds(
     ctx: Context[Any],
     req: RagRequest,
-    wanted: list[tuple[VectorKind, int]],
+    wanted: Sequence[tuple[VectorKind, int] | tuple[VectorKind, int, bool]],
     cost: Cost,
     *,
     texts: Collection[VectorKind] = ("chunk", "entity"),
 ) -> list[list[VectorMatch]]:
     """The question embedded once, and for each ``(kind, limit)`` of ``wanted`` the
     ``limit`` nearest items of that kind in the collection (one vector request for all);
-    of a kind not in ``texts``, the matches' ids and scores only (``VectorRequest.texts``)."""
+    of a kind not in ``texts``, the matches' ids and scores only (``VectorRequest.texts``).
+    A ``(kind, limit, True)`` after the first asks instead the items whose texts best match
+    the question's words (``VectorQuery.by_words``: full-text search over the whole index)."""
     timer = Timer()
     timeout = ctx.settings.request_timeout
     emb = await ctx.client(EMBEDDINGS).request(
@@ -147,15 +149,17 @@ async def nearest_kinds(
     )
     if not emb.vectors:
         raise ServiceError(ErrorType.EMBEDDINGS_ERROR, "the embeddings service returned no vector")
-    (kind, limit), *also = wanted
+    (kind, limit, *_), *also = wanted
+    queries = [VectorQuery(kind=k, limit=n, texts=k in texts, by_words=any(w)) for k, n, *w in also]
     found = await ctx.client(VECTORS).request(
         VectorRequest(
             operation="query",
             kind=kind,
             vector=emb.vectors[0],
             limit=limit,
-            also=[VectorQuery(kind=k, limit=n, texts=k in texts) for k, n in also],
+            also=queries,
             texts=kind in texts,
+            words=req.query if any(q.by_words for q in queries) else "",
             user=req.user,
             collection=req.collection,
         ),
