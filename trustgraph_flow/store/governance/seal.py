@@ -4,8 +4,8 @@ After each batch the writer hands the retrieval quads it wrote to ``Seal.after_w
 every trace root they touched whose trace has ended (complete, failed or interrupted, by
 the trace index) is fingerprinted from its stored quads (RDFC-1.0, SHA-256, with the
 per-entity manifest; on the embedded store from what the writer wrote of it when that is
-all the store holds, ``written.py``, rather than read back), signed with the deployment's key and appended to this process's
-chain of the collection's log (``log.py``). A trace in progress is not signed; a batch
+all the store holds, ``written.py``), signed with the deployment's key and appended to
+this process's chain of the collection's log (``log.py``). A trace in progress is not signed; a batch
 that adds to an ended trace (a late message, an erasure's marks) signs it again in a new
 entry, which then is the one that counts; a redelivered batch changes no digest and
 adds nothing. Deleting a trace (a request, retention, a document's erasure with
@@ -42,7 +42,6 @@ from trustgraph_flow.store.views.lookup import RETRIEVAL
 
 log_ = logging.getLogger(__name__)
 PRUNE_EVERY = 64  # appends between removals of a chain's older checkpoints (one transaction each)
-
 
 Groups = list[list[ox.Quad]]  # a signed unit's quads, one list per subject
 Roots = Set[str] | None
@@ -88,10 +87,9 @@ class Seal:
         ended = sorted(root for root, row in rows.items() if row.status != "in-progress")
         if self.backlog is not None:
             ended = self.backlog.defer(handle, ended, self._sign_held)
-        if not ended:  # nothing to sign at once (most batches: in progress, or held)
-            return 0
-        # The batch as a set only for what is signed at once (``only_added`` reads it).
-        return len(self.sign_all(handle, ended, reason, set(batch)))
+        # Nothing to sign at once (most batches: in progress, or held) calls nothing; the
+        # batch is a set only for what is (``only_added`` reads it).
+        return len(self.sign_all(handle, ended, reason, set(batch))) if ended else 0
 
     def _sign_held(self, handle: Handle, roots: list[str]) -> object:
         return self.sign_all(handle, roots, "")
