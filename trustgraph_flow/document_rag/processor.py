@@ -33,7 +33,6 @@ from trustgraph_flow.rag_common import (
     RagState,
     Trace,
     chunk_texts,
-    nearest,
     nearest_kinds,
     nothing_found_error,
     open_rag_state,
@@ -51,18 +50,19 @@ async def retrieve(
     (hybrid, the default) the first in the fused order of the ``doc_candidates`` nearest
     and as many found by the question's words, with that order's details
     (``document_rag.hybrid``)."""
-    if ctx.settings.doc_retrieval != "hybrid":
-        matches = await nearest(ctx, req, "chunk", req.doc_limit, cost)
-        if not matches:
-            raise await nothing_found_error(ctx, req, "chunks")
-        return matches, await chunk_texts(ctx, req, matches), None
+    hybrid = ctx.settings.doc_retrieval == "hybrid"
     wanted = max(req.doc_limit, ctx.settings.doc_candidates)
-    matches, worded = await nearest_kinds(
-        ctx, req, [("chunk", wanted), ("chunk", wanted, True)], cost
+    matches, *worded = await nearest_kinds(
+        ctx,
+        req,
+        [("chunk", wanted), ("chunk", wanted, True)] if hybrid else [("chunk", req.doc_limit)],
+        cost,
     )
     if not matches:
         raise await nothing_found_error(ctx, req, "chunks")
-    vector, (matches, found) = len(matches), joined(matches, worded)
+    if not hybrid:
+        return matches, await chunk_texts(ctx, req, matches), None
+    vector, (matches, found) = len(matches), joined(matches, worded[0])
     texts = await chunk_texts(ctx, req, matches)
     ranked = fuse(req.query, texts, vector, found)[: req.doc_limit]
     return [matches[r.index] for r in ranked], [texts[r.index] for r in ranked], ranked
