@@ -57,9 +57,9 @@ def _verb_object(p: str, o: str) -> bool:
 def clean(s: str, p: str, o: str, literal: bool) -> bool:
     """Whether a fact is worth an edge: no pronoun or adverb as subject or object, no label
     naming nothing (``hollow_labels.loose``), no subject opening with a preposition, a
-    predicate starting with a verb and stating no condition, an object that does not repeat its subject, no lone
-    participle as an object ('Chlorine → is → added', 'may publish → revised'), no verb as
-    the object's first word (``_verb_object``)."""
+    predicate starting with a verb and stating no condition, an object that does not repeat
+    its subject, no lone participle as an object ('Chlorine → is → added', 'may publish →
+    revised'), no verb as the object's first word (``_verb_object``)."""
     if not (s and p and o) or s.lower() in JUNK or o.lower() in JUNK:
         return False
     if loose(s) or hollow(s, subject=True) or (not literal and loose(o)):

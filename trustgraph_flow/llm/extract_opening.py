@@ -20,6 +20,8 @@ from trustgraph_flow.llm.extract_words import COPULAS, MODALS
 SYMBOLS = frozenset("|=+<>*/\\~^")
 # 'It is <word> for / to / that …': an empty 'it' (nothing before is meant).
 EMPTY_IT_AFTER = frozenset({"for", "to", "that", "whether"})
+_BEFORE_WORD = ADVERBS | NEGATIONS  # read past between 'It is' and its word
+_VERB_TO_COME = COPULAS | MODALS  # after a reduced passive's agent
 
 
 def no_subject(tokens: list[str], start: int) -> bool:
@@ -42,14 +44,14 @@ def _reduced_passive(tokens: list[str], start: int) -> bool:
     if not is_participle(word):
         return False
     later = {t.lower() for t in tokens[start + 2 :]}
-    return word.lower().endswith("ed") or bool(later & (COPULAS | MODALS))
+    return word.lower().endswith("ed") or bool(later & _VERB_TO_COME)
 
 
 def _empty_it(tokens: list[str]) -> bool:
     if len(tokens) < 4 or tokens[0].lower() != "it" or tokens[1].lower() not in COPULAS:
         return False
     i = 2
-    while i < len(tokens) and tokens[i].lower() in (ADVERBS | NEGATIONS):
+    while i < len(tokens) and tokens[i].lower() in _BEFORE_WORD:
         i += 1
     word = tokens[i] if i < len(tokens) else ""
     if not (word.isalpha() and word.islower()) or word in AUXILIARIES:
