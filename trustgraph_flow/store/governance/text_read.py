@@ -35,7 +35,6 @@ from __future__ import annotations
 import hashlib
 import re
 from bisect import bisect_left
-from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from itertools import repeat
 
@@ -128,30 +127,6 @@ def _rows(store: ox.Store, pairs: list[tuple[str, int]], graph: ox.NamedNode) ->
     rows = text.splitlines()
     rows.sort()  # by entity (numbers of one width); in the order written already, mostly
     return rows
-
-
-def lines_of(blob: bytes, start: bytes, at: int) -> tuple[bytes, int]:
-    """The lines of sorted ``blob`` after ``at`` that begin with ``start`` (which holds the
-    line break before them; sorted, they are contiguous), joined, and where they end."""
-    first = blob.find(start, at)
-    if first < 0:
-        return b"", at
-    end = first
-    while blob.startswith(start, end):
-        end = blob.find(b"\n", end + 1)
-    return blob[first + 1 : end + 1], end
-
-
-def entity_parts(blob: bytes, uris: Iterable[str]) -> dict[str, bytes]:
-    """Each entity's lines in sorted ``blob`` (those it has), found in sorted order: one
-    pass over the blob, a few byte searches per entity."""
-    found: dict[str, bytes] = {}
-    at = 0
-    for token, uri in sorted((f"\n<{u}> ".encode(), u) for u in set(uris)):
-        part, end = lines_of(blob, token, at)
-        if part:
-            found[uri], at = part, end
-    return found
 
 
 def text_digests(
