@@ -5,10 +5,10 @@ every trace root they touched whose trace has ended (complete, failed or interru
 the trace index) is fingerprinted from its stored quads (RDFC-1.0, SHA-256, with the
 per-entity manifest; on the embedded store from what the writer wrote of it when that is
 all the store holds, ``written.py``), signed with the deployment's key and appended to
-this process's chain of the collection's log (``log.py``). A trace in progress is not signed; a batch
-that adds to an ended trace (a late message, an erasure's marks) signs it again in a new
-entry, which then is the one that counts; a redelivered batch changes no digest and
-adds nothing. Deleting a trace (a request, retention, a document's erasure with
+this process's chain of the collection's log (``log.py``). A trace in progress is not
+signed; a batch that adds to an ended trace (a late message, an erasure's marks) signs it
+again in a new entry, which then is the one that counts; a redelivered batch changes no
+digest and adds nothing. Deleting a trace (a request, retention, a document's erasure with
 ``purge_traces``) gives each of its entries a signed tombstone instead.
 
 One chain per writer: the embedded store's single writer continues its chain across
