@@ -11,7 +11,6 @@ from trustgraph_flow.rag_common.calls import (
     add_cost,
     chunk_contents,
     chunk_texts,
-    nearest,
     nearest_kinds,
 )
 from trustgraph_flow.rag_common.citations import CITE_SYSTEM, CitedAnswer, cited_schema
@@ -35,7 +34,6 @@ __all__ = [
     "chunk_contents",
     "chunk_texts",
     "cited_schema",
-    "nearest",
     "nearest_kinds",
     "no_data_error",
     "nothing_found_error",

@@ -122,13 +122,6 @@ async def chunk_texts(ctx: Context[Any], req: RagRequest, matches: list[VectorMa
     return [m.text or fetched.get(m.id, "") for m in matches]
 
 
-async def nearest(
-    ctx: Context[Any], req: RagRequest, kind: VectorKind, limit: int, cost: Cost
-) -> list[VectorMatch]:
-    """Embed the question and return the ``limit`` nearest items of one kind in the collection."""
-    return (await nearest_kinds(ctx, req, [(kind, limit)], cost))[0]
-
-
 async def nearest_kinds(
     ctx: Context[Any],
     req: RagRequest,
