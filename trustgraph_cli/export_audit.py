@@ -38,6 +38,7 @@ def main(bundle: str, since: str | None, until: str | None, gw: Gateway) -> None
     from pathlib import Path
 
     from trustgraph_base.integrity.bundle import write
+    from trustgraph_cli.render.text import plural
 
     folder = Path(bundle)
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
@@ -50,10 +51,15 @@ def main(bundle: str, since: str | None, until: str | None, gw: Gateway) -> None
     chains = contents.log.get("chains", {})
     entries = sum(len(c) for c in chains.values())
     click.echo(
-        f"wrote {len(contents.traces)} traces, {len(contents.documents)} documents, "
-        f"{entries} log entries in {len(chains)} chain(s) and {len(contents.keys)} key(s) "
-        f"to {bundle}, its manifest signed"
-        + (f" ({skipped} trace(s) still in progress left out: not signed yet)" if skipped else "")
+        f"wrote {plural(len(contents.traces), 'trace')}, "
+        f"{plural(len(contents.documents), 'document')}, "
+        f"{plural(entries, 'log entry', 'log entries')} in {plural(len(chains), 'chain')} and "
+        f"{plural(len(contents.keys), 'key')} to {bundle}, its manifest signed"
+        + (
+            f" ({plural(skipped, 'trace')} still in progress left out: not signed yet)"
+            if skipped
+            else ""
+        )
     )
 
 

@@ -74,13 +74,14 @@ def main(older_than: float, dry_run: bool, limit: int, fmt: str, gw: Gateway) ->
         return
     from trustgraph_cli.list_explain_traces import trace_rows, trace_table
     from trustgraph_cli.render.style import Style
+    from trustgraph_cli.render.text import plural
 
     style = Style.detect()
     if fmt == "csv":
         emit_rows(*trace_rows(resp.deleted), fmt, style)
         return
     verb = "Would delete" if dry_run else "Deleted"
-    head = f"{verb} {resp.count} trace{'s' if resp.count != 1 else ''}"
+    head = f"{verb} {plural(resp.count, 'trace')}"
     if not resp.deleted:
         emit(f"{head}.", style)
         return

@@ -56,29 +56,27 @@ def main(doc_id: str, purge_traces: bool, reason: str, fmt: str, gw: Gateway) ->
 
 def summary(resp: LibrarianResponse, doc_id: str) -> str:
     """``Removed DOC ("title"): …`` in one or two lines."""
+    from trustgraph_cli.render.text import plural
+
     info, report = resp.document, resp.removal
     name = info.id if info else doc_id
     title = f' ("{info.title}")' if info and info.title else ""
     if report is None:
         return f"Removed {name}{title} (the graph store held nothing extracted from it)."
     lines = [
-        f"Removed {name}{title}: pages, chunks and vectors, and {report.edges_removed} "
-        f"edge{'s' if report.edges_removed != 1 else ''} no other document supports."
+        f"Removed {name}{title}: pages, chunks and vectors, and "
+        f"{plural(report.edges_removed, 'edge')} no other document supports."
     ]
     if report.purged:
-        lines.append(f"Deleted {plural(len(report.purged))} that used it.")
+        lines.append(f"Deleted {plural(len(report.purged), 'answer')} that used it.")
     elif report.marked:
         lines.append(
-            f"Kept {plural(len(report.marked))} that used it, marked as resting on a removed "
+            f"Kept {plural(len(report.marked), 'answer')} that used it, marked as resting on a removed "
             f"source ({report.erasure})."
         )
     else:
         lines.append("No answer used it.")
     return "\n".join(lines)
-
-
-def plural(n: int) -> str:
-    return f"{n} answer" if n == 1 else f"{n} answers"
 
 
 async def remove(gw: Gateway, doc_id: str, purge_traces: bool, reason: str) -> LibrarianResponse:

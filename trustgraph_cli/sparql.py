@@ -113,12 +113,14 @@ def results_csv(variables: list[str], rows: list[dict[str, Any]]) -> str:
 
 def results_table(variables: list[str], rows: list[dict[str, Any]]) -> str:
     """An aligned text table of N-Triples-formatted values."""
+    from trustgraph_cli.render.text import plural
+
     cells = [[table_term(row[v]) if v in row else "" for v in variables] for row in rows]
     widths = [max([len(v), *(len(r[i]) for r in cells)]) for i, v in enumerate(variables)]
     lines = ["  ".join(v.ljust(w) for v, w in zip(variables, widths, strict=True))]
     lines.append("  ".join("-" * w for w in widths))
     lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in cells]
-    lines.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
+    lines.append(f"({plural(len(rows), 'row')})")
     return "".join(line.rstrip() + "\n" for line in lines)
 
 

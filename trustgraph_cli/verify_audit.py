@@ -79,16 +79,22 @@ def main(bundle: str, trusted_keys: tuple[str, ...], fmt: str) -> None:
             }
         )
     else:
+        from trustgraph_cli.render.text import plural
+
         verdict = (
-            "VERIFIED" if report.verified else f"NOT VERIFIED: {len(report.problems)} problem(s)"
+            "VERIFIED"
+            if report.verified
+            else f"NOT VERIFIED: {plural(len(report.problems), 'problem')}"
         )
         whose = (
             "the given keys" if report.pinned else "the bundle's own keys " + ", ".join(report.keys)
         )
         click.echo(
-            f"{verdict}: {report.traces} traces ({report.roots} with sub-traces), "
-            f"{report.documents} documents, {report.entries} log entries in {report.chains} "
-            f"chain(s), {report.erased} erased; signatures checked with {whose}"
+            f"{verdict}: {plural(report.traces, 'trace')} ({report.roots} counting sub-traces), "
+            f"{plural(report.documents, 'document')}, "
+            f"{plural(report.entries, 'log entry', 'log entries')} in "
+            f"{plural(report.chains, 'chain')}, {report.erased} erased; "
+            f"signatures checked with {whose}"
         )
         if report.sealed:
             click.echo(f"  manifest sealed in {report.sealed}")

@@ -48,13 +48,15 @@ def main(trace_id: str, fmt: str, gw: Gateway) -> None:
 
 def lines(result: Verification) -> list[str]:
     """The verification as text: a verdict, a line per trace root, a line per problem."""
+    from trustgraph_cli.render.text import plural
+
     if any(c.status == "in-progress" for c in result.traces) and not result.problems:
         head = "NOT SIGNED YET: the trace is still in progress (it is signed when it ends)"
     elif result.verified:
         erased = [c for c in result.traces if c.status == "erased"]
         head = "ERASED (the log verifies): " + erased[0].erased if erased else "VERIFIED"
     else:
-        head = f"NOT VERIFIED: {len(result.problems)} problem(s)"
+        head = f"NOT VERIFIED: {plural(len(result.problems), 'problem')}"
     out = [head]
     for c in result.traces:
         where = f"  log {c.entry}, key {c.key}, signed {c.signed_at}" if c.entry else ""

@@ -40,15 +40,19 @@ def main(page_size: int, fmt: str, gw: Gateway) -> None:
     """
     result: Verification = run(gw, lambda: verify(gw, page_size))
     from trustgraph_cli.render.output import emit_json, scope_text
+    from trustgraph_cli.render.text import plural
 
     if fmt == "json":
         emit_json(result.model_dump(mode="json"))
     else:
         verdict = (
-            "VERIFIED" if result.verified else f"NOT VERIFIED: {len(result.problems)} problem(s)"
+            "VERIFIED"
+            if result.verified
+            else f"NOT VERIFIED: {plural(len(result.problems), 'problem')}"
         )
         click.echo(
-            f"{verdict}: {result.entries} entries in {result.chains} chain(s), "
+            f"{verdict}: {plural(result.entries, 'entry', 'entries')} in "
+            f"{plural(result.chains, 'chain')}, "
             f"{result.erased} erased; keys {', '.join(result.keys) or 'none'}"
         )
         if not result.entries and not result.problems:  # a wrong -C reads as all verified

@@ -76,6 +76,17 @@ async def test_a_hand_edit_is_named_and_an_erasure_still_verifies(
     # The export's seal is an entry of the log, which still verifies.
     after = await stack.cli("tg-verify-log", "--format", "json")
     assert after.code == 0 and json.loads(after.stdout)["verified"], after.stdout
+    # A window of one trace is counted in words a reader expects: "1 trace", not "1 traces".
+    one = str(tmp_path / "one")
+    window = ("--since", "2026-03-01T00:00:00Z", "--until", "2026-03-01T00:00:01Z")
+    made = await stack.cli("tg-export-audit", one, *window)
+    assert made.code == 0 and made.stdout.startswith("wrote 1 trace, "), made
+    checked = await run_cli("tg-verify-audit", one, env={"TRUSTGRAPH_URL": "http://127.0.0.1:9/"})
+    assert checked.code == 0, checked
+    assert checked.stdout.startswith("VERIFIED: 1 trace (1 counting sub-traces), 2 documents, "), (
+        checked.stdout
+    )
+    assert " in 1 chain, " in checked.stdout, checked.stdout
 
     # Past the gateway: one literal of the agent's conclusion rewritten on the SPARQL server.
     final = ox.NamedNode(uris.agent_final_uri(AGENT))
@@ -92,7 +103,7 @@ async def test_a_hand_edit_is_named_and_an_erasure_still_verifies(
     finally:
         server.close()
     bad = await stack.cli("tg-verify-explain-trace", AGENT)
-    assert bad.code == 1 and bad.stdout.startswith("NOT VERIFIED: 1 problem(s)")
+    assert bad.code == 1 and bad.stdout.startswith("NOT VERIFIED: 1 problem\n")
     assert f"! changed: {AGENT}: <{final.value}> was changed since it was signed" in bad.stdout
 
     # Erasing a document marks the traces that used it: signed again, the log verifies.
@@ -126,7 +137,7 @@ async def test_an_empty_log_says_so_not_only_verified(
     async with Stack(pulsar_url, prefix, [store], data_dir=tmp_path) as stack:
         shown = await stack.cli("tg-verify-log", "-C", "nothing-here")
     assert shown.code == 0, shown.stderr
-    assert shown.stdout.startswith("VERIFIED: 0 entries in 0 chain(s)"), shown.stdout
+    assert shown.stdout.startswith("VERIFIED: 0 entries in 0 chains"), shown.stdout
     empty = "nothing to verify: the log of collection 'nothing-here' of user 'trustgraph' is empty"
     assert empty in shown.stdout, shown.stdout
 

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from trustgraph_cli.render.parts import edge_text
 from trustgraph_cli.render.style import Style
-from trustgraph_cli.render.text import preview
+from trustgraph_cli.render.text import plural, preview
 from trustgraph_cli.render.tree import Node, render_tree
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ def answers(count: int | None, cited: int | None = None) -> str | None:
     None when the server did not count."""
     if count is None:
         return None
-    text = f"{count} answer" if count == 1 else f"{count} answers"
+    text = plural(count, "answer")
     if cited is None or not count:
         return text
     return f"{text} ({cited} cited it, {count - cited} only retrieved it)"

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from trustgraph_cli.render.text import plural
+
 if TYPE_CHECKING:
     from trustgraph_base.schema.documents import DocumentInfo
 
@@ -93,14 +95,10 @@ class Progress:
             self._bar.refresh()  # a small file finishes before the first refresh: draw it
         if info.status == "complete":
             counts = ", ".join(
-                _plural(n, w)
+                plural(n, w)
                 for n, w in ((info.pages, "page"), (info.chunks, "chunk"), (info.edges, "edge"))
             )
             self._summary = f"complete: {counts}"
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def _step(last: tuple[str, int, int], done: int, total: int, stage: str) -> bool:

@@ -62,6 +62,11 @@ def fit(text: str, width: int, ellipsis: str = "…") -> str:
     return flat[: max(0, width - len(ellipsis))].rstrip() + ellipsis
 
 
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``1 trace``, ``3 traces``, ``0 entries`` (``many`` for a plural that is not ``word + s``)."""
+    return f"{n} {word}" if n == 1 else f"{n} {many or word + 's'}"
+
+
 def short_time(value: str) -> str:
     """``2026-01-02T03:04:05.123Z`` → ``2026-01-02 03:04:05Z`` (JSON output keeps the full value)."""
     if len(value) >= 19 and value[10] == "T":
