@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import weakref
 from collections.abc import Sequence
 from functools import cache
@@ -11,7 +12,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from trustgraph_base.errors import WireError
-from trustgraph_base.rdf.terms import iri_fault
+from trustgraph_base.rdf.terms import KIND_NAMES, iri_fault
 
 M = TypeVar("M", bound=BaseModel)
 TOO_DEEP = "nested too deeply"
@@ -130,10 +131,34 @@ def describe(exc: ValidationError) -> str:
     An IRI refused by the Rust-side pattern is described with ``check_iri``'s reason
     (forbidden character, no scheme), as when the check ran in Python.
     """
-    first = exc.errors(include_url=False)[0]
+    errors = exc.errors(include_url=False)
+    first = errors[0]
+    wrong_kind = kind_fault(first, errors)
+    if wrong_kind is not None:  # the rest are its consequences (fields of the other kind)
+        return wrong_kind
     path = ".".join(str(part) for part in first["loc"]) or "(message)"
     more = exc.error_count() - 1
     tail = f" (and {more} more)" if more else ""
     fault = iri_fault(first)
     msg = f"Value error, {fault}" if fault is not None else first["msg"]
     return f"{path}: {msg}{tail}"
+
+
+def kind_fault(error: Any, errors: Sequence[Any]) -> str | None:
+    """``s: 'x' is a literal; expected an IRI or a blank node`` when ``error`` is a term of a
+    kind its place does not take (a subject or predicate given as a literal, say); else None."""
+    ctx, loc, given = error.get("ctx") or {}, tuple(error["loc"]), error.get("input")
+    if error["type"] == "union_tag_invalid" and ctx.get("discriminator") == "'t'":
+        tag, expected = ctx.get("tag"), ctx.get("expected_tags", "")
+    elif error["type"] == "literal_error" and loc[-1:] == ("t",) and isinstance(given, str):
+        tag, expected, loc = given, ctx.get("expected", ""), loc[:-1]
+        given = {e["loc"][-1]: e.get("input") for e in errors if tuple(e["loc"][:-1]) == loc}
+    else:
+        return None
+    kinds = [KIND_NAMES[k] for k in re.findall(r"'(\w)'", expected) if k in KIND_NAMES]
+    if tag not in KIND_NAMES or not kinds:
+        return None
+    values = [given.get(k) for k in "vid"] if isinstance(given, dict) else []
+    named = next((f"{v!r} is " for v in values if isinstance(v, str)), "")
+    path = ".".join(str(part) for part in loc) or "(message)"
+    return f"{path}: {named}{KIND_NAMES[tag]}; expected {' or '.join(kinds)}"

@@ -84,9 +84,10 @@ class TermParam(click.ParamType):  # type: ignore[type-arg]  # generic in click 
         except TermError as exc:
             self.fail(str(exc), param, ctx)
         if term.t not in self.kinds:
-            names = {"i": "an IRI", "l": "a literal", "b": "a blank node", "t": "a triple"}
-            allowed = " or ".join(names[k] for k in self.kinds)
-            self.fail(f"{value!r} is {names[term.t]}; expected {allowed}", param, ctx)
+            from trustgraph_base.rdf.terms import KIND_NAMES
+
+            allowed = " or ".join(KIND_NAMES[k] for k in self.kinds)
+            self.fail(f"{value!r} is {KIND_NAMES[term.t]}; expected {allowed}", param, ctx)
         return term
 
 

@@ -98,6 +98,22 @@ async def test_graph_commands_show_our_graphs(world: World) -> None:
     assert "Paris" in turtle.stdout
 
 
+async def test_a_term_of_the_wrong_kind_is_named_in_words(world: World) -> None:
+    """The official client sends a word that is not a URI as a literal: a session id without
+    its ``urn:`` prefix, say. Our refusal says so in words, not in the validator's."""
+    explain = await world.official("tg-show-explain-trace", "lin-graph")
+    subject = "s: 'lin-graph' is a literal; expected an IRI or a blank node"
+    assert f"service 'triples': {subject}" in explain.stdout + explain.stderr, explain
+    queried = await world.official("tg-query-graph", "-s", "Paris")
+    assert queried.code == 1 and queried.stderr.splitlines() == [
+        "Exception: service 'triples': s: 'Paris' is a literal; expected an IRI or a blank node"
+    ], queried
+    predicate = await world.official("tg-query-graph", "-p", "capital")
+    assert predicate.code == 1 and predicate.stderr.splitlines() == [
+        "Exception: service 'triples': p: 'capital' is a literal; expected an IRI"
+    ], predicate
+
+
 async def test_rag_answers_streaming_and_not(world: World) -> None:
     # tg-invoke-graph-rag --no-streaming fails inside the official client itself (2.11.1 passes
     # a 'graph' argument its own REST FlowInstance.graph_rag does not take), before any request.

@@ -18,6 +18,7 @@ from trustgraph_base.rdf.iri import FROZEN, IRI_PATTERN, IriChecked, check_iri, 
 from trustgraph_base.rdf.lexical import XSD, check_lexical
 
 __all__ = [
+    "KIND_NAMES",
     "XSD",
     "BlankTerm",
     "IriTerm",
@@ -38,6 +39,8 @@ __all__ = [
     "term_key",
 ]
 
+# A term's kind (its "t") in words, for messages that name a term of the wrong kind.
+KIND_NAMES = {"i": "an IRI", "l": "a literal", "b": "a blank node", "t": "a triple"}
 RDF_LANG_STRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
 _LANG = re.compile(r"^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$")
 _BLANK = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*$")
