@@ -184,6 +184,17 @@ async def test_bad_bodies_are_refused_in_one_line_and_harm_no_one(stack: Stack) 
     assert status == 403 and code == 7 and "may not use collection 'work'" in said
     status, code, said = await refusal(stack, b'{"resourceSpans": 3}', otlp.JSON, key)
     assert (status, code) == (400, 3) and "'resourceSpans' must be a list" in said
+    # A time no clock gives (past year 9999, before 1970) is the sender's mistake: 400, which
+    # an SDK does not retry, not a 503 it would send again and again.
+    for when in ("99999999999999999999999", "-5"):
+        span = {"traceId": "5b" * 16, "spanId": "ee" * 8, "name": "x", "startTimeUnixNano": when}
+        body = json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}).encode()
+        status, code, said = await refusal(stack, body, otlp.JSON, key)
+        assert (status, code) == (400, 3), (status, said)
+        assert said == (
+            f"span {'ee' * 8} of trace {'5b' * 16}: its start time {when} is not a time "
+            "(nanoseconds since 1970, 0 to 2^64-1)"
+        ), said
     # an orphan (its parent never sent) is taken, under the question; the good body still lands
     orphan = Span(b"\x08" * 16, b"\x03" * 8, "orphan", 1, 2, b"\x09" * 8, {"input.value": "o"})
     assert await post(stack, otlp.encode([orphan]), otlp.PROTOBUF, key) == (200, "")

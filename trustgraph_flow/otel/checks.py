@@ -70,6 +70,11 @@ def checked(
             raise OtlpError(
                 f"{where}: attribute {key!r} holds {size} characters, more than {limits.value_chars}"
             )
+    for which, ns in zip(("start", "end"), times, strict=True):
+        if not 0 <= ns < 2**64:  # OTLP's fixed64; JSON may carry any integer
+            raise OtlpError(
+                f"{where}: its {which} time {ns} is not a time (nanoseconds since 1970, 0 to 2^64-1)"
+            )
     attributes = dict(attrs)
     if service and "service.name" not in attributes:
         attributes["service.name"] = service
