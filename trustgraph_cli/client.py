@@ -159,6 +159,11 @@ class GatewayClient:
         """One librarian operation over REST."""
         return await self._post(urljoin(self.base, "api/v1/librarian"), self.scoped(request))
 
+    async def collections(self, request: dict[str, Any]) -> dict[str, Any]:
+        """One collection-management operation over REST (the user's collections)."""
+        url = urljoin(self.base, "api/v1/collection-management")
+        return await self._post(url, self.scoped(request))
+
     async def iam(self, request: dict[str, Any]) -> dict[str, Any]:
         """One API key operation (``/api/v1/iam``, admin token only)."""
         return await self._post(urljoin(self.base, "api/v1/iam"), request)

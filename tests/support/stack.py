@@ -35,6 +35,7 @@ import os
 import shutil
 import sys
 import sysconfig
+import tomllib
 from collections.abc import AsyncIterator, Sequence
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -67,8 +68,10 @@ def command_line(name: str) -> list[str]:
     )
     if found:
         return [found]
-    (ep,) = entry_points(group="console_scripts", name=name)
-    module, _, attr = ep.value.partition(":")
+    installed = entry_points(group="console_scripts", name=name)  # else one added since:
+    pyproject = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
+    target = installed[name].value if installed else pyproject["project"]["scripts"][name]
+    module, _, attr = target.partition(":")
     code = f"import sys; from {module} import {attr} as m; sys.exit(m())"
     return [sys.executable, "-c", code]
 
