@@ -177,3 +177,42 @@ async def test_a_terminal_formatted_texts_evidence_is_marked_as_the_text_shows(
             assert quote == "Paris is the capital of France.", quote
             assert context == quote  # its line, nothing of an escape sequence around it
             assert shown.endswith("line 3, cols 1–31, chars 31–62"), shown
+
+
+async def test_a_chunks_claim_across_a_line_break_is_marked_as_its_sentence(
+    pulsar_url: str, prefix: str, tmp_path: Path
+) -> None:
+    # A DocumentRAG answer quotes its chunk's sentence with the line break as a space: the
+    # viewer finds it as tg-show-evidence does (spans.locate), not the whole chunk instead.
+    text = (
+        "Rivers of Europe\n\nThe Danube is a long river. It rises in the Black Forest and\n"
+        "flows through Vienna on its way to the Black Sea. The Rhine rises in the\nAlps.\n"
+    )
+    (tmp_path / "rivers.txt").write_text(text, encoding="utf-8")
+    async with Stack(pulsar_url, prefix, EVERY, data_dir=tmp_path) as stack:
+        loaded = await stack.cli("tg-load-document", str(tmp_path / "rivers.txt"))
+        assert loaded.code == 0, loaded.stderr
+        reply = await ask(
+            stack.url, None, "document-rag", {"query": "Which river flows through Vienna?"}
+        )
+        trace = reply["explain_id"]
+        await settled(stack, trace)
+        answer = reply["response"].strip()
+        at = locate(answer, text)
+        assert at is not None and "\n" in text[at[0] : at[0] + at[1]], (answer, at)
+        async with browser() as b:
+            page = await b.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            await page.goto(f"{stack.url}#/trace/{trace}")
+            await page.wait_for_selector('body[data-ready="trace"]', timeout=TIMEOUT)
+            await page.locator("button.claim").first.click()
+            await page.wait_for_function(
+                "() => document.querySelector('p.evidence-place')?.textContent.includes('line ')",
+                timeout=TIMEOUT,
+            )
+            shown = await page.locator("p.evidence-place").first.inner_text()
+            quote = await page.locator("blockquote.evidence-quote mark").first.text_content()
+            assert quote == text[at[0] : at[0] + at[1]], quote
+            assert shown.endswith(f"chars {at[0]}–{at[0] + at[1]}"), shown
+            assert not errors, errors

@@ -3,6 +3,7 @@
 // page the page image drawn by the gateway with the cited characters' boxes laid over it.
 import * as api from "./api.js";
 import { clear, h } from "./dom.js";
+import { locate } from "./locate.js";
 import { onPdfPage, pageBoxes, pageFigure, pageImage } from "./pagefigure.js";
 
 // The RAG answers of a trace: itself, or the sub-traces its agent steps ran.
@@ -137,10 +138,11 @@ async function places(rag, uri, claim) {
   } catch {
     text = null;
   }
+  const at = text ? locate(claim.text, text) : null; // as tg-show-evidence finds it
   return (chunk.sources || []).map((ref) => {
-    const at = text ? text.indexOf(claim.text) : -1;
-    if (at >= 0 && ref.char_offset != null) {
-      return { ref, quote: claim.text, offset: ref.char_offset + at, length: claim.text.length };
+    if (at && ref.char_offset != null) {
+      const quote = Array.from(text).slice(at[0], at[0] + at[1]).join("");
+      return { ref, quote, offset: ref.char_offset + at[0], length: at[1] };
     }
     return { ref, quote: text, offset: ref.char_offset, length: ref.char_length };
   });
