@@ -16,8 +16,10 @@ from tests.support.poll import eventually
 from tests.support.processors import EVERY
 from tests.support.sparql_server import oxigraph_server
 from tests.support.stack import Stack, run_cli
+from tests.support.store import graph_rag, msg
 from tests.support.traces import AGENT, GRAPH_RAG, loaded_and_answered
 from trustgraph_base.integrity.keys import KeyFileError
+from trustgraph_base.messaging import TRIPLES_STORE
 from trustgraph_base.provenance import uris
 from trustgraph_flow.store.processor import proc as store
 from trustgraph_flow.store.sparql.client import SparqlServer, term
@@ -170,3 +172,25 @@ async def test_a_trusted_key_that_is_not_a_key_is_one_line(tmp_path: Path) -> No
     assert got.stderr.splitlines() == [
         f"Error: cannot read the key '{missing}': No such file or directory."
     ]
+
+
+async def test_a_window_that_ends_before_it_starts_is_refused(
+    pulsar_url: str, prefix: str, tmp_path: Path
+) -> None:
+    """--since after --until (the dates swapped) is the user's mistake, said in one line: not
+    an empty bundle, nor 'No verified answers', that read as if nothing happened then."""
+    window = ("--since", "2026-12-07T00:00:00Z", "--until", "2026-12-01T00:00:00Z")
+    async with Stack(pulsar_url, prefix, [store], data_dir=tmp_path) as stack:
+        await stack.publish(TRIPLES_STORE, msg(graph_rag("w1", 1), user="trustgraph"))
+        await eventually(
+            lambda: stack.cli("tg-list-explain-traces"), lambda r: "w1" in r.stdout, timeout=30
+        )
+        made = await stack.cli("tg-export-audit", str(tmp_path / "audit"), *window)
+        shown = await stack.cli("tg-show-faithfulness", *window)
+    said = (
+        "Error: since '2026-12-07T00:00:00Z' is after until '2026-12-01T00:00:00Z': "
+        "the window holds no time [bad-request]"
+    )
+    for got in (made, shown):
+        assert (got.code, got.stdout, got.stderr.splitlines()) == (1, "", [said]), got
+    assert not (tmp_path / "audit").exists()

@@ -51,6 +51,11 @@ def request_filter(req: ExplainRequest) -> tuple[TraceFilter, tuple[str, str] | 
         since=_instant("since", req.since),
         until=_instant("until", req.until),
     )
+    if flt.since and flt.until and flt.since > flt.until:  # the two dates swapped, likely
+        raise ServiceError(
+            ErrorType.BAD_REQUEST,
+            f"since {req.since!r} is after until {req.until!r}: the window holds no time",
+        )
     return flt, _decode_cursor(req.cursor) if req.cursor else None
 
 
