@@ -15,7 +15,10 @@ from trustgraph_base.spans import locate
 LOCATE_JS = Path(__file__).resolve().parents[2] / "trustgraph_flow/gateway/static/locate.js"
 CASES = [
     ("Paris is the capital of France.", "Cities. Paris is the capital of France. More."),
-    ("It rises in the Black Forest and flows", "long river. It rises in the Black Forest and\nflows"),
+    (
+        "It rises in the Black Forest and flows",
+        "long river. It rises in the Black Forest and\nflows",
+    ),
     ("the capital of France", "Paris is the capi-\ntal of France"),
     ("a well-known city", "Paris is a well-\nknown city"),
     ("Rome is the capital", "Paris is the capital of France."),
