@@ -91,6 +91,11 @@ async def test_the_typescript_client_works_or_is_refused_at_once(
     assert "template.graph-rag-answer" in works["config.getConfigAll"]["config"]["prompt"]
     assert "graph-rag-answer" in works["config.getPrompts"]  # the reference's template-index
     assert works["knowledge.getKnowledgeCores"] == []  # the user's knowledge cores: none yet
+    # Collection management over the socket, as the client asks it: described, then listed.
+    research = {"collection": "research", "name": "Research", "description": "papers"}
+    assert works["collectionManagement.updateCollection"] == {**research, "tags": ["lab"]}
+    listed = works["collectionManagement.listCollections"]
+    assert {**research, "tags": ["lab"]} in listed and "default" in [c["collection"] for c in listed]
     assert "operation" in refused["librarian.streamDocument"]  # no stream-document here
     assert set(works) | set(refused) == set(calls)
     slow = {c: r["ms"] for c, r in calls.items() if c in refused and r["ms"] > 5000}
@@ -115,3 +120,7 @@ async def test_the_typescript_client_with_a_users_api_key(
     assert [(d["id"], d["user"]) for d in listed] == [("urn:test:ts-client:moons", "alice")]
     assert works["librarian.getDocumentMetadata"]["title"] == "Moons of Quuxar"
     assert works["librarian.getDocuments.after"] == []
+    assert [c["collection"] for c in works["collectionManagement.listCollections"]] == [
+        "default",
+        "research",
+    ]  # alice's own: none of trustgraph's

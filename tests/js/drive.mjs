@@ -138,8 +138,8 @@ await run("librarian.getProcessing", () => library.getProcessing());
 await run("librarian.removeDocument", () => library.removeDocument(doc));
 await run("librarian.getDocuments.after", () => library.getDocuments());
 
-// Flows, configuration and knowledge cores (the one flow; the user's own), and what this
-// platform does not offer (collection management over the socket): each must end at once.
+// Flows, configuration, knowledge cores and collections (the one flow; the user's own), and
+// what this platform does not offer: each must end at once.
 const flows = socket.flows();
 const config = socket.config();
 await run("flows.getFlows", () => flows.getFlows());
@@ -148,6 +148,9 @@ await run("flows.startFlow", () => flows.startFlow("f2", "default", "another"));
 await run("config.getConfigAll", () => config.getConfigAll());
 await run("config.getPrompts", () => config.getPrompts());
 await run("knowledge.getKnowledgeCores", () => socket.knowledge().getKnowledgeCores());
+await run("collectionManagement.updateCollection", () =>
+  socket.collectionManagement().updateCollection("research", "Research", "papers", ["lab"]),
+);
 await run("collectionManagement.listCollections", () =>
   socket.collectionManagement().listCollections(),
 );

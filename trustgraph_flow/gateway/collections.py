@@ -30,6 +30,7 @@ from trustgraph_flow.gateway.failure import as_failure, rest_response
 
 log = logging.getLogger(__name__)
 
+SERVICE = "collection-management"  # the REST path's name, and the socket service's
 OPERATIONS = ("list-collections", "update-collection", "delete-collection")
 
 

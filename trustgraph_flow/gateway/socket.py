@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import json
 import logging
+from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,7 +15,7 @@ from pydantic import BaseModel
 
 from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.wire import encode
-from trustgraph_flow.gateway import by_user, embeddings_query
+from trustgraph_flow.gateway import by_user, collections, embeddings_query
 from trustgraph_flow.gateway.auth import Principal
 from trustgraph_flow.gateway.dispatch import Dispatcher, as_failure
 from trustgraph_flow.gateway.revocation import REVOKED, OpenSockets, end
@@ -135,18 +136,24 @@ class SocketSession:
             )
             return
         service = frame.get("service")
-        try:
-            assert self.principal is not None
-            target, asked = embeddings_query.translate(service, frame.get("request"))
-            spec, request = self.dispatcher.parse(target, asked, self.principal)
-        except Exception as exc:  # a bug in a check answers this request, never ends the socket
-            await self.fail(rid, as_failure(exc))
-            return
+        work: Coroutine[Any, Any, None]
+        if service == collections.SERVICE:  # REST's, and the reference's socket service too
+            work = self.manage(rid, frame.get("request"))
+        else:
+            try:
+                assert self.principal is not None
+                target, asked = embeddings_query.translate(service, frame.get("request"))
+                spec, request = self.dispatcher.parse(target, asked, self.principal)
+            except Exception as exc:  # a bug in a check answers this request, never the socket
+                await self.fail(rid, as_failure(exc))
+                return
+            work = self.forward(rid, spec, request, service)
         if len(self.tasks) >= self.limits.max_outstanding:
+            work.close()
             msg = f"more than {self.limits.max_outstanding} requests outstanding on this socket"
             await self.fail(rid, ServiceError(ErrorType.TOO_MANY_REQUESTS, msg))
             return
-        task = asyncio.create_task(self.forward(rid, spec, request, service))
+        task = asyncio.create_task(work)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 
@@ -165,4 +172,19 @@ class SocketSession:
         except Exception as exc:
             failure = as_failure(exc)
             log.info("request %r to %s failed: %s", rid, spec.name, failure)
+            await self.fail(rid, failure)
+
+    async def manage(self, rid: Any, request: Any) -> None:
+        """One collection-management operation (``collections.answer``), as one reply frame."""
+        try:
+            assert self.principal is not None
+            if not isinstance(request, dict):
+                msg = f"{collections.SERVICE}: 'request' must be a JSON object"
+                raise ServiceError(ErrorType.BAD_REQUEST, msg)
+            asker = collections.Asker(self.dispatcher, self.principal)
+            reply = await collections.answer(asker, request)
+            await self.send({"id": rid, "response": reply, "complete": True})
+        except Exception as exc:
+            failure = as_failure(exc)
+            log.info("request %r to %s failed: %s", rid, collections.SERVICE, failure)
             await self.fail(rid, failure)
