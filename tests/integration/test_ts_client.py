@@ -95,7 +95,9 @@ async def test_the_typescript_client_works_or_is_refused_at_once(
     research = {"collection": "research", "name": "Research", "description": "papers"}
     assert works["collectionManagement.updateCollection"] == {**research, "tags": ["lab"]}
     listed = works["collectionManagement.listCollections"]
-    assert {**research, "tags": ["lab"]} in listed and "default" in [c["collection"] for c in listed]
+    assert {**research, "tags": ["lab"]} in listed and "default" in [
+        c["collection"] for c in listed
+    ]
     assert "operation" in refused["librarian.streamDocument"]  # no stream-document here
     assert set(works) | set(refused) == set(calls)
     slow = {c: r["ms"] for c, r in calls.items() if c in refused and r["ms"] > 5000}
