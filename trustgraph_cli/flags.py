@@ -105,3 +105,11 @@ def explainable_option(fn: F) -> F:
         is_flag=True,
         help="Show each trace entity as it is published (stderr).",
     )(fn)
+
+
+def not_empty(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """``-U``/``-C``: a name, never empty (an unset variable in a script: ``-C "$COLL"``)."""
+    if value.strip():
+        return value
+    what = {"user": "a user", "collection": "a collection (tg-list-collections lists them)"}
+    raise click.BadParameter(f"empty: name {what.get(param.name or '', 'one')}")

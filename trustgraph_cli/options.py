@@ -3,8 +3,7 @@
 Gateway URL, token, user, collection, ``-v/--verbose`` and ``--debug`` come from
 ``gateway_options``; ``-l/--limit``, ``-g/--graph``, ``-q/--question``, ``-x/--explainable``
 and ``--format`` from the helpers in ``flags`` (re-exported here), so each flag means one
-thing everywhere. Usage
-errors print one line and exit 2 (``command``, from ``trustgraph_base.usage``).
+thing everywhere. Usage errors print one line and exit 2 (``command``, ``trustgraph_base.usage``).
 
 Kept free of heavy imports so that ``tg-... --help`` starts fast.
 """
@@ -28,6 +27,7 @@ from trustgraph_cli.flags import (
     format_option,
     graph_option,
     limit_option,
+    not_empty,
     question_option,
 )
 from trustgraph_cli.terminal import CliCommand
@@ -106,6 +106,7 @@ def gateway_options(fn: F) -> F:
         "--user",
         default=DEFAULT_USER,
         show_default=True,
+        callback=not_empty,
         help="User whose data to use (with an API key: the key's user, the default).",
     )
     @click.option(
@@ -113,6 +114,7 @@ def gateway_options(fn: F) -> F:
         "--collection",
         default=DEFAULT_COLLECTION,
         show_default=True,
+        callback=not_empty,
         help="Collection to use.",
     )
     @click.option(

@@ -158,6 +158,9 @@ def test_old_format_names_still_work() -> None:
         ("tg-query-triples", ["--format", "yaml"], "'yaml' is not one of 'text', 'json'"),
         ("tg-invoke-agent", ["-q", " "], "the question is empty"),
         ("tg-stop", ["--bogus"], "No such option '--bogus'"),
+        # an unset variable in a script (-C "$COLL"): refused here, not by the gateway's schema
+        ("tg-list-documents", ["-C", ""], "'-C' / '--collection': empty: name a collection"),
+        ("tg-sparql", ["-U", " ", "ASK {}"], "'-U' / '--user': empty: name a user"),
     ],
 )
 def test_usage_errors_are_one_line_and_exit_2(name: str, args: list[str], says: str) -> None:
