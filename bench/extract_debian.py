@@ -8,8 +8,10 @@ docs/performance.md, "Extraction on real documents").
 ``--held-out`` reads, instead, documents nobody looked at while the extractor's rules were
 written (session 17: the libpng and man-db manuals), to check that what they drop there is junk
 too. ``--set`` names a pair by the session that chose it: ``dev18`` (session 18's development
-pair, judged edge by edge while its rules were written) and ``held-out18`` (its held-out pair,
-whose totals alone were looked at, at the end).
+pair, judged edge by edge while its rules were written), ``held-out18`` (its held-out pair,
+whose totals alone were looked at, at the end; session 19 studied it with dev18) and
+``held-out19`` (session 19's held-out pair: git-subtree's manual, an AsciiDoc page of options
+and examples, and Node.js's governance, a Markdown text; looked at only at the end).
 """
 
 from __future__ import annotations
@@ -41,7 +43,17 @@ HELD_OUT18 = {
     "Apache-2.0": Path("/usr/share/common-licenses/Apache-2.0"),
     "XDMCP": Path("/usr/share/doc/libxdmcp-dev/xdmcp.txt.gz"),
 }
-SETS = {"studied": DOCUMENTS, "held-out": HELD_OUT, "dev18": DEV18, "held-out18": HELD_OUT18}
+HELD_OUT19 = {
+    "git-subtree": Path("/usr/share/doc/git/contrib/subtree/git-subtree.txt"),
+    "Node.js governance": Path("/usr/share/doc/nodejs/GOVERNANCE.md"),
+}
+SETS = {
+    "studied": DOCUMENTS,
+    "held-out": HELD_OUT,
+    "dev18": DEV18,
+    "held-out18": HELD_OUT18,
+    "held-out19": HELD_OUT19,
+}
 CHUNK, OVERLAP = 1000, 100  # the chunker's defaults
 
 
