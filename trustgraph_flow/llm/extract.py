@@ -214,7 +214,7 @@ def _read(text: str, limit: int, memory: Memory) -> list[Edge]:
             found.setdefault((s, p, o), Edge(s, p, o, literal, sentence))
         joined = defined_above(text, before, (a, b))
         quote = text[before[0] : b] if joined else sentence
-        if not joined and layout.not_prose(a):
+        if not joined and layout.not_prose(a, b):
             memory.heard([], [])
             before = (a, b)
             continue  # a heading, an option, a table row, code (``layout``)

@@ -54,12 +54,19 @@ def _verb_object(p: str, o: str) -> bool:
     )
 
 
+def _passive(p: str) -> bool:
+    """'is sent', 'was not given': a copula and a participle."""
+    words = [w for w in p.lower().split() if w not in NEGATIONS and not looks_adverb(w)]
+    return len(words) == 2 and words[0] in COPULAS and is_participle(words[1])
+
+
 def clean(s: str, p: str, o: str, literal: bool) -> bool:
     """Whether a fact is worth an edge: no pronoun or adverb as subject or object, no label
     naming nothing (``hollow_labels.loose``), no subject opening with a preposition, a
     predicate starting with a verb and stating no condition, an object that does not repeat
     its subject, no lone participle as an object ('Chlorine → is → added', 'may publish →
-    revised'), no verb as the object's first word (``_verb_object``)."""
+    revised', 'is sent → including'), no verb as the object's first word (``_verb_object``),
+    no predicate denied by a bare 'not' ('Willing not received by the display', a heading)."""
     if not (s and p and o) or s.lower() in JUNK or o.lower() in JUNK:
         return False
     if loose(s) or hollow(s, subject=True) or (not literal and loose(o)):
@@ -69,6 +76,8 @@ def clean(s: str, p: str, o: str, literal: bool) -> bool:
     first = p.split()[0]
     if not (looks_verb(first) or first in NEGATIONS) or _words(p) & CONDITIONS:
         return False
+    if first == "not":
+        return False  # "Willing → not received → display": no auxiliary, no finite verb
     if is_participle(first) and any(w in COPULAS for w in p.split()[1:]):
         return False  # "actual block size → used is → 100000 x": the subject's participle
     if literal:
@@ -84,6 +93,8 @@ def clean(s: str, p: str, o: str, literal: bool) -> bool:
         return False  # "randomisation mechanism → protects → adequately"
     head = words[0] if len(words) == 1 else ""
     lone = bool(head) and not is_cap(head)
+    if lone and head.endswith("ing") and _passive(p):
+        return False  # "Failed message → is sent → including": a passive takes no object
     after_copula = p in COPULAS or p.lower().split()[-1] in ARTICLES
     # a participle: after a copula any ('is → added'), else one in '-ed' ('may publish →
     # revised'); an irregular one may be a noun ('refers to → set')

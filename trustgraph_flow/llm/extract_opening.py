@@ -5,7 +5,8 @@ is about: a name before a lower-case possessive owns the subject ("The JPEG libr
 manager controls…": not JPEG), a name before a symbol is a formula or a table cell ("Rec.
 ITU-T T.81 | ISO/IEC 10918-1 regards…"), a participle with its agent and no auxiliary
 describes the subject ("Compressed data created by this version is…", "Changes made by dpkg
-… are…"), and 'it' before "is allowed for", "is possible to" stands for nothing ("It is
+… are…") or, with no auxiliary anywhere, is a heading ("Message received out of order by
+manager"), and 'it' before "is allowed for", "is possible to" stands for nothing ("It is
 allowed for the functionality … to fail"). Such a sentence states no fact of that name, and
 'it' in the next stands for nothing either.
 """
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 from trustgraph_flow.llm.extract_owned import GENITIVE
 from trustgraph_flow.llm.extract_verbs import ADVERBS, AUXILIARIES, NEGATIONS, is_participle
-from trustgraph_flow.llm.extract_words import COPULAS, MODALS
+from trustgraph_flow.llm.extract_words import ARTICLES, COPULAS, MODALS
 
 # A name right before one of these is a cell or a term of a formula, not a subject.
 SYMBOLS = frozenset("|=+<>*/\\~^")
@@ -22,6 +23,7 @@ SYMBOLS = frozenset("|=+<>*/\\~^")
 EMPTY_IT_AFTER = frozenset({"for", "to", "that", "whether"})
 _BEFORE_WORD = ADVERBS | NEGATIONS  # read past between 'It is' and its word
 _VERB_TO_COME = COPULAS | MODALS  # after a reduced passive's agent
+MAX_HEADLINE_GAP = 3  # words between a headline's participle and its agent ("out of order")
 
 
 def no_subject(tokens: list[str], start: int) -> bool:
@@ -38,13 +40,28 @@ def _reduced_passive(tokens: list[str], start: int) -> bool:
     """'Compressed data created by this version is…': a participle and its agent with no
     auxiliary describe the subject; they are not its act. An irregular participle may be
     a past tense ("Hale built by the river…"), so it counts only with a verb to come."""
-    if start + 1 >= len(tokens) or tokens[start + 1].lower() != "by":
-        return False
-    word = tokens[start]
+    word = tokens[start] if start < len(tokens) else ""
     if not is_participle(word):
         return False
+    if start + 1 >= len(tokens) or tokens[start + 1].lower() != "by":
+        return _headline(tokens, start)
     later = {t.lower() for t in tokens[start + 2 :]}
     return word.lower().endswith("ed") or bool(later & _VERB_TO_COME)
+
+
+def _headline(tokens: list[str], start: int) -> bool:
+    """'Message received out of order by manager': a participle in '-ed', a short phrase,
+    its agent, and no auxiliary in the whole sentence: a heading or a table's cell, not a
+    past tense ('Hale worked in Leeds by 1880' has a year, not an agent)."""
+    if not tokens[start].lower().endswith("ed") or AUXILIARIES & {t.lower() for t in tokens}:
+        return False
+    window = tokens[start + 1 : start + 2 + MAX_HEADLINE_GAP]
+    by = next((i for i, t in enumerate(window) if t.lower() == "by"), None)
+    if by is None or not all(t.isalpha() and t.islower() for t in window[:by]):
+        return False
+    agent = start + 2 + by
+    agent += agent < len(tokens) and tokens[agent].lower() in ARTICLES
+    return agent < len(tokens) and tokens[agent][:1].isalpha()
 
 
 def _empty_it(tokens: list[str]) -> bool:

@@ -5,8 +5,10 @@ compressed", "Six routines make up the interface", "Earlier versions of bzip2 wi
 the heading "Possible assignments to bzerror" look like a name ("Multiple") and a verb
 ("files", a third person's '-s'). They are not: a word taken for a verb by its '-s' alone,
 followed by an auxiliary, a verb or a preposition, is a plural noun, the head of the
-subject; what such a sentence says of its description is no fact about a name. (A name and
-its verb, "Sed reads its input", "Marrowby lies on the Wear", are read as before.)
+subject; what such a sentence says of its description is no fact about a name. After a list
+of names ("The Hostname and Status fields as in the Willing packet") an '-s' word is always
+such a noun: a verb agrees with the list in the plural. (A name and its verb, "Sed reads its
+input", "Marrowby lies on the Wear", are read as before.)
 """
 
 from __future__ import annotations
@@ -25,6 +27,11 @@ from trustgraph_flow.llm.extract_words import PREPOSITIONS
 
 def _plural_only(word: str) -> bool:
     """A lower-case '-s' word the extractor would take for a verb by its ending alone."""
+    return _third_person(word) and not known_verb(word)
+
+
+def _third_person(word: str) -> bool:
+    """'fields', 'runs': a lower-case '-s' word, no auxiliary (a verb of one subject)."""
     low = word.lower()
     return (
         word.isalpha()
@@ -32,7 +39,6 @@ def _plural_only(word: str) -> bool:
         and low.endswith("s")
         and not low.endswith(("ss", "us", "is", "ous"))
         and low not in AUXILIARIES
-        and not known_verb(word)
     )
 
 
@@ -57,6 +63,8 @@ def opens_with_description(subjects: list[str], tokens: list[str], start: int) -
     so, wrongly, is a one-word name with a verb the lists lack ('Grepper exits with…')."""
     if not subjects or start >= len(tokens):
         return False
+    if len(subjects) > 1 and _third_person(tokens[start]):
+        return True  # "The Hostname and Status fields as in…": a list takes no '-s' verb
     words = subjects[0].split()
     word = words[0]  # a word capitalised for the sentence, not "HHsed" or "BZ2_bzRead"
     plain = len(subjects) == 1 and word[1:].islower() and word.isalpha() and tokens[0] == word

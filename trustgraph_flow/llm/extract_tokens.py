@@ -3,7 +3,8 @@
 Markup ("## ", "- ", "**"), an opening phrase before a comma that has no verb ("In 1903,",
 "For example,"), an opening adverb ("Historically,", "Generally daemons…") and asides in brackets ("Root is
 (typically) the superuser") are no part of the clause. A path ("/var/mail") is one token, and so
-are a name joined by '&' or '/' ("AT&T", "U/WIN"; not "and/or") and a size ("8x8").
+are a name joined by '&', '/' or '_' ("AT&T", "U/WIN", "png_read"; not "and/or"), a size
+("8x8") and a number's measure ("32-bit": 'a 32-bit number' is not 'is → 32').
 The edge's quote is the sentence as written: only the reading skips these.
 """
 
@@ -15,8 +16,9 @@ from trustgraph_flow.llm.extract_verbs import looks_adverb, looks_verb
 
 MAX_ASIDE = 8  # tokens inside brackets read past as an aside
 _TOKEN = re.compile(
-    r"\d+[x×]\d+\b|\d[\d,.]*\d|\d|(?<![\w/])/[^\W_][\w-]*(?:[./][^\W_][\w-]*)*"
-    r"|[^\W_]+(?:(?:['’.-]|[&/](?!or\b))[^\W_]+)*|[^\w\s]",
+    r"\d+[x×]\d+\b|\d+(?:-[^\W\d_]+)+|\d[\d,.]*\d|\d"
+    r"|(?<![\w/])/[^\W_][\w-]*(?:[./][^\W_][\w-]*)*"
+    r"|[^\W_]+(?:(?:['’.-]|_+|[&/](?!or\b))[^\W_]+)*|[^\w\s]",
     re.UNICODE,
 )
 _LEADING_CLAUSE = re.compile(
@@ -24,7 +26,9 @@ _LEADING_CLAUSE = re.compile(
     r"|^(?:in|on|at|after|before|during|since|by|from|for|until|following)\b[^,]{0,80},\s*",
     re.I,
 )
-_MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|[-*+•]\s+|\d{1,3}[.)]\s+|>\s*)+|[*_`]{1,3}")
+_MARKUP = re.compile(
+    r"^\s*(?:#{1,6}\s+|[-*+•]\s+|\d{1,3}[.)]\s+|>\s*)+|[*`]{1,3}|(?<!\w)_{1,2}\b|\b_{1,2}(?!\w)"
+)
 
 
 def tokens_of(text: str) -> list[str]:

@@ -79,6 +79,15 @@ PARTICIPLE_PAST = {
     "forbidden": "forbade",
     "eaten": "ate",
     "frozen": "froze",
+    "lost": "lost",
+    "done": "did",
+    "gone": "went",
+    "said": "said",
+    "heard": "heard",
+    "meant": "meant",
+    "understood": "understood",
+    "bound": "bound",
+    "spent": "spent",
 }
 # Past tenses that are not '-ed' ("Rook wrote a treatise").
 IRREGULAR_PAST = frozenset(PARTICIPLE_PAST.values()) | frozenset(

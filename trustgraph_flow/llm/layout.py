@@ -4,13 +4,15 @@ A manual or a FAQ is not all sentences. Its table of contents ("3.1.3. Utility f
 summary . . . . 9"), section headings ("3.4.8. Handling embedded compressed data streams"),
 option lines ("-k --keep" and the description under it), usage lines ("bzip2 [ -cdfkqstvzVL ]
 [ filenames ... ]"), table rows ("\\dDDD   decimal char, where DDD are 1-3 decimal digits"),
-code and comments ("# Comments supported by GNU sed") and a heading standing on its own line
-("Getting started with sed", over a link) read, word by word, like a name and a verb; the
-clause reader made edges of them (``Utility → functions → summary``, ``DDD → are → 1``).
-Whether a line is such is a matter of the line and its neighbours, which only the text's
-layout shows, so it is decided here, per line, before any sentence is read; a sentence that
-starts on such a line states nothing. Title blocks and defined terms are read apart
-(``extract_title``), from the lines themselves.
+code and comments ("# Comments supported by GNU sed"), a state machine's arrows
+("User-requested connect to one host -> query") and labels ("update-broadcast-willing:") and
+a heading standing on its own line ("Getting started with sed", over a link) read, word by
+word, like a name and a verb; the clause reader made edges of them (``Utility → functions →
+summary``, ``DDD → are → 1``). Whether a line is such is a matter of the line and its
+neighbours, which only the text's layout shows, so it is decided here, per line, before any
+sentence is read; a sentence that starts on such a line, or runs into one with no full stop
+("Add new host to the host list" / "update-broadcast-willing:"), states nothing. Title blocks
+and defined terms are read apart (``extract_title``), from the lines themselves.
 """
 
 from __future__ import annotations
@@ -33,6 +35,11 @@ _URL = re.compile(r"\s*(?:<?https?://|<?ftp://|www\.)")
 _SENTENCE_END = re.compile(r"[.!?][\"')\]’”]*$")
 _INNER_END = re.compile(r"[a-z)][.!?][\"')\]’”]*\s")
 _UNDERLINE = re.compile(r"[-=~^*]{3,}")  # "Package declarations" / "--------------"
+_RULE = re.compile(r"[-=~^*_]{3,}")  # a line across the page
+# "User-requested connect to one host -> query": a state machine's or a diagram's arrow
+_ARROW = re.compile(r"(?:^|\s)(?:-+>|=+>|<-+|<=+|[→⇒←])(?:\s|$)")
+# "update-broadcast-willing:", "max_size:": an identifier's label, a state or a key
+_LABEL = re.compile(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+:(?:\s.*)?")
 _FRAME = "*|# \t"  # a box drawn around prose ("*  Covered Software is provided…  *")
 HEADING_CHARS = 70  # a heading is a short line
 LETTERS_SHARE = 0.6  # below this share of letters among its characters a line is code…
@@ -110,12 +117,12 @@ def _option_above(text: str, start: int) -> bool:
 
 
 class Layout:
-    """The lines of ``text`` that are layout, judged once: ``not_prose(a)`` is whether the
-    sentence starting at ``a`` starts on one. Contents lines, section headings (not a
-    numbered line whose sentence goes on below in lower case), options,
-    usage lines, table rows and code count wherever on the line a sentence starts; an
-    option's description and a heading standing alone only for a sentence opening its line
-    (one after a full stop is prose by then)."""
+    """The lines of ``text`` that are layout, judged once: ``not_prose(a, b)`` is whether the
+    sentence at ``a:b`` starts on one, or runs into one with no full stop. Contents lines,
+    section headings (not a numbered line whose sentence goes on below in lower case),
+    options, usage lines, table rows, code and a state machine's lines count wherever on
+    the line a sentence starts; an option's description and a heading standing alone only
+    for a sentence opening its line (one after a full stop is prose by then)."""
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -133,11 +140,30 @@ class Layout:
                 self.opening.add(start)
             start = end + 1
 
-    def not_prose(self, a: int) -> bool:
+    def not_prose(self, a: int, b: int) -> bool:
         start = self.text.rfind("\n", 0, a) + 1
         if start in self.anywhere:
             return True
-        return start in self.opening and not self.text[start:a].strip()
+        if start in self.opening and not self.text[start:a].strip():
+            return True
+        return not _SENTENCE_END.search(self.text[a:b].rstrip()) and self._runs_into(a, b)
+
+    def _runs_into(self, a: int, b: int) -> bool:
+        """Whether the sentence at ``a:b`` goes on into a line of layout ("Add new host to
+        the host list" / "update-broadcast-willing:"): with no full stop, a row of a table
+        or a diagram, not a sentence. Code set deeper is an example the sentence shows
+        ("…accessed by code such as" / "        image[c][row][col]"), and a rule across
+        the page ("______") is the page's, not the sentence's."""
+        first = _indent(self.text[self.text.rfind("\n", 0, a) + 1 : a + 1])
+        line = self.text.find("\n", a, b)
+        while line >= 0:
+            end = self.text.find("\n", line + 1)
+            body = self.text[line + 1 : len(self.text) if end < 0 else end]
+            if line + 1 in self.anywhere and _indent(body) <= first:
+                if not _RULE.fullmatch(body.strip()):
+                    return True
+            line = self.text.find("\n", line + 1, b)
+        return False
 
 
 def _layout(body: str) -> bool:
@@ -147,4 +173,6 @@ def _layout(body: str) -> bool:
         or bool(_SYNOPSIS.search(body))
         or bool(_COLUMNS.search(body.strip(_FRAME)))
         or _code(body)
+        or bool(_ARROW.search(body))
+        or bool(_LABEL.fullmatch(body))
     )

@@ -1,0 +1,88 @@
+"""Session 19's junk causes (issue 29), general ones, not words of the documents studied:
+text that is not a sentence (a state machine's arrows and labels, a line of words running
+into one), fragments whose verb is not a verb (a bare 'not', a participle with its agent and
+no auxiliary, an '-s' noun after a list of names, an '-ing' word after a passive, an
+irregular participle after a copula) and names the tokens cut ('32-bit', 'png_read').
+Each gives no junk edge; the prose beside it is read as before."""
+
+from __future__ import annotations
+
+from trustgraph_flow.llm.extract import extract_edges
+from trustgraph_flow.llm.extract_tokens import sentence_tokens
+
+
+def _triples(text: str) -> set[tuple[str, str, str]]:
+    return {(e.s, e.p, e.o) for e in extract_edges(text)}
+
+
+STATES = """Zlink keeps a list of hosts.
+
+Server:
+                   Client-requested close of one session -> close
+idle:              Timer expires on the session -> idle
+
+                   Remove old host from the list kept for the server
+remove-host:
+                   -> idle
+
+Zlink sends a Hello packet to each host.
+"""
+
+
+def test_a_state_machines_lines_give_no_edge_and_the_prose_around_them_does() -> None:
+    found = _triples(STATES)
+    assert found == {("Zlink", "keeps", "hosts"), ("Zlink", "sends", "Hello")}, found
+
+
+def test_a_sentence_showing_code_set_deeper_or_cut_by_a_rule_is_still_read() -> None:
+    shown = (
+        "In general, a sample value is accessed by Qedit such as\n"
+        "        image[component][row][col]\n"
+        "where col is measured from the left edge.\n"
+    )
+    assert ("Qedit", "accessed", "sample value") in _triples(shown)
+    ruled = (
+        "Zedit is a small editor and its on-disk formats have changed a number of\n"
+        "times to provide features beyond what Qedit needs, so the\n"
+        "____________________\n"
+    )
+    assert ("Zedit", "is a", "small editor") in _triples(ruled)
+
+
+def test_a_participle_with_no_auxiliary_is_a_heading_not_an_act() -> None:
+    assert _triples("Willing not received by the display.") == set()
+    assert _triples("Message received out of order by manager.") == set()
+    # a past tense and a year, and an auxiliary in the sentence, are read as before
+    assert ("Hale", "worked in", "Leeds") in _triples("Hale worked in Leeds by 1880.")
+    assert ("Lee Hale", "wrote", "Zedit") in _triples("Zedit was written by Lee Hale in 1974.")
+
+
+def test_an_s_word_after_a_list_of_names_is_a_noun_not_a_verb() -> None:
+    assert _triples("The Hostname and Status fields as in the Willing packet.") == set()
+    assert _triples("Hale and Mott own the mill.") == {
+        ("Hale", "own", "mill"),
+        ("Mott", "own", "mill"),
+    }
+
+
+def test_no_thing_is_a_passives_ing_word_nor_an_irregular_participle() -> None:
+    assert _triples("Failed message is sent including a human readable reason.") == set()
+    assert _triples("Error message is lost.") == set()
+    assert _triples("Zedit supports scripting.") == {("Zedit", "supports", "scripting")}
+
+
+def test_a_numbers_measure_and_a_name_with_underscores_are_one_token() -> None:
+    assert _triples("The Session ID is a 32-bit number.") == {("Session ID", "is", "32-bit number")}
+    assert _triples("PNG_MAX_UINT was replaced with PNG_UINT_31_MAX.") == {
+        ("PNG_MAX_UINT", "was replaced with", "PNG_UINT_31_MAX")
+    }
+    # emphasis marks are still read past, and a range keeps its dash
+    assert sentence_tokens("The _Zedit_ manual covers 1991-2012.") == [
+        "The",
+        "Zedit",
+        "manual",
+        "covers",
+        "1991",
+        "-",
+        "2012",
+    ]
