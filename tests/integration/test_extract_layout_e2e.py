@@ -1,12 +1,13 @@
-"""A manual's layout and its misread sentences are not read as facts, end to end (issue 29, "junk edges no longer show
-up as evidence"): a document laid out as Debian's bzip2 manual and sed FAQ are (a contents
-line, section headings, options, a usage line, a table, code, a heading over a link, and
-sentences once misread: a count as subject, "like", a participle after an adverb, a plural
-noun before "of", a verb's clause), and a protocol spec laid out as the XDMCP one is (problems
-and solutions as headline fragments, a state table of arrows and labels, a list of names
-before a plural noun), are loaded with tg-load-document; the graph tg-query-triples shows
-holds the edges of their prose and none of their layout, and GraphRAG asked about a heading's
-or a headline's words cites no such edge."""
+"""A manual's layout and its misread sentences are not read as facts, end to end (issue 29, "junk
+edges no longer show up as evidence"): a document laid out as Debian's bzip2 manual and sed FAQ
+are (a contents line, section headings, options, a usage line, a table, code, a heading over a
+link, and sentences once misread: a count as subject, "like", a participle after an adverb, a
+plural noun before "of", a verb's clause), and a protocol spec laid out as the XDMCP one is
+(problems and solutions as headline fragments, a state table of arrows and labels, a list of
+names before a plural noun), and a style guide (a fenced block of code, imperatives, a modal's
+verb after 'probably', a perfect's participle, a means taken for an agent), are loaded with
+tg-load-document; the graph tg-query-triples shows holds the edges of their prose and none of
+their layout, and GraphRAG asked about a heading's or a headline's words cites no such edge."""
 
 from __future__ import annotations
 
@@ -73,6 +74,25 @@ update-host-list:
 """
 # labels the fragments gave on the code before (`Hello → not received → host`, …)
 JUNK = {"user-requested", "add new", "message", "order", "hostname", "status", "including"}
+GUIDE = """Zedit style guide
+
+Zedit reads its input from files.
+
+```sh
+Zedit writes stdout
+Hale built the mill
+```
+
+Read coded data from the data source module.
+Indicate bit values via shifts.
+The Zedit case will probably result in halos.
+Tests have shown that Zedit is fast.
+Hand editing is achieved by copying zedit.conf to the home directory.
+Copyright Copyright notice
+"""
+# labels its code and misread verbs gave on the code before (`Read → coded → data`, …)
+MISREAD = {"stdout", "hale", "mill", "read", "indicate", "result", "shown", "copyright"}
+MISREAD |= {"copying zedit.conf", "data"}
 pytestmark = pytest.mark.timeout(300)
 
 
@@ -85,8 +105,9 @@ def _labels(found: list[dict[str, Any]]) -> set[str]:
     [
         (MANUAL, {"zedit", "input", "lee hale"}, LAYOUT, "What are the utility functions?"),
         (SPEC, {"zlink", "hello", "session id"}, JUNK, "Which message is received out of order?"),
+        (GUIDE, {"zedit", "input"}, MISREAD, "What did Hale build?"),
     ],
-    ids=["manual", "state-machine"],
+    ids=["manual", "state-machine", "guide"],
 )
 async def test_layout_and_fragments_give_no_edge_and_are_never_cited(
     pulsar_url: str,

@@ -86,3 +86,36 @@ def test_a_numbers_measure_and_a_name_with_underscores_are_one_token() -> None:
         "-",
         "2012",
     ]
+
+
+GUIDE = """Zedit reads its input from files.
+
+```sh
+Zedit writes stdout
+Hale built the mill
+```
+
+[source,shell]
+----
+Qedit copies stdin
+----
+
+--prefix=<prefix>::
+	Zedit takes the path of the subtree.
+
+Write packed data to the sink module.
+Separate bit fields with commas.
+The Qedit buffer will possibly overflow in loops.
+Benchmarks had shown that Qedit is slow.
+Setup is achieved by running qedit.init in the home directory.
+Copyright Copyright holder
+"""
+
+
+def test_code_blocks_an_option_term_and_misread_verbs_give_no_edge() -> None:
+    assert _triples(GUIDE) == {("Zedit", "reads", "input")}
+
+
+def test_a_past_tense_with_its_object_is_no_imperative() -> None:
+    assert _triples("Mark founded the firm.") == {("Mark", "founded", "firm")}
+    assert _triples("Hale designed bridges.") == {("Hale", "designed", "bridges")}

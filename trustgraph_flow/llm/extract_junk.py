@@ -14,7 +14,8 @@ from trustgraph_flow.llm.extract_verbs import (
 from trustgraph_flow.llm.extract_words import ARTICLES, COPULAS, JUNK, MODALS, PREPOSITIONS
 from trustgraph_flow.llm.hollow_labels import hollow, loose
 
-_NOT_VERBS = NEGATIONS | {"longer"}  # "will no longer → attempt"
+_NOT_VERBS = NEGATIONS | {"longer"}
+PERFECT = frozenset({"have", "has", "had"})  # "will no longer → attempt"
 
 
 def _words(label: str) -> set[str]:
@@ -71,8 +72,11 @@ def clean(s: str, p: str, o: str, literal: bool) -> bool:
         return False
     if loose(s) or hollow(s, subject=True) or (not literal and loose(o)):
         return False  # "As I → said", "I’ve → run", "Sed cannot → export" (``hollow_labels``)
-    if s.split()[0].lower() in PREPOSITIONS:
+    opening = s.split()[0]
+    if opening.lower() in PREPOSITIONS:
         return False  # "In IJG → implementations prior to → v5": an opening phrase
+    if opening.islower() and opening.endswith("ing"):
+        return False  # "is achieved by copying X": a means, no agent ('copying X → achieved')
     first = p.split()[0]
     if not (looks_verb(first) or first in NEGATIONS) or _words(p) & CONDITIONS:
         return False
@@ -84,6 +88,8 @@ def clean(s: str, p: str, o: str, literal: bool) -> bool:
         return True
     if _words(o) <= _words(s) and all(is_cap(w) for w in s.split()):
         return False  # a name's own part ("Casimir Rook → designed → Rook")
+    if o.lower() == s.lower():
+        return False  # "Copyright → holds → copyright" (of "Copyright Copyright notice")
     if _verb_object(p, o):
         return False  # "Installation Information → must → suffice": a verb, not a thing
     # adverbs and an article before it change nothing: 'are → actually determined', 'is a
@@ -95,7 +101,8 @@ def clean(s: str, p: str, o: str, literal: bool) -> bool:
     lone = bool(head) and not is_cap(head)
     if lone and head.endswith("ing") and _passive(p):
         return False  # "Failed message → is sent → including": a passive takes no object
-    after_copula = p in COPULAS or p.lower().split()[-1] in ARTICLES
+    # a perfect's auxiliary too: 'Tests → have → shown' ("Tests have shown that…")
+    after_copula = p in COPULAS or p.lower().split()[-1] in ARTICLES | PERFECT
     # a participle: after a copula any ('is → added'), else one in '-ed' ('may publish →
     # revised'); an irregular one may be a noun ('refers to → set')
     participle = is_participle(head) and (after_copula or head.lower().endswith("ed"))

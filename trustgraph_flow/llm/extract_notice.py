@@ -4,7 +4,8 @@ Licences, manuals and source files open with a line such as "Copyright (C) 2007 
 Foundation, Inc." or "Copyright (c) The Regents of the University of California." It is no
 sentence (no verb), so the clause reader states nothing; read as a notice it says the holder
 holds the copyright, of those years. A template's placeholder ("Copyright (C) <year> <name of
-author>", "Copyright (c) YEAR YOUR NAME") names no one and states nothing.
+author>", "Copyright (c) YEAR YOUR NAME") names no one and states nothing, nor does a label
+("Copyright Copyright notice", a field's name and its description).
 """
 
 from __future__ import annotations
@@ -41,8 +42,8 @@ def notice_facts(sentence: str) -> list[Fact]:
     holder = named.group() if named else ""
     words = holder.split()  # "Thomas G. Lane", "AT&T Labs"; not "YEAR YOUR NAME"
     placeholder = all(w.isupper() and len(w) > 3 for w in words)
-    if not holder or placeholder or any(w.lower() in JUNK for w in words):
-        return []  # "YEAR YOUR NAME": a template's placeholder
+    if not holder or placeholder or any(w.lower() in JUNK | {"copyright"} for w in words):
+        return []  # "YEAR YOUR NAME": a template's placeholder; "Copyright notice", a label
     facts: list[Fact] = [(holder, "holds", "copyright", False)]
     if found.group("years"):
         facts.append((holder, "holds copyright dated", found.group("years"), True))

@@ -1,21 +1,28 @@
 """Sentence openings that name no subject, for the offline extractor (issue 29, junk edges).
 
-What ``extract_subject.subjects`` finds at a sentence's start is not always what the clause
-is about: a name before a lower-case possessive owns the subject ("The JPEG library's memory
-manager controls…": not JPEG), a name before a symbol is a formula or a table cell ("Rec.
-ITU-T T.81 | ISO/IEC 10918-1 regards…"), a participle with its agent and no auxiliary
-describes the subject ("Compressed data created by this version is…", "Changes made by dpkg
-… are…") or, with no auxiliary anywhere, is a heading ("Message received out of order by
-manager"), and 'it' before "is allowed for", "is possible to" stands for nothing ("It is
-allowed for the functionality … to fail"). Such a sentence states no fact of that name, and
-'it' in the next stands for nothing either.
+What ``extract_subject.subjects`` finds at a sentence's start is not always what the clause is
+about: a name before a lower-case possessive owns the subject ("The JPEG library's memory
+manager controls…": not JPEG), a name before a symbol is a formula or a table cell ("Rec. ITU-T
+T.81 | ISO/IEC 10918-1 regards…"), a participle with its agent and no auxiliary describes the
+subject ("Compressed data created by this version is…", "Changes made by dpkg … are…") or, with
+no auxiliary anywhere, is a heading ("Message received out of order by manager"), a verb opening
+an imperative is none ("Read coded data from…"), and 'it' before "is allowed for", "is possible
+to" stands for nothing ("It is allowed for the functionality … to fail"). Such a sentence states
+no fact of that name, and 'it' in the next stands for nothing either.
 """
 
 from __future__ import annotations
 
 from trustgraph_flow.llm.extract_owned import GENITIVE
-from trustgraph_flow.llm.extract_verbs import ADVERBS, AUXILIARIES, NEGATIONS, is_participle
-from trustgraph_flow.llm.extract_words import ARTICLES, COPULAS, MODALS
+from trustgraph_flow.llm.extract_verbs import (
+    ADVERBS,
+    AUXILIARIES,
+    BASE_VERBS,
+    IRREGULAR_PAST,
+    NEGATIONS,
+    is_participle,
+)
+from trustgraph_flow.llm.extract_words import ARTICLES, COPULAS, MODALS, PREPOSITIONS
 
 # A name right before one of these is a cell or a term of a formula, not a subject.
 SYMBOLS = frozenset("|=+<>*/\\~^")
@@ -23,6 +30,8 @@ SYMBOLS = frozenset("|=+<>*/\\~^")
 EMPTY_IT_AFTER = frozenset({"for", "to", "that", "whether"})
 _BEFORE_WORD = ADVERBS | NEGATIONS  # read past between 'It is' and its word
 _VERB_TO_COME = COPULAS | MODALS  # after a reduced passive's agent
+VERB_ENDINGS = ("ate", "ize", "ise", "ify")  # 'Indicate', 'Initialize', 'Specify'
+_NO_NOUN = ARTICLES | PREPOSITIONS | AUXILIARIES | NEGATIONS | {"and", "or", "that", "this"}
 MAX_HEADLINE_GAP = 3  # words between a headline's participle and its agent ("out of order")
 
 
@@ -33,7 +42,26 @@ def no_subject(tokens: list[str], start: int) -> bool:
     nxt = tokens[start]
     if nxt in SYMBOLS or (nxt.islower() and nxt.endswith(GENITIVE)):
         return True
-    return _reduced_passive(tokens, start) or _empty_it(tokens)
+    return _reduced_passive(tokens, start) or _empty_it(tokens) or _imperative(tokens, start)
+
+
+def _imperative(tokens: list[str], start: int) -> bool:
+    """'Read coded data from the source', 'Indicate bit values via…': a verb's base form
+    capitalised to open a sentence, then a participle or past form and a bare noun (a past
+    tense takes its object with an article or a name: 'Mark founded the firm')."""
+    word = tokens[0]
+    if start != 1 or not (word.isalpha() and word[:1].isupper() and word[1:].islower()):
+        return False
+    low = word.lower()
+    if low not in BASE_VERBS and not (len(low) > 5 and low.endswith(VERB_ENDINGS)):
+        return False
+    if start + 1 >= len(tokens):
+        return False
+    verb = tokens[start]
+    if not (verb.islower() and (verb in IRREGULAR_PAST or is_participle(verb))):
+        return False
+    after = tokens[start + 1]
+    return after.isalpha() and after.islower() and after not in _NO_NOUN
 
 
 def _reduced_passive(tokens: list[str], start: int) -> bool:

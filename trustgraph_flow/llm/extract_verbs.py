@@ -138,9 +138,21 @@ def looks_verb(word: str) -> bool:
     return low.endswith("s") and len(low) > 3 and not low.endswith(("ss", "us", "is", "ous"))
 
 
-# Endings of manner and sentence adverbs ('historically', 'generally', 'similarly'), which
+# Endings of manner and sentence adverbs ('historically', 'generally', 'probably'), which
 # few names have (unlike a bare '-ly': Italy, Emily).
-ADVERB_ENDINGS = ("ally", "ently", "antly", "ously", "ively", "ately", "edly", "ingly", "fully")
+ADVERB_ENDINGS = (
+    "ally",
+    "ently",
+    "antly",
+    "ously",
+    "ively",
+    "ately",
+    "edly",
+    "ingly",
+    "fully",
+    "ably",
+    "ibly",
+)
 
 
 def looks_adverb(word: str) -> bool:

@@ -25,7 +25,7 @@ _LEADERS = re.compile(r"(?:\.\s?){4,}\s*[\divxlc]*\s*$", re.IGNORECASE)
 _SECTION = re.compile(r"\d{1,3}(?:\.\d{1,3})+\.?\s+\S")
 # "-k --keep", "--help  show this", "-s, --small": an option
 _OPTION = re.compile(r"-{1,2}[A-Za-z0-9?]")
-_OPTIONS_ONLY = re.compile(r"(?:-{1,2}[\w?][\w-]*(?:[= ]?<?[A-Za-z_]+>?)?[ ,]*)+")
+_OPTIONS_ONLY = re.compile(r"(?:-{1,2}[\w?][\w-]*(?:[= ]?<?[A-Za-z_]+>?)?[ ,]*)+:{0,2}")
 # "bzip2 [ -cdfkqstvzVL123456789 ] [ filenames ... ]", "Usage: sed [OPTION]..."
 _SYNOPSIS = re.compile(r"(?:usage|synopsis)\s*:|\[\s*-{1,2}\w|\[\s*[A-Z]+\s*\]", re.IGNORECASE)
 # "\dDDD   decimal char": columns apart (not the two spaces after a full stop)
@@ -36,6 +36,11 @@ _SENTENCE_END = re.compile(r"[.!?][\"')\]’”]*$")
 _INNER_END = re.compile(r"[a-z)][.!?][\"')\]’”]*\s")
 _UNDERLINE = re.compile(r"[-=~^*]{3,}")  # "Package declarations" / "--------------"
 _RULE = re.compile(r"[-=~^*_]{3,}")  # a line across the page
+# "```sh", "~~~": a fenced block of code; "----", "....": a listing or literal block under an
+# attribute line ("[source,shell]"; a plain text draws rules across its page with such lines)
+_FENCE = re.compile(r"`{3,}|~{3,}")
+_DELIMITER = re.compile(r"-{4,}|\.{4,}")
+_ATTRIBUTE = re.compile(r"\[[\w ,=\"'-]*\]")
 # "User-requested connect to one host -> query": a state machine's or a diagram's arrow
 _ARROW = re.compile(r"(?:^|\s)(?:-+>|=+>|<-+|<=+|[→⇒←])(?:\s|$)")
 # "update-broadcast-willing:", "max_size:": an identifier's label, a state or a key
@@ -128,17 +133,20 @@ class Layout:
         self.text = text
         self.anywhere: set[int] = set()
         self.opening: set[int] = set()
-        start = 0
+        start, fence, above = 0, "", ""
         while start <= len(text):
             end = text.find("\n", start)
             end = len(text) if end < 0 else end
             body = text[start:end].strip()
             below = text[end + 1 : _line_at(text, end + 1)[1]] if end < len(text) else ""
-            if body and _layout(body) and not goes_on(body, below):
+            if fence or _opens_block(body, above):
+                self.anywhere.add(start)  # a block of code, from its opening line to its end
+                fence = _still_open(fence, body)
+            elif body and _layout(body) and not goes_on(body, below):
                 self.anywhere.add(start)
             elif body and (_option_above(text, start) or _alone(text, start, end, body, below)):
                 self.opening.add(start)
-            start = end + 1
+            start, above = end + 1, body
 
     def not_prose(self, a: int, b: int) -> bool:
         start = self.text.rfind("\n", 0, a) + 1
@@ -164,6 +172,24 @@ class Layout:
                     return True
             line = self.text.find("\n", line + 1, b)
         return False
+
+
+def _opens_block(body: str, above: str) -> bool:
+    return bool(_FENCE.match(body)) or (
+        bool(_DELIMITER.fullmatch(body)) and bool(_ATTRIBUTE.fullmatch(above))
+    )
+
+
+def _still_open(fence: str, body: str) -> str:
+    """The fence a block of code is open with after the line ``body`` ('' once closed)."""
+    if not fence:
+        found = _FENCE.match(body)
+        return found.group() if found else body
+    if body == fence or (
+        fence[0] in "`~" and body.startswith(fence) and not body[len(fence) :].strip(fence[0])
+    ):
+        return ""
+    return fence
 
 
 def _layout(body: str) -> bool:
