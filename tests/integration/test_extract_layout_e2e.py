@@ -5,9 +5,10 @@ link, and sentences once misread: a count as subject, "like", a participle after
 plural noun before "of", a verb's clause), and a protocol spec laid out as the XDMCP one is
 (problems and solutions as headline fragments, a state table of arrows and labels, a list of
 names before a plural noun), and a style guide (a fenced block of code, imperatives, a modal's
-verb after 'probably', a perfect's participle, a means taken for an agent), are loaded with
-tg-load-document; the graph tg-query-triples shows holds the edges of their prose and none of
-their layout, and GraphRAG asked about a heading's or a headline's words cites no such edge."""
+verb after 'probably', a perfect's participle, a means taken for an agent, an act after 'is
+to'), are loaded with tg-load-document; the graph tg-query-triples shows holds the edges of
+their prose and none of their layout, and GraphRAG asked about a heading's or a headline's words
+cites no such edge."""
 
 from __future__ import annotations
 
@@ -89,10 +90,11 @@ The Zedit case will probably result in halos.
 Tests have shown that Zedit is fast.
 Hand editing is achieved by copying zedit.conf to the home directory.
 Copyright Copyright notice
+Another alternative is to get an external program.
 """
 # labels its code and misread verbs gave on the code before (`Read → coded → data`, …)
 MISREAD = {"stdout", "hale", "mill", "read", "indicate", "result", "shown", "copyright"}
-MISREAD |= {"copying zedit.conf", "data"}
+MISREAD |= {"copying zedit.conf", "data", "get"}
 pytestmark = pytest.mark.timeout(300)
 
 

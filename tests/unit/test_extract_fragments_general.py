@@ -116,6 +116,14 @@ def test_code_blocks_an_option_term_and_misread_verbs_give_no_edge() -> None:
     assert _triples(GUIDE) == {("Zedit", "reads", "input")}
 
 
+def test_an_act_after_is_to_is_no_thing() -> None:
+    assert _triples("Another alternative is to get an external program.") == set()
+    assert _triples("Zedit's normal behavior is to print the file.") == set()
+    assert _triples("Marrowby is to the north of Leeds.") == {
+        ("Marrowby", "is to the north of", "Leeds")
+    }
+
+
 def test_a_past_tense_with_its_object_is_no_imperative() -> None:
     assert _triples("Mark founded the firm.") == {("Mark", "founded", "firm")}
     assert _triples("Hale designed bridges.") == {("Hale", "designed", "bridges")}

@@ -62,6 +62,9 @@ def complement(tokens: list[str], start: int) -> tuple[str, str, int, bool] | No
             return None  # "will apply, …", "must suffice to run it": no object is stated
         verb.append(tokens[nxt])  # "shall mean the copyright owner", "must give a copy"
         nxt += 1
+    if copula and nxt + 1 < len(tokens) and tokens[nxt].lower() == "to":
+        if tokens[nxt + 1].lower() not in ARTICLES:
+            return None  # "Another alternative is to get…": an act to do, no thing
     if copula and nxt < len(tokens) and is_participle(tokens[nxt]):
         verb.append(tokens[nxt])  # "is added": a passive whose agent is not named
         nxt += 1
