@@ -54,6 +54,8 @@ def test_a_participle_with_no_auxiliary_is_a_heading_not_an_act() -> None:
     assert _triples("Message received out of order by manager.") == set()
     # a past tense and a year, and an auxiliary in the sentence, are read as before
     assert ("Hale", "worked in", "Leeds") in _triples("Hale worked in Leeds by 1880.")
+    # a base form in '-eed' is no participle
+    assert ("Zedit", "need approval by", "Lee Hale") in _triples("Zedit need approval by Lee Hale.")
     assert ("Lee Hale", "wrote", "Zedit") in _triples("Zedit was written by Lee Hale in 1974.")
 
 

@@ -81,8 +81,9 @@ def _headline(tokens: list[str], start: int) -> bool:
     """'Message received out of order by manager': a participle in '-ed', a short phrase,
     its agent, and no auxiliary in the whole sentence: a heading or a table's cell, not a
     past tense ('Hale worked in Leeds by 1880' has a year, not an agent)."""
-    if not tokens[start].lower().endswith("ed") or AUXILIARIES & {t.lower() for t in tokens}:
-        return False
+    word = tokens[start].lower()
+    if not word.endswith("ed") or word.endswith("eed") or AUXILIARIES & {t.lower() for t in tokens}:
+        return False  # 'need', 'exceed', 'proceed': a base form, no participle
     window = tokens[start + 1 : start + 2 + MAX_HEADLINE_GAP]
     by = next((i for i, t in enumerate(window) if t.lower() == "by"), None)
     if by is None or not all(t.isalpha() and t.islower() for t in window[:by]):
