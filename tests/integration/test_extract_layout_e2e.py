@@ -91,10 +91,12 @@ Tests have shown that Zedit is fast.
 Hand editing is achieved by copying zedit.conf to the home directory.
 Copyright Copyright notice
 Another alternative is to get an external program.
+The Zedit board can remove old members or provide them with a title.
+The Zedit board seeks to resolve issues.
 """
 # labels its code and misread verbs gave on the code before (`Read → coded → data`, …)
 MISREAD = {"stdout", "hale", "mill", "read", "indicate", "result", "shown", "copyright"}
-MISREAD |= {"copying zedit.conf", "data", "get"}
+MISREAD |= {"copying zedit.conf", "data", "get", "provide", "resolve"}
 pytestmark = pytest.mark.timeout(300)
 
 

@@ -129,3 +129,13 @@ def test_an_act_after_is_to_is_no_thing() -> None:
 def test_a_past_tense_with_its_object_is_no_imperative() -> None:
     assert _triples("Mark founded the firm.") == {("Mark", "founded", "firm")}
     assert _triples("Hale designed bridges.") == {("Hale", "designed", "bridges")}
+
+
+def test_a_verb_after_or_an_aim_or_an_empty_it_is_no_thing() -> None:
+    assert _triples("The Zedit board can remove old members or provide them with a title.") == {
+        ("Zedit board", "can remove", "old members")
+    }
+    assert _triples("Zedit seeks to resolve issues.") == set()
+    assert _triples("Zedit tries to decompress.") == set()
+    found = _triples("Zedit has a cache in place, but it is important to flush it.")
+    assert found == {("Zedit", "has", "cache")}, found

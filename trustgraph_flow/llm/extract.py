@@ -27,7 +27,7 @@ from trustgraph_flow.llm.extract_complement import is_word
 from trustgraph_flow.llm.extract_junk import clean
 from trustgraph_flow.llm.extract_kinds import common_noun
 from trustgraph_flow.llm.extract_notice import is_notice, notice_facts
-from trustgraph_flow.llm.extract_opening import no_subject
+from trustgraph_flow.llm.extract_opening import empty_it, no_subject
 from trustgraph_flow.llm.extract_plural import opens_with_description
 from trustgraph_flow.llm.extract_subject import Memory, subjects, without_subject
 from trustgraph_flow.llm.extract_title import defined_above, title_facts
@@ -162,7 +162,8 @@ def _subclauses(subjects: list[str], tokens: list[str]) -> list[Fact]:
             continue
         k = j + 1
         if tokens[k].lower() in PRONOUNS:
-            facts += _clause(subjects, tokens, k + 1, depth=2) if subjects else []
+            if subjects and not empty_it(tokens[k:]):  # "…, but it is important to…"
+                facts += _clause(subjects, tokens, k + 1, depth=2)
             continue
         k += tokens[k].lower() in ARTICLES
         end = noun_phrase(tokens, k)

@@ -30,6 +30,7 @@ from trustgraph_flow.llm.text import STOPWORDS
 
 MAX_PREDICATE_WORDS = 8
 MAX_OBJECT_WORDS = 3
+OBJECTS = frozenset({"them", "it", "him", "her", "us", "me", "you"})  # a verb's, never a noun's
 NAME_JOINERS = frozenset({"of", "de", "von", "van", "upon", "la", "le", "du"})
 
 
@@ -109,8 +110,8 @@ def _more(tokens: list[str], end: int, capital: bool) -> tuple[list[str], int]:
                 return items, end  # "…, Version 2.0": a name's number, no item
         else:
             item, k = object_phrase(tokens, j)
-        if not item or (k < len(tokens) and looks_verb(tokens[k])):
-            return items, end
+        if not item or (k < len(tokens) and (looks_verb(tokens[k]) or tokens[k] in OBJECTS)):
+            return items, end  # "…or provide them with…": a verb and its object, no item
         items.append(item)
         end = k
 

@@ -31,6 +31,12 @@ TO_VERB = frozenset(
     "designed supposed intended meant able unable going expected required allowed permitted"
     " likely used".split()
 )
+# After one of these and 'to' a verb comes ('seeks to → resolve', 'tries to → decompress'):
+# a lone word there is the act aimed at, not a thing.
+AIM_TO = frozenset(
+    "seek try attempt want wish aim hope need intend plan decide fail manage refuse agree"
+    " promise tend continue begin start choose learn strive".split()
+)
 # A relation is not a condition: 'Short → will be used if samples wider than → 8 bits'.
 CONDITIONS = frozenset("if unless whether because although though whereas".split())
 
@@ -52,7 +58,17 @@ def _verb_object(p: str, o: str) -> bool:
         or (last in NEGATIONS and before in VERB_NEXT)
         or (last == "to" and is_participle(before) and known_verb(first))
         or (last == "to" and before in TO_VERB)
+        or (last == "to" and _stem(before) in AIM_TO and len(o.split()) == 1)
     )
+
+
+def _stem(verb: str) -> str:
+    """'seeks' → 'seek', 'tries' → 'try', 'aimed' → 'aim'."""
+    if verb.endswith("ies"):
+        return verb[:-3] + "y"
+    if verb.endswith("ed") and verb[:-2] in AIM_TO:
+        return verb[:-2]
+    return verb[:-1] if verb.endswith("s") else verb
 
 
 def _passive(p: str) -> bool:

@@ -42,7 +42,7 @@ def no_subject(tokens: list[str], start: int) -> bool:
     nxt = tokens[start]
     if nxt in SYMBOLS or (nxt.islower() and nxt.endswith(GENITIVE)):
         return True
-    return _reduced_passive(tokens, start) or _empty_it(tokens) or _imperative(tokens, start)
+    return _reduced_passive(tokens, start) or empty_it(tokens) or _imperative(tokens, start)
 
 
 def _imperative(tokens: list[str], start: int) -> bool:
@@ -93,7 +93,7 @@ def _headline(tokens: list[str], start: int) -> bool:
     return agent < len(tokens) and tokens[agent][:1].isalpha()
 
 
-def _empty_it(tokens: list[str]) -> bool:
+def empty_it(tokens: list[str]) -> bool:
     if len(tokens) < 4 or tokens[0].lower() != "it" or tokens[1].lower() not in COPULAS:
         return False
     i = 2
