@@ -11,7 +11,9 @@ too. ``--set`` names a pair by the session that chose it: ``dev18`` (session 18'
 pair, judged edge by edge while its rules were written), ``held-out18`` (its held-out pair,
 whose totals alone were looked at, at the end; session 19 studied it with dev18) and
 ``held-out19`` (session 19's held-out pair: git-subtree's manual, an AsciiDoc page of options
-and examples, and Node.js's governance, a Markdown text; looked at only at the end).
+and examples, and Node.js's governance, a Markdown text; looked at only at the end) and
+``held-out19b`` (a second pair, chosen once held-out19 had been studied: valgrind's FAQ and
+the X Shape extension's protocol spec).
 """
 
 from __future__ import annotations
@@ -47,12 +49,17 @@ HELD_OUT19 = {
     "git-subtree": Path("/usr/share/doc/git/contrib/subtree/git-subtree.txt"),
     "Node.js governance": Path("/usr/share/doc/nodejs/GOVERNANCE.md"),
 }
+HELD_OUT19B = {
+    "valgrind FAQ": Path("/usr/share/doc/valgrind/FAQ.txt.gz"),
+    "X Shape extension": Path("/usr/share/doc/xextproto/shape.txt.gz"),
+}
 SETS = {
     "studied": DOCUMENTS,
     "held-out": HELD_OUT,
     "dev18": DEV18,
     "held-out18": HELD_OUT18,
     "held-out19": HELD_OUT19,
+    "held-out19b": HELD_OUT19B,
 }
 CHUNK, OVERLAP = 1000, 100  # the chunker's defaults
 
