@@ -4,11 +4,11 @@ are (a contents line, section headings, options, a usage line, a table, code, a 
 link, and sentences once misread: a count as subject, "like", a participle after an adverb, a
 plural noun before "of", a verb's clause), and a protocol spec laid out as the XDMCP one is
 (problems and solutions as headline fragments, a state table of arrows and labels, a list of
-names before a plural noun), and a style guide (a fenced block of code, imperatives, a modal's
-verb after 'probably', a perfect's participle, a means taken for an agent, an act after 'is
-to'), are loaded with tg-load-document; the graph tg-query-triples shows holds the edges of
-their prose and none of their layout, and GraphRAG asked about a heading's or a headline's words
-cites no such edge."""
+names before a plural noun), and a style guide (a title underlined with tildes, which opens no
+block, a fenced block of code, imperatives, a modal's verb after 'probably', a perfect's
+participle, a means taken for an agent, an act after 'is to'), are loaded with tg-load-document;
+the graph tg-query-triples shows holds the edges of their prose and none of their layout, and
+GraphRAG asked about a heading's or a headline's words cites no such edge."""
 
 from __future__ import annotations
 
@@ -76,6 +76,7 @@ update-host-list:
 # labels the fragments gave on the code before (`Hello → not received → host`, …)
 JUNK = {"user-requested", "add new", "message", "order", "hostname", "status", "including"}
 GUIDE = """Zedit style guide
+~~~~~~~~~~~~~~~~~
 
 Zedit reads its input from files.
 

@@ -139,3 +139,10 @@ def test_a_verb_after_or_an_aim_or_an_empty_it_is_no_thing() -> None:
     assert _triples("Zedit tries to decompress.") == set()
     found = _triples("Zedit has a cache in place, but it is important to flush it.")
     assert found == {("Zedit", "has", "cache")}, found
+
+
+def test_a_title_underlined_with_tildes_and_an_unclosed_fence_open_no_block() -> None:
+    underlined = "Zedit FAQ\n~~~~~~~~~\n\nZedit reads its input from files.\n"
+    assert _triples(underlined) == {("Zedit", "reads", "input")}
+    unclosed = "Zedit reads its input.\n\n```\nQedit writes its output to files.\n"
+    assert ("Qedit", "writes", "output") in _triples(unclosed)

@@ -139,7 +139,7 @@ class Layout:
             end = len(text) if end < 0 else end
             body = text[start:end].strip()
             below = text[end + 1 : _line_at(text, end + 1)[1]] if end < len(text) else ""
-            if fence or _opens_block(body, above):
+            if fence or (_opens_block(body, above) and _closed(text, end, body)):
                 self.anywhere.add(start)  # a block of code, from its opening line to its end
                 fence = _still_open(fence, body)
             elif body and _layout(body) and not goes_on(body, below):
@@ -174,7 +174,17 @@ class Layout:
         return False
 
 
+def _closed(text: str, end: int, body: str) -> bool:
+    """Whether a block opened by the line ``body`` is closed by the same line below it: a
+    title's underline ("Valgrind FAQ" / "~~~~~~") or a rule opens nothing."""
+    mark = _FENCE.match(body)
+    close = re.escape(mark.group() if mark else body)
+    return re.search(rf"^[ \t]*{close}[ \t]*$", text[end + 1 :], re.MULTILINE) is not None
+
+
 def _opens_block(body: str, above: str) -> bool:
+    if body.startswith("~") and above:
+        return False  # under a line of text, '~~~~' underlines it
     return bool(_FENCE.match(body)) or (
         bool(_DELIMITER.fullmatch(body)) and bool(_ATTRIBUTE.fullmatch(above))
     )
