@@ -90,11 +90,15 @@ def _chars(textpage: pdfium.PdfTextPage) -> tuple[str, list[Box | None]]:
     for i, ch in enumerate(text):
         if ch == "\r":
             continue
-        if ch == "\x02":  # PDFium's mark for a hyphen that ends a line
-            ch = "-"
-        chars.append(ch)
+        # PDFium's mark for a hyphen that ends a line (0x02; U+FFFE from get_text_range),
+        # which joins the word and drops the line break: read as the page shows it
+        hyphen = ch in ("\x02", "\ufffe")
+        chars.append("-" if hyphen else ch)
         if ch.isspace() or pdfium_c.FPDFText_IsGenerated(raw, i):
             boxes.append(None)
         else:
             boxes.append(textpage.get_charbox(i))
+        if hyphen and text[i + 1 : i + 2] not in ("\r", "\n"):
+            chars.append("\n")
+            boxes.append(None)
     return "".join(chars), boxes

@@ -155,3 +155,23 @@ def test_ligature_glyphs_are_read_as_their_letters_each_with_a_box_on_the_line()
     (line,) = page.layout.span_boxes(start, length)  # one rectangle, on the baseline's line
     baseline = page.layout.height - 100
     assert line[1] <= baseline <= line[3] and line[0] >= 56
+
+
+def test_a_hyphen_ending_a_line_is_the_page_text_hyphen_and_line_break() -> None:
+    # PDFium joins a word hyphenated across lines and marks the hyphen (U+FFFE in its text,
+    # 0x02 from GetUnicode), dropping the line break: read back as the page shows it, so no
+    # noncharacter reaches chunks and answers, and a quote of the word whole is found.
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=12)
+    for line in ("The library handles DER manip-", "ulation of a well-", "known type."):
+        pdf.cell(0, 6, line, new_x="LMARGIN", new_y="NEXT")
+    (page,) = read_pdf(io.BytesIO(bytes(pdf.output())))
+    assert page.text == "The library handles DER manip-\nulation of a well-\nknown type."
+    assert len(page.layout.boxes) == len(page.text)
+    start, length = locate("DER manipulation of a", page.text) or (0, 0)
+    assert page.text[start : start + length] == "DER manip-\nulation of a"
+    assert len(page.layout.span_boxes(start, length)) == 2  # a rectangle a line
+    assert locate("a well-known type.", page.text) is not None
