@@ -94,10 +94,11 @@ Copyright Copyright notice
 Another alternative is to get an external program.
 The Zedit board can remove old members or provide them with a title.
 The Zedit board seeks to resolve issues.
+Qedit has to have full control from the very start.
 """
 # labels its code and misread verbs gave on the code before (`Read → coded → data`, …)
 MISREAD = {"stdout", "hale", "mill", "read", "indicate", "result", "shown", "copyright"}
-MISREAD |= {"copying zedit.conf", "data", "get", "provide", "resolve"}
+MISREAD |= {"copying zedit.conf", "data", "get", "provide", "resolve", "full control"}
 pytestmark = pytest.mark.timeout(300)
 
 

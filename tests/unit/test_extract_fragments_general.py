@@ -137,6 +137,7 @@ def test_a_verb_after_or_an_aim_or_an_empty_it_is_no_thing() -> None:
     }
     assert _triples("Zedit seeks to resolve issues.") == set()
     assert _triples("Zedit tries to decompress.") == set()
+    assert _triples("Zedit has to have full control from the start.") == set()
     found = _triples("Zedit has a cache in place, but it is important to flush it.")
     assert found == {("Zedit", "has", "cache")}, found
 

@@ -29,7 +29,7 @@ VERB_NEXT = MODALS | {"do", "does", "did", "need"}
 # supposed to → monotonically decrease'): what follows is an act, never a thing.
 TO_VERB = frozenset(
     "designed supposed intended meant able unable going expected required allowed permitted"
-    " likely used".split()
+    " likely used has have had ought".split()  # 'has to → full control' (to have it)
 )
 # After one of these and 'to' a verb comes ('seeks to → resolve', 'tries to → decompress'):
 # a lone word there is the act aimed at, not a thing.
