@@ -130,6 +130,15 @@ def test_a_truncated_and_an_extra_file_are_named(made: Path) -> None:
     )
 
 
+def test_a_trace_edited_shorter_is_not_called_only_cut_off(made: Path) -> None:
+    # TriG, unlike JSON, may parse whole when cut: a shorter file is either, and said so
+    trace = made / "traces" / "00001.trig"
+    trace.write_text(trace.read_text().replace("It jumps over the dog.", "It jumps."))
+    found = verify_bundle(made).problems
+    assert [p.code for p in found] == ["truncated", "digest"]
+    assert found[0].message.startswith("traces/00001.trig is truncated (or edited shorter): ")
+
+
 def test_an_edited_trace_is_named_even_under_a_rewritten_manifest(made: Path) -> None:
     trace = made / "traces" / "00001.trig"
     trace.write_text(
