@@ -40,7 +40,10 @@ def decode_text(data: bytes) -> str:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise DecodeError(f"the text is not valid UTF-8 (byte {exc.start})") from None
+        raise DecodeError(
+            f"the text is not valid UTF-8 (byte {exc.start} is {data[exc.start]:#04x}): convert it"
+            " to UTF-8 first, e.g. iconv -f latin1 -t utf-8 (a Latin-1 or Windows-1252 text)"
+        ) from None
     text = as_shown(text)
     if not text.strip():
         raise DecodeError("the document contains no text")

@@ -95,7 +95,12 @@ async def test_bad_documents_fail_with_a_reason_and_leave_no_provenance(
         "locked": (encrypted_pdf(), "application/pdf", "encrypted"),
         "empty": (b"", "text/plain", "empty"),
         "picture": (b"\x89PNG\r\n\x1a\n....", "image/png", "unsupported MIME type 'image/png'"),
-        "latin1": ("café".encode("latin-1"), "text/plain", "not valid UTF-8"),
+        "latin1": (
+            "café".encode("latin-1"),
+            "text/plain",
+            "not valid UTF-8 (byte 3 is 0xe9): convert it to UTF-8 first, "
+            "e.g. iconv -f latin1 -t utf-8",
+        ),
     }
     docs = {
         name: (await client.upload(name, data, mime)).id for name, (data, mime, _) in cases.items()
