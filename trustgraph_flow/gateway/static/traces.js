@@ -43,14 +43,23 @@ function filters(params) {
     h("div", { class: "field actions" },
       h("button", { type: "submit", class: "primary" }, "Search"),
       h("a", { href: "#/", class: "button" }, "Clear")));
+  const to = form.querySelector("#f-until");
+  form.addEventListener("input", () => to.setCustomValidity(""));
   form.addEventListener("submit", (e) => {
     e.preventDefault();
     const data = new FormData(form);
+    const since = toIso(data.get("since"));
+    const until = toIso(data.get("until"));
+    // the dates swapped: said at the field (the store would refuse the window)
+    if (since && until && since > until) {
+      to.setCustomValidity("To is before From: the window holds no time");
+      to.reportValidity();
+      return;
+    }
     cursors.length = 0;
     location.hash = route("traces", "", {
       compare: params.get("compare"),
-      q: data.get("q").trim(), type: data.get("type"), status: data.get("status"),
-      since: toIso(data.get("since")), until: toIso(data.get("until")),
+      q: data.get("q").trim(), type: data.get("type"), status: data.get("status"), since, until,
     });
   });
   return form;
