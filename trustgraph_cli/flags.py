@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 import click
 
-from trustgraph_base.bounds import Bound
+from trustgraph_base.bounds import QUESTION_MAX, Bound
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -93,8 +93,20 @@ def graph_option(fn: F) -> F:
 
 
 def question_option(fn: F) -> F:
-    """``-q/--question TEXT`` (required)."""
-    return click.option("-q", "--question", required=True, help="The question to ask.")(fn)
+    """``-q/--question TEXT`` (required): not empty, and no longer than the gateway takes."""
+    return click.option(
+        "-q", "--question", required=True, callback=_question, help="The question to ask."
+    )(fn)
+
+
+def _question(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    if not value.strip():
+        raise click.BadParameter("the question is empty")
+    if len(value) > QUESTION_MAX:
+        raise click.BadParameter(
+            f"{len(value):,} characters, more than the {QUESTION_MAX:,} a question may have"
+        )
+    return value
 
 
 def explainable_option(fn: F) -> F:

@@ -85,8 +85,6 @@ def main(
 
     -v shows each thought, action and observation on stderr as the agent works.
     """
-    if not question.strip():
-        raise click.UsageError("the question is empty: pass it with -q")
     request: dict[str, Any] = {"question": question, "streaming": not no_streaming}
     if max_iterations is not None:
         request["max_iterations"] = max_iterations

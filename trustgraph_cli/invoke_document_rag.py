@@ -13,7 +13,7 @@ from trustgraph_cli.options import (
     gateway_options,
     question_option,
 )
-from trustgraph_cli.rag_output import ask_rag, check_question
+from trustgraph_cli.rag_output import ask_rag
 
 EPILOG = """\b
 Examples:
@@ -32,7 +32,6 @@ Then: tg-show-explain-trace <the trace id printed on stderr>
 @gateway_options
 def main(gw: Gateway, question: str, explainable: bool, no_streaming: bool, doc_limit: int) -> None:
     """Ask QUESTION of the collection's documents; print the answer, then the trace id (stderr)."""
-    check_question(question)
     request = {"query": question, "doc-limit": doc_limit}
     ask_rag(gw, "document-rag", request, explainable=explainable, streaming=not no_streaming)
 

@@ -15,7 +15,7 @@ from trustgraph_cli.options import (
     gateway_options,
     question_option,
 )
-from trustgraph_cli.rag_output import ask_rag, check_question
+from trustgraph_cli.rag_output import ask_rag
 
 EPILOG = """\b
 Examples:
@@ -46,7 +46,6 @@ def main(
     **limits: int,
 ) -> None:
     """Ask QUESTION of the knowledge graph; print the answer, then the trace id (stderr)."""
-    check_question(question)
     request: dict[str, Any] = {"query": question, **limits}
     ask_rag(gw, "graph-rag", request, explainable=explainable, streaming=not no_streaming)
 

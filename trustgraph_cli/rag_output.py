@@ -73,11 +73,6 @@ class TraceSeen:
         return self.id
 
 
-def check_question(question: str) -> None:
-    if not question.strip():
-        raise click.UsageError("the question is empty: pass it with -q")
-
-
 class AnswerLine:
     """The streamed answer on stdout; a line of stderr never lands glued to its end.
 

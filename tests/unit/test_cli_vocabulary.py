@@ -157,6 +157,11 @@ def test_old_format_names_still_work() -> None:
         ("tg-show-explain-trace", [], "Missing argument 'ID'"),
         ("tg-query-triples", ["--format", "yaml"], "'yaml' is not one of 'text', 'json'"),
         ("tg-invoke-agent", ["-q", " "], "the question is empty"),
+        (
+            "tg-invoke-document-rag",
+            ["-q", "w" * 20_001],
+            "'-q' / '--question': 20,001 characters, more than the 20,000 a question may have",
+        ),
         ("tg-stop", ["--bogus"], "No such option '--bogus'"),
         # an unset variable in a script (-C "$COLL"): refused here, not by the gateway's schema
         ("tg-list-documents", ["-C", ""], "'-C' / '--collection': empty: name a collection"),
