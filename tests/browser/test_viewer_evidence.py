@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -107,6 +108,22 @@ async def test_a_claim_clicked_shows_its_sentence_highlighted_on_the_page(
             assert not errors, errors
 
 
+async def first_claim_in_text(page: Any, url: str, trace: str) -> tuple[str, str, str]:
+    """The trace opened and its first claim chosen, in a text document: the place shown
+    (``line …, chars a–b``), the marked quote and the quote's lines around it."""
+    await page.goto(f"{url}#/trace/{trace}")
+    await page.wait_for_selector('body[data-ready="trace"]', timeout=TIMEOUT)
+    await page.locator("button.claim").first.click()
+    await page.wait_for_function(
+        "() => document.querySelector('p.evidence-place')?.textContent.includes('line ')",
+        timeout=TIMEOUT,
+    )
+    shown = await page.locator("p.evidence-place").first.inner_text()
+    quote = await page.locator("blockquote.evidence-quote mark").first.text_content()
+    context = await page.locator("blockquote.evidence-quote").first.text_content()
+    return shown, quote or "", context or ""
+
+
 async def test_a_text_documents_evidence_is_marked_in_its_line_with_line_and_columns(
     pulsar_url: str, prefix: str, tmp_path: Path
 ) -> None:
@@ -121,21 +138,10 @@ async def test_a_text_documents_evidence_is_marked_in_its_line_with_line_and_col
             page = await b.new_page()
             errors: list[str] = []
             page.on("pageerror", lambda e: errors.append(str(e)))
-            await page.goto(f"{stack.url}#/trace/{trace}")
-            await page.wait_for_selector('body[data-ready="trace"]', timeout=TIMEOUT)
-            await page.locator("button.claim").first.click()
-            where = page.locator("p.evidence-place").first
-            await where.wait_for(timeout=TIMEOUT)
-            await page.wait_for_function(
-                "() => document.querySelector('p.evidence-place').textContent.includes('line ')",
-                timeout=TIMEOUT,
-            )
-            shown = await where.inner_text()
-            quote = await page.locator("blockquote.evidence-quote mark").first.inner_text()
+            shown, quote, context = await first_claim_in_text(page, stack.url, trace)
             start = int(shown.split("chars ")[1].split("–")[0])
             assert text[start : start + len(quote)] == quote
             # highlighted in its text: the whole line it is on, the quote marked
-            context = await page.locator("blockquote.evidence-quote").first.text_content()
             assert context == text.splitlines()[text.count("\n", 0, start)], context
             end = start + len(quote) - 1
             line = text.count("\n", 0, start) + 1
@@ -164,16 +170,7 @@ async def test_a_terminal_formatted_texts_evidence_is_marked_as_the_text_shows(
         await settled(stack, trace)
         async with browser() as b:
             page = await b.new_page()
-            await page.goto(f"{stack.url}#/trace/{trace}")
-            await page.wait_for_selector('body[data-ready="trace"]', timeout=TIMEOUT)
-            await page.locator("button.claim").first.click()
-            await page.wait_for_function(
-                "() => document.querySelector('p.evidence-place')?.textContent.includes('line ')",
-                timeout=TIMEOUT,
-            )
-            shown = await page.locator("p.evidence-place").first.inner_text()
-            quote = await page.locator("blockquote.evidence-quote mark").first.inner_text()
-            context = await page.locator("blockquote.evidence-quote").first.text_content()
+            shown, quote, context = await first_claim_in_text(page, stack.url, trace)
             assert quote == "Paris is the capital of France.", quote
             assert context == quote  # its line, nothing of an escape sequence around it
             assert shown.endswith("line 3, cols 1–31, chars 31–62"), shown
@@ -204,15 +201,7 @@ async def test_a_chunks_claim_across_a_line_break_is_marked_as_its_sentence(
             page = await b.new_page()
             errors: list[str] = []
             page.on("pageerror", lambda e: errors.append(str(e)))
-            await page.goto(f"{stack.url}#/trace/{trace}")
-            await page.wait_for_selector('body[data-ready="trace"]', timeout=TIMEOUT)
-            await page.locator("button.claim").first.click()
-            await page.wait_for_function(
-                "() => document.querySelector('p.evidence-place')?.textContent.includes('line ')",
-                timeout=TIMEOUT,
-            )
-            shown = await page.locator("p.evidence-place").first.inner_text()
-            quote = await page.locator("blockquote.evidence-quote mark").first.text_content()
+            shown, quote, _ = await first_claim_in_text(page, stack.url, trace)
             assert quote == text[at[0] : at[0] + at[1]], quote
             assert shown.endswith(f"chars {at[0]}–{at[0] + at[1]}"), shown
             assert not errors, errors
