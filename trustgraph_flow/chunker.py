@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.messaging import (
     CHUNKS,
     INGEST_EVENTS,
+    LOADS_REMOVED,
     PAGES,
     Context,
     Processor,
@@ -24,10 +26,12 @@ from trustgraph_base.schema import (
     ChunkSpan,
     ChunkText,
     IngestEvent,
+    LoadsRemoved,
     PageText,
 )
 from trustgraph_base.settings import ProcessorSettings
 from trustgraph_flow.ingest_parts import publish_triples, put_spans, read_text
+from trustgraph_flow.removed_loads import RemovedLoads
 
 log = logging.getLogger(__name__)
 
@@ -90,12 +94,18 @@ def split(text: str, size: int, overlap: int) -> list[Span]:
     return spans
 
 
-proc: Processor[Settings] = Processor("chunker", Settings)
+proc: Processor[Settings, RemovedLoads] = Processor("chunker", Settings)
+Ctx = Context[Settings, RemovedLoads]
 
 
-async def _record_spans(
-    uris: list[str], spans: list[Span], page: PageText, ctx: Context[Settings]
-) -> bool:
+@proc.lifespan
+async def removed_loads(ctx: Context[Settings]) -> AsyncIterator[RemovedLoads]:
+    """The loads removed, heard on ``LOADS_REMOVED`` (in memory: the store, the vector
+    index and the librarian refuse their writes whatever this missed)."""
+    yield RemovedLoads()
+
+
+async def _record_spans(uris: list[str], spans: list[Span], page: PageText, ctx: Ctx) -> bool:
     """Tell the librarian where each chunk lies; False if the document is gone."""
     try:
         await put_spans(
@@ -113,7 +123,7 @@ async def _record_spans(
     return True
 
 
-async def _gave_up(page: PageText, exc: Exception, ctx: Context[Settings]) -> None:
+async def _gave_up(page: PageText, exc: Exception, ctx: Ctx) -> None:
     """The page failed on every try: its document ends ``failed`` with the reason."""
     failed = IngestEvent(
         metadata=page.metadata,
@@ -125,8 +135,9 @@ async def _gave_up(page: PageText, exc: Exception, ctx: Context[Settings]) -> No
 
 
 @proc.consumer(PAGES, give_up=_gave_up)
-async def on_page(page: PageText, ctx: Context[Settings]) -> None:
-    """Split a page; record spans, publish provenance, the chunks and a ``chunked`` event."""
+async def on_page(page: PageText, ctx: Ctx) -> None:
+    """Split a page; record spans, publish provenance, the chunks and a ``chunked`` event
+    (nothing more once its load is removed, even half way through its chunks)."""
     size = page.chunk_size or ctx.settings.chunk_size
     overlap = page.chunk_overlap if page.chunk_overlap is not None else ctx.settings.chunk_overlap
     overlap = max(0, min(overlap, size // 2))  # what split() uses, so provenance tells the truth
@@ -141,7 +152,8 @@ async def on_page(page: PageText, ctx: Context[Settings]) -> None:
     spans = split(text, size, overlap)
     uris = [chunk_uri(parent, m) for m in range(len(spans))]
     meta = page.metadata
-    if spans and not await _record_spans(uris, spans, page, ctx):
+    gone = ctx.state.removed
+    if gone(meta) or (spans and not await _record_spans(uris, spans, page, ctx)):
         log.info("%s was removed before it was chunked: skipped", page.document)
         return
     if spans:
@@ -158,6 +170,9 @@ async def on_page(page: PageText, ctx: Context[Settings]) -> None:
             triples += chunk_triples(uri, parent, m, span.offset, span.length, activity)
         await publish_triples(meta, triples, ctx)
     for m, (uri, span) in enumerate(zip(uris, spans, strict=True)):
+        if gone(meta):
+            log.info("%s was removed while it was chunked: stopped at chunk %d", page.document, m)
+            return
         await ctx.publish(
             CHUNKS,
             ChunkText(
@@ -178,6 +193,12 @@ async def on_page(page: PageText, ctx: Context[Settings]) -> None:
         ),
     )
     log.info("chunked %s: %d chunks (size %d, overlap %d)", parent, len(spans), size, overlap)
+
+
+@proc.consumer(LOADS_REMOVED)
+async def on_removed(event: LoadsRemoved, ctx: Ctx) -> None:
+    """A document (or collection) was removed: its pages still queued, or being split, stop."""
+    ctx.state.heard(event)
 
 
 def main() -> None:

@@ -149,6 +149,10 @@ async def on_document(msg: DocumentLoaded, ctx: Context[Settings]) -> None:
     except MessageTooLarge as exc:  # a safety net: every message is split to fit
         log.error("cannot pass on %s: %s", doc.id, exc)
         await _failed(doc, meta, f"decode failed: {exc.message}", ctx)
+    except ServiceError as exc:
+        if exc.type != ErrorType.NOT_FOUND:
+            raise
+        log.info("%s was removed while it was decoded: skipped", doc.id)  # its texts refused
 
 
 async def _failed(doc: DocumentInfo, meta: Metadata, reason: str, ctx: Context[Settings]) -> None:

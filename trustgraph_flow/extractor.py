@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
 
 from pydantic import Field
 
@@ -19,6 +20,7 @@ from trustgraph_base.messaging import (
     CHUNKS,
     EMBEDDINGS,
     INGEST_EVENTS,
+    LOADS_REMOVED,
     TRIPLES_STORE,
     VECTORS,
     Context,
@@ -30,6 +32,7 @@ from trustgraph_base.schema import (
     ChunkText,
     EmbeddingsRequest,
     IngestEvent,
+    LoadsRemoved,
     TextCompletionRequest,
     TextCompletionResponse,
     Triples,
@@ -51,6 +54,7 @@ from trustgraph_flow.extraction import (
     salvage,
 )
 from trustgraph_flow.prompts.book import prompted
+from trustgraph_flow.removed_loads import RemovedLoads
 from trustgraph_flow.structured import BadReply, ask
 
 log = logging.getLogger(__name__)
@@ -65,29 +69,39 @@ class Settings(ProcessorSettings):
     """Seconds each chunk adds to its document's budget; past it, chunks get no edges."""
 
 
-proc: Processor[Settings, DocumentClock] = Processor("extractor", Settings)
+@dataclass(frozen=True)
+class State:
+    """Each document's time budget, and the loads removed (heard on ``LOADS_REMOVED``, kept
+    in memory: the store and the vector index refuse their writes whatever this missed)."""
+
+    clock: DocumentClock
+    removed: RemovedLoads = field(default_factory=RemovedLoads)
+
+
+proc: Processor[Settings, State] = Processor("extractor", Settings)
 CONCURRENCY = 4  # chunks in flight at once: LLM calls dominate, so overlap them
 Extracted = tuple[list[ExtractedEdge], TextCompletionResponse | None, str | None]
 
 
 @proc.lifespan
-async def document_clock(ctx: Context[Settings]) -> AsyncIterator[DocumentClock]:
-    yield DocumentClock(ctx.settings.document_budget, ctx.settings.chunk_budget)
+async def extractor_state(ctx: Context[Settings]) -> AsyncIterator[State]:
+    yield State(DocumentClock(ctx.settings.document_budget, ctx.settings.chunk_budget))
 
 
 async def _extract(
-    chunk: ChunkText, ctx: Context[Settings, DocumentClock], request: TextCompletionRequest
+    chunk: ChunkText, ctx: Context[Settings, State], request: TextCompletionRequest
 ) -> Extracted:
     """Edges of a chunk, trying twice; an unusable answer gives no edges and an error, and
     so does a document whose time budget is used up."""
     key = (chunk.metadata.user, chunk.metadata.collection, chunk.document)
     error = ""
     resp: TextCompletionResponse | None = None
-    left = ctx.state.arrived(key)
+    clock = ctx.state.clock
+    left = clock.arrived(key)
     for attempt in (1, 2):
-        left = left if attempt == 1 else ctx.state.remaining(key)
+        left = left if attempt == 1 else clock.remaining(key)
         if left is not None and left <= 0:
-            return [], resp, ctx.state.reason()
+            return [], resp, clock.reason()
         wait = min(left or ctx.settings.request_timeout, ctx.settings.request_timeout)
         try:
             reply = await ask(ctx, request, ExtractedEdges, schema=EDGES_SCHEMA, timeout=wait)
@@ -102,7 +116,7 @@ async def _extract(
         except RequestTimeout:
             if left is None or wait < left:
                 raise  # the service is slow: redelivered
-            return [], resp, ctx.state.reason()
+            return [], resp, clock.reason()
         log.warning("extraction from %s failed (attempt %d): %s", chunk.chunk, attempt, error)
     return [], resp, error
 
@@ -146,6 +160,7 @@ async def _index(chunk: ChunkText, edges: list[ExtractedEdge], ctx: Context[Sett
         VectorRequest(
             operation="upsert",
             kind="chunk",
+            load=chunk.metadata.load,
             items=[
                 VectorItem(
                     id=chunk.chunk, vector=emb.vectors[0], text=chunk.text, document=chunk.document
@@ -161,18 +176,21 @@ async def _index(chunk: ChunkText, edges: list[ExtractedEdge], ctx: Context[Sett
             for lbl, vec in zip(labels, emb.vectors[1:], strict=True)
         ]
         await vectors.request(
-            VectorRequest(operation="upsert", kind="entity", items=items, **scope), timeout=timeout
+            VectorRequest(
+                operation="upsert", kind="entity", items=items, load=chunk.metadata.load, **scope
+            ),
+            timeout=timeout,
         )
 
 
-async def _gave_up(chunk: ChunkText, exc: Exception, ctx: Context[Settings, DocumentClock]) -> None:
+async def _gave_up(chunk: ChunkText, exc: Exception, ctx: Context[Settings, State]) -> None:
     """The chunk failed on every try (a service down or refusing it): it is reported done
     without edges, with the reason, so its document still ends."""
     await _report(chunk, 0, f"failed on every try ({exc})", ctx)
 
 
 async def _report(
-    chunk: ChunkText, edges: int, error: str | None, ctx: Context[Settings, DocumentClock]
+    chunk: ChunkText, edges: int, error: str | None, ctx: Context[Settings, State]
 ) -> None:
     """The chunk's ``extracted`` event: its edge count, and why it has none if it failed."""
     await ctx.publish(
@@ -189,10 +207,15 @@ async def _report(
 
 
 @proc.consumer(CHUNKS, concurrency=CONCURRENCY, give_up=_gave_up)
-async def on_chunk(chunk: ChunkText, ctx: Context[Settings, DocumentClock]) -> None:
-    """Extract, index and store one chunk's knowledge, then report it."""
+async def on_chunk(chunk: ChunkText, ctx: Context[Settings, State]) -> None:
+    """Extract, index and store one chunk's knowledge, then report it (nothing for a chunk
+    of a removed load: its document is gone)."""
+    if ctx.state.removed.removed(chunk.metadata):
+        return
     request, prompt = await prompted(ctx, chunk.metadata.user, extraction_request(chunk.text))
     edges, resp, error = await _extract(chunk, ctx, request)
+    if ctx.state.removed.removed(chunk.metadata):  # removed while the model answered
+        return
     await _index(chunk, edges, ctx)
     facts, quoted = edge_triples(edges)
     if resp is not None and error is None:
@@ -202,6 +225,12 @@ async def on_chunk(chunk: ChunkText, ctx: Context[Settings, DocumentClock]) -> N
             triples += prompt.triples(activity_uri(chunk.chunk, "extract"), GRAPH_SOURCE)
         await ctx.publish(TRIPLES_STORE, Triples(metadata=chunk.metadata, triples=triples))
     await _report(chunk, len(edges), error, ctx)
+
+
+@proc.consumer(LOADS_REMOVED)
+async def on_removed(event: LoadsRemoved, ctx: Context[Settings, State]) -> None:
+    """A document (or collection) was removed: its chunks still queued are dropped."""
+    ctx.state.removed.heard(event)
 
 
 def main() -> None:

@@ -37,6 +37,7 @@ from trustgraph_base.schema import (
     KnowledgeResponse,
     LibrarianRequest,
     LibrarianResponse,
+    LoadsRemoved,
     PageText,
     PromptRequest,
     Response,
@@ -128,6 +129,7 @@ PAGES = Topic("pages", PageText)  # decoder → chunker
 CHUNKS = Topic("chunks", ChunkText)  # chunker → extractor
 INGEST_EVENTS = Topic("ingest-events", IngestEvent)  # pipeline stages → librarian
 COLLECTION_DELETED = Topic("collection-deleted", CollectionDeleted)  # store → librarian, vectors
+LOADS_REMOVED = Topic("loads-removed", LoadsRemoved)  # librarian, store → chunker, extractor
 CONFIG_CHANGED = Topic("config-changed", ConfigChanged)  # config → every config reader
 METRICS = Topic("metrics", MetricsReport)  # every processor → gateways (/api/metrics)
 

@@ -32,6 +32,7 @@ from trustgraph_base.schema.documents import (
     IngestEvent,
     LibrarianRequest,
     LibrarianResponse,
+    LoadsRemoved,
     PageText,
     ProcessingMetadata,
 )
@@ -117,6 +118,7 @@ __all__ = [
     "KnowledgeResponse",
     "LibrarianRequest",
     "LibrarianResponse",
+    "LoadsRemoved",
     "Message",
     "Metadata",
     "PageNode",

@@ -78,6 +78,9 @@ class Metadata(Message):
     id: str
     user: str = Field(default=DEFAULT_USER, min_length=1, max_length=NAME_MAX)
     collection: str = Field(default=DEFAULT_COLLECTION, min_length=1, max_length=NAME_MAX)
+    # The ingestion this batch belongs to, numbered by the librarian when it started (its
+    # clock in ns): a removed document's (or collection's) loads are dropped by that number.
+    load: int | None = Field(default=None, ge=0)
 
 
 class Triples(Message):
@@ -109,7 +112,7 @@ class Triples(Message):
     @model_serializer(mode="plain", when_used="json")
     def _as_nquads(self) -> dict[str, Any]:
         return {
-            "metadata": self.metadata.model_dump(mode="json"),
+            "metadata": self.metadata.model_dump(mode="json", exclude_none=True),
             "nquads": nquads_text(self.triples),
         }
 

@@ -135,6 +135,16 @@ class CollectionDeleted(Message):
 
     user: str = Field(min_length=1, max_length=bounds.NAME_MAX)
     collection: str = Field(min_length=1, max_length=bounds.NAME_MAX)
+    upto: int | None = Field(default=None, ge=0)  # its loads numbered up to this are removed
+
+
+class LoadsRemoved(Message):
+    """Librarian, store → chunker, extractor: drop the work of loads removed (``upto``)."""
+
+    user: str = Field(min_length=1, max_length=bounds.NAME_MAX)
+    collection: str = Field(min_length=1, max_length=bounds.NAME_MAX)
+    document: str = ""  # empty: every load of the collection
+    upto: int = Field(ge=0)
 
 
 class ChunkSpan(Message):

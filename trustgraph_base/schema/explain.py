@@ -127,6 +127,7 @@ class ExplainRequest(Scoped):
     # delete-document
     purge_traces: bool = False  # delete the traces that used it instead of marking them
     reason: str = Field(default="", max_length=2000)
+    upto: int | None = Field(default=None, ge=0)  # and its loads up to this, still in flight
     # list-traces (and get-trace's step window)
     cursor: str | None = Field(default=None, max_length=2000)
     search: str | None = Field(default=None, max_length=500)

@@ -168,6 +168,8 @@ class VectorRequest(Scoped):
     also: list[VectorQuery] = Field(default=[], max_length=3)  # a query's other searches
     texts: bool = True  # a query's: False answers matches without their text (ids and scores)
     words: str = Field(default="", max_length=bounds.QUESTION_MAX)  # for ``by_words`` searches
+    load: int | None = Field(default=None, ge=0)  # an upsert's: the load it is from (if any)
+    upto: int | None = Field(default=None, ge=0)  # delete-document: its loads up to this go
 
 
 class VectorResponse(Response):

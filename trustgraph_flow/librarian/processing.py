@@ -62,7 +62,8 @@ async def start(record: ProcessingMetadata, scope: Scope, ctx: Ctx) -> Librarian
     except StoreError:
         store.records.remove(scope, record.id)
         raise
-    meta = Metadata(id=doc, user=target.user, collection=target.collection)
+    load = ctx.state.clock.next()  # its messages carry it: a removal drops them by it
+    meta = Metadata(id=doc, user=target.user, collection=target.collection, load=load)
     await ctx.publish(DOCUMENT_LOADED, DocumentLoaded(metadata=meta, document=info))
     log.info("processing %s into %s/%s (%s)", doc, target.user, target.collection, record.id)
     return LibrarianResponse(document=info, processing_metadatas=[record])

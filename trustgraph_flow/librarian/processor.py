@@ -41,6 +41,7 @@ from trustgraph_flow.librarian.removal import remove
 from trustgraph_flow.librarian.state import Ctx, Settings, State, metadata_of, named
 from trustgraph_flow.librarian.store import LibrarianStore, Scope, StoreError
 from trustgraph_flow.librarian.storing import UPLOAD_OPERATIONS, add, chunked
+from trustgraph_flow.removed_loads import LoadClock, RemovedLoads
 
 log = logging.getLogger(__name__)
 
@@ -51,10 +52,13 @@ proc: Processor[Settings, State] = Processor("librarian", Settings)
 
 @proc.lifespan
 async def open_store(ctx: Context[Settings]) -> AsyncIterator[State]:
-    store = LibrarianStore(Path(ctx.settings.data_dir) / "librarian")
+    root = Path(ctx.settings.data_dir) / "librarian"
+    store = LibrarianStore(root)
+    removed = RemovedLoads(root / "removed_loads.db")
     try:
-        yield State(store)
+        yield State(store, removed, LoadClock(removed.latest))
     finally:
+        removed.close()
         store.close()
 
 
@@ -104,6 +108,9 @@ async def knowledge_cores(req: KnowledgeRequest, ctx: Ctx) -> AsyncIterator[Know
 async def on_collection_deleted(event: CollectionDeleted, ctx: Ctx) -> None:
     """The collection's store is gone (explain delete-collection): its documents go too."""
     scope = Scope(event.user, event.collection)
+    upto = ctx.state.clock.next() if event.upto is None else event.upto
+    ctx.state.removed.add(event.user, event.collection, "", upto)  # its late events: ignored
+    ctx.state.clock.passed(upto)  # a load started from now on is not one of those
     removed = await asyncio.to_thread(ctx.state.store.remove_collection, scope)
     log.info(
         "collection %s/%s deleted: removed %d documents", scope.user, scope.collection, removed
@@ -112,7 +119,10 @@ async def on_collection_deleted(event: CollectionDeleted, ctx: Ctx) -> None:
 
 @proc.consumer(INGEST_EVENTS)
 async def on_event(event: IngestEvent, ctx: Ctx) -> None:
-    """Update a document's status and progress counters from a pipeline event."""
+    """Update a document's status and progress counters from a pipeline event (not one of
+    a removed load: a document loaded again under its id counts only its own)."""
+    if ctx.state.removed.removed(event.metadata, event.document):
+        return
     info = ctx.state.store.progress.record(event)
     if info is None:
         log.info("event for unknown document %s ignored (removed?)", event.document)

@@ -15,6 +15,7 @@ from trustgraph_base.rdf.terms import check_iri
 from trustgraph_base.schema import DocumentInfo, DocumentMetadata, LibrarianRequest
 from trustgraph_base.settings import ProcessorSettings
 from trustgraph_flow.librarian.store import LibrarianStore, Scope
+from trustgraph_flow.removed_loads import LoadClock, RemovedLoads
 
 
 class Settings(ProcessorSettings):
@@ -30,9 +31,12 @@ class Settings(ProcessorSettings):
 
 @dataclass(frozen=True)
 class State:
-    """The document store, and one lock per upload in progress."""
+    """The document store, the removed loads and the numbering of new ones, and one lock
+    per upload in progress."""
 
     store: LibrarianStore
+    removed: RemovedLoads
+    clock: LoadClock
     locks: dict[tuple[Scope, str], asyncio.Lock] = field(default_factory=dict)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections import defaultdict
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -19,6 +20,7 @@ from trustgraph_base.messaging import COLLECTION_DELETED, VECTORS, Context, Proc
 from trustgraph_base.schema import CollectionDeleted, VectorRequest, VectorResponse
 from trustgraph_base.schema.llm import VectorKind
 from trustgraph_base.settings import ProcessorSettings
+from trustgraph_flow.removed_loads import RemovedLoads
 from trustgraph_flow.vectors.listing import page
 from trustgraph_flow.vectors.milvus import MilvusVectors
 
@@ -33,10 +35,13 @@ class Settings(ProcessorSettings):
 
 
 class VectorStore:
-    """The Milvus indexes, one lock per (user, collection) so its changes never interleave."""
+    """The Milvus indexes, one lock per (user, collection) so its changes never interleave,
+    and the loads removed: a removal records them under the lock before it deletes, and an
+    upsert of one of them finds the record under the lock, so none is written after it."""
 
-    def __init__(self, milvus: MilvusVectors) -> None:
+    def __init__(self, milvus: MilvusVectors, removed: RemovedLoads | None = None) -> None:
         self.milvus = milvus
+        self.removed = removed or RemovedLoads()
         self._locks: defaultdict[tuple[str, str], asyncio.Lock] = defaultdict(asyncio.Lock)
 
     async def handle(self, req: VectorRequest) -> VectorResponse:
@@ -44,6 +49,8 @@ class VectorStore:
         m, scope = self.milvus, (req.user, req.collection)
         async with self._locks[scope]:
             if req.operation == "delete-collection":
+                upto = time.time_ns() if req.upto is None else req.upto
+                await asyncio.to_thread(self.removed.add, *scope, "", upto)
                 return VectorResponse(count=await asyncio.to_thread(m.drop, *scope))
             if req.operation == "query":
                 wanted: list[tuple[VectorKind, int, bool, str | None]]
@@ -63,11 +70,17 @@ class VectorStore:
                 )
                 return VectorResponse(items=items, count=len(items), after=after)
             if req.operation == "upsert":
+                if any(
+                    self.removed.gone(*scope, d, req.load) for d in {i.document for i in req.items}
+                ):
+                    return VectorResponse(count=0)  # a removed load's, still in flight: dropped
                 return VectorResponse(
                     count=await asyncio.to_thread(m.upsert, *scope, req.kind, req.items)
                 )
             if not req.document:
                 raise ServiceError(ErrorType.BAD_REQUEST, "delete-document needs 'document'")
+            if req.upto is not None:
+                await asyncio.to_thread(self.removed.add, *scope, req.document, req.upto)
             return VectorResponse(
                 count=await asyncio.to_thread(m.delete_document, *scope, req.kind, req.document)
             )
@@ -81,9 +94,11 @@ async def open_store(ctx: Context[Settings]) -> AsyncIterator[VectorStore]:
     uri = ctx.settings.vectors_uri
     milvus = await asyncio.to_thread(MilvusVectors.open, uri, Path(ctx.settings.data_dir))
     log.info("vectors in %s", uri or f"Milvus Lite at {milvus.uri}")
+    removed = RemovedLoads(Path(ctx.settings.data_dir) / "vectors" / "removed_loads.db")
     try:
-        yield VectorStore(milvus)
+        yield VectorStore(milvus, removed)
     finally:
+        removed.close()
         await asyncio.to_thread(milvus.close)
 
 
@@ -99,7 +114,10 @@ async def on_collection_deleted(
 ) -> None:
     """The collection's store is gone (explain delete-collection): its vectors go too."""
     gone = VectorRequest(
-        operation="delete-collection", user=event.user, collection=event.collection
+        operation="delete-collection",
+        user=event.user,
+        collection=event.collection,
+        upto=event.upto,
     )
     await ctx.state.handle(gone)
 

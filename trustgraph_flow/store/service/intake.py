@@ -9,6 +9,7 @@ import logging
 import time
 
 from trustgraph_base.schema.core import StoreTriples, Triples
+from trustgraph_flow.removed_loads import RemovedLoads
 from trustgraph_flow.store.core.backend import Backend
 from trustgraph_flow.store.governance.seal import Seal
 from trustgraph_flow.store.service.state import Ctx, Probe, write
@@ -22,19 +23,24 @@ async def store_triples(batch: list[StoreTriples], ctx: Ctx) -> list[StoreTriple
     """Commit the batch before returning: the runtime acks it only afterwards (all but the
     returned messages, whose collection could not be written: they are redelivered)."""
     started = time.perf_counter()
-    report = await write(ctx, lambda stores: write_batch(stores, batch, ctx.state.seal))
+    seal, removed = ctx.state.seal, ctx.state.removed
+    report = await write(ctx, lambda stores: write_batch(stores, batch, seal, removed))
     retry, held, written = list(report.retry), report.unavailable, report.written
+    dropped = report.dropped
     traces = report.traces
     for _ in range(HELD_WRITES):
         if not held or ctx.state.server is None:
             break
         await reachable(ctx.state.server, len(held))
-        report = await write(ctx, functools.partial(written_again, held, ctx.state.seal))
+        report = await write(ctx, functools.partial(written_again, held, seal, removed))
         retry += report.retry
+        dropped += report.dropped
         held, written = report.unavailable, written + report.written
         traces += report.traces
     ctx.meter.add("triples_written_total", written)
     ctx.meter.add("trace_messages_written_total", traces)
+    if dropped:
+        log.info("dropped %d messages of removed loads (their documents are gone)", dropped)
     log.debug(
         "wrote %d triples from %d messages in %.1f ms",
         written,
@@ -46,9 +52,12 @@ async def store_triples(batch: list[StoreTriples], ctx: Ctx) -> list[StoreTriple
 
 
 def written_again(
-    held: list[StoreTriples | Triples], seal: Seal | None, stores: Backend
+    held: list[StoreTriples | Triples],
+    seal: Seal | None,
+    removed: RemovedLoads | None,
+    stores: Backend,
 ) -> WriteReport:
-    return write_batch(stores, held, seal)
+    return write_batch(stores, held, seal, removed)
 
 
 HELD_WRITES = 3

@@ -7,7 +7,9 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import replace
+from pathlib import Path
 
+from trustgraph_flow.removed_loads import RemovedLoads
 from trustgraph_flow.store.governance.migrate import migrate
 from trustgraph_flow.store.service.settings import StoreSettings
 from trustgraph_flow.store.service.state import (
@@ -30,6 +32,7 @@ async def running(settings: StoreSettings) -> AsyncIterator[State]:
     state = await open_server_backend(settings) if settings.store_uri else open_embedded(settings)
     if settings.signing:
         state = replace(state, seal=signing_seal(settings))
+    state = replace(state, removed=RemovedLoads(Path(settings.data_dir) / "removed_loads.db"))
     seal = state.seal
     again = settings.migrate_again
     await state.write(lambda stores: migrate(stores, seal, again=again))  # docs/conformance.md
@@ -53,3 +56,5 @@ async def running(settings: StoreSettings) -> AsyncIterator[State]:
             await state.write(state.seal.flush)
         await state.write(lambda stores: stores.close())
         state.writer.shutdown(wait=True)
+        if state.removed is not None:
+            state.removed.close()

@@ -4,6 +4,7 @@ purges on the writer thread, a long trace streamed in pieces (``streaming.py``).
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import AsyncIterator
 
 import pyoxigraph as ox
@@ -12,10 +13,12 @@ from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.integrity.keys import public_pem
 from trustgraph_base.messaging import (
     COLLECTION_DELETED,
+    LOADS_REMOVED,
 )
 from trustgraph_base.provenance.uris import document_uri
-from trustgraph_base.schema.documents import CollectionDeleted
+from trustgraph_base.schema.documents import CollectionDeleted, LoadsRemoved
 from trustgraph_base.schema.explain import ExplainRequest, ExplainResponse
+from trustgraph_flow.removed_loads import RemovedLoads
 from trustgraph_flow.store.core.backend import Backend, Handle
 from trustgraph_flow.store.governance import (
     attest,
@@ -52,8 +55,18 @@ WRITES = frozenset(
 )
 
 
-def explain_op(stores: Backend, req: ExplainRequest, seal: Seal | None = None) -> ExplainResponse:
-    """One explain operation against the caller's collection."""
+def explain_op(
+    stores: Backend,
+    req: ExplainRequest,
+    seal: Seal | None = None,
+    removed: RemovedLoads | None = None,
+) -> ExplainResponse:
+    """One explain operation against the caller's collection. A removal (of a collection,
+    or of a document with the loads ``upto`` a number) first records the loads it removes,
+    on the writer thread: their messages still in flight are not written after it."""
+    if removed is not None and req.upto is not None and req.operation in REMOVALS:
+        document = doc_iri(req.id) if req.operation == "delete-document" else ""
+        removed.add(req.user, req.collection, document, req.upto)
     if req.operation == "delete-collection":
         stores.drop(req.user, req.collection)
         if seal is not None:
@@ -66,6 +79,9 @@ def explain_op(stores: Backend, req: ExplainRequest, seal: Seal | None = None) -
     # its registry lookup); a deletion must know.
     with stores.lease(req.user, req.collection, as_empty=req.operation not in WRITES) as handle:
         return on_collection(handle, req, seal)
+
+
+REMOVALS = frozenset({"delete-document", "delete-collection"})
 
 
 def on_collection(
@@ -187,11 +203,17 @@ async def explain_service(req: ExplainRequest, ctx: Ctx) -> AsyncIterator[Explai
         async for piece in stream_trace(ctx, req):
             yield piece
         return
+    if req.operation == "delete-collection":  # every load into it so far, by this clock
+        req = req.model_copy(update={"upto": time.time_ns()})
     run = write if req.operation in WRITES else read
-    resp = await run(ctx, lambda stores: checked(explain_op(stores, req, ctx.state.seal)))
+    state = ctx.state
+    resp = await run(
+        ctx, lambda stores: checked(explain_op(stores, req, state.seal, state.removed))
+    )
     if req.operation == "delete-collection":
         # The librarian's documents and the vector indexes go too (durable: delivered
-        # even to a processor that is down now).
-        gone = CollectionDeleted(user=req.user, collection=req.collection)
-        await ctx.publish(COLLECTION_DELETED, gone)
+        # even to a processor that is down now); the chunker and extractor drop its work.
+        where = {"user": req.user, "collection": req.collection, "upto": req.upto}
+        await ctx.publish(COLLECTION_DELETED, CollectionDeleted(**where))
+        await ctx.publish(LOADS_REMOVED, LoadsRemoved(**where))
     yield resp

@@ -19,6 +19,7 @@ from trustgraph_base.messaging import (
     Context,
 )
 from trustgraph_base.wire import encode, keep_encoding
+from trustgraph_flow.removed_loads import RemovedLoads
 from trustgraph_flow.store.backends.embedded.snapshots import Snapshots
 from trustgraph_flow.store.backends.embedded.stores import Stores
 from trustgraph_flow.store.backends.server.stores import RemoteStores, open_server
@@ -61,6 +62,7 @@ class State:
     snapshots: Snapshots | None = None  # embedded only
     server: Probe | None = None  # the store server(s) (server and sharded backends only)
     seal: Seal | None = None  # signs ended traces (setting ``signing``)
+    removed: RemovedLoads | None = None  # loads removed: their late writes are dropped
     server_max_patterns: int = 0  # the largest query sent to it (0: any)
 
     async def write(self, fn: Callable[[Backend], T]) -> T:

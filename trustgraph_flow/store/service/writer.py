@@ -22,6 +22,7 @@ from pydantic import ValidationError
 from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, GRAPH_SOURCE
 from trustgraph_base.schema.core import StoreTriples, Triples
 from trustgraph_base.wire import describe
+from trustgraph_flow.removed_loads import RemovedLoads
 from trustgraph_flow.store.core.backend import Backend, Handle
 from trustgraph_flow.store.core.sources import SourceResolver
 from trustgraph_flow.store.governance import documents
@@ -42,6 +43,7 @@ class WriteReport:
     """What a batch did: triples written, messages rejected (id, reason)."""
 
     written: int = 0
+    dropped: int = 0  # messages of a removed load (``removed_loads``), not written
     traces: int = 0  # messages written that carried trace triples (``urn:graph:retrieval``)
     rejected: list[tuple[str, str]] = field(default_factory=list)
     retry: list[StoreTriples | Triples] = field(default_factory=list)  # to redeliver, as given
@@ -83,12 +85,20 @@ def readable(messages: Sequence[Given], report: WriteReport) -> list[tuple[Given
 
 
 def write_batch(
-    stores: Backend, messages: Sequence[Given], seal: Seal | None = None
+    stores: Backend,
+    messages: Sequence[Given],
+    seal: Seal | None = None,
+    removed: RemovedLoads | None = None,
 ) -> WriteReport:
     """Write every acceptable message; a message pyoxigraph refuses is rejected alone, logged.
 
-    With a ``seal``, the traces the batch ended are then signed and logged (``governance.seal``)."""
+    With a ``seal``, the traces the batch ended are then signed and logged (``governance.seal``).
+    A message of a load in ``removed`` is dropped: on the writer thread, as a removal is, so
+    it was either written before the removal (which removed it) or is dropped after it."""
     report = WriteReport()
+    if removed is not None:
+        kept = [m for m in messages if not removed.removed(m.metadata)]
+        report.dropped, messages = len(messages) - len(kept), kept
     groups: dict[tuple[str, str], list[StoreTriples]] = defaultdict(list)
     given: dict[tuple[str, str], list[Given]] = defaultdict(list)
     for original, msg in readable(messages, report):
