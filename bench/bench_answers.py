@@ -5,6 +5,7 @@
     python -m bench.bench_answers --engine realmodel --written-only --limit 8 --planted-only
     python -m bench.bench_answers --embeddings sentence-transformers   # needs that extra
     python -m bench.bench_answers --dev-only -v         # the development set alone
+    python -m bench.bench_answers --dev-only dev19 -v   # the second one, with its out-of-corpus
 
 Loads the corpus (bench/answers/corpus.py: four documents written for this bench, one a PDF,
 and Debian's licences and users-and-groups guide, found on this machine) into a fresh
@@ -12,7 +13,7 @@ and Debian's licences and users-and-groups guide, found on this machine) into a 
 and ``tg-invoke-graph-rag`` as a user does (``--no-streaming``), reads each trace
 (``tg-show-explain-trace --format json``) and prints, per engine and RAG kind: answer
 accuracy, gold page among the evidence, gold page cited, cited precision, and abstention on
-out-of-corpus questions; the held-out third and the development set apart. Planted claims (bench/answers/planted.py)
+out-of-corpus questions; the held-out third and the development sets apart. Planted claims (bench/answers/planted.py)
 go through the deterministic claim check (trustgraph_flow.verify.heuristic) and, with
 ``--engine realmodel``, through the model as judge (bench/answers/judged.py) too.
 """
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.answers.corpus import Doc, documents
+from bench.answers.dev19_questions import DEV19_COLLECTION, DEV19_OUT_OF_CORPUS
 from bench.answers.dev_questions import DEV_COLLECTION
 from bench.answers.judged import (
     Planted,
@@ -42,6 +44,8 @@ from bench.answers.scoring import abstained, score
 from bench.summary import summary
 
 COLLECTION = "bench-answers"
+# a development set's name ("" for the bench's own): its collection
+COLLECTIONS = {"": COLLECTION, "dev": DEV_COLLECTION, "dev19": DEV19_COLLECTION}
 KINDS = {"document-rag": "tg-invoke-document-rag", "graph-rag": "tg-invoke-graph-rag"}
 
 
@@ -88,7 +92,7 @@ async def measure(
     engine: str,
     docs: list[Doc],
     questions: list[Question],
-    ooc: list[str],
+    ooc: list[tuple[str, str]],
     env: dict[str, str] | None = None,
     planted: Planted | None = None,
 ) -> dict[str, Tally]:
@@ -129,10 +133,10 @@ async def measure(
                         if view is None:
                             tally.failed.append(q.text)
                         tally.scores.append((q, score(q, answer, view, span), answer))
-                for text in ooc:
+                for part, text in ooc:
                     for kind, tally in tallies.items():
-                        answer, view = await ask(kind, text, stack.env)
-                        tally.out_of_corpus.append((text, abstained(answer, view), answer))
+                        answer, view = await ask(kind, text, stack.env, COLLECTIONS[part])
+                        tally.out_of_corpus.append((text, abstained(answer, view), answer, part))
     return tallies
 
 
@@ -173,7 +177,11 @@ def main() -> None:
     )
     parser.add_argument("--quick", action="store_true", help="the same as --limit 12")
     parser.add_argument(
-        "--dev-only", action="store_true", help="only the development set, no out-of-corpus"
+        "--dev-only",
+        nargs="?",
+        const="dev",
+        choices=["dev", "dev19"],
+        help="only a development set (dev when not named) and its out-of-corpus questions",
     )
     parser.add_argument(
         "--planted-only",
@@ -205,10 +213,12 @@ def main() -> None:
         if args.written_only:
             docs = [d for d in docs if d.origin == "written"]
         if args.dev_only:
-            docs = [d for d in docs if d.collection == DEV_COLLECTION]
+            docs = [d for d in docs if d.collection == COLLECTIONS[args.dev_only]]
         keys = {d.key for d in docs}
         questions = [q for q in QUESTIONS if q.doc in keys]
-        ooc = [] if args.dev_only else OUT_OF_CORPUS
+        ooc = [("", t) for t in OUT_OF_CORPUS] + [("dev19", t) for t in DEV19_OUT_OF_CORPUS]
+        loaded = {d.collection for d in docs}  # out-of-corpus questions only where documents are
+        ooc = [(part, t) for part, t in ooc if COLLECTIONS[part] in loaded]
         if args.limit:
             step = -(-len(questions) // args.limit)  # evenly spread over the documents
             questions, ooc = questions[::step][: args.limit], ooc[: max(1, args.limit // 3)]

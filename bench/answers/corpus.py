@@ -2,8 +2,8 @@
 visitors' notes on an observatory, notes from a tour, a PDF guide drawn at run time) and public documents a
 Debian system installs (licences in /usr/share/common-licenses, base-passwd's
 users-and-groups guide), found at run time and never copied into the project. A missing one
-is named and its questions are left out. The development set's documents
-(bench/answers/dev_questions.py) go into a collection of their own."""
+is named and its questions are left out. Each development set's documents
+(bench/answers/dev_questions.py, dev19_questions.py) go into a collection of their own."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import gzip
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench.answers.dev19_questions import DEV19_COLLECTION, DEV19_DOCS
 from bench.answers.dev_questions import DEV_COLLECTION, DEV_DOCS
 from bench.answers.skarra import write_pdf
 
@@ -49,7 +50,11 @@ def documents(work: Path) -> tuple[list[Doc], list[str]]:
     docs = [Doc(key, path, "written") for key, path in WRITTEN.items()]
     docs.append(Doc("skarra", write_pdf(work / "skarra.pdf"), "written"))
     missing: list[str] = []
-    for found, collection in ((DEBIAN, Doc.collection), (DEV_DOCS, DEV_COLLECTION)):
+    for found, collection in (
+        (DEBIAN, Doc.collection),
+        (DEV_DOCS, DEV_COLLECTION),
+        (DEV19_DOCS, DEV19_COLLECTION),
+    ):
         for key, (path, package) in found.items():
             if not path.exists():
                 missing.append(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bench.answers.dev19_questions import DEV19_ROWS
 from bench.answers.dev_questions import DEV_ROWS
 
 
@@ -18,7 +19,9 @@ class Question:
     doc: str
     page: int | None = None
     held_out: bool = False
-    dev: bool = False  # the development set (dev_questions.py): its own part and collection
+    # a development set's name ("dev": dev_questions.py, "dev19": dev19_questions.py), each
+    # its own part and collection; "" for the bench's own questions
+    dev: str = ""
 
 
 _ROWS: list[tuple[str, tuple[str, ...], str, int | None]] = [
@@ -129,7 +132,8 @@ QUESTIONS = (
     ]
     + [Question(text, gold, doc, page, held_out=True) for text, gold, doc, page in _ADDED]
     + [Question(text, gold, doc, page) for text, gold, doc, page in _SHAPES]
-    + [Question(text, gold, doc, page, dev=True) for text, gold, doc, page in DEV_ROWS]
+    + [Question(text, gold, doc, page, dev="dev") for text, gold, doc, page in DEV_ROWS]
+    + [Question(text, gold, doc, page, dev="dev19") for text, gold, doc, page in DEV19_ROWS]
 )
 # Nothing in the corpus answers these: the right answer is that the documents do not say.
 OUT_OF_CORPUS = [

@@ -13,7 +13,8 @@ from bench.summary import summary
 @dataclass
 class Tally:
     scores: list[tuple[Question, Score, str]] = field(default_factory=list)
-    out_of_corpus: list[tuple[str, bool, str]] = field(default_factory=list)
+    # question, abstained, answer, development set ("" for the bench's own)
+    out_of_corpus: list[tuple[str, bool, str, str]] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
 
 
@@ -35,12 +36,12 @@ def print_planted(engine: str, v: Verdicts) -> None:
 
 
 def _part(q: Question) -> str:
-    return "dev" if q.dev else "held-out" if q.held_out else "tuned"
+    return q.dev or ("held-out" if q.held_out else "tuned")
 
 
 def report(engine: str, tallies: dict[str, Tally], verbose: bool) -> None:
     for kind, tally in tallies.items():
-        for part in ("tuned", "held-out", "dev"):
+        for part in ("tuned", "held-out", "dev", "dev19"):
             rows = [(q, s) for q, s, _ in tally.scores if _part(q) == part]
             n = len(rows)
             if not n:
@@ -62,13 +63,15 @@ def report(engine: str, tallies: dict[str, Tally], verbose: bool) -> None:
                 "-",
                 f"cited precision {share(cited_on, cited_all)}",
             )
-        ooc = tally.out_of_corpus
-        said = sum(1 for _, a, _ in ooc if a)
-        if ooc:  # none asked with --dev-only
-            print(f"{engine:17} {kind:12} out-of-corpus abstained {share(said, len(ooc))}")
-            summary(
-                f"answers: {engine} {kind} out-of-corpus abstained", share(said, len(ooc)), "-", ""
-            )
+        for part in ("", "dev19"):
+            ooc = [row for row in tally.out_of_corpus if row[3] == part]
+            said = sum(1 for _, a, _, _ in ooc if a)
+            name = f"{part} out-of-corpus".strip()
+            if ooc:  # none asked where no document of that set is loaded
+                print(f"{engine:17} {kind:12} {name} abstained {share(said, len(ooc))}")
+                summary(
+                    f"answers: {engine} {kind} {name} abstained", share(said, len(ooc)), "-", ""
+                )
         if tally.failed:
             print(f"  {len(tally.failed)} questions failed: {tally.failed[:3]}")
         if verbose:
@@ -80,6 +83,6 @@ def report(engine: str, tallies: dict[str, Tally], verbose: bool) -> None:
                     print(
                         f"    gold not cited ({_part(q)}, {where}): {q.text!r} -> {answer[:150]!r}"
                     )
-            for text, a, answer in ooc:
+            for text, a, answer, _ in tally.out_of_corpus:
                 if not a:
                     print(f"    answered out of corpus: {text!r} -> {answer[:150]!r}")
