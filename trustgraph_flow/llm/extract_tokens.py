@@ -1,11 +1,12 @@
 """A sentence as the offline extractor reads it: its tokens, with what states nothing read past.
 
-Markup ("## ", "- ", "**"), an opening phrase before a comma that has no verb ("In 1903,",
-"For example,"), an opening adverb ("Historically,", "Generally daemons…") and asides in brackets ("Root is
-(typically) the superuser") are no part of the clause. A path ("/var/mail") is one token, and so
-are a name joined by '&', '/' or '_' ("AT&T", "U/WIN", "png_read"; not "and/or"), a size
-("8x8") and a number's measure ("32-bit": 'a 32-bit number' is not 'is → 32').
-The edge's quote is the sentence as written: only the reading skips these.
+Markup ("## ", "- ", "**"; a Markdown link is its text, an image nothing), an opening phrase
+before a comma that has no verb ("In 1903,", "For example,"), an opening adverb
+("Historically,", "Generally daemons…"), asides in brackets ("Root is (typically) the
+superuser") and citation keys ("[PB61]", "[12]") are no part of the clause. A path
+("/var/mail") is one token, and so are a name joined by '&', '/' or '_' ("AT&T", "U/WIN",
+"png_read"; not "and/or"), a size ("8x8") and a number's measure ("32-bit": 'a 32-bit number'
+is not 'is → 32'). The edge's quote is the sentence as written: only the reading skips these.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import re
 from trustgraph_flow.llm.extract_verbs import looks_adverb, looks_verb
 
 MAX_ASIDE = 8  # tokens inside brackets read past as an aside
+MAX_CITATION = 5  # tokens inside square brackets read past as a citation key
 _TOKEN = re.compile(
     r"\d+[x×]\d+\b|\d+(?:-[^\W\d_]+)+|\d[\d,.]*\d|\d"
     r"|(?<![\w/])/[^\W_][\w-]*(?:[./][^\W_][\w-]*)*"
@@ -26,18 +28,40 @@ _LEADING_CLAUSE = re.compile(
     r"|^(?:in|on|at|after|before|during|since|by|from|for|until|following)\b[^,]{0,80},\s*",
     re.I,
 )
+# '[RFC8878](https://…)' reads 'RFC8878'; '![logo](…)' nothing
+_LINK = re.compile(r"(!?)\[([^\[\]\n]*)\]\([^()\s]*\)")
 _MARKUP = re.compile(
     r"^\s*(?:#{1,6}\s+|[-*+•]\s+|\d{1,3}[.)]\s+|>\s*)+|[*`]{1,3}|(?<!\w)_{1,2}\b|\b_{1,2}(?!\w)"
 )
+
+
+def unlinked(text: str) -> str:
+    """``text`` with each Markdown link as its text and each image left out."""
+    return _LINK.sub(lambda m: "" if m.group(1) else m.group(2), text)
 
 
 def tokens_of(text: str) -> list[str]:
     return _TOKEN.findall(text)
 
 
+def _citation(tokens: list[str], i: int) -> int:
+    """How many tokens a citation key from ``i`` takes ('[PB61]', '[12]', '[3, 7]', '[GGO+10]':
+    a number among up to MAX_CITATION tokens in square brackets), else 0. A usage line's
+    options ('[ -s ]') hold no number."""
+    window = tokens[i + 1 : i + MAX_CITATION + 2]
+    close = next((n for n, t in enumerate(window) if t in "[]"), None)
+    if tokens[i] != "[" or close is None or window[close] != "]" or close == 0:
+        return 0
+    inside = window[:close]
+    cited = all(t.isalnum() or t in ",;+-" for t in inside) and any(
+        ch.isdigit() for t in inside for ch in t
+    )
+    return close + 2 if cited else 0
+
+
 def _without_asides(tokens: list[str]) -> list[str]:
     """The tokens less each short bracketed aside ('(typically)', '(specifically, proxy
-    daemons)')."""
+    daemons)') and each citation key ('Peterson and Brown [PB61] proposed…')."""
     out: list[str] = []
     i = 0
     while i < len(tokens):
@@ -47,6 +71,10 @@ def _without_asides(tokens: list[str]) -> list[str]:
             if close is not None and window[close] == ")" and close > 0:
                 i += close + 2
                 continue
+        cited = _citation(tokens, i)
+        if cited:
+            i += cited
+            continue
         out.append(tokens[i])
         i += 1
     return out
@@ -55,7 +83,7 @@ def _without_asides(tokens: list[str]) -> list[str]:
 def sentence_tokens(sentence: str) -> list[str]:
     """A sentence's tokens, its markup, an opening 'In 1903,' or 'Historically,' and its
     bracketed asides read past."""
-    plain = _MARKUP.sub("", " ".join(sentence.split())).strip().rstrip(".!?;:")
+    plain = _MARKUP.sub("", unlinked(" ".join(sentence.split()))).strip().rstrip(".!?;:")
     opening = _LEADING_CLAUSE.match(plain)
     if opening and not any(looks_verb(t) for t in tokens_of(opening.group())[1:]):
         plain = plain[opening.end() :]

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import re
 
+from trustgraph_flow.llm.extract_tokens import unlinked
+
 # "Utility functions summary . . . . 9", "Introduction ........ 1": a contents line
 _LEADERS = re.compile(r"(?:\.\s?){4,}\s*[\divxlc]*\s*$", re.IGNORECASE)
 # "3.4.8. Handling…", "4.13. How do I…": a numbered section (two levels or more)
@@ -137,7 +139,7 @@ class Layout:
         while start <= len(text):
             end = text.find("\n", start)
             end = len(text) if end < 0 else end
-            body = text[start:end].strip()
+            body = unlinked(text[start:end]).strip()  # a link's address is no layout
             below = text[end + 1 : _line_at(text, end + 1)[1]] if end < len(text) else ""
             if fence or (_opens_block(body, above) and _closed(text, end, body)):
                 self.anywhere.add(start)  # a block of code, from its opening line to its end
