@@ -26,6 +26,7 @@ from trustgraph_flow.llm.extract_clause import (
 from trustgraph_flow.llm.extract_complement import is_word
 from trustgraph_flow.llm.extract_junk import clean
 from trustgraph_flow.llm.extract_kinds import common_noun
+from trustgraph_flow.llm.extract_lower import lower_name, opens_sentence
 from trustgraph_flow.llm.extract_notice import is_notice, notice_facts
 from trustgraph_flow.llm.extract_opening import empty_it, no_subject
 from trustgraph_flow.llm.extract_plural import opens_with_description
@@ -175,8 +176,10 @@ def _subclauses(subjects: list[str], tokens: list[str]) -> list[Fact]:
     return facts
 
 
-def _facts(tokens: list[str], memory: Memory) -> list[Fact]:
-    found, start = subjects(tokens, memory)
+def _facts(tokens: list[str], memory: Memory, opening: bool = False) -> list[Fact]:
+    """``opening``: the sentence surely starts where it does (``extract_lower``)."""
+    lower = opening and lower_name(tokens)  # "zlib is not subject to…"
+    found, start = ([tokens[0]], 1) if lower else subjects(tokens, memory)
     if opens_with_description(found, tokens, start) or no_subject(tokens, start):
         found = []  # "Multiple files may be compressed": no name, no fact of one
     facts: list[Fact] = []
@@ -219,7 +222,8 @@ def _read(text: str, limit: int, memory: Memory) -> list[Edge]:
             memory.heard([], [])
             before = (a, b)
             continue  # a heading, an option, a table row, code (``layout``)
-        for s, p, o, literal in _facts(sentence_tokens(joined or sentence), memory):
+        tokens = sentence_tokens(joined or sentence)
+        for s, p, o, literal in _facts(tokens, memory, opens_sentence(text, a)):
             if clean(s, p, o, literal):
                 found.setdefault((s, p, o), Edge(s, p, o, literal, quote))
         if is_notice(sentence):

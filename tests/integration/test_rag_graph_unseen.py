@@ -1,0 +1,58 @@
+"""GraphRAG on the shapes of documents a new user brings (issue 29, session 19's development
+set: a paper, a Markdown README, a FAQ): a sentence whose names carry a citation key ("Ji
+and Killian [JK02] provided…") or a Markdown link ("dual-licensed under [BSD](LICENSE)"), or
+that opens with a program's name in lower case ("zlib is not subject to…"), gave no edge, so
+its chunk was never reached and GraphRAG said the documents do not say. The extractor now
+reads all three. This is the user's path, end to end."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.abstain import ABSTAINED, load_texts
+from tests.support.processors import EVERY
+from tests.support.stack import Stack
+
+USER = "ines"  # a user of its own: the samples are not loaded
+PAPER = """Related work
+
+Checksums have been studied for a long time. In 1993, Orrin Black [Bla93] published a method
+that reads data by words. In 2002, Mara Jiang and Tomas Kell [JK02] provided a detailed
+analysis of a nearly identical scheme.
+"""
+FAQ = """Frequently Asked Questions about quillo
+
+43. Is quillo subject to export controls?
+
+    quillo is not subject to export controls, and so is classified as EAR99.
+"""
+NOTES = "Ada Lind wrote the first survey of checksums.\n"  # an edge, so the graph is not empty
+README = """# quillo
+
+A small archiver for the command line, written in C.
+
+## License
+
+Quillo is dual-licensed under [BSD](LICENSE) and [Apache-2.0](https://www.apache.org/licenses/LICENSE-2.0).
+"""
+
+
+@pytest.mark.timeout(300)
+async def test_citation_keys_and_links_do_not_hide_a_sentence(
+    pulsar_url: str, prefix: str, tmp_path: Path
+) -> None:
+    async with Stack(pulsar_url, prefix, EVERY, data_dir=tmp_path / "data") as stack:
+        texts = {"related.txt": PAPER, "quillo.md": README, "faq.txt": FAQ, "notes.txt": NOTES}
+        await load_texts(stack, USER, tmp_path, texts)
+        asked = {
+            "Who published a method that reads data by words?": "Orrin Black",
+            "Who provided a detailed analysis of the scheme?": "Mara Jiang",
+            "Under which licenses is Quillo distributed?": "BSD",
+            "How is quillo classified for export controls?": "EAR99",
+        }
+        for question, word in asked.items():
+            out = await stack.cli("tg-invoke-graph-rag", "-q", question, "-U", USER)
+            assert out.code == 0, out.stderr
+            assert word in out.stdout and ABSTAINED not in out.stdout, (question, out.stdout)
