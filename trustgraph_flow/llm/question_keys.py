@@ -22,6 +22,7 @@ worded otherwise; a name no sentence names is left to the excerpt).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -30,7 +31,10 @@ from trustgraph_flow.llm.text import STOPWORDS, stem, words
 Name = tuple[str, ...]  # the stems of a name's words
 Key = str | Name  # a word's stem, or a name
 COMMON = math.log(1 + 1 / 0.5)  # the weight of a key half the sentences hold, or more
-WH_KINDS = frozenset({"how", "what", "which"})  # 'how high', 'which animal', 'what kind of'
+WH_KINDS = frozenset({"how", "what", "which"})
+_BREAKS = re.compile(
+    r"[()\[\]{},;:\"“”]"
+)  # what ends a name's run of words  # 'how high', 'which animal', 'what kind of'
 
 
 @lru_cache(maxsize=4096)
@@ -42,8 +46,11 @@ def stems_of(text: str) -> frozenset[str]:
 
 
 def name_runs(text: str, skip_first: bool = False) -> list[Name]:
-    """Runs of capitalised words (stems), leading stopwords dropped: the names ``text`` uses."""
-    found = words(text)[1 if skip_first else 0 :]
+    """Runs of capitalised words (stems), leading stopwords dropped: the names ``text`` uses.
+    A bracket, a quote, a comma or a colon ends a run: "Cyclic Redundancy Checks (CRCs)"
+    names Cyclic Redundancy Checks, and its short form apart."""
+    found = [w for part in _BREAKS.split(text) for w in [*words(part), ""]]
+    found = found[1:] if skip_first and found and found[0] else found
     runs: list[Name] = []
     run: list[str] = []
     for word in [*found, ""]:

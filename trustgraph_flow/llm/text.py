@@ -121,8 +121,10 @@ IRREGULAR = {
 @lru_cache(maxsize=1 << 16)  # pure; a question's pieces repeat the same words thousands of times
 def stem(word: str) -> str:
     """A very light stemmer so 'capitals' meets 'capital', 'studied' 'study', 'opened'
-    'open', 'released' 'release', 'died' 'die' and 'taught' 'teach'."""
+    'open', 'released' 'release', 'died' 'die' and 'taught' 'teach'; a possessive is its
+    owner ("Zstandard's" meets 'Zstandard')."""
     word = word.lower()
+    word = word[:-2] if word.endswith(("'s", "’s")) else word.rstrip("'’")
     word = IRREGULAR.get(word, word)
     if len(word) == 4 and word.endswith("ed") and word[1] != "e" and word[:3] not in STOPWORDS:
         word = word[:-1]  # "died" → "die", "used" → "use": too short for the rules below
