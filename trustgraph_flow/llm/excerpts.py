@@ -6,6 +6,9 @@ read with (its *context*): the words a sentence leans on for what it speaks of.
   "Today the building belongs…", "For forty years it was run…"), or that speaks of "such a"
   thing ("… is an example of such a server"), is read with the sentences before it in its
   paragraph.
+- A sentence below a question that is a paragraph of its own (a FAQ's) is read with that
+  question: "Look in zlib's contrib/puff directory." answers "Is there some simpler
+  version of inflate…?".
 - A line of a title block (unmarked lines without a full stop, no blank line between) is
   read as one with the lines above it (its *heading*): "Version 3, 29 June 2007" under
   "GNU GENERAL PUBLIC LICENSE" says what was published when (its words count as the
@@ -40,6 +43,7 @@ PLACE_FIRST = frozenset(
 )
 PHRASE_REACH = 3  # words of such a phrase before the subject ("For forty years it…")
 _ENDS = (".", "!", "?", ":", ";", ",")
+LABEL = 4  # characters of a question's number or mark before it ("30.", "Q:")
 
 
 def _leans(two: list[str]) -> bool:
@@ -94,6 +98,7 @@ def _contexts(chunk: str) -> list[tuple[str, str, str]]:
     out: list[tuple[str, str, str]] = []
     title: list[str] = []  # the title block the previous line ended, if any
     last = -1  # where the previous paragraph ended
+    asked = ""  # the question a paragraph of its own asked: what the answers below speak of
     for paragraph in paragraph_spans(chunk):
         start = paragraph[0][0]
         if _title_line(chunk, paragraph):
@@ -105,10 +110,11 @@ def _contexts(chunk: str) -> list[tuple[str, str, str]]:
         title, last = [], paragraph[-1][1]
         for a, b in paragraph:
             text = " ".join(chunk[a:b].split())
-            if not anaphoric(text):
-                out.append((text, "", ""))
-                continue
-            out.append((text, " ".join(chunk[start:a].split()), ""))
+            context = " ".join(chunk[start:a].split()) if anaphoric(text) else ""
+            out.append((text, f"{asked} {context}".strip(), ""))
+        said = [text for text, _, _ in out[-len(paragraph) :]]
+        if said[-1].endswith("?") and all(len(t) <= LABEL for t in said[:-1]):
+            asked = said[-1]  # "30. Is there…?", "Q: How do I…?"
     return out
 
 

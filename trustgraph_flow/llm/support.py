@@ -166,6 +166,8 @@ def ranked(question: str, pieces: list[Piece]) -> list[Scored]:
     numbers = {w for w in words if w.isdigit()}  # 'version 3', 'in 1886': what is asked of
     out: list[Scored] = []
     for i, piece in enumerate(pieces):
+        if piece.text.endswith("?"):
+            continue  # a question answers nothing (a FAQ's: what is below it answers)
         credits = _credits(words, names, piece)
         if sum(credits) < MIN_COVERAGE * len(words) or not distinct_enough(
             keys, evidence.of(piece.text, f"{piece.context} {piece.heading}")
