@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.abstain import ABSTAINED, load_texts
+from tests.support.abstain import check_answers, load_texts
 from tests.support.processors import EVERY
 from tests.support.stack import Stack
 
@@ -52,7 +52,4 @@ async def test_citation_keys_and_links_do_not_hide_a_sentence(
             "Under which licenses is Quillo distributed?": "BSD",
             "How is quillo classified for export controls?": "EAR99",
         }
-        for question, word in asked.items():
-            out = await stack.cli("tg-invoke-graph-rag", "-q", question, "-U", USER)
-            assert out.code == 0, out.stderr
-            assert word in out.stdout and ABSTAINED not in out.stdout, (question, out.stdout)
+        await check_answers(stack, USER, "tg-invoke-graph-rag", asked)

@@ -44,6 +44,16 @@ async def check_abstention(
             assert word in out.stdout and ABSTAINED not in out.stdout, (command, out.stdout)
 
 
+async def check_answers(stack: Stack, user: str, command: str, asked: Mapping[str, str]) -> None:
+    """``command`` answers each question (question -> a word of the answer), none by
+    abstaining and none with a question."""
+    for question, word in asked.items():
+        out = await stack.cli(command, "-q", question, "-U", user)
+        assert out.code == 0, out.stderr
+        assert word in out.stdout and ABSTAINED not in out.stdout, (question, out.stdout)
+        assert not out.stdout.strip().endswith("?"), (question, out.stdout)
+
+
 def trace_of(stderr: str) -> str:
     """The trace id an answering command printed (its ``trace: …`` line on stderr)."""
     return next(
