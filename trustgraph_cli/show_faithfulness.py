@@ -17,7 +17,7 @@ Examples:
   tg-show-faithfulness -C research --by hour --since 2026-12-01T00:00:00Z
   tg-show-faithfulness --format json | jq '.[] | select(.share < 0.8)'
 """
-HEADERS = ["Period", "Answers", "Claims", "Supported", "Share", "Withheld"]
+HEADERS = ["Period", "Answers", "Claims", "Supported", "Share", "Abstained"]
 
 
 @command(epilog=EPILOG)
@@ -41,7 +41,7 @@ HEADERS = ["Period", "Answers", "Claims", "Supported", "Share", "Withheld"]
 def main(by: str, since: str | None, until: str | None, fmt: str, gw: Gateway) -> None:
     """Show how faithful a collection's answers were over time: per day (or hour), the
     answers whose claims were verified, their claims, how many of those the cited evidence
-    supports and that share, and the answers withheld ("the documents do not say").
+    supports and that share, and the answers that abstained ("the documents do not say").
 
     Every GraphRAG and DocumentRAG answer's claims are checked against the evidence they
     cite when it is given (tg-show-explain-trace shows each verdict); answers recorded

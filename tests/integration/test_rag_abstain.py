@@ -116,6 +116,7 @@ async def test_supported_answers_abstentions_and_what_shows_them(
         assert days[0]["share"] == round(days[0]["supported"] / days[0]["claims"], 4)
         text = await stack.cli("tg-show-faithfulness", "--by", "hour", "-U", USER)
         assert text.code == 0 and "Share" in text.stdout and "%" in text.stdout
+        assert "Abstained" in text.stdout.splitlines()[0]  # the JSON's name for the column
         empty = await stack.cli("tg-show-faithfulness", "-U", USER, "-C", "nothing")
         assert empty.code == 0 and "No verified answers in collection 'nothing'" in empty.stdout
         bad = await stack.cli("tg-show-faithfulness", "--since", "yesterday", "-U", USER)
