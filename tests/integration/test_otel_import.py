@@ -95,6 +95,8 @@ async def test_an_instrumented_apps_trace_shows_here_with_its_lineage(stack: Sta
     )
     text = await stack.cli("tg-show-explain-trace", q, "--show-provenance", env=as_alice)
     assert QUESTION in text.stdout and "OTel facts" in text.stdout, text.stdout
+    # the retriever step observed nothing in words: it says so, not an empty label
+    assert not any(line.endswith("Observation:") for line in text.stdout.splitlines())
     # lineage: the chunk's page lists the imported answer; diff against a second app trace
     used = await stack.cli("tg-show-source-usage", f"{DOC}/p2", env=as_alice)
     assert used.code == 0 and q.rsplit(":", 1)[-1] in used.stdout, used.stdout + used.stderr

@@ -150,3 +150,13 @@ def test_interrupted_trace_says_so_and_why_without_pretending_it_goes_on() -> No
     out = show(view)
     assert "  Status: interrupted" in out and f"  Error: {reason}" in out
     assert not any("Conclusion: (in progress)" in line for line in out)
+
+
+def test_a_step_that_observed_nothing_says_so() -> None:
+    # an imported retriever span (OTLP) is a step whose observation is empty: "(none)",
+    # not a label with nothing after it; a step still running keeps "(in progress)"
+    agent = samples.agent()
+    steps = [step.model_copy(update={"observation": ""}) for step in agent.steps]
+    out = show(agent.model_copy(update={"steps": steps}))
+    assert "  │   Observation: (none)" in out
+    assert not any(line.rstrip().endswith("Observation:") for line in out)

@@ -11,6 +11,8 @@ from trustgraph_cli.render.tree import Field, Node
 if TYPE_CHECKING:
     from trustgraph_base.schema.explain import AgentCallView, AgentStepView
 
+NOTHING = "(none)"  # an observation recorded empty
+
 
 def uses_text(root: str, uses: list[str]) -> str:
     """What a step (or the conclusion) used, as steps: ``step 1, step 3`` (a call: ``step 2
@@ -57,11 +59,10 @@ def step_fields(
         fields.append(Field("Uses", uses_text(root, step.uses), ("cyan",)))
     if not step.calls:
         seen = step.observation
-        fields.append(
-            Field("Observation", pending, ("yellow",))
-            if seen is None
-            else Field("Observation", cut(seen))
-        )
+        if seen is None:
+            fields.append(Field("Observation", pending, ("yellow",)))
+        else:  # an empty one (an imported retriever span's) says so
+            fields.append(Field("Observation", cut(seen) or NOTHING, () if seen else ("dim",)))
     if not step.used:
         fields.append(Field("Used by the answer", "no (a dead end)", ("yellow",)))
     return fields
@@ -72,5 +73,6 @@ def call_node(k: int, call: AgentCallView, cut: Callable[[str], str], pending: s
     node = Node(f"Call {k}", call.uri, title_paint=("bold", "cyan"))
     node.add("Action", call.action, "green")
     node.add("Arguments", cut(call.arguments))
-    node.add("Observation", pending if call.observation is None else cut(call.observation))
+    seen = call.observation
+    node.add("Observation", pending if seen is None else cut(seen) or NOTHING)
     return node
