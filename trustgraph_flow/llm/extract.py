@@ -29,6 +29,7 @@ from trustgraph_flow.llm.extract_kinds import common_noun
 from trustgraph_flow.llm.extract_lower import lower_name, opens_sentence
 from trustgraph_flow.llm.extract_notice import is_notice, notice_facts
 from trustgraph_flow.llm.extract_opening import empty_it, no_subject
+from trustgraph_flow.llm.extract_parts import misread
 from trustgraph_flow.llm.extract_plural import opens_with_description
 from trustgraph_flow.llm.extract_subject import Memory, subjects, without_subject
 from trustgraph_flow.llm.extract_title import defined_above, title_facts
@@ -222,9 +223,9 @@ def _read(text: str, limit: int, memory: Memory) -> list[Edge]:
             memory.heard([], [])
             before = (a, b)
             continue  # a heading, an option, a table row, code (``layout``)
-        tokens = sentence_tokens(joined or sentence)
-        for s, p, o, literal in _facts(tokens, memory, opens_sentence(text, a)):
-            if clean(s, p, o, literal):
+        read = joined or sentence
+        for s, p, o, literal in _facts(sentence_tokens(read), memory, opens_sentence(text, a)):
+            if clean(s, p, o, literal) and not misread(s, p, o, literal, read):
                 found.setdefault((s, p, o), Edge(s, p, o, literal, quote))
         if is_notice(sentence):
             memory.heard([], [])  # 'It was modified by…' after a notice: not 'Copyright'

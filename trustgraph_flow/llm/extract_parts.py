@@ -1,0 +1,77 @@
+"""Facts whose words are the wrong part of speech for their place, told by the lexicon
+(``lexicon``): a relation no word of which can be a verb (a plural noun read as the verb:
+'Java → implementations → tend' of "Java implementations tend to…"), a subject that is a
+lone adjective ('Optional → could put → nominee', of "The _Optional_ steps…") or ends in a
+verb ('Friedl's home page gives → links to → sites'), and an object that can only be a verb
+('Valgrind stack → traces → get'; one in '-s' may be a plural noun the table lacks). A word the lexicon does not know (a name, code, a
+number) may be anything; a word in '-ing' or '-ed' may be a noun or an adjective ('marker
+parsing', 'entity authorized'); a capitalised word inside a label is a name ('Display →
+receives → Accept')."""
+
+from __future__ import annotations
+
+import re
+
+from trustgraph_flow.llm.extract_verbs import NEGATIONS, is_participle, looks_adverb
+from trustgraph_flow.llm.lexicon import ADJ, AUX, NOUN, PROPN, VERB, can_be, parts_of_speech
+
+_THING = (NOUN, PROPN, ADJ)
+
+
+def _verbal(word: str) -> bool:
+    """A participle or a gerund, which may name a thing or describe one."""
+    return word.lower().endswith("ing") or is_participle(word)
+
+
+def _only_verb(word: str, initial: bool) -> bool:
+    """Whether the lexicon knows ``word`` as a verb and never as a noun or adjective (a
+    capitalised word that does not open its label is a name, never only a verb)."""
+    if _verbal(word) or (word[:1].isupper() and not initial):
+        return False
+    return can_be(word, *_THING) is False
+
+
+def _no_verb(p: str) -> bool:
+    """Whether no word of the relation the lexicon knows can be a verb ('implementations',
+    'parsers available from'); unknown words ('from', 'of') decide nothing."""
+    known = [w for w in p.split() if w.lower() not in NEGATIONS and parts_of_speech(w)]
+    return bool(known) and not any(can_be(w, VERB, AUX) for w in known)
+
+
+def _lone_adjective(s: str) -> bool:
+    """A subject of one word the lexicon knows only as an adjective ('Optional', 'Higher'):
+    its noun was read as the relation or lost."""
+    if " " in s or _verbal(s):
+        return False
+    known = parts_of_speech(s)
+    return ADJ in known and not known & {NOUN, PROPN}
+
+
+def _mentioned(word: str, sentence: str) -> bool:
+    """Whether the sentence quotes the word as a term ('"Incorporate" means to publish')."""
+    return re.search(rf"[\"“']{re.escape(word)}[\"”']", sentence) is not None
+
+
+def _act_aimed_at(p: str, o: str, sentence: str) -> bool:
+    """A verb as object after 'to' ('is granted to → distribute', "encouraged me to
+    improve"): an act, true to the sentence, not a thing misread."""
+    return p.split()[-1].lower() == "to" or (
+        re.search(rf"\bto\s+{re.escape(o)}\b", sentence, re.IGNORECASE) is not None
+    )
+
+
+def misread(s: str, p: str, o: str, literal: bool, sentence: str) -> bool:
+    """Whether a fact's words are the wrong part of speech for their places (the module's
+    docstring); ``sentence`` is the text it was read from."""
+    if _no_verb(p) or _lone_adjective(s):
+        return True
+    words = s.split()
+    if _only_verb(words[-1], len(words) == 1) and not (len(words) == 1 and _mentioned(s, sentence)):
+        return True
+    if literal:
+        return False
+    heads = [w for w in o.split() if not looks_adverb(w)]
+    plural = heads[-1].lower().endswith("s") and not heads[-1].endswith("ss") if heads else False
+    if not heads or plural:
+        return False  # a plural noun the table lacks ('schedules → rebuilds'), never a base form
+    return _only_verb(heads[-1], False) and not _act_aimed_at(p, o, sentence)
