@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from trustgraph_flow.llm.extract_verbs import NEGATIONS, is_participle, looks_adverb
-from trustgraph_flow.llm.lexicon import ADJ, AUX, NOUN, PROPN, VERB, can_be, parts_of_speech
+from trustgraph_flow.llm.lexicon import ADJ, ADV, AUX, NOUN, PROPN, VERB, can_be, parts_of_speech
 
 _THING = (NOUN, PROPN, ADJ)
 
@@ -32,10 +32,15 @@ def _only_verb(word: str, initial: bool) -> bool:
 
 
 def _no_verb(p: str) -> bool:
-    """Whether no word of the relation the lexicon knows can be a verb ('implementations',
-    'parsers available from'); unknown words ('from', 'of') decide nothing."""
-    known = [w for w in p.split() if w.lower() not in NEGATIONS and parts_of_speech(w)]
-    return bool(known) and not any(can_be(w, VERB, AUX) for w in known)
+    """Whether the relation's first word, past negations and adverbs, cannot be a verb
+    ('implementations', 'collaborators maintain', 'parsers available from'); a word the
+    lexicon does not know decides nothing."""
+    for word in p.split():
+        known = parts_of_speech(word)
+        if word.lower() in NEGATIONS or looks_adverb(word) or known == {ADV}:
+            continue
+        return bool(known) and not known & {VERB, AUX}
+    return False
 
 
 def _lone_adjective(s: str) -> bool:
