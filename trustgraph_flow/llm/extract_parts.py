@@ -1,9 +1,10 @@
 """Facts whose words are the wrong part of speech for their place, told by the lexicon
 (``lexicon``): a relation no word of which can be a verb (a plural noun read as the verb:
 'Java → implementations → tend' of "Java implementations tend to…"), a subject that is a
-lone adjective ('Optional → could put → nominee', of "The _Optional_ steps…") or ends in a
+lone derived or compared adjective ('Optional → could put → nominee', of "The _Optional_
+steps…"; 'Higher → numbers result in → output'; not a name such as 'Hale') or ends in a
 verb ('Friedl's home page gives → links to → sites'), and an object that can only be a verb
-('Valgrind stack → traces → get'; one in '-s' may be a plural noun the table lacks). A word the lexicon does not know (a name, code, a
+('Valgrind stack → traces → get'; unless the sentence shows it a thing: ``_spared``). A word the lexicon does not know (a name, code, a
 number) may be anything; a word in '-ing' or '-ed' may be a noun or an adjective ('marker
 parsing', 'entity authorized'); a capitalised word inside a label is a name ('Display →
 receives → Accept')."""
@@ -13,7 +14,17 @@ from __future__ import annotations
 import re
 
 from trustgraph_flow.llm.extract_verbs import NEGATIONS, is_participle, looks_adverb
-from trustgraph_flow.llm.lexicon import ADJ, ADV, AUX, NOUN, PROPN, VERB, can_be, parts_of_speech
+from trustgraph_flow.llm.lexicon import (
+    ADJ,
+    ADV,
+    AUX,
+    NOUN,
+    PROPN,
+    VERB,
+    can_be,
+    lemmas,
+    parts_of_speech,
+)
 
 _THING = (NOUN, PROPN, ADJ)
 
@@ -43,13 +54,18 @@ def _no_verb(p: str) -> bool:
     return False
 
 
+# Endings of adjectives made from other words ('Optional', 'Allowable'): a name ('Hale',
+# 'Strong', 'Hardy', which the lexicon knows as adjectives too) seldom has one.
+_DERIVED = ("al", "able", "ible", "ive", "ous", "ful", "less", "ic", "ary", "ent", "ant")
+
+
 def _lone_adjective(s: str) -> bool:
-    """A subject of one word the lexicon knows only as an adjective ('Optional', 'Higher'):
-    its noun was read as the relation or lost."""
-    if " " in s or _verbal(s):
-        return False
+    """A subject of one word the lexicon knows only as an adjective (or adverb), a derived
+    one or a comparison ('Optional', 'Higher'): its noun was read as the relation or lost."""
     known = parts_of_speech(s)
-    return ADJ in known and not known & {NOUN, PROPN}
+    if " " in s or _verbal(s) or ADJ not in known or not known <= {ADJ, ADV}:
+        return False
+    return s.lower().endswith(_DERIVED) or lemmas(s, ADJ) != {s.lower()}
 
 
 def _mentioned(word: str, sentence: str) -> bool:
@@ -57,11 +73,21 @@ def _mentioned(word: str, sentence: str) -> bool:
     return re.search(rf"[\"“']{re.escape(word)}[\"”']", sentence) is not None
 
 
-def _act_aimed_at(p: str, o: str, sentence: str) -> bool:
-    """A verb as object after 'to' ('is granted to → distribute', "encouraged me to
-    improve"): an act, true to the sentence, not a thing misread."""
-    return p.split()[-1].lower() == "to" or (
-        re.search(rf"\bto\s+{re.escape(o)}\b", sentence, re.IGNORECASE) is not None
+def _spared(p: str, head: str, sentence: str) -> bool:
+    """Whether an object the lexicon knows only as a verb is a thing after all: after 'to'
+    an act, true to the sentence ('is granted to → distribute', "encouraged me to
+    improve"); in a list a noun the table lacks ('wool, tin and copper'); in '-s' (not
+    '-ss') a plural noun it lacks ('schedules → rebuilds')."""
+    word = re.escape(head)
+    low = head.lower()
+    return (
+        p.split()[-1].lower() == "to"
+        or (low.endswith("s") and not low.endswith("ss"))
+        or re.search(rf"\bto\s+{word}\b", sentence, re.IGNORECASE) is not None
+        or re.search(
+            rf",\s*{word}\b|\b{word}\s*,|\b(and|or)\s+{word}\b|\b{word}\s+(and|or)\b", sentence
+        )
+        is not None
     )
 
 
@@ -73,10 +99,7 @@ def misread(s: str, p: str, o: str, literal: bool, sentence: str) -> bool:
     words = s.split()
     if _only_verb(words[-1], len(words) == 1) and not (len(words) == 1 and _mentioned(s, sentence)):
         return True
-    if literal:
-        return False
     heads = [w for w in o.split() if not looks_adverb(w)]
-    plural = heads[-1].lower().endswith("s") and not heads[-1].endswith("ss") if heads else False
-    if not heads or plural:
-        return False  # a plural noun the table lacks ('schedules → rebuilds'), never a base form
-    return _only_verb(heads[-1], False) and not _act_aimed_at(p, o, sentence)
+    if literal or not heads:
+        return False
+    return _only_verb(heads[-1], False) and not _spared(p, heads[-1], sentence)

@@ -27,6 +27,16 @@ def parts_of_speech(word: str) -> frozenset[str]:
     return frozenset(getAllLemmas(word))
 
 
+@lru_cache(maxsize=65536)
+def lemmas(word: str, part: str) -> frozenset[str]:
+    """The base forms, lower case, ``word`` has as ``part`` ('higher' as ADJ → 'high')."""
+    if not _WORD.fullmatch(word):
+        return frozenset()
+    from lemminflect import getAllLemmas
+
+    return frozenset(w.lower() for w in getAllLemmas(word, part).get(part, ()))
+
+
 def can_be(word: str, *parts: str) -> bool | None:
     """Whether ``word`` can be one of ``parts``; None when the lexicon does not know it."""
     known = parts_of_speech(word)
