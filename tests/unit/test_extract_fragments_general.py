@@ -147,3 +147,12 @@ def test_a_title_underlined_with_tildes_and_an_unclosed_fence_open_no_block() ->
     assert _triples(underlined) == {("Zedit", "reads", "input")}
     unclosed = "Zedit reads its input.\n\n```\nQedit writes its output to files.\n"
     assert ("Qedit", "writes", "output") in _triples(unclosed)
+
+
+def test_a_commit_id_is_one_token_not_a_number_cut_from_its_letters() -> None:
+    # 'as of commit 0a8f4f0' gave the literal '0' (git-subtree's manual); a decade keeps its 's'
+    assert sentence_tokens("zedit was merged into qedit as of commit 0a8f4f0.")[-2:] == [
+        "commit",
+        "0a8f4f0",
+    ]
+    assert sentence_tokens("Zedit was built in the 1780s.")[-2:] == ["1780", "s"]

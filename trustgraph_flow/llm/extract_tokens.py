@@ -5,8 +5,9 @@ before a comma that has no verb ("In 1903,", "For example,"), an opening adverb
 ("Historically,", "Generally daemons…"), asides in brackets ("Root is (typically) the
 superuser") and citation keys ("[PB61]", "[12]") are no part of the clause. A path
 ("/var/mail") is one token, and so are a name joined by '&', '/' or '_' ("AT&T", "U/WIN",
-"png_read"; not "and/or"), a size ("8x8") and a number's measure ("32-bit": 'a 32-bit number'
-is not 'is → 32'). The edge's quote is the sentence as written: only the reading skips these.
+"png_read"; not "and/or"), a size ("8x8"), a number's measure ("32-bit": 'a 32-bit number'
+is not 'is → 32') and a hexadecimal id ("0a8f4f0": 'as of commit 0a8f4f0' is not '→ 0').
+The edge's quote is the sentence as written: only the reading skips these.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from trustgraph_flow.llm.extract_verbs import looks_adverb, looks_verb
 MAX_ASIDE = 8  # tokens inside brackets read past as an aside
 MAX_CITATION = 5  # tokens inside square brackets read past as a citation key
 _TOKEN = re.compile(
-    r"\d+[x×]\d+\b|\d+(?:-[^\W\d_]+)+|\d[\d,.]*\d|\d"
+    r"\d+[x×]\d+\b|\d+(?:-[^\W\d_]+)+|\d+[a-f]+\d[\da-f]*\b|\d[\d,.]*\d|\d"
     r"|(?<![\w/])/[^\W_][\w-]*(?:[./][^\W_][\w-]*)*"
     r"|[^\W_]+(?:(?:['’.-]|_+|[&/](?!or\b))[^\W_]+)*|[^\w\s]",
     re.UNICODE,
