@@ -21,7 +21,6 @@ import pytest
 from tests.support.ingest import Client
 from tests.support.poll import eventually
 from tests.support.processors import INGEST, SAMPLES
-from tests.support.sparql_server import server_mode
 from tests.support.stack import CliResult, Stack, run_cli, stack_fixture
 from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.messaging import VECTORS, Bus, RequestClient
@@ -150,11 +149,6 @@ async def ended(load: asyncio.Task[CliResult]) -> None:
     await asyncio.wait_for(load, TIMEOUT)
 
 
-@pytest.mark.skipif(
-    server_mode(),
-    reason="oxigraph serve answers 500 'Resource temporarily unavailable (os error 11)' and then "
-    "stops under a 12,000-chunk load written and removed at once (on main too)",
-)
 @pytest.mark.timeout(TIMEOUT * 3)
 async def test_removed_mid_chunking_leaves_nothing(
     stack: Stack, tmp_path: Path, caplog: pytest.LogCaptureFixture

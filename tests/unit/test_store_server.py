@@ -10,7 +10,18 @@ import pydantic
 import pytest
 
 from tests.support.sparql_server import Counting, oxigraph_server
-from tests.support.store import DOC, document, graph_rag, labels, long_agent, msg
+from tests.support.store import (
+    DOC,
+    EDGE_FOX,
+    TIME,
+    Layout,
+    document,
+    graph_rag,
+    labels,
+    long_agent,
+    msg,
+    paged_document,
+)
 from trustgraph_base.messaging import free_port
 from trustgraph_base.rdf.terms import BlankTerm, Triple, iri, lit
 from trustgraph_base.schema import ExplainRequest, TriplesQueryRequest
@@ -186,6 +197,26 @@ def test_the_hierarchy_and_lineage_of_a_much_used_document_take_a_few_requests(u
         p.edge is not None and p.edge.o_label == "dog" for t in usage.traces for p in t.paths
     )
     assert hierarchy < 20 and server.requests < 20  # one request per lookup was hundreds
+    backend.close()
+
+
+def test_a_large_document_is_removed_in_a_few_requests_not_several_per_chunk(url: str) -> None:
+    # Several lookups and a delete per entity were ~200,000 requests for a 12,000-chunk text:
+    # oxigraph serve started with --timeout-s keeps a thread per query for that long, ran out
+    # (500, EAGAIN) and then refused every user's requests.
+    server = Counting(url)
+    backend = RemoteStores(server)
+    layout: Layout = {
+        p: [(c, [EDGE_FOX] if c == 0 else []) for c in range(60)] for p in range(1, 11)
+    }
+    write_batch(backend, [msg(paged_document(DOC, "Big", layout, TIME.format(0))), msg(labels())])
+    shared = count(backend)  # the labels and the fox edge's own statement stay only if shared
+    server.requests = 0
+    req = ExplainRequest(operation="delete-document", id=DOC, user="alice")
+    explain_op(backend, req)  # 10 pages, 600 chunks
+    assert server.requests < 60  # 8,507 before
+    left = ask(backend, "alice", "ASK { GRAPH ?g { ?s ?p ?o FILTER(CONTAINS(STR(?s), 'd1')) } }")
+    assert left.ask_result is False and count(backend) < shared
     backend.close()
 
 

@@ -15,7 +15,7 @@ import pyoxigraph as ox
 
 from trustgraph_base.provenance.namespaces import PROV
 from trustgraph_base.provenance.uris import doc_of, is_activity_uri
-from trustgraph_flow.store.core.backend import QuadStore
+from trustgraph_flow.store.core.backend import QuadStore, object_quads
 from trustgraph_flow.store.views.lookup import SOURCE, n
 
 USED = n(PROV.used)
@@ -38,15 +38,12 @@ def used_by(store: QuadStore) -> dict[ox.NamedNode, ox.NamedNode]:
 
 
 def activities(store: QuadStore, entities: list[ox.NamedNode]) -> list[ox.NamedNode]:
-    """The extraction activities that used one of ``entities`` (a lookup per entity, so a
-    document's cost does not grow with the collection).
+    """The extraction activities that used one of ``entities`` (a lookup per entity, batched on
+    a server, so a document's cost does not grow with the collection).
 
     Not by following ``prov:wasGeneratedBy``: the document's decode is linked from no entity
     once its pages are gone (a removal interrupted half way)."""
-    found: dict[ox.NamedNode, None] = {}
-    for entity in entities:
-        found.update(dict.fromkeys(_used(store.quads_for_pattern(None, USED, entity, SOURCE))))
-    return list(found)
+    return list(_used(object_quads(store, entities, USED, SOURCE)))
 
 
 def documents_of(store: QuadStore, quads: Iterable[ox.Quad]) -> set[str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pyoxigraph as ox
 
-from trustgraph_base.provenance.namespaces import PROV, RDFS, TG
+from trustgraph_base.provenance.namespaces import PROV, RDF, RDFS, TG
 from trustgraph_base.provenance.uris import trace_root
 from trustgraph_flow.store.core.backend import (
     Handle,
@@ -27,20 +27,24 @@ from trustgraph_flow.store.views.lookup import RETRIEVAL, SOURCE, has_type, n, s
 from trustgraph_flow.store.views.traces import resolve
 
 _LABEL = n(RDFS.label)
+STEP = 500  # subjects removed a request on a server (each one all or nothing)
 
 
 def derived(store: QuadStore, doc: ox.NamedNode) -> list[ox.NamedNode]:
-    """The document and every entity derived from it, transitively (pages, chunks, subgraphs)."""
-    found, pending = [doc], [doc]
+    """The document and every entity derived from it, transitively (pages, chunks, subgraphs),
+    each after the one it derives from: one batched lookup a level on a server, not one a
+    node (a 12,000-chunk document's removal sent ~25,000 queries for this alone)."""
+    found, level = [doc], [doc]
     seen = {doc.value}
-    while pending:
-        parent = pending.pop()
-        for q in store.quads_for_pattern(None, n(PROV.wasDerivedFrom), parent, SOURCE):
+    while level:
+        below = []
+        for q in object_quads(store, level, n(PROV.wasDerivedFrom), SOURCE):
             child = q.subject
             if isinstance(child, ox.NamedNode) and child.value not in seen:
                 seen.add(child.value)
-                found.append(child)
-                pending.append(child)
+                below.append(child)
+        found += below
+        level = below
     return found
 
 
@@ -55,22 +59,15 @@ def exists(store: QuadStore, doc: ox.NamedNode) -> bool:
 
 
 def orphaned_edges(store: QuadStore, subgraphs: set[str]) -> list[ox.Triple]:
-    """Edges contained by the given subgraphs and by no other subgraph."""
-    out: list[ox.Triple] = []
-    seen: set[ox.Triple] = set()
-    for sg in subgraphs:
-        for q in store.quads_for_pattern(ox.NamedNode(sg), n(TG.contains), None, SOURCE):
-            edge = q.object
-            if not isinstance(edge, ox.Triple) or edge in seen:
-                continue
-            seen.add(edge)
-            holders = store.quads_for_pattern(None, n(TG.contains), edge, SOURCE)
-            if all(
-                isinstance(h.subject, ox.NamedNode) and h.subject.value in subgraphs
-                for h in holders
-            ):
-                out.append(edge)
-    return out
+    """Edges contained by the given subgraphs and by no other subgraph (batched lookups)."""
+    held = subject_quads(store, map(ox.NamedNode, subgraphs), SOURCE, n(TG.contains))
+    edges = list(dict.fromkeys(q.object for q in held if isinstance(q.object, ox.Triple)))
+    elsewhere = {
+        h.object
+        for h in object_quads(store, edges, n(TG.contains), SOURCE)
+        if not (isinstance(h.subject, ox.NamedNode) and h.subject.value in subgraphs)
+    }
+    return [e for e in edges if e not in elsewhere]
 
 
 def in_use(store: QuadStore, iri: ox.NamedNode) -> bool:
@@ -112,15 +109,20 @@ def delete_known(store: QuadStore, doc: ox.NamedNode) -> int:
     """Remove a known document's provenance and unshared facts; the number of facts removed.
     A knowledge core holds its facts itself, as a subgraph does."""
     entities = derived(store, doc)
-    holders = (TG.Subgraph, TG.KnowledgeCore)
-    subgraphs = {e.value for e in entities if any(has_type(store, e, c, SOURCE) for c in holders)}
+    holders = {n(TG.Subgraph), n(TG.KnowledgeCore)}
+    typed = subject_quads(store, entities, SOURCE, n(RDF.type))
+    subgraphs = {
+        q.subject.value
+        for q in typed
+        if q.object in holders and isinstance(q.subject, ox.NamedNode)
+    }
     removed = remove_facts(store, orphaned_edges(store, subgraphs))
     owned = activities(store, entities) + entities[1:][::-1] + [doc]  # deepest first, document last
     links = (n(PROV.wasDerivedFrom), USED)  # how an entity, and an activity, are found
-    for subject in owned:
-        quads = list(store.quads_for_pattern(subject, None, None, SOURCE))
-        # The link last (one by one embedded; one request, so all or nothing, on a server):
-        # an interrupted deletion leaves the subject reachable for the retry.
+    for i in range(0, len(owned), STEP):
+        quads = list(subject_quads(store, owned[i : i + STEP], SOURCE))
+        # The links last (one by one embedded; one request, so all or nothing, on a server):
+        # an interrupted deletion leaves each subject not yet gone reachable for the retry.
         remove_quads(store, sorted(quads, key=lambda q: q.predicate in links))
     return removed
 
