@@ -12,15 +12,13 @@ GraphRAG asked about a heading's or a headline's words cites no such edge."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from tests.support.junk_edges import check_never_read_nor_cited
 from tests.support.processors import RAG
 from tests.support.stack import Stack
-from trustgraph_base.provenance import RDFS
 
 MANUAL = """Zedit manual
 
@@ -102,10 +100,6 @@ MISREAD |= {"copying zedit.conf", "data", "get", "provide", "resolve", "full con
 pytestmark = pytest.mark.timeout(300)
 
 
-def _labels(found: list[dict[str, Any]]) -> set[str]:
-    return {str(t["o"].get("v", "")).lower() for t in found}
-
-
 @pytest.mark.parametrize(
     ("text", "prose", "junk", "question"),
     [
@@ -124,25 +118,7 @@ async def test_layout_and_fragments_give_no_edge_and_are_never_cited(
     junk: set[str],
     question: str,
 ) -> None:
-    manual = tmp_path / "manual.txt"
-    manual.write_text(text)
     async with Stack(pulsar_url, prefix, RAG, data_dir=tmp_path / "data") as stack:
-        loaded = await stack.cli("tg-load-document", str(manual))
-        assert loaded.code == 0, loaded.stderr
-
-        shown = await stack.cli(
-            "tg-query-triples", "-p", RDFS.label.i, "-g", "", "--format", "json"
+        await check_never_read_nor_cited(
+            stack, tmp_path / "manual.txt", text, prose, junk, question
         )
-        assert shown.code == 0, shown.stderr
-        labels = _labels(json.loads(shown.stdout))
-        assert prose <= labels, labels  # its prose is read
-        assert not labels & junk, labels & junk
-
-        done = await stack.cli("tg-invoke-graph-rag", "--no-streaming", "-q", question)
-        assert done.code == 0, done.stderr
-        trace = done.stderr.strip().splitlines()[-1].removeprefix("trace: ")
-        shown = await stack.cli("tg-show-explain-trace", trace, "--format", "json")
-        assert shown.code == 0, shown.stderr
-        edges = json.loads(shown.stdout)["edges"]
-        named = {str(e[f"{k}_label"] or "").lower() for e in edges for k in "so"}
-        assert not named & junk, edges

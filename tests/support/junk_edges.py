@@ -1,0 +1,36 @@
+"""The extraction tests' end-to-end check (issue 29, "junk edges no longer show up as
+evidence"): a text loaded with tg-load-document, the labels tg-query-triples shows, and the
+edges a GraphRAG answer cites."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.support.stack import Stack
+from trustgraph_base.provenance import RDFS
+
+
+async def check_never_read_nor_cited(
+    stack: Stack, path: Path, text: str, prose: set[str], junk: set[str], question: str
+) -> None:
+    """``text`` loaded from ``path``: the graph's labels (lower case) hold every one of
+    ``prose`` and none of ``junk``, and GraphRAG asked ``question`` cites no edge naming one."""
+    path.write_text(text)
+    loaded = await stack.cli("tg-load-document", str(path))
+    assert loaded.code == 0, loaded.stderr
+
+    shown = await stack.cli("tg-query-triples", "-p", RDFS.label.i, "-g", "", "--format", "json")
+    assert shown.code == 0, shown.stderr
+    labels = {str(t["o"].get("v", "")).lower() for t in json.loads(shown.stdout)}
+    assert prose <= labels, labels  # its prose is read
+    assert not labels & junk, labels & junk
+
+    done = await stack.cli("tg-invoke-graph-rag", "--no-streaming", "-q", question)
+    assert done.code == 0, done.stderr
+    trace = done.stderr.strip().splitlines()[-1].removeprefix("trace: ")
+    shown = await stack.cli("tg-show-explain-trace", trace, "--format", "json")
+    assert shown.code == 0, shown.stderr
+    edges = json.loads(shown.stdout)["edges"]
+    named = {str(e[f"{k}_label"] or "").lower() for e in edges for k in "so"}
+    assert not named & junk, edges
