@@ -52,6 +52,12 @@ MEMORY = (
             "says a time",
         ),
         ("When was zpack released?", ["zpack-2.1 and zpack v3 replace it."], "says a time"),
+        # an "@" or a scheme alone is no address
+        (
+            "Where do foxes live?",
+            ["Foxes eat mice; mail@ and http: say nothing."],
+            "asks who or where",
+        ),
         # a word linking to the sentence before names nobody, nor does an act after "by"
         (
             "Who moderates the sed-users mailing list?",
@@ -86,6 +92,10 @@ def test_an_answer_that_does_not_give_what_is_asked(
         ("Where does the fox live?", ["The fox lives in the forest."]),
         ("Where are the keys kept?", ["They are kept under a stone near the gate."]),
         ("Where are the keys kept?", ["They are kept in the building."]),
+        # an address answers where (ed's README)
+        ("Where should bugs in ed be reported?", ["Report bugs to bug-ed@gnu.org"]),
+        ("Where is ed's home page?", ["Ed home page: http://www.gnu.org/software/ed/ed.html"]),
+        ("Where is it mirrored?", ["It is mirrored at <ftp://ftp.gnu.org/gnu/ed/>."]),
         # one sentence that answers is enough; the others are the answer's own business
         ("Who wrote bzip2?", [WRITE, "Julian Seward wrote it."]),
         # shapes not checked: the answer need not repeat the kind asked for

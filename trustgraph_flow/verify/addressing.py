@@ -14,7 +14,8 @@ sentences at least:
   an act: "by moving the cursor"); for
   *where*, also a place: a content word the question does not hold after a preposition of
   place, directly or after an article, and not opening the sentence ("lives in the forest",
-  "hired at the pier"; not "In this case, …");
+  "hired at the pier"; not "In this case, …"), or an address: a web or FTP URL, a mail
+  address ("Report bugs to bug-ed@gnu.org");
 - *when*: a year or a month (``has_kind``), or a number, a day of the week or a season; a
   version is no time ("This manual page pertains to version 1.0.8", "bzip2-0.1", "v2":
   ``_VERSION``), so its number does not count;
@@ -40,6 +41,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
+from urllib.parse import urlsplit
 
 from trustgraph_flow.llm.extract_notice import notice_facts
 from trustgraph_flow.llm.extract_words import JUNK
@@ -160,8 +162,28 @@ def gives(
         return has_kind(kind, claim, asked) or _numbered(unversioned) or bool(TIMES & set(low))
     if kind == "name":
         marked = _agents(low) + (_places(low) if where else [])
+        if where and _addressed(claim):
+            return True
         return named(claim, asked, common) or any(stem(w) not in asked for w in marked)
     return True
+
+
+def _addressed(claim: str) -> bool:
+    """Whether ``claim`` gives an address, which answers *where* ("Report bugs to
+    bug-ed@gnu.org", "Ed home page: http://www.gnu.org/…"): a web or FTP URL with a host, or
+    a mail address (a local part, then a domain with a dot)."""
+    for token in claim.split():
+        token = token.strip("<>()[]\"'.,;:")
+        try:
+            url = urlsplit(token)
+        except ValueError:  # "http://[::1": no URL
+            url = urlsplit("")
+        if url.scheme in ("http", "https", "ftp") and url.netloc:
+            return True
+        local, at, domain = token.rpartition("@")
+        if at and local and "." in domain.strip("."):
+            return True
+    return False
 
 
 def unaddressed(question: str, claims: Sequence[str], evidence: Sequence[str] = ()) -> str | None:
