@@ -31,10 +31,8 @@ from trustgraph_flow.llm.text import STOPWORDS, stem, words
 Name = tuple[str, ...]  # the stems of a name's words
 Key = str | Name  # a word's stem, or a name
 COMMON = math.log(1 + 1 / 0.5)  # the weight of a key half the sentences hold, or more
-WH_KINDS = frozenset({"how", "what", "which"})
-_BREAKS = re.compile(
-    r"[()\[\]{},;:\"“”]"
-)  # what ends a name's run of words  # 'how high', 'which animal', 'what kind of'
+WH_KINDS = frozenset({"how", "what", "which"})  # 'how high', 'which animal', 'what kind of'
+_BREAKS = re.compile(r"[()\[\]{},;:\"“”]")  # what ends a name's run of words
 
 
 @lru_cache(maxsize=4096)
