@@ -16,6 +16,19 @@ from trustgraph_base.settings import ProcessorSettings
 from trustgraph_flow.store.core.backend import Backend
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests marked ``no_store`` (the broker, the LLM service, the vectors, the real model: no
+    triple store in what they test) run once: in the embedded run, not again on servers."""
+    from tests.support.sparql_server import server_mode
+
+    if not server_mode():
+        return
+    skip = pytest.mark.skip(reason="uses no triple store: runs in the embedded run only")
+    for item in items:
+        if "no_store" in item.keywords:
+            item.add_marker(skip)
+
+
 @pytest.fixture(scope="session")
 def pulsar_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A running broker for the whole session."""

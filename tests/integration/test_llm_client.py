@@ -13,6 +13,8 @@ from trustgraph_base.messaging import free_port
 from trustgraph_base.schema import TextCompletionRequest
 from trustgraph_flow.llm.client import ChatClient, Completion
 
+pytestmark = pytest.mark.no_store  # no triple store here: runs in the embedded run only
+
 
 @pytest.fixture
 async def session() -> AsyncIterator[aiohttp.ClientSession]:

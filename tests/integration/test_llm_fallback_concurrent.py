@@ -19,6 +19,8 @@ from aiohttp import web
 from trustgraph_base.schema import TextCompletionRequest
 from trustgraph_flow.llm.client import ChatClient
 
+pytestmark = pytest.mark.no_store  # no triple store here: runs in the embedded run only
+
 SCHEMA = {
     "type": "object",
     "properties": {"a": {"type": "string"}},

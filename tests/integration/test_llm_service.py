@@ -16,6 +16,8 @@ from trustgraph_base.schema import TextCompletionRequest, TextCompletionResponse
 from trustgraph_base.settings import ProcessorSettings
 from trustgraph_flow.llm.processor import Settings, proc
 
+pytestmark = pytest.mark.no_store  # no triple store here: runs in the embedded run only
+
 Client = RequestClient[TextCompletionRequest, TextCompletionResponse]
 
 

@@ -7,12 +7,16 @@ import signal
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import RunningProcessors
 from tests.support.standin import echo_processor
 from trustgraph_base.messaging import Bus, EmbeddedBroker, RequestClient, Topics
 from trustgraph_base.messaging.services import TEXT_COMPLETION
 from trustgraph_base.schema import Metadata, TextCompletionRequest, Triples
 from trustgraph_base.settings import ProcessorSettings
+
+pytestmark = pytest.mark.no_store  # no triple store here: runs in the embedded run only
 
 
 async def _start_sink(pulsar_url: str, prefix: str, record: Path) -> asyncio.subprocess.Process:

@@ -29,6 +29,8 @@ from trustgraph_base.messaging.limits import MAX_MESSAGE_BYTES
 from trustgraph_base.schema import LibrarianRequest, LibrarianResponse, Metadata, Triples
 from trustgraph_base.settings import ProcessorSettings
 
+pytestmark = pytest.mark.no_store  # no triple store here: runs in the embedded run only
+
 ONE_WAY: list[Topic[Any]] = [
     TRIPLES_STORE,
     DOCUMENT_LOADED,

@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from tests.conftest import RunningProcessors
 from tests.support.standin import echo_processor
 from trustgraph_base.messaging import Bus, RequestClient, Topics
 from trustgraph_base.messaging.services import TEXT_COMPLETION
 from trustgraph_base.schema import TextCompletionRequest
 from trustgraph_base.settings import ProcessorSettings
+
+pytestmark = pytest.mark.no_store  # no triple store here: runs in the embedded run only
 
 
 async def test_publishes_made_while_the_producer_is_made_arrive_in_order(

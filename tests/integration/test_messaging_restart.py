@@ -19,6 +19,8 @@ from trustgraph_base.messaging import Bus, EmbeddedBroker, RequestClient, Topics
 from trustgraph_base.messaging.services import TEXT_COMPLETION
 from trustgraph_base.schema import TextCompletionRequest
 
+pytestmark = pytest.mark.no_store  # no triple store here: runs in the embedded run only
+
 Start = Callable[..., Awaitable[asyncio.subprocess.Process]]
 
 

@@ -24,6 +24,8 @@ from trustgraph_base.schema import VectorItem, VectorRequest, VectorResponse
 from trustgraph_base.settings import ProcessorSettings
 from trustgraph_flow.vectors import processor as vectors
 
+pytestmark = pytest.mark.no_store  # no triple store here: runs in the embedded run only
+
 Client = RequestClient[VectorRequest, VectorResponse]
 
 HOSTILE = [

@@ -22,6 +22,8 @@ from trustgraph_flow.vectors import processor as vectors
 from trustgraph_flow.vectors.milvus import MilvusVectors
 from trustgraph_flow.vectors.milvus_schema import _scope, collection_name, create_collection
 
+pytestmark = pytest.mark.no_store  # no triple store here: runs in the embedded run only
+
 Client = RequestClient[VectorRequest, VectorResponse]
 
 client = client_fixture(VECTORS, "vectors-words-tester")

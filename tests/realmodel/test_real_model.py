@@ -30,7 +30,9 @@ from trustgraph_flow.partial_json import unclosed
 from trustgraph_flow.rag_common import CitedAnswer
 from trustgraph_flow.structured import validate
 
-pytestmark = [pytest.mark.realmodel, pytest.mark.timeout(1800)]
+# The model is what this tier tests, not the store: it runs in the embedded run only
+# (``no_store``); the server backend has the rest of the suite.
+pytestmark = [pytest.mark.realmodel, pytest.mark.no_store, pytest.mark.timeout(1800)]
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 DOCUMENTS = ["capitals.txt", "scientists.txt", "writers.md", "world-facts.pdf"]
