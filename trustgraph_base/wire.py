@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from trustgraph_base.errors import WireError
+from trustgraph_base.rdf.json_text import triples_json
 from trustgraph_base.rdf.terms import KIND_NAMES, iri_fault
 
 M = TypeVar("M", bound=BaseModel)
@@ -24,7 +25,35 @@ def encode(model: BaseModel) -> bytes:
         kept = _KEPT.get(id(model))
         if kept is not None and kept[0]() is model:
             return kept[1]
+    triples = model.__dict__.get("explain_triples")
+    if triples:
+        return _with_triples(model, triples)
     return model.model_dump_json(by_alias=True, exclude_none=True).encode()
+
+
+def _with_triples(model: BaseModel, triples: Sequence[Any]) -> bytes:
+    """An explain event's wire form: pydantic writes the rest, ``triples_json`` its triples
+    (the same bytes in two thirds of the time: most of what an explain event costs to send).
+    The field goes last when each field after it is absent (None), as in every explain event."""
+    d = model.__dict__
+    if not all(d[name] is None for name in _after_triples(type(model))):
+        return model.model_dump_json(by_alias=True, exclude_none=True).encode()
+    text = model.model_dump_json(by_alias=True, exclude_none=True, exclude=_TRIPLES)
+    try:
+        body = triples_json(triples)
+        return f'{text[:-1]}{"," if len(text) > 2 else ""}"explain_triples":{body}}}'.encode()
+    except UnicodeEncodeError:  # a lone surrogate: whatever pydantic does with it
+        return model.model_dump_json(by_alias=True, exclude_none=True).encode()
+
+
+_TRIPLES = {"explain_triples"}
+
+
+@cache
+def _after_triples(cls: type[BaseModel]) -> tuple[str, ...]:
+    """The fields ``cls`` declares after ``explain_triples`` (pydantic writes them in order)."""
+    names = list(cls.model_fields)
+    return tuple(names[names.index("explain_triples") + 1 :])
 
 
 # id of a live message → (a weak reference to it, its wire form): ``keep_encoding``. The
