@@ -96,6 +96,14 @@ async def test_multi_iteration_session_is_traced_step_by_step(
     assert {f"{s}/i{n}" for n in range(1, 5)} <= set(links) and set(links.values()) == {
         "agent-react"
     }
+    # … a node whose triples travel once a trace: with the first step, message and event.
+    mine = f"{s}/prompt/"
+    carry = [b.metadata.id for b in batches if any(row(t)[0].startswith(mine) for t in b.triples)]
+    assert carry == [f"{s}/i1"]
+    told = [
+        e.explain_id for e in events if any(row(t)[0].startswith(mine) for t in e.explain_triples)
+    ]
+    assert told == [f"{s}/i1"]
     # Each step and the conclusion carry the figures of the LLM call that produced them.
     every = by_entity(batches)
     figures = {e: {r[1]: r[2] for r in rs if r[1] in METRICS} for e, rs in every.items()}

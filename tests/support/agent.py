@@ -64,7 +64,7 @@ def prompt_links(batches: list[Triples]) -> dict[str, str]:
 
 def is_prompt(uri: str) -> bool:
     """A prompt node (``tg:prompt``, docs/provenance.md): what a step was made from, not a
-    stage; it travels in the message of the step that names it."""
+    stage; it travels in the message of the first step that names it."""
     return "/prompt/" in uri
 
 

@@ -14,7 +14,8 @@ from urllib.parse import quote
 from trustgraph_base.provenance.common import text, triple, types
 from trustgraph_base.provenance.namespaces import TG
 from trustgraph_base.provenance.uris import trace_root
-from trustgraph_base.rdf.terms import IriTerm, Triple
+from trustgraph_base.rdf.assembled import iri_term
+from trustgraph_base.rdf.terms import Triple
 
 
 def prompt_uri(stage_uri: str, prompt_id: str, digest: str) -> str:
@@ -26,11 +27,26 @@ def prompt_uri(stage_uri: str, prompt_id: str, digest: str) -> str:
 
 
 def prompt_triples(
-    stage_uri: str, graph: str, prompt_id: str, digest: str, system: str, template: str
+    stage_uri: str,
+    graph: str,
+    prompt_id: str,
+    digest: str,
+    system: str,
+    template: str,
+    *,
+    sent: set[str] | None = None,
 ) -> list[Triple]:
+    """``stage_uri`` was made from the prompt (``tg:prompt``), and the prompt node itself
+    unless ``sent`` (the prompt nodes a trace has published so far, added to) has it: every
+    stage made from the same prompt names the same node, whose triples go once a trace."""
     uri = prompt_uri(stage_uri, prompt_id, digest)
+    link = triple(stage_uri, TG.prompt, iri_term(uri), graph)
+    if sent is not None:
+        if uri in sent:
+            return [link]
+        sent.add(uri)
     return [
-        triple(stage_uri, TG.prompt, IriTerm(i=uri), graph),
+        link,
         *types(uri, graph, TG.Prompt),
         triple(uri, TG.promptId, text(prompt_id), graph),
         triple(uri, TG.promptDigest, text(digest), graph),

@@ -55,6 +55,7 @@ class Session:
     last_call: tuple[str, int, int, float] | None = None  # its model, tokens in/out, latency
     prompt: PromptUse | None = None  # the prompt of the last LLM call (``tg:prompt``)
     evidence: ToolEvidence = field(default_factory=ToolEvidence)  # its tools' supported claims
+    prompts: set[str] = field(default_factory=set)  # the prompt nodes its trace has (once each)
 
     @property
     def explainable(self) -> bool:
@@ -103,9 +104,8 @@ class Session:
                 queue.put_nowait((end, self.sent()))
 
         driving = asyncio.create_task(drive())
-        # The question's explain event waits for the event after it (the first step's thought,
-        # or an error) and goes with it in one reply message: on its own it would cost the
-        # caller, the broker and this process one more message per session.
+        # The question's explain event waits for the event after it (the first thought, or an
+        # error) to go in its reply message: alone it would cost one more message a session.
         question: AgentResponse | None = None
         try:
             while True:
@@ -192,7 +192,7 @@ class Session:
         if self.last_call is None:
             return []
         model, in_token, out_token, latency = self.last_call
-        used = self.prompt.triples(stage_uri, GRAPH_RETRIEVAL) if self.prompt else []
+        used = self.prompt.triples(stage_uri, GRAPH_RETRIEVAL, self.prompts) if self.prompt else []
         figures = metrics_triples(
             stage_uri,
             GRAPH_RETRIEVAL,

@@ -51,9 +51,12 @@ class PromptUse:
     system: str
     template: str
 
-    def triples(self, stage_uri: str, graph: str) -> list[Triple]:
-        """``stage_uri`` was made from this prompt (``tg:prompt``), and the prompt itself."""
-        return prompt_triples(stage_uri, graph, self.id, self.digest, self.system, self.template)
+    def triples(self, stage_uri: str, graph: str, sent: set[str] | None = None) -> list[Triple]:
+        """``stage_uri`` was made from this prompt (``tg:prompt``), and the prompt itself
+        unless ``sent`` (the prompt nodes its trace has, added to) has it (``prompt_triples``)."""
+        return prompt_triples(
+            stage_uri, graph, self.id, self.digest, self.system, self.template, sent=sent
+        )
 
 
 async def ask_config(ctx: Context[Any], request: ConfigRequest) -> ConfigResponse | None:
