@@ -13,6 +13,7 @@ Examples:
   trace=$(tg-list-explain-traces -l 1 --format csv | sed -n 2p | cut -d, -f1)   # the newest trace
   tg-validate-explain-trace "$trace"
   tg-validate-explain-trace "$trace" --format json
+
 \b
 Exit status: 0 the trace and its source chain conform, 1 a shape is violated (each
 violation printed: the node, the property and what is wrong), or the trace was not found.

@@ -10,6 +10,7 @@ EPILOG = """\b
 Examples:
   tg-verify-audit ./audit-2026-11
   tg-verify-audit ./audit-2026-11 --trusted-key deployment.pem --format json
+
 \b
 Exit status: 0 when the bundle verifies, 1 when anything was found (each named), 2 usage.
 """

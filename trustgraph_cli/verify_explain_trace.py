@@ -16,6 +16,7 @@ Examples:
   trace=$(tg-list-explain-traces -l 1 --format csv | sed -n 2p | cut -d, -f1)   # the newest trace
   tg-verify-explain-trace "$trace"
   tg-verify-explain-trace "$trace" --format json
+
 \b
 Exit status: 0 verified (or erased, with a valid tombstone), 1 anything else: changed,
 unsigned, still in progress (not signed yet), or not found.

@@ -16,6 +16,7 @@ Examples:
   tg-verify-log
   tg-verify-log -U alice -C research --format json
   tg-verify-log --page-size 500
+
 \b
 Exit status: 0 when every chain verifies, 1 when anything was found (each named).
 """
