@@ -30,7 +30,12 @@ from trustgraph_base.schema import (
     PageText,
 )
 from trustgraph_base.settings import ProcessorSettings
-from trustgraph_flow.ingest_parts import publish_triples, put_spans, read_text
+from trustgraph_flow.ingest_parts import (
+    publish_triples,
+    put_spans,
+    read_document_text,
+    read_text,
+)
 from trustgraph_flow.removed_loads import RemovedLoads
 
 log = logging.getLogger(__name__)
@@ -143,7 +148,12 @@ async def on_page(page: PageText, ctx: Ctx) -> None:
     overlap = max(0, min(overlap, size // 2))  # what split() uses, so provenance tells the truth
     parent = page.page or page.document
     try:
-        text = await read_text(parent, page.metadata, ctx) if page.by_reference else page.text
+        if not page.by_reference:
+            text = page.text
+        elif page.page:
+            text = await read_text(page.page, page.metadata, ctx)
+        else:  # page-less: the document's own bytes, as the decoder read them
+            text = await read_document_text(page.document, page.metadata, ctx)
     except ServiceError as exc:
         if exc.type != ErrorType.NOT_FOUND:
             raise

@@ -14,7 +14,7 @@ from typing import Any
 from trustgraph_base.messaging import LIBRARIAN, TRIPLES_STORE, Context
 from trustgraph_base.messaging.limits import MAX_MESSAGE_BYTES
 from trustgraph_base.rdf.terms import Triple
-from trustgraph_base.schema import ChunkSpan, LibrarianRequest, Metadata, Triples
+from trustgraph_base.schema import ChunkSpan, LibrarianRequest, LibrarianResponse, Metadata, Triples
 from trustgraph_base.wire import encode, keep_encoding
 
 # UTF-8 bytes of text per put-content part (base64 makes it 4/3 of this) and the most a
@@ -57,20 +57,12 @@ async def put_text(uri: str, text: str, meta: Metadata, ctx: Context[Any, Any]) 
 
 
 async def read_text(uri: str, meta: Metadata, ctx: Context[Any, Any]) -> str:
-    """A text kept by the librarian, read back in ranges (each reply fits a message)."""
+    """A page's text kept by the librarian, read back in ranges (each reply fits a message;
+    offsets count characters)."""
     parts: list[str] = []
     offset, total = 0, None
     while total is None or offset < total:
-        resp = await ctx.client(LIBRARIAN).request(
-            LibrarianRequest(
-                operation="get-content",
-                id=uri,
-                offset=offset,
-                user=meta.user,
-                collection=meta.collection,
-            ),
-            timeout=ctx.settings.request_timeout,
-        )
+        resp = await _content(uri, offset, meta, ctx)
         part = base64.b64decode(resp.content).decode()
         total = resp.total
         if not part:
@@ -78,6 +70,38 @@ async def read_text(uri: str, meta: Metadata, ctx: Context[Any, Any]) -> str:
         parts.append(part)
         offset += len(part)
     return "".join(parts)
+
+
+async def read_document_text(doc: str, meta: Metadata, ctx: Context[Any, Any]) -> str:
+    """A page-less document's text: its bytes, read back in ranges (offsets count bytes, a
+    range may end inside a character), decoded as the decoder decoded them."""
+    from trustgraph_flow.decoding import decode_text
+
+    data = bytearray()
+    total = None
+    while total is None or len(data) < total:
+        resp = await _content(doc, len(data), meta, ctx)
+        piece = base64.b64decode(resp.content)
+        total = resp.total
+        if not piece:
+            break
+        data += piece
+    return decode_text(bytes(data))
+
+
+async def _content(
+    uri: str, offset: int, meta: Metadata, ctx: Context[Any, Any]
+) -> LibrarianResponse:
+    return await ctx.client(LIBRARIAN).request(
+        LibrarianRequest(
+            operation="get-content",
+            id=uri,
+            offset=offset,
+            user=meta.user,
+            collection=meta.collection,
+        ),
+        timeout=ctx.settings.request_timeout,
+    )
 
 
 async def put_spans(spans: list[ChunkSpan], meta: Metadata, ctx: Context[Any, Any]) -> None:

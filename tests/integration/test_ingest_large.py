@@ -19,6 +19,7 @@ from tests.support.large_pdf import make_pdf
 from tests.support.processors import INGEST
 from tests.support.stack import CliResult, Stack, run_cli, stack_fixture
 from trustgraph_base.messaging import Bus
+from trustgraph_flow.chunker import split
 
 stack = stack_fixture(INGEST)
 LOAD_TIMEOUT = 300.0  # the machine is shared: generous, the test asserts what happened
@@ -57,6 +58,33 @@ async def test_a_text_larger_than_a_message_loads_completely(stack: Stack, tmp_p
         assert await read_text(client, doc) == text  # kept whole, served in ranges
         last = base64.b64decode((await client.lib("get-content", id=f"{doc}/c104")).content)
         assert text.rstrip().endswith(last.decode()) and len(last) > 30_000
+    finally:
+        await client.close()
+        await bus.close()
+
+
+@pytest.mark.timeout(LOAD_TIMEOUT + 60)
+async def test_a_large_text_that_is_not_ascii_is_chunked_as_written(
+    stack: Stack, tmp_path: Path
+) -> None:
+    """Over 1 MiB a page-less text goes to the chunker by reference: it read the document's
+    bytes as if they were characters, so a non-ASCII text got its tail again (67 chunks where
+    its text gives 63) or failed where a character straddled a reply."""
+    text = "".join(f"Line {n}: the café in Besançon serves crêpes.\n" for n in range(26_000))
+    path = tmp_path / "accents.txt"
+    path.write_bytes(b"\xef\xbb\xbf" + text.encode())  # 1.3 MB, with a byte-order mark
+    loaded = await load(stack, path, "--id", "accents", "--chunk-size", "20000")
+    assert loaded.code == 0, loaded.stderr
+    doc = loaded.stdout.splitlines()[-1]
+    spans = split(text, 20000, 100)  # the chunker's own split of the text as decoded
+    assert loaded.stderr.splitlines()[-1].startswith(f"complete: 0 pages, {len(spans)} chunks")
+    bus = Bus(stack.pulsar_url)
+    client = Client(bus, stack.topics, user="trustgraph")
+    try:
+        for n in (0, len(spans) - 1):
+            chunk = base64.b64decode((await client.lib("get-content", id=f"{doc}/c{n}")).content)
+            span = spans[n]
+            assert chunk.decode() == text[span.offset : span.offset + span.length]
     finally:
         await client.close()
         await bus.close()
