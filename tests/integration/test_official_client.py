@@ -501,6 +501,11 @@ async def test_collections_set_list_and_delete(world: World, tmp_path: Path) -> 
     assert loaded.code == 0, loaded.stderr
     gone = await world.official("tg-delete-collection", "scratch", "-y")
     assert gone.code == 0 and "Collection 'scratch' deleted successfully." in gone.stdout
+    # Again, or a typo: the client prints the gateway's error, not "deleted successfully".
+    again = await world.official("tg-delete-collection", "scratch", "-y")
+    assert again.stdout.strip() == (
+        "Exception: not-found: no collection 'scratch' to delete: tg-list-collections lists them"
+    ), again.stdout
     after = await world.official("tg-list-collections")
     assert "scratch" not in after.stdout and "default" in after.stdout
     docs = await world.stack.cli("tg-list-documents", "-C", "scratch", "--format", "json")

@@ -74,25 +74,12 @@ async def answer(ask: Asker, body: dict[str, Any]) -> dict[str, Any]:
     operation = body.get("operation")
     scope = {k: body[k] for k in ("user",) if k in body}
     if operation == "list-collections":
-        allowed = ask.principal.collections
-        # A key limited to some collections asks within one of them (it may not name others).
-        where = sorted(allowed)[0] if allowed is not None else DEFAULT_COLLECTION
-        reply = await ask("librarian", {**scope, "operation": operation, "collection": where})
-        stored = await ask(EXPLAIN.name, {**scope, "operation": operation, "collection": where})
-        described = {c["collection"] for c in reply.get("collections", [])}
-        found = [
-            {"collection": c, "name": c, "description": "", "tags": []}
-            for c in stored.get("collections", [])
-            if c not in described
-        ]
-        everyone = sorted([*reply.get("collections", []), *found], key=lambda c: c["collection"])
         wanted = set(_strings(body.get("tag_filter", body.get("tag-filter")), "tag_filter"))
         return {
             "collections": [
                 c
-                for c in everyone
-                if (allowed is None or c["collection"] in allowed)
-                and (not wanted or wanted & set(c.get("tags", [])))
+                for c in await _collections(ask, scope)
+                if not wanted or wanted & set(c.get("tags", []))
             ]
         }
     if operation not in OPERATIONS:
@@ -106,11 +93,37 @@ async def answer(ask: Asker, body: dict[str, Any]) -> dict[str, Any]:
         raise ServiceError(ErrorType.BAD_REQUEST, f"{operation} needs a collection")
     scope["collection"] = collection
     if operation == "delete-collection":
+        # A name the user has no collection of is a typo or someone else's: say so, not "done".
+        if all(c["collection"] != collection for c in await _collections(ask, scope)):
+            raise ServiceError(
+                ErrorType.NOT_FOUND,
+                f"no collection {collection!r} to delete: tg-list-collections lists them",
+            )
         await ask(EXPLAIN.name, {**scope, "operation": "delete-collection"})
         return {}
     fields = {k: body[k] for k in ("name", "description", "tags") if body.get(k) is not None}
     reply = await ask(LIBRARIAN.name, {**scope, **fields, "operation": operation})
     return {"collections": reply.get("collections", [])}
+
+
+async def _collections(ask: Asker, scope: dict[str, Any]) -> list[dict[str, Any]]:
+    """The caller's collections (those a limited key may see): described, or holding
+    documents, triples or traces."""
+    allowed = ask.principal.collections
+    # A key limited to some collections asks within one of them (it may not name others).
+    where = sorted(allowed)[0] if allowed is not None else DEFAULT_COLLECTION
+    reply = await ask("librarian", {**scope, "operation": "list-collections", "collection": where})
+    stored = await ask(
+        EXPLAIN.name, {**scope, "operation": "list-collections", "collection": where}
+    )
+    described = {c["collection"] for c in reply.get("collections", [])}
+    found = [
+        {"collection": c, "name": c, "description": "", "tags": []}
+        for c in stored.get("collections", [])
+        if c not in described
+    ]
+    everyone = sorted([*reply.get("collections", []), *found], key=lambda c: c["collection"])
+    return [c for c in everyone if allowed is None or c["collection"] in allowed]
 
 
 def _strings(value: Any, what: str) -> list[str]:
