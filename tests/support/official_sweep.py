@@ -56,7 +56,8 @@ def arguments(work: Path) -> dict[str, list[str]]:
         "tg-create-api-key": ["--user-id", "u", "--name", "n"],
         "tg-create-user": ["--username", "u"],
         "tg-create-workspace": ["--workspace-id", "w"],
-        "tg-delete-collection": ["sweep-none", "-y"],
+        # (run last) the collection tg-set-collection described: one that is not is refused
+        "tg-delete-collection": ["sweep", "-y"],
         # (run in name order: delete before put) a prompt template deleted is its default again
         "tg-delete-config-item": ["--type", "prompt", "--key", "template.graph-rag-answer"],
         "tg-delete-flow-blueprint": ["-n", "x"],
@@ -150,7 +151,7 @@ def arguments(work: Path) -> dict[str, list[str]]:
 # Commands run in name order, except those that make what others use (first) and those that
 # delete it (last).
 FIRST = ("tg-put-kg-core", "tg-put-de-core")
-LAST = ("tg-delete-kg-core", "tg-delete-mcp-tool")
+LAST = ("tg-delete-kg-core", "tg-delete-mcp-tool", "tg-delete-collection")
 
 
 def in_order(names: list[str]) -> list[str]:
