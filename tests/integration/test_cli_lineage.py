@@ -159,6 +159,13 @@ async def test_remove_document_marks_its_traces_and_leaves_the_rest(stack: Stack
     assert "nile → flows through → cairo" in agent_text.stdout.lower(), agent_text.stdout
     assert "urn:trustgraph:entity:" not in agent_text.stdout
     assert "source removed on " in agent_text.stdout
+    # An auditor following the claims sees the removal, not "(no source recorded)".
+    evidence = await stack.cli("tg-show-evidence", DOC_RAG, env={"COLUMNS": "200"})
+    assert evidence.code == 0, evidence.stderr
+    assert "(no source recorded)" not in evidence.stdout, evidence.stdout
+    assert "source removed on " in evidence.stdout and "takedown request 114" in evidence.stdout
+    cited = as_json(await invoke(url, "tg-show-evidence", DOC_RAG, "--format", "json"))
+    assert cited[0]["claims"][0]["evidence"][0]["removed"][0]["document"] == facts
     listed = as_json(await invoke(url, "tg-list-documents", "--format", "json"))
     assert [d["id"] for d in listed] == [capitals]
     after = await invoke(url, "tg-show-document-hierarchy", capitals, "--format", "json")

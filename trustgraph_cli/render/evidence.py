@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 from trustgraph_base.layout import line_place, line_span
 from trustgraph_base.spans import locate
-from trustgraph_cli.render.parts import edge_text, place_text
+from trustgraph_cli.render.parts import edge_text, place_text, removal_text
 from trustgraph_cli.render.verdicts import verdict_mark, verification_lines
 
 if TYPE_CHECKING:
     from trustgraph_base.schema.explain import ChunkView, SourceRef, TraceView
+    from trustgraph_base.schema.trace import Removal
     from trustgraph_cli.render.style import Style
 
 
@@ -125,7 +126,14 @@ def _item(rag: TraceView, uri: str, claim: str, texts: dict[str, str], style: St
         if edge.uri == uri:
             text = edge_text(edge, style)
             places = _claim_places(edge.sources, texts, claim) + _edge_places(edge.sources)
-            return {"name": f"Edge {n}", "uri": uri, "kind": "edge", "text": text, "places": places}
+            return {
+                "name": f"Edge {n}",
+                "uri": uri,
+                "kind": "edge",
+                "text": text,
+                "places": places,
+                "removed": _removals(edge.removed),
+            }
     for n, chunk in enumerate(rag.chunks, start=1):
         if chunk.uri == uri:
             places = _chunk_places(chunk, texts.get(uri), claim)
@@ -135,8 +143,14 @@ def _item(rag: TraceView, uri: str, claim: str, texts: dict[str, str], style: St
                 "kind": "chunk",
                 "text": uri,
                 "places": places,
+                "removed": _removals(chunk.removed),
             }
-    return {"name": uri, "uri": uri, "kind": "unknown", "text": uri, "places": []}
+    return {"name": uri, "uri": uri, "kind": "unknown", "text": uri, "places": [], "removed": []}
+
+
+def _removals(removed: list[Removal]) -> list[Any]:
+    """The removals of the documents a piece of evidence came from (its places went)."""
+    return [r.model_dump(mode="json") for r in removed]
 
 
 def evidence_report(view: TraceView, chunk_texts: dict[str, str], style: Style) -> list[Any]:
@@ -170,6 +184,7 @@ def evidence_report(view: TraceView, chunk_texts: dict[str, str], style: Style) 
 
 def evidence_lines(report: list[Any], max_quote: int) -> list[str]:
     """The report as text: each answer, its claims, their evidence and where it is."""
+    from trustgraph_base.schema.trace import Removal
     from trustgraph_cli.render.text import truncate
 
     def cut(text: str) -> str:
@@ -191,7 +206,9 @@ def evidence_lines(report: list[Any], max_quote: int) -> list[str]:
                 lines.append(f"    {item['name']}: {item['text']}")
                 for place in item["places"]:
                     lines.append(f"      {_place_line(place, cut)}")
-                if not item["places"]:
+                for removal in item["removed"]:
+                    lines.append(f"      {removal_text(Removal(**removal))}")
+                if not item["places"] and not item["removed"]:
                     lines.append("      (no source recorded)")
         lines.append("")
     return lines[:-1] if lines else lines
