@@ -8,6 +8,7 @@ Its operations live in rooms: ``storing`` (add-document, chunked upload), ``proc
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -55,9 +56,14 @@ async def open_store(ctx: Context[Settings]) -> AsyncIterator[State]:
     root = Path(ctx.settings.data_dir) / "librarian"
     store = LibrarianStore(root)
     removed = RemovedLoads(root / "removed_loads.db")
+    every = ctx.settings.seal_retry_seconds
+    retry = asyncio.create_task(sealing.retry_unsealed(ctx, store.documents.db, every))
     try:
         yield State(store, removed, LoadClock(removed.latest))
     finally:
+        retry.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await retry
         removed.close()
         store.close()
 
@@ -138,7 +144,7 @@ async def on_event(event: IngestEvent, ctx: Ctx) -> None:
         )
         if info.status == "complete":
             scope = Scope(event.metadata.user, event.metadata.collection)
-            await sealing.seal(ctx, scope, info.id)
+            await sealing.seal(ctx, ctx.state.store.documents.db, scope, info.id)
 
 
 def main() -> None:

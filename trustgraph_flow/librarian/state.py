@@ -27,6 +27,8 @@ class Settings(ProcessorSettings):
     """The largest document the librarian stores (docs/ingestion.md); larger is refused."""
     upload_idle_seconds: float = 3600.0
     """An upload that receives no part for this long is dropped (its client is gone)."""
+    seal_retry_seconds: float = 30.0
+    """How often a complete document the store has not signed yet is offered again."""
 
 
 @dataclass(frozen=True)

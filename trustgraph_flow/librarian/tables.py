@@ -64,6 +64,7 @@ _ADDED = (
     ("total_size", "INTEGER"),
     ("on_complete", "TEXT"),
     ("touched", "REAL"),
+    ("unsealed", "INTEGER NOT NULL DEFAULT 0"),  # complete, its provenance not signed yet
 )
 _CHILD_SUFFIX = re.compile(r"/(p|c)\d+$|/layout$")  # a page, chunk or page layout
 
