@@ -105,11 +105,12 @@ def with_passages(
     chosen = {_key(Triple(s=e.s, p=e.p, o=e.o)) for e in selected}
     out = list(selected)
     for n, edges in enumerate(passages, 1):
-        keys = [_key(t) for t in edges]
-        named = [t for t in edges if not names_nothing(graph, t)]
-        if not named or chosen.intersection(keys):
+        if chosen.intersection(_key(t) for t in edges):
             continue
-        first = named[0]
+        # the first that names something, looked for only here (a passage's ~40 edges)
+        first = next((t for t in edges if not names_nothing(graph, t)), None)
+        if first is None:
+            continue
         chosen.add(_key(first))
         reason = REASON.format(n=n, count=len(passages))
         out.append(SelectedEdge(first.s, first.p, first.o, reason))

@@ -30,6 +30,7 @@ COUNTS = frozenset(
     """two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty
     hundred hundreds thousand thousands dozen dozens various multiple numerous""".split()
 )
+SUBJECT_EMPTY = COUNTS | EMPTY  # made once: a union per word cost ~14 µs a subject
 OPENERS = frozenset(
     """if as so when while because although though unless since until whereas with against
     both either neither i you we he she it they""".split()
@@ -56,7 +57,7 @@ def hollow(label: str, subject: bool = False) -> bool:
     if not words:
         return True
     if subject and (
-        _NUMBER.fullmatch(label.strip()) or all(_base(w) in COUNTS | EMPTY for w in words)
+        _NUMBER.fullmatch(label.strip()) or all(_base(w) in SUBJECT_EMPTY for w in words)
     ):
         return True
     if not _WORD.search(label):
