@@ -1,6 +1,6 @@
 """Where each process of the stack spends its time during agent questions: py-spy on every one.
 
-    python -m bench.profile_stack [--bursts 4] [--top 15] [--out DIR]
+    python -m bench.profile_stack [--bursts 4] [--top 15] [--gil] [--out DIR]
 
 Starts ``tg-start`` (offline engine) on a fresh data directory, loads the text samples,
 asks 20 agent questions to warm it, then records every process of the stack with py-spy
@@ -13,7 +13,9 @@ stacks (py-spy's collapsed format) stay in ``--out`` for a closer look.
 
 py-spy is not a dependency of the project: ``pip install py-spy`` into the venv first (it
 needs ptrace on the stack's processes: the same user, or ``CAP_SYS_PTRACE``). Samples are
-of threads py-spy finds running, not of CPU time: a thread waiting for the GIL counts.
+of threads py-spy finds running, not of CPU time: a thread waiting for the GIL counts, and
+one in ``epoll_wait`` or ``sleep`` often does too; ``--gil`` samples only the thread holding
+the GIL (Python's own work; the C threads of pulsar-client and gRPC are not seen).
 """
 
 from __future__ import annotations
@@ -104,6 +106,7 @@ def profile(args: argparse.Namespace, spy: str, stack: EmbeddedStack) -> None:
                 "--format",
                 "raw",
                 "--nonblocking",
+                *(["--gil"] if args.gil else []),
                 "-o",
                 str(args.out / f"{name}.txt"),
             ],
@@ -136,6 +139,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bursts", type=int, default=4, help="bursts of 50 questions")
     parser.add_argument("--top", type=int, default=15, help="functions shown per process")
+    parser.add_argument(
+        "--gil", action="store_true", help="sample only the thread holding the GIL (py-spy --gil)"
+    )
     parser.add_argument("--out", type=Path, help="where py-spy's stacks go (default: a new dir)")
     args = parser.parse_args()
     spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
