@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from functools import lru_cache
 
 from trustgraph_flow.llm.text import STOPWORDS, stem, words
@@ -62,7 +63,14 @@ def name_runs(text: str, skip_first: bool = False) -> list[Name]:
     return runs
 
 
-def same_name(name: Name, runs: set[Name]) -> bool:
+@lru_cache(maxsize=4096)
+def runs_of(text: str) -> frozenset[Name]:
+    """The names ``text`` uses (``name_runs``), as a set. Kept per text, as ``stems_of``:
+    each piece's text and context are read for its credits and again for its keys."""
+    return frozenset(name_runs(text))
+
+
+def same_name(name: Name, runs: AbstractSet[Name]) -> bool:
     """Whether ``runs`` name ``name``: in full, or by part of it ("Quist" for "Orla Quist"),
     never by a longer name ("the Marrowby Society" is not Marrowby)."""
     return any(
@@ -76,22 +84,19 @@ class Evidence:
 
     def __init__(self, names: Sequence[Name], sentences: Sequence[tuple[str, str]]) -> None:
         self.names = list(names)
-        read = [
-            (stems_of(t) | stems_of(c), set(name_runs(t)) | set(name_runs(c))) for t, c in sentences
-        ]
+        read = [(stems_of(t) | stems_of(c), runs_of(t) | runs_of(c)) for t, c in sentences]
         self.telling = {  # each name's word fewest sentences hold
             n: min(n, key=lambda w: sum(w in s for s, _ in read)) for n in self.names
         }
         self.said = [self._keys_of(s, r) for s, r in read]
 
-    def _keys_of(self, held: frozenset[str], runs: set[Name]) -> set[Key]:
+    def _keys_of(self, held: frozenset[str], runs: AbstractSet[Name]) -> set[Key]:
         named = [n for n in self.names if same_name(n, runs) or self.telling[n] in held]
         return {*held, *named}
 
     def of(self, text: str, context: str = "") -> set[Key]:
         """What a piece (``text`` read with its ``context``) says."""
-        runs = set(name_runs(text)) | set(name_runs(context))
-        return self._keys_of(stems_of(text) | stems_of(context), runs)
+        return self._keys_of(stems_of(text) | stems_of(context), runs_of(text) | runs_of(context))
 
 
 def answer_kinds(question: str) -> set[str]:

@@ -29,6 +29,7 @@ from trustgraph_flow.llm.question_keys import (
     distinct_enough,
     name_runs,
     question_keys,
+    runs_of,
     same_name,
     stems_of,
 )
@@ -115,7 +116,7 @@ def _sentences(pieces: list[Piece]) -> list[tuple[str, str]]:
 def _credits(words: list[str], names: list[tuple[str, ...]], piece: Piece) -> list[float]:
     """Each question word's credit in ``piece``."""
     own = stems_of(piece.text) | stems_of(piece.heading)
-    runs = set(name_runs(piece.text)) | set(name_runs(piece.heading))
+    runs = runs_of(piece.text) | runs_of(piece.heading)
     around = stems_of(piece.context)
     out = []
     for word in words:
