@@ -18,6 +18,7 @@ read with (its *context*): the words a sentence leans on for what it speaks of.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import pairwise
 
 from trustgraph_flow.llm.prose import marked, paragraph_spans
@@ -92,9 +93,11 @@ def _title_line(chunk: str, paragraph: list[tuple[int, int]]) -> bool:
     return "\n" not in line and not line.endswith(_ENDS) and not marked(line)
 
 
-def _contexts(chunk: str) -> list[tuple[str, str, str]]:
+@lru_cache(maxsize=1024)
+def _contexts(chunk: str) -> tuple[tuple[str, str, str], ...]:
     """Each sentence of ``chunk`` (whitespace flattened) with what it is read with: its
-    context and its heading."""
+    context and its heading. Kept per chunk: an answer reads the chunks of its edges, and
+    the same chunks come back with the next question on them (~90 µs a sentence to read)."""
     out: list[tuple[str, str, str]] = []
     title: list[str] = []  # the title block the previous line ended, if any
     last = -1  # where the previous paragraph ended
@@ -115,7 +118,7 @@ def _contexts(chunk: str) -> list[tuple[str, str, str]]:
         said = [text for text, _, _ in out[-len(paragraph) :]]
         if said[-1].endswith("?") and all(len(t) <= LABEL for t in said[:-1]):
             asked = said[-1]  # "30. Is there…?", "Q: How do I…?"
-    return out
+    return tuple(out)
 
 
 def excerpt_pieces(chunks: list[str]) -> tuple[list[Piece], list[int]]:
