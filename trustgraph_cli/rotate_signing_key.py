@@ -18,7 +18,8 @@ Examples:
 @click.option(
     "--data-dir",
     default=None,
-    help="The store's data directory [default: tg-start's, <per-user data dir>/data].",
+    help="The store's data directory: the data/ folder in tg-start's --data-dir "
+    "[default: tg-start's, <per-user data dir>/data].",
 )
 @click.option(
     "--signing-key", default=None, help="The key file [default: <data-dir>/signing/key.pem]."
@@ -42,6 +43,11 @@ def main(data_dir: str | None, signing_key: str | None, signing_public: str | No
     key = Path(signing_key) if signing_key else base / "key.pem"
     public = Path(signing_public) if signing_public else base / "public"
     if not key.exists():
+        inner = Path(data_dir or ".") / "data"
+        if data_dir and not signing_key and (inner / "signing" / "key.pem").exists():
+            raise click.ClickException(  # tg-start's --data-dir: the store's is its data/
+                f"no signing key at {key}; {data_dir} is tg-start's folder: pass --data-dir {inner}"
+            )
         raise click.ClickException(
             f"no signing key at {key}: the store makes one at its first start."
         )

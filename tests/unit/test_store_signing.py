@@ -306,6 +306,10 @@ def test_a_rotated_key_keeps_old_signatures_verifiable(
     from trustgraph_cli.rotate_signing_key import main as rotate
 
     data = tmp_path / "data"
+    # tg-start's --data-dir holds the store's under data/: the error names the folder to pass.
+    started = CliRunner().invoke(rotate, ["--data-dir", str(tmp_path)])
+    assert started.exit_code == 1 and f"pass --data-dir {data}" in started.output, started.output
+    assert (tmp_path / "signing").exists() is False  # nothing written beside it
     done = CliRunner().invoke(rotate, ["--data-dir", str(data)])
     assert done.exit_code == 0 and f"signing key {seal.keys.kid} replaced by " in done.output
     # The store restarted: the new key, the chain continued from its checkpoint.
