@@ -17,6 +17,7 @@ import pytest
 from tests.support.ingest import Client
 from tests.support.large_pdf import make_pdf
 from tests.support.processors import INGEST
+from tests.support.sparql_server import embedded_only
 from tests.support.stack import CliResult, Stack, run_cli, stack_fixture
 from trustgraph_base.messaging import Bus
 from trustgraph_flow.chunker import split
@@ -64,6 +65,7 @@ async def test_a_text_larger_than_a_message_loads_completely(stack: Stack, tmp_p
 
 
 @pytest.mark.timeout(LOAD_TIMEOUT + 60)
+@embedded_only("the chunker's reading of a text is under test; the store's backend is not")
 async def test_a_large_text_that_is_not_ascii_is_chunked_as_written(
     stack: Stack, tmp_path: Path
 ) -> None:
