@@ -7,15 +7,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pyoxigraph as ox
+import pytest
 
 from tests.support.store import TIME, agent, deferred_seal, handle_of, msg
 from trustgraph_base.integrity.canonical import fingerprint_groups
 from trustgraph_base.provenance import uris
+from trustgraph_base.provenance.namespaces import TG
 from trustgraph_base.rdf.nquads import nquads_text
 from trustgraph_base.rdf.terms import LiteralTerm, Triple, iri
 from trustgraph_base.schema.explain import ExplainRequest
 from trustgraph_flow.store.backends.embedded.stores import Stores
 from trustgraph_flow.store.governance import log
+from trustgraph_flow.store.governance import seal as seal_module
 from trustgraph_flow.store.governance.seal import Seal, trace_groups
 from trustgraph_flow.store.service.operations import explain_op
 from trustgraph_flow.store.service.writer import write_batch
@@ -71,7 +74,7 @@ def test_a_trace_signed_from_the_writers_record_has_the_stored_quads_digest(
     assert recorded[A1] == stored
     assert seal.flush(stores) >= 1
     assert signed_digest(stores) == stored.digest and verified(stores, seal)
-    assert seal.written.fingerprints(h, [A1]) == {}  # signed: its record is gone
+    assert seal.written.fingerprints(h, [A1]) == {A1: stored}  # signed: kept, for a late message
     stores.close()
 
 
@@ -119,7 +122,64 @@ def test_a_large_batchs_text_counts_once_however_many_traces_share_it(tmp_path: 
     for root in roots[:3]:
         assert recorded[root] == fingerprint_groups(trace_groups(h, root))
     assert seal.flush(stores) >= 40
-    assert seal.written.fingerprints(h, roots) == {}  # signed: the records are gone
+    assert seal.written.fingerprints(h, roots) == recorded  # signed: kept for a late message
+    stores.close()
+
+
+Q = uris.graph_rag_question_uri("g-sub")
+VERDICT = iri(TG.answerVerdict.i)
+
+
+def late_verdict() -> list[Triple]:
+    """What GraphRAG writes after its answer's synthesis: the answer's verification."""
+    v = iri(uris.synthesis_uri(Q) + "/verification")
+    return [Triple(s=v, p=VERDICT, o=LiteralTerm(v="supported"), g=G)]
+
+
+def signed_once(tmp_path: Path) -> tuple[Seal, Stores]:
+    seal, stores = deferred_seal(tmp_path), Stores(tmp_path / "store")
+    write_batch(stores, [msg(agent("a1", 3, "g-sub"))], seal)
+    assert seal.flush(stores) == 2  # the agent's trace and its GraphRAG sub-trace
+    return seal, stores
+
+
+def test_a_late_message_to_a_signed_trace_is_signed_again_from_the_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The record stays after signing: the verification written after a GraphRAG answer's
+    synthesis signs its trace again without reading it back (nor searching it)."""
+    seal, stores = signed_once(tmp_path)
+
+    def read_back(*args: object) -> None:
+        raise AssertionError("the trace was read back")
+
+    monkeypatch.setattr(seal_module, "subject_groups", read_back)
+    write_batch(stores, [msg(late_verdict())], seal)
+    h = handle_of(stores)
+    assert len(log.of_subject(h.store, Q)) == 2  # signed again, at once
+    req = ExplainRequest(operation="verify-trace", id=Q, user="alice")
+    found = explain_op(stores, req, seal).verification
+    assert found is not None and found.verified, found
+    stores.close()
+
+
+def test_a_hand_edit_before_a_late_message_still_shows(tmp_path: Path) -> None:
+    """A quad replaced by hand (one for one: the count holds) on an entity the late message
+    does not touch: the trace is signed again from the record, which is what the writer
+    wrote, so the new signature still names the edit (nothing laundered)."""
+    seal, stores = signed_once(tmp_path)
+    h = handle_of(stores)
+    focus = ox.NamedNode(uris.focus_uri(Q))
+    [old] = [q for q in h.store.quads_for_pattern(focus, None, None, RETRIEVAL)][:1]
+    h.store.remove(old)
+    h.store.extend([ox.Quad(focus, old.predicate, ox.Literal("edited by hand"), RETRIEVAL)])
+    write_batch(stores, [msg(late_verdict())], seal)
+    req = ExplainRequest(operation="verify-trace", id=Q, user="alice")
+    found = explain_op(stores, req, seal).verification
+    assert found is not None and not found.verified
+    assert [p.message for p in found.problems] == [
+        f"{Q}: <{focus.value}> was changed since it was signed"
+    ]
     stores.close()
 
 
@@ -176,4 +236,20 @@ def test_typed_literals_in_the_record_take_the_stored_quads_form(tmp_path: Path)
     assert recorded[A1] == stored
     seal.flush(stores)
     assert verified(stores, seal)
+    stores.close()
+
+
+def test_past_the_limit_the_signed_traces_records_go_first(tmp_path: Path) -> None:
+    """Records kept after signing give way to those of traces still to sign."""
+    seal, stores = deferred_seal(tmp_path), Stores(tmp_path / "store")
+    assert seal.written is not None
+    first, second = (msg(agent(f"t{n}", 3, f"t{n}-sub")) for n in range(2))
+    size = len(nquads_text(first.triples).encode())
+    seal.written.limit = size * 3 // 2  # one batch's text fits, two do not
+    write_batch(stores, [first], seal)
+    seal.flush(stores)
+    h, roots = handle_of(stores), [uris.agent_session_uri(f"t{n}") for n in range(2)]
+    assert list(seal.written.fingerprints(h, roots)) == roots[:1]  # signed, kept
+    write_batch(stores, [second], seal)
+    assert list(seal.written.fingerprints(h, roots)) == roots[1:]  # to sign: kept instead
     stores.close()

@@ -17,7 +17,9 @@ not signed again, logged). SHA-256 makes a match mean the signed lines are exact
 some of this write's: nothing signed was changed or removed, and nothing but the writer's
 own quads was added. Each batch is judged against the newest signature, so a restart's
 writes across batches (or across a store restart: a batch not acknowledged comes again)
-are signed again one by one.
+are signed again one by one. A write that only adds entities is judged without a read
+(``only_new``) from the writer's record of the trace (``written.py``): what it wrote, so a
+one-for-one hand edit elsewhere is not in the new signature either, which names it.
 """
 
 from __future__ import annotations
@@ -25,12 +27,13 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections import defaultdict
+from collections.abc import Callable
 from itertools import combinations
 
 import pyoxigraph as ox
 
 from trustgraph_base.integrity import entries as ent
-from trustgraph_base.integrity.canonical import canonical_lines, parse_manifest
+from trustgraph_base.integrity.canonical import Fingerprint, canonical_lines, parse_manifest
 from trustgraph_flow.store.core.backend import Handle
 from trustgraph_flow.store.governance import log
 
@@ -82,6 +85,48 @@ def only_added(
             return False
         fresh -= gone
     return True
+
+
+def signed_again(
+    handle: Handle,
+    node: ox.NamedNode,
+    prior: ent.Signed,
+    now: Fingerprint,
+    groups: list[list[ox.Quad]] | None,
+    read: Callable[[], list[list[ox.Quad]]],
+    added: set[ox.Quad],
+) -> bool:
+    """Whether a signed trace whose fingerprint is now ``now`` may be signed again: from
+    the writer's record when ``groups`` is None (``only_new``, nothing read back), else, or
+    when that cannot tell, from its stored quads (``groups``, or ``read`` gives them)."""
+    if groups is None and only_new(handle, node, prior, now, added):
+        return True
+    if only_added(handle, node, prior, [q for g in groups or read() for q in g], added):
+        return True
+    log_.warning(
+        "trace %s differs from its signature by more than this write: not signed again "
+        "(tg-verify-explain-trace names what changed)",
+        prior.entry.subject,
+    )
+    return False
+
+
+def only_new(
+    handle: Handle, node: ox.NamedNode, prior: ent.Signed, now: Fingerprint, added: set[ox.Quad]
+) -> bool:
+    """``only_added``'s answer when it needs no search, from the present fingerprint alone
+    (the writer's record, ``written.py``: no read back): every signed entity has its signed
+    digest and each other is one this write touched (a late message: a GraphRAG answer's
+    verification after its synthesis). False when an entity the signature holds changed:
+    ``only_added`` then decides from the stored quads."""
+    text = log.manifest(handle.store, node)
+    if text is None or sha256_text(text) != prior.entry.manifest:
+        return False
+    signed = parse_manifest(text)
+    if any(now.subjects.get(s) != d for s, d in signed.items()):
+        return False
+    touched = {str(q.subject) for q in added}
+    return all(s in touched for s in now.subjects.keys() - signed.keys())
 
 
 def _found(

@@ -23,6 +23,7 @@ import threading
 import uuid
 from collections.abc import Callable, Iterable, Set
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -36,7 +37,7 @@ from trustgraph_flow.store.core.backend import Backend, Handle, subject_groups
 from trustgraph_flow.store.core.convert import named
 from trustgraph_flow.store.governance import log
 from trustgraph_flow.store.governance.backlog import Backlog
-from trustgraph_flow.store.governance.resign import only_added, sha256_text
+from trustgraph_flow.store.governance.resign import sha256_text, signed_again
 from trustgraph_flow.store.governance.written import Written
 from trustgraph_flow.store.views.lookup import RETRIEVAL
 
@@ -123,6 +124,7 @@ class Seal:
         (this batch) brought: a trace edited by hand is never signed over (laundered) by a
         later write to it; it keeps its old signature, which names the edit."""
         changed: list[tuple[str, Fingerprint]] = []
+        refused: list[str] = []
         recorded = {}  # what the writer wrote, when it is all the store holds (``written.py``)
         if self.written is not None and quads_of is trace_groups:
             recorded = self.written.fingerprints(handle, roots)
@@ -138,19 +140,17 @@ class Seal:
                 changed.append((root, fp))
             elif newest.entry.digest != fp.digest:
                 node = next(n for n, s in stored if s is newest)
-                quads = [q for g in groups or quads_of(handle, root) for q in g]
-                if only_added(handle, node, newest, quads, added or set()):
+                read = partial(quads_of, handle, root)
+                if signed_again(handle, node, newest, fp, groups, read, added or set()):
                     changed.append((root, fp))
                 else:
-                    log_.warning(
-                        "trace %s differs from its signature by more than this write: not signed "
-                        "again (tg-verify-explain-trace names what changed)",
-                        root,
-                    )
+                    refused.append(root)  # kept its signature, which names the change
         signed = self.append(handle, changed, reason, kind) if changed else []
         if self.written is not None and quads_of is trace_groups:
-            # Signed, unchanged or refused: if written again, the trace is read back.
-            self.written.drop(handle.key, roots)
+            # Signed or unchanged: the record stays a while, for a late message (a verdict
+            # after its answer); refused: if written again, the trace is read back.
+            self.written.signed(handle.key, [r for r in roots if r not in refused])
+            self.written.drop(handle.key, refused)
         return signed
 
     def append(

@@ -10,7 +10,7 @@ are ``fingerprint_groups``' of the store's quads. Lines with a typed literal or 
 term are put in the store's normal form first: pyoxigraph's stores keep some literals in
 a normal form (``"1.50"^^xsd:decimal`` as ``"1.5"``, a time's ``.120Z`` as ``.12Z``). The
 forms our writers make (a UTC time, a canonical integer or decimal) are rewritten here;
-any other goes through a store in memory, a new one each pass: one kept and cleared after
+(``stored_form.py``); any other goes through a store in memory, a new one each pass: one kept and cleared after
 each use never let go of what it had held (~1 KB a pass, and each later pass ~0.15 µs
 slower; docs/performance.md). A text with a blank node is not kept (RDFC-1.0 relabels
 those: the trace is read back).
@@ -21,14 +21,15 @@ pass, over encoded terms: nothing decoded) equals the record's. A trace written 
 before this process started, or by anything but this writer, is read back as before;
 quads replaced one for one after the write (a hand edit) are not the ones signed, and the
 verifier names the edit (the store's own replacements, ``migrate.py``, run at its start,
-before any write is recorded). Records live until their trace is signed (or erased, or the
-collection dropped); past ``BYTES_MAX`` all are dropped (then read back).
+before any write is recorded). A record lives until its trace is erased or refused a new
+signature, the collection dropped, or ``SIGNED_KEPT`` traces signed since it was (kept
+after signing for a late message: a GraphRAG answer's verification comes after its
+synthesis, and its trace, signed again, need not be read back); past ``BYTES_MAX`` all
+are dropped (then read back).
 """
 
 from __future__ import annotations
 
-import calendar
-import re
 import threading
 from bisect import bisect_left
 from collections.abc import Iterable
@@ -37,10 +38,11 @@ import pyoxigraph as ox
 
 from trustgraph_base.integrity.canonical import Fingerprint, fingerprint_parts
 from trustgraph_flow.store.core.backend import Handle
+from trustgraph_flow.store.governance.stored_form import known_normal, odd_lines
 from trustgraph_flow.store.views.lookup import RETRIEVAL
 
 BYTES_MAX = 64 << 20  # batch texts kept, all collections together
-_TYPED, _TRIPLE = b'"^^<', b"<<("  # a line with a typed literal, a triple term (or in a literal)
+SIGNED_KEPT = 4096  # signed traces whose records are kept for a late message
 
 
 def holds(text: bytes, mark: bytes) -> bool:
@@ -62,6 +64,7 @@ class Written:
         self._records: dict[Key, dict[str, list[bytes]]] = {}
         self._size = 0  # bytes of the distinct texts kept (a batch's is shared by its roots)
         self._holders: dict[int, int] = {}  # per kept text (by id): the roots holding it
+        self._kept: dict[tuple[Key, str], None] = {}  # signed roots' records, oldest first
 
     def note(self, key: Key, roots: Iterable[str], quads: list[ox.Quad]) -> None:
         """Keep a written batch's retrieval quads (as text) for each trace root it touched."""
@@ -76,8 +79,11 @@ class Written:
                     records.setdefault(root, []).append(text)
                     self._hold(text)
             if self._size > self.limit:
+                self._let_go(0)  # the signed traces' records first
+            if self._size > self.limit:
                 self._records.clear()
                 self._holders.clear()
+                self._kept.clear()
                 self._size = 0
 
     def fingerprints(self, handle: Handle, roots: list[str]) -> dict[str, Fingerprint]:
@@ -99,17 +105,38 @@ class Written:
                 out[root] = fp
         return out
 
-    def drop(self, key: Key, roots: Iterable[str]) -> None:
-        """Forget these roots' records (signed, or erased)."""
+    def signed(self, key: Key, roots: Iterable[str]) -> None:
+        """These roots were signed (or found unchanged): their records are kept for a late
+        message (``SIGNED_KEPT`` of them, the oldest let go first), so that signing the trace
+        again reads nothing back (``resign.only_new``)."""
         with self._lock:
             records = self._records.get(key, {})
             for root in roots:
+                if root in records:
+                    self._kept.pop((key, root), None)
+                    self._kept[(key, root)] = None
+            self._let_go(SIGNED_KEPT)
+
+    def _let_go(self, kept: int) -> None:
+        """Release the oldest signed records past ``kept`` of them. Under ``_lock``."""
+        while len(self._kept) > kept:
+            key, root = next(iter(self._kept))
+            del self._kept[(key, root)]
+            self._release(self._records.get(key, {}).pop(root, ()))
+
+    def drop(self, key: Key, roots: Iterable[str]) -> None:
+        """Forget these roots' records (refused, or erased)."""
+        with self._lock:
+            records = self._records.get(key, {})
+            for root in roots:
+                self._kept.pop((key, root), None)
                 self._release(records.pop(root, ()))
 
     def forget(self, key: Key) -> None:
         """A dropped collection."""
         with self._lock:
-            for texts in self._records.pop(key, {}).values():
+            for root, texts in self._records.pop(key, {}).items():
+                self._kept.pop((key, root), None)
                 self._release(texts)
 
     def _hold(self, text: bytes) -> None:
@@ -150,10 +177,10 @@ def _sorted_lines(texts: Iterable[bytes]) -> list[bytes]:
     for text in dict.fromkeys(texts):  # a batch of several roots' is one text
         lines.update(text.splitlines(keepends=True))
     raw = b"".join(lines)
-    odd = [raw[b:e] for b, e in _odd_lines(raw)]  # (one search of the text for each mark)
+    odd = [raw[b:e] for b, e in odd_lines(raw)]  # (one search of the text for each mark)
     if odd:
         lines.difference_update(odd)
-        known = [(line, _known_normal(line)) for line in odd]
+        known = [(line, known_normal(line)) for line in odd]
         lines.update(n for _, n in known if n is not None)
         rest = [line for line, n in known if n is None]
         if rest:
@@ -161,62 +188,6 @@ def _sorted_lines(texts: Iterable[bytes]) -> list[bytes]:
             normal.load(b"".join(rest), format=ox.RdfFormat.N_QUADS)
             lines.update((normal.dump(format=ox.RdfFormat.N_QUADS) or b"").splitlines(True))
     return sorted(lines)
-
-
-_XSD = rb"<http://www\.w3\.org/2001/XMLSchema#"
-_TYPED_LINE = re.compile(  # a whole line: IRIs, the object a typed literal of these types
-    rb'(<[^<>" ]*> <[^<>" ]*> ")([-0-9.:TZ]*)("\^\^' + _XSD + rb"(dateTime|integer|decimal)> "
-    rb'<[^<>" ]*> \.\n)'
-)
-_DATE_TIME = re.compile(
-    rb"([1-9]\d{3})-(\d\d)-(\d\d)T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,18})?Z"
-)
-_NUMBER = {  # canonical already (pyoxigraph keeps them as they are)
-    b"integer": re.compile(rb"0|-?[1-9]\d{0,17}"),
-    b"decimal": re.compile(rb"0|-?[1-9]\d{0,17}(?:\.\d{0,17}[1-9])?|-?0\.\d{0,17}[1-9]"),
-}
-
-
-def _known_normal(line: bytes) -> bytes | None:
-    """The store's normal form of a line whose literal is one the writers make (an
-    ``xsd:dateTime`` in UTC, an ``xsd:integer`` or ``xsd:decimal`` in canonical form), found
-    without a store: a UTC time loses its fraction's trailing zeros when its date exists
-    (``tests/unit/test_store_signing_written.py`` checks this against pyoxigraph). None
-    for any other line (the store in memory gives its form)."""
-    m = _TYPED_LINE.fullmatch(line)
-    if m is None:
-        return None
-    head, lexical, tail = m.group(1, 2, 3)
-    if m[4] != b"dateTime":
-        return line if _NUMBER[m[4]].fullmatch(lexical) else None
-    t = _DATE_TIME.fullmatch(lexical)
-    if t is None or not 1 <= int(t[2]) <= 12:
-        return None
-    if not 1 <= int(t[3]) <= calendar.monthrange(int(t[1]), int(t[2]))[1]:
-        return None  # a date that does not exist (pyoxigraph keeps it as written)
-    if not t[4]:
-        return line
-    whole = lexical[: t.start(4)] + t[4].rstrip(b"0").rstrip(b".") + b"Z"
-    return head + whole + tail
-
-
-def _odd_lines(text: bytes) -> list[tuple[int, int]]:
-    """Where the lines with a typed literal or a triple term are (or with ``"^^<`` or ``<<(``
-    in a literal, which the memory store gives back as they were), each once."""
-    spans: set[tuple[int, int]] = set()
-    # Each mark found by its rarest byte (a one-byte search is ~100 times faster than one
-    # for ``"^^<`` or ``<<(``, whose ``"`` and ``<`` begin every literal and IRI).
-    for mark, k in ((_TYPED, 1), (_TRIPLE, 2)):
-        at = text.find(mark[k : k + 1])
-        while at >= 0:
-            start = at - k
-            if start < 0 or not text.startswith(mark, start):
-                at = text.find(mark[k : k + 1], at + 1)
-                continue
-            end = text.find(b"\n", at) + 1
-            spans.add((text.rfind(b"\n", 0, start) + 1, end))
-            at = text.find(mark[k : k + 1], end)
-    return sorted(spans)
 
 
 def _counts(store: ox.Store, groups: Iterable[list[str]]) -> dict[int, int]:
