@@ -106,9 +106,10 @@ def test_a_quad_added_past_the_writer_before_signing_is_read_back(tmp_path: Path
 
 
 def test_a_large_batchs_text_counts_once_however_many_traces_share_it(tmp_path: Path) -> None:
-    """A batch's text is kept once for all the trace roots it touched: a batch of many
-    traces within the record's limit is signed from the record, none read back (counted
-    once per root, 40 traces' text was 40 times itself and every record was dropped)."""
+    """A batch's text is kept once for all the trace roots it touched (each root's part
+    of it): a batch of many traces within the record's limit is signed from the record,
+    none read back (counted once per root, 40 traces' text was 40 times itself and every
+    record was dropped)."""
     seal, stores = deferred_seal(tmp_path), Stores(tmp_path / "store")
     assert seal.written is not None
     batch = [msg(agent(f"t{n}", 3, f"t{n}-sub")) for n in range(40)]

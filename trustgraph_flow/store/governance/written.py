@@ -2,8 +2,9 @@
 
 Reading a trace back from the embedded store costs ~5 µs of CPU per quad (pyoxigraph
 looks up every term's text in RocksDB). The writer already holds those quads: ``Written``
-keeps, per trace root not yet signed, the N-Quads text of each retrieval batch that
-touched it (one serialisation per batch, shared by its roots: no Python work per quad).
+keeps, per trace root not yet signed, the N-Quads text of its quads in each retrieval
+batch that touched it (one serialisation per root and batch, of the quads grouped by root
+as they come: a writer's come subject by subject).
 At the signing pass the texts of all its roots become one sorted list of lines, so each
 entity's lines are one contiguous range, found by bisection (not per line); their hashes
 are ``fingerprint_groups``' of the store's quads. Lines with a typed literal or a triple
@@ -37,6 +38,7 @@ from collections.abc import Iterable
 import pyoxigraph as ox
 
 from trustgraph_base.integrity.canonical import Fingerprint, fingerprint_parts
+from trustgraph_base.provenance.uris import trace_root
 from trustgraph_flow.store.core.backend import Handle
 from trustgraph_flow.store.governance.stored_form import known_normal, odd_lines
 from trustgraph_flow.store.views.lookup import RETRIEVAL
@@ -67,13 +69,15 @@ class Written:
         self._kept: dict[tuple[Key, str], None] = {}  # signed roots' records, oldest first
 
     def note(self, key: Key, roots: Iterable[str], quads: list[ox.Quad]) -> None:
-        """Keep a written batch's retrieval quads (as text) for each trace root it touched."""
-        text = ox.serialize(quads, format=ox.RdfFormat.N_QUADS) or b""
-        blank = holds(text, b"_:")
+        """Keep a written batch's retrieval quads (as text) for each trace root it touched:
+        its own, so that a pass sorts only the lines of the traces it signs (a batch holds
+        traces in progress too: 50 agent questions at a time, a pass sorted ~2 lines a line
+        it signed), and signing one again after a late message sorts that trace's alone."""
+        texts = {root: _text(group) for root, group in by_root(quads, set(roots)).items()}
         with self._lock:
             records = self._records.setdefault(key, {})
-            for root in roots:
-                if blank:  # what follows is not the whole (the count check says so): read back
+            for root, text in texts.items():
+                if text is None:  # blank nodes: not the whole (the count check says so): read back
                     self._release(records.pop(root, ()))
                 else:
                     records.setdefault(root, []).append(text)
@@ -156,6 +160,31 @@ class Written:
                 self._holders[id(text)] = held
             elif held == 0:
                 self._size -= len(text)
+
+
+def by_root(quads: Iterable[ox.Quad], roots: set[str]) -> dict[str, list[ox.Quad]]:
+    """The quads about each of ``roots``' entities (a writer's come subject by subject)."""
+    out: dict[str, list[ox.Quad]] = {}
+    known: dict[str, str | None] = {}
+    last, group = None, None
+    for q in quads:
+        s = q.subject
+        if s != last:
+            last, group = s, None
+            if type(s) is ox.NamedNode:
+                uri = s.value
+                root = known[uri] if uri in known else known.setdefault(uri, trace_root(uri))
+                if root in roots:
+                    group = out[root] if root in out else out.setdefault(root, [])
+        if group is not None:
+            group.append(q)
+    return out
+
+
+def _text(quads: list[ox.Quad]) -> bytes | None:
+    """The quads' N-Quads text, None if it holds a blank node (RDFC-1.0 relabels those)."""
+    text = ox.serialize(quads, format=ox.RdfFormat.N_QUADS) or b""
+    return None if holds(text, b"_:") else text
 
 
 def entity_parts(lines: list[bytes], uris: Iterable[str]) -> dict[str, bytes]:
