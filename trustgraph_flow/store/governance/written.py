@@ -44,7 +44,7 @@ from trustgraph_flow.store.governance.stored_form import known_normal, odd_lines
 from trustgraph_flow.store.views.lookup import RETRIEVAL
 
 BYTES_MAX = 64 << 20  # batch texts kept, all collections together
-SIGNED_KEPT = 4096  # signed traces whose records are kept for a late message
+SIGNED_KEPT = 1024  # signed traces' records kept for a late message (agent traces': ~18 MB)
 
 
 def holds(text: bytes, mark: bytes) -> bool:
