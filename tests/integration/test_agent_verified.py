@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pyoxigraph as ox
+
 from tests.integration.test_rag_abstain import (
     ABSTAINED,
     FRANCE,
@@ -18,6 +20,7 @@ from tests.integration.test_rag_abstain import (
 )
 from tests.support.processors import EVERY, SAMPLES
 from tests.support.stack import Stack
+from trustgraph_base.provenance.namespaces import TG
 
 
 async def load(stack: Stack) -> None:
@@ -65,6 +68,11 @@ async def test_the_agents_conclusion_is_verified(
             export = await stack.cli("tg-export-explain-trace", trace, "-U", USER)
             assert export.code == 0, export.stderr
             assert f"{trace}/final/verification" in export.stdout  # belongs to the trace
+            # how the run ended: answered, or declined ("The documents do not say")
+            ended = "abstained" if trace == withheld else "final-answer"
+            quads = ox.parse(export.stdout, format=ox.RdfFormat.TRIG)
+            reasons = [q.object.value for q in quads if q.predicate.value == TG.terminationReason.i]
+            assert reasons == [ended]
         listed = await as_json(stack, "tg-list-explain-traces", "--verdict", "supported")
         assert [t["id"] for t in listed] == [trace_of(good.stderr)]
         listed = await as_json(stack, "tg-list-explain-traces", "--verdict", "unsupported")

@@ -19,6 +19,7 @@ from typing import Any
 from trustgraph_base.messaging import Context
 from trustgraph_base.provenance.evidence import ClaimSpec, claim_triples
 from trustgraph_base.rdf.terms import Triple
+from trustgraph_flow.agent.events import FinishReason
 from trustgraph_flow.agent.evidence import ToolEvidence
 from trustgraph_flow.llm.text import sentence_spans
 from trustgraph_flow.rag_common.verification import (
@@ -29,6 +30,13 @@ from trustgraph_flow.rag_common.verification import (
 from trustgraph_flow.verify.step import ABSTAIN, abstention_text
 
 NOTHING_SUPPORTED = "no answer of its tools is supported by the evidence it cites"
+
+
+def ending(reason: FinishReason, given: str) -> FinishReason:
+    """How the session ended, as its trace keeps it: an answer that declines ("The documents
+    do not say: …", withheld here or the agent's own words) ends it "abstained"; the caller's
+    ``finish_reason`` stays "answer", the reference's vocabulary."""
+    return "abstained" if reason == "answer" and given.startswith(ABSTAIN) else reason
 
 
 async def checked_conclusion(

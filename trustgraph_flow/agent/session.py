@@ -25,7 +25,7 @@ from trustgraph_base.provenance import (
 )
 from trustgraph_base.rdf.terms import Triple
 from trustgraph_base.schema import AgentRequest, AgentResponse, TextCompletionResponse
-from trustgraph_flow.agent.conclusion import checked_conclusion
+from trustgraph_flow.agent.conclusion import checked_conclusion, ending
 from trustgraph_flow.agent.events import TERMINATION, FinishReason, event
 from trustgraph_flow.agent.evidence import ToolEvidence
 from trustgraph_flow.agent.prompt import Call, Step
@@ -232,7 +232,7 @@ class Session:
                 # An answer the LLM gave carries that call's figures; the iteration limit's does
                 # not (its last call is on the last analysis).
                 lambda: (
-                    agent_final_triples(final_uri, last, answer, TERMINATION[reason])
+                    agent_final_triples(final_uri, last, answer, TERMINATION[ending(reason, given)])
                     + (self.cost_of(final_uri) if reason != "iteration-limit" else [])
                     + checked
                 ),
