@@ -17,6 +17,7 @@ from trustgraph_base.errors import BrokerUnavailable, RequestTimeout, ServiceErr
 from trustgraph_base.gcpause import YOUNG_THRESHOLD
 from trustgraph_base.messaging import Bus, Context, Processor, RequestClient, Topic, Topics
 from trustgraph_base.messaging.bus import MAX_REDELIVERIES, broker_auth
+from trustgraph_base.messaging.kicks import KICK_TICK
 from trustgraph_base.messaging.requests import forwarded
 from trustgraph_base.messaging.services import TEXT_COMPLETION, TRIPLES_STORE
 from trustgraph_base.rdf.terms import Triple, iri
@@ -317,6 +318,29 @@ async def test_a_kick_takes_no_message_and_leaves_the_order_as_it_was(
         got.append((msg.data()[0], msg.redelivery_count()))
         await consumer.acknowledge(msg)
     assert got == [(0, 0), (1, 0), (2, 0)]
+
+
+async def test_a_reply_topic_is_kicked_only_while_a_request_waits_on_it(
+    bus: Bus, topics: Topics
+) -> None:
+    """Nothing can be held back for a reply topic with no request out, so its quiet
+    subscription is not kicked (after a lone question, its callers' reply topics were
+    kicked 48 times in the next 10 s); while a request waits on it, it is."""
+    client = RequestClient(bus, topics, TEXT_COMPLETION, "kicked")
+    await client.start()
+    await asyncio.sleep(3 * KICK_TICK)  # quiet looks 1 and 2 have passed: kicks were due
+    assert bus.kicker.kicks == 0
+    waiting = asyncio.ensure_future(client.request(TextCompletionRequest(prompt="x"), timeout=20))
+
+    async def kicked() -> bool:  # nobody serves the request: it waits, quiet (4, 8: KICK_AT)
+        return bus.kicker.kicks >= 1
+
+    try:
+        await until(kicked, timeout=10)
+    finally:
+        waiting.cancel()
+        await asyncio.gather(waiting, return_exceptions=True)
+    await client.close()
 
 
 async def test_messages_sent_without_waiting_may_share_a_batch_and_arrive_each_alone(

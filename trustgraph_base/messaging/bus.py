@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 
 from pulsar.asyncio import Client, Consumer, Producer
 from pydantic import BaseModel
@@ -204,8 +205,10 @@ class Bus:
         subscription: str,
         *,
         receiver_queue_size: int = RECEIVE_QUEUE,
+        awaited: Callable[[], bool] | None = None,
     ) -> Consumer:
-        """A Shared, durable subscription starting at the earliest unacked message.
+        """A Shared, durable subscription starting at the earliest unacked message; its
+        quiet subscription is kicked only while ``awaited()`` (``kicks.py``), if given.
 
         A message that fails ``MAX_REDELIVERIES`` times more is not retried for ever: the
         runner that handles it dead-letters it itself (``dispatch.Runner._retry``).
@@ -220,7 +223,7 @@ class Bus:
             url=self.url,
         )
         self._consumers.append(consumer)
-        self.kicker.watch(consumer, topic, subscription)
+        self.kicker.watch(consumer, topic, subscription, awaited)
         return consumer
 
     async def unsubscribe(self, consumer: Consumer) -> None:

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import pulsar
@@ -55,6 +56,10 @@ class _Watch:
     subscription: str
     seen: int = -1  # ``taken`` at the last look
     quiet: int = 0  # looks since it changed
+    # Whether anyone waits on what it would take (None: always so). A reply topic's: is a
+    # request out? A reply is held only behind one delivered, so a request sent later is
+    # covered by the kicks that delivery restarts.
+    awaited: Callable[[], bool] | None = None
 
 
 class Kicker:
@@ -67,8 +72,14 @@ class Kicker:
         self._kicking: asyncio.Lock | None = None  # held while a kick's consumer lives
         self.kicks = 0
 
-    def watch(self, consumer: Watched, topic: str, subscription: str) -> None:
-        self._watched[consumer] = _Watch(consumer, topic, subscription)
+    def watch(
+        self,
+        consumer: Watched,
+        topic: str,
+        subscription: str,
+        awaited: Callable[[], bool] | None = None,
+    ) -> None:
+        self._watched[consumer] = _Watch(consumer, topic, subscription, awaited=awaited)
         if self._task is None or self._task.done():
             self._task = asyncio.ensure_future(self._run())
 
@@ -101,7 +112,11 @@ class Kicker:
                     watch.seen, watch.quiet = watch.consumer.taken, 0
                     continue
                 watch.quiet += 1
-                if watch.quiet in KICK_AT and watch.consumer._consumer.is_connected():
+                if (
+                    watch.quiet in KICK_AT
+                    and (watch.awaited is None or watch.awaited())
+                    and watch.consumer._consumer.is_connected()
+                ):
                     due[(watch.topic, watch.subscription)] = None
             for topic, subscription in due:
                 async with self._lock():

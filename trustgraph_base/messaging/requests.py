@@ -105,7 +105,10 @@ class RequestClient(Generic[Req, Resp]):
         async with self._start_lock:
             if self._router is not None:
                 return
-            consumer = await self.bus.subscribe(self.reply_topic, self.subscription)
+            # Kicked only while a request waits: no request out, no reply to hold back.
+            consumer = await self.bus.subscribe(
+                self.reply_topic, self.subscription, awaited=lambda: bool(self._pending)
+            )
             self._consumer = consumer
             self._router = asyncio.create_task(
                 self._route(consumer), name=f"route:{self.reply_topic}"
