@@ -15,7 +15,9 @@ and examples, and Node.js's governance, a Markdown text; looked at only at the e
 ``held-out19b`` (a second pair, chosen once held-out19 had been studied: valgrind's FAQ and
 the X Shape extension's protocol spec) and ``held-out20`` (session 19's third, chosen once the
 lexicon's rules were written, to judge them on: Debian's Python policy and fontconfig's user
-guide).
+guide). ``recall20`` (session 20: the READMEs of GNU gettext, grep, bc and gzip, plain prose
+whose facts were counted by hand to measure recall) and ``recall20b`` (its held-out trio:
+patch's, mawk's and GMP's READMEs, counted only at the end).
 
 Each document's time is wall and CPU; the lexicon's table (``llm/lexicon``) loads once, before.
 """
@@ -62,6 +64,17 @@ HELD_OUT20 = {
     "Debian Python policy": Path("/usr/share/doc/python3/python-policy.txt.gz"),
     "fontconfig user guide": Path("/usr/share/doc/fontconfig/fontconfig-user.txt.gz"),
 }
+RECALL20 = {
+    "gettext README": Path("/usr/share/doc/gettext/README"),
+    "grep README": Path("/usr/share/doc/grep/README"),
+    "bc README": Path("/usr/share/doc/bc/README"),
+    "gzip README": Path("/usr/share/doc/gzip/README.gz"),
+}
+RECALL20B = {
+    "patch README": Path("/usr/share/doc/patch/README"),
+    "mawk README": Path("/usr/share/doc/mawk/README"),
+    "GMP README": Path("/usr/share/doc/libgmp-dev/README"),
+}
 SETS = {
     "studied": DOCUMENTS,
     "held-out": HELD_OUT,
@@ -70,6 +83,8 @@ SETS = {
     "held-out19": HELD_OUT19,
     "held-out19b": HELD_OUT19B,
     "held-out20": HELD_OUT20,
+    "recall20": RECALL20,
+    "recall20b": RECALL20B,
 }
 CHUNK, OVERLAP = 1000, 100  # the chunker's defaults
 
