@@ -169,3 +169,9 @@ def test_clauses_after_a_comma_and_an_opening_year_are_read() -> None:
     found = triples("The tin comes from the Brack Hills, where the Penhale Mine was dug in 1790.")
     assert ("Penhale Mine", "was dug in", "1790") in found
     assert triples("In 1886 she discovered a pale blue salt.") == []  # no one to stand for
+
+
+def test_a_clause_joined_by_and_with_only_adverbs_after_it_is_read_without_failing() -> None:
+    """'…for Windows Vista and later:' (curl's changelog, a list item): 'and' then only an
+    adverb to the sentence's end raised IndexError in the extractor, which lost the chunk."""
+    assert triples("Hale built the mill and later.") == [("Hale", "built", "mill")]

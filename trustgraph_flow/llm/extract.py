@@ -105,6 +105,12 @@ def _skip_adverbs(tokens: list[str], i: int) -> int:
     return i
 
 
+def _verb_after(tokens: list[str], i: int) -> bool:
+    """Whether a verb comes at ``i``, past adverbs ("…for Windows Vista and later": none)."""
+    verb = _skip_adverbs(tokens, i)
+    return verb < len(tokens) and looks_verb(tokens[verb])
+
+
 def _clause(subjects: list[str], tokens: list[str], start: int, depth: int = 0) -> list[Fact]:
     """The facts of the clause after ``subjects``, and of one joined to it by 'and'."""
     start = _skip_adverbs(tokens, start)
@@ -132,10 +138,10 @@ def _joined(subjects: list[str], tokens: list[str], end: int, depth: int) -> lis
     if _passive_goes_on(tokens, j):  # "was designed by Hart and built by local masons"
         reads = [passive_facts(s, ["was", *tokens[j:]], 0) for s in subjects]
         return [f for read in reads if read is not None for f in read.facts]
-    if looks_verb(tokens[_skip_adverbs(tokens, j)]):
+    if _verb_after(tokens, j):
         return _clause(subjects, tokens, j, depth + 1)
     k = noun_phrase(tokens, j + (tokens[j].lower() in ARTICLES))
-    if k > j and k < len(tokens) and looks_verb(tokens[_skip_adverbs(tokens, k)]):
+    if k > j and _verb_after(tokens, k):
         new = [phrase(tokens, j + (tokens[j].lower() in ARTICLES), k)]
         return _clause(new, tokens, k, depth + 1)
     return []
@@ -172,7 +178,7 @@ def _subclauses(subjects: list[str], tokens: list[str]) -> list[Fact]:
         if end == k:
             end = common_noun(tokens, k)
             end = end if end < len(tokens) and known_verb(tokens[end]) else k
-        if end > k and end < len(tokens) and looks_verb(tokens[_skip_adverbs(tokens, end)]):
+        if end > k and _verb_after(tokens, end):
             facts += _clause([phrase(tokens, k, end)], tokens, end, depth=2)
     return facts
 
