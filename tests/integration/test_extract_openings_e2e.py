@@ -8,15 +8,13 @@ holder with his initial, and none of the junk the old code read there (`Qedit Pr
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from tests.support.junk_edges import loaded_edges
 from tests.support.processors import RAG
 from tests.support.stack import Stack
-from trustgraph_base.provenance import RDFS
 
 DOCUMENT = """This file was part of the Zedit Group's software:
 Copyright (C) 1991-2012, Thomas G. Lane, Guido Vollbeding.
@@ -43,37 +41,13 @@ JUNK |= {"package", "regarding triggers", "functionality relating"}
 pytestmark = pytest.mark.timeout(300)
 
 
-def _labels(found: list[dict[str, Any]]) -> dict[str, str]:
-    return {_key(t["s"]): str(t["o"].get("v", "")) for t in found}
-
-
-def _named(term: dict[str, Any], label: dict[str, str]) -> str:
-    """An entity's label, or a literal's value ("8x8 group" is a value: it opens with a digit)."""
-    return label.get(_key(term), "") if "i" in term else str(term.get("v", ""))
-
-
-def _key(term: dict[str, Any]) -> str:
-    return str(term.get("i") or term.get("v") or "")
-
-
 async def test_names_sizes_and_openings_give_their_edges_and_no_junk(
     pulsar_url: str, prefix: str, tmp_path: Path
 ) -> None:
     text = tmp_path / "zedit-structure.txt"
     text.write_text(DOCUMENT)
     async with Stack(pulsar_url, prefix, RAG, data_dir=tmp_path / "data") as stack:
-        loaded = await stack.cli("tg-load-document", str(text))
-        assert loaded.code == 0, loaded.stderr
-
-        shown = await stack.cli("tg-query-triples", "-g", "", "--format", "json")
-        assert shown.code == 0, shown.stderr
-        found = json.loads(shown.stdout)
-        label = _labels([t for t in found if _key(t["p"]) == RDFS.label.i])
-        edges = {
-            (label[_key(t["s"])].lower(), label[_key(t["p"])], _named(t["o"], label).lower())
-            for t in found
-            if all(_key(t[k]) in label for k in "sp") and t["p"] != RDFS.label.i
-        }
+        edges = await loaded_edges(stack, text)
         assert ("at&t", "owned", "u/win") in edges, edges
         assert ("block", "is", "8x8 group") in edges, edges
         assert ("thomas g. lane", "holds", "copyright") in edges, edges

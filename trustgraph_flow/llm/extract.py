@@ -27,10 +27,12 @@ from trustgraph_flow.llm.extract_complement import is_word
 from trustgraph_flow.llm.extract_junk import clean
 from trustgraph_flow.llm.extract_kinds import common_noun
 from trustgraph_flow.llm.extract_lower import lower_name, opens_sentence
+from trustgraph_flow.llm.extract_names import named_kind, named_subject
 from trustgraph_flow.llm.extract_notice import is_notice, notice_facts
 from trustgraph_flow.llm.extract_opening import empty_it, no_subject
 from trustgraph_flow.llm.extract_parts import misread
 from trustgraph_flow.llm.extract_plural import opens_with_description
+from trustgraph_flow.llm.extract_relative import relative_facts
 from trustgraph_flow.llm.extract_subject import Memory, subjects, without_subject
 from trustgraph_flow.llm.extract_title import defined_above, title_facts
 from trustgraph_flow.llm.extract_tokens import sentence_tokens
@@ -157,7 +159,9 @@ def _passive_goes_on(tokens: list[str], j: int) -> bool:
     )
 
 
-SUBCLAUSE = frozenset({"where", "when", "while", "whereas", "but", "and"})
+# a clause with a pronoun for the sentence's subject after these; 'because' only with a name
+AFTER_COMMA = frozenset({"where", "when", "while", "whereas", "but", "and"})
+SUBCLAUSE = AFTER_COMMA | {"because"}
 
 
 def _subclauses(subjects: list[str], tokens: list[str]) -> list[Fact]:
@@ -169,12 +173,14 @@ def _subclauses(subjects: list[str], tokens: list[str]) -> list[Fact]:
         if tokens[j - 1] != "," or tokens[j].lower() not in SUBCLAUSE:
             continue
         k = j + 1
-        if tokens[k].lower() in PRONOUNS:
-            if subjects and not empty_it(tokens[k:]):  # "…, but it is important to…"
+        if tokens[k].lower() in PRONOUNS:  # "…, but it is important to…": an empty 'it'
+            said = subjects and tokens[j].lower() in AFTER_COMMA
+            if said and not empty_it(tokens[k:]):
                 facts += _clause(subjects, tokens, k + 1, depth=2)
             continue
         k += tokens[k].lower() in ARTICLES
         end = noun_phrase(tokens, k)
+        end = named_kind(tokens, end) if end > k else end  # "…, because GNU gettext provides"
         if end == k:
             end = common_noun(tokens, k)
             end = end if end < len(tokens) and known_verb(tokens[end]) else k
@@ -187,6 +193,8 @@ def _facts(tokens: list[str], memory: Memory, opening: bool = False) -> list[Fac
     """``opening``: the sentence surely starts where it does (``extract_lower``)."""
     lower = opening and lower_name(tokens)  # "zlib is not subject to…"
     found, start = ([tokens[0]], 1) if lower else subjects(tokens, memory)
+    if not found:  # "The msgmerge program…", "For this task GNU gettext…" (``extract_names``)
+        found, start = named_subject(tokens, opening, memory)
     if opens_with_description(found, tokens, start) or no_subject(tokens, start):
         found = []  # "Multiple files may be compressed": no name, no fact of one
     facts: list[Fact] = []
@@ -196,7 +204,7 @@ def _facts(tokens: list[str], memory: Memory, opening: bool = False) -> list[Fac
         facts, start = _apposition(found[0], tokens, start)
     if found:
         facts += _clause(found, tokens, start)
-    facts += _subclauses(found, tokens)
+    facts += _subclauses(found, tokens) + relative_facts(tokens)
     memory.heard(found, facts)
     memory.mentioned(tokens)
     return facts

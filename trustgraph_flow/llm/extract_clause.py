@@ -212,7 +212,7 @@ def active_facts(subject: str, tokens: list[str], start: int) -> Read | None:
         if not is_word(token) or token.lower() in CLAUSE_WORDS:
             break  # a predicate never runs into the next clause
         p = _predicate(tokens[start:i])
-        if is_cap(token) and p:
+        if is_cap(token) and p and token.lower() not in NEGATIONS:  # 'is NOT the dc language'
             end = noun_phrase(tokens, i)
             o = phrase(tokens, i, end)
             break

@@ -8,7 +8,13 @@ not found: the predicate is the verb and what follows 'nowhere' is kept whole, a
 
 from __future__ import annotations
 
-from trustgraph_flow.llm.extract_verbs import ADVERBS, NEGATIONS, is_participle, looks_adverb
+from trustgraph_flow.llm.extract_verbs import (
+    ADVERBS,
+    AUXILIARIES,
+    NEGATIONS,
+    is_participle,
+    looks_adverb,
+)
 from trustgraph_flow.llm.extract_words import (
     ARTICLES,
     CLAUSE_WORDS,
@@ -20,6 +26,9 @@ from trustgraph_flow.llm.extract_words import (
 from trustgraph_flow.llm.text import STOPWORDS
 
 MAX_OBJECT_WORDS = 3
+ABLE = frozenset({"able", "unable"})
+DO = frozenset({"do", "does", "did"})  # with a negation, a verb follows: 'does not support'
+
 MAX_PLACE_WORDS = 8  # 'nowhere else in the world'
 
 
@@ -38,6 +47,8 @@ def object_phrase(tokens: list[str], start: int) -> tuple[str, int]:
         i += 1
         if low in NEGATIONS and not words:
             return "", i  # "is found nowhere else…": no object to state
+        if low in AUXILIARIES and not words:
+            return "", i  # "needs to be a valid ref", "may either be the default": a clause
         if low in STOPWORDS or (low in ADVERBS and not words):
             continue
         words.append(tokens[i - 1])
@@ -57,11 +68,16 @@ def complement(tokens: list[str], start: int) -> tuple[str, str, int, bool] | No
         if tokens[nxt].lower() in NEGATIONS:
             verb.append(tokens[nxt])
         nxt += 1
-    if tokens[start].lower() in MODALS and nxt + 1 < len(tokens) and _base_verb(tokens[nxt]):
+    modal = tokens[start].lower() in MODALS or (tokens[start].lower() in DO and len(verb) > 1)
+    if modal and nxt + 1 < len(tokens) and _base_verb(tokens[nxt]):
         if not is_word(tokens[nxt + 1]) or tokens[nxt + 1].lower() == "to":
             return None  # "will apply, …", "must suffice to run it": no object is stated
         verb.append(tokens[nxt])  # "shall mean the copyright owner", "must give a copy"
         nxt += 1
+    if copula and nxt + 2 < len(tokens) and tokens[nxt].lower() in ABLE and tokens[nxt + 1] == "to":
+        if _base_verb(tokens[nxt + 2]):  # "is able to decompress": what it can do
+            verb += tokens[nxt : nxt + 3]
+            nxt, copula = nxt + 3, False
     if copula and nxt + 1 < len(tokens) and tokens[nxt].lower() == "to":
         if tokens[nxt + 1].lower() not in ARTICLES:
             return None  # "Another alternative is to get…": an act to do, no thing
@@ -107,4 +123,5 @@ def _base_verb(token: str) -> bool:
 
 
 def is_word(token: str) -> bool:
-    return token[:1].isalnum()
+    """A word, a number, or a file's extension ('.gz')."""
+    return token[:1].isalnum() or (token[:1] == "." and token[1:2].isalpha())

@@ -97,7 +97,10 @@ def misread(s: str, p: str, o: str, literal: bool, sentence: str) -> bool:
     if _no_verb(p) or _lone_adjective(s):
         return True
     words = s.split()
-    if _only_verb(words[-1], len(words) == 1) and not (len(words) == 1 and _mentioned(s, sentence)):
+    # a lone lower-case word as subject is a program's name ('unzip can decompress…'):
+    # English opens a sentence with a capital (``extract_lower``, ``extract_names``)
+    named = len(words) == 1 and (_mentioned(s, sentence) or s.islower())
+    if _only_verb(words[-1], len(words) == 1) and not named:
         return True
     heads = [w for w in o.split() if not looks_adverb(w)]
     if literal or not heads:

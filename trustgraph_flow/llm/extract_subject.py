@@ -102,7 +102,7 @@ def _list(tokens: list[str], first: str, end: int) -> tuple[list[str], int]:
         end = k
 
 
-def _kind_after(tokens: list[str], end: int) -> int:
+def kind_after(tokens: list[str], end: int) -> int:
     """'The Skarra vole is…': up to two lower-case words between a name and its verb."""
     for width in (1, 2):
         words = tokens[end : end + width]
@@ -160,7 +160,7 @@ def subjects(tokens: list[str], memory: Memory) -> tuple[list[str], int]:
         return [], 0
     if tokens[end - 1].endswith(GENITIVE):  # "Ada Byrne's portrait of the king was…"
         return _owned(tokens, end, [phrase(tokens, start, end)[:-2]], memory)
-    kind = _kind_after(tokens, end)
+    kind = kind_after(tokens, end)
     kind = kind if kind > end else _place_after(tokens, end)
     if kind > end:
         return [phrase(tokens, start, kind)], kind

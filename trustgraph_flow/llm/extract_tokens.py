@@ -5,7 +5,7 @@ before a comma that has no verb ("In 1903,", "For example,"), an opening adverb
 ("Historically,", "Generally daemons…"), asides in brackets ("Root is (typically) the
 superuser") and citation keys ("[PB61]", "[12]") are no part of the clause. A path
 ("/var/mail") is one token, and so are a name joined by '&', '/' or '_' ("AT&T", "U/WIN",
-"png_read"; not "and/or"), a size ("8x8"), a number's measure ("32-bit": 'a 32-bit number'
+"png_read"; not "and/or"), a file's extension (".gz": 'decompress .z files'), a size ("8x8"), a number's measure ("32-bit": 'a 32-bit number'
 is not 'is → 32') and a hexadecimal id ("0a8f4f0": 'as of commit 0a8f4f0' is not '→ 0').
 The edge's quote is the sentence as written: only the reading skips these.
 """
@@ -21,7 +21,8 @@ MAX_CITATION = 5  # tokens inside square brackets read past as a citation key
 _TOKEN = re.compile(
     r"\d+[x×]\d+\b|\d+(?:-[^\W\d_]+)+|\d+[a-f]+\d[\da-f]*\b|\d[\d,.]*\d|\d"
     r"|(?<![\w/])/[^\W_][\w-]*(?:[./][^\W_][\w-]*)*"
-    r"|[^\W_]+(?:(?:['’.-]|_+|[&/](?!or\b))[^\W_]+)*|[^\w\s]",
+    r"|[^\W_]+(?:(?:['’.-]|_+|[&/](?!or\b))[^\W_]+)*"
+    r"|(?<![\w.])\.[A-Za-z][A-Za-z0-9]{0,4}\b(?!\.)|[^\w\s]",
     re.UNICODE,
 )
 _LEADING_CLAUSE = re.compile(
@@ -60,6 +61,45 @@ def _citation(tokens: list[str], i: int) -> int:
     return close + 2 if cited else 0
 
 
+_SINGLE_QUOTES = frozenset("'‘’")
+
+
+def _unquoted(tokens: list[str]) -> list[str]:
+    """The tokens less single quotes around one word ("provides the 'msgmerge' program"):
+    a term set off so is read as the word it is."""
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        if (
+            tokens[i] in _SINGLE_QUOTES
+            and i + 2 < len(tokens)
+            and tokens[i + 2] in _SINGLE_QUOTES
+            and tokens[i + 1][:1].isalnum()
+            and len(tokens[i + 1]) > 1  # "'N' adds the Next line": a letter is a command
+        ):
+            out.append(tokens[i + 1])
+            i += 3
+            continue
+        out.append(tokens[i])
+        i += 1
+    return out
+
+
+def _without_of_course(tokens: list[str]) -> list[str]:
+    """The tokens less 'of course', an aside ('will of course return no data')."""
+    out: list[str] = []
+    for i, token in enumerate(tokens):
+        after = tokens[i + 1].lower() if i + 1 < len(tokens) else ""
+        before = tokens[i - 1].lower() if i else ""
+        pair = (token.lower(), after) == ("of", "course") or (before, token.lower()) == (
+            "of",
+            "course",
+        )
+        if not pair:
+            out.append(token)
+    return out
+
+
 def _without_asides(tokens: list[str]) -> list[str]:
     """The tokens less each short bracketed aside ('(typically)', '(specifically, proxy
     daemons)') and each citation key ('Peterson and Brown [PB61] proposed…')."""
@@ -88,7 +128,8 @@ def sentence_tokens(sentence: str) -> list[str]:
     opening = _LEADING_CLAUSE.match(plain)
     if opening and not any(looks_verb(t) for t in tokens_of(opening.group())[1:]):
         plain = plain[opening.end() :]
-    tokens = _without_asides(tokens_of(plain))
+    tokens = _without_asides(_unquoted(tokens_of(plain)))
+    tokens = _without_of_course(tokens)
     if len(tokens) > 2 and looks_adverb(tokens[0]):
         tokens = tokens[1 + (tokens[1] == ",") :]  # "Historically, …", "Generally daemons…"
     return tokens

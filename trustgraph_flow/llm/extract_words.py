@@ -42,7 +42,8 @@ JUNK = frozenset(
     nobody nothing none one ones another other others such each all both many much most
     some few several now then here there today also still later soon once often always
     never already yet thus however moreover furthermore either neither following whoever
-    whatever whichever my your our little e.g i.e etc cf vs viz""".split()
+    whatever whichever my your our little e.g i.e etc cf vs viz due itself himself herself
+    themselves yourself ourselves""".split()
 )
 COPULAS = frozenset({"is", "was", "are", "were"})
 # A predicate never starts with one of these: "Pierre and Marie" is no relation.
