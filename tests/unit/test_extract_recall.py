@@ -52,6 +52,17 @@ def test_a_relative_clause_after_a_name_states_the_names_fact() -> None:
         s == "Zedit"
         for s, _, _ in _triples("Type it into the Zedit, which is then converted to text.")
     )
+    # 'which' after a work's author is the work's ('who' is the author's)
+    said = _triples("Zedit ships qzip by Giles Vollant, which is found in the extra directory.")
+    assert not any(s == "Giles Vollant" for s, _, _ in said)
+    said = _triples("It was written by Guy Hale, but by Ann Dilger, who had taken over from Guy.")
+    assert ("Ann Dilger", "had taken over from", "Guy") in said
+
+
+def test_where_a_thing_is_provided_keeps_within() -> None:
+    assert _triples("A qmake project generator is provided within build/qmake.") == {
+        ("qmake project generator", "is provided within", "build/qmake")
+    }
 
 
 def test_a_quoted_term_is_read_as_its_word() -> None:

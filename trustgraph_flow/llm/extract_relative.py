@@ -12,7 +12,7 @@ the whole clause before it.
 from __future__ import annotations
 
 from trustgraph_flow.llm.extract_clause import NAME_JOINERS, active_facts, is_cap
-from trustgraph_flow.llm.extract_verbs import ADVERBS, NEGATIONS
+from trustgraph_flow.llm.extract_verbs import ADVERBS, NEGATIONS, is_participle
 from trustgraph_flow.llm.extract_words import ARTICLES
 from trustgraph_flow.llm.lexicon import parts_of_speech
 from trustgraph_flow.llm.text import STOPWORDS
@@ -33,6 +33,9 @@ def _name_before(tokens: list[str], comma: int) -> str:
     k -= k > 0 and tokens[k - 1].lower() in ARTICLES
     if not name or k == 0 or tokens[k - 1] == "," or tokens[k - 1].lower() in PLACES:
         return ""
+    by = tokens[k - 1].lower() == "by" and k > 1 and not is_participle(tokens[k - 2])
+    if by and tokens[comma + 1].lower() == "which":
+        return ""  # "minizip by Giles Vollant, which is found in…": the work, not its author
     return name
 
 

@@ -29,7 +29,9 @@ CLAUSE_WORDS = frozenset(
     }
 )
 # Prepositions that may follow a verb in a predicate ("worked as", "lives in").
-VERB_PARTICLES = frozenset({"as", "in", "at", "on", "for", "with", "to", "from", "into", "of"})
+VERB_PARTICLES = frozenset(
+    {"as", "in", "at", "on", "for", "with", "to", "from", "into", "of", "within"}
+)  # 'is provided within build/cmake': where it is
 PREPOSITIONS = frozenset(
     "of on in to from among with for at by into under about between across against".split()
 )
