@@ -8,6 +8,8 @@ import json
 from typing import Any
 
 from trustgraph_flow.llm import offline
+from trustgraph_flow.llm.support import has_kind
+from trustgraph_flow.llm.text import stem
 
 CHUNKS = [
     "Marrowby lies on the River Tell. The town was founded by Tobias Wren in 1642.\n\n"
@@ -223,3 +225,16 @@ def test_a_usage_line_still_answers_when_it_matches_better() -> None:
         structured=True,
     )
     assert json.loads(reply)["answer"].startswith("• bzcat [ -s ] [ filenames"), reply
+
+
+def test_a_place_after_within_answers_where_as_a_name_does() -> None:
+    """'Where is the cmake project generator provided?' (bench_answers dev19): the piece
+    'is provided within build/cmake' names no capitalised name, so 'can generate Makefiles'
+    got the bonus a where-question gives an answer of its kind and outranked it once the
+    README's cmake sentences gave edges. A place after a preposition of place is that kind
+    too, as the answer check (verify/addressing) has it."""
+    asked = {stem(w) for w in ("cmake", "project", "generator", "provided")}
+    text = "Cmake project generator is provided within build/cmake."
+    assert has_kind("name", text, asked, where=True)
+    assert not has_kind("name", text, asked)  # a who-question wants a name
+    assert not has_kind("name", "It is provided within the cmake project.", asked, where=True)

@@ -33,7 +33,7 @@ from trustgraph_flow.llm.question_keys import (
     same_name,
     stems_of,
 )
-from trustgraph_flow.llm.text import content_words, sentences, stem, words
+from trustgraph_flow.llm.text import STOPWORDS, content_words, sentences, stem, words
 
 MIN_COVERAGE = 0.5  # credits a supporting piece needs, as a share of the question's words
 CONTEXT_CREDIT = 0.6
@@ -50,6 +50,10 @@ KIND_REACH = 3  # words after 'is a' that may name the kind ('is a free, copylef
 COPULAS = frozenset({"is", "are", "was", "were"})
 ARTICLES = frozenset({"a", "an", "the"})
 QUESTION_WORDS = frozenset({"who", "whom", "whose", "when", "where", "which", "what", "how"})
+PLACE_MARKS = frozenset(
+    "in at on near under inside outside beside behind above below within across along "
+    "around beyond".split()
+)
 
 
 @dataclass(frozen=True)
@@ -71,7 +75,30 @@ def asks(question: str) -> str:
     return "name" if {"who", "whom", "whose", "where"} & set(low) else ""
 
 
-def has_kind(kind: str, text: str, question: set[str]) -> bool:
+def _low(text: str) -> list[str]:
+    return [w.lower() for w in words(text)]
+
+
+def places(low: list[str]) -> list[str]:
+    """The content word after each preposition of place that does not open the sentence,
+    directly or after an article ("in the forest": forest; not "in this case", nor an act:
+    "in conveying all material")."""
+    out = []
+    for i, word in enumerate(low[1:], start=1):
+        if word in PLACE_MARKS:
+            article = i + 1 < len(low) and low[i + 1] in ARTICLES
+            at = i + 1 + article
+            if at < len(low) and low[at] not in STOPWORDS:
+                if article or not low[at].endswith("ing"):  # "in conveying": an act
+                    out.append(low[at])
+    return out
+
+
+def has_kind(kind: str, text: str, question: set[str], where: bool = False) -> bool:
+    """Whether ``text`` holds the kind of answer asked for (``where``: a place after a
+    preposition of place answers too: 'is provided within build/cmake')."""
+    if kind == "name" and where and any(stem(w) not in question for w in places(_low(text))):
+        return True
     if kind == "number":
         return any(ch.isdigit() for ch in text)
     if kind == "year":
@@ -164,6 +191,7 @@ def ranked(question: str, pieces: list[Piece]) -> list[Scored]:
     kind = asks(question)
     sort = _kind_noun(question)
     asked = {stem(w) for w in words}
+    where = re.search(r"\bwhere\b", question, re.IGNORECASE) is not None
     numbers = {w for w in words if w.isdigit()}  # 'version 3', 'in 1886': what is asked of
     out: list[Scored] = []
     for i, piece in enumerate(pieces):
@@ -179,7 +207,7 @@ def ranked(question: str, pieces: list[Piece]) -> list[Scored]:
         if not numbers <= every[i]:
             continue
         score = sum(c * weight[w] for c, w in zip(credits, words, strict=True)) / total
-        if kind and has_kind(kind, piece.text, asked):
+        if kind and has_kind(kind, piece.text, asked, where):
             score += KIND_BONUS
         if sort and _states_kind(piece.text, sort):
             score += KIND_BONUS

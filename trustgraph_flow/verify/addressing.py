@@ -48,7 +48,7 @@ from trustgraph_flow.llm.extract_words import JUNK
 from trustgraph_flow.llm.prose import ABBREVIATIONS
 from trustgraph_flow.llm.question_keys import name_runs
 from trustgraph_flow.llm.support import _MONTHS as MONTHS
-from trustgraph_flow.llm.support import ARTICLES, asks, has_kind
+from trustgraph_flow.llm.support import asks, has_kind, places
 from trustgraph_flow.llm.text import STOPWORDS, content_words, sentences, stem, words
 from trustgraph_flow.verify.heuristic import NUMBER_WORDS
 
@@ -61,10 +61,6 @@ TIMES = frozenset(
     "century decade daily weekly monthly yearly annually".split()
 )
 AGENT_MARKS = frozenset({"by"})
-PLACE_MARKS = frozenset(
-    "in at on near under inside outside beside behind above below within across along "
-    "around beyond".split()
-)
 # A word that opens a sentence to link it to the one before ("Instead of altering a file…").
 LINKS = frozenset(
     "instead otherwise therefore nevertheless nonetheless meanwhile besides hence "
@@ -96,27 +92,12 @@ def _numbered(low: list[str]) -> bool:
 
 def _agents(low: list[str]) -> list[str]:
     """The first content word after each ``by`` ("owned by this user": user), unless it is
-    an act ("by moving the cursor"), as after a preposition of place (``_places``)."""
+    an act ("by moving the cursor"), as after a preposition of place (``support.places``)."""
     out = []
     for i, word in enumerate(low):
         if word in AGENT_MARKS:
             after = [w for w in low[i + 1 : i + 3] if w not in STOPWORDS][:1]
             out += [w for w in after if not w.endswith("ing")]
-    return out
-
-
-def _places(low: list[str]) -> list[str]:
-    """The content word after each preposition of place that does not open the sentence,
-    directly or after an article ("in the forest": forest; not "in this case", nor an act:
-    "in conveying all material")."""
-    out = []
-    for i, word in enumerate(low[1:], start=1):
-        if word in PLACE_MARKS:
-            article = i + 1 < len(low) and low[i + 1] in ARTICLES
-            at = i + 1 + article
-            if at < len(low) and low[at] not in STOPWORDS:
-                if article or not low[at].endswith("ing"):  # "in conveying": an act
-                    out.append(low[at])
     return out
 
 
@@ -161,7 +142,7 @@ def gives(
         unversioned = [w.lower() for w in words(_VERSION.sub(" ", claim))]
         return has_kind(kind, claim, asked) or _numbered(unversioned) or bool(TIMES & set(low))
     if kind == "name":
-        marked = _agents(low) + (_places(low) if where else [])
+        marked = _agents(low) + (places(low) if where else [])
         if where and _addressed(claim):
             return True
         return named(claim, asked, common) or any(stem(w) not in asked for w in marked)
