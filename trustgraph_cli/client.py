@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import itertools
 import json
 from collections.abc import AsyncIterator
@@ -19,6 +20,13 @@ from trustgraph_cli.errors import AuthError, NotAGateway
 from trustgraph_cli.options import Gateway
 
 DEFAULT_TIMEOUT = 600.0
+# A gateway that answered this command before and now refuses is likely being restarted
+# (tg-start's launcher brings a crashed one back within about a second): wait this long.
+RETRY_SECONDS = 5.0
+RETRY_PAUSE = 0.2
+# Asked again after a reset, which may come after the gateway acted: reads only. A repeated
+# add-document or upload-chunk is refused by the librarian (already exists, wrong chunk-index).
+REPEATABLE = frozenset({"get-document", "get-document-metadata", "list-documents"})
 
 
 class GatewayClient:
@@ -42,6 +50,7 @@ class GatewayClient:
         # One reader routes frames by id, so several streams can share the socket.
         self._reader: asyncio.Task[None] | None = None
         self._queues: dict[str, asyncio.Queue[dict[str, Any] | BaseException]] = {}
+        self._reached = False  # whether the gateway has answered this client yet
 
     async def __aenter__(self) -> GatewayClient:
         headers = {"Authorization": f"Bearer {self.gw.token}"} if self.gw.token else {}
@@ -169,12 +178,46 @@ class GatewayClient:
         return await self._post(urljoin(self.base, "api/v1/iam"), request)
 
     async def _post(self, url: str, body: dict[str, Any]) -> dict[str, Any]:
+        """POST ``body``; a refused connection (or a reset one, for a read) to a gateway that
+        answered before is tried again for up to RETRY_SECONDS, with a note on stderr."""
+        loop = asyncio.get_running_loop()
+        deadline = None
+        while True:
+            try:
+                return await self._post_once(url, body)
+            except aiohttp.ClientConnectionError as exc:
+                why = self._retryable(exc, body.get("operation"))
+                if why is None or (deadline is not None and loop.time() >= deadline):
+                    raise
+                if deadline is None:
+                    deadline = loop.time() + RETRY_SECONDS
+                    click.echo(
+                        f"gateway at {self.base} {why}: waiting up to {RETRY_SECONDS:g} s "
+                        "for it to come back",
+                        err=True,
+                    )
+                await asyncio.sleep(RETRY_PAUSE)
+
+    def _retryable(self, exc: BaseException, operation: object) -> str | None:
+        """Why ``exc`` is worth another try (in words), or None."""
+        if not self._reached:
+            return None  # never answered: not started, or the wrong URL; say so at once
+        if isinstance(exc, aiohttp.ClientConnectorError):
+            refused = getattr(exc.os_error, "errno", None) == errno.ECONNREFUSED
+            return "refused the connection" if refused else None
+        reset = isinstance(exc, aiohttp.ServerDisconnectedError) or (
+            getattr(exc, "errno", None) == errno.ECONNRESET
+        )
+        return "closed the connection" if reset and operation in REPEATABLE else None
+
+    async def _post_once(self, url: str, body: dict[str, Any]) -> dict[str, Any]:
         operation = body.get("operation")
         self.note(f"POST {url}" + (f" ({operation})" if operation else ""))
         async with self.session.post(
             url, json=body, timeout=aiohttp.ClientTimeout(total=self.timeout)
         ) as resp:
             self.note(f"HTTP {resp.status} from {url}")
+            self._reached = True
             if resp.status == 401:
                 raise AuthError(f"HTTP {resp.status}", token_sent=bool(self.gw.token))
             try:

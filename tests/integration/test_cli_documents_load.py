@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
 from tests.golden.golden import ENV, check, invoke
 from tests.support.poll import eventually
 from tests.support.processors import INGEST, SAMPLES
-from tests.support.stack import Stack, stack_fixture
+from tests.support.stack import Stack, command_line, stack_fixture
+from trustgraph_base.messaging import free_port
+from trustgraph_flow import decoder
+from trustgraph_flow.gateway.server import Gateway, GatewaySettings
 from trustgraph_flow.librarian import processor as librarian
 
 PDF = "urn:trustgraph:doc:world-facts"
@@ -161,3 +165,42 @@ async def test_piped_tables_keep_whole_titles_and_escape_control_characters(
     assert json.loads(listed.stdout)[0]["title"] == EVIL  # JSON stays exact
     tree = await stack.cli("tg-show-document-hierarchy", loaded.stdout.strip(), env=ENV)
     assert f'Title: "{SHOWN}"' in tree.stdout and "\x1b" not in tree.stdout
+
+
+async def test_a_load_waits_for_a_restarted_gateway(stack: Stack, tmp_path: Path) -> None:
+    """The gateway goes away while the load is followed and is back a second later, as
+    tg-start's launcher restarts a crashed one: the load waits for it, then completes."""
+    settings = GatewaySettings(
+        pulsar_url=stack.pulsar_url, topic_prefix=stack.prefix, host="127.0.0.1",
+        port=free_port(), data_dir=str(tmp_path / "gw"), instance="second",
+    )  # fmt: skip
+    gateway = Gateway(settings)
+    url = await gateway.start()
+    await stack.stop_processor(decoder.proc.name)  # the load stays in "decoding" meanwhile
+    proc = await asyncio.create_subprocess_exec(
+        *command_line("tg-load-document"), str(SAMPLES / "capitals.txt"), "--api-url", url,
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    assert proc.stderr is not None
+    try:
+        while not (line := await asyncio.wait_for(proc.stderr.readline(), 30)).startswith(
+            b"decoding"
+        ):
+            assert line, "tg-load-document ended before following the document"
+        await gateway.stop()
+        await asyncio.sleep(1)  # the launcher's restart delay: the behaviour under test
+        gateway = Gateway(settings)
+        await gateway.start()
+        await stack.start_processor(decoder.proc)
+        out, err = await asyncio.wait_for(proc.communicate(), 60)
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+        await gateway.stop()
+    lines = err.decode().splitlines()
+    assert proc.returncode == 0, lines
+    assert f"gateway at {url} refused the connection: waiting up to 5 s for it to come back" in (
+        lines
+    )
+    assert lines[-1].startswith("complete: ") and out.decode().startswith("urn:trustgraph:doc:")
