@@ -19,11 +19,13 @@ from trustgraph_base.messaging import Bus, Context, Processor, RequestClient, To
 from trustgraph_base.messaging.bus import MAX_REDELIVERIES, broker_auth
 from trustgraph_base.messaging.kicks import KICK_TICK
 from trustgraph_base.messaging.requests import forwarded
-from trustgraph_base.messaging.services import TEXT_COMPLETION, TRIPLES_STORE
+from trustgraph_base.messaging.services import METRICS, TEXT_COMPLETION, TRIPLES_STORE
 from trustgraph_base.rdf.terms import Triple, iri
 from trustgraph_base.schema import Metadata, TextCompletionRequest, TextCompletionResponse, Triples
+from trustgraph_base.schema.metrics import MetricsReport
 from trustgraph_base.settings import ProcessorSettings
 from trustgraph_base.wire import decode, decode_pack, encode
+from trustgraph_flow.gateway.metrics_board import MetricsBoard, listen
 from trustgraph_flow.run_journal import RunJournal
 from trustgraph_flow.trace_writer import TraceWriter
 
@@ -341,6 +343,28 @@ async def test_a_reply_topic_is_kicked_only_while_a_request_waits_on_it(
         waiting.cancel()
         await asyncio.gather(waiting, return_exceptions=True)
     await client.close()
+
+
+async def test_the_gateways_metrics_subscription_is_not_kicked_and_still_hears_reports(
+    bus: Bus, topics: Topics
+) -> None:
+    """The metrics topic carries a report from every processor every few seconds, each a
+    round for what is held: its quiet subscription is not kicked (~2.3 kicks a second, idle)."""
+    board = MetricsBoard()
+    listening = asyncio.create_task(listen(bus, topics, "gateway.metrics", board))
+    try:
+        await asyncio.sleep(4 * KICK_TICK)  # quiet looks 1 and 2 have passed
+        assert bus.kicker.kicks == 0
+        report = MetricsReport(processor="p", instance="i", at=1.0, every=5.0)
+        await bus.publish(topics.topic(METRICS), report)
+
+        async def heard() -> bool:
+            return ("p", "i") in board.heard
+
+        await until(heard, timeout=10)
+    finally:
+        listening.cancel()
+        await asyncio.gather(listening, return_exceptions=True)
 
 
 async def test_messages_sent_without_waiting_may_share_a_batch_and_arrive_each_alone(
