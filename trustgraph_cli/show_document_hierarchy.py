@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import click
 
+from trustgraph_base.bounds import CHUNK_WINDOW
 from trustgraph_cli.options import (
     Gateway,
     command,
     cut_option,
     format_option,
     gateway_options,
+    limit_option,
     run,
 )
 
@@ -24,6 +26,7 @@ Examples:
   tg-show-document-hierarchy urn:trustgraph:doc:world-facts-718bc1a1   # samples/world-facts.pdf
   tg-show-document-hierarchy world-facts-718bc1a1 --show-content --max-content 80
   tg-show-document-hierarchy urn:trustgraph:doc:world-facts-718bc1a1 --format json
+  tg-show-document-hierarchy world-facts-718bc1a1 --limit 2 --offset 1   # chunks 2 and 3
 """
 
 
@@ -31,17 +34,35 @@ Examples:
 @click.argument("doc_id", metavar="DOC_ID")
 @click.option("--show-content", is_flag=True, help="Show each chunk's text (from the librarian).")
 @cut_option("--max-content", 200, "content previews")
+@limit_option("chunks (with their pages): a window of a large document", bound=CHUNK_WINDOW)
+@click.option(
+    "--offset",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Skip this many chunks first (pages by number, each page's chunks by index).",
+)
 @format_option(
     "text", "json", help="A text tree, or the DocumentView JSON (with full content when asked)."
 )
 @gateway_options
-def main(doc_id: str, show_content: bool, max_content: int, fmt: str, gw: Gateway) -> None:
+def main(
+    doc_id: str,
+    show_content: bool,
+    max_content: int,
+    limit: int | None,
+    offset: int,
+    fmt: str,
+    gw: Gateway,
+) -> None:
     """Show how a document was split and what was extracted from it.
 
     DOC_ID is the document URI (as tg-load-document prints it) or the bare id it was
-    loaded with.
+    loaded with. A document too large for one reply is shown a window of chunks at a
+    time: --limit N chunks after --offset M.
     """
-    doc: DocumentView = run(gw, lambda: fetch_document(gw, doc_id, show_content))
+    window = Window(offset, limit)
+    doc, total = run(gw, lambda: fetch_document(gw, doc_id, show_content, window))
     from trustgraph_cli.render.output import emit, emit_json
 
     if fmt == "json":
@@ -53,11 +74,47 @@ def main(doc_id: str, show_content: bool, max_content: int, fmt: str, gw: Gatewa
     from trustgraph_cli.render.style import Style
 
     style = Style.detect()
-    emit(render_document(doc, style, max_content=max_content), style)
+    shown = window.shown(len(all_chunks(doc)), total) if window.asked else None
+    emit(render_document(doc, style, max_content=max_content, window=shown), style)
 
 
-async def fetch_document(gw: Gateway, doc_id: str, with_content: bool) -> DocumentView:
-    """One EXPLAIN document-hierarchy round trip, plus one get-content for every chunk."""
+class Window(NamedTuple):
+    """The chunks asked for: ``limit`` (None: all) after ``offset``."""
+
+    offset: int
+    limit: int | None
+
+    @property
+    def asked(self) -> bool:
+        return self.offset > 0 or self.limit is not None
+
+    def shown(self, count: int, total: int | None) -> str:
+        """``6-10 of 13 (the next: --offset 10)``: where the window is in the document."""
+        if total is None:  # a store that does not count them
+            return f"{count} from chunk {self.offset + 1}"
+        if not count:
+            return f"none: the document has {total} (--offset below {total})"
+        last = self.offset + count
+        span = str(last) if count == 1 else f"{self.offset + 1}-{last}"
+        more = f" (the next: --offset {last})" if last < total else ""
+        return f"{span} of {total}{more}"
+
+
+def too_large(doc_id: str, window: Window) -> str:
+    """The line for a hierarchy over the size of one reply, naming the options."""
+    if window.limit is None:
+        return (
+            f"the hierarchy of {doc_id!r} is too large for one reply: show its chunks a "
+            "window at a time with --limit N (and --offset M to skip the first M)."
+        )
+    return f"{window.limit} chunks of {doc_id!r} are too large for one reply: ask a lower --limit."
+
+
+async def fetch_document(
+    gw: Gateway, doc_id: str, with_content: bool, window: Window
+) -> tuple[DocumentView, int | None]:
+    """One EXPLAIN document-hierarchy round trip, plus one get-content for every chunk shown;
+    the document's chunk count."""
     from trustgraph_base.errors import ErrorType, ServiceError
     from trustgraph_cli.client import GatewayClient
     from trustgraph_cli.render.lazy import preload
@@ -72,23 +129,31 @@ async def fetch_document(gw: Gateway, doc_id: str, with_content: bool) -> Docume
     def said(exc: ServiceError) -> str:  # the store's reason: not here, or removed (when, why)
         return f"{in_scope(exc, gw)}." if exc.type == ErrorType.NOT_FOUND else missing
 
-    request = {"operation": "document-hierarchy", "id": doc_id}
+    request = {"operation": "document-hierarchy", "id": doc_id, "chunk_offset": window.offset}
+    if window.limit is not None:
+        request["chunk_limit"] = window.limit
+    total = None
     async with GatewayClient(gw) as client:
         try:
-            doc = (await call_explain(client, request, said, "a hierarchy")).document
+            resp = await call_explain(client, request, said, "a hierarchy")
+            doc, total = resp.document, resp.chunk_total
         except NotFound as exc:
             doc, missing = None, exc.message
+        except ServiceError as exc:
+            if exc.type == ErrorType.RESULT_TOO_LARGE:
+                raise click.ClickException(too_large(doc_id, window)) from None
+            raise
         finally:
             await loading
-        if doc is None or not (doc.pages or doc.chunks):
+        if doc is None or not (doc.pages or doc.chunks or total):
             await explain_unfinished(client, doc_id, missing if doc is None else None)
         if doc is None:
             raise click.ClickException(missing)
         if not with_content:
-            return doc
+            return doc, total
         ids = [c.uri for c in all_chunks(doc)]
         contents = await chunk_contents(client, ids) if ids else {}
-    return with_contents(doc, {uri: _text(b64) for uri, b64 in contents.items()})
+    return with_contents(doc, {uri: _text(b64) for uri, b64 in contents.items()}), total
 
 
 async def chunk_contents(client: GatewayClient, ids: list[str]) -> dict[str, str]:

@@ -235,6 +235,7 @@ async def test_from_the_list_to_a_page_and_back(
             download = await waiting.value
             assert download.suggested_filename == "world-facts.pdf"
             assert Path(await download.path()).read_bytes().startswith(b"%PDF")
+            doc_id = await page.locator("p.meta code").inner_text()
 
             # Another answer that used the page, then back to the trace we came from.
             await usage.get_by_role("link", name="Where was Victor Hugo born?").click()
@@ -271,6 +272,18 @@ async def test_from_the_list_to_a_page_and_back(
             await shot(page, "viewer-compare", tmp_path / "screenshots")
             await page.get_by_role("link", name="Traces").first.click()
             await shown(page, "traces")
+
+            # A window of the document's chunks (as one too large for a reply is shown).
+            await page.evaluate(
+                "id => { location.hash = `#/document/${encodeURIComponent(id)}?offset=1`; }",
+                doc_id,
+            )
+            chunks_nav = page.locator("nav[aria-label=Chunks]").first
+            await expect_text(chunks_nav, "Chunks 2–3 of 3 · ‹ Previous 200")
+            assert await texts(page, "section.doc-page h2") == ["Page 2", "Page 3"]
+            await chunks_nav.get_by_role("link", name="‹ Previous 200").click()
+            await expect_text(page.locator("nav[aria-label=Chunks]").first, "Chunks 1–3 of 3")
+            assert len(await texts(page, "section.doc-page h2")) == 3
             assert errors == []
 
 

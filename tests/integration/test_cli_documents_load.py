@@ -6,6 +6,8 @@ import asyncio
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.golden.golden import ENV, check, invoke
 from tests.support.poll import eventually
 from tests.support.processors import INGEST, SAMPLES
@@ -14,6 +16,7 @@ from trustgraph_base.messaging import free_port
 from trustgraph_flow import decoder
 from trustgraph_flow.gateway.server import Gateway, GatewaySettings
 from trustgraph_flow.librarian import processor as librarian
+from trustgraph_flow.store.service import state as service_state
 
 PDF = "urn:trustgraph:doc:world-facts"
 
@@ -21,7 +24,7 @@ PDF = "urn:trustgraph:doc:world-facts"
 stack = stack_fixture(INGEST)
 
 
-async def test_load_list_and_show_a_pdf(stack: Stack) -> None:
+async def test_load_list_and_show_a_pdf(stack: Stack, monkeypatch: pytest.MonkeyPatch) -> None:
     empty = await invoke(stack.url, "tg-list-documents")
     assert (empty.code, empty.stdout) == (
         0,
@@ -93,6 +96,31 @@ async def test_load_list_and_show_a_pdf(stack: Stack) -> None:
     hidden = await invoke(stack.url, "tg-show-document-hierarchy", PDF, "-U", "bob")
     assert hidden.code == 1
     assert hidden.stderr == f"Error: no document '{PDF}' in collection 'default' of user 'bob'.\n"
+
+    # A document too large for one reply (here: the reply limit lowered below this one's
+    # 4.4 KB, over two chunks' 2.9 KB) is shown a window of chunks at a time; whole, the
+    # error names how.
+    monkeypatch.setattr(service_state, "MAX_REPLY_BYTES", 4_000)
+    whole = await invoke(stack.url, "tg-show-document-hierarchy", PDF)
+    assert (whole.code, whole.stdout) == (1, "")
+    assert whole.stderr == (
+        f"Error: the hierarchy of '{PDF}' is too large for one reply: show its chunks a "
+        "window at a time with --limit N (and --offset M to skip the first M).\n"
+    )
+    second = await invoke(stack.url, "tg-show-document-hierarchy", PDF, "-l", "1", "--offset", "1")
+    assert second.code == 0, second.stderr
+    assert "Chunks: 2 of 3 (the next: --offset 2)" in second.stdout
+    assert "Page 2" in second.stdout and "Page 1" not in second.stdout
+    assert "Page 3" not in second.stdout and "Nile → flows through → Cairo" in second.stdout
+    rest = await stack.cli(
+        "tg-show-document-hierarchy", PDF, "--offset", "1", "--show-content", "--format", "json"
+    )
+    assert rest.code == 0, rest.stderr
+    pages = json.loads(rest.stdout)["pages"]
+    assert [(p["number"], len(p["chunks"])) for p in pages] == [(2, 1), (3, 1)]
+    assert all(c["content"] for p in pages for c in p["chunks"])
+    beyond = await invoke(stack.url, "tg-show-document-hierarchy", PDF, "--offset", "3")
+    assert beyond.code == 0 and "Chunks: none: the document has 3" in beyond.stdout
 
 
 async def test_document_errors(stack: Stack, tmp_path: Path) -> None:

@@ -245,6 +245,19 @@ def test_document_hierarchy(stores: Backend) -> None:
     assert plain is not None and plain.pages == [] and [c.index for c in plain.chunks] == [0, 1]
     assert plain.chunks[1].char_offset == 50
     assert hierarchy.document_view(handle(stores).store, "urn:trustgraph:doc:missing") is None
+    # A window of chunks in order (page 1's two, then page 2's), under only their pages.
+    window = hierarchy.document_window(handle(stores).store, DOC, offset=1, limit=2)
+    assert window is not None and window.total == 3
+    assert [(p.number, [c.index for c in p.chunks]) for p in window.view.pages] == [
+        (1, [1]),
+        (2, [0]),
+    ]
+    assert window.view.pages[1].chunks[0].edges == doc.pages[1].chunks[0].edges
+    assert len(window.page_chunks[window.view.pages[0].uri]) == 2  # its usage counts both
+    last = hierarchy.document_window(handle(stores).store, DOC, offset=2, limit=5)
+    assert last is not None and [p.number for p in last.view.pages] == [2]
+    beyond = hierarchy.document_window(handle(stores).store, DOC, offset=3)
+    assert beyond is not None and (beyond.view.pages, beyond.total) == ([], 3)
 
 
 def test_lru_evicts_and_reopens(stores: Backend) -> None:

@@ -140,6 +140,10 @@ class ExplainRequest(Scoped):
     step_offset: int | None = Field(default=None, ge=0)
     step_limit: int | None = Field(default=None, ge=1, le=10_000)
     streaming: bool = False  # get-trace: the steps in replies of step_limit steps
+    # document-hierarchy: only chunks chunk_offset… (at most chunk_limit) of the document's
+    # chunks in order (pages by number, each page's by index, then page-less ones by index)
+    chunk_offset: int = Field(default=0, ge=0)
+    chunk_limit: int | None = bounded(bounds.CHUNK_WINDOW)
 
 
 class FaithfulnessBucket(Message):
@@ -159,6 +163,7 @@ class ExplainResponse(Response):
     faithfulness: list[FaithfulnessBucket] = []
     cursor: str | None = None  # list-traces: pass back for the next page; None on the last
     step_total: int | None = None  # get-trace with step_limit: how many steps the trace has
+    chunk_total: int | None = None  # document-hierarchy: how many chunks the document has
     trace: TraceView | None = None
     document: DocumentView | None = None
     usage: SourceUsage | None = None

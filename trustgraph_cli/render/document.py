@@ -13,13 +13,18 @@ if TYPE_CHECKING:
     from trustgraph_base.schema.explain import ChunkNode, DocumentView, PageNode
 
 
-def render_document(doc: DocumentView, style: Style, *, max_content: int = 200) -> str:
-    """The tree in the SPEC.md style; content lines only where the view carries content."""
+def render_document(
+    doc: DocumentView, style: Style, *, max_content: int = 200, window: str | None = None
+) -> str:
+    """The tree in the SPEC.md style; content lines only where the view carries content.
+    ``window``: which of the document's chunks the view holds, when not all of them."""
     root = Node("Document", doc.id, value_paint=(), title_paint=("bold", "magenta"))
     if doc.title is not None:
         root.add("Title", f'"{doc.title}"')
     root.add("Type", doc.mime_type)
-    if not doc.pages and not doc.chunks:
+    if window is not None:
+        root.add("Chunks", window, "yellow")
+    elif not doc.pages and not doc.chunks:
         root.add("Pages", "none yet (the document may still be processing)", "yellow")
     root.children = [_page(p, style, max_content) for p in doc.pages]
     root.children += [_chunk(c, style, max_content) for c in doc.chunks]

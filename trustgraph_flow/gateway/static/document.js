@@ -66,10 +66,36 @@ function goneNotice(view, id, params, err) {
       h("p", { class: "muted" }, h("code", {}, id))));
 }
 
+const WINDOW = 200; // chunks a page shows of a document too large for one reply
+
+/** [the hierarchy, null] whole; or [WINDOW chunks from ?offset=, that offset] when asked, or
+ * when the document is too large for one reply (then from its first chunk). */
+async function hierarchy(id, offset) {
+  const window = async (at) => [await api.explain({ operation: "document-hierarchy", id, chunk_offset: at, chunk_limit: WINDOW }), at];
+  if (offset !== null) return window(Math.max(0, Number(offset) || 0));
+  try {
+    return [await api.explain({ operation: "document-hierarchy", id }), null];
+  } catch (err) {
+    if (err.type !== "result-too-large") throw err;
+    return window(0);
+  }
+}
+
+/** "Chunks 201–400 of 25,255" with links to the windows before and after. */
+function windowNav(doc, at, shown, total, from) {
+  const link = (to, text) => h("a", { href: route("document", doc.id, { offset: to, from }) }, text);
+  const n = (x) => x.toLocaleString("en");
+  return h("nav", { class: "toc", "aria-label": "Chunks" },
+    h("span", {}, shown ? `Chunks ${n(at + 1)}–${n(at + shown)} of ${n(total)}` : `No chunks here: the document has ${n(total)}`),
+    at > 0 ? [" · ", link(Math.max(0, at - WINDOW), `‹ Previous ${WINDOW}`)] : null,
+    at + shown < total ? [" · ", link(at + shown, `Next ${WINDOW} ›`)] : null);
+}
+
 export async function documentPage(view, id, params, live) {
   let data;
+  let at; // the window's first chunk (null: the whole document)
   try {
-    data = await api.explain({ operation: "document-hierarchy", id });
+    [data, at] = await hierarchy(id, params.get("offset"));
   } catch (err) {
     if (err.type !== "not-found") throw err;
     if (live()) goneNotice(view, id, params, err);
@@ -95,7 +121,9 @@ export async function documentPage(view, id, params, live) {
     h("p", { class: "meta" },
       doc.mime_type ? h("span", { class: "kind" }, doc.mime_type) : null, " ",
       h("code", {}, doc.id), " ",
-      h("span", { class: "muted" }, `${doc.pages.length} pages · ${chunks.length} chunks · ${edgeCount} edges extracted`)));
+      h("span", { class: "muted" }, at !== null
+        ? `${doc.pages.length} pages with chunks here · ${edgeCount} edges extracted from them`
+        : `${doc.pages.length} pages · ${chunks.length} chunks · ${edgeCount} edges extracted`)));
   const download = h("button", { type: "button" }, "Download the original");
   const saving = h("span", { class: "muted", role: "status" });
   download.addEventListener("click", async () => {
@@ -116,9 +144,11 @@ export async function documentPage(view, id, params, live) {
     from ? h("a", { href: route("trace", from), class: "button" }, "← Back to the trace") : null,
     " ", download, saving));
 
+  const nav = at === null ? null : windowNav(doc, at, chunks.length, data.chunk_total ?? chunks.length, from);
+  if (nav) view.append(nav);
   if (doc.pages.length) {
     view.append(h("nav", { class: "toc", "aria-label": "Pages" }, h("span", { class: "muted" }, "Pages: "),
-      doc.pages.map((p) => h("a", { href: route("document", doc.id, { page: p.uri, from }), "aria-current": p.uri === wantPage ? "true" : null }, String(p.number)))));
+      doc.pages.map((p) => h("a", { href: route("document", doc.id, { page: p.uri, from, offset: at }), "aria-current": p.uri === wantPage ? "true" : null }, String(p.number)))));
   }
   for (const page of doc.pages) {
     const marked = page.uri === wantPage;
@@ -133,6 +163,7 @@ export async function documentPage(view, id, params, live) {
     view.append(h("section", { class: "doc-page" }, h("h2", {}, "Chunks"),
       doc.chunks.map((c) => chunkArticle(c, texts[c.uri], c.uri === wantChunk, from))));
   }
+  if (nav) view.append(nav.cloneNode(true));
   if (wantChunk) {
     const heading = [...view.querySelectorAll("article.chunk h3")].find((el) => el.id === `ct-${wantChunk}`);
     if (heading) heading.setAttribute("data-autofocus", "");

@@ -160,11 +160,12 @@ def on_collection(
         return ExplainResponse(usage=lineage.source_usage(handle, req.id, req.limit, chars))
     if req.operation != "document-hierarchy":
         raise ServiceError(ErrorType.BAD_REQUEST, f"unknown operation {req.operation!r}")
-    doc = hierarchy.document_view(handle.store if handle else None, doc_iri(req.id))
-    if doc is None or handle is None:
-        store = handle.store if handle else None
+    store = handle.store if handle else None
+    window = hierarchy.document_window(store, doc_iri(req.id), req.chunk_offset, req.chunk_limit)
+    if window is None or handle is None:
         raise ServiceError(ErrorType.NOT_FOUND, removals.not_here(store, doc_iri(req.id), req.id))
-    return ExplainResponse(document=lineage.with_usage(handle, doc))
+    document = lineage.with_usage(handle, window.view, window.page_chunks)
+    return ExplainResponse(document=document, chunk_total=window.total)
 
 
 def log_page(handle: Handle | None, req: ExplainRequest, seal: Seal | None) -> ExplainResponse:
@@ -183,6 +184,12 @@ def log_page(handle: Handle | None, req: ExplainRequest, seal: Seal | None) -> E
         return ExplainResponse(export=text, media_type="application/json", cursor=after)
     checked, after, total = log_pages.verify_page(handle, seal.keys, cursor, req.limit)
     return ExplainResponse(verification=checked, cursor=after, count=total)
+
+
+# What to ask instead when a reply is too large, where it is not the usual "lower the limit".
+TOO_LARGE = {
+    "document-hierarchy": "ask for its chunks a window at a time (chunk_limit, chunk_offset)"
+}
 
 
 def doc_iri(doc_id: str) -> str:
@@ -207,8 +214,9 @@ async def explain_service(req: ExplainRequest, ctx: Ctx) -> AsyncIterator[Explai
         req = req.model_copy(update={"upto": time.time_ns()})
     run = write if req.operation in WRITES else read
     state = ctx.state
+    fix = TOO_LARGE.get(req.operation)
     resp = await run(
-        ctx, lambda stores: checked(explain_op(stores, req, state.seal, state.removed))
+        ctx, lambda stores: checked(explain_op(stores, req, state.seal, state.removed), fix)
     )
     if req.operation == "delete-collection":
         # The librarian's documents and the vector indexes go too (durable: delivered

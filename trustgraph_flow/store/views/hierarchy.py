@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import pyoxigraph as ox
 
 from trustgraph_base.provenance.namespaces import DC, PROV, TG
@@ -22,12 +24,7 @@ from trustgraph_flow.store.views.prefetch import Prefetch
 
 def children(store: QuadStore, parent: ox.NamedNode, cls: object) -> list[ox.NamedNode]:
     """Entities of class ``cls`` derived from ``parent`` in urn:graph:source."""
-    found = store.quads_for_pattern(None, n(PROV.wasDerivedFrom), parent, SOURCE)
-    return [
-        q.subject
-        for q in found
-        if isinstance(q.subject, ox.NamedNode) and has_type(store, q.subject, cls, SOURCE)
-    ]
+    return [s for s in derived(store, [parent]) if has_type(store, s, cls, SOURCE)]
 
 
 def chunk_edges(store: QuadStore, chunk: ox.NamedNode) -> list[EdgeView]:
@@ -58,59 +55,114 @@ def chunk_node(store: QuadStore, chunk: ox.NamedNode) -> ChunkNode:
     )
 
 
-def chunk_nodes(store: QuadStore, parent: ox.NamedNode) -> list[ChunkNode]:
+def in_order(store: QuadStore, chunks: list[ox.NamedNode]) -> list[ox.NamedNode]:
+    """Chunks by index (then URI)."""
     return sorted(
-        (chunk_node(store, c) for c in children(store, parent, TG.Chunk)),
-        key=lambda c: (c.index, c.uri),
+        chunks, key=lambda c: (as_int(first(store, c, TG.chunkIndex, SOURCE)) or 0, c.value)
     )
 
 
-def fetch_levels(store: Prefetch, doc: ox.NamedNode) -> None:
-    """Ahead of the walk below, a level per request on a server: each level's entities and
-    whatever derives from them (document → pages → chunks → subgraphs), then the edges' labels."""
-    frontier: list[ox.NamedNode] = [doc]
-    subgraphs: list[ox.NamedNode] = []
-    for _ in range(4):  # document, page, chunk, subgraph
-        store.subjects(frontier, SOURCE)
-        store.objects(frontier, n(PROV.wasDerivedFrom), SOURCE)
-        subgraphs += [s for s in frontier if has_type(store, s, TG.Subgraph, SOURCE)]
-        frontier = [
-            q.subject
-            for parent in frontier
-            for q in store.quads_for_pattern(None, n(PROV.wasDerivedFrom), parent, SOURCE)
-            if isinstance(q.subject, ox.NamedNode)
-        ]
-        if not frontier:
-            break
+def derived(store: QuadStore, parents: list[ox.NamedNode]) -> list[ox.NamedNode]:
+    """Whatever derives from ``parents`` in urn:graph:source."""
+    return [
+        q.subject
+        for parent in parents
+        for q in store.quads_for_pattern(None, n(PROV.wasDerivedFrom), parent, SOURCE)
+        if isinstance(q.subject, ox.NamedNode)
+    ]
+
+
+def fetch_outline(store: Prefetch, doc: ox.NamedNode) -> None:
+    """Ahead of ``outline``, a request per level on a server: the document, its pages and
+    page-less chunks, the pages' chunks; not yet what was extracted from the chunks."""
+    store.subjects([doc], SOURCE)
+    store.objects([doc], n(PROV.wasDerivedFrom), SOURCE)
+    below = derived(store, [doc])
+    store.subjects(below, SOURCE)
+    pages = [p for p in below if has_type(store, p, TG.Page, SOURCE)]
+    store.objects(pages, n(PROV.wasDerivedFrom), SOURCE)
+    store.subjects(derived(store, pages), SOURCE)
+
+
+def fetch_extracted(store: Prefetch, chunks: list[ox.NamedNode]) -> None:
+    """Ahead of ``chunk_node``, for these chunks only: their subgraphs, the edges in those and
+    the edges' labels."""
+    store.subjects(chunks, SOURCE)
+    store.objects(chunks, n(PROV.wasDerivedFrom), SOURCE)
+    subgraphs = derived(store, chunks)
+    store.subjects(subgraphs, SOURCE)
     edges = [e for sg in subgraphs for e in objects(store, sg, TG.contains, SOURCE)]
     fetch_labels(store, [e for e in edges if isinstance(e, ox.Triple)])
 
 
-def document_view(store: QuadStore | None, doc_uri: str) -> DocumentView | None:
-    """The hierarchy of one document, or None when the store does not know it."""
+Placed = tuple[ox.NamedNode | None, ox.NamedNode]  # a chunk's page (None: page-less), the chunk
+
+
+def outline(store: QuadStore, doc: ox.NamedNode) -> tuple[list[ox.NamedNode], list[Placed]]:
+    """The document's pages by number, and all its chunks in order: each page's by index,
+    then the page-less ones."""
+    pages = sorted(
+        children(store, doc, TG.Page),
+        key=lambda p: (as_int(first(store, p, TG.pageNumber, SOURCE)) or 0, p.value),
+    )
+    placed: list[Placed] = [
+        (p, c) for p in pages for c in in_order(store, children(store, p, TG.Chunk))
+    ]
+    placed += [(None, c) for c in in_order(store, children(store, doc, TG.Chunk))]
+    return pages, placed
+
+
+class Window(NamedTuple):
+    view: DocumentView  # the window's chunks, under the pages they are on
+    total: int  # the document's chunks, all of them
+    page_chunks: dict[str, list[str]]  # each page shown: all its chunks (its usage counts them)
+
+
+def document_window(
+    store: QuadStore | None, doc_uri: str, offset: int = 0, limit: int | None = None
+) -> Window | None:
+    """The hierarchy of one document, or None when the store does not know it. Only chunks
+    ``offset`` to ``offset + limit`` of its chunks in order (``outline``), and only the pages
+    they are on, when a window is asked; every page otherwise (those without chunks too).
+    What was extracted is read for the window's chunks alone."""
     if store is None:
         return None
     doc = ox.NamedNode(doc_uri)
     store = Prefetch(store)
-    fetch_levels(store, doc)
-    if (
-        not has_type(store, doc, TG.Document, SOURCE)
-        and not children(store, doc, TG.Chunk)
-        and not children(store, doc, TG.Page)
-    ):
+    fetch_outline(store, doc)
+    pages, placed = outline(store, doc)
+    if not has_type(store, doc, TG.Document, SOURCE) and not placed and not pages:
         return None
-    pages = [
-        PageNode(
-            uri=p.value,
-            number=as_int(first(store, p, TG.pageNumber, SOURCE)) or 0,
-            chunks=chunk_nodes(store, p),
-        )
-        for p in children(store, doc, TG.Page)
-    ]
-    return DocumentView(
+    window = placed[offset : None if limit is None else offset + limit]
+    fetch_extracted(store, [c for _, c in window])
+    nodes = {c.value: chunk_node(store, c) for _, c in window}
+    by_page: dict[str, list[ChunkNode]] = {}
+    for page, chunk in window:
+        by_page.setdefault(page.value if page else "", []).append(nodes[chunk.value])
+    windowed = offset > 0 or limit is not None
+    shown = [p for p in pages if p.value in by_page or not windowed]
+    page_chunks: dict[str, list[str]] = {p.value: [] for p in shown}
+    for page, chunk in placed:
+        if page is not None and page.value in page_chunks:
+            page_chunks[page.value].append(chunk.value)
+    view = DocumentView(
         id=doc_uri,
         title=first(store, doc, DC.title, SOURCE),
         mime_type=first(store, doc, TG.mimeType, SOURCE),
-        pages=sorted(pages, key=lambda p: (p.number, p.uri)),
-        chunks=chunk_nodes(store, doc),
+        pages=[
+            PageNode(
+                uri=p.value,
+                number=as_int(first(store, p, TG.pageNumber, SOURCE)) or 0,
+                chunks=by_page.get(p.value, []),
+            )
+            for p in shown
+        ],
+        chunks=by_page.get("", []),
     )
+    return Window(view, len(placed), page_chunks)
+
+
+def document_view(store: QuadStore | None, doc_uri: str) -> DocumentView | None:
+    """The whole hierarchy of one document, or None when the store does not know it."""
+    found = document_window(store, doc_uri)
+    return found.view if found else None

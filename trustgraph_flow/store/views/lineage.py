@@ -20,6 +20,7 @@ from trustgraph_base.provenance.uris import source_uri
 from trustgraph_base.schema.explain import (
     ChunkNode,
     DocumentView,
+    PageNode,
     SourceUsage,
     TraceSummary,
     UsagePath,
@@ -186,12 +187,15 @@ def source_usage(
     return SourceUsage(source=label, kind=kind, traces=traces[:limit])
 
 
-def with_usage(handle: Handle, doc: DocumentView) -> DocumentView:
+def with_usage(
+    handle: Handle, doc: DocumentView, page_chunks: dict[str, list[str]] | None = None
+) -> DocumentView:
     """The hierarchy with "used by N answers, M of them citing it" on every page and chunk:
     from one read of the document's links (a chunk's users are the distinct top-level traces
-    of its links, a page's those of its chunks' links) and one of whether each is cited, not
-    a count per page and chunk. Evidence only a dead-end agent step found (``answer_used``)
-    does not count: the answer did not use it."""
+    of its links, a page's those of its chunks' links: all of them, ``page_chunks``, when the
+    view holds a window of them) and one of whether each is cited, not a count per page and
+    chunk. Evidence only a dead-end agent step found (``answer_used``) does not count: the
+    answer did not use it."""
     index = handle.index
     everyone = sorted({top for _entity, _chunk, _kind, top in index.document_links(doc.id)})
     found = index.link_paths_of(everyone, "document", doc.id) if everyone else {}
@@ -214,15 +218,16 @@ def with_usage(handle: Handle, doc: DocumentView) -> DocumentView:
             for c in chunks
         ]
 
-    def union(table: dict[str, set[str]], chunks: list[ChunkNode]) -> int:
-        return len(set().union(*(table.get(c.uri, set()) for c in chunks)))
+    def union(table: dict[str, set[str]], page: PageNode) -> int:
+        uris = (page_chunks or {}).get(page.uri) or [c.uri for c in page.chunks]
+        return len(set().union(*(table.get(uri, set()) for uri in uris)))
 
     pages = [
         p.model_copy(
             update={
                 "chunks": counted(p.chunks),
-                "used_by": union(tops, p.chunks),
-                "cited_by": union(cited, p.chunks),
+                "used_by": union(tops, p),
+                "cited_by": union(cited, p),
             }
         )
         for p in doc.pages
