@@ -75,6 +75,8 @@ def derived(store: QuadStore, parents: list[ox.NamedNode]) -> list[ox.NamedNode]
 def fetch_outline(store: Prefetch, doc: ox.NamedNode) -> None:
     """Ahead of ``outline``, a request per level on a server: the document, its pages and
     page-less chunks, the pages' chunks; not yet what was extracted from the chunks."""
+    if not store.batched:  # embedded: every lookup is a call on the store
+        return
     store.subjects([doc], SOURCE)
     store.objects([doc], n(PROV.wasDerivedFrom), SOURCE)
     below = derived(store, [doc])
@@ -100,15 +102,19 @@ Placed = tuple[ox.NamedNode | None, ox.NamedNode]  # a chunk's page (None: page-
 
 def outline(store: QuadStore, doc: ox.NamedNode) -> tuple[list[ox.NamedNode], list[Placed]]:
     """The document's pages by number, and all its chunks in order: each page's by index,
-    then the page-less ones."""
+    then the page-less ones. The document's children are read once (a text's are its
+    thousands of chunks), each of them typed once."""
+    below = derived(store, [doc])
+    chunks = [c for c in below if has_type(store, c, TG.Chunk, SOURCE)]
+    known = set(chunks)
     pages = sorted(
-        children(store, doc, TG.Page),
+        (p for p in below if p not in known and has_type(store, p, TG.Page, SOURCE)),
         key=lambda p: (as_int(first(store, p, TG.pageNumber, SOURCE)) or 0, p.value),
     )
     placed: list[Placed] = [
         (p, c) for p in pages for c in in_order(store, children(store, p, TG.Chunk))
     ]
-    placed += [(None, c) for c in in_order(store, children(store, doc, TG.Chunk))]
+    placed += [(None, c) for c in in_order(store, chunks)]
     return pages, placed
 
 
