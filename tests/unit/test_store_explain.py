@@ -256,6 +256,8 @@ def test_document_hierarchy(stores: Backend) -> None:
     assert len(window.page_chunks[window.view.pages[0].uri]) == 2  # its usage counts both
     last = hierarchy.document_window(handle(stores).store, DOC, offset=2, limit=5)
     assert last is not None and [p.number for p in last.view.pages] == [2]
+    every = hierarchy.document_window(handle(stores).store, DOC, limit=200)
+    assert every is not None and every.view == doc  # a window of every chunk: the whole view
     beyond = hierarchy.document_window(handle(stores).store, DOC, offset=3)
     assert beyond is not None and (beyond.view.pages, beyond.total) == ([], 3)
 

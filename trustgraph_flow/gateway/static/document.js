@@ -68,17 +68,14 @@ function goneNotice(view, id, params, err) {
 
 const WINDOW = 200; // chunks a page shows of a document too large for one reply
 
-/** [the hierarchy, null] whole; or [WINDOW chunks from ?offset=, that offset] when asked, or
- * when the document is too large for one reply (then from its first chunk). */
+/** WINDOW chunks from ?offset= (else the first): [them, that offset], or [the hierarchy,
+ * null] when no offset was asked and they are the whole document. The store reads a large
+ * document's window alone, so one too large for a reply is never built whole. */
 async function hierarchy(id, offset) {
-  const window = async (at) => [await api.explain({ operation: "document-hierarchy", id, chunk_offset: at, chunk_limit: WINDOW }), at];
-  if (offset !== null) return window(Math.max(0, Number(offset) || 0));
-  try {
-    return [await api.explain({ operation: "document-hierarchy", id }), null];
-  } catch (err) {
-    if (err.type !== "result-too-large") throw err;
-    return window(0);
-  }
+  const at = Math.max(0, Number(offset) || 0);
+  const data = await api.explain({ operation: "document-hierarchy", id, chunk_offset: at, chunk_limit: WINDOW });
+  const whole = offset === null && (data.chunk_total ?? 0) <= WINDOW;
+  return [data, whole ? null : at];
 }
 
 /** "Chunks 201–400 of 25,255" with links to the windows before and after. */

@@ -129,7 +129,8 @@ def document_window(
 ) -> Window | None:
     """The hierarchy of one document, or None when the store does not know it. Only chunks
     ``offset`` to ``offset + limit`` of its chunks in order (``outline``), and only the pages
-    they are on, when a window is asked; every page otherwise (those without chunks too).
+    they are on, when the window leaves chunks out; every page otherwise (those without
+    chunks too), so a window holding every chunk is the whole view.
     What was extracted is read for the window's chunks alone."""
     if store is None:
         return None
@@ -145,7 +146,7 @@ def document_window(
     by_page: dict[str, list[ChunkNode]] = {}
     for page, chunk in window:
         by_page.setdefault(page.value if page else "", []).append(nodes[chunk.value])
-    windowed = offset > 0 or limit is not None
+    windowed = len(window) < len(placed)
     shown = [p for p in pages if p.value in by_page or not windowed]
     page_chunks: dict[str, list[str]] = {p.value: [] for p in shown}
     for page, chunk in placed:
