@@ -29,6 +29,7 @@ async def follow(
             info.pages_chunked,
             info.chunks,
             info.chunks_done,
+            info.chunks_made,
             info.edges,
         )
         if counters != seen:
@@ -39,7 +40,7 @@ async def follow(
                 "the processors run (tg-start), then follow it with tg-list-documents."
             )
         stage, done, total = stage_of(info)
-        progress.update(stage, done, total, UNITS[stage])
+        progress.update(stage, done, total, unit_of(stage, info))
         await asyncio.sleep(POLL_SECONDS)
         info = document_of(
             await client.librarian({"operation": "get-document", "document-id": info.id})
@@ -51,16 +52,23 @@ async def follow(
 UNITS = {"uploading": "bytes", "decoding": "pages", "chunking": "pages", "extracting": "chunks"}
 
 
+def unit_of(stage: str, info: DocumentInfo) -> str:
+    """What a stage counts: a page-less text is chunked in chunks, not pages."""
+    return "chunks" if stage == "chunking" and info.pages == 0 else UNITS[stage]
+
+
 def stage_of(info: DocumentInfo) -> tuple[str, int, int]:
     """The stage a processing document is in, with done/total counters that never grow.
 
     A total of 0 means not known yet (shown as a count alone): pages read while a PDF
-    decodes, then pages chunked out of the page count, then chunks extracted out of a
-    chunk count that is final (every page chunked).
+    decodes, then pages chunked out of the page count (a page-less text: chunks made so
+    far), then chunks extracted out of a chunk count that is final (every page chunked).
     """
     if info.status == "uploading":
         return "uploading", 0, 0
     if info.pages == 0 and info.pages_chunked == 0:
+        if info.chunks_made:
+            return "chunking", info.chunks_made, 0
         return "decoding", info.pages_decoded, 0
     if info.pages_chunked < max(info.pages, 1):
         return "chunking", info.pages_chunked, info.pages

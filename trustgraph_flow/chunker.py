@@ -6,6 +6,7 @@ whitespace, so a chunk rarely cuts a word; each records its exact character span
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from collections.abc import AsyncIterator
@@ -42,6 +43,7 @@ log = logging.getLogger(__name__)
 
 _SENTENCE_END = re.compile(r"[.!?;:][\"')\]]*\s+|\n\s*\n")
 _SPACE = re.compile(r"\s+")
+PROGRESS_SECONDS = 0.5  # how often a page-less text being chunked reports its chunks so far
 
 
 class Settings(ProcessorSettings):
@@ -179,7 +181,21 @@ async def on_page(page: PageText, ctx: Ctx) -> None:
         for m, (uri, span) in enumerate(zip(uris, spans, strict=True)):
             triples += chunk_triples(uri, parent, m, span.offset, span.length, activity)
         await publish_triples(meta, triples, ctx)
+    clock = asyncio.get_running_loop().time
+    report = clock() + PROGRESS_SECONDS
     for m, (uri, span) in enumerate(zip(uris, spans, strict=True)):
+        if page.page is None and clock() >= report:  # a PDF's pages report as they finish
+            report = clock() + PROGRESS_SECONDS
+            await ctx.publish(
+                INGEST_EVENTS,
+                IngestEvent(
+                    metadata=meta,
+                    document=page.document,
+                    stage="chunking",
+                    chunks=m,
+                    source=f"{parent}#chunking-{m}",
+                ),
+            )
         if gone(meta):
             log.info("%s was removed while it was chunked: stopped at chunk %d", page.document, m)
             return

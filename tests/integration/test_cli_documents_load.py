@@ -205,11 +205,7 @@ async def test_a_load_waits_for_a_restarted_gateway(stack: Stack, tmp_path: Path
     gateway = Gateway(settings)
     url = await gateway.start()
     await stack.stop_processor(decoder.proc.name)  # the load stays in "decoding" meanwhile
-    proc = await asyncio.create_subprocess_exec(
-        *command_line("tg-load-document"), str(SAMPLES / "capitals.txt"), "--api-url", url,
-        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
+    proc = await loading(url, str(SAMPLES / "capitals.txt"))
     assert proc.stderr is not None
     try:
         while not (line := await asyncio.wait_for(proc.stderr.readline(), 30)).startswith(
@@ -232,3 +228,36 @@ async def test_a_load_waits_for_a_restarted_gateway(stack: Stack, tmp_path: Path
         lines
     )
     assert lines[-1].startswith("complete: ") and out.decode().startswith("urn:trustgraph:doc:")
+
+
+async def test_a_long_text_shows_its_chunks_as_they_are_made(stack: Stack, tmp_path: Path) -> None:
+    """A page-less text is one page to the chunker: while its chunks go out, the progress
+    counts them (it said "decoding", without a count, for a minute on 20 MB)."""
+    await stack.stop_processor("extractor")  # the load stops once chunked: cheap, and shown
+    text = tmp_path / "long.txt"
+    text.write_text("Ada Lovelace was born in London in the year 1815. " * 4000)
+    proc = await loading(stack.url, str(text), "--chunk-size", "100", "--chunk-overlap", "0")
+    assert proc.stderr is not None
+    lines: list[str] = []
+    try:
+        while not lines or not lines[-1].startswith("extracting"):
+            line = await asyncio.wait_for(proc.stderr.readline(), 60)
+            assert line, lines
+            lines.append(line.decode().rstrip())
+    finally:
+        proc.kill()
+        await proc.wait()
+    assert lines[-1] == "extracting 0/2000 chunks", lines
+    made = [line.split() for line in lines if line.startswith("chunking")]
+    counts = [int(n) for _, n, unit in made if unit == "chunks"]
+    assert len(counts) == len(made) >= 1 and counts == sorted(set(counts)), lines
+    assert 0 < counts[-1] < 2000, lines
+
+
+async def loading(url: str, *args: str) -> asyncio.subprocess.Process:
+    """tg-load-document ``args`` against the gateway at ``url``, its stderr read as it goes."""
+    return await asyncio.create_subprocess_exec(
+        *command_line("tg-load-document"), *args, "--api-url", url,
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip

@@ -28,6 +28,7 @@ class DocumentInfo(Message):
     pages_chunked: int = 0  # pages whose chunks are counted: ``chunks`` is final when all are
     chunks: int = 0
     chunks_done: int = 0
+    chunks_made: int = 0  # while a page-less text is chunked: chunks made so far
     edges: int = 0
     error: str | None = None
     chunk_size: int | None = None  # per-document chunker overrides, carried to PageText
@@ -121,8 +122,8 @@ class IngestEvent(Message):
     metadata: Metadata
     document: str
     stage: Literal[
-        "decoding", "decoded", "chunked", "extracted", "failed"
-    ]  # decoding: pages so far
+        "decoding", "decoded", "chunking", "chunked", "extracted", "failed"
+    ]  # decoding: pages so far; chunking (a page-less text): chunks so far
     pages: int = 0
     chunks: int = 0
     edges: int = 0

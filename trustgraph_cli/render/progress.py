@@ -109,4 +109,4 @@ def _step(last: tuple[str, int, int], done: int, total: int, stage: str) -> bool
     """
     if total > 0:
         return done == total or done - last[1] >= max(1, total // 10)
-    return stage == "decoding" and done - last[1] >= max(1, last[1] // 10)
+    return stage in ("decoding", "chunking") and done - last[1] >= max(1, last[1] // 10)

@@ -49,6 +49,11 @@ class Progress:
                 "UPDATE documents SET pages_decoded=MAX(pages_decoded, ?)" + where, (ev.pages, *key)
             )
             return
+        if ev.stage == "chunking":
+            self.db.execute(
+                "UPDATE documents SET chunks_made=MAX(chunks_made, ?)" + where, (ev.chunks, *key)
+            )
+            return
         if ev.stage == "decoded":
             self.db.execute("UPDATE documents SET decoded=1, pages=?" + where, (ev.pages, *key))
         elif ev.stage == "chunked":

@@ -65,6 +65,7 @@ _ADDED = (
     ("on_complete", "TEXT"),
     ("touched", "REAL"),
     ("unsealed", "INTEGER NOT NULL DEFAULT 0"),  # complete, its provenance not signed yet
+    ("chunks_made", "INTEGER NOT NULL DEFAULT 0"),  # a page-less text being chunked
 )
 _CHILD_SUFFIX = re.compile(r"/(p|c)\d+$|/layout$")  # a page, chunk or page layout
 
