@@ -1,0 +1,83 @@
+"""tg-load-document while it follows a document: a restarted gateway is waited on, and a
+long page-less text counts its chunks as they are made."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from tests.support.processors import INGEST, SAMPLES
+from tests.support.stack import Stack, command_line, stack_fixture
+from trustgraph_base.messaging import free_port
+from trustgraph_flow import decoder
+from trustgraph_flow.gateway.server import Gateway, GatewaySettings
+
+stack = stack_fixture(INGEST)
+
+
+async def test_a_load_waits_for_a_restarted_gateway(stack: Stack, tmp_path: Path) -> None:
+    """The gateway goes away while the load is followed and is back a second later, as
+    tg-start's launcher restarts a crashed one: the load waits for it, then completes."""
+    settings = GatewaySettings(
+        pulsar_url=stack.pulsar_url, topic_prefix=stack.prefix, host="127.0.0.1",
+        port=free_port(), data_dir=str(tmp_path / "gw"), instance="second",
+    )  # fmt: skip
+    gateway = Gateway(settings)
+    url = await gateway.start()
+    await stack.stop_processor(decoder.proc.name)  # the load stays in "decoding" meanwhile
+    proc = await loading(url, str(SAMPLES / "capitals.txt"))
+    assert proc.stderr is not None
+    try:
+        while not (line := await asyncio.wait_for(proc.stderr.readline(), 30)).startswith(
+            b"decoding"
+        ):
+            assert line, "tg-load-document ended before following the document"
+        await gateway.stop()
+        await asyncio.sleep(1)  # the launcher's restart delay: the behaviour under test
+        gateway = Gateway(settings)
+        await gateway.start()
+        await stack.start_processor(decoder.proc)
+        out, err = await asyncio.wait_for(proc.communicate(), 60)
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+        await gateway.stop()
+    lines = err.decode().splitlines()
+    assert proc.returncode == 0, lines
+    assert f"gateway at {url} refused the connection: waiting up to 5 s for it to come back" in (
+        lines
+    )
+    assert lines[-1].startswith("complete: ") and out.decode().startswith("urn:trustgraph:doc:")
+
+
+async def test_a_long_text_shows_its_chunks_as_they_are_made(stack: Stack, tmp_path: Path) -> None:
+    """A page-less text is one page to the chunker: while its chunks go out, the progress
+    counts them (it said "decoding", without a count, for a minute on 20 MB)."""
+    await stack.stop_processor("extractor")  # the load stops once chunked: cheap, and shown
+    text = tmp_path / "long.txt"
+    text.write_text("Ada Lovelace was born in London in the year 1815. " * 4000)
+    proc = await loading(stack.url, str(text), "--chunk-size", "100", "--chunk-overlap", "0")
+    assert proc.stderr is not None
+    lines: list[str] = []
+    try:
+        while not lines or not lines[-1].startswith("extracting"):
+            line = await asyncio.wait_for(proc.stderr.readline(), 60)
+            assert line, lines
+            lines.append(line.decode().rstrip())
+    finally:
+        proc.kill()
+        await proc.wait()
+    assert lines[-1] == "extracting 0/2000 chunks", lines
+    made = [line.split() for line in lines if line.startswith("chunking")]
+    counts = [int(n) for _, n, unit in made if unit == "chunks"]
+    assert len(counts) == len(made) >= 1 and counts == sorted(set(counts)), lines
+    assert 0 < counts[-1] < 2000, lines
+
+
+async def loading(url: str, *args: str) -> asyncio.subprocess.Process:
+    """tg-load-document ``args`` against the gateway at ``url``, its stderr read as it goes."""
+    return await asyncio.create_subprocess_exec(
+        *command_line("tg-load-document"), *args, "--api-url", url,
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
