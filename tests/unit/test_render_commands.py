@@ -128,6 +128,21 @@ def test_progress_totals_never_grow_while_a_long_pdf_is_processed(
     assert lines[-1] == "extracting 342/342 chunks"
 
 
+def test_a_count_alone_agrees_with_its_number(capsys: pytest.CaptureFixture[str]) -> None:
+    """A stage with no total yet counts in words that agree: "1 page", "2 pages"."""
+    from trustgraph_cli.render.progress import Progress
+
+    with Progress(live=False) as progress:
+        for done in (1, 2):
+            progress.update("chunking", done, 0, "chunks")
+        progress.update("decoding", 1, 0, "pages")
+    assert capsys.readouterr().err.splitlines() == [
+        "chunking 1 chunk",
+        "chunking 2 chunks",
+        "decoding 1 page",
+    ]
+
+
 def test_trace_table_adds_status_only_when_needed() -> None:
     done = TraceSummary(
         id="urn:trustgraph:agent:1", type="agent", question="q?", time="2026-01-01T00:00:00.000Z"

@@ -67,7 +67,9 @@ class Progress:
         """Show the current stage; plain mode prints a line only when something changed."""
         if (stage, done, total) == self._last:
             return
-        counts = f"{done}/{total} {unit}" if total else f"{done} {unit}" if done else ""
+        # a count alone agrees with its number ("1 chunk", "7 pages"); units are plain plurals
+        alone = plural(done, unit.removesuffix("s")) if unit else str(done)
+        counts = f"{done}/{total} {unit}" if total else alone if done else ""
         if self._bar is not None:
             self._bar.update(
                 self._task, description=stage, completed=done, total=total or None, counts=counts
