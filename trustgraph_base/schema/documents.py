@@ -56,8 +56,7 @@ class DocumentMetadata(Message):
 
 
 class ProcessingMetadata(Message):
-    """A processing record (TrustGraph's ``processing-metadata``): run the ingestion of
-    ``document-id`` into ``collection``."""
+    """TrustGraph's ``processing-metadata``: ingest ``document-id`` into ``collection``."""
 
     model_config = ConfigDict(frozen=True, extra="ignore", populate_by_name=True)
 
