@@ -10,10 +10,10 @@ entity's lines are one contiguous range, found by bisection (not per line); thei
 are ``fingerprint_groups``' of the store's quads. Lines with a typed literal or a triple
 term are put in the store's normal form first: pyoxigraph's stores keep some literals in
 a normal form (``"1.50"^^xsd:decimal`` as ``"1.5"``, a time's ``.120Z`` as ``.12Z``). The
-forms our writers make (a UTC time, a canonical integer or decimal) are rewritten here;
-(``stored_form.py``); any other goes through a store in memory, a new one each pass: one kept and cleared after
-each use never let go of what it had held (~1 KB a pass, and each later pass ~0.15 µs
-slower; docs/performance.md). A text with a blank node is not kept (RDFC-1.0 relabels
+forms our writers make (a UTC time, a canonical integer or decimal) are rewritten without
+a store (``stored_form.py``); any other goes through a store in memory, a new one each pass:
+one kept and cleared after each use never let go of what it had held (~1 KB a pass, and
+each later pass ~0.15 µs slower; docs/performance.md). A text with a blank node is not kept (RDFC-1.0 relabels
 those: the trace is read back).
 
 A root's record is used only if it is the whole of what the store holds: per entity of
@@ -64,7 +64,7 @@ class Written:
         self.limit = limit
         self._lock = threading.Lock()
         self._records: dict[Key, dict[str, list[bytes]]] = {}
-        self._size = 0  # bytes of the distinct texts kept (a batch's is shared by its roots)
+        self._size = 0  # bytes of the texts kept (one per root and batch)
         self._holders: dict[int, int] = {}  # per kept text (by id): the roots holding it
         self._kept: dict[tuple[Key, str], None] = {}  # signed roots' records, oldest first
 
