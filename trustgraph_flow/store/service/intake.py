@@ -71,21 +71,30 @@ async def reachable(server: Probe, held: int) -> None:
     could not be written are held unacked meanwhile, so none is redelivered (and after a
     few redeliveries dead-lettered) while the server is down. The next batch waits too;
     the rest wait in the broker. A stop cancels the wait: they are redelivered then."""
-    delay, since = 0.2, time.monotonic()
+    delay, since, warned = 0.2, time.monotonic(), False
     while True:
         try:
             await asyncio.to_thread(server.ask, "ASK {}")
-        except (StoreUnavailable, TimeoutError):
+        except (StoreUnavailable, TimeoutError) as exc:
+            # The probe's error names the server (of a sharded store: the shard) that is
+            # down; server.uri would name every shard.
             if delay >= SERVER_WAIT_LOG:
+                warned = True
                 log.warning(
-                    "store server %s still unavailable after %.0f s; holding %d messages",
-                    server.uri,
+                    "store still unavailable after %.0f s (%s); holding %d messages",
                     time.monotonic() - since,
+                    exc,
                     held,
                 )
             await asyncio.sleep(delay)
             delay = min(delay * 2, SERVER_WAIT_MAX)
             continue
+        if warned:
+            log.warning(
+                "store answers again after %.0f s; writing the %d held messages",
+                time.monotonic() - since,
+                held,
+            )
         return
 
 
