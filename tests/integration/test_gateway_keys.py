@@ -135,6 +135,13 @@ async def test_keys_are_listed_revoked_and_stored_hashed(stack: Stack, tmp_path:
     assert code == 1 and "no API key with id" in err
     code, out, _ = await stack.cli("tg-list-api-keys")
     assert (code, out) == (0, "No keys.\n")
+    # a key that would be born expired is refused, not created
+    past = ("--expires", "2020-01-01T00:00:00Z")
+    code, out, err = await stack.cli("tg-create-api-key", "--user-id", "u", "--name", "n", *past)
+    assert (code, out) == (1, "") and "'2020-01-01T00:00:00Z' is in the past" in err
+    assert len(err.splitlines()) == 1
+    code, out, _ = await stack.cli("tg-list-api-keys")
+    assert (code, out) == (0, "No keys.\n")
 
 
 async def test_internal_operations_are_not_reachable(stack: Stack) -> None:

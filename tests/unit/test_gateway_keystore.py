@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import stat
+import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -37,8 +39,11 @@ def test_a_key_is_its_record_and_nothing_else_is(tmp_path: Path) -> None:
 
 def test_expired_and_revoked_keys_stop_working(tmp_path: Path) -> None:
     keys = KeyStore(tmp_path / "k.json")
-    _, old = keys.create("bob", "ci", expires="2020-01-01T00:00:00Z")
+    soon = (datetime.now(UTC) + timedelta(seconds=0.2)).isoformat()
+    short, old = keys.create("bob", "ci", expires=soon)
     live, token = keys.create("bob", "laptop", expires="2999-01-01T00:00:00+01:00")
+    assert keys.verify(old) == short
+    time.sleep(0.25)  # short's expiry passes
     assert keys.verify(old) is None and keys.verify(token) == live
     other = KeyStore(keys.path)  # a second gateway process sharing the file
     assert other.verify(token) == live
@@ -46,6 +51,8 @@ def test_expired_and_revoked_keys_stop_working(tmp_path: Path) -> None:
     assert other.verify(token) is None  # re-read once the file changed
     with pytest.raises(KeyRequestError, match="ISO-8601"):
         keys.create("bob", "x", expires="next tuesday")
+    with pytest.raises(KeyRequestError, match="'2020-01-01T00:00:00Z' is in the past"):
+        keys.create("bob", "x", expires="2020-01-01T00:00:00Z")
     with pytest.raises(KeyRequestError, match="user id"):
         keys.create("", "x")
 

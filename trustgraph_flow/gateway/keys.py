@@ -123,8 +123,11 @@ class KeyStore:
             raise KeyRequestError("a key needs a user id (1 to 200 characters)")
         if collections is not None and (not collections or not all(collections)):
             raise KeyRequestError("collections, when given, must be non-empty names")
-        if expires:
-            parse_time(expires)
+        if expires and parse_time(expires) <= datetime.now(UTC):
+            raise KeyRequestError(
+                f"expires {expires!r} is in the past: a key created so would never work "
+                "(give a later time, e.g. 2027-01-31T00:00:00Z)"
+            )
         key_id = secrets.token_hex(8)
         token = f"{PREFIX}{key_id}_{secrets.token_urlsafe(32)}"
         key = ApiKey(
