@@ -1,7 +1,8 @@
 // Finding a claim's sentence in the text it was quoted from: trustgraph_base/spans.py's
 // ``locate``, read as loosely and no more. A run of whitespace (a PDF line break, a wrapped
 // text line) matches any run of whitespace, and a hyphen ending a line matches the word it
-// splits written whole or with its hyphen; anything else must match exactly. Offsets and
+// splits written whole, with its hyphen, or with the break as a space; anything else must
+// match exactly. Offsets and
 // lengths count code points, as the store's character offsets do.
 
 const SPACE = /^[\s\x1c-\x1f\x85]$/u; // Python's str.isspace, which the store's spans use
@@ -10,19 +11,19 @@ const isAlpha = (ch) => /^\p{L}$/u.test(ch);
 
 // ``chars`` with whitespace runs as one space (and hyphenated line ends joined), and for each
 // kept character its index in ``chars``.
-function normalise(chars, joinHyphens) {
+function normalise(chars, hyphens) {
   const out = [];
   const where = [];
   let i = 0;
   while (i < chars.length) {
     const ch = chars[i];
-    if (ch === "-" && out.length && isAlpha(out[out.length - 1])) {
+    if (ch === "-" && hyphens !== "space" && out.length && isAlpha(out[out.length - 1])) {
       let j = i + 1;
       while (j < chars.length && isSpace(chars[j]) && chars[j] !== "\n") j++;
       if (j < chars.length && chars[j] === "\n") { // a hyphen ending a line
         while (j < chars.length && isSpace(chars[j])) j++;
         if (j < chars.length && isAlpha(chars[j])) {
-          if (!joinHyphens) { out.push("-"); where.push(i); }
+          if (hyphens === "keep") { out.push("-"); where.push(i); }
           i = j;
           continue;
         }
@@ -53,8 +54,8 @@ export function locate(quote, text) {
   const exact = text.indexOf(wanted);
   if (exact >= 0) return [codePoints(text, exact), size];
   const chars = Array.from(text);
-  for (const joinHyphens of [false, true]) {
-    const [out, where] = normalise(chars, joinHyphens);
+  for (const hyphens of ["space", "keep", "join"]) {
+    const [out, where] = normalise(chars, hyphens);
     const flat = out.join("");
     const at = flat.indexOf(wanted);
     if (at >= 0) {
