@@ -176,7 +176,7 @@ async def test_a_terminal_formatted_texts_evidence_is_marked_as_the_text_shows(
             assert shown.endswith("line 3, cols 1–31, chars 31–62"), shown
 
 
-async def test_a_chunks_claim_across_a_line_break_is_marked_as_its_sentence(
+async def test_a_claims_own_sentence_is_marked_across_line_breaks_before_its_edges(
     pulsar_url: str, prefix: str, tmp_path: Path
 ) -> None:
     # A DocumentRAG answer quotes its chunk's sentence with the line break as a space: the
@@ -204,4 +204,36 @@ async def test_a_chunks_claim_across_a_line_break_is_marked_as_its_sentence(
             shown, quote, _ = await first_claim_in_text(page, stack.url, trace)
             assert quote == text[at[0] : at[0] + at[1]], quote
             assert shown.endswith(f"chars {at[0]}–{at[0] + at[1]}"), shown
+
+            # An edge read from a heading ("msg bit header") cited by the sentence above it,
+            # which the answer repeats: the claim's own sentence is shown first (as
+            # tg-show-evidence shows it), then the edge's; before, only the heading was (on a
+            # PDF, the heading highlighted on the page: libtasn1.pdf's page 20).
+            (tmp_path / "msg.txt").write_text(MSG_MANUAL, encoding="utf-8")
+            loaded = await stack.cli("tg-load-document", str(tmp_path / "msg.txt"))
+            assert loaded.code == 0, loaded.stderr
+            reply = await ask(
+                stack.url, None, "graph-rag", {"query": "What does msg bit header return?"}
+            )
+            await settled(stack, reply["explain_id"])
+            said = MSG_MANUAL.index("Returns:"), MSG_MANUAL.index("\nmsg bit header")
+            assert " ".join(reply["response"].split()) == " ".join(
+                MSG_MANUAL[said[0] : said[1]].split()
+            )
+            shown, quote, _ = await first_claim_in_text(page, stack.url, reply["explain_id"])
+            assert quote == MSG_MANUAL[said[0] : said[1]], quote
+            assert shown.endswith(f"chars {said[0]}–{said[1]}"), shown
+            places = await page.locator("p.evidence-place").all_inner_texts()
+            heading = MSG_MANUAL.index("msg bit header")
+            assert places[1].endswith(f"chars {heading}–{heading + 14}"), places
             assert not errors, errors
+
+
+MSG_MANUAL = (
+    "Chapter 4: Function reference 17\nflags: must be zero\n"
+    "Parses the header of the provided message.\n"
+    "Returns: MSG_OK if the header was read, MSG_BAD if str is\n"
+    "not a valid header, MSG_SHORT if the buffer is too small and in this case\n"
+    "need will contain the length needed.\nmsg bit header\n"
+    "void msg_bit_header (const unsigned char * str, int bit_len)\nstr: BIT string.\n"
+)

@@ -3,8 +3,8 @@
 // page the page image drawn by the gateway with the cited characters' boxes laid over it.
 import * as api from "./api.js";
 import { clear, h } from "./dom.js";
-import { locate } from "./locate.js";
 import { onPdfPage, pageBoxes, pageFigure, pageImage } from "./pagefigure.js";
+import { decoded, placesOf } from "./places.js";
 
 // The RAG answers of a trace: itself, or the sub-traces its agent steps ran.
 function ragViews(trace) {
@@ -37,10 +37,6 @@ function placeText(pageNumber, offset, length, text) {
     else where = c1 === c2 ? `line ${l1}, col ${c1}, ` : `line ${l1}, cols ${c1}–${c2}, `;
   }
   return `${where}chars ${offset}–${offset + length}`;
-}
-
-function decoded(data) {
-  return Uint8Array.from(atob(data.content || ""), (c) => c.charCodeAt(0));
 }
 
 // A text as a terminal shows it: a formatted manual's escape sequences (ECMA-48: ESC [ 4 m,
@@ -118,43 +114,6 @@ function inText(chars, offset, length) {
   while (to < chars.length && chars[to] !== "\n" && to - (offset + length) < 200) to++;
   return h("blockquote", { class: "evidence-quote in-text" },
     part(from, offset), h("mark", {}, part(offset, offset + length)), part(offset + length, to));
-}
-
-// Where a cited item is: an edge through the sentences stating it, a chunk through its span
-// (the claim's own sentence when the chunk's text holds it).
-async function places(rag, uri, claim) {
-  const edge = (rag.edges || []).find((e) => e.uri === uri);
-  if (edge) {
-    return (edge.sources || []).flatMap((ref) => (ref.spans || []).map((span) => ({
-      ref, quote: span.quote, offset: span.located ? span.page_offset : null, length: span.length,
-    })));
-  }
-  const chunk = (rag.chunks || []).find((c) => c.uri === uri);
-  if (!chunk) return [];
-  let text = null;
-  try {
-    const data = await api.librarian({ operation: "get-content", id: uri });
-    text = new TextDecoder().decode(decoded(data));
-  } catch {
-    text = null;
-  }
-  const at = text ? locate(claim.text, text) : null; // as tg-show-evidence finds it
-  return (chunk.sources || []).map((ref) => {
-    if (at && ref.char_offset != null) {
-      const quote = Array.from(text).slice(at[0], at[0] + at[1]).join("");
-      return { ref, quote, offset: ref.char_offset + at[0], length: at[1] };
-    }
-    return { ref, quote: text, offset: ref.char_offset, length: ref.char_length };
-  });
-}
-
-const placeLists = new Map(); // claim -> Promise<places>
-
-function placesOf(rag, claim) {
-  if (!placeLists.has(claim)) {
-    placeLists.set(claim, Promise.all(claim.cited.map((uri) => places(rag, uri, claim))).then((l) => l.flat()));
-  }
-  return placeLists.get(claim);
 }
 
 let shown = 0; // the latest claim asked for: an earlier one still loading draws nothing
