@@ -14,8 +14,8 @@ rendezvous hash of the scope picks among the *registered* shards (never among th
 was given, so two processors propose alike) and claims it with one conditional update
 (``INSERT … WHERE { FILTER NOT EXISTS … }``), then reads the row back: whoever claimed
 first, every processor uses what the table says from then on. A shard is registered by
-the first processor given it; a processor given a name the table binds to another URL
-stops at start, naming both. Each shard server also names its control server (graph
+the first processor given it; a processor given a name the table binds to another URL,
+or a URL it binds to another name, stops at start, naming both. Each shard server also names its control server (graph
 ``urn:tg:shard:control``): a processor handed another control store for it stops at start.
 """
 
@@ -80,14 +80,23 @@ class Placement:
         return {r["n"].value: r["u"].value for r in rows}
 
     def register(self, name: str, url: str) -> None:
-        """Add a shard to the table (once); a name bound to another URL is a ShardError."""
+        """Add a shard to the table (once); a name bound to another URL, or a URL bound to
+        another name (one server under two names: a move between them would copy a
+        collection onto its own server, then drop it there), is a ShardError."""
         s = shard_node(name)
         self.control.update(
             f"INSERT {{ GRAPH {term(TABLE)} {{ {term(s)} {term(_NAME)} {literal(name)} ; "
             f"{term(_URL)} {literal(url)} }} }} WHERE {{ FILTER NOT EXISTS {{ GRAPH {term(TABLE)} "
-            f"{{ {term(s)} {term(_URL)} ?any }} }} }}"
+            f"{{ {{ {term(s)} {term(_URL)} ?any }} UNION {{ ?other {term(_URL)} {literal(url)} }} }} }} }}"
         )
-        bound = self.shards().get(name)
+        shards = self.shards()
+        bound = shards.get(name)
+        other = next((n for n, u in sorted(shards.items()) if u == url and n != name), None)
+        if bound is None and other is not None:
+            raise ShardError(
+                f"the server {url} is shard {other!r} in the placement table on "
+                f"{self.control.uri}, not {name!r}: give every store processor the same shards"
+            )
         if bound != url:
             raise ShardError(
                 f"shard {name!r} is {bound} in the placement table on {self.control.uri}, "
