@@ -48,6 +48,22 @@ def test_a_message_reads_as_the_same_quads_in_either_form() -> None:
     assert decode(StoreTriples, older).quads == read.quads
 
 
+def test_runs_of_one_subject_read_back_as_written() -> None:
+    # nquads_text writes a run's subject once: a subject that changes, comes back, or is a
+    # blank node with an IRI's label, and objects of every kind, each read back as given.
+    s, b = iri("urn:s"), blank("urn")
+    triples = [
+        Triple(s=s, p=iri("urn:p"), o=lit('two\nlines, a "quote" and \\'), g="urn:g"),
+        Triple(s=s, p=iri("urn:p"), o=iri("urn:o")),
+        Triple(s=b, p=iri("urn:p"), o=lit("x", lang="fr"), g="urn:g"),
+        Triple(s=iri("urn:s"), p=iri("urn:q"), o=lit(7), g="urn:g"),  # equal, not the same
+        Triple(s=s, p=iri("urn:p"), o=blank("b9")),
+        *ODD,
+    ]
+    read = decode(StoreTriples, encode(msg(triples)))
+    assert read.quads == [quad_of(t) for t in triples]
+
+
 GOOD = '<urn:half> <urn:p> "1" .\n'
 
 
