@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from trustgraph_base.schema.explain import ChunkNode, DocumentView
     from trustgraph_cli.client import GatewayClient
 
+WINDOW = 200  # chunks shown unless --limit says otherwise: as many as a viewer page
+
 EPILOG = """\b
 Examples:
   tg-show-document-hierarchy urn:trustgraph:doc:world-facts-718bc1a1   # samples/world-facts.pdf
@@ -34,7 +36,9 @@ Examples:
 @click.argument("doc_id", metavar="DOC_ID")
 @click.option("--show-content", is_flag=True, help="Show each chunk's text (from the librarian).")
 @cut_option("--max-content", 200, "content previews")
-@limit_option("chunks (with their pages): a window of a large document", bound=CHUNK_WINDOW)
+@limit_option(
+    "chunks (with their pages): a window of a large document", bound=CHUNK_WINDOW, default=WINDOW
+)
 @click.option(
     "--offset",
     type=click.IntRange(min=0),
@@ -50,7 +54,7 @@ def main(
     doc_id: str,
     show_content: bool,
     max_content: int,
-    limit: int | None,
+    limit: int,
     offset: int,
     fmt: str,
     gw: Gateway,
@@ -58,56 +62,57 @@ def main(
     """Show how a document was split and what was extracted from it.
 
     DOC_ID is the document URI (as tg-load-document prints it) or the bare id it was
-    loaded with. A document too large for one reply is shown a window of chunks at a
-    time: --limit N chunks after --offset M.
+    loaded with. A large document is shown a window of chunks at a time: the first 200,
+    or --limit N chunks after --offset M; a line says which, of how many, and the next.
     """
     window = Window(offset, limit)
     doc, total = run(gw, lambda: fetch_document(gw, doc_id, show_content, window))
     from trustgraph_cli.render.output import emit, emit_json
 
+    count = len(all_chunks(doc))
     if fmt == "json":
         from trustgraph_cli.render.jsonout import view_json
 
-        emit_json(view_json(doc))
+        emit_json({**view_json(doc), "chunk_total": total})
         return
     from trustgraph_cli.render.document import render_document
     from trustgraph_cli.render.style import Style
 
     style = Style.detect()
-    shown = window.shown(len(all_chunks(doc)), total) if window.asked else None
+    shown = window.shown(count, total) if window.cut(count, total) else None
     emit(render_document(doc, style, max_content=max_content, window=shown), style)
 
 
 class Window(NamedTuple):
-    """The chunks asked for: ``limit`` (None: all) after ``offset``."""
+    """The chunks asked for: ``limit`` after ``offset``."""
 
     offset: int
-    limit: int | None
+    limit: int
 
-    @property
-    def asked(self) -> bool:
-        return self.offset > 0 or self.limit is not None
+    def cut(self, count: int, total: int | None) -> bool:
+        """Whether the view leaves some of the document's chunks out (then a line says so)."""
+        if total is None:  # a store that does not count them: a full window may leave some
+            return self.offset > 0 or count >= self.limit
+        return self.offset > 0 or count < total
 
     def shown(self, count: int, total: int | None) -> str:
         """``6-10 of 13 (the next: --offset 10)``: where the window is in the document."""
         if total is None:  # a store that does not count them
-            return f"{count} from chunk {self.offset + 1}"
+            return f"{count:,} from chunk {self.offset + 1:,}"
         if not count:
-            return f"none: the document has {total} (--offset below {total})"
+            return f"none: the document has {total:,} (--offset below {total:,})"
         last = self.offset + count
-        span = str(last) if count == 1 else f"{self.offset + 1}-{last}"
+        span = f"{last:,}" if count == 1 else f"{self.offset + 1:,}-{last:,}"
         more = f" (the next: --offset {last})" if last < total else ""
-        return f"{span} of {total}{more}"
+        return f"{span} of {total:,}{more}"
 
 
 def too_large(doc_id: str, window: Window) -> str:
-    """The line for a hierarchy over the size of one reply, naming the options."""
-    if window.limit is None:
-        return (
-            f"the hierarchy of {doc_id!r} is too large for one reply: show its chunks a "
-            "window at a time with --limit N (and --offset M to skip the first M)."
-        )
-    return f"{window.limit} chunks of {doc_id!r} are too large for one reply: ask a lower --limit."
+    """The line for a window over the size of one reply, naming the option."""
+    return (
+        f"the hierarchy of {doc_id!r} is too large for one reply at {window.limit} chunks: "
+        "ask fewer with --limit N (and --offset M to skip the first M)."
+    )
 
 
 async def fetch_document(
@@ -129,9 +134,12 @@ async def fetch_document(
     def said(exc: ServiceError) -> str:  # the store's reason: not here, or removed (when, why)
         return f"{in_scope(exc, gw)}." if exc.type == ErrorType.NOT_FOUND else missing
 
-    request = {"operation": "document-hierarchy", "id": doc_id, "chunk_offset": window.offset}
-    if window.limit is not None:
-        request["chunk_limit"] = window.limit
+    request = {
+        "operation": "document-hierarchy",
+        "id": doc_id,
+        "chunk_offset": window.offset,
+        "chunk_limit": window.limit,
+    }
     total = None
     async with GatewayClient(gw) as client:
         try:

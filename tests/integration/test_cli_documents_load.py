@@ -94,14 +94,14 @@ async def test_load_list_and_show_a_pdf(stack: Stack, monkeypatch: pytest.Monkey
     assert hidden.stderr == f"Error: no document '{PDF}' in collection 'default' of user 'bob'.\n"
 
     # A document too large for one reply (here: the reply limit lowered below this one's
-    # 4.4 KB, over two chunks' 2.9 KB) is shown a window of chunks at a time; whole, the
-    # error names how.
+    # 4.4 KB, over two chunks' 2.9 KB) is shown a window of chunks at a time; the default
+    # window (200) too large, the error names how.
     monkeypatch.setattr(service_state, "MAX_REPLY_BYTES", 4_000)
     whole = await invoke(stack.url, "tg-show-document-hierarchy", PDF)
     assert (whole.code, whole.stdout) == (1, "")
     assert whole.stderr == (
-        f"Error: the hierarchy of '{PDF}' is too large for one reply: show its chunks a "
-        "window at a time with --limit N (and --offset M to skip the first M).\n"
+        f"Error: the hierarchy of '{PDF}' is too large for one reply at 200 chunks: ask "
+        "fewer with --limit N (and --offset M to skip the first M).\n"
     )
     second = await invoke(stack.url, "tg-show-document-hierarchy", PDF, "-l", "1", "--offset", "1")
     assert second.code == 0, second.stderr

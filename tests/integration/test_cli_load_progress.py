@@ -4,13 +4,21 @@ long page-less text counts its chunks as they are made."""
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
+import aiohttp
+import pytest
+
+from tests.golden.golden import invoke
+from tests.support.poll import eventually
 from tests.support.processors import INGEST, SAMPLES
 from tests.support.stack import Stack, command_line, stack_fixture
+from trustgraph_base.bounds import Bound
 from trustgraph_base.messaging import free_port
 from trustgraph_flow import decoder
 from trustgraph_flow.gateway.server import Gateway, GatewaySettings
+from trustgraph_flow.store.views import hierarchy
 
 stack = stack_fixture(INGEST)
 
@@ -56,7 +64,9 @@ async def test_a_long_text_shows_its_chunks_as_they_are_made(stack: Stack, tmp_p
     await stack.stop_processor("extractor")  # the load stops once chunked: cheap, and shown
     text = tmp_path / "long.txt"
     text.write_text("Ada Lovelace was born in London in the year 1815. " * 4000)
-    proc = await loading(stack.url, str(text), "--chunk-size", "100", "--chunk-overlap", "0")
+    proc = await loading(
+        stack.url, str(text), "--id", "long", "--chunk-size", "100", "--chunk-overlap", "0"
+    )
     assert proc.stderr is not None
     lines: list[str] = []
     try:
@@ -72,6 +82,39 @@ async def test_a_long_text_shows_its_chunks_as_they_are_made(stack: Stack, tmp_p
     counts = [int(n) for _, n, unit in made if unit in ("chunk", "chunks")]
     assert len(counts) == len(made) >= 1 and counts == sorted(set(counts)), lines
     assert 0 < counts[-1] < 2000, lines
+    await its_hierarchy_is_shown_a_window_at_a_time(stack, "urn:trustgraph:doc:long", 2000)
+
+
+async def its_hierarchy_is_shown_a_window_at_a_time(stack: Stack, doc: str, total: int) -> None:
+    """A document of more chunks than the command shows (200) is shown its first 200, with a
+    line naming the next window; the JSON carries the count; a request with no window, over
+    what a reply may hold, is refused at the count (the bound lowered here below ``total``)."""
+    first = await eventually(
+        lambda: invoke(stack.url, "tg-show-document-hierarchy", doc),
+        lambda r: f"of {total:,}" in r.stdout,
+    )
+    assert first.code == 0, first.stderr
+    assert f"Chunks: 1-200 of {total:,} (the next: --offset 200)" in first.stdout
+    assert first.stdout.count("Chunk ") == 200
+    last = await invoke(
+        stack.url, "tg-show-document-hierarchy", doc, "--offset", "1900", "--format", "json"
+    )
+    assert last.code == 0, last.stderr
+    view = json.loads(last.stdout)
+    assert view["chunk_total"] == total
+    assert [c["index"] for c in view["chunks"]] == list(range(1900, total))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(hierarchy, "CHUNK_WINDOW", Bound(None, 1, 1000))
+        async with aiohttp.ClientSession() as http:
+            explain = stack.url + "api/v1/flow/default/service/explain"
+            body = {"operation": "document-hierarchy", "id": doc}
+            async with http.post(explain, json=body) as resp:
+                status, said = resp.status, await resp.json()
+    assert (status, said["error"]["type"]) == (200, "result-too-large"), said  # as data
+    assert said["error"]["message"] == (
+        f"the document has {total:,} chunks, more than one reply holds (1,000 at most): ask "
+        "for its chunks a window at a time (chunk_limit, chunk_offset)"
+    )
 
 
 async def loading(url: str, *args: str) -> asyncio.subprocess.Process:

@@ -6,6 +6,8 @@ from typing import NamedTuple
 
 import pyoxigraph as ox
 
+from trustgraph_base.bounds import CHUNK_WINDOW
+from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.provenance.namespaces import DC, PROV, TG
 from trustgraph_base.schema.explain import ChunkNode, DocumentView, EdgeView, PageNode
 from trustgraph_flow.store.core.backend import QuadStore
@@ -131,7 +133,8 @@ def document_window(
     ``offset`` to ``offset + limit`` of its chunks in order (``outline``), and only the pages
     they are on, when the window leaves chunks out; every page otherwise (those without
     chunks too), so a window holding every chunk is the whole view.
-    What was extracted is read for the window's chunks alone."""
+    What was extracted is read for the window's chunks alone. With no ``limit``, a document of
+    more chunks than a window may hold is refused at the count, before its view is built."""
     if store is None:
         return None
     doc = ox.NamedNode(doc_uri)
@@ -140,6 +143,13 @@ def document_window(
     pages, placed = outline(store, doc)
     if not has_type(store, doc, TG.Document, SOURCE) and not placed and not pages:
         return None
+    if limit is None and len(placed) > CHUNK_WINDOW.high:
+        raise ServiceError(
+            ErrorType.RESULT_TOO_LARGE,
+            f"the document has {len(placed):,} chunks, more than one reply holds "
+            f"({CHUNK_WINDOW.high:,} at most): ask for its chunks a window at a time "
+            "(chunk_limit, chunk_offset)",
+        )
     window = placed[offset : None if limit is None else offset + limit]
     fetch_extracted(store, [c for _, c in window])
     nodes = {c.value: chunk_node(store, c) for _, c in window}
