@@ -30,6 +30,7 @@ async def follow(
             info.chunks,
             info.chunks_done,
             info.chunks_made,
+            info.chunks_split,
             info.edges,
         )
         if counters != seen:
@@ -49,7 +50,13 @@ async def follow(
     return info
 
 
-UNITS = {"uploading": "bytes", "decoding": "pages", "chunking": "pages", "extracting": "chunks"}
+UNITS = {
+    "uploading": "bytes",
+    "decoding": "pages",
+    "recording": "chunk spans",
+    "chunking": "pages",
+    "extracting": "chunks",
+}
 
 
 def unit_of(stage: str, info: DocumentInfo) -> str:
@@ -61,14 +68,17 @@ def stage_of(info: DocumentInfo) -> tuple[str, int, int]:
     """The stage a processing document is in, with done/total counters that never grow.
 
     A total of 0 means not known yet (shown as a count alone): pages read while a PDF
-    decodes, then pages chunked out of the page count (a page-less text: chunks made so
-    far), then chunks extracted out of a chunk count that is final (every page chunked).
+    decodes, then pages chunked out of the page count (a page-less text: the spans of the
+    chunks it was split into recorded, then chunks made out of them), then chunks extracted
+    out of a chunk count that is final (every page chunked).
     """
     if info.status == "uploading":
         return "uploading", 0, 0
     if info.pages == 0 and info.pages_chunked == 0:
         if info.chunks_made:
-            return "chunking", info.chunks_made, 0
+            return "chunking", info.chunks_made, info.chunks_split
+        if info.chunks_split:
+            return "recording", info.chunks_split, 0
         return "decoding", info.pages_decoded, 0
     if info.pages_chunked < max(info.pages, 1):
         return "chunking", info.pages_chunked, info.pages

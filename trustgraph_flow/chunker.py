@@ -165,6 +165,15 @@ async def on_page(page: PageText, ctx: Ctx) -> None:
     uris = [chunk_uri(parent, m) for m in range(len(spans))]
     meta = page.metadata
     gone = ctx.state.removed
+    if page.page is None and spans:  # a page-less text: recording its spans takes a while
+        said = IngestEvent(
+            metadata=meta,
+            document=page.document,
+            stage="split",
+            chunks=len(spans),
+            source=f"{parent}#split",
+        )
+        await ctx.publish(INGEST_EVENTS, said)
     if gone(meta) or (spans and not await _record_spans(uris, spans, page, ctx)):
         log.info("%s was removed before it was chunked: skipped", page.document)
         return

@@ -94,7 +94,8 @@ def test_processing_stages_follow_the_counters() -> None:
     assert stage_of(info(status="uploading")) == ("uploading", 0, 0)
     assert stage_of(info()) == ("decoding", 0, 0)
     assert stage_of(info(pages_decoded=37)) == ("decoding", 37, 0)  # a page counter, no total yet
-    assert stage_of(info(chunks_made=40)) == ("chunking", 40, 0)  # a page-less text's chunks
+    assert stage_of(info(chunks_split=90)) == ("recording", 90, 0)  # a page-less text split
+    assert stage_of(info(chunks_split=90, chunks_made=40)) == ("chunking", 40, 90)
     assert stage_of(info(pages=2)) == ("chunking", 0, 2)
     assert stage_of(info(pages=2, pages_chunked=1, chunks=8)) == ("chunking", 1, 2)
     assert stage_of(info(pages=2, pages_chunked=2, chunks=8, chunks_done=3)) == ("extracting", 3, 8)

@@ -29,6 +29,7 @@ class DocumentInfo(Message):
     chunks: int = 0
     chunks_done: int = 0
     chunks_made: int = 0  # while a page-less text is chunked: chunks made so far
+    chunks_split: int = 0  # a page-less text split: its chunk count, final (spans recorded next)
     edges: int = 0
     error: str | None = None
     chunk_size: int | None = None  # per-document chunker overrides, carried to PageText
@@ -120,9 +121,8 @@ class IngestEvent(Message):
 
     metadata: Metadata
     document: str
-    stage: Literal[
-        "decoding", "decoded", "chunking", "chunked", "extracted", "failed"
-    ]  # decoding: pages so far; chunking (a page-less text): chunks so far
+    # decoding: pages so far; split, chunking (a page-less text): its chunks, chunks so far
+    stage: Literal["decoding", "decoded", "split", "chunking", "chunked", "extracted", "failed"]
     pages: int = 0
     chunks: int = 0
     edges: int = 0

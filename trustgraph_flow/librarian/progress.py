@@ -49,9 +49,10 @@ class Progress:
                 "UPDATE documents SET pages_decoded=MAX(pages_decoded, ?)" + where, (ev.pages, *key)
             )
             return
-        if ev.stage == "chunking":
+        if ev.stage in ("split", "chunking"):
+            column = "chunks_split" if ev.stage == "split" else "chunks_made"
             self.db.execute(
-                "UPDATE documents SET chunks_made=MAX(chunks_made, ?)" + where, (ev.chunks, *key)
+                f"UPDATE documents SET {column}=MAX({column}, ?)" + where, (ev.chunks, *key)
             )
             return
         if ev.stage == "decoded":
