@@ -7,9 +7,9 @@ import contextlib
 import errno
 import itertools
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urljoin
 
 import aiohttp
@@ -27,6 +27,7 @@ RETRY_PAUSE = 0.2
 # Asked again after a reset, which may come after the gateway acted: reads only. A repeated
 # add-document or upload-chunk is refused by the librarian (already exists, wrong chunk-index).
 REPEATABLE = frozenset({"get-document", "get-document-metadata", "list-documents"})
+T = TypeVar("T")
 
 
 class GatewayClient:
@@ -98,16 +99,19 @@ class GatewayClient:
             if self._ws is not None and not self._ws.closed:
                 await self._ws.close()
             self.note(f"connecting to {url}")
-            try:
-                self._ws = await self.session.ws_connect(
-                    url, params=params, max_msg_size=64 * 2**20
-                )
+
+            def connect() -> Awaitable[aiohttp.ClientWebSocketResponse]:
+                return self.session.ws_connect(url, params=params, max_msg_size=64 * 2**20)
+
+            try:  # a refused connect sent nothing: waited on as a refused POST is
+                self._ws = await self._again(connect, None)
             except aiohttp.WSServerHandshakeError as exc:
                 if exc.status in (401, 403):
                     raise AuthError(f"HTTP {exc.status}", token_sent=bool(self.gw.token)) from None
                 if exc.status == 404:
                     raise NotAGateway(url, exc.status) from None
                 raise
+            self._reached = True
             self._reader = asyncio.create_task(self._read(self._ws))
         return self._ws
 
@@ -178,15 +182,20 @@ class GatewayClient:
         return await self._post(urljoin(self.base, "api/v1/iam"), request)
 
     async def _post(self, url: str, body: dict[str, Any]) -> dict[str, Any]:
-        """POST ``body``; a refused connection (or a reset one, for a read) to a gateway that
-        answered before is tried again for up to RETRY_SECONDS, with a note on stderr."""
+        """POST ``body``, tried again as ``_again`` says."""
+        return await self._again(lambda: self._post_once(url, body), body.get("operation"))
+
+    async def _again(self, attempt: Callable[[], Awaitable[T]], operation: object) -> T:
+        """``attempt()``; a refused connection (or a reset one, for a read ``operation``) to a
+        gateway that answered before is tried again for up to RETRY_SECONDS, with a note on
+        stderr. A gateway never reached fails at once: not started, or the wrong URL."""
         loop = asyncio.get_running_loop()
         deadline = None
         while True:
             try:
-                return await self._post_once(url, body)
+                return await attempt()
             except aiohttp.ClientConnectionError as exc:
-                why = self._retryable(exc, body.get("operation"))
+                why = self._retryable(exc, operation)
                 if why is None or (deadline is not None and loop.time() >= deadline):
                     raise
                 if deadline is None:

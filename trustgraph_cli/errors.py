@@ -104,6 +104,17 @@ def cut_off(exc: BaseException) -> bool:
     return isinstance(exc, aiohttp.ClientError | ConnectionError | TimeoutError)
 
 
+def question_lost(exc: BaseException, seen: str) -> str | None:
+    """What to say of a question whose connection was lost once sent (``seen``: the trace id
+    streamed so far, or ""): it is not asked again, as it may have run. None otherwise."""
+    import aiohttp
+
+    if not cut_off(exc) or isinstance(exc, aiohttp.ClientConnectorError | ConnectionRefusedError):
+        return None  # an answer from the gateway, or a connection never made: nothing sent
+    see = f"tg-show-explain-trace {seen}" if seen else "see tg-list-explain-traces"
+    return f"not asked again, as the answer may have completed: {see}"
+
+
 def tls_reason(exc: BaseException, url: str) -> str:
     """Why TLS failed, in words, with the likely fix (an https:// URL on a plain gateway)."""
     cause = getattr(exc, "os_error", None) or exc.__cause__ or exc

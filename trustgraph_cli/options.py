@@ -226,12 +226,12 @@ def run(
     """Run a command's coroutine function, mapping failures to one-line errors (exit 1).
 
     With ``--debug`` the original traceback is shown instead. Ctrl-C prints ``interrupted``
-    (what the command left behind) and exits 130. ``trace``: the trace id the answer streamed
-    so far named ("" if none), given with a lost connection's error.
+    (what the command left behind) and exits 130. ``trace`` (a question's command): the trace
+    id the answer streamed so far named ("" if none), given with a lost connection's error.
     """
     import asyncio
 
-    from trustgraph_cli.errors import cut_off, to_click_error
+    from trustgraph_cli.errors import question_lost, to_click_error
 
     try:
         return asyncio.run(main())
@@ -243,8 +243,6 @@ def run(
         if gw.debug:
             raise
         error = to_click_error(exc, gw.url)
-        if cut_off(exc) and (seen := trace()):
-            raise click.ClickException(
-                f"{error.message}; the answer may have completed: tg-show-explain-trace {seen}"
-            ) from None
+        if trace is not str and (lost := question_lost(exc, trace())):
+            raise click.ClickException(f"{error.message}; {lost}") from None
         raise error from None

@@ -63,7 +63,7 @@ async def test_a_gateway_killed_mid_answer_names_the_trace(
                 assert root, err
                 last = err.splitlines()[-1]
                 assert last.startswith("Error: ") and last.endswith(
-                    f"; the answer may have completed: tg-show-explain-trace {root}"
+                    f"; not asked again, as the answer may have completed: tg-show-explain-trace {root}"
                 ), err
 
                 async def shown(root: str = root) -> CliResult:

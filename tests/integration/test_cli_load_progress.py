@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 import pytest
@@ -16,6 +18,8 @@ from tests.support.processors import INGEST, SAMPLES
 from tests.support.stack import Stack, command_line, stack_fixture
 from trustgraph_base.bounds import Bound
 from trustgraph_base.messaging import free_port
+from trustgraph_cli import options
+from trustgraph_cli.client import GatewayClient
 from trustgraph_flow import decoder
 from trustgraph_flow.gateway.server import Gateway, GatewaySettings
 from trustgraph_flow.store.views import hierarchy
@@ -56,6 +60,43 @@ async def test_a_load_waits_for_a_restarted_gateway(stack: Stack, tmp_path: Path
         lines
     )
     assert lines[-1].startswith("complete: ") and out.decode().startswith("urn:trustgraph:doc:")
+
+
+async def test_a_stream_waits_for_a_restarted_gateway(
+    stack: Stack, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The WebSocket, as REST: a gateway that answered this client and then refuses its next
+    connect (nothing was sent) is waited on, one line on stderr, and the request goes."""
+    settings = GatewaySettings(
+        pulsar_url=stack.pulsar_url, topic_prefix=stack.prefix, host="127.0.0.1",
+        port=free_port(), data_dir=str(tmp_path / "gw"), instance="second",
+    )  # fmt: skip
+    gateway = Gateway(settings)
+    url = await gateway.start()
+    ask = {"operation": "list-traces"}
+    try:
+        async with GatewayClient(options.Gateway(url, None, None, "default", False)) as client:
+            assert await answers(client.stream("explain", ask)) == [[]]
+            await gateway.stop()
+            again = asyncio.create_task(answers(client.stream("explain", ask)))
+            said = ""
+            while "refused the connection" not in said:  # refused and waiting: bring it back
+                assert not again.done(), again.result()
+                said += capsys.readouterr().err
+                await asyncio.sleep(0.02)
+            gateway = Gateway(settings)
+            await gateway.start()
+            assert await asyncio.wait_for(again, 10) == [[]]
+    finally:
+        await gateway.stop()
+    assert said == (
+        f"gateway at {url} refused the connection: waiting up to 5 s for it to come back\n"
+    )
+
+
+async def answers(replies: AsyncIterator[dict[str, Any]]) -> list[Any]:
+    """The traces of each list-traces reply."""
+    return [r["traces"] async for r in replies]
 
 
 async def test_a_long_text_shows_its_chunks_as_they_are_made(stack: Stack, tmp_path: Path) -> None:

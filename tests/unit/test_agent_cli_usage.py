@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from click.testing import CliRunner
 
+from trustgraph_base.errors import ErrorType, ServiceError
+from trustgraph_cli.errors import question_lost
 from trustgraph_cli.invoke_agent import main
 
 
@@ -30,3 +32,16 @@ def test_unreachable_gateway_is_one_line() -> None:
     assert result.exit_code == 1
     assert "cannot reach gateway at http://127.0.0.1:1/" in result.output
     assert "Traceback" not in result.output
+    assert "not asked again" not in result.output  # refused: the question was never sent
+
+
+def test_a_question_cut_off_once_sent_says_it_is_not_asked_again() -> None:
+    closed = ServiceError(ErrorType.CONNECTION_CLOSED, "the gateway closed the connection")
+    assert question_lost(closed, "") == (
+        "not asked again, as the answer may have completed: see tg-list-explain-traces"
+    )
+    assert question_lost(closed, "urn:trustgraph:question:q1") == (
+        "not asked again, as the answer may have completed: "
+        "tg-show-explain-trace urn:trustgraph:question:q1"
+    )
+    assert question_lost(ServiceError(ErrorType.BAD_REQUEST, "no"), "") is None  # answered
