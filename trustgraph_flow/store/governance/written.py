@@ -64,8 +64,7 @@ class Written:
         self.limit = limit
         self._lock = threading.Lock()
         self._records: dict[Key, dict[str, list[bytes]]] = {}
-        self._size = 0  # bytes of the texts kept (one per root and batch)
-        self._holders: dict[int, int] = {}  # per kept text (by id): the roots holding it
+        self._size = 0  # bytes of the texts kept (each root's own, one per batch)
         self._kept: dict[tuple[Key, str], None] = {}  # signed roots' records, oldest first
 
     def note(self, key: Key, roots: Iterable[str], quads: list[ox.Quad]) -> None:
@@ -81,12 +80,11 @@ class Written:
                     self._release(records.pop(root, ()))
                 else:
                     records.setdefault(root, []).append(text)
-                    self._hold(text)
+                    self._size += len(text)
             if self._size > self.limit:
                 self._let_go(0)  # the signed traces' records first
             if self._size > self.limit:
                 self._records.clear()
-                self._holders.clear()
                 self._kept.clear()
                 self._size = 0
 
@@ -143,23 +141,9 @@ class Written:
                 self._kept.pop((key, root), None)
                 self._release(texts)
 
-    def _hold(self, text: bytes) -> None:
-        """One more root holds ``text``: its bytes count once, however many roots share it
-        (a batch of 700 traces' 3 MB counted once per root was 6 GB, past ``BYTES_MAX``:
-        every record was dropped and every trace read back). Under ``_lock``."""
-        held = self._holders.get(id(text), 0)
-        if not held:
-            self._size += len(text)
-        self._holders[id(text)] = held + 1
-
     def _release(self, texts: Iterable[bytes]) -> None:
-        """A root no longer holds ``texts`` (a text held is alive, so its id is its own)."""
-        for text in texts:
-            held = self._holders.pop(id(text), 0) - 1
-            if held > 0:
-                self._holders[id(text)] = held
-            elif held == 0:
-                self._size -= len(text)
+        """A root's texts let go: no other root holds them (each has its own). Under ``_lock``."""
+        self._size -= sum(len(text) for text in texts)
 
 
 def by_root(quads: Iterable[ox.Quad], roots: set[str]) -> dict[str, list[ox.Quad]]:
@@ -203,7 +187,7 @@ def entity_parts(lines: list[bytes], uris: Iterable[str]) -> dict[str, bytes]:
 def _sorted_lines(texts: Iterable[bytes]) -> list[bytes]:
     """The texts' distinct lines as the store keeps them, sorted."""
     lines: set[bytes] = set()
-    for text in dict.fromkeys(texts):  # a batch of several roots' is one text
+    for text in texts:
         lines.update(text.splitlines(keepends=True))
     raw = b"".join(lines)
     odd = [raw[b:e] for b, e in odd_lines(raw)]  # (one search of the text for each mark)
