@@ -30,10 +30,7 @@ stack = stack_fixture(INGEST)
 async def test_a_load_waits_for_a_restarted_gateway(stack: Stack, tmp_path: Path) -> None:
     """The gateway goes away while the load is followed and is back a second later, as
     tg-start's launcher restarts a crashed one: the load waits for it, then completes."""
-    settings = GatewaySettings(
-        pulsar_url=stack.pulsar_url, topic_prefix=stack.prefix, host="127.0.0.1",
-        port=free_port(), data_dir=str(tmp_path / "gw"), instance="second",
-    )  # fmt: skip
+    settings = second_gateway(stack, tmp_path)
     gateway = Gateway(settings)
     url = await gateway.start()
     await stack.stop_processor(decoder.proc.name)  # the load stays in "decoding" meanwhile
@@ -67,10 +64,7 @@ async def test_a_stream_waits_for_a_restarted_gateway(
 ) -> None:
     """The WebSocket, as REST: a gateway that answered this client and then refuses its next
     connect (nothing was sent) is waited on, one line on stderr, and the request goes."""
-    settings = GatewaySettings(
-        pulsar_url=stack.pulsar_url, topic_prefix=stack.prefix, host="127.0.0.1",
-        port=free_port(), data_dir=str(tmp_path / "gw"), instance="second",
-    )  # fmt: skip
+    settings = second_gateway(stack, tmp_path)
     gateway = Gateway(settings)
     url = await gateway.start()
     ask = {"operation": "list-traces"}
@@ -162,6 +156,14 @@ async def its_hierarchy_is_shown_a_window_at_a_time(stack: Stack, doc: str, tota
         f"the document has {total:,} chunks, more than one reply holds (1,000 at most): ask "
         "for its chunks a window at a time (chunk_limit, chunk_offset)"
     )
+
+
+def second_gateway(stack: Stack, tmp_path: Path) -> GatewaySettings:
+    """A gateway of its own on ``stack``'s broker, to stop and start again on its port."""
+    return GatewaySettings(
+        pulsar_url=stack.pulsar_url, topic_prefix=stack.prefix, host="127.0.0.1",
+        port=free_port(), data_dir=str(tmp_path / "gw"), instance="second",
+    )  # fmt: skip
 
 
 async def loading(url: str, *args: str) -> asyncio.subprocess.Process:
