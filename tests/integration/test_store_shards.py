@@ -20,6 +20,7 @@ from tests.support.sparql_server import oxigraph_server
 from tests.support.store import msg
 from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.messaging import (
+    EXPLAIN,
     TRIPLES_QUERY,
     TRIPLES_STORE,
     Bus,
@@ -28,7 +29,7 @@ from trustgraph_base.messaging import (
     free_port,
 )
 from trustgraph_base.rdf.terms import Triple, iri, lit
-from trustgraph_base.schema import Triples, TriplesQueryRequest
+from trustgraph_base.schema import ExplainRequest, Triples, TriplesQueryRequest
 from trustgraph_flow.store.backends.server.scope import Scope, scope_iri
 from trustgraph_flow.store.backends.sharded.placement import rendezvous
 from trustgraph_flow.store.sparql.client import SparqlServer, term
@@ -105,6 +106,18 @@ async def test_a_shard_down_mid_stream_holds_its_writes_and_loses_nothing(
             # The other shards' collections are read as usual meanwhile.
             up = TriplesQueryRequest(user="alice", collection=elsewhere[0], limit=1)
             assert len((await triples.request(up, timeout=10)).triples) == 1
+            # A deletion on the down shard answers store-unavailable naming it too (it was an
+            # internal-error "StoreUnavailable: …", and a traceback in the store's log).
+            explain = RequestClient(bus, topics, EXPLAIN, "tester")
+            gone = "urn:trustgraph:question:gone"
+            delete = ExplainRequest(
+                operation="delete-trace", user="alice", collection=on_c[0], id=gone
+            )
+            with pytest.raises(ServiceError) as refused:
+                await explain.request(delete, timeout=10)
+            assert refused.value.type == ErrorType.STORE_UNAVAILABLE, refused.value
+            assert f":{port}" in refused.value.message
+            await explain.close()
             await asyncio.sleep(3)  # longer than the broker's redelivery budget
             killable.enter_context(oxigraph_server(location, port=port))
             each = (len(before) + len(during)) // 4 * PER_MESSAGE

@@ -66,9 +66,12 @@ class State:
     server_max_patterns: int = 0  # the largest query sent to it (0: any)
 
     async def write(self, fn: Callable[[Backend], T]) -> T:
-        """Run ``fn`` on the writer thread (SPARQL snapshots are taken again after it)."""
+        """Run ``fn`` on the writer thread (SPARQL snapshots are taken again after it); a
+        store server that cannot be reached answers ``store-unavailable``, as a read does."""
         try:
             return await asyncio.get_running_loop().run_in_executor(self.writer, fn, self.stores)
+        except (StoreUnavailable, ShardError) as exc:
+            raise ServiceError(ErrorType.STORE_UNAVAILABLE, str(exc)) from None
         finally:
             if self.snapshots is not None:
                 self.snapshots.written()
