@@ -39,7 +39,7 @@ from bench.otel_import_rate import import_rate, large_trace_mapping
 from bench.summary import summary
 from trustgraph_base.messaging import (
     AGENT,
-    TRIPLES_STORE_INTAKE,
+    EXPLAIN_STORE_INTAKE,
     Bus,
     Context,
     EmbeddedBroker,
@@ -57,7 +57,7 @@ SUBSCRIBER = "--subscriber"  # python -m bench.bench_otel FLAGS --subscriber: th
 subscriber: Processor[ProcessorSettings] = Processor("otel-export")
 
 
-@subscriber.consumer(TRIPLES_STORE_INTAKE)
+@subscriber.consumer(EXPLAIN_STORE_INTAKE)
 async def taken(message: StoreTriples, ctx: Context[ProcessorSettings]) -> None:
     """The control (``--control``): the exporter's subscription and the runtime's decoding of
     each message, nothing more (no gathering, no spans, no requests)."""

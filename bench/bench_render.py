@@ -4,7 +4,7 @@
 
 Runs the broker (pulsar-lite), the store processor and the gateway in this process and, for
 each ``--steps`` (default 1,000, the baseline, and 20,000), publishes an agent trace of that
-many steps (every 10th step with a GraphRAG sub-trace) on the triples-store topic, then
+many steps (every 10th step with a GraphRAG sub-trace) on the explain-store topic, then
 times each stage: stored (publish until the store has every step and the conclusion),
 assembled (a streamed get-trace through the gateway's WebSocket: first piece and all of
 it), and shown by the real ``tg-show-explain-trace`` console script in a fresh process
@@ -28,7 +28,7 @@ from pathlib import Path
 
 from bench.summary import summary
 from tests.browser.support import missing
-from trustgraph_base.messaging import TRIPLES_STORE, Bus, EmbeddedBroker, Topics
+from trustgraph_base.messaging import EXPLAIN_STORE, Bus, EmbeddedBroker, Topics
 from trustgraph_base.provenance import (
     SelectedEdge,
     agent_final_triples,
@@ -232,7 +232,7 @@ async def run(
             started = time.perf_counter()
             if steps not in written:
                 for message in messages:
-                    await bus.publish(Topics(prefix).topic(TRIPLES_STORE), message)
+                    await bus.publish(Topics(prefix).topic(EXPLAIN_STORE), message)
             await wait_complete(url, steps)
             stored = time.perf_counter() - started
             how = "written directly before" if steps in written else "stored through Pulsar in"

@@ -19,7 +19,8 @@ from /proc), divided by the units of work it did there (documents, pages, chunks
 questions), is what one replica costs per unit; its inverse is the most one replica can do
 on one core (Python runs one event loop per process: one core, except the store's writer
 and reader threads). The units are counted on the broker: a bench subscription on each
-one-way topic counts the messages (and the triples on ``triples-store``) while the phase
+one-way topic counts the messages (and the triples the store takes from ``triples-store``
+and ``explain-store``) while the phase
 runs. The wall rate beside it is what this 2-core, shared machine delivered with every
 stage competing for the same cores. docs/deploy.md turns these into replica counts.
 """
@@ -46,6 +47,7 @@ from bench.summary import summary
 from trustgraph_base.messaging import (
     CHUNKS,
     DOCUMENT_LOADED,
+    EXPLAIN_STORE,
     PAGES,
     TRIPLES_STORE,
     Bus,
@@ -62,10 +64,11 @@ ONE_WAY: dict[str, Topic[Any]] = {
     "pages": PAGES,
     "chunks": CHUNKS,
 }
+STORED: dict[str, Topic[Triples]] = {"triples-store": TRIPLES_STORE, "explain-store": EXPLAIN_STORE}
 
 
 class Counts:
-    """Messages seen on the one-way topics (and triples on triples-store) since subscribing."""
+    """Messages seen on the one-way topics (and triples the store takes) since subscribing."""
 
     def __init__(self, bus: Bus, topics: Topics) -> None:
         self.bus = bus
@@ -74,7 +77,7 @@ class Counts:
         self.tasks: list[asyncio.Task[None]] = []
 
     async def start(self) -> None:
-        for name, topic in [*ONE_WAY.items(), ("triples-store", TRIPLES_STORE)]:
+        for name, topic in [*ONE_WAY.items(), *STORED.items()]:
             consumer = await self.bus.subscribe(self.topics.topic(topic), "bench-stages")
             self.tasks.append(asyncio.create_task(self._count(name, consumer)))
 
@@ -82,7 +85,7 @@ class Counts:
         while True:
             msg = await consumer.receive()  # type: ignore[attr-defined]
             self.seen[name] += 1
-            if name == "triples-store":
+            if name in STORED:
                 self.seen["triples"] += len(decode(Triples, msg.data()).triples)
             await consumer.acknowledge(msg)  # type: ignore[attr-defined]
 
@@ -216,7 +219,7 @@ def report(phases: dict[str, Phase]) -> None:
         print(f"{proc:<16}{unit:<20}{ms:>12.2f}{1000 / ms:>13,.0f}{n / p.wall:>10,.1f}")
     agent = phases["agent"]
     q = agent.units["questions"]
-    print(f"\nper agent question: {agent.counts['triples-store'] / q:.1f} trace messages, "
+    print(f"\nper agent question: {agent.counts['explain-store'] / q:.1f} trace messages, "
           f"{agent.counts['triples'] / q:.1f} trace triples (agent + GraphRAG sub-trace)")  # fmt: skip
     total = sum(agent.cpu.values()) / q
     # the bench's own subscription's receives are not the broker's: it counts publishes only

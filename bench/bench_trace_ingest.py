@@ -34,8 +34,8 @@ from pathlib import Path
 from bench.bench_store import committed, cpu_seconds, raw_consume, start_store, until_ready
 from bench.summary import summary
 from trustgraph_base.messaging import (
+    EXPLAIN_STORE,
     TRIPLES_QUERY,
-    TRIPLES_STORE,
     Bus,
     EmbeddedBroker,
     RequestClient,
@@ -135,7 +135,7 @@ async def baseline(
 ) -> float:
     """CPU seconds of a bare consumer receiving and acking the same messages at the same pace."""
     n = sum(len(g) for s in sessions for g in s)
-    topic = Topics(f"raw{time.monotonic_ns()}").topic(TRIPLES_STORE)
+    topic = Topics(f"raw{time.monotonic_ns()}").topic(EXPLAIN_STORE)
     ready = Path(tempfile.mkdtemp(prefix="bench-raw-")) / "ready"
     consumer = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "bench.bench_trace_ingest", RAW, broker.url, topic, str(n), str(ready),
@@ -158,7 +158,7 @@ async def store_run(
     store = await start_store(broker.url, prefix, data)
     bus, control = Bus(broker.url), Bus(broker.url)
     client = RequestClient(control, Topics(prefix), TRIPLES_QUERY, "bench")
-    topic = Topics(prefix).topic(TRIPLES_STORE)
+    topic = Topics(prefix).topic(EXPLAIN_STORE)
     try:
         await client.start()
         warm = [session(f"warm{i}", args.iterations) for i in range(5)]

@@ -197,7 +197,7 @@ async def import_rate(total: int) -> None:
             kept = await stored_traces(query, total // 10)
             held = ""
             if kept < total // 10:  # every request was answered 2xx: these are lost or stuck
-                held = await broker_view(broker.metrics_port, f"{prefix}.triples-store")
+                held = await broker_view(broker.metrics_port, f"{prefix}.explain-store")
         finally:
             await query.close()
             await bus.close()

@@ -1,5 +1,5 @@
 """The store's CPU for agent questions' trace messages, in process, part by part (issues 34
-item 5 and 35 item 3): what a stack writes to the triples-store topic for bursts of 50
+item 5 and 35 item 3): what a stack writes to the explain-store topic for bursts of 50
 agent questions (offline engine, ``bench_stages``' documents and questions) is captured
 once by a bench subscription on the topic, then replayed into an embedded store with the
 store process's deferring seal and collector settings: in batches as the messages arrived
@@ -34,7 +34,7 @@ from bench.bench_concurrency import TIMEOUT, EmbeddedStack, ask
 from bench.bench_signing import bench_seals
 from bench.bench_stages import BURST, ingest
 from bench.otel_store_parts import store_collector
-from trustgraph_base.messaging import TRIPLES_STORE, Bus, Topics
+from trustgraph_base.messaging import EXPLAIN_STORE, Bus, Topics
 from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL
 from trustgraph_base.schema.core import StoreTriples
 from trustgraph_base.wire import decode
@@ -54,7 +54,7 @@ async def capture(out: Path, bursts: int) -> None:
         try:
             await ingest(stack, Path(tmp), 3)
             bus = Bus(stack.broker_url)
-            consumer = await bus.subscribe(Topics("tg").topic(TRIPLES_STORE), "bench-writes")
+            consumer = await bus.subscribe(Topics("tg").topic(EXPLAIN_STORE), "bench-writes")
             got: list[tuple[float, bytes]] = []
 
             async def receive() -> None:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from trustgraph_base.errors import WireError
-from trustgraph_base.messaging import TRIPLES_STORE, Context
+from trustgraph_base.messaging import EXPLAIN_STORE, Context
 from trustgraph_base.provenance import GRAPH_RETRIEVAL, interrupted_triples, now_iso
 from trustgraph_base.schema import Metadata, Triples
 from trustgraph_base.wire import decode
@@ -73,7 +73,7 @@ async def resend(ctx: Context[Any], run: Run) -> None:
                 run.uri,
             )
             continue
-        await ctx.publish(TRIPLES_STORE, message)
+        await ctx.publish(EXPLAIN_STORE, message)
     if run.messages:
         log.warning("sent again %d trace message(s) of run %s", len(run.messages), run.uri)
 
@@ -83,7 +83,7 @@ async def mark_interrupted(ctx: Context[Any], run: Run) -> None:
     reason = f"the {ctx.client_name} process stopped before this run finished"
     meta = Metadata(id=run.uri, user=run.user, collection=run.collection)
     triples = interrupted_triples(run.uri, GRAPH_RETRIEVAL, reason, now_iso())
-    await ctx.publish(TRIPLES_STORE, Triples(metadata=meta, triples=triples))
+    await ctx.publish(EXPLAIN_STORE, Triples(metadata=meta, triples=triples))
     log.warning("marked run %s interrupted: %s", run.uri, reason)
 
 

@@ -1,7 +1,7 @@
 """The one trace writer: how the agent, GraphRAG and DocumentRAG publish their traces.
 
 A trace is opened for one request (``open_trace``: its question URI, checked, and a run in
-the service's run journal). Each ``send`` is one ``Triples`` message on ``triples-store``
+the service's run journal). Each ``send`` is one ``Triples`` message on ``explain-store``
 (metadata: the entity URI, the request's user and collection), sent the moment its entities
 are known: one entity, or the entities of one step (the agent's analysis and its Observation
 entity). Once the current pass of the event loop ends, it is written to the run journal and
@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from trustgraph_base.errors import BrokerUnavailable, ErrorType, ServiceError, WireError
-from trustgraph_base.messaging import TRIPLES_STORE, Context, Receipt
+from trustgraph_base.messaging import EXPLAIN_STORE, Context, Receipt
 from trustgraph_base.messaging.delivery import current_delivery
 from trustgraph_base.provenance import GRAPH_RETRIEVAL, failure_triples, now_iso
 from trustgraph_base.provenance.uris import check_session_id, new_session_id
@@ -87,7 +87,7 @@ class TraceWriter:
             # out (pulsar-client's flush_async, which keeps the GIL while it waits for the
             # producer's lock) deadlocks against that timer's thread, which holds the lock
             # and waits for the GIL to copy a Python send callback.
-            self.receipts.append(self.ctx.send_now(TRIPLES_STORE, data))
+            self.receipts.append(self.ctx.send_now(EXPLAIN_STORE, data))
         self.queued.clear()
 
     async def settle(self, upto: int | None = None) -> None:
@@ -150,7 +150,7 @@ async def _deliver(
             await asyncio.sleep(RESEND_DELAYS[min(attempt, len(RESEND_DELAYS) - 1)])
             attempt += 1
             try:
-                await writer.ctx.send_now(TRIPLES_STORE, data)
+                await writer.ctx.send_now(EXPLAIN_STORE, data)
                 break
             except BrokerUnavailable as exc:
                 log.debug("sending a trace message of %s again: %s", writer.question_uri, exc)

@@ -1,5 +1,5 @@
 """Fixtures of the integration tests: ``start(data_dir, port)`` runs a real tg-start
-subprocess; ``watcher`` reads the triples-store topic (the agent tests)."""
+subprocess; ``watcher`` reads the explain-store topic (the agent tests)."""
 
 from __future__ import annotations
 

@@ -102,7 +102,7 @@ async def test_each_step_is_in_the_trace_before_the_caller_hears_of_it(
     client: RequestClient[AgentRequest, AgentResponse],
 ) -> None:
     """The agent does not wait for the broker inside a step, yet every entity an event
-    names (and the analysis an observation ends) is already on triples-store when the
+    names (and the analysis an observation ends) is already on explain-store when the
     caller receives that event: not held back to the end of the session."""
     await start_agent(processors, settings, [])
     s = "urn:trustgraph:agent:s2"

@@ -1,5 +1,5 @@
 """The agent on the real broker: the real text-completion service against the scripted
-OpenAI stub, stand-in GraphRAG/DocumentRAG services, and a watcher on the triples-store
+OpenAI stub, stand-in GraphRAG/DocumentRAG services, and a watcher on the explain-store
 topic that sees every trace entity in the order it is published.
 
 These sessions use ReAct text (``llm_structured="none"``); test_agent_structured.py

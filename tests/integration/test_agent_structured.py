@@ -1,6 +1,6 @@
 """The agent on structured JSON steps (the default): the real text-completion service against
 the scripted OpenAI stub, the text-completion tool as the one tool, the trace read off the
-triples-store topic."""
+explain-store topic."""
 
 from __future__ import annotations
 

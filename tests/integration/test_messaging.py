@@ -19,7 +19,11 @@ from trustgraph_base.messaging import Bus, Context, Processor, RequestClient, To
 from trustgraph_base.messaging.bus import MAX_REDELIVERIES, broker_auth
 from trustgraph_base.messaging.kicks import KICK_TICK
 from trustgraph_base.messaging.requests import forwarded
-from trustgraph_base.messaging.services import METRICS, TEXT_COMPLETION, TRIPLES_STORE
+from trustgraph_base.messaging.services import (
+    EXPLAIN_STORE,
+    METRICS,
+    TEXT_COMPLETION,
+)
 from trustgraph_base.rdf.terms import Triple, iri
 from trustgraph_base.schema import Metadata, TextCompletionRequest, TextCompletionResponse, Triples
 from trustgraph_base.schema.metrics import MetricsReport
@@ -401,7 +405,7 @@ async def test_a_traces_messages_leave_in_order(
     """The trace writer's messages (a question's entities, sent in one pass) reach the
     store's topic in the order sent, each its own entry (no batching producer: see
     ``test_settling_trace_messages_never_stops_the_process``)."""
-    consumer = await bus.subscribe(topics.topic(TRIPLES_STORE), "trace-order")
+    consumer = await bus.subscribe(topics.topic(EXPLAIN_STORE), "trace-order")
     ctx: Context[ProcessorSettings] = Context("tracer", settings, bus)
     writer = TraceWriter(ctx, "urn:test:q", "u", "c", "2026-01-01T00:00:00Z")
     await writer.publish("urn:test:first", [])  # the topic's producer is made
@@ -504,9 +508,9 @@ async def test_a_settled_trace_message_leaves_before_the_event_that_names_it(
     the caller must find the entity ahead of what it sends then."""
     sender, other = Bus(pulsar_url, batch_delay_ms=2000), Bus(pulsar_url)
     try:
-        consumer = await other.subscribe(topics.topic(TRIPLES_STORE), "s")
+        consumer = await other.subscribe(topics.topic(EXPLAIN_STORE), "s")
         ctx: Context[ProcessorSettings] = Context("tracer", settings, sender)
-        await sender.producer(topics.topic(TRIPLES_STORE))  # the process's, made already
+        await sender.producer(topics.topic(EXPLAIN_STORE))  # the process's, made already
         journal = RunJournal(tmp_path / "runs")
         writer = TraceWriter(ctx, "urn:test:q", "u", "c", "2026-01-01T00:00:00Z", journal)
         writer.run = journal.open("urn:test:q", "u", "c")
@@ -514,7 +518,7 @@ async def test_a_settled_trace_message_leaves_before_the_event_that_names_it(
         await asyncio.wait_for(writer.settle(), 1)  # journaled: no wait for the broker
         sentinel = Metadata(id="urn:test:sentinel", user="u", collection="c")
         sentinel_message = Triples(metadata=sentinel, triples=[])
-        await other.publish(topics.topic(TRIPLES_STORE), sentinel_message)
+        await other.publish(topics.topic(EXPLAIN_STORE), sentinel_message)
         got = []
         for _ in range(2):
             msg = await asyncio.wait_for(consumer.receive(), 10)

@@ -14,6 +14,7 @@ from trustgraph_base.messaging import (
     CHUNKS,
     COLLECTION_DELETED,
     DOCUMENT_LOADED,
+    EXPLAIN_STORE,
     INGEST_EVENTS,
     PAGES,
     SERVICES,
@@ -33,6 +34,7 @@ pytestmark = pytest.mark.no_store  # no triple store here: runs in the embedded 
 
 ONE_WAY: list[Topic[Any]] = [
     TRIPLES_STORE,
+    EXPLAIN_STORE,
     DOCUMENT_LOADED,
     PAGES,
     CHUNKS,

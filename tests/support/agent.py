@@ -1,4 +1,4 @@
-"""What the agent tests share: a watcher on the triples-store topic, the trace rows the
+"""What the agent tests share: a watcher on the explain-store topic, the trace rows the
 agent must publish, and the GraphRAG stand-in's sub-trace question."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from trustgraph_base.messaging import TRIPLES_STORE, Bus, Context, Topics
+from trustgraph_base.messaging import EXPLAIN_STORE, Bus, Context, Topics
 from trustgraph_base.provenance import (
     GRAPH_RETRIEVAL,
     agent_error_triples,
@@ -81,7 +81,7 @@ def by_entity(batches: list[Triples]) -> dict[str, list[Row]]:
 
 
 class TraceWatcher:
-    """Reads the triples-store topic: each message is one published step, in order."""
+    """Reads the explain-store topic: each message is one published step, in order."""
 
     def __init__(self, bus: Bus, topics: Topics) -> None:
         self.bus, self.topics = bus, topics
@@ -90,7 +90,7 @@ class TraceWatcher:
 
     async def start(self) -> None:
         """Subscribe now (what is published from here on is seen), then read in the background."""
-        consumer = await self.bus.subscribe(self.topics.topic(TRIPLES_STORE), "test-watch")
+        consumer = await self.bus.subscribe(self.topics.topic(EXPLAIN_STORE), "test-watch")
 
         async def pump() -> None:
             while True:
@@ -111,7 +111,7 @@ class TraceWatcher:
         """The entities published before a sentinel batch we publish now (so every earlier
         send is in), in order (``entities``)."""
         meta = Metadata(id=sentinel, user="u", collection="c")
-        await self.bus.publish(self.topics.topic(TRIPLES_STORE), Triples(metadata=meta, triples=[]))
+        await self.bus.publish(self.topics.topic(EXPLAIN_STORE), Triples(metadata=meta, triples=[]))
         return entities((await self.until(sentinel))[:-1])
 
     def stop(self) -> None:
@@ -142,7 +142,7 @@ async def publish_sub_question(
     """What a GraphRAG stand-in publishes of its sub-trace: the question, under the caller."""
     triples = graph_rag_question_triples(question, req.query, STARTED, req.parent_uri)
     meta = Metadata(id=question, user=req.user, collection=req.collection)
-    await ctx.publish(TRIPLES_STORE, Triples(metadata=meta, triples=triples))
+    await ctx.publish(EXPLAIN_STORE, Triples(metadata=meta, triples=triples))
 
 
 def question_rows(uri: str, query: str) -> list[Row]:

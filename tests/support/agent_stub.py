@@ -1,5 +1,5 @@
 """The agent on the scripted OpenAI stub: the real text-completion service and agent started
-on it, one question asked, the trace's facts read off the triples-store topic."""
+on it, one question asked, the trace's facts read off the explain-store topic."""
 
 from __future__ import annotations
 

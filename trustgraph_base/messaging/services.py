@@ -121,9 +121,13 @@ SERVICES: dict[str, ServiceSpec[BaseModel, Response]] = {
 }
 
 # One-way topics (see Topics.topic for the full Pulsar name).
-TRIPLES_STORE = Topic("triples-store", Triples)  # provenance, explainability and knowledge
+TRIPLES_STORE = Topic("triples-store", Triples)  # ingestion provenance, edges, knowledge
 # The same topic as the store reads it: N-Quads text parsed and checked, no model per term.
 TRIPLES_STORE_INTAKE = Topic("triples-store", StoreTriples)
+# Traces (agent, RAG, run recovery, OTLP import): a topic of their own, so an answer's trace
+# is never queued behind a large load's provenance on triples-store (docs/store.md, intake).
+EXPLAIN_STORE = Topic("explain-store", Triples)
+EXPLAIN_STORE_INTAKE = Topic("explain-store", StoreTriples)  # as the store and exporter read it
 DOCUMENT_LOADED = Topic("document-loaded", DocumentLoaded)  # librarian → decoder
 PAGES = Topic("pages", PageText)  # decoder → chunker
 CHUNKS = Topic("chunks", ChunkText)  # chunker → extractor

@@ -24,7 +24,7 @@ from typing import Any
 from aiohttp import WSMsgType, web
 
 from trustgraph_base.errors import ErrorType, ServiceError, WireError
-from trustgraph_base.messaging import SERVICES, TRIPLES_STORE, Bus, Topics
+from trustgraph_base.messaging import EXPLAIN_STORE, SERVICES, TRIPLES_STORE, Bus, Topics
 from trustgraph_base.schema import DEFAULT_COLLECTION, DEFAULT_USER, Triples
 from trustgraph_base.wire import from_json, to_json
 from trustgraph_flow.gateway import by_user
@@ -46,11 +46,12 @@ OFFERED = (
 
 
 class Publisher:
-    """Writes imported triples to the store's topic."""
+    """Writes imported triples to the store's topic (imported traces to the trace topic)."""
 
     def __init__(self, bus: Bus, topics: Topics) -> None:
         self.bus = bus
         self.topic = topics.topic(TRIPLES_STORE)
+        self.traces = topics.topic(EXPLAIN_STORE)  # OTLP imports (gateway.otlp)
 
     async def write(self, principal: Principal, frame: Any) -> int:
         """Publish one import frame; how many triples it held. ``ServiceError`` when it is refused."""

@@ -2,7 +2,7 @@
 
 The caller's API key (``Authorization: Bearer``) decides the user; ``?collection=`` the
 collection (default ``default``, checked against the key). The spans are read and checked
-(``otel.otlp``), turned into triples (``otel.to_prov``) and published to ``triples-store``,
+(``otel.otlp``), turned into triples (``otel.to_prov``) and published to ``explain-store``,
 the path every trace takes: a request's traces packed together as N-Quads text in a few
 large messages (``packed``), not one message per trace — the broker persists fewer, the
 store writes larger batches (its trace index and signing still take each trace as its own;
@@ -94,7 +94,7 @@ async def traces_handler(request: web.Request) -> web.Response:
         mapped = loop.run_in_executor(request.app[MAPPERS], mapping)
         receipts = []
         while (payload := await parts.get()) is not None:
-            receipts.append(publisher.bus.send_now(publisher.topic, payload))
+            receipts.append(publisher.bus.send_now(publisher.traces, payload))
         spans = await mapped
         for receipt in receipts:
             await receipt

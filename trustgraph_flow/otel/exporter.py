@@ -2,9 +2,10 @@
 
     tg-proc-otel-export --otlp-endpoint http://127.0.0.1:6006 [--otlp-headers k=v,…]
 
-A processor of its own on the ``triples-store`` topic (subscription
-``otel-export.triples-store``), beside the store: the agent and the RAG services never wait
-for it, and a collector that is slow or down costs them nothing. Trace messages are taken
+A processor of its own on the ``explain-store`` topic, the traces' (subscription
+``otel-export.explain-store``), beside the store: it never reads a load's provenance on
+``triples-store``. The agent and the RAG services never wait for it, and a collector that
+is slow or down costs them nothing. Trace messages are taken
 in batches (the runtime's batch consumer, as the store takes them): an agent's few messages
 a step are decoded once its burst pauses, not each as it comes while the agent, its LLM
 and its tools use the machine's cores (the exporter's CPU 1.4-1.8 -> 0.8-1.2 ms per
@@ -27,7 +28,7 @@ from pathlib import Path
 
 from pydantic import Field
 
-from trustgraph_base.messaging import EXPLAIN, TRIPLES_STORE_INTAKE, Context, Processor
+from trustgraph_base.messaging import EXPLAIN, EXPLAIN_STORE_INTAKE, Context, Processor
 from trustgraph_base.schema.core import StoreTriples
 from trustgraph_base.settings import ProcessorSettings
 from trustgraph_flow.otel.from_prov import spans
@@ -139,7 +140,7 @@ def _hand_over(state: State, traces: list[Trace]) -> None:
         state.sender.offer(made)
 
 
-@proc.batch_consumer(TRIPLES_STORE_INTAKE, max_batch=256, max_wait=0.05, max_linger=TICK)
+@proc.batch_consumer(EXPLAIN_STORE_INTAKE, max_batch=256, max_wait=0.05, max_linger=TICK)
 async def on_trace_messages(batch: list[StoreTriples], ctx: Ctx) -> None:
     """Gather the messages' trace entities; nothing is sent from here."""
     for message in batch:

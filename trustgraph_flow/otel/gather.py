@@ -1,6 +1,6 @@
 """The exporter's buffer: trace messages gathered into whole traces, bounded.
 
-Each ``triples-store`` message's ``urn:graph:retrieval`` quads go to the top-level trace
+Each ``explain-store`` message's ``urn:graph:retrieval`` quads go to the top-level trace
 their subject belongs to (a sub-trace's question names the analysis that ran it, so its
 entities join the agent's trace). A trace is ready once its last stage is in (the agent's
 conclusion, a top-level RAG synthesis, a failure or an interruption) and nothing more came

@@ -1,4 +1,4 @@
-"""The trace of one RAG request: its stages, each published on ``triples-store`` the
+"""The trace of one RAG request: its stages, each published on ``explain-store`` the
 moment it completes (never batched at the end; two completed together, the Grounding and
 its exploration, in one message) by the trace writer the agent uses too (``trace_writer``)
 and answered to the client as an ``explain`` event once it is safe. A failure marks the

@@ -1,4 +1,5 @@
-"""The store processor: writes the triples-store topic and serves triples, SPARQL and explain.
+"""The store processor: writes the triples-store and explain-store topics and serves
+triples, SPARQL and explain.
 
 The wiring only: each topic's handler is in ``service/`` (``intake``, ``queries``,
 ``operations``), the backends under ``backends/``, what readers are shown under ``views/``
@@ -13,6 +14,7 @@ from collections.abc import AsyncIterator
 
 from trustgraph_base.messaging import (
     EXPLAIN,
+    EXPLAIN_STORE_INTAKE,
     SPARQL,
     TRIPLES_QUERY,
     TRIPLES_STORE_INTAKE,
@@ -40,6 +42,7 @@ __all__ = [  # what callers import from here (tests start the processor with its
     "main",
     "proc",
     "sparql",
+    "store_traces",
     "store_triples",
     "triples",
 ]
@@ -57,6 +60,14 @@ async def open_stores(ctx: Context[StoreSettings]) -> AsyncIterator[State]:
 @proc.batch_consumer(TRIPLES_STORE_INTAKE, max_batch=4096, max_wait=0.02, max_linger=0.5)
 async def store_triples(batch: list[StoreTriples], ctx: Ctx) -> list[StoreTriples]:
     """Committed before the runtime acks the batch; what is returned is redelivered."""
+    return await intake.store_triples(batch, ctx)
+
+
+@proc.batch_consumer(EXPLAIN_STORE_INTAKE, max_batch=4096, max_wait=0.02, max_linger=0.5)
+async def store_traces(batch: list[StoreTriples], ctx: Ctx) -> list[StoreTriples]:
+    """Traces on a subscription of their own, written as ``store_triples`` writes (the one
+    writer thread): a question's trace waits for one batch of a load at most, not its
+    whole backlog on triples-store."""
     return await intake.store_triples(batch, ctx)
 
 
