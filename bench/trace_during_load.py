@@ -1,6 +1,7 @@
 """An agent question asked while a large text loads: how long until its trace can be shown.
 
     python -m bench.trace_during_load [--mb 5] [--every 5] [--limit 900]
+    python -m bench.trace_during_load --burst 25000 [--questions 3] [--paused]
     python -m bench.trace_during_load --against DIR [--rounds 1] [flags]   # DIR's tree, then this
 
 Session 20's new-user run: while a 20 MB text loaded, an agent's trace reached the store ~3
@@ -14,14 +15,20 @@ asked through the gateway, then its trace asked for (the explain service's ``get
 as ``tg-show-explain-trace`` does) every 0.2 s until it is complete, and the next question
 ``--every`` s later. Prints each question's answer time and the seconds from its answer to
 its complete trace, then their median and maximum; with ``--against``, both trees
-alternated (``bench/ab.py``), ``--rounds`` times.
+alternated (``bench/ab.py``), ``--rounds`` times. With ``--burst N`` no text is loaded: N
+chunks' provenance is published on ``triples-store`` at once (a 20 MB text's chunker sends
+~25,000), then ``--questions`` questions are asked one after the other, each timed alike;
+with ``--paused`` the store process is stopped (SIGSTOP) while they are published and resumed
+before the first question, so they wait as the backlog of a store that fell behind.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import re
+import signal
 import statistics
 import subprocess
 import sys
@@ -110,6 +117,74 @@ def once(mb: float, every: float, limit: float) -> None:
           f"{statistics.median(traces):.1f} s (median), {max(traces):.1f} s (max) after the answer")  # fmt: skip
 
 
+async def burst(broker_url: str, n: int) -> float:
+    """``n`` chunks' provenance published at once on ``triples-store``, as a large text's
+    chunker sends it (a 20 MB text: ~25,000 chunks); the seconds it took."""
+    from trustgraph_base.messaging import TRIPLES_STORE, Bus, Topics
+    from trustgraph_base.provenance import chunk_triples, uris
+    from trustgraph_base.schema import Metadata, Triples
+
+    doc = "urn:trustgraph:doc:burst"
+    page = uris.page_uri(doc, 1)
+    bus, topic = Bus(broker_url), Topics("tg").topic(TRIPLES_STORE)
+    started = time.perf_counter()
+    for first in range(0, n, 1000):
+        messages = [
+            Triples(
+                metadata=Metadata(id=f"{doc}/m{i}"),
+                triples=chunk_triples(
+                    uris.chunk_uri(page, i), page, i, i * 800, 800, "urn:x:chunk"
+                ),
+            )
+            for i in range(first, min(n, first + 1000))
+        ]
+        await asyncio.gather(*(bus.publish(topic, m, batching=True) for m in messages))
+    await bus.close()
+    return time.perf_counter() - started
+
+
+def store_pid(root: int) -> int:
+    """The store processor's pid among ``root``'s (tg-start's) children."""
+    for entry in Path("/proc").iterdir():
+        try:
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except (OSError, ValueError):
+            continue
+        if parent == root and b"trustgraph_flow.store.processor" in argv:
+            return int(entry.name)
+    raise RuntimeError("no store process under tg-start")
+
+
+def after_burst(n: int, questions: int, limit: float, paused: bool) -> None:
+    """Questions one after the other right after a burst of ``n`` provenance messages (with
+    ``paused``, published while the store is stopped: the backlog of a store behind)."""
+    with tempfile.TemporaryDirectory(prefix="bench-trace-burst-") as tmp:
+        stack = EmbeddedStack(Path(tmp) / "data", 0.0)
+        stack.start()
+        try:
+            stack.load()  # the agent has facts to answer from
+            assert stack.proc is not None
+            store = store_pid(stack.proc.pid)
+            if paused:
+                os.kill(store, signal.SIGSTOP)
+            sent = asyncio.run(burst(stack.broker_url, n))
+            if paused:
+                os.kill(store, signal.SIGCONT)
+            print(f"  {n:,} provenance messages published in {sent:.1f} s", flush=True)
+            traces = []
+            for _ in range(questions):
+                answer, trace = asyncio.run(timed(stack.url, limit))
+                traces.append(trace)
+                print(
+                    f"  answered in {answer:.1f} s, trace complete {trace:.1f} s later", flush=True
+                )
+        finally:
+            stack.stop()
+    print(f"{questions} questions after {n:,} messages: trace complete "
+          f"{statistics.median(traces):.1f} s (median), {max(traces):.1f} s (max) after the answer")  # fmt: skip
+
+
 def main() -> None:
     if "--against" in sys.argv:
         from bench.ab import HERE, ab_args, alternate, run_in
@@ -129,8 +204,16 @@ def main() -> None:
     parser.add_argument("--mb", type=float, default=5.0, help="the text's size (default 5)")
     parser.add_argument("--every", type=float, default=5.0, help="seconds between questions")
     parser.add_argument("--limit", type=float, default=900.0, help="seconds to run at most")
+    parser.add_argument(
+        "--burst", type=int, default=0, help="N messages published at once, no text"
+    )
+    parser.add_argument("--questions", type=int, default=3, help="asked after --burst")
+    parser.add_argument("--paused", action="store_true", help="the store stopped during --burst")
     args = parser.parse_args()
-    once(args.mb, args.every, args.limit)
+    if args.burst:
+        after_burst(args.burst, args.questions, args.limit, args.paused)
+    else:
+        once(args.mb, args.every, args.limit)
 
 
 if __name__ == "__main__":
