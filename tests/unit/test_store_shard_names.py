@@ -33,3 +33,11 @@ def test_a_server_already_in_the_table_is_not_registered_again_under_another_nam
             open_sharded(f"a={a} b={b} c={b}", 10)
         assert stores.placement.shards() == {"a": a, "b": b}
         assert shards_cli(f"a={a} b={b}", "list").returncode == 0
+
+        # Retiring b as docs/deploy.md says: remove it (it holds nothing), then drop it from
+        # the list; the command says so, since a process given b again registers it again.
+        removed = shards_cli(f"a={a} b={b}", "remove", "b")
+        assert removed.returncode == 0, removed.stderr
+        assert removed.stdout.startswith("removed shard b; now drop it from the store URI")
+        listed = shards_cli(f"a={a}", "list")
+        assert (listed.returncode, listed.stdout) == (0, f"a\t{a}\t0 collections\n")

@@ -116,4 +116,7 @@ def remove(stores: ShardedStores, shard: str) -> None:
         stores.placement.unregister(shard)
     except ShardError as exc:
         raise click.ClickException(str(exc)) from None
-    click.echo(f"removed shard {shard}")
+    click.echo(
+        f"removed shard {shard}; now drop it from the store URI (every store process's and "
+        "this command's): a process started with it registers it again"
+    )
