@@ -5,8 +5,11 @@ looks up every term's text in RocksDB). The writer already holds those quads: ``
 keeps, per trace root not yet signed, the N-Quads text of its quads in each retrieval
 batch that touched it (one serialisation per root and batch, of the quads grouped by root
 as they come: a writer's come subject by subject).
-At the signing pass the texts of all its roots become one sorted list of lines, so each
-entity's lines are one contiguous range, found by bisection (not per line); their hashes
+At the signing pass each root's texts become its own sorted list of lines (an entity's
+root is its IRI's, ``trace_root``, as the index's is), so each of its entities' lines are
+one contiguous range, found by bisection (not per line). One list per root, not one for the
+pass: an import's pass signs ~1,000 traces, and one sort of their ~200,000 lines cost 2-3
+times the sorts of each trace's ~200 (docs/performance.md, session 21). Their hashes
 are ``fingerprint_groups``' of the store's quads. Lines with a typed literal or a triple
 term are put in the store's normal form first: pyoxigraph's stores keep some literals in
 a normal form (``"1.50"^^xsd:decimal`` as ``"1.5"``, a time's ``.120Z`` as ``.12Z``). The
@@ -98,10 +101,9 @@ class Written:
             return {}
         entities = {r: handle.index.entities(r) for r in kept}
         counts = _counts(handle.store, list(entities.values()))
-        lines = _sorted_lines(t for texts in kept.values() for t in texts)
-        found = entity_parts(lines, (u for us in entities.values() for u in us))
         out = {}
         for i, (root, uris) in enumerate(entities.items()):
+            found = entity_parts(_sorted_lines(kept[root]), uris)
             fp = fingerprint_parts([found[u] for u in uris if u in found])
             if fp.count == counts.get(i, 0):  # its lines, each once (``fingerprint_parts``)
                 out[root] = fp
