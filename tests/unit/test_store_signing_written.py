@@ -12,14 +12,15 @@ import pytest
 from tests.support.store import TIME, agent, deferred_seal, handle_of, msg
 from trustgraph_base.integrity.canonical import fingerprint_groups
 from trustgraph_base.provenance import uris
-from trustgraph_base.provenance.namespaces import TG
+from trustgraph_base.provenance.namespaces import RDF, TG
 from trustgraph_base.rdf.nquads import nquads_text
-from trustgraph_base.rdf.terms import LiteralTerm, Triple, iri
+from trustgraph_base.rdf.terms import LiteralTerm, QuotedTriple, Triple, TripleTerm, iri
 from trustgraph_base.schema.explain import ExplainRequest
 from trustgraph_flow.store.backends.embedded.stores import Stores
 from trustgraph_flow.store.governance import log
 from trustgraph_flow.store.governance import seal as seal_module
 from trustgraph_flow.store.governance.seal import Seal, trace_groups
+from trustgraph_flow.store.governance.stored_form import known_normal
 from trustgraph_flow.store.service.operations import explain_op
 from trustgraph_flow.store.service.writer import write_batch
 from trustgraph_flow.store.views.lookup import RETRIEVAL
@@ -224,8 +225,13 @@ def test_typed_literals_in_the_record_take_the_stored_quads_form(tmp_path: Path)
         for v in values
     ]
     looks = LiteralTerm(v='"2026-12-01T10:00:00.10Z"^^<' + XSD + "dateTime>")
+    terms = [  # a reifier's triple term of IRIs alone (as written), and one holding a literal
+        TripleTerm(tr=QuotedTriple(s=iri(STEP), p=p, o=iri("urn:test:chunk"))),
+        TripleTerm(tr=QuotedTriple(s=iri(STEP), p=p, o=LiteralTerm(v="1.50", dt=XSD + "decimal"))),
+    ]
+    reified = [Triple(s=iri(STEP), p=iri(RDF.reifies.i), o=t, g=G) for t in terms]
     steps, conclusion = halves(
-        agent("a1", 3, "g-sub") + typed + [Triple(s=iri(STEP), p=p, o=looks, g=G)]
+        agent("a1", 3, "g-sub") + typed + reified + [Triple(s=iri(STEP), p=p, o=looks, g=G)]
     )
     write_batch(stores, [msg(steps), msg(conclusion)], seal)
     h = handle_of(stores)
@@ -254,3 +260,17 @@ def test_past_the_limit_the_signed_traces_records_go_first(tmp_path: Path) -> No
     write_batch(stores, [second], seal)
     assert list(seal.written.fingerprints(h, roots)) == roots[1:]  # to sign: kept instead
     stores.close()
+
+
+def test_a_triple_term_of_iris_alone_is_kept_as_written() -> None:
+    """Without a store: a reifier's line of IRIs alone is its own normal form; one whose triple
+    term holds a literal (or a blank node) is left to the store in memory."""
+    iris = b"<urn:r> <urn:p> <<( <urn:s> <urn:p> <urn:o> )>> <urn:g> .\n"
+    assert known_normal(iris) == iris
+    typed = (
+        b'<urn:r> <urn:p> <<( <urn:s> <urn:p> "1.50"^^<'
+        + XSD.encode()
+        + b"decimal> )>> <urn:g> .\n"
+    )
+    assert known_normal(typed) is None
+    assert known_normal(b"<urn:r> <urn:p> <<( _:b <urn:p> <urn:o> )>> <urn:g> .\n") is None

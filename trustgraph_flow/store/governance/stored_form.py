@@ -26,13 +26,15 @@ _NUMBER = {  # canonical already (pyoxigraph keeps them as they are)
 
 def known_normal(line: bytes) -> bytes | None:
     """The store's normal form of a line whose literal is one the writers make (an
-    ``xsd:dateTime`` in UTC, an ``xsd:integer`` or ``xsd:decimal`` in canonical form), found
+    ``xsd:dateTime`` in UTC, an ``xsd:integer`` or ``xsd:decimal`` in canonical form) or
+    whose triple term holds IRIs alone (as written: a store keeps an IRI as it is), found
     without a store: a UTC time loses its fraction's trailing zeros when its date exists
     (``tests/unit/test_store_signing_written.py`` checks this against pyoxigraph). None
     for any other line (the store in memory gives its form)."""
     m = _TYPED_LINE.fullmatch(line)
     if m is None:
-        return None
+        # A triple term of IRIs alone (a retrieved chunk's reifier): nothing to normalise.
+        return line if _TRIPLE in line and b'"' not in line and b"_:" not in line else None
     head, lexical, tail = m.group(1, 2, 3)
     if m[4] != b"dateTime":
         return line if _NUMBER[m[4]].fullmatch(lexical) else None
