@@ -14,7 +14,7 @@ are ``fingerprint_groups``' of the store's quads. Lines with a typed literal or 
 term are put in the store's normal form first: pyoxigraph's stores keep some literals in
 a normal form (``"1.50"^^xsd:decimal`` as ``"1.5"``, a time's ``.120Z`` as ``.12Z``). The
 forms our writers make (a UTC time, a canonical integer or decimal) are rewritten without
-a store (``stored_form.py``); any other goes through a store in memory, a new one each pass:
+a store (``stored_form.py``); any other goes through a store in memory, a new one each time:
 one kept and cleared after each use never let go of what it had held (~1 KB a pass, and
 each later pass ~0.15 µs slower; docs/performance.md). A text with a blank node is not kept (RDFC-1.0 relabels
 those: the trace is read back).
