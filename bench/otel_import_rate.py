@@ -238,3 +238,11 @@ async def import_rate(total: int) -> None:
         f"{total} spans, requests of {per_request * 10}; {total / accepted:,.0f}/s answered 2xx; "
         f"CPU/span gateway {gw:.0f} µs, store {st:.0f} µs ({1e6 * store_quiet / total:.0f} once quiet, RocksDB's threads {1e6 * rocks / total:.0f}), broker {br:.0f} µs (≤ {1e6 / max(gw, st):,.0f}/s on 2 cores); load {load()}",
     )
+
+
+if __name__ == "__main__":  # python -m bench.otel_import_rate --spans 20000
+    import argparse
+
+    parser = argparse.ArgumentParser(description="The OTLP import's rate (bench_otel runs it).")
+    parser.add_argument("--spans", type=int, default=20_000, help="spans to import (10 a trace)")
+    asyncio.run(import_rate(parser.parse_args().spans))
