@@ -107,7 +107,8 @@ class GatewayClient:
                 self._ws = await self._again(connect, None)
             except aiohttp.WSServerHandshakeError as exc:
                 if exc.status in (401, 403):
-                    raise AuthError(f"HTTP {exc.status}", token_sent=bool(self.gw.token)) from None
+                    sent = bool(self.gw.token)
+                    raise AuthError.from_answer(exc.status, exc.headers, token_sent=sent) from None
                 if exc.status == 404:
                     raise NotAGateway(url, exc.status) from None
                 raise
@@ -228,7 +229,9 @@ class GatewayClient:
             self.note(f"HTTP {resp.status} from {url}")
             self._reached = True
             if resp.status == 401:
-                raise AuthError(f"HTTP {resp.status}", token_sent=bool(self.gw.token))
+                raise AuthError.from_answer(
+                    resp.status, resp.headers, token_sent=bool(self.gw.token)
+                )
             try:
                 data: dict[str, Any] = await resp.json(content_type=None)
             except (ValueError, aiohttp.ContentTypeError):

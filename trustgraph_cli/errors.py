@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import re
+from collections.abc import Mapping
 
 import click
 
@@ -17,6 +19,23 @@ class AuthError(ServiceError):
     def __init__(self, detail: str, *, token_sent: bool = True) -> None:
         super().__init__(ErrorType.UNAUTHORIZED, detail)
         self.token_sent = token_sent
+
+    @classmethod
+    def from_answer(
+        cls, status: int, headers: Mapping[str, str] | None, *, token_sent: bool
+    ) -> AuthError:
+        """The refusal a 401/403 answer carries: the gateway's reason from its
+        ``WWW-Authenticate`` header (RFC 6750 ``error_description``), else the status."""
+        found = DESCRIPTION.search((headers or {}).get("WWW-Authenticate", ""))
+        return cls(found.group(1) if found else f"HTTP {status}", token_sent=token_sent)
+
+    @property
+    def lapsed(self) -> bool:
+        """Whether the gateway said what became of this very key (revoked, expired): no typo."""
+        return self.message.startswith("this API key ")
+
+
+DESCRIPTION = re.compile(r'error_description="([^"]*)"')
 
 
 class NotAGateway(TrustGraphError):
@@ -45,6 +64,8 @@ def to_click_error(exc: BaseException, url: str) -> click.ClickException:
             f"the gateway at {url} requires a token ({exc.message}) and none was given. Pass it with "
             "--token or TRUSTGRAPH_TOKEN."
         )
+    if isinstance(exc, AuthError) and exc.lapsed:
+        return click.ClickException(f"the gateway at {url} refused the token: {exc.message}.")
     if isinstance(exc, AuthError):
         return click.ClickException(
             f"the gateway at {url} refused the token ({exc.message}). Pass the right one with --token "

@@ -129,8 +129,22 @@ async def test_keys_are_listed_revoked_and_stored_hashed(stack: Stack, tmp_path:
 
     code, out, _ = await stack.cli("tg-revoke-api-key", "--key-id", record["id"])
     assert (code, out) == (0, f"Revoked key {record['id']}\n")
-    code, _, err = await stack.cli("tg-query-triples", "-p", P, env={"TRUSTGRAPH_TOKEN": alice})
-    assert code == 1 and "refused the token" in err
+    # its holder is told it was revoked (the whole key proves they hold it), one line, on the
+    # socket (tg-query-triples) and over REST (tg-list-collections); a guess at it is not
+    for command in ("tg-query-triples", "-p", P), ("tg-list-collections",):
+        code, _, err = await stack.cli(*command, env={"TRUSTGRAPH_TOKEN": alice})
+        assert code == 1 and len(err.splitlines()) == 1, err
+        assert f"refused the token: this API key ({record['prefix']}) was revoked at " in err
+        assert "ask the gateway's admin for a new one" in err and "Pass the right" not in err
+    guess = alice[:-4] + ("AAAA" if not alice.endswith("AAAA") else "BBBB")
+    code, _, err = await stack.cli("tg-query-triples", "-p", P, env={"TRUSTGRAPH_TOKEN": guess})
+    assert code == 1 and "refused the token (missing, unknown or revoked token" in err
+    assert "was revoked" not in err and record["id"] not in err
+    async with aiohttp.ClientSession(headers={"Authorization": f"Bearer {alice}"}) as http:
+        async with http.post(stack.url + "api/v1/config", json={"operation": "list"}) as resp:
+            error = (await resp.json())["error"]  # the shape clients read is unchanged
+    assert resp.status == 401 and error["type"] == "unauthorized"
+    assert error["message"].startswith(f"this API key ({record['prefix']}) was revoked at ")
     code, _, err = await stack.cli("tg-revoke-api-key", "--key-id", record["id"])
     assert code == 1 and "no API key with id" in err
     code, out, _ = await stack.cli("tg-list-api-keys")

@@ -45,10 +45,15 @@ def test_expired_and_revoked_keys_stop_working(tmp_path: Path) -> None:
     assert keys.verify(old) == short
     time.sleep(0.25)  # short's expiry passes
     assert keys.verify(old) is None and keys.verify(token) == live
+    assert keys.refusal(old) == f"this API key (tg_{short.id}) expired at {soon}"
+    assert keys.refusal(token) is None and keys.refusal(old[:-1]) is None
     other = KeyStore(keys.path)  # a second gateway process sharing the file
     assert other.verify(token) == live
     assert keys.revoke(live.id) and not keys.revoke(live.id)
     assert other.verify(token) is None  # re-read once the file changed
+    said = other.refusal(token)
+    assert said is not None and said.startswith(f"this API key (tg_{live.id}) was revoked at ")
+    assert other.refusal(token[:-1] + "?") is None and keys.list() == [short]
     with pytest.raises(KeyRequestError, match="ISO-8601"):
         keys.create("bob", "x", expires="next tuesday")
     with pytest.raises(KeyRequestError, match="'2020-01-01T00:00:00Z' is in the past"):

@@ -4,7 +4,8 @@ Every way in (REST, the WebSocket, and any page or endpoint added to the gateway
 
 - ``authenticate(request)`` — who the HTTP request is (``Authorization: Bearer`` or
   ``?token=``), as a ``Principal``; ``ServiceError("unauthorized")`` when auth is on and the
-  token is missing or unknown. ``principal_for(app, token)`` does the same for a token
+  token is missing or unknown (the holder of a revoked or expired key is told so:
+  ``Auth.refused``). ``principal_for(app, token)`` does the same for a token
   read elsewhere (the socket's auth frame).
 - ``admit(principal, service, request)`` — the request as it may be forwarded: the
   service and operation must be on the outside allow-list (``edge.py``), processor-only
@@ -96,6 +97,8 @@ def user_wide(service: str, request: dict[str, Any]) -> bool:
 
 
 ADMIN = Principal(user=None, admin=True)
+REFUSED = "missing, unknown or revoked token (an API key or the admin token)"
+NEW_KEY = "ask the gateway's admin for a new one (tg-create-api-key)"
 
 
 class Auth:
@@ -122,6 +125,14 @@ class Auth:
             return None
         collections = frozenset(key.collections) if key.collections is not None else None
         return Principal(user=key.user, collections=collections, key_id=key.id)
+
+    def refused(self, token: str | None) -> ServiceError:
+        """Why ``token`` is refused: to the holder of a revoked or expired key, what became of
+        it (the whole key proves they hold it); to anyone else the one generic message."""
+        lapsed = self.keys.refusal(token) if token else None
+        if lapsed is not None:
+            return ServiceError(ErrorType.UNAUTHORIZED, f"{lapsed}; {NEW_KEY}")
+        return ServiceError(ErrorType.UNAUTHORIZED, REFUSED)
 
 
 AUTH = web.AppKey("auth", Auth)
@@ -164,12 +175,10 @@ def identity(app: web.Application, key: str | None) -> dict[str, object] | None:
 
 def authenticate(request: web.Request) -> Principal:
     """Who this HTTP request is; ``ServiceError("unauthorized")`` if auth is on and it has no valid token."""
-    principal = principal_for(request.app, offered_token(request))
+    token = offered_token(request)
+    principal = principal_for(request.app, token)
     if principal is None:
-        raise ServiceError(
-            ErrorType.UNAUTHORIZED,
-            "missing, unknown or revoked token (an API key or the admin token)",
-        )
+        raise request.app[AUTH].refused(token)
     return principal
 
 

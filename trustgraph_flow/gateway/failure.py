@@ -32,8 +32,16 @@ def rest_status(failure: ServiceError) -> int:
 
 
 def rest_response(failure: ServiceError) -> web.Response:
-    """``failure`` as a REST API answer: the error body, with ``rest_status``."""
-    return web.json_response(failure.body(), status=rest_status(failure))
+    """``failure`` as a REST API answer: the error body, with ``rest_status``; a refused
+    token's 401 says why in ``WWW-Authenticate`` too (RFC 6750), which a client whose
+    WebSocket upgrade was refused can read (it never sees the body)."""
+    response = web.json_response(failure.body(), status=rest_status(failure))
+    if response.status == 401:
+        said = "".join(c if " " <= c <= "~" and c not in '"\\' else "?" for c in failure.message)
+        response.headers["WWW-Authenticate"] = (
+            f'Bearer error="invalid_token", error_description="{said[:300]}"'
+        )
+    return response
 
 
 def status_response(failure: ServiceError) -> web.Response:

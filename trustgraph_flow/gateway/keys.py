@@ -6,7 +6,9 @@ is 32 random bytes (``secrets.token_urlsafe``). Only the SHA-256 of the whole ke
 ``hmac.compare_digest`` against the stored digest of its id. The file
 (``<data_dir>/gateway/api-keys.json`` unless set) is written whole to a 0600 temporary
 file and renamed into place under a lock, so several gateway processes can share it;
-each re-reads it when its modification time changes.
+each re-reads it when its modification time changes. A revoked key stays in the file,
+marked ``revoked``, so its holder can be told it was revoked (``refusal``) rather than
+left looking for a typo; it is in no list and signs in nowhere.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import os
 import secrets
 import threading
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -43,6 +45,7 @@ class ApiKey:
     digest: str
     collections: tuple[str, ...] | None = None  # None: every collection of ``user``
     expires: str | None = None
+    revoked: str | None = None  # when it was revoked (it stays on file to say so)
 
     def public(self) -> dict[str, Any]:
         """What lists show (never the digest), in the TrustGraph IAM field names."""
@@ -59,6 +62,10 @@ class ApiKey:
 
     def expired(self, now: datetime) -> bool:
         return self.expires is not None and parse_time(self.expires) <= now
+
+
+def now_text() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def digest(token: str) -> str:
@@ -95,20 +102,35 @@ class KeyStore:
 
     def verify(self, token: str) -> ApiKey | None:
         """The live key ``token`` is, or None (unknown, wrong secret, revoked or expired)."""
+        key = self._held(token)
+        if key is None or key.revoked or key.expired(datetime.now(UTC)):
+            return None
+        return key
+
+    def refusal(self, token: str) -> str | None:
+        """What became of the key ``token`` is, when it was revoked or has expired; None for
+        any other token. Only the whole key (its secret too) is told: no oracle for ids."""
+        key = self._held(token)
+        if key is not None and key.revoked:
+            return f"this API key ({PREFIX}{key.id}) was revoked at {key.revoked}"
+        if key is not None and key.expires and key.expired(datetime.now(UTC)):
+            return f"this API key ({PREFIX}{key.id}) expired at {key.expires}"
+        return None
+
+    def _held(self, token: str) -> ApiKey | None:
+        """The record whose secret ``token`` holds, revoked or not (a constant-time check)."""
         key_id = key_id_of(token)
         if key_id is None:
             return None
         key = self._current().get(key_id)
         expected = key.digest if key is not None else digest("")
         ok = hmac.compare_digest(digest(token), expected)
-        if key is None or not ok or key.expired(datetime.now(UTC)):
-            return None
-        return key
+        return key if ok else None
 
     def live(self, key_id: str) -> bool:
-        """Whether the key ``key_id`` still exists and has not expired (open sockets' check)."""
+        """Whether the key ``key_id`` is neither revoked nor expired (open sockets' check)."""
         key = self._current().get(key_id)
-        return key is not None and not key.expired(datetime.now(UTC))
+        return key is not None and not key.revoked and not key.expired(datetime.now(UTC))
 
     def create(
         self,
@@ -134,7 +156,7 @@ class KeyStore:
             id=key_id,
             user=user,
             name=name,
-            created=datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+            created=now_text(),
             digest=digest(token),
             collections=tuple(collections) if collections is not None else None,
             expires=expires or None,
@@ -144,13 +166,17 @@ class KeyStore:
         return key, token
 
     def list(self, user: str | None = None) -> list[ApiKey]:
-        keys = self._current().values()
+        keys = [k for k in self._current().values() if not k.revoked]
         return sorted((k for k in keys if user is None or k.user == user), key=lambda k: k.created)
 
     def revoke(self, key_id: str) -> bool:
-        """Remove a key; False if there was none with that id."""
+        """Revoke a key for good; False if there was none with that id (or it was revoked)."""
         with self._writing() as keys:
-            return keys.pop(key_id, None) is not None
+            key = keys.get(key_id)
+            if key is None or key.revoked:
+                return False
+            keys[key_id] = replace(key, revoked=now_text())
+            return True
 
     def _current(self) -> dict[str, ApiKey]:
         """The keys as on disk (re-read when the file changed)."""

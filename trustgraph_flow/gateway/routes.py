@@ -67,7 +67,7 @@ async def socket_handler(request: web.Request) -> web.StreamResponse:
     offered = offered_token(request, cookie=False)
     principal = request.app[AUTH].principal(offered)
     if offered is not None and principal is None:
-        return rest_response(ServiceError(ErrorType.UNAUTHORIZED, "unknown or revoked token"))
+        return rest_response(request.app[AUTH].refused(offered))
     settings = request.app[SETTINGS]
     # aiohttp closes the socket above its own limit; ours, lower, answers an error frame.
     ws = web.WebSocketResponse(
