@@ -21,6 +21,7 @@ from tests.support.store import msg
 from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.messaging import (
     EXPLAIN,
+    EXPLAIN_STORE,
     TRIPLES_QUERY,
     TRIPLES_STORE,
     Bus,
@@ -71,8 +72,11 @@ def placed(name: str, n: int) -> list[str]:
 async def test_a_shard_down_mid_stream_holds_its_writes_and_loses_nothing(
     bus: Bus, pulsar_url: str, prefix: str, topics: Topics, tmp_path: Path
 ) -> None:
-    topic = topics.topic(TRIPLES_STORE)
+    topic, traces = topics.topic(TRIPLES_STORE), topics.topic(EXPLAIN_STORE)
     dead = await bus.subscribe(topics.dead_letter(topic, f"store.{TRIPLES_STORE}"), "inspect")
+    dead_traces = await bus.subscribe(
+        topics.dead_letter(traces, f"store.{EXPLAIN_STORE}"), "inspect"
+    )
     on_c, elsewhere = placed("c", 2), placed("a", 1) + placed("b", 1)
     collections = on_c + elsewhere
     before = [numbered(i, collections[i % 4]) for i in range(400)]
@@ -86,12 +90,30 @@ async def test_a_shard_down_mid_stream_holds_its_writes_and_loses_nothing(
         spec = " ".join(f"{n}={u}" for n, u in urls.items())
         store = await store_process(pulsar_url, prefix, spec, tmp_path / "store")
         triples = RequestClient(bus, topics, TRIPLES_QUERY, "tester")
-        async with running(store):
+        async with contextlib.AsyncExitStack() as procs:
+            await procs.enter_async_context(running(store))
             sending = asyncio.create_task(publish(bus, topic, before))
             await eventually(lambda: counted(c, on_c[0]), lambda n: n > 0, 60)
             killable.close()  # shard c is killed (SIGKILL) mid-stream
             await sending
-            await publish(bus, topic, during)
+
+            async def written(messages: int) -> None:
+                """Until each collection on a and b holds ``messages`` messages' triples."""
+                for coll in elsewhere:
+                    url = urls[rendezvous(NAMES, scope_iri("alice", coll))]
+                    ask = functools.partial(counted, url, coll)
+                    found = await eventually(ask, (messages * PER_MESSAGE).__le__, 60)
+                    assert found == messages * PER_MESSAGE, coll
+
+            # Both topics the store writes, held alike. The first half's batches hold c's
+            # writes; the second half comes after them: its writes to a and b are made while
+            # c is still down (one held batch delayed every later one until c was back).
+            half = len(during) // 2
+            for end in (half, len(during)):
+                part = during[end - half : end]
+                await publish(bus, topic, part[::2])
+                await publish(bus, traces, part[1::2])
+                await written((len(before) + end) // 4)
 
             async def unavailable() -> str:
                 try:
@@ -118,9 +140,17 @@ async def test_a_shard_down_mid_stream_holds_its_writes_and_loses_nothing(
             assert refused.value.type == ErrorType.STORE_UNAVAILABLE, refused.value
             assert f":{port}" in refused.value.message
             await explain.close()
+            assert await counted(c, on_c[0]) == -1  # c is still down
             await asyncio.sleep(3)  # longer than the broker's redelivery budget
+            # The store killed while it holds c's writes: they were never acked, so the
+            # broker delivers them to the next store process (started once c is back: a
+            # store starts only when every shard answers).
+            store.kill()
+            await store.wait()
             killable.enter_context(oxigraph_server(location, port=port))
             each = (len(before) + len(during)) // 4 * PER_MESSAGE
+            store = await store_process(pulsar_url, prefix, spec, tmp_path / "store")
+            await procs.enter_async_context(running(store))
             for coll in collections:
                 url = c if coll in on_c else urls[rendezvous(NAMES, scope_iri("alice", coll))]
                 ask = functools.partial(counted, url, coll)
@@ -129,8 +159,9 @@ async def test_a_shard_down_mid_stream_holds_its_writes_and_loses_nothing(
                 for other in urls.values():
                     if other != url:
                         assert await counted(other, coll) == 0, coll  # and on its shard only
-            with pytest.raises(TimeoutError):
-                await asyncio.wait_for(dead.receive(), 1)  # nothing dead-lettered
+            for letters in (dead, dead_traces):
+                with pytest.raises(TimeoutError):
+                    await asyncio.wait_for(letters.receive(), 1)  # nothing dead-lettered
         await triples.close()
         killable.close()
 

@@ -27,15 +27,16 @@ async def test_the_log_names_the_down_shard_and_says_when_it_answers_again(
             stores = open_sharded(f"a={a} b={b} c={c}", 5)
             stack.callback(stores.close)
         # c's server is gone: the held writes wait for it
-        waiting = asyncio.create_task(intake.reachable(stores, 7))
+        waiting = asyncio.create_task(intake.reachable(stores.shard("c").server, 7, "c"))
         while "still unavailable" not in caplog.text:
             assert not waiting.done()
             await asyncio.sleep(0.05)
         stack.enter_context(oxigraph_server(port=urlsplit(c).port))
         await asyncio.wait_for(waiting, 30)
     down, *_, back = [r.getMessage() for r in caplog.records]
-    assert f"shard 'c': SPARQL server {c} unreachable" in down
+    assert down.startswith("shard 'c' still unavailable after ")
+    assert f"SPARQL server {c} unreachable" in down
     assert a not in down and b not in down
-    assert down.endswith("holding 7 messages")
-    assert back.startswith("store answers again after ")
-    assert back.endswith("writing the 7 held messages")
+    assert down.endswith("holding its 7 messages")
+    assert back.startswith("shard 'c' answers again after ")
+    assert back.endswith("writing its 7 held messages")

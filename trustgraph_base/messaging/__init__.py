@@ -1,5 +1,6 @@
 """Pulsar messaging: the bus, request/response, the processor runtime and the embedded broker."""
 
+from trustgraph_base.messaging.batches import Kept
 from trustgraph_base.messaging.broker import EmbeddedBroker, free_port
 from trustgraph_base.messaging.bus import Bus
 from trustgraph_base.messaging.receipts import Receipt
@@ -69,6 +70,7 @@ __all__ = [
     "Bus",
     "Context",
     "EmbeddedBroker",
+    "Kept",
     "Processor",
     "Receipt",
     "RequestClient",

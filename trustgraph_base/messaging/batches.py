@@ -26,8 +26,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from functools import partial
+from typing import Any, Generic, TypeVar
 
 from pulsar.asyncio import Consumer
 from pydantic import BaseModel
@@ -42,6 +44,18 @@ log = logging.getLogger(__name__)
 # Messages of an open batch kept undecoded at most (while no handler runs): more is a
 # stream, not one agent session's trace, and is decoded this many at a time as it comes.
 RAW_MAX = 32
+M = TypeVar("M")
+
+
+@dataclass(frozen=True)
+class Kept(Generic[M]):
+    """A batch handler's answer when it keeps messages past its return (the store's writes
+    for a server that is down): ``retry`` are redelivered now, each of ``kept`` is acked
+    once its future is True, redelivered if False, left unacked if cancelled (the broker
+    delivers it again after a stop); the rest of the batch is acked now."""
+
+    retry: Sequence[M]
+    kept: Sequence[tuple[M, asyncio.Future[bool]]]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -68,6 +82,7 @@ class BatchRunner(Runner):
         self.max_batch, self.max_wait = route.max_batch, route.max_wait
         self.max_linger = max(route.max_linger, route.max_wait)
         self.pending: Receipt[Any] | None = None  # a receive in progress
+        self._settling: set[asyncio.Task[None]] = set()  # kept messages being redelivered
 
     async def _intake(self, work: asyncio.TaskGroup) -> None:
         # A receive is never abandoned on a timeout: the client would still hand its next
@@ -149,7 +164,8 @@ class BatchRunner(Runner):
 
     async def _handle_batch(self, good: list[Any], values: list[BaseModel]) -> None:
         """Ack the batch once the handler returns; nack all if it raises, or only the values
-        it returns (those failed for a reason of their own: the rest are done)."""
+        it returns (those failed for a reason of their own: the rest are done); those it
+        keeps (``Kept``) are acked or nacked when their futures say."""
         meter, route = self.ctx.meter, self.route.subscription
         try:
             with meter.timed("handling_seconds", route=route):
@@ -160,11 +176,33 @@ class BatchRunner(Runner):
             for msg in good:
                 await self._retry(msg)
             return
+        later: dict[int, asyncio.Future[bool]] = {}
+        if isinstance(failed, Kept):
+            later = {id(v): f for v, f in failed.kept}
+            failed = failed.retry
         retry = {id(v) for v in failed or ()}
-        meter.add("messages_total", len(good) - len(retry), route=route, outcome="done")
+        meter.add(
+            "messages_total", len(good) - len(retry) - len(later), route=route, outcome="done"
+        )
         meter.add("messages_total", len(retry), route=route, outcome="retried")
         for msg, value in zip(good, values, strict=True):
             if id(value) in retry:
                 await self._retry(msg)
+            elif id(value) in later:
+                later[id(value)].add_done_callback(partial(self._settled, msg))
             else:
                 ack_now(self.consumer, msg)
+
+    def _settled(self, msg: Any, fut: asyncio.Future[bool]) -> None:
+        """A kept message's outcome: acked, redelivered, or (cancelled) left unacked."""
+        if fut.cancelled():
+            return
+        route = self.route.subscription
+        if fut.result():
+            self.ctx.meter.add("messages_total", 1, route=route, outcome="done")
+            ack_now(self.consumer, msg)
+            return
+        self.ctx.meter.add("messages_total", 1, route=route, outcome="retried")
+        task = asyncio.ensure_future(self._retry(msg))
+        self._settling.add(task)
+        task.add_done_callback(self._settling.discard)

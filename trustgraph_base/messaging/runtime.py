@@ -40,7 +40,7 @@ from pydantic import BaseModel
 from typing_extensions import TypeVar
 
 from trustgraph_base.errors import TrustGraphError
-from trustgraph_base.messaging.batches import BatchRoute
+from trustgraph_base.messaging.batches import BatchRoute, Kept
 from trustgraph_base.messaging.bus import Bus
 from trustgraph_base.messaging.context import Context
 from trustgraph_base.messaging.dispatch import ConsumerRoute, Route
@@ -63,7 +63,7 @@ Lifespan: TypeAlias = Callable[[Context[S]], AsyncIterator[X]]
 ConsumerFn: TypeAlias = Callable[[M, Context[S, X]], Awaitable[None]]
 GiveUpFn: TypeAlias = Callable[[M, Exception, Context[S, X]], Awaitable[None]]
 # A batch handler may return the messages that failed on their own (to be retried).
-BatchFn: TypeAlias = Callable[[list[M], Context[S, X]], Awaitable[Sequence[M] | None]]
+BatchFn: TypeAlias = Callable[[list[M], Context[S, X]], Awaitable[Sequence[M] | Kept[M] | None]]
 # A service handler (ServiceFn[Req, S, T, Resp]) returns its response, or is an async
 # generator of responses.
 ServiceFn: TypeAlias = Callable[[Req, Context[S, X]], Awaitable[Resp] | AsyncIterator[Resp]]
@@ -153,7 +153,8 @@ class Processor(Generic[S, T]):
 
         The whole batch is acked after the handler returns (or nacked if it raises). A
         handler may return the messages that failed on their own (e.g. one collection's
-        store could not be opened): only those are nacked (retried, then dead-lettered).
+        store could not be opened): only those are nacked (retried, then dead-lettered). Or
+        a ``Kept``: its kept messages are acked later, each when its future says.
         """
         _check_topic(topic)
 

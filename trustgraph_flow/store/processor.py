@@ -19,6 +19,7 @@ from trustgraph_base.messaging import (
     TRIPLES_QUERY,
     TRIPLES_STORE_INTAKE,
     Context,
+    Kept,
     Processor,
 )
 from trustgraph_base.schema.core import StoreTriples
@@ -58,13 +59,18 @@ async def open_stores(ctx: Context[StoreSettings]) -> AsyncIterator[State]:
 
 
 @proc.batch_consumer(TRIPLES_STORE_INTAKE, max_batch=4096, max_wait=0.02, max_linger=0.5)
-async def store_triples(batch: list[StoreTriples], ctx: Ctx) -> list[StoreTriples]:
-    """Committed before the runtime acks the batch; what is returned is redelivered."""
+async def store_triples(
+    batch: list[StoreTriples], ctx: Ctx
+) -> list[StoreTriples] | Kept[StoreTriples]:
+    """Committed before the runtime acks the batch; what is returned is redelivered; what a
+    server that is down would hold is kept (acked once written)."""
     return await intake.store_triples(batch, ctx)
 
 
 @proc.batch_consumer(EXPLAIN_STORE_INTAKE, max_batch=4096, max_wait=0.02, max_linger=0.5)
-async def store_traces(batch: list[StoreTriples], ctx: Ctx) -> list[StoreTriples]:
+async def store_traces(
+    batch: list[StoreTriples], ctx: Ctx
+) -> list[StoreTriples] | Kept[StoreTriples]:
     """Traces on a subscription of their own, written as ``store_triples`` writes (the one
     writer thread): a question's trace waits for one batch of a load at most, not its
     whole backlog on triples-store."""

@@ -43,6 +43,7 @@ async def running(settings: StoreSettings) -> AsyncIterator[State]:
     try:
         yield state
     finally:
+        await state.holds.close()  # what is held stays unacked: delivered again
         for task in (signing, purging, collecting):
             if task is not None:
                 task.cancel()

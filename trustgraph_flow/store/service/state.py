@@ -8,7 +8,7 @@ import asyncio
 import logging
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, TypeVar
 
@@ -27,6 +27,7 @@ from trustgraph_flow.store.backends.sharded.placement import ShardError
 from trustgraph_flow.store.backends.sharded.stores import ShardedStores, open_sharded
 from trustgraph_flow.store.core.backend import Backend
 from trustgraph_flow.store.governance.seal import Seal, open_seal
+from trustgraph_flow.store.service.held import Holds
 from trustgraph_flow.store.service.settings import StoreSettings
 from trustgraph_flow.store.sparql.client import StoreUnavailable
 from trustgraph_flow.store.sparql.fair import FairGate
@@ -64,6 +65,7 @@ class State:
     seal: Seal | None = None  # signs ended traces (setting ``signing``)
     removed: RemovedLoads | None = None  # loads removed: their late writes are dropped
     server_max_patterns: int = 0  # the largest query sent to it (0: any)
+    holds: Holds = field(default_factory=Holds)  # writes held for a server that is down
 
     async def write(self, fn: Callable[[Backend], T]) -> T:
         """Run ``fn`` on the writer thread (SPARQL snapshots are taken again after it); a
