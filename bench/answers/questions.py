@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from bench.answers.dev19_questions import DEV19_ROWS
 from bench.answers.dev_questions import DEV_ROWS
+from bench.answers.near21_questions import NEAR21_ROWS
 
 
 @dataclass(frozen=True)
@@ -19,7 +20,8 @@ class Question:
     doc: str
     page: int | None = None
     held_out: bool = False
-    # a development set's name ("dev": dev_questions.py, "dev19": dev19_questions.py), each
+    # a development set's name ("dev": dev_questions.py, "dev19": dev19_questions.py,
+    # "near21": near21_questions.py), each
     # its own part and collection; "" for the bench's own questions
     dev: str = ""
 
@@ -134,6 +136,7 @@ QUESTIONS = (
     + [Question(text, gold, doc, page) for text, gold, doc, page in _SHAPES]
     + [Question(text, gold, doc, page, dev="dev") for text, gold, doc, page in DEV_ROWS]
     + [Question(text, gold, doc, page, dev="dev19") for text, gold, doc, page in DEV19_ROWS]
+    + [Question(text, gold, doc, page, dev="near21") for text, gold, doc, page in NEAR21_ROWS]
 )
 # Nothing in the corpus answers these: the right answer is that the documents do not say.
 OUT_OF_CORPUS = [
