@@ -6,7 +6,10 @@ headings; but a book or a licence wrapped at 70 columns has its sentences cut in
 pieces that start mid-clause, from which the offline extractor reads nothing (a 3 MB novel
 gave no edges). Here a line break continues the sentence when its line is long (wrapped
 prose), does not end a sentence, and the next line is no list item, heading or quote, nor the
-first line of a paragraph under a numbered section heading (``layout.heading``).
+first line of a paragraph under a numbered section heading (``layout.heading``). A rule
+(a line of ``-``, ``=``, ``_``, ``*`` or ``~`` only) parts paragraphs as a blank line does and is
+in no sentence, and a copyright notice's line ends its sentence ("…Foundation, Inc." is no
+abbreviation going on): a README's closing notice is no part of the sentence above or below.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ from trustgraph_flow.llm.layout import goes_on, heading
 WRAPPED_LINE = 40  # a line at least this long that ends mid-sentence was wrapped
 _LINE = re.compile(r"[^\n]*\n?")
 _MARKED = re.compile(r"\s*(?:#{1,6}\s|[-*+•]\s|\d{1,3}[.)]\s|>|\|)")
+_RULE = re.compile(r"\s*([-=_*~])\1{2,}\s*")
+_NOTICE = re.compile(r"\s*(?:Copyright\b|\([Cc]\)\s|©)")
 _END = re.compile(r"(?<=[.!?])([\"')\]’”]*)\s+")
 ABBREVIATIONS = frozenset(
     "mr mrs ms dr st mt jr sr prof rev gen col capt lt sgt gov no vs etc e.g i.e cf approx ca "
@@ -38,7 +43,7 @@ def _paragraphs(text: str) -> list[tuple[int, int]]:
             break
         body = line.rstrip("\n")
         here, pos = pos, pos + len(line)
-        if not body.strip():
+        if not body.strip() or _RULE.fullmatch(body):
             if start is not None:
                 blocks.append((start, here))
             start, joined = None, False
@@ -51,6 +56,7 @@ def _paragraphs(text: str) -> list[tuple[int, int]]:
         if start is None:
             start = here
         joined = len(stripped) >= WRAPPED_LINE and stripped[-1] not in ":;"
+        joined = joined and not (_NOTICE.match(body) and stripped.endswith("."))
         above = stripped
     if start is not None:
         blocks.append((start, pos))
