@@ -21,6 +21,7 @@ import math
 import re
 from dataclasses import dataclass
 
+from trustgraph_flow.llm.agency import act, relates
 from trustgraph_flow.llm.excerpts import Piece
 from trustgraph_flow.llm.extract_verbs import looks_verb
 from trustgraph_flow.llm.prose import marked
@@ -193,14 +194,17 @@ def ranked(question: str, pieces: list[Piece]) -> list[Scored]:
     asked = {stem(w) for w in words}
     where = re.search(r"\bwhere\b", question, re.IGNORECASE) is not None
     numbers = {w for w in words if w.isdigit()}  # 'version 3', 'in 1886': what is asked of
+    verb, family = act(question)  # who made or founded it: an agentive form says the verb
     out: list[Scored] = []
     for i, piece in enumerate(pieces):
         if piece.text.endswith("?"):
             continue  # a question answers nothing (a FAQ's: what is below it answers)
         credits = _credits(words, names, piece)
-        if sum(credits) < MIN_COVERAGE * len(words) or not distinct_enough(
-            keys, evidence.of(piece.text, f"{piece.context} {piece.heading}")
-        ):
+        held = evidence.of(piece.text, f"{piece.context} {piece.heading}")
+        if family and relates(family, piece.text, asked):
+            held.add(stem(verb))
+            credits = [1.0 if w == verb else c for w, c in zip(words, credits, strict=True)]
+        if sum(credits) < MIN_COVERAGE * len(words) or not distinct_enough(keys, held):
             continue
         if names and not _names_a_word(names, piece):
             continue

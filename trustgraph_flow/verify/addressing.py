@@ -22,6 +22,11 @@ sentences at least:
 - *how many / much / long / high …*: a number, in digits or in words (a word that starts
   with a digit: not "BZ2_bzDecompress").
 
+A *who* question about making or founding something ("Who founded Facebook?", ``agency.act``)
+is addressed only by a sentence that also relates someone to it by that act or one of its
+agentive forms ("by X", "X's book …", "its author", ``agency.relates``): "Zstandard is …
+deployed within Facebook" names Zstandard but says nothing of who founded Facebook.
+
 A question of another shape (*what*, *which*, *how* alone) is not checked here: the answer
 need not repeat what kind of thing is asked for ("Which animal…?" — "The Skarra vole…"), and
 words cannot tell an algorithm from a file name.
@@ -43,6 +48,7 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from urllib.parse import urlsplit
 
+from trustgraph_flow.llm.agency import act, relates
 from trustgraph_flow.llm.extract_notice import notice_facts
 from trustgraph_flow.llm.extract_words import JUNK
 from trustgraph_flow.llm.prose import ABBREVIATIONS
@@ -73,6 +79,8 @@ WHY = {  # why an answer does not address a question of each kind
     "anything the question does not",
     "year": "the question asks when, and no sentence of the answer says a time",
     "number": "the question asks for an amount, and no sentence of the answer gives a number",
+    "act": "the question asks who {verb} it, and no sentence of the answer says who did: none "
+    "relates anyone to it by that act, a 'by' phrase, an author or founder, or a possessive",
 }
 
 
@@ -177,6 +185,8 @@ def unaddressed(question: str, claims: Sequence[str], evidence: Sequence[str] = 
     asked = {stem(w) for w in content_words(question)}
     where = "where" in {w.lower() for w in words(question)}
     common = lowered([*said, *evidence])
-    if any(gives(kind, c, asked, where, common) for c in said):
-        return None
-    return WHY[kind]
+    giving = [c for c in said if gives(kind, c, asked, where, common)]
+    verb, family = act(question) if kind == "name" else ("", frozenset())
+    if family and giving and not any(relates(family, c, asked) for c in giving):
+        return WHY["act"].format(verb=verb)
+    return None if giving else WHY[kind]
