@@ -286,6 +286,17 @@ async def test_from_the_list_to_a_page_and_back(
             assert len(await texts(page, "section.doc-page h2")) == 3
             assert errors == []
 
+            # The key revoked: signing in with it again says so, not "check it and try again".
+            key_id = key.split("_")[1]
+            revoked = await stack.cli("tg-revoke-api-key", "--key-id", key_id)
+            assert revoked.code == 0, revoked.stderr
+            await page.reload()
+            await page.get_by_label("Access key").fill(key)
+            await page.get_by_role("button", name="Sign in").click()
+            await page.get_by_text(f"this API key (tg_{key_id}) was revoked at").wait_for(
+                timeout=TIMEOUT
+            )
+
 
 async def test_keyboard_alone_reaches_and_works_the_tree(
     pulsar_url: str, prefix: str, tmp_path: Path

@@ -177,3 +177,9 @@ async def test_the_viewer_sees_only_what_its_key_may(
                 assert resp.status == 401  # a revoked key's cookie opens nothing
             async with http.get(stack.url + "viewer/session") as resp:
                 assert (await resp.json())["signed_in"] is False
+            # signing in again with it says what became of it (app.js shows that, not "check it")
+            async with http.post(
+                stack.url + "viewer/login", json={"key": key}, headers=VIEWER
+            ) as resp:
+                said = (await resp.json())["error"]["message"]
+            assert resp.status == 401 and said.startswith(f"this API key (tg_{key_id}) was revoked")

@@ -126,13 +126,15 @@ class Auth:
         collections = frozenset(key.collections) if key.collections is not None else None
         return Principal(user=key.user, collections=collections, key_id=key.id)
 
+    def lapsed(self, token: str | None) -> str | None:
+        """To the holder of a revoked or expired key (the whole key proves they hold it), what
+        became of it and what to do; None for any other token (no oracle for key ids)."""
+        said = self.keys.refusal(token) if token and self.on else None
+        return f"{said}; {NEW_KEY}" if said is not None else None
+
     def refused(self, token: str | None) -> ServiceError:
-        """Why ``token`` is refused: to the holder of a revoked or expired key, what became of
-        it (the whole key proves they hold it); to anyone else the one generic message."""
-        lapsed = self.keys.refusal(token) if token else None
-        if lapsed is not None:
-            return ServiceError(ErrorType.UNAUTHORIZED, f"{lapsed}; {NEW_KEY}")
-        return ServiceError(ErrorType.UNAUTHORIZED, REFUSED)
+        """Why ``token`` is refused: ``lapsed``, else the one generic message."""
+        return ServiceError(ErrorType.UNAUTHORIZED, self.lapsed(token) or REFUSED)
 
 
 AUTH = web.AppKey("auth", Auth)
@@ -162,6 +164,11 @@ def principal_for(app: web.Application, token: str | None) -> Principal | None:
 def accepts(app: web.Application, key: str | None) -> bool:
     """Whether ``key`` signs in to this gateway (the viewer's check): always when auth is off."""
     return principal_for(app, key) is not None
+
+
+def lapsed(app: web.Application, key: str) -> str | None:
+    """What became of ``key`` if it was revoked or has expired (the viewer's sign-in says so)."""
+    return app[AUTH].lapsed(key)
 
 
 def identity(app: web.Application, key: str | None) -> dict[str, object] | None:

@@ -19,7 +19,7 @@ from trustgraph_base.errors import TrustGraphError
 from trustgraph_base.gcpause import serving_collector
 from trustgraph_base.messaging import Bus, Topics
 from trustgraph_base.messaging.entry import run_main
-from trustgraph_flow.gateway.auth import AUTH, Auth, accepts, identity, key_file
+from trustgraph_flow.gateway.auth import AUTH, Auth, accepts, identity, key_file, lapsed
 from trustgraph_flow.gateway.body import HTTP_TIMEOUT
 from trustgraph_flow.gateway.bulk import (
     PUBLISHER,
@@ -99,7 +99,7 @@ def make_app(settings: GatewaySettings, token: str | None = None) -> web.Applica
     app.router.add_get("/api/v1/flow/{flow}/export/triples", export_triples_handler)
     app.router.add_get("/api/v1/document-stream", document_stream_handler)
     add_otlp(app)  # OTLP/HTTP spans in (docs/otel.md)
-    add_viewer(app, accepts, auth_on=bool(token), identify=identity)
+    add_viewer(app, accepts, auth_on=bool(token), identify=identity, refusal=lapsed)
     app.router.add_route("*", "/api/v1/{tail:.*}", unknown_handler)  # last: what nothing else took
     return app
 

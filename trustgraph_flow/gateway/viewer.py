@@ -36,8 +36,11 @@ CSP = (
 KeyCheck = Callable[[web.Application, str | None], bool]
 # Who a key is, for the page to show: {"user": str | None, "collections": [str] | None, "admin": bool}.
 Identify = Callable[[web.Application, str | None], dict[str, object] | None]
+# What became of a key that no longer signs in (revoked, expired), told to its holder; else None.
+Refusal = Callable[[web.Application, str], str | None]
 CHECK: web.AppKey[KeyCheck] = web.AppKey("viewer_check")
 IDENTIFY: web.AppKey[Identify] = web.AppKey("viewer_identify")
+REFUSAL: web.AppKey[Refusal] = web.AppKey("viewer_refusal")
 AUTH_ON = web.AppKey("viewer_auth_on", bool)
 
 
@@ -95,7 +98,8 @@ async def login_handler(request: web.Request) -> web.Response:
     if not request.app[AUTH_ON]:
         return web.json_response({"auth": False, "signed_in": True, "who": _who(request.app, None)})
     if not request.app[CHECK](request.app, key.strip()):
-        return _error(401, "unauthorized", "that key is not valid for this gateway")
+        said = request.app[REFUSAL](request.app, key.strip()) if REFUSAL in request.app else None
+        return _error(401, "unauthorized", said or "that key is not valid for this gateway")
     resp = web.json_response(
         {"auth": True, "signed_in": True, "who": _who(request.app, key.strip())}
     )
@@ -134,14 +138,22 @@ async def _security_headers(request: web.Request, response: web.StreamResponse) 
 
 
 def add_viewer(
-    app: web.Application, check: KeyCheck, *, auth_on: bool, identify: Identify | None = None
+    app: web.Application,
+    check: KeyCheck,
+    *,
+    auth_on: bool,
+    identify: Identify | None = None,
+    refusal: Refusal | None = None,
 ) -> None:
     """Serve the viewer from ``app``; ``check(app, key)`` is the gateway's one key check,
-    ``identify(app, key)`` what the page may show of who the key is."""
+    ``identify(app, key)`` what the page may show of who the key is, ``refusal(app, key)``
+    what became of a key that no longer signs in."""
     app[CHECK] = check
     app[AUTH_ON] = auth_on
     if identify is not None:
         app[IDENTIFY] = identify
+    if refusal is not None:
+        app[REFUSAL] = refusal
     app.on_response_prepare.append(_security_headers)
     app.router.add_get("/", index_handler)
     app.router.add_get("/viewer/session", session_handler)

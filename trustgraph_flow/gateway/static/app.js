@@ -42,7 +42,9 @@ function loginPage(message) {
       input.value = "";
       render();
     } catch (err) {
-      status.textContent = err.status === 401 ? "That key was not accepted. Check it and try again." : err.message;
+      // A revoked or expired key is named so by the gateway: its holder is not sent looking for a typo.
+      const lapsed = err.status === 401 && err.message.startsWith("this API key ");
+      status.textContent = err.status === 401 && !lapsed ? "That key was not accepted. Check it and try again." : err.message;
       input.focus();
     }
   });
