@@ -35,7 +35,12 @@ companies. We, the Tarn Foundation, use the Tarn Licence for most of our program
 
 The Qbench suite, an open-source benchmark by @marek, compares Quell with other programs.
 For a description of the block format, see Ada Byrne and Tom Kell's book "Tools in Ruby",
-Hollin Press, 1998.
+Hollin Press, 1998. Quell is copyright by the Tarn Foundation.
+
+
+-------------------------------------------------------------------------------
+Copyright (C) 1998-2020 Tarn Foundation, Inc.
+This file is part of Quell.
 """
 OUTSIDE = [
     "What is the capital of Peru?",
@@ -69,3 +74,7 @@ async def test_what_the_question_asks_of_its_subject_must_be_said(
         )
         await check_abstention(stack, USER, OUTSIDE, INSIDE)
         await check_answers(stack, USER, "tg-invoke-document-rag", AGENTIVE)
+        # a README's closing rule and notice are no part of an answer (GNU Make's README)
+        for command in ("tg-invoke-graph-rag", "tg-invoke-document-rag"):
+            out = await stack.cli(command, "-q", "Who holds the copyright of Quell?", "-U", USER)
+            assert "Tarn Foundation" in out.stdout and "---" not in out.stdout, out.stdout
