@@ -24,17 +24,20 @@ class AuthError(ServiceError):
     def from_answer(
         cls, status: int, headers: Mapping[str, str] | None, *, token_sent: bool
     ) -> AuthError:
-        """The refusal a 401/403 answer carries: the gateway's reason from its
-        ``WWW-Authenticate`` header (RFC 6750 ``error_description``), else the status."""
+        """The refusal a 401/403 answer carries: what became of a revoked or expired key, from
+        the ``WWW-Authenticate`` header (RFC 6750 ``error_description``), else the status."""
         found = DESCRIPTION.search((headers or {}).get("WWW-Authenticate", ""))
-        return cls(found.group(1) if found else f"HTTP {status}", token_sent=token_sent)
+        said = found.group(1) if found else ""
+        # The generic refusal adds nothing to the line's own "pass the right one": the status.
+        return cls(said if said.startswith(LAPSED) else f"HTTP {status}", token_sent=token_sent)
 
     @property
     def lapsed(self) -> bool:
         """Whether the gateway said what became of this very key (revoked, expired): no typo."""
-        return self.message.startswith("this API key ")
+        return self.message.startswith(LAPSED)
 
 
+LAPSED = "this API key "  # how the gateway begins what it tells a revoked or expired key's holder
 DESCRIPTION = re.compile(r'error_description="([^"]*)"')
 
 
