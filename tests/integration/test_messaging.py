@@ -18,7 +18,7 @@ from trustgraph_base.gcpause import YOUNG_THRESHOLD
 from trustgraph_base.messaging import Bus, Context, Processor, RequestClient, Topic, Topics
 from trustgraph_base.messaging.bus import MAX_REDELIVERIES, broker_auth
 from trustgraph_base.messaging.kicks import KICK_TICK
-from trustgraph_base.messaging.requests import forwarded
+from trustgraph_base.messaging.requests import forwarded, forwarded_pack
 from trustgraph_base.messaging.services import (
     EXPLAIN_STORE,
     METRICS,
@@ -147,6 +147,27 @@ def test_a_pack_with_a_bad_reply_names_its_place() -> None:
     good = encode(TextCompletionResponse(response="fine"))
     with pytest.raises(WireError, match=r"^1\.in_token: "):
         decode_pack(TextCompletionResponse, b"[" + good + b',{"in_token": "many"}]')
+
+
+def test_a_forwarded_pack_keeps_each_replys_bytes_and_checks_each_envelope() -> None:
+    """A pack only written on (the gateway's, ``stream(forward=True)``) is split, not
+    validated into models: each reply is its own bytes; a bad envelope or a pack that is
+    not a JSON array is still refused, naming where."""
+    items = [
+        b'{"response": "a \\u00e9 \\"],[\\" \xc3\xa9", "end_of_stream": false, "extra": [1, {}]}',
+        b'{"response": "b", "end_of_stream": true}',
+    ]
+    replies = forwarded_pack(TextCompletionResponse, b" [" + b" , ".join(items) + b"]\n")
+    assert [encode(r) for r in replies] == items
+    assert [r.end_of_stream for r in replies] == [False, True]
+    assert forwarded_pack(TextCompletionResponse, b"[]") == []
+    with pytest.raises(WireError, match=r"^1\.end_of_stream: "):
+        forwarded_pack(TextCompletionResponse, b"[" + items[1] + b',{"end_of_stream": "x"}]')
+    with pytest.raises(WireError, match=r"^0\.error\.message: "):
+        forwarded_pack(TextCompletionResponse, b'[{"error": {"type": "x"}}]')
+    for bad in (b'{"response": "a"}', b"[{}", b"[{}{}]", b"[{},]", b"[{}] {}", b"[\xff]"):
+        with pytest.raises(WireError, match=r"^malformed JSON: "):
+            forwarded_pack(TextCompletionResponse, bad)
 
 
 async def test_malformed_request_is_answered_and_dead_lettered(
