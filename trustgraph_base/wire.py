@@ -141,7 +141,12 @@ def split_pack(data: bytes) -> list[tuple[Any, bytes]]:
 
 
 def to_json(model: BaseModel) -> Any:
-    """The JSON-compatible value of a message, as ``encode`` would write it."""
+    """The JSON-compatible value of a message, as ``encode`` would write it (parsed from
+    the bytes it keeps, ``keep_encoding``: all a forwarded reply has)."""
+    if _KEPT:
+        kept = _KEPT.get(id(model))
+        if kept is not None and kept[0]() is model:
+            return json.loads(kept[1])
     return model.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 

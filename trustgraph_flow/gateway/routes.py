@@ -29,9 +29,14 @@ async def call(request: web.Request, service: str) -> web.Response:
         principal = authenticate(request)
         target, body = embeddings_query.translate(service, await json_body(request))
         spec, req = dispatcher.parse(target, body, principal)
-        final: dict[str, Any] = {}
-        async for reply in by_user.replies(dispatcher, spec, req, principal):
-            final = to_json(embeddings_query.answer(service, reply))
+        # Only the last reply is answered: the others' envelopes are read, not their bodies.
+        shaped = service in embeddings_query.KINDS
+        last = None
+        async for reply in by_user.replies(dispatcher, spec, req, principal, forward=not shaped):
+            last = reply
+        final: dict[str, Any] = (
+            {} if last is None else to_json(embeddings_query.answer(service, last))
+        )
     except web.HTTPRequestEntityTooLarge as exc:
         return rest_response(
             ServiceError(ErrorType.FRAME_TOO_LARGE, exc.text or "request body too large")
