@@ -49,6 +49,7 @@ from trustgraph_base.messaging import (
     EmbeddedBroker,
     Processor,
     RequestClient,
+    ServiceSpec,
     Topics,
 )
 from trustgraph_base.schema import (
@@ -60,10 +61,12 @@ from trustgraph_base.schema import (
     TriplesQueryResponse,
 )
 from trustgraph_base.settings import ProcessorSettings
+from trustgraph_cli.read_answers import AgentAnswer
 from trustgraph_flow.llm.offline import NOT_SAID
 
 USER = "bench"
 UNHELPFUL = "No relevant information was found in the knowledge graph."
+AGENT_READ = ServiceSpec(AGENT.name, AgentRequest, AgentAnswer)
 
 standin: Processor[ProcessorSettings] = Processor("bench-graph-rag")
 # Whose CPU time is counted per session: this process, then a stack's processes in order.
@@ -189,9 +192,10 @@ class Stack:
             await proc.wait()
 
 
-async def session(client: RequestClient[AgentRequest, AgentResponse], sid: str) -> AgentResponse:
+async def session(client: RequestClient[AgentRequest, AgentAnswer], sid: str) -> AgentResponse:
     """One session, each reply let go once the next arrives, as a streaming caller (the
-    gateway, ``tg-invoke-agent``) does. Keeping a session's replies (71 inline triples with
+    gateway, ``tg-invoke-agent``) does, reading what ``tg-invoke-agent`` reads
+    (``AgentAnswer``: of the explain triples, only the verdict's are validated). Keeping a session's replies (71 inline triples with
     explainability: some 300 models) set off the client's garbage collector about once a
     session, and a full collection every ~200: +0.07-0.11 ms of client CPU per explainable
     iteration that no streaming caller pays."""
@@ -207,7 +211,7 @@ async def session(client: RequestClient[AgentRequest, AgentResponse], sid: str) 
 
 async def timed(
     mode: Mode,
-    client: RequestClient[AgentRequest, AgentResponse],
+    client: RequestClient[AgentRequest, AgentAnswer],
     sid: str,
     pids: list[int],
     broker_pid: int | None,
@@ -293,8 +297,8 @@ async def main_async(pairs: int, k: int, *, warmup: int, with_store: bool) -> No
                 store_proc = await start_store(broker.url, stacks[1].prefix, work / "on" / "store")
             for stack in stacks:
                 await stack.start()
-            clients: list[RequestClient[AgentRequest, AgentResponse]] = [
-                RequestClient(bus, Topics(s.prefix), AGENT, f"bench-{s.explainable}")
+            clients: list[RequestClient[AgentRequest, AgentAnswer]] = [
+                RequestClient(bus, Topics(s.prefix), AGENT_READ, f"bench-{s.explainable}")
                 for s in stacks
             ]
             query: RequestClient[TriplesQueryRequest, TriplesQueryResponse] = RequestClient(

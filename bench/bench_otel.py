@@ -33,12 +33,11 @@ from pathlib import Path
 
 from aiohttp import web
 
-from bench.bench_agent import Mode, Stack, load, process_cpu, quartiles, session, timed
+from bench.bench_agent import AGENT_READ, Mode, Stack, load, process_cpu, quartiles, session, timed
 from bench.bench_store import start_processor, start_store
 from bench.otel_import_rate import import_rate, large_trace_mapping
 from bench.summary import summary
 from trustgraph_base.messaging import (
-    AGENT,
     EXPLAIN_STORE_INTAKE,
     Bus,
     Context,
@@ -102,7 +101,7 @@ async def export_cost(pairs: int, control: bool = False) -> None:
             for i, stack in enumerate(stacks):
                 await stack.start()
                 procs.append(await start_store(broker.url, stack.prefix, work / f"store{i}"))
-            clients = [RequestClient(bus, Topics(s.prefix), AGENT, f"bench-otel-{i}") for i, s in enumerate(stacks)]  # fmt: skip
+            clients = [RequestClient(bus, Topics(s.prefix), AGENT_READ, f"bench-otel-{i}") for i, s in enumerate(stacks)]  # fmt: skip
             for half in (0, 1):  # the exporter beside stack 0's store, then beside stack 1's
                 exporter = await start_processor(
                     module,

@@ -95,14 +95,14 @@ def main(
     seen = TraceSeen()
 
     async def ask() -> AgentResponse:
-        from trustgraph_base.schema.agent import AgentResponse
         from trustgraph_cli.client import GatewayClient
+        from trustgraph_cli.read_answers import AgentAnswer
         from trustgraph_cli.responses import validated
 
-        final = AgentResponse()
+        final: AgentResponse = AgentAnswer()
         async with GatewayClient(gw, note_level=2) as client:
             async for data in client.stream("agent", request):
-                resp = validated(AgentResponse, data, "an agent answer")
+                resp = validated(AgentAnswer, data, "an agent answer")
                 kind = resp.message_type
                 if kind == "explain":
                     seen.saw(resp.explain_id)

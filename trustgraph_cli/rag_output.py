@@ -116,16 +116,16 @@ def ask_rag(
     seen = TraceSeen()
 
     async def ask() -> RagResponse:
-        from trustgraph_base.schema.rag import RagResponse
         from trustgraph_cli.client import GatewayClient
+        from trustgraph_cli.read_answers import RagAnswer
         from trustgraph_cli.responses import validated
 
         nonlocal verdict
-        final = RagResponse()
+        final: RagResponse = RagAnswer()
         line = AnswerLine()
         async with GatewayClient(gw) as client:
             async for data in client.stream(service, body):
-                resp = validated(RagResponse, data, "an answer")
+                resp = validated(RagAnswer, data, "an answer")
                 if resp.message_type == "explain":
                     seen.saw(resp.explain_id)
                     verdict = verdict or answer_verdict(resp)

@@ -17,8 +17,10 @@ from trustgraph_base.provenance.verification import (
     verification_triples,
 )
 from trustgraph_base.rdf.terms import Triple, iri, lit
+from trustgraph_base.schema.agent import AgentResponse
 from trustgraph_base.schema.rag import GraphRagResponse, RagResponse
-from trustgraph_base.wire import decode_pack, encode_pack
+from trustgraph_base.wire import decode_pack, encode_pack, from_json, to_json
+from trustgraph_cli.read_answers import AgentAnswer, RagAnswer
 from trustgraph_flow.agent.evidence import RagReply, ToolEvidence
 
 SYNTHESIS = "urn:trustgraph:question:q1/synthesis"
@@ -109,3 +111,22 @@ def test_a_bad_triple_the_agent_reads_is_still_refused() -> None:
         data = b'[{"message_type":"explain","explain_triples":[%s]}]' % bad
         with pytest.raises(WireError, match="explain_triples"):
             decode_pack(RagReply, data)
+
+
+def test_the_commands_validate_only_the_verdict_and_read_the_same() -> None:
+    """tg-invoke-agent and the RAG commands show the verdict of an answer's explain events
+    (``read_answers``): the rest of the triples are not validated; the verdict is the same,
+    and a malformed verdict triple is still refused."""
+    Model = type[AgentResponse] | type[RagResponse]
+    readers: list[tuple[Model, Model]] = [(AgentResponse, AgentAnswer), (RagResponse, RagAnswer)]
+    other = [Triple(s=iri(SYNTHESIS), p=TG.promptTemplate, o=lit("Answer {question}"))]
+    for trace in (sub_trace(["supported", "not-supported"]), sub_trace(["x"], abstention="No.")):
+        event = {"message_type": "explain", "explain_triples": [to_json(t) for t in other + trace]}
+        for full, read in readers:
+            shown = from_json(read, event, tolerant=True).explain_triples
+            assert 0 < len(shown) < len(trace)
+            assert verdict_of(shown) == verdict_of(from_json(full, event).explain_triples)
+            assert verdict_of(shown) is not None
+    bad = {"s": {"t": "i", "i": "urn:v"}, "p": {"t": "i", "i": TG.answerVerdict.i}, "o": 5}
+    with pytest.raises(WireError, match="explain_triples"):
+        from_json(AgentAnswer, {"message_type": "explain", "explain_triples": [bad]})

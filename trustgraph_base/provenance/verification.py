@@ -24,6 +24,7 @@ from trustgraph_base.provenance.common import (
     types,
 )
 from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, PROV, RDF, RDFS, TG
+from trustgraph_base.provenance.reading import only_reading
 from trustgraph_base.provenance.uris import component_uri
 from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Triple, lit
 
@@ -129,6 +130,10 @@ def verification_triples(answer: str, record: VerificationRecord) -> list[Triple
             triple(uri, TG.reason, text(record.reason), G),
         ]
     return out
+
+
+# The triples ``verdict_of`` reads, for a field that validates only those (``reading``).
+VERDICT_READ = only_reading((TG.answerVerdict, TG.reason), (TG.Abstention,))
 
 
 def verdict_of(triples: Sequence[Triple]) -> tuple[str, str, bool] | None:

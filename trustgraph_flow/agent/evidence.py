@@ -3,60 +3,37 @@ GraphRAG and DocumentRAG answers were verified to hold, read from their sub-trac
 events as the tools return.
 
 The agent reads a few kinds of those events' triples (a claim, its text, its assessment's
-verdict; the answer's verdict and reason, an abstention): ``RagReply`` validates only those,
-and a RAG tool's replies are decoded as it (``GRAPH_RAG_READ``, ``DOCUMENT_RAG_READ``). The
-others (the question, the walk's edges, the prompts, the timings: most of a sub-trace) are
-parsed as JSON and dropped unvalidated, as a reply that is only written on is
-(``requests.forwarded``): they were checked when made, and the store checks them again as
-it writes the trace. Validating all of them was a fifth of the agent's CPU per question.
+verdict; the answer's verdict and reason, an abstention): ``RagReply`` validates only those
+(``provenance.reading``), and a RAG tool's replies are decoded as it (``GRAPH_RAG_READ``,
+``DOCUMENT_RAG_READ``). Validating all of them was a fifth of the agent's CPU per question.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Annotated, Any
-
-from pydantic import ValidatorFunctionWrapHandler, WrapValidator
+from typing import Annotated
 
 from trustgraph_base.messaging import DOCUMENT_RAG, GRAPH_RAG
 from trustgraph_base.messaging.services import ServiceSpec
 from trustgraph_base.provenance import TG
 from trustgraph_base.provenance.namespaces import RDF
+from trustgraph_base.provenance.reading import only_reading
 from trustgraph_base.provenance.verification import assessment_uri
 from trustgraph_base.rdf.terms import LiteralTerm, Triple
 from trustgraph_base.schema import DocumentRagRequest, GraphRagRequest
 from trustgraph_base.schema.rag import RagResponse
 
 # What ``ToolEvidence.add`` and ``verdict_of`` read: rdf:type only of these classes.
-_READ = frozenset(p.i for p in (TG.answerVerdict, TG.reason, TG.content, TG.verdict))
-_TYPES = frozenset(c.i for c in (TG.Claim, TG.Abstention))
-
-
-def _iri(term: Any) -> Any:
-    return term.get("i") if isinstance(term, dict) else None
-
-
-def _read(triple: Any) -> bool:
-    """Whether the agent reads a triple (as JSON); one it cannot tell of is validated."""
-    if not isinstance(triple, dict):
-        return True
-    p = _iri(triple.get("p"))
-    if not isinstance(p, str):
-        return True
-    return p in _READ or (p == RDF.type.i and _iri(triple.get("o")) in _TYPES)
-
-
-def _read_only(value: Any, handler: ValidatorFunctionWrapHandler) -> list[Triple]:
-    if isinstance(value, list):
-        value = [t for t in value if _read(t)]
-    return handler(value)  # type: ignore[no-any-return]
+_READ = only_reading(
+    (TG.answerVerdict, TG.reason, TG.content, TG.verdict), (TG.Claim, TG.Abstention)
+)
 
 
 class RagReply(RagResponse):
     """A GraphRAG or DocumentRAG reply with only the explain triples the agent reads."""
 
-    explain_triples: Annotated[list[Triple], WrapValidator(_read_only)] = []
+    explain_triples: Annotated[list[Triple], _READ] = []
 
 
 GRAPH_RAG_READ = ServiceSpec(GRAPH_RAG.name, GraphRagRequest, RagReply)
