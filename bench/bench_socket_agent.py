@@ -28,22 +28,10 @@ from typing import Any
 
 from bench.bench_agent import process_cpu
 from bench.bench_concurrency import EmbeddedStack
+from bench.children import child_pid
 
 _LINE = re.compile(r"gateway ([\d.]+) ms CPU a question, client ([\d.]+) ms")
 QUESTION = {"question": "What is the capital of France?", "streaming": True}
-
-
-def gateway_pid(root: int) -> int:
-    """The gateway's pid among ``root``'s (tg-start's) children."""
-    for entry in Path("/proc").iterdir():
-        try:
-            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            argv = (entry / "cmdline").read_bytes().split(b"\0")
-        except (OSError, ValueError):
-            continue
-        if parent == root and b"trustgraph_flow.gateway.server" in argv:
-            return int(entry.name)
-    raise RuntimeError("no gateway process under tg-start")
 
 
 def reader() -> Any:
@@ -90,7 +78,13 @@ def once(questions: int) -> None:
         try:
             stack.load()
             assert stack.proc is not None
-            g, c, f = asyncio.run(asked(stack.url, questions, gateway_pid(stack.proc.pid)))
+            g, c, f = asyncio.run(
+                asked(
+                    stack.url,
+                    questions,
+                    child_pid(stack.proc.pid, "trustgraph_flow.gateway.server"),
+                )
+            )
         finally:
             stack.stop()
     print(f"{questions} streamed agent questions over the WebSocket: gateway {g:.2f} ms CPU a "

@@ -37,6 +37,7 @@ import time
 from pathlib import Path
 
 from bench.bench_concurrency import BIN, EmbeddedStack
+from bench.children import child_pid
 
 _LINE = re.compile(r"trace complete ([\d.]+) s \(median\), ([\d.]+|inf) s \(max\)")
 DOCS = Path("/usr/share/doc")
@@ -143,19 +144,6 @@ async def burst(broker_url: str, n: int) -> float:
     return time.perf_counter() - started
 
 
-def store_pid(root: int) -> int:
-    """The store processor's pid among ``root``'s (tg-start's) children."""
-    for entry in Path("/proc").iterdir():
-        try:
-            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            argv = (entry / "cmdline").read_bytes().split(b"\0")
-        except (OSError, ValueError):
-            continue
-        if parent == root and b"trustgraph_flow.store.processor" in argv:
-            return int(entry.name)
-    raise RuntimeError("no store process under tg-start")
-
-
 def after_burst(n: int, questions: int, limit: float, paused: bool) -> None:
     """Questions one after the other right after a burst of ``n`` provenance messages (with
     ``paused``, published while the store is stopped: the backlog of a store behind)."""
@@ -165,7 +153,7 @@ def after_burst(n: int, questions: int, limit: float, paused: bool) -> None:
         try:
             stack.load()  # the agent has facts to answer from
             assert stack.proc is not None
-            store = store_pid(stack.proc.pid)
+            store = child_pid(stack.proc.pid, "trustgraph_flow.store.processor")
             if paused:
                 os.kill(store, signal.SIGSTOP)
             sent = asyncio.run(burst(stack.broker_url, n))
