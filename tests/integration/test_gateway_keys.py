@@ -143,8 +143,13 @@ async def test_keys_are_listed_revoked_and_stored_hashed(stack: Stack, tmp_path:
     async with aiohttp.ClientSession(headers={"Authorization": f"Bearer {alice}"}) as http:
         async with http.post(stack.url + "api/v1/config", json={"operation": "list"}) as resp:
             error = (await resp.json())["error"]  # the shape clients read is unchanged
+    async with aiohttp.ClientSession() as http:
+        async with http.ws_connect(stack.url + "api/v1/socket") as ws:  # the auth frame's reply
+            await ws.send_str(json.dumps({"type": "auth", "token": alice}))
+            refused = json.loads(await ws.receive_str(timeout=10))
     assert resp.status == 401 and error["type"] == "unauthorized"
     assert error["message"].startswith(f"this API key ({record['prefix']}) was revoked at ")
+    assert refused["type"] == "auth-failed" and refused["error"] == error["message"]
     code, _, err = await stack.cli("tg-revoke-api-key", "--key-id", record["id"])
     assert code == 1 and "no API key with id" in err
     code, out, _ = await stack.cli("tg-list-api-keys")

@@ -171,7 +171,8 @@ async def test_token_on_socket_and_rest(pulsar_url: str, prefix: str, tmp_path: 
                     refused["type"] == "auth-failed" and refused["error"]["type"] == "unauthorized"
                 )
                 assert await ask(ws, json.dumps({"type": "auth", "token": "nope"})) == {
-                    "type": "auth-failed"
+                    "type": "auth-failed",
+                    "error": "missing, unknown or revoked token (an API key or the admin token)",
                 }
                 assert await ask(ws, json.dumps({"type": "auth", "token": "s3cret"})) == {
                     "type": "auth-ok"

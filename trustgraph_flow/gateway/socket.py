@@ -124,9 +124,15 @@ class SocketSession:
         await self.start_request(frame)
 
     async def on_auth(self, given: Any) -> None:
-        self.principal = self.sockets.auth.principal(given if isinstance(given, str) else None)
+        token = given if isinstance(given, str) else None
+        self.principal = self.sockets.auth.principal(token)
         self.sockets.bind(self.ws, self.principal)
-        await self.send({"type": "auth-ok" if self.principal is not None else "auth-failed"})
+        if self.principal is not None:
+            await self.send({"type": "auth-ok"})
+        else:  # the reason as a string, as the reference gateway sends it and its client prints
+            await self.send(
+                {"type": "auth-failed", "error": self.sockets.auth.refused(token).message}
+            )
 
     async def start_request(self, frame: dict[str, Any]) -> None:
         rid = frame.get("id")
