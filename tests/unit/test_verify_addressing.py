@@ -205,6 +205,7 @@ def test_the_verification_records_whether_the_answer_addresses_the_question() ->
         ("Who designed the xz format?", "XZ Utils create smaller files than gzip.", False),
         ("Who invented the convention?", "The convention is made by the Compiler.", True),
         ("Who created the gzip format?", "It is due to a choice of the HTTP authors.", False),
+        ("Who wrote the paper?", "This paper describes a word-by-word CRC algorithm.", False),
     ],
 )
 def test_who_made_it_is_said_by_the_act_or_an_agentive_form(

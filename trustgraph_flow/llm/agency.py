@@ -33,6 +33,8 @@ families: "developed at Facebook" does not say who founded Facebook.
 
 from __future__ import annotations
 
+import re
+
 from trustgraph_flow.llm.extract_verbs import ADVERBS, AUXILIARIES
 from trustgraph_flow.llm.lexicon import NOUN, VERB, lemmas, parts_of_speech
 from trustgraph_flow.llm.text import STOPWORDS, sentences, stem, words
@@ -55,6 +57,7 @@ BE = frozenset({"is", "was", "are", "were", "be", "been"})
 PAST_FORMS = frozenset("wrote written built made drew drawn began begun".split())
 LIST_OPENING = frozenset({"least", "following", "people", "persons"})
 NOT_AGENTS = frozenset({"default", "hand", "means", "way", "far", "example", "itself"})
+_BY_IN_WORD = re.compile(r"(?<=\w)-by-(?=\w)")  # a compound's 'by' names no agent
 _GAP = 3  # auxiliaries and adverbs between a name and its verb ("has also written")
 
 
@@ -188,7 +191,7 @@ def relates(family: frozenset[str], text: str, asked: set[str]) -> bool:
     """Whether a sentence of ``text`` relates someone the question does not name (``asked``:
     the stems of its words) to what it asks about by the act of ``family``."""
     for sentence in sentences(text) or [text]:
-        tokens = words(sentence)
+        tokens = words(_BY_IN_WORD.sub("-", sentence))  # 'word-by-word', 'step-by-step'
         if _by(tokens, family, asked) or _active(tokens, family, asked):
             return True
         if _agent_noun(tokens, family, asked) or _possessive(tokens, asked):
