@@ -221,7 +221,7 @@ def run(
     main: Callable[[], Any],
     *,
     interrupted: str = "Interrupted.",
-    trace: Callable[[], str] = str,
+    trace: Callable[[], str] | None = None,
 ) -> Any:
     """Run a command's coroutine function, mapping failures to one-line errors (exit 1).
 
@@ -243,6 +243,6 @@ def run(
         if gw.debug:
             raise
         error = to_click_error(exc, gw.url)
-        if trace is not str and (lost := question_lost(exc, trace())):
+        if trace is not None and (lost := question_lost(exc, trace())):
             raise click.ClickException(f"{error.message}; {lost}") from None
         raise error from None
