@@ -43,7 +43,6 @@ __all__ = [  # what callers import from here (tests start the processor with its
     "main",
     "proc",
     "sparql",
-    "store_traces",
     "store_triples",
     "triples",
 ]
@@ -59,21 +58,15 @@ async def open_stores(ctx: Context[StoreSettings]) -> AsyncIterator[State]:
 
 
 @proc.batch_consumer(TRIPLES_STORE_INTAKE, max_batch=4096, max_wait=0.02, max_linger=0.5)
+@proc.batch_consumer(EXPLAIN_STORE_INTAKE, max_batch=4096, max_wait=0.02, max_linger=0.5)
 async def store_triples(
     batch: list[StoreTriples], ctx: Ctx
 ) -> list[StoreTriples] | Kept[StoreTriples]:
     """Committed before the runtime acks the batch; what is returned is redelivered; what a
-    server that is down would hold is kept (acked once written)."""
-    return await intake.store_triples(batch, ctx)
-
-
-@proc.batch_consumer(EXPLAIN_STORE_INTAKE, max_batch=4096, max_wait=0.02, max_linger=0.5)
-async def store_traces(
-    batch: list[StoreTriples], ctx: Ctx
-) -> list[StoreTriples] | Kept[StoreTriples]:
-    """Traces on a subscription of their own, written as ``store_triples`` writes (the one
-    writer thread): a question's trace waits for one batch of a load at most, not its
-    whole backlog on triples-store."""
+    server that is down would hold is kept (acked once written). Both topics, each on a
+    subscription of its own and written alike (the one writer thread): a question's trace
+    on explain-store waits for one batch of a load at most, not its backlog on
+    triples-store."""
     return await intake.store_triples(batch, ctx)
 
 
