@@ -86,3 +86,12 @@ async def test_explain_lines_never_glue_to_the_answer_on_a_terminal(stack: Stack
         assert "Paris" in screen and lines[-1].startswith("trace: urn:"), screen
     piped = await stack.cli("tg-invoke-graph-rag", "-x", "-q", "What is the capital of France?")
     assert piped.stdout.count("\n") == 1  # piped, stdout is the answer alone, one line
+    # A mistyped -C: the collection has nothing, and the error names the user's collections.
+    for command in ("tg-invoke-document-rag", "tg-invoke-agent"):
+        typo = await stack.cli(command, "-C", "defualt", "-q", QUESTION)
+        assert (typo.code, typo.stdout) == (1, ""), typo.stderr
+        assert typo.stderr == (
+            "Error: collection 'defualt' of user 'trustgraph' has no documents; "
+            "load some with tg-load-document, or ask in one of the user's collections: "
+            "default [no-data]\n"
+        ), command
