@@ -86,6 +86,11 @@ def main(
     from pathlib import Path
 
     path = Path(file)
+    if "://" in file and not path.exists():  # pathlib would make https:/host/… of it
+        raise click.ClickException(
+            f"{file!r} is a URL: tg-load-document loads a local file; download it first "
+            "and load the downloaded file."
+        )
     digest = check_file(path)
     mime = mime_type or detect_mime(path)
     if chunk_size is not None and chunk_overlap is not None and chunk_overlap >= chunk_size:

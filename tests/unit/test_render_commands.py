@@ -68,6 +68,13 @@ def test_load_document_refuses_bad_files_before_uploading(tmp_path: Path) -> Non
     assert len(overlap.stderr.splitlines()) == 1
     dirs = load(str(tmp_path))
     assert dirs.exit_code == 1 and "is not a file" in dirs.stderr
+    # A URL is named as typed (not as pathlib's 'https:/host/…') and said to be one.
+    url = load("https://example.com/report.pdf")
+    assert (url.exit_code, url.stderr) == (
+        1,
+        "Error: 'https://example.com/report.pdf' is a URL: tg-load-document loads a local "
+        "file; download it first and load the downloaded file.\n",
+    )
     # A good file gets as far as the gateway (which is not there): one line, exit 1.
     unreachable = load(str(tmp_path / "a.txt"))
     assert unreachable.exit_code == 1 and "cannot reach gateway" in unreachable.stderr
