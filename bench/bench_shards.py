@@ -33,7 +33,8 @@ from trustgraph_base.schema import Metadata
 from trustgraph_base.schema.core import StoreTriples
 from trustgraph_base.wire import decode
 from trustgraph_flow.store.backends.server.stores import RemoteStores
-from trustgraph_flow.store.backends.sharded.stores import ShardedStores, open_sharded
+from trustgraph_flow.store.backends.sharded.opening import open_sharded
+from trustgraph_flow.store.backends.sharded.stores import ShardedStores
 from trustgraph_flow.store.core.backend import Backend
 from trustgraph_flow.store.service.writer import write_batch
 from trustgraph_flow.store.sparql.client import SparqlServer

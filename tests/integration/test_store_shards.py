@@ -143,8 +143,7 @@ async def test_a_shard_down_mid_stream_holds_its_writes_and_loses_nothing(
             assert await counted(c, on_c[0]) == -1  # c is still down
             await asyncio.sleep(3)  # longer than the broker's redelivery budget
             # The store killed while it holds c's writes: they were never acked, so the
-            # broker delivers them to the next store process (started once c is back: a
-            # store starts only when every shard answers).
+            # broker delivers them to the next store process (started once c is back).
             store.kill()
             await store.wait()
             killable.enter_context(oxigraph_server(location, port=port))

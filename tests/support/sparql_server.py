@@ -124,7 +124,7 @@ def store_backend(path: Path, capacity: int = 32, uri: str | None = None) -> Bac
     ``shared_store_uri``). Closed when the test ends."""
     from trustgraph_flow.store.backends.embedded.stores import Stores
     from trustgraph_flow.store.backends.server.stores import RemoteStores
-    from trustgraph_flow.store.backends.sharded.stores import open_sharded
+    from trustgraph_flow.store.backends.sharded.opening import open_sharded
     from trustgraph_flow.store.sparql.client import SparqlServer
 
     backend: Backend

@@ -20,7 +20,7 @@ import yaml
 from trustgraph_base.settings import ProcessorSettings
 from trustgraph_flow.gateway.server import GatewaySettings, bind_host, effective_token
 from trustgraph_flow.registry import PROCESSORS
-from trustgraph_flow.store.backends.sharded.stores import parse_shards
+from trustgraph_flow.store.backends.sharded.opening import parse_shards
 from trustgraph_flow.store.service.settings import StoreSettings
 
 ROOT = Path(__file__).resolve().parents[2]

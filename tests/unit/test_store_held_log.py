@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.support.sparql_server import oxigraph_server
-from trustgraph_flow.store.backends.sharded.stores import open_sharded
+from trustgraph_flow.store.backends.sharded.opening import open_sharded
 from trustgraph_flow.store.service import intake
 
 

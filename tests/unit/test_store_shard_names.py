@@ -13,8 +13,8 @@ import pytest
 
 from tests.support.sparql_server import oxigraph_server
 from tests.unit.test_store_sharded import shards_cli
+from trustgraph_flow.store.backends.sharded.opening import open_sharded
 from trustgraph_flow.store.backends.sharded.placement import ShardError
-from trustgraph_flow.store.backends.sharded.stores import open_sharded
 
 
 def test_a_server_already_in_the_table_is_not_registered_again_under_another_name() -> None:

@@ -24,8 +24,9 @@ from trustgraph_flow.store.backends.server.scope import Scope, insert_data
 from trustgraph_flow.store.backends.server.stores import RemoteStores
 from trustgraph_flow.store.backends.sharded.journal import JournalIndex, JournalStore
 from trustgraph_flow.store.backends.sharded.move import graphs, move, quads, reconcile
+from trustgraph_flow.store.backends.sharded.opening import open_sharded
 from trustgraph_flow.store.backends.sharded.placement import TABLE, ShardError, shard_node
-from trustgraph_flow.store.backends.sharded.stores import ShardedStores, open_sharded
+from trustgraph_flow.store.backends.sharded.stores import ShardedStores
 from trustgraph_flow.store.service.operations import explain_op
 from trustgraph_flow.store.service.writer import write_batch
 from trustgraph_flow.store.sparql.client import SparqlServer, StoreUnavailable, term

@@ -1,15 +1,21 @@
-"""``tg-store-shards list`` with one shard down, on real ``oxigraph serve``: the others are
-listed, the down one is marked with its URL, and the command exits 1 naming it."""
+"""One shard down, on real ``oxigraph serve``: ``tg-store-shards list`` lists the others, marks
+the down one with its URL and exits 1 naming it; a store opens without it (left pending),
+never without the control server that holds the placement table."""
 
 from __future__ import annotations
 
+import re
 from contextlib import ExitStack
+
+import pytest
 
 from tests.support.sparql_server import oxigraph_server
 from tests.support.store import labels, msg
 from tests.unit.test_store_sharded import shards_cli
-from trustgraph_flow.store.backends.sharded.stores import open_sharded
+from trustgraph_base.messaging import free_port
+from trustgraph_flow.store.backends.sharded.opening import open_sharded
 from trustgraph_flow.store.service.writer import write_batch
+from trustgraph_flow.store.sparql.client import StoreUnavailable
 
 
 def test_list_names_the_shard_that_is_down_and_lists_the_others() -> None:
@@ -33,3 +39,25 @@ def test_list_names_the_shard_that_is_down_and_lists_the_others() -> None:
         ["c", c, count["c"], "unreachable"],
     ]
     assert sum(held.values()) == 9
+
+
+def test_a_store_opens_without_a_down_shard_but_not_without_its_placement_table() -> None:
+    with ExitStack() as stack:
+        a, b = (stack.enter_context(oxigraph_server()) for _ in "ab")
+        gone = f"http://127.0.0.1:{free_port()}"  # nothing listens there
+        stores = open_sharded(f"a={a} b={b} c={gone}", 10, within=0.3, partial=True)
+        try:  # c is registered, left pending; its reads name it, the others' are written
+            assert sorted(stores.placement.shards()) == ["a", "b", "c"]
+            assert list(stores.pending) == ["c"]
+            with pytest.raises(
+                StoreUnavailable, match=rf"^shard 'c' is unreachable: .*{re.escape(gone)}"
+            ):
+                stores.shard("c")
+            write_batch(stores, [msg(labels(), collection=f"k{n}") for n in range(6)])
+        finally:
+            stores.close()
+        with pytest.raises(StoreUnavailable, match=rf"^shard 'c': .*{re.escape(gone)}"):
+            open_sharded(f"a={a} b={b} c={gone}", 10, within=0.3)  # every shard needed
+        # The control server (the table) down: no placement to go by, so no start at all.
+        with pytest.raises(StoreUnavailable, match=r"^the placement table cannot be read: "):
+            open_sharded(f"c={gone} a={a} b={b}", 10, within=0.3, partial=True)

@@ -41,11 +41,22 @@ PENDING = ox.NamedNode("urn:tg:migration:pending")
 DONE, STEP = ox.NamedNode("urn:tg:migration:done"), ox.NamedNode("urn:tg:migration:step")
 
 
-def migrate(stores: Backend, seal: Seal | None, *, again: bool = False) -> int:
-    """Migrate every collection (the steps not marked done in it, or all with ``again``); how
-    many entities were given adopted facts."""
+def migrate(
+    stores: Backend,
+    seal: Seal | None,
+    *,
+    again: bool = False,
+    scopes: list[tuple[str, str]] | None = None,
+) -> int:
+    """Migrate every collection (or those of ``scopes``; the steps not marked done in it, or all
+    with ``again``); how many entities were given adopted facts. A shard that does not answer
+    is left, logged: its collections are migrated when it answers (``lifespan.migrate_late``)."""
+    if scopes is None:
+        scopes, down = stores.reached()
+        for line in down:
+            logger.warning("%s: its collections are migrated once it answers", line)
     done = 0
-    for user, collection in stores.scopes():
+    for user, collection in scopes:
         with stores.lease(user, collection) as handle:
             if handle is not None:
                 done += migrate_collection(handle, seal, again=again)

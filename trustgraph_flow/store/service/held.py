@@ -4,8 +4,8 @@ queue a server, in arrival order, while the store goes on writing every other se
 Each held message has a future the batch runner acks it on (``messaging.Kept``): True once
 written, False to redeliver it; cancelled at a stop, it stays unacked and the broker delivers
 it again. A message for a server with a queue joins the queue, so none is written before one
-that came earlier. What is held is bounded (``HELD_MESSAGES``, ``HELD_QUADS``): past either
-the handler waits (back-pressure, logged) until the queues shrink.
+that came earlier. What is held is bounded (``HELD_MESSAGES``, ``HELD_QUADS`` unless the
+settings ``held_messages``, ``held_quads`` say otherwise): past either the handler waits (back-pressure, logged) until the queues shrink.
 """
 
 from __future__ import annotations
@@ -32,7 +32,8 @@ def size(m: Given) -> int:
 class Holds:
     """The held queues (server key → messages with their futures), on the event loop."""
 
-    def __init__(self) -> None:
+    def __init__(self, most: int = HELD_MESSAGES, most_quads: int = HELD_QUADS) -> None:
+        self.most, self.most_quads = most, most_quads
         self.queues: dict[str, deque[tuple[Given, asyncio.Future[bool]]]] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self.messages = 0
@@ -77,7 +78,7 @@ class Holds:
     async def room(self) -> None:
         """Wait while more than the limits is held (the consumer then takes nothing more)."""
         warned = False
-        while self.messages >= HELD_MESSAGES or self.quads >= HELD_QUADS:
+        while self.messages >= self.most or self.quads >= self.most_quads:
             if not warned:
                 warned = True
                 log.warning(

@@ -146,7 +146,7 @@ def probe(state: State, key: str) -> Probe:
     if isinstance(stores, ShardedStores):
         if key == CONTROL:
             return stores.placement.control
-        return stores.shard(key).server if "," not in key else stores  # a move's: every shard
+        return stores.reach(key) if "," not in key else stores  # a move's: every shard
     assert state.server is not None  # only a server's writes are held
     return state.server
 

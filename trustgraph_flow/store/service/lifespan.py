@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from pathlib import Path
 
 from trustgraph_flow.removed_loads import RemovedLoads
+from trustgraph_flow.store.backends.sharded.stores import ShardedStores
 from trustgraph_flow.store.governance.migrate import migrate
 from trustgraph_flow.store.service.settings import StoreSettings
 from trustgraph_flow.store.service.state import (
@@ -25,6 +27,9 @@ from trustgraph_flow.store.service.timers import (
     tune_gc,
     untune_gc,
 )
+from trustgraph_flow.store.sparql.client import StoreUnavailable
+
+log = logging.getLogger(__name__)
 
 
 @contextlib.asynccontextmanager
@@ -36,6 +41,9 @@ async def running(settings: StoreSettings) -> AsyncIterator[State]:
     seal = state.seal
     again = settings.migrate_again
     await state.write(lambda stores: migrate(stores, seal, again=again))  # docs/conformance.md
+    stores = state.stores
+    late = sorted(stores.pending) if isinstance(stores, ShardedStores) else []
+    joining = [asyncio.create_task(migrate_late(state, name, again)) for name in late]
     thresholds = tune_gc()
     collecting = asyncio.create_task(collect_garbage())
     purging = asyncio.create_task(retain(state, settings)) if settings.retention else None
@@ -44,7 +52,7 @@ async def running(settings: StoreSettings) -> AsyncIterator[State]:
         yield state
     finally:
         await state.holds.close()  # what is held stays unacked: delivered again
-        for task in (signing, purging, collecting):
+        for task in (signing, purging, collecting, *joining):
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
@@ -59,3 +67,24 @@ async def running(settings: StoreSettings) -> AsyncIterator[State]:
         state.writer.shutdown(wait=True)
         if state.removed is not None:
             state.removed.close()
+
+
+async def migrate_late(state: State, name: str, again: bool) -> None:
+    """A shard down at start: its collections migrated (as the others' were at start) once it
+    answers; its held writes may be written first (what they write is in the adopted forms)."""
+    stores = state.stores
+    assert isinstance(stores, ShardedStores)
+    delay = 0.2
+    while name in stores.pending:
+        try:
+            await asyncio.to_thread(stores.reach(name).ask, "ASK {}")
+        except (StoreUnavailable, TimeoutError):
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 5.0)
+    seal = state.seal
+    try:
+        await state.write(
+            lambda s: migrate(s, seal, again=again, scopes=stores.shard(name).scopes())
+        )
+    except Exception:  # the shard went again: migrated at the next start
+        log.exception("migrating shard %r's collections failed", name)

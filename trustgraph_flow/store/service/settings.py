@@ -6,7 +6,8 @@ from pydantic import Field, field_validator
 
 from trustgraph_base.durations import parse_duration
 from trustgraph_base.settings import ProcessorSettings
-from trustgraph_flow.store.backends.sharded.stores import parse_shards
+from trustgraph_flow.store.backends.sharded.opening import parse_shards
+from trustgraph_flow.store.service.held import HELD_MESSAGES, HELD_QUADS
 from trustgraph_flow.store.sparql.client import SparqlServer
 
 
@@ -31,6 +32,15 @@ class StoreSettings(ProcessorSettings):
     (docs/store.md); empty: embedded pyoxigraph under <data-dir>/store."""
     store_control: str = ""
     """Sharded: the SPARQL server holding the placement table (empty: the first of store_uri)."""
+    shard_wait: float = Field(default=10.0, ge=0)
+    """Sharded: seconds the store waits at start for its shards (together) to answer; one that
+    has not is left until it does (its writes held, its reads answer store-unavailable naming
+    it). The control server is waited for 30 s and must answer (the placement is there)."""
+    held_messages: int = Field(default=HELD_MESSAGES, ge=1)
+    """Writes held for a store server that is down (docs/store.md): past this many messages
+    the store takes no more until it answers (the rest wait in the broker)."""
+    held_quads: int = Field(default=HELD_QUADS, ge=1)
+    """… or past this many quads held in memory (~100-200 MB)."""
     retention: str = ""
     """Purge traces older than this by itself, e.g. 30d (empty: keep them all)."""
     retention_interval: float = Field(default=3600.0, gt=0)

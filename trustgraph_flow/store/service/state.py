@@ -5,6 +5,7 @@ reply-size check every answer passes."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -23,8 +24,9 @@ from trustgraph_flow.removed_loads import RemovedLoads
 from trustgraph_flow.store.backends.embedded.snapshots import Snapshots
 from trustgraph_flow.store.backends.embedded.stores import Stores
 from trustgraph_flow.store.backends.server.stores import RemoteStores, open_server
+from trustgraph_flow.store.backends.sharded.opening import open_sharded
 from trustgraph_flow.store.backends.sharded.placement import ShardError
-from trustgraph_flow.store.backends.sharded.stores import ShardedStores, open_sharded
+from trustgraph_flow.store.backends.sharded.stores import ShardedStores
 from trustgraph_flow.store.core.backend import Backend
 from trustgraph_flow.store.governance.seal import Seal, open_seal
 from trustgraph_flow.store.service.held import Holds
@@ -131,13 +133,29 @@ def signing_seal(settings: StoreSettings) -> Seal:
 async def open_server_backend(settings: StoreSettings) -> State:
     """Every collection on the SPARQL server: no state here, so replicas may run side by side.
 
-    An unreachable server is an OSError: the process says so in one line and exits 1.
+    An unreachable server is an OSError: the process says so in one line and exits 1. Sharded,
+    that is the control server (the placement table); a shard that does not answer within
+    ``shard_wait`` is left until it does (``open_sharded``'s ``partial``).
     """
     stores: RemoteStores | ShardedStores
     if settings.sharded:
         stores = await asyncio.to_thread(
-            open_sharded, settings.store_uri, settings.sparql_timeout, settings.store_control
+            functools.partial(
+                open_sharded,
+                settings.store_uri,
+                settings.sparql_timeout,
+                settings.store_control,
+                partial=True,
+                shards_within=settings.shard_wait,
+            )
         )
+        for name, why in sorted(stores.pending.items()):
+            log.warning(
+                "shard %r is unreachable (%s): its collections' writes are held and their "
+                "reads answer store-unavailable until it answers",
+                name,
+                why,
+            )
     else:
         stores = await asyncio.to_thread(open_server, settings.store_uri, settings.sparql_timeout)
     return State(
@@ -149,6 +167,7 @@ async def open_server_backend(settings: StoreSettings) -> State:
         sparql=ThreadPoolExecutor(settings.sparql_workers, thread_name_prefix="store-sparql"),
         sparql_pool=SparqlPool(settings.sparql_workers),
         gate=FairGate(settings.sparql_workers),
+        holds=Holds(settings.held_messages, settings.held_quads),
     )
 
 
@@ -165,4 +184,5 @@ def open_embedded(settings: StoreSettings) -> State:
         sparql_pool=SparqlPool(settings.sparql_workers),
         gate=FairGate(settings.sparql_workers),
         snapshots=Snapshots(Path(settings.data_dir) / "store-snapshots"),
+        holds=Holds(settings.held_messages, settings.held_quads),
     )

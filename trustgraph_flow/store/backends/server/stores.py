@@ -59,6 +59,9 @@ class RemoteStores:
         with self.lease(user, collection, create=create) as handle:
             return handle
 
+    def reached(self) -> tuple[list[tuple[str, str]], list[str]]:
+        return self.scopes(), []  # one store: it answers or the caller is told
+
     def scopes(self) -> list[tuple[str, str]]:
         rows = self.server.rows(
             f"SELECT ?u ?c WHERE {{ GRAPH {term(REGISTRY)} {{ ?s {term(_USER)} ?u ; {term(_COLLECTION)} ?c }} }}"

@@ -13,8 +13,9 @@ import click
 
 from trustgraph_base.usage import group
 from trustgraph_flow.store.backends.sharded.move import move
+from trustgraph_flow.store.backends.sharded.opening import open_sharded
 from trustgraph_flow.store.backends.sharded.placement import ShardError
-from trustgraph_flow.store.backends.sharded.stores import ROW_CACHE, ShardedStores, open_sharded
+from trustgraph_flow.store.backends.sharded.stores import ROW_CACHE, ShardedStores
 from trustgraph_flow.store.sparql.client import StoreUnavailable
 
 

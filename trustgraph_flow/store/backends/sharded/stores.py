@@ -9,6 +9,8 @@ read *after* the write decides): a move that marked the collection after this le
 gets the write either from its copy (the write was on the old shard before the copy read
 it) or from this replay (the mark was there when the row was read again).
 Cross-collection operations (``scopes``: list collections, retention) ask every shard.
+A shard down at start is *pending*: checked against the table (``Placement.govern``) once
+it answers, before anything is read or written there.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import logging
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 from trustgraph_flow.store.backends.server.scope import scope_iri
@@ -49,16 +52,43 @@ class ShardedStores:
             tuple[str, str], tuple[float, Row]
         ] = {}  # (user, collection) → (read at, row)
         self._lock = threading.Lock()
+        self.pending: dict[str, str] = {}  # shard → why it is not checked yet (down at start)
 
-    def add(self, name: str, url: str, within: float = 30.0) -> None:
-        """Register a shard (once; the same name must keep its URL) and govern its server."""
-        self.placement.register(name, url)
-        server = self.shard(name).server
-        server.wait_ready(within)
-        self.placement.govern(server)
+    def join(self, names: list[str], within: float) -> None:
+        """Wait for the (registered) shards together, ``within`` seconds, and govern each that
+        answers; those that do not are left pending."""
+        self.pending.update((name, "not yet asked") for name in names)
+
+        def one(name: str) -> None:
+            server = self.remote(name).server
+            try:
+                server.wait_ready(within)
+            except (StoreUnavailable, TimeoutError) as exc:
+                self.pending[name] = str(exc) or type(exc).__name__
+                return
+            self.placement.govern(server)
+            with self._lock:
+                self.pending.pop(name, None)
+
+        with ThreadPoolExecutor(max(1, len(names))) as pool:
+            list(pool.map(one, names))
 
     def shard(self, name: str) -> RemoteStores:
-        """The shard's backend, by the URL the table gives it (a ShardError if it has none)."""
+        """The shard's backend, by the URL the table gives it (a ShardError if it has none); a
+        pending shard is governed first (a StoreUnavailable naming it while it does not answer)."""
+        found = self.remote(name)
+        if name in self.pending:
+            try:
+                self.placement.govern(found.server)
+            except StoreUnavailable as exc:
+                raise StoreUnavailable(f"shard {name!r} is unreachable: {exc}") from None
+            with self._lock:
+                self.pending.pop(name, None)
+            log.warning("shard %r answers: its collections are read and written again", name)
+        return found
+
+    def remote(self, name: str) -> RemoteStores:
+        """The shard's backend, not checked against the table (``shard`` checks it)."""
         with self._lock:
             found = self._shards.get(name)
         if found is not None:
@@ -146,11 +176,22 @@ class ShardedStores:
         return None if row is None else self.shard(row.on).get(user, collection, create=create)
 
     def scopes(self) -> list[tuple[str, str]]:
-        """Every collection of every shard (one that is moving is listed once)."""
+        """Every collection of every shard (one moving, once); a StoreUnavailable for one down."""
+        found, down = self.reached()
+        if down:
+            raise StoreUnavailable(down[0])
+        return found
+
+    def reached(self) -> tuple[list[tuple[str, str]], list[str]]:
+        """Every collection of the shards that answer, and a line naming each that does not."""
         found: set[tuple[str, str]] = set()
-        for name in sorted(self.placement.shards()):
-            found.update(self.shard(name).scopes())
-        return sorted(found)
+        down: list[str] = []
+        for name, url in sorted(self.placement.shards().items()):
+            try:
+                found.update(self.shard(name).scopes())
+            except (StoreUnavailable, TimeoutError):
+                down.append(f"shard {name!r} ({url}) is unreachable")
+        return sorted(found), down
 
     def drop(self, user: str, collection: str) -> bool:
         """Drop the collection on its shard(s), then its row."""
@@ -169,11 +210,11 @@ class ShardedStores:
         that cannot be reached is a StoreUnavailable naming it."""
         self.placement.control.ask(query)
         for name in sorted(self.placement.shards()):
-            try:
-                self.shard(name).server.ask(query)
-            except StoreUnavailable as exc:
-                raise StoreUnavailable(f"shard {name!r}: {exc}") from None
+            self.reach(name).ask(query)
         return True
+
+    def reach(self, name: str) -> Reach:
+        return Reach(self, name)  # the held writes' probe of one shard
 
     @property
     def uri(self) -> str:
@@ -187,41 +228,22 @@ class ShardedStores:
         self.placement.control.close()
 
 
-def parse_shards(text: str) -> list[tuple[str, str]]:
-    """``store_uri`` of several servers: ``url url …`` or ``name=url,…`` (a bare URL is its own
-    name) → (name, url) pairs, in order (the first is the control server)."""
-    out: list[tuple[str, str]] = []
-    for item in text.replace(",", " ").split():
-        name, sep, url = item.partition("=")
-        if not sep or "/" in name or ":" in name:
-            name, url = item.rstrip("/"), item
-        out.append((name, url.rstrip("/")))
-    names = [n for n, _ in out]
-    if len(set(names)) != len(names):
-        raise ValueError(f"store_uri names a shard twice: {text!r}")
-    return out
+class Reach:
+    """One shard as held writes wait on it (a ``Probe``): asked through ``ShardedStores.shard``,
+    so a shard pending since the start is governed once it answers, before its writes."""
 
+    def __init__(self, stores: ShardedStores, name: str) -> None:
+        self.stores, self.name = stores, name
 
-def open_sharded(
-    uri: str, timeout: float, control: str = "", within: float = 30.0, *, partial: bool = False
-) -> ShardedStores:
-    """The sharded backend of ``store_uri`` (several servers), once every one answers (each
-    waited for ``within`` seconds: they may start after the processor). ``partial``: a shard
-    that does not answer is registered and left for its reads to name (the control server
-    must answer)."""
-    shards = parse_shards(uri)
-    server = SparqlServer(control or shards[0][1], timeout)
-    stores = ShardedStores(server, timeout)
-    try:
-        server.wait_ready(within)
-        for name, url in shards:
-            try:
-                stores.add(name, url, within)
-            except (StoreUnavailable, TimeoutError):
-                if not partial:
-                    raise
-    except BaseException:
-        stores.close()
-        raise
-    log.info("store sharded over %s (placement on %s)", ", ".join(n for n, _ in shards), server.uri)
-    return stores
+    @property
+    def uri(self) -> str:
+        return f"shard {self.name!r}"
+
+    def ask(self, query: str) -> bool:
+        try:
+            server = self.stores.remote(self.name).server
+            server.ask(query)
+        except StoreUnavailable as exc:
+            raise StoreUnavailable(f"shard {self.name!r}: {exc}") from None
+        self.stores.shard(self.name)  # pending since the start: governed now it answers
+        return True
