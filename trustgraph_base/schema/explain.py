@@ -176,4 +176,6 @@ class ExplainResponse(Response):
     media_type: str = ""  # its media type (application/trig, text/turtle, …)
     count: int = 0  # purge-traces: how many top-level traces were (or, dry run, would be) removed
     collections: list[str] = []  # list-collections: the user's collections holding a store
+    unreachable: list[str] = []  # list-collections: a line naming each store server (shard) that
+    # did not answer: ``collections`` lacks its collections
     verification: Verification | None = None  # verify-trace / verify-log

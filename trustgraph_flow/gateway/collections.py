@@ -4,7 +4,8 @@ per-user collections.
 - ``list-collections`` (``tag_filter``: keep those with any of these tags): the caller's
   collections, those described with ``update-collection``, those holding documents (the
   librarian's) and those holding triples or traces (the store's); a key limited to some
-  collections sees only those.
+  collections sees only those. A sharded store with a shard down lists the others', and
+  ``unreachable`` names the shard (a line each).
 - ``update-collection`` (``collection``, ``name``, ``description``, ``tags``): describe one.
 - ``delete-collection`` (``collection``): remove it and everything in it, by the one path
   that does (the store's ``delete-collection``, which tells the librarian and the vector
@@ -75,13 +76,9 @@ async def answer(ask: Asker, body: dict[str, Any]) -> dict[str, Any]:
     scope = {k: body[k] for k in ("user",) if k in body}
     if operation == "list-collections":
         wanted = set(_strings(body.get("tag_filter", body.get("tag-filter")), "tag_filter"))
-        return {
-            "collections": [
-                c
-                for c in await _collections(ask, scope)
-                if not wanted or wanted & set(c.get("tags", []))
-            ]
-        }
+        found, down = await _collections(ask, scope)
+        listed = [c for c in found if not wanted or wanted & set(c.get("tags", []))]
+        return {"collections": listed, **({"unreachable": down} if down else {})}
     if operation not in OPERATIONS:
         raise ServiceError(
             ErrorType.BAD_REQUEST,
@@ -94,7 +91,14 @@ async def answer(ask: Asker, body: dict[str, Any]) -> dict[str, Any]:
     scope["collection"] = collection
     if operation == "delete-collection":
         # A name the user has no collection of is a typo or someone else's: say so, not "done".
-        if all(c["collection"] != collection for c in await _collections(ask, scope)):
+        found, down = await _collections(ask, scope)
+        if all(c["collection"] != collection for c in found) and down:
+            raise ServiceError(  # it may be on the shard that is down: never "not found"
+                ErrorType.STORE_UNAVAILABLE,
+                f"{'; '.join(down)}: collection {collection!r} is on no other shard and may be "
+                "on that one; try again when it answers",
+            )
+        if all(c["collection"] != collection for c in found):
             raise ServiceError(
                 ErrorType.NOT_FOUND,
                 f"no collection {collection!r} to delete: tg-list-collections lists them",
@@ -106,9 +110,10 @@ async def answer(ask: Asker, body: dict[str, Any]) -> dict[str, Any]:
     return {"collections": reply.get("collections", [])}
 
 
-async def _collections(ask: Asker, scope: dict[str, Any]) -> list[dict[str, Any]]:
+async def _collections(ask: Asker, scope: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
     """The caller's collections (those a limited key may see): described, or holding
-    documents, triples or traces."""
+    documents, triples or traces; and a line naming each store shard that did not answer
+    (its collections are not among them)."""
     allowed = ask.principal.collections
     # A key limited to some collections asks within one of them (it may not name others).
     where = sorted(allowed)[0] if allowed is not None else DEFAULT_COLLECTION
@@ -123,7 +128,8 @@ async def _collections(ask: Asker, scope: dict[str, Any]) -> list[dict[str, Any]
         if c not in described
     ]
     everyone = sorted([*reply.get("collections", []), *found], key=lambda c: c["collection"])
-    return [c for c in everyone if allowed is None or c["collection"] in allowed]
+    seen = [c for c in everyone if allowed is None or c["collection"] in allowed]
+    return seen, [str(line) for line in stored.get("unreachable", [])]
 
 
 def _strings(value: Any, what: str) -> list[str]:

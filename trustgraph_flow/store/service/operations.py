@@ -72,9 +72,10 @@ def explain_op(
         if seal is not None:
             seal.forget((req.user, req.collection))
         return ExplainResponse()
-    if req.operation == "list-collections":
-        mine = {collection for user, collection in stores.scopes() if user == req.user}
-        return ExplainResponse(collections=sorted(mine))
+    if req.operation == "list-collections":  # a shard that is down: the others', and it named
+        found, down = stores.reached()
+        mine = {collection for user, collection in found if user == req.user}
+        return ExplainResponse(collections=sorted(mine), unreachable=down)
     # A read answers an absent collection as an empty one (the server backend then skips
     # its registry lookup); a deletion must know.
     with stores.lease(req.user, req.collection, as_empty=req.operation not in WRITES) as handle:
