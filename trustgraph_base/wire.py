@@ -13,6 +13,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from trustgraph_base.errors import WireError
 from trustgraph_base.rdf.json_text import triples_json
+from trustgraph_base.rdf.rows import triples_of
 from trustgraph_base.rdf.terms import KIND_NAMES, iri_fault
 
 M = TypeVar("M", bound=BaseModel)
@@ -37,13 +38,21 @@ def _with_triples(model: BaseModel, triples: Sequence[Any]) -> bytes:
     The field goes last when each field after it is absent (None), as in every explain event."""
     d = model.__dict__
     if not all(d[name] is None for name in _after_triples(type(model))):
-        return model.model_dump_json(by_alias=True, exclude_none=True).encode()
+        return _pydantics(model, triples)
     text = model.model_dump_json(by_alias=True, exclude_none=True, exclude=_TRIPLES)
     try:
         body = triples_json(triples)
         return f'{text[:-1]}{"," if len(text) > 2 else ""}"explain_triples":{body}}}'.encode()
     except UnicodeEncodeError:  # a lone surrogate: whatever pydantic does with it
-        return model.model_dump_json(by_alias=True, exclude_none=True).encode()
+        return _pydantics(model, triples)
+
+
+def _pydantics(model: BaseModel, triples: Sequence[Any]) -> bytes:
+    """The message as pydantic writes it, its triples as models (an event made of rows,
+    ``rdf.rows``, has them as models first)."""
+    if any(type(t) is tuple for t in triples):
+        model = model.model_copy(update={"explain_triples": triples_of(triples)})
+    return model.model_dump_json(by_alias=True, exclude_none=True).encode()
 
 
 _TRIPLES = {"explain_triples"}

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +28,7 @@ from trustgraph_base.messaging import EXPLAIN_STORE, Context, Receipt
 from trustgraph_base.messaging.delivery import current_delivery
 from trustgraph_base.provenance import GRAPH_RETRIEVAL, failure_triples, now_iso
 from trustgraph_base.provenance.uris import check_session_id, new_session_id
+from trustgraph_base.rdf.rows import Stated
 from trustgraph_base.rdf.terms import Triple
 from trustgraph_base.schema import Metadata, Scoped, Triples
 from trustgraph_base.wire import decode, encode
@@ -63,16 +64,20 @@ class TraceWriter:
         """How many messages have been sent so far."""
         return len(self.receipts) + len(self.queued)
 
-    def send(self, uri: str, triples: list[Triple]) -> None:
+    def send(self, uri: str, triples: Sequence[Stated]) -> None:
         """Publish an entity (or one step's entities, ``uri`` the first's) once this pass of
-        the event loop ends, without waiting for the broker's receipt."""
+        the event loop ends, without waiting for the broker's receipt. The triples may be
+        rows (``rdf.rows``): the message only goes to the wire, whose N-Quads writes either."""
         if uri in self.recorded:
             return  # a rerun's step its trace has already: the recorded one stands
         self._queue(uri, triples)
 
-    def _queue(self, uri: str, triples: list[Triple]) -> None:
+    def _queue(self, uri: str, triples: Sequence[Stated]) -> None:
         meta = Metadata(id=uri, user=self.user, collection=self.collection)
-        self.queued.append(Triples(metadata=meta, triples=triples))
+        # Made, not validated: its triples are models or rows (checked as they were built),
+        # which only its wire form reads (``nquads_text`` writes either).
+        stated: list[Any] = [*triples]
+        self.queued.append(Triples.model_construct(metadata=meta, triples=stated))
         if len(self.queued) == 1:
             asyncio.get_running_loop().call_soon(self.flush)
 
@@ -108,16 +113,16 @@ class TraceWriter:
             await self.receipts[self.persisted]  # raises BrokerUnavailable if it was not
             self.persisted += 1
 
-    async def publish(self, uri: str, triples: list[Triple]) -> None:
+    async def publish(self, uri: str, triples: Sequence[Stated]) -> None:
         """Send one entity and make it (and every one before it) safe."""
         self.send(uri, triples)
         await self.settle()
 
-    def fail(self, message: str, ending: list[Triple] | None = None) -> None:
+    def fail(self, message: str, ending: Sequence[Stated] = ()) -> None:
         """Mark the question failed, with the reason (sent like any entity), in one message
         with ``ending``, the entity that says how the run ended (the agent's conclusion)."""
         marks = failure_triples(self.question_uri, GRAPH_RETRIEVAL, message)
-        self._queue(self.question_uri, marks + (ending or []))
+        self._queue(self.question_uri, [*marks, *ending])
 
 
 # Runs whose receipts are still awaited (a task nobody references could be collected).

@@ -1,7 +1,10 @@
 """Explain events' triples written by hand (``rdf.json_text``, ``wire.encode``): the same
-bytes as pydantic's serialiser, for every kind of term and every string it escapes."""
+bytes as pydantic's serialiser, for every kind of term and every string it escapes; and
+from rows (``rdf.rows``, as the agent builds its trace) the same bytes as from models."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import pytest
 from pydantic import BaseModel
@@ -9,8 +12,12 @@ from pydantic_core import PydanticSerializationError
 
 from trustgraph_base import schema
 from trustgraph_base.rdf.json_text import triples_json
-from trustgraph_base.rdf.terms import XSD, Triple, blank, iri, lit, quoted
+from trustgraph_base.rdf.nquads import nquads_text
+from trustgraph_base.rdf.rows import Row, Stated, triples_of
+from trustgraph_base.rdf.terms import XSD, IriTerm, LiteralTerm, Triple, blank, iri, lit, quoted
+from trustgraph_base.schema import Metadata, Triples
 from trustgraph_base.wire import encode
+from trustgraph_flow.agent.events import explain
 from trustgraph_flow.agent.evidence import RagReply
 
 # Every character pydantic escapes (the control characters, a quote, a backslash) and some
@@ -80,3 +87,48 @@ def test_a_lone_surrogate_fails_as_pydantic_fails() -> None:
     response = schema.AgentResponse(message_type="explain", explain_triples=[bad])
     with pytest.raises(PydanticSerializationError, match="surrogates not allowed"):
         encode(response)
+
+
+def as_row(t: Triple) -> Row:
+    """The row of a triple on an IRI: a plain literal's text as a ``str``, other terms kept."""
+    o = t.o
+    assert isinstance(t.s, IriTerm)
+    plain = isinstance(o, LiteralTerm) and o.dt is None and o.ln is None
+    return (t.s, t.p, o.v if isinstance(o, LiteralTerm) and plain else o, t.g)
+
+
+ON_IRIS = [t for t in TRIPLES if isinstance(t.s, IriTerm)]
+ROWS = [as_row(t) for t in ON_IRIS]
+
+
+def test_rows_are_written_as_their_models_are() -> None:
+    models = triples_of(ROWS)
+    assert models == ON_IRIS and [m.model_fields_set for m in models] == [
+        {"s", "p", "o", "g"}
+    ] * len(models)
+    assert triples_json(ROWS).encode() == b"[" + b",".join(map(pydantic_form, models)) + b"]"
+    assert nquads_text(ROWS) == nquads_text(models)
+    # Rows and models mixed (a conclusion's rows and its checked claims' models)
+    mixed: list[Stated] = [*ROWS[:3], *models[3:]]
+    assert triples_json(mixed) == triples_json(models) and nquads_text(mixed) == nquads_text(models)
+
+
+def test_an_explain_event_of_rows_is_the_validated_event_on_the_wire() -> None:
+    validated = schema.AgentResponse(
+        message_type="explain",
+        content="",
+        explain_id=S,
+        explain_graph=G,
+        explain_triples=ON_IRIS,
+        end_of_stream=False,
+    )
+    assert encode(explain(S, ROWS)) == pydantic_form(validated)
+    meta = Metadata(id=S, user="u", collection="c")
+    message = Triples(metadata=meta, triples=ON_IRIS)
+    rows: list[Any] = ROWS  # as the trace writer makes its messages (``TraceWriter._queue``)
+    assert encode(Triples.model_construct(metadata=meta, triples=rows)) == encode(message)
+
+
+def test_a_lone_surrogate_in_a_row_fails_as_pydantic_fails() -> None:
+    with pytest.raises(PydanticSerializationError, match="surrogates not allowed"):
+        encode(explain(S, [(iri(S), iri("urn:p:t"), "x\ud800y", G)]))

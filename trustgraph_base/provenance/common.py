@@ -7,8 +7,9 @@ from datetime import UTC, datetime, timedelta
 
 from trustgraph_base.provenance.namespaces import PROV, RDF, TG, XSD
 from trustgraph_base.rdf.assembled import assembled as _assembled
-from trustgraph_base.rdf.assembled import assembled_triple
+from trustgraph_base.rdf.assembled import assembled_triple, plain_literal
 from trustgraph_base.rdf.assembled import iri_term as _subject
+from trustgraph_base.rdf.rows import Row, as_triples, row, triple_of, triples_of
 from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Term, Triple, check_lexical
 
 EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
@@ -68,8 +69,7 @@ def decimal_literal(value: float) -> LiteralTerm:
 
 
 def text(value: str) -> LiteralTerm:
-    # A plain literal has nothing to check beyond being a string (which the type says).
-    return _assembled(LiteralTerm, {"t": "l", "v": str(value), "dt": None, "ln": None}, {"v"})
+    return plain_literal(value)
 
 
 def triple(s: str, p: IriTerm, o: Term, graph: str | None) -> Triple:
@@ -78,11 +78,15 @@ def triple(s: str, p: IriTerm, o: Term, graph: str | None) -> Triple:
     return assembled_triple(_subject(s), p, o, graph)
 
 
+def type_rows(s: str, graph: str | None, *classes: IriTerm) -> list[Row]:
+    return [row(s, RDF.type, cls, graph) for cls in classes]
+
+
 def types(s: str, graph: str | None, *classes: IriTerm) -> list[Triple]:
-    return [triple(s, RDF.type, cls, graph) for cls in classes]
+    return triples_of(type_rows(s, graph, *classes))
 
 
-def metrics_triples(
+def metrics_rows(
     stage_uri: str,
     graph: str,
     *,
@@ -91,25 +95,28 @@ def metrics_triples(
     out_token: int | None = None,
     latency_ms: float | None = None,
     embedding: bool = False,
-) -> list[Triple]:
+) -> list[Row]:
     """Per-stage cost figures: the reference's tg:llmModel and tg:llmDurationMs (whole
     milliseconds) for a stage's LLM calls, with tg:inToken and tg:outToken, each count a plain
     literal as the reference writes it. A stage that made none (no model, no tokens), or whose model
     is an embeddings model (``embedding``: tg:embeddingModel), is timed by tg:latencyMs."""
-    out: list[Triple] = []
+    out: list[Row] = []
     llm = not embedding and (bool(model) or in_token is not None or out_token is not None)
     if model:
         name = TG.embeddingModel if embedding else TG.llmModel
-        out.append(triple(stage_uri, name, text(model), graph))
+        out.append(row(stage_uri, name, model, graph))
     if in_token is not None:
-        out.append(triple(stage_uri, TG.inToken, plain_integer(in_token), graph))
+        out.append(row(stage_uri, TG.inToken, str(int(in_token)), graph))
     if out_token is not None:
-        out.append(triple(stage_uri, TG.outToken, plain_integer(out_token), graph))
+        out.append(row(stage_uri, TG.outToken, str(int(out_token)), graph))
     if latency_ms is not None and llm:
-        out.append(triple(stage_uri, TG.llmDurationMs, text(str(whole_ms(latency_ms))), graph))
+        out.append(row(stage_uri, TG.llmDurationMs, str(whole_ms(latency_ms)), graph))
     elif latency_ms is not None:
-        out.append(triple(stage_uri, TG.latencyMs, decimal_literal(latency_ms), graph))
+        out.append(row(stage_uri, TG.latencyMs, decimal_literal(latency_ms), graph))
     return out
+
+
+metrics_triples = as_triples(metrics_rows)
 
 
 def whole_ms(latency_ms: float) -> int:
@@ -131,5 +138,9 @@ def interrupted_triples(uri: str, graph: str, message: str, ended_at: str) -> li
     ]
 
 
+def derived_row(s: str, parent: str, graph: str | None) -> Row:
+    return row(s, PROV.wasDerivedFrom, _subject(parent), graph)  # the parent: an entity too
+
+
 def derived(s: str, parent: str, graph: str | None) -> Triple:
-    return triple(s, PROV.wasDerivedFrom, _subject(parent), graph)  # the parent: an entity too
+    return triple_of(derived_row(s, parent, graph))

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from trustgraph_base.provenance.common import text, triple, types
+from trustgraph_base.provenance.common import type_rows
 from trustgraph_base.provenance.namespaces import TG
 from trustgraph_base.provenance.uris import trace_root
 from trustgraph_base.rdf.assembled import iri_term
-from trustgraph_base.rdf.terms import Triple
+from trustgraph_base.rdf.rows import Row, as_triples, row
 
 
 def prompt_uri(stage_uri: str, prompt_id: str, digest: str) -> str:
@@ -26,7 +26,7 @@ def prompt_uri(stage_uri: str, prompt_id: str, digest: str) -> str:
     return f"urn:trustgraph:prompt:{name}:{hexdigest}"
 
 
-def prompt_triples(
+def prompt_rows(
     stage_uri: str,
     graph: str,
     prompt_id: str,
@@ -35,21 +35,24 @@ def prompt_triples(
     template: str,
     *,
     sent: set[str] | None = None,
-) -> list[Triple]:
+) -> list[Row]:
     """``stage_uri`` was made from the prompt (``tg:prompt``), and the prompt node itself
     unless ``sent`` (the prompt nodes a trace has published so far, added to) has it: every
     stage made from the same prompt names the same node, whose triples go once a trace."""
     uri = prompt_uri(stage_uri, prompt_id, digest)
-    link = triple(stage_uri, TG.prompt, iri_term(uri), graph)
+    link = row(stage_uri, TG.prompt, iri_term(uri), graph)
     if sent is not None:
         if uri in sent:
             return [link]
         sent.add(uri)
     return [
         link,
-        *types(uri, graph, TG.Prompt),
-        triple(uri, TG.promptId, text(prompt_id), graph),
-        triple(uri, TG.promptDigest, text(digest), graph),
-        triple(uri, TG.promptSystem, text(system), graph),
-        triple(uri, TG.promptTemplate, text(template), graph),
+        *type_rows(uri, graph, TG.Prompt),
+        row(uri, TG.promptId, prompt_id, graph),
+        row(uri, TG.promptDigest, digest, graph),
+        row(uri, TG.promptSystem, system, graph),
+        row(uri, TG.promptTemplate, template, graph),
     ]
+
+
+prompt_triples = as_triples(prompt_rows)

@@ -23,6 +23,7 @@ from trustgraph_base.provenance.uris import (
     focus_edge_uri,
 )
 from trustgraph_base.rdf.assembled import iri_term
+from trustgraph_base.rdf.rows import Row, as_triples, row, triple_of
 from trustgraph_base.rdf.terms import BlankTerm, IriTerm, Term, Triple, quoted
 
 G = GRAPH_RETRIEVAL
@@ -45,9 +46,13 @@ QUESTION_LABELS = {
 }
 
 
-def label(uri: str, name: str) -> Triple:
+def label_row(uri: str, name: str) -> Row:
     """``rdfs:label``: the name TrustGraph's tools show for a trace node."""
-    return triple(uri, RDFS.label, text(name), G)
+    return row(uri, RDFS.label, name, G)
+
+
+def label(uri: str, name: str) -> Triple:
+    return triple_of(label_row(uri, name))
 
 
 def _question(
@@ -188,11 +193,14 @@ def citation_triples(synthesis: str, cited: Sequence[str]) -> list[Triple]:
     return [triple(synthesis, TG.cites, IriTerm(i=uri), G) for uri in dict.fromkeys(cited)]
 
 
-def answer_extras(uri: str, name: str) -> list[Triple]:
+def answer_extra_rows(uri: str, name: str) -> list[Row]:
     """What TrustGraph writes on an answer beside the SPEC triples: ``tg:Answer``, a label and
     ``tg:document``, the librarian document its tools fetch the text from."""
     return [
-        triple(uri, RDF.type, TG.Answer, G),
-        label(uri, name),
-        triple(uri, TG.document, iri_term(answer_document_uri(uri)), G),
+        row(uri, RDF.type, TG.Answer, G),
+        label_row(uri, name),
+        row(uri, TG.document, iri_term(answer_document_uri(uri)), G),
     ]
+
+
+answer_extras = as_triples(answer_extra_rows)

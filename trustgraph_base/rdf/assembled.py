@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from trustgraph_base.rdf.terms import IriTerm, Term, Triple, check_iri
+from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Term, Triple, check_iri
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -48,6 +48,11 @@ def graph_name(graph: str | None) -> str | None:
     if graph:
         check_iri(graph)
     return graph or None
+
+
+def plain_literal(value: str) -> LiteralTerm:
+    """A plain literal: nothing to check beyond being a string (which the type says)."""
+    return assembled(LiteralTerm, {"t": "l", "v": str(value), "dt": None, "ln": None}, {"v"})
 
 
 def assembled_edge(s: Term, p: IriTerm, o: Term) -> Triple:

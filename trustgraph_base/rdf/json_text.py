@@ -17,13 +17,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 from json.encoder import encode_basestring
+from typing import Any
 
+from trustgraph_base.rdf.rows import Stated
 from trustgraph_base.rdf.terms import (
     BlankTerm,
     IriTerm,
     LiteralTerm,
     QuotedTriple,
-    Triple,
     TripleTerm,
 )
 
@@ -63,22 +64,32 @@ def _term(term: object) -> str:
     raise TypeError(f"not a wire term: {kind.__name__}")
 
 
-def triples_json(triples: Sequence[Triple]) -> str:
-    """The JSON array of ``triples`` as ``model_dump_json(exclude_none=True)`` writes each
-    (the same text; ``tests/unit/test_json_text.py`` holds them side by side). A string
-    with a lone surrogate cannot be UTF-8: encoding the text raises, as pydantic would."""
+def triples_json(triples: Sequence[Stated]) -> str:
+    """The JSON array of ``triples`` (models, or rows: ``rdf.rows``) as
+    ``model_dump_json(exclude_none=True)`` writes each model (the same text;
+    ``tests/unit/test_json_text.py`` holds them side by side). A string with a lone
+    surrogate cannot be UTF-8: encoding the text raises, as pydantic would."""
     parts: list[str] = []
     add = parts.append
     subject, head = None, ""  # an entity's triples come together: its subject written once
+    s: Any
+    p: Any
+    o: Any
+    g: Any
     for t in triples:
-        values = t.__dict__
-        s, o = values["s"], values["o"]
+        if type(t) is tuple:
+            s, p, o, g = t
+        else:
+            values = t.__dict__
+            s, p, o, g = values["s"], values["p"], values["o"], values["g"]
         if s is not subject:
             subject, head = s, '{"s":' + _term(s)
         kind = type(o)
-        if kind is LiteralTerm and o.dt is None and o.ln is None:  # most objects: inline
+        if kind is str:  # a row's plain literal
+            obj = '{"t":"l","v":' + encode_basestring(o) + "}"
+        elif kind is LiteralTerm and o.dt is None and o.ln is None:  # most objects: inline
             obj = '{"t":"l","v":' + encode_basestring(o.v) + "}"
         else:
             obj = _term(o)
-        add(f"{head}{_predicate(values['p'].i)}{obj}{_graph(values['g'])}")
+        add(f"{head}{_predicate(p.i)}{obj}{_graph(g)}")
     return "[" + ",".join(parts) + "]"

@@ -14,10 +14,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from functools import lru_cache
+from typing import Any
 
 import pyoxigraph as ox
 
 from trustgraph_base.rdf.assembled import assembled, assembled_triple, iri_term
+from trustgraph_base.rdf.rows import Stated
 from trustgraph_base.rdf.terms import (
     XSD,
     BlankTerm,
@@ -73,33 +75,40 @@ def _line_end(graph: str | None) -> str:
     return f" <{graph}> .\n" if graph else " .\n"
 
 
-def nquads_text(triples: Iterable[Triple]) -> str:
-    """The triples as N-Quads text, one line each (the graph last, none for the default).
-    A run of triples on one subject (an entity's) writes it once; a predicate's and a
-    graph's text is kept; a plain literal or an IRI object is written here, not in
-    ``term_text``: one session of ``bench_agent``'s trace (92 triples in 5 messages) in 44 µs
-    of CPU instead of 56."""
+def nquads_text(triples: Iterable[Stated]) -> str:
+    """The triples (models, or rows: ``rdf.rows``) as N-Quads text, one line each (the graph
+    last, none for the default). A run of triples on one subject (an entity's) writes it
+    once; a predicate's and a graph's text is kept; a plain literal or an IRI object is
+    written here, not in ``term_text``: one session of ``bench_agent``'s trace (92 triples in
+    5 messages) in 44 µs of CPU instead of 56."""
     lines: list[str] = []
     add = lines.append
     subject: object = None
     s_text = ""
+    s: Any
+    p: Any
+    o: Any
+    g: Any
     for t in triples:
-        values = t.__dict__
-        s, o = values["s"], values["o"]
+        if type(t) is tuple:
+            s, p, o, g = t
+        else:
+            values = t.__dict__
+            s, p, o, g = values["s"], values["p"], values["o"], values["g"]
         if s is not subject:
             subject = s
             s_text = f"<{s.i}>" if isinstance(s, IriTerm) else f"_:{s.d}"
         kind = type(o)
         if kind is IriTerm:
             o_text = f"<{o.i}>"
-        elif kind is LiteralTerm and o.dt is None and o.ln is None:
-            value = o.v
+        elif kind is str or (kind is LiteralTerm and o.dt is None and o.ln is None):
+            value = o if kind is str else o.v
             if _NEEDS_ESCAPE.search(value):
                 value = _escaped(value)
             o_text = f'"{value}"'
         else:
             o_text = term_text(o)
-        add(f"{s_text}{_predicate_text(values['p'].i)}{o_text}{_line_end(values['g'])}")
+        add(f"{s_text}{_predicate_text(p.i)}{o_text}{_line_end(g)}")
     return "".join(lines)
 
 

@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 from trustgraph_base.provenance import GRAPH_RETRIEVAL, TerminationReason
-from trustgraph_base.rdf.terms import Triple
+from trustgraph_base.rdf.assembled import assembled
+from trustgraph_base.rdf.rows import Stated
 from trustgraph_base.schema import AgentResponse
 
 
@@ -28,18 +30,30 @@ TERMINATION: dict[FinishReason, TerminationReason] = {
 }
 
 
-def event(
-    kind: EventKind,
-    content: str = "",
-    explain_id: str | None = None,
-    triples: list[Triple] | None = None,
-) -> AgentResponse:
-    graph = GRAPH_RETRIEVAL if explain_id else None
-    return AgentResponse(
-        message_type=kind,
-        content=content,
-        explain_id=explain_id,
-        explain_graph=graph,
-        explain_triples=triples or [],
-        end_of_stream=False,
-    )
+def event(kind: EventKind, content: str = "") -> AgentResponse:
+    return AgentResponse(message_type=kind, content=content, end_of_stream=False)
+
+
+# An explain event's fields: every one of AgentResponse's, those it gives set (``assembled``).
+_DEFAULTS = {
+    name: info.get_default(call_default_factory=True)
+    for name, info in AgentResponse.model_fields.items()
+}
+_GIVEN = ("message_type", "content", "explain_id", "explain_graph", "explain_triples")
+
+
+def explain(explain_id: str, triples: Sequence[Stated]) -> AgentResponse:
+    """The explain event of the entity ``explain_id``, its triples inline. They are rows
+    (``rdf.rows``) as the session built them, which only its wire form reads
+    (``wire.encode`` writes rows and models alike), so it is assembled, not validated: the
+    event validation gives, with models, is the same on the wire and costs 3 µs more."""
+    values = {
+        **_DEFAULTS,
+        "message_type": "explain",
+        "content": "",
+        "explain_id": explain_id,
+        "explain_graph": GRAPH_RETRIEVAL,
+        "explain_triples": triples,
+        "end_of_stream": False,
+    }
+    return assembled(AgentResponse, values, {*_GIVEN, "end_of_stream"})

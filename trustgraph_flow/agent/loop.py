@@ -11,7 +11,8 @@ from collections.abc import AsyncIterator
 
 from trustgraph_base.errors import ErrorType, RequestTimeout, ServiceError
 from trustgraph_base.messaging import TEXT_COMPLETION
-from trustgraph_base.provenance import agent_session_triples, arguments_json, uris
+from trustgraph_base.provenance import arguments_json, uris
+from trustgraph_base.provenance.agent import agent_session_rows
 from trustgraph_base.schema import AgentResponse
 from trustgraph_flow.agent.calls import act, many_step, run_calls
 from trustgraph_flow.agent.events import event, stopped_answer
@@ -44,7 +45,7 @@ async def run(session: Session) -> AsyncIterator[AgentResponse]:
     for opened in session.publish(
         (
             session.uri,
-            lambda: agent_session_triples(
+            lambda: agent_session_rows(
                 session.uri, session.req.question, session.trace.started_at if session.trace else ""
             ),
         )

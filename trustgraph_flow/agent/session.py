@@ -13,20 +13,20 @@ from functools import partial
 
 from trustgraph_base.errors import ErrorType
 from trustgraph_base.messaging import Context
-from trustgraph_base.provenance import (
-    GRAPH_RETRIEVAL,
-    agent_call_triples,
-    agent_error_triples,
-    agent_final_triples,
-    agent_iteration_triples,
-    agent_observation_triples,
-    metrics_triples,
-    uris,
+from trustgraph_base.provenance import GRAPH_RETRIEVAL, uris
+from trustgraph_base.provenance.agent import (
+    agent_call_rows,
+    agent_error_rows,
+    agent_final_rows,
+    agent_iteration_rows,
+    agent_observation_rows,
 )
+from trustgraph_base.provenance.common import metrics_rows
+from trustgraph_base.rdf.rows import Stated
 from trustgraph_base.rdf.terms import Triple
 from trustgraph_base.schema import AgentRequest, AgentResponse, TextCompletionResponse
 from trustgraph_flow.agent.conclusion import checked_conclusion, ending
-from trustgraph_flow.agent.events import TERMINATION, FinishReason, event
+from trustgraph_flow.agent.events import TERMINATION, FinishReason, explain
 from trustgraph_flow.agent.evidence import ToolEvidence
 from trustgraph_flow.agent.prompt import Call, Step
 from trustgraph_flow.agent.settings import Settings
@@ -65,7 +65,7 @@ class Session:
     def last_uri(self) -> str:
         return uris.agent_iteration_uri(self.uri, len(self.steps)) if self.steps else self.uri
 
-    def publish(self, *entities: tuple[str, Callable[[], list[Triple]]]) -> list[AgentResponse]:
+    def publish(self, *entities: tuple[str, Callable[[], Sequence[Stated]]]) -> list[AgentResponse]:
         """Send the entities of one step now, together as one trace message (metadata id: the
         first's URI); the explain event naming each, in order (none: not explainable).
 
@@ -75,7 +75,7 @@ class Session:
             return []  # the triples are not even built: off costs nothing
         built = [(uri, build()) for uri, build in entities]
         self.trace.send(built[0][0], [t for _, triples in built for t in triples])
-        return [event("explain", explain_id=uri, triples=triples) for uri, triples in built]
+        return [explain(uri, triples) for uri, triples in built]
 
     def sent(self) -> int:
         """How many trace messages have been sent so far."""
@@ -147,11 +147,11 @@ class Session:
             arguments = json.dumps(
                 [{"action": c.action, "arguments": c.arguments} for c in step.calls]
             )
-        entities: list[tuple[str, Callable[[], list[Triple]]]] = [
+        entities: list[tuple[str, Callable[[], Sequence[Stated]]]] = [
             (
                 uri,
                 lambda: (
-                    agent_iteration_triples(
+                    agent_iteration_rows(
                         uri,
                         parents,
                         step.thought,
@@ -167,7 +167,7 @@ class Session:
         ]
         if not step.calls:
             seen = uris.agent_observation_uri(uri)
-            entities.append((seen, lambda: agent_observation_triples(seen, uri)))
+            entities.append((seen, lambda: agent_observation_rows(seen, uri)))
         explains = self.publish(*entities)
         self.steps.append(replace(step, ref=entity_id(self.uri, uri)))
         return explains
@@ -177,9 +177,7 @@ class Session:
         and its Observation, as one trace message, as soon as the call has returned."""
         step = uris.agent_iteration_uri(self.uri, len(self.steps) + 1)
         uri = uris.agent_call_uri(step, k)
-        built = partial(
-            agent_call_triples, uri, step, call.action, call.arguments, call.observation
-        )
+        built = partial(agent_call_rows, uri, step, call.action, call.arguments, call.observation)
         return self.publish((uri, built))
 
     def note_call(self, response: TextCompletionResponse, latency_ms: float) -> None:
@@ -187,13 +185,13 @@ class Session:
         self.model = response.model
         self.last_call = (response.model, response.in_token, response.out_token, latency_ms)
 
-    def cost_of(self, stage_uri: str) -> list[Triple]:
+    def cost_of(self, stage_uri: str) -> list[Stated]:
         """The last LLM call's model, tokens and latency, as figures on ``stage_uri``."""
         if self.last_call is None:
             return []
         model, in_token, out_token, latency = self.last_call
-        used = self.prompt.triples(stage_uri, GRAPH_RETRIEVAL, self.prompts) if self.prompt else []
-        figures = metrics_triples(
+        used = self.prompt.rows(stage_uri, GRAPH_RETRIEVAL, self.prompts) if self.prompt else []
+        figures = metrics_rows(
             stage_uri,
             GRAPH_RETRIEVAL,
             model=model or None,
@@ -201,7 +199,7 @@ class Session:
             out_token=out_token,
             latency_ms=latency,
         )
-        return figures + used
+        return [*figures, *used]
 
     def fail(self, message: str, error_type: ErrorType) -> None:
         """End the run as failed: its conclusion says so (``tg:terminationReason`` "error", the
@@ -209,7 +207,7 @@ class Session:
         and the question is marked failed with the reason (SPEC's failure form, readers' too)."""
         if self.trace is not None:
             final = uris.agent_final_uri(self.uri)
-            ending = agent_error_triples(final, self.last_uri, message, error_type)
+            ending = agent_error_rows(final, self.last_uri, message, error_type)
             self.trace.fail(message, ending)
 
     async def conclude(
@@ -226,19 +224,19 @@ class Session:
             given, checked = await checked_conclusion(
                 self.ctx, self.req.user, self.req.question, final_uri, answer, self.evidence, kept
             )
-        for explain in self.publish(
+        for told in self.publish(
             (
                 final_uri,
                 # An answer the LLM gave carries that call's figures; the iteration limit's does
                 # not (its last call is on the last analysis).
                 lambda: (
-                    agent_final_triples(final_uri, last, answer, TERMINATION[ending(reason, given)])
+                    agent_final_rows(final_uri, last, answer, TERMINATION[ending(reason, given)])
                     + (self.cost_of(final_uri) if reason != "iteration-limit" else [])
                     + checked
                 ),
             )
         ):
-            yield explain
+            yield told
         yield AgentResponse(
             message_type="answer",
             content=given,

@@ -21,7 +21,8 @@ from typing import Any
 
 from trustgraph_base.errors import RequestTimeout, ServiceError
 from trustgraph_base.messaging import CONFIG, Context
-from trustgraph_base.provenance.prompts import prompt_triples
+from trustgraph_base.provenance.prompts import prompt_rows
+from trustgraph_base.rdf.rows import Row, triples_of
 from trustgraph_base.rdf.terms import Triple
 from trustgraph_base.schema import ConfigKey, ConfigRequest, ConfigResponse, TextCompletionRequest
 from trustgraph_flow.config.cache import cache_of
@@ -51,12 +52,16 @@ class PromptUse:
     system: str
     template: str
 
-    def triples(self, stage_uri: str, graph: str, sent: set[str] | None = None) -> list[Triple]:
+    def rows(self, stage_uri: str, graph: str, sent: set[str] | None = None) -> list[Row]:
         """``stage_uri`` was made from this prompt (``tg:prompt``), and the prompt itself
-        unless ``sent`` (the prompt nodes its trace has, added to) has it (``prompt_triples``)."""
-        return prompt_triples(
+        unless ``sent`` (the prompt nodes its trace has, added to) has it (``prompt_rows``)."""
+        return prompt_rows(
             stage_uri, graph, self.id, self.digest, self.system, self.template, sent=sent
         )
+
+    def triples(self, stage_uri: str, graph: str, sent: set[str] | None = None) -> list[Triple]:
+        """``rows`` as models, for a caller that reads them."""
+        return triples_of(self.rows(stage_uri, graph, sent))
 
 
 async def ask_config(ctx: Context[Any], request: ConfigRequest) -> ConfigResponse | None:
