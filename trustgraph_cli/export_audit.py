@@ -69,9 +69,11 @@ async def gather(
     """Every ended trace of the window and its TriG, the log, the signed documents the
     traces used, and the built bundle's seal, over one connection."""
 
+    from trustgraph_base.errors import ErrorType, ServiceError
     from trustgraph_base.integrity.bundle import Contents, build, manifest_digest
     from trustgraph_base.provenance import now_iso
     from trustgraph_cli.client import GatewayClient
+    from trustgraph_cli.render.output import scope_text
     from trustgraph_cli.responses import call_explain
 
     async with GatewayClient(gw) as client:
@@ -103,7 +105,14 @@ async def gather(
             "id": manifest_digest(files),
             "reason": f"audit export of {len(traces)} traces started {window}",
         }
-        seal = (await call_explain(client, request, None, "the manifest's signature")).export
+        where = scope_text(gw.user, gw.collection)
+
+        def missing(exc: ServiceError) -> str:  # no such collection: a mistyped -C, say
+            if exc.type != ErrorType.NOT_FOUND:
+                return exc.message
+            return f"nothing to export: there is no {where} (tg-list-collections lists them)."
+
+        seal = (await call_explain(client, request, missing, "the manifest's signature")).export
     return (contents, files, seal), skipped
 
 

@@ -138,6 +138,14 @@ async def test_an_empty_log_says_so_not_only_verified(
     'VERIFIED: 0 entries' reads as if the user's traces had been checked."""
     async with Stack(pulsar_url, prefix, [store], data_dir=tmp_path) as stack:
         shown = await stack.cli("tg-verify-log", "-C", "nothing-here")
+        exported = await stack.cli("tg-export-audit", str(tmp_path / "audit"), "-C", "nothing-here")
+    assert (exported.code, exported.stdout, exported.stderr) == (
+        1,
+        "",
+        "Error: nothing to export: there is no collection 'nothing-here' of user 'trustgraph' "
+        "(tg-list-collections lists them).\n",
+    )
+    assert not (tmp_path / "audit").exists()
     assert shown.code == 0, shown.stderr
     assert shown.stdout.startswith("VERIFIED: 0 entries in 0 chains"), shown.stdout
     empty = "nothing to verify: the log of collection 'nothing-here' of user 'trustgraph' is empty"
