@@ -6,7 +6,14 @@ from typing import TYPE_CHECKING
 
 import click
 
-from trustgraph_cli.options import Gateway, command, format_option, gateway_options, run
+from trustgraph_cli.options import (
+    Gateway,
+    command,
+    format_option,
+    gateway_options,
+    no_viewer_address,
+    run,
+)
 
 if TYPE_CHECKING:
     from trustgraph_base.schema.explain import TraceSummary
@@ -20,7 +27,7 @@ Examples:
 
 
 @command(epilog=EPILOG)
-@click.argument("trace_id", metavar="ID")
+@click.argument("trace_id", metavar="ID", callback=no_viewer_address)
 @format_option(
     "text",
     "json",

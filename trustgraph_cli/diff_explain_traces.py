@@ -6,7 +6,14 @@ from typing import TYPE_CHECKING
 
 import click
 
-from trustgraph_cli.options import Gateway, command, format_option, gateway_options, run
+from trustgraph_cli.options import (
+    Gateway,
+    command,
+    format_option,
+    gateway_options,
+    no_viewer_address,
+    run,
+)
 
 if TYPE_CHECKING:
     from trustgraph_base.schema.explain import EvidenceItem, TraceDiff, TraceSummary
@@ -30,8 +37,8 @@ LEVELS = (
 
 
 @command(epilog=EPILOG)
-@click.argument("trace_a", metavar="A")
-@click.argument("trace_b", metavar="B")
+@click.argument("trace_a", metavar="A", callback=no_viewer_address)
+@click.argument("trace_b", metavar="B", callback=no_viewer_address)
 @format_option("text", "json", help="Text, or the TraceDiff JSON (both, only_a, only_b per level).")
 @gateway_options
 def main(trace_a: str, trace_b: str, fmt: str, gw: Gateway) -> None:

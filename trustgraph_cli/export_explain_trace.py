@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from trustgraph_cli.options import Gateway, command, gateway_options, run
+from trustgraph_cli.options import Gateway, command, gateway_options, no_viewer_address, run
 
 EPILOG = """\b
 Examples:
@@ -19,7 +19,7 @@ FORMATS = ["trig", "turtle", "jsonld", "provn", "provjson"]
 
 
 @command(epilog=EPILOG)
-@click.argument("trace_id", metavar="ID")
+@click.argument("trace_id", metavar="ID", callback=no_viewer_address)
 @click.option(
     "--format",
     "fmt",

@@ -125,3 +125,26 @@ def not_empty(ctx: click.Context, param: click.Parameter, value: str) -> str:
         return value
     what = {"user": "a user", "collection": "a collection (tg-list-collections lists them)"}
     raise click.BadParameter(f"empty: name {what.get(param.name or '', 'one')}")
+
+
+# The trace viewer's pages, as its address names them: '…/?collection=C#/trace/<id>?node=…'.
+VIEWER_ROUTES = ("trace", "document")
+
+
+def no_viewer_address(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """An id argument: the viewer's address of a trace or document (copied from the browser)
+    is a usage error that names the id in it and its -U/-C, not an id the store lacks."""
+    base, sep, route = value.partition("#/")
+    kind, _, rest = route.partition("/")
+    if not (sep and base.startswith(("http://", "https://")) and kind in VIEWER_ROUTES and rest):
+        return value
+    from urllib.parse import parse_qs, unquote, urlsplit
+
+    named = unquote(rest.partition("?")[0])
+    scope = parse_qs(urlsplit(base).query)
+    pairs = (("user", "U"), ("collection", "C"))
+    given = [f"-{flag} {scope[key][0]!r}" for key, flag in pairs if key in scope]
+    where = f" with {' '.join(given)}" if given else ""
+    raise click.BadParameter(
+        f"{value!r} is the trace viewer's address of a {kind}: pass its id, {named!r}{where}"
+    )

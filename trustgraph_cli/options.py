@@ -27,6 +27,7 @@ from trustgraph_cli.flags import (
     format_option,
     graph_option,
     limit_option,
+    no_viewer_address,
     not_empty,
     question_option,
 )
@@ -51,6 +52,7 @@ __all__ = [
     "gateway_options",
     "graph_option",
     "limit_option",
+    "no_viewer_address",
     "question_option",
     "run",
 ]

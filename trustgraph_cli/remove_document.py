@@ -6,7 +6,14 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from trustgraph_cli.options import Gateway, command, format_option, gateway_options, run
+from trustgraph_cli.options import (
+    Gateway,
+    command,
+    format_option,
+    gateway_options,
+    no_viewer_address,
+    run,
+)
 
 if TYPE_CHECKING:
     from trustgraph_base.schema.documents import LibrarianResponse
@@ -20,7 +27,7 @@ Examples:
 
 
 @command(epilog=EPILOG)
-@click.argument("doc_id", metavar="DOC")
+@click.argument("doc_id", metavar="DOC", callback=no_viewer_address)
 @click.option(
     "--purge-traces",
     is_flag=True,

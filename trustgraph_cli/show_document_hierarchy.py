@@ -14,6 +14,7 @@ from trustgraph_cli.options import (
     format_option,
     gateway_options,
     limit_option,
+    no_viewer_address,
     run,
 )
 
@@ -33,7 +34,7 @@ Examples:
 
 
 @command(epilog=EPILOG)
-@click.argument("doc_id", metavar="DOC_ID")
+@click.argument("doc_id", metavar="DOC_ID", callback=no_viewer_address)
 @click.option("--show-content", is_flag=True, help="Show each chunk's text (from the librarian).")
 @cut_option("--max-content", 200, "content previews")
 @limit_option(

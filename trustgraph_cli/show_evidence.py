@@ -12,6 +12,7 @@ from trustgraph_cli.options import (
     cut_option,
     format_option,
     gateway_options,
+    no_viewer_address,
     run,
 )
 
@@ -28,7 +29,7 @@ Examples:
 
 
 @command(epilog=EPILOG)
-@click.argument("trace_id", metavar="TRACE")
+@click.argument("trace_id", metavar="TRACE", callback=no_viewer_address)
 @cut_option("--max-quote", 300, "claims and quoted evidence")
 @format_option("text", "json", help="Text, or JSON (every quote whole).")
 @gateway_options

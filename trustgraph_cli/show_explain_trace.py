@@ -12,6 +12,7 @@ from trustgraph_cli.options import (
     cut_option,
     format_option,
     gateway_options,
+    no_viewer_address,
     run,
 )
 
@@ -30,7 +31,7 @@ Examples:
 
 
 @command(epilog=EPILOG)
-@click.argument("trace_id", metavar="ID")
+@click.argument("trace_id", metavar="ID", callback=no_viewer_address)
 @cut_option("--max-answer", 500, "answers, thoughts and observations")
 @click.option(
     "--show-provenance",

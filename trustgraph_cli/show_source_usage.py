@@ -13,6 +13,7 @@ from trustgraph_cli.options import (
     format_option,
     gateway_options,
     limit_option,
+    no_viewer_address,
     run,
 )
 
@@ -32,7 +33,7 @@ Examples:
 
 
 @command(epilog=EPILOG)
-@click.argument("source", metavar="URI")
+@click.argument("source", metavar="URI", callback=no_viewer_address)
 @limit_option("answers", bound=TRACE_LIMIT)
 @click.option(
     "--chars",

@@ -6,7 +6,14 @@ from typing import Any
 
 import click
 
-from trustgraph_cli.options import Gateway, command, format_option, gateway_options, run
+from trustgraph_cli.options import (
+    Gateway,
+    command,
+    format_option,
+    gateway_options,
+    no_viewer_address,
+    run,
+)
 
 EPILOG = """\b
 Examples:
@@ -22,7 +29,7 @@ The shapes are in docs/shapes/ (docs/provenance.md, "SHACL shapes").
 
 
 @command(epilog=EPILOG)
-@click.argument("trace_id", metavar="ID")
+@click.argument("trace_id", metavar="ID", callback=no_viewer_address)
 @format_option("text", "json", help="A verdict and a line per violation, or the result as JSON.")
 @gateway_options
 def main(trace_id: str, fmt: str, gw: Gateway) -> None:

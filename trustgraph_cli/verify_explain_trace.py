@@ -6,7 +6,14 @@ from typing import TYPE_CHECKING
 
 import click
 
-from trustgraph_cli.options import Gateway, command, format_option, gateway_options, run
+from trustgraph_cli.options import (
+    Gateway,
+    command,
+    format_option,
+    gateway_options,
+    no_viewer_address,
+    run,
+)
 
 if TYPE_CHECKING:
     from trustgraph_base.schema.integrity import Verification
@@ -24,7 +31,7 @@ unsigned, still in progress (not signed yet), or not found.
 
 
 @command(epilog=EPILOG)
-@click.argument("trace_id", metavar="ID")
+@click.argument("trace_id", metavar="ID", callback=no_viewer_address)
 @format_option("text", "json", help="One line per trace and problem, or the verification as JSON.")
 @gateway_options
 def main(trace_id: str, fmt: str, gw: Gateway) -> None:

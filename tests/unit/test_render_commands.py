@@ -210,3 +210,26 @@ def test_plain_progress_goes_on_when_each_poll_brings_a_few_chunks(
     assert counts[0] == 0 and counts[-1] == 5132 and counts == sorted(counts)
     assert 10 <= len(counts) <= 12  # about a tenth apart
     assert all(b - a >= 513 for a, b in pairwise(counts[:-1]))  # the last step: what is left
+
+
+def test_a_viewer_address_given_as_an_id_names_the_id_in_it() -> None:
+    """The browser's address of a viewer page, pasted where an id goes: a usage error naming
+    the id and the -U/-C it shows, not "no trace 'http://…'" from the store."""
+    from trustgraph_cli.show_document_hierarchy import main as hierarchy
+    from trustgraph_cli.show_explain_trace import main as show
+
+    trace = "urn:trustgraph:agent:04f79e8a-80c0-4dd1-8aa4-e0eceb030902"
+    page = f"http://localhost:8088/?collection=history#/trace/{trace.replace(':', '%3A')}?node=x"
+    got = CliRunner().invoke(show, [page, "-u", NOWHERE], prog_name="tg-show-explain-trace")
+    assert (got.exit_code, got.stderr) == (
+        2,
+        f"Error: Invalid value for 'ID': {page!r} is the trace viewer's address of a trace: "
+        f"pass its id, {trace!r} with -C 'history' (see 'tg-show-explain-trace --help')\n",
+    )
+    doc = "http://h:8088/?user=alice&collection=c#/document/urn%3Atrustgraph%3Adoc%3Ad-1?page=2"
+    got = CliRunner().invoke(hierarchy, [doc, "-u", NOWHERE])
+    assert got.exit_code == 2, got.stderr
+    assert "pass its id, 'urn:trustgraph:doc:d-1' with -U 'alice' -C 'c'" in got.stderr
+    # An http document URI (a document loaded with --id https://…) is an id: it is asked for.
+    got = CliRunner().invoke(hierarchy, ["https://example.com/report", "-u", NOWHERE])
+    assert got.exit_code == 1 and "cannot reach gateway" in got.stderr, got.stderr
