@@ -24,7 +24,12 @@ NOT_FOUND_TYPES = frozenset({ErrorType.NOT_FOUND, ErrorType.BAD_REQUEST})
 
 
 class NotFound(click.ClickException):
-    """The id is unknown or malformed (the message names it and the scope)."""
+    """The id is unknown or malformed (the message names it and the scope); ``malformed``:
+    the store said the id cannot name anything (bad-request), in any collection."""
+
+    def __init__(self, message: str, malformed: bool = False) -> None:
+        super().__init__(message)
+        self.malformed = malformed
 
 
 # What a not-found is told as: a line, or one made of the service's error.
@@ -40,7 +45,8 @@ def unknown_as(missing: Missing | None) -> Iterator[None]:
         yield
     except ServiceError as exc:
         if missing is not None and exc.type in NOT_FOUND_TYPES:
-            raise NotFound(missing if isinstance(missing, str) else missing(exc)) from None
+            said = missing if isinstance(missing, str) else missing(exc)
+            raise NotFound(said, exc.type == ErrorType.BAD_REQUEST) from None
         raise
 
 
@@ -104,3 +110,36 @@ def validated(model: type[M], data: dict[str, Any], what: str) -> M:
         raise click.ClickException(
             f"the gateway sent {what} that does not validate ({exc})."
         ) from None
+
+
+SEARCHED_COLLECTIONS = 20  # the most other collections a not-found id is looked for in
+
+
+async def elsewhere(client: GatewayClient, gw: Gateway, probe: dict[str, Any]) -> str:
+    """What to add to a not-found line when the id is in the user's other collections (a
+    forgotten or mistyped -C): `` It is in collection 'c': pass -C c.``, or "".
+
+    ``probe`` is a read-only explain request for the id; it is sent in each of the user's
+    other collections the store holds (explain ``list-collections``: the store's, not the
+    librarian's, as the store answers the probe), at most ``SEARCHED_COLLECTIONS``, one round
+    trip each; a key limited to some collections is refused the others, so only those it
+    may read are named. A failing lookup adds nothing: the line stands as it was.
+    """
+    found: list[str] = []
+    try:
+        listed = await client.request("explain", {"operation": "list-collections"})
+        names = listed.get("collections", [])
+        others = [n for n in names if isinstance(n, str) and n != gw.collection]
+        for name in others[:SEARCHED_COLLECTIONS]:
+            try:
+                await client.request("explain", {**probe, "collection": name})
+            except ServiceError:
+                continue
+            found.append(name)
+    except Exception:  # the hint is a courtesy: the not-found line is the answer
+        return ""
+    if not found:
+        return ""
+    where = ", ".join(repr(c) for c in found)
+    noun = "collection" if len(found) == 1 else "collections"
+    return f" It is in {noun} {where}: pass -C {found[0]}."

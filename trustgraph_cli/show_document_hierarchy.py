@@ -125,7 +125,7 @@ async def fetch_document(
     from trustgraph_cli.client import GatewayClient
     from trustgraph_cli.render.lazy import preload
     from trustgraph_cli.render.output import scope_text
-    from trustgraph_cli.responses import NotFound, call_explain, in_scope
+    from trustgraph_cli.responses import NotFound, call_explain, elsewhere, in_scope
 
     loading = preload(
         "trustgraph_base.wire", "trustgraph_base.schema.explain", "trustgraph_cli.render.document"
@@ -147,7 +147,9 @@ async def fetch_document(
             resp = await call_explain(client, request, said, "a hierarchy")
             doc, total = resp.document, resp.chunk_total
         except NotFound as exc:
-            doc, missing = None, exc.message
+            probe = {"operation": "document-hierarchy", "id": doc_id, "chunk_limit": 1}
+            hint = "" if exc.malformed else await elsewhere(client, gw, probe)
+            doc, missing = None, exc.message + hint
         except ServiceError as exc:
             if exc.type == ErrorType.RESULT_TOO_LARGE:
                 raise click.ClickException(too_large(doc_id, window)) from None

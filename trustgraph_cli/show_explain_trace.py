@@ -110,11 +110,11 @@ async def trace_pieces(
 ) -> AsyncIterator[tuple[TraceView, int]]:
     """A streamed get-trace: each piece (the trace with its next agent steps, in order) as it
     arrives, and how many steps the trace has; a trace of any length fits in the replies."""
-    from trustgraph_base.errors import ServiceError
+    from trustgraph_base.errors import ErrorType, ServiceError
     from trustgraph_cli.client import GatewayClient
     from trustgraph_cli.render.lazy import preload
     from trustgraph_cli.render.output import scope_text
-    from trustgraph_cli.responses import NOT_FOUND_TYPES, NotFound, validated
+    from trustgraph_cli.responses import NOT_FOUND_TYPES, NotFound, elsewhere, validated
 
     loading = preload(
         "trustgraph_base.wire", "trustgraph_base.schema.explain", "trustgraph_cli.render.trace"
@@ -139,8 +139,11 @@ async def trace_pieces(
                         raise click.ClickException(missing)
                     yield resp.trace, resp.step_total or 0
             except ServiceError as exc:
+                if exc.type == ErrorType.NOT_FOUND:  # perhaps in another collection
+                    probe = {"operation": "get-trace", "id": trace_id, "step_limit": 1}
+                    raise NotFound(missing + await elsewhere(client, gw, probe)) from None
                 if exc.type in NOT_FOUND_TYPES:
-                    raise NotFound(missing) from None
+                    raise NotFound(missing, malformed=True) from None
                 raise
         finally:
             await loading

@@ -95,3 +95,16 @@ async def test_explain_lines_never_glue_to_the_answer_on_a_terminal(stack: Stack
             "load some with tg-load-document, or ask in one of the user's collections: "
             "default [no-data]\n"
         ), command
+    # An id shown with the wrong -C: the line says which collection holds it.
+    trace = piped.stderr.splitlines()[-1].removeprefix("trace: ")
+    doc = loaded.stdout.splitlines()[-1]
+    for argv, what in (
+        (("tg-show-explain-trace", trace), f"no trace {trace!r}"),
+        (("tg-show-document-hierarchy", doc), f"no document {doc!r}"),
+    ):
+        shown = await stack.cli(*argv, "-C", "defualt")
+        assert (shown.code, shown.stdout) == (1, ""), shown.stderr
+        assert shown.stderr == (
+            f"Error: {what} in collection 'defualt' of user 'trustgraph'. "
+            "It is in collection 'default': pass -C default.\n"
+        )

@@ -13,7 +13,9 @@ import pytest
 
 from tests.support.poll import eventually
 from tests.support.stack import ADMIN, Stack, create_key
+from tests.support.store import graph_rag, msg
 from trustgraph_base.messaging import TRIPLES_STORE
+from trustgraph_base.provenance import uris
 from trustgraph_base.rdf.terms import Triple, iri, lit
 from trustgraph_base.schema import Metadata, Triples
 from trustgraph_flow.store.processor import proc as store
@@ -109,6 +111,22 @@ async def test_a_key_limited_to_collections(stack: Stack) -> None:
         ) as resp:
             error = (await resp.json())["error"]
     assert error["type"] == "forbidden" and "'default' (allowed: work)" in error["message"]
+    # A trace id shown in the wrong collection is said to be in the right one, but only to
+    # whom may read it: the key limited to 'work' is not told what 'default' holds.
+    await stack.publish(TRIPLES_STORE, msg(graph_rag("k1", 1), user="alice"))
+    trace = uris.graph_rag_question_uri("k1")
+    shown = await eventually(
+        lambda: stack.cli("tg-show-explain-trace", trace, "-U", "alice", "-C", "work"),
+        lambda r: "It is in" in r.stderr,
+    )
+    assert shown.stderr == (
+        f"Error: no trace {trace!r} in collection 'work' of user 'alice'. "
+        "It is in collection 'default': pass -C default.\n"
+    )
+    limited = await stack.cli("tg-show-explain-trace", trace, "-C", "work", env=env)
+    assert limited.stderr == (
+        f"Error: no trace {trace!r} in collection 'work' of this API key's user.\n"
+    )
 
 
 async def test_keys_are_listed_revoked_and_stored_hashed(stack: Stack, tmp_path: Path) -> None:
