@@ -97,6 +97,7 @@ async def test_a_store_starts_lists_and_holds_while_a_shard_is_down(
             assert error["message"].startswith(f"{down}: collection {on_c!r} is on no other shard")
             error = await delete("nowhere")  # absent: not-found only once every shard answers
             assert error["type"] == "store-unavailable", error
+            await reads_while_c_is_down(stack, c, on_c)
 
             # c's writes are held: past HELD messages the consumer takes nothing more.
             for i in range(HELD + 2):
@@ -123,3 +124,20 @@ async def test_a_store_starts_lists_and_holds_while_a_shard_is_down(
                 assert listed.code == 0, listed
                 names = [ln.split()[0] for ln in listed.stdout.splitlines()[2:]]
                 assert names == sorted([on_a, on_b, on_c])
+            # c down again, after it answered (governed): its reads say the same
+            await reads_while_c_is_down(stack, c, on_c)
+
+
+async def reads_while_c_is_down(stack: Stack, c: str, on_c: str) -> None:
+    """A read of a collection on c names the shard and its server, pending since the start or
+    down after it alike; a collection never placed (the table, on a, says so) is empty,
+    whichever shard it would go to: nothing of it is on c or held for it."""
+    read = await stack.cli("tg-query-triples", "-U", "alice", "-C", on_c)
+    assert read.code == 1, read
+    said = f"Error: shard 'c' is unreachable: SPARQL server {c} unreachable: "
+    (line,) = read.stderr.splitlines()
+    assert line.startswith(said) and line.endswith(" [store-unavailable]"), read
+    never = placed("c", 2)[1]  # would be placed on c; never written
+    for command in ("tg-query-triples", "tg-list-explain-traces"):
+        empty = await stack.cli(command, "-U", "alice", "-C", never, "--format", "json")
+        assert (empty.code, empty.stderr, json.loads(empty.stdout)) == (0, "", []), empty

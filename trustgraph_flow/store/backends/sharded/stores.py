@@ -25,11 +25,11 @@ from contextlib import contextmanager
 from trustgraph_flow.store.backends.server.scope import scope_iri
 from trustgraph_flow.store.backends.server.stores import RemoteStores
 from trustgraph_flow.store.backends.sharded.journal import Op, journaled, replay
+from trustgraph_flow.store.backends.sharded.outage import Reach, named
 from trustgraph_flow.store.backends.sharded.placement import (
     Placement,
     Row,
     ShardError,
-    rendezvous,
 )
 from trustgraph_flow.store.core.backend import Handle
 from trustgraph_flow.store.sparql.client import SparqlServer, StoreUnavailable
@@ -135,17 +135,14 @@ class ShardedStores:
     ) -> Iterator[Handle | None]:
         """The collection's handle on its shard; its writes also reach the shard it moves to."""
         row = self.placed(user, collection, create=create)
-        if row is None:
-            if not as_empty:
-                yield None
-                return
-            with self.shard(self.proposed(user, collection)).lease(
-                user, collection, as_empty=True
-            ) as empty:
-                yield empty
+        if row is None:  # never placed: on no shard, held for none (a write claims its row
+            yield None  # first), so empty whichever shard it would go to, up or down
             return
         ops: list[Op] = []
-        with self.shard(row.on).lease(user, collection, create=create, as_empty=as_empty) as handle:
+        with (
+            named(row.on),
+            self.shard(row.on).lease(user, collection, create=create, as_empty=as_empty) as handle,
+        ):
             if handle is None:
                 yield None
                 return
@@ -167,9 +164,6 @@ class ShardedStores:
                     assert other is not None
                     replay(ops, other)
                 done.add(name)
-
-    def proposed(self, user: str, collection: str) -> str:
-        return rendezvous(sorted(self.placement.shards()), scope_iri(user, collection))
 
     def get(self, user: str, collection: str, *, create: bool = False) -> Handle | None:
         row = self.row(user, collection, create=create)
@@ -200,7 +194,8 @@ class ShardedStores:
             return False
         dropped = False
         for name in row.targets():
-            dropped = self.shard(name).drop(user, collection) or dropped
+            with named(name):
+                dropped = self.shard(name).drop(user, collection) or dropped
         self.placement.forget(scope_iri(user, collection))
         self._remember((user, collection), None)
         return dropped
@@ -226,24 +221,3 @@ class ShardedStores:
         for s in shards:
             s.close()
         self.placement.control.close()
-
-
-class Reach:
-    """One shard as held writes wait on it (a ``Probe``): asked through ``ShardedStores.shard``,
-    so a shard pending since the start is governed once it answers, before its writes."""
-
-    def __init__(self, stores: ShardedStores, name: str) -> None:
-        self.stores, self.name = stores, name
-
-    @property
-    def uri(self) -> str:
-        return f"shard {self.name!r}"
-
-    def ask(self, query: str) -> bool:
-        try:
-            server = self.stores.remote(self.name).server
-            server.ask(query)
-        except StoreUnavailable as exc:
-            raise StoreUnavailable(f"shard {self.name!r}: {exc}") from None
-        self.stores.shard(self.name)  # pending since the start: governed now it answers
-        return True

@@ -1,0 +1,46 @@
+"""A shard that does not answer: its servers' errors name it (``named``), and the held writes
+wait on it alone (``Reach``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+from trustgraph_flow.store.sparql.client import StoreUnavailable
+
+if TYPE_CHECKING:
+    from trustgraph_flow.store.backends.sharded.stores import ShardedStores
+
+
+@contextmanager
+def named(shard: str) -> Iterator[None]:
+    """A StoreUnavailable from the shard's server names the shard, as a pending one's does:
+    ``shard 'c' is unreachable: SPARQL server <url> unreachable: …``."""
+    try:
+        yield
+    except StoreUnavailable as exc:
+        if str(exc).startswith("shard "):  # named already (pending, or another lease's)
+            raise
+        raise StoreUnavailable(f"shard {shard!r} is unreachable: {exc}") from None
+
+
+class Reach:
+    """One shard as held writes wait on it (a ``Probe``): asked through ``ShardedStores.shard``,
+    so a shard pending since the start is governed once it answers, before its writes."""
+
+    def __init__(self, stores: ShardedStores, name: str) -> None:
+        self.stores, self.name = stores, name
+
+    @property
+    def uri(self) -> str:
+        return f"shard {self.name!r}"
+
+    def ask(self, query: str) -> bool:
+        try:
+            server = self.stores.remote(self.name).server
+            server.ask(query)
+        except StoreUnavailable as exc:
+            raise StoreUnavailable(f"shard {self.name!r}: {exc}") from None
+        self.stores.shard(self.name)  # pending since the start: governed now it answers
+        return True
