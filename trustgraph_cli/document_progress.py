@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from trustgraph_cli.client import GatewayClient
 
 POLL_SECONDS = 0.25
+SEAL_SECONDS = 2.0  # the store's answer to the librarian (a down shard: at once)
 
 
 async def follow(
@@ -43,11 +44,31 @@ async def follow(
         stage, done, total = stage_of(info)
         progress.update(stage, done, total, unit_of(stage, info))
         await asyncio.sleep(POLL_SECONDS)
-        info = document_of(
-            await client.librarian({"operation": "get-document", "document-id": info.id})
-        )
+        info = await document(client, info.id)
+    # Complete: the librarian asks the store to sign it at once, and learns then whether the
+    # store has its graph (``held`` says why not); a few polls at most, none when answered.
+    asked = clock()
+    while info.status == "complete" and info.unsealed and info.held is None:
+        if clock() - asked > SEAL_SECONDS:
+            break  # the store is busy: no answer is no news
+        await asyncio.sleep(POLL_SECONDS)
+        info = await document(client, info.id)
     progress.finish(info)
     return info
+
+
+async def document(client: GatewayClient, doc: str) -> DocumentInfo:
+    """The document as the librarian has it now (get-document)."""
+    return document_of(await client.librarian({"operation": "get-document", "document-id": doc}))
+
+
+def held_note(info: DocumentInfo) -> str:
+    """What a complete document whose writes the store holds means to its user."""
+    return (
+        f"{info.id} is complete, but not in the store yet: {info.held}. Nothing is lost: the "
+        "store writes it when that server answers; until then questions do not find it. "
+        "tg-list-documents says complete (not held) once it is written."
+    )
 
 
 UNITS = {

@@ -30,7 +30,7 @@ Examples:
     "table",
     "json",
     "csv",
-    help="A table, a JSON list of {id, title, type, status, pages, chunks, edges, time, error},"
+    help="A table, a JSON list of {id, title, type, status, pages, chunks, edges, time, error, held},"
     " or the table as CSV.",
 )
 @gateway_options
@@ -51,7 +51,7 @@ def main(limit: int, fmt: str, gw: Gateway) -> None:
             d.id,
             d.title,
             d.mime_type,
-            d.status,
+            d.status if d.held is None else f"{d.status}, held",
             str(d.pages),
             str(d.chunks),
             str(d.edges),
@@ -61,6 +61,14 @@ def main(limit: int, fmt: str, gw: Gateway) -> None:
     ]
     empty = f"No documents in {scope_text(gw.user, gw.collection)}."
     emit_rows(headers, rows, fmt, Style.detect(), flex=1, empty=empty)
+    import click
+
+    from trustgraph_cli.document_progress import held_note
+    from trustgraph_cli.render.text import safe
+
+    for d in docs:
+        if d.held is not None:
+            click.echo(f"Warning: {safe(held_note(d))}", err=True)
 
 
 def document_row(d: DocumentInfo) -> dict[str, Any]:
@@ -75,6 +83,7 @@ def document_row(d: DocumentInfo) -> dict[str, Any]:
         "edges": d.edges,
         "time": d.time,
         "error": d.error,
+        "held": d.held,
     }
 
 

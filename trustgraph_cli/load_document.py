@@ -128,6 +128,11 @@ def main(
 
         reason = safe(info.error or "no reason given")
         raise click.ClickException(f"processing {info.id} failed: {reason}.")
+    if info.held is not None:
+        from trustgraph_cli.document_progress import held_note
+        from trustgraph_cli.render.text import safe
+
+        click.echo(f"Warning: {safe(held_note(info))}", err=True)
     click.echo(info.id)
 
 

@@ -13,7 +13,7 @@ from trustgraph_flow.librarian.tables import Scope, StoreError
 
 _INFO_COLUMNS = (
     "id, title, mime_type, user, collection, time, size, status, pages, pages_decoded, "
-    "pages_chunked, chunks, chunks_done, chunks_made, chunks_split, edges, error, chunk_size, chunk_overlap, "
+    "pages_chunked, chunks, chunks_done, chunks_made, chunks_split, edges, error, unsealed, held, chunk_size, chunk_overlap, "
     "comments, tags, metadata"
 )
 _JSON_COLUMNS = ("tags", "metadata")

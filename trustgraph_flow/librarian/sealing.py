@@ -4,6 +4,10 @@ complete (the store's ``seal-document``; docs/audit.md), and again until it has.
 A document is marked ``unsealed`` when it completes and unmarked once the store answers;
 a store that is busy or down then signs it on a later try (every ``seal_retry_seconds``),
 so a crash or a long load elsewhere never leaves a document unsigned for good.
+
+A store that answers ``store-unavailable`` (the shard its collection is on is down: its
+writes are held, not written) leaves the reason in ``held``: the document is complete but
+not in the store yet, and says so (tg-load-document, tg-list-documents) until it is signed.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ import logging
 import sqlite3
 from typing import Any
 
-from trustgraph_base.errors import RequestTimeout, ServiceError
+from trustgraph_base.errors import ErrorType, RequestTimeout, ServiceError
 from trustgraph_base.messaging import EXPLAIN, Context
 from trustgraph_base.schema.explain import ExplainRequest
 from trustgraph_flow.librarian.store import Scope
@@ -38,8 +42,10 @@ async def seal(ctx: Context[Any, Any], db: sqlite3.Connection, scope: Scope, doc
         await ctx.client(EXPLAIN).request(request, timeout=SEAL_TIMEOUT)
     except (RequestTimeout, ServiceError) as exc:
         log.warning("%s is complete but the store did not sign its provenance yet: %s", doc, exc)
+        if isinstance(exc, ServiceError) and exc.type == ErrorType.STORE_UNAVAILABLE:
+            db.execute("UPDATE documents SET held=?" + _WHERE, (exc.message, *key))
         return "timeout" if isinstance(exc, RequestTimeout) else "refused"
-    db.execute("UPDATE documents SET unsealed=0" + _WHERE, key)
+    db.execute("UPDATE documents SET unsealed=0, held=NULL" + _WHERE, key)
     return "signed"
 
 

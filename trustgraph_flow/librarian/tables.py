@@ -67,6 +67,7 @@ _ADDED = (
     ("unsealed", "INTEGER NOT NULL DEFAULT 0"),  # complete, its provenance not signed yet
     ("chunks_made", "INTEGER NOT NULL DEFAULT 0"),  # a page-less text being chunked
     ("chunks_split", "INTEGER NOT NULL DEFAULT 0"),  # its chunk count, once it is split
+    ("held", "TEXT"),  # complete, the store unreachable for it: why (its writes are held)
 )
 _CHILD_SUFFIX = re.compile(r"/(p|c)\d+$|/layout$")  # a page, chunk or page layout
 

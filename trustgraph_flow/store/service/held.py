@@ -23,6 +23,7 @@ log = logging.getLogger(__name__)
 Given = StoreTriples | Triples
 HELD_MESSAGES = 20_000  # under the broker's unacked limit a consumer (Pulsar's: 50,000)
 HELD_QUADS = 500_000  # parsed quads held in memory at most (~100-200 MB)
+CONTROL = "(placement)"  # the key of writes held for a sharded store's control server
 
 
 def size(m: Given) -> int:
@@ -74,6 +75,20 @@ class Holds:
         self.queues.pop(key, None)
         self._tasks.pop(key, None)
         return True
+
+    def holding(self, user: str, collection: str) -> str | None:
+        """Why the collection is not all written yet: the server its writes wait for (None
+        when none wait: the common case, one look at an empty dict)."""
+        for key, queue in self.queues.items() if self.queues else ():
+            n = sum(
+                1
+                for m, _ in queue
+                if (m.metadata.user, m.metadata.collection) == (user, collection)
+            )
+            if n:
+                who = {"": "the store server", CONTROL: "the placement table's server"}
+                return f"{n} of its writes are held for {who.get(key, f'shard {key!r}')}, not written yet"
+        return None
 
     async def room(self) -> None:
         """Wait while more than the limits is held (the consumer then takes nothing more)."""

@@ -18,13 +18,12 @@ from trustgraph_flow.removed_loads import RemovedLoads
 from trustgraph_flow.store.backends.sharded.stores import ShardedStores
 from trustgraph_flow.store.core.backend import Backend
 from trustgraph_flow.store.governance.seal import Seal
-from trustgraph_flow.store.service.held import Given
+from trustgraph_flow.store.service.held import CONTROL, Given
 from trustgraph_flow.store.service.state import Ctx, Probe, State, write
 from trustgraph_flow.store.service.writer import WriteReport, write_batch
 from trustgraph_flow.store.sparql.client import StoreUnavailable
 
 log = logging.getLogger(__name__)
-CONTROL = "(placement)"  # the key of writes held for a sharded store's control server
 
 
 async def store_triples(

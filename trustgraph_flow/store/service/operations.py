@@ -215,6 +215,8 @@ async def explain_service(req: ExplainRequest, ctx: Ctx) -> AsyncIterator[Explai
         req = req.model_copy(update={"upto": time.time_ns()})
     run = write if req.operation in WRITES else read
     state = ctx.state
+    if req.operation == "seal-document" and (why := state.holds.holding(req.user, req.collection)):
+        raise ServiceError(ErrorType.STORE_UNAVAILABLE, why)  # the librarian asks again later
     fix = TOO_LARGE.get(req.operation)
     resp = await run(
         ctx, lambda stores: checked(explain_op(stores, req, state.seal, state.removed), fix)

@@ -1,0 +1,80 @@
+"""A document loaded while the shard its collection is on is down: the load completes (the
+pipeline does not need the store) but its graph is held for that shard, so
+``tg-load-document`` and ``tg-list-documents`` say so, naming the shard, instead of a plain
+"complete" that leaves the user asking and finding nothing; once the shard is back and its
+writes are in, the document is complete, said plainly, and its graph is found. Three
+``oxigraph serve`` of its own (shard c down from the start), on either suite mode."""
+
+from __future__ import annotations
+
+import json
+import re
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.integration.test_store_shards import placed
+from tests.support.poll import eventually
+from tests.support.processors import INGEST, SAMPLES
+from tests.support.sparql_server import oxigraph_server
+from tests.support.stack import Stack
+from trustgraph_base.messaging import free_port
+from trustgraph_flow.store.backends.sharded.opening import open_sharded
+from trustgraph_flow.store.service import intake
+
+
+@pytest.mark.timeout(120)
+async def test_a_load_into_a_down_shard_says_it_is_held_until_it_is_written(
+    pulsar_url: str, prefix: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(intake, "SERVER_WAIT_MAX", 0.5)  # c is probed often: back sooner
+    (on_c,) = placed("c", 1)
+    port, location = free_port(), tmp_path / "shard-c"
+    with ExitStack() as servers:
+        a, b = (servers.enter_context(oxigraph_server()) for _ in "ab")
+        with oxigraph_server(location, port=port) as c:
+            spec = f"a={a} b={b} c={c}"
+            open_sharded(spec, 10).close()  # the shards registered; then c goes down
+        settings: dict[str, dict[str, Any]] = {
+            "store": {"store_uri": spec, "shard_wait": 0.5},
+            "librarian": {"seal_retry_seconds": 0.5},
+        }
+        async with Stack(
+            pulsar_url, prefix, INGEST, data_dir=tmp_path / "stack", settings=settings
+        ) as stack:
+            scope = ("-U", "alice", "-C", on_c)
+            loaded = await stack.cli("tg-load-document", *scope, str(SAMPLES / "capitals.txt"))
+            assert loaded.code == 0, loaded
+            doc = loaded.stdout.splitlines()[-1]
+            # Why, as the store told the librarian: its writes waiting in c's queue, or (none
+            # waiting, all sent before) c unreachable.
+            held = re.compile(
+                rf"(\d+ of its writes are held for shard 'c', not written yet|shard 'c' is "
+                rf"unreachable: SPARQL server {re.escape(c)} unreachable: [^.]*)"
+            )
+            (warning,) = [ln for ln in loaded.stderr.splitlines() if ln.startswith("Warning:")]
+            said = (
+                f"Warning: {re.escape(doc)} is complete, but not in the store yet: {held.pattern}. "
+            )
+            said += "Nothing is lost: the store writes it when"
+            assert re.match(said, warning), warning
+
+            table = await stack.cli("tg-list-documents", *scope)
+            (line,) = table.stderr.splitlines()  # the same (its count may have grown)
+            assert table.code == 0 and re.match(said, line), table
+            (status,) = [ln for ln in table.stdout.splitlines() if ln.startswith(doc)]
+            assert " complete, held " in status, table
+
+            async def listed() -> dict[str, object]:
+                out = await stack.cli("tg-list-documents", *scope, "--format", "json")
+                assert (out.code, out.stderr) == (0, ""), out
+                (row,) = json.loads(out.stdout)
+                return dict(row)
+
+            with oxigraph_server(location, port=port):  # c is back: written, then signed
+                row = await eventually(listed, lambda r: r["held"] is None, 30)
+                assert row["status"] == "complete"
+                found = await stack.cli("tg-query-triples", *scope, "--format", "json")
+                assert found.code == 0 and json.loads(found.stdout), found
