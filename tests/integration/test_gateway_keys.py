@@ -111,6 +111,16 @@ async def test_a_key_limited_to_collections(stack: Stack) -> None:
         ) as resp:
             error = (await resp.json())["error"]
     assert error["type"] == "forbidden" and "'default' (allowed: work)" in error["message"]
+    # The store's list of the user's collections names only those the key may use, as
+    # collection management does (it named 'default' too).
+    explain = stack.url + "api/v1/flow/default/service/explain"
+    listing = {"operation": "list-collections", "collection": "work"}
+    async with aiohttp.ClientSession(headers={"Authorization": f"Bearer {key}"}) as http:
+        async with http.post(explain, json=listing) as resp:
+            assert (await resp.json())["collections"] == ["work"]
+    async with aiohttp.ClientSession(headers={"Authorization": f"Bearer {ADMIN}"}) as http:
+        async with http.post(explain, json={**listing, "user": "alice"}) as resp:
+            assert (await resp.json())["collections"] == ["default", "work"]
     # A trace id shown in the wrong collection is said to be in the right one, but only to
     # whom may read it: the key limited to 'work' is not told what 'default' holds.
     await stack.publish(TRIPLES_STORE, msg(graph_rag("k1", 1), user="alice"))

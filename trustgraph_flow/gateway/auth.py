@@ -32,7 +32,7 @@ from typing import Any
 from aiohttp import web
 
 from trustgraph_base.errors import ErrorType, ServiceError
-from trustgraph_base.schema import DEFAULT_COLLECTION
+from trustgraph_base.schema import DEFAULT_COLLECTION, Response
 from trustgraph_base.schema.knowledge import KNOWLEDGE_LOADS
 from trustgraph_flow.gateway.edge import check_operation, named_collections, strip_internal
 from trustgraph_flow.gateway.keys import KeyStore
@@ -187,6 +187,24 @@ def authenticate(request: web.Request) -> Principal:
     if principal is None:
         raise request.app[AUTH].refused(token)
     return principal
+
+
+def lists_collections(principal: Principal, request: object) -> bool:
+    """Whether ``request`` lists the user's collections for a key limited to some of them:
+    its reply must pass ``only_visible`` (so it is read, not only forwarded)."""
+    return principal.collections is not None and (
+        getattr(request, "operation", None) == "list-collections"
+    )
+
+
+def only_visible(principal: Principal, reply: Response) -> Response:
+    """A ``list-collections`` reply (explain's names, the librarian's descriptions) as a key
+    limited to some collections may read it: those only, as collection management lists."""
+    allowed, listed = principal.collections, getattr(reply, "collections", None)
+    if allowed is None or not listed:
+        return reply
+    kept = [c for c in listed if (c if isinstance(c, str) else c.collection) in allowed]
+    return reply.model_copy(update={"collections": kept})
 
 
 def admit(principal: Principal, service: str, request: dict[str, Any]) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.messaging import LIBRARIAN, ServiceSpec
 from trustgraph_base.schema import Response
-from trustgraph_flow.gateway.auth import Principal
+from trustgraph_flow.gateway.auth import Principal, lists_collections, only_visible
 from trustgraph_flow.gateway.collections import Asker, answer
 from trustgraph_flow.gateway.dispatch import Dispatcher
 
@@ -50,10 +50,12 @@ async def replies(
     forward: bool = False,
 ) -> AsyncIterator[Response]:
     """``dispatcher.replies``; a document read answered ``not-found`` is asked again in the
-    user's other collections, and ``not-found`` from the named one if none has it."""
+    user's other collections, and ``not-found`` from the named one if none has it; a
+    ``list-collections`` (explain's, the librarian's) names only what a limited key may use."""
     if not by_user(spec, request):
-        async for reply in dispatcher.replies(spec, request, forward=forward):
-            yield reply
+        listing = lists_collections(principal, request)  # read, to keep what the key may see
+        async for reply in dispatcher.replies(spec, request, forward=forward and not listing):
+            yield only_visible(principal, reply) if listing else reply
         return
     try:
         async for reply in dispatcher.replies(spec, request, forward=forward):
