@@ -46,9 +46,10 @@ async def follow(
         await asyncio.sleep(POLL_SECONDS)
         info = await document(client, info.id)
     # Complete: the librarian asks the store to sign it at once, and learns then whether the
-    # store has its graph (``held`` says why not); a few polls at most, none when answered.
+    # store has its graph (``held`` says why not); polled while that request is out (none
+    # when answered before the first look, as usual; a busy store: no answer is no news).
     asked = clock()
-    while info.status == "complete" and info.unsealed and info.held is None:
+    while info.status == "complete" and info.sealing:
         if clock() - asked > SEAL_SECONDS:
             break  # the store is busy: no answer is no news
         await asyncio.sleep(POLL_SECONDS)

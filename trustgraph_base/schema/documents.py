@@ -32,8 +32,8 @@ class DocumentInfo(Message):
     chunks_split: int = 0  # a page-less text split: its chunk count, final (spans recorded next)
     edges: int = 0
     error: str | None = None
-    # complete, and the store asked to sign its provenance (seal-document): not answered yet
-    unsealed: bool = False
+    # complete, and the store being asked to sign its provenance (seal-document) now
+    sealing: bool = False
     # complete, but the store could not reach where its graph goes (a shard, named): its
     # writes are held there, not written yet; None again once the store has it
     held: str | None = None

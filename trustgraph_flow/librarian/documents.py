@@ -13,10 +13,10 @@ from trustgraph_flow.librarian.tables import Scope, StoreError
 
 _INFO_COLUMNS = (
     "id, title, mime_type, user, collection, time, size, status, pages, pages_decoded, "
-    "pages_chunked, chunks, chunks_done, chunks_made, chunks_split, edges, error, unsealed, held, chunk_size, chunk_overlap, "
+    "pages_chunked, chunks, chunks_done, chunks_made, chunks_split, edges, error, unsealed = 2 AS sealing, held, chunk_size, chunk_overlap, "
     "comments, tags, metadata"
 )
-_JSON_COLUMNS = ("tags", "metadata")
+_JSON_COLUMNS = ("tags", "metadata")  # (``unsealed = 2``: sealing.ASKING)
 # Rows that belong to a document, by the column naming it: removed with it.
 _OWNED = (
     ("documents", "id"),
@@ -82,7 +82,7 @@ class Documents:
 
 
 def _info(row: tuple[object, ...]) -> DocumentInfo:
-    names = [c.strip() for c in _INFO_COLUMNS.split(",")]
+    names = [c.split(" AS ")[-1].strip() for c in _INFO_COLUMNS.split(",")]
     values = dict(zip(names, row, strict=True))
     for name in _JSON_COLUMNS:
         values[name] = json.loads(str(values[name]))

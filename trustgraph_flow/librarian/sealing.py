@@ -1,7 +1,9 @@
 """Asking the store to sign a document's extraction provenance once the document is
 complete (the store's ``seal-document``; docs/audit.md), and again until it has.
 
-A document is marked ``unsealed`` when it completes and unmarked once the store answers;
+A document is marked ``unsealed`` when it completes (``ASKING`` while a request waits for
+its answer, so a client can tell "not answered yet" from "refused") and unmarked once the
+store signs it;
 a store that is busy or down then signs it on a later try (every ``seal_retry_seconds``),
 so a crash or a long load elsewhere never leaves a document unsigned for good.
 
@@ -27,6 +29,7 @@ log = logging.getLogger(__name__)
 # the events up (the retries then sign it).
 SEAL_TIMEOUT = 5.0
 _WHERE = " WHERE user=? AND collection=? AND id=?"
+ASKING = 2  # unsealed: a request is out; 1: answered (or not) without a signature
 
 
 async def seal(ctx: Context[Any, Any], db: sqlite3.Connection, scope: Scope, doc: str) -> str:
@@ -37,13 +40,15 @@ async def seal(ctx: Context[Any, Any], db: sqlite3.Connection, scope: Scope, doc
         operation="seal-document", id=doc, user=scope.user, collection=scope.collection
     )
     key = (scope.user, scope.collection, doc)
-    db.execute("UPDATE documents SET unsealed=1" + _WHERE, key)
+    db.execute(f"UPDATE documents SET unsealed={ASKING}" + _WHERE, key)
     try:
         await ctx.client(EXPLAIN).request(request, timeout=SEAL_TIMEOUT)
     except (RequestTimeout, ServiceError) as exc:
         log.warning("%s is complete but the store did not sign its provenance yet: %s", doc, exc)
+        why = None  # a timeout or another refusal: what was said before stands
         if isinstance(exc, ServiceError) and exc.type == ErrorType.STORE_UNAVAILABLE:
-            db.execute("UPDATE documents SET held=?" + _WHERE, (exc.message, *key))
+            why = exc.message
+        db.execute("UPDATE documents SET unsealed=1, held=COALESCE(?, held)" + _WHERE, (why, *key))
         return "timeout" if isinstance(exc, RequestTimeout) else "refused"
     db.execute("UPDATE documents SET unsealed=0, held=NULL" + _WHERE, key)
     return "signed"
@@ -55,7 +60,7 @@ async def retry_unsealed(ctx: Context[Any, Any], db: sqlite3.Connection, every: 
     while True:
         await asyncio.sleep(every)
         rows = db.execute(
-            "SELECT user, collection, id FROM documents WHERE unsealed=1 AND status='complete'"
+            "SELECT user, collection, id FROM documents WHERE unsealed>0 AND status='complete'"
         ).fetchall()
         for user, collection, doc in rows:
             outcome = await seal(ctx, db, Scope(user, collection), doc)
