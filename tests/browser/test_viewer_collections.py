@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 
@@ -28,6 +29,7 @@ async def test_collections_and_users_are_picked_and_linked(
 ) -> None:
     async with Stack(pulsar_url, prefix, EVERY, data_dir=tmp_path, token=ADMIN) as stack:
         env = {"TRUSTGRAPH_TOKEN": ADMIN}
+        traces: dict[tuple[str, str], str] = {}
         for user, collection, question in (
             ("trustgraph", "default", "What is the capital of France?"),
             ("trustgraph", "research", "What is the capital of Spain?"),
@@ -50,6 +52,7 @@ async def test_collections_and_users_are_picked_and_linked(
                 return r.code == 0 and '"status": "in-progress"' not in r.stdout
 
             await eventually(shown, done, timeout=30)
+            traces[user, collection] = reply["explain_id"]
         from playwright.async_api import expect
 
         async with browser() as b:
@@ -83,4 +86,14 @@ async def test_collections_and_users_are_picked_and_linked(
             await other.goto(link)  # the same browser's cookie: signed in already
             assert await questions(other) == ["What is the capital of Italy?"]
             assert await other.get_by_label("User").input_value() == "alice"
+
+            # A link to research's trace that names no collection: the alert says where it
+            # is, and its link opens it there.
+            research = traces["trustgraph", "research"]
+            await other.goto(stack.url + "#" + f"/trace/{quote(research, safe='')}")
+            found = other.locator("span.found-in")
+            await expect(found).to_have_text("It is in collection research.", timeout=TIMEOUT)
+            await found.get_by_role("link", name="research").click()
+            await other.wait_for_selector('body[data-ready="trace"]', timeout=TIMEOUT)
+            assert "collection=research" in other.url
             assert errors == []

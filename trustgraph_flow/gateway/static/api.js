@@ -69,6 +69,23 @@ export function explain(request) {
   return post("/api/v1/flow/default/service/explain", scoped(request));
 }
 
+/** The user's other collections (those this key may read, at most 20) in which ``request``,
+ * an explain read of one trace or document, finds it: where a link with the wrong (or no)
+ * ?collection= should have pointed. One request a collection, only after a not-found. */
+export async function foundIn(request) {
+  const here = collection || "default";
+  const found = [];
+  for (const name of (await collections()).filter((c) => c !== here).slice(0, 20)) {
+    try {
+      await post("/api/v1/flow/default/service/explain", { ...scoped(request), collection: name });
+      found.push(name);
+    } catch {
+      // not there (or not this key's): looked for elsewhere
+    }
+  }
+  return found;
+}
+
 export const WINDOW = 500; // agent steps per get-trace request
 
 /** One window of a trace's steps, from ``offset``, with provenance (get-trace). */

@@ -4,6 +4,7 @@ import * as api from "./api.js";
 import { clear, h, parseRoute } from "./dom.js";
 import { comparePage } from "./compare.js";
 import { documentPage } from "./document.js";
+import { foundElsewhere } from "./elsewhere.js";
 import { tracePage } from "./trace.js";
 import { tracesPage } from "./traces.js";
 
@@ -142,6 +143,7 @@ async function render() {
       return;
     }
     view.append(problem(err, render));
+    if (err.type === "not-found" && page === "trace" && id) await foundElsewhere(view.lastChild, page, id);
   }
   if (!live()) return;
   clear(main).append(view);

@@ -3,6 +3,7 @@
 
 import * as api from "./api.js";
 import { cut, edgeText, h, route, statusBadge, typeBadge, when } from "./dom.js";
+import { foundElsewhere } from "./elsewhere.js";
 
 /** "Answers that used this page": a disclosure that asks the store (source-usage) when opened. */
 function usedBy(uri, count, what, from, open, cited) {
@@ -95,7 +96,9 @@ export async function documentPage(view, id, params, live) {
     [data, at] = await hierarchy(id, params.get("offset"));
   } catch (err) {
     if (err.type !== "not-found") throw err;
-    if (live()) goneNotice(view, id, params, err);
+    if (!live()) return;
+    goneNotice(view, id, params, err);
+    await foundElsewhere(view.querySelector(".notice p"), "document", id);
     return;
   }
   if (!live()) return;
