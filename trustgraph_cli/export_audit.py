@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from trustgraph_cli.options import Gateway, command, gateway_options, run
+from trustgraph_cli.options import Gateway, command, gateway_options, run, window_options
 
 if TYPE_CHECKING:
     from trustgraph_base.integrity.bundle import Contents
@@ -25,8 +25,7 @@ LOG_PAGE = 2000  # log entries per request (a reply holds at most 4 MB)
 
 @command(epilog=EPILOG)
 @click.argument("bundle", metavar="BUNDLE", type=click.Path(file_okay=False))
-@click.option("--since", default=None, help="Traces started at or after this xsd:dateTime.")
-@click.option("--until", default=None, help="Traces started before this xsd:dateTime.")
+@window_options("Traces started")
 @gateway_options
 def main(bundle: str, since: str | None, until: str | None, gw: Gateway) -> None:
     """Write an audit bundle into the new folder BUNDLE: every ended top-level trace started

@@ -85,6 +85,19 @@ def cut_option(flag: str, default: int, what: str) -> Callable[[F], F]:
     )
 
 
+def window_options(what: str) -> Callable[[F], F]:
+    """``--since T`` / ``--until T`` (xsd:dateTime): ``what`` (e.g. "Traces started") at or
+    after the one and before the other; a window that ends before it starts is refused by
+    the store, in one line."""
+
+    def add(fn: F) -> F:
+        fn = click.option("--until", default=None, help=f"{what} before this xsd:dateTime.")(fn)
+        since = click.option("--since", default=None, help=f"{what} at or after this xsd:dateTime.")
+        return since(fn)
+
+    return add
+
+
 def graph_option(fn: F) -> F:
     """``-g/--graph IRI``: one named graph ('' the default graph); always a graph, never a group."""
     return click.option(

@@ -14,6 +14,7 @@ from trustgraph_cli.options import (
     gateway_options,
     limit_option,
     run,
+    window_options,
 )
 
 if TYPE_CHECKING:
@@ -26,6 +27,7 @@ Examples:
   tg-list-explain-traces -l 10 --format json
   tg-list-explain-traces -U alice -C research
   tg-list-explain-traces --status failed
+  tg-list-explain-traces --since 2026-12-01T00:00:00Z --until 2026-12-02T00:00:00Z
 """
 VERDICTS = ("supported", "partly-supported", "unsupported", "unverified")
 STATUSES = ("complete", "in-progress", "failed", "interrupted")
@@ -53,14 +55,25 @@ STATUSES = ("complete", "in-progress", "failed", "interrupted")
     help="Only traces in this state: failed is a run that ended in an error (an agent's "
     "conclusion then says so), interrupted one whose process died.",
 )
+@window_options("Traces started")
 @gateway_options
-def main(limit: int, fmt: str, verdict: str | None, status: str | None, gw: Gateway) -> None:
+def main(
+    limit: int,
+    fmt: str,
+    verdict: str | None,
+    status: str | None,
+    since: str | None,
+    until: str | None,
+    gw: Gateway,
+) -> None:
     """List every top-level explain trace (agent, GraphRAG, DocumentRAG), newest first.
 
     Traces run by an agent's tools are not listed: they appear inside the agent's trace
     (tg-show-explain-trace).
     """
-    traces: list[TraceSummary] = run(gw, lambda: fetch_traces(gw, limit, verdict, status))
+    traces: list[TraceSummary] = run(
+        gw, lambda: fetch_traces(gw, limit, verdict, status, since=since, until=until)
+    )
     from trustgraph_cli.render.output import emit_json, emit_rows, scope_text
 
     if fmt == "json":
@@ -113,13 +126,22 @@ def session_id(trace_id: str) -> str:
 
 
 async def fetch_traces(
-    gw: Gateway, limit: int, verdict: str | None = None, status: str | None = None
+    gw: Gateway,
+    limit: int,
+    verdict: str | None = None,
+    status: str | None = None,
+    *,
+    since: str | None = None,
+    until: str | None = None,
 ) -> list[TraceSummary]:
-    """One EXPLAIN list-traces round trip (narrowed to one answer verdict and one status
-    when given)."""
+    """One EXPLAIN list-traces round trip (narrowed to one answer verdict, one status and
+    a window of start times when given)."""
     from trustgraph_cli.responses import explain_once
 
     request: dict[str, object] = {"operation": "list-traces", "limit": limit}
+    for key, value in (("since", since), ("until", until)):
+        if value is not None:
+            request[key] = value
     if verdict is not None:
         request["verdict"] = verdict
     if status is not None:

@@ -30,6 +30,7 @@ from trustgraph_cli.flags import (
     no_viewer_address,
     not_empty,
     question_option,
+    window_options,
 )
 from trustgraph_cli.terminal import CliCommand
 
@@ -55,6 +56,7 @@ __all__ = [
     "no_viewer_address",
     "question_option",
     "run",
+    "window_options",
 ]
 
 API_KEY_PREFIX = "tg_"  # per-user API keys look like tg_<id>_<secret>

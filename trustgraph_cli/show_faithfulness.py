@@ -6,7 +6,14 @@ from typing import TYPE_CHECKING
 
 import click
 
-from trustgraph_cli.options import Gateway, command, format_option, gateway_options, run
+from trustgraph_cli.options import (
+    Gateway,
+    command,
+    format_option,
+    gateway_options,
+    run,
+    window_options,
+)
 
 if TYPE_CHECKING:
     from trustgraph_base.schema.explain import FaithfulnessBucket
@@ -28,8 +35,7 @@ HEADERS = ["Period", "Answers", "Claims", "Supported", "Share", "Abstained"]
     show_default=True,
     help="The period of each row (UTC).",
 )
-@click.option("--since", default=None, help="Answers given at or after this xsd:dateTime.")
-@click.option("--until", default=None, help="Answers given before this xsd:dateTime.")
+@window_options("Answers given")
 @format_option(
     "table",
     "json",

@@ -195,10 +195,17 @@ async def test_a_window_that_ends_before_it_starts_is_refused(
         )
         made = await stack.cli("tg-export-audit", str(tmp_path / "audit"), *window)
         shown = await stack.cli("tg-show-faithfulness", *window)
+        listed = await stack.cli("tg-list-explain-traces", *window)
+        # The same flags narrow the list (w1 started 2026-01-01T00:00:01Z).
+        inside = ("--since", "2026-01-01T00:00:00Z", "--until", "2026-01-01T00:00:02Z")
+        kept = await stack.cli("tg-list-explain-traces", *inside, "--format", "csv")
+        later = await stack.cli("tg-list-explain-traces", "--since", "2026-01-01T00:00:02Z")
+    assert kept.code == 0 and kept.stdout.splitlines()[1].startswith("w1,"), kept
+    assert later.stdout == "No traces in collection 'default' of user 'trustgraph'.\n", later
     said = (
         "Error: since '2026-12-07T00:00:00Z' is after until '2026-12-01T00:00:00Z': "
         "the window holds no time [bad-request]"
     )
-    for got in (made, shown):
+    for got in (made, shown, listed):
         assert (got.code, got.stdout, got.stderr.splitlines()) == (1, "", [said]), got
     assert not (tmp_path / "audit").exists()
