@@ -58,11 +58,15 @@ def alternate(
     line: Callable[[str, dict[str, float]], str],
 ) -> tuple[dict[str, list[dict[str, float]]], dict[str, list[float]]]:
     """``measure`` each tree in turn, ``rounds`` times, printing each run's ``line`` with the
-    load averages before it; every run's figures and 1-minute load, by tree."""
+    load averages before it; every run's figures and 1-minute load, by tree. The order is
+    reversed every other round: in session 22's three ``agent_ab --rounds 4`` the run second
+    in its round read a wall overhead ~0.5 ms higher in 10 of 12 rounds, whichever tree it
+    was (a fixed order put that on one tree)."""
     rows: dict[str, list[dict[str, float]]] = {name: [] for name in trees}
     loads: dict[str, list[float]] = {name: [] for name in trees}
     for n in range(1, rounds + 1):
-        for name, tree in trees.items():
+        order = list(trees.items())
+        for name, tree in order if n % 2 else reversed(order):
             load = os.getloadavg()
             loads[name].append(load[0])
             row = measure(tree)

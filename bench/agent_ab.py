@@ -3,8 +3,8 @@
     python -m bench.agent_ab --against DIR [--rounds 3] [bench_agent's flags, e.g. --quick]
 
 Runs ``python -m bench.bench_agent`` in this tree and in DIR (another checkout: main's, a
-second worktree) one after the other, ``--rounds`` times, starting with DIR, each with its
-own code (the run's working directory and ``PYTHONPATH`` are its tree; DIR's ``.venv``
+second worktree) one after the other, ``--rounds`` times, DIR first in odd rounds and this
+tree first in even ones (``ab.alternate``), each with its own code (the run's working directory and ``PYTHONPATH`` are its tree; DIR's ``.venv``
 python when it has one). Every process of a run — the client, the agent, the broker — is
 that tree's, so a change on either side of the wire shows. On a machine shared with other
 work the load moves from minute to minute; alternating short runs gives both trees the same

@@ -3,8 +3,8 @@
     python -m bench.stages_ab --against DIR [--also NAME=DIR ...] [--rounds 3] [bench_stages' flags, e.g. --quick]
 
 Runs ``python -m bench.bench_stages`` in DIR (the baseline: another checkout, e.g. a
-worktree of main) and in this tree one after the other, ``--rounds`` times, starting with
-DIR, each with its own code (``bench/ab.py``: every process of the stack is that tree's).
+worktree of main) and in this tree one after the other, ``--rounds`` times, DIR first in
+odd rounds and last in even ones (``ab.alternate``), each with its own code (``bench/ab.py``: every process of the stack is that tree's).
 The machine is shared: the load moves from minute to minute, so alternating short runs
 gives both trees the same minutes. Prints each run's figure with the load averages
 (``/proc/loadavg``) before it, and per tree the median over its runs of the CPU per agent
