@@ -11,7 +11,7 @@ from trustgraph_base.provenance.uris import document_uri
 from trustgraph_base.schema import LibrarianRequest, LibrarianResponse
 from trustgraph_flow.librarian.answers import trace_text
 from trustgraph_flow.librarian.state import Ctx, b64
-from trustgraph_flow.librarian.store import Scope, StoreError
+from trustgraph_flow.librarian.store import LibrarianStore, Scope, StoreError
 
 
 async def get_content(req: LibrarianRequest, scope: Scope, ctx: Ctx) -> LibrarianResponse:
@@ -19,14 +19,22 @@ async def get_content(req: LibrarianRequest, scope: Scope, ctx: Ctx) -> Libraria
 
     A batch leaves out unknown URIs, and stops once the reply would exceed
     ``max_content_bytes`` (so it always fits one message); ``total`` counts what it holds.
+    A batch is read in one trip to a worker thread, not one per URI (GraphRAG's chunks).
     """
+    store, cap = ctx.state.store, ctx.settings.max_content_bytes
     if not req.ids:
-        return await content_of(req.id, req.offset, req.length, scope, ctx)
+        return await asyncio.to_thread(
+            content_of, store, cap, req.id, req.offset, req.length, scope
+        )
+    return await asyncio.to_thread(_contents, store, cap, req.ids, scope)
+
+
+def _contents(store: LibrarianStore, cap: int, ids: list[str], scope: Scope) -> LibrarianResponse:
     contents: dict[str, str] = {}
-    budget = ctx.settings.max_content_bytes * 4 // 3  # base64 characters
-    for uri in dict.fromkeys(req.ids):
+    budget = cap * 4 // 3  # base64 characters
+    for uri in dict.fromkeys(ids):
         try:
-            resp = await content_of(uri, 0, None, scope, ctx)
+            resp = content_of(store, cap, uri, 0, None, scope)
         except StoreError:
             continue
         budget -= len(resp.content)
@@ -43,7 +51,8 @@ async def document_content(req: LibrarianRequest, scope: Scope, ctx: Ctx) -> Lib
     if not doc:
         raise ServiceError(ErrorType.BAD_REQUEST, "get-document-content needs a document-id")
     try:
-        return await content_of(doc, 0, None, scope, ctx)
+        store, cap = ctx.state.store, ctx.settings.max_content_bytes
+        return await asyncio.to_thread(content_of, store, cap, doc, 0, None, scope)
     except StoreError as exc:
         if exc.type != ErrorType.NOT_FOUND:
             raise
@@ -55,12 +64,12 @@ async def document_content(req: LibrarianRequest, scope: Scope, ctx: Ctx) -> Lib
     return LibrarianResponse(content=base64.b64encode(data).decode(), total=len(data))
 
 
-async def content_of(
-    uri: str, offset: int, length: int | None, scope: Scope, ctx: Ctx
+def content_of(
+    store: LibrarianStore, cap: int, uri: str, offset: int, length: int | None, scope: Scope
 ) -> LibrarianResponse:
     """The content ``uri`` names, from ``offset`` (bytes of a document, characters of a
-    text), at most ``length`` of it."""
-    store = ctx.state.store
+    text), at most ``length`` of it (and of ``cap`` bytes); it reads the database (a worker
+    thread's call)."""
     info = store.documents.get(scope, document_uri(uri)) if uri else None
     if info is not None:
         if info.status == "uploading":
@@ -70,13 +79,11 @@ async def content_of(
                 ErrorType.BAD_REQUEST,
                 f"offset {offset} is past the end of {info.id!r} ({info.size} bytes)",
             )
-        cap = ctx.settings.max_content_bytes
         want = min(cap, length if length is not None else cap)
-        data = await asyncio.to_thread(store.documents.read_range, scope, info.id, offset, want)
+        data = store.documents.read_range(scope, info.id, offset, want)
         return LibrarianResponse(content=base64.b64encode(data).decode(), total=info.size)
-    cap = ctx.settings.max_content_bytes
     want = cap if length is None else min(cap, length)  # characters: at least a byte each
-    found = await asyncio.to_thread(store.texts.read, scope, uri, offset, want)
+    found = store.texts.read(scope, uri, offset, want)
     if found is None:
         raise StoreError(
             ErrorType.NOT_FOUND, f"no content for {uri!r} in collection {scope.collection!r}"
