@@ -15,7 +15,7 @@ from tests.support.poll import until
 from tests.support.standin import echo_processor
 from trustgraph_base.errors import BrokerUnavailable, RequestTimeout, ServiceError, WireError
 from trustgraph_base.gcpause import YOUNG_THRESHOLD
-from trustgraph_base.messaging import Bus, Context, Processor, RequestClient, Topic, Topics
+from trustgraph_base.messaging import Bus, Context, Processor, RequestClient, Topic, Topics, kicks
 from trustgraph_base.messaging.bus import MAX_REDELIVERIES, broker_auth
 from trustgraph_base.messaging.kicks import KICK_TICK
 from trustgraph_base.messaging.requests import forwarded, forwarded_pack
@@ -368,6 +368,35 @@ async def test_a_reply_topic_is_kicked_only_while_a_request_waits_on_it(
         waiting.cancel()
         await asyncio.gather(waiting, return_exceptions=True)
     await client.close()
+
+
+async def test_the_looks_stop_once_every_consumer_is_past_its_last_kick_and_a_take_restarts_them(
+    bus: Bus, topics: Topics, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An idle process pays nothing: once every consumer has had its last quiet kick
+    (``KICK_AT``), the bus stops looking (each look woke its loop); a take starts the looks,
+    and the kicks, again."""
+    monkeypatch.setattr(kicks, "KICK_TICK", 0.01)  # 33 looks in ~0.3 s, not 8 s
+    topic = topics.topic("looks")
+    consumer = await bus.subscribe(topic, "s")
+
+    async def stopped() -> bool:
+        return not bus.kicker.looking
+
+    await until(stopped, timeout=10)
+    kicked = bus.kicker.kicks
+    assert kicked >= 1
+    await asyncio.sleep(10 * kicks.KICK_TICK)
+    assert (bus.kicker.looking, bus.kicker.kicks) == (False, kicked)
+    await bus.publish(topic, b"x")
+    msg = await asyncio.wait_for(consumer.receive(), 10)
+    await consumer.acknowledge(msg)
+    assert bus.kicker.looking
+
+    async def kicked_again() -> bool:  # quiet again after its take: kicked at look 1
+        return bus.kicker.kicks > kicked
+
+    await until(kicked_again, timeout=10)
 
 
 async def test_the_gateways_metrics_subscription_is_not_kicked_and_still_hears_reports(

@@ -19,7 +19,7 @@ import asyncio
 import logging
 import threading
 import time
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from typing import Any, Generic, TypeVar
 
 import _pulsar
@@ -94,9 +94,16 @@ class Watched(Consumer):  # type: ignore[misc]  # pulsar.asyncio has no types
     def __init__(self, consumer: Consumer) -> None:
         super().__init__(consumer._consumer, consumer._schema)
         self.taken = 0
+        self.taking: Callable[[], None] | None = None  # set while the kicks' looks stopped
+
+    def took(self) -> None:
+        """Count a receive asked of it (and start the looks again if they stopped)."""
+        self.taken += 1
+        if self.taking is not None:
+            self.taking()
 
     async def receive(self) -> pulsar.Message:
-        self.taken += 1
+        self.took()
         return await super().receive()
 
 
@@ -104,7 +111,7 @@ def lazy_receive(consumer: Consumer) -> Receipt[pulsar.Message]:
     """The consumer's next message (pulsar.asyncio's ``receive`` less its Task-bound future,
     whose completion wakes the loop for every message)."""
     if isinstance(consumer, Watched):
-        consumer.taken += 1
+        consumer.took()
     got: Receipt[pulsar.Message] = Receipt(asyncio.get_running_loop())
     schema = consumer._schema
 
