@@ -35,14 +35,17 @@ def encode(model: BaseModel) -> bytes:
 def _with_triples(model: BaseModel, triples: Sequence[Any]) -> bytes:
     """An explain event's wire form: pydantic writes the rest, ``triples_json`` its triples
     (the same bytes in two thirds of the time: most of what an explain event costs to send).
-    The field goes last when each field after it is absent (None), as in every explain event."""
+    The fields after them that are given (a RAG response's ``end_of_session``, never None)
+    pydantic writes apart, and they follow the triples, in their order."""
+    after, excluded = _after_triples(type(model))
     d = model.__dict__
-    if not all(d[name] is None for name in _after_triples(type(model))):
-        return _pydantics(model, triples)
-    text = model.model_dump_json(by_alias=True, exclude_none=True, exclude=_TRIPLES)
+    text = model.model_dump_json(by_alias=True, exclude_none=True, exclude=excluded)
+    tail = "}"
+    if not all(d[name] is None for name in after):
+        tail = "," + model.model_dump_json(by_alias=True, exclude_none=True, include=set(after))[1:]
     try:
         body = triples_json(triples)
-        return f'{text[:-1]}{"," if len(text) > 2 else ""}"explain_triples":{body}}}'.encode()
+        return f'{text[:-1]}{"," if len(text) > 2 else ""}"explain_triples":{body}{tail}'.encode()
     except UnicodeEncodeError:  # a lone surrogate: whatever pydantic does with it
         return _pydantics(model, triples)
 
@@ -55,14 +58,13 @@ def _pydantics(model: BaseModel, triples: Sequence[Any]) -> bytes:
     return model.model_dump_json(by_alias=True, exclude_none=True).encode()
 
 
-_TRIPLES = {"explain_triples"}
-
-
 @cache
-def _after_triples(cls: type[BaseModel]) -> tuple[str, ...]:
-    """The fields ``cls`` declares after ``explain_triples`` (pydantic writes them in order)."""
+def _after_triples(cls: type[BaseModel]) -> tuple[tuple[str, ...], set[str]]:
+    """The fields ``cls`` declares after ``explain_triples`` (pydantic writes them in order),
+    and those with the triples: what the first part of its wire form leaves out."""
     names = list(cls.model_fields)
-    return tuple(names[names.index("explain_triples") + 1 :])
+    after = tuple(names[names.index("explain_triples") + 1 :])
+    return after, {"explain_triples", *after}  # never changed: a cached set
 
 
 # id of a live message → (a weak reference to it, its wire form): ``keep_encoding``. The

@@ -64,7 +64,7 @@ def test_each_kind_of_triple_is_written_as_pydantic_writes_it() -> None:
             explain_triples=TRIPLES,
             end_of_stream=False,
         ),
-        # Fields after the triples given: the whole message is pydantic's.
+        # Fields after the triples given: written apart, after them.
         schema.AgentResponse(
             message_type="answer",
             content=AWKWARD,
@@ -74,6 +74,15 @@ def test_each_kind_of_triple_is_written_as_pydantic_writes_it() -> None:
             finish_reason="answer",
         ),
         schema.GraphRagResponse(message_type="explain", explain_id=S, explain_triples=TRIPLES),
+        # A field after the triples that is never None (end_of_session), and one given.
+        schema.DocumentRagResponse(
+            message_type="explain",
+            explain_id=S,
+            explain_triples=TRIPLES,
+            end_of_session=True,
+            model="offline",
+        ),
+        schema.GraphRagResponse(explain_triples=[]),
         RagReply(message_type="explain", explain_id=S, explain_triples=TRIPLES),
         schema.AgentResponse(message_type="thought", content=AWKWARD),
     ],
