@@ -3,12 +3,17 @@
 
 A row is written before the batch that ended its trace is acknowledged and removed once
 the trace's log entry is written, so a store killed in between finds it at its next start.
+Each call's rows are written in one transaction: the connection commits every statement
+it runs outside one, and a pass of an import holds and releases ~2,000 roots (~8 µs each
+committed alone, ~1 in one; docs/performance.md, session 22).
 """
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable
+
+from trustgraph_flow.store.backends.embedded.trace_sql import Commit
 
 SCHEMA = "CREATE TABLE IF NOT EXISTS unsigned (root TEXT PRIMARY KEY) WITHOUT ROWID;"
 
@@ -22,7 +27,9 @@ class Unsigned:
 
     def hold(self, roots: Iterable[str]) -> None:
         """Note trace roots to sign (idempotent)."""
-        self.db.executemany("INSERT OR IGNORE INTO unsigned VALUES (?)", [(r,) for r in roots])
+        self.db.execute("BEGIN")
+        with Commit(self.db) as db:
+            db.executemany("INSERT OR IGNORE INTO unsigned VALUES (?)", [(r,) for r in roots])
 
     def held(self) -> list[str]:
         """Every trace root noted and not yet signed."""
@@ -30,4 +37,6 @@ class Unsigned:
 
     def release(self, roots: Iterable[str]) -> None:
         """Forget trace roots once signed (or gone)."""
-        self.db.executemany("DELETE FROM unsigned WHERE root = ?", [(r,) for r in roots])
+        self.db.execute("BEGIN")
+        with Commit(self.db) as db:
+            db.executemany("DELETE FROM unsigned WHERE root = ?", [(r,) for r in roots])
