@@ -116,6 +116,7 @@ async def test_a_hand_edit_is_named_and_an_erasure_still_verifies(
     assert gone_doc.stdout.startswith("ERASED (the log verifies): document removed")
     after = await stack.cli("tg-verify-log")
     assert after.code == 0 and after.stdout.startswith("VERIFIED"), after.stdout
+    assert "erased entr" in after.stdout and "(1 document);" in after.stdout, after.stdout
     gone = await stack.cli("tg-delete-explain-trace", GRAPH_RAG)
     assert gone.code == 0, gone.stderr
     erased = await stack.cli("tg-verify-explain-trace", GRAPH_RAG)
@@ -128,6 +129,7 @@ async def test_a_hand_edit_is_named_and_an_erasure_still_verifies(
     # removed document's: one per time it was signed (again for each batch of its provenance
     # that came after the librarian's request to sign it: 1-3 here, by timing).
     assert shown.code == 0 and report["verified"] and report["erased"] >= 3, report
+    assert report["erased_kinds"]["document"] == 1 and report["erased_kinds"]["trace"] >= 1
     assert capitals
 
 

@@ -68,10 +68,11 @@ def op(
         for size in (1, 2, 1000):  # in pages, across every boundary: the same findings
             paged = paged_log(stores, seal, size)
             assert found is not None and sorted(codes(paged)) == sorted(codes(found))
-            assert (paged.verified, paged.entries, paged.erased) == (
+            assert (paged.verified, paged.entries, paged.erased, paged.erased_kinds) == (
                 found.verified,
                 found.entries,
                 found.erased,
+                found.erased_kinds,
             )
     return found  # type: ignore[return-value]
 
@@ -91,6 +92,10 @@ def paged_log(stores: Backend, seal: Seal, size: int) -> Verification:
         problems=problems,
         entries=sum(v.entries for v in pages),
         erased=sum(v.erased for v in pages),
+        erased_kinds={  # each erased subject counted on one page only
+            k: sum(v.erased_kinds.get(k, 0) for v in pages)
+            for k in {k for v in pages for k in v.erased_kinds}
+        },
     )
 
 
@@ -228,6 +233,7 @@ def test_deletion_through_the_store_leaves_a_signed_tombstone(stores: Backend, s
     assert v.traces[0].erased == "delete-trace request"
     whole = op(stores, seal, "verify-log")
     assert whole.verified and whole.erased == 2  # the agent and its sub-trace
+    assert whole.erased_kinds == {"trace": 2}
 
 
 def test_a_document_erasure_signs_the_marked_traces_again(stores: Backend, seal: Seal) -> None:

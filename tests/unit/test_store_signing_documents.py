@@ -109,6 +109,25 @@ def assert_signed_again(stores: Backend, seal: Seal) -> None:
     assert reasons == ["", "extraction provenance written after it was signed"]
 
 
+def test_a_document_signed_twice_is_one_erased_document(tmp_path: Path, seal: Seal) -> None:
+    """Each of its entries gets a tombstone (the log counts two), and verify-log says whose:
+    'tg-verify-log' read '2 erased' to a user who had removed one document."""
+    s = store_backend(tmp_path / "late")
+    last = late(document())
+    write_batch(s, [msg([t for t in document() if t.s.i not in last], "first")], seal)  # type: ignore[union-attr]
+    op(s, seal, "seal-document")
+    write_batch(s, [msg([t for t in document() if t.s.i in last], "last")], seal)  # type: ignore[union-attr]
+    op(s, seal, "delete-document", reason="takedown 10")
+    whole = op(s, seal, "verify-log").verification
+    assert whole is not None and whole.verified, whole
+    assert (whole.erased, whole.erased_kinds) == (2, {"document": 1})
+    first = op(s, seal, "verify-log", cursor="", limit=1)  # a page an entry: counted once
+    rest = op(s, seal, "verify-log", cursor=first.cursor, limit=1)
+    assert first.cursor and first.verification is not None and rest.verification is not None
+    kinds = [first.verification.erased_kinds, rest.verification.erased_kinds]
+    assert kinds == [{}, {"document": 1}], kinds
+
+
 def test_removing_the_document_leaves_a_tombstone(stores: Backend, seal: Seal) -> None:
     op(stores, seal, "seal-document")
     op(stores, seal, "delete-document", reason="takedown 9")

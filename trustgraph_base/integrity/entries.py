@@ -126,3 +126,13 @@ def latest(entries: Iterable[Signed]) -> dict[str, Signed]:
         if cur is None or _order(s) > _order(cur):
             out[s.entry.subject] = s
     return out
+
+
+def erased_by_kind(newest: Iterable[Signed]) -> dict[str, int]:
+    """Erased subjects counted once each by kind (``document``, ``trace``), from their newest
+    entries: a document signed again as its extraction went on has several erased entries."""
+    out: dict[str, int] = {}
+    for s in newest:
+        if s.tombstone is not None:
+            out[s.entry.kind] = out.get(s.entry.kind, 0) + 1
+    return out

@@ -43,4 +43,5 @@ class Verification(Message):
     entries: int = 0  # verify-log: entries checked
     chains: int = 0
     erased: int = 0  # entries with a tombstone
+    erased_kinds: dict[str, int] = {}  # erased documents and traces, each once, by kind
     keys: list[str] = []  # key ids the log's signatures name

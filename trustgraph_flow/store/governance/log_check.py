@@ -51,12 +51,14 @@ def verify_log(handle: Handle | None, keys: Keyring) -> Verification:
         problems += checks.chain_problems(keys, chain, chains.get(chain, []), heads.get(chain))
     problems += [checks.Problem("unreadable", why) for why in log.unreadable(handle.store)]
     every = [s for chain in chains.values() for _, s in chain]
-    problems += gone(handle, ent.latest(every))
+    newest = ent.latest(every)
+    problems += gone(handle, newest)
     return Verification(
         verified=not problems,
         problems=[as_problem(p) for p in problems],
         entries=len(every),
         chains=len(chains),
         erased=sum(1 for s in every if s.tombstone is not None),
+        erased_kinds=ent.erased_by_kind(newest.values()),
         keys=sorted({s.entry.kid for s in every}),
     )

@@ -140,6 +140,7 @@ def verify_page(
         entries=len(page),
         chains=len({c for c, *_ in found} | heads.keys()),
         erased=sum(1 for s in page if s.tombstone is not None),
+        erased_kinds=ent.erased_by_kind(newest.values()),  # each on its newest entry's page
         keys=sorted({s.entry.kid for s in page}),
     )
     return result, after, len(found)
