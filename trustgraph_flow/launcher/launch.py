@@ -9,6 +9,7 @@ import time
 import urllib.error
 import urllib.request
 from types import FrameType
+from typing import Any
 
 from trustgraph_flow.launcher.ports import broker_port
 from trustgraph_flow.launcher.preflight import importable, llm_line, say
@@ -31,7 +32,11 @@ class Launch:
         self.host = host
         self.wanted_broker_port = broker_port
         self.stopping = False
-        self.health: dict[str, object] = {}
+        self.health: dict[str, dict[str, Any]] = {}
+        # Every process up: each state stays so until one exits (a tick says so), and the
+        # health file need not be written again (its looks were most of the idle
+        # launcher's 0.2 s tick: a poll and a ready file's stat per child).
+        self.settled = False
 
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
         self.stopping = True
@@ -119,16 +124,18 @@ class Launch:
             changed = supervisor.tick(say) or changed
             if changed:
                 self.record(supervisor, broker)
-            self.report(supervisor, broker)
+            if changed or not self.settled:  # all up: only an exit or a restart moves a state
+                self.report(supervisor, broker)
             time.sleep(0.2)
         return 0
 
     def report(self, supervisor: Supervisor, broker: BrokerWatch) -> None:
         """Write every process's state for the gateway's health answer (when it changed)."""
-        now: dict[str, object] = {"broker": broker.state(), **supervisor.states()}
+        now: dict[str, dict[str, Any]] = {"broker": broker.state(), **supervisor.states()}
         if now != self.health:
             write_json(self.rundir.health_file, now)
             self.health = now
+        self.settled = all(state["state"] == "up" for state in now.values())
 
     def record(self, supervisor: Supervisor, broker: BrokerWatch) -> None:
         pids = supervisor.pids()

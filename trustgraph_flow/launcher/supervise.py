@@ -140,7 +140,8 @@ class Supervisor:
         return {c.name: c.pid for c in self.children if c.pid is not None}
 
     def tick(self, say: Callable[[str], None]) -> bool:
-        """Restart children that died (after their backoff); True if any pid changed."""
+        """Restart children that died (after their backoff); True if any exited or was
+        restarted (its pid changed)."""
         now = time.monotonic()
         changed = False
         for child in self.children:
@@ -149,6 +150,7 @@ class Supervisor:
                 delay = child.backoff.schedule(now)
                 msg = f"{child.name} exited (code {code}); restarting in {delay:.0f}s — see {child.log_path}"
                 say(msg)
+                changed = True
             elif child.backoff.due is not None and now >= child.backoff.due:
                 child.start()
                 changed = True
