@@ -5,12 +5,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from trustgraph_flow.store.backends.server.stores import RemoteStores
 from trustgraph_flow.store.sparql.client import StoreUnavailable
 
-if TYPE_CHECKING:
-    from trustgraph_flow.store.backends.sharded.stores import ShardedStores
+
+class Shards(Protocol):
+    """What ``Reach`` asks of the sharded store (``ShardedStores``, which imports this module)."""
+
+    def remote(self, name: str) -> RemoteStores: ...
+
+    def shard(self, name: str) -> RemoteStores: ...
 
 
 @contextmanager
@@ -29,7 +35,7 @@ class Reach:
     """One shard as held writes wait on it (a ``Probe``): asked through ``ShardedStores.shard``,
     so a shard pending since the start is governed once it answers, before its writes."""
 
-    def __init__(self, stores: ShardedStores, name: str) -> None:
+    def __init__(self, stores: Shards, name: str) -> None:
         self.stores, self.name = stores, name
 
     @property
