@@ -7,6 +7,7 @@
     python -m bench.bench_answers --dev-only -v         # the development set alone
     python -m bench.bench_answers --dev-only dev19 -v   # the second one, with its out-of-corpus
     python -m bench.bench_answers --dev-only near21 -v  # session 21's near-topic questions
+    python -m bench.bench_answers --dev-only recall22 -v  # session 22's four unseen READMEs
 
 Loads the corpus (bench/answers/corpus.py: four documents written for this bench, one a PDF,
 and Debian's licences and users-and-groups guide, found on this machine) into a fresh
@@ -41,6 +42,7 @@ from bench.answers.judged import (
 from bench.answers.near21_questions import NEAR21_COLLECTION, NEAR21_OUT_OF_CORPUS
 from bench.answers.planted import gold_span
 from bench.answers.questions import OUT_OF_CORPUS, QUESTIONS, Question
+from bench.answers.recall22_questions import RECALL22_COLLECTION, RECALL22_OUT_OF_CORPUS
 from bench.answers.report import Tally, print_planted, report
 from bench.answers.scoring import abstained, score
 from bench.summary import summary
@@ -52,6 +54,7 @@ COLLECTIONS = {
     "dev": DEV_COLLECTION,
     "dev19": DEV19_COLLECTION,
     "near21": NEAR21_COLLECTION,
+    "recall22": RECALL22_COLLECTION,
 }
 KINDS = {"document-rag": "tg-invoke-document-rag", "graph-rag": "tg-invoke-graph-rag"}
 
@@ -187,7 +190,7 @@ def main() -> None:
         "--dev-only",
         nargs="?",
         const="dev",
-        choices=["dev", "dev19", "near21"],
+        choices=["dev", "dev19", "near21", "recall22"],
         help="only a development set (dev when not named) and its out-of-corpus questions",
     )
     parser.add_argument(
@@ -225,6 +228,7 @@ def main() -> None:
         questions = [q for q in QUESTIONS if q.doc in keys]
         ooc = [("", t) for t in OUT_OF_CORPUS] + [("dev19", t) for t in DEV19_OUT_OF_CORPUS]
         ooc += [("near21", t) for t in NEAR21_OUT_OF_CORPUS]
+        ooc += [("recall22", t) for t in RECALL22_OUT_OF_CORPUS]
         loaded = {d.collection for d in docs}  # out-of-corpus questions only where documents are
         ooc = [(part, t) for part, t in ooc if COLLECTIONS[part] in loaded]
         if args.limit:

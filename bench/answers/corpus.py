@@ -3,7 +3,7 @@ visitors' notes on an observatory, notes from a tour, a PDF guide drawn at run t
 Debian system installs (licences in /usr/share/common-licenses, base-passwd's
 users-and-groups guide), found at run time and never copied into the project. A missing one
 is named and its questions are left out. Each development set's documents
-(bench/answers/dev_questions.py, dev19_questions.py, near21_questions.py) go into a collection of their own."""
+(bench/answers/dev_questions.py, dev19_questions.py, near21_questions.py, recall22_questions.py) go into a collection of their own."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from pathlib import Path
 from bench.answers.dev19_questions import DEV19_COLLECTION, DEV19_DOCS
 from bench.answers.dev_questions import DEV_COLLECTION, DEV_DOCS
 from bench.answers.near21_questions import NEAR21_COLLECTION, NEAR21_DOCS
+from bench.answers.recall22_questions import RECALL22_COLLECTION, RECALL22_DOCS
 from bench.answers.skarra import write_pdf
 
 HERE = Path(__file__).resolve().parent
@@ -56,6 +57,7 @@ def documents(work: Path) -> tuple[list[Doc], list[str]]:
         (DEV_DOCS, DEV_COLLECTION),
         (DEV19_DOCS, DEV19_COLLECTION),
         (NEAR21_DOCS, NEAR21_COLLECTION),
+        (RECALL22_DOCS, RECALL22_COLLECTION),
     ):
         for key, (path, package) in found.items():
             if not path.exists():

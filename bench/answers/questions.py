@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from bench.answers.dev19_questions import DEV19_ROWS
 from bench.answers.dev_questions import DEV_ROWS
 from bench.answers.near21_questions import NEAR21_ROWS
+from bench.answers.recall22_questions import RECALL22_ROWS
 
 
 @dataclass(frozen=True)
@@ -21,7 +22,7 @@ class Question:
     page: int | None = None
     held_out: bool = False
     # a development set's name ("dev": dev_questions.py, "dev19": dev19_questions.py,
-    # "near21": near21_questions.py), each
+    # "near21": near21_questions.py, "recall22": recall22_questions.py), each
     # its own part and collection; "" for the bench's own questions
     dev: str = ""
 
@@ -137,6 +138,7 @@ QUESTIONS = (
     + [Question(text, gold, doc, page, dev="dev") for text, gold, doc, page in DEV_ROWS]
     + [Question(text, gold, doc, page, dev="dev19") for text, gold, doc, page in DEV19_ROWS]
     + [Question(text, gold, doc, page, dev="near21") for text, gold, doc, page in NEAR21_ROWS]
+    + [Question(text, gold, doc, page, dev="recall22") for text, gold, doc, page in RECALL22_ROWS]
 )
 # Nothing in the corpus answers these: the right answer is that the documents do not say.
 OUT_OF_CORPUS = [

@@ -41,7 +41,7 @@ def _part(q: Question) -> str:
 
 def report(engine: str, tallies: dict[str, Tally], verbose: bool) -> None:
     for kind, tally in tallies.items():
-        for part in ("tuned", "held-out", "dev", "dev19", "near21"):
+        for part in ("tuned", "held-out", "dev", "dev19", "near21", "recall22"):
             rows = [(q, s) for q, s, _ in tally.scores if _part(q) == part]
             n = len(rows)
             if not n:
@@ -63,7 +63,7 @@ def report(engine: str, tallies: dict[str, Tally], verbose: bool) -> None:
                 "-",
                 f"cited precision {share(cited_on, cited_all)}",
             )
-        for part in ("", "dev19", "near21"):
+        for part in ("", "dev19", "near21", "recall22"):
             ooc = [row for row in tally.out_of_corpus if row[3] == part]
             said = sum(1 for _, a, _, _ in ooc if a)
             name = f"{part} out-of-corpus".strip()
