@@ -14,8 +14,9 @@ read from (``quote``), exactly as the text has it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
+from trustgraph_flow.llm.extract_byline import byline_facts
 from trustgraph_flow.llm.extract_clause import (
     active_facts,
     is_cap,
@@ -63,13 +64,7 @@ class Edge:
     quote: str = ""  # the sentence it was read from, exactly as it is in the text
 
     def as_json(self) -> dict[str, str | bool]:
-        return {
-            "s": self.s,
-            "p": self.p,
-            "o": self.o,
-            "o_literal": self.o_literal,
-            "quote": self.quote,
-        }
+        return asdict(self)  # s, p, o, o_literal, quote
 
 
 def _apposition(subject: str, tokens: list[str], start: int) -> tuple[list[Fact], int]:
@@ -225,6 +220,8 @@ def _read(text: str, limit: int, memory: Memory) -> list[Edge]:
     found: dict[tuple[str, str, str], Edge] = {}
     before = (0, 0)
     layout = Layout(text)
+    for s, p, o, literal, quote in byline_facts(text):  # a title page's authors
+        found.setdefault((s, p, o), Edge(s, p, o, literal, quote))
     for a, b in prose_spans(text):
         sentence = text[a:b]
         for s, p, o, literal in title_facts(text, before, (a, b)):

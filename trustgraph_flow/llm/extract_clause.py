@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from trustgraph_flow.llm.dates import date_at
 from trustgraph_flow.llm.extract_complement import complement, is_word, object_phrase
 from trustgraph_flow.llm.extract_verbs import (
     ADVERBS,
@@ -42,8 +43,9 @@ class Read:
     end: int
 
 
-# a program's or a format's name, written in lower case with a digit: 'bzip2', 'libbzip2'
-_CODED_NAME = re.compile(r"[a-z]+[0-9][a-z0-9]*")
+# a program's or a format's name, written in lower case with a digit: 'bzip2', 'libbzip2';
+# or a release, a name and its version: 'libffi-3.4.4'
+_CODED_NAME = re.compile(r"[a-z]+[0-9][a-z0-9]*|[a-z][a-z0-9+]*-[0-9]+(?:\.[0-9]+)+[a-z0-9]*")
 
 
 def is_cap(token: str) -> bool:
@@ -212,6 +214,10 @@ def active_facts(subject: str, tokens: list[str], start: int) -> Read | None:
         if not is_word(token) or token.lower() in CLAUSE_WORDS:
             break  # a predicate never runs into the next clause
         p = _predicate(tokens[start:i])
+        date = date_at(tokens, i) if p else None
+        if date is not None:  # "was released on October 23, 2022": the whole date
+            o, end, literal = date[0], date[1], True
+            break
         if is_cap(token) and p and token.lower() not in NEGATIONS:  # 'is NOT the dc language'
             end = noun_phrase(tokens, i)
             o = phrase(tokens, i, end)

@@ -17,6 +17,7 @@ from trustgraph_flow.llm.extract_clause import is_cap
 from trustgraph_flow.llm.extract_complement import is_word
 from trustgraph_flow.llm.extract_kinds import is_noun
 from trustgraph_flow.llm.extract_subject import Memory, kind_after, subjects
+from trustgraph_flow.llm.extract_tokens import past_version
 from trustgraph_flow.llm.extract_verbs import (
     ADVERBS,
     AUXILIARIES,
@@ -62,19 +63,12 @@ def _verb_at(tokens: list[str], i: int, plural: bool = False) -> bool:
     return bool(can_be(word, VERB)) and after not in AUXILIARIES and not known_verb(after)
 
 
-def _version(tokens: list[str], i: int) -> int:
-    """Past a version number after a name ('zip 1.9')."""
-    if i < len(tokens) and tokens[i][:1].isdigit() and "." in tokens[i]:
-        return i + 1
-    return i
-
-
 def _lower_list(tokens: list[str]) -> tuple[list[str], int]:
     """'zip and unzip are…', 'zip 1.9 and gzip do not…', 'gunzip checks…'."""
     found: list[str] = []
     i = 0
     while i < len(tokens) and _name_like(tokens[i], opening=True):
-        end = _version(tokens, i + 1)
+        end = past_version(tokens, i + 1)
         found.append(" ".join(tokens[i:end]))
         verb = end
         while verb < len(tokens) and looks_adverb(tokens[verb]):

@@ -24,6 +24,7 @@ from trustgraph_flow.llm.extract_clause import (
 from trustgraph_flow.llm.extract_complement import is_word
 from trustgraph_flow.llm.extract_kinds import Kinds, is_noun
 from trustgraph_flow.llm.extract_owned import GENITIVE, owned_subject
+from trustgraph_flow.llm.extract_tokens import past_version
 from trustgraph_flow.llm.extract_verbs import ADVERBS, AUXILIARIES, looks_verb
 from trustgraph_flow.llm.extract_words import ARTICLES, CLAUSE_WORDS, COPULAS, PRONOUNS
 from trustgraph_flow.llm.text import STOPWORDS
@@ -155,7 +156,7 @@ def subjects(tokens: list[str], memory: Memory) -> tuple[list[str], int]:
         name = memory.named(tokens[1])  # "The bridge has…"
         memory.described = bool(name)
         return ([name], 2) if name else ([], 0)
-    end = noun_phrase(tokens, start)
+    end = past_version(tokens, noun_phrase(tokens, start), AUXILIARIES)  # "GNU Make 4.4 was…"
     if end == start or phrase(tokens, start, end).lower() in STOPWORDS:
         return [], 0
     if tokens[end - 1].endswith(GENITIVE):  # "Ada Byrne's portrait of the king was…"

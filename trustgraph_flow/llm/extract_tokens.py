@@ -133,3 +133,12 @@ def sentence_tokens(sentence: str) -> list[str]:
     if len(tokens) > 2 and looks_adverb(tokens[0]):
         tokens = tokens[1 + (tokens[1] == ",") :]  # "Historically, …", "Generally daemons…"
     return tokens
+
+
+def past_version(tokens: list[str], i: int, before: frozenset[str] | None = None) -> int:
+    """Past a version number after a name ('zip 1.9'); with ``before``, only when one of
+    those words follows it ('GNU Make 4.4 was released…', not '…GPL Version 3.0 and')."""
+    if i < len(tokens) and tokens[i][:1].isdigit() and "." in tokens[i]:
+        if before is None or (i + 1 < len(tokens) and tokens[i + 1].lower() in before):
+            return i + 1
+    return i

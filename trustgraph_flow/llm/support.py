@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 
 from trustgraph_flow.llm.agency import act, relates
+from trustgraph_flow.llm.dates import MONTHS
 from trustgraph_flow.llm.excerpts import Piece
 from trustgraph_flow.llm.extract_verbs import looks_verb
 from trustgraph_flow.llm.prose import marked
@@ -43,9 +44,6 @@ KIND_BONUS = 0.25
 CLOSE = 0.9  # a further piece is part of the answer when it scores this share of the best
 _USAGE = re.compile(r"[\[\]<>]")  # a synopsis's options: 'bzcat [ -s ] [ filenames ...'
 _YEAR = re.compile(r"\b(1\d{3}|20\d{2})\b")
-_MONTHS = frozenset(
-    "january february march april may june july august september october november december".split()
-)
 KIND_WORDS = frozenset({"kind", "type", "sort"})
 KIND_REACH = 3  # words after 'is a' that may name the kind ('is a free, copyleft license')
 COPULAS = frozenset({"is", "are", "was", "were"})
@@ -103,7 +101,7 @@ def has_kind(kind: str, text: str, question: set[str], where: bool = False) -> b
     if kind == "number":
         return any(ch.isdigit() for ch in text)
     if kind == "year":
-        return bool(_YEAR.search(text)) or bool({w.lower() for w in words(text)} & _MONTHS)
+        return bool(_YEAR.search(text)) or bool({w.lower() for w in words(text)} & MONTHS)
     if kind == "name":
         return any(stem(w) not in question for run in name_runs(text) for w in run)
     return False

@@ -49,11 +49,11 @@ from collections.abc import Set as AbstractSet
 from urllib.parse import urlsplit
 
 from trustgraph_flow.llm.agency import act, relates
+from trustgraph_flow.llm.dates import MONTHS
 from trustgraph_flow.llm.extract_notice import notice_facts
 from trustgraph_flow.llm.extract_words import JUNK
 from trustgraph_flow.llm.prose import ABBREVIATIONS
 from trustgraph_flow.llm.question_keys import name_runs
-from trustgraph_flow.llm.support import _MONTHS as MONTHS
 from trustgraph_flow.llm.support import asks, has_kind, places
 from trustgraph_flow.llm.text import STOPWORDS, content_words, sentences, stem, words
 from trustgraph_flow.verify.heuristic import NUMBER_WORDS
