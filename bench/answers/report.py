@@ -77,7 +77,8 @@ def report(engine: str, tallies: dict[str, Tally], verbose: bool) -> None:
         if verbose:
             for q, s, answer in tally.scores:
                 if not q.held_out and not s.right:
-                    print(f"    wrong ({_part(q)}): {q.text!r} -> {answer[:150]!r}")
+                    where = ", gold cited" if s.cited else ", gold in evidence" * s.in_evidence
+                    print(f"    wrong ({_part(q)}{where}): {q.text!r} -> {answer[:150]!r}")
                 elif not q.held_out and not s.cited:
                     where = "in evidence" if s.in_evidence else "not retrieved"
                     print(

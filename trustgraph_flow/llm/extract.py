@@ -1,15 +1,14 @@
 """Heuristic (subject, predicate, object) extraction for the offline engine.
 
-Deliberately simple and deterministic. A sentence's subject is a capitalised noun phrase (or
-a list of them: "Hale, Mott and Rook founded…" gives one edge each); an apposition after it
-states what the subject is ("Casimir Rook, an engineer from Leeds, designed…"); the clause
-from its verb is read by ``extract_clause`` (passive voice as the agent's act, lists of
-objects, a year). A pronoun stands for the previous sentence's subject; a clause joined by
-"and" is read too. Junk is dropped: a pronoun or an adverb as subject or object, a predicate
-that does not start with a verb, an object that repeats its subject. Sentences are read as
-``prose.prose_spans`` finds them, so hard-wrapped text (a book, a licence) is read whole; a
-copyright notice says who holds it (``extract_notice``). Each edge keeps the sentence it was
-read from (``quote``), exactly as the text has it.
+A sentence's subject is a capitalised noun phrase (or a list of them: "Hale, Mott and Rook
+founded…" gives one edge each); an apposition after it states what the subject is ("Casimir
+Rook, an engineer from Leeds, designed…"); the clause from its verb is read by
+``extract_clause`` (passive voice as the agent's act, lists of objects, a year). A pronoun
+stands for the previous sentence's subject; a clause joined by "and" is read too, and so is
+a list's passive ("owned by AT&T, created by David Korn, and…"). Junk is dropped: a pronoun
+or an adverb as subject or object, a predicate that does not start with a verb, an object
+that repeats its subject. A copyright notice says who holds it (``extract_notice``), a title
+page's byline who wrote it (``extract_byline``). Each edge keeps its sentence (``quote``).
 """
 
 from __future__ import annotations
@@ -127,6 +126,11 @@ def _clause(subjects: list[str], tokens: list[str], start: int, depth: int = 0) 
 def _joined(subjects: list[str], tokens: list[str], end: int, depth: int) -> list[Fact]:
     """'…, and Hale built the mill' / '… and later designed the viaduct' / '…, and he…'."""
     j = end + (end < len(tokens) and tokens[end] == ",")
+    if j > end and _passive_goes_on(tokens, j):  # "owned by AT&T, created by Korn, and is…"
+        rest = ["was", *tokens[j:]]
+        reads = [passive_facts(s, rest, 0) for s in subjects]  # a list's middle item only
+        if all(r is not None and rest[r.end : r.end + 2] in ([",", "and"], ["and"]) for r in reads):
+            return [f for read in reads if read is not None for f in read.facts]
     if j >= len(tokens) or tokens[j].lower() != "and" or j + 1 >= len(tokens):
         return []
     j += 1
