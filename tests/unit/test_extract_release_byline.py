@@ -84,3 +84,26 @@ def test_a_passive_in_a_list_of_predicates() -> None:
     assert ("David Korn", "created", "Frobwin", False) in found
     assert ("Acme", "owned", "Frobwin", False) in found
     assert not any(s == "Amos Hart" for s, _, _, _ in found)  # no list: the agent's helper
+
+
+def test_this_licence_or_package_is_the_text_its_title_names() -> None:
+    licence = (
+        "\n          FROBNIK PUBLIC LICENSE\n           Version 2, 4 May 2001\n\n"
+        "This License applies to any program. It complements the Frobnik Documentation "
+        "License, which covers manuals.\n\nThe Frobnik Public License is short.\n"
+    )
+    found = _triples(licence)
+    assert ("Frobnik Public License", "applies to", "program", False) in found
+    assert (
+        "Frobnik Public License",
+        "complements",
+        "Frobnik Documentation License",
+        False,
+    ) in found
+    readme = "Knot Tools\n==========\n\nThis package contains the tie and untie programs.\n"
+    assert ("Knot Tools", "contains", "tie", False) in _triples(readme)
+    # no title line, or a kind the title does not end with: nothing stands for 'This'
+    untitled = "This package contains the tie and untie programs. It also holds knots.\n"
+    assert not any(s.startswith(("This", "Knot")) for s, _, _, _ in _triples(untitled))
+    other = "Knot Tools\n==========\n\nThis Manual explains knots.\n"
+    assert ("Knot Tools", "explains", "knots", False) not in _triples(other)

@@ -34,7 +34,7 @@ from trustgraph_flow.llm.extract_parts import misread
 from trustgraph_flow.llm.extract_plural import opens_with_description
 from trustgraph_flow.llm.extract_relative import relative_facts
 from trustgraph_flow.llm.extract_subject import Memory, subjects, without_subject
-from trustgraph_flow.llm.extract_title import defined_above, title_facts
+from trustgraph_flow.llm.extract_title import defined_above, opening_title, title_facts
 from trustgraph_flow.llm.extract_tokens import sentence_tokens
 from trustgraph_flow.llm.extract_verbs import (
     ADVERBS,
@@ -213,10 +213,10 @@ def extract_edges(text: str, limit: int = MAX_EDGES) -> list[Edge]:
     """Edges found in ``text``, at most ``limit``, without duplicates, in text order; read
     again when a definite description's kind is only said after it ("The town was founded
     by…" before "Marrowby is a market town")."""
-    memory = Memory()
+    memory = Memory(title=opening_title(text))
     edges = _read(text, limit, memory)
     if memory.kinds.named_later():
-        edges = _read(text, limit, Memory(kinds=memory.kinds))
+        edges = _read(text, limit, Memory(kinds=memory.kinds, title=memory.title))
     return edges
 
 

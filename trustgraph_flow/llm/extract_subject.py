@@ -24,6 +24,7 @@ from trustgraph_flow.llm.extract_clause import (
 from trustgraph_flow.llm.extract_complement import is_word
 from trustgraph_flow.llm.extract_kinds import Kinds, is_noun
 from trustgraph_flow.llm.extract_owned import GENITIVE, owned_subject
+from trustgraph_flow.llm.extract_title import OPEN_QUOTES, defined_term, is_the_text
 from trustgraph_flow.llm.extract_tokens import past_version
 from trustgraph_flow.llm.extract_verbs import ADVERBS, AUXILIARIES, looks_verb
 from trustgraph_flow.llm.extract_words import ARTICLES, CLAUSE_WORDS, COPULAS, PRONOUNS
@@ -32,8 +33,6 @@ from trustgraph_flow.llm.text import STOPWORDS
 Fact = tuple[str, str, str, bool]
 RECENT_NAMES = 12  # names a definite description may refer back to
 POSSESSIVES = frozenset({"its", "his", "her", "their"})
-OPEN_QUOTES = frozenset({'"', "“"})
-CLOSE_QUOTES = frozenset({'"', "”"})
 OF_NAME = frozenset({"of", "in", "at", "on"})  # 'chapel of Saint Ronan', 'school in Brant'
 PLACE_WORDS = frozenset({"in", "on", "at", "under", "inside"})
 MAX_PLACE = 4  # tokens of a subject's phrase of place
@@ -49,6 +48,7 @@ class Memory:
     described: bool = False  # this sentence's subject is a definite description's
     owned: bool = False  # this sentence's subject is a thing its owner is named with
     kinds: Kinds = field(default_factory=Kinds)  # what the text says its names are
+    title: str = ""  # the name the text's title line gives it: what 'This License' is
 
     def heard(self, subjects: list[str], facts: list[Fact]) -> None:
         """After a sentence: 'The medal is awarded…' makes the medal 'it', not 'she'."""
@@ -134,9 +134,9 @@ def subjects(tokens: list[str], memory: Memory) -> tuple[list[str], int]:
         return [], 0
     first = tokens[0].lower()
     if first in OPEN_QUOTES:
-        return _defined(tokens)
+        return defined_term(tokens)
     if first in ARTICLES and len(tokens) > 1 and tokens[1] in OPEN_QUOTES:
-        found, end = _defined(tokens[1:])  # 'A "covered work" means…'
+        found, end = defined_term(tokens[1:])  # 'A "covered work" means…'
         return found, end + bool(found)
     if first in PRONOUNS:
         return (memory.thing if first == "it" else memory.subjects), 1
@@ -148,6 +148,8 @@ def subjects(tokens: list[str], memory: Memory) -> tuple[list[str], int]:
         return _owned(tokens, 1, owner, memory)
     if first in CLAUSE_WORDS:
         return [], 0  # "Since pmount…", "When Hale died…": a subordinate clause's start
+    if first == "this" and is_the_text(memory.title, tokens):  # "This License is…"
+        return [memory.title], 2
     start = 1 if first in ARTICLES else 0
     if start and len(tokens) > 2 and tokens[1].islower() and tokens[1].endswith(GENITIVE):
         name = memory.named(tokens[1][:-2])  # "The town's water comes from…"
@@ -177,21 +179,6 @@ def _owned(
     if found:
         memory.described = memory.owned = True
     return found, end
-
-
-def _defined(tokens: list[str]) -> tuple[list[str], int]:
-    """'"Licensor" shall mean…', '"Object" form shall mean…', '"Copyright" also means…': the
-    term a definition defines
-    (a lower-case word right after the quote and before the verb is part of it)."""
-    close = next((i for i in range(2, min(len(tokens), 7)) if tokens[i] in CLOSE_QUOTES), 0)
-    if not close or not all(is_word(t) for t in tokens[1:close]):
-        return [], 0
-    end = close + 1
-    while end + 1 < len(tokens) and tokens[end].isalpha() and tokens[end].islower():
-        if tokens[end] in AUXILIARIES | ADVERBS or not looks_verb(tokens[end + 1]):
-            break
-        end += 1
-    return [" ".join([*tokens[1:close], *tokens[close + 1 : end]])], end
 
 
 def _place_after(tokens: list[str], end: int) -> int:

@@ -14,11 +14,17 @@ from __future__ import annotations
 
 import re
 
+from trustgraph_flow.llm.extract_complement import is_word
 from trustgraph_flow.llm.extract_tokens import tokens_of
+from trustgraph_flow.llm.extract_verbs import ADVERBS, AUXILIARIES, looks_verb
 
 Fact = tuple[str, str, str, bool]
 VERSION_WORDS = frozenset({"version", "revision", "edition", "release"})
 MAX_TITLE_WORDS = 8
+OPEN_QUOTES = frozenset({'"', "“"})
+CLOSE_QUOTES = frozenset({'"', "”"})
+# what a text calls itself: 'This License', 'This package' (a README's title names its software)
+SOFTWARE = frozenset("package program library software project tool utility suite".split())
 
 
 def _title(line: str) -> str | None:
@@ -84,3 +90,39 @@ def defined_above(text: str, term: tuple[int, int], line: tuple[int, int]) -> st
 
 _QUOTED_TERM = re.compile(r"[\"“][A-Z][\w -]{0,40}[\"”]")
 _DEFINING = re.compile(r"(?:means|shall mean|refers to|includes)\b")
+
+
+def defined_term(tokens: list[str]) -> tuple[list[str], int]:
+    """'"Licensor" shall mean…', '"Object" form shall mean…', '"Copyright" also means…': the
+    term a definition defines
+    (a lower-case word right after the quote and before the verb is part of it)."""
+    close = next((i for i in range(2, min(len(tokens), 7)) if tokens[i] in CLOSE_QUOTES), 0)
+    if not close or not all(is_word(t) for t in tokens[1:close]):
+        return [], 0
+    end = close + 1
+    while end + 1 < len(tokens) and tokens[end].isalpha() and tokens[end].islower():
+        if tokens[end] in AUXILIARIES | ADVERBS or not looks_verb(tokens[end + 1]):
+            break
+        end += 1
+    return [" ".join([*tokens[1:close], *tokens[close + 1 : end]])], end
+
+
+def opening_title(text: str) -> str:
+    """The name the text's first line gives it when that line is a title: capitalised words
+    over a blank line, a version line or an underline ('GNU GENERAL PUBLIC LICENSE' /
+    'Version 3, 29 June 2007' → 'GNU General Public License'); '' when it is not."""
+    lines = [line.strip() for line in text.lstrip("\n").split("\n")[:2]] + [""]
+    name = _title(lines[0])
+    after = lines[1]
+    if name is None or not (not after or _version(after) or set(after) <= set("=-")):
+        return ""
+    return _named(name, text)
+
+
+def is_the_text(title: str, tokens: list[str]) -> bool:
+    """Whether 'This <kind>' opening ``tokens`` stands for the text itself: a kind its title
+    ends with ('This License' under 'GNU General Public License'), or software's for any title."""
+    if not title or len(tokens) < 3 or tokens[0].lower() != "this":
+        return False
+    kind = tokens[1].lower()
+    return kind == title.split()[-1].lower() or kind in SOFTWARE
