@@ -3,7 +3,10 @@ set: a paper, a Markdown README, a FAQ): a sentence whose names carry a citation
 and Killian [JK02] provided…") or a Markdown link ("dual-licensed under [BSD](LICENSE)"), or
 that opens with a program's name in lower case ("zlib is not subject to…"), gave no edge, so
 its chunk was never reached and GraphRAG said the documents do not say. The extractor now
-reads all three. This is the user's path, end to end."""
+reads all three. Session 22's shapes ride on the same stack: a release's date ("frobnik-2.7.1
+was released on March 4, 2021", a versioned name and a date gave no edge) and a guide's
+title page, whose byline ("by Ann P. Carr") is the only place that says who wrote it. This is
+the user's path, end to end."""
 
 from __future__ import annotations
 
@@ -29,6 +32,8 @@ FAQ = """Frequently Asked Questions about quillo
     quillo is not subject to export controls, and so is classified as EAR99.
 """
 NOTES = "Ada Lind wrote the first survey of checksums.\n"  # an edge, so the graph is not empty
+RELEASE = "\nfrobnik-2.7.1 was released on March 4, 2021.  See the web page for news.\n"
+GUIDE = "A Short Guide to Knot Tying\nby Ann P. Carr\n\nKnots hold ropes together.\n"
 README = """# quillo
 
 A small archiver for the command line, written in C.
@@ -45,11 +50,14 @@ async def test_citation_keys_and_links_do_not_hide_a_sentence(
 ) -> None:
     async with Stack(pulsar_url, prefix, EVERY, data_dir=tmp_path / "data") as stack:
         texts = {"related.txt": PAPER, "quillo.md": README, "faq.txt": FAQ, "notes.txt": NOTES}
+        texts |= {"frobnik.txt": RELEASE, "guide.txt": GUIDE}
         await load_texts(stack, USER, tmp_path, texts)
         asked = {
             "Who published a method that reads data by words?": "Orrin Black",
             "Who provided a detailed analysis of the scheme?": "Mara Jiang",
             "Under which licenses is Quillo distributed?": "BSD",
             "How is quillo classified for export controls?": "EAR99",
+            "When was frobnik-2.7.1 released?": "March 4, 2021",
+            "Who wrote the guide to knot tying?": "Ann P. Carr",
         }
         await check_answers(stack, USER, "tg-invoke-graph-rag", asked)

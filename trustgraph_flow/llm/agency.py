@@ -139,7 +139,12 @@ def _by(tokens: list[str], family: frozenset[str], asked: set[str]) -> bool:
         before = [t for t in tokens[max(0, i - 4) : i] if t.lower() not in ADVERBS]
         if word == "to" or any(_of_family(t, family) for t in before):
             return True
-        if before and not _inflected(before[-1]) and before[-1].lower() not in STOPWORDS:
+        titled = i > 1 and before and before[-1][:1].isupper()  # 'A Guide to Knot Tying by X'
+        if (
+            before
+            and (titled or not _inflected(before[-1]))
+            and before[-1].lower() not in STOPWORDS
+        ):
             return True
     return False
 
