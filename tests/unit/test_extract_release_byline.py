@@ -57,24 +57,6 @@ def test_no_byline_where_no_title_page_is() -> None:
         assert not any(e.p == "wrote" for e in extract_edges(text)), text
 
 
-def test_a_list_of_works_names_each_authors() -> None:
-    text = (
-        "Books\n\n   _Knots & Hitches, 3d edition_, by Mary Ashe & Paul Lund\n"
-        "   (Leeds: Carne Press, 1990)\n\n   frob v2.1, by Tom R. Hale (released 4 June 1998)\n"
-        "\n   (1) knotview, by Ann Carr.\n\n   The old manual, by Ann Carr, from the archive\n"
-    )
-    found = {(e.s, e.o): e.quote for e in extract_edges(text) if e.p == "wrote"}
-    assert set(found) == {
-        ("Mary Ashe", "Knots & Hitches, 3d edition"),
-        ("Paul Lund", "Knots & Hitches, 3d edition"),
-        ("Tom R. Hale", "frob v2.1"),
-        ("Ann Carr", "knotview"),
-    }  # not the manual: its line goes on past the names
-    assert found[("Tom R. Hale", "frob v2.1")] == "frob v2.1, by Tom R. Hale (released 4 June 1998)"
-    # a sentence that runs on to a next line is no entry
-    assert not any(e.p == "wrote" for e in extract_edges("It was a\nchange, by Ann Carr\n"))
-
-
 def test_a_passive_in_a_list_of_predicates() -> None:
     text = (
         "Frobwin is a toolkit. It is owned by Acme, created by David Korn (author of a shell), "

@@ -8,10 +8,10 @@ nothing; read together they say each author wrote the titled work (``Andrew Kada
 start, where a title page is, and only when every name on the line has a given name and a
 family name; a names-only line needs a title of three words or more under which it stands
 (a heading over a list of contributors is no title page's). The quote is the title and the
-byline, exactly as the text has them. A list of works names each work's author the same way
-on one line: a line after a blank one that is the work and ", by" its authors, and nothing
-else but a bracket ("_Sed & Awk, 2d edition_, by Dale Dougherty & Arnold Robbins",
-"sed v1.3, by Eric Steven Raymond (released 4 June 1998)"); its quote is that line.
+byline, exactly as the text has them. (A list of works' entries, "_Sed & Awk_, by Dale
+Dougherty & Arnold Robbins", were read so too in a first version: sed FAQ's "sed v1.5, by
+Howard Helman" then answered "Who wrote sed?", which "written by the late Lee E. McMahon"
+answers. Not read.)
 """
 
 from __future__ import annotations
@@ -25,11 +25,6 @@ _PART = r"(?:[A-Z][a-z]+(?:-[A-Z][a-z]+)?|[A-Z]\.)"
 _NAME = rf"[A-Z][a-z]+(?: {_PART}){{1,3}}[0-9*†‡]*"
 _BYLINE = re.compile(rf"(?P<by>[Bb]y )?(?P<names>{_NAME}(?:(?:,| and|, and| &) {_NAME})*)")
 _MARKS = re.compile(r"[0-9*†‡]+$")
-_ENTRY = re.compile(
-    r"[ \t]*(?:[-*+] |\(\d+\) |\d+[.)] )?(?P<work>[^\s,][^\n]{0,80}?), by "
-    r"(?P<names>[^\n(]+?)\.?[ \t]*(?:\(.*)?"
-)  # '- ', '(1) ', '2. ': a list's marker
-MAX_WORK_WORDS = 10
 
 
 def _names(line: str) -> tuple[list[str], bool] | None:
@@ -42,23 +37,8 @@ def _names(line: str) -> tuple[list[str], bool] | None:
 
 
 def byline_facts(text: str) -> list[tuple[str, str, str, bool, str]]:
-    """(author, 'wrote', work, False, quote): a byline under the text's opening title, and
-    each entry of a list of works with its authors."""
-    return _title_page(text) + _entries(text)
-
-
-def _entries(text: str) -> list[tuple[str, str, str, bool, str]]:
-    facts: list[tuple[str, str, str, bool, str]] = []
-    previous = ""
-    for line in text.split("\n"):
-        m = _ENTRY.fullmatch(line) if not previous.strip() else None
-        found = _names(m.group("names")) if m else None
-        work = " ".join(m.group("work").strip('_"“”').split()) if m else ""
-        if m and found and not found[1] and 0 < len(work.split()) <= MAX_WORK_WORDS:
-            quote = line.strip()
-            facts += [(name, "wrote", work, False, quote) for name in found[0]]
-        previous = line
-    return facts
+    """(author, 'wrote', work, False, quote): a byline under the text's opening title."""
+    return _title_page(text)
 
 
 def _title_page(text: str) -> list[tuple[str, str, str, bool, str]]:
