@@ -60,8 +60,7 @@ def _pydantics(model: BaseModel, triples: Sequence[Any]) -> bytes:
 
 @cache
 def _after_triples(cls: type[BaseModel]) -> tuple[tuple[str, ...], set[str]]:
-    """The fields ``cls`` declares after ``explain_triples`` (pydantic writes them in order),
-    and those with the triples: what the first part of its wire form leaves out."""
+    """``cls``'s fields after ``explain_triples`` in order; with it, what ``_with_triples`` leaves out."""
     names = list(cls.model_fields)
     after = tuple(names[names.index("explain_triples") + 1 :])
     return after, {"explain_triples", *after}  # never changed: a cached set

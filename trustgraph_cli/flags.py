@@ -1,5 +1,6 @@
 """The flags commands share beside the gateway's: ``--format``, ``-l/--limit``, bounded
-integers, ``-g/--graph``, ``-q/--question``, ``-x/--explainable`` (re-exported by ``options``).
+integers, ``-g/--graph``, ``-q/--question``, ``-x/--explainable`` (re-exported by ``options``),
+and the gateway URL's check (``checked_url``, for ``-u/--api-url``).
 
 Click-only, so that a command's ``--help`` stays fast.
 """
@@ -161,3 +162,27 @@ def no_viewer_address(ctx: click.Context, param: click.Parameter, value: str) ->
     raise click.BadParameter(
         f"{value!r} is the trace viewer's address of a {kind}: pass its id, {named!r}{where}"
     )
+
+
+def checked_url(url: str) -> str:
+    """``url`` if it is an http(s) URL with a host; else a usage error naming it and the fix."""
+    from urllib.parse import urlsplit
+
+    hint = "'-u' / '--api-url'"
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018  (raises ValueError for a port out of range)
+    except ValueError as exc:
+        raise click.BadParameter(f"{url!r} is not a URL ({exc}).", param_hint=hint) from None
+    if "://" not in url:
+        raise click.BadParameter(
+            f"{url!r} has no scheme: write http://{url.strip('/')}/", param_hint=hint
+        )
+    if parts.scheme not in ("http", "https"):
+        raise click.BadParameter(
+            f"{url!r} uses {parts.scheme}://; the gateway speaks http:// (or https:// behind TLS).",
+            param_hint=hint,
+        )
+    if not parts.hostname:
+        raise click.BadParameter(f"{url!r} names no host.", param_hint=hint)
+    return url

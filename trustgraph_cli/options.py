@@ -22,6 +22,7 @@ from trustgraph_cli.flags import (
     FORMAT_ALIASES,
     FormatChoice,
     bounded_option,
+    checked_url,
     cut_option,
     explainable_option,
     format_option,
@@ -185,30 +186,6 @@ def admin_options(fn: F) -> F:
         return fn(*args, gw=gw, **kwargs)
 
     return wrapper  # type: ignore[return-value]
-
-
-def checked_url(url: str) -> str:
-    """``url`` if it is an http(s) URL with a host; else a usage error naming it and the fix."""
-    from urllib.parse import urlsplit
-
-    hint = "'-u' / '--api-url'"
-    try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018  (raises ValueError for a port out of range)
-    except ValueError as exc:
-        raise click.BadParameter(f"{url!r} is not a URL ({exc}).", param_hint=hint) from None
-    if "://" not in url:
-        raise click.BadParameter(
-            f"{url!r} has no scheme: write http://{url.strip('/')}/", param_hint=hint
-        )
-    if parts.scheme not in ("http", "https"):
-        raise click.BadParameter(
-            f"{url!r} uses {parts.scheme}://; the gateway speaks http:// (or https:// behind TLS).",
-            param_hint=hint,
-        )
-    if not parts.hostname:
-        raise click.BadParameter(f"{url!r} names no host.", param_hint=hint)
-    return url
 
 
 class Interrupted(click.ClickException):

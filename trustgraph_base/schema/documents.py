@@ -32,10 +32,8 @@ class DocumentInfo(Message):
     chunks_split: int = 0  # a page-less text split: its chunk count, final (spans recorded next)
     edges: int = 0
     error: str | None = None
-    # complete, and the store being asked to sign its provenance (seal-document) now
-    sealing: bool = False
-    # complete, but the store could not reach where its graph goes (a shard, named): its
-    # writes are held there, not written yet; None again once the store has it
+    sealing: bool = False  # complete, and the store asked to sign its provenance now
+    # complete, but its graph's writes are held for a shard that is down (why, naming it)
     held: str | None = None
     chunk_size: int | None = None  # per-document chunker overrides, carried to PageText
     chunk_overlap: int | None = None
@@ -191,14 +189,13 @@ class LibrarianRequest(Scoped):
     ``metadata`` triples) and ``content`` (base64). A large one goes in parts:
     ``begin-upload`` (``document-metadata``, ``total-size``) answers an ``upload-id``, then
     ``upload-chunk`` (``upload-id``, ``chunk-index``, ``content``) in order, then
-    ``complete-upload`` (or ``abort-upload``). ``add-processing`` (``processing-metadata``: ``id``, ``document-id``,
-    ``collection``, ``flow``, ``tags``) runs the ingestion (decode, chunk, extract) of a
-    stored document into a collection; ``list-processing`` and ``remove-processing``
-    (``processing-id``) read and drop those records. ``get-document`` (and
-    ``get-document-metadata``, TrustGraph's name for it) and ``remove-document`` take
-    ``document-id``. ``list-collections`` and
-    ``update-collection`` (``name``, ``description``, ``tags``) keep the user's
-    collections' descriptions (collection management).
+    ``complete-upload`` (or ``abort-upload``). ``add-processing`` (``processing-metadata``:
+    ``id``, ``document-id``, ``collection``, ``flow``, ``tags``) runs the ingestion (decode,
+    chunk, extract) of a stored document into a collection; ``list-processing`` and
+    ``remove-processing`` (``processing-id``) read and drop those records. ``get-document``
+    (and ``get-document-metadata``, TrustGraph's name for it) and ``remove-document`` take
+    ``document-id``. ``list-collections`` and ``update-collection`` (``name``,
+    ``description``, ``tags``) keep the user's collections' descriptions.
     ``get-content`` returns base64 content of a document, page or chunk URI, a range of
     it with ``offset``/``length`` (bytes for documents, characters for page/chunk text).
     ``put-content`` stores a page's text (``id`` the page URI, or the document URI for a
@@ -216,8 +213,6 @@ class LibrarianRequest(Scoped):
         default=None, alias="processing-metadata"
     )
     processing_id: str = Field(default="", alias="processing-id", max_length=200)
-    # TrustGraph's chunked upload: begin-upload (document-metadata, total-size) answers an
-    # upload-id; upload-chunk (upload-id, chunk-index, content) in order; complete-upload.
     upload_id: str = Field(default="", alias="upload-id", max_length=200)
     chunk_index: int = Field(default=0, alias="chunk-index", ge=0)
     total_size: int = Field(default=0, alias="total-size", ge=0)
