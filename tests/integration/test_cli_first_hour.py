@@ -50,26 +50,31 @@ async def on_terminal(stack: Stack, *argv: str) -> tuple[int, str]:
 async def test_the_agent_on_an_empty_collection_says_there_is_nothing_to_search(
     stack: Stack,
 ) -> None:
-    empty = await stack.cli("tg-invoke-agent", "-C", "nothing", "-q", QUESTION)
+    empty = await stack.cli("tg-invoke-agent", "-q", QUESTION)  # nothing loaded yet
     assert (empty.code, empty.stdout) == (1, "")
     assert empty.stderr == (
-        "Error: collection 'nothing' of user 'trustgraph' has no documents; "
+        "Error: collection 'default' of user 'trustgraph' has no documents; "
         "load some with tg-load-document [no-data]\n"
     )
     # Its trace says the run failed, and why: listed failed, its conclusion an error.
     failed = await eventually(
-        lambda: stack.cli(
-            "tg-list-explain-traces", "-C", "nothing", "--status", "failed", "--format", "json"
-        ),
+        lambda: stack.cli("tg-list-explain-traces", "--status", "failed", "--format", "json"),
         lambda r: r.code == 0 and len(json.loads(r.stdout)) == 1,
     )
     (trace,) = [t["id"] for t in json.loads(failed.stdout)]
-    shown = await stack.cli("tg-show-explain-trace", "-C", "nothing", trace)
+    shown = await stack.cli("tg-show-explain-trace", trace)
     ending = shown.stdout[shown.stdout.index("Conclusion: ") :]
     assert "Termination: error" in ending and "has no documents" in ending, shown.stdout
     assert "[no-data]" not in ending  # the reason as said; its type is a fact of its own
-    graph = await stack.cli("tg-invoke-graph-rag", "-C", "nothing", "-q", QUESTION)
-    assert graph.code == 1 and graph.stderr.endswith("[no-data]\n")
+    # A collection that does not exist is refused before any trace: asking leaves none behind.
+    for command in ("tg-invoke-graph-rag", "tg-invoke-agent"):
+        graph = await stack.cli(command, "-C", "nothing", "-q", QUESTION)
+        assert graph.code == 1 and graph.stderr.endswith(
+            "has no documents; load some with tg-load-document, or ask in one of the user's "
+            "collections: default [no-data]\n"
+        ), graph.stderr
+    listed = await stack.cli("tg-list-collections", "--format", "json")
+    assert [c["collection"] for c in json.loads(listed.stdout)] == ["default"], listed.stdout
 
 
 async def test_explain_lines_never_glue_to_the_answer_on_a_terminal(stack: Stack) -> None:

@@ -22,6 +22,7 @@ from trustgraph_flow.agent.session import Session
 from trustgraph_flow.agent.settings import Ctx, Settings, State
 from trustgraph_flow.agent.tools import ToolConfig, load_tools, select_tools
 from trustgraph_flow.config.cache import cache_of
+from trustgraph_flow.rag_common import refuse_unknown_collection
 from trustgraph_flow.run_recovery import journal_open
 from trustgraph_flow.trace_writer import TraceWriter, identity, open_trace
 
@@ -84,6 +85,7 @@ async def agent(req: AgentRequest, ctx: Ctx) -> AsyncIterator[AgentResponse]:
     """Run the ReAct loop; stream every event, or only the final answer when not streaming."""
     uri, started = identity(req.session_id, req.started_at, uris.agent_session_uri)
     explainable = ctx.settings.explainable
+    await refuse_unknown_collection(ctx, req)
     with open_trace(ctx, uri, req, started, journaled=explainable) as trace:
         # A rerun of a session cut short continues its trace: its id, and its steps so far.
         tools = await user_tools(ctx, req.user, ctx.state.tools)

@@ -36,6 +36,7 @@ from trustgraph_flow.rag_common import (
     nearest_kinds,
     nothing_found_error,
     open_rag_state,
+    refuse_unknown_collection,
     traced,
 )
 
@@ -105,6 +106,7 @@ async def run(
 @proc.service(DOCUMENT_RAG, once=True)
 async def answer(req: DocumentRagRequest, ctx: RagContext) -> AsyncIterator[DocumentRagResponse]:
     """Answer one question, streaming explain events (and answer pieces when asked)."""
+    await refuse_unknown_collection(ctx, req)  # before its trace: a typo leaves no collection
     async for resp in traced(
         req, ctx, DocumentRagResponse, docrag_question_uri, docrag_question_triples, run
     ):

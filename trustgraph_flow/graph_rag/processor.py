@@ -63,6 +63,7 @@ from trustgraph_flow.rag_common import (
     nearest_kinds,
     nothing_found_error,
     open_rag_state,
+    refuse_unknown_collection,
     traced,
 )
 from trustgraph_flow.structured import BadReply, ask
@@ -176,6 +177,7 @@ async def run(
 @proc.service(GRAPH_RAG, once=True)
 async def answer(req: GraphRagRequest, ctx: RagContext) -> AsyncIterator[GraphRagResponse]:
     """Answer one question, streaming explain events (and answer pieces when asked)."""
+    await refuse_unknown_collection(ctx, req)  # before its trace: a typo leaves no collection
     async for resp in traced(
         req, ctx, GraphRagResponse, graph_rag_question_uri, graph_rag_question_triples, run
     ):

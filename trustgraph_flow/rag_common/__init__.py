@@ -14,7 +14,12 @@ from trustgraph_flow.rag_common.calls import (
     nearest_kinds,
 )
 from trustgraph_flow.rag_common.citations import CITE_SYSTEM, CitedAnswer, cited_schema
-from trustgraph_flow.rag_common.nodata import LOOKUP_TIMEOUT, no_data_error, nothing_found_error
+from trustgraph_flow.rag_common.nodata import (
+    LOOKUP_TIMEOUT,
+    no_data_error,
+    nothing_found_error,
+    refuse_unknown_collection,
+)
 from trustgraph_flow.rag_common.settings import RagContext, RagSettings, RagState, open_rag_state
 from trustgraph_flow.rag_common.trace import QuestionTriples, Trace, trace_identity, traced
 
@@ -38,6 +43,7 @@ __all__ = [
     "no_data_error",
     "nothing_found_error",
     "open_rag_state",
+    "refuse_unknown_collection",
     "trace_identity",
     "traced",
 ]

@@ -1,21 +1,31 @@
-"""The errors of a retrieval that finds nothing, saying why (asked of the librarian)."""
+"""The errors of a retrieval that finds nothing, saying why (asked of the librarian), and
+the refusal of a question to a collection that does not exist."""
 
 from __future__ import annotations
 
+import time
 from typing import Any, Literal
+from weakref import WeakKeyDictionary
 
 from trustgraph_base.errors import ErrorType, RequestTimeout, ServiceError
-from trustgraph_base.messaging import LIBRARIAN, Context
-from trustgraph_base.schema import LibrarianRequest, LibrarianResponse
+from trustgraph_base.messaging import EXPLAIN, LIBRARIAN, Context
+from trustgraph_base.schema import DEFAULT_COLLECTION, LibrarianRequest, LibrarianResponse
+from trustgraph_base.schema.core import Scoped
+from trustgraph_base.schema.explain import ExplainRequest
 from trustgraph_base.schema.rag import RagRequest
 
 LOOKUP_TIMEOUT = 5.0  # seconds to wait for the librarian when explaining an empty result
+PROBE_TIMEOUT = 2.0  # before a question: then it goes ahead (a stack without a librarian)
 
+
+QUIET_FOR = 30.0  # seconds the librarian is not asked again after it did not answer
+# Per request client (one a processor's context): the monotonic time to ask again after.
+_quiet_until: WeakKeyDictionary[object, float] = WeakKeyDictionary()
 
 SHOWN_COLLECTIONS = 5  # the user's other collections named when one is empty (a typo's)
 
 
-def no_data_error(req: RagRequest, others: list[str] | None = None) -> ServiceError:
+def no_data_error(req: Scoped, others: list[str] | None = None) -> ServiceError:
     """The error for a collection with nothing to retrieve from; ``others``: the user's
     collections that are not it, named so that a mistyped ``-C`` shows the right one."""
     hint = ""
@@ -32,21 +42,29 @@ def no_data_error(req: RagRequest, others: list[str] | None = None) -> ServiceEr
 
 
 async def ask_librarian(
-    ctx: Context[Any], req: RagRequest, operation: Literal["list-documents", "list-collections"]
+    ctx: Context[Any],
+    req: Scoped,
+    operation: Literal["list-documents", "list-collections"],
+    wait: float = LOOKUP_TIMEOUT,
 ) -> LibrarianResponse | None:
     """The librarian's answer to ``operation`` in ``req``'s scope; None when it does not
-    answer within ``LOOKUP_TIMEOUT`` (the error then says less, but is still said)."""
+    answer within ``wait`` seconds (the error then says less, but is still said), and
+    at once for ``QUIET_FOR`` seconds after that: a question is not kept waiting twice."""
+    client = ctx.client(LIBRARIAN)
+    if time.monotonic() < _quiet_until.get(client, 0.0):
+        return None
     listing = LibrarianRequest(operation=operation, user=req.user, collection=req.collection)
     try:
-        return await ctx.client(LIBRARIAN).request(
-            listing, timeout=min(LOOKUP_TIMEOUT, ctx.settings.request_timeout)
-        )
-    except (ServiceError, RequestTimeout):
+        return await client.request(listing, timeout=min(wait, ctx.settings.request_timeout))
+    except RequestTimeout:
+        _quiet_until[client] = time.monotonic() + QUIET_FOR
+        return None
+    except ServiceError:
         return None
 
 
 async def nothing_found_error(
-    ctx: Context[Any], req: RagRequest, missing: Literal["edges", "chunks"]
+    ctx: Context[Any], req: Scoped, missing: Literal["edges", "chunks"]
 ) -> ServiceError:
     """The error when retrieval finds nothing, saying why: no documents (and which other
     collections the user has: a mistyped ``-C``), documents still being processed, or
@@ -76,3 +94,39 @@ async def nothing_found_error(
     return ServiceError(
         ErrorType.NO_DATA, f"no {what} from the {len(docs)} {noun} in {where} ({hint})"
     )
+
+
+# Per store client (one a processor's context): the (user, collection)s seen to exist.
+_existing: WeakKeyDictionary[object, set[tuple[str, str]]] = WeakKeyDictionary()
+
+
+async def refuse_unknown_collection(ctx: Context[Any], req: Scoped) -> None:
+    """Refuse a question to a collection that does not exist (nothing stored, no document
+    being loaded, not described: a mistyped ``-C``) before its trace is written, so asking
+    leaves no collection behind; an existing one that finds nothing is traced as before.
+    Not asked: the default collection, a sub-trace's (its parent's trace is there), and one
+    this process saw exist (a collection deleted since then is traced into again, as before).
+    When the store or the librarian does not answer, the question goes ahead."""
+    key, store = (req.user, req.collection), ctx.client(EXPLAIN)
+    seen = _existing.setdefault(store, set())
+    sub = isinstance(req, RagRequest) and bool(req.parent_uri)
+    if req.collection == DEFAULT_COLLECTION or sub or key in seen:
+        return
+    asked = ExplainRequest(operation="list-collections", user=req.user, collection=req.collection)
+    try:
+        stored = await store.request(
+            asked, timeout=min(PROBE_TIMEOUT, ctx.settings.request_timeout)
+        )
+    except (ServiceError, RequestTimeout):
+        return
+    if stored.unreachable:  # a store shard is down: the collection may be on it
+        return
+    if req.collection not in stored.collections:
+        # The librarian knows a collection whose first document is being loaded right now.
+        listed = await ask_librarian(ctx, req, "list-collections", PROBE_TIMEOUT)
+        if listed is None:
+            return
+        names = {c.collection for c in listed.collections} | set(stored.collections)
+        if req.collection not in names:
+            raise no_data_error(req, sorted(names))
+    seen.add(key)
