@@ -48,7 +48,7 @@ MIME_TYPES = {
     "--mime-type",
     default=None,
     type=click.Choice(sorted(set(MIME_TYPES.values()))),
-    help="MIME type [default: from the extension: .pdf, .txt, .md].",
+    help="MIME type [default: from the extension: .pdf, .txt, .md; none: text/plain if it is text].",
 )
 @bounded_option(
     "--chunk-size", CHUNK_SIZE, "Characters per chunk for this document [default: the chunker's]."
@@ -137,14 +137,32 @@ def main(
 
 
 def detect_mime(file: Path) -> str:
-    """The MIME type its extension implies, or a one-line error naming what is supported."""
+    """The MIME type its extension implies, or a one-line error naming what is supported. A
+    file with no extension (README, NEWS, COPYING) is plain text when its start is UTF-8
+    with no NUL byte."""
     mime = MIME_TYPES.get(file.suffix.lower())
+    if mime is None and not file.suffix and plain_text(file):
+        mime = "text/plain"
     if mime is None:
         raise click.ClickException(
             f"unsupported file type {file.suffix or '(none)'!r} for {str(file)!r}: "
             "load a .pdf, .txt or .md file, or pass --mime-type."
         )
     return mime
+
+
+def plain_text(file: Path, sniff: int = 1 << 16) -> bool:
+    """Whether the file's first ``sniff`` bytes are UTF-8 text (a character cut at the end of
+    them allowed) with no NUL byte: what a text file without an extension is."""
+    import codecs
+
+    try:
+        with file.open("rb") as fh:
+            head = fh.read(sniff)
+        codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
+    except (OSError, UnicodeDecodeError):
+        return False
+    return b"\x00" not in head
 
 
 def check_file(file: Path) -> str:

@@ -62,6 +62,13 @@ def test_load_document_refuses_bad_files_before_uploading(tmp_path: Path) -> Non
     odd = load(str(tmp_path / "sheet.xlsx"))
     assert odd.exit_code == 1 and "unsupported file type '.xlsx'" in odd.stderr
     assert "--mime-type" in odd.stderr
+    (tmp_path / "blob").write_bytes(b"\x7fELF\x00\x01")
+    binary = load(str(tmp_path / "blob"))
+    assert binary.exit_code == 1 and "unsupported file type '(none)'" in binary.stderr
+    (tmp_path / "README").write_text("Ça marche: a README has no extension.\n")
+    readme = load(str(tmp_path / "README"))  # plain text: past the checks, to the gateway
+    assert readme.exit_code == 1 and "unsupported file type" not in readme.stderr
+    assert f"cannot reach gateway at {NOWHERE}" in readme.stderr
     (tmp_path / "a.txt").write_text("hello")
     overlap = load(str(tmp_path / "a.txt"), "--chunk-size", "100", "--chunk-overlap", "100")
     assert overlap.exit_code == 2 and "must be smaller than --chunk-size 100" in overlap.stderr
