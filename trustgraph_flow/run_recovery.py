@@ -22,6 +22,7 @@ from typing import Any
 from trustgraph_base.errors import WireError
 from trustgraph_base.messaging import EXPLAIN_STORE, Context
 from trustgraph_base.provenance import GRAPH_RETRIEVAL, interrupted_triples, now_iso
+from trustgraph_base.rdf.terms import Triple
 from trustgraph_base.schema import Metadata, Triples
 from trustgraph_base.wire import decode
 from trustgraph_flow.run_journal import Run, RunJournal
@@ -112,3 +113,15 @@ async def journal_open(ctx: Context[Any]) -> AsyncIterator[RunJournal]:
     finally:
         watching.cancel()
         await asyncio.gather(watching, return_exceptions=True)
+
+
+def recorded_entities(messages: list[bytes]) -> dict[str, list[Triple]]:
+    """The triples of a run's journaled trace messages, by the URI heading each message."""
+    found: dict[str, list[Triple]] = {}
+    for data in messages:
+        try:
+            message = decode(Triples, data)
+        except WireError:
+            continue  # half-written: that step is done again
+        found.setdefault(message.metadata.id or "", []).extend(message.triples)
+    return found

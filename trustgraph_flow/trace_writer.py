@@ -9,9 +9,12 @@ handed to the broker, together with whatever the service sends next in that pass
 agent's next LLM request). ``settle`` makes sure every message sent so far is in the
 journal, and a caller settles before it tells its client of an entity: from then on nothing
 the client was told can be missing from the trace if the process dies (the next process
-sends the journal's messages again). The broker's receipts are awaited after the run, in
-the background; a message the broker refused is sent again until it is persisted, and only
-then is the run done in the journal.
+sends the journal's messages again). A message sent with ``hold`` (a RAG question, before
+its exploration; a synthesis, before its verification) is journaled as any other but goes
+to the broker in one message with the next one sent (at the latest when the run ends): one
+broker message less, the same triples stored. The broker's receipts are awaited after the
+run, in the background; a message the broker refused is sent again until it is persisted,
+and only then is the run done in the journal.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from trustgraph_base.errors import BrokerUnavailable, ErrorType, ServiceError, WireError
+from trustgraph_base.errors import BrokerUnavailable, ErrorType, MessageTooLarge, ServiceError
 from trustgraph_base.messaging import EXPLAIN_STORE, Context, Receipt
 from trustgraph_base.messaging.delivery import current_delivery
 from trustgraph_base.provenance import GRAPH_RETRIEVAL, failure_triples, now_iso
@@ -31,8 +34,9 @@ from trustgraph_base.provenance.uris import check_session_id, new_session_id
 from trustgraph_base.rdf.rows import Stated
 from trustgraph_base.rdf.terms import Triple
 from trustgraph_base.schema import Metadata, Scoped, Triples
-from trustgraph_base.wire import decode, encode
+from trustgraph_base.wire import encode
 from trustgraph_flow.run_journal import Journaled, RunJournal
+from trustgraph_flow.run_recovery import recorded_entities
 
 log = logging.getLogger(__name__)
 
@@ -50,9 +54,10 @@ class TraceWriter:
     started_at: str
     journal: RunJournal | None = None  # None: ``settle`` waits for the broker's receipts
     run: str = ""  # the run's key in the journal
-    queued: list[Triples] = field(default_factory=list)  # sent, not yet journaled
-    # The broker's receipts of the messages handed over, in order of publication (a
-    # producer keeps them in that order).
+    queued: list[tuple[Triples, bool]] = field(default_factory=list)  # sent (held?), not journaled
+    held: list[Triples] = field(default_factory=list)  # journaled, not yet handed over
+    # The broker's receipts of the messages sent, in order of publication (a producer keeps
+    # them in that order): one each, the same one for messages handed over together.
     receipts: list[Receipt[None]] = field(default_factory=list)
     persisted: int = 0  # how many of them are known to be persisted
     # A rerun of a run cut short (``resume``): the entities its trace already has, by the
@@ -62,44 +67,68 @@ class TraceWriter:
     @property
     def count(self) -> int:
         """How many messages have been sent so far."""
-        return len(self.receipts) + len(self.queued)
+        return len(self.receipts) + len(self.held) + len(self.queued)
 
-    def send(self, uri: str, triples: Sequence[Stated]) -> None:
+    def send(self, uri: str, triples: Sequence[Stated], *, hold: bool = False) -> None:
         """Publish an entity (or one step's entities, ``uri`` the first's) once this pass of
         the event loop ends, without waiting for the broker's receipt. The triples may be
-        rows (``rdf.rows``): the message only goes to the wire, whose N-Quads writes either."""
+        rows (``rdf.rows``): the message only goes to the wire, whose N-Quads writes either.
+        ``hold``: once journaled, it waits to go to the broker with the next message."""
         if uri in self.recorded:
             return  # a rerun's step its trace has already: the recorded one stands
-        self._queue(uri, triples)
+        self._queue(uri, triples, hold)
 
-    def _queue(self, uri: str, triples: Sequence[Stated]) -> None:
+    def _queue(self, uri: str, triples: Sequence[Stated], hold: bool = False) -> None:
         meta = Metadata(id=uri, user=self.user, collection=self.collection)
         # Made, not validated: its triples are models or rows (checked as they were built),
         # which only its wire form reads (``nquads_text`` writes either).
         stated: list[Any] = [*triples]
-        self.queued.append(Triples.model_construct(metadata=meta, triples=stated))
+        self.queued.append((Triples.model_construct(metadata=meta, triples=stated), hold))
         if len(self.queued) == 1:
             asyncio.get_running_loop().call_soon(self.flush)
 
     def flush(self) -> None:
-        """Journal the messages sent and not yet journaled, and hand them to the broker."""
-        for message in self.queued:
+        """Journal the messages sent and not yet journaled, and hand them to the broker (a
+        held one with the next)."""
+        for message, hold in self.queued:
             data = encode(message)
-            if self.journal is not None:
-                self.journal.record(self.run, data)
-            # Not on a batching producer: its 1 ms timer would hold the message while the
-            # explain event naming it leaves on a producer of its own, and pushing the batch
-            # out (pulsar-client's flush_async, which keeps the GIL while it waits for the
-            # producer's lock) deadlocks against that timer's thread, which holds the lock
-            # and waits for the GIL to copy a Python send callback.
-            self.receipts.append(self.ctx.send_now(EXPLAIN_STORE, data))
+            if self.journal is None:
+                self._hand_over([message], data)
+                continue
+            self.journal.record(self.run, data)
+            self.held.append(message)
+            if not hold:
+                self.release(data)
         self.queued.clear()
+
+    def release(self, alone: bytes | None = None) -> None:
+        """Hand the held messages to the broker as one (``alone``: the last one's wire form)."""
+        held, self.held = self.held, []
+        if len(held) == 1 and alone is not None:
+            self._hand_over(held, alone)
+        elif held:
+            meta = held[0].metadata
+            stated: list[Any] = [t for m in held for t in m.triples]
+            try:
+                self._hand_over(
+                    held, encode(Triples.model_construct(metadata=meta, triples=stated))
+                )
+            except MessageTooLarge:  # together, not alone: each on its own
+                for message in held:
+                    self._hand_over([message], encode(message))
+
+    def _hand_over(self, messages: list[Triples], data: bytes) -> None:
+        # Not on a batching producer: its 1 ms timer would hold the message while the explain
+        # event naming it leaves on a producer of its own, and pushing the batch out
+        # (flush_async, which keeps the GIL while it waits for the producer's lock) deadlocks
+        # against that timer's thread, which holds the lock and waits for the GIL.
+        receipt = self.ctx.send_now(EXPLAIN_STORE, data)
+        self.receipts.extend(receipt for _ in messages)
 
     async def settle(self, upto: int | None = None) -> None:
         """Make the first ``upto`` messages sent (default: all) safe: journaled, or without
         a journal persisted by the broker. Either way they are on their way to the broker
-        (handed over in order): what the caller hears next (an explain event naming them)
-        reaches it behind them."""
+        in order (a held one with the next)."""
         self.flush()
         if self.journal is None:
             await self.delivered(upto)
@@ -108,14 +137,15 @@ class TraceWriter:
         """Wait until the broker has persisted the first ``upto`` messages (default: all);
         ``BrokerUnavailable`` if one was not."""
         self.flush()
+        self.release()
         end = len(self.receipts) if upto is None else min(upto, len(self.receipts))
         while self.persisted < end:
             await self.receipts[self.persisted]  # raises BrokerUnavailable if it was not
             self.persisted += 1
 
-    async def publish(self, uri: str, triples: Sequence[Stated]) -> None:
+    async def publish(self, uri: str, triples: Sequence[Stated], *, hold: bool = False) -> None:
         """Send one entity and make it (and every one before it) safe."""
-        self.send(uri, triples)
+        self.send(uri, triples, hold=hold)
         await self.settle()
 
     def fail(self, message: str, ending: Sequence[Stated] = ()) -> None:
@@ -162,18 +192,6 @@ async def _deliver(
     if settled is not None:
         await settled
     journal.done(writer.run)
-
-
-def recorded_entities(messages: list[bytes]) -> dict[str, list[Triple]]:
-    """The triples of a run's journaled trace messages, by the URI heading each message."""
-    found: dict[str, list[Triple]] = {}
-    for data in messages:
-        try:
-            message = decode(Triples, data)
-        except WireError:
-            continue  # half-written: that step is done again
-        found.setdefault(message.metadata.id or "", []).extend(message.triples)
-    return found
 
 
 def identity(session_id: str, started_at: str, uri_of: Callable[[str], str]) -> tuple[str, str]:
@@ -224,6 +242,7 @@ def open_trace(
     finally:
         if journal is not None:
             writer.flush()
+            writer.release()
             journal.end(writer.run)
             settled = delivery.settled if delivery is not None else None
             task = asyncio.ensure_future(_deliver(writer, journal, settled))

@@ -578,3 +578,51 @@ async def test_a_settled_trace_message_leaves_before_the_event_that_names_it(
     finally:
         await sender.close()
         await other.close()
+
+
+async def test_a_held_trace_message_goes_to_the_broker_with_the_next_one(
+    pulsar_url: str, settings: ProcessorSettings, topics: Topics, tmp_path: Path
+) -> None:
+    """A RAG question (or synthesis) sent with ``hold`` is journaled on its own at once (safe:
+    its explain event may go) and reaches the broker in one message with the stage after it,
+    its triples first; what is still held when the run's receipts are awaited goes then. The
+    journal keeps each stage's own message (a rerun reads them by their ids), and every one
+    shares the receipt of the message it went in."""
+    bus = Bus(pulsar_url)
+    try:
+        consumer = await bus.subscribe(topics.topic(EXPLAIN_STORE), "held")
+        ctx: Context[ProcessorSettings] = Context("tracer", settings, bus)
+        journal = RunJournal(tmp_path / "runs")
+        writer = TraceWriter(ctx, "urn:test:q", "u", "c", "2026-01-01T00:00:00Z", journal)
+        writer.run = journal.open("urn:test:q", "u", "c")
+
+        def said(name: str) -> list[Triple]:
+            return [Triple(s=iri(f"urn:test:{name}"), p=iri("urn:p"), o=iri("urn:o"))]
+
+        await writer.publish("urn:test:q", said("q"), hold=True)
+        assert [decode(Triples, m).metadata.id for m in journal.messages(writer.run)] == [
+            "urn:test:q"
+        ]
+        await writer.publish("urn:test:exploration", said("exploration"))
+        await writer.publish("urn:test:synthesis", said("synthesis"), hold=True)
+        await writer.publish("urn:test:verification", said("verification"))
+        await writer.publish("urn:test:last", said("last"), hold=True)
+        await asyncio.wait_for(writer.delivered(), 10)
+        got = []
+        for _ in range(3):
+            msg = await asyncio.wait_for(consumer.receive(), 10)
+            message = decode(Triples, msg.data())
+            got.append((message.metadata.id, [t.s.i for t in message.triples]))  # type: ignore[union-attr]
+            await consumer.acknowledge(msg)
+        assert got == [
+            ("urn:test:q", ["urn:test:q", "urn:test:exploration"]),
+            ("urn:test:synthesis", ["urn:test:synthesis", "urn:test:verification"]),
+            ("urn:test:last", ["urn:test:last"]),
+        ]
+        journaled = [decode(Triples, m) for m in journal.messages(writer.run)]
+        assert [(m.metadata.id, len(m.triples)) for m in journaled] == [
+            (f"urn:test:{n}", 1) for n in ("q", "exploration", "synthesis", "verification", "last")
+        ]
+        assert writer.count == 5 and writer.receipts[0] is writer.receipts[1]
+    finally:
+        await bus.close()

@@ -1,10 +1,9 @@
-"""The trace of one RAG request: its stages, each published on ``explain-store`` the
-moment it completes (never batched at the end; two completed together, the Grounding and
-its exploration, in one message) by the trace writer the agent uses too (``trace_writer``)
-and answered to the client as an ``explain`` event once it is safe. A failure marks the
-question failed and answers a clear error; stages that did not complete are never
-written, so the stored trace is always well formed.
-"""
+"""The trace of one RAG request: its stages, each published when it completes (never batched
+at the end) by the agent's trace writer too (``trace_writer``), answered to the client as an
+``explain`` event once safe (journaled). Two go to the broker with the stage after them
+(``hold``): the question with its exploration (and Grounding), the synthesis with its
+verification. A failure marks the question failed and answers a clear error; stages that
+did not complete are never written, so the stored trace is always well formed."""
 
 from __future__ import annotations
 
@@ -67,10 +66,12 @@ class Trace(Generic[R]):
         self.question_uri = writer.question_uri
         self.response = response
 
-    async def stage(self, uri: str, triples: Sequence[Triple], cost: Cost | None = None) -> R:
-        """Publish one completed stage (with its cost) and return its explain event."""
+    async def stage(
+        self, uri: str, triples: Sequence[Triple], cost: Cost | None = None, hold: bool = False
+    ) -> R:
+        """Publish a completed stage (with its cost; ``hold``: see above); its explain event."""
         body = [*triples, *(cost.triples(uri) if cost else [])]
-        await self.writer.publish(uri, body)
+        await self.writer.publish(uri, body, hold=hold)
         return self._event(uri, body)
 
     def _event(self, uri: str, body: list[Triple]) -> R:  # a stage's explain event
@@ -176,7 +177,7 @@ class Trace(Generic[R]):
             *claim_triples(synth, claims),
             *claim_span_triples(synth, claim_spans(claims, places(evidence, texts, chunks))),
         ]
-        yield await self.stage(synth, triples, cost)
+        yield await self.stage(synth, triples, cost, hold=True)  # with its verification
         if cited and not any(c.cited for c in claims):  # cited for the whole answer only
             claims = [replace(c, cited=tuple(cited)) for c in claims]
         against = texts if checked_against is None else checked_against
@@ -243,8 +244,7 @@ async def traced(
     with open_trace(ctx, question, req, started) as writer:
         question, started = writer.question_uri, writer.started_at  # a rerun's: its run's
         trace = Trace(writer, req, response)
-        yield await trace.stage(
-            question, question_triples(question, req.query, started, req.parent_uri or None)
-        )
+        asked = question_triples(question, req.query, started, req.parent_uri or None)
+        yield await trace.stage(question, asked, hold=True)  # with the exploration
         async for resp in trace.guard(run(req, ctx, trace)):
             yield resp
