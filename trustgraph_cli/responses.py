@@ -143,3 +143,23 @@ async def elsewhere(client: GatewayClient, gw: Gateway, probe: dict[str, Any]) -
     where = ", ".join(repr(c) for c in found)
     noun = "collection" if len(found) == 1 else "collections"
     return f" It is in {noun} {where}: pass -C {found[0]}."
+
+
+async def unknown_collection(client: GatewayClient, gw: Gateway) -> str | None:
+    """The line to refuse a blank answer with when ``-C`` names no collection of the user (a
+    typo: a count of 0 or no rows read as if the collection were empty), or None. Not asked
+    for ``default``; a listing that fails says nothing (the answer stands)."""
+    from trustgraph_base.schema import DEFAULT_COLLECTION
+    from trustgraph_cli.render.output import scope_text
+
+    if gw.collection == DEFAULT_COLLECTION:
+        return None
+    try:
+        listed = await client.collections({"operation": "list-collections"})
+    except Exception:  # the check is a courtesy: the answer is the store's
+        return None
+    names = [str(c.get("collection")) for c in listed.get("collections", [])]
+    if gw.collection in names or listed.get("unreachable"):
+        return None
+    yours = f": the user's are {', '.join(names)}" if names else ""
+    return f"no {scope_text(gw.user, gw.collection)}{yours} (tg-list-collections)"

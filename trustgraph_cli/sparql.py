@@ -40,11 +40,14 @@ def main(gw: Gateway, query: str | None, file: TextIO | None, fmt: str) -> None:
         from trustgraph_base.schema.store import SparqlQueryResponse
         from trustgraph_base.wire import to_json
         from trustgraph_cli.client import GatewayClient
-        from trustgraph_cli.responses import validated
+        from trustgraph_cli.responses import unknown_collection, validated
 
         async with GatewayClient(gw) as client:
             data = await client.request("sparql", {"query": text})
-        wire: dict[str, Any] = to_json(validated(SparqlQueryResponse, data, "a SPARQL answer"))
+            reply = validated(SparqlQueryResponse, data, "a SPARQL answer")
+            if reply.may_be_blank() and (refusal := await unknown_collection(client, gw)):
+                raise click.ClickException(refusal)
+        wire: dict[str, Any] = to_json(reply)
         return wire
 
     click.echo(render(run(gw, ask), fmt), nl=False)

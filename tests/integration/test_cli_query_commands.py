@@ -13,6 +13,7 @@ from tests.support.stack import Stack, run_cli
 from trustgraph_base.messaging import TRIPLES_STORE, free_port
 from trustgraph_base.rdf.terms import Triple, iri, lit, quoted
 from trustgraph_base.schema import Metadata, Triples
+from trustgraph_flow.librarian.processor import proc as librarian
 from trustgraph_flow.store.processor import proc as store
 
 A, B, KNOWS, AGE = "urn:test:alice", "urn:test:bob", "urn:test:knows", "urn:test:age"
@@ -23,7 +24,10 @@ SELECT = f"SELECT ?o WHERE {{ <{A}> <{KNOWS}> ?o }}"
 
 @pytest.fixture
 async def stack(pulsar_url: str, prefix: str, tmp_path: Path) -> AsyncIterator[Stack]:
-    async with Stack(pulsar_url, prefix, [store], data_dir=tmp_path, token="tok") as running:
+    # the librarian: a collection's existence is the store's and the librarian's to say
+    async with Stack(
+        pulsar_url, prefix, [store, librarian], data_dir=tmp_path, token="tok"
+    ) as running:
         triples = [
             Triple(s=iri(A), p=iri(KNOWS), o=iri(B)),
             Triple(s=iri(A), p=iri(AGE), o=lit(42)),
@@ -96,6 +100,28 @@ async def test_errors_are_one_line(stack: Stack, tmp_path: Path) -> None:
         f"Error: Invalid value for '-f' / '--file': {str(binary)!r} is not UTF-8 text "
         "(byte 23). (see 'tg-sparql --help')"
     ]
+
+
+async def test_a_mistyped_collection_is_named_not_counted_as_empty(stack: Stack) -> None:
+    """tg-sparql's COUNT in a collection that does not exist said 0 (one row, exit 0) and
+    tg-query-triples printed nothing: a typo read as an empty collection. Both now say there
+    is no such collection and name the user's; a collection that exists counts as before."""
+    count = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
+    fact = Triple(s=iri(B), p=iri(KNOWS), o=iri(A))
+    await stack.publish(
+        TRIPLES_STORE, Triples(metadata=Metadata(id="w", collection="work"), triples=[fact])
+    )
+    work = await eventually(
+        lambda: stack.cli("tg-sparql", "-C", "work", count, "--format", "csv"),
+        lambda r: r.stdout == "n\r\n1\r\n",
+    )
+    assert work.code == 0, work
+    refusal = "Error: no collection 'wrok' of user 'trustgraph': the user's are default, work (tg-list-collections)\n"
+    for command in (["tg-sparql", count], ["tg-query-triples", "-s", A]):
+        code, out, err = await stack.cli(*command, "-C", "wrok")
+        assert (code, out, err) == (1, "", refusal), command
+    code, out, _ = await stack.cli("tg-sparql", count, "--format", "csv")  # default: not asked
+    assert (code, out) == (0, "n\r\n3\r\n")
 
 
 async def test_unreachable_gateway() -> None:

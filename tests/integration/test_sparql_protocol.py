@@ -185,6 +185,32 @@ async def test_raw_protocol_requests(stack: Stack) -> None:
         assert r.status == 401
 
 
+async def test_a_count_over_a_collection_that_does_not_exist_is_not_found(stack: Stack) -> None:
+    """A user's first query, a COUNT, with a mistyped collection: it was 200 and one row, 0
+    (an aggregate over nothing is a row), read as an empty collection; now the 404 an empty
+    answer gets. A collection that exists counts as before, and its one row is its count."""
+    key = await create_key(stack, "alice")
+    count = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
+    await stack.publish(TRIPLES_STORE, msg(labels()[:2], collection="work"))
+
+    async def counted(collection: str) -> tuple[int, dict[str, Any]]:
+        async with (
+            aiohttp.ClientSession(headers={"Authorization": f"Bearer {key}"}) as http,
+            http.get(f"{endpoint(stack)}/{collection}", params={"query": count}) as r,
+        ):
+            return r.status, json.loads(await r.text())
+
+    status, body = await eventually(lambda: counted("work"), lambda r: r[0] == 200)
+    assert body["results"]["bindings"][0]["n"]["value"] == "2"
+    status, body = await counted("wrok")
+    assert status == 404 and body["error"] == {
+        "type": "not-found",
+        "message": "no collection 'wrok': tg-list-collections shows yours",
+    }
+    status, body = await counted("default")  # never checked: every user has it
+    assert status == 200 and int(body["results"]["bindings"][0]["n"]["value"]) > 2
+
+
 async def test_sparqlwrapper_sees_refusals_as_errors(stack: Stack) -> None:
     key = await create_key(stack, "alice")
 

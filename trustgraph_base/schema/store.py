@@ -102,3 +102,9 @@ class SparqlQueryResponse(Response):
     bindings: list[SparqlBinding] = []
     ask_result: bool | None = Field(default=None, alias="ask-result")
     triples: list[Triple] = []
+
+    def may_be_blank(self) -> bool:
+        """Whether this answer could have come from no data at all, so from a collection that
+        does not exist: nothing, one row or triple (``SELECT (COUNT(*) AS ?n)`` is one row,
+        0), or a boolean. More than one row or triple is data."""
+        return self.query_type == "ask" or (len(self.bindings) <= 1 and len(self.triples) <= 1)

@@ -5,7 +5,8 @@
 (``/api/v1/sparql/{collection}``, for clients that append ``?query=`` to the endpoint URL)
 or as ``collection`` (default ``default``) and, for the operator only, ``user``. A GET
 without a query answers the SPARQL 1.1 Service Description (``sparql_service``); a
-collection the caller does not have is ``not-found`` (404), never an empty answer.
+collection the caller does not have is ``not-found`` (404), never an empty answer (nor a
+count of 0).
 ``default-graph-uri`` and ``named-graph-uri`` (each repeatable) set the query's dataset from
 the collection's graphs (``SparqlQueryRequest``). The query goes to the same ``sparql`` service as every
 other client's — the same read-only check (updates and SERVICE refused by the parser),
@@ -108,7 +109,7 @@ async def sparql_handler(request: web.Request) -> web.StreamResponse:
             await ask("sparql", {**scope, **dataset, "query": query}),
             tolerant=True,
         )
-        if is_empty(resp):
+        if resp.may_be_blank():
             await known_collection(ask, scope)
     except web.HTTPRequestEntityTooLarge as exc:
         return failure_response(
@@ -135,12 +136,9 @@ async def sparql_handler(request: web.Request) -> web.StreamResponse:
     )
 
 
-def is_empty(resp: SparqlQueryResponse) -> bool:
-    return not (resp.bindings or resp.triples or resp.ask_result)
-
-
 async def known_collection(ask: Asker, scope: dict[str, Any]) -> None:
-    """Raise ``not-found`` when an empty answer came from a collection the user does not have."""
+    """Raise ``not-found`` when an answer that may be blank came from a collection the user
+    does not have."""
     if scope["collection"] == DEFAULT_COLLECTION:
         return
     listing = {k: v for k, v in scope.items() if k == "user"}
