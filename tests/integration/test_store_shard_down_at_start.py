@@ -11,6 +11,7 @@ import asyncio
 import functools
 import json
 import logging
+import socket
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -32,6 +33,7 @@ from trustgraph_flow.store.service.writer import write_batch
 from trustgraph_flow.store.sparql.client import SparqlServer, term
 
 HELD = 3  # the store's held_messages here
+LIMIT = 2.0  # its sparql_timeout: how long a request to a shard is waited for
 
 
 def migrated(url: str, collection: str) -> int:
@@ -60,7 +62,14 @@ async def test_a_store_starts_lists_and_holds_while_a_shard_is_down(
             seeded = open_sharded(spec, 10)  # a collection on each shard, then c goes down
             write_batch(seeded, [msg(labels(), collection=k) for k in (on_a, on_b, on_c)])
             seeded.close()
-        settings = {"store": {"store_uri": spec, "shard_wait": 0.5, "held_messages": HELD}}
+        settings = {
+            "store": {
+                "store_uri": spec,
+                "shard_wait": 0.5,
+                "held_messages": HELD,
+                "sparql_timeout": LIMIT,
+            }
+        }
         async with Stack(
             pulsar_url,
             prefix,
@@ -126,6 +135,18 @@ async def test_a_store_starts_lists_and_holds_while_a_shard_is_down(
                 assert names == sorted([on_a, on_b, on_c])
             # c down again, after it answered (governed): its reads say the same
             await reads_while_c_is_down(stack, c, on_c)
+            # c hangs (its port takes connections, the kernel's backlog, and never answers):
+            # the shard and the time limit are named, not "unreachable" (a slow query times
+            # out alike), with no traceback in the log; the other shards read as usual
+            with socket.create_server(("127.0.0.1", port)):
+                read = await stack.cli("tg-query-triples", "-U", "alice", "-C", on_c)
+                hung = (
+                    f"Error: shard 'c' ({c}) did not answer within {LIMIT:g} s [store-unavailable]"
+                )
+                assert (read.code, read.stderr.splitlines()) == (1, [hung]), read
+                read = await stack.cli("tg-query-triples", "-U", "alice", "-C", on_a)
+                assert read.code == 0 and read.stdout, read
+            assert "Traceback" not in caplog.text
 
 
 async def reads_while_c_is_down(stack: Stack, c: str, on_c: str) -> None:

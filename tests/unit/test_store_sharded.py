@@ -5,6 +5,8 @@ or was removed, and a collection moved under write load with nothing lost."""
 from __future__ import annotations
 
 import inspect
+import re
+import socket
 import subprocess
 import sys
 import threading
@@ -114,19 +116,29 @@ def test_a_process_given_other_shards_than_the_table_stops_at_start(urls: list[s
 
 
 def test_a_shard_that_is_down_holds_its_writes_and_reads_name_it(urls: list[str]) -> None:
-    with oxigraph_server() as extra:
-        stores = open_sharded(f"{spec(urls)} d={extra}", 10)
+    port = free_port()
+    with oxigraph_server(port=port) as extra:
+        stores = open_sharded(f"{spec(urls)} d={extra}", 2)
         collections = [f"d{n}" for n in range(12)]
         write_batch(stores, [msg(labels(), collection=c) for c in collections])
         down = sorted(c for c in collections if stores.row("alice", c).on == "d")  # type: ignore[union-attr]
         assert down, "some collection is on shard d"
+        up = next(c for c in collections if c not in down)
+        write_batch(stores, [msg(graph_rag(up, 1), collection=up)])
+    # d hangs (its port takes connections, the kernel's backlog, and never answers): the
+    # shard and its time limit are named, not "unreachable" (a slow query times out alike)
+    with socket.create_server(("127.0.0.1", port)):
+        hung = f"shard 'd' ({extra}) did not answer within 2 s"
+        with pytest.raises(StoreUnavailable, match=f"^{re.escape(hung)}$"):
+            trace_ids(stores, down[0])
+        assert trace_ids(stores, up) == [up]
+        assert stores.reached()[1] == [hung]
     # d's server is gone: its collections' writes are held (not retried, not lost), the others written
     report = write_batch(stores, [msg(graph_rag(c, 1), collection=c) for c in collections])
     assert sorted(m.metadata.collection for m in report.unavailable) == down
     assert report.retry == []
     with pytest.raises(StoreUnavailable, match=extra.rsplit(":", 1)[1]):
         trace_ids(stores, down[0])
-    up = next(c for c in collections if c not in down)
     assert trace_ids(stores, up) == [up]
     with pytest.raises(StoreUnavailable, match="shard 'd'"):
         stores.ask("ASK {}")

@@ -28,6 +28,17 @@ class StoreUnavailable(ConnectionError):
     """The server cannot be reached or failed (5xx): the write is retried, the read answers an error."""
 
 
+class StoreTimeout(StoreUnavailable, TimeoutError):
+    """The server took the request and did not answer within the time given: it hangs, or the
+    query is slow (the store's own reads answer ``store-unavailable``; a caller's SPARQL
+    query, caught as a TimeoutError, answers ``timeout``)."""
+
+    def __init__(self, uri: str, seconds: float, shard: str = "") -> None:
+        who = f"shard {shard!r} ({uri})" if shard else f"SPARQL server {uri}"
+        super().__init__(f"{who} did not answer within {seconds:g} s")
+        self.uri, self.seconds = uri, seconds
+
+
 class StoreRefused(ValueError):
     """The server refused a request (4xx), naming its reason."""
 
@@ -108,7 +119,7 @@ class SparqlServer:
                 conn.close()
                 self._local.conn = None
                 if isinstance(exc, TimeoutError):
-                    raise
+                    raise StoreTimeout(self.uri, wait) from None
                 if attempt == 2:
                     raise StoreUnavailable(f"SPARQL server {self.uri} unreachable: {exc}") from None
                 continue
@@ -157,10 +168,7 @@ class SparqlServer:
 
     def update(self, text: str) -> None:
         """Run an update (one transaction on Oxigraph and Fuseki); retried once if unreachable."""
-        try:
-            self._post("update", text, "*/*", None)
-        except TimeoutError:
-            raise StoreUnavailable(f"SPARQL server {self.uri} did not answer an update") from None
+        self._post("update", text, "*/*", None)
 
     def close(self) -> None:
         """Close every thread's connection."""
@@ -179,8 +187,10 @@ class SparqlServer:
         """Block until the server answers a query (it may start after this processor)."""
         deadline = time.monotonic() + within
         while True:
-            try:
-                self.ask("ASK {}")
+            try:  # a server that hangs is not waited for past ``within`` either
+                self.select(
+                    "ASK {}", timeout=max(0.1, min(self.timeout, deadline - time.monotonic()))
+                )
                 return
             except (StoreUnavailable, TimeoutError):
                 if time.monotonic() > deadline:

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from typing import Protocol
 
 from trustgraph_flow.store.backends.server.stores import RemoteStores
-from trustgraph_flow.store.sparql.client import StoreUnavailable
+from trustgraph_flow.store.sparql.client import StoreTimeout, StoreUnavailable
 
 
 class Shards(Protocol):
@@ -22,12 +22,16 @@ class Shards(Protocol):
 @contextmanager
 def named(shard: str) -> Iterator[None]:
     """A StoreUnavailable from the shard's server names the shard, as a pending one's does:
-    ``shard 'c' is unreachable: SPARQL server <url> unreachable: …``."""
+    ``shard 'c' is unreachable: SPARQL server <url> unreachable: …``; one that took the
+    request and did not answer in time (it hangs, or is too busy: not called unreachable)
+    ``shard 'c' (<url>) did not answer within 30 s``."""
     try:
         yield
     except StoreUnavailable as exc:
         if str(exc).startswith("shard "):  # named already (pending, or another lease's)
             raise
+        if isinstance(exc, StoreTimeout):
+            raise StoreTimeout(exc.uri, exc.seconds, shard) from None
         raise StoreUnavailable(f"shard {shard!r} is unreachable: {exc}") from None
 
 

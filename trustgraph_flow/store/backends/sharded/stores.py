@@ -32,7 +32,7 @@ from trustgraph_flow.store.backends.sharded.placement import (
     ShardError,
 )
 from trustgraph_flow.store.core.backend import Handle
-from trustgraph_flow.store.sparql.client import SparqlServer, StoreUnavailable
+from trustgraph_flow.store.sparql.client import SparqlServer, StoreTimeout, StoreUnavailable
 
 log = logging.getLogger(__name__)
 ROW_CACHE = 1.0
@@ -78,10 +78,8 @@ class ShardedStores:
         pending shard is governed first (a StoreUnavailable naming it while it does not answer)."""
         found = self.remote(name)
         if name in self.pending:
-            try:
+            with named(name):
                 self.placement.govern(found.server)
-            except StoreUnavailable as exc:
-                raise StoreUnavailable(f"shard {name!r} is unreachable: {exc}") from None
             with self._lock:
                 self.pending.pop(name, None)
             log.warning("shard %r answers: its collections are read and written again", name)
@@ -183,7 +181,9 @@ class ShardedStores:
         for name, url in sorted(self.placement.shards().items()):
             try:
                 found.update(self.shard(name).scopes())
-            except (StoreUnavailable, TimeoutError):
+            except StoreTimeout as exc:  # it hangs: not called unreachable
+                down.append(f"shard {name!r} ({url}) did not answer within {exc.seconds:g} s")
+            except StoreUnavailable:
                 down.append(f"shard {name!r} ({url}) is unreachable")
         return sorted(found), down
 
