@@ -27,7 +27,7 @@ async def test_the_log_names_the_down_shard_and_says_when_it_answers_again(
             stores = open_sharded(f"a={a} b={b} c={c}", 5)
             stack.callback(stores.close)
         # c's server is gone: the held writes wait for it
-        waiting = asyncio.create_task(intake.reachable(stores.shard("c").server, 7, "c"))
+        waiting = asyncio.create_task(intake.reachable(stores.reach("c"), 7, "c"))  # its probe
         while "still unavailable" not in caplog.text:
             assert not waiting.done()
             await asyncio.sleep(0.05)
@@ -35,6 +35,7 @@ async def test_the_log_names_the_down_shard_and_says_when_it_answers_again(
         await asyncio.wait_for(waiting, 30)
     down, *_, back = [r.getMessage() for r in caplog.records]
     assert down.startswith("shard 'c' still unavailable after ")
+    assert down.count("'c'") == 1, down  # named once
     assert f"SPARQL server {c} unreachable" in down
     assert a not in down and b not in down
     assert down.endswith("holding its 7 messages")

@@ -205,7 +205,8 @@ class ShardedStores:
         that cannot be reached is a StoreUnavailable naming it."""
         self.placement.control.ask(query)
         for name in sorted(self.placement.shards()):
-            self.reach(name).ask(query)
+            with named(name):
+                self.reach(name).ask(query)
         return True
 
     def reach(self, name: str) -> Reach:
