@@ -71,6 +71,7 @@ def main(bundle: str, trusted_keys: tuple[str, ...], fmt: str) -> None:
                 "entries": report.entries,
                 "chains": report.chains,
                 "erased": report.erased,
+                "erased_kinds": report.erased_kinds,
                 "keys": report.keys,
                 "pinned": report.pinned,
                 "problems": [
@@ -80,7 +81,7 @@ def main(bundle: str, trusted_keys: tuple[str, ...], fmt: str) -> None:
             }
         )
     else:
-        from trustgraph_cli.render.text import plural
+        from trustgraph_cli.render.text import erased_text, plural
 
         verdict = (
             "VERIFIED"
@@ -94,7 +95,7 @@ def main(bundle: str, trusted_keys: tuple[str, ...], fmt: str) -> None:
             f"{verdict}: {plural(report.traces, 'trace')} ({report.roots} counting sub-traces), "
             f"{plural(report.documents, 'document')}, "
             f"{plural(report.entries, 'log entry', 'log entries')} in "
-            f"{plural(report.chains, 'chain')}, {report.erased} erased; "
+            f"{plural(report.chains, 'chain')}, {erased_text(report.erased, report.erased_kinds)}; "
             f"signatures checked with {whose}"
         )
         if report.sealed:

@@ -41,7 +41,7 @@ def main(page_size: int, fmt: str, gw: Gateway) -> None:
     """
     result: Verification = run(gw, lambda: verify(gw, page_size))
     from trustgraph_cli.render.output import emit_json, scope_text
-    from trustgraph_cli.render.text import plural
+    from trustgraph_cli.render.text import erased_text, plural
 
     if fmt == "json":
         emit_json(result.model_dump(mode="json"))
@@ -54,7 +54,7 @@ def main(page_size: int, fmt: str, gw: Gateway) -> None:
         click.echo(
             f"{verdict}: {plural(result.entries, 'entry', 'entries')} in "
             f"{plural(result.chains, 'chain')}, "
-            f"{erased_text(result)}; keys {', '.join(result.keys) or 'none'}"
+            f"{erased_text(result.erased, result.erased_kinds)}; keys {', '.join(result.keys) or 'none'}"
         )
         if not result.entries and not result.problems:  # a wrong -C reads as all verified
             where = scope_text(gw.user, gw.collection)
@@ -63,18 +63,6 @@ def main(page_size: int, fmt: str, gw: Gateway) -> None:
             click.echo(f"  ! {p.code}: {p.message}")
     if not result.verified:
         raise SystemExit(1)
-
-
-def erased_text(result: Verification) -> str:
-    """``0 erased``, or ``2 erased entries (1 document)``: a document or trace has an entry
-    for each time it was signed, each erased with it, so entries alone overcount."""
-    from trustgraph_cli.render.text import plural
-
-    if not result.erased:
-        return "0 erased"
-    what = ", ".join(plural(n, kind) for kind, n in sorted(result.erased_kinds.items()))
-    entries = plural(result.erased, "erased entry", "erased entries")
-    return f"{entries} ({what})" if what else entries
 
 
 async def verify(gw: Gateway, page_size: int) -> Verification:

@@ -130,6 +130,21 @@ async def test_a_hand_edit_is_named_and_an_erasure_still_verifies(
     # that came after the librarian's request to sign it: 1-3 here, by timing).
     assert shown.code == 0 and report["verified"] and report["erased"] >= 3, report
     assert report["erased_kinds"]["document"] == 1 and report["erased_kinds"]["trace"] >= 1
+    # An audit bundle of it says the same, in the same words ('5 erased' before: entries)
+    erasures = str(tmp_path / "erasures")
+    made = await stack.cli("tg-export-audit", erasures, "--since", "2026-03-01T00:00:00Z")
+    assert made.code == 0, made
+    nowhere = {"TRUSTGRAPH_URL": "http://127.0.0.1:9/"}
+    checked = await run_cli("tg-verify-audit", erasures, "--format", "json", env=nowhere)
+    bundled = json.loads(checked.stdout)
+    assert (bundled["erased"], bundled["erased_kinds"]) == (
+        report["erased"],
+        report["erased_kinds"],
+    ), bundled
+    text = await run_cli("tg-verify-audit", erasures, env=nowhere)
+    entries = f"{report['erased']} erased entries"
+    kinds = f"({report['erased_kinds']['document']} document, "
+    assert f"{entries} {kinds}" in text.stdout, text.stdout
     assert capitals
 
 

@@ -58,7 +58,8 @@ class Report:
     roots: int = 0  # trace roots (with sub-traces) checked against the log
     entries: int = 0
     chains: int = 0
-    erased: int = 0
+    erased: int = 0  # log entries with a tombstone
+    erased_kinds: dict[str, int] = field(default_factory=dict)  # erased subjects by kind, once
     keys: list[str] = field(default_factory=list)
     pinned: bool = False  # keys given by the verifier, not only the bundle's own
 
@@ -99,6 +100,7 @@ def verify_bundle(folder: Path, trusted: dict[str, Ed25519PublicKey] | None = No
     report.entries, report.chains = len(every), len(chains)
     report.erased = sum(1 for s in every if s.tombstone is not None)
     newest, by_hash = ent.latest(every), {s.entry.hash: s for s in every}
+    report.erased_kinds = ent.erased_by_kind(newest.values())
     used: set[str] = set()
     for name, trace in sorted(manifest.get("traces", {}).items()):
         if (folder / name).is_file():

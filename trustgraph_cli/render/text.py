@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 MIN_TEXT_WIDTH = 20
@@ -65,6 +66,17 @@ def fit(text: str, width: int, ellipsis: str = "…") -> str:
 def plural(n: int, word: str, many: str | None = None) -> str:
     """``1 trace``, ``3 traces``, ``0 entries`` (``many`` for a plural that is not ``word + s``)."""
     return f"{n} {word}" if n == 1 else f"{n} {many or word + 's'}"
+
+
+def erased_text(erased: int, kinds: Mapping[str, int]) -> str:
+    """``0 erased``, or ``2 erased entries (1 document)``: a document or trace has a log entry
+    for each time it was signed, each erased with it, so entries alone overcount
+    (tg-verify-log and tg-verify-audit)."""
+    if not erased:
+        return "0 erased"
+    what = ", ".join(plural(n, kind) for kind, n in sorted(kinds.items()))
+    entries = plural(erased, "erased entry", "erased entries")
+    return f"{entries} ({what})" if what else entries
 
 
 def short_time(value: str) -> str:
