@@ -11,7 +11,9 @@ if TYPE_CHECKING:
     from trustgraph_cli.client import GatewayClient
 
 POLL_SECONDS = 0.25
-SEAL_SECONDS = 2.0  # the store's answer to the librarian (a down shard: at once)
+# The store's answer to the librarian (a down shard: at once), which waits 5 s for it at
+# most and then says so (``held``): waited for a little longer than that.
+SEAL_SECONDS = 6.0
 
 
 async def follow(
@@ -46,12 +48,12 @@ async def follow(
         await asyncio.sleep(POLL_SECONDS)
         info = await document(client, info.id)
     # Complete: the librarian asks the store to sign it at once, and learns then whether the
-    # store has its graph (``held`` says why not); polled while that request is out (none
-    # when answered before the first look, as usual; a busy store: no answer is no news).
+    # store has its graph (``held`` says why not, or that the store did not answer in time);
+    # polled while that request is out (none when answered before the first look, as usual).
     asked = clock()
     while info.status == "complete" and info.sealing:
         if clock() - asked > SEAL_SECONDS:
-            break  # the store is busy: no answer is no news
+            break  # the librarian did not say either: a stuck request, no news
         await asyncio.sleep(POLL_SECONDS)
         info = await document(client, info.id)
     progress.finish(info)
@@ -64,11 +66,12 @@ async def document(client: GatewayClient, doc: str) -> DocumentInfo:
 
 
 def held_note(info: DocumentInfo) -> str:
-    """What a complete document whose writes the store holds means to its user."""
+    """What a complete document the store has not confirmed (its writes held for a server
+    that is down, or no answer in time) means to its user."""
     return (
-        f"{info.id} is complete, but not in the store yet: {info.held}. Nothing is lost: the "
-        "store writes it when that server answers; until then questions do not find it. "
-        "tg-list-documents says complete (not held) once it is written."
+        f"{info.id} is complete, but the store has not confirmed its graph yet: {info.held}. "
+        "Nothing is lost: the store writes it when it can, and questions may not find it "
+        "until then. tg-list-documents says complete (not held) once it is signed."
     )
 
 

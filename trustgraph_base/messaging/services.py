@@ -32,6 +32,7 @@ from trustgraph_base.schema import (
     FlowResponse,
     GraphRagRequest,
     GraphRagResponse,
+    HeldWritten,
     IngestEvent,
     KnowledgeRequest,
     KnowledgeResponse,
@@ -134,6 +135,7 @@ CHUNKS = Topic("chunks", ChunkText)  # chunker → extractor
 INGEST_EVENTS = Topic("ingest-events", IngestEvent)  # pipeline stages → librarian
 COLLECTION_DELETED = Topic("collection-deleted", CollectionDeleted)  # store → librarian, vectors
 LOADS_REMOVED = Topic("loads-removed", LoadsRemoved)  # librarian, store → chunker, extractor
+HELD_WRITTEN = Topic("held-written", HeldWritten)  # store → librarian: held writes are in
 CONFIG_CHANGED = Topic("config-changed", ConfigChanged)  # config → every config reader
 METRICS = Topic("metrics", MetricsReport)  # every processor → gateways (/api/metrics)
 

@@ -72,6 +72,7 @@ from trustgraph_base.schema.rag import (
     RagResponse,
 )
 from trustgraph_base.schema.store import (
+    HeldWritten,
     SparqlQueryRequest,
     SparqlQueryResponse,
     TriplePattern,
@@ -113,6 +114,7 @@ __all__ = [
     "FlowResponse",
     "GraphRagRequest",
     "GraphRagResponse",
+    "HeldWritten",
     "IngestEvent",
     "KnowledgeRequest",
     "KnowledgeResponse",

@@ -33,7 +33,7 @@ class DocumentInfo(Message):
     edges: int = 0
     error: str | None = None
     sealing: bool = False  # complete, and the store asked to sign its provenance now
-    # complete, but its graph's writes are held for a shard that is down (why, naming it)
+    # complete, not confirmed: its writes held for a down shard, or the store did not answer
     held: str | None = None
     chunk_size: int | None = None  # per-document chunker overrides, carried to PageText
     chunk_overlap: int | None = None

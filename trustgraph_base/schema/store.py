@@ -108,3 +108,12 @@ class SparqlQueryResponse(Response):
         does not exist: nothing, one row or triple (``SELECT (COUNT(*) AS ?n)`` is one row,
         0), or a boolean. More than one row or triple is data."""
         return self.query_type == "ask" or (len(self.bindings) <= 1 and len(self.triples) <= 1)
+
+
+class HeldWritten(Message):
+    """Store → librarian: the writes the store held for a server that was down (a shard) are
+    written, this collection's among them: its documents the store could not sign for that
+    reason can be signed now (docs/store.md, "A shard that is down")."""
+
+    user: str = Field(min_length=1, max_length=bounds.NAME_MAX)
+    collection: str = Field(min_length=1, max_length=bounds.NAME_MAX)

@@ -16,6 +16,7 @@ from pathlib import Path
 from trustgraph_base.errors import ServiceError
 from trustgraph_base.messaging import (
     COLLECTION_DELETED,
+    HELD_WRITTEN,
     INGEST_EVENTS,
     KNOWLEDGE,
     LIBRARIAN,
@@ -24,6 +25,7 @@ from trustgraph_base.messaging import (
 )
 from trustgraph_base.schema import (
     CollectionDeleted,
+    HeldWritten,
     IngestEvent,
     KnowledgeRequest,
     KnowledgeResponse,
@@ -121,6 +123,13 @@ async def on_collection_deleted(event: CollectionDeleted, ctx: Ctx) -> None:
     log.info(
         "collection %s/%s deleted: removed %d documents", scope.user, scope.collection, removed
     )
+
+
+@proc.consumer(HELD_WRITTEN)
+async def on_held_written(event: HeldWritten, ctx: Ctx) -> None:
+    """The store wrote the writes it held for a shard that was down, this collection's among
+    them: its complete documents not signed yet are offered now (``held`` cleared once signed)."""
+    await sealing.offer(ctx, ctx.state.store.documents.db, Scope(event.user, event.collection))
 
 
 @proc.consumer(INGEST_EVENTS)

@@ -8,8 +8,11 @@ a store that is busy or down then signs it on a later try (every ``seal_retry_se
 so a crash or a long load elsewhere never leaves a document unsigned for good.
 
 A store that answers ``store-unavailable`` (the shard its collection is on is down: its
-writes are held, not written) leaves the reason in ``held``: the document is complete but
-not in the store yet, and says so (tg-load-document, tg-list-documents) until it is signed.
+writes are held, not written) leaves the reason in ``held``, and so does one that does not
+answer in time (``SEAL_TIMEOUT``): the document is complete but the store has not confirmed
+it holds its graph, and says so (tg-load-document, tg-list-documents) until it is signed:
+offered again on every try, and at once when the store says it wrote the writes it held
+(``held-written``).
 """
 
 from __future__ import annotations
@@ -40,31 +43,50 @@ async def seal(ctx: Context[Any, Any], db: sqlite3.Connection, scope: Scope, doc
         operation="seal-document", id=doc, user=scope.user, collection=scope.collection
     )
     key = (scope.user, scope.collection, doc)
+    unanswered = f"the store did not answer within {SEAL_TIMEOUT:g} s (busy, or away)"
     db.execute(f"UPDATE documents SET unsealed={ASKING}" + _WHERE, key)
     try:
         await ctx.client(EXPLAIN).request(request, timeout=SEAL_TIMEOUT)
     except (RequestTimeout, ServiceError) as exc:
         log.warning("%s is complete but the store did not sign its provenance yet: %s", doc, exc)
-        why = None  # a timeout or another refusal: what was said before stands
-        if isinstance(exc, ServiceError) and exc.type == ErrorType.STORE_UNAVAILABLE:
-            why = exc.message
-        db.execute("UPDATE documents SET unsealed=1, held=COALESCE(?, held)" + _WHERE, (why, *key))
-        return "timeout" if isinstance(exc, RequestTimeout) else "refused"
+        if isinstance(exc, RequestTimeout):  # busy or away: a reason given before stands
+            db.execute(
+                "UPDATE documents SET unsealed=1, held=COALESCE(held, ?)" + _WHERE,
+                (unanswered, *key),
+            )
+            return "timeout"
+        # store-unavailable says why; another refusal (its provenance not all stored yet)
+        # leaves a reason given before, but not "did not answer": it did
+        said = exc.message if exc.type == ErrorType.STORE_UNAVAILABLE else None
+        db.execute(
+            "UPDATE documents SET unsealed=1, held=COALESCE(?, NULLIF(held, ?))" + _WHERE,
+            (said, unanswered, *key),
+        )
+        return "refused"
     db.execute("UPDATE documents SET unsealed=0, held=NULL" + _WHERE, key)
     return "signed"
 
 
 async def retry_unsealed(ctx: Context[Any, Any], db: sqlite3.Connection, every: float) -> None:
-    """Forever: each complete document still marked, offered again (a store that does not
-    answer ends the round: it is still away)."""
+    """Forever: each complete document still marked, offered again."""
     while True:
         await asyncio.sleep(every)
-        rows = db.execute(
-            "SELECT user, collection, id FROM documents WHERE unsealed>0 AND status='complete'"
-        ).fetchall()
-        for user, collection, doc in rows:
-            outcome = await seal(ctx, db, Scope(user, collection), doc)
-            if outcome == "timeout":
-                break
-            if outcome == "signed":
-                log.info("%s: its provenance is signed now", doc)
+        await offer(ctx, db)
+
+
+async def offer(ctx: Context[Any, Any], db: sqlite3.Connection, scope: Scope | None = None) -> None:
+    """Each complete document still marked (``scope``: of that collection) offered again; a
+    store that does not answer ends the round: it is still away. Also when the store says it
+    wrote what it held for a shard that was down (``held-written``): signed then, not up to
+    ``seal_retry_seconds`` later."""
+    where = "" if scope is None else " AND user=? AND collection=?"
+    rows = db.execute(
+        "SELECT user, collection, id FROM documents WHERE unsealed>0 AND status='complete'" + where,
+        () if scope is None else (scope.user, scope.collection),
+    ).fetchall()
+    for user, collection, doc in rows:
+        outcome = await seal(ctx, db, Scope(user, collection), doc)
+        if outcome == "timeout":
+            break
+        if outcome == "signed":
+            log.info("%s: its provenance is signed now", doc)

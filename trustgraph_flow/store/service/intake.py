@@ -12,8 +12,9 @@ import time
 from collections.abc import Mapping, Sequence
 
 from trustgraph_base.errors import ServiceError
-from trustgraph_base.messaging import Kept
+from trustgraph_base.messaging import HELD_WRITTEN, Kept
 from trustgraph_base.schema.core import StoreTriples
+from trustgraph_base.schema.store import HeldWritten
 from trustgraph_flow.removed_loads import RemovedLoads
 from trustgraph_flow.store.backends.sharded.stores import ShardedStores
 from trustgraph_flow.store.core.backend import Backend
@@ -101,6 +102,7 @@ async def drain(ctx: Ctx, key: str) -> None:
     holds, state = ctx.state.holds, ctx.state
     queue = holds.queues[key]
     failed = 0
+    written: set[tuple[str, str]] = set()  # collections of the messages written
     try:
         while not holds.finished(key):
             await reachable(probe(state, key), len(queue), key)
@@ -118,12 +120,20 @@ async def drain(ctx: Ctx, key: str) -> None:
                 retry, again, failed = retry | again, set(), 0
             queue.extendleft(reversed([p for p in chunk if id(p[0]) in again]))
             holds.settle([p for p in chunk if id(p[0]) in retry], ok=False)
-            holds.settle([p for p in chunk if id(p[0]) not in again | retry], ok=True)
+            done = [p for p in chunk if id(p[0]) not in again | retry]
+            holds.settle(done, ok=True)
+            written.update((m.metadata.user, m.metadata.collection) for m, _ in done)
     except Exception:
         log.exception("writing the messages held for %s failed: they are redelivered", key)
         holds.settle(list(queue), ok=False)
         queue.clear()
         holds.finished(key)
+        return
+    try:  # the librarian signs their documents now, not on its next try (30 s)
+        for user, collection in sorted(written):
+            await ctx.publish(HELD_WRITTEN, HeldWritten(user=user, collection=collection))
+    except Exception as exc:  # the broker: nothing is lost, the librarian's retries sign them
+        log.warning("cannot tell the librarian that %s's held writes are in: %s", key, exc)
 
 
 def write_held(
