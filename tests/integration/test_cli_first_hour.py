@@ -8,9 +8,13 @@ import json
 import os
 import pty
 
+import aiohttp
+
 from tests.support.poll import eventually
 from tests.support.processors import EVERY, SAMPLES
 from tests.support.stack import Stack, command_line, stack_fixture
+from tests.support.store import labels, msg
+from trustgraph_base.messaging import TRIPLES_STORE
 
 QUESTION = "Who invented the printing press?"
 
@@ -75,6 +79,36 @@ async def test_the_agent_on_an_empty_collection_says_there_is_nothing_to_search(
         ), graph.stderr
     listed = await stack.cli("tg-list-collections", "--format", "json")
     assert [c["collection"] for c in json.loads(listed.stdout)] == ["default"], listed.stdout
+
+
+async def test_a_collection_deleted_after_a_question_is_not_made_again_by_the_next(
+    stack: Stack,
+) -> None:
+    """GraphRAG keeps the collections it saw exist (one look at the store each); one deleted
+    since was still taken as existing, and the next question's trace made it again."""
+    for collection in ("gone", "kept"):
+        await stack.publish(TRIPLES_STORE, msg(labels(), user="trustgraph", collection=collection))
+
+    async def names() -> list[str]:
+        listed = await stack.cli("tg-list-collections", "--format", "json")
+        return [c["collection"] for c in json.loads(listed.stdout)]
+
+    await eventually(names, lambda found: {"gone", "kept"} <= set(found))
+    seen = await stack.cli("tg-invoke-graph-rag", "-C", "gone", "-q", QUESTION)
+    assert "or ask in one of the user's collections" not in seen.stderr, seen  # it exists
+    async with aiohttp.ClientSession() as http:
+        body = {"operation": "delete-collection", "collection": "gone"}
+        async with http.post(f"{stack.url}api/v1/collection-management", json=body) as resp:
+            assert resp.status == 200, await resp.text()
+    assert "gone" not in await names()
+    # Refused before its trace (the refusal names the store's other collections; a question
+    # traced into it and finding nothing would not), so nothing makes it again
+    again = await stack.cli("tg-invoke-graph-rag", "-C", "gone", "-q", QUESTION)
+    assert again.code == 1, again
+    assert "has no documents; load some with tg-load-document, or ask in one of the user's " in (
+        again.stderr
+    ), again
+    assert "kept" in again.stderr and "gone" not in await names()
 
 
 async def test_explain_lines_never_glue_to_the_answer_on_a_terminal(stack: Stack) -> None:

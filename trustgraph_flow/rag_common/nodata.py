@@ -13,6 +13,7 @@ from trustgraph_base.schema import DEFAULT_COLLECTION, LibrarianRequest, Librari
 from trustgraph_base.schema.core import Scoped
 from trustgraph_base.schema.explain import ExplainRequest
 from trustgraph_base.schema.rag import RagRequest
+from trustgraph_flow.rag_common.seen import seen_of
 
 LOOKUP_TIMEOUT = 5.0  # seconds to wait for the librarian when explaining an empty result
 PROBE_TIMEOUT = 2.0  # before a question: then it goes ahead (a stack without a librarian)
@@ -96,22 +97,18 @@ async def nothing_found_error(
     )
 
 
-# Per store client (one a processor's context): the (user, collection)s seen to exist.
-_existing: WeakKeyDictionary[object, set[tuple[str, str]]] = WeakKeyDictionary()
-
-
 async def refuse_unknown_collection(ctx: Context[Any], req: Scoped) -> None:
     """Refuse a question to a collection that does not exist (nothing stored, no document
     being loaded, not described: a mistyped ``-C``) before its trace is written, so asking
     leaves no collection behind; an existing one that finds nothing is traced as before.
     Not asked: the default collection, a sub-trace's (its parent's trace is there), and one
-    this process saw exist (a collection deleted since then is traced into again, as before).
+    this process saw exist and has not heard deleted since (``seen.py``).
     When the store or the librarian does not answer, the question goes ahead."""
-    key, store = (req.user, req.collection), ctx.client(EXPLAIN)
-    seen = _existing.setdefault(store, set())
+    key, store, seen = (req.user, req.collection), ctx.client(EXPLAIN), seen_of(ctx)
     sub = isinstance(req, RagRequest) and bool(req.parent_uri)
     if req.collection == DEFAULT_COLLECTION or sub or key in seen:
         return
+    heard = seen.heard
     asked = ExplainRequest(operation="list-collections", user=req.user, collection=req.collection)
     try:
         stored = await store.request(
@@ -129,4 +126,4 @@ async def refuse_unknown_collection(ctx: Context[Any], req: Scoped) -> None:
         names = {c.collection for c in listed.collections} | set(stored.collections)
         if req.collection not in names:
             raise no_data_error(req, sorted(names))
-    seen.add(key)
+    seen.keep(key, heard)
