@@ -93,6 +93,8 @@ def main(
         )
     digest = check_file(path)
     mime = mime_type or detect_mime(path)
+    if mime != "application/pdf":
+        check_text(path)
     if chunk_size is not None and chunk_overlap is not None and chunk_overlap >= chunk_size:
         raise click.BadParameter(
             f"{chunk_overlap} must be smaller than --chunk-size {chunk_size}.",
@@ -151,18 +153,34 @@ def detect_mime(file: Path) -> str:
     return mime
 
 
-def plain_text(file: Path, sniff: int = 1 << 16) -> bool:
-    """Whether the file's first ``sniff`` bytes are UTF-8 text (a character cut at the end of
-    them allowed) with no NUL byte: what a text file without an extension is."""
+def plain_text(file: Path) -> bool:
+    """Whether the file's start is UTF-8 text (a character cut at the end allowed) with no
+    NUL byte: what a text file without an extension is."""
     import codecs
 
     try:
-        with file.open("rb") as fh:
-            head = fh.read(sniff)
+        head = file_head(file)
         codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
     except (OSError, UnicodeDecodeError):
         return False
     return b"\x00" not in head
+
+
+def file_head(file: Path) -> bytes:
+    from trustgraph_base.not_text import SNIFF
+
+    with file.open("rb") as fh:
+        return fh.read(SNIFF)
+
+
+def check_text(file: Path) -> None:
+    """A file to load as text whose start says it is a PDF, UTF-16 or a binary is refused
+    before it is uploaded (it failed in the decoder, advised to convert from Latin-1, and
+    stayed listed as failed)."""
+    from trustgraph_base.not_text import not_text
+
+    if (why := not_text(file_head(file))) is not None:
+        raise click.ClickException(f"{str(file)!r} cannot load as text: {why}.")
 
 
 def check_file(file: Path) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import IO
 
+from trustgraph_base.not_text import SNIFF, not_text
 from trustgraph_base.terminal_text import as_shown
 from trustgraph_flow.pdf_text import PdfError, PdfPage, read_pdf
 
@@ -37,6 +38,8 @@ def decode_pdf(fh: IO[bytes], done: list[int] | None = None) -> list[PdfPage]:
 
 def decode_text(data: bytes) -> str:
     """UTF-8 text (a byte-order mark is dropped), as a terminal shows it (``as_shown``)."""
+    if (why := not_text(data[:SNIFF])) is not None:
+        raise DecodeError(f"the document was sent as text, but {why}")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -101,6 +101,9 @@ async def test_bad_documents_fail_with_a_reason_and_leave_no_provenance(
             "not valid UTF-8 (byte 3 is 0xe9): convert it to UTF-8 first, "
             "e.g. iconv -f latin1 -t utf-8",
         ),
+        # sent as text by a client that does not look (the official tg-load-document)
+        "pdf-as-text": (pdf, "text/plain", "was sent as text, but it is a PDF"),
+        "utf16": ("café".encode("utf-16"), "text/plain", "iconv -f UTF-16 -t UTF-8"),
     }
     docs = {
         name: (await client.upload(name, data, mime)).id for name, (data, mime, _) in cases.items()

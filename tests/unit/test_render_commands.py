@@ -69,6 +69,21 @@ def test_load_document_refuses_bad_files_before_uploading(tmp_path: Path) -> Non
     readme = load(str(tmp_path / "README"))  # plain text: past the checks, to the gateway
     assert readme.exit_code == 1 and "unsupported file type" not in readme.stderr
     assert f"cannot reach gateway at {NOWHERE}" in readme.stderr
+    # A .txt that is not text was uploaded, then failed in the decoder advising a Latin-1
+    # conversion, and stayed listed as failed: refused here, saying what it is.
+    pdf = (Path(__file__).parents[2] / "samples" / "world-facts.pdf").read_bytes()
+    for name, data, said in [
+        ("manual.txt", pdf, "it is a PDF (it starts with %PDF-)"),
+        ("ls.txt", b"\x7fELF\x02\x01\x01\x00\x00", "it is not text (NUL byte at 7)"),
+        ("notes.md", "café".encode("utf-16"), "it is UTF-16 text"),
+    ]:
+        (tmp_path / name).write_bytes(data)
+        refused = load(str(tmp_path / name))
+        assert refused.exit_code == 1 and refused.stderr.startswith(
+            f"Error: '{tmp_path / name}' cannot load as text: {said}"
+        ), refused.stderr
+    as_pdf = load(str(tmp_path / "manual.txt"), "--mime-type", "application/pdf")
+    assert f"cannot reach gateway at {NOWHERE}" in as_pdf.stderr  # what it is, said: it goes
     (tmp_path / "a.txt").write_text("hello")
     overlap = load(str(tmp_path / "a.txt"), "--chunk-size", "100", "--chunk-overlap", "100")
     assert overlap.exit_code == 2 and "must be smaller than --chunk-size 100" in overlap.stderr
