@@ -9,14 +9,8 @@ import click
 
 from trustgraph_base.bounds import CHUNK_OVERLAP, CHUNK_SIZE
 from trustgraph_cli.load_left import interrupted, lost
-from trustgraph_cli.options import (
-    Gateway,
-    Interrupted,
-    bounded_option,
-    command,
-    gateway_options,
-    run,
-)
+from trustgraph_cli.options import Gateway, bounded_option, command, gateway_options, run
+from trustgraph_cli.terminal import Interrupted
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -33,7 +33,7 @@ from trustgraph_cli.flags import (
     question_option,
     window_options,
 )
-from trustgraph_cli.terminal import CliCommand
+from trustgraph_cli.terminal import CliCommand, Interrupted
 
 DEFAULT_URL = "http://localhost:8088/"
 
@@ -186,15 +186,6 @@ def admin_options(fn: F) -> F:
         return fn(*args, gw=gw, **kwargs)
 
     return wrapper  # type: ignore[return-value]
-
-
-class Interrupted(click.ClickException):
-    """Ctrl-C: a one-line note of what was left on the server, exit 130 as a shell's."""
-
-    exit_code = 130
-
-    def show(self, file: object = None) -> None:
-        click.echo(self.message, err=True)
 
 
 def run(

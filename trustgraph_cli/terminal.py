@@ -20,6 +20,8 @@ import sys
 from collections.abc import Iterator
 from typing import Any, TextIO
 
+import click
+
 from trustgraph_base.usage import Command
 
 _SGR = re.compile(r"(\x1b\[[0-9;]*m)")  # a colour code; split keeps it as an odd item
@@ -69,9 +71,27 @@ def guarded() -> Iterator[None]:
             sys.stderr = saved[1]
 
 
+class Interrupted(click.ClickException):
+    """Ctrl-C: a one-line note of what was left on the server, exit 130 as a shell's."""
+
+    exit_code = 130
+
+    def show(self, file: object = None) -> None:
+        click.echo(self.message, err=True)
+
+
 class CliCommand(Command):
     """A ``tg-*`` command: one-line usage errors (``Command``) and guarded output."""
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         with guarded():
             return super().main(*args, **kwargs)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """Ctrl-C before the command's request went out (it was still starting: importing,
+        reading the file) is 'Interrupted.', exit 130, as later; click's own 'Aborted!',
+        exit 1, read as a failure."""
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise Interrupted("Interrupted.") from None

@@ -49,6 +49,23 @@ def load(*args: str) -> click.testing.Result:
     return CliRunner().invoke(main, [*args, "-u", NOWHERE])
 
 
+def test_ctrl_c_while_a_command_starts_is_interrupted_not_aborted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C while tg-load-document hashed a large file (4.6 s for 300 MB), before anything
+    was sent, printed click's 'Aborted!' and exit 1, read as a failure; a command's Ctrl-C is
+    'Interrupted.', exit 130, however early."""
+    import trustgraph_cli.load_document as loader
+
+    def ctrl_c(file: Path) -> str:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(loader, "check_file", ctrl_c)
+    (tmp_path / "big.txt").write_text("large enough to take a while to hash\n")
+    got = load(str(tmp_path / "big.txt"))
+    assert (got.exit_code, got.stdout, got.stderr) == (130, "", "Interrupted.\n")
+
+
 def test_load_document_refuses_bad_files_before_uploading(tmp_path: Path) -> None:
     missing = load(str(tmp_path / "nope.pdf"))
     assert (missing.exit_code, missing.stderr) == (
