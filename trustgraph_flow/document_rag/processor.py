@@ -88,6 +88,7 @@ async def run(
             reranked=None if ranked is None else [(r.vector_rank, r.lexical) for r in ranked],
         ),
         explore_cost,
+        hold=False,
     ):
         yield event
     request = TextCompletionRequest(

@@ -146,6 +146,7 @@ async def run(
         explore_uri,
         graph_rag_exploration_triples(explore_uri, question, len(graph.edges), grounding),
         explore_cost,
+        hold=True,  # to the broker with the focus
     ):
         yield event
     kept = trace.writer.recorded.get(focus)  # a rerun of a run cut short after its focus

@@ -1,9 +1,8 @@
-"""The trace of one RAG request: its stages, each published when it completes (never batched
-at the end) by the agent's trace writer too (``trace_writer``), answered to the client as an
-``explain`` event once safe (journaled). Two go to the broker with the stage after them
-(``hold``): the question with its exploration (and Grounding), the synthesis with its
-verification. A failure marks the question failed and answers a clear error; stages that
-did not complete are never written, so the stored trace is always well formed."""
+"""The trace of one RAG request: each stage published when it completes (never batched at the
+end) by the agent's trace writer too, told to the client as an ``explain`` event once safe
+(journaled); the question, GraphRAG's exploration and the synthesis go to the broker with
+the stage after them (``hold``). A failure marks the question failed and answers a clear
+error; stages that did not complete are never written: the stored trace is well formed."""
 
 from __future__ import annotations
 
@@ -79,15 +78,16 @@ class Trace(Generic[R]):
                              explain_graph=GRAPH_RETRIEVAL, explain_triples=body,
                              end_of_stream=False)  # fmt: skip
 
-    async def ground(self, uri: str, triples: Sequence[Triple], cost: Cost) -> tuple[R, R]:
-        """Publish the Grounding TrustGraph's tools look for (what the retrieval searched
-        with: the question text, both flows embed it whole) with the exploration ``uri``
-        that names it, completed together: one trace message (headed by the Grounding, which
-        a rerun's journal then has for both), an explain event each."""
+    async def ground(
+        self, uri: str, triples: Sequence[Triple], cost: Cost, hold: bool
+    ) -> tuple[R, R]:
+        """Publish the Grounding TrustGraph's tools look for (the question text the retrieval
+        embedded) with the exploration ``uri`` naming it, completed together: one trace
+        message (headed by the Grounding, as a rerun's journal has it), an event each."""
         grounding = grounding_uri(self.question_uri)
         first = grounding_triples(grounding, self.question_uri, [self.req.query])
         body = [*triples, *cost.triples(uri)]
-        await self.writer.publish(grounding, [*first, *body])
+        await self.writer.publish(grounding, [*first, *body], hold=hold)
         return self._event(grounding, first), self._event(uri, body)
 
     def final(self, answer: str, model: str = "") -> R:
