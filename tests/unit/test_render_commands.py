@@ -66,6 +66,17 @@ def test_ctrl_c_while_a_command_starts_is_interrupted_not_aborted(
     assert (got.exit_code, got.stdout, got.stderr) == (130, "", "Interrupted.\n")
 
 
+def test_ctrl_c_while_a_command_imports_is_one_line_not_a_traceback() -> None:
+    """Ctrl-C 0.2 s after starting tg-invoke-document-rag (at load 16) showed a traceback of
+    click's import it cut; every tg-* entry point imports trustgraph_cli first."""
+    code = "import trustgraph_cli.invoke_document_rag\nraise KeyboardInterrupt"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert (out.returncode in (-2, 130), out.stderr) == (True, "Interrupted.\n")
+    other = "import trustgraph_cli\nraise ValueError('not a Ctrl-C')"
+    out = subprocess.run([sys.executable, "-c", other], capture_output=True, text=True)
+    assert out.returncode == 1 and "Traceback" in out.stderr and "not a Ctrl-C" in out.stderr
+
+
 def test_load_document_refuses_bad_files_before_uploading(tmp_path: Path) -> None:
     missing = load(str(tmp_path / "nope.pdf"))
     assert (missing.exit_code, missing.stderr) == (
