@@ -36,7 +36,9 @@ async def test_a_load_into_a_down_shard_says_it_is_held_until_it_is_written(
         a, b = (servers.enter_context(oxigraph_server()) for _ in "ab")
         with oxigraph_server(location, port=port) as c:
             spec = f"a={a} b={b} c={c}"
-            open_sharded(spec, 10).close()  # the shards registered; then c goes down
+            seeded = open_sharded(spec, 10)  # the shards registered, the collection placed
+            seeded.row("alice", on_c, create=True)  # on c (it answers); then c goes down
+            seeded.close()
         settings: dict[str, dict[str, Any]] = {
             "store": {"store_uri": spec, "shard_wait": 0.5},
             # never retried here: the store's word that c's held writes are in signs it

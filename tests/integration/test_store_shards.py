@@ -32,7 +32,8 @@ from trustgraph_base.messaging import (
 from trustgraph_base.rdf.terms import Triple, iri, lit
 from trustgraph_base.schema import ExplainRequest, Triples, TriplesQueryRequest
 from trustgraph_flow.store.backends.server.scope import Scope, scope_iri
-from trustgraph_flow.store.backends.sharded.placement import rendezvous
+from trustgraph_flow.store.backends.sharded.opening import open_sharded
+from trustgraph_flow.store.backends.sharded.placement import Row, rendezvous
 from trustgraph_flow.store.sparql.client import SparqlServer, term
 
 PER_MESSAGE = 10
@@ -88,6 +89,11 @@ async def test_a_shard_down_mid_stream_holds_its_writes_and_loses_nothing(
         c = killable.enter_context(oxigraph_server(location, port=port))
         urls = dict(zip(NAMES, (a, b, c), strict=True))
         spec = " ".join(f"{n}={u}" for n, u in urls.items())
+        # Each collection placed now, while every shard answers (one whose first write came
+        # after c's kill would go to the next shard that answers instead: docs/store.md)
+        seeded = open_sharded(spec, 10)
+        assert [seeded.row("alice", c, create=True) for c in on_c] == [Row("c"), Row("c")]
+        seeded.close()
         store = await store_process(pulsar_url, prefix, spec, tmp_path / "store")
         triples = RequestClient(bus, topics, TRIPLES_QUERY, "tester")
         async with contextlib.AsyncExitStack() as procs:

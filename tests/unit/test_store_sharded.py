@@ -22,12 +22,18 @@ from trustgraph_base.messaging import free_port
 from trustgraph_base.schema import ExplainRequest
 from trustgraph_flow.store.backends.server.graph_index import GraphIndex
 from trustgraph_flow.store.backends.server.remote import RemoteStore
-from trustgraph_flow.store.backends.server.scope import Scope, insert_data
+from trustgraph_flow.store.backends.server.scope import Scope, insert_data, scope_iri
 from trustgraph_flow.store.backends.server.stores import RemoteStores
 from trustgraph_flow.store.backends.sharded.journal import JournalIndex, JournalStore
 from trustgraph_flow.store.backends.sharded.move import graphs, move, quads, reconcile
 from trustgraph_flow.store.backends.sharded.opening import open_sharded
-from trustgraph_flow.store.backends.sharded.placement import TABLE, ShardError, shard_node
+from trustgraph_flow.store.backends.sharded.placement import (
+    TABLE,
+    Row,
+    ShardError,
+    ranked,
+    shard_node,
+)
 from trustgraph_flow.store.backends.sharded.stores import ShardedStores
 from trustgraph_flow.store.service.operations import explain_op
 from trustgraph_flow.store.service.writer import write_batch
@@ -140,6 +146,16 @@ def test_a_shard_that_is_down_holds_its_writes_and_reads_name_it(urls: list[str]
     with pytest.raises(StoreUnavailable, match=extra.rsplit(":", 1)[1]):
         trace_ids(stores, down[0])
     assert trace_ids(stores, up) == [up]
+    # A new collection the hash would put on d is placed on the next shard that answers: its
+    # writes are made now, not held for d (and found there by every process: the table says)
+    new = next(
+        c
+        for c in (f"n{i}" for i in range(100))
+        if ranked([*NAMES, "d"], scope_iri("alice", c))[0] == "d"
+    )
+    report = write_batch(stores, [msg(graph_rag(new, 1), collection=new)])
+    assert report.unavailable == [] and trace_ids(stores, new) == [new]
+    assert stores.row("alice", new) == Row(ranked([*NAMES, "d"], scope_iri("alice", new))[1])
     with pytest.raises(StoreUnavailable, match="shard 'd'"):
         stores.ask("ASK {}")
     stores.close()

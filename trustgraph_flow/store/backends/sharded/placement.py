@@ -10,8 +10,10 @@ store's servers unless ``store_control`` names another):
 
 (``sh:`` = ``urn:tg:shard:``, ``<scope>`` = ``urn:tg:store:<user>:<collection>`` as on one
 server). A collection is placed when first written: the processor proposes the shard the
-rendezvous hash of the scope picks among the *registered* shards (never among the ones it
-was given, so two processors propose alike) and claims it with one conditional update
+rendezvous hash of the scope ranks first among the *registered* shards (never among the
+ones it was given, so two processors propose alike) and that answers (one that is down is
+passed over for the next: a collection made during an outage is written at once, not held
+until the shard is back), and claims it with one conditional update
 (``INSERT … WHERE { FILTER NOT EXISTS … }``), then reads the row back: whoever claimed
 first, every processor uses what the table says from then on. A shard is registered by
 the first processor given it; a processor given a name the table binds to another URL,
@@ -22,6 +24,7 @@ or a URL it binds to another name, stops at start, naming both. Each shard serve
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import quote
 
@@ -58,12 +61,18 @@ def shard_node(name: str) -> ox.NamedNode:
     return named(SH + quote(name, safe=""))
 
 
-def rendezvous(names: list[str], scope: str) -> str:
-    """The shard a new collection goes to: the highest hash of (shard, scope). Stable: adding a
-    shard moves no placed collection (the table keeps them) and places on each new one its share."""
+def ranked(names: list[str], scope: str) -> list[str]:
+    """The shards in the order a new collection goes to them: the highest hash of (shard,
+    scope) first. Stable: adding a shard moves no placed collection (the table keeps them)
+    and places on each new one its share."""
     if not names:
         raise ShardError("the placement table names no shard")
-    return max(names, key=lambda n: hashlib.sha256(f"{n}\0{scope}".encode()).digest())
+    return sorted(names, key=lambda n: hashlib.sha256(f"{n}\0{scope}".encode()).digest())[::-1]
+
+
+def rendezvous(names: list[str], scope: str) -> str:
+    """The shard a new collection goes to when every shard answers."""
+    return ranked(names, scope)[0]
 
 
 class Placement:
@@ -135,13 +144,16 @@ class Placement:
         # Two claims can only differ if the shards changed between them: the first name wins.
         return Row(on[0], to[0] if to else None)
 
-    def claim(self, scope: str) -> Row:
-        """The collection's place, claiming the proposed shard for it if it has none."""
+    def claim(self, scope: str, answers: Callable[[str], bool] | None = None) -> Row:
+        """The collection's place, claiming the proposed shard for it if it has none: the first
+        in ``ranked`` order that ``answers`` (a shard that is down is passed over; none
+        answering, the first)."""
         found = self.row(scope)
         if found is not None:
             return found
         s = named(scope)
-        name = rendezvous(sorted(self.shards()), scope)
+        order = ranked(sorted(self.shards()), scope)
+        name = next((n for n in order if answers is None or answers(n)), order[0])
         self.control.update(
             f"INSERT {{ GRAPH {term(TABLE)} {{ {term(s)} {term(_ON)} {literal(name)} }} }} "
             f"WHERE {{ FILTER NOT EXISTS {{ GRAPH {term(TABLE)} {{ {term(s)} {term(_ON)} ?any }} }} }}"

@@ -39,6 +39,7 @@ ROW_CACHE = 1.0
 """Seconds a lease may start from a row read earlier (``ShardedStores.placed``); a move's
 ``settle`` is at least this long."""
 ROWS_KEPT = 10_000  # rows remembered at most (all forgotten when full)
+PROBE = 5.0  # seconds a shard is given to answer before a new collection is placed on it
 
 
 class ShardedStores:
@@ -104,9 +105,19 @@ class ShardedStores:
     def row(self, user: str, collection: str, *, create: bool = False) -> Row | None:
         """The collection's row as the table says now (``create``: placed if it was not)."""
         scope = scope_iri(user, collection)
-        found = self.placement.claim(scope) if create else self.placement.row(scope)
+        found = self.placement.claim(scope, self.answers) if create else self.placement.row(scope)
         self._remember((user, collection), found)
         return found
+
+    def answers(self, name: str) -> bool:
+        """Whether the shard answers now (asked before a new collection is placed on it, so
+        that one made during an outage is written at once, not held)."""
+        try:
+            self.remote(name).server.select("ASK {}", timeout=PROBE)
+        except StoreUnavailable as exc:  # a StoreTimeout too: a shard that hangs is passed over
+            log.warning("shard %r is passed over for a new collection: %s", name, exc)
+            return False
+        return True
 
     def placed(self, user: str, collection: str, *, create: bool = False) -> Row | None:
         """The row a lease starts from: read at most ``ROW_CACHE`` seconds ago (a write is
