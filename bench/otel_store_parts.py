@@ -83,12 +83,12 @@ def name(iri: str) -> str:
     return iri
 
 
-def texts(traces: int, keep: Callable[[Triple], bool]) -> list[str]:
-    """The store topic's N-Quads texts of ``traces`` app traces, as the gateway packs them
-    (requests of 50 traces), each triple kept if ``keep`` says so."""
-    now, steps, out = time.time_ns(), Steps(), []
-    for r in range(0, traces, 50):
-        spans = [s for n in range(r, min(r + 50, traces)) for s in app_trace(n, now)]
+def texts(traces: int, keep: Callable[[Triple], bool], first: int = 0) -> list[str]:
+    """The store topic's N-Quads texts of ``traces`` app traces (numbered from ``first``), as
+    the gateway packs them (requests of 50 traces), each triple kept if ``keep`` says so."""
+    now, steps, out, end = time.time_ns(), Steps(), [], first + traces
+    for r in range(first, end, 50):
+        spans = [s for n in range(r, min(r + 50, end)) for s in app_trace(n, now)]
         mapped = ((uri, [t for t in ts if keep(t)]) for uri, ts in to_prov(spans, steps))
         out += [text for _, text in packed(mapped)]
     return out
