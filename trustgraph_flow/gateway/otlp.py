@@ -2,7 +2,7 @@
 
 The caller's API key (``Authorization: Bearer``) decides the user; ``?collection=`` the
 collection (default ``default``, checked against the key). The spans are read and checked
-(``otel.otlp``), turned into triples (``otel.to_prov``) and published to ``explain-store``,
+(``otel.otlp``), turned into triples (``otel.to_prov.trace_rows``) and published to ``explain-store``,
 the path every trace takes: a request's traces packed together as N-Quads text in a few
 large messages (``packed``), not one message per trace — the broker persists fewer, the
 store writes larger batches (its trace index and signing still take each trace as its own;
@@ -28,7 +28,7 @@ from google.rpc.status_pb2 import Status
 from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.messaging.limits import MAX_MESSAGE_BYTES
 from trustgraph_base.rdf.nquads import nquads_text
-from trustgraph_base.rdf.terms import Triple
+from trustgraph_base.rdf.rows import Stated
 from trustgraph_base.schema import Metadata
 from trustgraph_base.schema.core import StoreTriples
 from trustgraph_base.wire import encode
@@ -38,7 +38,7 @@ from trustgraph_flow.gateway.bulk import PUBLISHER, Publisher
 from trustgraph_flow.gateway.dispatch import as_failure
 from trustgraph_flow.otel import otlp
 from trustgraph_flow.otel.steps import Steps
-from trustgraph_flow.otel.to_prov import to_prov
+from trustgraph_flow.otel.to_prov import trace_rows
 
 log = logging.getLogger("trustgraph_flow.gateway")
 
@@ -83,7 +83,7 @@ async def traces_handler(request: web.Request) -> web.Response:
             loop as it is made; how many spans."""
             try:
                 spans = otlp.decode(body, content_type)
-                for uri, text in packed(to_prov(spans, request.app[STEPS])):
+                for uri, text in packed(trace_rows(spans, request.app[STEPS])):
                     metadata = Metadata(id=uri, **{k: v for k, v in meta.items() if v})
                     for payload in wire(metadata, text):
                         loop.call_soon_threadsafe(parts.put_nowait, payload)
@@ -119,7 +119,7 @@ async def traces_handler(request: web.Request) -> web.Response:
     return web.json_response({})
 
 
-def packed(traces: Iterable[tuple[str, list[Triple]]]) -> Iterator[tuple[str, str]]:
+def packed(traces: Iterable[tuple[str, list[Stated]]]) -> Iterator[tuple[str, str]]:
     """The traces' triples as N-Quads text, together in parts of at most ``MESSAGE_CHARS``
     characters (a line, one triple, is never split), each named by the first trace it
     holds. Each trace becomes text at once, so its triples' objects die young (held for a

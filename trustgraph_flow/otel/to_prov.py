@@ -8,6 +8,10 @@ span's model and tokens as the step's metrics; a retriever span also a DocumentR
 exploration selects each retrieved document (the id itself if an IRI, so our chunk URIs link to
 their pages, else ``urn:trustgraph:otel-document:{id,percent-encoded}``). Each entity keeps its
 span's ids, name, kind and times (``tg:otelTraceId``, ``tg:otelSpan``).
+
+The agent's triples are made as rows (``rdf.rows``), which the gateway writes as N-Quads
+text (``trace_rows``): as models they were a third of its mapping's CPU (docs/performance.md,
+session 23); ``to_prov`` gives the models, for readers.
 """
 
 from __future__ import annotations
@@ -20,13 +24,13 @@ from urllib.parse import quote
 
 import pyoxigraph as ox
 
-from trustgraph_base.provenance import GRAPH_RETRIEVAL, metrics_triples
+from trustgraph_base.provenance import GRAPH_RETRIEVAL
 from trustgraph_base.provenance.agent import (
-    agent_final_triples,
-    agent_iteration_triples,
-    agent_session_triples,
+    agent_final_rows,
+    agent_iteration_rows,
+    agent_session_rows,
 )
-from trustgraph_base.provenance.common import failure_triples, text, triple, types
+from trustgraph_base.provenance.common import failure_triples, metrics_rows, type_rows
 from trustgraph_base.provenance.namespaces import PROV, TG
 from trustgraph_base.provenance.rag import (
     docrag_exploration_triples,
@@ -40,6 +44,7 @@ from trustgraph_base.provenance.uris import (
     exploration_uri,
     synthesis_uri,
 )
+from trustgraph_base.rdf.rows import Row, Stated, row, triples_of
 from trustgraph_base.rdf.terms import Triple, check_iri
 from trustgraph_flow.otel import conventions as c
 from trustgraph_flow.otel.spans import Span
@@ -71,6 +76,12 @@ def iso(ns: int) -> str:
 
 def to_prov(spans: list[Span], steps: Steps) -> Iterator[tuple[str, list[Triple]]]:
     """Each trace's triples, one group per trace: ``(question URI, triples)``."""
+    for uri, rows in trace_rows(spans, steps):
+        yield uri, triples_of(rows)
+
+
+def trace_rows(spans: list[Span], steps: Steps) -> Iterator[tuple[str, list[Stated]]]:
+    """``to_prov``'s groups as rows and models (``nquads_text`` writes both alike)."""
     traces: dict[bytes, list[Span]] = {}
     for s in spans:
         traces.setdefault(s.trace_id, []).append(s)
@@ -78,13 +89,13 @@ def to_prov(spans: list[Span], steps: Steps) -> Iterator[tuple[str, list[Triple]
         yield question_uri(trace_id), list(_trace(trace_id, group, steps))
 
 
-def _trace(trace_id: bytes, spans: list[Span], steps: Steps) -> Iterator[Triple]:
+def _trace(trace_id: bytes, spans: list[Span], steps: Steps) -> Iterator[Stated]:
     """The trace's triples; the answer rests on the whole span tree (lineage, diffs)."""
     q = question_uri(trace_id)
     spans = sorted(spans, key=lambda s: (s.start_ns, s.span_id))
     if all(s.parent_id for s in spans):  # the root comes later: the trace is in progress
-        yield from types(q, G, PROV.Activity, TG.Question, TG.AgentQuestion)
-    yield triple(q, TG.otelTraceId, text(trace_id.hex()), G)
+        yield from type_rows(q, G, PROV.Activity, TG.Question, TG.AgentQuestion)
+    yield row(q, TG.otelTraceId, trace_id.hex(), G)
     known = steps.number(trace_id, q, spans)
     children: dict[bytes, list[str]] = {}
     for uri, parent in known.values():
@@ -100,7 +111,7 @@ def _trace(trace_id: bytes, spans: list[Span], steps: Steps) -> Iterator[Triple]
             yield from _step(q, uri, s, used or q)
 
 
-def _identity(uri: str, s: Span) -> Iterator[Triple]:
+def _identity(uri: str, s: Span) -> Iterator[Row]:
     """The span as it came, one JSON literal (``tg:otelSpan``): nothing queries its fields
     one by one and the export reads them together; a triple each made a quarter of an
     import's triples, which the store writes, indexes and signs one by one."""
@@ -108,7 +119,7 @@ def _identity(uri: str, s: Span) -> Iterator[Triple]:
     if s.parent_id:
         fields["parentSpanId"] = s.parent_id.hex()
     fields |= {"name": s.name, "kind": kind(s), "startNs": s.start_ns, "endNs": s.end_ns}
-    yield triple(uri, TG.otelSpan, text(json.dumps(fields, ensure_ascii=False)), G)
+    yield row(uri, TG.otelSpan, json.dumps(fields, ensure_ascii=False), G)
 
 
 def kind(s: Span) -> str:
@@ -137,16 +148,16 @@ def _output(s: Span) -> str:
     return s.text(c.OUTPUT, c.TOOL_RESULT, c.COMPLETION) or ""
 
 
-def _root(q: str, s: Span, used: str | list[str]) -> Iterator[Triple]:
-    yield from agent_session_triples(q, _input(s) or s.name, iso(s.start_ns))
+def _root(q: str, s: Span, used: str | list[str]) -> Iterator[Stated]:
+    yield from agent_session_rows(q, _input(s) or s.name, iso(s.start_ns))
     yield from _metrics(q, s)
     if s.error is not None:
         yield from failure_triples(q, G, s.error or "the span's status is an error")
     else:
-        yield from agent_final_triples(agent_final_uri(q), used, _output(s))
+        yield from agent_final_rows(agent_final_uri(q), used, _output(s))
 
 
-def _step(q: str, uri: str, s: Span, used: str | list[str]) -> Iterator[Triple]:
+def _step(q: str, uri: str, s: Span, used: str | list[str]) -> Iterator[Stated]:
     arguments = _input(s)
     try:  # only a JSON object is kept as it is: text that cannot be one is not parsed (its
         # ValueError cost ~4 µs a span, most of an import's inputs being plain text)
@@ -157,16 +168,16 @@ def _step(q: str, uri: str, s: Span, used: str | list[str]) -> Iterator[Triple]:
         arguments = json.dumps({"input": arguments} if arguments else {}, ensure_ascii=False)
     action = s.text(c.TOOL_NAME, c.TOOL) or kind(s).lower()
     observation = _output(s) if s.error is None else f"error: {s.error}"
-    yield from agent_iteration_triples(uri, used, s.name, action, arguments, observation)
+    yield from agent_iteration_rows(uri, used, s.name, action, arguments, observation)
     yield from _metrics(uri, s)
     if kind(s) == "RETRIEVER":
         yield from _retrieval(q, uri, s)
 
 
-def _metrics(uri: str, s: Span) -> list[Triple]:
+def _metrics(uri: str, s: Span) -> list[Row]:
     if (k := kind(s)) not in ("LLM", "EMBEDDING"):
         return []
-    return metrics_triples(
+    return metrics_rows(
         uri,
         G,
         model=s.text(c.LLM_MODEL, c.RESPONSE_MODEL, c.REQUEST_MODEL),
