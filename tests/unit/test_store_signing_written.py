@@ -93,15 +93,63 @@ def test_a_trace_begun_before_this_writer_is_read_back(tmp_path: Path) -> None:
     stores.close()
 
 
-def test_a_quad_added_past_the_writer_before_signing_is_read_back(tmp_path: Path) -> None:
-    seal, stores = deferred_seal(tmp_path), Stores(tmp_path / "store")
+def with_extra_quad(stores: Stores, seal: Seal) -> None:
+    """The trace written, then a quad added to one of its entities past the writer."""
     write_batch(stores, [msg(agent("a1", 3, "g-sub"))], seal)
-    h = handle_of(stores)
     extra = ox.Quad(ox.NamedNode(STEP), ox.NamedNode("urn:test:note"), ox.Literal("x"), RETRIEVAL)
-    h.store.extend([extra])
-    assert seal.written is not None and seal.written.fingerprints(h, [A1]) == {}
+    handle_of(stores).store.extend([extra])
+
+
+def test_a_quad_added_by_hand_to_a_trace_this_writer_began_is_named_not_signed(
+    tmp_path: Path,
+) -> None:
+    """A store this version made: the trace's entities were indexed before its write, so the
+    record is the whole trace without counting the store; a quad added past the writer is not
+    signed over, and the verifier names it."""
+    seal, stores = deferred_seal(tmp_path), Stores(tmp_path / "store")
+    with_extra_quad(stores, seal)
     seal.flush(stores)
-    assert signed_digest(stores) == fingerprint_groups(trace_groups(h, A1)).digest
+    req = ExplainRequest(operation="verify-trace", id=A1, user="alice")
+    found = explain_op(stores, req, seal).verification
+    assert found is not None and not found.verified
+    assert [p.message for p in found.problems] == [
+        f"{A1}: <{STEP}> was changed since it was signed"
+    ]
+    stores.close()
+
+
+def earlier_store(stores: Stores) -> None:
+    """The collection's store as an earlier version left it: not known to be covered."""
+    h = stores.get("alice", "default", create=True)
+    assert h is not None
+    h.index.db.execute("DELETE FROM lineage_meta WHERE key = 'covered'")
+
+
+def test_a_quad_added_past_the_writer_in_an_earlier_versions_store_is_read_back(
+    tmp_path: Path,
+) -> None:
+    seal, stores = deferred_seal(tmp_path), Stores(tmp_path / "store")
+    earlier_store(stores)
+    with_extra_quad(stores, seal)
+    assert seal.written is not None and seal.written.fingerprints(handle_of(stores), [A1]) == {}
+    seal.flush(stores)
+    assert signed_digest(stores) == fingerprint_groups(trace_groups(handle_of(stores), A1)).digest
+    assert verified(stores, seal)
+    stores.close()
+
+
+def test_a_trace_claimed_before_a_kill_is_counted_when_it_comes_again(tmp_path: Path) -> None:
+    """Killed between indexing a batch's entities and writing it: the redelivered batch does
+    not begin the trace (its entities are in the index), so its record is counted."""
+    stores = Stores(tmp_path / "store")
+    first = msg(agent("a1", 3, "g-sub"))
+    h = stores.get("alice", "default", create=True)
+    assert h is not None
+    h.index.claim(q for q in ox.parse(nquads_text(first.triples).encode(), ox.RdfFormat.N_QUADS))
+    seal = deferred_seal(tmp_path)  # the writer, restarted
+    with_extra_quad(stores, seal)
+    assert seal.written is not None and seal.written.fingerprints(handle_of(stores), [A1]) == {}
+    seal.flush(stores)
     assert verified(stores, seal)
     stores.close()
 

@@ -1,19 +1,17 @@
 """Signing traces as they end, and tombstones when they are erased.
 
-After each batch the writer hands the retrieval quads it wrote to ``Seal.after_write``:
-every trace root they touched whose trace has ended (complete, failed or interrupted, by
-the trace index) is fingerprinted from its stored quads (RDFC-1.0, SHA-256, with the
-per-entity manifest; on the embedded store from what the writer wrote of it when that is
-all the store holds, ``written.py``), signed with the deployment's key and appended to
-this process's chain of the collection's log (``log.py``). A trace in progress is not
-signed; a batch that adds to an ended trace (a late message, an erasure's marks) signs it
-again in a new entry, which then is the one that counts; a redelivered batch changes no
-digest and adds nothing. Deleting a trace (a request, retention, a document's erasure with
-``purge_traces``) gives each of its entries a signed tombstone instead.
-
-One chain per writer: the embedded store's single writer continues its chain across
-restarts (from the checkpoint), and each replica on a SPARQL server writes a chain of its
-own (``log_chain``), so replicas never race for a position.
+After each batch the writer hands the retrieval quads it wrote to ``Seal.after_write``: every
+trace root they touched whose trace has ended (complete, failed or interrupted, by the trace
+index) is fingerprinted from its stored quads (RDFC-1.0, SHA-256, with the per-entity
+manifest; on the embedded store from what the writer wrote of it when that is all the store
+holds, ``written.py``), signed with the deployment's key and appended to this process's chain
+of the collection's log (``log.py``). A trace in progress is not signed; a batch that adds to
+an ended trace (a late message, an erasure's marks) signs it again in a new entry, which then
+is the one that counts; a redelivered batch changes no digest and adds nothing. Deleting a
+trace (a request, retention, a document's erasure with ``purge_traces``) gives each of its
+entries a signed tombstone instead. One chain per writer: the embedded store's single writer
+continues its chain across restarts (from the checkpoint), and each replica on a SPARQL
+server writes a chain of its own (``log_chain``), so replicas never race for a position.
 """
 
 from __future__ import annotations
@@ -72,10 +70,16 @@ class Seal:
         self._pem = public_pem(self.keys.signer.public_key())
 
     def after_write(
-        self, handle: Handle, quads: Iterable[ox.Quad], reason: str = "", roots: Roots = None
+        self,
+        handle: Handle,
+        quads: Iterable[ox.Quad],
+        reason: str = "",
+        roots: Roots = None,
+        fresh: Set[str] = frozenset(),
     ) -> int:
         """Sign every ended trace the batch's retrieval quads touched; how many were signed.
-        ``roots``: those traces when known (the index's ``record``), else read off each quad."""
+        ``roots``: those traces when known (the index's ``record``), else read off each quad;
+        ``fresh``: those the batch began (the writer's ``claim``: nothing in the store before)."""
         batch = quads if isinstance(quads, list) else list(quads)
         if roots is None:
             subjects = {q.subject for q in batch if type(q.subject) is ox.NamedNode}
@@ -83,7 +87,7 @@ class Seal:
         if not roots:
             return 0
         if self.written is not None and isinstance(handle.store, ox.Store):
-            self.written.note(handle.key, roots, batch)
+            self.written.note(handle.key, roots, batch, fresh)
         rows = handle.index.rows(roots)
         ended = sorted(root for root, row in rows.items() if row.status != "in-progress")
         if self.backlog is not None:
@@ -96,8 +100,7 @@ class Seal:
         return self.sign_all(handle, roots, "")
 
     def settle(self, handle: Handle) -> int:
-        """Sign the collection's ended traces still waiting in the backlog (before anything
-        reads or erases signatures); how many."""
+        """Sign the collection's backlog now (before anything reads or erases signatures)."""
         return self.backlog.sign(handle, self._sign_held) if self.backlog is not None else 0
 
     def flush(self, stores: Backend) -> int:
@@ -242,9 +245,5 @@ def open_seal(
     if not chain:
         chain = "r-" + uuid.uuid4().hex[:12] if server else "local"
     log_.info("signing ended traces with key %s (log chain %s)", keys.kid, chain)
-    return Seal(
-        keys,
-        chain,
-        Backlog(base / "unsigned") if defer and not server else None,
-        None if server else Written(),
-    )
+    backlog = Backlog(base / "unsigned") if defer and not server else None
+    return Seal(keys, chain, backlog, None if server else Written())

@@ -19,10 +19,12 @@ one kept and cleared after each use never let go of what it had held (~1 KB a pa
 each later pass ~0.15 µs slower; docs/performance.md). A text with a blank node is not kept (RDFC-1.0 relabels
 those: the trace is read back).
 
-A root's record is used only if it is the whole of what the store holds: per entity of
-the root (from the trace index) the store's count of quads (one ``COUNT`` query for the
-pass, over encoded terms: nothing decoded) equals the record's. A trace written partly
-before this process started, or by anything but this writer, is read back as before;
+A root's record is used only if it is the whole of what the store holds: the batch that
+began it began the trace (``fresh``: the index's ``claim``, before the store write, found
+none of its entities; ``backends/embedded/claims.py``), or else per entity of the root (from
+the trace index) the store's count of quads (one ``COUNT`` query for the pass, over encoded
+terms: nothing decoded) equals the record's. A trace written partly before this process
+started, or by anything but this writer, is read back as before;
 quads replaced one for one after the write (a hand edit) are not the ones signed, and the
 verifier names the edit (the store's own replacements, ``migrate.py``, run at its start,
 before any write is recorded). A record lives until its trace is erased or refused a new
@@ -36,7 +38,7 @@ from __future__ import annotations
 
 import threading
 from bisect import bisect_left
-from collections.abc import Iterable
+from collections.abc import Iterable, Set
 
 import pyoxigraph as ox
 
@@ -69,19 +71,26 @@ class Written:
         self._records: dict[Key, dict[str, list[bytes]]] = {}
         self._size = 0  # bytes of the texts kept (each root's own, one per batch)
         self._kept: dict[tuple[Key, str], None] = {}  # signed roots' records, oldest first
+        self._whole: set[tuple[Key, str]] = set()  # records begun with their trace: not counted
 
-    def note(self, key: Key, roots: Iterable[str], quads: list[ox.Quad]) -> None:
+    def note(
+        self, key: Key, roots: Iterable[str], quads: list[ox.Quad], fresh: Set[str] = frozenset()
+    ) -> None:
         """Keep a written batch's retrieval quads (as text) for each trace root it touched:
         its own, so that a pass sorts only the lines of the traces it signs (a batch holds
         traces in progress too: 50 agent questions at a time, a pass sorted ~2 lines a line
-        it signed), and signing one again after a late message sorts that trace's alone."""
+        it signed), and signing one again after a late message sorts that trace's alone.
+        ``fresh``: the roots this batch began (nothing of them in the store before it)."""
         texts = {root: _text(group) for root, group in by_root(quads, set(roots)).items()}
         with self._lock:
             records = self._records.setdefault(key, {})
             for root, text in texts.items():
                 if text is None:  # blank nodes: not the whole (the count check says so): read back
                     self._release(records.pop(root, ()))
+                    self._whole.discard((key, root))
                 else:
+                    if root in fresh and root not in records:
+                        self._whole.add((key, root))
                     records.setdefault(root, []).append(text)
                     self._size += len(text)
             if self._size > self.limit:
@@ -89,6 +98,7 @@ class Written:
             if self._size > self.limit:
                 self._records.clear()
                 self._kept.clear()
+                self._whole.clear()
                 self._size = 0
 
     def fingerprints(self, handle: Handle, roots: list[str]) -> dict[str, Fingerprint]:
@@ -97,15 +107,18 @@ class Written:
         with self._lock:
             records = self._records.get(handle.key, {})
             kept = {r: list(records[r]) for r in roots if r in records}  # as of now
+            whole = {r for r in kept if (handle.key, r) in self._whole}
         if not kept or not isinstance(handle.store, ox.Store):
             return {}
         entities = {r: handle.index.entities(r) for r in kept}
-        counts = _counts(handle.store, list(entities.values()))
+        counted = [r for r in entities if r not in whole]
+        found = _counts(handle.store, [entities[r] for r in counted])
+        counts = {r: found.get(i, 0) for i, r in enumerate(counted)}
         out = {}
-        for i, (root, uris) in enumerate(entities.items()):
-            found = entity_parts(_sorted_lines(kept[root]), uris)
-            fp = fingerprint_parts([found[u] for u in uris if u in found])
-            if fp.count == counts.get(i, 0):  # its lines, each once (``fingerprint_parts``)
+        for root, uris in entities.items():
+            parts = entity_parts(_sorted_lines(kept[root]), uris)
+            fp = fingerprint_parts([parts[u] for u in uris if u in parts])
+            if root in whole or fp.count == counts[root]:  # its lines, each once
                 out[root] = fp
         return out
 
@@ -126,6 +139,7 @@ class Written:
         while len(self._kept) > kept:
             key, root = next(iter(self._kept))
             del self._kept[(key, root)]
+            self._whole.discard((key, root))
             self._release(self._records.get(key, {}).pop(root, ()))
 
     def drop(self, key: Key, roots: Iterable[str]) -> None:
@@ -134,6 +148,7 @@ class Written:
             records = self._records.get(key, {})
             for root in roots:
                 self._kept.pop((key, root), None)
+                self._whole.discard((key, root))
                 self._release(records.pop(root, ()))
 
     def forget(self, key: Key) -> None:
@@ -141,6 +156,7 @@ class Written:
         with self._lock:
             for root, texts in self._records.pop(key, {}).items():
                 self._kept.pop((key, root), None)
+                self._whole.discard((key, root))
                 self._release(texts)
 
     def _release(self, texts: Iterable[bytes]) -> None:

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence, Set
 from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
 
 import pyoxigraph as ox
 from pydantic import ValidationError
@@ -109,18 +110,21 @@ def write_batch(
         try:
             with stores.lease(user, collection, create=True) as handle:
                 assert handle is not None
-                write_group(handle, group)
-                report.written += sum(len(m.quads) for m in group)
                 trace: list[StoreTriples] = []  # a trace's messages (most are not)
                 other: list[StoreTriples] = []
                 for m in group:
                     (trace if GRAPH_RETRIEVAL in m.text else other).append(m)
                 retrieval = [q for m in trace for q in m.quads if q.graph_name == _RETRIEVAL]
+                # The traces this batch begins, their entities indexed before the write
+                # (embedded: signed from the writer's record without a count, claims.py).
+                fresh = claimed(handle, retrieval)
+                write_group(handle, group)
+                report.written += sum(len(m.quads) for m in group)
                 if retrieval:
                     report.traces += len(trace)
                     roots = handle.index.record(retrieval, SourceResolver(handle.store))
                     if seal is not None:
-                        seal.after_write(handle, retrieval, roots=roots)
+                        seal.after_write(handle, retrieval, roots=roots, fresh=fresh)
                 if len(retrieval) < sum(len(m.quads) for m in trace):
                     other = group  # a trace's message with other graphs' quads too
                 # Only those can hold a document's quads: a search of a trace's text for the
@@ -151,6 +155,19 @@ def write_batch(
             )
             report.retry.extend(given[(user, collection)])
     return report
+
+
+@runtime_checkable
+class Claiming(Protocol):
+    """An index that maps a batch's trace entities before the store writes them."""
+
+    def claim(self, quads: Iterable[ox.Quad]) -> Set[str]: ...
+
+
+def claimed(handle: Handle, retrieval: list[ox.Quad]) -> Set[str]:
+    """The trace roots ``retrieval`` begins, when the index can tell (``Claiming``)."""
+    index = handle.index
+    return index.claim(retrieval) if retrieval and isinstance(index, Claiming) else frozenset()
 
 
 def write_group(handle: Handle, group: list[StoreTriples]) -> None:

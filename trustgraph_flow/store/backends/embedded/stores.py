@@ -114,9 +114,11 @@ class Stores:
                     return None
                 path.mkdir(parents=True, exist_ok=True)
                 (path / SCOPE_FILE).write_text(json.dumps({"user": key[0], "collection": key[1]}))
-                handle = Handle(
-                    key, path, ox.Store(str(path / "oxigraph")), TraceIndex(path / "traces.sqlite")
-                )
+                new = not (path / "oxigraph").exists()
+                index = TraceIndex(path / "traces.sqlite")
+                if new:  # nothing in it the index does not map (``claims.py``)
+                    index.cover()
+                handle = Handle(key, path, ox.Store(str(path / "oxigraph")), index)
                 handle.index.backfill(handle.store)  # traces older than the lineage index
             self._open[key] = handle
         self._open.move_to_end(key)

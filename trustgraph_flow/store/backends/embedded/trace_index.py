@@ -22,6 +22,7 @@ import pyoxigraph as ox
 from trustgraph_base.provenance.namespaces import PROV
 from trustgraph_base.provenance.uris import agent_step_of
 from trustgraph_flow.store.backends.embedded import links, step_reads
+from trustgraph_flow.store.backends.embedded.claims import Claims
 from trustgraph_flow.store.backends.embedded.links import LinkReads
 from trustgraph_flow.store.backends.embedded.trace_sql import (
     IN_BATCH,
@@ -56,7 +57,7 @@ from trustgraph_flow.store.core.convert import value_of
 from trustgraph_flow.store.core.rows import Resolver, TraceFilter, TraceRow
 
 
-class TraceIndex(LinkReads, Unsigned):
+class TraceIndex(LinkReads, Unsigned, Claims):
     """The sqlite side table of one store: one connection per thread (WAL: readers never wait on the writer)."""
 
     def __init__(self, path: Path) -> None:
