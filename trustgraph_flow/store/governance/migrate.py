@@ -130,6 +130,9 @@ def migrate_step(handle: Handle, seal: Seal | None, step: Step) -> int:
         remove_quads(handle.store, old)
     if seal is None:
         return len({q.subject for q in added})
+    if seal.written is not None and (added or step.replaces):
+        # Changed past the writer: what it wrote of a trace is no longer all there is.
+        seal.written.forget(handle.key)
     pending = list(handle.store.quads_for_pattern(None, PENDING, mark, GRAPH))
     for quad in pending:
         _sign_again(handle, seal, step, _iri(quad.subject))
