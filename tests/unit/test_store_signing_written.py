@@ -17,6 +17,7 @@ from trustgraph_base.rdf.nquads import nquads_text
 from trustgraph_base.rdf.terms import LiteralTerm, QuotedTriple, Triple, TripleTerm, iri
 from trustgraph_base.schema.explain import ExplainRequest
 from trustgraph_flow.store.backends.embedded.stores import Stores
+from trustgraph_flow.store.backends.embedded.trace_index import TraceIndex
 from trustgraph_flow.store.governance import log
 from trustgraph_flow.store.governance import seal as seal_module
 from trustgraph_flow.store.governance.seal import Seal, trace_groups
@@ -121,7 +122,7 @@ def test_a_quad_added_by_hand_to_a_trace_this_writer_began_is_named_not_signed(
 def earlier_store(stores: Stores) -> None:
     """The collection's store as an earlier version left it: not known to be covered."""
     h = stores.get("alice", "default", create=True)
-    assert h is not None
+    assert h is not None and isinstance(h.index, TraceIndex)
     h.index.db.execute("DELETE FROM lineage_meta WHERE key = 'covered'")
 
 
@@ -144,7 +145,7 @@ def test_a_trace_claimed_before_a_kill_is_counted_when_it_comes_again(tmp_path: 
     stores = Stores(tmp_path / "store")
     first = msg(agent("a1", 3, "g-sub"))
     h = stores.get("alice", "default", create=True)
-    assert h is not None
+    assert h is not None and isinstance(h.index, TraceIndex)
     h.index.claim(q for q in ox.parse(nquads_text(first.triples).encode(), ox.RdfFormat.N_QUADS))
     seal = deferred_seal(tmp_path)  # the writer, restarted
     with_extra_quad(stores, seal)

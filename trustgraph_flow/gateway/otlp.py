@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 from aiohttp import web
@@ -119,7 +119,7 @@ async def traces_handler(request: web.Request) -> web.Response:
     return web.json_response({})
 
 
-def packed(traces: Iterable[tuple[str, list[Stated]]]) -> Iterator[tuple[str, str]]:
+def packed(traces: Iterable[tuple[str, Sequence[Stated]]]) -> Iterator[tuple[str, str]]:
     """The traces' triples as N-Quads text, together in parts of at most ``MESSAGE_CHARS``
     characters (a line, one triple, is never split), each named by the first trace it
     holds. Each trace becomes text at once, so its triples' objects die young (held for a
