@@ -45,10 +45,52 @@ class Group(Command, click.Group):
     command_class = Command
 
 
+# Flags users type for one of another name: an unknown flag here is answered with the
+# first of its meanings the command has (click guesses by spelling: '--before' got
+# "Did you mean '--format'?" where '--older-than' was meant). One table for every command.
+MEANT: dict[str, tuple[str, ...]] = {
+    "--before": ("--older-than", "--until"),
+    "--older": ("--older-than", "--until"),
+    "--until": ("--older-than",),
+    "--to": ("--until",),
+    "--end": ("--until",),
+    "--after": ("--since",),
+    "--from": ("--since",),
+    "--start": ("--since",),
+    "--newer-than": ("--since",),
+    "--older-than": ("--until",),
+    "--json": ("--format",),
+    "--output-format": ("--format",),
+    "--type": ("--mime-type",),
+    "--mime": ("--mime-type",),
+    "--url": ("--api-url",),
+    "--gateway": ("--api-url",),
+    "--api-key": ("--token",),
+    "--key": ("--token",),
+    "--max": ("--limit",),
+    "--count": ("--limit",),
+    "--out": ("--output",),
+    "--document": ("--id",),
+    "--doc": ("--id",),
+}
+
+
+def meant(exc: click.NoSuchOption, command: click.Command) -> str | None:
+    """The flag of ``command`` an unknown one stands for (MEANT), if any."""
+    flags = {opt for param in command.params for opt in param.opts}
+    said = exc.option_name.split("=", 1)[0]
+    return next((flag for flag in MEANT.get(said, ()) if flag in flags), None)
+
+
 def one_line(exc: click.UsageError) -> UsageLine:
-    """The usage error's message on one line, with where to look for help."""
+    """The usage error's message on one line, with where to look for help (an unknown flag
+    with the one it stands for, when MEANT knows it, rather than click's nearest spelling)."""
     hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
-    return UsageLine(" ".join(exc.format_message().split()) + hint)
+    text = exc.format_message()
+    if isinstance(exc, click.NoSuchOption) and exc.ctx is not None:
+        if flag := meant(exc, exc.ctx.command):
+            text = f"{exc.message} Did you mean {flag!r}?"
+    return UsageLine(" ".join(text.split()) + hint)
 
 
 def command(**kwargs: Any) -> Callable[[Callable[..., Any]], click.Command]:

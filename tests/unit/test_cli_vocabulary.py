@@ -166,6 +166,15 @@ def test_old_format_names_still_work() -> None:
             "'-q' / '--question': 20,001 characters, more than the 20,000 a question may have",
         ),
         ("tg-stop", ["--bogus"], "No such option '--bogus'"),
+        # a flag users type for one of another name: the one meant (click said '--format')
+        (
+            "tg-purge-explain-traces",
+            ["--before", "30d"],
+            "No such option '--before'. Did you mean '--older-than'?",
+        ),
+        ("tg-list-explain-traces", ["--before=2026-01-01"], "Did you mean '--until'?"),
+        ("tg-load-document", ["--type", "text/plain", "x"], "Did you mean '--mime-type'?"),
+        ("tg-list-documents", ["--formt", "csv"], "Did you mean '--format'?"),  # click's own
         # an unset variable in a script (-C "$COLL"): refused here, not by the gateway's schema
         ("tg-list-documents", ["-C", ""], "'-C' / '--collection': empty: name a collection"),
         ("tg-sparql", ["-U", " ", "ASK {}"], "'-U' / '--user': empty: name a user"),
@@ -178,6 +187,17 @@ def test_usage_errors_are_one_line_and_exit_2(name: str, args: list[str], says: 
     assert len(result.stderr.splitlines()) == 1, result.stderr
     assert result.stderr.startswith("Error: ") and says in result.stderr
     assert f"(see '{name} --help')" in result.stderr
+
+
+def test_every_flag_a_synonym_stands_for_exists_and_the_synonyms_do_not() -> None:
+    """usage.MEANT: each flag it suggests is some command's, and none it answers is."""
+    from trustgraph_base.usage import MEANT
+
+    every = {flag for name in CLICK for flag in flags(name)}
+    suggested = {flag for meant in MEANT.values() for flag in meant}
+    assert suggested <= every, suggested - every
+    typed = set(MEANT) - suggested  # '--until' stands for '--older-than' where it is not
+    assert not typed & every, typed & every
 
 
 def test_verbose_names_each_gateway_request() -> None:
