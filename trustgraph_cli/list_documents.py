@@ -88,14 +88,17 @@ def document_row(d: DocumentInfo) -> dict[str, Any]:
 
 
 async def fetch_documents(gw: Gateway) -> list[DocumentInfo]:
-    """One librarian list-documents round trip."""
+    """One librarian list-documents round trip (an empty list: is the collection there?)."""
     from trustgraph_base.schema.documents import LibrarianResponse
     from trustgraph_cli.client import GatewayClient
-    from trustgraph_cli.responses import validated
+    from trustgraph_cli.responses import must_exist, validated
 
     async with GatewayClient(gw) as client:
         data = await client.librarian({"operation": "list-documents"})
-    return list(validated(LibrarianResponse, data, "a document list").documents)
+        docs = list(validated(LibrarianResponse, data, "a document list").documents)
+        if not docs:
+            await must_exist(client, gw)
+    return docs
 
 
 if __name__ == "__main__":

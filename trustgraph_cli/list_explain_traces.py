@@ -146,7 +146,8 @@ async def fetch_traces(
         request["verdict"] = verdict
     if status is not None:
         request["status"] = status
-    return list((await explain_once(gw, request, "a trace list")).traces)
+    reply = await explain_once(gw, request, "a trace list", blank=lambda r: not r.traces)
+    return list(reply.traces)
 
 
 if __name__ == "__main__":

@@ -58,13 +58,13 @@ def main(
         from trustgraph_base.schema.store import TriplesQueryResponse
         from trustgraph_base.wire import to_json
         from trustgraph_cli.client import GatewayClient
-        from trustgraph_cli.responses import unknown_collection, validated
+        from trustgraph_cli.responses import must_exist, validated
 
         async with GatewayClient(gw) as client:
             data = await client.request("triples", request)
             reply = validated(TriplesQueryResponse, data, "a triples answer")
-            if not reply.triples and (refusal := await unknown_collection(client, gw)):
-                raise click.ClickException(refusal)
+            if not reply.triples:
+                await must_exist(client, gw)
         return [to_json(t) for t in reply.triples]
 
     triples = run(gw, query)

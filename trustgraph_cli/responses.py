@@ -67,13 +67,21 @@ def no_trace(trace_id: str, gw: Gateway) -> str:
 
 
 async def explain_once(
-    gw: Gateway, request: dict[str, Any], what: str, missing: Missing | None = None
+    gw: Gateway,
+    request: dict[str, Any],
+    what: str,
+    missing: Missing | None = None,
+    blank: Callable[[ExplainResponse], bool] | None = None,
 ) -> ExplainResponse:
-    """``call_explain`` on a connection of its own: one EXPLAIN round trip."""
+    """``call_explain`` on a connection of its own: one EXPLAIN round trip; an answer that
+    ``blank`` calls empty is refused when ``-C`` names no collection (``must_exist``)."""
     from trustgraph_cli.client import GatewayClient
 
     async with GatewayClient(gw) as client:
-        return await call_explain(client, request, missing, what)
+        reply = await call_explain(client, request, missing, what)
+        if blank is not None and blank(reply):
+            await must_exist(client, gw)
+        return reply
 
 
 async def call_explain(
@@ -145,21 +153,58 @@ async def elsewhere(client: GatewayClient, gw: Gateway, probe: dict[str, Any]) -
     return f" It is in {noun} {where}: pass -C {found[0]}."
 
 
+LISTING_WAIT = 2.0  # seconds for the user's collections (a stack may have no librarian)
+
+
+async def must_exist(client: GatewayClient, gw: Gateway) -> None:
+    """Called on an empty answer: refuse it when ``-C`` names no collection of the user (a
+    typo read as an empty collection), as ``unknown_collection`` says."""
+    if refusal := await unknown_collection(client, gw):
+        raise click.ClickException(refusal)
+
+
 async def unknown_collection(client: GatewayClient, gw: Gateway) -> str | None:
     """The line to refuse a blank answer with when ``-C`` names no collection of the user (a
     typo: a count of 0 or no rows read as if the collection were empty), or None. Not asked
-    for ``default``; a listing that fails says nothing (the answer stands)."""
+    for ``default``; a listing that fails says nothing (the answer stands). The listing
+    waits LISTING_WAIT at most (it needs the librarian); then only the store's list is
+    known, and a collection missing from it is told as a note, the answer standing."""
+    import asyncio
+
     from trustgraph_base.schema import DEFAULT_COLLECTION
     from trustgraph_cli.render.output import scope_text
 
     if gw.collection == DEFAULT_COLLECTION:
         return None
+    where = scope_text(gw.user, gw.collection)
     try:
-        listed = await client.collections({"operation": "list-collections"})
+        listing = client.collections({"operation": "list-collections"})
+        listed = await asyncio.wait_for(listing, LISTING_WAIT)
+    except TimeoutError:
+        await store_only_note(client, gw, where)
+        return None
     except Exception:  # the check is a courtesy: the answer is the store's
         return None
     names = [str(c.get("collection")) for c in listed.get("collections", [])]
     if gw.collection in names or listed.get("unreachable"):
         return None
     yours = f": the user's are {', '.join(names)}" if names else ""
-    return f"no {scope_text(gw.user, gw.collection)}{yours} (tg-list-collections)"
+    return f"no {where}{yours} (tg-list-collections)"
+
+
+async def store_only_note(client: GatewayClient, gw: Gateway, where: str) -> None:
+    """The librarian did not answer: say on stderr whether the store holds the collection
+    (documents still loading there would be the librarian's alone to tell)."""
+    try:
+        stored = await client.request("explain", {"operation": "list-collections"})
+    except Exception:
+        return
+    names = [str(n) for n in stored.get("collections", [])]
+    if gw.collection in names or stored.get("unreachable"):
+        return
+    theirs = f" (it holds {', '.join(names)})" if names else ""
+    click.echo(
+        f"Note: the store has no {where}{theirs}; the librarian did not answer within "
+        f"{LISTING_WAIT:g} s, so a collection with documents only is not known here.",
+        err=True,
+    )

@@ -86,7 +86,10 @@ async def fetch(
         request["since"] = since
     if until:
         request["until"] = until
-    return list((await explain_once(gw, request, "the faithfulness figures")).faithfulness)
+    reply = await explain_once(
+        gw, request, "the faithfulness figures", blank=lambda r: not r.faithfulness
+    )
+    return list(reply.faithfulness)
 
 
 if __name__ == "__main__":

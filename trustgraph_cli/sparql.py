@@ -40,13 +40,13 @@ def main(gw: Gateway, query: str | None, file: TextIO | None, fmt: str) -> None:
         from trustgraph_base.schema.store import SparqlQueryResponse
         from trustgraph_base.wire import to_json
         from trustgraph_cli.client import GatewayClient
-        from trustgraph_cli.responses import unknown_collection, validated
+        from trustgraph_cli.responses import must_exist, validated
 
         async with GatewayClient(gw) as client:
             data = await client.request("sparql", {"query": text})
             reply = validated(SparqlQueryResponse, data, "a SPARQL answer")
-            if reply.may_be_blank() and (refusal := await unknown_collection(client, gw)):
-                raise click.ClickException(refusal)
+            if reply.may_be_blank():
+                await must_exist(client, gw)
         wire: dict[str, Any] = to_json(reply)
         return wire
 

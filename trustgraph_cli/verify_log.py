@@ -70,7 +70,7 @@ async def verify(gw: Gateway, page_size: int) -> Verification:
     the pages' findings put together."""
     from trustgraph_base.schema.integrity import Verification
     from trustgraph_cli.client import GatewayClient
-    from trustgraph_cli.responses import call_explain
+    from trustgraph_cli.responses import call_explain, must_exist
 
     pages: list[Verification] = []
     async with GatewayClient(gw) as client:
@@ -88,6 +88,8 @@ async def verify(gw: Gateway, page_size: int) -> Verification:
             done = sum(p.entries for p in pages)
             click.echo(f"checked {done:,} of {resp.count or done:,} entries…", err=True)
             cursor = resp.cursor
+        if not any(p.entries or p.problems for p in pages):  # nothing signed: is it there?
+            await must_exist(client, gw)
     problems = [p for page in pages for p in page.problems]
     return Verification(
         verified=not problems,

@@ -124,8 +124,15 @@ async def test_unknown_ids_other_users_and_empty_collections(
         assert as_bob.code == 0 and "GraphRAG trace: " + bob_id in as_bob.stdout
         bob_list = await stack.cli("tg-list-explain-traces", "-U", "bob", "--format", "json")
         assert [r["id"] for r in json.loads(bob_list.stdout)] == [bob_id]
+        # no librarian here: its list of collections is waited for 2 s, then only the
+        # store's is known, and told
         other = await stack.cli("tg-list-explain-traces", "-C", "elsewhere")
         assert other.stdout == "No traces in collection 'elsewhere' of user 'trustgraph'.\n"
+        assert other.code == 0 and other.stderr == (
+            "Note: the store has no collection 'elsewhere' of user 'trustgraph' (it holds "
+            "default); the librarian did not answer within 2 s, so a collection with "
+            "documents only is not known here.\n"
+        ), other
 
 
 async def test_an_interrupted_run_is_listed_and_shown_as_interrupted(

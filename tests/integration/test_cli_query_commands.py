@@ -105,7 +105,8 @@ async def test_errors_are_one_line(stack: Stack, tmp_path: Path) -> None:
 async def test_a_mistyped_collection_is_named_not_counted_as_empty(stack: Stack) -> None:
     """tg-sparql's COUNT in a collection that does not exist said 0 (one row, exit 0) and
     tg-query-triples printed nothing: a typo read as an empty collection. Both now say there
-    is no such collection and name the user's; a collection that exists counts as before."""
+    is no such collection and name the user's; a collection that exists counts as before.
+    So do the listing commands (they said "No traces in collection 'wrok'", exit 0)."""
     count = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
     fact = Triple(s=iri(B), p=iri(KNOWS), o=iri(A))
     await stack.publish(
@@ -117,9 +118,14 @@ async def test_a_mistyped_collection_is_named_not_counted_as_empty(stack: Stack)
     )
     assert work.code == 0, work
     refusal = "Error: no collection 'wrok' of user 'trustgraph': the user's are default, work (tg-list-collections)\n"
-    for command in (["tg-sparql", count], ["tg-query-triples", "-s", A]):
+    listings = [["tg-list-documents"], ["tg-list-explain-traces"], ["tg-show-faithfulness"]]
+    for command in (["tg-sparql", count], ["tg-query-triples", "-s", A], *listings):
         code, out, err = await stack.cli(*command, "-C", "wrok")
         assert (code, out, err) == (1, "", refusal), command
+    code, out, err = await stack.cli("tg-verify-log", "-C", "wrok", "--format", "json")
+    assert (code, out, err) == (1, "", refusal)
+    empty = await stack.cli("tg-list-explain-traces", "-C", "work")  # there, with no traces
+    assert empty[:3] == (0, "No traces in collection 'work' of user 'trustgraph'.\n", "")
     code, out, _ = await stack.cli("tg-sparql", count, "--format", "csv")  # default: not asked
     assert (code, out) == (0, "n\r\n3\r\n")
 

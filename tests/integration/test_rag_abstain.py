@@ -118,7 +118,7 @@ async def test_supported_answers_abstentions_and_what_shows_them(
         assert text.code == 0 and "Share" in text.stdout and "%" in text.stdout
         assert "Abstained" in text.stdout.splitlines()[0]  # the JSON's name for the column
         empty = await stack.cli("tg-show-faithfulness", "-U", USER, "-C", "nothing")
-        assert empty.code == 0 and "No verified answers in collection 'nothing'" in empty.stdout
+        assert empty.code == 1 and "Error: no collection 'nothing' of user" in empty.stderr
         bad = await stack.cli("tg-show-faithfulness", "--since", "yesterday", "-U", USER)
         assert bad.code == 1 and "yesterday" in bad.stderr and "Traceback" not in bad.stderr
 
