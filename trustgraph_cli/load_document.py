@@ -199,8 +199,12 @@ def check_file(file: Path) -> str:
 
 def default_id(file: Path, digest: str) -> str:
     """``<file-stem>-<hash8>``: readable, and the same file always gets the same id."""
-    stem = re.sub(r"[^a-z0-9._-]+", "-", file.stem.lower()).strip("-.") or "document"
-    return f"{stem[:60]}-{digest[:8]}"
+    return f"{id_stem(file.stem)}-{digest[:8]}"
+
+
+def id_stem(name: str) -> str:
+    """The part of a default id before its hash: ``name`` lower-cased, other signs as '-'."""
+    return re.sub(r"[^a-z0-9._-]+", "-", name.lower()).strip("-.")[:60] or "document"
 
 
 async def load(

@@ -153,6 +153,32 @@ async def elsewhere(client: GatewayClient, gw: Gateway, probe: dict[str, Any]) -
     return f" It is in {noun} {where}: pass -C {found[0]}."
 
 
+async def meant_document(client: GatewayClient, gw: Gateway, source: str) -> str:
+    """`` Did you mean 'valgrind_manual-1a2b3c4d/p15/c2'?`` when ``source`` names a document
+    (or its page or chunk) by its file's name without the hash a default id ends with
+    (``load_document.default_id``): the collection's documents so named (the librarian's
+    list, waited for LISTING_WAIT at most), or "" when none is or the list fails."""
+    import asyncio
+    import re
+
+    from trustgraph_base.provenance.uris import DOC_PREFIX
+    from trustgraph_cli.load_document import id_stem
+
+    doc, sep, rest = source.removeprefix(DOC_PREFIX).partition("/")
+    if source.startswith("<") or not doc:
+        return ""
+    named = re.compile(re.escape(id_stem(doc)) + "-[0-9a-f]{8}")
+    try:
+        listing = client.librarian({"operation": "list-documents"})
+        listed = await asyncio.wait_for(listing, LISTING_WAIT)
+    except Exception:  # the hint is a courtesy: the not-found line is the answer
+        return ""
+    ids = [str(d.get("id", "")).removeprefix(DOC_PREFIX) for d in listed.get("documents", [])]
+    lead = DOC_PREFIX if source.startswith(DOC_PREFIX) else ""
+    meant = [f"{lead}{i}{sep}{rest}" for i in sorted(ids) if named.fullmatch(i)]
+    return f" Did you mean {' or '.join(map(repr, meant[:3]))}?" if meant else ""
+
+
 LISTING_WAIT = 2.0  # seconds for the user's collections (a stack may have no librarian)
 
 

@@ -125,7 +125,13 @@ async def fetch_document(
     from trustgraph_cli.client import GatewayClient
     from trustgraph_cli.render.lazy import preload
     from trustgraph_cli.render.output import scope_text
-    from trustgraph_cli.responses import NotFound, call_explain, elsewhere, in_scope
+    from trustgraph_cli.responses import (
+        NotFound,
+        call_explain,
+        elsewhere,
+        in_scope,
+        meant_document,
+    )
 
     loading = preload(
         "trustgraph_base.wire", "trustgraph_base.schema.explain", "trustgraph_cli.render.document"
@@ -149,6 +155,8 @@ async def fetch_document(
         except NotFound as exc:
             probe = {"operation": "document-hierarchy", "id": doc_id, "chunk_limit": 1}
             hint = "" if exc.malformed else await elsewhere(client, gw, probe)
+            if not (hint or exc.malformed):  # a default id given without its hash?
+                hint = await meant_document(client, gw, doc_id)
             doc, missing = None, exc.message + hint
         except ServiceError as exc:
             if exc.type == ErrorType.RESULT_TOO_LARGE:

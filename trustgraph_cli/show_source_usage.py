@@ -128,9 +128,10 @@ def parse_chars(value: str | None) -> tuple[int, int] | None:
 async def fetch_usage(
     gw: Gateway, source: str, limit: int, chars: tuple[int, int] | None = None
 ) -> SourceUsage:
-    """One EXPLAIN source-usage round trip."""
+    """One EXPLAIN source-usage round trip (a not-found: did the id lack its hash?)."""
     from trustgraph_base.errors import ErrorType, ServiceError
-    from trustgraph_cli.responses import explain_once, in_scope, required
+    from trustgraph_cli.client import GatewayClient
+    from trustgraph_cli.responses import NotFound, call_explain, in_scope, meant_document, required
 
     def missing(exc: ServiceError) -> str:  # a malformed source is named as the service says
         return exc.message if exc.type == ErrorType.BAD_REQUEST else f"{in_scope(exc, gw)}."
@@ -138,7 +139,12 @@ async def fetch_usage(
     request: dict[str, object] = {"operation": "source-usage", "id": source, "limit": limit}
     if chars is not None:
         request["char_start"], request["char_end"] = chars
-    resp = await explain_once(gw, request, "a source usage", missing)
+    async with GatewayClient(gw) as client:
+        try:
+            resp = await call_explain(client, request, missing, "a source usage")
+        except NotFound as exc:
+            hint = "" if exc.malformed else await meant_document(client, gw, source)
+            raise NotFound(exc.message + hint, exc.malformed) from None
     return required(resp.usage, "source usage")
 
 

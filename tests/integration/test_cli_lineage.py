@@ -97,10 +97,16 @@ async def test_source_usage_and_hierarchy_counts(stack: Stack) -> None:
     unknown = await stack.cli("tg-diff-explain-traces", "lin-graph", "nope")
     assert unknown.code == 1 and unknown.stderr.startswith("Error: no trace 'nope' in collection")
 
+    stem = bare.rsplit("-", 1)[0]  # world-facts: the file's name
     for bad, message in [
         (
             "urn:trustgraph:doc:nope",
             "no document, page or chunk 'urn:trustgraph:doc:nope' in collection 'default' of user 'trustgraph'.",
+        ),
+        (  # the file's name without the hash its default id ends with: the id is named
+            f"{stem}/p2/c0",
+            f"'urn:trustgraph:doc:{stem}/p2/c0' in collection 'default' of "
+            f"user 'trustgraph'. Did you mean '{bare}/c0'?",
         ),
         ("<urn:a> <urn:b>", "malformed edge"),
         (f"{PARIS} . <urn:x> <urn:y> <urn:z>", "malformed edge"),  # two triples smuggled in one
