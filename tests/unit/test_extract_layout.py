@@ -98,3 +98,19 @@ def test_a_numbered_paragraph_whose_sentence_goes_on_is_prose() -> None:
     ) in prose_sentences(text)
     contents = "3.1.3. Utility functions summary . . . . . 9\n3.1.4. Other functions . . . 10\n"
     assert _triples(contents) == set()
+
+
+def test_a_paragraph_set_flush_to_both_margins_is_prose_not_a_table() -> None:
+    # FreeType's README justifies its text: spaces spread over every gap, three after a
+    # comma, read as a table's columns before ("It is written in C" gave no edge)
+    text = (
+        "Zedit is a freely available library to render maps.\n\n"
+        "It  is  written  in  C,   designed  to  be  small,  efficient,  highly\n"
+        "portable  and  quick.\n\n"
+        "   \\dDDD   decimal char, where DDD are 1-3 decimal digits\n"
+        "   Name   Size   Kind   Owner\n"
+    )
+    assert _triples(text) == {
+        ("Zedit", "is a", "freely available library"),
+        ("Zedit", "is written in", "C"),
+    }

@@ -39,6 +39,10 @@ def test_the_lexicon_gives_a_words_parts_of_speech_and_knows_no_name_or_code() -
         "Zedit will correctly decompress a file which is a concatenation of two files.",
         # a lone adjective as subject, its noun read as the relation
         "Higher numbers result in more output from Zedit.",
+        # a list item's description cut from its label by a chunk's start, and the pronoun
+        # after it: 'Warlike' was the subject of "They operated…" (the bronze age sample)
+        "Warlike yet sophisticated masters of\nthe Greek mainland. They operated from\n"
+        "fortified palace complexes at Mycenae.",
         # a subject ending in its own verb
         "Zedit's home page (above) gives links to other sites which help students.",
     ],

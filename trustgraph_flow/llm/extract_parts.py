@@ -54,9 +54,9 @@ def _no_verb(p: str) -> bool:
     return False
 
 
-# Endings of adjectives made from other words ('Optional', 'Allowable'): a name ('Hale',
-# 'Strong', 'Hardy', which the lexicon knows as adjectives too) seldom has one.
-_DERIVED = ("al", "able", "ible", "ive", "ous", "ful", "less", "ic", "ary", "ent", "ant")
+# Endings of adjectives made from other words ('Optional', 'Allowable', 'Warlike'): a name
+# ('Hale', 'Strong', 'Hardy', which the lexicon knows as adjectives too) seldom has one.
+_DERIVED = ("al", "able", "ible", "ive", "ous", "ful", "less", "ic", "ary", "ent", "ant", "like")
 
 
 def _lone_adjective(s: str) -> bool:

@@ -32,6 +32,8 @@ _OPTIONS_ONLY = re.compile(r"(?:-{1,2}[\w?][\w-]*(?:[= ]?<?[A-Za-z_]+>?)?[ ,]*)+
 _SYNOPSIS = re.compile(r"(?:usage|synopsis)\s*:|\[\s*-{1,2}\w|\[\s*[A-Z]+\s*\]", re.IGNORECASE)
 # "\dDDD   decimal char": columns apart (not the two spaces after a full stop)
 _COLUMNS = re.compile(r"[^\s.!?]( {3,}|\t)\S")
+_GAP = re.compile(r"(?<=\S) +(?=\S)")
+JUSTIFIED_GAPS = 4  # a justified line spreads its spaces over this many gaps or more
 _CODE_START = re.compile(r"(?:#|//|/\*|\$ |>>>|[{}<])")
 _URL = re.compile(r"\s*(?:<?https?://|<?ftp://|www\.)")
 _SENTENCE_END = re.compile(r"[.!?][\"')\]’”]*$")
@@ -209,8 +211,21 @@ def _layout(body: str) -> bool:
         heading(body)
         or bool(_OPTION.match(body))
         or bool(_SYNOPSIS.search(body))
-        or bool(_COLUMNS.search(body.strip(_FRAME)))
+        or (bool(_COLUMNS.search(body.strip(_FRAME))) and not _justified(body.strip(_FRAME)))
         or _code(body)
         or bool(_ARROW.search(body))
         or bool(_LABEL.fullmatch(body))
     )
+
+
+def _justified(body: str) -> bool:
+    """Whether a line is prose set flush to both margins ("It  is  written  in  C,   designed
+    to  be  small,": FreeType's README): its spaces spread over every gap, their widths a
+    step apart, among words mostly of prose. A table's columns stand apart from cells whose
+    words have one space between them ("\\dDDD   decimal char, where DDD are…")."""
+    if "\t" in body:
+        return False
+    gaps = [len(g) for g in _GAP.findall(body)]
+    cells = body.split()
+    prose = sum(w.strip(",;:.()`'\"").isalpha() and w[:1].islower() for w in cells)
+    return len(gaps) >= JUSTIFIED_GAPS and max(gaps) - min(gaps) <= 1 and 2 * prose >= len(cells)
