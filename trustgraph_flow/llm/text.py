@@ -48,6 +48,21 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+def unquoted_ends(sentence: str) -> str:
+    """A sentence without a quotation mark at its end or start that opens or closes nothing
+    in it: a quotation of two sentences split at its full stop ("The road runs to Port
+    Ellis.\"" of 'The guide says: "Skarra has one road. The road runs to Port Ellis."')."""
+    for opening, closing in (('"', '"'), ("“", "”")):
+        opened, closed = sentence.count(opening), sentence.count(closing)
+        if (opened % 2 == 0) if opening == closing else (opened == closed):
+            continue  # every quotation in it is closed
+        if sentence.endswith(closing) and (opening == closing or not opened):
+            sentence = sentence[:-1].rstrip()
+        elif sentence.startswith(opening) and (opening == closing or not closed):
+            sentence = sentence[1:].lstrip()
+    return sentence
+
+
 def words(text: str) -> list[str]:
     """The words of ``text``, as written (apostrophes inside a word kept: "Quist's")."""
     return _WORD.findall(text)
