@@ -24,68 +24,42 @@ own request would.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import logging
 import time
 import weakref
 from typing import Any
 
-from pulsar.asyncio import Consumer
-
-from trustgraph_base.errors import BrokerUnavailable, WireError
+from trustgraph_base.errors import WireError
 from trustgraph_base.messaging import CONFIG, CONFIG_CHANGED, Context
-from trustgraph_base.messaging.requests import PROCESS
+from trustgraph_base.messaging.notices import NoticeListener
 from trustgraph_base.schema import ConfigChanged, ConfigRequest, ConfigResponse
 from trustgraph_base.wire import decode
-
-log = logging.getLogger(__name__)
 
 KEEP_S = 60.0  # a notice lost all the same (none is known to be) is healed within this
 MAX_KEPT = 10_000  # answers kept per process; past it they are all dropped
 READS = ("get", "getvalues", "list", "config")
 
 
-class ConfigCache:
+class ConfigCache(NoticeListener):
     """One process's kept configuration answers, by user and request."""
 
+    TOPIC = CONFIG_CHANGED
+    UNHEARD = "each read asks the service"
+
     def __init__(self) -> None:
+        super().__init__()  # heard: a read during which a change was heard is not kept
         self.answers: dict[tuple[str, str], tuple[float, ConfigResponse]] = {}
-        self.heard = 0  # changes heard so far: a read during which one was heard is not kept
-        self.listening = False  # subscribed to config-changed: answers may be kept
         # reads on their way, by key: the changes heard when each was asked, and its answer
         self.asking: dict[tuple[str, str], tuple[int, asyncio.Future[ConfigResponse]]] = {}
-        self._task: asyncio.Task[None] | None = None
 
-    def start(self, ctx: Context[Any]) -> None:
-        """Start listening for changes (once; answers are kept from when it is subscribed)."""
-        if self._task is None:
-            self._task = asyncio.create_task(self._listen(ctx), name="config-changed")
-            ctx.on_close(self.close)
-
-    async def _listen(self, ctx: Context[Any]) -> None:
-        topic = ctx.topics.topic(CONFIG_CHANGED)
+    def notice(self, data: bytes) -> None:
         try:
-            consumer = await ctx.bus.subscribe(topic, f"{ctx.client_name}.{PROCESS}")
-        except BrokerUnavailable as exc:
-            log.warning("not listening for configuration changes (%s): read each time", exc)
-            return
-        self.listening = True
-        try:
-            await self._hear(consumer)
-        finally:
-            self.listening = False
-            self.answers.clear()
-            await ctx.bus.unsubscribe(consumer)  # private to this process
+            user: str | None = decode(ConfigChanged, data).user
+        except WireError:
+            user = None  # unreadable: anything may have changed
+        self.changed(user)
 
-    async def _hear(self, consumer: Consumer) -> None:
-        while True:
-            msg = await consumer.receive()
-            try:
-                user = decode(ConfigChanged, msg.data()).user
-            except WireError:
-                user = None  # unreadable: anything may have changed
-            self.changed(user)
-            await consumer.acknowledge(msg)
+    def forget_all(self) -> None:
+        self.answers.clear()
 
     def changed(self, user: str | None) -> None:
         """``user``'s configuration (None: anyone's) has changed: forget what was read of it."""
@@ -145,13 +119,6 @@ class ConfigCache:
             self.answers.clear()
         key = (request.user, request.model_dump_json())
         self.answers[key] = (time.monotonic() + KEEP_S, answer)
-
-    async def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
-            self._task = None
 
 
 _caches: weakref.WeakKeyDictionary[Any, ConfigCache] = weakref.WeakKeyDictionary()
