@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tests.support.processors import EVERY
 from tests.support.stack import Stack, stack_fixture
-from tests.support.traces import loaded_and_answered
+from tests.support.traces import load, loaded_and_answered
 from tests.unit.test_cli_vocabulary import CLICK
 
 stack = stack_fixture(EVERY)
@@ -44,6 +44,10 @@ def example_lines(name: str) -> list[str]:
 
 async def test_read_only_help_examples_run_as_written(stack: Stack, tmp_path: Path) -> None:
     await loaded_and_answered(stack.url)
+    # The examples name a second collection, 'research' (of trustgraph's and of alice's), as
+    # a user's own: it exists, or the list commands refuse it as a typo (c3129f9).
+    await load(stack.url, "capitals.txt", "-C", "research")
+    await load(stack.url, "capitals.txt", "-U", "alice", "-C", "research")
     (tmp_path / "query.rq").write_text("SELECT * WHERE { ?s ?p ?o } LIMIT 3\n")
     env = {**os.environ, **stack.env}
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"
