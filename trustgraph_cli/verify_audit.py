@@ -89,7 +89,11 @@ def main(bundle: str, trusted_keys: tuple[str, ...], fmt: str) -> None:
             else f"NOT VERIFIED: {plural(len(report.problems), 'problem')}"
         )
         whose = (
-            "the given keys" if report.pinned else "the bundle's own keys " + ", ".join(report.keys)
+            "the given keys"
+            if report.pinned
+            else "the bundle's own keys " + ", ".join(report.keys)
+            if report.keys
+            else "no keys: the bundle holds none"
         )
         click.echo(
             f"{verdict}: {plural(report.traces, 'trace')} ({report.roots} counting sub-traces), "

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.sparql_server import store_backend
+from tests.support.stack import run_cli
 from tests.support.store import (
     DOC,
     EDGE_FOX,
@@ -154,6 +155,26 @@ def test_the_wrong_key_is_named(made: Path, tmp_path: Path) -> None:
     found = verify_bundle(made, other.public).problems
     assert {p.code for p in found} == {"signature", "checkpoint"}  # the seal's too
     assert "which is not among the trusted keys" in found[0].message
+    # each entry once: the seal's, the traces' and the document's entries are checked again
+    # after the chain check, and each was named two or three times
+    messages = [p.message for p in found]
+    entries = len(json.loads((made / bundle.LOG).read_text())["chains"]["local"])
+    assert len(messages) == len(set(messages)) == entries + 2  # + the seal's, the checkpoint
+
+
+async def test_a_bundle_without_its_keys_says_so_once_an_entry(made: Path) -> None:
+    """tg-verify-audit on a bundle whose key file was removed: the header said 'checked with
+    the bundle's own keys ' and nothing, and each trace's entry was named twice."""
+    for key in (made / bundle.KEYS).iterdir():
+        key.unlink()
+    got = await run_cli("tg-verify-audit", str(made))
+    assert got.code == 1, got.stderr
+    head, *lines = got.stdout.splitlines()
+    assert head.endswith("signatures checked with no keys: the bundle holds none"), head
+    problems = [line for line in lines if line.startswith("  ! ")]
+    assert problems[0].startswith("  ! missing: keys/") and len(problems) == len(set(problems))
+    entries = len(json.loads((made / bundle.LOG).read_text())["chains"]["local"])
+    assert sum("not among the trusted keys" in line for line in problems) == entries + 2
 
 
 def test_a_signature_over_another_trace_and_a_log_gap_are_named(made: Path) -> None:
