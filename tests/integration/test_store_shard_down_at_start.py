@@ -11,7 +11,6 @@ import asyncio
 import functools
 import json
 import logging
-import socket
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -19,6 +18,7 @@ import aiohttp
 import pytest
 
 from tests.integration.test_store_shards import counted, numbered, placed
+from tests.support.hung_server import hung_server
 from tests.support.poll import eventually
 from tests.support.sparql_server import oxigraph_server
 from tests.support.stack import ADMIN, Stack
@@ -135,17 +135,43 @@ async def test_a_store_starts_lists_and_holds_while_a_shard_is_down(
                 assert names == sorted([on_a, on_b, on_c])
             # c down again, after it answered (governed): its reads say the same
             await reads_while_c_is_down(stack, c, on_c)
-            # c hangs (its port takes connections, the kernel's backlog, and never answers):
-            # the shard and the time limit are named, not "unreachable" (a slow query times
-            # out alike), with no traceback in the log; the other shards read as usual
-            with socket.create_server(("127.0.0.1", port)):
+            # c hangs (its port takes connections and never answers): the shard and the time
+            # limit are named, not "unreachable" (a slow query times out alike), with no
+            # traceback in the log; the other shards read as usual
+            with hung_server(port) as hung:
                 read = await stack.cli("tg-query-triples", "-U", "alice", "-C", on_c)
-                hung = (
-                    f"Error: shard 'c' ({c}) did not answer within {LIMIT:g} s [store-unavailable]"
+                said = f"shard 'c' ({c}) did not answer within {LIMIT:g} s"
+                assert (read.code, read.stderr.splitlines()) == (
+                    1,
+                    [f"Error: {said} [store-unavailable]"],
+                ), read
+                # Timed out once, c is stalled: two reads of its collection at once answer
+                # the same at once, without asking it (they held both reader threads for
+                # the whole limit each, and a read of another shard's collection waited),
+                # and a's collection reads as usual meanwhile.
+                asked = hung.queries()
+                reads = [("-C", on_c), ("-C", on_c), ("-C", on_a)]
+                c1, c2, other = await asyncio.gather(
+                    *(stack.cli("tg-query-triples", "-U", "alice", *r) for r in reads)
                 )
-                assert (read.code, read.stderr.splitlines()) == (1, [hung]), read
-                read = await stack.cli("tg-query-triples", "-U", "alice", "-C", on_a)
-                assert read.code == 0 and read.stdout, read
+                for read in (c1, c2):
+                    assert (read.code, read.stderr.splitlines()) == (
+                        1,
+                        [f"Error: {said} [store-unavailable]"],
+                    ), read
+                assert other.code == 0 and other.stdout, other
+                assert hung.queries() == asked, "a stalled shard was asked again"
+                assert f"shard 'c' did not answer within {LIMIT:g} s: its collections'" in (
+                    caplog.text
+                )
+            # c is back: the probe finds it (refused, then answering) and it is read again
+            with oxigraph_server(location, port=port):
+                read = await eventually(
+                    lambda: stack.cli("tg-query-triples", "-U", "alice", "-C", on_c),
+                    lambda r: r.code == 0,
+                    30,
+                )
+                assert read.stdout, read
             assert "Traceback" not in caplog.text
 
 

@@ -5,6 +5,7 @@ backend once the control server answers, each shard registered in its placement 
 from __future__ import annotations
 
 import logging
+from concurrent.futures import ThreadPoolExecutor
 
 from trustgraph_flow.store.backends.sharded.stores import ShardedStores
 from trustgraph_flow.store.sparql.client import SparqlServer, StoreUnavailable
@@ -52,7 +53,7 @@ def open_sharded(
             raise StoreUnavailable(f"the placement table cannot be read: {exc}") from None
         for name, url in shards:
             stores.placement.register(name, url)
-        stores.join([n for n, _ in shards], within if shards_within is None else shards_within)
+        join(stores, [n for n, _ in shards], within if shards_within is None else shards_within)
         for name, why in stores.pending.items():
             if not partial:
                 raise StoreUnavailable(f"shard {name!r}: {why}")
@@ -61,3 +62,22 @@ def open_sharded(
         raise
     log.info("store sharded over %s (placement on %s)", ", ".join(n for n, _ in shards), server.uri)
     return stores
+
+
+def join(stores: ShardedStores, names: list[str], within: float) -> None:
+    """Wait for the (registered) shards together, ``within`` seconds, and govern each that
+    answers; those that do not are left pending."""
+    stores.pending.update((name, "not yet asked") for name in names)
+
+    def one(name: str) -> None:
+        server = stores.remote(name).server
+        try:
+            server.wait_ready(within)
+        except (StoreUnavailable, TimeoutError) as exc:
+            stores.pending[name] = str(exc) or type(exc).__name__
+            return
+        stores.placement.govern(server)
+        stores.pending.pop(name, None)
+
+    with ThreadPoolExecutor(max(1, len(names))) as pool:
+        list(pool.map(one, names))

@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from typing import Protocol
 
 from trustgraph_flow.store.backends.server.stores import RemoteStores
+from trustgraph_flow.store.backends.sharded.stalls import Stalls
 from trustgraph_flow.store.sparql.client import StoreTimeout, StoreUnavailable
 
 
@@ -17,6 +18,9 @@ class Shards(Protocol):
     def remote(self, name: str) -> RemoteStores: ...
 
     def shard(self, name: str) -> RemoteStores: ...
+
+    @property
+    def stalls(self) -> Stalls: ...
 
 
 @contextmanager
@@ -50,5 +54,6 @@ class Reach:
         """Whether the shard answers (its server's StoreUnavailable as it is: the held writes'
         log line names the shard once, ``ShardedStores.ask`` names it)."""
         self.stores.remote(self.name).server.ask(query)
+        self.stores.stalls.answered(self.name)  # timed out before: its requests made again
         self.stores.shard(self.name)  # pending since the start: governed now it answers
         return True

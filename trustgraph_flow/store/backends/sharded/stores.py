@@ -19,7 +19,6 @@ import logging
 import threading
 import time
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 from trustgraph_flow.store.backends.server.scope import scope_iri
@@ -31,6 +30,7 @@ from trustgraph_flow.store.backends.sharded.placement import (
     Row,
     ShardError,
 )
+from trustgraph_flow.store.backends.sharded.stalls import Stalls
 from trustgraph_flow.store.core.backend import Handle
 from trustgraph_flow.store.sparql.client import SparqlServer, StoreTimeout, StoreUnavailable
 
@@ -54,25 +54,7 @@ class ShardedStores:
         ] = {}  # (user, collection) → (read at, row)
         self._lock = threading.Lock()
         self.pending: dict[str, str] = {}  # shard → why it is not checked yet (down at start)
-
-    def join(self, names: list[str], within: float) -> None:
-        """Wait for the (registered) shards together, ``within`` seconds, and govern each that
-        answers; those that do not are left pending."""
-        self.pending.update((name, "not yet asked") for name in names)
-
-        def one(name: str) -> None:
-            server = self.remote(name).server
-            try:
-                server.wait_ready(within)
-            except (StoreUnavailable, TimeoutError) as exc:
-                self.pending[name] = str(exc) or type(exc).__name__
-                return
-            self.placement.govern(server)
-            with self._lock:
-                self.pending.pop(name, None)
-
-        with ThreadPoolExecutor(max(1, len(names))) as pool:
-            list(pool.map(one, names))
+        self.stalls = Stalls(self.probe)  # shards that timed out: failed at once meanwhile
 
     def shard(self, name: str) -> RemoteStores:
         """The shard's backend, by the URL the table gives it (a ShardError if it has none); a
@@ -113,11 +95,28 @@ class ShardedStores:
         """Whether the shard answers now (asked before a new collection is placed on it, so
         that one made during an outage is written at once, not held)."""
         try:
-            self.remote(name).server.select("ASK {}", timeout=PROBE)
+            self.stalls.check(name)
+            self.probe(name)
         except StoreUnavailable as exc:  # a StoreTimeout too: a shard that hangs is passed over
             log.warning("shard %r is passed over for a new collection: %s", name, exc)
             return False
         return True
+
+    def probe(self, name: str) -> None:
+        """One cheap request to the shard, given ``PROBE`` seconds."""
+        self.remote(name).server.select("ASK {}", timeout=PROBE)
+
+    @contextmanager
+    def on_shard(self, name: str) -> Iterator[None]:
+        """Requests to the shard, named (``named``); failed at once while it is stalled, and
+        stalling it when one times out (``stalls.py``)."""
+        self.stalls.check(name)
+        try:
+            with named(name):
+                yield
+        except StoreTimeout as exc:
+            self.stalls.timed_out(name, exc)
+            raise
 
     def placed(self, user: str, collection: str, *, create: bool = False) -> Row | None:
         """The row a lease starts from: read at most ``ROW_CACHE`` seconds ago (a write is
@@ -149,7 +148,7 @@ class ShardedStores:
             return
         ops: list[Op] = []
         with (
-            named(row.on),
+            self.on_shard(row.on),
             self.shard(row.on).lease(user, collection, create=create, as_empty=as_empty) as handle,
         ):
             if handle is None:
@@ -176,7 +175,10 @@ class ShardedStores:
 
     def get(self, user: str, collection: str, *, create: bool = False) -> Handle | None:
         row = self.row(user, collection, create=create)
-        return None if row is None else self.shard(row.on).get(user, collection, create=create)
+        if row is None:
+            return None
+        with self.on_shard(row.on):
+            return self.shard(row.on).get(user, collection, create=create)
 
     def scopes(self) -> list[tuple[str, str]]:
         """Every collection of every shard (one moving, once); a StoreUnavailable for one down."""
@@ -191,7 +193,8 @@ class ShardedStores:
         down: list[str] = []
         for name, url in sorted(self.placement.shards().items()):
             try:
-                found.update(self.shard(name).scopes())
+                with self.on_shard(name):
+                    found.update(self.shard(name).scopes())
             except StoreTimeout as exc:  # it hangs: not called unreachable
                 down.append(f"shard {name!r} ({url}) did not answer within {exc.seconds:g} s")
             except StoreUnavailable:
@@ -205,7 +208,7 @@ class ShardedStores:
             return False
         dropped = False
         for name in row.targets():
-            with named(name):
+            with self.on_shard(name):
                 dropped = self.shard(name).drop(user, collection) or dropped
         self.placement.forget(scope_iri(user, collection))
         self._remember((user, collection), None)
@@ -230,6 +233,7 @@ class ShardedStores:
     def close(self) -> None:
         with self._lock:
             shards, self._shards = list(self._shards.values()), {}
+        self.stalls.close()
         for s in shards:
             s.close()
         self.placement.control.close()
