@@ -13,6 +13,10 @@ DEFAULT_USER = "trustgraph"
 DEFAULT_COLLECTION = "default"
 NAME_MAX = 200  # characters in a user or collection name
 QUESTION_MAX = 20_000  # characters in a question
+LISTING_WAIT = 2.0
+"""Seconds a check that a collection exists waits for the user's collections (their list
+needs the librarian, and a stack may have none): then the answer stands, unrefused (the
+list commands, tg-sparql, the gateway's SPARQL Protocol endpoint)."""
 
 
 class Bound(NamedTuple):  # not a dataclass: ``dataclasses`` alone is ~10 ms of a start-up

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 from pydantic import BaseModel
 
+from trustgraph_base.bounds import LISTING_WAIT
 from trustgraph_base.errors import ErrorType, ServiceError
 
 M = TypeVar("M", bound=BaseModel)
@@ -177,9 +178,6 @@ async def meant_document(client: GatewayClient, gw: Gateway, source: str) -> str
     lead = DOC_PREFIX if source.startswith(DOC_PREFIX) else ""
     meant = [f"{lead}{i}{sep}{rest}" for i in sorted(ids) if named.fullmatch(i)]
     return f" Did you mean {' or '.join(map(repr, meant[:3]))}?" if meant else ""
-
-
-LISTING_WAIT = 2.0  # seconds for the user's collections (a stack may have no librarian)
 
 
 async def must_exist(client: GatewayClient, gw: Gateway) -> None:

@@ -19,11 +19,13 @@ error or a refused update, 401/403 for auth, 406 when no asked format fits).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
 from aiohttp import web
 
+from trustgraph_base.bounds import LISTING_WAIT
 from trustgraph_base.errors import ErrorType, ServiceError, WireError
 from trustgraph_base.schema import DEFAULT_COLLECTION
 from trustgraph_base.schema.store import SparqlQueryResponse
@@ -138,11 +140,23 @@ async def sparql_handler(request: web.Request) -> web.StreamResponse:
 
 async def known_collection(ask: Asker, scope: dict[str, Any]) -> None:
     """Raise ``not-found`` when an answer that may be blank came from a collection the user
-    does not have."""
+    does not have. The list is waited for ``LISTING_WAIT`` at most (it needs the librarian:
+    on a stack without one this hung), then the answer stands, as the list commands do."""
     if scope["collection"] == DEFAULT_COLLECTION:
         return
     listing = {k: v for k, v in scope.items() if k == "user"}
-    listed = await answer(ask, {**listing, "operation": "list-collections"})
+    try:  # the list needs the librarian: on a stack without one, the answer stands
+        listed = await asyncio.wait_for(
+            answer(ask, {**listing, "operation": "list-collections"}), LISTING_WAIT
+        )
+    except TimeoutError:
+        log.info(
+            "SPARQL protocol: the collections were not listed within %g s (no librarian?): "
+            "the answer from %r stands",
+            LISTING_WAIT,
+            scope["collection"],
+        )
+        return
     if scope["collection"] not in {c["collection"] for c in listed["collections"]}:
         raise ServiceError(
             ErrorType.NOT_FOUND,
