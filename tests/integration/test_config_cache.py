@@ -14,7 +14,7 @@ from trustgraph_base.messaging import CONFIG, CONFIG_CHANGED, Bus, Processor, To
 from trustgraph_base.schema import ConfigChanged, ConfigKey, ConfigRequest, ConfigValue
 from trustgraph_base.settings import ProcessorSettings
 from trustgraph_flow.config import processor as config
-from trustgraph_flow.config.cache import cache_of
+from trustgraph_flow.config.cache import ConfigCache
 from trustgraph_flow.prompts.book import ask_config
 
 KEY = ConfigKey(type="prompt", key="template.graph-rag-answer")
@@ -57,7 +57,7 @@ async def test_reads_kept_until_a_change_is_said(
         settings = ProcessorSettings(pulsar_url=pulsar_url, topic_prefix=prefix)
         try:
             async with reader.context(settings, bus) as ctx:
-                cache = cache_of(ctx)
+                cache = ConfigCache.of(ctx, CONFIG)
                 for _ in range(100):  # listening once subscribed
                     if cache.listening:
                         break
@@ -117,7 +117,7 @@ async def test_reads_asked_together_ask_once(pulsar_url: str, prefix: str, tmp_p
         settings = ProcessorSettings(pulsar_url=pulsar_url, topic_prefix=prefix)
         try:
             async with reader.context(settings, bus) as ctx:
-                cache = cache_of(ctx)
+                cache = ConfigCache.of(ctx, CONFIG)
                 for _ in range(100):
                     if cache.listening:
                         break

@@ -13,14 +13,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import Any
+from typing import Any, Self
+from weakref import WeakKeyDictionary
 
 from pulsar.asyncio import Consumer
 
 from trustgraph_base.errors import BrokerUnavailable
 from trustgraph_base.messaging.context import Context
 from trustgraph_base.messaging.requests import PROCESS
-from trustgraph_base.messaging.services import Topic
+from trustgraph_base.messaging.services import ServiceSpec, Topic
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +37,17 @@ class NoticeListener:
         self.heard = 0  # notices heard so far
         self.listening = False  # subscribed: what is read may be kept
         self._task: asyncio.Task[None] | None = None
+
+    @classmethod
+    def of(cls, ctx: Context[Any], service: ServiceSpec[Any, Any]) -> Self:
+        """The process's listener of this kind: one per ``service``'s request client (one a
+        process), listening from its first use."""
+        kept = _kept.setdefault(ctx.client(service), {})
+        found = kept.get(cls)
+        if not isinstance(found, cls):
+            found = kept[cls] = cls()
+            found.start(ctx)
+        return found
 
     def notice(self, data: bytes) -> None:
         """A notice's bytes were heard (count it in ``heard``)."""
@@ -78,3 +90,7 @@ class NoticeListener:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._task
             self._task = None
+
+
+# Each process's listeners, by the request client they keep answers of and their kind.
+_kept: WeakKeyDictionary[object, dict[type[NoticeListener], NoticeListener]] = WeakKeyDictionary()

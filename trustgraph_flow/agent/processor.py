@@ -12,7 +12,7 @@ import gc
 from collections.abc import AsyncIterator
 
 from trustgraph_base.errors import ErrorType, ServiceError, TrustGraphError
-from trustgraph_base.messaging import AGENT, Context, Processor
+from trustgraph_base.messaging import AGENT, CONFIG, Context, Processor
 from trustgraph_base.provenance import uris
 from trustgraph_base.schema import AgentRequest, AgentResponse
 from trustgraph_flow.agent.configured import user_tools
@@ -21,7 +21,7 @@ from trustgraph_flow.agent.prompt import Step
 from trustgraph_flow.agent.session import Session
 from trustgraph_flow.agent.settings import Ctx, Settings, State
 from trustgraph_flow.agent.tools import ToolConfig, load_tools, select_tools
-from trustgraph_flow.config.cache import cache_of
+from trustgraph_flow.config.cache import ConfigCache
 from trustgraph_flow.rag_common import refuse_unknown_collection
 from trustgraph_flow.run_recovery import journal_open
 from trustgraph_flow.trace_writer import TraceWriter, identity, open_trace
@@ -36,7 +36,7 @@ async def open_state(ctx: Context[Settings]) -> AsyncIterator[State]:
     """Load the tool configuration (a bad one stops the agent at start) and the run journal
     (traces a killed predecessor left open end as interrupted); configuration changes are
     listened for from the start, so that reads are kept from the first question on."""
-    cache_of(ctx)
+    ConfigCache.of(ctx, CONFIG)
     try:
         tools = load_tools(ctx.settings.tools)
     except ValueError as exc:

@@ -25,11 +25,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-import weakref
-from typing import Any
 
 from trustgraph_base.errors import WireError
-from trustgraph_base.messaging import CONFIG, CONFIG_CHANGED, Context
+from trustgraph_base.messaging import CONFIG_CHANGED
 from trustgraph_base.messaging.notices import NoticeListener
 from trustgraph_base.schema import ConfigChanged, ConfigRequest, ConfigResponse
 from trustgraph_base.wire import decode
@@ -119,16 +117,3 @@ class ConfigCache(NoticeListener):
             self.answers.clear()
         key = (request.user, request.model_dump_json())
         self.answers[key] = (time.monotonic() + KEEP_S, answer)
-
-
-_caches: weakref.WeakKeyDictionary[Any, ConfigCache] = weakref.WeakKeyDictionary()
-
-
-def cache_of(ctx: Context[Any]) -> ConfigCache:
-    """This process's cache of configuration answers (one per configuration client)."""
-    client = ctx.client(CONFIG)
-    found = _caches.get(client)
-    if found is None:
-        found = _caches[client] = ConfigCache()
-        found.start(ctx)
-    return found

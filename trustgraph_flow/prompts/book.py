@@ -25,7 +25,7 @@ from trustgraph_base.provenance.prompts import prompt_rows
 from trustgraph_base.rdf.rows import Row, triples_of
 from trustgraph_base.rdf.terms import Triple
 from trustgraph_base.schema import ConfigKey, ConfigRequest, ConfigResponse, TextCompletionRequest
-from trustgraph_flow.config.cache import cache_of
+from trustgraph_flow.config.cache import ConfigCache
 from trustgraph_flow.prompts.catalogue import (
     PROMPTS,
     SYSTEM_KEY,
@@ -70,7 +70,7 @@ async def ask_config(ctx: Context[Any], request: ConfigRequest) -> ConfigRespons
     client = ctx.client(CONFIG)
     if _absent.get(client, 0.0) > time.monotonic():
         return None
-    cache = cache_of(ctx)
+    cache = ConfigCache.of(ctx, CONFIG)
     kept = cache.get(request)
     if kept is not None:
         return kept

@@ -13,7 +13,7 @@ from trustgraph_base.schema import DEFAULT_COLLECTION, LibrarianRequest, Librari
 from trustgraph_base.schema.core import Scoped
 from trustgraph_base.schema.explain import ExplainRequest
 from trustgraph_base.schema.rag import RagRequest
-from trustgraph_flow.rag_common.seen import seen_of
+from trustgraph_flow.rag_common.seen import SeenCollections
 
 LOOKUP_TIMEOUT = 5.0  # seconds to wait for the librarian when explaining an empty result
 PROBE_TIMEOUT = 2.0  # before a question: then it goes ahead (a stack without a librarian)
@@ -104,7 +104,8 @@ async def refuse_unknown_collection(ctx: Context[Any], req: Scoped) -> None:
     Not asked: the default collection, a sub-trace's (its parent's trace is there), and one
     this process saw exist and has not heard deleted since (``seen.py``).
     When the store or the librarian does not answer, the question goes ahead."""
-    key, store, seen = (req.user, req.collection), ctx.client(EXPLAIN), seen_of(ctx)
+    key, store = (req.user, req.collection), ctx.client(EXPLAIN)
+    seen = SeenCollections.of(ctx, EXPLAIN)
     sub = isinstance(req, RagRequest) and bool(req.parent_uri)
     if req.collection == DEFAULT_COLLECTION or sub or key in seen:
         return

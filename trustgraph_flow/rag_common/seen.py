@@ -13,11 +13,8 @@ is not kept (the answer may predate it).
 
 from __future__ import annotations
 
-from typing import Any
-from weakref import WeakKeyDictionary
-
 from trustgraph_base.errors import WireError
-from trustgraph_base.messaging import COLLECTION_DELETED, EXPLAIN, Context
+from trustgraph_base.messaging import COLLECTION_DELETED
 from trustgraph_base.messaging.notices import NoticeListener
 from trustgraph_base.schema import CollectionDeleted
 from trustgraph_base.wire import decode
@@ -64,16 +61,3 @@ class SeenCollections(NoticeListener):
 
     def forget_all(self) -> None:
         self.keys.clear()
-
-
-_seen: WeakKeyDictionary[object, SeenCollections] = WeakKeyDictionary()
-
-
-def seen_of(ctx: Context[Any]) -> SeenCollections:
-    """This process's collections seen (one per store client, listening from the first use)."""
-    client = ctx.client(EXPLAIN)
-    found = _seen.get(client)
-    if found is None:
-        found = _seen[client] = SeenCollections()
-        found.start(ctx)
-    return found

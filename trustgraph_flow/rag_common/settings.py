@@ -8,9 +8,9 @@ from typing import Literal
 
 from pydantic import Field
 
-from trustgraph_base.messaging import Context
+from trustgraph_base.messaging import CONFIG, Context
 from trustgraph_base.settings import ProcessorSettings
-from trustgraph_flow.config.cache import cache_of
+from trustgraph_flow.config.cache import ConfigCache
 from trustgraph_flow.run_journal import RunJournal
 from trustgraph_flow.run_recovery import journal_open
 
@@ -53,6 +53,6 @@ RagContext = Context[RagSettings, RagState]
 async def open_rag_state(ctx: Context[RagSettings]) -> AsyncIterator[RagState]:
     """Lifespan of both RAG processors: traces a killed predecessor left open end as
     interrupted; configuration changes are listened for from the start (``config.cache``)."""
-    cache_of(ctx)
+    ConfigCache.of(ctx, CONFIG)
     async with journal_open(ctx) as book:
         yield RagState(book)
