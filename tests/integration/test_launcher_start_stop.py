@@ -136,3 +136,11 @@ async def test_a_signing_key_others_may_read_stops_the_start(tmp_path: Path) -> 
         env={"TG_SIGNING_KEY": str(elsewhere)},
     )
     assert code == 1 and err.startswith(f"Error: signing key {elsewhere} has mode 0640")
+    # a key file that is no key (0600): the store exited at once and was restarted for ever
+    # while tg-start said it was up; now refused the same way, in one line
+    key.write_text("garbage\n")
+    key.chmod(0o600)
+    code, out, err = await run_cli("tg-start", "--data-dir", str(data), "--port", str(port))
+    assert code == 1 and "broker up" not in out, (code, out, err)
+    assert err.startswith(f"Error: signing key {key} is not an unencrypted PEM private key: ")
+    assert len(err.splitlines()) == 1, err

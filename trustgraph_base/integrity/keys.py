@@ -140,9 +140,11 @@ def read_private(path: Path) -> Ed25519PrivateKey:
     check_private(path)
     try:
         key = serialization.load_pem_private_key(path.read_bytes(), password=None)
-    except (ValueError, TypeError) as exc:
+    except (ValueError, TypeError):
         raise KeyFileError(
-            f"signing key {path} is not an unencrypted PEM private key ({exc})"
+            f"signing key {path} is not an unencrypted PEM private key: restore it from a "
+            "backup, or move it away and a new one is made at the next start (what the old one "
+            "signed still verifies: its public key is kept with the trusted ones)"
         ) from None
     if not isinstance(key, Ed25519PrivateKey):
         raise KeyFileError(f"signing key {path} is not an Ed25519 key")

@@ -45,12 +45,12 @@ def importable(module: str) -> bool:
 
 
 def key_problem(data: Path) -> str | None:
-    """Why the store would refuse its signing key (a file others may read), as the store
-    reads its settings: tg-start says so and starts nothing, rather than restarting a store
-    that exits at once, for ever, with the reason only in its log."""
+    """Why the store would refuse its signing key (a file others may read, or not a key), as
+    the store reads its settings: tg-start says so and starts nothing, rather than restarting
+    a store that exits at once, for ever, with the reason only in its log."""
     from pydantic import ValidationError
 
-    from trustgraph_base.integrity.keys import KeyFileError, check_private
+    from trustgraph_base.integrity.keys import KeyFileError, read_private
     from trustgraph_flow.store.service.settings import StoreSettings
 
     try:
@@ -61,7 +61,7 @@ def key_problem(data: Path) -> str | None:
     if not store.signing or not key.exists():
         return None
     try:
-        check_private(key)
+        read_private(key)
     except KeyFileError as exc:
         return str(exc)
     return None
