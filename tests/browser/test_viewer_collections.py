@@ -76,6 +76,19 @@ async def test_collections_and_users_are_picked_and_linked(
             await page.go_back()
             assert await questions(page) == ["What is the capital of Spain?"]
 
+            # A mistyped collection in the address is said to be none, naming the user's (it
+            # said "No traces yet"); each is a link to it.
+            await page.goto(stack.url + "?collection=reserch")
+            await page.wait_for_selector('body[data-ready="traces"]', timeout=TIMEOUT)
+            missing = page.locator("p.empty")
+            await expect(missing).to_have_text(
+                "There is no collection “reserch”: yours are default, research "
+                "(tg-list-collections)."
+            )
+            await missing.get_by_role("link", name="research").click()
+            await page.wait_for_url("**?collection=research#/", timeout=TIMEOUT)
+            assert await questions(page) == ["What is the capital of Spain?"]
+
             # The administrator looks at another user; a link to it opens the same view.
             await page.get_by_label("User").fill("alice")
             await page.get_by_label("User").press("Enter")

@@ -55,9 +55,20 @@ function scoped(request) {
 
 /** The names of the collections the viewer may show (the user's, as tg-list-collections). */
 export async function collections() {
+  return (await listing()).names;
+}
+
+/** The user's collections: {names, unreachable} (a line for each store shard that did not
+ * answer: its collections are not among the names). */
+export async function listing() {
   const body = user ? { operation: "list-collections", user } : { operation: "list-collections" };
   const data = await post("/api/v1/collection-management", body);
-  return (data.collections || []).map((c) => c.collection);
+  return { names: (data.collections || []).map((c) => c.collection), unreachable: data.unreachable || [] };
+}
+
+/** The collection the viewer asks about. */
+export function currentCollection() {
+  return collection || "default";
 }
 
 /** ``request`` in the collection the viewer asks about (for calls made with fetch itself). */

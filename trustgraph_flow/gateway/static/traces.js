@@ -4,6 +4,7 @@ import * as api from "./api.js";
 import { cut, h, route, statusBadge, typeBadge, when } from "./dom.js";
 
 const PAGE = 50;
+const LISTING_WAIT = 2000; // ms for the user's collections (trustgraph_base.bounds.LISTING_WAIT)
 const cursors = []; // cursors of the pages before the current one (for "Newer")
 
 function toIso(local) {
@@ -65,6 +66,27 @@ function filters(params) {
   return form;
 }
 
+/** A collection the user does not have (a mistyped ?collection=) is said to be none, naming
+ * the user's, each a link, as the commands say it; the list needs the librarian, so it is
+ * waited for LISTING_WAIT at most (then, or when a shard did not answer, "No traces yet"
+ * stands). Never asked for the default collection, which every user has. */
+async function noSuchCollection(box, live) {
+  const here = api.currentCollection();
+  if (here === "default") return;
+  const wait = new Promise((resolve) => { setTimeout(() => resolve(null), LISTING_WAIT); });
+  const listed = await Promise.race([api.listing().catch(() => null), wait]);
+  if (!listed || !live() || listed.unreachable.length || listed.names.includes(here)) return;
+  const links = listed.names.map((name) => {
+    const query = new URLSearchParams(location.search);
+    query.set("collection", name);
+    return h("a", { href: `?${query}#/` }, name);
+  });
+  box.replaceChildren(`There is no collection “${here}”`,
+    ...(links.length ? [": yours are ", ...links.flatMap((a, i) => (i ? [", ", a] : [a]))] : []),
+    " (tg-list-collections).");
+  box.classList.add("missing");
+}
+
 export async function tracesPage(view, params, live) {
   const after = params.get("after") || null;
   const request = { operation: "list-traces", limit: PAGE };
@@ -87,9 +109,11 @@ export async function tracesPage(view, params, live) {
       h("a", { href: route("trace", comparing) }, "Cancel")));
   }
   if (!traces.length) {
-    view.append(h("p", { class: "empty" }, filtered
+    const empty = h("p", { class: "empty" }, filtered
       ? "No trace matches these filters."
-      : "No traces yet. Ask a question (tg-invoke-agent -q \"…\") and it appears here."));
+      : "No traces yet. Ask a question (tg-invoke-agent -q \"…\") and it appears here.");
+    view.append(empty);
+    if (!filtered && !after) await noSuchCollection(empty, live);
   } else {
     const rows = traces.map((t) => h("tr", {},
       h("td", {}, statusBadge(t.status)),
