@@ -273,7 +273,16 @@ async def test_from_the_list_to_a_page_and_back(
             await page.get_by_role("link", name="Traces").first.click()
             await shown(page, "traces")
 
-            # A window of the document's chunks (as one too large for a reply is shown).
+            # A window of the document's chunks (as one too large for a reply is shown): its
+            # header counts the whole document, as the document shown whole does (it counted
+            # the window's: "2 pages with chunks here · … edges extracted from them").
+            await page.evaluate(
+                "id => { location.hash = `#/document/${encodeURIComponent(id)}`; }", doc_id
+            )
+            await shown(page, "document")
+            header = page.locator("p.meta .muted")
+            counts = await header.inner_text()
+            assert re.fullmatch(r"3 pages · 3 chunks · \d+ edges extracted", counts), counts
             await page.evaluate(
                 "id => { location.hash = `#/document/${encodeURIComponent(id)}?offset=1`; }",
                 doc_id,
@@ -281,6 +290,8 @@ async def test_from_the_list_to_a_page_and_back(
             chunks_nav = page.locator("nav[aria-label=Chunks]").first
             await expect_text(chunks_nav, "Chunks 2–3 of 3 · ‹ Previous 200")
             assert await texts(page, "section.doc-page h2") == ["Page 2", "Page 3"]
+            windowed = await header.inner_text()
+            assert windowed.startswith(f"{counts} (in these 2 chunks: 2 pages, "), windowed
             await chunks_nav.get_by_role("link", name="‹ Previous 200").click()
             await expect_text(page.locator("nav[aria-label=Chunks]").first, "Chunks 1–3 of 3")
             assert len(await texts(page, "section.doc-page h2")) == 3

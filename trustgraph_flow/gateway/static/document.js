@@ -79,6 +79,18 @@ async function hierarchy(id, offset) {
   return [data, whole ? null : at];
 }
 
+/** The whole document's counts as the librarian kept them while it was processed (pages,
+ * chunks, edges: one request, nothing loaded), for a window's header; null when it has no
+ * complete document of that id (then the header counts the window's). */
+async function counted(id) {
+  try {
+    const info = (await api.librarian({ operation: "get-document-metadata", id })).document;
+    return info && info.status === "complete" ? info : null;
+  } catch {
+    return null;
+  }
+}
+
 /** "Chunks 201–400 of 25,255" with links to the windows before and after. */
 function windowNav(doc, at, shown, total, from) {
   const link = (to, text) => h("a", { href: route("document", doc.id, { offset: to, from }) }, text);
@@ -112,6 +124,8 @@ export async function documentPage(view, id, params, live) {
   const title = doc.title || doc.id;
   document.title = `${cut(title, 60)} · explaingraph`;
   const edgeCount = chunks.reduce((n, c) => n + (c.edges || []).length, 0);
+  const whole = at === null ? null : await counted(doc.id);
+  if (!live()) return;
 
   const crumbs = h("nav", { class: "crumbs", "aria-label": "Breadcrumb" }, h("a", { href: "#/" }, "Traces"), " › ");
   if (from) crumbs.append(h("a", { href: route("trace", from), class: "back" }, "the trace you came from"), " › ");
@@ -121,9 +135,11 @@ export async function documentPage(view, id, params, live) {
     h("p", { class: "meta" },
       doc.mime_type ? h("span", { class: "kind" }, doc.mime_type) : null, " ",
       h("code", {}, doc.id), " ",
-      h("span", { class: "muted" }, at !== null
-        ? `${doc.pages.length} pages with chunks here · ${edgeCount} edges extracted from them`
-        : `${doc.pages.length} pages · ${chunks.length} chunks · ${edgeCount} edges extracted`)));
+      h("span", { class: "muted" }, at === null
+        ? `${doc.pages.length} pages · ${chunks.length} chunks · ${edgeCount} edges extracted`
+        : whole
+          ? `${whole.pages} pages · ${data.chunk_total ?? whole.chunks} chunks · ${whole.edges} edges extracted (in these ${chunks.length} chunks: ${doc.pages.length} pages, ${edgeCount} edges)`
+          : `${doc.pages.length} pages with chunks here · ${edgeCount} edges extracted from them`)));
   const download = h("button", { type: "button" }, "Download the original");
   const saving = h("span", { class: "muted", role: "status" });
   download.addEventListener("click", async () => {
