@@ -84,6 +84,7 @@ async def test_an_instrumented_apps_trace_shows_here_with_its_lineage(stack: Sta
     lookup, chat = view["steps"]
     assert (lookup["thought"], lookup["action"]) == ("lookup", "retriever")
     (sub,) = lookup["subtraces"]
+    assert sub["answer"] == "1 document retrieved"  # was "1 documents retrieved"
     (chunk,) = sub["chunks"]
     assert chunk["uri"] == CHUNK and chunk["score"] == 0.87
     (source,) = chunk["sources"]

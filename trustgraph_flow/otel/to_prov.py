@@ -199,7 +199,7 @@ def _retrieval(q: str, step: str, s: Span) -> Iterator[Triple]:
     yield from docrag_exploration_triples(
         exploration_uri(sub), sub, uris, [x or 0.0 for x in scores] if every else None
     )
-    answer = _output(s) or f"{len(uris)} documents retrieved"
+    answer = _output(s) or f"{len(uris)} document{'s' * (len(uris) != 1)} retrieved"
     yield from synthesis_triples(synthesis_uri(sub), exploration_uri(sub), answer)
 
 
