@@ -200,6 +200,10 @@ async def test_queries_and_explain_over_the_bus(clients, bus: Bus, topics: Topic
         )
         == 1
     )
+    # GraphRAG's form (``nquads``): the same triples; streamed, a batch a triple
+    as_text = edge_query.model_copy(update={"nquads": True, "streaming": True, "batch_size": 1})
+    batches = [r.triples async for r in triples_c.stream(as_text, timeout=10)]
+    assert [t for b in batches for t in b] == found and {len(b) for b in batches} == {1}
 
     for bad, kind in (
         ("DELETE WHERE { ?s ?p ?o }", "sparql-update-refused"),

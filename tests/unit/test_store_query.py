@@ -21,7 +21,7 @@ from tests.support.store import (
     quad_count,
     written,
 )
-from trustgraph_base.errors import ServiceError
+from trustgraph_base.errors import ServiceError, WireError
 from trustgraph_base.provenance import (
     GRAPH_RETRIEVAL,
     PROV,
@@ -35,14 +35,24 @@ from trustgraph_base.provenance import (
     graph_rag_question_triples,
     uris,
 )
-from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Triple, TripleTerm, blank, iri, quoted
+from trustgraph_base.rdf.terms import (
+    IriTerm,
+    LiteralTerm,
+    Triple,
+    TripleTerm,
+    blank,
+    iri,
+    lit,
+    quoted,
+)
 from trustgraph_base.schema.store import (
     SparqlBinding,
     SparqlQueryRequest,
     TriplePattern,
     TriplesQueryRequest,
+    TriplesQueryResponse,
 )
-from trustgraph_base.wire import encode
+from trustgraph_base.wire import decode, encode
 from trustgraph_flow.store.core.backend import Handle, QuadStore
 from trustgraph_flow.store.core.convert import from_ox, quad_of, to_ox, triple_of
 from trustgraph_flow.store.service.state import checked
@@ -172,6 +182,52 @@ def test_a_reply_is_sent_as_its_size_check_encoded_it(store: QuadStore) -> None:
     sent = encode(resp)
     assert encode(resp) is sent  # kept: not serialised a second time to be sent
     assert sent == resp.model_dump_json(by_alias=True, exclude_none=True).encode()
+
+
+def test_a_reply_asked_as_nquads_holds_the_same_triples(tmp_path: Path) -> None:
+    """GraphRAG's requests (``nquads``): the store writes the matches as text, the caller
+    reads them back; every kind of term, in the same order, as the JSON form gives them."""
+    tricky = LiteralTerm(v='say "hi"\\n\nnext\r\tend é \u2028 \x0c')
+    kept = [
+        Triple(s=iri("urn:a"), p=iri("urn:p"), o=tricky, g="urn:g"),
+        Triple(
+            s=iri("urn:a"),
+            p=iri("urn:p"),
+            o=quoted(blank("b1"), iri("urn:y"), lit("1", lang="en-GB")),
+        ),
+        Triple(
+            s=iri("urn:a"),
+            p=iri("urn:q"),
+            o=lit("2.5", dt="http://www.w3.org/2001/XMLSchema#decimal"),
+        ),
+        Triple(s=blank("b2"), p=iri("urn:p"), o=iri("urn:a"), g="urn:g"),
+        Triple(s=iri("urn:c"), p=iri("urn:p"), o=blank("b2")),
+    ]
+    store = handle_of(written(tmp_path / "store", [msg(kept, "k")])).store
+    patterns = [
+        TriplePattern(p=iri("urn:p")),
+        TriplePattern(s=iri("urn:a")),
+        TriplePattern(p=iri("urn:q")),
+    ]
+    asked = TriplesQueryRequest(g="*", patterns=patterns, distinct=True)
+    as_json = decode(TriplesQueryResponse, encode(checked(triples_query(store, asked))))
+    text = checked(triples_query(store, asked.model_copy(update={"nquads": True})))
+    as_text = decode(TriplesQueryResponse, encode(text))
+    assert text.nquads is not None and text.nquads.count("\n") == len(as_json.triples) == 5
+    assert as_text.triples == as_json.triples and as_text.nquads is None
+    assert tricky in {t.o for t in as_text.triples} and blank("b2") in {
+        t.s for t in as_text.triples
+    }
+    nothing = triples_query(store, TriplesQueryRequest(s=iri("urn:none"), nquads=True))
+    assert decode(TriplesQueryResponse, encode(nothing)).triples == []
+    both = '{"response":[{"s":{"t":"i","i":"urn:a"},"p":{"t":"i","i":"urn:b"},"o":{"t":"i","i":"urn:c"}}],"nquads":""}'
+    with pytest.raises(WireError, match="'response' or 'nquads', not both"):
+        decode(TriplesQueryResponse, both)
+    with pytest.raises(WireError, match="nquads: "):
+        decode(
+            TriplesQueryResponse,
+            '{"nquads":"<urn:a> <urn:b> \\"x\\"^^<http://www.w3.org/2001/XMLSchema#integer> .\\n"}',
+        )
 
 
 def test_sparql_results(store: QuadStore) -> None:

@@ -83,6 +83,17 @@ class Metadata(Message):
     load: int | None = Field(default=None, ge=0)
 
 
+def nquads_triples(text: str) -> list[Triple]:
+    """The wire triples of N-Quads text a message carries (``parse_checked``, then each
+    quad assembled from its terms: ``triple_of``); refused as a validation error ``nquads:
+    <reason>`` naming the first line the schema refuses."""
+    try:
+        quads = parse_checked(text)
+    except ValueError as exc:
+        raise PydanticCustomError("nquads", "nquads: {reason}", {"reason": str(exc)}) from None
+    return [triple_of(q) for q in quads]
+
+
 class Triples(Message):
     """A batch of triples for the store (each triple names its own graph).
 
@@ -100,13 +111,7 @@ class Triples(Message):
     def _from_nquads(cls, data: Any) -> Any:
         if isinstance(data, dict) and isinstance(data.get("nquads"), str) and "triples" not in data:
             rest = {k: v for k, v in data.items() if k != "nquads"}
-            try:
-                quads = parse_checked(data["nquads"])
-            except ValueError as exc:
-                raise PydanticCustomError(
-                    "nquads", "nquads: {reason}", {"reason": str(exc)}
-                ) from None
-            return {**rest, "triples": [triple_of(q) for q in quads]}
+            return {**rest, "triples": nquads_triples(data["nquads"])}
         return data
 
     @model_serializer(mode="plain", when_used="json")

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
+from pydantic_core import PydanticCustomError
 
 from trustgraph_base import bounds
 from trustgraph_base.rdf.iri import IRI_PATTERN
 from trustgraph_base.rdf.terms import BlankTerm, IriTerm, Term, Triple
-from trustgraph_base.schema.core import Message, Response, Scoped, bounded
+from trustgraph_base.schema.core import Message, Response, Scoped, bounded, nquads_triples
 
 ALL_GRAPHS = "*"
 
@@ -42,6 +43,8 @@ class TriplesQueryRequest(Scoped):
     holds each one's matches (at most ``limit`` each, or the pattern's own ``limit``, in
     the request's ``g`` or the pattern's own) in the order of the patterns; ``distinct``
     leaves out a triple (in its graph) the reply holds already, from an earlier pattern.
+    ``nquads`` asks for the matches as N-Quads 1.2 text (``TriplesQueryResponse.nquads``):
+    written by the store in Rust and read back in Rust, a JSON object per term neither.
     """
 
     s: IriTerm | BlankTerm | None = Field(default=None, discriminator="t")
@@ -53,12 +56,26 @@ class TriplesQueryRequest(Scoped):
     streaming: bool = False
     batch_size: int = Field(default=20, ge=1, le=100_000, alias="batch-size")
     distinct: bool | None = None  # unset is not written: TrustGraph's frame, unchanged
+    nquads: bool | None = None  # the same: set only by callers of this project
 
 
 class TriplesQueryResponse(Response):
-    """The matching triples, on the wire as ``response`` (TrustGraph's name)."""
+    """The matching triples, on the wire as ``response`` (TrustGraph's name); or, to a
+    request that set ``nquads``, as N-Quads 1.2 text in ``nquads``, read back into
+    ``triples`` (the same triples in the same order: ``nquads`` is then None)."""
 
     triples: list[Triple] = Field(default=[], alias="response")
+    nquads: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_nquads(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or not isinstance(data.get("nquads"), str):
+            return data
+        if data.get("response") or data.get("triples"):
+            raise PydanticCustomError("nquads", "a reply has 'response' or 'nquads', not both")
+        rest = {k: v for k, v in data.items() if k not in ("nquads", "triples")}
+        return {**rest, "response": nquads_triples(data["nquads"])}
 
 
 class SparqlQueryRequest(Scoped):

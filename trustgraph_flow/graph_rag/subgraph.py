@@ -67,7 +67,8 @@ async def query_patterns(
     per ``MAX_PATTERNS`` patterns, so a question costs the store a few messages, not one
     per node (which made GraphRAG most of a question's CPU; bench_concurrency). Each
     request is ``distinct``: an edge between two nodes of a hop, matched from both ends,
-    comes once (GraphRAG keeps an edge, and a label, where it first comes)."""
+    comes once (GraphRAG keeps an edge, and a label, where it first comes); and answered in
+    N-Quads text (``nquads``), which the store writes and this process reads in Rust."""
     chunks = [patterns[i : i + MAX_PATTERNS] for i in range(0, len(patterns), MAX_PATTERNS)]
     gate = asyncio.Semaphore(FANOUT)
 
@@ -81,6 +82,7 @@ async def query_patterns(
                     collection=req.collection,
                     patterns=chunk,
                     distinct=True,
+                    nquads=True,
                 ),
                 timeout=ctx.settings.request_timeout,
             )

@@ -33,15 +33,25 @@ async def triples(req: TriplesQueryRequest, ctx: Ctx) -> AsyncIterator[TriplesQu
             return checked(query.triples_query(handle.store if handle else None, req))
 
     answer = await read(ctx, go)
-    if not req.streaming or len(answer.triples) <= req.batch_size:
+    size = req.batch_size
+    if answer.nquads is not None:  # asked as N-Quads text: a line a triple, "\n" its end
+        lines = answer.nquads.split("\n")[:-1]  # (a literal's line breaks are escaped)
+        if not req.streaming or len(lines) <= size:
+            yield answer
+            return
+        for start in range(0, len(lines), size):
+            batch, last = lines[start : start + size], start + size >= len(lines)
+            yield TriplesQueryResponse.model_construct(
+                nquads="\n".join(batch) + "\n", end_of_stream=last
+            )
+        return
+    if not req.streaming or len(answer.triples) <= size:
         yield answer
         return
     found = answer.triples
-    for start in range(0, len(found), req.batch_size):
-        last = start + req.batch_size >= len(found)
-        yield TriplesQueryResponse(
-            triples=found[start : start + req.batch_size], end_of_stream=last
-        )
+    for start in range(0, len(found), size):
+        last = start + size >= len(found)
+        yield TriplesQueryResponse(triples=found[start : start + size], end_of_stream=last)
 
 
 async def sparql(req: SparqlQueryRequest, ctx: Ctx) -> SparqlQueryResponse:
