@@ -230,6 +230,38 @@ def test_a_reply_asked_as_nquads_holds_the_same_triples(tmp_path: Path) -> None:
         )
 
 
+def test_follow_adds_what_a_second_request_from_the_matches_would(tmp_path: Path) -> None:
+    """GraphRAG's evidence: the spans stating an edge, then each span's facts, in one request."""
+    edge, source = quoted(iri("urn:x"), iri("urn:y"), iri("urn:z")), "urn:graph:source"
+    spans = [
+        Triple(s=iri(f"urn:span{n}"), p=p, o=o, g=source)
+        for n in (1, 2)
+        for p, o in (
+            (TG.edge, edge),
+            (TG.quote, lit(f"quote {n}")),
+            (PROV.wasDerivedFrom, iri("urn:c")),
+        )
+    ]
+    kept = [*spans, *(Triple(s=iri(f"urn:s{n}"), p=iri("urn:p"), o=lit(n)) for n in range(63))]
+    store = handle_of(written(tmp_path / "store", [msg(kept, "kept")])).store
+    first = TriplesQueryRequest(
+        g=source, patterns=[TriplePattern(p=TG.edge, o=edge)], distinct=True
+    )
+    matches = triples_query(store, first).triples
+    facts = (TG.quote, TG.located, PROV.wasDerivedFrom)
+    then = [TriplePattern(s=t.s, p=p) for t in matches for p in facts]
+    second = triples_query(store, first.model_copy(update={"patterns": then})).triples
+    both = triples_query(store, first.model_copy(update={"follow": list(facts)})).triples
+    assert len(matches) == 2 and len(second) == 4 and both == [*matches, *second]
+    absent = [TriplePattern(s=iri(f"urn:s{n}"), p=TG.edge) for n in range(2)]
+    none = TriplesQueryRequest(patterns=absent, follow=[TG.contains] * 16, limit=1000)
+    assert triples_query(store, none).triples == []  # no subject matched: nothing to follow
+    wide = TriplesQueryRequest(p=iri("urn:p"), follow=[RDFS.label] * 16, limit=1000)
+    with pytest.raises(ServiceError, match=r"follow asks 1008 patterns \(63 subjects x 16"):
+        triples_query(store, wide)
+    assert len(triples_query(store, wide.model_copy(update={"limit": 62})).triples) == 62
+
+
 def test_sparql_results(store: QuadStore) -> None:
     rows = sparql(
         store, SparqlQueryRequest(query=f"SELECT ?l WHERE {{ <{CAT}> <{RDFS.label.i}> ?l }}")

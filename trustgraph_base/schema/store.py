@@ -16,6 +16,7 @@ ALL_GRAPHS = "*"
 
 
 MAX_PATTERNS = 1000
+MAX_FOLLOW = 16  # predicates a request may follow from its matches' subjects
 MAX_DATASET = 64  # graphs a SPARQL request may name as its dataset
 
 GraphIri = Annotated[str, Field(pattern=IRI_PATTERN, max_length=2048)]
@@ -45,6 +46,11 @@ class TriplesQueryRequest(Scoped):
     leaves out a triple (in its graph) the reply holds already, from an earlier pattern.
     ``nquads`` asks for the matches as N-Quads 1.2 text (``TriplesQueryResponse.nquads``):
     written by the store in Rust and read back in Rust, a JSON object per term neither.
+    ``follow`` adds, after the matches, each distinct subject's triples (first matched
+    first) with each of its predicates in turn, as patterns ``{s, p}`` in the request's
+    ``g`` (at most ``limit`` each; ``distinct`` alike): what a second request built from the
+    first one's answer would ask (GraphRAG's evidence: the spans stating each edge, then
+    their quotes and chunks), in one round trip; refused past ``MAX_PATTERNS`` such patterns.
     """
 
     s: IriTerm | BlankTerm | None = Field(default=None, discriminator="t")
@@ -57,6 +63,7 @@ class TriplesQueryRequest(Scoped):
     batch_size: int = Field(default=20, ge=1, le=100_000, alias="batch-size")
     distinct: bool | None = None  # unset is not written: TrustGraph's frame, unchanged
     nquads: bool | None = None  # the same: set only by callers of this project
+    follow: list[IriTerm] | None = Field(default=None, max_length=MAX_FOLLOW)
 
 
 class TriplesQueryResponse(Response):

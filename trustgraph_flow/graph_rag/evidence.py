@@ -7,7 +7,8 @@ The chunks an edge was read from go to the answer too (the question's names may 
 not in the edge: "bicycles on Skarra" in a guide to Skarra), and follow its sentences in the
 text its claims are checked against: the answer may say what the extractor made no edge of
 from them, and is checked against what it was given. Two store round trips for all the
-edges, and one librarian request for their chunks."""
+edges (the spans that state them, and each span's quote and chunk: ``follow``), and one
+librarian request for their chunks."""
 
 from __future__ import annotations
 
@@ -31,10 +32,7 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 SPANS_PER_EDGE = 5  # sentences read per edge (the same fact stated in several chunks)
 
 
-async def _source(
-    ctx: Context[Any], req: GraphRagRequest, patterns: list[TriplePattern]
-) -> list[Triple]:
-    return await query_patterns(ctx, req, SPANS_PER_EDGE, patterns, GRAPH_SOURCE)
+FACTS = (TG.quote, TG.located, PROV.wasDerivedFrom)  # what is read of each span
 
 
 def _quoted(edge: SelectedEdge) -> TripleTerm:
@@ -99,21 +97,20 @@ async def edge_evidence(
 ) -> EdgeEvidence:
     """Each edge's evidence text and chunks, in the order of ``edges``."""
     terms = [_quoted(e) for e in edges]
-    found = await _source(ctx, req, [TriplePattern(p=TG.edge, o=t) for t in terms])
-    spans: dict[str, list[str]] = {}
-    for t in found:
-        if isinstance(t.s, IriTerm) and isinstance(t.o, TripleTerm):
-            spans.setdefault(term_key(t.o), []).append(t.s.i)
-    uris = list(dict.fromkeys(u for us in spans.values() for u in us))
-    facts = await _source(
+    # The spans stating each edge, then (``follow``) each span's quote, whether it was
+    # located, and its chunk: one store request for both.
+    facts = await query_patterns(
         ctx,
         req,
-        [
-            TriplePattern(s=IriTerm(i=u), p=p)
-            for u in uris
-            for p in (TG.quote, TG.located, PROV.wasDerivedFrom)
-        ],
+        SPANS_PER_EDGE,
+        [TriplePattern(p=TG.edge, o=t) for t in terms],
+        GRAPH_SOURCE,
+        follow=FACTS,
     )
+    spans: dict[str, list[str]] = {}
+    for t in facts:
+        if t.p == TG.edge and isinstance(t.s, IriTerm) and isinstance(t.o, TripleTerm):
+            spans.setdefault(term_key(t.o), []).append(t.s.i)
     quote: dict[str, str] = {}
     unlocated: set[str] = set()
     chunk: dict[str, str] = {}

@@ -62,14 +62,19 @@ async def query_patterns(
     limit: int,
     patterns: list[TriplePattern],
     graph: str | None = DEFAULT_GRAPH,
+    follow: Sequence[IriTerm] = (),
 ) -> list[Triple]:
     """Every pattern's matches (at most ``limit`` each), in pattern order: one round trip
     per ``MAX_PATTERNS`` patterns, so a question costs the store a few messages, not one
     per node (which made GraphRAG most of a question's CPU; bench_concurrency). Each
     request is ``distinct``: an edge between two nodes of a hop, matched from both ends,
     comes once (GraphRAG keeps an edge, and a label, where it first comes); and answered in
-    N-Quads text (``nquads``), which the store writes and this process reads in Rust."""
-    chunks = [patterns[i : i + MAX_PATTERNS] for i in range(0, len(patterns), MAX_PATTERNS)]
+    N-Quads text (``nquads``), which the store writes and this process reads in Rust.
+    ``follow``: each request adds its matches' subjects' triples with these predicates
+    (``TriplesQueryRequest.follow``), so it holds fewer patterns: at most ``limit``
+    subjects a pattern, each followed by every predicate, within ``MAX_PATTERNS``."""
+    size = max(1, MAX_PATTERNS // (limit * len(follow))) if follow else MAX_PATTERNS
+    chunks = [patterns[i : i + size] for i in range(0, len(patterns), size)]
     gate = asyncio.Semaphore(FANOUT)
 
     async def one(chunk: list[TriplePattern]) -> list[Triple]:
@@ -83,6 +88,7 @@ async def query_patterns(
                     patterns=chunk,
                     distinct=True,
                     nquads=True,
+                    follow=list(follow) or None,
                 ),
                 timeout=ctx.settings.request_timeout,
             )

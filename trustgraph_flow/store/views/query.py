@@ -18,6 +18,7 @@ from trustgraph_base.provenance.uris import trace_kind
 from trustgraph_base.rdf.terms import Term
 from trustgraph_base.schema.store import (
     ALL_GRAPHS,
+    MAX_PATTERNS,
     SparqlQueryRequest,
     SparqlQueryResponse,
     TriplePattern,
@@ -82,7 +83,33 @@ def matched(store: QuadStore | None, req: TriplesQueryRequest) -> list[ox.Quad]:
                 graphs[pattern.g] = graph_named(pattern.g)
             own = graphs[pattern.g] if pattern.g is not None else g
             _matches(store, pattern, own, pattern.limit or req.limit, found, seen)
+    if req.follow:
+        _followed(store, req, g, found, seen)
     return found
+
+
+def _followed(
+    store: QuadStore,
+    req: TriplesQueryRequest,
+    g: ox.NamedNode | ox.DefaultGraph | None,
+    found: list[ox.Quad],
+    seen: set[ox.Quad] | None,
+) -> None:
+    """``follow``: each distinct subject of the matches (first matched first), its triples
+    with each of the predicates in turn, as the patterns ``{s, p}`` would add them."""
+    assert req.follow
+    subjects = list(dict.fromkeys(q.subject for q in found))
+    asked = len(subjects) * len(req.follow)
+    if asked > MAX_PATTERNS:
+        raise ServiceError(
+            ErrorType.BAD_REQUEST,
+            f"follow asks {asked} patterns ({len(subjects)} subjects x {len(req.follow)} "
+            f"predicates), over the {MAX_PATTERNS} a request may: ask fewer patterns at once",
+        )
+    predicates = [pattern_term(p, "follow") for p in req.follow]
+    for s in subjects:
+        for p in predicates:
+            _add(store.quads_for_pattern(s, p, None, g), req.limit, found, seen)  # type: ignore[arg-type]
 
 
 def _matches(
