@@ -136,8 +136,9 @@ class SparqlQueryResponse(Response):
 
 class HeldWritten(Message):
     """Store → librarian: the writes the store held for a server that was down (a shard) are
-    written, this collection's among them: its documents the store could not sign for that
-    reason can be signed now (docs/store.md, "A shard that is down")."""
+    written, this collection's among them, or the server it refused this collection's seal
+    for answers again: its documents the store could not sign for that reason can be signed
+    now (docs/store.md, "A shard that is down")."""
 
     user: str = Field(min_length=1, max_length=bounds.NAME_MAX)
     collection: str = Field(min_length=1, max_length=bounds.NAME_MAX)

@@ -128,7 +128,8 @@ async def on_collection_deleted(event: CollectionDeleted, ctx: Ctx) -> None:
 @proc.consumer(HELD_WRITTEN)
 async def on_held_written(event: HeldWritten, ctx: Ctx) -> None:
     """The store wrote the writes it held for a shard that was down, this collection's among
-    them: its complete documents not signed yet are offered now (``held`` cleared once signed)."""
+    them (or the shard it refused this collection's seal for answers again): its complete
+    documents not signed yet are offered now (``held`` cleared once signed)."""
     await sealing.offer(ctx, ctx.state.store.documents.db, Scope(event.user, event.collection))
 
 

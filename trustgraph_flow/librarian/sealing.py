@@ -11,8 +11,8 @@ A store that answers ``store-unavailable`` (the shard its collection is on is do
 writes are held, not written) leaves the reason in ``held``, and so does one that does not
 answer in time (``SEAL_TIMEOUT``): the document is complete but the store has not confirmed
 it holds its graph, and says so (tg-load-document, tg-list-documents) until it is signed:
-offered again on every try, and at once when the store says it wrote the writes it held
-(``held-written``).
+offered again on every try, and at once when the store says it wrote the writes it held,
+or that the server it refused a seal for answers again (``held-written``).
 """
 
 from __future__ import annotations

@@ -40,6 +40,10 @@ class Holds:
         self.messages = 0
         self.quads = 0
         self._freed = asyncio.Event()
+        # Collections whose seal was refused while their server was away, none of their
+        # writes held (``intake.seal_refused``): told to the librarian when it answers.
+        self.unsigned: dict[str, set[tuple[str, str]]] = {}
+        self._watches: dict[str, asyncio.Task[None]] = {}
 
     def keep(
         self, held: list[tuple[str, Given]], drain: Callable[[str], Coroutine[Any, Any, None]]
@@ -66,6 +70,19 @@ class Holds:
                 fut.set_result(ok)
         if done:
             self._freed.set()
+
+    def unsigned_in(
+        self, key: str, scope: tuple[str, str], tell: Callable[[str], Coroutine[Any, Any, None]]
+    ) -> None:
+        """``scope``'s seal waits for ``key``'s server: ``tell(key)`` is started (once a key)."""
+        self.unsigned.setdefault(key, set()).add(scope)
+        if key not in self._watches:
+            self._watches[key] = asyncio.create_task(tell(key))
+
+    def told(self, key: str) -> list[tuple[str, str]]:
+        """The collections waiting for ``key``'s server, now it answers (their watch ends)."""
+        self._watches.pop(key, None)
+        return sorted(self.unsigned.pop(key, set()))
 
     def finished(self, key: str) -> bool:
         """Whether ``key``'s queue is empty: then it is gone (its drain ends), at once, so a
@@ -108,7 +125,7 @@ class Holds:
 
     async def close(self) -> None:
         """Stop every drain; what is held stays unacked (the broker delivers it again)."""
-        tasks = list(self._tasks.values())
+        tasks = [*self._tasks.values(), *self._watches.values()]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
@@ -117,3 +134,4 @@ class Holds:
                 fut.cancel()
         self.queues.clear()
         self._tasks.clear()
+        self._watches.clear()

@@ -129,11 +129,36 @@ async def drain(ctx: Ctx, key: str) -> None:
         queue.clear()
         holds.finished(key)
         return
-    try:  # the librarian signs their documents now, not on its next try (30 s)
-        for user, collection in sorted(written):
+    await tell_written(ctx, key, sorted(written))
+
+
+async def tell_written(ctx: Ctx, key: str, scopes: list[tuple[str, str]]) -> None:
+    """Say on held-written that these collections' writes are in: the librarian signs their
+    documents now, not on its next try (``seal_retry_seconds``, 30 s)."""
+    try:
+        for user, collection in scopes:
             await ctx.publish(HELD_WRITTEN, HeldWritten(user=user, collection=collection))
     except Exception as exc:  # the broker: nothing is lost, the librarian's retries sign them
         log.warning("cannot tell the librarian that %s's held writes are in: %s", key, exc)
+
+
+async def seal_refused(ctx: Ctx, user: str, collection: str) -> None:
+    """The store refused a seal (``store-unavailable``) with none of the collection's writes
+    held (all in before its server went away, so no held queue drains to say it is back):
+    its server is probed as held writes' is, and once it answers the collection is told on
+    held-written all the same."""
+    state = ctx.state
+    try:
+        key = await asyncio.to_thread(server_of, state.stores, user, collection)
+    except Exception as exc:  # e.g. its shard left the table: the librarian's retries sign it
+        log.warning("cannot tell when %s/%s's store answers again: %s", user, collection, exc)
+        return
+
+    async def tell(key: str) -> None:
+        await reachable(probe(state, key), 0, key)
+        await tell_written(ctx, key, state.holds.told(key))
+
+    state.holds.unsigned_in(key, (user, collection), tell)
 
 
 def write_held(
@@ -167,6 +192,8 @@ async def reachable(server: Probe, held: int, key: str = "") -> None:
     are redelivered then."""
     delay, since, warned = 0.2, time.monotonic(), False
     name = f"shard {key!r}" if key and key != CONTROL else "store"
+    waits = f"holding its {held} messages" if held else "a document's seal waits for it"
+    then = f"writing its {held} held messages" if held else "its documents are signed now"
     while True:
         try:
             await asyncio.to_thread(server.ask, "ASK {}")
@@ -174,22 +201,17 @@ async def reachable(server: Probe, held: int, key: str = "") -> None:
             if delay >= SERVER_WAIT_LOG:
                 warned = True
                 log.warning(
-                    "%s still unavailable after %.0f s (%s); holding its %d messages",
+                    "%s still unavailable after %.0f s (%s); %s",
                     name,
                     time.monotonic() - since,
                     exc,
-                    held,
+                    waits,
                 )
             await asyncio.sleep(delay)
             delay = min(delay * 2, SERVER_WAIT_MAX)
             continue
         if warned:
-            log.warning(
-                "%s answers again after %.0f s; writing its %d held messages",
-                name,
-                time.monotonic() - since,
-                held,
-            )
+            log.warning("%s answers again after %.0f s; %s", name, time.monotonic() - since, then)
         return
 
 

@@ -30,6 +30,7 @@ from trustgraph_flow.store.governance import (
     verify,
 )
 from trustgraph_flow.store.governance.seal import Seal
+from trustgraph_flow.store.service import intake
 from trustgraph_flow.store.service.state import Ctx, checked, read, write
 from trustgraph_flow.store.service.streaming import stream_trace
 from trustgraph_flow.store.views import (
@@ -218,9 +219,14 @@ async def explain_service(req: ExplainRequest, ctx: Ctx) -> AsyncIterator[Explai
     if req.operation == "seal-document" and (why := state.holds.holding(req.user, req.collection)):
         raise ServiceError(ErrorType.STORE_UNAVAILABLE, why)  # the librarian asks again later
     fix = TOO_LARGE.get(req.operation)
-    resp = await run(
-        ctx, lambda stores: checked(explain_op(stores, req, state.seal, state.removed), fix)
-    )
+    try:
+        resp = await run(
+            ctx, lambda stores: checked(explain_op(stores, req, state.seal, state.removed), fix)
+        )
+    except ServiceError as exc:  # its server is away: the librarian is told when it is back
+        if req.operation == "seal-document" and exc.type == ErrorType.STORE_UNAVAILABLE:
+            await intake.seal_refused(ctx, req.user, req.collection)
+        raise
     if req.operation == "delete-collection":
         # The librarian's documents and the vector indexes go too (durable: delivered
         # even to a processor that is down now); the chunker and extractor drop its work.
