@@ -157,10 +157,12 @@ async def elsewhere(client: GatewayClient, gw: Gateway, probe: dict[str, Any]) -
 async def meant_document(client: GatewayClient, gw: Gateway, source: str) -> str:
     """`` Did you mean 'valgrind_manual-1a2b3c4d/p15/c2'?`` when ``source`` names a document
     (or its page or chunk) by its file's name without the hash a default id ends with
-    (``load_document.default_id``): the collection's documents so named (the librarian's
-    list, waited for LISTING_WAIT at most), or "" when none is or the list fails."""
+    (``load_document.default_id``), with or without its extension (``valgrind_manual.pdf``):
+    the collection's documents so named (the librarian's list, waited for LISTING_WAIT at
+    most), or "" when none is or the list fails."""
     import asyncio
     import re
+    from pathlib import PurePath
 
     from trustgraph_base.provenance.uris import DOC_PREFIX
     from trustgraph_cli.load_document import id_stem
@@ -168,7 +170,8 @@ async def meant_document(client: GatewayClient, gw: Gateway, source: str) -> str
     doc, sep, rest = source.removeprefix(DOC_PREFIX).partition("/")
     if source.startswith("<") or not doc:
         return ""
-    named = re.compile(re.escape(id_stem(doc)) + "-[0-9a-f]{8}")
+    stems = sorted({re.escape(id_stem(doc)), re.escape(id_stem(PurePath(doc).stem))})
+    named = re.compile(f"(?:{'|'.join(stems)})-[0-9a-f]{{8}}")
     try:
         listing = client.librarian({"operation": "list-documents"})
         listed = await asyncio.wait_for(listing, LISTING_WAIT)

@@ -108,6 +108,11 @@ async def test_source_usage_and_hierarchy_counts(stack: Stack) -> None:
             f"'urn:trustgraph:doc:{stem}/p2/c0' in collection 'default' of "
             f"user 'trustgraph'. Did you mean '{bare}/c0'?",
         ),
+        (  # ... or by the file's name itself: its extension is not in the id
+            f"{stem}.pdf/p2/c0",
+            f"'urn:trustgraph:doc:{stem}.pdf/p2/c0' in collection 'default' of "
+            f"user 'trustgraph'. Did you mean '{bare}/c0'?",
+        ),
         ("<urn:a> <urn:b>", "malformed edge"),
         (f"{PARIS} . <urn:x> <urn:y> <urn:z>", "malformed edge"),  # two triples smuggled in one
     ]:
