@@ -6,8 +6,8 @@ reads of a hung shard's collections at once made every other shard's reads wait 
 So once a request to a shard has timed out, the shard is *stalled*: its collections' reads
 and writes fail at once with the same ``shard 'c' (URL) did not answer within 30 s`` (its
 writes are held, as for a shard that is down), and a probe of its own (``ASK {}``, given
-``PROBE`` seconds) asks it again in the background until it answers. The held writes'
-probe answering clears it too. A shard that refuses connections (down, not hung) is let go
+``stores.PROBE`` seconds, as before a placement) asks it again in the background until it
+answers. The held writes' probe answering clears it too. A shard that refuses connections (down, not hung) is let go
 at once: its requests fail fast by themselves, saying it is unreachable.
 """
 
@@ -20,7 +20,6 @@ from collections.abc import Callable
 from trustgraph_flow.store.sparql.client import StoreTimeout
 
 log = logging.getLogger(__name__)
-PROBE = 5.0  # seconds a stalled shard's probe waits for its answer
 BETWEEN = 2.0  # seconds at most between a stalled shard's probes
 
 
@@ -30,6 +29,7 @@ class Stalls:
     def __init__(self, ask: Callable[[str], object]) -> None:
         self._ask = ask  # one cheap request to the named shard (a StoreUnavailable if not)
         self._stalled: dict[str, StoreTimeout] = {}
+        self._probing: set[str] = set()  # shards with a probe thread (one each)
         self._lock = threading.Lock()
         self._closed = threading.Event()
 
@@ -44,17 +44,20 @@ class Stalls:
         with self._lock:
             fresh = name not in self._stalled
             self._stalled[name] = exc
-        if not fresh or self._closed.is_set():
-            return
-        log.warning(
-            "shard %r did not answer within %g s: its collections' requests fail at once "
-            "until it answers again (asked every few seconds)",
-            name,
-            exc.seconds,
-        )
-        threading.Thread(
-            target=self._probe, args=(name,), name=f"shard-probe-{name}", daemon=True
-        ).start()
+            start = name not in self._probing and not self._closed.is_set()
+            if start:
+                self._probing.add(name)
+        if fresh:
+            log.warning(
+                "shard %r did not answer within %g s: its collections' requests fail at once "
+                "until it answers again (asked every few seconds)",
+                name,
+                exc.seconds,
+            )
+        if start:
+            threading.Thread(
+                target=self._probe, args=(name,), name=f"shard-probe-{name}", daemon=True
+            ).start()
 
     def answered(self, name: str, why: str = "answers again") -> None:
         """The shard answered (or refused: down, not hung): its requests are made again."""
@@ -64,8 +67,13 @@ class Stalls:
             log.warning("shard %r %s: its collections' requests are made again", name, why)
 
     def _probe(self, name: str) -> None:
+        """Ask the shard until it answers, then end (unless it stalled again meanwhile)."""
         delay = 0.2
-        while name in self._stalled and not self._closed.is_set():
+        while True:
+            with self._lock:
+                if name not in self._stalled or self._closed.is_set():
+                    self._probing.discard(name)
+                    return
             try:
                 self._ask(name)
             except StoreTimeout:
@@ -74,9 +82,8 @@ class Stalls:
                 continue
             except Exception as exc:  # refused (down, not hung), or failed: they say so themselves
                 self.answered(name, f"answered the probe with an error ({exc})")
-                return
+                continue
             self.answered(name)
-            return
 
     def close(self) -> None:
         """Stop the probes (each ends after its request in flight)."""

@@ -39,7 +39,7 @@ ROW_CACHE = 1.0
 """Seconds a lease may start from a row read earlier (``ShardedStores.placed``); a move's
 ``settle`` is at least this long."""
 ROWS_KEPT = 10_000  # rows remembered at most (all forgotten when full)
-PROBE = 5.0  # seconds a shard is given to answer before a new collection is placed on it
+PROBE = 5.0  # seconds a shard is given to answer a probe (before a placement; stalled)
 
 
 class ShardedStores:
