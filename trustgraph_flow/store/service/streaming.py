@@ -11,6 +11,7 @@ from trustgraph_base import gcpause
 from trustgraph_base.schema.explain import ExplainRequest, ExplainResponse, TraceView
 from trustgraph_base.wire import encode, keep_encoding
 from trustgraph_flow.store.backends.embedded.stores import Stores
+from trustgraph_flow.store.core.backend import Backend
 from trustgraph_flow.store.service import state
 from trustgraph_flow.store.service.state import Ctx, checked, read
 from trustgraph_flow.store.views import explain
@@ -54,14 +55,7 @@ async def stream_trace(ctx: Ctx, req: ExplainRequest) -> AsyncIterator[ExplainRe
         return ahead[span]
 
     try:
-        reader = await read(
-            ctx,
-            lambda s: explain.open_trace(
-                lease.enter_context(s.lease(req.user, req.collection, as_empty=True)),
-                req.id,
-                req.include_provenance,
-            ),
-        )
+        reader = await read(ctx, lambda s: opened(lease, s, req))
         pending = stream_spans(req.step_offset or 0, reader.total, req.step_limit)
         while pending:
             span = pending.pop(0)
@@ -89,6 +83,20 @@ async def stream_trace(ctx: Ctx, req: ExplainRequest) -> AsyncIterator[ExplainRe
         lease.close()
     if last is not None:  # after the lease ends: the runtime stops reading at the last reply
         yield last
+
+
+def opened(
+    lease: contextlib.ExitStack, stores: Backend, req: ExplainRequest
+) -> explain.TraceReader:
+    """The trace's reader on a lease kept for the stream; a read that fails is passed through
+    the lease as a ``with`` block would pass it (nothing else reads yet), so a sharded store
+    names the shard whose server failed ("shard 'c' is unreachable: …", as every other view)."""
+    handle = lease.enter_context(stores.lease(req.user, req.collection, as_empty=True))
+    try:
+        return explain.open_trace(handle, req.id, req.include_provenance)
+    except Exception as exc:
+        lease.__exit__(type(exc), exc, exc.__traceback__)  # raises the shard's named error
+        raise
 
 
 def piece(reader: explain.TraceReader, start: int, stop: int, _: Stores) -> TraceView:
