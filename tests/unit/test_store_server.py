@@ -3,6 +3,8 @@ writes (replayed, and raced by two replicas), blank nodes, an unreachable server
 
 from __future__ import annotations
 
+import gc
+import http.client
 import threading
 from collections.abc import Iterator
 
@@ -137,6 +139,21 @@ def test_an_unreachable_server_leaves_the_batch_unwritten_to_be_held() -> None:
     assert report.unavailable == batch and report.retry == [] and report.written == 0
     with pytest.raises(StoreUnavailable, match="unreachable"), down.lease("alice", "default"):
         pass
+
+
+def test_an_outage_keeps_no_connection_per_failed_request() -> None:
+    # The held writes' probe asks a down shard every few seconds for as long as it is down:
+    # each refused request closed its connection but kept it in the client's list (~35,000 a day).
+    port = free_port()
+    down = SparqlServer(f"http://127.0.0.1:{port}", timeout=2)
+    for _ in range(20):
+        with pytest.raises(StoreUnavailable, match="unreachable"):
+            down.ask("ASK {}")
+    gc.collect()
+    kept = [
+        o for o in gc.get_objects() if isinstance(o, http.client.HTTPConnection) and o.port == port
+    ]
+    assert kept == []
 
 
 def test_the_setting_must_be_an_http_url() -> None:

@@ -118,6 +118,9 @@ class SparqlServer:
                     resp.close()
                 conn.close()
                 self._local.conn = None
+                with self._lock:  # else kept until close(): one a refused request, for days
+                    if conn in self._all:  # close() may have taken them all meanwhile
+                        self._all.remove(conn)
                 if isinstance(exc, TimeoutError):
                     raise StoreTimeout(self.uri, wait) from None
                 if attempt == 2:
