@@ -34,6 +34,7 @@ from trustgraph_base.provenance.uris import check_session_id, new_session_id
 from trustgraph_base.rdf.rows import Stated
 from trustgraph_base.rdf.terms import Triple
 from trustgraph_base.schema import Metadata, Scoped, Triples
+from trustgraph_base.schema.core import joined_triples
 from trustgraph_base.wire import encode
 from trustgraph_flow.run_journal import Journaled, RunJournal
 from trustgraph_flow.run_recovery import recorded_entities
@@ -55,7 +56,7 @@ class TraceWriter:
     journal: RunJournal | None = None  # None: ``settle`` waits for the broker's receipts
     run: str = ""  # the run's key in the journal
     queued: list[tuple[Triples, bool]] = field(default_factory=list)  # sent (held?), not journaled
-    held: list[Triples] = field(default_factory=list)  # journaled, not yet handed over
+    held: list[bytes] = field(default_factory=list)  # journaled (wire forms), not handed over
     # The broker's receipts of the messages sent, in order of publication (a producer keeps
     # them in that order): one each, the same one for messages handed over together.
     receipts: list[Receipt[None]] = field(default_factory=list)
@@ -93,37 +94,34 @@ class TraceWriter:
         for message, hold in self.queued:
             data = encode(message)
             if self.journal is None:
-                self._hand_over([message], data)
+                self._hand_over(1, data)
                 continue
             self.journal.record(self.run, data)
-            self.held.append(message)
+            self.held.append(data)
             if not hold:
-                self.release(data)
+                self.release()
         self.queued.clear()
 
-    def release(self, alone: bytes | None = None) -> None:
-        """Hand the held messages to the broker as one (``alone``: the last one's wire form)."""
+    def release(self) -> None:
+        """Hand the held messages to the broker as one (their wire forms joined, not written
+        again: ``joined_triples``)."""
         held, self.held = self.held, []
-        if len(held) == 1 and alone is not None:
-            self._hand_over(held, alone)
+        if len(held) == 1:
+            self._hand_over(1, held[0])
         elif held:
-            meta = held[0].metadata
-            stated: list[Any] = [t for m in held for t in m.triples]
             try:
-                self._hand_over(
-                    held, encode(Triples.model_construct(metadata=meta, triples=stated))
-                )
+                self._hand_over(len(held), joined_triples(held))
             except MessageTooLarge:  # together, not alone: each on its own
-                for message in held:
-                    self._hand_over([message], encode(message))
+                for data in held:
+                    self._hand_over(1, data)
 
-    def _hand_over(self, messages: list[Triples], data: bytes) -> None:
+    def _hand_over(self, messages: int, data: bytes) -> None:
         # Not on a batching producer: its 1 ms timer would hold the message while the explain
         # event naming it leaves on a producer of its own, and pushing the batch out
         # (flush_async, which keeps the GIL while it waits for the producer's lock) deadlocks
         # against that timer's thread, which holds the lock and waits for the GIL.
         receipt = self.ctx.send_now(EXPLAIN_STORE, data)
-        self.receipts.extend(receipt for _ in messages)
+        self.receipts.extend(receipt for _ in range(messages))
 
     async def settle(self, upto: int | None = None) -> None:
         """Make the first ``upto`` messages sent (default: all) safe: journaled, or without

@@ -1,6 +1,7 @@
 """Explain events' triples written by hand (``rdf.json_text``, ``wire.encode``): the same
 bytes as pydantic's serialiser, for every kind of term and every string it escapes; and
-from rows (``rdf.rows``, as the agent builds its trace) the same bytes as from models."""
+from rows (``rdf.rows``, as the agent builds its trace) the same bytes as from models; held
+trace messages joined as they are (``joined_triples``) the same bytes as one message."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from trustgraph_base.rdf.nquads import nquads_text
 from trustgraph_base.rdf.rows import Row, Stated, triples_of
 from trustgraph_base.rdf.terms import XSD, IriTerm, LiteralTerm, Triple, blank, iri, lit, quoted
 from trustgraph_base.schema import Metadata, Triples
-from trustgraph_base.wire import encode
+from trustgraph_base.schema.core import joined_triples
+from trustgraph_base.wire import decode, encode
 from trustgraph_flow.agent.events import explain
 from trustgraph_flow.agent.evidence import RagReply
 
@@ -141,3 +143,22 @@ def test_an_explain_event_of_rows_is_the_validated_event_on_the_wire() -> None:
 def test_a_lone_surrogate_in_a_row_fails_as_pydantic_fails() -> None:
     with pytest.raises(PydanticSerializationError, match="surrogates not allowed"):
         encode(explain(S, [(iri(S), iri("urn:p:t"), "x\ud800y", G)]))
+
+
+def test_held_trace_messages_join_to_the_bytes_of_one_message_of_their_triples() -> None:
+    """Held trace messages (a RAG question with its exploration) go to the broker as one: their
+    wire forms joined (``joined_triples``) are the bytes of the one message of all their
+    triples under the first's metadata, whatever the literals and names hold (quotes, the
+    key's own text, escapes); an empty message joins as nothing."""
+    key = '},"nquads":"'
+    scopes = [("u", "c"), ('u"' + key, "c\\" + key), ("u", "c")]
+    parts: list[list[Any]] = [ROWS[:2], [], [*ROWS[2:], (iri(S), iri("urn:p:k"), key, G)]]
+    messages = [
+        Triples.model_construct(metadata=Metadata(id=f"{S}/{n}", user=u, collection=c), triples=t)
+        for n, ((u, c), t) in enumerate(zip(scopes, parts, strict=True))
+    ]
+    joined = joined_triples([encode(m) for m in messages])
+    every: list[Any] = [t for part in parts for t in part]
+    assert joined == encode(Triples.model_construct(metadata=messages[0].metadata, triples=every))
+    read = decode(Triples, joined)
+    assert read.metadata.id == f"{S}/0" and read.triples == triples_of(every)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Any
 
 import pyoxigraph as ox
@@ -120,6 +121,19 @@ class Triples(Message):
             "metadata": self.metadata.model_dump(mode="json", exclude_none=True),
             "nquads": nquads_text(self.triples),
         }
+
+
+_NQUADS_KEY = b'},"nquads":"'  # between a wire form's metadata and its N-Quads text
+
+
+def joined_triples(wire: Sequence[bytes]) -> bytes:
+    """One ``Triples`` message holding the triples of several (``wire``: their wire forms, in
+    order), with the first's metadata: the same bytes as encoding the joined message, without
+    writing its N-Quads again (each line of it ends its triple, so the texts join as they
+    are, still escaped: a quote inside either is ``\\"``, so the key is found only where it is)."""
+    first, *rest = wire
+    texts = (data[data.index(_NQUADS_KEY) + len(_NQUADS_KEY) : -2] for data in rest)
+    return first[:-2] + b"".join(texts) + b'"}'
 
 
 def _checked_nquads(text: str) -> str:
