@@ -5,6 +5,7 @@ never without the control server that holds the placement table."""
 from __future__ import annotations
 
 import re
+import time
 from contextlib import ExitStack
 
 import pytest
@@ -13,7 +14,9 @@ from tests.support.sparql_server import oxigraph_server
 from tests.support.store import labels, msg
 from tests.unit.test_store_sharded import shards_cli
 from trustgraph_base.messaging import free_port
+from trustgraph_flow.store.backends.server.scope import scope_iri
 from trustgraph_flow.store.backends.sharded.opening import open_sharded
+from trustgraph_flow.store.backends.sharded.stores import ROW_CACHE
 from trustgraph_flow.store.service.writer import write_batch
 from trustgraph_flow.store.sparql.client import StoreUnavailable
 
@@ -61,3 +64,24 @@ def test_a_store_opens_without_a_down_shard_but_not_without_its_placement_table(
         # The control server (the table) down: no placement to go by, so no start at all.
         with pytest.raises(StoreUnavailable, match=r"^the placement table cannot be read: "):
             open_sharded(f"c={gone} a={a} b={b}", 10, within=0.3, partial=True)
+
+
+def test_the_control_server_down_is_named_as_the_placement_table() -> None:
+    """A new user killed shard a (the control server): a read of a collection on b answered
+    only 'SPARQL server <a's URL> unreachable', a server their collection is not on."""
+    with oxigraph_server() as b:
+        with oxigraph_server() as a:
+            stores = open_sharded(f"a={a} b={b}", 10)
+            write_batch(stores, [msg(labels(), collection=f"k{n}") for n in range(4)])
+            rows = {f"k{n}": stores.placement.row(scope_iri("alice", f"k{n}")) for n in range(4)}
+            on_b = [c for c, row in rows.items() if row is not None and row.on == "b"]
+        time.sleep(ROW_CACHE)  # the rows read while a answered are asked again
+        table = rf"^the placement table cannot be read: SPARQL server {re.escape(a)} unreachable"
+        try:
+            assert on_b  # four collections over two shards: b holds some
+            with pytest.raises(StoreUnavailable, match=table), stores.lease("alice", on_b[0]):
+                pass
+            with pytest.raises(StoreUnavailable, match=table):
+                stores.scopes()  # tg-list-collections
+        finally:
+            stores.close()

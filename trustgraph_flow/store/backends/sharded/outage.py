@@ -23,6 +23,22 @@ class Shards(Protocol):
     def stalls(self) -> Stalls: ...
 
 
+TABLE = "the placement table cannot be read"
+
+
+@contextmanager
+def table_read() -> Iterator[None]:
+    """The control server unreachable is said to be the placement table's (as at start,
+    ``opening.py``): a collection on another shard waits on it too, and its URL alone, not
+    the collection's shard, puzzled. One that hangs keeps its own words (its URL, the limit)."""
+    try:
+        yield
+    except StoreTimeout:
+        raise
+    except StoreUnavailable as exc:
+        raise StoreUnavailable(f"{TABLE}: {exc}") from None
+
+
 @contextmanager
 def named(shard: str) -> Iterator[None]:
     """A StoreUnavailable from the shard's server names the shard, as a pending one's does:
@@ -32,7 +48,7 @@ def named(shard: str) -> Iterator[None]:
     try:
         yield
     except StoreUnavailable as exc:
-        if str(exc).startswith("shard "):  # named already (pending, or another lease's)
+        if str(exc).startswith(("shard ", TABLE)):  # named already (pending, another lease's)
             raise
         if isinstance(exc, StoreTimeout):
             raise StoreTimeout(exc.uri, exc.seconds, shard) from None

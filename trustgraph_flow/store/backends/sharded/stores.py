@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from trustgraph_flow.store.backends.server.scope import scope_iri
 from trustgraph_flow.store.backends.server.stores import RemoteStores
 from trustgraph_flow.store.backends.sharded.journal import Op, journaled, replay
-from trustgraph_flow.store.backends.sharded.outage import Reach, named
+from trustgraph_flow.store.backends.sharded.outage import Reach, named, table_read
 from trustgraph_flow.store.backends.sharded.placement import (
     Placement,
     Row,
@@ -74,7 +74,8 @@ class ShardedStores:
             found = self._shards.get(name)
         if found is not None:
             return found
-        url = self.placement.shards().get(name)
+        with table_read():
+            url = self.placement.shards().get(name)
         if url is None:
             raise ShardError(
                 f"shard {name!r} is not in the placement table on {self.placement.control.uri}: "
@@ -87,7 +88,10 @@ class ShardedStores:
     def row(self, user: str, collection: str, *, create: bool = False) -> Row | None:
         """The collection's row as the table says now (``create``: placed if it was not)."""
         scope = scope_iri(user, collection)
-        found = self.placement.claim(scope, self.answers) if create else self.placement.row(scope)
+        with table_read():
+            found = (
+                self.placement.claim(scope, self.answers) if create else self.placement.row(scope)
+            )
         self._remember((user, collection), found)
         return found
 
@@ -191,7 +195,9 @@ class ShardedStores:
         """Every collection of the shards that answer, and a line naming each that does not."""
         found: set[tuple[str, str]] = set()
         down: list[str] = []
-        for name, url in sorted(self.placement.shards().items()):
+        with table_read():
+            shards = sorted(self.placement.shards().items())
+        for name, url in shards:
             try:
                 with self.on_shard(name):
                     found.update(self.shard(name).scopes())
@@ -217,7 +223,8 @@ class ShardedStores:
     def ask(self, query: str) -> bool:
         """``query`` on the control server and every shard (the held writes' probe): the first
         that cannot be reached is a StoreUnavailable naming it."""
-        self.placement.control.ask(query)
+        with table_read():
+            self.placement.control.ask(query)
         for name in sorted(self.placement.shards()):
             with named(name):
                 self.reach(name).ask(query)
