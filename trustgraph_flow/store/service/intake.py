@@ -192,8 +192,9 @@ async def reachable(server: Probe, held: int, key: str = "") -> None:
     are redelivered then."""
     delay, since, warned = 0.2, time.monotonic(), False
     name = f"shard {key!r}" if key and key != CONTROL else "store"
-    waits = f"holding its {held} messages" if held else "a document's seal waits for it"
-    then = f"writing its {held} held messages" if held else "its documents are signed now"
+    many = "s" * (held != 1)
+    waits = f"holding its {held} message{many}" if held else "a document's seal waits for it"
+    then = f"writing its {held} held message{many}" if held else "its documents are signed now"
     while True:
         try:
             await asyncio.to_thread(server.ask, "ASK {}")
