@@ -8,6 +8,7 @@ import pytest
 
 from trustgraph_base.messaging.broker import free_port
 from trustgraph_flow.launcher.launch import Launch
+from trustgraph_flow.launcher.preflight import stack_lines
 from trustgraph_flow.launcher.relay import Relays
 from trustgraph_flow.launcher.rundir import RunDir
 
@@ -28,3 +29,19 @@ def test_the_exporter_runs_only_with_an_endpoint(
     assert "otel-export" not in without and "store" in without
     monkeypatch.setenv("TG_OTLP_ENDPOINT", "http://127.0.0.1:6006")
     assert set(started(tmp_path)) - set(without) == {"otel-export"}
+
+
+def test_tg_start_says_where_traces_go_and_which_servers_store_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A new user set TG_OTLP_ENDPOINT, then TG_STORE_URI, and tg-start said nothing of
+    either; without them it says nothing more than before (the README's output)."""
+    monkeypatch.delenv("TG_OTLP_ENDPOINT", raising=False)
+    monkeypatch.delenv("TG_STORE_URI", raising=False)
+    assert stack_lines() == []
+    monkeypatch.setenv("TG_OTLP_ENDPOINT", "http://127.0.0.1:6006")
+    monkeypatch.setenv("TG_STORE_URI", "a=http://s1:7878 b=http://s2:7878")
+    assert stack_lines() == [
+        "every trace is also sent as OTLP spans to http://127.0.0.1:6006 (docs/otel.md)",
+        "the store keeps the collections on the SPARQL servers a=http://s1:7878 b=http://s2:7878 (docs/store.md)",
+    ]

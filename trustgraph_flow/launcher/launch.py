@@ -12,7 +12,7 @@ from types import FrameType
 from typing import Any
 
 from trustgraph_flow.launcher.ports import broker_port
-from trustgraph_flow.launcher.preflight import importable, llm_line, say
+from trustgraph_flow.launcher.preflight import importable, llm_line, say, stack_lines
 from trustgraph_flow.launcher.relay import Relays
 from trustgraph_flow.launcher.rundir import RunDir, record_children, write_json
 from trustgraph_flow.launcher.supervise import BrokerWatch, Child, Supervisor, python_module
@@ -50,6 +50,8 @@ class Launch:
             signal.signal(sig, self._on_signal)
         say(f"starting explaingraph (data in {self.rundir.root})")
         say(llm_line())
+        for line in stack_lines():
+            say(line)
         broker = EmbeddedBroker(
             self.rundir.broker,
             port=self.broker_port(),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import os
 import sys
 from pathlib import Path
 
@@ -35,6 +36,20 @@ def llm_line() -> str:
         "set TG_LLM_BASE_URL and TG_LLM_MODEL (e.g. TG_LLM_BASE_URL=http://localhost:11434/v1 "
         "TG_LLM_MODEL=llama3.2 for Ollama) before tg-start; README: Using a real LLM"
     )
+
+
+def stack_lines() -> list[str]:
+    """What the environment makes of the stack beyond the defaults, said at start as the LLM
+    is: a user who set TG_OTLP_ENDPOINT or TG_STORE_URI saw nothing saying it was taken (the
+    exporter runs when the first is set: ``registry.OPTIONAL``; the store reads the second)."""
+    said = []
+    if endpoint := os.environ.get("TG_OTLP_ENDPOINT"):
+        said.append(f"every trace is also sent as OTLP spans to {endpoint} (docs/otel.md)")
+    if servers := os.environ.get("TG_STORE_URI"):
+        said.append(
+            f"the store keeps the collections on the SPARQL servers {servers} (docs/store.md)"
+        )
+    return said
 
 
 def importable(module: str) -> bool:
