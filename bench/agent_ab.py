@@ -23,7 +23,9 @@ from bench.ab import HERE, ab_args, alternate, run_in
 ROLES = ("client", "text-completion", "stand-in", "agent")
 _OVERHEAD = re.compile(r"overhead per iteration \(on − off, per pair\): median ([+-][\d.]+) ms")
 _MODE = re.compile(r"^explainability (off|on) +[\d.]+ +[\d.]+ +([\d.]+)$", re.M)
-_STORE = re.compile(r"store process CPU per explainable iteration: ([\d.]+) ms")
+_STORE = re.compile(
+    r"store process CPU per explainable iteration: ([\d.]+) ms(?: \(([\d.]+) of it inside)?"
+)
 
 
 def figures(out: str) -> dict[str, float]:
@@ -42,6 +44,8 @@ def figures(out: str) -> dict[str, float]:
     store = _STORE.search(out)
     if store is not None:
         row["store"] = float(store.group(1))
+        if store.group(2) is not None:
+            row["store timed"] = float(store.group(2))
     return row
 
 
@@ -53,6 +57,8 @@ def run(tree: Path, flags: list[str]) -> dict[str, float]:
 def line(name: str, row: dict[str, float]) -> str:
     cpu = ", ".join(f"{k} {row[k]:+.2f}" for k in (*ROLES, "broker") if k in row)
     store = f"; store {row['store']:.2f}" if "store" in row else ""
+    if "store timed" in row:
+        store += f" ({row['store timed']:.2f} inside the timed sessions)"
     return f"{name:<34} overhead {row['overhead']:+.2f} ms; CPU added: {cpu}{store}"
 
 

@@ -19,7 +19,8 @@ explainable session the bench waits, untimed, until the store has committed its
 conclusion, so the store's catching up never lands in the next session's time. Beside
 the wall time: the CPU time each mode's processes (agent, text-completion, stand-in) and
 the broker used per iteration, and the store process's CPU per explainable iteration (the
-ingest cost of the trace, issue 18.1). The load average is printed before and after: on
+ingest cost of the trace, issue 18.1), and how much of it fell inside the timed sessions (the
+store writing a trace while its session still runs, on the same cores). The load average is printed before and after: on
 a shared machine the wall time swings with it. ``--without-store`` leaves the store out
 (the trace is published and read by no one).
 """
@@ -142,6 +143,7 @@ class Mode:
     seconds: list[float] = field(default_factory=list)
     cpu: dict[str, float] = field(default_factory=dict)  # by role (ROLES)
     cpu_broker: float = 0.0
+    cpu_store: float = 0.0  # the store's, inside this mode's timed sessions
 
     @property
     def cpu_here(self) -> float:
@@ -215,10 +217,12 @@ async def timed(
     sid: str,
     pids: list[int],
     broker_pid: int | None,
+    store_pid: int | None = None,
 ) -> None:
-    """One session of ``mode``, its wall time and CPU added to the mode's."""
+    """One session of ``mode``, its wall time and CPU added to the mode's (the store's too,
+    ``store_pid``: what it does while the session runs, on the same cores)."""
     before = [time.process_time(), *(process_cpu(pid) for pid in pids)]
-    broker = process_cpu(broker_pid)
+    broker, store = process_cpu(broker_pid), process_cpu(store_pid)
     started = time.perf_counter()
     await session(client, sid)
     mode.seconds.append(time.perf_counter() - started)
@@ -226,6 +230,7 @@ async def timed(
     for role, used in zip(ROLES, (b - a for a, b in zip(before, after, strict=True)), strict=True):
         mode.cpu[role] = mode.cpu.get(role, 0.0) + used
     mode.cpu_broker += process_cpu(broker_pid) - broker
+    mode.cpu_store += process_cpu(store_pid) - store
 
 
 def quartiles(values: list[float]) -> tuple[float, float, float]:
@@ -268,6 +273,7 @@ def report(off: Mode, on: Mode, k: int, store_cpu: float | None, loads: tuple[st
     if store_cpu is not None:
         print(
             f"store process CPU per explainable iteration: {1000 * store_cpu / (pairs * k):.2f} ms"
+            f" ({1000 * on.cpu_store / (pairs * k):.2f} of it inside the timed sessions)"
         )
     print(f"load average before: {loads[0]}; after: {loads[1]}")
     summary(
@@ -314,7 +320,8 @@ async def main_async(pairs: int, k: int, *, warmup: int, with_store: bool) -> No
             for i in range(pairs):
                 order = (0, 1) if i % 2 == 0 else (1, 0)  # alternate which mode goes first
                 for m in order:
-                    await timed(modes[m], clients[m], f"s{i}", stacks[m].pids, broker_pid)
+                    store = store_proc.pid if store_proc and m == 1 else None
+                    await timed(modes[m], clients[m], f"s{i}", stacks[m].pids, broker_pid, store)
                     if m == 1 and with_store:  # untimed: the store catches up
                         await committed(query, f"urn:trustgraph:agent:s{i}/final", **POLLS)
                 if (i + 1) % max(1, pairs // 4) == 0:
