@@ -1,6 +1,7 @@
 """Claims coloured by verdict in the viewer, in real Chromium: an answer the samples support
 and one they do not (withheld, "The documents do not say"); each claim carries its verdict as
-a word and a colour, the answer's verification is shown with the answer given instead."""
+a word and a colour, the answer's verification is shown with the answer given instead. An
+agent's trace shows its own answer's verification first, then each tool's named by its step."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.browser.support import ask, browser, settled
-from tests.support.processors import RAG, SAMPLES
+from tests.support.processors import EVERY, SAMPLES
 from tests.support.stack import Stack
 
 TIMEOUT = 15_000
@@ -21,7 +22,7 @@ BAR = "() => getComputedStyle(document.querySelector('button.claim')).borderLeft
 async def test_claims_are_coloured_and_named_by_verdict(
     pulsar_url: str, prefix: str, tmp_path: Path
 ) -> None:
-    async with Stack(pulsar_url, prefix, RAG, data_dir=tmp_path) as stack:
+    async with Stack(pulsar_url, prefix, EVERY, data_dir=tmp_path) as stack:
         for name in ("capitals.txt", "world-facts.pdf"):
             loaded = await stack.cli("tg-load-document", str(SAMPLES / name))
             assert loaded.code == 0, loaded.stderr
@@ -33,6 +34,10 @@ async def test_claims_are_coloured_and_named_by_verdict(
             reply = await ask(stack.url, None, "document-rag", {"query": question})
             traces[key] = reply["explain_id"]
             await settled(stack, traces[key])
+        agent = await stack.cli("tg-invoke-agent", "-q", "What is the boiling point of mercury?")
+        assert agent.code == 0, agent.stderr
+        traces["agent"] = agent.stderr.split("trace: ")[1].split()[0]
+        await settled(stack, traces["agent"])
         async with browser() as b:
             page = await (await b.new_context(viewport={"width": 1280, "height": 1000})).new_page()
             errors: list[str] = []
@@ -59,4 +64,25 @@ async def test_claims_are_coloured_and_named_by_verdict(
             await claim.click()
             why = await page.locator("p.claim-verdict").inner_text()
             assert "✗ not supported" in why and "cites no evidence" in why
+
+            # An agent that found no supported answer: its own verdict and the answer it gave
+            # first (not its first tool's as if the agent's), then each tool's by its step.
+            await page.goto(f"{stack.url}#/trace/{traces['agent']}")
+            await page.wait_for_selector('body[data-ready="trace"]', timeout=TIMEOUT)
+            await page.wait_for_selector("div.verification", timeout=TIMEOUT)
+            notes = await page.locator("div.verification").all_inner_texts()
+            assert notes[0].startswith(
+                "Verified (heuristic): unsupported — no answer of its tools"
+            ), notes
+            assert f"Answer given: {agent.stdout.strip()}" in notes[0], notes
+            assert [n.split(": Verified")[0] for n in notes[1:]] == [
+                "Step 1 · knowledge-query's answer",
+                "Step 2 · document-query's answer",
+            ], notes
+            claims = page.locator("button.claim")
+            await claims.last.click()  # numbered as listed, named by the step it came from
+            heading = await page.locator(".evidence-panel h3").inner_text()
+            assert heading.startswith(
+                f"Claim {await claims.count()} (step 2 · document-query): "
+            ), heading
             assert not errors, errors

@@ -6,10 +6,16 @@ import { clear, h } from "./dom.js";
 import { onPdfPage, pageBoxes, pageFigure, pageImage } from "./pagefigure.js";
 import { decoded, placesOf } from "./places.js";
 
-// The RAG answers of a trace: itself, or the sub-traces its agent steps ran.
-function ragViews(trace) {
-  if (trace.type !== "agent") return [trace];
-  return (trace.steps || []).flatMap((s) => (s.subtraces || []).flatMap(ragViews));
+// The RAG answers of a trace, each with where it came from: itself (no label), or the
+// sub-traces its agent steps ran, each named by its step and tool ("step 2 · document-query";
+// a call of a step of several: "step 2, call 1 · …").
+function ragViews(trace, label = "") {
+  if (trace.type !== "agent") return [{ rag: trace, label }];
+  const under = (subs, name) => (subs || []).flatMap((sub) => ragViews(sub, name));
+  return (trace.steps || []).flatMap((s) => [
+    ...under(s.subtraces, `step ${s.index} · ${s.action}`),
+    ...(s.calls || []).flatMap((c, k) => under(c.subtraces, `step ${s.index}, call ${k + 1} · ${c.action}`)),
+  ]);
 }
 
 // Line and column (from 1) of character ``offset`` of ``chars`` (a string, or an array of
@@ -132,23 +138,25 @@ function verdictBadge(claim) {
   return h("span", { class: `verdict verdict-${claim.verdict}` }, VERDICT_WORDS[claim.verdict] || claim.verdict);
 }
 
-/** The answer's verification: its verdict and why, and the answer given when withheld. */
-function verificationNote(rag) {
+/** An answer's verification: its verdict and why, and the answer given when withheld; a
+ * tool's answer within an agent trace named by its step ("Step 2 · document-query's answer"). */
+function verificationNote(rag, label = "") {
   const v = rag.verification;
   if (!v) return null;
-  const note = h("div", { class: `verification verdict-${v.verdict}` },
-    h("p", {}, h("strong", {}, `Verified (${v.method}): ${ANSWER_WORDS[v.verdict] || v.verdict}`), ` — ${v.reason}`));
+  const whose = label ? `${label[0].toUpperCase()}${label.slice(1)}'s answer: ` : "";
+  const note = h("div", { class: `verification verdict-${v.verdict}`, "data-step": label },
+    h("p", {}, h("strong", {}, `${whose}Verified (${v.method}): ${ANSWER_WORDS[v.verdict] || v.verdict}`), ` — ${v.reason}`));
   if (v.abstention != null) note.append(h("p", { class: "abstention" }, `Answer given: ${v.abstention}`));
   return note;
 }
 
-async function showClaim(panel, rag, claim, n) {
+async function showClaim(panel, rag, claim, n, label) {
   const mine = ++shown;
   const all = await placesOf(rag, claim);
   const texts = await Promise.all(all.map((p) => (p.offset != null && isText(p.ref) ? documentText(p.ref.document) : null)));
   if (mine !== shown) return;
   clear(panel);
-  panel.append(h("h3", {}, `Claim ${n}: “${claim.text}”`));
+  panel.append(h("h3", {}, `Claim ${n}${label ? ` (${label})` : ""}: “${claim.text}”`));
   if (claim.verdict) {
     panel.append(h("p", { class: "claim-verdict" }, verdictBadge(claim), claim.reason ? ` ${claim.reason}` : ""));
   }
@@ -170,7 +178,7 @@ async function showClaim(panel, rag, claim, n) {
 
 // Fetch, while the reader reads the answer, each claim's page image and boxes.
 async function prefetch(answers) {
-  for (const rag of answers) {
+  for (const { rag } of answers) {
     for (const claim of rag.claims) {
       const first = (await placesOf(rag, claim).catch(() => [])).find(onPdfPage);
       if (first) {
@@ -181,28 +189,32 @@ async function prefetch(answers) {
   }
 }
 
-/** The section listing the answer's claims, or null when the trace recorded none. */
+/** The section listing the answer's claims, or null when the trace recorded none. An agent
+ * trace lists its tools' answers' claims, numbered as the list shows them, each tool's
+ * verification named by its step, after the agent's own answer's verification. */
 export function claimsSection(trace) {
-  const answers = ragViews(trace).filter((rag) => (rag.claims || []).length);
+  const answers = ragViews(trace).filter(({ rag }) => (rag.claims || []).length);
   if (!answers.length) return null;
   const panel = h("div", { class: "evidence-panel", "aria-live": "polite" },
     h("p", { class: "muted" }, "Choose a sentence of the answer to see the evidence it cites, on its page."));
   const list = h("ol", { class: "claims" });
-  for (const rag of answers) {
-    rag.claims.forEach((claim, i) => {
+  for (const { rag, label } of answers) {
+    for (const claim of rag.claims) {
+      const n = list.children.length + 1;
       const verdict = claim.verdict ? ` verdict-${claim.verdict}` : "";
-      const button = h("button", { type: "button", class: `claim${verdict}`, "data-claim": String(i + 1), "data-verdict": claim.verdict || "" },
+      const button = h("button", { type: "button", class: `claim${verdict}`, "data-claim": String(n), "data-verdict": claim.verdict || "" },
         claim.text, " ", verdictBadge(claim) || "");
       button.addEventListener("click", () => {
         for (const b of list.querySelectorAll("button.claim")) b.setAttribute("aria-pressed", "false");
         button.setAttribute("aria-pressed", "true");
-        showClaim(panel, rag, claim, i + 1);
+        showClaim(panel, rag, claim, n, label);
       });
       list.append(h("li", {}, button));
-    });
+    }
   }
   prefetch(answers);
-  const notes = answers.map(verificationNote).filter((x) => x);
+  const own = trace.type === "agent" ? [verificationNote(trace)] : [];
+  const notes = [...own, ...answers.map(({ rag, label }) => verificationNote(rag, label))].filter((x) => x);
   return h("section", { class: "claims-section", "aria-labelledby": "claims-h" },
     h("h2", { id: "claims-h" }, "Evidence, sentence by sentence"), ...notes, list, panel);
 }
