@@ -45,7 +45,13 @@ def main(bundle: str, trusted_keys: tuple[str, ...], fmt: str) -> None:
         keys = []
         for name in trusted_keys:
             try:
-                keys.append(read_public(Path(name).read_bytes().decode(), name))
+                text = Path(name).read_bytes().decode()
+                if "PRIVATE KEY-----" in text:  # cryptography's words for it puzzled
+                    raise click.ClickException(
+                        f"{name} is a private key: give the public one, from the deployment's "
+                        "signing/public/ folder (docs/audit.md, 'The key')"
+                    )
+                keys.append(read_public(text, name))
             except UnicodeDecodeError:
                 raise click.ClickException(
                     f"{name} is not a PEM public key (not UTF-8 text)"

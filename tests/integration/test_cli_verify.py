@@ -18,7 +18,7 @@ from tests.support.sparql_server import oxigraph_server
 from tests.support.stack import Stack, run_cli
 from tests.support.store import graph_rag, msg
 from tests.support.traces import AGENT, GRAPH_RAG, loaded_and_answered
-from trustgraph_base.integrity.keys import KeyFileError
+from trustgraph_base.integrity.keys import KeyFileError, make_private
 from trustgraph_base.messaging import TRIPLES_STORE
 from trustgraph_base.provenance import uris
 from trustgraph_flow.store.processor import proc as store
@@ -191,6 +191,16 @@ async def test_a_trusted_key_that_is_not_a_key_is_one_line(tmp_path: Path) -> No
     got = await run_cli("tg-verify-audit", str(folder), "--trusted-key", str(binary))
     assert (got.code, got.stdout) == (1, "")
     assert got.stderr.splitlines() == [f"Error: {binary} is not a PEM public key (not UTF-8 text)"]
+    private = tmp_path / "private.pem"  # the deployment's key.pem, not its public half
+    make_private(private)
+    got = await run_cli("tg-verify-audit", str(folder), "--trusted-key", str(private))
+    assert (got.code, got.stderr.splitlines()) == (
+        1,
+        [
+            f"Error: {private} is a private key: give the public one, from the deployment's "
+            "signing/public/ folder (docs/audit.md, 'The key')"
+        ],
+    )
     missing = tmp_path / "missing.pem"
     got = await run_cli("tg-verify-audit", str(folder), "--trusted-key", str(missing))
     assert (got.code, got.stdout) == (1, "")
