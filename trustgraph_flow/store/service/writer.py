@@ -25,6 +25,7 @@ from trustgraph_base.schema.core import StoreTriples, Triples
 from trustgraph_base.wire import describe
 from trustgraph_flow.removed_loads import RemovedLoads
 from trustgraph_flow.store.core.backend import Backend, Handle
+from trustgraph_flow.store.core.rows import Resolver
 from trustgraph_flow.store.core.sources import SourceResolver
 from trustgraph_flow.store.governance import documents
 from trustgraph_flow.store.governance.seal import Seal
@@ -117,12 +118,19 @@ def write_batch(
                 retrieval = [q for m in trace for q in m.quads if q.graph_name == _RETRIEVAL]
                 # The traces this batch begins, their entities indexed before the write
                 # (embedded: signed from the writer's record without a count, claims.py).
-                fresh = claimed(handle, retrieval)
+                index = handle.index
+                claiming = index if retrieval and isinstance(index, Claiming) else None
+                fresh = claiming.claim(retrieval) if claiming is not None else frozenset()
                 write_group(handle, group)
                 report.written += sum(len(m.quads) for m in group)
                 if retrieval:
                     report.traces += len(trace)
-                    roots = handle.index.record(retrieval, SourceResolver(handle.store))
+                    resolve = SourceResolver(handle.store)
+                    roots = (
+                        index.record(retrieval, resolve)
+                        if claiming is None  # else its entities' rows are written: not again
+                        else claiming.record(retrieval, resolve, claimed=True)
+                    )
                     if seal is not None:
                         seal.after_write(handle, retrieval, roots=roots, fresh=fresh)
                 if len(retrieval) < sum(len(m.quads) for m in trace):
@@ -159,15 +167,14 @@ def write_batch(
 
 @runtime_checkable
 class Claiming(Protocol):
-    """An index that maps a batch's trace entities before the store writes them."""
+    """An index that maps a batch's trace entities before the store writes them; its
+    ``record`` then need not write them again."""
 
     def claim(self, quads: Iterable[ox.Quad]) -> Set[str]: ...
 
-
-def claimed(handle: Handle, retrieval: list[ox.Quad]) -> Set[str]:
-    """The trace roots ``retrieval`` begins, when the index can tell (``Claiming``)."""
-    index = handle.index
-    return index.claim(retrieval) if retrieval and isinstance(index, Claiming) else frozenset()
+    def record(
+        self, quads: Iterable[ox.Quad], resolve: Resolver | None = None, claimed: bool = False
+    ) -> Set[str]: ...
 
 
 def write_group(handle: Handle, group: list[StoreTriples]) -> None:

@@ -87,12 +87,16 @@ class TraceIndex(LinkReads, Unsigned, Claims):
         for conn in conns:
             conn.close()
 
-    def record(self, quads: Iterable[ox.Quad], resolve: Resolver | None = None) -> Set[str]:
+    def record(
+        self, quads: Iterable[ox.Quad], resolve: Resolver | None = None, claimed: bool = False
+    ) -> Set[str]:
         """Index the trace facts in a batch's ``urn:graph:retrieval`` quads in one
         transaction (idempotent); the trace roots they touched.
 
         ``resolve`` names the chunk, page and document behind each source link (from the
         store's ``urn:graph:source``); without it only a chunk link knows its chunk.
+        ``claimed``: ``claim`` mapped these quads' entities before the store write (the
+        writer's batch), so their rows are there: not written again.
         """
         found = facts(quads)
         if not found.rows:
@@ -100,7 +104,10 @@ class TraceIndex(LinkReads, Unsigned, Claims):
         db = self.db
         with self._tx():
             db.executemany(UPSERT, list(found.rows.values()))
-            db.executemany("INSERT OR IGNORE INTO entities VALUES (?, ?)", found.entities.items())
+            if not claimed:
+                db.executemany(
+                    "INSERT OR IGNORE INTO entities VALUES (?, ?)", found.entities.items()
+                )
             if found.steps:
                 db.executemany(STEP_INSERT, found.steps)
             if found.rags:
