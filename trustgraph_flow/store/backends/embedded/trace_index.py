@@ -34,7 +34,7 @@ from trustgraph_flow.store.backends.embedded.trace_sql import (
     STEP_INSERT,
     UPSERT,
     Commit,
-    contains,
+    connect,
     page_query,
     row_of,
     rows_by_id,
@@ -73,9 +73,7 @@ class TraceIndex(LinkReads, Unsigned, Claims):
         """This thread's connection (sqlite connections must not be shared between threads)."""
         conn: sqlite3.Connection | None = getattr(self._local, "db", None)
         if conn is None:
-            conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.create_function("tg_contains", 2, contains, deterministic=True)
+            conn = connect(self.path)
             self._local.db = conn
             with self._lock:
                 self._all.append(conn)
@@ -95,8 +93,7 @@ class TraceIndex(LinkReads, Unsigned, Claims):
 
         ``resolve`` names the chunk, page and document behind each source link (from the
         store's ``urn:graph:source``); without it only a chunk link knows its chunk.
-        ``claimed``: ``claim`` mapped these quads' entities before the store write (the
-        writer's batch), so their rows are there: not written again.
+        ``claimed``: their entities' rows are written (``claim``, before the store write).
         """
         found = facts(quads)
         if not found.rows:

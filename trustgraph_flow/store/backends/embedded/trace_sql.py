@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable
+from pathlib import Path
 
 import pyoxigraph as ox
 
@@ -99,6 +100,26 @@ def page_query(
         f"ORDER BY {PAGE_KEY} DESC, id DESC LIMIT ?"
     )
     return sql, [*args, limit]
+
+
+# Each connection's settings: statement journals and ``IN (…)`` lists in memory, not in a
+# temp file (an import wrote to one ~4.5 times a span; nothing in it is read
+# after a crash), and a page cache of 32 MiB at most, not 2 (the index of an import is ~3 KB
+# a span). docs/performance.md, session 24.
+PRAGMAS = (
+    "PRAGMA synchronous=NORMAL",
+    "PRAGMA temp_store=MEMORY",
+    "PRAGMA cache_size=-32768",
+)
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """A connection to the index at ``path`` (one a thread), its settings made."""
+    conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+    for pragma in PRAGMAS:
+        conn.execute(pragma)
+    conn.create_function("tg_contains", 2, contains, deterministic=True)
+    return conn
 
 
 def contains(text: object, folded: object) -> bool:
