@@ -27,6 +27,12 @@ answered only by a sentence that relates someone to it by one of the family's ag
   ("Kernighan and Plauger's book Software Tools in Pascal"; not "Maxwell's photo of the
   Eiffel Tower", which is a photo's owner).
 
+``relation`` tells the first three kinds that word the act (the family's verb after a name or
+before *by*, an agent noun) from a *by* or *due to* after another word and a possessive,
+which do not: the answerer asks less of the thing's description only of the former. A word
+of the family the question holds, not a past form, is the thing's name ("GNU Make is
+copyright by…"), never the act.
+
 Making (write, design, invent, develop, …) and founding (found, establish, start, …) are two
 families: "developed at Facebook" does not say who founded Facebook.
 """
@@ -125,8 +131,21 @@ def _agent_named(
     return False
 
 
-def _by(tokens: list[str], family: frozenset[str], asked: set[str]) -> bool:
+def _acting(word: str, family: frozenset[str], asked: set[str]) -> bool:
+    """Whether ``word`` is the family's act: a past form ("created", "written"), or one the
+    question does not hold ("GNU Make is copyright by…": 'Make' is the thing's name)."""
+    low = word.lower()
+    past = low in PAST_FORMS or low.endswith("ed")
+    return _of_family(word, family) and (past or stem(word) not in asked)
+
+
+def _by(tokens: list[str], family: frozenset[str], asked: set[str]) -> str:
+    """How a *by* (or *due to*) phrase relates an agent to the act: 'act' after a word of the
+    family ("created by David Korn"), 'by' after a word that is no inflected verb or under a
+    title ("a benchmark by @inikep", "copyright by the Free Software Foundation": the act
+    is not worded), '' when none does."""
     low = [t.lower() for t in tokens]
+    found = ""
     for i, word in enumerate(low):
         if word == "by":
             at, reach = i + 1, 4  # 'by monks from Iona', 'by the members of the Wey Society'
@@ -137,16 +156,16 @@ def _by(tokens: list[str], family: frozenset[str], asked: set[str]) -> bool:
         if not _agent_named(low, tokens, at, reach, asked, strict=word == "to"):
             continue
         before = [t for t in tokens[max(0, i - 4) : i] if t.lower() not in ADVERBS]
-        if word == "to" or any(_of_family(t, family) for t in before):
-            return True
+        if word == "by" and any(_acting(t, family, asked) for t in before):
+            return "act"
         titled = i > 1 and before and before[-1][:1].isupper()  # 'A Guide to Knot Tying by X'
-        if (
+        if word == "to" or (
             before
             and (titled or not _inflected(before[-1]))
             and before[-1].lower() not in STOPWORDS
         ):
-            return True
-    return False
+            found = "by"
+    return found
 
 
 def _noun_form(word: str) -> bool:
@@ -192,13 +211,25 @@ def _possessive(tokens: list[str], asked: set[str]) -> bool:
     return False
 
 
+def relation(family: frozenset[str], text: str, asked: set[str]) -> str:
+    """How a sentence of ``text`` relates someone the question does not name (``asked``: the
+    stems of its words) to what it asks about by the act of ``family``: 'act' when it words
+    the act (the family's verb or agent noun: "created by David Korn", "Ann Carr wrote…",
+    "the author of OttoPDF"), 'by' when only a *by* or *due to* phrase or a possessive
+    relates them ("copyright by the Free Software Foundation", "Plauger's book Software
+    Tools"), '' when nothing does."""
+    found = ""
+    for sentence in sentences(text) or [text]:
+        tokens = words(_BY_IN_WORD.sub("-", sentence))  # 'word-by-word', 'step-by-step'
+        by = _by(tokens, family, asked)
+        if by == "act" or _active(tokens, family, asked) or _agent_noun(tokens, family, asked):
+            return "act"
+        if by or _possessive(tokens, asked):
+            found = "by"
+    return found
+
+
 def relates(family: frozenset[str], text: str, asked: set[str]) -> bool:
     """Whether a sentence of ``text`` relates someone the question does not name (``asked``:
     the stems of its words) to what it asks about by the act of ``family``."""
-    for sentence in sentences(text) or [text]:
-        tokens = words(_BY_IN_WORD.sub("-", sentence))  # 'word-by-word', 'step-by-step'
-        if _by(tokens, family, asked) or _active(tokens, family, asked):
-            return True
-        if _agent_noun(tokens, family, asked) or _possessive(tokens, asked):
-            return True
-    return False
+    return bool(relation(family, text, asked))

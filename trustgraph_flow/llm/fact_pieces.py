@@ -14,7 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from trustgraph_flow.llm.excerpts import Piece, excerpt_pieces
-from trustgraph_flow.llm.text import field
+from trustgraph_flow.llm.question_keys import stems_of
+from trustgraph_flow.llm.text import STOPWORDS, field, stem, words
 
 
 def edge_text(edge: Any) -> str:
@@ -24,14 +25,18 @@ def edge_text(edge: Any) -> str:
 
 def edge_sentence(edge: Any) -> str:
     """An edge as a sentence: the sentence it was read from (its ``quote``) when that names
-    both its subject and its object ("Zpack compresses files using the block-sorting
-    algorithm and Huffman coding.", not the edge's words strung: "Zpack compresses files
-    using."), else "S P O." (a quote that leans on what comes before it, "The town was
-    founded by Tobias Wren", does not say which town)."""
+    both its subject and its object and words its relation ("Zpack compresses files using the
+    block-sorting algorithm and Huffman coding.", not the edge's words strung: "Zpack
+    compresses files using."), else "S P O." (a quote that leans on what comes before it,
+    "The town was founded by Tobias Wren", does not say which town; a title page's byline,
+    "Everything we know about CRC … Andrew Kadatch1 and Bob Jenkins2", says no act: the edge
+    "Andrew Kadatch wrote …" does)."""
     quote = " ".join(field(edge, "quote").split())
     low = quote.casefold()
     if quote and all(field(edge, k).casefold() in low for k in ("s", "o")):
-        return quote
+        said = stems_of(quote)
+        if all(stem(w) in said for w in words(field(edge, "p")) if w.lower() not in STOPWORDS):
+            return quote
     text = edge_text(edge).strip()
     return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
 

@@ -12,7 +12,11 @@ licence"). A piece is an answer at all only when its credits reach half the
 question's words, the question's names are in its excerpt and its numbers in it or its
 context ("version 3 of the licence" is not answered by what any version may do): otherwise
 the evidence does not say, and the engine says so instead of offering the nearest sentence ("the boiling point
-of mercury" is not answered by a sentence about a 'point').
+of mercury" is not answered by a sentence about a 'point'). When a *who made it* question
+(``agency.act``) has pieces saying who did it, only they answer; one wording the act needs the
+question's names alone ("Who wrote the paper on CRC?": a byline's edge, not "This paper
+describes…"), one whose only sign is a *by* phrase every key ("Who wrote the GNU Make
+manual?" is not answered by "GNU Make is copyright by the Free Software Foundation").
 """
 
 from __future__ import annotations
@@ -21,13 +25,14 @@ import math
 import re
 from dataclasses import dataclass
 
-from trustgraph_flow.llm.agency import act, relates
+from trustgraph_flow.llm.agency import act, relation
 from trustgraph_flow.llm.dates import MONTHS
 from trustgraph_flow.llm.excerpts import Piece
 from trustgraph_flow.llm.extract_verbs import looks_verb
 from trustgraph_flow.llm.prose import marked
 from trustgraph_flow.llm.question_keys import (
     Evidence,
+    Key,
     distinct_enough,
     name_runs,
     question_keys,
@@ -61,6 +66,7 @@ class Scored:
     score: float
     words: list[str]  # the question words the piece itself has, in question order
     prose: bool = False  # it reads as a sentence (``reads_as_sentence``)
+    acts: bool = False  # it says who did what a *who* question asks (``agency.relates``)
 
 
 def asks(question: str) -> str:
@@ -193,16 +199,21 @@ def ranked(question: str, pieces: list[Piece]) -> list[Scored]:
     where = re.search(r"\bwhere\b", question, re.IGNORECASE) is not None
     numbers = {w for w in words if w.isdigit()}  # 'version 3', 'in 1886': what is asked of
     verb, family = act(question)  # who made or founded it: an agentive form says the verb
+    named_keys: dict[Key, float] = {k: w for k, w in keys.items() if isinstance(k, tuple)}
     out: list[Scored] = []
     for i, piece in enumerate(pieces):
         if piece.text.endswith("?"):
             continue  # a question answers nothing (a FAQ's: what is below it answers)
         credits = _credits(words, names, piece)
         held = evidence.of(piece.text, f"{piece.context} {piece.heading}")
-        if family and relates(family, piece.text, asked):
+        how = relation(family, piece.text, asked) if family else ""
+        acts = bool(how)
+        if acts:
             held.add(stem(verb))
             credits = [1.0 if w == verb else c for w, c in zip(words, credits, strict=True)]
-        if sum(credits) < MIN_COVERAGE * len(words) or not distinct_enough(keys, held):
+        # who made it, worded: the thing's name says what (a bare 'by' needs every key)
+        need = named_keys if how == "act" and named_keys else keys
+        if sum(credits) < MIN_COVERAGE * len(words) or not distinct_enough(need, held):
             continue
         if names and not _names_a_word(names, piece):
             continue
@@ -214,7 +225,9 @@ def ranked(question: str, pieces: list[Piece]) -> list[Scored]:
         if sort and _states_kind(piece.text, sort):
             score += KIND_BONUS
         has = [w for w, c in zip(words, credits, strict=True) if c == 1.0]
-        out.append(Scored(i, score, has, reads_as_sentence(piece.text)))
+        out.append(Scored(i, score, has, reads_as_sentence(piece.text), acts))
+    if any(s.acts for s in out):  # who did it: only a piece saying who did answers
+        out = [s for s in out if s.acts]
     return sorted(out, key=lambda s: (-s.score, not s.prose, s.index))
 
 

@@ -122,9 +122,16 @@ def _names(text: str) -> dict[str, str]:
     return out
 
 
+# "Kadatch1": a name with its footnote's mark, as a title page writes an author's
+_MARKED = re.compile(r"([A-Z][a-z]{2,})\d{1,2}")
+
+
 @lru_cache(maxsize=4096)  # each claim reads every text of its evidence
 def _stems(text: str) -> frozenset[str]:
-    return frozenset(_norm(w) for w in words(text.lower()))
+    """The light stems of ``text``'s words, and of its names written with a footnote's mark
+    without it ("Andrew Kadatch1 and Bob Jenkins2" holds Kadatch and Jenkins)."""
+    marked = {_norm(m.group(1)) for w in words(text) if (m := _MARKED.fullmatch(w))}
+    return frozenset(_norm(w) for w in words(text.lower())) | marked
 
 
 @lru_cache(maxsize=1024)
