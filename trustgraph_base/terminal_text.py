@@ -1,16 +1,60 @@
-"""Text as a terminal shows it: a formatted manual's bold and underline taken out.
+"""Text as a terminal shows it: a formatted manual's bold and underline taken out, and the
+words its formatter broke at a line's end whole again.
 
 One reading for every place that counts a text document's characters: the decoder (its
 chunks' offsets), ``tg-show-evidence``'s lines and columns, and the viewer (``asShown`` in
-``static/evidence.js`` does the same).
+``static/evidence.js`` does the same, with the same character classes: no ``\\w`` nor
+``\\S``, which Python and JavaScript read differently).
 """
 
 from __future__ import annotations
 
+import re
+
 ESC, BS = "\x1b", "\b"
+HYPHEN = "\u2010"  # groff's hyphen (HYPHEN, not '-') where it broke a word at a line's end
+_LETTER = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f"  # Latin letters
+_BREAK = re.compile(f"([^ \\t\\n\\r\\f\\v]*?([{_LETTER}]+)){HYPHEN}\\n([ \\t]*)([{_LETTER}]+)")
+_WORD = re.compile(f"[{_LETTER}]+")
+_COMPOUND = re.compile(f"[{_LETTER}]+[{HYPHEN}-][{_LETTER}]+")
 
 
 def as_shown(text: str) -> str:
+    """``text`` without a terminal's controls (``unformatted``), its broken words joined
+    (``unhyphenated``)."""
+    return unhyphenated(unformatted(text))
+
+
+def unhyphenated(text: str) -> str:
+    """``text`` with the words a formatter broke at a line's end whole, on the line where they
+    end: ``man bash`` writes "see SHELL BUILTIN COM‐" / "       MANDS below", read as two
+    words ("COM‐ MAND" in an answer). A break is joined when it ends in groff's HYPHEN (never
+    an ASCII '-', which is mostly a word's own: ``pre-existing``), the next line goes on
+    with a letter (lowercase, or capitals after capitals), the joined word occurs elsewhere
+    in the text and the hyphenated one does not (``read‐only`` stays). The whole run of
+    characters before the hyphen moves down to the next line, after its indentation: lines
+    stay lines (a line keeps its number), and no line is left empty."""
+    if HYPHEN + "\n" not in text:
+        return text
+    seen = {w.lower() for w in _WORD.findall(text)}
+    compounds = {c.lower().replace(HYPHEN, "-") for c in _COMPOUND.findall(text)}
+
+    def join(m: re.Match[str]) -> str:
+        head, letters, indent, tail = m.groups()
+        lower = tail[0] != tail[0].upper()  # the case tests JavaScript makes the same
+        capitals = letters[-1] != letters[-1].lower() and tail == tail.upper()
+        word = (letters + tail).lower()
+        alone = not text[text.rfind("\n", 0, m.start()) + 1 : m.start()].strip(" \t")
+        if alone or not (lower or capitals) or word not in seen:
+            return m.group(0)  # a word alone on its line stays: the line would be empty
+        if f"{letters}-{tail}".lower() in compounds:
+            return m.group(0)
+        return f"\n{indent}{head}{tail}"
+
+    return _BREAK.sub(join, text)
+
+
+def unformatted(text: str) -> str:
     """``text`` without a terminal's controls: a formatted manual (``man``, ``groff -Tutf8``,
     ``/usr/share/doc``'s ``*.txt``) marks bold and underline with escape sequences (ECMA-48:
     ``ESC [ 4 m``) or by overstriking (``X BS X``, ``_ BS X``). Kept, a sequence's visible

@@ -155,11 +155,14 @@ async def test_a_text_documents_evidence_is_marked_in_its_line_with_line_and_col
 async def test_a_terminal_formatted_texts_evidence_is_marked_as_the_text_shows(
     pulsar_url: str, prefix: str, tmp_path: Path
 ) -> None:
-    # A manual formatted for a terminal (bold and underline as escape sequences): the viewer
-    # reads the document's bytes as the decoder does, so the mark is on the quote's words.
+    # A manual formatted for a terminal (bold and underline as escape sequences, a word
+    # broken at a line's end by groff's HYPHEN): the viewer reads the document's bytes as
+    # the decoder does ("capi‐" moves down to make "capital"), so the mark is on the quote's
+    # words, a character further on.
     manual = tmp_path / "manual.txt"
     manual.write_bytes(
-        b"\x1b[1mRome\x1b[0m is the capital of \x1b[4mItaly\x1b[24m.\n\n"
+        "\x1b[1mRome\x1b[0m, on the seven hills by the Tiber, is the capi\u2010\n".encode()
+        + b"tal of \x1b[4mItaly\x1b[24m.\n\n"
         b"\x1b[1mParis\x1b[0m is the capital of \x1b[4mFrance\x1b[24m.\n"
     )
     async with Stack(pulsar_url, prefix, EVERY, data_dir=tmp_path) as stack:
@@ -173,7 +176,7 @@ async def test_a_terminal_formatted_texts_evidence_is_marked_as_the_text_shows(
             shown, quote, context = await first_claim_in_text(page, stack.url, trace)
             assert quote == "Paris is the capital of France.", quote
             assert context == quote  # its line, nothing of an escape sequence around it
-            assert shown.endswith("line 3, cols 1–31, chars 31–62"), shown
+            assert shown.endswith("line 4, cols 1–31, chars 66–97"), shown
 
 
 async def test_a_claims_own_sentence_is_marked_across_line_breaks_before_its_edges(

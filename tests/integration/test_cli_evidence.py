@@ -159,21 +159,31 @@ async def test_a_manual_formatted_for_a_terminal_is_read_as_it_shows(
 ) -> None:
     # As /usr/share/doc's formatted manuals are: bold and underline as escape sequences and
     # as overstrikes. Their visible part ("[4m") was read as words and cited as the quote.
-    shown = "Paris is the capital of France.\n\nBerlin is the capital of Germany.\n"
+    # And as man breaks a word at a line's end (groff's HYPHEN, U+2010): "capi‐ tal" was
+    # read as two words; it is read whole, on the line where it ends.
+    shown = (
+        "Paris is the capital of France.\n\nBerlin is the capital of Germany.\n\n"
+        "       The Meseta is a high plateau in the middle of the land. Madrid is the \n"
+        "       capital of Spain and its largest city.\n"
+    )
     manual = tmp_path / "manual.txt"
     manual.write_bytes(
         b"\x1b[1mParis\x1b[0m is the capital of \x1b[4mFrance\x1b[24m.\n\n"
         + b"".join(bytes([c, 8, c]) for c in b"Berlin")
-        + b" is the capital of _\x08G_\x08e_\x08r_\x08m_\x08a_\x08n_\x08y.\n"
+        + b" is the capital of _\x08G_\x08e_\x08r_\x08m_\x08a_\x08n_\x08y.\n\n"
+        + "       The Meseta is a high plateau in the middle of the land. Madrid is the capi\u2010\n".encode()
+        + b"       tal of Spain and its largest city.\n"
     )
     async with Stack(pulsar_url, prefix, RAG, data_dir=tmp_path) as stack:
         loaded = await stack.cli("tg-load-document", str(manual), "-U", USER)
         assert loaded.code == 0, loaded.stderr
-        for question, line in (("capital of France?", 1), ("capital of Germany?", 3)):
+        questions = (("capital of France?", 1, 1), ("capital of Germany?", 3, 3))
+        for question, line, last in (*questions, ("capital of Spain?", 5, 6)):
             asked = await stack.cli(
                 "tg-invoke-graph-rag", "--no-streaming", "-q", f"What is the {question}", "-U", USER
             )
             assert asked.code == 0, asked.stderr
+            assert f"is the {question[:-1]}" in asked.stdout, asked.stdout  # 'capital', whole
             trace = asked.stderr.strip().splitlines()[-1].removeprefix("trace: ")
             evidence = await stack.cli("tg-show-evidence", trace, "--format", "json", "-U", USER)
             assert evidence.code == 0, evidence.stderr
@@ -182,4 +192,4 @@ async def test_a_manual_formatted_for_a_terminal_is_read_as_it_shows(
             for place in located:
                 start, length = place["char_offset"], place["char_length"]
                 assert shown[start : start + length] == place["quote"]
-                assert place["lines"] == [line, line], json.dumps(place)
+                assert place["lines"] == [line, last], json.dumps(place)

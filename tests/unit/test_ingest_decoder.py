@@ -68,3 +68,27 @@ def test_a_text_formatted_for_a_terminal_is_decoded_as_it_shows() -> None:
     assert decode_text(raw) == "man bold un x\nnext line\n"
     with pytest.raises(DecodeError, match="no text"):
         decode_text(b"\x1b[1m\x1b[0m\n")
+
+
+def test_a_manuals_words_broken_at_a_lines_end_are_decoded_whole() -> None:
+    # as man writes a page: groff's HYPHEN (U+2010) where it broke a word, the rest of the
+    # word on the next line after its indentation
+    page = (
+        "       Set the variable (see SHELL BUILTIN COM\u2010\n"
+        "       MANDS below); the loop ends when the vari\u2010\n"
+        "       able is read\u2010\n"
+        "       only, and a new loop starts. See also the pre-\n"
+        "       existing vari\u2010\n"
+        "       ants, the zig\u2010\n"
+        "       zag and the COMMANDS, the variable, the read\u2010only one.\n"
+    )
+    text = decode_text(page.encode())
+    assert text.splitlines()[:3] == [
+        "       Set the variable (see SHELL BUILTIN ",
+        "       COMMANDS below); the loop ends when the ",
+        "       variable is read\u2010",  # 'read‐only' is written elsewhere: a word's own hyphen
+    ]
+    assert "the pre-\n       existing" in text  # an ASCII '-' is never joined
+    assert "vari\u2010\n       ants" in text  # 'variants' is nowhere else in the text
+    assert "zig\u2010\n       zag" in text  # nor 'zigzag'
+    assert text.count("\n") == page.count("\n")  # lines stay lines

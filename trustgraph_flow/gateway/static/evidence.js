@@ -58,7 +58,7 @@ function afterEscape(text, i) {
   while (within(text[i], "\x20", "\x2f")) i += 1;
   return within(text[i], "\x30", "\x7e") ? i + 1 : i;
 }
-function asShown(whole) {
+function unformatted(whole) {
   if (!whole.includes("\x1b") && !whole.includes("\b")) return whole;
   const text = Array.from(whole); // code points, as Python counts them
   const out = [];
@@ -82,6 +82,34 @@ function asShown(whole) {
     }
   }
   return out.join("");
+}
+
+// The words a formatter broke at a line's end (groff's HYPHEN U+2010) made whole on the line
+// where they end, as unhyphenated in trustgraph_base/terminal_text.py does, with the same
+// character classes and case tests.
+const LETTER = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f";
+const BREAK = new RegExp(`([^ \\t\\n\\r\\f\\v]*?([${LETTER}]+))\u2010\\n([ \\t]*)([${LETTER}]+)`, "g");
+function unhyphenated(text) {
+  if (!text.includes("\u2010\n")) return text;
+  const words = text.matchAll(new RegExp(`[${LETTER}]+`, "g"));
+  const seen = new Set(Array.from(words, (m) => m[0].toLowerCase()));
+  const compounds = new Set(Array.from(
+    text.matchAll(new RegExp(`[${LETTER}]+[\u2010-][${LETTER}]+`, "g")),
+    (m) => m[0].toLowerCase().replaceAll("\u2010", "-"),
+  ));
+  return text.replace(BREAK, (whole, head, letters, indent, tail, at) => {
+    const lower = tail[0] !== tail[0].toUpperCase();
+    const last = letters[letters.length - 1];
+    const capitals = last !== last.toLowerCase() && tail === tail.toUpperCase();
+    const alone = !text.slice(text.lastIndexOf("\n", at - 1) + 1, at).replace(/[ \t]/g, "");
+    if (alone || !(lower || capitals) || !seen.has((letters + tail).toLowerCase())) return whole;
+    if (compounds.has(`${letters}-${tail}`.toLowerCase())) return whole;
+    return `\n${indent}${head}${tail}`;
+  });
+}
+
+function asShown(whole) {
+  return unhyphenated(unformatted(whole));
 }
 
 // A text or Markdown document's text (its bytes as the decoder reads them), once per page.
