@@ -15,7 +15,6 @@ ESC, BS = "\x1b", "\b"
 HYPHEN = "\u2010"  # groff's hyphen (HYPHEN, not '-') where it broke a word at a line's end
 _LETTER = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f"  # Latin letters
 _BREAK = re.compile(f"([^ \\t\\n\\r\\f\\v]*?([{_LETTER}]+)){HYPHEN}\\n([ \\t]*)([{_LETTER}]+)")
-_WORD = re.compile(f"[{_LETTER}]+")
 _COMPOUND = re.compile(f"[{_LETTER}]+[{HYPHEN}-][{_LETTER}]+")
 
 
@@ -30,22 +29,20 @@ def unhyphenated(text: str) -> str:
     end: ``man bash`` writes "see SHELL BUILTIN COM‐" / "       MANDS below", read as two
     words ("COM‐ MAND" in an answer). A break is joined when it ends in groff's HYPHEN (never
     an ASCII '-', which is mostly a word's own: ``pre-existing``), the next line goes on
-    with a letter (lowercase, or capitals after capitals), the joined word occurs elsewhere
-    in the text and the hyphenated one does not (``read‐only`` stays). The whole run of
+    with a letter (lowercase, or capitals after capitals) and the hyphenated word does not
+    occur elsewhere in the text (``read‐only`` stays: a compound broken at its own hyphen). The whole run of
     characters before the hyphen moves down to the next line, after its indentation: lines
     stay lines (a line keeps its number), and no line is left empty."""
     if HYPHEN + "\n" not in text:
         return text
-    seen = {w.lower() for w in _WORD.findall(text)}
     compounds = {c.lower().replace(HYPHEN, "-") for c in _COMPOUND.findall(text)}
 
     def join(m: re.Match[str]) -> str:
         head, letters, indent, tail = m.groups()
         lower = tail[0] != tail[0].upper()  # the case tests JavaScript makes the same
         capitals = letters[-1] != letters[-1].lower() and tail == tail.upper()
-        word = (letters + tail).lower()
         alone = not text[text.rfind("\n", 0, m.start()) + 1 : m.start()].strip(" \t")
-        if alone or not (lower or capitals) or word not in seen:
+        if alone or not (lower or capitals):
             return m.group(0)  # a word alone on its line stays: the line would be empty
         if f"{letters}-{tail}".lower() in compounds:
             return m.group(0)

@@ -91,8 +91,6 @@ const LETTER = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f";
 const BREAK = new RegExp(`([^ \\t\\n\\r\\f\\v]*?([${LETTER}]+))\u2010\\n([ \\t]*)([${LETTER}]+)`, "g");
 function unhyphenated(text) {
   if (!text.includes("\u2010\n")) return text;
-  const words = text.matchAll(new RegExp(`[${LETTER}]+`, "g"));
-  const seen = new Set(Array.from(words, (m) => m[0].toLowerCase()));
   const compounds = new Set(Array.from(
     text.matchAll(new RegExp(`[${LETTER}]+[\u2010-][${LETTER}]+`, "g")),
     (m) => m[0].toLowerCase().replaceAll("\u2010", "-"),
@@ -102,7 +100,7 @@ function unhyphenated(text) {
     const last = letters[letters.length - 1];
     const capitals = last !== last.toLowerCase() && tail === tail.toUpperCase();
     const alone = !text.slice(text.lastIndexOf("\n", at - 1) + 1, at).replace(/[ \t]/g, "");
-    if (alone || !(lower || capitals) || !seen.has((letters + tail).toLowerCase())) return whole;
+    if (alone || !(lower || capitals)) return whole;
     if (compounds.has(`${letters}-${tail}`.toLowerCase())) return whole;
     return `\n${indent}${head}${tail}`;
   });
