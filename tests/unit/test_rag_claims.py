@@ -37,6 +37,22 @@ def test_no_claims_in_the_reply_leaves_every_sentence_uncited() -> None:
     assert answer_claims("", [], EVIDENCE) == []
 
 
+def test_an_abbreviation_ends_no_claim() -> None:
+    # A new user's answer from a spec (session 24): the sentence the edge was read from,
+    # cut at "e.g." into two claims, "This is so that e.g." verified on its own.
+    said = "This is so that e.g. main.C will be seen as a C++ file, but IMAGE.GIF will still use the *.gif pattern."
+    answer = f"{said} Dr. Leonard wrote it.\nSee the spec etc.\nIt is old."
+    claims = answer_claims(answer, [ClaimCites(text=said, cited=[1])], EVIDENCE)
+    assert [c.text for c in claims] == [
+        said,
+        "Dr. Leonard wrote it.",
+        "See the spec etc.",
+        "It is old.",
+    ]
+    assert [c.cited for c in claims] == [(EVIDENCE[0],), (), (), ()]
+    assert [answer[c.offset : c.offset + c.length] for c in claims] == [c.text for c in claims]
+
+
 def test_claim_triples_derive_from_the_synthesis_and_cite_their_evidence() -> None:
     synth = "urn:trustgraph:question:q/synthesis"
     triples = claim_triples(synth, [ClaimSpec("Paris is big.", 0, 13, (EVIDENCE[0],))])

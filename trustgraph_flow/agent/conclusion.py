@@ -21,7 +21,7 @@ from trustgraph_base.provenance.evidence import ClaimSpec, claim_triples
 from trustgraph_base.rdf.terms import Triple
 from trustgraph_flow.agent.events import FinishReason
 from trustgraph_flow.agent.evidence import ToolEvidence
-from trustgraph_flow.llm.text import sentence_spans
+from trustgraph_flow.llm.prose import answer_spans
 from trustgraph_flow.rag_common.verification import (
     kept_answer,
     verification,
@@ -57,7 +57,7 @@ async def checked_conclusion(
     if not evidence.verified:
         return answer, []
     cited = tuple(evidence.claims)
-    claims = [ClaimSpec(answer[a:b], a, b - a, cited) for a, b in sentence_spans(answer)]
+    claims = [ClaimSpec(answer[a:b], a, b - a, cited) for a, b in answer_spans(answer)]
     outcome, triples = await verification(
         ctx,
         user=user,

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from trustgraph_flow.llm.layout import goes_on, heading
+from trustgraph_flow.llm.text import sentence_spans
 
 WRAPPED_LINE = 40  # a line at least this long that ends mid-sentence was wrapped
 _LINE = re.compile(r"[^\n]*\n?")
@@ -111,3 +112,20 @@ def _sentences_in(text: str, a: int, b: int) -> list[tuple[int, int]]:
 def prose_sentences(text: str) -> list[str]:
     """The sentences of ``text`` (see ``prose_spans``), each exactly as the text has it."""
     return [text[a:b] for a, b in prose_spans(text)]
+
+
+def answer_spans(text: str) -> list[tuple[int, int]]:
+    """An answer's sentences, its claims: ``text.sentence_spans`` (a line break ends one), but
+    the full stop of an abbreviation or an initial ends none, as in the documents' sentences:
+    "This is so that e.g. main.C will be seen as a C++ file, …" is one claim, not two."""
+    out: list[tuple[int, int]] = []
+    for a, b in sentence_spans(text):
+        if (
+            out
+            and "\n" not in text[out[-1][1] : a]
+            and _abbreviation(text[out[-1][0] : out[-1][1]])
+        ):
+            out[-1] = (out[-1][0], b)
+        else:
+            out.append((a, b))
+    return out

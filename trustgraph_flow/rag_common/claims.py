@@ -1,6 +1,6 @@
 """An answer's claims: its sentences, each with the evidence it cites.
 
-The claims are the answer's own sentences (``sentence_spans``), so each claim is exactly a
+The claims are the answer's own sentences (``prose.answer_spans``), so each claim is exactly a
 piece of the answer with its place in it. The LLM's structured reply names, per sentence
 it wrote, the evidence that sentence rests on; each of those sentences is located in the
 answer (``spans.locate``, layout read loosely; a sentence the answer repeats is taken
@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 
 from trustgraph_base.provenance.evidence import ClaimSpan, ClaimSpec
 from trustgraph_base.spans import locate
-from trustgraph_flow.llm.text import sentence_spans
+from trustgraph_flow.llm.prose import answer_spans
 from trustgraph_flow.rag_common.citations import ClaimCites
 
 
@@ -22,7 +22,7 @@ def answer_claims(
     answer: str, said: Sequence[ClaimCites], evidence: Sequence[str]
 ) -> list[ClaimSpec]:
     """The answer's sentences, each citing the evidence URIs the reply gave it."""
-    spans = sentence_spans(answer)
+    spans = answer_spans(answer)
     cites: list[dict[str, None]] = [{} for _ in spans]
     after = 0  # the reply's sentences come in order: a repeated sentence is the next one
     for claim in said:
