@@ -92,3 +92,20 @@ def test_a_manuals_words_broken_at_a_lines_end_are_decoded_whole() -> None:
         "       incorporates, and the Get\u2010",  # a capital after a small letter: two words
         "       Value call of the read\u2010only one.",
     ]
+
+
+def test_a_long_run_before_a_broken_line_decodes_in_linear_time() -> None:
+    # A document's long runs (a blob, a URL, a hostile file) before groff's HYPHEN at a line's
+    # end: the reading was cubic in the run's length (2,000 characters took 11 s), so a
+    # decoder held one document for hours; each of these now comes back in milliseconds
+    # (pytest's time limit fails the test otherwise).
+    for run in ("x" * 200_000 + "1", "a" * 200_000 + " ", "é" * 100_000 + "/" + "b" * 100_000):
+        text = f"{run}\u2010\n   tail\n"
+        assert decode_text(text.encode()).count("tail") == 1
+    # a URL broken twice: its first break joined, the run after it left as it was
+    url = "  see https://example.org/ac\u2010\n  cess/servi\u2010\n  ces\n"
+    assert decode_text(url.encode()).splitlines() == [
+        "  see ",
+        "  https://example.org/access/servi\u2010",
+        "  ces",
+    ]
