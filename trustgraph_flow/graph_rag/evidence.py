@@ -6,9 +6,9 @@ from them) is given with them, from its chunk's paragraph, as the offline answer
 The chunks an edge was read from go to the answer too (the question's names may be there,
 not in the edge: "bicycles on Skarra" in a guide to Skarra), and follow its sentences in the
 text its claims are checked against: the answer may say what the extractor made no edge of
-from them, and is checked against what it was given. Two store round trips for all the
-edges (the spans that state them, and each span's quote and chunk: ``follow``), and one
-librarian request for their chunks."""
+from them, and is checked against what it was given. One store request for all the edges
+(the spans that state them, and with ``follow`` each span's quote and chunk; more only past
+``MAX_PATTERNS``), and one librarian request for their chunks."""
 
 from __future__ import annotations
 
