@@ -10,10 +10,11 @@ from trustgraph_base.provenance.common import (
     datetime_literal,
     decimal_literal,
     derived,
+    derived_row,
     integer_literal,
-    plain_integer,
     text,
     triple,
+    type_rows,
     types,
 )
 from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, PROV, RDF, RDFS, TG
@@ -22,8 +23,8 @@ from trustgraph_base.provenance.uris import (
     exploration_chunk_uri,
     focus_edge_uri,
 )
-from trustgraph_base.rdf.assembled import iri_term
-from trustgraph_base.rdf.rows import Row, as_triples, row, triple_of
+from trustgraph_base.rdf.assembled import iri_term, quoted_term
+from trustgraph_base.rdf.rows import Row, as_triples, row, triple_of, triples_of
 from trustgraph_base.rdf.terms import BlankTerm, IriTerm, Term, Triple, quoted
 
 G = GRAPH_RETRIEVAL
@@ -57,19 +58,19 @@ def label(uri: str, name: str) -> Triple:
 
 def _question(
     uri: str, subtype: IriTerm, query: str, timestamp: str, parent_uri: str | None
-) -> list[Triple]:
+) -> list[Row]:
     out = [
-        *types(uri, G, PROV.Activity, TG.Question, subtype),
-        triple(uri, TG.query, text(query), G),
-        triple(uri, PROV.startedAtTime, datetime_literal(timestamp), G),
-        label(uri, QUESTION_LABELS[subtype.i]),
+        *type_rows(uri, G, PROV.Activity, TG.Question, subtype),
+        row(uri, TG.query, query, G),
+        row(uri, PROV.startedAtTime, datetime_literal(timestamp), G),
+        label_row(uri, QUESTION_LABELS[subtype.i]),
     ]
     if parent_uri:
-        out.append(derived(uri, parent_uri, G))
+        out.append(derived_row(uri, parent_uri, G))
         # A tool of a step's parallel calls: from the call, and (SPEC) the analysis that called it.
         step = calling_step_uri(parent_uri)
         if step is not None:
-            out.append(derived(uri, step, G))
+            out.append(derived_row(uri, step, G))
     return out
 
 
@@ -77,12 +78,12 @@ def graph_rag_question_triples(
     question_uri: str, query: str, timestamp: str, parent_uri: str | None = None
 ) -> list[Triple]:
     """A GraphRAG question; ``parent_uri`` is the agent analysis that called it, if any."""
-    return _question(question_uri, TG.GraphRagQuestion, query, timestamp, parent_uri)
+    return triples_of(_question(question_uri, TG.GraphRagQuestion, query, timestamp, parent_uri))
 
 
-def docrag_question_triples(
+def docrag_question_rows(
     question_uri: str, query: str, timestamp: str, parent_uri: str | None = None
-) -> list[Triple]:
+) -> list[Row]:
     """A DocumentRAG question; ``parent_uri`` is the agent analysis that called it, if any."""
     return _question(question_uri, TG.DocRagQuestion, query, timestamp, parent_uri)
 
@@ -97,14 +98,14 @@ def grounding_triples(grounding: str, question_uri: str, concepts: Sequence[str]
     ]
 
 
-def _exploration(exploration_uri: str, question_uri: str, grounding: str | None) -> list[Triple]:
+def _exploration(exploration_uri: str, question_uri: str, grounding: str | None) -> list[Row]:
     out = [
-        *types(exploration_uri, G, PROV.Entity, TG.Exploration),
-        triple(exploration_uri, PROV.wasGeneratedBy, iri_term(question_uri), G),
-        label(exploration_uri, "Exploration"),
+        *type_rows(exploration_uri, G, PROV.Entity, TG.Exploration),
+        row(exploration_uri, PROV.wasGeneratedBy, iri_term(question_uri), G),
+        label_row(exploration_uri, "Exploration"),
     ]
     if grounding:
-        out.append(derived(exploration_uri, grounding, G))
+        out.append(derived_row(exploration_uri, grounding, G))
     return out
 
 
@@ -112,13 +113,15 @@ def graph_rag_exploration_triples(
     exploration_uri: str, question_uri: str, edge_count: int, grounding: str | None = None
 ) -> list[Triple]:
     """Exploration: how many edges were retrieved from the knowledge graph."""
-    return [
-        *_exploration(exploration_uri, question_uri, grounding),
-        triple(exploration_uri, TG.edgeCount, plain_integer(edge_count), G),
-    ]
+    return triples_of(
+        [
+            *_exploration(exploration_uri, question_uri, grounding),
+            row(exploration_uri, TG.edgeCount, str(int(edge_count)), G),
+        ]
+    )
 
 
-def docrag_exploration_triples(
+def docrag_exploration_rows(
     exploration_uri: str,
     question_uri: str,
     chunk_uris: Sequence[str],
@@ -126,7 +129,7 @@ def docrag_exploration_triples(
     *,
     grounding: str | None = None,
     reranked: Sequence[tuple[int | None, float]] | None = None,
-) -> list[Triple]:
+) -> list[Row]:
     """Exploration: the chunks retrieved, each named by its extraction-provenance URI.
 
     ``chunk_uris`` are in relevance order; with ``scores`` (one each) every
@@ -140,22 +143,22 @@ def docrag_exploration_triples(
     """
     out = [
         *_exploration(exploration_uri, question_uri, grounding),
-        triple(exploration_uri, TG.chunkCount, plain_integer(len(chunk_uris)), G),
-        *(triple(exploration_uri, TG.selectedChunk, iri_term(c), G) for c in chunk_uris),
+        row(exploration_uri, TG.chunkCount, str(len(chunk_uris)), G),
+        *(row(exploration_uri, TG.selectedChunk, iri_term(c), G) for c in chunk_uris),
     ]
     for rank, (chunk, score) in enumerate(zip(chunk_uris, scores or [], strict=False), start=1):
         reifier = exploration_chunk_uri(exploration_uri, rank)
-        selected = quoted(iri_term(exploration_uri), TG.selectedChunk, iri_term(chunk))
-        out.append(triple(reifier, RDF.reifies, selected, G))
-        out.append(triple(reifier, RDF.type, TG.ChunkSelection, G))  # the reference's type,
-        out.append(triple(reifier, TG.document, iri_term(chunk), G))  # and chunk link
-        out.append(triple(reifier, TG.rank, integer_literal(rank), G))
-        out.append(triple(reifier, TG.score, text(repr(float(score))), G))  # the reference's form
+        selected = quoted_term(iri_term(exploration_uri), TG.selectedChunk, iri_term(chunk))
+        out.append(row(reifier, RDF.reifies, selected, G))
+        out.append(row(reifier, RDF.type, TG.ChunkSelection, G))  # the reference's type,
+        out.append(row(reifier, TG.document, iri_term(chunk), G))  # and chunk link
+        out.append(row(reifier, TG.rank, integer_literal(rank), G))
+        out.append(row(reifier, TG.score, repr(float(score)), G))  # the reference's form
         if reranked is not None:
             vector_rank, lexical = reranked[rank - 1]
             if vector_rank is not None:
-                out.append(triple(reifier, TG.vectorRank, integer_literal(vector_rank), G))
-            out.append(triple(reifier, TG.lexicalScore, decimal_literal(lexical), G))
+                out.append(row(reifier, TG.vectorRank, integer_literal(vector_rank), G))
+            out.append(row(reifier, TG.lexicalScore, decimal_literal(lexical), G))
     return out
 
 
@@ -177,13 +180,13 @@ def graph_rag_focus_triples(
     return out
 
 
-def synthesis_triples(synthesis: str, parent_uri: str, content: str) -> list[Triple]:
+def synthesis_rows(synthesis: str, parent_uri: str, content: str) -> list[Row]:
     """Synthesis: the answer, derived from the focus (GraphRAG) or exploration (DocumentRAG)."""
     return [
-        *types(synthesis, G, PROV.Entity, TG.Synthesis),
-        derived(synthesis, parent_uri, G),
-        triple(synthesis, TG.content, text(content), G),
-        *answer_extras(synthesis, "Synthesis"),
+        *type_rows(synthesis, G, PROV.Entity, TG.Synthesis),
+        derived_row(synthesis, parent_uri, G),
+        row(synthesis, TG.content, content, G),
+        *answer_extra_rows(synthesis, "Synthesis"),
     ]
 
 
@@ -204,3 +207,6 @@ def answer_extra_rows(uri: str, name: str) -> list[Row]:
 
 
 answer_extras = as_triples(answer_extra_rows)
+docrag_question_triples = as_triples(docrag_question_rows)
+docrag_exploration_triples = as_triples(docrag_exploration_rows)
+synthesis_triples = as_triples(synthesis_rows)

@@ -16,7 +16,16 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Term, Triple, check_iri
+from trustgraph_base.rdf.terms import (
+    BlankTerm,
+    IriTerm,
+    LiteralTerm,
+    QuotedTriple,
+    Term,
+    Triple,
+    TripleTerm,
+    check_iri,
+)
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -64,3 +73,16 @@ def assembled_triple(s: Term, p: IriTerm, o: Term, graph: str | None) -> Triple:
     """The triple of parts each validated already (``s`` an IRI or blank term)."""
     values = {"s": s, "p": p, "o": o, "g": graph_name(graph)}
     return assembled(Triple, values, {"s", "p", "o", "g"})
+
+
+def quoted_term(s: IriTerm | BlankTerm, p: IriTerm, o: Term) -> TripleTerm:
+    """``quoted(s, p, o)``, the triple term ``<< s p o >>``, from terms each validated
+    already: ~1 µs instead of ~4 for its two models validated again."""
+    values = {"s": s, "p": p, "o": o}
+    return assembled(TripleTerm, {"t": "t", "tr": assembled(QuotedTriple, values, _SPO)}, _TR)
+
+
+_SPO, _TR = (
+    {"s", "p", "o"},
+    {"tr"},
+)  # the fields ``QuotedTriple(s=, p=, o=)``, ``TripleTerm(tr=)`` set

@@ -33,9 +33,9 @@ from trustgraph_base.provenance.agent import (
 from trustgraph_base.provenance.common import failure_triples, metrics_rows, type_rows
 from trustgraph_base.provenance.namespaces import PROV, TG
 from trustgraph_base.provenance.rag import (
-    docrag_exploration_triples,
-    docrag_question_triples,
-    synthesis_triples,
+    docrag_exploration_rows,
+    docrag_question_rows,
+    synthesis_rows,
 )
 from trustgraph_base.provenance.uris import (
     agent_final_uri,
@@ -86,16 +86,18 @@ def trace_rows(spans: list[Span], steps: Steps) -> Iterator[tuple[str, list[Stat
     for s in spans:
         traces.setdefault(s.trace_id, []).append(s)
     for trace_id, group in traces.items():
-        yield question_uri(trace_id), list(_trace(trace_id, group, steps))
+        q = question_uri(trace_id)
+        yield q, _trace(q, trace_id, group, steps)
 
 
-def _trace(trace_id: bytes, spans: list[Span], steps: Steps) -> Iterator[Stated]:
-    """The trace's triples; the answer rests on the whole span tree (lineage, diffs)."""
-    q = question_uri(trace_id)
+def _trace(q: str, trace_id: bytes, spans: list[Span], steps: Steps) -> list[Stated]:
+    """The trace's triples; the answer rests on the whole span tree (lineage, diffs). Made
+    into one list (a generator a step, delegating to the builders', resumed each row)."""
+    out: list[Stated] = []
     spans = sorted(spans, key=lambda s: (s.start_ns, s.span_id))
     if all(s.parent_id for s in spans):  # the root comes later: the trace is in progress
-        yield from type_rows(q, G, PROV.Activity, TG.Question, TG.AgentQuestion)
-    yield row(q, TG.otelTraceId, trace_id.hex(), G)
+        out += type_rows(q, G, PROV.Activity, TG.Question, TG.AgentQuestion)
+    out.append(row(q, TG.otelTraceId, trace_id.hex(), G))
     known = steps.number(trace_id, q, spans)
     children: dict[bytes, list[str]] = {}
     for uri, parent in known.values():
@@ -104,22 +106,39 @@ def _trace(trace_id: bytes, spans: list[Span], steps: Steps) -> Iterator[Stated]
     for s in spans:
         uri = known[s.span_id][0]
         used = sorted(children.get(s.span_id, []), key=lambda u: step_number(q, u))
-        yield from _identity(uri, s)
+        k = kind(s)  # read once a span: its identity, its step and its metrics use it
+        out.append(_identity(uri, s, k))
         if uri == q:
-            yield from _root(q, s, used or q)
+            _root(out, q, s, k, used or q)
         else:
-            yield from _step(q, uri, s, used or q)
+            _step(out, q, uri, s, k, used or q)
+    return out
 
 
-def _identity(uri: str, s: Span) -> Iterator[Row]:
+_json = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode  # json.dumps's text
+
+
+def _identity(uri: str, s: Span, k: str) -> Row:
     """The span as it came, one JSON literal (``tg:otelSpan``): nothing queries its fields
     one by one and the export reads them together; a triple each made a quarter of an
     import's triples, which the store writes, indexes and signs one by one."""
     fields: dict[str, object] = {"spanId": s.span_id.hex()}
     if s.parent_id:
         fields["parentSpanId"] = s.parent_id.hex()
-    fields |= {"name": s.name, "kind": kind(s), "startNs": s.start_ns, "endNs": s.end_ns}
-    yield row(uri, TG.otelSpan, json.dumps(fields, ensure_ascii=False), G)
+    fields |= {"name": s.name, "kind": k, "startNs": s.start_ns, "endNs": s.end_ns}
+    return row(uri, TG.otelSpan, _json(fields), G)
+
+
+_KINDS = {
+    "invoke_agent": "AGENT",
+    "create_agent": "AGENT",
+    "execute_tool": "TOOL",
+    "retrieval": "RETRIEVER",
+    "embeddings": "EMBEDDING",
+    "chat": "LLM",
+    "text_completion": "LLM",
+    "generate_content": "LLM",
+}
 
 
 def kind(s: Span) -> str:
@@ -127,17 +146,7 @@ def kind(s: Span) -> str:
     given = s.text(c.KIND)
     if given:
         return given.upper()
-    operation = s.text(c.OPERATION) or ""
-    return {
-        "invoke_agent": "AGENT",
-        "create_agent": "AGENT",
-        "execute_tool": "TOOL",
-        "retrieval": "RETRIEVER",
-        "embeddings": "EMBEDDING",
-        "chat": "LLM",
-        "text_completion": "LLM",
-        "generate_content": "LLM",
-    }.get(operation, "UNKNOWN")
+    return _KINDS.get(s.text(c.OPERATION) or "", "UNKNOWN")
 
 
 def _input(s: Span) -> str:
@@ -148,16 +157,16 @@ def _output(s: Span) -> str:
     return s.text(c.OUTPUT, c.TOOL_RESULT, c.COMPLETION) or ""
 
 
-def _root(q: str, s: Span, used: str | list[str]) -> Iterator[Stated]:
-    yield from agent_session_rows(q, _input(s) or s.name, iso(s.start_ns))
-    yield from _metrics(q, s)
+def _root(out: list[Stated], q: str, s: Span, k: str, used: str | list[str]) -> None:
+    out += agent_session_rows(q, _input(s) or s.name, iso(s.start_ns))
+    out += _metrics(q, s, k)
     if s.error is not None:
-        yield from failure_triples(q, G, s.error or "the span's status is an error")
+        out += failure_triples(q, G, s.error or "the span's status is an error")
     else:
-        yield from agent_final_rows(agent_final_uri(q), used, _output(s))
+        out += agent_final_rows(agent_final_uri(q), used, _output(s))
 
 
-def _step(q: str, uri: str, s: Span, used: str | list[str]) -> Iterator[Stated]:
+def _step(out: list[Stated], q: str, uri: str, s: Span, k: str, used: str | list[str]) -> None:
     arguments = _input(s)
     try:  # only a JSON object is kept as it is: text that cannot be one is not parsed (its
         # ValueError cost ~4 µs a span, most of an import's inputs being plain text)
@@ -165,17 +174,17 @@ def _step(q: str, uri: str, s: Span, used: str | list[str]) -> Iterator[Stated]:
     except ValueError:
         is_json = False
     if not is_json:
-        arguments = json.dumps({"input": arguments} if arguments else {}, ensure_ascii=False)
-    action = s.text(c.TOOL_NAME, c.TOOL) or kind(s).lower()
+        arguments = _json({"input": arguments} if arguments else {})
+    action = s.text(c.TOOL_NAME, c.TOOL) or k.lower()
     observation = _output(s) if s.error is None else f"error: {s.error}"
-    yield from agent_iteration_rows(uri, used, s.name, action, arguments, observation)
-    yield from _metrics(uri, s)
-    if kind(s) == "RETRIEVER":
-        yield from _retrieval(q, uri, s)
+    out += agent_iteration_rows(uri, used, s.name, action, arguments, observation)
+    out += _metrics(uri, s, k)
+    if k == "RETRIEVER":
+        out += _retrieval(q, uri, s)
 
 
-def _metrics(uri: str, s: Span) -> list[Row]:
-    if (k := kind(s)) not in ("LLM", "EMBEDDING"):
+def _metrics(uri: str, s: Span, k: str) -> list[Row]:
+    if k not in ("LLM", "EMBEDDING"):
         return []
     return metrics_rows(
         uri,
@@ -188,19 +197,21 @@ def _metrics(uri: str, s: Span) -> list[Row]:
     )
 
 
-def _retrieval(q: str, step: str, s: Span) -> Iterator[Triple]:
+def _retrieval(q: str, step: str, s: Span) -> list[Row]:
     """A retriever span's documents as a DocumentRAG sub-trace of its step."""
     sub = docrag_question_uri(str(uuid.uuid5(IMPORTED, f"{s.trace_id.hex()}/{s.span_id.hex()}")))
     docs = documents(s)
     uris = [document_uri(d) for d, _ in docs]
     scores = [score for _, score in docs]
     every = all(x is not None for x in scores)
-    yield from docrag_question_triples(sub, _input(s) or s.name, iso(s.start_ns), step)
-    yield from docrag_exploration_triples(
-        exploration_uri(sub), sub, uris, [x or 0.0 for x in scores] if every else None
-    )
     answer = _output(s) or f"{len(uris)} document{'s' * (len(uris) != 1)} retrieved"
-    yield from synthesis_triples(synthesis_uri(sub), exploration_uri(sub), answer)
+    return [
+        *docrag_question_rows(sub, _input(s) or s.name, iso(s.start_ns), step),
+        *docrag_exploration_rows(
+            exploration_uri(sub), sub, uris, [x or 0.0 for x in scores] if every else None
+        ),
+        *synthesis_rows(synthesis_uri(sub), exploration_uri(sub), answer),
+    ]
 
 
 def documents(s: Span) -> list[tuple[str, float | None]]:
