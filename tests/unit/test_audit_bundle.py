@@ -155,8 +155,8 @@ def test_the_wrong_key_is_named(made: Path, tmp_path: Path) -> None:
     found = verify_bundle(made, other.public).problems
     assert {p.code for p in found} == {"signature", "checkpoint"}  # the seal's too
     assert "which is not among the trusted keys" in found[0].message
-    # each entry once: the seal's, the traces' and the document's entries are checked again
-    # after the chain check, and each was named two or three times
+    # each entry once: the traces' and the document's entries were checked again after the
+    # chain check (each named two or three times); now the chain check alone checks them
     messages = [p.message for p in found]
     entries = len(json.loads((made / bundle.LOG).read_text())["chains"]["local"])
     assert len(messages) == len(set(messages)) == entries + 2  # + the seal's, the checkpoint

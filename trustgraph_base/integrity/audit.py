@@ -32,21 +32,6 @@ from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, GRAPH_SOURCE
 from trustgraph_base.provenance.uris import doc_of, trace_root
 
 
-class _Remembering(Keyring):
-    """A keyring that checks each (key, signature, message) once (the chain check and the
-    trace check both look at every entry)."""
-
-    def __init__(self, public: dict[str, Ed25519PublicKey]) -> None:
-        super().__init__(public=public)
-        self._seen: dict[tuple[str, str, bytes], str | None] = {}
-
-    def verify(self, kid: str, signature: str, message: bytes) -> str | None:
-        key = (kid, signature, message)
-        if key not in self._seen:
-            self._seen[key] = super().verify(kid, signature, message)
-        return self._seen[key]
-
-
 @dataclass
 class Report:
     """What a bundle verification found; ``verified`` when nothing."""
@@ -85,7 +70,7 @@ def verify_bundle(folder: Path, trusted: dict[str, Ed25519PublicKey] | None = No
     intact = check_files(folder, manifest["files"], report)
     keys = bundle_keys(folder, manifest["files"], intact, report)
     report.keys = sorted(keys)
-    ring = _Remembering(trusted if trusted is not None else keys)
+    ring = Keyring(public=trusted if trusted is not None else keys)
     report.sealed, found = check_seal(folder, raw, ring)
     report.problems += found
     log = read_log(folder, report) if LOG in intact or LOG in manifest["files"] else None
@@ -93,25 +78,27 @@ def verify_bundle(folder: Path, trusted: dict[str, Ed25519PublicKey] | None = No
         return report
     chains, heads = log
     every = [s for stored in chains.values() for _, s in stored]
+    newest, by_hash = ent.latest(every), {s.entry.hash: s for s in every}
+    # Each entry is checked here once (its signature, and whether it was made over another
+    # entry of any chain); a trace or document file is then checked against its entry's
+    # digest only, so each problem is named once.
     for chain in sorted(chains.keys() | heads.keys()):
         report.problems += checks.chain_problems(
-            ring, chain, chains.get(chain, []), heads.get(chain)
+            ring, chain, chains.get(chain, []), heads.get(chain), others=by_hash
         )
     report.entries, report.chains = len(every), len(chains)
     report.erased = sum(1 for s in every if s.tombstone is not None)
-    newest, by_hash = ent.latest(every), {s.entry.hash: s for s in every}
     report.erased_kinds = ent.erased_by_kind(newest.values())
     used: set[str] = set()
     for name, trace in sorted(manifest.get("traces", {}).items()):
         if (folder / name).is_file():
-            used |= check_trace(folder / name, name, trace, ring, newest, by_hash, report)
+            used |= check_trace(folder / name, name, trace, newest, report)
     documents = manifest.get("documents", {})
     for name, doc in sorted(documents.items()):
         if (folder / name).is_file():
             report.documents += 1
-            report.problems += check_document(folder / name, name, doc, ring, newest, by_hash)
+            report.problems += check_document(folder / name, name, doc, newest)
     report.problems += left_out(used, set(documents.values()), newest)
-    report.problems = checks.once(report.problems)  # entries are checked again per file
     return report
 
 
@@ -203,13 +190,11 @@ def check_trace(
     path: Path,
     name: str,
     trace: str,
-    ring: Keyring,
     newest: dict[str, ent.Signed],
-    by_hash: dict[str, ent.Signed],
     report: Report,
 ) -> set[str]:
-    """Each trace root in one trace file against its newest log entry; the documents whose
-    source chain the file carries."""
+    """Each trace root in one trace file against its newest log entry's digest (the entry
+    itself is checked with its chain); the documents whose source chain the file carries."""
     report.traces += 1
     docs: set[str] = set()
     try:
@@ -237,8 +222,6 @@ def check_trace(
                 checks.Problem("unsigned", f"{root} (in {name}) has no entry in the log", root)
             )
             continue
-        found = checks.entry_problems(ring, signed, by_hash)
-        report.problems += found
         fp = fingerprint(own)
         if fp.digest != signed.entry.digest:
             e = signed.entry

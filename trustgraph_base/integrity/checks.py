@@ -149,13 +149,3 @@ def head_problems(
             )
         ]
     return []
-
-
-def once(problems: list[Problem]) -> list[Problem]:
-    """Each problem named once, in the order found (a bundle's seal, traces and documents
-    check their entries again after the chain check: with a key not trusted, each entry
-    was named two or three times)."""
-    first: dict[tuple[str, str], Problem] = {}
-    for p in problems:
-        first.setdefault((p.code, p.message), p)
-    return list(first.values())
