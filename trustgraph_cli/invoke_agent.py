@@ -105,9 +105,9 @@ def main(
                 resp = validated(AgentAnswer, data, "an agent answer")
                 kind = resp.message_type
                 if kind == "explain":
-                    first = seen.saw(resp.explain_id)
+                    seen.saw(resp.explain_id)
                     verdict.extend(filter(None, [answer_verdict(resp)]))
-                    if explainable and first:
+                    if explainable:
                         _say(kind, resp.explain_id or "")
                 elif kind in PREFIX and gw.verbose:
                     _say(kind, resp.content)

@@ -58,23 +58,16 @@ def note_unsupported(verdict: tuple[str, str] | None) -> None:
 
 
 class TraceSeen:
-    """The trace id of the first explain event streamed (what a lost connection names), and
-    the entities told so far: a service killed mid-answer and run again continues its trace
-    and tells the stages its run journal kept a second time; ``-x`` names each once."""
+    """The trace id of the first explain event streamed (what a lost connection names)."""
 
     def __init__(self) -> None:
         self.id = ""
-        self.told: set[str] = set()
 
-    def saw(self, explain_id: str | None) -> bool:
-        """Note an explain event; whether it is the first naming ``explain_id``."""
+    def saw(self, explain_id: str | None) -> None:
         from trustgraph_base.provenance.uris import trace_root
         from trustgraph_cli.render.text import safe
 
         self.id = self.id or safe(trace_root(explain_id or "") or "")
-        first = (explain_id or "") not in self.told
-        self.told.add(explain_id or "")
-        return first
 
     def __call__(self) -> str:
         return self.id
@@ -134,9 +127,9 @@ def ask_rag(
             async for data in client.stream(service, body):
                 resp = validated(RagAnswer, data, "an answer")
                 if resp.message_type == "explain":
-                    first = seen.saw(resp.explain_id)
+                    seen.saw(resp.explain_id)
                     verdict = verdict or answer_verdict(resp)
-                    if explainable and first:
+                    if explainable:
                         line.before_stderr()
                         click.echo(f"Explain: {safe(resp.explain_id or '')}", err=True)
                     continue

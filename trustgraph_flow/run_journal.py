@@ -20,11 +20,13 @@ the journal's last writes, and with them messages the broker did not yet have).
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import logging
 import os
 import secrets
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -34,6 +36,7 @@ log = logging.getLogger(__name__)
 LOG_NAME = "journal.log"
 # Once the log has grown past this, it is written again with only the runs not yet done.
 COMPACT_BYTES = 1 << 20
+RECENT_MAX = 256  # runs done kept in memory, for a request that repeats one (``runs_of``)
 
 
 @dataclass
@@ -50,6 +53,8 @@ class Run:
     rid: str = ""  # the request's id ("": unknown, an older journal or no request)
     until: float = 0.0  # its caller's deadline (epoch seconds; 0: none)
     started: str = ""  # the trace's start time
+    told: set[str] = field(default_factory=set)  # entities its caller has heard of
+    finished: asyncio.Event = field(default_factory=asyncio.Event, compare=False)  # ended
 
 
 class RunJournal:
@@ -68,6 +73,7 @@ class RunJournal:
         # A predecessor's runs cut short whose callers still wait, by request id: the
         # request comes again, and its rerun continues the same trace (``claim``).
         self.pending: dict[str, Run] = {}
+        self.recent: OrderedDict[str, Run] = OrderedDict()  # runs done, by key (RECENT_MAX)
 
     def _write(self, line: bytes) -> None:
         if self._fd is None:
@@ -103,10 +109,23 @@ class RunJournal:
         run.messages.append(data)
         self._write(_message_line(key, data))
 
+    def told(self, key: str, uris: list[str]) -> None:
+        """The run's caller has (persisted on its reply topic) the explain events naming
+        ``uris``: its request, delivered again, does not tell them again."""
+        if (run := self._runs.get(key)) is None:
+            return  # done: nothing to tell again
+        run.told.update(uris)
+        self._write(_line({"told": key, "ids": uris}))
+
     def end(self, key: str) -> None:
         """The run ended (answered or failed): a restart must not mark it interrupted."""
         self._runs[key].ended = True
+        self._runs[key].finished.set()
         self._write(_line({"end": key}))
+
+    def runs_of(self, uri: str) -> list[Run]:
+        """The runs of trace ``uri`` known: under way, left by a killed predecessor, or done."""
+        return [r for r in (*self._runs.values(), *self.recent.values()) if r.uri == uri]
 
     def messages(self, key: str) -> list[bytes]:
         """The run's trace messages so far, in the order they were recorded."""
@@ -117,6 +136,10 @@ class RunJournal:
         run = self._runs.pop(key, None)
         if run is not None and self.pending.get(run.rid) is run:
             del self.pending[run.rid]
+        if run is not None and run.ended:
+            self.recent[key] = run
+        while len(self.recent) > RECENT_MAX:
+            self.recent.popitem(last=False)
         self._write(_line({"done": key}))
         if self._size > COMPACT_BYTES:
             self.compact()
@@ -179,10 +202,15 @@ def _read(entry: dict[str, Any], found: dict[str, Run]) -> None:
             run.messages.append(
                 json.dumps(entry["data"], ensure_ascii=False, separators=(",", ":")).encode()
             )
+    elif "told" in entry:
+        run = found.get(str(entry["told"]))
+        if run is not None:
+            run.told.update(str(uri) for uri in entry["ids"])
     elif "end" in entry:
         run = found.get(str(entry["end"]))
         if run is not None:
             run.ended = True
+            run.finished.set()
     else:  # "done" (an older journal's "close")
         found.pop(str(entry.get("done", entry.get("close"))), None)
 
@@ -211,7 +239,8 @@ def _message_line(key: str, data: bytes) -> bytes:
 def _run_lines(run: Run) -> bytes:
     head = _open_line(run)
     body = b"".join(_message_line(run.key, data) for data in run.messages)
-    return head + body + (_line({"end": run.key}) if run.ended else b"")
+    told = _line({"told": run.key, "ids": sorted(run.told)}) if run.told else b""
+    return head + body + told + (_line({"end": run.key}) if run.ended else b"")
 
 
 class Journaled(Protocol):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,7 @@ from trustgraph_base.errors import WireError
 from trustgraph_base.messaging import EXPLAIN_STORE, Context
 from trustgraph_base.provenance import GRAPH_RETRIEVAL, interrupted_triples, now_iso
 from trustgraph_base.rdf.terms import Triple
-from trustgraph_base.schema import Metadata, Triples
+from trustgraph_base.schema import Metadata, Scoped, Triples
 from trustgraph_base.wire import decode
 from trustgraph_flow.run_journal import Run, RunJournal
 
@@ -125,3 +125,41 @@ def recorded_entities(messages: list[bytes]) -> dict[str, list[Triple]]:
             continue  # half-written: that step is done again
         found.setdefault(message.metadata.id or "", []).extend(message.triples)
     return found
+
+
+def begin(
+    journal: RunJournal,
+    request: tuple[str, float],
+    uri: str,
+    scope: Scoped,
+    started: str,
+    repeat: Run | None,
+) -> tuple[str, str, str, dict[str, list[Triple]], set[str]]:
+    """The run of a trace for a request (its id and deadline): its key in the journal, its
+    trace URI and start time, the entities its trace has and those its caller heard of.
+
+    A new run for ``uri`` unless the request goes on from one: its own, cut short by a kill
+    (found by its id), or ``repeat`` (a run it repeats), taken over when a predecessor's
+    kill cut it short, else answered from its record by a run of its own."""
+    rid, until = request
+    cut = journal.claim(rid)
+    if cut is None and repeat is not None and journal.pending.get(repeat.rid) is repeat:
+        cut = journal.claim(repeat.rid)
+    source = cut or repeat
+    if source is None:
+        key = journal.open(uri, scope.user, scope.collection, rid=rid, until=until, started=started)
+        return key, uri, started, {}, set()
+    log.info("request %s: continuing the trace %s", rid, source.uri)
+    uri, started = source.uri, source.started or started
+    told = set(cut.told) if cut is not None and cut.rid == rid else set()
+    if cut is None:
+        key = journal.open(uri, scope.user, scope.collection, rid=rid, until=until, started=started)
+    return (cut.key if cut else key), uri, started, recorded_entities(source.messages), told
+
+
+def heard(journal: RunJournal, key: str, replies: Sequence[Any]) -> None:
+    """``replies`` are persisted on the caller's reply topic: the entities their explain
+    events name are told (a rerun of the run for the same request does not tell them again)."""
+    told = [r.explain_id for r in replies if getattr(r, "message_type", "") == "explain"]
+    if told:
+        journal.told(key, [uri for uri in told if uri])

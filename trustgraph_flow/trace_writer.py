@@ -24,6 +24,7 @@ import logging
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from trustgraph_base.errors import BrokerUnavailable, ErrorType, MessageTooLarge, ServiceError
@@ -33,11 +34,11 @@ from trustgraph_base.provenance import GRAPH_RETRIEVAL, failure_triples, now_iso
 from trustgraph_base.provenance.uris import check_session_id, new_session_id
 from trustgraph_base.rdf.rows import Stated
 from trustgraph_base.rdf.terms import Triple
-from trustgraph_base.schema import Metadata, Scoped, Triples
+from trustgraph_base.schema import Metadata, Response, Scoped, Triples
 from trustgraph_base.schema.core import joined_triples
 from trustgraph_base.wire import encode
-from trustgraph_flow.run_journal import Journaled, RunJournal
-from trustgraph_flow.run_recovery import recorded_entities
+from trustgraph_flow.run_journal import Journaled, Run, RunJournal
+from trustgraph_flow.run_recovery import begin, heard
 
 log = logging.getLogger(__name__)
 
@@ -64,11 +65,17 @@ class TraceWriter:
     # A rerun of a run cut short (``resume``): the entities its trace already has, by the
     # URI that heads their message. They are not sent again; the caller may read them.
     recorded: dict[str, list[Triple]] = field(default_factory=dict)
+    told: set[str] = field(default_factory=set)  # of those, the ones its caller heard of
 
     @property
     def count(self) -> int:
         """How many messages have been sent so far."""
         return len(self.receipts) + len(self.held) + len(self.queued)
+
+    def heard(self, event: Response) -> bool:
+        """Whether the caller heard of ``event``'s entity from a run a kill cut short."""
+        explained = getattr(event, "message_type", "") == "explain"
+        return explained and getattr(event, "explain_id", None) in self.told
 
     def send(self, uri: str, triples: Sequence[Stated], *, hold: bool = False) -> None:
         """Publish an entity (or one step's entities, ``uri`` the first's) once this pass of
@@ -211,30 +218,25 @@ def open_trace(
     started_at: str,
     *,
     journaled: bool = True,
+    repeat: Run | None = None,
 ) -> Iterator[TraceWriter]:
     """The writer of the trace ``uri`` (started at ``started_at``) for a request ``scope``
     (its user and collection). With ``journaled``, its messages are safe once journaled,
     and until the block ends a restart would mark the trace interrupted.
 
-    The request delivered again after its run was cut short by a kill continues that run:
-    the writer then has the run's trace URI and start time, not ``uri`` and ``started_at``,
-    and ``recorded`` holds the entities its trace has (callers read ``question_uri``)."""
+    A request that goes on from a run (``run_recovery.begin``: its own cut short by a kill,
+    or ``repeat``) has that run's trace URI and start time, not ``uri`` and ``started_at``
+    (callers read ``question_uri``), ``recorded`` and ``told``."""
     journal = ctx.state.journal if journaled else None
     delivery = current_delivery()
     rid = delivery.rid if delivery is not None else ""
-    cut = journal.claim(rid) if journal is not None else None
-    if cut is not None:
-        log.info("request %s: continuing the trace %s its run left", rid, cut.uri)
-        uri, started_at = cut.uri, cut.started or started_at
     writer = TraceWriter(ctx, uri, scope.user, scope.collection, started_at, journal)
-    if journal is not None and cut is not None:
-        writer.run = cut.key
-        writer.recorded = recorded_entities(cut.messages)
-    elif journal is not None:
+    if journal is not None:
         until = (delivery.deadline or 0.0) if delivery is not None else 0.0
-        writer.run = journal.open(
-            uri, scope.user, scope.collection, rid=rid, until=until, started=started_at
-        )
+        begun = begin(journal, (rid, until), uri, scope, started_at, repeat)
+        writer.run, writer.question_uri, writer.started_at, writer.recorded, writer.told = begun
+        if delivery is not None:
+            delivery.told.append(partial(heard, journal, writer.run))
     try:
         yield writer
     finally:

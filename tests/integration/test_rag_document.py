@@ -26,7 +26,7 @@ from tests.support.rag import (
     world_fixture,  # noqa: F401
 )
 from trustgraph_base.errors import ServiceError
-from trustgraph_base.messaging import DOCUMENT_RAG
+from trustgraph_base.messaging import DOCUMENT_RAG, EXPLAIN_STORE
 from trustgraph_base.provenance import (
     GRAPH_RETRIEVAL,
     GRAPH_SOURCE,
@@ -41,7 +41,7 @@ from trustgraph_base.provenance import (
 )
 from trustgraph_base.provenance.uris import SELECTION_PREFIX, is_exploration_chunk_uri
 from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Triple, TripleTerm, iri
-from trustgraph_base.schema import DocumentRagRequest, DocumentRagResponse
+from trustgraph_base.schema import DocumentRagRequest, DocumentRagResponse, Metadata, Triples
 from trustgraph_base.settings import ProcessorSettings
 from trustgraph_flow.prompts.catalogue import PROMPTS
 
@@ -216,7 +216,7 @@ async def test_llm_failure_keeps_the_stages_done_and_marks_the_question(
     assert err.value.type == "llm-error" and "500" in err.value.message
 
 
-async def test_bad_session_id_writes_nothing(
+async def test_a_bad_session_id_writes_nothing_and_a_trace_named_again_is_never_joined(
     processors: RunningProcessors, settings: ProcessorSettings, world: World
 ) -> None:
     await start_stack(processors, settings)
@@ -225,6 +225,33 @@ async def test_bad_session_id_writes_nothing(
         await ask(world, query="x", session_id="no spaces allowed")
     assert err.value.type == "bad-request" and "session id" in err.value.message
     assert await world.query(g=GRAPH_RETRIEVAL) == []
+    # An agent step taken again after a kill names the sub-trace it asked for before
+    # (docs/agent.md): a request naming a trace run for another question, or (``retake``)
+    # one this service never ran but the store has (another replica's), gets its own.
+    fox = "Where does the fox live?"
+    first = (await ask(world, query=fox, session_id="d5"))[-1]
+    assert first.explain_id == Q + "d5"
+    other = (await ask(world, query="What colour is the cat?", session_id="d5"))[-1]
+    assert other.explain_id != Q + "d5"  # another question: its own trace
+    elsewhere = Triples(
+        metadata=Metadata(id=Q + "d6", user=USER, collection=COLLECTION),
+        triples=docrag_question_triples(Q + "d6", fox, START, "urn:trustgraph:agent:x/i2"),
+    )
+    await world.bus.publish(world.topics.topic(EXPLAIN_STORE), elsewhere)
+    await stored_trace(world, Q + "d6", "")
+    retaken = await ask(
+        world, query=fox, session_id="d6", parent_uri="urn:trustgraph:agent:x/i2", retake=True
+    )
+    for answer in (other, retaken[-1]):
+        assert answer.explain_id and answer.explain_id.startswith(Q), answer
+        assert answer.explain_id not in (Q + "d5", Q + "d6")
+        await stored_trace(world, answer.explain_id)
+    assert f"{retaken[-1].explain_id}/exploration" in [r.explain_id for r in retaken]
+    stored = await world.query(g=GRAPH_RETRIEVAL)
+    for uri, query in ((Q + "d5", fox), (Q + "d6", fox)):
+        said = [t.o for t in stored if t.s == IriTerm(i=uri) and t.p == TG.query]
+        assert said == [LiteralTerm(v=query)], said  # one question: nothing joined it
+    assert not any(t.s == IriTerm(i=Q + "d6/exploration") for t in stored)
 
 
 def spec_part(trace: list[Triple]) -> set[tuple[str, str, str]]:

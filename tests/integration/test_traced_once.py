@@ -23,7 +23,6 @@ from tests.support.poll import eventually
 from tests.support.rag import COLLECTION, USER, World, stored_trace, world_fixture
 from trustgraph_base.messaging import (
     AGENT,
-    DOCUMENT_RAG,
     EXPLAIN,
     GRAPH_RAG,
     Context,
@@ -31,11 +30,10 @@ from trustgraph_base.messaging import (
     Processor,
 )
 from trustgraph_base.provenance import GRAPH_RETRIEVAL
+from trustgraph_base.provenance.uris import grounding_uri
 from trustgraph_base.rdf.terms import IriTerm
 from trustgraph_base.schema import (
     AgentRequest,
-    DocumentRagRequest,
-    DocumentRagResponse,
     ExplainRequest,
     GraphRagRequest,
     GraphRagResponse,
@@ -44,6 +42,8 @@ from trustgraph_base.settings import ProcessorSettings
 
 world = world_fixture
 TG = "https://trustgraph.ai/ns/"
+PROV = "http://www.w3.org/ns/prov#"
+DOCRAG = "urn:trustgraph:docrag:"
 
 
 @pytest.fixture
@@ -161,13 +161,29 @@ async def test_graph_rag_killed_mid_run_continues_the_same_trace_when_the_reques
     data = tmp_path / "graph-rag"
     module = "trustgraph_flow.graph_rag.processor"
     child = await start_service(module, settings, data, children)
-    req = GraphRagRequest(query="Where does the fox live?", user=USER, collection=COLLECTION)
-    asking = asyncio.ensure_future(world.client(GRAPH_RAG).request(req, timeout=90))
+    req = GraphRagRequest(
+        query="Where does the fox live?", user=USER, collection=COLLECTION, streaming=True
+    )
+
+    told: list[GraphRagResponse] = []
+
+    async def replies() -> None:
+        async for r in world.client(GRAPH_RAG).stream(req, timeout=90):
+            told.append(r)
 
     def focus_of(triples: list[Any]) -> str:
         return next((t.s.i for t in triples if str(getattr(t.s, "i", "")).endswith("/focus")), "")
 
-    # Its focus is stored, its synthesis is being asked of the LLM: kill it now.
+    def named() -> list[str]:
+        return [r.explain_id or "" for r in told if r.message_type == "explain"]
+
+    async def heard() -> list[str]:
+        return named()
+
+    asking = asyncio.ensure_future(replies())
+    # The caller has the focus stage, its synthesis is being asked of the LLM (2 s): kill it
+    # once the focus is stored.
+    await eventually(heard, lambda ids: any(i.endswith("/focus") for i in ids), 30)
     stored = await eventually(
         lambda: world.query(g=GRAPH_RETRIEVAL), lambda ts: bool(focus_of(ts)), 30
     )
@@ -175,8 +191,18 @@ async def test_graph_rag_killed_mid_run_continues_the_same_trace_when_the_reques
     broker.stop()
     broker.start()
     await start_service(module, settings, data, children)
-    answer = await asyncio.wait_for(asking, 90)
+    await asyncio.wait_for(asking, 90)
+    answer = told[-1]
     assert answer.explain_id and focus_of(stored) == f"{answer.explain_id}/focus"
+    # The caller heard of each stage once: the rerun did not tell again what the killed run
+    # had told (its question, grounding, exploration, focus) and told the rest. Only the
+    # focus may come twice: a kill between the broker's receipt of its reply and the journal
+    # line saying so (docs/provenance.md, "Interrupted runs").
+    q = answer.explain_id
+    stages = [q, grounding_uri(q), f"{q}/exploration", f"{q}/focus", f"{q}/synthesis"]
+    assert list(dict.fromkeys(named())) == [*stages, f"{q}/synthesis/verification"], named()
+    again = [u for i, u in enumerate(named()) if u in named()[:i]]
+    assert again in ([], [f"{q}/focus"]), "\n".join(named())
     trace = await stored_trace(world, answer.explain_id)
     assert await traces(world) == [(answer.explain_id, "complete")]
     assert not any(t.p.i == TG + "interrupted" for t in trace)
@@ -185,25 +211,15 @@ async def test_graph_rag_killed_mid_run_continues_the_same_trace_when_the_reques
     assert edges and set(edges.values()) == {1}
 
 
-def standin_rag(
-    docs_pending: asyncio.Event, release: asyncio.Event
-) -> Processor[ProcessorSettings]:
-    """GraphRAG finds nothing (after publishing its sub-trace question); DocumentRAG signals
-    ``docs_pending`` and answers once ``release`` is set (a slow tool to be killed in)."""
+def standin_graph_rag() -> Processor[ProcessorSettings]:
+    """GraphRAG finds nothing (after publishing its sub-trace question): the agent goes on
+    to DocumentRAG, the real one."""
     proc: Processor[ProcessorSettings] = Processor("standin-rag")
 
     @proc.service(GRAPH_RAG)
     async def graph_rag(req: GraphRagRequest, ctx: Context[ProcessorSettings]) -> GraphRagResponse:
         await publish_sub_question(req, ctx, "urn:trustgraph:question:sub1")
         return GraphRagResponse(response="No relevant information was found.")
-
-    @proc.service(DOCUMENT_RAG)
-    async def document_rag(
-        req: DocumentRagRequest, ctx: Context[ProcessorSettings]
-    ) -> DocumentRagResponse:
-        docs_pending.set()
-        await release.wait()
-        return DocumentRagResponse(response="The fox lives in the forest.")
 
     return proc
 
@@ -216,17 +232,28 @@ async def test_an_agent_run_cut_short_by_kill_continues_its_trace_when_its_reque
     tmp_path: Path,
     children: list[asyncio.subprocess.Process],
 ) -> None:
-    await start_backends(processors, settings)
-    docs_pending, release = asyncio.Event(), asyncio.Event()
-    await processors.start(standin_rag(docs_pending, release), settings)
+    from trustgraph_flow.document_rag.processor import proc as docrag
+    from trustgraph_flow.rag_common import RagSettings
+
+    await start_backends(processors, settings, llm_latency=1.0)  # each LLM call takes 1 s
+    await world.seed()
+    await processors.start(standin_graph_rag(), settings)
+    await processors.start(docrag, RagSettings(**settings.model_dump()))  # lives through it
     data = tmp_path / "agent"
     module = "trustgraph_flow.agent.processor"
     child = await start_service(module, settings, data, children)
     req = AgentRequest(question="Where does the fox live?", user=USER, collection=COLLECTION)
     asking = asyncio.ensure_future(world.client(AGENT).request(req, timeout=90))
-    await asyncio.wait_for(docs_pending.wait(), 30)  # step 2's tool is pending: kill now
+
+    def docrag_questions(triples: list[Any]) -> set[str]:
+        return {t.s.i for t in triples if t.p.i == TG + "query" and t.s.i.startswith(DOCRAG)}
+
+    # Step 2's document-query is under way (DocumentRAG's question and exploration are
+    # stored, its answer is being asked of the LLM): kill the agent now.
+    first = await eventually(
+        lambda: world.query(g=GRAPH_RETRIEVAL), lambda ts: bool(docrag_questions(ts)), 30
+    )
     await kill(child)
-    release.set()
     broker.stop()
     broker.start()
     await start_service(module, settings, data, children)
@@ -243,3 +270,18 @@ async def test_an_agent_run_cut_short_by_kill_continues_its_trace_when_its_reque
     thoughts = [t for t in trace if t.p.i == TG + "thought" and t.s == IriTerm(i=i1)]
     assert len(thoughts) == 1
     assert all(t.g in (None, GRAPH_RETRIEVAL) for t in trace)
+    # Step 2 was taken again and asked DocumentRAG again: the same sub-trace answered it,
+    # from its record (one question, one answer), not a second one.
+    (sub,) = docrag_questions(first)
+    await stored_trace(world, sub)
+    stored = await world.query(g=GRAPH_RETRIEVAL)
+    assert docrag_questions(stored) == {sub}
+    under = {t.o for t in stored if t.s == IriTerm(i=sub) and t.p.i == PROV + "wasDerivedFrom"}
+    assert under == {IriTerm(i=f"{answer.explain_id}/i2")}
+    answers = [
+        t for t in stored if t.s == IriTerm(i=f"{sub}/synthesis") and t.p.i == TG + "content"
+    ]
+    assert len(answers) == 1
+    i2 = IriTerm(i=f"{answer.explain_id}/i2")
+    seen = [t.o for t in trace if t.s == i2 and t.p.i == TG + "observation"]
+    assert len(seen) == 1 and not getattr(seen[0], "v", "Error").startswith("Error"), seen

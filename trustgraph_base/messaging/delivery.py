@@ -4,8 +4,10 @@ keys its run journal by it): its id and its caller's deadline."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -17,6 +19,8 @@ class Delivery:
     rid: str
     deadline: float | None
     settled: asyncio.Future[None] = field(compare=False)
+    # Called with each reply message's replies once it is persisted (the caller has them).
+    told: list[Callable[[Sequence[Any]], None]] = field(default_factory=list, compare=False)
 
 
 CURRENT: ContextVar[Delivery | None] = ContextVar("tg_delivery", default=None)

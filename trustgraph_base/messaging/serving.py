@@ -97,6 +97,9 @@ class ServiceRunner(OneByOne):
         self.taken[rid] = None
         if len(self.taken) > TAKEN_MAX:
             self.taken.popitem(last=False)
+        settled: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        deadline = deadline_of(props)
+        delivery = Delivery(rid, deadline, settled)
 
         async def reply(resps: Sequence[Response]) -> None:
             if len(resps) == 1:
@@ -105,6 +108,8 @@ class ServiceRunner(OneByOne):
                 await self.ctx.bus.publish(
                     reply_to, encode_pack(resps), {"id": rid, "pack": str(len(resps))}
                 )
+            for told in delivery.told:  # persisted: the caller has them
+                told(resps)
 
         request = self._decode(msg)
         if isinstance(request, Exception):
@@ -113,9 +118,7 @@ class ServiceRunner(OneByOne):
                 await reply([self.spec.response(error=error)])
             await self._dead_letter(msg)
             return
-        deadline = deadline_of(props)
-        settled: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        token = CURRENT.set(Delivery(rid, deadline, settled))
+        token = CURRENT.set(delivery)
         try:
             await self._answer(request, reply)
             if self.answered is not None:

@@ -85,6 +85,13 @@ def new_session_id() -> str:
     return str(uuid.uuid4())
 
 
+def tool_session_id(caller_uri: str) -> str:
+    """The session id of the traced tool run an agent step (or call) ``caller_uri`` asks
+    for: the same each time the step is taken, so a rerun after a kill names the sub-trace
+    the killed run's request began (the RAG service answers it from its record)."""
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, caller_uri))
+
+
 def is_session_id(text: str) -> bool:
     """Whether ``text`` is a session id: a short URI-safe token (letters, digits, ``._-``)."""
     return _SESSION_ID.match(text) is not None

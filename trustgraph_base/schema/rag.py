@@ -16,7 +16,10 @@ class RagRequest(Scoped):
 
     ``parent_uri``: an agent analysis this run is a sub-trace of. ``session_id`` and
     ``started_at`` let a caller fix the trace id and time (tests, replays); empty means
-    a fresh uuid and the current time.
+    a fresh uuid and the current time. ``retake`` (beside TrustGraph's fields): an agent
+    step taken again after a kill may have asked for this ``session_id`` before; a trace
+    the service did not run itself but the store has is then never joined: the run gets a
+    fresh id (``rag_common/repeat.py``).
     """
 
     query: str = Field(min_length=1, max_length=bounds.QUESTION_MAX)
@@ -24,6 +27,7 @@ class RagRequest(Scoped):
     parent_uri: str = ""
     session_id: str = ""
     started_at: StartedAt = ""
+    retake: bool | None = None
 
 
 class GraphRagRequest(RagRequest):

@@ -37,6 +37,7 @@ async def act(session: Session, name: str, arguments: dict[str, Any], iteration_
         collection=session.req.collection,
         parent_uri=iteration_uri if session.explainable else "",  # no trace to hang it on
         timeout=session.ctx.settings.tool_timeout,
+        retake=len(session.steps) + 1 == session.retake,
         evidence=session.evidence,
     )
     try:

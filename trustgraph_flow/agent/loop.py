@@ -53,6 +53,7 @@ async def run(session: Session) -> AsyncIterator[AgentResponse]:
         yield opened
     if session.trace is not None and session.trace.recorded:  # a rerun of a session cut short
         session.steps = recorded_steps(session.trace.recorded, session.uri)
+        session.retake = len(session.steps) + 1
         failed = recorded_failure(session.trace.recorded, session.uri)
         if failed is not None:  # it had failed: that error again, never an answer
             reason, error_type = failed

@@ -91,7 +91,8 @@ async def agent(req: AgentRequest, ctx: Ctx) -> AsyncIterator[AgentResponse]:
         tools = await user_tools(ctx, req.user, ctx.state.tools)
         session = open_session(req, ctx, trace.question_uri, trace if explainable else None, tools)
         async for event in session.stream(run(session)):
-            if req.streaming or event.end_of_stream:
+            # Not an entity its caller heard of from the run a kill cut short.
+            if (req.streaming or event.end_of_stream) and not trace.heard(event):
                 yield event
 
 

@@ -56,6 +56,7 @@ class Session:
     prompt: PromptUse | None = None  # the prompt of the last LLM call (``tg:prompt``)
     evidence: ToolEvidence = field(default_factory=ToolEvidence)  # its tools' supported claims
     prompts: set[str] = field(default_factory=set)  # the prompt nodes its trace has (once each)
+    retake: int = 0  # the step a rerun takes again (its tools may have been asked): 0 none
 
     @property
     def explainable(self) -> bool:

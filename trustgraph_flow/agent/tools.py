@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from trustgraph_base.errors import RequestTimeout, ServiceError
 from trustgraph_base.messaging import TEXT_COMPLETION, Context
+from trustgraph_base.provenance.uris import tool_session_id
 from trustgraph_base.provenance.verification import verdict_of
 from trustgraph_base.rdf.terms import Triple
 from trustgraph_base.schema import DocumentRagRequest, GraphRagRequest, TextCompletionRequest
@@ -145,6 +146,7 @@ class ToolCall:
     collection: str
     parent_uri: str
     timeout: float
+    retake: bool = False  # a step a rerun takes again: its tool may have been asked already
     evidence: ToolEvidence = field(default_factory=ToolEvidence)  # the session's: added to
 
 
@@ -182,17 +184,21 @@ async def verified(replies: AsyncIterator[RagResponse], evidence: ToolEvidence) 
 async def run_tool(tool: ToolConfig, arguments: dict[str, Any], call: ToolCall) -> str:
     """Run one tool and return its observation; ``ToolFailure`` says why it could not."""
     query = tool_input(tool, arguments)
+    # The same id each time this step is taken (``tool_session_id``): one sub-trace.
+    session = tool_session_id(call.parent_uri) if call.parent_uri else ""
     try:
         if tool.kind == "knowledge-query":
             graph = GraphRagRequest(
-                query=query, user=call.user, collection=call.collection, parent_uri=call.parent_uri
-            )
+                query=query, user=call.user, collection=call.collection,
+                parent_uri=call.parent_uri, session_id=session, retake=call.retake or None,
+            )  # fmt: skip
             replies = call.ctx.client(GRAPH_RAG_READ).stream(graph, timeout=call.timeout)
             return await verified(replies, call.evidence)
         if tool.kind == "document-query":
             docs = DocumentRagRequest(
-                query=query, user=call.user, collection=call.collection, parent_uri=call.parent_uri
-            )
+                query=query, user=call.user, collection=call.collection,
+                parent_uri=call.parent_uri, session_id=session, retake=call.retake or None,
+            )  # fmt: skip
             found = call.ctx.client(DOCUMENT_RAG_READ).stream(docs, timeout=call.timeout)
             return await verified(found, call.evidence)
         prompt = TextCompletionRequest(

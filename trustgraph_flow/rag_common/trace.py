@@ -1,8 +1,8 @@
-"""The trace of one RAG request: each stage published when it completes (never batched at the
-end) by the agent's trace writer too, told to the client as an ``explain`` event once safe
-(journaled); the question, GraphRAG's exploration and the synthesis go to the broker with
-the stage after them (``hold``). A failure marks the question failed and answers a clear
-error; stages that did not complete are never written: the stored trace is well formed."""
+"""The trace of one RAG request: each stage published when it completes (never batched) by
+the agent's trace writer too, told as an ``explain`` event once safe (journaled); the
+question, GraphRAG's exploration and the synthesis go to the broker with the stage after
+them (``hold``). A failure marks the question failed and answers a clear error; stages
+that did not complete are never written: the stored trace is well formed."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ from trustgraph_flow.prompts.book import prompted
 from trustgraph_flow.rag_common.calls import Completion, Cost
 from trustgraph_flow.rag_common.citations import ClaimCites, cited_answer
 from trustgraph_flow.rag_common.claims import answer_claims, claim_spans, places
+from trustgraph_flow.rag_common.repeat import repeat_of
 from trustgraph_flow.rag_common.verification import (
     kept_answer,
     kept_claims,
@@ -44,8 +45,7 @@ def trace_identity(req: RagRequest, uri_of: Callable[[str], str]) -> tuple[str, 
     """The question URI and start time (the caller's ``session_id``/``started_at`` when given).
 
     Everything the caller names is checked before anything is written: the session id and
-    the parent here, ``started_at`` when the request was read (``StartedAt``).
-    """
+    the parent here, ``started_at`` when the request was read (``StartedAt``)."""
     found = identity(req.session_id, req.started_at, uri_of)
     if req.parent_uri:
         try:
@@ -92,13 +92,9 @@ class Trace(Generic[R]):
 
     def final(self, answer: str, model: str = "") -> R:
         """The last response: the answer (empty if streamed), the trace id, the model."""
-        return self.response(
-            response=answer,
-            explain_id=self.question_uri,
-            explain_graph=GRAPH_RETRIEVAL,
-            model=model or None,
-            end_of_session=True,
-        )
+        return self.response(response=answer, explain_id=self.question_uri,
+                             explain_graph=GRAPH_RETRIEVAL, model=model or None,
+                             end_of_session=True)  # fmt: skip
 
     def piece(self, text: str) -> R:  # a piece of the answer
         return self.response(response=text, end_of_stream=False)
@@ -109,10 +105,12 @@ class Trace(Generic[R]):
         await self.writer.settle()
 
     async def guard(self, run: AsyncIterator[R]) -> AsyncIterator[R]:
-        """Pass ``run``'s responses on; on any failure mark the trace failed and answer an error."""
+        """Pass ``run``'s responses on (not an explain event its caller heard before: a run a
+        kill cut short told it); on any failure mark the trace failed and answer an error."""
         try:
             async for resp in run:
-                yield resp
+                if not self.writer.heard(resp):
+                    yield resp
         except ServiceError as exc:
             await self.fail(f"{exc.type}: {exc.message}")
             raise
@@ -140,12 +138,11 @@ class Trace(Generic[R]):
         when nothing supports it. Each claim's sentence is placed (``tg:ClaimSpan``) in the
         chunks it cites (``texts``, DocumentRAG) or its evidence was read from (``chunks``).
 
-        ``evidence`` are the URIs of the numbered evidence of the prompt (focus edges or
-        chunks, in order). Under structured output the answer and its citations come in one
-        non-streamed JSON reply; a reply that is not that JSON is taken as a plain answer
-        citing nothing. With ``llm_structured=none`` the answer cites nothing. A streaming
-        client gets the answer once it is verified, as one piece (pieces as they come only
-        with ``llm_structured=none`` and ``unsupported_answers=keep``: nothing is withheld).
+        ``evidence``: the URIs of the prompt's numbered evidence (focus edges or chunks, in
+        order). Structured, the answer and its citations come in one JSON reply (not JSON: a
+        plain answer citing nothing); ``llm_structured=none``: it cites nothing. A streaming
+        client gets the answer verified, as one piece (pieces as they come only with
+        ``llm_structured=none`` and ``unsupported_answers=keep``: nothing is withheld).
         """
         synth = synthesis_uri(self.question_uri)
         kept = self.writer.recorded.get(synth)
@@ -241,10 +238,13 @@ async def traced(
 ) -> AsyncIterator[R]:
     """Open a trace with its question stage, then pass on ``run``'s stages under the guard."""
     question, started = trace_identity(req, uri_of)
-    with open_trace(ctx, question, req, started) as writer:
+    question, repeat = await repeat_of(ctx, req, question, uri_of)
+    with open_trace(ctx, question, req, started, repeat=repeat) as writer:
         question, started = writer.question_uri, writer.started_at  # a rerun's: its run's
         trace = Trace(writer, req, response)
         asked = question_triples(question, req.query, started, req.parent_uri or None)
-        yield await trace.stage(question, asked, hold=True)  # with the exploration
+        first = await trace.stage(question, asked, hold=True)  # with the exploration
+        if not writer.heard(first):
+            yield first
         async for resp in trace.guard(run(req, ctx, trace)):
             yield resp
