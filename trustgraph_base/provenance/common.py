@@ -7,8 +7,9 @@ from datetime import UTC, datetime, timedelta
 
 from trustgraph_base.provenance.namespaces import PROV, RDF, TG, XSD
 from trustgraph_base.rdf.assembled import assembled as _assembled
-from trustgraph_base.rdf.assembled import assembled_triple, plain_literal
+from trustgraph_base.rdf.assembled import assembled_triple, graph_name, plain_literal
 from trustgraph_base.rdf.assembled import iri_term as _subject
+from trustgraph_base.rdf.lexical import is_lexical
 from trustgraph_base.rdf.rows import Row, as_triples, row, triple_of, triples_of
 from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Term, Triple, check_lexical
 
@@ -41,6 +42,11 @@ def check_started_at(text: str) -> str:
 
 
 def datetime_literal(timestamp: str) -> LiteralTerm:
+    """An ``xsd:dateTime`` literal: assembled when its lexical form is one (each question
+    has one, and pydantic's checks of it cost ~4 µs), else ``LiteralTerm``'s error."""
+    if type(timestamp) is str and is_lexical(timestamp, XSD.dateTime):
+        values = {"t": "l", "v": timestamp, "dt": XSD.dateTime, "ln": None}
+        return _assembled(LiteralTerm, values, {"v", "dt"})
     return LiteralTerm(v=timestamp, dt=XSD.dateTime)
 
 
@@ -79,7 +85,9 @@ def triple(s: str, p: IriTerm, o: Term, graph: str | None) -> Triple:
 
 
 def type_rows(s: str, graph: str | None, *classes: IriTerm) -> list[Row]:
-    return [row(s, RDF.type, cls, graph) for cls in classes]
+    """``row(s, RDF.type, cls, graph)`` of each class (the subject and graph checked once)."""
+    subject, name = _subject(s), graph_name(graph)
+    return [(subject, RDF.type, cls, name) for cls in classes]
 
 
 def types(s: str, graph: str | None, *classes: IriTerm) -> list[Triple]:

@@ -30,6 +30,11 @@ def check_iri(value: str) -> str:
     return value
 
 
+def is_iri(value: str) -> bool:
+    """Whether ``check_iri`` takes ``value`` (no reason made)."""
+    return bool(_SCHEME.match(value)) and not _BAD_IRI.search(value)
+
+
 def iri_fault(error: Mapping[str, Any]) -> str | None:
     """``check_iri``'s reason when a pydantic error is an IRI that failed ``IRI_PATTERN``."""
     ctx = error.get("ctx") or {}

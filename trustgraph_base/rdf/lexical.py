@@ -27,6 +27,12 @@ _LEXICAL = {
 }
 
 
+def is_lexical(value: str, datatype: str) -> bool:
+    """Whether ``check_lexical`` takes ``value`` (no reason made)."""
+    pattern = _LEXICAL.get(datatype)
+    return pattern is None or bool(pattern.match(value))
+
+
 def check_lexical(value: str, datatype: str) -> None:
     """Raise ``ValueError`` when ``value`` is not a valid lexical form of a known XSD type."""
     pattern = _LEXICAL.get(datatype)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
+
+from trustgraph_flow.otel import conventions as c
 
 Scalar = str | bool | int | float
 Value = Scalar | list[Scalar]
@@ -42,3 +45,28 @@ class Span:
             if isinstance(value, str) and value.isdigit():
                 return int(value)
         return None
+
+    def documents(self) -> list[tuple[str, float | None]]:
+        """A retriever span's documents, ``(id, score)`` in order: OpenInference's flattened
+        ``retrieval.documents.{i}.document.*`` or GenAI's ``gen_ai.retrieval.documents`` JSON."""
+        found: dict[int, dict[str, object]] = {}
+        prefix = c.DOCS + "."
+        for key, value in self.attributes.items():
+            if key.startswith(prefix):
+                index, _, name = key[len(prefix) :].partition(".document.")
+                if index.isdigit() and name in ("id", "score"):
+                    found.setdefault(int(index), {})[name] = value
+        listed = [found[i] for i in sorted(found)]
+        if not listed and (raw := self.text(c.RETRIEVAL_DOCUMENTS)):
+            try:
+                parsed = json.loads(raw)
+            except ValueError:
+                parsed = []
+            listed = [d for d in parsed if isinstance(d, dict)] if isinstance(parsed, list) else []
+        out: list[tuple[str, float | None]] = []
+        for d in listed:
+            if d.get("id") in (None, ""):
+                continue
+            score = d.get("score")
+            out.append((str(d["id"]), float(score) if isinstance(score, int | float) else None))
+        return out

@@ -16,6 +16,7 @@ session 23); ``to_prov`` gives the models, for readers.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import uuid
 from collections.abc import Iterator
@@ -55,9 +56,23 @@ IMPORTED = uuid.UUID("0f7e1c2a-5b1d-4c47-9a59-3f1e6d0b8c21")  # uuid5 namespace 
 OTHER_DOCUMENT = "urn:trustgraph:otel-document:"
 
 
+_NAMESPACED = hashlib.sha1(IMPORTED.bytes)  # uuid5's hash of a name begins with its namespace
+
+
+def imported_id(name: str) -> str:
+    """``str(uuid.uuid5(IMPORTED, name))``, from the namespace's hash begun once: ~2.5 µs
+    instead of ~12 (uuid5 makes its hash anew and a ``UUID`` to print)."""
+    hashed = _NAMESPACED.copy()
+    hashed.update(name.encode())
+    b = bytearray(hashed.digest()[:16])
+    b[6], b[8] = (b[6] & 0x0F) | 0x50, (b[8] & 0x3F) | 0x80  # version 5, RFC 4122 variant
+    x = b.hex()
+    return f"{x[:8]}-{x[8:12]}-{x[12:16]}-{x[16:20]}-{x[20:]}"
+
+
 def question_uri(trace_id: bytes) -> str:
     """The agent trace an OTel trace becomes (a uuid5 of its id: never one of ours)."""
-    return agent_session_uri(str(uuid.uuid5(IMPORTED, trace_id.hex())))
+    return agent_session_uri(imported_id(trace_id.hex()))
 
 
 def document_uri(doc_id: str) -> str:
@@ -199,8 +214,8 @@ def _metrics(uri: str, s: Span, k: str) -> list[Row]:
 
 def _retrieval(q: str, step: str, s: Span) -> list[Row]:
     """A retriever span's documents as a DocumentRAG sub-trace of its step."""
-    sub = docrag_question_uri(str(uuid.uuid5(IMPORTED, f"{s.trace_id.hex()}/{s.span_id.hex()}")))
-    docs = documents(s)
+    sub = docrag_question_uri(imported_id(f"{s.trace_id.hex()}/{s.span_id.hex()}"))
+    docs = s.documents()
     uris = [document_uri(d) for d, _ in docs]
     scores = [score for _, score in docs]
     every = all(x is not None for x in scores)
@@ -212,29 +227,3 @@ def _retrieval(q: str, step: str, s: Span) -> list[Row]:
         ),
         *synthesis_rows(synthesis_uri(sub), exploration_uri(sub), answer),
     ]
-
-
-def documents(s: Span) -> list[tuple[str, float | None]]:
-    """A retriever span's documents, ``(id, score)`` in order: OpenInference's flattened
-    ``retrieval.documents.{i}.document.*`` or GenAI's ``gen_ai.retrieval.documents`` JSON."""
-    found: dict[int, dict[str, object]] = {}
-    prefix = c.DOCS + "."
-    for key, value in s.attributes.items():
-        if key.startswith(prefix):
-            index, _, field = key[len(prefix) :].partition(".document.")
-            if index.isdigit() and field in ("id", "score"):
-                found.setdefault(int(index), {})[field] = value
-    listed = [found[i] for i in sorted(found)]
-    if not listed and (raw := s.text(c.RETRIEVAL_DOCUMENTS)):
-        try:
-            parsed = json.loads(raw)
-        except ValueError:
-            parsed = []
-        listed = [d for d in parsed if isinstance(d, dict)] if isinstance(parsed, list) else []
-    out: list[tuple[str, float | None]] = []
-    for d in listed:
-        if d.get("id") in (None, ""):
-            continue
-        score = d.get("score")
-        out.append((str(d["id"]), float(score) if isinstance(score, int | float) else None))
-    return out
