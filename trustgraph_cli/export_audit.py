@@ -84,8 +84,7 @@ async def gather(
         log = await paged_log(client)
         documents = {}
         for doc in sorted(used_documents(traces.values()) & signed_documents(log)):
-            request = {"operation": "export-document", "id": doc}
-            documents[doc] = (await call_explain(client, request, None, "a document")).export
+            documents[doc] = await exported_document(client, doc)
         contents = Contents(
             user=gw.user or "",
             collection=gw.collection,
@@ -141,6 +140,22 @@ async def paged_log(client: GatewayClient) -> dict[str, Any]:
                 log["heads"].setdefault(chain, head)
             return log
         click.echo(f"read {done:,} of {total:,} log entries…", err=True)
+        cursor = resp.cursor
+
+
+async def exported_document(client: GatewayClient, doc: str) -> str:
+    """A document's signed extraction provenance as TriG, read in pages (a 3 MB text's is
+    6.7 MB, more than a reply carries); the pages joined are one TriG document."""
+    from trustgraph_cli.responses import call_explain
+
+    parts: list[str] = []
+    cursor = ""
+    while True:
+        request = {"operation": "export-document", "id": doc, "cursor": cursor}
+        resp = await call_explain(client, request, None, "a document")
+        parts.append(resp.export or "")
+        if not resp.cursor:
+            return "".join(parts)
         cursor = resp.cursor
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pyoxigraph as ox
 import pytest
 
 from tests.support.sparql_server import store_backend
@@ -13,21 +14,27 @@ from tests.support.stack import run_cli
 from tests.support.store import (
     DOC,
     EDGE_FOX,
+    TIME,
     agent,
     document,
     graph_rag,
     handle_of,
     labels,
     msg,
+    paged_document,
 )
+from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.integrity import bundle
 from trustgraph_base.integrity.audit import verify_bundle
 from trustgraph_base.integrity.keys import Keyring, open_keyring
 from trustgraph_base.rdf.terms import Triple
+from trustgraph_base.schema.explain import ExplainRequest
 from trustgraph_flow.store.governance.attest import export_document, seal_bundle
-from trustgraph_flow.store.governance.documents import seal_document
+from trustgraph_flow.store.governance.documents import document_groups, seal_document
 from trustgraph_flow.store.governance.seal import open_seal
 from trustgraph_flow.store.governance.verify import audit_log
+from trustgraph_flow.store.service.operations import explain_op
+from trustgraph_flow.store.service.state import checked
 from trustgraph_flow.store.service.writer import write_batch
 from trustgraph_flow.store.views.export import export_trace
 
@@ -60,12 +67,69 @@ def made(tmp_path: Path) -> Path:
         traces={t: export_trace(h, t, "trig")[0] for t in ids},
         keys=log.pop("keys"),
         log=log,
-        documents={DOC: export_document(h, DOC)},
+        documents={DOC: export_document(h, DOC)[0]},
     )
     files = bundle.build(contents)
     folder = tmp_path / "bundle"
     bundle.write(folder, files, seal_bundle(h, seal, bundle.manifest_digest(files), "test"))
     return folder
+
+
+def test_a_document_whose_provenance_is_over_a_reply_is_exported_in_pages(tmp_path: Path) -> None:
+    """A new user's 3 MB text (3,809 chunks) had 6.7 MB of extraction provenance: explain
+    export-document answered result-too-large, so tg-export-audit could make no bundle of a
+    collection whose answers used it. Asked with a cursor, it comes in pages that each fit a
+    reply, and the pages joined are the quads the document's log entry signs, verified in a
+    bundle. (A 4,000-character id makes 4.5 MB of provenance from 200 chunks.)"""
+    seal = open_seal(
+        data_dir=str(tmp_path / "data"), key_file="", public_dir="", chain="", server=False
+    )
+    stores = store_backend(tmp_path / "store")
+    big = "urn:trustgraph:doc:" + "x" * 4000
+    layout = {page: [(i, [EDGE_FOX]) for i in range(10)] for page in range(1, 21)}
+    write_batch(stores, [msg(paged_document(big, "Big", layout, TIME.format(0)), "doc")], seal)
+    h = handle_of(stores)
+    assert seal_document(h, seal, big) is not None
+
+    def ask(cursor: str | None) -> str | None:
+        req = ExplainRequest(
+            operation="export-document", id=big, user="alice", collection="default", cursor=cursor
+        )
+        resp = checked(explain_op(stores, req, seal))
+        pages.append(resp.export)
+        return resp.cursor
+
+    pages: list[str] = []
+    with pytest.raises(ServiceError) as whole:  # all at once: over what a reply carries
+        ask(None)
+    assert whole.value.type == ErrorType.RESULT_TOO_LARGE
+    cursor = ask("")
+    while cursor:
+        cursor = ask(cursor)
+    assert len(pages) == 3  # 2 MiB of TriG a page
+    joined = "".join(pages)
+    quads = list(ox.parse(joined.encode(), format=ox.RdfFormat.TRIG))
+    assert len(quads) == len(set(quads))  # no subject sent twice
+    assert set(quads) == {q for group in document_groups(h, big) for q in group}
+
+    log = json.loads(audit_log(h, seal))
+    contents = bundle.Contents(
+        user="alice",
+        collection="default",
+        since=None,
+        until=None,
+        made_at="2026-12-07T05:00:00Z",
+        traces={},
+        keys=log.pop("keys"),
+        log=log,
+        documents={big: joined},
+    )
+    files = bundle.build(contents)
+    folder = tmp_path / "bundle"
+    bundle.write(folder, files, seal_bundle(h, seal, bundle.manifest_digest(files), "test"))
+    report = verify_bundle(folder)
+    assert report.verified, report.problems
+    assert report.documents == 1
 
 
 def codes(folder: Path, trusted: Keyring | None = None) -> list[str]:

@@ -107,8 +107,8 @@ def on_collection(
         sealed = attest.seal_bundle(handle, seal, req.id, req.reason)
         return ExplainResponse(export=sealed, media_type="application/json")
     if req.operation == "export-document":
-        text = attest.export_document(handle, doc_iri(req.id))
-        return ExplainResponse(export=text, media_type="application/trig")
+        text, after = attest.export_document(handle, doc_iri(req.id), req.cursor)
+        return ExplainResponse(export=text, media_type="application/trig", cursor=after or None)
     if req.operation in ("audit-log", "verify-log") and req.cursor is not None:
         return log_page(handle, req, seal)
     if req.operation == "audit-log":
