@@ -157,9 +157,28 @@ def begin(
     return (cut.key if cut else key), uri, started, recorded_entities(source.messages), told
 
 
+def told_key(event: Any) -> str | None:
+    """How the run journal names what ``event`` tells its caller: the entity of an explain
+    event, the text of an agent's thought or action (None: an event not kept)."""
+    kind = getattr(event, "message_type", "")
+    if kind == "explain":
+        return getattr(event, "explain_id", None) or None
+    return f"{kind}: {event.content}" if kind in ("thought", "action") else None
+
+
 def heard(journal: RunJournal, key: str, replies: Sequence[Any]) -> None:
-    """``replies`` are persisted on the caller's reply topic: the entities their explain
-    events name are told (a rerun of the run for the same request does not tell them again)."""
-    told = [r.explain_id for r in replies if getattr(r, "message_type", "") == "explain"]
+    """``replies`` are persisted on the caller's reply topic: what they tell is told (a rerun
+    of the run for the same request does not tell it again: ``TraceWriter.heard``)."""
+    told = [k for k in map(told_key, replies) if k is not None]
     if told:
-        journal.told(key, [uri for uri in told if uri])
+        journal.told(key, told)
+
+
+def heard_before(told: set[str], event: Any) -> bool:
+    """Whether ``told`` (what a run a kill cut short told its caller) holds ``event``: not told
+    again. Once: a later event alike is told (an agent's thought of another step)."""
+    key = told_key(event)
+    if key is not None and key in told:
+        told.discard(key)
+        return True
+    return False

@@ -7,14 +7,13 @@ are known: one entity, or the entities of one step (the agent's analysis and its
 entity). Once the current pass of the event loop ends, it is written to the run journal and
 handed to the broker, together with whatever the service sends next in that pass (the
 agent's next LLM request). ``settle`` makes sure every message sent so far is in the
-journal, and a caller settles before it tells its client of an entity: from then on nothing
-the client was told can be missing from the trace if the process dies (the next process
-sends the journal's messages again). A message sent with ``hold`` (a RAG question, before
-its exploration; a synthesis, before its verification) is journaled as any other but goes
-to the broker in one message with the next one sent (at the latest when the run ends): one
-broker message less, the same triples stored. The broker's receipts are awaited after the
-run, in the background; a message the broker refused is sent again until it is persisted,
-and only then is the run done in the journal.
+journal, and a caller settles before it tells its client of an entity: nothing the client
+was told can then be missing from the trace if the process dies (the next process sends the
+journal's messages again). A message sent with ``hold`` (a RAG question, before its
+exploration; a synthesis, before its verification) is journaled but goes to the broker with
+the next one sent (at the latest when the run ends): one broker message less. Receipts are
+awaited after the run, in the background; a message the broker refused is sent again until
+it is persisted, and only then is the run done in the journal.
 """
 
 from __future__ import annotations
@@ -38,7 +37,7 @@ from trustgraph_base.schema import Metadata, Response, Scoped, Triples
 from trustgraph_base.schema.core import joined_triples
 from trustgraph_base.wire import encode
 from trustgraph_flow.run_journal import Journaled, Run, RunJournal
-from trustgraph_flow.run_recovery import begin, heard
+from trustgraph_flow.run_recovery import begin, heard, heard_before
 
 log = logging.getLogger(__name__)
 
@@ -73,9 +72,8 @@ class TraceWriter:
         return len(self.receipts) + len(self.held) + len(self.queued)
 
     def heard(self, event: Response) -> bool:
-        """Whether the caller heard of ``event``'s entity from a run a kill cut short."""
-        explained = getattr(event, "message_type", "") == "explain"
-        return explained and getattr(event, "explain_id", None) in self.told
+        """Whether the caller heard ``event`` from a run a kill cut short (``heard_before``)."""
+        return heard_before(self.told, event)
 
     def send(self, uri: str, triples: Sequence[Stated], *, hold: bool = False) -> None:
         """Publish an entity (or one step's entities, ``uri`` the first's) once this pass of

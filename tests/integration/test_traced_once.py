@@ -34,6 +34,7 @@ from trustgraph_base.provenance.uris import grounding_uri
 from trustgraph_base.rdf.terms import IriTerm
 from trustgraph_base.schema import (
     AgentRequest,
+    AgentResponse,
     ExplainRequest,
     GraphRagRequest,
     GraphRagResponse,
@@ -242,8 +243,14 @@ async def test_an_agent_run_cut_short_by_kill_continues_its_trace_when_its_reque
     data = tmp_path / "agent"
     module = "trustgraph_flow.agent.processor"
     child = await start_service(module, settings, data, children)
-    req = AgentRequest(question="Where does the fox live?", user=USER, collection=COLLECTION)
-    asking = asyncio.ensure_future(world.client(AGENT).request(req, timeout=90))
+    req = AgentRequest(
+        question="Where does the fox live?", user=USER, collection=COLLECTION, streaming=True
+    )
+
+    async def events() -> list[AgentResponse]:
+        return [e async for e in world.client(AGENT).stream(req, timeout=90)]
+
+    asking = asyncio.ensure_future(events())
 
     def docrag_questions(triples: list[Any]) -> set[str]:
         return {t.s.i for t in triples if t.p.i == TG + "query" and t.s.i.startswith(DOCRAG)}
@@ -257,8 +264,14 @@ async def test_an_agent_run_cut_short_by_kill_continues_its_trace_when_its_reque
     broker.stop()
     broker.start()
     await start_service(module, settings, data, children)
-    answer = await asyncio.wait_for(asking, 90)  # the caller is answered by the rerun
+    told = await asyncio.wait_for(asking, 90)  # the caller is answered by the rerun
+    answer = told[-1]
     assert answer.content and answer.explain_id
+    # Step 2's thought and action, which the caller had from the killed run, came once.
+    shown = [(e.message_type, e.content) for e in told if e.message_type in ("thought", "action")]
+    assert len(shown) == len(set(shown)) and ("action", "document-query") in [
+        (kind, text.split()[0]) for kind, text in shown
+    ], shown
     trace = await stored_trace(world, answer.explain_id, "/final")
     # One trace, the one the killed run began, complete; never marked interrupted.
     assert await traces(world) == [(answer.explain_id, "complete")]
