@@ -55,7 +55,7 @@ async def delete(gw: Gateway, trace_id: str) -> TraceSummary:
 
     missing = no_trace(trace_id, gw)
     request = {"operation": "delete-trace", "id": trace_id}
-    resp = await explain_once(gw, request, "a deletion", missing)
+    resp = await explain_once(gw, request, "a deletion", missing, trace=trace_id)
     if not resp.deleted:
         raise click.ClickException(missing)
     return resp.deleted[0]

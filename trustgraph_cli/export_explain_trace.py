@@ -71,5 +71,5 @@ async def fetch_export(gw: Gateway, trace_id: str, fmt: str, *, rdf11: bool = Fa
     request: dict[str, object] = {"operation": "export-trace", "id": trace_id, "format": fmt}
     if rdf11:
         request["rdf11"] = True
-    resp = await explain_once(gw, request, "an export", no_trace(trace_id, gw))
+    resp = await explain_once(gw, request, "an export", no_trace(trace_id, gw), trace=trace_id)
     return resp.export

@@ -73,13 +73,26 @@ async def explain_once(
     what: str,
     missing: Missing | None = None,
     blank: Callable[[ExplainResponse], bool] | None = None,
+    trace: str | None = None,
 ) -> ExplainResponse:
     """``call_explain`` on a connection of its own: one EXPLAIN round trip; an answer that
-    ``blank`` calls empty is refused when ``-C`` names no collection (``must_exist``)."""
+    ``blank`` calls empty is refused when ``-C`` names no collection (``must_exist``).
+    A request about the trace ``trace`` that is not found says which of the user's other
+    collections holds it, as ``tg-show-explain-trace`` does (``elsewhere``)."""
     from trustgraph_cli.client import GatewayClient
+    from trustgraph_cli.render.output import scope_text
 
     async with GatewayClient(gw) as client:
-        reply = await call_explain(client, request, missing, what)
+        try:
+            reply = await call_explain(client, request, missing, what)
+        except NotFound as exc:
+            if trace is None or exc.malformed:
+                raise
+            probe = {"operation": "get-trace", "id": trace, "step_limit": 1}
+            if not (hint := await elsewhere(client, gw, probe)):
+                raise
+            where = scope_text(gw.user, gw.collection)
+            raise NotFound(f"no trace {trace!r} in {where}.{hint}") from None
         if blank is not None and blank(reply):
             await must_exist(client, gw)
         return reply

@@ -82,7 +82,7 @@ async def verify(gw: Gateway, trace_id: str) -> Verification:
     from trustgraph_cli.verify_log import verification
 
     request = {"operation": "verify-trace", "id": trace_id}
-    return await verification(gw, request, no_trace(trace_id, gw))
+    return await verification(gw, request, no_trace(trace_id, gw), trace_id)
 
 
 if __name__ == "__main__":

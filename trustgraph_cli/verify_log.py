@@ -105,11 +105,14 @@ async def verify(gw: Gateway, page_size: int) -> Verification:
     )
 
 
-async def verification(gw: Gateway, request: dict[str, str], missing: str | None) -> Verification:
-    """One EXPLAIN verify-* round trip (``missing``: the line for an unknown id)."""
+async def verification(
+    gw: Gateway, request: dict[str, str], missing: str | None, trace: str | None = None
+) -> Verification:
+    """One EXPLAIN verify-* round trip (``missing``: the line for an unknown id; ``trace``:
+    the trace verified, looked for in the user's other collections when not found)."""
     from trustgraph_cli.responses import explain_once
 
-    resp = await explain_once(gw, request, "a verification", missing)
+    resp = await explain_once(gw, request, "a verification", missing, trace=trace)
     if resp.verification is None:
         raise click.ClickException(
             "the store sent no verification (is it older than this command?)"
