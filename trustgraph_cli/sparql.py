@@ -109,9 +109,10 @@ def results_json(variables: list[str], rows: list[dict[str, Any]]) -> dict[str, 
 def results_csv(variables: list[str], rows: list[dict[str, Any]]) -> str:
     """SPARQL 1.1 Query Results CSV: plain values, blank nodes as ``_:id``."""
     from trustgraph_base.rdf.results import results_csv as write_csv
+    from trustgraph_cli.render.text import safe
     from trustgraph_cli.terms import display_term
 
-    return write_csv(variables, rows, display_term)
+    return write_csv(variables, rows, lambda term: safe(display_term(term)))
 
 
 def results_table(variables: list[str], rows: list[dict[str, Any]]) -> str:

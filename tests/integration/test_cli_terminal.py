@@ -32,7 +32,7 @@ from trustgraph_flow.store.processor import proc as store
 
 stack = stack_fixture([store])
 
-EVIL = "fox \x1b[2J\x1b]0;owned\x07 \x9b31m red\x85 \u202eevil?"
+EVIL = "fox \x1b[2J\x1b]0;owned\x07 \x9b31m red\x85 \u202eevil? \x1b[1mbold"
 RAW = ("\x1b", "\x07", "\x9b", "\x85", "\u202e")
 ALICE = ("-U", "alice")
 
@@ -65,6 +65,18 @@ async def test_control_characters_are_escaped_in_every_output(stack: Stack, tmp_
     ):
         code, out, err = await stack.cli(*args)
         assert code == 0 and clean(out) and "31m red" in out, (args, out, err)
+    # A colour code in stored text is shown as text, never passed as the command's own: CSV
+    # passed it (painting a terminal; piped, dropped with the colours: "evil? bold").
+    query = (
+        "SELECT ?q WHERE { GRAPH <urn:graph:retrieval> { ?s <https://trustgraph.ai/ns/query> ?q } }"
+    )
+    for args in (
+        ("tg-list-explain-traces", *ALICE),
+        ("tg-list-explain-traces", *ALICE, "--format", "csv"),
+        ("tg-sparql", query, *ALICE, "--format", "csv"),
+    ):
+        code, out, err = await stack.cli(*args)
+        assert code == 0 and "\\x1b[1mbold" in out, (args, out, err)
     code, out, err = await stack.cli("tg-show-source-usage", "urn:x\x9b\x1b[2J", *ALICE)
     assert code == 1 and clean(err), err  # an error naming what was asked: escaped too
     code, out, _ = await stack.cli("tg-list-explain-traces", *ALICE, "--format", "json")

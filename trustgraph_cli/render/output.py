@@ -29,9 +29,13 @@ def emit_rows(
     the table's columns with every cell whole, a header row even when there are none."""
     if fmt == "csv":
         from trustgraph_base.rdf.results import results_csv
+        from trustgraph_cli.render.text import safe
 
+        # Each cell escaped as the table's are: a colour code in stored text (a question
+        # holding ESC [ 31 m) would otherwise pass as the command's own, painting a terminal
+        # and, piped, dropped from the cell with the colours.
         named = [dict(zip(headers, row, strict=True)) for row in rows]
-        click.echo(results_csv(list(headers), named, str), nl=False)
+        click.echo(results_csv(list(headers), named, safe), nl=False)
         return
     if not rows:
         emit(empty, style)
