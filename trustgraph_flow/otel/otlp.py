@@ -124,7 +124,7 @@ def _from_protobuf(request: ExportTraceServiceRequest, limits: Limits) -> Iterat
 def _value(v: AnyValue) -> Value:
     kind = v.WhichOneof("value")
     if kind == "string_value":
-        return str(v.string_value)
+        return v.string_value  # a str already
     if kind == "bool_value":
         return bool(v.bool_value)
     if kind == "int_value":

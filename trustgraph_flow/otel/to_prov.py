@@ -130,18 +130,21 @@ def _trace(q: str, trace_id: bytes, spans: list[Span], steps: Steps) -> list[Sta
     return out
 
 
-_json = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode  # json.dumps's text
+_text = json.encoder.encode_basestring  # a str as json.dumps(…, ensure_ascii=False) writes it
 
 
 def _identity(uri: str, s: Span, k: str) -> Row:
     """The span as it came, one JSON literal (``tg:otelSpan``): nothing queries its fields
     one by one and the export reads them together; a triple each made a quarter of an
-    import's triples, which the store writes, indexes and signs one by one."""
-    fields: dict[str, object] = {"spanId": s.span_id.hex()}
-    if s.parent_id:
-        fields["parentSpanId"] = s.parent_id.hex()
-    fields |= {"name": s.name, "kind": k, "startNs": s.start_ns, "endNs": s.end_ns}
-    return row(uri, TG.otelSpan, _json(fields), G)
+    import's triples, which the store writes, indexes and signs one by one. Its text is
+    ``json.dumps``'s of ``{spanId, parentSpanId (none for a root), name, kind, startNs,
+    endNs}``, written by hand: ~1 µs where json.dumps took ~6 (it makes an encoder a call)."""
+    parent = f'"parentSpanId": "{s.parent_id.hex()}", ' if s.parent_id else ""
+    text = (
+        f'{{"spanId": "{s.span_id.hex()}", {parent}"name": {_text(s.name)}, "kind": {_text(k)}, '
+        f'"startNs": {s.start_ns}, "endNs": {s.end_ns}}}'
+    )
+    return row(uri, TG.otelSpan, text, G)
 
 
 _KINDS = {
@@ -189,7 +192,7 @@ def _step(out: list[Stated], q: str, uri: str, s: Span, k: str, used: str | list
     except ValueError:
         is_json = False
     if not is_json:
-        arguments = _json({"input": arguments} if arguments else {})
+        arguments = f'{{"input": {_text(arguments)}}}' if arguments else "{}"  # json.dumps's
     action = s.text(c.TOOL_NAME, c.TOOL) or k.lower()
     observation = _output(s) if s.error is None else f"error: {s.error}"
     out += agent_iteration_rows(uri, used, s.name, action, arguments, observation)
