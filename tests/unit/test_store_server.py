@@ -6,11 +6,13 @@ from __future__ import annotations
 import gc
 import http.client
 import threading
+import time
 from collections.abc import Iterator
 
 import pydantic
 import pytest
 
+from tests.support.hung_server import hung_server
 from tests.support.sparql_server import Counting, oxigraph_server
 from tests.support.store import (
     DOC,
@@ -30,13 +32,13 @@ from trustgraph_base.schema import ExplainRequest, TriplesQueryRequest
 from trustgraph_base.schema.store import SparqlQueryResponse
 from trustgraph_flow.store.backends.server.remote import RemoteStore
 from trustgraph_flow.store.backends.server.scope import rename_graphs, scope_iri
-from trustgraph_flow.store.backends.server.stores import RemoteStores
+from trustgraph_flow.store.backends.server.stores import RemoteStores, open_server
 from trustgraph_flow.store.governance import retention
 from trustgraph_flow.store.service.operations import explain_op
 from trustgraph_flow.store.service.settings import StoreSettings
 from trustgraph_flow.store.service.writer import write_batch
 from trustgraph_flow.store.sparql.check import check_query
-from trustgraph_flow.store.sparql.client import SparqlServer, StoreUnavailable
+from trustgraph_flow.store.sparql.client import SparqlServer, StoreTimeout, StoreUnavailable
 from trustgraph_flow.store.views import query
 
 
@@ -154,6 +156,42 @@ def test_an_outage_keeps_no_connection_per_failed_request() -> None:
         o for o in gc.get_objects() if isinstance(o, http.client.HTTPConnection) and o.port == port
     ]
     assert kept == []
+
+
+def test_a_hung_server_is_waited_for_once_then_failed_at_once_until_it_answers() -> None:
+    # A single server that hangs (a SIGSTOP-ed oxigraph serve) held a reader thread for the
+    # whole timeout on every read; as a sharded store's shard does (sparql/stalls.py), it is
+    # stalled after its first timeout: its requests fail at once while a probe asks it.
+    port = free_port()
+    with oxigraph_server(port=port) as url:
+        backend = open_server(url, 1.0)
+    with hung_server(port) as hung:  # the same port, now taking requests and never answering
+        try:
+            with pytest.raises(StoreTimeout, match="did not answer within 1 s"):
+                backend.scopes()
+            for _ in range(3):
+                with pytest.raises(StoreTimeout, match="did not answer within 1 s"):
+                    with backend.lease("alice", "default"):
+                        pass
+            assert hung.queries() == 1  # the rest never reached it: only its probes did
+        except BaseException:
+            backend.close()
+            raise
+    with oxigraph_server(port=port):  # it answers again: its probe lets its requests go
+        try:
+            deadline = time.monotonic() + 15
+            while (found := _scopes_or_none(backend)) is None and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert found == []
+        finally:
+            backend.close()
+
+
+def _scopes_or_none(backend: RemoteStores) -> list[tuple[str, str]] | None:
+    try:
+        return backend.scopes()
+    except StoreUnavailable:  # still stalled (a StoreTimeout), or the probe not yet answered
+        return None
 
 
 def test_the_setting_must_be_an_http_url() -> None:

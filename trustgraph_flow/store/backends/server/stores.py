@@ -18,20 +18,34 @@ from trustgraph_flow.store.backends.server.scope import (
 )
 from trustgraph_flow.store.core.backend import Handle
 from trustgraph_flow.store.core.convert import named
-from trustgraph_flow.store.sparql.client import (
-    SparqlServer,
-    literal,
-    term,
-)
+from trustgraph_flow.store.sparql.client import SparqlServer, StoreTimeout, literal, term
+from trustgraph_flow.store.sparql.stalls import PROBE, Stalls
 
 log = logging.getLogger(__name__)
 
 
 class RemoteStores:
-    """The ``Backend`` of a SPARQL server: a handle is made per lease, nothing is cached."""
+    """The ``Backend`` of a SPARQL server: a handle is made per lease, nothing is cached.
+    ``stalls``: its requests fail at once while the server hangs (``sparql/stalls.py``; None
+    for a shard's, whose stalls the sharded backend keeps by the shard's name)."""
 
-    def __init__(self, server: SparqlServer) -> None:
+    def __init__(self, server: SparqlServer, stalls: Stalls | None = None) -> None:
         self.server = server
+        self.stalls = stalls
+
+    @contextmanager
+    def answering(self) -> Iterator[None]:
+        """Requests to the server: failed at once while it is stalled, stalling it when one
+        times out."""
+        if self.stalls is None:
+            yield
+            return
+        self.stalls.check("")
+        try:
+            yield
+        except StoreTimeout as exc:
+            self.stalls.timed_out("", exc)
+            raise
 
     def handle(self, user: str, collection: str, *, register: bool = False) -> Handle:
         scope = Scope(user, collection)
@@ -50,10 +64,11 @@ class RemoteStores:
         """A handle on the collection's graphs; None when it is not registered, unless
         ``as_empty``: then no registry lookup (a request per lease), the graphs of a collection
         never written are empty and read as such (nothing is written through a read)."""
-        if not create and not as_empty and not self.exists(user, collection):
-            yield None
-            return
-        yield self.handle(user, collection, register=create)
+        with self.answering():
+            if not create and not as_empty and not self.exists(user, collection):
+                yield None
+                return
+            yield self.handle(user, collection, register=create)
 
     def get(self, user: str, collection: str, *, create: bool = False) -> Handle | None:
         with self.lease(user, collection, create=create) as handle:
@@ -63,6 +78,10 @@ class RemoteStores:
         return self.scopes(), []  # one store: it answers or the caller is told
 
     def scopes(self) -> list[tuple[str, str]]:
+        with self.answering():
+            return self._scopes()
+
+    def _scopes(self) -> list[tuple[str, str]]:
         rows = self.server.rows(
             f"SELECT ?u ?c WHERE {{ GRAPH {term(REGISTRY)} {{ ?s {term(_USER)} ?u ; {term(_COLLECTION)} ?c }} }}"
         )
@@ -70,6 +89,10 @@ class RemoteStores:
 
     def drop(self, user: str, collection: str) -> bool:
         """Drop every graph of the collection and its registry entry; False when there was none."""
+        with self.answering():
+            return self._drop(user, collection)
+
+    def _drop(self, user: str, collection: str) -> bool:
         scope = Scope(user, collection)
         if not self.exists(user, collection):
             return False
@@ -84,6 +107,8 @@ class RemoteStores:
         return True
 
     def close(self) -> None:
+        if self.stalls is not None:
+            self.stalls.close()
         self.server.close()
 
 
@@ -92,4 +117,4 @@ def open_server(uri: str, timeout: float) -> RemoteStores:
     server = SparqlServer(uri, timeout)
     server.wait_ready()
     log.info("store on the SPARQL server %s", uri)
-    return RemoteStores(server)
+    return RemoteStores(server, Stalls(lambda _: server.select("ASK {}", timeout=PROBE)))

@@ -8,8 +8,8 @@ from contextlib import contextmanager
 from typing import Protocol
 
 from trustgraph_flow.store.backends.server.stores import RemoteStores
-from trustgraph_flow.store.backends.sharded.stalls import Stalls
 from trustgraph_flow.store.sparql.client import StoreTimeout, StoreUnavailable
+from trustgraph_flow.store.sparql.stalls import Stalls
 
 
 class Shards(Protocol):

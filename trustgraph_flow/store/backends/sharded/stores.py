@@ -30,16 +30,15 @@ from trustgraph_flow.store.backends.sharded.placement import (
     Row,
     ShardError,
 )
-from trustgraph_flow.store.backends.sharded.stalls import Stalls
 from trustgraph_flow.store.core.backend import Handle
 from trustgraph_flow.store.sparql.client import SparqlServer, StoreTimeout, StoreUnavailable
+from trustgraph_flow.store.sparql.stalls import PROBE, Stalls
 
 log = logging.getLogger(__name__)
 ROW_CACHE = 1.0
 """Seconds a lease may start from a row read earlier (``ShardedStores.placed``); a move's
 ``settle`` is at least this long."""
 ROWS_KEPT = 10_000  # rows remembered at most (all forgotten when full)
-PROBE = 5.0  # seconds a shard is given to answer a probe (before a placement; stalled)
 
 
 class ShardedStores:

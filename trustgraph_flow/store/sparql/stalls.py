@@ -1,14 +1,16 @@
-"""Shards that stopped answering in time: failed at once until they answer again.
+"""SPARQL servers that stopped answering in time: failed at once until they answer again.
 
-A request to a shard that hangs (it takes the connection and never answers) waits the whole
+A request to a server that hangs (it takes the connection and never answers) waits the whole
 ``sparql_timeout`` (30 s) on the store thread that made it. With two reader threads, two
-reads of a hung shard's collections at once made every other shard's reads wait that long.
-So once a request to a shard has timed out, the shard is *stalled*: its collections' reads
-and writes fail at once with the same ``shard 'c' (URL) did not answer within 30 s`` (its
-writes are held, as for a shard that is down), and a probe of its own (``ASK {}``, given
-``stores.PROBE`` seconds, as before a placement) asks it again in the background until it
-answers. The held writes' probe answering clears it too. A shard that refuses connections (down, not hung) is let go
-at once: its requests fail fast by themselves, saying it is unreachable.
+reads of a hung server's collections at once made every other read wait that long (another
+shard's, or on a single server every read). So once a request to a server has timed out, it
+is *stalled*: its collections' reads and writes fail at once with the same ``shard 'c'
+(URL) did not answer within 30 s`` (a single server: ``SPARQL server URL …``; writes are
+held, as for a server that is down), and a probe of its own (``ASK {}``, given ``PROBE``
+seconds) asks it again in the background until it answers. The held writes' probe
+answering clears it too. A server that refuses connections (down, not hung) is let go at
+once: its requests fail fast by themselves, saying it is unreachable. The sharded backend
+keeps one per shard (by name), the server backend one for its server (name "").
 """
 
 from __future__ import annotations
@@ -20,11 +22,16 @@ from collections.abc import Callable
 from trustgraph_flow.store.sparql.client import StoreTimeout
 
 log = logging.getLogger(__name__)
-BETWEEN = 2.0  # seconds at most between a stalled shard's probes
+BETWEEN = 2.0  # seconds at most between a stalled server's probes
+PROBE = 5.0  # seconds a server is given to answer a probe (before a placement; stalled)
+
+
+def _who(name: str) -> str:
+    return f"shard {name!r}" if name else "the SPARQL server"
 
 
 class Stalls:
-    """The stalled shards (name → the timeout that stalled it), each with its probe thread."""
+    """The stalled servers (name → the timeout that stalled it), each with its probe thread."""
 
     def __init__(self, ask: Callable[[str], object]) -> None:
         self._ask = ask  # one cheap request to the named shard (a StoreUnavailable if not)
@@ -49,9 +56,9 @@ class Stalls:
                 self._probing.add(name)
         if fresh:
             log.warning(
-                "shard %r did not answer within %g s: its collections' requests fail at once "
+                "%s did not answer within %g s: its collections' requests fail at once "
                 "until it answers again (asked every few seconds)",
-                name,
+                _who(name),
                 exc.seconds,
             )
         if start:
@@ -64,7 +71,7 @@ class Stalls:
         with self._lock:
             gone = self._stalled.pop(name, None)
         if gone is not None:
-            log.warning("shard %r %s: its collections' requests are made again", name, why)
+            log.warning("%s %s: its collections' requests are made again", _who(name), why)
 
     def _probe(self, name: str) -> None:
         """Ask the shard until it answers, then end (unless it stalled again meanwhile)."""
