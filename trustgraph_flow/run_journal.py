@@ -3,15 +3,13 @@
 A traced service (agent, GraphRAG, DocumentRAG) appends a line to its journal when it opens
 a run's trace, one per trace message *before* the message goes to the broker (the message
 itself), one when the run ends, however it ends (answer, error, failure), and one once the
-broker has persisted every message of the run. So a trace message is safe the moment its
-line is written: the service tells its client of an entity then, without waiting for the
-broker's receipt (a round trip that would otherwise hold every explain event and the
-answer). A process killed before the receipts came leaves the run's messages here; the next
-process of the same processor (same data folder) sends them again at start-up (the store
-writes a quad once however often it comes), and for a run that had not ended it publishes
-the trace's end as interrupted (``prov:endedAtTime`` + ``tg:interrupted``), so the trace does
-not stay "in progress" forever — unless the run's caller still waits: its request comes
-again and the rerun continues the same trace (``run_recovery``). See docs/provenance.md.
+broker has persisted every message of the run (that one alone if it has by the run's end).
+So a trace message is safe once its line is written: the service tells its client of an
+entity then, without waiting for the broker's receipt. The next process of a processor
+killed before the receipts came sends the run's messages here again (the store writes a
+quad once however often it comes) and, for a run that had not ended, publishes the trace's
+end as interrupted (``prov:endedAtTime`` + ``tg:interrupted``) — unless the run's caller
+still waits: its request comes again and the rerun continues the trace (``run_recovery``).
 
 The journal is one file held open for appending (``runs/journal.log``). What a line survives
 is what the file survives: a killed process's lines are in it (no fsync: a lost machine loses
@@ -134,10 +132,12 @@ class RunJournal:
     def done(self, key: str) -> None:
         """The broker has every message of the run, and the run ended: nothing is left."""
         run = self._runs.pop(key, None)
-        if run is not None and self.pending.get(run.rid) is run:
-            del self.pending[run.rid]
-        if run is not None and run.ended:
+        if run is not None:  # ended too (its ``end`` line left out when both come at once)
+            run.ended = True
+            run.finished.set()
             self.recent[key] = run
+            if self.pending.get(run.rid) is run:
+                del self.pending[run.rid]
         while len(self.recent) > RECENT_MAX:
             self.recent.popitem(last=False)
         self._write(_line({"done": key}))

@@ -11,9 +11,8 @@ journal, and a caller settles before it tells its client of an entity: nothing t
 was told can then be missing from the trace if the process dies (the next process sends the
 journal's messages again). A message sent with ``hold`` (a RAG question, before its
 exploration; a synthesis, before its verification) is journaled but goes to the broker with
-the next one sent (at the latest when the run ends): one broker message less. Receipts are
-awaited after the run, in the background; a message the broker refused is sent again until
-it is persisted, and only then is the run done in the journal.
+the next one sent (at the latest when the run ends): one broker message less. As the run
+ends, the broker's receipts decide when it is done in the journal (``trace_delivery.finish``).
 """
 
 from __future__ import annotations
@@ -26,7 +25,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from trustgraph_base.errors import BrokerUnavailable, ErrorType, MessageTooLarge, ServiceError
+from trustgraph_base.errors import ErrorType, MessageTooLarge, ServiceError
 from trustgraph_base.messaging import EXPLAIN_STORE, Context, Receipt
 from trustgraph_base.messaging.delivery import current_delivery
 from trustgraph_base.provenance import GRAPH_RETRIEVAL, failure_triples, now_iso
@@ -38,10 +37,9 @@ from trustgraph_base.schema.core import joined_triples
 from trustgraph_base.wire import encode
 from trustgraph_flow.run_journal import Journaled, Run, RunJournal
 from trustgraph_flow.run_recovery import begin, heard, heard_before
+from trustgraph_flow.trace_delivery import finish
 
 log = logging.getLogger(__name__)
-
-RESEND_DELAYS = (1.0, 2.0, 5.0, 10.0, 30.0)  # seconds between tries; the last repeats
 
 
 @dataclass
@@ -158,45 +156,6 @@ class TraceWriter:
         self._queue(self.question_uri, [*marks, *ending])
 
 
-# Runs whose receipts are still awaited (a task nobody references could be collected).
-_delivering: set[asyncio.Task[None]] = set()
-
-
-async def _deliver(
-    writer: TraceWriter, journal: RunJournal, settled: asyncio.Future[None] | None
-) -> None:
-    """Wait for every receipt of a run that ended; send a refused message again until the
-    broker persists it; then, once its request is answered (``settled``), the run is done in
-    the journal. Cancelled, or the process killed before that: the run stays in the journal,
-    the next process sends its messages again, and the request coming again continues it."""
-    # A continued run's journal holds its predecessor's messages first, then this run's.
-    first = len(journal.messages(writer.run)) - len(writer.receipts)
-    for i, receipt in enumerate(writer.receipts):
-        try:
-            await receipt
-            continue
-        except BrokerUnavailable as exc:
-            log.warning(
-                "trace message %d of %s not persisted (%s): sending it again",
-                i,
-                writer.question_uri,
-                exc,
-            )
-        data = journal.messages(writer.run)[first + i]
-        attempt = 0
-        while True:
-            await asyncio.sleep(RESEND_DELAYS[min(attempt, len(RESEND_DELAYS) - 1)])
-            attempt += 1
-            try:
-                await writer.ctx.send_now(EXPLAIN_STORE, data)
-                break
-            except BrokerUnavailable as exc:
-                log.debug("sending a trace message of %s again: %s", writer.question_uri, exc)
-    if settled is not None:
-        await settled
-    journal.done(writer.run)
-
-
 def identity(session_id: str, started_at: str, uri_of: Callable[[str], str]) -> tuple[str, str]:
     """The question URI and start time of a trace: the caller's ``session_id`` (empty: a fresh
     uuid) and ``started_at`` (already checked when the request was read; empty: now).
@@ -241,8 +200,5 @@ def open_trace(
         if journal is not None:
             writer.flush()
             writer.release()
-            journal.end(writer.run)
             settled = delivery.settled if delivery is not None else None
-            task = asyncio.ensure_future(_deliver(writer, journal, settled))
-            _delivering.add(task)
-            task.add_done_callback(_delivering.discard)
+            finish(writer, journal, settled)

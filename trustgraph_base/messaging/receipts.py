@@ -63,6 +63,10 @@ class Receipt(Generic[T]):
     def done(self) -> bool:
         return self._outcome is not _PENDING
 
+    def ok(self) -> bool:
+        """Whether the answer has come and is a success (no waiting)."""
+        return self._outcome is None
+
     def waiter(self) -> asyncio.Future[None]:
         """A future done once the answer has come (for ``asyncio.wait``; the loop thread)."""
         waiter: asyncio.Future[None] = self._loop.create_future()
