@@ -53,8 +53,10 @@ def main(trace_id: str, fmt: str, rdf11: bool, output: str | None, gw: Gateway) 
     if rdf11 and fmt not in ("trig", "turtle"):
         raise click.UsageError(f"--rdf11 is for trig and turtle: {fmt} is RDF 1.1 already")
     text: str = run(gw, lambda: fetch_export(gw, trace_id, fmt, rdf11=rdf11))
-    if output is None:
-        click.echo(text, nl=not text.endswith("\n"))
+    if output is None:  # a colour code in stored text shown as text, not dropped as colour
+        from trustgraph_cli.render.text import safe
+
+        click.echo(safe(text), nl=not text.endswith("\n"))
         return
     try:
         with open(output, "w", encoding="utf-8") as out:

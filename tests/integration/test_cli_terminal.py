@@ -66,7 +66,7 @@ async def test_control_characters_are_escaped_in_every_output(stack: Stack, tmp_
         code, out, err = await stack.cli(*args)
         assert code == 0 and clean(out) and "31m red" in out, (args, out, err)
     # A colour code in stored text is shown as text, never passed as the command's own: CSV
-    # passed it (painting a terminal; piped, dropped with the colours: "evil? bold").
+    # and PROV-N to stdout passed it (painting a terminal; piped, dropped: "evil? bold").
     query = (
         "SELECT ?q WHERE { GRAPH <urn:graph:retrieval> { ?s <https://trustgraph.ai/ns/query> ?q } }"
     )
@@ -74,6 +74,7 @@ async def test_control_characters_are_escaped_in_every_output(stack: Stack, tmp_
         ("tg-list-explain-traces", *ALICE),
         ("tg-list-explain-traces", *ALICE, "--format", "csv"),
         ("tg-sparql", query, *ALICE, "--format", "csv"),
+        ("tg-export-explain-trace", q, *ALICE, "--format", "provn"),
     ):
         code, out, err = await stack.cli(*args)
         assert code == 0 and "\\x1b[1mbold" in out, (args, out, err)
