@@ -10,9 +10,12 @@ the trace index, signing after each write and in the deferred passes.
 
 A capture is a file (``--capture FILE``, JSON lines); replaying the same file in two trees
 (``--replay FILE`` run in each, alternated) compares them on the same messages.
+``--copies N`` replays it N times into the same store, each copy's session ids made new, so
+the store grows as a running one does (RocksDB's memtables with it); the process's CPU is
+printed too (RocksDB's flush and compaction threads, and 3 s after the last write).
 
     python -m bench.store_trace_writes --capture FILE [--bursts 4]
-    python -m bench.store_trace_writes --replay FILE [--rounds 3]
+    python -m bench.store_trace_writes --replay FILE [--rounds 3] [--copies 6]
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import re
 import tempfile
 import time
 from collections import defaultdict
@@ -103,11 +107,21 @@ PARTS: list[tuple[Any, str, str]] = [  # what is clocked: (owner, function, labe
 ]
 
 
-def replay(path: Path) -> tuple[float, dict[str, float], int]:
-    """The writer thread's CPU (s) in all and by part, and the questions replayed."""
+SESSION = re.compile(rb"(urn:trustgraph:(?:agent|question):)")  # before a trace's session id
+SETTLE = 3.0  # seconds the process's CPU is still counted after the last write
+
+
+def copy(given: list[tuple[float, bytes]], n: int) -> list[tuple[float, bytes]]:
+    """The captured messages with every session id made new (copy ``n``: ``c<n>x<id>``)."""
+    return [(t, SESSION.sub(rb"\1c%dx" % n, data)) for t, data in given] if n else given
+
+
+def replay(path: Path, copies: int = 1) -> tuple[float, dict[str, float], int]:
+    """The writer thread's CPU (s) in all and by part (``process``: the process's), and the
+    questions replayed."""
     lines = path.read_text().splitlines()
-    questions = int(json.loads(lines[0])["questions"])
-    given = [(float(r["t"]), r["data"].encode()) for r in map(json.loads, lines[1:])]
+    questions = int(json.loads(lines[0])["questions"]) * copies
+    captured = [(float(r["t"]), r["data"].encode()) for r in map(json.loads, lines[1:])]
     spent: defaultdict[str, float] = defaultdict(float)
     saved: list[tuple[Any, str, Callable[..., Any]]] = []
     for owner, name, label in PARTS:
@@ -118,17 +132,22 @@ def replay(path: Path) -> tuple[float, dict[str, float], int]:
         with tempfile.TemporaryDirectory(prefix="bench-trace-writes-") as tmp, store_collector():
             _, sealing = bench_seals(Path(tmp))
             stores = Stores(Path(tmp) / "store")
-            started, signed = time.thread_time(), given[0][0]
-            for at, datas in batches(given):
-                t = time.thread_time()
-                msgs = [decode(StoreTriples, d) for d in datas]
-                spent["decoding"] += time.thread_time() - t
-                writer.write_batch(stores, msgs, sealing)
-                if at - signed >= SIGNING_DELAY:
-                    sealing.flush(stores)
-                    signed = at
-            sealing.flush(stores)
+            started, process = time.thread_time(), time.process_time()
+            for n in range(copies):
+                given = copy(captured, n)
+                signed = given[0][0]
+                for at, datas in batches(given):
+                    t = time.thread_time()
+                    msgs = [decode(StoreTriples, d) for d in datas]
+                    spent["decoding"] += time.thread_time() - t
+                    writer.write_batch(stores, msgs, sealing)
+                    if at - signed >= SIGNING_DELAY:
+                        sealing.flush(stores)
+                        signed = at
+                sealing.flush(stores)
             total = time.thread_time() - started
+            time.sleep(SETTLE)
+            spent["process"] = time.process_time() - process
             stores.close()
     finally:
         for owner, name, fn in saved:
@@ -153,12 +172,13 @@ def main() -> None:
     parser.add_argument("--replay", type=Path, help="replay this file")
     parser.add_argument("--bursts", type=int, default=4, help="bursts of 50 questions captured")
     parser.add_argument("--rounds", type=int, default=3, help="replays")
+    parser.add_argument("--copies", type=int, default=1, help="copies of the capture a replay")
     args = parser.parse_args()
     if args.capture:
         asyncio.run(capture(args.capture, args.bursts))
     for n in range(1, args.rounds + 1 if args.replay else 0):
         before = load()
-        total, spent, questions = replay(args.replay)
+        total, spent, questions = replay(args.replay, args.copies)
         parts = ", ".join(f"{k.strip()} {1e3 * v / questions:.2f}" for k, v in spent.items())
         print(
             f"round {n} (load {before}): {1e3 * total / questions:.2f} ms a question on the "

@@ -24,6 +24,7 @@ from trustgraph_base.provenance.namespaces import GRAPH_RETRIEVAL, GRAPH_SOURCE
 from trustgraph_base.schema.core import StoreTriples, Triples
 from trustgraph_base.wire import describe
 from trustgraph_flow.removed_loads import RemovedLoads
+from trustgraph_flow.store.backends.embedded.stores import Stores
 from trustgraph_flow.store.core.backend import Backend, Handle
 from trustgraph_flow.store.core.rows import Resolver
 from trustgraph_flow.store.core.sources import SourceResolver
@@ -121,7 +122,9 @@ def write_batch(
                 index = handle.index
                 claiming = index if retrieval and isinstance(index, Claiming) else None
                 fresh = claiming.claim(retrieval) if claiming is not None else frozenset()
-                write_group(handle, group)
+                extended = write_group(handle, group)
+                if extended and isinstance(stores, Stores):  # its memtables flushed now and then
+                    stores.extended(handle, extended)
                 report.written += sum(len(m.quads) for m in group)
                 if retrieval:
                     report.traces += len(trace)
@@ -177,12 +180,15 @@ class Claiming(Protocol):
     ) -> Set[str]: ...
 
 
-def write_group(handle: Handle, group: list[StoreTriples]) -> None:
-    """Write one collection's messages: bulk when large (embedded), else in one transaction."""
+def write_group(handle: Handle, group: list[StoreTriples]) -> int:
+    """Write one collection's messages: bulk when large (embedded), else in one transaction;
+    how many quads went in a transaction."""
     quads = [q for m in group for q in m.quads]
     if len(quads) >= BULK_MIN and isinstance(handle.store, ox.Store):  # embedded backend
         # Every quad is parsed and checked already: nothing can be refused half-way. A
         # crash before it returns leaves the batch unacked: redelivered, written again.
         handle.store.bulk_extend(quads)
-    elif quads:
+        return 0
+    if quads:
         handle.store.extend(quads)
+    return len(quads)

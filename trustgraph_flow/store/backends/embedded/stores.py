@@ -10,6 +10,7 @@ import shutil
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote, unquote
@@ -23,6 +24,13 @@ log = logging.getLogger(__name__)
 
 _MAX_NAME = 100
 SCOPE_FILE = "scope.json"  # names the (user, collection) a store directory holds: hashed names are not reversible
+FLUSH_QUADS = 20_000
+"""Quads written to a store in transactions (``Store.extend``: a trace's messages, small
+groups) after which its memtables are flushed to disk, on a thread of their own. RocksDB as
+pyoxigraph sets it up keeps up to 128 MB a column family in memory, a skip list each: an
+insert there cost ~16 us a quad in a new store and ~65 once it held 360,000 quads, most of it
+cache misses (``RecomputeSpliceLevels``); flushed every 20,000 quads, ~14 on the writer thread
+and 29 with the flushes and compactions (docs/performance.md, session 25)."""
 
 
 def safe_name(prefix: str, text: str) -> str:
@@ -60,6 +68,10 @@ class Stores:
         self._lock = threading.Lock()
         self._open: OrderedDict[tuple[str, str], Handle] = OrderedDict()
         self._retired: list[Handle] = []
+        self._extended: dict[tuple[str, str], int] = {}  # quads in transactions since a flush
+        self._flushing: set[tuple[str, str]] = set()
+        self._flushed = threading.Condition(self._lock)
+        self._flusher: ThreadPoolExecutor | None = None
 
     def path(self, user: str, collection: str) -> Path:
         """The directory of one collection's store."""
@@ -141,6 +153,33 @@ class Stores:
             self._retired.remove(handle)
             handle.close()
 
+    def extended(self, handle: Handle, quads: int) -> None:
+        """The writer wrote ``quads`` into the handle's store in a transaction: past
+        ``FLUSH_QUADS`` since the last flush, its memtables are flushed on the flusher
+        thread, under a lease (an eviction meanwhile retires the handle, as for a reader)."""
+        with self._lock:
+            count = self._extended.get(handle.key, 0) + quads
+            if count < FLUSH_QUADS or handle.key in self._flushing:
+                self._extended[handle.key] = count
+                return
+            self._extended[handle.key] = 0
+            self._flushing.add(handle.key)
+            handle.users += 1
+            if self._flusher is None:
+                self._flusher = ThreadPoolExecutor(1, thread_name_prefix="store-flush")
+            self._flusher.submit(self._flush, handle)
+
+    def _flush(self, handle: Handle) -> None:
+        try:
+            handle.store.flush()
+        except Exception:  # a later flush, or the close, writes them: nothing is lost
+            log.exception("flushing the store of %s failed", handle.key)
+        finally:
+            with self._lock:
+                self._flushing.discard(handle.key)
+                self._release(handle)
+                self._flushed.notify_all()
+
     def reached(self) -> tuple[list[tuple[str, str]], list[str]]:
         return self.scopes(), []  # one store: it answers or the caller is told
 
@@ -162,6 +201,8 @@ class Stores:
     def drop(self, user: str, collection: str) -> bool:
         """Close and delete a collection's store; False when there was none."""
         with self._lock:
+            self._flushed.wait_for(lambda: (user, collection) not in self._flushing)
+            self._extended.pop((user, collection), None)
             handle = self._open.pop((user, collection), None)
             if handle is not None:
                 self._retire(handle)
@@ -176,7 +217,11 @@ class Stores:
 
     def close(self) -> None:
         with self._lock:
+            self._flushed.wait_for(lambda: not self._flushing)
             for handle in [*self._open.values(), *self._retired]:
                 handle.close()
             self._open.clear()
             self._retired.clear()
+        if self._flusher is not None:
+            self._flusher.shutdown()
+            self._flusher = None
