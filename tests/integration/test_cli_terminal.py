@@ -65,8 +65,8 @@ async def test_control_characters_are_escaped_in_every_output(stack: Stack, tmp_
     ):
         code, out, err = await stack.cli(*args)
         assert code == 0 and clean(out) and "31m red" in out, (args, out, err)
-    # A colour code in stored text is shown as text, never passed as the command's own: CSV
-    # and PROV-N to stdout passed it (painting a terminal; piped, dropped: "evil? bold").
+    # A colour code in stored text is shown as text, never passed as the command's own: CSV,
+    # PROV-N to stdout and tg-show-evidence passed it (painting a terminal; piped, dropped).
     query = (
         "SELECT ?q WHERE { GRAPH <urn:graph:retrieval> { ?s <https://trustgraph.ai/ns/query> ?q } }"
     )
@@ -75,6 +75,7 @@ async def test_control_characters_are_escaped_in_every_output(stack: Stack, tmp_
         ("tg-list-explain-traces", *ALICE, "--format", "csv"),
         ("tg-sparql", query, *ALICE, "--format", "csv"),
         ("tg-export-explain-trace", q, *ALICE, "--format", "provn"),
+        ("tg-show-evidence", q, *ALICE),
     ):
         code, out, err = await stack.cli(*args)
         assert code == 0 and "\\x1b[1mbold" in out, (args, out, err)

@@ -185,14 +185,14 @@ def evidence_report(view: TraceView, chunk_texts: dict[str, str], style: Style) 
 def evidence_lines(report: list[Any], max_quote: int) -> list[str]:
     """The report as text: each answer, its claims, their evidence and where it is."""
     from trustgraph_base.schema.trace import Removal
-    from trustgraph_cli.render.text import truncate
+    from trustgraph_cli.render.text import one_line, truncate
 
-    def cut(text: str) -> str:
-        return truncate(" ".join(text.split()), max_quote, "…")
+    def cut(text: str) -> str:  # stored text: on one line, a colour code in it shown as text
+        return truncate(one_line(text), max_quote, "…")
 
     lines: list[str] = []
     for answer in report:
-        lines += [f"Answer: {answer['trace']}", f"  Question: {answer['question']}"]
+        lines += [f"Answer: {answer['trace']}", f"  Question: {one_line(answer['question'])}"]
         lines.append(f"  Answer: {cut(answer['answer'] or '')}")
         lines += verification_lines(answer.get("verification"), cut)
         if not answer["claims"]:
