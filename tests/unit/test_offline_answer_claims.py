@@ -121,3 +121,16 @@ def test_no_answer_ends_on_a_quotation_mark_it_did_not_open() -> None:
     )
     assert json.loads(reply)["answer"] == "The road runs to Port Ellis."
     assert json.loads(reply)["claims"] == [{"text": "The road runs to Port Ellis.", "cited": [1]}]
+
+
+def test_an_answer_from_a_list_item_says_the_item_without_its_bullet() -> None:
+    # a PDF's list, as PDFium reads it: each item a line with its bullet
+    page = (
+        "The magic file holds two kinds of element:\n"
+        "• magic elements contain a list of match elements, any of which may match.\n"
+        "• treemagic elements contain a list of treematch elements.\n"
+    )
+    reply = _document("What do magic elements contain?", [page])
+    said = "magic elements contain a list of match elements, any of which may match."
+    assert reply["answer"] == said, reply
+    assert reply["claims"] == [{"text": said, "cited": [1]}]

@@ -21,6 +21,7 @@ from trustgraph_flow.llm.text import (
     field,
     first_sentence,
     overlap,
+    unbulleted,
     unquoted_ends,
 )
 from trustgraph_flow.verify.judge import PROMPT_TYPE, judge_offline
@@ -125,7 +126,7 @@ def _answer(claims: list[str], cited: list[int], structured: bool) -> str:
     """An answer of sentences (claims), the n-th written from evidence ``cited[n]``: plain
     text, or ``{"answer", "cited", "claims"}`` structured (the 1-based numbers of the
     evidence, ascending; each claim with the one it was written from)."""
-    claims = [unquoted_ends(c) for c in claims]
+    claims = [unquoted_ends(unbulleted(c)) for c in claims]
     text = " ".join(claims)
     if not structured:
         return text

@@ -63,6 +63,15 @@ def unquoted_ends(sentence: str) -> str:
     return sentence
 
 
+_BULLET = re.compile(r"[•◦▪‣∙*+-]\s+")
+
+
+def unbulleted(sentence: str) -> str:
+    """A sentence without the mark of the list item it was read from ("• magic elements
+    contain…" of a PDF's list): an answer says the item, not its bullet."""
+    return _BULLET.sub("", sentence, count=1) if _BULLET.match(sentence) else sentence
+
+
 def words(text: str) -> list[str]:
     """The words of ``text``, as written (apostrophes inside a word kept: "Quist's")."""
     return _WORD.findall(text)
