@@ -45,6 +45,15 @@ def test_a_byline_under_a_title_states_who_wrote_it() -> None:
     assert edge.quote == "A Short Guide to Sorting\nMethods\nby Ann P. Carr and Tom Wells"
     paper = "Fast Hashing on Small Machines\nLena Ruiz1 and Omar Diallo2\n1Acme Inc.\nAbstract\n"
     assert {e.s for e in extract_edges(paper) if e.p == "wrote"} == {"Lena Ruiz", "Omar Diallo"}
+    # a specification's title page, as PDFium reads it: the group it is from, with its web
+    # address, between the title and the author is no part of the title
+    spec = (
+        "Shared MIME-info Database\r\nX Desktop Group (http://www.freedesktop.org)\r\n"
+        "Thomas Leonard\r\ntal197 at users.sf.net\r\n1. Introduction\r\n"
+    )
+    found = {e.s: e for e in extract_edges(spec) if e.p == "wrote"}
+    assert [(s, e.o) for s, e in found.items()] == [("Thomas Leonard", "Shared MIME-info Database")]
+    assert found["Thomas Leonard"].quote.startswith("Shared MIME-info Database")
 
 
 def test_no_byline_where_no_title_page_is() -> None:

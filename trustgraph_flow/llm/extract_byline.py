@@ -8,7 +8,8 @@ nothing; read together they say each author wrote the titled work (``Andrew Kada
 start, where a title page is, and only when every name on the line has a given name and a
 family name; a names-only line needs a title of three words or more under which it stands
 (a heading over a list of contributors is no title page's). The quote is the title and the
-byline, exactly as the text has them. (A list of works' entries, "_Sed & Awk_, by Dale
+byline, exactly as the text has them; a line between them with a web or mail address (the
+group the work is from) is no part of the title. (A list of works' entries, "_Sed & Awk_, by Dale
 Dougherty & Arnold Robbins", were read so too in a first version: sed FAQ's "sed v1.5, by
 Howard Helman" then answered "Who wrote sed?", which "written by the late Lee E. McMahon"
 answers. Not read.)
@@ -25,6 +26,9 @@ _PART = r"(?:[A-Z][a-z]+(?:-[A-Z][a-z]+)?|[A-Z]\.)"
 _NAME = rf"[A-Z][a-z]+(?: {_PART}){{1,3}}[0-9*†‡]*"
 _BYLINE = re.compile(rf"(?P<by>[Bb]y )?(?P<names>{_NAME}(?:(?:,| and|, and| &) {_NAME})*)")
 _MARKS = re.compile(r"[0-9*†‡]+$")
+# A line of the title block naming where the work is from, not what it is called: a web
+# address or a mail address ("X Desktop Group (http://www.freedesktop.org)").
+_ADDRESS = re.compile(r"https?://|www\.|\S@\S")
 
 
 def _names(line: str) -> tuple[list[str], bool] | None:
@@ -50,7 +54,8 @@ def _title_page(text: str) -> list[tuple[str, str, str, bool, str]]:
             return []
         if title_lines[-1].rstrip().endswith((".", ":", ";", ",")):
             return []  # a sentence, no title
-        title = " ".join(" ".join(title_lines).split())
+        named = [line for line in title_lines if not _ADDRESS.search(line)]
+        title = " ".join(" ".join(named).split())
         found = _names(lines[first + n]) if first + n < len(lines) else None
         if found is None:
             continue
