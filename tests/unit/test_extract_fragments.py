@@ -44,6 +44,16 @@ def test_a_misread_sentence_gives_no_junk_edge(sentence: str) -> None:
         assert s not in junk and o not in objects and not s.startswith("Doesn"), (s, p, o)
 
 
+def test_a_participle_describing_the_subject_is_not_its_verb() -> None:
+    # base-files' README: the packages reach testing; they were not "uploaded for" it
+    text = (
+        "Packages uploaded for unstable reach testing after ten days, provided they are "
+        "built for every released architecture."
+    )
+    assert not any(p.startswith("uploaded") for _, p, _ in _triples(text)), _triples(text)
+    assert ("Wren", "moved to", "Leeds") in _triples("Wren moved to Leeds and built houses.")
+
+
 def test_the_facts_beside_them_are_read_as_before() -> None:
     text = (
         "Zedit is a small tool, written by Lee Hale in 1974. Zedit appends a newline, plus "

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from trustgraph_flow.llm.extract_clause import is_cap
 from trustgraph_flow.llm.extract_verbs import (
+    BASE_VERBS,
     NEGATIONS,
     is_participle,
     known_verb,
@@ -77,6 +78,17 @@ def _passive(p: str) -> bool:
     return len(words) == 2 and words[0] in COPULAS and is_participle(words[1])
 
 
+def _reduced_relative(p: str, o: str) -> bool:
+    """Whether the predicate's participle, with no auxiliary, describes the subject and the
+    sentence's own verb is inside the object: 'Packages uploaded for unstable reach testing
+    after ten days' read as 'Packages → uploaded for → unstable reach testing' (a verb of
+    the lists between the object's first and last words)."""
+    words = p.lower().split()
+    if not is_participle(words[0]) or set(words) & COPULAS or set(words) & PERFECT:
+        return False
+    return any(w in BASE_VERBS for w in o.split()[1:-1])
+
+
 def clean(s: str, p: str, o: str, literal: bool) -> bool:
     """Whether a fact is worth an edge: no pronoun or adverb as subject or object, no label
     naming nothing (``hollow_labels.loose``), no subject opening with a preposition, a
@@ -100,6 +112,8 @@ def clean(s: str, p: str, o: str, literal: bool) -> bool:
         return False  # "Willing → not received → display": no auxiliary, no finite verb
     if is_participle(first) and any(w in COPULAS for w in p.split()[1:]):
         return False  # "actual block size → used is → 100000 x": the subject's participle
+    if _reduced_relative(p, o):
+        return False  # "Packages → uploaded for → unstable reach testing"
     if literal:
         return True
     if _words(o) <= _words(s) and all(is_cap(w) for w in s.split()):
