@@ -198,6 +198,17 @@ async def test_bad_bodies_are_refused_in_one_line_and_harm_no_one(stack: Stack) 
             f"span {'ee' * 8} of trace {'5b' * 16}: its start time {when} is not a time "
             "(nanoseconds since 1970, 0 to 2^64-1)"
         ), said
+    # A number sent as text that is not one Python reads (a superscript '²', which isdigit
+    # takes and int() refuses; 5,000 digits) is left out: taken, not a 503 an SDK retries.
+    odd = [
+        Span(b"\x0a" * 16, b"\x01" * 8, "agent", 1, 4, b"", {"input.value": "q"}),
+        Span(b"\x0a" * 16, b"\x02" * 8, "lookup", 2, 3, b"\x01" * 8, {
+            "openinference.span.kind": "RETRIEVER", "retrieval.documents.\u00b2.document.id": "d"}),
+        Span(b"\x0a" * 16, b"\x03" * 8, "llm", 2, 3, b"\x01" * 8, {
+            "openinference.span.kind": "LLM", "llm.token_count.prompt": "\u00b2",
+            "llm.token_count.completion": "9" * 5000}),
+    ]  # fmt: skip
+    assert await post(stack, otlp.encode(odd), otlp.PROTOBUF, key) == (200, "")
     # an orphan (its parent never sent) is taken, under the question; the good body still lands
     orphan = Span(b"\x08" * 16, b"\x03" * 8, "orphan", 1, 2, b"\x09" * 8, {"input.value": "o"})
     assert await post(stack, otlp.encode([orphan]), otlp.PROTOBUF, key) == (200, "")

@@ -9,6 +9,9 @@ from trustgraph_flow.otel import conventions as c
 
 Scalar = str | bool | int | float
 Value = Scalar | list[Scalar]
+# An integer sent as text, as long as OTLP's int64 writes one. ``isdecimal``, not ``isdigit``:
+# ``int()`` refuses a superscript '²' that ``isdigit`` takes, and text past 4,300 digits.
+COUNT_DIGITS = 19
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +45,7 @@ class Span:
                 continue
             if isinstance(value, int):
                 return value
-            if isinstance(value, str) and value.isdigit():
+            if isinstance(value, str) and value.isdecimal() and len(value) <= COUNT_DIGITS:
                 return int(value)
         return None
 
@@ -54,7 +57,7 @@ class Span:
         for key, value in self.attributes.items():
             if key.startswith(prefix):
                 index, _, name = key[len(prefix) :].partition(".document.")
-                if index.isdigit() and name in ("id", "score"):
+                if index.isdecimal() and name in ("id", "score"):
                     found.setdefault(int(index), {})[name] = value
         listed = [found[i] for i in sorted(found)]
         if not listed and (raw := self.text(c.RETRIEVAL_DOCUMENTS)):
