@@ -16,7 +16,8 @@ Attrs = dict[str, Any]  # a span's attributes while made (None: left out)
 
 
 def as_int(value: str | None) -> int | None:
-    return int(value) if value is not None and value.lstrip("-").isdigit() else None
+    # ``isdecimal``: a superscript '²' is a digit to ``isdigit`` and no number to ``int()``.
+    return int(value) if value is not None and value.lstrip("-").isdecimal() else None
 
 
 TOOL_KEYS = ("gen_ai.tool.", "tool.")
@@ -100,9 +101,9 @@ def _document_id(chunk: str) -> str:
 def _place(chunk: str) -> dict[str, object]:
     """A chunk URI's document and page (``{doc}/p{n}/c{m}``, or ``{doc}/c{m}`` without pages)."""
     head, _, last = chunk.rpartition("/")
-    if not (last.startswith("c") and last[1:].isdigit()):
+    if not (last.startswith("c") and last[1:].isdecimal()):
         return {}
     doc, _, page = head.rpartition("/")
-    if page.startswith("p") and page[1:].isdigit():
+    if page.startswith("p") and page[1:].isdecimal():
         return {"document": doc, "page": int(page[1:]), "chunk": chunk}
     return {"document": head, "chunk": chunk}
