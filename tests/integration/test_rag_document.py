@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from typing import Any
@@ -252,6 +253,17 @@ async def test_a_bad_session_id_writes_nothing_and_a_trace_named_again_is_never_
         said = [t.o for t in stored if t.s == IriTerm(i=uri) and t.p == TG.query]
         assert said == [LiteralTerm(v=query)], said  # one question: nothing joined it
     assert not any(t.s == IriTerm(i=Q + "d6/exploration") for t in stored)
+    # Retakes of one step at once, naming a trace nobody ran: each asks the store, then
+    # only one runs under that id (main: one trace, two questions).
+    asked = [fox, "What colour is the cat?"]
+    both = await asyncio.gather(*(ask(world, query=q, session_id="d7", retake=True) for q in asked))
+    ids = {answer[-1].explain_id for answer in both}
+    assert Q + "d7" in ids and len(ids) == len(asked), ids
+    for retaken_id in ids:
+        await stored_trace(world, str(retaken_id))
+    stored = await world.query(g=GRAPH_RETRIEVAL)
+    said = [t.o for t in stored if t.s == IriTerm(i=Q + "d7") and t.p == TG.query]
+    assert len(said) == 1, said
 
 
 def spec_part(trace: list[Triple]) -> set[tuple[str, str, str]]:

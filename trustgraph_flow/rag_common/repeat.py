@@ -28,23 +28,35 @@ from trustgraph_flow.run_recovery import recorded_entities
 
 
 async def repeat_of(
-    ctx: Context[Any, Journaled], req: RagRequest, uri: str, uri_of: Callable[[str], str]
+    ctx: Context[Any, Journaled],
+    req: RagRequest,
+    uri: str,
+    uri_of: Callable[[str], str],
+    *,
+    again: bool = True,
 ) -> tuple[str, Run | None]:
     """The trace URI ``req`` is run under and the run it repeats (None: a run of its own).
 
     Only a caller's ``session_id`` can name a trace already run: without one, ``uri`` is
-    fresh. A run still under way in this process is waited for. A ``retake`` this service
-    knows no run of (another replica ran it, or this one before a restart) is looked for
-    in the store: found (or not known), it gets a fresh id."""
+    fresh. A run of the caller's scope still under way in this process is waited for, one
+    that has journaled nothing yet too (another user's never repeats: not waited for). A
+    ``retake`` this service knows no run of (another replica ran it, or this one before a
+    restart) is looked for in the store: found (or not known), it gets a fresh id; a run
+    of the trace begun here meanwhile (another retake of the step) is then looked at again."""
     if not req.session_id:
         return uri, None
-    runs = [r for r in ctx.state.journal.runs_of(uri) if r.messages]
+    journal = ctx.state.journal
+    for under_way in journal.runs_of(uri):  # its answer is coming (a pending run's is not)
+        if _scope(under_way) == _scope(req) and journal.pending.get(under_way.rid) is not under_way:
+            await under_way.finished.wait()
+    runs = [r for r in journal.runs_of(uri) if r.messages]
     if not runs:
+        known = {r.key for r in journal.runs_of(uri)}
         fresh = req.retake and await _stored(ctx, req, uri)
+        if again and any(r.key not in known for r in journal.runs_of(uri)):
+            return await repeat_of(ctx, req, uri, uri_of, again=False)
         return (uri_of(new_session_id()) if fresh else uri), None
     run = runs[0]
-    if ctx.state.journal.pending.get(run.rid) is not run:  # under way here: its answer is coming
-        await run.finished.wait()
     if _repeats(run, req, uri):
         return uri, run
     return uri_of(new_session_id()), None
@@ -62,9 +74,13 @@ async def _stored(ctx: Context[Any], req: RagRequest, uri: str) -> bool:
     return bool(found.triples)
 
 
+def _scope(of: Run | RagRequest) -> tuple[str, str]:
+    return of.user, of.collection
+
+
 def _repeats(run: Run, req: RagRequest, uri: str) -> bool:
     """Whether ``req`` asks what ``run`` was asked, and the run did not fail."""
-    if (run.user, run.collection) != (req.user, req.collection):
+    if _scope(run) != _scope(req):
         return False
     asked = recorded_entities(run.messages).get(uri, [])
     said = [(t.p.i, t.o) for t in asked if getattr(t.s, "i", None) == uri]
