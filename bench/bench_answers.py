@@ -15,8 +15,9 @@ and Debian's licences and users-and-groups guide, found on this machine) into a 
 and ``tg-invoke-graph-rag`` as a user does (``--no-streaming``), reads each trace
 (``tg-show-explain-trace --format json``) and prints, per engine and RAG kind: answer
 accuracy, gold page among the evidence, gold page cited, cited precision, and abstention on
-out-of-corpus questions; the held-out third and the development sets apart. Planted claims (bench/answers/planted.py)
-go through the deterministic claim check (trustgraph_flow.verify.heuristic) and, with
+out-of-corpus questions; the held-out third and the development sets apart. Planted claims
+(bench/answers/planted.py; the scattered ones: words the evidence holds, not together) go
+through the deterministic claim check (trustgraph_flow.verify.heuristic) and, with
 ``--engine realmodel``, through the model as judge (bench/answers/judged.py) too.
 """
 
@@ -34,16 +35,14 @@ from bench.answers.dev19_questions import DEV19_COLLECTION, DEV19_OUT_OF_CORPUS
 from bench.answers.dev_questions import DEV_COLLECTION
 from bench.answers.judged import (
     Planted,
-    by_heuristic,
     by_model,
     doc_text,
-    planted_claims,
 )
 from bench.answers.near21_questions import NEAR21_COLLECTION, NEAR21_OUT_OF_CORPUS
 from bench.answers.planted import gold_span
 from bench.answers.questions import OUT_OF_CORPUS, QUESTIONS, Question
 from bench.answers.recall22_questions import RECALL22_COLLECTION, RECALL22_OUT_OF_CORPUS
-from bench.answers.report import Tally, print_planted, report
+from bench.answers.report import Tally, heuristic_figures, print_planted, report
 from bench.answers.scoring import abstained, score
 from bench.summary import summary
 
@@ -234,8 +233,7 @@ def main() -> None:
         if args.limit:
             step = -(-len(questions) // args.limit)  # evenly spread over the documents
             questions, ooc = questions[::step][: args.limit], ooc[: max(1, args.limit // 3)]
-        planted = planted_claims(docs, [q for q in questions if not q.dev])
-        print_planted("heuristic", by_heuristic(planted))
+        planted = heuristic_figures(docs, questions)
         judged = planted if args.engine == "realmodel" else None
         if args.planted_only:
             questions, ooc = [], []

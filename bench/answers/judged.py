@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bench.answers.corpus import Doc
-from bench.answers.planted import evidence_around, gold_sentence, plant
+from bench.answers.planted import evidence_around, gold_sentence, plant, scatter
 from bench.answers.questions import Question
 from bench.answers.skarra import PAGES
 
@@ -55,6 +55,26 @@ def planted_claims(docs: list[Doc], questions: list[Question]) -> Planted:
             out.evidence.append(around)
             out.questions.append(q.text)
             out.planted.append(is_planted)
+    return out
+
+
+def scattered_claims(docs: list[Doc], questions: list[Question]) -> Planted:
+    """Each question's gold sentence with its answer swapped for a word of its kind that
+    its evidence states only sentences away (``planted.scatter``): every word of the claim
+    is in the evidence, but not together; all planted."""
+    texts = {d.key: doc_text(d) for d in docs}
+    out = Planted([], [], [], [])
+    for q in questions:
+        sentence = gold_sentence(texts[q.doc], q)
+        if sentence is None:
+            continue
+        around = evidence_around(texts[q.doc], sentence)
+        claim = scatter(sentence, q, around)
+        if claim is not None:
+            out.claims.append(claim)
+            out.evidence.append(around)
+            out.questions.append(q.text)
+            out.planted.append(True)
     return out
 
 

@@ -10,7 +10,7 @@ import re
 
 from bench.answers.questions import Question
 from trustgraph_flow.llm.prose import prose_spans
-from trustgraph_flow.llm.text import content_words, overlap
+from trustgraph_flow.llm.text import FUNCTION_WORDS, content_words, overlap
 
 WINDOW = 450  # characters each side of the sentence: about one chunk of evidence
 _AUX = re.compile(r"\b(is|was|are|were|has|had)\b")
@@ -61,3 +61,33 @@ def plant(sentence: str, q: Question, others: list[Question], evidence: str) -> 
     if m:
         return sentence[: m.end()] + " not" + sentence[m.end() :]
     return "It is not true that " + sentence[:1].lower() + sentence[1:]
+
+
+FAR = 3  # sentences between the gold sentence and the one a scattered plant's word is from
+_NAME_OR_NUMBER = re.compile(r"\b(?:[A-Z][a-z]{2,}|\d{2,})\b")
+
+
+def scatter(sentence: str, q: Question, evidence: str) -> str | None:
+    """The sentence made unsupported with words its evidence does hold, scattered: its
+    answer swapped for a name (or number) of the same kind that the evidence states
+    ``FAR`` or more sentences away from it, and nowhere nearer (a claim whose words are all
+    in a long chunk, but not together); None when the evidence has no such word."""
+    answer = next(g for g in q.gold if g.casefold() in sentence.casefold())
+    at = sentence.casefold().find(answer.casefold())
+    kind = _kind(sentence[at : at + len(answer)])
+    spans = prose_spans(evidence)
+    here = next((n for n, (a, b) in enumerate(spans) if sentence in evidence[a:b]), None)
+    if not kind or here is None:
+        return None
+    near = " ".join(evidence[a:b] for a, b in spans[max(0, here - FAR + 1) : here + FAR])
+    for n, (a, b) in enumerate(spans):
+        if abs(n - here) < FAR:
+            continue
+        for m in _NAME_OR_NUMBER.finditer(evidence, a, b):
+            word = m.group()
+            if m.start() == a or _kind(word) != kind or word.lower() in FUNCTION_WORDS:
+                continue  # a sentence's first word is not a name for that
+            if re.search(rf"\b{re.escape(word)}\b", near, re.IGNORECASE):
+                continue
+            return sentence[:at] + word + sentence[at + len(answer) :]
+    return None

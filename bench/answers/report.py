@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from bench.answers.judged import Verdicts
+from bench.answers.corpus import Doc
+from bench.answers.judged import (
+    Planted,
+    Verdicts,
+    by_heuristic,
+    planted_claims,
+    scattered_claims,
+)
 from bench.answers.questions import Question
 from bench.answers.scoring import Score, share
 from bench.summary import summary
@@ -33,6 +40,16 @@ def print_planted(engine: str, v: Verdicts) -> None:
         "-",
         f"false alarms {share(v.flagged, v.supported)}{unverified}",
     )
+
+
+def heuristic_figures(docs: list[Doc], questions: list[Question]) -> Planted:
+    """The bench's own questions' planted claims and its scattered ones through the
+    deterministic check, printed; the planted ones (for a real model to judge)."""
+    own = [q for q in questions if not q.dev]
+    planted = planted_claims(docs, own)
+    print_planted("heuristic", by_heuristic(planted))
+    print_planted("heuristic, scattered", by_heuristic(scattered_claims(docs, own)))
+    return planted
 
 
 def _part(q: Question) -> str:

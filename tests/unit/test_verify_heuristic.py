@@ -41,6 +41,41 @@ def test_a_claim_against_its_evidence(claim: str, evidence: list[str], verdict: 
     assert 0.0 <= found.score <= 1.0
 
 
+# A manual's page: Valgrind, programs and Java are all on it, but no sentence near another
+# says Valgrind checks Java programs.
+MANUAL = (
+    "Valgrind is an instrumentation framework for building dynamic analysis tools. "
+    "Its tools detect memory management and threading bugs. "
+    "Valgrind falls over corner cases in some programs. "
+    "It runs on Linux and on macOS. "
+    "Programs written in C and C++ are checked by Memcheck. "
+    "The JIT compilers of Java virtual machines generate code at run time."
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "verdict"),
+    [
+        # its words are all in the page, but not together
+        ("Valgrind checks programs written in Java.", [MANUAL], "not-supported"),
+        ("Valgrind falls over Java programs.", [MANUAL], "not-supported"),
+        ("The Eiffel Tower was completed in 1889.", [MANUAL, f"{TOWER} " * 2], "supported"),
+        # a claim citing two texts may join what each says in one place
+        ("The Eiffel Tower was completed in 1889 in Paris.", [MANUAL, TOWER, FRANCE], "supported"),
+        # a name two sentences back is near enough ("It runs on…" after "Valgrind falls…")
+        ("Valgrind runs on Linux.", [MANUAL], "supported"),
+        ("Valgrind checks programs written in C.", [MANUAL], "supported"),
+    ],
+)
+def test_a_claim_is_read_against_one_passage_of_its_evidence(
+    claim: str, evidence: list[str], verdict: str
+) -> None:
+    """Each claim's words must be found together: in a few consecutive sentences of each
+    text it cites, not anywhere in them."""
+    found = check_claim(claim, evidence)
+    assert found.verdict == verdict, found
+
+
 def test_number_words_count_as_numbers() -> None:
     found = check_claim(
         "Marie Curie won three Nobel prizes.", ["Marie Curie won two Nobel Prizes."]

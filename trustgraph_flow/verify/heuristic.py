@@ -1,6 +1,7 @@
 """The deterministic claim check (the offline engine's verifier; docs/rag.md, "Verification").
 
-A claim is checked against the text of the evidence it cites, by what it is made of:
+A claim is checked against the passage of each text it cites that holds most of its words
+(``verify.passages``: a few consecutive sentences, not the whole text), by what it is made of:
 
 - **names** (capitalised words) and **numbers** (digits or number words) must all be in
   the evidence; a number the evidence states differently in the claim's own sentence is a
@@ -34,6 +35,7 @@ from trustgraph_flow.llm.extract_verbs import (
     PARTICIPLE_PAST,
 )
 from trustgraph_flow.llm.text import FUNCTION_WORDS, STOPWORDS, sentences, stem, words
+from trustgraph_flow.verify.passages import best_passages
 
 Verdict = Literal["supported", "not-supported", "contradicted", "unverified"]
 VERDICTS: tuple[Verdict, ...] = ("supported", "not-supported", "contradicted", "unverified")
@@ -162,11 +164,12 @@ def check_claim(claim: str, evidence: Sequence[str]) -> Assessment:
         return Assessment("unverified", 0.0, "the evidence it cites is no longer available")
     content = _content(claim)
     words = list(content)
-    held = set().union(*(_stems(t) for t in texts))
+    read = best_passages([*words, *_names(claim)], texts, _stems)
+    held = set().union(*(_stems(p) for p in read))
     found = [w for w in words if w in held]
     score = round(len(found) / len(words), 3) if words else 0.0
     best, share = _best_sentence(words, texts)
-    numbers = _numbers(claim) - set().union(*(_numbers(t) for t in texts))
+    numbers = _numbers(claim) - set().union(*(_numbers(p) for p in read))
     if numbers:
         other = _numbers(best) - _numbers(claim)
         if other and share >= SUPPORTED_AT:
