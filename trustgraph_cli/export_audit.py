@@ -156,6 +156,10 @@ async def exported_document(client: GatewayClient, doc: str) -> str:
         parts.append(resp.export or "")
         if not resp.cursor:
             return "".join(parts)
+        if resp.cursor == cursor:  # a page that names itself as the next: never an end
+            raise click.ClickException(
+                f"the store sent document {doc!r}'s page {len(parts)} again: the export stops"
+            )
         cursor = resp.cursor
 
 

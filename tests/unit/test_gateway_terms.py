@@ -47,6 +47,10 @@ def test_parse(text: str, term: object) -> None:
         ("<no scheme>", "no scheme"),
         ('"unbalanced', "unbalanced"),
         ('"x"^^xsd:integer', "not a valid xsd:integer"),
+        ('"5\\n"^^xsd:integer', "not a valid xsd:integer"),  # `$` took a final newline
+        ('"٣"^^xsd:integer', "not a valid xsd:integer"),  # an Arabic-Indic 3: `\d`, no XSD digit
+        ('"2024-01-02T03:04:05Z\\n"^^xsd:dateTime', "not a valid xsd:dateTime"),
+        ('"true\\n"^^xsd:boolean', "not a valid xsd:boolean"),
         ("<http://a b>", "forbidden character"),
     ],
 )

@@ -3,6 +3,7 @@ back (the round trip keeps ids, parents, documents and tokens), traces gathered 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pyoxigraph as ox
@@ -168,6 +169,21 @@ def test_round_trip_keeps_ids_parents_documents_and_tokens() -> None:
     assert retriever["retrieval.documents.1.document.id"] == "faq/42"
     assert (llm["llm.token_count.prompt"], llm["gen_ai.usage.output_tokens"]) == (42, 7)
     assert llm["gen_ai.operation.name"] == "chat" and llm["llm.model_name"] == "gpt-x"
+
+
+def test_a_page_number_past_what_int_reads_exports_as_a_document_without_a_page() -> None:
+    """A document id shaped as a chunk's with a page of 4,400 digits (past int()'s 4,300) is
+    kept, and its trace exports, the page left out of the metadata (it raised before)."""
+    long_page = "urn:trustgraph:doc:abc/p" + "7" * 4400 + "/c1"
+    sent = app_spans()
+    sent[1] = dataclasses.replace(
+        sent[1], attributes={**sent[1].attributes, "retrieval.documents.0.document.id": long_page}
+    )
+    back = {s.span_id: s for s in exported(as_trace(list(to_prov(sent, Steps()))))}
+    retriever = back[b"\x02" * 8].attributes
+    assert retriever["retrieval.documents.0.document.id"] == long_page
+    meta = json.loads(str(retriever["retrieval.documents.0.document.metadata"]))
+    assert "page" not in meta and meta["document"] == long_page.rsplit("/", 1)[0]
 
 
 def test_spans_sent_in_several_requests_continue_one_trace() -> None:

@@ -9,6 +9,7 @@ from urllib.parse import unquote
 from trustgraph_base.provenance.namespaces import PROV, TG
 from trustgraph_base.provenance.uris import is_exploration_chunk_uri
 from trustgraph_flow.otel import conventions as c
+from trustgraph_flow.otel.spans import COUNT_DIGITS
 from trustgraph_flow.otel.to_prov import OTHER_DOCUMENT
 from trustgraph_flow.otel.trace import Trace
 
@@ -16,8 +17,13 @@ Attrs = dict[str, Any]  # a span's attributes while made (None: left out)
 
 
 def as_int(value: str | None) -> int | None:
-    # ``isdecimal``: a superscript '²' is a digit to ``isdigit`` and no number to ``int()``.
-    return int(value) if value is not None and value.lstrip("-").isdecimal() else None
+    """An integer stored as text, as long as OTLP's int64 writes one (``spans.COUNT_DIGITS``;
+    ``isdecimal``: a superscript '²' is a digit to ``isdigit`` and no number to ``int()``)."""
+    return int(value) if value is not None and _decimal(value.removeprefix("-")) else None
+
+
+def _decimal(text: str) -> bool:
+    return text.isdecimal() and len(text) <= COUNT_DIGITS
 
 
 TOOL_KEYS = ("gen_ai.tool.", "tool.")
@@ -104,6 +110,6 @@ def _place(chunk: str) -> dict[str, object]:
     if not (last.startswith("c") and last[1:].isdecimal()):
         return {}
     doc, _, page = head.rpartition("/")
-    if page.startswith("p") and page[1:].isdecimal():
+    if page.startswith("p") and _decimal(page[1:]):
         return {"document": doc, "page": int(page[1:]), "chunk": chunk}
     return {"document": head, "chunk": chunk}
