@@ -211,6 +211,22 @@ async def test_bad_bodies_are_refused_in_one_line_and_harm_no_one(stack: Stack) 
             "llm.token_count.completion": "9" * 5000}),
     ]  # fmt: skip
     assert await post(stack, otlp.encode(odd), otlp.PROTOBUF, key) == (200, "")
+    # A GenAI document score past a float's range is left out (float() raised: a 503); a
+    # doubleValue that is no number is the sender's mistake (400), not a 503 either.
+    huge = [
+        Span(b"\x0b" * 16, b"\x01" * 8, "agent", 1, 4, b"", {"input.value": "q"}),
+        Span(b"\x0b" * 16, b"\x02" * 8, "lookup", 2, 3, b"\x01" * 8, {
+        "openinference.span.kind": "RETRIEVER",
+        "gen_ai.retrieval.documents": '[{"id": "d", "score": 1' + "0" * 400 + "}]"}),
+    ]  # fmt: skip
+    assert await post(stack, otlp.encode(huge), otlp.PROTOBUF, key) == (200, "")
+    for double in ('"abc"', "1" + "0" * 400):
+        attr = '{"key": "k", "value": {"doubleValue": ' + double + "}}"
+        opening = '{"traceId": "' + "5c" * 16 + '", "spanId": "' + "ee" * 8 + '", "name": "x", '
+        body = ('{"resourceSpans": [{"scopeSpans": [{"spans": [' + opening
+                + '"attributes": [' + attr + "]}]}]}]}").encode()  # fmt: skip
+        status, code, said = await refusal(stack, body, otlp.JSON, key)
+        assert (status, code) == (400, 3) and "is not a number" in said, (status, said)
     # an orphan (its parent never sent) is taken, under the question; the good body still lands
     orphan = Span(b"\x08" * 16, b"\x03" * 8, "orphan", 1, 2, b"\x09" * 8, {"input.value": "o"})
     assert await post(stack, otlp.encode([orphan]), otlp.PROTOBUF, key) == (200, "")

@@ -59,6 +59,13 @@ def _nanos(value: Any) -> int:
         raise OtlpError(f"a time {value!r} is not an integer of nanoseconds") from None
 
 
+def _double(value: Any) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError, OverflowError):  # the sender's mistake: 400, not a 503
+        raise OtlpError(f"a doubleValue {value!r:.40} is not a number") from None
+
+
 def _json_attrs(items: Any) -> list[tuple[str, Value]]:
     if not isinstance(items, list):
         return []
@@ -76,7 +83,7 @@ def _json_value(v: Any) -> Value:
     if "intValue" in v:
         return _nanos(v["intValue"])
     if "doubleValue" in v:
-        return float(v["doubleValue"])
+        return _double(v["doubleValue"])
     if "arrayValue" in v:
         return [scalar(_json_value(x)) for x in _dict(v["arrayValue"]).get("values") or []]
     if "kvlistValue" in v:

@@ -70,6 +70,15 @@ class Span:
         for d in listed:
             if d.get("id") in (None, ""):
                 continue
-            score = d.get("score")
-            out.append((str(d["id"]), float(score) if isinstance(score, int | float) else None))
+            out.append((str(d["id"]), _score(d.get("score"))))
         return out
+
+
+def _score(value: object) -> float | None:
+    """A document's score as a float (None: not a number, or an integer past a float's range)."""
+    if not isinstance(value, int | float):
+        return None
+    try:
+        return float(value)
+    except OverflowError:
+        return None
