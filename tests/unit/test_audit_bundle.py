@@ -29,9 +29,10 @@ from trustgraph_base.integrity.audit import verify_bundle
 from trustgraph_base.integrity.keys import Keyring, open_keyring
 from trustgraph_base.rdf.terms import Triple
 from trustgraph_base.schema.explain import ExplainRequest
+from trustgraph_flow.store.core.backend import Handle
 from trustgraph_flow.store.governance.attest import export_document, seal_bundle
 from trustgraph_flow.store.governance.documents import document_groups, seal_document
-from trustgraph_flow.store.governance.seal import open_seal
+from trustgraph_flow.store.governance.seal import Seal, open_seal
 from trustgraph_flow.store.governance.verify import audit_log
 from trustgraph_flow.store.service.operations import explain_op
 from trustgraph_flow.store.service.state import checked
@@ -57,6 +58,15 @@ def made(tmp_path: Path) -> Path:
     h = handle_of(stores)
     assert seal_document(h, seal, DOC) is not None
     ids = ["urn:trustgraph:agent:a1", "urn:trustgraph:question:g1", "urn:trustgraph:question:g2"]
+    traces = {t: export_trace(h, t, "trig")[0] for t in ids}
+    return _bundle(tmp_path / "bundle", h, seal, traces, {DOC: export_document(h, DOC)[0]})
+
+
+def _bundle(
+    folder: Path, h: Handle, seal: Seal, traces: dict[str, str], documents: dict[str, str]
+) -> Path:
+    """The bundle of ``traces`` and ``documents`` (their TriG) with the collection's log and
+    keys, written to ``folder`` and its manifest sealed by the store."""
     log = json.loads(audit_log(h, seal))
     contents = bundle.Contents(
         user="alice",
@@ -64,28 +74,32 @@ def made(tmp_path: Path) -> Path:
         since=None,
         until=None,
         made_at="2026-12-04T21:00:00Z",
-        traces={t: export_trace(h, t, "trig")[0] for t in ids},
+        traces=traces,
         keys=log.pop("keys"),
         log=log,
-        documents={DOC: export_document(h, DOC)[0]},
+        documents=documents,
     )
     files = bundle.build(contents)
-    folder = tmp_path / "bundle"
     bundle.write(folder, files, seal_bundle(h, seal, bundle.manifest_digest(files), "test"))
     return folder
 
 
-def test_a_document_whose_provenance_is_over_a_reply_is_exported_in_pages(tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", ["x" * 4000, "\U0001f600" * 1000], ids=["ascii", "emoji"])
+def test_a_document_whose_provenance_is_over_a_reply_is_exported_in_pages(
+    tmp_path: Path, name: str
+) -> None:
     """A new user's 3 MB text (3,809 chunks) had 6.7 MB of extraction provenance: explain
     export-document answered result-too-large, so tg-export-audit could make no bundle of a
     collection whose answers used it. Asked with a cursor, it comes in pages that each fit a
     reply, and the pages joined are the quads the document's log entry signs, verified in a
-    bundle. (A 4,000-character id makes 4.5 MB of provenance from 200 chunks.)"""
+    bundle. (A 4,000-byte id makes 4.5 MB of provenance from 200 chunks.) Pages are cut by
+    the bytes a reply carries: in an emoji id's 1,000 characters (4,000 bytes), pages cut at
+    2 Mi characters held all 4.5 MB in one, refused as too large."""
     seal = open_seal(
         data_dir=str(tmp_path / "data"), key_file="", public_dir="", chain="", server=False
     )
     stores = store_backend(tmp_path / "store")
-    big = "urn:trustgraph:doc:" + "x" * 4000
+    big = "urn:trustgraph:doc:" + name
     layout = {page: [(i, [EDGE_FOX]) for i in range(10)] for page in range(1, 21)}
     write_batch(stores, [msg(paged_document(big, "Big", layout, TIME.format(0)), "doc")], seal)
     h = handle_of(stores)
@@ -112,22 +126,7 @@ def test_a_document_whose_provenance_is_over_a_reply_is_exported_in_pages(tmp_pa
     assert len(quads) == len(set(quads))  # no subject sent twice
     assert set(quads) == {q for group in document_groups(h, big) for q in group}
 
-    log = json.loads(audit_log(h, seal))
-    contents = bundle.Contents(
-        user="alice",
-        collection="default",
-        since=None,
-        until=None,
-        made_at="2026-12-07T05:00:00Z",
-        traces={},
-        keys=log.pop("keys"),
-        log=log,
-        documents={big: joined},
-    )
-    files = bundle.build(contents)
-    folder = tmp_path / "bundle"
-    bundle.write(folder, files, seal_bundle(h, seal, bundle.manifest_digest(files), "test"))
-    report = verify_bundle(folder)
+    report = verify_bundle(_bundle(tmp_path / "bundle", h, seal, {}, {big: joined}))
     assert report.verified, report.problems
     assert report.documents == 1
 

@@ -16,6 +16,7 @@ import hashlib
 import string
 
 import pyoxigraph as ox
+from pydantic_core import to_json
 
 from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.integrity.bundle import BUNDLE_PREFIX
@@ -44,8 +45,9 @@ def seal_bundle(handle: Handle | None, seal: Seal | None, digest: str, reason: s
     return signed.model_dump_json(exclude={"tombstone"})
 
 
-# TriG a page of a paged export-document: a reply carries at most 4 MB, its text escaped in
-# JSON (a 3 MB text's 3,809 chunks make 6.7 MB of provenance, refused whole).
+# TriG a page of a paged export-document, in the bytes its reply carries (UTF-8, escaped in
+# JSON: a CJK character is 3, a quote 2): a reply carries at most 4 MB (a 3 MB text's 3,809
+# chunks make 6.7 MB of provenance, refused whole).
 EXPORT_PAGE_BYTES = 2 * 1024 * 1024
 
 
@@ -55,7 +57,7 @@ def export_document(handle: Handle | None, doc: str, cursor: str | None = None) 
 
     With no ``cursor``, all of it at once. With one ("" for the first page), the subjects'
     groups in the order of their IRIs' SHA-256 after ``cursor``, up to ``EXPORT_PAGE_BYTES``
-    of TriG (at least one group): the pages joined are the whole TriG's quads, and a page
+    of TriG as its reply carries it (at least one group): the pages joined are the whole TriG's quads, and a page
     starts after the last subject sent, wherever the groups lie."""
     if handle is None or not deletion.exists(handle.store, named(doc)):
         raise ServiceError(ErrorType.NOT_FOUND, f"no document {doc!r} in this collection")
@@ -69,10 +71,11 @@ def export_document(handle: Handle | None, doc: str, cursor: str | None = None) 
         if key <= cursor:
             continue
         text = trig(group)
-        if parts and size + len(text) > EXPORT_PAGE_BYTES:
+        weight = len(to_json(text))  # as the reply carries it, not in characters
+        if parts and size + weight > EXPORT_PAGE_BYTES:
             return "".join(parts), after
         parts.append(text)
-        size, after = size + len(text), key
+        size, after = size + weight, key
     return "".join(parts), ""
 
 
