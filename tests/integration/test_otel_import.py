@@ -212,7 +212,8 @@ async def test_bad_bodies_are_refused_in_one_line_and_harm_no_one(stack: Stack) 
     ]  # fmt: skip
     assert await post(stack, otlp.encode(odd), otlp.PROTOBUF, key) == (200, "")
     # A GenAI document score past a float's range is left out (float() raised: a 503); a
-    # doubleValue that is no number is the sender's mistake (400), not a 503 either.
+    # doubleValue that is no number, or an intValue no integer, is the sender's mistake (400),
+    # not a 503 either, said of the attribute (an intValue was called "a time").
     huge = [
         Span(b"\x0b" * 16, b"\x01" * 8, "agent", 1, 4, b"", {"input.value": "q"}),
         Span(b"\x0b" * 16, b"\x02" * 8, "lookup", 2, 3, b"\x01" * 8, {
@@ -220,13 +221,18 @@ async def test_bad_bodies_are_refused_in_one_line_and_harm_no_one(stack: Stack) 
         "gen_ai.retrieval.documents": '[{"id": "d", "score": 1' + "0" * 400 + "}]"}),
     ]  # fmt: skip
     assert await post(stack, otlp.encode(huge), otlp.PROTOBUF, key) == (200, "")
-    for double in ('"abc"', "1" + "0" * 400):
-        attr = '{"key": "k", "value": {"doubleValue": ' + double + "}}"
+    for value, wrong in [
+        ('{"doubleValue": "abc"}', "attribute 'k': doubleValue 'abc' is not a number"),
+        ('{"doubleValue": 1' + "0" * 400 + "}", "attribute 'k': doubleValue 1000"),
+        ('{"intValue": "12ab"}', "attribute 'k': intValue '12ab' is not an integer"),
+        ('{"intValue": "' + "9" * 5000 + '"}', "attribute 'k': intValue '9999"),
+    ]:
+        attr = '{"key": "k", "value": ' + value + "}"
         opening = '{"traceId": "' + "5c" * 16 + '", "spanId": "' + "ee" * 8 + '", "name": "x", '
         body = ('{"resourceSpans": [{"scopeSpans": [{"spans": [' + opening
                 + '"attributes": [' + attr + "]}]}]}]}").encode()  # fmt: skip
         status, code, said = await refusal(stack, body, otlp.JSON, key)
-        assert (status, code) == (400, 3) and "is not a number" in said, (status, said)
+        assert (status, code) == (400, 3) and wrong in said and len(said) < 200, (status, said)
     # an orphan (its parent never sent) is taken, under the question; the good body still lands
     orphan = Span(b"\x08" * 16, b"\x03" * 8, "orphan", 1, 2, b"\x09" * 8, {"input.value": "o"})
     assert await post(stack, otlp.encode([orphan]), otlp.PROTOBUF, key) == (200, "")

@@ -53,39 +53,51 @@ def _hex(value: Any, what: str) -> bytes:
 
 
 def _nanos(value: Any) -> int:
+    return _integer(value, "a time", "an integer of nanoseconds")
+
+
+def _integer(value: Any, what: str, kind: str = "an integer") -> int:
+    """An int64 as OTLP's JSON writes one (a number or its decimal text); the sender's mistake
+    otherwise, named (``what``, the value cut to 40 characters): 400, not a 503."""
     try:
         return int(value or 0)
-    except (TypeError, ValueError):
-        raise OtlpError(f"a time {value!r} is not an integer of nanoseconds") from None
+    except (TypeError, ValueError):  # int() of 5,000 digits is a ValueError too
+        raise OtlpError(f"{what} {value!r:.40} is not {kind}") from None
 
 
-def _double(value: Any) -> float:
+def _double(value: Any, key: str) -> float:
     try:
         return float(value)
     except (TypeError, ValueError, OverflowError):  # the sender's mistake: 400, not a 503
-        raise OtlpError(f"a doubleValue {value!r:.40} is not a number") from None
+        raise OtlpError(
+            f"attribute {key!r:.60}: doubleValue {value!r:.40} is not a number"
+        ) from None
 
 
 def _json_attrs(items: Any) -> list[tuple[str, Value]]:
     if not isinstance(items, list):
         return []
-    return [
-        (str(kv.get("key")), _json_value(kv.get("value"))) for kv in items if isinstance(kv, dict)
-    ]
+    found: list[tuple[str, Value]] = []
+    for kv in items:
+        if isinstance(kv, dict):
+            key = str(kv.get("key"))
+            found.append((key, _json_value(kv.get("value"), key)))
+    return found
 
 
-def _json_value(v: Any) -> Value:
+def _json_value(v: Any, key: str) -> Value:
+    """An attribute's value (``key`` names it in a refusal)."""
     v = _dict(v)
     if "stringValue" in v:
         return str(v["stringValue"])
     if "boolValue" in v:
         return bool(v["boolValue"])
     if "intValue" in v:
-        return _nanos(v["intValue"])
+        return _integer(v["intValue"], f"attribute {key!r:.60}: intValue")
     if "doubleValue" in v:
-        return _double(v["doubleValue"])
+        return _double(v["doubleValue"], key)
     if "arrayValue" in v:
-        return [scalar(_json_value(x)) for x in _dict(v["arrayValue"]).get("values") or []]
+        return [scalar(_json_value(x, key)) for x in _dict(v["arrayValue"]).get("values") or []]
     if "kvlistValue" in v:
         return json.dumps(dict(_json_attrs(_dict(v["kvlistValue"]).get("values"))))
     return ""
