@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from trustgraph_cli.options import Gateway, command, gateway_options, run, window_options
+from trustgraph_cli.paging import pages
 
 if TYPE_CHECKING:
     from trustgraph_base.integrity.bundle import Contents
@@ -118,13 +119,10 @@ async def paged_log(client: GatewayClient) -> dict[str, Any]:
     """The collection's log, ``LOG_PAGE`` entries a request (progress on stderr), as one."""
     import json
 
-    from trustgraph_cli.responses import call_explain
-
     log: dict[str, Any] = {"chains": {}, "heads": {}}
-    cursor, done = "", 0
-    while True:
-        request = {"operation": "audit-log", "cursor": cursor, "limit": LOG_PAGE}
-        resp = await call_explain(client, request, None, "the log")
+    done, heads = 0, {}  # the last page's heads
+    request = {"operation": "audit-log", "limit": LOG_PAGE}
+    async for resp in pages(client, request, "", "the log"):
         page = json.loads(resp.export)
         heads = page.get("heads", {})
         for chain, entries in page.get("chains", {}).items():
@@ -134,33 +132,20 @@ async def paged_log(client: GatewayClient) -> dict[str, Any]:
             if chain in heads:
                 log["heads"][chain] = heads[chain]
         log["keys"] = page.get("keys", {})
-        total = page.get("total", done)
-        if not resp.cursor:
-            for chain, head in heads.items():  # chains with no entry at all
-                log["heads"].setdefault(chain, head)
-            return log
-        click.echo(f"read {done:,} of {total:,} log entries…", err=True)
-        cursor = resp.cursor
+        if resp.cursor:
+            total = page.get("total", done)
+            click.echo(f"read {done:,} of {total:,} log entries…", err=True)
+    for chain, head in heads.items():  # chains with no entry at all
+        log["heads"].setdefault(chain, head)
+    return log
 
 
 async def exported_document(client: GatewayClient, doc: str) -> str:
     """A document's signed extraction provenance as TriG, read in pages (a 3 MB text's is
     6.7 MB, more than a reply carries); the pages joined are one TriG document."""
-    from trustgraph_cli.responses import call_explain
-
-    parts: list[str] = []
-    cursor = ""
-    while True:
-        request = {"operation": "export-document", "id": doc, "cursor": cursor}
-        resp = await call_explain(client, request, None, "a document")
-        parts.append(resp.export or "")
-        if not resp.cursor:
-            return "".join(parts)
-        if resp.cursor == cursor:  # a page that names itself as the next: never an end
-            raise click.ClickException(
-                f"the store sent document {doc!r}'s page {len(parts)} again: the export stops"
-            )
-        cursor = resp.cursor
+    request = {"operation": "export-document", "id": doc}
+    parts = [resp.export async for resp in pages(client, request, "", f"document {doc!r}")]
+    return "".join(parts)
 
 
 def used_documents(trig: Iterable[str]) -> set[str]:
@@ -196,28 +181,16 @@ async def listed(
     client: GatewayClient, since: str | None, until: str | None
 ) -> tuple[list[str], int]:
     """The ended top-level traces of the window (every page), and how many are still running."""
-    from trustgraph_cli.responses import call_explain
-
     ended: list[str] = []
-    skipped, cursor = 0, None
-    while True:
-        request: dict[str, Any] = {
-            "operation": "list-traces",
-            "limit": PAGE,
-            "since": since,
-            "until": until,
-        }
-        if cursor:
-            request["cursor"] = cursor
-        page = await call_explain(client, request, None, "a trace list")
+    skipped = 0
+    request = {"operation": "list-traces", "limit": PAGE, "since": since, "until": until}
+    async for page in pages(client, request, None, "the trace list"):
         for t in page.traces:
             if t.status == "in-progress":
                 skipped += 1
             else:
                 ended.append(t.id)
-        cursor = page.cursor
-        if not cursor:
-            return ended, skipped
+    return ended, skipped
 
 
 if __name__ == "__main__":

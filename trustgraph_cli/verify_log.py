@@ -70,24 +70,21 @@ async def verify(gw: Gateway, page_size: int) -> Verification:
     the pages' findings put together."""
     from trustgraph_base.schema.integrity import Verification
     from trustgraph_cli.client import GatewayClient
-    from trustgraph_cli.responses import call_explain, must_exist
+    from trustgraph_cli.paging import pages as paged
+    from trustgraph_cli.responses import must_exist
 
     pages: list[Verification] = []
     async with GatewayClient(gw) as client:
-        cursor = ""
-        while True:
-            request = {"operation": "verify-log", "cursor": cursor, "limit": page_size}
-            resp = await call_explain(client, request, None, "a verification")
+        request = {"operation": "verify-log", "limit": page_size}
+        async for resp in paged(client, request, "", "the log"):
             if resp.verification is None:
                 raise click.ClickException(
                     "the store sent no verification (is it older than this command?)"
                 )
             pages.append(resp.verification)
-            if not resp.cursor:
-                break
-            done = sum(p.entries for p in pages)
-            click.echo(f"checked {done:,} of {resp.count or done:,} entries…", err=True)
-            cursor = resp.cursor
+            if resp.cursor:
+                done = sum(p.entries for p in pages)
+                click.echo(f"checked {done:,} of {resp.count or done:,} entries…", err=True)
         if not any(p.entries or p.problems for p in pages):  # nothing signed: is it there?
             await must_exist(client, gw)
     problems = [p for page in pages for p in page.problems]
