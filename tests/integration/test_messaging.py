@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from tests.conftest import RunningProcessors
 from tests.support.poll import until
 from tests.support.standin import echo_processor
 from trustgraph_base.errors import BrokerUnavailable, RequestTimeout, ServiceError, WireError
-from trustgraph_base.gcpause import YOUNG_THRESHOLD
+from trustgraph_base.gcpause import YOUNG_THRESHOLD, gc_paused
 from trustgraph_base.messaging import Bus, Context, Processor, RequestClient, Topic, Topics, kicks
 from trustgraph_base.messaging.bus import MAX_REDELIVERIES, broker_auth
 from trustgraph_base.messaging.kicks import KICK_TICK
@@ -626,3 +627,46 @@ async def test_a_held_trace_message_goes_to_the_broker_with_the_next_one(
         assert writer.count == 5 and writer.receipts[0] is writer.receipts[1]
     finally:
         await bus.close()
+
+
+def this_generator() -> object:
+    """The async generator whose code calls this (found among its frame's referrers)."""
+    frame = sys._getframe(1)
+    return next(g for g in gc.get_referrers(frame) if getattr(g, "ag_frame", None) is frame)
+
+
+async def test_a_handlers_replies_are_closed_once_answered_not_left_to_the_collector(
+    processors: RunningProcessors, settings: ProcessorSettings, bus: Bus, topics: Topics
+) -> None:
+    """A streaming handler's generator, left at the yield of its last reply, was left to the
+    garbage collector (``serving._answer``): its ``finally`` (a trace run's end, the run
+    journal's ``done``) ran when it was freed, and while a reference cycle held it, not until
+    the cyclic collector ran. It is closed once its request is answered; the caller sees the
+    same replies."""
+    proc: Processor[ProcessorSettings] = Processor("lingering")
+    ended: asyncio.Queue[str] = asyncio.Queue()
+
+    @proc.service(TEXT_COMPLETION)
+    async def complete(
+        req: TextCompletionRequest, ctx: Context[ProcessorSettings]
+    ) -> AsyncIterator[TextCompletionResponse]:
+        held = [this_generator()]  # its frame holds it: a cycle
+        try:
+            for word in req.prompt.split():
+                yield TextCompletionResponse(response=word, end_of_stream=False)
+            yield TextCompletionResponse(response=".", end_of_stream=True)
+            yield TextCompletionResponse(response="never asked for", end_of_stream=True)
+        finally:
+            held.clear()
+            ended.put_nowait(req.prompt)
+
+    await processors.start(proc, settings)
+    client = RequestClient(bus, topics, TEXT_COMPLETION, "tester")
+    try:
+        with gc_paused():  # as while the store builds a long trace's view
+            request = TextCompletionRequest(prompt="a b")
+            pieces = [r.response async for r in client.stream(request, timeout=10)]
+            assert pieces == ["a", "b", "."]
+            assert await asyncio.wait_for(ended.get(), 10) == "a b"  # before: never, paused
+    finally:
+        await client.close()

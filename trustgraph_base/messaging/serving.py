@@ -9,7 +9,7 @@ import asyncio
 import inspect
 import logging
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -119,22 +119,28 @@ class ServiceRunner(OneByOne):
             await self._dead_letter(msg)
             return
         token = CURRENT.set(delivery)
+        opened: list[AsyncGenerator[Any, Any]] = []
         try:
-            await self._answer(request, reply)
-            if self.answered is not None:
-                self.answered.add(rid, deadline)  # every reply is persisted: before the ack
-        except Exception:  # not answered (nacked, delivered again): its trace is not kept
+            try:
+                await self._answer(request, reply, opened)
+                if self.answered is not None:
+                    self.answered.add(rid, deadline)  # every reply is persisted: before the ack
+            except Exception:  # not answered (nacked, delivered again): its trace is not kept
+                settled.set_result(None)
+                raise
+            # A trace's run may now be done in its journal. Cancelled (the process stops) it
+            # is not: the run stays in the journal for the request's next delivery to continue.
             settled.set_result(None)
-            raise
         finally:
+            await _closed(opened)
             CURRENT.reset(token)
-        # A trace's run may now be done in its journal. Cancelled (the process stops) it is
-        # not: the run stays in the journal for the request's next delivery to continue.
-        settled.set_result(None)
         ack_now(self.consumer, msg)
 
     async def _answer(
-        self, request: BaseModel, reply: Callable[[Sequence[Response]], Awaitable[None]]
+        self,
+        request: BaseModel,
+        reply: Callable[[Sequence[Response]], Awaitable[None]],
+        opened: list[AsyncGenerator[Any, Any]],
     ) -> None:
         # A stream's replies before its last are sent without waiting for each receipt: the
         # handler goes on while they travel, in order on one producer (tasks start in the
@@ -142,7 +148,8 @@ class ServiceRunner(OneByOne):
         # it pauses and go as one message; a caller that asked for no stream has them held
         # until the last (or HOLD_S). The last reply goes after every earlier one (in their
         # message when they were held with it); an error reply only once every earlier one
-        # is persisted; the request is acked only once all of them are.
+        # is persisted; the request is acked only once all of them are. A handler's generator
+        # is put in ``opened``, for the caller to close once the request is settled.
         spec = self.spec
         sending: list[asyncio.Task[None]] = []
         held: list[Response] = []
@@ -162,6 +169,7 @@ class ServiceRunner(OneByOne):
         try:
             result = self.route.handler(request, self.ctx)
             if inspect.isasyncgen(result):
+                opened.append(result)
                 last: Response = spec.response()
                 async for item in result:
                     resp = cast(Response, item)
@@ -202,6 +210,18 @@ class ServiceRunner(OneByOne):
                 timer.cancel()
             for task in sending:  # only when cancelled (shutdown): nobody waits for them
                 task.cancel()
+
+
+async def _closed(opened: list[AsyncGenerator[Any, Any]]) -> None:
+    """Close the handler's generator, left at the yield of its last reply (or where an error
+    or the caller's going stopped it): its ``finally`` blocks (a trace run's end, ``done`` in
+    the run journal) run now, not whenever the collector finds it (never soon when a
+    reference cycle holds it, as a traceback it keeps does)."""
+    for generator in opened:
+        try:
+            await generator.aclose()
+        except Exception:
+            log.exception("closing a handler's replies failed")
 
 
 async def _drain(sending: list[asyncio.Task[None]]) -> None:
