@@ -34,6 +34,7 @@ DOC = "urn:trustgraph:doc:otel-facts"
 CHUNK = f"{DOC}/p2/c0"
 ODD_CHUNK = f"{DOC}/p\u00b2/c0"
 QUESTION = "What is the capital of France?"
+EMBEDDER = "text-embedding-3-small"
 VIEWER = {"X-TG-Viewer": "1"}
 
 
@@ -55,11 +56,13 @@ async def stack(pulsar_url: str, prefix: str, tmp_path: Path) -> AsyncIterator[S
         yield running
 
 
-async def send_app_trace(stack: Stack, key: str, llm: str, document: str = CHUNK) -> str:
-    """The instrumented app run once against ``stack`` (its retriever finding ``document``);
-    its OTel trace id (hex)."""
+async def send_app_trace(
+    stack: Stack, key: str, llm: str, document: str = CHUNK, *also: str
+) -> str:
+    """The instrumented app run once against ``stack`` (its retriever finding ``document``;
+    ``also``: more of its arguments); its OTel trace id (hex)."""
     argv = [sys.executable, "-m", "tests.support.otel_app", "--llm", llm, "--otlp", stack.url]
-    done = await run_argv([*argv, "--key", key, "--document", document, QUESTION])
+    done = await run_argv([*argv, "--key", key, "--document", document, *also, QUESTION])
     assert done.code == 0, done.stderr
     return done.stdout.strip()
 
@@ -69,7 +72,7 @@ async def test_an_instrumented_apps_trace_shows_here_with_its_lineage(stack: Sta
     key = await create_key(stack, "alice")
     as_alice = {"TRUSTGRAPH_TOKEN": key}
     async with OpenAIStub(default="Paris is the capital of France.") as llm:
-        trace_id = await send_app_trace(stack, key, llm.base_url)
+        trace_id = await send_app_trace(stack, key, llm.base_url, CHUNK, "--embed", EMBEDDER)
     q = question_uri(bytes.fromhex(trace_id))
     listed = await eventually(
         lambda: stack.cli("tg-list-explain-traces", "--format", "json", env=as_alice),
@@ -83,7 +86,7 @@ async def test_an_instrumented_apps_trace_shows_here_with_its_lineage(stack: Sta
     assert shown.code == 0, shown.stderr
     view = json.loads(shown.stdout)
     assert view["answer"] == "Paris is the capital of France."
-    lookup, chat = view["steps"]
+    lookup, embedded, chat = view["steps"]
     assert (lookup["thought"], lookup["action"]) == ("lookup", "retriever")
     (sub,) = lookup["subtraces"]
     assert sub["answer"] == "1 document retrieved"  # was "1 documents retrieved"
@@ -92,10 +95,13 @@ async def test_an_instrumented_apps_trace_shows_here_with_its_lineage(stack: Sta
     (source,) = chunk["sources"]
     assert (source["page_number"], source["document"], source["title"]) == (2, DOC, "OTel facts")
     assert chat["action"] == "llm" and chat["thought"] == "ChatCompletion"
-    (metrics,) = [m for stage, m in view["metrics"].items() if stage == "i2"]
+    (metrics,) = [m for stage, m in view["metrics"].items() if stage == "i3"]
     assert (
         metrics["model"] == "stub-model" and metrics["in_token"] > 0 and metrics["out_token"] == 6
     )
+    # the instrumentor names an embedding's model by OpenInference's embedding.model_name
+    assert embedded["action"] == "embedding", embedded
+    assert view["metrics"]["i2"]["model"] == EMBEDDER, view["metrics"]["i2"]
     text = await stack.cli("tg-show-explain-trace", q, "--show-provenance", env=as_alice)
     assert QUESTION in text.stdout and "OTel facts" in text.stdout, text.stdout
     # the retriever step observed nothing in words: it says so, not an empty label
@@ -121,7 +127,7 @@ async def test_an_instrumented_apps_trace_shows_here_with_its_lineage(stack: Sta
             stack.url + "api/v1/flow/default/service/explain", json=body, headers=VIEWER
         ) as resp:
             seen = (await resp.json())["trace"]
-    assert seen["question"] == QUESTION and len(seen["steps"]) == 2
+    assert seen["question"] == QUESTION and len(seen["steps"]) == 3
     # bob's key sees none of it
     bob = await create_key(stack, "bob")
     others = await stack.cli(

@@ -11,6 +11,7 @@ status, e.g. 429 or 500), a ``Reply`` (full control: status, delay, usage, model
 callable taking the request body and returning any of those (for replies that depend
 on the prompt). When the script runs out, ``default`` answers (a 500 if it is None).
 A request with ``"stream": true`` gets the reply as server-sent events, one word each.
+``POST /v1/embeddings`` answers every input with a vector of 3 numbers (not scripted).
 
 Structured output: ``stub.formats()`` lists each request's ``response_format`` (None when
 absent). ``accepts`` (e.g. ``{"json_object"}``) is the set of ``response_format`` types
@@ -110,6 +111,7 @@ class OpenAIStub:
         app = web.Application()
         app.router.add_post("/v1/chat/completions", self._handle)
         app.router.add_post("/chat/completions", self._handle)
+        app.router.add_post("/v1/embeddings", self._embeddings)
         # a scripted delay must not hold up teardown: cancel in-flight handlers quickly
         self._runner = web.AppRunner(app, shutdown_timeout=0.5)
         await self._runner.setup()
@@ -156,6 +158,20 @@ class OpenAIStub:
         if body.get("stream"):
             return await self._stream(request, body, reply)
         return web.json_response(self._completion(body, reply))
+
+    async def _embeddings(self, request: web.Request) -> web.StreamResponse:
+        """``POST /v1/embeddings``: a vector of 3 numbers for each input, in the model asked."""
+        body = await request.json()
+        texts = body.get("input", [])
+        texts = [texts] if isinstance(texts, str) else list(texts)
+        data = [
+            {"object": "embedding", "index": i, "embedding": [0.1, 0.2, 0.3]}
+            for i in range(len(texts))
+        ]
+        words = sum(len(str(t).split()) for t in texts)
+        usage = {"prompt_tokens": words, "total_tokens": words}
+        reply = {"object": "list", "data": data, "model": body.get("model", ""), "usage": usage}
+        return web.json_response(reply)
 
     def _refusal(self, body: dict[str, Any]) -> Reply | None:
         """The error for a ``response_format`` this stub does not take (None: it takes it)."""

@@ -1,11 +1,12 @@
 """An app instrumented with a real OpenInference instrumentor, sending its spans to a gateway.
 
     python -m tests.support.otel_app --llm http://127.0.0.1:P/v1 --otlp http://127.0.0.1:G \
-        --key KEY [--collection C] [--document CHUNK_URI] QUESTION
+        --key KEY [--collection C] [--document CHUNK_URI] [--embed MODEL] QUESTION
 
 It asks the ``openai`` client (instrumented by ``openinference-instrumentation-openai``)
 the question, inside an AGENT span of its own with a RETRIEVER span that found
-``--document``; the OpenTelemetry SDK's OTLP/HTTP exporter sends every span as it ends (so
+``--document`` (and, given ``--embed``, embeds the question with that model first, an
+EMBEDDING span of the instrumentor's); the OpenTelemetry SDK's OTLP/HTTP exporter sends every span as it ends (so
 children arrive before their parent, in separate requests). Prints the trace id (hex).
 """
 
@@ -28,6 +29,7 @@ def main() -> None:
     parser.add_argument("--key", required=True)
     parser.add_argument("--collection", default="")
     parser.add_argument("--document", default="")
+    parser.add_argument("--embed", default="")
     parser.add_argument("question")
     args = parser.parse_args()
     query = f"?collection={args.collection}" if args.collection else ""
@@ -51,6 +53,8 @@ def main() -> None:
             with tracer.start_as_current_span("lookup", attributes=found):
                 pass
         client = OpenAI(base_url=args.llm, api_key="not-needed")
+        if args.embed:
+            client.embeddings.create(model=args.embed, input=args.question)
         reply = client.chat.completions.create(
             model="stub-model", messages=[{"role": "user", "content": args.question}]
         )

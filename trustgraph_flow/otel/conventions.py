@@ -10,6 +10,7 @@ OUTPUT = "output.value"
 TOOL_NAME = "tool.name"
 TOOL_PARAMETERS = "tool.parameters"
 LLM_MODEL = "llm.model_name"
+EMBEDDING_MODEL = "embedding.model_name"  # an EMBEDDING span's model (not llm.model_name)
 LLM_PROMPT_TOKENS = "llm.token_count.prompt"
 LLM_COMPLETION_TOKENS = "llm.token_count.completion"
 LLM_TOTAL_TOKENS = "llm.token_count.total"

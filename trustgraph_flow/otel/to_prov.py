@@ -207,7 +207,7 @@ def _metrics(uri: str, s: Span, k: str) -> list[Row]:
     return metrics_rows(
         uri,
         G,
-        model=s.text(c.LLM_MODEL, c.RESPONSE_MODEL, c.REQUEST_MODEL),
+        model=s.text(c.LLM_MODEL, c.EMBEDDING_MODEL, c.RESPONSE_MODEL, c.REQUEST_MODEL),
         embedding=k == "EMBEDDING",  # no LLM call: tg:embeddingModel, tg:latencyMs
         in_token=s.number(c.LLM_PROMPT_TOKENS, c.INPUT_TOKENS),
         out_token=s.number(c.LLM_COMPLETION_TOKENS, c.OUTPUT_TOKENS),
