@@ -13,6 +13,7 @@ DEFAULT_USER = "trustgraph"
 DEFAULT_COLLECTION = "default"
 NAME_MAX = 200  # characters in a user or collection name
 QUESTION_MAX = 20_000  # characters in a question
+EXPLAIN_READ_MAX = 64  # IRIs a RAG request's ``explain_read`` may name
 LISTING_WAIT = 2.0
 """Seconds a check that a collection exists waits for the user's collections (their list
 needs the librarian, and a stack may have none): then the answer stands, unrefused (the

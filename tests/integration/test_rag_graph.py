@@ -45,6 +45,7 @@ from trustgraph_base.provenance.evidence import ClaimSpec, claim_triples
 from trustgraph_base.rdf.terms import IriTerm, LiteralTerm, Triple, TripleTerm, iri, lit, term_key
 from trustgraph_base.schema import GraphRagRequest, GraphRagResponse
 from trustgraph_base.settings import ProcessorSettings
+from trustgraph_flow.agent.evidence import EXPLAIN_READ
 from trustgraph_flow.prompts.catalogue import PROMPTS
 
 START = "2026-03-01T11:00:00Z"
@@ -137,6 +138,25 @@ async def test_streamed_answer_and_trace_match_spec(
     assert "latencyMs" in costs(trace, explore)
     pages = {await source_page(world, e) for e in selected}
     assert pages <= {DOC + "/p1", DOC + "/p2"}
+
+    # A caller naming what it reads (the agent: EXPLAIN_READ) gets the same events with only
+    # those triples; the store has the whole trace, as above.
+    again = await ask(
+        world, query=query, entity_limit=4, session_id="g2", explain_read=EXPLAIN_READ
+    )
+    told = [r for r in again if r.message_type == "explain"]
+    assert [(r.explain_id or "").replace("g2", "g1") for r in told] == explains
+    carried = [t for r in told for t in r.explain_triples]
+    kinds = {
+        (t.p.i, t.o.i if t.p == RDF.type and isinstance(t.o, IriTerm) else "") for t in carried
+    }
+    assert kinds == {
+        (TG.content.i, ""), (TG.answerVerdict.i, ""), (TG.reason.i, ""), (TG.verdict.i, ""),
+        (RDF.type.i, TG.Claim.i),
+    }  # fmt: skip
+    assert again[-1].response == answer and again[-1].explain_id == Q + "g2"
+    whole = await stored_trace(world, Q + "g2")
+    assert len(whole) == len(await stored_trace(world, question)) > 5 * len(carried)
 
 
 def select_reply(body: dict[str, Any]) -> str:

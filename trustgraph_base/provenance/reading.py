@@ -13,13 +13,13 @@ it is malformed).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from pydantic import ValidatorFunctionWrapHandler, WrapValidator
 
 from trustgraph_base.provenance.namespaces import RDF
-from trustgraph_base.rdf.terms import IriTerm
+from trustgraph_base.rdf.terms import IriTerm, Triple
 
 
 def _iri(term: Any) -> Any:
@@ -45,3 +45,18 @@ def only_reading(predicates: Iterable[IriTerm], types: Iterable[IriTerm] = ()) -
         return handler(value)
 
     return WrapValidator(only)
+
+
+def kept_reading(triples: Sequence[Triple], read: frozenset[str]) -> list[Triple]:
+    """The triples a caller reading ``read`` (IRIs of predicates and of ``rdf:type``
+    classes) reads: what an explain event carries for it (``RagRequest.explain_read``)."""
+    kind = RDF.type.i
+    return [
+        t for t in triples
+        if t.p.i in read or (t.p.i == kind and getattr(t.o, "i", None) in read)
+    ]  # fmt: skip
+
+
+def read_iris(predicates: Iterable[IriTerm], types: Iterable[IriTerm] = ()) -> list[str]:
+    """What ``only_reading(predicates, types)`` reads, as a request's ``explain_read``."""
+    return [t.i for t in (*predicates, *types)]

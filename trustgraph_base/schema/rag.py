@@ -19,7 +19,11 @@ class RagRequest(Scoped):
     a fresh uuid and the current time. ``retake`` (beside TrustGraph's fields): an agent
     step taken again after a kill may have asked for this ``session_id`` before; a trace
     the service did not run itself but the store has is then never joined: the run gets a
-    fresh id (``rag_common/repeat.py``).
+    fresh id (``rag_common/repeat.py``). ``explain_read`` (beside TrustGraph's fields): the
+    IRIs of the explain triples the caller reads, predicates and ``rdf:type`` classes; each
+    explain event then carries only its triples with one of those predicates or types (the
+    trace is stored whole, as always). The agent names what it reads of its tools' sub-traces
+    (``agent/evidence.py``); unset, an event carries every triple of its entities.
     """
 
     query: str = Field(min_length=1, max_length=bounds.QUESTION_MAX)
@@ -28,6 +32,7 @@ class RagRequest(Scoped):
     session_id: str = ""
     started_at: StartedAt = ""
     retake: bool | None = None
+    explain_read: list[str] | None = Field(default=None, max_length=bounds.EXPLAIN_READ_MAX)
 
 
 class GraphRagRequest(RagRequest):

@@ -18,16 +18,21 @@ from trustgraph_base.messaging import DOCUMENT_RAG, GRAPH_RAG
 from trustgraph_base.messaging.services import ServiceSpec
 from trustgraph_base.provenance import TG
 from trustgraph_base.provenance.namespaces import RDF
-from trustgraph_base.provenance.reading import only_reading
+from trustgraph_base.provenance.reading import only_reading, read_iris
 from trustgraph_base.provenance.verification import assessment_uri
 from trustgraph_base.rdf.terms import LiteralTerm, Triple
 from trustgraph_base.schema import DocumentRagRequest, GraphRagRequest
 from trustgraph_base.schema.rag import RagResponse
 
-# What ``ToolEvidence.add`` and ``verdict_of`` read: rdf:type only of these classes.
-_READ = only_reading(
-    (TG.answerVerdict, TG.reason, TG.content, TG.verdict), (TG.Claim, TG.Abstention)
+# What ``ToolEvidence.add`` and ``verdict_of`` read: rdf:type only of these classes. The
+# tools are asked for only these in their explain events (``EXPLAIN_READ``): the rest of a
+# sub-trace (~29 kB of JSON a GraphRAG answer) went to the agent to be dropped here.
+_PREDICATES, _TYPES = (
+    (TG.answerVerdict, TG.reason, TG.content, TG.verdict),
+    (TG.Claim, TG.Abstention),
 )
+_READ = only_reading(_PREDICATES, _TYPES)
+EXPLAIN_READ = read_iris(_PREDICATES, _TYPES)
 
 
 class RagReply(RagResponse):

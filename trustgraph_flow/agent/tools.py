@@ -20,7 +20,12 @@ from trustgraph_base.provenance.verification import verdict_of
 from trustgraph_base.rdf.terms import Triple
 from trustgraph_base.schema import DocumentRagRequest, GraphRagRequest, TextCompletionRequest
 from trustgraph_base.schema.rag import RagResponse
-from trustgraph_flow.agent.evidence import DOCUMENT_RAG_READ, GRAPH_RAG_READ, ToolEvidence
+from trustgraph_flow.agent.evidence import (
+    DOCUMENT_RAG_READ,
+    EXPLAIN_READ,
+    GRAPH_RAG_READ,
+    ToolEvidence,
+)
 
 ToolKind = Literal["knowledge-query", "document-query", "text-completion"]
 FINAL_ANSWER = "final-answer"  # the structured step's action that ends the loop; no tool's name
@@ -191,6 +196,7 @@ async def run_tool(tool: ToolConfig, arguments: dict[str, Any], call: ToolCall) 
             graph = GraphRagRequest(
                 query=query, user=call.user, collection=call.collection,
                 parent_uri=call.parent_uri, session_id=session, retake=call.retake or None,
+                explain_read=EXPLAIN_READ,
             )  # fmt: skip
             replies = call.ctx.client(GRAPH_RAG_READ).stream(graph, timeout=call.timeout)
             return await verified(replies, call.evidence)
@@ -198,6 +204,7 @@ async def run_tool(tool: ToolConfig, arguments: dict[str, Any], call: ToolCall) 
             docs = DocumentRagRequest(
                 query=query, user=call.user, collection=call.collection,
                 parent_uri=call.parent_uri, session_id=session, retake=call.retake or None,
+                explain_read=EXPLAIN_READ,
             )  # fmt: skip
             found = call.ctx.client(DOCUMENT_RAG_READ).stream(docs, timeout=call.timeout)
             return await verified(found, call.evidence)

@@ -19,6 +19,7 @@ from trustgraph_base.provenance import (
     synthesis_triples,
 )
 from trustgraph_base.provenance.evidence import ClaimSpec, claim_span_triples, claim_triples
+from trustgraph_base.provenance.reading import kept_reading
 from trustgraph_base.provenance.uris import grounding_uri, synthesis_uri
 from trustgraph_base.provenance.verification import verification_uri
 from trustgraph_base.rdf.terms import Triple, check_iri
@@ -59,11 +60,9 @@ class Trace(Generic[R]):
     """One trace being written for one request."""
 
     def __init__(self, writer: TraceWriter, req: RagRequest, response: type[R]) -> None:
-        self.writer = writer
-        self.ctx = writer.ctx
-        self.req = req
+        self.writer, self.ctx, self.req, self.response = writer, writer.ctx, req, response
         self.question_uri = writer.question_uri
-        self.response = response
+        self.read = None if req.explain_read is None else frozenset(req.explain_read)
 
     async def stage(
         self, uri: str, triples: Sequence[Triple], cost: Cost | None = None, hold: bool = False
@@ -74,8 +73,9 @@ class Trace(Generic[R]):
         return self._event(uri, body)
 
     def _event(self, uri: str, body: list[Triple]) -> R:  # a stage's explain event
+        read = body if self.read is None else kept_reading(body, self.read)
         return self.response(message_type="explain", explain_id=uri,
-                             explain_graph=GRAPH_RETRIEVAL, explain_triples=body,
+                             explain_graph=GRAPH_RETRIEVAL, explain_triples=read,
                              end_of_stream=False)  # fmt: skip
 
     async def ground(
