@@ -21,6 +21,8 @@ from aiohttp import web
 
 from tests.support.stack import CliResult, run_cli
 
+pytestmark = pytest.mark.no_store  # a stand-in answers: once, in the embedded run
+
 DOC = "urn:trustgraph:doc:d1"
 TRACE = "urn:trustgraph:question:q1"
 TRIG = f'<urn:graph:source> {{ <{DOC}/p1/c0> <urn:p> "chunk" . }}\n'
