@@ -15,6 +15,11 @@ from trustgraph_base.messaging import Bus, EmbeddedBroker, Processor, Topics
 from trustgraph_base.settings import ProcessorSettings
 from trustgraph_flow.store.core.backend import Backend
 
+# A read of one trace waits up to the store's trace_wait (3 s) for one not stored yet: every
+# test asking for an unknown trace id would wait that long. Here 0.3 s (a stack's settings,
+# or its own TG_TRACE_WAIT, say otherwise where a test looks at the wait itself).
+os.environ.setdefault("TG_TRACE_WAIT", "0.3")
+
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Tests marked ``no_store`` (the broker, the LLM service, the vectors, the real model: no

@@ -141,11 +141,11 @@ async def elsewhere(client: GatewayClient, gw: Gateway, probe: dict[str, Any]) -
     """What to add to a not-found line when the id is in the user's other collections (a
     forgotten or mistyped -C): `` It is in collection 'c': pass -C c.``, or "".
 
-    ``probe`` is a read-only explain request for the id; it is sent in each of the user's
-    other collections the store holds (explain ``list-collections``: the store's, not the
-    librarian's, as the store answers the probe), at most ``SEARCHED_COLLECTIONS``, one round
-    trip each; a key limited to some collections is refused the others, so only those it
-    may read are named. A failing lookup adds nothing: the line stands as it was.
+    ``probe``, a read-only explain request for the id, is sent (``wait`` 0: no trace on its
+    way waited for) in each of the user's other collections the store holds (its
+    ``list-collections``), at most ``SEARCHED_COLLECTIONS``, one round trip each; a key
+    limited to some collections is refused the others, so only those it may read are named.
+    A failing lookup adds nothing: the line stands as it was.
     """
     found: list[str] = []
     try:
@@ -154,7 +154,7 @@ async def elsewhere(client: GatewayClient, gw: Gateway, probe: dict[str, Any]) -
         others = [n for n in names if isinstance(n, str) and n != gw.collection]
         for name in others[:SEARCHED_COLLECTIONS]:
             try:
-                await client.request("explain", {**probe, "collection": name})
+                await client.request("explain", {**probe, "collection": name, "wait": 0})
             except ServiceError:
                 continue
             found.append(name)

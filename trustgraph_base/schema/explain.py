@@ -140,6 +140,9 @@ class ExplainRequest(Scoped):
     step_offset: int | None = Field(default=None, ge=0)
     step_limit: int | None = Field(default=None, ge=1, le=10_000)
     streaming: bool = False  # get-trace: the steps in replies of step_limit steps
+    # a read of one trace: seconds at most to wait for one not stored yet (None: the store's
+    # trace_wait, which also bounds it; 0: at once, as a probe of other collections asks)
+    wait: float | None = Field(default=None, ge=0)
     # document-hierarchy: only chunks chunk_offset… (at most chunk_limit) of the document's
     # chunks in order (pages by number, each page's by index, then page-less ones by index)
     chunk_offset: int = Field(default=0, ge=0)

@@ -9,7 +9,7 @@ import { h, route } from "./dom.js";
  * when the user's other collections that this key may read hold it; nothing otherwise. */
 export async function foundElsewhere(box, page, id) {
   const probe = page === "trace"
-    ? { operation: "get-trace", id, step_limit: 1 }
+    ? { operation: "get-trace", id, step_limit: 1, wait: 0 } // a trace on its way: not here
     : { operation: "document-hierarchy", id, chunk_limit: 1 };
   const found = await api.foundIn(probe).catch(() => []);
   if (!found.length) return;

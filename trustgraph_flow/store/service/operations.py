@@ -31,6 +31,7 @@ from trustgraph_flow.store.governance import (
 )
 from trustgraph_flow.store.governance.seal import Seal
 from trustgraph_flow.store.service import intake
+from trustgraph_flow.store.service.arriving import arrived
 from trustgraph_flow.store.service.state import Ctx, checked, read, write
 from trustgraph_flow.store.service.streaming import stream_trace
 from trustgraph_flow.store.views import (
@@ -220,8 +221,12 @@ async def explain_service(req: ExplainRequest, ctx: Ctx) -> AsyncIterator[Explai
         raise ServiceError(ErrorType.STORE_UNAVAILABLE, why)  # the librarian asks again later
     fix = TOO_LARGE.get(req.operation)
     try:
-        resp = await run(
-            ctx, lambda stores: checked(explain_op(stores, req, state.seal, state.removed), fix)
+        resp = await arrived(  # a trace read at once after its answer: waited for a moment
+            req,
+            ctx,
+            lambda: run(
+                ctx, lambda stores: checked(explain_op(stores, req, state.seal, state.removed), fix)
+            ),
         )
     except ServiceError as exc:  # its server is away: the librarian is told when it is back
         if req.operation == "seal-document" and exc.type == ErrorType.STORE_UNAVAILABLE:

@@ -36,6 +36,11 @@ class StoreSettings(ProcessorSettings):
     """Sharded: seconds the store waits at start for its shards (together) to answer; one that
     has not is left until it does (its writes held, its reads answer store-unavailable naming
     it). The control server is waited for 30 s and must answer (the placement is there)."""
+    trace_wait: float = Field(default=3.0, ge=0, le=60)
+    """Seconds a read of one trace by id (get-trace, export-trace, verify-trace, diff-traces,
+    delete-trace) waits for a trace not stored yet in a collection the store holds (its
+    messages on their way: a trace id read at once after the answer), asking again with
+    backoff, before it answers not-found; 0: at once."""
     held_messages: int = Field(default=HELD_MESSAGES, ge=1)
     """Writes held for a store server that is down (docs/store.md): past this many messages
     the store takes no more until it answers (the rest wait in the broker)."""

@@ -13,6 +13,7 @@ from trustgraph_base.wire import encode, keep_encoding
 from trustgraph_flow.store.backends.embedded.stores import Stores
 from trustgraph_flow.store.core.backend import Backend
 from trustgraph_flow.store.service import state
+from trustgraph_flow.store.service.arriving import arrived
 from trustgraph_flow.store.service.state import Ctx, checked, read
 from trustgraph_flow.store.views import explain
 
@@ -44,7 +45,6 @@ async def stream_trace(ctx: Ctx, req: ExplainRequest) -> AsyncIterator[ExplainRe
     each window was built, walked them all first (and the clock's full collection waits).
     """
     lease = contextlib.ExitStack()
-    lease.enter_context(gcpause.gc_paused())
     last: ExplainResponse | None = None
     ahead: dict[tuple[int, int], asyncio.Future[TraceView]] = {}
 
@@ -55,7 +55,8 @@ async def stream_trace(ctx: Ctx, req: ExplainRequest) -> AsyncIterator[ExplainRe
         return ahead[span]
 
     try:
-        reader = await read(ctx, lambda s: opened(lease, s, req))
+        reader = await arrived(req, ctx, lambda: read(ctx, lambda s: opened(lease, s, req)))
+        lease.enter_context(gcpause.gc_paused())
         pending = stream_spans(req.step_offset or 0, reader.total, req.step_limit)
         while pending:
             span = pending.pop(0)
@@ -88,15 +89,14 @@ async def stream_trace(ctx: Ctx, req: ExplainRequest) -> AsyncIterator[ExplainRe
 def opened(
     lease: contextlib.ExitStack, stores: Backend, req: ExplainRequest
 ) -> explain.TraceReader:
-    """The trace's reader on a lease kept for the stream; a read that fails is passed through
-    the lease as a ``with`` block would pass it (nothing else reads yet), so a sharded store
-    names the shard whose server failed ("shard 'c' is unreachable: …", as every other view)."""
-    handle = lease.enter_context(stores.lease(req.user, req.collection, as_empty=True))
-    try:
-        return explain.open_trace(handle, req.id, req.include_provenance)
-    except Exception as exc:
-        lease.__exit__(type(exc), exc, exc.__traceback__)  # raises the shard's named error
-        raise
+    """The trace's reader on a lease kept for the stream (in ``lease``); a read that fails is
+    passed through the lease as a ``with`` block passes it, so a sharded store names the
+    shard whose server failed ("shard 'c' is unreachable: …", as every other view)."""
+    with contextlib.ExitStack() as mine:
+        handle = mine.enter_context(stores.lease(req.user, req.collection, as_empty=True))
+        reader = explain.open_trace(handle, req.id, req.include_provenance)
+        lease.enter_context(mine.pop_all())  # found: held until the stream ends
+        return reader
 
 
 def piece(reader: explain.TraceReader, start: int, stop: int, _: Stores) -> TraceView:
