@@ -227,15 +227,24 @@ async def test_bad_bodies_are_refused_in_one_line_and_harm_no_one(stack: Stack) 
         "gen_ai.retrieval.documents": '[{"id": "d", "score": 1' + "0" * 400 + "}]"}),
     ]  # fmt: skip
     assert await post(stack, otlp.encode(huge), otlp.PROTOBUF, key) == (200, "")
+    # A JSON number past a float's range (1e400) is infinity to Python, which int() refused
+    # with OverflowError (a 503); an intValue past int64 was taken, and the trace then never
+    # exported (protobuf's int64 refused it).
     for value, wrong in [
         ('{"doubleValue": "abc"}', "attribute 'k': doubleValue 'abc' is not a number"),
         ('{"doubleValue": 1' + "0" * 400 + "}", "attribute 'k': doubleValue 1000"),
         ('{"intValue": "12ab"}', "attribute 'k': intValue '12ab' is not an integer"),
         ('{"intValue": "' + "9" * 5000 + '"}', "attribute 'k': intValue '9999"),
+        ('{"intValue": 1e400}', "attribute 'k': intValue inf is not an integer of 64 bits"),
+        ('{"intValue": "1' + "0" * 30 + '"}', "intValue '1" + "0" * 30 + "' is not an integer"),
+        ('{"intValue": 1.5}', "attribute 'k': intValue 1.5 is not an integer"),
+        (None, "a time inf is not an integer of nanoseconds"),
     ]:
-        attr = '{"key": "k", "value": ' + value + "}"
+        attr = '{"key": "k", "value": ' + value + "}" if value else '{"key": "k", "value": {}}'
+        when = "1e400" if value is None else "1"
         opening = '{"traceId": "' + "5c" * 16 + '", "spanId": "' + "ee" * 8 + '", "name": "x", '
         body = ('{"resourceSpans": [{"scopeSpans": [{"spans": [' + opening
+                + '"startTimeUnixNano": ' + when + ', '
                 + '"attributes": [' + attr + "]}]}]}]}").encode()  # fmt: skip
         status, code, said = await refusal(stack, body, otlp.JSON, key)
         assert (status, code) == (400, 3) and wrong in said and len(said) < 200, (status, said)

@@ -56,13 +56,25 @@ def _nanos(value: Any) -> int:
     return _integer(value, "a time", "an integer of nanoseconds")
 
 
-def _integer(value: Any, what: str, kind: str = "an integer") -> int:
-    """An int64 as OTLP's JSON writes one (a number or its decimal text); the sender's mistake
-    otherwise, named (``what``, the value cut to 40 characters): 400, not a 503."""
+INT64 = range(-(2**63), 2**63)  # an intValue: past it, the exporter's protobuf refuses it
+KIND_64 = "an integer of 64 bits"
+
+
+def _integer(value: Any, what: str, kind: str = "an integer", within: range | None = None) -> int:
+    """An integer as OTLP's JSON writes one (a number or its decimal text; ``within`` its
+    range, when the caller does not check it); the sender's mistake otherwise, named
+    (``what``, the value cut to 40 characters): 400, not a 503 an SDK sends again."""
     try:
-        return int(value or 0)
-    except (TypeError, ValueError):  # int() of 5,000 digits is a ValueError too
-        raise OtlpError(f"{what} {value!r:.40} is not {kind}") from None
+        number: int | None = int(value or 0)
+    except (TypeError, ValueError, OverflowError):  # 5,000 digits; 1e400 (a float's infinity)
+        number = None
+    if (
+        number is None
+        or (isinstance(value, float) and number != value)  # 1.5 is no integer, 1e3 is
+        or (within is not None and number not in within)
+    ):
+        raise OtlpError(f"{what} {value!r:.40} is not {kind}")
+    return number
 
 
 def _double(value: Any, key: str) -> float:
@@ -93,7 +105,7 @@ def _json_value(v: Any, key: str) -> Value:
     if "boolValue" in v:
         return bool(v["boolValue"])
     if "intValue" in v:
-        return _integer(v["intValue"], f"attribute {key!r:.60}: intValue")
+        return _integer(v["intValue"], f"attribute {key!r:.60}: intValue", KIND_64, INT64)
     if "doubleValue" in v:
         return _double(v["doubleValue"], key)
     if "arrayValue" in v:
