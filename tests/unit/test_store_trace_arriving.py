@@ -7,37 +7,48 @@ mistyped -C), ``wait`` 0 (a probe of the user's other collections), another oper
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.support.handlers import streamed
+from tests.support.poll import until
 from tests.support.store import document, graph_rag, labels, msg
 from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.schema.explain import ExplainRequest
 from trustgraph_flow.store import processor
+from trustgraph_flow.store.service.arriving import WAITS_A_USER
 from trustgraph_flow.store.service.state import write
 from trustgraph_flow.store.service.writer import write_batch
 
 WAITING = "trustgraph_flow.store.service.arriving"
 
 
-@pytest.fixture
-async def ctx(tmp_path: Path) -> AsyncIterator[processor.Ctx]:
-    """The store's state as the runtime opens it (no broker), alice's collection written."""
-    settings = processor.StoreSettings(data_dir=str(tmp_path), trace_wait=0.2)
+@asynccontextmanager
+async def opened(tmp_path: Path, wait: float) -> AsyncIterator[processor.Ctx]:
+    """The store's state as the runtime opens it (no broker), alice's and bob's collections
+    written; a read waits ``wait`` seconds at most."""
+    settings = processor.StoreSettings(data_dir=str(tmp_path), trace_wait=wait)
     async with processor.proc.context(settings, bus=None) as context:  # type: ignore[arg-type]
-        batch = [msg(document() + labels() + graph_rag("g1", 1))]
+        batch = [msg(document() + labels() + graph_rag("g1", 1)), msg(labels(), user="bob")]
         await write(context, lambda s: write_batch(s, batch))
         yield context
 
 
-async def refused(ctx: processor.Ctx, **fields: Any) -> tuple[str, bool]:
-    """The error type the explain service answers ``fields`` with, and whether it waited."""
-    request = ExplainRequest(**{"user": "alice", "collection": "default", **fields})
+@pytest.fixture
+async def ctx(tmp_path: Path) -> AsyncIterator[processor.Ctx]:
+    async with opened(tmp_path, 0.2) as context:
+        yield context
+
+
+@contextmanager
+def watched() -> Iterator[list[logging.LogRecord]]:
+    """The store's lines saying a read waits for its trace, while the block runs."""
     logger, records = logging.getLogger(WAITING), list[logging.LogRecord]()
 
     class Seen(logging.Handler):
@@ -49,13 +60,26 @@ async def refused(ctx: processor.Ctx, **fields: Any) -> tuple[str, bool]:
     logger.setLevel(logging.DEBUG)
     logger.addHandler(seen)
     try:
-        with pytest.raises(ServiceError) as caught:
-            async for _ in streamed(processor.explain_service(request, ctx)):
-                pass
+        yield records
     finally:
         logger.removeHandler(seen)
         logger.setLevel(level)
-    return caught.value.type, bool(records)
+
+
+async def answer(ctx: processor.Ctx, **fields: Any) -> str:
+    """The error type the explain service answers ``fields`` with (alice's, by default)."""
+    request = ExplainRequest(**{"user": "alice", "collection": "default", **fields})
+    with pytest.raises(ServiceError) as caught:
+        async for _ in streamed(processor.explain_service(request, ctx)):
+            pass
+    return caught.value.type
+
+
+async def refused(ctx: processor.Ctx, **fields: Any) -> tuple[str, bool]:
+    """The error type the explain service answers ``fields`` with, and whether it waited."""
+    with watched() as records:
+        kind = await answer(ctx, **fields)
+    return kind, bool(records)
 
 
 WAITED: list[dict[str, Any]] = [
@@ -82,3 +106,25 @@ async def test_a_trace_not_stored_is_waited_for_then_not_found(ctx: processor.Ct
 async def test_anything_else_answers_at_once(ctx: processor.Ctx) -> None:
     for fields, answer in AT_ONCE:  # a probe's wait 0, a mistyped -C, a malformed id, a document
         assert await refused(ctx, **fields) == (ErrorType(answer), False), fields
+
+
+async def test_a_user_with_many_reads_waiting_is_answered_at_once(tmp_path: Path) -> None:
+    """Each wait holds one of the service's requests: a user asking for unknown ids in a loop
+    holds ``WAITS_A_USER`` at most (then is answered at once), and another user still waits."""
+    async with opened(tmp_path, 60.0) as ctx, asyncio.TaskGroup() as group:
+        with watched() as records:
+
+            async def waiting(count: int) -> bool:
+                return len(records) == count
+
+            crowd = [
+                group.create_task(answer(ctx, operation="get-trace", id=f"g{n}"))
+                for n in range(10, 10 + WAITS_A_USER)
+            ]
+            await until(lambda: waiting(WAITS_A_USER))
+            assert await answer(ctx, operation="get-trace", id="g99") == ErrorType.NOT_FOUND
+            assert len(records) == WAITS_A_USER  # the one more did not wait
+            bob = group.create_task(answer(ctx, operation="get-trace", id="g98", user="bob"))
+            await until(lambda: waiting(WAITS_A_USER + 1))
+        for task in [*crowd, bob]:
+            task.cancel()

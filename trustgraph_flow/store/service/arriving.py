@@ -8,13 +8,16 @@ answered at once) in a collection the store holds, is asked again with backoff f
 the store's ``trace_wait`` seconds (the request's ``wait``, when it sets one, shortens it:
 a probe in the user's other collections waits for nothing). Only the first look and the
 collection check hold a reader thread; the waits between are the event loop's. Past the
-wait the not-found stands, as before.
+wait the not-found stands, as before. A user with ``WAITS_A_USER`` reads waiting (or all
+users with ``WAITS``) is answered at once: unknown ids asked in a loop hold few of the
+service's requests.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
@@ -49,18 +52,28 @@ async def arrived(req: ExplainRequest, ctx: Ctx, attempt: Callable[[], Awaitable
     except ServiceError as exc:
         if exc.type != ErrorType.NOT_FOUND or (limit := waited(req, ctx)) <= 0:
             raise
-        if not await read(ctx, lambda stores: held(stores, req)):
-            raise  # no such collection: a mistyped -C is told at once
+        if crowded(req.user):
+            raise  # too many reads waiting: told at once
         missing = exc
+    _waiting[req.user] += 1
+    try:
+        if not await read(ctx, lambda stores: held(stores, req)):
+            raise missing  # no such collection: a mistyped -C is told at once
+        return await again(req, attempt, limit, missing)
+    finally:
+        _waiting[req.user] -= 1
+        if not _waiting[req.user]:
+            del _waiting[req.user]
+
+
+async def again(
+    req: ExplainRequest, attempt: Callable[[], Awaitable[T]], limit: float, missing: Exception
+) -> T:
+    """``attempt()`` after pauses doubling from ``FIRST_PAUSE`` up to ``LONGEST_PAUSE``,
+    until it finds the trace or ``limit`` seconds have passed (then ``missing``)."""
+    log.debug("trace %r of %s/%s not stored yet: waiting", req.id, req.user, req.collection)
     loop = asyncio.get_running_loop()
     deadline, pause = loop.time() + limit, FIRST_PAUSE
-    log.debug(
-        "trace %r of %s/%s not stored yet: waiting up to %g s",
-        req.id,
-        req.user,
-        req.collection,
-        limit,
-    )
     while (left := deadline - loop.time()) > 0:
         await asyncio.sleep(min(pause, left))
         pause = min(pause * 2, LONGEST_PAUSE)
@@ -71,6 +84,19 @@ async def arrived(req: ExplainRequest, ctx: Ctx, attempt: Callable[[], Awaitable
                 raise
             missing = exc
     raise missing
+
+
+# A wait holds one of the service's requests at once (service_concurrency, 64): so that one
+# user asking for unknown ids in a loop holds few, and no crowd of users holds them all,
+# past these many waits at once a not-found is answered at once, as before.
+WAITS_A_USER = 8
+WAITS = 32
+_waiting: Counter[str] = Counter()  # the reads waiting now, by user (in this process)
+
+
+def crowded(user: str) -> bool:
+    """Whether ``user`` (or everyone together) has as many reads waiting as may wait."""
+    return _waiting[user] >= WAITS_A_USER or _waiting.total() >= WAITS
 
 
 def held(stores: Backend, req: ExplainRequest) -> bool:
