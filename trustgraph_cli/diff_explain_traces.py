@@ -17,6 +17,7 @@ from trustgraph_cli.options import (
 
 if TYPE_CHECKING:
     from trustgraph_base.schema.explain import EvidenceItem, TraceDiff, TraceSummary
+    from trustgraph_cli.client import GatewayClient
     from trustgraph_cli.render.style import Style
 
 EPILOG = """\b
@@ -104,17 +105,44 @@ def _item(item: EvidenceItem) -> str:
 
 
 async def fetch_diff(gw: Gateway, trace_a: str, trace_b: str) -> TraceDiff:
-    """One EXPLAIN diff-traces round trip."""
-    from trustgraph_cli.responses import explain_once, in_scope, required
+    """One EXPLAIN diff-traces round trip. A trace not found that another of the user's
+    collections holds is named with it, as tg-show-explain-trace names it (``elsewhere``)."""
+    from trustgraph_cli.client import GatewayClient
+    from trustgraph_cli.render.output import scope_text
+    from trustgraph_cli.responses import NotFound, call_explain, elsewhere, in_scope, required
 
     request = {"operation": "diff-traces", "id": trace_a, "other": trace_b}
-    resp = await explain_once(
-        gw,
-        request,
-        "a diff",
-        lambda exc: f"{in_scope(exc, gw)}. List them with tg-list-explain-traces.",
-    )
+    async with GatewayClient(gw) as client:
+        try:
+            resp = await call_explain(
+                client,
+                request,
+                lambda exc: f"{in_scope(exc, gw)}. List them with tg-list-explain-traces.",
+                "a diff",
+            )
+        except NotFound as exc:
+            if exc.malformed:
+                raise
+            missing = trace_b if await here(client, trace_a) else trace_a
+            probe = {"operation": "get-trace", "id": missing, "step_limit": 1}
+            if not (hint := await elsewhere(client, gw, probe)):
+                raise
+            where = scope_text(gw.user, gw.collection)
+            raise NotFound(f"no trace {missing!r} in {where}.{hint}") from None
     return required(resp.diff, "diff")
+
+
+async def here(client: GatewayClient, trace: str) -> bool:
+    """Whether the collection of the command holds ``trace`` (asked at once: no wait)."""
+    from trustgraph_base.errors import ServiceError
+
+    try:
+        await client.request(
+            "explain", {"operation": "get-trace", "id": trace, "step_limit": 1, "wait": 0}
+        )
+    except ServiceError:
+        return False
+    return True
 
 
 if __name__ == "__main__":

@@ -136,7 +136,8 @@ async def test_explain_lines_never_glue_to_the_answer_on_a_terminal(stack: Stack
         ), command
     # An id shown with the wrong -C: the line says which collection holds it, from every
     # command that takes a trace (verify, validate, export and delete said only "List them
-    # with tg-list-explain-traces", a new user's two collections holding the same file).
+    # with tg-list-explain-traces", a new user's two collections holding the same file; diff
+    # too, until session 26).
     trace = piped.stderr.splitlines()[-1].removeprefix("trace: ")
     doc = loaded.stdout.splitlines()[-1]
     for argv, what in (
@@ -145,6 +146,7 @@ async def test_explain_lines_never_glue_to_the_answer_on_a_terminal(stack: Stack
         (("tg-validate-explain-trace", trace), f"no trace {trace!r}"),
         (("tg-export-explain-trace", trace), f"no trace {trace!r}"),
         (("tg-delete-explain-trace", trace), f"no trace {trace!r}"),
+        (("tg-diff-explain-traces", trace, trace), f"no trace {trace!r}"),
         (("tg-show-document-hierarchy", doc), f"no document {doc!r}"),
     ):
         shown = await stack.cli(*argv, "-C", "defualt")
