@@ -5,6 +5,7 @@ its commands, run as a TrustGraph user runs them, show our data (docs/gateway.md
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import NamedTuple
@@ -126,6 +127,25 @@ async def test_rag_answers_streaming_and_not(world: World) -> None:
         )
         assert docs.code == 0, docs.stderr
         assert "Warsaw" in docs.stdout
+
+
+async def test_show_usage_gives_the_tokens_the_run_took(world: World) -> None:
+    """``--show-usage`` prints the final message's ``in_token``/``out_token``: the tokens of the
+    run's LLM calls (its trace's stages' figures). It printed ``Input tokens: None`` for each."""
+    asked = [  # (its --no-streaming graph-rag fails in the client; its agent prints no usage)
+        ("tg-invoke-graph-rag", "-q", "What is the capital of France?"),
+        ("tg-invoke-document-rag", "-q", "Where was Marie Curie born?"),
+        ("tg-invoke-document-rag", "--no-streaming", "-q", "Where was Marie Curie born?"),
+        ("tg-invoke-agent", "-q", "What is the capital of France?"),
+    ]
+    for name, *args in asked:
+        done = await world.official(name, *args, "--show-usage")
+        assert done.code == 0 and done.stdout.strip(), done
+        usage = re.fullmatch(
+            r"Input tokens: (\d+)  Output tokens: (\d+)  Model: offline",
+            done.stderr.strip().splitlines()[-1],
+        )
+        assert usage and int(usage[1]) > 0 and int(usage[2]) > 0, (name, args, done.stderr)
 
 
 async def test_explainable_runs_show_each_stage(world: World) -> None:

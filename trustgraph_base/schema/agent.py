@@ -42,8 +42,10 @@ class AgentResponse(Response):
     """One streamed piece: a ``thought``, ``action``, ``observation``, the ``answer``, or an
     ``explain`` event naming a just-published trace entity. The final response carries the
     answer and the session URI in ``explain_id``, the ``model`` that chose the steps
-    (``"offline"``: the offline engine) and ``finish_reason``: ``"answer"``, or
-    ``"iteration-limit"`` when the loop stopped without a final answer.
+    (``"offline"``: the offline engine), ``finish_reason``: ``"answer"``, or
+    ``"iteration-limit"`` when the loop stopped without a final answer, and, as TrustGraph's,
+    the tokens in and out of the LLM calls that chose its steps and wrote its answer
+    (``in_token``, ``out_token``; its tools' own calls are in their sub-traces).
     """
 
     message_type: Literal["thought", "action", "observation", "answer", "explain"] = "answer"
@@ -52,4 +54,6 @@ class AgentResponse(Response):
     explain_graph: str | None = None
     explain_triples: list[Triple] = []  # an explain event's triples, inline (TrustGraph's field)
     model: str | None = None
+    in_token: int | None = None
+    out_token: int | None = None
     finish_reason: Literal["answer", "iteration-limit"] | None = None

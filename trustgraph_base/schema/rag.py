@@ -54,8 +54,10 @@ class RagResponse(Response):
     """TrustGraph's message types: "chunk": ``response`` is answer text (a piece of it when
     streaming); "explain": a trace entity was just published, named by ``explain_id``,
     its triples inline in ``explain_triples``. The final response has ``end_of_session``
-    and carries the trace's question URI in ``explain_id`` and the ``model`` that wrote
-    the answer (``"offline"``: the offline engine).
+    and carries the trace's question URI in ``explain_id``, the ``model`` that wrote
+    the answer (``"offline"``: the offline engine) and, as TrustGraph's, the tokens in and out
+    of every LLM call the run made (``in_token``, ``out_token``: the focus, synthesis and
+    verification stages' sum).
     """
 
     message_type: Literal["chunk", "explain"] = "chunk"
@@ -65,6 +67,8 @@ class RagResponse(Response):
     explain_triples: list[Triple] = []
     end_of_session: bool = False
     model: str | None = None
+    in_token: int | None = None
+    out_token: int | None = None
 
 
 class GraphRagResponse(RagResponse):

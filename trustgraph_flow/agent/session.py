@@ -46,13 +46,12 @@ class Session:
     tools: list[ToolConfig]
     max_iterations: int
     prior: list[Step]
-    # The trace (None: not explainable). ``stream`` passes no event on before the trace
-    # messages sent before it are safe (journaled: ``TraceWriter.settle``).
-    trace: TraceWriter | None
+    trace: TraceWriter | None  # None: not explainable (``stream``: no event before it is safe)
     steps: list[Step] = field(default_factory=list)
     structured: bool = True
     model: str = ""  # the model that wrote the last reply
     last_call: tuple[str, int, int, float] | None = None  # its model, tokens in/out, latency
+    spent: tuple[int, int] = (0, 0)  # tokens in/out of all its LLM calls (the final response's)
     prompt: PromptUse | None = None  # the prompt of the last LLM call (``tg:prompt``)
     evidence: ToolEvidence = field(default_factory=ToolEvidence)  # its tools' supported claims
     prompts: set[str] = field(default_factory=set)  # the prompt nodes its trace has (once each)
@@ -68,10 +67,9 @@ class Session:
 
     def publish(self, *entities: tuple[str, Callable[[], Sequence[Stated]]]) -> list[AgentResponse]:
         """Send the entities of one step now, together as one trace message (metadata id: the
-        first's URI); the explain event naming each, in order (none: not explainable).
-
-        The step does not wait for the broker's receipt: ``stream`` passes no later event
-        to the caller before it (and every earlier trace message) is safe."""
+        first's URI); the explain event naming each, in order (none: not explainable). The step
+        does not wait for the broker's receipt: ``stream`` passes no later event to the caller
+        before it (and every earlier trace message) is safe."""
         if self.trace is None:
             return []  # the triples are not even built: off costs nothing
         built = [(uri, build()) for uri, build in entities]
@@ -113,9 +111,8 @@ class Session:
                 known = [await queue.get()]
                 while not queue.empty():
                     known.append(queue.get_nowait())
-                # Events known together go on together, after the latest's trace messages are
-                # safe: one reply message (the final thought, the conclusion's explain and the
-                # answer).
+                # Events known together go on together once the latest's trace messages are safe:
+                # one reply message (the final thought, the conclusion's explain and the answer).
                 await self.settle(known[-1][1])
                 for item, _ in known:
                     if question is not None:
@@ -185,6 +182,7 @@ class Session:
         """Remember who answered the last LLM call and what it cost (for its trace stage)."""
         self.model = response.model
         self.last_call = (response.model, response.in_token, response.out_token, latency_ms)
+        self.spent = (self.spent[0] + response.in_token, self.spent[1] + response.out_token)
 
     def cost_of(self, stage_uri: str) -> list[Stated]:
         """The last LLM call's model, tokens and latency, as figures on ``stage_uri``."""
@@ -244,6 +242,8 @@ class Session:
             explain_id=self.uri if self.explainable else None,
             explain_graph=GRAPH_RETRIEVAL if self.explainable else None,
             model=self.model or None,
+            in_token=self.spent[0],
+            out_token=self.spent[1],
             finish_reason=reason,
             end_of_stream=True,
         )

@@ -20,8 +20,9 @@ from trustgraph_flow.rag_common.nodata import (
     nothing_found_error,
     refuse_unknown_collection,
 )
+from trustgraph_flow.rag_common.repeat import trace_identity
 from trustgraph_flow.rag_common.settings import RagContext, RagSettings, RagState, open_rag_state
-from trustgraph_flow.rag_common.trace import QuestionTriples, Trace, trace_identity, traced
+from trustgraph_flow.rag_common.trace import QuestionTriples, Trace, traced
 
 __all__ = [
     "CITE_SYSTEM",

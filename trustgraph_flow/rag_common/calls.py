@@ -61,6 +61,19 @@ class Cost:
         ]
 
 
+@dataclass
+class Spent:
+    """The tokens every LLM call of a run took (its final response's ``in_token``/``out_token``,
+    as TrustGraph's are: what ``--show-usage`` prints)."""
+
+    in_token: int = 0
+    out_token: int = 0
+
+    def add(self, in_token: int | None, out_token: int | None) -> None:
+        self.in_token += in_token or 0
+        self.out_token += out_token or 0
+
+
 class Timer:
     """Milliseconds since creation (monotonic)."""
 

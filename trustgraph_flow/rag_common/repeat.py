@@ -9,6 +9,9 @@ parent, or a run that failed) gets a trace of its own, under a fresh id: two run
 never merged into one trace. So does a ``retake`` (the step a rerun takes again) naming a
 trace the store has that this service did not run (another replica, or before a restart):
 the store is asked only then, so a first asking costs nothing more.
+
+``trace_identity`` is the trace id and start time a request asks for, checked, before any
+such repeat is looked for.
 """
 
 from __future__ import annotations
@@ -16,15 +19,30 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from trustgraph_base.errors import RequestTimeout, ServiceError
+from trustgraph_base.errors import ErrorType, RequestTimeout, ServiceError
 from trustgraph_base.messaging import TRIPLES_QUERY, Context
 from trustgraph_base.provenance import GRAPH_RETRIEVAL, PROV, TG
 from trustgraph_base.provenance.uris import new_session_id
-from trustgraph_base.rdf.terms import IriTerm
+from trustgraph_base.rdf.terms import IriTerm, check_iri
 from trustgraph_base.schema import TriplesQueryRequest
 from trustgraph_base.schema.rag import RagRequest
 from trustgraph_flow.run_journal import Journaled, Run
 from trustgraph_flow.run_recovery import recorded_entities
+from trustgraph_flow.trace_writer import identity
+
+
+def trace_identity(req: RagRequest, uri_of: Callable[[str], str]) -> tuple[str, str]:
+    """The question URI and start time (the caller's ``session_id``/``started_at`` when given).
+
+    Everything the caller names is checked before anything is written: the session id and
+    the parent here, ``started_at`` when the request was read (``StartedAt``)."""
+    found = identity(req.session_id, req.started_at, uri_of)
+    if req.parent_uri:
+        try:
+            check_iri(req.parent_uri)
+        except ValueError as exc:
+            raise ServiceError(ErrorType.BAD_REQUEST, str(exc)) from None
+    return found
 
 
 async def repeat_of(

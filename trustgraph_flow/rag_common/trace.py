@@ -22,14 +22,14 @@ from trustgraph_base.provenance.evidence import ClaimSpec, claim_span_triples, c
 from trustgraph_base.provenance.reading import kept_reading
 from trustgraph_base.provenance.uris import grounding_uri, synthesis_uri
 from trustgraph_base.provenance.verification import verification_uri
-from trustgraph_base.rdf.terms import Triple, check_iri
+from trustgraph_base.rdf.terms import Triple
 from trustgraph_base.schema import TextCompletionRequest
 from trustgraph_base.schema.rag import RagRequest, RagResponse
 from trustgraph_flow.prompts.book import prompted
-from trustgraph_flow.rag_common.calls import Completion, Cost
+from trustgraph_flow.rag_common.calls import Completion, Cost, Spent
 from trustgraph_flow.rag_common.citations import ClaimCites, cited_answer
 from trustgraph_flow.rag_common.claims import answer_claims, claim_spans, places
-from trustgraph_flow.rag_common.repeat import repeat_of
+from trustgraph_flow.rag_common.repeat import repeat_of, trace_identity
 from trustgraph_flow.rag_common.verification import (
     kept_answer,
     kept_claims,
@@ -37,23 +37,9 @@ from trustgraph_flow.rag_common.verification import (
     verification,
 )
 from trustgraph_flow.run_journal import Journaled
-from trustgraph_flow.trace_writer import TraceWriter, identity, open_trace
+from trustgraph_flow.trace_writer import TraceWriter, open_trace
 
 R = TypeVar("R", bound=RagResponse)
-
-
-def trace_identity(req: RagRequest, uri_of: Callable[[str], str]) -> tuple[str, str]:
-    """The question URI and start time (the caller's ``session_id``/``started_at`` when given).
-
-    Everything the caller names is checked before anything is written: the session id and
-    the parent here, ``started_at`` when the request was read (``StartedAt``)."""
-    found = identity(req.session_id, req.started_at, uri_of)
-    if req.parent_uri:
-        try:
-            check_iri(req.parent_uri)
-        except ValueError as exc:
-            raise ServiceError(ErrorType.BAD_REQUEST, str(exc)) from None
-    return found
 
 
 class Trace(Generic[R]):
@@ -63,12 +49,15 @@ class Trace(Generic[R]):
         self.writer, self.ctx, self.req, self.response = writer, writer.ctx, req, response
         self.question_uri = writer.question_uri
         self.read = None if req.explain_read is None else frozenset(req.explain_read)
+        self.spent = Spent()  # the tokens of the run's LLM calls, for its final response
 
     async def stage(
         self, uri: str, triples: Sequence[Triple], cost: Cost | None = None, hold: bool = False
     ) -> R:
         """Publish a completed stage (with its cost; ``hold``: see above); its explain event."""
         body = [*triples, *(cost.triples(uri) if cost else [])]
+        if cost is not None:
+            self.spent.add(cost.in_token, cost.out_token)
         await self.writer.publish(uri, body, hold=hold)
         return self._event(uri, body)
 
@@ -91,9 +80,11 @@ class Trace(Generic[R]):
         return self._event(grounding, first), self._event(uri, body)
 
     def final(self, answer: str, model: str = "") -> R:
-        """The last response: the answer (empty if streamed), the trace id, the model."""
+        """The last response: the answer (empty if streamed), the trace id, the model and the
+        tokens the run's LLM calls took (a rerun's: those it made itself)."""
         return self.response(response=answer, explain_id=self.question_uri,
                              explain_graph=GRAPH_RETRIEVAL, model=model or None,
+                             in_token=self.spent.in_token, out_token=self.spent.out_token,
                              end_of_session=True)  # fmt: skip
 
     def piece(self, text: str) -> R:  # a piece of the answer
@@ -198,6 +189,7 @@ class Trace(Generic[R]):
             evidence=evidence[0],
             texts=evidence[1],
         )
+        self.spent.add(outcome.cost.in_token, outcome.cost.out_token)  # the judge's calls
         return outcome.answer, await self.stage(verification_uri(synth), triples)
 
     async def _resume(
