@@ -87,3 +87,38 @@ async def test_a_batch_decoded_once_it_closes_keeps_its_order_dead_letters_alone
     await processors.start(proc, settings)  # the same subscription again
     await send("after")
     assert await eventually(so_far, lambda h: "after" in h) == [*sent, "after"]  # none again
+
+
+async def test_a_trickle_taken_at_its_deadlines_is_one_batch_and_a_stream_after_it_loses_nothing(
+    processors: RunningProcessors, settings: ProcessorSettings, bus: Bus, topics: Topics
+) -> None:
+    """Messages that come a few at a time while no write runs (an agent's trace, one a step)
+    are taken from pulsar-client's queue at the batch's deadlines, none received meanwhile:
+    they are one batch in the order sent, a message after the pause is the next batch, and a
+    stream that follows (many at one deadline: received as it comes again) is handled whole,
+    in order."""
+    proc: Processor[ProcessorSettings] = Processor("batcher")
+    batches: list[list[str]] = []
+
+    @proc.batch_consumer(Topic("writes", Triples), max_batch=100, max_wait=0.15, max_linger=5)
+    async def write(batch: list[Triples], ctx: Context[ProcessorSettings]) -> None:
+        batches.append([m.metadata.id for m in batch])
+
+    async def so_far() -> list[list[str]]:
+        return list(batches)
+
+    async def send(*ids: str) -> None:
+        for ident in ids:
+            await bus.publish(topic, Triples(metadata=Metadata(id=ident), triples=[]))
+
+    await processors.start(proc, settings)
+    topic = topics.topic("writes")
+    for n in range(4):  # 40 ms apart: a step's pace in bench_agent, well inside max_wait
+        await send(f"t{n}")
+        await asyncio.sleep(0.04)
+    assert await eventually(so_far, lambda b: len(b) >= 1) == [[f"t{n}" for n in range(4)]]
+    await send("alone")
+    assert (await eventually(so_far, lambda b: len(b) >= 2))[1] == ["alone"]
+    await send(*(f"s{n}" for n in range(60)))
+    done = await eventually(so_far, lambda b: sum(map(len, b)) >= 65)
+    assert [i for b in done[2:] for i in b] == [f"s{n}" for n in range(60)]

@@ -14,11 +14,17 @@ bulk ingest needs. Otherwise it is kept as it came, and decoded when its batch c
 once ``RAW_MAX`` messages are waiting, whichever comes first. A few messages at a time (an
 agent's trace: one per step, < ``max_wait`` apart) so cost the consumer no CPU while their
 producer is still busy: their decoding waits for the pause that closes the batch instead
-of competing with the producer for the machine's cores on every message. A stream past
-``RAW_MAX`` is decoded in those small groups as it comes, so its decoding keeps pace with
-the stream and never holds the event loop (which also answers the store's queries) for
-long. Either way the batch keeps the order its messages came in, and a message that
-cannot be decoded is dead-lettered alone when it is decoded; the rest of its batch goes on.
+of competing with the producer for the machine's cores on every message. Nor are they
+received one by one: once a batch is open and no handler runs, no receive is left pending
+and the messages that came are taken from pulsar-client's queue at each deadline
+(``receipts.queued``), each counted as come when it was published: a pending receive's
+callback takes the GIL on two of pulsar-client's threads for the message it gets. A
+deadline that finds ``STREAM`` messages or more has a stream: it is received as it comes
+again, and past ``RAW_MAX`` decoded in those small groups as it comes, so its decoding
+keeps pace with the stream and never holds the event loop (which also answers the store's
+queries) for long. Either way the batch keeps the order its messages came in, and a
+message that cannot be decoded is dead-lettered alone when it is decoded; the rest of its
+batch goes on.
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ from pydantic import BaseModel
 
 from trustgraph_base.messaging.context import Context
 from trustgraph_base.messaging.dispatch import Route, Runner
-from trustgraph_base.messaging.receipts import Receipt, ack_now, lazy_receive
+from trustgraph_base.messaging.receipts import Receipt, ack_now, lazy_receive, queued
 from trustgraph_base.messaging.services import Topics
 
 log = logging.getLogger(__name__)
@@ -44,6 +50,8 @@ log = logging.getLogger(__name__)
 # Messages of an open batch kept undecoded at most (while no handler runs): more is a
 # stream, not one agent session's trace, and is decoded this many at a time as it comes.
 RAW_MAX = 32
+# Messages found come at one deadline that make a stream: it is received as it comes.
+STREAM = 8
 M = TypeVar("M")
 
 
@@ -115,13 +123,25 @@ class BatchRunner(Runner):
         or ``RAW_MAX`` messages wait. While no handler runs, a message that comes is looked
         at when the batch's deadline comes (with any others that came meanwhile), not the
         moment it comes: a few messages cost this process one wake-up per ``max_wait``,
-        not one each."""
+        not one each, and none a receive (taken from the queue at the deadline, it counts
+        as come when it was published)."""
         good: list[Any] = []
         values: list[BaseModel] = []
         raw: list[Any] = []  # received, not decoded yet (they come after ``good``'s)
         first: float | None = None
         last = 0.0
+        trickle = True  # no receive kept pending: what comes is taken at the deadlines
         while len(good) + len(raw) < self.max_batch:
+            if trickle and first is not None and self.pending is None:
+                if writing is None or writing.done():
+                    came, last = await self._at_deadline(first, last, len(good) + len(raw))
+                    if not came:
+                        break  # the stream paused for ``max_wait``, or the batch lingered
+                    raw.extend(came)
+                    trickle = len(came) < STREAM  # a stream: received as it comes
+                    if len(raw) >= RAW_MAX:
+                        await self._take(raw, good, values)
+                    continue
             receiving = self._receive()
             if first is not None and not receiving.done():
                 deadline = min(last + self.max_wait, first + self.max_linger)
@@ -149,6 +169,22 @@ class BatchRunner(Runner):
                 await self._take(raw, good, values)  # overlaps the write, or a stream
         await self._take(raw, good, values)
         return good, values
+
+    async def _at_deadline(self, first: float, last: float, held: int) -> tuple[list[Any], float]:
+        """The messages that came for an open batch by its deadline (none: it closes), and
+        when the last of them came: its publish time, between the last one's and now (a
+        producer's clock may be off)."""
+        timeout = min(last + self.max_wait, first + self.max_linger) - time.monotonic()
+        if timeout > 0:
+            await asyncio.sleep(timeout)
+        now = time.monotonic()
+        if now >= first + self.max_linger:
+            return [], last  # what came meanwhile goes in the next batch
+        came = queued(self.consumer, self.max_batch - held)
+        if came:
+            sent = max(m.publish_timestamp() for m in came) / 1000 - time.time() + now
+            last = min(max(sent, last), now)
+        return came, last
 
     async def _take(self, raw: list[Any], good: list[Any], values: list[BaseModel]) -> None:
         """Decode ``raw`` in order into the batch (emptying it); dead-letter, each alone,

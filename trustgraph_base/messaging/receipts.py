@@ -5,9 +5,10 @@ to be completed on the event loop's thread, so every receipt would wake the loop
 its self-pipe, an epoll return, a pass), even when nobody waits for it yet: a trace message's
 receipt comes while the agent waits for its next LLM reply, and is looked at only when the
 run ends. A ``Receipt`` is completed where it arrives, under a lock, and wakes the loop only
-if a task is waiting for it at that moment. The batch consumer receives through one too
-(``lazy_receive``): a message that comes while its batch is collecting and no write runs is
-looked at when the batch's deadline comes, not on arrival. Every consumer receives so
+if a task is waiting for it at that moment. The batch consumer receives a batch's first
+message through one too (``lazy_receive``); the messages that come while its batch is
+collecting and no write runs wait in pulsar-client's queue, with no receive pending, and are
+taken at the batch's deadline (``queued``). Every consumer receives so
 (``lazy_receive``: a message already queued costs no wake at all) and acknowledges without
 a future (``ack_now``): pulsar.asyncio's ``receive`` and ``acknowledge`` each woke the loop
 through its self-pipe for every message, ~17 µs of CPU per message received.
@@ -128,6 +129,27 @@ def lazy_receive(consumer: Consumer) -> Receipt[pulsar.Message]:
             got.arrive(BrokerUnavailable(f"cannot receive: {result}"))
 
     consumer._consumer.receive_async(arrived)
+    return got
+
+
+def queued(consumer: Consumer, most: int) -> list[pulsar.Message]:
+    """Up to ``most`` messages the consumer holds already, none waited for, and no receive
+    left pending: a message that comes later waits in pulsar-client's queue, where a
+    pending receive's callback would take the GIL on pulsar-client's threads for it."""
+    if isinstance(consumer, Watched):
+        consumer.took()
+    got: list[pulsar.Message] = []
+    schema = consumer._schema
+    while len(got) < most:
+        try:
+            msg = consumer._consumer.receive(0)
+        except _pulsar.Timeout:
+            break
+        except _pulsar.PulsarException as exc:
+            raise BrokerUnavailable(f"cannot receive: {exc}") from exc
+        message = pulsar.Message()
+        message._message, message._schema = msg, schema
+        got.append(message)
     return got
 
 
