@@ -4,7 +4,8 @@ edge and the edges of its chunk are about who founded the shipping line. The wal
 edges, but the selection, reading labels, picks others and the answer had nothing to say;
 the chunk nearest the question now brings one of its edges to the focus (with that reason in
 the trace), and the answer is that chunk's sentence, cited as that edge. A question the notes
-do not answer still gets "The documents do not say".
+do not answer still gets "The documents do not say". A nearest passage that gave no edge at all
+is read as text, and the answer cites its chunk.
 
 The passages are DocumentRAG's nearest chunks in its order (hybrid retrieval: the vector
 order fused with the question's words): notes made of the question's common words ("When did
@@ -29,12 +30,22 @@ NOTES = {
 Karin Obst founded Obst Shipping in Leith. Obst Shipping owns three boats. The ferry to Holm
 first ran in 1931, every morning from the harbour.
 """,
+    "fares.md": """# Fares
+
+Fares to Holm: 40 pence each way, paid on board.
+""",
     "tarn.md": """# Tarn Hall
 
 Tarn Hall was built by Osric Pell. Osric Pell was born in Derby. Tarn Hall overlooks Lake
 Ellery.
 """,
 }
+
+
+def _trace(stderr: str) -> str:
+    return next(
+        line.removeprefix("trace: ") for line in stderr.splitlines() if line.startswith("trace: ")
+    )
 
 
 async def test_the_nearest_passage_answers_through_its_edge(
@@ -47,12 +58,7 @@ async def test_the_nearest_passage_answers_through_its_edge(
         )
         assert asked.code == 0, asked.stderr
         assert "1931" in asked.stdout and ABSTAINED not in asked.stdout, asked.stdout
-        trace = next(
-            line.removeprefix("trace: ")
-            for line in asked.stderr.splitlines()
-            if line.startswith("trace: ")
-        )
-        shown = await stack.cli("tg-show-explain-trace", trace, "-U", USER)
+        shown = await stack.cli("tg-show-explain-trace", _trace(asked.stderr), "-U", USER)
         assert shown.code == 0, shown.stderr
         # the passage's edge is in the focus with why it is there, and the answer cites it
         edge = shown.stdout.split("Obst Shipping → owns → three boats", 1)[1].split("Edge ", 1)[0]
@@ -62,6 +68,16 @@ async def test_the_nearest_passage_answers_through_its_edge(
             "tg-invoke-graph-rag", "-q", "Who designed the Eiffel Tower?", "-U", USER
         )
         assert outside.code == 0 and ABSTAINED in outside.stdout, outside.stdout
+        # The nearest passage gave no edge (no relation read in 'Fares to Holm: …'): it is
+        # read as text, and the answer cites its chunk, which the exploration names.
+        fare = await stack.cli(
+            "tg-invoke-graph-rag", "-q", "How much is the fare to Holm?", "-U", USER
+        )
+        assert fare.code == 0 and "40 pence" in fare.stdout, fare.stdout
+        shown = await stack.cli("tg-show-explain-trace", _trace(fare.stderr), "-U", USER)
+        assert shown.code == 0, shown.stderr
+        chunk = shown.stdout.split("Chunk 1", 1)[1].split("Focus", 1)[0]
+        assert "fares" in chunk and "cited by the answer" in chunk, shown.stdout
 
 
 WORDY = {  # the question's common words, and none of its rare ones: near it by vector

@@ -1,13 +1,17 @@
 """GraphRAG's passages (``graph_rag.passages.with_passages``): an edge of each chunk nearest
 the question joins the focus after the selection, unless the selection already holds one
-of that chunk's edges."""
+of that chunk's edges; a chunk that gave no edge is read as text, numbered after the edges."""
 
 from __future__ import annotations
 
+import json
+
 from trustgraph_base.provenance import SelectedEdge
 from trustgraph_base.rdf.terms import IriTerm, Triple
-from trustgraph_flow.graph_rag.passages import with_passages
+from trustgraph_flow.graph_rag.passages import bare_passages, with_passages
+from trustgraph_flow.graph_rag.select import fact_lines
 from trustgraph_flow.graph_rag.subgraph import Subgraph
+from trustgraph_flow.llm import offline
 
 
 def _t(s: str, p: str, o: str) -> Triple:
@@ -48,3 +52,34 @@ def test_a_passage_brings_no_edge_that_names_nothing() -> None:
     hollow = _t("it", "founded", "shipping")
     out = with_passages([], [[hollow, OWNS], [_t("1998", "built", "hall")]], Subgraph())
     assert [(e.s, e.p, e.o) for e in out] == [(OWNS.s, OWNS.p, OWNS.o)]
+
+
+def test_a_passage_that_gave_no_edge_is_read_as_text_and_cited_as_itself() -> None:
+    # The passages nearest the question that gave no edge: none can bring them to the answer.
+    assert bare_passages(["c1", "c2", "c3"], [[OWNS], [], []]) == ["c2", "c3"]
+    hill = {
+        "s": "Tarle Observatory",
+        "p": "stands on",
+        "o": "Brant Hill",
+        "quote": "Tarle Observatory stands on Brant Hill.",
+        "excerpt": "Tarle Observatory stands on Brant Hill.",
+    }
+    notes = "Opening hours\nThe observatory of Tarle opens to visitors at 10 am on Sundays."
+    variables = {
+        "question": "When does the observatory of Tarle open to visitors?",
+        "edges": [hill],
+        "passages": [notes],
+    }
+    reply = json.loads(offline.complete("graph-rag-answer", variables, structured=True))
+    said = "The observatory of Tarle opens to visitors at 10 am on Sundays."
+    # fact 2: the passage, numbered after the one edge
+    assert reply == {"answer": said, "cited": [2], "claims": [{"text": said, "cited": [2]}]}
+    # the prompt a model sees numbers it so too, on one line
+    assert fact_lines(variables).splitlines() == [
+        "[1] Tarle Observatory stands on Brant Hill",
+        f"[2] {' '.join(notes.split())}",
+    ]
+    # without the passage the edge's text does not answer it
+    del variables["passages"]
+    reply = json.loads(offline.complete("graph-rag-answer", variables, structured=True))
+    assert reply["cited"] == []

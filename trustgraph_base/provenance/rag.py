@@ -110,13 +110,20 @@ def _exploration(exploration_uri: str, question_uri: str, grounding: str | None)
 
 
 def graph_rag_exploration_triples(
-    exploration_uri: str, question_uri: str, edge_count: int, grounding: str | None = None
+    exploration_uri: str,
+    question_uri: str,
+    edge_count: int,
+    grounding: str | None = None,
+    chunks: Sequence[str] = (),
 ) -> list[Triple]:
-    """Exploration: how many edges were retrieved from the knowledge graph."""
+    """Exploration: how many edges were retrieved from the knowledge graph, and (``chunks``)
+    the passages nearest the question that gave no edge, read as text beside the edges
+    (``tg:selectedChunk``, as DocumentRAG names its chunks; docs/provenance.md)."""
     return triples_of(
         [
             *_exploration(exploration_uri, question_uri, grounding),
             row(exploration_uri, TG.edgeCount, str(int(edge_count)), G),
+            *(row(exploration_uri, TG.selectedChunk, iri_term(c), G) for c in chunks),
         ]
     )
 

@@ -194,18 +194,12 @@ class _Builder:
         return nodes
 
     def exploration(self, view: TraceView, uri: str) -> Node:
-        if view.type == "graph-rag":
-            return self.stage(
-                "Exploration",
-                uri,
-                view,
-                "exploration",
-                count_field("Edges retrieved", view.edge_count),
-            )
-        count = view.chunk_count if view.chunk_count is not None else len(view.chunks)
-        node = self.stage(
-            "Exploration", uri, view, "exploration", count_field("Chunks retrieved", count)
-        )
+        if view.type == "graph-rag":  # its chunks: the passages it read as text (no edge)
+            counted = count_field("Edges retrieved", view.edge_count)
+        else:
+            count = view.chunk_count if view.chunk_count is not None else len(view.chunks)
+            counted = count_field("Chunks retrieved", count)
+        node = self.stage("Exploration", uri, view, "exploration", counted)
         for n, chunk in enumerate(view.chunks, start=1):
             child = Node(f"Chunk {n}", chunk.uri)
             for label, value in chunk_figures(chunk):

@@ -13,6 +13,7 @@ from them, and is checked against what it was given. One store request for all t
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -90,12 +91,19 @@ class EdgeEvidence:
     excerpts: list[str]
     chunks: list[dict[str, str]]  # chunk URI -> text, the chunks the edge was read from
     quotes: list[str]  # the sentences it was read from (its labels without): the answer's quote
+    passages: dict[str, str]  # chunk URI -> text: the bare passages the librarian gave
 
 
 async def edge_evidence(
-    ctx: Context[Any], req: GraphRagRequest, graph: Subgraph, edges: list[SelectedEdge]
+    ctx: Context[Any],
+    req: GraphRagRequest,
+    graph: Subgraph,
+    edges: list[SelectedEdge],
+    passages: Sequence[str] = (),
 ) -> EdgeEvidence:
-    """Each edge's evidence text and chunks, in the order of ``edges``."""
+    """Each edge's evidence text and chunks, in the order of ``edges``, and the texts of
+    ``passages`` (chunks that gave no edge, ``passages.bare_passages``) in the same
+    librarian request."""
     terms = [_quoted(e) for e in edges]
     # The spans stating each edge, then (``follow``) each span's quote, whether it was
     # located, and its chunk: one store request for both.
@@ -123,8 +131,8 @@ async def edge_evidence(
             quote[t.s.i] = t.o.v
         elif t.p == TG.located and t.o.v == "false":
             unlocated.add(t.s.i)
-    texts = await _chunks(ctx, req, sorted(set(chunk.values())))
-    out = EdgeEvidence([], [], [], [])
+    texts = await _chunks(ctx, req, sorted({*chunk.values(), *passages}))
+    out = EdgeEvidence([], [], [], [], {c: texts[c] for c in passages if texts.get(c)})
     for edge, term in zip(edges, terms, strict=True):
         mine = sorted(spans.get(term_key(term), []))  # the same order from every backend
         names = labelled(graph, Triple(s=edge.s, p=edge.p, o=edge.o))

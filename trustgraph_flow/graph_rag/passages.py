@@ -11,8 +11,11 @@ gave edges and none of whose edges
 was selected, one edge joins the focus beside the selection (it is not among the explored
 edges offered to it), with the reason that it was read from a passage near
 the question. The answer then reads that chunk's sentences as it reads every focus edge's
-(``graph_rag.evidence``), and a sentence of it is cited as that edge. A chunk that gave no
-edge is not reached: GraphRAG cites edges (SPEC), and such a chunk has none.
+(``graph_rag.evidence``), and a sentence of it is cited as that edge. A passage that gave no
+edge at all (``bare_passages``: a release note's date, a maintainer's line, a README whose
+sentences the extractor reads no relation in) is given to the answer as text, numbered after
+the edges, and cited as its chunk: the exploration names it (``tg:selectedChunk``, as
+DocumentRAG names its chunks), so the trace says what was read beside the edges.
 """
 
 from __future__ import annotations
@@ -115,3 +118,9 @@ def with_passages(
         reason = REASON.format(n=n, count=len(passages))
         out.append(SelectedEdge(first.s, first.p, first.o, reason))
     return out
+
+
+def bare_passages(chunks: list[str], passages: list[list[Triple]]) -> list[str]:
+    """The chunks of ``chunks`` (nearest first) that gave no edge (``passage_edges``): no
+    edge can bring them to the answer, so they are read as text."""
+    return [c for c, edges in zip(chunks, passages, strict=True) if not edges]

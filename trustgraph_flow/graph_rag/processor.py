@@ -31,6 +31,7 @@ from trustgraph_base.schema import GraphRagRequest, GraphRagResponse, TextComple
 from trustgraph_flow.graph_rag.evidence import edge_evidence
 from trustgraph_flow.graph_rag.passages import (
     PASSAGES,
+    bare_passages,
     nearest_passages,
     passage_candidates,
     passage_edges,
@@ -76,11 +77,12 @@ proc.lifespan(open_rag_state)
 
 async def explore(
     req: GraphRagRequest, ctx: Context[RagSettings], cost: Cost
-) -> tuple[Subgraph, list[list[Triple]]]:
+) -> tuple[Subgraph, list[list[Triple]], list[str]]:
     """The entities nearest the question and the subgraph around them, with the edges read
     from each of the passages nearest it (``nearest_passages``; one embedding for both
-    look-ups, and one store request for the walk's first hop and those edges), and the
-    labels of both sets of edges (one look-up: a store request less than one per set)."""
+    look-ups, and one store request for the walk's first hop and those edges), the labels
+    of both sets of edges (one look-up: a store request less than one per set), and the
+    passages that gave no edge (``bare_passages``: read as text)."""
     wanted = passage_candidates(ctx.settings)
     matches, chunks = await nearest_kinds(  # texts only for the passages' fused order
         ctx,
@@ -97,7 +99,7 @@ async def explore(
     passages = passage_edges(near, read, graph)
     await resolve_labels(ctx, req, graph, [t for edges in passages for t in edges])
     cost.latency_ms += timer.ms()
-    return graph, passages
+    return graph, passages, bare_passages(near, passages)
 
 
 async def select(
@@ -140,11 +142,11 @@ async def run(
     question = trace.question_uri
     explore_uri, focus = exploration_uri(question), focus_uri(question)
     explore_cost, focus_cost = Cost(), Cost()
-    graph, passages = await explore(req, ctx, explore_cost)
+    graph, passages, bare = await explore(req, ctx, explore_cost)
     grounding = grounding_uri(question)
     for event in await trace.ground(
         explore_uri,
-        graph_rag_exploration_triples(explore_uri, question, len(graph.edges), grounding),
+        graph_rag_exploration_triples(explore_uri, question, len(graph.edges), grounding, bare),
         explore_cost,
         hold=True,  # to the broker with the focus
     ):
@@ -158,8 +160,11 @@ async def run(
     yield await trace.stage(
         focus, graph_rag_focus_triples(focus, explore_uri, question, edges), focus_cost
     )
-    evidence = await edge_evidence(ctx, req, graph, edges)
-    variables = answer_variables(req.query, graph, edges, evidence.quotes, evidence.excerpts)
+    evidence = await edge_evidence(ctx, req, graph, edges, bare)
+    read = evidence.passages  # the bare passages as text, numbered after the edges
+    variables = answer_variables(
+        req.query, graph, edges, evidence.quotes, evidence.excerpts, list(read.values())
+    )
     request = TextCompletionRequest(
         system=ANSWER_SYSTEM,
         prompt=render_answer(variables),
@@ -170,7 +175,12 @@ async def run(
     )
     cites = [focus_edge_uri(question, n) for n in range(1, len(edges) + 1)]  # fact [n] is e{n}
     async for resp in trace.synthesize(
-        request, focus, cites, "facts", checked_against=evidence.texts, chunks=evidence.chunks
+        request,
+        focus,
+        [*cites, *read],  # then a passage's fact is its chunk
+        "facts",
+        checked_against=[*evidence.texts, *read.values()],
+        chunks=[*evidence.chunks, *({c: t} for c, t in read.items())],
     ):
         yield resp
 

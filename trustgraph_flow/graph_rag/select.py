@@ -138,22 +138,37 @@ def answer_variables(
     edges: list[SelectedEdge],
     quotes: list[str] | None = None,
     excerpts: list[str] | None = None,
+    passages: list[str] | None = None,
 ) -> dict[str, Any]:
     """``graph-rag-answer`` variables: the selected edges by label, each with the sentences
     it was read from (``quote``) and its chunks (``excerpt``) when given (the prompt shows
-    the labels; the offline engine reads the rest)."""
+    the labels; the offline engine reads the rest), and the texts of the passages nearest the
+    question that gave no edge (``passages``, numbered after the edges), when there are any."""
     facts: list[dict[str, str]] = []
     for n, e in enumerate(edges):
         fact = labelled(graph, Triple(s=e.s, p=e.p, o=e.o))
         if quotes is not None and excerpts is not None:
             fact.update(quote=quotes[n], excerpt=excerpts[n])
         facts.append(fact)
-    return {"question": question, "edges": facts}
+    out: dict[str, Any] = {"question": question, "edges": facts}
+    if passages:
+        out["passages"] = list(passages)
+    return out
+
+
+def fact_lines(variables: dict[str, Any]) -> str:
+    """The numbered facts of ``graph-rag-answer``: each edge ``[n] s p o``, then each passage
+    ``[n] its text`` on one line (the numbers the answer cites)."""
+    edges = variables["edges"]
+    lines = [f"[{n}] {e['s']} {e['p']} {e['o']}" for n, e in enumerate(edges, start=1)]
+    passages = variables.get("passages") or []
+    lines += [f"[{n}] {' '.join(str(t).split())}" for n, t in enumerate(passages, len(edges) + 1)]
+    return "\n".join(lines)
 
 
 def render_answer(variables: dict[str, Any]) -> str:
-    lines = [f"[{n}] {e['s']} {e['p']} {e['o']}" for n, e in enumerate(variables["edges"], start=1)]
-    return "Facts:\n" + "\n".join(lines) + f"\n\nQuestion: {variables['question']}\n\nAnswer:"
+    facts = fact_lines(variables)
+    return "Facts:\n" + facts + f"\n\nQuestion: {variables['question']}\n\nAnswer:"
 
 
 def recorded_edges(focus: list[Triple], question_uri: str) -> list[SelectedEdge]:

@@ -11,6 +11,7 @@ is, else as the first edge read from its chunk (the chunk is that edge's evidenc
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from trustgraph_flow.llm.excerpts import Piece, excerpt_pieces
@@ -41,11 +42,14 @@ def edge_sentence(edge: Any) -> str:
     return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
 
 
-def fact_pieces(edges: list[Any]) -> tuple[list[Piece], list[int], list[str], list[set[int]]]:
-    """The pieces (the edges, then their chunks' sentences), the 0-based edge each is cited
-    as, the claim each makes (an edge's "S P O.", a sentence's own text) and what it states:
-    an edge itself, a sentence the edges read from it (or, when none was, only itself), so
-    an answer says each once."""
+def fact_pieces(
+    edges: list[Any], passages: Sequence[str] = ()
+) -> tuple[list[Piece], list[int], list[str], list[set[int]]]:
+    """The pieces (the edges, then their chunks' sentences, then the sentences of
+    ``passages``: chunks that gave no edge), the 0-based fact each is cited as (a passage's
+    sentence as the passage, numbered after the edges), the claim each makes (an edge's "S P
+    O.", a sentence's own text) and what it states: an edge itself, a sentence the edges
+    read from it (or, when none was, only itself), so an answer says each once."""
     pieces = [Piece(edge_text(e), field(e, "quote"), field(e, "excerpt")) for e in edges]
     owner = list(range(len(edges)))
     claims = [edge_sentence(e) for e in edges]
@@ -57,6 +61,12 @@ def fact_pieces(edges: list[Any]) -> tuple[list[Piece], list[int], list[str], li
         read = [i for i, q in enumerate(quotes) if _same_sentence(piece.text, q)]
         states.append(set(read) or {-len(pieces)})
         owner.append(read[0] if read else n - 1)
+        pieces.append(piece)
+        claims.append(piece.text)
+    sentences, source = excerpt_pieces(list(passages))
+    for piece, n in zip(sentences, source, strict=True):
+        states.append({-len(pieces)})
+        owner.append(len(edges) + n - 1)
         pieces.append(piece)
         claims.append(piece.text)
     return pieces, owner, claims, states

@@ -101,7 +101,8 @@ def select_edges(variables: dict[str, Any], structured: bool = False) -> str:
 def graph_answer(variables: dict[str, Any], structured: bool = False) -> str:
     """``graph-rag-answer``: the pieces that best support an answer to the question
     (``support.best``): an edge as "S P O.", or a sentence of the chunks the edges were read
-    from (``fact_pieces``); or that the graph does not say (structured: ``{"answer",
+    from, or of the passages nearest the question that gave no edge (``passages``, numbered
+    after the edges) (``fact_pieces``); or that the graph does not say (structured: ``{"answer",
     "cited", "claims"}`` citing those edges' numbers). An edge's ``quote`` (the sentences it
     was read from) is its context and its ``excerpt`` (the chunks) where the question's names
     may be: "Where can bicycles be hired on Skarra?" is answered by "Bicycles can be hired at
@@ -109,7 +110,8 @@ def graph_answer(variables: dict[str, Any], structured: bool = False) -> str:
     edges = [
         e for e in as_list(variables.get("edges")) if isinstance(e, dict) and edge_text(e).strip()
     ]
-    pieces, owner, claims, states = fact_pieces(edges)
+    passages = [as_text(p) for p in as_list(variables.get("passages"))]
+    pieces, owner, claims, states = fact_pieces(edges, passages)
     found = best(as_text(variables.get("question")), pieces, MAX_ANSWER_SENTENCES)
     chosen: list[int] = []
     said: set[int] = set()  # what the chosen pieces state (``fact_pieces``)

@@ -63,8 +63,7 @@ def _select(r: TextCompletionRequest) -> dict[str, str]:
 
 
 def _answer(r: TextCompletionRequest) -> dict[str, str]:
-    facts = [f"[{n}] {e['s']} {e['p']} {e['o']}" for n, e in enumerate(_v(r)["edges"], start=1)]
-    return {"question": _v(r)["question"], "facts": "\n".join(facts)}
+    return {"question": _v(r)["question"], "facts": select.fact_lines(_v(r))}
 
 
 def _excerpts(r: TextCompletionRequest) -> dict[str, str]:
