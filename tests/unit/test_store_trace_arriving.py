@@ -128,3 +128,39 @@ async def test_a_user_with_many_reads_waiting_is_answered_at_once(tmp_path: Path
             await until(lambda: waiting(WAITS_A_USER + 1))
         for task in [*crowd, bob]:
             task.cancel()
+
+
+async def test_a_delete_waits_on_a_reader_and_deletes_the_trace_once_it_arrives(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """delete-trace runs on the writer thread (everyone's ingestion; embedded, each of its
+    jobs has every SPARQL snapshot taken again): its looks while it waits are a reader's,
+    and only the first look and the delete itself are the writer's."""
+    async with opened(tmp_path, 20.0) as ctx:
+        writer, jobs = ctx.state.writer, list[object]()
+        submit = writer.submit
+
+        def counted(fn: Any, *args: Any) -> Any:
+            jobs.append(fn)
+            return submit(fn, *args)
+
+        monkeypatch.setattr(writer, "submit", counted)
+        kind = await answer(ctx, operation="delete-trace", id="g9", wait=0.5)
+        assert kind == ErrorType.NOT_FOUND
+        assert len(jobs) == 1  # its first look; before: one writer job a look (5)
+        request = ExplainRequest(user="alice", operation="delete-trace", id="g8")
+
+        async def delete() -> list[Any]:
+            return [r async for r in streamed(processor.explain_service(request, ctx))]
+
+        with watched() as records:
+            deleting = asyncio.create_task(delete())
+
+            async def waiting() -> bool:
+                return bool(records)
+
+            await until(waiting)
+            batch = [msg(graph_rag("g8", 3), ident="g8")]
+            await write(ctx, lambda s: write_batch(s, batch))
+            replies = await deleting
+        assert [d.id for d in replies[-1].deleted] == ["urn:trustgraph:question:g8"]

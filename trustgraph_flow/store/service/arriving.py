@@ -25,6 +25,7 @@ from trustgraph_base.errors import ErrorType, ServiceError
 from trustgraph_base.schema.explain import ExplainRequest
 from trustgraph_flow.store.core.backend import Backend
 from trustgraph_flow.store.service.state import Ctx, read
+from trustgraph_flow.store.views import traces
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -59,7 +60,7 @@ async def arrived(req: ExplainRequest, ctx: Ctx, attempt: Callable[[], Awaitable
     try:
         if not await read(ctx, lambda stores: held(stores, req)):
             raise missing  # no such collection: a mistyped -C is told at once
-        return await again(req, attempt, limit, missing)
+        return await again(req, ctx, attempt, limit, missing)
     finally:
         _waiting[req.user] -= 1
         if not _waiting[req.user]:
@@ -67,16 +68,23 @@ async def arrived(req: ExplainRequest, ctx: Ctx, attempt: Callable[[], Awaitable
 
 
 async def again(
-    req: ExplainRequest, attempt: Callable[[], Awaitable[T]], limit: float, missing: Exception
+    req: ExplainRequest,
+    ctx: Ctx,
+    attempt: Callable[[], Awaitable[T]],
+    limit: float,
+    missing: Exception,
 ) -> T:
     """``attempt()`` after pauses doubling from ``FIRST_PAUSE`` up to ``LONGEST_PAUSE``,
-    until it finds the trace or ``limit`` seconds have passed (then ``missing``)."""
+    until it finds the trace or ``limit`` seconds have passed (then ``missing``); a delete
+    only once a reader has found the trace."""
     log.debug("trace %r of %s/%s not stored yet: waiting", req.id, req.user, req.collection)
     loop = asyncio.get_running_loop()
     deadline, pause = loop.time() + limit, FIRST_PAUSE
     while (left := deadline - loop.time()) > 0:
         await asyncio.sleep(min(pause, left))
         pause = min(pause * 2, LONGEST_PAUSE)
+        if req.operation == "delete-trace" and not await read(ctx, lambda s: stored(s, req)):
+            continue
         try:
             return await attempt()
         except ServiceError as exc:
@@ -97,6 +105,16 @@ _waiting: Counter[str] = Counter()  # the reads waiting now, by user (in this pr
 def crowded(user: str) -> bool:
     """Whether ``user`` (or everyone together) has as many reads waiting as may wait."""
     return _waiting[user] >= WAITS_A_USER or _waiting.total() >= WAITS
+
+
+def stored(stores: Backend, req: ExplainRequest) -> bool:
+    """Whether the request's collection holds its trace (on a reader thread)."""
+    with stores.lease(req.user, req.collection) as handle:
+        try:
+            traces.resolve_row(handle, req.id)
+        except ServiceError:
+            return False
+    return True
 
 
 def held(stores: Backend, req: ExplainRequest) -> bool:
