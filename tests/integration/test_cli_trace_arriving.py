@@ -8,11 +8,11 @@ here the trace's messages are sent only once the store has looked for it and not
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from tests.support.logs import told
 from tests.support.poll import eventually
 from tests.support.stack import Stack
 from tests.support.store import graph_rag, msg
@@ -27,20 +27,8 @@ def missed() -> Iterator[asyncio.Event]:
     """Set once the store has looked for a trace, not found it, and begun to wait."""
     seen = asyncio.Event()
     loop = asyncio.get_running_loop()
-
-    class Told(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            loop.call_soon_threadsafe(seen.set)
-
-    logger, told = logging.getLogger(WAITING), Told(logging.DEBUG)
-    level = logger.level
-    logger.setLevel(logging.DEBUG)
-    logger.addHandler(told)
-    try:
+    with told(WAITING, lambda _: loop.call_soon_threadsafe(seen.set)):
         yield seen
-    finally:
-        logger.removeHandler(told)
-        logger.setLevel(level)
 
 
 async def test_a_trace_read_while_its_messages_are_on_their_way_is_shown(

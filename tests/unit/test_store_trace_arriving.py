@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from tests.support.handlers import streamed
+from tests.support.logs import told
 from tests.support.poll import until
 from tests.support.store import document, graph_rag, labels, msg
 from trustgraph_base.errors import ErrorType, ServiceError
@@ -49,21 +50,9 @@ async def ctx(tmp_path: Path) -> AsyncIterator[processor.Ctx]:
 @contextmanager
 def watched() -> Iterator[list[logging.LogRecord]]:
     """The store's lines saying a read waits for its trace, while the block runs."""
-    logger, records = logging.getLogger(WAITING), list[logging.LogRecord]()
-
-    class Seen(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            records.append(record)
-
-    seen = Seen(logging.DEBUG)
-    level = logger.level
-    logger.setLevel(logging.DEBUG)
-    logger.addHandler(seen)
-    try:
+    records = list[logging.LogRecord]()
+    with told(WAITING, records.append):
         yield records
-    finally:
-        logger.removeHandler(seen)
-        logger.setLevel(level)
 
 
 async def answer(ctx: processor.Ctx, **fields: Any) -> str:
