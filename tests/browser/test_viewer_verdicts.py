@@ -85,4 +85,21 @@ async def test_claims_are_coloured_and_named_by_verdict(
             assert heading.startswith(
                 f"Claim {await claims.count()} (step 2 · document-query): "
             ), heading
+            # GraphRAG's answer from a nearest passage that gave no edge: the passage is
+            # listed under the exploration as its chunk, marked cited, beside the edges.
+            notes = tmp_path / "fares.md"
+            notes.write_text("# Fares\n\nFares to Holm: 40 pence each way, paid on board.\n")
+            loaded = await stack.cli("tg-load-document", str(notes))
+            assert loaded.code == 0, loaded.stderr
+            reply = await ask(
+                stack.url, None, "graph-rag", {"query": "How much is the fare to Holm?"}
+            )
+            assert "40 pence" in reply["response"], reply
+            await settled(stack, reply["explain_id"])
+            await page.goto(f"{stack.url}#/trace/{reply['explain_id']}")
+            await page.wait_for_selector('body[data-ready="trace"]', timeout=TIMEOUT)
+            passage = page.get_by_role("treeitem").filter(has_text="Chunk 1").first
+            await passage.wait_for(timeout=TIMEOUT)
+            text = await passage.inner_text()
+            assert "★" in text and "cited" in text and "fares" in text.lower(), text
             assert not errors, errors

@@ -1,5 +1,6 @@
-// A RAG trace's rows in the tree: exploration with the chunks it retrieved, focus with the
-// edges selected as evidence (each with its sources), and the synthesis.
+// A RAG trace's rows in the tree: exploration with the chunks it retrieved (GraphRAG's: the
+// passages it read as text), focus with the edges selected as evidence (each with its
+// sources), and the synthesis.
 
 import { chunkFigures, cut, edgeText, h, sourceText, statusBadge, termText, when } from "./dom.js";
 import { field, node, stage } from "./tracerows.js";
@@ -46,7 +47,8 @@ export function ragChildren(view) {
     const n = stage(view, "exploration", view.exploration, "Exploration",
       `${count ?? "unknown"} ${graph ? "edges" : "chunks"} retrieved`,
       [field(graph ? "Edges retrieved" : "Chunks retrieved", String(count ?? "unknown"))]);
-    if (!graph && view.chunks.length) {
+    // GraphRAG's too: a nearest passage that gave no edge, read as text (tg:selectedChunk)
+    if (view.chunks?.length) {
       n.children = view.chunks.map((chunk, i) => {
         chunk = { ...chunk, sources: chunk.sources || [] };
         const figures = chunkFigures(chunk);
