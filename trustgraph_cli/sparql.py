@@ -37,13 +37,19 @@ def main(gw: Gateway, query: str | None, file: TextIO | None, fmt: str) -> None:
         raise click.UsageError("the query is empty")
 
     async def ask() -> dict[str, Any]:
+        from trustgraph_base.errors import ErrorType, ServiceError
         from trustgraph_base.schema.store import SparqlQueryResponse
         from trustgraph_base.wire import to_json
         from trustgraph_cli.client import GatewayClient
         from trustgraph_cli.responses import must_exist, validated
 
         async with GatewayClient(gw) as client:
-            data = await client.request("sparql", {"query": text})
+            try:
+                data = await client.request("sparql", {"query": text})
+            except ServiceError as exc:  # the gateway's for a mistyped -C: said as the others say
+                if exc.type == ErrorType.NOT_FOUND:
+                    await must_exist(client, gw)
+                raise
             reply = validated(SparqlQueryResponse, data, "a SPARQL answer")
             if reply.may_be_blank():
                 await must_exist(client, gw)

@@ -330,6 +330,16 @@ async def test_sparql_results(world: World) -> None:
     )
     assert built.code == 0, built.stderr
     assert f"<{world.doc}> <http://purl.org/dc/elements/1.1/title>" in built.stdout
+    # A mistyped -C: not-found, as the SPARQL Protocol endpoint answers (it printed a count
+    # of 0, and ASK false); a collection that exists still counts.
+    count = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
+    for query in (count, "ASK { ?s ?p ?o }"):
+        typo = await world.official("tg-invoke-sparql-query", "-C", "defualt", "-q", query)
+        assert typo.code == 1 and typo.stderr.splitlines() == [
+            "Exception: no collection 'defualt': tg-list-collections shows yours"
+        ], typo
+    counted = await world.official("tg-invoke-sparql-query", "-q", count)
+    assert counted.code == 0 and int(counted.stdout.split()[-1]) > 0, counted
 
 
 async def test_load_turtle_into_the_default_graph(world: World, tmp_path: Path) -> None:

@@ -7,6 +7,10 @@ would miss every document of another collection. Here a librarian read of one do
 (``FOUND_BY_USER``) that the named collection does not have is asked again in each other
 collection of the caller's user — only those the caller may read (a key limited to some
 collections looks in those only), the named one first, at most ``MAX_COLLECTIONS``.
+
+The ``sparql`` service (REST and socket: the official ``tg-invoke-sparql-query -C``) answers
+as the SPARQL Protocol endpoint does: an answer that may be blank from a collection the user
+does not have is ``not-found``, not a count of 0 (``sparql_protocol.known_collection``).
 """
 
 from __future__ import annotations
@@ -16,11 +20,13 @@ from collections.abc import AsyncIterator
 from pydantic import BaseModel
 
 from trustgraph_base.errors import ErrorType, ServiceError
-from trustgraph_base.messaging import LIBRARIAN, ServiceSpec
+from trustgraph_base.messaging import LIBRARIAN, SPARQL, ServiceSpec
 from trustgraph_base.schema import Response
+from trustgraph_base.schema.store import SparqlQueryResponse
 from trustgraph_flow.gateway.auth import Principal, lists_collections, only_visible
 from trustgraph_flow.gateway.collections import Asker, answer
 from trustgraph_flow.gateway.dispatch import Dispatcher
+from trustgraph_flow.gateway.sparql_protocol import known_collection
 
 FOUND_BY_USER = frozenset({"get-document-content", "get-document-metadata", "get-content"})
 MAX_COLLECTIONS = 200
@@ -51,7 +57,15 @@ async def replies(
 ) -> AsyncIterator[Response]:
     """``dispatcher.replies``; a document read answered ``not-found`` is asked again in the
     user's other collections, and ``not-found`` from the named one if none has it; a
-    ``list-collections`` (explain's, the librarian's) names only what a limited key may use."""
+    ``list-collections`` (explain's, the librarian's) names only what a limited key may use;
+    a SPARQL answer that may be blank needs the collection to exist (above)."""
+    if spec.name == SPARQL.name:
+        async for reply in dispatcher.replies(spec, request):
+            if isinstance(reply, SparqlQueryResponse) and reply.may_be_blank():
+                scope = {k: getattr(request, k, "") for k in ("collection", "user")}
+                await known_collection(Asker(dispatcher, principal), scope)
+            yield reply
+        return
     if not by_user(spec, request):
         listing = lists_collections(principal, request)  # read, to keep what the key may see
         async for reply in dispatcher.replies(spec, request, forward=forward and not listing):
