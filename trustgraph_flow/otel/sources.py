@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from trustgraph_base.errors import BrokerUnavailable, RequestTimeout, ServiceError
+from trustgraph_base.errors import BrokerUnavailable, ErrorType, RequestTimeout, ServiceError
 from trustgraph_base.messaging import RequestClient
 from trustgraph_base.provenance.namespaces import TG
 from trustgraph_base.rdf.terms import Term
@@ -22,7 +22,9 @@ from trustgraph_flow.otel.trace import Trace
 log = logging.getLogger(__name__)
 
 Explain = RequestClient[ExplainRequest, ExplainResponse]
-TRIES = (0.0, 1.0)  # seconds before each ask: the store may not have committed the focus yet
+# Seconds before each ask: the store may hold the trace's question and not its focus yet (a
+# trace it holds none of it waits for itself, up to its trace_wait: not asked again).
+TRIES = (0.0, 1.0)
 
 
 async def edge_sources(client: Explain, trace: Trace) -> None:
@@ -38,10 +40,14 @@ async def edge_sources(client: Explain, trace: Trace) -> None:
             docs = await _edges(client, trace, q)
             if docs:
                 trace.edges[q + "/exploration"] = docs
+            if docs or docs is None:
                 break
 
 
-async def _edges(client: Explain, trace: Trace, q: str) -> list[dict[str, object]]:
+async def _edges(client: Explain, trace: Trace, q: str) -> list[dict[str, object]] | None:
+    """The question's edges with their sources ([]: none yet, or the store cannot say now;
+    None: the store has no such trace, having waited its ``trace_wait`` for it to arrive, so
+    asking again would only wait again while every other trace's export waits behind it)."""
     req = ExplainRequest(
         operation="get-trace",
         id=q,
@@ -53,7 +59,8 @@ async def _edges(client: Explain, trace: Trace, q: str) -> list[dict[str, object
         view = (await client.request(req, timeout=10)).trace
     except (ServiceError, RequestTimeout, BrokerUnavailable) as exc:
         log.info("no edge sources for %s: %s", q, exc)
-        return []
+        gone = isinstance(exc, ServiceError) and exc.type == ErrorType.NOT_FOUND
+        return None if gone else []
     out: list[dict[str, object]] = []
     for edge in view.edges if view is not None else []:
         doc: dict[str, object] = {
