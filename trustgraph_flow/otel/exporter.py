@@ -34,7 +34,7 @@ from trustgraph_base.settings import ProcessorSettings
 from trustgraph_flow.otel.from_prov import spans
 from trustgraph_flow.otel.gather import Gathered
 from trustgraph_flow.otel.sender import Sender, parse_headers, traces_url
-from trustgraph_flow.otel.sources import Explain, edge_sources
+from trustgraph_flow.otel.sources import Explain, all_edge_sources
 from trustgraph_flow.otel.trace import Trace
 
 log = logging.getLogger(__name__)
@@ -110,8 +110,7 @@ async def _move(state: State, explain: Explain) -> None:
     while True:
         await asyncio.sleep(TICK)
         ready = state.gathered.ready()
-        for trace in ready:
-            await edge_sources(explain, trace)
+        await all_edge_sources(explain, ready)
         _hand_over(state, ready)
         state.sender.counters.dropped_traces += _given_up(state)
         now = time.monotonic()

@@ -27,6 +27,21 @@ Explain = RequestClient[ExplainRequest, ExplainResponse]
 TRIES = (0.0, 1.0)
 
 
+ASKING = 4  # traces asked about at once (each may wait; a user may have 8 reads waiting)
+
+
+async def all_edge_sources(client: Explain, traces: list[Trace]) -> None:
+    """``edge_sources`` of each of ``traces``, ``ASKING`` at a time: the exporter sends the
+    ready traces together, so one trace the store makes wait holds no other user's."""
+    asking = asyncio.Semaphore(ASKING)
+
+    async def one(trace: Trace) -> None:
+        async with asking:
+            await edge_sources(client, trace)
+
+    await asyncio.gather(*(one(t) for t in traces))
+
+
 async def edge_sources(client: Explain, trace: Trace) -> None:
     """Fill ``trace.edges`` for each GraphRAG question of ``trace`` (none if the store cannot
     say: the spans then go without them)."""
