@@ -238,6 +238,8 @@ async def test_bad_bodies_are_refused_in_one_line_and_harm_no_one(stack: Stack) 
         ('{"intValue": 1e400}', "attribute 'k': intValue inf is not an integer of 64 bits"),
         ('{"intValue": "1' + "0" * 30 + '"}', "intValue '1" + "0" * 30 + "' is not an integer"),
         ('{"intValue": 1.5}', "attribute 'k': intValue 1.5 is not an integer"),
+        ('{"intValue": true}', "attribute 'k': intValue True is not an integer"),  # was 1
+        ('{"intValue": {}}', "attribute 'k': intValue {} is not an integer"),  # was 0
         (None, "a time inf is not an integer of nanoseconds"),
     ]:
         attr = '{"key": "k", "value": ' + value + "}" if value else '{"key": "k", "value": {}}'

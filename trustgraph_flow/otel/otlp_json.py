@@ -64,10 +64,12 @@ def _integer(value: Any, what: str, kind: str = "an integer", within: range | No
     """An integer as OTLP's JSON writes one (a number or its decimal text; ``within`` its
     range, when the caller does not check it); the sender's mistake otherwise, named
     (``what``, the value cut to 40 characters): 400, not a 503 an SDK sends again."""
-    try:
-        number: int | None = int(value or 0)
-    except (TypeError, ValueError, OverflowError):  # 5,000 digits; 1e400 (a float's infinity)
-        number = None
+    number: int | None = None  # true, {}, []: no integer, not 1 or 0
+    if value is None or (isinstance(value, int | float | str) and not isinstance(value, bool)):
+        try:
+            number = int(value or 0)
+        except (ValueError, OverflowError):  # 5,000 digits; 1e400 (a float's infinity)
+            number = None
     if (
         number is None
         or (isinstance(value, float) and number != value)  # 1.5 is no integer, 1e3 is
