@@ -59,3 +59,24 @@ def test_a_sentence_opening_with_a_time_leans_on_the_ones_before() -> None:
     assert not anaphoric("Sed runs on systems such as Linux.")
     reply = answer("When did Ann Hale buy a second wheel?", [NOTES])
     assert reply["answer"] == "In 1841 she bought a second wheel."
+
+
+def test_a_sentence_an_overlap_cut_is_said_once() -> None:
+    """Chunks overlap, so the next one may start mid-sentence: that end of a sentence already
+    read is no second claim (newuser5's Node.js README answer said it twice)."""
+    first = (
+        "Security\n\nFor information on reporting security vulnerabilities in Node.js, "
+        "see SECURITY.md. The project answers within a week."
+    )
+    second = (
+        "information on reporting security vulnerabilities in Node.js, see SECURITY.md. "
+        "The project answers within a week.\n\nReleases come every six months."
+    )
+    texts = [p.text for p in excerpt_pieces([first, second])[0]]
+    assert texts.count("The project answers within a week.") == 1
+    assert not [t for t in texts if t.startswith("information on")], texts
+    assert "Releases come every six months." in texts
+    reply = answer("How do I report a security bug in Node.js?", [first, second])
+    assert reply["answer"].count("vulnerabilities in Node.js") == 1, reply
+    # a short first sentence is its own, even where it ends a longer one
+    assert "Yes." in [p.text for p in excerpt_pieces(["He said Yes.", "Yes. It is."])[0]]

@@ -45,6 +45,7 @@ PLACE_FIRST = frozenset(
 PHRASE_REACH = 3  # words of such a phrase before the subject ("For forty years it…")
 _ENDS = (".", "!", "?", ":", ";", ",")
 LABEL = 4  # characters of a question's number or mark before it ("30.", "Q:")
+CUT = 12  # characters at least of a chunk's first sentence read as the end of one before it
 
 
 def _leans(two: list[str]) -> bool:
@@ -123,7 +124,9 @@ def _contexts(chunk: str) -> tuple[tuple[str, str, str], ...]:
 
 def excerpt_pieces(chunks: list[str]) -> tuple[list[Piece], list[int]]:
     """Each excerpt's sentences as pieces, with what each is read with (above), and the
-    1-based excerpt each is from; a sentence repeated by overlapping excerpts counts once."""
+    1-based excerpt each is from; a sentence repeated by overlapping excerpts counts once,
+    and so does one an overlap cut: an excerpt's first sentence that is the end of one
+    already read (the next chunk starting mid-sentence) adds nothing."""
     pieces: list[Piece] = []
     source: list[int] = []
     seen: set[str] = set()
@@ -132,8 +135,10 @@ def excerpt_pieces(chunks: list[str]) -> tuple[list[Piece], list[int]]:
         if chunk in done:
             continue
         done.add(chunk)
-        for text, context, heading in _contexts(chunk):
-            if text in seen:
+        for i, (text, context, heading) in enumerate(_contexts(chunk)):
+            if text in seen or (
+                i == 0 and len(text) >= CUT and any(s.endswith(text) for s in seen)
+            ):
                 continue
             seen.add(text)
             pieces.append(Piece(text, context, chunk, heading))
