@@ -107,28 +107,19 @@ def _item(item: EvidenceItem) -> str:
 async def fetch_diff(gw: Gateway, trace_a: str, trace_b: str) -> TraceDiff:
     """One EXPLAIN diff-traces round trip. A trace not found that another of the user's
     collections holds is named with it, as tg-show-explain-trace names it (``elsewhere``)."""
-    from trustgraph_cli.client import GatewayClient
-    from trustgraph_cli.render.output import scope_text
-    from trustgraph_cli.responses import NotFound, call_explain, elsewhere, in_scope, required
+    from trustgraph_cli.responses import explain_once, in_scope, required
+
+    async def missing(client: GatewayClient) -> str:  # the one of the two not here
+        return trace_b if await here(client, trace_a) else trace_a
 
     request = {"operation": "diff-traces", "id": trace_a, "other": trace_b}
-    async with GatewayClient(gw) as client:
-        try:
-            resp = await call_explain(
-                client,
-                request,
-                lambda exc: f"{in_scope(exc, gw)}. List them with tg-list-explain-traces.",
-                "a diff",
-            )
-        except NotFound as exc:
-            if exc.malformed:
-                raise
-            missing = trace_b if await here(client, trace_a) else trace_a
-            probe = {"operation": "get-trace", "id": missing, "step_limit": 1}
-            if not (hint := await elsewhere(client, gw, probe)):
-                raise
-            where = scope_text(gw.user, gw.collection)
-            raise NotFound(f"no trace {missing!r} in {where}.{hint}") from None
+    resp = await explain_once(
+        gw,
+        request,
+        "a diff",
+        lambda exc: f"{in_scope(exc, gw)}. List them with tg-list-explain-traces.",
+        trace=missing,
+    )
     return required(resp.diff, "diff")
 
 

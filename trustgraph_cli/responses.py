@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -73,12 +73,11 @@ async def explain_once(
     what: str,
     missing: Missing | None = None,
     blank: Callable[[ExplainResponse], bool] | None = None,
-    trace: str | None = None,
+    trace: str | Callable[[GatewayClient], Awaitable[str]] | None = None,
 ) -> ExplainResponse:
-    """``call_explain`` on a connection of its own: one EXPLAIN round trip; an answer that
-    ``blank`` calls empty is refused when ``-C`` names no collection (``must_exist``).
-    A request about the trace ``trace`` that is not found says which of the user's other
-    collections holds it, as ``tg-show-explain-trace`` does (``elsewhere``)."""
+    """``call_explain`` on a connection of its own (a ``blank`` answer: ``must_exist``); a
+    not-found about ``trace`` (of two, the one ``trace(client)`` finds missing) says which of
+    the user's other collections holds it, as ``tg-show-explain-trace`` does (``elsewhere``)."""
     from trustgraph_cli.client import GatewayClient
     from trustgraph_cli.render.output import scope_text
 
@@ -88,11 +87,12 @@ async def explain_once(
         except NotFound as exc:
             if trace is None or exc.malformed:
                 raise
-            probe = {"operation": "get-trace", "id": trace, "step_limit": 1}
+            named = trace if isinstance(trace, str) else await trace(client)
+            probe = {"operation": "get-trace", "id": named, "step_limit": 1}
             if not (hint := await elsewhere(client, gw, probe)):
                 raise
             where = scope_text(gw.user, gw.collection)
-            raise NotFound(f"no trace {trace!r} in {where}.{hint}") from None
+            raise NotFound(f"no trace {named!r} in {where}.{hint}") from None
         if blank is not None and blank(reply):
             await must_exist(client, gw)
         return reply
