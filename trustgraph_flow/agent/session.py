@@ -33,6 +33,7 @@ from trustgraph_flow.agent.settings import Settings
 from trustgraph_flow.agent.tools import ToolConfig
 from trustgraph_flow.agent.uses import entity_id
 from trustgraph_flow.prompts.book import PromptUse
+from trustgraph_flow.rag_common.calls import Spent
 from trustgraph_flow.trace_writer import TraceWriter
 
 
@@ -51,7 +52,7 @@ class Session:
     structured: bool = True
     model: str = ""  # the model that wrote the last reply
     last_call: tuple[str, int, int, float] | None = None  # its model, tokens in/out, latency
-    spent: tuple[int, int] = (0, 0)  # tokens in/out of all its LLM calls (the final response's)
+    spent: Spent = field(default_factory=Spent)  # tokens of all its LLM calls (the final's)
     prompt: PromptUse | None = None  # the prompt of the last LLM call (``tg:prompt``)
     evidence: ToolEvidence = field(default_factory=ToolEvidence)  # its tools' supported claims
     prompts: set[str] = field(default_factory=set)  # the prompt nodes its trace has (once each)
@@ -182,7 +183,7 @@ class Session:
         """Remember who answered the last LLM call and what it cost (for its trace stage)."""
         self.model = response.model
         self.last_call = (response.model, response.in_token, response.out_token, latency_ms)
-        self.spent = (self.spent[0] + response.in_token, self.spent[1] + response.out_token)
+        self.spent.add(response.in_token, response.out_token)
 
     def cost_of(self, stage_uri: str) -> list[Stated]:
         """The last LLM call's model, tokens and latency, as figures on ``stage_uri``."""
@@ -242,8 +243,8 @@ class Session:
             explain_id=self.uri if self.explainable else None,
             explain_graph=GRAPH_RETRIEVAL if self.explainable else None,
             model=self.model or None,
-            in_token=self.spent[0],
-            out_token=self.spent[1],
+            in_token=self.spent.in_token,
+            out_token=self.spent.out_token,
             finish_reason=reason,
             end_of_stream=True,
         )
